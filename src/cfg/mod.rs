@@ -1,0 +1,1 @@
+//! CFG view and analyses.

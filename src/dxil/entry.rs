@@ -1,0 +1,130 @@
+//! Entry points (`dx.entryPoints`).
+//!
+//! Each entry: function (null for a library's module-level entry), name, signatures,
+//! resources, properties. Properties are a tag/value list (DXC `DxilMDHelper`): 0 shader
+//! flags (i64), 1 GS state, 2 DS state, 3 HS state, 4 numthreads, 5 auto binding space,
+//! 6 ray payload size, 7 ray attribute size, 8 shader kind, 9 MS state, 10 AS state,
+//! 11 wave size, 12 entry root signature, 13–22 work-graph node properties, 23 ranged wave
+//! size. States we do not interpret yet are kept as their tag number.
+
+use super::md::Tuple;
+use super::resources::Resources;
+use super::signature::Signatures;
+use crate::container::ShaderKind;
+use crate::error::{Error, Result};
+use crate::ir::{FuncId, Module, Value};
+use serde::Serialize;
+
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct EntryPoint {
+    /// `None` for a library's module-level entry, which only carries resources.
+    #[serde(skip)]
+    pub function: Option<FuncId>,
+    /// The LLVM function's name.
+    pub function_name: Option<String>,
+    /// The entry point's name as the application sees it.
+    pub name: String,
+    pub signatures: Signatures,
+    /// Entry-specific resources (libraries); for other stages this is the module's table.
+    pub resources: Resources,
+    pub properties: EntryProperties,
+}
+
+#[derive(Clone, PartialEq, Debug, Default, Serialize)]
+pub struct EntryProperties {
+    pub shader_flags: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub num_threads: Option<[u32; 3]>,
+    /// Library function kind (tag 8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shader_kind: Option<ShaderKind>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wave_size: Option<WaveSize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto_binding_space: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ray_payload_size: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ray_attribute_size: Option<u32>,
+    /// Tags present but not interpreted (stage states, node properties).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub other_tags: Vec<u32>,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct WaveSize {
+    pub min: u32,
+    pub max: u32,
+    pub preferred: u32,
+}
+
+pub(crate) fn read_entry_points(m: &Module, module_resources: &Resources) -> Result<Vec<EntryPoint>> {
+    let mut out = Vec::new();
+    for (k, &id) in m.metadata.named("dx.entryPoints").iter().enumerate() {
+        let t = Tuple::of(m, id, format!("dx.entryPoints[{k}]"))?;
+        let function = match t.get(0) {
+            None => None,
+            Some(_) => match t.value(0)? {
+                (_, Value::Func(f)) => Some(f),
+                _ => return Err(Error::Dxil(format!("{}[0]: expected a function", t.path))),
+            },
+        };
+        let signatures = match t.opt_tuple(2)? {
+            Some(s) => Signatures::read(&s)?,
+            None => Signatures::default(),
+        };
+        let resources = match t.get(3) {
+            Some(r) => Resources::read(m, r, &format!("{}[3]", t.path))?,
+            None => module_resources.clone(),
+        };
+        let properties = match t.opt_tuple(4)? {
+            Some(p) => read_properties(&p)?,
+            None => EntryProperties::default(),
+        };
+        out.push(EntryPoint {
+            function,
+            function_name: function.map(|f| m.functions[f].name.clone()),
+            name: t.string(1).unwrap_or("").to_string(),
+            signatures,
+            resources,
+            properties,
+        });
+    }
+    Ok(out)
+}
+
+fn read_properties(p: &Tuple<'_>) -> Result<EntryProperties> {
+    let mut props = EntryProperties::default();
+    for (tag, at) in p.tag_pairs()? {
+        match tag {
+            0 => props.shader_flags = p.uint(at)?,
+            4 => {
+                let n = p.tuple(at)?;
+                props.num_threads = Some([n.u32(0)?, n.u32(1)?, n.u32(2)?]);
+            }
+            // A bare i32, or (in libraries compiled for SM 6.8) a one-element tuple.
+            5 => props.auto_binding_space = Some(p.u32(at).or_else(|_| p.tuple(at)?.u32(0))?),
+            6 => props.ray_payload_size = Some(p.u32(at)?),
+            7 => props.ray_attribute_size = Some(p.u32(at)?),
+            8 => props.shader_kind = Some(ShaderKind::from_raw(p.u32(at)?)),
+            11 => {
+                // Either a bare i32 (SM 6.6) or a tuple {min, max, preferred} (SM 6.8).
+                let w = if let Ok(n) = p.u32(at) {
+                    WaveSize { min: n, max: n, preferred: n }
+                } else {
+                    let t = p.tuple(at)?;
+                    let min = t.u32(0)?;
+                    WaveSize { min, max: t.u32(1).unwrap_or(min), preferred: t.u32(2).unwrap_or(0) }
+                };
+                props.wave_size = Some(w);
+            }
+            23 => {
+                let t = p.tuple(at)?;
+                let min = t.u32(0)?;
+                props.wave_size = Some(WaveSize { min, max: t.u32(1).unwrap_or(min), preferred: t.u32(2).unwrap_or(0) });
+            }
+            other => props.other_tags.push(other),
+        }
+    }
+    Ok(props)
+}

@@ -1,0 +1,100 @@
+//! Typed access to metadata tuples, with errors that say where in the metadata we were.
+
+use crate::error::{Error, Result};
+use crate::ir::{ConstKind, MdId, Metadata, Module, Type, TypeId, Value};
+
+/// A metadata tuple being read, with a path for error messages (`dx.resources[1][0]`).
+#[derive(Clone)]
+pub(crate) struct Tuple<'m> {
+    pub m: &'m Module,
+    pub ops: &'m [Option<MdId>],
+    pub path: String,
+}
+
+impl<'m> Tuple<'m> {
+    pub fn of(m: &'m Module, id: MdId, path: impl Into<String>) -> Result<Tuple<'m>> {
+        let path = path.into();
+        match m.metadata.get(id) {
+            Metadata::Node(ops) => Ok(Tuple { m, ops, path }),
+            _ => Err(Error::Dxil(format!("{path}: expected a metadata tuple"))),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    fn err(&self, i: usize, what: &str) -> Error {
+        Error::Dxil(format!("{}[{i}]: expected {what}", self.path))
+    }
+
+    pub fn get(&self, i: usize) -> Option<MdId> {
+        self.ops.get(i).copied().flatten()
+    }
+
+    pub fn tuple(&self, i: usize) -> Result<Tuple<'m>> {
+        let id = self.get(i).ok_or_else(|| self.err(i, "a tuple"))?;
+        Tuple::of(self.m, id, format!("{}[{i}]", self.path)).map_err(|_| self.err(i, "a tuple"))
+    }
+
+    pub fn opt_tuple(&self, i: usize) -> Result<Option<Tuple<'m>>> {
+        match self.get(i) {
+            None => Ok(None),
+            Some(_) => self.tuple(i).map(Some),
+        }
+    }
+
+    pub fn string(&self, i: usize) -> Result<&'m str> {
+        self.get(i).and_then(|id| self.m.metadata.string(id)).ok_or_else(|| self.err(i, "a string"))
+    }
+
+    /// A value operand: its type and value.
+    pub fn value(&self, i: usize) -> Result<(TypeId, Value)> {
+        self.get(i).and_then(|id| self.m.metadata.value(id)).ok_or_else(|| self.err(i, "a value"))
+    }
+
+    /// An integer constant, zero-extended.
+    pub fn uint(&self, i: usize) -> Result<u64> {
+        match self.value(i) {
+            Ok((_, Value::Const(c))) => match self.m.constants.get(c).kind {
+                ConstKind::Int(v) => Ok(v),
+                _ => Err(self.err(i, "an integer constant")),
+            },
+            _ => Err(self.err(i, "an integer constant")),
+        }
+    }
+
+    pub fn u32(&self, i: usize) -> Result<u32> {
+        let v = self.uint(i)?;
+        u32::try_from(v).map_err(|_| self.err(i, "a 32-bit integer"))
+    }
+
+    pub fn bool(&self, i: usize) -> Result<bool> {
+        Ok(self.uint(i)? != 0)
+    }
+
+    /// An i32 that DXIL uses with -1 meaning "none" (e.g. unbounded range size).
+    pub fn i32(&self, i: usize) -> Result<i32> {
+        Ok(self.u32(i)? as i32)
+    }
+
+    /// Pairs of `(tag, operand index)` in a tag/value list.
+    pub fn tag_pairs(&self) -> Result<Vec<(u32, usize)>> {
+        if self.len() % 2 != 0 {
+            return Err(Error::Dxil(format!("{}: tag/value list has odd length {}", self.path, self.len())));
+        }
+        (0..self.len() / 2).map(|k| Ok((self.u32(2 * k)?, 2 * k + 1))).collect()
+    }
+}
+
+/// Name of the struct a resource's `%T* undef` variable points to (through arrays).
+pub(crate) fn pointee_struct_name(m: &Module, ty: TypeId) -> Option<String> {
+    let mut t = m.types.pointee(ty)?;
+    loop {
+        match m.types.get(t) {
+            Type::Array { elem, .. } => t = *elem,
+            Type::Named(n) => return Some(n.clone()),
+            _ => return None,
+        }
+    }
+}

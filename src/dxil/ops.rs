@@ -1,0 +1,90 @@
+//! Decoding of `dx.op.*` calls.
+//!
+//! A DXIL operation is a call to a function named `dx.op.<class>[.<overload>]` whose first
+//! argument is the opcode as an `i32` constant. The opcode must be a known one, so a
+//! malformed call is reported where it is, not misread later.
+
+use super::opcodes::{decode_function_name, DxOp};
+use crate::error::{Error, Result};
+use crate::ir::{Function, InstId, InstKind, Module, Value};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug)]
+pub struct DxOpCall<'a> {
+    pub op: DxOp,
+    /// The overload suffix of the callee (`f32`, `i32`, ...), if any.
+    pub overload: Option<&'a str>,
+    /// Arguments after the opcode.
+    pub args: &'a [Value],
+}
+
+/// Decode `inst` if it calls a `dx.op` function. `Ok(None)` for any other instruction.
+pub fn decode_call<'a>(m: &'a Module, f: &'a Function, inst: InstId, block: &str) -> Result<Option<DxOpCall<'a>>> {
+    let InstKind::Call { callee: Value::Func(callee), args } = &f.insts[inst].kind else {
+        return Ok(None);
+    };
+    let name = &m.functions[*callee].name;
+    let Some((class, overload)) = decode_function_name(name) else {
+        return Ok(None);
+    };
+    let err = |message: String| Error::Ir { function: f.name.clone(), block: block.to_string(), message };
+    let number = match args.first() {
+        Some(Value::Const(c)) => m.constants.as_int(*c),
+        _ => None,
+    }
+    .ok_or_else(|| err(format!("call to `{name}` has no constant opcode argument")))?;
+    let op = u32::try_from(number)
+        .ok()
+        .and_then(DxOp::from_u32)
+        .ok_or_else(|| err(format!("call to `{name}` has unknown DXIL opcode {number}")))?;
+    // The opcode argument decides the operation, as it does for drivers and DXC's own
+    // reader; hand-written DXIL sometimes names the function after the operation rather
+    // than its class (`dx.op.bfi.i32` for class `quaternary`), so the class is not checked.
+    let _ = class;
+    Ok(Some(DxOpCall { op, overload, args: &args[1..] }))
+}
+
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct OpUse {
+    /// The operation's name, or `None` for an opcode past DXIL 1.8 (or an invalid one).
+    pub op: Option<String>,
+    pub opcode: u64,
+    /// The callee, for unknown opcodes (it usually names the operation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
+    pub count: usize,
+}
+
+/// How often each DXIL operation is called in the module, by opcode. Opcodes we do not
+/// know (newer than DXIL 1.8, or invalid) are listed with their callee rather than
+/// failing: describing a module is not translating it.
+pub fn op_uses(m: &Module) -> Vec<OpUse> {
+    let mut known: BTreeMap<DxOp, usize> = BTreeMap::new();
+    let mut unknown: BTreeMap<(u64, String), usize> = BTreeMap::new();
+    for (_, f) in m.defined_functions() {
+        for &b in &f.layout {
+            for &i in &f.blocks[b].insts {
+                let InstKind::Call { callee: Value::Func(callee), args } = &f.insts[i].kind else { continue };
+                let name = &m.functions[*callee].name;
+                if decode_function_name(name).is_none() {
+                    continue;
+                }
+                let number = match args.first() {
+                    Some(Value::Const(c)) => m.constants.as_int(*c),
+                    _ => None,
+                };
+                match number.and_then(|n| u32::try_from(n).ok()).and_then(DxOp::from_u32) {
+                    Some(op) => *known.entry(op).or_default() += 1,
+                    None => *unknown.entry((number.unwrap_or(u64::MAX), name.clone())).or_default() += 1,
+                }
+            }
+        }
+    }
+    let mut out: Vec<OpUse> = known
+        .into_iter()
+        .map(|(op, count)| OpUse { op: Some(op.name().to_string()), opcode: op.number() as u64, function: None, count })
+        .collect();
+    out.extend(unknown.into_iter().map(|((opcode, function), count)| OpUse { op: None, opcode, function: Some(function), count }));
+    out
+}

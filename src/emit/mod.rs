@@ -1,0 +1,1 @@
+//! SPIR-V emission (rspirv). Filled by the emission work.

@@ -1,0 +1,29 @@
+//! The crate's typed errors. Every failure on bad input is one of these; nothing panics,
+//! aborts or exits on user input.
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum Error {
+    #[error("{0}")]
+    Container(#[from] crate::container::ContainerError),
+    /// The input is none of the formats we read.
+    #[error("unrecognised input: {0}")]
+    UnknownFormat(String),
+    /// The front end was compiled out (`--no-default-features`) but the input needs it.
+    #[error("{0} input needs the `llvm` cargo feature, which this build lacks")]
+    FrontEndMissing(&'static str),
+    /// LLVM rejected the bitcode or text (its diagnostic, verbatim).
+    #[error("LLVM: {0}")]
+    Llvm(String),
+    /// The module is well-formed LLVM but uses something our IR does not model.
+    #[error("function `{function}`, block `{block}`: {message}")]
+    Ir { function: String, block: String, message: String },
+    /// The DXIL metadata or a `dx.op` call is malformed.
+    #[error("DXIL: {0}")]
+    Dxil(String),
+    #[error("I/O: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,377 @@
+//! Instructions and terminators.
+//!
+//! The instruction set is LLVM's, restricted to what DXIL and optimizer-shaped CFG inputs
+//! use. Control flow lives only in [`Terminator`]s, so the CFG of a function is read off
+//! its blocks' terminators without looking at instructions.
+
+use super::types::TypeId;
+use super::value::{BlockId, Value};
+use smallvec::SmallVec;
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    UDiv,
+    SDiv,
+    URem,
+    SRem,
+    Shl,
+    LShr,
+    AShr,
+    And,
+    Or,
+    Xor,
+    FAdd,
+    FSub,
+    FMul,
+    FDiv,
+    FRem,
+}
+
+impl BinaryOp {
+    pub fn name(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Add => "add",
+            Sub => "sub",
+            Mul => "mul",
+            UDiv => "udiv",
+            SDiv => "sdiv",
+            URem => "urem",
+            SRem => "srem",
+            Shl => "shl",
+            LShr => "lshr",
+            AShr => "ashr",
+            And => "and",
+            Or => "or",
+            Xor => "xor",
+            FAdd => "fadd",
+            FSub => "fsub",
+            FMul => "fmul",
+            FDiv => "fdiv",
+            FRem => "frem",
+        }
+    }
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum CastOp {
+    Trunc,
+    ZExt,
+    SExt,
+    FPToUI,
+    FPToSI,
+    UIToFP,
+    SIToFP,
+    FPTrunc,
+    FPExt,
+    PtrToInt,
+    IntToPtr,
+    BitCast,
+    AddrSpaceCast,
+}
+
+impl CastOp {
+    pub fn name(self) -> &'static str {
+        use CastOp::*;
+        match self {
+            Trunc => "trunc",
+            ZExt => "zext",
+            SExt => "sext",
+            FPToUI => "fptoui",
+            FPToSI => "fptosi",
+            UIToFP => "uitofp",
+            SIToFP => "sitofp",
+            FPTrunc => "fptrunc",
+            FPExt => "fpext",
+            PtrToInt => "ptrtoint",
+            IntToPtr => "inttoptr",
+            BitCast => "bitcast",
+            AddrSpaceCast => "addrspacecast",
+        }
+    }
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum IntPredicate {
+    Eq,
+    Ne,
+    Ugt,
+    Uge,
+    Ult,
+    Ule,
+    Sgt,
+    Sge,
+    Slt,
+    Sle,
+}
+
+impl IntPredicate {
+    pub fn name(self) -> &'static str {
+        use IntPredicate::*;
+        match self {
+            Eq => "eq",
+            Ne => "ne",
+            Ugt => "ugt",
+            Uge => "uge",
+            Ult => "ult",
+            Ule => "ule",
+            Sgt => "sgt",
+            Sge => "sge",
+            Slt => "slt",
+            Sle => "sle",
+        }
+    }
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum FloatPredicate {
+    False,
+    Oeq,
+    Ogt,
+    Oge,
+    Olt,
+    Ole,
+    One,
+    Ord,
+    Uno,
+    Ueq,
+    Ugt,
+    Uge,
+    Ult,
+    Ule,
+    Une,
+    True,
+}
+
+impl FloatPredicate {
+    pub fn name(self) -> &'static str {
+        use FloatPredicate::*;
+        match self {
+            False => "false",
+            Oeq => "oeq",
+            Ogt => "ogt",
+            Oge => "oge",
+            Olt => "olt",
+            Ole => "ole",
+            One => "one",
+            Ord => "ord",
+            Uno => "uno",
+            Ueq => "ueq",
+            Ugt => "ugt",
+            Uge => "uge",
+            Ult => "ult",
+            Ule => "ule",
+            Une => "une",
+            True => "true",
+        }
+    }
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum AtomicRmwOp {
+    Xchg,
+    Add,
+    Sub,
+    And,
+    Nand,
+    Or,
+    Xor,
+    Max,
+    Min,
+    UMax,
+    UMin,
+    FAdd,
+    FSub,
+}
+
+impl AtomicRmwOp {
+    pub fn name(self) -> &'static str {
+        use AtomicRmwOp::*;
+        match self {
+            Xchg => "xchg",
+            Add => "add",
+            Sub => "sub",
+            And => "and",
+            Nand => "nand",
+            Or => "or",
+            Xor => "xor",
+            Max => "max",
+            Min => "min",
+            UMax => "umax",
+            UMin => "umin",
+            FAdd => "fadd",
+            FSub => "fsub",
+        }
+    }
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Ordering {
+    NotAtomic,
+    Unordered,
+    Monotonic,
+    Acquire,
+    Release,
+    AcqRel,
+    SeqCst,
+}
+
+impl Ordering {
+    pub fn name(self) -> &'static str {
+        use Ordering::*;
+        match self {
+            NotAtomic => "notatomic",
+            Unordered => "unordered",
+            Monotonic => "monotonic",
+            Acquire => "acquire",
+            Release => "release",
+            AcqRel => "acq_rel",
+            SeqCst => "seq_cst",
+        }
+    }
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub enum InstKind {
+    /// Incoming values by predecessor block, in source order.
+    Phi { incoming: SmallVec<[(Value, BlockId); 4]> },
+    /// Wrap and exactness flags (`nuw`, `nsw`, `exact`) are not kept: they only license
+    /// optimisations and change nothing we emit.
+    Binary { op: BinaryOp, lhs: Value, rhs: Value },
+    FNeg { value: Value },
+    Cast { op: CastOp, value: Value },
+    ICmp { pred: IntPredicate, lhs: Value, rhs: Value },
+    FCmp { pred: FloatPredicate, lhs: Value, rhs: Value },
+    Select { cond: Value, if_true: Value, if_false: Value },
+    ExtractValue { aggregate: Value, indices: SmallVec<[u32; 2]> },
+    InsertValue { aggregate: Value, element: Value, indices: SmallVec<[u32; 2]> },
+    ExtractElement { vector: Value, index: Value },
+    InsertElement { vector: Value, element: Value, index: Value },
+    ShuffleVector { lhs: Value, rhs: Value, mask: Vec<i32> },
+    /// `allocated` is the element type; the instruction's type is a pointer to it.
+    Alloca { allocated: TypeId, count: Value, align: u32 },
+    Load { ptr: Value, align: u32, volatile: bool },
+    Store { ptr: Value, value: Value, align: u32, volatile: bool },
+    /// `source` is the type the first index steps over.
+    GetElementPtr { source: TypeId, base: Value, indices: SmallVec<[Value; 4]>, in_bounds: bool },
+    AtomicRmw { op: AtomicRmwOp, ptr: Value, value: Value, ordering: Ordering, volatile: bool },
+    CmpXchg {
+        ptr: Value,
+        expected: Value,
+        replacement: Value,
+        success: Ordering,
+        failure: Ordering,
+        weak: bool,
+        volatile: bool,
+    },
+    Fence { ordering: Ordering },
+    Call { callee: Value, args: SmallVec<[Value; 8]> },
+    Freeze { value: Value },
+    VaArg { list: Value },
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub struct Inst {
+    /// The LLVM name, kept for dumps; `None` for unnamed (numbered) values.
+    pub name: Option<String>,
+    /// Result type; `void` for instructions that produce nothing.
+    pub ty: TypeId,
+    pub kind: InstKind,
+}
+
+impl InstKind {
+    /// Every value operand, in order (PHI incoming values included, blocks excluded).
+    pub fn operands(&self) -> SmallVec<[Value; 4]> {
+        use InstKind::*;
+        let mut v = SmallVec::new();
+        match self {
+            Phi { incoming } => v.extend(incoming.iter().map(|(x, _)| *x)),
+            Binary { lhs, rhs, .. } | ICmp { lhs, rhs, .. } | FCmp { lhs, rhs, .. } => {
+                v.push(*lhs);
+                v.push(*rhs);
+            }
+            FNeg { value } | Cast { value, .. } | Freeze { value } => v.push(*value),
+            Select { cond, if_true, if_false } => v.extend([*cond, *if_true, *if_false]),
+            ExtractValue { aggregate, .. } => v.push(*aggregate),
+            InsertValue { aggregate, element, .. } => v.extend([*aggregate, *element]),
+            ExtractElement { vector, index } => v.extend([*vector, *index]),
+            InsertElement { vector, element, index } => v.extend([*vector, *element, *index]),
+            ShuffleVector { lhs, rhs, .. } => v.extend([*lhs, *rhs]),
+            Alloca { count, .. } => v.push(*count),
+            Load { ptr, .. } => v.push(*ptr),
+            Store { ptr, value, .. } => v.extend([*ptr, *value]),
+            GetElementPtr { base, indices, .. } => {
+                v.push(*base);
+                v.extend(indices.iter().copied());
+            }
+            AtomicRmw { ptr, value, .. } => v.extend([*ptr, *value]),
+            CmpXchg { ptr, expected, replacement, .. } => v.extend([*ptr, *expected, *replacement]),
+            Fence { .. } => {}
+            Call { callee, args } => {
+                v.push(*callee);
+                v.extend(args.iter().copied());
+            }
+            VaArg { list } => v.push(*list),
+        }
+        v
+    }
+
+    pub fn is_phi(&self) -> bool {
+        matches!(self, InstKind::Phi { .. })
+    }
+}
+
+/// How a block ends. Successor order is the LLVM operand order (true before false,
+/// default before cases).
+#[derive(Clone, PartialEq, Debug)]
+pub enum Terminator {
+    Br { target: BlockId },
+    CondBr { cond: Value, if_true: BlockId, if_false: BlockId },
+    /// `cases` keep source order; values are zero-extended to `u64`.
+    Switch { value: Value, default: BlockId, cases: Vec<(u64, BlockId)> },
+    Ret { value: Option<Value> },
+    Unreachable,
+}
+
+impl Terminator {
+    /// Successor blocks in operand order; a block appears once per edge.
+    pub fn successors(&self) -> SmallVec<[BlockId; 2]> {
+        match self {
+            Terminator::Br { target } => smallvec::smallvec![*target],
+            Terminator::CondBr { if_true, if_false, .. } => smallvec::smallvec![*if_true, *if_false],
+            Terminator::Switch { default, cases, .. } => {
+                let mut v = SmallVec::with_capacity(cases.len() + 1);
+                v.push(*default);
+                v.extend(cases.iter().map(|(_, b)| *b));
+                v
+            }
+            Terminator::Ret { .. } | Terminator::Unreachable => SmallVec::new(),
+        }
+    }
+
+    pub fn successors_mut(&mut self) -> SmallVec<[&mut BlockId; 2]> {
+        match self {
+            Terminator::Br { target } => smallvec::smallvec![target],
+            Terminator::CondBr { if_true, if_false, .. } => smallvec::smallvec![if_true, if_false],
+            Terminator::Switch { default, cases, .. } => {
+                let mut v: SmallVec<[&mut BlockId; 2]> = SmallVec::with_capacity(cases.len() + 1);
+                v.push(default);
+                v.extend(cases.iter_mut().map(|(_, b)| b));
+                v
+            }
+            Terminator::Ret { .. } | Terminator::Unreachable => SmallVec::new(),
+        }
+    }
+
+    pub fn operands(&self) -> SmallVec<[Value; 1]> {
+        match self {
+            Terminator::CondBr { cond, .. } => smallvec::smallvec![*cond],
+            Terminator::Switch { value, .. } => smallvec::smallvec![*value],
+            Terminator::Ret { value: Some(v) } => smallvec::smallvec![*v],
+            _ => SmallVec::new(),
+        }
+    }
+}

@@ -1,0 +1,43 @@
+//! The module: types, constants, globals, functions and metadata.
+
+use super::function::Function;
+use super::metadata::MetadataTable;
+use super::types::{TypeId, Types};
+use super::value::{ConstId, Constants, FuncId, GlobalId};
+use cranelift_entity::PrimaryMap;
+
+#[derive(Clone, PartialEq, Debug)]
+pub struct Global {
+    pub name: String,
+    /// The type of the global's value; the global itself is a pointer to it.
+    pub value_ty: TypeId,
+    /// The pointer type of the global.
+    pub ty: TypeId,
+    pub addr_space: u32,
+    pub is_constant: bool,
+    pub initializer: Option<ConstId>,
+    pub align: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    pub source_name: String,
+    pub data_layout: String,
+    pub triple: String,
+    pub types: Types,
+    pub constants: Constants,
+    pub globals: PrimaryMap<GlobalId, Global>,
+    pub functions: PrimaryMap<FuncId, Function>,
+    pub metadata: MetadataTable,
+}
+
+impl Module {
+    pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
+        self.functions.iter().find(|(_, f)| f.name == name).map(|(id, _)| id)
+    }
+
+    /// Functions with bodies, in module order.
+    pub fn defined_functions(&self) -> impl Iterator<Item = (FuncId, &Function)> {
+        self.functions.iter().filter(|(_, f)| !f.is_declaration())
+    }
+}

@@ -1,0 +1,124 @@
+//! Operands and module-level constants.
+//!
+//! An instruction operand is a [`Value`]: an instruction result, a function argument, an
+//! interned constant, a global variable or a function. Constants are hash-consed in
+//! [`Constants`], so identical constants share one [`ConstId`].
+
+use super::types::TypeId;
+use cranelift_entity::entity_impl;
+use indexmap::IndexSet;
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ConstId(u32);
+entity_impl!(ConstId, "c");
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GlobalId(u32);
+entity_impl!(GlobalId, "g");
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncId(u32);
+entity_impl!(FuncId, "f");
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct InstId(u32);
+entity_impl!(InstId, "i");
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockId(u32);
+entity_impl!(BlockId, "bb");
+
+/// An instruction operand.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Value {
+    Inst(InstId),
+    Arg(u32),
+    Const(ConstId),
+    Global(GlobalId),
+    Func(FuncId),
+    /// A metadata operand (`metadata !3` in a call); its content is not modelled.
+    Metadata,
+}
+
+/// Operators of constant expressions.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ConstExprOp {
+    GetElementPtr { in_bounds: bool },
+    Cast(super::inst::CastOp),
+    Binary(super::inst::BinaryOp),
+    ICmp(super::inst::IntPredicate),
+    FCmp(super::inst::FloatPredicate),
+    Select,
+    ExtractElement,
+    InsertElement,
+    ShuffleVector,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ConstKind {
+    /// Integer of any width up to 64 bits, zero-extended into `u64`.
+    Int(u64),
+    /// Wider integers, as little-endian 64-bit words.
+    WideInt(Vec<u64>),
+    /// IEEE bits, zero-extended into `u64` (half, float, double). Wider or odd float
+    /// formats (x86_fp80, fp128) are kept as [`ConstKind::Opaque`] text.
+    Float(u64),
+    Null,
+    Zero,
+    Undef,
+    Poison,
+    /// Array, struct or vector with explicit elements.
+    Aggregate(Vec<ConstId>),
+    /// Address of a global variable.
+    GlobalAddr(super::value::GlobalId),
+    /// Address of a function.
+    FuncAddr(super::value::FuncId),
+    /// A constant expression; operands are constants, and for GEP the first type is
+    /// the source element type.
+    Expr { op: ConstExprOp, operands: Vec<ConstId>, source_ty: Option<TypeId> },
+    /// `blockaddress`, token none and other constants the structurizer never looks into.
+    Opaque(String),
+}
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Constant {
+    pub ty: TypeId,
+    pub kind: ConstKind,
+}
+
+/// The module's constant pool.
+#[derive(Clone, Debug, Default)]
+pub struct Constants {
+    set: IndexSet<Constant>,
+}
+
+impl Constants {
+    pub fn intern(&mut self, c: Constant) -> ConstId {
+        ConstId(self.set.insert_full(c).0 as u32)
+    }
+
+    pub fn get(&self, id: ConstId) -> &Constant {
+        &self.set[id.0 as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.set.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.set.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (ConstId, &Constant)> {
+        self.set.iter().enumerate().map(|(i, c)| (ConstId(i as u32), c))
+    }
+
+    /// The integer value of an integer constant, if it is one.
+    pub fn as_int(&self, id: ConstId) -> Option<u64> {
+        match self.get(id).kind {
+            ConstKind::Int(v) => Some(v),
+            ConstKind::Zero | ConstKind::Null => Some(0),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! An LLVM context that reports instead of exiting.
+
+use crate::error::{Error, Result};
+use llvm_sys::analysis::{LLVMVerifierFailureAction, LLVMVerifyModule};
+use llvm_sys::bit_reader::LLVMParseBitcodeInContext2;
+use llvm_sys::core::*;
+use llvm_sys::error_handling::LLVMInstallFatalErrorHandler;
+use llvm_sys::ir_reader::LLVMParseIRInContext;
+use llvm_sys::prelude::*;
+use llvm_sys::LLVMDiagnosticSeverity;
+use std::cell::RefCell;
+use std::ffi::{c_char, c_void, CStr};
+use std::sync::Once;
+
+/// Panic payload raised from LLVM's fatal-error hook.
+struct LlvmFatal(String);
+
+extern "C-unwind" fn on_fatal_error(reason: *const c_char) {
+    let msg = if reason.is_null() {
+        "fatal error".to_string()
+    } else {
+        // SAFETY: LLVM passes a NUL-terminated string valid for the call.
+        unsafe { CStr::from_ptr(reason) }.to_string_lossy().into_owned()
+    };
+    std::panic::panic_any(LlvmFatal(msg));
+}
+
+/// Route `report_fatal_error` into a Rust unwind (caught in [`super::parse`]).
+pub(super) fn install_fatal_error_handler() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: the two function pointer types differ only in whether unwinding out of
+        // the callee is allowed; LLVM on x86-64/aarch64 Linux is built with unwind tables,
+        // so the unwind passes through its frames (without running C++ destructors, which
+        // is why a context that saw this is leaked, never reused).
+        let handler: extern "C" fn(*const c_char) = unsafe {
+            std::mem::transmute::<extern "C-unwind" fn(*const c_char), extern "C" fn(*const c_char)>(on_fatal_error)
+        };
+        unsafe { LLVMInstallFatalErrorHandler(Some(handler)) };
+    });
+}
+
+pub(super) fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    if let Some(f) = payload.downcast_ref::<LlvmFatal>() {
+        format!("fatal error: {}", f.0)
+    } else if let Some(s) = payload.downcast_ref::<&str>() {
+        format!("internal error while reading the module: {s}")
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        format!("internal error while reading the module: {s}")
+    } else {
+        "internal error while reading the module".to_string()
+    }
+}
+
+extern "C" fn on_diagnostic(info: LLVMDiagnosticInfoRef, sink: *mut c_void) {
+    // SAFETY: `sink` is the `RefCell` owned by the `Context` that registered us, which
+    // outlives every LLVM call made through that context.
+    let sink = unsafe { &*(sink as *const RefCell<Vec<String>>) };
+    let severity = unsafe { LLVMGetDiagInfoSeverity(info) };
+    let text = unsafe { LLVMGetDiagInfoDescription(info) };
+    let msg = if text.is_null() {
+        String::new()
+    } else {
+        let s = unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned();
+        unsafe { LLVMDisposeMessage(text) };
+        s
+    };
+    if matches!(severity, LLVMDiagnosticSeverity::LLVMDSError) {
+        if let Ok(mut v) = sink.try_borrow_mut() {
+            v.push(msg);
+        }
+    }
+}
+
+pub(super) struct Context {
+    raw: LLVMContextRef,
+    diagnostics: Box<RefCell<Vec<String>>>,
+}
+
+pub(super) struct ParsedModule<'c> {
+    raw: LLVMModuleRef,
+    _ctx: std::marker::PhantomData<&'c Context>,
+}
+
+impl ParsedModule<'_> {
+    pub(super) fn raw(&self) -> LLVMModuleRef {
+        self.raw
+    }
+}
+
+impl Drop for ParsedModule<'_> {
+    fn drop(&mut self) {
+        unsafe { LLVMDisposeModule(self.raw) };
+    }
+}
+
+impl Context {
+    pub(super) fn new() -> Context {
+        let raw = unsafe { LLVMContextCreate() };
+        let diagnostics = Box::new(RefCell::new(Vec::new()));
+        unsafe {
+            LLVMContextSetDiagnosticHandler(raw, Some(on_diagnostic), &*diagnostics as *const _ as *mut c_void)
+        };
+        Context { raw, diagnostics }
+    }
+
+    /// Dispose explicitly; a context dropped during an unwind is leaked instead.
+    pub(super) fn dispose(self) {
+        unsafe { LLVMContextDispose(self.raw) };
+        std::mem::forget(self);
+    }
+
+    fn take_diagnostics(&self, fallback: &str) -> String {
+        let v = std::mem::take(&mut *self.diagnostics.borrow_mut());
+        if v.is_empty() {
+            fallback.to_string()
+        } else {
+            v.join("; ")
+        }
+    }
+
+    pub(super) fn parse(&self, bytes: &[u8], syntax: super::Syntax, name: &str) -> Result<ParsedModule<'_>> {
+        let cname = std::ffi::CString::new(name.replace('\0', "")).unwrap_or_default();
+        let mut module: LLVMModuleRef = std::ptr::null_mut();
+        match syntax {
+            super::Syntax::Bitcode => {
+                // SAFETY: the buffer borrows `bytes`, which outlives the parse; the buffer
+                // is disposed before returning (the non-lazy parse copies what it needs).
+                let buf = unsafe {
+                    LLVMCreateMemoryBufferWithMemoryRange(bytes.as_ptr() as *const c_char, bytes.len(), cname.as_ptr(), 0)
+                };
+                let failed = unsafe { LLVMParseBitcodeInContext2(self.raw, buf, &mut module) };
+                unsafe { LLVMDisposeMemoryBuffer(buf) };
+                if failed != 0 || module.is_null() {
+                    return Err(Error::Llvm(self.take_diagnostics("invalid bitcode")));
+                }
+            }
+            super::Syntax::Text => {
+                // The text parser wants a NUL-terminated buffer: the copying constructor
+                // provides one. LLVMParseIRInContext takes ownership of it.
+                let buf = unsafe {
+                    LLVMCreateMemoryBufferWithMemoryRangeCopy(bytes.as_ptr() as *const c_char, bytes.len(), cname.as_ptr())
+                };
+                let mut msg: *mut c_char = std::ptr::null_mut();
+                let failed = unsafe { LLVMParseIRInContext(self.raw, buf, &mut module, &mut msg) };
+                if failed != 0 || module.is_null() {
+                    let text = take_message(msg);
+                    return Err(Error::Llvm(if text.is_empty() { self.take_diagnostics("invalid LLVM text") } else { text }));
+                }
+            }
+        }
+        let parsed = ParsedModule { raw: module, _ctx: std::marker::PhantomData };
+        let mut msg: *mut c_char = std::ptr::null_mut();
+        let broken = unsafe {
+            LLVMVerifyModule(parsed.raw, LLVMVerifierFailureAction::LLVMReturnStatusAction, &mut msg)
+        };
+        let text = take_message(msg);
+        if broken != 0 {
+            let first = text.lines().next().unwrap_or("").to_string();
+            return Err(Error::Llvm(format!("module fails LLVM verification: {first}")));
+        }
+        Ok(parsed)
+    }
+}
+
+fn take_message(msg: *mut c_char) -> String {
+    if msg.is_null() {
+        return String::new();
+    }
+    let s = unsafe { CStr::from_ptr(msg) }.to_string_lossy().into_owned();
+    unsafe { LLVMDisposeMessage(msg) };
+    s
+}
+
+/// Owned copy of an LLVM string with explicit length.
+pub(super) fn lossy(ptr: *const c_char, len: usize) -> String {
+    if ptr.is_null() {
+        return String::new();
+    }
+    // SAFETY: LLVM guarantees `len` readable bytes at `ptr`.
+    let bytes = unsafe { std::slice::from_raw_parts(ptr as *const u8, len) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A value's name, or `None` if unnamed.
+pub(super) fn value_name(v: LLVMValueRef) -> Option<String> {
+    let mut len = 0usize;
+    let p = unsafe { LLVMGetValueName2(v, &mut len) };
+    if len == 0 {
+        None
+    } else {
+        Some(lossy(p, len))
+    }
+}
+
+/// LLVM's own printing of a value (for constants we keep as opaque text).
+pub(super) fn print_value(v: LLVMValueRef) -> String {
+    take_message(unsafe { LLVMPrintValueToString(v) })
+}

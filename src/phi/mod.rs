@@ -1,0 +1,1 @@
+//! SSA repair after CFG rewrites. Filled by the structurizer work.
