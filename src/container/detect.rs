@@ -64,7 +64,12 @@ pub fn unwrap_bitcode(bytes: &[u8]) -> Result<&[u8], ContainerError> {
     let size = r.u32("bitcode wrapper size")?;
     let _cpu_type = r.u32("bitcode wrapper CPU type")?;
     if (offset as usize) < BITCODE_WRAPPER_SIZE {
-        return Err(r.invalid(12, "bitcode wrapper offset", "at least 20 (past the wrapper header)", u64::from(offset)));
+        return Err(r.invalid(
+            12,
+            "bitcode wrapper offset",
+            "at least 20 (past the wrapper header)",
+            u64::from(offset),
+        ));
     }
     let inner = r.slice_at(u64::from(offset), u64::from(size), "wrapped bitcode")?;
     if !inner.starts_with(&BITCODE_MAGIC) {
@@ -137,7 +142,10 @@ mod tests {
     fn detects_binary_kinds() {
         assert_eq!(detect(b"DXBC\0\0"), InputKind::Container);
         assert_eq!(detect(b"BC\xc0\xde\x35\x14"), InputKind::Bitcode);
-        assert_eq!(detect(&wrapper(20, 4, &BITCODE_MAGIC)), InputKind::BitcodeWrapper);
+        assert_eq!(
+            detect(&wrapper(20, 4, &BITCODE_MAGIC)),
+            InputKind::BitcodeWrapper
+        );
         assert_eq!(detect(b""), InputKind::Unknown);
         assert_eq!(detect(b"\x7fELF"), InputKind::Unknown);
     }
@@ -145,9 +153,18 @@ mod tests {
     #[test]
     fn detects_llvm_text() {
         assert_eq!(detect(b"; ModuleID = 'x'\n"), InputKind::LlvmText);
-        assert_eq!(detect(b"target datalayout = \"e-m:e\"\n"), InputKind::LlvmText);
-        assert_eq!(detect(b"\xef\xbb\xbf  define void @main() {\n}\n"), InputKind::LlvmText);
-        assert_eq!(detect(b"%dx.types.Handle = type { i8* }\n"), InputKind::LlvmText);
+        assert_eq!(
+            detect(b"target datalayout = \"e-m:e\"\n"),
+            InputKind::LlvmText
+        );
+        assert_eq!(
+            detect(b"\xef\xbb\xbf  define void @main() {\n}\n"),
+            InputKind::LlvmText
+        );
+        assert_eq!(
+            detect(b"%dx.types.Handle = type { i8* }\n"),
+            InputKind::LlvmText
+        );
         assert_eq!(detect(b"@g = global i32 0\n"), InputKind::LlvmText);
         assert_eq!(detect(b"!llvm.ident = !{!0}\n"), InputKind::LlvmText);
         assert_eq!(detect(b"!0 = !{i32 1}\n"), InputKind::LlvmText);
@@ -168,13 +185,37 @@ mod tests {
     #[test]
     fn rejects_bad_wrappers() {
         let inner = b"BC\xc0\xde";
-        assert!(matches!(unwrap_bitcode(&wrapper(20, 5, inner)), Err(ContainerError::OutOfRange { .. })));
-        assert!(matches!(unwrap_bitcode(&wrapper(u32::MAX, u32::MAX, inner)), Err(ContainerError::OutOfRange { .. })));
-        assert!(matches!(unwrap_bitcode(&wrapper(4, 4, inner)), Err(ContainerError::InvalidValue { .. })));
-        assert!(matches!(unwrap_bitcode(&wrapper(20, 4, b"XXXX")), Err(ContainerError::BadMagic { .. })));
-        assert!(matches!(unwrap_bitcode(&wrapper(20, 0, b"")), Err(ContainerError::BadMagic { .. })));
-        assert!(matches!(unwrap_bitcode(&BITCODE_WRAPPER_MAGIC), Err(ContainerError::Truncated { .. })));
-        assert!(matches!(unwrap_bitcode(b"DXBC"), Err(ContainerError::BadMagic { .. })));
-        assert!(matches!(unwrap_bitcode(b"DX"), Err(ContainerError::Truncated { .. })));
+        assert!(matches!(
+            unwrap_bitcode(&wrapper(20, 5, inner)),
+            Err(ContainerError::OutOfRange { .. })
+        ));
+        assert!(matches!(
+            unwrap_bitcode(&wrapper(u32::MAX, u32::MAX, inner)),
+            Err(ContainerError::OutOfRange { .. })
+        ));
+        assert!(matches!(
+            unwrap_bitcode(&wrapper(4, 4, inner)),
+            Err(ContainerError::InvalidValue { .. })
+        ));
+        assert!(matches!(
+            unwrap_bitcode(&wrapper(20, 4, b"XXXX")),
+            Err(ContainerError::BadMagic { .. })
+        ));
+        assert!(matches!(
+            unwrap_bitcode(&wrapper(20, 0, b"")),
+            Err(ContainerError::BadMagic { .. })
+        ));
+        assert!(matches!(
+            unwrap_bitcode(&BITCODE_WRAPPER_MAGIC),
+            Err(ContainerError::Truncated { .. })
+        ));
+        assert!(matches!(
+            unwrap_bitcode(b"DXBC"),
+            Err(ContainerError::BadMagic { .. })
+        ));
+        assert!(matches!(
+            unwrap_bitcode(b"DX"),
+            Err(ContainerError::Truncated { .. })
+        ));
     }
 }

@@ -74,11 +74,17 @@ impl ShaderKind {
 
     /// Maps DXC's numbering; unknown values become `Invalid` (keep the raw value if it matters).
     pub fn from_raw(raw: u32) -> Self {
-        ShaderKind::ALL.get(raw as usize).copied().unwrap_or(ShaderKind::Invalid)
+        ShaderKind::ALL
+            .get(raw as usize)
+            .copied()
+            .unwrap_or(ShaderKind::Invalid)
     }
 
     pub fn to_raw(self) -> u32 {
-        ShaderKind::ALL.iter().position(|&k| k == self).map_or(16, |i| i as u32)
+        ShaderKind::ALL
+            .iter()
+            .position(|&k| k == self)
+            .map_or(16, |i| i as u32)
     }
 
     /// The target-profile prefix (`ps` in `ps_6_0`), if the kind has its own profile.
@@ -138,7 +144,12 @@ impl<'a> Program<'a> {
         let size_in_dwords = r.u32("program size")?;
         let magic = r.fourcc("program")?;
         if magic != FourCc::DXIL {
-            return Err(ContainerError::BadMagic { at: r.at(8), what: "program", expected: FourCc::DXIL, found: magic });
+            return Err(ContainerError::BadMagic {
+                at: r.at(8),
+                what: "program",
+                expected: FourCc::DXIL,
+                found: magic,
+            });
         }
         let dxil_version = r.u32("DXIL version")?;
         let bitcode_offset = r.u32("bitcode offset")?;
@@ -222,7 +233,12 @@ mod tests {
     }
 
     fn chunk(data: &[u8]) -> Chunk<'_> {
-        Chunk { fourcc: FourCc::DXIL, offset: 100, size: data.len() as u32, data }
+        Chunk {
+            fourcc: FourCc::DXIL,
+            offset: 100,
+            size: data.len() as u32,
+            data,
+        }
     }
 
     fn put_u32(bytes: &mut [u8], at: usize, value: u32) {
@@ -258,7 +274,17 @@ mod tests {
     fn rejects_malformed_headers() {
         let good = program_bytes(0, 6, 0, b"BC\xc0\xde");
         let err = Program::parse(&chunk(&good[..23])).unwrap_err();
-        assert!(matches!(err, ContainerError::Truncated { needed: 24, available: 23, .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                ContainerError::Truncated {
+                    needed: 24,
+                    available: 23,
+                    ..
+                }
+            ),
+            "{err}"
+        );
         assert_eq!(err.offset(), Some(108));
 
         let mut bad = good.clone();
@@ -269,22 +295,37 @@ mod tests {
 
         let mut bad = good.clone();
         put_u32(&mut bad, 4, 100);
-        assert!(matches!(Program::parse(&chunk(&bad)), Err(ContainerError::OutOfRange { .. })));
+        assert!(matches!(
+            Program::parse(&chunk(&bad)),
+            Err(ContainerError::OutOfRange { .. })
+        ));
 
         let mut bad = good.clone();
         put_u32(&mut bad, 20, 5);
-        assert!(matches!(Program::parse(&chunk(&bad)), Err(ContainerError::OutOfRange { .. })));
+        assert!(matches!(
+            Program::parse(&chunk(&bad)),
+            Err(ContainerError::OutOfRange { .. })
+        ));
 
         let mut bad = good.clone();
         put_u32(&mut bad, 16, u32::MAX);
-        assert!(matches!(Program::parse(&chunk(&bad)), Err(ContainerError::OutOfRange { .. })));
+        assert!(matches!(
+            Program::parse(&chunk(&bad)),
+            Err(ContainerError::OutOfRange { .. })
+        ));
 
         let mut bad = good.clone();
         put_u32(&mut bad, 16, 4);
-        assert!(matches!(Program::parse(&chunk(&bad)), Err(ContainerError::InvalidValue { .. })));
+        assert!(matches!(
+            Program::parse(&chunk(&bad)),
+            Err(ContainerError::InvalidValue { .. })
+        ));
 
         let mut bad = good;
         put_u32(&mut bad, 20, 0);
-        assert!(matches!(Program::parse(&chunk(&bad)), Err(ContainerError::InvalidValue { .. })));
+        assert!(matches!(
+            Program::parse(&chunk(&bad)),
+            Err(ContainerError::InvalidValue { .. })
+        ));
     }
 }

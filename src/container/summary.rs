@@ -6,8 +6,8 @@
 use serde::Serialize;
 
 use super::{
-    Chunk, CompilerVersion, Container, ContainerError, DebugName, FeatureInfo, FourCc, Header, Program, Psv0,
-    ShaderHash, Signature,
+    Chunk, CompilerVersion, Container, ContainerError, DebugName, FeatureInfo, FourCc, Header,
+    Program, Psv0, ShaderHash, Signature,
 };
 
 /// A chunk that failed to decode.
@@ -20,7 +20,11 @@ pub struct ChunkError {
 
 impl From<ContainerError> for ChunkError {
     fn from(err: ContainerError) -> Self {
-        ChunkError { chunk: err.chunk(), offset: err.offset(), message: err.to_string() }
+        ChunkError {
+            chunk: err.chunk(),
+            offset: err.offset(),
+            message: err.to_string(),
+        }
     }
 }
 
@@ -49,7 +53,7 @@ pub struct ContainerSummary<'a> {
 impl<'a> ContainerSummary<'a> {
     pub fn new(container: &Container<'a>) -> Self {
         let mut errors = Vec::new();
-                let program = keep(&mut errors, container.dxil().map(Some));
+        let program = keep(&mut errors, container.dxil().map(Some));
         let debug_program = keep(&mut errors, container.debug_dxil());
         let feature_info = keep(&mut errors, container.sfi0());
         let shader_hash = keep(&mut errors, container.hash());

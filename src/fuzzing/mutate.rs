@@ -127,7 +127,11 @@ pub struct Mutator {
 
 impl Mutator {
     pub fn new(seed: u64) -> Self {
-        Mutator { rng: SplitMix64::new(seed), max_mutations: 4, max_len: 1 << 20 }
+        Mutator {
+            rng: SplitMix64::new(seed),
+            max_mutations: 4,
+            max_len: 1 << 20,
+        }
     }
 
     /// A mutated copy of `input`; `donors` feed [`Mutation::Splice`] (may be empty).
@@ -155,7 +159,11 @@ impl Mutator {
             }
             Mutation::InterestingU32 if len >= 4 => {
                 // Mostly aligned: that is where real fields are.
-                let at = if rng.chance(80) { rng.below(len / 4) * 4 } else { rng.below(len - 3) };
+                let at = if rng.chance(80) {
+                    rng.below(len / 4) * 4
+                } else {
+                    rng.below(len - 3)
+                };
                 let value = *rng.pick(INTERESTING_U32).unwrap_or(&0);
                 data[at..at + 4].copy_from_slice(&value.to_le_bytes());
             }
@@ -169,7 +177,9 @@ impl Mutator {
                 let value = match rng.below(4) {
                     0 => *rng.pick(INTERESTING_U32).unwrap_or(&0),
                     1 => old.wrapping_add(rng.below(9) as u32).wrapping_sub(4),
-                    2 => (len as u32).wrapping_add(rng.below(9) as u32).wrapping_sub(4),
+                    2 => (len as u32)
+                        .wrapping_add(rng.below(9) as u32)
+                        .wrapping_sub(4),
                     _ => rng.next_u32(),
                 };
                 data[at..at + 4].copy_from_slice(&value.to_le_bytes());
@@ -196,7 +206,9 @@ impl Mutator {
                 data.splice(at..at, bytes);
             }
             Mutation::Splice => {
-                let Some(donor) = rng.pick(donors) else { return };
+                let Some(donor) = rng.pick(donors) else {
+                    return;
+                };
                 let cut = rng.below(len + 1);
                 let from = rng.below(donor.len() + 1);
                 let take = (donor.len() - from).min(self.max_len.saturating_sub(cut));
@@ -241,6 +253,16 @@ pub fn container_fields(bytes: &[u8]) -> Vec<usize> {
         }
     }
     fields
+}
+
+/// Rewrites a DXBC container's total-size field to the buffer's length, so that a
+/// mutation that changed the length reaches the chunk parsers instead of stopping at
+/// the first size check. No-op on anything shorter than a container header.
+pub fn patch_container_size(data: &mut [u8]) {
+    if data.len() >= 32 && &data[..4] == b"DXBC" {
+        let len = u32::try_from(data.len()).unwrap_or(u32::MAX);
+        data[24..28].copy_from_slice(&len.to_le_bytes());
+    }
 }
 
 #[cfg(test)]
@@ -309,5 +331,16 @@ mod tests {
             assert!(at + 4 <= bytes.len());
         }
         assert!(container_fields(b"BC\xc0\xde").is_empty());
+    }
+
+    #[test]
+    fn patches_size() {
+        let mut bytes = b"DXBC".to_vec();
+        bytes.resize(40, 0);
+        patch_container_size(&mut bytes);
+        assert_eq!(bytes[24..28], 40u32.to_le_bytes());
+        let mut short = b"DXBC".to_vec();
+        patch_container_size(&mut short);
+        assert_eq!(short, b"DXBC");
     }
 }

@@ -15,29 +15,28 @@ use std::sync::Once;
 /// Panic payload raised from LLVM's fatal-error hook.
 struct LlvmFatal(String);
 
-extern "C-unwind" fn on_fatal_error(reason: *const c_char) {
+/// `report_fatal_error` cannot be returned from (LLVM exits after the hook) and cannot be
+/// unwound through (Debian's LLVM has no unwind tables: the unwind aborts). Inside a trial
+/// child ([`super::isolate`]) the hook reports the message and ends the child, which the
+/// parent turns into a typed error. In-process parses only run on input a child has read
+/// cleanly, so the hook's in-process path is reached only through `parse_trusted`.
+extern "C" fn on_fatal_error(reason: *const c_char) {
     let msg = if reason.is_null() {
         "fatal error".to_string()
     } else {
         // SAFETY: LLVM passes a NUL-terminated string valid for the call.
         unsafe { CStr::from_ptr(reason) }.to_string_lossy().into_owned()
     };
+    #[cfg(unix)]
+    super::isolate::report_fatal_in_child(&msg);
+    // Not in a child: nothing can recover LLVM's state; this aborts with the message.
     std::panic::panic_any(LlvmFatal(msg));
 }
 
-/// Route `report_fatal_error` into a Rust unwind (caught in [`super::parse`]).
+/// Install [`on_fatal_error`] once per process.
 pub(super) fn install_fatal_error_handler() {
     static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: the two function pointer types differ only in whether unwinding out of
-        // the callee is allowed; LLVM on x86-64/aarch64 Linux is built with unwind tables,
-        // so the unwind passes through its frames (without running C++ destructors, which
-        // is why a context that saw this is leaked, never reused).
-        let handler: extern "C" fn(*const c_char) = unsafe {
-            std::mem::transmute::<extern "C-unwind" fn(*const c_char), extern "C" fn(*const c_char)>(on_fatal_error)
-        };
-        unsafe { LLVMInstallFatalErrorHandler(Some(handler)) };
-    });
+    ONCE.call_once(|| unsafe { LLVMInstallFatalErrorHandler(Some(on_fatal_error)) });
 }
 
 pub(super) fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
@@ -94,6 +93,12 @@ impl Drop for ParsedModule<'_> {
     }
 }
 
+impl Drop for Context {
+    fn drop(&mut self) {
+        unsafe { LLVMContextDispose(self.raw) };
+    }
+}
+
 impl Context {
     pub(super) fn new() -> Context {
         let raw = unsafe { LLVMContextCreate() };
@@ -104,11 +109,6 @@ impl Context {
         Context { raw, diagnostics }
     }
 
-    /// Dispose explicitly; a context dropped during an unwind is leaked instead.
-    pub(super) fn dispose(self) {
-        unsafe { LLVMContextDispose(self.raw) };
-        std::mem::forget(self);
-    }
 
     fn take_diagnostics(&self, fallback: &str) -> String {
         let v = std::mem::take(&mut *self.diagnostics.borrow_mut());

@@ -11,11 +11,13 @@
 //! a diagnostic handler that collects messages (the default handler calls `exit(1)` on
 //! errors), the module is verified before we walk it (we never walk IR LLVM considers
 //! invalid), and a process-wide fatal-error handler turns `report_fatal_error` into an
-//! unwind that [`parse`] catches and reports as [`Error::Llvm`]. A context that saw a fatal
-//! error is leaked rather than disposed, since LLVM's state is unknown at that point.
+//! unwind that is caught and reported as [`Error::Llvm`]. LLVM's reader still crashes on
+//! some malformed bitcode, so untrusted input is first read in a forked child
+//! ([`isolate`]); only input that child read without crashing is read in-process.
 
 mod context;
 mod convert;
+mod isolate;
 mod metadata;
 mod types;
 
@@ -29,16 +31,36 @@ pub enum Syntax {
     Text,
 }
 
-/// Parse LLVM bitcode or text and convert it into our IR.
+/// Parse LLVM bitcode or text and convert it into our IR. The input is untrusted: it is
+/// read in a forked child first (on Unix), so a crash inside LLVM is a typed error.
 pub fn parse(bytes: &[u8], syntax: Syntax, name: &str) -> Result<Module> {
+    let _llvm = isolate::LLVM_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    #[cfg(unix)]
+    match isolate::trial(|| parse_in_process(bytes, syntax, name).map(drop).map_err(|e| e.to_string()))? {
+        isolate::Trial::Clean => {}
+        isolate::Trial::Failed(message) => return Err(Error::Llvm(strip_prefix(&message))),
+    }
+    parse_in_process(bytes, syntax, name)
+}
+
+/// Parse input known to be well-formed (e.g. a benchmark's fixed corpus) without the
+/// forked trial run. A malformed input can crash the process here.
+pub fn parse_trusted(bytes: &[u8], syntax: Syntax, name: &str) -> Result<Module> {
+    let _llvm = isolate::LLVM_LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    parse_in_process(bytes, syntax, name)
+}
+
+/// The child's message is an [`Error`]'s display; keep its text, not a doubled prefix.
+fn strip_prefix(message: &str) -> String {
+    message.strip_prefix("LLVM: ").unwrap_or(message).to_string()
+}
+
+fn parse_in_process(bytes: &[u8], syntax: Syntax, name: &str) -> Result<Module> {
     context::install_fatal_error_handler();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let ctx = context::Context::new();
         let module = ctx.parse(bytes, syntax, name)?;
-        let result = convert::convert_module(module.raw(), name);
-        drop(module);
-        ctx.dispose();
-        result
+        convert::convert_module(module.raw(), name)
     }));
     match outcome {
         Ok(result) => result,
