@@ -144,8 +144,11 @@ impl Context {
                 let mut msg: *mut c_char = std::ptr::null_mut();
                 let failed = unsafe { LLVMParseIRInContext(self.raw, buf, &mut module, &mut msg) };
                 if failed != 0 || module.is_null() {
+                    // LLVM quotes the source line and a caret under it; the first line
+                    // (`file:line:col: error: ...`) says it all in one line.
                     let text = take_message(msg);
-                    return Err(Error::Llvm(if text.is_empty() { self.take_diagnostics("invalid LLVM text") } else { text }));
+                    let first = text.lines().next().unwrap_or("").trim().to_string();
+                    return Err(Error::Llvm(if first.is_empty() { self.take_diagnostics("invalid LLVM text") } else { first }));
                 }
             }
         }
