@@ -22,6 +22,8 @@ pub enum Error {
     /// The DXIL metadata or a `dx.op` call is malformed.
     #[error("DXIL: {0}")]
     Dxil(String),
+    #[error("{0}")]
+    Cfg(#[from] crate::cfg::CfgError),
     #[error("I/O: {0}")]
     Io(#[from] std::io::Error),
 }

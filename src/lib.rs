@@ -5,6 +5,7 @@
 //! See `../shared/docs/architecture.md` for the boundaries between modules.
 
 pub mod cfg;
+pub mod check;
 pub mod container;
 pub mod dxil;
 pub mod emit;

@@ -12,6 +12,7 @@
 
 use super::CfgError;
 use crate::ir::{BlockId, Function};
+use cranelift_entity::EntityRef;
 use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
 

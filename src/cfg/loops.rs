@@ -27,7 +27,7 @@ use super::graph::Graph;
 use super::order::Order;
 use crate::ir::BlockId;
 use cranelift_entity::packed_option::PackedOption;
-use cranelift_entity::{entity_impl, PrimaryMap, SecondaryMap};
+use cranelift_entity::{entity_impl, EntityRef, PrimaryMap, SecondaryMap};
 use smallvec::SmallVec;
 
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -1,3 +1,6 @@
 //! Random input generators shared by tests, proptest and cargo-fuzz.
 
 pub mod mutate;
+pub mod cfg_gen;
+pub mod synthetic;
+pub mod cfg_rewrite;
