@@ -23,6 +23,17 @@ enum Command {
     },
     /// Print the module in untangle's IR (LLVM-like text).
     Ir { file: PathBuf },
+    /// Per function: blocks, immediate (post-)dominators, back edges, loops and
+    /// (post-)dominance frontiers.
+    Cfg {
+        file: PathBuf,
+        /// Print JSON (schema: docs/cli-json.md).
+        #[arg(long)]
+        json: bool,
+        /// Also write each function's input CFG as `FUNCTION.dot` into this directory.
+        #[arg(long, value_name = "DIR")]
+        dot: Option<PathBuf>,
+    },
 }
 
 /// A failure tied to an input file, printed as one line.
@@ -41,6 +52,21 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 println!("{}", serde_json::to_string_pretty(&info.to_json()).unwrap_or_default());
             } else {
                 print!("{}", info.render_text());
+            }
+        }
+        Command::Cfg { file, json, dot } => {
+            let loaded = untangle::load::load_path(&file).map_err(|error| Failure { file: file.clone(), error })?;
+            let m = &loaded.module;
+            let fail = |error: untangle::Error| Failure { file: file.clone(), error };
+            if json {
+                let v = untangle::cfg::report::render_json(m).map_err(|e| fail(e.into()))?;
+                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            } else {
+                print!("{}", untangle::cfg::report::render_text(m).map_err(|e| fail(e.into()))?);
+            }
+            if let Some(dir) = dot {
+                std::fs::create_dir_all(&dir).map_err(|e| fail(e.into()))?;
+                untangle::cfg::report::write_dot(m, &dir).map_err(|e| fail(e.into()))?;
             }
         }
         Command::Ir { file } => {
