@@ -15,6 +15,7 @@ use crate::ir::{BlockId, Function};
 use cranelift_entity::EntityRef;
 use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
+use std::collections::HashSet;
 
 pub type Adjacency = SmallVec<[BlockId; 2]>;
 
@@ -28,15 +29,34 @@ pub struct Graph {
     preds: SecondaryMap<BlockId, Adjacency>,
 }
 
+/// Above this many successors, folding parallel edges uses a hash set instead of a scan
+/// (a 100k-case switch would otherwise cost 10^10 comparisons).
+const SCAN_LIMIT: usize = 16;
+
 /// A terminator's successors with parallel edges folded, in first-occurrence order.
 pub(crate) fn distinct_successors(func: &Function, b: BlockId) -> Adjacency {
-    let mut out = Adjacency::new();
-    for s in func.blocks[b].terminator.successors() {
-        if !out.contains(&s) {
-            out.push(s);
+    let all = func.blocks[b].terminator.successors();
+    let mut out = Adjacency::with_capacity(all.len());
+    if all.len() <= SCAN_LIMIT {
+        for s in all {
+            if !out.contains(&s) {
+                out.push(s);
+            }
         }
+    } else {
+        let mut seen = HashSet::with_capacity(all.len());
+        out.extend(all.into_iter().filter(|s| seen.insert(*s)));
     }
     out
+}
+
+/// Membership test for an adjacency list, linear for short lists.
+fn membership(list: &[BlockId]) -> impl Fn(&BlockId) -> bool + '_ {
+    let set: Option<HashSet<BlockId>> = (list.len() > SCAN_LIMIT).then(|| list.iter().copied().collect());
+    move |b| match &set {
+        Some(s) => s.contains(b),
+        None => list.contains(b),
+    }
 }
 
 impl Graph {
@@ -128,16 +148,14 @@ impl Graph {
     pub(crate) fn resync_successors(&mut self, func: &Function, from: BlockId) {
         let old = std::mem::take(&mut self.succs[from]);
         let new = distinct_successors(func, from);
-        for &s in &old {
-            if !new.contains(&s) {
-                self.preds[s].retain(|p| *p != from);
-            }
+        let (in_old, in_new) = (membership(&old), membership(&new));
+        for s in old.iter().filter(|s| !in_new(s)) {
+            self.preds[*s].retain(|p| *p != from);
         }
-        for &s in &new {
-            if !old.contains(&s) {
-                self.preds[s].push(from);
-            }
+        for s in new.iter().filter(|s| !in_old(s)) {
+            self.preds[*s].push(from);
         }
+        drop((in_old, in_new));
         self.succs[from] = new;
     }
 }

@@ -349,10 +349,17 @@ impl Cfg {
         }
         self.graph.resync_successors(func, p);
         self.graph.remove_block(p);
-        if was_live {
-            self.patch_remove(p, t, &live_preds);
-        }
-        self.finish(func, false);
+        let recomputed = if was_live && self.a.loops.is_header(p) && self.a.loops.is_header(t) {
+            // p headed a loop around t's loop: the two loops become one, headed by t.
+            self.recompute(func)?;
+            true
+        } else {
+            if was_live {
+                self.patch_remove(p, t, &live_preds);
+            }
+            false
+        };
+        self.finish(func, recomputed);
         Ok(())
     }
 
@@ -536,10 +543,17 @@ impl Cfg {
         false
     }
 
-    /// After `remove_passthrough(p)` sent `p`'s reachable predecessors `preds` to `t`.
+    /// After `remove_passthrough(p)` sent `p`'s reachable predecessors `preds` to `t`
+    /// (`p` and `t` not both loop headers).
     fn patch_remove(&mut self, p: BlockId, t: BlockId, preds: &[BlockId]) {
         let a = &mut self.a;
         let back = a.dom.dominates(t, p);
+        if let Some(l) = a.loops.loop_of_header(p) {
+            // An empty header: t, its only successor, is in the loop (p dominates the
+            // latches, so t reaches them) and p was its immediate dominator, so t is in no
+            // deeper loop; it inherits the loop and the back edges.
+            a.loops.loop_mut(l).header = t;
+        }
         if back {
             if let Some(l) = a.loops.loop_of_header(t) {
                 let lp = a.loops.loop_mut(l);

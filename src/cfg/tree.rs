@@ -132,6 +132,7 @@ impl LabelledTree {
 
     /// Relabels the whole tree: O(n), iterative (trees can be 100k deep).
     pub(crate) fn relabel(&mut self) {
+        eprintln!("RELABEL {}", self.len);
         let gap = (u64::MAX / 4) / (2 * self.len as u64 + 2);
         let roots = self.roots.clone();
         self.label_subtrees(&roots, gap, gap.max(1));
@@ -234,6 +235,9 @@ impl LabelledTree {
     /// Adds new node `b` as the only child of `p`, adopting all of `p`'s children.
     /// O(children of p).
     pub(crate) fn insert_below(&mut self, p: BlockId, b: BlockId) {
+        if self.nodes[p].children.is_empty() {
+            return self.insert_leaf(Some(p), b);
+        }
         let (ppre, ppost) = self.label(Some(p));
         let children = std::mem::take(&mut self.nodes[p].children);
         let first = children.iter().map(|&c| self.nodes[c].pre).min().unwrap_or(ppost);

@@ -43,7 +43,14 @@ pub fn random_rewrite(rng: &mut SplitMix64, cfg: &mut Cfg, func: &mut Function) 
             Some((RewriteKind::SplitEdge, ok(cfg.split_edge(func, u, v))))
         }
         2 | 3 => {
-            let targets: Vec<BlockId> = cfg.rpo().iter().copied().filter(|&b| cfg.preds(b).len() >= 2).collect();
+            // Loop headers half the time: they have the back edges.
+            let headers = rng.chance(50);
+            let targets: Vec<BlockId> = cfg
+                .rpo()
+                .iter()
+                .copied()
+                .filter(|&b| cfg.preds(b).len() >= 2 && (!headers || cfg.loops().is_header(b)))
+                .collect();
             let target = pick(rng, &targets)?;
             let fwd: Vec<BlockId> = cfg.forward_preds(target).collect();
             let back: Vec<BlockId> = cfg.preds(target).iter().copied().filter(|&p| cfg.is_back_edge(p, target)).collect();

@@ -85,3 +85,29 @@ pub fn wide_switch(n: usize, types: &mut Types) -> Function {
     terms.push(Terminator::Ret { value: None });
     function(format!("wide_switch_{n}"), types, terms)
 }
+
+/// A function from an adjacency list of named blocks (the first is the entry): no
+/// successors → `ret`, one → `br`, two → conditional branch, more → switch on the
+/// argument with the first as default. Unknown successor names are an `Err`.
+pub fn from_adjacency(name: &str, blocks: &[(&str, &[&str])], types: &mut Types) -> Result<Function, String> {
+    let index = |n: &str| blocks.iter().position(|(b, _)| *b == n).ok_or_else(|| format!("no block named {n}"));
+    let mut terms = Vec::with_capacity(blocks.len());
+    for (_, succs) in blocks {
+        let t: Vec<usize> = succs.iter().map(|s| index(s)).collect::<Result<_, _>>()?;
+        terms.push(match t.as_slice() {
+            [] => Terminator::Ret { value: None },
+            [a] => Terminator::Br { target: b(*a) },
+            [x, y] => cond_br(*x, *y),
+            [d, rest @ ..] => Terminator::Switch {
+                value: Value::Arg(0),
+                default: b(*d),
+                cases: rest.iter().enumerate().map(|(i, &s)| (i as u64, b(s))).collect(),
+            },
+        });
+    }
+    let mut f = function(name.to_string(), types, terms);
+    for (i, (n, _)) in blocks.iter().enumerate() {
+        f.blocks[b(i)].name = Some(n.to_string());
+    }
+    Ok(f)
+}
