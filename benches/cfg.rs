@@ -22,13 +22,21 @@ fn full_analysis(f: &Function) -> usize {
 type Shape = fn(usize, &mut Types) -> Function;
 
 fn synthetic(c: &mut Criterion) {
-    let shapes: [(&str, Shape); 3] = [("diamonds", diamond_chain), ("loop_nest", loop_nest), ("wide_switch", wide_switch)];
+    let shapes: [(&str, Shape); 3] = [
+        ("diamonds", diamond_chain),
+        ("loop_nest", loop_nest),
+        ("wide_switch", wide_switch),
+    ];
     for (name, make) in shapes {
         let mut g = c.benchmark_group(format!("cfg_full/{name}"));
-        g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+        g.sample_size(10)
+            .warm_up_time(Duration::from_secs(1))
+            .measurement_time(Duration::from_secs(3));
         for n in [1_000usize, 10_000, 100_000] {
             let f = make(n, &mut Types::default());
-            g.bench_with_input(BenchmarkId::from_parameter(n), &f, |b, f| b.iter(|| black_box(full_analysis(f))));
+            g.bench_with_input(BenchmarkId::from_parameter(n), &f, |b, f| {
+                b.iter(|| black_box(full_analysis(f)))
+            });
         }
         g.finish();
     }
@@ -46,13 +54,21 @@ fn csmith(c: &mut Criterion) {
         .iter()
         .flat_map(|p| {
             let m = untangle::load::load_path(p).expect("loadable").module;
-            m.functions.into_iter().map(|(_, f)| f).filter(|f| !f.is_declaration()).collect::<Vec<_>>()
+            m.functions
+                .into_iter()
+                .map(|(_, f)| f)
+                .filter(|f| !f.is_declaration())
+                .collect::<Vec<_>>()
         })
         .collect();
     assert_eq!(functions.len(), 257);
     let mut g = c.benchmark_group("cfg_full/csmith");
-    g.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
-    g.bench_function("all_257", |b| b.iter(|| functions.iter().map(full_analysis).sum::<usize>()));
+    g.sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    g.bench_function("all_257", |b| {
+        b.iter(|| functions.iter().map(full_analysis).sum::<usize>())
+    });
     g.finish();
 }
 
@@ -63,14 +79,29 @@ fn queries(c: &mut Criterion) {
     let pairs: Vec<_> = (0..4096u64)
         .map(|i| {
             let x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            (blocks[(x >> 20) as usize % blocks.len()], blocks[(x >> 40) as usize % blocks.len()])
+            (
+                blocks[(x >> 20) as usize % blocks.len()],
+                blocks[(x >> 40) as usize % blocks.len()],
+            )
         })
         .collect();
     let mut g = c.benchmark_group("cfg_query_4096/diamonds_10k");
-    g.warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(2));
-    g.bench_function("dominates", |b| b.iter(|| pairs.iter().filter(|&&(a, b)| cfg.dominates(a, b)).count()));
-    g.bench_function("post_dominates", |b| b.iter(|| pairs.iter().filter(|&&(a, b)| cfg.post_dominates(a, b)).count()));
-    g.bench_function("reaches_dense", |b| b.iter(|| pairs.iter().filter(|&&(a, b)| cfg.reaches(a, b)).count()));
+    g.warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(2));
+    g.bench_function("dominates", |b| {
+        b.iter(|| pairs.iter().filter(|&&(a, b)| cfg.dominates(a, b)).count())
+    });
+    g.bench_function("post_dominates", |b| {
+        b.iter(|| {
+            pairs
+                .iter()
+                .filter(|&&(a, b)| cfg.post_dominates(a, b))
+                .count()
+        })
+    });
+    g.bench_function("reaches_dense", |b| {
+        b.iter(|| pairs.iter().filter(|&&(a, b)| cfg.reaches(a, b)).count())
+    });
     let big = diamond_chain(100_000, &mut Types::default());
     let big_cfg = Cfg::new(&big).expect("reducible");
     let bb: Vec<_> = big_cfg.rpo().to_vec();
@@ -79,11 +110,19 @@ fn queries(c: &mut Criterion) {
         .enumerate()
         .map(|(i, _)| {
             let x = (i as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03);
-            (bb[(x >> 20) as usize % bb.len()], bb[(x >> 40) as usize % bb.len()])
+            (
+                bb[(x >> 20) as usize % bb.len()],
+                bb[(x >> 40) as usize % bb.len()],
+            )
         })
         .collect();
     g.bench_function("reaches_intervals_100k", |b| {
-        b.iter(|| big_pairs.iter().filter(|&&(a, b)| big_cfg.reaches(a, b)).count())
+        b.iter(|| {
+            big_pairs
+                .iter()
+                .filter(|&&(a, b)| big_cfg.reaches(a, b))
+                .count()
+        })
     });
     g.finish();
 }

@@ -16,7 +16,9 @@ const CORPUS: &str = "../shared/corpus";
 const ORACLE_LIMIT: usize = 250;
 
 fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -59,7 +61,12 @@ fn run(paths: &[PathBuf]) -> Tally {
                 Ok(cfg) => {
                     t.analysed += 1;
                     if let Some(o) = &oracle {
-                        assert!(o.is_reducible(), "{}: {} accepted but irreducible", path.display(), func.name);
+                        assert!(
+                            o.is_reducible(),
+                            "{}: {} accepted but irreducible",
+                            path.display(),
+                            func.name
+                        );
                         if let Err(e) = compare_with_oracle(func, &cfg, o) {
                             panic!("{}: {}: {e}", path.display(), func.name);
                         }
@@ -78,9 +85,18 @@ fn run(paths: &[PathBuf]) -> Tally {
                 }
                 Err(CfgError::Irreducible { function, blocks }) => {
                     assert_eq!(function, func.name);
-                    assert!(blocks.len() >= 2, "{}: {function}: {blocks:?}", path.display());
+                    assert!(
+                        blocks.len() >= 2,
+                        "{}: {function}: {blocks:?}",
+                        path.display()
+                    );
                     if let Some(o) = &oracle {
-                        assert!(!o.is_reducible(), "{}: {} rejected but reducible", path.display(), func.name);
+                        assert!(
+                            !o.is_reducible(),
+                            "{}: {} rejected but reducible",
+                            path.display(),
+                            func.name
+                        );
                     }
                     t.irreducible += 1;
                 }

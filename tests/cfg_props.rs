@@ -20,17 +20,28 @@ use untangle::ir::{Function, Terminator, Types, Value};
 /// Fixed proptest seed and no regression files: the run is the same everywhere. Failing
 /// cases print the generator seed, which reproduces them alone.
 fn config(cases: u32) -> ProptestConfig {
-    ProptestConfig { cases, rng_seed: RngSeed::Fixed(0x5EED_CF60), failure_persistence: None, ..ProptestConfig::default() }
+    ProptestConfig {
+        cases,
+        rng_seed: RngSeed::Fixed(0x5EED_CF60),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
 }
 
 fn generate(seed: u64, max_blocks: usize) -> Function {
-    let config = CfgGenConfig { max_blocks, ..CfgGenConfig::default() };
+    let config = CfgGenConfig {
+        max_blocks,
+        ..CfgGenConfig::default()
+    };
     random_function(seed, &config, &mut Types::default())
 }
 
 fn analyse_and_compare(func: &Function, options: CfgOptions) -> Result<(), TestCaseError> {
     let oracle = CfgOracle::new(func);
-    prop_assert!(oracle.is_reducible(), "generator produced an irreducible CFG");
+    prop_assert!(
+        oracle.is_reducible(),
+        "generator produced an irreducible CFG"
+    );
     let cfg = Cfg::with_options(func, options).map_err(|e| TestCaseError::fail(e.to_string()))?;
     compare_with_oracle(func, &cfg, &oracle).map_err(TestCaseError::fail)?;
     Ok(())
@@ -68,18 +79,26 @@ fn with_extra_edge(func: &Function, u: usize, v: usize) -> Function {
     let mut cases: Vec<(u64, _)> = Vec::new();
     let default = match old {
         Terminator::Br { target } => target,
-        Terminator::CondBr { if_true, if_false, .. } => {
+        Terminator::CondBr {
+            if_true, if_false, ..
+        } => {
             cases.push((1, if_false));
             if_true
         }
-        Terminator::Switch { default, cases: c, .. } => {
+        Terminator::Switch {
+            default, cases: c, ..
+        } => {
             cases = c;
             default
         }
         Terminator::Ret { .. } | Terminator::Unreachable => v,
     };
     cases.push((1000, v));
-    f.blocks[u].terminator = Terminator::Switch { value: Value::Arg(0), default, cases };
+    f.blocks[u].terminator = Terminator::Switch {
+        value: Value::Arg(0),
+        default,
+        cases,
+    };
     f
 }
 
@@ -112,29 +131,41 @@ proptest! {
 }
 
 /// Runs `steps` random rewrites, verifying after each; returns the kinds applied.
-fn rewrite_sequence(seed: u64, max_blocks: usize, steps: usize, options: CfgOptions) -> Result<Vec<(RewriteKind, bool)>, TestCaseError> {
+fn rewrite_sequence(
+    seed: u64,
+    max_blocks: usize,
+    steps: usize,
+    options: CfgOptions,
+) -> Result<Vec<(RewriteKind, bool)>, TestCaseError> {
     let mut func = generate(seed, max_blocks);
-    let mut cfg = Cfg::with_options(&func, options).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let mut cfg =
+        Cfg::with_options(&func, options).map_err(|e| TestCaseError::fail(e.to_string()))?;
     let mut rng = SplitMix64::new(seed ^ 0xD1B5_4A32_D192_ED03);
     let mut applied = Vec::new();
     for _ in 0..steps {
         let before = func.clone();
-        let Some((kind, result)) = random_rewrite(&mut rng, &mut cfg, &mut func) else { continue };
+        let Some((kind, result)) = random_rewrite(&mut rng, &mut cfg, &mut func) else {
+            continue;
+        };
         match &result {
             Ok(()) => {}
             Err(CfgError::Irreducible { .. }) => prop_assert_eq!(kind, RewriteKind::RedirectEdge),
-            Err(CfgError::InvalidRewrite { .. }) => prop_assert_eq!(kind, RewriteKind::InsertMixedInvalid),
+            Err(CfgError::InvalidRewrite { .. }) => {
+                prop_assert_eq!(kind, RewriteKind::InsertMixedInvalid)
+            }
             Err(CfgError::PhiConflict { .. }) => {}
             Err(e) => prop_assert!(false, "{kind:?} failed: {e}"),
         }
         if result.is_err() {
             prop_assert!(func == before, "{:?} failed but changed the function", kind);
         }
-        cfg.verify_against_recompute(&func).map_err(|e| TestCaseError::fail(format!("after {kind:?}: {e}")))?;
+        cfg.verify_against_recompute(&func)
+            .map_err(|e| TestCaseError::fail(format!("after {kind:?}: {e}")))?;
         applied.push((kind, result.is_ok()));
     }
     let oracle = CfgOracle::new(&func);
-    compare_with_oracle(&func, &cfg, &oracle).map_err(|e| TestCaseError::fail(format!("after the sequence: {e}")))?;
+    compare_with_oracle(&func, &cfg, &oracle)
+        .map_err(|e| TestCaseError::fail(format!("after the sequence: {e}")))?;
     Ok(applied)
 }
 
@@ -145,7 +176,7 @@ proptest! {
     /// and at the end they equal the oracle.
     #[test]
     fn incremental_updates_match_recompute(seed in any::<u64>()) {
-        rewrite_sequence(seed, 80, 12, CfgOptions::default())?;
+        rewrite_sequence(seed, 120, 20, CfgOptions::default())?;
     }
 }
 
@@ -155,7 +186,7 @@ proptest! {
     /// The same with interval-label reachability.
     #[test]
     fn incremental_interval_reachability(seed in any::<u64>()) {
-        rewrite_sequence(seed, 80, 12, CfgOptions { dense_reach_limit: 0, ..CfgOptions::default() })?;
+        rewrite_sequence(seed, 120, 20, CfgOptions { dense_reach_limit: 0, ..CfgOptions::default() })?;
     }
 }
 
@@ -167,7 +198,8 @@ fn rewrite_mix_covers_every_kind() {
     let mut incremental = 0;
     let mut recomputed = 0;
     for seed in 0..60u64 {
-        let applied = rewrite_sequence(seed, 80, 12, CfgOptions::default()).expect("rewrite sequence");
+        let applied =
+            rewrite_sequence(seed, 80, 12, CfgOptions::default()).expect("rewrite sequence");
         for (kind, ok) in applied {
             let e = tally.entry(kind).or_default();
             e.0 += 1;
@@ -203,5 +235,8 @@ fn rewrite_mix_covers_every_kind() {
         assert!(tried >= 3, "{kind:?} tried only {tried} times: {tally:?}");
         assert!(ok >= 1, "{kind:?} never succeeded: {tally:?}");
     }
-    assert!(incremental > 3 * recomputed, "incremental {incremental}, recomputed {recomputed}");
+    assert!(
+        incremental > 3 * recomputed,
+        "incremental {incremental}, recomputed {recomputed}"
+    );
 }

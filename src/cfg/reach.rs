@@ -58,11 +58,20 @@ pub(crate) fn forward_succs<'a>(
     dom: &'a DomTree,
     b: BlockId,
 ) -> impl Iterator<Item = BlockId> + 'a {
-    graph.succs(b).iter().copied().filter(move |&s| !dom.dominates(s, b))
+    graph
+        .succs(b)
+        .iter()
+        .copied()
+        .filter(move |&s| !dom.dominates(s, b))
 }
 
 impl Reachability {
-    pub(crate) fn compute(graph: &Graph, order: &Order, dom: &DomTree, dense_limit: usize) -> Reachability {
+    pub(crate) fn compute(
+        graph: &Graph,
+        order: &Order,
+        dom: &DomTree,
+        dense_limit: usize,
+    ) -> Reachability {
         let repr = if order.len() <= dense_limit {
             Repr::Dense(DenseReach::compute(graph, order, dom))
         } else {
@@ -212,8 +221,16 @@ impl DenseReach {
         Some(c)
     }
 
-    fn add_before(&mut self, n: BlockId, target: Option<BlockId>, sources: &[BlockId], live: &[BlockId]) -> bool {
-        let Some(c) = self.new_column(n) else { return false };
+    fn add_before(
+        &mut self,
+        n: BlockId,
+        target: Option<BlockId>,
+        sources: &[BlockId],
+        live: &[BlockId],
+    ) -> bool {
+        let Some(c) = self.new_column(n) else {
+            return false;
+        };
         self.set_bit(c, c);
         if let Some(t) = target {
             self.or_row(c, self.col[t] as usize);
@@ -229,7 +246,9 @@ impl DenseReach {
     }
 
     fn add_after(&mut self, b: BlockId, n: BlockId, live: &[BlockId]) -> bool {
-        let Some(c) = self.new_column(n) else { return false };
+        let Some(c) = self.new_column(n) else {
+            return false;
+        };
         let cb = self.col[b] as usize;
         self.or_row(c, cb);
         self.clear_bit(c, cb);
@@ -307,13 +326,19 @@ impl IntervalReach {
             for &(start, end) in &scratch {
                 match merged.last_mut() {
                     // Adjacent labels have no label between them: one interval.
-                    Some(last) if start <= last.1.saturating_add(LABEL_GAP) => last.1 = last.1.max(end),
+                    Some(last) if start <= last.1.saturating_add(LABEL_GAP) => {
+                        last.1 = last.1.max(end)
+                    }
                     _ => merged.push((start, end)),
                 }
             }
             ranges[b] = merged;
         }
-        IntervalReach { label, sorted, ranges }
+        IntervalReach {
+            label,
+            sorted,
+            ranges,
+        }
     }
 
     #[inline]
@@ -348,7 +373,13 @@ impl IntervalReach {
     }
 
     /// Makes every live row other than `n`'s agree with `should(x)` on label `l`.
-    fn fix_column(&mut self, n: BlockId, l: u64, live: &[BlockId], should: impl Fn(&Self, BlockId) -> bool) {
+    fn fix_column(
+        &mut self,
+        n: BlockId,
+        l: u64,
+        live: &[BlockId],
+        should: impl Fn(&Self, BlockId) -> bool,
+    ) {
         for &x in live {
             if x == n {
                 continue;
@@ -363,7 +394,13 @@ impl IntervalReach {
         }
     }
 
-    fn add_before(&mut self, n: BlockId, target: Option<BlockId>, sources: &[BlockId], live: &[BlockId]) -> bool {
+    fn add_before(
+        &mut self,
+        n: BlockId,
+        target: Option<BlockId>,
+        sources: &[BlockId],
+        live: &[BlockId],
+    ) -> bool {
         // In a DFS through `n`, `n` finishes right after its target, or (no forward
         // successor) right before its first source.
         let l = match target {
@@ -384,13 +421,17 @@ impl IntervalReach {
         };
         ranges_insert_point(&mut own, l);
         self.ranges[n] = own;
-        self.fix_column(n, l, live, |me, x| sources.iter().any(|&s| me.reaches(x, s)));
+        self.fix_column(n, l, live, |me, x| {
+            sources.iter().any(|&s| me.reaches(x, s))
+        });
         true
     }
 
     fn add_after(&mut self, b: BlockId, n: BlockId, live: &[BlockId]) -> bool {
         let lb = self.label[b];
-        let Some(l) = self.take_label(self.next_label_below(lb), lb) else { return false };
+        let Some(l) = self.take_label(self.next_label_below(lb), lb) else {
+            return false;
+        };
         self.label[n] = l;
         let mut own = self.ranges[b].clone();
         ranges_remove_point(&mut own, lb);

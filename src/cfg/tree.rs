@@ -41,7 +41,9 @@ pub(crate) struct LabelledTree {
 impl LabelledTree {
     /// A tree from `(node, parent)` pairs; parents must come before their children, and
     /// `None` is the virtual root. Children keep the order in which they are given.
-    pub(crate) fn from_parents(pairs: impl IntoIterator<Item = (BlockId, Option<BlockId>)>) -> LabelledTree {
+    pub(crate) fn from_parents(
+        pairs: impl IntoIterator<Item = (BlockId, Option<BlockId>)>,
+    ) -> LabelledTree {
         let mut t = LabelledTree::default();
         for (b, parent) in pairs {
             t.nodes[b].parent = parent.into();
@@ -132,7 +134,6 @@ impl LabelledTree {
 
     /// Relabels the whole tree: O(n), iterative (trees can be 100k deep).
     pub(crate) fn relabel(&mut self) {
-        eprintln!("RELABEL {}", self.len);
         let gap = (u64::MAX / 4) / (2 * self.len as u64 + 2);
         let roots = self.roots.clone();
         self.label_subtrees(&roots, gap, gap.max(1));
@@ -187,14 +188,25 @@ impl LabelledTree {
     /// The free label range after the last child of `p` (inside `p`'s interval).
     fn tail_gap(&self, p: Option<BlockId>) -> (u64, u64) {
         let (pre, post) = self.label(p);
-        let lo = self.children_of(p).iter().map(|&c| self.nodes[c].post).max().unwrap_or(pre).max(pre);
+        let lo = self
+            .children_of(p)
+            .iter()
+            .map(|&c| self.nodes[c].post)
+            .max()
+            .unwrap_or(pre)
+            .max(pre);
         (lo, post)
     }
 
     /// Adds `b` as a new leaf under `parent` (`None`: the virtual root). O(children of parent).
     pub(crate) fn insert_leaf(&mut self, parent: Option<BlockId>, b: BlockId) {
         let (lo, hi) = self.tail_gap(parent);
-        self.nodes[b] = Node { parent: parent.into(), pre: 1, post: 1, children: SmallVec::new() };
+        self.nodes[b] = Node {
+            parent: parent.into(),
+            pre: 1,
+            post: 1,
+            children: SmallVec::new(),
+        };
         self.children_of_mut(parent).push(b);
         self.len += 1;
         self.relabel_within(&[b], lo, hi);
@@ -221,7 +233,12 @@ impl LabelledTree {
         if let Some(slot) = siblings.iter_mut().find(|c| **c == child) {
             *slot = b;
         }
-        self.nodes[b] = Node { parent: parent.into(), pre: 1, post: 1, children: smallvec::smallvec![child] };
+        self.nodes[b] = Node {
+            parent: parent.into(),
+            pre: 1,
+            post: 1,
+            children: smallvec::smallvec![child],
+        };
         self.nodes[child].parent = b.into();
         self.len += 1;
         if cpre - lo >= 2 && hi - cpost >= 2 {
@@ -240,12 +257,25 @@ impl LabelledTree {
         }
         let (ppre, ppost) = self.label(Some(p));
         let children = std::mem::take(&mut self.nodes[p].children);
-        let first = children.iter().map(|&c| self.nodes[c].pre).min().unwrap_or(ppost);
-        let last = children.iter().map(|&c| self.nodes[c].post).max().unwrap_or(ppre);
+        let first = children
+            .iter()
+            .map(|&c| self.nodes[c].pre)
+            .min()
+            .unwrap_or(ppost);
+        let last = children
+            .iter()
+            .map(|&c| self.nodes[c].post)
+            .max()
+            .unwrap_or(ppre);
         for &c in &children {
             self.nodes[c].parent = b.into();
         }
-        self.nodes[b] = Node { parent: p.into(), pre: 1, post: 1, children };
+        self.nodes[b] = Node {
+            parent: p.into(),
+            pre: 1,
+            post: 1,
+            children,
+        };
         self.nodes[p].children.push(b);
         self.len += 1;
         if first - ppre >= 2 && ppost - last >= 2 {
@@ -268,7 +298,12 @@ impl LabelledTree {
         for &c in adopt {
             self.nodes[c].parent = b.into();
         }
-        self.nodes[b] = Node { parent: parent.into(), pre: 1, post: 1, children: adopt.iter().copied().collect() };
+        self.nodes[b] = Node {
+            parent: parent.into(),
+            pre: 1,
+            post: 1,
+            children: adopt.iter().copied().collect(),
+        };
         self.len += 1;
         self.relabel_within(&[b], lo, hi);
     }
@@ -319,7 +354,10 @@ impl LabelledTree {
                     return Err(format!("{c} is a child of {parent:?} but not in the tree"));
                 }
                 if n.parent.expand() != parent {
-                    return Err(format!("{c} is listed under {parent:?} but its parent is {:?}", n.parent.expand()));
+                    return Err(format!(
+                        "{c} is listed under {parent:?} but its parent is {:?}",
+                        n.parent.expand()
+                    ));
                 }
                 if !(ppre < n.pre && n.pre < n.post && n.post < ppost) {
                     return Err(format!("interval of {c} not inside its parent {parent:?}"));
@@ -331,12 +369,18 @@ impl LabelledTree {
             spans.sort_unstable();
             for w in spans.windows(2) {
                 if w[0].1 >= w[1].0 {
-                    return Err(format!("intervals of siblings {} and {} overlap", w[0].2, w[1].2));
+                    return Err(format!(
+                        "intervals of siblings {} and {} overlap",
+                        w[0].2, w[1].2
+                    ));
                 }
             }
         }
         if seen != self.len {
-            return Err(format!("tree has {} nodes reachable from the root but counts {}", seen, self.len));
+            return Err(format!(
+                "tree has {} nodes reachable from the root but counts {}",
+                seen, self.len
+            ));
         }
         Ok(())
     }

@@ -79,7 +79,8 @@ impl CfgOracle {
     pub fn new(func: &Function) -> CfgOracle {
         let blocks: Vec<BlockId> = func.layout.clone();
         let n = blocks.len();
-        let index: std::collections::HashMap<BlockId, usize> = blocks.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+        let index: std::collections::HashMap<BlockId, usize> =
+            blocks.iter().enumerate().map(|(i, &b)| (b, i)).collect();
         let mut succ = vec![Vec::new(); n];
         let mut pred = vec![Vec::new(); n];
         for (i, &b) in blocks.iter().enumerate() {
@@ -102,7 +103,9 @@ impl CfgOracle {
                 dom[d][b] = reachable[b] && (b == d || !without[b]);
             }
         }
-        let dom_count = (0..n).map(|b| (0..n).filter(|&d| dom[d][b]).count()).collect();
+        let dom_count = (0..n)
+            .map(|b| (0..n).filter(|&d| dom[d][b]).count())
+            .collect();
         let mut o = CfgOracle {
             blocks,
             index,
@@ -176,10 +179,23 @@ impl CfgOracle {
 
     fn compute_reach(&mut self) {
         let n = self.blocks.len();
-        let forward: Vec<Vec<usize>> =
-            (0..n).map(|u| self.succ[u].iter().copied().filter(|&v| !self.is_back(u, v)).collect()).collect();
+        let forward: Vec<Vec<usize>> = (0..n)
+            .map(|u| {
+                self.succ[u]
+                    .iter()
+                    .copied()
+                    .filter(|&v| !self.is_back(u, v))
+                    .collect()
+            })
+            .collect();
         self.reach = (0..n)
-            .map(|a| if self.reachable[a] { search(n, &[a], &forward, None) } else { vec![false; n] })
+            .map(|a| {
+                if self.reachable[a] {
+                    search(n, &[a], &forward, None)
+                } else {
+                    vec![false; n]
+                }
+            })
             .map(|mut row| {
                 for (b, r) in row.iter_mut().enumerate() {
                     *r &= self.reachable[b];
@@ -193,19 +209,22 @@ impl CfgOracle {
         let n = self.blocks.len();
         let mut raw: Vec<(usize, Vec<usize>, Vec<bool>)> = Vec::new();
         for h in 0..n {
-            let latches: Vec<usize> =
-                self.pred[h].iter().copied().filter(|&p| self.reachable[p] && self.is_back(p, h)).collect();
+            let latches: Vec<usize> = self.pred[h]
+                .iter()
+                .copied()
+                .filter(|&p| self.reachable[p] && self.is_back(p, h))
+                .collect();
             if latches.is_empty() {
                 continue;
             }
             // Blocks dominated by h that reach a latch with h deleted.
             let mut body = vec![false; n];
             body[h] = true;
-            for b in 0..n {
+            for (b, in_body) in body.iter_mut().enumerate() {
                 if b != h && self.dom[h][b] {
                     let from_b = search(n, &[b], &self.succ, Some(h));
                     if latches.iter().any(|&l| from_b[l]) {
-                        body[b] = true;
+                        *in_body = true;
                     }
                 }
             }
@@ -231,7 +250,10 @@ impl CfgOracle {
                 OracleLoop {
                     header: self.blocks[*h],
                     latches: latches.iter().map(|&l| self.blocks[l]).collect(),
-                    body: (0..n).filter(|&b| body[b]).map(|b| self.blocks[b]).collect(),
+                    body: (0..n)
+                        .filter(|&b| body[b])
+                        .map(|b| self.blocks[b])
+                        .collect(),
                     exits,
                     parent,
                 }
@@ -241,7 +263,9 @@ impl CfgOracle {
 
     fn compute_postdom(&mut self) {
         let n = self.blocks.len();
-        let sinks: Vec<usize> = (0..n).filter(|&b| self.reachable[b] && self.succ[b].is_empty()).collect();
+        let sinks: Vec<usize> = (0..n)
+            .filter(|&b| self.reachable[b] && self.succ[b].is_empty())
+            .collect();
         let reaches_sink = search(n, &sinks, &self.pred, None);
         let mut virtual_sources = BTreeSet::new();
         for l in self.loops.iter().filter(|l| l.parent.is_none()) {
@@ -267,7 +291,9 @@ impl CfgOracle {
                 pdom[a][b] = b == a || !without[b];
             }
         }
-        self.pdom_count = (0..n).map(|b| (0..n).filter(|&d| pdom[d][b]).count()).collect();
+        self.pdom_count = (0..n)
+            .map(|b| (0..n).filter(|&d| pdom[d][b]).count())
+            .collect();
         self.pdom = pdom;
     }
 
@@ -298,7 +324,10 @@ impl CfgOracle {
     pub fn idom(&self, b: BlockId) -> Option<BlockId> {
         let b = self.ix(b)?;
         let n = self.blocks.len();
-        (0..n).filter(|&d| d != b && self.dom[d][b]).max_by_key(|&d| self.dom_count[d]).map(|d| self.blocks[d])
+        (0..n)
+            .filter(|&d| d != b && self.dom[d][b])
+            .max_by_key(|&d| self.dom_count[d])
+            .map(|d| self.blocks[d])
     }
 
     pub fn post_dominates(&self, a: BlockId, b: BlockId) -> bool {
@@ -315,11 +344,17 @@ impl CfgOracle {
             return None;
         }
         let n = self.blocks.len();
-        (0..n).filter(|&d| d != b && self.pdom[d][b]).max_by_key(|&d| self.pdom_count[d]).map(|d| self.blocks[d])
+        (0..n)
+            .filter(|&d| d != b && self.pdom[d][b])
+            .max_by_key(|&d| self.pdom_count[d])
+            .map(|d| self.blocks[d])
     }
 
     pub fn virtual_exit_sources(&self) -> BTreeSet<BlockId> {
-        self.virtual_sources.iter().map(|&i| self.blocks[i]).collect()
+        self.virtual_sources
+            .iter()
+            .map(|&i| self.blocks[i])
+            .collect()
     }
 
     pub fn back_edges(&self) -> BTreeSet<(BlockId, BlockId)> {
@@ -344,31 +379,47 @@ impl CfgOracle {
 
     /// A forward path from `a` to `b` with `c` deleted.
     pub fn reaches_avoiding(&self, a: BlockId, b: BlockId, c: BlockId) -> bool {
-        let (Some(a), Some(b), Some(c)) = (self.ix(a), self.ix(b), self.ix(c)) else { return false };
+        let (Some(a), Some(b), Some(c)) = (self.ix(a), self.ix(b), self.ix(c)) else {
+            return false;
+        };
         if !self.reachable[a] || !self.reachable[b] || a == c || b == c {
             return false;
         }
         let n = self.blocks.len();
-        let forward: Vec<Vec<usize>> =
-            (0..n).map(|u| self.succ[u].iter().copied().filter(|&v| !self.is_back(u, v)).collect()).collect();
+        let forward: Vec<Vec<usize>> = (0..n)
+            .map(|u| {
+                self.succ[u]
+                    .iter()
+                    .copied()
+                    .filter(|&v| !self.is_back(u, v))
+                    .collect()
+            })
+            .collect();
         search(n, &[a], &forward, Some(c))[b]
     }
 
     pub fn dominance_frontier(&self, x: BlockId) -> BTreeSet<BlockId> {
-        let Some(x) = self.ix(x) else { return BTreeSet::new() };
+        let Some(x) = self.ix(x) else {
+            return BTreeSet::new();
+        };
         let n = self.blocks.len();
         (0..n)
             .filter(|&y| self.reachable[y])
             .filter(|&y| {
                 let strictly = x != y && self.dom[x][y];
-                !strictly && self.pred[y].iter().any(|&p| self.reachable[p] && self.dom[x][p])
+                !strictly
+                    && self.pred[y]
+                        .iter()
+                        .any(|&p| self.reachable[p] && self.dom[x][p])
             })
             .map(|y| self.blocks[y])
             .collect()
     }
 
     pub fn post_dominance_frontier(&self, x: BlockId) -> BTreeSet<BlockId> {
-        let Some(x) = self.ix(x) else { return BTreeSet::new() };
+        let Some(x) = self.ix(x) else {
+            return BTreeSet::new();
+        };
         if self.pdom.is_empty() {
             return BTreeSet::new();
         }
@@ -390,7 +441,10 @@ impl CfgOracle {
         if idx.is_empty() || idx.iter().any(|&i| !self.reachable[i]) {
             return None;
         }
-        (0..n).filter(|&d| idx.iter().all(|&b| self.dom[d][b])).max_by_key(|&d| self.dom_count[d]).map(|d| self.blocks[d])
+        (0..n)
+            .filter(|&d| idx.iter().all(|&b| self.dom[d][b]))
+            .max_by_key(|&d| self.dom_count[d])
+            .map(|d| self.blocks[d])
     }
 
     /// The nearest common post-dominator; `None` is the virtual exit.
@@ -403,7 +457,10 @@ impl CfgOracle {
         if self.pdom.is_empty() {
             return None;
         }
-        (0..n).filter(|&d| idx.iter().all(|&b| self.pdom[d][b])).max_by_key(|&d| self.pdom_count[d]).map(|d| self.blocks[d])
+        (0..n)
+            .filter(|&d| idx.iter().all(|&b| self.pdom[d][b]))
+            .max_by_key(|&d| self.pdom_count[d])
+            .map(|d| self.blocks[d])
     }
 
     /// Loops in no particular order.

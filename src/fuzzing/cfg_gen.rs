@@ -86,7 +86,11 @@ const MAX_STATEMENT_DEPTH: usize = 12;
 impl<'a> Gen<'a> {
     fn block(&mut self) -> BlockId {
         let id = self.blocks.next_key();
-        self.blocks.push(Block { name: Some(format!("b{}", id.index())), insts: Vec::new(), terminator: Terminator::Unreachable })
+        self.blocks.push(Block {
+            name: Some(format!("b{}", id.index())),
+            insts: Vec::new(),
+            terminator: Terminator::Unreachable,
+        })
     }
 
     /// Creates a block already paid for by a reservation.
@@ -149,7 +153,9 @@ impl<'a> Gen<'a> {
         let roll = self.rng.below(100);
         match roll {
             0..=21 if !deep => self.if_stmt(cur, depth),
-            22..=37 if !deep && self.loops.len() < self.config.max_loop_depth => self.loop_stmt(cur, depth),
+            22..=37 if !deep && self.loops.len() < self.config.max_loop_depth => {
+                self.loop_stmt(cur, depth)
+            }
             38..=45 if !deep => self.switch_stmt(cur, depth),
             46..=53 if in_loop => {
                 let level = self.rng.below(self.loops.len());
@@ -233,7 +239,14 @@ impl<'a> Gen<'a> {
             self.budget += 1;
         }
         let if_false = else_b.or(join).unwrap_or(then_b);
-        self.set(cur, Terminator::CondBr { cond: self.cond(), if_true: then_b, if_false });
+        self.set(
+            cur,
+            Terminator::CondBr {
+                cond: self.cond(),
+                if_true: then_b,
+                if_false,
+            },
+        );
         let join = join?;
         for end in [then_end, else_end].into_iter().flatten() {
             self.set(end, Terminator::Br { target: join });
@@ -253,17 +266,31 @@ impl<'a> Gen<'a> {
         if !self.reserve(need) {
             return Some(cur);
         }
-        let direct_continue = kind != LoopKind::DoWhile && self.rng.chance(self.config.direct_continue_percent);
+        let direct_continue =
+            kind != LoopKind::DoWhile && self.rng.chance(self.config.direct_continue_percent);
         let header = self.take();
         self.set(cur, Terminator::Br { target: header });
         let id = self.next_loop;
         self.next_loop += 1;
-        self.loops.push(LoopCtx { id, header, latch: None, direct_continue, exit: None });
+        self.loops.push(LoopCtx {
+            id,
+            header,
+            latch: None,
+            direct_continue,
+            exit: None,
+        });
         self.start(header);
         let body_end = if kind == LoopKind::While {
             let body = self.take();
             let exit = self.break_target(0);
-            self.set(header, Terminator::CondBr { cond: self.cond(), if_true: body, if_false: exit });
+            self.set(
+                header,
+                Terminator::CondBr {
+                    cond: self.cond(),
+                    if_true: body,
+                    if_false: exit,
+                },
+            );
             self.start(body);
             self.seq(body, depth + 1, 1)
         } else {
@@ -279,7 +306,14 @@ impl<'a> Gen<'a> {
             self.start(latch);
             if kind == LoopKind::DoWhile {
                 let exit = self.break_target(0);
-                self.set(latch, Terminator::CondBr { cond: self.cond(), if_true: header, if_false: exit });
+                self.set(
+                    latch,
+                    Terminator::CondBr {
+                        cond: self.cond(),
+                        if_true: header,
+                        if_false: exit,
+                    },
+                );
             } else {
                 self.set(latch, Terminator::Br { target: header });
             }
@@ -331,7 +365,9 @@ impl<'a> Gen<'a> {
             self.start(b);
             if let Some(end) = self.seq(b, depth + 1, 1) {
                 match bodies.get(k + 1) {
-                    Some(&next) if self.rng.chance(25) => self.set(end, Terminator::Br { target: next }),
+                    Some(&next) if self.rng.chance(25) => {
+                        self.set(end, Terminator::Br { target: next })
+                    }
                     _ => ends.push(end),
                 }
             }
@@ -342,10 +378,23 @@ impl<'a> Gen<'a> {
         } else {
             self.budget += 1;
         }
-        let resolve = |t: Option<BlockId>| t.or(merge).or_else(|| bodies.first().copied()).unwrap_or(cur);
+        let resolve = |t: Option<BlockId>| {
+            t.or(merge)
+                .or_else(|| bodies.first().copied())
+                .unwrap_or(cur)
+        };
         let default = resolve(targets[0]);
-        let case_list = (1..=cases).map(|i| (i as u64 * 3, resolve(targets[i]))).collect();
-        self.set(cur, Terminator::Switch { value: self.cond(), default, cases: case_list });
+        let case_list = (1..=cases)
+            .map(|i| (i as u64 * 3, resolve(targets[i])))
+            .collect();
+        self.set(
+            cur,
+            Terminator::Switch {
+                value: self.cond(),
+                default,
+                cases: case_list,
+            },
+        );
         let merge = merge?;
         for end in ends {
             self.set(end, Terminator::Br { target: merge });
@@ -359,7 +408,9 @@ impl<'a> Gen<'a> {
         let n = self.layout.len();
         for i in 0..n {
             let u = self.layout[i];
-            let Terminator::Br { target } = self.blocks[u].terminator else { continue };
+            let Terminator::Br { target } = self.blocks[u].terminator else {
+                continue;
+            };
             if !self.rng.chance(self.config.goto_percent) {
                 continue;
             }
@@ -368,7 +419,11 @@ impl<'a> Gen<'a> {
                 let later = self.fill_index[v] > self.fill_index[u];
                 let (pu, pv) = (&self.loop_path[u], &self.loop_path[v]);
                 if later && v != target && pv.len() <= pu.len() && pu[..pv.len()] == pv[..] {
-                    self.blocks[u].terminator = Terminator::CondBr { cond: Value::Arg(0), if_true: target, if_false: v };
+                    self.blocks[u].terminator = Terminator::CondBr {
+                        cond: Value::Arg(0),
+                        if_true: target,
+                        if_false: v,
+                    };
                     break;
                 }
             }
@@ -400,12 +455,19 @@ pub fn random_function(seed: u64, config: &CfgGenConfig, types: &mut Types) -> F
     g.add_gotos();
     let void = types.intern(Type::Void);
     let i32t = types.intern(Type::Int(32));
-    let ty = types.intern(Type::Function { ret: void, params: vec![i32t], var_arg: false });
+    let ty = types.intern(Type::Function {
+        ret: void,
+        params: vec![i32t],
+        var_arg: false,
+    });
     Function {
         name: format!("random_{seed:016x}"),
         ty,
         ret: void,
-        params: vec![Param { name: Some("c".into()), ty: i32t }],
+        params: vec![Param {
+            name: Some("c".into()),
+            ty: i32t,
+        }],
         blocks: g.blocks,
         insts: PrimaryMap::new(),
         layout: g.layout,
@@ -414,7 +476,10 @@ pub fn random_function(seed: u64, config: &CfgGenConfig, types: &mut Types) -> F
 
 /// A module holding one [`random_function`].
 pub fn random_module(seed: u64, config: &CfgGenConfig) -> Module {
-    let mut m = Module { source_name: format!("random-cfg-{seed}"), ..Module::default() };
+    let mut m = Module {
+        source_name: format!("random-cfg-{seed}"),
+        ..Module::default()
+    };
     let f = random_function(seed, config, &mut m.types);
     m.functions.push(f);
     m
