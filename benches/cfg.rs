@@ -1,16 +1,17 @@
 //! Full CFG analysis (`Cfg::new`: order, dominator and post-dominator trees, reducibility
 //! check, loops, reachability; plus both frontiers) on synthetic CFGs of 1k, 10k and 100k
 //! blocks (chains of diamonds, deep loop nests, wide switches) and on every csmith
-//! function of the shared corpus, and the cost of the O(1) queries. Results and the fitted
+//! function of the shared corpus; the cost of the O(1) queries; and of one incremental
+//! rewrite. Results and the fitted
 //! scaling exponents are in `BENCHMARKS.md` (`## CFG analyses`).
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
 use untangle::cfg::Cfg;
 use untangle::fuzzing::synthetic::{diamond_chain, loop_nest, wide_switch};
-use untangle::ir::{Function, Types};
+use untangle::ir::{BlockId, Function, Types};
 
 fn full_analysis(f: &Function) -> usize {
     let cfg = Cfg::new(f).expect("reducible");
@@ -72,60 +73,93 @@ fn csmith(c: &mut Criterion) {
     g.finish();
 }
 
-fn queries(c: &mut Criterion) {
-    let f = diamond_chain(10_000, &mut Types::default());
-    let cfg = Cfg::new(&f).expect("reducible");
-    let blocks: Vec<_> = cfg.rpo().to_vec();
-    let pairs: Vec<_> = (0..4096u64)
+fn random_pairs(cfg: &Cfg, salt: u64) -> Vec<(BlockId, BlockId)> {
+    let blocks = cfg.rpo();
+    (0..4096u64)
         .map(|i| {
-            let x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            (
-                blocks[(x >> 20) as usize % blocks.len()],
-                blocks[(x >> 40) as usize % blocks.len()],
-            )
+            let x = (i + salt).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let pick = |shift: u32| blocks[(x >> shift) as usize % blocks.len()];
+            (pick(20), pick(40))
         })
-        .collect();
-    let mut g = c.benchmark_group("cfg_query_4096/diamonds_10k");
+        .collect()
+}
+
+/// 4096 random queries per iteration.
+fn queries(c: &mut Criterion) {
+    let mut g = c.benchmark_group("cfg_query_4096");
     g.warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(2));
-    g.bench_function("dominates", |b| {
-        b.iter(|| pairs.iter().filter(|&&(a, b)| cfg.dominates(a, b)).count())
-    });
-    g.bench_function("post_dominates", |b| {
-        b.iter(|| {
-            pairs
-                .iter()
-                .filter(|&&(a, b)| cfg.post_dominates(a, b))
-                .count()
-        })
-    });
-    g.bench_function("reaches_dense", |b| {
-        b.iter(|| pairs.iter().filter(|&&(a, b)| cfg.reaches(a, b)).count())
-    });
-    let big = diamond_chain(100_000, &mut Types::default());
-    let big_cfg = Cfg::new(&big).expect("reducible");
-    let bb: Vec<_> = big_cfg.rpo().to_vec();
-    let big_pairs: Vec<_> = pairs
-        .iter()
-        .enumerate()
-        .map(|(i, _)| {
-            let x = (i as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03);
-            (
-                bb[(x >> 20) as usize % bb.len()],
-                bb[(x >> 40) as usize % bb.len()],
-            )
-        })
-        .collect();
-    g.bench_function("reaches_intervals_100k", |b| {
-        b.iter(|| {
-            big_pairs
-                .iter()
-                .filter(|&&(a, b)| big_cfg.reaches(a, b))
-                .count()
-        })
-    });
+    for n in [4_000usize, 100_000] {
+        let f = diamond_chain(n, &mut Types::default());
+        let cfg = Cfg::new(&f).expect("reducible");
+        let pairs = random_pairs(&cfg, n as u64);
+        let repr = if cfg.reach().is_dense() {
+            "dense"
+        } else {
+            "intervals"
+        };
+        g.bench_function(format!("dominates/diamonds_{n}"), |b| {
+            b.iter(|| pairs.iter().filter(|&&(x, y)| cfg.dominates(x, y)).count())
+        });
+        g.bench_function(format!("post_dominates/diamonds_{n}"), |b| {
+            b.iter(|| {
+                pairs
+                    .iter()
+                    .filter(|&&(x, y)| cfg.post_dominates(x, y))
+                    .count()
+            })
+        });
+        g.bench_function(format!("reaches_{repr}/diamonds_{n}"), |b| {
+            b.iter(|| pairs.iter().filter(|&&(x, y)| cfg.reaches(x, y)).count())
+        });
+    }
     g.finish();
 }
 
-criterion_group!(benches, synthetic, csmith, queries);
+/// Incremental rewrites, 16 in a row on one `Cfg` (cloning it before and dropping it after
+/// are not timed; the first rewrite after a clone also pays for growing every per-block
+/// table, which is why a batch is timed), to compare with the full analysis they save.
+fn rewrites(c: &mut Criterion) {
+    let mut g = c.benchmark_group("cfg_rewrite_x16");
+    g.warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(20);
+    for n in [4_000usize, 100_000] {
+        let f = diamond_chain(n, &mut Types::default());
+        let cfg = Cfg::new(&f).expect("reducible");
+        // The arm of the middle diamond and its join.
+        let arm = f.layout[f.layout.len() / 2 / 3 * 3 + 1];
+        let join = cfg.succs(arm)[0];
+        g.bench_function(format!("full_analysis_x1/diamonds_{n}"), |b| {
+            b.iter(|| black_box(full_analysis(&f)))
+        });
+        g.bench_function(format!("split_edge/diamonds_{n}"), |b| {
+            b.iter_batched_ref(
+                || (f.clone(), cfg.clone()),
+                |(f, cfg)| {
+                    let mut from = arm;
+                    for _ in 0..16 {
+                        from = cfg.split_edge(f, from, join).expect("edge exists");
+                    }
+                },
+                BatchSize::LargeInput,
+            )
+        });
+        g.bench_function(format!("split_block/diamonds_{n}"), |b| {
+            b.iter_batched_ref(
+                || (f.clone(), cfg.clone()),
+                |(f, cfg)| {
+                    let mut block = arm;
+                    for _ in 0..16 {
+                        block = cfg.split_block(f, block, 0).expect("block exists");
+                    }
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, synthetic, csmith, queries, rewrites);
 criterion_main!(benches);

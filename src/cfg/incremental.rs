@@ -6,7 +6,7 @@
 //!
 //! | rewrite | order | dominators | post-dominators | loops | reachability |
 //! | --- | --- | --- | --- | --- | --- |
-//! | `insert_block_on_edges` (forward edges) | O(n) insert | O(\|S\|·depth + deg) | O(\|A\|)¹ | O(\|S\|·depth) | O(n·\|S\|) |
+//! | `insert_block_on_edges` (forward edges) | O(n) insert | O(\|S\|·depth + deg) | O(d log d)¹ | O(\|S\|·depth) | O(n·\|S\|) |
 //! | `insert_block_on_edges` (back edges: merging latches) | O(n) | same | same² | same | same |
 //! | `split_edge` | as above with \|S\| = 1 | | | | |
 //! | `split_block` | O(n) | O(deg) | O(deg) | O(depth) | O(n) |
@@ -19,8 +19,8 @@
 //! in place; only when that successor already heads an inner loop do the two loops merge,
 //! which is a recompute.)
 //!
-//! ¹ `A` = blocks strictly post-dominated by the target that reach a source: the only
-//!   blocks whose immediate post-dominator can become the new block. ² Recomputed (O((n+e)
+//! ¹ d = the target's children in the post-dominator tree (plus their out-edges): only they
+//!   can move under the new block (see `postdom_insert`). ² Recomputed (O((n+e)
 //!   log n)) when the merged latches carry virtual exit edges (an endless loop).
 //! "Full" is the O((n + e) log n) batch computation plus dense reachability. Reachability
 //! rows are patched in O(n) bit tests (dense) or O(n log k) searches (intervals) because a
@@ -43,33 +43,7 @@
 
 use super::{irreducible_error, Analyses, Cfg, CfgError};
 use crate::ir::{Block, BlockId, Function, InstKind, Terminator};
-use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
-
-/// Marks over blocks, reset in O(1) by bumping the epoch.
-#[derive(Default)]
-struct Marks {
-    stamp: SecondaryMap<BlockId, u32>,
-    epoch: u32,
-}
-
-impl Marks {
-    fn new() -> Marks {
-        Marks {
-            stamp: SecondaryMap::new(),
-            epoch: 1,
-        }
-    }
-    fn get(&self, b: BlockId) -> bool {
-        self.stamp[b] == self.epoch
-    }
-    /// Marks `b`; true if it was not marked.
-    fn set(&mut self, b: BlockId) -> bool {
-        let fresh = self.stamp[b] != self.epoch;
-        self.stamp[b] = self.epoch;
-        fresh
-    }
-}
 
 enum EdgeKind {
     Forward,
@@ -514,7 +488,7 @@ impl Cfg {
             a.postdom = super::PostDomTree::compute(&dense, &a.loops);
             recomputed = true;
         } else {
-            self.postdom_insert(n, target, sources);
+            self.postdom_insert(n, target);
         }
 
         // Reachability.
@@ -565,53 +539,66 @@ impl Cfg {
         }
     }
 
-    /// Post-dominator tree after inserting `n: br target` on edges from `sources`:
-    /// `n` hangs under `target` and adopts the children of `target` all of whose paths to
-    /// `target` now pass through `n` (see the table in the module docs for the cost).
-    fn postdom_insert(&mut self, n: BlockId, target: BlockId, sources: &[BlockId]) {
+    /// Post-dominator tree after inserting `n: br target` on edges from `sources`: `n`
+    /// hangs under `target` and adopts the children of `target` all of whose paths to
+    /// `target` now pass through `n`; nothing else changes.
+    ///
+    /// Why looking at the children alone is enough: a block strictly inside the subtree of
+    /// a child `c` can only leave that subtree through `c` itself (an edge out of it from
+    /// anywhere else would give that block a path to the exit avoiding `c`). So every
+    /// source post-dominated by `target` is itself a child, and the children form a small
+    /// graph: `c → c'` when an edge of `c` enters the subtree of `c'`, plus `c → target`
+    /// and `c → n`. A child moves under `n` iff it cannot reach `target` in that graph.
+    /// Cost O(d log d + Σ out-degree of the children), d the number of children.
+    fn postdom_insert(&mut self, n: BlockId, target: BlockId) {
         let pd = &self.a.postdom;
         let graph = &self.graph;
-        // A: blocks strictly post-dominated by target that reach a source.
-        let mut in_a = Marks::new();
-        let mut region: Vec<BlockId> = Vec::new();
-        let mut stack: Vec<BlockId> = Vec::new();
-        for &s in sources {
-            if pd.strictly_post_dominates(target, s) && in_a.set(s) {
-                stack.push(s);
-            }
-        }
-        while let Some(x) = stack.pop() {
-            region.push(x);
-            for &p in graph.preds(x) {
-                if p != n && pd.strictly_post_dominates(target, p) && in_a.set(p) {
-                    stack.push(p);
-                }
-            }
-        }
-        // Bad: blocks of A that reach target without passing through n.
-        let mut bad = Marks::new();
-        for &x in &region {
-            if graph
-                .succs(x)
-                .iter()
-                .any(|&y| y == target || (y != n && !in_a.get(y)))
-                && bad.set(x)
-            {
-                stack.push(x);
-            }
-        }
-        while let Some(x) = stack.pop() {
-            for &p in graph.preds(x) {
-                if in_a.get(p) && bad.set(p) {
-                    stack.push(p);
-                }
-            }
-        }
-        let adopt: SmallVec<[BlockId; 4]> = pd
-            .children(target)
+        let children = pd.children(target);
+        let mut spans: Vec<(u64, u64, usize)> = children
             .iter()
-            .copied()
-            .filter(|&c| in_a.get(c) && !bad.get(c))
+            .enumerate()
+            .map(|(i, &c)| {
+                let (pre, post) = pd.tree.interval(c);
+                (pre, post, i)
+            })
+            .collect();
+        spans.sort_unstable();
+        let child_holding = |y: BlockId| -> Option<usize> {
+            let (pre, post) = pd.tree.interval(y);
+            let k = spans.partition_point(|&(p, _, _)| p <= pre);
+            (k > 0 && post <= spans[k - 1].1).then(|| spans[k - 1].2)
+        };
+        // Reverse edges of the children's graph, and the children with an edge to target.
+        let mut preds_of: Vec<SmallVec<[u32; 2]>> = vec![SmallVec::new(); children.len()];
+        let mut reaches_target = vec![false; children.len()];
+        let mut stack: Vec<usize> = Vec::new();
+        for (i, &c) in children.iter().enumerate() {
+            for &y in graph.succs(c) {
+                if y == target {
+                    if !reaches_target[i] {
+                        reaches_target[i] = true;
+                        stack.push(i);
+                    }
+                } else if y != n {
+                    if let Some(j) = child_holding(y).filter(|&j| j != i) {
+                        preds_of[j].push(i as u32);
+                    }
+                }
+            }
+        }
+        while let Some(j) = stack.pop() {
+            for &i in &preds_of[j] {
+                if !reaches_target[i as usize] {
+                    reaches_target[i as usize] = true;
+                    stack.push(i as usize);
+                }
+            }
+        }
+        let adopt: SmallVec<[BlockId; 4]> = children
+            .iter()
+            .zip(&reaches_target)
+            .filter(|(_, &reaches)| !reaches)
+            .map(|(&c, _)| c)
             .collect();
         self.a.postdom.tree.insert_adopting(target, n, &adopt);
     }

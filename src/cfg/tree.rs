@@ -62,6 +62,11 @@ impl LabelledTree {
         self.nodes[b].pre != 0
     }
 
+    /// The `(pre, post)` labels of a node.
+    pub(crate) fn interval(&self, b: BlockId) -> (u64, u64) {
+        (self.nodes[b].pre, self.nodes[b].post)
+    }
+
     pub(crate) fn parent(&self, b: BlockId) -> Option<BlockId> {
         self.nodes[b].parent.expand()
     }
