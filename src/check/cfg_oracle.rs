@@ -39,6 +39,8 @@ pub struct CfgOracle {
     pdom_count: Vec<usize>,
     virtual_sources: Vec<usize>,
     /// `reach[a][b]` in the graph without back edges.
+    /// Successors with back edges removed (the acyclic graph reachability is defined on).
+    forward: Vec<Vec<usize>>,
     reach: Vec<Vec<bool>>,
     loops: Vec<OracleLoop>,
 }
@@ -118,6 +120,7 @@ impl CfgOracle {
             pdom: Vec::new(),
             pdom_count: Vec::new(),
             virtual_sources: Vec::new(),
+            forward: Vec::new(),
             reach: Vec::new(),
             loops: Vec::new(),
         };
@@ -179,7 +182,7 @@ impl CfgOracle {
 
     fn compute_reach(&mut self) {
         let n = self.blocks.len();
-        let forward: Vec<Vec<usize>> = (0..n)
+        self.forward = (0..n)
             .map(|u| {
                 self.succ[u]
                     .iter()
@@ -188,10 +191,11 @@ impl CfgOracle {
                     .collect()
             })
             .collect();
+        let forward = &self.forward;
         self.reach = (0..n)
             .map(|a| {
                 if self.reachable[a] {
-                    search(n, &[a], &forward, None)
+                    search(n, &[a], forward, None)
                 } else {
                     vec![false; n]
                 }
@@ -386,16 +390,7 @@ impl CfgOracle {
             return false;
         }
         let n = self.blocks.len();
-        let forward: Vec<Vec<usize>> = (0..n)
-            .map(|u| {
-                self.succ[u]
-                    .iter()
-                    .copied()
-                    .filter(|&v| !self.is_back(u, v))
-                    .collect()
-            })
-            .collect();
-        search(n, &[a], &forward, Some(c))[b]
+        search(n, &[a], &self.forward, Some(c))[b]
     }
 
     pub fn dominance_frontier(&self, x: BlockId) -> BTreeSet<BlockId> {

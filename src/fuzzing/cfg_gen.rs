@@ -17,7 +17,7 @@
 //! its seed alone.
 
 use super::mutate::SplitMix64;
-use crate::ir::{Block, BlockId, Function, Module, Param, Terminator, Type, Types, Value};
+use crate::ir::{Block, BlockId, Function, Module, Terminator, Types, Value};
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 
 #[derive(Clone, Debug)]
@@ -453,25 +453,7 @@ pub fn random_function(seed: u64, config: &CfgGenConfig, types: &mut Types) -> F
         g.set(end, Terminator::Ret { value: None });
     }
     g.add_gotos();
-    let void = types.intern(Type::Void);
-    let i32t = types.intern(Type::Int(32));
-    let ty = types.intern(Type::Function {
-        ret: void,
-        params: vec![i32t],
-        var_arg: false,
-    });
-    Function {
-        name: format!("random_{seed:016x}"),
-        ty,
-        ret: void,
-        params: vec![Param {
-            name: Some("c".into()),
-            ty: i32t,
-        }],
-        blocks: g.blocks,
-        insts: PrimaryMap::new(),
-        layout: g.layout,
-    }
+    super::synthetic::cfg_function(format!("random_{seed:016x}"), types, g.blocks, g.layout)
 }
 
 /// A module holding one [`random_function`].

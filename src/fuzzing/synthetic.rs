@@ -5,13 +5,6 @@ use crate::ir::{Block, BlockId, Function, Param, Terminator, Type, Types, Value}
 use cranelift_entity::{EntityRef, PrimaryMap};
 
 fn function(name: String, types: &mut Types, terms: Vec<Terminator>) -> Function {
-    let void = types.intern(Type::Void);
-    let i32t = types.intern(Type::Int(32));
-    let ty = types.intern(Type::Function {
-        ret: void,
-        params: vec![i32t],
-        var_arg: false,
-    });
     let mut blocks = PrimaryMap::new();
     for t in terms {
         blocks.push(Block {
@@ -21,6 +14,24 @@ fn function(name: String, types: &mut Types, terms: Vec<Terminator>) -> Function
         });
     }
     let layout = blocks.keys().collect();
+    cfg_function(name, types, blocks, layout)
+}
+
+/// A `void (i32 %c)` function around the given blocks: the shape every generated CFG
+/// has (branch conditions read `%c`).
+pub(crate) fn cfg_function(
+    name: String,
+    types: &mut Types,
+    blocks: PrimaryMap<BlockId, Block>,
+    layout: Vec<BlockId>,
+) -> Function {
+    let void = types.intern(Type::Void);
+    let i32t = types.intern(Type::Int(32));
+    let ty = types.intern(Type::Function {
+        ret: void,
+        params: vec![i32t],
+        var_arg: false,
+    });
     Function {
         name,
         ty,
