@@ -24,6 +24,12 @@ pub enum Error {
     Dxil(String),
     #[error("{0}")]
     Cfg(#[from] crate::cfg::CfgError),
+    /// The structurizer could not handle a function (irreducible CFG, or an internal error).
+    #[error("{0}")]
+    Structurize(#[from] crate::passes::StructurizeError),
+    /// SPIR-V emission failed (`crate::emit`).
+    #[error("{0}")]
+    Emit(#[from] crate::emit::shape::EmitError),
     #[error("I/O: {0}")]
     Io(#[from] std::io::Error),
 }

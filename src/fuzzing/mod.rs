@@ -4,3 +4,4 @@ pub mod mutate;
 pub mod cfg_gen;
 pub mod synthetic;
 pub mod cfg_rewrite;
+pub mod structured_gen;

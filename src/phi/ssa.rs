@@ -1,0 +1,252 @@
+//! The SSA construction behind [`repair`](super::repair).
+
+use crate::passes::graph::Preds;
+use crate::passes::scfg::{Phi, SBlock, Scfg, Term, Val, VarId};
+use cranelift_entity::SecondaryMap;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PhiError {
+    #[error("function `{function}`: block {block} has parallel edges to {target} with different values of a variable (internal error)")]
+    ConflictingEdges { function: String, block: String, target: String },
+}
+
+/// A value during construction: a final value or a PHI under construction.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum V {
+    Known(Val),
+    Temp(u32),
+}
+
+struct TempPhi {
+    block: SBlock,
+    var: VarId,
+    operands: Vec<(SBlock, V)>,
+}
+
+/// Rebuilds `phis` and `entry_values` of every block. Returns the number of PHIs.
+pub fn repair(scfg: &mut Scfg) -> Result<usize, PhiError> {
+    let preds = Preds::compute(scfg);
+    for &b in &scfg.layout {
+        scfg.blocks[b].phis.clear();
+        scfg.blocks[b].entry_values.clear();
+    }
+    // Reads, grouped by variable, in layout order.
+    let mut reads: Vec<(VarId, SBlock)> = Vec::new();
+    for &b in &scfg.layout {
+        let block = &scfg.blocks[b];
+        if let Some(o) = block.original() {
+            if let Some(v) = scfg.incoming_var(o) {
+                reads.push((v, b));
+            }
+        }
+        if let Term::Dispatch { var, .. } = block.term {
+            if !reads.contains(&(var, b)) {
+                reads.push((var, b));
+            }
+        }
+    }
+    reads.sort_by_key(|&(v, b)| (v, scfg.layout.iter().position(|&x| x == b)));
+    let mut temps: Vec<TempPhi> = Vec::new();
+    let mut replaced: Vec<Option<V>> = Vec::new();
+    let mut results: Vec<(SBlock, VarId, V)> = Vec::new();
+    let mut i = 0;
+    while i < reads.len() {
+        let var = reads[i].0;
+        let mut j = i;
+        while j < reads.len() && reads[j].0 == var {
+            j += 1;
+        }
+        let blocks: Vec<SBlock> = reads[i..j].iter().map(|&(_, b)| b).collect();
+        let values = solve_var(scfg, &preds, var, &blocks, &mut temps, &mut replaced)?;
+        for (b, v) in blocks.into_iter().zip(values) {
+            results.push((b, var, v));
+        }
+        i = j;
+    }
+    remove_trivial(&mut temps, &mut replaced);
+    // Materialize the surviving PHIs.
+    let mut final_val: Vec<Option<Val>> = vec![None; temps.len()];
+    for (t, phi) in temps.iter().enumerate() {
+        if replaced[t].is_none() {
+            let index = scfg.blocks[phi.block].phis.len() as u32;
+            scfg.blocks[phi.block].phis.push(Phi { var: phi.var, incoming: Vec::new() });
+            final_val[t] = Some(Val::Phi { block: phi.block, index });
+        }
+    }
+    let resolve = |v: V, replaced: &Vec<Option<V>>, final_val: &Vec<Option<Val>>| -> Val {
+        let mut v = v;
+        loop {
+            match v {
+                V::Known(k) => return k,
+                V::Temp(t) => match replaced[t as usize] {
+                    Some(r) => v = r,
+                    None => return final_val[t as usize].expect("surviving phi"),
+                },
+            }
+        }
+    };
+    let mut count = 0;
+    for (t, phi) in temps.iter().enumerate() {
+        if replaced[t].is_some() {
+            continue;
+        }
+        let Some(Val::Phi { block, index }) = final_val[t] else { unreachable!() };
+        let incoming: Vec<(SBlock, Val)> =
+            phi.operands.iter().map(|&(p, v)| (p, resolve(v, &replaced, &final_val))).collect();
+        scfg.blocks[block].phis[index as usize].incoming = incoming;
+        count += 1;
+    }
+    for (b, var, v) in results {
+        let val = resolve(v, &replaced, &final_val);
+        scfg.blocks[b].entry_values.push((var, val));
+    }
+    Ok(count)
+}
+
+/// The value `var` has when leaving `p` towards `z`, if an edge of `p` to `z` defines it.
+fn edge_value(scfg: &Scfg, var: VarId, p: SBlock, z: SBlock) -> Result<Option<Val>, PhiError> {
+    let block = &scfg.blocks[p];
+    let mut found: Option<Option<Val>> = None;
+    for (slot, &s) in block.term.succs().iter().enumerate() {
+        if s != z {
+            continue;
+        }
+        let here = block.edge_defs.iter().rev().find(|d| d.slot as usize == slot && d.var == var).map(|d| d.val);
+        match found {
+            None => found = Some(here),
+            Some(prev) if prev == here => {}
+            Some(_) => {
+                return Err(PhiError::ConflictingEdges {
+                    function: scfg.name.clone(),
+                    block: scfg.label(p),
+                    target: scfg.label(z),
+                })
+            }
+        }
+    }
+    Ok(found.flatten())
+}
+
+/// Values of `var` on entry to each of `reads`.
+fn solve_var(
+    scfg: &Scfg,
+    preds: &Preds,
+    var: VarId,
+    reads: &[SBlock],
+    temps: &mut Vec<TempPhi>,
+    replaced: &mut Vec<Option<V>>,
+) -> Result<Vec<V>, PhiError> {
+    // Backward closure: blocks whose entry value is needed.
+    let mut needed: SecondaryMap<SBlock, bool> = SecondaryMap::new();
+    let mut order: Vec<SBlock> = Vec::new();
+    let mut stack: Vec<SBlock> = Vec::new();
+    for &r in reads {
+        if !needed[r] {
+            needed[r] = true;
+            order.push(r);
+            stack.push(r);
+        }
+    }
+    while let Some(z) = stack.pop() {
+        for p in preds.distinct(z) {
+            if edge_value(scfg, var, p, z)?.is_none() && !needed[p] {
+                needed[p] = true;
+                order.push(p);
+                stack.push(p);
+            }
+        }
+    }
+    // Entry value of each needed block: a PHI where several edges meet, else the single
+    // incoming edge's value.
+    let mut value: SecondaryMap<SBlock, Option<V>> = SecondaryMap::new();
+    for &z in &order {
+        if preds.count_distinct(z) >= 2 {
+            let t = temps.len() as u32;
+            temps.push(TempPhi { block: z, var, operands: Vec::new() });
+            replaced.push(None);
+            value[z] = Some(V::Temp(t));
+        } else if preds.count_distinct(z) == 0 {
+            value[z] = Some(V::Known(Val::Undef));
+        }
+    }
+    // Single-predecessor chains, resolved iteratively.
+    for &z in &order {
+        let mut chain: Vec<SBlock> = Vec::new();
+        let mut cur = z;
+        let v = loop {
+            if let Some(v) = value[cur] {
+                break v;
+            }
+            let p = preds.distinct(cur)[0];
+            if let Some(val) = edge_value(scfg, var, p, cur)? {
+                break V::Known(val);
+            }
+            chain.push(cur);
+            if chain.len() > order.len() {
+                // A cycle of single-predecessor blocks cannot be reached from the entry.
+                break V::Known(Val::Undef);
+            }
+            cur = p;
+        };
+        value[cur] = Some(v);
+        for c in chain {
+            value[c] = Some(v);
+        }
+    }
+    for t in 0..temps.len() {
+        if temps[t].var != var || !temps[t].operands.is_empty() {
+            continue;
+        }
+        let z = temps[t].block;
+        let mut operands = Vec::new();
+        for p in preds.distinct(z) {
+            let v = match edge_value(scfg, var, p, z)? {
+                Some(val) => V::Known(val),
+                None => value[p].expect("needed predecessor has a value"),
+            };
+            operands.push((p, v));
+        }
+        temps[t].operands = operands;
+    }
+    Ok(reads.iter().map(|&r| value[r].expect("read has a value")).collect())
+}
+
+/// Replaces PHIs whose inputs are all one value (or the PHI itself) until none is left.
+fn remove_trivial(temps: &mut [TempPhi], replaced: &mut [Option<V>]) {
+    fn find(mut v: V, replaced: &[Option<V>]) -> V {
+        while let V::Temp(t) = v {
+            match replaced[t as usize] {
+                Some(r) => v = r,
+                None => break,
+            }
+        }
+        v
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for t in 0..temps.len() {
+            if replaced[t].is_some() {
+                continue;
+            }
+            let me = V::Temp(t as u32);
+            let mut same: Option<V> = None;
+            let mut trivial = true;
+            for &(_, op) in &temps[t].operands {
+                let op = find(op, replaced);
+                if op == me || Some(op) == same {
+                    continue;
+                }
+                if same.is_some() {
+                    trivial = false;
+                    break;
+                }
+                same = Some(op);
+            }
+            if trivial {
+                replaced[t] = Some(same.unwrap_or(V::Known(Val::Undef)));
+                changed = true;
+            }
+        }
+    }
+}
