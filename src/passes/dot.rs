@@ -95,7 +95,8 @@ fn back_edge_targets(scfg: &Scfg) -> HashSet<SBlock> {
 
 /// The graph in DOT, deterministic.
 pub fn render_dot(scfg: &Scfg) -> String {
-    let label = |b: SBlock| crate::check::structured::safe_label(scfg, b);
+    let labels = crate::check::structured::Labels::new(scfg);
+    let label = |b: SBlock| labels.get(b);
     let in_layout: HashSet<SBlock> = scfg.layout.iter().copied().collect();
     // Nodes: the layout, then blocks named by it but missing from it, in order of mention.
     let mut nodes: Vec<SBlock> = Vec::new();
@@ -178,9 +179,8 @@ pub fn render_dot(scfg: &Scfg) -> String {
             let attrs = if succs.len() >= 2 { vec![attr_q("label", &slot.to_string())] } else { Vec::new() };
             stmts.push(edge(b, t, attrs));
         }
-        let structural = |style: &str, color: &str| {
-            vec![attr("style", style), attr("color", color), attr("constraint", "false")]
-        };
+        let structural =
+            |style: &str, color: &str| vec![attr("style", style), attr("color", color), attr("constraint", "false")];
         match block.merge {
             Some(Merge::Selection { merge }) => stmts.push(edge(b, merge, structural("dashed", "blue"))),
             Some(Merge::Loop { merge, continue_target }) => {

@@ -43,7 +43,7 @@ fn defs_of(work: &Work, b: super::SBlock, slot: usize) -> Vec<EdgeDef> {
         .edge_defs
         .iter()
         .filter(|d| d.slot as usize == slot)
-        .copied()
+        .map(|d| EdgeDef { slot: 0, ..*d })
         .collect();
     defs.sort_by_key(|d| (d.var, format!("{:?}", d.val)));
     defs

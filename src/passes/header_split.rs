@@ -33,7 +33,7 @@ pub fn run(work: &mut Work, plan: &mut Plan) {
             _ => false,
         };
         let inside = distinct.iter().filter(|&&s| s != merge && s != l.continue_target).count();
-        let needs_split = distinct.len() > 1 && (is_switch || !two_way || inside > 1);
+        let needs_split = is_switch || (two_way && inside > 1);
         if !needs_split {
             continue;
         }

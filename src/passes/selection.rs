@@ -257,8 +257,13 @@ impl RegionPass<'_> {
             return false;
         }
         let _ = plan;
-        let succs = work.scfg.blocks[b].term.succs();
-        succs.iter().any(|&s| s != succs[0])
+        // Every conditional branch and switch gets decided, even one whose targets are all
+        // the same block: SPIR-V counts its targets, not the distinct ones.
+        match &work.scfg.blocks[b].term {
+            Term::Orig { block, .. } => matches!(work.scfg.orig_kind(*block), OrigKind::CondBr | OrigKind::Switch),
+            Term::Dispatch { targets, .. } => targets.len() >= 2,
+            _ => false,
+        }
     }
 
     fn is_switch(&self, work: &Work, b: SBlock) -> bool {
@@ -352,15 +357,6 @@ impl RegionPass<'_> {
                     targets.push(s);
                 }
             }
-        }
-        if std::env::var_os("UNTANGLE_DEBUG_SELECTION").is_some() {
-            eprintln!(
-                "decide {}: mc {:?} P {:?} T {:?}",
-                work.scfg.label(x),
-                merge_children.iter().map(|&b| work.scfg.label(b)).collect::<Vec<_>>(),
-                p_blocks.iter().map(|&b| work.scfg.label(b)).collect::<Vec<_>>(),
-                targets.iter().map(|&b| work.scfg.label(b)).collect::<Vec<_>>()
-            );
         }
         if targets.is_empty() {
             // Every arm leaves the region or ends: merge at the biggest arm.

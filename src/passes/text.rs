@@ -13,7 +13,7 @@
 //! K-th PHI of block `LABEL`). Both renderings depend only on the graph (and the function,
 //! when given), so they are deterministic.
 
-use crate::check::structured::{op_of, orig_kind, safe_label, Op};
+use crate::check::structured::{op_of, orig_kind, Labels, Op};
 use crate::ir::{BlockId, Function, Terminator};
 use crate::passes::scfg::{Merge, OrigKind, Origin, SBlock, Scfg, Term, Val, VarId, VarKind};
 use cranelift_entity::EntityRef;
@@ -38,10 +38,14 @@ pub fn var_name(scfg: &Scfg, v: VarId) -> String {
 
 /// `3`, `undef` or `phi0@LABEL`.
 pub fn val_text(scfg: &Scfg, v: Val) -> String {
+    val_text_with(&Labels::new(scfg), v)
+}
+
+fn val_text_with(labels: &Labels<'_>, v: Val) -> String {
     match v {
         Val::Const(n) => n.to_string(),
         Val::Undef => "undef".to_string(),
-        Val::Phi { block, index } => format!("phi{index}@{}", safe_label(scfg, block)),
+        Val::Phi { block, index } => format!("phi{index}@{}", labels.get(block)),
     }
 }
 
@@ -82,7 +86,8 @@ fn switch_values(func: Option<&Function>, block: BlockId) -> Option<Vec<u64>> {
 /// One line per block, in layout order.
 pub fn render_listing(scfg: &Scfg, func: Option<&Function>) -> String {
     let mut out = String::new();
-    let l = |b: SBlock| safe_label(scfg, b);
+    let labels = Labels::new(scfg);
+    let l = |b: SBlock| labels.get(b);
     for &b in &scfg.layout {
         let Some(block) = scfg.blocks.get(b) else {
             let _ = writeln!(out, "{b}: no such block");
@@ -144,7 +149,7 @@ pub fn render_listing(scfg: &Scfg, func: Option<&Function>) -> String {
             out.push_str(" | defs ");
             for (k, d) in block.edge_defs.iter().enumerate() {
                 let sep = if k == 0 { "" } else { ", " };
-                let _ = write!(out, "{sep}{}: {} = {}", d.slot, var_name(scfg, d.var), val_text(scfg, d.val));
+                let _ = write!(out, "{sep}{}: {} = {}", d.slot, var_name(scfg, d.var), val_text_with(&labels, d.val));
             }
         }
         if !block.phis.is_empty() {
@@ -154,7 +159,7 @@ pub fn render_listing(scfg: &Scfg, func: Option<&Function>) -> String {
                 let _ = write!(out, "{sep}{} = [", var_name(scfg, p.var));
                 for (j, (pred, v)) in p.incoming.iter().enumerate() {
                     let sep = if j == 0 { "" } else { ", " };
-                    let _ = write!(out, "{sep}{}: {}", l(*pred), val_text(scfg, *v));
+                    let _ = write!(out, "{sep}{}: {}", l(*pred), val_text_with(&labels, *v));
                 }
                 out.push(']');
             }
@@ -163,7 +168,7 @@ pub fn render_listing(scfg: &Scfg, func: Option<&Function>) -> String {
             out.push_str(" | entry ");
             for (k, (var, v)) in block.entry_values.iter().enumerate() {
                 let sep = if k == 0 { "" } else { ", " };
-                let _ = write!(out, "{sep}{} = {}", var_name(scfg, *var), val_text(scfg, *v));
+                let _ = write!(out, "{sep}{} = {}", var_name(scfg, *var), val_text_with(&labels, *v));
             }
         }
         out.push('\n');
@@ -203,6 +208,7 @@ enum Exit {
 
 struct Walk<'a> {
     scfg: &'a Scfg,
+    labels: Labels<'a>,
     func: Option<&'a Function>,
     out: String,
     printed: HashSet<SBlock>,
@@ -212,7 +218,7 @@ type WalkResult<T = ()> = Result<T, String>;
 
 impl<'a> Walk<'a> {
     fn l(&self, b: SBlock) -> String {
-        safe_label(self.scfg, b)
+        self.labels.get(b)
     }
 
     fn line(&mut self, indent: usize, text: &str) {
@@ -393,8 +399,10 @@ impl<'a> Walk<'a> {
     }
 
     fn if_else(&mut self, term: &Term, merge: SBlock, stack: &mut Vec<Frame>, indent: usize) -> WalkResult {
-        let s = term.succs();
-        let (t, f) = (s[0], s[1]);
+        let (t, f) = match *term.succs() {
+            [t, f] => (t, f),
+            _ => return Err("a conditional branch without two targets".to_string()),
+        };
         stack.push(Frame::Sel { merge });
         let r = (|| {
             if t != merge && f == merge {
@@ -434,8 +442,7 @@ impl<'a> Walk<'a> {
                 continue;
             }
             done.push(t);
-            let k: Vec<&str> =
-                slots.iter().zip(&keys).filter(|(x, _)| **x == t).map(|(_, k)| k.as_str()).collect();
+            let k: Vec<&str> = slots.iter().zip(&keys).filter(|(x, _)| **x == t).map(|(_, k)| k.as_str()).collect();
             let k = k.join(" | ");
             if t == merge {
                 self.line(indent + 1, &format!("{k} => {{}}"));
@@ -536,7 +543,7 @@ impl<'a> Walk<'a> {
 /// Nested pseudo-code of a structured graph; the listing (after a `# ...` line saying why)
 /// for a graph the walk cannot follow, e.g. one without merge annotations.
 pub fn render_structured(scfg: &Scfg, func: Option<&Function>) -> String {
-    let mut w = Walk { scfg, func, out: String::new(), printed: HashSet::new() };
+    let mut w = Walk { scfg, labels: Labels::new(scfg), func, out: String::new(), printed: HashSet::new() };
     let mut stack = Vec::new();
     let result = if scfg.blocks.get(scfg.entry).is_some() {
         w.seq(scfg.entry, &mut stack, 0)
@@ -546,7 +553,7 @@ pub fn render_structured(scfg: &Scfg, func: Option<&Function>) -> String {
     match result {
         Ok(()) => {
             let missed: Vec<String> =
-                scfg.layout.iter().filter(|b| !w.printed.contains(b)).map(|&b| safe_label(scfg, b)).collect();
+                scfg.layout.iter().filter(|b| !w.printed.contains(b)).map(|&b| w.labels.get(b)).collect();
             if !missed.is_empty() {
                 let _ = writeln!(w.out, "# not reached: {}", missed.join(", "));
             }
