@@ -31,6 +31,9 @@ fn main() {
     let first = args.get(1).copied().unwrap_or(0);
     let streams = args.get(2).copied().unwrap_or(50) as usize;
     let threads = args.get(3).copied().unwrap_or(2);
+    if std::env::var_os("UNTANGLE_VERIFY_INCREMENTAL").is_some() {
+        untangle::passes::selection::VERIFY_INCREMENTAL.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
     let validator = find_spirv_val();
     if validator.is_none() {
         eprintln!("spirv-val not found: modules are not validated");

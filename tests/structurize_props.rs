@@ -36,6 +36,9 @@ fn single(seed: u64, size: u8) -> Module {
 
 #[test]
 fn random_cfgs_structurize_and_trace_like_the_input() {
+    // Also compare the selection pass's incrementally updated dominator tree with a
+    // recomputation after every rewrite.
+    untangle::passes::selection::VERIFY_INCREMENTAL.store(true, std::sync::atomic::Ordering::Relaxed);
     let mut runner = TestRunner::new_with_rng(
         Config { cases: CASES, failure_persistence: None, ..Config::default() },
         TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]),

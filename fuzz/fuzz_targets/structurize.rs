@@ -1,5 +1,5 @@
-//! Structurize random reducible CFGs and check the result against the SPIR-V structured
-//! control-flow rules.
+//! Structurize random reducible CFGs and check the result: SPIR-V structured control-flow
+//! rules and trace equivalence with the input (graph level and through the shape module).
 //!
 //! The input bytes are a seed (the first 8, little-endian) and a generator config (the rest,
 //! through `ShapeGenConfig::from_bytes`: sizes, statement weights and feature chances), so
@@ -33,17 +33,12 @@ fuzz_target!(|data: &[u8]| {
         )
     };
 
-    // The generator only produces reducible, well-formed functions: any error is a bug of
-    // the structurizer (or of the generator, which the main crate's tests guard).
-    let result = match untangle::passes::structurize(&func, Default::default()) {
-        Ok(r) => r,
-        Err(e) => report(&format!("structurize failed on a reducible CFG: {e}")),
-    };
-    // (`check_structured_with(&result.scfg, Some(&func))` also checks every original
-    // terminator's slot count against `func`, once that API is settled.)
-    if let Err(v) = untangle::check::structured::check_structured(&result.scfg) {
-        report(&format!("{v}"));
+    // The generator only produces reducible, well-formed functions: any failure of the
+    // whole shape check (structurize, structured rules, graph-level and SPIR-V trace
+    // equivalence on 16 decision streams) is a bug.
+    let mut module = untangle::ir::Module { types: types.clone(), ..Default::default() };
+    module.functions.push(func.clone());
+    if let Err(e) = untangle::check::shape_check::check_module(&module, 16, seed, None) {
+        report(&format!("{e}"));
     }
-    // TODO(lead): trace equivalence between `func` and `result.scfg` (same sequence of
-    // original blocks and decisions for random decision streams) is wired in later.
 });

@@ -1366,6 +1366,8 @@ pub(crate) mod testing {
                 incoming_vars: Vec::new(),
                 original_labels: Vec::new(),
                 original_kinds: Vec::new(),
+                number_by_block: Vec::new(),
+                incoming_by_block: Vec::new(),
             };
             let mut g = G { scfg, names: Vec::new(), terms: Vec::new() };
             for name in names {

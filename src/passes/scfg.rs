@@ -190,6 +190,10 @@ pub struct Scfg {
     pub incoming_vars: Vec<(BlockId, VarId)>,
     /// Labels of original blocks (for dumps), by `BlockId` index.
     pub original_labels: Vec<String>,
+    /// `number_of` and `incoming_var` as dense tables, by `BlockId` index.
+    /// (Empty for hand-built graphs: lookups then scan the lists above.)
+    pub(crate) number_by_block: Vec<u32>,
+    pub(crate) incoming_by_block: Vec<Option<VarId>>,
     /// The shape of each original block's terminator, by `BlockId` index.
     pub original_kinds: Vec<OrigKind>,
 }
@@ -207,15 +211,22 @@ pub enum OrigKind {
 impl Scfg {
     /// The layout number (0-based position in `Function::layout`) of an original block.
     pub fn number_of(&self, b: BlockId) -> u32 {
-        self.original_numbers
-            .iter()
-            .find(|(o, _)| *o == b)
-            .map(|(_, n)| *n)
-            .expect("original block of this function")
+        match self.number_by_block.get(b.as_u32_index() as usize) {
+            Some(&n) if n != u32::MAX => n,
+            _ => self
+                .original_numbers
+                .iter()
+                .find(|(o, _)| *o == b)
+                .map(|(_, n)| *n)
+                .expect("original block of this function"),
+        }
     }
 
     pub fn incoming_var(&self, b: BlockId) -> Option<VarId> {
-        self.incoming_vars.iter().find(|(o, _)| *o == b).map(|(_, v)| *v)
+        if self.incoming_by_block.is_empty() {
+            return self.incoming_vars.iter().find(|(o, _)| *o == b).map(|(_, v)| *v);
+        }
+        self.incoming_by_block.get(b.as_u32_index() as usize).copied().flatten()
     }
 
     pub fn orig_kind(&self, b: BlockId) -> OrigKind {
@@ -287,6 +298,8 @@ impl Scfg {
             incoming_vars: Vec::new(),
             original_labels: Vec::new(),
             original_kinds: Vec::new(),
+            number_by_block: vec![u32::MAX; func.blocks.len()],
+            incoming_by_block: vec![None; func.blocks.len()],
         };
         scfg.original_kinds = func
             .blocks
@@ -302,6 +315,7 @@ impl Scfg {
         for (n, &b) in func.layout.iter().enumerate() {
             labels[b.as_u32_index() as usize] = func.block_label(b);
             scfg.original_numbers.push((b, n as u32));
+            scfg.number_by_block[b.as_u32_index() as usize] = n as u32;
         }
         scfg.original_labels = labels;
         let reachable = reachable_originals(func);
@@ -322,6 +336,7 @@ impl Scfg {
             if has_phis {
                 let v = scfg.vars.push(VarKind::IncomingBlock(b));
                 scfg.incoming_vars.push((b, v));
+                scfg.incoming_by_block[b.as_u32_index() as usize] = Some(v);
             }
             let succs: SmallVec<[SBlock; 2]> = func.blocks[b]
                 .terminator

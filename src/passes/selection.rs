@@ -161,13 +161,60 @@ struct RegionPass<'r> {
     selection_merge: SecondaryMap<SBlock, bool>,
 }
 
-/// The acyclic graph of one region.
+/// The acyclic graph of one region: its dominator tree and predecessor lists, updated in
+/// place after each rewrite (see [`RegionPass::update_after_funnel`]).
 struct RegionGraph {
-    dfs: Dfs,
-    doms: Doms,
+    /// A strict order in which every block follows its immediate dominator (reverse
+    /// post-order numbers; a new merge block slots in just before its first target).
+    key: SecondaryMap<SBlock, (u64, u32)>,
+    idom: SecondaryMap<SBlock, Option<SBlock>>,
+    children: SecondaryMap<SBlock, SmallVec<[SBlock; 4]>>,
+    /// Distinct predecessors inside the region.
     rpreds: SecondaryMap<SBlock, SmallVec<[SBlock; 2]>>,
     collapsed: SecondaryMap<SBlock, bool>,
+    /// Blocks in reverse post-order at analysis time (for verification).
+    rpo: Vec<SBlock>,
 }
+
+impl RegionGraph {
+    /// Nearest common dominator (Cooper, Harvey and Kennedy's intersection by order keys).
+    fn intersect(&self, mut a: SBlock, mut b: SBlock) -> SBlock {
+        while a != b {
+            while self.key[a] > self.key[b] {
+                a = self.idom[a].expect("non-root has an idom");
+            }
+            while self.key[b] > self.key[a] {
+                b = self.idom[b].expect("non-root has an idom");
+            }
+        }
+        a
+    }
+
+    fn set_idom(&mut self, b: SBlock, d: SBlock) {
+        if let Some(old) = self.idom[b] {
+            if old == d {
+                return;
+            }
+            self.children[old].retain(|c| *c != b);
+        }
+        self.idom[b] = Some(d);
+        self.children[d].push(b);
+    }
+
+    fn subtree_size(&self, b: SBlock) -> usize {
+        let mut n = 0;
+        let mut stack = vec![b];
+        while let Some(x) = stack.pop() {
+            n += 1;
+            stack.extend(self.children[x].iter().copied());
+        }
+        n
+    }
+}
+
+/// Makes tests compare the incrementally updated region analyses with a recomputation
+/// after every rewrite.
+pub static VERIFY_INCREMENTAL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 impl RegionPass<'_> {
     fn sinks(&self, plan: &Plan) -> (Option<SBlock>, Option<SBlock>) {
@@ -249,7 +296,15 @@ impl RegionPass<'_> {
             });
         }
         let doms = Doms::new(&dfs, |b| rpreds[b].clone());
-        Ok(RegionGraph { dfs, doms, rpreds, collapsed })
+        let mut key: SecondaryMap<SBlock, (u64, u32)> = SecondaryMap::new();
+        let mut idom: SecondaryMap<SBlock, Option<SBlock>> = SecondaryMap::new();
+        let mut children: SecondaryMap<SBlock, SmallVec<[SBlock; 4]>> = SecondaryMap::new();
+        for (i, &b) in dfs.rpo.iter().enumerate() {
+            key[b] = (((i as u64) << 32) | (1 << 31), b.as_u32());
+            idom[b] = doms.idom(b);
+            children[b] = doms.children(b).iter().copied().collect();
+        }
+        Ok(RegionGraph { key, idom, children, rpreds, collapsed, rpo: dfs.rpo })
     }
 
     fn is_header(&self, work: &Work, plan: &Plan, g: &RegionGraph, b: SBlock) -> bool {
@@ -274,19 +329,20 @@ impl RegionPass<'_> {
         }
     }
 
+    /// Decides every header of the region, walking the dominator tree in pre-order (a
+    /// header after all headers that dominate it); the tree is updated in place as merge
+    /// blocks are added, so the cost is that of the construct walks, not of re-analysis.
     fn run(&mut self, work: &mut Work, plan: &mut Plan, size: usize) -> Result<(), StructurizeError> {
         let limit = 8 * size + 64;
         let mut rewrites = 0usize;
         let mut decided: SecondaryMap<SBlock, bool> = SecondaryMap::new();
-        'outer: loop {
-            let g = self.analyse(work, plan)?;
-            for i in 0..g.dfs.rpo.len() {
-                let x = g.dfs.rpo[i];
-                if decided[x] || !self.is_header(work, plan, &g, x) {
-                    continue;
-                }
+        let mut g = self.analyse(work, plan)?;
+        let verify = VERIFY_INCREMENTAL.load(std::sync::atomic::Ordering::Relaxed);
+        let mut stack = vec![self.entry];
+        while let Some(x) = stack.pop() {
+            if !decided[x] && self.is_header(work, plan, &g, x) {
                 decided[x] = true;
-                if self.decide(work, plan, &g, x) {
+                if self.decide(work, plan, &mut g, x) {
                     rewrites += 1;
                     if rewrites > limit {
                         return Err(StructurizeError::NoConvergence {
@@ -295,15 +351,111 @@ impl RegionPass<'_> {
                             rewrites,
                         });
                     }
-                    continue 'outer;
+                    if verify {
+                        self.verify(work, plan, &g)?;
+                    }
                 }
             }
-            return Ok(());
+            let mut kids = g.children[x].clone();
+            kids.sort_by_key(|k| std::cmp::Reverse(g.key[*k]));
+            stack.extend(kids);
+        }
+        Ok(())
+    }
+
+    /// Compares the incrementally maintained tree with a fresh analysis.
+    fn verify(&self, work: &Work, plan: &Plan, g: &RegionGraph) -> Result<(), StructurizeError> {
+        let fresh = self.analyse(work, plan)?;
+        for &b in &fresh.rpo {
+            let mut a: Vec<SBlock> = fresh.rpreds[b].to_vec();
+            let mut c: Vec<SBlock> = g.rpreds[b].to_vec();
+            a.sort();
+            c.sort();
+            if fresh.idom[b] != g.idom[b] || a != c {
+                return Err(StructurizeError::Internal {
+                    function: work.scfg.name.clone(),
+                    pass: "selection",
+                    message: format!(
+                        "incremental analysis of {} disagrees with recomputation: idom {:?} vs {:?}",
+                        work.scfg.label(b),
+                        g.idom[b].map(|d| work.scfg.label(d)),
+                        fresh.idom[b].map(|d| work.scfg.label(d)),
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Updates the region's tree after the edges `exits` (from the construct proper of `x`
+    /// into `targets`) were redirected to the new block `m`. Only `m`, the targets and the
+    /// `boundary` (dominator children of the construct outside it: merge children of `x`,
+    /// merges of enclosing headers) can change immediate dominator: blocks inside the
+    /// construct keep their predecessors, a target outside the subtree of `x` keeps its
+    /// nearest common dominator (its other predecessors lie outside that subtree), and a
+    /// block whose predecessors all lie below one boundary block moves with it.
+    #[allow(clippy::too_many_arguments)]
+    fn update_after_funnel(
+        &self,
+        work: &Work,
+        plan: &Plan,
+        g: &mut RegionGraph,
+        x: SBlock,
+        m: SBlock,
+        exits: &[(SBlock, usize, SBlock)],
+        targets: &[SBlock],
+        boundary: &[SBlock],
+    ) {
+        let _ = x;
+        let mut sources: SmallVec<[SBlock; 4]> = SmallVec::new();
+        for &(u, _, _) in exits {
+            if !sources.contains(&u) {
+                sources.push(u);
+            }
+        }
+        g.collapsed[m] = false;
+        for &t in targets {
+            g.rpreds[t].retain(|p| !sources.contains(p));
+            g.rpreds[t].push(m);
+        }
+        g.rpreds[m] = sources.iter().copied().collect();
+        // Keys stay a topological order of the region: `m` goes between its sources and
+        // its targets, or, when they interleave (or no gap is left), the region is renumbered.
+        let lo = sources.iter().map(|&u| g.key[u].0).max().expect("sources");
+        let hi = targets.iter().map(|&t| g.key[t].0).min().expect("targets");
+        if hi > lo + 1 {
+            g.key[m] = (lo + (hi - lo) / 2, m.as_u32());
+        } else {
+            self.renumber(work, plan, g);
+        }
+        let d = sources[1..].iter().fold(sources[0], |acc, &u| g.intersect(acc, u));
+        g.idom[m] = None;
+        g.set_idom(m, d);
+        let mut again: SmallVec<[SBlock; 8]> = targets.iter().copied().collect();
+        for &y in boundary {
+            if !again.contains(&y) {
+                again.push(y);
+            }
+        }
+        again.sort_by_key(|b| g.key[*b]);
+        for b in again {
+            let preds = g.rpreds[b].clone();
+            let d = preds[1..].iter().fold(preds[0], |acc, &p| g.intersect(acc, p));
+            g.set_idom(b, d);
+        }
+    }
+
+    /// Numbers the region's blocks in reverse post-order again, spaced so that new blocks
+    /// fit between them.
+    fn renumber(&self, work: &Work, plan: &Plan, g: &mut RegionGraph) {
+        let dfs = Dfs::new(self.entry, |b| self.region_succs(work, plan, b));
+        for (i, &b) in dfs.rpo.iter().enumerate() {
+            g.key[b] = (((i as u64) << 32) | (1 << 31), b.as_u32());
         }
     }
 
     /// Decides the merge of header `x`; returns whether the graph changed.
-    fn decide(&mut self, work: &mut Work, plan: &mut Plan, g: &RegionGraph, x: SBlock) -> bool {
+    fn decide(&mut self, work: &mut Work, plan: &mut Plan, g: &mut RegionGraph, x: SBlock) -> bool {
         // `if (c) break; rest`: one arm leaves the region and the other is entered only
         // from here; merging at the other arm keeps `rest` out of the construct.
         let mut inside: SmallVec<[SBlock; 2]> = SmallVec::new();
@@ -322,26 +474,31 @@ impl RegionPass<'_> {
         }
         let merge_children: SmallVec<[SBlock; 4]> = {
             let mut mc: SmallVec<[SBlock; 4]> =
-                g.doms.children(x).iter().copied().filter(|&c| g.rpreds[c].len() >= 2).collect();
-            mc.sort_by_key(|&c| g.dfs.rpo_index[c]);
+                g.children[x].iter().copied().filter(|&c| g.rpreds[c].len() >= 2).collect();
+            mc.sort_by_key(|&c| g.key[c]);
             mc
         };
         // P: the construct proper, walked on the dominator tree.
         let mut in_p: SecondaryMap<SBlock, bool> = SecondaryMap::new();
         let mut p_blocks: Vec<SBlock> = Vec::new();
+        // Dominator children of the construct that are not in it: the only blocks besides
+        // the targets whose immediate dominator a rewrite here can change.
+        let mut boundary: SmallVec<[SBlock; 4]> = SmallVec::new();
         let mut stack = vec![x];
         while let Some(b) = stack.pop() {
             in_p[b] = true;
             p_blocks.push(b);
-            for &c in g.doms.children(b) {
+            for &c in &g.children[b] {
                 // Merge children (children of x only) start the code after the construct;
                 // a merge of an enclosing header ends it.
                 if !(b == x && merge_children.contains(&c)) && !self.selection_merge[c] {
                     stack.push(c);
+                } else {
+                    boundary.push(c);
                 }
             }
         }
-        p_blocks.sort_by_key(|&b| g.dfs.rpo_index[b]);
+        p_blocks.sort_by_key(|&b| g.key[b]);
         let mut targets: SmallVec<[SBlock; 4]> = SmallVec::new();
         let mut exits: Vec<(SBlock, usize, SBlock)> = Vec::new();
         for &u in &p_blocks {
@@ -366,7 +523,7 @@ impl RegionPass<'_> {
                 .iter()
                 .copied()
                 .filter(|&s| !self.is_sink(plan, s) && !self.used_as_merge[s])
-                .max_by_key(|&s| (g.doms.subtree_size(s), std::cmp::Reverse(g.dfs.rpo_index[s])));
+                .max_by_key(|&s| (g.subtree_size(s), std::cmp::Reverse(g.key[s])));
             match arm {
                 Some(c) => {
                     self.used_as_merge[c] = true;
@@ -417,6 +574,7 @@ impl RegionPass<'_> {
             self.used_as_merge[m] = true;
             self.selection_merge[m] = true;
             plan.selections.push((x, Some(m)));
+            self.update_after_funnel(work, plan, g, x, m, &exits, &targets, &boundary);
             true
         }
     }

@@ -45,7 +45,11 @@ pub fn repair(scfg: &mut Scfg) -> Result<usize, PhiError> {
             }
         }
     }
-    reads.sort_by_key(|&(v, b)| (v, scfg.layout.iter().position(|&x| x == b)));
+    let mut position: SecondaryMap<SBlock, u32> = SecondaryMap::new();
+    for (i, &b) in scfg.layout.iter().enumerate() {
+        position[b] = i as u32;
+    }
+    reads.sort_by_key(|&(v, b)| (v, position[b]));
     let mut temps: Vec<TempPhi> = Vec::new();
     let mut replaced: Vec<Option<V>> = Vec::new();
     let mut results: Vec<(SBlock, VarId, V)> = Vec::new();
@@ -159,6 +163,7 @@ fn solve_var(
     // Entry value of each needed block: a PHI where several edges meet, else the single
     // incoming edge's value.
     let mut value: SecondaryMap<SBlock, Option<V>> = SecondaryMap::new();
+    let first_temp = temps.len();
     for &z in &order {
         if preds.count_distinct(z) >= 2 {
             let t = temps.len() as u32;
@@ -193,10 +198,7 @@ fn solve_var(
             value[c] = Some(v);
         }
     }
-    for t in 0..temps.len() {
-        if temps[t].var != var || !temps[t].operands.is_empty() {
-            continue;
-        }
+    for t in first_temp..temps.len() {
         let z = temps[t].block;
         let mut operands = Vec::new();
         for p in preds.distinct(z) {
