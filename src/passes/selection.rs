@@ -61,6 +61,10 @@ pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
             used_as_merge[m] = true;
         }
     }
+    let mut loop_of_header: SecondaryMap<SBlock, Option<usize>> = SecondaryMap::new();
+    for (i, l) in plan.loops.iter().enumerate() {
+        loop_of_header[l.header] = Some(i);
+    }
     let entry = work.scfg.entry;
     let mut regions: Vec<(Option<usize>, SBlock)> = vec![(None, entry)];
     regions.extend(plan.loops.iter().enumerate().map(|(i, l)| (Some(i), l.header)));
@@ -75,6 +79,7 @@ pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
             region: &mut region,
             used_as_merge: &mut used_as_merge,
             selection_merge: SecondaryMap::new(),
+            loop_of_header: &loop_of_header,
         };
         region_pass.run(work, plan, size)?;
     }
@@ -159,6 +164,8 @@ struct RegionPass<'r> {
     used_as_merge: &'r mut SecondaryMap<SBlock, bool>,
     /// Merges of selections decided in this region: they end enclosing constructs.
     selection_merge: SecondaryMap<SBlock, bool>,
+    /// Index in `plan.loops` of the loop each header heads.
+    loop_of_header: &'r SecondaryMap<SBlock, Option<usize>>,
 }
 
 /// The acyclic graph of one region: its dominator tree and predecessor lists, updated in
@@ -231,10 +238,11 @@ impl RegionPass<'_> {
 
     /// The inner loop headed by `b`, when `b` is collapsed in this region.
     fn inner_loop(&self, plan: &Plan, b: SBlock) -> Option<usize> {
+        let _ = plan;
         if b == self.entry && self.r.is_some() {
             return None;
         }
-        plan.loops.iter().position(|l| l.header == b)
+        self.loop_of_header[b]
     }
 
     /// Region successors: real successors minus structured exits; a collapsed inner loop
