@@ -28,9 +28,13 @@
 //! Headers are decided in reverse post-order, so a header's decision is final when its
 //! descendants are decided. Nothing is ever duplicated: convergent operations (barriers,
 //! derivatives, wave ops) keep their single position.
-//! Cost: analyses of a region are recomputed after each rewrite that adds a merge block:
-//! O(region size · ladder rungs) per region; `benches/structurize.rs` measures it on the
-//! worst patterns we know (unrolled loops with interleaved breaks).
+//! Cost: one analysis per region; after a rewrite the region's dominator tree is patched
+//! in place (the new merge, the targets and the construct's boundary blocks are the only
+//! blocks whose immediate dominator can change; `VERIFY_INCREMENTAL` checks this against a
+//! recomputation in the property tests). Each decision walks the header's construct, so
+//! the pass is O(sum of construct sizes): linear for bounded nesting, quadratic for a chain
+//! where each selection nests the rest of the function (`benches/structurize.rs`, the
+//! unrolled-loop pattern; a block construct around such chains is the planned fix).
 
 use super::graph::{Dfs, Doms, Work};
 use super::plan::{Plan, StructurizeError};
@@ -80,6 +84,8 @@ pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
             used_as_merge: &mut used_as_merge,
             selection_merge: SecondaryMap::new(),
             loop_of_header: &loop_of_header,
+            in_p: SecondaryMap::new(),
+            stamp: 0,
         };
         region_pass.run(work, plan, size)?;
     }
@@ -166,6 +172,9 @@ struct RegionPass<'r> {
     selection_merge: SecondaryMap<SBlock, bool>,
     /// Index in `plan.loops` of the loop each header heads.
     loop_of_header: &'r SecondaryMap<SBlock, Option<usize>>,
+    /// `in_p[b] == stamp`: `b` is in the construct being walked.
+    in_p: SecondaryMap<SBlock, u32>,
+    stamp: u32,
 }
 
 /// The acyclic graph of one region: its dominator tree and predecessor lists, updated in
@@ -439,12 +448,9 @@ impl RegionPass<'_> {
         let d = sources[1..].iter().fold(sources[0], |acc, &u| g.intersect(acc, u));
         g.idom[m] = None;
         g.set_idom(m, d);
-        let mut again: SmallVec<[SBlock; 8]> = targets.iter().copied().collect();
-        for &y in boundary {
-            if !again.contains(&y) {
-                again.push(y);
-            }
-        }
+        // Targets outside the subtree of `x` keep their immediate dominator (their other
+        // predecessors lie outside it); the targets inside it are boundary blocks.
+        let mut again: SmallVec<[SBlock; 8]> = boundary.iter().copied().collect();
         again.sort_by_key(|b| g.key[*b]);
         for b in again {
             let preds = g.rpreds[b].clone();
@@ -487,14 +493,16 @@ impl RegionPass<'_> {
             mc
         };
         // P: the construct proper, walked on the dominator tree.
-        let mut in_p: SecondaryMap<SBlock, bool> = SecondaryMap::new();
+        // Membership by stamp, so each walk costs the size of the construct, not of the region.
+        self.stamp += 1;
+        let stamp = self.stamp;
         let mut p_blocks: Vec<SBlock> = Vec::new();
         // Dominator children of the construct that are not in it: the only blocks besides
         // the targets whose immediate dominator a rewrite here can change.
         let mut boundary: SmallVec<[SBlock; 4]> = SmallVec::new();
         let mut stack = vec![x];
         while let Some(b) = stack.pop() {
-            in_p[b] = true;
+            self.in_p[b] = stamp;
             p_blocks.push(b);
             for &c in &g.children[b] {
                 // Merge children (children of x only) start the code after the construct;
@@ -506,7 +514,7 @@ impl RegionPass<'_> {
                 }
             }
         }
-        p_blocks.sort_by_key(|&b| g.key[b]);
+        // (The walk order is deterministic: children lists are built deterministically.)
         let mut targets: SmallVec<[SBlock; 4]> = SmallVec::new();
         let mut exits: Vec<(SBlock, usize, SBlock)> = Vec::new();
         for &u in &p_blocks {
@@ -514,7 +522,7 @@ impl RegionPass<'_> {
                 continue;
             }
             for (slot, &s) in work.scfg.blocks[u].term.succs().iter().enumerate() {
-                if self.is_sink(plan, s) || in_p[s] {
+                if self.is_sink(plan, s) || self.in_p[s] == stamp {
                     continue;
                 }
                 exits.push((u, slot, s));
