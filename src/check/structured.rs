@@ -1515,11 +1515,27 @@ pub(crate) mod testing {
             }
         }
     }
+
+    /// entry: if (a) else (b), merge m.
+    pub fn if_else() -> G {
+        let mut g = G::new(&["entry", "a", "b", "m"]);
+        g.cond("entry", "a", "b").sel("entry", "m").br("a", "m").br("b", "m").ret("m");
+        g
+    }
+
+    /// entry -> h; loop h (merge exit, continue c): if h.cond { a } else break;
+    /// a: if a.cond break else b; b: if b.cond continue else d; d -> c; c -> h.
+    pub fn loop_break_continue() -> G {
+        let mut g = G::new(&["entry", "h", "a", "b", "d", "c", "exit"]);
+        g.br("entry", "h").lp("h", "exit", "c").cond("h", "a", "exit");
+        g.cond("a", "exit", "b").cond("b", "c", "d").br("d", "c").br("c", "h").ret("exit");
+        g
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::testing::G;
+    use super::testing::{if_else, loop_break_continue, G};
     use super::*;
     use crate::passes::scfg::SyntheticKind;
 
@@ -1540,22 +1556,6 @@ mod tests {
         assert!(v.contains(&want), "expected {want:?} among {v:#?}");
         let err = check_structured(&g.scfg).expect_err("violations");
         assert_eq!(err.violations, v);
-    }
-
-    /// entry: if (a) else (b), merge m.
-    fn if_else() -> G {
-        let mut g = G::new(&["entry", "a", "b", "m"]);
-        g.cond("entry", "a", "b").sel("entry", "m").br("a", "m").br("b", "m").ret("m");
-        g
-    }
-
-    /// entry -> h; loop h (merge exit, continue c): if h.cond { a } else break;
-    /// a: if a.cond break else b; b: if b.cond continue else d; d -> c; c -> h.
-    fn loop_break_continue() -> G {
-        let mut g = G::new(&["entry", "h", "a", "b", "d", "c", "exit"]);
-        g.br("entry", "h").lp("h", "exit", "c").cond("h", "a", "exit");
-        g.cond("a", "exit", "b").cond("b", "c", "d").br("d", "c").br("c", "h").ret("exit");
-        g
     }
 
     #[test]

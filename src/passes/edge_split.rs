@@ -45,6 +45,6 @@ fn defs_of(work: &Work, b: super::SBlock, slot: usize) -> Vec<EdgeDef> {
         .filter(|d| d.slot as usize == slot)
         .map(|d| EdgeDef { slot: 0, ..*d })
         .collect();
-    defs.sort_by_key(|d| (d.var, format!("{:?}", d.val)));
+    defs.sort_by_key(|d| (d.var, d.val));
     defs
 }

@@ -7,7 +7,7 @@
 //! queries are O(1) through pre/post numbers of the dominator tree.
 
 use super::scfg::{Block, EdgeDef, Origin, SBlock, Scfg, Term};
-use cranelift_entity::{EntityRef, SecondaryMap};
+use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
 
 /// Predecessors with one entry per successor slot (parallel edges repeat), so that a slot
@@ -183,7 +183,6 @@ pub struct Doms {
     children: SecondaryMap<SBlock, SmallVec<[SBlock; 2]>>,
     pre: SecondaryMap<SBlock, u32>,
     post: SecondaryMap<SBlock, u32>,
-    size: SecondaryMap<SBlock, u32>,
     pub root: SBlock,
 }
 
@@ -240,7 +239,6 @@ impl Doms {
         // Pre/post numbers of the dominator tree for O(1) queries.
         let mut pre = SecondaryMap::with_default(u32::MAX);
         let mut post = SecondaryMap::with_default(0);
-        let mut size = SecondaryMap::with_default(0);
         let mut counter = 0u32;
         let mut stack: Vec<(SBlock, usize)> = vec![(root, 0)];
         pre[root] = counter;
@@ -256,10 +254,9 @@ impl Doms {
             } else {
                 stack.pop();
                 post[b] = counter;
-                size[b] = counter - pre[b];
             }
         }
-        Doms { idom: out_idom, children, pre, post, size, root }
+        Doms { idom: out_idom, children, pre, post, root }
     }
 
     pub fn idom(&self, b: SBlock) -> Option<SBlock> {
@@ -279,10 +276,6 @@ impl Doms {
         self.contains(a) && self.contains(b) && self.pre[a] <= self.pre[b] && self.post[b] <= self.post[a]
     }
 
-    /// Number of blocks `b` dominates (itself included).
-    pub fn subtree_size(&self, b: SBlock) -> u32 {
-        self.size[b]
-    }
 }
 
 fn intersect(idom: &[u32], mut a: u32, mut b: u32) -> u32 {
@@ -309,7 +302,7 @@ pub struct NaturalLoop {
 
 /// Natural loops of `scfg` (one per header, back edges to a header merged), outermost
 /// first (a loop comes before every loop it contains).
-pub fn natural_loops(scfg: &Scfg, preds: &Preds, dfs: &Dfs) -> Vec<NaturalLoop> {
+pub fn natural_loops(preds: &Preds, dfs: &Dfs) -> Vec<NaturalLoop> {
     let mut by_header: Vec<(SBlock, Vec<SBlock>)> = Vec::new();
     for &(from, to) in &dfs.back_edges {
         match by_header.iter_mut().find(|(h, _)| *h == to) {
@@ -324,7 +317,7 @@ pub fn natural_loops(scfg: &Scfg, preds: &Preds, dfs: &Dfs) -> Vec<NaturalLoop> 
     let mut loops: Vec<NaturalLoop> = by_header
         .into_iter()
         .map(|(header, latches)| {
-            let body = loop_body(scfg, preds, header, &latches, &[]);
+            let body = loop_body(preds, header, &latches, &[]);
             NaturalLoop { header, latches, body }
         })
         .collect();
@@ -335,8 +328,7 @@ pub fn natural_loops(scfg: &Scfg, preds: &Preds, dfs: &Dfs) -> Vec<NaturalLoop> 
 
 /// Blocks that reach one of `latches` without passing `header`, plus `header`, plus
 /// `extra` blocks (and what reaches them inside the loop). Header first, then discovery order.
-pub fn loop_body(scfg: &Scfg, preds: &Preds, header: SBlock, latches: &[SBlock], extra: &[SBlock]) -> Vec<SBlock> {
-    let _ = scfg;
+pub fn loop_body(preds: &Preds, header: SBlock, latches: &[SBlock], extra: &[SBlock]) -> Vec<SBlock> {
     let mut seen: SecondaryMap<SBlock, bool> = SecondaryMap::new();
     let mut body = vec![header];
     seen[header] = true;
@@ -369,7 +361,23 @@ pub fn member_set(blocks: &[SBlock]) -> SecondaryMap<SBlock, bool> {
     set
 }
 
-/// Index helper for deterministic maps keyed by block.
-pub fn block_index(b: SBlock) -> usize {
-    b.index()
+/// The body of `plan.loops[li]` as the loop-exit and selection passes define it: the
+/// natural loop (from its single continue target) plus the merges of the loops nested in
+/// it that have one already, since an inner loop's merge belongs to the enclosing loop even
+/// when it cannot reach the back edge.
+pub fn planned_loop_body(preds: &Preds, plan: &super::plan::Plan, li: usize) -> Vec<SBlock> {
+    let l = &plan.loops[li];
+    let natural = loop_body(preds, l.header, &[l.continue_target], &[]);
+    let set = member_set(&natural);
+    let extra: Vec<SBlock> = plan.loops[li + 1..]
+        .iter()
+        .filter(|inner| set[inner.header])
+        .filter_map(|inner| inner.merge)
+        .filter(|m| !set[*m])
+        .collect();
+    if extra.is_empty() {
+        natural
+    } else {
+        loop_body(preds, l.header, &[l.continue_target], &extra)
+    }
 }

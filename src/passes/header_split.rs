@@ -27,7 +27,7 @@ pub fn run(work: &mut Work, plan: &mut Plan) {
         let two_way = matches!(term, Term::Orig { .. } | Term::Dispatch { .. }) && term.succs().len() == 2;
         let is_switch = match term {
             Term::Orig { block, .. } => {
-                matches!(work_original_kind(work, *block), OrigKind::Switch)
+                work.scfg.orig_kind(*block) == OrigKind::Switch
             }
             Term::Dispatch { targets, .. } => targets.len() > 2,
             _ => false,
@@ -45,8 +45,4 @@ pub fn run(work: &mut Work, plan: &mut Plan) {
         work.scfg.blocks[tail].edge_defs = old_defs;
         work.set_term(l.header, Term::Goto(tail), SmallVec::new());
     }
-}
-
-fn work_original_kind(work: &Work, block: crate::ir::BlockId) -> OrigKind {
-    work.scfg.orig_kind(block)
 }

@@ -17,7 +17,7 @@ pub fn run(work: &mut Work, plan: &mut Plan) {
         let scfg = &*work.scfg;
         Dfs::new(scfg.entry, |b| scfg.blocks[b].term.succs().to_vec())
     };
-    let loops = natural_loops(work.scfg, &work.preds, &dfs);
+    let loops = natural_loops(&work.preds, &dfs);
     for l in loops {
         let single_goto_latch = match l.latches.as_slice() {
             [latch] if *latch != l.header => {

@@ -12,7 +12,7 @@
 //! loop become exits of it in turn, one rung per level.
 //! Cost: per loop, one backward walk over its body: O(n · loop depth).
 
-use super::graph::{loop_body, member_set, Dfs, Doms, Work};
+use super::graph::{member_set, planned_loop_body, Dfs, Doms, Work};
 use super::plan::Plan;
 use super::scfg::{Origin, SBlock, SyntheticKind, Term, Val, VarKind};
 use cranelift_entity::SecondaryMap;
@@ -41,20 +41,7 @@ pub fn run(work: &mut Work, plan: &mut Plan) {
     // Innermost first.
     for li in (0..plan.loops.len()).rev() {
         let header = plan.loops[li].header;
-        let cont = plan.loops[li].continue_target;
-        let natural = loop_body(work.scfg, &work.preds, header, &[cont], &[]);
-        let natural_set = member_set(&natural);
-        let inner_merges: Vec<SBlock> = plan.loops[li + 1..]
-            .iter()
-            .filter(|inner| natural_set[inner.header])
-            .filter_map(|inner| inner.merge)
-            .filter(|m| !natural_set[*m])
-            .collect();
-        let body = if inner_merges.is_empty() {
-            natural
-        } else {
-            loop_body(work.scfg, &work.preds, header, &[cont], &inner_merges)
-        };
+        let body = planned_loop_body(&work.preds, plan, li);
         let in_body = member_set(&body);
         // Exit slots in a deterministic order: body blocks by RPO, slots in order.
         let mut ordered: Vec<SBlock> = body.clone();

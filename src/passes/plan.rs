@@ -21,11 +21,6 @@ pub struct Plan {
     pub selections: Vec<(SBlock, Option<SBlock>)>,
 }
 
-impl Plan {
-    pub fn loop_of_header(&self, h: SBlock) -> Option<&LoopPlan> {
-        self.loops.iter().find(|l| l.header == h)
-    }
-}
 
 /// Why the structurizer could not produce a result.
 #[derive(Debug, thiserror::Error)]

@@ -102,7 +102,7 @@ pub enum VarKind {
 }
 
 /// A value a variable can have.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub enum Val {
     Const(u32),
     /// No definition reaches here (only on paths that never execute).

@@ -141,26 +141,9 @@ fn split_switch_exits(work: &mut Work, plan: &Plan, region: &mut RegionOf) {
     }
 }
 
-/// Loop bodies as the loop-exit pass defined them: the natural loop plus the merges of
-/// the loops nested in it.
+/// Loop bodies as the loop-exit pass defined them.
 pub fn loop_bodies(work: &Work, plan: &Plan) -> Vec<Vec<SBlock>> {
-    let mut bodies = Vec::with_capacity(plan.loops.len());
-    for (li, l) in plan.loops.iter().enumerate() {
-        let natural = super::graph::loop_body(work.scfg, &work.preds, l.header, &[l.continue_target], &[]);
-        let set = super::graph::member_set(&natural);
-        let extra: Vec<SBlock> = plan.loops[li + 1..]
-            .iter()
-            .filter(|inner| set[inner.header])
-            .filter_map(|inner| inner.merge)
-            .filter(|m| !set[*m])
-            .collect();
-        bodies.push(if extra.is_empty() {
-            natural
-        } else {
-            super::graph::loop_body(work.scfg, &work.preds, l.header, &[l.continue_target], &extra)
-        });
-    }
-    bodies
+    (0..plan.loops.len()).map(|li| super::graph::planned_loop_body(&work.preds, plan, li)).collect()
 }
 
 struct RegionPass<'r> {
@@ -246,8 +229,7 @@ impl RegionPass<'_> {
     }
 
     /// The inner loop headed by `b`, when `b` is collapsed in this region.
-    fn inner_loop(&self, plan: &Plan, b: SBlock) -> Option<usize> {
-        let _ = plan;
+    fn inner_loop(&self, b: SBlock) -> Option<usize> {
         if b == self.entry && self.r.is_some() {
             return None;
         }
@@ -258,7 +240,7 @@ impl RegionPass<'_> {
     /// goes to its merge (when anything reaches it).
     fn region_succs(&self, work: &Work, plan: &Plan, b: SBlock) -> SmallVec<[SBlock; 4]> {
         let mut out: SmallVec<[SBlock; 4]> = SmallVec::new();
-        if let Some(li) = self.inner_loop(plan, b) {
+        if let Some(li) = self.inner_loop(b) {
             let m = plan.loops[li].merge.expect("loop_exit ran");
             if !work.preds.slots_into(m).is_empty() {
                 out.push(m);
@@ -278,7 +260,7 @@ impl RegionPass<'_> {
         let mut rpreds: SecondaryMap<SBlock, SmallVec<[SBlock; 2]>> = SecondaryMap::new();
         let mut collapsed: SecondaryMap<SBlock, bool> = SecondaryMap::new();
         for &b in &dfs.rpo {
-            let inner = self.inner_loop(plan, b);
+            let inner = self.inner_loop(b);
             collapsed[b] = inner.is_some();
             let own = if inner.is_some() {
                 // The inner loop's header belongs to its own region; it stands for the loop.
@@ -324,11 +306,10 @@ impl RegionPass<'_> {
         Ok(RegionGraph { key, idom, children, rpreds, collapsed, rpo: dfs.rpo })
     }
 
-    fn is_header(&self, work: &Work, plan: &Plan, g: &RegionGraph, b: SBlock) -> bool {
+    fn is_header(&self, work: &Work, g: &RegionGraph, b: SBlock) -> bool {
         if g.collapsed[b] || (self.r.is_some() && b == self.entry) {
             return false;
         }
-        let _ = plan;
         // Every conditional branch and switch gets decided, even one whose targets are all
         // the same block: SPIR-V counts its targets, not the distinct ones.
         match &work.scfg.blocks[b].term {
@@ -357,7 +338,7 @@ impl RegionPass<'_> {
         let verify = VERIFY_INCREMENTAL.load(std::sync::atomic::Ordering::Relaxed);
         let mut stack = vec![self.entry];
         while let Some(x) = stack.pop() {
-            if !decided[x] && self.is_header(work, plan, &g, x) {
+            if !decided[x] && self.is_header(work, &g, x) {
                 decided[x] = true;
                 if self.decide(work, plan, &mut g, x) {
                     rewrites += 1;
@@ -417,13 +398,11 @@ impl RegionPass<'_> {
         work: &Work,
         plan: &Plan,
         g: &mut RegionGraph,
-        x: SBlock,
         m: SBlock,
         exits: &[(SBlock, usize, SBlock)],
         targets: &[SBlock],
         boundary: &[SBlock],
     ) {
-        let _ = x;
         let mut sources: SmallVec<[SBlock; 4]> = SmallVec::new();
         for &(u, _, _) in exits {
             if !sources.contains(&u) {
@@ -590,7 +569,7 @@ impl RegionPass<'_> {
             self.used_as_merge[m] = true;
             self.selection_merge[m] = true;
             plan.selections.push((x, Some(m)));
-            self.update_after_funnel(work, plan, g, x, m, &exits, &targets, &boundary);
+            self.update_after_funnel(work, plan, g, m, &exits, &targets, &boundary);
             true
         }
     }

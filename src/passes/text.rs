@@ -570,21 +570,8 @@ pub fn render_structured(scfg: &Scfg, func: Option<&Function>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::structured::testing::G;
+    use crate::check::structured::testing::{if_else, loop_break_continue, G};
     use crate::passes::scfg::{EdgeDef, Phi, SyntheticKind};
-
-    fn if_else() -> G {
-        let mut g = G::new(&["entry", "a", "b", "m"]);
-        g.cond("entry", "a", "b").sel("entry", "m").br("a", "m").br("b", "m").ret("m");
-        g
-    }
-
-    fn loop_break_continue() -> G {
-        let mut g = G::new(&["entry", "h", "a", "b", "d", "c", "exit"]);
-        g.br("entry", "h").lp("h", "exit", "c").cond("h", "a", "exit");
-        g.cond("a", "exit", "b").cond("b", "c", "d").br("d", "c").br("c", "h").ret("exit");
-        g
-    }
 
     #[test]
     fn structured_if_else() {
