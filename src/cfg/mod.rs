@@ -41,10 +41,10 @@ pub mod postdom;
 pub mod reach;
 pub mod report;
 
-mod dense;
+pub(crate) mod dense;
 mod incremental;
 mod irreducible;
-mod lengauer_tarjan;
+pub(crate) mod lengauer_tarjan;
 mod tree;
 mod verify;
 

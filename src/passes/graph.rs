@@ -1,12 +1,12 @@
 //! Analyses on an [`Scfg`] shared by the passes: predecessor lists kept in step with slot
 //! rewrites, depth-first orders, dominators and natural loops.
 //!
-//! Dominators use the iterative algorithm of Cooper, Harvey and Kennedy ("A Simple, Fast
-//! Dominance Algorithm", 2001) over reverse post-order; on the reducible graphs the
-//! structurizer sees it converges in two sweeps, so it is linear in practice. Dominance
-//! queries are O(1) through pre/post numbers of the dominator tree.
+//! Dominators are Lengauer and Tarjan's (the implementation in `crate::cfg`), near-linear
+//! on any shape; dominance queries are O(1) through pre/post numbers of the tree.
 
 use super::scfg::{Block, EdgeDef, Origin, SBlock, Scfg, Term};
+use crate::cfg::dense::Csr;
+use crate::cfg::lengauer_tarjan::immediate_dominators;
 use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
 
@@ -35,11 +35,19 @@ impl Preds {
 
     /// Distinct predecessors, in first-slot order.
     pub fn distinct(&self, b: SBlock) -> SmallVec<[SBlock; 2]> {
+        let list = &self.lists[b];
         let mut out: SmallVec<[SBlock; 2]> = SmallVec::new();
-        for &p in &self.lists[b] {
-            if !out.contains(&p) {
-                out.push(p);
+        if list.len() <= 16 {
+            for &p in list {
+                if !out.contains(&p) {
+                    out.push(p);
+                }
             }
+        } else {
+            // A shared break or merge block can have thousands of predecessors.
+            let mut seen: std::collections::HashSet<SBlock> =
+                std::collections::HashSet::with_capacity(list.len());
+            out.extend(list.iter().copied().filter(|&p| seen.insert(p)));
         }
         out
     }
@@ -111,8 +119,18 @@ impl<'a> Work<'a> {
         self.scfg.blocks[b].edge_defs = defs;
     }
 
-    pub fn add_edge_def(&mut self, from: SBlock, slot: usize, def_var: super::VarId, val: super::Val) {
-        self.scfg.blocks[from].edge_defs.push(EdgeDef { slot: slot as u32, var: def_var, val });
+    pub fn add_edge_def(
+        &mut self,
+        from: SBlock,
+        slot: usize,
+        def_var: super::VarId,
+        val: super::Val,
+    ) {
+        self.scfg.blocks[from].edge_defs.push(EdgeDef {
+            slot: slot as u32,
+            var: def_var,
+            val,
+        });
     }
 }
 
@@ -169,7 +187,11 @@ impl Dfs {
         for (i, &b) in post.iter().enumerate() {
             rpo_index[b] = i as u32;
         }
-        Dfs { rpo: post, rpo_index, back_edges }
+        Dfs {
+            rpo: post,
+            rpo_index,
+            back_edges,
+        }
     }
 
     pub fn reachable(&self, b: SBlock) -> bool {
@@ -208,26 +230,18 @@ impl Doms {
                     .collect()
             })
             .collect();
-        let undef = u32::MAX;
-        let mut idom = vec![undef; n];
-        idom[0] = 0;
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for i in 1..n {
-                let mut new = undef;
-                for &p in &pred_lists[i] {
-                    if idom[p as usize] == undef {
-                        continue;
-                    }
-                    new = if new == undef { p } else { intersect(&idom, p, new) };
-                }
-                if new != idom[i] {
-                    idom[i] = new;
-                    changed = true;
-                }
+        // Lengauer–Tarjan (`crate::cfg`): Cooper–Harvey–Kennedy's intersect walks are
+        // quadratic on deep trees with wide joins (a break target shared by every step of a
+        // long chain), which the passes meet on unrolled loops.
+        let pred_csr = Csr::from_rows(n, |i, row| row.extend(pred_lists[i].iter().copied()));
+        let mut succ_lists: Vec<SmallVec<[u32; 2]>> = vec![SmallVec::new(); n];
+        for (i, ps) in pred_lists.iter().enumerate() {
+            for &p in ps {
+                succ_lists[p as usize].push(i as u32);
             }
         }
+        let succ_csr = Csr::from_rows(n, |i, row| row.extend(succ_lists[i].iter().copied()));
+        let idom = immediate_dominators(0, &succ_csr, &pred_csr);
         let mut out_idom: SecondaryMap<SBlock, Option<SBlock>> = SecondaryMap::new();
         let mut children: SecondaryMap<SBlock, SmallVec<[SBlock; 2]>> = SecondaryMap::new();
         for i in 1..n {
@@ -256,7 +270,13 @@ impl Doms {
                 post[b] = counter;
             }
         }
-        Doms { idom: out_idom, children, pre, post, root }
+        Doms {
+            idom: out_idom,
+            children,
+            pre,
+            post,
+            root,
+        }
     }
 
     pub fn idom(&self, b: SBlock) -> Option<SBlock> {
@@ -273,21 +293,11 @@ impl Doms {
 
     /// `a` dominates `b` (reflexive). False when either is outside the tree.
     pub fn dominates(&self, a: SBlock, b: SBlock) -> bool {
-        self.contains(a) && self.contains(b) && self.pre[a] <= self.pre[b] && self.post[b] <= self.post[a]
+        self.contains(a)
+            && self.contains(b)
+            && self.pre[a] <= self.pre[b]
+            && self.post[b] <= self.post[a]
     }
-
-}
-
-fn intersect(idom: &[u32], mut a: u32, mut b: u32) -> u32 {
-    while a != b {
-        while a > b {
-            a = idom[a as usize];
-        }
-        while b > a {
-            b = idom[b as usize];
-        }
-    }
-    a
 }
 
 /// A natural loop of the current graph.
@@ -318,7 +328,11 @@ pub fn natural_loops(preds: &Preds, dfs: &Dfs) -> Vec<NaturalLoop> {
         .into_iter()
         .map(|(header, latches)| {
             let body = loop_body(preds, header, &latches, &[]);
-            NaturalLoop { header, latches, body }
+            NaturalLoop {
+                header,
+                latches,
+                body,
+            }
         })
         .collect();
     // Outer loops have larger bodies; ties cannot nest. Stable by header RPO for determinism.
@@ -328,7 +342,12 @@ pub fn natural_loops(preds: &Preds, dfs: &Dfs) -> Vec<NaturalLoop> {
 
 /// Blocks that reach one of `latches` without passing `header`, plus `header`, plus
 /// `extra` blocks (and what reaches them inside the loop). Header first, then discovery order.
-pub fn loop_body(preds: &Preds, header: SBlock, latches: &[SBlock], extra: &[SBlock]) -> Vec<SBlock> {
+pub fn loop_body(
+    preds: &Preds,
+    header: SBlock,
+    latches: &[SBlock],
+    extra: &[SBlock],
+) -> Vec<SBlock> {
     let mut seen: SecondaryMap<SBlock, bool> = SecondaryMap::new();
     let mut body = vec![header];
     seen[header] = true;

@@ -14,13 +14,13 @@ pub struct LoopPlan {
 /// Decisions shared between passes.
 #[derive(Clone, Debug, Default)]
 pub struct Plan {
-    /// Outermost first (a loop precedes every loop nested in it).
+    /// Outermost first (a loop precedes every loop nested in it), except the block
+    /// constructs the selection pass appends, which may enclose loops listed before them.
     pub loops: Vec<LoopPlan>,
     /// Selection headers and their merges; `None`: a conditional branch whose targets are
     /// all structured exits needs no merge.
     pub selections: Vec<(SBlock, Option<SBlock>)>,
 }
-
 
 /// Why the structurizer could not produce a result.
 #[derive(Debug, thiserror::Error)]
@@ -32,7 +32,15 @@ pub enum StructurizeError {
         source: crate::cfg::CfgError,
     },
     #[error("function `{function}`: pass `{pass}` did not converge after {rewrites} rewrites (internal error)")]
-    NoConvergence { function: String, pass: &'static str, rewrites: usize },
+    NoConvergence {
+        function: String,
+        pass: &'static str,
+        rewrites: usize,
+    },
     #[error("function `{function}`: pass `{pass}`: {message} (internal error)")]
-    Internal { function: String, pass: &'static str, message: String },
+    Internal {
+        function: String,
+        pass: &'static str,
+        message: String,
+    },
 }

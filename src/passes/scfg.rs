@@ -54,6 +54,11 @@ pub enum SyntheticKind {
     HeaderTail,
     /// A block on an edge, so that parallel edges carry different PHI inputs.
     EdgeSplit,
+    /// The header of a block construct: a loop that runs once, so that the construct it
+    /// wraps can leave by `break` from any depth (see `passes::selection`).
+    BlockHeader,
+    /// The continue target of a block construct: unreachable, it only closes the loop.
+    BlockContinue,
 }
 
 /// A block's terminator.
@@ -63,9 +68,15 @@ pub enum Term {
     /// The original terminator of `block`, successor slots in `Terminator::successors` order
     /// (for a switch: slot 0 is the default, slot k + 1 the k-th case in source order).
     /// `ret` and `unreachable` have no slots.
-    Orig { block: BlockId, succs: SmallVec<[SBlock; 2]> },
+    Orig {
+        block: BlockId,
+        succs: SmallVec<[SBlock; 2]>,
+    },
     /// Go to `targets[k]` where k is the value of `var` (always in range on executed paths).
-    Dispatch { var: VarId, targets: SmallVec<[SBlock; 4]> },
+    Dispatch {
+        var: VarId,
+        targets: SmallVec<[SBlock; 4]>,
+    },
     /// Synthetic dead end (an unreachable merge block).
     Unreachable,
 }
@@ -108,7 +119,10 @@ pub enum Val {
     /// No definition reaches here (only on paths that never execute).
     Undef,
     /// The `index`-th PHI of block `block` (after `crate::phi` runs).
-    Phi { block: SBlock, index: u32 },
+    Phi {
+        block: SBlock,
+        index: u32,
+    },
 }
 
 /// A PHI that `crate::phi` placed: the value of `var` on entry to its block.
@@ -122,8 +136,13 @@ pub struct Phi {
 /// SPIR-V merge annotation of a header block (written by the marking pass).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Merge {
-    Selection { merge: SBlock },
-    Loop { merge: SBlock, continue_target: SBlock },
+    Selection {
+        merge: SBlock,
+    },
+    Loop {
+        merge: SBlock,
+        continue_target: SBlock,
+    },
 }
 
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -168,7 +187,10 @@ impl Block {
 
     /// Value of `var` on entry, after SSA repair.
     pub fn entry_value(&self, var: VarId) -> Option<Val> {
-        self.entry_values.iter().find(|(v, _)| *v == var).map(|(_, val)| *val)
+        self.entry_values
+            .iter()
+            .find(|(v, _)| *v == var)
+            .map(|(_, val)| *val)
     }
 }
 
@@ -224,9 +246,16 @@ impl Scfg {
 
     pub fn incoming_var(&self, b: BlockId) -> Option<VarId> {
         if self.incoming_by_block.is_empty() {
-            return self.incoming_vars.iter().find(|(o, _)| *o == b).map(|(_, v)| *v);
+            return self
+                .incoming_vars
+                .iter()
+                .find(|(o, _)| *o == b)
+                .map(|(_, v)| *v);
         }
-        self.incoming_by_block.get(b.as_u32_index() as usize).copied().flatten()
+        self.incoming_by_block
+            .get(b.as_u32_index() as usize)
+            .copied()
+            .flatten()
     }
 
     pub fn orig_kind(&self, b: BlockId) -> OrigKind {
@@ -257,6 +286,8 @@ impl Scfg {
                     SyntheticKind::UnreachableMerge => "dead_merge",
                     SyntheticKind::HeaderTail => "header_tail",
                     SyntheticKind::EdgeSplit => "edge",
+                    SyntheticKind::BlockHeader => "block",
+                    SyntheticKind::BlockContinue => "block_continue",
                 };
                 format!("{prefix}.{}", b.as_u32())
             }
@@ -264,7 +295,10 @@ impl Scfg {
     }
 
     fn copies_of(&self, o: BlockId) -> usize {
-        self.layout.iter().filter(|&&b| self.blocks[b].origin == Origin::Original(o)).count()
+        self.layout
+            .iter()
+            .filter(|&&b| self.blocks[b].origin == Origin::Original(o))
+            .count()
     }
 
     pub fn add_block(&mut self, origin: Origin, term: Term) -> SBlock {
@@ -308,7 +342,9 @@ impl Scfg {
                 crate::ir::Terminator::Br { .. } => OrigKind::Br,
                 crate::ir::Terminator::CondBr { .. } => OrigKind::CondBr,
                 crate::ir::Terminator::Switch { .. } => OrigKind::Switch,
-                crate::ir::Terminator::Ret { .. } | crate::ir::Terminator::Unreachable => OrigKind::Exit,
+                crate::ir::Terminator::Ret { .. } | crate::ir::Terminator::Unreachable => {
+                    OrigKind::Exit
+                }
             })
             .collect();
         let mut labels = vec![String::new(); func.blocks.len()];
@@ -328,7 +364,9 @@ impl Scfg {
             }
         }
         for &b in &func.layout {
-            let Some(s) = map[b.as_u32_index() as usize] else { continue };
+            let Some(s) = map[b.as_u32_index() as usize] else {
+                continue;
+            };
             let has_phis = func.blocks[b]
                 .insts
                 .first()
@@ -348,7 +386,9 @@ impl Scfg {
         }
         // IncomingBlock definitions on every original edge into a block with PHIs.
         for &b in &func.layout {
-            let Some(s) = map[b.as_u32_index() as usize] else { continue };
+            let Some(s) = map[b.as_u32_index() as usize] else {
+                continue;
+            };
             let number = scfg.number_of(b);
             let targets: SmallVec<[BlockId; 2]> = func.blocks[b].terminator.successors();
             for (slot, t) in targets.iter().enumerate() {
@@ -368,7 +408,9 @@ impl Scfg {
 
 fn reachable_originals(func: &Function) -> Vec<bool> {
     let mut seen = vec![false; func.blocks.len()];
-    let Some(entry) = func.entry() else { return seen };
+    let Some(entry) = func.entry() else {
+        return seen;
+    };
     let mut stack = vec![entry];
     seen[entry.as_u32_index() as usize] = true;
     while let Some(b) = stack.pop() {

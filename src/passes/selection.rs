@@ -25,16 +25,31 @@
 //!   are split, how a selection exited to two outer targets is repaired, and how if-else
 //!   ladders become nested selections without adding loops.
 //!
+//! Two refinements keep long chains flat and the pass near-linear:
+//! - *Stub arms*: when every arm but one is small (at most [`STUB_BUDGET`] blocks) and
+//!   leaves only by break, continue or return, and the remaining arm is entered only from
+//!   the header, that arm is the merge, found without walking the construct
+//!   (`if (c) { ...; break; } rest` keeps `rest` unnested, like `if (c) break;`).
+//! - *Block constructs*: when a funnel's exits leave from [`BLOCK_CONSTRUCT_DEPTH`] or
+//!   more selection levels below the header, every level would need a merge block of its
+//!   own that forwards to the next (for DXC's unrolled loops with interleaved breaks, a
+//!   chain of N nested merges, O(N²) to build). Instead the construct is wrapped in a loop
+//!   that runs once (an unreachable continue target), whose merge is the funnel: inside,
+//!   every exit is a `break`, legal from any depth. The wrapped blocks become a region of
+//!   their own, decided after the current one. This is the reference translator's "block
+//!   construct", used only where the nesting asks for it.
+//!
 //! Headers are decided in reverse post-order, so a header's decision is final when its
 //! descendants are decided. Nothing is ever duplicated: convergent operations (barriers,
 //! derivatives, wave ops) keep their single position.
 //! Cost: one analysis per region; after a rewrite the region's dominator tree is patched
 //! in place (the new merge, the targets and the construct's boundary blocks are the only
 //! blocks whose immediate dominator can change; `VERIFY_INCREMENTAL` checks this against a
-//! recomputation in the property tests). Each decision walks the header's construct, so
-//! the pass is O(sum of construct sizes): linear for bounded nesting, quadratic for a chain
-//! where each selection nests the rest of the function (`benches/structurize.rs`, the
-//! unrolled-loop pattern; a block construct around such chains is the planned fix).
+//! recomputation in the property tests), with the merge's dominator found by marking
+//! paths rather than pairwise intersection. Each funnel walks the header's construct, so
+//! the pass is O(sum of funnelled construct sizes): linear for bounded nesting; the chains
+//! that would nest deeply become block constructs (`benches/structurize.rs`, the
+//! unrolled-loop pattern, measured up to N = 4,096 iterations).
 
 use super::graph::{Dfs, Doms, Work};
 use super::plan::{Plan, StructurizeError};
@@ -59,35 +74,54 @@ pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
     }
     split_switch_exits(work, plan, &mut region);
     let mut used_as_merge: SecondaryMap<SBlock, bool> = SecondaryMap::new();
-    for l in &plan.loops {
+    let mut loop_of_merge: SecondaryMap<SBlock, Option<usize>> = SecondaryMap::new();
+    for (i, l) in plan.loops.iter().enumerate() {
         used_as_merge[l.continue_target] = true;
         if let Some(m) = l.merge {
             used_as_merge[m] = true;
+            loop_of_merge[m] = Some(i);
         }
     }
     let mut loop_of_header: SecondaryMap<SBlock, Option<usize>> = SecondaryMap::new();
     for (i, l) in plan.loops.iter().enumerate() {
         loop_of_header[l.header] = Some(i);
     }
+    let mut selection_of_merge: SecondaryMap<SBlock, Option<usize>> = SecondaryMap::new();
     let entry = work.scfg.entry;
-    let mut regions: Vec<(Option<usize>, SBlock)> = vec![(None, entry)];
-    regions.extend(plan.loops.iter().enumerate().map(|(i, l)| (Some(i), l.header)));
-    for (r, entry) in regions {
-        let size = match r {
-            None => work.scfg.layout.len(),
-            Some(i) => bodies[i].len(),
-        };
+    // Regions to decide: the function body, every loop body, and the bodies of the block
+    // constructs added on the way (appended as they are made).
+    let mut regions: Vec<(Option<usize>, SBlock, usize)> =
+        vec![(None, entry, work.scfg.layout.len())];
+    regions.extend(
+        plan.loops
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (Some(i), l.header, bodies[i].len())),
+    );
+    let mut next = 0;
+    while next < regions.len() {
+        let (r, entry, size) = regions[next];
+        next += 1;
+        let mut new_regions = Vec::new();
         let mut region_pass = RegionPass {
             r,
             entry,
             region: &mut region,
             used_as_merge: &mut used_as_merge,
             selection_merge: SecondaryMap::new(),
-            loop_of_header: &loop_of_header,
+            loop_of_header: &mut loop_of_header,
+            loop_of_merge: &mut loop_of_merge,
+            selection_of_merge: &mut selection_of_merge,
+            new_regions: &mut new_regions,
+            replaced: SecondaryMap::new(),
             in_p: SecondaryMap::new(),
+            depth: SecondaryMap::new(),
+            join: SecondaryMap::new(),
+            join_stamp: SecondaryMap::new(),
             stamp: 0,
         };
         region_pass.run(work, plan, size)?;
+        regions.extend(new_regions);
     }
     Ok(())
 }
@@ -105,45 +139,71 @@ fn split_switch_exits(work: &mut Work, plan: &Plan, region: &mut RegionOf) {
         }
     }
     for b in work.scfg.layout.clone() {
-        let switch_like = match &work.scfg.blocks[b].term {
-            Term::Orig { block, .. } => work.scfg.orig_kind(*block) == OrigKind::Switch,
-            Term::Dispatch { targets, .. } => targets.len() > 2,
-            _ => false,
-        };
-        if !switch_like {
-            continue;
-        }
-        let succs: SmallVec<[SBlock; 4]> = work.scfg.blocks[b].term.succs().iter().copied().collect();
-        let mut made: Vec<(SBlock, Vec<super::scfg::EdgeDef>, SBlock)> = Vec::new();
-        for (slot, &t) in succs.iter().enumerate() {
-            if !exit_block[t] {
-                continue;
-            }
-            let defs: Vec<super::scfg::EdgeDef> = work.scfg.blocks[b]
-                .edge_defs
-                .iter()
-                .filter(|d| d.slot as usize == slot)
-                .map(|d| super::scfg::EdgeDef { slot: 0, ..*d })
-                .collect();
-            let case = match made.iter().find(|(target, d, _)| *target == t && *d == defs) {
-                Some(&(_, _, case)) => case,
-                None => {
-                    let case = work.add_block(Origin::Synthetic(SyntheticKind::EdgeSplit), Term::Goto(t));
-                    work.scfg.blocks[case].edge_defs = defs.iter().copied().collect();
-                    region[case] = region[b];
-                    made.push((t, defs, case));
-                    case
-                }
-            };
-            work.scfg.blocks[b].edge_defs.retain(|d| d.slot as usize != slot);
-            work.redirect(b, slot, case);
+        for case in split_exit_slots(work, b, |t| exit_block[t]) {
+            region[case] = region[b];
         }
     }
 }
 
+/// Whether `b` becomes an `OpSwitch`: a switch, or a ladder rung with three or more targets.
+fn is_switch_like(work: &Work, b: SBlock) -> bool {
+    match &work.scfg.blocks[b].term {
+        Term::Orig { block, .. } => work.scfg.orig_kind(*block) == OrigKind::Switch,
+        Term::Dispatch { targets, .. } => targets.len() > 2,
+        _ => false,
+    }
+}
+
+/// Gives every slot of the switch-like block `b` that targets a block with `is_exit` a case
+/// block of its own that goes there; returns the new blocks.
+fn split_exit_slots(
+    work: &mut Work,
+    b: SBlock,
+    is_exit: impl Fn(SBlock) -> bool,
+) -> SmallVec<[SBlock; 2]> {
+    let mut new_blocks: SmallVec<[SBlock; 2]> = SmallVec::new();
+    if !is_switch_like(work, b) {
+        return new_blocks;
+    }
+    let succs: SmallVec<[SBlock; 4]> = work.scfg.blocks[b].term.succs().iter().copied().collect();
+    let mut made: Vec<(SBlock, Vec<super::scfg::EdgeDef>, SBlock)> = Vec::new();
+    for (slot, &t) in succs.iter().enumerate() {
+        if !is_exit(t) {
+            continue;
+        }
+        let defs: Vec<super::scfg::EdgeDef> = work.scfg.blocks[b]
+            .edge_defs
+            .iter()
+            .filter(|d| d.slot as usize == slot)
+            .map(|d| super::scfg::EdgeDef { slot: 0, ..*d })
+            .collect();
+        let case = match made
+            .iter()
+            .find(|(target, d, _)| *target == t && *d == defs)
+        {
+            Some(&(_, _, case)) => case,
+            None => {
+                let case =
+                    work.add_block(Origin::Synthetic(SyntheticKind::EdgeSplit), Term::Goto(t));
+                work.scfg.blocks[case].edge_defs = defs.iter().copied().collect();
+                made.push((t, defs, case));
+                new_blocks.push(case);
+                case
+            }
+        };
+        work.scfg.blocks[b]
+            .edge_defs
+            .retain(|d| d.slot as usize != slot);
+        work.redirect(b, slot, case);
+    }
+    new_blocks
+}
+
 /// Loop bodies as the loop-exit pass defined them.
 pub fn loop_bodies(work: &Work, plan: &Plan) -> Vec<Vec<SBlock>> {
-    (0..plan.loops.len()).map(|li| super::graph::planned_loop_body(&work.preds, plan, li)).collect()
+    (0..plan.loops.len())
+        .map(|li| super::graph::planned_loop_body(&work.preds, plan, li))
+        .collect()
 }
 
 struct RegionPass<'r> {
@@ -154,10 +214,42 @@ struct RegionPass<'r> {
     /// Merges of selections decided in this region: they end enclosing constructs.
     selection_merge: SecondaryMap<SBlock, bool>,
     /// Index in `plan.loops` of the loop each header heads.
-    loop_of_header: &'r SecondaryMap<SBlock, Option<usize>>,
+    loop_of_header: &'r mut SecondaryMap<SBlock, Option<usize>>,
+    /// Index in `plan.loops` of the loop each merge block ends.
+    loop_of_merge: &'r mut SecondaryMap<SBlock, Option<usize>>,
+    /// Index in `plan.selections` of the selection each merge block ends.
+    selection_of_merge: &'r mut SecondaryMap<SBlock, Option<usize>>,
+    /// Bodies of block constructs made here: (loop index, header, size bound).
+    new_regions: &'r mut Vec<(Option<usize>, SBlock, usize)>,
+    /// A header that a block construct moved out of this region, and the construct's
+    /// header that took its place.
+    replaced: SecondaryMap<SBlock, Option<SBlock>>,
     /// `in_p[b] == stamp`: `b` is in the construct being walked.
     in_p: SecondaryMap<SBlock, u32>,
+    /// Selection nesting of a block of the walked construct below its header (estimated
+    /// on the dominator tree: a header's non-merge children are one level deeper).
+    depth: SecondaryMap<SBlock, u32>,
+    /// Scratch for [`RegionPass::common_dominator`].
+    join: SecondaryMap<SBlock, Option<SBlock>>,
+    join_stamp: SecondaryMap<SBlock, u32>,
     stamp: u32,
+}
+
+/// Exits this many selection levels deep make a block construct rather than a chain of
+/// nested merge blocks (see [`RegionPass::block_construct`]).
+const BLOCK_CONSTRUCT_DEPTH: u32 = 2;
+
+/// How many blocks an arm may have to count as a stub (see [`RegionPass::stub_arms_merge`]).
+const STUB_BUDGET: usize = 64;
+
+/// What walking an arm found.
+enum Arm {
+    /// A small arm that leaves only by structured exits (break, continue, return).
+    Stub,
+    /// More blocks than the budget.
+    Big,
+    /// It reaches a block outside its dominator subtree.
+    Joins,
 }
 
 /// The acyclic graph of one region: its dominator tree and predecessor lists, updated in
@@ -213,7 +305,8 @@ impl RegionGraph {
 
 /// Makes tests compare the incrementally updated region analyses with a recomputation
 /// after every rewrite.
-pub static VERIFY_INCREMENTAL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+pub static VERIFY_INCREMENTAL: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
 
 impl RegionPass<'_> {
     fn sinks(&self, plan: &Plan) -> (Option<SBlock>, Option<SBlock>) {
@@ -303,7 +396,14 @@ impl RegionPass<'_> {
             idom[b] = doms.idom(b);
             children[b] = doms.children(b).iter().copied().collect();
         }
-        Ok(RegionGraph { key, idom, children, rpreds, collapsed, rpo: dfs.rpo })
+        Ok(RegionGraph {
+            key,
+            idom,
+            children,
+            rpreds,
+            collapsed,
+            rpo: dfs.rpo,
+        })
     }
 
     fn is_header(&self, work: &Work, g: &RegionGraph, b: SBlock) -> bool {
@@ -313,16 +413,11 @@ impl RegionPass<'_> {
         // Every conditional branch and switch gets decided, even one whose targets are all
         // the same block: SPIR-V counts its targets, not the distinct ones.
         match &work.scfg.blocks[b].term {
-            Term::Orig { block, .. } => matches!(work.scfg.orig_kind(*block), OrigKind::CondBr | OrigKind::Switch),
+            Term::Orig { block, .. } => matches!(
+                work.scfg.orig_kind(*block),
+                OrigKind::CondBr | OrigKind::Switch
+            ),
             Term::Dispatch { targets, .. } => targets.len() >= 2,
-            _ => false,
-        }
-    }
-
-    fn is_switch(&self, work: &Work, b: SBlock) -> bool {
-        match &work.scfg.blocks[b].term {
-            Term::Orig { block, .. } => work.scfg.orig_kind(*block) == OrigKind::Switch,
-            Term::Dispatch { targets, .. } => targets.len() > 2,
             _ => false,
         }
     }
@@ -330,7 +425,12 @@ impl RegionPass<'_> {
     /// Decides every header of the region, walking the dominator tree in pre-order (a
     /// header after all headers that dominate it); the tree is updated in place as merge
     /// blocks are added, so the cost is that of the construct walks, not of re-analysis.
-    fn run(&mut self, work: &mut Work, plan: &mut Plan, size: usize) -> Result<(), StructurizeError> {
+    fn run(
+        &mut self,
+        work: &mut Work,
+        plan: &mut Plan,
+        size: usize,
+    ) -> Result<(), StructurizeError> {
         let limit = 8 * size + 64;
         let mut rewrites = 0usize;
         let mut decided: SecondaryMap<SBlock, bool> = SecondaryMap::new();
@@ -354,7 +454,8 @@ impl RegionPass<'_> {
                     }
                 }
             }
-            let mut kids = g.children[x].clone();
+            let node = self.replaced[x].unwrap_or(x);
+            let mut kids = g.children[node].clone();
             kids.sort_by_key(|k| std::cmp::Reverse(g.key[*k]));
             stack.extend(kids);
         }
@@ -394,7 +495,7 @@ impl RegionPass<'_> {
     /// block whose predecessors all lie below one boundary block moves with it.
     #[allow(clippy::too_many_arguments)]
     fn update_after_funnel(
-        &self,
+        &mut self,
         work: &Work,
         plan: &Plan,
         g: &mut RegionGraph,
@@ -402,16 +503,18 @@ impl RegionPass<'_> {
         exits: &[(SBlock, usize, SBlock)],
         targets: &[SBlock],
         boundary: &[SBlock],
+        top: SBlock,
     ) {
-        let mut sources: SmallVec<[SBlock; 4]> = SmallVec::new();
-        for &(u, _, _) in exits {
-            if !sources.contains(&u) {
-                sources.push(u);
-            }
-        }
+        // A block construct's merge can collect thousands of edges: sets, not scans.
+        let mut source_set: std::collections::HashSet<SBlock> = std::collections::HashSet::new();
+        let sources: SmallVec<[SBlock; 4]> = exits
+            .iter()
+            .map(|&(u, _, _)| u)
+            .filter(|&u| source_set.insert(u))
+            .collect();
         g.collapsed[m] = false;
         for &t in targets {
-            g.rpreds[t].retain(|p| !sources.contains(p));
+            g.rpreds[t].retain(|p| !source_set.contains(p));
             g.rpreds[t].push(m);
         }
         g.rpreds[m] = sources.iter().copied().collect();
@@ -424,7 +527,7 @@ impl RegionPass<'_> {
         } else {
             self.renumber(work, plan, g);
         }
-        let d = sources[1..].iter().fold(sources[0], |acc, &u| g.intersect(acc, u));
+        let d = self.common_dominator(g, &sources, top);
         g.idom[m] = None;
         g.set_idom(m, d);
         // Targets outside the subtree of `x` keep their immediate dominator (their other
@@ -433,9 +536,48 @@ impl RegionPass<'_> {
         again.sort_by_key(|b| g.key[*b]);
         for b in again {
             let preds = g.rpreds[b].clone();
-            let d = preds[1..].iter().fold(preds[0], |acc, &p| g.intersect(acc, p));
+            let d = preds[1..]
+                .iter()
+                .fold(preds[0], |acc, &p| g.intersect(acc, p));
             g.set_idom(b, d);
         }
+    }
+
+    /// The nearest common dominator of `blocks`, all dominated by `top`. Each block's
+    /// path up the tree stops at the first block an earlier path visited, so the cost is
+    /// the size of the union of the paths (at most the construct below `top`), where
+    /// pairwise intersection would walk a deep chain once per block.
+    fn common_dominator(&mut self, g: &RegionGraph, blocks: &[SBlock], top: SBlock) -> SBlock {
+        self.stamp += 1;
+        let stamp = self.stamp;
+        // The first path, top-down keys: where a later path joins it decides the answer.
+        let mut best = blocks[0];
+        let mut b = blocks[0];
+        loop {
+            self.join_stamp[b] = stamp;
+            self.join[b] = Some(b);
+            if b == top {
+                break;
+            }
+            b = g.idom[b].expect("below top");
+        }
+        for &u in &blocks[1..] {
+            let mut path: SmallVec<[SBlock; 8]> = SmallVec::new();
+            let mut b = u;
+            while self.join_stamp[b] != stamp {
+                path.push(b);
+                b = g.idom[b].expect("below top");
+            }
+            let j = self.join[b].expect("visited");
+            for p in path {
+                self.join_stamp[p] = stamp;
+                self.join[p] = Some(j);
+            }
+            if g.key[j] < g.key[best] {
+                best = j;
+            }
+        }
+        best
     }
 
     /// Numbers the region's blocks in reverse post-order again, spaced so that new blocks
@@ -445,6 +587,16 @@ impl RegionPass<'_> {
         for (i, &b) in dfs.rpo.iter().enumerate() {
             g.key[b] = (((i as u64) << 32) | (1 << 31), b.as_u32());
         }
+    }
+
+    /// Records `merge` as the merge of selection header `x`.
+    fn choose(&mut self, plan: &mut Plan, x: SBlock, merge: Option<SBlock>) {
+        if let Some(m) = merge {
+            self.used_as_merge[m] = true;
+            self.selection_merge[m] = true;
+            self.selection_of_merge[m] = Some(plan.selections.len());
+        }
+        plan.selections.push((x, merge));
     }
 
     /// Decides the merge of header `x`; returns whether the graph changed.
@@ -459,15 +611,21 @@ impl RegionPass<'_> {
         }
         if let [c] = inside[..] {
             if g.rpreds[c].len() == 1 && !self.used_as_merge[c] {
-                self.used_as_merge[c] = true;
-                self.selection_merge[c] = true;
-                plan.selections.push((x, Some(c)));
+                self.choose(plan, x, Some(c));
                 return false;
             }
         }
+        // The same with small arms that end in breaks, continues or returns.
+        if let Some(c) = self.stub_arms_merge(work, plan, g, &inside) {
+            self.choose(plan, x, Some(c));
+            return false;
+        }
         let merge_children: SmallVec<[SBlock; 4]> = {
-            let mut mc: SmallVec<[SBlock; 4]> =
-                g.children[x].iter().copied().filter(|&c| g.rpreds[c].len() >= 2).collect();
+            let mut mc: SmallVec<[SBlock; 4]> = g.children[x]
+                .iter()
+                .copied()
+                .filter(|&c| g.rpreds[c].len() >= 2)
+                .collect();
             mc.sort_by_key(|&c| g.key[c]);
             mc
         };
@@ -480,13 +638,16 @@ impl RegionPass<'_> {
         // the targets whose immediate dominator a rewrite here can change.
         let mut boundary: SmallVec<[SBlock; 4]> = SmallVec::new();
         let mut stack = vec![x];
+        self.depth[x] = 0;
         while let Some(b) = stack.pop() {
             self.in_p[b] = stamp;
             p_blocks.push(b);
+            let nests = b != x && self.is_header(work, g, b);
             for &c in &g.children[b] {
                 // Merge children (children of x only) start the code after the construct;
                 // a merge of an enclosing header ends it.
                 if !(b == x && merge_children.contains(&c)) && !self.selection_merge[c] {
+                    self.depth[c] = self.depth[b] + u32::from(nests && g.rpreds[c].len() < 2);
                     stack.push(c);
                 } else {
                     boundary.push(c);
@@ -496,15 +657,24 @@ impl RegionPass<'_> {
         // (The walk order is deterministic: children lists are built deterministically.)
         let mut targets: SmallVec<[SBlock; 4]> = SmallVec::new();
         let mut exits: Vec<(SBlock, usize, SBlock)> = Vec::new();
+        // Breaks and continues of the enclosing loop, and the deepest exit's nesting.
+        let mut loop_exits: Vec<(SBlock, usize, SBlock)> = Vec::new();
+        let mut deepest = 0;
         for &u in &p_blocks {
             if g.collapsed[u] {
                 continue;
             }
             for (slot, &s) in work.scfg.blocks[u].term.succs().iter().enumerate() {
-                if self.is_sink(plan, s) || self.in_p[s] == stamp {
+                if self.is_sink(plan, s) {
+                    loop_exits.push((u, slot, s));
+                    continue;
+                }
+                if self.in_p[s] == stamp {
                     continue;
                 }
                 exits.push((u, slot, s));
+                deepest =
+                    deepest.max(self.depth[u] + u32::from(u != x && self.is_header(work, g, u)));
                 if !targets.contains(&s) {
                     targets.push(s);
                 }
@@ -521,56 +691,270 @@ impl RegionPass<'_> {
                 .max_by_key(|&s| (g.subtree_size(s), std::cmp::Reverse(g.key[s])));
             match arm {
                 Some(c) => {
-                    self.used_as_merge[c] = true;
-                    self.selection_merge[c] = true;
-                plan.selections.push((x, Some(c)));
+                    self.choose(plan, x, Some(c));
                     false
                 }
-                None if self.is_switch(work, x) => {
-                    let m = work.add_block(Origin::Synthetic(SyntheticKind::UnreachableMerge), Term::Unreachable);
+                None if is_switch_like(work, x) => {
+                    let m = work.add_block(
+                        Origin::Synthetic(SyntheticKind::UnreachableMerge),
+                        Term::Unreachable,
+                    );
                     self.region[m] = Some(self.r);
-                    self.used_as_merge[m] = true;
-                    self.selection_merge[m] = true;
-            plan.selections.push((x, Some(m)));
+                    self.choose(plan, x, Some(m));
                     // No edge changed: the region's analyses stay valid.
                     false
                 }
                 None => {
-                    plan.selections.push((x, None));
+                    self.choose(plan, x, None);
                     false
                 }
             }
-        } else if targets.len() == 1 && merge_children.contains(&targets[0]) && !self.used_as_merge[targets[0]] {
-            self.used_as_merge[targets[0]] = true;
-            self.selection_merge[targets[0]] = true;
-            plan.selections.push((x, Some(targets[0])));
+        } else if targets.len() == 1
+            && merge_children.contains(&targets[0])
+            && !self.used_as_merge[targets[0]]
+        {
+            self.choose(plan, x, Some(targets[0]));
             false
+        } else if deepest >= BLOCK_CONSTRUCT_DEPTH
+            && x != work.scfg.entry
+            && self.inner_loops_inside(work, plan, g, &p_blocks, stamp)
+        {
+            exits.extend(loop_exits);
+            self.block_construct(
+                work, plan, g, x, &exits, &targets, &boundary, &p_blocks, stamp,
+            );
+            true
         } else {
-            let m = if targets.len() == 1 {
-                let m = work.add_block(Origin::Synthetic(SyntheticKind::SelectionMerge), Term::Goto(targets[0]));
-                for &(u, slot, _) in &exits {
-                    work.redirect(u, slot, m);
-                }
-                m
-            } else {
-                let var = work.scfg.vars.push(VarKind::Selector);
-                let m = work.add_block(
-                    Origin::Synthetic(SyntheticKind::SelectionMerge),
-                    Term::Dispatch { var, targets: targets.clone() },
-                );
-                for &(u, slot, s) in &exits {
-                    let k = targets.iter().position(|&t| t == s).expect("exit target") as u32;
-                    work.redirect(u, slot, m);
-                    work.add_edge_def(u, slot, var, Val::Const(k));
-                }
-                m
-            };
+            let m = funnel(work, &exits, &targets, SyntheticKind::SelectionMerge);
             self.region[m] = Some(self.r);
-            self.used_as_merge[m] = true;
-            self.selection_merge[m] = true;
-            plan.selections.push((x, Some(m)));
-            self.update_after_funnel(work, plan, g, m, &exits, &targets, &boundary);
+            self.choose(plan, x, Some(m));
+            self.update_after_funnel(work, plan, g, m, &exits, &targets, &boundary, x);
             true
         }
+    }
+
+    /// Whether every inner loop collapsed in the construct `p_blocks` has its merge in it.
+    fn inner_loops_inside(
+        &self,
+        work: &Work,
+        plan: &Plan,
+        g: &RegionGraph,
+        p_blocks: &[SBlock],
+        stamp: u32,
+    ) -> bool {
+        p_blocks.iter().filter(|&&u| g.collapsed[u]).all(|&u| {
+            self.region_succs(work, plan, u)
+                .iter()
+                .all(|&s| self.in_p[s] == stamp)
+        })
+    }
+
+    /// The merge for a header whose arms (`inside`, structured exits aside) are all small
+    /// and leave only by structured exits, except one big arm entered only from the header:
+    /// that arm. This generalizes `if (c) break;` to `if (c) { ...; break; }` and finds in
+    /// O(arms · budget) the merge the full construct walk would choose (the biggest arm),
+    /// which keeps long chains of such headers linear.
+    fn stub_arms_merge(
+        &mut self,
+        work: &Work,
+        plan: &Plan,
+        g: &RegionGraph,
+        inside: &[SBlock],
+    ) -> Option<SBlock> {
+        if inside.len() < 2 {
+            return None;
+        }
+        let mut big = None;
+        for &a in inside {
+            if g.rpreds[a].len() != 1 {
+                return None;
+            }
+            match self.walk_arm(work, plan, g, a) {
+                Arm::Stub => {}
+                Arm::Big if big.is_none() => big = Some(a),
+                Arm::Big | Arm::Joins => return None,
+            }
+        }
+        big.filter(|&c| !self.used_as_merge[c])
+    }
+
+    /// Walks the dominator subtree of arm `a`, up to [`STUB_BUDGET`] blocks.
+    fn walk_arm(&mut self, work: &Work, plan: &Plan, g: &RegionGraph, a: SBlock) -> Arm {
+        self.stamp += 1;
+        let stamp = self.stamp;
+        let mut blocks: SmallVec<[SBlock; 16]> = SmallVec::new();
+        let mut stack: SmallVec<[SBlock; 16]> = smallvec::smallvec![a];
+        while let Some(b) = stack.pop() {
+            if blocks.len() == STUB_BUDGET {
+                return Arm::Big;
+            }
+            self.in_p[b] = stamp;
+            blocks.push(b);
+            for &c in &g.children[b] {
+                if self.selection_merge[c] {
+                    return Arm::Joins;
+                }
+                stack.push(c);
+            }
+        }
+        for &b in &blocks {
+            if self
+                .region_succs(work, plan, b)
+                .iter()
+                .any(|&s| self.in_p[s] != stamp)
+            {
+                return Arm::Joins;
+            }
+        }
+        Arm::Stub
+    }
+
+    /// Wraps the construct of `x` in a block construct: a loop that runs once (header `l`,
+    /// an unreachable continue target), whose merge collects every exit of the construct,
+    /// including breaks and continues of the enclosing loop, and dispatches to their
+    /// targets. Inside it those exits are breaks, legal from any selection depth, where a
+    /// selection merge would need one more merge block per nesting level (the unrolled
+    /// loop with interleaved breaks: a chain of N nested merges, O(N²) to build, against
+    /// one loop). The construct's blocks move to the new loop's region, decided later;
+    /// `l` takes the place of `x` in this region, and in any merge role `x` had.
+    #[allow(clippy::too_many_arguments)]
+    fn block_construct(
+        &mut self,
+        work: &mut Work,
+        plan: &mut Plan,
+        g: &mut RegionGraph,
+        x: SBlock,
+        exits: &[(SBlock, usize, SBlock)],
+        targets: &[SBlock],
+        boundary: &[SBlock],
+        p_blocks: &[SBlock],
+        stamp: u32,
+    ) {
+        let mut all_targets: SmallVec<[SBlock; 4]> = targets.iter().copied().collect();
+        for &(_, _, s) in exits {
+            if !all_targets.contains(&s) {
+                all_targets.push(s);
+            }
+        }
+        let m = funnel(work, exits, &all_targets, SyntheticKind::LoopMerge);
+        self.region[m] = Some(self.r);
+        let (ct, lm) = self.sinks(plan);
+        let cases = split_exit_slots(work, m, |t| Some(t) == ct || Some(t) == lm);
+        self.update_after_funnel(work, plan, g, m, exits, targets, boundary, x);
+        for &e in &cases {
+            self.region[e] = Some(self.r);
+            g.key[e] = (g.key[m].0, e.as_u32());
+            g.collapsed[e] = false;
+            g.rpreds[e] = smallvec::smallvec![m];
+            g.set_idom(e, m);
+        }
+        // The loop.
+        let l = work.add_block(Origin::Synthetic(SyntheticKind::BlockHeader), Term::Goto(x));
+        for p in work.preds.distinct(x) {
+            if p == l {
+                continue;
+            }
+            for slot in 0..work.scfg.blocks[p].term.succs().len() {
+                if work.scfg.blocks[p].term.succs()[slot] == x {
+                    work.redirect(p, slot, l);
+                }
+            }
+        }
+        let c = work.add_block(
+            Origin::Synthetic(SyntheticKind::BlockContinue),
+            Term::Goto(l),
+        );
+        let li = plan.loops.len();
+        plan.loops.push(super::plan::LoopPlan {
+            header: l,
+            continue_target: c,
+            merge: Some(m),
+        });
+        self.loop_of_header[l] = Some(li);
+        self.loop_of_merge[m] = Some(li);
+        self.region[l] = Some(Some(li));
+        self.region[c] = Some(Some(li));
+        for &b in p_blocks {
+            if self.region[b] == Some(self.r) {
+                self.region[b] = Some(Some(li));
+            }
+        }
+        // A switch in the construct cannot break straight to `m` either.
+        let mut sources: SmallVec<[SBlock; 8]> = exits.iter().map(|&(u, _, _)| u).collect();
+        sources.dedup();
+        for u in sources {
+            for e in split_exit_slots(work, u, |t| t == m) {
+                self.region[e] = Some(Some(li));
+            }
+        }
+        // `l` inherits the merge roles of `x`.
+        if let Some(i) = self.selection_of_merge[x].take() {
+            plan.selections[i].1 = Some(l);
+            self.selection_of_merge[l] = Some(i);
+        }
+        if let Some(i) = self.loop_of_merge[x].take() {
+            plan.loops[i].merge = Some(l);
+            self.loop_of_merge[l] = Some(i);
+        }
+        self.used_as_merge[l] = std::mem::take(&mut self.used_as_merge[x]);
+        self.selection_merge[l] = std::mem::take(&mut self.selection_merge[x]);
+        self.used_as_merge[c] = true;
+        self.used_as_merge[m] = true;
+        self.new_regions.push((Some(li), l, p_blocks.len() + 2));
+        self.replaced[x] = Some(l);
+        // This region's graph: `l` (collapsed, → m) replaces `x` and its construct.
+        g.key[l] = g.key[x];
+        g.collapsed[l] = true;
+        g.rpreds[l] = g.rpreds[x].clone();
+        let parent = g.idom[x].expect("a header below the region entry has an idom");
+        if let Some(slot) = g.children[parent].iter_mut().find(|k| **k == x) {
+            *slot = l;
+        }
+        g.idom[l] = Some(parent);
+        // Blocks outside the construct that `x` dominated: dominated by `l` now, and `m`,
+        // whose only predecessor in this region is `l`.
+        let moved: SmallVec<[SBlock; 4]> = g.children[x]
+            .iter()
+            .copied()
+            .filter(|&k| self.in_p[k] != stamp && k != m)
+            .collect();
+        for &k in &moved {
+            g.idom[k] = Some(l);
+        }
+        g.children[l] = moved;
+        g.rpreds[m] = smallvec::smallvec![l];
+        g.set_idom(m, l);
+    }
+}
+
+/// A new block that the exit edges `exits` go to instead, going on to `targets` (with a
+/// selector set on each edge when there are several).
+fn funnel(
+    work: &mut Work,
+    exits: &[(SBlock, usize, SBlock)],
+    targets: &[SBlock],
+    kind: SyntheticKind,
+) -> SBlock {
+    if let [t] = targets {
+        let m = work.add_block(Origin::Synthetic(kind), Term::Goto(*t));
+        for &(u, slot, _) in exits {
+            work.redirect(u, slot, m);
+        }
+        m
+    } else {
+        let var = work.scfg.vars.push(VarKind::Selector);
+        let m = work.add_block(
+            Origin::Synthetic(kind),
+            Term::Dispatch {
+                var,
+                targets: targets.iter().copied().collect(),
+            },
+        );
+        for &(u, slot, s) in exits {
+            let k = targets.iter().position(|&t| t == s).expect("exit target") as u32;
+            work.redirect(u, slot, m);
+            work.add_edge_def(u, slot, var, Val::Const(k));
+        }
+        m
     }
 }

@@ -7,7 +7,11 @@ use cranelift_entity::SecondaryMap;
 #[derive(Debug, thiserror::Error)]
 pub enum PhiError {
     #[error("function `{function}`: block {block} has parallel edges to {target} with different values of a variable (internal error)")]
-    ConflictingEdges { function: String, block: String, target: String },
+    ConflictingEdges {
+        function: String,
+        block: String,
+        target: String,
+    },
 }
 
 /// A value during construction: a final value or a PHI under construction.
@@ -26,6 +30,18 @@ struct TempPhi {
 /// Rebuilds `phis` and `entry_values` of every block. Returns the number of PHIs.
 pub fn repair(scfg: &mut Scfg) -> Result<usize, PhiError> {
     let preds = Preds::compute(scfg);
+    // Operands from unreachable predecessors (a block construct's continue target) say
+    // nothing about the value: a PHI is trivial if its reachable operands agree.
+    let reachable = {
+        let dfs = crate::passes::graph::Dfs::new(scfg.entry, |b| {
+            scfg.blocks[b].term.succs().iter().copied()
+        });
+        let mut r: SecondaryMap<SBlock, bool> = SecondaryMap::new();
+        for &b in &dfs.rpo {
+            r[b] = true;
+        }
+        r
+    };
     for &b in &scfg.layout {
         scfg.blocks[b].phis.clear();
         scfg.blocks[b].entry_values.clear();
@@ -52,6 +68,7 @@ pub fn repair(scfg: &mut Scfg) -> Result<usize, PhiError> {
     reads.sort_by_key(|&(v, b)| (v, position[b]));
     let mut temps: Vec<TempPhi> = Vec::new();
     let mut replaced: Vec<Option<V>> = Vec::new();
+    let mut scratch = Scratch::default();
     let mut results: Vec<(SBlock, VarId, V)> = Vec::new();
     let mut i = 0;
     while i < reads.len() {
@@ -61,20 +78,40 @@ pub fn repair(scfg: &mut Scfg) -> Result<usize, PhiError> {
             j += 1;
         }
         let blocks: Vec<SBlock> = reads[i..j].iter().map(|&(_, b)| b).collect();
-        let values = solve_var(scfg, &preds, var, &blocks, &mut temps, &mut replaced)?;
+        let values = solve_var(
+            scfg,
+            &preds,
+            var,
+            &blocks,
+            &mut temps,
+            &mut replaced,
+            &mut scratch,
+        )?;
         for (b, v) in blocks.into_iter().zip(values) {
             results.push((b, var, v));
         }
         i = j;
     }
-    remove_trivial(&mut temps, &mut replaced);
+    remove_trivial(&mut temps, &mut replaced, &reachable);
+    // Every replaced PHI points at its final value from here on.
+    for t in 0..replaced.len() {
+        if replaced[t].is_some() {
+            find(V::Temp(t as u32), &mut replaced);
+        }
+    }
     // Materialize the surviving PHIs.
     let mut final_val: Vec<Option<Val>> = vec![None; temps.len()];
     for (t, phi) in temps.iter().enumerate() {
         if replaced[t].is_none() {
             let index = scfg.blocks[phi.block].phis.len() as u32;
-            scfg.blocks[phi.block].phis.push(Phi { var: phi.var, incoming: Vec::new() });
-            final_val[t] = Some(Val::Phi { block: phi.block, index });
+            scfg.blocks[phi.block].phis.push(Phi {
+                var: phi.var,
+                incoming: Vec::new(),
+            });
+            final_val[t] = Some(Val::Phi {
+                block: phi.block,
+                index,
+            });
         }
     }
     let resolve = |v: V, replaced: &Vec<Option<V>>, final_val: &Vec<Option<Val>>| -> Val {
@@ -94,9 +131,14 @@ pub fn repair(scfg: &mut Scfg) -> Result<usize, PhiError> {
         if replaced[t].is_some() {
             continue;
         }
-        let Some(Val::Phi { block, index }) = final_val[t] else { unreachable!() };
-        let incoming: Vec<(SBlock, Val)> =
-            phi.operands.iter().map(|&(p, v)| (p, resolve(v, &replaced, &final_val))).collect();
+        let Some(Val::Phi { block, index }) = final_val[t] else {
+            unreachable!()
+        };
+        let incoming: Vec<(SBlock, Val)> = phi
+            .operands
+            .iter()
+            .map(|&(p, v)| (p, resolve(v, &replaced, &final_val)))
+            .collect();
         scfg.blocks[block].phis[index as usize].incoming = incoming;
         count += 1;
     }
@@ -115,7 +157,12 @@ fn edge_value(scfg: &Scfg, var: VarId, p: SBlock, z: SBlock) -> Result<Option<Va
         if s != z {
             continue;
         }
-        let here = block.edge_defs.iter().rev().find(|d| d.slot as usize == slot && d.var == var).map(|d| d.val);
+        let here = block
+            .edge_defs
+            .iter()
+            .rev()
+            .find(|d| d.slot as usize == slot && d.var == var)
+            .map(|d| d.val);
         match found {
             None => found = Some(here),
             Some(prev) if prev == here => {}
@@ -131,6 +178,16 @@ fn edge_value(scfg: &Scfg, var: VarId, p: SBlock, z: SBlock) -> Result<Option<Va
     Ok(found.flatten())
 }
 
+/// Per-block tables reused from one variable to the next: a function with a selector per
+/// ladder rung has as many variables as blocks, so fresh tables would cost O(n) each.
+#[derive(Default)]
+struct Scratch {
+    /// `needed[b] == round`: the entry value of `b` is needed for the current variable.
+    needed: SecondaryMap<SBlock, u32>,
+    round: u32,
+    value: SecondaryMap<SBlock, Option<V>>,
+}
+
 /// Values of `var` on entry to each of `reads`.
 fn solve_var(
     scfg: &Scfg,
@@ -139,22 +196,26 @@ fn solve_var(
     reads: &[SBlock],
     temps: &mut Vec<TempPhi>,
     replaced: &mut Vec<Option<V>>,
+    scratch: &mut Scratch,
 ) -> Result<Vec<V>, PhiError> {
+    scratch.round += 1;
+    let round = scratch.round;
+    let needed = &mut scratch.needed;
+    let value = &mut scratch.value;
     // Backward closure: blocks whose entry value is needed.
-    let mut needed: SecondaryMap<SBlock, bool> = SecondaryMap::new();
     let mut order: Vec<SBlock> = Vec::new();
     let mut stack: Vec<SBlock> = Vec::new();
     for &r in reads {
-        if !needed[r] {
-            needed[r] = true;
+        if needed[r] != round {
+            needed[r] = round;
             order.push(r);
             stack.push(r);
         }
     }
     while let Some(z) = stack.pop() {
         for p in preds.distinct(z) {
-            if edge_value(scfg, var, p, z)?.is_none() && !needed[p] {
-                needed[p] = true;
+            if edge_value(scfg, var, p, z)?.is_none() && needed[p] != round {
+                needed[p] = round;
                 order.push(p);
                 stack.push(p);
             }
@@ -162,12 +223,18 @@ fn solve_var(
     }
     // Entry value of each needed block: a PHI where several edges meet, else the single
     // incoming edge's value.
-    let mut value: SecondaryMap<SBlock, Option<V>> = SecondaryMap::new();
+    for &z in &order {
+        value[z] = None;
+    }
     let first_temp = temps.len();
     for &z in &order {
         if preds.count_distinct(z) >= 2 {
             let t = temps.len() as u32;
-            temps.push(TempPhi { block: z, var, operands: Vec::new() });
+            temps.push(TempPhi {
+                block: z,
+                var,
+                operands: Vec::new(),
+            });
             replaced.push(None);
             value[z] = Some(V::Temp(t));
         } else if preds.count_distinct(z) == 0 {
@@ -210,45 +277,79 @@ fn solve_var(
         }
         temps[t].operands = operands;
     }
-    Ok(reads.iter().map(|&r| value[r].expect("read has a value")).collect())
+    Ok(reads
+        .iter()
+        .map(|&r| value[r].expect("read has a value"))
+        .collect())
+}
+
+/// What `v` stands for once replaced PHIs are followed; compresses the path it took.
+fn find(v: V, replaced: &mut [Option<V>]) -> V {
+    let mut root = v;
+    while let V::Temp(t) = root {
+        match replaced[t as usize] {
+            Some(r) => root = r,
+            None => break,
+        }
+    }
+    let mut cur = v;
+    while let V::Temp(t) = cur {
+        match replaced[t as usize] {
+            Some(r) if r != root => {
+                replaced[t as usize] = Some(root);
+                cur = r;
+            }
+            _ => break,
+        }
+    }
+    root
 }
 
 /// Replaces PHIs whose inputs are all one value (or the PHI itself) until none is left.
-fn remove_trivial(temps: &mut [TempPhi], replaced: &mut [Option<V>]) {
-    fn find(mut v: V, replaced: &[Option<V>]) -> V {
-        while let V::Temp(t) = v {
-            match replaced[t as usize] {
-                Some(r) => v = r,
-                None => break,
+/// A worklist (Braun et al.'s `tryRemoveTrivialPhi` on the users of each removed PHI) keeps
+/// this linear in the operands: a chain of n PHIs, each trivial once the next one is gone,
+/// would cost n sweeps over all PHIs otherwise.
+fn remove_trivial(
+    temps: &mut [TempPhi],
+    replaced: &mut [Option<V>],
+    reachable: &SecondaryMap<SBlock, bool>,
+) {
+    let mut users: Vec<Vec<u32>> = vec![Vec::new(); temps.len()];
+    for (t, phi) in temps.iter().enumerate() {
+        for &(_, op) in &phi.operands {
+            if let V::Temp(u) = op {
+                if u as usize != t {
+                    users[u as usize].push(t as u32);
+                }
             }
         }
-        v
     }
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for t in 0..temps.len() {
-            if replaced[t].is_some() {
+    let mut work: Vec<u32> = (0..temps.len() as u32).rev().collect();
+    while let Some(t) = work.pop() {
+        let t = t as usize;
+        if replaced[t].is_some() {
+            continue;
+        }
+        let me = V::Temp(t as u32);
+        let mut same: Option<V> = None;
+        let mut trivial = true;
+        for &(p, op) in &temps[t].operands {
+            if !reachable[p] {
                 continue;
             }
-            let me = V::Temp(t as u32);
-            let mut same: Option<V> = None;
-            let mut trivial = true;
-            for &(_, op) in &temps[t].operands {
-                let op = find(op, replaced);
-                if op == me || Some(op) == same {
-                    continue;
-                }
-                if same.is_some() {
-                    trivial = false;
-                    break;
-                }
-                same = Some(op);
+            let op = find(op, replaced);
+            if op == me || Some(op) == same {
+                continue;
             }
-            if trivial {
-                replaced[t] = Some(same.unwrap_or(V::Known(Val::Undef)));
-                changed = true;
+            if same.is_some() {
+                trivial = false;
+                break;
             }
+            same = Some(op);
+        }
+        if trivial {
+            replaced[t] = Some(same.unwrap_or(V::Known(Val::Undef)));
+            work.extend(users[t].iter().copied());
         }
     }
 }
