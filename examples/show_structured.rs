@@ -1,24 +1,28 @@
-// Prints the structured form and listing of each function of an .ll file.
+//! Prints the structured form, the block listing and any structured-rule violations of
+//! every function of an input: `cargo run --release --example show_structured -- FILE.ll`.
+
 fn main() {
-    let path = std::env::args().nth(1).expect("file");
-    let loaded = untangle::load::load_path(std::path::Path::new(&path)).expect("load");
-    for (_, f) in loaded
-        .module
-        .functions
-        .iter()
-        .filter(|(_, f)| !f.is_declaration())
-    {
-        let s = untangle::passes::structurize(f, Default::default()).expect("structurize");
-        println!(
-            "{}",
-            untangle::passes::text::render_structured(&s.scfg, Some(f))
-        );
-        println!(
-            "{}",
-            untangle::passes::text::render_listing(&s.scfg, Some(f))
-        );
-        for v in untangle::check::structured::check_structured(&s.scfg) {
-            println!("VIOLATION {v:?}");
+    let Some(path) = std::env::args().nth(1) else {
+        eprintln!("usage: show_structured FILE");
+        std::process::exit(2);
+    };
+    let loaded = match untangle::load::load_path(std::path::Path::new(&path)) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
+    };
+    for (_, f) in loaded.module.functions.iter().filter(|(_, f)| !f.is_declaration()) {
+        match untangle::passes::structurize(f, Default::default()) {
+            Ok(s) => {
+                println!("{}", untangle::passes::text::render_structured(&s.scfg, Some(f)));
+                println!("{}", untangle::passes::text::render_listing(&s.scfg, Some(f)));
+                if let Err(violations) = untangle::check::structured::check_structured(&s.scfg) {
+                    println!("{violations}");
+                }
+            }
+            Err(e) => println!("error: {e}"),
         }
     }
 }
