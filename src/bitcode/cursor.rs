@@ -6,8 +6,9 @@
 //! length in 32-bit words), 2 (`DEFINE_ABBREV`), 3 (`UNABBREV_RECORD`), 4 and up
 //! (abbreviations: first those `BLOCKINFO` gave the block id, then the block's own).
 //!
-//! Nesting is limited to [`MAX_DEPTH`] blocks; a block's declared length must fit in the
-//! input.
+//! Nesting is limited to [`MAX_DEPTH`] blocks. A block's declared length is only used to
+//! skip it (and must then fit in the input); an entered block is read record by record, so a
+//! truncated input fails where its data ends, as with LLVM's reader.
 
 use super::abbrev::{self, Abbrev, ZeroBudget};
 use super::bitstream::{BitReader, Res};
@@ -131,7 +132,8 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// Read a sub-block header; returns the bit where the block ends.
+    /// Read a sub-block header; returns the abbreviation width and the bit where the block
+    /// ends (which may lie past the input: only [`Cursor::skip`] relies on it, and checks).
     fn header(&mut self) -> Res<(u32, u64)> {
         let width = self.r.vbr(4)?;
         if width > 32 {
@@ -139,11 +141,7 @@ impl<'a> Cursor<'a> {
         }
         self.r.align32()?;
         let words = self.r.read(32)?;
-        let end = self.r.pos() + words * 32;
-        if end > self.r.end() {
-            return Err(ErrorKind::Implausible(words));
-        }
-        Ok((width as u32, end))
+        Ok((width as u32, self.r.pos() + words * 32))
     }
 
     /// Enter the block announced by [`Entry::SubBlock`].
@@ -161,6 +159,9 @@ impl<'a> Cursor<'a> {
     /// Skip the block announced by [`Entry::SubBlock`].
     pub fn skip(&mut self) -> Res<()> {
         let (_, end) = self.header()?;
+        if end > self.r.end() {
+            return Err(ErrorKind::Implausible((end - self.r.pos()) / 32));
+        }
         self.r.seek(end)
     }
 
