@@ -6,6 +6,7 @@
 //! so an unbounded allocation would show up as a number, not just as a crash.
 //!
 //!     cargo run --release --example bitcode_mutations -- 100000 [seed] [--truncations]
+//!     cargo run --release --example bitcode_mutations -- --export-seeds fuzz/corpus/bitcode
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -67,6 +68,17 @@ impl Stats {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--export-seeds") {
+        // Raw bitcode of every corpus file, as seeds for `cargo fuzz run bitcode`.
+        let dir = Path::new(args.get(1).map(String::as_str).unwrap_or("fuzz/corpus/bitcode")).to_path_buf();
+        let files = corpus_bitcode(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/dxil"));
+        std::fs::create_dir_all(&dir).expect("seed directory");
+        for (name, bc) in &files {
+            std::fs::write(dir.join(format!("{name}.bc")), bc).expect("write seed");
+        }
+        println!("{} seeds in {}", files.len(), dir.display());
+        return;
+    }
     let count: usize = args.first().and_then(|s| s.parse().ok()).unwrap_or(100_000);
     let seed: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(0xb17c_0de5);
     let truncations = args.iter().any(|a| a == "--truncations");
