@@ -66,12 +66,17 @@ impl<'a> BitReader<'a> {
         }
         let byte = (self.pos / 8) as usize;
         let shift = (self.pos % 8) as u32;
-        // Up to 8 bytes from `byte`, zero-padded past the end (the bits we keep are inside).
-        let mut window = [0u8; 8];
-        let avail = self.data.len().saturating_sub(byte).min(8);
-        if let (Some(dst), Some(src)) = (window.get_mut(..avail), self.data.get(byte..byte + avail)) {
-            dst.copy_from_slice(src);
-        }
+        // Eight bytes from `byte` (zero-padded past the end: the bits we keep are inside).
+        let window = match self.data.get(byte..byte + 8) {
+            Some(w) => [w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]],
+            None => {
+                let mut w = [0u8; 8];
+                for (d, s) in w.iter_mut().zip(self.data.iter().skip(byte)) {
+                    *d = *s;
+                }
+                w
+            }
+        };
         let word = u64::from_le_bytes(window) >> shift;
         self.pos += width as u64;
         Ok(word & ((1u64 << width) - 1))
@@ -118,7 +123,7 @@ impl<'a> BitReader<'a> {
 
     /// The bytes from the current (byte-aligned) position, `len` of them.
     pub fn bytes(&mut self, len: u64) -> Res<&'a [u8]> {
-        if self.pos % 8 != 0 || len.saturating_mul(8) > self.remaining() {
+        if !self.pos.is_multiple_of(8) || len.saturating_mul(8) > self.remaining() {
             return Err(ErrorKind::UnexpectedEof);
         }
         let start = (self.pos / 8) as usize;

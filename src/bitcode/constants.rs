@@ -84,7 +84,7 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
     let first = rd.values.len();
     let mut cur_ty: Option<TypeId> = None;
     loop {
-        let code = match cur.next()? {
+        let code = match cur.advance()? {
             Entry::End => break,
             Entry::SubBlock(_) => {
                 cur.skip()?;
@@ -126,8 +126,6 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
                 RawConst::Gep { in_bounds: code == 20, source, operands }
             }
             10 => {
-                let lhs_is_float = false;
-                let _ = lhs_is_float;
                 let opcode = op(0)?;
                 let b = super::function::binary_op(opcode, rd.is_fp(ty))?;
                 RawConst::Expr { op: ConstExprOp::Binary(b), operands: vec![op(1)?, op(2)?] }

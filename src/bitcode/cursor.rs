@@ -78,7 +78,8 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    pub fn next(&mut self) -> Res<Entry> {
+    /// The next entry of the current block (abbreviation definitions are absorbed).
+    pub fn advance(&mut self) -> Res<Entry> {
         loop {
             let (width, top) = match self.scopes.last() {
                 Some(s) => (s.width, self.scopes.len() == 1),
@@ -168,7 +169,7 @@ impl<'a> Cursor<'a> {
     /// Skip the rest of the current block (after [`Cursor::enter`]).
     pub fn skip_rest(&mut self) -> Res<()> {
         loop {
-            match self.next()? {
+            match self.advance()? {
                 Entry::End => return Ok(()),
                 Entry::SubBlock(_) => self.skip()?,
                 Entry::Record(_) => {}
@@ -181,7 +182,7 @@ impl<'a> Cursor<'a> {
         self.enter(BLOCKINFO_BLOCK_ID)?;
         self.blockinfo_target = None;
         loop {
-            match self.next()? {
+            match self.advance()? {
                 Entry::End => return Ok(()),
                 Entry::SubBlock(_) => self.skip()?,
                 Entry::Record(1) => {

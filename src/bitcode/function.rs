@@ -183,7 +183,7 @@ impl Fn<'_> {
     }
 
     fn forward(&mut self, vid: u32, ty: TypeId) -> Res<(Value, TypeId)> {
-        if vid == u32::MAX || vid as usize - self.b.base > self.rd.budget_values {
+        if vid == u32::MAX || (vid as usize).saturating_sub(self.b.base) > self.rd.budget_values {
             return Err(malformed(format!("forward reference to value {vid}")));
         }
         self.b.forward.push((vid, ty));
@@ -457,13 +457,10 @@ impl Fn<'_> {
                     let c = o.next()?;
                     let bb = self.block(o.next()?)?;
                     let v = match self.rd.values.get(c as usize) {
-                        Some(&Slot::Val(v @ Value::Const(cid), t)) if t == ty => {
-                            match self.rd.m.constants.get(cid).kind {
-                                ConstKind::Int(x) => x,
-                                _ => return Err(malformed("switch case is not an integer")),
-                            }
-                            .min(self.const_int(v).unwrap_or(u64::MAX))
-                        }
+                        Some(&Slot::Val(Value::Const(cid), t)) if t == ty => match self.rd.m.constants.get(cid).kind {
+                            ConstKind::Int(x) => x,
+                            _ => return Err(malformed("switch case is not an integer")),
+                        },
                         _ => return Err(malformed("switch case is not a constant of the condition's type")),
                     };
                     cases.push((v, bb));
@@ -478,7 +475,7 @@ impl Fn<'_> {
             15 => self.terminate(Terminator::Unreachable)?,
             16 => {
                 let ty = self.rd.ty(o.next()?)?;
-                if o.left() % 2 != 0 {
+                if !o.left().is_multiple_of(2) {
                     return Err(malformed("PHI with an odd operand count"));
                 }
                 let mut incoming = SmallVec::with_capacity(o.left() / 2);
@@ -715,7 +712,7 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor, fid: FuncId) -> Res<()> {
     let mut f = Fn { rd, b: body };
     let mut names = Vec::new();
     loop {
-        match cur.next()? {
+        match cur.advance()? {
             Entry::End => break,
             Entry::SubBlock(11) => super::constants::read(f.rd, cur)?,
             Entry::SubBlock(14) => names.extend(symtab::read(cur)?),

@@ -39,7 +39,7 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
     cur.enter(15)?;
     let mut name: Option<String> = None;
     loop {
-        let code = match cur.next()? {
+        let code = match cur.advance()? {
             Entry::End => return Ok(()),
             Entry::SubBlock(_) => {
                 cur.skip()?;

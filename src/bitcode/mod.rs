@@ -77,7 +77,7 @@ pub fn parse(bytes: &[u8], name: &str) -> Result<Module, BitcodeError> {
     }
     let result = (|| -> Result<Module, ErrorKind> {
         while cur.r.remaining() >= 32 {
-            match cur.next()? {
+            match cur.advance()? {
                 Entry::SubBlock(8) => return module::read(&mut cur, name),
                 Entry::SubBlock(0) => cur.read_blockinfo()?,
                 Entry::SubBlock(_) => cur.skip()?,

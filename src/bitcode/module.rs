@@ -100,7 +100,7 @@ pub fn read(cur: &mut Cursor, name: &str) -> Res<Module> {
     let mut resolved_globals = false;
     let mut names: Vec<Name> = Vec::new();
     loop {
-        match cur.next()? {
+        match cur.advance()? {
             Entry::End => break,
             Entry::SubBlock(id) => {
                 if id == 12 && !resolved_globals {
@@ -167,11 +167,7 @@ fn resolve_initializers(rd: &mut Reader, inits: &[(GlobalId, u64)]) -> Res<()> {
 fn record(rd: &mut Reader, code: u32, ops: &[u64], inits: &mut Vec<(GlobalId, u64)>, bodies: &mut Vec<FuncId>) -> Res<()> {
     let op = |i: usize| ops.get(i).copied().ok_or_else(|| malformed(format!("module record {code} too short")));
     match code {
-        1 => {
-            if op(0)? != 1 {
-                return Err(unsupported(format!("module version {} (DXIL uses 1)", op(0)?)));
-            }
-        }
+        1 if op(0)? != 1 => return Err(unsupported(format!("module version {} (DXIL uses 1)", op(0)?))),
         2 => rd.m.triple = string_of(ops)?,
         3 => {
             rd.m.data_layout = string_of(ops)?;

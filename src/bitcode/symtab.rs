@@ -17,6 +17,9 @@ pub enum Name {
 /// Bytes stored one per operand, as names and metadata strings are, into a `String`
 /// (invalid UTF-8 is replaced, as the LLVM front end does).
 pub fn string_of(ops: &[u64]) -> Res<String> {
+    if ops.iter().all(|&c| c < 0x80) {
+        return Ok(ops.iter().map(|&c| c as u8 as char).collect());
+    }
     let bytes = ops
         .iter()
         .map(|&c| u8::try_from(c).map_err(|_| malformed(format!("character {c} in a string"))))
@@ -32,10 +35,10 @@ pub fn read(cur: &mut Cursor) -> Res<Vec<Name>> {
     cur.enter(14)?;
     let mut names = Vec::new();
     loop {
-        match cur.next()? {
+        match cur.advance()? {
             Entry::End => return Ok(names),
             Entry::SubBlock(_) => cur.skip()?,
-            Entry::Record(code @ (1 | 2 | 3)) => {
+            Entry::Record(code @ 1..=3) => {
                 let ops = &cur.ops;
                 let id = *ops.first().ok_or_else(|| malformed("empty symbol table entry"))?;
                 let skip = if code == 3 { 2 } else { 1 };

@@ -35,7 +35,7 @@ pub fn read(cur: &mut Cursor, types: &mut Types) -> Res<Vec<TypeId>> {
     let mut raw: Vec<Raw> = Vec::new();
     let mut pending_name: Option<String> = None;
     loop {
-        let code = match cur.next()? {
+        let code = match cur.advance()? {
             Entry::End => break,
             Entry::SubBlock(_) => {
                 cur.skip()?;
