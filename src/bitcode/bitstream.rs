@@ -14,19 +14,24 @@ pub type Res<T> = std::result::Result<T, ErrorKind>;
 #[derive(Clone)]
 pub struct BitReader<'a> {
     data: &'a [u8],
-    /// Current position in bits.
-    pos: u64,
+    /// Next byte to load into `word`.
+    next_byte: usize,
+    /// Unread bits, least significant first.
+    word: u64,
+    /// How many bits of `word` are unread.
+    bits: u32,
     /// Total bits.
     end: u64,
 }
 
 impl<'a> BitReader<'a> {
     pub fn new(data: &'a [u8]) -> Self {
-        BitReader { data, pos: 0, end: data.len() as u64 * 8 }
+        BitReader { data, next_byte: 0, word: 0, bits: 0, end: data.len() as u64 * 8 }
     }
 
+    /// Current position in bits.
     pub fn pos(&self) -> u64 {
-        self.pos
+        self.next_byte as u64 * 8 - self.bits as u64
     }
 
     pub fn end(&self) -> u64 {
@@ -34,11 +39,34 @@ impl<'a> BitReader<'a> {
     }
 
     pub fn remaining(&self) -> u64 {
-        self.end - self.pos
+        self.end - self.pos()
     }
 
     pub fn at_end(&self) -> bool {
-        self.pos >= self.end
+        self.pos() >= self.end
+    }
+
+    /// Load the next (up to) eight bytes; `bits` must be 0.
+    #[inline]
+    fn refill(&mut self) {
+        match self.data.get(self.next_byte..self.next_byte + 8) {
+            Some(w) => {
+                self.word = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+                self.bits = 64;
+                self.next_byte += 8;
+            }
+            None => {
+                let mut w = 0u64;
+                let mut n = 0;
+                for &b in self.data.iter().skip(self.next_byte) {
+                    w |= (b as u64) << (8 * n);
+                    n += 1;
+                }
+                self.word = w;
+                self.bits = 8 * n;
+                self.next_byte += n as usize;
+            }
+        }
     }
 
     /// Move to an absolute bit position inside the input.
@@ -46,40 +74,40 @@ impl<'a> BitReader<'a> {
         if bit > self.end {
             return Err(ErrorKind::UnexpectedEof);
         }
-        self.pos = bit;
+        self.next_byte = (bit / 8) as usize;
+        self.word = 0;
+        self.bits = 0;
+        let skip = (bit % 8) as u32;
+        if skip > 0 {
+            self.refill();
+            self.word >>= skip;
+            self.bits -= skip;
+        }
         Ok(())
     }
 
     /// Read `width` bits (0..=64) as an unsigned value.
     #[inline]
     pub fn read(&mut self, width: u32) -> Res<u64> {
-        if width == 0 {
-            return Ok(0);
+        if width <= self.bits {
+            let v = self.word & mask(width);
+            self.word = if width >= 64 { 0 } else { self.word >> width };
+            self.bits -= width;
+            return Ok(v);
         }
-        if width > 32 {
-            let lo = self.read(32)?;
-            let hi = self.read(width - 32)?;
-            return Ok(lo | (hi << 32));
+        if width > 64 {
+            return Err(ErrorKind::InvalidAbbrev("field wider than 64 bits"));
         }
         if self.remaining() < width as u64 {
             return Err(ErrorKind::UnexpectedEof);
         }
-        let byte = (self.pos / 8) as usize;
-        let shift = (self.pos % 8) as u32;
-        // Eight bytes from `byte` (zero-padded past the end: the bits we keep are inside).
-        let window = match self.data.get(byte..byte + 8) {
-            Some(w) => [w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]],
-            None => {
-                let mut w = [0u8; 8];
-                for (d, s) in w.iter_mut().zip(self.data.iter().skip(byte)) {
-                    *d = *s;
-                }
-                w
-            }
-        };
-        let word = u64::from_le_bytes(window) >> shift;
-        self.pos += width as u64;
-        Ok(word & ((1u64 << width) - 1))
+        let (low, low_bits) = (self.word, self.bits);
+        self.refill();
+        let need = width - low_bits;
+        let v = low | ((self.word & mask(need)) << low_bits);
+        self.word = if need >= 64 { 0 } else { self.word >> need };
+        self.bits -= need;
+        Ok(v)
     }
 
     /// Read a VBR-`width` value (`width` in 2..=32), at most 64 bits of payload.
@@ -111,25 +139,32 @@ impl<'a> BitReader<'a> {
 
     /// Skip to the next multiple of 32 bits.
     pub fn align32(&mut self) -> Res<()> {
-        let aligned = (self.pos + 31) & !31;
+        let aligned = (self.pos() + 31) & !31;
         if aligned > self.end {
-            // A stream may end right after its last block without padding bytes.
-            self.pos = self.end;
             return Err(ErrorKind::UnexpectedEof);
         }
-        self.pos = aligned;
-        Ok(())
+        self.seek(aligned)
     }
 
     /// The bytes from the current (byte-aligned) position, `len` of them.
     pub fn bytes(&mut self, len: u64) -> Res<&'a [u8]> {
-        if !self.pos.is_multiple_of(8) || len.saturating_mul(8) > self.remaining() {
+        let pos = self.pos();
+        if !pos.is_multiple_of(8) || len.saturating_mul(8) > self.remaining() {
             return Err(ErrorKind::UnexpectedEof);
         }
-        let start = (self.pos / 8) as usize;
+        let start = (pos / 8) as usize;
         let slice = self.data.get(start..start + len as usize).ok_or(ErrorKind::UnexpectedEof)?;
-        self.pos += len * 8;
+        self.seek(pos + len * 8)?;
         Ok(slice)
+    }
+}
+
+#[inline]
+fn mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
     }
 }
 
