@@ -17,7 +17,8 @@ use crate::ir::*;
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 
 struct Canon<'m> {
-    old: &'m Module,
+    otypes: &'m Types,
+    oconsts: &'m Constants,
     types: Types,
     tmap: SecondaryMap<TypeId, Option<TypeId>>,
     consts: Constants,
@@ -58,10 +59,10 @@ impl Canon<'_> {
             }
             let cur = *cur;
             stack.pop();
-            let old = self.old.types.get(cur);
+            let old = self.otypes.get(cur);
             match old {
                 Type::Named(_) => {
-                    if let Some(b) = self.old.types.body(cur) {
+                    if let Some(b) = self.otypes.body(cur) {
                         let fields = b.fields.as_ref().map(|f| f.iter().map(|&x| self.mapped(x)).collect());
                         let new = self.mapped(cur);
                         self.types.set_body(new, StructBody { fields, packed: b.packed });
@@ -93,18 +94,18 @@ impl Canon<'_> {
     }
 
     fn open(&mut self, t: TypeId, stack: &mut Vec<(TypeId, Vec<TypeId>, usize)>) {
-        if let Type::Named(n) = self.old.types.get(t) {
+        if let Type::Named(n) = self.otypes.get(t) {
             let id = self.types.intern(Type::Named(n.clone()));
             self.tmap[t] = Some(id);
         }
-        stack.push((t, children(&self.old.types, t), 0));
+        stack.push((t, children(&self.otypes, t), 0));
     }
 
     fn konst(&mut self, c: ConstId) -> ConstId {
         if let Some(n) = self.cmap[c] {
             return n;
         }
-        let old = self.old.constants.get(c);
+        let old = self.oconsts.get(c);
         let ty = self.ty(old.ty);
         let kind = match &old.kind {
             ConstKind::Aggregate(es) => ConstKind::Aggregate(es.iter().map(|&e| self.konst(e)).collect()),
@@ -129,191 +130,133 @@ impl Canon<'_> {
         }
     }
 
-    fn kind(&mut self, k: &InstKind) -> InstKind {
+    /// Remap an instruction's types and constants in place, in the front end's order.
+    fn kind(&mut self, k: &mut InstKind) {
         use InstKind::*;
+        let v = |c: &mut Self, x: &mut Value| *x = c.value(*x);
         match k {
-            Phi { incoming } => Phi { incoming: incoming.iter().map(|&(v, b)| (self.value(v), b)).collect() },
-            Binary { op, lhs, rhs } => {
-                let lhs = self.value(*lhs);
-                Binary { op: *op, lhs, rhs: self.value(*rhs) }
+            Phi { incoming } => incoming.iter_mut().for_each(|(x, _)| v(self, x)),
+            Binary { lhs, rhs, .. } | ICmp { lhs, rhs, .. } | FCmp { lhs, rhs, .. } | ShuffleVector { lhs, rhs, .. } => {
+                v(self, lhs);
+                v(self, rhs);
             }
-            FNeg { value } => FNeg { value: self.value(*value) },
-            Cast { op, value } => Cast { op: *op, value: self.value(*value) },
-            ICmp { pred, lhs, rhs } => {
-                let lhs = self.value(*lhs);
-                ICmp { pred: *pred, lhs, rhs: self.value(*rhs) }
-            }
-            FCmp { pred, lhs, rhs } => {
-                let lhs = self.value(*lhs);
-                FCmp { pred: *pred, lhs, rhs: self.value(*rhs) }
-            }
+            FNeg { value } | Cast { value, .. } | Freeze { value } | VaArg { list: value } => v(self, value),
             Select { cond, if_true, if_false } => {
-                let cond = self.value(*cond);
-                let if_true = self.value(*if_true);
-                Select { cond, if_true, if_false: self.value(*if_false) }
+                v(self, cond);
+                v(self, if_true);
+                v(self, if_false);
             }
-            ExtractValue { aggregate, indices } => ExtractValue { aggregate: self.value(*aggregate), indices: indices.clone() },
-            InsertValue { aggregate, element, indices } => {
-                let aggregate = self.value(*aggregate);
-                InsertValue { aggregate, element: self.value(*element), indices: indices.clone() }
+            ExtractValue { aggregate, .. } => v(self, aggregate),
+            InsertValue { aggregate, element, .. } => {
+                v(self, aggregate);
+                v(self, element);
             }
             ExtractElement { vector, index } => {
-                let vector = self.value(*vector);
-                ExtractElement { vector, index: self.value(*index) }
+                v(self, vector);
+                v(self, index);
             }
             InsertElement { vector, element, index } => {
-                let vector = self.value(*vector);
-                let element = self.value(*element);
-                InsertElement { vector, element, index: self.value(*index) }
+                v(self, vector);
+                v(self, element);
+                v(self, index);
             }
-            ShuffleVector { lhs, rhs, mask } => {
-                let lhs = self.value(*lhs);
-                ShuffleVector { lhs, rhs: self.value(*rhs), mask: mask.clone() }
+            Alloca { allocated, count, .. } => {
+                *allocated = self.ty(*allocated);
+                v(self, count);
             }
-            Alloca { allocated, count, align } => {
-                let allocated = self.ty(*allocated);
-                Alloca { allocated, count: self.value(*count), align: *align }
+            Load { ptr, .. } => v(self, ptr),
+            Store { ptr, value, .. } => {
+                v(self, value);
+                v(self, ptr);
             }
-            Load { ptr, align, volatile } => Load { ptr: self.value(*ptr), align: *align, volatile: *volatile },
-            Store { ptr, value, align, volatile } => {
-                let value = self.value(*value);
-                Store { ptr: self.value(*ptr), value, align: *align, volatile: *volatile }
+            GetElementPtr { source, base, indices, .. } => {
+                indices.iter_mut().for_each(|x| v(self, x));
+                *source = self.ty(*source);
+                v(self, base);
             }
-            GetElementPtr { source, base, indices, in_bounds } => {
-                let indices = indices.iter().map(|&v| self.value(v)).collect();
-                let source = self.ty(*source);
-                GetElementPtr { source, base: self.value(*base), indices, in_bounds: *in_bounds }
+            AtomicRmw { ptr, value, .. } => {
+                v(self, ptr);
+                v(self, value);
             }
-            AtomicRmw { op, ptr, value, ordering, volatile } => {
-                let ptr = self.value(*ptr);
-                AtomicRmw { op: *op, ptr, value: self.value(*value), ordering: *ordering, volatile: *volatile }
+            CmpXchg { ptr, expected, replacement, .. } => {
+                v(self, ptr);
+                v(self, expected);
+                v(self, replacement);
             }
-            CmpXchg { ptr, expected, replacement, success, failure, weak, volatile } => {
-                let ptr = self.value(*ptr);
-                let expected = self.value(*expected);
-                CmpXchg {
-                    ptr,
-                    expected,
-                    replacement: self.value(*replacement),
-                    success: *success,
-                    failure: *failure,
-                    weak: *weak,
-                    volatile: *volatile,
-                }
-            }
-            Fence { ordering } => Fence { ordering: *ordering },
+            Fence { .. } => {}
             Call { callee, args } => {
-                let callee = self.value(*callee);
-                Call { callee, args: args.iter().map(|&a| self.value(a)).collect() }
+                v(self, callee);
+                args.iter_mut().for_each(|x| v(self, x));
             }
-            Freeze { value } => Freeze { value: self.value(*value) },
-            VaArg { list } => VaArg { list: self.value(*list) },
         }
     }
 
-    fn terminator(&mut self, t: &Terminator) -> Terminator {
+    fn terminator(&mut self, t: &mut Terminator) {
         match t {
-            Terminator::Ret { value } => Terminator::Ret { value: value.map(|v| self.value(v)) },
-            Terminator::CondBr { cond, if_true, if_false } => {
-                Terminator::CondBr { cond: self.value(*cond), if_true: *if_true, if_false: *if_false }
+            Terminator::Ret { value: Some(x) } | Terminator::CondBr { cond: x, .. } | Terminator::Switch { value: x, .. } => {
+                *x = self.value(*x)
             }
-            Terminator::Switch { value, default, cases } => {
-                Terminator::Switch { value: self.value(*value), default: *default, cases: cases.clone() }
-            }
-            other => other.clone(),
+            _ => {}
         }
     }
 }
-
-/// Rebuild `old` with types, constants and metadata values in the LLVM front end's order,
-/// and functions in `order` (old ids; every function exactly once).
-pub fn canonicalize(old: &Module, order: &[FuncId]) -> Module {
-    let mut fmap = SecondaryMap::with_capacity(old.functions.len());
+/// Rebuild `m` with types, constants and metadata values in the LLVM front end's order,
+/// and functions in `order` (old ids; every function exactly once). Bodies, names and
+/// metadata are moved and remapped in place, not copied.
+pub fn canonicalize(mut m: Module, order: &[FuncId]) -> Module {
+    let otypes = std::mem::take(&mut m.types);
+    let oconsts = std::mem::take(&mut m.constants);
+    let mut fmap = SecondaryMap::with_capacity(m.functions.len());
     for (new, &f) in order.iter().enumerate() {
         fmap[f] = Some(FuncId::new(new));
     }
     let mut c = Canon {
+        otypes: &otypes,
+        oconsts: &oconsts,
         fmap,
-        old,
         types: Types::default(),
-        tmap: SecondaryMap::with_capacity(old.types.len()),
+        tmap: SecondaryMap::with_capacity(otypes.len()),
         consts: Constants::default(),
-        cmap: SecondaryMap::with_capacity(old.constants.len()),
+        cmap: SecondaryMap::with_capacity(oconsts.len()),
     };
-    let mut globals = PrimaryMap::with_capacity(old.globals.len());
-    for (_, g) in old.globals.iter() {
-        let value_ty = c.ty(g.value_ty);
-        let ty = c.ty(g.ty);
-        globals.push(Global { value_ty, ty, initializer: None, ..g.clone() });
+    for g in m.globals.values_mut() {
+        g.value_ty = c.ty(g.value_ty);
+        g.ty = c.ty(g.ty);
     }
-    let mut functions: PrimaryMap<FuncId, Function> = PrimaryMap::with_capacity(old.functions.len());
+    let mut old_functions: Vec<Option<Function>> = std::mem::take(&mut m.functions).into_iter().map(|(_, f)| Some(f)).collect();
+    let mut functions: PrimaryMap<FuncId, Function> = PrimaryMap::with_capacity(old_functions.len());
     for &fid in order {
-        let f = &old.functions[fid];
-        let ty = c.ty(f.ty);
-        let ret = c.ty(f.ret);
-        let params = f.params.iter().map(|p| Param { name: p.name.clone(), ty: c.ty(p.ty) }).collect();
-        functions.push(Function {
-            name: f.name.clone(),
-            ty,
-            ret,
-            params,
-            blocks: PrimaryMap::new(),
-            insts: PrimaryMap::new(),
-            layout: Vec::new(),
-        });
-    }
-    for (gid, g) in old.globals.iter() {
-        if let Some(init) = g.initializer {
-            globals[gid].initializer = Some(c.konst(init));
+        let Some(mut f) = old_functions.get_mut(fid.index()).and_then(Option::take) else { continue };
+        f.ty = c.ty(f.ty);
+        f.ret = c.ty(f.ret);
+        for p in f.params.iter_mut() {
+            p.ty = c.ty(p.ty);
         }
+        functions.push(f);
     }
-    for &fid in order {
-        let f = &old.functions[fid];
-        if f.is_declaration() {
-            continue;
-        }
-        let mut insts: PrimaryMap<InstId, Inst> = PrimaryMap::with_capacity(f.insts.len());
-        let mut blocks: PrimaryMap<BlockId, Block> = PrimaryMap::with_capacity(f.blocks.len());
-        // Instruction ids are layout order already (the reader numbers them so).
-        let mut staged: Vec<Option<Inst>> = vec![None; f.insts.len()];
-        for &b in &f.layout {
-            let block = &f.blocks[b];
+    for g in m.globals.values_mut() {
+        g.initializer = g.initializer.map(|i| c.konst(i));
+    }
+    for f in functions.values_mut() {
+        let Function { layout, blocks, insts, .. } = f;
+        for &b in layout.iter() {
+            let block = &mut blocks[b];
             for &i in &block.insts {
-                let inst = &f.insts[i];
-                let ty = c.ty(inst.ty);
-                let kind = c.kind(&inst.kind);
-                staged[i.index()] = Some(Inst { name: inst.name.clone(), ty, kind });
+                let inst = &mut insts[i];
+                inst.ty = c.ty(inst.ty);
+                c.kind(&mut inst.kind);
             }
-            let terminator = c.terminator(&block.terminator);
-            blocks.push(Block { name: block.name.clone(), insts: block.insts.clone(), terminator });
+            c.terminator(&mut block.terminator);
         }
-        for (k, s) in staged.into_iter().enumerate() {
-            insts.push(s.unwrap_or_else(|| f.insts[InstId::new(k)].clone()));
+    }
+    for node in m.metadata.nodes.values_mut() {
+        if let Metadata::Value { ty, value } = node {
+            *ty = c.ty(*ty);
+            *value = c.value(*value);
         }
-        let nf = &mut functions[c.fmap[fid].unwrap_or(fid)];
-        nf.layout = f.layout.clone();
-        nf.blocks = blocks;
-        nf.insts = insts;
     }
-    let mut metadata = MetadataTable { nodes: PrimaryMap::with_capacity(old.metadata.nodes.len()), named: old.metadata.named.clone() };
-    for (_, node) in old.metadata.nodes.iter() {
-        let n = match node {
-            Metadata::Value { ty, value } => {
-                let ty = c.ty(*ty);
-                Metadata::Value { ty, value: c.value(*value) }
-            }
-            other => other.clone(),
-        };
-        metadata.nodes.push(n);
-    }
-    Module {
-        source_name: old.source_name.clone(),
-        data_layout: old.data_layout.clone(),
-        triple: old.triple.clone(),
-        types: c.types,
-        constants: c.consts,
-        globals,
-        functions,
-        metadata,
-    }
+    m.types = c.types;
+    m.constants = c.consts;
+    m.functions = functions;
+    m
 }

@@ -89,7 +89,7 @@ pub fn parse(bytes: &[u8], name: &str) -> Result<Module, BitcodeError> {
     match result {
         Ok(mut m) => {
             let order = upgrade::upgrade_intrinsics(&mut m);
-            Ok(canonical::canonicalize(&m, &order))
+            Ok(canonical::canonicalize(m, &order))
         }
         Err(k) => Err(fail(&cur, k)),
     }
