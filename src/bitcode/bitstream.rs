@@ -174,7 +174,7 @@ mod tests {
 
     #[test]
     fn fixed_and_vbr() {
-        // 0b1_0110 (VBR-4: payload 6? no) — build by hand: bits LSB first.
+        // Bits are taken least significant first.
         let data = [0b1010_1101u8, 0b0000_0001, 0, 0];
         let mut r = BitReader::new(&data);
         assert_eq!(r.read(3).unwrap(), 0b101);

@@ -195,3 +195,34 @@ fn fields_of(ids: &[Option<TypeId>], depth: &[u32], fields: &[u64], types: &Type
 fn aggregate_element(t: &Type) -> bool {
     !matches!(t, Type::Void | Type::Label | Type::Metadata | Type::Function { .. } | Type::Token)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pointers(n: u64) -> Vec<Raw> {
+        let mut raw = vec![Raw::Ready(Type::Int(8))];
+        raw.extend((0..n).map(|i| Raw::Pointer { elem: i, space: 0 }));
+        raw
+    }
+
+    #[test]
+    fn nesting_is_limited() {
+        assert!(convert(&pointers(MAX_TYPE_DEPTH as u64 - 1), &mut Types::default()).is_ok());
+        assert!(convert(&pointers(MAX_TYPE_DEPTH as u64 + 10), &mut Types::default()).is_err());
+    }
+
+    #[test]
+    fn only_named_structs_may_be_used_before_their_definition() {
+        let forward_int = vec![Raw::Pointer { elem: 1, space: 0 }, Raw::Ready(Type::Int(8))];
+        assert!(convert(&forward_int, &mut Types::default()).is_err());
+        // A self-referential list node: %node = type { %node* }.
+        let list = vec![
+            Raw::Named { name: "node".into(), body: Some((false, vec![1])) },
+            Raw::Pointer { elem: 0, space: 0 },
+        ];
+        let mut types = Types::default();
+        let ids = convert(&list, &mut types).expect("recursive named struct");
+        assert_eq!(types.struct_fields(ids[0]), Some(&[ids[1]][..]));
+    }
+}
