@@ -1,4 +1,8 @@
-//! Parse time of the 267 vkd3d-proton shaders through the LLVM 14 front end.
+//! Parse time of the 267 vkd3d-proton shaders: the LLVM 14 front end and the native reader.
+//!
+//! `native`: container + native bitcode reader (`untangle::bitcode`) into our IR, the same
+//! module `llvm_trusted` builds. `native_load`: `untangle::load` with the native reader (what
+//! every load now pays; no trial child is needed). `native_info`: that plus the DXIL layer.
 //!
 //! `llvm_trusted`: container + LLVM parse + verify + conversion into our IR, in-process.
 //! `llvm_isolated`: the same plus the forked trial parse every untrusted load pays
@@ -37,14 +41,39 @@ fn bench(c: &mut Criterion) {
     g.bench_function("llvm_isolated", |b| {
         b.iter(|| {
             for (name, bytes) in &files {
-                std::hint::black_box(untangle::load::load_bytes(bytes.clone(), name).unwrap());
+                let l = untangle::load::load_bytes_with(bytes.clone(), name, untangle::load::FrontEnd::Llvm);
+                std::hint::black_box(l.unwrap());
             }
         })
     });
     g.bench_function("info", |b| {
         b.iter(|| {
             for (name, bytes) in &files {
-                let l = untangle::load::load_bytes(bytes.clone(), name).unwrap();
+                let l = untangle::load::load_bytes_with(bytes.clone(), name, untangle::load::FrontEnd::Llvm).unwrap();
+                std::hint::black_box(untangle::dxil::analyze(&l.module).unwrap());
+            }
+        })
+    });
+    g.bench_function("native", |b| {
+        b.iter(|| {
+            for (name, bytes) in &files {
+                let bc = untangle::load::bitcode_of(bytes).unwrap().unwrap();
+                std::hint::black_box(untangle::bitcode::parse(bc, name).unwrap());
+            }
+        })
+    });
+    g.bench_function("native_load", |b| {
+        b.iter(|| {
+            for (name, bytes) in &files {
+                let l = untangle::load::load_bytes_with(bytes.clone(), name, untangle::load::FrontEnd::Native);
+                std::hint::black_box(l.unwrap());
+            }
+        })
+    });
+    g.bench_function("native_info", |b| {
+        b.iter(|| {
+            for (name, bytes) in &files {
+                let l = untangle::load::load_bytes_with(bytes.clone(), name, untangle::load::FrontEnd::Native).unwrap();
                 std::hint::black_box(untangle::dxil::analyze(&l.module).unwrap());
             }
         })

@@ -13,6 +13,9 @@ pub enum Error {
     /// The front end was compiled out (`--no-default-features`) but the input needs it.
     #[error("{0} input needs the `llvm` cargo feature, which this build lacks")]
     FrontEndMissing(&'static str),
+    /// The native bitcode reader rejected the input (with bit offset, block and record).
+    #[error("{0}")]
+    Bitcode(#[from] crate::bitcode::BitcodeError),
     /// LLVM rejected the bitcode or text (its diagnostic, verbatim).
     #[error("LLVM: {0}")]
     Llvm(String),

@@ -1,9 +1,10 @@
 //! untangle: DXIL to structured SPIR-V.
 //!
-//! Data flow: bytes → [`container`] → front end ([`llvm`]) → [`ir`] → [`dxil`] (meaning)
+//! Data flow: bytes → [`container`] → front end ([`bitcode`], native; [`llvm`], optional) → [`ir`] → [`dxil`] (meaning)
 //! → [`cfg`] (analyses) → [`passes`] + [`phi`] (structurizer) → [`emit`] (SPIR-V).
 //! See `../shared/docs/architecture.md` for the boundaries between modules.
 
+pub mod bitcode;
 pub mod cfg;
 pub mod check;
 pub mod container;

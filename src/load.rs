@@ -1,8 +1,9 @@
 //! Input detection and loading: any supported input into an IR module.
 //!
 //! DXBC container → its `DXIL` program's bitcode; raw bitcode (optionally inside the
-//! bitcode wrapper header) → as is; LLVM text → the text parser. The bitcode and text
-//! front end is LLVM 14 for now (feature `llvm`).
+//! bitcode wrapper header) → as is; LLVM text → the text parser. Bitcode is read by the
+//! native reader ([`crate::bitcode`]) unless `UNTANGLE_FRONTEND=llvm` (or
+//! [`load_bytes_with`]) picks LLVM 14; LLVM text always needs LLVM (feature `llvm`).
 
 use crate::container::{self, Container, InputKind};
 use crate::error::{Error, Result};
@@ -55,9 +56,7 @@ pub fn bitcode_of(bytes: &[u8]) -> Result<Option<&[u8]>> {
 
 /// Load from memory. `name` is used in messages and as the module's source name.
 pub fn load_bytes(bytes: Vec<u8>, name: &str) -> Result<Loaded> {
-    let input = container::detect(&bytes);
-    let module = parse_module(&bytes, name)?;
-    Ok(Loaded { name: name.to_string(), input, bytes, module })
+    load_bytes_with(bytes, name, default_front_end())
 }
 
 pub fn load_path(path: &Path) -> Result<Loaded> {
@@ -66,21 +65,56 @@ pub fn load_path(path: &Path) -> Result<Loaded> {
     load_bytes(bytes, &name)
 }
 
-#[cfg(feature = "llvm")]
-fn parse_module(bytes: &[u8], name: &str) -> Result<Module> {
-    match bitcode_of(bytes)? {
-        Some(bc) => crate::llvm::parse_bitcode(bc, name),
-        None => {
-            let text = std::str::from_utf8(bytes).map_err(|e| Error::UnknownFormat(format!("LLVM text is not UTF-8: {e}")))?;
-            crate::llvm::parse_text(text, name)
-        }
+/// Which front end reads bitcode.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FrontEnd {
+    /// The native reader ([`crate::bitcode`]): the default, no LLVM, safe on any input.
+    Native,
+    /// LLVM 14 (feature `llvm`), each untrusted input first read in a forked child.
+    Llvm,
+}
+
+/// The front end for bitcode: native, unless `UNTANGLE_FRONTEND=llvm` asks for the LLVM
+/// route (for cross-checks and benchmarks; needs the `llvm` feature).
+pub fn default_front_end() -> FrontEnd {
+    match std::env::var("UNTANGLE_FRONTEND") {
+        Ok(v) if v.eq_ignore_ascii_case("llvm") => FrontEnd::Llvm,
+        _ => FrontEnd::Native,
     }
 }
 
-#[cfg(not(feature = "llvm"))]
-fn parse_module(bytes: &[u8], _name: &str) -> Result<Module> {
-    match bitcode_of(bytes)? {
-        Some(_) => Err(Error::FrontEndMissing("bitcode")),
-        None => Err(Error::FrontEndMissing("LLVM text")),
+/// Read bitcode (raw or wrapped) with the chosen front end.
+pub fn parse_bitcode(bc: &[u8], name: &str, front_end: FrontEnd) -> Result<Module> {
+    match front_end {
+        FrontEnd::Native => Ok(crate::bitcode::parse(bc, name)?),
+        #[cfg(feature = "llvm")]
+        FrontEnd::Llvm => crate::llvm::parse_bitcode(bc, name),
+        #[cfg(not(feature = "llvm"))]
+        FrontEnd::Llvm => Err(Error::FrontEndMissing("bitcode (LLVM route)")),
     }
+}
+
+/// Load from memory with an explicit bitcode front end.
+pub fn load_bytes_with(bytes: Vec<u8>, name: &str, front_end: FrontEnd) -> Result<Loaded> {
+    let input = container::detect(&bytes);
+    let module = parse_module(&bytes, name, front_end)?;
+    Ok(Loaded { name: name.to_string(), input, bytes, module })
+}
+
+fn parse_module(bytes: &[u8], name: &str, front_end: FrontEnd) -> Result<Module> {
+    match bitcode_of(bytes)? {
+        Some(bc) => parse_bitcode(bc, name, front_end),
+        None => parse_text(bytes, name),
+    }
+}
+
+#[cfg(feature = "llvm")]
+fn parse_text(bytes: &[u8], name: &str) -> Result<Module> {
+    let text = std::str::from_utf8(bytes).map_err(|e| Error::UnknownFormat(format!("LLVM text is not UTF-8: {e}")))?;
+    crate::llvm::parse_text(text, name)
+}
+
+#[cfg(not(feature = "llvm"))]
+fn parse_text(_bytes: &[u8], _name: &str) -> Result<Module> {
+    Err(Error::FrontEndMissing("LLVM text"))
 }

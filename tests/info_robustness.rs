@@ -1,5 +1,6 @@
 //! Bad input never panics, aborts, exits or hangs `info`: prefix truncations of corpus
-//! containers (and of the bitcode inside them, which reaches LLVM) and seeded random
+//! containers (and of the bitcode inside them, which reaches the bitcode reader: native by
+//! default, LLVM with `UNTANGLE_FRONTEND=llvm`) and seeded random
 //! mutations of corpus files all give `Ok` or a typed error.
 //!
 //! `UNTANGLE_MUTATIONS` overrides the mutation count (the long run is documented in

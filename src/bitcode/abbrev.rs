@@ -1,0 +1,239 @@
+//! Abbreviations: `DEFINE_ABBREV` definitions and reading a record through one.
+//!
+//! Facts from LLVM's "Bitcode File Format" document (abbreviation operand encodings:
+//! literal, Fixed(n), VBR(n), Array, Char6, Blob) and LLVM's bitstream reader semantics:
+//! a Fixed(0) or VBR(0) operand reads no bits and yields zero; an Array's element encoding
+//! is the operand after it (the last one); a Blob is 32-bit aligned bytes.
+//!
+//! Bounds: an operand count or array length is checked against the bits left before any
+//! allocation. Zero-width array elements read no bits, so they draw on a per-stream
+//! budget ([`ZeroBudget`]) instead; the total of all records stays linear in the input.
+
+use super::bitstream::{BitReader, Res};
+use super::error::ErrorKind;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    Literal(u64),
+    Fixed(u32),
+    Vbr(u32),
+    Array,
+    Char6,
+    Blob,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Abbrev {
+    pub ops: Vec<Op>,
+}
+
+/// Values produced without reading bits (zero-width array elements) are limited to the
+/// input's size in bits over the whole stream.
+pub struct ZeroBudget(pub u64);
+
+impl ZeroBudget {
+    fn take(&mut self, n: u64) -> Res<()> {
+        if n > self.0 {
+            return Err(ErrorKind::Implausible(n));
+        }
+        self.0 -= n;
+        Ok(())
+    }
+}
+
+/// Read the body of a `DEFINE_ABBREV` (after its abbreviation id).
+pub fn read_definition(r: &mut BitReader) -> Res<Abbrev> {
+    let n = r.vbr(5)?;
+    // Each operand takes at least two bits (the literal flag and one more).
+    if n > r.remaining() / 2 {
+        return Err(ErrorKind::Implausible(n));
+    }
+    let mut ops = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        if r.read(1)? == 1 {
+            ops.push(Op::Literal(r.vbr(8)?));
+            continue;
+        }
+        let op = match r.read(3)? {
+            enc @ (1 | 2) => {
+                let width = r.vbr(5)?;
+                if width > 64 {
+                    return Err(ErrorKind::InvalidAbbrev("operand width over 64"));
+                }
+                match (enc, width) {
+                    // Fixed(0) and VBR(0) read nothing: literal zero.
+                    (_, 0) => Op::Literal(0),
+                    (1, w) => Op::Fixed(w as u32),
+                    (_, 1) => return Err(ErrorKind::InvalidAbbrev("VBR(1) cannot terminate")),
+                    (_, w) if w > 32 => return Err(ErrorKind::InvalidAbbrev("VBR chunk over 32 bits")),
+                    (_, w) => Op::Vbr(w as u32),
+                }
+            }
+            3 => Op::Array,
+            4 => Op::Char6,
+            5 => Op::Blob,
+            _ => return Err(ErrorKind::InvalidAbbrev("unknown operand encoding")),
+        };
+        ops.push(op);
+    }
+    validate(&ops)?;
+    Ok(Abbrev { ops })
+}
+
+fn validate(ops: &[Op]) -> Res<()> {
+    if ops.is_empty() {
+        return Err(ErrorKind::InvalidAbbrev("no operands"));
+    }
+    for (i, op) in ops.iter().enumerate() {
+        match op {
+            Op::Array => {
+                if i + 2 != ops.len() {
+                    return Err(ErrorKind::InvalidAbbrev("array is not the second-to-last operand"));
+                }
+                if matches!(ops.get(i + 1), Some(Op::Array | Op::Blob)) {
+                    return Err(ErrorKind::InvalidAbbrev("array of arrays or blobs"));
+                }
+            }
+            Op::Blob if i + 1 != ops.len() => return Err(ErrorKind::InvalidAbbrev("blob is not the last operand")),
+            _ => {}
+        }
+    }
+    if i_is_aggregate(ops.first()) {
+        return Err(ErrorKind::InvalidAbbrev("record code cannot be an array or blob"));
+    }
+    Ok(())
+}
+
+fn i_is_aggregate(op: Option<&Op>) -> bool {
+    matches!(op, Some(Op::Array | Op::Blob))
+}
+
+#[inline]
+fn scalar(r: &mut BitReader, op: Op) -> Res<u64> {
+    match op {
+        Op::Literal(v) => Ok(v),
+        Op::Fixed(w) => r.read(w),
+        Op::Vbr(w) => r.vbr(w),
+        Op::Char6 => {
+            let v = r.read(6)? as u8;
+            Ok(match v {
+                0..=25 => b'a' + v,
+                26..=51 => b'A' + (v - 26),
+                52..=61 => b'0' + (v - 52),
+                62 => b'.',
+                _ => b'_',
+            } as u64)
+        }
+        Op::Array | Op::Blob => Err(ErrorKind::InvalidAbbrev("aggregate operand in scalar position")),
+    }
+}
+
+/// Read one abbreviated record; the code is returned and the operands appended to `out`.
+pub fn read_record(r: &mut BitReader, abbrev: &Abbrev, out: &mut Vec<u64>, budget: &mut ZeroBudget) -> Res<u32> {
+    let mut ops = abbrev.ops.iter().copied();
+    let code_op = ops.next().ok_or(ErrorKind::InvalidAbbrev("no operands"))?;
+    let code = scalar(r, code_op)?;
+    let code = u32::try_from(code).map_err(|_| ErrorKind::Malformed(format!("record code {code}")))?;
+    while let Some(op) = ops.next() {
+        match op {
+            Op::Array => {
+                let elem = ops.next().ok_or(ErrorKind::InvalidAbbrev("array without element"))?;
+                let n = r.vbr(6)?;
+                let width = match elem {
+                    Op::Literal(_) => 0,
+                    Op::Fixed(w) => w as u64,
+                    Op::Vbr(w) => w as u64,
+                    _ => 6,
+                };
+                if width == 0 {
+                    budget.take(n)?;
+                } else if n > r.remaining() / width {
+                    return Err(ErrorKind::Implausible(n));
+                }
+                out.reserve(n as usize);
+                for _ in 0..n {
+                    out.push(scalar(r, elem)?);
+                }
+            }
+            Op::Blob => {
+                let n = r.vbr(6)?;
+                r.align32()?;
+                let bytes = r.bytes(n)?;
+                out.extend(bytes.iter().map(|&b| b as u64));
+                r.align32()?;
+            }
+            other => out.push(scalar(r, other)?),
+        }
+    }
+    Ok(code)
+}
+
+/// Read one unabbreviated record (abbreviation id 3): code, count, operands, all VBR-6.
+pub fn read_unabbreviated(r: &mut BitReader, out: &mut Vec<u64>) -> Res<u32> {
+    let code = r.vbr(6)?;
+    let code = u32::try_from(code).map_err(|_| ErrorKind::Malformed(format!("record code {code}")))?;
+    let n = r.vbr(6)?;
+    if n > r.remaining() / 6 {
+        return Err(ErrorKind::Implausible(n));
+    }
+    out.reserve(n as usize);
+    for _ in 0..n {
+        out.push(r.vbr(6)?);
+    }
+    Ok(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A little bit writer for tests.
+    struct W(Vec<u8>, u64);
+    impl W {
+        fn put(&mut self, v: u64, w: u32) {
+            for k in 0..w {
+                let bit = (v >> k) & 1;
+                let byte = (self.1 / 8) as usize;
+                if byte >= self.0.len() {
+                    self.0.push(0);
+                }
+                self.0[byte] |= (bit as u8) << (self.1 % 8);
+                self.1 += 1;
+            }
+        }
+    }
+
+    #[test]
+    fn fixed_zero_is_literal_zero_and_reads_nothing() {
+        let mut w = W(Vec::new(), 0);
+        w.put(3, 5); // three operands
+        w.put(1, 1); // literal
+        w.put(7, 8); //   7
+        w.put(0, 1);
+        w.put(1, 3); // Fixed
+        w.put(0, 5); //   (0)
+        w.put(0, 1);
+        w.put(2, 3); // VBR
+        w.put(0, 5); //   (0)
+        w.0.extend([0; 4]);
+        let mut r = BitReader::new(&w.0);
+        let a = read_definition(&mut r).unwrap();
+        assert_eq!(a.ops, vec![Op::Literal(7), Op::Literal(0), Op::Literal(0)]);
+        let before = r.pos();
+        let mut out = Vec::new();
+        let code = read_record(&mut r, &a, &mut out, &mut ZeroBudget(100)).unwrap();
+        assert_eq!((code, out, r.pos()), (7, vec![0, 0], before));
+    }
+
+    #[test]
+    fn huge_array_of_zero_width_elements_is_refused() {
+        let a = Abbrev { ops: vec![Op::Literal(1), Op::Array, Op::Literal(0)] };
+        let mut w = W(Vec::new(), 0);
+        w.put(0x3f, 6); // vbr6 with continuation ...
+        w.put(0x3f, 6);
+        w.put(0x1f, 6); // ~ 2^15
+        let mut r = BitReader::new(&w.0);
+        let mut out = Vec::new();
+        assert!(matches!(read_record(&mut r, &a, &mut out, &mut ZeroBudget(1000)), Err(ErrorKind::Implausible(_))));
+    }
+}

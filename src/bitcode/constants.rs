@@ -1,0 +1,376 @@
+//! Constants blocks (`CONSTANTS_BLOCK`, block 11), module-level and function-level.
+//!
+//! Record codes from LLVM's `LLVMBitCodes.h` (`CST_CODE_*`) with LLVM 3.7 layouts:
+//! `SETTYPE` sets the type of the following constants; `INTEGER` is sign-rotated VBR;
+//! `AGGREGATE`, `DATA`, `STRING`/`CSTRING` list elements; `CE_CAST [op, type, value]`,
+//! `CE_(INBOUNDS_)GEP [source type if the count is odd, (type, value)*]`, `CE_BINOP`,
+//! `CE_CMP`, `CE_SELECT`, `CE_EXTRACTELT`, `CE_INSERTELT`, `CE_SHUFFLEVEC`. Operand ids are
+//! absolute value ids and may refer forward (to later constants of the same block).
+//!
+//! Records are kept raw while the block is read and resolved afterwards, depth-first with an
+//! explicit stack (a forward chain cannot overflow the call stack; a cycle is an error).
+//! Resolution applies the canonical forms LLVM's constant factories produce when its reader
+//! builds the same constants (and which the LLVM front end therefore sees): `null` of an
+//! integer or float type is the number zero; an aggregate whose elements are all null is
+//! `zeroinitializer`; one whose elements are all `undef` is `undef`; a bitcast to the same
+//! type is its operand. Nesting is limited to [`MAX_CONST_DEPTH`].
+
+use super::bitstream::Res;
+use super::cursor::{Cursor, Entry};
+use super::error::{malformed, unsupported};
+use super::module::{Reader, Slot};
+use crate::ir::{CastOp, ConstExprOp, ConstId, ConstKind, Constant, FloatKind, Type, TypeId, Value};
+
+pub const MAX_CONST_DEPTH: u32 = 64;
+
+#[derive(Clone, Debug)]
+pub enum RawConst {
+    Null,
+    Undef,
+    Int(u64),
+    Float(u64),
+    Aggregate(Vec<u64>),
+    Data(Vec<u64>),
+    Str(Vec<u64>),
+    Cast { op: CastOp, value: u64 },
+    Gep { in_bounds: bool, source: Option<TypeId>, operands: Vec<u64> },
+    Expr { op: ConstExprOp, operands: Vec<u64> },
+}
+
+impl RawConst {
+    fn deps(&self) -> &[u64] {
+        match self {
+            RawConst::Aggregate(v) => v,
+            RawConst::Cast { value, .. } => std::slice::from_ref(value),
+            RawConst::Gep { operands, .. } | RawConst::Expr { operands, .. } => operands,
+            _ => &[],
+        }
+    }
+}
+
+pub fn decode_signed(v: u64) -> u64 {
+    if v & 1 == 0 {
+        v >> 1
+    } else if v != 1 {
+        (v >> 1).wrapping_neg()
+    } else {
+        1 << 63
+    }
+}
+
+pub fn cast_op(code: u64) -> Res<CastOp> {
+    use CastOp::*;
+    Ok(match code {
+        0 => Trunc,
+        1 => ZExt,
+        2 => SExt,
+        3 => FPToUI,
+        4 => FPToSI,
+        5 => UIToFP,
+        6 => SIToFP,
+        7 => FPTrunc,
+        8 => FPExt,
+        9 => PtrToInt,
+        10 => IntToPtr,
+        11 => BitCast,
+        12 => AddrSpaceCast,
+        other => return Err(malformed(format!("cast opcode {other}"))),
+    })
+}
+
+/// Read a constants block, append its values to the value list and resolve them.
+pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
+    cur.enter(11)?;
+    let first = rd.values.len();
+    let mut cur_ty: Option<TypeId> = None;
+    loop {
+        let code = match cur.advance()? {
+            Entry::End => break,
+            Entry::SubBlock(_) => {
+                cur.skip()?;
+                continue;
+            }
+            Entry::Record(code) => code,
+        };
+        let ops = &cur.ops;
+        let op = |i: usize| ops.get(i).copied().ok_or_else(|| malformed(format!("constant record {code} too short")));
+        if code == 1 {
+            cur_ty = Some(rd.ty(op(0)?)?);
+            continue;
+        }
+        let ty = cur_ty.ok_or_else(|| malformed("constant before SETTYPE"))?;
+        let raw = match code {
+            2 => RawConst::Null,
+            3 => RawConst::Undef,
+            4 => RawConst::Int(decode_signed(op(0)?)),
+            6 => RawConst::Float(op(0)?),
+            7 => RawConst::Aggregate(ops.clone()),
+            22 => RawConst::Data(ops.clone()),
+            8 | 9 => {
+                let mut s = ops.clone();
+                if code == 9 {
+                    s.push(0);
+                }
+                RawConst::Str(s)
+            }
+            11 => RawConst::Cast { op: cast_op(op(0)?)?, value: op(2)? },
+            12 | 20 => {
+                let mut i = 0;
+                let source = if ops.len() % 2 == 1 {
+                    i = 1;
+                    Some(rd.ty(op(0)?)?)
+                } else {
+                    None
+                };
+                let operands = ops.get(i..).unwrap_or(&[]).chunks(2).map(|p| p.get(1).copied().unwrap_or(0)).collect();
+                RawConst::Gep { in_bounds: code == 20, source, operands }
+            }
+            10 => {
+                let opcode = op(0)?;
+                let b = super::function::binary_op(opcode, rd.is_fp(ty))?;
+                RawConst::Expr { op: ConstExprOp::Binary(b), operands: vec![op(1)?, op(2)?] }
+            }
+            13 => RawConst::Expr { op: ConstExprOp::Select, operands: vec![op(0)?, op(1)?, op(2)?] },
+            14 => {
+                let idx = if ops.len() >= 4 { op(3)? } else { op(2)? };
+                RawConst::Expr { op: ConstExprOp::ExtractElement, operands: vec![op(1)?, idx] }
+            }
+            15 => {
+                let idx = if ops.len() >= 4 { op(3)? } else { op(2)? };
+                RawConst::Expr { op: ConstExprOp::InsertElement, operands: vec![op(0)?, op(1)?, idx] }
+            }
+            16 => RawConst::Expr { op: ConstExprOp::ShuffleVector, operands: vec![op(0)?, op(1)?, op(2)?] },
+            19 => RawConst::Expr { op: ConstExprOp::ShuffleVector, operands: vec![op(1)?, op(2)?, op(3)?] },
+            17 => {
+                let op_ty = rd.ty(op(0)?)?;
+                let pred = op(3)?;
+                let e = if rd.is_fp(op_ty) {
+                    ConstExprOp::FCmp(super::function::float_predicate(pred)?)
+                } else {
+                    ConstExprOp::ICmp(super::function::int_predicate(pred)?)
+                };
+                RawConst::Expr { op: e, operands: vec![op(1)?, op(2)?] }
+            }
+            other => return Err(unsupported(format!("constant code {other}"))),
+        };
+        rd.values.push(Slot::Pending { ty, raw: Box::new(raw), visiting: false });
+    }
+    for v in first..rd.values.len() {
+        resolve(rd, v)?;
+    }
+    Ok(())
+}
+
+fn index(v: u64) -> Res<usize> {
+    usize::try_from(v).map_err(|_| malformed("value id"))
+}
+
+/// Resolve pending constant `root` and everything it depends on.
+pub fn resolve(rd: &mut Reader, root: usize) -> Res<()> {
+    let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
+    while let Some(&mut (v, ref mut next)) = stack.last_mut() {
+        let dep = match rd.values.get_mut(v) {
+            Some(Slot::Pending { raw, visiting, .. }) => {
+                *visiting = true;
+                raw.deps().get(*next).copied()
+            }
+            Some(_) => {
+                stack.pop();
+                continue;
+            }
+            None => return Err(malformed(format!("reference to undefined value {v}"))),
+        };
+        match dep {
+            Some(d) => {
+                *next += 1;
+                let d = index(d)?;
+                match rd.values.get(d) {
+                    Some(Slot::Pending { visiting: true, .. }) => return Err(malformed("constant refers to itself")),
+                    Some(Slot::Pending { .. }) => stack.push((d, 0)),
+                    Some(_) => {}
+                    None => return Err(malformed(format!("constant operand {d} is not defined"))),
+                }
+            }
+            None => {
+                let slot = std::mem::replace(&mut rd.values[v], Slot::Busy);
+                let Slot::Pending { ty, raw, .. } = slot else {
+                    return Err(malformed("constant resolution"));
+                };
+                let c = build(rd, ty, &raw)?;
+                rd.values[v] = Slot::Val(Value::Const(c), ty);
+                stack.pop();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The constant for value `v` (globals and functions become their addresses).
+pub fn const_of(rd: &mut Reader, v: u64) -> Res<ConstId> {
+    match rd.values.get(index(v)?) {
+        Some(&Slot::Val(Value::Const(c), _)) => Ok(c),
+        Some(&Slot::Val(Value::Global(g), ty)) => Ok(rd.intern(Constant { ty, kind: ConstKind::GlobalAddr(g) }, 1)),
+        Some(&Slot::Val(Value::Func(f), ty)) => Ok(rd.intern(Constant { ty, kind: ConstKind::FuncAddr(f) }, 1)),
+        _ => Err(malformed(format!("value {v} is not a constant"))),
+    }
+}
+
+fn typed_const(rd: &mut Reader, v: u64, expected: Option<TypeId>) -> Res<(ConstId, u32)> {
+    let c = const_of(rd, v)?;
+    if let Some(t) = expected {
+        if rd.m.constants.get(c).ty != t {
+            return Err(malformed("constant operand of the wrong type"));
+        }
+    }
+    Ok((c, rd.const_depth(c)))
+}
+
+fn is_null(k: &ConstKind) -> bool {
+    matches!(k, ConstKind::Int(0) | ConstKind::Float(0) | ConstKind::Null | ConstKind::Zero)
+}
+
+/// Float bits as the LLVM front end sees them (through a double).
+pub fn float_bits(kind: FloatKind, bits: u64) -> Res<u64> {
+    Ok(match kind {
+        FloatKind::Double => bits,
+        FloatKind::Float => ((f32::from_bits(bits as u32) as f64) as f32).to_bits() as u64,
+        FloatKind::Half => half::f16::from_f64(half::f16::from_bits(bits as u16).to_f64()).to_bits() as u64,
+        other => return Err(unsupported(format!("{other:?} constants"))),
+    })
+}
+
+fn element_types(rd: &Reader, ty: TypeId, n: usize) -> Res<Vec<TypeId>> {
+    let types = &rd.m.types;
+    Ok(match types.get(ty) {
+        Type::Array { elem, len } if *len == n as u64 => vec![*elem; n],
+        Type::Vector { elem, len } if *len as usize == n => vec![*elem; n],
+        Type::Struct { .. } | Type::Named(_) => {
+            let f = types.struct_fields(ty).ok_or_else(|| malformed("aggregate of an opaque struct"))?;
+            if f.len() != n {
+                return Err(malformed("aggregate element count"));
+            }
+            f.to_vec()
+        }
+        _ => return Err(malformed("aggregate of a non-aggregate type or wrong length")),
+    })
+}
+
+fn build(rd: &mut Reader, ty: TypeId, raw: &RawConst) -> Res<ConstId> {
+    let (kind, depth) = match raw {
+        RawConst::Null => (
+            match rd.m.types.get(ty) {
+                Type::Int(_) => ConstKind::Int(0),
+                Type::Float(_) => ConstKind::Float(0),
+                Type::Pointer { .. } => ConstKind::Null,
+                Type::Struct { .. } | Type::Named(_) | Type::Array { .. } | Type::Vector { .. } => ConstKind::Zero,
+                _ => return Err(malformed("null of a type without a null value")),
+            },
+            1,
+        ),
+        RawConst::Undef => match rd.m.types.get(ty) {
+            Type::Void | Type::Label | Type::Metadata | Type::Function { .. } => return Err(malformed("undef of this type")),
+            _ => (ConstKind::Undef, 1),
+        },
+        RawConst::Int(v) => match rd.m.types.get(ty) {
+            Type::Int(w) if *w <= 64 => (ConstKind::Int(v & mask(*w)), 1),
+            Type::Int(w) => return Err(unsupported(format!("i{w} constants"))),
+            _ => return Err(malformed("integer constant of a non-integer type")),
+        },
+        RawConst::Float(bits) => match rd.m.types.get(ty) {
+            Type::Float(k) => (ConstKind::Float(float_bits(*k, *bits)?), 1),
+            _ => return Err(malformed("float constant of a non-float type")),
+        },
+        RawConst::Aggregate(ids) => {
+            let tys = element_types(rd, ty, ids.len())?;
+            let mut elems = Vec::with_capacity(ids.len());
+            let mut d = 0;
+            for (&v, &t) in ids.iter().zip(&tys) {
+                let (c, cd) = typed_const(rd, v, Some(t))?;
+                d = d.max(cd);
+                elems.push(c);
+            }
+            (fold_aggregate(rd, elems), d + 1)
+        }
+        RawConst::Data(vals) | RawConst::Str(vals) => {
+            let tys = element_types(rd, ty, vals.len())?;
+            let elem = tys.first().copied();
+            if matches!(raw, RawConst::Str(_)) && elem.is_some_and(|e| rd.m.types.get(e) != &Type::Int(8)) {
+                return Err(malformed("string constant of a non-i8 array"));
+            }
+            if vals.iter().all(|&v| v == 0) {
+                (ConstKind::Zero, 1)
+            } else {
+                let mut elems = Vec::with_capacity(vals.len());
+                for (&v, &t) in vals.iter().zip(&tys) {
+                    let kind = match rd.m.types.get(t) {
+                        Type::Int(w) if *w <= 64 => ConstKind::Int(v & mask(*w)),
+                        Type::Float(k) => ConstKind::Float(float_bits(*k, v)?),
+                        _ => return Err(malformed("data constant of a non-simple element type")),
+                    };
+                    elems.push(rd.intern(Constant { ty: t, kind }, 1));
+                }
+                (ConstKind::Aggregate(elems), 2)
+            }
+        }
+        RawConst::Cast { op, value } => {
+            let (c, d) = typed_const(rd, *value, None)?;
+            if *op == CastOp::BitCast && rd.m.constants.get(c).ty == ty {
+                return Ok(c);
+            }
+            (ConstKind::Expr { op: ConstExprOp::Cast(*op), operands: vec![c], source_ty: None }, d + 1)
+        }
+        RawConst::Gep { in_bounds, source, operands } => {
+            let mut cs = Vec::with_capacity(operands.len());
+            let mut d = 0;
+            for &v in operands {
+                let (c, cd) = typed_const(rd, v, None)?;
+                d = d.max(cd);
+                cs.push(c);
+            }
+            let base = cs.first().ok_or_else(|| malformed("constant GEP without operands"))?;
+            let base_ty = rd.m.constants.get(*base).ty;
+            let pointee = rd.m.types.pointee(base_ty).ok_or_else(|| malformed("constant GEP base is not a pointer"))?;
+            let source = source.unwrap_or(pointee);
+            if source != pointee {
+                return Err(malformed("constant GEP type does not match its base"));
+            }
+            (
+                ConstKind::Expr { op: ConstExprOp::GetElementPtr { in_bounds: *in_bounds }, operands: cs, source_ty: Some(source) },
+                d + 1,
+            )
+        }
+        RawConst::Expr { op, operands } => {
+            let mut cs = Vec::with_capacity(operands.len());
+            let mut d = 0;
+            for &v in operands {
+                let (c, cd) = typed_const(rd, v, None)?;
+                d = d.max(cd);
+                cs.push(c);
+            }
+            (ConstKind::Expr { op: *op, operands: cs, source_ty: None }, d + 1)
+        }
+    };
+    if depth > MAX_CONST_DEPTH {
+        return Err(malformed(format!("constants nested deeper than {MAX_CONST_DEPTH}")));
+    }
+    Ok(rd.intern(Constant { ty, kind }, depth))
+}
+
+fn fold_aggregate(rd: &Reader, elems: Vec<ConstId>) -> ConstKind {
+    let k = |c: &ConstId| &rd.m.constants.get(*c).kind;
+    if elems.iter().all(|c| is_null(k(c))) {
+        ConstKind::Zero
+    } else if elems.iter().all(|c| matches!(k(c), ConstKind::Undef)) {
+        ConstKind::Undef
+    } else {
+        ConstKind::Aggregate(elems)
+    }
+}
+
+pub fn mask(w: u32) -> u64 {
+    if w >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << w) - 1
+    }
+}

@@ -1,0 +1,148 @@
+//! Module metadata (`METADATA_BLOCK`, block 15) into [`crate::ir::MetadataTable`].
+//!
+//! Record codes from LLVM's `LLVMBitCodes.h` (`METADATA_*`) with LLVM 3.7 layouts:
+//! `STRING` (1, called `STRING_OLD` by newer tools) is a character array; `VALUE` (2) is
+//! `[type, absolute value id]`; `NODE` (3) and `DISTINCT_NODE` (5) list operands as metadata
+//! id + 1 (0 is null); `NAME` (4) is followed by `NAMED_NODE` (10) `[metadata ids]`;
+//! `KIND` (6) names an instruction attachment kind (not modelled). Debug-info records
+//! (`LOCATION` and the `DI*` records, 7 and 12 onwards) take a metadata id each; they are
+//! kept as [`Metadata::Other`]. Operands may refer forward.
+//!
+//! Conversion follows the LLVM front end's walk exactly, because metadata ids are
+//! observable in dumps: named metadata in module order (operands of repeated names are
+//! appended to the first, as LLVM's `getOrInsertNamedMetadata` does), each operand given an
+//! id when first met, tuples filled from a LIFO work list (no recursion; cycles resolve).
+
+use super::bitstream::Res;
+use super::cursor::{Cursor, Entry};
+use super::error::{malformed, unsupported};
+use super::module::{Reader, Slot};
+use super::symtab::string_of;
+use crate::ir::{MdId, Metadata};
+use indexmap::IndexMap;
+
+pub enum RawMd {
+    String(String),
+    Value { ty: crate::ir::TypeId, value: u64 },
+    Node(Vec<u64>),
+    Other,
+}
+
+#[derive(Default)]
+pub struct ModuleMetadata {
+    pub slots: Vec<RawMd>,
+    pub named: IndexMap<String, Vec<u64>>,
+}
+
+/// Read a module-level metadata block (after [`Entry::SubBlock`]`(15)`).
+pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
+    cur.enter(15)?;
+    let mut name: Option<String> = None;
+    loop {
+        let code = match cur.advance()? {
+            Entry::End => return Ok(()),
+            Entry::SubBlock(_) => {
+                cur.skip()?;
+                continue;
+            }
+            Entry::Record(code) => code,
+        };
+        let ops = &cur.ops;
+        let md = &mut rd.md;
+        if code != 10 && name.is_some() {
+            return Err(malformed("METADATA_NAME not followed by METADATA_NAMED_NODE"));
+        }
+        match code {
+            1 => md.slots.push(RawMd::String(string_of(ops)?)),
+            2 => {
+                let (&t, &v) = match ops.as_slice() {
+                    [t, v] => (t, v),
+                    _ => return Err(malformed("METADATA_VALUE needs two operands")),
+                };
+                let ty = rd.ty(t)?;
+                rd.md.slots.push(RawMd::Value { ty, value: v });
+            }
+            3 | 5 => md.slots.push(RawMd::Node(ops.clone())),
+            4 => name = Some(string_of(ops)?),
+            10 => {
+                let n = name.take().ok_or_else(|| malformed("METADATA_NAMED_NODE without a name"))?;
+                md.named.entry(n).or_default().extend_from_slice(ops);
+            }
+            6 | 36 | 38 | 39 => {}
+            8 | 9 => return Err(unsupported("pre-3.6 metadata nodes")),
+            35 => return Err(unsupported("METADATA_STRINGS (LLVM 4+)")),
+            7 | 12..=34 | 37 | 40..=64 => md.slots.push(RawMd::Other),
+            other => return Err(unsupported(format!("metadata code {other}"))),
+        }
+    }
+}
+
+struct Walk {
+    ids: Vec<Option<MdId>>,
+    work: Vec<(usize, MdId)>,
+}
+
+fn node_id(rd: &mut Reader, w: &mut Walk, slot: u64) -> Res<MdId> {
+    let s = usize::try_from(slot).map_err(|_| malformed("metadata id"))?;
+    if let Some(Some(id)) = w.ids.get(s) {
+        return Ok(*id);
+    }
+    let data = match rd.md.slots.get(s) {
+        None => return Err(malformed(format!("metadata id {slot} is not defined"))),
+        Some(RawMd::String(t)) => Metadata::String(t.clone()),
+        Some(RawMd::Value { ty, value }) => {
+            let (v, t) = match rd.values.get(*value as usize) {
+                Some(&Slot::Val(v, t)) => (v, t),
+                _ => return Err(malformed(format!("metadata refers to value {value}, which does not exist"))),
+            };
+            if t != *ty {
+                return Err(malformed("metadata value of the wrong type"));
+            }
+            Metadata::Value { ty: t, value: v }
+        }
+        Some(RawMd::Node(_)) => {
+            let id = rd.m.metadata.nodes.push(Metadata::Other);
+            w.ids[s] = Some(id);
+            w.work.push((s, id));
+            return Ok(id);
+        }
+        Some(RawMd::Other) => Metadata::Other,
+    };
+    let id = rd.m.metadata.nodes.push(data);
+    w.ids[s] = Some(id);
+    Ok(id)
+}
+
+fn drain(rd: &mut Reader, w: &mut Walk) -> Res<()> {
+    while let Some((s, id)) = w.work.pop() {
+        let ops = match rd.md.slots.get(s) {
+            Some(RawMd::Node(ops)) => ops.clone(),
+            _ => return Err(malformed("metadata node")),
+        };
+        let mut out = Vec::with_capacity(ops.len());
+        for op in ops {
+            out.push(if op == 0 { None } else { Some(node_id(rd, w, op - 1)?) });
+        }
+        rd.m.metadata.nodes[id] = Metadata::Node(out);
+    }
+    Ok(())
+}
+
+/// Convert the named metadata and everything it reaches, in the LLVM front end's order.
+pub fn convert(rd: &mut Reader) -> Res<()> {
+    let mut w = Walk { ids: vec![None; rd.md.slots.len()], work: Vec::new() };
+    let named = std::mem::take(&mut rd.md.named);
+    for (name, ops) in named {
+        let mut list = Vec::with_capacity(ops.len());
+        for op in ops {
+            match rd.md.slots.get(op as usize) {
+                Some(RawMd::Node(_) | RawMd::Other) => {}
+                _ => return Err(malformed(format!("named metadata `{name}` operand is not a node"))),
+            }
+            list.push(node_id(rd, &mut w, op)?);
+        }
+        rd.m.metadata.named.insert(name, list);
+        drain(rd, &mut w)?;
+    }
+    Ok(())
+}
