@@ -1,0 +1,352 @@
+//! Resources: descriptor variables (created on first use, bound by the binding model) and
+//! `dx.op` handles.
+//!
+//! A handle (`createHandle`, `createHandleFromBinding`, `annotateHandle`) is not a SPIR-V
+//! value: it is a compile-time [`Handle`] naming a resource range and, for ranges of several
+//! registers, the IR value of the register index. Operations resolve it to a pointer (or a
+//! loaded image / sampler) where they use it.
+//!
+//! Representation:
+//! - constant buffers: `Uniform` block `{ uvec4 data[ceil(size / 16)]; }`;
+//! - raw and structured buffers: `StorageBuffer` block `{ uint data[]; }` (byte address / 4),
+//!   `NonWritable` for SRVs;
+//! - typed buffers and textures: `OpTypeImage` (sampled 1 for SRVs, 2 with unknown format for
+//!   UAVs); samplers: `OpTypeSampler`;
+//! - a range of several registers: one variable holding an array (runtime array if
+//!   unbounded), indexed by register − lower bound.
+
+use super::binding_model::BindingMap;
+use super::error::{Result, TranslateError};
+use super::function::FnEmit;
+use super::module::ModuleBuilder;
+use crate::dxil::{ComponentType, Resource, ResourceClass, ResourceKind};
+use crate::ir::Value;
+use rspirv::dr::Operand;
+use rspirv::spirv::{self, Capability, Decoration, Dim, Op, StorageClass, Word};
+use std::collections::BTreeMap;
+
+/// A resource handle as the translator tracks it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Handle {
+    pub class: ResourceClass,
+    /// The range id within its class.
+    pub id: u32,
+    /// The absolute register index (for ranges of more than one register).
+    pub index: Option<Value>,
+    pub non_uniform: bool,
+}
+
+/// The numeric kind of image texels.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum TexelKind {
+    Float,
+    SInt,
+    UInt,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum ResShape {
+    CBuffer,
+    /// Raw (stride `None`) or structured buffer, as `uint[]`.
+    Words { stride: Option<u32> },
+    Image { dim: Dim, arrayed: bool, ms: bool, texel: TexelKind },
+    Sampler,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct ResVar {
+    pub var: Word,
+    pub shape: ResShape,
+    /// Pointee type of one descriptor (the block struct, image or sampler type).
+    pub elem_ty: Word,
+    pub storage: StorageClass,
+    /// `Some(lower bound)` when the variable is an array of descriptors.
+    pub array_base: Option<u32>,
+    pub uav: bool,
+}
+
+impl ResShape {
+    pub fn coords(&self) -> u32 {
+        match self {
+            ResShape::Image { dim, arrayed, .. } => {
+                let base = match dim {
+                    Dim::Dim1D | Dim::DimBuffer => 1,
+                    Dim::Dim2D => 2,
+                    _ => 3,
+                };
+                base + u32::from(*arrayed)
+            }
+            _ => 1,
+        }
+    }
+}
+
+/// The resource table with the variables made so far.
+pub struct Resources {
+    pub table: crate::dxil::Resources,
+    pub map: BindingMap,
+    vars: BTreeMap<(ResourceClass, u32), ResVar>,
+    counters: BTreeMap<u32, Word>,
+}
+
+impl Resources {
+    pub fn new(table: crate::dxil::Resources, map: BindingMap) -> Resources {
+        Resources { table, map, vars: BTreeMap::new(), counters: BTreeMap::new() }
+    }
+
+    pub fn resource(&self, class: ResourceClass, id: u32) -> Result<&Resource> {
+        self.table
+            .by_id(class, id)
+            .ok_or_else(|| TranslateError::Malformed(format!("no {} with range id {id}", class.name())))
+    }
+
+    /// The resource of `class` whose range holds `register` in `space`.
+    pub fn find_binding(&self, class: ResourceClass, space: u32, register: u32) -> Result<u32> {
+        self.table
+            .class(class)
+            .iter()
+            .find(|r| {
+                r.space == space
+                    && register >= r.lower_bound
+                    && r.range_size.is_none_or(|n| register - r.lower_bound < n)
+            })
+            .map(|r| r.id)
+            .ok_or_else(|| {
+                TranslateError::Malformed(format!(
+                    "createHandleFromBinding: no {} range holds {}{register}, space{space}",
+                    class.name(),
+                    class.register_letter()
+                ))
+            })
+    }
+
+    /// The counter buffer of UAV `id`: a storage block `{ uint counter; }` at the binding
+    /// model's counter binding.
+    pub fn counter(&mut self, cx: &mut ModuleBuilder<'_>, id: u32) -> Result<Word> {
+        if let Some(&v) = self.counters.get(&id) {
+            return Ok(v);
+        }
+        let r = self.resource(ResourceClass::Uav, id)?.clone();
+        if r.range_size != Some(1) {
+            return Err(TranslateError::UnsupportedForm {
+                name: "BufferUpdateCounter".into(),
+                message: "counters of UAV arrays".into(),
+            });
+        }
+        let u = cx.u32_t();
+        let st = cx.b.id();
+        cx.b.type_struct_id(Some(st), [u]);
+        cx.decorate(st, Decoration::Block, &[]);
+        cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        let var = cx.global_var(StorageClass::StorageBuffer, st, &format!("{}_counter", r.name));
+        let b = self.map.counter_binding_of(&r);
+        cx.decorate(var, Decoration::DescriptorSet, &[b.set]);
+        cx.decorate(var, Decoration::Binding, &[b.binding]);
+        self.counters.insert(id, var);
+        Ok(var)
+    }
+
+    pub fn var(&mut self, cx: &mut ModuleBuilder<'_>, class: ResourceClass, id: u32) -> Result<ResVar> {
+        if let Some(v) = self.vars.get(&(class, id)) {
+            return Ok(*v);
+        }
+        let r = self.resource(class, id)?.clone();
+        let v = make_var(cx, &r, &self.map)?;
+        self.vars.insert((class, id), v);
+        Ok(v)
+    }
+}
+
+fn texel_kind(t: Option<ComponentType>) -> Result<TexelKind> {
+    Ok(match t {
+        Some(ComponentType::I32 | ComponentType::I16) => TexelKind::SInt,
+        Some(ComponentType::U32 | ComponentType::U16) => TexelKind::UInt,
+        Some(
+            ComponentType::F32
+            | ComponentType::F16
+            | ComponentType::SNormF32
+            | ComponentType::UNormF32
+            | ComponentType::SNormF16
+            | ComponentType::UNormF16,
+        )
+        | None => TexelKind::Float,
+        Some(other) => {
+            return Err(TranslateError::UnsupportedForm {
+                name: "resource".into(),
+                message: format!("typed resource element type {other:?}"),
+            })
+        }
+    })
+}
+
+pub fn texel_type(cx: &mut ModuleBuilder<'_>, k: TexelKind) -> Word {
+    match k {
+        TexelKind::Float => cx.float(32),
+        TexelKind::SInt => cx.sint(32),
+        TexelKind::UInt => cx.uint(32),
+    }
+}
+
+fn make_var(cx: &mut ModuleBuilder<'_>, r: &Resource, map: &BindingMap) -> Result<ResVar> {
+    let uav = r.class == ResourceClass::Uav;
+    let unsupported = |what: &str| TranslateError::UnsupportedForm {
+        name: "resource".into(),
+        message: format!("{} {} ({what})", r.class.name(), r.register()),
+    };
+    let (shape, elem_ty, storage) = match r.class {
+        ResourceClass::Cbv => {
+            let rows = r.cbuffer_size.unwrap_or(16).div_ceil(16).max(1);
+            let u = cx.u32_t();
+            let v4 = cx.vec(u, 4);
+            let n = cx.const_u32(rows);
+            let arr = cx.b.type_array(v4, n);
+            cx.decorate(arr, Decoration::ArrayStride, &[16]);
+            let st = cx.b.id();
+            cx.b.type_struct_id(Some(st), [arr]);
+            cx.decorate(st, Decoration::Block, &[]);
+            cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+            (ResShape::CBuffer, st, StorageClass::Uniform)
+        }
+        ResourceClass::Sampler => (ResShape::Sampler, cx.b.type_sampler(), StorageClass::UniformConstant),
+        ResourceClass::Srv | ResourceClass::Uav => match r.kind {
+            ResourceKind::RawBuffer | ResourceKind::StructuredBuffer => {
+                let stride = (r.kind == ResourceKind::StructuredBuffer).then(|| r.struct_stride.unwrap_or(4));
+                let u = cx.u32_t();
+                // Explicit ids: one array and block type per variable, so decorations never
+                // clash between buffers.
+                let arr = cx.b.id();
+                cx.b.type_runtime_array_id(Some(arr), u);
+                cx.decorate(arr, Decoration::ArrayStride, &[4]);
+                let st = cx.b.id();
+                cx.b.type_struct_id(Some(st), [arr]);
+                cx.decorate(st, Decoration::Block, &[]);
+                cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+                if !uav {
+                    cx.b.member_decorate(st, 0, Decoration::NonWritable, []);
+                }
+                (ResShape::Words { stride }, st, StorageClass::StorageBuffer)
+            }
+            kind => {
+                let (dim, arrayed, ms) = match kind {
+                    ResourceKind::Texture1D => (Dim::Dim1D, false, false),
+                    ResourceKind::Texture1DArray => (Dim::Dim1D, true, false),
+                    ResourceKind::Texture2D => (Dim::Dim2D, false, false),
+                    ResourceKind::Texture2DArray => (Dim::Dim2D, true, false),
+                    ResourceKind::Texture2DMS => (Dim::Dim2D, false, true),
+                    ResourceKind::Texture2DMSArray => (Dim::Dim2D, true, true),
+                    ResourceKind::Texture3D => (Dim::Dim3D, false, false),
+                    ResourceKind::TextureCube => (Dim::DimCube, false, false),
+                    ResourceKind::TextureCubeArray => (Dim::DimCube, true, false),
+                    ResourceKind::TypedBuffer => (Dim::DimBuffer, false, false),
+                    _ => return Err(unsupported(&format!("{kind:?}"))),
+                };
+                let texel = texel_kind(r.element_type)?;
+                let tt = texel_type(cx, texel);
+                match (dim, uav) {
+                    (Dim::Dim1D, false) => cx.capability(Capability::Sampled1D),
+                    (Dim::Dim1D, true) => cx.capability(Capability::Image1D),
+                    (Dim::DimBuffer, false) => cx.capability(Capability::SampledBuffer),
+                    (Dim::DimBuffer, true) => cx.capability(Capability::ImageBuffer),
+                    (Dim::DimCube, _) if arrayed => cx.capability(if uav { Capability::ImageCubeArray } else { Capability::SampledCubeArray }),
+                    _ => {}
+                }
+                if uav {
+                    cx.capability(Capability::StorageImageReadWithoutFormat);
+                    cx.capability(Capability::StorageImageWriteWithoutFormat);
+                    if ms {
+                        cx.capability(Capability::StorageImageMultisample);
+                    }
+                }
+                let img = cx.b.type_image(
+                    tt,
+                    dim,
+                    0,
+                    u32::from(arrayed),
+                    u32::from(ms),
+                    if uav { 2 } else { 1 },
+                    spirv::ImageFormat::Unknown,
+                    None,
+                );
+                (ResShape::Image { dim, arrayed, ms, texel }, img, StorageClass::UniformConstant)
+            }
+        },
+    };
+    let (pointee, array_base) = match r.range_size {
+        Some(1) => (elem_ty, None),
+        Some(n) => {
+            let len = cx.const_u32(n);
+            (cx.b.type_array(elem_ty, len), Some(r.lower_bound))
+        }
+        None => {
+            cx.capability(Capability::RuntimeDescriptorArray);
+            (cx.b.type_runtime_array(elem_ty), Some(r.lower_bound))
+        }
+    };
+    let name = if r.name.is_empty() { format!("{}{}_space{}", r.class.register_letter(), r.lower_bound, r.space) } else { r.name.clone() };
+    let var = cx.global_var(storage, pointee, &name);
+    let b = map.binding_of(r);
+    cx.decorate(var, Decoration::DescriptorSet, &[b.set]);
+    cx.decorate(var, Decoration::Binding, &[b.binding]);
+    if r.uav.is_some_and(|u| u.globally_coherent) {
+        cx.decorate(var, Decoration::Coherent, &[]);
+    }
+    Ok(ResVar { var, shape, elem_ty, storage, array_base, uav })
+}
+
+impl<'a, 'm> FnEmit<'a, 'm> {
+    pub fn handle(&self, v: Value) -> Result<Handle> {
+        match v {
+            Value::Inst(i) => self.handles.get(&i).copied(),
+            _ => None,
+        }
+        .ok_or_else(|| self.err("a resource handle that does not come from createHandle/annotateHandle"))
+    }
+
+    /// The descriptor variable of a handle and a pointer to its descriptor.
+    pub fn res_ptr(&mut self, h: Handle) -> Result<(ResVar, Word)> {
+        let rv = self.res.var(self.cx, h.class, h.id)?;
+        let Some(base) = rv.array_base else { return Ok((rv, rv.var)) };
+        let index = h.index.ok_or_else(|| TranslateError::Malformed("handle into a range without an index".into()))?;
+        let x = self.value(index)?;
+        let u = self.cx.u32_t();
+        let lower = self.cx.const_u32(base);
+        let rel = self.ids_op(Op::ISub, u, &[x, lower])?;
+        if h.non_uniform {
+            self.non_uniform(rel);
+        }
+        let pty = self.cx.ptr(rv.storage, rv.elem_ty);
+        let p = self.ids_op(Op::AccessChain, pty, &[rv.var, rel])?;
+        if h.non_uniform {
+            self.non_uniform(p);
+        }
+        Ok((rv, p))
+    }
+
+    pub fn non_uniform(&mut self, id: Word) {
+        self.cx.capability(Capability::ShaderNonUniform);
+        self.cx.decorate(id, Decoration::NonUniform, &[]);
+    }
+
+    /// The loaded image (or sampler) of a handle.
+    pub fn load_descriptor(&mut self, h: Handle) -> Result<(ResVar, Word)> {
+        let (rv, p) = self.res_ptr(h)?;
+        let w = self.ids_op(Op::Load, rv.elem_ty, &[p])?;
+        if h.non_uniform {
+            self.non_uniform(w);
+        }
+        Ok((rv, w))
+    }
+
+    /// A pointer to word `word_index` of a raw/structured buffer handle.
+    pub fn word_ptr(&mut self, h: Handle, word_index: Word) -> Result<Word> {
+        let (rv, p) = self.res_ptr(h)?;
+        let u = self.cx.u32_t();
+        let pty = self.cx.ptr(rv.storage, u);
+        let zero = self.cx.const_u32(0);
+        let w = self.ids_op(Op::AccessChain, pty, &[p, zero, word_index])?;
+        if h.non_uniform {
+            self.non_uniform(w);
+        }
+        Ok(w)
+    }
+}
