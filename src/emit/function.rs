@@ -63,6 +63,9 @@ pub struct FnEmit<'a, 'm> {
     /// Blocks split by a conditional operation (`discard`): entry label → label of the last
     /// part, which is the predecessor that `OpPhi`s in successors must name.
     pub exit_labels: HashMap<Word, Word>,
+    /// Set by operations with implicit or explicit derivatives (compute shaders then need a
+    /// derivative group execution mode).
+    pub uses_derivatives: bool,
     cur_label: Word,
     cur_loop_header: bool,
 }
@@ -122,6 +125,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             reloads: HashMap::new(),
             used_members,
             exit_labels: HashMap::new(),
+            uses_derivatives: false,
             cur_label: 0,
             cur_loop_header: false,
         })
@@ -605,8 +609,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             InstKind::Cast { op, value } => {
                 if matches!(self.cx.m.types.get(ty), Type::Pointer { .. }) {
-                    let p = self.pointer(Value::Inst(i))?;
-                    self.ptrs.insert(i, p);
+                    // Resolved where it is used (`pointer`); casts that only feed lifetime
+                    // markers are never used.
                     return Ok(());
                 }
                 self.cast(*op, ty, *value)?

@@ -144,6 +144,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             SemanticKind::PrimitiveID if !output => {
                 num = Num::SInt;
+                self.cx.capability(Capability::Geometry);
                 Some(BuiltIn::PrimitiveId)
             }
             SemanticKind::RenderTargetArrayIndex => {

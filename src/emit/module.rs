@@ -22,6 +22,7 @@ pub struct ModuleBuilder<'m> {
     types: HashMap<TypeId, Word>,
     consts: HashMap<ConstId, Word>,
     u32_consts: HashMap<u32, Word>,
+    scalar_consts: HashMap<(Word, u64), Word>,
     undefs: HashMap<Word, Word>,
     nulls: HashMap<Word, Word>,
     globals: HashMap<GlobalId, (Word, StorageClass)>,
@@ -43,6 +44,7 @@ impl<'m> ModuleBuilder<'m> {
             types: HashMap::new(),
             consts: HashMap::new(),
             u32_consts: HashMap::new(),
+            scalar_consts: HashMap::new(),
             undefs: HashMap::new(),
             nulls: HashMap::new(),
             globals: HashMap::new(),
@@ -183,18 +185,19 @@ impl<'m> ModuleBuilder<'m> {
             return w;
         }
         let t = self.u32_t();
-        let w = self.b.constant_bit32(t, n);
+        let w = self.const_bits(t, 32, n as u64);
         self.u32_consts.insert(n, w);
         w
     }
 
     /// A constant of scalar type `ty` (a SPIR-V int or float of `bits` width) from raw bits.
     pub fn const_bits(&mut self, ty: Word, bits: u32, value: u64) -> Word {
-        if bits == 64 {
-            self.b.constant_bit64(ty, value)
-        } else {
-            self.b.constant_bit32(ty, value as u32)
+        if let Some(&w) = self.scalar_consts.get(&(ty, value)) {
+            return w;
         }
+        let w = if bits == 64 { self.b.constant_bit64(ty, value) } else { self.b.constant_bit32(ty, value as u32) };
+        self.scalar_consts.insert((ty, value), w);
+        w
     }
 
     pub fn undef(&mut self, ty: Word) -> Word {

@@ -87,11 +87,14 @@ pub struct Resources {
     pub map: BindingMap,
     vars: BTreeMap<(ResourceClass, u32), ResVar>,
     counters: BTreeMap<u32, Word>,
+    /// UAVs that atomics use: their images get an `R32ui`/`R32i` format, as Vulkan requires
+    /// for image atomics.
+    pub atomic_uavs: std::collections::BTreeSet<u32>,
 }
 
 impl Resources {
     pub fn new(table: crate::dxil::Resources, map: BindingMap) -> Resources {
-        Resources { table, map, vars: BTreeMap::new(), counters: BTreeMap::new() }
+        Resources { table, map, vars: BTreeMap::new(), counters: BTreeMap::new(), atomic_uavs: Default::default() }
     }
 
     pub fn resource(&self, class: ResourceClass, id: u32) -> Result<&Resource> {
@@ -151,7 +154,8 @@ impl Resources {
             return Ok(*v);
         }
         let r = self.resource(class, id)?.clone();
-        let v = make_var(cx, &r, &self.map)?;
+        let atomic = class == ResourceClass::Uav && self.atomic_uavs.contains(&id);
+        let v = make_var(cx, &r, &self.map, atomic)?;
         self.vars.insert((class, id), v);
         Ok(v)
     }
@@ -187,7 +191,7 @@ pub fn texel_type(cx: &mut ModuleBuilder<'_>, k: TexelKind) -> Word {
     }
 }
 
-fn make_var(cx: &mut ModuleBuilder<'_>, r: &Resource, map: &BindingMap) -> Result<ResVar> {
+fn make_var(cx: &mut ModuleBuilder<'_>, r: &Resource, map: &BindingMap, atomic: bool) -> Result<ResVar> {
     let uav = r.class == ResourceClass::Uav;
     let unsupported = |what: &str| TranslateError::UnsupportedForm {
         name: "resource".into(),
@@ -199,7 +203,8 @@ fn make_var(cx: &mut ModuleBuilder<'_>, r: &Resource, map: &BindingMap) -> Resul
             let u = cx.u32_t();
             let v4 = cx.vec(u, 4);
             let n = cx.const_u32(rows);
-            let arr = cx.b.type_array(v4, n);
+            let arr = cx.b.id();
+            cx.b.type_array_id(Some(arr), v4, n);
             cx.decorate(arr, Decoration::ArrayStride, &[16]);
             let st = cx.b.id();
             cx.b.type_struct_id(Some(st), [arr]);
@@ -264,7 +269,12 @@ fn make_var(cx: &mut ModuleBuilder<'_>, r: &Resource, map: &BindingMap) -> Resul
                     u32::from(arrayed),
                     u32::from(ms),
                     if uav { 2 } else { 1 },
-                    spirv::ImageFormat::Unknown,
+                    match (atomic, texel) {
+                        (true, TexelKind::UInt) => spirv::ImageFormat::R32ui,
+                        (true, TexelKind::SInt) => spirv::ImageFormat::R32i,
+                        (true, TexelKind::Float) => spirv::ImageFormat::R32f,
+                        (false, _) => spirv::ImageFormat::Unknown,
+                    },
                     None,
                 );
                 (ResShape::Image { dim, arrayed, ms, texel }, img, StorageClass::UniformConstant)
@@ -349,4 +359,56 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         Ok(w)
     }
+}
+
+/// The UAV range ids that `atomicBinOp` / `atomicCompareExchange` calls of `f` use, found by
+/// following each call's handle back through `annotateHandle` to its creation.
+pub fn atomic_uavs(m: &crate::ir::Module, f: &crate::ir::Function, table: &crate::dxil::Resources) -> std::collections::BTreeSet<u32> {
+    use crate::dxil::{decode_call, DxOp};
+    use crate::ir::{ConstKind, InstKind};
+    let mut out = std::collections::BTreeSet::new();
+    let resolve = |mut v: Value| -> Option<u32> {
+        for _ in 0..64 {
+            let Value::Inst(i) = v else { return None };
+            let call = decode_call(m, f, i, "").ok()??;
+            let int = |k: usize| call.args.get(k).and_then(|a| match a {
+                Value::Const(c) => m.constants.as_int(*c),
+                _ => None,
+            });
+            match call.op {
+                DxOp::AnnotateHandle => v = *call.args.first()?,
+                DxOp::CreateHandle => return (int(0)? == 1).then_some(int(1)? as u32),
+                DxOp::CreateHandleFromBinding => {
+                    let Value::Const(c) = call.args.first()? else { return None };
+                    let ConstKind::Aggregate(e) = &m.constants.get(*c).kind else { return None };
+                    let field = |k: usize| e.get(k).and_then(|x| m.constants.as_int(*x));
+                    if field(3)? != 1 {
+                        return None;
+                    }
+                    let (lower, space) = (field(0)? as u32, field(2)? as u32);
+                    return table
+                        .uavs
+                        .iter()
+                        .find(|r| r.space == space && lower >= r.lower_bound && r.range_size.is_none_or(|n| lower - r.lower_bound < n))
+                        .map(|r| r.id);
+                }
+                _ => return None,
+            }
+        }
+        None
+    };
+    for &b in &f.layout {
+        for &i in &f.blocks[b].insts {
+            if !matches!(f.insts[i].kind, InstKind::Call { .. }) {
+                continue;
+            }
+            let Ok(Some(call)) = decode_call(m, f, i, "") else { continue };
+            if matches!(call.op, DxOp::AtomicBinOp | DxOp::AtomicCompareExchange) {
+                if let Some(id) = call.args.first().copied().and_then(resolve) {
+                    out.insert(id);
+                }
+            }
+        }
+    }
+    out
 }

@@ -67,14 +67,15 @@ pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translat
 
     let mut cx = ModuleBuilder::new(m);
     let mut res = Resources::new(ep.resources.clone(), options.binding_map.clone());
+    res.atomic_uavs = super::resources::atomic_uavs(m, func, &ep.resources);
     let void = cx.void();
     let fn_void = cx.b.type_function(void, []);
     let fn_id = cx.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void).map_err(TranslateError::from)?;
     cx.b.name(fn_id, ep.name.as_str());
-    let (modes, exits) = {
+    let (modes, exits, derivatives) = {
         let mut fe = FnEmit::new(&mut cx, &mut res, &sm, func, &ep.signatures, &structured.scfg)?;
         fe.emit_body()?;
-        (std::mem::take(&mut fe.iface.modes), std::mem::take(&mut fe.exit_labels))
+        (std::mem::take(&mut fe.iface.modes), std::mem::take(&mut fe.exit_labels), fe.uses_derivatives)
     };
     cx.b.end_function().map_err(TranslateError::from)?;
     if !exits.is_empty() {
@@ -87,6 +88,18 @@ pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translat
         ShaderKind::Compute => {
             let [x, y, z] = ep.properties.num_threads.unwrap_or([1, 1, 1]);
             cx.b.execution_mode(fn_id, ExecutionMode::LocalSize, [x, y, z]);
+            if derivatives {
+                // D3D: quads of 2x2 threads when the group is two-dimensional with even
+                // sides, else groups of 4 consecutive threads.
+                cx.extension("SPV_KHR_compute_shader_derivatives");
+                if y > 1 && x % 2 == 0 && y % 2 == 0 {
+                    cx.capability(spirv::Capability::ComputeDerivativeGroupQuadsKHR);
+                    cx.b.execution_mode(fn_id, ExecutionMode::DerivativeGroupQuadsKHR, []);
+                } else {
+                    cx.capability(spirv::Capability::ComputeDerivativeGroupLinearKHR);
+                    cx.b.execution_mode(fn_id, ExecutionMode::DerivativeGroupLinearKHR, []);
+                }
+            }
         }
         ShaderKind::Pixel => {
             cx.b.execution_mode(fn_id, ExecutionMode::OriginUpperLeft, []);

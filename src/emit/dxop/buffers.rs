@@ -303,6 +303,26 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                             let word1 = self.add_const(word, 1)?;
                             self.store_word(h, word1, hi)?;
                         }
+                        16 => {
+                            // Half a word: clear it, then set it, each atomically, so the
+                            // other half (maybe another thread's) is never rewritten.
+                            let a = self.add_const(addr, 2 * k)?;
+                            let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
+                            let x = self.to_num(v, ty, Num::UInt)?;
+                            let ffff = self.cx.const_u32(0xffff);
+                            let x = self.ids_op(Op::BitwiseAnd, u, &[x, ffff])?;
+                            let half = self.ids_op(Op::BitwiseAnd, u, &[a, two])?;
+                            let three = self.cx.const_u32(3);
+                            let shift = self.ids_op(Op::ShiftLeftLogical, u, &[half, three])?;
+                            let keep_mask = self.ids_op(Op::ShiftLeftLogical, u, &[ffff, shift])?;
+                            let keep = self.ids_op(Op::Not, u, &[keep_mask])?;
+                            let bits_in = self.ids_op(Op::ShiftLeftLogical, u, &[x, shift])?;
+                            let p = self.word_ptr(h, word)?;
+                            let scope = self.cx.const_u32(Scope::Device as u32);
+                            let sem = self.cx.const_u32(0);
+                            self.ids_op(Op::AtomicAnd, u, &[p, scope, sem, keep])?;
+                            self.ids_op(Op::AtomicOr, u, &[p, scope, sem, bits_in])?;
+                        }
                         _ => return Err(self.form(c.op, format!("{bits}-bit stores"))),
                     }
                 }

@@ -60,6 +60,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     _ => Op::DPdyFine,
                 };
                 self.cx.capability(Capability::DerivativeControl);
+                self.uses_derivatives = true;
                 let v = self.arg_val(c, 0)?;
                 let ty = self.arg_ty(c, 0)?;
                 let x = self.to_num(v, ty, Num::Float)?;

@@ -55,7 +55,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         use DxOp::*;
         let t = match self.cx.m.types.get(c.ty) {
             crate::ir::Type::Void => 0,
-            _ => self.cx.ty(c.ty)?,
+            _ => match self.cx.ty(c.ty) {
+                Ok(t) => t,
+                // Handles and other non-values: not arithmetic.
+                Err(_) => return Ok(None),
+            },
         };
         let w = match c.op {
             FAbs | Cos | Sin | Tan | Acos | Asin | Atan | Hcos | Hsin | Htan | Exp | Frc | Log | Sqrt | Rsqrt

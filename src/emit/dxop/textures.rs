@@ -239,6 +239,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             Ok(())
         };
+        if matches!(c.op, DxOp::Sample | DxOp::SampleBias | DxOp::SampleCmp) {
+            self.uses_derivatives = true;
+        }
         let (op, dref) = match c.op {
             DxOp::Sample => {
                 clamp(self, &mut ops, 9)?;
@@ -328,6 +331,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     fn calculate_lod(&mut self, c: &Call<'_>) -> Result<Word> {
         self.cx.capability(Capability::ImageQuery);
+        self.uses_derivatives = true;
         let (si, dim, _, _) = self.sampled_image(c)?;
         let n = Self::sample_coords(dim, false);
         let coord = self.float_coord(c, 2, n)?;
