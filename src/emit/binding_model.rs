@@ -10,6 +10,13 @@
 //! - a register range of several registers (`Texture2D t[4] : register(t2)`) is one binding
 //!   holding an array of descriptors (unbounded ranges: a runtime array).
 //!
+//! SM 6.6 descriptor heaps (`ResourceDescriptorHeap[i]`, `SamplerDescriptorHeap[i]`) are
+//! runtime arrays indexed by the heap index: the resource heap is descriptor set 30 with one
+//! binding per Vulkan descriptor type (0 sampled images, 1 storage images, 2 uniform texel
+//! buffers, 3 storage texel buffers, 4 uniform buffers, 5 storage buffers; image views of
+//! every dimension alias their binding), the sampler heap is set 31, binding 0. A heap
+//! entry is written, at its index, into the binding of its type.
+//!
 //! `--binding-map FILE` overrides single ranges: a JSON array of
 //! `{"class": "SRV"|"UAV"|"CBV"|"Sampler", "space": S, "register": R, "set": N, "binding": M}`;
 //! a range not listed keeps the default rule.
@@ -23,6 +30,34 @@ pub const SRV_BASE: u32 = 1000;
 pub const UAV_BASE: u32 = 2000;
 pub const SAMPLER_BASE: u32 = 3000;
 pub const COUNTER_BASE: u32 = 4000;
+
+pub const RESOURCE_HEAP_SET: u32 = 30;
+pub const SAMPLER_HEAP_SET: u32 = 31;
+
+/// The bindings of the descriptor heaps, by Vulkan descriptor type.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum HeapSlot {
+    SampledImage,
+    StorageImage,
+    UniformTexelBuffer,
+    StorageTexelBuffer,
+    UniformBuffer,
+    StorageBuffer,
+    Sampler,
+}
+
+pub fn heap_binding(slot: HeapSlot) -> VkBinding {
+    let (set, binding) = match slot {
+        HeapSlot::SampledImage => (RESOURCE_HEAP_SET, 0),
+        HeapSlot::StorageImage => (RESOURCE_HEAP_SET, 1),
+        HeapSlot::UniformTexelBuffer => (RESOURCE_HEAP_SET, 2),
+        HeapSlot::StorageTexelBuffer => (RESOURCE_HEAP_SET, 3),
+        HeapSlot::UniformBuffer => (RESOURCE_HEAP_SET, 4),
+        HeapSlot::StorageBuffer => (RESOURCE_HEAP_SET, 5),
+        HeapSlot::Sampler => (SAMPLER_HEAP_SET, 0),
+    };
+    VkBinding { set, binding }
+}
 
 /// A Vulkan descriptor location.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]

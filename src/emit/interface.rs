@@ -175,6 +175,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 num = Num::SInt;
                 Some(BuiltIn::SampleMask)
             }
+            SemanticKind::StencilRef if output => {
+                self.cx.extension("SPV_EXT_shader_stencil_export");
+                self.cx.capability(Capability::StencilExportEXT);
+                iface.modes.push(ExecutionMode::StencilRefReplacingEXT);
+                num = Num::SInt;
+                Some(BuiltIn::FragStencilRefEXT)
+            }
             SemanticKind::ClipDistance | SemanticKind::CullDistance => {
                 return Err(unsupported("clip and cull distances"));
             }

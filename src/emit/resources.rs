@@ -13,7 +13,10 @@
 //! - typed buffers and textures: `OpTypeImage` (sampled 1 for SRVs, 2 with unknown format for
 //!   UAVs); samplers: `OpTypeSampler`;
 //! - a range of several registers: one variable holding an array (runtime array if
-//!   unbounded), indexed by register − lower bound.
+//!   unbounded), indexed by register − lower bound;
+//! - SM 6.6 descriptor heaps (`createHandleFromHeap`): runtime arrays indexed by the heap
+//!   index, one per descriptor type, aliased where types share a binding (see
+//!   `binding_model` for the heap sets).
 
 use super::binding_model::BindingMap;
 use super::error::{Result, TranslateError};
@@ -34,6 +37,17 @@ pub struct Handle {
     /// The absolute register index (for ranges of more than one register).
     pub index: Option<Value>,
     pub non_uniform: bool,
+    /// For `createHandleFromHeap` (SM 6.6 bindless): which heap, and the resource
+    /// properties `annotateHandle` gave it.
+    pub heap: Option<HeapHandle>,
+}
+
+/// A descriptor-heap handle: the index is [`Handle::index`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct HeapHandle {
+    pub sampler: bool,
+    /// `dx.types.ResourceProperties` (basic, extra), once annotated.
+    pub props: Option<[u32; 2]>,
 }
 
 /// The numeric kind of image texels.
@@ -90,11 +104,12 @@ pub struct Resources {
     /// UAVs that atomics use: their images get an `R32ui`/`R32i` format, as Vulkan requires
     /// for image atomics.
     pub atomic_uavs: std::collections::BTreeSet<u32>,
+    heap_vars: BTreeMap<(u32, u32, u32), ResVar>,
 }
 
 impl Resources {
     pub fn new(table: crate::dxil::Resources, map: BindingMap) -> Resources {
-        Resources { table, map, vars: BTreeMap::new(), counters: BTreeMap::new(), atomic_uavs: Default::default() }
+        Resources { table, map, vars: BTreeMap::new(), counters: BTreeMap::new(), atomic_uavs: Default::default(), heap_vars: BTreeMap::new() }
     }
 
     pub fn resource(&self, class: ResourceClass, id: u32) -> Result<&Resource> {
@@ -149,13 +164,64 @@ impl Resources {
         Ok(var)
     }
 
+    /// The heap array a descriptor-heap handle indexes.
+    pub fn heap_var(&mut self, cx: &mut ModuleBuilder<'_>, hh: HeapHandle) -> Result<ResVar> {
+        use super::binding_model::{heap_binding, HeapSlot};
+        let [basic, extra] = hh.props.ok_or_else(|| {
+            TranslateError::UnsupportedForm { name: "CreateHandleFromHeap".into(), message: "a heap handle without annotateHandle".into() }
+        })?;
+        let kind = ResourceKind::from_raw(basic & 0xff);
+        let uav = basic & (1 << 12) != 0;
+        let (class, slot) = if hh.sampler {
+            (ResourceClass::Sampler, HeapSlot::Sampler)
+        } else {
+            match kind {
+                ResourceKind::CBuffer => (ResourceClass::Cbv, HeapSlot::UniformBuffer),
+                ResourceKind::RawBuffer | ResourceKind::StructuredBuffer => {
+                    (if uav { ResourceClass::Uav } else { ResourceClass::Srv }, HeapSlot::StorageBuffer)
+                }
+                ResourceKind::TypedBuffer => {
+                    if uav { (ResourceClass::Uav, HeapSlot::StorageTexelBuffer) } else { (ResourceClass::Srv, HeapSlot::UniformTexelBuffer) }
+                }
+                _ => {
+                    if uav { (ResourceClass::Uav, HeapSlot::StorageImage) } else { (ResourceClass::Srv, HeapSlot::SampledImage) }
+                }
+            }
+        };
+        let typed = !matches!(kind, ResourceKind::CBuffer | ResourceKind::RawBuffer | ResourceKind::StructuredBuffer | ResourceKind::Sampler);
+        let key_extra = if typed { extra & 0xff } else if kind == ResourceKind::StructuredBuffer { extra } else { 0 };
+        let key = (class as u32 * 256 + (basic & 0xff), key_extra, u32::from(hh.sampler));
+        if let Some(v) = self.heap_vars.get(&key) {
+            return Ok(*v);
+        }
+        let r = Resource {
+            class,
+            id: u32::MAX,
+            name: format!("heap_{}_{:?}", class.name(), kind),
+            space: 0,
+            lower_bound: 0,
+            range_size: None,
+            kind,
+            type_name: None,
+            element_type: typed.then(|| ComponentType::from_raw(extra & 0xff)),
+            struct_stride: (kind == ResourceKind::StructuredBuffer).then_some(extra),
+            sample_count: None,
+            uav: None,
+            cbuffer_size: Some(65536),
+            sampler_kind: None,
+        };
+        let v = make_var(cx, &r, heap_binding(slot), false)?;
+        self.heap_vars.insert(key, v);
+        Ok(v)
+    }
+
     pub fn var(&mut self, cx: &mut ModuleBuilder<'_>, class: ResourceClass, id: u32) -> Result<ResVar> {
         if let Some(v) = self.vars.get(&(class, id)) {
             return Ok(*v);
         }
         let r = self.resource(class, id)?.clone();
         let atomic = class == ResourceClass::Uav && self.atomic_uavs.contains(&id);
-        let v = make_var(cx, &r, &self.map, atomic)?;
+        let v = make_var(cx, &r, self.map.binding_of(&r), atomic)?;
         self.vars.insert((class, id), v);
         Ok(v)
     }
@@ -191,7 +257,7 @@ pub fn texel_type(cx: &mut ModuleBuilder<'_>, k: TexelKind) -> Word {
     }
 }
 
-fn make_var(cx: &mut ModuleBuilder<'_>, r: &Resource, map: &BindingMap, atomic: bool) -> Result<ResVar> {
+fn make_var(cx: &mut ModuleBuilder<'_>, r: &Resource, b: super::binding_model::VkBinding, atomic: bool) -> Result<ResVar> {
     let uav = r.class == ResourceClass::Uav;
     let unsupported = |what: &str| TranslateError::UnsupportedForm {
         name: "resource".into(),
@@ -260,6 +326,9 @@ fn make_var(cx: &mut ModuleBuilder<'_>, r: &Resource, map: &BindingMap, atomic: 
                     cx.capability(Capability::StorageImageWriteWithoutFormat);
                     if ms {
                         cx.capability(Capability::StorageImageMultisample);
+                        if arrayed {
+                            cx.capability(Capability::ImageMSArray);
+                        }
                     }
                 }
                 let img = cx.b.type_image(
@@ -294,7 +363,6 @@ fn make_var(cx: &mut ModuleBuilder<'_>, r: &Resource, map: &BindingMap, atomic: 
     };
     let name = if r.name.is_empty() { format!("{}{}_space{}", r.class.register_letter(), r.lower_bound, r.space) } else { r.name.clone() };
     let var = cx.global_var(storage, pointee, &name);
-    let b = map.binding_of(r);
     cx.decorate(var, Decoration::DescriptorSet, &[b.set]);
     cx.decorate(var, Decoration::Binding, &[b.binding]);
     if r.uav.is_some_and(|u| u.globally_coherent) {
@@ -312,9 +380,17 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         .ok_or_else(|| self.err("a resource handle that does not come from createHandle/annotateHandle"))
     }
 
+    /// The descriptor variable of a handle.
+    pub fn res_var(&mut self, h: Handle) -> Result<ResVar> {
+        match h.heap {
+            Some(hh) => self.res.heap_var(self.cx, hh),
+            None => self.res.var(self.cx, h.class, h.id),
+        }
+    }
+
     /// The descriptor variable of a handle and a pointer to its descriptor.
     pub fn res_ptr(&mut self, h: Handle) -> Result<(ResVar, Word)> {
-        let rv = self.res.var(self.cx, h.class, h.id)?;
+        let rv = self.res_var(h)?;
         let Some(base) = rv.array_base else { return Ok((rv, rv.var)) };
         let index = h.index.ok_or_else(|| TranslateError::Malformed("handle into a range without an index".into()))?;
         let x = self.value(index)?;

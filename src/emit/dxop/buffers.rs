@@ -212,7 +212,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     fn buffer_load(&mut self, c: &Call<'_>) -> Result<Word> {
         let h = self.handle(self.arg(c, 0)?)?;
-        let rv = self.res.var(self.cx, h.class, h.id)?;
+        let rv = self.res_var(h)?;
         let scalar = self.overload_scalar(c.ty);
         let index = self.arg_val(c, 1)?;
         let used = self.used(c) & 0xF;
@@ -269,7 +269,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     fn buffer_store(&mut self, c: &Call<'_>) -> Result<()> {
         let h = self.handle(self.arg(c, 0)?)?;
-        let rv = self.res.var(self.cx, h.class, h.id)?;
+        let rv = self.res_var(h)?;
         let index = self.arg_val(c, 1)?;
         let mask = self.arg_const(c, 7)? as u32;
         match rv.shape {
@@ -378,7 +378,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     fn atomic(&mut self, c: &Call<'_>) -> Result<Word> {
         let h = self.handle(self.arg(c, 0)?)?;
-        let rv = self.res.var(self.cx, h.class, h.id)?;
+        let rv = self.res_var(h)?;
         if self.scalar_bits(c.ty) != Some(32) {
             return Err(self.form(c.op, "64-bit atomics"));
         }

@@ -46,6 +46,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let x = self.ids_op(Op::Load, i, &[p])?;
                 self.from_num(x, Num::SInt, c.ty).map(Some)
             }
+            DxOp::InnerCoverage => {
+                self.cx.extension("SPV_EXT_fragment_fully_covered");
+                self.cx.capability(Capability::FragmentFullyCoveredEXT);
+                let b = self.cx.bool_t();
+                let var = self.iface.builtin(self.cx, BuiltIn::FullyCoveredEXT, StorageClass::Input, b);
+                let x = self.ids_op(Op::Load, b, &[var])?;
+                self.from_num(x, Num::Bool, c.ty).map(Some)
+            }
             DxOp::IsHelperLane => {
                 self.cx.capability(Capability::DemoteToHelperInvocation);
                 let b = self.cx.bool_t();

@@ -251,6 +251,53 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let x = self.ids_op(Op::Load, i, &[var])?;
                 self.from_num(x, Num::SInt, c.ty)?
             }
+            Pack4x8 => {
+                // Mode 0 truncates, 1 clamps to [0, 255], 2 clamps to [-128, 127].
+                let mode = self.arg_const(c, 0)?;
+                let u = self.cx.u32_t();
+                let mut acc = self.cx.const_u32(0);
+                for k in 0..4 {
+                    let ty = self.arg_ty(c, 1 + k)?;
+                    let v = self.arg_val(c, 1 + k)?;
+                    let mut x = if self.scalar_bits(ty) == Some(32) { v } else { self.ids_op(Op::SConvert, u, &[v])? };
+                    let (lo, hi) = match mode {
+                        1 => (0u32, 255u32),
+                        2 => ((-128i32) as u32, 127u32),
+                        _ => (1, 0),
+                    };
+                    if lo != 1 {
+                        let (l, h) = (self.cx.const_u32(lo), self.cx.const_u32(hi));
+                        x = self.glsl(u, 45, &[x, l, h])?; // SClamp
+                    }
+                    let ff = self.cx.const_u32(0xff);
+                    let byte = self.ids_op(Op::BitwiseAnd, u, &[x, ff])?;
+                    let sh = self.cx.const_u32(8 * k as u32);
+                    let placed = self.ids_op(Op::ShiftLeftLogical, u, &[byte, sh])?;
+                    acc = self.ids_op(Op::BitwiseOr, u, &[acc, placed])?;
+                }
+                acc
+            }
+            Unpack4x8 => {
+                // Mode 0 zero-extends each byte, 1 sign-extends it.
+                let signed = self.arg_const(c, 0)? == 1;
+                let u = self.cx.u32_t();
+                let packed = self.arg_val(c, 1)?;
+                let scalar = self.overload_scalar(c.ty);
+                let st = self.cx.ty(scalar)?;
+                let eight = self.cx.const_u32(8);
+                let mut comps = Vec::new();
+                for k in 0..4u32 {
+                    let off = self.cx.const_u32(8 * k);
+                    let op = if signed { Op::BitFieldSExtract } else { Op::BitFieldUExtract };
+                    let x = self.ids_op(op, u, &[packed, off, eight])?;
+                    comps.push(if self.scalar_bits(scalar) == Some(32) {
+                        x
+                    } else {
+                        self.ids_op(if signed { Op::SConvert } else { Op::UConvert }, st, &[x])?
+                    });
+                }
+                self.make_ret(c.ty, &comps, None)?
+            }
             _ => return Ok(None),
         };
         Ok(Some(Some(w)))

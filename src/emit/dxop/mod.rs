@@ -27,15 +27,15 @@ pub fn emit(fe: &mut FnEmit<'_, '_>, inst: InstId, call: &DxOpCall<'_>) -> Resul
     let c = Call { op: call.op, args: call.args, inst, ty: fe.f.insts[inst].ty };
     use DxOp::*;
     match c.op {
-        CreateHandle | CreateHandleFromBinding | AnnotateHandle | CreateHandleForLib => fe.handle_op(&c).map(|_| None),
+        CreateHandle | CreateHandleFromBinding | CreateHandleFromHeap | AnnotateHandle | CreateHandleForLib => fe.handle_op(&c).map(|_| None),
         ThreadId | GroupId | ThreadIdInGroup | FlattenedThreadIdInGroup | Barrier => fe.compute_op(&c),
         CBufferLoadLegacy | CBufferLoad | BufferLoad | RawBufferLoad | BufferStore | RawBufferStore | AtomicBinOp
         | AtomicCompareExchange | CheckAccessFullyMapped | BufferUpdateCounter => fe.buffer_op(&c),
         TextureLoad | TextureStore | GetDimensions | Sample | SampleBias | SampleLevel | SampleGrad | SampleCmp
-        | SampleCmpLevelZero | SampleCmpLevel | TextureGather | TextureGatherCmp | CalculateLOD | TextureStoreSample => {
+        | SampleCmpLevelZero | SampleCmpLevel | SampleCmpBias | SampleCmpGrad | TextureGather | TextureGatherCmp | CalculateLOD | TextureStoreSample => {
             fe.texture_op(&c)
         }
-        LoadInput | StoreOutput | Discard | SampleIndex | Coverage | IsHelperLane | DerivCoarseX | DerivCoarseY
+        LoadInput | StoreOutput | Discard | SampleIndex | Coverage | InnerCoverage | IsHelperLane | DerivCoarseX | DerivCoarseY
         | DerivFineX | DerivFineY => fe.io_op(&c),
         WaveIsFirstLane | WaveGetLaneIndex | WaveGetLaneCount | WaveAnyTrue | WaveAllTrue | WaveActiveAllEqual
         | WaveActiveBallot | WaveReadLaneAt | WaveReadLaneFirst | WaveActiveOp | WaveActiveBit | WavePrefixOp

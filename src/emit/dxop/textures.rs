@@ -43,7 +43,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             | DxOp::SampleGrad
             | DxOp::SampleCmp
             | DxOp::SampleCmpLevelZero
-            | DxOp::SampleCmpLevel => self.sample(c).map(Some),
+            | DxOp::SampleCmpLevel
+            | DxOp::SampleCmpBias
+            | DxOp::SampleCmpGrad => self.sample(c).map(Some),
             DxOp::TextureGather | DxOp::TextureGatherCmp => self.gather(c).map(Some),
             DxOp::CalculateLOD => self.calculate_lod(c).map(Some),
             other => Err(self.unsupported_op(other)),
@@ -59,7 +61,40 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
     }
 
-    /// Constant offsets from arguments `first..first + n` (all undef or zero: none).
+    /// The texel offset operand from arguments `first..first + n`: `ConstOffset` when all are
+    /// constants (none when all are zero or undefined), else `Offset`.
+    fn offset_operand(&mut self, c: &Call<'_>, first: usize, n: u32) -> Result<Option<(ImageOperands, Word)>> {
+        if let Some(w) = self.const_offset(c, first, n)? {
+            return Ok(Some((ImageOperands::CONST_OFFSET, w)));
+        }
+        let mut dynamic = false;
+        for k in 0..n as usize {
+            let v = self.arg(c, first + k)?;
+            dynamic |= !self.is_undef(v) && self.const_int(v).is_none();
+        }
+        if !dynamic {
+            return Ok(None);
+        }
+        self.cx.capability(Capability::ImageGatherExtended);
+        let i = self.cx.sint(32);
+        let mut ws = Vec::new();
+        for k in 0..n as usize {
+            let v = self.arg(c, first + k)?;
+            let w = if self.is_undef(v) { self.cx.null(i) } else {
+                let x = self.value(v)?;
+                self.ids_op(Op::Bitcast, i, &[x])?
+            };
+            ws.push(w);
+        }
+        let w = if n == 1 { ws[0] } else {
+            let vt = self.cx.vec(i, n);
+            self.ids_op(Op::CompositeConstruct, vt, &ws)?
+        };
+        Ok(Some((ImageOperands::OFFSET, w)))
+    }
+
+    /// Constant offsets from arguments `first..first + n` (all undef or zero: none; `None`
+    /// too when one is not a constant).
     fn const_offset(&mut self, c: &Call<'_>, first: usize, n: u32) -> Result<Option<Word>> {
         let mut vals = Vec::new();
         let mut any = false;
@@ -69,7 +104,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 vals.push(0i64);
                 continue;
             }
-            let x = self.const_int(v).ok_or_else(|| self.form(c.op, "non-constant texel offsets"))?;
+            let Some(x) = self.const_int(v) else { return Ok(None) };
             let x = x as u32 as i32 as i64;
             any |= x != 0;
             vals.push(x);
@@ -111,8 +146,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ops.0.push((ImageOperands::LOD, vec![l]));
         }
         if !rv.uav {
-            if let Some(o) = self.const_offset(c, 5, Self::offset_dims(dim))? {
-                ops.0.push((ImageOperands::CONST_OFFSET, vec![o]));
+            if let Some((kind, o)) = self.offset_operand(c, 5, Self::offset_dims(dim))? {
+                ops.0.push((kind, vec![o]));
             }
         }
         let mut operands = ids(&[img, coord]);
@@ -139,7 +174,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     fn get_dimensions(&mut self, c: &Call<'_>) -> Result<Word> {
         let h = self.handle(self.arg(c, 0)?)?;
-        let rv = self.res.var(self.cx, h.class, h.id)?;
+        let rv = self.res_var(h)?;
         let u = self.cx.u32_t();
         let mut comps = Vec::new();
         match rv.shape {
@@ -226,8 +261,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let n = Self::sample_coords(dim, arrayed);
         let coord = self.float_coord(c, 2, n)?;
         let mut ops = ImgOps(Vec::new());
-        if let Some(o) = self.const_offset(c, 6, Self::offset_dims(dim))? {
-            ops.0.push((ImageOperands::CONST_OFFSET, vec![o]));
+        if let Some((kind, o)) = self.offset_operand(c, 6, Self::offset_dims(dim))? {
+            ops.0.push((kind, vec![o]));
         }
         let clamp = |me: &mut Self, ops: &mut ImgOps, k: usize| -> Result<()> {
             if let Some(v) = c.args.get(k).copied() {
@@ -239,7 +274,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             Ok(())
         };
-        if matches!(c.op, DxOp::Sample | DxOp::SampleBias | DxOp::SampleCmp) {
+        if matches!(c.op, DxOp::Sample | DxOp::SampleBias | DxOp::SampleCmp | DxOp::SampleCmpBias) {
             self.uses_derivatives = true;
         }
         let (op, dref) = match c.op {
@@ -270,6 +305,22 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let d = self.arg_val(c, 9)?;
                 clamp(self, &mut ops, 10)?;
                 (Op::ImageSampleDrefImplicitLod, Some(d))
+            }
+            DxOp::SampleCmpBias => {
+                let d = self.arg_val(c, 9)?;
+                let b = self.arg_val(c, 10)?;
+                ops.0.push((ImageOperands::BIAS, vec![b]));
+                clamp(self, &mut ops, 11)?;
+                (Op::ImageSampleDrefImplicitLod, Some(d))
+            }
+            DxOp::SampleCmpGrad => {
+                let d = self.arg_val(c, 9)?;
+                let gn = Self::offset_dims(dim).max(if dim == Dim::DimCube { 3 } else { 1 });
+                let dx = self.float_coord(c, 10, gn)?;
+                let dy = self.float_coord(c, 13, gn)?;
+                ops.0.push((ImageOperands::GRAD, vec![dx, dy]));
+                clamp(self, &mut ops, 16)?;
+                (Op::ImageSampleDrefExplicitLod, Some(d))
             }
             DxOp::SampleCmpLevelZero | DxOp::SampleCmpLevel => {
                 let d = self.arg_val(c, 9)?;
@@ -307,8 +358,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let n = Self::sample_coords(dim, arrayed);
         let coord = self.float_coord(c, 2, n)?;
         let mut ops = ImgOps(Vec::new());
-        if let Some(o) = self.const_offset(c, 6, Self::offset_dims(dim).min(2))? {
-            ops.0.push((ImageOperands::CONST_OFFSET, vec![o]));
+        if let Some((kind, o)) = self.offset_operand(c, 6, Self::offset_dims(dim).min(2))? {
+            ops.0.push((kind, vec![o]));
         }
         let tt = texel_type(self.cx, texel);
         let v4 = self.cx.vec(tt, 4);
