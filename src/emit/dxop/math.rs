@@ -251,6 +251,60 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let x = self.ids_op(Op::Load, i, &[var])?;
                 self.from_num(x, Num::SInt, c.ty)?
             }
+            Msad => {
+                // Masked sum of absolute differences: bytes of `ref` that are 0 are skipped.
+                let u = self.cx.u32_t();
+                let b = self.cx.bool_t();
+                let r = self.arg_val(c, 0)?;
+                let src = self.arg_val(c, 1)?;
+                let mut acc = self.arg_val(c, 2)?;
+                let eight = self.cx.const_u32(8);
+                let zero = self.cx.const_u32(0);
+                for k in 0..4u32 {
+                    let off = self.cx.const_u32(8 * k);
+                    let rb = self.ids_op(Op::BitFieldUExtract, u, &[r, off, eight])?;
+                    let sb = self.ids_op(Op::BitFieldUExtract, u, &[src, off, eight])?;
+                    let gt = self.ids_op(Op::UGreaterThan, b, &[rb, sb])?;
+                    let d1 = self.ids_op(Op::ISub, u, &[rb, sb])?;
+                    let d2 = self.ids_op(Op::ISub, u, &[sb, rb])?;
+                    let d = self.ids_op(Op::Select, u, &[gt, d1, d2])?;
+                    let masked = self.ids_op(Op::IEqual, b, &[rb, zero])?;
+                    let d = self.ids_op(Op::Select, u, &[masked, zero, d])?;
+                    acc = self.ids_op(Op::IAdd, u, &[acc, d])?;
+                }
+                acc
+            }
+            Dot4AddI8Packed | Dot4AddU8Packed => {
+                let u = self.cx.u32_t();
+                let mut acc = self.arg_val(c, 0)?;
+                let a = self.arg_val(c, 1)?;
+                let bb = self.arg_val(c, 2)?;
+                let eight = self.cx.const_u32(8);
+                let op = if c.op == Dot4AddI8Packed { Op::BitFieldSExtract } else { Op::BitFieldUExtract };
+                for k in 0..4u32 {
+                    let off = self.cx.const_u32(8 * k);
+                    let x = self.ids_op(op, u, &[a, off, eight])?;
+                    let y = self.ids_op(op, u, &[bb, off, eight])?;
+                    let p = self.ids_op(Op::IMul, u, &[x, y])?;
+                    acc = self.ids_op(Op::IAdd, u, &[acc, p])?;
+                }
+                acc
+            }
+            Dot2AddHalf => {
+                // acc + a.x * b.x + a.y * b.y, in 32-bit float.
+                let f = self.cx.float(32);
+                let mut acc = self.arg_val(c, 0)?;
+                for k in 0..2 {
+                    let ty = self.arg_ty(c, 1 + k)?;
+                    let a = self.arg_val(c, 1 + k)?;
+                    let a = self.to_num(a, ty, Num::Float)?;
+                    let bv = self.arg_val(c, 3 + k)?;
+                    let bv = self.to_num(bv, ty, Num::Float)?;
+                    let p = self.ids_op(Op::FMul, f, &[a, bv])?;
+                    acc = self.ids_op(Op::FAdd, f, &[acc, p])?;
+                }
+                acc
+            }
             Pack4x8 => {
                 // Mode 0 truncates, 1 clamps to [0, 255], 2 clamps to [-128, 127].
                 let mode = self.arg_const(c, 0)?;

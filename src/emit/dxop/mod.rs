@@ -32,7 +32,7 @@ pub fn emit(fe: &mut FnEmit<'_, '_>, inst: InstId, call: &DxOpCall<'_>) -> Resul
         CBufferLoadLegacy | CBufferLoad | BufferLoad | RawBufferLoad | BufferStore | RawBufferStore | AtomicBinOp
         | AtomicCompareExchange | CheckAccessFullyMapped | BufferUpdateCounter => fe.buffer_op(&c),
         TextureLoad | TextureStore | GetDimensions | Sample | SampleBias | SampleLevel | SampleGrad | SampleCmp
-        | SampleCmpLevelZero | SampleCmpLevel | SampleCmpBias | SampleCmpGrad | TextureGather | TextureGatherCmp | CalculateLOD | TextureStoreSample => {
+        | SampleCmpLevelZero | SampleCmpLevel | SampleCmpBias | SampleCmpGrad | TextureGather | TextureGatherCmp | TextureGatherRaw | CalculateLOD | TextureStoreSample => {
             fe.texture_op(&c)
         }
         LoadInput | StoreOutput | Discard | SampleIndex | Coverage | InnerCoverage | IsHelperLane | DerivCoarseX | DerivCoarseY

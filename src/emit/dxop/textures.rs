@@ -1,6 +1,6 @@
 //! Textures and queries: `textureLoad`, `textureStore`, `textureStoreSample`, the `sample*`
 //! family (implicit, bias, level, grad, comparison), `textureGather*`, `calculateLOD` and
-//! `getDimensions` (every resource kind).
+//! `getDimensions` (every resource kind), `textureGatherRaw` (16- and 32-bit).
 //!
 //! Offsets must be constants (`ConstOffset`); the clamp operand becomes `MinLod`.
 
@@ -46,7 +46,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             | DxOp::SampleCmpLevel
             | DxOp::SampleCmpBias
             | DxOp::SampleCmpGrad => self.sample(c).map(Some),
-            DxOp::TextureGather | DxOp::TextureGatherCmp => self.gather(c).map(Some),
+            DxOp::TextureGather | DxOp::TextureGatherCmp | DxOp::TextureGatherRaw => self.gather(c).map(Some),
             DxOp::CalculateLOD => self.calculate_lod(c).map(Some),
             other => Err(self.unsupported_op(other)),
         }
@@ -364,7 +364,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let tt = texel_type(self.cx, texel);
         let v4 = self.cx.vec(tt, 4);
         let mut operands = ids(&[si, coord]);
-        let op = if c.op == DxOp::TextureGather {
+        let op = if c.op == DxOp::TextureGatherRaw {
+            // The raw bits of the first channel (R16/R32 formats) as integers.
+            if self.scalar_bits(self.overload_scalar(c.ty)) == Some(64) {
+                return Err(self.form(c.op, "64-bit raw gathers"));
+            }
+            operands.push(Operand::IdRef(self.cx.const_u32(0)));
+            Op::ImageGather
+        } else if c.op == DxOp::TextureGather {
             let ch = self.arg_const(c, 8)? as u32;
             operands.push(Operand::IdRef(self.cx.const_u32(ch)));
             Op::ImageGather
