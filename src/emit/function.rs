@@ -707,6 +707,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     other => return Err(self.err(format!("atomicrmw {}", other.name()))),
                 };
                 let t = self.cx.ty(ty)?;
+                if self.scalar_bits(ty) == Some(64) {
+                    self.cx.capability(spirv::Capability::Int64Atomics);
+                }
                 let (p, class) = self.pointer(*ptr)?;
                 let (scope, sem) = self.atomic_scope(class);
                 let v = self.value(*value)?;
@@ -715,6 +718,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             InstKind::CmpXchg { ptr, expected, replacement, .. } => {
                 let vty = self.value_ty(*expected).ok_or_else(|| self.err("cmpxchg operand"))?;
                 let vt = self.cx.ty(vty)?;
+                if self.scalar_bits(vty) == Some(64) {
+                    self.cx.capability(spirv::Capability::Int64Atomics);
+                }
                 let (p, class) = self.pointer(*ptr)?;
                 let (scope, sem) = self.atomic_scope(class);
                 let e = self.value(*expected)?;

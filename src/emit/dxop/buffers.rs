@@ -106,8 +106,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn cbuffer_load(&mut self, c: &Call<'_>) -> Result<Word> {
         let h = self.handle(self.arg(c, 0)?)?;
         let (_, p) = self.res_ptr(h)?;
-        if self.scalar_bits(c.ty) != Some(32) {
-            return Err(self.form(c.op, "non-32-bit overload"));
+        let bits = self.scalar_bits(c.ty).unwrap_or(32);
+        if bits != 32 && bits != 16 {
+            return Err(self.form(c.op, format!("{bits}-bit overload")));
         }
         let off = self.arg_val(c, 1)?;
         let u = self.cx.u32_t();
@@ -118,6 +119,16 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let pty = self.cx.ptr(StorageClass::Uniform, u);
         let ptr = self.ids_op(Op::AccessChain, pty, &[p, zero, row, comp])?;
         let x = self.ids_op(Op::Load, u, &[ptr])?;
+        if bits == 16 {
+            // The half of the word that holds byte offset `off`.
+            let half = self.ids_op(Op::BitwiseAnd, u, &[off, two])?;
+            let shift = self.ids_op(Op::ShiftLeftLogical, u, &[half, three])?;
+            let y = self.ids_op(Op::ShiftRightLogical, u, &[x, shift])?;
+            let t = self.cx.ty(c.ty)?;
+            let u16t = self.cx.uint(16);
+            let z = self.ids_op(Op::UConvert, u16t, &[y])?;
+            return if self.is_float_ty(c.ty) { self.ids_op(Op::Bitcast, t, &[z]) } else { Ok(z) };
+        }
         self.from_num(x, Num::UInt, c.ty)
     }
 
