@@ -105,11 +105,12 @@ pub struct Resources {
     /// for image atomics.
     pub atomic_uavs: std::collections::BTreeSet<u32>,
     heap_vars: BTreeMap<(u32, u32, u32), ResVar>,
+    words64: BTreeMap<(ResourceClass, u32), Word>,
 }
 
 impl Resources {
     pub fn new(table: crate::dxil::Resources, map: BindingMap) -> Resources {
-        Resources { table, map, vars: BTreeMap::new(), counters: BTreeMap::new(), atomic_uavs: Default::default(), heap_vars: BTreeMap::new() }
+        Resources { table, map, vars: BTreeMap::new(), counters: BTreeMap::new(), atomic_uavs: Default::default(), heap_vars: BTreeMap::new(), words64: BTreeMap::new() }
     }
 
     pub fn resource(&self, class: ResourceClass, id: u32) -> Result<&Resource> {
@@ -161,6 +162,32 @@ impl Resources {
         cx.decorate(var, Decoration::DescriptorSet, &[b.set]);
         cx.decorate(var, Decoration::Binding, &[b.binding]);
         self.counters.insert(id, var);
+        Ok(var)
+    }
+
+    /// A second view of a raw or structured buffer as 64-bit words (`{ uint64 data[]; }` at
+    /// the same binding), for 64-bit atomics.
+    pub fn words64(&mut self, cx: &mut ModuleBuilder<'_>, class: ResourceClass, id: u32) -> Result<Word> {
+        if let Some(&v) = self.words64.get(&(class, id)) {
+            return Ok(v);
+        }
+        let r = self.resource(class, id)?.clone();
+        if r.range_size != Some(1) {
+            return Err(TranslateError::UnsupportedForm { name: "AtomicBinOp".into(), message: "64-bit atomics on buffer arrays".into() });
+        }
+        let u64t = cx.uint(64);
+        let arr = cx.b.id();
+        cx.b.type_runtime_array_id(Some(arr), u64t);
+        cx.decorate(arr, Decoration::ArrayStride, &[8]);
+        let st = cx.b.id();
+        cx.b.type_struct_id(Some(st), [arr]);
+        cx.decorate(st, Decoration::Block, &[]);
+        cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        let var = cx.global_var(StorageClass::StorageBuffer, st, &format!("{}_u64", r.name));
+        let b = self.map.binding_of(&r);
+        cx.decorate(var, Decoration::DescriptorSet, &[b.set]);
+        cx.decorate(var, Decoration::Binding, &[b.binding]);
+        self.words64.insert((class, id), var);
         Ok(var)
     }
 

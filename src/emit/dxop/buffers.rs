@@ -390,18 +390,39 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn atomic(&mut self, c: &Call<'_>) -> Result<Word> {
         let h = self.handle(self.arg(c, 0)?)?;
         let rv = self.res_var(h)?;
-        if self.scalar_bits(c.ty) != Some(32) {
-            return Err(self.form(c.op, "64-bit atomics"));
-        }
         let first = if c.op == DxOp::AtomicBinOp { 2 } else { 1 };
-        let (ptr, texel) = self.atomic_ptr(c, h, rv, first)?;
+        let wide = self.scalar_bits(c.ty) == Some(64);
+        let (ptr, texel) = if wide {
+            // 64-bit atomics on a raw or structured buffer, through its 64-bit view.
+            let ResShape::Words { .. } = rv.shape else { return Err(self.form(c.op, "64-bit image atomics")) };
+            if h.heap.is_some() {
+                return Err(self.form(c.op, "64-bit atomics on heap buffers"));
+            }
+            self.cx.capability(rspirv::spirv::Capability::Int64Atomics);
+            let var = self.res.words64(self.cx, h.class, h.id)?;
+            let index = self.arg_val(c, first)?;
+            let off = if self.is_undef(self.arg(c, first + 1)?) { None } else { Some(self.arg_val(c, first + 1)?) };
+            let addr = self.byte_address(rv.shape, index, off)?;
+            let u = self.cx.u32_t();
+            let three = self.cx.const_u32(3);
+            let word = self.ids_op(Op::ShiftRightLogical, u, &[addr, three])?;
+            let u64t = self.cx.uint(64);
+            let pty = self.cx.ptr(StorageClass::StorageBuffer, u64t);
+            let zero = self.cx.const_u32(0);
+            (self.ids_op(Op::AccessChain, pty, &[var, zero, word])?, None)
+        } else {
+            self.atomic_ptr(c, h, rv, first)?
+        };
         let num = texel.map(texel_num).unwrap_or(Num::UInt);
-        let vt = super::super::interface::scalar_of(self.cx, num);
+        let vt = if wide { self.cx.uint(64) } else { super::super::interface::scalar_of(self.cx, num) };
         let scope = self.cx.const_u32(Scope::Device as u32);
         let sem = self.cx.const_u32(0);
         let conv = |me: &mut Self, k: usize| -> Result<Word> {
             let ty = me.arg_ty(c, k)?;
             let w = me.arg_val(c, k)?;
+            if wide {
+                return Ok(w);
+            }
             me.to_num(w, ty, num)
         };
         let old = if c.op == DxOp::AtomicBinOp {
@@ -424,6 +445,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let new = conv(self, 5)?;
             self.ids_op(Op::AtomicCompareExchange, vt, &[ptr, scope, sem, sem, new, cmp])?
         };
+        if wide {
+            return Ok(old);
+        }
         self.from_num(old, num, c.ty)
     }
 
