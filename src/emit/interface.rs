@@ -182,6 +182,24 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 num = Num::SInt;
                 Some(BuiltIn::FragStencilRefEXT)
             }
+            SemanticKind::ShadingRate => {
+                // D3D12 and Vulkan encode rates alike: (log2 width << 2) | log2 height.
+                self.cx.extension("SPV_KHR_fragment_shading_rate");
+                self.cx.capability(Capability::FragmentShadingRateKHR);
+                num = Num::SInt;
+                Some(if output { BuiltIn::PrimitiveShadingRateKHR } else { BuiltIn::ShadingRateKHR })
+            }
+            SemanticKind::Barycentrics if !output => {
+                self.cx.extension("SPV_KHR_fragment_shader_barycentric");
+                self.cx.capability(Capability::FragmentBarycentricKHR);
+                num = Num::Float;
+                Some(match el.interpolation {
+                    InterpolationMode::LinearNoperspective
+                    | InterpolationMode::LinearNoperspectiveCentroid
+                    | InterpolationMode::LinearNoperspectiveSample => BuiltIn::BaryCoordNoPerspKHR,
+                    _ => BuiltIn::BaryCoordKHR,
+                })
+            }
             SemanticKind::ClipDistance | SemanticKind::CullDistance => {
                 return Err(unsupported("clip and cull distances"));
             }
@@ -193,6 +211,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 cols = 4;
                 let f = self.cx.float(32);
                 self.cx.vec(f, 4)
+            }
+            Some(BuiltIn::BaryCoordKHR | BuiltIn::BaryCoordNoPerspKHR) => {
+                cols = 3;
+                let f = self.cx.float(32);
+                self.cx.vec(f, 3)
             }
             Some(BuiltIn::SampleMask) => {
                 let one = self.cx.const_u32(1);
@@ -263,7 +286,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// Pointer to one scalar of a signature variable.
     pub fn sig_scalar_ptr(&mut self, sv: SigVar, class: StorageClass, row: Word, col: Option<u32>, col_dyn: Word) -> Result<Word> {
         let scalar = match sv.builtin {
-            Some(BuiltIn::FragCoord | BuiltIn::Position) => self.cx.float(32),
+            Some(BuiltIn::FragCoord | BuiltIn::Position | BuiltIn::BaryCoordKHR | BuiltIn::BaryCoordNoPerspKHR) => self.cx.float(32),
             _ => scalar_of(self.cx, sv.num),
         };
         let pty = self.cx.ptr(class, scalar);

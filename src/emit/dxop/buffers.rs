@@ -454,6 +454,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn update_counter(&mut self, c: &Call<'_>) -> Result<Word> {
         let h = self.handle(self.arg(c, 0)?)?;
         let inc = self.arg_const(c, 1)? as i8;
+        if h.heap.is_some() {
+            return Err(self.form(c.op, "counters of descriptor-heap UAVs"));
+        }
         let var = self.res.counter(self.cx, h.id)?;
         let u = self.cx.u32_t();
         let pty = self.cx.ptr(StorageClass::StorageBuffer, u);
