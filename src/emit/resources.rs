@@ -100,7 +100,7 @@ pub struct Resources {
     pub table: crate::dxil::Resources,
     pub map: BindingMap,
     vars: BTreeMap<(ResourceClass, u32), ResVar>,
-    counters: BTreeMap<u32, Word>,
+    counters: BTreeMap<u32, (Word, Word, Option<u32>)>,
     /// UAVs that atomics use: their images get an `R32ui`/`R32i` format, as Vulkan requires
     /// for image atomics.
     pub atomic_uavs: std::collections::BTreeSet<u32>,
@@ -141,28 +141,35 @@ impl Resources {
 
     /// The counter buffer of UAV `id`: a storage block `{ uint counter; }` at the binding
     /// model's counter binding.
-    pub fn counter(&mut self, cx: &mut ModuleBuilder<'_>, id: u32) -> Result<Word> {
+    /// For a range of several UAVs the variable is an array of such blocks, indexed like
+    /// the UAVs (`Some(lower bound)` is returned with it).
+    pub fn counter(&mut self, cx: &mut ModuleBuilder<'_>, id: u32) -> Result<(Word, Word, Option<u32>)> {
         if let Some(&v) = self.counters.get(&id) {
             return Ok(v);
         }
         let r = self.resource(ResourceClass::Uav, id)?.clone();
-        if r.range_size != Some(1) {
-            return Err(TranslateError::UnsupportedForm {
-                name: "BufferUpdateCounter".into(),
-                message: "counters of UAV arrays".into(),
-            });
-        }
         let u = cx.u32_t();
         let st = cx.b.id();
         cx.b.type_struct_id(Some(st), [u]);
         cx.decorate(st, Decoration::Block, &[]);
         cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
-        let var = cx.global_var(StorageClass::StorageBuffer, st, &format!("{}_counter", r.name));
+        let (pointee, base) = match r.range_size {
+            Some(1) => (st, None),
+            Some(n) => {
+                let len = cx.const_u32(n);
+                (cx.b.type_array(st, len), Some(r.lower_bound))
+            }
+            None => {
+                cx.capability(Capability::RuntimeDescriptorArray);
+                (cx.b.type_runtime_array(st), Some(r.lower_bound))
+            }
+        };
+        let var = cx.global_var(StorageClass::StorageBuffer, pointee, &format!("{}_counter", r.name));
         let b = self.map.counter_binding_of(&r);
         cx.decorate(var, Decoration::DescriptorSet, &[b.set]);
         cx.decorate(var, Decoration::Binding, &[b.binding]);
-        self.counters.insert(id, var);
-        Ok(var)
+        self.counters.insert(id, (var, st, base));
+        Ok((var, st, base))
     }
 
     /// A second view of a raw or structured buffer as 64-bit words (`{ uint64 data[]; }` at

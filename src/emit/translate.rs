@@ -103,6 +103,10 @@ pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translat
         }
         ShaderKind::Pixel => {
             cx.b.execution_mode(fn_id, ExecutionMode::OriginUpperLeft, []);
+            // Shader flag bit 3: [earlydepthstencil].
+            if ep.properties.shader_flags & (1 << 3) != 0 {
+                cx.b.execution_mode(fn_id, ExecutionMode::EarlyFragmentTests, []);
+            }
             let mut seen = Vec::new();
             for mode in modes {
                 if !seen.contains(&mode) {

@@ -457,11 +457,27 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if h.heap.is_some() {
             return Err(self.form(c.op, "counters of descriptor-heap UAVs"));
         }
-        let var = self.res.counter(self.cx, h.id)?;
+        let (var, _, base) = self.res.counter(self.cx, h.id)?;
         let u = self.cx.u32_t();
         let pty = self.cx.ptr(StorageClass::StorageBuffer, u);
         let zero = self.cx.const_u32(0);
-        let p = self.ids_op(Op::AccessChain, pty, &[var, zero])?;
+        let p = match base {
+            None => self.ids_op(Op::AccessChain, pty, &[var, zero])?,
+            Some(lower) => {
+                let index = h.index.ok_or_else(|| TranslateError::Malformed("counter of a UAV array without an index".into()))?;
+                let x = self.value(index)?;
+                let lw = self.cx.const_u32(lower);
+                let rel = self.ids_op(Op::ISub, u, &[x, lw])?;
+                if h.non_uniform {
+                    self.non_uniform(rel);
+                }
+                let p = self.ids_op(Op::AccessChain, pty, &[var, rel, zero])?;
+                if h.non_uniform {
+                    self.non_uniform(p);
+                }
+                p
+            }
+        };
         let scope = self.cx.const_u32(Scope::Device as u32);
         let sem = self.cx.const_u32(0);
         let one = self.cx.const_u32(1);
