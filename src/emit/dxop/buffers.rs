@@ -319,7 +319,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                             // other half (maybe another thread's) is never rewritten.
                             let a = self.add_const(addr, 2 * k)?;
                             let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
-                            let x = self.to_num(v, ty, Num::UInt)?;
+                            // The half's bits (a float is not converted).
+                            let x = if self.is_float_ty(ty) {
+                                let u16t = self.cx.uint(16);
+                                let b = self.ids_op(Op::Bitcast, u16t, &[v])?;
+                                self.ids_op(Op::UConvert, u, &[b])?
+                            } else {
+                                self.to_num(v, ty, Num::UInt)?
+                            };
                             let ffff = self.cx.const_u32(0xffff);
                             let x = self.ids_op(Op::BitwiseAnd, u, &[x, ffff])?;
                             let half = self.ids_op(Op::BitwiseAnd, u, &[a, two])?;
