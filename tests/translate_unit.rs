@@ -93,12 +93,12 @@ fn values_used_after_a_multi_exit_loop_validate() {
 #[test]
 fn unsupported_operations_name_the_opcode() {
     let body = r#"
-  %m = call i32 @dx.op.waveMatch.i32(i32 165, i32 1)
+  %m = call i32 @dx.op.gsInstanceID.i32(i32 100)
   ret void"#;
-    let text = shader(body, "declare i32 @dx.op.waveMatch.i32(i32, i32)");
+    let text = shader(body, "declare i32 @dx.op.gsInstanceID.i32(i32)");
     match translate(text.as_bytes(), &Options::default()) {
         Err(untangle::Error::Translate(TranslateError::UnsupportedOp { name, opcode, stage })) => {
-            assert_eq!((name.as_str(), opcode, stage.as_str()), ("WaveMatch", 165, "cs"));
+            assert_eq!((name.as_str(), opcode, stage.as_str()), ("GSInstanceID", 100, "cs"));
         }
         other => panic!("expected UnsupportedOp, got {other:?}"),
     }

@@ -535,6 +535,53 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(())
     }
 
+    /// Runs `body` once per partition of the subgroup's active invocations that agree on all
+    /// `keys` (32-bit unsigned ids): a loop whose every iteration elects the partition of the
+    /// first active invocation, runs `body` in it, and lets those invocations leave. Returns
+    /// the value of `body` (of type `ty`) for each invocation. Splits the current block like
+    /// [`Self::split_if`].
+    pub fn partition_loop(&mut self, keys: &[Word], ty: Word, body: impl FnOnce(&mut Self) -> Result<Word>) -> Result<Word> {
+        if self.cur_loop_header {
+            return Err(self.err("a partitioned wave operation in a loop header block"));
+        }
+        let b = &mut self.cx.b;
+        let (header, inner, found, sel, cont, merge) = (b.id(), b.id(), b.id(), b.id(), b.id(), b.id());
+        b.branch(header)?;
+        b.begin_block(Some(header))?;
+        b.loop_merge(merge, cont, spirv::LoopControl::NONE, [])?;
+        b.branch(inner)?;
+        b.begin_block(Some(inner))?;
+        let u = self.cx.u32_t();
+        let bool_t = self.cx.bool_t();
+        let sg = self.cx.const_u32(spirv::Scope::Subgroup as u32);
+        let mut eq = None;
+        for &k in keys {
+            let first = self.ids_op(Op::GroupNonUniformBroadcastFirst, u, &[sg, k])?;
+            let e = self.ids_op(Op::IEqual, bool_t, &[k, first])?;
+            eq = Some(match eq {
+                None => e,
+                Some(prev) => self.ids_op(Op::LogicalAnd, bool_t, &[prev, e])?,
+            });
+        }
+        let eq = eq.ok_or_else(|| TranslateError::Internal("partition without keys".into()))?;
+        self.cx.b.selection_merge(sel, spirv::SelectionControl::NONE)?;
+        self.cx.b.branch_conditional(eq, found, sel, [])?;
+        self.cx.b.begin_block(Some(found))?;
+        let r = body(self)?;
+        self.cx.b.branch(sel)?;
+        self.cx.b.begin_block(Some(sel))?;
+        let (t, f) = (self.cx.b.constant_true(bool_t), self.cx.b.constant_false(bool_t));
+        let done = self.cx.b.phi(bool_t, None, [(t, found), (f, inner)])?;
+        let undef = self.cx.undef(ty);
+        let v = self.cx.b.phi(ty, None, [(r, found), (undef, inner)])?;
+        self.cx.b.branch_conditional(done, merge, cont, [])?;
+        self.cx.b.begin_block(Some(cont))?;
+        self.cx.b.branch(header)?;
+        self.cx.b.begin_block(Some(merge))?;
+        self.exit_labels.insert(self.cur_label, merge);
+        Ok(v)
+    }
+
     /// Records the id of an instruction result, storing it if it is demoted.
     pub fn define(&mut self, i: InstId, w: Word) -> Result<()> {
         self.ids.insert(i, w);

@@ -39,7 +39,8 @@ pub fn emit(fe: &mut FnEmit<'_, '_>, inst: InstId, call: &DxOpCall<'_>) -> Resul
         | DerivFineX | DerivFineY => fe.io_op(&c),
         WaveIsFirstLane | WaveGetLaneIndex | WaveGetLaneCount | WaveAnyTrue | WaveAllTrue | WaveActiveAllEqual
         | WaveActiveBallot | WaveReadLaneAt | WaveReadLaneFirst | WaveActiveOp | WaveActiveBit | WavePrefixOp
-        | QuadReadLaneAt | QuadOp | WaveAllBitCount | WavePrefixBitCount => fe.wave_op(&c),
+        | QuadReadLaneAt | QuadOp | WaveAllBitCount | WavePrefixBitCount | WaveMatch | WaveMultiPrefixOp
+        | WaveMultiPrefixBitCount => fe.wave_op(&c),
         _ => match fe.math_op(&c)? {
             Some(r) => Ok(r),
             None => Err(fe.unsupported_op(c.op)),

@@ -1,5 +1,8 @@
 //! Wave (subgroup) and quad operations as `OpGroupNonUniform*` at subgroup scope.
 //!
+//! `WaveMatch` and `WaveMultiPrefix*` run once per partition of lanes with equal keys
+//! (`FnEmit::partition_loop`).
+//!
 //! `WaveActiveOp(value, op, sign)`: op 0 sum, 1 product, 2 min, 3 max; sign 0 signed,
 //! 1 unsigned; `WavePrefixOp` is the exclusive scan of the same. `WaveActiveBit`: 0 and,
 //! 1 or, 2 xor. `QuadOp`: 0 across X, 1 across Y, 2 diagonal (`OpGroupNonUniformQuadSwap`).
@@ -130,8 +133,80 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     self.ids_op(Op::GroupNonUniformQuadSwap, t, &[sg, x, d])?
                 }
             }
+            WaveMatch => {
+                self.cx.capability(Capability::GroupNonUniformBallot);
+                let keys = self.key_words(c, 0)?;
+                let u = self.cx.u32_t();
+                let u4 = self.cx.vec(u, 4);
+                let b2 = b;
+                let mask = self.partition_loop(&keys, u4, |me| {
+                    let t = me.cx.b.constant_true(b2);
+                    me.ids_op(Op::GroupNonUniformBallot, u4, &[sg, t])
+                })?;
+                let mut comps = Vec::new();
+                for k in 0..4 {
+                    comps.push(self.extract(u, mask, k)?);
+                }
+                self.make_ret(c.ty, &comps, None)?
+            }
+            WaveMultiPrefixOp | WaveMultiPrefixBitCount => {
+                self.cx.capability(Capability::GroupNonUniformBallot);
+                self.cx.capability(Capability::GroupNonUniformArithmetic);
+                let keys: Vec<Word> = (1..5).map(|k| self.arg_val(c, k)).collect::<Result<_>>()?;
+                let x = self.arg_val(c, 0)?;
+                let t = self.cx.ty(c.ty)?;
+                let scan = vec![Operand::IdRef(sg), Operand::GroupOperation(GroupOperation::ExclusiveScan)];
+                if c.op == WaveMultiPrefixBitCount {
+                    let u = self.cx.u32_t();
+                    let u4 = self.cx.vec(u, 4);
+                    self.partition_loop(&keys, t, |me| {
+                        let v = me.ids_op(Op::GroupNonUniformBallot, u4, &[sg, x])?;
+                        let mut ops = scan.clone();
+                        ops.push(Operand::IdRef(v));
+                        me.op(Op::GroupNonUniformBallotBitCount, t, ops)
+                    })?
+                } else {
+                    // Kinds: 0 sum, 1 and, 2 or, 3 xor, 4 product.
+                    let float = self.is_float_ty(c.ty);
+                    let opcode = match (self.arg_const(c, 5)?, float) {
+                        (0, true) => Op::GroupNonUniformFAdd,
+                        (0, false) => Op::GroupNonUniformIAdd,
+                        (1, false) => Op::GroupNonUniformBitwiseAnd,
+                        (2, false) => Op::GroupNonUniformBitwiseOr,
+                        (3, false) => Op::GroupNonUniformBitwiseXor,
+                        (4, true) => Op::GroupNonUniformFMul,
+                        (4, false) => Op::GroupNonUniformIMul,
+                        (k, _) => return Err(TranslateError::Malformed(format!("multi-prefix operation {k}"))),
+                    };
+                    self.partition_loop(&keys, t, |me| {
+                        let mut ops = scan.clone();
+                        ops.push(Operand::IdRef(x));
+                        me.op(opcode, t, ops)
+                    })?
+                }
+            }
             other => return Err(self.unsupported_op(other)),
         };
         Ok(Some(w))
+    }
+
+    /// A value as 32-bit unsigned words, for comparing values bit for bit.
+    fn key_words(&mut self, c: &Call<'_>, k: usize) -> Result<Vec<Word>> {
+        let ty = self.arg_ty(c, k)?;
+        let v = self.arg_val(c, k)?;
+        let u = self.cx.u32_t();
+        match self.scalar_bits(ty) {
+            Some(64) => {
+                let u2 = self.cx.vec(u, 2);
+                let pair = self.ids_op(Op::Bitcast, u2, &[v])?;
+                Ok(vec![self.extract(u, pair, 0)?, self.extract(u, pair, 1)?])
+            }
+            Some(16) if self.is_float_ty(ty) => {
+                let u16t = self.cx.uint(16);
+                let b = self.ids_op(Op::Bitcast, u16t, &[v])?;
+                Ok(vec![self.ids_op(Op::UConvert, u, &[b])?])
+            }
+            _ => Ok(vec![self.to_num(v, ty, Num::UInt)?]),
+        }
     }
 }
