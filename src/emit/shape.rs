@@ -38,9 +38,6 @@ use thiserror::Error;
 /// broke the contract of [`crate::passes::Scfg`] (a bug upstream, reported, not a panic).
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum EmitError {
-    /// Only shape mode exists so far.
-    #[error("full DXIL translation is not implemented yet; use --shape")]
-    FullTranslationUnsupported,
     #[error("function `{function}` has no body")]
     NoBody { function: String },
     /// SPIR-V literal strings cannot hold NUL.
