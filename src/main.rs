@@ -83,7 +83,8 @@ enum Command {
 /// A failure tied to an input file, printed as one line.
 struct Failure {
     file: PathBuf,
-    error: untangle::Error,
+    /// A library error, or a message of the command line's own (batch results, validation).
+    error: Box<dyn std::fmt::Display>,
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
@@ -92,9 +93,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
     };
     match command {
         Command::Info { file, json } => {
-            let loaded = untangle::load::load_path(&file).map_err(|error| Failure { file: file.clone(), error })?;
+            let loaded = untangle::load::load_path(&file).map_err(|error| Failure { file: file.clone(), error: Box::new(error) })?;
             let container = loaded.container();
-            let info = untangle::info::Info::new(&loaded, container.as_ref()).map_err(|error| Failure { file, error })?;
+            let info = untangle::info::Info::new(&loaded, container.as_ref()).map_err(|error| Failure { file, error: Box::new(error) })?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&info.to_json()).unwrap_or_default());
             } else {
@@ -103,9 +104,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
         }
         Command::Cfg { file, json, dot } => {
-            let loaded = untangle::load::load_path(&file).map_err(|error| Failure { file: file.clone(), error })?;
+            let loaded = untangle::load::load_path(&file).map_err(|error| Failure { file: file.clone(), error: Box::new(error) })?;
             let m = &loaded.module;
-            let fail = |error: untangle::Error| Failure { file: file.clone(), error };
+            let fail = |error: untangle::Error| Failure { file: file.clone(), error: Box::new(error) };
             if json {
                 let v = untangle::cfg::report::render_json(m).map_err(|e| fail(e.into()))?;
                 println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
@@ -119,7 +120,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         }
         Command::Translate { file, shape, output, dump_cfg } => translate(file, shape, output, dump_cfg)?,
         Command::Ir { file } => {
-            let loaded = untangle::load::load_path(&file).map_err(|error| Failure { file, error })?;
+            let loaded = untangle::load::load_path(&file).map_err(|error| Failure { file, error: Box::new(error) })?;
             print!("{}", untangle::ir::dump::Dumper::new(&loaded.module).module());
         }
     }
@@ -128,16 +129,16 @@ fn run(cli: Cli) -> Result<(), Failure> {
 
 fn translate(file: PathBuf, shape: bool, output: PathBuf, dump_cfg: Option<PathBuf>) -> Result<(), Failure> {
     use untangle::passes::{self, Options, Scfg};
-    let fail = |error: untangle::Error| Failure { file: file.clone(), error };
+    let fail = |error: untangle::Error| Failure { file: file.clone(), error: Box::new(error) };
     if !shape {
         let bytes = std::fs::read(&file).map_err(|e| fail(e.into()))?;
         let t = untangle::emit::translate(&bytes, &untangle::emit::Options::default()).map_err(fail)?;
         let out: Vec<u8> = t.words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        return std::fs::write(&output, out).map_err(|e| Failure { file: output.clone(), error: e.into() });
+        return std::fs::write(&output, out).map_err(|e| Failure { file: output.clone(), error: Box::new(untangle::Error::from(e)) });
     }
     let loaded = untangle::load::load_path(&file).map_err(fail)?;
     if let Some(dir) = &dump_cfg {
-        std::fs::create_dir_all(dir).map_err(|e| Failure { file: dir.clone(), error: e.into() })?;
+        std::fs::create_dir_all(dir).map_err(|e| Failure { file: dir.clone(), error: Box::new(untangle::Error::from(e)) })?;
     }
     let mut structured = Vec::new();
     for (_, func) in loaded.module.defined_functions() {
@@ -154,7 +155,7 @@ fn translate(file: PathBuf, shape: bool, output: PathBuf, dump_cfg: Option<PathB
                 };
                 let result = passes::structurize(func, Options { dump: Some(&mut hook) });
                 if let Some(e) = dump_error {
-                    return Err(Failure { file: dir.clone(), error: e.into() });
+                    return Err(Failure { file: dir.clone(), error: Box::new(untangle::Error::from(e)) });
                 }
                 result
             }
@@ -164,7 +165,7 @@ fn translate(file: PathBuf, shape: bool, output: PathBuf, dump_cfg: Option<PathB
     let pairs: Vec<_> = structured.iter().map(|(f, s)| (*f, s)).collect();
     let words = untangle::emit::shape::emit_shape_module(&loaded.module, &pairs).map_err(|e| fail(e.into()))?;
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&output, bytes).map_err(|e| Failure { file: output.clone(), error: e.into() })?;
+    std::fs::write(&output, bytes).map_err(|e| Failure { file: output.clone(), error: Box::new(untangle::Error::from(e)) })?;
     Ok(())
 }
 
@@ -235,15 +236,15 @@ fn convert(args: Convert) -> Result<(), Failure> {
     let output = args.output.clone().unwrap_or_default();
     let mut options = untangle::emit::Options::default();
     if let Some(map) = &args.binding_map {
-        let text = std::fs::read_to_string(map).map_err(|e| Failure { file: map.clone(), error: e.into() })?;
+        let text = std::fs::read_to_string(map).map_err(|e| Failure { file: map.clone(), error: Box::new(untangle::Error::from(e)) })?;
         options.binding_map = untangle::emit::binding_model::BindingMap::parse(&text)
-            .map_err(|e| Failure { file: map.clone(), error: e.into() })?;
+            .map_err(|e| Failure { file: map.clone(), error: Box::new(untangle::Error::from(e)) })?;
     }
     let validator = if args.validate || args.asm { untangle::check::spirv_val::find_spirv_val() } else { None };
     if args.validate && validator.is_none() {
         return Err(Failure {
             file: PathBuf::from("spirv-val"),
-            error: untangle::Error::UnknownFormat("--validate needs spirv-val on PATH".into()),
+            error: Box::new("--validate needs spirv-val (SPIRV-Tools) on PATH"),
         });
     }
     let batch = args.inputs.len() > 1 || args.inputs.iter().any(|p| p.is_dir());
@@ -251,15 +252,15 @@ fn convert(args: Convert) -> Result<(), Failure> {
         let file = &args.inputs[0];
         let (_, out) = convert_one(file, &options, args.asm, args.validate, validator.as_ref()).map_err(|(_, msg)| Failure {
             file: file.clone(),
-            error: untangle::Error::UnknownFormat(msg),
+            error: Box::new(msg),
         })?;
-        return std::fs::write(&output, out).map_err(|e| Failure { file: output.clone(), error: e.into() });
+        return std::fs::write(&output, out).map_err(|e| Failure { file: output.clone(), error: Box::new(untangle::Error::from(e)) });
     }
     let mut files = Vec::new();
     for p in &args.inputs {
-        collect_inputs(p, &mut files).map_err(|e| Failure { file: p.clone(), error: e.into() })?;
+        collect_inputs(p, &mut files).map_err(|e| Failure { file: p.clone(), error: Box::new(untangle::Error::from(e)) })?;
     }
-    std::fs::create_dir_all(&output).map_err(|e| Failure { file: output.clone(), error: e.into() })?;
+    std::fs::create_dir_all(&output).map_err(|e| Failure { file: output.clone(), error: Box::new(untangle::Error::from(e)) })?;
     let bar = indicatif::ProgressBar::new(files.len() as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}")
@@ -304,7 +305,7 @@ fn convert(args: Convert) -> Result<(), Failure> {
     if bad > 0 {
         return Err(Failure {
             file: output,
-            error: untangle::Error::UnknownFormat(format!("{bad} of {} inputs failed", files.len())),
+            error: Box::new(format!("{bad} of {} inputs failed", files.len())),
         });
     }
     Ok(())

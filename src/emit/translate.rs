@@ -92,7 +92,7 @@ pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translat
                 // D3D: quads of 2x2 threads when the group is two-dimensional with even
                 // sides, else groups of 4 consecutive threads.
                 cx.extension("SPV_KHR_compute_shader_derivatives");
-                if y > 1 && x % 2 == 0 && y % 2 == 0 {
+                if y > 1 && x.is_multiple_of(2) && y.is_multiple_of(2) {
                     cx.capability(spirv::Capability::ComputeDerivativeGroupQuadsKHR);
                     cx.b.execution_mode(fn_id, ExecutionMode::DerivativeGroupQuadsKHR, []);
                 } else {

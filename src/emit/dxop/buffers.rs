@@ -62,7 +62,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             32 => {
                 for k in 0..4 {
                     let x = self.extract(u, vec, k)?;
-                    comps.push(self.from_num(x, Num::UInt, scalar)?);
+                    comps.push(self.num_to_ir(x, Num::UInt, scalar)?);
                 }
             }
             16 => {
@@ -129,7 +129,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let z = self.ids_op(Op::UConvert, u16t, &[y])?;
             return if self.is_float_ty(c.ty) { self.ids_op(Op::Bitcast, t, &[z]) } else { Ok(z) };
         }
-        self.from_num(x, Num::UInt, c.ty)
+        self.num_to_ir(x, Num::UInt, c.ty)
     }
 
     /// Byte address of element `index` (+ `offset` for structured buffers).
@@ -186,7 +186,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     let a = self.add_const(addr, 4 * k)?;
                     let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
                     let x = self.load_word(h, word)?;
-                    self.from_num(x, Num::UInt, scalar)?
+                    self.num_to_ir(x, Num::UInt, scalar)?
                 }
                 64 => {
                     let a = self.add_const(addr, 8 * k)?;
@@ -254,7 +254,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let mut comps = Vec::new();
         for k in 0..4 {
             let x = self.extract(tt, v, k)?;
-            comps.push(self.from_num(x, texel_num(texel), scalar)?);
+            comps.push(self.num_to_ir(x, texel_num(texel), scalar)?);
         }
         Ok(comps)
     }
@@ -270,7 +270,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             } else {
                 let ty = self.arg_ty(c, first + k)?;
                 let w = self.value(v)?;
-                self.to_num(w, ty, texel_num(texel))?
+                self.ir_to_num(w, ty, texel_num(texel))?
             };
             comps.push(w);
         }
@@ -300,7 +300,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         32 => {
                             let a = self.add_const(addr, 4 * k)?;
                             let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
-                            let x = self.to_num(v, ty, Num::UInt)?;
+                            let x = self.ir_to_num(v, ty, Num::UInt)?;
                             self.store_word(h, word, x)?;
                         }
                         64 => {
@@ -325,7 +325,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                                 let b = self.ids_op(Op::Bitcast, u16t, &[v])?;
                                 self.ids_op(Op::UConvert, u, &[b])?
                             } else {
-                                self.to_num(v, ty, Num::UInt)?
+                                self.ir_to_num(v, ty, Num::UInt)?
                             };
                             let ffff = self.cx.const_u32(0xffff);
                             let x = self.ids_op(Op::BitwiseAnd, u, &[x, ffff])?;
@@ -430,7 +430,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             if wide {
                 return Ok(w);
             }
-            me.to_num(w, ty, num)
+            me.ir_to_num(w, ty, num)
         };
         let old = if c.op == DxOp::AtomicBinOp {
             let opcode = match self.arg_const(c, 1)? {
@@ -455,7 +455,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if wide {
             return Ok(old);
         }
-        self.from_num(old, num, c.ty)
+        self.num_to_ir(old, num, c.ty)
     }
 
     fn update_counter(&mut self, c: &Call<'_>) -> Result<Word> {

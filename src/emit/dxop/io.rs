@@ -44,7 +44,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     var
                 };
                 let x = self.ids_op(Op::Load, i, &[p])?;
-                self.from_num(x, Num::SInt, c.ty).map(Some)
+                self.num_to_ir(x, Num::SInt, c.ty).map(Some)
             }
             DxOp::InnerCoverage => {
                 self.cx.extension("SPV_EXT_fragment_fully_covered");
@@ -52,13 +52,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let b = self.cx.bool_t();
                 let var = self.iface.builtin(self.cx, BuiltIn::FullyCoveredEXT, StorageClass::Input, b);
                 let x = self.ids_op(Op::Load, b, &[var])?;
-                self.from_num(x, Num::Bool, c.ty).map(Some)
+                self.num_to_ir(x, Num::Bool, c.ty).map(Some)
             }
             DxOp::IsHelperLane => {
                 self.cx.capability(Capability::DemoteToHelperInvocation);
                 let b = self.cx.bool_t();
                 let x = self.ids_op(Op::IsHelperInvocationEXT, b, &[])?;
-                self.from_num(x, Num::Bool, c.ty).map(Some)
+                self.num_to_ir(x, Num::Bool, c.ty).map(Some)
             }
             DxOp::DerivCoarseX | DxOp::DerivCoarseY | DxOp::DerivFineX | DxOp::DerivFineY => {
                 let op = match c.op {
@@ -71,10 +71,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.uses_derivatives = true;
                 let v = self.arg_val(c, 0)?;
                 let ty = self.arg_ty(c, 0)?;
-                let x = self.to_num(v, ty, Num::Float)?;
+                let x = self.ir_to_num(v, ty, Num::Float)?;
                 let f = self.cx.float(32);
                 let d = self.ids_op(op, f, &[x])?;
-                self.from_num(d, Num::Float, c.ty).map(Some)
+                self.num_to_ir(d, Num::Float, c.ty).map(Some)
             }
             other => Err(self.unsupported_op(other)),
         }
@@ -104,7 +104,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let one = self.cx.const_bits(st, 32, 1.0f32.to_bits() as u64);
             x = self.ids_op(Op::FDiv, st, &[one, x])?;
         }
-        self.from_num(x, num, c.ty)
+        self.num_to_ir(x, num, c.ty)
     }
 
     fn store_output(&mut self, c: &Call<'_>) -> Result<()> {
@@ -124,7 +124,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         };
         let v = self.arg_val(c, 3)?;
         let ty = self.arg_ty(c, 3)?;
-        let x = self.to_num(v, ty, num)?;
+        let x = self.ir_to_num(v, ty, num)?;
         self.op_void(Op::Store, ids(&[p, x]))
     }
 

@@ -249,7 +249,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     self.cx.decorate(var, rspirv::spirv::Decoration::Flat, &[]);
                 }
                 let x = self.ids_op(Op::Load, i, &[var])?;
-                self.from_num(x, Num::SInt, c.ty)?
+                self.num_to_ir(x, Num::SInt, c.ty)?
             }
             Msad => {
                 // Masked sum of absolute differences: bytes of `ref` that are 0 are skipped.
@@ -297,9 +297,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 for k in 0..2 {
                     let ty = self.arg_ty(c, 1 + k)?;
                     let a = self.arg_val(c, 1 + k)?;
-                    let a = self.to_num(a, ty, Num::Float)?;
+                    let a = self.ir_to_num(a, ty, Num::Float)?;
                     let bv = self.arg_val(c, 3 + k)?;
-                    let bv = self.to_num(bv, ty, Num::Float)?;
+                    let bv = self.ir_to_num(bv, ty, Num::Float)?;
                     let p = self.ids_op(Op::FMul, f, &[a, bv])?;
                     acc = self.ids_op(Op::FAdd, f, &[acc, p])?;
                 }

@@ -4,8 +4,8 @@
 //! Conventions shared by the families: results that DXIL returns as structs (`ResRet`,
 //! `CBufRet`, `Dimensions`, ...) are built with [`FnEmit::make_ret`] from their components;
 //! values cross between the IR's scalar types (unsigned ints, floats, `bool`) and the 32-bit
-//! numeric kinds of images and interface variables with [`FnEmit::from_num`] and
-//! [`FnEmit::to_num`].
+//! numeric kinds of images and interface variables with [`FnEmit::num_to_ir`] and
+//! [`FnEmit::ir_to_num`].
 
 mod buffers;
 mod compute;
@@ -127,7 +127,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// Converts a 32-bit value of numeric kind `num` to the IR scalar type `to`.
-    pub fn from_num(&mut self, w: Word, num: Num, to: TypeId) -> Result<Word> {
+    pub fn num_to_ir(&mut self, w: Word, num: Num, to: TypeId) -> Result<Word> {
         let t = self.cx.ty(to)?;
         let bits = self.scalar_bits(to).unwrap_or(32);
         let is_float = self.is_float_ty(to);
@@ -180,7 +180,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// Converts an IR scalar of type `from` to a 32-bit value of numeric kind `num`.
-    pub fn to_num(&mut self, w: Word, from: TypeId, num: Num) -> Result<Word> {
+    pub fn ir_to_num(&mut self, w: Word, from: TypeId, num: Num) -> Result<Word> {
         let bits = self.scalar_bits(from).unwrap_or(32);
         let is_float = self.is_float_ty(from);
         let target = super::interface::scalar_of(self.cx, num);

@@ -344,7 +344,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         operands.extend(ops.operands());
         if dref.is_some() {
             let x = self.op(op, tt, operands)?;
-            let v = self.from_num(x, super::buffers::texel_num(texel), scalar)?;
+            let v = self.num_to_ir(x, super::buffers::texel_num(texel), scalar)?;
             return self.make_ret(c.ty, &[v], None);
         }
         let v4 = self.cx.vec(tt, 4);

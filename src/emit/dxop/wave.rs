@@ -24,7 +24,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let w = match c.op {
             WaveIsFirstLane => {
                 let x = self.ids_op(Op::GroupNonUniformElect, b, &[sg])?;
-                self.from_num(x, Num::Bool, c.ty)?
+                self.num_to_ir(x, Num::Bool, c.ty)?
             }
             WaveGetLaneIndex | WaveGetLaneCount => {
                 let bi = if c.op == WaveGetLaneIndex { BuiltIn::SubgroupLocalInvocationId } else { BuiltIn::SubgroupSize };
@@ -40,13 +40,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let x = self.arg_val(c, 0)?;
                 let op = if c.op == WaveAnyTrue { Op::GroupNonUniformAny } else { Op::GroupNonUniformAll };
                 let r = self.ids_op(op, b, &[sg, x])?;
-                self.from_num(r, Num::Bool, c.ty)?
+                self.num_to_ir(r, Num::Bool, c.ty)?
             }
             WaveActiveAllEqual => {
                 self.cx.capability(Capability::GroupNonUniformVote);
                 let x = self.arg_val(c, 0)?;
                 let r = self.ids_op(Op::GroupNonUniformAllEqual, b, &[sg, x])?;
-                self.from_num(r, Num::Bool, c.ty)?
+                self.num_to_ir(r, Num::Bool, c.ty)?
             }
             WaveActiveBallot => {
                 self.cx.capability(Capability::GroupNonUniformBallot);
@@ -206,7 +206,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let b = self.ids_op(Op::Bitcast, u16t, &[v])?;
                 Ok(vec![self.ids_op(Op::UConvert, u, &[b])?])
             }
-            _ => Ok(vec![self.to_num(v, ty, Num::UInt)?]),
+            _ => Ok(vec![self.ir_to_num(v, ty, Num::UInt)?]),
         }
     }
 }
