@@ -97,7 +97,12 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let container = loaded.container();
             let info = untangle::info::Info::new(&loaded, container.as_ref()).map_err(|error| Failure { file, error: Box::new(error) })?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&info.to_json()).unwrap_or_default());
+                let mut v = info.to_json();
+                if let (Some(obj), Ok(dxil)) = (v.as_object_mut(), untangle::dxil::analyze(&loaded.module)) {
+                    let rows = untangle::emit::binding_model::mapping(&dxil.resources, &Default::default());
+                    obj.insert("vulkan_bindings".into(), serde_json::to_value(rows).unwrap_or_default());
+                }
+                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
             } else {
                 print!("{}", info.render_text());
                 print_bindings(&loaded.module);
