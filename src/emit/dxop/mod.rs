@@ -99,6 +99,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// an `i32` field after them (the residency status) is 0 unless `status` is given.
     pub fn make_ret(&mut self, ty: TypeId, comps: &[Word], status: Option<Word>) -> Result<Word> {
         let fields = self.fields(ty);
+        if fields.is_empty() {
+            return Err(TranslateError::Malformed(format!(
+                "an operation that returns a struct is declared to return {}",
+                self.cx.m.types.display(ty)
+            )));
+        }
         let mut ids = Vec::with_capacity(fields.len());
         for (k, &f) in fields.iter().enumerate() {
             let w = match comps.get(k) {
