@@ -106,11 +106,12 @@ pub struct Resources {
     pub atomic_uavs: std::collections::BTreeSet<u32>,
     heap_vars: BTreeMap<(u32, u32, u32), ResVar>,
     words64: BTreeMap<(ResourceClass, u32), Word>,
+    image64: BTreeMap<u32, (Word, Word)>,
 }
 
 impl Resources {
     pub fn new(table: crate::dxil::Resources, map: BindingMap) -> Resources {
-        Resources { table, map, vars: BTreeMap::new(), counters: BTreeMap::new(), atomic_uavs: Default::default(), heap_vars: BTreeMap::new(), words64: BTreeMap::new() }
+        Resources { table, map, vars: BTreeMap::new(), counters: BTreeMap::new(), atomic_uavs: Default::default(), heap_vars: BTreeMap::new(), words64: BTreeMap::new(), image64: BTreeMap::new() }
     }
 
     pub fn resource(&self, class: ResourceClass, id: u32) -> Result<&Resource> {
@@ -196,6 +197,34 @@ impl Resources {
         cx.decorate(var, Decoration::Binding, &[b.binding]);
         self.words64.insert((class, id), var);
         Ok(var)
+    }
+
+    /// A 64-bit integer view (`R64ui`/`R64i`) of a typed UAV at the same binding, for 64-bit
+    /// atomics (D3D's 64-bit typed UAVs are 32-bit two-channel views otherwise).
+    pub fn image64(&mut self, cx: &mut ModuleBuilder<'_>, id: u32, signed: bool) -> Result<(Word, Word)> {
+        if let Some(&v) = self.image64.get(&id) {
+            return Ok(v);
+        }
+        let r = self.resource(ResourceClass::Uav, id)?.clone();
+        let rv = self.var(cx, ResourceClass::Uav, id)?;
+        let ResShape::Image { dim, arrayed, ms, .. } = rv.shape else {
+            return Err(TranslateError::Internal("64-bit image view of a non-image".into()));
+        };
+        if r.range_size != Some(1) {
+            return Err(TranslateError::UnsupportedForm { name: "AtomicBinOp".into(), message: "64-bit atomics on image arrays".into() });
+        }
+        cx.extension("SPV_EXT_shader_image_int64");
+        cx.capability(Capability::Int64ImageEXT);
+        cx.capability(Capability::Int64Atomics);
+        let t = if signed { cx.sint(64) } else { cx.uint(64) };
+        let format = if signed { spirv::ImageFormat::R64i } else { spirv::ImageFormat::R64ui };
+        let img = cx.b.type_image(t, dim, 0, u32::from(arrayed), u32::from(ms), 2, format, None);
+        let var = cx.global_var(StorageClass::UniformConstant, img, &format!("{}_r64", r.name));
+        let b = self.map.binding_of(&r);
+        cx.decorate(var, Decoration::DescriptorSet, &[b.set]);
+        cx.decorate(var, Decoration::Binding, &[b.binding]);
+        self.image64.insert(id, (var, t));
+        Ok((var, t))
     }
 
     /// The heap array a descriptor-heap handle indexes.
@@ -513,7 +542,9 @@ pub fn atomic_uavs(m: &crate::ir::Module, f: &crate::ir::Function, table: &crate
                 continue;
             }
             let Ok(Some(call)) = decode_call(m, f, i, "") else { continue };
-            if matches!(call.op, DxOp::AtomicBinOp | DxOp::AtomicCompareExchange) {
+            // 64-bit atomics use their own 64-bit view (`image64`).
+            let wide = matches!(m.types.get(f.insts[i].ty), crate::ir::Type::Int(64));
+            if matches!(call.op, DxOp::AtomicBinOp | DxOp::AtomicCompareExchange) && !wide {
                 if let Some(id) = call.args.first().copied().and_then(resolve) {
                     out.insert(id);
                 }

@@ -19,6 +19,22 @@ use crate::emit::resources::{texel_type, Handle, ResShape, ResVar, TexelKind};
 use crate::ir::TypeId;
 use rspirv::spirv::{Op, Scope, StorageClass, Word};
 
+/// `DXIL::AtomicBinOpCode`.
+fn atomic_opcode(n: u64) -> Result<Op> {
+    Ok(match n {
+        0 => Op::AtomicIAdd,
+        1 => Op::AtomicAnd,
+        2 => Op::AtomicOr,
+        3 => Op::AtomicXor,
+        4 => Op::AtomicSMin,
+        5 => Op::AtomicSMax,
+        6 => Op::AtomicUMin,
+        7 => Op::AtomicUMax,
+        8 => Op::AtomicExchange,
+        n => return Err(TranslateError::Malformed(format!("atomic operation {n}"))),
+    })
+}
+
 pub(crate) fn texel_num(k: TexelKind) -> Num {
     match k {
         TexelKind::Float => Num::Float,
@@ -400,11 +416,31 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let first = if c.op == DxOp::AtomicBinOp { 2 } else { 1 };
         let wide = self.scalar_bits(c.ty) == Some(64);
         let (ptr, texel) = if wide {
-            // 64-bit atomics on a raw or structured buffer, through its 64-bit view.
-            let ResShape::Words { .. } = rv.shape else { return Err(self.form(c.op, "64-bit image atomics")) };
             if h.heap.is_some() {
-                return Err(self.form(c.op, "64-bit atomics on heap buffers"));
+                return Err(self.form(c.op, "64-bit atomics on heap resources"));
             }
+            if let ResShape::Image { .. } = rv.shape {
+                // Through a 64-bit view of the image.
+                let (var, t) = self.res.image64(self.cx, h.id, false)?;
+                let n = rv.shape.coords();
+                let coord = self.coord(c, first, n)?;
+                let pty = self.cx.ptr(StorageClass::Image, t);
+                let zero = self.cx.const_u32(0);
+                let ptr = self.ids_op(Op::ImageTexelPointer, pty, &[var, coord, zero])?;
+                let scope = self.cx.const_u32(Scope::Device as u32);
+                let sem = self.cx.const_u32(0);
+                let old = if c.op == DxOp::AtomicBinOp {
+                    let opcode = atomic_opcode(self.arg_const(c, 1)?)?;
+                    let v = self.arg_val(c, 5)?;
+                    self.ids_op(opcode, t, &[ptr, scope, sem, v])?
+                } else {
+                    let cmp = self.arg_val(c, 4)?;
+                    let new = self.arg_val(c, 5)?;
+                    self.ids_op(Op::AtomicCompareExchange, t, &[ptr, scope, sem, sem, new, cmp])?
+                };
+                return Ok(old);
+            }
+            // 64-bit atomics on a raw or structured buffer, through its 64-bit view.
             self.cx.capability(rspirv::spirv::Capability::Int64Atomics);
             let var = self.res.words64(self.cx, h.class, h.id)?;
             let index = self.arg_val(c, first)?;
@@ -433,18 +469,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             me.ir_to_num(w, ty, num)
         };
         let old = if c.op == DxOp::AtomicBinOp {
-            let opcode = match self.arg_const(c, 1)? {
-                0 => Op::AtomicIAdd,
-                1 => Op::AtomicAnd,
-                2 => Op::AtomicOr,
-                3 => Op::AtomicXor,
-                4 => Op::AtomicSMin,
-                5 => Op::AtomicSMax,
-                6 => Op::AtomicUMin,
-                7 => Op::AtomicUMax,
-                8 => Op::AtomicExchange,
-                n => return Err(TranslateError::Malformed(format!("atomic operation {n}"))),
-            };
+            let opcode = atomic_opcode(self.arg_const(c, 1)?)?;
             let v = conv(self, 5)?;
             self.ids_op(opcode, vt, &[ptr, scope, sem, v])?
         } else {
