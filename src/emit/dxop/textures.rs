@@ -365,9 +365,33 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let v4 = self.cx.vec(tt, 4);
         let mut operands = ids(&[si, coord]);
         let op = if c.op == DxOp::TextureGatherRaw {
-            // The raw bits of the first channel (R16/R32 formats) as integers.
-            if self.scalar_bits(self.overload_scalar(c.ty)) == Some(64) {
-                return Err(self.form(c.op, "64-bit raw gathers"));
+            // The raw bits of the first channel (R16/R32 formats) as integers; 64-bit texels
+            // are R32G32 views: gather both channels and join them, low word first.
+            let scalar = self.overload_scalar(c.ty);
+            if self.scalar_bits(scalar) == Some(64) {
+                let u = self.cx.u32_t();
+                let u2 = self.cx.vec(u, 2);
+                let st = self.cx.ty(scalar)?;
+                let extra = ops.operands();
+                let mut channels = Vec::new();
+                for ch in 0..2 {
+                    let mut o = ids(&[si, coord, self.cx.const_u32(ch)]);
+                    o.extend(extra.clone());
+                    let g = self.op(Op::ImageGather, v4, o)?;
+                    let g = if texel == TexelKind::UInt { g } else {
+                        let uv4 = self.cx.vec(u, 4);
+                        self.ids_op(Op::Bitcast, uv4, &[g])?
+                    };
+                    channels.push(g);
+                }
+                let mut comps = Vec::new();
+                for k in 0..4 {
+                    let lo = self.extract(u, channels[0], k)?;
+                    let hi = self.extract(u, channels[1], k)?;
+                    let pair = self.ids_op(Op::CompositeConstruct, u2, &[lo, hi])?;
+                    comps.push(self.ids_op(Op::Bitcast, st, &[pair])?);
+                }
+                return self.make_ret(c.ty, &comps, None);
             }
             operands.push(Operand::IdRef(self.cx.const_u32(0)));
             Op::ImageGather
