@@ -13,8 +13,8 @@
 //! SM 6.6 descriptor heaps (`ResourceDescriptorHeap[i]`, `SamplerDescriptorHeap[i]`) are
 //! runtime arrays indexed by the heap index: the resource heap is descriptor set 30 with one
 //! binding per Vulkan descriptor type (0 sampled images, 1 storage images, 2 uniform texel
-//! buffers, 3 storage texel buffers, 4 uniform buffers, 5 storage buffers; image views of
-//! every dimension alias their binding), the sampler heap is set 31, binding 0. A heap
+//! buffers, 3 storage texel buffers, 4 uniform buffers, 5 storage buffers, 6 UAV counters;
+//! image views of every dimension alias their binding), the sampler heap is set 31, binding 0. A heap
 //! entry is written, at its index, into the binding of its type.
 //!
 //! `--binding-map FILE` overrides single ranges: a JSON array of
@@ -43,6 +43,8 @@ pub enum HeapSlot {
     StorageTexelBuffer,
     UniformBuffer,
     StorageBuffer,
+    /// Counters of heap UAVs (`{ uint counter; }` blocks, by heap index).
+    UavCounter,
     Sampler,
 }
 
@@ -54,6 +56,7 @@ pub fn heap_binding(slot: HeapSlot) -> VkBinding {
         HeapSlot::StorageTexelBuffer => (RESOURCE_HEAP_SET, 3),
         HeapSlot::UniformBuffer => (RESOURCE_HEAP_SET, 4),
         HeapSlot::StorageBuffer => (RESOURCE_HEAP_SET, 5),
+        HeapSlot::UavCounter => (RESOURCE_HEAP_SET, 6),
         HeapSlot::Sampler => (SAMPLER_HEAP_SET, 0),
     };
     VkBinding { set, binding }

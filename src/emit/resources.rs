@@ -107,11 +107,12 @@ pub struct Resources {
     heap_vars: BTreeMap<(u32, u32, u32), ResVar>,
     words64: BTreeMap<(ResourceClass, u32), Word>,
     image64: BTreeMap<u32, (Word, Word)>,
+    heap_counters: Option<Word>,
 }
 
 impl Resources {
     pub fn new(table: crate::dxil::Resources, map: BindingMap) -> Resources {
-        Resources { table, map, vars: BTreeMap::new(), counters: BTreeMap::new(), atomic_uavs: Default::default(), heap_vars: BTreeMap::new(), words64: BTreeMap::new(), image64: BTreeMap::new() }
+        Resources { table, map, vars: BTreeMap::new(), counters: BTreeMap::new(), atomic_uavs: Default::default(), heap_vars: BTreeMap::new(), words64: BTreeMap::new(), image64: BTreeMap::new(), heap_counters: None }
     }
 
     pub fn resource(&self, class: ResourceClass, id: u32) -> Result<&Resource> {
@@ -225,6 +226,27 @@ impl Resources {
         cx.decorate(var, Decoration::Binding, &[b.binding]);
         self.image64.insert(id, (var, t));
         Ok((var, t))
+    }
+
+    /// Counters of descriptor-heap UAVs: a runtime array of `{ uint counter; }` blocks at
+    /// the heap's counter binding, indexed by the heap index.
+    pub fn heap_counters(&mut self, cx: &mut ModuleBuilder<'_>) -> Word {
+        if let Some(v) = self.heap_counters {
+            return v;
+        }
+        let u = cx.u32_t();
+        let st = cx.b.id();
+        cx.b.type_struct_id(Some(st), [u]);
+        cx.decorate(st, Decoration::Block, &[]);
+        cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        cx.capability(Capability::RuntimeDescriptorArray);
+        let arr = cx.b.type_runtime_array(st);
+        let var = cx.global_var(StorageClass::StorageBuffer, arr, "heap_uav_counters");
+        let b = super::binding_model::heap_binding(super::binding_model::HeapSlot::UavCounter);
+        cx.decorate(var, Decoration::DescriptorSet, &[b.set]);
+        cx.decorate(var, Decoration::Binding, &[b.binding]);
+        self.heap_counters = Some(var);
+        var
     }
 
     /// The heap array a descriptor-heap handle indexes.

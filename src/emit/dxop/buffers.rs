@@ -486,10 +486,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn update_counter(&mut self, c: &Call<'_>) -> Result<Word> {
         let h = self.handle(self.arg(c, 0)?)?;
         let inc = self.arg_const(c, 1)? as i8;
-        if h.heap.is_some() {
-            return Err(self.form(c.op, "counters of descriptor-heap UAVs"));
-        }
-        let (var, _, base) = self.res.counter(self.cx, h.id)?;
+        let (var, base) = if h.heap.is_some() {
+            (self.res.heap_counters(self.cx), Some(0))
+        } else {
+            let (var, _, base) = self.res.counter(self.cx, h.id)?;
+            (var, base)
+        };
         let u = self.cx.u32_t();
         let pty = self.cx.ptr(StorageClass::StorageBuffer, u);
         let zero = self.cx.const_u32(0);

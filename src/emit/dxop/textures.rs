@@ -10,6 +10,7 @@ use crate::dxil::DxOp;
 use crate::emit::error::Result;
 use crate::emit::function::FnEmit;
 use crate::emit::resources::{texel_type, ResShape, TexelKind};
+use crate::ir::Value;
 use rspirv::dr::Operand;
 use rspirv::spirv::{Capability, Dim, ImageOperands, Op, Word};
 
@@ -133,11 +134,40 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn texture_load(&mut self, c: &Call<'_>) -> Result<Word> {
         let (rv, img, dim, arrayed, ms, texel) = self.image_of(c)?;
         let n = ResShape::Image { dim, arrayed, ms, texel }.coords();
-        let coord = self.coord(c, 2, n)?;
+        let mut coord = self.coord(c, 2, n)?;
         let tt = texel_type(self.cx, texel);
         let v4 = self.cx.vec(tt, 4);
         let mut ops = ImgOps(Vec::new());
         let mip = self.arg(c, 1)?;
+        // A fetch with a non-constant offset fetches at coordinate + offset (Vulkan allows
+        // `Offset` on gathers only); the array layer gets no offset.
+        let od = Self::offset_dims(dim);
+        if !rv.uav && od > 0 && self.const_offset(c, 5, od)?.is_none() {
+            let mut dynamic = false;
+            for k in 0..od as usize {
+                let v = self.arg(c, 5 + k)?;
+                dynamic |= !self.is_undef(v) && self.const_int(v).is_none();
+            }
+            if dynamic {
+                let u = self.cx.u32_t();
+                let mut parts = Vec::new();
+                for k in 0..n {
+                    let x = if n == 1 { coord } else { self.extract(u, coord, k)? };
+                    let o = if k < od { self.arg(c, 5 + k as usize)? } else { Value::Const(crate::ir::ConstId::from_u32(0)) };
+                    let x = if k < od && !self.is_undef(o) {
+                        let ow = self.value(o)?;
+                        self.ids_op(Op::IAdd, u, &[x, ow])?
+                    } else {
+                        x
+                    };
+                    parts.push(x);
+                }
+                coord = if n == 1 { parts[0] } else {
+                    let vt = self.cx.vec(u, n);
+                    self.ids_op(Op::CompositeConstruct, vt, &parts)?
+                };
+            }
+        }
         if ms {
             let s = self.value(mip)?;
             ops.0.push((ImageOperands::SAMPLE, vec![s]));
@@ -146,8 +176,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ops.0.push((ImageOperands::LOD, vec![l]));
         }
         if !rv.uav {
-            if let Some((kind, o)) = self.offset_operand(c, 5, Self::offset_dims(dim))? {
-                ops.0.push((kind, vec![o]));
+            if let Some(o) = self.const_offset(c, 5, od)? {
+                ops.0.push((ImageOperands::CONST_OFFSET, vec![o]));
             }
         }
         let mut operands = ids(&[img, coord]);
@@ -261,8 +291,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let n = Self::sample_coords(dim, arrayed);
         let coord = self.float_coord(c, 2, n)?;
         let mut ops = ImgOps(Vec::new());
-        if let Some((kind, o)) = self.offset_operand(c, 6, Self::offset_dims(dim))? {
-            ops.0.push((kind, vec![o]));
+        match self.offset_operand(c, 6, Self::offset_dims(dim))? {
+            Some((ImageOperands::CONST_OFFSET, o)) => ops.0.push((ImageOperands::CONST_OFFSET, vec![o])),
+            Some(_) => return Err(self.form(c.op, "non-constant texel offsets (Vulkan allows them on gathers only)")),
+            None => {}
         }
         let clamp = |me: &mut Self, ops: &mut ImgOps, k: usize| -> Result<()> {
             if let Some(v) = c.args.get(k).copied() {
