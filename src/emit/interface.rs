@@ -116,8 +116,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let mut cols = el.cols.max(1);
         let rows = el.rows.max(1);
         let mut minus = None;
+        let vertex_input = stage == ShaderKind::Vertex && !output;
         let builtin = match el.system_value {
             SemanticKind::Arbitrary | SemanticKind::Target => None,
+            // A vertex shader's inputs are vertex attributes, whatever their semantic.
+            SemanticKind::Position if vertex_input => None,
+            // Vertex and instance ids reach later stages as ordinary (flat) varyings.
+            SemanticKind::VertexID | SemanticKind::InstanceID if stage != ShaderKind::Vertex => None,
             SemanticKind::Position => Some(if stage == ShaderKind::Pixel && !output { BuiltIn::FragCoord } else { BuiltIn::Position }),
             SemanticKind::VertexID if !output => {
                 let i = self.cx.sint(32);
@@ -147,18 +152,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.cx.capability(Capability::Geometry);
                 Some(BuiltIn::PrimitiveId)
             }
-            SemanticKind::RenderTargetArrayIndex => {
+            SemanticKind::RenderTargetArrayIndex if !vertex_input => {
                 num = Num::SInt;
-                if stage != ShaderKind::Pixel {
-                    self.cx.capability(Capability::ShaderLayer);
-                }
+                self.cx.capability(if stage == ShaderKind::Pixel { Capability::Geometry } else { Capability::ShaderLayer });
                 Some(BuiltIn::Layer)
             }
-            SemanticKind::ViewPortArrayIndex => {
+            SemanticKind::ViewPortArrayIndex if !vertex_input => {
                 num = Num::SInt;
-                if stage != ShaderKind::Pixel {
-                    self.cx.capability(Capability::ShaderViewportIndex);
-                }
+                self.cx.capability(if stage == ShaderKind::Pixel { Capability::MultiViewport } else { Capability::ShaderViewportIndex });
                 Some(BuiltIn::ViewportIndex)
             }
             SemanticKind::Depth | SemanticKind::DepthLessEqual | SemanticKind::DepthGreaterEqual if output => {
