@@ -146,3 +146,56 @@ fn batch_mode_translates_a_directory_and_fails_on_a_bad_input() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("bad.ll"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A vertex shader writing `SV_Position`, two clip distances (`float2`, row 1) and one cull
+/// distance (row 1, column 2), the way DXC packs them.
+const VS_CLIP: &str = r#"target datalayout = "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64"
+target triple = "dxil-ms-dx"
+define void @main() {
+  call void @dx.op.storeOutput.f32(i32 5, i32 0, i32 0, i8 0, float 0.000000e+00)
+  call void @dx.op.storeOutput.f32(i32 5, i32 0, i32 0, i8 1, float 0.000000e+00)
+  call void @dx.op.storeOutput.f32(i32 5, i32 0, i32 0, i8 2, float 0.000000e+00)
+  call void @dx.op.storeOutput.f32(i32 5, i32 0, i32 0, i8 3, float 1.000000e+00)
+  call void @dx.op.storeOutput.f32(i32 5, i32 1, i32 0, i8 0, float 1.000000e+00)
+  call void @dx.op.storeOutput.f32(i32 5, i32 1, i32 0, i8 1, float 2.000000e+00)
+  call void @dx.op.storeOutput.f32(i32 5, i32 2, i32 0, i8 0, float 3.000000e+00)
+  ret void
+}
+declare void @dx.op.storeOutput.f32(i32, i32, i32, i8, float)
+!dx.version = !{!1}
+!dx.valver = !{!2}
+!dx.shaderModel = !{!3}
+!dx.entryPoints = !{!5}
+!1 = !{i32 1, i32 0}
+!2 = !{i32 1, i32 8}
+!3 = !{!"vs", i32 6, i32 0}
+!5 = !{void ()* @main, !"main", !6, null, null}
+!6 = !{null, !7, null}
+!7 = !{!8, !11, !12}
+!8 = !{i32 0, !"SV_Position", i8 9, i8 3, !9, i8 4, i32 1, i8 4, i32 0, i8 0, null}
+!9 = !{i32 0}
+!11 = !{i32 1, !"SV_ClipDistance", i8 9, i8 6, !9, i8 2, i32 1, i8 2, i32 1, i8 0, null}
+!12 = !{i32 2, !"SV_CullDistance", i8 9, i8 7, !9, i8 2, i32 1, i8 1, i32 1, i8 2, null}
+"#;
+
+#[test]
+fn clip_and_cull_distances_are_float_arrays() {
+    let t = translate(VS_CLIP.as_bytes(), &Options::default()).expect("translates");
+    let m = rspirv::dr::load_words(&t.words).unwrap();
+    use rspirv::dr::Operand;
+    use rspirv::spirv::{BuiltIn, Decoration};
+    let builtins: Vec<BuiltIn> = m
+        .annotations
+        .iter()
+        .filter_map(|d| match (&d.operands.get(1), &d.operands.get(2)) {
+            (Some(Operand::Decoration(Decoration::BuiltIn)), Some(Operand::BuiltIn(b))) => Some(*b),
+            _ => None,
+        })
+        .collect();
+    for b in [BuiltIn::Position, BuiltIn::ClipDistance, BuiltIn::CullDistance] {
+        assert!(builtins.contains(&b), "{b:?} missing in {builtins:?}");
+    }
+    if let Some(v) = find_spirv_val() {
+        v.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{e}\n{}", v.disassemble(&t.words).unwrap_or_default()));
+    }
+}

@@ -10,7 +10,9 @@
 //! (`InstanceIndex − BaseInstance`), `SV_IsFrontFace` (`FrontFacing`), `SV_SampleIndex`
 //! (`SampleId`), `SV_PrimitiveID`, `SV_RenderTargetArrayIndex` (`Layer`),
 //! `SV_ViewportArrayIndex`, `SV_Depth*` (`FragDepth`, with the matching execution mode),
-//! `SV_Coverage` (`SampleMask`), `SV_ClipDistance`/`SV_CullDistance`; `SV_Target` is a
+//! `SV_Coverage` (`SampleMask`), `SV_ClipDistance`/`SV_CullDistance` (one float array per
+//! system value, elements in register order), `SV_StencilRef`, `SV_ShadingRate`,
+//! `SV_Barycentrics`; `SV_Target` is a
 //! user output at `Location` = its start row.
 
 use super::error::{Result, TranslateError};
@@ -38,10 +40,12 @@ pub struct SigVar {
     pub cols: u32,
     /// Rows (array length; 1: not an array).
     pub rows: u32,
-    /// Start column subtracted from the column index (user varyings start at `Component`).
     pub builtin: Option<BuiltIn>,
     /// Value to subtract (`BaseVertex` / `BaseInstance` variable) after loading.
     pub minus: Option<Word>,
+    /// Clip and cull distances: where this element starts in the built-in's float array
+    /// (its elements are laid out in register order, row by row).
+    pub flat_base: Option<u32>,
 }
 
 #[derive(Default)]
@@ -201,12 +205,16 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     _ => BuiltIn::BaryCoordKHR,
                 })
             }
-            SemanticKind::ClipDistance | SemanticKind::CullDistance => {
-                return Err(unsupported("clip and cull distances"));
+            SemanticKind::ClipDistance | SemanticKind::CullDistance if !vertex_input => {
+                let clip = el.system_value == SemanticKind::ClipDistance;
+                self.cx.capability(if clip { Capability::ClipDistance } else { Capability::CullDistance });
+                num = Num::Float;
+                Some(if clip { BuiltIn::ClipDistance } else { BuiltIn::CullDistance })
             }
             _ => return Err(unsupported("system value")),
         };
         let scalar = scalar_of(self.cx, num);
+        let mut flat_base = None;
         let ty = match builtin {
             Some(BuiltIn::FragCoord | BuiltIn::Position) => {
                 cols = 4;
@@ -217,6 +225,18 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 cols = 3;
                 let f = self.cx.float(32);
                 self.cx.vec(f, 3)
+            }
+            Some(BuiltIn::ClipDistance | BuiltIn::CullDistance) => {
+                // One float array for all elements of this system value, in register order.
+                let mut all: Vec<&SignatureElement> = sig.iter().filter(|e| e.system_value == el.system_value).collect();
+                all.sort_by_key(|e| (e.start_row, e.start_col, e.id));
+                let total: u32 = all.iter().map(|e| e.rows.max(1) * e.cols.max(1)).sum();
+                let base: u32 =
+                    all.iter().take_while(|e| e.id != el.id).map(|e| e.rows.max(1) * e.cols.max(1)).sum();
+                flat_base = Some(base);
+                let f = self.cx.float(32);
+                let n = self.cx.const_u32(total.max(1));
+                self.cx.b.type_array(f, n)
             }
             Some(BuiltIn::SampleMask) => {
                 let one = self.cx.const_u32(1);
@@ -275,7 +295,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if builtin.is_some() && stage == ShaderKind::Pixel && !output && num != Num::Float && num != Num::Bool {
             self.cx.decorate(var, Decoration::Flat, &[]);
         }
-        let sv = SigVar { var, num, cols, rows: if builtin.is_none() { rows } else { 1 }, builtin, minus };
+        let sv = SigVar { var, num, cols, rows: if builtin.is_none() { rows } else { 1 }, builtin, minus, flat_base };
         if output {
             iface.outputs.insert(id, sv);
         } else {
@@ -291,6 +311,21 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             _ => scalar_of(self.cx, sv.num),
         };
         let pty = self.cx.ptr(class, scalar);
+        if let Some(base) = sv.flat_base {
+            // index = base + row * cols + col
+            let u = self.cx.u32_t();
+            let cols = self.cx.const_u32(sv.cols.max(1));
+            let r = self.ids_op(Op::IMul, u, &[row, cols])?;
+            let c = match col {
+                Some(c) => self.cx.const_u32(c + base),
+                None => {
+                    let b = self.cx.const_u32(base);
+                    self.ids_op(Op::IAdd, u, &[col_dyn, b])?
+                }
+            };
+            let index = self.ids_op(Op::IAdd, u, &[r, c])?;
+            return self.ids_op(Op::AccessChain, pty, &[sv.var, index]);
+        }
         let mut chain = Vec::new();
         if sv.rows > 1 || sv.builtin == Some(BuiltIn::SampleMask) {
             chain.push(row);
