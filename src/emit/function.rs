@@ -11,7 +11,10 @@
 //! really executed the definition first (the structurized function runs the original
 //! blocks in the original order), so the load sees the stored value.
 //!
-//! Original PHIs become `Function` variables too: each original predecessor stores the PHI's
+//! Original PHIs stay `OpPhi`s where the structurizer left their block's incoming edges
+//! alone (every predecessor an original one, through its original edge, emitted earlier, and
+//! every incoming value available there); elsewhere they become `Function` variables: each
+//! original predecessor stores the PHI's
 //! incoming value for it at its end (the next original block to run is the PHI's block, so no
 //! other store intervenes), and the PHI's block loads it on entry. Values read at the end of
 //! a predecessor are SSA ids, so PHIs that read each other (swaps) keep their parallel-copy
@@ -63,6 +66,11 @@ pub struct FnEmit<'a, 'm> {
     /// Blocks split by a conditional operation (`discard`): entry label → label of the last
     /// part, which is the predecessor that `OpPhi`s in successors must name.
     pub exit_labels: HashMap<Word, Word>,
+    /// Original blocks whose PHIs become `OpPhi`s (see [`Self::direct_phis`]).
+    direct: HashSet<BlockId>,
+    block_labels: HashMap<SBlock, Word>,
+    layout_pos: HashMap<SBlock, usize>,
+    preds: Preds,
     /// Set by operations with implicit or explicit derivatives (compute shaders then need a
     /// derivative group execution mode).
     pub uses_derivatives: bool,
@@ -125,6 +133,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             reloads: HashMap::new(),
             used_members,
             exit_labels: HashMap::new(),
+            direct: HashSet::new(),
+            block_labels: HashMap::new(),
+            layout_pos: scfg.layout.iter().enumerate().map(|(k, &b)| (b, k)).collect(),
+            preds,
             uses_derivatives: false,
             cur_label: 0,
             cur_loop_header: false,
@@ -342,6 +354,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.need(v, su, &mut demote);
             }
         }
+        for &u in &blocks {
+            if self.direct_phis(u) {
+                self.direct.insert(u);
+            }
+        }
         let mut vars = Vec::new();
         let mut sorted: Vec<InstId> = demote.into_iter().collect();
         sorted.sort();
@@ -357,6 +374,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     InstKind::Phi { .. } => {
                         if is_handle_ty(self.cx.m, f.insts[i].ty) {
                             return Err(self.err("PHI of resource handles"));
+                        }
+                        if self.direct.contains(&u) {
+                            continue;
                         }
                         let ty = self.cx.ptr_to(StorageClass::Function, f.insts[i].ty)?;
                         let id = self.cx.b.id();
@@ -377,6 +397,57 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
         }
         Ok(vars)
+    }
+
+    /// Whether the PHIs of original block `t` can be `OpPhi`s: every predecessor of its
+    /// structurized block is an original predecessor reaching it through its original edge,
+    /// emitted before it, and every incoming value is available at the end of its
+    /// predecessor without emitting anything (a constant or a dominating definition).
+    fn direct_phis(&self, t: BlockId) -> bool {
+        let f = self.f;
+        let Some(&st) = self.sblock_of.get(&t) else { return false };
+        let mut preds: Vec<BlockId> = Vec::new();
+        for &sp in self.preds.slots_into(st) {
+            let Origin::Original(p) = self.scfg.blocks[sp].origin else { return false };
+            let Term::Orig { succs, .. } = &self.scfg.blocks[sp].term else { return false };
+            let orig = f.blocks[p].terminator.successors();
+            if succs.len() != orig.len() || succs.iter().zip(orig.iter()).any(|(&s, &o)| (s == st) != (o == t)) {
+                return false;
+            }
+            if self.layout_pos.get(&sp) >= self.layout_pos.get(&st) {
+                return false;
+            }
+            preds.push(p);
+        }
+        for &i in &f.blocks[t].insts {
+            let InstKind::Phi { incoming } = &f.insts[i].kind else { continue };
+            for (v, p) in incoming {
+                let Some(&sp) = self.sblock_of.get(p) else { continue };
+                if !preds.contains(p) {
+                    return false;
+                }
+                let ok = match *v {
+                    Value::Const(c) => {
+                        !matches!(self.cx.m.types.get(self.cx.m.constants.get(c).ty), Type::Pointer { .. })
+                    }
+                    Value::Inst(d) => {
+                        let inst = &f.insts[d];
+                        !is_handle_ty(self.cx.m, inst.ty)
+                            && !matches!(self.cx.m.types.get(inst.ty), Type::Pointer { .. })
+                            && self
+                                .def_block
+                                .get(&d)
+                                .and_then(|b| self.sblock_of.get(b))
+                                .is_some_and(|&sd| self.doms.dominates(sd, sp))
+                    }
+                    _ => false,
+                };
+                if !ok {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     fn need(&self, v: Value, at: SBlock, demote: &mut HashSet<InstId>) {
@@ -405,6 +476,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let labels = Labels::allocate(&mut self.cx.b, scfg).map_err(TranslateError::Internal)?;
         let vars = self.plan_variables()?;
         let entry_label = labels.get(scfg.entry).ok_or_else(|| TranslateError::Internal("entry not in layout".into()))?;
+        for &sb in &scfg.layout {
+            if let Some(l) = labels.get(sb) {
+                self.block_labels.insert(sb, l);
+            }
+        }
         self.cx.b.begin_block(None)?;
         for (ty, id) in vars {
             self.cx.b.variable(ty, Some(id), StorageClass::Function, None);
@@ -482,9 +558,38 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn original_block(&mut self, o: BlockId) -> Result<()> {
         let f = self.f;
         let insts = f.blocks[o].insts.clone();
+        if self.direct.contains(&o) {
+            let here = self.cur;
+            for &i in &insts {
+                let InstKind::Phi { incoming } = &f.insts[i].kind else { continue };
+                let mut pairs = Vec::new();
+                for (v, p) in incoming {
+                    let Some(&sp) = self.sblock_of.get(p) else { continue };
+                    self.cur = sp;
+                    let w = self.value(*v);
+                    self.cur = here;
+                    let label = self.block_labels.get(&sp).copied().ok_or_else(|| TranslateError::Internal("PHI predecessor label".into()))?;
+                    let label = self.exit_labels.get(&label).copied().unwrap_or(label);
+                    let w = w?;
+                    // LLVM repeats a predecessor once per edge; SPIR-V names it once.
+                    if !pairs.iter().any(|&(_, l)| l == label) {
+                        pairs.push((w, label));
+                    }
+                }
+                let ty = self.cx.ty(f.insts[i].ty)?;
+                let id = self.cx.b.phi(ty, None, pairs)?;
+                self.ids.insert(i, id);
+            }
+            for &i in &insts {
+                if f.insts[i].kind.is_phi() && self.demoted.contains_key(&i) {
+                    let (var, w) = (self.demoted[&i], self.ids[&i]);
+                    self.op_void(Op::Store, vec![Operand::IdRef(var), Operand::IdRef(w)])?;
+                }
+            }
+        }
         for &i in &insts {
             if let InstKind::Phi { .. } = f.insts[i].kind {
-                let var = self.phi_vars[&i];
+                let Some(&var) = self.phi_vars.get(&i) else { continue };
                 let ty = self.cx.ty(f.insts[i].ty)?;
                 let w = self.ids_op(Op::Load, ty, &[var])?;
                 self.define(i, w)?;
