@@ -33,6 +33,9 @@ pub enum Error {
     /// SPIR-V emission failed (`crate::emit`).
     #[error("{0}")]
     Emit(#[from] crate::emit::shape::EmitError),
+    /// DXIL → SPIR-V translation failed (`crate::emit::translate`).
+    #[error("{0}")]
+    Translate(#[from] crate::emit::TranslateError),
     #[error("I/O: {0}")]
     Io(#[from] std::io::Error),
 }

@@ -1,14 +1,43 @@
 //! The `untangle` command line: argument parsing and printing only; the library does the work.
 
-use clap::{Parser, Subcommand};
-use std::path::PathBuf;
+use clap::{Args, Parser, Subcommand};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// `untangle FILE -o OUT.spv` translates; `untangle A B DIR -o OUTDIR` translates in batch.
 #[derive(Parser)]
-#[command(name = "untangle", version, about = "DXIL to structured SPIR-V")]
+#[command(
+    name = "untangle",
+    version,
+    about = "DXIL to structured SPIR-V",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    #[command(flatten)]
+    convert: Convert,
+}
+
+/// The default command: translate shaders to SPIR-V (Vulkan 1.3).
+#[derive(Args)]
+struct Convert {
+    /// Input shaders (DXBC containers, LLVM bitcode or text) or directories of them.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Output file; with several inputs or a directory, an output directory.
+    #[arg(short = 'o', long = "output", value_name = "OUT", required = true)]
+    output: Option<PathBuf>,
+    /// Write SPIR-V assembly text instead of binary.
+    #[arg(long)]
+    asm: bool,
+    /// Run spirv-val (vulkan1.3) on every output; an invalid module is a failure.
+    #[arg(long)]
+    validate: bool,
+    /// JSON binding overrides (see `emit::binding_model`).
+    #[arg(long, value_name = "FILE")]
+    binding_map: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -34,9 +63,9 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         dot: Option<PathBuf>,
     },
-    /// Translate to SPIR-V. Only shape mode exists so far: `--shape` emits each function's
-    /// structurized control flow as a compute entry point that reads its branch decisions
-    /// from a buffer and writes the blocks it runs to a trace (see `emit::shape`).
+    /// Translate one file to SPIR-V (as the default command does), or with `--shape` emit
+    /// each function's structurized control flow as a compute entry point that reads its
+    /// branch decisions from a buffer and writes the blocks it runs to a trace (`emit::shape`).
     Translate {
         file: PathBuf,
         /// Emit the shape module (the structurizer's testable output).
@@ -54,25 +83,35 @@ enum Command {
 /// A failure tied to an input file, printed as one line.
 struct Failure {
     file: PathBuf,
-    error: untangle::Error,
+    /// A library error, or a message of the command line's own (batch results, validation).
+    error: Box<dyn std::fmt::Display>,
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        return convert(cli.convert);
+    };
+    match command {
         Command::Info { file, json } => {
-            let loaded = untangle::load::load_path(&file).map_err(|error| Failure { file: file.clone(), error })?;
+            let loaded = untangle::load::load_path(&file).map_err(|error| Failure { file: file.clone(), error: Box::new(error) })?;
             let container = loaded.container();
-            let info = untangle::info::Info::new(&loaded, container.as_ref()).map_err(|error| Failure { file, error })?;
+            let info = untangle::info::Info::new(&loaded, container.as_ref()).map_err(|error| Failure { file, error: Box::new(error) })?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&info.to_json()).unwrap_or_default());
+                let mut v = info.to_json();
+                if let (Some(obj), Ok(dxil)) = (v.as_object_mut(), untangle::dxil::analyze(&loaded.module)) {
+                    let rows = untangle::emit::binding_model::mapping(&dxil.resources, &Default::default());
+                    obj.insert("vulkan_bindings".into(), serde_json::to_value(rows).unwrap_or_default());
+                }
+                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
             } else {
                 print!("{}", info.render_text());
+                print_bindings(&loaded.module);
             }
         }
         Command::Cfg { file, json, dot } => {
-            let loaded = untangle::load::load_path(&file).map_err(|error| Failure { file: file.clone(), error })?;
+            let loaded = untangle::load::load_path(&file).map_err(|error| Failure { file: file.clone(), error: Box::new(error) })?;
             let m = &loaded.module;
-            let fail = |error: untangle::Error| Failure { file: file.clone(), error };
+            let fail = |error: untangle::Error| Failure { file: file.clone(), error: Box::new(error) };
             if json {
                 let v = untangle::cfg::report::render_json(m).map_err(|e| fail(e.into()))?;
                 println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
@@ -86,7 +125,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         }
         Command::Translate { file, shape, output, dump_cfg } => translate(file, shape, output, dump_cfg)?,
         Command::Ir { file } => {
-            let loaded = untangle::load::load_path(&file).map_err(|error| Failure { file, error })?;
+            let loaded = untangle::load::load_path(&file).map_err(|error| Failure { file, error: Box::new(error) })?;
             print!("{}", untangle::ir::dump::Dumper::new(&loaded.module).module());
         }
     }
@@ -95,13 +134,16 @@ fn run(cli: Cli) -> Result<(), Failure> {
 
 fn translate(file: PathBuf, shape: bool, output: PathBuf, dump_cfg: Option<PathBuf>) -> Result<(), Failure> {
     use untangle::passes::{self, Options, Scfg};
-    let fail = |error: untangle::Error| Failure { file: file.clone(), error };
+    let fail = |error: untangle::Error| Failure { file: file.clone(), error: Box::new(error) };
     if !shape {
-        return Err(fail(untangle::emit::shape::EmitError::FullTranslationUnsupported.into()));
+        let bytes = std::fs::read(&file).map_err(|e| fail(e.into()))?;
+        let t = untangle::emit::translate(&bytes, &untangle::emit::Options::default()).map_err(fail)?;
+        let out: Vec<u8> = t.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        return std::fs::write(&output, out).map_err(|e| Failure { file: output.clone(), error: Box::new(untangle::Error::from(e)) });
     }
     let loaded = untangle::load::load_path(&file).map_err(fail)?;
     if let Some(dir) = &dump_cfg {
-        std::fs::create_dir_all(dir).map_err(|e| Failure { file: dir.clone(), error: e.into() })?;
+        std::fs::create_dir_all(dir).map_err(|e| Failure { file: dir.clone(), error: Box::new(untangle::Error::from(e)) })?;
     }
     let mut structured = Vec::new();
     for (_, func) in loaded.module.defined_functions() {
@@ -118,7 +160,7 @@ fn translate(file: PathBuf, shape: bool, output: PathBuf, dump_cfg: Option<PathB
                 };
                 let result = passes::structurize(func, Options { dump: Some(&mut hook) });
                 if let Some(e) = dump_error {
-                    return Err(Failure { file: dir.clone(), error: e.into() });
+                    return Err(Failure { file: dir.clone(), error: Box::new(untangle::Error::from(e)) });
                 }
                 result
             }
@@ -128,7 +170,149 @@ fn translate(file: PathBuf, shape: bool, output: PathBuf, dump_cfg: Option<PathB
     let pairs: Vec<_> = structured.iter().map(|(f, s)| (*f, s)).collect();
     let words = untangle::emit::shape::emit_shape_module(&loaded.module, &pairs).map_err(|e| fail(e.into()))?;
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&output, bytes).map_err(|e| Failure { file: output.clone(), error: e.into() })?;
+    std::fs::write(&output, bytes).map_err(|e| Failure { file: output.clone(), error: Box::new(untangle::Error::from(e)) })?;
+    Ok(())
+}
+
+/// The default binding model's mapping of the shader's resources (`untangle info`).
+fn print_bindings(m: &untangle::ir::Module) {
+    let Ok(info) = untangle::dxil::analyze(m) else { return };
+    if info.resources.is_empty() {
+        return;
+    }
+    println!("vulkan bindings (default model: set = space; binding = b 0 / t 1000 / u 2000 / s 3000 + register):");
+    for row in untangle::emit::binding_model::mapping(&info.resources, &Default::default()) {
+        let count = row.count.map_or("unbounded".to_string(), |n| n.to_string());
+        println!("  {:<18} {:<24} count {:<9} -> set {} binding {}", row.register, row.name, count, row.set, row.binding);
+    }
+}
+
+/// Shader files under `p` (itself if it is a file), sorted.
+fn collect_inputs(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if p.is_dir() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(p)?.flatten().map(|e| e.path()).collect();
+        entries.sort();
+        for e in entries {
+            if e.is_dir() {
+                collect_inputs(&e, out)?;
+            } else if e.extension().is_some_and(|x| ["dxil", "dxbc", "cso", "bc", "ll"].iter().any(|k| x == *k)) {
+                out.push(e);
+            }
+        }
+    } else {
+        out.push(p.to_path_buf());
+    }
+    Ok(())
+}
+
+/// Translate one file; the output bytes.
+fn convert_one(
+    path: &Path,
+    options: &untangle::emit::Options,
+    asm: bool,
+    validate: bool,
+    validator: Option<&untangle::check::spirv_val::SpirvVal>,
+) -> Result<(untangle::container::ShaderKind, Vec<u8>), (Option<untangle::container::ShaderKind>, String)> {
+    let bytes = std::fs::read(path).map_err(|e| (None, e.to_string()))?;
+    let t = untangle::emit::translate(&bytes, options).map_err(|e| (None, e.to_string()))?;
+    if let Some(v) = validator.filter(|_| validate) {
+        v.validate(&t.words, "vulkan1.3").map_err(|e| {
+            (Some(t.stage), format!("spirv-val: {}", e.lines().find(|l| l.contains("error")).unwrap_or(e.as_str())))
+        })?;
+    }
+    let out = if asm {
+        match validator.and_then(|v| v.disassemble(&t.words).ok()) {
+            Some(text) => text.into_bytes(),
+            None => {
+                use rspirv::binary::Disassemble;
+                match rspirv::dr::load_words(&t.words) {
+                    Ok(m) => m.disassemble().into_bytes(),
+                    Err(e) => return Err((Some(t.stage), format!("disassembly: {e:?}"))),
+                }
+            }
+        }
+    } else {
+        t.words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    };
+    Ok((t.stage, out))
+}
+
+fn convert(args: Convert) -> Result<(), Failure> {
+    let output = args.output.clone().unwrap_or_default();
+    let mut options = untangle::emit::Options::default();
+    if let Some(map) = &args.binding_map {
+        let text = std::fs::read_to_string(map).map_err(|e| Failure { file: map.clone(), error: Box::new(untangle::Error::from(e)) })?;
+        options.binding_map = untangle::emit::binding_model::BindingMap::parse(&text)
+            .map_err(|e| Failure { file: map.clone(), error: Box::new(untangle::Error::from(e)) })?;
+    }
+    let validator = if args.validate || args.asm { untangle::check::spirv_val::find_spirv_val() } else { None };
+    if args.validate && validator.is_none() {
+        return Err(Failure {
+            file: PathBuf::from("spirv-val"),
+            error: Box::new("--validate needs spirv-val (SPIRV-Tools) on PATH"),
+        });
+    }
+    let batch = args.inputs.len() > 1 || args.inputs.iter().any(|p| p.is_dir());
+    if !batch {
+        let file = &args.inputs[0];
+        let (_, out) = convert_one(file, &options, args.asm, args.validate, validator.as_ref()).map_err(|(_, msg)| Failure {
+            file: file.clone(),
+            error: Box::new(msg),
+        })?;
+        return std::fs::write(&output, out).map_err(|e| Failure { file: output.clone(), error: Box::new(untangle::Error::from(e)) });
+    }
+    let mut files = Vec::new();
+    for p in &args.inputs {
+        collect_inputs(p, &mut files).map_err(|e| Failure { file: p.clone(), error: Box::new(untangle::Error::from(e)) })?;
+    }
+    std::fs::create_dir_all(&output).map_err(|e| Failure { file: output.clone(), error: Box::new(untangle::Error::from(e)) })?;
+    let bar = indicatif::ProgressBar::new(files.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let mut table: std::collections::BTreeMap<String, (usize, usize)> = std::collections::BTreeMap::new();
+    let mut failures = Vec::new();
+    for f in &files {
+        bar.set_message(f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+        let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let dest = output.join(format!("{stem}.{}", if args.asm { "spvasm" } else { "spv" }));
+        match convert_one(f, &options, args.asm, args.validate, validator.as_ref()) {
+            Ok((stage, bytes)) => {
+                let row = table.entry(format!("{stage:?}")).or_default();
+                match std::fs::write(&dest, bytes) {
+                    Ok(()) => row.0 += 1,
+                    Err(e) => {
+                        row.1 += 1;
+                        failures.push(format!("{}: {e}", f.display()));
+                    }
+                }
+            }
+            Err((stage, msg)) => {
+                table.entry(stage.map_or("-".to_string(), |s| format!("{s:?}"))).or_default().1 += 1;
+                failures.push(format!("{}: {msg}", f.display()));
+            }
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    for f in &failures {
+        eprintln!("untangle: {f}");
+    }
+    println!("{:<14} {:>8} {:>8}", "stage", "ok", "failed");
+    let (mut ok, mut bad) = (0, 0);
+    for (stage, (o, b)) in &table {
+        println!("{stage:<14} {o:>8} {b:>8}");
+        ok += o;
+        bad += b;
+    }
+    println!("{:<14} {ok:>8} {bad:>8}", "total");
+    if bad > 0 {
+        return Err(Failure {
+            file: output,
+            error: Box::new(format!("{bad} of {} inputs failed", files.len())),
+        });
+    }
     Ok(())
 }
 

@@ -1,3 +1,24 @@
-//! SPIR-V emission (rspirv). Filled by the emission work.
+//! SPIR-V emission (rspirv).
+//!
+//! - [`shape`]: shape mode, the structurizer's testable output.
+//! - [`translate`]: the full DXIL → SPIR-V translation of compute, pixel and vertex shaders.
+//!   It is built from small pieces: [`module`] (the module under construction: types,
+//!   constants, capabilities, globals), `function` (LLVM instructions and SSA values over the
+//!   structurized CFG), [`control`] (merge instructions and dispatch terminators, shared with
+//!   shape mode), `resources` (descriptor variables and `dx.op` handles), `interface`
+//!   (signatures and built-ins) and `dxop` (`dx.op.*` lowering by family).
+//! - [`binding_model`]: where each D3D register lands in Vulkan when no root signature says.
 
+pub mod binding_model;
+pub mod control;
+mod dxop;
+mod error;
+mod function;
+mod interface;
+pub mod module;
+mod resources;
 pub mod shape;
+pub mod translate;
+
+pub use error::TranslateError;
+pub use translate::{translate, translate_module, Options, Translation};

@@ -38,9 +38,6 @@ use thiserror::Error;
 /// broke the contract of [`crate::passes::Scfg`] (a bug upstream, reported, not a panic).
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum EmitError {
-    /// Only shape mode exists so far.
-    #[error("full DXIL translation is not implemented yet; use --shape")]
-    FullTranslationUnsupported,
     #[error("function `{function}` has no body")]
     NoBody { function: String },
     /// SPIR-V literal strings cannot hold NUL.
@@ -363,13 +360,7 @@ impl Emitter {
                 }
             };
             let targets: Vec<Word> = block.term.succs().iter().map(|&t| label_of(sb, t)).collect::<Result<_, _>>()?;
-            let emit_merge = |b: &mut Builder| -> Result<(), EmitError> {
-                match merge {
-                    None => Ok(()),
-                    Some((m, None)) => b.selection_merge(m, spirv::SelectionControl::NONE).map_err(&berr),
-                    Some((m, Some(c))) => b.loop_merge(m, c, spirv::LoopControl::NONE, []).map_err(&berr),
-                }
-            };
+            let emit_merge = |b: &mut Builder| -> Result<(), EmitError> { super::control::emit_merge(b, merge).map_err(&berr) };
             let slots = |expected: usize, what: &str| -> Result<(), EmitError> {
                 if targets.len() == expected {
                     Ok(())
@@ -433,25 +424,8 @@ impl Emitter {
                         .entry_value(*var)
                         .ok_or_else(|| graph(name.clone(), format!("dispatch on {var}, which has no entry value")))?;
                     let s = self.value(scfg, sb, val, &phi_ids)?;
-                    match targets.len() {
-                        0 => return Err(graph(name.clone(), "dispatch with no targets".into())),
-                        1 => {
-                            emit_merge(&mut self.b)?;
-                            self.b.branch(targets[0]).map_err(&berr)?;
-                        }
-                        2 => {
-                            let cond = self.b.i_equal(bool_t, None, s, zero).map_err(&berr)?;
-                            emit_merge(&mut self.b)?;
-                            self.b.branch_conditional(cond, targets[0], targets[1], []).map_err(&berr)?;
-                        }
-                        len => {
-                            let last = targets[len - 1];
-                            let cases: Vec<(Operand, Word)> =
-                                (0..len - 1).map(|k| (Operand::LiteralBit32(k as u32), targets[k])).collect();
-                            emit_merge(&mut self.b)?;
-                            self.b.switch(s, last, cases).map_err(&berr)?;
-                        }
-                    }
+                    super::control::emit_dispatch(&mut self.b, bool_t, zero, s, &targets, merge)
+                        .map_err(|message| graph(name.clone(), message))?;
                 }
             }
         }

@@ -1,0 +1,189 @@
+//! The default binding model: where each D3D register range lands in Vulkan when no root
+//! signature says otherwise.
+//!
+//! Rules (deterministic, independent of which other resources a shader declares):
+//! - descriptor set = register space;
+//! - binding = class base + lower bound register, with the class bases
+//!   CBV (`b`) 0, SRV (`t`) 1000, UAV (`u`) 2000, sampler (`s`) 3000;
+//! - a UAV's counter (`RWStructuredBuffer` with `IncrementCounter` and the like) is a separate
+//!   storage buffer at binding 4000 + register in the same set;
+//! - a register range of several registers (`Texture2D t[4] : register(t2)`) is one binding
+//!   holding an array of descriptors (unbounded ranges: a runtime array).
+//!
+//! SM 6.6 descriptor heaps (`ResourceDescriptorHeap[i]`, `SamplerDescriptorHeap[i]`) are
+//! runtime arrays indexed by the heap index: the resource heap is descriptor set 30 with one
+//! binding per Vulkan descriptor type (0 sampled images, 1 storage images, 2 uniform texel
+//! buffers, 3 storage texel buffers, 4 uniform buffers, 5 storage buffers, 6 UAV counters;
+//! image views of every dimension alias their binding), the sampler heap is set 31, binding 0. A heap
+//! entry is written, at its index, into the binding of its type.
+//!
+//! `--binding-map FILE` overrides single ranges: a JSON array of
+//! `{"class": "SRV"|"UAV"|"CBV"|"Sampler", "space": S, "register": R, "set": N, "binding": M}`;
+//! a range not listed keeps the default rule.
+
+use super::error::{Result, TranslateError};
+use crate::dxil::{Resource, ResourceClass};
+use serde::{Deserialize, Serialize};
+
+pub const CBV_BASE: u32 = 0;
+pub const SRV_BASE: u32 = 1000;
+pub const UAV_BASE: u32 = 2000;
+pub const SAMPLER_BASE: u32 = 3000;
+pub const COUNTER_BASE: u32 = 4000;
+
+pub const RESOURCE_HEAP_SET: u32 = 30;
+pub const SAMPLER_HEAP_SET: u32 = 31;
+
+/// The bindings of the descriptor heaps, by Vulkan descriptor type.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum HeapSlot {
+    SampledImage,
+    StorageImage,
+    UniformTexelBuffer,
+    StorageTexelBuffer,
+    UniformBuffer,
+    StorageBuffer,
+    /// Counters of heap UAVs (`{ uint counter; }` blocks, by heap index).
+    UavCounter,
+    Sampler,
+}
+
+pub fn heap_binding(slot: HeapSlot) -> VkBinding {
+    let (set, binding) = match slot {
+        HeapSlot::SampledImage => (RESOURCE_HEAP_SET, 0),
+        HeapSlot::StorageImage => (RESOURCE_HEAP_SET, 1),
+        HeapSlot::UniformTexelBuffer => (RESOURCE_HEAP_SET, 2),
+        HeapSlot::StorageTexelBuffer => (RESOURCE_HEAP_SET, 3),
+        HeapSlot::UniformBuffer => (RESOURCE_HEAP_SET, 4),
+        HeapSlot::StorageBuffer => (RESOURCE_HEAP_SET, 5),
+        HeapSlot::UavCounter => (RESOURCE_HEAP_SET, 6),
+        HeapSlot::Sampler => (SAMPLER_HEAP_SET, 0),
+    };
+    VkBinding { set, binding }
+}
+
+/// A Vulkan descriptor location.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]
+pub struct VkBinding {
+    pub set: u32,
+    pub binding: u32,
+}
+
+/// One override of the binding map file.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct MapEntry {
+    pub class: ResourceClass,
+    pub space: u32,
+    pub register: u32,
+    pub set: u32,
+    pub binding: u32,
+}
+
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct BindingMap {
+    pub entries: Vec<MapEntry>,
+}
+
+impl<'de> Deserialize<'de> for ResourceClass {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        match s.as_str() {
+            "SRV" | "t" => Ok(ResourceClass::Srv),
+            "UAV" | "u" => Ok(ResourceClass::Uav),
+            "CBV" | "b" => Ok(ResourceClass::Cbv),
+            "Sampler" | "s" => Ok(ResourceClass::Sampler),
+            _ => Err(serde::de::Error::custom(format!("unknown resource class `{s}`"))),
+        }
+    }
+}
+
+impl BindingMap {
+    /// Parse a binding map file's text.
+    pub fn parse(text: &str) -> Result<BindingMap> {
+        let entries: Vec<MapEntry> = serde_json::from_str(text).map_err(|e| TranslateError::BindingMap(e.to_string()))?;
+        let mut seen = std::collections::BTreeSet::new();
+        for e in &entries {
+            if !seen.insert((e.class, e.space, e.register)) {
+                return Err(TranslateError::BindingMap(format!(
+                    "{}{} space{} is listed twice",
+                    e.class.register_letter(),
+                    e.register,
+                    e.space
+                )));
+            }
+        }
+        Ok(BindingMap { entries })
+    }
+
+    /// Where `r` goes: the map's entry for its first register, else the default rule.
+    pub fn binding_of(&self, r: &Resource) -> VkBinding {
+        self.entries
+            .iter()
+            .find(|e| e.class == r.class && e.space == r.space && e.register == r.lower_bound)
+            .map(|e| VkBinding { set: e.set, binding: e.binding })
+            .unwrap_or_else(|| default_binding(r.class, r.space, r.lower_bound))
+    }
+
+    /// Where the counter of UAV `r` goes (default rule only).
+    pub fn counter_binding_of(&self, r: &Resource) -> VkBinding {
+        VkBinding { set: r.space, binding: COUNTER_BASE.saturating_add(r.lower_bound) }
+    }
+}
+
+pub fn class_base(class: ResourceClass) -> u32 {
+    match class {
+        ResourceClass::Cbv => CBV_BASE,
+        ResourceClass::Srv => SRV_BASE,
+        ResourceClass::Uav => UAV_BASE,
+        ResourceClass::Sampler => SAMPLER_BASE,
+    }
+}
+
+/// The default rule for a range starting at `register` in `space`.
+pub fn default_binding(class: ResourceClass, space: u32, register: u32) -> VkBinding {
+    VkBinding { set: space, binding: class_base(class).saturating_add(register) }
+}
+
+/// One row of the mapping report (`untangle info`).
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct MappingRow {
+    pub register: String,
+    pub name: String,
+    pub count: Option<u32>,
+    pub set: u32,
+    pub binding: u32,
+}
+
+/// The mapping of every resource in the table, in class then id order.
+pub fn mapping(resources: &crate::dxil::Resources, map: &BindingMap) -> Vec<MappingRow> {
+    resources
+        .iter()
+        .map(|r| {
+            let b = map.binding_of(r);
+            MappingRow { register: r.register(), name: r.name.clone(), count: r.range_size, set: b.set, binding: b.binding }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_rule_uses_space_and_class_base() {
+        assert_eq!(default_binding(ResourceClass::Cbv, 0, 3), VkBinding { set: 0, binding: 3 });
+        assert_eq!(default_binding(ResourceClass::Srv, 2, 3), VkBinding { set: 2, binding: 1003 });
+        assert_eq!(default_binding(ResourceClass::Uav, 0, 0), VkBinding { set: 0, binding: 2000 });
+        assert_eq!(default_binding(ResourceClass::Sampler, 1, 7), VkBinding { set: 1, binding: 3007 });
+    }
+
+    #[test]
+    fn map_file_overrides_one_range_and_rejects_duplicates() {
+        let map = BindingMap::parse(r#"[{"class":"SRV","space":0,"register":3,"set":4,"binding":9}]"#).unwrap();
+        assert_eq!(map.entries.len(), 1);
+        let dup = r#"[{"class":"t","space":0,"register":3,"set":4,"binding":9},
+                      {"class":"SRV","space":0,"register":3,"set":1,"binding":1}]"#;
+        assert!(matches!(BindingMap::parse(dup), Err(TranslateError::BindingMap(_))));
+        assert!(BindingMap::parse("not json").is_err());
+    }
+}

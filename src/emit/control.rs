@@ -1,0 +1,90 @@
+//! Structured control flow pieces shared by shape mode and the translator: label allocation
+//! for a structurized CFG, merge instructions, and the terminators of the structurizer's
+//! synthetic blocks (`Term::Goto`, `Term::Dispatch`, `Term::Unreachable`).
+
+use crate::passes::{Merge, SBlock, Scfg};
+use cranelift_entity::EntityRef;
+use rspirv::dr::{Builder, Operand};
+use rspirv::spirv::{self, Word};
+
+/// A label for every block of `scfg.layout`, and an id for each of its structurizer PHIs,
+/// allocated up front (branches and PHIs refer forward).
+pub struct Labels {
+    labels: Vec<Option<Word>>,
+    pub phi_ids: Vec<Vec<Word>>,
+}
+
+impl Labels {
+    /// `Err` names a layout entry that is not a block or appears twice.
+    pub fn allocate(b: &mut Builder, scfg: &Scfg) -> Result<Labels, String> {
+        let n = scfg.blocks.len();
+        let mut labels = vec![None; n];
+        let mut phi_ids = vec![Vec::new(); n];
+        for &sb in &scfg.layout {
+            if sb.index() >= n {
+                return Err(format!("layout names {sb}, which is not a block"));
+            }
+            if labels[sb.index()].is_some() {
+                return Err(format!("{sb} appears twice in the layout"));
+            }
+            labels[sb.index()] = Some(b.id());
+            phi_ids[sb.index()] = scfg.blocks[sb].phis.iter().map(|_| b.id()).collect();
+        }
+        Ok(Labels { labels, phi_ids })
+    }
+
+    pub fn get(&self, b: SBlock) -> Option<Word> {
+        self.labels.get(b.index()).copied().flatten()
+    }
+
+    /// The merge (and continue) labels of a header's annotation.
+    pub fn merge_of(&self, merge: Option<Merge>) -> Option<Option<(Word, Option<Word>)>> {
+        Some(match merge {
+            None => None,
+            Some(Merge::Selection { merge }) => Some((self.get(merge)?, None)),
+            Some(Merge::Loop { merge, continue_target }) => Some((self.get(merge)?, Some(self.get(continue_target)?))),
+        })
+    }
+}
+
+/// `OpSelectionMerge` or `OpLoopMerge`, right before a block's branch.
+pub fn emit_merge(b: &mut Builder, merge: Option<(Word, Option<Word>)>) -> Result<(), rspirv::dr::Error> {
+    match merge {
+        None => Ok(()),
+        Some((m, None)) => b.selection_merge(m, spirv::SelectionControl::NONE),
+        Some((m, Some(c))) => b.loop_merge(m, c, spirv::LoopControl::NONE, []),
+    }
+}
+
+/// A dispatch on a 32-bit selector: go to `targets[k]` where `k` is the selector's value.
+/// Two targets become a conditional branch on `selector == 0`, more a switch whose default
+/// is the last target.
+pub fn emit_dispatch(
+    b: &mut Builder,
+    bool_t: Word,
+    zero: Word,
+    selector: Word,
+    targets: &[Word],
+    merge: Option<(Word, Option<Word>)>,
+) -> Result<(), String> {
+    let err = |e: rspirv::dr::Error| format!("{e:?}");
+    match targets.len() {
+        0 => Err("dispatch with no targets".into()),
+        1 => {
+            emit_merge(b, merge).map_err(err)?;
+            b.branch(targets[0]).map_err(err)
+        }
+        2 => {
+            let cond = b.i_equal(bool_t, None, selector, zero).map_err(err)?;
+            emit_merge(b, merge).map_err(err)?;
+            b.branch_conditional(cond, targets[0], targets[1], []).map_err(err)
+        }
+        len => {
+            let last = targets[len - 1];
+            let cases: Vec<(Operand, Word)> =
+                (0..len - 1).map(|k| (Operand::LiteralBit32(k as u32), targets[k])).collect();
+            emit_merge(b, merge).map_err(err)?;
+            b.switch(selector, last, cases).map_err(err)
+        }
+    }
+}

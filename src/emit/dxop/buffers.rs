@@ -1,0 +1,527 @@
+//! Buffers: constant buffers (`cbufferLoadLegacy`, `cbufferLoad`), raw and structured
+//! buffers (`bufferLoad`/`bufferStore` and `rawBufferLoad`/`rawBufferStore` with 16-, 32- and
+//! 64-bit overloads), typed buffers (`bufferLoad`/`bufferStore` through texel buffers),
+//! atomics on buffers and images, UAV counters and `checkAccessFullyMapped`.
+//!
+//! Raw and structured buffers are arrays of 32-bit words: byte address = index (raw) or
+//! index × stride + offset (structured); a 64-bit component is two words, low first; a
+//! 16-bit component is half of a word. Only the components the mask names (loads: that the
+//! program extracts) are accessed, so no word outside the accessed element is touched.
+//! Residency status is always "fully mapped" (no sparse resources yet).
+
+use super::compute::ids;
+use super::Call;
+use crate::dxil::DxOp;
+use crate::emit::error::{Result, TranslateError};
+use crate::emit::function::FnEmit;
+use crate::emit::interface::Num;
+use crate::emit::resources::{texel_type, Handle, ResShape, ResVar, TexelKind};
+use crate::ir::TypeId;
+use rspirv::spirv::{Op, Scope, StorageClass, Word};
+
+/// `DXIL::AtomicBinOpCode`.
+fn atomic_opcode(n: u64) -> Result<Op> {
+    Ok(match n {
+        0 => Op::AtomicIAdd,
+        1 => Op::AtomicAnd,
+        2 => Op::AtomicOr,
+        3 => Op::AtomicXor,
+        4 => Op::AtomicSMin,
+        5 => Op::AtomicSMax,
+        6 => Op::AtomicUMin,
+        7 => Op::AtomicUMax,
+        8 => Op::AtomicExchange,
+        n => return Err(TranslateError::Malformed(format!("atomic operation {n}"))),
+    })
+}
+
+pub(crate) fn texel_num(k: TexelKind) -> Num {
+    match k {
+        TexelKind::Float => Num::Float,
+        TexelKind::SInt => Num::SInt,
+        TexelKind::UInt => Num::UInt,
+    }
+}
+
+impl<'a, 'm> FnEmit<'a, 'm> {
+    pub(super) fn buffer_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
+        match c.op {
+            DxOp::CBufferLoadLegacy => self.cbuffer_legacy(c).map(Some),
+            DxOp::CBufferLoad => self.cbuffer_load(c).map(Some),
+            DxOp::BufferLoad | DxOp::RawBufferLoad => self.buffer_load(c).map(Some),
+            DxOp::BufferStore | DxOp::RawBufferStore => self.buffer_store(c).map(|_| None),
+            DxOp::AtomicBinOp | DxOp::AtomicCompareExchange => self.atomic(c).map(Some),
+            DxOp::CheckAccessFullyMapped => {
+                let t = self.cx.ty(c.ty)?;
+                Ok(Some(self.cx.b.constant_true(t)))
+            }
+            DxOp::BufferUpdateCounter => self.update_counter(c).map(Some),
+            other => Err(self.unsupported_op(other)),
+        }
+    }
+
+    fn cbuffer_legacy(&mut self, c: &Call<'_>) -> Result<Word> {
+        let h = self.handle(self.arg(c, 0)?)?;
+        let (_, p) = self.res_ptr(h)?;
+        let row = self.arg_val(c, 1)?;
+        let u = self.cx.u32_t();
+        let v4 = self.cx.vec(u, 4);
+        let pty = self.cx.ptr(StorageClass::Uniform, v4);
+        let zero = self.cx.const_u32(0);
+        let ptr = self.ids_op(Op::AccessChain, pty, &[p, zero, row])?;
+        let vec = self.ids_op(Op::Load, v4, &[ptr])?;
+        let scalar = self.overload_scalar(c.ty);
+        let st = self.cx.ty(scalar)?;
+        let bits = self.scalar_bits(scalar).unwrap_or(32);
+        let mut comps = Vec::new();
+        match bits {
+            32 => {
+                for k in 0..4 {
+                    let x = self.extract(u, vec, k)?;
+                    comps.push(self.num_to_ir(x, Num::UInt, scalar)?);
+                }
+            }
+            16 => {
+                let v2 = self.cx.vec(st, 2);
+                for k in 0..4 {
+                    let x = self.extract(u, vec, k)?;
+                    let pair = self.ids_op(Op::Bitcast, v2, &[x])?;
+                    comps.push(self.extract(st, pair, 0)?);
+                    comps.push(self.extract(st, pair, 1)?);
+                }
+            }
+            64 => {
+                let u2 = self.cx.vec(u, 2);
+                for k in 0..2u32 {
+                    let pair = self.op(
+                        Op::VectorShuffle,
+                        u2,
+                        vec![
+                            rspirv::dr::Operand::IdRef(vec),
+                            rspirv::dr::Operand::IdRef(vec),
+                            rspirv::dr::Operand::LiteralBit32(2 * k),
+                            rspirv::dr::Operand::LiteralBit32(2 * k + 1),
+                        ],
+                    )?;
+                    comps.push(self.ids_op(Op::Bitcast, st, &[pair])?);
+                }
+            }
+            _ => return Err(self.form(c.op, format!("{bits}-bit overload"))),
+        }
+        self.make_ret(c.ty, &comps, None)
+    }
+
+    pub fn extract(&mut self, ty: Word, composite: Word, k: u32) -> Result<Word> {
+        self.op(
+            Op::CompositeExtract,
+            ty,
+            vec![rspirv::dr::Operand::IdRef(composite), rspirv::dr::Operand::LiteralBit32(k)],
+        )
+    }
+
+    fn cbuffer_load(&mut self, c: &Call<'_>) -> Result<Word> {
+        let h = self.handle(self.arg(c, 0)?)?;
+        let (_, p) = self.res_ptr(h)?;
+        let bits = self.scalar_bits(c.ty).unwrap_or(32);
+        if bits != 32 && bits != 16 {
+            return Err(self.form(c.op, format!("{bits}-bit overload")));
+        }
+        let off = self.arg_val(c, 1)?;
+        let u = self.cx.u32_t();
+        let (four, two, three, zero) = (self.cx.const_u32(4), self.cx.const_u32(2), self.cx.const_u32(3), self.cx.const_u32(0));
+        let row = self.ids_op(Op::ShiftRightLogical, u, &[off, four])?;
+        let w = self.ids_op(Op::ShiftRightLogical, u, &[off, two])?;
+        let comp = self.ids_op(Op::BitwiseAnd, u, &[w, three])?;
+        let pty = self.cx.ptr(StorageClass::Uniform, u);
+        let ptr = self.ids_op(Op::AccessChain, pty, &[p, zero, row, comp])?;
+        let x = self.ids_op(Op::Load, u, &[ptr])?;
+        if bits == 16 {
+            // The half of the word that holds byte offset `off`.
+            let half = self.ids_op(Op::BitwiseAnd, u, &[off, two])?;
+            let shift = self.ids_op(Op::ShiftLeftLogical, u, &[half, three])?;
+            let y = self.ids_op(Op::ShiftRightLogical, u, &[x, shift])?;
+            let t = self.cx.ty(c.ty)?;
+            let u16t = self.cx.uint(16);
+            let z = self.ids_op(Op::UConvert, u16t, &[y])?;
+            return if self.is_float_ty(c.ty) { self.ids_op(Op::Bitcast, t, &[z]) } else { Ok(z) };
+        }
+        self.num_to_ir(x, Num::UInt, c.ty)
+    }
+
+    /// Byte address of element `index` (+ `offset` for structured buffers).
+    fn byte_address(&mut self, shape: ResShape, index: Word, offset: Option<Word>) -> Result<Word> {
+        let u = self.cx.u32_t();
+        match shape {
+            ResShape::Words { stride: None } => Ok(index),
+            ResShape::Words { stride: Some(s) } => {
+                let sw = self.cx.const_u32(s);
+                let base = self.ids_op(Op::IMul, u, &[index, sw])?;
+                match offset {
+                    Some(o) => self.ids_op(Op::IAdd, u, &[base, o]),
+                    None => Ok(base),
+                }
+            }
+            _ => Err(TranslateError::Internal("byte address of a non-buffer".into())),
+        }
+    }
+
+    fn add_const(&mut self, a: Word, k: u32) -> Result<Word> {
+        if k == 0 {
+            return Ok(a);
+        }
+        let u = self.cx.u32_t();
+        let kw = self.cx.const_u32(k);
+        self.ids_op(Op::IAdd, u, &[a, kw])
+    }
+
+    fn load_word(&mut self, h: Handle, word: Word) -> Result<Word> {
+        let p = self.word_ptr(h, word)?;
+        let u = self.cx.u32_t();
+        self.ids_op(Op::Load, u, &[p])
+    }
+
+    fn store_word(&mut self, h: Handle, word: Word, value: Word) -> Result<()> {
+        let p = self.word_ptr(h, word)?;
+        self.op_void(Op::Store, ids(&[p, value]))
+    }
+
+    /// Loads the masked components of type `scalar` starting at byte `addr`.
+    fn load_components(&mut self, c: &Call<'_>, h: Handle, addr: Word, scalar: TypeId, mask: u32) -> Result<Vec<Word>> {
+        let bits = self.scalar_bits(scalar).unwrap_or(32);
+        let st = self.cx.ty(scalar)?;
+        let u = self.cx.u32_t();
+        let two = self.cx.const_u32(2);
+        let mut comps = Vec::new();
+        for k in 0..4u32 {
+            if mask & (1 << k) == 0 {
+                comps.push(self.cx.undef(st));
+                continue;
+            }
+            let w = match bits {
+                32 => {
+                    let a = self.add_const(addr, 4 * k)?;
+                    let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
+                    let x = self.load_word(h, word)?;
+                    self.num_to_ir(x, Num::UInt, scalar)?
+                }
+                64 => {
+                    let a = self.add_const(addr, 8 * k)?;
+                    let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
+                    let lo = self.load_word(h, word)?;
+                    let word1 = self.add_const(word, 1)?;
+                    let hi = self.load_word(h, word1)?;
+                    let u2 = self.cx.vec(u, 2);
+                    let pair = self.ids_op(Op::CompositeConstruct, u2, &[lo, hi])?;
+                    self.ids_op(Op::Bitcast, st, &[pair])?
+                }
+                16 => {
+                    let a = self.add_const(addr, 2 * k)?;
+                    let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
+                    let x = self.load_word(h, word)?;
+                    let half = self.ids_op(Op::BitwiseAnd, u, &[a, two])?;
+                    let three = self.cx.const_u32(3);
+                    let shift = self.ids_op(Op::ShiftLeftLogical, u, &[half, three])?;
+                    let y = self.ids_op(Op::ShiftRightLogical, u, &[x, shift])?;
+                    let u16t = self.cx.uint(16);
+                    let z = self.ids_op(Op::UConvert, u16t, &[y])?;
+                    if self.is_float_ty(scalar) {
+                        self.ids_op(Op::Bitcast, st, &[z])?
+                    } else {
+                        z
+                    }
+                }
+                _ => return Err(self.form(c.op, format!("{bits}-bit overload"))),
+            };
+            comps.push(w);
+        }
+        Ok(comps)
+    }
+
+    fn buffer_load(&mut self, c: &Call<'_>) -> Result<Word> {
+        let h = self.handle(self.arg(c, 0)?)?;
+        let rv = self.res_var(h)?;
+        let scalar = self.overload_scalar(c.ty);
+        let index = self.arg_val(c, 1)?;
+        let used = self.used(c) & 0xF;
+        match rv.shape {
+            ResShape::Words { .. } => {
+                let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
+                let mask = if c.op == DxOp::RawBufferLoad { self.arg_const(c, 3)? as u32 & used } else { used };
+                let addr = self.byte_address(rv.shape, index, off)?;
+                let comps = self.load_components(c, h, addr, scalar, mask)?;
+                self.make_ret(c.ty, &comps, None)
+            }
+            ResShape::Image { dim: rspirv::spirv::Dim::DimBuffer, texel, .. } => {
+                let (rv, img) = self.load_descriptor(h)?;
+                let tt = texel_type(self.cx, texel);
+                let v4 = self.cx.vec(tt, 4);
+                let op = if rv.uav { Op::ImageRead } else { Op::ImageFetch };
+                let texel_v = self.ids_op(op, v4, &[img, index])?;
+                let comps = self.split_texel(texel_v, texel, scalar)?;
+                self.make_ret(c.ty, &comps, None)
+            }
+            _ => Err(self.form(c.op, "on a non-buffer resource")),
+        }
+    }
+
+    /// The four components of a texel vector, converted to `scalar`.
+    pub fn split_texel(&mut self, v: Word, texel: TexelKind, scalar: TypeId) -> Result<Vec<Word>> {
+        let tt = texel_type(self.cx, texel);
+        let mut comps = Vec::new();
+        for k in 0..4 {
+            let x = self.extract(tt, v, k)?;
+            comps.push(self.num_to_ir(x, texel_num(texel), scalar)?);
+        }
+        Ok(comps)
+    }
+
+    /// A texel vector from four IR values.
+    pub fn make_texel(&mut self, c: &Call<'_>, first: usize, texel: TexelKind) -> Result<Word> {
+        let tt = texel_type(self.cx, texel);
+        let mut comps = Vec::new();
+        for k in 0..4 {
+            let v = self.arg(c, first + k)?;
+            let w = if self.is_undef(v) {
+                self.cx.undef(tt)
+            } else {
+                let ty = self.arg_ty(c, first + k)?;
+                let w = self.value(v)?;
+                self.ir_to_num(w, ty, texel_num(texel))?
+            };
+            comps.push(w);
+        }
+        let v4 = self.cx.vec(tt, 4);
+        self.ids_op(Op::CompositeConstruct, v4, &comps)
+    }
+
+    fn buffer_store(&mut self, c: &Call<'_>) -> Result<()> {
+        let h = self.handle(self.arg(c, 0)?)?;
+        let rv = self.res_var(h)?;
+        let index = self.arg_val(c, 1)?;
+        let mask = self.arg_const(c, 7)? as u32;
+        match rv.shape {
+            ResShape::Words { .. } => {
+                let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
+                let addr = self.byte_address(rv.shape, index, off)?;
+                let ty = self.arg_ty(c, 3)?;
+                let bits = self.scalar_bits(ty).unwrap_or(32);
+                let u = self.cx.u32_t();
+                let two = self.cx.const_u32(2);
+                for k in 0..4u32 {
+                    if mask & (1 << k) == 0 {
+                        continue;
+                    }
+                    let v = self.arg_val(c, 3 + k as usize)?;
+                    match bits {
+                        32 => {
+                            let a = self.add_const(addr, 4 * k)?;
+                            let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
+                            let x = self.ir_to_num(v, ty, Num::UInt)?;
+                            self.store_word(h, word, x)?;
+                        }
+                        64 => {
+                            let a = self.add_const(addr, 8 * k)?;
+                            let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
+                            let u2 = self.cx.vec(u, 2);
+                            let pair = self.ids_op(Op::Bitcast, u2, &[v])?;
+                            let lo = self.extract(u, pair, 0)?;
+                            let hi = self.extract(u, pair, 1)?;
+                            self.store_word(h, word, lo)?;
+                            let word1 = self.add_const(word, 1)?;
+                            self.store_word(h, word1, hi)?;
+                        }
+                        16 => {
+                            // Half a word: clear it, then set it, each atomically, so the
+                            // other half (maybe another thread's) is never rewritten.
+                            let a = self.add_const(addr, 2 * k)?;
+                            let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
+                            // The half's bits (a float is not converted).
+                            let x = if self.is_float_ty(ty) {
+                                let u16t = self.cx.uint(16);
+                                let b = self.ids_op(Op::Bitcast, u16t, &[v])?;
+                                self.ids_op(Op::UConvert, u, &[b])?
+                            } else {
+                                self.ir_to_num(v, ty, Num::UInt)?
+                            };
+                            let ffff = self.cx.const_u32(0xffff);
+                            let x = self.ids_op(Op::BitwiseAnd, u, &[x, ffff])?;
+                            let half = self.ids_op(Op::BitwiseAnd, u, &[a, two])?;
+                            let three = self.cx.const_u32(3);
+                            let shift = self.ids_op(Op::ShiftLeftLogical, u, &[half, three])?;
+                            let keep_mask = self.ids_op(Op::ShiftLeftLogical, u, &[ffff, shift])?;
+                            let keep = self.ids_op(Op::Not, u, &[keep_mask])?;
+                            let bits_in = self.ids_op(Op::ShiftLeftLogical, u, &[x, shift])?;
+                            let p = self.word_ptr(h, word)?;
+                            let scope = self.cx.const_u32(Scope::Device as u32);
+                            let sem = self.cx.const_u32(0);
+                            self.ids_op(Op::AtomicAnd, u, &[p, scope, sem, keep])?;
+                            self.ids_op(Op::AtomicOr, u, &[p, scope, sem, bits_in])?;
+                        }
+                        _ => return Err(self.form(c.op, format!("{bits}-bit stores"))),
+                    }
+                }
+                Ok(())
+            }
+            ResShape::Image { dim: rspirv::spirv::Dim::DimBuffer, texel, .. } => {
+                let (_, img) = self.load_descriptor(h)?;
+                let t = self.make_texel(c, 3, texel)?;
+                self.op_void(Op::ImageWrite, ids(&[img, index, t]))
+            }
+            _ => Err(self.form(c.op, "on a non-buffer resource")),
+        }
+    }
+
+    /// A pointer for an atomic on a resource: a buffer word or an image texel.
+    fn atomic_ptr(&mut self, c: &Call<'_>, h: Handle, rv: ResVar, first: usize) -> Result<(Word, Option<TexelKind>)> {
+        match rv.shape {
+            ResShape::Words { .. } => {
+                let index = self.arg_val(c, first)?;
+                let off = if self.is_undef(self.arg(c, first + 1)?) { None } else { Some(self.arg_val(c, first + 1)?) };
+                let addr = self.byte_address(rv.shape, index, off)?;
+                let u = self.cx.u32_t();
+                let two = self.cx.const_u32(2);
+                let word = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
+                Ok((self.word_ptr(h, word)?, None))
+            }
+            ResShape::Image { texel, .. } => {
+                let n = rv.shape.coords();
+                let coord = self.coord(c, first, n)?;
+                let (_, p) = self.res_ptr(h)?;
+                let tt = texel_type(self.cx, texel);
+                let pty = self.cx.ptr(StorageClass::Image, tt);
+                let zero = self.cx.const_u32(0);
+                Ok((self.ids_op(Op::ImageTexelPointer, pty, &[p, coord, zero])?, Some(texel)))
+            }
+            _ => Err(self.form(c.op, "on a constant buffer or sampler")),
+        }
+    }
+
+    /// An integer coordinate vector of `n` components from arguments `first..first + n`.
+    pub fn coord(&mut self, c: &Call<'_>, first: usize, n: u32) -> Result<Word> {
+        let u = self.cx.u32_t();
+        let mut ws = Vec::new();
+        for k in 0..n as usize {
+            ws.push(self.arg_val(c, first + k)?);
+        }
+        if n == 1 {
+            return Ok(ws[0]);
+        }
+        let vt = self.cx.vec(u, n);
+        self.ids_op(Op::CompositeConstruct, vt, &ws)
+    }
+
+    fn atomic(&mut self, c: &Call<'_>) -> Result<Word> {
+        let h = self.handle(self.arg(c, 0)?)?;
+        let rv = self.res_var(h)?;
+        let first = if c.op == DxOp::AtomicBinOp { 2 } else { 1 };
+        let wide = self.scalar_bits(c.ty) == Some(64);
+        let (ptr, texel) = if wide {
+            if h.heap.is_some() {
+                return Err(self.form(c.op, "64-bit atomics on heap resources"));
+            }
+            if let ResShape::Image { .. } = rv.shape {
+                // Through a 64-bit view of the image.
+                let (var, t) = self.res.image64(self.cx, h.id, false)?;
+                let n = rv.shape.coords();
+                let coord = self.coord(c, first, n)?;
+                let pty = self.cx.ptr(StorageClass::Image, t);
+                let zero = self.cx.const_u32(0);
+                let ptr = self.ids_op(Op::ImageTexelPointer, pty, &[var, coord, zero])?;
+                let scope = self.cx.const_u32(Scope::Device as u32);
+                let sem = self.cx.const_u32(0);
+                let old = if c.op == DxOp::AtomicBinOp {
+                    let opcode = atomic_opcode(self.arg_const(c, 1)?)?;
+                    let v = self.arg_val(c, 5)?;
+                    self.ids_op(opcode, t, &[ptr, scope, sem, v])?
+                } else {
+                    let cmp = self.arg_val(c, 4)?;
+                    let new = self.arg_val(c, 5)?;
+                    self.ids_op(Op::AtomicCompareExchange, t, &[ptr, scope, sem, sem, new, cmp])?
+                };
+                return Ok(old);
+            }
+            // 64-bit atomics on a raw or structured buffer, through its 64-bit view.
+            self.cx.capability(rspirv::spirv::Capability::Int64Atomics);
+            let var = self.res.words64(self.cx, h.class, h.id)?;
+            let index = self.arg_val(c, first)?;
+            let off = if self.is_undef(self.arg(c, first + 1)?) { None } else { Some(self.arg_val(c, first + 1)?) };
+            let addr = self.byte_address(rv.shape, index, off)?;
+            let u = self.cx.u32_t();
+            let three = self.cx.const_u32(3);
+            let word = self.ids_op(Op::ShiftRightLogical, u, &[addr, three])?;
+            let u64t = self.cx.uint(64);
+            let pty = self.cx.ptr(StorageClass::StorageBuffer, u64t);
+            let zero = self.cx.const_u32(0);
+            (self.ids_op(Op::AccessChain, pty, &[var, zero, word])?, None)
+        } else {
+            self.atomic_ptr(c, h, rv, first)?
+        };
+        let num = texel.map(texel_num).unwrap_or(Num::UInt);
+        let vt = if wide { self.cx.uint(64) } else { super::super::interface::scalar_of(self.cx, num) };
+        let scope = self.cx.const_u32(Scope::Device as u32);
+        let sem = self.cx.const_u32(0);
+        let conv = |me: &mut Self, k: usize| -> Result<Word> {
+            let ty = me.arg_ty(c, k)?;
+            let w = me.arg_val(c, k)?;
+            if wide {
+                return Ok(w);
+            }
+            me.ir_to_num(w, ty, num)
+        };
+        let old = if c.op == DxOp::AtomicBinOp {
+            let opcode = atomic_opcode(self.arg_const(c, 1)?)?;
+            let v = conv(self, 5)?;
+            self.ids_op(opcode, vt, &[ptr, scope, sem, v])?
+        } else {
+            let cmp = conv(self, 4)?;
+            let new = conv(self, 5)?;
+            self.ids_op(Op::AtomicCompareExchange, vt, &[ptr, scope, sem, sem, new, cmp])?
+        };
+        if wide {
+            return Ok(old);
+        }
+        self.num_to_ir(old, num, c.ty)
+    }
+
+    fn update_counter(&mut self, c: &Call<'_>) -> Result<Word> {
+        let h = self.handle(self.arg(c, 0)?)?;
+        let inc = self.arg_const(c, 1)? as i8;
+        let (var, base) = if h.heap.is_some() {
+            (self.res.heap_counters(self.cx), Some(0))
+        } else {
+            let (var, _, base) = self.res.counter(self.cx, h.id)?;
+            (var, base)
+        };
+        let u = self.cx.u32_t();
+        let pty = self.cx.ptr(StorageClass::StorageBuffer, u);
+        let zero = self.cx.const_u32(0);
+        let p = match base {
+            None => self.ids_op(Op::AccessChain, pty, &[var, zero])?,
+            Some(lower) => {
+                let index = h.index.ok_or_else(|| TranslateError::Malformed("counter of a UAV array without an index".into()))?;
+                let x = self.value(index)?;
+                let lw = self.cx.const_u32(lower);
+                let rel = self.ids_op(Op::ISub, u, &[x, lw])?;
+                if h.non_uniform {
+                    self.non_uniform(rel);
+                }
+                let p = self.ids_op(Op::AccessChain, pty, &[var, rel, zero])?;
+                if h.non_uniform {
+                    self.non_uniform(p);
+                }
+                p
+            }
+        };
+        let scope = self.cx.const_u32(Scope::Device as u32);
+        let sem = self.cx.const_u32(0);
+        let one = self.cx.const_u32(1);
+        if inc >= 0 {
+            // IncrementCounter returns the value before the increment.
+            self.ids_op(Op::AtomicIAdd, u, &[p, scope, sem, one])
+        } else {
+            // DecrementCounter returns the value after the decrement.
+            let old = self.ids_op(Op::AtomicISub, u, &[p, scope, sem, one])?;
+            self.ids_op(Op::ISub, u, &[old, one])
+        }
+    }
+}

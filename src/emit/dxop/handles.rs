@@ -1,0 +1,83 @@
+//! Handles: `createHandle` (range id), `createHandleFromBinding` (register binding, SM 6.6)
+//! and `annotateHandle` (passes its handle through). They emit nothing; the handle is
+//! recorded for the operations that use it.
+
+use super::Call;
+use crate::dxil::{DxOp, ResourceClass};
+use crate::emit::error::{Result, TranslateError};
+use crate::emit::function::FnEmit;
+use crate::emit::resources::{Handle, HeapHandle};
+use crate::ir::{ConstKind, Value};
+
+fn class_of(n: u64) -> Result<ResourceClass> {
+    Ok(match n {
+        0 => ResourceClass::Srv,
+        1 => ResourceClass::Uav,
+        2 => ResourceClass::Cbv,
+        3 => ResourceClass::Sampler,
+        _ => return Err(TranslateError::Malformed(format!("resource class {n}"))),
+    })
+}
+
+impl<'a, 'm> FnEmit<'a, 'm> {
+    pub(super) fn handle_op(&mut self, c: &Call<'_>) -> Result<()> {
+        let h = match c.op {
+            DxOp::CreateHandle => {
+                let class = class_of(self.arg_const(c, 0)?)?;
+                let id = self.arg_const(c, 1)? as u32;
+                let index = self.arg(c, 2)?;
+                let non_uniform = self.arg_const(c, 3).unwrap_or(0) != 0;
+                Handle { class, id, index: Some(index), non_uniform, heap: None }
+            }
+            DxOp::CreateHandleFromHeap => {
+                let index = self.arg(c, 0)?;
+                let sampler = self.arg_const(c, 1)? != 0;
+                let non_uniform = self.arg_const(c, 2).unwrap_or(0) != 0;
+                let class = if sampler { ResourceClass::Sampler } else { ResourceClass::Srv };
+                Handle { class, id: 0, index: Some(index), non_uniform, heap: Some(HeapHandle { sampler, props: None }) }
+            }
+            DxOp::CreateHandleFromBinding => {
+                let bind = self.arg(c, 0)?;
+                let fields: Vec<u64> = match bind {
+                    Value::Const(k) => match &self.cx.m.constants.get(k).kind {
+                        ConstKind::Aggregate(elems) => elems.iter().map(|&e| self.cx.m.constants.as_int(e).unwrap_or(0)).collect(),
+                        ConstKind::Zero | ConstKind::Null => vec![0; 4],
+                        _ => Vec::new(),
+                    },
+                    _ => Vec::new(),
+                };
+                if fields.len() < 4 {
+                    return Err(TranslateError::Malformed("createHandleFromBinding needs a constant binding".into()));
+                }
+                let class = class_of(fields[3])?;
+                let id = self.res.find_binding(class, fields[2] as u32, fields[0] as u32)?;
+                let index = self.arg(c, 1)?;
+                let non_uniform = self.arg_const(c, 2).unwrap_or(0) != 0;
+                Handle { class, id, index: Some(index), non_uniform, heap: None }
+            }
+            DxOp::AnnotateHandle => {
+                let h = self.arg(c, 0)?;
+                let mut h = self.handle(h)?;
+                if let Some(hh) = h.heap.as_mut() {
+                    let props = self.arg(c, 1)?;
+                    let fields: Vec<u32> = match props {
+                        Value::Const(k) => match &self.cx.m.constants.get(k).kind {
+                            ConstKind::Aggregate(e) => e.iter().map(|&x| self.cx.m.constants.as_int(x).unwrap_or(0) as u32).collect(),
+                            ConstKind::Zero => vec![0, 0],
+                            _ => Vec::new(),
+                        },
+                        _ => Vec::new(),
+                    };
+                    if fields.len() < 2 {
+                        return Err(TranslateError::Malformed("annotateHandle needs constant properties".into()));
+                    }
+                    hh.props = Some([fields[0], fields[1]]);
+                }
+                h
+            }
+            other => return Err(self.unsupported_op(other)),
+        };
+        self.handles.insert(c.inst, h);
+        Ok(())
+    }
+}

@@ -1,0 +1,143 @@
+//! Stage input and output: `loadInput` / `storeOutput` through the signature variables of
+//! `crate::emit::interface`, pixel-shader system operations (`discard` as demote-to-helper,
+//! `sampleIndex`, `coverage`, `isHelperLane`) and derivatives.
+//!
+//! `SV_Position.w` in a pixel shader is the clip-space w, the reciprocal of `FragCoord.w`.
+//! A conditional `discard` splits its block around `OpDemoteToHelperInvocation`; the
+//! structurizer's PHIs in successors then name the split's last block (see
+//! [`FnEmit::exit_labels`]).
+
+use super::compute::ids;
+use super::Call;
+use crate::dxil::DxOp;
+use crate::emit::error::Result;
+use crate::emit::function::FnEmit;
+use crate::emit::interface::Num;
+use rspirv::spirv::{BuiltIn, Capability, Op, StorageClass, Word};
+
+impl<'a, 'm> FnEmit<'a, 'm> {
+    pub(super) fn io_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
+        match c.op {
+            DxOp::LoadInput => self.load_input(c).map(Some),
+            DxOp::StoreOutput => self.store_output(c).map(|_| None),
+            DxOp::Discard => self.discard(c).map(|_| None),
+            DxOp::SampleIndex | DxOp::Coverage => {
+                let (b, ty) = if c.op == DxOp::SampleIndex {
+                    self.cx.capability(Capability::SampleRateShading);
+                    let i = self.cx.sint(32);
+                    (BuiltIn::SampleId, i)
+                } else {
+                    let i = self.cx.sint(32);
+                    let one = self.cx.const_u32(1);
+                    (BuiltIn::SampleMask, self.cx.b.type_array(i, one))
+                };
+                let var = self.iface.builtin(self.cx, b, StorageClass::Input, ty);
+                if c.op == DxOp::SampleIndex {
+                    self.cx.decorate(var, rspirv::spirv::Decoration::Flat, &[]);
+                }
+                let i = self.cx.sint(32);
+                let p = if c.op == DxOp::Coverage {
+                    let pty = self.cx.ptr(StorageClass::Input, i);
+                    let zero = self.cx.const_u32(0);
+                    self.ids_op(Op::AccessChain, pty, &[var, zero])?
+                } else {
+                    var
+                };
+                let x = self.ids_op(Op::Load, i, &[p])?;
+                self.num_to_ir(x, Num::SInt, c.ty).map(Some)
+            }
+            DxOp::InnerCoverage => {
+                self.cx.extension("SPV_EXT_fragment_fully_covered");
+                self.cx.capability(Capability::FragmentFullyCoveredEXT);
+                let b = self.cx.bool_t();
+                let var = self.iface.builtin(self.cx, BuiltIn::FullyCoveredEXT, StorageClass::Input, b);
+                let x = self.ids_op(Op::Load, b, &[var])?;
+                self.num_to_ir(x, Num::Bool, c.ty).map(Some)
+            }
+            DxOp::IsHelperLane => {
+                self.cx.capability(Capability::DemoteToHelperInvocation);
+                let b = self.cx.bool_t();
+                let x = self.ids_op(Op::IsHelperInvocationEXT, b, &[])?;
+                self.num_to_ir(x, Num::Bool, c.ty).map(Some)
+            }
+            DxOp::DerivCoarseX | DxOp::DerivCoarseY | DxOp::DerivFineX | DxOp::DerivFineY => {
+                let op = match c.op {
+                    DxOp::DerivCoarseX => Op::DPdxCoarse,
+                    DxOp::DerivCoarseY => Op::DPdyCoarse,
+                    DxOp::DerivFineX => Op::DPdxFine,
+                    _ => Op::DPdyFine,
+                };
+                self.cx.capability(Capability::DerivativeControl);
+                self.uses_derivatives = true;
+                let v = self.arg_val(c, 0)?;
+                let ty = self.arg_ty(c, 0)?;
+                let x = self.ir_to_num(v, ty, Num::Float)?;
+                let f = self.cx.float(32);
+                let d = self.ids_op(op, f, &[x])?;
+                self.num_to_ir(d, Num::Float, c.ty).map(Some)
+            }
+            other => Err(self.unsupported_op(other)),
+        }
+    }
+
+    fn load_input(&mut self, c: &Call<'_>) -> Result<Word> {
+        let id = self.arg_const(c, 0)? as u32;
+        let mut iface = std::mem::take(&mut self.iface);
+        let sigs = self.sigs;
+        let sv = self.sig_var(&mut iface, &sigs.inputs, id, false);
+        self.iface = iface;
+        let sv = sv?;
+        let row = self.arg_val(c, 1)?;
+        let col = self.arg_const(c, 2)? as u32;
+        let p = self.sig_scalar_ptr(sv, StorageClass::Input, row, Some(col), row)?;
+        let num = match sv.builtin {
+            Some(BuiltIn::FragCoord | BuiltIn::Position) => Num::Float,
+            _ => sv.num,
+        };
+        let st = crate::emit::interface::scalar_of(self.cx, num);
+        let mut x = self.ids_op(Op::Load, st, &[p])?;
+        if let Some(base) = sv.minus {
+            let b = self.ids_op(Op::Load, st, &[base])?;
+            x = self.ids_op(Op::ISub, st, &[x, b])?;
+        }
+        if sv.builtin == Some(BuiltIn::FragCoord) && col == 3 {
+            let one = self.cx.const_bits(st, 32, 1.0f32.to_bits() as u64);
+            x = self.ids_op(Op::FDiv, st, &[one, x])?;
+        }
+        self.num_to_ir(x, num, c.ty)
+    }
+
+    fn store_output(&mut self, c: &Call<'_>) -> Result<()> {
+        let id = self.arg_const(c, 0)? as u32;
+        let mut iface = std::mem::take(&mut self.iface);
+        let sigs = self.sigs;
+        let sv = self.sig_var(&mut iface, &sigs.outputs, id, true);
+        self.iface = iface;
+        let sv = sv?;
+        let row = self.arg_val(c, 1)?;
+        let col = self.arg_const(c, 2)? as u32;
+        let row = if sv.builtin == Some(BuiltIn::SampleMask) { self.cx.const_u32(0) } else { row };
+        let p = self.sig_scalar_ptr(sv, StorageClass::Output, row, Some(col), row)?;
+        let num = match sv.builtin {
+            Some(BuiltIn::Position) => Num::Float,
+            _ => sv.num,
+        };
+        let v = self.arg_val(c, 3)?;
+        let ty = self.arg_ty(c, 3)?;
+        let x = self.ir_to_num(v, ty, num)?;
+        self.op_void(Op::Store, ids(&[p, x]))
+    }
+
+    fn discard(&mut self, c: &Call<'_>) -> Result<()> {
+        self.cx.capability(Capability::DemoteToHelperInvocation);
+        let cond = self.arg(c, 0)?;
+        if self.const_int(cond) == Some(1) {
+            return self.op_void(Op::DemoteToHelperInvocation, vec![]);
+        }
+        if self.const_int(cond) == Some(0) {
+            return Ok(());
+        }
+        let w = self.value(cond)?;
+        self.split_if(w, |me| me.op_void(Op::DemoteToHelperInvocation, vec![]))
+    }
+}

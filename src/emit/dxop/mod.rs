@@ -1,0 +1,247 @@
+//! `dx.op.*` lowering, one file per family. [`emit`] decodes nothing itself: it dispatches on
+//! the opcode; an operation no family handles is a typed error naming it and the stage.
+//!
+//! Conventions shared by the families: results that DXIL returns as structs (`ResRet`,
+//! `CBufRet`, `Dimensions`, ...) are built with [`FnEmit::make_ret`] from their components;
+//! values cross between the IR's scalar types (unsigned ints, floats, `bool`) and the 32-bit
+//! numeric kinds of images and interface variables with [`FnEmit::num_to_ir`] and
+//! [`FnEmit::ir_to_num`].
+
+mod buffers;
+mod compute;
+mod handles;
+mod io;
+mod math;
+mod textures;
+mod wave;
+
+use super::error::{Result, TranslateError};
+use super::function::FnEmit;
+use super::interface::Num;
+use crate::dxil::{DxOp, DxOpCall};
+use crate::ir::{InstId, Type, TypeId, Value};
+use rspirv::spirv::{Op, Word};
+
+/// Lowers one call; `Ok(None)` for calls without a result (or handles, which have no id).
+pub fn emit(fe: &mut FnEmit<'_, '_>, inst: InstId, call: &DxOpCall<'_>) -> Result<Option<Word>> {
+    let c = Call { op: call.op, args: call.args, inst, ty: fe.f.insts[inst].ty };
+    use DxOp::*;
+    match c.op {
+        CreateHandle | CreateHandleFromBinding | CreateHandleFromHeap | AnnotateHandle | CreateHandleForLib => fe.handle_op(&c).map(|_| None),
+        ThreadId | GroupId | ThreadIdInGroup | FlattenedThreadIdInGroup | Barrier => fe.compute_op(&c),
+        CBufferLoadLegacy | CBufferLoad | BufferLoad | RawBufferLoad | BufferStore | RawBufferStore | AtomicBinOp
+        | AtomicCompareExchange | CheckAccessFullyMapped | BufferUpdateCounter => fe.buffer_op(&c),
+        TextureLoad | TextureStore | GetDimensions | Sample | SampleBias | SampleLevel | SampleGrad | SampleCmp
+        | SampleCmpLevelZero | SampleCmpLevel | SampleCmpBias | SampleCmpGrad | TextureGather | TextureGatherCmp | TextureGatherRaw | CalculateLOD | TextureStoreSample => {
+            fe.texture_op(&c)
+        }
+        LoadInput | StoreOutput | Discard | SampleIndex | Coverage | InnerCoverage | IsHelperLane | DerivCoarseX | DerivCoarseY
+        | DerivFineX | DerivFineY => fe.io_op(&c),
+        WaveIsFirstLane | WaveGetLaneIndex | WaveGetLaneCount | WaveAnyTrue | WaveAllTrue | WaveActiveAllEqual
+        | WaveActiveBallot | WaveReadLaneAt | WaveReadLaneFirst | WaveActiveOp | WaveActiveBit | WavePrefixOp
+        | QuadReadLaneAt | QuadOp | WaveAllBitCount | WavePrefixBitCount | WaveMatch | WaveMultiPrefixOp
+        | WaveMultiPrefixBitCount => fe.wave_op(&c),
+        _ => match fe.math_op(&c)? {
+            Some(r) => Ok(r),
+            None => Err(fe.unsupported_op(c.op)),
+        },
+    }
+}
+
+/// A decoded call: the operation, its arguments after the opcode, the call instruction and
+/// its result type.
+pub struct Call<'c> {
+    pub op: DxOp,
+    pub args: &'c [Value],
+    pub inst: InstId,
+    pub ty: TypeId,
+}
+
+impl<'a, 'm> FnEmit<'a, 'm> {
+    pub fn unsupported_op(&self, op: DxOp) -> TranslateError {
+        TranslateError::UnsupportedOp { name: op.name().into(), opcode: op.number(), stage: self.sm.profile.clone() }
+    }
+
+    pub fn form(&self, op: DxOp, message: impl Into<String>) -> TranslateError {
+        TranslateError::UnsupportedForm { name: op.name().into(), message: message.into() }
+    }
+
+    pub fn arg(&self, c: &Call<'_>, k: usize) -> Result<Value> {
+        c.args
+            .get(k)
+            .copied()
+            .ok_or_else(|| TranslateError::Malformed(format!("{} has too few arguments", c.op.name())))
+    }
+
+    pub fn arg_const(&self, c: &Call<'_>, k: usize) -> Result<u64> {
+        let v = self.arg(c, k)?;
+        self.const_int(v)
+            .ok_or_else(|| TranslateError::Malformed(format!("{} argument {k} must be a constant", c.op.name())))
+    }
+
+    pub fn arg_val(&mut self, c: &Call<'_>, k: usize) -> Result<Word> {
+        let v = self.arg(c, k)?;
+        self.value(v)
+    }
+
+    /// The IR type of argument `k`.
+    pub fn arg_ty(&self, c: &Call<'_>, k: usize) -> Result<TypeId> {
+        let v = self.arg(c, k)?;
+        self.value_ty(v).ok_or_else(|| TranslateError::Malformed(format!("{} argument {k} has no type", c.op.name())))
+    }
+
+    /// Fields of a struct result type.
+    pub fn fields(&self, ty: TypeId) -> Vec<TypeId> {
+        self.cx.m.types.struct_fields(ty).map(<[_]>::to_vec).unwrap_or_default()
+    }
+
+    /// Builds a struct result from its first components; missing components are undefined,
+    /// an `i32` field after them (the residency status) is 0 unless `status` is given.
+    pub fn make_ret(&mut self, ty: TypeId, comps: &[Word], status: Option<Word>) -> Result<Word> {
+        let fields = self.fields(ty);
+        if fields.is_empty() {
+            return Err(TranslateError::Malformed(format!(
+                "an operation that returns a struct is declared to return {}",
+                self.cx.m.types.display(ty)
+            )));
+        }
+        let mut ids = Vec::with_capacity(fields.len());
+        for (k, &f) in fields.iter().enumerate() {
+            let w = match comps.get(k) {
+                Some(&w) => w,
+                None if k == fields.len() - 1 && fields.len() == comps.len() + 1 => match status {
+                    Some(s) => s,
+                    None => self.scalar_const(f, 0, 0.0)?,
+                },
+                None => {
+                    let t = self.cx.ty(f)?;
+                    self.cx.undef(t)
+                }
+            };
+            ids.push(w);
+        }
+        let t = self.cx.ty(ty)?;
+        self.ids_op(Op::CompositeConstruct, t, &ids)
+    }
+
+    /// The scalar type of an overloaded result: field 0 of a struct, else the type itself.
+    pub fn overload_scalar(&self, ty: TypeId) -> TypeId {
+        match self.cx.m.types.get(ty) {
+            Type::Struct { .. } | Type::Named(_) => self.fields(ty).first().copied().unwrap_or(ty),
+            _ => ty,
+        }
+    }
+
+    /// Converts a 32-bit value of numeric kind `num` to the IR scalar type `to`.
+    pub fn num_to_ir(&mut self, w: Word, num: Num, to: TypeId) -> Result<Word> {
+        let t = self.cx.ty(to)?;
+        let bits = self.scalar_bits(to).unwrap_or(32);
+        let is_float = self.is_float_ty(to);
+        if matches!(self.cx.m.types.get(to), Type::Int(1)) {
+            return match num {
+                Num::Bool => Ok(w),
+                Num::Float => {
+                    let f = self.cx.float(32);
+                    let z = self.cx.null(f);
+                    self.ids_op(Op::FUnordNotEqual, t, &[w, z])
+                }
+                _ => {
+                    let ty = super::interface::scalar_of(self.cx, num);
+                    let z = self.cx.null(ty);
+                    self.ids_op(Op::INotEqual, t, &[w, z])
+                }
+            };
+        }
+        match num {
+            Num::Bool => {
+                let one = self.scalar_const(to, 1, 1.0)?;
+                let zero = self.scalar_const(to, 0, 0.0)?;
+                self.ids_op(Op::Select, t, &[w, one, zero])
+            }
+            Num::Float => match (is_float, bits) {
+                (true, 32) => Ok(w),
+                (true, _) => self.ids_op(Op::FConvert, t, &[w]),
+                (false, 32) => self.ids_op(Op::Bitcast, t, &[w]),
+                (false, _) => {
+                    let u = self.cx.u32_t();
+                    let x = self.ids_op(Op::Bitcast, u, &[w])?;
+                    self.ids_op(Op::UConvert, t, &[x])
+                }
+            },
+            Num::SInt | Num::UInt => {
+                let u = self.cx.u32_t();
+                let x = if num == Num::SInt { self.ids_op(Op::Bitcast, u, &[w])? } else { w };
+                match (is_float, bits) {
+                    (false, 32) => Ok(x),
+                    (false, _) => self.ids_op(if num == Num::SInt { Op::SConvert } else { Op::UConvert }, t, &[x]),
+                    (true, 32) => self.ids_op(Op::Bitcast, t, &[x]),
+                    (true, _) => {
+                        let f = self.cx.float(32);
+                        let y = self.ids_op(Op::Bitcast, f, &[x])?;
+                        self.ids_op(Op::FConvert, t, &[y])
+                    }
+                }
+            }
+        }
+    }
+
+    /// Converts an IR scalar of type `from` to a 32-bit value of numeric kind `num`.
+    pub fn ir_to_num(&mut self, w: Word, from: TypeId, num: Num) -> Result<Word> {
+        let bits = self.scalar_bits(from).unwrap_or(32);
+        let is_float = self.is_float_ty(from);
+        let target = super::interface::scalar_of(self.cx, num);
+        if matches!(self.cx.m.types.get(from), Type::Int(1)) {
+            if num == Num::Bool {
+                return Ok(w);
+            }
+            let (one, zero) = match num {
+                Num::Float => {
+                    let f = self.cx.float(32);
+                    (self.cx.const_bits(f, 32, 1.0f32.to_bits() as u64), self.cx.null(f))
+                }
+                _ => (self.cx.const_bits(target, 32, 1), self.cx.null(target)),
+            };
+            return self.ids_op(Op::Select, target, &[w, one, zero]);
+        }
+        match num {
+            Num::Bool => {
+                let z = self.scalar_const(from, 0, 0.0)?;
+                let op = if is_float { Op::FUnordNotEqual } else { Op::INotEqual };
+                self.ids_op(op, target, &[w, z])
+            }
+            Num::Float => match (is_float, bits) {
+                (true, 32) => Ok(w),
+                (true, _) => self.ids_op(Op::FConvert, target, &[w]),
+                (false, 32) => self.ids_op(Op::Bitcast, target, &[w]),
+                (false, _) => {
+                    let u = self.cx.u32_t();
+                    let x = self.ids_op(Op::UConvert, u, &[w])?;
+                    self.ids_op(Op::Bitcast, target, &[x])
+                }
+            },
+            Num::SInt | Num::UInt => {
+                let u = self.cx.u32_t();
+                let x = match (is_float, bits) {
+                    (false, 32) => w,
+                    (false, _) => self.ids_op(Op::UConvert, u, &[w])?,
+                    (true, 32) => self.ids_op(Op::Bitcast, u, &[w])?,
+                    (true, _) => {
+                        let f = self.cx.float(32);
+                        let y = self.ids_op(Op::FConvert, f, &[w])?;
+                        self.ids_op(Op::Bitcast, u, &[y])?
+                    }
+                };
+                if num == Num::SInt {
+                    self.ids_op(Op::Bitcast, target, &[x])
+                } else {
+                    Ok(x)
+                }
+            }
+        }
+    }
+
+    /// Bits of the overload scalar: which struct members the program extracts.
+    pub fn used(&self, c: &Call<'_>) -> u32 {
+        self.used_members.get(&c.inst).copied().unwrap_or(0)
+    }
+}

@@ -1,0 +1,458 @@
+//! Textures and queries: `textureLoad`, `textureStore`, `textureStoreSample`, the `sample*`
+//! family (implicit, bias, level, grad, comparison), `textureGather*`, `calculateLOD` and
+//! `getDimensions` (every resource kind), `textureGatherRaw` (16- and 32-bit).
+//!
+//! Offsets must be constants (`ConstOffset`); the clamp operand becomes `MinLod`.
+
+use super::compute::ids;
+use super::Call;
+use crate::dxil::DxOp;
+use crate::emit::error::Result;
+use crate::emit::function::FnEmit;
+use crate::emit::resources::{texel_type, ResShape, TexelKind};
+use crate::ir::Value;
+use rspirv::dr::Operand;
+use rspirv::spirv::{Capability, Dim, ImageOperands, Op, Word};
+
+/// Image operand list, sorted by mask bit as SPIR-V requires.
+struct ImgOps(Vec<(ImageOperands, Vec<Word>)>);
+
+impl ImgOps {
+    fn operands(mut self) -> Vec<Operand> {
+        if self.0.is_empty() {
+            return Vec::new();
+        }
+        self.0.sort_by_key(|(m, _)| m.bits());
+        let mask = self.0.iter().fold(ImageOperands::NONE, |a, (m, _)| a | *m);
+        let mut out = vec![Operand::ImageOperands(mask)];
+        for (_, ws) in self.0 {
+            out.extend(ws.into_iter().map(Operand::IdRef));
+        }
+        out
+    }
+}
+
+impl<'a, 'm> FnEmit<'a, 'm> {
+    pub(super) fn texture_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
+        match c.op {
+            DxOp::TextureLoad => self.texture_load(c).map(Some),
+            DxOp::TextureStore | DxOp::TextureStoreSample => self.texture_store(c).map(|_| None),
+            DxOp::GetDimensions => self.get_dimensions(c).map(Some),
+            DxOp::Sample
+            | DxOp::SampleBias
+            | DxOp::SampleLevel
+            | DxOp::SampleGrad
+            | DxOp::SampleCmp
+            | DxOp::SampleCmpLevelZero
+            | DxOp::SampleCmpLevel
+            | DxOp::SampleCmpBias
+            | DxOp::SampleCmpGrad => self.sample(c).map(Some),
+            DxOp::TextureGather | DxOp::TextureGatherCmp | DxOp::TextureGatherRaw => self.gather(c).map(Some),
+            DxOp::CalculateLOD => self.calculate_lod(c).map(Some),
+            other => Err(self.unsupported_op(other)),
+        }
+    }
+
+    fn image_of(&mut self, c: &Call<'_>) -> Result<(crate::emit::resources::ResVar, Word, Dim, bool, bool, TexelKind)> {
+        let h = self.handle(self.arg(c, 0)?)?;
+        let (rv, img) = self.load_descriptor(h)?;
+        match rv.shape {
+            ResShape::Image { dim, arrayed, ms, texel } => Ok((rv, img, dim, arrayed, ms, texel)),
+            _ => Err(self.form(c.op, "on a resource that is not a texture")),
+        }
+    }
+
+    /// The texel offset operand from arguments `first..first + n`: `ConstOffset` when all are
+    /// constants (none when all are zero or undefined), else `Offset`.
+    fn offset_operand(&mut self, c: &Call<'_>, first: usize, n: u32) -> Result<Option<(ImageOperands, Word)>> {
+        if let Some(w) = self.const_offset(c, first, n)? {
+            return Ok(Some((ImageOperands::CONST_OFFSET, w)));
+        }
+        let mut dynamic = false;
+        for k in 0..n as usize {
+            let v = self.arg(c, first + k)?;
+            dynamic |= !self.is_undef(v) && self.const_int(v).is_none();
+        }
+        if !dynamic {
+            return Ok(None);
+        }
+        self.cx.capability(Capability::ImageGatherExtended);
+        let i = self.cx.sint(32);
+        let mut ws = Vec::new();
+        for k in 0..n as usize {
+            let v = self.arg(c, first + k)?;
+            let w = if self.is_undef(v) { self.cx.null(i) } else {
+                let x = self.value(v)?;
+                self.ids_op(Op::Bitcast, i, &[x])?
+            };
+            ws.push(w);
+        }
+        let w = if n == 1 { ws[0] } else {
+            let vt = self.cx.vec(i, n);
+            self.ids_op(Op::CompositeConstruct, vt, &ws)?
+        };
+        Ok(Some((ImageOperands::OFFSET, w)))
+    }
+
+    /// Constant offsets from arguments `first..first + n` (all undef or zero: none; `None`
+    /// too when one is not a constant).
+    fn const_offset(&mut self, c: &Call<'_>, first: usize, n: u32) -> Result<Option<Word>> {
+        let mut vals = Vec::new();
+        let mut any = false;
+        for k in 0..n as usize {
+            let v = self.arg(c, first + k)?;
+            if self.is_undef(v) {
+                vals.push(0i64);
+                continue;
+            }
+            let Some(x) = self.const_int(v) else { return Ok(None) };
+            let x = x as u32 as i32 as i64;
+            any |= x != 0;
+            vals.push(x);
+        }
+        if !any {
+            return Ok(None);
+        }
+        let i = self.cx.sint(32);
+        let ws: Vec<Word> = vals.iter().map(|&x| self.cx.const_bits(i, 32, x as u32 as u64)).collect();
+        if n == 1 {
+            return Ok(Some(ws[0]));
+        }
+        let vt = self.cx.vec(i, n);
+        Ok(Some(self.cx.b.constant_composite(vt, ws)))
+    }
+
+    fn offset_dims(dim: Dim) -> u32 {
+        match dim {
+            Dim::Dim1D => 1,
+            Dim::Dim2D => 2,
+            Dim::Dim3D => 3,
+            _ => 0,
+        }
+    }
+
+    fn texture_load(&mut self, c: &Call<'_>) -> Result<Word> {
+        let (rv, img, dim, arrayed, ms, texel) = self.image_of(c)?;
+        let n = ResShape::Image { dim, arrayed, ms, texel }.coords();
+        let mut coord = self.coord(c, 2, n)?;
+        let tt = texel_type(self.cx, texel);
+        let v4 = self.cx.vec(tt, 4);
+        let mut ops = ImgOps(Vec::new());
+        let mip = self.arg(c, 1)?;
+        // A fetch with a non-constant offset fetches at coordinate + offset (Vulkan allows
+        // `Offset` on gathers only); the array layer gets no offset.
+        let od = Self::offset_dims(dim);
+        if !rv.uav && od > 0 && self.const_offset(c, 5, od)?.is_none() {
+            let mut dynamic = false;
+            for k in 0..od as usize {
+                let v = self.arg(c, 5 + k)?;
+                dynamic |= !self.is_undef(v) && self.const_int(v).is_none();
+            }
+            if dynamic {
+                let u = self.cx.u32_t();
+                let mut parts = Vec::new();
+                for k in 0..n {
+                    let x = if n == 1 { coord } else { self.extract(u, coord, k)? };
+                    let o = if k < od { self.arg(c, 5 + k as usize)? } else { Value::Const(crate::ir::ConstId::from_u32(0)) };
+                    let x = if k < od && !self.is_undef(o) {
+                        let ow = self.value(o)?;
+                        self.ids_op(Op::IAdd, u, &[x, ow])?
+                    } else {
+                        x
+                    };
+                    parts.push(x);
+                }
+                coord = if n == 1 { parts[0] } else {
+                    let vt = self.cx.vec(u, n);
+                    self.ids_op(Op::CompositeConstruct, vt, &parts)?
+                };
+            }
+        }
+        if ms {
+            let s = self.value(mip)?;
+            ops.0.push((ImageOperands::SAMPLE, vec![s]));
+        } else if !rv.uav && dim != Dim::DimBuffer {
+            let l = if self.is_undef(mip) { self.cx.const_u32(0) } else { self.value(mip)? };
+            ops.0.push((ImageOperands::LOD, vec![l]));
+        }
+        if !rv.uav {
+            if let Some(o) = self.const_offset(c, 5, od)? {
+                ops.0.push((ImageOperands::CONST_OFFSET, vec![o]));
+            }
+        }
+        let mut operands = ids(&[img, coord]);
+        operands.extend(ops.operands());
+        let op = if rv.uav { Op::ImageRead } else { Op::ImageFetch };
+        let v = self.op(op, v4, operands)?;
+        let scalar = self.overload_scalar(c.ty);
+        let comps = self.split_texel(v, texel, scalar)?;
+        self.make_ret(c.ty, &comps, None)
+    }
+
+    fn texture_store(&mut self, c: &Call<'_>) -> Result<()> {
+        let (_, img, dim, arrayed, ms, texel) = self.image_of(c)?;
+        let n = ResShape::Image { dim, arrayed, ms, texel }.coords();
+        let coord = self.coord(c, 1, n)?;
+        let t = self.make_texel(c, 4, texel)?;
+        let mut operands = ids(&[img, coord, t]);
+        if c.op == DxOp::TextureStoreSample {
+            let s = self.arg_val(c, 9)?;
+            operands.extend(ImgOps(vec![(ImageOperands::SAMPLE, vec![s])]).operands());
+        }
+        self.op_void(Op::ImageWrite, operands)
+    }
+
+    fn get_dimensions(&mut self, c: &Call<'_>) -> Result<Word> {
+        let h = self.handle(self.arg(c, 0)?)?;
+        let rv = self.res_var(h)?;
+        let u = self.cx.u32_t();
+        let mut comps = Vec::new();
+        match rv.shape {
+            ResShape::Words { stride } => {
+                let (_, p) = self.res_ptr(h)?;
+                let words = self.op(Op::ArrayLength, u, vec![Operand::IdRef(p), Operand::LiteralBit32(0)])?;
+                let four = self.cx.const_u32(4);
+                let bytes = self.ids_op(Op::IMul, u, &[words, four])?;
+                comps.push(match stride {
+                    None => bytes,
+                    Some(s) => {
+                        let sw = self.cx.const_u32(s.max(1));
+                        self.ids_op(Op::UDiv, u, &[bytes, sw])?
+                    }
+                });
+            }
+            ResShape::Image { dim, arrayed, ms, .. } => {
+                self.cx.capability(Capability::ImageQuery);
+                let (rv, img) = self.load_descriptor(h)?;
+                let n = match dim {
+                    Dim::Dim1D | Dim::DimBuffer => 1,
+                    Dim::Dim2D | Dim::DimCube => 2,
+                    _ => 3,
+                } + u32::from(arrayed);
+                let vt = self.cx.vec(u, n);
+                let lod_query = !rv.uav && !ms && dim != Dim::DimBuffer;
+                let size = if lod_query {
+                    let mip = self.arg(c, 1)?;
+                    let m = if self.is_undef(mip) { self.cx.const_u32(0) } else { self.value(mip)? };
+                    self.ids_op(Op::ImageQuerySizeLod, vt, &[img, m])?
+                } else {
+                    self.ids_op(Op::ImageQuerySize, vt, &[img])?
+                };
+                for k in 0..n {
+                    comps.push(if n == 1 { size } else { self.extract(u, size, k)? });
+                }
+                while comps.len() < 3 {
+                    comps.push(self.cx.undef(u));
+                }
+                if lod_query {
+                    comps.push(self.ids_op(Op::ImageQueryLevels, u, &[img])?);
+                } else if ms {
+                    comps.push(self.ids_op(Op::ImageQuerySamples, u, &[img])?);
+                }
+            }
+            _ => return Err(self.form(c.op, "on a constant buffer or sampler")),
+        }
+        self.make_ret(c.ty, &comps, None)
+    }
+
+    /// The sampled image from the texture (argument 0) and sampler (argument 1).
+    fn sampled_image(&mut self, c: &Call<'_>) -> Result<(Word, Dim, bool, TexelKind)> {
+        let (rv, img, dim, arrayed, _, texel) = self.image_of(c)?;
+        let sh = self.handle(self.arg(c, 1)?)?;
+        let (_, sampler) = self.load_descriptor(sh)?;
+        let st = self.cx.b.type_sampled_image(rv.elem_ty);
+        let si = self.ids_op(Op::SampledImage, st, &[img, sampler])?;
+        Ok((si, dim, arrayed, texel))
+    }
+
+    fn float_coord(&mut self, c: &Call<'_>, first: usize, n: u32) -> Result<Word> {
+        let f = self.cx.float(32);
+        let mut ws = Vec::new();
+        for k in 0..n as usize {
+            ws.push(self.arg_val(c, first + k)?);
+        }
+        if n == 1 {
+            return Ok(ws[0]);
+        }
+        let vt = self.cx.vec(f, n);
+        self.ids_op(Op::CompositeConstruct, vt, &ws)
+    }
+
+    fn sample_coords(dim: Dim, arrayed: bool) -> u32 {
+        (match dim {
+            Dim::Dim1D => 1,
+            Dim::Dim2D => 2,
+            _ => 3,
+        }) + u32::from(arrayed)
+    }
+
+    fn sample(&mut self, c: &Call<'_>) -> Result<Word> {
+        let (si, dim, arrayed, texel) = self.sampled_image(c)?;
+        let n = Self::sample_coords(dim, arrayed);
+        let coord = self.float_coord(c, 2, n)?;
+        let mut ops = ImgOps(Vec::new());
+        match self.offset_operand(c, 6, Self::offset_dims(dim))? {
+            Some((ImageOperands::CONST_OFFSET, o)) => ops.0.push((ImageOperands::CONST_OFFSET, vec![o])),
+            Some(_) => return Err(self.form(c.op, "non-constant texel offsets (Vulkan allows them on gathers only)")),
+            None => {}
+        }
+        let clamp = |me: &mut Self, ops: &mut ImgOps, k: usize| -> Result<()> {
+            if let Some(v) = c.args.get(k).copied() {
+                if !me.is_undef(v) {
+                    me.cx.capability(Capability::MinLod);
+                    let w = me.value(v)?;
+                    ops.0.push((ImageOperands::MIN_LOD, vec![w]));
+                }
+            }
+            Ok(())
+        };
+        if matches!(c.op, DxOp::Sample | DxOp::SampleBias | DxOp::SampleCmp | DxOp::SampleCmpBias) {
+            self.uses_derivatives = true;
+        }
+        let (op, dref) = match c.op {
+            DxOp::Sample => {
+                clamp(self, &mut ops, 9)?;
+                (Op::ImageSampleImplicitLod, None)
+            }
+            DxOp::SampleBias => {
+                let b = self.arg_val(c, 9)?;
+                ops.0.push((ImageOperands::BIAS, vec![b]));
+                clamp(self, &mut ops, 10)?;
+                (Op::ImageSampleImplicitLod, None)
+            }
+            DxOp::SampleLevel => {
+                let l = self.arg_val(c, 9)?;
+                ops.0.push((ImageOperands::LOD, vec![l]));
+                (Op::ImageSampleExplicitLod, None)
+            }
+            DxOp::SampleGrad => {
+                let gn = Self::offset_dims(dim).max(if dim == Dim::DimCube { 3 } else { 1 });
+                let dx = self.float_coord(c, 9, gn)?;
+                let dy = self.float_coord(c, 12, gn)?;
+                ops.0.push((ImageOperands::GRAD, vec![dx, dy]));
+                clamp(self, &mut ops, 15)?;
+                (Op::ImageSampleExplicitLod, None)
+            }
+            DxOp::SampleCmp => {
+                let d = self.arg_val(c, 9)?;
+                clamp(self, &mut ops, 10)?;
+                (Op::ImageSampleDrefImplicitLod, Some(d))
+            }
+            DxOp::SampleCmpBias => {
+                let d = self.arg_val(c, 9)?;
+                let b = self.arg_val(c, 10)?;
+                ops.0.push((ImageOperands::BIAS, vec![b]));
+                clamp(self, &mut ops, 11)?;
+                (Op::ImageSampleDrefImplicitLod, Some(d))
+            }
+            DxOp::SampleCmpGrad => {
+                let d = self.arg_val(c, 9)?;
+                let gn = Self::offset_dims(dim).max(if dim == Dim::DimCube { 3 } else { 1 });
+                let dx = self.float_coord(c, 10, gn)?;
+                let dy = self.float_coord(c, 13, gn)?;
+                ops.0.push((ImageOperands::GRAD, vec![dx, dy]));
+                clamp(self, &mut ops, 16)?;
+                (Op::ImageSampleDrefExplicitLod, Some(d))
+            }
+            DxOp::SampleCmpLevelZero | DxOp::SampleCmpLevel => {
+                let d = self.arg_val(c, 9)?;
+                let l = if c.op == DxOp::SampleCmpLevel {
+                    self.arg_val(c, 10)?
+                } else {
+                    let f = self.cx.float(32);
+                    self.cx.null(f)
+                };
+                ops.0.push((ImageOperands::LOD, vec![l]));
+                (Op::ImageSampleDrefExplicitLod, Some(d))
+            }
+            other => return Err(self.unsupported_op(other)),
+        };
+        let tt = texel_type(self.cx, texel);
+        let scalar = self.overload_scalar(c.ty);
+        let mut operands = ids(&[si, coord]);
+        if let Some(d) = dref {
+            operands.push(Operand::IdRef(d));
+        }
+        operands.extend(ops.operands());
+        if dref.is_some() {
+            let x = self.op(op, tt, operands)?;
+            let v = self.num_to_ir(x, super::buffers::texel_num(texel), scalar)?;
+            return self.make_ret(c.ty, &[v], None);
+        }
+        let v4 = self.cx.vec(tt, 4);
+        let v = self.op(op, v4, operands)?;
+        let comps = self.split_texel(v, texel, scalar)?;
+        self.make_ret(c.ty, &comps, None)
+    }
+
+    fn gather(&mut self, c: &Call<'_>) -> Result<Word> {
+        let (si, dim, arrayed, texel) = self.sampled_image(c)?;
+        let n = Self::sample_coords(dim, arrayed);
+        let coord = self.float_coord(c, 2, n)?;
+        let mut ops = ImgOps(Vec::new());
+        if let Some((kind, o)) = self.offset_operand(c, 6, Self::offset_dims(dim).min(2))? {
+            ops.0.push((kind, vec![o]));
+        }
+        let tt = texel_type(self.cx, texel);
+        let v4 = self.cx.vec(tt, 4);
+        let mut operands = ids(&[si, coord]);
+        let op = if c.op == DxOp::TextureGatherRaw {
+            // The raw bits of the first channel (R16/R32 formats) as integers; 64-bit texels
+            // are R32G32 views: gather both channels and join them, low word first.
+            let scalar = self.overload_scalar(c.ty);
+            if self.scalar_bits(scalar) == Some(64) {
+                let u = self.cx.u32_t();
+                let u2 = self.cx.vec(u, 2);
+                let st = self.cx.ty(scalar)?;
+                let extra = ops.operands();
+                let mut channels = Vec::new();
+                for ch in 0..2 {
+                    let mut o = ids(&[si, coord, self.cx.const_u32(ch)]);
+                    o.extend(extra.clone());
+                    let g = self.op(Op::ImageGather, v4, o)?;
+                    let g = if texel == TexelKind::UInt { g } else {
+                        let uv4 = self.cx.vec(u, 4);
+                        self.ids_op(Op::Bitcast, uv4, &[g])?
+                    };
+                    channels.push(g);
+                }
+                let mut comps = Vec::new();
+                for k in 0..4 {
+                    let lo = self.extract(u, channels[0], k)?;
+                    let hi = self.extract(u, channels[1], k)?;
+                    let pair = self.ids_op(Op::CompositeConstruct, u2, &[lo, hi])?;
+                    comps.push(self.ids_op(Op::Bitcast, st, &[pair])?);
+                }
+                return self.make_ret(c.ty, &comps, None);
+            }
+            operands.push(Operand::IdRef(self.cx.const_u32(0)));
+            Op::ImageGather
+        } else if c.op == DxOp::TextureGather {
+            let ch = self.arg_const(c, 8)? as u32;
+            operands.push(Operand::IdRef(self.cx.const_u32(ch)));
+            Op::ImageGather
+        } else {
+            let d = self.arg_val(c, 9)?;
+            operands.push(Operand::IdRef(d));
+            Op::ImageDrefGather
+        };
+        operands.extend(ops.operands());
+        let v = self.op(op, v4, operands)?;
+        let scalar = self.overload_scalar(c.ty);
+        let comps = self.split_texel(v, texel, scalar)?;
+        self.make_ret(c.ty, &comps, None)
+    }
+
+    fn calculate_lod(&mut self, c: &Call<'_>) -> Result<Word> {
+        self.cx.capability(Capability::ImageQuery);
+        self.uses_derivatives = true;
+        let (si, dim, _, _) = self.sampled_image(c)?;
+        let n = Self::sample_coords(dim, false);
+        let coord = self.float_coord(c, 2, n)?;
+        let f = self.cx.float(32);
+        let v2 = self.cx.vec(f, 2);
+        let q = self.ids_op(Op::ImageQueryLod, v2, &[si, coord])?;
+        let clamped = self.arg_const(c, 5)? != 0;
+        self.extract(f, q, if clamped { 0 } else { 1 })
+    }
+}

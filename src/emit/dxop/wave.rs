@@ -1,0 +1,212 @@
+//! Wave (subgroup) and quad operations as `OpGroupNonUniform*` at subgroup scope.
+//!
+//! `WaveMatch` and `WaveMultiPrefix*` run once per partition of lanes with equal keys
+//! (`FnEmit::partition_loop`).
+//!
+//! `WaveActiveOp(value, op, sign)`: op 0 sum, 1 product, 2 min, 3 max; sign 0 signed,
+//! 1 unsigned; `WavePrefixOp` is the exclusive scan of the same. `WaveActiveBit`: 0 and,
+//! 1 or, 2 xor. `QuadOp`: 0 across X, 1 across Y, 2 diagonal (`OpGroupNonUniformQuadSwap`).
+
+use super::Call;
+use crate::dxil::DxOp;
+use crate::emit::error::{Result, TranslateError};
+use crate::emit::function::FnEmit;
+use crate::emit::interface::Num;
+use rspirv::dr::Operand;
+use rspirv::spirv::{BuiltIn, Capability, GroupOperation, Op, Scope, StorageClass, Word};
+
+impl<'a, 'm> FnEmit<'a, 'm> {
+    pub(super) fn wave_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
+        use DxOp::*;
+        self.cx.capability(Capability::GroupNonUniform);
+        let sg = self.cx.const_u32(Scope::Subgroup as u32);
+        let b = self.cx.bool_t();
+        let w = match c.op {
+            WaveIsFirstLane => {
+                let x = self.ids_op(Op::GroupNonUniformElect, b, &[sg])?;
+                self.num_to_ir(x, Num::Bool, c.ty)?
+            }
+            WaveGetLaneIndex | WaveGetLaneCount => {
+                let bi = if c.op == WaveGetLaneIndex { BuiltIn::SubgroupLocalInvocationId } else { BuiltIn::SubgroupSize };
+                let u = self.cx.u32_t();
+                let var = self.iface.builtin(self.cx, bi, StorageClass::Input, u);
+                if self.sm.kind == crate::container::ShaderKind::Pixel {
+                    self.cx.decorate(var, rspirv::spirv::Decoration::Flat, &[]);
+                }
+                self.ids_op(Op::Load, u, &[var])?
+            }
+            WaveAnyTrue | WaveAllTrue => {
+                self.cx.capability(Capability::GroupNonUniformVote);
+                let x = self.arg_val(c, 0)?;
+                let op = if c.op == WaveAnyTrue { Op::GroupNonUniformAny } else { Op::GroupNonUniformAll };
+                let r = self.ids_op(op, b, &[sg, x])?;
+                self.num_to_ir(r, Num::Bool, c.ty)?
+            }
+            WaveActiveAllEqual => {
+                self.cx.capability(Capability::GroupNonUniformVote);
+                let x = self.arg_val(c, 0)?;
+                let r = self.ids_op(Op::GroupNonUniformAllEqual, b, &[sg, x])?;
+                self.num_to_ir(r, Num::Bool, c.ty)?
+            }
+            WaveActiveBallot => {
+                self.cx.capability(Capability::GroupNonUniformBallot);
+                let u = self.cx.u32_t();
+                let u4 = self.cx.vec(u, 4);
+                let x = self.arg_val(c, 0)?;
+                let v = self.ids_op(Op::GroupNonUniformBallot, u4, &[sg, x])?;
+                let mut comps = Vec::new();
+                for k in 0..4 {
+                    comps.push(self.extract(u, v, k)?);
+                }
+                self.make_ret(c.ty, &comps, None)?
+            }
+            WaveReadLaneFirst => {
+                self.cx.capability(Capability::GroupNonUniformBallot);
+                let t = self.cx.ty(c.ty)?;
+                let x = self.arg_val(c, 0)?;
+                self.ids_op(Op::GroupNonUniformBroadcastFirst, t, &[sg, x])?
+            }
+            WaveReadLaneAt => {
+                self.cx.capability(Capability::GroupNonUniformShuffle);
+                let t = self.cx.ty(c.ty)?;
+                let x = self.arg_val(c, 0)?;
+                let lane = self.arg_val(c, 1)?;
+                self.ids_op(Op::GroupNonUniformShuffle, t, &[sg, x, lane])?
+            }
+            WaveActiveOp | WavePrefixOp => {
+                self.cx.capability(Capability::GroupNonUniformArithmetic);
+                let t = self.cx.ty(c.ty)?;
+                let float = self.is_float_ty(c.ty);
+                let op = self.arg_const(c, 1)?;
+                let unsigned = self.arg_const(c, 2)? == 1;
+                let opcode = match (op, float, unsigned) {
+                    (0, true, _) => Op::GroupNonUniformFAdd,
+                    (0, false, _) => Op::GroupNonUniformIAdd,
+                    (1, true, _) => Op::GroupNonUniformFMul,
+                    (1, false, _) => Op::GroupNonUniformIMul,
+                    (2, true, _) => Op::GroupNonUniformFMin,
+                    (2, false, false) => Op::GroupNonUniformSMin,
+                    (2, false, true) => Op::GroupNonUniformUMin,
+                    (3, true, _) => Op::GroupNonUniformFMax,
+                    (3, false, false) => Op::GroupNonUniformSMax,
+                    (3, false, true) => Op::GroupNonUniformUMax,
+                    _ => return Err(TranslateError::Malformed(format!("wave operation {op}"))),
+                };
+                let x = self.arg_val(c, 0)?;
+                let group = if c.op == WaveActiveOp { GroupOperation::Reduce } else { GroupOperation::ExclusiveScan };
+                self.op(opcode, t, vec![Operand::IdRef(sg), Operand::GroupOperation(group), Operand::IdRef(x)])?
+            }
+            WaveActiveBit => {
+                self.cx.capability(Capability::GroupNonUniformArithmetic);
+                let t = self.cx.ty(c.ty)?;
+                let opcode = match self.arg_const(c, 1)? {
+                    0 => Op::GroupNonUniformBitwiseAnd,
+                    1 => Op::GroupNonUniformBitwiseOr,
+                    _ => Op::GroupNonUniformBitwiseXor,
+                };
+                let x = self.arg_val(c, 0)?;
+                self.op(opcode, t, vec![Operand::IdRef(sg), Operand::GroupOperation(GroupOperation::Reduce), Operand::IdRef(x)])?
+            }
+            WaveAllBitCount | WavePrefixBitCount => {
+                self.cx.capability(Capability::GroupNonUniformBallot);
+                let u = self.cx.u32_t();
+                let u4 = self.cx.vec(u, 4);
+                let x = self.arg_val(c, 0)?;
+                let v = self.ids_op(Op::GroupNonUniformBallot, u4, &[sg, x])?;
+                let group = if c.op == WaveAllBitCount { GroupOperation::Reduce } else { GroupOperation::ExclusiveScan };
+                self.op(
+                    Op::GroupNonUniformBallotBitCount,
+                    u,
+                    vec![Operand::IdRef(sg), Operand::GroupOperation(group), Operand::IdRef(v)],
+                )?
+            }
+            QuadReadLaneAt | QuadOp => {
+                self.cx.capability(Capability::GroupNonUniformQuad);
+                let t = self.cx.ty(c.ty)?;
+                let x = self.arg_val(c, 0)?;
+                if c.op == QuadReadLaneAt {
+                    let lane = self.arg_val(c, 1)?;
+                    self.ids_op(Op::GroupNonUniformQuadBroadcast, t, &[sg, x, lane])?
+                } else {
+                    let dir = self.arg_const(c, 1)? as u32;
+                    let d = self.cx.const_u32(dir);
+                    self.ids_op(Op::GroupNonUniformQuadSwap, t, &[sg, x, d])?
+                }
+            }
+            WaveMatch => {
+                self.cx.capability(Capability::GroupNonUniformBallot);
+                let keys = self.key_words(c, 0)?;
+                let u = self.cx.u32_t();
+                let u4 = self.cx.vec(u, 4);
+                let b2 = b;
+                let mask = self.partition_loop(&keys, u4, |me| {
+                    let t = me.cx.b.constant_true(b2);
+                    me.ids_op(Op::GroupNonUniformBallot, u4, &[sg, t])
+                })?;
+                let mut comps = Vec::new();
+                for k in 0..4 {
+                    comps.push(self.extract(u, mask, k)?);
+                }
+                self.make_ret(c.ty, &comps, None)?
+            }
+            WaveMultiPrefixOp | WaveMultiPrefixBitCount => {
+                self.cx.capability(Capability::GroupNonUniformBallot);
+                self.cx.capability(Capability::GroupNonUniformArithmetic);
+                let keys: Vec<Word> = (1..5).map(|k| self.arg_val(c, k)).collect::<Result<_>>()?;
+                let x = self.arg_val(c, 0)?;
+                let t = self.cx.ty(c.ty)?;
+                let scan = vec![Operand::IdRef(sg), Operand::GroupOperation(GroupOperation::ExclusiveScan)];
+                if c.op == WaveMultiPrefixBitCount {
+                    let u = self.cx.u32_t();
+                    let u4 = self.cx.vec(u, 4);
+                    self.partition_loop(&keys, t, |me| {
+                        let v = me.ids_op(Op::GroupNonUniformBallot, u4, &[sg, x])?;
+                        let mut ops = scan.clone();
+                        ops.push(Operand::IdRef(v));
+                        me.op(Op::GroupNonUniformBallotBitCount, t, ops)
+                    })?
+                } else {
+                    // Kinds: 0 sum, 1 and, 2 or, 3 xor, 4 product.
+                    let float = self.is_float_ty(c.ty);
+                    let opcode = match (self.arg_const(c, 5)?, float) {
+                        (0, true) => Op::GroupNonUniformFAdd,
+                        (0, false) => Op::GroupNonUniformIAdd,
+                        (1, false) => Op::GroupNonUniformBitwiseAnd,
+                        (2, false) => Op::GroupNonUniformBitwiseOr,
+                        (3, false) => Op::GroupNonUniformBitwiseXor,
+                        (4, true) => Op::GroupNonUniformFMul,
+                        (4, false) => Op::GroupNonUniformIMul,
+                        (k, _) => return Err(TranslateError::Malformed(format!("multi-prefix operation {k}"))),
+                    };
+                    self.partition_loop(&keys, t, |me| {
+                        let mut ops = scan.clone();
+                        ops.push(Operand::IdRef(x));
+                        me.op(opcode, t, ops)
+                    })?
+                }
+            }
+            other => return Err(self.unsupported_op(other)),
+        };
+        Ok(Some(w))
+    }
+
+    /// A value as 32-bit unsigned words, for comparing values bit for bit.
+    fn key_words(&mut self, c: &Call<'_>, k: usize) -> Result<Vec<Word>> {
+        let ty = self.arg_ty(c, k)?;
+        let v = self.arg_val(c, k)?;
+        let u = self.cx.u32_t();
+        match self.scalar_bits(ty) {
+            Some(64) => {
+                let u2 = self.cx.vec(u, 2);
+                let pair = self.ids_op(Op::Bitcast, u2, &[v])?;
+                Ok(vec![self.extract(u, pair, 0)?, self.extract(u, pair, 1)?])
+            }
+            Some(16) if self.is_float_ty(ty) => {
+                let u16t = self.cx.uint(16);
+                let b = self.ids_op(Op::Bitcast, u16t, &[v])?;
+                Ok(vec![self.ids_op(Op::UConvert, u, &[b])?])
+            }
+            _ => Ok(vec![self.ir_to_num(v, ty, Num::UInt)?]),
+        }
+    }
+}

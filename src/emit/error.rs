@@ -1,0 +1,44 @@
+//! Why a shader could not be translated. Every failure on input is one of these: a typed
+//! error naming what is missing (an opcode, a stage, an instruction), never a panic.
+
+use thiserror::Error;
+
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum TranslateError {
+    /// The module is not DXIL (no `dx.shaderModel`) or has no entry point with a body.
+    #[error("not a DXIL shader: {0}")]
+    NotAShader(String),
+    /// A stage we do not translate yet.
+    #[error("shader stage `{stage}` is not supported yet")]
+    UnsupportedStage { stage: String },
+    /// A `dx.op` the translator does not lower yet, for this stage.
+    #[error("DXIL operation {name} (opcode {opcode}) is not supported in `{stage}` shaders yet")]
+    UnsupportedOp { name: String, opcode: u32, stage: String },
+    /// An operation with an overload or operand shape not supported yet.
+    #[error("DXIL operation {name}: {message}")]
+    UnsupportedForm { name: String, message: String },
+    /// An LLVM instruction or type we do not translate.
+    #[error("function `{function}`: {message}")]
+    Unsupported { function: String, message: String },
+    /// The input breaks a DXIL rule (bad operand, unknown resource, ...).
+    #[error("malformed DXIL: {0}")]
+    Malformed(String),
+    /// The binding map file could not be used.
+    #[error("binding map: {0}")]
+    BindingMap(String),
+    /// The structurized graph is inconsistent or rspirv refused a sequence (an internal bug).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+pub type Result<T, E = TranslateError> = std::result::Result<T, E>;
+
+pub(crate) fn unsupported(function: &str, message: impl Into<String>) -> TranslateError {
+    TranslateError::Unsupported { function: function.to_string(), message: message.into() }
+}
+
+impl From<rspirv::dr::Error> for TranslateError {
+    fn from(e: rspirv::dr::Error) -> Self {
+        TranslateError::Internal(format!("SPIR-V builder: {e:?}"))
+    }
+}

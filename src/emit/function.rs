@@ -1,0 +1,1089 @@
+//! One DXIL function over its structurized CFG: LLVM instructions to SPIR-V, SSA values
+//! made available where they are used, and the structured terminators.
+//!
+//! # Values across the structurized graph
+//!
+//! The structurizer never duplicates an original block, so every instruction keeps its one
+//! definition; but its ladders add paths in the graph (through a dispatch block, on selector
+//! values that never occur together) on which an original definition no longer *dominates*
+//! its original uses. Such a value is *demoted*: a `Function` variable is stored right
+//! after the definition and loaded at each use the definition does not dominate. Control
+//! really executed the definition first (the structurized function runs the original
+//! blocks in the original order), so the load sees the stored value.
+//!
+//! Original PHIs stay `OpPhi`s where the structurizer left their block's incoming edges
+//! alone (every predecessor an original one, through its original edge, emitted earlier, and
+//! every incoming value available there); elsewhere they become `Function` variables: each
+//! original predecessor stores the PHI's
+//! incoming value for it at its end (the next original block to run is the PHI's block, so no
+//! other store intervenes), and the PHI's block loads it on entry. Values read at the end of
+//! a predecessor are SSA ids, so PHIs that read each other (swaps) keep their parallel-copy
+//! meaning. The structurizer's own PHIs (selectors) become `OpPhi`.
+//!
+//! Pointers (GEP results) and resource handles are not stored: a GEP is emitted again where
+//! its result is not dominated, and handles are compile-time descriptions (see
+//! `resources`) whose index operand is an ordinary value.
+
+use super::control::{emit_dispatch, emit_merge, Labels};
+use super::error::{unsupported, Result, TranslateError};
+use super::module::ModuleBuilder;
+use super::resources::{Handle, Resources};
+use crate::dxil::ShaderModel;
+use crate::ir::{
+    BinaryOp, BlockId, CastOp, ConstExprOp, ConstKind, FloatPredicate, Function, InstId, InstKind, IntPredicate,
+    Terminator, Type, TypeId, Value,
+};
+use crate::passes::graph::{Dfs, Doms, Preds};
+use crate::passes::{Origin, SBlock, Scfg, Term, Val, VarKind};
+use rspirv::dr::{InsertPoint, Instruction, Operand};
+use cranelift_entity::EntityRef;
+use rspirv::spirv::{self, Op, StorageClass, Word};
+use std::collections::{HashMap, HashSet};
+
+pub struct FnEmit<'a, 'm> {
+    pub cx: &'a mut ModuleBuilder<'m>,
+    pub res: &'a mut Resources,
+    pub sm: &'a ShaderModel,
+    pub f: &'m Function,
+    pub sigs: &'a crate::dxil::Signatures,
+    pub iface: super::interface::Interface,
+    scfg: &'a Scfg,
+    sblock_of: HashMap<BlockId, SBlock>,
+    doms: Doms,
+    def_block: HashMap<InstId, BlockId>,
+    ids: HashMap<InstId, Word>,
+    /// Pointer results: id and storage class.
+    ptrs: HashMap<InstId, (Word, StorageClass)>,
+    demoted: HashMap<InstId, Word>,
+    phi_vars: HashMap<InstId, Word>,
+    allocas: HashMap<InstId, Word>,
+    pub handles: HashMap<InstId, Handle>,
+    /// The original block being emitted.
+    cur: SBlock,
+    reloads: HashMap<(SBlock, InstId), Word>,
+    /// For `dx.op` results: which struct members are extracted (bit k: member k).
+    pub used_members: HashMap<InstId, u32>,
+    /// Blocks split by a conditional operation (`discard`): entry label → label of the last
+    /// part, which is the predecessor that `OpPhi`s in successors must name.
+    pub exit_labels: HashMap<Word, Word>,
+    /// Original blocks whose PHIs become `OpPhi`s (see [`Self::direct_phis`]).
+    direct: HashSet<BlockId>,
+    block_labels: HashMap<SBlock, Word>,
+    layout_pos: HashMap<SBlock, usize>,
+    preds: Preds,
+    /// Set by operations with implicit or explicit derivatives (compute shaders then need a
+    /// derivative group execution mode).
+    pub uses_derivatives: bool,
+    cur_label: Word,
+    cur_loop_header: bool,
+}
+
+fn is_handle_ty(m: &crate::ir::Module, t: TypeId) -> bool {
+    m.types.struct_name(t) == Some("dx.types.Handle")
+}
+
+impl<'a, 'm> FnEmit<'a, 'm> {
+    pub fn new(
+        cx: &'a mut ModuleBuilder<'m>,
+        res: &'a mut Resources,
+        sm: &'a ShaderModel,
+        f: &'m Function,
+        sigs: &'a crate::dxil::Signatures,
+        scfg: &'a Scfg,
+    ) -> Result<FnEmit<'a, 'm>> {
+        let mut sblock_of = HashMap::new();
+        for &sb in &scfg.layout {
+            if let Some(Origin::Original(o)) = scfg.blocks.get(sb).map(|b| b.origin) {
+                sblock_of.insert(o, sb);
+            }
+        }
+        let dfs = Dfs::new(scfg.entry, |b| scfg.blocks[b].term.succs().to_vec());
+        let preds = Preds::compute(scfg);
+        let doms = Doms::new(&dfs, |b| preds.slots_into(b).to_vec());
+        let mut def_block = HashMap::new();
+        let mut used_members: HashMap<InstId, u32> = HashMap::new();
+        for &b in &f.layout {
+            for &i in &f.blocks[b].insts {
+                def_block.insert(i, b);
+                if let InstKind::ExtractValue { aggregate: Value::Inst(a), indices } = &f.insts[i].kind {
+                    if let Some(&k) = indices.first() {
+                        *used_members.entry(*a).or_default() |= 1u32.checked_shl(k).unwrap_or(0);
+                    }
+                }
+            }
+        }
+        Ok(FnEmit {
+            cx,
+            res,
+            sm,
+            f,
+            sigs,
+            iface: Default::default(),
+            scfg,
+            sblock_of,
+            doms,
+            def_block,
+            ids: HashMap::new(),
+            ptrs: HashMap::new(),
+            demoted: HashMap::new(),
+            phi_vars: HashMap::new(),
+            allocas: HashMap::new(),
+            handles: HashMap::new(),
+            cur: scfg.entry,
+            reloads: HashMap::new(),
+            used_members,
+            exit_labels: HashMap::new(),
+            direct: HashSet::new(),
+            block_labels: HashMap::new(),
+            layout_pos: scfg.layout.iter().enumerate().map(|(k, &b)| (b, k)).collect(),
+            preds,
+            uses_derivatives: false,
+            cur_label: 0,
+            cur_loop_header: false,
+        })
+    }
+
+    fn fname(&self) -> &str {
+        &self.f.name
+    }
+
+    pub fn err(&self, message: impl Into<String>) -> TranslateError {
+        unsupported(&self.f.name, message)
+    }
+
+    // --- raw emission helpers ---
+
+    pub fn op(&mut self, opcode: Op, ty: Word, operands: Vec<Operand>) -> Result<Word> {
+        let id = self.cx.b.id();
+        self.cx.b.insert_into_block(InsertPoint::End, Instruction::new(opcode, Some(ty), Some(id), operands))?;
+        Ok(id)
+    }
+
+    pub fn op_void(&mut self, opcode: Op, operands: Vec<Operand>) -> Result<()> {
+        self.cx.b.insert_into_block(InsertPoint::End, Instruction::new(opcode, None, None, operands))?;
+        Ok(())
+    }
+
+    pub fn ids_op(&mut self, opcode: Op, ty: Word, ids: &[Word]) -> Result<Word> {
+        self.op(opcode, ty, ids.iter().map(|&w| Operand::IdRef(w)).collect())
+    }
+
+    pub fn glsl(&mut self, ty: Word, inst: u32, args: &[Word]) -> Result<Word> {
+        let set = self.cx.glsl();
+        let mut ops = vec![Operand::IdRef(set), Operand::LiteralExtInstInteger(inst)];
+        ops.extend(args.iter().map(|&w| Operand::IdRef(w)));
+        self.op(Op::ExtInst, ty, ops)
+    }
+
+    // --- types of IR values ---
+
+    pub fn value_ty(&self, v: Value) -> Option<TypeId> {
+        match v {
+            Value::Inst(i) => self.f.insts.get(i).map(|x| x.ty),
+            Value::Const(c) => Some(self.cx.m.constants.get(c).ty),
+            Value::Arg(a) => self.f.params.get(a as usize).map(|p| p.ty),
+            _ => None,
+        }
+    }
+
+    /// Bit width of a scalar int/float IR type (element type for vectors).
+    pub fn scalar_bits(&self, t: TypeId) -> Option<u32> {
+        match self.cx.m.types.get(t) {
+            Type::Int(b) => Some(*b),
+            Type::Float(k) => Some(k.bits()),
+            Type::Vector { elem, .. } => self.scalar_bits(*elem),
+            _ => None,
+        }
+    }
+
+    pub fn is_float_ty(&self, t: TypeId) -> bool {
+        match self.cx.m.types.get(t) {
+            Type::Float(_) => true,
+            Type::Vector { elem, .. } => self.is_float_ty(*elem),
+            _ => false,
+        }
+    }
+
+    pub fn const_int(&self, v: Value) -> Option<u64> {
+        match v {
+            Value::Const(c) => self.cx.m.constants.as_int(c),
+            _ => None,
+        }
+    }
+
+    pub fn is_undef(&self, v: Value) -> bool {
+        matches!(v, Value::Const(c) if matches!(self.cx.m.constants.get(c).kind, ConstKind::Undef | ConstKind::Poison))
+    }
+
+    // --- values ---
+
+    fn dominated(&self, def: InstId) -> bool {
+        match self.def_block.get(&def).and_then(|b| self.sblock_of.get(b)) {
+            Some(&s) => self.doms.dominates(s, self.cur),
+            None => false,
+        }
+    }
+
+    /// The SPIR-V id of an IR value in the current block.
+    pub fn value(&mut self, v: Value) -> Result<Word> {
+        match v {
+            Value::Const(c) => self.cx.constant(c),
+            Value::Inst(i) => {
+                if let Some(&w) = self.ids.get(&i) {
+                    if self.dominated(i) {
+                        return Ok(w);
+                    }
+                    if let Some(&var) = self.demoted.get(&i) {
+                        if let Some(&w) = self.reloads.get(&(self.cur, i)) {
+                            return Ok(w);
+                        }
+                        let ty = self.cx.ty(self.f.insts[i].ty)?;
+                        let w = self.ids_op(Op::Load, ty, &[var])?;
+                        self.reloads.insert((self.cur, i), w);
+                        return Ok(w);
+                    }
+                }
+                Err(TranslateError::Internal(format!(
+                    "function `{}`: value %{} used where it is not available",
+                    self.fname(),
+                    self.f.insts[i].name.clone().unwrap_or_else(|| i.to_string())
+                )))
+            }
+            Value::Arg(_) => Err(self.err("function arguments (only entry points without parameters are supported)")),
+            Value::Global(_) | Value::Func(_) | Value::Metadata => Err(self.err("an address or metadata used as a value")),
+        }
+    }
+
+    /// A pointer operand: its id and storage class, re-emitting GEPs where needed.
+    pub fn pointer(&mut self, v: Value) -> Result<(Word, StorageClass)> {
+        match v {
+            Value::Global(g) => self.cx.global(g),
+            Value::Inst(i) => {
+                if let Some(&var) = self.allocas.get(&i) {
+                    return Ok((var, StorageClass::Function));
+                }
+                if let Some(&p) = self.ptrs.get(&i) {
+                    if self.dominated(i) {
+                        return Ok(p);
+                    }
+                }
+                match &self.f.insts[i].kind {
+                    InstKind::GetElementPtr { base, indices, .. } => {
+                        let (base, indices) = (*base, indices.clone());
+                        self.gep(self.f.insts[i].ty, base, &indices)
+                    }
+                    InstKind::Cast { op: CastOp::BitCast | CastOp::AddrSpaceCast, value } => {
+                        let value = *value;
+                        let (p, class) = self.pointer(value)?;
+                        let from = self.value_ty(value);
+                        if from.and_then(|t| self.cx.m.types.pointee(t)) == self.cx.m.types.pointee(self.f.insts[i].ty) {
+                            Ok((p, class))
+                        } else {
+                            Err(self.err("pointer bitcast between different pointee types"))
+                        }
+                    }
+                    _ => Err(self.err("pointer produced by an unsupported instruction")),
+                }
+            }
+            Value::Const(c) => {
+                let k = self.cx.m.constants.get(c).clone();
+                match &k.kind {
+                    ConstKind::GlobalAddr(g) => self.cx.global(*g),
+                    ConstKind::Expr { op: ConstExprOp::GetElementPtr { .. }, operands, .. } if !operands.is_empty() => {
+                        let base = match self.cx.m.constants.get(operands[0]).kind {
+                            ConstKind::GlobalAddr(g) => Value::Global(g),
+                            _ => Value::Const(operands[0]),
+                        };
+                        let idx: Vec<Value> = operands[1..].iter().map(|&o| Value::Const(o)).collect();
+                        self.gep(k.ty, base, &idx)
+                    }
+                    _ => Err(self.err("unsupported constant pointer")),
+                }
+            }
+            _ => Err(self.err("unsupported pointer operand")),
+        }
+    }
+
+    fn gep(&mut self, result_ty: TypeId, base: Value, indices: &[Value]) -> Result<(Word, StorageClass)> {
+        let (b, class) = self.pointer(base)?;
+        let Some((first, rest)) = indices.split_first() else { return Ok((b, class)) };
+        if self.const_int(*first) != Some(0) {
+            return Err(self.err("getelementptr with a non-zero first index (pointer arithmetic)"));
+        }
+        if rest.is_empty() {
+            return Ok((b, class));
+        }
+        let pointee = self.cx.m.types.pointee(result_ty).ok_or_else(|| self.err("GEP result is not a pointer"))?;
+        let pty = self.cx.ptr_to(class, pointee)?;
+        let mut ops = vec![Operand::IdRef(b)];
+        for &ix in rest {
+            let w = self.value(ix)?;
+            ops.push(Operand::IdRef(w));
+        }
+        let w = self.op(Op::AccessChain, pty, ops)?;
+        Ok((w, class))
+    }
+
+    // --- the function ---
+
+    /// Which values need a `Function` variable, and the variables of PHIs and allocas.
+    fn plan_variables(&mut self) -> Result<Vec<(Word, Word)>> {
+        let mut demote: HashSet<InstId> = HashSet::new();
+        let f = self.f;
+        let mut blocks: Vec<BlockId> = f.layout.iter().copied().filter(|b| self.sblock_of.contains_key(b)).collect();
+        blocks.sort();
+        for &u in &blocks {
+            let su = self.sblock_of[&u];
+            for &i in &f.blocks[u].insts {
+                match &f.insts[i].kind {
+                    InstKind::Phi { incoming } => {
+                        for (v, p) in incoming {
+                            if let Some(&sp) = self.sblock_of.get(p) {
+                                self.need(*v, sp, &mut demote);
+                            }
+                        }
+                    }
+                    k => {
+                        for v in k.operands() {
+                            self.need(v, su, &mut demote);
+                        }
+                    }
+                }
+            }
+            for v in f.blocks[u].terminator.operands() {
+                self.need(v, su, &mut demote);
+            }
+        }
+        for &u in &blocks {
+            if self.direct_phis(u) {
+                self.direct.insert(u);
+            }
+        }
+        let mut vars = Vec::new();
+        let mut sorted: Vec<InstId> = demote.into_iter().collect();
+        sorted.sort();
+        for i in sorted {
+            let ty = self.cx.ptr_to(StorageClass::Function, f.insts[i].ty)?;
+            let id = self.cx.b.id();
+            self.demoted.insert(i, id);
+            vars.push((ty, id));
+        }
+        for &u in &blocks {
+            for &i in &f.blocks[u].insts {
+                match &f.insts[i].kind {
+                    InstKind::Phi { .. } => {
+                        if is_handle_ty(self.cx.m, f.insts[i].ty) {
+                            return Err(self.err("PHI of resource handles"));
+                        }
+                        if self.direct.contains(&u) {
+                            continue;
+                        }
+                        let ty = self.cx.ptr_to(StorageClass::Function, f.insts[i].ty)?;
+                        let id = self.cx.b.id();
+                        self.phi_vars.insert(i, id);
+                        vars.push((ty, id));
+                    }
+                    InstKind::Alloca { allocated, count, .. } => {
+                        if self.const_int(*count) != Some(1) {
+                            return Err(self.err("alloca of a dynamic count"));
+                        }
+                        let ty = self.cx.ptr_to(StorageClass::Function, *allocated)?;
+                        let id = self.cx.b.id();
+                        self.allocas.insert(i, id);
+                        vars.push((ty, id));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(vars)
+    }
+
+    /// Whether the PHIs of original block `t` can be `OpPhi`s: every predecessor of its
+    /// structurized block is an original predecessor reaching it through its original edge,
+    /// emitted before it, and every incoming value is available at the end of its
+    /// predecessor without emitting anything (a constant or a dominating definition).
+    fn direct_phis(&self, t: BlockId) -> bool {
+        let f = self.f;
+        let Some(&st) = self.sblock_of.get(&t) else { return false };
+        let mut preds: Vec<BlockId> = Vec::new();
+        for &sp in self.preds.slots_into(st) {
+            let Origin::Original(p) = self.scfg.blocks[sp].origin else { return false };
+            let Term::Orig { succs, .. } = &self.scfg.blocks[sp].term else { return false };
+            let orig = f.blocks[p].terminator.successors();
+            if succs.len() != orig.len() || succs.iter().zip(orig.iter()).any(|(&s, &o)| (s == st) != (o == t)) {
+                return false;
+            }
+            if self.layout_pos.get(&sp) >= self.layout_pos.get(&st) {
+                return false;
+            }
+            preds.push(p);
+        }
+        for &i in &f.blocks[t].insts {
+            let InstKind::Phi { incoming } = &f.insts[i].kind else { continue };
+            for (v, p) in incoming {
+                let Some(&sp) = self.sblock_of.get(p) else { continue };
+                if !preds.contains(p) {
+                    return false;
+                }
+                let ok = match *v {
+                    Value::Const(c) => {
+                        !matches!(self.cx.m.types.get(self.cx.m.constants.get(c).ty), Type::Pointer { .. })
+                    }
+                    Value::Inst(d) => {
+                        let inst = &f.insts[d];
+                        !is_handle_ty(self.cx.m, inst.ty)
+                            && !matches!(self.cx.m.types.get(inst.ty), Type::Pointer { .. })
+                            && self
+                                .def_block
+                                .get(&d)
+                                .and_then(|b| self.sblock_of.get(b))
+                                .is_some_and(|&sd| self.doms.dominates(sd, sp))
+                    }
+                    _ => false,
+                };
+                if !ok {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    fn need(&self, v: Value, at: SBlock, demote: &mut HashSet<InstId>) {
+        let Value::Inst(d) = v else { return };
+        let inst = &self.f.insts[d];
+        let remat = is_handle_ty(self.cx.m, inst.ty)
+            || matches!(inst.kind, InstKind::GetElementPtr { .. } | InstKind::Alloca { .. })
+            || matches!(self.cx.m.types.get(inst.ty), Type::Pointer { .. });
+        if remat {
+            for o in inst.kind.operands() {
+                self.need(o, at, demote);
+            }
+            return;
+        }
+        let def = self.def_block.get(&d).and_then(|b| self.sblock_of.get(b));
+        if let Some(&s) = def {
+            if !self.doms.dominates(s, at) {
+                demote.insert(d);
+            }
+        }
+    }
+
+    /// Emits the function body (the function must have been begun by the caller).
+    pub fn emit_body(&mut self) -> Result<()> {
+        let scfg = self.scfg;
+        let labels = Labels::allocate(&mut self.cx.b, scfg).map_err(TranslateError::Internal)?;
+        let vars = self.plan_variables()?;
+        let entry_label = labels.get(scfg.entry).ok_or_else(|| TranslateError::Internal("entry not in layout".into()))?;
+        for &sb in &scfg.layout {
+            if let Some(l) = labels.get(sb) {
+                self.block_labels.insert(sb, l);
+            }
+        }
+        self.cx.b.begin_block(None)?;
+        for (ty, id) in vars {
+            self.cx.b.variable(ty, Some(id), StorageClass::Function, None);
+        }
+        self.cx.b.branch(entry_label)?;
+
+        for &sb in &scfg.layout {
+            let block = &scfg.blocks[sb];
+            let label = labels.get(sb).ok_or_else(|| TranslateError::Internal("block without label".into()))?;
+            self.cx.b.begin_block(Some(label))?;
+            self.cur = sb;
+            self.cur_label = label;
+            self.cur_loop_header = matches!(block.merge, Some(crate::passes::Merge::Loop { .. }));
+            // Structurizer PHIs (selectors); incoming-block variables are shape mode's.
+            let uint = self.cx.u32_t();
+            for (k, phi) in block.phis.iter().enumerate() {
+                if matches!(scfg.vars.get(phi.var), Some(VarKind::IncomingBlock(_))) {
+                    continue;
+                }
+                let mut pairs = Vec::new();
+                for &(pred, val) in &phi.incoming {
+                    let v = self.sval(val, &labels)?;
+                    let l = labels.get(pred).ok_or_else(|| TranslateError::Internal("PHI predecessor".into()))?;
+                    pairs.push((v, l));
+                }
+                self.cx.b.phi(uint, Some(labels.phi_ids[sb.index()][k]), pairs)?;
+            }
+            if let Origin::Original(o) = block.origin {
+                self.original_block(o)?;
+            }
+            let merge = labels.merge_of(block.merge).ok_or_else(|| TranslateError::Internal("merge label".into()))?;
+            let targets: Vec<Word> = block
+                .term
+                .succs()
+                .iter()
+                .map(|&t| labels.get(t).ok_or_else(|| TranslateError::Internal("successor not in layout".into())))
+                .collect::<Result<_>>()?;
+            match &block.term {
+                Term::Goto(_) => {
+                    emit_merge(&mut self.cx.b, merge)?;
+                    self.cx.b.branch(targets[0])?;
+                }
+                Term::Unreachable => {
+                    emit_merge(&mut self.cx.b, merge)?;
+                    self.cx.b.unreachable()?;
+                }
+                Term::Dispatch { var, .. } => {
+                    let val = block.entry_value(*var).ok_or_else(|| TranslateError::Internal("dispatch value".into()))?;
+                    let s = self.sval(val, &labels)?;
+                    let (bool_t, zero) = (self.cx.bool_t(), self.cx.const_u32(0));
+                    emit_dispatch(&mut self.cx.b, bool_t, zero, s, &targets, merge).map_err(TranslateError::Internal)?;
+                }
+                Term::Orig { block: o, .. } => self.terminator(*o, &targets, merge)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn sval(&mut self, val: Val, labels: &Labels) -> Result<Word> {
+        match val {
+            Val::Const(n) => Ok(self.cx.const_u32(n)),
+            Val::Undef => {
+                let u = self.cx.u32_t();
+                Ok(self.cx.undef(u))
+            }
+            Val::Phi { block, index } => labels
+                .phi_ids
+                .get(block.index())
+                .and_then(|v| v.get(index as usize))
+                .copied()
+                .ok_or_else(|| TranslateError::Internal("structurizer PHI out of range".into())),
+        }
+    }
+
+    fn original_block(&mut self, o: BlockId) -> Result<()> {
+        let f = self.f;
+        let insts = f.blocks[o].insts.clone();
+        if self.direct.contains(&o) {
+            let here = self.cur;
+            for &i in &insts {
+                let InstKind::Phi { incoming } = &f.insts[i].kind else { continue };
+                let mut pairs = Vec::new();
+                for (v, p) in incoming {
+                    let Some(&sp) = self.sblock_of.get(p) else { continue };
+                    self.cur = sp;
+                    let w = self.value(*v);
+                    self.cur = here;
+                    let label = self.block_labels.get(&sp).copied().ok_or_else(|| TranslateError::Internal("PHI predecessor label".into()))?;
+                    let label = self.exit_labels.get(&label).copied().unwrap_or(label);
+                    let w = w?;
+                    // LLVM repeats a predecessor once per edge; SPIR-V names it once.
+                    if !pairs.iter().any(|&(_, l)| l == label) {
+                        pairs.push((w, label));
+                    }
+                }
+                let ty = self.cx.ty(f.insts[i].ty)?;
+                let id = self.cx.b.phi(ty, None, pairs)?;
+                self.ids.insert(i, id);
+            }
+            for &i in &insts {
+                if f.insts[i].kind.is_phi() && self.demoted.contains_key(&i) {
+                    let (var, w) = (self.demoted[&i], self.ids[&i]);
+                    self.op_void(Op::Store, vec![Operand::IdRef(var), Operand::IdRef(w)])?;
+                }
+            }
+        }
+        for &i in &insts {
+            if let InstKind::Phi { .. } = f.insts[i].kind {
+                let Some(&var) = self.phi_vars.get(&i) else { continue };
+                let ty = self.cx.ty(f.insts[i].ty)?;
+                let w = self.ids_op(Op::Load, ty, &[var])?;
+                self.define(i, w)?;
+            }
+        }
+        for &i in &insts {
+            if !f.insts[i].kind.is_phi() {
+                self.inst(i)?;
+            }
+        }
+        // PHI inputs of the original successors.
+        let mut succs: Vec<BlockId> = f.blocks[o].terminator.successors().to_vec();
+        succs.dedup();
+        let mut done = HashSet::new();
+        for t in succs {
+            if !done.insert(t) {
+                continue;
+            }
+            for &p in &f.blocks[t].insts {
+                let InstKind::Phi { incoming } = &f.insts[p].kind else { continue };
+                let v = incoming
+                    .iter()
+                    .find(|(_, b)| *b == o)
+                    .map(|(v, _)| *v)
+                    .ok_or_else(|| TranslateError::Malformed(format!("a PHI has no incoming value for a predecessor in `{}`", f.name)))?;
+                let Some(&var) = self.phi_vars.get(&p) else { continue };
+                let w = self.value(v)?;
+                self.op_void(Op::Store, vec![Operand::IdRef(var), Operand::IdRef(w)])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `body` only when `cond` holds, splitting the current block into a selection.
+    pub fn split_if(&mut self, cond: Word, body: impl FnOnce(&mut Self) -> Result<()>) -> Result<()> {
+        if self.cur_loop_header {
+            return Err(self.err("a conditional discard in a loop header block"));
+        }
+        let then = self.cx.b.id();
+        let merge = self.cx.b.id();
+        self.cx.b.selection_merge(merge, spirv::SelectionControl::NONE)?;
+        self.cx.b.branch_conditional(cond, then, merge, [])?;
+        self.cx.b.begin_block(Some(then))?;
+        body(self)?;
+        self.cx.b.branch(merge)?;
+        self.cx.b.begin_block(Some(merge))?;
+        self.exit_labels.insert(self.cur_label, merge);
+        Ok(())
+    }
+
+    /// Runs `body` once per partition of the subgroup's active invocations that agree on all
+    /// `keys` (32-bit unsigned ids): a loop whose every iteration elects the partition of the
+    /// first active invocation, runs `body` in it, and lets those invocations leave. Returns
+    /// the value of `body` (of type `ty`) for each invocation. Splits the current block like
+    /// [`Self::split_if`].
+    pub fn partition_loop(&mut self, keys: &[Word], ty: Word, body: impl FnOnce(&mut Self) -> Result<Word>) -> Result<Word> {
+        if self.cur_loop_header {
+            return Err(self.err("a partitioned wave operation in a loop header block"));
+        }
+        let b = &mut self.cx.b;
+        let (header, inner, found, sel, cont, merge) = (b.id(), b.id(), b.id(), b.id(), b.id(), b.id());
+        b.branch(header)?;
+        b.begin_block(Some(header))?;
+        b.loop_merge(merge, cont, spirv::LoopControl::NONE, [])?;
+        b.branch(inner)?;
+        b.begin_block(Some(inner))?;
+        let u = self.cx.u32_t();
+        let bool_t = self.cx.bool_t();
+        let sg = self.cx.const_u32(spirv::Scope::Subgroup as u32);
+        let mut eq = None;
+        for &k in keys {
+            let first = self.ids_op(Op::GroupNonUniformBroadcastFirst, u, &[sg, k])?;
+            let e = self.ids_op(Op::IEqual, bool_t, &[k, first])?;
+            eq = Some(match eq {
+                None => e,
+                Some(prev) => self.ids_op(Op::LogicalAnd, bool_t, &[prev, e])?,
+            });
+        }
+        let eq = eq.ok_or_else(|| TranslateError::Internal("partition without keys".into()))?;
+        self.cx.b.selection_merge(sel, spirv::SelectionControl::NONE)?;
+        self.cx.b.branch_conditional(eq, found, sel, [])?;
+        self.cx.b.begin_block(Some(found))?;
+        let r = body(self)?;
+        self.cx.b.branch(sel)?;
+        self.cx.b.begin_block(Some(sel))?;
+        let (t, f) = (self.cx.b.constant_true(bool_t), self.cx.b.constant_false(bool_t));
+        let done = self.cx.b.phi(bool_t, None, [(t, found), (f, inner)])?;
+        let undef = self.cx.undef(ty);
+        let v = self.cx.b.phi(ty, None, [(r, found), (undef, inner)])?;
+        self.cx.b.branch_conditional(done, merge, cont, [])?;
+        self.cx.b.begin_block(Some(cont))?;
+        self.cx.b.branch(header)?;
+        self.cx.b.begin_block(Some(merge))?;
+        self.exit_labels.insert(self.cur_label, merge);
+        Ok(v)
+    }
+
+    /// Records the id of an instruction result, storing it if it is demoted.
+    pub fn define(&mut self, i: InstId, w: Word) -> Result<()> {
+        self.ids.insert(i, w);
+        if let Some(&var) = self.demoted.get(&i) {
+            self.op_void(Op::Store, vec![Operand::IdRef(var), Operand::IdRef(w)])?;
+        }
+        Ok(())
+    }
+
+    fn terminator(&mut self, o: BlockId, targets: &[Word], merge: Option<(Word, Option<Word>)>) -> Result<()> {
+        let slots = |n: usize| -> Result<()> {
+            if targets.len() == n {
+                Ok(())
+            } else {
+                Err(TranslateError::Internal("terminator slot count".into()))
+            }
+        };
+        match self.f.blocks[o].terminator.clone() {
+            Terminator::Br { .. } => {
+                slots(1)?;
+                emit_merge(&mut self.cx.b, merge)?;
+                self.cx.b.branch(targets[0])?;
+            }
+            Terminator::CondBr { cond, .. } => {
+                slots(2)?;
+                let c = self.value(cond)?;
+                emit_merge(&mut self.cx.b, merge)?;
+                self.cx.b.branch_conditional(c, targets[0], targets[1], [])?;
+            }
+            Terminator::Switch { value, cases, .. } => {
+                slots(cases.len() + 1)?;
+                let bits = self.value_ty(value).and_then(|t| self.scalar_bits(t)).unwrap_or(32);
+                let s = self.value(value)?;
+                let lits: Vec<(Operand, Word)> = cases
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (v, _))| {
+                        let lit = if bits == 64 { Operand::LiteralBit64(*v) } else { Operand::LiteralBit32(*v as u32) };
+                        (lit, targets[k + 1])
+                    })
+                    .collect();
+                emit_merge(&mut self.cx.b, merge)?;
+                self.cx.b.switch(s, targets[0], lits)?;
+            }
+            Terminator::Ret { value } => {
+                if value.is_some() {
+                    return Err(self.err("`ret` with a value in an entry point"));
+                }
+                emit_merge(&mut self.cx.b, merge)?;
+                self.cx.b.ret()?;
+            }
+            Terminator::Unreachable => {
+                emit_merge(&mut self.cx.b, merge)?;
+                self.cx.b.unreachable()?;
+            }
+        }
+        Ok(())
+    }
+
+    // --- instructions ---
+
+    fn inst(&mut self, i: InstId) -> Result<()> {
+        let inst = self.f.insts[i].clone();
+        let ty = inst.ty;
+        let w = match &inst.kind {
+            InstKind::Phi { .. } => return Ok(()),
+            InstKind::Binary { op, lhs, rhs } => self.binary(*op, ty, *lhs, *rhs)?,
+            InstKind::FNeg { value } => {
+                let t = self.cx.ty(ty)?;
+                let v = self.value(*value)?;
+                self.ids_op(Op::FNegate, t, &[v])?
+            }
+            InstKind::Cast { op, value } => {
+                if matches!(self.cx.m.types.get(ty), Type::Pointer { .. }) {
+                    // Resolved where it is used (`pointer`); casts that only feed lifetime
+                    // markers are never used.
+                    return Ok(());
+                }
+                self.cast(*op, ty, *value)?
+            }
+            InstKind::ICmp { pred, lhs, rhs } => self.icmp(*pred, ty, *lhs, *rhs)?,
+            InstKind::FCmp { pred, lhs, rhs } => self.fcmp(*pred, ty, *lhs, *rhs)?,
+            InstKind::Select { cond, if_true, if_false } => {
+                if is_handle_ty(self.cx.m, ty) {
+                    return Err(self.err("select between resource handles"));
+                }
+                let t = self.cx.ty(ty)?;
+                let ops = [self.value(*cond)?, self.value(*if_true)?, self.value(*if_false)?];
+                self.ids_op(Op::Select, t, &ops)?
+            }
+            InstKind::ExtractValue { aggregate, indices } => {
+                let t = self.cx.ty(ty)?;
+                let a = self.value(*aggregate)?;
+                let mut ops = vec![Operand::IdRef(a)];
+                ops.extend(indices.iter().map(|&k| Operand::LiteralBit32(k)));
+                self.op(Op::CompositeExtract, t, ops)?
+            }
+            InstKind::InsertValue { aggregate, element, indices } => {
+                let t = self.cx.ty(ty)?;
+                let e = self.value(*element)?;
+                let a = self.value(*aggregate)?;
+                let mut ops = vec![Operand::IdRef(e), Operand::IdRef(a)];
+                ops.extend(indices.iter().map(|&k| Operand::LiteralBit32(k)));
+                self.op(Op::CompositeInsert, t, ops)?
+            }
+            InstKind::ExtractElement { vector, index } => {
+                let t = self.cx.ty(ty)?;
+                let v = self.value(*vector)?;
+                match self.const_int(*index) {
+                    Some(k) => self.op(Op::CompositeExtract, t, vec![Operand::IdRef(v), Operand::LiteralBit32(k as u32)])?,
+                    None => {
+                        let x = self.value(*index)?;
+                        self.ids_op(Op::VectorExtractDynamic, t, &[v, x])?
+                    }
+                }
+            }
+            InstKind::InsertElement { vector, element, index } => {
+                let t = self.cx.ty(ty)?;
+                let v = self.value(*vector)?;
+                let e = self.value(*element)?;
+                match self.const_int(*index) {
+                    Some(k) => self.op(
+                        Op::CompositeInsert,
+                        t,
+                        vec![Operand::IdRef(e), Operand::IdRef(v), Operand::LiteralBit32(k as u32)],
+                    )?,
+                    None => {
+                        let x = self.value(*index)?;
+                        self.ids_op(Op::VectorInsertDynamic, t, &[v, e, x])?
+                    }
+                }
+            }
+            InstKind::ShuffleVector { lhs, rhs, mask } => {
+                let t = self.cx.ty(ty)?;
+                let a = self.value(*lhs)?;
+                let b = self.value(*rhs)?;
+                let mut ops = vec![Operand::IdRef(a), Operand::IdRef(b)];
+                ops.extend(mask.iter().map(|&k| Operand::LiteralBit32(if k < 0 { u32::MAX } else { k as u32 })));
+                self.op(Op::VectorShuffle, t, ops)?
+            }
+            InstKind::Alloca { .. } => return Ok(()),
+            InstKind::Load { ptr, .. } => {
+                let t = self.cx.ty(ty)?;
+                let (p, _) = self.pointer(*ptr)?;
+                self.ids_op(Op::Load, t, &[p])?
+            }
+            InstKind::Store { ptr, value, .. } => {
+                let (p, _) = self.pointer(*ptr)?;
+                let v = self.value(*value)?;
+                return self.op_void(Op::Store, vec![Operand::IdRef(p), Operand::IdRef(v)]);
+            }
+            InstKind::GetElementPtr { base, indices, .. } => {
+                let p = self.gep(ty, *base, &indices.clone())?;
+                self.ptrs.insert(i, p);
+                return Ok(());
+            }
+            InstKind::AtomicRmw { op, ptr, value, .. } => {
+                use crate::ir::AtomicRmwOp as A;
+                let opcode = match op {
+                    A::Xchg => Op::AtomicExchange,
+                    A::Add => Op::AtomicIAdd,
+                    A::Sub => Op::AtomicISub,
+                    A::And => Op::AtomicAnd,
+                    A::Or => Op::AtomicOr,
+                    A::Xor => Op::AtomicXor,
+                    A::Max => Op::AtomicSMax,
+                    A::Min => Op::AtomicSMin,
+                    A::UMax => Op::AtomicUMax,
+                    A::UMin => Op::AtomicUMin,
+                    other => return Err(self.err(format!("atomicrmw {}", other.name()))),
+                };
+                let t = self.cx.ty(ty)?;
+                if self.scalar_bits(ty) == Some(64) {
+                    self.cx.capability(spirv::Capability::Int64Atomics);
+                }
+                let (p, class) = self.pointer(*ptr)?;
+                let (scope, sem) = self.atomic_scope(class);
+                let v = self.value(*value)?;
+                self.ids_op(opcode, t, &[p, scope, sem, v])?
+            }
+            InstKind::CmpXchg { ptr, expected, replacement, .. } => {
+                let vty = self.value_ty(*expected).ok_or_else(|| self.err("cmpxchg operand"))?;
+                let vt = self.cx.ty(vty)?;
+                if self.scalar_bits(vty) == Some(64) {
+                    self.cx.capability(spirv::Capability::Int64Atomics);
+                }
+                let (p, class) = self.pointer(*ptr)?;
+                let (scope, sem) = self.atomic_scope(class);
+                let e = self.value(*expected)?;
+                let r = self.value(*replacement)?;
+                let old = self.ids_op(Op::AtomicCompareExchange, vt, &[p, scope, sem, sem, r, e])?;
+                let bool_t = self.cx.bool_t();
+                let ok = self.ids_op(Op::IEqual, bool_t, &[old, e])?;
+                let t = self.cx.ty(ty)?;
+                self.ids_op(Op::CompositeConstruct, t, &[old, ok])?
+            }
+            InstKind::Freeze { value } => {
+                let t = self.cx.ty(ty)?;
+                let v = self.value(*value)?;
+                self.ids_op(Op::CopyObject, t, &[v])?
+            }
+            InstKind::Call { callee, args } => {
+                let Value::Func(fid) = callee else { return Err(self.err("indirect call")) };
+                let name = self.cx.m.functions[*fid].name.clone();
+                if name.starts_with("llvm.lifetime.") || name.starts_with("llvm.dbg.") {
+                    return Ok(());
+                }
+                let label = self.f.block_label(self.def_block[&i]);
+                let call = crate::dxil::decode_call(self.cx.m, self.f, i, &label)
+                    .map_err(|e| TranslateError::Malformed(e.to_string()))?;
+                let Some(call) = call else {
+                    let _ = args;
+                    return Err(self.err(format!("call to `{name}`")));
+                };
+                match super::dxop::emit(self, i, &call)? {
+                    Some(w) => w,
+                    None => return Ok(()),
+                }
+            }
+            InstKind::Fence { .. } => return Err(self.err("fence")),
+            InstKind::VaArg { .. } => return Err(self.err("va_arg")),
+        };
+        self.define(i, w)
+    }
+
+    /// Scope and (relaxed) semantics ids for an atomic on memory of `class`.
+    pub fn atomic_scope(&mut self, class: StorageClass) -> (Word, Word) {
+        let scope = match class {
+            StorageClass::Workgroup => spirv::Scope::Workgroup,
+            StorageClass::Function | StorageClass::Private => spirv::Scope::Invocation,
+            _ => spirv::Scope::Device,
+        };
+        (self.cx.const_u32(scope as u32), self.cx.const_u32(0))
+    }
+
+    fn is_bool(&self, t: TypeId) -> bool {
+        match self.cx.m.types.get(t) {
+            Type::Int(1) => true,
+            Type::Vector { elem, .. } => self.is_bool(*elem),
+            _ => false,
+        }
+    }
+
+    fn binary(&mut self, op: BinaryOp, ty: TypeId, lhs: Value, rhs: Value) -> Result<Word> {
+        use BinaryOp::*;
+        let boolean = self.is_bool(ty);
+        let opcode = match op {
+            Add | Sub | Xor if boolean => Op::LogicalNotEqual,
+            Mul | And if boolean => Op::LogicalAnd,
+            Or if boolean => Op::LogicalOr,
+            _ if boolean => return Err(self.err(format!("`{}` on i1", op.name()))),
+            Add => Op::IAdd,
+            Sub => Op::ISub,
+            Mul => Op::IMul,
+            UDiv => Op::UDiv,
+            SDiv => Op::SDiv,
+            URem => Op::UMod,
+            SRem => Op::SRem,
+            Shl => Op::ShiftLeftLogical,
+            LShr => Op::ShiftRightLogical,
+            AShr => Op::ShiftRightArithmetic,
+            And => Op::BitwiseAnd,
+            Or => Op::BitwiseOr,
+            Xor => Op::BitwiseXor,
+            FAdd => Op::FAdd,
+            FSub => Op::FSub,
+            FMul => Op::FMul,
+            FDiv => Op::FDiv,
+            FRem => Op::FRem,
+        };
+        let t = self.cx.ty(ty)?;
+        let a = self.value(lhs)?;
+        let b = self.value(rhs)?;
+        self.ids_op(opcode, t, &[a, b])
+    }
+
+    /// A scalar constant of IR type `ty` with value `v` (ints) or `f` (floats).
+    pub fn scalar_const(&mut self, ty: TypeId, v: i64, f: f64) -> Result<Word> {
+        let t = self.cx.ty(ty)?;
+        Ok(match self.cx.m.types.get(ty).clone() {
+            Type::Int(1) => {
+                if v != 0 {
+                    self.cx.b.constant_true(t)
+                } else {
+                    self.cx.b.constant_false(t)
+                }
+            }
+            Type::Int(bits) => {
+                let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+                self.cx.const_bits(t, bits, (v as u64) & mask)
+            }
+            Type::Float(k) => match k.bits() {
+                16 => self.cx.const_bits(t, 16, half::f16::from_f64(f).to_bits() as u64),
+                32 => self.cx.const_bits(t, 32, (f as f32).to_bits() as u64),
+                _ => self.cx.const_bits(t, 64, f.to_bits()),
+            },
+            _ => return Err(self.err("vector constant in a cast (DXIL is scalar)")),
+        })
+    }
+
+    fn cast(&mut self, op: CastOp, ty: TypeId, value: Value) -> Result<Word> {
+        let from = self.value_ty(value).ok_or_else(|| self.err("cast operand"))?;
+        let t = self.cx.ty(ty)?;
+        let v = self.value(value)?;
+        let from_bool = self.is_bool(from);
+        let sel = |me: &mut Self, on: (i64, f64), off: (i64, f64)| -> Result<Word> {
+            let a = me.scalar_const(ty, on.0, on.1)?;
+            let b = me.scalar_const(ty, off.0, off.1)?;
+            me.ids_op(Op::Select, t, &[v, a, b])
+        };
+        match op {
+            CastOp::ZExt if from_bool => sel(self, (1, 1.0), (0, 0.0)),
+            CastOp::SExt if from_bool => sel(self, (-1, -1.0), (0, 0.0)),
+            CastOp::UIToFP if from_bool => sel(self, (1, 1.0), (0, 0.0)),
+            CastOp::SIToFP if from_bool => sel(self, (-1, -1.0), (0, 0.0)),
+            CastOp::Trunc if self.is_bool(ty) => {
+                let one = self.scalar_const(from, 1, 1.0)?;
+                let zero = self.scalar_const(from, 0, 0.0)?;
+                let ft = self.cx.ty(from)?;
+                let bit = self.ids_op(Op::BitwiseAnd, ft, &[v, one])?;
+                self.ids_op(Op::INotEqual, t, &[bit, zero])
+            }
+            CastOp::FPToUI | CastOp::FPToSI if self.is_bool(ty) => {
+                let zero = self.scalar_const(from, 0, 0.0)?;
+                self.ids_op(Op::FUnordNotEqual, t, &[v, zero])
+            }
+            CastOp::Trunc | CastOp::ZExt => self.ids_op(Op::UConvert, t, &[v]),
+            CastOp::SExt => self.ids_op(Op::SConvert, t, &[v]),
+            CastOp::FPToUI => self.ids_op(Op::ConvertFToU, t, &[v]),
+            CastOp::FPToSI => self.ids_op(Op::ConvertFToS, t, &[v]),
+            CastOp::UIToFP => self.ids_op(Op::ConvertUToF, t, &[v]),
+            CastOp::SIToFP => self.ids_op(Op::ConvertSToF, t, &[v]),
+            CastOp::FPTrunc | CastOp::FPExt => self.ids_op(Op::FConvert, t, &[v]),
+            CastOp::BitCast => {
+                if from == ty {
+                    Ok(v)
+                } else {
+                    self.ids_op(Op::Bitcast, t, &[v])
+                }
+            }
+            other => Err(self.err(format!("cast `{}`", other.name()))),
+        }
+    }
+
+    fn icmp(&mut self, pred: IntPredicate, ty: TypeId, lhs: Value, rhs: Value) -> Result<Word> {
+        use IntPredicate::*;
+        let operand_bool = self.value_ty(lhs).is_some_and(|t| self.is_bool(t));
+        let opcode = match pred {
+            Eq if operand_bool => Op::LogicalEqual,
+            Ne if operand_bool => Op::LogicalNotEqual,
+            _ if operand_bool => return Err(self.err("ordered comparison of i1 values")),
+            Eq => Op::IEqual,
+            Ne => Op::INotEqual,
+            Ugt => Op::UGreaterThan,
+            Uge => Op::UGreaterThanEqual,
+            Ult => Op::ULessThan,
+            Ule => Op::ULessThanEqual,
+            Sgt => Op::SGreaterThan,
+            Sge => Op::SGreaterThanEqual,
+            Slt => Op::SLessThan,
+            Sle => Op::SLessThanEqual,
+        };
+        let t = self.cx.ty(ty)?;
+        let a = self.value(lhs)?;
+        let b = self.value(rhs)?;
+        self.ids_op(opcode, t, &[a, b])
+    }
+
+    fn fcmp(&mut self, pred: FloatPredicate, ty: TypeId, lhs: Value, rhs: Value) -> Result<Word> {
+        use FloatPredicate::*;
+        let t = self.cx.ty(ty)?;
+        let opcode = match pred {
+            True => return self.scalar_const(ty, 1, 0.0),
+            False => return self.scalar_const(ty, 0, 0.0),
+            Oeq => Op::FOrdEqual,
+            Ogt => Op::FOrdGreaterThan,
+            Oge => Op::FOrdGreaterThanEqual,
+            Olt => Op::FOrdLessThan,
+            Ole => Op::FOrdLessThanEqual,
+            One => Op::FOrdNotEqual,
+            Ueq => Op::FUnordEqual,
+            Ugt => Op::FUnordGreaterThan,
+            Uge => Op::FUnordGreaterThanEqual,
+            Ult => Op::FUnordLessThan,
+            Ule => Op::FUnordLessThanEqual,
+            Une => Op::FUnordNotEqual,
+            Ord | Uno => {
+                let a = self.value(lhs)?;
+                let b = self.value(rhs)?;
+                let na = self.ids_op(Op::IsNan, t, &[a])?;
+                let nb = self.ids_op(Op::IsNan, t, &[b])?;
+                let any = self.ids_op(Op::LogicalOr, t, &[na, nb])?;
+                return if pred == Uno { Ok(any) } else { self.ids_op(Op::LogicalNot, t, &[any]) };
+            }
+        };
+        let a = self.value(lhs)?;
+        let b = self.value(rhs)?;
+        self.ids_op(opcode, t, &[a, b])
+    }
+}

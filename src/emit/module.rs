@@ -1,0 +1,325 @@
+//! The SPIR-V module under construction: types (LLVM types mapped to SPIR-V, with the
+//! capabilities their widths need), constants (hash-consed), module-scope variables and the
+//! entry point's interface list.
+//!
+//! Mapping: `i1` → `bool`; `iN` → unsigned `intN` (LLVM integers carry no sign; signed
+//! operations pick signed opcodes); `half`/`float`/`double` → `floatN`; vectors, arrays and
+//! structs → their SPIR-V counterparts, without explicit layout (they live in Function,
+//! Private or Workgroup storage). 8-, 16- and 64-bit widths declare `Int8`, `Int16`,
+//! `Int64`, `Float16`, `Float64`.
+
+use super::error::{Result, TranslateError};
+use crate::ir::{ConstId, ConstKind, FloatKind, GlobalId, Module, Type, TypeId};
+use rspirv::dr::{Builder, Instruction, Operand};
+use rspirv::spirv::{self, Capability, StorageClass, Word};
+use std::collections::{BTreeSet, HashMap};
+
+pub struct ModuleBuilder<'m> {
+    pub m: &'m Module,
+    pub b: Builder,
+    caps: BTreeSet<u32>,
+    exts: BTreeSet<String>,
+    types: HashMap<TypeId, Word>,
+    consts: HashMap<ConstId, Word>,
+    u32_consts: HashMap<u32, Word>,
+    scalar_consts: HashMap<(Word, u64), Word>,
+    undefs: HashMap<Word, Word>,
+    nulls: HashMap<Word, Word>,
+    globals: HashMap<GlobalId, (Word, StorageClass)>,
+    /// Every module-scope variable, for the entry point's interface (SPIR-V 1.4+ lists all).
+    pub interface: Vec<Word>,
+    glsl: Option<Word>,
+}
+
+impl<'m> ModuleBuilder<'m> {
+    pub fn new(m: &'m Module) -> ModuleBuilder<'m> {
+        let mut b = Builder::new();
+        b.set_version(1, 6);
+        b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
+        let mut mb = ModuleBuilder {
+            m,
+            b,
+            caps: BTreeSet::new(),
+            exts: BTreeSet::new(),
+            types: HashMap::new(),
+            consts: HashMap::new(),
+            u32_consts: HashMap::new(),
+            scalar_consts: HashMap::new(),
+            undefs: HashMap::new(),
+            nulls: HashMap::new(),
+            globals: HashMap::new(),
+            interface: Vec::new(),
+            glsl: None,
+        };
+        mb.capability(Capability::Shader);
+        mb
+    }
+
+    pub fn capability(&mut self, c: Capability) {
+        if self.caps.insert(c as u32) {
+            self.b.capability(c);
+        }
+    }
+
+    pub fn extension(&mut self, e: &str) {
+        if self.exts.insert(e.to_string()) {
+            self.b.extension(e);
+        }
+    }
+
+    /// The `GLSL.std.450` import.
+    pub fn glsl(&mut self) -> Word {
+        if let Some(id) = self.glsl {
+            return id;
+        }
+        let id = self.b.ext_inst_import("GLSL.std.450");
+        self.glsl = Some(id);
+        id
+    }
+
+    // --- scalar and vector types by width ---
+
+    pub fn void(&mut self) -> Word {
+        self.b.type_void()
+    }
+    pub fn bool_t(&mut self) -> Word {
+        self.b.type_bool()
+    }
+    pub fn uint(&mut self, bits: u32) -> Word {
+        self.int_caps(bits);
+        self.b.type_int(bits, 0)
+    }
+    pub fn sint(&mut self, bits: u32) -> Word {
+        self.int_caps(bits);
+        self.b.type_int(bits, 1)
+    }
+    pub fn float(&mut self, bits: u32) -> Word {
+        match bits {
+            16 => self.capability(Capability::Float16),
+            64 => self.capability(Capability::Float64),
+            _ => {}
+        }
+        self.b.type_float(bits, None)
+    }
+    pub fn u32_t(&mut self) -> Word {
+        self.uint(32)
+    }
+    pub fn vec(&mut self, elem: Word, n: u32) -> Word {
+        if n == 1 {
+            elem
+        } else {
+            self.b.type_vector(elem, n)
+        }
+    }
+    fn int_caps(&mut self, bits: u32) {
+        match bits {
+            8 => self.capability(Capability::Int8),
+            16 => self.capability(Capability::Int16),
+            64 => self.capability(Capability::Int64),
+            _ => {}
+        }
+    }
+
+    pub fn ptr(&mut self, class: StorageClass, pointee: Word) -> Word {
+        self.b.type_pointer(None, class, pointee)
+    }
+
+    /// The SPIR-V type of an LLVM value type. Pointers are mapped by [`Self::ptr_to`], which
+    /// needs the storage class the value lives in.
+    pub fn ty(&mut self, t: TypeId) -> Result<Word> {
+        if let Some(&w) = self.types.get(&t) {
+            return Ok(w);
+        }
+        let types = &self.m.types;
+        let w = match types.get(t).clone() {
+            Type::Void => self.void(),
+            Type::Int(1) => self.bool_t(),
+            Type::Int(bits @ (8 | 16 | 32 | 64)) => self.uint(bits),
+            Type::Float(FloatKind::Half) => self.float(16),
+            Type::Float(FloatKind::Float) => self.float(32),
+            Type::Float(FloatKind::Double) => self.float(64),
+            Type::Vector { elem, len } => {
+                let e = self.ty(elem)?;
+                self.b.type_vector(e, len)
+            }
+            Type::Array { elem, len } => {
+                let e = self.ty(elem)?;
+                let len = u32::try_from(len).ok().filter(|&l| l > 0).ok_or_else(|| {
+                    TranslateError::Unsupported { function: "-".into(), message: format!("array length {len}") }
+                })?;
+                let n = self.const_u32(len);
+                self.b.type_array(e, n)
+            }
+            Type::Struct { .. } | Type::Named(_) => {
+                let fields = types
+                    .struct_fields(t)
+                    .ok_or_else(|| TranslateError::Unsupported {
+                        function: "-".into(),
+                        message: format!("opaque struct type {}", types.display(t)),
+                    })?
+                    .to_vec();
+                let ws = fields.iter().map(|&f| self.ty(f)).collect::<Result<Vec<_>>>()?;
+                self.b.type_struct(ws)
+            }
+            _ => {
+                return Err(TranslateError::Unsupported {
+                    function: "-".into(),
+                    message: format!("type {} has no SPIR-V value type", types.display(t)),
+                })
+            }
+        };
+        self.types.insert(t, w);
+        Ok(w)
+    }
+
+    /// Pointer type to the value type `pointee`, in `class`.
+    pub fn ptr_to(&mut self, class: StorageClass, pointee: TypeId) -> Result<Word> {
+        let p = self.ty(pointee)?;
+        Ok(self.ptr(class, p))
+    }
+
+    // --- constants ---
+
+    pub fn const_u32(&mut self, n: u32) -> Word {
+        if let Some(&w) = self.u32_consts.get(&n) {
+            return w;
+        }
+        let t = self.u32_t();
+        let w = self.const_bits(t, 32, n as u64);
+        self.u32_consts.insert(n, w);
+        w
+    }
+
+    /// A constant of scalar type `ty` (a SPIR-V int or float of `bits` width) from raw bits.
+    pub fn const_bits(&mut self, ty: Word, bits: u32, value: u64) -> Word {
+        if let Some(&w) = self.scalar_consts.get(&(ty, value)) {
+            return w;
+        }
+        let w = if bits == 64 { self.b.constant_bit64(ty, value) } else { self.b.constant_bit32(ty, value as u32) };
+        self.scalar_consts.insert((ty, value), w);
+        w
+    }
+
+    pub fn undef(&mut self, ty: Word) -> Word {
+        if let Some(&w) = self.undefs.get(&ty) {
+            return w;
+        }
+        let id = self.b.id();
+        self.b.module_mut().types_global_values.push(Instruction::new(spirv::Op::Undef, Some(ty), Some(id), vec![]));
+        self.undefs.insert(ty, id);
+        id
+    }
+
+    pub fn null(&mut self, ty: Word) -> Word {
+        if let Some(&w) = self.nulls.get(&ty) {
+            return w;
+        }
+        let w = self.b.constant_null(ty);
+        self.nulls.insert(ty, w);
+        w
+    }
+
+    /// The SPIR-V constant of an IR constant of value type (not an address).
+    pub fn constant(&mut self, c: ConstId) -> Result<Word> {
+        if let Some(&w) = self.consts.get(&c) {
+            return Ok(w);
+        }
+        let k = self.m.constants.get(c).clone();
+        let ty = self.ty(k.ty)?;
+        let w = match &k.kind {
+            ConstKind::Int(v) => match self.m.types.get(k.ty) {
+                Type::Int(1) => {
+                    if *v & 1 == 1 {
+                        self.b.constant_true(ty)
+                    } else {
+                        self.b.constant_false(ty)
+                    }
+                }
+                Type::Int(bits) => self.const_bits(ty, *bits, *v),
+                _ => return Err(TranslateError::Malformed("integer constant of a non-integer type".into())),
+            },
+            ConstKind::Float(v) => {
+                let bits = match self.m.types.get(k.ty) {
+                    Type::Float(f) => f.bits(),
+                    _ => 32,
+                };
+                self.const_bits(ty, bits, *v)
+            }
+            ConstKind::Null | ConstKind::Zero => self.null(ty),
+            ConstKind::Undef | ConstKind::Poison => self.undef(ty),
+            ConstKind::Aggregate(elems) => {
+                let ws = elems.iter().map(|&e| self.constant(e)).collect::<Result<Vec<_>>>()?;
+                self.b.constant_composite(ty, ws)
+            }
+            other => {
+                return Err(TranslateError::Unsupported {
+                    function: "-".into(),
+                    message: format!("constant {other:?} as a value"),
+                })
+            }
+        };
+        self.consts.insert(c, w);
+        Ok(w)
+    }
+
+    /// The variable of an LLVM global: `addrspace(3)` is groupshared (`Workgroup`), others
+    /// are `Private`, initialised from a constant initializer.
+    pub fn global(&mut self, g: GlobalId) -> Result<(Word, StorageClass)> {
+        if let Some(&v) = self.globals.get(&g) {
+            return Ok(v);
+        }
+        let gl = &self.m.globals[g];
+        let class = match gl.addr_space {
+            3 => StorageClass::Workgroup,
+            0 => StorageClass::Private,
+            n => {
+                return Err(TranslateError::Unsupported {
+                    function: "-".into(),
+                    message: format!("global `{}` in address space {n}", gl.name),
+                })
+            }
+        };
+        let ptr = self.ptr_to(class, gl.value_ty)?;
+        let init = match gl.initializer {
+            Some(c) if class == StorageClass::Private => match self.m.constants.get(c).kind {
+                ConstKind::Undef | ConstKind::Poison => None,
+                _ => Some(self.constant(c)?),
+            },
+            _ => None,
+        };
+        let var = self.module_variable(ptr, class, init);
+        if !gl.name.is_empty() && !gl.name.contains('\0') {
+            self.b.name(var, gl.name.as_str());
+        }
+        self.interface.push(var);
+        self.globals.insert(g, (var, class));
+        Ok((var, class))
+    }
+
+    /// A module-scope variable of `class` holding `pointee`, added to the interface.
+    pub fn global_var(&mut self, class: StorageClass, pointee: Word, name: &str) -> Word {
+        let ptr = self.ptr(class, pointee);
+        let var = self.module_variable(ptr, class, None);
+        if !name.is_empty() && !name.contains('\0') {
+            self.b.name(var, name);
+        }
+        self.interface.push(var);
+        var
+    }
+
+    /// An `OpVariable` in the module's global section (the builder would put it in the
+    /// block being built, if any).
+    fn module_variable(&mut self, ptr: Word, class: StorageClass, init: Option<Word>) -> Word {
+        let id = self.b.id();
+        let mut ops = vec![Operand::StorageClass(class)];
+        if let Some(i) = init {
+            ops.push(Operand::IdRef(i));
+        }
+        self.b.module_mut().types_global_values.push(Instruction::new(spirv::Op::Variable, Some(ptr), Some(id), ops));
+        id
+    }
+
+    pub fn decorate(&mut self, target: Word, d: spirv::Decoration, literals: &[u32]) {
+        self.b.decorate(target, d, literals.iter().map(|&l| Operand::LiteralBit32(l)));
+    }
+}
