@@ -1,0 +1,128 @@
+//! Running batch trace cases ([`crate::check::gpu_trace::TraceCase`]) on a [`Gpu`]: one
+//! dispatch per case (one invocation per decision stream), the trace buffer compared with
+//! the original CFG's traces. [`run_suite`] builds cases on CPU threads while the calling
+//! thread feeds the GPU.
+
+use super::{Binding, Dispatch, Gpu, Resource, VkError};
+use crate::check::gpu_trace::{SliceMismatch, TraceCase};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Why a case failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CaseFailure {
+    /// The case could not be built (structurizer or emitter error, unreadable input).
+    #[error("{name}: could not build the case: {message}")]
+    Build { name: String, message: String },
+    #[error("{0}")]
+    Mismatch(Box<SliceMismatch>),
+    #[error("{name}: {error}")]
+    Gpu { name: String, error: VkError },
+}
+
+impl CaseFailure {
+    pub fn is_hang(&self) -> bool {
+        matches!(self, CaseFailure::Gpu { error: VkError::Timeout { .. }, .. })
+    }
+}
+
+/// Dispatches `case` and compares the trace buffer; returns the time from submission to
+/// the fence.
+pub fn run_case(gpu: &mut Gpu, case: &TraceCase, timeout: Duration) -> Result<Duration, CaseFailure> {
+    // A zero-length buffer cannot be bound; one zero word reads like none (stride 0).
+    let decisions = if case.decisions.is_empty() { vec![0] } else { case.decisions.clone() };
+    let trace = vec![0u32; case.expected.len().max(1)];
+    let dispatch = Dispatch {
+        spirv: &case.words,
+        entry: &case.entry,
+        bindings: vec![
+            Binding { set: 0, binding: 0, resource: Resource::words(&decisions) },
+            Binding { set: 0, binding: 1, resource: Resource::words(&trace) },
+        ],
+        groups: [case.groups().max(1), 1, 1],
+        timeout,
+    };
+    let gpu_err = |error| CaseFailure::Gpu { name: case.name.clone(), error };
+    let result = gpu.dispatch(&dispatch).map_err(gpu_err)?;
+    let got = result.words(1).unwrap_or_default();
+    let got = if case.expected.is_empty() { Vec::new() } else { got };
+    case.compare(&got).map_err(CaseFailure::Mismatch)?;
+    Ok(result.gpu_wall)
+}
+
+/// Totals of a suite run.
+#[derive(Clone, Debug, Default)]
+pub struct SuiteStats {
+    pub cases: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub hangs: usize,
+    /// Decision streams run (invocations of passed and failed cases).
+    pub streams: u64,
+    pub gpu_time: Duration,
+    pub wall: Duration,
+}
+
+impl std::fmt::Display for SuiteStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} cases, {} streams: {} passed, {} failed ({} hangs); submit-to-fence {:.2?}, wall {:.2?}",
+            self.cases, self.streams, self.passed, self.failed, self.hangs, self.gpu_time, self.wall
+        )
+    }
+}
+
+/// Builds cases `0..count` with `build` on `threads` CPU threads and runs each on `gpu` as
+/// it becomes ready; `on_failure` sees every failure (in completion order). After a hang
+/// the GPU is unusable: the remaining cases are counted as failed without running.
+pub fn run_suite<B, F>(gpu: &mut Gpu, count: usize, threads: usize, timeout: Duration, build: B, mut on_failure: F) -> SuiteStats
+where
+    B: Fn(usize) -> Result<TraceCase, CaseFailure> + Sync,
+    F: FnMut(&CaseFailure),
+{
+    let start = Instant::now();
+    let mut stats = SuiteStats { cases: count, ..SuiteStats::default() };
+    let next = AtomicUsize::new(0);
+    let threads = threads.max(1);
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<TraceCase, CaseFailure>>(threads * 4);
+        for _ in 0..threads {
+            let (tx, next, build) = (tx.clone(), &next, &build);
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= count || tx.send(build(i)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let mut dead = false;
+        for built in rx {
+            let outcome = match built {
+                Err(e) => Err(e),
+                Ok(_) if dead => {
+                    stats.failed += 1;
+                    continue;
+                }
+                Ok(case) => {
+                    stats.streams += case.invocations as u64;
+                    run_case(gpu, &case, timeout).map(|t| stats.gpu_time += t)
+                }
+            };
+            match outcome {
+                Ok(()) => stats.passed += 1,
+                Err(e) => {
+                    stats.failed += 1;
+                    if e.is_hang() || matches!(e, CaseFailure::Gpu { error: VkError::DeviceLost { .. } | VkError::Poisoned, .. }) {
+                        stats.hangs += usize::from(e.is_hang());
+                        dead = true;
+                    }
+                    on_failure(&e);
+                }
+            }
+        }
+    });
+    stats.wall = start.elapsed();
+    stats
+}
