@@ -3,6 +3,7 @@
 //! ```text
 //! untangle-gpu run [--random N] [--first-seed S] [--cases DIR] [--corpus DIR]
 //!                  [--invocations K] [--threads T] [--timeout-ms MS] [--max-blocks M]
+//!                  [--gpus G] [--progress EVERY]
 //! untangle-gpu export --corpus DIR --out DIR      (needs the `llvm` feature)
 //! ```
 //!
@@ -11,7 +12,8 @@
 //! case of `--cases DIR` and (with `llvm`) every function of the `.ll` files under
 //! `--corpus DIR`; structurizes each, emits its batch-mode shape module and runs it with K
 //! decision streams (one invocation each) on the device picked by `UNTANGLE_VK_DEVICE`;
-//! every trace slice must equal the original CFG's. Prints the device and driver, each
+//! every trace slice must equal the original CFG's. T CPU threads build cases; G device
+//! instances (threads) dispatch them, compiling pipelines in parallel. Prints the device and driver, each
 //! failure, and a closing `N passed, M failed` line; exits 1 on any failure, 2 on a usage
 //! or device error.
 //!
@@ -24,7 +26,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 use untangle::check::gpu_trace::{random_case, CfgShape, TraceCase, DEFAULT_BATCH};
 use untangle::emit::shape::ShapeBatch;
-use untangle::vulkan::suite::{run_suite, CaseFailure};
+use untangle::vulkan::suite::{run_suite, CaseFailure, SuiteConfig};
 use untangle::vulkan::Gpu;
 
 /// One exported corpus case (`NNNNN.json` beside `NNNNN.spv`).
@@ -46,6 +48,8 @@ struct Args {
     out: Option<PathBuf>,
     invocations: u32,
     threads: usize,
+    gpus: usize,
+    progress: usize,
     max_blocks: Option<usize>,
     timeout: Duration,
 }
@@ -63,6 +67,8 @@ fn parse_args() -> Result<Args, String> {
         out: None,
         invocations: 64,
         threads,
+        gpus: 1,
+        progress: 0,
         max_blocks: None,
         timeout: Duration::from_secs(20),
     };
@@ -77,6 +83,8 @@ fn parse_args() -> Result<Args, String> {
             "--out" => a.out = Some(value()?.into()),
             "--invocations" => a.invocations = num(value()?)?.clamp(1, 1 << 16) as u32,
             "--max-blocks" => a.max_blocks = Some(num(value()?)? as usize),
+            "--gpus" => a.gpus = num(value()?)?.clamp(1, 64) as usize,
+            "--progress" => a.progress = num(value()?)? as usize,
             "--threads" => a.threads = num(value()?)?.max(1) as usize,
             "--timeout-ms" => a.timeout = Duration::from_millis(num(value()?)?),
             _ => return Err(format!("unknown option {flag}")),
@@ -213,21 +221,63 @@ fn run(a: &Args) -> Result<bool, String> {
         #[cfg(not(feature = "llvm"))]
         let _ = funcs;
     }
-    let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
-    println!("Vulkan: {}", gpu.info());
+    let mut gpus = Vec::new();
+    for _ in 0..a.gpus {
+        gpus.push(Gpu::open().map_err(|e| e.to_string())?);
+    }
+    println!("Vulkan: {} ({} instance(s))", gpus[0].info(), gpus.len());
+    let config = SuiteConfig { threads: a.threads, timeout: a.timeout, progress_every: a.progress };
     let mut all_ok = true;
-    let (mut passed, mut failed) = (0, 0);
+    let (mut passed, mut failed, mut hangs) = (0, 0, 0);
     for (what, source) in &sources {
-        let stats = run_suite(&mut gpu, source.len(), a.threads, a.timeout, |i| source.build(i, a.invocations), |f| {
+        let stats = run_suite(&mut gpus, source.len(), config, |i| source.build(i, a.invocations), |f| {
             eprintln!("FAIL {f}");
         });
         println!("{what}: {stats}");
         passed += stats.passed;
         failed += stats.failed;
+        hangs += stats.hangs;
         all_ok &= stats.failed == 0;
     }
     println!("{passed} passed, {failed} failed");
+    if hangs > 0 {
+        // A hung dispatch may keep a driver thread spinning, and exit handlers may wait
+        // for it: end at once.
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        std::process::abort();
+    }
     Ok(all_ok)
+}
+
+/// Dispatches [`untangle::vulkan::spin_module`] over 65,535² workgroups, which does not
+/// end in any reasonable time, and expects the
+/// runner's timeout, then a poisoned runner; then aborts, since a driver thread may still
+/// spin and exit handlers could wait for it. Used by `tests/vulkan_traces.rs`.
+fn hang_selftest(a: &Args) -> Result<bool, String> {
+    let words = untangle::vulkan::spin_module();
+    let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
+    println!("Vulkan: {}", gpu.info());
+    let dispatch = untangle::vulkan::Dispatch {
+        spirv: &words,
+        entry: "spin",
+        bindings: vec![untangle::vulkan::Binding { set: 0, binding: 0, resource: untangle::vulkan::Resource::words(&[0, 0]) }],
+        // Drivers that cap loop iterations (llvmpipe stops after 65,535) still take hours
+        // over 2^32 workgroups.
+        groups: [65_535, 65_535, 1],
+        timeout: a.timeout,
+    };
+    let outcome = gpu.dispatch(&dispatch);
+    let again = gpu.dispatch(&dispatch);
+    match (outcome, again) {
+        (Err(e @ untangle::vulkan::VkError::Timeout { .. }), Err(untangle::vulkan::VkError::Poisoned)) => {
+            println!("hang detected: {e}; the runner is poisoned afterwards");
+            use std::io::Write;
+            let _ = std::io::stdout().flush();
+            std::process::abort()
+        }
+        (first, second) => Err(format!("expected a timeout, then a poisoned runner; got {first:?}, then {second:?}")),
+    }
 }
 
 fn main() -> ExitCode {
@@ -244,14 +294,12 @@ fn main() -> ExitCode {
             println!("exported {n} functions");
             true
         }),
-        other => Err(format!("unknown command {other:?} (run, export)")),
+        "hang-selftest" => hang_selftest(&args),
+        other => Err(format!("unknown command {other:?} (run, export, hang-selftest)")),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => {
-            // A hung dispatch may keep a driver thread busy: do not wait for it.
-            std::process::exit(1)
-        }
+        Ok(false) => ExitCode::from(1),
         Err(e) => {
             eprintln!("untangle-gpu: {e}");
             ExitCode::from(2)

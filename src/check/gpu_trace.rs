@@ -249,33 +249,36 @@ impl fmt::Display for SliceMismatch {
                 self.case, self.entry, self.got_len, self.expected_len
             );
         };
-        let first = self.expected.iter().zip(&self.got).position(|(a, b)| a != b).unwrap_or(0);
         let show = |v: u32| match self.labels.get(v as usize) {
             Some(l) => format!("{v}:{l}"),
             None => format!("{v}"),
         };
+        // Stored entries: words 1..=count of each side.
+        let stored = |v: &[u32]| (v[0] as usize).min(v.len() - 1);
+        let (want_n, got_n) = (stored(&self.expected), stored(&self.got));
+        let first = (1..=want_n.max(got_n)).find(|&k| self.expected.get(k) != self.got.get(k) || k > want_n || k > got_n);
         let used = self.decisions.iter().rposition(|&d| d != 0).map_or(0, |p| p + 1);
         writeln!(f, "{} (@{}): invocation {i} disagrees with the original CFG", self.case, self.entry)?;
         writeln!(f, "  decisions (trailing zeros dropped): {:?}", &self.decisions[..used])?;
-        if first == 0 {
+        if self.expected[0] != self.got[0] {
             let note = if self.got[0] == crate::emit::shape::STALLED { " (the stall guard fired)" } else { "" };
             writeln!(f, "  count: expected {}, got {}{note}", self.expected[0], self.got[0])?;
-        } else {
-            writeln!(
-                f,
-                "  first difference at slice word {first} (entry {}): expected {}, got {}",
-                first - 1,
-                show(self.expected[first]),
-                show(self.got[first])
-            )?;
         }
-        let window = |v: &[u32]| {
-            let from = first.saturating_sub(6).max(1);
-            let to = (first + 7).min(v.len());
-            v[from..to].iter().map(|&x| show(x)).collect::<Vec<_>>().join(" ")
+        let at = first.unwrap_or(1);
+        if let Some(k) = first {
+            let side = |v: &[u32], n: usize| if k <= n { show(v[k]) } else { "(none)".to_string() };
+            writeln!(f, "  first difference at entry {}: expected {}, got {}", k - 1, side(&self.expected, want_n), side(&self.got, got_n))?;
+        }
+        let window = |v: &[u32], n: usize| {
+            let from = at.saturating_sub(6).max(1);
+            let to = (at + 7).min(n + 1);
+            let mut s = if from > 1 { "… ".to_string() } else { String::new() };
+            s.push_str(&(from..to).map(|k| show(v[k])).collect::<Vec<_>>().join(" "));
+            s.push_str(if to <= n { " …" } else { " (end)" });
+            s
         };
-        writeln!(f, "  expected: count {} … {}", self.expected[0], window(&self.expected))?;
-        write!(f, "  got:      count {} … {}", self.got[0], window(&self.got))
+        writeln!(f, "  expected: {}", window(&self.expected, want_n))?;
+        write!(f, "  got:      {}", window(&self.got, got_n))
     }
 }
 

@@ -512,3 +512,85 @@ impl Scratch {
         }
     }
 }
+
+/// A module whose entry point `spin` loops until word 0 of the storage buffer at set 0,
+/// binding 0 is non-zero, reading it with a relaxed device-scope atomic load each time (so
+/// no compiler may hoist the read). Three nested loops, each leaving only when the word is
+/// non-zero, because some drivers cap a single loop's iterations (llvmpipe: 65,535), and
+/// each inner iteration atomically increments word 1, so that no compiler may delete the
+/// loops as free of side effects. Bound to two zero words it runs, in effect, forever. The
+/// runner's timeout test.
+pub fn spin_module() -> Vec<u32> {
+    use rspirv::binary::Assemble;
+    use rspirv::dr::{Builder, Operand};
+    use rspirv::spirv::{self, Word};
+    let mut b = Builder::new();
+    b.set_version(1, 3);
+    b.capability(spirv::Capability::Shader);
+    b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
+    let void = b.type_void();
+    let bool_t = b.type_bool();
+    let uint = b.type_int(32, 0);
+    let array = b.type_runtime_array(uint);
+    b.decorate(array, spirv::Decoration::ArrayStride, [Operand::LiteralBit32(4)]);
+    let st = b.type_struct([array]);
+    b.decorate(st, spirv::Decoration::Block, []);
+    b.member_decorate(st, 0, spirv::Decoration::Offset, [Operand::LiteralBit32(0)]);
+    let sb = spirv::StorageClass::StorageBuffer;
+    let p_st = b.type_pointer(None, sb, st);
+    let p_uint = b.type_pointer(None, sb, uint);
+    let var = b.variable(p_st, None, sb, None);
+    b.decorate(var, spirv::Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+    b.decorate(var, spirv::Decoration::Binding, [Operand::LiteralBit32(0)]);
+    let zero = b.constant_bit32(uint, 0);
+    let one = b.constant_bit32(uint, 1);
+    let device_scope = b.constant_bit32(uint, spirv::Scope::Device as u32);
+    let fn_void = b.type_function(void, []);
+    let build = |b: &mut Builder| -> Result<(), rspirv::dr::Error> {
+        let f = b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void)?;
+        b.entry_point(spirv::ExecutionModel::GLCompute, f, "spin", []);
+        b.execution_mode(f, spirv::ExecutionMode::LocalSize, [1, 1, 1]);
+        // Loops k = 0 (outer) .. 2 (inner): header[k] → header[k + 1] (or the test block
+        // for the innermost); merge[k + 1] tests again and continues loop k or leaves it.
+        let depth = 3;
+        let header: Vec<_> = (0..depth).map(|_| b.id()).collect();
+        let cont: Vec<_> = (0..depth).map(|_| b.id()).collect();
+        let merge: Vec<_> = (0..depth).map(|_| b.id()).collect();
+        let test = b.id();
+        b.begin_block(None)?;
+        b.branch(header[0])?;
+        for k in 0..depth {
+            b.begin_block(Some(header[k]))?;
+            b.loop_merge(merge[k], cont[k], spirv::LoopControl::NONE, [])?;
+            b.branch(if k + 1 < depth { header[k + 1] } else { test })?;
+        }
+        let still = |b: &mut Builder| -> Result<Word, rspirv::dr::Error> {
+            let p = b.access_chain(p_uint, None, var, [zero, zero])?;
+            let v = b.atomic_load(uint, None, p, device_scope, zero)?;
+            b.i_equal(bool_t, None, v, zero)
+        };
+        b.begin_block(Some(test))?;
+        // A side effect, so that no compiler may delete the loops as dead code.
+        let p1 = b.access_chain(p_uint, None, var, [zero, one])?;
+        b.atomic_i_increment(uint, None, p1, device_scope, zero)?;
+        let c = still(b)?;
+        b.branch_conditional(c, cont[depth - 1], merge[depth - 1], [])?;
+        for k in (0..depth).rev() {
+            b.begin_block(Some(cont[k]))?;
+            b.branch(header[k])?;
+            b.begin_block(Some(merge[k]))?;
+            if k == 0 {
+                b.ret()?;
+            } else {
+                let c = still(b)?;
+                b.branch_conditional(c, cont[k - 1], merge[k - 1], [])?;
+            }
+        }
+        b.end_function()
+    };
+    // The builder only fails on misuse (a block outside a function), not here.
+    if build(&mut b).is_err() {
+        return Vec::new();
+    }
+    b.module().assemble()
+}

@@ -73,20 +73,35 @@ impl std::fmt::Display for SuiteStats {
     }
 }
 
-/// Builds cases `0..count` with `build` on `threads` CPU threads and runs each on `gpu` as
-/// it becomes ready; `on_failure` sees every failure (in completion order). After a hang
-/// the GPU is unusable: the remaining cases are counted as failed without running.
-pub fn run_suite<B, F>(gpu: &mut Gpu, count: usize, threads: usize, timeout: Duration, build: B, mut on_failure: F) -> SuiteStats
+/// How [`run_suite`] runs.
+#[derive(Clone, Copy, Debug)]
+pub struct SuiteConfig {
+    /// CPU threads building cases.
+    pub threads: usize,
+    /// Per-dispatch time limit.
+    pub timeout: Duration,
+    /// Print a progress line to stderr every this many cases (0: never).
+    pub progress_every: usize,
+}
+
+/// Builds cases `0..count` with `build` on CPU threads and runs each, as it becomes ready,
+/// on whichever of `gpus` is free (one thread per device instance: pipeline compilation is
+/// the bottleneck, and instances compile in parallel). `on_failure` sees every failure.
+/// After a hang or a lost device that instance stops; its later cases count as failed.
+pub fn run_suite<B, F>(gpus: &mut [Gpu], count: usize, config: SuiteConfig, build: B, on_failure: F) -> SuiteStats
 where
     B: Fn(usize) -> Result<TraceCase, CaseFailure> + Sync,
-    F: FnMut(&CaseFailure),
+    F: FnMut(&CaseFailure) + Send,
 {
     let start = Instant::now();
-    let mut stats = SuiteStats { cases: count, ..SuiteStats::default() };
     let next = AtomicUsize::new(0);
-    let threads = threads.max(1);
+    let done = AtomicUsize::new(0);
+    let threads = config.threads.max(1);
+    let on_failure = std::sync::Mutex::new(on_failure);
+    let mut total = SuiteStats { cases: count, ..SuiteStats::default() };
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<TraceCase, CaseFailure>>(threads * 4);
+    let rx = std::sync::Mutex::new(rx);
     std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<TraceCase, CaseFailure>>(threads * 4);
         for _ in 0..threads {
             let (tx, next, build) = (tx.clone(), &next, &build);
             scope.spawn(move || loop {
@@ -97,32 +112,59 @@ where
             });
         }
         drop(tx);
-        let mut dead = false;
-        for built in rx {
-            let outcome = match built {
-                Err(e) => Err(e),
-                Ok(_) if dead => {
-                    stats.failed += 1;
-                    continue;
-                }
-                Ok(case) => {
-                    stats.streams += case.invocations as u64;
-                    run_case(gpu, &case, timeout).map(|t| stats.gpu_time += t)
-                }
-            };
-            match outcome {
-                Ok(()) => stats.passed += 1,
-                Err(e) => {
-                    stats.failed += 1;
-                    if e.is_hang() || matches!(e, CaseFailure::Gpu { error: VkError::DeviceLost { .. } | VkError::Poisoned, .. }) {
-                        stats.hangs += usize::from(e.is_hang());
-                        dead = true;
+        let workers: Vec<_> = gpus
+            .iter_mut()
+            .map(|gpu| {
+                let (rx, on_failure, done) = (&rx, &on_failure, &done);
+                scope.spawn(move || {
+                    let mut stats = SuiteStats::default();
+                    let mut dead = false;
+                    loop {
+                        let Ok(built) = rx.lock().map_err(|_| ()).and_then(|r| r.recv().map_err(|_| ())) else { break };
+                        let outcome = match built {
+                            Err(e) => Err(e),
+                            Ok(case) => {
+                                stats.streams += case.invocations as u64;
+                                if dead {
+                                    stats.failed += 1;
+                                    continue;
+                                }
+                                run_case(gpu, &case, config.timeout).map(|t| stats.gpu_time += t)
+                            }
+                        };
+                        match outcome {
+                            Ok(()) => stats.passed += 1,
+                            Err(e) => {
+                                stats.failed += 1;
+                                stats.hangs += usize::from(e.is_hang());
+                                if matches!(e, CaseFailure::Gpu { error: VkError::Timeout { .. } | VkError::DeviceLost { .. } | VkError::Poisoned, .. }) {
+                                    dead = true;
+                                }
+                                if let Ok(mut f) = on_failure.lock() {
+                                    f(&e);
+                                }
+                            }
+                        }
+                        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                        if config.progress_every > 0 && n % config.progress_every == 0 {
+                            eprintln!("  {n}/{count} cases, {:.1?}", start.elapsed());
+                        }
                     }
-                    on_failure(&e);
-                }
+                    stats
+                })
+            })
+            .collect();
+        for w in workers {
+            if let Ok(s) = w.join() {
+                total.passed += s.passed;
+                total.hangs += s.hangs;
+                total.streams += s.streams;
+                total.gpu_time += s.gpu_time;
             }
         }
     });
-    stats.wall = start.elapsed();
-    stats
+    // Cases nobody ran (every instance died) are failures too.
+    total.failed = count - total.passed.min(count);
+    total.wall = start.elapsed();
+    total
 }
