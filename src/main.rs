@@ -99,6 +99,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 local_size,
                 decision_stride,
                 trace_stride,
+                out_of_line_helpers: true,
             });
             let options = untangle::emit::shape::ShapeOptions { batch };
             translate(file, shape, output, dump_cfg, &options)?

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Host half of tools/gpu-suite.sh: puts everything the NVIDIA device machine needs into two
 # folders git ignores, to be carried by the device `run` tool:
-#   .gl/        the Vulkan loader as a Debian package (libvulkan1, amd64), unpacked there;
+#   .gl/        the Vulkan loader and glvnd as Debian packages (amd64), unpacked there;
 #   .vkrunner/  untangle-gpu built without LLVM (the device has no LLVM 14), the corpus CFG
 #               functions exported as batch modules + CFG shapes (reading .ll needs LLVM,
 #               so that happens here), and a copy of gpu-suite.sh.
@@ -18,7 +18,8 @@ if ! ls .gl/libvulkan1_*.deb >/dev/null 2>&1; then
   # shellcheck disable=SC2086
   apt-get $o update -qq
   # shellcheck disable=SC2086
-  (cd .gl && apt-get $o download libvulkan1)
+  # The loader, and glvnd: the NVIDIA ICD is libGLX_nvidia.so.0, which needs it.
+  (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
 fi
 export LLVM_SYS_140_PREFIX=/usr/lib/llvm-14
 rm -rf .vkrunner

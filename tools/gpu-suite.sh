@@ -5,7 +5,7 @@ for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig;
 # structurized, emitted as a batch shape module, run with 64 decision streams, every trace
 # slice compared with the original CFG. Prepare with tools/gpu-suite-prepare.sh, then run
 # `bash .vkrunner/gpu-suite.sh` from the repository root on the device, carrying .gl and
-# .vkrunner. RANDOM_CASES (10000), FIRST_SEED (0) and GPUS (8 device instances) may be set.
+# .vkrunner. RANDOM_CASES (10000), FIRST_SEED (0) and GPUS (16 device instances) may be set.
 set -uo pipefail
 R=.vkrunner
 nvidia-smi -L 2>/dev/null || true
@@ -17,7 +17,7 @@ log=${OUT:-/tmp}/gpu-suite.log
 threads=$(nproc)
 start=$(date +%s)
 "$R/untangle-gpu" run --random "${RANDOM_CASES:-10000}" --first-seed "${FIRST_SEED:-0}" \
-  --cases "$R/corpus-cases" --threads "$threads" --gpus "${GPUS:-8}" --progress 1000 \
+  --cases "$R/corpus-cases" --threads "$threads" --gpus "${GPUS:-16}" --progress 1000 \
   --timeout-ms 20000 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 echo "gpu-suite: exit $rc after $(( $(date +%s) - start )) s; log $log"

@@ -3,7 +3,7 @@
 //! ```text
 //! untangle-gpu run [--random N] [--first-seed S] [--cases DIR] [--corpus DIR]
 //!                  [--invocations K] [--threads T] [--timeout-ms MS] [--max-blocks M]
-//!                  [--gpus G] [--progress EVERY]
+//!                  [--gpus G] [--progress EVERY] [--out-of-line-helpers]
 //! untangle-gpu export --corpus DIR --out DIR      (needs the `llvm` feature)
 //! ```
 //!
@@ -36,6 +36,8 @@ struct Exported {
     local_size: u32,
     decision_stride: u32,
     trace_stride: u32,
+    #[serde(default)]
+    out_of_line_helpers: bool,
     cfg: CfgShape,
 }
 
@@ -51,6 +53,7 @@ struct Args {
     gpus: usize,
     progress: usize,
     max_blocks: Option<usize>,
+    out_of_line: bool,
     timeout: Duration,
 }
 
@@ -70,9 +73,14 @@ fn parse_args() -> Result<Args, String> {
         gpus: 1,
         progress: 0,
         max_blocks: None,
+        out_of_line: false,
         timeout: Duration::from_secs(20),
     };
     while let Some(flag) = it.next() {
+        if flag == "--out-of-line-helpers" {
+            a.out_of_line = true;
+            continue;
+        }
         let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
         let num = |v: String| v.parse::<u64>().map_err(|e| format!("{flag}: {e}"));
         match flag.as_str() {
@@ -108,9 +116,14 @@ fn ll_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The suites' batch layout; `out_of_line`: with the `DontInline` hint on the helpers.
+fn batch(out_of_line: bool) -> ShapeBatch {
+    ShapeBatch { out_of_line_helpers: out_of_line, ..DEFAULT_BATCH }
+}
+
 /// One source of cases, indexed `0..len`.
 enum Source {
-    Random { first: u64, count: usize, max_blocks: Option<usize> },
+    Random { first: u64, count: usize, max_blocks: Option<usize>, out_of_line: bool },
     Exported(Vec<PathBuf>),
     #[cfg(feature = "llvm")]
     Corpus(Vec<(String, untangle::ir::Function)>),
@@ -129,9 +142,9 @@ impl Source {
     fn build(&self, i: usize, invocations: u32) -> Result<TraceCase, CaseFailure> {
         let build_err = |name: String, message: String| CaseFailure::Build { name, message };
         match self {
-            Source::Random { first, max_blocks, .. } => {
+            Source::Random { first, max_blocks, out_of_line, .. } => {
                 let seed = first + i as u64;
-                random_case(seed, DEFAULT_BATCH, invocations, *max_blocks).map_err(|e| build_err(format!("random seed {seed}"), e.to_string()))
+                random_case(seed, batch(*out_of_line), invocations, *max_blocks).map_err(|e| build_err(format!("random seed {seed}"), e.to_string()))
             }
             Source::Exported(jsons) => {
                 let json = &jsons[i];
@@ -142,7 +155,12 @@ impl Source {
                 let words = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
                 let mut types = untangle::ir::Types::default();
                 let func = ex.cfg.to_function(&mut types).map_err(|e| build_err(ex.name.clone(), e))?;
-                let batch = ShapeBatch { local_size: ex.local_size, decision_stride: ex.decision_stride, trace_stride: ex.trace_stride };
+                let batch = ShapeBatch {
+                    local_size: ex.local_size,
+                    decision_stride: ex.decision_stride,
+                    trace_stride: ex.trace_stride,
+                    out_of_line_helpers: ex.out_of_line_helpers,
+                };
                 TraceCase::from_words(ex.name.clone(), &func, words, batch, invocations, i as u64)
                     .map_err(|e| build_err(ex.name, e.to_string()))
             }
@@ -190,6 +208,7 @@ fn export(a: &Args) -> Result<usize, String> {
             local_size: DEFAULT_BATCH.local_size,
             decision_stride: DEFAULT_BATCH.decision_stride,
             trace_stride: DEFAULT_BATCH.trace_stride,
+            out_of_line_helpers: DEFAULT_BATCH.out_of_line_helpers,
             cfg: CfgShape::of(func),
         };
         let base = out.join(format!("{i:05}"));
@@ -202,9 +221,6 @@ fn export(a: &Args) -> Result<usize, String> {
 
 fn run(a: &Args) -> Result<bool, String> {
     let mut sources = Vec::new();
-    if a.random > 0 {
-        sources.push(("random CFGs", Source::Random { first: a.first_seed, count: a.random, max_blocks: a.max_blocks }));
-    }
     if let Some(dir) = &a.cases {
         let mut jsons: Vec<PathBuf> = std::fs::read_dir(dir)
             .map_err(|e| format!("{}: {e}", dir.display()))?
@@ -220,6 +236,10 @@ fn run(a: &Args) -> Result<bool, String> {
         sources.push(("corpus functions", Source::Corpus(funcs)));
         #[cfg(not(feature = "llvm"))]
         let _ = funcs;
+    }
+    // Random CFGs last: the corpus is the smaller, fixed part of a time-limited run.
+    if a.random > 0 {
+        sources.push(("random CFGs", Source::Random { first: a.first_seed, count: a.random, max_blocks: a.max_blocks, out_of_line: a.out_of_line }));
     }
     let mut gpus = Vec::new();
     for _ in 0..a.gpus {

@@ -86,8 +86,9 @@ pub struct SuiteConfig {
 
 /// Builds cases `0..count` with `build` on CPU threads and runs each, as it becomes ready,
 /// on whichever of `gpus` is free (one thread per device instance: pipeline compilation is
-/// the bottleneck, and instances compile in parallel). `on_failure` sees every failure.
-/// After a hang or a lost device that instance stops; its later cases count as failed.
+/// the bottleneck). `on_failure` sees every failure. After a hang or a lost device that
+/// instance stops and leaves the remaining cases to the others; cases no instance ran
+/// count as failed.
 pub fn run_suite<B, F>(gpus: &mut [Gpu], count: usize, config: SuiteConfig, build: B, on_failure: F) -> SuiteStats
 where
     B: Fn(usize) -> Result<TraceCase, CaseFailure> + Sync,
@@ -125,10 +126,6 @@ where
                             Err(e) => Err(e),
                             Ok(case) => {
                                 stats.streams += case.invocations as u64;
-                                if dead {
-                                    stats.failed += 1;
-                                    continue;
-                                }
                                 run_case(gpu, &case, config.timeout).map(|t| stats.gpu_time += t)
                             }
                         };
@@ -149,6 +146,10 @@ where
                         if config.progress_every > 0 && n % config.progress_every == 0 {
                             eprintln!("  {n}/{count} cases, {:.1?}", start.elapsed());
                         }
+                        if dead {
+                            // Leave the remaining cases to the instances still alive.
+                            break;
+                        }
                     }
                     stats
                 })
@@ -161,6 +162,11 @@ where
                 total.streams += s.streams;
                 total.gpu_time += s.gpu_time;
             }
+        }
+        // Every instance died: drain what the builders still make (they stop once the
+        // channel is empty and closed); those cases count as failed below.
+        if let Ok(rx) = rx.lock() {
+            while rx.recv().is_ok() {}
         }
     });
     // Cases nobody ran (every instance died) are failures too.
