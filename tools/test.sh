@@ -50,6 +50,9 @@ fi
 export LLVM_SYS_140_PREFIX=/usr/lib/llvm-14
 # The GPU trace tests must run here, not skip: lavapipe was installed above.
 export UNTANGLE_REQUIRE_VULKAN=1
+# llvmpipe spends most of those tests compiling shaders; without LLVM's optimization
+# passes it compiles about a third faster (the shaders' meaning does not change).
+export GALLIVM_PERF=${GALLIVM_PERF:-nopt}
 # Release mode: the corpus and robustness suites run LLVM over ~800 files and 10,000
 # mutations; the analyses' own checks (recompute comparisons) run explicitly in tests.
 # Feature `vulkan`: the Vulkan runner and tests/vulkan_traces.rs (lavapipe).

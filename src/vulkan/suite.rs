@@ -120,8 +120,8 @@ where
                 scope.spawn(move || {
                     let mut stats = SuiteStats::default();
                     let mut dead = false;
-                    loop {
-                        let Ok(built) = rx.lock().map_err(|_| ()).and_then(|r| r.recv().map_err(|_| ())) else { break };
+                    let next_case = || rx.lock().ok().and_then(|r| r.recv().ok());
+                    while let Some(built) = next_case() {
                         let outcome = match built {
                             Err(e) => Err(e),
                             Ok(case) => {
