@@ -20,5 +20,7 @@ pub mod llvm;
 pub mod passes;
 pub mod phi;
 pub mod rootsig;
+#[cfg(feature = "vulkan")]
+pub mod vulkan;
 
 pub use error::{Error, Result};

@@ -77,6 +77,16 @@ enum Command {
         /// Also write each function's graph after every structurizer pass as DOT into DIR.
         #[arg(long, value_name = "DIR")]
         dump_cfg: Option<PathBuf>,
+        /// Batch mode (with --shape): LocalSize N 1 1, one decision stream per invocation in
+        /// per-invocation buffer slices (layout: `emit::shape` docs, README).
+        #[arg(long, value_name = "N", requires = "shape")]
+        shape_batch: Option<u32>,
+        /// Batch mode: decision words per invocation.
+        #[arg(long, value_name = "D", default_value_t = 64, requires = "shape_batch")]
+        decision_stride: u32,
+        /// Batch mode: trace words per invocation, the count included (at least 2).
+        #[arg(long, value_name = "T", default_value_t = 512, requires = "shape_batch")]
+        trace_stride: u32,
     },
 }
 
@@ -123,7 +133,16 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 untangle::cfg::report::write_dot(m, &dir).map_err(|e| fail(e.into()))?;
             }
         }
-        Command::Translate { file, shape, output, dump_cfg } => translate(file, shape, output, dump_cfg)?,
+        Command::Translate { file, shape, output, dump_cfg, shape_batch, decision_stride, trace_stride } => {
+            let batch = shape_batch.map(|local_size| untangle::emit::shape::ShapeBatch {
+                local_size,
+                decision_stride,
+                trace_stride,
+                out_of_line_helpers: true,
+            });
+            let options = untangle::emit::shape::ShapeOptions { batch };
+            translate(file, shape, output, dump_cfg, &options)?
+        }
         Command::Ir { file } => {
             let loaded = untangle::load::load_path(&file).map_err(|error| Failure { file, error: Box::new(error) })?;
             print!("{}", untangle::ir::dump::Dumper::new(&loaded.module).module());
@@ -132,7 +151,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
     Ok(())
 }
 
-fn translate(file: PathBuf, shape: bool, output: PathBuf, dump_cfg: Option<PathBuf>) -> Result<(), Failure> {
+fn translate(
+    file: PathBuf,
+    shape: bool,
+    output: PathBuf,
+    dump_cfg: Option<PathBuf>,
+    options: &untangle::emit::shape::ShapeOptions,
+) -> Result<(), Failure> {
     use untangle::passes::{self, Options, Scfg};
     let fail = |error: untangle::Error| Failure { file: file.clone(), error: Box::new(error) };
     if !shape {
@@ -168,7 +193,8 @@ fn translate(file: PathBuf, shape: bool, output: PathBuf, dump_cfg: Option<PathB
         structured.push((func, result.map_err(|e| fail(e.into()))?));
     }
     let pairs: Vec<_> = structured.iter().map(|(f, s)| (*f, s)).collect();
-    let words = untangle::emit::shape::emit_shape_module(&loaded.module, &pairs).map_err(|e| fail(e.into()))?;
+    let words =
+        untangle::emit::shape::emit_shape_module_with(&loaded.module, &pairs, options).map_err(|e| fail(e.into()))?;
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&output, bytes).map_err(|e| Failure { file: output.clone(), error: Box::new(untangle::Error::from(e)) })?;
     Ok(())

@@ -124,3 +124,39 @@ fn translate_bad_input_is_one_line_and_exit_1() {
     assert!(err.contains("garbage.bin"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--shape-batch N`: LocalSize N, the per-invocation layout, still valid; the default
+/// output stays the single-invocation module; the batch flags need `--shape`/each other.
+#[cfg(feature = "llvm")]
+#[test]
+fn translate_shape_batch_writes_a_valid_batch_module() {
+    let dir = temp_dir("batch");
+    let read = |p: &std::path::Path| -> Vec<u32> {
+        std::fs::read(p).unwrap().chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    };
+    let (plain, batch) = (dir.join("plain.spv"), dir.join("batch.spv"));
+    let input = "corpus/cs_nested_ifs_loop.ll";
+    let (code, _, err) = untangle(&["translate", "--shape", input, "-o", plain.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let args = ["translate", "--shape", "--shape-batch", "16", "--trace-stride", "128", input, "-o", batch.to_str().unwrap()];
+    let (code, _, err) = untangle(&args);
+    assert_eq!(code, 0, "{err}");
+    let (plain, batch) = (read(&plain), read(&batch));
+    assert_ne!(plain, batch);
+    let module = rspirv::dr::load_words(&batch).unwrap();
+    let local: Vec<_> = module.execution_modes.iter().map(|i| i.operands[2].clone()).collect();
+    assert!(!local.is_empty());
+    assert!(local.iter().all(|o| *o == rspirv::dr::Operand::LiteralBit32(16)), "{local:?}");
+    if let Some(v) = find_spirv_val() {
+        v.validate(&batch, "vulkan1.1").unwrap();
+    }
+    // A trace stride below 2 is a one-line error; batch flags without --shape are usage errors.
+    let bad = dir.join("bad.spv");
+    let (code, _, err) =
+        untangle(&["translate", "--shape", "--shape-batch", "4", "--trace-stride", "1", input, "-o", bad.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("trace_stride"), "{err}");
+    let (code, _, _) = untangle(&["translate", "--shape-batch", "4", input, "-o", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -16,6 +16,9 @@ command -v cc >/dev/null || need+=(build-essential)
 command -v dot >/dev/null || need+=(graphviz)
 command -v python3 >/dev/null || need+=(python3)
 python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
+# Vulkan loader and lavapipe (Mesa's CPU driver) for tests/vulkan_traces.rs.
+ls /usr/lib/*/libvulkan.so.1 >/dev/null 2>&1 || need+=(libvulkan1)
+ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 || need+=(mesa-vulkan-drivers)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   ${SUDO[@]+"${SUDO[@]}"} apt-get update -qq
@@ -45,6 +48,12 @@ if [ -z "${UNTANGLE_SPIRV_VAL:-}" ] && ! have_cmeel_spirv_val; then
 fi
 
 export LLVM_SYS_140_PREFIX=/usr/lib/llvm-14
+# The GPU trace tests must run here, not skip: lavapipe was installed above.
+export UNTANGLE_REQUIRE_VULKAN=1
+# llvmpipe spends most of those tests compiling shaders; without LLVM's optimization
+# passes it compiles about a third faster (the shaders' meaning does not change).
+export GALLIVM_PERF=${GALLIVM_PERF:-nopt}
 # Release mode: the corpus and robustness suites run LLVM over ~800 files and 10,000
 # mutations; the analyses' own checks (recompute comparisons) run explicitly in tests.
-cargo test --release "$@"
+# Feature `vulkan`: the Vulkan runner and tests/vulkan_traces.rs (lavapipe).
+cargo test --release --features vulkan "$@"

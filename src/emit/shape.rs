@@ -20,6 +20,32 @@
 //! `d % (n + 1) - 1`. Reads past the end of `decisions` give 0. Blocks the structurizer
 //! added append nothing; copies of an original block append its original number.
 //!
+//! # Batch mode ([`ShapeOptions::batch`], CLI `--shape-batch N`)
+//!
+//! The default contract above runs one decision stream per dispatch. With a [`ShapeBatch`]
+//! `{ local_size: N, decision_stride: D, trace_stride: T }` (`T ≥ 2`) every entry point has
+//! `LocalSize N 1 1` and each invocation runs its own stream; the buffers and bindings stay
+//! the same, split into per-invocation slices. Invocation `i = GlobalInvocationId.x`:
+//! - reads its decisions from `decisions[i·D .. i·D + D]`, in order; its `c`-th read
+//!   (from 0) gives `decisions[i·D + c]` when `c < D` and that index is inside the buffer,
+//!   else 0 (so a stream shorter than `D` is padded with zeros);
+//! - owns the trace slice `trace[i·T .. i·T + T]`: `trace[i·T]` counts its entries and entry
+//!   `k` is stored at `trace[i·T + 1 + k]`. The count **saturates** at the slice capacity
+//!   `T − 1`: an append to a full slice changes nothing;
+//! - **ends early once its slice is full**: every edge from a loop header into its loop
+//!   passes a guard that returns when the count is `T − 1`. Every cycle of the structured
+//!   graph passes such an edge, so infinite loops of the original terminate, and nothing
+//!   observable depends on where they stop (a full slice no longer changes). The CPU
+//!   side of the same contract is `check::trace::original_trace` with at most `T − 1` block
+//!   entries and the count clamped to `T − 1` (`check::gpu_trace::expected_slice`);
+//! - as a safety net against a structurizer bug that loops without appending, the guard
+//!   also counts its passes: after `64·T + 1024` passes without a full slice the invocation
+//!   writes `0xFFFF_FFFF` to its count (never a valid count) and returns;
+//! - does nothing at all when its slice does not fit in `trace` (`i ≥ len(trace) / T`), so
+//!   the host may round the invocation count up to a multiple of `N`.
+//!
+//! The default (no batch) module is unchanged, word for word, by the existence of this mode.
+//!
 //! The module uses a small, fixed instruction set (see the brief of the in-crate SPIR-V
 //! interpreter): helpers `decide() -> uint` and `append(uint)` are ordinary functions called
 //! with `OpFunctionCall`, and the decision counter is a `Private` variable reset to 0 by a
@@ -48,16 +74,75 @@ pub enum EmitError {
     /// The structurized graph is inconsistent (`block` is its label, or `-`).
     #[error("function `{function}`, structurized block `{block}`: {message}")]
     Graph { function: String, block: String, message: String },
+    /// [`ShapeOptions`] out of range.
+    #[error("shape options: {0}")]
+    BadOptions(String),
     /// rspirv refused an instruction sequence (an emitter bug).
     #[error("function `{function}`: SPIR-V builder: {message}")]
     Builder { function: String, message: String },
 }
 
+/// How shape mode lays out its invocations; the default is the single-invocation contract.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShapeOptions {
+    /// `Some`: batch mode (module docs, "Batch mode").
+    pub batch: Option<ShapeBatch>,
+}
+
+/// Batch mode: one decision stream per invocation, in per-invocation buffer slices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShapeBatch {
+    /// `LocalSize N 1 1` (at least 1).
+    pub local_size: u32,
+    /// `D`: decision words per invocation (0: every read gives 0).
+    pub decision_stride: u32,
+    /// `T`: trace words per invocation, the count included (at least 2).
+    pub trace_stride: u32,
+    /// Mark `decide` and `append` `DontInline` (a hint: a driver that keeps them out of
+    /// line compiles large modules much faster; NVIDIA: about 30 times).
+    pub out_of_line_helpers: bool,
+}
+
+impl ShapeBatch {
+    /// Guard passes allowed before an invocation without a full slice is declared stalled.
+    pub fn max_guard_passes(&self) -> u32 {
+        self.trace_stride.saturating_mul(64).saturating_add(1024)
+    }
+}
+
+fn helper_control(cfg: ShapeBatch) -> spirv::FunctionControl {
+    if cfg.out_of_line_helpers {
+        spirv::FunctionControl::DONT_INLINE
+    } else {
+        spirv::FunctionControl::NONE
+    }
+}
+
+/// The count an invocation writes when the stall guard fires.
+pub const STALLED: u32 = u32::MAX;
+
 /// Emits one shape-mode module holding an entry point for each `(function, structured)`
 /// pair, in the given order. Deterministic: the same input gives the same words.
 pub fn emit_shape_module(module: &Module, functions: &[(&Function, &Structured)]) -> Result<Vec<u32>, EmitError> {
+    emit_shape_module_with(module, functions, &ShapeOptions::default())
+}
+
+/// [`emit_shape_module`] with options (batch mode).
+pub fn emit_shape_module_with(
+    module: &Module,
+    functions: &[(&Function, &Structured)],
+    options: &ShapeOptions,
+) -> Result<Vec<u32>, EmitError> {
     // The module carries nothing the shape needs yet (names come from the functions).
     let _ = module;
+    if let Some(b) = options.batch {
+        if b.local_size == 0 || b.trace_stride < 2 {
+            return Err(EmitError::BadOptions(format!(
+                "batch mode needs local_size >= 1 and trace_stride >= 2, got {} and {}",
+                b.local_size, b.trace_stride
+            )));
+        }
+    }
     let mut seen = BTreeSet::new();
     for (func, _) in functions {
         if func.is_declaration() {
@@ -70,7 +155,7 @@ pub fn emit_shape_module(module: &Module, functions: &[(&Function, &Structured)]
             return Err(EmitError::DuplicateEntryPoint { function: func.name.clone() });
         }
     }
-    let mut e = Emitter::new().map_err(|message| EmitError::Builder { function: "-".into(), message })?;
+    let mut e = Emitter::new(options.batch).map_err(|message| EmitError::Builder { function: "-".into(), message })?;
     for (func, structured) in functions {
         e.function(func, &structured.scfg)?;
     }
@@ -79,6 +164,14 @@ pub fn emit_shape_module(module: &Module, functions: &[(&Function, &Structured)]
 
 fn builder_err(function: &str) -> impl Fn(rspirv::dr::Error) -> EmitError + '_ {
     move |err| EmitError::Builder { function: function.to_string(), message: format!("{err:?}") }
+}
+
+/// Labels of one batch-mode guard (see [`Emitter::batch_guard`]).
+#[derive(Clone, Copy)]
+struct GuardIds {
+    guard: Word,
+    stop: Word,
+    go: Word,
 }
 
 /// Ids shared by every entry point.
@@ -94,15 +187,32 @@ struct Common {
     append: Word,
 }
 
+/// Ids of batch mode (module docs, "Batch mode").
+#[derive(Clone, Copy)]
+struct BatchIds {
+    cfg: ShapeBatch,
+    /// `Private uint`s: the invocation's first decision and trace word, guard passes.
+    d_base: Word,
+    t_base: Word,
+    passes: Word,
+    /// `Input v3uint` decorated `GlobalInvocationId`.
+    gid: Word,
+    v3uint: Word,
+    p_sb_uint: Word,
+}
+
 struct Emitter {
     b: Builder,
     c: Common,
     consts: BTreeMap<u32, Word>,
     undef: Option<Word>,
+    batch: Option<BatchIds>,
+    /// Interface variables of every entry point (the Input builtin in batch mode).
+    interface: Vec<Word>,
 }
 
 impl Emitter {
-    fn new() -> Result<Emitter, String> {
+    fn new(batch: Option<ShapeBatch>) -> Result<Emitter, String> {
         let mut b = Builder::new();
         b.set_version(1, 3);
         b.capability(spirv::Capability::Shader);
@@ -145,6 +255,22 @@ impl Emitter {
         let counter = b.variable(p_private_uint, None, spirv::StorageClass::Private, None);
         b.name(counter, "decisions_read");
 
+        let batch = batch.map(|cfg| {
+            let private = |b: &mut Builder, name: &str| {
+                let v = b.variable(p_private_uint, None, spirv::StorageClass::Private, None);
+                b.name(v, name);
+                v
+            };
+            let d_base = private(&mut b, "decisions_base");
+            let t_base = private(&mut b, "trace_base");
+            let passes = private(&mut b, "guard_passes");
+            let v3uint = b.type_vector(uint, 3);
+            let p_input_v3 = b.type_pointer(None, spirv::StorageClass::Input, v3uint);
+            let gid = b.variable(p_input_v3, None, spirv::StorageClass::Input, None);
+            b.name(gid, "gl_GlobalInvocationID");
+            b.decorate(gid, spirv::Decoration::BuiltIn, [Operand::BuiltIn(spirv::BuiltIn::GlobalInvocationId)]);
+            BatchIds { cfg, d_base, t_base, passes, gid, v3uint, p_sb_uint }
+        });
         let decide = b.id();
         let append = b.id();
         let mut e = Emitter {
@@ -152,7 +278,14 @@ impl Emitter {
             c: Common { void, bool_t, uint, fn_void, decisions, trace, counter, decide, append },
             consts: BTreeMap::new(),
             undef: None,
+            interface: batch.iter().map(|ids| ids.gid).collect(),
+            batch,
         };
+        if let Some(ids) = batch {
+            e.batch_decide_fn(fn_uint, ids).map_err(|err| format!("decide: {err:?}"))?;
+            e.batch_append_fn(fn_void_uint, ids).map_err(|err| format!("append: {err:?}"))?;
+            return Ok(e);
+        }
         e.decide_fn(fn_uint, p_sb_uint).map_err(|err| format!("decide: {err:?}"))?;
         e.append_fn(fn_void_uint, p_sb_uint).map_err(|err| format!("append: {err:?}"))?;
         Ok(e)
@@ -255,6 +388,137 @@ impl Emitter {
         b.end_function()
     }
 
+    /// Batch `uint decide()`: `decisions[d_base + c]` for the `c`-th read when `c < D` and
+    /// in bounds, else 0. Branch-free (an out-of-range read loads word 0 and discards it):
+    /// drivers compile one block per helper call faster than a selection.
+    fn batch_decide_fn(&mut self, fn_uint: Word, ids: BatchIds) -> Result<(), rspirv::dr::Error> {
+        let Common { uint, bool_t, decisions, counter, decide, .. } = self.c;
+        let zero = self.constant(0);
+        let one = self.constant(1);
+        let stride = self.constant(ids.cfg.decision_stride);
+        let b = &mut self.b;
+        b.begin_function(uint, Some(decide), helper_control(ids.cfg), fn_uint)?;
+        b.name(decide, "decide");
+        let entry = b.id();
+        b.name(entry, "decide.entry");
+        b.begin_block(Some(entry))?;
+        let c = b.load(uint, None, counter, None, [])?;
+        b.name(c, "c");
+        let next = b.i_add(uint, None, c, one)?;
+        b.store(counter, next, None, [])?;
+        let base = b.load(uint, None, ids.d_base, None, [])?;
+        let index = b.i_add(uint, None, base, c)?;
+        let len = b.array_length(uint, None, decisions, 0)?;
+        let in_stride = b.u_less_than(bool_t, None, c, stride)?;
+        let in_bounds = b.u_less_than(bool_t, None, index, len)?;
+        let ok = b.logical_and(bool_t, None, in_stride, in_bounds)?;
+        let safe = b.select(uint, None, ok, index, zero)?;
+        let p = b.access_chain(ids.p_sb_uint, None, decisions, [zero, safe])?;
+        let loaded = b.load(uint, None, p, None, [])?;
+        let d = b.select(uint, None, ok, loaded, zero)?;
+        b.name(d, "d");
+        b.ret_value(d)?;
+        b.end_function()
+    }
+
+    /// Batch `void append(uint x)`: stores `x` and counts it while the slice has room.
+    /// Branch-free: on a full slice `x` goes to the count word, which is then rewritten
+    /// with the unchanged count.
+    fn batch_append_fn(&mut self, fn_void_uint: Word, ids: BatchIds) -> Result<(), rspirv::dr::Error> {
+        let Common { void, uint, bool_t, trace, append, .. } = self.c;
+        let zero = self.constant(0);
+        let one = self.constant(1);
+        let capacity = self.constant(ids.cfg.trace_stride - 1);
+        let b = &mut self.b;
+        b.begin_function(void, Some(append), helper_control(ids.cfg), fn_void_uint)?;
+        b.name(append, "append");
+        let x = b.function_parameter(uint)?;
+        b.name(x, "x");
+        let entry = b.id();
+        b.name(entry, "append.entry");
+        b.begin_block(Some(entry))?;
+        let base = b.load(uint, None, ids.t_base, None, [])?;
+        let p0 = b.access_chain(ids.p_sb_uint, None, trace, [zero, base])?;
+        let n = b.load(uint, None, p0, None, [])?;
+        b.name(n, "n");
+        let room = b.u_less_than(bool_t, None, n, capacity)?;
+        let n1 = b.i_add(uint, None, n, one)?;
+        let slot = b.i_add(uint, None, base, n1)?;
+        let slot = b.select(uint, None, room, slot, base)?;
+        let p = b.access_chain(ids.p_sb_uint, None, trace, [zero, slot])?;
+        b.store(p, x, None, [])?;
+        let count = b.select(uint, None, room, n1, n)?;
+        b.store(p0, count, None, [])?;
+        b.ret()?;
+        b.end_function()
+    }
+
+    /// Batch mode's `start` block: reset the counters, find the invocation's slices, return
+    /// at once when the trace slice does not fit; then enter the body at `entry_label`.
+    fn batch_start(&mut self, ids: BatchIds, entry_label: Word) -> Result<(), rspirv::dr::Error> {
+        let Common { uint, bool_t, trace, counter, .. } = self.c;
+        let zero = self.constant(0);
+        let t_stride = self.constant(ids.cfg.trace_stride);
+        let d_stride = self.constant(ids.cfg.decision_stride);
+        let b = &mut self.b;
+        b.store(counter, zero, None, [])?;
+        b.store(ids.passes, zero, None, [])?;
+        let g = b.load(ids.v3uint, None, ids.gid, None, [])?;
+        let i = b.composite_extract(uint, None, g, [0])?;
+        b.name(i, "invocation");
+        let len = b.array_length(uint, None, trace, 0)?;
+        let slices = b.u_div(uint, None, len, t_stride)?;
+        let fits = b.u_less_than(bool_t, None, i, slices)?;
+        let t_base = b.i_mul(uint, None, i, t_stride)?;
+        let d_base = b.i_mul(uint, None, i, d_stride)?;
+        b.store(ids.t_base, t_base, None, [])?;
+        b.store(ids.d_base, d_base, None, [])?;
+        let (idle, go) = (b.id(), b.id());
+        b.name(idle, "start.idle");
+        b.name(go, "start.go");
+        b.selection_merge(go, spirv::SelectionControl::NONE)?;
+        b.branch_conditional(fits, go, idle, [])?;
+        b.begin_block(Some(idle))?;
+        b.ret()?;
+        b.begin_block(Some(go))?;
+        b.branch(entry_label)
+    }
+
+    /// Batch mode's guard on a loop-header edge (labels pre-allocated): count the pass;
+    /// return when the slice is full (or, marking the count [`STALLED`], after too many
+    /// passes); else go on to `target`.
+    fn batch_guard(&mut self, ids: BatchIds, g: GuardIds, target: Word, header: &str) -> Result<(), rspirv::dr::Error> {
+        let Common { uint, bool_t, trace, .. } = self.c;
+        let zero = self.constant(0);
+        let one = self.constant(1);
+        let capacity = self.constant(ids.cfg.trace_stride - 1);
+        let max_passes = self.constant(ids.cfg.max_guard_passes());
+        let stalled = self.constant(STALLED);
+        let b = &mut self.b;
+        b.name(g.guard, format!("{}.guard", header));
+        b.name(g.stop, format!("{}.stop", header));
+        b.name(g.go, format!("{}.go", header));
+        b.begin_block(Some(g.guard))?;
+        let passes = b.load(uint, None, ids.passes, None, [])?;
+        let passes = b.i_add(uint, None, passes, one)?;
+        b.store(ids.passes, passes, None, [])?;
+        let base = b.load(uint, None, ids.t_base, None, [])?;
+        let p0 = b.access_chain(ids.p_sb_uint, None, trace, [zero, base])?;
+        let n = b.load(uint, None, p0, None, [])?;
+        let full = b.u_greater_than_equal(bool_t, None, n, capacity)?;
+        let within = b.u_less_than(bool_t, None, passes, max_passes)?;
+        let stall = b.logical_not(bool_t, None, within)?;
+        let stop = b.logical_or(bool_t, None, full, stall)?;
+        b.selection_merge(g.go, spirv::SelectionControl::NONE)?;
+        b.branch_conditional(stop, g.stop, g.go, [])?;
+        b.begin_block(Some(g.stop))?;
+        let count = b.select(uint, None, full, n, stalled)?;
+        b.store(p0, count, None, [])?;
+        b.ret()?;
+        b.begin_block(Some(g.go))?;
+        b.branch(target)
+    }
+
     fn function(&mut self, func: &Function, scfg: &Scfg) -> Result<(), EmitError> {
         let fname = func.name.as_str();
         let graph = |block: String, message: String| EmitError::Graph { function: fname.to_string(), block, message };
@@ -284,6 +548,23 @@ impl Emitter {
                 }
             })
         };
+        // Batch mode: a guard on every edge from a loop header into its loop, keyed by
+        // (header, target) block indices, in the order of the header's successors.
+        let mut guards: BTreeMap<(usize, usize), GuardIds> = BTreeMap::new();
+        let mut guards_of: BTreeMap<usize, Vec<(usize, GuardIds)>> = BTreeMap::new();
+        if self.batch.is_some() {
+            for &sb in &scfg.layout {
+                let Some(Merge::Loop { merge, .. }) = scfg.blocks[sb].merge else { continue };
+                for &t in scfg.blocks[sb].term.succs().iter() {
+                    if t == merge || guards.contains_key(&(sb.index(), t.index())) {
+                        continue;
+                    }
+                    let g = GuardIds { guard: self.b.id(), stop: self.b.id(), go: self.b.id() };
+                    guards.insert((sb.index(), t.index()), g);
+                    guards_of.entry(sb.index()).or_default().push((t.index(), g));
+                }
+            }
+        }
         let entry_label = label_of(scfg.entry, scfg.entry)?;
         if !scfg.blocks[scfg.entry].phis.is_empty() {
             return Err(graph(safe_label(scfg, scfg.entry), "the entry block has PHIs".into()));
@@ -294,14 +575,20 @@ impl Emitter {
         let one = self.constant(1);
         let fn_id = self.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void).map_err(&berr)?;
         self.b.name(fn_id, fname);
-        self.b.entry_point(spirv::ExecutionModel::GLCompute, fn_id, fname, []);
-        self.b.execution_mode(fn_id, spirv::ExecutionMode::LocalSize, [1, 1, 1]);
+        self.b.entry_point(spirv::ExecutionModel::GLCompute, fn_id, fname, self.interface.clone());
+        let local_size = self.batch.map_or(1, |ids| ids.cfg.local_size);
+        self.b.execution_mode(fn_id, spirv::ExecutionMode::LocalSize, [local_size, 1, 1]);
 
         // `start`: reset the decision counter, enter the body.
         let start = self.b.begin_block(None).map_err(&berr)?;
         self.b.name(start, "start");
-        self.b.store(counter, zero, None, []).map_err(&berr)?;
-        self.b.branch(entry_label).map_err(&berr)?;
+        match self.batch {
+            None => {
+                self.b.store(counter, zero, None, []).map_err(&berr)?;
+                self.b.branch(entry_label).map_err(&berr)?;
+            }
+            Some(ids) => self.batch_start(ids, entry_label).map_err(&berr)?,
+        }
 
         for &sb in &scfg.layout {
             let block = &scfg.blocks[sb];
@@ -315,7 +602,11 @@ impl Emitter {
                 let mut pairs = Vec::with_capacity(phi.incoming.len());
                 for &(pred, val) in &phi.incoming {
                     let v = self.value(scfg, sb, val, &phi_ids)?;
-                    pairs.push((v, label_of(sb, pred)?));
+                    let from = match guards.get(&(pred.index(), sb.index())) {
+                        Some(g) => g.go,
+                        None => label_of(sb, pred)?,
+                    };
+                    pairs.push((v, from));
                 }
                 let id = phi_ids[sb.index()][i];
                 self.b.phi(uint, Some(id), pairs).map_err(&berr)?;
@@ -359,7 +650,15 @@ impl Emitter {
                     Some((label_of(sb, merge)?, Some(label_of(sb, continue_target)?)))
                 }
             };
-            let targets: Vec<Word> = block.term.succs().iter().map(|&t| label_of(sb, t)).collect::<Result<_, _>>()?;
+            let targets: Vec<Word> = block
+                .term
+                .succs()
+                .iter()
+                .map(|&t| match guards.get(&(sb.index(), t.index())) {
+                    Some(g) => Ok(g.guard),
+                    None => label_of(sb, t),
+                })
+                .collect::<Result<_, _>>()?;
             let emit_merge = |b: &mut Builder| -> Result<(), EmitError> { super::control::emit_merge(b, merge).map_err(&berr) };
             let slots = |expected: usize, what: &str| -> Result<(), EmitError> {
                 if targets.len() == expected {
@@ -426,6 +725,13 @@ impl Emitter {
                     let s = self.value(scfg, sb, val, &phi_ids)?;
                     super::control::emit_dispatch(&mut self.b, bool_t, zero, s, &targets, merge)
                         .map_err(|message| graph(name.clone(), message))?;
+                }
+            }
+            // Batch mode: this header's guards, right behind it (each dominates its target).
+            if let (Some(ids), Some(list)) = (self.batch, guards_of.get(&sb.index())) {
+                for &(t, g) in list {
+                    let target = label_of(sb, SBlock::new(t))?;
+                    self.batch_guard(ids, g, target, &name).map_err(&berr)?;
                 }
             }
         }
@@ -780,6 +1086,50 @@ mod tests {
                     assert_eq!(got.outcome, want.outcome, "{}: {decisions:?}", f.name);
                 }
             }
+        }
+    }
+
+    /// Batch modules of random CFGs (infinite loops included) pass `spirv-val`: the guards
+    /// keep the structured rules. The default module of the same graphs has no guard.
+    #[test]
+    fn batch_modules_validate() {
+        use crate::fuzzing::structured_gen::{generate, ShapeGenConfig};
+        let Some(v) = validator() else { return };
+        let batch = ShapeBatch { local_size: 8, decision_stride: 16, trace_stride: 32, out_of_line_helpers: true };
+        let options = ShapeOptions { batch: Some(batch) };
+        let config = ShapeGenConfig { max_blocks: 80, infinite_loop_percent: 30, ..ShapeGenConfig::default() };
+        let mut loops = 0;
+        for seed in 0..60 {
+            let mut types = Types::default();
+            let f = generate(seed, &config, &mut types);
+            let st = crate::passes::structurize(&f, crate::passes::Options::default()).unwrap();
+            let words = emit_shape_module_with(&Module::default(), &[(&f, &st)], &options).unwrap();
+            if let Err(e) = v.validate(&words, "vulkan1.1") {
+                panic!("seed {seed}: spirv-val: {e}\n{}", v.disassemble(&words).unwrap_or_default());
+            }
+            let m = loaded(&words);
+            let local = m.execution_modes.iter().find(|i| i.operands[1] == Operand::ExecutionMode(spirv::ExecutionMode::LocalSize));
+            assert_eq!(local.map(|i| i.operands[2].clone()), Some(Operand::LiteralBit32(8)));
+            let headers = st.scfg.blocks.values().filter(|b| matches!(b.merge, Some(Merge::Loop { .. }))).count();
+            let guards = m.debug_names.iter().filter(|i| matches!(&i.operands[1], Operand::LiteralString(s) if s.ends_with(".guard"))).count();
+            assert!(guards >= headers, "seed {seed}: {guards} guards for {headers} loops");
+            loops += headers;
+            let plain = emit_shape_module(&Module::default(), &[(&f, &st)]).unwrap();
+            assert!(!opcodes(&plain).contains(&spirv::Op::CompositeExtract), "seed {seed}: default mode changed");
+        }
+        assert!(loops > 20, "the sample has loops ({loops})");
+    }
+
+    #[test]
+    fn batch_options_are_checked() {
+        let (f, scfg) = straight();
+        let st = structured(scfg);
+        for batch in [
+            ShapeBatch { local_size: 0, decision_stride: 4, trace_stride: 8, out_of_line_helpers: false },
+            ShapeBatch { local_size: 4, decision_stride: 4, trace_stride: 1, out_of_line_helpers: false },
+        ] {
+            let r = emit_shape_module_with(&Module::default(), &[(&f, &st)], &ShapeOptions { batch: Some(batch) });
+            assert!(matches!(r, Err(EmitError::BadOptions(_))), "{batch:?}");
         }
     }
 

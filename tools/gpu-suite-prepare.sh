@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Host half of tools/gpu-suite.sh: puts everything the NVIDIA device machine needs into two
+# folders git ignores, to be carried by the device `run` tool:
+#   .gl/        the Vulkan loader and glvnd as Debian packages (amd64), unpacked there;
+#   .vkrunner/  untangle-gpu built without LLVM (the device has no LLVM 14), the corpus CFG
+#               functions exported as batch modules + CFG shapes (reading .ll needs LLVM,
+#               so that happens here), and a copy of gpu-suite.sh.
+# Then: run `bash .vkrunner/gpu-suite.sh` on the device, carrying .gl and .vkrunner.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+common=$(git rev-parse --git-common-dir)
+for p in /.gl/ /.vkrunner/; do
+  grep -qxF "$p" "$common/info/exclude" 2>/dev/null || echo "$p" >>"$common/info/exclude"
+done
+if ! ls .gl/libvulkan1_*.deb >/dev/null 2>&1; then
+  mkdir -p .gl /tmp/amd64/partial
+  o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+  # shellcheck disable=SC2086
+  apt-get $o update -qq
+  # shellcheck disable=SC2086
+  # The loader, and glvnd: the NVIDIA ICD is libGLX_nvidia.so.0, which needs it.
+  (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
+fi
+export LLVM_SYS_140_PREFIX=/usr/lib/llvm-14
+rm -rf .vkrunner
+mkdir -p .vkrunner
+# With LLVM, to read the corpus here.
+cargo build --release --features vulkan --bin untangle-gpu
+target/release/untangle-gpu export --corpus ../shared/corpus/cfg --out .vkrunner/corpus-cases
+# Without LLVM, for the device.
+cargo build --release --no-default-features --features vulkan --bin untangle-gpu
+cp target/release/untangle-gpu .vkrunner/untangle-gpu
+strip .vkrunner/untangle-gpu
+cp tools/gpu-suite.sh .vkrunner/gpu-suite.sh
+du -sh .gl .vkrunner

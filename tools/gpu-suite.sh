@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig;
+# The whole GPU trace suite on the NVIDIA device machine: 10,000 random CFGs (every size
+# class, up to 600 blocks) and every corpus CFG function (exported on the host), each
+# structurized, emitted as a batch shape module, run with 64 decision streams, every trace
+# slice compared with the original CFG. Prepare with tools/gpu-suite-prepare.sh, then run
+# `bash .vkrunner/gpu-suite.sh` from the repository root on the device, carrying .gl and
+# .vkrunner. RANDOM_CASES (10000), FIRST_SEED (0) and GPUS (16 device instances) may be set.
+set -uo pipefail
+R=.vkrunner
+nvidia-smi -L 2>/dev/null || true
+icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+if [ -f "$icd" ] && ! ls /usr/share/vulkan/icd.d/nvidia_icd*.json /etc/vulkan/icd.d/nvidia_icd*.json >/dev/null 2>&1; then
+  export VK_DRIVER_FILES=$icd __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+fi
+log=${OUT:-/tmp}/gpu-suite.log
+threads=$(nproc)
+start=$(date +%s)
+"$R/untangle-gpu" run --random "${RANDOM_CASES:-10000}" --first-seed "${FIRST_SEED:-0}" \
+  --cases "$R/corpus-cases" --threads "$threads" --gpus "${GPUS:-16}" --progress 1000 \
+  --timeout-ms 20000 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+echo "gpu-suite: exit $rc after $(( $(date +%s) - start )) s; log $log"
+exit "$rc"
