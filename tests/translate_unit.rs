@@ -199,3 +199,38 @@ fn clip_and_cull_distances_are_float_arrays() {
         v.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{e}\n{}", v.disassemble(&t.words).unwrap_or_default()));
     }
 }
+
+/// SM 6.7 programmable offsets: a `SampleLevel` whose texel offset is not a constant becomes
+/// a switch over the offset's low 4 bits per component, each case with a `ConstOffset`
+/// (Vulkan allows `Offset` on gathers only), and the module validates.
+#[test]
+fn dynamic_texture_offset_becomes_a_switch_and_validates() {
+    let path = std::path::Path::new("../shared/corpus/dxil/vkd3d-proton/sm_advanced.cs_dynamic_texture_offset.cs_6_7.dxil");
+    if !path.exists() {
+        eprintln!("{} not found: skipping", path.display());
+        return;
+    }
+    let loaded = untangle::load::load_path(path).expect("loads");
+    let t = untangle::emit::translate_module(&loaded.module, &Options::default()).expect("translates");
+    let m = rspirv::dr::load_words(&t.words).unwrap();
+    let f = &m.functions[0];
+    let switches: Vec<_> = f.all_inst_iter().filter(|i| i.class.opcode == rspirv::spirv::Op::Switch).collect();
+    assert_eq!(switches.len(), 1, "one switch over the 2D offset");
+    // Selector, default, then 255 (literal, label) pairs: 256 cases for 4 bits by 4 bits.
+    assert_eq!(switches[0].operands.len(), 2 + 2 * 255);
+    let samples = f
+        .all_inst_iter()
+        .filter(|i| i.class.opcode == rspirv::spirv::Op::ImageSampleExplicitLod)
+        .filter(|i| {
+            i.operands.iter().any(|o| matches!(o, rspirv::dr::Operand::ImageOperands(m) if m.contains(rspirv::spirv::ImageOperands::CONST_OFFSET)))
+        })
+        .count();
+    assert_eq!(samples, 256);
+    assert!(!f.all_inst_iter().any(|i| i
+        .operands
+        .iter()
+        .any(|o| matches!(o, rspirv::dr::Operand::ImageOperands(m) if m.contains(rspirv::spirv::ImageOperands::OFFSET)))));
+    if let Some(v) = find_spirv_val() {
+        v.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{e}\n{}", v.disassemble(&t.words).unwrap_or_default()));
+    }
+}

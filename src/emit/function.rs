@@ -640,6 +640,36 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(())
     }
 
+    /// A switch on `selector` (a 32-bit unsigned id whose value is below `cases`): case `k`
+    /// runs `body(k)`, whose value (of type `ty`) an `OpPhi` in the merge block picks.
+    /// Splits the current block like [`Self::split_if`]; the merge block ends it.
+    pub fn split_switch(&mut self, selector: Word, cases: u32, ty: Word, mut body: impl FnMut(&mut Self, u32) -> Result<Word>) -> Result<Word> {
+        if self.cur_loop_header {
+            return Err(self.err("a switch-lowered operation in a loop header block"));
+        }
+        if cases == 0 {
+            return Err(TranslateError::Internal("switch without cases".into()));
+        }
+        let merge = self.cx.b.id();
+        let labels: Vec<Word> = (0..cases).map(|_| self.cx.b.id()).collect();
+        self.cx.b.selection_merge(merge, spirv::SelectionControl::NONE)?;
+        // Case 0 is the default; the selector's value is always below `cases`.
+        let targets: Vec<(Operand, Word)> = (1..cases).map(|k| (Operand::LiteralBit32(k), labels[k as usize])).collect();
+        self.cx.b.switch(selector, labels[0], targets)?;
+        let mut pairs = Vec::new();
+        for k in 0..cases {
+            let l = labels[k as usize];
+            self.cx.b.begin_block(Some(l))?;
+            let v = body(self, k)?;
+            self.cx.b.branch(merge)?;
+            pairs.push((v, l));
+        }
+        self.cx.b.begin_block(Some(merge))?;
+        let v = self.cx.b.phi(ty, None, pairs)?;
+        self.exit_labels.insert(self.cur_label, merge);
+        Ok(v)
+    }
+
     /// Runs `body` once per partition of the subgroup's active invocations that agree on all
     /// `keys` (32-bit unsigned ids): a loop whose every iteration elects the partition of the
     /// first active invocation, runs `body` in it, and lets those invocations leave. Returns

@@ -2,12 +2,18 @@
 //! family (implicit, bias, level, grad, comparison), `textureGather*`, `calculateLOD` and
 //! `getDimensions` (every resource kind), `textureGatherRaw` (16- and 32-bit).
 //!
-//! Offsets must be constants (`ConstOffset`); the clamp operand becomes `MinLod`.
+//! Constant offsets become `ConstOffset`; the clamp operand becomes `MinLod`. Gathers take a
+//! non-constant offset as `Offset`. Vulkan (without `VK_KHR_maintenance8`) allows `Offset`
+//! on gathers only, so a sample with explicit level or gradients and a non-constant offset
+//! (SM 6.7 programmable offsets) becomes a switch over the offset's 4 low bits per
+//! component, the only bits D3D honours, with one `ConstOffset` sample per case (see
+//! `sample_switch`); 1D and 2D offsets only (3D would need 4096 cases), and not with
+//! implicit derivatives (the cases are non-uniform control flow): both typed errors.
 
 use super::compute::ids;
 use super::Call;
 use crate::dxil::DxOp;
-use crate::emit::error::Result;
+use crate::emit::error::{Result, TranslateError};
 use crate::emit::function::FnEmit;
 use crate::emit::resources::{texel_type, ResShape, TexelKind};
 use crate::ir::Value;
@@ -15,6 +21,7 @@ use rspirv::dr::Operand;
 use rspirv::spirv::{Capability, Dim, ImageOperands, Op, Word};
 
 /// Image operand list, sorted by mask bit as SPIR-V requires.
+#[derive(Clone)]
 struct ImgOps(Vec<(ImageOperands, Vec<Word>)>);
 
 impl ImgOps {
@@ -77,6 +84,17 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             return Ok(None);
         }
         self.cx.capability(Capability::ImageGatherExtended);
+        let ws = self.offset_components(c, first, n)?;
+        let w = if n == 1 { ws[0] } else {
+            let i = self.cx.sint(32);
+            let vt = self.cx.vec(i, n);
+            self.ids_op(Op::CompositeConstruct, vt, &ws)?
+        };
+        Ok(Some((ImageOperands::OFFSET, w)))
+    }
+
+    /// The offset arguments `first..first + n` as 32-bit signed ids (undefined ones zero).
+    fn offset_components(&mut self, c: &Call<'_>, first: usize, n: u32) -> Result<Vec<Word>> {
         let i = self.cx.sint(32);
         let mut ws = Vec::new();
         for k in 0..n as usize {
@@ -87,11 +105,81 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             };
             ws.push(w);
         }
-        let w = if n == 1 { ws[0] } else {
-            let vt = self.cx.vec(i, n);
-            self.ids_op(Op::CompositeConstruct, vt, &ws)?
-        };
-        Ok(Some((ImageOperands::OFFSET, w)))
+        Ok(ws)
+    }
+
+    /// Whether any of the offset arguments `first..first + n` is not a constant.
+    fn dynamic_offset(&self, c: &Call<'_>, first: usize, n: u32) -> Result<bool> {
+        let mut dynamic = false;
+        for k in 0..n as usize {
+            let v = self.arg(c, first + k)?;
+            dynamic |= !self.is_undef(v) && self.const_int(v).is_none();
+        }
+        Ok(dynamic)
+    }
+
+    /// A sample (`op`, result type `ty`, `operands` before the image operands, the first
+    /// one the sampled image, remade in each case from `OpSampledImage` operands) whose texel
+    /// offset `offs` (32-bit signed ids, one per dimension) is not a constant. Vulkan allows
+    /// the `Offset` image operand on gathers only, so this switches on the offset: D3D
+    /// honours only the 4 least significant bits of each component, as a signed value in
+    /// [-8, 7] (DirectX-Specs, `d3d/HLSL_ShaderModel6_7.md`, "Programmable Offsets": "the
+    /// respected offset range remains [-8,7] corresponding to the 4 least significant bits
+    /// of the value"; immediate offsets have the same [-8..7] range, per Microsoft's
+    /// `gather4_po (sm5 - asm)` reference page). The selector packs
+    /// those bits, component k at bits 4k..4k+3, and each of the 16^n cases samples with
+    /// the matching `ConstOffset`; an `OpPhi` in the merge block picks the result. Splits
+    /// the current block like [`FnEmit::split_if`].
+    fn sample_switch(
+        &mut self,
+        op: Op,
+        ty: Word,
+        [st, img, sampler]: [Word; 3],
+        operands: &[Operand],
+        ops: &ImgOps,
+        offs: &[Word],
+    ) -> Result<Word> {
+        let n = offs.len() as u32;
+        if n == 0 || n > 2 {
+            return Err(TranslateError::Internal(format!("offset switch over {n} components")));
+        }
+        let u = self.cx.u32_t();
+        let fifteen = self.cx.const_u32(15);
+        let mut sel = None;
+        for (k, &o) in offs.iter().enumerate() {
+            let ou = self.ids_op(Op::Bitcast, u, &[o])?;
+            let m = self.ids_op(Op::BitwiseAnd, u, &[ou, fifteen])?;
+            let m = if k == 0 { m } else {
+                let sh = self.cx.const_u32(4 * k as u32);
+                self.ids_op(Op::ShiftLeftLogical, u, &[m, sh])?
+            };
+            sel = Some(match sel {
+                None => m,
+                Some(prev) => self.ids_op(Op::BitwiseOr, u, &[prev, m])?,
+            });
+        }
+        let sel = sel.ok_or_else(|| self.err("texel offset without components"))?;
+        self.split_switch(sel, 1 << (4 * n), ty, |me, k| {
+            let i = me.cx.sint(32);
+            let comps: Vec<Word> = (0..n)
+                .map(|d| {
+                    // Sign-extend the 4-bit field.
+                    let x = (((k >> (4 * d)) & 15) as i32) << 28 >> 28;
+                    me.cx.const_bits(i, 32, x as u32 as u64)
+                })
+                .collect();
+            let off = if n == 1 { comps[0] } else {
+                let vt = me.cx.vec(i, n);
+                me.cx.b.constant_composite(vt, comps)
+            };
+            let mut case_ops = ops.clone();
+            case_ops.0.push((ImageOperands::CONST_OFFSET, vec![off]));
+            let si = me.ids_op(Op::SampledImage, st, &[img, sampler])?;
+            let mut all = operands.to_vec();
+            all[0] = Operand::IdRef(si);
+            all.extend(case_ops.operands());
+            me.op(op, ty, all)
+        })
     }
 
     /// Constant offsets from arguments `first..first + n` (all undef or zero: none; `None`
@@ -257,12 +345,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// The sampled image from the texture (argument 0) and sampler (argument 1).
     fn sampled_image(&mut self, c: &Call<'_>) -> Result<(Word, Dim, bool, TexelKind)> {
+        let (si, _, dim, arrayed, texel) = self.sampled_image_parts(c)?;
+        Ok((si, dim, arrayed, texel))
+    }
+
+    /// [`Self::sampled_image`], with the `OpSampledImage` operands (type, image, sampler):
+    /// a sampled image must be used in the block that makes it.
+    fn sampled_image_parts(&mut self, c: &Call<'_>) -> Result<(Word, [Word; 3], Dim, bool, TexelKind)> {
         let (rv, img, dim, arrayed, _, texel) = self.image_of(c)?;
         let sh = self.handle(self.arg(c, 1)?)?;
         let (_, sampler) = self.load_descriptor(sh)?;
         let st = self.cx.b.type_sampled_image(rv.elem_ty);
         let si = self.ids_op(Op::SampledImage, st, &[img, sampler])?;
-        Ok((si, dim, arrayed, texel))
+        Ok((si, [st, img, sampler], dim, arrayed, texel))
     }
 
     fn float_coord(&mut self, c: &Call<'_>, first: usize, n: u32) -> Result<Word> {
@@ -287,15 +382,29 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     fn sample(&mut self, c: &Call<'_>) -> Result<Word> {
-        let (si, dim, arrayed, texel) = self.sampled_image(c)?;
+        let (si, si_parts, dim, arrayed, texel) = self.sampled_image_parts(c)?;
         let n = Self::sample_coords(dim, arrayed);
         let coord = self.float_coord(c, 2, n)?;
         let mut ops = ImgOps(Vec::new());
-        match self.offset_operand(c, 6, Self::offset_dims(dim))? {
-            Some((ImageOperands::CONST_OFFSET, o)) => ops.0.push((ImageOperands::CONST_OFFSET, vec![o])),
-            Some(_) => return Err(self.form(c.op, "non-constant texel offsets (Vulkan allows them on gathers only)")),
-            None => {}
-        }
+        let odims = Self::offset_dims(dim);
+        let dynamic = self.dynamic_offset(c, 6, odims)?;
+        let dyn_offs = if dynamic {
+            if matches!(c.op, DxOp::Sample | DxOp::SampleBias | DxOp::SampleCmp | DxOp::SampleCmpBias) {
+                // Implicit derivatives inside the offset switch's non-uniform cases would be
+                // undefined.
+                return Err(self.form(c.op, "non-constant texel offsets with implicit derivatives"));
+            }
+            if odims > 2 {
+                // 4096 cases: not lowered.
+                return Err(self.form(c.op, "non-constant texel offsets on 3D textures"));
+            }
+            Some(self.offset_components(c, 6, odims)?)
+        } else {
+            if let Some(o) = self.const_offset(c, 6, odims)? {
+                ops.0.push((ImageOperands::CONST_OFFSET, vec![o]));
+            }
+            None
+        };
         let clamp = |me: &mut Self, ops: &mut ImgOps, k: usize| -> Result<()> {
             if let Some(v) = c.args.get(k).copied() {
                 if !me.is_undef(v) {
@@ -373,15 +482,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if let Some(d) = dref {
             operands.push(Operand::IdRef(d));
         }
-        operands.extend(ops.operands());
+        let rty = if dref.is_some() { tt } else { self.cx.vec(tt, 4) };
+        let x = match dyn_offs {
+            Some(offs) => self.sample_switch(op, rty, si_parts, &operands, &ops, &offs)?,
+            None => {
+                operands.extend(ops.operands());
+                self.op(op, rty, operands)?
+            }
+        };
         if dref.is_some() {
-            let x = self.op(op, tt, operands)?;
             let v = self.num_to_ir(x, super::buffers::texel_num(texel), scalar)?;
             return self.make_ret(c.ty, &[v], None);
         }
-        let v4 = self.cx.vec(tt, 4);
-        let v = self.op(op, v4, operands)?;
-        let comps = self.split_texel(v, texel, scalar)?;
+        let comps = self.split_texel(x, texel, scalar)?;
         self.make_ret(c.ty, &comps, None)
     }
 
