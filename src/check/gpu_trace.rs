@@ -75,19 +75,7 @@ pub fn draw_streams(seed: u64, n: usize, stride: usize) -> Vec<Vec<u32>> {
     (0..n)
         .map(|i| {
             let len = rng.below(stride + 1);
-            let start = rng.below(2) as u32;
-            (0..len)
-                .map(|j| {
-                    let kind = if i % 6 == 5 { rng.below(5) } else { i % 6 };
-                    match kind {
-                        0 => rng.next_u32(),
-                        1 => rng.below(8) as u32,
-                        2 => 0,
-                        3 => u32::MAX,
-                        _ => (j as u32 + start) & 1,
-                    }
-                })
-                .collect()
+            super::trace_equiv::decision_words(&mut rng, i % 6, len)
         })
         .collect()
 }

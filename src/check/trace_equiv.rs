@@ -204,24 +204,28 @@ fn first_difference(a: &[u32], b: &[u32], from: usize) -> Option<usize> {
 /// One decision stream and trace length, drawn from `rng`; `kind` picks the distribution.
 fn draw_stream(rng: &mut SplitMix64, kind: usize) -> (Vec<u32>, usize) {
     let len = rng.below(64);
-    let start = rng.below(2) as u32;
-    let value = |rng: &mut SplitMix64, kind: usize, i: usize| -> u32 {
-        match kind {
-            0 => rng.next_u32(),
-            1 => rng.below(8) as u32,
-            2 => 0,
-            3 => u32::MAX,
-            _ => (i as u32 + start) & 1,
-        }
-    };
-    let decisions = (0..len)
-        .map(|i| {
-            let k = if kind == 5 { rng.below(5) } else { kind };
-            value(rng, k, i)
-        })
-        .collect();
+    let decisions = decision_words(rng, kind, len);
     let trace_len = TRACE_LENS[rng.below(TRACE_LENS.len())];
     (decisions, trace_len)
+}
+
+/// `len` decisions of distribution `kind` (0: uniform words, 1: small values, 2: all zeros,
+/// 3: all ones, 4: alternating bits from a random start, 5: a per-word mix of those). The
+/// CPU oracle and the GPU trace cases draw their streams here.
+pub(crate) fn decision_words(rng: &mut SplitMix64, kind: usize, len: usize) -> Vec<u32> {
+    let start = rng.below(2) as u32;
+    (0..len)
+        .map(|i| {
+            let k = if kind == 5 { rng.below(5) } else { kind };
+            match k {
+                0 => rng.next_u32(),
+                1 => rng.below(8) as u32,
+                2 => 0,
+                3 => u32::MAX,
+                _ => (i as u32 + start) & 1,
+            }
+        })
+        .collect()
 }
 
 /// Checks that `program`'s entry point named like `func` writes the same trace as `func`

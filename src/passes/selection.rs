@@ -881,6 +881,7 @@ impl RegionPass<'_> {
         }
         // A switch in the construct cannot break straight to `m` either.
         let mut sources: SmallVec<[SBlock; 8]> = exits.iter().map(|&(u, _, _)| u).collect();
+        sources.sort();
         sources.dedup();
         for u in sources {
             for e in split_exit_slots(work, u, |t| t == m) {
