@@ -1,2 +1,7 @@
-//! D3D12 root signatures (RTS0 and the HLSL string) and their lowering to Vulkan layouts.
-//! Filled by the root-signature work.
+//! D3D12 root signatures: the model ([`model`]), its two spellings (the RTS0 binary part
+//! and the HLSL root-signature string), validation, and the lowering onto a Vulkan
+//! pipeline layout under the `heap` and `direct` binding models ([`layout`]).
+
+pub mod model;
+
+pub use model::*;

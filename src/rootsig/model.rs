@@ -1,0 +1,294 @@
+//! The root signature as D3D12 defines it (`D3D12_VERSIONED_ROOT_SIGNATURE_DESC`, versions
+//! 1.0 to 1.2), independent of how it was written down (RTS0 binary or HLSL string).
+//!
+//! Every enum keeps D3D12's numeric values, so the binary reader and writer convert with
+//! `from_raw` / `as u32` and nothing else. Optional D3D values are `Option`s:
+//! an unbounded range is `count: None`, `D3D12_DESCRIPTOR_RANGE_OFFSET_APPEND` is
+//! [`RangeOffset::Append`].
+//!
+//! Register classes reuse [`ResourceClass`], whose order (SRV 0, UAV 1, CBV 2, Sampler 3)
+//! is D3D12's `D3D12_DESCRIPTOR_RANGE_TYPE`.
+
+pub use crate::dxil::ResourceClass;
+
+/// The serialized version (`D3D_ROOT_SIGNATURE_VERSION`).
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub enum Version {
+    V1_0 = 1,
+    V1_1 = 2,
+    V1_2 = 3,
+}
+
+/// `D3D12_ROOT_SIGNATURE_FLAGS` (bit set; unknown bits are rejected by the parsers).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct RootFlags(pub u32);
+
+impl RootFlags {
+    pub const ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT: u32 = 0x1;
+    pub const DENY_VERTEX_SHADER_ROOT_ACCESS: u32 = 0x2;
+    pub const DENY_HULL_SHADER_ROOT_ACCESS: u32 = 0x4;
+    pub const DENY_DOMAIN_SHADER_ROOT_ACCESS: u32 = 0x8;
+    pub const DENY_GEOMETRY_SHADER_ROOT_ACCESS: u32 = 0x10;
+    pub const DENY_PIXEL_SHADER_ROOT_ACCESS: u32 = 0x20;
+    pub const ALLOW_STREAM_OUTPUT: u32 = 0x40;
+    pub const LOCAL_ROOT_SIGNATURE: u32 = 0x80;
+    pub const DENY_AMPLIFICATION_SHADER_ROOT_ACCESS: u32 = 0x100;
+    pub const DENY_MESH_SHADER_ROOT_ACCESS: u32 = 0x200;
+    pub const CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED: u32 = 0x400;
+    pub const SAMPLER_HEAP_DIRECTLY_INDEXED: u32 = 0x800;
+    pub const ALL: u32 = 0xfff;
+
+    pub fn contains(self, bit: u32) -> bool {
+        self.0 & bit == bit
+    }
+}
+
+/// `D3D12_DESCRIPTOR_RANGE_FLAGS` (1.1+).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct RangeFlags(pub u32);
+
+impl RangeFlags {
+    pub const DESCRIPTORS_VOLATILE: u32 = 0x1;
+    pub const DATA_VOLATILE: u32 = 0x2;
+    pub const DATA_STATIC_WHILE_SET_AT_EXECUTE: u32 = 0x4;
+    pub const DATA_STATIC: u32 = 0x8;
+    pub const DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS: u32 = 0x10000;
+    pub const ALL: u32 = 0x1000f;
+}
+
+/// `D3D12_ROOT_DESCRIPTOR_FLAGS` (1.1+).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct DescriptorFlags(pub u32);
+
+impl DescriptorFlags {
+    pub const DATA_VOLATILE: u32 = 0x2;
+    pub const DATA_STATIC_WHILE_SET_AT_EXECUTE: u32 = 0x4;
+    pub const DATA_STATIC: u32 = 0x8;
+    pub const ALL: u32 = 0xe;
+}
+
+/// `D3D12_SAMPLER_FLAGS` (1.2 static samplers).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct SamplerFlags(pub u32);
+
+impl SamplerFlags {
+    pub const UINT_BORDER_COLOR: u32 = 0x1;
+    pub const NON_NORMALIZED_COORDINATES: u32 = 0x2;
+    pub const ALL: u32 = 0x3;
+}
+
+/// `D3D12_SHADER_VISIBILITY`.
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub enum Visibility {
+    #[default]
+    All = 0,
+    Vertex = 1,
+    Hull = 2,
+    Domain = 3,
+    Geometry = 4,
+    Pixel = 5,
+    Amplification = 6,
+    Mesh = 7,
+}
+
+/// A whole root signature.
+#[derive(Clone, PartialEq, Debug)]
+pub struct RootSignature {
+    pub version: Version,
+    pub flags: RootFlags,
+    /// Root parameters in root-argument order (the index is the D3D root parameter index).
+    pub parameters: Vec<RootParameter>,
+    pub static_samplers: Vec<StaticSampler>,
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub struct RootParameter {
+    pub visibility: Visibility,
+    pub kind: ParameterKind,
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub enum ParameterKind {
+    Table(Vec<DescriptorRange>),
+    Constants(RootConstants),
+    Descriptor(RootDescriptor),
+}
+
+/// `D3D12_DESCRIPTOR_RANGE1`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct DescriptorRange {
+    pub class: ResourceClass,
+    /// `None`: unbounded (`0xFFFFFFFF`, `numDescriptors = unbounded`).
+    pub count: Option<u32>,
+    pub base_register: u32,
+    pub space: u32,
+    /// Always `RangeFlags(0)` in a 1.0 signature.
+    pub flags: RangeFlags,
+    pub offset: RangeOffset,
+}
+
+/// `OffsetInDescriptorsFromTableStart`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum RangeOffset {
+    /// `D3D12_DESCRIPTOR_RANGE_OFFSET_APPEND` (`0xFFFFFFFF`): right after the previous range.
+    Append,
+    At(u32),
+}
+
+/// `D3D12_ROOT_CONSTANTS`: `num_values` 32-bit values readable as constant buffer
+/// `b<register>, space<space>`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct RootConstants {
+    pub register: u32,
+    pub space: u32,
+    pub num_values: u32,
+}
+
+/// `D3D12_ROOT_DESCRIPTOR1` of a root CBV, SRV or UAV (`class` is never `Sampler`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct RootDescriptor {
+    pub class: ResourceClass,
+    pub register: u32,
+    pub space: u32,
+    /// Always `DescriptorFlags(0)` in a 1.0 signature.
+    pub flags: DescriptorFlags,
+}
+
+/// `D3D12_STATIC_SAMPLER_DESC1`. Enumerations are kept as D3D's raw numbers, checked by
+/// the parsers against the known values (`Filter`, `D3D12_TEXTURE_ADDRESS_MODE`, ...).
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub struct StaticSampler {
+    pub filter: Filter,
+    pub address_u: AddressMode,
+    pub address_v: AddressMode,
+    pub address_w: AddressMode,
+    pub mip_lod_bias: f32,
+    pub max_anisotropy: u32,
+    pub comparison: ComparisonFunc,
+    pub border_color: BorderColor,
+    pub min_lod: f32,
+    pub max_lod: f32,
+    pub register: u32,
+    pub space: u32,
+    pub visibility: Visibility,
+    /// Always `SamplerFlags(0)` below 1.2.
+    pub flags: SamplerFlags,
+}
+
+/// `D3D12_FILTER`, a packed value: bits 0-1 mip, 2-3 mag, 4-5 min (0 point, 1 linear),
+/// bit 6 anisotropic, bits 7-8 reduction (0 standard, 1 comparison, 2 minimum, 3 maximum).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Filter(pub u32);
+
+impl Filter {
+    pub const ANISOTROPIC: Filter = Filter(0x55);
+    pub fn mip_linear(self) -> bool {
+        self.0 & 0x3 == 1
+    }
+    pub fn mag_linear(self) -> bool {
+        (self.0 >> 2) & 0x3 == 1
+    }
+    pub fn min_linear(self) -> bool {
+        (self.0 >> 4) & 0x3 == 1
+    }
+    pub fn anisotropic(self) -> bool {
+        self.0 & 0x40 != 0
+    }
+    /// 0 standard, 1 comparison, 2 minimum, 3 maximum.
+    pub fn reduction(self) -> u32 {
+        (self.0 >> 7) & 0x3
+    }
+}
+
+/// `D3D12_TEXTURE_ADDRESS_MODE`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum AddressMode {
+    Wrap = 1,
+    Mirror = 2,
+    Clamp = 3,
+    Border = 4,
+    MirrorOnce = 5,
+}
+
+/// `D3D12_COMPARISON_FUNC` (`None` = 0 is accepted from 1.2 / agility SDK 1.608 on).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ComparisonFunc {
+    None = 0,
+    Never = 1,
+    Less = 2,
+    Equal = 3,
+    LessEqual = 4,
+    Greater = 5,
+    NotEqual = 6,
+    GreaterEqual = 7,
+    Always = 8,
+}
+
+/// `D3D12_STATIC_BORDER_COLOR`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum BorderColor {
+    TransparentBlack = 0,
+    OpaqueBlack = 1,
+    OpaqueWhite = 2,
+    OpaqueBlackUint = 3,
+    OpaqueWhiteUint = 4,
+}
+
+impl StaticSampler {
+    /// A sampler at `s<register>` with DXC's defaults for every other field.
+    pub fn with_defaults(register: u32) -> StaticSampler {
+        StaticSampler {
+            filter: Filter::ANISOTROPIC,
+            address_u: AddressMode::Wrap,
+            address_v: AddressMode::Wrap,
+            address_w: AddressMode::Wrap,
+            mip_lod_bias: 0.0,
+            max_anisotropy: 16,
+            comparison: ComparisonFunc::LessEqual,
+            border_color: BorderColor::OpaqueWhite,
+            min_lod: 0.0,
+            max_lod: f32::MAX,
+            register,
+            space: 0,
+            visibility: Visibility::All,
+            flags: SamplerFlags(0),
+        }
+    }
+}
+
+impl DescriptorRange {
+    /// A range with DXC's defaults (one descriptor, space 0, no flags, appended).
+    pub fn new(class: ResourceClass, base_register: u32) -> DescriptorRange {
+        DescriptorRange { class, count: Some(1), base_register, space: 0, flags: RangeFlags(0), offset: RangeOffset::Append }
+    }
+
+    /// Whether the range holds register `register` of `space`.
+    pub fn holds(&self, class: ResourceClass, space: u32, register: u32) -> bool {
+        self.class == class
+            && self.space == space
+            && register >= self.base_register
+            && self.count.is_none_or(|n| register - self.base_register < n)
+    }
+}
+
+impl DescriptorRange {
+    /// Each table's ranges with `Append` resolved: the offset (in descriptors, from the
+    /// table start) of every range. `None` where the table overflows `u32` or an
+    /// unbounded range is followed by an appended one (the validator reports both).
+    pub fn resolve_offsets(ranges: &[DescriptorRange]) -> Option<Vec<u32>> {
+        let mut out = Vec::with_capacity(ranges.len());
+        let mut next: Option<u32> = Some(0);
+        for r in ranges {
+            let at = match r.offset {
+                RangeOffset::At(o) => o,
+                RangeOffset::Append => next?,
+            };
+            out.push(at);
+            next = match r.count {
+                Some(n) => at.checked_add(n),
+                None => None,
+            };
+        }
+        Some(out)
+    }
+}
