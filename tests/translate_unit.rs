@@ -124,7 +124,7 @@ fn binding_map_overrides_the_default_rule() {
     };
     assert_eq!(binding_of_buf(&Options::default()), (0, 2000));
     let map = BindingMap::parse(r#"[{"class":"UAV","space":0,"register":0,"set":3,"binding":7}]"#).unwrap();
-    assert_eq!(binding_of_buf(&Options { binding_map: map }), (3, 7));
+    assert_eq!(binding_of_buf(&Options { binding_map: map, ..Options::default() }), (3, 7));
 }
 
 #[test]

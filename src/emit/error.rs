@@ -26,6 +26,10 @@ pub enum TranslateError {
     /// The binding map file could not be used.
     #[error("binding map: {0}")]
     BindingMap(String),
+    /// The shader does not fit the root signature (an uncovered register, a root
+    /// descriptor of the wrong kind, ...), or the root signature cannot be lowered.
+    #[error("root signature: {0}")]
+    RootSignature(String),
     /// The structurized graph is inconsistent or rspirv refused a sequence (an internal bug).
     #[error("internal error: {0}")]
     Internal(String),

@@ -22,6 +22,7 @@ pub struct ModuleBuilder<'m> {
     types: HashMap<TypeId, Word>,
     consts: HashMap<ConstId, Word>,
     u32_consts: HashMap<u32, Word>,
+    u32_values: HashMap<Word, u32>,
     scalar_consts: HashMap<(Word, u64), Word>,
     undefs: HashMap<Word, Word>,
     nulls: HashMap<Word, Word>,
@@ -44,6 +45,7 @@ impl<'m> ModuleBuilder<'m> {
             types: HashMap::new(),
             consts: HashMap::new(),
             u32_consts: HashMap::new(),
+            u32_values: HashMap::new(),
             scalar_consts: HashMap::new(),
             undefs: HashMap::new(),
             nulls: HashMap::new(),
@@ -197,7 +199,15 @@ impl<'m> ModuleBuilder<'m> {
         }
         let w = if bits == 64 { self.b.constant_bit64(ty, value) } else { self.b.constant_bit32(ty, value as u32) };
         self.scalar_consts.insert((ty, value), w);
+        if bits == 32 && ty == self.u32_t() {
+            self.u32_values.insert(w, value as u32);
+        }
         w
+    }
+
+    /// The value of `w` if it is a 32-bit unsigned constant made here.
+    pub fn const_value_u32(&self, w: Word) -> Option<u32> {
+        self.u32_values.get(&w).copied()
     }
 
     pub fn undef(&mut self, ty: Word) -> Word {

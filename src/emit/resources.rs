@@ -1,5 +1,5 @@
-//! Resources: descriptor variables (created on first use, bound by the binding model) and
-//! `dx.op` handles.
+//! Resources: descriptor variables (created on first use, placed by the binding model or
+//! the root signature) and `dx.op` handles.
 //!
 //! A handle (`createHandle`, `createHandleFromBinding`, `annotateHandle`) is not a SPIR-V
 //! value: it is a compile-time [`Handle`] naming a resource range and, for ranges of several
@@ -12,18 +12,28 @@
 //!   `NonWritable` for SRVs;
 //! - typed buffers and textures: `OpTypeImage` (sampled 1 for SRVs, 2 with unknown format for
 //!   UAVs); samplers: `OpTypeSampler`;
-//! - a range of several registers: one variable holding an array (runtime array if
-//!   unbounded), indexed by register − lower bound;
-//! - SM 6.6 descriptor heaps (`createHandleFromHeap`): runtime arrays indexed by the heap
-//!   index, one per descriptor type, aliased where types share a binding (see
-//!   `binding_model` for the heap sets).
+//! - a binding of several descriptors: one variable holding an array (runtime array if
+//!   unbounded), indexed by register − the binding's first register;
+//! - SM 6.6 descriptor heaps (`createHandleFromHeap`) and `heap`-model descriptor tables:
+//!   runtime arrays, one per descriptor type, aliased where types share a binding (see
+//!   `binding_model` and `rootsig::layout` for the heap sets); a table's element is the
+//!   table's heap offset (a push constant) + the range's offset + the register delta;
+//! - root CBV/SRV/UAV under `heap`: the block type behind a `PhysicalStorageBuffer`
+//!   pointer, bit-cast from the address in push constants; root constants: words of the
+//!   push-constant block.
+//!
+//! Where each variable goes is a [`Place`]: the default model computes it from the
+//! register ([`Binder::Default`]); with a root signature it was resolved up front
+//! ([`Binder::Root`]).
 
-use super::binding_model::BindingMap;
+use super::binding_model::{BindingMap, HeapSlot, VkBinding};
 use super::error::{Result, TranslateError};
 use super::function::FnEmit;
 use super::module::ModuleBuilder;
 use crate::dxil::{ComponentType, Resource, ResourceClass, ResourceKind};
 use crate::ir::Value;
+use crate::rootsig::layout::{HeapSets, PushConstants, PushKind};
+use crate::rootsig::resolve::Place;
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Capability, Decoration, Dim, Op, StorageClass, Word};
 use std::collections::BTreeMap;
@@ -67,16 +77,44 @@ pub enum ResShape {
     Sampler,
 }
 
+/// How a handle's descriptor (or data) is found from its variable.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Indexing {
+    /// One descriptor: the variable itself.
+    Single,
+    /// An array: element = register − `base`.
+    Relative { base: u32 },
+    /// A heap array, indexed by the handle's index as is (SM 6.6 heaps).
+    Heap,
+    /// A `heap`-model table: element = push word at `pc_offset` + register + `bias`
+    /// (wrapping; `bias` = range offset − range base register).
+    Table { pc_offset: u32, bias: u32 },
+    /// A root descriptor: the buffer device address at push byte `pc_offset`.
+    Address { pc_offset: u32 },
+    /// Root constants: `n` words from push byte `pc_offset`.
+    PushWords { pc_offset: u32, n: u32 },
+}
+
+/// The array shape of a descriptor variable.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum ArrayLen {
+    One,
+    Fixed(u32),
+    Runtime,
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct ResVar {
+    /// The variable (0 for root descriptors and root constants, which have none).
     pub var: Word,
     pub shape: ResShape,
     /// Pointee type of one descriptor (the block struct, image or sampler type).
     pub elem_ty: Word,
     pub storage: StorageClass,
-    /// `Some(lower bound)` when the variable is an array of descriptors.
-    pub array_base: Option<u32>,
+    pub indexing: Indexing,
     pub uav: bool,
+    binding: VkBinding,
+    len: ArrayLen,
 }
 
 impl ResShape {
@@ -95,24 +133,112 @@ impl ResShape {
     }
 }
 
+/// Where resources go: the default binding model, or places resolved from a root
+/// signature.
+#[derive(Clone, Debug)]
+pub enum Binder {
+    Default(BindingMap),
+    Root { places: BTreeMap<(ResourceClass, u32), Place>, push: PushConstants, heaps: Option<HeapSets> },
+}
+
+impl Default for Binder {
+    fn default() -> Self {
+        Binder::Default(BindingMap::default())
+    }
+}
+
+impl Binder {
+    fn place(&self, r: &Resource) -> Result<Place> {
+        match self {
+            Binder::Default(map) => {
+                let b = map.binding_of(r);
+                let c = map.counter_binding_of(r);
+                Ok(Place::Descriptor {
+                    set: b.set,
+                    binding: b.binding,
+                    first_register: r.lower_bound,
+                    count: r.range_size,
+                    counter: Some((c.set, c.binding)),
+                })
+            }
+            Binder::Root { places, .. } => places
+                .get(&(r.class, r.id))
+                .copied()
+                .ok_or_else(|| TranslateError::Internal(format!("{} space{} was not resolved against the root signature", r.register(), r.space))),
+        }
+    }
+
+    fn heap_sets(&self) -> Result<HeapSets> {
+        match self {
+            Binder::Default(_) => Ok(HeapSets { resources: super::binding_model::RESOURCE_HEAP_SET, samplers: super::binding_model::SAMPLER_HEAP_SET }),
+            Binder::Root { heaps: Some(h), .. } => Ok(*h),
+            Binder::Root { heaps: None, .. } => Err(TranslateError::RootSignature(
+                "the shader indexes a descriptor heap directly, but the root signature has neither a descriptor table nor the \
+                 CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED / SAMPLER_HEAP_DIRECTLY_INDEXED flag"
+                    .into(),
+            )),
+        }
+    }
+
+    fn heap_binding(&self, slot: HeapSlot) -> Result<VkBinding> {
+        let sets = self.heap_sets()?;
+        let mut b = super::binding_model::heap_binding(slot);
+        b.set = if slot == HeapSlot::Sampler { sets.samplers } else { sets.resources };
+        Ok(b)
+    }
+}
+
+/// The push-constant block, once declared.
+#[derive(Clone, Debug)]
+struct PushBlock {
+    var: Word,
+    /// (byte offset, member index, words in the member).
+    members: Vec<(u32, u32, u32)>,
+}
+
 /// The resource table with the variables made so far.
 pub struct Resources {
     pub table: crate::dxil::Resources,
-    pub map: BindingMap,
+    pub binder: Binder,
     vars: BTreeMap<(ResourceClass, u32), ResVar>,
-    counters: BTreeMap<u32, (Word, Word, Option<u32>)>,
+    counters: BTreeMap<u32, ResVar>,
     /// UAVs that atomics use: their images get an `R32ui`/`R32i` format, as Vulkan requires
     /// for image atomics.
     pub atomic_uavs: std::collections::BTreeSet<u32>,
-    heap_vars: BTreeMap<(u32, u32, u32), ResVar>,
-    words64: BTreeMap<(ResourceClass, u32), Word>,
-    image64: BTreeMap<u32, (Word, Word)>,
-    heap_counters: Option<Word>,
+    heap_vars: BTreeMap<(u32, u32, u32, bool), ResVar>,
+    words64: BTreeMap<(ResourceClass, u32), ResVar>,
+    image64: BTreeMap<u32, (ResVar, Word)>,
+    heap_counters: Option<ResVar>,
+    push: Option<PushBlock>,
+}
+
+/// The heap array a resource of `class`/`kind` lives in.
+fn heap_slot(class: ResourceClass, kind: ResourceKind) -> HeapSlot {
+    match (class, kind) {
+        (ResourceClass::Sampler, _) => HeapSlot::Sampler,
+        (ResourceClass::Cbv, _) => HeapSlot::UniformBuffer,
+        (_, ResourceKind::RawBuffer | ResourceKind::StructuredBuffer) => HeapSlot::StorageBuffer,
+        (ResourceClass::Uav, ResourceKind::TypedBuffer) => HeapSlot::StorageTexelBuffer,
+        (_, ResourceKind::TypedBuffer) => HeapSlot::UniformTexelBuffer,
+        (ResourceClass::Uav, _) => HeapSlot::StorageImage,
+        _ => HeapSlot::SampledImage,
+    }
 }
 
 impl Resources {
-    pub fn new(table: crate::dxil::Resources, map: BindingMap) -> Resources {
-        Resources { table, map, vars: BTreeMap::new(), counters: BTreeMap::new(), atomic_uavs: Default::default(), heap_vars: BTreeMap::new(), words64: BTreeMap::new(), image64: BTreeMap::new(), heap_counters: None }
+    pub fn new(table: crate::dxil::Resources, binder: Binder) -> Resources {
+        Resources {
+            table,
+            binder,
+            vars: BTreeMap::new(),
+            counters: BTreeMap::new(),
+            atomic_uavs: Default::default(),
+            heap_vars: BTreeMap::new(),
+            words64: BTreeMap::new(),
+            image64: BTreeMap::new(),
+            heap_counters: None,
+            push: None,
+        }
     }
 
     pub fn resource(&self, class: ResourceClass, id: u32) -> Result<&Resource> {
@@ -141,49 +267,92 @@ impl Resources {
             })
     }
 
-    /// The counter buffer of UAV `id`: a storage block `{ uint counter; }` at the binding
-    /// model's counter binding.
-    /// For a range of several UAVs the variable is an array of such blocks, indexed like
-    /// the UAVs (`Some(lower bound)` is returned with it).
-    pub fn counter(&mut self, cx: &mut ModuleBuilder<'_>, id: u32) -> Result<(Word, Word, Option<u32>)> {
+    /// The push-constant block: every member of the layout, at its offset (root
+    /// descriptor addresses as `uvec2`, root constants as `uint[n]`, table offsets as
+    /// `uint`).
+    fn push_block(&mut self, cx: &mut ModuleBuilder<'_>) -> Result<PushBlock> {
+        if let Some(p) = &self.push {
+            return Ok(p.clone());
+        }
+        let Binder::Root { push, .. } = &self.binder else {
+            return Err(TranslateError::Internal("push constants without a root signature".into()));
+        };
+        let u = cx.u32_t();
+        let mut member_tys = Vec::new();
+        let mut members = Vec::new();
+        let mut names = Vec::new();
+        for (k, m) in push.members.iter().enumerate() {
+            let (ty, words, name) = match m.kind {
+                PushKind::RootDescriptorAddress { class, register, space } => {
+                    (cx.vec(u, 2), 2, format!("root_{}_{}{register}_space{space}", class.name().to_lowercase(), class.register_letter()))
+                }
+                PushKind::RootConstants { register, space, num_values } => {
+                    let n = cx.const_u32(num_values.max(1));
+                    let arr = cx.b.id();
+                    cx.b.type_array_id(Some(arr), u, n);
+                    cx.decorate(arr, Decoration::ArrayStride, &[4]);
+                    (arr, num_values, format!("root_constants_b{register}_space{space}"))
+                }
+                PushKind::TableOffset { .. } => (u, 1, format!("table{}_offset", m.parameter)),
+            };
+            member_tys.push(ty);
+            members.push((m.offset, k as u32, words));
+            names.push(name);
+        }
+        let st = cx.b.id();
+        cx.b.type_struct_id(Some(st), member_tys);
+        cx.decorate(st, Decoration::Block, &[]);
+        cx.b.name(st, "RootParameters");
+        for (k, (off, _, _)) in members.iter().enumerate() {
+            cx.b.member_decorate(st, k as u32, Decoration::Offset, [Operand::LiteralBit32(*off)]);
+            cx.b.member_name(st, k as u32, names[k].as_str());
+        }
+        let var = cx.global_var(StorageClass::PushConstant, st, "root");
+        let block = PushBlock { var, members };
+        self.push = Some(block.clone());
+        Ok(block)
+    }
+
+    /// The counter buffer of UAV `id` (`{ uint counter; }` blocks), placed and indexed
+    /// like the UAV itself.
+    pub fn counter(&mut self, cx: &mut ModuleBuilder<'_>, id: u32) -> Result<ResVar> {
         if let Some(&v) = self.counters.get(&id) {
             return Ok(v);
         }
         let r = self.resource(ResourceClass::Uav, id)?.clone();
-        let u = cx.u32_t();
-        let st = cx.b.id();
-        cx.b.type_struct_id(Some(st), [u]);
-        cx.decorate(st, Decoration::Block, &[]);
-        cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
-        let (pointee, base) = match r.range_size {
-            Some(1) => (st, None),
-            Some(n) => {
-                let len = cx.const_u32(n);
-                (cx.b.type_array(st, len), Some(r.lower_bound))
+        let place = self.binder.place(&r)?;
+        let v = match place {
+            Place::Descriptor { set, binding: _, first_register, count, counter: Some((cset, cbinding)) } => {
+                let st = counter_block(cx);
+                let (indexing, len) = descriptor_shape(&r, first_register, count, set);
+                declare(cx, &format!("{}_counter", display_name(&r)), ResShape::Words { stride: None }, st, StorageClass::StorageBuffer, VkBinding { set: cset, binding: cbinding }, indexing, len, true)
             }
-            None => {
-                cx.capability(Capability::RuntimeDescriptorArray);
-                (cx.b.type_runtime_array(st), Some(r.lower_bound))
+            Place::HeapTable { .. } => {
+                let hc = self.heap_counters(cx)?;
+                let primary = self.var(cx, ResourceClass::Uav, id)?;
+                ResVar { indexing: primary.indexing, ..hc }
+            }
+            _ => {
+                return Err(TranslateError::RootSignature(format!(
+                    "{} space{} ({}) uses a UAV counter, but the root parameter it resolved to has none",
+                    r.register(),
+                    r.space,
+                    r.name
+                )))
             }
         };
-        let var = cx.global_var(StorageClass::StorageBuffer, pointee, &format!("{}_counter", r.name));
-        let b = self.map.counter_binding_of(&r);
-        cx.decorate(var, Decoration::DescriptorSet, &[b.set]);
-        cx.decorate(var, Decoration::Binding, &[b.binding]);
-        self.counters.insert(id, (var, st, base));
-        Ok((var, st, base))
+        self.counters.insert(id, v);
+        Ok(v)
     }
 
-    /// A second view of a raw or structured buffer as 64-bit words (`{ uint64 data[]; }` at
-    /// the same binding), for 64-bit atomics.
-    pub fn words64(&mut self, cx: &mut ModuleBuilder<'_>, class: ResourceClass, id: u32) -> Result<Word> {
+    /// A second view of a raw or structured buffer as 64-bit words (`{ uint64 data[]; }`,
+    /// same binding and indexing), for 64-bit atomics.
+    pub fn words64(&mut self, cx: &mut ModuleBuilder<'_>, class: ResourceClass, id: u32) -> Result<ResVar> {
         if let Some(&v) = self.words64.get(&(class, id)) {
             return Ok(v);
         }
+        let primary = self.var(cx, class, id)?;
         let r = self.resource(class, id)?.clone();
-        if r.range_size != Some(1) {
-            return Err(TranslateError::UnsupportedForm { name: "AtomicBinOp".into(), message: "64-bit atomics on buffer arrays".into() });
-        }
         let u64t = cx.uint(64);
         let arr = cx.b.id();
         cx.b.type_runtime_array_id(Some(arr), u64t);
@@ -192,17 +361,19 @@ impl Resources {
         cx.b.type_struct_id(Some(st), [arr]);
         cx.decorate(st, Decoration::Block, &[]);
         cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
-        let var = cx.global_var(StorageClass::StorageBuffer, st, &format!("{}_u64", r.name));
-        let b = self.map.binding_of(&r);
-        cx.decorate(var, Decoration::DescriptorSet, &[b.set]);
-        cx.decorate(var, Decoration::Binding, &[b.binding]);
-        self.words64.insert((class, id), var);
-        Ok(var)
+        let v = if primary.var == 0 {
+            ResVar { elem_ty: st, ..primary }
+        } else {
+            declare(cx, &format!("{}_u64", display_name(&r)), primary.shape, st, primary.storage, primary.binding, primary.indexing, primary.len, true)
+        };
+        self.words64.insert((class, id), v);
+        Ok(v)
     }
 
-    /// A 64-bit integer view (`R64ui`/`R64i`) of a typed UAV at the same binding, for 64-bit
-    /// atomics (D3D's 64-bit typed UAVs are 32-bit two-channel views otherwise).
-    pub fn image64(&mut self, cx: &mut ModuleBuilder<'_>, id: u32, signed: bool) -> Result<(Word, Word)> {
+    /// A 64-bit integer view (`R64ui`/`R64i`) of a typed UAV at the same binding and
+    /// indexing, for 64-bit atomics (D3D's 64-bit typed UAVs are 32-bit two-channel views
+    /// otherwise). Returns the view and its texel type.
+    pub fn image64(&mut self, cx: &mut ModuleBuilder<'_>, id: u32, signed: bool) -> Result<(ResVar, Word)> {
         if let Some(&v) = self.image64.get(&id) {
             return Ok(v);
         }
@@ -211,74 +382,47 @@ impl Resources {
         let ResShape::Image { dim, arrayed, ms, .. } = rv.shape else {
             return Err(TranslateError::Internal("64-bit image view of a non-image".into()));
         };
-        if r.range_size != Some(1) {
-            return Err(TranslateError::UnsupportedForm { name: "AtomicBinOp".into(), message: "64-bit atomics on image arrays".into() });
-        }
         cx.extension("SPV_EXT_shader_image_int64");
         cx.capability(Capability::Int64ImageEXT);
         cx.capability(Capability::Int64Atomics);
         let t = if signed { cx.sint(64) } else { cx.uint(64) };
         let format = if signed { spirv::ImageFormat::R64i } else { spirv::ImageFormat::R64ui };
         let img = cx.b.type_image(t, dim, 0, u32::from(arrayed), u32::from(ms), 2, format, None);
-        let var = cx.global_var(StorageClass::UniformConstant, img, &format!("{}_r64", r.name));
-        let b = self.map.binding_of(&r);
-        cx.decorate(var, Decoration::DescriptorSet, &[b.set]);
-        cx.decorate(var, Decoration::Binding, &[b.binding]);
-        self.image64.insert(id, (var, t));
-        Ok((var, t))
+        let v = declare(cx, &format!("{}_r64", display_name(&r)), rv.shape, img, StorageClass::UniformConstant, rv.binding, rv.indexing, rv.len, true);
+        self.image64.insert(id, (v, t));
+        Ok((v, t))
     }
 
     /// Counters of descriptor-heap UAVs: a runtime array of `{ uint counter; }` blocks at
     /// the heap's counter binding, indexed by the heap index.
-    pub fn heap_counters(&mut self, cx: &mut ModuleBuilder<'_>) -> Word {
+    pub fn heap_counters(&mut self, cx: &mut ModuleBuilder<'_>) -> Result<ResVar> {
         if let Some(v) = self.heap_counters {
-            return v;
+            return Ok(v);
         }
-        let u = cx.u32_t();
-        let st = cx.b.id();
-        cx.b.type_struct_id(Some(st), [u]);
-        cx.decorate(st, Decoration::Block, &[]);
-        cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
-        cx.capability(Capability::RuntimeDescriptorArray);
-        let arr = cx.b.type_runtime_array(st);
-        let var = cx.global_var(StorageClass::StorageBuffer, arr, "heap_uav_counters");
-        let b = super::binding_model::heap_binding(super::binding_model::HeapSlot::UavCounter);
-        cx.decorate(var, Decoration::DescriptorSet, &[b.set]);
-        cx.decorate(var, Decoration::Binding, &[b.binding]);
-        self.heap_counters = Some(var);
-        var
+        let st = counter_block(cx);
+        let b = self.binder.heap_binding(HeapSlot::UavCounter)?;
+        let v = declare(cx, "heap_uav_counters", ResShape::Words { stride: None }, st, StorageClass::StorageBuffer, b, Indexing::Heap, ArrayLen::Runtime, true);
+        self.heap_counters = Some(v);
+        Ok(v)
     }
 
     /// The heap array a descriptor-heap handle indexes.
     pub fn heap_var(&mut self, cx: &mut ModuleBuilder<'_>, hh: HeapHandle) -> Result<ResVar> {
-        use super::binding_model::{heap_binding, HeapSlot};
         let [basic, extra] = hh.props.ok_or_else(|| {
             TranslateError::UnsupportedForm { name: "CreateHandleFromHeap".into(), message: "a heap handle without annotateHandle".into() }
         })?;
         let kind = ResourceKind::from_raw(basic & 0xff);
         let uav = basic & (1 << 12) != 0;
-        let (class, slot) = if hh.sampler {
-            (ResourceClass::Sampler, HeapSlot::Sampler)
+        let class = if hh.sampler {
+            ResourceClass::Sampler
+        } else if kind == ResourceKind::CBuffer {
+            ResourceClass::Cbv
+        } else if uav {
+            ResourceClass::Uav
         } else {
-            match kind {
-                ResourceKind::CBuffer => (ResourceClass::Cbv, HeapSlot::UniformBuffer),
-                ResourceKind::RawBuffer | ResourceKind::StructuredBuffer => {
-                    (if uav { ResourceClass::Uav } else { ResourceClass::Srv }, HeapSlot::StorageBuffer)
-                }
-                ResourceKind::TypedBuffer => {
-                    if uav { (ResourceClass::Uav, HeapSlot::StorageTexelBuffer) } else { (ResourceClass::Srv, HeapSlot::UniformTexelBuffer) }
-                }
-                _ => {
-                    if uav { (ResourceClass::Uav, HeapSlot::StorageImage) } else { (ResourceClass::Srv, HeapSlot::SampledImage) }
-                }
-            }
+            ResourceClass::Srv
         };
         let typed = !matches!(kind, ResourceKind::CBuffer | ResourceKind::RawBuffer | ResourceKind::StructuredBuffer | ResourceKind::Sampler);
-        let key_extra = if typed { extra & 0xff } else if kind == ResourceKind::StructuredBuffer { extra } else { 0 };
-        let key = (class as u32 * 256 + (basic & 0xff), key_extra, u32::from(hh.sampler));
-        if let Some(v) = self.heap_vars.get(&key) {
-            return Ok(*v);
-        }
         let r = Resource {
             class,
             id: u32::MAX,
@@ -295,7 +439,24 @@ impl Resources {
             cbuffer_size: Some(65536),
             sampler_kind: None,
         };
-        let v = make_var(cx, &r, heap_binding(slot), false)?;
+        self.heap_array(cx, &r, false)
+    }
+
+    /// The heap array holding resources like `r` (its class, kind, element type and
+    /// stride decide the array's type), indexed by heap index.
+    fn heap_array(&mut self, cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<ResVar> {
+        let slot = heap_slot(r.class, r.kind);
+        let typed = !matches!(r.kind, ResourceKind::CBuffer | ResourceKind::RawBuffer | ResourceKind::StructuredBuffer | ResourceKind::Sampler);
+        let elem = r.element_type.map(|t| t.to_raw()).unwrap_or(0);
+        let key_extra = if typed { elem } else if r.kind == ResourceKind::StructuredBuffer { r.struct_stride.unwrap_or(4) } else { 0 };
+        let key = (r.class as u32 * 256 + r.kind.to_raw(), key_extra, u32::from(r.class == ResourceClass::Sampler), atomic);
+        if let Some(v) = self.heap_vars.get(&key) {
+            return Ok(*v);
+        }
+        let binding = self.binder.heap_binding(slot)?;
+        let (shape, elem_ty, storage) = make_type(cx, r, atomic)?;
+        let name = format!("heap_{}_{:?}{}", r.class.name(), r.kind, if atomic { "_atomic" } else { "" });
+        let v = declare(cx, &name, shape, elem_ty, storage, binding, Indexing::Heap, ArrayLen::Runtime, r.class == ResourceClass::Uav);
         self.heap_vars.insert(key, v);
         Ok(v)
     }
@@ -306,10 +467,76 @@ impl Resources {
         }
         let r = self.resource(class, id)?.clone();
         let atomic = class == ResourceClass::Uav && self.atomic_uavs.contains(&id);
-        let v = make_var(cx, &r, self.map.binding_of(&r), atomic)?;
+        let v = match self.binder.place(&r)? {
+            Place::Descriptor { set, binding, first_register, count, .. } => {
+                let (shape, elem_ty, storage) = make_type(cx, &r, atomic)?;
+                let (indexing, len) = descriptor_shape(&r, first_register, count, set);
+                declare(cx, &display_name(&r), shape, elem_ty, storage, VkBinding { set, binding }, indexing, len, class == ResourceClass::Uav)
+            }
+            Place::HeapTable { table_offset, offset_in_table, base_register } => {
+                let heap = self.heap_array(cx, &r, atomic)?;
+                ResVar { indexing: Indexing::Table { pc_offset: table_offset, bias: offset_in_table.wrapping_sub(base_register) }, ..heap }
+            }
+            Place::RootAddress { offset } => {
+                let (shape, elem_ty, _) = make_type(cx, &r, false)?;
+                cx.capability(Capability::PhysicalStorageBufferAddresses);
+                cx.b.memory_model(spirv::AddressingModel::PhysicalStorageBuffer64, spirv::MemoryModel::GLSL450);
+                ResVar {
+                    var: 0,
+                    shape,
+                    elem_ty,
+                    storage: StorageClass::PhysicalStorageBuffer,
+                    indexing: Indexing::Address { pc_offset: offset },
+                    uav: class == ResourceClass::Uav,
+                    binding: VkBinding { set: u32::MAX, binding: u32::MAX },
+                    len: ArrayLen::One,
+                }
+            }
+            Place::RootConstants { offset, num_values } => ResVar {
+                var: 0,
+                shape: ResShape::CBuffer,
+                elem_ty: 0,
+                storage: StorageClass::PushConstant,
+                indexing: Indexing::PushWords { pc_offset: offset, n: num_values },
+                uav: false,
+                binding: VkBinding { set: u32::MAX, binding: u32::MAX },
+                len: ArrayLen::One,
+            },
+        };
+        if r.uav.is_some_and(|u| u.globally_coherent) && v.var != 0 {
+            cx.decorate(v.var, Decoration::Coherent, &[]);
+        }
         self.vars.insert((class, id), v);
         Ok(v)
     }
+}
+
+fn display_name(r: &Resource) -> String {
+    if r.name.is_empty() {
+        format!("{}{}_space{}", r.class.register_letter(), r.lower_bound, r.space)
+    } else {
+        r.name.clone()
+    }
+}
+
+/// How a declared range sits in a binding of `count` descriptors starting at
+/// `first_register`: a plain variable when the binding is exactly this one register, else
+/// an array.
+fn descriptor_shape(r: &Resource, first_register: u32, count: Option<u32>, _set: u32) -> (Indexing, ArrayLen) {
+    match count {
+        Some(1) if r.range_size == Some(1) && first_register == r.lower_bound => (Indexing::Single, ArrayLen::One),
+        Some(n) => (Indexing::Relative { base: first_register }, ArrayLen::Fixed(n)),
+        None => (Indexing::Relative { base: first_register }, ArrayLen::Runtime),
+    }
+}
+
+fn counter_block(cx: &mut ModuleBuilder<'_>) -> Word {
+    let u = cx.u32_t();
+    let st = cx.b.id();
+    cx.b.type_struct_id(Some(st), [u]);
+    cx.decorate(st, Decoration::Block, &[]);
+    cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+    st
 }
 
 fn texel_kind(t: Option<ComponentType>) -> Result<TexelKind> {
@@ -342,13 +569,15 @@ pub fn texel_type(cx: &mut ModuleBuilder<'_>, k: TexelKind) -> Word {
     }
 }
 
-fn make_var(cx: &mut ModuleBuilder<'_>, r: &Resource, b: super::binding_model::VkBinding, atomic: bool) -> Result<ResVar> {
+/// The SPIR-V type of one descriptor of `r` (block struct, image or sampler), its shape
+/// and storage class.
+fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(ResShape, Word, StorageClass)> {
     let uav = r.class == ResourceClass::Uav;
     let unsupported = |what: &str| TranslateError::UnsupportedForm {
         name: "resource".into(),
         message: format!("{} {} ({what})", r.class.name(), r.register()),
     };
-    let (shape, elem_ty, storage) = match r.class {
+    Ok(match r.class {
         ResourceClass::Cbv => {
             let rows = r.cbuffer_size.unwrap_or(16).div_ceil(16).max(1);
             let u = cx.u32_t();
@@ -434,26 +663,37 @@ fn make_var(cx: &mut ModuleBuilder<'_>, r: &Resource, b: super::binding_model::V
                 (ResShape::Image { dim, arrayed, ms, texel }, img, StorageClass::UniformConstant)
             }
         },
-    };
-    let (pointee, array_base) = match r.range_size {
-        Some(1) => (elem_ty, None),
-        Some(n) => {
-            let len = cx.const_u32(n);
-            (cx.b.type_array(elem_ty, len), Some(r.lower_bound))
+    })
+}
+
+/// Declare a descriptor variable of `len` descriptors of `elem_ty` at `binding`.
+#[allow(clippy::too_many_arguments)]
+fn declare(
+    cx: &mut ModuleBuilder<'_>,
+    name: &str,
+    shape: ResShape,
+    elem_ty: Word,
+    storage: StorageClass,
+    binding: VkBinding,
+    indexing: Indexing,
+    len: ArrayLen,
+    uav: bool,
+) -> ResVar {
+    let pointee = match len {
+        ArrayLen::One => elem_ty,
+        ArrayLen::Fixed(n) => {
+            let n = cx.const_u32(n);
+            cx.b.type_array(elem_ty, n)
         }
-        None => {
+        ArrayLen::Runtime => {
             cx.capability(Capability::RuntimeDescriptorArray);
-            (cx.b.type_runtime_array(elem_ty), Some(r.lower_bound))
+            cx.b.type_runtime_array(elem_ty)
         }
     };
-    let name = if r.name.is_empty() { format!("{}{}_space{}", r.class.register_letter(), r.lower_bound, r.space) } else { r.name.clone() };
-    let var = cx.global_var(storage, pointee, &name);
-    cx.decorate(var, Decoration::DescriptorSet, &[b.set]);
-    cx.decorate(var, Decoration::Binding, &[b.binding]);
-    if r.uav.is_some_and(|u| u.globally_coherent) {
-        cx.decorate(var, Decoration::Coherent, &[]);
-    }
-    Ok(ResVar { var, shape, elem_ty, storage, array_base, uav })
+    let var = cx.global_var(storage, pointee, name);
+    cx.decorate(var, Decoration::DescriptorSet, &[binding.set]);
+    cx.decorate(var, Decoration::Binding, &[binding.binding]);
+    ResVar { var, shape, elem_ty, storage, indexing, uav, binding, len }
 }
 
 impl<'a, 'm> FnEmit<'a, 'm> {
@@ -473,24 +713,93 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
     }
 
-    /// The descriptor variable of a handle and a pointer to its descriptor.
+    /// The descriptor variable of a handle and a pointer to its descriptor (for root
+    /// descriptors: the `PhysicalStorageBuffer` pointer to its block).
     pub fn res_ptr(&mut self, h: Handle) -> Result<(ResVar, Word)> {
         let rv = self.res_var(h)?;
-        let Some(base) = rv.array_base else { return Ok((rv, rv.var)) };
-        let index = h.index.ok_or_else(|| TranslateError::Malformed("handle into a range without an index".into()))?;
-        let x = self.value(index)?;
+        let p = self.element_ptr(h, &rv)?;
+        Ok((rv, p))
+    }
+
+    /// A word of the push-constant block: byte `pc_offset`'s member, word `index` within it
+    /// (`None`: the member itself).
+    pub fn push_word_ptr(&mut self, pc_offset: u32, index: Option<Word>) -> Result<Word> {
+        let block = self.res.push_block(self.cx)?;
+        let &(_, member, _) = block
+            .members
+            .iter()
+            .find(|m| m.0 == pc_offset)
+            .ok_or_else(|| TranslateError::Internal(format!("no push-constant member at byte {pc_offset}")))?;
         let u = self.cx.u32_t();
-        let lower = self.cx.const_u32(base);
-        let rel = self.ids_op(Op::ISub, u, &[x, lower])?;
-        if h.non_uniform {
-            self.non_uniform(rel);
+        let pty = self.cx.ptr(StorageClass::PushConstant, u);
+        let m = self.cx.const_u32(member);
+        match index {
+            Some(i) => self.ids_op(Op::AccessChain, pty, &[block.var, m, i]),
+            None => self.ids_op(Op::AccessChain, pty, &[block.var, m]),
+        }
+    }
+
+    /// A pointer to the descriptor (or block) `rv` holds for handle `h`.
+    pub fn element_ptr(&mut self, h: Handle, rv: &ResVar) -> Result<Word> {
+        let u = self.cx.u32_t();
+        let register = |me: &mut Self| -> Result<Word> {
+            let index = h.index.ok_or_else(|| TranslateError::Malformed("handle into a range without an index".into()))?;
+            me.value(index)
+        };
+        // `fresh`: the index is an id made here, which may take a decoration (the
+        // shader's own value may be used, and decorated, elsewhere).
+        let (element, fresh) = match rv.indexing {
+            Indexing::Single => return Ok(rv.var),
+            Indexing::Relative { base } => {
+                let x = register(self)?;
+                if base == 0 {
+                    (x, false)
+                } else {
+                    let lower = self.cx.const_u32(base);
+                    (self.ids_op(Op::ISub, u, &[x, lower])?, true)
+                }
+            }
+            Indexing::Heap => (register(self)?, false),
+            Indexing::Table { pc_offset, bias } => {
+                let x = register(self)?;
+                let p = self.push_word_ptr(pc_offset, None)?;
+                let start = self.ids_op(Op::Load, u, &[p])?;
+                let y = self.ids_op(Op::IAdd, u, &[start, x])?;
+                if bias == 0 {
+                    (y, true)
+                } else {
+                    let b = self.cx.const_u32(bias);
+                    (self.ids_op(Op::IAdd, u, &[y, b])?, true)
+                }
+            }
+            Indexing::Address { pc_offset } => {
+                let block = self.res.push_block(self.cx)?;
+                let &(_, member, _) = block
+                    .members
+                    .iter()
+                    .find(|m| m.0 == pc_offset)
+                    .ok_or_else(|| TranslateError::Internal(format!("no push-constant member at byte {pc_offset}")))?;
+                let u2 = self.cx.vec(u, 2);
+                let pty = self.cx.ptr(StorageClass::PushConstant, u2);
+                let m = self.cx.const_u32(member);
+                let p = self.ids_op(Op::AccessChain, pty, &[block.var, m])?;
+                let addr = self.ids_op(Op::Load, u2, &[p])?;
+                let bptr = self.cx.ptr(StorageClass::PhysicalStorageBuffer, rv.elem_ty);
+                return self.ids_op(Op::Bitcast, bptr, &[addr]);
+            }
+            Indexing::PushWords { .. } => {
+                return Err(TranslateError::Internal("root constants have no descriptor".into()));
+            }
+        };
+        if h.non_uniform && fresh {
+            self.non_uniform(element);
         }
         let pty = self.cx.ptr(rv.storage, rv.elem_ty);
-        let p = self.ids_op(Op::AccessChain, pty, &[rv.var, rel])?;
+        let p = self.ids_op(Op::AccessChain, pty, &[rv.var, element])?;
         if h.non_uniform {
             self.non_uniform(p);
         }
-        Ok((rv, p))
+        Ok(p)
     }
 
     pub fn non_uniform(&mut self, id: Word) {
@@ -508,8 +817,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok((rv, w))
     }
 
-    /// A pointer to word `word_index` of a raw/structured buffer handle.
-    pub fn word_ptr(&mut self, h: Handle, word_index: Word) -> Result<Word> {
+    /// A pointer to word `word_index` of a raw/structured buffer handle, and its storage
+    /// class (loads and stores through `PhysicalStorageBuffer` need an alignment).
+    pub fn word_ptr(&mut self, h: Handle, word_index: Word) -> Result<(Word, StorageClass)> {
         let (rv, p) = self.res_ptr(h)?;
         let u = self.cx.u32_t();
         let pty = self.cx.ptr(rv.storage, u);
@@ -518,7 +828,27 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if h.non_uniform {
             self.non_uniform(w);
         }
-        Ok(w)
+        Ok((w, rv.storage))
+    }
+
+    /// `OpLoad`, with the `Aligned` operand `PhysicalStorageBuffer` pointers require.
+    pub fn load_from(&mut self, ty: Word, ptr: Word, storage: StorageClass, align: u32) -> Result<Word> {
+        let mut ops = vec![Operand::IdRef(ptr)];
+        if storage == StorageClass::PhysicalStorageBuffer {
+            ops.push(Operand::MemoryAccess(spirv::MemoryAccess::ALIGNED));
+            ops.push(Operand::LiteralBit32(align));
+        }
+        self.op(Op::Load, ty, ops)
+    }
+
+    /// `OpStore`, with the `Aligned` operand `PhysicalStorageBuffer` pointers require.
+    pub fn store_to(&mut self, ptr: Word, value: Word, storage: StorageClass, align: u32) -> Result<()> {
+        let mut ops = vec![Operand::IdRef(ptr), Operand::IdRef(value)];
+        if storage == StorageClass::PhysicalStorageBuffer {
+            ops.push(Operand::MemoryAccess(spirv::MemoryAccess::ALIGNED));
+            ops.push(Operand::LiteralBit32(align));
+        }
+        self.op_void(Op::Store, ops)
     }
 }
 

@@ -11,7 +11,10 @@ use super::binding_model::{mapping, BindingMap, MappingRow};
 use super::error::TranslateError;
 use super::function::FnEmit;
 use super::module::ModuleBuilder;
-use super::resources::Resources;
+use super::resources::{Binder, Resources};
+use crate::rootsig::layout::{LayoutOptions, PipelineLayout};
+use crate::rootsig::resolve::{Place, ResolvedResource};
+use crate::rootsig::RootSignature;
 use crate::container::ShaderKind;
 use crate::ir::Module;
 use rspirv::binary::Assemble;
@@ -20,9 +23,35 @@ use rspirv::spirv::{self, ExecutionMode, ExecutionModel};
 
 #[derive(Clone, Debug, Default)]
 pub struct Options {
-    /// Overrides of the default binding model (`--binding-map`).
+    /// Overrides of the default binding model (`--binding-map`); unused with a root
+    /// signature.
     pub binding_map: BindingMap,
+    /// Bind resources through this root signature instead of the default model.
+    pub root_signature: Option<RootSignatureBinding>,
 }
+
+/// A root signature and how to lower it.
+#[derive(Clone, Debug)]
+pub struct RootSignatureBinding {
+    pub signature: RootSignature,
+    pub layout: LayoutOptions,
+}
+
+/// The layout report (`--layout-json`): everything a translation layer needs to build the
+/// `VkPipelineLayout` and fill it, and where each of this shader's resources went.
+/// Its JSON schema is documented in `docs/layout-json.md`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LayoutReport {
+    /// `"untangle-layout/1"`.
+    pub schema: &'static str,
+    pub stage: &'static str,
+    pub entry_point: String,
+    #[serde(flatten)]
+    pub layout: PipelineLayout,
+    pub resources: Vec<ResolvedResource>,
+}
+
+pub const LAYOUT_SCHEMA: &str = "untangle-layout/1";
 
 /// A translated shader.
 #[derive(Clone, Debug)]
@@ -30,8 +59,12 @@ pub struct Translation {
     pub words: Vec<u32>,
     pub stage: ShaderKind,
     pub entry_point: String,
-    /// Where each declared resource landed.
+    /// Where each declared resource landed (descriptor bindings; with a root signature,
+    /// see `layout` for push constants and heap tables).
     pub bindings: Vec<MappingRow>,
+    /// The lowered root signature and this shader's resources in it (with a root
+    /// signature only).
+    pub layout: Option<LayoutReport>,
 }
 
 /// Translate a DXBC container, LLVM bitcode or LLVM text.
@@ -66,7 +99,25 @@ pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translat
     let structured = crate::passes::structurize(func, crate::passes::Options::default())?;
 
     let mut cx = ModuleBuilder::new(m);
-    let mut res = Resources::new(ep.resources.clone(), options.binding_map.clone());
+    let (binder, layout) = match &options.root_signature {
+        None => (Binder::Default(options.binding_map.clone()), None),
+        Some(rsb) => {
+            let layout = crate::rootsig::layout::lower(&rsb.signature, &rsb.layout).map_err(|e| TranslateError::RootSignature(e.to_string()))?;
+            let resolved = crate::rootsig::resolve::resolve_all(&rsb.signature, &layout, sm.kind, ep.resources.iter())
+                .map_err(|e| TranslateError::RootSignature(e.to_string()))?;
+            let places = resolved.iter().map(|r| ((r.class, r.id), r.place)).collect();
+            let binder = Binder::Root { places, push: layout.push_constants.clone(), heaps: layout.heaps };
+            let report = LayoutReport {
+                schema: LAYOUT_SCHEMA,
+                stage: stage_name(sm.kind),
+                entry_point: ep.name.clone(),
+                layout,
+                resources: resolved,
+            };
+            (binder, Some(report))
+        }
+    };
+    let mut res = Resources::new(ep.resources.clone(), binder);
     res.atomic_uavs = super::resources::atomic_uavs(m, func, &ep.resources);
     let void = cx.void();
     let fn_void = cx.b.type_function(void, []);
@@ -117,9 +168,30 @@ pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translat
         }
         _ => {}
     }
-    let bindings = mapping(&ep.resources, &options.binding_map);
+    let bindings = match &layout {
+        None => mapping(&ep.resources, &options.binding_map),
+        Some(report) => report
+            .resources
+            .iter()
+            .filter_map(|r| match r.place {
+                Place::Descriptor { set, binding, .. } => {
+                    Some(MappingRow { register: r.register.clone(), name: r.name.clone(), count: r.count, set, binding })
+                }
+                _ => None,
+            })
+            .collect(),
+    };
     let words = cx.b.module().assemble();
-    Ok(Translation { words, stage: sm.kind, entry_point: ep.name.clone(), bindings })
+    Ok(Translation { words, stage: sm.kind, entry_point: ep.name.clone(), bindings, layout })
+}
+
+fn stage_name(kind: ShaderKind) -> &'static str {
+    match kind {
+        ShaderKind::Compute => "compute",
+        ShaderKind::Pixel => "pixel",
+        ShaderKind::Vertex => "vertex",
+        _ => "other",
+    }
 }
 
 /// `OpPhi` operands name predecessors by label; a block split by `split_if` ends in its last

@@ -15,7 +15,7 @@ use crate::dxil::DxOp;
 use crate::emit::error::{Result, TranslateError};
 use crate::emit::function::FnEmit;
 use crate::emit::interface::Num;
-use crate::emit::resources::{texel_type, Handle, ResShape, ResVar, TexelKind};
+use crate::emit::resources::{texel_type, Handle, Indexing, ResShape, ResVar, TexelKind};
 use crate::ir::TypeId;
 use rspirv::spirv::{Op, Scope, StorageClass, Word};
 
@@ -62,14 +62,36 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     fn cbuffer_legacy(&mut self, c: &Call<'_>) -> Result<Word> {
         let h = self.handle(self.arg(c, 0)?)?;
-        let (_, p) = self.res_ptr(h)?;
         let row = self.arg_val(c, 1)?;
         let u = self.cx.u32_t();
         let v4 = self.cx.vec(u, 4);
-        let pty = self.cx.ptr(StorageClass::Uniform, v4);
-        let zero = self.cx.const_u32(0);
-        let ptr = self.ids_op(Op::AccessChain, pty, &[p, zero, row])?;
-        let vec = self.ids_op(Op::Load, v4, &[ptr])?;
+        let rv = self.res_var(h)?;
+        let vec = if let Indexing::PushWords { pc_offset, n } = rv.indexing {
+            let mut words = Vec::new();
+            match self.cx.const_value_u32(row) {
+                Some(r) => {
+                    for k in 0..4 {
+                        let at = self.cx.const_u32(r.saturating_mul(4).saturating_add(k));
+                        words.push(self.push_word(pc_offset, n, at)?);
+                    }
+                }
+                None => {
+                    let four = self.cx.const_u32(4);
+                    let first = self.ids_op(Op::IMul, u, &[row, four])?;
+                    for k in 0..4 {
+                        let at = self.add_const(first, k)?;
+                        words.push(self.push_word(pc_offset, n, at)?);
+                    }
+                }
+            }
+            self.ids_op(Op::CompositeConstruct, v4, &words)?
+        } else {
+            let (rv, p) = self.res_ptr(h)?;
+            let pty = self.cx.ptr(rv.storage, v4);
+            let zero = self.cx.const_u32(0);
+            let ptr = self.ids_op(Op::AccessChain, pty, &[p, zero, row])?;
+            self.load_from(v4, ptr, rv.storage, 16)?
+        };
         let scalar = self.overload_scalar(c.ty);
         let st = self.cx.ty(scalar)?;
         let bits = self.scalar_bits(scalar).unwrap_or(32);
@@ -121,7 +143,6 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     fn cbuffer_load(&mut self, c: &Call<'_>) -> Result<Word> {
         let h = self.handle(self.arg(c, 0)?)?;
-        let (_, p) = self.res_ptr(h)?;
         let bits = self.scalar_bits(c.ty).unwrap_or(32);
         if bits != 32 && bits != 16 {
             return Err(self.form(c.op, format!("{bits}-bit overload")));
@@ -129,12 +150,22 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let off = self.arg_val(c, 1)?;
         let u = self.cx.u32_t();
         let (four, two, three, zero) = (self.cx.const_u32(4), self.cx.const_u32(2), self.cx.const_u32(3), self.cx.const_u32(0));
-        let row = self.ids_op(Op::ShiftRightLogical, u, &[off, four])?;
-        let w = self.ids_op(Op::ShiftRightLogical, u, &[off, two])?;
-        let comp = self.ids_op(Op::BitwiseAnd, u, &[w, three])?;
-        let pty = self.cx.ptr(StorageClass::Uniform, u);
-        let ptr = self.ids_op(Op::AccessChain, pty, &[p, zero, row, comp])?;
-        let x = self.ids_op(Op::Load, u, &[ptr])?;
+        let rv = self.res_var(h)?;
+        let x = if let Indexing::PushWords { pc_offset, n } = rv.indexing {
+            let w = match self.cx.const_value_u32(off) {
+                Some(o) => self.cx.const_u32(o / 4),
+                None => self.ids_op(Op::ShiftRightLogical, u, &[off, two])?,
+            };
+            self.push_word(pc_offset, n, w)?
+        } else {
+            let (rv, p) = self.res_ptr(h)?;
+            let w = self.ids_op(Op::ShiftRightLogical, u, &[off, two])?;
+            let row = self.ids_op(Op::ShiftRightLogical, u, &[off, four])?;
+            let comp = self.ids_op(Op::BitwiseAnd, u, &[w, three])?;
+            let pty = self.cx.ptr(rv.storage, u);
+            let ptr = self.ids_op(Op::AccessChain, pty, &[p, zero, row, comp])?;
+            self.load_from(u, ptr, rv.storage, 4)?
+        };
         if bits == 16 {
             // The half of the word that holds byte offset `off`.
             let half = self.ids_op(Op::BitwiseAnd, u, &[off, two])?;
@@ -175,14 +206,30 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     fn load_word(&mut self, h: Handle, word: Word) -> Result<Word> {
-        let p = self.word_ptr(h, word)?;
+        let (p, storage) = self.word_ptr(h, word)?;
         let u = self.cx.u32_t();
-        self.ids_op(Op::Load, u, &[p])
+        self.load_from(u, p, storage, 4)
     }
 
     fn store_word(&mut self, h: Handle, word: Word, value: Word) -> Result<()> {
-        let p = self.word_ptr(h, word)?;
-        self.op_void(Op::Store, ids(&[p, value]))
+        let (p, storage) = self.word_ptr(h, word)?;
+        self.store_to(p, value, storage, 4)
+    }
+
+    /// Root constant word `index` (of `n`) at push byte `pc_offset`. A constant index past
+    /// the end reads 0; a dynamic one is clamped to the last word, so no access leaves the
+    /// block (D3D leaves such reads undefined).
+    fn push_word(&mut self, pc_offset: u32, n: u32, index: Word) -> Result<Word> {
+        let u = self.cx.u32_t();
+        if let Some(k) = self.cx.const_value_u32(index) {
+            if k >= n {
+                return Ok(self.cx.const_u32(0));
+            }
+        }
+        let last = self.cx.const_u32(n.saturating_sub(1));
+        let i = self.glsl(u, 38, &[index, last])?; // UMin
+        let p = self.push_word_ptr(pc_offset, Some(i))?;
+        self.ids_op(Op::Load, u, &[p])
     }
 
     /// Loads the masked components of type `scalar` starting at byte `addr`.
@@ -351,7 +398,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                             let keep_mask = self.ids_op(Op::ShiftLeftLogical, u, &[ffff, shift])?;
                             let keep = self.ids_op(Op::Not, u, &[keep_mask])?;
                             let bits_in = self.ids_op(Op::ShiftLeftLogical, u, &[x, shift])?;
-                            let p = self.word_ptr(h, word)?;
+                            let (p, _) = self.word_ptr(h, word)?;
                             let scope = self.cx.const_u32(Scope::Device as u32);
                             let sem = self.cx.const_u32(0);
                             self.ids_op(Op::AtomicAnd, u, &[p, scope, sem, keep])?;
@@ -381,7 +428,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let u = self.cx.u32_t();
                 let two = self.cx.const_u32(2);
                 let word = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
-                Ok((self.word_ptr(h, word)?, None))
+                Ok((self.word_ptr(h, word)?.0, None))
             }
             ResShape::Image { texel, .. } => {
                 let n = rv.shape.coords();
@@ -421,7 +468,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             if let ResShape::Image { .. } = rv.shape {
                 // Through a 64-bit view of the image.
-                let (var, t) = self.res.image64(self.cx, h.id, false)?;
+                let (view, t) = self.res.image64(self.cx, h.id, false)?;
+                let var = self.element_ptr(h, &view)?;
                 let n = rv.shape.coords();
                 let coord = self.coord(c, first, n)?;
                 let pty = self.cx.ptr(StorageClass::Image, t);
@@ -442,7 +490,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             // 64-bit atomics on a raw or structured buffer, through its 64-bit view.
             self.cx.capability(rspirv::spirv::Capability::Int64Atomics);
-            let var = self.res.words64(self.cx, h.class, h.id)?;
+            let view = self.res.words64(self.cx, h.class, h.id)?;
+            let var = self.element_ptr(h, &view)?;
             let index = self.arg_val(c, first)?;
             let off = if self.is_undef(self.arg(c, first + 1)?) { None } else { Some(self.arg_val(c, first + 1)?) };
             let addr = self.byte_address(rv.shape, index, off)?;
@@ -450,7 +499,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let three = self.cx.const_u32(3);
             let word = self.ids_op(Op::ShiftRightLogical, u, &[addr, three])?;
             let u64t = self.cx.uint(64);
-            let pty = self.cx.ptr(StorageClass::StorageBuffer, u64t);
+            let pty = self.cx.ptr(view.storage, u64t);
             let zero = self.cx.const_u32(0);
             (self.ids_op(Op::AccessChain, pty, &[var, zero, word])?, None)
         } else {
@@ -486,32 +535,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn update_counter(&mut self, c: &Call<'_>) -> Result<Word> {
         let h = self.handle(self.arg(c, 0)?)?;
         let inc = self.arg_const(c, 1)? as i8;
-        let (var, base) = if h.heap.is_some() {
-            (self.res.heap_counters(self.cx), Some(0))
-        } else {
-            let (var, _, base) = self.res.counter(self.cx, h.id)?;
-            (var, base)
-        };
+        let counters = if h.heap.is_some() { self.res.heap_counters(self.cx)? } else { self.res.counter(self.cx, h.id)? };
+        let block = self.element_ptr(h, &counters)?;
         let u = self.cx.u32_t();
         let pty = self.cx.ptr(StorageClass::StorageBuffer, u);
         let zero = self.cx.const_u32(0);
-        let p = match base {
-            None => self.ids_op(Op::AccessChain, pty, &[var, zero])?,
-            Some(lower) => {
-                let index = h.index.ok_or_else(|| TranslateError::Malformed("counter of a UAV array without an index".into()))?;
-                let x = self.value(index)?;
-                let lw = self.cx.const_u32(lower);
-                let rel = self.ids_op(Op::ISub, u, &[x, lw])?;
-                if h.non_uniform {
-                    self.non_uniform(rel);
-                }
-                let p = self.ids_op(Op::AccessChain, pty, &[var, rel, zero])?;
-                if h.non_uniform {
-                    self.non_uniform(p);
-                }
-                p
-            }
-        };
+        let p = self.ids_op(Op::AccessChain, pty, &[block, zero])?;
         let scope = self.cx.const_u32(Scope::Device as u32);
         let sem = self.cx.const_u32(0);
         let one = self.cx.const_u32(1);

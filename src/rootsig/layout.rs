@@ -1,0 +1,572 @@
+//! Lowering a root signature onto a Vulkan pipeline layout: push constants, descriptor set
+//! layouts and immutable samplers, under one of two binding models. The result depends on
+//! the root signature alone, never on a shader, so a translation layer can build one
+//! `VkPipelineLayout` per root signature and use it with every shader translated against it.
+//!
+//! **`heap`**, the D3D12 model as vkd3d-proton implements it (see the blog series, part 3):
+//! - push constants: every root descriptor's 64-bit buffer device address (8 bytes each,
+//!   first, so they stay 8-aligned), then every root constant (4 bytes each), then one `u32`
+//!   per descriptor table: the table's start in its descriptor heap, in descriptors;
+//! - set 0, the CBV/SRV/UAV heap: one runtime array per Vulkan descriptor type
+//!   (see [`HEAP_RESOURCE_BINDINGS`]), all indexed by heap index; a descriptor written at
+//!   heap index `i` goes to element `i` of the binding of its type;
+//! - set 1, the sampler heap: binding 0, a runtime array of samplers;
+//! - set 2, static samplers: binding `k` is static sampler `k`, immutable;
+//! - with [`RootDescriptors::Descriptor`], root CBV/SRV/UAV are plain descriptors in set 3
+//!   (binding `k` = `k`-th root descriptor) instead of addresses.
+//!
+//! SM 6.6 `ResourceDescriptorHeap[i]` / `SamplerDescriptorHeap[i]` index sets 0 and 1
+//! directly, the same arrays tables index.
+//!
+//! **`direct`**, a D3D11-style slot model (Ogre's root layouts: each range its own binding,
+//! fixed per-type order), which needs no descriptor indexing:
+//! - push constants: the root constants only, in parameter order;
+//! - set 0: for each CBV/SRV/UAV range (parameter order, then range order) a group of
+//!   consecutive bindings, one per view type a register of that class can have (see
+//!   [`View`]): CBV 1 (uniform buffer), SRV 3 (sampled image, uniform texel buffer, storage
+//!   buffer), UAV 4 (storage image, storage texel buffer, storage buffer, counter); each
+//!   binding holds the range's descriptor count (an unbounded range: a runtime array, which
+//!   does need descriptor indexing); root CBV/SRV/UAV get one binding each, in the same
+//!   sequence, as plain descriptors;
+//! - set 1: sampler ranges (one binding each), then static samplers (immutable);
+//! - sets 2 and 3: the CBV/SRV/UAV and sampler heaps as in `heap`, only when the root flags
+//!   allow direct heap indexing (`CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED`,
+//!   `SAMPLER_HEAP_DIRECTLY_INDEXED`).
+
+use super::model::*;
+use serde::Serialize;
+
+/// Which lowering (`--binding-model`).
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BindingModel {
+    #[default]
+    Heap,
+    Direct,
+}
+
+/// How `heap` lowers root CBV/SRV/UAV (`direct` always uses descriptors).
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RootDescriptors {
+    /// 64-bit buffer device addresses in push constants.
+    #[default]
+    Address,
+    /// Plain uniform/storage buffer descriptors.
+    Descriptor,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct LayoutOptions {
+    pub model: BindingModel,
+    pub root_descriptors: RootDescriptors,
+}
+
+/// A Vulkan descriptor type (`VkDescriptorType` without its prefix).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum DescriptorType {
+    Sampler,
+    SampledImage,
+    StorageImage,
+    UniformTexelBuffer,
+    StorageTexelBuffer,
+    UniformBuffer,
+    StorageBuffer,
+}
+
+/// The Vulkan view a D3D register is bound through: which binding of a `direct` range's
+/// group, or which array of a heap.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum View {
+    /// A CBV: uniform buffer.
+    ConstantBuffer,
+    /// Textures: sampled image (SRV) or storage image (UAV).
+    Image,
+    /// Typed buffers: uniform (SRV) or storage (UAV) texel buffer.
+    TexelBuffer,
+    /// Raw and structured buffers: storage buffer.
+    Buffer,
+    /// A UAV's counter: storage buffer `{ uint counter; }`.
+    Counter,
+    Sampler,
+}
+
+impl View {
+    /// The views of a register class, in binding order within a `direct` group.
+    pub fn of_class(class: ResourceClass) -> &'static [View] {
+        match class {
+            ResourceClass::Cbv => &[View::ConstantBuffer],
+            ResourceClass::Srv => &[View::Image, View::TexelBuffer, View::Buffer],
+            ResourceClass::Uav => &[View::Image, View::TexelBuffer, View::Buffer, View::Counter],
+            ResourceClass::Sampler => &[View::Sampler],
+        }
+    }
+
+    pub fn descriptor_type(self, class: ResourceClass) -> DescriptorType {
+        let uav = class == ResourceClass::Uav;
+        match self {
+            View::ConstantBuffer => DescriptorType::UniformBuffer,
+            View::Image if uav => DescriptorType::StorageImage,
+            View::Image => DescriptorType::SampledImage,
+            View::TexelBuffer if uav => DescriptorType::StorageTexelBuffer,
+            View::TexelBuffer => DescriptorType::UniformTexelBuffer,
+            View::Buffer | View::Counter => DescriptorType::StorageBuffer,
+            View::Sampler => DescriptorType::Sampler,
+        }
+    }
+}
+
+/// The CBV/SRV/UAV heap's bindings: binding `k` holds [`HEAP_RESOURCE_BINDINGS`]`[k]`.
+/// Sampled images of every dimension share binding 0, storage images binding 1.
+pub const HEAP_RESOURCE_BINDINGS: [(View, ResourceClass); 7] = [
+    (View::Image, ResourceClass::Srv),
+    (View::Image, ResourceClass::Uav),
+    (View::TexelBuffer, ResourceClass::Srv),
+    (View::TexelBuffer, ResourceClass::Uav),
+    (View::ConstantBuffer, ResourceClass::Cbv),
+    (View::Buffer, ResourceClass::Uav),
+    (View::Counter, ResourceClass::Uav),
+];
+
+/// The heap binding of a view of `class` (raw/structured SRVs share the UAVs' storage
+/// buffer array).
+pub fn heap_resource_binding(view: View, class: ResourceClass) -> u32 {
+    match (view, class) {
+        (View::Image, ResourceClass::Uav) => 1,
+        (View::Image, _) => 0,
+        (View::TexelBuffer, ResourceClass::Uav) => 3,
+        (View::TexelBuffer, _) => 2,
+        (View::ConstantBuffer, _) => 4,
+        (View::Buffer, _) => 5,
+        (View::Counter, _) => 6,
+        (View::Sampler, _) => 0,
+    }
+}
+
+/// Where descriptor heaps live in a layout.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct HeapSets {
+    pub resources: u32,
+    pub samplers: u32,
+}
+
+/// What a push-constant member holds.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum PushKind {
+    /// A root CBV/SRV/UAV's buffer device address (8 bytes).
+    RootDescriptorAddress { class: ResourceClass, register: u32, space: u32 },
+    /// `num_values` root constants, readable as `b<register>, space<space>`.
+    RootConstants { register: u32, space: u32, num_values: u32 },
+    /// A descriptor table's start in its heap, in descriptors (4 bytes).
+    TableOffset { heap: HeapKind },
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HeapKind {
+    CbvSrvUav,
+    Sampler,
+}
+
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct PushMember {
+    /// The root parameter index.
+    pub parameter: u32,
+    pub offset: u32,
+    pub size: u32,
+    #[serde(flatten)]
+    pub kind: PushKind,
+}
+
+/// The single push-constant range (all stages); `size` 0 when there is none.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Default)]
+pub struct PushConstants {
+    pub size: u32,
+    pub members: Vec<PushMember>,
+}
+
+/// What a descriptor binding stands for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum BindingSource {
+    /// A heap array: element `i` is heap descriptor `i` when it has this binding's type.
+    Heap { heap: HeapKind },
+    /// One view of descriptor-table range `range` of root parameter `parameter`: element
+    /// `k` is the range's `k`-th descriptor.
+    Range { parameter: u32, range: u32, view: View },
+    /// Root CBV/SRV/UAV `parameter` as a plain descriptor.
+    RootDescriptor { parameter: u32 },
+    /// Static sampler `index`.
+    StaticSampler { index: u32 },
+}
+
+/// An immutable sampler, as `VkSamplerCreateInfo` fields (Vulkan enum names).
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct SamplerDesc {
+    pub mag_filter: &'static str,
+    pub min_filter: &'static str,
+    pub mipmap_mode: &'static str,
+    pub address_mode_u: &'static str,
+    pub address_mode_v: &'static str,
+    pub address_mode_w: &'static str,
+    pub mip_lod_bias: f32,
+    pub anisotropy_enable: bool,
+    pub max_anisotropy: f32,
+    pub compare_enable: bool,
+    pub compare_op: &'static str,
+    pub min_lod: f32,
+    pub max_lod: f32,
+    pub border_color: &'static str,
+    pub unnormalized_coordinates: bool,
+    /// `VkSamplerReductionModeCreateInfo` (min/max filters).
+    pub reduction_mode: &'static str,
+}
+
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct SetBinding {
+    pub binding: u32,
+    pub descriptor_type: DescriptorType,
+    /// `None`: a runtime array; the application picks the size (heap size, or its own
+    /// bound for an unbounded range) and the shader needs descriptor indexing.
+    pub count: Option<u32>,
+    /// Vulkan stage names (`ALL`, `VERTEX`, `FRAGMENT`, ...).
+    pub stages: &'static str,
+    pub source: BindingSource,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub immutable_sampler: Option<SamplerDesc>,
+}
+
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct SetLayout {
+    pub set: u32,
+    pub bindings: Vec<SetBinding>,
+}
+
+/// Where a `direct` range's views start (the binding of its first view).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct RangeSlot {
+    pub parameter: u32,
+    pub range: u32,
+    pub set: u32,
+    pub first_binding: u32,
+}
+
+/// The lowered root signature.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct PipelineLayout {
+    pub binding_model: BindingModel,
+    pub root_descriptors: RootDescriptors,
+    pub push_constants: PushConstants,
+    /// Sets in increasing order; a pipeline layout needs every set below the highest, so
+    /// a missing number is an empty set layout.
+    pub sets: Vec<SetLayout>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heaps: Option<HeapSets>,
+    /// Every table range's resolved offset in descriptors from its table's start
+    /// (`APPEND` resolved), by parameter then range; empty for non-table parameters.
+    #[serde(skip)]
+    pub range_offsets: Vec<Vec<u32>>,
+    #[serde(skip)]
+    pub range_slots: Vec<RangeSlot>,
+    /// Root descriptor `parameter` → its binding (`direct`, or `heap` with descriptors).
+    #[serde(skip)]
+    pub root_descriptor_slots: Vec<(u32, u32, u32)>,
+}
+
+/// Why a root signature cannot be lowered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    #[error("root parameter {parameter}: range {range} overflows the descriptor table (offsets past 2^32 or an APPEND range after an unbounded one)")]
+    TableOverflow { parameter: u32, range: u32 },
+    #[error("the lowered push constants need {size} bytes; the layout allows at most 256 (what D3D's 64-DWORD root signatures need)")]
+    PushConstantsTooLarge { size: u32 },
+}
+
+pub const RESOURCE_SET_HEAP: u32 = 0;
+pub const SAMPLER_SET_HEAP: u32 = 1;
+pub const STATIC_SAMPLER_SET_HEAP: u32 = 2;
+pub const ROOT_DESCRIPTOR_SET_HEAP: u32 = 3;
+
+pub fn stage_names(v: Visibility) -> &'static str {
+    match v {
+        Visibility::All => "ALL",
+        Visibility::Vertex => "VERTEX",
+        Visibility::Hull => "TESSELLATION_CONTROL",
+        Visibility::Domain => "TESSELLATION_EVALUATION",
+        Visibility::Geometry => "GEOMETRY",
+        Visibility::Pixel => "FRAGMENT",
+        Visibility::Amplification => "TASK_EXT",
+        Visibility::Mesh => "MESH_EXT",
+    }
+}
+
+/// Lower `rs` under `options`.
+pub fn lower(rs: &RootSignature, options: &LayoutOptions) -> Result<PipelineLayout, LayoutError> {
+    let mut range_offsets = Vec::with_capacity(rs.parameters.len());
+    for (p, param) in rs.parameters.iter().enumerate() {
+        match &param.kind {
+            ParameterKind::Table(ranges) => {
+                let offs = DescriptorRange::resolve_offsets(ranges).ok_or_else(|| {
+                    // Name the first range whose offset cannot be placed.
+                    let bad = (0..ranges.len()).find(|&k| DescriptorRange::resolve_offsets(&ranges[..=k]).is_none()).unwrap_or(0);
+                    LayoutError::TableOverflow { parameter: p as u32, range: bad as u32 }
+                })?;
+                range_offsets.push(offs);
+            }
+            _ => range_offsets.push(Vec::new()),
+        }
+    }
+    let mut layout = PipelineLayout {
+        binding_model: options.model,
+        root_descriptors: if options.model == BindingModel::Direct { RootDescriptors::Descriptor } else { options.root_descriptors },
+        push_constants: PushConstants::default(),
+        sets: Vec::new(),
+        heaps: None,
+        range_offsets,
+        range_slots: Vec::new(),
+        root_descriptor_slots: Vec::new(),
+    };
+    match options.model {
+        BindingModel::Heap => lower_heap(rs, &mut layout),
+        BindingModel::Direct => lower_direct(rs, &mut layout),
+    }
+    layout.sets.retain(|s| !s.bindings.is_empty());
+    layout.sets.sort_by_key(|s| s.set);
+    if layout.push_constants.size > 256 {
+        return Err(LayoutError::PushConstantsTooLarge { size: layout.push_constants.size });
+    }
+    Ok(layout)
+}
+
+fn push(pc: &mut PushConstants, parameter: usize, size: u32, kind: PushKind) {
+    pc.members.push(PushMember { parameter: parameter as u32, offset: pc.size, size, kind });
+    pc.size += size;
+}
+
+fn table_heap(ranges: &[DescriptorRange]) -> HeapKind {
+    if ranges.first().is_some_and(|r| r.class == ResourceClass::Sampler) {
+        HeapKind::Sampler
+    } else {
+        HeapKind::CbvSrvUav
+    }
+}
+
+fn heap_sets_into(layout: &mut PipelineLayout, sets: HeapSets, resources: bool, samplers: bool) {
+    if resources {
+        let bindings = HEAP_RESOURCE_BINDINGS
+            .iter()
+            .enumerate()
+            .map(|(k, &(view, class))| SetBinding {
+                binding: k as u32,
+                descriptor_type: view.descriptor_type(class),
+                count: None,
+                stages: "ALL",
+                source: BindingSource::Heap { heap: HeapKind::CbvSrvUav },
+                immutable_sampler: None,
+            })
+            .collect();
+        layout.sets.push(SetLayout { set: sets.resources, bindings });
+    }
+    if samplers {
+        layout.sets.push(SetLayout {
+            set: sets.samplers,
+            bindings: vec![SetBinding {
+                binding: 0,
+                descriptor_type: DescriptorType::Sampler,
+                count: None,
+                stages: "ALL",
+                source: BindingSource::Heap { heap: HeapKind::Sampler },
+                immutable_sampler: None,
+            }],
+        });
+    }
+    if resources || samplers {
+        layout.heaps = Some(sets);
+    }
+}
+
+fn static_sampler_bindings(rs: &RootSignature, first_binding: u32) -> Vec<SetBinding> {
+    rs.static_samplers
+        .iter()
+        .enumerate()
+        .map(|(k, s)| SetBinding {
+            binding: first_binding + k as u32,
+            descriptor_type: DescriptorType::Sampler,
+            count: Some(1),
+            stages: stage_names(s.visibility),
+            source: BindingSource::StaticSampler { index: k as u32 },
+            immutable_sampler: Some(sampler_desc(s)),
+        })
+        .collect()
+}
+
+fn root_descriptor_type(class: ResourceClass) -> DescriptorType {
+    if class == ResourceClass::Cbv {
+        DescriptorType::UniformBuffer
+    } else {
+        DescriptorType::StorageBuffer
+    }
+}
+
+fn lower_heap(rs: &RootSignature, layout: &mut PipelineLayout) {
+    let by_address = layout.root_descriptors == RootDescriptors::Address;
+    let mut pc = PushConstants::default();
+    let mut root_set = Vec::new();
+    for (p, param) in rs.parameters.iter().enumerate() {
+        if let ParameterKind::Descriptor(d) = &param.kind {
+            if by_address {
+                push(&mut pc, p, 8, PushKind::RootDescriptorAddress { class: d.class, register: d.register, space: d.space });
+            } else {
+                let binding = root_set.len() as u32;
+                layout.root_descriptor_slots.push((p as u32, ROOT_DESCRIPTOR_SET_HEAP, binding));
+                root_set.push(SetBinding {
+                    binding,
+                    descriptor_type: root_descriptor_type(d.class),
+                    count: Some(1),
+                    stages: stage_names(param.visibility),
+                    source: BindingSource::RootDescriptor { parameter: p as u32 },
+                    immutable_sampler: None,
+                });
+            }
+        }
+    }
+    for (p, param) in rs.parameters.iter().enumerate() {
+        if let ParameterKind::Constants(c) = &param.kind {
+            push(&mut pc, p, 4 * c.num_values, PushKind::RootConstants { register: c.register, space: c.space, num_values: c.num_values });
+        }
+    }
+    let (mut resources, mut samplers) = (rs.flags.contains(RootFlags::CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED), rs.flags.contains(RootFlags::SAMPLER_HEAP_DIRECTLY_INDEXED));
+    for (p, param) in rs.parameters.iter().enumerate() {
+        if let ParameterKind::Table(ranges) = &param.kind {
+            let heap = table_heap(ranges);
+            match heap {
+                HeapKind::Sampler => samplers = true,
+                HeapKind::CbvSrvUav => resources = true,
+            }
+            push(&mut pc, p, 4, PushKind::TableOffset { heap });
+        }
+    }
+    layout.push_constants = pc;
+    heap_sets_into(layout, HeapSets { resources: RESOURCE_SET_HEAP, samplers: SAMPLER_SET_HEAP }, resources, samplers);
+    layout.sets.push(SetLayout { set: STATIC_SAMPLER_SET_HEAP, bindings: static_sampler_bindings(rs, 0) });
+    layout.sets.push(SetLayout { set: ROOT_DESCRIPTOR_SET_HEAP, bindings: root_set });
+}
+
+fn lower_direct(rs: &RootSignature, layout: &mut PipelineLayout) {
+    let mut pc = PushConstants::default();
+    let mut set0 = Vec::new();
+    let mut set1 = Vec::new();
+    for (p, param) in rs.parameters.iter().enumerate() {
+        let stages = stage_names(param.visibility);
+        match &param.kind {
+            ParameterKind::Constants(c) => {
+                push(&mut pc, p, 4 * c.num_values, PushKind::RootConstants { register: c.register, space: c.space, num_values: c.num_values });
+            }
+            ParameterKind::Descriptor(d) => {
+                let binding = set0.len() as u32;
+                layout.root_descriptor_slots.push((p as u32, 0, binding));
+                set0.push(SetBinding {
+                    binding,
+                    descriptor_type: root_descriptor_type(d.class),
+                    count: Some(1),
+                    stages,
+                    source: BindingSource::RootDescriptor { parameter: p as u32 },
+                    immutable_sampler: None,
+                });
+            }
+            ParameterKind::Table(ranges) => {
+                for (k, r) in ranges.iter().enumerate() {
+                    let set_bindings = if r.class == ResourceClass::Sampler { &mut set1 } else { &mut set0 };
+                    let first_binding = set_bindings.len() as u32;
+                    layout.range_slots.push(RangeSlot {
+                        parameter: p as u32,
+                        range: k as u32,
+                        set: u32::from(r.class == ResourceClass::Sampler),
+                        first_binding,
+                    });
+                    for &view in View::of_class(r.class) {
+                        let binding = set_bindings.len() as u32;
+                        set_bindings.push(SetBinding {
+                            binding,
+                            descriptor_type: view.descriptor_type(r.class),
+                            count: r.count,
+                            stages,
+                            source: BindingSource::Range { parameter: p as u32, range: k as u32, view },
+                            immutable_sampler: None,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let first_static = set1.len() as u32;
+    set1.extend(static_sampler_bindings(rs, first_static));
+    layout.push_constants = pc;
+    layout.sets.push(SetLayout { set: 0, bindings: set0 });
+    layout.sets.push(SetLayout { set: 1, bindings: set1 });
+    heap_sets_into(
+        layout,
+        HeapSets { resources: 2, samplers: 3 },
+        rs.flags.contains(RootFlags::CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED),
+        rs.flags.contains(RootFlags::SAMPLER_HEAP_DIRECTLY_INDEXED),
+    );
+}
+
+/// The `VkSamplerCreateInfo` of a static sampler.
+pub fn sampler_desc(s: &StaticSampler) -> SamplerDesc {
+    let f = s.filter;
+    let lin = |b: bool| if b { "LINEAR" } else { "NEAREST" };
+    let address = |a: AddressMode| match a {
+        AddressMode::Wrap => "REPEAT",
+        AddressMode::Mirror => "MIRRORED_REPEAT",
+        AddressMode::Clamp => "CLAMP_TO_EDGE",
+        AddressMode::Border => "CLAMP_TO_BORDER",
+        AddressMode::MirrorOnce => "MIRROR_CLAMP_TO_EDGE",
+    };
+    let compare_enable = f.reduction() == 1 && s.comparison != ComparisonFunc::None;
+    let compare_op = match s.comparison {
+        ComparisonFunc::None | ComparisonFunc::Never => "NEVER",
+        ComparisonFunc::Less => "LESS",
+        ComparisonFunc::Equal => "EQUAL",
+        ComparisonFunc::LessEqual => "LESS_OR_EQUAL",
+        ComparisonFunc::Greater => "GREATER",
+        ComparisonFunc::NotEqual => "NOT_EQUAL",
+        ComparisonFunc::GreaterEqual => "GREATER_OR_EQUAL",
+        ComparisonFunc::Always => "ALWAYS",
+    };
+    let int_border = s.flags.0 & SamplerFlags::UINT_BORDER_COLOR != 0;
+    let border_color = match (s.border_color, int_border) {
+        (BorderColor::TransparentBlack, false) => "FLOAT_TRANSPARENT_BLACK",
+        (BorderColor::TransparentBlack, true) => "INT_TRANSPARENT_BLACK",
+        (BorderColor::OpaqueBlack, false) => "FLOAT_OPAQUE_BLACK",
+        (BorderColor::OpaqueWhite, false) => "FLOAT_OPAQUE_WHITE",
+        (BorderColor::OpaqueBlack, true) | (BorderColor::OpaqueBlackUint, _) => "INT_OPAQUE_BLACK",
+        (BorderColor::OpaqueWhite, true) | (BorderColor::OpaqueWhiteUint, _) => "INT_OPAQUE_WHITE",
+    };
+    let aniso = f.anisotropic();
+    SamplerDesc {
+        mag_filter: lin(aniso || f.mag_linear()),
+        min_filter: lin(aniso || f.min_linear()),
+        mipmap_mode: if aniso || f.mip_linear() { "LINEAR" } else { "NEAREST" },
+        address_mode_u: address(s.address_u),
+        address_mode_v: address(s.address_v),
+        address_mode_w: address(s.address_w),
+        mip_lod_bias: s.mip_lod_bias,
+        anisotropy_enable: aniso,
+        max_anisotropy: if aniso { s.max_anisotropy.clamp(1, 16) as f32 } else { 1.0 },
+        compare_enable,
+        compare_op,
+        min_lod: s.min_lod,
+        max_lod: s.max_lod,
+        border_color,
+        unnormalized_coordinates: s.flags.0 & SamplerFlags::NON_NORMALIZED_COORDINATES != 0,
+        reduction_mode: match f.reduction() {
+            2 => "MIN",
+            3 => "MAX",
+            _ => "WEIGHTED_AVERAGE",
+        },
+    }
+}
