@@ -3,6 +3,7 @@
 pub mod cfg_compare;
 pub mod cfg_oracle;
 pub mod gpu_trace;
+pub mod layout_match;
 pub mod scfg_trace;
 pub mod shape_check;
 pub mod spirv_val;

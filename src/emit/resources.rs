@@ -164,7 +164,7 @@ impl Binder {
             Binder::Root { places, .. } => places
                 .get(&(r.class, r.id))
                 .copied()
-                .ok_or_else(|| TranslateError::Internal(format!("{} space{} was not resolved against the root signature", r.register(), r.space))),
+                .ok_or_else(|| TranslateError::Internal(format!("{} was not resolved against the root signature", r.register()))),
         }
     }
 
@@ -334,9 +334,8 @@ impl Resources {
             }
             _ => {
                 return Err(TranslateError::RootSignature(format!(
-                    "{} space{} ({}) uses a UAV counter, but the root parameter it resolved to has none",
+                    "{} ({}) uses a UAV counter, but the root parameter it resolved to has none",
                     r.register(),
-                    r.space,
                     r.name
                 )))
             }

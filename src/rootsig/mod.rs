@@ -2,6 +2,7 @@
 //! and the HLSL root-signature string), validation, and the lowering onto a Vulkan
 //! pipeline layout under the `heap` and `direct` binding models ([`layout`]).
 
+pub mod generate;
 pub mod layout;
 pub mod model;
 pub mod resolve;

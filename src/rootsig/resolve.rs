@@ -104,6 +104,11 @@ pub fn view_of(r: &Resource) -> View {
     }
 }
 
+/// `t3` (the space is reported separately).
+fn short_register(r: &Resource) -> String {
+    format!("{}{}", r.class.register_letter(), r.lower_bound)
+}
+
 fn has_counter(r: &Resource) -> bool {
     r.uav.is_some_and(|u| u.has_counter)
 }
@@ -119,7 +124,7 @@ pub fn resolve_all<'r>(
     let mut out = Vec::new();
     for r in resources {
         if deny != 0 && rs.flags.contains(deny) {
-            return Err(ResolveError::StageDenied { stage: stage_name, register: r.register(), space: r.space });
+            return Err(ResolveError::StageDenied { stage: stage_name, register: short_register(r), space: r.space });
         }
         out.push(resolve_one(rs, layout, vis, stage_name, r)?);
     }
@@ -131,7 +136,7 @@ fn resolve_one(rs: &RootSignature, layout: &PipelineLayout, vis: Visibility, sta
     let registers = r.range_size;
     let single = registers == Some(1);
     let done = |parameter: Option<u32>, range: Option<u32>, static_sampler: Option<u32>, place: Place| ResolvedResource {
-        register: r.register(),
+        register: short_register(r),
         space: r.space,
         name: r.name.clone(),
         count: registers,
@@ -142,7 +147,7 @@ fn resolve_one(rs: &RootSignature, layout: &PipelineLayout, vis: Visibility, sta
         class: r.class,
         id: r.id,
     };
-    let array_on_root = |what| ResolveError::ArrayOnRoot { register: r.register(), space: r.space, name: r.name.clone(), what };
+    let array_on_root = |what| ResolveError::ArrayOnRoot { register: short_register(r), space: r.space, name: r.name.clone(), what };
     for (p, param) in rs.parameters.iter().enumerate() {
         if !visible(param.visibility) {
             continue;
@@ -174,7 +179,7 @@ fn resolve_one(rs: &RootSignature, layout: &PipelineLayout, vis: Visibility, sta
                 }
                 if r.class != ResourceClass::Cbv && !matches!(r.kind, ResourceKind::RawBuffer | ResourceKind::StructuredBuffer) {
                     return Err(ResolveError::RootDescriptorKind {
-                        register: r.register(),
+                        register: short_register(r),
                         space: r.space,
                         name: r.name.clone(),
                         kind: format!("{:?}", r.kind),
@@ -182,7 +187,7 @@ fn resolve_one(rs: &RootSignature, layout: &PipelineLayout, vis: Visibility, sta
                     });
                 }
                 if has_counter(r) {
-                    return Err(ResolveError::RootDescriptorCounter { register: r.register(), space: r.space, name: r.name.clone(), parameter: p32 });
+                    return Err(ResolveError::RootDescriptorCounter { register: short_register(r), space: r.space, name: r.name.clone(), parameter: p32 });
                 }
                 let place = if layout.root_descriptors == RootDescriptors::Address {
                     let m = layout.push_constants.members.iter().find(|m| m.parameter == p32);
@@ -208,7 +213,7 @@ fn resolve_one(rs: &RootSignature, layout: &PipelineLayout, vis: Visibility, sta
                     };
                     if !fits {
                         return Err(ResolveError::PartlyCovered {
-                            register: r.register(),
+                            register: short_register(r),
                             space: r.space,
                             name: r.name.clone(),
                             registers: registers.map_or("unbounded".into(), |n| n.to_string()),
@@ -263,5 +268,5 @@ fn resolve_one(rs: &RootSignature, layout: &PipelineLayout, vis: Visibility, sta
             return Ok(done(None, None, Some(k as u32), Place::Descriptor { set, binding, first_register: s.register, count: Some(1), counter: None }));
         }
     }
-    Err(ResolveError::Uncovered { register: r.register(), space: r.space, name: r.name.clone(), stage })
+    Err(ResolveError::Uncovered { register: short_register(r), space: r.space, name: r.name.clone(), stage })
 }
