@@ -570,3 +570,112 @@ pub fn sampler_desc(s: &StaticSampler) -> SamplerDesc {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sig(parameters: Vec<ParameterKind>) -> RootSignature {
+        RootSignature {
+            version: Version::V1_1,
+            flags: RootFlags(0),
+            parameters: parameters.into_iter().map(|kind| RootParameter { visibility: Visibility::All, kind }).collect(),
+            static_samplers: vec![StaticSampler::with_defaults(0)],
+        }
+    }
+
+    fn mixed() -> RootSignature {
+        let cbv = ParameterKind::Descriptor(RootDescriptor { class: ResourceClass::Cbv, register: 0, space: 0, flags: DescriptorFlags(0) });
+        let consts = ParameterKind::Constants(RootConstants { register: 1, space: 0, num_values: 3 });
+        let table = ParameterKind::Table(vec![
+            DescriptorRange { count: Some(4), ..DescriptorRange::new(ResourceClass::Srv, 0) },
+            DescriptorRange::new(ResourceClass::Uav, 2),
+        ]);
+        let samplers = ParameterKind::Table(vec![DescriptorRange { count: None, ..DescriptorRange::new(ResourceClass::Sampler, 1) }]);
+        let srv = ParameterKind::Descriptor(RootDescriptor { class: ResourceClass::Srv, register: 9, space: 0, flags: DescriptorFlags(0) });
+        sig(vec![table, cbv, consts, samplers, srv])
+    }
+
+    #[test]
+    fn heap_push_constants_put_addresses_then_constants_then_tables() {
+        let l = lower(&mixed(), &LayoutOptions::default()).unwrap();
+        let got: Vec<(u32, u32, u32)> = l.push_constants.members.iter().map(|m| (m.parameter, m.offset, m.size)).collect();
+        assert_eq!(got, vec![(1, 0, 8), (4, 8, 8), (2, 16, 12), (0, 28, 4), (3, 32, 4)]);
+        assert_eq!(l.push_constants.size, 36);
+        assert_eq!(l.heaps, Some(HeapSets { resources: 0, samplers: 1 }));
+        let sets: Vec<u32> = l.sets.iter().map(|s| s.set).collect();
+        assert_eq!(sets, vec![0, 1, 2], "resource heap, sampler heap, static samplers; no root-descriptor set");
+        assert_eq!(l.sets[0].bindings.len(), 7);
+        assert!(l.sets[2].bindings[0].immutable_sampler.is_some());
+        assert_eq!(l.range_offsets[0], vec![0, 4]);
+    }
+
+    #[test]
+    fn heap_with_descriptor_root_descriptors_uses_set_3() {
+        let l = lower(&mixed(), &LayoutOptions { model: BindingModel::Heap, root_descriptors: RootDescriptors::Descriptor }).unwrap();
+        assert_eq!(l.push_constants.size, 12 + 8);
+        let set3 = l.sets.iter().find(|s| s.set == 3).unwrap();
+        let types: Vec<DescriptorType> = set3.bindings.iter().map(|b| b.descriptor_type).collect();
+        assert_eq!(types, vec![DescriptorType::UniformBuffer, DescriptorType::StorageBuffer]);
+    }
+
+    #[test]
+    fn direct_gives_each_range_a_group_of_bindings() {
+        let l = lower(&mixed(), &LayoutOptions { model: BindingModel::Direct, ..LayoutOptions::default() }).unwrap();
+        assert_eq!(l.push_constants.size, 12);
+        assert_eq!(l.heaps, None);
+        let set0: Vec<(DescriptorType, Option<u32>)> = l.sets[0].bindings.iter().map(|b| (b.descriptor_type, b.count)).collect();
+        use DescriptorType::*;
+        assert_eq!(
+            set0,
+            vec![
+                (SampledImage, Some(4)),
+                (UniformTexelBuffer, Some(4)),
+                (StorageBuffer, Some(4)),
+                (StorageImage, Some(1)),
+                (StorageTexelBuffer, Some(1)),
+                (StorageBuffer, Some(1)),
+                (StorageBuffer, Some(1)),
+                (UniformBuffer, Some(1)),
+                (StorageBuffer, Some(1)),
+            ]
+        );
+        let set1: Vec<(DescriptorType, Option<u32>, bool)> =
+            l.sets[1].bindings.iter().map(|b| (b.descriptor_type, b.count, b.immutable_sampler.is_some())).collect();
+        assert_eq!(set1, vec![(Sampler, None, false), (Sampler, Some(1), true)]);
+        assert_eq!(l.range_slots.iter().map(|s| (s.set, s.first_binding)).collect::<Vec<_>>(), vec![(0, 0), (0, 3), (1, 0)]);
+    }
+
+    #[test]
+    fn overflowing_tables_and_push_constants_are_errors() {
+        let bad = sig(vec![ParameterKind::Table(vec![
+            DescriptorRange { count: None, ..DescriptorRange::new(ResourceClass::Srv, 0) },
+            DescriptorRange::new(ResourceClass::Srv, 100),
+        ])]);
+        assert_eq!(lower(&bad, &LayoutOptions::default()), Err(LayoutError::TableOverflow { parameter: 0, range: 1 }));
+        let big = sig(vec![ParameterKind::Constants(RootConstants { register: 0, space: 0, num_values: 65 })]);
+        assert_eq!(lower(&big, &LayoutOptions::default()), Err(LayoutError::PushConstantsTooLarge { size: 260 }));
+    }
+
+    #[test]
+    fn static_sampler_descriptions_follow_d3d_fields() {
+        let mut s = StaticSampler::with_defaults(0);
+        let d = sampler_desc(&s);
+        assert!(d.anisotropy_enable && d.max_anisotropy == 16.0 && !d.compare_enable);
+        assert_eq!((d.address_mode_u, d.border_color, d.reduction_mode), ("REPEAT", "FLOAT_OPAQUE_WHITE", "WEIGHTED_AVERAGE"));
+        s.filter = Filter(0x94); // COMPARISON_MIN_MAG_LINEAR_MIP_POINT
+        s.comparison = ComparisonFunc::Greater;
+        s.address_u = AddressMode::MirrorOnce;
+        s.border_color = BorderColor::OpaqueBlackUint;
+        let d = sampler_desc(&s);
+        assert_eq!((d.min_filter, d.mag_filter, d.mipmap_mode), ("LINEAR", "LINEAR", "NEAREST"));
+        assert!(d.compare_enable && !d.anisotropy_enable);
+        assert_eq!((d.compare_op, d.address_mode_u, d.border_color), ("GREATER", "MIRROR_CLAMP_TO_EDGE", "INT_OPAQUE_BLACK"));
+        s.filter = Filter(0x100); // MINIMUM_MIN_MAG_MIP_POINT
+        assert_eq!(sampler_desc(&s).reduction_mode, "MIN");
+        assert!(!sampler_desc(&s).compare_enable);
+        s.filter = Filter(0x1d5); // MAXIMUM_ANISOTROPIC
+        assert_eq!(sampler_desc(&s).reduction_mode, "MAX");
+        assert!(sampler_desc(&s).anisotropy_enable);
+    }
+}
