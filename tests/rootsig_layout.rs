@@ -5,7 +5,7 @@
 
 use untangle::emit::translate::RootSignatureBinding;
 use untangle::emit::{translate_module, Options};
-use untangle::rootsig::generate::{covering, uses_heaps, Variant};
+use untangle::rootsig::generate::{covering, shader_facts, Variant};
 use untangle::rootsig::layout::{BindingModel, LayoutOptions, RootDescriptors};
 use untangle::rootsig::*;
 
@@ -24,7 +24,7 @@ fn translate(m: &untangle::ir::Module, rs: RootSignature, model: BindingModel) -
 fn generated(l: &untangle::load::Loaded, variant: Variant) -> RootSignature {
     let info = untangle::dxil::analyze(&l.module).unwrap();
     let ep = info.entry_points.iter().find(|e| e.function.is_some()).unwrap();
-    covering(&ep.resources, info.shader_model.unwrap().kind, variant, uses_heaps(&l.module))
+    covering(&ep.resources, info.shader_model.unwrap().kind, variant, &shader_facts(&l.module))
 }
 
 #[test]

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use untangle::check::spirv_val::find_spirv_val;
 use untangle::emit::translate::RootSignatureBinding;
 use untangle::emit::{translate_module, Options};
-use untangle::rootsig::generate::{covering, uses_heaps, Variant};
+use untangle::rootsig::generate::{covering, shader_facts, Variant};
 use untangle::rootsig::layout::{BindingModel, LayoutOptions, RootDescriptors};
 
 const DIR: &str = "../shared/corpus/dxil/vkd3d-proton";
@@ -58,10 +58,11 @@ fn corpus_shaders_under_generated_root_signatures() {
         let info = untangle::dxil::analyze(&loaded.module).unwrap();
         let ep = info.entry_points.iter().find(|e| e.function.is_some()).unwrap();
         let stage = info.shader_model.as_ref().unwrap().kind;
-        let heaps = uses_heaps(&loaded.module);
+        let facts = shader_facts(&loaded.module);
+        let heaps = facts.uses_heaps;
         let unbounded = ep.resources.iter().any(|r| r.range_size.is_none());
         for variant in Variant::ALL {
-            let rs = covering(&ep.resources, stage, variant, heaps);
+            let rs = covering(&ep.resources, stage, variant, &facts);
             for layout in models {
                 let what = format!("{name} [{} / {:?}]", variant.name(), layout.model);
                 let options = Options { root_signature: Some(RootSignatureBinding { signature: rs.clone(), layout }), ..Options::default() };

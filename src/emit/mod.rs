@@ -16,7 +16,7 @@ mod error;
 mod function;
 mod interface;
 pub mod module;
-mod resources;
+pub(crate) mod resources;
 pub mod shape;
 pub mod translate;
 

@@ -453,7 +453,10 @@ impl Resources {
             return Ok(*v);
         }
         let binding = self.binder.heap_binding(slot)?;
-        let (shape, elem_ty, storage) = make_type(cx, r, atomic)?;
+        // Every constant buffer of the heap shares one array type: the largest D3D allows
+        // (4096 rows), whatever the first one to be used declares.
+        let widest = Resource { cbuffer_size: Some(65536), ..r.clone() };
+        let (shape, elem_ty, storage) = make_type(cx, &widest, atomic)?;
         let name = format!("heap_{}_{:?}{}", r.class.name(), r.kind, if atomic { "_atomic" } else { "" });
         let v = declare(cx, &name, shape, elem_ty, storage, binding, Indexing::Heap, ArrayLen::Runtime, r.class == ResourceClass::Uav);
         self.heap_vars.insert(key, v);
@@ -851,13 +854,41 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 }
 
-/// The UAV range ids that `atomicBinOp` / `atomicCompareExchange` calls of `f` use, found by
-/// following each call's handle back through `annotateHandle` to its creation.
+/// The UAV range ids that `atomicBinOp` / `atomicCompareExchange` calls of `f` use (32-bit
+/// ones; 64-bit atomics use their own 64-bit view, `image64`).
 pub fn atomic_uavs(m: &crate::ir::Module, f: &crate::ir::Function, table: &crate::dxil::Resources) -> std::collections::BTreeSet<u32> {
+    use crate::dxil::DxOp;
+    handle_targets(m, f, table, |op, inst| {
+        let wide = matches!(m.types.get(f.insts[inst].ty), crate::ir::Type::Int(64));
+        matches!(op, DxOp::AtomicBinOp | DxOp::AtomicCompareExchange) && !wide
+    })
+    .into_iter()
+    .filter(|(class, _)| *class == ResourceClass::Uav)
+    .map(|(_, id)| id)
+    .collect()
+}
+
+/// The declared resources (class, range id) whose handles reach the first argument of a
+/// `dx.op` call of `f` that `wanted(op, call)` selects, found by following each handle
+/// back through `annotateHandle` to `createHandle` / `createHandleFromBinding`. Heap
+/// handles (`createHandleFromHeap`) name no declared resource and are skipped.
+pub fn handle_targets(
+    m: &crate::ir::Module,
+    f: &crate::ir::Function,
+    table: &crate::dxil::Resources,
+    wanted: impl Fn(crate::dxil::DxOp, crate::ir::InstId) -> bool,
+) -> std::collections::BTreeSet<(ResourceClass, u32)> {
     use crate::dxil::{decode_call, DxOp};
     use crate::ir::{ConstKind, InstKind};
+    let class_of = |n: u64| match n {
+        0 => Some(ResourceClass::Srv),
+        1 => Some(ResourceClass::Uav),
+        2 => Some(ResourceClass::Cbv),
+        3 => Some(ResourceClass::Sampler),
+        _ => None,
+    };
     let mut out = std::collections::BTreeSet::new();
-    let resolve = |mut v: Value| -> Option<u32> {
+    let resolve = |mut v: Value| -> Option<(ResourceClass, u32)> {
         for _ in 0..64 {
             let Value::Inst(i) = v else { return None };
             let call = decode_call(m, f, i, "").ok()??;
@@ -867,20 +898,18 @@ pub fn atomic_uavs(m: &crate::ir::Module, f: &crate::ir::Function, table: &crate
             });
             match call.op {
                 DxOp::AnnotateHandle => v = *call.args.first()?,
-                DxOp::CreateHandle => return (int(0)? == 1).then_some(int(1)? as u32),
+                DxOp::CreateHandle => return Some((class_of(int(0)?)?, int(1)? as u32)),
                 DxOp::CreateHandleFromBinding => {
                     let Value::Const(c) = call.args.first()? else { return None };
                     let ConstKind::Aggregate(e) = &m.constants.get(*c).kind else { return None };
                     let field = |k: usize| e.get(k).and_then(|x| m.constants.as_int(*x));
-                    if field(3)? != 1 {
-                        return None;
-                    }
+                    let class = class_of(field(3)?)?;
                     let (lower, space) = (field(0)? as u32, field(2)? as u32);
                     return table
-                        .uavs
+                        .class(class)
                         .iter()
                         .find(|r| r.space == space && lower >= r.lower_bound && r.range_size.is_none_or(|n| lower - r.lower_bound < n))
-                        .map(|r| r.id);
+                        .map(|r| (class, r.id));
                 }
                 _ => return None,
             }
@@ -893,11 +922,9 @@ pub fn atomic_uavs(m: &crate::ir::Module, f: &crate::ir::Function, table: &crate
                 continue;
             }
             let Ok(Some(call)) = decode_call(m, f, i, "") else { continue };
-            // 64-bit atomics use their own 64-bit view (`image64`).
-            let wide = matches!(m.types.get(f.insts[i].ty), crate::ir::Type::Int(64));
-            if matches!(call.op, DxOp::AtomicBinOp | DxOp::AtomicCompareExchange) && !wide {
-                if let Some(id) = call.args.first().copied().and_then(resolve) {
-                    out.insert(id);
+            if wanted(call.op, i) {
+                if let Some(target) = call.args.first().copied().and_then(resolve) {
+                    out.insert(target);
                 }
             }
         }

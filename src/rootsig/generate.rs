@@ -14,11 +14,13 @@
 //!   root-constant parameter first (so push-constant offsets are not zero), sampler
 //!   tables at an explicit offset, visibility `ALL`.
 //!
-//! Shaders that index descriptor heaps directly (SM 6.6) get both heap-indexing flags.
+//! Shaders that index descriptor heaps directly (SM 6.6) get both heap-indexing flags;
+//! buffers whose size the shader queries never become root descriptors ([`ShaderFacts`]).
 
 use super::model::*;
 use crate::container::ShaderKind;
 use crate::dxil::{Resource, ResourceKind, Resources, SamplerKind};
+use std::collections::BTreeSet;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Variant {
@@ -100,9 +102,33 @@ fn sampler_for(r: &Resource, k: usize) -> StaticSampler {
     s
 }
 
+/// What the generator must know of a shader beyond its resource table.
+#[derive(Clone, Debug, Default)]
+pub struct ShaderFacts {
+    /// It indexes descriptor heaps directly (`createHandleFromHeap`).
+    pub uses_heaps: bool,
+    /// Resources whose size it queries (`getDimensions`): a root descriptor bound by
+    /// address has none, so these stay in tables.
+    pub sized: BTreeSet<(ResourceClass, u32)>,
+}
+
+/// The facts of module `m`'s entry point.
+pub fn shader_facts(m: &crate::ir::Module) -> ShaderFacts {
+    let uses_heaps = crate::dxil::op_uses(m).iter().any(|u| u.op.as_deref() == Some("CreateHandleFromHeap"));
+    let mut sized = BTreeSet::new();
+    if let Ok(info) = crate::dxil::analyze(m) {
+        for ep in &info.entry_points {
+            if let Some(fid) = ep.function {
+                sized.extend(crate::emit::resources::handle_targets(m, &m.functions[fid], &ep.resources, |op, _| op == crate::dxil::DxOp::GetDimensions));
+            }
+        }
+    }
+    ShaderFacts { uses_heaps, sized }
+}
+
 /// A root signature of `variant` covering `resources` of a `stage` shader.
-pub fn covering(resources: &Resources, stage: ShaderKind, variant: Variant, uses_heaps: bool) -> RootSignature {
-    let mut rs = RootSignature { version: Version::V1_1, flags: flags(stage, uses_heaps), parameters: Vec::new(), static_samplers: Vec::new() };
+pub fn covering(resources: &Resources, stage: ShaderKind, variant: Variant, facts: &ShaderFacts) -> RootSignature {
+    let mut rs = RootSignature { version: Version::V1_1, flags: flags(stage, facts.uses_heaps), parameters: Vec::new(), static_samplers: Vec::new() };
     let vis = stage_visibility(stage);
     let all: Vec<&Resource> = resources.iter().collect();
     match variant {
@@ -131,6 +157,7 @@ pub fn covering(resources: &Resources, stage: ShaderKind, variant: Variant, uses
                         if single
                             && matches!(r.kind, ResourceKind::RawBuffer | ResourceKind::StructuredBuffer)
                             && !r.uav.is_some_and(|u| u.has_counter)
+                            && !facts.sized.contains(&(r.class, r.id))
                             && cost + 2 <= 48 =>
                     {
                         cost += 2;
@@ -219,9 +246,4 @@ pub fn covering(resources: &Resources, stage: ShaderKind, variant: Variant, uses
         }
     }
     rs
-}
-
-/// Whether module `m` indexes descriptor heaps directly (`createHandleFromHeap`).
-pub fn uses_heaps(m: &crate::ir::Module) -> bool {
-    crate::dxil::op_uses(m).iter().any(|u| u.op.as_deref() == Some("CreateHandleFromHeap"))
 }

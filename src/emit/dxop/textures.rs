@@ -297,6 +297,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let mut comps = Vec::new();
         match rv.shape {
             ResShape::Words { stride } => {
+                if matches!(rv.indexing, crate::emit::resources::Indexing::Address { .. }) {
+                    // A buffer device address has no size to query.
+                    return Err(self.form(
+                        c.op,
+                        "on a root SRV/UAV bound by buffer device address (root descriptors carry no size); \
+                         bind it through a descriptor table or lower root descriptors as descriptors",
+                    ));
+                }
                 let (_, p) = self.res_ptr(h)?;
                 let words = self.op(Op::ArrayLength, u, vec![Operand::IdRef(p), Operand::LiteralBit32(0)])?;
                 let four = self.cx.const_u32(4);
