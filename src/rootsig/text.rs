@@ -448,9 +448,11 @@ impl Parser {
             return Err(Self::unexpected(&t, "a number"));
         };
         let body = n.trim_end_matches(['f', 'F']);
-        // DXC reads a double and rejects magnitudes above FLT_MAX; then rounds to float.
-        match body.parse::<f64>() {
-            Ok(v) if v.abs() <= f64::from(f32::MAX) => Ok(v as f32),
+        // DXC reads a double and rejects magnitudes above FLT_MAX. The value is then read
+        // as f32 directly (one rounding), so that the printer's shortest `{:?}` text reads
+        // back bit-exactly.
+        match (body.parse::<f64>(), body.parse::<f32>()) {
+            (Ok(wide), Ok(v)) if wide.abs() <= f64::from(f32::MAX) => Ok(v),
             _ => Err(syntax(
                 t.at,
                 SyntaxKind::NumberRange,
@@ -676,10 +678,11 @@ impl Parser {
                 seen.mark(&t, "numDescriptors")?;
                 p.expect(Tok::Eq, "`=`")?;
                 let v = p.next();
+                // DXC stores the number as is, so 0xFFFFFFFF is `unbounded` too.
                 r.count = if Self::word_is(&v, "unbounded") {
                     None
                 } else {
-                    Some(p.u32_of(&v)?)
+                    Some(p.u32_of(&v)?).filter(|&n| n != u32::MAX)
                 };
             } else if Self::word_is(&t, "space") {
                 seen.mark(&t, "space")?;
@@ -691,7 +694,11 @@ impl Parser {
                 r.offset = if Self::word_is(&v, "DESCRIPTOR_RANGE_OFFSET_APPEND") {
                     RangeOffset::Append
                 } else {
-                    RangeOffset::At(p.u32_of(&v)?)
+                    // As in DXC, 0xFFFFFFFF is the APPEND value itself.
+                    match p.u32_of(&v)? {
+                        u32::MAX => RangeOffset::Append,
+                        o => RangeOffset::At(o),
+                    }
                 };
             } else if Self::word_is(&t, "flags") {
                 seen.mark(&t, "flags")?;
@@ -859,10 +866,9 @@ pub fn to_hlsl(rs: &RootSignature) -> String {
                 args.push(format!("{name} = {}", mode.keyword()));
             }
         }
-        // Compared by bits so that -0.0 is written out; `{:?}` is the shortest text that
-        // reads back to the same f32.
+        // Compared by bits so that -0.0 is written out.
         if s.mip_lod_bias.to_bits() != defaults.mip_lod_bias.to_bits() {
-            args.push(format!("mipLODBias = {:?}", s.mip_lod_bias));
+            args.push(format!("mipLODBias = {}", float_text(s.mip_lod_bias)));
         }
         if s.max_anisotropy != defaults.max_anisotropy {
             args.push(format!("maxAnisotropy = {}", s.max_anisotropy));
@@ -874,10 +880,10 @@ pub fn to_hlsl(rs: &RootSignature) -> String {
             args.push(format!("borderColor = {}", s.border_color.keyword()));
         }
         if s.min_lod.to_bits() != defaults.min_lod.to_bits() {
-            args.push(format!("minLOD = {:?}", s.min_lod));
+            args.push(format!("minLOD = {}", float_text(s.min_lod)));
         }
         if s.max_lod.to_bits() != defaults.max_lod.to_bits() {
-            args.push(format!("maxLOD = {:?}", s.max_lod));
+            args.push(format!("maxLOD = {}", float_text(s.max_lod)));
         }
         push_space(&mut args, s.space);
         if s.visibility != Visibility::All {
@@ -892,6 +898,17 @@ pub fn to_hlsl(rs: &RootSignature) -> String {
         elements.push(format!("StaticSampler({})", args.join(", ")));
     }
     elements.join(",\n")
+}
+
+/// The shortest text reading back to `value` (`{:?}`), except `±FLT_MAX`: its shortest
+/// text, `3.4028235e38`, is above `FLT_MAX` as a double, which DXC's parser rejects; d3d12.h's
+/// spelling `3.402823466e+38` reads back to it under both parsers.
+fn float_text(value: f32) -> String {
+    if value.abs() == f32::MAX {
+        format!("{}3.402823466e+38", if value < 0.0 { "-" } else { "" })
+    } else {
+        format!("{value:?}")
+    }
 }
 
 fn push_space(args: &mut Vec<String>, space: u32) {
