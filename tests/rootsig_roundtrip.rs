@@ -754,6 +754,8 @@ fn string_syntax_errors_are_typed_with_position_and_token() {
         ("CBV(b0, space = 1.5)", V1_1, NumberRange, pos(1, 17), "1.5"),
         ("CBV(b4294967296)", V1_1, NumberRange, pos(1, 5), "b4294967296"),
         ("StaticSampler(s0, mipLODBias = 1e39)", V1_1, NumberRange, pos(1, 32), "1e39"),
+        // Above FLT_MAX as a double: DXC rejects it too (d3d12.h writes 3.402823466e+38).
+        ("StaticSampler(s0, maxLOD = 3.4028235e38)", V1_1, NumberRange, pos(1, 28), "3.4028235e38"),
         ("StaticSampler(s0, mipLODBias = 1e)", V1_1, BadToken, pos(1, 32), "1e"),
         ("CBV(b0, visibility = SHADER_VISIBILITY_COMPUTE)", V1_1, Unexpected, pos(1, 22), "SHADER_VISIBILITY_COMPUTE"),
         ("CBV(b0, space 1)", V1_1, Unexpected, pos(1, 15), "1"),
@@ -908,4 +910,49 @@ fn json_dump_names_everything() {
         v["static_samplers"][0]["filter"],
         "FILTER_COMPARISON_MIN_MAG_MIP_LINEAR"
     );
+}
+
+#[test]
+fn cli_reads_strings_and_binaries_and_writes_rts0() {
+    let exe = env!("CARGO_BIN_EXE_untangle");
+    let dir = std::env::temp_dir().join(format!("untangle-rootsig-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("rs.rts0");
+    let (version, text) = CASES[28];
+    let run = |args: &[&str]| std::process::Command::new(exe).args(args).output().unwrap();
+    let r = run(&[
+        "rootsig",
+        "--string",
+        text,
+        "--version",
+        version.name(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let rs = parse_hlsl(text, version).unwrap();
+    assert_eq!(String::from_utf8_lossy(&r.stdout).trim_end(), to_hlsl(&rs));
+    assert_eq!(std::fs::read(&out).unwrap(), to_rts0(&rs));
+    // The binary back, as a bare part and inside a container; JSON.
+    let container = dir.join("rs.dxbc");
+    std::fs::write(&container, to_rts0_container(&rs)).unwrap();
+    for file in [&out, &container] {
+        let r = run(&["rootsig", file.to_str().unwrap(), "--json"]);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        // Compared as text: f32 fields do not survive a trip through f64 JSON numbers.
+        let expected =
+            serde_json::to_string_pretty(&untangle::rootsig::json::to_json(&rs)).unwrap();
+        assert_eq!(String::from_utf8_lossy(&r.stdout).trim_end(), expected);
+    }
+    // Invalid input: exit 1 with the typed error on stderr.
+    let r = run(&[
+        "rootsig",
+        "--string",
+        "DescriptorTable(SRV(t0), Sampler(s0))",
+    ]);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("cannot mix samplers"));
+    let r = run(&["rootsig", out.to_str().unwrap(), "--version", "1.0"]);
+    assert_eq!(r.status.code(), Some(1));
+    let _ = std::fs::remove_dir_all(&dir);
 }
