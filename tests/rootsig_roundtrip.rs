@@ -956,3 +956,96 @@ fn cli_reads_strings_and_binaries_and_writes_rts0() {
     assert_eq!(r.status.code(), Some(1));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Compiler output: containers written by `fxc`/`dxc /T rootsig_1_0` and `rootsig_1_1` (and
+/// one compute shader with a root signature), as recorded in vkd3d's D3D12 tests
+/// (`tests/d3d12.c`, `test_root_signature_byte_code`, `test_root_signature_priority`). Our
+/// parser must read them as the string reads, and our writer must reproduce their RTS0
+/// parts byte for byte.
+#[rustfmt::skip]
+const COMPILED: &[(Version, &str, &[u32])] = &[
+    (V1_0, "CBV(b4, space = 1, visibility = SHADER_VISIBILITY_GEOMETRY)", &[
+        0x43425844, 0x6d4cfb48, 0xbfecaa8d, 0x379ff9c3, 0x0cc56997, 0x00000001, 0x00000058, 0x00000001,
+        0x00000024, 0x30535452, 0x0000002c, 0x00000001, 0x00000001, 0x00000018, 0x00000000, 0x0000002c,
+        0x00000000, 0x00000002, 0x00000004, 0x00000024, 0x00000004, 0x00000001,
+    ]),
+    (V1_1, "CBV(b4, space = 1, visibility = SHADER_VISIBILITY_GEOMETRY)", &[
+        0x43425844, 0x8450397e, 0x4e136d61, 0xb4fe3b44, 0xc7223872, 0x00000001, 0x0000005c, 0x00000001,
+        0x00000024, 0x30535452, 0x00000030, 0x00000002, 0x00000001, 0x00000018, 0x00000000, 0x00000030,
+        0x00000000, 0x00000002, 0x00000004, 0x00000024, 0x00000004, 0x00000001, 0x00000000,
+    ]),
+    (V1_1, "CBV(b4, space = 1, visibility = SHADER_VISIBILITY_VERTEX), SRV(t13, flags = DATA_STATIC), \
+            UAV(u6, flags = DATA_STATIC_WHILE_SET_AT_EXECUTE)", &[
+        0x43425844, 0x8ddedbbe, 0xbcfea259, 0x6b35bfbb, 0x23e1de24, 0x00000001, 0x0000008c, 0x00000001,
+        0x00000024, 0x30535452, 0x00000060, 0x00000002, 0x00000003, 0x00000018, 0x00000000, 0x00000060,
+        0x00000000, 0x00000002, 0x00000001, 0x0000003c, 0x00000003, 0x00000000, 0x00000048, 0x00000004,
+        0x00000000, 0x00000054, 0x00000004, 0x00000001, 0x00000000, 0x0000000d, 0x00000000, 0x00000008,
+        0x00000006, 0x00000000, 0x00000004,
+    ]),
+    (V1_0, "RootConstants(num32BitConstants=3, b4), RootConstants(num32BitConstants=4, b5, space = 3)", &[
+        0x43425844, 0xbc015590, 0xa9a4a345, 0x7e446850, 0x2be05281, 0x00000001, 0x00000074, 0x00000001,
+        0x00000024, 0x30535452, 0x00000048, 0x00000001, 0x00000002, 0x00000018, 0x00000000, 0x00000048,
+        0x00000000, 0x00000001, 0x00000000, 0x00000030, 0x00000001, 0x00000000, 0x0000003c, 0x00000004,
+        0x00000000, 0x00000003, 0x00000005, 0x00000003, 0x00000004,
+    ]),
+    (V1_0, "DescriptorTable(CBV(b1, space = 7), SRV(t16, numDescriptors = 8), UAV(u3, numDescriptors = unbounded, offset = 44))", &[
+        0x43425844, 0x0f92e563, 0x4766993f, 0x2304e283, 0x14f0d8dc, 0x00000001, 0x00000094, 0x00000001,
+        0x00000024, 0x30535452, 0x00000068, 0x00000001, 0x00000001, 0x00000018, 0x00000000, 0x00000068,
+        0x00000000, 0x00000000, 0x00000000, 0x00000024, 0x00000003, 0x0000002c, 0x00000002, 0x00000001,
+        0x00000001, 0x00000007, 0xffffffff, 0x00000000, 0x00000008, 0x00000010, 0x00000000, 0xffffffff,
+        0x00000001, 0xffffffff, 0x00000003, 0x00000000, 0x0000002c,
+    ]),
+    (V1_1, "DescriptorTable(CBV(b1, space = 7, flags = DESCRIPTORS_VOLATILE), \
+            SRV(t16, numDescriptors = 8, flags = DESCRIPTORS_VOLATILE | DATA_VOLATILE), \
+            UAV(u3, numDescriptors = unbounded, offset = 44, flags = DATA_STATIC))", &[
+        0x43425844, 0xe77ffa8f, 0xfab552d5, 0x586e15d4, 0x4c186c26, 0x00000001, 0x000000a0, 0x00000001,
+        0x00000024, 0x30535452, 0x00000074, 0x00000002, 0x00000001, 0x00000018, 0x00000000, 0x00000074,
+        0x00000000, 0x00000000, 0x00000000, 0x00000024, 0x00000003, 0x0000002c, 0x00000002, 0x00000001,
+        0x00000001, 0x00000007, 0x00000001, 0xffffffff, 0x00000000, 0x00000008, 0x00000010, 0x00000000,
+        0x00000003, 0xffffffff, 0x00000001, 0xffffffff, 0x00000003, 0x00000000, 0x00000008, 0x0000002c,
+    ]),
+    (V1_1, "StaticSampler(s4)", &[
+        0x43425844, 0x52b07945, 0x997c0a1e, 0xe4efb9e9, 0x0378e2d4, 0x00000001, 0x00000078, 0x00000001,
+        0x00000024, 0x30535452, 0x0000004c, 0x00000002, 0x00000000, 0x00000018, 0x00000001, 0x00000018,
+        0x00000000, 0x00000055, 0x00000001, 0x00000001, 0x00000001, 0x00000000, 0x00000010, 0x00000004,
+        0x00000002, 0x00000000, 0x7f7fffff, 0x00000004, 0x00000000, 0x00000000,
+    ]),
+    (V1_0, "StaticSampler(s0, filter = FILTER_MIN_MAG_MIP_POINT, addressV = TEXTURE_ADDRESS_CLAMP, \
+            visibility = SHADER_VISIBILITY_PIXEL), StaticSampler(s0, filter = FILTER_MIN_MAG_POINT_MIP_LINEAR, \
+            AddressW = TEXTURE_ADDRESS_BORDER, MipLODBias = 1, maxLod = 10, \
+            borderColor = STATIC_BORDER_COLOR_OPAQUE_BLACK, space = 3)", &[
+        0x43425844, 0x52ed526c, 0x892c2d7c, 0xb8ab1123, 0x7e3a727d, 0x00000001, 0x000000ac, 0x00000001,
+        0x00000024, 0x30535452, 0x00000080, 0x00000001, 0x00000000, 0x00000018, 0x00000002, 0x00000018,
+        0x00000000, 0x00000000, 0x00000001, 0x00000003, 0x00000001, 0x00000000, 0x00000010, 0x00000004,
+        0x00000002, 0x00000000, 0x7f7fffff, 0x00000000, 0x00000000, 0x00000005, 0x00000001, 0x00000001,
+        0x00000001, 0x00000004, 0x3f800000, 0x00000010, 0x00000004, 0x00000001, 0x00000000, 0x41200000,
+        0x00000000, 0x00000003, 0x00000000,
+    ]),
+    // A compute shader (SHEX) with `[rootsignature("UAV(u1), UAV(u0)")]`: RTS0 is its 4th part.
+    (V1_1, "UAV(u1), UAV(u0)", &[
+        0x43425844, 0x42fd18b2, 0x996f5350, 0x1ce9d69a, 0x96324a34, 0x00000001, 0x00000138, 0x00000004,
+        0x00000030, 0x00000040, 0x00000050, 0x000000e8, 0x4e475349, 0x00000008, 0x00000000, 0x00000008,
+        0x4e47534f, 0x00000008, 0x00000000, 0x00000008, 0x58454853, 0x00000090, 0x00050051, 0x00000024,
+        0x0100086a, 0x0600009d, 0x0031ee46, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x0600009d,
+        0x0031ee46, 0x00000001, 0x00000001, 0x00000001, 0x00000000, 0x0400009b, 0x00000001, 0x00000001,
+        0x00000001, 0x080000a6, 0x0021e012, 0x00000000, 0x00000000, 0x00004001, 0x00000000, 0x00004001,
+        0x00000001, 0x080000a6, 0x0021e012, 0x00000001, 0x00000001, 0x00004001, 0x00000000, 0x00004001,
+        0x00000002, 0x0100003e, 0x30535452, 0x00000048, 0x00000002, 0x00000002, 0x00000018, 0x00000000,
+        0x00000048, 0x00000000, 0x00000004, 0x00000000, 0x00000030, 0x00000004, 0x00000000, 0x0000003c,
+        0x00000001, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000,
+    ]),
+];
+
+#[test]
+fn compiler_output_reads_like_the_string_and_is_reproduced_byte_for_byte() {
+    for &(version, text, container_words) in COMPILED {
+        let container = words(container_words);
+        let expected = parse_hlsl(text, version).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let rs = parse_rts0_file(&container).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(rs, expected, "{text}");
+        let parsed = untangle::container::Container::parse(&container).unwrap();
+        let part = parsed.rts0().unwrap();
+        assert_eq!(to_rts0(&rs), part, "{text}");
+        assert_eq!(parsed.root_signature(), Ok(Some(rs)));
+    }
+}
