@@ -584,10 +584,17 @@ fn rule_flags_not_in_version() {
         validate(&rs).unwrap_err().rule(),
         Some(Rule::FlagsNotInVersion)
     );
+}
+
+#[test]
+fn rule_comparison_filter_needs_a_comparison_function() {
     assert_eq!(
-        rule_of("StaticSampler(s0, comparisonFunc = COMPARISON_NONE)", V1_1),
-        Rule::FlagsNotInVersion
+        rule_of("StaticSampler(s0, filter = FILTER_COMPARISON_ANISOTROPIC, comparisonFunc = COMPARISON_NONE)", V1_2),
+        Rule::BadEnum
     );
+    // NONE with a plain filter is fine in every version (DXC checks it only for comparison
+    // filters; zero-initialised samplers carry it).
+    assert!(parse_hlsl("StaticSampler(s0, comparisonFunc = COMPARISON_NONE)", V1_0).is_ok());
 }
 
 #[test]
@@ -626,7 +633,6 @@ fn rule_flag_combination() {
         "DescriptorTable(SRV(t0, flags = DESCRIPTORS_VOLATILE | DATA_STATIC))",
         "DescriptorTable(SRV(t0, flags = DESCRIPTORS_VOLATILE | DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS))",
         "DescriptorTable(Sampler(s0, flags = DATA_VOLATILE))",
-        "DescriptorTable(Sampler(s0, flags = DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS))",
         "CBV(b0, flags = DATA_VOLATILE | DATA_STATIC)",
     ] {
         assert_eq!(rule_of(text, V1_1), Rule::FlagCombination, "{text}");
@@ -681,8 +687,17 @@ fn rule_sampler_field() {
     rs.static_samplers[0].min_lod = f32::NAN;
     assert_eq!(validate(&rs).unwrap_err().rule(), Some(Rule::SamplerField));
     rs.static_samplers[0].min_lod = 0.0;
-    rs.static_samplers[0].max_lod = f32::INFINITY;
+    rs.static_samplers[0].mip_lod_bias = f32::NAN;
     assert_eq!(validate(&rs).unwrap_err().rule(), Some(Rule::SamplerField));
+    // Infinite LODs are valid (DXC rejects only NaN) and print as our `inf` extension.
+    rs.static_samplers[0].mip_lod_bias = 0.0;
+    rs.static_samplers[0].min_lod = f32::NEG_INFINITY;
+    rs.static_samplers[0].max_lod = f32::INFINITY;
+    assert_eq!(validate(&rs), Ok(()));
+    let text = to_hlsl(&rs);
+    assert_eq!(text, "StaticSampler(s0, minLOD = -inf, maxLOD = inf)");
+    assert_eq!(parse_hlsl(&text, V1_1), Ok(rs.clone()));
+    assert_eq!(parse_rts0(&to_rts0(&rs)), Ok(rs));
 }
 
 #[test]

@@ -131,6 +131,24 @@ fn tokenize(text: &str) -> Result<Vec<Token>, RootSigError> {
         } else if c.is_ascii_digit() || c == '+' || c == '-' || c == '.' {
             if c == '+' || c == '-' {
                 i += 1;
+                // A signed `inf` (see `equals_f32`).
+                let word: String = chars[i..].iter().take(4).collect();
+                let tail = word.get(..3).unwrap_or("");
+                if tail.eq_ignore_ascii_case("inf")
+                    && !word[3..].starts_with(|ch: char| ch.is_ascii_alphanumeric() || ch == '_')
+                {
+                    i += 3;
+                    let text: String = chars[start..i].iter().collect();
+                    tokens.push(Token {
+                        tok: Tok::Number(text.clone()),
+                        at,
+                        text,
+                    });
+                    for _ in start..i {
+                        column += 1;
+                    }
+                    continue;
+                }
             }
             let mut digits = 0;
             while i < chars.len() && chars[i].is_ascii_digit() {
@@ -444,9 +462,18 @@ impl Parser {
     fn equals_f32(&mut self) -> Result<f32, RootSigError> {
         self.expect(Tok::Eq, "`=`")?;
         let t = self.next();
-        let Tok::Number(n) = &t.tok else {
-            return Err(Self::unexpected(&t, "a number"));
+        let n = match &t.tok {
+            Tok::Number(n) => n.as_str(),
+            Tok::Word(w) if w.eq_ignore_ascii_case("inf") => w.as_str(),
+            _ => return Err(Self::unexpected(&t, "a number")),
         };
+        // `inf`, `-inf`: our extension (DXC has no spelling for them), so that the LODs
+        // D3D12 accepts (any non-NaN value) print and read back.
+        match n.to_ascii_lowercase().as_str() {
+            "inf" | "+inf" => return Ok(f32::INFINITY),
+            "-inf" => return Ok(f32::NEG_INFINITY),
+            _ => {}
+        }
         let body = n.trim_end_matches(['f', 'F']);
         // DXC reads a double and rejects magnitudes above FLT_MAX. The value is then read
         // as f32 directly (one rounding), so that the printer's shortest `{:?}` text reads
@@ -904,7 +931,9 @@ pub fn to_hlsl(rs: &RootSignature) -> String {
 /// text, `3.4028235e38`, is above `FLT_MAX` as a double, which DXC's parser rejects; d3d12.h's
 /// spelling `3.402823466e+38` reads back to it under both parsers.
 fn float_text(value: f32) -> String {
-    if value.abs() == f32::MAX {
+    if value.is_infinite() {
+        format!("{}inf", if value < 0.0 { "-" } else { "" })
+    } else if value.abs() == f32::MAX {
         format!("{}3.402823466e+38", if value < 0.0 { "-" } else { "" })
     } else {
         format!("{value:?}")

@@ -15,18 +15,19 @@
 //! - [`Rule::SamplersMixed`]: a table holds sampler ranges or CBV/SRV/UAV ranges, not both.
 //! - [`Rule::ZeroCount`]: `NumDescriptors` is not 0.
 //! - [`Rule::AppendAfterUnbounded`]: no `APPEND` range after an unbounded one.
-//! - [`Rule::FlagsNotInVersion`]: no range/descriptor flags in 1.0; no sampler flags and no
-//!   `COMPARISON_NONE` below 1.2.
+//! - [`Rule::FlagsNotInVersion`]: no range/descriptor flags in 1.0; no sampler flags below 1.2.
 //! - [`Rule::UnknownFlag`]: no bits outside each flag kind's defined set.
 //! - [`Rule::FlagCombination`]: at most one `DATA_*` flag; not `DESCRIPTORS_VOLATILE` with
 //!   `DATA_STATIC`; not `DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS` with
-//!   `DESCRIPTORS_VOLATILE`; sampler ranges take only `DESCRIPTORS_VOLATILE`.
+//!   `DESCRIPTORS_VOLATILE` (D3D12's flag documentation; DXC's verifier predates the flag);
+//!   no `DATA_*` flag on sampler ranges.
 //! - [`Rule::BadEnum`]: the filter is a defined `D3D12_FILTER` (the other enumerations are
-//!   typed in the model, so their parsers already reject unknown values).
+//!   typed in the model, so their parsers already reject unknown values); a comparison
+//!   filter's comparison function is not `NONE`.
 //! - [`Rule::SamplerRootDescriptor`]: root CBV/SRV/UAV only.
 //! - [`Rule::SamplerField`]: `MaxAnisotropy <= 16`; `MipLODBias` in `[-16, 15.99]`
-//!   (`D3D12_MIP_LOD_BIAS_MIN/MAX`); LODs and bias finite (NaN is meaningless; infinities
-//!   cannot be written in the HLSL string, whose floats DXC limits to `±FLT_MAX`).
+//!   (`D3D12_MIP_LOD_BIAS_MIN/MAX`); `MinLOD`, `MaxLOD` not NaN (infinities are allowed,
+//!   as in DXC's verifier; the printer writes them `inf`, an extension of ours).
 //! - [`Rule::ReservedSpace`]: register spaces `0xFFFFFFF0..=0xFFFFFFFF` are reserved.
 //!
 //! Deliberately not rejected, because D3D12 accepts them (or we could not confirm it rejects
@@ -268,20 +269,17 @@ fn check_range_flags(
             ),
         ));
     }
-    if r.class == ResourceClass::Sampler {
-        if f & !RangeFlags::DESCRIPTORS_VOLATILE != 0 {
-            return Err(RootSigError::invalid(
-                Rule::FlagCombination,
-                element,
-                "sampler ranges take only DESCRIPTORS_VOLATILE",
-            ));
-        }
-        return Ok(());
-    }
     let data = f
         & (RangeFlags::DATA_VOLATILE
             | RangeFlags::DATA_STATIC_WHILE_SET_AT_EXECUTE
             | RangeFlags::DATA_STATIC);
+    if r.class == ResourceClass::Sampler && data != 0 {
+        return Err(RootSigError::invalid(
+            Rule::FlagCombination,
+            element,
+            "sampler ranges take no DATA_* flags (no data lies behind a sampler)",
+        ));
+    }
     if data.count_ones() > 1 {
         return Err(RootSigError::invalid(
             Rule::FlagCombination,
@@ -359,19 +357,18 @@ fn check_sampler(version: Version, s: &StaticSampler, element: &str) -> Result<(
             format!("maxAnisotropy {} is above 16", s.max_anisotropy),
         ));
     }
-    for (name, value) in [
-        ("mipLODBias", s.mip_lod_bias),
-        ("minLOD", s.min_lod),
-        ("maxLOD", s.max_lod),
-    ] {
-        if !value.is_finite() {
+    // DXC's verifier (mirroring the runtime's sampler checks) rejects only NaN LODs;
+    // infinities are fine there.
+    for (name, value) in [("minLOD", s.min_lod), ("maxLOD", s.max_lod)] {
+        if value.is_nan() {
             return Err(RootSigError::invalid(
                 Rule::SamplerField,
                 element,
-                format!("{name} is {value}"),
+                format!("{name} is NaN"),
             ));
         }
     }
+    // Also false for NaN.
     if !(-16.0..=15.99).contains(&s.mip_lod_bias) {
         return Err(RootSigError::invalid(
             Rule::SamplerField,
@@ -379,11 +376,14 @@ fn check_sampler(version: Version, s: &StaticSampler, element: &str) -> Result<(
             format!("mipLODBias {} is outside [-16, 15.99]", s.mip_lod_bias),
         ));
     }
-    if s.comparison == ComparisonFunc::None && version < Version::V1_2 {
+    // The comparison function matters only for comparison filters (DXC checks it only
+    // there), so `NONE` (0) is fine elsewhere in any version: zero-initialised
+    // descriptors serialized by the runtime carry it.
+    if s.comparison == ComparisonFunc::None && s.filter.reduction() == 1 {
         return Err(RootSigError::invalid(
-            Rule::FlagsNotInVersion,
+            Rule::BadEnum,
             element,
-            "COMPARISON_NONE needs root signature 1.2",
+            "a comparison filter needs a comparison function other than NONE",
         ));
     }
     if s.flags.0 != 0 {
