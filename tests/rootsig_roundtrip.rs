@@ -1064,3 +1064,34 @@ fn compiler_output_reads_like_the_string_and_is_reproduced_byte_for_byte() {
         assert_eq!(parsed.root_signature(), Ok(Some(rs)));
     }
 }
+
+/// The canonical text: one element per line, tables' ranges indented, DXC's defaults left
+/// out, arguments in a fixed order.
+#[test]
+fn canonical_text_is_pinned() {
+    let rs = parse_hlsl(
+        "StaticSampler(s0, maxLOD=12, mipLODBias=-0.25, flags = UINT_BORDER_COLOR, \
+         borderColor = STATIC_BORDER_COLOR_OPAQUE_BLACK_UINT, comparisonFunc = COMPARISON_GREATER, \
+         filter = FILTER_COMPARISON_MIN_MAG_MIP_LINEAR), \
+         rootflags(cbv_srv_uav_heap_directly_indexed | allow_input_assembler_input_layout), \
+         RootConstants(space = 1, b0, num32BitConstants = 8), CBV(flags = DATA_STATIC, b1), \
+         DescriptorTable(visibility = SHADER_VISIBILITY_PIXEL, SRV(flags = DESCRIPTORS_VOLATILE, t1, numDescriptors = unbounded), \
+         CBV(b0, offset = 3, space = 0, numDescriptors = 1)), DescriptorTable(Sampler(s0, numDescriptors = 16, space = 1))",
+        V1_2,
+    )
+    .unwrap();
+    let expected = "\
+RootFlags(ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT | CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED),
+RootConstants(num32BitConstants = 8, b0, space = 1),
+CBV(b1, flags = DATA_STATIC),
+DescriptorTable(
+    SRV(t1, numDescriptors = unbounded, flags = DESCRIPTORS_VOLATILE),
+    CBV(b0, offset = 3),
+    visibility = SHADER_VISIBILITY_PIXEL
+),
+DescriptorTable(Sampler(s0, numDescriptors = 16, space = 1)),
+StaticSampler(s0, filter = FILTER_COMPARISON_MIN_MAG_MIP_LINEAR, mipLODBias = -0.25, \
+comparisonFunc = COMPARISON_GREATER, borderColor = STATIC_BORDER_COLOR_OPAQUE_BLACK_UINT, maxLOD = 12.0, \
+flags = UINT_BORDER_COLOR)";
+    assert_eq!(to_hlsl(&rs), expected);
+}
