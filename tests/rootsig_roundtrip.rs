@@ -807,7 +807,7 @@ impl Rng {
 
 #[test]
 fn seeded_binary_mutations_never_panic() {
-    let mut rng = Rng(0x5eed_0f_b10b);
+    let mut rng = Rng(0x005e_ed0f_b10b);
     let blobs: Vec<Vec<u8>> = CASES
         .iter()
         .map(|&(v, t)| to_rts0(&parse_hlsl(t, v).unwrap()))
