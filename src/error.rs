@@ -36,6 +36,9 @@ pub enum Error {
     /// DXIL → SPIR-V translation failed (`crate::emit::translate`).
     #[error("{0}")]
     Translate(#[from] crate::emit::TranslateError),
+    /// A malformed or invalid root signature (RTS0 part or HLSL string).
+    #[error("{0}")]
+    RootSig(#[from] crate::rootsig::RootSigError),
     #[error("I/O: {0}")]
     Io(#[from] std::io::Error),
 }

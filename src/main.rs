@@ -88,6 +88,32 @@ enum Command {
         #[arg(long, value_name = "T", default_value_t = 512, requires = "shape_batch")]
         trace_stride: u32,
     },
+    /// Read a root signature (an RTS0 part, a DXBC container holding one, a text file with
+    /// a root-signature string, or `--string`), validate it against D3D12's rules, and print
+    /// it as a canonical root-signature string (or JSON); `-o` writes the RTS0 part.
+    Rootsig(RootsigArgs),
+}
+
+/// `untangle rootsig`: see [`rootsig_command`].
+#[derive(Args)]
+struct RootsigArgs {
+    /// RTS0 part, DXBC container (`dxc -T rootsig_1_x` output, or a shader with RTS0) or a
+    /// text file holding a root-signature string.
+    #[arg(required_unless_present = "string", conflicts_with = "string")]
+    file: Option<PathBuf>,
+    /// The root-signature string itself (as in `[RootSignature("...")]`).
+    #[arg(long, value_name = "TEXT")]
+    string: Option<String>,
+    /// Root signature version to parse a string for (default 1.1); for a binary, the version
+    /// it must have.
+    #[arg(long, value_name = "1.0|1.1|1.2", value_parser = parse_rootsig_version)]
+    version: Option<untangle::rootsig::Version>,
+    /// Write the serialized RTS0 part (DXC's layout) to this file.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Print JSON instead of the root-signature string.
+    #[arg(long)]
+    json: bool,
 }
 
 /// A failure tied to an input file, printed as one line.
@@ -143,6 +169,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let options = untangle::emit::shape::ShapeOptions { batch };
             translate(file, shape, output, dump_cfg, &options)?
         }
+        Command::Rootsig(args) => rootsig_command(args)?,
         Command::Ir { file } => {
             let loaded = untangle::load::load_path(&file).map_err(|error| Failure { file, error: Box::new(error) })?;
             print!("{}", untangle::ir::dump::Dumper::new(&loaded.module).module());
@@ -338,6 +365,51 @@ fn convert(args: Convert) -> Result<(), Failure> {
             file: output,
             error: Box::new(format!("{bad} of {} inputs failed", files.len())),
         });
+    }
+    Ok(())
+}
+
+// --- `untangle rootsig` ---------------------------------------------------------------
+
+fn parse_rootsig_version(text: &str) -> Result<untangle::rootsig::Version, String> {
+    untangle::rootsig::Version::from_name(text)
+        .ok_or_else(|| format!("unknown root signature version `{text}` (1.0, 1.1 or 1.2)"))
+}
+
+/// Reads, validates and prints one root signature; writes its RTS0 part with `-o`.
+fn rootsig_command(args: RootsigArgs) -> Result<(), Failure> {
+    use untangle::rootsig;
+    let source = args.file.clone().unwrap_or_else(|| PathBuf::from("<string>"));
+    let fail = |error: untangle::Error| Failure { file: source.clone(), error: Box::new(error) };
+    let from_text = |text: &str| rootsig::parse_hlsl(text, args.version.unwrap_or(rootsig::Version::V1_1));
+    let rs = match (&args.string, &args.file) {
+        (Some(text), _) => from_text(text).map_err(|e| fail(e.into()))?,
+        (None, Some(file)) => {
+            let bytes = std::fs::read(file).map_err(|e| fail(e.into()))?;
+            // A bare RTS0 part starts with its version as a little-endian u32 (1 to 3).
+            let bare_part = bytes.len() >= 4 && (1..=3).contains(&bytes[0]) && bytes[1..4] == [0, 0, 0];
+            let text = std::str::from_utf8(&bytes).ok().filter(|_| !bare_part && !bytes.starts_with(b"DXBC"));
+            match text {
+                Some(text) => from_text(text).map_err(|e| fail(e.into()))?,
+                None => {
+                    let rs = rootsig::parse_rts0_file(&bytes).map_err(|e| fail(e.into()))?;
+                    if let Some(wanted) = args.version.filter(|&v| v != rs.version) {
+                        let message = format!("root signature version is {}, not {}", rs.version.name(), wanted.name());
+                        return Err(Failure { file: source, error: Box::new(message) });
+                    }
+                    rs
+                }
+            }
+        }
+        (None, None) => return Err(Failure { file: source, error: Box::new("a FILE or --string is required") }),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&rootsig::json::to_json(&rs)).unwrap_or_default());
+    } else {
+        println!("{}", rootsig::to_hlsl(&rs));
+    }
+    if let Some(out) = &args.output {
+        std::fs::write(out, rootsig::to_rts0(&rs)).map_err(|e| Failure { file: out.clone(), error: Box::new(e) })?;
     }
     Ok(())
 }

@@ -191,6 +191,11 @@ impl<'a> Container<'a> {
         self.chunk(FourCc::RTS0).map(|c| c.data)
     }
 
+    /// The root signature (`RTS0`) decoded and validated; `None` without the part.
+    pub fn root_signature(&self) -> Result<Option<crate::rootsig::RootSignature>, crate::rootsig::RootSigError> {
+        crate::rootsig::from_container(self)
+    }
+
     /// The runtime data (`RDAT`, libraries), undecoded.
     pub fn rdat(&self) -> Option<&'a [u8]> {
         self.chunk(FourCc::RDAT).map(|c| c.data)

@@ -259,7 +259,14 @@ impl StaticSampler {
 impl DescriptorRange {
     /// A range with DXC's defaults (one descriptor, space 0, no flags, appended).
     pub fn new(class: ResourceClass, base_register: u32) -> DescriptorRange {
-        DescriptorRange { class, count: Some(1), base_register, space: 0, flags: RangeFlags(0), offset: RangeOffset::Append }
+        DescriptorRange {
+            class,
+            count: Some(1),
+            base_register,
+            space: 0,
+            flags: RangeFlags(0),
+            offset: RangeOffset::Append,
+        }
     }
 
     /// Whether the range holds register `register` of `space`.
