@@ -38,6 +38,41 @@ struct Convert {
     /// JSON binding overrides (see `emit::binding_model`).
     #[arg(long, value_name = "FILE")]
     binding_map: Option<PathBuf>,
+    /// Bind through this D3D12 root signature: an RTS0 part, a DXBC container holding one,
+    /// or a text file with a root-signature string. Without it (and without
+    /// --root-signature-string) a container's own RTS0 part is used if it has one.
+    #[arg(long, value_name = "FILE", conflicts_with = "root_signature_string")]
+    root_signature: Option<PathBuf>,
+    /// Bind through this root-signature string (as in `[RootSignature("...")]`).
+    #[arg(long, value_name = "TEXT")]
+    root_signature_string: Option<String>,
+    /// The version a root-signature string is parsed for (default 1.1).
+    #[arg(long, value_name = "1.0|1.1|1.2", value_parser = parse_rootsig_version)]
+    root_signature_version: Option<untangle::rootsig::Version>,
+    /// How a root signature becomes a Vulkan pipeline layout: `heap` (descriptor heaps as
+    /// bindless arrays, push constants for root arguments) or `direct` (a binding per
+    /// range, no descriptor indexing). Schema of the result: docs/layout-json.md.
+    #[arg(long, value_enum, default_value_t = CliBindingModel::Heap)]
+    binding_model: CliBindingModel,
+    /// `heap` only: root CBV/SRV/UAV as buffer device addresses in push constants
+    /// (`address`) or as plain descriptors in set 3 (`descriptor`).
+    #[arg(long, value_enum, default_value_t = CliRootDescriptors::Address)]
+    root_descriptors: CliRootDescriptors,
+    /// Write the layout report (pipeline layout + where each resource went) as JSON.
+    #[arg(long, value_name = "FILE")]
+    layout_json: Option<PathBuf>,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]
+enum CliBindingModel {
+    Heap,
+    Direct,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]
+enum CliRootDescriptors {
+    Address,
+    Descriptor,
 }
 
 #[derive(Subcommand)]
@@ -265,7 +300,7 @@ fn convert_one(
     asm: bool,
     validate: bool,
     validator: Option<&untangle::check::spirv_val::SpirvVal>,
-) -> Result<(untangle::container::ShaderKind, Vec<u8>), (Option<untangle::container::ShaderKind>, String)> {
+) -> Result<(untangle::container::ShaderKind, Vec<u8>, Option<untangle::emit::translate::LayoutReport>), (Option<untangle::container::ShaderKind>, String)> {
     let bytes = std::fs::read(path).map_err(|e| (None, e.to_string()))?;
     let t = untangle::emit::translate(&bytes, options).map_err(|e| (None, e.to_string()))?;
     if let Some(v) = validator.filter(|_| validate) {
@@ -287,7 +322,20 @@ fn convert_one(
     } else {
         t.words.iter().flat_map(|w| w.to_le_bytes()).collect()
     };
-    Ok((t.stage, out))
+    Ok((t.stage, out, t.layout))
+}
+
+/// A root signature from a file: an RTS0 part, a DXBC container holding one, or text.
+fn read_root_signature(file: &Path, version: Option<untangle::rootsig::Version>) -> Result<untangle::rootsig::RootSignature, untangle::Error> {
+    use untangle::rootsig;
+    let bytes = std::fs::read(file)?;
+    // A bare RTS0 part starts with its version as a little-endian u32 (1 to 3).
+    let bare_part = bytes.len() >= 4 && (1..=3).contains(&bytes[0]) && bytes[1..4] == [0, 0, 0];
+    let text = std::str::from_utf8(&bytes).ok().filter(|_| !bare_part && !bytes.starts_with(b"DXBC"));
+    Ok(match text {
+        Some(text) => rootsig::parse_hlsl(text, version.unwrap_or(rootsig::Version::V1_1))?,
+        None => rootsig::parse_rts0_file(&bytes)?,
+    })
 }
 
 fn convert(args: Convert) -> Result<(), Failure> {
@@ -297,6 +345,31 @@ fn convert(args: Convert) -> Result<(), Failure> {
         let text = std::fs::read_to_string(map).map_err(|e| Failure { file: map.clone(), error: Box::new(untangle::Error::from(e)) })?;
         options.binding_map = untangle::emit::binding_model::BindingMap::parse(&text)
             .map_err(|e| Failure { file: map.clone(), error: Box::new(untangle::Error::from(e)) })?;
+    }
+    {
+        use untangle::rootsig::layout::{BindingModel, LayoutOptions, RootDescriptors};
+        let layout = LayoutOptions {
+            model: match args.binding_model {
+                CliBindingModel::Heap => BindingModel::Heap,
+                CliBindingModel::Direct => BindingModel::Direct,
+            },
+            root_descriptors: match args.root_descriptors {
+                CliRootDescriptors::Address => RootDescriptors::Address,
+                CliRootDescriptors::Descriptor => RootDescriptors::Descriptor,
+            },
+        };
+        let signature = match (&args.root_signature, &args.root_signature_string) {
+            (Some(file), _) => Some(
+                read_root_signature(file, args.root_signature_version).map_err(|e| Failure { file: file.clone(), error: Box::new(e) })?,
+            ),
+            (None, Some(text)) => Some(
+                untangle::rootsig::parse_hlsl(text, args.root_signature_version.unwrap_or(untangle::rootsig::Version::V1_1))
+                    .map_err(|e| Failure { file: PathBuf::from("--root-signature-string"), error: Box::new(untangle::Error::from(e)) })?,
+            ),
+            (None, None) => None,
+        };
+        options.root_signature = signature.map(|signature| untangle::emit::translate::RootSignatureBinding { signature, layout });
+        options.embedded_root_signature = Some(layout);
     }
     let validator = if args.validate || args.asm { untangle::check::spirv_val::find_spirv_val() } else { None };
     if args.validate && validator.is_none() {
@@ -308,11 +381,24 @@ fn convert(args: Convert) -> Result<(), Failure> {
     let batch = args.inputs.len() > 1 || args.inputs.iter().any(|p| p.is_dir());
     if !batch {
         let file = &args.inputs[0];
-        let (_, out) = convert_one(file, &options, args.asm, args.validate, validator.as_ref()).map_err(|(_, msg)| Failure {
+        let (_, out, layout) = convert_one(file, &options, args.asm, args.validate, validator.as_ref()).map_err(|(_, msg)| Failure {
             file: file.clone(),
             error: Box::new(msg),
         })?;
+        if let Some(dest) = &args.layout_json {
+            let Some(report) = layout else {
+                return Err(Failure {
+                    file: file.clone(),
+                    error: Box::new("--layout-json needs a root signature (--root-signature, --root-signature-string, or an RTS0 part in the container)"),
+                });
+            };
+            let json = serde_json::to_string_pretty(&report).map_err(|e| Failure { file: dest.clone(), error: Box::new(e) })? + "\n";
+            std::fs::write(dest, json).map_err(|e| Failure { file: dest.clone(), error: Box::new(untangle::Error::from(e)) })?;
+        }
         return std::fs::write(&output, out).map_err(|e| Failure { file: output.clone(), error: Box::new(untangle::Error::from(e)) });
+    }
+    if args.layout_json.is_some() {
+        return Err(Failure { file: output, error: Box::new("--layout-json takes one input (the report describes one shader)") });
     }
     let mut files = Vec::new();
     for p in &args.inputs {
@@ -331,7 +417,7 @@ fn convert(args: Convert) -> Result<(), Failure> {
         let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let dest = output.join(format!("{stem}.{}", if args.asm { "spvasm" } else { "spv" }));
         match convert_one(f, &options, args.asm, args.validate, validator.as_ref()) {
-            Ok((stage, bytes)) => {
+            Ok((stage, bytes, _)) => {
                 let row = table.entry(format!("{stage:?}")).or_default();
                 match std::fs::write(&dest, bytes) {
                     Ok(()) => row.0 += 1,

@@ -64,3 +64,74 @@ fn usage_errors_exit_2() {
     assert_eq!(untangle(&["info"]).0, 2);
     assert_eq!(untangle(&["frobnicate", "x"]).0, 2);
 }
+
+/// `bytes` (a DXBC container) with one more part appended: `fourcc` holding `data`. The
+/// hash is left as it was (the reader does not check it).
+fn with_part(bytes: &[u8], fourcc: &[u8; 4], data: &[u8]) -> Vec<u8> {
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    let count = u32_at(28) as usize;
+    let offsets: Vec<usize> = (0..count).map(|k| u32_at(32 + 4 * k) as usize).collect();
+    let shift = 4; // one more offset in the header
+    let mut out = bytes[..28].to_vec();
+    out.extend(((count + 1) as u32).to_le_bytes());
+    for o in &offsets {
+        out.extend(((o + shift) as u32).to_le_bytes());
+    }
+    let new_offset = bytes.len() + shift;
+    out.extend((new_offset as u32).to_le_bytes());
+    out.extend(&bytes[32 + 4 * count..]);
+    out.extend(fourcc);
+    out.extend((data.len() as u32).to_le_bytes());
+    out.extend(data);
+    let total = out.len() as u32;
+    out[24..28].copy_from_slice(&total.to_le_bytes());
+    out
+}
+
+#[test]
+fn root_signatures_from_a_string_a_file_or_the_container_give_a_layout_report() {
+    let shader = "../shared/corpus/dxil/vkd3d-proton/sm_advanced.cs_derivative_1d.cs_6_6.dxil";
+    let Ok(bytes) = std::fs::read(shader) else { return };
+    let dir = std::env::temp_dir().join(format!("untangle-cli-rs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = |name: &str| dir.join(name).to_string_lossy().into_owned();
+    let sig = "DescriptorTable(SRV(t0), UAV(u0)), StaticSampler(s0, filter = FILTER_MIN_MAG_MIP_POINT), RootConstants(num32BitConstants = 2, b7)";
+
+    // A string, heap model: table offset and root constants in push constants.
+    let (code, _, err) = untangle(&[shader, "-o", &path("a.spv"), "--root-signature-string", sig, "--layout-json", &path("a.json")]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path("a.json")).unwrap()).unwrap();
+    assert_eq!(report["schema"], "untangle-layout/1");
+    assert_eq!(report["binding_model"], "heap");
+    assert_eq!(report["push_constants"]["size"], 12);
+    assert_eq!(report["resources"][0]["place"]["kind"], "heap_table");
+
+    // The same signature as an RTS0 file, direct model.
+    let (code, _, err) = untangle(&["rootsig", "--string", sig, "-o", &path("rs.rts0")]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) =
+        untangle(&[shader, "-o", &path("b.spv"), "--root-signature", &path("rs.rts0"), "--binding-model", "direct", "--layout-json", &path("b.json")]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path("b.json")).unwrap()).unwrap();
+    assert_eq!(report["binding_model"], "direct");
+    assert_eq!(report["resources"][0]["place"]["kind"], "descriptor");
+
+    // Embedded in the shader's own container: used without any flag.
+    let rts0 = std::fs::read(path("rs.rts0")).unwrap();
+    std::fs::write(path("with_rts0.dxil"), with_part(&bytes, b"RTS0", &rts0)).unwrap();
+    let (code, _, err) = untangle(&[&path("with_rts0.dxil"), "-o", &path("c.spv"), "--layout-json", &path("c.json")]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read(path("c.json")).unwrap(), std::fs::read(path("a.json")).unwrap());
+
+    // Uncovered u0: one line naming the register and space.
+    let (code, _, err) = untangle(&[shader, "-o", &path("d.spv"), "--root-signature-string", "DescriptorTable(SRV(t0)), StaticSampler(s0)"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("u0, space0") && err.contains("not covered"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+
+    // A report needs a root signature.
+    let (code, _, err) = untangle(&[shader, "-o", &path("e.spv"), "--layout-json", &path("e.json")]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--layout-json needs a root signature"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -91,7 +91,8 @@ fn visibility_and_deny_flags_hide_parameters() {
 fn root_descriptor_of_a_texture_and_partial_ranges_are_rejected() {
     let Some(l) = load("sm_advanced.cs_derivative_1d.cs_6_6.dxil") else { return };
     // t0 is a Texture2D: a root SRV cannot hold it.
-    let mut rs = generated(&l, Variant::Tables);
+    let (mut rs, named) = first_resource_dropped(&l);
+    assert_eq!(named, "t0, space0");
     rs.parameters.insert(
         0,
         RootParameter {

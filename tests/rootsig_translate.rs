@@ -6,7 +6,8 @@
 //! (`check::layout_match`: every descriptor variable at a binding of the report with the
 //! right descriptor type and count, push-constant members at the report's offsets).
 //! Under `direct`, a shader with neither unbounded ranges nor heap indexing must not need
-//! descriptor indexing (no `RuntimeDescriptorArray`).
+//! descriptor indexing (no `RuntimeDescriptorArray`). Every generated signature passes the
+//! D3D12 validator and round-trips through RTS0 and the string form.
 
 use std::path::PathBuf;
 use untangle::check::spirv_val::find_spirv_val;
@@ -47,6 +48,7 @@ fn corpus_shaders_under_generated_root_signatures() {
         }
     };
     let mut passed = 0;
+    let mut signatures = 0;
     let mut failures = Vec::new();
     let models = [
         LayoutOptions { model: BindingModel::Heap, root_descriptors: RootDescriptors::Address },
@@ -63,6 +65,16 @@ fn corpus_shaders_under_generated_root_signatures() {
         let unbounded = ep.resources.iter().any(|r| r.range_size.is_none());
         for variant in Variant::ALL {
             let rs = covering(&ep.resources, stage, variant, &facts);
+            // The generated signature is valid D3D12 and survives both spellings.
+            if let Err(e) = untangle::rootsig::validate(&rs) {
+                failures.push(format!("{name} [{}]: invalid root signature: {e}", variant.name()));
+                continue;
+            }
+            let bytes = untangle::rootsig::to_rts0(&rs);
+            assert_eq!(untangle::rootsig::parse_rts0(&bytes).as_ref(), Ok(&rs), "{name}: RTS0 round trip");
+            let text = untangle::rootsig::to_hlsl(&rs);
+            assert_eq!(untangle::rootsig::parse_hlsl(&text, rs.version).as_ref(), Ok(&rs), "{name}: string round trip of {text}");
+            signatures += 1;
             for layout in models {
                 let what = format!("{name} [{} / {:?}]", variant.name(), layout.model);
                 let options = Options { root_signature: Some(RootSignatureBinding { signature: rs.clone(), layout }), ..Options::default() };
@@ -102,5 +114,6 @@ fn corpus_shaders_under_generated_root_signatures() {
     eprintln!("{passed} of {} translations pass", paths.len() * 6);
     assert!(failures.is_empty(), "{} failures", failures.len());
     assert_eq!(paths.len(), 184, "the cs/ps/vs corpus changed");
+    assert_eq!(signatures, 184 * 3);
     assert_eq!(passed, 184 * 6);
 }

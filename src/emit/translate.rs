@@ -28,6 +28,9 @@ pub struct Options {
     pub binding_map: BindingMap,
     /// Bind resources through this root signature instead of the default model.
     pub root_signature: Option<RootSignatureBinding>,
+    /// When `root_signature` is `None` and the input is a DXBC container with an `RTS0`
+    /// part, bind through that root signature, lowered like this (the command line does).
+    pub embedded_root_signature: Option<LayoutOptions>,
 }
 
 /// A root signature and how to lower it.
@@ -70,6 +73,15 @@ pub struct Translation {
 /// Translate a DXBC container, LLVM bitcode or LLVM text.
 pub fn translate(bytes: &[u8], options: &Options) -> crate::Result<Translation> {
     let loaded = crate::load::load_bytes(bytes.to_vec(), "input")?;
+    if let (None, Some(layout)) = (&options.root_signature, options.embedded_root_signature) {
+        if bytes.starts_with(b"DXBC") {
+            let container = crate::container::Container::parse(bytes)?;
+            if let Some(signature) = crate::rootsig::from_container(&container)? {
+                let options = Options { root_signature: Some(RootSignatureBinding { signature, layout }), ..options.clone() };
+                return translate_module(&loaded.module, &options);
+            }
+        }
+    }
     translate_module(&loaded.module, options)
 }
 
@@ -102,6 +114,7 @@ pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translat
     let (binder, layout) = match &options.root_signature {
         None => (Binder::Default(options.binding_map.clone()), None),
         Some(rsb) => {
+            crate::rootsig::validate(&rsb.signature)?;
             let layout = crate::rootsig::layout::lower(&rsb.signature, &rsb.layout).map_err(|e| TranslateError::RootSignature(e.to_string()))?;
             let resolved = crate::rootsig::resolve::resolve_all(&rsb.signature, &layout, sm.kind, ep.resources.iter())
                 .map_err(|e| TranslateError::RootSignature(e.to_string()))?;

@@ -60,15 +60,15 @@ pub struct ResolvedResource {
 /// Why a shader does not fit a root signature.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ResolveError {
-    #[error("{register}, space{space} ({name}) is not covered by any root parameter visible to the {stage} stage")]
+    #[error("{register}, space{space}{name} is not covered by any root parameter visible to the {stage} stage")]
     Uncovered { register: String, space: u32, name: String, stage: &'static str },
-    #[error("{register}, space{space} ({name}): the declared range of {registers} registers is only partly covered by root parameter {parameter} range {range}")]
+    #[error("{register}, space{space}{name}: the declared range of {registers} registers is only partly covered by root parameter {parameter} range {range}")]
     PartlyCovered { register: String, space: u32, name: String, registers: String, parameter: u32, range: u32 },
-    #[error("{register}, space{space} ({name}) is a {kind}; root parameter {parameter} is a root descriptor, which can only be a raw or structured buffer or a single constant buffer")]
+    #[error("{register}, space{space}{name} is a {kind}; root parameter {parameter} is a root descriptor, which can only be a raw or structured buffer or a single constant buffer")]
     RootDescriptorKind { register: String, space: u32, name: String, kind: String, parameter: u32 },
-    #[error("{register}, space{space} ({name}) uses a UAV counter; root parameter {parameter} is a root UAV, which has none")]
+    #[error("{register}, space{space}{name} uses a UAV counter; root parameter {parameter} is a root UAV, which has none")]
     RootDescriptorCounter { register: String, space: u32, name: String, parameter: u32 },
-    #[error("{register}, space{space} ({name}) is an array; {what} cover single registers only")]
+    #[error("{register}, space{space}{name} is an array; {what} cover single registers only")]
     ArrayOnRoot { register: String, space: u32, name: String, what: &'static str },
     #[error("the root flags deny the {stage} stage root access, but it declares {register}, space{space}")]
     StageDenied { stage: &'static str, register: String, space: u32 },
@@ -101,6 +101,15 @@ pub fn view_of(r: &Resource) -> View {
             ResourceKind::TypedBuffer => View::TexelBuffer,
             _ => View::Image,
         },
+    }
+}
+
+/// ` (name)` for messages, or nothing when the DXIL kept no name.
+fn name_suffix(r: &Resource) -> String {
+    if r.name.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", r.name)
     }
 }
 
@@ -147,7 +156,7 @@ fn resolve_one(rs: &RootSignature, layout: &PipelineLayout, vis: Visibility, sta
         class: r.class,
         id: r.id,
     };
-    let array_on_root = |what| ResolveError::ArrayOnRoot { register: short_register(r), space: r.space, name: r.name.clone(), what };
+    let array_on_root = |what| ResolveError::ArrayOnRoot { register: short_register(r), space: r.space, name: name_suffix(r), what };
     for (p, param) in rs.parameters.iter().enumerate() {
         if !visible(param.visibility) {
             continue;
@@ -181,13 +190,13 @@ fn resolve_one(rs: &RootSignature, layout: &PipelineLayout, vis: Visibility, sta
                     return Err(ResolveError::RootDescriptorKind {
                         register: short_register(r),
                         space: r.space,
-                        name: r.name.clone(),
+                        name: name_suffix(r),
                         kind: format!("{:?}", r.kind),
                         parameter: p32,
                     });
                 }
                 if has_counter(r) {
-                    return Err(ResolveError::RootDescriptorCounter { register: short_register(r), space: r.space, name: r.name.clone(), parameter: p32 });
+                    return Err(ResolveError::RootDescriptorCounter { register: short_register(r), space: r.space, name: name_suffix(r), parameter: p32 });
                 }
                 let place = if layout.root_descriptors == RootDescriptors::Address {
                     let m = layout.push_constants.members.iter().find(|m| m.parameter == p32);
@@ -215,7 +224,7 @@ fn resolve_one(rs: &RootSignature, layout: &PipelineLayout, vis: Visibility, sta
                         return Err(ResolveError::PartlyCovered {
                             register: short_register(r),
                             space: r.space,
-                            name: r.name.clone(),
+                            name: name_suffix(r),
                             registers: registers.map_or("unbounded".into(), |n| n.to_string()),
                             parameter: p32,
                             range: k32,
@@ -268,5 +277,5 @@ fn resolve_one(rs: &RootSignature, layout: &PipelineLayout, vis: Visibility, sta
             return Ok(done(None, None, Some(k as u32), Place::Descriptor { set, binding, first_register: s.register, count: Some(1), counter: None }));
         }
     }
-    Err(ResolveError::Uncovered { register: short_register(r), space: r.space, name: r.name.clone(), stage })
+    Err(ResolveError::Uncovered { register: short_register(r), space: r.space, name: name_suffix(r), stage })
 }
