@@ -281,11 +281,12 @@ fn hang_selftest(a: &Args) -> Result<bool, String> {
     let dispatch = untangle::vulkan::Dispatch {
         spirv: &words,
         entry: "spin",
-        bindings: vec![untangle::vulkan::Binding { set: 0, binding: 0, resource: untangle::vulkan::Resource::words(&[0, 0]) }],
+        bindings: vec![untangle::vulkan::Binding::new(0, 0, untangle::vulkan::Resource::words(&[0, 0]))],
         // Drivers that cap loop iterations (llvmpipe stops after 65,535) still take hours
         // over 2^32 workgroups.
         groups: [65_535, 65_535, 1],
         timeout: a.timeout,
+        ..Default::default()
     };
     let outcome = gpu.dispatch(&dispatch);
     let again = gpu.dispatch(&dispatch);
