@@ -23,6 +23,7 @@
 //! ones (objects created from this device, destroyed once, not in use), kept by creating
 //! all of a dispatch's objects in [`Scratch`] and destroying them after its fence.
 
+pub mod corpus;
 pub mod suite;
 
 use ash::vk;
