@@ -118,6 +118,9 @@ pub struct Needs {
     pub int64: bool,
     pub int64_atomics: bool,
     pub int16: bool,
+    /// 16-bit floats (and 16-bit storage).
+    pub float16: bool,
+    pub float64: bool,
     /// A subgroup size at least this (0: no need).
     pub min_subgroup: u32,
     /// Quad operations in compute.
@@ -139,6 +142,12 @@ impl Needs {
         }
         if self.int16 && !(f.shader_int16 && f.storage_16bit) {
             m.push("16-bit ints and storage".to_string());
+        }
+        if self.float16 && !(f.shader_float16 && f.storage_16bit) {
+            m.push("16-bit floats and storage".to_string());
+        }
+        if self.float64 && !f.shader_float64 {
+            m.push("shaderFloat64".to_string());
         }
         if self.min_subgroup > 0 && f.subgroup_size < self.min_subgroup {
             m.push(format!("subgroup size ≥ {} (have {})", self.min_subgroup, f.subgroup_size));
@@ -446,11 +455,11 @@ pub fn cases() -> Vec<Case> {
             needs: Needs { descriptor_indexing: true, ..n() },
             spec: descriptor_range_validation,
         },
-        Case { name: "wave_match", file: "sm_advanced.cs_wave_match.cs_6_5.dxil", needs: Needs { min_subgroup: 16, ..n() }, spec: wave_match },
+        Case { name: "wave_match", file: "sm_advanced.cs_wave_match.cs_6_5.dxil", needs: Needs { min_subgroup: 4, ..n() }, spec: wave_match },
         Case {
             name: "wave_multi_prefix",
             file: "sm_advanced.cs_wave_multi_prefix.cs_6_5.dxil",
-            needs: Needs { min_subgroup: 16, ..n() },
+            needs: Needs { min_subgroup: 4, ..n() },
             spec: wave_multi_prefix,
         },
         Case {
@@ -488,6 +497,92 @@ pub fn cases() -> Vec<Case> {
             file: "descriptors.static_sampler_dynamic_index.cs_6_0.dxil",
             needs: Needs { descriptor_indexing: true, ..n() },
             spec: static_sampler_dynamic_index,
+        },
+        Case {
+            name: "oob_vectorized_byte_address_32bit_write",
+            file: "robustness.oob_behavior_vectorized_byte_address_32bit_write.cs_6_0.dxil",
+            needs: n(),
+            spec: raw_vector_write,
+        },
+        Case {
+            name: "oob_vectorized_byte_address_32bit_read",
+            file: "robustness.oob_behavior_vectorized_byte_address_32bit_read.cs_6_0.dxil",
+            needs: n(),
+            spec: raw_vector_read,
+        },
+        Case {
+            name: "oob_vectorized_structured_16bit_write",
+            file: "robustness.oob_behavior_vectorized_structured_16bit_write.cs_6_2.dxil",
+            needs: Needs { int16: true, ..n() },
+            spec: structured_16bit_write,
+        },
+        Case {
+            name: "cbv_layout_modern_uint16",
+            file: "sm_advanced.cs_cbv_layout_modern_uint16.cs_6_2.dxil",
+            needs: Needs { int16: true, ..n() },
+            spec: cbv_modern_u16,
+        },
+        Case {
+            name: "packed_dot2add",
+            file: "sm_advanced.cs_packed_dot2add.cs_6_4.dxil",
+            needs: Needs { float16: true, ..n() },
+            spec: packed_dot2add,
+        },
+        Case { name: "denorm_ftz", file: "sm_advanced.cs_denorm_ftz.cs_6_2.dxil", needs: n(), spec: denorm_mul2 },
+        Case { name: "denorm_preserve", file: "sm_advanced.cs_denorm_preserve.cs_6_2.dxil", needs: n(), spec: denorm_mul2 },
+        Case {
+            name: "denorm_fp64_fp32_any",
+            file: "sm_advanced.cs_denorm_fp64_fp32_any.cs_6_2.dxil",
+            needs: Needs { float64: true, ..n() },
+            spec: |_| denorm_adds(true, false),
+        },
+        Case {
+            name: "denorm_fp16_fp32_any",
+            file: "sm_advanced.cs_denorm_fp16_fp32_any.cs_6_2.dxil",
+            needs: Needs { float16: true, ..n() },
+            spec: |_| denorm_adds(false, true),
+        },
+        Case {
+            name: "denorm_fp16_fp64_fp32_any",
+            file: "sm_advanced.cs_denorm_fp16_fp64_fp32_any.cs_6_2.dxil",
+            needs: Needs { float16: true, float64: true, ..n() },
+            spec: |_| denorm_adds(true, true),
+        },
+        Case {
+            name: "denorm_fp64_fp32_ftz",
+            file: "sm_advanced.cs_denorm_fp64_fp32_ftz.cs_6_2.dxil",
+            needs: Needs { float64: true, ..n() },
+            spec: |_| denorm_adds(true, false),
+        },
+        Case {
+            name: "denorm_fp16_fp32_ftz",
+            file: "sm_advanced.cs_denorm_fp16_fp32_ftz.cs_6_2.dxil",
+            needs: Needs { float16: true, ..n() },
+            spec: |_| denorm_adds(false, true),
+        },
+        Case {
+            name: "denorm_fp16_fp64_fp32_ftz",
+            file: "sm_advanced.cs_denorm_fp16_fp64_fp32_ftz.cs_6_2.dxil",
+            needs: Needs { float16: true, float64: true, ..n() },
+            spec: |_| denorm_adds(true, true),
+        },
+        Case {
+            name: "denorm_fp64_fp32_preserve",
+            file: "sm_advanced.cs_denorm_fp64_fp32_preserve.cs_6_2.dxil",
+            needs: Needs { float64: true, ..n() },
+            spec: |_| denorm_adds(true, false),
+        },
+        Case {
+            name: "denorm_fp16_fp32_preserve",
+            file: "sm_advanced.cs_denorm_fp16_fp32_preserve.cs_6_2.dxil",
+            needs: Needs { float16: true, ..n() },
+            spec: |_| denorm_adds(false, true),
+        },
+        Case {
+            name: "denorm_fp16_fp64_fp32_preserve",
+            file: "sm_advanced.cs_denorm_fp16_fp64_fp32_preserve.cs_6_2.dxil",
+            needs: Needs { float16: true, float64: true, ..n() },
+            spec: |_| denorm_adds(true, true),
         },
     ]
 }
@@ -693,34 +788,44 @@ fn descriptor_range_validation(_: &Features) -> Spec {
     Spec { groups: [2, 1, 1], resources, expect }
 }
 
-fn wave_match(_: &Features) -> Spec {
-    // u0[lane] = low 32 bits of the mask of lanes (of the 16) holding the same t0 value.
-    let vals: Vec<u32> = (0..16u32).map(|i| [7, 3, 7, 9, 3, 3, 1, 7, 9, 9, 2, 7, 1, 3, 2, 5][i as usize]).collect();
-    let want: Vec<u32> =
-        (0..16).map(|i| (0..16).filter(|&j| vals[j] == vals[i]).fold(0u32, |m, j| m | 1 << j)).collect();
-    Spec { groups: [1, 1, 1], resources: vec![buf(t(0, 0), &vals), buf(u(0, 0), &fill(16, 13))], expect: vec![(u(0, 0), eq(&want))] }
+fn wave_match(f: &Features) -> Spec {
+    // u0[lane] = low 32 bits of the mask of lanes (of the wave) holding the same
+    // t0[lane] value. 16 threads: with a subgroup size S < 16 every wave has lanes
+    // 0..S − 1, loads t0[0..S] and writes the same u0[0..S] (the rest stays); W = min(S, 16).
+    let w = f.subgroup_size.clamp(1, 16) as usize;
+    let vals: Vec<u32> = [7, 3, 7, 9, 3, 3, 1, 7, 9, 9, 2, 7, 1, 3, 2, 5].to_vec();
+    let out = fill(16, 13);
+    let want: Vec<u32> = (0..16)
+        .map(|i| if i < w { (0..w).filter(|&j| vals[j] == vals[i]).fold(0u32, |m, j| m | 1 << j) } else { out[i] })
+        .collect();
+    Spec { groups: [1, 1, 1], resources: vec![buf(t(0, 0), &vals), buf(u(0, 0), &out)], expect: vec![(u(0, 0), eq(&want))] }
 }
 
-fn wave_multi_prefix(_: &Features) -> Spec {
+fn wave_multi_prefix(f: &Features) -> Spec {
     // Masks (t0[lane], as uint4(mask, 0, 0, 0)): three partitions: even lanes < 8 (0x55),
     // odd lanes < 8 (0xAA), lanes 8..15 (0xFF00). Value = lane + 1. Exclusive prefixes
     // over lanes j < lane of the same partition: u0[lane] = sum (unsigned), u0[16 + lane]
     // = product, u0[32 + lane] = count of those j whose (mask & 0xAAAA) != 0, u0[48 +]
     // = and (identity !0), u0[64 +] = or, u0[80 +] = xor.
     let mask = |l: u32| if l >= 8 { 0xFF00u32 } else if l % 2 == 0 { 0x55 } else { 0xAA };
+    // As in `wave_match`, waves of S < 16 lanes all see lanes 0..S − 1: only lanes below
+    // W = min(S, 16) are written (and masks are ANDed with the wave's lanes).
+    let w = f.subgroup_size.clamp(1, 16);
     let masks: Vec<u32> = (0..16).map(mask).collect();
-    let mut want = vec![0u32; 96];
-    for l in 0..16u32 {
+    let out = fill(96, 14);
+    let mut want = out.clone();
+    let mask = |l: u32| mask(l) & ((1u32 << w) - 1);
+    for l in 0..w {
         let prev: Vec<u32> = (0..l).filter(|&j| mask(l) & (1 << j) != 0).collect();
         let vals = prev.iter().map(|&j| j + 1);
         want[l as usize] = vals.clone().fold(0u32, u32::wrapping_add);
         want[16 + l as usize] = vals.clone().fold(1u32, u32::wrapping_mul);
-        want[32 + l as usize] = prev.iter().filter(|&&j| mask(j) & 0xAAAA != 0).count() as u32;
+        want[32 + l as usize] = prev.iter().filter(|&&j| masks[j as usize] & 0xAAAA != 0).count() as u32;
         want[48 + l as usize] = vals.clone().fold(!0u32, |a, v| a & v);
         want[64 + l as usize] = vals.clone().fold(0u32, |a, v| a | v);
         want[80 + l as usize] = vals.fold(0u32, |a, v| a ^ v);
     }
-    Spec { groups: [1, 1, 1], resources: vec![buf(t(0, 0), &masks), buf(u(0, 0), &fill(96, 14))], expect: vec![(u(0, 0), eq(&want))] }
+    Spec { groups: [1, 1, 1], resources: vec![buf(t(0, 0), &masks), buf(u(0, 0), &out)], expect: vec![(u(0, 0), eq(&want))] }
 }
 
 fn quad_swap(w: u32, h: u32) -> Spec {
@@ -830,4 +935,157 @@ fn static_sampler_dynamic_index(_: &Features) -> Spec {
     }
     let want: Vec<u32> = linear.iter().map(|&l| if l { 2.5f32 } else { 4.0 }.to_bits()).collect();
     Spec { groups: [4, 1, 1], resources, expect: vec![(u(0, 0), eq(&want))] }
+}
+
+fn raw_vector_write(_: &Features) -> Spec {
+    // 64 threads: raw u2 word i = i; u3 words 2i, 2i + 1 = 2i, 2i + 1 (one 2-vector
+    // store); u4 3-vectors, u5 4-vectors likewise: every written word equals its index.
+    // Buffers sized so that every store is in bounds.
+    let mut resources = Vec::new();
+    let mut expect = Vec::new();
+    for (r, n) in [(2u32, 64u32), (3, 128), (4, 192), (5, 256)] {
+        resources.push(buf(u(r, 0), &fill(n as usize, 20 + r)));
+        expect.push((u(r, 0), eq(&(0..n).collect::<Vec<_>>())));
+    }
+    Spec { groups: [1, 1, 1], resources, expect }
+}
+
+fn raw_vector_read(_: &Features) -> Spec {
+    // 64 threads, all loads in bounds of 48-byte sources: thread i < 12 copies u2 word i
+    // to u1 word i; i < 6 copies u3 words 2i..2i + 2 to u1 word 16 + 2i; i < 4 copies u4
+    // words 3i..3i + 3 to u1 word 32 + 3i; i < 3 copies u5 words 4i..4i + 4 to u1 48 + 4i.
+    let src = |r: u32| (0..12u32).map(|k| 0x100 * r + k * 0x11).collect::<Vec<_>>();
+    let out = fill(64, 30);
+    let mut want = out.clone();
+    for k in 0..12 {
+        want[k] = src(2)[k];
+        want[16 + k] = src(3)[k];
+        want[32 + k] = src(4)[k];
+        want[48 + k] = src(5)[k];
+    }
+    let mut resources = vec![buf(u(1, 0), &out)];
+    let mut expect = vec![(u(1, 0), eq(&want))];
+    for r in 2..=5 {
+        resources.push(buf(u(r, 0), &src(r)));
+        expect.push((u(r, 0), eq(&src(r))));
+    }
+    Spec { groups: [1, 1, 1], resources, expect }
+}
+
+fn structured_16bit_write(_: &Features) -> Spec {
+    // 64 threads storing uint16 vectors: u0 (stride 2) [i] = i; u1 (uint16_t2) [i] =
+    // (2i, 2i + 1); u2 (uint16_t3) 3i..; u3 (uint16_t4) 4i..; u4, u5, u6 store one
+    // uint16 at element i / (2, 3, 4), component i mod (2, 3, 4): halfword i = i. So
+    // every written halfword k holds k.
+    let halves = |n: u32| -> Vec<u32> { (0..n / 2).map(|w| (2 * w) | (2 * w + 1) << 16).collect() };
+    let mut resources = Vec::new();
+    let mut expect = Vec::new();
+    for (r, n) in [(0u32, 64u32), (1, 128), (2, 192), (3, 256), (4, 64), (5, 64), (6, 64)] {
+        // u5: 22 elements of 6 bytes: one more word, not written.
+        let extra = if r == 5 { 1 } else { 0 };
+        let init = fill((n / 2 + extra) as usize, 40 + r);
+        let mut want = halves(n);
+        want.extend(&init[(n / 2) as usize..]);
+        resources.push(buf(u(r, 0), &init));
+        expect.push((u(r, 0), eq(&want)));
+    }
+    Spec { groups: [1, 1, 1], resources, expect }
+}
+
+fn cbv_modern_u16(_: &Features) -> Spec {
+    // Thread t, h(o) = the uint16 at byte o of a CBV, base = 16t:
+    // s = (h(b + 8) + h(b), h(b + 12) + h(b + 4), h(b + 16) + h(b + 8), h(b + 20) + h(b + 12))
+    // (32-bit sums of zero-extended halves); u0[2t] = s0 | s1 << 8 | s2 << 16 | s3 << 24
+    // for the space-0 CBV, u0[2t + 1] for the space-1 CBV. Thread 7 reads past the
+    // 128-byte CBVs (undefined): its words are not checked.
+    let c0: Vec<u8> = (0..128u32).map(|i| (i * 7 + 3) as u8).collect();
+    let c1: Vec<u8> = (0..128u32).map(|i| (0xF0u32.wrapping_sub(i * 5)) as u8).collect();
+    let h = |c: &[u8], o: usize| u32::from(u16::from_le_bytes([c[o], c[o + 1]]));
+    let word = |c: &[u8], t: usize| {
+        let b = 16 * t;
+        let s = [h(c, b + 8) + h(c, b), h(c, b + 12) + h(c, b + 4), h(c, b + 16) + h(c, b + 8), h(c, b + 20) + h(c, b + 12)];
+        s[0] | s[1] << 8 | s[2] << 16 | s[3] << 24
+    };
+    let mut want: Vec<Want> = (0..7).flat_map(|t| [Want::Eq(word(&c0, t)), Want::Eq(word(&c1, t))]).collect();
+    want.extend([Want::Any, Want::Any]);
+    Spec {
+        groups: [1, 1, 1],
+        resources: vec![
+            buf(u(0, 0), &fill(16, 50)),
+            CaseResource { reg: b(0, 0), kind: Kind::Cbv(c0.clone()) },
+            CaseResource { reg: b(0, 1), kind: Kind::Cbv(c1.clone()) },
+        ],
+        expect: vec![(u(0, 0), want)],
+    }
+}
+
+// Half-precision bit patterns (exact values).
+const H1_5: u32 = 0x3E00;
+const H2_25: u32 = 0x4080;
+const H3_75: u32 = 0x4380;
+const HM0_5: u32 = 0xB800;
+const H10: u32 = 0x4900;
+const H9_5: u32 = 0x48C0;
+
+fn packed_dot2add(_: &Features) -> Spec {
+    // struct { half2 a (word 0), half2 b (word 1), float acc }: u0[i] = acc + a.x·b.x +
+    // a.y·b.y; the values are exact in half and float.
+    let rows: [[u32; 3]; 3] = [
+        [H1_5 | H2_25 << 16, H10 | HM0_5 << 16, 3.0f32.to_bits()],
+        [H3_75 | H9_5 << 16, H1_5 | H2_25 << 16, (-1.0f32).to_bits()],
+        [HM0_5 | H10 << 16, HM0_5 | H10 << 16, 0.25f32.to_bits()],
+    ];
+    let want = [16.875f32, 26.0, 100.5].map(f32::to_bits);
+    let input: Vec<u32> = rows.iter().flatten().copied().collect();
+    Spec { groups: [3, 1, 1], resources: vec![buf(t(0, 0), &input), buf(u(0, 0), &fill(3, 51))], expect: vec![(u(0, 0), eq(&want))] }
+}
+
+fn denorm_mul2(_: &Features) -> Spec {
+    // u0[i] = t0[i] * 2.0 (float). Normal inputs are checked exactly; for denormal inputs
+    // either result is accepted (flushing or preserving depends on the device's float
+    // controls, which this test does not check).
+    let normal = [1.5f32, -3.25, 1.0e-30, 6.0e37, -0.0, 123.456];
+    let denorm = [f32::from_bits(0x0000_0001), f32::from_bits(0x8020_0000), f32::from_bits(0x0040_0000)];
+    let input: Vec<f32> = normal.iter().chain(&denorm).copied().collect();
+    let mut want: Vec<Want> = normal.iter().map(|&x| Want::Eq((x * 2.0).to_bits())).collect();
+    for &x in &denorm {
+        let zero = if x.is_sign_negative() { 0x8000_0000 } else { 0 };
+        want.push(Want::OneOf(vec![(x * 2.0).to_bits(), zero]));
+    }
+    let n = input.len() as u32;
+    Spec {
+        groups: [n, 1, 1],
+        resources: vec![CaseResource { reg: t(0, 0), kind: Kind::Buffer(f32s(&input)) }, buf(u(0, 0), &fill(n as usize, 52))],
+        expect: vec![(u(0, 0), want)],
+    }
+}
+
+fn denorm_adds(fp64: bool, fp16: bool) -> Spec {
+    // Raw t0: bytes 0..16 two doubles, 16..24 two floats, 24..32 four halves. Raw u0:
+    // bytes 0..8 = the double sum (with fp64), 8..12 = the float sum, 16..20 = the two
+    // half sums (h0 + h2, h1 + h3) (with fp16); other bytes untouched. Normal, exact values.
+    let (d0, d1) = (1.25e300f64, -3.5e299f64);
+    let (f0, f1) = (1.5f32, 2.75f32);
+    let mut input = Vec::new();
+    input.extend(d0.to_le_bytes());
+    input.extend(d1.to_le_bytes());
+    input.extend(f0.to_le_bytes());
+    input.extend(f1.to_le_bytes());
+    input.extend(le(&[H1_5 | H10 << 16, H2_25 | HM0_5 << 16]));
+    let out = fill(6, 53);
+    let mut want = eq(&out);
+    if fp64 {
+        let sum = (d0 + d1).to_bits();
+        want[0] = Want::Eq(sum as u32);
+        want[1] = Want::Eq((sum >> 32) as u32);
+    }
+    want[2] = Want::Eq((f0 + f1).to_bits());
+    if fp16 {
+        want[4] = Want::Eq(H3_75 | H9_5 << 16);
+    }
+    Spec {
+        groups: [1, 1, 1],
+        resources: vec![CaseResource { reg: t(0, 0), kind: Kind::Buffer(input) }, buf(u(0, 0), &out)],
+        expect: vec![(u(0, 0), want)],
+    }
 }
