@@ -48,7 +48,12 @@ fn corpus_cases_pass() {
             Outcome::Fail(e) => failed.push(format!("{}: {e}", r.name)),
         }
     }
-    println!("{passed} passed, {} skipped, {} failed in {:.1?}", skipped.len(), failed.len(), start.elapsed());
+    println!(
+        "{passed} passed, {} skipped, {} failed in {:.1?}",
+        skipped.len(),
+        failed.len(),
+        start.elapsed()
+    );
     assert!(failed.is_empty(), "failed cases:\n{}", failed.join("\n"));
     assert_eq!(passed + skipped.len(), CASES);
 }
@@ -56,7 +61,9 @@ fn corpus_cases_pass() {
 /// A wrong expected word and a perturbed input are both detected.
 #[test]
 fn corpus_mismatch_is_caught() {
-    let Some(mut gpu) = gpu_or_skip("corpus_mismatch_is_caught") else { return };
+    let Some(mut gpu) = gpu_or_skip("corpus_mismatch_is_caught") else {
+        return;
+    };
     let case = cases().into_iter().find(|c| c.name == "msad").expect("msad case");
     let bytes = std::fs::read(Path::new(CORPUS).join(case.file)).expect("corpus file");
     let features = gpu.info().features.clone();
@@ -74,7 +81,10 @@ fn corpus_mismatch_is_caught() {
     if let untangle::vulkan::corpus::Kind::Buffer(b) = &mut perturbed.resources[0].kind {
         b[16] ^= 0x40;
     }
-    assert!(run_spec(&mut gpu, &bytes, &perturbed, &DefaultPlacement, TIMEOUT).is_err(), "a perturbed input must fail");
+    assert!(
+        run_spec(&mut gpu, &bytes, &perturbed, &DefaultPlacement, TIMEOUT).is_err(),
+        "a perturbed input must fail"
+    );
     // The comparison itself.
     assert!(compare(untangle::vulkan::corpus::u(0, 0), &[1, 0, 0, 0], &[Want::Eq(2)]).is_err());
 }

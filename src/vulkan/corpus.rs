@@ -37,8 +37,21 @@
 //! | `bindless_uav` | `u[tid + 2]` (space 1) `[0] = tid + 1`; RWTexture2D `u[tid + 2]` (space 2) `= tid + 257` | 64 + 64 descriptors | (needs descriptor indexing) |
 //! | `bindless_samplers` | `u0[tid] = (uint)t0.SampleLevel(s[tid], (1.1, 1.1), 0)` | 2×2 texture 1..4, 64 samplers of 4 address modes | repeat 1, clamp 4, mirror 4, border 0 |
 //! | `static_sampler_dynamic_index` | `u0[g] = t0.SampleLevel(s[g] (space 100), 0.5, 0)` | 4 samplers nearest/linear | 4 or 2.5 |
+//! | `oob_vectorized_byte_address_32bit_write` | raw 1-, 2-, 3-, 4-vector stores of their own word indices (u2..u5, 64 threads) | in-bounds buffers | word k = k |
+//! | `oob_vectorized_byte_address_32bit_read` | raw vector loads from u2..u5 copied into u1 at 0, 64, 128, 192 bytes while in the 48 bytes | distinct sources | copies; sources unchanged |
+//! | `oob_vectorized_structured_16bit_write` | uint16 1..4-vector and single-component structured stores (u0..u6) | in-bounds buffers | halfword k = k (16-bit) |
+//! | `cbv_layout_modern_uint16` | sums of 16-bit CBV loads at 4-byte steps, byte-packed (two CBVs) | byte ramps | per thread 2 words; thread 7 (past the CBV) unchecked |
+//! | `packed_dot2add` | `dot2add(half2 a, half2 b, float acc)` | exact halves | 16.875, 26, 100.5 (fp16) |
+//! | `denorm_ftz`, `denorm_preserve` | `u0[i] = t0[i] * 2` | normal and denormal floats | exact for normal; denormals: flushed or preserved (device float controls) |
+//! | `denorm_fp64_fp32_*` (any, ftz, preserve) | double add (make/split double) and float add | normal values | exact sums (fp64) |
+//! | `denorm_fp16_fp32_*` | float add and two half adds | exact values | exact sums (fp16) |
+//! | `denorm_fp16_fp64_fp32_*` | double, float and half adds | exact values | exact sums (fp16, fp64) |
 //!
-//! Further rows are listed with the cases in [`cases`].
+//! Cases needing a feature the device lacks ([`Needs`], checked against
+//! [`Features`]) are skipped: on lavapipe (no descriptor indexing) `bindless_cbv`,
+//! `descriptor_range_validation`, `bindless_uav`, `bindless_samplers` and
+//! `static_sampler_dynamic_index`. Wave cases compute their expectation from the device's
+//! subgroup size.
 
 use super::{Binding, DeviceBuffer, DeviceInfo, Dispatch, Features, Gpu, Image, ImageDim, Resource, SamplerDesc, VkError};
 use crate::dxil::ResourceClass;
@@ -60,16 +73,32 @@ impl std::fmt::Display for Reg {
 }
 
 pub fn t(register: u32, space: u32) -> Reg {
-    Reg { class: ResourceClass::Srv, space, register }
+    Reg {
+        class: ResourceClass::Srv,
+        space,
+        register,
+    }
 }
 pub fn u(register: u32, space: u32) -> Reg {
-    Reg { class: ResourceClass::Uav, space, register }
+    Reg {
+        class: ResourceClass::Uav,
+        space,
+        register,
+    }
 }
 pub fn b(register: u32, space: u32) -> Reg {
-    Reg { class: ResourceClass::Cbv, space, register }
+    Reg {
+        class: ResourceClass::Cbv,
+        space,
+        register,
+    }
 }
 pub fn s(register: u32, space: u32) -> Reg {
-    Reg { class: ResourceClass::Sampler, space, register }
+    Reg {
+        class: ResourceClass::Sampler,
+        space,
+        register,
+    }
 }
 
 /// What a D3D resource is, independent of how it is bound.
@@ -80,7 +109,10 @@ pub enum Kind {
     /// Raw (`ByteAddressBuffer`) or structured buffer bytes.
     Buffer(Vec<u8>),
     /// A typed buffer (`Buffer<T>`, `RWBuffer<T>`) of texels in `format`.
-    Typed { format: vk::Format, bytes: Vec<u8> },
+    Typed {
+        format: vk::Format,
+        bytes: Vec<u8>,
+    },
     /// A texture (SRV) or RW texture (UAV).
     Texture(Image),
     Sampler(SamplerDesc),
@@ -176,9 +208,13 @@ pub enum Placed {
     Unused,
     Binding(Binding),
     /// Its bytes copied into the push constants at this offset (CBV contents; not read back).
-    PushConstants { offset: u32 },
+    PushConstants {
+        offset: u32,
+    },
     /// A device-address buffer whose address lands in the push constants at this offset.
-    DeviceBuffer { push_offset: u32 },
+    DeviceBuffer {
+        push_offset: u32,
+    },
 }
 
 /// Turns a case's D3D resources into runner bindings for one translated shader.
@@ -206,8 +242,14 @@ pub fn default_resource(class: ResourceClass, kind: &Kind) -> Resource {
             Resource::UniformBuffer(b)
         }
         Kind::Buffer(bytes) => Resource::StorageBuffer(bytes.clone()),
-        Kind::Typed { format, bytes } if uav => Resource::StorageTexelBuffer { format: *format, bytes: bytes.clone() },
-        Kind::Typed { format, bytes } => Resource::UniformTexelBuffer { format: *format, bytes: bytes.clone() },
+        Kind::Typed { format, bytes } if uav => Resource::StorageTexelBuffer {
+            format: *format,
+            bytes: bytes.clone(),
+        },
+        Kind::Typed { format, bytes } => Resource::UniformTexelBuffer {
+            format: *format,
+            bytes: bytes.clone(),
+        },
         Kind::Texture(i) if uav => Resource::StorageImage(i.clone()),
         Kind::Texture(i) => Resource::SampledImage(i.clone()),
         Kind::Sampler(sd) => Resource::Sampler(*sd),
@@ -218,7 +260,9 @@ impl Placement for DefaultPlacement {
     fn place(&self, tr: &crate::emit::translate::Translation, res: &CaseResource) -> Result<Placed, String> {
         let letter = res.reg.class.register_letter();
         for row in &tr.bindings {
-            let Some((l, lower, space)) = parse_register(&row.register) else { continue };
+            let Some((l, lower, space)) = parse_register(&row.register) else {
+                continue;
+            };
             if l != letter || space != res.reg.space || res.reg.register < lower {
                 continue;
             }
@@ -227,7 +271,12 @@ impl Placement for DefaultPlacement {
                 continue;
             }
             let resource = default_resource(res.reg.class, &res.kind);
-            return Ok(Placed::Binding(Binding { set: row.set, binding: row.binding, element: offset, resource }));
+            return Ok(Placed::Binding(Binding {
+                set: row.set,
+                binding: row.binding,
+                element: offset,
+                resource,
+            }));
         }
         Ok(Placed::Unused)
     }
@@ -314,7 +363,10 @@ pub fn run_spec(gpu: &mut Gpu, bytes: &[u8], spec: &Spec, placement: &dyn Placem
             }
             Placed::DeviceBuffer { push_offset } => {
                 back.push(Back::Device(device_buffers.len()));
-                device_buffers.push(DeviceBuffer { bytes: bytes_of(&res.kind), push_offset });
+                device_buffers.push(DeviceBuffer {
+                    bytes: bytes_of(&res.kind),
+                    push_offset,
+                });
             }
         }
     }
@@ -371,7 +423,11 @@ pub fn run_case(gpu: &mut Gpu, case: &Case, corpus_dir: &std::path::Path, placem
             },
         }
     };
-    CaseReport { name: case.name, outcome, wall: start.elapsed() }
+    CaseReport {
+        name: case.name,
+        outcome,
+        wall: start.elapsed(),
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -387,17 +443,32 @@ fn eq(words: &[u32]) -> Vec<Want> {
     words.iter().map(|&w| Want::Eq(w)).collect()
 }
 fn buf(reg: Reg, words: &[u32]) -> CaseResource {
-    CaseResource { reg, kind: Kind::Buffer(le(words)) }
+    CaseResource {
+        reg,
+        kind: Kind::Buffer(le(words)),
+    }
 }
 fn cbv(reg: Reg, words: &[u32]) -> CaseResource {
-    CaseResource { reg, kind: Kind::Cbv(le(words)) }
+    CaseResource {
+        reg,
+        kind: Kind::Cbv(le(words)),
+    }
 }
 /// Distinct filler words that a shader's writes must differ from.
 fn fill(n: usize, seed: u32) -> Vec<u32> {
-    (0..n as u32).map(|i| 0xA5A5_0000 ^ seed.wrapping_mul(0x9E37_79B9) ^ i.wrapping_mul(0x0101_0101)).collect()
+    (0..n as u32)
+        .map(|i| 0xA5A5_0000 ^ seed.wrapping_mul(0x9E37_79B9) ^ i.wrapping_mul(0x0101_0101))
+        .collect()
 }
 fn tex2d(format: vk::Format, w: u32, h: u32, bytes: Vec<u8>) -> Image {
-    Image { dim: ImageDim::D2, format, extent: [w, h, 1], layers: 1, arrayed: false, bytes }
+    Image {
+        dim: ImageDim::D2,
+        format,
+        extent: [w, h, 1],
+        layers: 1,
+        arrayed: false,
+        bytes,
+    }
 }
 fn f32s(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -410,17 +481,42 @@ fn f32s(v: &[f32]) -> Vec<u8> {
 pub fn cases() -> Vec<Case> {
     let n = Needs::default;
     vec![
-        Case { name: "root_constant_indexing", file: "shaders.cs_root_constant_indexing.cs_6_0.dxil", needs: n(), spec: root_constant_indexing },
-        Case { name: "update_root_descriptors", file: "descriptors.update_root_descriptors.cs_6_0.dxil", needs: n(), spec: update_root_descriptors },
+        Case {
+            name: "root_constant_indexing",
+            file: "shaders.cs_root_constant_indexing.cs_6_0.dxil",
+            needs: n(),
+            spec: root_constant_indexing,
+        },
+        Case {
+            name: "update_root_descriptors",
+            file: "descriptors.update_root_descriptors.cs_6_0.dxil",
+            needs: n(),
+            spec: update_root_descriptors,
+        },
         Case {
             name: "uav_robustness_oob_structure_element",
             file: "descriptors.uav_robustness_oob_structure_element.cs_6_0.dxil",
             needs: n(),
             spec: oob_structure_element,
         },
-        Case { name: "unpack_u8_u32", file: "sm_advanced.cs_unpack_u8_u32.cs_6_6.dxil", needs: n(), spec: unpack_u8 },
-        Case { name: "unpack_s8_s32", file: "sm_advanced.cs_unpack_s8_s32.cs_6_6.dxil", needs: n(), spec: unpack_s8 },
-        Case { name: "pack_s32_s8_clamp", file: "sm_advanced.cs_pack_s32_s8_clamp.cs_6_6.dxil", needs: n(), spec: pack_s32_s8 },
+        Case {
+            name: "unpack_u8_u32",
+            file: "sm_advanced.cs_unpack_u8_u32.cs_6_6.dxil",
+            needs: n(),
+            spec: unpack_u8,
+        },
+        Case {
+            name: "unpack_s8_s32",
+            file: "sm_advanced.cs_unpack_s8_s32.cs_6_6.dxil",
+            needs: n(),
+            spec: unpack_s8,
+        },
+        Case {
+            name: "pack_s32_s8_clamp",
+            file: "sm_advanced.cs_pack_s32_s8_clamp.cs_6_6.dxil",
+            needs: n(),
+            spec: pack_s32_s8,
+        },
         Case {
             name: "pack_s16_s8_clamp",
             file: "sm_advanced.cs_pack_s16_s8_clamp.cs_6_6.dxil",
@@ -433,16 +529,39 @@ pub fn cases() -> Vec<Case> {
             needs: Needs { int16: true, ..n() },
             spec: pack_s16_u8,
         },
-        Case { name: "packed_i8dot", file: "sm_advanced.cs_packed_i8dot.cs_6_4.dxil", needs: n(), spec: packed_i8dot },
-        Case { name: "msad", file: "shaders.cs_msad.cs_6_0.dxil", needs: n(), spec: msad },
+        Case {
+            name: "packed_i8dot",
+            file: "sm_advanced.cs_packed_i8dot.cs_6_4.dxil",
+            needs: n(),
+            spec: packed_i8dot,
+        },
+        Case {
+            name: "msad",
+            file: "shaders.cs_msad.cs_6_0.dxil",
+            needs: n(),
+            spec: msad,
+        },
         Case {
             name: "bindless_cbv",
             file: "bindless.bindless_cbv.cs_6_0.dxil",
-            needs: Needs { descriptor_indexing: true, ..n() },
+            needs: Needs {
+                descriptor_indexing: true,
+                ..n()
+            },
             spec: bindless_cbv,
         },
-        Case { name: "cbv_hoisting", file: "command.cbv_hoisting.cs_6_0.dxil", needs: n(), spec: cbv_hoisting },
-        Case { name: "cbv_layout_modern_uint32", file: "sm_advanced.cs_cbv_layout_modern_uint32.cs_6_0.dxil", needs: n(), spec: cbv_modern_u32 },
+        Case {
+            name: "cbv_hoisting",
+            file: "command.cbv_hoisting.cs_6_0.dxil",
+            needs: n(),
+            spec: cbv_hoisting,
+        },
+        Case {
+            name: "cbv_layout_modern_uint32",
+            file: "sm_advanced.cs_cbv_layout_modern_uint32.cs_6_0.dxil",
+            needs: n(),
+            spec: cbv_modern_u32,
+        },
         Case {
             name: "cbv_layout_legacy_uint64",
             file: "sm_advanced.cs_cbv_layout_legacy_uint64.cs_6_0.dxil",
@@ -452,10 +571,18 @@ pub fn cases() -> Vec<Case> {
         Case {
             name: "descriptor_range_validation",
             file: "pso.descriptor_range_validation.cs_6_0.dxil",
-            needs: Needs { descriptor_indexing: true, ..n() },
+            needs: Needs {
+                descriptor_indexing: true,
+                ..n()
+            },
             spec: descriptor_range_validation,
         },
-        Case { name: "wave_match", file: "sm_advanced.cs_wave_match.cs_6_5.dxil", needs: Needs { min_subgroup: 4, ..n() }, spec: wave_match },
+        Case {
+            name: "wave_match",
+            file: "sm_advanced.cs_wave_match.cs_6_5.dxil",
+            needs: Needs { min_subgroup: 4, ..n() },
+            spec: wave_match,
+        },
         Case {
             name: "wave_multi_prefix",
             file: "sm_advanced.cs_wave_multi_prefix.cs_6_5.dxil",
@@ -477,25 +604,38 @@ pub fn cases() -> Vec<Case> {
         Case {
             name: "64bit_atomics_shared",
             file: "sm_advanced.cs_64bit_atomics_shared.cs_6_6.dxil",
-            needs: Needs { int64: true, int64_atomics: true, ..n() },
+            needs: Needs {
+                int64: true,
+                int64_atomics: true,
+                ..n()
+            },
             spec: atomics64_shared,
         },
         Case {
             name: "bindless_uav",
             file: "bindless.bindless_uav.cs_6_0.dxil",
-            needs: Needs { descriptor_indexing: true, ..n() },
+            needs: Needs {
+                descriptor_indexing: true,
+                ..n()
+            },
             spec: bindless_uav,
         },
         Case {
             name: "bindless_samplers",
             file: "bindless.bindless_samplers.cs_6_0.dxil",
-            needs: Needs { descriptor_indexing: true, ..n() },
+            needs: Needs {
+                descriptor_indexing: true,
+                ..n()
+            },
             spec: bindless_samplers,
         },
         Case {
             name: "static_sampler_dynamic_index",
             file: "descriptors.static_sampler_dynamic_index.cs_6_0.dxil",
-            needs: Needs { descriptor_indexing: true, ..n() },
+            needs: Needs {
+                descriptor_indexing: true,
+                ..n()
+            },
             spec: static_sampler_dynamic_index,
         },
         Case {
@@ -528,8 +668,18 @@ pub fn cases() -> Vec<Case> {
             needs: Needs { float16: true, ..n() },
             spec: packed_dot2add,
         },
-        Case { name: "denorm_ftz", file: "sm_advanced.cs_denorm_ftz.cs_6_2.dxil", needs: n(), spec: denorm_mul2 },
-        Case { name: "denorm_preserve", file: "sm_advanced.cs_denorm_preserve.cs_6_2.dxil", needs: n(), spec: denorm_mul2 },
+        Case {
+            name: "denorm_ftz",
+            file: "sm_advanced.cs_denorm_ftz.cs_6_2.dxil",
+            needs: n(),
+            spec: denorm_mul2,
+        },
+        Case {
+            name: "denorm_preserve",
+            file: "sm_advanced.cs_denorm_preserve.cs_6_2.dxil",
+            needs: n(),
+            spec: denorm_mul2,
+        },
         Case {
             name: "denorm_fp64_fp32_any",
             file: "sm_advanced.cs_denorm_fp64_fp32_any.cs_6_2.dxil",
@@ -545,7 +695,11 @@ pub fn cases() -> Vec<Case> {
         Case {
             name: "denorm_fp16_fp64_fp32_any",
             file: "sm_advanced.cs_denorm_fp16_fp64_fp32_any.cs_6_2.dxil",
-            needs: Needs { float16: true, float64: true, ..n() },
+            needs: Needs {
+                float16: true,
+                float64: true,
+                ..n()
+            },
             spec: |_| denorm_adds(true, true),
         },
         Case {
@@ -563,7 +717,11 @@ pub fn cases() -> Vec<Case> {
         Case {
             name: "denorm_fp16_fp64_fp32_ftz",
             file: "sm_advanced.cs_denorm_fp16_fp64_fp32_ftz.cs_6_2.dxil",
-            needs: Needs { float16: true, float64: true, ..n() },
+            needs: Needs {
+                float16: true,
+                float64: true,
+                ..n()
+            },
             spec: |_| denorm_adds(true, true),
         },
         Case {
@@ -581,7 +739,11 @@ pub fn cases() -> Vec<Case> {
         Case {
             name: "denorm_fp16_fp64_fp32_preserve",
             file: "sm_advanced.cs_denorm_fp16_fp64_fp32_preserve.cs_6_2.dxil",
-            needs: Needs { float16: true, float64: true, ..n() },
+            needs: Needs {
+                float16: true,
+                float64: true,
+                ..n()
+            },
             spec: |_| denorm_adds(true, true),
         },
     ]
@@ -589,7 +751,9 @@ pub fn cases() -> Vec<Case> {
 
 fn root_constant_indexing(_: &Features) -> Spec {
     // 12 rows of 16 bytes; x of row r = 0x1000 + 7r, y..w noise.
-    let rows: Vec<u32> = (0..12u32).flat_map(|r| [0x1000 + 7 * r, 0xdead_0000 | r, 0xbeef_0000 | r, 0xf00d_0000 | r]).collect();
+    let rows: Vec<u32> = (0..12u32)
+        .flat_map(|r| [0x1000 + 7 * r, 0xdead_0000 | r, 0xbeef_0000 | r, 0xf00d_0000 | r])
+        .collect();
     let out = fill(12, 1);
     Spec {
         groups: [12, 1, 1],
@@ -602,25 +766,48 @@ fn update_root_descriptors(_: &Features) -> Spec {
     let out = fill(8, 2);
     let mut want = out.clone();
     want[5] = 0xCAFE_0005;
-    Spec { groups: [1, 1, 1], resources: vec![buf(u(0, 0), &out), cbv(b(0, 0), &[5, 0xCAFE_0005])], expect: vec![(u(0, 0), eq(&want))] }
+    Spec {
+        groups: [1, 1, 1],
+        resources: vec![buf(u(0, 0), &out), cbv(b(0, 0), &[5, 0xCAFE_0005])],
+        expect: vec![(u(0, 0), eq(&want))],
+    }
 }
 
 fn oob_structure_element(_: &Features) -> Spec {
     let out = fill(24, 3);
     let mut want = out.clone();
     want[3 * 4 + 2] = 0xBEEF;
-    Spec { groups: [1, 1, 1], resources: vec![buf(u(0, 0), &out), cbv(b(0, 0), &[3, 2, 0xBEEF])], expect: vec![(u(0, 0), eq(&want))] }
+    Spec {
+        groups: [1, 1, 1],
+        resources: vec![buf(u(0, 0), &out), cbv(b(0, 0), &[3, 2, 0xBEEF])],
+        expect: vec![(u(0, 0), eq(&want))],
+    }
 }
 
-const BYTES_IN: [u32; 8] = [0x0000_0000, 0xFFFF_FFFF, 0x7F80_01FE, 0x1234_5678, 0x80FF_7F01, 0xDEAD_BEEF, 0x0102_0304, 0xC0DE_F00D];
+const BYTES_IN: [u32; 8] = [
+    0x0000_0000,
+    0xFFFF_FFFF,
+    0x7F80_01FE,
+    0x1234_5678,
+    0x80FF_7F01,
+    0xDEAD_BEEF,
+    0x0102_0304,
+    0xC0DE_F00D,
+];
 
 fn unpack(signed: bool) -> Spec {
     let want: Vec<u32> = BYTES_IN
         .iter()
-        .flat_map(|&w| (0..4).map(move |k| {
-            let byte = (w >> (8 * k)) & 0xff;
-            if signed { byte as u8 as i8 as i32 as u32 } else { byte }
-        }))
+        .flat_map(|&w| {
+            (0..4).map(move |k| {
+                let byte = (w >> (8 * k)) & 0xff;
+                if signed {
+                    byte as u8 as i8 as i32 as u32
+                } else {
+                    byte
+                }
+            })
+        })
         .collect();
     Spec {
         groups: [8, 1, 1],
@@ -636,7 +823,10 @@ fn unpack_s8(_: &Features) -> Spec {
 }
 
 fn pack_bytes(v: [i32; 4], lo: i32, hi: i32) -> u32 {
-    v.iter().enumerate().map(|(k, &x)| ((x.clamp(lo, hi) as u32) & 0xff) << (8 * k)).fold(0, |a, b| a | b)
+    v.iter()
+        .enumerate()
+        .map(|(k, &x)| ((x.clamp(lo, hi) as u32) & 0xff) << (8 * k))
+        .fold(0, |a, b| a | b)
 }
 
 const PACK_IN: [[i32; 4]; 6] = [
@@ -651,7 +841,11 @@ const PACK_IN: [[i32; 4]; 6] = [
 fn pack_s32_s8(_: &Features) -> Spec {
     let input: Vec<u32> = PACK_IN.iter().flatten().map(|&x| x as u32).collect();
     let want: Vec<u32> = PACK_IN.iter().map(|&v| pack_bytes(v, -128, 127)).collect();
-    Spec { groups: [6, 1, 1], resources: vec![buf(t(0, 0), &input), buf(u(0, 0), &fill(6, 5))], expect: vec![(u(0, 0), eq(&want))] }
+    Spec {
+        groups: [6, 1, 1],
+        resources: vec![buf(t(0, 0), &input), buf(u(0, 0), &fill(6, 5))],
+        expect: vec![(u(0, 0), eq(&want))],
+    }
 }
 
 fn pack_s16(lo: i32, hi: i32) -> Spec {
@@ -660,7 +854,13 @@ fn pack_s16(lo: i32, hi: i32) -> Spec {
     let want: Vec<u32> = v16.iter().map(|v| pack_bytes(v.map(i32::from), lo, hi)).collect();
     Spec {
         groups: [6, 1, 1],
-        resources: vec![CaseResource { reg: t(0, 0), kind: Kind::Buffer(input) }, buf(u(0, 0), &fill(6, 6))],
+        resources: vec![
+            CaseResource {
+                reg: t(0, 0),
+                kind: Kind::Buffer(input),
+            },
+            buf(u(0, 0), &fill(6, 6)),
+        ],
         expect: vec![(u(0, 0), eq(&want))],
     }
 }
@@ -687,7 +887,11 @@ fn packed_i8dot(_: &Features) -> Spec {
         .map(|&[a, bb, acc]| (0..4).fold(acc as i32, |s, k| s.wrapping_add(sb(a, k) * sb(bb, k))) as u32)
         .collect();
     let input: Vec<u32> = triples.iter().flatten().copied().collect();
-    Spec { groups: [6, 1, 1], resources: vec![buf(t(0, 0), &input), buf(u(0, 0), &fill(6, 7))], expect: vec![(u(0, 0), eq(&want))] }
+    Spec {
+        groups: [6, 1, 1],
+        resources: vec![buf(t(0, 0), &input), buf(u(0, 0), &fill(6, 7))],
+        expect: vec![(u(0, 0), eq(&want))],
+    }
 }
 
 fn msad(_: &Features) -> Spec {
@@ -717,7 +921,11 @@ fn msad(_: &Features) -> Spec {
         }
     }
     let input: Vec<u32> = v.iter().flatten().copied().collect();
-    Spec { groups: [4, 1, 1], resources: vec![buf(t(0, 0), &input), buf(u(0, 0), &fill(16, 8))], expect: vec![(u(0, 0), eq(&want))] }
+    Spec {
+        groups: [4, 1, 1],
+        resources: vec![buf(t(0, 0), &input), buf(u(0, 0), &fill(16, 8))],
+        expect: vec![(u(0, 0), eq(&want))],
+    }
 }
 
 fn bindless_cbv(_: &Features) -> Spec {
@@ -725,7 +933,11 @@ fn bindless_cbv(_: &Features) -> Spec {
     for i in 0..64u32 {
         resources.push(cbv(b(2 + i, 1), &[0x5000 + i * 3, 1, 2, 3]));
     }
-    Spec { groups: [1, 1, 1], resources, expect: vec![(u(0, 0), eq(&(0..64).map(|i| 0x5000 + i * 3).collect::<Vec<_>>()))] }
+    Spec {
+        groups: [1, 1, 1],
+        resources,
+        expect: vec![(u(0, 0), eq(&(0..64).map(|i| 0x5000 + i * 3).collect::<Vec<_>>()))],
+    }
 }
 
 fn cbv_hoisting(_: &Features) -> Spec {
@@ -734,7 +946,11 @@ fn cbv_hoisting(_: &Features) -> Spec {
     for (r, &v) in vals.iter().enumerate() {
         resources.push(cbv(b(r as u32, 0), &[v, !v, v ^ 1, 0]));
     }
-    Spec { groups: [1, 1, 1], resources, expect: vec![(u(0, 0), eq(&vals))] }
+    Spec {
+        groups: [1, 1, 1],
+        resources,
+        expect: vec![(u(0, 0), eq(&vals))],
+    }
 }
 
 fn cbv_modern_u32(_: &Features) -> Spec {
@@ -769,7 +985,17 @@ fn cbv_legacy_u64(_: &Features) -> Spec {
     }
     Spec {
         groups: [1, 1, 1],
-        resources: vec![buf(u(0, 0), &fill(16, 12)), CaseResource { reg: b(0, 0), kind: Kind::Cbv(le64(&a)) }, CaseResource { reg: b(0, 1), kind: Kind::Cbv(le64(&c)) }],
+        resources: vec![
+            buf(u(0, 0), &fill(16, 12)),
+            CaseResource {
+                reg: b(0, 0),
+                kind: Kind::Cbv(le64(&a)),
+            },
+            CaseResource {
+                reg: b(0, 1),
+                kind: Kind::Cbv(le64(&c)),
+            },
+        ],
         expect: vec![(u(0, 0), eq(&want))],
     }
 }
@@ -785,7 +1011,11 @@ fn descriptor_range_validation(_: &Features) -> Spec {
             expect.push((u(r, space), eq(&[init[0] + 1, 7, 8])));
         }
     }
-    Spec { groups: [2, 1, 1], resources, expect }
+    Spec {
+        groups: [2, 1, 1],
+        resources,
+        expect,
+    }
 }
 
 fn wave_match(f: &Features) -> Spec {
@@ -796,9 +1026,19 @@ fn wave_match(f: &Features) -> Spec {
     let vals: Vec<u32> = [7, 3, 7, 9, 3, 3, 1, 7, 9, 9, 2, 7, 1, 3, 2, 5].to_vec();
     let out = fill(16, 13);
     let want: Vec<u32> = (0..16)
-        .map(|i| if i < w { (0..w).filter(|&j| vals[j] == vals[i]).fold(0u32, |m, j| m | 1 << j) } else { out[i] })
+        .map(|i| {
+            if i < w {
+                (0..w).filter(|&j| vals[j] == vals[i]).fold(0u32, |m, j| m | 1 << j)
+            } else {
+                out[i]
+            }
+        })
         .collect();
-    Spec { groups: [1, 1, 1], resources: vec![buf(t(0, 0), &vals), buf(u(0, 0), &out)], expect: vec![(u(0, 0), eq(&want))] }
+    Spec {
+        groups: [1, 1, 1],
+        resources: vec![buf(t(0, 0), &vals), buf(u(0, 0), &out)],
+        expect: vec![(u(0, 0), eq(&want))],
+    }
 }
 
 fn wave_multi_prefix(f: &Features) -> Spec {
@@ -807,7 +1047,15 @@ fn wave_multi_prefix(f: &Features) -> Spec {
     // over lanes j < lane of the same partition: u0[lane] = sum (unsigned), u0[16 + lane]
     // = product, u0[32 + lane] = count of those j whose (mask & 0xAAAA) != 0, u0[48 +]
     // = and (identity !0), u0[64 +] = or, u0[80 +] = xor.
-    let mask = |l: u32| if l >= 8 { 0xFF00u32 } else if l % 2 == 0 { 0x55 } else { 0xAA };
+    let mask = |l: u32| {
+        if l >= 8 {
+            0xFF00u32
+        } else if l % 2 == 0 {
+            0x55
+        } else {
+            0xAA
+        }
+    };
     // As in `wave_match`, waves of S < 16 lanes all see lanes 0..S − 1: only lanes below
     // W = min(S, 16) are written (and masks are ANDed with the wave's lanes).
     let w = f.subgroup_size.clamp(1, 16);
@@ -825,7 +1073,11 @@ fn wave_multi_prefix(f: &Features) -> Spec {
         want[64 + l as usize] = vals.clone().fold(0u32, |a, v| a | v);
         want[80 + l as usize] = vals.fold(0u32, |a, v| a ^ v);
     }
-    Spec { groups: [1, 1, 1], resources: vec![buf(t(0, 0), &masks), buf(u(0, 0), &out)], expect: vec![(u(0, 0), eq(&want))] }
+    Spec {
+        groups: [1, 1, 1],
+        resources: vec![buf(t(0, 0), &masks), buf(u(0, 0), &out)],
+        expect: vec![(u(0, 0), eq(&want))],
+    }
 }
 
 fn quad_swap(w: u32, h: u32) -> Spec {
@@ -844,8 +1096,14 @@ fn quad_swap(w: u32, h: u32) -> Spec {
     Spec {
         groups: [1, 1, 1],
         resources: vec![
-            CaseResource { reg: t(0, 0), kind: Kind::Texture(tex2d(vk::Format::R32_SFLOAT, w, h, f32s(&tex))) },
-            CaseResource { reg: u(0, 0), kind: Kind::Texture(out) },
+            CaseResource {
+                reg: t(0, 0),
+                kind: Kind::Texture(tex2d(vk::Format::R32_SFLOAT, w, h, f32s(&tex))),
+            },
+            CaseResource {
+                reg: u(0, 0),
+                kind: Kind::Texture(out),
+            },
         ],
         expect: vec![(u(0, 0), eq(&want))],
     }
@@ -877,7 +1135,13 @@ fn atomics64_shared(_: &Features) -> Spec {
     }
     Spec {
         groups: [1, 1, 1],
-        resources: vec![CaseResource { reg: t(0, 0), kind: Kind::Buffer(le64(&x)) }, buf(u(0, 0), &fill(22, 15))],
+        resources: vec![
+            CaseResource {
+                reg: t(0, 0),
+                kind: Kind::Buffer(le64(&x)),
+            },
+            buf(u(0, 0), &fill(22, 15)),
+        ],
         expect: vec![(u(0, 0), want)],
     }
 }
@@ -891,14 +1155,25 @@ fn bindless_uav(_: &Features) -> Spec {
         resources.push(buf(u(2 + i, 1), &[0xFFFF_0000 | i, 0x1234]));
         expect.push((u(2 + i, 1), eq(&[i + 1, 0x1234])));
         let img = tex2d(vk::Format::R32_UINT, 2, 1, le(&[0xEEEE_0000 | i, 0x4321]));
-        resources.push(CaseResource { reg: u(2 + i, 2), kind: Kind::Texture(img) });
+        resources.push(CaseResource {
+            reg: u(2 + i, 2),
+            kind: Kind::Texture(img),
+        });
         expect.push((u(2 + i, 2), eq(&[i + 257, 0x4321])));
     }
-    Spec { groups: [1, 1, 1], resources, expect }
+    Spec {
+        groups: [1, 1, 1],
+        resources,
+        expect,
+    }
 }
 
 fn sampler(linear: bool, address: vk::SamplerAddressMode) -> Kind {
-    Kind::Sampler(SamplerDesc { linear, address, ..Default::default() })
+    Kind::Sampler(SamplerDesc {
+        linear,
+        address,
+        ..Default::default()
+    })
 }
 
 fn bindless_samplers(_: &Features) -> Spec {
@@ -913,13 +1188,23 @@ fn bindless_samplers(_: &Features) -> Spec {
     ];
     let mut resources = vec![
         buf(u(0, 0), &fill(64, 16)),
-        CaseResource { reg: t(0, 0), kind: Kind::Texture(tex2d(vk::Format::R32_SFLOAT, 2, 2, f32s(&[1.0, 2.0, 3.0, 4.0]))) },
+        CaseResource {
+            reg: t(0, 0),
+            kind: Kind::Texture(tex2d(vk::Format::R32_SFLOAT, 2, 2, f32s(&[1.0, 2.0, 3.0, 4.0]))),
+        },
     ];
     for i in 0..64u32 {
-        resources.push(CaseResource { reg: s(i, 0), kind: sampler(false, modes[(i * 7 % 4) as usize].0) });
+        resources.push(CaseResource {
+            reg: s(i, 0),
+            kind: sampler(false, modes[(i * 7 % 4) as usize].0),
+        });
     }
     let want: Vec<u32> = (0..64u32).map(|i| modes[(i * 7 % 4) as usize].1).collect();
-    Spec { groups: [1, 1, 1], resources, expect: vec![(u(0, 0), eq(&want))] }
+    Spec {
+        groups: [1, 1, 1],
+        resources,
+        expect: vec![(u(0, 0), eq(&want))],
+    }
 }
 
 fn static_sampler_dynamic_index(_: &Features) -> Spec {
@@ -927,14 +1212,24 @@ fn static_sampler_dynamic_index(_: &Features) -> Spec {
     // 1, 2 / 3, 4: nearest reads texel (1, 1) = 4, linear the average 2.5 (exact).
     let mut resources = vec![
         buf(u(0, 0), &fill(4, 17)),
-        CaseResource { reg: t(0, 0), kind: Kind::Texture(tex2d(vk::Format::R32_SFLOAT, 2, 2, f32s(&[1.0, 2.0, 3.0, 4.0]))) },
+        CaseResource {
+            reg: t(0, 0),
+            kind: Kind::Texture(tex2d(vk::Format::R32_SFLOAT, 2, 2, f32s(&[1.0, 2.0, 3.0, 4.0]))),
+        },
     ];
     let linear = [false, true, true, false];
     for (i, &l) in linear.iter().enumerate() {
-        resources.push(CaseResource { reg: s(i as u32, 100), kind: sampler(l, vk::SamplerAddressMode::CLAMP_TO_EDGE) });
+        resources.push(CaseResource {
+            reg: s(i as u32, 100),
+            kind: sampler(l, vk::SamplerAddressMode::CLAMP_TO_EDGE),
+        });
     }
     let want: Vec<u32> = linear.iter().map(|&l| if l { 2.5f32 } else { 4.0 }.to_bits()).collect();
-    Spec { groups: [4, 1, 1], resources, expect: vec![(u(0, 0), eq(&want))] }
+    Spec {
+        groups: [4, 1, 1],
+        resources,
+        expect: vec![(u(0, 0), eq(&want))],
+    }
 }
 
 fn raw_vector_write(_: &Features) -> Spec {
@@ -947,7 +1242,11 @@ fn raw_vector_write(_: &Features) -> Spec {
         resources.push(buf(u(r, 0), &fill(n as usize, 20 + r)));
         expect.push((u(r, 0), eq(&(0..n).collect::<Vec<_>>())));
     }
-    Spec { groups: [1, 1, 1], resources, expect }
+    Spec {
+        groups: [1, 1, 1],
+        resources,
+        expect,
+    }
 }
 
 fn raw_vector_read(_: &Features) -> Spec {
@@ -969,7 +1268,11 @@ fn raw_vector_read(_: &Features) -> Spec {
         resources.push(buf(u(r, 0), &src(r)));
         expect.push((u(r, 0), eq(&src(r))));
     }
-    Spec { groups: [1, 1, 1], resources, expect }
+    Spec {
+        groups: [1, 1, 1],
+        resources,
+        expect,
+    }
 }
 
 fn structured_16bit_write(_: &Features) -> Spec {
@@ -989,7 +1292,11 @@ fn structured_16bit_write(_: &Features) -> Spec {
         resources.push(buf(u(r, 0), &init));
         expect.push((u(r, 0), eq(&want)));
     }
-    Spec { groups: [1, 1, 1], resources, expect }
+    Spec {
+        groups: [1, 1, 1],
+        resources,
+        expect,
+    }
 }
 
 fn cbv_modern_u16(_: &Features) -> Spec {
@@ -1003,7 +1310,12 @@ fn cbv_modern_u16(_: &Features) -> Spec {
     let h = |c: &[u8], o: usize| u32::from(u16::from_le_bytes([c[o], c[o + 1]]));
     let word = |c: &[u8], t: usize| {
         let b = 16 * t;
-        let s = [h(c, b + 8) + h(c, b), h(c, b + 12) + h(c, b + 4), h(c, b + 16) + h(c, b + 8), h(c, b + 20) + h(c, b + 12)];
+        let s = [
+            h(c, b + 8) + h(c, b),
+            h(c, b + 12) + h(c, b + 4),
+            h(c, b + 16) + h(c, b + 8),
+            h(c, b + 20) + h(c, b + 12),
+        ];
         s[0] | s[1] << 8 | s[2] << 16 | s[3] << 24
     };
     let mut want: Vec<Want> = (0..7).flat_map(|t| [Want::Eq(word(&c0, t)), Want::Eq(word(&c1, t))]).collect();
@@ -1012,8 +1324,14 @@ fn cbv_modern_u16(_: &Features) -> Spec {
         groups: [1, 1, 1],
         resources: vec![
             buf(u(0, 0), &fill(16, 50)),
-            CaseResource { reg: b(0, 0), kind: Kind::Cbv(c0.clone()) },
-            CaseResource { reg: b(0, 1), kind: Kind::Cbv(c1.clone()) },
+            CaseResource {
+                reg: b(0, 0),
+                kind: Kind::Cbv(c0.clone()),
+            },
+            CaseResource {
+                reg: b(0, 1),
+                kind: Kind::Cbv(c1.clone()),
+            },
         ],
         expect: vec![(u(0, 0), want)],
     }
@@ -1037,7 +1355,11 @@ fn packed_dot2add(_: &Features) -> Spec {
     ];
     let want = [16.875f32, 26.0, 100.5].map(f32::to_bits);
     let input: Vec<u32> = rows.iter().flatten().copied().collect();
-    Spec { groups: [3, 1, 1], resources: vec![buf(t(0, 0), &input), buf(u(0, 0), &fill(3, 51))], expect: vec![(u(0, 0), eq(&want))] }
+    Spec {
+        groups: [3, 1, 1],
+        resources: vec![buf(t(0, 0), &input), buf(u(0, 0), &fill(3, 51))],
+        expect: vec![(u(0, 0), eq(&want))],
+    }
 }
 
 fn denorm_mul2(_: &Features) -> Spec {
@@ -1055,7 +1377,13 @@ fn denorm_mul2(_: &Features) -> Spec {
     let n = input.len() as u32;
     Spec {
         groups: [n, 1, 1],
-        resources: vec![CaseResource { reg: t(0, 0), kind: Kind::Buffer(f32s(&input)) }, buf(u(0, 0), &fill(n as usize, 52))],
+        resources: vec![
+            CaseResource {
+                reg: t(0, 0),
+                kind: Kind::Buffer(f32s(&input)),
+            },
+            buf(u(0, 0), &fill(n as usize, 52)),
+        ],
         expect: vec![(u(0, 0), want)],
     }
 }
@@ -1085,7 +1413,13 @@ fn denorm_adds(fp64: bool, fp16: bool) -> Spec {
     }
     Spec {
         groups: [1, 1, 1],
-        resources: vec![CaseResource { reg: t(0, 0), kind: Kind::Buffer(input) }, buf(u(0, 0), &out)],
+        resources: vec![
+            CaseResource {
+                reg: t(0, 0),
+                kind: Kind::Buffer(input),
+            },
+            buf(u(0, 0), &out),
+        ],
         expect: vec![(u(0, 0), want)],
     }
 }

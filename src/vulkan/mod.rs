@@ -8,16 +8,30 @@
 //! * Device choice: `UNTANGLE_VK_DEVICE` = an index into the physical device list, or a
 //!   case-insensitive substring of the device name (`llvmpipe`, `H100`); default: the
 //!   first device. [`Gpu::info`] says which device and driver were picked.
-//! * Layout: a [`Dispatch`] lists [`Binding`]s `(set, binding, resource)`; every set from
-//!   0 to the highest named gets a descriptor set layout (empty where nothing is bound).
-//!   Only [`Resource::StorageBuffer`] exists so far; the enum is where storage images and
-//!   others go.
+//! * Layout: a [`Dispatch`] lists [`Binding`]s `(set, binding, element, resource)`; every
+//!   set from 0 to the highest named gets a descriptor set layout (empty where nothing is
+//!   bound). A binding's descriptor type comes from its [`Resource`]s (storage and uniform
+//!   buffers, uniform and storage texel buffers with a `VkFormat`, storage and sampled
+//!   images of one mip level (1D, 2D, 3D, 1D/2D arrays; uploaded, read back), samplers);
+//!   its descriptor count is its highest element + 1 or [`Dispatch::min_counts`], and
+//!   arrays are partially bound where the device supports it.
+//! * Push constants: [`Dispatch::push_constants`], one range from 0 visible to compute.
+//!   [`Dispatch::device_buffers`] are buffers reached by `bufferDeviceAddress`: each
+//!   address is written into the push-constant bytes at its offset; read back too.
+//! * Features: device creation enables every feature the device reports (Vulkan 1.0
+//!   core, 1.1, 1.2, 1.3 structs); [`DeviceInfo::features`] records the optional ones
+//!   that matter here (descriptor indexing, device addresses, 16/64-bit types, 64-bit
+//!   atomics, storage images without format, subgroup size and operations) so callers
+//!   can skip what a device cannot run. The instance asks for Vulkan 1.3 where the loader
+//!   has it (the translator emits SPIR-V 1.6).
+//! * Corpus cases: [`corpus`] runs vkd3d-proton compute shaders with known answers.
 //! * Timeout: each dispatch waits on its fence at most [`Dispatch::timeout`]. A dispatch
 //!   that does not finish in time is [`VkError::Timeout`], a hang reported, never a stuck
 //!   caller. The device may still be running the shader then, so the [`Gpu`] is poisoned:
 //!   later dispatches fail with [`VkError::Poisoned`] and dropping it leaks its objects
 //!   instead of destroying objects in use.
-//! * Memory: host-visible, host-coherent buffers (the runner is for checking, not speed).
+//! * Memory: host-visible, host-coherent buffers (the runner is for checking, not speed);
+//!   images in device memory, staged through such buffers.
 //!
 //! Every Vulkan call goes through `unsafe` ash functions; the invariants are the usual
 //! ones (objects created from this device, destroyed once, not in use), kept by creating
