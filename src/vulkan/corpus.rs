@@ -746,6 +746,12 @@ pub fn cases() -> Vec<Case> {
             },
             spec: |_| denorm_adds(true, true),
         },
+        Case {
+            name: "typed_buffer_reads",
+            file: "robustness.undefined_structured_raw_read_typed.cs_6_0.dxil",
+            needs: n(),
+            spec: typed_buffer_reads,
+        },
     ]
 }
 
@@ -1422,4 +1428,41 @@ fn denorm_adds(fp64: bool, fp16: bool) -> Spec {
         ],
         expect: vec![(u(0, 0), want)],
     }
+}
+
+fn typed_buffer_reads(_: &Features) -> Spec {
+    // 64 threads; typed buffers t0..t15 (pairs: uint, float, uint2, float2, uint3, float3,
+    // uint4, float4; each pair one array binding): u[r][tid] (RWStructuredBuffer<uint4>
+    // array u0..u15) = the c components of t[r][tid] as uint bits, the last repeated to 4.
+    // 3-component buffers use a 4-component view format (the shader reads xyz).
+    let mut resources = Vec::new();
+    let mut expect = Vec::new();
+    for r in 0..16u32 {
+        let c = (r / 4 + 1) as usize;
+        let float = (r / 2) % 2 == 1;
+        let value = |i: u32, k: u32| {
+            let v = r * 1000 + i * 4 + k + 1;
+            if float {
+                (v as f32 * 0.5).to_bits()
+            } else {
+                v ^ 0x5A00_0000
+            }
+        };
+        let stored = if c == 3 { 4 } else { c };
+        let texels: Vec<u32> = (0..64u32).flat_map(|i| (0..stored as u32).map(move |k| value(i, k))).collect();
+        use vk::Format as F;
+        let format = match (stored, float) {
+            (1, false) => F::R32_UINT,
+            (1, true) => F::R32_SFLOAT,
+            (2, false) => F::R32G32_UINT,
+            (2, true) => F::R32G32_SFLOAT,
+            (_, false) => F::R32G32B32A32_UINT,
+            (_, true) => F::R32G32B32A32_SFLOAT,
+        };
+        resources.push(CaseResource { reg: t(r, 0), kind: Kind::Typed { format, bytes: le(&texels) } });
+        let want: Vec<u32> = (0..64u32).flat_map(|i| (0..4u32).map(move |k| value(i, k.min(c as u32 - 1)))).collect();
+        resources.push(buf(u(r, 0), &fill(256, 60 + r)));
+        expect.push((u(r, 0), eq(&want)));
+    }
+    Spec { groups: [1, 1, 1], resources, expect }
 }
