@@ -15,7 +15,7 @@ use untangle::vulkan::{Gpu, VkError};
 const CORPUS: &str = "../shared/corpus/dxil/vkd3d-proton";
 const TIMEOUT: Duration = Duration::from_secs(120);
 /// Cases in the library; the test fails if one is dropped by accident.
-const CASES: usize = 40;
+const CASES: usize = 41;
 
 fn gpu_or_skip(test: &str) -> Option<Gpu> {
     let required = std::env::var("UNTANGLE_REQUIRE_VULKAN").is_ok_and(|v| v == "1");

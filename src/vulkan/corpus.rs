@@ -42,6 +42,8 @@
 //! | `oob_vectorized_structured_16bit_write` | uint16 1..4-vector and single-component structured stores (u0..u6) | in-bounds buffers | halfword k = k (16-bit) |
 //! | `cbv_layout_modern_uint16` | sums of 16-bit CBV loads at 4-byte steps, byte-packed (two CBVs) | byte ramps | per thread 2 words; thread 7 (past the CBV) unchecked |
 //! | `packed_dot2add` | `dot2add(half2 a, half2 b, float acc)` | exact halves | 16.875, 26, 100.5 (fp16) |
+//! | `typed_buffer_reads` | typed buffers t0..t15 (uint/float × 1..4 components, arrays of 2) copied to `u[r][tid]` as uint4, last component repeated | distinct bit patterns | the texels (texel buffers) |
+//! | `resinfo` | `GetDimensions` of Texture2D, Texture2DArray, Buffer, ByteAddressBuffer, StructuredBuffer and their RW forms into u10 | resources of distinct sizes (all bound: the vkd3d test binds null descriptors) | sizes, layers, 1 mip, stride 4; −1 where the shader writes constants |
 //! | `denorm_ftz`, `denorm_preserve` | `u0[i] = t0[i] * 2` | normal and denormal floats | exact for normal; denormals: flushed or preserved (device float controls) |
 //! | `denorm_fp64_fp32_*` (any, ftz, preserve) | double add (make/split double) and float add | normal values | exact sums (fp64) |
 //! | `denorm_fp16_fp32_*` | float add and two half adds | exact values | exact sums (fp16) |
@@ -752,6 +754,7 @@ pub fn cases() -> Vec<Case> {
             needs: n(),
             spec: typed_buffer_reads,
         },
+        Case { name: "resinfo", file: "descriptors.null_descriptor_resinfo.cs_6_0.dxil", needs: n(), spec: resinfo },
     ]
 }
 
@@ -1465,4 +1468,52 @@ fn typed_buffer_reads(_: &Features) -> Spec {
         expect.push((u(r, 0), eq(&want)));
     }
     Spec { groups: [1, 1, 1], resources, expect }
+}
+
+fn resinfo(_: &Features) -> Spec {
+    // u10 (uint4 per row): [0] t0 Texture2D<uint> (w, h, −1, mips); [1] t1 Texture2DArray
+    // (w, h, layers, mips); [2] t2 Buffer<uint> (n, −1, −1, −1); [3] t3 ByteAddressBuffer
+    // (bytes, −1, −1, −1); [4] t4 StructuredBuffer<uint> (n, 4, −1, −1); [5] u5
+    // RWTexture2D (w, h, −1, −1); [6] u6 RWTexture2DArray (w, h, layers, −1); [7] u7
+    // RWBuffer (n, …); [8] u8 RWByteAddressBuffer (bytes, …); [9] u9 RWStructuredBuffer (n, 4, …).
+    let img = |w: u32, h: u32, layers: u32, arrayed: bool| Image {
+        dim: ImageDim::D2,
+        format: vk::Format::R32_UINT,
+        extent: [w, h, 1],
+        layers,
+        arrayed,
+        bytes: le(&fill((w * h * layers) as usize, w * 31 + h)),
+    };
+    let m = u32::MAX;
+    let want: Vec<u32> = vec![
+        5, 3, m, 1, //
+        4, 2, 3, 1, //
+        7, m, m, m, //
+        36, m, m, m, //
+        11, 4, m, m, //
+        6, 4, m, m, //
+        3, 5, 2, m, //
+        13, m, m, m, //
+        52, m, m, m, //
+        17, 4, m, m,
+    ];
+    let typed = |n: usize, seed: u32| Kind::Typed { format: vk::Format::R32_UINT, bytes: le(&fill(n, seed)) };
+    let r = |reg, kind| CaseResource { reg, kind };
+    Spec {
+        groups: [1, 1, 1],
+        resources: vec![
+            r(t(0, 0), Kind::Texture(img(5, 3, 1, false))),
+            r(t(1, 0), Kind::Texture(img(4, 2, 3, true))),
+            r(t(2, 0), typed(7, 70)),
+            buf(t(3, 0), &fill(9, 71)),
+            buf(t(4, 0), &fill(11, 72)),
+            r(u(5, 0), Kind::Texture(img(6, 4, 1, false))),
+            r(u(6, 0), Kind::Texture(img(3, 5, 2, true))),
+            r(u(7, 0), typed(13, 73)),
+            buf(u(8, 0), &fill(13, 74)),
+            buf(u(9, 0), &fill(17, 75)),
+            buf(u(10, 0), &fill(40, 76)),
+        ],
+        expect: vec![(u(10, 0), eq(&want))],
+    }
 }
