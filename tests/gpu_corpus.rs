@@ -16,6 +16,8 @@ const CORPUS: &str = "../shared/corpus/dxil/vkd3d-proton";
 const TIMEOUT: Duration = Duration::from_secs(120);
 /// Cases in the library; the test fails if one is dropped by accident.
 const CASES: usize = 41;
+/// Cases that must run and pass (lavapipe: 36; 5 need descriptor indexing).
+const MIN_PASSED: usize = 30;
 
 fn gpu_or_skip(test: &str) -> Option<Gpu> {
     let required = std::env::var("UNTANGLE_REQUIRE_VULKAN").is_ok_and(|v| v == "1");
@@ -56,6 +58,7 @@ fn corpus_cases_pass() {
     );
     assert!(failed.is_empty(), "failed cases:\n{}", failed.join("\n"));
     assert_eq!(passed + skipped.len(), CASES);
+    assert!(passed >= MIN_PASSED, "only {passed} cases ran and passed; skipped:\n{}", skipped.join("\n"));
 }
 
 /// A wrong expected word and a perturbed input are both detected.

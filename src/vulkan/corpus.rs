@@ -221,7 +221,18 @@ pub enum Placed {
 
 /// Turns a case's D3D resources into runner bindings for one translated shader.
 pub trait Placement {
+    /// The translator options the shader is translated with (a root-signature placement
+    /// passes its layout here).
+    fn options(&self) -> crate::emit::translate::Options {
+        crate::emit::translate::Options::default()
+    }
+    /// Where `res` goes.
     fn place(&self, translation: &crate::emit::translate::Translation, res: &CaseResource) -> Result<Placed, String>;
+    /// Minimum descriptor counts `(set, binding, count)` (descriptor tables larger than
+    /// the elements a case binds); see [`Dispatch::min_counts`].
+    fn min_counts(&self, _translation: &crate::emit::translate::Translation) -> Vec<(u32, u32, u32)> {
+        Vec::new()
+    }
 }
 
 /// The translator's default binding model (`emit::binding_model`).
@@ -329,7 +340,7 @@ pub fn compare(reg: Reg, got: &[u8], want: &[Want]) -> Result<(), String> {
 
 /// Translates, places, dispatches and checks `spec` for the shader `bytes`.
 pub fn run_spec(gpu: &mut Gpu, bytes: &[u8], spec: &Spec, placement: &dyn Placement, timeout: Duration) -> Result<(), String> {
-    let tr = crate::emit::translate::translate(bytes, &crate::emit::translate::Options::default()).map_err(|e| format!("translate: {e}"))?;
+    let tr = crate::emit::translate::translate(bytes, &placement.options()).map_err(|e| format!("translate: {e}"))?;
     let mut bindings = Vec::new();
     let mut push = Vec::<u8>::new();
     let mut device_buffers = Vec::new();
@@ -378,9 +389,9 @@ pub fn run_spec(gpu: &mut Gpu, bytes: &[u8], spec: &Spec, placement: &dyn Placem
         bindings,
         push_constants: push,
         device_buffers,
+        min_counts: placement.min_counts(&tr),
         groups: spec.groups,
         timeout,
-        ..Default::default()
     };
     let result = gpu.dispatch(&d).map_err(|e: VkError| e.to_string())?;
     let mut errors = Vec::new();
@@ -754,7 +765,12 @@ pub fn cases() -> Vec<Case> {
             needs: n(),
             spec: typed_buffer_reads,
         },
-        Case { name: "resinfo", file: "descriptors.null_descriptor_resinfo.cs_6_0.dxil", needs: n(), spec: resinfo },
+        Case {
+            name: "resinfo",
+            file: "descriptors.null_descriptor_resinfo.cs_6_0.dxil",
+            needs: n(),
+            spec: resinfo,
+        },
     ]
 }
 
@@ -1462,12 +1478,19 @@ fn typed_buffer_reads(_: &Features) -> Spec {
             (_, false) => F::R32G32B32A32_UINT,
             (_, true) => F::R32G32B32A32_SFLOAT,
         };
-        resources.push(CaseResource { reg: t(r, 0), kind: Kind::Typed { format, bytes: le(&texels) } });
+        resources.push(CaseResource {
+            reg: t(r, 0),
+            kind: Kind::Typed { format, bytes: le(&texels) },
+        });
         let want: Vec<u32> = (0..64u32).flat_map(|i| (0..4u32).map(move |k| value(i, k.min(c as u32 - 1)))).collect();
         resources.push(buf(u(r, 0), &fill(256, 60 + r)));
         expect.push((u(r, 0), eq(&want)));
     }
-    Spec { groups: [1, 1, 1], resources, expect }
+    Spec {
+        groups: [1, 1, 1],
+        resources,
+        expect,
+    }
 }
 
 fn resinfo(_: &Features) -> Spec {
@@ -1497,7 +1520,10 @@ fn resinfo(_: &Features) -> Spec {
         52, m, m, m, //
         17, 4, m, m,
     ];
-    let typed = |n: usize, seed: u32| Kind::Typed { format: vk::Format::R32_UINT, bytes: le(&fill(n, seed)) };
+    let typed = |n: usize, seed: u32| Kind::Typed {
+        format: vk::Format::R32_UINT,
+        bytes: le(&fill(n, seed)),
+    };
     let r = |reg, kind| CaseResource { reg, kind };
     Spec {
         groups: [1, 1, 1],
