@@ -44,6 +44,7 @@
 //! | `packed_dot2add` | `dot2add(half2 a, half2 b, float acc)` | exact halves | 16.875, 26, 100.5 (fp16) |
 //! | `typed_buffer_reads` | typed buffers t0..t15 (uint/float × 1..4 components, arrays of 2) copied to `u[r][tid]` as uint4, last component repeated | distinct bit patterns | the texels (texel buffers) |
 //! | `resinfo` | `GetDimensions` of Texture2D, Texture2DArray, Buffer, ByteAddressBuffer, StructuredBuffer and their RW forms into u10 | resources of distinct sizes (all bound: the vkd3d test binds null descriptors) | sizes, layers, 1 mip, stride 4; −1 where the shader writes constants |
+//! | `sample_cmp_level` | `u0[x, y] = t0.SampleCmpLevel(s0, (0.5, 0.5), x / 8, lod y / 2 + 1/16)` | 1×1 D32 texture 0.4 (one mip), LESS_EQUAL comparison sampler | 1 for x ≤ 3, else 0 |
 //! | `denorm_ftz`, `denorm_preserve` | `u0[i] = t0[i] * 2` | normal and denormal floats | exact for normal; denormals: flushed or preserved (device float controls) |
 //! | `denorm_fp64_fp32_*` (any, ftz, preserve) | double add (make/split double) and float add | normal values | exact sums (fp64) |
 //! | `denorm_fp16_fp32_*` | float add and two half adds | exact values | exact sums (fp16) |
@@ -770,6 +771,12 @@ pub fn cases() -> Vec<Case> {
             file: "descriptors.null_descriptor_resinfo.cs_6_0.dxil",
             needs: n(),
             spec: resinfo,
+        },
+        Case {
+            name: "sample_cmp_level",
+            file: "sm_advanced.cs_sample_cmp_level.cs_6_7.dxil",
+            needs: n(),
+            spec: sample_cmp_level,
         },
     ]
 }
@@ -1541,5 +1548,45 @@ fn resinfo(_: &Features) -> Spec {
             buf(u(10, 0), &fill(40, 76)),
         ],
         expect: vec![(u(10, 0), eq(&want))],
+    }
+}
+
+fn sample_cmp_level(_: &Features) -> Spec {
+    // 8×8 threads: u0[x, y] (RWTexture2D<float>) = t0.SampleCmpLevel(s0, (0.5, 0.5),
+    // reference x · 0.125, lod y · 0.5 + 0.0625). One mip (lod clamps to 0), a 1×1 depth
+    // texture of 0.4, comparison LESS_EQUAL (passes when reference ≤ texel): 1.0 for
+    // x ≤ 3 (0.375), 0.0 from x = 4 (0.5).
+    let depth = Image {
+        dim: ImageDim::D2,
+        format: vk::Format::D32_SFLOAT,
+        extent: [1, 1, 1],
+        layers: 1,
+        arrayed: false,
+        bytes: f32s(&[0.4]),
+    };
+    let want: Vec<u32> = (0..8)
+        .flat_map(|_y| (0..8u32).map(|x| if x <= 3 { 1.0f32 } else { 0.0 }.to_bits()))
+        .collect();
+    let cmp = SamplerDesc {
+        compare: Some(vk::CompareOp::LESS_OR_EQUAL),
+        ..Default::default()
+    };
+    Spec {
+        groups: [1, 1, 1],
+        resources: vec![
+            CaseResource {
+                reg: t(0, 0),
+                kind: Kind::Texture(depth),
+            },
+            CaseResource {
+                reg: s(0, 0),
+                kind: Kind::Sampler(cmp),
+            },
+            CaseResource {
+                reg: u(0, 0),
+                kind: Kind::Texture(tex2d(vk::Format::R32_SFLOAT, 8, 8, f32s(&[-2.0; 64]))),
+            },
+        ],
+        expect: vec![(u(0, 0), eq(&want))],
     }
 }

@@ -148,6 +148,14 @@ impl Image {
         }
     }
 
+    /// DEPTH for depth formats (sampled with comparison samplers), else COLOR.
+    fn aspect(&self) -> vk::ImageAspectFlags {
+        match self.format {
+            vk::Format::D32_SFLOAT | vk::Format::D16_UNORM => vk::ImageAspectFlags::DEPTH,
+            _ => vk::ImageAspectFlags::COLOR,
+        }
+    }
+
     /// Bytes the image holds (`None`: a format the runner does not know).
     pub fn byte_len(&self) -> Option<usize> {
         let [w, h, d] = self.extent;
@@ -160,8 +168,8 @@ pub fn texel_size(f: vk::Format) -> Option<usize> {
     use vk::Format as F;
     Some(match f {
         F::R8_UNORM | F::R8_UINT | F::R8_SINT => 1,
-        F::R16_UINT | F::R16_SINT | F::R16_SFLOAT | F::R16_UNORM | F::R8G8_UNORM | F::R8G8_UINT => 2,
-        F::R32_UINT | F::R32_SINT | F::R32_SFLOAT | F::R8G8B8A8_UNORM | F::R8G8B8A8_UINT | F::R8G8B8A8_SINT | F::R16G16_UINT | F::R16G16_SFLOAT => 4,
+        F::D16_UNORM | F::R16_UINT | F::R16_SINT | F::R16_SFLOAT | F::R16_UNORM | F::R8G8_UNORM | F::R8G8_UINT => 2,
+        F::D32_SFLOAT | F::R32_UINT | F::R32_SINT | F::R32_SFLOAT | F::R8G8B8A8_UNORM | F::R8G8B8A8_UINT | F::R8G8B8A8_SINT | F::R16G16_UINT | F::R16G16_SFLOAT => 4,
         F::R32G32_UINT | F::R32G32_SINT | F::R32G32_SFLOAT | F::R16G16B16A16_UINT | F::R16G16B16A16_SFLOAT | F::R64_UINT | F::R64_SINT => 8,
         F::R32G32B32_UINT | F::R32G32B32_SINT | F::R32G32B32_SFLOAT => 12,
         F::R32G32B32A32_UINT | F::R32G32B32A32_SINT | F::R32G32B32A32_SFLOAT => 16,
@@ -675,7 +683,7 @@ impl Gpu {
                         s.memories.push(mem);
                         dev.bind_image_memory(image, mem, 0).map_err(vkr("vkBindImageMemory"))?;
                         let range = vk::ImageSubresourceRange::default()
-                            .aspect_mask(vk::ImageAspectFlags::COLOR)
+                            .aspect_mask(img.aspect())
                             .level_count(1)
                             .layer_count(img.layers.max(1));
                         let vinfo = vk::ImageViewCreateInfo::default().image(image).view_type(img.view_type()).format(img.format).subresource_range(range);
@@ -836,11 +844,11 @@ impl Gpu {
             dev.begin_command_buffer(cb, &begin).map_err(vkr("vkBeginCommandBuffer"))?;
             // Images: UNDEFINED → TRANSFER_DST, upload, → GENERAL.
             let range_of = |img: &Image| {
-                vk::ImageSubresourceRange::default().aspect_mask(vk::ImageAspectFlags::COLOR).level_count(1).layer_count(img.layers.max(1))
+                vk::ImageSubresourceRange::default().aspect_mask(img.aspect()).level_count(1).layer_count(img.layers.max(1))
             };
             let copy_of = |img: &Image| {
                 [vk::BufferImageCopy::default()
-                    .image_subresource(vk::ImageSubresourceLayers::default().aspect_mask(vk::ImageAspectFlags::COLOR).layer_count(img.layers.max(1)))
+                    .image_subresource(vk::ImageSubresourceLayers::default().aspect_mask(img.aspect()).layer_count(img.layers.max(1)))
                     .image_extent(vk::Extent3D { width: img.extent[0], height: img.extent[1], depth: img.extent[2] })]
             };
             let image_barrier = |image, img: &Image, from, to, src, dst| {
