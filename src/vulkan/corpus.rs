@@ -45,6 +45,7 @@
 //! | `typed_buffer_reads` | typed buffers t0..t15 (uint/float × 1..4 components, arrays of 2) copied to `u[r][tid]` as uint4, last component repeated | distinct bit patterns | the texels (texel buffers) |
 //! | `resinfo` | `GetDimensions` of Texture2D, Texture2DArray, Buffer, ByteAddressBuffer, StructuredBuffer and their RW forms into u10 | resources of distinct sizes (all bound: the vkd3d test binds null descriptors) | sizes, layers, 1 mip, stride 4; −1 where the shader writes constants |
 //! | `sample_cmp_level` | `u0[x, y] = t0.SampleCmpLevel(s0, (0.5, 0.5), x / 8, lod y / 2 + 1/16)` | 1×1 D32 texture 0.4 (one mip), LESS_EQUAL comparison sampler | 1 for x ≤ 3, else 0 |
+//! | `raw_gather_32` | `GatherRaw` and `Gather{Red,Green,Blue,Alpha}` of t0 at (0.5, 0.5) into u0 words 0..20 | 2×2 RGBA32UI texture, distinct channels | per gather (T(0,1), T(1,1), T(1,0), T(0,0)) of the channel (raw: red) |
 //! | `denorm_ftz`, `denorm_preserve` | `u0[i] = t0[i] * 2` | normal and denormal floats | exact for normal; denormals: flushed or preserved (device float controls) |
 //! | `denorm_fp64_fp32_*` (any, ftz, preserve) | double add (make/split double) and float add | normal values | exact sums (fp64) |
 //! | `denorm_fp16_fp32_*` | float add and two half adds | exact values | exact sums (fp16) |
@@ -777,6 +778,12 @@ pub fn cases() -> Vec<Case> {
             file: "sm_advanced.cs_sample_cmp_level.cs_6_7.dxil",
             needs: n(),
             spec: sample_cmp_level,
+        },
+        Case {
+            name: "raw_gather_32",
+            file: "sm_advanced.cs_raw_gather_32.cs_6_7.dxil",
+            needs: n(),
+            spec: raw_gather_32,
         },
     ]
 }
@@ -1586,6 +1593,36 @@ fn sample_cmp_level(_: &Features) -> Spec {
                 reg: u(0, 0),
                 kind: Kind::Texture(tex2d(vk::Format::R32_SFLOAT, 8, 8, f32s(&[-2.0; 64]))),
             },
+        ],
+        expect: vec![(u(0, 0), eq(&want))],
+    }
+}
+
+fn raw_gather_32(_: &Features) -> Spec {
+    // Texture2D<uint> t0 (a 2×2 RGBA32UI view: every channel distinct), point sampler s0;
+    // the gathers at (0.5, 0.5) cover all four texels and return, per channel c,
+    // (T(0, 1), T(1, 1), T(1, 0), T(0, 0)): u0 words 0..4 = GatherRaw (channel 0), 4..8,
+    // 8..12, 12..16, 16..20 = Gather of channels 0, 1, 2, 3.
+    let texel = |x: u32, y: u32, c: u32| 0xA000_0000 | 0x100 * (c + 1) | 0x10 * y | x;
+    let bytes: Vec<u32> = (0..2)
+        .flat_map(|y| (0..2).flat_map(move |x| (0..4).map(move |c| texel(x, y, c))))
+        .collect();
+    let mut want = Vec::new();
+    for c in [0, 0, 1, 2, 3] {
+        want.extend([texel(0, 1, c), texel(1, 1, c), texel(1, 0, c), texel(0, 0, c)]);
+    }
+    Spec {
+        groups: [1, 1, 1],
+        resources: vec![
+            CaseResource {
+                reg: t(0, 0),
+                kind: Kind::Texture(tex2d(vk::Format::R32G32B32A32_UINT, 2, 2, le(&bytes))),
+            },
+            CaseResource {
+                reg: s(0, 0),
+                kind: sampler(false, vk::SamplerAddressMode::CLAMP_TO_EDGE),
+            },
+            buf(u(0, 0), &fill(20, 80)),
         ],
         expect: vec![(u(0, 0), eq(&want))],
     }
