@@ -4,8 +4,11 @@
 #   .gl/        the Vulkan loader and glvnd as Debian packages (amd64), unpacked there;
 #   .vkrunner/  untangle-gpu built without LLVM (the device has no LLVM 14), the corpus CFG
 #               functions exported as batch modules + CFG shapes (reading .ll needs LLVM,
-#               so that happens here), and a copy of gpu-suite.sh.
-# Then: run `bash .vkrunner/gpu-suite.sh` on the device, carrying .gl and .vkrunner.
+#               so that happens here), the vkd3d-proton compute shaders for
+#               `untangle-gpu corpus-shaders` (corpus-dxil/; ../shared is not on the
+#               device), and a copy of gpu-suite.sh.
+# Then: run `bash .vkrunner/gpu-suite.sh` on the device, carrying .gl and .vkrunner
+# (SUITE=corpus-shaders for the corpus compute shaders only, SUITE=all for both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 common=$(git rev-parse --git-common-dir)
@@ -32,4 +35,6 @@ cargo build --release --no-default-features --features vulkan --bin untangle-gpu
 cp target/release/untangle-gpu .vkrunner/untangle-gpu
 strip .vkrunner/untangle-gpu
 cp tools/gpu-suite.sh .vkrunner/gpu-suite.sh
+mkdir -p .vkrunner/corpus-dxil
+cp ../shared/corpus/dxil/vkd3d-proton/*.cs_6_*.dxil .vkrunner/corpus-dxil/
 du -sh .gl .vkrunner

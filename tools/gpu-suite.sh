@@ -6,6 +6,9 @@ for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig;
 # slice compared with the original CFG. Prepare with tools/gpu-suite-prepare.sh, then run
 # `bash .vkrunner/gpu-suite.sh` from the repository root on the device, carrying .gl and
 # .vkrunner. RANDOM_CASES (10000), FIRST_SEED (0) and GPUS (16 device instances) may be set.
+# SUITE=traces (default) runs the above; SUITE=corpus-shaders runs `untangle-gpu
+# corpus-shaders` instead (the vkd3d-proton compute shaders with known answers, from
+# .vkrunner/corpus-dxil: a pass/fail/skip table); SUITE=all runs both.
 set -uo pipefail
 R=.vkrunner
 nvidia-smi -L 2>/dev/null || true
@@ -16,9 +19,18 @@ fi
 log=${OUT:-/tmp}/gpu-suite.log
 threads=$(nproc)
 start=$(date +%s)
+suite=${SUITE:-traces}
+crc=0
+if [ "$suite" = corpus-shaders ] || [ "$suite" = all ]; then
+  "$R/untangle-gpu" corpus-shaders --corpus "$R/corpus-dxil" --timeout-ms 20000 2>&1 | tee "${OUT:-/tmp}/gpu-corpus-shaders.log"
+  crc=${PIPESTATUS[0]}
+  echo "corpus-shaders: exit $crc after $(( $(date +%s) - start )) s"
+  if [ "$suite" = corpus-shaders ]; then exit "$crc"; fi
+fi
 "$R/untangle-gpu" run --random "${RANDOM_CASES:-10000}" --first-seed "${FIRST_SEED:-0}" \
   --cases "$R/corpus-cases" --threads "$threads" --gpus "${GPUS:-16}" --progress 1000 \
   --timeout-ms 20000 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 echo "gpu-suite: exit $rc after $(( $(date +%s) - start )) s; log $log"
+[ "$rc" = 0 ] && rc=$crc
 exit "$rc"

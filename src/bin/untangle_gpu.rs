@@ -5,6 +5,7 @@
 //!                  [--invocations K] [--threads T] [--timeout-ms MS] [--max-blocks M]
 //!                  [--gpus G] [--progress EVERY] [--out-of-line-helpers]
 //! untangle-gpu export --corpus DIR --out DIR      (needs the `llvm` feature)
+//! untangle-gpu corpus-shaders [--corpus DIR] [--timeout-ms MS]
 //! ```
 //!
 //! `run` builds N random CFGs (`fuzzing::structured_gen`, seeds S..S+N, size classes as
@@ -16,6 +17,12 @@
 //! instances (threads) dispatch them, compiling pipelines in parallel. Prints the device and driver, each
 //! failure, and a closing `N passed, M failed` line; exits 1 on any failure, 2 on a usage
 //! or device error.
+//!
+//! `corpus-shaders` runs every case of `untangle::vulkan::corpus` (vkd3d-proton compute
+//! shaders with CPU-derived expected outputs; `--corpus` is the folder holding their
+//! `.dxil` files, default `../shared/corpus/dxil/vkd3d-proton`) on the device, with the
+//! default binding-model placement, and prints a pass/fail/skip table with wall times;
+//! exits 1 if a case fails.
 //!
 //! `export` is the host half for a machine without LLVM: for every corpus function it
 //! writes `NNNNN.spv` (the batch module, default layout) and `NNNNN.json` (name, entry,
@@ -281,11 +288,12 @@ fn hang_selftest(a: &Args) -> Result<bool, String> {
     let dispatch = untangle::vulkan::Dispatch {
         spirv: &words,
         entry: "spin",
-        bindings: vec![untangle::vulkan::Binding { set: 0, binding: 0, resource: untangle::vulkan::Resource::words(&[0, 0]) }],
+        bindings: vec![untangle::vulkan::Binding::new(0, 0, untangle::vulkan::Resource::words(&[0, 0]))],
         // Drivers that cap loop iterations (llvmpipe stops after 65,535) still take hours
         // over 2^32 workgroups.
         groups: [65_535, 65_535, 1],
         timeout: a.timeout,
+        ..Default::default()
     };
     let outcome = gpu.dispatch(&dispatch);
     let again = gpu.dispatch(&dispatch);
@@ -298,6 +306,38 @@ fn hang_selftest(a: &Args) -> Result<bool, String> {
         }
         (first, second) => Err(format!("expected a timeout, then a poisoned runner; got {first:?}, then {second:?}")),
     }
+}
+
+/// `corpus-shaders`: every corpus case on the device, a table, totals.
+fn corpus_shaders(a: &Args) -> Result<bool, String> {
+    use untangle::vulkan::corpus::{cases, run_case, DefaultPlacement, Outcome};
+    let dir = a.corpus.clone().unwrap_or_else(|| PathBuf::from("../shared/corpus/dxil/vkd3d-proton"));
+    let start = std::time::Instant::now();
+    let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
+    println!("Vulkan: {}", gpu.info());
+    println!("features: {:?}", gpu.info().features);
+    let (mut passed, mut skipped, mut failed) = (0, 0, 0);
+    println!("{:<42} {:<7} {:>10}  detail", "case", "result", "wall");
+    for case in cases() {
+        let r = run_case(&mut gpu, &case, &dir, &DefaultPlacement, a.timeout);
+        let (word, detail) = match &r.outcome {
+            Outcome::Pass => {
+                passed += 1;
+                ("pass", String::new())
+            }
+            Outcome::Skipped(why) => {
+                skipped += 1;
+                ("skip", why.clone())
+            }
+            Outcome::Fail(e) => {
+                failed += 1;
+                ("FAIL", e.replace('\n', "\n    "))
+            }
+        };
+        println!("{:<42} {:<7} {:>10.1?}  {detail}", r.name, word, r.wall);
+    }
+    println!("corpus-shaders: {passed} passed, {skipped} skipped, {failed} failed; wall {:.2?}", start.elapsed());
+    Ok(failed == 0)
 }
 
 fn main() -> ExitCode {
@@ -315,7 +355,8 @@ fn main() -> ExitCode {
             true
         }),
         "hang-selftest" => hang_selftest(&args),
-        other => Err(format!("unknown command {other:?} (run, export, hang-selftest)")),
+        "corpus-shaders" => corpus_shaders(&args),
+        other => Err(format!("unknown command {other:?} (run, export, hang-selftest, corpus-shaders)")),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

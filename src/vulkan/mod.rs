@@ -8,21 +8,36 @@
 //! * Device choice: `UNTANGLE_VK_DEVICE` = an index into the physical device list, or a
 //!   case-insensitive substring of the device name (`llvmpipe`, `H100`); default: the
 //!   first device. [`Gpu::info`] says which device and driver were picked.
-//! * Layout: a [`Dispatch`] lists [`Binding`]s `(set, binding, resource)`; every set from
-//!   0 to the highest named gets a descriptor set layout (empty where nothing is bound).
-//!   Only [`Resource::StorageBuffer`] exists so far; the enum is where storage images and
-//!   others go.
+//! * Layout: a [`Dispatch`] lists [`Binding`]s `(set, binding, element, resource)`; every
+//!   set from 0 to the highest named gets a descriptor set layout (empty where nothing is
+//!   bound). A binding's descriptor type comes from its [`Resource`]s (storage and uniform
+//!   buffers, uniform and storage texel buffers with a `VkFormat`, storage and sampled
+//!   images of one mip level (1D, 2D, 3D, 1D/2D arrays; uploaded, read back), samplers);
+//!   its descriptor count is its highest element + 1 or [`Dispatch::min_counts`], and
+//!   arrays are partially bound where the device supports it.
+//! * Push constants: [`Dispatch::push_constants`], one range from 0 visible to compute.
+//!   [`Dispatch::device_buffers`] are buffers reached by `bufferDeviceAddress`: each
+//!   address is written into the push-constant bytes at its offset; read back too.
+//! * Features: device creation enables every feature the device reports (Vulkan 1.0
+//!   core, 1.1, 1.2, 1.3 structs); [`DeviceInfo::features`] records the optional ones
+//!   that matter here (descriptor indexing, device addresses, 16/64-bit types, 64-bit
+//!   atomics, storage images without format, subgroup size and operations) so callers
+//!   can skip what a device cannot run. The instance asks for Vulkan 1.3 where the loader
+//!   has it (the translator emits SPIR-V 1.6).
+//! * Corpus cases: [`corpus`] runs vkd3d-proton compute shaders with known answers.
 //! * Timeout: each dispatch waits on its fence at most [`Dispatch::timeout`]. A dispatch
 //!   that does not finish in time is [`VkError::Timeout`], a hang reported, never a stuck
 //!   caller. The device may still be running the shader then, so the [`Gpu`] is poisoned:
 //!   later dispatches fail with [`VkError::Poisoned`] and dropping it leaks its objects
 //!   instead of destroying objects in use.
-//! * Memory: host-visible, host-coherent buffers (the runner is for checking, not speed).
+//! * Memory: host-visible, host-coherent buffers (the runner is for checking, not speed);
+//!   images in device memory, staged through such buffers.
 //!
 //! Every Vulkan call goes through `unsafe` ash functions; the invariants are the usual
 //! ones (objects created from this device, destroyed once, not in use), kept by creating
 //! all of a dispatch's objects in [`Scratch`] and destroying them after its fence.
 
+pub mod corpus;
 pub mod suite;
 
 use ash::vk;
@@ -54,7 +69,7 @@ fn vkr(call: &'static str) -> impl Fn(vk::Result) -> VkError {
     move |result| VkError::Vk { call, result }
 }
 
-/// Which device and driver a [`Gpu`] runs on.
+/// Which device and driver a [`Gpu`] runs on, and which optional features it turned on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeviceInfo {
     pub index: usize,
@@ -63,6 +78,7 @@ pub struct DeviceInfo {
     /// `driverName` and `driverInfo` (Vulkan 1.2), or the raw driver version.
     pub driver: String,
     pub api_version: String,
+    pub features: Features,
 }
 
 impl std::fmt::Display for DeviceInfo {
@@ -71,12 +87,129 @@ impl std::fmt::Display for DeviceInfo {
     }
 }
 
-/// A resource bound to one binding.
+/// Optional device features the runner enabled (every one the device reports is enabled),
+/// so that callers can skip what a device cannot run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Features {
+    /// `bufferDeviceAddress` (needed by [`Dispatch::device_buffers`]).
+    pub buffer_device_address: bool,
+    /// `runtimeDescriptorArray`, `descriptorBindingPartiallyBound` and non-uniform indexing
+    /// of sampled images, storage buffers, storage images and texel buffers.
+    pub descriptor_indexing: bool,
+    /// `descriptorBindingPartiallyBound` alone (arrays may have unwritten elements).
+    pub partially_bound: bool,
+    pub shader_int64: bool,
+    pub shader_float64: bool,
+    pub shader_int16: bool,
+    pub shader_float16: bool,
+    pub shader_int8: bool,
+    /// `storageBuffer16BitAccess` and `uniformAndStorageBuffer16BitAccess`.
+    pub storage_16bit: bool,
+    /// `shaderBufferInt64Atomics` and `shaderSharedInt64Atomics`.
+    pub int64_atomics: bool,
+    /// `shaderStorageImageReadWithoutFormat` and `...WriteWithoutFormat`.
+    pub storage_image_without_format: bool,
+    /// The subgroup size (Vulkan 1.1 properties), 0 if unknown.
+    pub subgroup_size: u32,
+    /// Subgroup operations (`VkSubgroupFeatureFlags` bits) supported in compute shaders.
+    pub subgroup_ops: u32,
+}
+
+/// Image shapes: [`Image::layers`] > 1 or [`Image::arrayed`] makes 1D and 2D arrays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageDim {
+    D1,
+    D2,
+    D3,
+}
+
+/// An image with one mip level, its texels tightly packed (x fastest, then y, z, layer).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Image {
+    pub dim: ImageDim,
+    pub format: vk::Format,
+    /// Width, height, depth (unused dimensions 1).
+    pub extent: [u32; 3],
+    pub layers: u32,
+    /// An array view even with one layer.
+    pub arrayed: bool,
+    pub bytes: Vec<u8>,
+}
+
+impl Image {
+    fn view_type(&self) -> vk::ImageViewType {
+        let array = self.arrayed || self.layers > 1;
+        match (self.dim, array) {
+            (ImageDim::D1, false) => vk::ImageViewType::TYPE_1D,
+            (ImageDim::D1, true) => vk::ImageViewType::TYPE_1D_ARRAY,
+            (ImageDim::D2, false) => vk::ImageViewType::TYPE_2D,
+            (ImageDim::D2, true) => vk::ImageViewType::TYPE_2D_ARRAY,
+            (ImageDim::D3, _) => vk::ImageViewType::TYPE_3D,
+        }
+    }
+
+    /// DEPTH for depth formats (sampled with comparison samplers), else COLOR.
+    fn aspect(&self) -> vk::ImageAspectFlags {
+        match self.format {
+            vk::Format::D32_SFLOAT | vk::Format::D16_UNORM => vk::ImageAspectFlags::DEPTH,
+            _ => vk::ImageAspectFlags::COLOR,
+        }
+    }
+
+    /// Bytes the image holds (`None`: a format the runner does not know).
+    pub fn byte_len(&self) -> Option<usize> {
+        let [w, h, d] = self.extent;
+        Some(texel_size(self.format)? * w as usize * h as usize * d as usize * self.layers as usize)
+    }
+}
+
+/// Bytes per texel of the formats the runner handles.
+pub fn texel_size(f: vk::Format) -> Option<usize> {
+    use vk::Format as F;
+    Some(match f {
+        F::R8_UNORM | F::R8_UINT | F::R8_SINT => 1,
+        F::D16_UNORM | F::R16_UINT | F::R16_SINT | F::R16_SFLOAT | F::R16_UNORM | F::R8G8_UNORM | F::R8G8_UINT => 2,
+        F::D32_SFLOAT | F::R32_UINT | F::R32_SINT | F::R32_SFLOAT | F::R8G8B8A8_UNORM | F::R8G8B8A8_UINT | F::R8G8B8A8_SINT | F::R16G16_UINT | F::R16G16_SFLOAT => 4,
+        F::R32G32_UINT | F::R32G32_SINT | F::R32G32_SFLOAT | F::R16G16B16A16_UINT | F::R16G16B16A16_SFLOAT | F::R64_UINT | F::R64_SINT => 8,
+        F::R32G32B32_UINT | F::R32G32B32_SINT | F::R32G32B32_SFLOAT => 12,
+        F::R32G32B32A32_UINT | F::R32G32B32A32_SINT | F::R32G32B32A32_SFLOAT => 16,
+        _ => return None,
+    })
+}
+
+/// A sampler (`VkSamplerCreateInfo` reduced to what tests vary).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SamplerDesc {
+    pub linear: bool,
+    pub address: vk::SamplerAddressMode,
+    /// A comparison sampler (`SamplerComparisonState`) with this operation.
+    pub compare: Option<vk::CompareOp>,
+    pub unnormalized: bool,
+}
+
+impl Default for SamplerDesc {
+    fn default() -> Self {
+        SamplerDesc { linear: false, address: vk::SamplerAddressMode::CLAMP_TO_EDGE, compare: None, unnormalized: false }
+    }
+}
+
+/// A resource bound to one descriptor (one element of a binding).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Resource {
     /// A storage buffer with these initial bytes (its size; a multiple of 4, not 0). Read
     /// back after the dispatch.
     StorageBuffer(Vec<u8>),
+    /// A uniform buffer (bytes as for a storage buffer).
+    UniformBuffer(Vec<u8>),
+    /// A uniform texel buffer of texels in `format`.
+    UniformTexelBuffer { format: vk::Format, bytes: Vec<u8> },
+    /// A storage texel buffer of texels in `format`; read back.
+    StorageTexelBuffer { format: vk::Format, bytes: Vec<u8> },
+    /// A storage image (layout GENERAL); uploaded and read back.
+    StorageImage(Image),
+    /// A sampled image (layout GENERAL, separate from any sampler).
+    SampledImage(Image),
+    Sampler(SamplerDesc),
 }
 
 impl Resource {
@@ -84,21 +217,81 @@ impl Resource {
     pub fn words(words: &[u32]) -> Resource {
         Resource::StorageBuffer(words.iter().flat_map(|w| w.to_le_bytes()).collect())
     }
+
+    fn descriptor_type(&self) -> vk::DescriptorType {
+        match self {
+            Resource::StorageBuffer(_) => vk::DescriptorType::STORAGE_BUFFER,
+            Resource::UniformBuffer(_) => vk::DescriptorType::UNIFORM_BUFFER,
+            Resource::UniformTexelBuffer { .. } => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
+            Resource::StorageTexelBuffer { .. } => vk::DescriptorType::STORAGE_TEXEL_BUFFER,
+            Resource::StorageImage(_) => vk::DescriptorType::STORAGE_IMAGE,
+            Resource::SampledImage(_) => vk::DescriptorType::SAMPLED_IMAGE,
+            Resource::Sampler(_) => vk::DescriptorType::SAMPLER,
+        }
+    }
+
+    /// The bytes of a buffer or image resource (`None` for a sampler).
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match self {
+            Resource::StorageBuffer(b) | Resource::UniformBuffer(b) => Some(b),
+            Resource::UniformTexelBuffer { bytes, .. } | Resource::StorageTexelBuffer { bytes, .. } => Some(bytes),
+            Resource::StorageImage(i) | Resource::SampledImage(i) => Some(&i.bytes),
+            Resource::Sampler(_) => None,
+        }
+    }
+
+    fn with_bytes(&self, bytes: Vec<u8>) -> Resource {
+        match self {
+            Resource::StorageBuffer(_) => Resource::StorageBuffer(bytes),
+            Resource::UniformBuffer(_) => Resource::UniformBuffer(bytes),
+            Resource::UniformTexelBuffer { format, .. } => Resource::UniformTexelBuffer { format: *format, bytes },
+            Resource::StorageTexelBuffer { format, .. } => Resource::StorageTexelBuffer { format: *format, bytes },
+            Resource::StorageImage(i) => Resource::StorageImage(Image { bytes, ..i.clone() }),
+            Resource::SampledImage(i) => Resource::SampledImage(Image { bytes, ..i.clone() }),
+            Resource::Sampler(s) => Resource::Sampler(*s),
+        }
+    }
 }
 
+/// One descriptor: element `element` of binding `binding` in set `set`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Binding {
     pub set: u32,
     pub binding: u32,
+    /// The array element (0 for a binding that is not an array).
+    pub element: u32,
     pub resource: Resource,
 }
 
+impl Binding {
+    /// Element 0 of `(set, binding)`.
+    pub fn new(set: u32, binding: u32, resource: Resource) -> Binding {
+        Binding { set, binding, element: 0, resource }
+    }
+}
+
+/// A buffer reached through its device address (`bufferDeviceAddress`): the 64-bit address
+/// is written, little-endian, into [`Dispatch::push_constants`] at `push_offset`; the
+/// buffer is read back after the dispatch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceBuffer {
+    pub bytes: Vec<u8>,
+    pub push_offset: u32,
+}
+
 /// One dispatch: module, entry point, layout, workgroup counts, time limit.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Dispatch<'a> {
     pub spirv: &'a [u32],
     pub entry: &'a str,
     pub bindings: Vec<Binding>,
+    /// Minimum descriptor counts `(set, binding, count)`; otherwise a binding's count is
+    /// its highest element + 1. Arrays (count > 1) are partially bound where the device
+    /// supports it.
+    pub min_counts: Vec<(u32, u32, u32)>,
+    /// One push-constant range from offset 0, visible to compute (empty: none).
+    pub push_constants: Vec<u8>,
+    pub device_buffers: Vec<DeviceBuffer>,
     pub groups: [u32; 3],
     pub timeout: Duration,
 }
@@ -107,18 +300,17 @@ pub struct Dispatch<'a> {
 #[derive(Clone, Debug)]
 pub struct DispatchResult {
     pub resources: Vec<Resource>,
+    /// [`Dispatch::device_buffers`] after the dispatch, in order.
+    pub device_buffers: Vec<Vec<u8>>,
     /// From submission to the fence.
     pub gpu_wall: Duration,
 }
 
 impl DispatchResult {
-    /// Resource `i` as little-endian words (`None` if absent).
+    /// Resource `i` as little-endian words (`None` if absent or a sampler).
     pub fn words(&self, i: usize) -> Option<Vec<u32>> {
-        match self.resources.get(i)? {
-            Resource::StorageBuffer(b) => {
-                Some(b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
-            }
-        }
+        let b = self.resources.get(i)?.bytes()?;
+        Some(b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
     }
 }
 
@@ -134,6 +326,14 @@ pub struct Gpu {
     poisoned: bool,
 }
 
+/// What the device supports, queried into structs that then enable all of it.
+struct FeatureChain {
+    f11: vk::PhysicalDeviceVulkan11Features<'static>,
+    f12: vk::PhysicalDeviceVulkan12Features<'static>,
+    f13: vk::PhysicalDeviceVulkan13Features<'static>,
+    core: vk::PhysicalDeviceFeatures,
+}
+
 impl Gpu {
     /// Loads Vulkan, picks the device (`UNTANGLE_VK_DEVICE`, else the first) and opens it.
     pub fn open() -> Result<Gpu, VkError> {
@@ -147,7 +347,13 @@ impl Gpu {
         let entry = unsafe { ash::Entry::load() }.map_err(|e| VkError::NoLoader(e.to_string()))?;
         // SAFETY: a valid entry; the call takes no pointers from us.
         let loader_version = unsafe { entry.try_enumerate_instance_version() }.ok().flatten().unwrap_or(vk::API_VERSION_1_0);
-        let api = if loader_version >= vk::API_VERSION_1_2 { vk::API_VERSION_1_2 } else { vk::API_VERSION_1_1 };
+        let api = if loader_version >= vk::API_VERSION_1_3 {
+            vk::API_VERSION_1_3
+        } else if loader_version >= vk::API_VERSION_1_2 {
+            vk::API_VERSION_1_2
+        } else {
+            vk::API_VERSION_1_1
+        };
         let app_name = c"untangle";
         let app = vk::ApplicationInfo::default().application_name(app_name).api_version(api);
         let create = vk::InstanceCreateInfo::default().application_info(&app);
@@ -196,21 +402,74 @@ impl Gpu {
         let props = unsafe { instance.get_physical_device_properties(physical) };
         let version = |v: u32| format!("{}.{}.{}", vk::api_version_major(v), vk::api_version_minor(v), vk::api_version_patch(v));
         let mut driver = format!("version {:#x}", props.driver_version);
-        if api >= vk::API_VERSION_1_2 && props.api_version >= vk::API_VERSION_1_2 {
+        let mut features = Features::default();
+        let v12 = api >= vk::API_VERSION_1_2 && props.api_version >= vk::API_VERSION_1_2;
+        let v13 = api >= vk::API_VERSION_1_3 && props.api_version >= vk::API_VERSION_1_3;
+        if api >= vk::API_VERSION_1_1 && props.api_version >= vk::API_VERSION_1_1 {
             let mut d = vk::PhysicalDeviceDriverProperties::default();
-            let mut p2 = vk::PhysicalDeviceProperties2::default().push_next(&mut d);
-            // SAFETY: a 1.2 instance and device; the chain lives through the call.
+            let mut sg = vk::PhysicalDeviceSubgroupProperties::default();
+            let mut p2 = vk::PhysicalDeviceProperties2::default().push_next(&mut sg);
+            if v12 {
+                p2 = p2.push_next(&mut d);
+            }
+            // SAFETY: a 1.1+ instance and device; the chain lives through the call.
             unsafe { instance.get_physical_device_properties2(physical, &mut p2) };
-            let name = d.driver_name_as_c_str().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
-            let info = d.driver_info_as_c_str().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
-            driver = format!("{name} {info}").trim().to_string();
+            if v12 {
+                let name = d.driver_name_as_c_str().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
+                let info = d.driver_info_as_c_str().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
+                driver = format!("{name} {info}").trim().to_string();
+            }
+            features.subgroup_size = sg.subgroup_size;
+            if sg.supported_stages.contains(vk::ShaderStageFlags::COMPUTE) {
+                features.subgroup_ops = sg.supported_operations.as_raw();
+            }
         }
+        let mut chain = FeatureChain {
+            f11: Default::default(),
+            f12: Default::default(),
+            f13: Default::default(),
+            core: Default::default(),
+        };
+        if v12 {
+            let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut chain.f11).push_next(&mut chain.f12);
+            if v13 {
+                f2 = f2.push_next(&mut chain.f13);
+            }
+            // SAFETY: a 1.2 instance and device; the chain lives through the call.
+            unsafe { instance.get_physical_device_features2(physical, &mut f2) };
+            chain.core = f2.features;
+        } else {
+            // SAFETY: `physical` came from this instance.
+            chain.core = unsafe { instance.get_physical_device_features(physical) };
+        }
+        let (c, f11, f12) = (&chain.core, &chain.f11, &chain.f12);
+        let on = |b: vk::Bool32| b == vk::TRUE;
+        features.buffer_device_address = v12 && on(f12.buffer_device_address);
+        features.partially_bound = v12 && on(f12.descriptor_binding_partially_bound);
+        features.descriptor_indexing = v12
+            && on(f12.runtime_descriptor_array)
+            && on(f12.descriptor_binding_partially_bound)
+            && on(f12.shader_sampled_image_array_non_uniform_indexing)
+            && on(f12.shader_storage_buffer_array_non_uniform_indexing)
+            && on(f12.shader_storage_image_array_non_uniform_indexing)
+            && on(f12.shader_uniform_texel_buffer_array_non_uniform_indexing)
+            && on(f12.shader_storage_texel_buffer_array_non_uniform_indexing);
+        features.shader_int64 = on(c.shader_int64);
+        features.shader_float64 = on(c.shader_float64);
+        features.shader_int16 = on(c.shader_int16);
+        features.shader_float16 = v12 && on(f12.shader_float16);
+        features.shader_int8 = v12 && on(f12.shader_int8);
+        features.storage_16bit = v12 && on(f11.storage_buffer16_bit_access) && on(f11.uniform_and_storage_buffer16_bit_access);
+        features.int64_atomics = v12 && on(f12.shader_buffer_int64_atomics) && on(f12.shader_shared_int64_atomics);
+        features.storage_image_without_format =
+            on(c.shader_storage_image_read_without_format) && on(c.shader_storage_image_write_without_format);
         let info = DeviceInfo {
             index,
             name: names[index].clone(),
             device_type: format!("{:?}", props.device_type),
             driver,
             api_version: version(props.api_version),
+            features,
         };
         if props.api_version < vk::API_VERSION_1_1 {
             return Err(VkError::NoDevice(format!(": {info} is below Vulkan 1.1 (SPIR-V 1.3)")));
@@ -223,7 +482,21 @@ impl Gpu {
             .ok_or_else(|| VkError::NoDevice(format!(": {info} has no compute queue")))? as u32;
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
-        let create = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
+        // Everything the device supports is enabled (robust buffer access included).
+        let mut f2 = vk::PhysicalDeviceFeatures2::default().features(chain.core);
+        let mut create = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
+        if v12 {
+            chain.f11.p_next = std::ptr::null_mut();
+            chain.f12.p_next = std::ptr::null_mut();
+            chain.f13.p_next = std::ptr::null_mut();
+            f2 = f2.push_next(&mut chain.f11).push_next(&mut chain.f12);
+            if v13 {
+                f2 = f2.push_next(&mut chain.f13);
+            }
+            create = create.push_next(&mut f2);
+        } else {
+            create = create.enabled_features(&chain.core);
+        }
         // SAFETY: the create info and its arrays outlive the call.
         let device = unsafe { instance.create_device(physical, &create, None) }.map_err(vkr("vkCreateDevice"))?;
         // SAFETY: queue 0 of a family we asked for.
@@ -266,85 +539,231 @@ impl Gpu {
         result
     }
 
-    fn memory_type(&self, bits: u32) -> Result<u32, VkError> {
-        let want = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+    fn memory_type(&self, bits: u32, want: vk::MemoryPropertyFlags) -> Result<u32, VkError> {
         (0..self.memory.memory_type_count)
             .find(|&i| bits & (1 << i) != 0 && self.memory.memory_types[i as usize].property_flags.contains(want))
             .ok_or(VkError::NoMemoryType)
     }
 
+    /// A host-visible buffer holding `bytes` (at least 4 bytes), mapped.
+    ///
+    /// SAFETY: `s` belongs to this device.
+    unsafe fn host_buffer(&self, s: &mut Scratch, bytes: &[u8], usage: vk::BufferUsageFlags) -> Result<HostBuffer, VkError> {
+        let dev = &self.device;
+        let size = bytes.len().max(4);
+        let info = vk::BufferCreateInfo::default().size(size as u64).usage(usage).sharing_mode(vk::SharingMode::EXCLUSIVE);
+        let buffer = dev.create_buffer(&info, None).map_err(vkr("vkCreateBuffer"))?;
+        s.buffers.push(buffer);
+        let req = dev.get_buffer_memory_requirements(buffer);
+        let want = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+        let mut flags = vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
+        let mut alloc = vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(self.memory_type(req.memory_type_bits, want)?);
+        if usage.contains(vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS) {
+            alloc = alloc.push_next(&mut flags);
+        }
+        let mem = dev.allocate_memory(&alloc, None).map_err(vkr("vkAllocateMemory"))?;
+        s.memories.push(mem);
+        dev.bind_buffer_memory(buffer, mem, 0).map_err(vkr("vkBindBufferMemory"))?;
+        let ptr = dev.map_memory(mem, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()).map_err(vkr("vkMapMemory"))?;
+        std::ptr::write_bytes(ptr.cast::<u8>(), 0, size);
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr.cast::<u8>(), bytes.len());
+        Ok(HostBuffer { buffer, ptr: ptr.cast::<u8>(), len: bytes.len() })
+    }
+
     fn dispatch_in(&mut self, d: &Dispatch, s: &mut Scratch) -> Result<DispatchResult, VkError> {
         let dev = &self.device;
-        // Layout: sets 0..=max, bindings sorted, duplicates refused.
-        let mut by_set: std::collections::BTreeMap<u32, Vec<(u32, usize)>> = Default::default();
-        for (i, b) in d.bindings.iter().enumerate() {
-            let Resource::StorageBuffer(bytes) = &b.resource;
-            if bytes.is_empty() || bytes.len() % 4 != 0 {
-                return Err(VkError::BadLayout(format!("set {} binding {}: {} bytes (need a non-zero multiple of 4)", b.set, b.binding, bytes.len())));
+        // Layout: sets 0..=max; per binding a descriptor type and a count.
+        let mut by_set: std::collections::BTreeMap<u32, std::collections::BTreeMap<u32, (vk::DescriptorType, u32)>> = Default::default();
+        let mut seen = std::collections::HashSet::new();
+        for b in &d.bindings {
+            let at = format!("set {} binding {} element {}", b.set, b.binding, b.element);
+            if let Some(bytes) = b.resource.bytes() {
+                let image = matches!(b.resource, Resource::StorageImage(_) | Resource::SampledImage(_));
+                if !image && (bytes.is_empty() || bytes.len() % 4 != 0) {
+                    return Err(VkError::BadLayout(format!("{at}: {} bytes (need a non-zero multiple of 4)", bytes.len())));
+                }
+            }
+            match &b.resource {
+                Resource::StorageImage(i) | Resource::SampledImage(i) => match i.byte_len() {
+                    Some(n) if n == i.bytes.len() && n > 0 => {}
+                    n => return Err(VkError::BadLayout(format!("{at}: {} image bytes, format {:?} needs {n:?}", i.bytes.len(), i.format))),
+                },
+                Resource::UniformTexelBuffer { format, .. } | Resource::StorageTexelBuffer { format, .. } if texel_size(*format).is_none() => {
+                    return Err(VkError::BadLayout(format!("{at}: texel format {format:?} unknown")));
+                }
+                _ => {}
             }
             if b.set >= 32 {
                 return Err(VkError::BadLayout(format!("set {} (at most 31)", b.set)));
             }
-            let list = by_set.entry(b.set).or_default();
-            if list.iter().any(|&(n, _)| n == b.binding) {
-                return Err(VkError::BadLayout(format!("set {} binding {} named twice", b.set, b.binding)));
+            if !seen.insert((b.set, b.binding, b.element)) {
+                return Err(VkError::BadLayout(format!("{at} named twice")));
             }
-            list.push((b.binding, i));
+            let ty = b.resource.descriptor_type();
+            let slot = by_set.entry(b.set).or_default().entry(b.binding).or_insert((ty, 0));
+            if slot.0 != ty {
+                return Err(VkError::BadLayout(format!("{at}: {ty:?} in a binding of {:?}", slot.0)));
+            }
+            slot.1 = slot.1.max(b.element + 1);
+        }
+        for &(set, binding, count) in &d.min_counts {
+            if let Some(slot) = by_set.get_mut(&set).and_then(|m| m.get_mut(&binding)) {
+                slot.1 = slot.1.max(count);
+            }
         }
         if d.groups.contains(&0) {
             return Err(VkError::BadLayout(format!("workgroup counts {:?}", d.groups)));
         }
+        if !d.device_buffers.is_empty() && !self.info.features.buffer_device_address {
+            return Err(VkError::BadLayout("device-address buffers, but the device has no bufferDeviceAddress".into()));
+        }
         let entry = CString::new(d.entry).map_err(|_| VkError::BadLayout("entry point name contains NUL".into()))?;
-
-        // Buffers.
-        let mut buffers = Vec::with_capacity(d.bindings.len());
-        for b in &d.bindings {
-            let Resource::StorageBuffer(bytes) = &b.resource;
-            let info = vk::BufferCreateInfo::default()
-                .size(bytes.len() as u64)
-                .usage(vk::BufferUsageFlags::STORAGE_BUFFER)
-                .sharing_mode(vk::SharingMode::EXCLUSIVE);
-            // SAFETY (this block): objects of this device; each recorded in `s` once.
-            unsafe {
-                let buffer = dev.create_buffer(&info, None).map_err(vkr("vkCreateBuffer"))?;
-                s.buffers.push(buffer);
-                let req = dev.get_buffer_memory_requirements(buffer);
-                let alloc = vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(self.memory_type(req.memory_type_bits)?);
-                let mem = dev.allocate_memory(&alloc, None).map_err(vkr("vkAllocateMemory"))?;
-                s.memories.push(mem);
-                dev.bind_buffer_memory(buffer, mem, 0).map_err(vkr("vkBindBufferMemory"))?;
-                let ptr = dev.map_memory(mem, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()).map_err(vkr("vkMapMemory"))?;
-                std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr.cast::<u8>(), bytes.len());
-                buffers.push((buffer, mem, ptr.cast::<u8>(), bytes.len()));
+        let mut push = d.push_constants.clone();
+        for db in &d.device_buffers {
+            let o = db.push_offset as usize;
+            if push.len() < o + 8 {
+                push.resize(o + 8, 0);
             }
+        }
+        while push.len() % 4 != 0 {
+            push.push(0);
         }
 
         // SAFETY (this block): create infos and their arrays outlive each call; every object
         // is recorded in `s` for destruction.
         unsafe {
+            // Resources.
+            let mut objects = Vec::with_capacity(d.bindings.len());
+            let mut images = Vec::new();
+            for b in &d.bindings {
+                let obj = match &b.resource {
+                    Resource::StorageBuffer(bytes) => Obj::Buffer(self.host_buffer(s, bytes, vk::BufferUsageFlags::STORAGE_BUFFER)?),
+                    Resource::UniformBuffer(bytes) => Obj::Buffer(self.host_buffer(s, bytes, vk::BufferUsageFlags::UNIFORM_BUFFER)?),
+                    Resource::UniformTexelBuffer { format, bytes } | Resource::StorageTexelBuffer { format, bytes } => {
+                        let usage = if matches!(b.resource, Resource::UniformTexelBuffer { .. }) {
+                            vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
+                        } else {
+                            vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
+                        };
+                        let hb = self.host_buffer(s, bytes, usage)?;
+                        let info = vk::BufferViewCreateInfo::default().buffer(hb.buffer).format(*format).offset(0).range(vk::WHOLE_SIZE);
+                        let view = dev.create_buffer_view(&info, None).map_err(vkr("vkCreateBufferView"))?;
+                        s.buffer_views.push(view);
+                        Obj::Texel(hb, view)
+                    }
+                    Resource::StorageImage(img) | Resource::SampledImage(img) => {
+                        let staging = self.host_buffer(s, &img.bytes, vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST)?;
+                        let ty = match img.dim {
+                            ImageDim::D1 => vk::ImageType::TYPE_1D,
+                            ImageDim::D2 => vk::ImageType::TYPE_2D,
+                            ImageDim::D3 => vk::ImageType::TYPE_3D,
+                        };
+                        let usage = vk::ImageUsageFlags::TRANSFER_SRC
+                            | vk::ImageUsageFlags::TRANSFER_DST
+                            | if matches!(b.resource, Resource::StorageImage(_)) { vk::ImageUsageFlags::STORAGE } else { vk::ImageUsageFlags::SAMPLED };
+                        let info = vk::ImageCreateInfo::default()
+                            .image_type(ty)
+                            .format(img.format)
+                            .extent(vk::Extent3D { width: img.extent[0], height: img.extent[1], depth: img.extent[2] })
+                            .mip_levels(1)
+                            .array_layers(img.layers.max(1))
+                            .samples(vk::SampleCountFlags::TYPE_1)
+                            .tiling(vk::ImageTiling::OPTIMAL)
+                            .usage(usage)
+                            .sharing_mode(vk::SharingMode::EXCLUSIVE)
+                            .initial_layout(vk::ImageLayout::UNDEFINED);
+                        let image = dev.create_image(&info, None).map_err(vkr("vkCreateImage"))?;
+                        s.images.push(image);
+                        let req = dev.get_image_memory_requirements(image);
+                        let ti = self
+                            .memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL)
+                            .or_else(|_| self.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::empty()))?;
+                        let alloc = vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(ti);
+                        let mem = dev.allocate_memory(&alloc, None).map_err(vkr("vkAllocateMemory"))?;
+                        s.memories.push(mem);
+                        dev.bind_image_memory(image, mem, 0).map_err(vkr("vkBindImageMemory"))?;
+                        let range = vk::ImageSubresourceRange::default()
+                            .aspect_mask(img.aspect())
+                            .level_count(1)
+                            .layer_count(img.layers.max(1));
+                        let vinfo = vk::ImageViewCreateInfo::default().image(image).view_type(img.view_type()).format(img.format).subresource_range(range);
+                        let view = dev.create_image_view(&vinfo, None).map_err(vkr("vkCreateImageView"))?;
+                        s.image_views.push(view);
+                        images.push((image, staging.buffer, img.clone()));
+                        Obj::Image(staging, view)
+                    }
+                    Resource::Sampler(sd) => {
+                        let filter = if sd.linear { vk::Filter::LINEAR } else { vk::Filter::NEAREST };
+                        let mut info = vk::SamplerCreateInfo::default()
+                            .mag_filter(filter)
+                            .min_filter(filter)
+                            .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
+                            .address_mode_u(sd.address)
+                            .address_mode_v(sd.address)
+                            .address_mode_w(sd.address)
+                            .max_lod(if sd.unnormalized { 0.0 } else { vk::LOD_CLAMP_NONE })
+                            .unnormalized_coordinates(sd.unnormalized);
+                        if let Some(op) = sd.compare {
+                            info = info.compare_enable(true).compare_op(op);
+                        }
+                        let sampler = dev.create_sampler(&info, None).map_err(vkr("vkCreateSampler"))?;
+                        s.samplers.push(sampler);
+                        Obj::Sampler(sampler)
+                    }
+                };
+                objects.push(obj);
+            }
+            let mut dbufs = Vec::new();
+            for db in &d.device_buffers {
+                let hb = self.host_buffer(s, &db.bytes, vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS)?;
+                let addr = dev.get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(hb.buffer));
+                let o = db.push_offset as usize;
+                push[o..o + 8].copy_from_slice(&addr.to_le_bytes());
+                dbufs.push(hb);
+            }
+
             let max_set = by_set.keys().next_back().copied().unwrap_or(0);
+            let partial = self.info.features.partially_bound;
             let mut set_layouts = Vec::new();
+            let mut pool_sizes: std::collections::HashMap<vk::DescriptorType, u32> = Default::default();
             for set in 0..=max_set {
-                let bindings: Vec<vk::DescriptorSetLayoutBinding> = by_set
-                    .get(&set)
-                    .map(|list| {
-                        list.iter()
-                            .map(|&(binding, _)| {
-                                vk::DescriptorSetLayoutBinding::default()
-                                    .binding(binding)
-                                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                                    .descriptor_count(1)
-                                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
-                            })
-                            .collect()
+                let list: Vec<(u32, (vk::DescriptorType, u32))> =
+                    by_set.get(&set).map(|m| m.iter().map(|(&k, &v)| (k, v)).collect()).unwrap_or_default();
+                let bindings: Vec<vk::DescriptorSetLayoutBinding> = list
+                    .iter()
+                    .map(|&(binding, (ty, count))| {
+                        *pool_sizes.entry(ty).or_default() += count;
+                        vk::DescriptorSetLayoutBinding::default()
+                            .binding(binding)
+                            .descriptor_type(ty)
+                            .descriptor_count(count)
+                            .stage_flags(vk::ShaderStageFlags::COMPUTE)
                     })
-                    .unwrap_or_default();
-                let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+                    .collect();
+                let flags: Vec<vk::DescriptorBindingFlags> = list
+                    .iter()
+                    .map(|&(_, (_, count))| {
+                        if partial && count > 1 {
+                            vk::DescriptorBindingFlags::PARTIALLY_BOUND
+                        } else {
+                            vk::DescriptorBindingFlags::empty()
+                        }
+                    })
+                    .collect();
+                let mut flag_info = vk::DescriptorSetLayoutBindingFlagsCreateInfo::default().binding_flags(&flags);
+                let mut info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+                if partial {
+                    info = info.push_next(&mut flag_info);
+                }
                 let l = dev.create_descriptor_set_layout(&info, None).map_err(vkr("vkCreateDescriptorSetLayout"))?;
                 s.set_layouts.push(l);
                 set_layouts.push(l);
             }
-            let layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+            let ranges = [vk::PushConstantRange::default().stage_flags(vk::ShaderStageFlags::COMPUTE).offset(0).size(push.len() as u32)];
+            let mut layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+            if !push.is_empty() {
+                layout_info = layout_info.push_constant_ranges(&ranges);
+            }
             let layout = dev.create_pipeline_layout(&layout_info, None).map_err(vkr("vkCreatePipelineLayout"))?;
             s.layouts.push(layout);
             let module_info = vk::ShaderModuleCreateInfo::default().code(d.spirv);
@@ -364,28 +783,53 @@ impl Gpu {
             };
             s.pipelines.push(pipeline);
 
-            let sizes = [vk::DescriptorPoolSize::default()
-                .ty(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(d.bindings.len().max(1) as u32)];
+            let mut sizes: Vec<vk::DescriptorPoolSize> =
+                pool_sizes.iter().map(|(&ty, &n)| vk::DescriptorPoolSize::default().ty(ty).descriptor_count(n.max(1))).collect();
+            if sizes.is_empty() {
+                sizes.push(vk::DescriptorPoolSize::default().ty(vk::DescriptorType::STORAGE_BUFFER).descriptor_count(1));
+            }
             let pool_info = vk::DescriptorPoolCreateInfo::default().max_sets(set_layouts.len() as u32).pool_sizes(&sizes);
             let dpool = dev.create_descriptor_pool(&pool_info, None).map_err(vkr("vkCreateDescriptorPool"))?;
             s.descriptor_pools.push(dpool);
             let alloc = vk::DescriptorSetAllocateInfo::default().descriptor_pool(dpool).set_layouts(&set_layouts);
             let sets = dev.allocate_descriptor_sets(&alloc).map_err(vkr("vkAllocateDescriptorSets"))?;
-            let infos: Vec<[vk::DescriptorBufferInfo; 1]> = buffers
+            let buffer_infos: Vec<[vk::DescriptorBufferInfo; 1]> = objects
                 .iter()
-                .map(|&(buffer, ..)| [vk::DescriptorBufferInfo::default().buffer(buffer).offset(0).range(vk::WHOLE_SIZE)])
+                .map(|o| match o {
+                    Obj::Buffer(hb) => [vk::DescriptorBufferInfo::default().buffer(hb.buffer).offset(0).range(vk::WHOLE_SIZE)],
+                    _ => [vk::DescriptorBufferInfo::default()],
+                })
+                .collect();
+            let image_infos: Vec<[vk::DescriptorImageInfo; 1]> = objects
+                .iter()
+                .map(|o| match o {
+                    Obj::Image(_, view) => [vk::DescriptorImageInfo::default().image_view(*view).image_layout(vk::ImageLayout::GENERAL)],
+                    Obj::Sampler(sampler) => [vk::DescriptorImageInfo::default().sampler(*sampler)],
+                    _ => [vk::DescriptorImageInfo::default()],
+                })
+                .collect();
+            let texel_views: Vec<[vk::BufferView; 1]> = objects
+                .iter()
+                .map(|o| match o {
+                    Obj::Texel(_, v) => [*v],
+                    _ => [vk::BufferView::null()],
+                })
                 .collect();
             let writes: Vec<vk::WriteDescriptorSet> = d
                 .bindings
                 .iter()
                 .enumerate()
                 .map(|(i, b)| {
-                    vk::WriteDescriptorSet::default()
+                    let w = vk::WriteDescriptorSet::default()
                         .dst_set(sets[b.set as usize])
                         .dst_binding(b.binding)
-                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                        .buffer_info(&infos[i])
+                        .dst_array_element(b.element)
+                        .descriptor_type(b.resource.descriptor_type());
+                    match &objects[i] {
+                        Obj::Buffer(_) => w.buffer_info(&buffer_infos[i]),
+                        Obj::Texel(..) => w.texel_buffer_view(&texel_views[i]),
+                        Obj::Image(..) | Obj::Sampler(_) => w.image_info(&image_infos[i]),
+                    }
                 })
                 .collect();
             dev.update_descriptor_sets(&writes, &[]);
@@ -398,15 +842,72 @@ impl Gpu {
             s.command_buffers.push((self.pool, cb));
             let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
             dev.begin_command_buffer(cb, &begin).map_err(vkr("vkBeginCommandBuffer"))?;
+            // Images: UNDEFINED → TRANSFER_DST, upload, → GENERAL.
+            let range_of = |img: &Image| {
+                vk::ImageSubresourceRange::default().aspect_mask(img.aspect()).level_count(1).layer_count(img.layers.max(1))
+            };
+            let copy_of = |img: &Image| {
+                [vk::BufferImageCopy::default()
+                    .image_subresource(vk::ImageSubresourceLayers::default().aspect_mask(img.aspect()).layer_count(img.layers.max(1)))
+                    .image_extent(vk::Extent3D { width: img.extent[0], height: img.extent[1], depth: img.extent[2] })]
+            };
+            let image_barrier = |image, img: &Image, from, to, src, dst| {
+                vk::ImageMemoryBarrier::default()
+                    .image(image)
+                    .old_layout(from)
+                    .new_layout(to)
+                    .src_access_mask(src)
+                    .dst_access_mask(dst)
+                    .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                    .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                    .subresource_range(range_of(img))
+            };
+            if !images.is_empty() {
+                let to_dst: Vec<_> = images
+                    .iter()
+                    .map(|(image, _, img)| {
+                        image_barrier(*image, img, vk::ImageLayout::UNDEFINED, vk::ImageLayout::TRANSFER_DST_OPTIMAL, vk::AccessFlags::empty(), vk::AccessFlags::TRANSFER_WRITE)
+                    })
+                    .collect();
+                let host = [vk::MemoryBarrier::default().src_access_mask(vk::AccessFlags::HOST_WRITE).dst_access_mask(vk::AccessFlags::TRANSFER_READ)];
+                dev.cmd_pipeline_barrier(cb, vk::PipelineStageFlags::HOST | vk::PipelineStageFlags::TOP_OF_PIPE, vk::PipelineStageFlags::TRANSFER, vk::DependencyFlags::empty(), &host, &[], &to_dst);
+                for (image, staging, img) in &images {
+                    dev.cmd_copy_buffer_to_image(cb, *staging, *image, vk::ImageLayout::TRANSFER_DST_OPTIMAL, &copy_of(img));
+                }
+                let to_general: Vec<_> = images
+                    .iter()
+                    .map(|(image, _, img)| {
+                        image_barrier(
+                            *image,
+                            img,
+                            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                            vk::ImageLayout::GENERAL,
+                            vk::AccessFlags::TRANSFER_WRITE,
+                            vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
+                        )
+                    })
+                    .collect();
+                dev.cmd_pipeline_barrier(cb, vk::PipelineStageFlags::TRANSFER, vk::PipelineStageFlags::COMPUTE_SHADER, vk::DependencyFlags::empty(), &[], &[], &to_general);
+            }
             dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
             dev.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &sets, &[]);
+            if !push.is_empty() {
+                dev.cmd_push_constants(cb, layout, vk::ShaderStageFlags::COMPUTE, 0, &push);
+            }
             dev.cmd_dispatch(cb, d.groups[0], d.groups[1], d.groups[2]);
+            if !images.is_empty() {
+                let after = [vk::MemoryBarrier::default().src_access_mask(vk::AccessFlags::SHADER_WRITE).dst_access_mask(vk::AccessFlags::TRANSFER_READ)];
+                dev.cmd_pipeline_barrier(cb, vk::PipelineStageFlags::COMPUTE_SHADER, vk::PipelineStageFlags::TRANSFER, vk::DependencyFlags::empty(), &after, &[], &[]);
+                for (image, staging, img) in &images {
+                    dev.cmd_copy_image_to_buffer(cb, *image, vk::ImageLayout::GENERAL, *staging, &copy_of(img));
+                }
+            }
             let barrier = [vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+                .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
                 .dst_access_mask(vk::AccessFlags::HOST_READ)];
             dev.cmd_pipeline_barrier(
                 cb,
-                vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
                 vk::PipelineStageFlags::HOST,
                 vk::DependencyFlags::empty(),
                 &barrier,
@@ -442,13 +943,36 @@ impl Gpu {
                 }
             }
             let gpu_wall = start.elapsed();
-            let resources = buffers
+            let read = |hb: &HostBuffer| std::slice::from_raw_parts(hb.ptr, hb.len).to_vec();
+            let resources = d
+                .bindings
                 .iter()
-                .map(|&(_, _, ptr, len)| Resource::StorageBuffer(std::slice::from_raw_parts(ptr, len).to_vec()))
+                .zip(&objects)
+                .map(|(b, o)| match o {
+                    Obj::Buffer(hb) | Obj::Texel(hb, _) | Obj::Image(hb, _) => b.resource.with_bytes(read(hb)),
+                    Obj::Sampler(_) => b.resource.clone(),
+                })
                 .collect();
-            Ok(DispatchResult { resources, gpu_wall })
+            let device_buffers = dbufs.iter().map(read).collect();
+            Ok(DispatchResult { resources, device_buffers, gpu_wall })
         }
     }
+}
+
+/// A mapped host-visible buffer of a dispatch.
+struct HostBuffer {
+    buffer: vk::Buffer,
+    ptr: *mut u8,
+    len: usize,
+}
+
+/// What backs one binding: a buffer, a texel buffer and its view, an image's staging
+/// buffer and view, a sampler.
+enum Obj {
+    Buffer(HostBuffer),
+    Texel(HostBuffer, vk::BufferView),
+    Image(HostBuffer, vk::ImageView),
+    Sampler(vk::Sampler),
 }
 
 impl Drop for Gpu {
@@ -470,6 +994,10 @@ impl Drop for Gpu {
 #[derive(Default)]
 struct Scratch {
     buffers: Vec<vk::Buffer>,
+    buffer_views: Vec<vk::BufferView>,
+    images: Vec<vk::Image>,
+    image_views: Vec<vk::ImageView>,
+    samplers: Vec<vk::Sampler>,
     memories: Vec<vk::DeviceMemory>,
     set_layouts: Vec<vk::DescriptorSetLayout>,
     layouts: Vec<vk::PipelineLayout>,
@@ -503,6 +1031,18 @@ impl Scratch {
         }
         for l in self.set_layouts {
             dev.destroy_descriptor_set_layout(l, None);
+        }
+        for v in self.buffer_views {
+            dev.destroy_buffer_view(v, None);
+        }
+        for v in self.image_views {
+            dev.destroy_image_view(v, None);
+        }
+        for x in self.samplers {
+            dev.destroy_sampler(x, None);
+        }
+        for i in self.images {
+            dev.destroy_image(i, None);
         }
         for b in self.buffers {
             dev.destroy_buffer(b, None);

@@ -36,11 +36,12 @@ pub fn run_case(gpu: &mut Gpu, case: &TraceCase, timeout: Duration) -> Result<Du
         spirv: &case.words,
         entry: &case.entry,
         bindings: vec![
-            Binding { set: 0, binding: 0, resource: Resource::words(&decisions) },
-            Binding { set: 0, binding: 1, resource: Resource::words(&trace) },
+            Binding::new(0, 0, Resource::words(&decisions)),
+            Binding::new(0, 1, Resource::words(&trace)),
         ],
         groups: [case.groups().max(1), 1, 1],
         timeout,
+        ..Default::default()
     };
     let gpu_err = |error| CaseFailure::Gpu { name: case.name.clone(), error };
     let result = gpu.dispatch(&dispatch).map_err(gpu_err)?;
