@@ -201,3 +201,46 @@ fn runner_push_constants_and_device_addresses() {
         .collect();
     assert_eq!(dev, vec![0x1234_5678, 0xC0FF_EE01]);
 }
+
+/// The same cases bound through generated root signatures (`rootsig::generate`: tables,
+/// root parameters, mixed spaces with offsets), every binding taken from the translation's
+/// layout report (`vulkan::root_placement`). `direct` runs wherever the default model
+/// does; `heap` needs descriptor indexing and buffer device addresses (not on lavapipe:
+/// reported as skipped there, run on the NVIDIA device by `untangle-gpu corpus-shaders
+/// --root-signatures`).
+#[test]
+fn corpus_cases_pass_under_root_signatures() {
+    use untangle::rootsig::generate::Variant;
+    use untangle::rootsig::layout::{BindingModel, LayoutOptions, RootDescriptors};
+    use untangle::vulkan::root_placement::RootSignaturePlacement;
+    let Some(mut gpu) = gpu_or_skip("corpus_cases_pass_under_root_signatures") else { return };
+    let features = gpu.info().features.clone();
+    let all = cases();
+    let mut failed = Vec::new();
+    let mut direct_passed = 0;
+    for model in [BindingModel::Direct, BindingModel::Heap] {
+        if model == BindingModel::Heap && !(features.descriptor_indexing && features.buffer_device_address) {
+            println!("heap model: skipped (the device lacks descriptor indexing or buffer device addresses)");
+            continue;
+        }
+        for variant in Variant::ALL {
+            let placement = RootSignaturePlacement { variant, layout: LayoutOptions { model, root_descriptors: RootDescriptors::Address } };
+            let (mut passed, mut skipped) = (0, 0);
+            for case in &all {
+                eprintln!("running {} [{} / {model:?}]", case.name, variant.name());
+                let r = untangle::vulkan::corpus::run_case(&mut gpu, case, Path::new(CORPUS), &placement, TIMEOUT);
+                match r.outcome {
+                    Outcome::Pass => passed += 1,
+                    Outcome::Skipped(_) => skipped += 1,
+                    Outcome::Fail(e) => failed.push(format!("{} [{} / {model:?}]: {e}", r.name, variant.name())),
+                }
+            }
+            println!("{model:?} / {}: {passed} passed, {skipped} skipped", variant.name());
+            if model == BindingModel::Direct {
+                direct_passed += passed;
+            }
+        }
+    }
+    assert!(failed.is_empty(), "failed:\n{}", failed.join("\n"));
+    assert!(direct_passed >= 3 * MIN_PASSED, "only {direct_passed} direct-model runs passed");
+}

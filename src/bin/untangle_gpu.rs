@@ -5,7 +5,7 @@
 //!                  [--invocations K] [--threads T] [--timeout-ms MS] [--max-blocks M]
 //!                  [--gpus G] [--progress EVERY] [--out-of-line-helpers]
 //! untangle-gpu export --corpus DIR --out DIR      (needs the `llvm` feature)
-//! untangle-gpu corpus-shaders [--corpus DIR] [--timeout-ms MS]
+//! untangle-gpu corpus-shaders [--corpus DIR] [--timeout-ms MS] [--root-signatures]
 //! ```
 //!
 //! `run` builds N random CFGs (`fuzzing::structured_gen`, seeds S..S+N, size classes as
@@ -22,7 +22,10 @@
 //! shaders with CPU-derived expected outputs; `--corpus` is the folder holding their
 //! `.dxil` files, default `../shared/corpus/dxil/vkd3d-proton`) on the device, with the
 //! default binding-model placement, and prints a pass/fail/skip table with wall times;
-//! exits 1 if a case fails.
+//! with `--root-signatures` the cases run again through each generated root signature
+//! (tables, root parameters, mixed spaces) under the `direct` and `heap` binding models,
+//! bound from the layout report (`untangle::vulkan::root_placement`); exits 1 if a case
+//! fails.
 //!
 //! `export` is the host half for a machine without LLVM: for every corpus function it
 //! writes `NNNNN.spv` (the batch module, default layout) and `NNNNN.json` (name, entry,
@@ -61,12 +64,15 @@ struct Args {
     progress: usize,
     max_blocks: Option<usize>,
     out_of_line: bool,
+    root_signatures: bool,
     timeout: Duration,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
-    let command = it.next().ok_or("usage: untangle-gpu run|export [options] (see the source's docs)")?;
+    let command = it
+        .next()
+        .ok_or("usage: untangle-gpu run|export [options] (see the source's docs)")?;
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let mut a = Args {
         command,
@@ -81,11 +87,16 @@ fn parse_args() -> Result<Args, String> {
         progress: 0,
         max_blocks: None,
         out_of_line: false,
+        root_signatures: false,
         timeout: Duration::from_secs(20),
     };
     while let Some(flag) = it.next() {
         if flag == "--out-of-line-helpers" {
             a.out_of_line = true;
+            continue;
+        }
+        if flag == "--root-signatures" {
+            a.root_signatures = true;
             continue;
         }
         let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -125,12 +136,20 @@ fn ll_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 
 /// The suites' batch layout; `out_of_line`: with the `DontInline` hint on the helpers.
 fn batch(out_of_line: bool) -> ShapeBatch {
-    ShapeBatch { out_of_line_helpers: out_of_line, ..DEFAULT_BATCH }
+    ShapeBatch {
+        out_of_line_helpers: out_of_line,
+        ..DEFAULT_BATCH
+    }
 }
 
 /// One source of cases, indexed `0..len`.
 enum Source {
-    Random { first: u64, count: usize, max_blocks: Option<usize>, out_of_line: bool },
+    Random {
+        first: u64,
+        count: usize,
+        max_blocks: Option<usize>,
+        out_of_line: bool,
+    },
     Exported(Vec<PathBuf>),
     #[cfg(feature = "llvm")]
     Corpus(Vec<(String, untangle::ir::Function)>),
@@ -149,19 +168,34 @@ impl Source {
     fn build(&self, i: usize, invocations: u32) -> Result<TraceCase, CaseFailure> {
         let build_err = |name: String, message: String| CaseFailure::Build { name, message };
         match self {
-            Source::Random { first, max_blocks, out_of_line, .. } => {
+            Source::Random {
+                first,
+                max_blocks,
+                out_of_line,
+                ..
+            } => {
                 let seed = first + i as u64;
-                random_case(seed, batch(*out_of_line), invocations, *max_blocks).map_err(|e| build_err(format!("random seed {seed}"), e.to_string()))
+                random_case(seed, batch(*out_of_line), invocations, *max_blocks)
+                    .map_err(|e| build_err(format!("random seed {seed}"), e.to_string()))
             }
             Source::Exported(jsons) => {
                 let json = &jsons[i];
                 let name = json.display().to_string();
-                let text = std::fs::read_to_string(json).map_err(|e| build_err(name.clone(), e.to_string()))?;
-                let ex: Exported = serde_json::from_str(&text).map_err(|e| build_err(name.clone(), e.to_string()))?;
-                let bytes = std::fs::read(json.with_extension("spv")).map_err(|e| build_err(name.clone(), e.to_string()))?;
-                let words = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+                let text = std::fs::read_to_string(json)
+                    .map_err(|e| build_err(name.clone(), e.to_string()))?;
+                let ex: Exported = serde_json::from_str(&text)
+                    .map_err(|e| build_err(name.clone(), e.to_string()))?;
+                let bytes = std::fs::read(json.with_extension("spv"))
+                    .map_err(|e| build_err(name.clone(), e.to_string()))?;
+                let words = bytes
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect();
                 let mut types = untangle::ir::Types::default();
-                let func = ex.cfg.to_function(&mut types).map_err(|e| build_err(ex.name.clone(), e))?;
+                let func = ex
+                    .cfg
+                    .to_function(&mut types)
+                    .map_err(|e| build_err(ex.name.clone(), e))?;
                 let batch = ShapeBatch {
                     local_size: ex.local_size,
                     decision_stride: ex.decision_stride,
@@ -174,7 +208,8 @@ impl Source {
             #[cfg(feature = "llvm")]
             Source::Corpus(funcs) => {
                 let (name, func) = &funcs[i];
-                TraceCase::new(name.clone(), func, DEFAULT_BATCH, invocations, i as u64).map_err(|e| build_err(name.clone(), e.to_string()))
+                TraceCase::new(name.clone(), func, DEFAULT_BATCH, invocations, i as u64)
+                    .map_err(|e| build_err(name.clone(), e.to_string()))
             }
         }
     }
@@ -206,10 +241,17 @@ fn export(a: &Args) -> Result<usize, String> {
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let funcs = corpus_functions(corpus)?;
     for (i, (name, func)) in funcs.iter().enumerate() {
-        let s = untangle::passes::structurize(func, untangle::passes::Options::default()).map_err(|e| format!("{name}: {e}"))?;
-        let options = untangle::emit::shape::ShapeOptions { batch: Some(DEFAULT_BATCH) };
-        let words = untangle::emit::shape::emit_shape_module_with(&untangle::ir::Module::default(), &[(func, &s)], &options)
+        let s = untangle::passes::structurize(func, untangle::passes::Options::default())
             .map_err(|e| format!("{name}: {e}"))?;
+        let options = untangle::emit::shape::ShapeOptions {
+            batch: Some(DEFAULT_BATCH),
+        };
+        let words = untangle::emit::shape::emit_shape_module_with(
+            &untangle::ir::Module::default(),
+            &[(func, &s)],
+            &options,
+        )
+        .map_err(|e| format!("{name}: {e}"))?;
         let ex = Exported {
             name: name.clone(),
             local_size: DEFAULT_BATCH.local_size,
@@ -221,7 +263,11 @@ fn export(a: &Args) -> Result<usize, String> {
         let base = out.join(format!("{i:05}"));
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         std::fs::write(base.with_extension("spv"), bytes).map_err(|e| e.to_string())?;
-        std::fs::write(base.with_extension("json"), serde_json::to_string(&ex).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+        std::fs::write(
+            base.with_extension("json"),
+            serde_json::to_string(&ex).map_err(|e| e.to_string())?,
+        )
+        .map_err(|e| e.to_string())?;
     }
     Ok(funcs.len())
 }
@@ -246,20 +292,38 @@ fn run(a: &Args) -> Result<bool, String> {
     }
     // Random CFGs last: the corpus is the smaller, fixed part of a time-limited run.
     if a.random > 0 {
-        sources.push(("random CFGs", Source::Random { first: a.first_seed, count: a.random, max_blocks: a.max_blocks, out_of_line: a.out_of_line }));
+        sources.push((
+            "random CFGs",
+            Source::Random {
+                first: a.first_seed,
+                count: a.random,
+                max_blocks: a.max_blocks,
+                out_of_line: a.out_of_line,
+            },
+        ));
     }
     let mut gpus = Vec::new();
     for _ in 0..a.gpus {
         gpus.push(Gpu::open().map_err(|e| e.to_string())?);
     }
     println!("Vulkan: {} ({} instance(s))", gpus[0].info(), gpus.len());
-    let config = SuiteConfig { threads: a.threads, timeout: a.timeout, progress_every: a.progress };
+    let config = SuiteConfig {
+        threads: a.threads,
+        timeout: a.timeout,
+        progress_every: a.progress,
+    };
     let mut all_ok = true;
     let (mut passed, mut failed, mut hangs) = (0, 0, 0);
     for (what, source) in &sources {
-        let stats = run_suite(&mut gpus, source.len(), config, |i| source.build(i, a.invocations), |f| {
-            eprintln!("FAIL {f}");
-        });
+        let stats = run_suite(
+            &mut gpus,
+            source.len(),
+            config,
+            |i| source.build(i, a.invocations),
+            |f| {
+                eprintln!("FAIL {f}");
+            },
+        );
         println!("{what}: {stats}");
         passed += stats.passed;
         failed += stats.failed;
@@ -288,7 +352,11 @@ fn hang_selftest(a: &Args) -> Result<bool, String> {
     let dispatch = untangle::vulkan::Dispatch {
         spirv: &words,
         entry: "spin",
-        bindings: vec![untangle::vulkan::Binding::new(0, 0, untangle::vulkan::Resource::words(&[0, 0]))],
+        bindings: vec![untangle::vulkan::Binding::new(
+            0,
+            0,
+            untangle::vulkan::Resource::words(&[0, 0]),
+        )],
         // Drivers that cap loop iterations (llvmpipe stops after 65,535) still take hours
         // over 2^32 workgroups.
         groups: [65_535, 65_535, 1],
@@ -298,45 +366,92 @@ fn hang_selftest(a: &Args) -> Result<bool, String> {
     let outcome = gpu.dispatch(&dispatch);
     let again = gpu.dispatch(&dispatch);
     match (outcome, again) {
-        (Err(e @ untangle::vulkan::VkError::Timeout { .. }), Err(untangle::vulkan::VkError::Poisoned)) => {
+        (
+            Err(e @ untangle::vulkan::VkError::Timeout { .. }),
+            Err(untangle::vulkan::VkError::Poisoned),
+        ) => {
             println!("hang detected: {e}; the runner is poisoned afterwards");
             use std::io::Write;
             let _ = std::io::stdout().flush();
             std::process::abort()
         }
-        (first, second) => Err(format!("expected a timeout, then a poisoned runner; got {first:?}, then {second:?}")),
+        (first, second) => Err(format!(
+            "expected a timeout, then a poisoned runner; got {first:?}, then {second:?}"
+        )),
     }
 }
 
 /// `corpus-shaders`: every corpus case on the device, a table, totals.
 fn corpus_shaders(a: &Args) -> Result<bool, String> {
     use untangle::vulkan::corpus::{cases, run_case, DefaultPlacement, Outcome};
-    let dir = a.corpus.clone().unwrap_or_else(|| PathBuf::from("../shared/corpus/dxil/vkd3d-proton"));
+    let dir = a
+        .corpus
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("../shared/corpus/dxil/vkd3d-proton"));
     let start = std::time::Instant::now();
     let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
     println!("Vulkan: {}", gpu.info());
     println!("features: {:?}", gpu.info().features);
-    let (mut passed, mut skipped, mut failed) = (0, 0, 0);
-    println!("{:<42} {:<7} {:>10}  detail", "case", "result", "wall");
-    for case in cases() {
-        let r = run_case(&mut gpu, &case, &dir, &DefaultPlacement, a.timeout);
-        let (word, detail) = match &r.outcome {
-            Outcome::Pass => {
-                passed += 1;
-                ("pass", String::new())
+    use untangle::rootsig::generate::Variant;
+    use untangle::rootsig::layout::{BindingModel, LayoutOptions, RootDescriptors};
+    use untangle::vulkan::corpus::Placement;
+    use untangle::vulkan::root_placement::RootSignaturePlacement;
+    let mut placements: Vec<(String, Box<dyn Placement>)> =
+        vec![("default".into(), Box::new(DefaultPlacement))];
+    if a.root_signatures {
+        let f = &gpu.info().features;
+        let heap_ok = f.descriptor_indexing && f.buffer_device_address;
+        if !heap_ok {
+            println!("heap binding model: skipped (the device lacks descriptor indexing or buffer device addresses)");
+        }
+        for model in [BindingModel::Direct, BindingModel::Heap] {
+            if model == BindingModel::Heap && !heap_ok {
+                continue;
             }
-            Outcome::Skipped(why) => {
-                skipped += 1;
-                ("skip", why.clone())
+            for variant in Variant::ALL {
+                let layout = LayoutOptions {
+                    model,
+                    root_descriptors: RootDescriptors::Address,
+                };
+                placements.push((
+                    format!("{model:?}/{}", variant.name()).to_lowercase(),
+                    Box::new(RootSignaturePlacement { variant, layout }),
+                ));
             }
-            Outcome::Fail(e) => {
-                failed += 1;
-                ("FAIL", e.replace('\n', "\n    "))
-            }
-        };
-        println!("{:<42} {:<7} {:>10.1?}  {detail}", r.name, word, r.wall);
+        }
     }
-    println!("corpus-shaders: {passed} passed, {skipped} skipped, {failed} failed; wall {:.2?}", start.elapsed());
+    let (mut passed, mut skipped, mut failed) = (0, 0, 0);
+    println!(
+        "{:<42} {:<24} {:<7} {:>10}  detail",
+        "case", "binding", "result", "wall"
+    );
+    for (label, placement) in &placements {
+        for case in cases() {
+            let r = run_case(&mut gpu, &case, &dir, placement.as_ref(), a.timeout);
+            let (word, detail) = match &r.outcome {
+                Outcome::Pass => {
+                    passed += 1;
+                    ("pass", String::new())
+                }
+                Outcome::Skipped(why) => {
+                    skipped += 1;
+                    ("skip", why.clone())
+                }
+                Outcome::Fail(e) => {
+                    failed += 1;
+                    ("FAIL", e.replace('\n', "\n    "))
+                }
+            };
+            println!(
+                "{:<42} {label:<24} {:<7} {:>10.1?}  {detail}",
+                r.name, word, r.wall
+            );
+        }
+    }
+    println!(
+        "corpus-shaders: {passed} passed, {skipped} skipped, {failed} failed; wall {:.2?}",
+        start.elapsed()
+    );
     Ok(failed == 0)
 }
 
@@ -356,7 +471,9 @@ fn main() -> ExitCode {
         }),
         "hang-selftest" => hang_selftest(&args),
         "corpus-shaders" => corpus_shaders(&args),
-        other => Err(format!("unknown command {other:?} (run, export, hang-selftest, corpus-shaders)")),
+        other => Err(format!(
+            "unknown command {other:?} (run, export, hang-selftest, corpus-shaders)"
+        )),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -211,9 +211,11 @@ pub enum Placed {
     /// The shader does not use it: not bound, read back unchanged.
     Unused,
     Binding(Binding),
-    /// Its bytes copied into the push constants at this offset (CBV contents; not read back).
+    /// Its first `len` bytes copied into the push constants at this offset (CBV contents
+    /// as root constants; not read back).
     PushConstants {
         offset: u32,
+        len: u32,
     },
     /// A device-address buffer whose address lands in the push constants at this offset.
     DeviceBuffer {
@@ -223,10 +225,15 @@ pub enum Placed {
 
 /// Turns a case's D3D resources into runner bindings for one translated shader.
 pub trait Placement {
-    /// The translator options the shader is translated with (a root-signature placement
-    /// passes its layout here).
-    fn options(&self) -> crate::emit::translate::Options {
-        crate::emit::translate::Options::default()
+    /// The translator options `shader` is translated with (a root-signature placement
+    /// passes its root signature and layout options here).
+    fn options(&self, _shader: &[u8]) -> Result<crate::emit::translate::Options, String> {
+        Ok(crate::emit::translate::Options::default())
+    }
+    /// Push-constant bytes the placement writes itself (descriptor-table offsets), before
+    /// any resource's bytes land there.
+    fn base_push_constants(&self, _translation: &crate::emit::translate::Translation) -> Vec<u8> {
+        Vec::new()
     }
     /// Where `res` goes.
     fn place(&self, translation: &crate::emit::translate::Translation, res: &CaseResource) -> Result<Placed, String>;
@@ -342,9 +349,10 @@ pub fn compare(reg: Reg, got: &[u8], want: &[Want]) -> Result<(), String> {
 
 /// Translates, places, dispatches and checks `spec` for the shader `bytes`.
 pub fn run_spec(gpu: &mut Gpu, bytes: &[u8], spec: &Spec, placement: &dyn Placement, timeout: Duration) -> Result<(), String> {
-    let tr = crate::emit::translate::translate(bytes, &placement.options()).map_err(|e| format!("translate: {e}"))?;
+    let options = placement.options(bytes)?;
+    let tr = crate::emit::translate::translate(bytes, &options).map_err(|e| format!("translate: {e}"))?;
     let mut bindings = Vec::new();
-    let mut push = Vec::<u8>::new();
+    let mut push = placement.base_push_constants(&tr);
     let mut device_buffers = Vec::new();
     // Where each resource's bytes come back: binding index, device buffer index, or none.
     enum Back {
@@ -367,8 +375,9 @@ pub fn run_spec(gpu: &mut Gpu, bytes: &[u8], spec: &Spec, placement: &dyn Placem
                 back.push(Back::Binding(bindings.len()));
                 bindings.push(b);
             }
-            Placed::PushConstants { offset } => {
-                let b = bytes_of(&res.kind);
+            Placed::PushConstants { offset, len } => {
+                let mut b = bytes_of(&res.kind);
+                b.resize(len as usize, 0);
                 let end = offset as usize + b.len();
                 if push.len() < end {
                     push.resize(end, 0);

@@ -38,6 +38,7 @@
 //! all of a dispatch's objects in [`Scratch`] and destroying them after its fence.
 
 pub mod corpus;
+pub mod root_placement;
 pub mod suite;
 
 use ash::vk;
@@ -218,7 +219,7 @@ impl Resource {
         Resource::StorageBuffer(words.iter().flat_map(|w| w.to_le_bytes()).collect())
     }
 
-    fn descriptor_type(&self) -> vk::DescriptorType {
+    pub fn descriptor_type(&self) -> vk::DescriptorType {
         match self {
             Resource::StorageBuffer(_) => vk::DescriptorType::STORAGE_BUFFER,
             Resource::UniformBuffer(_) => vk::DescriptorType::UNIFORM_BUFFER,
@@ -312,6 +313,40 @@ impl DispatchResult {
         let b = self.resources.get(i)?.bytes()?;
         Some(b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
     }
+}
+
+/// Without `descriptorBindingPartiallyBound`, every element of an array binding a shader
+/// uses must hold a valid descriptor, even those it never reads (Vulkan treats the whole
+/// array as statically used; lavapipe crashes on the unwritten ones). So the elements a
+/// dispatch leaves empty, up to the binding's count (highest element + 1, or
+/// [`Dispatch::min_counts`]), get copies of the binding's first element. They are appended
+/// after the caller's bindings, whose result indices stay as they were.
+fn with_array_fillers<'a>(d: &Dispatch<'a>) -> Dispatch<'a> {
+    use std::collections::BTreeMap;
+    let mut counts: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+    let mut first: BTreeMap<(u32, u32), &Binding> = BTreeMap::new();
+    let mut written = std::collections::BTreeSet::new();
+    for b in &d.bindings {
+        let c = counts.entry((b.set, b.binding)).or_insert(0);
+        *c = (*c).max(b.element + 1);
+        first.entry((b.set, b.binding)).or_insert(b);
+        written.insert((b.set, b.binding, b.element));
+    }
+    for &(set, binding, count) in &d.min_counts {
+        if let Some(c) = counts.get_mut(&(set, binding)) {
+            *c = (*c).max(count);
+        }
+    }
+    let mut out = d.clone();
+    for (&(set, binding), &count) in &counts {
+        let model = first[&(set, binding)];
+        for element in 0..count {
+            if !written.contains(&(set, binding, element)) {
+                out.bindings.push(Binding { set, binding, element, resource: model.resource.clone() });
+            }
+        }
+    }
+    out
 }
 
 /// An open device with one compute queue.
@@ -528,7 +563,19 @@ impl Gpu {
             return Err(VkError::Poisoned);
         }
         let mut scratch = Scratch::default();
-        let result = self.dispatch_in(d, &mut scratch);
+        let own = d.bindings.len();
+        let filled;
+        let d = if self.info.features.partially_bound {
+            d
+        } else {
+            filled = with_array_fillers(d);
+            &filled
+        };
+        let result = self.dispatch_in(d, &mut scratch).map(|mut r| {
+            // Fillers are not the caller's: report only its own bindings.
+            r.resources.truncate(own);
+            r
+        });
         if self.poisoned {
             // The shader may still run: leak the dispatch's objects rather than free them.
             std::mem::forget(scratch);
