@@ -22,7 +22,7 @@ start=$(date +%s)
 suite=${SUITE:-traces}
 crc=0
 if [ "$suite" = corpus-shaders ] || [ "$suite" = all ]; then
-  "$R/untangle-gpu" corpus-shaders --corpus "$R/corpus-dxil" --timeout-ms 20000 2>&1 | tee "${OUT:-/tmp}/gpu-corpus-shaders.log"
+  "$R/untangle-gpu" corpus-shaders --root-signatures --corpus "$R/corpus-dxil" --timeout-ms 20000 2>&1 | tee "${OUT:-/tmp}/gpu-corpus-shaders.log"
   crc=${PIPESTATUS[0]}
   echo "corpus-shaders: exit $crc after $(( $(date +%s) - start )) s"
   if [ "$suite" = corpus-shaders ]; then exit "$crc"; fi

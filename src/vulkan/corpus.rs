@@ -279,6 +279,23 @@ pub fn default_resource(class: ResourceClass, kind: &Kind) -> Resource {
 }
 
 impl Placement for DefaultPlacement {
+    /// The default model puts space `s` in set `s`, but Vulkan devices bind at most 32 sets
+    /// (lavapipe 8): ranges in spaces 32 and up move to set `16 + s % 16` through the
+    /// binding map (`--binding-map`), keeping their default binding.
+    fn options(&self, shader: &[u8]) -> Result<crate::emit::translate::Options, String> {
+        use crate::emit::binding_model::{default_binding, BindingMap, MapEntry};
+        let loaded = crate::load::load_bytes(shader.to_vec(), "shader").map_err(|e| e.to_string())?;
+        let info = crate::dxil::analyze(&loaded.module).map_err(|e| e.to_string())?;
+        let mut entries = Vec::new();
+        for ep in &info.entry_points {
+            for r in ep.resources.iter().filter(|r| r.space >= 32) {
+                let b = default_binding(r.class, r.space, r.lower_bound);
+                entries.push(MapEntry { class: r.class, space: r.space, register: r.lower_bound, set: 16 + r.space % 16, binding: b.binding });
+            }
+        }
+        Ok(crate::emit::translate::Options { binding_map: BindingMap { entries }, ..Default::default() })
+    }
+
     fn place(&self, tr: &crate::emit::translate::Translation, res: &CaseResource) -> Result<Placed, String> {
         let letter = res.reg.class.register_letter();
         for row in &tr.bindings {

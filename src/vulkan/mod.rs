@@ -517,7 +517,14 @@ impl Gpu {
             .ok_or_else(|| VkError::NoDevice(format!(": {info} has no compute queue")))? as u32;
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];
-        // Everything the device supports is enabled (robust buffer access included).
+        // Everything the device supports is enabled (robust buffer access included, as
+        // D3D12 buffer views are bounds-checked), except robustness when
+        // `UNTANGLE_VK_ROBUST=0`: out-of-bounds accesses then stay undefined instead of
+        // being masked, which is what checking generated code for them needs.
+        if std::env::var("UNTANGLE_VK_ROBUST").is_ok_and(|v| v == "0") {
+            chain.core.robust_buffer_access = vk::FALSE;
+            chain.f13.robust_image_access = vk::FALSE;
+        }
         let mut f2 = vk::PhysicalDeviceFeatures2::default().features(chain.core);
         let mut create = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
         if v12 {
