@@ -325,16 +325,17 @@ fn convert_one(
     Ok((t.stage, out, t.layout))
 }
 
-/// A root signature from a file: an RTS0 part, a DXBC container holding one, or text.
-fn read_root_signature(file: &Path, version: Option<untangle::rootsig::Version>) -> Result<untangle::rootsig::RootSignature, untangle::Error> {
+/// A root signature from a file: an RTS0 part, a DXBC container holding one, or text
+/// (parsed for `version`, default 1.1). `true` with it when the file was binary.
+fn read_root_signature(file: &Path, version: Option<untangle::rootsig::Version>) -> Result<(untangle::rootsig::RootSignature, bool), untangle::Error> {
     use untangle::rootsig;
     let bytes = std::fs::read(file)?;
     // A bare RTS0 part starts with its version as a little-endian u32 (1 to 3).
     let bare_part = bytes.len() >= 4 && (1..=3).contains(&bytes[0]) && bytes[1..4] == [0, 0, 0];
     let text = std::str::from_utf8(&bytes).ok().filter(|_| !bare_part && !bytes.starts_with(b"DXBC"));
     Ok(match text {
-        Some(text) => rootsig::parse_hlsl(text, version.unwrap_or(rootsig::Version::V1_1))?,
-        None => rootsig::parse_rts0_file(&bytes)?,
+        Some(text) => (rootsig::parse_hlsl(text, version.unwrap_or(rootsig::Version::V1_1))?, false),
+        None => (rootsig::parse_rts0_file(&bytes)?, true),
     })
 }
 
@@ -360,7 +361,7 @@ fn convert(args: Convert) -> Result<(), Failure> {
         };
         let signature = match (&args.root_signature, &args.root_signature_string) {
             (Some(file), _) => Some(
-                read_root_signature(file, args.root_signature_version).map_err(|e| Failure { file: file.clone(), error: Box::new(e) })?,
+                read_root_signature(file, args.root_signature_version).map_err(|e| Failure { file: file.clone(), error: Box::new(e) })?.0,
             ),
             (None, Some(text)) => Some(
                 untangle::rootsig::parse_hlsl(text, args.root_signature_version.unwrap_or(untangle::rootsig::Version::V1_1))
@@ -471,21 +472,12 @@ fn rootsig_command(args: RootsigArgs) -> Result<(), Failure> {
     let rs = match (&args.string, &args.file) {
         (Some(text), _) => from_text(text).map_err(|e| fail(e.into()))?,
         (None, Some(file)) => {
-            let bytes = std::fs::read(file).map_err(|e| fail(e.into()))?;
-            // A bare RTS0 part starts with its version as a little-endian u32 (1 to 3).
-            let bare_part = bytes.len() >= 4 && (1..=3).contains(&bytes[0]) && bytes[1..4] == [0, 0, 0];
-            let text = std::str::from_utf8(&bytes).ok().filter(|_| !bare_part && !bytes.starts_with(b"DXBC"));
-            match text {
-                Some(text) => from_text(text).map_err(|e| fail(e.into()))?,
-                None => {
-                    let rs = rootsig::parse_rts0_file(&bytes).map_err(|e| fail(e.into()))?;
-                    if let Some(wanted) = args.version.filter(|&v| v != rs.version) {
-                        let message = format!("root signature version is {}, not {}", rs.version.name(), wanted.name());
-                        return Err(Failure { file: source, error: Box::new(message) });
-                    }
-                    rs
-                }
+            let (rs, binary) = read_root_signature(file, args.version).map_err(fail)?;
+            if let Some(wanted) = args.version.filter(|&v| binary && v != rs.version) {
+                let message = format!("root signature version is {}, not {}", rs.version.name(), wanted.name());
+                return Err(Failure { file: source, error: Box::new(message) });
             }
+            rs
         }
         (None, None) => return Err(Failure { file: source, error: Box::new("a FILE or --string is required") }),
     };

@@ -215,6 +215,18 @@ pub fn const_of(rd: &mut Reader, v: u64) -> Res<ConstId> {
     }
 }
 
+/// The constants of `operands`, and the deepest of their nesting depths.
+fn operand_consts(rd: &mut Reader, operands: &[u64]) -> Res<(Vec<ConstId>, u32)> {
+    let mut cs = Vec::with_capacity(operands.len());
+    let mut d = 0;
+    for &v in operands {
+        let (c, cd) = typed_const(rd, v, None)?;
+        d = d.max(cd);
+        cs.push(c);
+    }
+    Ok((cs, d))
+}
+
 fn typed_const(rd: &mut Reader, v: u64, expected: Option<TypeId>) -> Res<(ConstId, u32)> {
     let c = const_of(rd, v)?;
     if let Some(t) = expected {
@@ -320,13 +332,7 @@ fn build(rd: &mut Reader, ty: TypeId, raw: &RawConst) -> Res<ConstId> {
             (ConstKind::Expr { op: ConstExprOp::Cast(*op), operands: vec![c], source_ty: None }, d + 1)
         }
         RawConst::Gep { in_bounds, source, operands } => {
-            let mut cs = Vec::with_capacity(operands.len());
-            let mut d = 0;
-            for &v in operands {
-                let (c, cd) = typed_const(rd, v, None)?;
-                d = d.max(cd);
-                cs.push(c);
-            }
+            let (cs, d) = operand_consts(rd, operands)?;
             let base = cs.first().ok_or_else(|| malformed("constant GEP without operands"))?;
             let base_ty = rd.m.constants.get(*base).ty;
             let pointee = rd.m.types.pointee(base_ty).ok_or_else(|| malformed("constant GEP base is not a pointer"))?;
@@ -340,13 +346,7 @@ fn build(rd: &mut Reader, ty: TypeId, raw: &RawConst) -> Res<ConstId> {
             )
         }
         RawConst::Expr { op, operands } => {
-            let mut cs = Vec::with_capacity(operands.len());
-            let mut d = 0;
-            for &v in operands {
-                let (c, cd) = typed_const(rd, v, None)?;
-                d = d.max(cd);
-                cs.push(c);
-            }
+            let (cs, d) = operand_consts(rd, operands)?;
             (ConstKind::Expr { op: *op, operands: cs, source_ty: None }, d + 1)
         }
     };

@@ -44,6 +44,17 @@ impl ResourceClass {
     }
 
     pub const ALL: [ResourceClass; 4] = [ResourceClass::Srv, ResourceClass::Uav, ResourceClass::Cbv, ResourceClass::Sampler];
+
+    /// The class from its DXIL / D3D12 number (SRV 0, UAV 1, CBV 2, Sampler 3; the
+    /// `createHandle` class operand and `D3D12_DESCRIPTOR_RANGE_TYPE` alike).
+    pub fn from_index(n: u64) -> Option<ResourceClass> {
+        usize::try_from(n).ok().and_then(|i| Self::ALL.get(i)).copied()
+    }
+
+    /// The inverse of [`ResourceClass::from_index`].
+    pub fn index(self) -> u32 {
+        self as u32
+    }
 }
 
 #[derive(Clone, PartialEq, Debug, Serialize)]

@@ -15,7 +15,8 @@
 //! binding per Vulkan descriptor type (0 sampled images, 1 storage images, 2 uniform texel
 //! buffers, 3 storage texel buffers, 4 uniform buffers, 5 storage buffers, 6 UAV counters;
 //! image views of every dimension alias their binding), the sampler heap is set 31, binding 0. A heap
-//! entry is written, at its index, into the binding of its type.
+//! entry is written, at its index, into the binding of its type. The bindings within a heap
+//! set are the root-signature `heap` model's (`rootsig::layout::heap_resource_binding`).
 //!
 //! `--binding-map FILE` overrides single ranges: a JSON array of
 //! `{"class": "SRV"|"UAV"|"CBV"|"Sampler", "space": S, "register": R, "set": N, "binding": M}`;
@@ -33,34 +34,6 @@ pub const COUNTER_BASE: u32 = 4000;
 
 pub const RESOURCE_HEAP_SET: u32 = 30;
 pub const SAMPLER_HEAP_SET: u32 = 31;
-
-/// The bindings of the descriptor heaps, by Vulkan descriptor type.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum HeapSlot {
-    SampledImage,
-    StorageImage,
-    UniformTexelBuffer,
-    StorageTexelBuffer,
-    UniformBuffer,
-    StorageBuffer,
-    /// Counters of heap UAVs (`{ uint counter; }` blocks, by heap index).
-    UavCounter,
-    Sampler,
-}
-
-pub fn heap_binding(slot: HeapSlot) -> VkBinding {
-    let (set, binding) = match slot {
-        HeapSlot::SampledImage => (RESOURCE_HEAP_SET, 0),
-        HeapSlot::StorageImage => (RESOURCE_HEAP_SET, 1),
-        HeapSlot::UniformTexelBuffer => (RESOURCE_HEAP_SET, 2),
-        HeapSlot::StorageTexelBuffer => (RESOURCE_HEAP_SET, 3),
-        HeapSlot::UniformBuffer => (RESOURCE_HEAP_SET, 4),
-        HeapSlot::StorageBuffer => (RESOURCE_HEAP_SET, 5),
-        HeapSlot::UavCounter => (RESOURCE_HEAP_SET, 6),
-        HeapSlot::Sampler => (SAMPLER_HEAP_SET, 0),
-    };
-    VkBinding { set, binding }
-}
 
 /// A Vulkan descriptor location.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize, Deserialize, PartialOrd, Ord)]

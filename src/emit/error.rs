@@ -29,7 +29,7 @@ pub enum TranslateError {
     /// The shader does not fit the root signature (an uncovered register, a root
     /// descriptor of the wrong kind, ...), or the root signature cannot be lowered.
     #[error("root signature: {0}")]
-    RootSignature(String),
+    RootSignature(#[from] crate::rootsig::resolve::ResolveError),
     /// The structurized graph is inconsistent or rspirv refused a sequence (an internal bug).
     #[error("internal error: {0}")]
     Internal(String),

@@ -26,14 +26,14 @@
 //! register ([`Binder::Default`]); with a root signature it was resolved up front
 //! ([`Binder::Root`]).
 
-use super::binding_model::{BindingMap, HeapSlot, VkBinding};
+use super::binding_model::{BindingMap, VkBinding};
 use super::error::{Result, TranslateError};
 use super::function::FnEmit;
 use super::module::ModuleBuilder;
 use crate::dxil::{ComponentType, Resource, ResourceClass, ResourceKind};
 use crate::ir::Value;
-use crate::rootsig::layout::{HeapSets, PushConstants, PushKind};
-use crate::rootsig::resolve::Place;
+use crate::rootsig::layout::{heap_resource_binding, HeapSets, PushConstants, PushKind, View};
+use crate::rootsig::resolve::{name_suffix, short_register, Place, ResolveError};
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Capability, Decoration, Dim, Op, StorageClass, Word};
 use std::collections::BTreeMap;
@@ -172,19 +172,15 @@ impl Binder {
         match self {
             Binder::Default(_) => Ok(HeapSets { resources: super::binding_model::RESOURCE_HEAP_SET, samplers: super::binding_model::SAMPLER_HEAP_SET }),
             Binder::Root { heaps: Some(h), .. } => Ok(*h),
-            Binder::Root { heaps: None, .. } => Err(TranslateError::RootSignature(
-                "the shader indexes a descriptor heap directly, but the root signature has neither a descriptor table nor the \
-                 CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED / SAMPLER_HEAP_DIRECTLY_INDEXED flag"
-                    .into(),
-            )),
+            Binder::Root { heaps: None, .. } => Err(ResolveError::NoHeap.into()),
         }
     }
 
-    fn heap_binding(&self, slot: HeapSlot) -> Result<VkBinding> {
+    /// The heap binding holding `view`s of `class` (UAV counters: `View::Counter`).
+    fn heap_binding(&self, view: View, class: ResourceClass) -> Result<VkBinding> {
         let sets = self.heap_sets()?;
-        let mut b = super::binding_model::heap_binding(slot);
-        b.set = if slot == HeapSlot::Sampler { sets.samplers } else { sets.resources };
-        Ok(b)
+        let set = if class == ResourceClass::Sampler { sets.samplers } else { sets.resources };
+        Ok(VkBinding { set, binding: heap_resource_binding(view, class) })
     }
 }
 
@@ -192,8 +188,8 @@ impl Binder {
 #[derive(Clone, Debug)]
 struct PushBlock {
     var: Word,
-    /// (byte offset, member index, words in the member).
-    members: Vec<(u32, u32, u32)>,
+    /// (byte offset, member index).
+    members: Vec<(u32, u32)>,
 }
 
 /// The resource table with the variables made so far.
@@ -210,19 +206,6 @@ pub struct Resources {
     image64: BTreeMap<u32, (ResVar, Word)>,
     heap_counters: Option<ResVar>,
     push: Option<PushBlock>,
-}
-
-/// The heap array a resource of `class`/`kind` lives in.
-fn heap_slot(class: ResourceClass, kind: ResourceKind) -> HeapSlot {
-    match (class, kind) {
-        (ResourceClass::Sampler, _) => HeapSlot::Sampler,
-        (ResourceClass::Cbv, _) => HeapSlot::UniformBuffer,
-        (_, ResourceKind::RawBuffer | ResourceKind::StructuredBuffer) => HeapSlot::StorageBuffer,
-        (ResourceClass::Uav, ResourceKind::TypedBuffer) => HeapSlot::StorageTexelBuffer,
-        (_, ResourceKind::TypedBuffer) => HeapSlot::UniformTexelBuffer,
-        (ResourceClass::Uav, _) => HeapSlot::StorageImage,
-        _ => HeapSlot::SampledImage,
-    }
 }
 
 impl Resources {
@@ -282,28 +265,28 @@ impl Resources {
         let mut members = Vec::new();
         let mut names = Vec::new();
         for (k, m) in push.members.iter().enumerate() {
-            let (ty, words, name) = match m.kind {
+            let (ty, name) = match m.kind {
                 PushKind::RootDescriptorAddress { class, register, space } => {
-                    (cx.vec(u, 2), 2, format!("root_{}_{}{register}_space{space}", class.name().to_lowercase(), class.register_letter()))
+                    (cx.vec(u, 2), format!("root_{}_{}{register}_space{space}", class.name().to_lowercase(), class.register_letter()))
                 }
                 PushKind::RootConstants { register, space, num_values } => {
                     let n = cx.const_u32(num_values.max(1));
                     let arr = cx.b.id();
                     cx.b.type_array_id(Some(arr), u, n);
                     cx.decorate(arr, Decoration::ArrayStride, &[4]);
-                    (arr, num_values, format!("root_constants_b{register}_space{space}"))
+                    (arr, format!("root_constants_b{register}_space{space}"))
                 }
-                PushKind::TableOffset { .. } => (u, 1, format!("table{}_offset", m.parameter)),
+                PushKind::TableOffset { .. } => (u, format!("table{}_offset", m.parameter)),
             };
             member_tys.push(ty);
-            members.push((m.offset, k as u32, words));
+            members.push((m.offset, k as u32));
             names.push(name);
         }
         let st = cx.b.id();
         cx.b.type_struct_id(Some(st), member_tys);
         cx.decorate(st, Decoration::Block, &[]);
         cx.b.name(st, "RootParameters");
-        for (k, (off, _, _)) in members.iter().enumerate() {
+        for (k, (off, _)) in members.iter().enumerate() {
             cx.b.member_decorate(st, k as u32, Decoration::Offset, [Operand::LiteralBit32(*off)]);
             cx.b.member_name(st, k as u32, names[k].as_str());
         }
@@ -322,9 +305,9 @@ impl Resources {
         let r = self.resource(ResourceClass::Uav, id)?.clone();
         let place = self.binder.place(&r)?;
         let v = match place {
-            Place::Descriptor { set, binding: _, first_register, count, counter: Some((cset, cbinding)) } => {
+            Place::Descriptor { first_register, count, counter: Some((cset, cbinding)), .. } => {
                 let st = counter_block(cx);
-                let (indexing, len) = descriptor_shape(&r, first_register, count, set);
+                let (indexing, len) = descriptor_shape(&r, first_register, count);
                 declare(cx, &format!("{}_counter", display_name(&r)), ResShape::Words { stride: None }, st, StorageClass::StorageBuffer, VkBinding { set: cset, binding: cbinding }, indexing, len, true)
             }
             Place::HeapTable { .. } => {
@@ -333,11 +316,7 @@ impl Resources {
                 ResVar { indexing: primary.indexing, ..hc }
             }
             _ => {
-                return Err(TranslateError::RootSignature(format!(
-                    "{} ({}) uses a UAV counter, but the root parameter it resolved to has none",
-                    r.register(),
-                    r.name
-                )))
+                return Err(ResolveError::NoCounter { register: short_register(&r), space: r.space, name: name_suffix(&r) }.into())
             }
         };
         self.counters.insert(id, v);
@@ -399,7 +378,7 @@ impl Resources {
             return Ok(v);
         }
         let st = counter_block(cx);
-        let b = self.binder.heap_binding(HeapSlot::UavCounter)?;
+        let b = self.binder.heap_binding(View::Counter, ResourceClass::Uav)?;
         let v = declare(cx, "heap_uav_counters", ResShape::Words { stride: None }, st, StorageClass::StorageBuffer, b, Indexing::Heap, ArrayLen::Runtime, true);
         self.heap_counters = Some(v);
         Ok(v)
@@ -444,7 +423,6 @@ impl Resources {
     /// The heap array holding resources like `r` (its class, kind, element type and
     /// stride decide the array's type), indexed by heap index.
     fn heap_array(&mut self, cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<ResVar> {
-        let slot = heap_slot(r.class, r.kind);
         let typed = !matches!(r.kind, ResourceKind::CBuffer | ResourceKind::RawBuffer | ResourceKind::StructuredBuffer | ResourceKind::Sampler);
         let elem = r.element_type.map(|t| t.to_raw()).unwrap_or(0);
         let key_extra = if typed { elem } else if r.kind == ResourceKind::StructuredBuffer { r.struct_stride.unwrap_or(4) } else { 0 };
@@ -452,7 +430,7 @@ impl Resources {
         if let Some(v) = self.heap_vars.get(&key) {
             return Ok(*v);
         }
-        let binding = self.binder.heap_binding(slot)?;
+        let binding = self.binder.heap_binding(crate::rootsig::resolve::view_of(r), r.class)?;
         // Every constant buffer of the heap shares one array type: the largest D3D allows
         // (4096 rows), whatever the first one to be used declares.
         let widest = Resource { cbuffer_size: Some(65536), ..r.clone() };
@@ -472,7 +450,7 @@ impl Resources {
         let v = match self.binder.place(&r)? {
             Place::Descriptor { set, binding, first_register, count, .. } => {
                 let (shape, elem_ty, storage) = make_type(cx, &r, atomic)?;
-                let (indexing, len) = descriptor_shape(&r, first_register, count, set);
+                let (indexing, len) = descriptor_shape(&r, first_register, count);
                 declare(cx, &display_name(&r), shape, elem_ty, storage, VkBinding { set, binding }, indexing, len, class == ResourceClass::Uav)
             }
             Place::HeapTable { table_offset, offset_in_table, base_register } => {
@@ -524,7 +502,7 @@ fn display_name(r: &Resource) -> String {
 /// How a declared range sits in a binding of `count` descriptors starting at
 /// `first_register`: a plain variable when the binding is exactly this one register, else
 /// an array.
-fn descriptor_shape(r: &Resource, first_register: u32, count: Option<u32>, _set: u32) -> (Indexing, ArrayLen) {
+fn descriptor_shape(r: &Resource, first_register: u32, count: Option<u32>) -> (Indexing, ArrayLen) {
     match count {
         Some(1) if r.range_size == Some(1) && first_register == r.lower_bound => (Indexing::Single, ArrayLen::One),
         Some(n) => (Indexing::Relative { base: first_register }, ArrayLen::Fixed(n)),
@@ -726,14 +704,20 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// A word of the push-constant block: byte `pc_offset`'s member, word `index` within it
     /// (`None`: the member itself).
     pub fn push_word_ptr(&mut self, pc_offset: u32, index: Option<Word>) -> Result<Word> {
+        let u = self.cx.u32_t();
+        self.push_member_ptr(pc_offset, u, index)
+    }
+
+    /// A pointer to the push-constant member at byte `pc_offset` (of type `ty`), or to
+    /// element `index` of it.
+    fn push_member_ptr(&mut self, pc_offset: u32, ty: Word, index: Option<Word>) -> Result<Word> {
         let block = self.res.push_block(self.cx)?;
-        let &(_, member, _) = block
+        let &(_, member) = block
             .members
             .iter()
             .find(|m| m.0 == pc_offset)
             .ok_or_else(|| TranslateError::Internal(format!("no push-constant member at byte {pc_offset}")))?;
-        let u = self.cx.u32_t();
-        let pty = self.cx.ptr(StorageClass::PushConstant, u);
+        let pty = self.cx.ptr(StorageClass::PushConstant, ty);
         let m = self.cx.const_u32(member);
         match index {
             Some(i) => self.ids_op(Op::AccessChain, pty, &[block.var, m, i]),
@@ -775,16 +759,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
             }
             Indexing::Address { pc_offset } => {
-                let block = self.res.push_block(self.cx)?;
-                let &(_, member, _) = block
-                    .members
-                    .iter()
-                    .find(|m| m.0 == pc_offset)
-                    .ok_or_else(|| TranslateError::Internal(format!("no push-constant member at byte {pc_offset}")))?;
                 let u2 = self.cx.vec(u, 2);
-                let pty = self.cx.ptr(StorageClass::PushConstant, u2);
-                let m = self.cx.const_u32(member);
-                let p = self.ids_op(Op::AccessChain, pty, &[block.var, m])?;
+                let p = self.push_member_ptr(pc_offset, u2, None)?;
                 let addr = self.ids_op(Op::Load, u2, &[p])?;
                 let bptr = self.cx.ptr(StorageClass::PhysicalStorageBuffer, rv.elem_ty);
                 return self.ids_op(Op::Bitcast, bptr, &[addr]);
@@ -880,13 +856,6 @@ pub fn handle_targets(
 ) -> std::collections::BTreeSet<(ResourceClass, u32)> {
     use crate::dxil::{decode_call, DxOp};
     use crate::ir::{ConstKind, InstKind};
-    let class_of = |n: u64| match n {
-        0 => Some(ResourceClass::Srv),
-        1 => Some(ResourceClass::Uav),
-        2 => Some(ResourceClass::Cbv),
-        3 => Some(ResourceClass::Sampler),
-        _ => None,
-    };
     let mut out = std::collections::BTreeSet::new();
     let resolve = |mut v: Value| -> Option<(ResourceClass, u32)> {
         for _ in 0..64 {
@@ -898,12 +867,12 @@ pub fn handle_targets(
             });
             match call.op {
                 DxOp::AnnotateHandle => v = *call.args.first()?,
-                DxOp::CreateHandle => return Some((class_of(int(0)?)?, int(1)? as u32)),
+                DxOp::CreateHandle => return Some((ResourceClass::from_index(int(0)?)?, int(1)? as u32)),
                 DxOp::CreateHandleFromBinding => {
                     let Value::Const(c) = call.args.first()? else { return None };
                     let ConstKind::Aggregate(e) = &m.constants.get(*c).kind else { return None };
                     let field = |k: usize| e.get(k).and_then(|x| m.constants.as_int(*x));
-                    let class = class_of(field(3)?)?;
+                    let class = ResourceClass::from_index(field(3)?)?;
                     let (lower, space) = (field(0)? as u32, field(2)? as u32);
                     return table
                         .class(class)

@@ -115,14 +115,14 @@ pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translat
         None => (Binder::Default(options.binding_map.clone()), None),
         Some(rsb) => {
             crate::rootsig::validate(&rsb.signature)?;
-            let layout = crate::rootsig::layout::lower(&rsb.signature, &rsb.layout).map_err(|e| TranslateError::RootSignature(e.to_string()))?;
+            let layout = crate::rootsig::layout::lower(&rsb.signature, &rsb.layout).map_err(crate::rootsig::resolve::ResolveError::from).map_err(TranslateError::from)?;
             let resolved = crate::rootsig::resolve::resolve_all(&rsb.signature, &layout, sm.kind, ep.resources.iter())
-                .map_err(|e| TranslateError::RootSignature(e.to_string()))?;
+                .map_err(TranslateError::from)?;
             let places = resolved.iter().map(|r| ((r.class, r.id), r.place)).collect();
             let binder = Binder::Root { places, push: layout.push_constants.clone(), heaps: layout.heaps };
             let report = LayoutReport {
                 schema: LAYOUT_SCHEMA,
-                stage: stage_name(sm.kind),
+                stage: crate::rootsig::resolve::stage_visibility(sm.kind).map_or("other", |(_, _, name)| name),
                 entry_point: ep.name.clone(),
                 layout,
                 resources: resolved,
@@ -198,14 +198,6 @@ pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translat
     Ok(Translation { words, stage: sm.kind, entry_point: ep.name.clone(), bindings, layout })
 }
 
-fn stage_name(kind: ShaderKind) -> &'static str {
-    match kind {
-        ShaderKind::Compute => "compute",
-        ShaderKind::Pixel => "pixel",
-        ShaderKind::Vertex => "vertex",
-        _ => "other",
-    }
-}
 
 /// `OpPhi` operands name predecessors by label; a block split by `split_if` ends in its last
 /// part, so PHIs that name the block's entry label are redirected there.

@@ -18,7 +18,6 @@
 
 use super::error::RootSigError;
 use super::model::*;
-use super::names::{range_class_from_raw, range_type_raw};
 use crate::container::{Container, FourCc};
 
 const HEADER_SIZE: u64 = 24;
@@ -258,7 +257,7 @@ fn decode_range(
         let [t, n, b, s, f, o] = part.dwords::<6>(at, what)?;
         (t, n, b, s, f, o)
     };
-    let class = range_class_from_raw(raw_class).ok_or_else(|| {
+    let class = ResourceClass::from_index(u64::from(raw_class)).ok_or_else(|| {
         bad_value(
             at,
             format!("parameter {parameter} range {index}: range type"),
@@ -378,7 +377,7 @@ pub fn to_rts0(rs: &RootSignature) -> Vec<u8> {
                 out.extend([ranges.len() as u32, ranges_offset]);
                 for r in ranges {
                     out.extend([
-                        range_type_raw(r.class),
+                        r.class.index(),
                         r.count.unwrap_or(u32::MAX),
                         r.base_register,
                         r.space,

@@ -41,19 +41,6 @@ impl Variant {
     }
 }
 
-fn stage_visibility(stage: ShaderKind) -> Visibility {
-    match stage {
-        ShaderKind::Vertex => Visibility::Vertex,
-        ShaderKind::Pixel => Visibility::Pixel,
-        ShaderKind::Hull => Visibility::Hull,
-        ShaderKind::Domain => Visibility::Domain,
-        ShaderKind::Geometry => Visibility::Geometry,
-        ShaderKind::Mesh => Visibility::Mesh,
-        ShaderKind::Amplification => Visibility::Amplification,
-        _ => Visibility::All,
-    }
-}
-
 fn range_of(r: &Resource) -> DescriptorRange {
     DescriptorRange { count: r.range_size, space: r.space, ..DescriptorRange::new(r.class, r.lower_bound) }
 }
@@ -129,7 +116,7 @@ pub fn shader_facts(m: &crate::ir::Module) -> ShaderFacts {
 /// A root signature of `variant` covering `resources` of a `stage` shader.
 pub fn covering(resources: &Resources, stage: ShaderKind, variant: Variant, facts: &ShaderFacts) -> RootSignature {
     let mut rs = RootSignature { version: Version::V1_1, flags: flags(stage, facts.uses_heaps), parameters: Vec::new(), static_samplers: Vec::new() };
-    let vis = stage_visibility(stage);
+    let vis = super::resolve::stage_visibility(stage).map_or(Visibility::All, |(v, _, _)| v);
     let all: Vec<&Resource> = resources.iter().collect();
     match variant {
         Variant::Tables => {

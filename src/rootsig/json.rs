@@ -26,7 +26,7 @@ pub fn to_json(rs: &RootSignature) -> Value {
                     "num32BitConstants": c.num_values,
                 }),
                 ParameterKind::Descriptor(d) => json!({
-                    "kind": class_keyword(d.class),
+                    "kind": d.class.name(),
                     "register": format!("{}{}", d.class.register_letter(), d.register),
                     "space": d.space,
                     "flags": flags_text(d.flags.0, &DESCRIPTOR_FLAG_NAMES),
@@ -72,7 +72,7 @@ pub fn to_json(rs: &RootSignature) -> Value {
 
 fn range_json(r: &DescriptorRange) -> Value {
     json!({
-        "kind": class_keyword(r.class),
+        "kind": r.class.name(),
         "register": format!("{}{}", r.class.register_letter(), r.base_register),
         "numDescriptors": r.count.map_or(json!("unbounded"), |n| json!(n)),
         "space": r.space,

@@ -67,36 +67,6 @@ impl Visibility {
     }
 }
 
-/// `D3D12_DESCRIPTOR_RANGE_TYPE` → register class (SRV 0, UAV 1, CBV 2, Sampler 3).
-pub fn range_class_from_raw(raw: u32) -> Option<ResourceClass> {
-    Some(match raw {
-        0 => ResourceClass::Srv,
-        1 => ResourceClass::Uav,
-        2 => ResourceClass::Cbv,
-        3 => ResourceClass::Sampler,
-        _ => return None,
-    })
-}
-
-/// Register class → `D3D12_DESCRIPTOR_RANGE_TYPE`.
-pub fn range_type_raw(class: ResourceClass) -> u32 {
-    match class {
-        ResourceClass::Srv => 0,
-        ResourceClass::Uav => 1,
-        ResourceClass::Cbv => 2,
-        ResourceClass::Sampler => 3,
-    }
-}
-
-/// The element keyword of a class (`CBV`, `SRV`, `UAV`, `Sampler`).
-pub fn class_keyword(class: ResourceClass) -> &'static str {
-    match class {
-        ResourceClass::Srv => "SRV",
-        ResourceClass::Uav => "UAV",
-        ResourceClass::Cbv => "CBV",
-        ResourceClass::Sampler => "Sampler",
-    }
-}
 
 pub(crate) const ADDRESS_MODES: [(&str, AddressMode); 5] = [
     ("TEXTURE_ADDRESS_WRAP", AddressMode::Wrap),

@@ -74,10 +74,16 @@ pub enum ResolveError {
     StageDenied { stage: &'static str, register: String, space: u32 },
     #[error("shader stage `{0}` has no root-signature visibility")]
     NoVisibility(String),
+    #[error("the shader indexes a descriptor heap directly, but the root signature has neither a descriptor table nor the CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED / SAMPLER_HEAP_DIRECTLY_INDEXED flag")]
+    NoHeap,
+    #[error("{register}, space{space}{name} uses a UAV counter, but the root parameter it resolved to has none")]
+    NoCounter { register: String, space: u32, name: String },
+    #[error(transparent)]
+    Layout(#[from] super::layout::LayoutError),
 }
 
-/// The D3D visibility of a stage and the root flag that denies it.
-fn stage_visibility(stage: ShaderKind) -> Option<(Visibility, u32, &'static str)> {
+/// The D3D visibility of a stage, the root flag that denies it, and its name.
+pub(crate) fn stage_visibility(stage: ShaderKind) -> Option<(Visibility, u32, &'static str)> {
     Some(match stage {
         ShaderKind::Compute => (Visibility::All, 0, "compute"),
         ShaderKind::Vertex => (Visibility::Vertex, RootFlags::DENY_VERTEX_SHADER_ROOT_ACCESS, "vertex"),
@@ -105,7 +111,7 @@ pub fn view_of(r: &Resource) -> View {
 }
 
 /// ` (name)` for messages, or nothing when the DXIL kept no name.
-fn name_suffix(r: &Resource) -> String {
+pub(crate) fn name_suffix(r: &Resource) -> String {
     if r.name.is_empty() {
         String::new()
     } else {
@@ -114,7 +120,7 @@ fn name_suffix(r: &Resource) -> String {
 }
 
 /// `t3` (the space is reported separately).
-fn short_register(r: &Resource) -> String {
+pub(crate) fn short_register(r: &Resource) -> String {
     format!("{}{}", r.class.register_letter(), r.lower_bound)
 }
 

@@ -672,7 +672,7 @@ impl Parser {
                 ResourceClass::Sampler,
             ]
             .into_iter()
-            .find(|&c| Self::word_is(&t, class_keyword(c)));
+            .find(|&c| Self::word_is(&t, c.name()));
             if let Some(class) = class {
                 p.expect(Tok::LParen, "`(`")?;
                 ranges.push(p.range(&t, class)?);
@@ -850,7 +850,7 @@ pub fn to_hlsl(rs: &RootSignature) -> String {
                         flags_text(d.flags.0, &DESCRIPTOR_FLAG_NAMES)
                     ));
                 }
-                class_keyword(d.class).to_string()
+                d.class.name().to_string()
             }
             ParameterKind::Table(ranges) => {
                 for r in ranges {
@@ -963,7 +963,7 @@ fn range_text(r: &DescriptorRange) -> String {
             flags_text(r.flags.0, &RANGE_FLAG_NAMES)
         ));
     }
-    format!("{}({})", class_keyword(r.class), args.join(", "))
+    format!("{}({})", r.class.name(), args.join(", "))
 }
 
 #[cfg(test)]

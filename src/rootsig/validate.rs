@@ -40,7 +40,6 @@
 
 use super::error::{RootSigError, Rule};
 use super::model::*;
-use super::names::class_keyword;
 
 /// D3D12's limit on the root arguments, in DWORDs.
 pub const MAX_ROOT_COST: u64 = 64;
@@ -100,7 +99,7 @@ pub fn validate(rs: &RootSignature) -> Result<(), RootSigError> {
                 });
             }
             ParameterKind::Descriptor(d) => {
-                let element = format!("parameter {i} (root {})", class_keyword(d.class));
+                let element = format!("parameter {i} (root {})", d.class.name());
                 if d.class == ResourceClass::Sampler {
                     return Err(RootSigError::invalid(
                         Rule::SamplerRootDescriptor,
@@ -169,7 +168,7 @@ fn check_table(
     // Where an appended range would start; `None` after an unbounded range.
     let mut next_offset: Option<u64> = Some(0);
     for (j, r) in ranges.iter().enumerate() {
-        let element = format!("parameter {index} range {j} ({})", class_keyword(r.class));
+        let element = format!("parameter {index} range {j} ({})", r.class.name());
         if r.class == ResourceClass::Sampler {
             has_samplers = true;
         } else {

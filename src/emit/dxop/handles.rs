@@ -10,13 +10,7 @@ use crate::emit::resources::{Handle, HeapHandle};
 use crate::ir::{ConstKind, Value};
 
 fn class_of(n: u64) -> Result<ResourceClass> {
-    Ok(match n {
-        0 => ResourceClass::Srv,
-        1 => ResourceClass::Uav,
-        2 => ResourceClass::Cbv,
-        3 => ResourceClass::Sampler,
-        _ => return Err(TranslateError::Malformed(format!("resource class {n}"))),
-    })
+    ResourceClass::from_index(n).ok_or_else(|| TranslateError::Malformed(format!("resource class {n}")))
 }
 
 impl<'a, 'm> FnEmit<'a, 'm> {
