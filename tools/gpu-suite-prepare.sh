@@ -28,10 +28,10 @@ export LLVM_SYS_140_PREFIX=/usr/lib/llvm-14
 rm -rf .vkrunner
 mkdir -p .vkrunner
 # With LLVM, to read the corpus here.
-cargo build --release --features vulkan --bin untangle-gpu
+cargo build --release -p untangle-testkit --features vulkan --bin untangle-gpu
 target/release/untangle-gpu export --corpus ../shared/corpus/cfg --out .vkrunner/corpus-cases
 # Without LLVM, for the device.
-cargo build --release --no-default-features --features vulkan --bin untangle-gpu
+cargo build --release -p untangle-testkit --no-default-features --features vulkan --bin untangle-gpu
 cp target/release/untangle-gpu .vkrunner/untangle-gpu
 strip .vkrunner/untangle-gpu
 cp tools/gpu-suite.sh .vkrunner/gpu-suite.sh

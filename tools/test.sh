@@ -56,4 +56,4 @@ export GALLIVM_PERF=${GALLIVM_PERF:-nopt}
 # Release mode: the corpus and robustness suites run LLVM over ~800 files and 10,000
 # mutations; the analyses' own checks (recompute comparisons) run explicitly in tests.
 # Feature `vulkan`: the Vulkan runner and tests/vulkan_traces.rs (lavapipe).
-cargo test --release --features vulkan "$@"
+cargo test --workspace --release --features untangle-testkit/vulkan,untangle-cli/llvm "$@"

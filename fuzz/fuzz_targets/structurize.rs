@@ -4,7 +4,7 @@
 //! The input bytes are a seed (the first 8, little-endian) and a generator config (the rest,
 //! through `ShapeGenConfig::from_bytes`: sizes, statement weights and feature chances), so
 //! libFuzzer mutates *which kinds* of CFG get generated as well as the seed. The CFGs come
-//! from `untangle::fuzzing::structured_gen::generate`: nested loops, if/else ladders,
+//! from `untangle_testkit::fuzzing::structured_gen::generate`: nested loops, if/else ladders,
 //! switches with fall-through and shared targets, multi-level break/continue, returns and
 //! infinite loops, unrolled loops with interleaved breaks, forward gotos, PHIs.
 //!
@@ -14,7 +14,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use untangle::fuzzing::structured_gen::{generate, to_llvm_text, ShapeGenConfig};
+use untangle_testkit::fuzzing::structured_gen::{generate, to_llvm_text, ShapeGenConfig};
 use untangle::ir::Types;
 
 fuzz_target!(|data: &[u8]| {
@@ -38,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
     // equivalence on 16 decision streams) is a bug.
     let mut module = untangle::ir::Module { types: types.clone(), ..Default::default() };
     module.functions.push(func.clone());
-    if let Err(e) = untangle::check::shape_check::check_module(&module, 16, seed, None) {
+    if let Err(e) = untangle_testkit::check::shape_check::check_module(&module, 16, seed, None) {
         report(&format!("{e}"));
     }
 });

@@ -1,0 +1,210 @@
+//! The command line's contract: exit 0 on success, 1 with a one-line message naming the
+//! file on bad input, 2 on usage errors.
+
+use std::process::Command;
+use untangle::rootsig::{parse_hlsl, to_hlsl, to_rts0, to_rts0_container, Version};
+
+fn untangle(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_untangle"))
+        .args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .output()
+        .expect("run untangle");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn info_on_the_readme_sample() {
+    let (code, out, _) = untangle(&["info", "corpus/cs_nested_ifs_loop.ll"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("shader model: cs_6_0"), "{out}");
+    assert!(out.contains("numthreads(64, 1, 1)"), "{out}");
+    assert!(out.contains("UAV u0, space0"), "{out}");
+}
+
+#[test]
+fn info_json_is_json() {
+    let (code, out, _) = untangle(&["info", "--json", "corpus/ps_textured.ll"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["dxil"]["shader_model"]["profile"], "ps");
+    assert_eq!(v["dxil"]["entry_points"][0]["signatures"]["inputs"][1]["semantic"], "TEXCOORD");
+}
+
+#[test]
+fn bad_input_is_one_line_naming_the_file_and_exit_1() {
+    let dir = std::env::temp_dir().join(format!("untangle-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases: [(&str, &[u8]); 3] = [
+        ("garbage.bin", b"\x00\x01\x02 not a shader"),
+        ("short.dxil", b"DXBC\x00\x00\x00"),
+        ("bad.ll", b"define void @f() {\n  br label %nowhere\n}\n"),
+    ];
+    for (name, bytes) in cases {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let (code, out, err) = untangle(&["info", p.to_str().unwrap()]);
+        assert_eq!(code, 1, "{name}: {err}");
+        assert!(out.is_empty());
+        assert_eq!(err.trim_end().lines().count(), 1, "{name}: {err}");
+        assert!(err.contains(name), "{err}");
+    }
+    let (code, _, err) = untangle(&["info", "no/such/file.dxil"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no/such/file.dxil"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(untangle(&[]).0, 2);
+    assert_eq!(untangle(&["info"]).0, 2);
+    assert_eq!(untangle(&["frobnicate", "x"]).0, 2);
+}
+
+/// `bytes` (a DXBC container) with one more part appended: `fourcc` holding `data`. The
+/// hash is left as it was (the reader does not check it).
+fn with_part(bytes: &[u8], fourcc: &[u8; 4], data: &[u8]) -> Vec<u8> {
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    let count = u32_at(28) as usize;
+    let offsets: Vec<usize> = (0..count).map(|k| u32_at(32 + 4 * k) as usize).collect();
+    let shift = 4; // one more offset in the header
+    let mut out = bytes[..28].to_vec();
+    out.extend(((count + 1) as u32).to_le_bytes());
+    for o in &offsets {
+        out.extend(((o + shift) as u32).to_le_bytes());
+    }
+    let new_offset = bytes.len() + shift;
+    out.extend((new_offset as u32).to_le_bytes());
+    out.extend(&bytes[32 + 4 * count..]);
+    out.extend(fourcc);
+    out.extend((data.len() as u32).to_le_bytes());
+    out.extend(data);
+    let total = out.len() as u32;
+    out[24..28].copy_from_slice(&total.to_le_bytes());
+    out
+}
+
+#[test]
+fn root_signatures_from_a_string_a_file_or_the_container_give_a_layout_report() {
+    let shader = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton/sm_advanced.cs_derivative_1d.cs_6_6.dxil");
+    let Ok(bytes) = std::fs::read(shader) else { return };
+    let dir = std::env::temp_dir().join(format!("untangle-cli-rs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = |name: &str| dir.join(name).to_string_lossy().into_owned();
+    let sig = "DescriptorTable(SRV(t0), UAV(u0)), StaticSampler(s0, filter = FILTER_MIN_MAG_MIP_POINT), RootConstants(num32BitConstants = 2, b7)";
+
+    // A string, heap model: table offset and root constants in push constants.
+    let (code, _, err) = untangle(&[shader, "-o", &path("a.spv"), "--root-signature-string", sig, "--layout-json", &path("a.json")]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path("a.json")).unwrap()).unwrap();
+    assert_eq!(report["schema"], "untangle-layout/1");
+    assert_eq!(report["binding_model"], "heap");
+    assert_eq!(report["push_constants"]["size"], 12);
+    assert_eq!(report["resources"][0]["place"]["kind"], "heap_table");
+
+    // The same signature as an RTS0 file, direct model.
+    let (code, _, err) = untangle(&["rootsig", "--string", sig, "-o", &path("rs.rts0")]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) =
+        untangle(&[shader, "-o", &path("b.spv"), "--root-signature", &path("rs.rts0"), "--binding-model", "direct", "--layout-json", &path("b.json")]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path("b.json")).unwrap()).unwrap();
+    assert_eq!(report["binding_model"], "direct");
+    assert_eq!(report["resources"][0]["place"]["kind"], "descriptor");
+
+    // Embedded in the shader's own container: used without any flag.
+    let rts0 = std::fs::read(path("rs.rts0")).unwrap();
+    std::fs::write(path("with_rts0.dxil"), with_part(&bytes, b"RTS0", &rts0)).unwrap();
+    let (code, _, err) = untangle(&[&path("with_rts0.dxil"), "-o", &path("c.spv"), "--layout-json", &path("c.json")]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read(path("c.json")).unwrap(), std::fs::read(path("a.json")).unwrap());
+
+    // Uncovered u0: one line naming the register and space.
+    let (code, _, err) = untangle(&[shader, "-o", &path("d.spv"), "--root-signature-string", "DescriptorTable(SRV(t0)), StaticSampler(s0)"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("u0, space0") && err.contains("not covered"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+
+    // A report needs a root signature.
+    let (code, _, err) = untangle(&[shader, "-o", &path("e.spv"), "--layout-json", &path("e.json")]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--layout-json needs a root signature"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cli_reads_strings_and_binaries_and_writes_rts0() {
+    let exe = env!("CARGO_BIN_EXE_untangle");
+    let dir = std::env::temp_dir().join(format!("untangle-rootsig-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("rs.rts0");
+    // Every element kind, flags of version 1.2, an unbounded range and a static sampler.
+    let version = Version::V1_2;
+    let text = "StaticSampler(s0, maxLOD=12, flags = UINT_BORDER_COLOR, borderColor = STATIC_BORDER_COLOR_OPAQUE_BLACK_UINT, \
+                comparisonFunc = COMPARISON_GREATER, filter = FILTER_COMPARISON_MIN_MAG_MIP_LINEAR), \
+                RootFlags(ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT), RootConstants(space = 1, b0, num32BitConstants = 8), \
+                CBV(flags = DATA_STATIC, b1), SRV(t9, space = 3), UAV(u3, space = 2), \
+                DescriptorTable(visibility = SHADER_VISIBILITY_PIXEL, SRV(t1, numDescriptors = unbounded, flags = DESCRIPTORS_VOLATILE), \
+                CBV(b0, offset = 3)), DescriptorTable(Sampler(s0, numDescriptors = 16, space = 1))";
+    let run = |args: &[&str]| std::process::Command::new(exe).args(args).output().unwrap();
+    let r = run(&[
+        "rootsig",
+        "--string",
+        text,
+        "--version",
+        version.name(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let rs = parse_hlsl(text, version).unwrap();
+    assert_eq!(String::from_utf8_lossy(&r.stdout).trim_end(), to_hlsl(&rs));
+    assert_eq!(std::fs::read(&out).unwrap(), to_rts0(&rs));
+    // The binary back, as a bare part and inside a container; JSON.
+    let container = dir.join("rs.dxbc");
+    std::fs::write(&container, to_rts0_container(&rs)).unwrap();
+    for file in [&out, &container] {
+        let r = run(&["rootsig", file.to_str().unwrap(), "--json"]);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        // Compared as text: f32 fields do not survive a trip through f64 JSON numbers.
+        let expected =
+            serde_json::to_string_pretty(&untangle::rootsig::json::to_json(&rs)).unwrap();
+        assert_eq!(String::from_utf8_lossy(&r.stdout).trim_end(), expected);
+    }
+    // Invalid input: exit 1 with the typed error on stderr.
+    let r = run(&[
+        "rootsig",
+        "--string",
+        "DescriptorTable(SRV(t0), Sampler(s0))",
+    ]);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("cannot mix samplers"));
+    let r = run(&["rootsig", out.to_str().unwrap(), "--version", "1.0"]);
+    assert_eq!(r.status.code(), Some(1));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn batch_mode_translates_a_directory_and_fails_on_a_bad_input() {
+    let dir = std::env::temp_dir().join(format!("untangle-batch-{}", std::process::id()));
+    let (inp, out) = (dir.join("in"), dir.join("out"));
+    std::fs::create_dir_all(&inp).unwrap();
+    std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/cs_nested_ifs_loop.ll"), inp.join("good.ll")).unwrap();
+    let run = |args: &[&std::path::Path]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_untangle")).args(args).arg("-o").arg(&out).output().unwrap()
+    };
+    let ok = run(&[&inp]);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert!(out.join("good.spv").exists());
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("Compute"));
+    std::fs::write(inp.join("bad.ll"), "define void @f() {\n  ret void\n}\n").unwrap();
+    let bad = run(&[&inp]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("bad.ll"));
+    std::fs::remove_dir_all(&dir).ok();
+}

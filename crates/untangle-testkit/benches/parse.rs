@@ -1,0 +1,85 @@
+//! Parse time of the 267 vkd3d-proton shaders: the LLVM 14 front end and the native reader.
+//!
+//! `native`: container + native bitcode reader (`untangle::bitcode`) into our IR, the same
+//! module `llvm_trusted` builds. `native_load`: `untangle::load` with the native reader (what
+//! every load now pays; no trial child is needed). `native_info`: that plus the DXIL layer.
+//!
+//! `llvm_trusted`: container + LLVM parse + verify + conversion into our IR, in-process.
+//! `llvm_isolated`: the same plus the forked trial parse every untrusted load pays
+//! (`untangle::load`). `info`: isolated load plus the DXIL semantic layer.
+//! Results go to `BENCHMARKS.md`.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::path::Path;
+
+fn corpus() -> Vec<(String, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/dxil/vkd3d-proton");
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .expect("shared corpus")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "dxil"))
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect();
+    v.sort();
+    v
+}
+
+fn bench(c: &mut Criterion) {
+    let files = corpus();
+    assert_eq!(files.len(), 267);
+    let mut g = c.benchmark_group("parse_vkd3d_proton_267");
+    g.sample_size(10);
+    g.bench_function("llvm_trusted", |b| {
+        b.iter(|| {
+            for (name, bytes) in &files {
+                let bc = untangle::load::bitcode_of(bytes).unwrap().unwrap();
+                let m = untangle::llvm::parse_trusted(bc, untangle::llvm::Syntax::Bitcode, name).unwrap();
+                std::hint::black_box(m);
+            }
+        })
+    });
+    g.bench_function("llvm_isolated", |b| {
+        b.iter(|| {
+            for (name, bytes) in &files {
+                let l = untangle::load::load_bytes_with(bytes.clone(), name, untangle::load::FrontEnd::Llvm);
+                std::hint::black_box(l.unwrap());
+            }
+        })
+    });
+    g.bench_function("info", |b| {
+        b.iter(|| {
+            for (name, bytes) in &files {
+                let l = untangle::load::load_bytes_with(bytes.clone(), name, untangle::load::FrontEnd::Llvm).unwrap();
+                std::hint::black_box(untangle::dxil::analyze(&l.module).unwrap());
+            }
+        })
+    });
+    g.bench_function("native", |b| {
+        b.iter(|| {
+            for (name, bytes) in &files {
+                let bc = untangle::load::bitcode_of(bytes).unwrap().unwrap();
+                std::hint::black_box(untangle::bitcode::parse(bc, name).unwrap());
+            }
+        })
+    });
+    g.bench_function("native_load", |b| {
+        b.iter(|| {
+            for (name, bytes) in &files {
+                let l = untangle::load::load_bytes_with(bytes.clone(), name, untangle::load::FrontEnd::Native);
+                std::hint::black_box(l.unwrap());
+            }
+        })
+    });
+    g.bench_function("native_info", |b| {
+        b.iter(|| {
+            for (name, bytes) in &files {
+                let l = untangle::load::load_bytes_with(bytes.clone(), name, untangle::load::FrontEnd::Native).unwrap();
+                std::hint::black_box(untangle::dxil::analyze(&l.module).unwrap());
+            }
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,486 @@
+//! `untangle-gpu`: shape-mode trace programs on a real Vulkan driver (feature `vulkan`).
+//!
+//! ```text
+//! untangle-gpu run [--random N] [--first-seed S] [--cases DIR] [--corpus DIR]
+//!                  [--invocations K] [--threads T] [--timeout-ms MS] [--max-blocks M]
+//!                  [--gpus G] [--progress EVERY] [--out-of-line-helpers]
+//! untangle-gpu export --corpus DIR --out DIR      (needs the `llvm` feature)
+//! untangle-gpu corpus-shaders [--corpus DIR] [--timeout-ms MS] [--root-signatures]
+//! ```
+//!
+//! `run` builds N random CFGs (`fuzzing::structured_gen`, seeds S..S+N, size classes as
+//! the long CPU run, capped at M blocks if given), every exported
+//! case of `--cases DIR` and (with `llvm`) every function of the `.ll` files under
+//! `--corpus DIR`; structurizes each, emits its batch-mode shape module and runs it with K
+//! decision streams (one invocation each) on the device picked by `UNTANGLE_VK_DEVICE`;
+//! every trace slice must equal the original CFG's. T CPU threads build cases; G device
+//! instances (threads) dispatch them, compiling pipelines in parallel. Prints the device and driver, each
+//! failure, and a closing `N passed, M failed` line; exits 1 on any failure, 2 on a usage
+//! or device error.
+//!
+//! `corpus-shaders` runs every case of `untangle_testkit::vulkan::corpus` (vkd3d-proton compute
+//! shaders with CPU-derived expected outputs; `--corpus` is the folder holding their
+//! `.dxil` files, default `../shared/corpus/dxil/vkd3d-proton`) on the device, with the
+//! default binding-model placement, and prints a pass/fail/skip table with wall times;
+//! with `--root-signatures` the cases run again through each generated root signature
+//! (tables, root parameters, mixed spaces) under the `direct` and `heap` binding models,
+//! bound from the layout report (`untangle_testkit::vulkan::root_placement`); exits 1 if a case
+//! fails.
+//!
+//! `export` is the host half for a machine without LLVM: for every corpus function it
+//! writes `NNNNN.spv` (the batch module, default layout) and `NNNNN.json` (name, entry,
+//! layout and the CFG's [`CfgShape`] for the oracle).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+use untangle_testkit::check::gpu_trace::{random_case, CfgShape, TraceCase, DEFAULT_BATCH};
+use untangle::emit::shape::ShapeBatch;
+use untangle_testkit::vulkan::suite::{run_suite, CaseFailure, SuiteConfig};
+use untangle_testkit::vulkan::Gpu;
+
+/// One exported corpus case (`NNNNN.json` beside `NNNNN.spv`).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Exported {
+    name: String,
+    local_size: u32,
+    decision_stride: u32,
+    trace_stride: u32,
+    #[serde(default)]
+    out_of_line_helpers: bool,
+    cfg: CfgShape,
+}
+
+struct Args {
+    command: String,
+    random: usize,
+    first_seed: u64,
+    cases: Option<PathBuf>,
+    corpus: Option<PathBuf>,
+    out: Option<PathBuf>,
+    invocations: u32,
+    threads: usize,
+    gpus: usize,
+    progress: usize,
+    max_blocks: Option<usize>,
+    out_of_line: bool,
+    root_signatures: bool,
+    timeout: Duration,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut it = std::env::args().skip(1);
+    let command = it
+        .next()
+        .ok_or("usage: untangle-gpu run|export [options] (see the source's docs)")?;
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut a = Args {
+        command,
+        random: 0,
+        first_seed: 0,
+        cases: None,
+        corpus: None,
+        out: None,
+        invocations: 64,
+        threads,
+        gpus: 1,
+        progress: 0,
+        max_blocks: None,
+        out_of_line: false,
+        root_signatures: false,
+        timeout: Duration::from_secs(20),
+    };
+    while let Some(flag) = it.next() {
+        if flag == "--out-of-line-helpers" {
+            a.out_of_line = true;
+            continue;
+        }
+        if flag == "--root-signatures" {
+            a.root_signatures = true;
+            continue;
+        }
+        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
+        let num = |v: String| v.parse::<u64>().map_err(|e| format!("{flag}: {e}"));
+        match flag.as_str() {
+            "--random" => a.random = num(value()?)? as usize,
+            "--first-seed" => a.first_seed = num(value()?)?,
+            "--cases" => a.cases = Some(value()?.into()),
+            "--corpus" => a.corpus = Some(value()?.into()),
+            "--out" => a.out = Some(value()?.into()),
+            "--invocations" => a.invocations = num(value()?)?.clamp(1, 1 << 16) as u32,
+            "--max-blocks" => a.max_blocks = Some(num(value()?)? as usize),
+            "--gpus" => a.gpus = num(value()?)?.clamp(1, 64) as usize,
+            "--progress" => a.progress = num(value()?)? as usize,
+            "--threads" => a.threads = num(value()?)?.max(1) as usize,
+            "--timeout-ms" => a.timeout = Duration::from_millis(num(value()?)?),
+            _ => return Err(format!("unknown option {flag}")),
+        }
+    }
+    Ok(a)
+}
+
+/// Every `.ll` file under `dir`, sorted.
+#[cfg(feature = "llvm")]
+fn ll_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for e in std::fs::read_dir(dir)? {
+        let p = e?.path();
+        if p.is_dir() {
+            ll_files(&p, out)?;
+        } else if p.extension().is_some_and(|x| x == "ll") {
+            out.push(p);
+        }
+    }
+    out.sort();
+    Ok(())
+}
+
+/// The suites' batch layout; `out_of_line`: with the `DontInline` hint on the helpers.
+fn batch(out_of_line: bool) -> ShapeBatch {
+    ShapeBatch {
+        out_of_line_helpers: out_of_line,
+        ..DEFAULT_BATCH
+    }
+}
+
+/// One source of cases, indexed `0..len`.
+enum Source {
+    Random {
+        first: u64,
+        count: usize,
+        max_blocks: Option<usize>,
+        out_of_line: bool,
+    },
+    Exported(Vec<PathBuf>),
+    #[cfg(feature = "llvm")]
+    Corpus(Vec<(String, untangle::ir::Function)>),
+}
+
+impl Source {
+    fn len(&self) -> usize {
+        match self {
+            Source::Random { count, .. } => *count,
+            Source::Exported(v) => v.len(),
+            #[cfg(feature = "llvm")]
+            Source::Corpus(v) => v.len(),
+        }
+    }
+
+    fn build(&self, i: usize, invocations: u32) -> Result<TraceCase, CaseFailure> {
+        let build_err = |name: String, message: String| CaseFailure::Build { name, message };
+        match self {
+            Source::Random {
+                first,
+                max_blocks,
+                out_of_line,
+                ..
+            } => {
+                let seed = first + i as u64;
+                random_case(seed, batch(*out_of_line), invocations, *max_blocks)
+                    .map_err(|e| build_err(format!("random seed {seed}"), e.to_string()))
+            }
+            Source::Exported(jsons) => {
+                let json = &jsons[i];
+                let name = json.display().to_string();
+                let text = std::fs::read_to_string(json)
+                    .map_err(|e| build_err(name.clone(), e.to_string()))?;
+                let ex: Exported = serde_json::from_str(&text)
+                    .map_err(|e| build_err(name.clone(), e.to_string()))?;
+                let bytes = std::fs::read(json.with_extension("spv"))
+                    .map_err(|e| build_err(name.clone(), e.to_string()))?;
+                let words = bytes
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect();
+                let mut types = untangle::ir::Types::default();
+                let func = ex
+                    .cfg
+                    .to_function(&mut types)
+                    .map_err(|e| build_err(ex.name.clone(), e))?;
+                let batch = ShapeBatch {
+                    local_size: ex.local_size,
+                    decision_stride: ex.decision_stride,
+                    trace_stride: ex.trace_stride,
+                    out_of_line_helpers: ex.out_of_line_helpers,
+                };
+                TraceCase::from_words(ex.name.clone(), &func, words, batch, invocations, i as u64)
+                    .map_err(|e| build_err(ex.name, e.to_string()))
+            }
+            #[cfg(feature = "llvm")]
+            Source::Corpus(funcs) => {
+                let (name, func) = &funcs[i];
+                TraceCase::new(name.clone(), func, DEFAULT_BATCH, invocations, i as u64)
+                    .map_err(|e| build_err(name.clone(), e.to_string()))
+            }
+        }
+    }
+}
+
+#[cfg(feature = "llvm")]
+fn corpus_functions(dir: &Path) -> Result<Vec<(String, untangle::ir::Function)>, String> {
+    let mut files = Vec::new();
+    ll_files(dir, &mut files).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut out = Vec::new();
+    for f in files {
+        let loaded = untangle::load::load_path(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+        for (_, func) in loaded.module.defined_functions() {
+            out.push((format!("{}::{}", f.display(), func.name), func.clone()));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(not(feature = "llvm"))]
+fn corpus_functions(dir: &Path) -> Result<Vec<(String, untangle::ir::Function)>, String> {
+    Err(format!("{}: reading .ll needs the `llvm` feature; export the cases on a host with it (`untangle-gpu export`)", dir.display()))
+}
+
+fn export(a: &Args) -> Result<usize, String> {
+    let (Some(corpus), Some(out)) = (&a.corpus, &a.out) else {
+        return Err("export needs --corpus DIR and --out DIR".into());
+    };
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let funcs = corpus_functions(corpus)?;
+    for (i, (name, func)) in funcs.iter().enumerate() {
+        let s = untangle::passes::structurize(func, untangle::passes::Options::default())
+            .map_err(|e| format!("{name}: {e}"))?;
+        let options = untangle::emit::shape::ShapeOptions {
+            batch: Some(DEFAULT_BATCH),
+        };
+        let words = untangle::emit::shape::emit_shape_module_with(
+            &untangle::ir::Module::default(),
+            &[(func, &s)],
+            &options,
+        )
+        .map_err(|e| format!("{name}: {e}"))?;
+        let ex = Exported {
+            name: name.clone(),
+            local_size: DEFAULT_BATCH.local_size,
+            decision_stride: DEFAULT_BATCH.decision_stride,
+            trace_stride: DEFAULT_BATCH.trace_stride,
+            out_of_line_helpers: DEFAULT_BATCH.out_of_line_helpers,
+            cfg: CfgShape::of(func),
+        };
+        let base = out.join(format!("{i:05}"));
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        std::fs::write(base.with_extension("spv"), bytes).map_err(|e| e.to_string())?;
+        std::fs::write(
+            base.with_extension("json"),
+            serde_json::to_string(&ex).map_err(|e| e.to_string())?,
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(funcs.len())
+}
+
+fn run(a: &Args) -> Result<bool, String> {
+    let mut sources = Vec::new();
+    if let Some(dir) = &a.cases {
+        let mut jsons: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        jsons.sort();
+        sources.push(("exported corpus functions", Source::Exported(jsons)));
+    }
+    if let Some(dir) = &a.corpus {
+        let funcs = corpus_functions(dir)?;
+        #[cfg(feature = "llvm")]
+        sources.push(("corpus functions", Source::Corpus(funcs)));
+        #[cfg(not(feature = "llvm"))]
+        let _ = funcs;
+    }
+    // Random CFGs last: the corpus is the smaller, fixed part of a time-limited run.
+    if a.random > 0 {
+        sources.push((
+            "random CFGs",
+            Source::Random {
+                first: a.first_seed,
+                count: a.random,
+                max_blocks: a.max_blocks,
+                out_of_line: a.out_of_line,
+            },
+        ));
+    }
+    let mut gpus = Vec::new();
+    for _ in 0..a.gpus {
+        gpus.push(Gpu::open().map_err(|e| e.to_string())?);
+    }
+    println!("Vulkan: {} ({} instance(s))", gpus[0].info(), gpus.len());
+    let config = SuiteConfig {
+        threads: a.threads,
+        timeout: a.timeout,
+        progress_every: a.progress,
+    };
+    let mut all_ok = true;
+    let (mut passed, mut failed, mut hangs) = (0, 0, 0);
+    for (what, source) in &sources {
+        let stats = run_suite(
+            &mut gpus,
+            source.len(),
+            config,
+            |i| source.build(i, a.invocations),
+            |f| {
+                eprintln!("FAIL {f}");
+            },
+        );
+        println!("{what}: {stats}");
+        passed += stats.passed;
+        failed += stats.failed;
+        hangs += stats.hangs;
+        all_ok &= stats.failed == 0;
+    }
+    println!("{passed} passed, {failed} failed");
+    if hangs > 0 {
+        // A hung dispatch may keep a driver thread spinning, and exit handlers may wait
+        // for it: end at once.
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        std::process::abort();
+    }
+    Ok(all_ok)
+}
+
+/// Dispatches [`untangle_testkit::vulkan::spin_module`] over 65,535² workgroups, which does not
+/// end in any reasonable time, and expects the
+/// runner's timeout, then a poisoned runner; then aborts, since a driver thread may still
+/// spin and exit handlers could wait for it. Used by `tests/vulkan_traces.rs`.
+fn hang_selftest(a: &Args) -> Result<bool, String> {
+    let words = untangle_testkit::vulkan::spin_module();
+    let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
+    println!("Vulkan: {}", gpu.info());
+    let dispatch = untangle_testkit::vulkan::Dispatch {
+        spirv: &words,
+        entry: "spin",
+        bindings: vec![untangle_testkit::vulkan::Binding::new(
+            0,
+            0,
+            untangle_testkit::vulkan::Resource::words(&[0, 0]),
+        )],
+        // Drivers that cap loop iterations (llvmpipe stops after 65,535) still take hours
+        // over 2^32 workgroups.
+        groups: [65_535, 65_535, 1],
+        timeout: a.timeout,
+        ..Default::default()
+    };
+    let outcome = gpu.dispatch(&dispatch);
+    let again = gpu.dispatch(&dispatch);
+    match (outcome, again) {
+        (
+            Err(e @ untangle_testkit::vulkan::VkError::Timeout { .. }),
+            Err(untangle_testkit::vulkan::VkError::Poisoned),
+        ) => {
+            println!("hang detected: {e}; the runner is poisoned afterwards");
+            use std::io::Write;
+            let _ = std::io::stdout().flush();
+            std::process::abort()
+        }
+        (first, second) => Err(format!(
+            "expected a timeout, then a poisoned runner; got {first:?}, then {second:?}"
+        )),
+    }
+}
+
+/// `corpus-shaders`: every corpus case on the device, a table, totals.
+fn corpus_shaders(a: &Args) -> Result<bool, String> {
+    use untangle_testkit::vulkan::corpus::{cases, run_case, DefaultPlacement, Outcome};
+    let dir = a
+        .corpus
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("../shared/corpus/dxil/vkd3d-proton"));
+    let start = std::time::Instant::now();
+    let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
+    println!("Vulkan: {}", gpu.info());
+    println!("features: {:?}", gpu.info().features);
+    use untangle_testkit::rootsig_gen::Variant;
+    use untangle::rootsig::layout::{BindingModel, LayoutOptions, RootDescriptors};
+    use untangle_testkit::vulkan::corpus::Placement;
+    use untangle_testkit::vulkan::root_placement::RootSignaturePlacement;
+    let mut placements: Vec<(String, Box<dyn Placement>)> =
+        vec![("default".into(), Box::new(DefaultPlacement))];
+    if a.root_signatures {
+        let f = &gpu.info().features;
+        let heap_ok = f.descriptor_indexing && f.buffer_device_address;
+        if !heap_ok {
+            println!("heap binding model: skipped (the device lacks descriptor indexing or buffer device addresses)");
+        }
+        for model in [BindingModel::Direct, BindingModel::Heap] {
+            if model == BindingModel::Heap && !heap_ok {
+                continue;
+            }
+            for variant in Variant::ALL {
+                let layout = LayoutOptions {
+                    model,
+                    root_descriptors: RootDescriptors::Address,
+                };
+                placements.push((
+                    format!("{model:?}/{}", variant.name()).to_lowercase(),
+                    Box::new(RootSignaturePlacement { variant, layout }),
+                ));
+            }
+        }
+    }
+    let (mut passed, mut skipped, mut failed) = (0, 0, 0);
+    println!(
+        "{:<42} {:<24} {:<7} {:>10}  detail",
+        "case", "binding", "result", "wall"
+    );
+    for (label, placement) in &placements {
+        for case in cases() {
+            let r = run_case(&mut gpu, &case, &dir, placement.as_ref(), a.timeout);
+            let (word, detail) = match &r.outcome {
+                Outcome::Pass => {
+                    passed += 1;
+                    ("pass", String::new())
+                }
+                Outcome::Skipped(why) => {
+                    skipped += 1;
+                    ("skip", why.clone())
+                }
+                Outcome::Fail(e) => {
+                    failed += 1;
+                    ("FAIL", e.replace('\n', "\n    "))
+                }
+            };
+            println!(
+                "{:<42} {label:<24} {:<7} {:>10.1?}  {detail}",
+                r.name, word, r.wall
+            );
+        }
+    }
+    println!(
+        "corpus-shaders: {passed} passed, {skipped} skipped, {failed} failed; wall {:.2?}",
+        start.elapsed()
+    );
+    Ok(failed == 0)
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("untangle-gpu: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match args.command.as_str() {
+        "run" => run(&args),
+        "export" => export(&args).map(|n| {
+            println!("exported {n} functions");
+            true
+        }),
+        "hang-selftest" => hang_selftest(&args),
+        "corpus-shaders" => corpus_shaders(&args),
+        other => Err(format!(
+            "unknown command {other:?} (run, export, hang-selftest, corpus-shaders)"
+        )),
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("untangle-gpu: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

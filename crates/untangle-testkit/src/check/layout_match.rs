@@ -1,0 +1,120 @@
+//! Does a translated module fit the pipeline layout its report describes? The check a
+//! translation layer's `vkCreateComputePipelines` / `vkCreateGraphicsPipelines` makes
+//! (Vulkan's "Shader Resource Interface" rules), done on the SPIR-V words:
+//!
+//! - every descriptor variable's `(set, binding)` exists in the report's set layouts;
+//! - its type matches the binding's descriptor type (sampled / storage image by the
+//!   image's `Sampled` operand and `Dim`, sampler, uniform / storage buffer by storage
+//!   class);
+//! - a fixed-size array is no longer than the binding's count; a runtime array sits on a
+//!   binding whose count the application chooses, or on one at least as large;
+//! - the push-constant block's members lie at the report's member offsets, within its size.
+
+use untangle::rootsig::layout::{DescriptorType, PipelineLayout};
+use rspirv::dr::{Module, Operand};
+use rspirv::spirv::{Decoration, Dim, Op, StorageClass, Word};
+use std::collections::HashMap;
+
+/// Check `words` against `layout`; the error says which variable breaks which rule.
+pub fn check(words: &[u32], layout: &PipelineLayout) -> Result<(), String> {
+    let m: Module = rspirv::dr::load_words(words).map_err(|e| format!("not SPIR-V: {e}"))?;
+    let mut set_of = HashMap::new();
+    let mut binding_of = HashMap::new();
+    let mut offsets: HashMap<(Word, u32), u32> = HashMap::new();
+    for d in &m.annotations {
+        match (d.class.opcode, d.operands.as_slice()) {
+            (Op::Decorate, [Operand::IdRef(t), Operand::Decoration(Decoration::DescriptorSet), Operand::LiteralBit32(s)]) => {
+                set_of.insert(*t, *s);
+            }
+            (Op::Decorate, [Operand::IdRef(t), Operand::Decoration(Decoration::Binding), Operand::LiteralBit32(b)]) => {
+                binding_of.insert(*t, *b);
+            }
+            (Op::MemberDecorate, [Operand::IdRef(t), Operand::LiteralBit32(k), Operand::Decoration(Decoration::Offset), Operand::LiteralBit32(o)]) => {
+                offsets.insert((*t, *k), *o);
+            }
+            _ => {}
+        }
+    }
+    let defs: HashMap<Word, &rspirv::dr::Instruction> = m.types_global_values.iter().filter_map(|i| i.result_id.map(|r| (r, i))).collect();
+    let const_u32 = |id: Word| -> Option<u32> {
+        let i = defs.get(&id)?;
+        match (i.class.opcode, i.operands.first()) {
+            (Op::Constant, Some(Operand::LiteralBit32(v))) => Some(*v),
+            _ => None,
+        }
+    };
+    for inst in &m.types_global_values {
+        if inst.class.opcode != Op::Variable {
+            continue;
+        }
+        let (Some(var), Some(ptr_ty)) = (inst.result_id, inst.result_type) else { continue };
+        let Some(Operand::StorageClass(storage)) = inst.operands.first() else { continue };
+        let pointee = match defs.get(&ptr_ty).map(|p| (p.class.opcode, p.operands.get(1))) {
+            Some((Op::TypePointer, Some(Operand::IdRef(t)))) => *t,
+            _ => return Err(format!("variable %{var}: type is not a pointer")),
+        };
+        if *storage == StorageClass::PushConstant {
+            let Some(st) = defs.get(&pointee) else { return Err("push block type missing".into()) };
+            for k in 0..st.operands.len() as u32 {
+                let off = offsets.get(&(pointee, k)).copied().ok_or_else(|| format!("push member {k} has no Offset"))?;
+                let member = layout
+                    .push_constants
+                    .members
+                    .iter()
+                    .find(|m| m.offset == off)
+                    .ok_or_else(|| format!("push member {k} at byte {off} is not a member of the layout's push constants"))?;
+                if member.offset + member.size > layout.push_constants.size {
+                    return Err(format!("push member at {off} ends past the push-constant size {}", layout.push_constants.size));
+                }
+            }
+            continue;
+        }
+        if !matches!(storage, StorageClass::UniformConstant | StorageClass::Uniform | StorageClass::StorageBuffer) {
+            continue;
+        }
+        let (Some(&set), Some(&binding)) = (set_of.get(&var), binding_of.get(&var)) else {
+            return Err(format!("descriptor variable %{var} has no DescriptorSet/Binding"));
+        };
+        let b = layout
+            .sets
+            .iter()
+            .filter(|s| s.set == set)
+            .flat_map(|s| &s.bindings)
+            .find(|b| b.binding == binding)
+            .ok_or_else(|| format!("variable %{var} is bound at set {set} binding {binding}, which the layout does not have"))?;
+        // Peel one array level.
+        let (elem, len) = match defs.get(&pointee).map(|t| (t.class.opcode, t.operands.as_slice())) {
+            Some((Op::TypeArray, [Operand::IdRef(e), Operand::IdRef(n)])) => (*e, Some(const_u32(*n).unwrap_or(u32::MAX))),
+            Some((Op::TypeRuntimeArray, [Operand::IdRef(e)])) => (*e, None),
+            _ => (pointee, Some(1)),
+        };
+        match (len, b.count) {
+            (Some(n), Some(c)) if n > c => return Err(format!("variable %{var}: {n} descriptors at set {set} binding {binding}, which holds {c}")),
+            (None, Some(c)) => return Err(format!("variable %{var}: a runtime array at set {set} binding {binding}, which holds a fixed {c}")),
+            _ => {}
+        }
+        let elem_def = defs.get(&elem).ok_or_else(|| format!("variable %{var}: element type missing"))?;
+        let found = match (storage, elem_def.class.opcode) {
+            (StorageClass::Uniform, _) => DescriptorType::UniformBuffer,
+            (StorageClass::StorageBuffer, _) => DescriptorType::StorageBuffer,
+            (_, Op::TypeSampler) => DescriptorType::Sampler,
+            (_, Op::TypeImage) => {
+                let dim = elem_def.operands.get(1);
+                let sampled = elem_def.operands.get(5);
+                let buffer = matches!(dim, Some(Operand::Dim(Dim::DimBuffer)));
+                let storage_image = matches!(sampled, Some(Operand::LiteralBit32(2)));
+                match (buffer, storage_image) {
+                    (true, true) => DescriptorType::StorageTexelBuffer,
+                    (true, false) => DescriptorType::UniformTexelBuffer,
+                    (false, true) => DescriptorType::StorageImage,
+                    (false, false) => DescriptorType::SampledImage,
+                }
+            }
+            (_, other) => return Err(format!("variable %{var}: unexpected descriptor type {other:?}")),
+        };
+        if found != b.descriptor_type {
+            return Err(format!("variable %{var} is a {found:?} at set {set} binding {binding}, which the layout declares {:?}", b.descriptor_type));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,77 @@
+//! Which declared resource a `dx.op` call's handle names: handles followed back through
+//! `annotateHandle` to `createHandle` / `createHandleFromBinding` (constant operands only).
+//! Cost: one walk over the function's calls, each handle chain at most 64 links.
+
+use super::ResourceClass;
+use crate::ir::Value;
+
+/// The UAV range ids that `atomicBinOp` / `atomicCompareExchange` calls of `f` use (32-bit
+/// ones; 64-bit atomics use their own 64-bit view, `image64`).
+pub fn atomic_uavs(m: &crate::ir::Module, f: &crate::ir::Function, table: &crate::dxil::Resources) -> std::collections::BTreeSet<u32> {
+    use crate::dxil::DxOp;
+    handle_targets(m, f, table, |op, inst| {
+        let wide = matches!(m.types.get(f.insts[inst].ty), crate::ir::Type::Int(64));
+        matches!(op, DxOp::AtomicBinOp | DxOp::AtomicCompareExchange) && !wide
+    })
+    .into_iter()
+    .filter(|(class, _)| *class == ResourceClass::Uav)
+    .map(|(_, id)| id)
+    .collect()
+}
+
+/// The declared resources (class, range id) whose handles reach the first argument of a
+/// `dx.op` call of `f` that `wanted(op, call)` selects, found by following each handle
+/// back through `annotateHandle` to `createHandle` / `createHandleFromBinding`. Heap
+/// handles (`createHandleFromHeap`) name no declared resource and are skipped.
+pub fn handle_targets(
+    m: &crate::ir::Module,
+    f: &crate::ir::Function,
+    table: &crate::dxil::Resources,
+    wanted: impl Fn(crate::dxil::DxOp, crate::ir::InstId) -> bool,
+) -> std::collections::BTreeSet<(ResourceClass, u32)> {
+    use crate::dxil::{decode_call, DxOp};
+    use crate::ir::{ConstKind, InstKind};
+    let mut out = std::collections::BTreeSet::new();
+    let resolve = |mut v: Value| -> Option<(ResourceClass, u32)> {
+        for _ in 0..64 {
+            let Value::Inst(i) = v else { return None };
+            let call = decode_call(m, f, i, "").ok()??;
+            let int = |k: usize| call.args.get(k).and_then(|a| match a {
+                Value::Const(c) => m.constants.as_int(*c),
+                _ => None,
+            });
+            match call.op {
+                DxOp::AnnotateHandle => v = *call.args.first()?,
+                DxOp::CreateHandle => return Some((ResourceClass::from_index(int(0)?)?, int(1)? as u32)),
+                DxOp::CreateHandleFromBinding => {
+                    let Value::Const(c) = call.args.first()? else { return None };
+                    let ConstKind::Aggregate(e) = &m.constants.get(*c).kind else { return None };
+                    let field = |k: usize| e.get(k).and_then(|x| m.constants.as_int(*x));
+                    let class = ResourceClass::from_index(field(3)?)?;
+                    let (lower, space) = (field(0)? as u32, field(2)? as u32);
+                    return table
+                        .class(class)
+                        .iter()
+                        .find(|r| r.space == space && lower >= r.lower_bound && r.range_size.is_none_or(|n| lower - r.lower_bound < n))
+                        .map(|r| (class, r.id));
+                }
+                _ => return None,
+            }
+        }
+        None
+    };
+    for &b in &f.layout {
+        for &i in &f.blocks[b].insts {
+            if !matches!(f.insts[i].kind, InstKind::Call { .. }) {
+                continue;
+            }
+            let Ok(Some(call)) = decode_call(m, f, i, "") else { continue };
+            if wanted(call.op, i) {
+                if let Some(target) = call.args.first().copied().and_then(resolve) {
+                    out.insert(target);
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,831 @@
+//! Resources: descriptor variables (created on first use, placed by the binding model or
+//! the root signature) and `dx.op` handles.
+//!
+//! A handle (`createHandle`, `createHandleFromBinding`, `annotateHandle`) is not a SPIR-V
+//! value: it is a compile-time [`Handle`] naming a resource range and, for ranges of several
+//! registers, the IR value of the register index. Operations resolve it to a pointer (or a
+//! loaded image / sampler) where they use it.
+//!
+//! Representation:
+//! - constant buffers: `Uniform` block `{ uvec4 data[ceil(size / 16)]; }`;
+//! - raw and structured buffers: `StorageBuffer` block `{ uint data[]; }` (byte address / 4),
+//!   `NonWritable` for SRVs;
+//! - typed buffers and textures: `OpTypeImage` (sampled 1 for SRVs, 2 with unknown format for
+//!   UAVs); samplers: `OpTypeSampler`;
+//! - a binding of several descriptors: one variable holding an array (runtime array if
+//!   unbounded), indexed by register − the binding's first register;
+//! - SM 6.6 descriptor heaps (`createHandleFromHeap`) and `heap`-model descriptor tables:
+//!   runtime arrays, one per descriptor type, aliased where types share a binding (see
+//!   `binding_model` and `rootsig::layout` for the heap sets); a table's element is the
+//!   table's heap offset (a push constant) + the range's offset + the register delta;
+//! - root CBV/SRV/UAV under `heap`: the block type behind a `PhysicalStorageBuffer`
+//!   pointer, bit-cast from the address in push constants; root constants: words of the
+//!   push-constant block.
+//!
+//! Where each variable goes is a [`Place`]: the default model computes it from the
+//! register ([`Binder::Default`]); with a root signature it was resolved up front
+//! ([`Binder::Root`]).
+
+use super::binding_model::{BindingMap, VkBinding};
+use super::error::{Result, TranslateError};
+use super::function::FnEmit;
+use super::module::ModuleBuilder;
+use crate::dxil::{ComponentType, Resource, ResourceClass, ResourceKind};
+use crate::ir::Value;
+use crate::rootsig::layout::{heap_resource_binding, HeapSets, PushConstants, PushKind, View};
+use crate::rootsig::resolve::{name_suffix, short_register, Place, ResolveError};
+use rspirv::dr::Operand;
+use rspirv::spirv::{self, Capability, Decoration, Dim, Op, StorageClass, Word};
+use std::collections::BTreeMap;
+
+/// A resource handle as the translator tracks it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Handle {
+    pub class: ResourceClass,
+    /// The range id within its class.
+    pub id: u32,
+    /// The absolute register index (for ranges of more than one register).
+    pub index: Option<Value>,
+    pub non_uniform: bool,
+    /// For `createHandleFromHeap` (SM 6.6 bindless): which heap, and the resource
+    /// properties `annotateHandle` gave it.
+    pub heap: Option<HeapHandle>,
+}
+
+/// A descriptor-heap handle: the index is [`Handle::index`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct HeapHandle {
+    pub sampler: bool,
+    /// `dx.types.ResourceProperties` (basic, extra), once annotated.
+    pub props: Option<[u32; 2]>,
+}
+
+/// The numeric kind of image texels.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum TexelKind {
+    Float,
+    SInt,
+    UInt,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum ResShape {
+    CBuffer,
+    /// Raw (stride `None`) or structured buffer, as `uint[]`.
+    Words { stride: Option<u32> },
+    Image { dim: Dim, arrayed: bool, ms: bool, texel: TexelKind },
+    Sampler,
+}
+
+/// How a handle's descriptor (or data) is found from its variable.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Indexing {
+    /// One descriptor: the variable itself.
+    Single,
+    /// An array: element = register − `base`.
+    Relative { base: u32 },
+    /// A heap array, indexed by the handle's index as is (SM 6.6 heaps).
+    Heap,
+    /// A `heap`-model table: element = push word at `pc_offset` + register + `bias`
+    /// (wrapping; `bias` = range offset − range base register).
+    Table { pc_offset: u32, bias: u32 },
+    /// A root descriptor: the buffer device address at push byte `pc_offset`.
+    Address { pc_offset: u32 },
+    /// Root constants: `n` words from push byte `pc_offset`.
+    PushWords { pc_offset: u32, n: u32 },
+}
+
+/// The array shape of a descriptor variable.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum ArrayLen {
+    One,
+    Fixed(u32),
+    Runtime,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct ResVar {
+    /// The variable (0 for root descriptors and root constants, which have none).
+    pub var: Word,
+    pub shape: ResShape,
+    /// Pointee type of one descriptor (the block struct, image or sampler type).
+    pub elem_ty: Word,
+    pub storage: StorageClass,
+    pub indexing: Indexing,
+    pub uav: bool,
+    binding: VkBinding,
+    len: ArrayLen,
+}
+
+impl ResShape {
+    pub fn coords(&self) -> u32 {
+        match self {
+            ResShape::Image { dim, arrayed, .. } => {
+                let base = match dim {
+                    Dim::Dim1D | Dim::DimBuffer => 1,
+                    Dim::Dim2D => 2,
+                    _ => 3,
+                };
+                base + u32::from(*arrayed)
+            }
+            _ => 1,
+        }
+    }
+}
+
+/// Where resources go: the default binding model, or places resolved from a root
+/// signature.
+#[derive(Clone, Debug)]
+pub enum Binder {
+    Default(BindingMap),
+    Root { places: BTreeMap<(ResourceClass, u32), Place>, push: PushConstants, heaps: Option<HeapSets> },
+}
+
+impl Default for Binder {
+    fn default() -> Self {
+        Binder::Default(BindingMap::default())
+    }
+}
+
+impl Binder {
+    fn place(&self, r: &Resource) -> Result<Place> {
+        match self {
+            Binder::Default(map) => {
+                let b = map.binding_of(r);
+                let c = map.counter_binding_of(r);
+                Ok(Place::Descriptor {
+                    set: b.set,
+                    binding: b.binding,
+                    first_register: r.lower_bound,
+                    count: r.range_size,
+                    counter: Some((c.set, c.binding)),
+                })
+            }
+            Binder::Root { places, .. } => places
+                .get(&(r.class, r.id))
+                .copied()
+                .ok_or_else(|| TranslateError::Internal(format!("{} was not resolved against the root signature", r.register()))),
+        }
+    }
+
+    fn heap_sets(&self) -> Result<HeapSets> {
+        match self {
+            Binder::Default(_) => Ok(HeapSets { resources: super::binding_model::RESOURCE_HEAP_SET, samplers: super::binding_model::SAMPLER_HEAP_SET }),
+            Binder::Root { heaps: Some(h), .. } => Ok(*h),
+            Binder::Root { heaps: None, .. } => Err(ResolveError::NoHeap.into()),
+        }
+    }
+
+    /// The heap binding holding `view`s of `class` (UAV counters: `View::Counter`).
+    fn heap_binding(&self, view: View, class: ResourceClass) -> Result<VkBinding> {
+        let sets = self.heap_sets()?;
+        let set = if class == ResourceClass::Sampler { sets.samplers } else { sets.resources };
+        Ok(VkBinding { set, binding: heap_resource_binding(view, class) })
+    }
+}
+
+/// The push-constant block, once declared.
+#[derive(Clone, Debug)]
+struct PushBlock {
+    var: Word,
+    /// (byte offset, member index).
+    members: Vec<(u32, u32)>,
+}
+
+/// The resource table with the variables made so far.
+pub struct Resources {
+    pub table: crate::dxil::Resources,
+    pub binder: Binder,
+    vars: BTreeMap<(ResourceClass, u32), ResVar>,
+    counters: BTreeMap<u32, ResVar>,
+    /// UAVs that atomics use: their images get an `R32ui`/`R32i` format, as Vulkan requires
+    /// for image atomics.
+    pub atomic_uavs: std::collections::BTreeSet<u32>,
+    heap_vars: BTreeMap<(u32, u32, u32, bool), ResVar>,
+    words64: BTreeMap<(ResourceClass, u32), ResVar>,
+    image64: BTreeMap<u32, (ResVar, Word)>,
+    heap_counters: Option<ResVar>,
+    push: Option<PushBlock>,
+}
+
+impl Resources {
+    pub fn new(table: crate::dxil::Resources, binder: Binder) -> Resources {
+        Resources {
+            table,
+            binder,
+            vars: BTreeMap::new(),
+            counters: BTreeMap::new(),
+            atomic_uavs: Default::default(),
+            heap_vars: BTreeMap::new(),
+            words64: BTreeMap::new(),
+            image64: BTreeMap::new(),
+            heap_counters: None,
+            push: None,
+        }
+    }
+
+    pub fn resource(&self, class: ResourceClass, id: u32) -> Result<&Resource> {
+        self.table
+            .by_id(class, id)
+            .ok_or_else(|| TranslateError::Malformed(format!("no {} with range id {id}", class.name())))
+    }
+
+    /// The resource of `class` whose range holds `register` in `space`.
+    pub fn find_binding(&self, class: ResourceClass, space: u32, register: u32) -> Result<u32> {
+        self.table
+            .class(class)
+            .iter()
+            .find(|r| {
+                r.space == space
+                    && register >= r.lower_bound
+                    && r.range_size.is_none_or(|n| register - r.lower_bound < n)
+            })
+            .map(|r| r.id)
+            .ok_or_else(|| {
+                TranslateError::Malformed(format!(
+                    "createHandleFromBinding: no {} range holds {}{register}, space{space}",
+                    class.name(),
+                    class.register_letter()
+                ))
+            })
+    }
+
+    /// The push-constant block: every member of the layout, at its offset (root
+    /// descriptor addresses as `uvec2`, root constants as `uint[n]`, table offsets as
+    /// `uint`).
+    fn push_block(&mut self, cx: &mut ModuleBuilder<'_>) -> Result<PushBlock> {
+        if let Some(p) = &self.push {
+            return Ok(p.clone());
+        }
+        let Binder::Root { push, .. } = &self.binder else {
+            return Err(TranslateError::Internal("push constants without a root signature".into()));
+        };
+        let u = cx.u32_t();
+        let mut member_tys = Vec::new();
+        let mut members = Vec::new();
+        let mut names = Vec::new();
+        for (k, m) in push.members.iter().enumerate() {
+            let (ty, name) = match m.kind {
+                PushKind::RootDescriptorAddress { class, register, space } => {
+                    (cx.vec(u, 2), format!("root_{}_{}{register}_space{space}", class.name().to_lowercase(), class.register_letter()))
+                }
+                PushKind::RootConstants { register, space, num_values } => {
+                    let n = cx.const_u32(num_values.max(1));
+                    let arr = cx.b.id();
+                    cx.b.type_array_id(Some(arr), u, n);
+                    cx.decorate(arr, Decoration::ArrayStride, &[4]);
+                    (arr, format!("root_constants_b{register}_space{space}"))
+                }
+                PushKind::TableOffset { .. } => (u, format!("table{}_offset", m.parameter)),
+            };
+            member_tys.push(ty);
+            members.push((m.offset, k as u32));
+            names.push(name);
+        }
+        let st = cx.b.id();
+        cx.b.type_struct_id(Some(st), member_tys);
+        cx.decorate(st, Decoration::Block, &[]);
+        cx.b.name(st, "RootParameters");
+        for (k, (off, _)) in members.iter().enumerate() {
+            cx.b.member_decorate(st, k as u32, Decoration::Offset, [Operand::LiteralBit32(*off)]);
+            cx.b.member_name(st, k as u32, names[k].as_str());
+        }
+        let var = cx.global_var(StorageClass::PushConstant, st, "root");
+        let block = PushBlock { var, members };
+        self.push = Some(block.clone());
+        Ok(block)
+    }
+
+    /// The counter buffer of UAV `id` (`{ uint counter; }` blocks), placed and indexed
+    /// like the UAV itself.
+    pub fn counter(&mut self, cx: &mut ModuleBuilder<'_>, id: u32) -> Result<ResVar> {
+        if let Some(&v) = self.counters.get(&id) {
+            return Ok(v);
+        }
+        let r = self.resource(ResourceClass::Uav, id)?.clone();
+        let place = self.binder.place(&r)?;
+        let v = match place {
+            Place::Descriptor { first_register, count, counter: Some((cset, cbinding)), .. } => {
+                let st = counter_block(cx);
+                let (indexing, len) = descriptor_shape(&r, first_register, count);
+                declare(cx, &format!("{}_counter", display_name(&r)), ResShape::Words { stride: None }, st, StorageClass::StorageBuffer, VkBinding { set: cset, binding: cbinding }, indexing, len, true)
+            }
+            Place::HeapTable { .. } => {
+                let hc = self.heap_counters(cx)?;
+                let primary = self.var(cx, ResourceClass::Uav, id)?;
+                ResVar { indexing: primary.indexing, ..hc }
+            }
+            _ => {
+                return Err(ResolveError::NoCounter { register: short_register(&r), space: r.space, name: name_suffix(&r) }.into())
+            }
+        };
+        self.counters.insert(id, v);
+        Ok(v)
+    }
+
+    /// A second view of a raw or structured buffer as 64-bit words (`{ uint64 data[]; }`,
+    /// same binding and indexing), for 64-bit atomics.
+    pub fn words64(&mut self, cx: &mut ModuleBuilder<'_>, class: ResourceClass, id: u32) -> Result<ResVar> {
+        if let Some(&v) = self.words64.get(&(class, id)) {
+            return Ok(v);
+        }
+        let primary = self.var(cx, class, id)?;
+        let r = self.resource(class, id)?.clone();
+        let u64t = cx.uint(64);
+        let arr = cx.b.id();
+        cx.b.type_runtime_array_id(Some(arr), u64t);
+        cx.decorate(arr, Decoration::ArrayStride, &[8]);
+        let st = cx.b.id();
+        cx.b.type_struct_id(Some(st), [arr]);
+        cx.decorate(st, Decoration::Block, &[]);
+        cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        let v = if primary.var == 0 {
+            ResVar { elem_ty: st, ..primary }
+        } else {
+            declare(cx, &format!("{}_u64", display_name(&r)), primary.shape, st, primary.storage, primary.binding, primary.indexing, primary.len, true)
+        };
+        self.words64.insert((class, id), v);
+        Ok(v)
+    }
+
+    /// A 64-bit integer view (`R64ui`/`R64i`) of a typed UAV at the same binding and
+    /// indexing, for 64-bit atomics (D3D's 64-bit typed UAVs are 32-bit two-channel views
+    /// otherwise). Returns the view and its texel type.
+    pub fn image64(&mut self, cx: &mut ModuleBuilder<'_>, id: u32, signed: bool) -> Result<(ResVar, Word)> {
+        if let Some(&v) = self.image64.get(&id) {
+            return Ok(v);
+        }
+        let r = self.resource(ResourceClass::Uav, id)?.clone();
+        let rv = self.var(cx, ResourceClass::Uav, id)?;
+        let ResShape::Image { dim, arrayed, ms, .. } = rv.shape else {
+            return Err(TranslateError::Internal("64-bit image view of a non-image".into()));
+        };
+        cx.extension("SPV_EXT_shader_image_int64");
+        cx.capability(Capability::Int64ImageEXT);
+        cx.capability(Capability::Int64Atomics);
+        let t = if signed { cx.sint(64) } else { cx.uint(64) };
+        let format = if signed { spirv::ImageFormat::R64i } else { spirv::ImageFormat::R64ui };
+        let img = cx.b.type_image(t, dim, 0, u32::from(arrayed), u32::from(ms), 2, format, None);
+        let v = declare(cx, &format!("{}_r64", display_name(&r)), rv.shape, img, StorageClass::UniformConstant, rv.binding, rv.indexing, rv.len, true);
+        self.image64.insert(id, (v, t));
+        Ok((v, t))
+    }
+
+    /// Counters of descriptor-heap UAVs: a runtime array of `{ uint counter; }` blocks at
+    /// the heap's counter binding, indexed by the heap index.
+    pub fn heap_counters(&mut self, cx: &mut ModuleBuilder<'_>) -> Result<ResVar> {
+        if let Some(v) = self.heap_counters {
+            return Ok(v);
+        }
+        let st = counter_block(cx);
+        let b = self.binder.heap_binding(View::Counter, ResourceClass::Uav)?;
+        let v = declare(cx, "heap_uav_counters", ResShape::Words { stride: None }, st, StorageClass::StorageBuffer, b, Indexing::Heap, ArrayLen::Runtime, true);
+        self.heap_counters = Some(v);
+        Ok(v)
+    }
+
+    /// The heap array a descriptor-heap handle indexes.
+    pub fn heap_var(&mut self, cx: &mut ModuleBuilder<'_>, hh: HeapHandle) -> Result<ResVar> {
+        let [basic, extra] = hh.props.ok_or_else(|| {
+            TranslateError::UnsupportedForm { name: "CreateHandleFromHeap".into(), message: "a heap handle without annotateHandle".into() }
+        })?;
+        let kind = ResourceKind::from_raw(basic & 0xff);
+        let uav = basic & (1 << 12) != 0;
+        let class = if hh.sampler {
+            ResourceClass::Sampler
+        } else if kind == ResourceKind::CBuffer {
+            ResourceClass::Cbv
+        } else if uav {
+            ResourceClass::Uav
+        } else {
+            ResourceClass::Srv
+        };
+        let typed = !matches!(kind, ResourceKind::CBuffer | ResourceKind::RawBuffer | ResourceKind::StructuredBuffer | ResourceKind::Sampler);
+        let r = Resource {
+            class,
+            id: u32::MAX,
+            name: format!("heap_{}_{:?}", class.name(), kind),
+            space: 0,
+            lower_bound: 0,
+            range_size: None,
+            kind,
+            type_name: None,
+            element_type: typed.then(|| ComponentType::from_raw(extra & 0xff)),
+            struct_stride: (kind == ResourceKind::StructuredBuffer).then_some(extra),
+            sample_count: None,
+            uav: None,
+            cbuffer_size: Some(65536),
+            sampler_kind: None,
+        };
+        self.heap_array(cx, &r, false)
+    }
+
+    /// The heap array holding resources like `r` (its class, kind, element type and
+    /// stride decide the array's type), indexed by heap index.
+    fn heap_array(&mut self, cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<ResVar> {
+        let typed = !matches!(r.kind, ResourceKind::CBuffer | ResourceKind::RawBuffer | ResourceKind::StructuredBuffer | ResourceKind::Sampler);
+        let elem = r.element_type.map(|t| t.to_raw()).unwrap_or(0);
+        let key_extra = if typed { elem } else if r.kind == ResourceKind::StructuredBuffer { r.struct_stride.unwrap_or(4) } else { 0 };
+        let key = (r.class as u32 * 256 + r.kind.to_raw(), key_extra, u32::from(r.class == ResourceClass::Sampler), atomic);
+        if let Some(v) = self.heap_vars.get(&key) {
+            return Ok(*v);
+        }
+        let binding = self.binder.heap_binding(crate::rootsig::resolve::view_of(r), r.class)?;
+        // Every constant buffer of the heap shares one array type: the largest D3D allows
+        // (4096 rows), whatever the first one to be used declares.
+        let widest = Resource { cbuffer_size: Some(65536), ..r.clone() };
+        let (shape, elem_ty, storage) = make_type(cx, &widest, atomic)?;
+        let name = format!("heap_{}_{:?}{}", r.class.name(), r.kind, if atomic { "_atomic" } else { "" });
+        let v = declare(cx, &name, shape, elem_ty, storage, binding, Indexing::Heap, ArrayLen::Runtime, r.class == ResourceClass::Uav);
+        self.heap_vars.insert(key, v);
+        Ok(v)
+    }
+
+    pub fn var(&mut self, cx: &mut ModuleBuilder<'_>, class: ResourceClass, id: u32) -> Result<ResVar> {
+        if let Some(v) = self.vars.get(&(class, id)) {
+            return Ok(*v);
+        }
+        let r = self.resource(class, id)?.clone();
+        let atomic = class == ResourceClass::Uav && self.atomic_uavs.contains(&id);
+        let v = match self.binder.place(&r)? {
+            Place::Descriptor { set, binding, first_register, count, .. } => {
+                let (shape, elem_ty, storage) = make_type(cx, &r, atomic)?;
+                let (indexing, len) = descriptor_shape(&r, first_register, count);
+                declare(cx, &display_name(&r), shape, elem_ty, storage, VkBinding { set, binding }, indexing, len, class == ResourceClass::Uav)
+            }
+            Place::HeapTable { table_offset, offset_in_table, base_register } => {
+                let heap = self.heap_array(cx, &r, atomic)?;
+                ResVar { indexing: Indexing::Table { pc_offset: table_offset, bias: offset_in_table.wrapping_sub(base_register) }, ..heap }
+            }
+            Place::RootAddress { offset } => {
+                let (shape, elem_ty, _) = make_type(cx, &r, false)?;
+                cx.capability(Capability::PhysicalStorageBufferAddresses);
+                cx.b.memory_model(spirv::AddressingModel::PhysicalStorageBuffer64, spirv::MemoryModel::GLSL450);
+                ResVar {
+                    var: 0,
+                    shape,
+                    elem_ty,
+                    storage: StorageClass::PhysicalStorageBuffer,
+                    indexing: Indexing::Address { pc_offset: offset },
+                    uav: class == ResourceClass::Uav,
+                    binding: VkBinding { set: u32::MAX, binding: u32::MAX },
+                    len: ArrayLen::One,
+                }
+            }
+            Place::RootConstants { offset, num_values } => ResVar {
+                var: 0,
+                shape: ResShape::CBuffer,
+                elem_ty: 0,
+                storage: StorageClass::PushConstant,
+                indexing: Indexing::PushWords { pc_offset: offset, n: num_values },
+                uav: false,
+                binding: VkBinding { set: u32::MAX, binding: u32::MAX },
+                len: ArrayLen::One,
+            },
+        };
+        if r.uav.is_some_and(|u| u.globally_coherent) && v.var != 0 {
+            cx.decorate(v.var, Decoration::Coherent, &[]);
+        }
+        self.vars.insert((class, id), v);
+        Ok(v)
+    }
+}
+
+fn display_name(r: &Resource) -> String {
+    if r.name.is_empty() {
+        format!("{}{}_space{}", r.class.register_letter(), r.lower_bound, r.space)
+    } else {
+        r.name.clone()
+    }
+}
+
+/// How a declared range sits in a binding of `count` descriptors starting at
+/// `first_register`: a plain variable when the binding is exactly this one register, else
+/// an array.
+fn descriptor_shape(r: &Resource, first_register: u32, count: Option<u32>) -> (Indexing, ArrayLen) {
+    match count {
+        Some(1) if r.range_size == Some(1) && first_register == r.lower_bound => (Indexing::Single, ArrayLen::One),
+        Some(n) => (Indexing::Relative { base: first_register }, ArrayLen::Fixed(n)),
+        None => (Indexing::Relative { base: first_register }, ArrayLen::Runtime),
+    }
+}
+
+fn counter_block(cx: &mut ModuleBuilder<'_>) -> Word {
+    let u = cx.u32_t();
+    let st = cx.b.id();
+    cx.b.type_struct_id(Some(st), [u]);
+    cx.decorate(st, Decoration::Block, &[]);
+    cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+    st
+}
+
+fn texel_kind(t: Option<ComponentType>) -> Result<TexelKind> {
+    Ok(match t {
+        Some(ComponentType::I32 | ComponentType::I16) => TexelKind::SInt,
+        Some(ComponentType::U32 | ComponentType::U16) => TexelKind::UInt,
+        Some(
+            ComponentType::F32
+            | ComponentType::F16
+            | ComponentType::SNormF32
+            | ComponentType::UNormF32
+            | ComponentType::SNormF16
+            | ComponentType::UNormF16,
+        )
+        | None => TexelKind::Float,
+        Some(other) => {
+            return Err(TranslateError::UnsupportedForm {
+                name: "resource".into(),
+                message: format!("typed resource element type {other:?}"),
+            })
+        }
+    })
+}
+
+pub fn texel_type(cx: &mut ModuleBuilder<'_>, k: TexelKind) -> Word {
+    match k {
+        TexelKind::Float => cx.float(32),
+        TexelKind::SInt => cx.sint(32),
+        TexelKind::UInt => cx.uint(32),
+    }
+}
+
+/// The SPIR-V type of one descriptor of `r` (block struct, image or sampler), its shape
+/// and storage class.
+fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(ResShape, Word, StorageClass)> {
+    let uav = r.class == ResourceClass::Uav;
+    let unsupported = |what: &str| TranslateError::UnsupportedForm {
+        name: "resource".into(),
+        message: format!("{} {} ({what})", r.class.name(), r.register()),
+    };
+    Ok(match r.class {
+        ResourceClass::Cbv => {
+            let rows = r.cbuffer_size.unwrap_or(16).div_ceil(16).max(1);
+            let u = cx.u32_t();
+            let v4 = cx.vec(u, 4);
+            let n = cx.const_u32(rows);
+            let arr = cx.b.id();
+            cx.b.type_array_id(Some(arr), v4, n);
+            cx.decorate(arr, Decoration::ArrayStride, &[16]);
+            let st = cx.b.id();
+            cx.b.type_struct_id(Some(st), [arr]);
+            cx.decorate(st, Decoration::Block, &[]);
+            cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+            (ResShape::CBuffer, st, StorageClass::Uniform)
+        }
+        ResourceClass::Sampler => (ResShape::Sampler, cx.b.type_sampler(), StorageClass::UniformConstant),
+        ResourceClass::Srv | ResourceClass::Uav => match r.kind {
+            ResourceKind::RawBuffer | ResourceKind::StructuredBuffer => {
+                let stride = (r.kind == ResourceKind::StructuredBuffer).then(|| r.struct_stride.unwrap_or(4));
+                let u = cx.u32_t();
+                // Explicit ids: one array and block type per variable, so decorations never
+                // clash between buffers.
+                let arr = cx.b.id();
+                cx.b.type_runtime_array_id(Some(arr), u);
+                cx.decorate(arr, Decoration::ArrayStride, &[4]);
+                let st = cx.b.id();
+                cx.b.type_struct_id(Some(st), [arr]);
+                cx.decorate(st, Decoration::Block, &[]);
+                cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+                if !uav {
+                    cx.b.member_decorate(st, 0, Decoration::NonWritable, []);
+                }
+                (ResShape::Words { stride }, st, StorageClass::StorageBuffer)
+            }
+            kind => {
+                let (dim, arrayed, ms) = match kind {
+                    ResourceKind::Texture1D => (Dim::Dim1D, false, false),
+                    ResourceKind::Texture1DArray => (Dim::Dim1D, true, false),
+                    ResourceKind::Texture2D => (Dim::Dim2D, false, false),
+                    ResourceKind::Texture2DArray => (Dim::Dim2D, true, false),
+                    ResourceKind::Texture2DMS => (Dim::Dim2D, false, true),
+                    ResourceKind::Texture2DMSArray => (Dim::Dim2D, true, true),
+                    ResourceKind::Texture3D => (Dim::Dim3D, false, false),
+                    ResourceKind::TextureCube => (Dim::DimCube, false, false),
+                    ResourceKind::TextureCubeArray => (Dim::DimCube, true, false),
+                    ResourceKind::TypedBuffer => (Dim::DimBuffer, false, false),
+                    _ => return Err(unsupported(&format!("{kind:?}"))),
+                };
+                let texel = texel_kind(r.element_type)?;
+                let tt = texel_type(cx, texel);
+                match (dim, uav) {
+                    (Dim::Dim1D, false) => cx.capability(Capability::Sampled1D),
+                    (Dim::Dim1D, true) => cx.capability(Capability::Image1D),
+                    (Dim::DimBuffer, false) => cx.capability(Capability::SampledBuffer),
+                    (Dim::DimBuffer, true) => cx.capability(Capability::ImageBuffer),
+                    (Dim::DimCube, _) if arrayed => cx.capability(if uav { Capability::ImageCubeArray } else { Capability::SampledCubeArray }),
+                    _ => {}
+                }
+                if uav {
+                    cx.capability(Capability::StorageImageReadWithoutFormat);
+                    cx.capability(Capability::StorageImageWriteWithoutFormat);
+                    if ms {
+                        cx.capability(Capability::StorageImageMultisample);
+                        if arrayed {
+                            cx.capability(Capability::ImageMSArray);
+                        }
+                    }
+                }
+                let img = cx.b.type_image(
+                    tt,
+                    dim,
+                    0,
+                    u32::from(arrayed),
+                    u32::from(ms),
+                    if uav { 2 } else { 1 },
+                    match (atomic, texel) {
+                        (true, TexelKind::UInt) => spirv::ImageFormat::R32ui,
+                        (true, TexelKind::SInt) => spirv::ImageFormat::R32i,
+                        (true, TexelKind::Float) => spirv::ImageFormat::R32f,
+                        (false, _) => spirv::ImageFormat::Unknown,
+                    },
+                    None,
+                );
+                (ResShape::Image { dim, arrayed, ms, texel }, img, StorageClass::UniformConstant)
+            }
+        },
+    })
+}
+
+/// Declare a descriptor variable of `len` descriptors of `elem_ty` at `binding`.
+#[allow(clippy::too_many_arguments)]
+fn declare(
+    cx: &mut ModuleBuilder<'_>,
+    name: &str,
+    shape: ResShape,
+    elem_ty: Word,
+    storage: StorageClass,
+    binding: VkBinding,
+    indexing: Indexing,
+    len: ArrayLen,
+    uav: bool,
+) -> ResVar {
+    let pointee = match len {
+        ArrayLen::One => elem_ty,
+        ArrayLen::Fixed(n) => {
+            let n = cx.const_u32(n);
+            cx.b.type_array(elem_ty, n)
+        }
+        ArrayLen::Runtime => {
+            cx.capability(Capability::RuntimeDescriptorArray);
+            cx.b.type_runtime_array(elem_ty)
+        }
+    };
+    let var = cx.global_var(storage, pointee, name);
+    cx.decorate(var, Decoration::DescriptorSet, &[binding.set]);
+    cx.decorate(var, Decoration::Binding, &[binding.binding]);
+    ResVar { var, shape, elem_ty, storage, indexing, uav, binding, len }
+}
+
+impl<'a, 'm> FnEmit<'a, 'm> {
+    pub fn handle(&self, v: Value) -> Result<Handle> {
+        match v {
+            Value::Inst(i) => self.handles.get(&i).copied(),
+            _ => None,
+        }
+        .ok_or_else(|| self.err("a resource handle that does not come from createHandle/annotateHandle"))
+    }
+
+    /// The descriptor variable of a handle.
+    pub fn res_var(&mut self, h: Handle) -> Result<ResVar> {
+        match h.heap {
+            Some(hh) => self.res.heap_var(self.cx, hh),
+            None => self.res.var(self.cx, h.class, h.id),
+        }
+    }
+
+    /// The descriptor variable of a handle and a pointer to its descriptor (for root
+    /// descriptors: the `PhysicalStorageBuffer` pointer to its block).
+    pub fn res_ptr(&mut self, h: Handle) -> Result<(ResVar, Word)> {
+        let rv = self.res_var(h)?;
+        let p = self.element_ptr(h, &rv)?;
+        Ok((rv, p))
+    }
+
+    /// A word of the push-constant block: byte `pc_offset`'s member, word `index` within it
+    /// (`None`: the member itself).
+    pub fn push_word_ptr(&mut self, pc_offset: u32, index: Option<Word>) -> Result<Word> {
+        let u = self.cx.u32_t();
+        self.push_member_ptr(pc_offset, u, index)
+    }
+
+    /// A pointer to the push-constant member at byte `pc_offset` (of type `ty`), or to
+    /// element `index` of it.
+    fn push_member_ptr(&mut self, pc_offset: u32, ty: Word, index: Option<Word>) -> Result<Word> {
+        let block = self.res.push_block(self.cx)?;
+        let &(_, member) = block
+            .members
+            .iter()
+            .find(|m| m.0 == pc_offset)
+            .ok_or_else(|| TranslateError::Internal(format!("no push-constant member at byte {pc_offset}")))?;
+        let pty = self.cx.ptr(StorageClass::PushConstant, ty);
+        let m = self.cx.const_u32(member);
+        match index {
+            Some(i) => self.ids_op(Op::AccessChain, pty, &[block.var, m, i]),
+            None => self.ids_op(Op::AccessChain, pty, &[block.var, m]),
+        }
+    }
+
+    /// A pointer to the descriptor (or block) `rv` holds for handle `h`.
+    pub fn element_ptr(&mut self, h: Handle, rv: &ResVar) -> Result<Word> {
+        let u = self.cx.u32_t();
+        let register = |me: &mut Self| -> Result<Word> {
+            let index = h.index.ok_or_else(|| TranslateError::Malformed("handle into a range without an index".into()))?;
+            me.value(index)
+        };
+        // `fresh`: the index is an id made here, which may take a decoration (the
+        // shader's own value may be used, and decorated, elsewhere).
+        let (element, fresh) = match rv.indexing {
+            Indexing::Single => return Ok(rv.var),
+            Indexing::Relative { base } => {
+                let x = register(self)?;
+                if base == 0 {
+                    (x, false)
+                } else {
+                    let lower = self.cx.const_u32(base);
+                    (self.ids_op(Op::ISub, u, &[x, lower])?, true)
+                }
+            }
+            Indexing::Heap => (register(self)?, false),
+            Indexing::Table { pc_offset, bias } => {
+                let x = register(self)?;
+                let p = self.push_word_ptr(pc_offset, None)?;
+                let start = self.ids_op(Op::Load, u, &[p])?;
+                let y = self.ids_op(Op::IAdd, u, &[start, x])?;
+                if bias == 0 {
+                    (y, true)
+                } else {
+                    let b = self.cx.const_u32(bias);
+                    (self.ids_op(Op::IAdd, u, &[y, b])?, true)
+                }
+            }
+            Indexing::Address { pc_offset } => {
+                let u2 = self.cx.vec(u, 2);
+                let p = self.push_member_ptr(pc_offset, u2, None)?;
+                let addr = self.ids_op(Op::Load, u2, &[p])?;
+                let bptr = self.cx.ptr(StorageClass::PhysicalStorageBuffer, rv.elem_ty);
+                return self.ids_op(Op::Bitcast, bptr, &[addr]);
+            }
+            Indexing::PushWords { .. } => {
+                return Err(TranslateError::Internal("root constants have no descriptor".into()));
+            }
+        };
+        if h.non_uniform && fresh {
+            self.non_uniform(element);
+        }
+        let pty = self.cx.ptr(rv.storage, rv.elem_ty);
+        let p = self.ids_op(Op::AccessChain, pty, &[rv.var, element])?;
+        if h.non_uniform {
+            self.non_uniform(p);
+        }
+        Ok(p)
+    }
+
+    pub fn non_uniform(&mut self, id: Word) {
+        self.cx.capability(Capability::ShaderNonUniform);
+        self.cx.decorate(id, Decoration::NonUniform, &[]);
+    }
+
+    /// The loaded image (or sampler) of a handle.
+    pub fn load_descriptor(&mut self, h: Handle) -> Result<(ResVar, Word)> {
+        let (rv, p) = self.res_ptr(h)?;
+        let w = self.ids_op(Op::Load, rv.elem_ty, &[p])?;
+        if h.non_uniform {
+            self.non_uniform(w);
+        }
+        Ok((rv, w))
+    }
+
+    /// A pointer to word `word_index` of a raw/structured buffer handle, and its storage
+    /// class (loads and stores through `PhysicalStorageBuffer` need an alignment).
+    pub fn word_ptr(&mut self, h: Handle, word_index: Word) -> Result<(Word, StorageClass)> {
+        let (rv, p) = self.res_ptr(h)?;
+        let u = self.cx.u32_t();
+        let pty = self.cx.ptr(rv.storage, u);
+        let zero = self.cx.const_u32(0);
+        let w = self.ids_op(Op::AccessChain, pty, &[p, zero, word_index])?;
+        if h.non_uniform {
+            self.non_uniform(w);
+        }
+        Ok((w, rv.storage))
+    }
+
+    /// `OpLoad`, with the `Aligned` operand `PhysicalStorageBuffer` pointers require.
+    pub fn load_from(&mut self, ty: Word, ptr: Word, storage: StorageClass, align: u32) -> Result<Word> {
+        let mut ops = vec![Operand::IdRef(ptr)];
+        if storage == StorageClass::PhysicalStorageBuffer {
+            ops.push(Operand::MemoryAccess(spirv::MemoryAccess::ALIGNED));
+            ops.push(Operand::LiteralBit32(align));
+        }
+        self.op(Op::Load, ty, ops)
+    }
+
+    /// `OpStore`, with the `Aligned` operand `PhysicalStorageBuffer` pointers require.
+    pub fn store_to(&mut self, ptr: Word, value: Word, storage: StorageClass, align: u32) -> Result<()> {
+        let mut ops = vec![Operand::IdRef(ptr), Operand::IdRef(value)];
+        if storage == StorageClass::PhysicalStorageBuffer {
+            ops.push(Operand::MemoryAccess(spirv::MemoryAccess::ALIGNED));
+            ops.push(Operand::LiteralBit32(align));
+        }
+        self.op_void(Op::Store, ops)
+    }
+}

@@ -1,0 +1,220 @@
+//! The translator's entry: DXIL module → SPIR-V words for one compute, pixel or vertex
+//! entry point.
+//!
+//! Steps: decode the DXIL metadata (`crate::dxil`), structurize the entry function
+//! (`crate::passes`), emit its body (`function` + `dxop`), then the entry point with its
+//! interface (every module-scope variable, as SPIR-V 1.4+ requires) and execution modes.
+//! The module is SPIR-V 1.6 for Vulkan 1.3. Output is deterministic: the same input and
+//! options give the same words.
+
+use super::binding_model::{mapping, BindingMap, MappingRow};
+use super::error::TranslateError;
+use super::function::FnEmit;
+use super::module::ModuleBuilder;
+use super::resources::{Binder, Resources};
+use crate::rootsig::layout::{LayoutOptions, PipelineLayout};
+use crate::rootsig::resolve::{Place, ResolvedResource};
+use crate::rootsig::RootSignature;
+use crate::container::ShaderKind;
+use crate::ir::Module;
+use rspirv::binary::Assemble;
+use rspirv::dr::Operand;
+use rspirv::spirv::{self, ExecutionMode, ExecutionModel};
+
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Overrides of the default binding model (`--binding-map`); unused with a root
+    /// signature.
+    pub binding_map: BindingMap,
+    /// Bind resources through this root signature instead of the default model.
+    pub root_signature: Option<RootSignatureBinding>,
+    /// When `root_signature` is `None` and the input is a DXBC container with an `RTS0`
+    /// part, bind through that root signature, lowered like this (the command line does).
+    pub embedded_root_signature: Option<LayoutOptions>,
+}
+
+/// A root signature and how to lower it.
+#[derive(Clone, Debug)]
+pub struct RootSignatureBinding {
+    pub signature: RootSignature,
+    pub layout: LayoutOptions,
+}
+
+/// The layout report (`--layout-json`): everything a translation layer needs to build the
+/// `VkPipelineLayout` and fill it, and where each of this shader's resources went.
+/// Its JSON schema is documented in `docs/layout-json.md`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LayoutReport {
+    /// `"untangle-layout/1"`.
+    pub schema: &'static str,
+    pub stage: &'static str,
+    pub entry_point: String,
+    #[serde(flatten)]
+    pub layout: PipelineLayout,
+    pub resources: Vec<ResolvedResource>,
+}
+
+pub const LAYOUT_SCHEMA: &str = "untangle-layout/1";
+
+/// A translated shader.
+#[derive(Clone, Debug)]
+pub struct Translation {
+    pub words: Vec<u32>,
+    pub stage: ShaderKind,
+    pub entry_point: String,
+    /// Where each declared resource landed (descriptor bindings; with a root signature,
+    /// see `layout` for push constants and heap tables).
+    pub bindings: Vec<MappingRow>,
+    /// The lowered root signature and this shader's resources in it (with a root
+    /// signature only).
+    pub layout: Option<LayoutReport>,
+}
+
+/// Translate a DXBC container, LLVM bitcode or LLVM text.
+pub fn translate(bytes: &[u8], options: &Options) -> crate::Result<Translation> {
+    let loaded = crate::load::load_bytes(bytes.to_vec(), "input")?;
+    if let (None, Some(layout)) = (&options.root_signature, options.embedded_root_signature) {
+        if bytes.starts_with(b"DXBC") {
+            let container = crate::container::Container::parse(bytes)?;
+            if let Some(signature) = crate::rootsig::from_container(&container)? {
+                let options = Options { root_signature: Some(RootSignatureBinding { signature, layout }), ..options.clone() };
+                return translate_module(&loaded.module, &options);
+            }
+        }
+    }
+    translate_module(&loaded.module, options)
+}
+
+/// Translate a loaded module.
+pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translation> {
+    let info = crate::dxil::analyze(m)?;
+    let sm = info.shader_model.clone().ok_or_else(|| TranslateError::NotAShader("no dx.shaderModel".into()))?;
+    let model = match sm.kind {
+        ShaderKind::Compute => ExecutionModel::GLCompute,
+        ShaderKind::Pixel => ExecutionModel::Fragment,
+        ShaderKind::Vertex => ExecutionModel::Vertex,
+        _ => return Err(TranslateError::UnsupportedStage { stage: sm.profile.clone() }.into()),
+    };
+    let ep = info
+        .entry_points
+        .iter()
+        .find(|e| e.function.is_some())
+        .ok_or_else(|| TranslateError::NotAShader("no entry point with a function".into()))?;
+    let fid = ep.function.ok_or_else(|| TranslateError::NotAShader("entry point without a function".into()))?;
+    let func = &m.functions[fid];
+    if func.is_declaration() {
+        return Err(TranslateError::NotAShader(format!("entry point `{}` has no body", func.name)).into());
+    }
+    if ep.name.contains('\0') {
+        return Err(TranslateError::Malformed("entry point name contains NUL".into()).into());
+    }
+    let structured = crate::passes::structurize(func, crate::passes::Options::default())?;
+
+    let mut cx = ModuleBuilder::new(m);
+    let (binder, layout) = match &options.root_signature {
+        None => (Binder::Default(options.binding_map.clone()), None),
+        Some(rsb) => {
+            crate::rootsig::validate(&rsb.signature)?;
+            let layout = crate::rootsig::layout::lower(&rsb.signature, &rsb.layout).map_err(crate::rootsig::resolve::ResolveError::from).map_err(TranslateError::from)?;
+            let resolved = crate::rootsig::resolve::resolve_all(&rsb.signature, &layout, sm.kind, ep.resources.iter())
+                .map_err(TranslateError::from)?;
+            let places = resolved.iter().map(|r| ((r.class, r.id), r.place)).collect();
+            let binder = Binder::Root { places, push: layout.push_constants.clone(), heaps: layout.heaps };
+            let report = LayoutReport {
+                schema: LAYOUT_SCHEMA,
+                stage: crate::rootsig::resolve::stage_visibility(sm.kind).map_or("other", |(_, _, name)| name),
+                entry_point: ep.name.clone(),
+                layout,
+                resources: resolved,
+            };
+            (binder, Some(report))
+        }
+    };
+    let mut res = Resources::new(ep.resources.clone(), binder);
+    res.atomic_uavs = crate::dxil::handles::atomic_uavs(m, func, &ep.resources);
+    let void = cx.void();
+    let fn_void = cx.b.type_function(void, []);
+    let fn_id = cx.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void).map_err(TranslateError::from)?;
+    cx.b.name(fn_id, ep.name.as_str());
+    let (modes, exits, derivatives) = {
+        let mut fe = FnEmit::new(&mut cx, &mut res, &sm, func, &ep.signatures, &structured.scfg)?;
+        fe.emit_body()?;
+        (std::mem::take(&mut fe.iface.modes), std::mem::take(&mut fe.exit_labels), fe.uses_derivatives)
+    };
+    cx.b.end_function().map_err(TranslateError::from)?;
+    if !exits.is_empty() {
+        fix_phi_parents(&mut cx, &exits);
+    }
+
+    let interface = cx.interface.clone();
+    cx.b.entry_point(model, fn_id, ep.name.as_str(), interface);
+    match sm.kind {
+        ShaderKind::Compute => {
+            let [x, y, z] = ep.properties.num_threads.unwrap_or([1, 1, 1]);
+            cx.b.execution_mode(fn_id, ExecutionMode::LocalSize, [x, y, z]);
+            if derivatives {
+                // D3D: quads of 2x2 threads when the group is two-dimensional with even
+                // sides, else groups of 4 consecutive threads.
+                cx.extension("SPV_KHR_compute_shader_derivatives");
+                if y > 1 && x.is_multiple_of(2) && y.is_multiple_of(2) {
+                    cx.capability(spirv::Capability::ComputeDerivativeGroupQuadsKHR);
+                    cx.b.execution_mode(fn_id, ExecutionMode::DerivativeGroupQuadsKHR, []);
+                } else {
+                    cx.capability(spirv::Capability::ComputeDerivativeGroupLinearKHR);
+                    cx.b.execution_mode(fn_id, ExecutionMode::DerivativeGroupLinearKHR, []);
+                }
+            }
+        }
+        ShaderKind::Pixel => {
+            cx.b.execution_mode(fn_id, ExecutionMode::OriginUpperLeft, []);
+            // Shader flag bit 3: [earlydepthstencil].
+            if ep.properties.shader_flags & (1 << 3) != 0 {
+                cx.b.execution_mode(fn_id, ExecutionMode::EarlyFragmentTests, []);
+            }
+            let mut seen = Vec::new();
+            for mode in modes {
+                if !seen.contains(&mode) {
+                    seen.push(mode);
+                    cx.b.execution_mode(fn_id, mode, []);
+                }
+            }
+        }
+        _ => {}
+    }
+    let bindings = match &layout {
+        None => mapping(&ep.resources, &options.binding_map),
+        Some(report) => report
+            .resources
+            .iter()
+            .filter_map(|r| match r.place {
+                Place::Descriptor { set, binding, .. } => {
+                    Some(MappingRow { register: r.register.clone(), name: r.name.clone(), count: r.count, set, binding })
+                }
+                _ => None,
+            })
+            .collect(),
+    };
+    let words = cx.b.module().assemble();
+    Ok(Translation { words, stage: sm.kind, entry_point: ep.name.clone(), bindings, layout })
+}
+
+
+/// `OpPhi` operands name predecessors by label; a block split by `split_if` ends in its last
+/// part, so PHIs that name the block's entry label are redirected there.
+fn fix_phi_parents(cx: &mut ModuleBuilder<'_>, exits: &std::collections::HashMap<u32, u32>) {
+    let Some(f) = cx.b.module_mut().functions.last_mut() else { return };
+    for block in &mut f.blocks {
+        for inst in &mut block.instructions {
+            if inst.class.opcode != spirv::Op::Phi {
+                continue;
+            }
+            for k in (1..inst.operands.len()).step_by(2) {
+                if let Operand::IdRef(l) = inst.operands[k] {
+                    if let Some(&n) = exits.get(&l) {
+                        inst.operands[k] = Operand::IdRef(n);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! Block labels of a structurized graph for renderings and messages ([`Labels`]): each
+//! computed once, never panicking on a malformed graph.
+
+use super::scfg::{Origin, SBlock, Scfg};
+use cranelift_entity::EntityRef;
+use std::collections::HashMap;
+
+/// Block labels of one graph, each computed once ([`Scfg::label`] is linear in the layout)
+/// and never panicking: a block the arena lacks is `s7?`, and when the layout names such a
+/// block (so [`Scfg::label`] cannot count copies) original blocks fall back to `s7`.
+pub struct Labels<'a> {
+    scfg: &'a Scfg,
+    layout_ok: bool,
+    cache: std::cell::RefCell<HashMap<SBlock, String>>,
+}
+
+impl<'a> Labels<'a> {
+    pub fn new(scfg: &'a Scfg) -> Labels<'a> {
+        let layout_ok = scfg.layout.iter().all(|&x| scfg.blocks.get(x).is_some());
+        Labels { scfg, layout_ok, cache: Default::default() }
+    }
+
+    pub fn get(&self, b: SBlock) -> String {
+        if let Some(l) = self.cache.borrow().get(&b) {
+            return l.clone();
+        }
+        let scfg = self.scfg;
+        let l = match scfg.blocks.get(b) {
+            None => format!("{b}?"),
+            Some(block) => match block.origin {
+                Origin::Original(o) if !self.layout_ok || o.index() >= scfg.original_labels.len() => format!("{b}"),
+                _ => scfg.label(b),
+            },
+        };
+        self.cache.borrow_mut().insert(b, l.clone());
+        l
+    }
+}
+

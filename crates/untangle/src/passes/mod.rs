@@ -1,0 +1,153 @@
+//! The structurizer: ordered CFG rewrites that turn any reducible CFG into SPIR-V structured
+//! control flow (one file per pass), run by a small pass manager.
+//!
+//! Entry point: [`structurize`]. Its result is an [`Scfg`] whose headers carry merge
+//! annotations and whose PHIs were rebuilt by [`crate::phi`]; `crate::check::structured`
+//! verifies it against the SPIR-V rules and `crate::emit` turns it into SPIR-V.
+
+pub mod dot;
+pub mod edge_split;
+pub mod graph;
+pub mod header_split;
+pub mod labels;
+pub mod loop_continue;
+pub mod loop_exit;
+pub mod mark;
+pub mod plan;
+pub mod scfg;
+pub mod selection;
+pub mod spirv_term;
+pub mod text;
+
+pub use plan::StructurizeError;
+pub use scfg::{
+    Block, EdgeDef, Merge, OrigKind, Origin, Phi, SBlock, Scfg, SyntheticKind, Term, Val, VarId,
+    VarKind,
+};
+
+use crate::ir::Function;
+
+/// What the structurizer did to one function (the quality figures in `BENCHMARKS.md`).
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Stats {
+    pub original_blocks: usize,
+    pub blocks_added: usize,
+    /// Dispatch blocks (ladder rungs that branch on a selector).
+    pub ladders: usize,
+    /// Loops whose continue target is unreachable, used only to give a region a break target.
+    pub block_constructs: usize,
+    pub duplicated_blocks: usize,
+    /// `Function` storage class variables the output needs (0: every value is an SSA PHI).
+    pub function_variables: usize,
+    pub phis: usize,
+}
+
+/// The structurized function.
+#[derive(Clone, Debug)]
+pub struct Structured {
+    pub scfg: Scfg,
+    pub stats: Stats,
+}
+
+/// Called after every pass with the pass's number and name.
+pub type DumpHook<'a> = &'a mut dyn FnMut(usize, &str, &Scfg);
+
+#[derive(Default)]
+pub struct Options<'a> {
+    /// Receives the graph after every pass (`--dump-cfg`).
+    pub dump: Option<DumpHook<'a>>,
+}
+
+/// The passes in order. `mark` must leave the graph as it found it.
+pub const PASSES: &[&str] = &[
+    "loop_continue",
+    "loop_exit",
+    "header_split",
+    "selection",
+    "edge_split",
+    "mark",
+    "phi",
+];
+
+/// Structurizes one function with a body.
+pub fn structurize(
+    func: &Function,
+    mut options: Options<'_>,
+) -> Result<Structured, StructurizeError> {
+    if func.is_declaration() {
+        return Err(StructurizeError::Internal {
+            function: func.name.clone(),
+            pass: "input",
+            message: "the function has no body".into(),
+        });
+    }
+    crate::cfg::Cfg::new(func).map_err(|source| StructurizeError::Cfg {
+        function: func.name.clone(),
+        source,
+    })?;
+    let mut scfg = Scfg::from_function(func);
+    let original_blocks = scfg.layout.len();
+    let mut plan = plan::Plan::default();
+    let mut dump = |index: usize, name: &str, scfg: &Scfg| {
+        if let Some(hook) = options.dump.as_mut() {
+            hook(index, name, scfg);
+        }
+    };
+    dump(0, "input", &scfg);
+    let mut work = graph::Work::new(&mut scfg);
+    loop_continue::run(&mut work, &mut plan);
+    dump(1, PASSES[0], work.scfg);
+    loop_exit::run(&mut work, &mut plan);
+    dump(2, PASSES[1], work.scfg);
+    header_split::run(&mut work, &mut plan);
+    dump(3, PASSES[2], work.scfg);
+    selection::run(&mut work, &mut plan)?;
+    dump(4, PASSES[3], work.scfg);
+    edge_split::run(&mut work, &mut plan);
+    dump(5, PASSES[4], work.scfg);
+    let edges_before = edge_list(work.scfg);
+    mark::run(&mut work, &mut plan);
+    if edge_list(work.scfg) != edges_before {
+        return Err(StructurizeError::Internal {
+            function: func.name.clone(),
+            pass: "mark",
+            message: "the marking pass changed the graph".into(),
+        });
+    }
+    dump(6, PASSES[5], work.scfg);
+    let phis = crate::phi::repair(&mut scfg).map_err(|e| StructurizeError::Internal {
+        function: func.name.clone(),
+        pass: "phi",
+        message: e.to_string(),
+    })?;
+    dump(7, PASSES[6], &scfg);
+    let stats = Stats {
+        original_blocks,
+        blocks_added: scfg.layout.len().saturating_sub(original_blocks),
+        ladders: scfg
+            .layout
+            .iter()
+            .filter(|&&b| matches!(scfg.blocks[b].term, Term::Dispatch { .. }))
+            .count(),
+        block_constructs: scfg
+            .layout
+            .iter()
+            .filter(|&&b| scfg.blocks[b].origin == Origin::Synthetic(SyntheticKind::BlockHeader))
+            .count(),
+        duplicated_blocks: 0,
+        function_variables: 0,
+        phis,
+    };
+    Ok(Structured { scfg, stats })
+}
+
+/// Every edge of the reachable graph with its slot, for the "marking changes nothing" check.
+fn edge_list(scfg: &Scfg) -> Vec<(SBlock, usize, SBlock)> {
+    let mut edges: Vec<(SBlock, usize, SBlock)> = Vec::new();
+    for (b, block) in scfg.blocks.iter() {
+        for (slot, &s) in block.term.succs().iter().enumerate() {
+            edges.push((b, slot, s));
+        }
+    }
+    edges
+}

@@ -1,0 +1,287 @@
+//! Resolving a shader's resources against a root signature: which root parameter (and
+//! range) covers each declared register range, and what that means in the lowered
+//! [`PipelineLayout`] ([`Place`]).
+//!
+//! D3D12's rules, as the runtime checks them at pipeline creation:
+//! - only parameters visible to the stage count (`SHADER_VISIBILITY_ALL` or the stage's
+//!   own), and none if the root flags deny the stage root access;
+//! - every register of a declared range must be covered (D3D checks declared resources,
+//!   used or not), and a range of several registers must lie within one descriptor range;
+//! - root CBVs cover single constant buffers; root SRVs/UAVs only raw and structured
+//!   buffers (root descriptors have no format and no counter); root constants cover a
+//!   single constant buffer; static samplers cover single samplers.
+
+use super::layout::{BindingModel, PipelineLayout, PushKind, RootDescriptors, View};
+use super::model::*;
+use crate::container::ShaderKind;
+use crate::dxil::{Resource, ResourceKind};
+use serde::Serialize;
+
+/// How the translated shader reaches one declared resource range.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Place {
+    /// Descriptors at `(set, binding)`: register `r` is element `r - first_register`
+    /// (`count`: the binding's descriptor count, `None` for a runtime array). `counter`:
+    /// the binding of a UAV's counters, indexed the same way.
+    Descriptor { set: u32, binding: u32, first_register: u32, count: Option<u32>, counter: Option<(u32, u32)> },
+    /// `heap` tables: register `r` is heap element `push[table_offset] + offset_in_table +
+    /// (r - base_register)` of the heap array of the resource's type.
+    HeapTable { table_offset: u32, offset_in_table: u32, base_register: u32 },
+    /// A root CBV/SRV/UAV whose buffer device address is at push-constant byte `offset`.
+    RootAddress { offset: u32 },
+    /// Root constants at push-constant byte `offset`.
+    RootConstants { offset: u32, num_values: u32 },
+}
+
+/// One resolved resource, as the layout report lists it.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct ResolvedResource {
+    /// `t3`, `b0`, ...
+    pub register: String,
+    pub space: u32,
+    pub name: String,
+    /// Registers in the declared range (`None`: unbounded).
+    pub count: Option<u32>,
+    /// The root parameter that covers it (`None` for a static sampler).
+    pub parameter: Option<u32>,
+    /// The range within that parameter's table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub static_sampler: Option<u32>,
+    pub place: Place,
+    #[serde(skip)]
+    pub class: ResourceClass,
+    #[serde(skip)]
+    pub id: u32,
+}
+
+/// Why a shader does not fit a root signature.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResolveError {
+    #[error("{register}, space{space}{name} is not covered by any root parameter visible to the {stage} stage")]
+    Uncovered { register: String, space: u32, name: String, stage: &'static str },
+    #[error("{register}, space{space}{name}: the declared range of {registers} registers is only partly covered by root parameter {parameter} range {range}")]
+    PartlyCovered { register: String, space: u32, name: String, registers: String, parameter: u32, range: u32 },
+    #[error("{register}, space{space}{name} is a {kind}; root parameter {parameter} is a root descriptor, which can only be a raw or structured buffer or a single constant buffer")]
+    RootDescriptorKind { register: String, space: u32, name: String, kind: String, parameter: u32 },
+    #[error("{register}, space{space}{name} uses a UAV counter; root parameter {parameter} is a root UAV, which has none")]
+    RootDescriptorCounter { register: String, space: u32, name: String, parameter: u32 },
+    #[error("{register}, space{space}{name} is an array; {what} cover single registers only")]
+    ArrayOnRoot { register: String, space: u32, name: String, what: &'static str },
+    #[error("the root flags deny the {stage} stage root access, but it declares {register}, space{space}")]
+    StageDenied { stage: &'static str, register: String, space: u32 },
+    #[error("shader stage `{0}` has no root-signature visibility")]
+    NoVisibility(String),
+    #[error("the shader indexes a descriptor heap directly, but the root signature has neither a descriptor table nor the CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED / SAMPLER_HEAP_DIRECTLY_INDEXED flag")]
+    NoHeap,
+    #[error("{register}, space{space}{name} uses a UAV counter, but the root parameter it resolved to has none")]
+    NoCounter { register: String, space: u32, name: String },
+    #[error(transparent)]
+    Layout(#[from] super::layout::LayoutError),
+}
+
+/// The D3D visibility of a stage, the root flag that denies it, and its name.
+pub fn stage_visibility(stage: ShaderKind) -> Option<(Visibility, u32, &'static str)> {
+    Some(match stage {
+        ShaderKind::Compute => (Visibility::All, 0, "compute"),
+        ShaderKind::Vertex => (Visibility::Vertex, RootFlags::DENY_VERTEX_SHADER_ROOT_ACCESS, "vertex"),
+        ShaderKind::Pixel => (Visibility::Pixel, RootFlags::DENY_PIXEL_SHADER_ROOT_ACCESS, "pixel"),
+        ShaderKind::Hull => (Visibility::Hull, RootFlags::DENY_HULL_SHADER_ROOT_ACCESS, "hull"),
+        ShaderKind::Domain => (Visibility::Domain, RootFlags::DENY_DOMAIN_SHADER_ROOT_ACCESS, "domain"),
+        ShaderKind::Geometry => (Visibility::Geometry, RootFlags::DENY_GEOMETRY_SHADER_ROOT_ACCESS, "geometry"),
+        ShaderKind::Mesh => (Visibility::Mesh, RootFlags::DENY_MESH_SHADER_ROOT_ACCESS, "mesh"),
+        ShaderKind::Amplification => (Visibility::Amplification, RootFlags::DENY_AMPLIFICATION_SHADER_ROOT_ACCESS, "amplification"),
+        _ => return None,
+    })
+}
+
+/// The view a declared resource is bound through.
+pub fn view_of(r: &Resource) -> View {
+    match r.class {
+        ResourceClass::Cbv => View::ConstantBuffer,
+        ResourceClass::Sampler => View::Sampler,
+        ResourceClass::Srv | ResourceClass::Uav => match r.kind {
+            ResourceKind::RawBuffer | ResourceKind::StructuredBuffer => View::Buffer,
+            ResourceKind::TypedBuffer => View::TexelBuffer,
+            _ => View::Image,
+        },
+    }
+}
+
+/// ` (name)` for messages, or nothing when the DXIL kept no name.
+pub(crate) fn name_suffix(r: &Resource) -> String {
+    if r.name.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", r.name)
+    }
+}
+
+/// `t3` (the space is reported separately).
+pub(crate) fn short_register(r: &Resource) -> String {
+    format!("{}{}", r.class.register_letter(), r.lower_bound)
+}
+
+fn has_counter(r: &Resource) -> bool {
+    r.uav.is_some_and(|u| u.has_counter)
+}
+
+/// Resolve every declared resource of a `stage` shader.
+pub fn resolve_all<'r>(
+    rs: &RootSignature,
+    layout: &PipelineLayout,
+    stage: ShaderKind,
+    resources: impl IntoIterator<Item = &'r Resource>,
+) -> Result<Vec<ResolvedResource>, ResolveError> {
+    let (vis, deny, stage_name) = stage_visibility(stage).ok_or_else(|| ResolveError::NoVisibility(format!("{stage:?}")))?;
+    let mut out = Vec::new();
+    for r in resources {
+        if deny != 0 && rs.flags.contains(deny) {
+            return Err(ResolveError::StageDenied { stage: stage_name, register: short_register(r), space: r.space });
+        }
+        out.push(resolve_one(rs, layout, vis, stage_name, r)?);
+    }
+    Ok(out)
+}
+
+fn resolve_one(rs: &RootSignature, layout: &PipelineLayout, vis: Visibility, stage: &'static str, r: &Resource) -> Result<ResolvedResource, ResolveError> {
+    let visible = |v: Visibility| v == Visibility::All || v == vis;
+    let registers = r.range_size;
+    let single = registers == Some(1);
+    let done = |parameter: Option<u32>, range: Option<u32>, static_sampler: Option<u32>, place: Place| ResolvedResource {
+        register: short_register(r),
+        space: r.space,
+        name: r.name.clone(),
+        count: registers,
+        parameter,
+        range,
+        static_sampler,
+        place,
+        class: r.class,
+        id: r.id,
+    };
+    let array_on_root = |what| ResolveError::ArrayOnRoot { register: short_register(r), space: r.space, name: name_suffix(r), what };
+    for (p, param) in rs.parameters.iter().enumerate() {
+        if !visible(param.visibility) {
+            continue;
+        }
+        let p32 = p as u32;
+        match &param.kind {
+            ParameterKind::Constants(c) => {
+                if r.class != ResourceClass::Cbv || c.space != r.space || c.register != r.lower_bound {
+                    continue;
+                }
+                if !single {
+                    return Err(array_on_root("root constants"));
+                }
+                let m = layout
+                    .push_constants
+                    .members
+                    .iter()
+                    .find(|m| m.parameter == p32)
+                    .filter(|m| matches!(m.kind, PushKind::RootConstants { .. }));
+                let Some(m) = m else { continue };
+                return Ok(done(Some(p32), None, None, Place::RootConstants { offset: m.offset, num_values: c.num_values }));
+            }
+            ParameterKind::Descriptor(d) => {
+                if d.class != r.class || d.space != r.space || d.register != r.lower_bound {
+                    continue;
+                }
+                if !single {
+                    return Err(array_on_root("root descriptors"));
+                }
+                if r.class != ResourceClass::Cbv && !matches!(r.kind, ResourceKind::RawBuffer | ResourceKind::StructuredBuffer) {
+                    return Err(ResolveError::RootDescriptorKind {
+                        register: short_register(r),
+                        space: r.space,
+                        name: name_suffix(r),
+                        kind: format!("{:?}", r.kind),
+                        parameter: p32,
+                    });
+                }
+                if has_counter(r) {
+                    return Err(ResolveError::RootDescriptorCounter { register: short_register(r), space: r.space, name: name_suffix(r), parameter: p32 });
+                }
+                let place = if layout.root_descriptors == RootDescriptors::Address {
+                    let m = layout.push_constants.members.iter().find(|m| m.parameter == p32);
+                    let Some(m) = m else { continue };
+                    Place::RootAddress { offset: m.offset }
+                } else {
+                    let Some(&(_, set, binding)) = layout.root_descriptor_slots.iter().find(|s| s.0 == p32) else { continue };
+                    Place::Descriptor { set, binding, first_register: d.register, count: Some(1), counter: None }
+                };
+                return Ok(done(Some(p32), None, None, place));
+            }
+            ParameterKind::Table(ranges) => {
+                for (k, range) in ranges.iter().enumerate() {
+                    if !range.holds(r.class, r.space, r.lower_bound) {
+                        continue;
+                    }
+                    let k32 = k as u32;
+                    // The whole declared range must lie within this one.
+                    let fits = match (registers, range.count) {
+                        (_, None) => true,
+                        (None, Some(_)) => false,
+                        (Some(n), Some(m)) => (r.lower_bound - range.base_register).checked_add(n).is_some_and(|end| end <= m),
+                    };
+                    if !fits {
+                        return Err(ResolveError::PartlyCovered {
+                            register: short_register(r),
+                            space: r.space,
+                            name: name_suffix(r),
+                            registers: registers.map_or("unbounded".into(), |n| n.to_string()),
+                            parameter: p32,
+                            range: k32,
+                        });
+                    }
+                    let place = match layout.binding_model {
+                        BindingModel::Heap => {
+                            let m = layout.push_constants.members.iter().find(|m| m.parameter == p32);
+                            let Some(m) = m else { continue };
+                            Place::HeapTable {
+                                table_offset: m.offset,
+                                offset_in_table: layout.range_offsets[p][k],
+                                base_register: range.base_register,
+                            }
+                        }
+                        BindingModel::Direct => {
+                            let Some(slot) = layout.range_slots.iter().find(|s| s.parameter == p32 && s.range == k32) else { continue };
+                            let views = View::of_class(r.class);
+                            let at = |v: View| views.iter().position(|&x| x == v).map(|i| slot.first_binding + i as u32);
+                            let binding = at(view_of(r)).unwrap_or(slot.first_binding);
+                            let counter = at(View::Counter).filter(|_| has_counter(r)).map(|b| (slot.set, b));
+                            Place::Descriptor { set: slot.set, binding, first_register: range.base_register, count: range.count, counter }
+                        }
+                    };
+                    return Ok(done(Some(p32), Some(k32), None, place));
+                }
+            }
+        }
+    }
+    if r.class == ResourceClass::Sampler {
+        for (k, s) in rs.static_samplers.iter().enumerate() {
+            if !visible(s.visibility) || s.space != r.space || s.register != r.lower_bound {
+                continue;
+            }
+            if !single {
+                return Err(array_on_root("static samplers"));
+            }
+            let set = match layout.binding_model {
+                BindingModel::Heap => super::layout::STATIC_SAMPLER_SET_HEAP,
+                BindingModel::Direct => 1,
+            };
+            let binding = layout
+                .sets
+                .iter()
+                .filter(|l| l.set == set)
+                .flat_map(|l| &l.bindings)
+                .find(|b| b.source == super::layout::BindingSource::StaticSampler { index: k as u32 })
+                .map(|b| b.binding);
+            let Some(binding) = binding else { continue };
+            return Ok(done(None, None, Some(k as u32), Place::Descriptor { set, binding, first_register: s.register, count: Some(1), counter: None }));
+        }
+    }
+    Err(ResolveError::Uncovered { register: short_register(r), space: r.space, name: name_suffix(r), stage })
+}
