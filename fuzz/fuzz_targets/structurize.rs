@@ -14,8 +14,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use untangle_testkit::fuzzing::structured_gen::{generate, to_llvm_text, ShapeGenConfig};
 use untangle::ir::Types;
+use untangle_testkit::fuzzing::structured_gen::{generate, to_llvm_text, ShapeGenConfig};
 
 fuzz_target!(|data: &[u8]| {
     let mut seed_bytes = [0u8; 8];

@@ -164,9 +164,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
     };
     match command {
         Command::Info { file, json } => {
-            let loaded = untangle::load::load_path(&file).map_err(|error| Failure { file: file.clone(), error: Box::new(error) })?;
+            let loaded = untangle::load::load_path(&file)
+                .map_err(|error| Failure { file: file.clone(), error: Box::new(error) })?;
             let container = loaded.container();
-            let info = untangle::info::Info::new(&loaded, container.as_ref()).map_err(|error| Failure { file, error: Box::new(error) })?;
+            let info = untangle::info::Info::new(&loaded, container.as_ref())
+                .map_err(|error| Failure { file, error: Box::new(error) })?;
             if json {
                 let mut v = info.to_json();
                 if let (Some(obj), Ok(dxil)) = (v.as_object_mut(), untangle::dxil::analyze(&loaded.module)) {
@@ -180,7 +182,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
             }
         }
         Command::Cfg { file, json, dot } => {
-            let loaded = untangle::load::load_path(&file).map_err(|error| Failure { file: file.clone(), error: Box::new(error) })?;
+            let loaded = untangle::load::load_path(&file)
+                .map_err(|error| Failure { file: file.clone(), error: Box::new(error) })?;
             let m = &loaded.module;
             let fail = |error: untangle::Error| Failure { file: file.clone(), error: Box::new(error) };
             if json {
@@ -226,11 +229,13 @@ fn translate(
         let bytes = std::fs::read(&file).map_err(|e| fail(e.into()))?;
         let t = untangle::emit::translate(&bytes, &untangle::emit::Options::default()).map_err(fail)?;
         let out: Vec<u8> = t.words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        return std::fs::write(&output, out).map_err(|e| Failure { file: output.clone(), error: Box::new(untangle::Error::from(e)) });
+        return std::fs::write(&output, out)
+            .map_err(|e| Failure { file: output.clone(), error: Box::new(untangle::Error::from(e)) });
     }
     let loaded = untangle::load::load_path(&file).map_err(fail)?;
     if let Some(dir) = &dump_cfg {
-        std::fs::create_dir_all(dir).map_err(|e| Failure { file: dir.clone(), error: Box::new(untangle::Error::from(e)) })?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Failure { file: dir.clone(), error: Box::new(untangle::Error::from(e)) })?;
     }
     let mut structured = Vec::new();
     for (_, func) in loaded.module.defined_functions() {
@@ -258,7 +263,8 @@ fn translate(
     let words =
         untangle::emit::shape::emit_shape_module_with(&loaded.module, &pairs, options).map_err(|e| fail(e.into()))?;
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&output, bytes).map_err(|e| Failure { file: output.clone(), error: Box::new(untangle::Error::from(e)) })?;
+    std::fs::write(&output, bytes)
+        .map_err(|e| Failure { file: output.clone(), error: Box::new(untangle::Error::from(e)) })?;
     Ok(())
 }
 
@@ -271,7 +277,10 @@ fn print_bindings(m: &untangle::ir::Module) {
     println!("vulkan bindings (default model: set = space; binding = b 0 / t 1000 / u 2000 / s 3000 + register):");
     for row in untangle::emit::binding_model::mapping(&info.resources, &Default::default()) {
         let count = row.count.map_or("unbounded".to_string(), |n| n.to_string());
-        println!("  {:<18} {:<24} count {:<9} -> set {} binding {}", row.register, row.name, count, row.set, row.binding);
+        println!(
+            "  {:<18} {:<24} count {:<9} -> set {} binding {}",
+            row.register, row.name, count, row.set, row.binding
+        );
     }
 }
 
@@ -300,7 +309,10 @@ fn convert_one(
     asm: bool,
     validate: bool,
     validator: Option<&untangle_spirv_tools::SpirvVal>,
-) -> Result<(untangle::container::ShaderKind, Vec<u8>, Option<untangle::emit::translate::LayoutReport>), (Option<untangle::container::ShaderKind>, String)> {
+) -> Result<
+    (untangle::container::ShaderKind, Vec<u8>, Option<untangle::emit::translate::LayoutReport>),
+    (Option<untangle::container::ShaderKind>, String),
+> {
     let bytes = std::fs::read(path).map_err(|e| (None, e.to_string()))?;
     let t = untangle::emit::translate(&bytes, options).map_err(|e| (None, e.to_string()))?;
     if let Some(v) = validator.filter(|_| validate) {
@@ -327,7 +339,10 @@ fn convert_one(
 
 /// A root signature from a file: an RTS0 part, a DXBC container holding one, or text
 /// (parsed for `version`, default 1.1). `true` with it when the file was binary.
-fn read_root_signature(file: &Path, version: Option<untangle::rootsig::Version>) -> Result<(untangle::rootsig::RootSignature, bool), untangle::Error> {
+fn read_root_signature(
+    file: &Path,
+    version: Option<untangle::rootsig::Version>,
+) -> Result<(untangle::rootsig::RootSignature, bool), untangle::Error> {
     use untangle::rootsig;
     let bytes = std::fs::read(file)?;
     // A bare RTS0 part starts with its version as a little-endian u32 (1 to 3).
@@ -343,7 +358,8 @@ fn convert(args: Convert) -> Result<(), Failure> {
     let output = args.output.clone().unwrap_or_default();
     let mut options = untangle::emit::Options::default();
     if let Some(map) = &args.binding_map {
-        let text = std::fs::read_to_string(map).map_err(|e| Failure { file: map.clone(), error: Box::new(untangle::Error::from(e)) })?;
+        let text = std::fs::read_to_string(map)
+            .map_err(|e| Failure { file: map.clone(), error: Box::new(untangle::Error::from(e)) })?;
         options.binding_map = untangle::emit::binding_model::BindingMap::parse(&text)
             .map_err(|e| Failure { file: map.clone(), error: Box::new(untangle::Error::from(e)) })?;
     }
@@ -361,15 +377,24 @@ fn convert(args: Convert) -> Result<(), Failure> {
         };
         let signature = match (&args.root_signature, &args.root_signature_string) {
             (Some(file), _) => Some(
-                read_root_signature(file, args.root_signature_version).map_err(|e| Failure { file: file.clone(), error: Box::new(e) })?.0,
+                read_root_signature(file, args.root_signature_version)
+                    .map_err(|e| Failure { file: file.clone(), error: Box::new(e) })?
+                    .0,
             ),
             (None, Some(text)) => Some(
-                untangle::rootsig::parse_hlsl(text, args.root_signature_version.unwrap_or(untangle::rootsig::Version::V1_1))
-                    .map_err(|e| Failure { file: PathBuf::from("--root-signature-string"), error: Box::new(untangle::Error::from(e)) })?,
+                untangle::rootsig::parse_hlsl(
+                    text,
+                    args.root_signature_version.unwrap_or(untangle::rootsig::Version::V1_1),
+                )
+                .map_err(|e| Failure {
+                    file: PathBuf::from("--root-signature-string"),
+                    error: Box::new(untangle::Error::from(e)),
+                })?,
             ),
             (None, None) => None,
         };
-        options.root_signature = signature.map(|signature| untangle::emit::translate::RootSignatureBinding { signature, layout });
+        options.root_signature =
+            signature.map(|signature| untangle::emit::translate::RootSignatureBinding { signature, layout });
         options.embedded_root_signature = Some(layout);
     }
     let validator = if args.validate || args.asm { untangle_spirv_tools::find_spirv_val() } else { None };
@@ -382,10 +407,8 @@ fn convert(args: Convert) -> Result<(), Failure> {
     let batch = args.inputs.len() > 1 || args.inputs.iter().any(|p| p.is_dir());
     if !batch {
         let file = &args.inputs[0];
-        let (_, out, layout) = convert_one(file, &options, args.asm, args.validate, validator.as_ref()).map_err(|(_, msg)| Failure {
-            file: file.clone(),
-            error: Box::new(msg),
-        })?;
+        let (_, out, layout) = convert_one(file, &options, args.asm, args.validate, validator.as_ref())
+            .map_err(|(_, msg)| Failure { file: file.clone(), error: Box::new(msg) })?;
         if let Some(dest) = &args.layout_json {
             let Some(report) = layout else {
                 return Err(Failure {
@@ -393,19 +416,28 @@ fn convert(args: Convert) -> Result<(), Failure> {
                     error: Box::new("--layout-json needs a root signature (--root-signature, --root-signature-string, or an RTS0 part in the container)"),
                 });
             };
-            let json = serde_json::to_string_pretty(&report).map_err(|e| Failure { file: dest.clone(), error: Box::new(e) })? + "\n";
-            std::fs::write(dest, json).map_err(|e| Failure { file: dest.clone(), error: Box::new(untangle::Error::from(e)) })?;
+            let json = serde_json::to_string_pretty(&report)
+                .map_err(|e| Failure { file: dest.clone(), error: Box::new(e) })?
+                + "\n";
+            std::fs::write(dest, json)
+                .map_err(|e| Failure { file: dest.clone(), error: Box::new(untangle::Error::from(e)) })?;
         }
-        return std::fs::write(&output, out).map_err(|e| Failure { file: output.clone(), error: Box::new(untangle::Error::from(e)) });
+        return std::fs::write(&output, out)
+            .map_err(|e| Failure { file: output.clone(), error: Box::new(untangle::Error::from(e)) });
     }
     if args.layout_json.is_some() {
-        return Err(Failure { file: output, error: Box::new("--layout-json takes one input (the report describes one shader)") });
+        return Err(Failure {
+            file: output,
+            error: Box::new("--layout-json takes one input (the report describes one shader)"),
+        });
     }
     let mut files = Vec::new();
     for p in &args.inputs {
-        collect_inputs(p, &mut files).map_err(|e| Failure { file: p.clone(), error: Box::new(untangle::Error::from(e)) })?;
+        collect_inputs(p, &mut files)
+            .map_err(|e| Failure { file: p.clone(), error: Box::new(untangle::Error::from(e)) })?;
     }
-    std::fs::create_dir_all(&output).map_err(|e| Failure { file: output.clone(), error: Box::new(untangle::Error::from(e)) })?;
+    std::fs::create_dir_all(&output)
+        .map_err(|e| Failure { file: output.clone(), error: Box::new(untangle::Error::from(e)) })?;
     let bar = indicatif::ProgressBar::new(files.len() as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}")
@@ -448,10 +480,7 @@ fn convert(args: Convert) -> Result<(), Failure> {
     }
     println!("{:<14} {ok:>8} {bad:>8}", "total");
     if bad > 0 {
-        return Err(Failure {
-            file: output,
-            error: Box::new(format!("{bad} of {} inputs failed", files.len())),
-        });
+        return Err(Failure { file: output, error: Box::new(format!("{bad} of {} inputs failed", files.len())) });
     }
     Ok(())
 }

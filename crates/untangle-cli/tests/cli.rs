@@ -91,7 +91,10 @@ fn with_part(bytes: &[u8], fourcc: &[u8; 4], data: &[u8]) -> Vec<u8> {
 
 #[test]
 fn root_signatures_from_a_string_a_file_or_the_container_give_a_layout_report() {
-    let shader = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton/sm_advanced.cs_derivative_1d.cs_6_6.dxil");
+    let shader = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpus/dxil/vkd3d-proton/sm_advanced.cs_derivative_1d.cs_6_6.dxil"
+    );
     let Ok(bytes) = std::fs::read(shader) else { return };
     let dir = std::env::temp_dir().join(format!("untangle-cli-rs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -99,7 +102,8 @@ fn root_signatures_from_a_string_a_file_or_the_container_give_a_layout_report() 
     let sig = "DescriptorTable(SRV(t0), UAV(u0)), StaticSampler(s0, filter = FILTER_MIN_MAG_MIP_POINT), RootConstants(num32BitConstants = 2, b7)";
 
     // A string, heap model: table offset and root constants in push constants.
-    let (code, _, err) = untangle(&[shader, "-o", &path("a.spv"), "--root-signature-string", sig, "--layout-json", &path("a.json")]);
+    let (code, _, err) =
+        untangle(&[shader, "-o", &path("a.spv"), "--root-signature-string", sig, "--layout-json", &path("a.json")]);
     assert_eq!(code, 0, "{err}");
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path("a.json")).unwrap()).unwrap();
     assert_eq!(report["schema"], "untangle-layout/1");
@@ -110,8 +114,17 @@ fn root_signatures_from_a_string_a_file_or_the_container_give_a_layout_report() 
     // The same signature as an RTS0 file, direct model.
     let (code, _, err) = untangle(&["rootsig", "--string", sig, "-o", &path("rs.rts0")]);
     assert_eq!(code, 0, "{err}");
-    let (code, _, err) =
-        untangle(&[shader, "-o", &path("b.spv"), "--root-signature", &path("rs.rts0"), "--binding-model", "direct", "--layout-json", &path("b.json")]);
+    let (code, _, err) = untangle(&[
+        shader,
+        "-o",
+        &path("b.spv"),
+        "--root-signature",
+        &path("rs.rts0"),
+        "--binding-model",
+        "direct",
+        "--layout-json",
+        &path("b.json"),
+    ]);
     assert_eq!(code, 0, "{err}");
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path("b.json")).unwrap()).unwrap();
     assert_eq!(report["binding_model"], "direct");
@@ -125,7 +138,13 @@ fn root_signatures_from_a_string_a_file_or_the_container_give_a_layout_report() 
     assert_eq!(std::fs::read(path("c.json")).unwrap(), std::fs::read(path("a.json")).unwrap());
 
     // Uncovered u0: one line naming the register and space.
-    let (code, _, err) = untangle(&[shader, "-o", &path("d.spv"), "--root-signature-string", "DescriptorTable(SRV(t0)), StaticSampler(s0)"]);
+    let (code, _, err) = untangle(&[
+        shader,
+        "-o",
+        &path("d.spv"),
+        "--root-signature-string",
+        "DescriptorTable(SRV(t0)), StaticSampler(s0)",
+    ]);
     assert_eq!(code, 1);
     assert!(err.contains("u0, space0") && err.contains("not covered"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
@@ -152,15 +171,7 @@ fn cli_reads_strings_and_binaries_and_writes_rts0() {
                 DescriptorTable(visibility = SHADER_VISIBILITY_PIXEL, SRV(t1, numDescriptors = unbounded, flags = DESCRIPTORS_VOLATILE), \
                 CBV(b0, offset = 3)), DescriptorTable(Sampler(s0, numDescriptors = 16, space = 1))";
     let run = |args: &[&str]| std::process::Command::new(exe).args(args).output().unwrap();
-    let r = run(&[
-        "rootsig",
-        "--string",
-        text,
-        "--version",
-        version.name(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let r = run(&["rootsig", "--string", text, "--version", version.name(), "-o", out.to_str().unwrap()]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let rs = parse_hlsl(text, version).unwrap();
     assert_eq!(String::from_utf8_lossy(&r.stdout).trim_end(), to_hlsl(&rs));
@@ -172,16 +183,11 @@ fn cli_reads_strings_and_binaries_and_writes_rts0() {
         let r = run(&["rootsig", file.to_str().unwrap(), "--json"]);
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
         // Compared as text: f32 fields do not survive a trip through f64 JSON numbers.
-        let expected =
-            serde_json::to_string_pretty(&untangle::rootsig::json::to_json(&rs)).unwrap();
+        let expected = serde_json::to_string_pretty(&untangle::rootsig::json::to_json(&rs)).unwrap();
         assert_eq!(String::from_utf8_lossy(&r.stdout).trim_end(), expected);
     }
     // Invalid input: exit 1 with the typed error on stderr.
-    let r = run(&[
-        "rootsig",
-        "--string",
-        "DescriptorTable(SRV(t0), Sampler(s0))",
-    ]);
+    let r = run(&["rootsig", "--string", "DescriptorTable(SRV(t0), Sampler(s0))"]);
     assert_eq!(r.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&r.stderr).contains("cannot mix samplers"));
     let r = run(&["rootsig", out.to_str().unwrap(), "--version", "1.0"]);
@@ -194,7 +200,8 @@ fn batch_mode_translates_a_directory_and_fails_on_a_bad_input() {
     let dir = std::env::temp_dir().join(format!("untangle-batch-{}", std::process::id()));
     let (inp, out) = (dir.join("in"), dir.join("out"));
     std::fs::create_dir_all(&inp).unwrap();
-    std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/cs_nested_ifs_loop.ll"), inp.join("good.ll")).unwrap();
+    std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/cs_nested_ifs_loop.ll"), inp.join("good.ll"))
+        .unwrap();
     let run = |args: &[&std::path::Path]| {
         std::process::Command::new(env!("CARGO_BIN_EXE_untangle")).args(args).arg("-o").arg(&out).output().unwrap()
     };

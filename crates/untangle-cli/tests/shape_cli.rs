@@ -3,19 +3,15 @@
 //! `translate` command's contract.
 
 use std::process::Command;
-use untangle_testkit::check::spirv_val::find_spirv_val;
 #[cfg(feature = "llvm")]
 use untangle::passes::{structurize, Options, Structured};
+use untangle_testkit::check::spirv_val::find_spirv_val;
 
 /// The workspace root: the command runs there, and sample paths are relative to it.
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
 fn untangle(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_untangle"))
-        .args(args)
-        .current_dir(ROOT)
-        .output()
-        .expect("run untangle");
+    let out = Command::new(env!("CARGO_BIN_EXE_untangle")).args(args).current_dir(ROOT).output().expect("run untangle");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -142,7 +138,8 @@ fn translate_shape_batch_writes_a_valid_batch_module() {
     let input = "corpus/cs_nested_ifs_loop.ll";
     let (code, _, err) = untangle(&["translate", "--shape", input, "-o", plain.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    let args = ["translate", "--shape", "--shape-batch", "16", "--trace-stride", "128", input, "-o", batch.to_str().unwrap()];
+    let args =
+        ["translate", "--shape", "--shape-batch", "16", "--trace-stride", "128", input, "-o", batch.to_str().unwrap()];
     let (code, _, err) = untangle(&args);
     assert_eq!(code, 0, "{err}");
     let (plain, batch) = (read(&plain), read(&batch));
@@ -156,8 +153,17 @@ fn translate_shape_batch_writes_a_valid_batch_module() {
     }
     // A trace stride below 2 is a one-line error; batch flags without --shape are usage errors.
     let bad = dir.join("bad.spv");
-    let (code, _, err) =
-        untangle(&["translate", "--shape", "--shape-batch", "4", "--trace-stride", "1", input, "-o", bad.to_str().unwrap()]);
+    let (code, _, err) = untangle(&[
+        "translate",
+        "--shape",
+        "--shape-batch",
+        "4",
+        "--trace-stride",
+        "1",
+        input,
+        "-o",
+        bad.to_str().unwrap(),
+    ]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("trace_stride"), "{err}");
     let (code, _, _) = untangle(&["translate", "--shape-batch", "4", input, "-o", bad.to_str().unwrap()]);

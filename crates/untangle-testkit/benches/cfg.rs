@@ -10,8 +10,8 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
 use untangle::cfg::Cfg;
-use untangle_testkit::fuzzing::synthetic::{diamond_chain, loop_nest, wide_switch};
 use untangle::ir::{BlockId, Function, Types};
+use untangle_testkit::fuzzing::synthetic::{diamond_chain, loop_nest, wide_switch};
 
 fn full_analysis(f: &Function) -> usize {
     let cfg = Cfg::new(f).expect("reducible");
@@ -23,21 +23,14 @@ fn full_analysis(f: &Function) -> usize {
 type Shape = fn(usize, &mut Types) -> Function;
 
 fn synthetic(c: &mut Criterion) {
-    let shapes: [(&str, Shape); 3] = [
-        ("diamonds", diamond_chain),
-        ("loop_nest", loop_nest),
-        ("wide_switch", wide_switch),
-    ];
+    let shapes: [(&str, Shape); 3] =
+        [("diamonds", diamond_chain), ("loop_nest", loop_nest), ("wide_switch", wide_switch)];
     for (name, make) in shapes {
         let mut g = c.benchmark_group(format!("cfg_full/{name}"));
-        g.sample_size(10)
-            .warm_up_time(Duration::from_secs(1))
-            .measurement_time(Duration::from_secs(3));
+        g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
         for n in [1_000usize, 10_000, 100_000] {
             let f = make(n, &mut Types::default());
-            g.bench_with_input(BenchmarkId::from_parameter(n), &f, |b, f| {
-                b.iter(|| black_box(full_analysis(f)))
-            });
+            g.bench_with_input(BenchmarkId::from_parameter(n), &f, |b, f| b.iter(|| black_box(full_analysis(f))));
         }
         g.finish();
     }
@@ -55,21 +48,13 @@ fn csmith(c: &mut Criterion) {
         .iter()
         .flat_map(|p| {
             let m = untangle::load::load_path(p).expect("loadable").module;
-            m.functions
-                .into_iter()
-                .map(|(_, f)| f)
-                .filter(|f| !f.is_declaration())
-                .collect::<Vec<_>>()
+            m.functions.into_iter().map(|(_, f)| f).filter(|f| !f.is_declaration()).collect::<Vec<_>>()
         })
         .collect();
     assert_eq!(functions.len(), 257);
     let mut g = c.benchmark_group("cfg_full/csmith");
-    g.sample_size(20)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3));
-    g.bench_function("all_257", |b| {
-        b.iter(|| functions.iter().map(full_analysis).sum::<usize>())
-    });
+    g.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    g.bench_function("all_257", |b| b.iter(|| functions.iter().map(full_analysis).sum::<usize>()));
     g.finish();
 }
 
@@ -87,27 +72,17 @@ fn random_pairs(cfg: &Cfg, salt: u64) -> Vec<(BlockId, BlockId)> {
 /// 4096 random queries per iteration.
 fn queries(c: &mut Criterion) {
     let mut g = c.benchmark_group("cfg_query_4096");
-    g.warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(2));
+    g.warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(2));
     for n in [4_000usize, 100_000] {
         let f = diamond_chain(n, &mut Types::default());
         let cfg = Cfg::new(&f).expect("reducible");
         let pairs = random_pairs(&cfg, n as u64);
-        let repr = if cfg.reach().is_dense() {
-            "dense"
-        } else {
-            "intervals"
-        };
+        let repr = if cfg.reach().is_dense() { "dense" } else { "intervals" };
         g.bench_function(format!("dominates/diamonds_{n}"), |b| {
             b.iter(|| pairs.iter().filter(|&&(x, y)| cfg.dominates(x, y)).count())
         });
         g.bench_function(format!("post_dominates/diamonds_{n}"), |b| {
-            b.iter(|| {
-                pairs
-                    .iter()
-                    .filter(|&&(x, y)| cfg.post_dominates(x, y))
-                    .count()
-            })
+            b.iter(|| pairs.iter().filter(|&&(x, y)| cfg.post_dominates(x, y)).count())
         });
         g.bench_function(format!("reaches_{repr}/diamonds_{n}"), |b| {
             b.iter(|| pairs.iter().filter(|&&(x, y)| cfg.reaches(x, y)).count())
@@ -121,18 +96,14 @@ fn queries(c: &mut Criterion) {
 /// table, which is why a batch is timed), to compare with the full analysis they save.
 fn rewrites(c: &mut Criterion) {
     let mut g = c.benchmark_group("cfg_rewrite_x16");
-    g.warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3))
-        .sample_size(20);
+    g.warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3)).sample_size(20);
     for n in [4_000usize, 100_000] {
         let f = diamond_chain(n, &mut Types::default());
         let cfg = Cfg::new(&f).expect("reducible");
         // The arm of the middle diamond and its join.
         let arm = f.layout[f.layout.len() / 2 / 3 * 3 + 1];
         let join = cfg.succs(arm)[0];
-        g.bench_function(format!("full_analysis_x1/diamonds_{n}"), |b| {
-            b.iter(|| black_box(full_analysis(&f)))
-        });
+        g.bench_function(format!("full_analysis_x1/diamonds_{n}"), |b| b.iter(|| black_box(full_analysis(&f))));
         g.bench_function(format!("split_edge/diamonds_{n}"), |b| {
             b.iter_batched_ref(
                 || (f.clone(), cfg.clone()),

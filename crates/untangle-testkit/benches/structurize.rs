@@ -8,22 +8,17 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
-use untangle_testkit::fuzzing::structured_gen::{generate, unrolled_interleaved_breaks, ShapeGenConfig};
-use untangle_testkit::fuzzing::synthetic::{diamond_chain, loop_nest, wide_switch};
 use untangle::ir::{Function, Types};
 use untangle::passes::{structurize, Options};
+use untangle_testkit::fuzzing::structured_gen::{generate, unrolled_interleaved_breaks, ShapeGenConfig};
+use untangle_testkit::fuzzing::synthetic::{diamond_chain, loop_nest, wide_switch};
 
 fn run(f: &Function) -> usize {
-    structurize(f, Options::default())
-        .expect("structurizes")
-        .stats
-        .blocks_added
+    structurize(f, Options::default()).expect("structurizes").stats.blocks_added
 }
 
 fn corpus_functions(dir: &str, ext: &str) -> Vec<Function> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus")
-        .join(dir);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus").join(dir);
     let mut paths = Vec::new();
     let mut stack = vec![root];
     while let Some(d) = stack.pop() {
@@ -41,53 +36,36 @@ fn corpus_functions(dir: &str, ext: &str) -> Vec<Function> {
         .iter()
         .flat_map(|p| {
             let m = untangle::load::load_path(p).expect("loads").module;
-            m.functions
-                .into_iter()
-                .map(|(_, f)| f)
-                .filter(|f| !f.is_declaration())
-                .collect::<Vec<_>>()
+            m.functions.into_iter().map(|(_, f)| f).filter(|f| !f.is_declaration()).collect::<Vec<_>>()
         })
         .collect()
 }
 
 fn corpora(c: &mut Criterion) {
     let mut g = c.benchmark_group("structurize_corpus");
-    g.sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(5));
+    g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
     for (name, dir, ext) in [("csmith", "cfg/csmith", "ll"), ("dxil", "dxil", "dxil")] {
         let funcs = corpus_functions(dir, ext);
-        g.bench_function(name, |b| {
-            b.iter(|| funcs.iter().map(|f| black_box(run(f))).sum::<usize>())
-        });
+        g.bench_function(name, |b| b.iter(|| funcs.iter().map(|f| black_box(run(f))).sum::<usize>()));
     }
     g.finish();
 }
 
 fn unrolled(c: &mut Criterion) {
     let mut g = c.benchmark_group("structurize_unrolled");
-    g.sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3));
+    g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
     for n in [4usize, 16, 64, 128, 256, 1024, 4096] {
         let f = unrolled_interleaved_breaks(n, &mut Types::default());
-        g.bench_with_input(BenchmarkId::from_parameter(n), &f, |b, f| {
-            b.iter(|| black_box(run(f)))
-        });
+        g.bench_with_input(BenchmarkId::from_parameter(n), &f, |b, f| b.iter(|| black_box(run(f))));
     }
     g.finish();
 }
 
 fn generated(c: &mut Criterion) {
     let mut g = c.benchmark_group("structurize_generated");
-    g.sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3));
+    g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
     for max_blocks in [100usize, 1_000, 3_000] {
-        let config = ShapeGenConfig {
-            max_blocks,
-            ..ShapeGenConfig::default()
-        };
+        let config = ShapeGenConfig { max_blocks, ..ShapeGenConfig::default() };
         let mut types = Types::default();
         let funcs: Vec<Function> = (0..10).map(|s| generate(s, &config, &mut types)).collect();
         g.bench_with_input(BenchmarkId::from_parameter(max_blocks), &funcs, |b, fs| {
@@ -98,21 +76,14 @@ fn generated(c: &mut Criterion) {
 }
 
 fn synthetic(c: &mut Criterion) {
-    let shapes: [(&str, fn(usize, &mut Types) -> Function); 3] = [
-        ("diamonds", diamond_chain),
-        ("loop_nest", loop_nest),
-        ("wide_switch", wide_switch),
-    ];
+    let shapes: [(&str, fn(usize, &mut Types) -> Function); 3] =
+        [("diamonds", diamond_chain), ("loop_nest", loop_nest), ("wide_switch", wide_switch)];
     let mut g = c.benchmark_group("structurize_synthetic");
-    g.sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3));
+    g.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
     for (name, make) in shapes {
         for n in [1_000usize, 10_000] {
             let f = make(n, &mut Types::default());
-            g.bench_with_input(BenchmarkId::new(name, n), &f, |b, f| {
-                b.iter(|| black_box(run(f)))
-            });
+            g.bench_with_input(BenchmarkId::new(name, n), &f, |b, f| b.iter(|| black_box(run(f))));
         }
     }
     g.finish();

@@ -7,10 +7,10 @@
 //! usage: fuzz_structurizer [CASES] [FIRST_SEED] [STREAMS] [THREADS]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use untangle::ir::Module;
 use untangle_testkit::check::shape_check::check_module;
 use untangle_testkit::check::spirv_val::find_spirv_val;
 use untangle_testkit::fuzzing::structured_gen::{generate, to_llvm_text, ShapeGenConfig};
-use untangle::ir::Module;
 
 const BATCH: u64 = 200;
 

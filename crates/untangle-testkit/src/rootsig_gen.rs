@@ -17,10 +17,10 @@
 //! Shaders that index descriptor heaps directly (SM 6.6) get both heap-indexing flags;
 //! buffers whose size the shader queries never become root descriptors ([`ShaderFacts`]).
 
-use untangle::rootsig::model::*;
+use std::collections::BTreeSet;
 use untangle::container::ShaderKind;
 use untangle::dxil::{Resource, ResourceKind, Resources, SamplerKind};
-use std::collections::BTreeSet;
+use untangle::rootsig::model::*;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Variant {
@@ -79,7 +79,9 @@ fn sampler_for(r: &Resource, k: usize) -> StaticSampler {
         s.comparison = ComparisonFunc::Less;
     } else {
         // Vary the description so immutable samplers differ between tests.
-        let (filter, address) = [(Filter(0x0), AddressMode::Clamp), (Filter(0x15), AddressMode::Wrap), (Filter(0x55), AddressMode::Mirror)][k % 3];
+        let (filter, address) =
+            [(Filter(0x0), AddressMode::Clamp), (Filter(0x15), AddressMode::Wrap), (Filter(0x55), AddressMode::Mirror)]
+                [k % 3];
         s.filter = filter;
         s.address_u = address;
         s.address_v = address;
@@ -106,7 +108,9 @@ pub fn shader_facts(m: &untangle::ir::Module) -> ShaderFacts {
     if let Ok(info) = untangle::dxil::analyze(m) {
         for ep in &info.entry_points {
             if let Some(fid) = ep.function {
-                sized.extend(untangle::dxil::handles::handle_targets(m, &m.functions[fid], &ep.resources, |op, _| op == untangle::dxil::DxOp::GetDimensions));
+                sized.extend(untangle::dxil::handles::handle_targets(m, &m.functions[fid], &ep.resources, |op, _| {
+                    op == untangle::dxil::DxOp::GetDimensions
+                }));
             }
         }
     }
@@ -115,12 +119,18 @@ pub fn shader_facts(m: &untangle::ir::Module) -> ShaderFacts {
 
 /// A root signature of `variant` covering `resources` of a `stage` shader.
 pub fn covering(resources: &Resources, stage: ShaderKind, variant: Variant, facts: &ShaderFacts) -> RootSignature {
-    let mut rs = RootSignature { version: Version::V1_1, flags: flags(stage, facts.uses_heaps), parameters: Vec::new(), static_samplers: Vec::new() };
+    let mut rs = RootSignature {
+        version: Version::V1_1,
+        flags: flags(stage, facts.uses_heaps),
+        parameters: Vec::new(),
+        static_samplers: Vec::new(),
+    };
     let vis = untangle::rootsig::resolve::stage_visibility(stage).map_or(Visibility::All, |(v, _, _)| v);
     let all: Vec<&Resource> = resources.iter().collect();
     match variant {
         Variant::Tables => {
-            let (samplers, views): (Vec<&Resource>, Vec<&Resource>) = all.into_iter().partition(|r| r.class == ResourceClass::Sampler);
+            let (samplers, views): (Vec<&Resource>, Vec<&Resource>) =
+                all.into_iter().partition(|r| r.class == ResourceClass::Sampler);
             tables(views.iter().map(|r| range_of(r)).collect(), vis, &mut rs.parameters);
             tables(samplers.iter().map(|r| range_of(r)).collect(), vis, &mut rs.parameters);
         }
@@ -134,11 +144,20 @@ pub fn covering(resources: &Resources, stage: ShaderKind, variant: Variant, fact
                 let root = match r.class {
                     ResourceClass::Cbv if single && words <= 16 && cost + words.max(1) <= 48 => {
                         cost += words.max(1);
-                        Some(ParameterKind::Constants(RootConstants { register: r.lower_bound, space: r.space, num_values: words.max(1) }))
+                        Some(ParameterKind::Constants(RootConstants {
+                            register: r.lower_bound,
+                            space: r.space,
+                            num_values: words.max(1),
+                        }))
                     }
                     ResourceClass::Cbv if single && cost + 2 <= 48 => {
                         cost += 2;
-                        Some(ParameterKind::Descriptor(RootDescriptor { class: r.class, register: r.lower_bound, space: r.space, flags: DescriptorFlags(0) }))
+                        Some(ParameterKind::Descriptor(RootDescriptor {
+                            class: r.class,
+                            register: r.lower_bound,
+                            space: r.space,
+                            flags: DescriptorFlags(0),
+                        }))
                     }
                     ResourceClass::Srv | ResourceClass::Uav
                         if single
@@ -148,8 +167,17 @@ pub fn covering(resources: &Resources, stage: ShaderKind, variant: Variant, fact
                             && cost + 2 <= 48 =>
                     {
                         cost += 2;
-                        let flags = if r.class == ResourceClass::Uav { DescriptorFlags(DescriptorFlags::DATA_VOLATILE) } else { DescriptorFlags(DescriptorFlags::DATA_STATIC) };
-                        Some(ParameterKind::Descriptor(RootDescriptor { class: r.class, register: r.lower_bound, space: r.space, flags }))
+                        let flags = if r.class == ResourceClass::Uav {
+                            DescriptorFlags(DescriptorFlags::DATA_VOLATILE)
+                        } else {
+                            DescriptorFlags(DescriptorFlags::DATA_STATIC)
+                        };
+                        Some(ParameterKind::Descriptor(RootDescriptor {
+                            class: r.class,
+                            register: r.lower_bound,
+                            space: r.space,
+                            flags,
+                        }))
                     }
                     ResourceClass::Sampler if single => {
                         let k = rs.static_samplers.len();
@@ -177,8 +205,10 @@ pub fn covering(resources: &Resources, stage: ShaderKind, variant: Variant, fact
                 visibility: Visibility::All,
                 kind: ParameterKind::Constants(RootConstants { register: 0, space: 77, num_values: 3 }),
             });
-            let mut taken: Vec<(ResourceClass, u32, u32, Option<u32>)> =
-                all.iter().map(|r| (r.class, r.space, r.lower_bound, r.range_size.map(|n| r.lower_bound.saturating_add(n)))).collect();
+            let mut taken: Vec<(ResourceClass, u32, u32, Option<u32>)> = all
+                .iter()
+                .map(|r| (r.class, r.space, r.lower_bound, r.range_size.map(|n| r.lower_bound.saturating_add(n))))
+                .collect();
             let free = |taken: &[(ResourceClass, u32, u32, Option<u32>)], class, space, reg: u32| {
                 !taken.iter().any(|&(c, s, lo, hi)| c == class && s == space && reg >= lo && hi.is_none_or(|h| reg < h))
             };
@@ -190,12 +220,18 @@ pub fn covering(resources: &Resources, stage: ShaderKind, variant: Variant, fact
                 for samplers in [false, true] {
                     let mut ranges = Vec::new();
                     let mut offset = if samplers { 5 } else { 2 };
-                    for r in all.iter().filter(|r| r.space == space && (r.class == ResourceClass::Sampler) == samplers) {
+                    for r in all.iter().filter(|r| r.space == space && (r.class == ResourceClass::Sampler) == samplers)
+                    {
                         if r.class == ResourceClass::Cbv && r.range_size == Some(1) && first_cbv {
                             first_cbv = false;
                             rs.parameters.push(RootParameter {
                                 visibility: Visibility::All,
-                                kind: ParameterKind::Descriptor(RootDescriptor { class: r.class, register: r.lower_bound, space, flags: DescriptorFlags(0) }),
+                                kind: ParameterKind::Descriptor(RootDescriptor {
+                                    class: r.class,
+                                    register: r.lower_bound,
+                                    space,
+                                    flags: DescriptorFlags(0),
+                                }),
                             });
                             continue;
                         }
@@ -214,19 +250,24 @@ pub fn covering(resources: &Resources, stage: ShaderKind, variant: Variant, fact
                             }
                         }
                         range.offset = RangeOffset::At(offset);
-                        range.flags = RangeFlags(if r.class == ResourceClass::Sampler { 0 } else { RangeFlags::DATA_VOLATILE });
+                        range.flags =
+                            RangeFlags(if r.class == ResourceClass::Sampler { 0 } else { RangeFlags::DATA_VOLATILE });
                         match range.count {
                             Some(c) => offset = offset.saturating_add(c).saturating_add(3),
                             None => {
                                 // Nothing may follow an unbounded range's offset: own table.
-                                rs.parameters.push(RootParameter { visibility: Visibility::All, kind: ParameterKind::Table(vec![range]) });
+                                rs.parameters.push(RootParameter {
+                                    visibility: Visibility::All,
+                                    kind: ParameterKind::Table(vec![range]),
+                                });
                                 continue;
                             }
                         }
                         ranges.push(range);
                     }
                     if !ranges.is_empty() {
-                        rs.parameters.push(RootParameter { visibility: Visibility::All, kind: ParameterKind::Table(ranges) });
+                        rs.parameters
+                            .push(RootParameter { visibility: Visibility::All, kind: ParameterKind::Table(ranges) });
                     }
                 }
             }

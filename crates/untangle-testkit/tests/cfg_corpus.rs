@@ -61,12 +61,7 @@ fn run(paths: &[PathBuf]) -> Tally {
                 Ok(cfg) => {
                     t.analysed += 1;
                     if let Some(o) = &oracle {
-                        assert!(
-                            o.is_reducible(),
-                            "{}: {} accepted but irreducible",
-                            path.display(),
-                            func.name
-                        );
+                        assert!(o.is_reducible(), "{}: {} accepted but irreducible", path.display(), func.name);
                         if let Err(e) = compare_with_oracle(func, &cfg, o) {
                             panic!("{}: {}: {e}", path.display(), func.name);
                         }
@@ -85,18 +80,9 @@ fn run(paths: &[PathBuf]) -> Tally {
                 }
                 Err(CfgError::Irreducible { function, blocks }) => {
                     assert_eq!(function, func.name);
-                    assert!(
-                        blocks.len() >= 2,
-                        "{}: {function}: {blocks:?}",
-                        path.display()
-                    );
+                    assert!(blocks.len() >= 2, "{}: {function}: {blocks:?}", path.display());
                     if let Some(o) = &oracle {
-                        assert!(
-                            !o.is_reducible(),
-                            "{}: {} rejected but reducible",
-                            path.display(),
-                            func.name
-                        );
+                        assert!(!o.is_reducible(), "{}: {} rejected but reducible", path.display(), func.name);
                     }
                     t.irreducible += 1;
                 }

@@ -10,12 +10,12 @@ use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use std::collections::BTreeMap;
 use untangle::cfg::{Cfg, CfgError, CfgOptions};
+use untangle::ir::{Function, Terminator, Types, Value};
 use untangle_testkit::check::cfg_compare::compare_with_oracle;
 use untangle_testkit::check::cfg_oracle::CfgOracle;
 use untangle_testkit::fuzzing::cfg_gen::{random_function, CfgGenConfig};
 use untangle_testkit::fuzzing::cfg_rewrite::{random_rewrite, RewriteKind};
 use untangle_testkit::fuzzing::mutate::SplitMix64;
-use untangle::ir::{Function, Terminator, Types, Value};
 
 /// Fixed proptest seed and no regression files: the run is the same everywhere. Failing
 /// cases print the generator seed, which reproduces them alone.
@@ -29,19 +29,13 @@ fn config(cases: u32) -> ProptestConfig {
 }
 
 fn generate(seed: u64, max_blocks: usize) -> Function {
-    let config = CfgGenConfig {
-        max_blocks,
-        ..CfgGenConfig::default()
-    };
+    let config = CfgGenConfig { max_blocks, ..CfgGenConfig::default() };
     random_function(seed, &config, &mut Types::default())
 }
 
 fn analyse_and_compare(func: &Function, options: CfgOptions) -> Result<(), TestCaseError> {
     let oracle = CfgOracle::new(func);
-    prop_assert!(
-        oracle.is_reducible(),
-        "generator produced an irreducible CFG"
-    );
+    prop_assert!(oracle.is_reducible(), "generator produced an irreducible CFG");
     let cfg = Cfg::with_options(func, options).map_err(|e| TestCaseError::fail(e.to_string()))?;
     compare_with_oracle(func, &cfg, &oracle).map_err(TestCaseError::fail)?;
     Ok(())
@@ -79,26 +73,18 @@ fn with_extra_edge(func: &Function, u: usize, v: usize) -> Function {
     let mut cases: Vec<(u64, _)> = Vec::new();
     let default = match old {
         Terminator::Br { target } => target,
-        Terminator::CondBr {
-            if_true, if_false, ..
-        } => {
+        Terminator::CondBr { if_true, if_false, .. } => {
             cases.push((1, if_false));
             if_true
         }
-        Terminator::Switch {
-            default, cases: c, ..
-        } => {
+        Terminator::Switch { default, cases: c, .. } => {
             cases = c;
             default
         }
         Terminator::Ret { .. } | Terminator::Unreachable => v,
     };
     cases.push((1000, v));
-    f.blocks[u].terminator = Terminator::Switch {
-        value: Value::Arg(0),
-        default,
-        cases,
-    };
+    f.blocks[u].terminator = Terminator::Switch { value: Value::Arg(0), default, cases };
     f
 }
 
@@ -138,8 +124,7 @@ fn rewrite_sequence(
     options: CfgOptions,
 ) -> Result<Vec<(RewriteKind, bool)>, TestCaseError> {
     let mut func = generate(seed, max_blocks);
-    let mut cfg =
-        Cfg::with_options(&func, options).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let mut cfg = Cfg::with_options(&func, options).map_err(|e| TestCaseError::fail(e.to_string()))?;
     let mut rng = SplitMix64::new(seed ^ 0xD1B5_4A32_D192_ED03);
     let mut applied = Vec::new();
     for _ in 0..steps {
@@ -159,13 +144,11 @@ fn rewrite_sequence(
         if result.is_err() {
             prop_assert!(func == before, "{:?} failed but changed the function", kind);
         }
-        cfg.verify_against_recompute(&func)
-            .map_err(|e| TestCaseError::fail(format!("after {kind:?}: {e}")))?;
+        cfg.verify_against_recompute(&func).map_err(|e| TestCaseError::fail(format!("after {kind:?}: {e}")))?;
         applied.push((kind, result.is_ok()));
     }
     let oracle = CfgOracle::new(&func);
-    compare_with_oracle(&func, &cfg, &oracle)
-        .map_err(|e| TestCaseError::fail(format!("after the sequence: {e}")))?;
+    compare_with_oracle(&func, &cfg, &oracle).map_err(|e| TestCaseError::fail(format!("after the sequence: {e}")))?;
     Ok(applied)
 }
 
@@ -198,8 +181,7 @@ fn rewrite_mix_covers_every_kind() {
     let mut incremental = 0;
     let mut recomputed = 0;
     for seed in 0..60u64 {
-        let applied =
-            rewrite_sequence(seed, 80, 12, CfgOptions::default()).expect("rewrite sequence");
+        let applied = rewrite_sequence(seed, 80, 12, CfgOptions::default()).expect("rewrite sequence");
         for (kind, ok) in applied {
             let e = tally.entry(kind).or_default();
             e.0 += 1;
@@ -235,8 +217,5 @@ fn rewrite_mix_covers_every_kind() {
         assert!(tried >= 3, "{kind:?} tried only {tried} times: {tally:?}");
         assert!(ok >= 1, "{kind:?} never succeeded: {tally:?}");
     }
-    assert!(
-        incremental > 3 * recomputed,
-        "incremental {incremental}, recomputed {recomputed}"
-    );
+    assert!(incremental > 3 * recomputed, "incremental {incremental}, recomputed {recomputed}");
 }

@@ -2,10 +2,10 @@
 //! know in closed form (and to show nothing recurses 100k deep).
 
 use untangle::cfg::Cfg;
+use untangle::ir::Types;
 use untangle_testkit::check::cfg_compare::compare_with_oracle;
 use untangle_testkit::check::cfg_oracle::CfgOracle;
 use untangle_testkit::fuzzing::synthetic::{diamond_chain, loop_nest, wide_switch};
-use untangle::ir::Types;
 
 #[test]
 fn small_shapes_match_oracle() {
@@ -13,8 +13,7 @@ fn small_shapes_match_oracle() {
         for n in [2, 3, 7, 40, 101] {
             let f = make(n, &mut Types::default());
             let cfg = Cfg::new(&f).unwrap();
-            compare_with_oracle(&f, &cfg, &CfgOracle::new(&f))
-                .unwrap_or_else(|e| panic!("{}: {e}", f.name));
+            compare_with_oracle(&f, &cfg, &CfgOracle::new(&f)).unwrap_or_else(|e| panic!("{}: {e}", f.name));
         }
     }
 }
@@ -35,14 +34,9 @@ fn hundred_thousand_block_shapes() {
     let cfg = Cfg::new(&f).unwrap();
     let depth = (n - 2) / 2;
     assert_eq!(cfg.loops().len(), depth);
-    assert_eq!(
-        cfg.loops().iter().map(|(_, l)| l.depth).max(),
-        Some(depth as u32)
-    );
+    assert_eq!(cfg.loops().iter().map(|(_, l)| l.depth).max(), Some(depth as u32));
     let innermost = cfg.loops().innermost(f.layout[depth]).unwrap();
-    assert!(cfg
-        .loops()
-        .contains(cfg.loops().roots()[0], f.layout[depth]));
+    assert!(cfg.loops().contains(cfg.loops().roots()[0], f.layout[depth]));
     assert_eq!(cfg.loops().get(innermost).header, f.layout[depth - 1]);
     assert_eq!(cfg.reach().max_intervals(), 1);
     let df = cfg.dominance_frontiers();

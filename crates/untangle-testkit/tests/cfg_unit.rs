@@ -3,8 +3,8 @@
 
 use untangle::cfg::report::{render_json, render_text, write_dot};
 use untangle::cfg::{Cfg, CfgError};
-use untangle_testkit::fuzzing::synthetic::from_adjacency;
 use untangle::ir::{BlockId, Function, Inst, InstKind, Module, Type, Types, Value};
+use untangle_testkit::fuzzing::synthetic::from_adjacency;
 
 fn func(blocks: &[(&str, &[&str])]) -> Function {
     from_adjacency("f", blocks, &mut Types::default()).expect("valid adjacency")
@@ -65,12 +65,7 @@ fn blog_example_facts() {
 
 #[test]
 fn irreducible_region_is_a_typed_error_naming_its_entries() {
-    let f = func(&[
-        ("entry", &["a", "b"]),
-        ("a", &["b", "x"]),
-        ("b", &["a"]),
-        ("x", &[]),
-    ]);
+    let f = func(&[("entry", &["a", "b"]), ("a", &["b", "x"]), ("b", &["a"]), ("x", &[])]);
     match Cfg::new(&f) {
         Err(CfgError::Irreducible { function, blocks }) => {
             assert_eq!(function, "f");
@@ -130,14 +125,8 @@ fn nested_loops_with_multi_level_break() {
     assert_eq!(forest.get(inner).parent, Some(outer));
     assert_eq!(forest.get(inner).depth, 2);
     assert_eq!(names(&f, forest.body(inner)), ["body", "inner"]);
-    assert_eq!(
-        names(&f, forest.body(outer)),
-        ["body", "inner", "olatch", "outer"]
-    );
-    assert_eq!(
-        names(&f, forest.get(inner).exits.iter().copied()),
-        ["done", "olatch"]
-    );
+    assert_eq!(names(&f, forest.body(outer)), ["body", "inner", "olatch", "outer"]);
+    assert_eq!(names(&f, forest.get(inner).exits.iter().copied()), ["done", "olatch"]);
     assert_eq!(names(&f, forest.get(outer).exits.iter().copied()), ["done"]);
     assert!(cfg.is_back_edge(b("body"), b("inner")));
     assert!(!cfg.reaches(b("body"), b("inner")));
@@ -155,9 +144,7 @@ fn phi(f: &mut Function, types: &mut Types, block: BlockId, incoming: &[(u32, Bl
     let i = f.insts.push(Inst {
         name: None,
         ty,
-        kind: InstKind::Phi {
-            incoming: incoming.iter().map(|&(v, b)| (Value::Arg(v), b)).collect(),
-        },
+        kind: InstKind::Phi { incoming: incoming.iter().map(|&(v, b)| (Value::Arg(v), b)).collect() },
     });
     f.blocks[block].insts.insert(0, i);
 }
@@ -172,39 +159,22 @@ fn phi_incoming(f: &Function, block: BlockId) -> Vec<(Value, BlockId)> {
 #[test]
 fn split_edge_and_split_block_rename_phi_incoming_blocks() {
     let mut types = Types::default();
-    let mut f = from_adjacency(
-        "f",
-        &[("entry", &["a", "j"]), ("a", &["j"]), ("j", &[])],
-        &mut types,
-    )
-    .unwrap();
+    let mut f = from_adjacency("f", &[("entry", &["a", "j"]), ("a", &["j"]), ("j", &[])], &mut types).unwrap();
     let (entry, a, j) = (id(&f, "entry"), id(&f, "a"), id(&f, "j"));
     phi(&mut f, &mut types, j, &[(0, entry), (1, a)]);
     let mut cfg = Cfg::new(&f).unwrap();
     let n = cfg.split_edge(&mut f, entry, j).unwrap();
-    assert_eq!(
-        phi_incoming(&f, j),
-        [(Value::Arg(0), n), (Value::Arg(1), a)]
-    );
+    assert_eq!(phi_incoming(&f, j), [(Value::Arg(0), n), (Value::Arg(1), a)]);
     assert_eq!(cfg.idom(n), Some(entry));
     assert_eq!(cfg.ipdom(n), Some(j));
     cfg.verify_against_recompute(&f).unwrap();
     let m = cfg.split_block(&mut f, a, 0).unwrap();
-    assert_eq!(
-        phi_incoming(&f, j),
-        [(Value::Arg(0), n), (Value::Arg(1), m)]
-    );
+    assert_eq!(phi_incoming(&f, j), [(Value::Arg(0), n), (Value::Arg(1), m)]);
     assert_eq!(cfg.idom(m), Some(a));
     cfg.verify_against_recompute(&f).unwrap();
     // A PHI cannot be split off its block.
-    assert!(matches!(
-        cfg.split_block(&mut f, j, 0),
-        Err(CfgError::InvalidRewrite { .. })
-    ));
-    assert!(matches!(
-        cfg.split_block(&mut f, j, 2),
-        Err(CfgError::InvalidRewrite { .. })
-    ));
+    assert!(matches!(cfg.split_block(&mut f, j, 0), Err(CfgError::InvalidRewrite { .. })));
+    assert!(matches!(cfg.split_block(&mut f, j, 2), Err(CfgError::InvalidRewrite { .. })));
     let tail = cfg.split_block(&mut f, j, 1).unwrap();
     assert_eq!(f.blocks[j].insts.len(), 1);
     assert_eq!(cfg.ipdom(j), Some(tail));
@@ -215,22 +185,14 @@ fn split_edge_and_split_block_rename_phi_incoming_blocks() {
 #[test]
 fn remove_passthrough_moves_phi_values_and_refuses_conflicts() {
     let mut types = Types::default();
-    let blocks: &[(&str, &[&str])] = &[
-        ("entry", &["p", "q"]),
-        ("q", &["p", "t"]),
-        ("p", &["t"]),
-        ("t", &[]),
-    ];
+    let blocks: &[(&str, &[&str])] = &[("entry", &["p", "q"]), ("q", &["p", "t"]), ("p", &["t"]), ("t", &[])];
     let mut f = from_adjacency("f", blocks, &mut types).unwrap();
     let (entry, q, p, t) = (id(&f, "entry"), id(&f, "q"), id(&f, "p"), id(&f, "t"));
     phi(&mut f, &mut types, t, &[(0, p), (1, q)]);
     let mut cfg = Cfg::new(&f).unwrap();
     let before = f.clone();
     // q would bring both %0 (through p) and %1 (directly).
-    assert!(matches!(
-        cfg.remove_passthrough(&mut f, p),
-        Err(CfgError::PhiConflict { .. })
-    ));
+    assert!(matches!(cfg.remove_passthrough(&mut f, p), Err(CfgError::PhiConflict { .. })));
     assert!(f == before);
     cfg.verify_against_recompute(&f).unwrap();
     // With agreeing values it goes through: p's value arrives from each predecessor.
@@ -238,22 +200,13 @@ fn remove_passthrough_moves_phi_values_and_refuses_conflicts() {
     phi(&mut f, &mut types, t, &[(0, p), (0, q)]);
     let mut cfg = Cfg::new(&f).unwrap();
     cfg.remove_passthrough(&mut f, p).unwrap();
-    assert_eq!(
-        phi_incoming(&f, t),
-        [(Value::Arg(0), q), (Value::Arg(0), entry)]
-    );
+    assert_eq!(phi_incoming(&f, t), [(Value::Arg(0), q), (Value::Arg(0), entry)]);
     assert!(!f.layout.contains(&p));
     assert_eq!(cfg.idom(t), Some(entry));
     cfg.verify_against_recompute(&f).unwrap();
     // The entry and blocks with instructions are not pass-throughs.
-    assert!(matches!(
-        cfg.remove_passthrough(&mut f, entry),
-        Err(CfgError::InvalidRewrite { .. })
-    ));
-    assert!(matches!(
-        cfg.remove_passthrough(&mut f, t),
-        Err(CfgError::InvalidRewrite { .. })
-    ));
+    assert!(matches!(cfg.remove_passthrough(&mut f, entry), Err(CfgError::InvalidRewrite { .. })));
+    assert!(matches!(cfg.remove_passthrough(&mut f, t), Err(CfgError::InvalidRewrite { .. })));
 }
 
 #[test]
@@ -266,10 +219,7 @@ fn merge_back_edges_gives_one_continue_block() {
         ("exit", &[]),
     ]);
     // With the built-in check on, a divergence would panic inside the rewrite (debug builds).
-    let options = untangle::cfg::CfgOptions {
-        verify_rewrites: true,
-        ..Default::default()
-    };
+    let options = untangle::cfg::CfgOptions { verify_rewrites: true, ..Default::default() };
     let mut cfg = Cfg::with_options(&f, options).unwrap();
     let h = id(&f, "h");
     let l = cfg.loops().loop_of_header(h).unwrap();
@@ -300,15 +250,9 @@ fn mixed_insertion_that_would_be_irreducible_is_refused() {
     let mut cfg = Cfg::new(&f).unwrap();
     let (x, y, h, l) = (id(&f, "x"), id(&f, "y"), id(&f, "h"), id(&f, "l"));
     let before = f.clone();
-    assert!(matches!(
-        cfg.insert_block_on_edges(&mut f, &[x, l], h),
-        Err(CfgError::InvalidRewrite { .. })
-    ));
+    assert!(matches!(cfg.insert_block_on_edges(&mut f, &[x, l], h), Err(CfgError::InvalidRewrite { .. })));
     assert!(f == before);
-    assert!(matches!(
-        cfg.split_edge(&mut f, x, l),
-        Err(CfgError::NoSuchEdge { .. })
-    ));
+    assert!(matches!(cfg.split_edge(&mut f, x, l), Err(CfgError::NoSuchEdge { .. })));
     // All entries plus the latch: the new block becomes the header.
     let n = cfg.insert_block_on_edges(&mut f, &[x, y, l], h).unwrap();
     assert!(cfg.loops().is_header(n));
@@ -318,20 +262,11 @@ fn mixed_insertion_that_would_be_irreducible_is_refused() {
 
 #[test]
 fn redirect_that_would_make_the_graph_irreducible_changes_nothing() {
-    let mut f = func(&[
-        ("entry", &["h", "x"]),
-        ("h", &["b", "exit"]),
-        ("b", &["h"]),
-        ("x", &["exit"]),
-        ("exit", &[]),
-    ]);
+    let mut f = func(&[("entry", &["h", "x"]), ("h", &["b", "exit"]), ("b", &["h"]), ("x", &["exit"]), ("exit", &[])]);
     let mut cfg = Cfg::new(&f).unwrap();
     let (x, b, exit) = (id(&f, "x"), id(&f, "b"), id(&f, "exit"));
     let before = f.clone();
-    assert!(matches!(
-        cfg.redirect_edge(&mut f, x, exit, b),
-        Err(CfgError::Irreducible { .. })
-    ));
+    assert!(matches!(cfg.redirect_edge(&mut f, x, exit, b), Err(CfgError::Irreducible { .. })));
     assert!(f == before);
     cfg.verify_against_recompute(&f).unwrap();
     let h = id(&f, "h");
@@ -348,21 +283,12 @@ fn module_of(f: Function) -> Module {
 
 #[test]
 fn reports_list_every_fact_by_layout_index() {
-    let f = func(&[
-        ("entry", &["h"]),
-        ("h", &["body", "exit"]),
-        ("body", &["h"]),
-        ("exit", &[]),
-        ("dead", &["exit"]),
-    ]);
+    let f = func(&[("entry", &["h"]), ("h", &["body", "exit"]), ("body", &["h"]), ("exit", &[]), ("dead", &["exit"])]);
     let m = module_of(f);
     let j = render_json(&m).unwrap();
     let fj = &j["functions"][0];
     assert_eq!(fj["name"], "f");
-    assert_eq!(
-        fj["blocks"],
-        serde_json::json!(["entry", "h", "body", "exit", "dead"])
-    );
+    assert_eq!(fj["blocks"], serde_json::json!(["entry", "h", "body", "exit", "dead"]));
     assert_eq!(fj["idom"], serde_json::json!([null, 0, 1, 1, null]));
     assert_eq!(fj["ipdom"], serde_json::json!([1, 3, 1, null, null]));
     assert_eq!(fj["unreachable"], serde_json::json!([4]));
@@ -399,15 +325,8 @@ fn reports_list_every_fact_by_layout_index() {
     assert!(dot.contains("b1 -> b2 [label=\"T\"];"), "{dot}");
     std::fs::remove_dir_all(&dir).unwrap();
 
-    let irreducible = module_of(func(&[
-        ("entry", &["a", "b"]),
-        ("a", &["b"]),
-        ("b", &["a"]),
-    ]));
-    assert!(matches!(
-        render_json(&irreducible),
-        Err(CfgError::Irreducible { .. })
-    ));
+    let irreducible = module_of(func(&[("entry", &["a", "b"]), ("a", &["b"]), ("b", &["a"])]));
+    assert!(matches!(render_json(&irreducible), Err(CfgError::Irreducible { .. })));
 }
 
 /// Splitting the same edge over and over exhausts the label gaps next to the target (and
@@ -415,16 +334,8 @@ fn reports_list_every_fact_by_layout_index() {
 #[test]
 fn repeated_splits_exhaust_gaps_and_capacity() {
     for dense_reach_limit in [0, untangle::cfg::DEFAULT_DENSE_LIMIT] {
-        let options = untangle::cfg::CfgOptions {
-            dense_reach_limit,
-            ..Default::default()
-        };
-        let mut f = func(&[
-            ("entry", &["a", "b"]),
-            ("a", &["j"]),
-            ("b", &["j"]),
-            ("j", &[]),
-        ]);
+        let options = untangle::cfg::CfgOptions { dense_reach_limit, ..Default::default() };
+        let mut f = func(&[("entry", &["a", "b"]), ("a", &["j"]), ("b", &["j"]), ("j", &[])]);
         let mut cfg = Cfg::with_options(&f, options).unwrap();
         let (a, j) = (id(&f, "a"), id(&f, "j"));
         let mut from = a;
@@ -434,10 +345,7 @@ fn repeated_splits_exhaust_gaps_and_capacity() {
         }
         assert!(cfg.reaches(a, from) && cfg.reaches(from, j) && !cfg.reaches(from, id(&f, "b")));
         assert_eq!(cfg.idom(j), Some(id(&f, "entry")));
-        assert!(
-            cfg.stats().recomputed >= 1,
-            "no fallback rebuild in mode {dense_reach_limit}"
-        );
+        assert!(cfg.stats().recomputed >= 1, "no fallback rebuild in mode {dense_reach_limit}");
         assert!(cfg.stats().incremental >= 140);
     }
 }

@@ -7,9 +7,7 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use untangle::container::{
-    detect, unwrap_bitcode, Container, ContainerError, FourCc, InputKind, ShaderKind,
-};
+use untangle::container::{detect, unwrap_bitcode, Container, ContainerError, FourCc, InputKind, ShaderKind};
 use untangle_testkit::fuzzing::mutate::{patch_container_size, Mutator};
 
 const CONTAINER_COUNT: usize = 267;
@@ -17,9 +15,7 @@ const RAW_BITCODE_COUNT: usize = 6;
 const MUTATIONS: usize = 10_000;
 
 fn corpus(sub: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus")
-        .join(sub)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus").join(sub)
 }
 
 fn load(sub: &str, suffix: &str) -> Vec<(String, Vec<u8>)> {
@@ -28,12 +24,7 @@ fn load(sub: &str, suffix: &str) -> Vec<(String, Vec<u8>)> {
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.to_string_lossy().ends_with(suffix))
-        .map(|path| {
-            (
-                path.file_name().unwrap().to_string_lossy().into_owned(),
-                std::fs::read(&path).unwrap(),
-            )
-        })
+        .map(|path| (path.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&path).unwrap()))
         .collect();
     files.sort();
     files
@@ -68,18 +59,9 @@ fn every_container_has_a_program_matching_its_file_name() {
         let program = container.dxil().unwrap_or_else(|e| panic!("{name}: {e}"));
         let (stage, major, minor) = profile_of(name);
         assert_eq!(program.fourcc, FourCc::DXIL, "{name}");
-        assert_eq!(
-            program.shader_kind.profile_prefix(),
-            Some(stage),
-            "{name}: {:?}",
-            program.shader_kind
-        );
+        assert_eq!(program.shader_kind.profile_prefix(), Some(stage), "{name}: {:?}", program.shader_kind);
         assert_eq!((program.major, program.minor), (major, minor), "{name}");
-        assert_eq!(
-            program.profile().as_deref(),
-            Some(name.rsplit('.').nth(1).unwrap()),
-            "{name}"
-        );
+        assert_eq!(program.profile().as_deref(), Some(name.rsplit('.').nth(1).unwrap()), "{name}");
         assert!(program.bitcode.starts_with(b"BC\xc0\xde"), "{name}");
         assert_eq!(detect(program.bitcode), InputKind::Bitcode, "{name}");
         assert_eq!(program.dxil_major, 1, "{name}");
@@ -98,10 +80,7 @@ fn every_container_has_a_program_matching_its_file_name() {
                 "{name}: ViewID/dependency table size"
             );
             if psv.runtime_info.version >= 3 {
-                assert!(
-                    !psv.runtime_info.entry_function_name.unwrap().is_empty(),
-                    "{name}"
-                );
+                assert!(!psv.runtime_info.entry_function_name.unwrap().is_empty(), "{name}");
             }
         }
         for name in summary.feature_info.iter().flat_map(|f| f.names()) {
@@ -126,13 +105,7 @@ fn raw_bitcode_files_are_detected_as_bitcode() {
     for (name, bytes) in &files {
         assert_eq!(detect(bytes), InputKind::Bitcode, "{name}");
         assert_eq!(unwrap_bitcode(bytes).unwrap(), &bytes[..], "{name}");
-        assert!(
-            matches!(
-                Container::parse(bytes),
-                Err(ContainerError::BadMagic { .. })
-            ),
-            "{name}"
-        );
+        assert!(matches!(Container::parse(bytes), Err(ContainerError::BadMagic { .. })), "{name}");
     }
 }
 
@@ -154,26 +127,13 @@ fn signatures_parse_and_agree_with_psv0() {
     for (name, bytes) in &containers() {
         let container = Container::parse(bytes).unwrap();
         let kind = container.dxil().unwrap().shader_kind;
-        let input = container
-            .input_signature()
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let output = container
-            .output_signature()
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let patch = container
-            .patch_constant_signature()
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let input = container.input_signature().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let output = container.output_signature().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let patch = container.patch_constant_signature().unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(input.is_some(), container.has_chunk(FourCc::ISG1), "{name}");
-        assert_eq!(
-            output.is_some(),
-            container.has_chunk(FourCc::OSG1),
-            "{name}"
-        );
+        assert_eq!(output.is_some(), container.has_chunk(FourCc::OSG1), "{name}");
         let Some(psv) = container.psv0().unwrap() else {
-            assert!(
-                input.is_none() && output.is_none(),
-                "{name}: signatures without PSV0"
-            );
+            assert!(input.is_none() && output.is_none(), "{name}: signatures without PSV0");
             continue;
         };
         let Some(v1) = psv.runtime_info.v1 else {
@@ -181,12 +141,7 @@ fn signatures_parse_and_agree_with_psv0() {
         };
         let pairs = [
             ("input", &input, &psv.input_elements, v1.sig_input_elements),
-            (
-                "output",
-                &output,
-                &psv.output_elements,
-                v1.sig_output_elements,
-            ),
+            ("output", &output, &psv.output_elements, v1.sig_output_elements),
             (
                 "patch constant/primitive",
                 &patch,
@@ -202,10 +157,9 @@ fn signatures_parse_and_agree_with_psv0() {
                 // Older DXC wrote a mesh shader's lone SV_Position once per output
                 // vertex in OSG1; PSV0 has the single one-row element.
                 let max_vertices = match psv.runtime_info.stage_info {
-                    Some(untangle::container::psv0::StageInfo::Mesh {
-                        max_output_vertices,
-                        ..
-                    }) => usize::from(max_output_vertices),
+                    Some(untangle::container::psv0::StageInfo::Mesh { max_output_vertices, .. }) => {
+                        usize::from(max_output_vertices)
+                    }
                     _ => 0,
                 };
                 let sig = signature.as_ref().unwrap();
@@ -213,14 +167,8 @@ fn signatures_parse_and_agree_with_psv0() {
                     && what == "output"
                     && entries == max_vertices
                     && rows == 1
-                    && sig
-                        .elements
-                        .iter()
-                        .all(|e| e.semantic_name == "SV_Position");
-                assert!(
-                    quirk,
-                    "{name} {what}: {entries} signature entries, {rows} PSV0 rows"
-                );
+                    && sig.elements.iter().all(|e| e.semantic_name == "SV_Position");
+                assert!(quirk, "{name} {what}: {entries} signature entries, {rows} PSV0 rows");
                 mesh_quirks += 1;
             }
             // Arbitrary semantics carry their name in both.
@@ -228,9 +176,7 @@ fn signatures_parse_and_agree_with_psv0() {
                 for element in elements.iter().filter(|e| !e.semantic_name.is_empty()) {
                     for &index in &element.semantic_indexes {
                         assert!(
-                            sig.elements.iter().any(|e| e
-                                .semantic_name
-                                .eq_ignore_ascii_case(element.semantic_name)
+                            sig.elements.iter().any(|e| e.semantic_name.eq_ignore_ascii_case(element.semantic_name)
                                 && e.semantic_index == index),
                             "{name} {what}: {}{index} missing from the signature chunk",
                             element.semantic_name
@@ -306,29 +252,18 @@ fn run_guarded(inputs: impl Iterator<Item = (String, Vec<u8>)>) -> BTreeMap<Stri
             }
         }
     }
-    assert!(
-        panics.is_empty(),
-        "{} inputs panicked:\n{}",
-        panics.len(),
-        panics.join("\n")
-    );
+    assert!(panics.is_empty(), "{} inputs panicked:\n{}", panics.len(), panics.join("\n"));
     outcomes
 }
 
 #[test]
 fn every_prefix_of_three_containers_fails_cleanly() {
     let files = containers();
-    let picks = [
-        "tessellation.fork_phase_hs.hs_6_0.dxil",
-        "workgraph.basic.lib_6_8.dxil",
-        "pso.gs_mismatch_so_2.gs_6_0.dxil",
-    ];
+    let picks =
+        ["tessellation.fork_phase_hs.hs_6_0.dxil", "workgraph.basic.lib_6_8.dxil", "pso.gs_mismatch_so_2.gs_6_0.dxil"];
     let mut inputs = Vec::new();
     for pick in picks {
-        let (_, bytes) = files
-            .iter()
-            .find(|(name, _)| name == pick)
-            .unwrap_or_else(|| panic!("{pick} missing"));
+        let (_, bytes) = files.iter().find(|(name, _)| name == pick).unwrap_or_else(|| panic!("{pick} missing"));
         for len in 0..=bytes.len() {
             inputs.push((format!("{pick} prefix {len}"), bytes[..len].to_vec()));
             // With the size field patched, truncation reaches the chunk table and chunks.
@@ -349,11 +284,8 @@ fn every_prefix_of_three_containers_fails_cleanly() {
 #[test]
 fn every_chunk_payload_prefix_fails_cleanly() {
     let files = containers();
-    let picks = [
-        "tessellation.fork_phase_hs.hs_6_0.dxil",
-        "workgraph.basic.lib_6_8.dxil",
-        "pso.gs_mismatch_so_2.gs_6_0.dxil",
-    ];
+    let picks =
+        ["tessellation.fork_phase_hs.hs_6_0.dxil", "workgraph.basic.lib_6_8.dxil", "pso.gs_mismatch_so_2.gs_6_0.dxil"];
     // (input, chunk fourcc, the bytes the cut removed)
     let mut cases = Vec::new();
     for pick in picks {
@@ -373,11 +305,7 @@ fn every_chunk_payload_prefix_fails_cleanly() {
             }
         }
     }
-    let outcomes = run_guarded(
-        cases
-            .iter()
-            .map(|(id, input, ..)| (id.clone(), input.clone())),
-    );
+    let outcomes = run_guarded(cases.iter().map(|(id, input, ..)| (id.clone(), input.clone())));
     println!("{} chunk payload prefixes: {outcomes:#?}", cases.len());
 
     let mut accepted = BTreeMap::<String, usize>::new();
@@ -393,10 +321,7 @@ fn every_chunk_payload_prefix_fails_cleanly() {
             psv.expected_dependency_data_len() != Some(psv.dependency_data.len() as u64)
         };
         let padding = cut.len() < 4 && cut.iter().all(|&b| b == 0);
-        assert!(
-            *fourcc == FourCc::RDAT || padding || psv_short,
-            "{id} was accepted"
-        );
+        assert!(*fourcc == FourCc::RDAT || padding || psv_short, "{id} was accepted");
         *accepted.entry(fourcc.to_string()).or_default() += 1;
     }
     println!("accepted (raw data or padding cut): {accepted:?}");
@@ -414,21 +339,11 @@ fn seeded_mutations_never_panic() {
         if mutator.rng.chance(60) {
             patch_container_size(&mut input);
         }
-        (
-            format!("mutation {i} of {}", files[i % seeds.len()].0),
-            input,
-        )
+        (format!("mutation {i} of {}", files[i % seeds.len()].0), input)
     });
     let outcomes = run_guarded(inputs);
     println!("{MUTATIONS} mutations: {outcomes:#?}");
     // The mutations must reach past the header often enough to test the chunk readers.
-    let deep: usize = outcomes
-        .iter()
-        .filter(|(k, _)| !k.starts_with("parse"))
-        .map(|(_, n)| n)
-        .sum();
-    assert!(
-        deep > MUTATIONS / 4,
-        "only {deep} mutated inputs got past Container::parse"
-    );
+    let deep: usize = outcomes.iter().filter(|(k, _)| !k.starts_with("parse")).map(|(_, n)| n).sum();
+    assert!(deep > MUTATIONS / 4, "only {deep} mutated inputs got past Container::parse");
 }

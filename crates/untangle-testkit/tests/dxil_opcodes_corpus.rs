@@ -42,8 +42,7 @@ fn is_experimental(n: i64) -> bool {
 
 /// Calls whose opcode is not a constant, `(file, class)`: invalid DXIL that
 /// the validator must reject.
-const KNOWN_NON_CONSTANT: &[(&str, &str)] =
-    &[("LitDXILValidation.illegalDXILOp.ll", "storeOutput")];
+const KNOWN_NON_CONSTANT: &[(&str, &str)] = &[("LitDXILValidation.illegalDXILOp.ll", "storeOutput")];
 
 struct Call<'a> {
     class: &'a str,
@@ -79,9 +78,7 @@ fn parse_call(line: &str) -> Option<Call<'_>> {
     let (name, args) = callee_and_args(&code[call_at..])?;
     let (class, _) = decode_function_name(name)?;
     let literal = args.trim_start().strip_prefix("i32 ")?;
-    let end = literal
-        .find(|c: char| !(c.is_ascii_digit() || c == '-'))
-        .unwrap_or(literal.len());
+    let end = literal.find(|c: char| !(c.is_ascii_digit() || c == '-')).unwrap_or(literal.len());
     let opcode = literal[..end].parse().ok();
     Some(Call { class, opcode })
 }
@@ -93,12 +90,8 @@ fn parse_declare(line: &str) -> Option<&str> {
         return None;
     }
     let (name, args) = callee_and_args(code)?;
-    assert!(
-        args.starts_with("i32"),
-        "DXIL op declared without an i32 opcode: {line}"
-    );
-    let (class, _) =
-        decode_function_name(name).unwrap_or_else(|| panic!("undecodable dx.op name {name:?}"));
+    assert!(args.starts_with("i32"), "DXIL op declared without an i32 opcode: {line}");
+    let (class, _) = decode_function_name(name).unwrap_or_else(|| panic!("undecodable dx.op name {name:?}"));
     Some(class)
 }
 
@@ -152,9 +145,7 @@ fn dxc_tests_agree_with_opcode_table() {
             };
             calls_here += 1;
             let Some(opcode) = opcode else {
-                let listed = KNOWN_NON_CONSTANT
-                    .iter()
-                    .position(|&(f, c)| f == file && c == class);
+                let listed = KNOWN_NON_CONSTANT.iter().position(|&(f, c)| f == file && c == class);
                 match listed {
                     Some(i) => {
                         seen_non_constant.insert(i);
@@ -163,23 +154,15 @@ fn dxc_tests_agree_with_opcode_table() {
                 }
                 continue;
             };
-            let known = KNOWN_MISMATCHES
-                .iter()
-                .position(|&(f, c, n)| f == file && c == class && n == opcode);
+            let known = KNOWN_MISMATCHES.iter().position(|&(f, c, n)| f == file && c == class && n == opcode);
             let expected = u32::try_from(opcode).ok().and_then(DxOp::from_u32);
             match (expected, known) {
                 (Some(op), None) if op.class() == class => {
                     checked += 1;
                     checked_ops.insert(op);
                 }
-                (None, None)
-                    if (258..DXIL_1_9_END).contains(&opcode) || is_experimental(opcode) =>
-                {
-                    let bucket = if is_experimental(opcode) {
-                        "experimental"
-                    } else {
-                        "dxil-1.9"
-                    };
+                (None, None) if (258..DXIL_1_9_END).contains(&opcode) || is_experimental(opcode) => {
+                    let bucket = if is_experimental(opcode) { "experimental" } else { "dxil-1.9" };
                     *beyond_1_8.entry(bucket).or_default() += 1;
                     excused_classes_here.insert(class.to_owned());
                 }
@@ -223,52 +206,22 @@ fn dxc_tests_agree_with_opcode_table() {
     println!("known non-constant opcodes (validator tests): {KNOWN_NON_CONSTANT:?}");
     println!("declared classes outside the table: {unknown_declared:?}");
 
-    assert!(
-        unparsed.is_empty(),
-        "unreadable dx.op calls:\n{}",
-        unparsed.join("\n")
-    );
-    assert!(
-        unknown_declared.is_empty(),
-        "declared classes outside the table: {unknown_declared:?}"
-    );
-    assert!(
-        mismatches.is_empty(),
-        "{} mismatches:\n{}",
-        mismatches.len(),
-        mismatches.join("\n")
-    );
-    let unseen: Vec<_> = (0..KNOWN_MISMATCHES.len())
-        .filter(|i| !seen_known.contains(i))
-        .map(|i| KNOWN_MISMATCHES[i])
-        .collect();
-    assert!(
-        unseen.is_empty(),
-        "listed mismatches not found in the corpus: {unseen:?}"
-    );
-    assert_eq!(
-        seen_non_constant.len(),
-        KNOWN_NON_CONSTANT.len(),
-        "listed non-constant calls not found"
-    );
-    assert!(
-        checked >= 3000,
-        "only {checked} calls checked; is the corpus there?"
-    );
-    assert!(
-        checked_ops.len() >= 100,
-        "only {} distinct ops seen",
-        checked_ops.len()
-    );
+    assert!(unparsed.is_empty(), "unreadable dx.op calls:\n{}", unparsed.join("\n"));
+    assert!(unknown_declared.is_empty(), "declared classes outside the table: {unknown_declared:?}");
+    assert!(mismatches.is_empty(), "{} mismatches:\n{}", mismatches.len(), mismatches.join("\n"));
+    let unseen: Vec<_> =
+        (0..KNOWN_MISMATCHES.len()).filter(|i| !seen_known.contains(i)).map(|i| KNOWN_MISMATCHES[i]).collect();
+    assert!(unseen.is_empty(), "listed mismatches not found in the corpus: {unseen:?}");
+    assert_eq!(seen_non_constant.len(), KNOWN_NON_CONSTANT.len(), "listed non-constant calls not found");
+    assert!(checked >= 3000, "only {checked} calls checked; is the corpus there?");
+    assert!(checked_ops.len() >= 100, "only {} distinct ops seen", checked_ops.len());
 }
 
 #[test]
 fn parser_reads_dxc_call_syntax() {
-    let c = parse_call("  %1 = call i32 @dx.op.threadId.i32(i32 93, i32 0)  ; ThreadId(component)")
-        .unwrap();
+    let c = parse_call("  %1 = call i32 @dx.op.threadId.i32(i32 93, i32 0)  ; ThreadId(component)").unwrap();
     assert_eq!((c.class, c.opcode), ("threadId", Some(93)));
-    let c =
-        parse_call("call void @dx.op.bufferStore.f32(i32 69, %dx.types.Handle %h, i32 0)").unwrap();
+    let c = parse_call("call void @dx.op.bufferStore.f32(i32 69, %dx.types.Handle %h, i32 0)").unwrap();
     assert_eq!((c.class, c.opcode), ("bufferStore", Some(69)));
     let c = parse_call("  %x = call i32 @dx.op.linAlgMatrixLength(i32 -2147483632, ...)").unwrap();
     assert_eq!(c.opcode, Some(-2147483632));
@@ -278,10 +231,7 @@ fn parser_reads_dxc_call_syntax() {
     // Quoted CHECK lines live in comments and are not calls.
     assert!(parse_call("; CHECK: call i32 @dx.op.threadId.i32(i32 93, i32 0)").is_none());
     assert!(parse_call("  call void @llvm.dbg.value(metadata i32 0)").is_none());
-    assert_eq!(
-        parse_declare("declare float @dx.op.unary.f32(i32, float) #0"),
-        Some("unary")
-    );
+    assert_eq!(parse_declare("declare float @dx.op.unary.f32(i32, float) #0"), Some("unary"));
     assert_eq!(
         parse_declare("declare %dx.types.Handle @dx.op.createHandle(i32, i8, i32, i32, i1) #1"),
         Some("createHandle")

@@ -42,7 +42,8 @@ fn corpus_cases_pass() {
     let start = Instant::now();
     let (mut passed, mut skipped, mut failed) = (0, Vec::new(), Vec::new());
     for case in &all {
-        let r = untangle_testkit::vulkan::corpus::run_case(&mut gpu, case, Path::new(CORPUS), &DefaultPlacement, TIMEOUT);
+        let r =
+            untangle_testkit::vulkan::corpus::run_case(&mut gpu, case, Path::new(CORPUS), &DefaultPlacement, TIMEOUT);
         println!("{:40} {:>8.1?} {:?}", r.name, r.wall, r.outcome);
         match r.outcome {
             Outcome::Pass => passed += 1,
@@ -50,19 +51,10 @@ fn corpus_cases_pass() {
             Outcome::Fail(e) => failed.push(format!("{}: {e}", r.name)),
         }
     }
-    println!(
-        "{passed} passed, {} skipped, {} failed in {:.1?}",
-        skipped.len(),
-        failed.len(),
-        start.elapsed()
-    );
+    println!("{passed} passed, {} skipped, {} failed in {:.1?}", skipped.len(), failed.len(), start.elapsed());
     assert!(failed.is_empty(), "failed cases:\n{}", failed.join("\n"));
     assert_eq!(passed + skipped.len(), CASES);
-    assert!(
-        passed >= MIN_PASSED,
-        "only {passed} cases ran and passed; skipped:\n{}",
-        skipped.join("\n")
-    );
+    assert!(passed >= MIN_PASSED, "only {passed} cases ran and passed; skipped:\n{}", skipped.join("\n"));
 }
 
 /// A wrong expected word and a perturbed input are both detected.
@@ -81,17 +73,15 @@ fn corpus_mismatch_is_caught() {
     if let Some(Want::Eq(v)) = wrong.expect[0].1.get_mut(5) {
         *v ^= 1;
     }
-    let err = run_spec(&mut gpu, &bytes, &wrong, &DefaultPlacement, TIMEOUT).expect_err("a wrong expectation must fail");
+    let err =
+        run_spec(&mut gpu, &bytes, &wrong, &DefaultPlacement, TIMEOUT).expect_err("a wrong expectation must fail");
     assert!(err.contains("[5]"), "{err}");
     // A perturbed input (one byte of the reference of element 1).
     let mut perturbed = spec.clone();
     if let untangle_testkit::vulkan::corpus::Kind::Buffer(b) = &mut perturbed.resources[0].kind {
         b[16] ^= 0x40;
     }
-    assert!(
-        run_spec(&mut gpu, &bytes, &perturbed, &DefaultPlacement, TIMEOUT).is_err(),
-        "a perturbed input must fail"
-    );
+    assert!(run_spec(&mut gpu, &bytes, &perturbed, &DefaultPlacement, TIMEOUT).is_err(), "a perturbed input must fail");
     // The comparison itself.
     assert!(compare(untangle_testkit::vulkan::corpus::u(0, 0), &[1, 0, 0, 0], &[Want::Eq(2)]).is_err());
 }
@@ -195,10 +185,8 @@ fn runner_push_constants_and_device_addresses() {
     };
     let r = gpu.dispatch(&d).expect("dispatch");
     assert_eq!(r.words(0), Some(vec![0x1234_5678, 0xC0FF_EE01]));
-    let dev: Vec<u32> = r.device_buffers[0]
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let dev: Vec<u32> =
+        r.device_buffers[0].chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
     assert_eq!(dev, vec![0x1234_5678, 0xC0FF_EE01]);
 }
 
@@ -210,8 +198,8 @@ fn runner_push_constants_and_device_addresses() {
 /// --root-signatures`).
 #[test]
 fn corpus_cases_pass_under_root_signatures() {
-    use untangle_testkit::rootsig_gen::Variant;
     use untangle::rootsig::layout::{BindingModel, LayoutOptions, RootDescriptors};
+    use untangle_testkit::rootsig_gen::Variant;
     use untangle_testkit::vulkan::root_placement::RootSignaturePlacement;
     let Some(mut gpu) = gpu_or_skip("corpus_cases_pass_under_root_signatures") else { return };
     let features = gpu.info().features.clone();
@@ -224,11 +212,15 @@ fn corpus_cases_pass_under_root_signatures() {
             continue;
         }
         for variant in Variant::ALL {
-            let placement = RootSignaturePlacement { variant, layout: LayoutOptions { model, root_descriptors: RootDescriptors::Address } };
+            let placement = RootSignaturePlacement {
+                variant,
+                layout: LayoutOptions { model, root_descriptors: RootDescriptors::Address },
+            };
             let (mut passed, mut skipped) = (0, 0);
             for case in &all {
                 eprintln!("running {} [{} / {model:?}]", case.name, variant.name());
-                let r = untangle_testkit::vulkan::corpus::run_case(&mut gpu, case, Path::new(CORPUS), &placement, TIMEOUT);
+                let r =
+                    untangle_testkit::vulkan::corpus::run_case(&mut gpu, case, Path::new(CORPUS), &placement, TIMEOUT);
                 match r.outcome {
                     Outcome::Pass => passed += 1,
                     Outcome::Skipped(_) => skipped += 1,

@@ -5,9 +5,9 @@
 
 use untangle::emit::translate::RootSignatureBinding;
 use untangle::emit::{translate_module, Options};
-use untangle_testkit::rootsig_gen::{covering, shader_facts, Variant};
 use untangle::rootsig::layout::{BindingModel, LayoutOptions, RootDescriptors};
 use untangle::rootsig::*;
+use untangle_testkit::rootsig_gen::{covering, shader_facts, Variant};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton");
 
@@ -16,9 +16,16 @@ fn load(name: &str) -> Option<untangle::load::Loaded> {
     p.exists().then(|| untangle::load::load_path(&p).unwrap())
 }
 
-fn translate(m: &untangle::ir::Module, rs: RootSignature, model: BindingModel) -> untangle::Result<untangle::emit::Translation> {
+fn translate(
+    m: &untangle::ir::Module,
+    rs: RootSignature,
+    model: BindingModel,
+) -> untangle::Result<untangle::emit::Translation> {
     let layout = LayoutOptions { model, root_descriptors: RootDescriptors::Address };
-    translate_module(m, &Options { root_signature: Some(RootSignatureBinding { signature: rs, layout }), ..Options::default() })
+    translate_module(
+        m,
+        &Options { root_signature: Some(RootSignatureBinding { signature: rs, layout }), ..Options::default() },
+    )
 }
 
 fn generated(l: &untangle::load::Loaded, variant: Variant) -> RootSignature {
@@ -39,7 +46,9 @@ fn layout_reports() {
             eprintln!("{DIR} not found: skipping");
             return;
         };
-        for (variant, model) in [(Variant::RootParameters, BindingModel::Heap), (Variant::MixedSpaces, BindingModel::Direct)] {
+        for (variant, model) in
+            [(Variant::RootParameters, BindingModel::Heap), (Variant::MixedSpaces, BindingModel::Direct)]
+        {
             let t = translate(&l.module, generated(&l, variant), model).unwrap();
             let json = serde_json::to_string_pretty(&t.layout.unwrap()).unwrap();
             insta::assert_snapshot!(format!("layout_{short}_{}_{:?}", variant.name(), model).to_lowercase(), json);
@@ -97,7 +106,12 @@ fn root_descriptor_of_a_texture_and_partial_ranges_are_rejected() {
         0,
         RootParameter {
             visibility: Visibility::All,
-            kind: ParameterKind::Descriptor(RootDescriptor { class: ResourceClass::Srv, register: 0, space: 0, flags: DescriptorFlags(0) }),
+            kind: ParameterKind::Descriptor(RootDescriptor {
+                class: ResourceClass::Srv,
+                register: 0,
+                space: 0,
+                flags: DescriptorFlags(0),
+            }),
         },
     );
     let e = translate(&l.module, rs, BindingModel::Direct).unwrap_err().to_string();

@@ -197,16 +197,10 @@ fn strings_round_trip_through_rts0_and_back_to_text() {
 fn defaults_are_dxcs() {
     let rs = parse_hlsl("DescriptorTable(SRV(t3)), StaticSampler(s1)", V1_1).unwrap();
     assert_eq!(rs.parameters[0].visibility, Visibility::All);
-    let ParameterKind::Table(ranges) = &rs.parameters[0].kind else {
-        panic!()
-    };
+    let ParameterKind::Table(ranges) = &rs.parameters[0].kind else { panic!() };
     assert_eq!(ranges, &vec![DescriptorRange::new(ResourceClass::Srv, 3)]);
     assert_eq!(rs.static_samplers, vec![StaticSampler::with_defaults(1)]);
-    let rs = parse_hlsl(
-        "StaticSampler(s0, maxLOD = 3.402823466e+38f, mipLODBias = 0.0f)",
-        V1_0,
-    )
-    .unwrap();
+    let rs = parse_hlsl("StaticSampler(s0, maxLOD = 3.402823466e+38f, mipLODBias = 0.0f)", V1_0).unwrap();
     assert_eq!(rs.static_samplers, vec![StaticSampler::with_defaults(0)]);
 }
 
@@ -276,7 +270,11 @@ fn layout_of_v1_0_descriptor_and_sampler_table_matches_dxc() {
 /// 1.2: the 56-byte static sampler with its trailing flags.
 #[test]
 fn layout_of_v1_2_sampler_has_flags() {
-    let rs = parse_hlsl("StaticSampler(s0, flags = UINT_BORDER_COLOR, borderColor = STATIC_BORDER_COLOR_OPAQUE_WHITE_UINT)", V1_2).unwrap();
+    let rs = parse_hlsl(
+        "StaticSampler(s0, flags = UINT_BORDER_COLOR, borderColor = STATIC_BORDER_COLOR_OPAQUE_WHITE_UINT)",
+        V1_2,
+    )
+    .unwrap();
     #[rustfmt::skip]
     let expected = words(&[
         3, 0, 0x18, 1, 0x18, 0,
@@ -287,10 +285,7 @@ fn layout_of_v1_2_sampler_has_flags() {
 
 /// Blobs for the malformed-input tests: a few of the cases, serialized.
 fn blobs() -> Vec<Vec<u8>> {
-    [4, 12, 15, 17, 24, 27, 28, 29]
-        .iter()
-        .map(|&i| to_rts0(&parse_hlsl(CASES[i].1, CASES[i].0).unwrap()))
-        .collect()
+    [4, 12, 15, 17, 24, 27, 28, 29].iter().map(|&i| to_rts0(&parse_hlsl(CASES[i].1, CASES[i].0).unwrap())).collect()
 }
 
 #[test]
@@ -299,10 +294,7 @@ fn every_truncation_is_an_error() {
         for len in 0..blob.len() {
             let err = decode_rts0(&blob[..len]).expect_err("a truncated blob parsed");
             assert!(
-                matches!(
-                    err,
-                    RootSigError::Truncated { .. } | RootSigError::CountTooLarge { .. }
-                ),
+                matches!(err, RootSigError::Truncated { .. } | RootSigError::CountTooLarge { .. }),
                 "prefix {len}: {err:?}"
             );
         }
@@ -315,13 +307,7 @@ fn put(bytes: &mut [u8], offset: usize, value: u32) {
 
 fn table_blob() -> Vec<u8> {
     // Parameter 0 CBV at payload 0x30, parameter 1 table at 0x3c with ranges at 0x44.
-    to_rts0(
-        &parse_hlsl(
-            "CBV(b0), DescriptorTable(SRV(t0), UAV(u0)), StaticSampler(s0)",
-            V1_1,
-        )
-        .unwrap(),
-    )
+    to_rts0(&parse_hlsl("CBV(b0), DescriptorTable(SRV(t0), UAV(u0)), StaticSampler(s0)", V1_1).unwrap())
 }
 
 #[test]
@@ -330,39 +316,20 @@ fn offsets_out_of_bounds_are_errors() {
     assert!(parse_rts0(&good).is_ok());
     let mut b = good.clone();
     put(&mut b, 8, 0xFFFF_FFF0);
-    assert!(matches!(
-        decode_rts0(&b),
-        Err(RootSigError::CountTooLarge {
-            offset: 0xFFFF_FFF0,
-            ..
-        })
-    ));
+    assert!(matches!(decode_rts0(&b), Err(RootSigError::CountTooLarge { offset: 0xFFFF_FFF0, .. })));
     let mut b = good.clone();
     put(&mut b, 0x18 + 8, good.len() as u32 - 4);
-    assert!(
-        matches!(decode_rts0(&b), Err(RootSigError::Truncated { .. })),
-        "{:?}",
-        decode_rts0(&b)
-    );
+    assert!(matches!(decode_rts0(&b), Err(RootSigError::Truncated { .. })), "{:?}", decode_rts0(&b));
     let mut b = good.clone();
     put(&mut b, 0x24 + 8, u32::MAX);
-    assert!(matches!(
-        decode_rts0(&b),
-        Err(RootSigError::Truncated { .. })
-    ));
+    assert!(matches!(decode_rts0(&b), Err(RootSigError::Truncated { .. })));
     let mut b = good.clone();
     put(&mut b, 0x3c + 4, good.len() as u32);
     let err = decode_rts0(&b).unwrap_err();
-    assert!(
-        matches!(&err, RootSigError::CountTooLarge { what, .. } if what.contains("parameter 1")),
-        "{err:?}"
-    );
+    assert!(matches!(&err, RootSigError::CountTooLarge { what, .. } if what.contains("parameter 1")), "{err:?}");
     let mut b = good.clone();
     put(&mut b, 16, good.len() as u32 - 8);
-    assert!(matches!(
-        decode_rts0(&b),
-        Err(RootSigError::CountTooLarge { .. })
-    ));
+    assert!(matches!(decode_rts0(&b), Err(RootSigError::CountTooLarge { .. })));
 }
 
 #[test]
@@ -382,48 +349,30 @@ fn bad_version_type_visibility_and_enums_are_named() {
     );
     let mut b = good.clone();
     put(&mut b, 0x24 + 4, 8);
-    assert!(matches!(
-        decode_rts0(&b),
-        Err(RootSigError::BadValue {
-            offset: 0x28,
-            value: 8,
-            ..
-        })
-    ));
+    assert!(matches!(decode_rts0(&b), Err(RootSigError::BadValue { offset: 0x28, value: 8, .. })));
     // Range 1 of parameter 1: range type 7.
     let mut b = good.clone();
     put(&mut b, 0x44 + 24, 7);
     let err = decode_rts0(&b).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "RTS0: byte 0x5c: parameter 1 range 1: range type 7"
-    );
+    assert_eq!(err.to_string(), "RTS0: byte 0x5c: parameter 1 range 1: range type 7");
     // Static sampler fields: address U, comparison, border colour, visibility.
     let sampler = u32::from_le_bytes(good[16..20].try_into().unwrap()) as usize;
-    for (field, value, name) in [
-        (1, 0, "address U"),
-        (6, 9, "comparison function"),
-        (7, 5, "border color"),
-        (12, 8, "shader visibility"),
-    ] {
+    for (field, value, name) in
+        [(1, 0, "address U"), (6, 9, "comparison function"), (7, 5, "border color"), (12, 8, "shader visibility")]
+    {
         let mut b = good.clone();
         put(&mut b, sampler + 4 * field, value);
         let err = decode_rts0(&b).unwrap_err();
-        assert!(
-            matches!(&err, RootSigError::BadValue { what, .. } if what.ends_with(name)),
-            "{err:?}"
-        );
+        assert!(matches!(&err, RootSigError::BadValue { what, .. } if what.ends_with(name)), "{err:?}");
     }
 }
 
 #[test]
 fn count_overflow_is_rejected_without_allocating() {
     let good = table_blob();
-    for (offset, what) in [
-        (4, "root parameter array"),
-        (12, "static sampler array"),
-        (0x3c, "parameter 1: descriptor range array"),
-    ] {
+    for (offset, what) in
+        [(4, "root parameter array"), (12, "static sampler array"), (0x3c, "parameter 1: descriptor range array")]
+    {
         for count in [0x7FFF_FFFF, u32::MAX, 1000] {
             let mut b = good.clone();
             put(&mut b, offset, count);
@@ -441,17 +390,12 @@ fn container_without_rts0_and_bad_container_are_errors() {
     let mut c = to_rts0_container(&parse_hlsl("CBV(b0)", V1_1).unwrap());
     c[36..40].copy_from_slice(b"XXXX");
     assert_eq!(parse_rts0_file(&c), Err(RootSigError::MissingPart));
-    assert!(matches!(
-        parse_rts0_file(&c[..c.len() - 1]),
-        Err(RootSigError::Container(_))
-    ));
+    assert!(matches!(parse_rts0_file(&c[..c.len() - 1]), Err(RootSigError::Container(_))));
 }
 
 fn rule_of(text: &str, version: Version) -> Rule {
     match parse_hlsl(text, version) {
-        Err(e) => e
-            .rule()
-            .unwrap_or_else(|| panic!("{text}: not a validation error: {e}")),
+        Err(e) => e.rule().unwrap_or_else(|| panic!("{text}: not a validation error: {e}")),
         Ok(_) => panic!("{text}: accepted"),
     }
 }
@@ -462,97 +406,67 @@ fn model(text: &str, version: Version) -> RootSignature {
 
 #[test]
 fn rule_root_cost() {
-    assert_eq!(
-        rule_of("RootConstants(num32BitConstants = 63, b0), CBV(b1)", V1_1),
-        Rule::RootCost
-    );
+    assert_eq!(rule_of("RootConstants(num32BitConstants = 63, b0), CBV(b1)", V1_1), Rule::RootCost);
     let tables = vec!["DescriptorTable(visibility = SHADER_VISIBILITY_ALL)"; 65].join(",");
     assert_eq!(rule_of(&tables, V1_1), Rule::RootCost);
 }
 
 #[test]
 fn rule_register_overlap_within_a_table() {
-    assert_eq!(
-        rule_of(
-            "DescriptorTable(SRV(t0, numDescriptors = 4), SRV(t3))",
-            V1_1
-        ),
-        Rule::RegisterOverlap
-    );
+    assert_eq!(rule_of("DescriptorTable(SRV(t0, numDescriptors = 4), SRV(t3))", V1_1), Rule::RegisterOverlap);
 }
 
 #[test]
 fn rule_register_overlap_across_parameters() {
+    assert_eq!(rule_of("CBV(b0), RootConstants(num32BitConstants = 1, b0)", V1_1), Rule::RegisterOverlap);
     assert_eq!(
-        rule_of("CBV(b0), RootConstants(num32BitConstants = 1, b0)", V1_1),
+        rule_of(
+            "UAV(u2, visibility = SHADER_VISIBILITY_PIXEL), DescriptorTable(UAV(u0, numDescriptors = unbounded))",
+            V1_1
+        ),
         Rule::RegisterOverlap
     );
-    assert_eq!(rule_of("UAV(u2, visibility = SHADER_VISIBILITY_PIXEL), DescriptorTable(UAV(u0, numDescriptors = unbounded))", V1_1), Rule::RegisterOverlap);
 }
 
 #[test]
 fn rule_register_overlap_static_sampler_vs_sampler_range() {
     assert_eq!(
-        rule_of(
-            "DescriptorTable(Sampler(s0, numDescriptors = unbounded)), StaticSampler(s5)",
-            V1_1
-        ),
+        rule_of("DescriptorTable(Sampler(s0, numDescriptors = unbounded)), StaticSampler(s5)", V1_1),
         Rule::RegisterOverlap
     );
     assert_eq!(
-        rule_of(
-            "StaticSampler(s1), StaticSampler(s1, visibility = SHADER_VISIBILITY_PIXEL)",
-            V1_1
-        ),
+        rule_of("StaticSampler(s1), StaticSampler(s1, visibility = SHADER_VISIBILITY_PIXEL)", V1_1),
         Rule::RegisterOverlap
     );
 }
 
 #[test]
 fn rule_register_overflow() {
-    assert_eq!(
-        rule_of(
-            "DescriptorTable(SRV(t4294967295, numDescriptors = 2))",
-            V1_1
-        ),
-        Rule::RegisterOverflow
-    );
+    assert_eq!(rule_of("DescriptorTable(SRV(t4294967295, numDescriptors = 2))", V1_1), Rule::RegisterOverflow);
 }
 
 #[test]
 fn rule_offset_overflow() {
     assert_eq!(
-        rule_of(
-            "DescriptorTable(SRV(t0, numDescriptors = 10, offset = 4294967290))",
-            V1_1
-        ),
+        rule_of("DescriptorTable(SRV(t0, numDescriptors = 10, offset = 4294967290))", V1_1),
         Rule::OffsetOverflow
     );
 }
 
 #[test]
 fn rule_samplers_mixed() {
-    assert_eq!(
-        rule_of("DescriptorTable(SRV(t0), Sampler(s0))", V1_1),
-        Rule::SamplersMixed
-    );
+    assert_eq!(rule_of("DescriptorTable(SRV(t0), Sampler(s0))", V1_1), Rule::SamplersMixed);
 }
 
 #[test]
 fn rule_zero_count() {
-    assert_eq!(
-        rule_of("DescriptorTable(SRV(t0, numDescriptors = 0))", V1_1),
-        Rule::ZeroCount
-    );
+    assert_eq!(rule_of("DescriptorTable(SRV(t0, numDescriptors = 0))", V1_1), Rule::ZeroCount);
 }
 
 #[test]
 fn rule_append_after_unbounded() {
     assert_eq!(
-        rule_of(
-            "DescriptorTable(SRV(t0, numDescriptors = unbounded), UAV(u0))",
-            V1_1
-        ),
+        rule_of("DescriptorTable(SRV(t0, numDescriptors = unbounded), UAV(u0))", V1_1),
         Rule::AppendAfterUnbounded
     );
 }
@@ -561,29 +475,16 @@ fn rule_append_after_unbounded() {
 fn rule_flags_not_in_version() {
     // The string parser rejects these as syntax; a 1.0 model (or blob) can still carry them.
     let mut rs = model("DescriptorTable(SRV(t0))", V1_0);
-    let ParameterKind::Table(ranges) = &mut rs.parameters[0].kind else {
-        panic!()
-    };
+    let ParameterKind::Table(ranges) = &mut rs.parameters[0].kind else { panic!() };
     ranges[0].flags = RangeFlags(RangeFlags::DATA_STATIC);
-    assert_eq!(
-        validate(&rs).unwrap_err().rule(),
-        Some(Rule::FlagsNotInVersion)
-    );
+    assert_eq!(validate(&rs).unwrap_err().rule(), Some(Rule::FlagsNotInVersion));
     let mut rs = model("CBV(b0)", V1_0);
-    let ParameterKind::Descriptor(d) = &mut rs.parameters[0].kind else {
-        panic!()
-    };
+    let ParameterKind::Descriptor(d) = &mut rs.parameters[0].kind else { panic!() };
     d.flags = DescriptorFlags(DescriptorFlags::DATA_VOLATILE);
-    assert_eq!(
-        validate(&rs).unwrap_err().rule(),
-        Some(Rule::FlagsNotInVersion)
-    );
+    assert_eq!(validate(&rs).unwrap_err().rule(), Some(Rule::FlagsNotInVersion));
     let mut rs = model("StaticSampler(s0)", V1_1);
     rs.static_samplers[0].flags = SamplerFlags(1);
-    assert_eq!(
-        validate(&rs).unwrap_err().rule(),
-        Some(Rule::FlagsNotInVersion)
-    );
+    assert_eq!(validate(&rs).unwrap_err().rule(), Some(Rule::FlagsNotInVersion));
 }
 
 #[test]
@@ -605,20 +506,13 @@ fn rule_unknown_flag() {
     // And from a blob: root flags are the header's last field.
     let mut bytes = to_rts0(&model("CBV(b0)", V1_1));
     put(&mut bytes, 20, 0x8000_0000);
-    assert_eq!(
-        parse_rts0(&bytes).unwrap_err().rule(),
-        Some(Rule::UnknownFlag)
-    );
+    assert_eq!(parse_rts0(&bytes).unwrap_err().rule(), Some(Rule::UnknownFlag));
     let mut rs = model("DescriptorTable(SRV(t0))", V1_1);
-    let ParameterKind::Table(ranges) = &mut rs.parameters[0].kind else {
-        panic!()
-    };
+    let ParameterKind::Table(ranges) = &mut rs.parameters[0].kind else { panic!() };
     ranges[0].flags = RangeFlags(0x20);
     assert_eq!(validate(&rs).unwrap_err().rule(), Some(Rule::UnknownFlag));
     let mut rs = model("UAV(u0)", V1_1);
-    let ParameterKind::Descriptor(d) = &mut rs.parameters[0].kind else {
-        panic!()
-    };
+    let ParameterKind::Descriptor(d) = &mut rs.parameters[0].kind else { panic!() };
     d.flags = DescriptorFlags(1);
     assert_eq!(validate(&rs).unwrap_err().rule(), Some(Rule::UnknownFlag));
     let mut rs = model("StaticSampler(s0)", V1_2);
@@ -644,11 +538,7 @@ fn rule_bad_filter() {
     let mut rs = model("StaticSampler(s0)", V1_1);
     for bad in [0x2, 0x40, 0x56, 0x200, u32::MAX] {
         rs.static_samplers[0].filter = Filter(bad);
-        assert_eq!(
-            validate(&rs).unwrap_err().rule(),
-            Some(Rule::BadEnum),
-            "{bad:#x}"
-        );
+        assert_eq!(validate(&rs).unwrap_err().rule(), Some(Rule::BadEnum), "{bad:#x}");
     }
     assert!(matches!(
         parse_hlsl("StaticSampler(s0, filter = FILTER_BILINEAR)", V1_1),
@@ -659,30 +549,16 @@ fn rule_bad_filter() {
 #[test]
 fn rule_sampler_root_descriptor() {
     let mut rs = model("CBV(b0)", V1_1);
-    let ParameterKind::Descriptor(d) = &mut rs.parameters[0].kind else {
-        panic!()
-    };
+    let ParameterKind::Descriptor(d) = &mut rs.parameters[0].kind else { panic!() };
     d.class = ResourceClass::Sampler;
-    assert_eq!(
-        validate(&rs).unwrap_err().rule(),
-        Some(Rule::SamplerRootDescriptor)
-    );
+    assert_eq!(validate(&rs).unwrap_err().rule(), Some(Rule::SamplerRootDescriptor));
 }
 
 #[test]
 fn rule_sampler_field() {
-    assert_eq!(
-        rule_of("StaticSampler(s0, maxAnisotropy = 17)", V1_1),
-        Rule::SamplerField
-    );
-    assert_eq!(
-        rule_of("StaticSampler(s0, mipLODBias = 16)", V1_1),
-        Rule::SamplerField
-    );
-    assert_eq!(
-        rule_of("StaticSampler(s0, mipLODBias = -16.5)", V1_1),
-        Rule::SamplerField
-    );
+    assert_eq!(rule_of("StaticSampler(s0, maxAnisotropy = 17)", V1_1), Rule::SamplerField);
+    assert_eq!(rule_of("StaticSampler(s0, mipLODBias = 16)", V1_1), Rule::SamplerField);
+    assert_eq!(rule_of("StaticSampler(s0, mipLODBias = -16.5)", V1_1), Rule::SamplerField);
     let mut rs = model("StaticSampler(s0)", V1_1);
     rs.static_samplers[0].min_lod = f32::NAN;
     assert_eq!(validate(&rs).unwrap_err().rule(), Some(Rule::SamplerField));
@@ -702,33 +578,16 @@ fn rule_sampler_field() {
 
 #[test]
 fn rule_reserved_space() {
-    assert_eq!(
-        rule_of("CBV(b0, space = 4294967280)", V1_1),
-        Rule::ReservedSpace
-    );
-    assert_eq!(
-        rule_of("DescriptorTable(UAV(u0, space = 4294967295))", V1_1),
-        Rule::ReservedSpace
-    );
-    assert_eq!(
-        rule_of("StaticSampler(s0, space = 4294967290)", V1_1),
-        Rule::ReservedSpace
-    );
-    assert_eq!(
-        rule_of(
-            "RootConstants(b0, num32BitConstants = 1, space = 4294967281)",
-            V1_1
-        ),
-        Rule::ReservedSpace
-    );
+    assert_eq!(rule_of("CBV(b0, space = 4294967280)", V1_1), Rule::ReservedSpace);
+    assert_eq!(rule_of("DescriptorTable(UAV(u0, space = 4294967295))", V1_1), Rule::ReservedSpace);
+    assert_eq!(rule_of("StaticSampler(s0, space = 4294967290)", V1_1), Rule::ReservedSpace);
+    assert_eq!(rule_of("RootConstants(b0, num32BitConstants = 1, space = 4294967281)", V1_1), Rule::ReservedSpace);
     assert!(parse_hlsl("CBV(b0, space = 4294967279)", V1_1).is_ok());
 }
 
 fn syntax_of(text: &str, version: Version) -> (SyntaxKind, TextPos, String) {
     match parse_hlsl(text, version) {
-        Err(RootSigError::Syntax {
-            kind, at, token, ..
-        }) => (kind, at, token),
+        Err(RootSigError::Syntax { kind, at, token, .. }) => (kind, at, token),
         other => panic!("{text}: {other:?}"),
     }
 }
@@ -746,7 +605,13 @@ fn string_syntax_errors_are_typed_with_position_and_token() {
         ("CBV(b0, space = 1, space = 2)", V1_1, Duplicate, pos(1, 20), "space"),
         ("CBV(b0, b1)", V1_1, Duplicate, pos(1, 9), "b1"),
         ("StaticSampler(s0, maxLOD = 1, MAXLOD = 2)", V1_1, Duplicate, pos(1, 31), "MAXLOD"),
-        ("DescriptorTable(SRV(t0), visibility = SHADER_VISIBILITY_ALL, visibility = SHADER_VISIBILITY_PIXEL)", V1_1, Duplicate, pos(1, 62), "visibility"),
+        (
+            "DescriptorTable(SRV(t0), visibility = SHADER_VISIBILITY_ALL, visibility = SHADER_VISIBILITY_PIXEL)",
+            V1_1,
+            Duplicate,
+            pos(1, 62),
+            "visibility",
+        ),
         ("RootFlags(DENY_EVERYTHING)", V1_1, Unexpected, pos(1, 11), "DENY_EVERYTHING"),
         ("CBV(b0, flags = DESCRIPTORS_VOLATILE)", V1_1, Unexpected, pos(1, 17), "DESCRIPTORS_VOLATILE"),
         ("RootFlags(0), RootFlags(0)", V1_1, DuplicateRootFlags, pos(1, 15), "RootFlags"),
@@ -774,18 +639,20 @@ fn string_syntax_errors_are_typed_with_position_and_token() {
         ("StaticSampler(s0, mipLODBias = 1e)", V1_1, BadToken, pos(1, 32), "1e"),
         ("CBV(b0, visibility = SHADER_VISIBILITY_COMPUTE)", V1_1, Unexpected, pos(1, 22), "SHADER_VISIBILITY_COMPUTE"),
         ("CBV(b0, space 1)", V1_1, Unexpected, pos(1, 15), "1"),
-        ("StaticSampler(s0, addressU = TEXTURE_ADDRESS_REPEAT)", V1_1, Unexpected, pos(1, 30), "TEXTURE_ADDRESS_REPEAT"),
+        (
+            "StaticSampler(s0, addressU = TEXTURE_ADDRESS_REPEAT)",
+            V1_1,
+            Unexpected,
+            pos(1, 30),
+            "TEXTURE_ADDRESS_REPEAT",
+        ),
         ("CBV(b0); SRV(t0)", V1_1, BadToken, pos(1, 8), ";"),
         ("\"CBV(b0)", V1_1, BadQuote, pos(1, 1), "\""),
         ("\"CBV(b0)\" x \"SRV(t0)\"", V1_1, BadQuote, pos(1, 11), "x"),
         ("CBV(b0),\n  SRV(t0, numDescriptors = 2)", V1_1, Unexpected, pos(2, 11), "numDescriptors"),
     ];
     for &(text, version, kind, at, token) in cases {
-        assert_eq!(
-            syntax_of(text, version),
-            (kind, at, token.to_string()),
-            "{text}"
-        );
+        assert_eq!(syntax_of(text, version), (kind, at, token.to_string()), "{text}");
     }
 }
 
@@ -808,10 +675,7 @@ impl Rng {
 #[test]
 fn seeded_binary_mutations_never_panic() {
     let mut rng = Rng(0x005e_ed0f_b10b);
-    let blobs: Vec<Vec<u8>> = CASES
-        .iter()
-        .map(|&(v, t)| to_rts0(&parse_hlsl(t, v).unwrap()))
-        .collect();
+    let blobs: Vec<Vec<u8>> = CASES.iter().map(|&(v, t)| to_rts0(&parse_hlsl(t, v).unwrap())).collect();
     let (mut accepted, mut total) = (0, 0);
     for round in 0..4000 {
         let mut b = blobs[round % blobs.len()].clone();
@@ -823,20 +687,7 @@ fn seeded_binary_mutations_never_panic() {
                 }
                 1 if b.len() >= 4 => {
                     let i = rng.below(b.len() / 4) * 4;
-                    let special = [
-                        0,
-                        1,
-                        2,
-                        3,
-                        4,
-                        7,
-                        0x18,
-                        0xFF,
-                        0xFFFF,
-                        0x7FFF_FFFF,
-                        0xFFFF_FFF0,
-                        u32::MAX,
-                    ];
+                    let special = [0, 1, 2, 3, 4, 7, 0x18, 0xFF, 0xFFFF, 0x7FFF_FFFF, 0xFFFF_FFF0, u32::MAX];
                     put(&mut b, i, special[rng.below(special.len())]);
                 }
                 2 => b.truncate(rng.below(b.len() + 1)),
@@ -855,12 +706,7 @@ fn seeded_binary_mutations_never_panic() {
             // Anything accepted is valid, so it must survive both round trips.
             let again = to_rts0(&rs);
             assert_eq!(parse_rts0(&again).as_ref(), Ok(&rs));
-            assert_eq!(
-                parse_hlsl(&to_hlsl(&rs), rs.version).as_ref(),
-                Ok(&rs),
-                "{}",
-                to_hlsl(&rs)
-            );
+            assert_eq!(parse_hlsl(&to_hlsl(&rs), rs.version).as_ref(), Ok(&rs), "{}", to_hlsl(&rs));
         }
     }
     assert!(accepted > 0 && accepted < total, "{accepted} of {total}");
@@ -869,9 +715,7 @@ fn seeded_binary_mutations_never_panic() {
 #[test]
 fn seeded_string_mutations_never_panic() {
     let mut rng = Rng(0x7e57_5eed);
-    let alphabet: Vec<char> = "(),=| \n\"\\-+.0123456789bstuefFxABCDEFGHIJKLMNOPQRSTUVWXYZ_é"
-        .chars()
-        .collect();
+    let alphabet: Vec<char> = "(),=| \n\"\\-+.0123456789bstuefFxABCDEFGHIJKLMNOPQRSTUVWXYZ_é".chars().collect();
     for round in 0..3000 {
         let (version, text) = CASES[round % CASES.len()];
         let mut chars: Vec<char> = text.chars().collect();
@@ -889,11 +733,7 @@ fn seeded_string_mutations_never_panic() {
         let mutated: String = chars.into_iter().collect();
         if let Ok(rs) = parse_hlsl(&mutated, version) {
             assert_eq!(parse_rts0(&to_rts0(&rs)).as_ref(), Ok(&rs), "{mutated}");
-            assert_eq!(
-                parse_hlsl(&to_hlsl(&rs), version).as_ref(),
-                Ok(&rs),
-                "{mutated}"
-            );
+            assert_eq!(parse_hlsl(&to_hlsl(&rs), version).as_ref(), Ok(&rs), "{mutated}");
         }
     }
 }
@@ -905,10 +745,7 @@ fn errors_convert_into_the_crate_error() {
     }
     let err = via_crate("CBV(").unwrap_err();
     assert!(matches!(err, untangle::Error::RootSig(_)));
-    assert!(
-        err.to_string().starts_with("root signature string 1:5:"),
-        "{err}"
-    );
+    assert!(err.to_string().starts_with("root signature string 1:5:"), "{err}");
 }
 
 #[test]
@@ -917,14 +754,8 @@ fn json_dump_names_everything() {
     let v = untangle::rootsig::json::to_json(&rs);
     assert_eq!(v["version"], "1.2");
     assert_eq!(v["root_cost_dwords"], 8 + 2 + 2 + 2 + 1 + 1);
-    assert_eq!(
-        v["parameters"][4]["ranges"][0]["numDescriptors"],
-        "unbounded"
-    );
-    assert_eq!(
-        v["static_samplers"][0]["filter"],
-        "FILTER_COMPARISON_MIN_MAG_MIP_LINEAR"
-    );
+    assert_eq!(v["parameters"][4]["ranges"][0]["numDescriptors"], "unbounded");
+    assert_eq!(v["static_samplers"][0]["filter"], "FILTER_COMPARISON_MIN_MAG_MIP_LINEAR");
 }
 
 /// The canonical text: one element per line, tables' ranges indented, DXC's defaults left

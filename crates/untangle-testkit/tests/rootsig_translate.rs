@@ -10,11 +10,11 @@
 //! D3D12 validator and round-trips through RTS0 and the string form.
 
 use std::path::PathBuf;
-use untangle_testkit::check::spirv_val::find_spirv_val;
 use untangle::emit::translate::RootSignatureBinding;
 use untangle::emit::{translate_module, Options};
-use untangle_testkit::rootsig_gen::{covering, shader_facts, Variant};
 use untangle::rootsig::layout::{BindingModel, LayoutOptions, RootDescriptors};
+use untangle_testkit::check::spirv_val::find_spirv_val;
+use untangle_testkit::rootsig_gen::{covering, shader_facts, Variant};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton");
 
@@ -25,7 +25,15 @@ fn stage_of(name: &str) -> Option<&str> {
 
 fn corpus() -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = match std::fs::read_dir(DIR) {
-        Ok(d) => d.flatten().map(|e| e.path()).filter(|p| p.file_name().and_then(|n| stage_of(&n.to_string_lossy()).map(|s| matches!(s, "cs" | "ps" | "vs"))).unwrap_or(false)).collect(),
+        Ok(d) => d
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| stage_of(&n.to_string_lossy()).map(|s| matches!(s, "cs" | "ps" | "vs")))
+                    .unwrap_or(false)
+            })
+            .collect(),
         Err(_) => Vec::new(),
     };
     paths.sort();
@@ -73,11 +81,18 @@ fn corpus_shaders_under_generated_root_signatures() {
             let bytes = untangle::rootsig::to_rts0(&rs);
             assert_eq!(untangle::rootsig::parse_rts0(&bytes).as_ref(), Ok(&rs), "{name}: RTS0 round trip");
             let text = untangle::rootsig::to_hlsl(&rs);
-            assert_eq!(untangle::rootsig::parse_hlsl(&text, rs.version).as_ref(), Ok(&rs), "{name}: string round trip of {text}");
+            assert_eq!(
+                untangle::rootsig::parse_hlsl(&text, rs.version).as_ref(),
+                Ok(&rs),
+                "{name}: string round trip of {text}"
+            );
             signatures += 1;
             for layout in models {
                 let what = format!("{name} [{} / {:?}]", variant.name(), layout.model);
-                let options = Options { root_signature: Some(RootSignatureBinding { signature: rs.clone(), layout }), ..Options::default() };
+                let options = Options {
+                    root_signature: Some(RootSignatureBinding { signature: rs.clone(), layout }),
+                    ..Options::default()
+                };
                 let t = match translate_module(&loaded.module, &options) {
                     Ok(t) => t,
                     Err(e) => {
@@ -97,7 +112,8 @@ fn corpus_shaders_under_generated_root_signatures() {
                 if layout.model == BindingModel::Direct && !heaps && !unbounded {
                     let m = rspirv::dr::load_words(&t.words).unwrap();
                     let runtime = m.capabilities.iter().any(|c| {
-                        c.operands.first() == Some(&rspirv::dr::Operand::Capability(rspirv::spirv::Capability::RuntimeDescriptorArray))
+                        c.operands.first()
+                            == Some(&rspirv::dr::Operand::Capability(rspirv::spirv::Capability::RuntimeDescriptorArray))
                     });
                     if runtime {
                         failures.push(format!("{what}: direct model needs RuntimeDescriptorArray"));

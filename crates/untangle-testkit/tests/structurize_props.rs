@@ -8,10 +8,12 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use untangle::ir::Module;
 use untangle_testkit::check::shape_check::check_module;
 use untangle_testkit::check::spirv_val::find_spirv_val;
-use untangle_testkit::fuzzing::structured_gen::{generate, to_llvm_text, unrolled_interleaved_breaks, unrolled_interleaved_breaks_in_loop, ShapeGenConfig};
-use untangle::ir::Module;
+use untangle_testkit::fuzzing::structured_gen::{
+    generate, to_llvm_text, unrolled_interleaved_breaks, unrolled_interleaved_breaks_in_loop, ShapeGenConfig,
+};
 
 const CASES: u32 = 5_000;
 const STREAMS: usize = 20;
@@ -91,7 +93,8 @@ fn unrolled_interleaved_breaks_add_linear_blocks() {
                 unrolled_interleaved_breaks(n, &mut m.types)
             };
             m.functions.push(f);
-            let s = check_module(&m, 50, n as u64, find_spirv_val().as_ref()).unwrap_or_else(|e| panic!("N = {n}: {e}"));
+            let s =
+                check_module(&m, 50, n as u64, find_spirv_val().as_ref()).unwrap_or_else(|e| panic!("N = {n}: {e}"));
             if !in_loop {
                 added.push((n, s.stats.blocks_added, s.stats.original_blocks));
             }

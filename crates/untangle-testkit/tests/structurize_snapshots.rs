@@ -5,10 +5,10 @@
 //! (rules, traces, spirv-val when installed), so a snapshot never records a wrong answer.
 
 use std::path::{Path, PathBuf};
-use untangle_testkit::check::shape_check::check_module;
-use untangle_testkit::check::spirv_val::find_spirv_val;
 use untangle::passes::text::{render_listing, render_structured};
 use untangle::passes::{structurize, Options};
+use untangle_testkit::check::shape_check::check_module;
+use untangle_testkit::check::spirv_val::find_spirv_val;
 
 fn cases() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/structurizer");

@@ -6,8 +6,8 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use untangle::emit::{translate_module, Options};
-use untangle_testkit::fuzzing::mutate::SplitMix64 as Rng;
 use untangle::ir::{ConstId, InstKind, Module, Value};
+use untangle_testkit::fuzzing::mutate::SplitMix64 as Rng;
 
 fn mutate(m: &mut Module, rng: &mut Rng) {
     let consts = m.constants.len();

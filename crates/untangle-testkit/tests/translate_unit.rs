@@ -3,9 +3,9 @@
 //! name the operation, the binding map moves a resource, and the CLI's batch mode reports
 //! failures with its exit code.
 
-use untangle_testkit::check::spirv_val::find_spirv_val;
 use untangle::emit::binding_model::BindingMap;
 use untangle::emit::{translate, Options, TranslateError};
+use untangle_testkit::check::spirv_val::find_spirv_val;
 
 /// A compute shader around `body` with one `RWByteAddressBuffer` at u0 (`%buf`).
 fn shader(body: &str, decls: &str) -> String {
@@ -86,7 +86,8 @@ fn values_used_after_a_multi_exit_loop_validate() {
     let vars = f.blocks[0].instructions.iter().filter(|i| i.class.opcode == rspirv::spirv::Op::Variable).count();
     assert!(vars >= 2, "PHIs and the undominated value need variables ({vars})");
     if let Some(v) = find_spirv_val() {
-        v.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{e}\n{}", v.disassemble(&t.words).unwrap_or_default()));
+        v.validate(&t.words, "vulkan1.3")
+            .unwrap_or_else(|e| panic!("{e}\n{}", v.disassemble(&t.words).unwrap_or_default()));
     }
 }
 
@@ -115,8 +116,12 @@ fn binding_map_overrides_the_default_rule() {
         for d in &m.annotations {
             use rspirv::dr::Operand;
             match (&d.operands[1], d.operands.get(2)) {
-                (Operand::Decoration(rspirv::spirv::Decoration::DescriptorSet), Some(Operand::LiteralBit32(s))) => set = Some(*s),
-                (Operand::Decoration(rspirv::spirv::Decoration::Binding), Some(Operand::LiteralBit32(b))) => binding = Some(*b),
+                (Operand::Decoration(rspirv::spirv::Decoration::DescriptorSet), Some(Operand::LiteralBit32(s))) => {
+                    set = Some(*s)
+                }
+                (Operand::Decoration(rspirv::spirv::Decoration::Binding), Some(Operand::LiteralBit32(b))) => {
+                    binding = Some(*b)
+                }
                 _ => {}
             }
         }
@@ -176,7 +181,8 @@ fn clip_and_cull_distances_are_float_arrays() {
         assert!(builtins.contains(&b), "{b:?} missing in {builtins:?}");
     }
     if let Some(v) = find_spirv_val() {
-        v.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{e}\n{}", v.disassemble(&t.words).unwrap_or_default()));
+        v.validate(&t.words, "vulkan1.3")
+            .unwrap_or_else(|e| panic!("{e}\n{}", v.disassemble(&t.words).unwrap_or_default()));
     }
 }
 
@@ -185,7 +191,10 @@ fn clip_and_cull_distances_are_float_arrays() {
 /// (Vulkan allows `Offset` on gathers only), and the module validates.
 #[test]
 fn dynamic_texture_offset_becomes_a_switch_and_validates() {
-    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton/sm_advanced.cs_dynamic_texture_offset.cs_6_7.dxil"));
+    let path = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpus/dxil/vkd3d-proton/sm_advanced.cs_dynamic_texture_offset.cs_6_7.dxil"
+    ));
     if !path.exists() {
         eprintln!("{} not found: skipping", path.display());
         return;
@@ -206,11 +215,11 @@ fn dynamic_texture_offset_becomes_a_switch_and_validates() {
         })
         .count();
     assert_eq!(samples, 256);
-    assert!(!f.all_inst_iter().any(|i| i
-        .operands
-        .iter()
-        .any(|o| matches!(o, rspirv::dr::Operand::ImageOperands(m) if m.contains(rspirv::spirv::ImageOperands::OFFSET)))));
+    assert!(!f.all_inst_iter().any(|i| i.operands.iter().any(
+        |o| matches!(o, rspirv::dr::Operand::ImageOperands(m) if m.contains(rspirv::spirv::ImageOperands::OFFSET))
+    )));
     if let Some(v) = find_spirv_val() {
-        v.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{e}\n{}", v.disassemble(&t.words).unwrap_or_default()));
+        v.validate(&t.words, "vulkan1.3")
+            .unwrap_or_else(|e| panic!("{e}\n{}", v.disassemble(&t.words).unwrap_or_default()));
     }
 }

@@ -9,10 +9,10 @@
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use untangle_testkit::check::gpu_trace::{random_case, TraceCase, DEFAULT_BATCH};
-use untangle_testkit::fuzzing::structured_gen::{generate, ShapeGenConfig};
 use untangle::ir::Types;
 use untangle::passes::{structurize, Options, Term};
+use untangle_testkit::check::gpu_trace::{random_case, TraceCase, DEFAULT_BATCH};
+use untangle_testkit::fuzzing::structured_gen::{generate, ShapeGenConfig};
 use untangle_testkit::vulkan::suite::{run_case, run_suite, CaseFailure, SuiteConfig};
 use untangle_testkit::vulkan::{Gpu, VkError};
 
@@ -39,7 +39,9 @@ fn gpu_or_skip(test: &str) -> Option<Gpu> {
             Some(gpu)
         }
         Err(e @ (VkError::NoLoader(_) | VkError::NoDevice(_))) if !required => {
-            println!("SKIPPED {test}: no Vulkan driver ({e}); install mesa-vulkan-drivers libvulkan1 (tools/test.sh does)");
+            println!(
+                "SKIPPED {test}: no Vulkan driver ({e}); install mesa-vulkan-drivers libvulkan1 (tools/test.sh does)"
+            );
             None
         }
         Err(e) => panic!("{test}: cannot open a Vulkan device: {e}"),
@@ -193,5 +195,9 @@ fn a_hanging_dispatch_times_out() {
     let out = child.wait_with_output().expect("output");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!status.success(), "{status:?}");
-    assert!(stdout.contains("hang detected") && stdout.contains("did not finish within 2s"), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        stdout.contains("hang detected") && stdout.contains("did not finish within 2s"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

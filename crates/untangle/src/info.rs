@@ -122,7 +122,9 @@ impl<'a> Info<'a> {
                 .iter()
                 .map(|u| match (&u.op, &u.function) {
                     (Some(op), _) => format!("{op}({}) x{}", u.opcode, u.count),
-                    (None, f) => format!("unknown opcode {} in @{} x{}", u.opcode, f.as_deref().unwrap_or("?"), u.count),
+                    (None, f) => {
+                        format!("unknown opcode {} in @{} x{}", u.opcode, f.as_deref().unwrap_or("?"), u.count)
+                    }
                 })
                 .collect();
             let _ = writeln!(o, "dx.ops: {}", ops.join(", "));

@@ -12,9 +12,9 @@ pub mod emit;
 pub mod error;
 pub mod info;
 pub mod ir;
-pub mod load;
 #[cfg(feature = "llvm")]
 pub mod llvm;
+pub mod load;
 pub mod passes;
 pub mod phi;
 pub mod rootsig;

@@ -47,9 +47,7 @@ pub fn bitcode_of(bytes: &[u8]) -> Result<Option<&[u8]>> {
         InputKind::BitcodeWrapper => Some(container::unwrap_bitcode(bytes)?),
         InputKind::LlvmText => None,
         InputKind::Unknown => {
-            return Err(Error::UnknownFormat(
-                "not a DXBC container, LLVM bitcode or LLVM text file".to_string(),
-            ))
+            return Err(Error::UnknownFormat("not a DXBC container, LLVM bitcode or LLVM text file".to_string()))
         }
     })
 }

@@ -34,8 +34,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
-use untangle_testkit::check::gpu_trace::{random_case, CfgShape, TraceCase, DEFAULT_BATCH};
 use untangle::emit::shape::ShapeBatch;
+use untangle_testkit::check::gpu_trace::{random_case, CfgShape, TraceCase, DEFAULT_BATCH};
 use untangle_testkit::vulkan::suite::{run_suite, CaseFailure, SuiteConfig};
 use untangle_testkit::vulkan::Gpu;
 
@@ -70,9 +70,7 @@ struct Args {
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
-    let command = it
-        .next()
-        .ok_or("usage: untangle-gpu run|export [options] (see the source's docs)")?;
+    let command = it.next().ok_or("usage: untangle-gpu run|export [options] (see the source's docs)")?;
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let mut a = Args {
         command,
@@ -136,10 +134,7 @@ fn ll_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 
 /// The suites' batch layout; `out_of_line`: with the `DontInline` hint on the helpers.
 fn batch(out_of_line: bool) -> ShapeBatch {
-    ShapeBatch {
-        out_of_line_helpers: out_of_line,
-        ..DEFAULT_BATCH
-    }
+    ShapeBatch { out_of_line_helpers: out_of_line, ..DEFAULT_BATCH }
 }
 
 /// One source of cases, indexed `0..len`.
@@ -168,12 +163,7 @@ impl Source {
     fn build(&self, i: usize, invocations: u32) -> Result<TraceCase, CaseFailure> {
         let build_err = |name: String, message: String| CaseFailure::Build { name, message };
         match self {
-            Source::Random {
-                first,
-                max_blocks,
-                out_of_line,
-                ..
-            } => {
+            Source::Random { first, max_blocks, out_of_line, .. } => {
                 let seed = first + i as u64;
                 random_case(seed, batch(*out_of_line), invocations, *max_blocks)
                     .map_err(|e| build_err(format!("random seed {seed}"), e.to_string()))
@@ -181,21 +171,13 @@ impl Source {
             Source::Exported(jsons) => {
                 let json = &jsons[i];
                 let name = json.display().to_string();
-                let text = std::fs::read_to_string(json)
-                    .map_err(|e| build_err(name.clone(), e.to_string()))?;
-                let ex: Exported = serde_json::from_str(&text)
-                    .map_err(|e| build_err(name.clone(), e.to_string()))?;
-                let bytes = std::fs::read(json.with_extension("spv"))
-                    .map_err(|e| build_err(name.clone(), e.to_string()))?;
-                let words = bytes
-                    .chunks_exact(4)
-                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect();
+                let text = std::fs::read_to_string(json).map_err(|e| build_err(name.clone(), e.to_string()))?;
+                let ex: Exported = serde_json::from_str(&text).map_err(|e| build_err(name.clone(), e.to_string()))?;
+                let bytes =
+                    std::fs::read(json.with_extension("spv")).map_err(|e| build_err(name.clone(), e.to_string()))?;
+                let words = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
                 let mut types = untangle::ir::Types::default();
-                let func = ex
-                    .cfg
-                    .to_function(&mut types)
-                    .map_err(|e| build_err(ex.name.clone(), e))?;
+                let func = ex.cfg.to_function(&mut types).map_err(|e| build_err(ex.name.clone(), e))?;
                 let batch = ShapeBatch {
                     local_size: ex.local_size,
                     decision_stride: ex.decision_stride,
@@ -231,7 +213,10 @@ fn corpus_functions(dir: &Path) -> Result<Vec<(String, untangle::ir::Function)>,
 
 #[cfg(not(feature = "llvm"))]
 fn corpus_functions(dir: &Path) -> Result<Vec<(String, untangle::ir::Function)>, String> {
-    Err(format!("{}: reading .ll needs the `llvm` feature; export the cases on a host with it (`untangle-gpu export`)", dir.display()))
+    Err(format!(
+        "{}: reading .ll needs the `llvm` feature; export the cases on a host with it (`untangle-gpu export`)",
+        dir.display()
+    ))
 }
 
 fn export(a: &Args) -> Result<usize, String> {
@@ -243,15 +228,10 @@ fn export(a: &Args) -> Result<usize, String> {
     for (i, (name, func)) in funcs.iter().enumerate() {
         let s = untangle::passes::structurize(func, untangle::passes::Options::default())
             .map_err(|e| format!("{name}: {e}"))?;
-        let options = untangle::emit::shape::ShapeOptions {
-            batch: Some(DEFAULT_BATCH),
-        };
-        let words = untangle::emit::shape::emit_shape_module_with(
-            &untangle::ir::Module::default(),
-            &[(func, &s)],
-            &options,
-        )
-        .map_err(|e| format!("{name}: {e}"))?;
+        let options = untangle::emit::shape::ShapeOptions { batch: Some(DEFAULT_BATCH) };
+        let words =
+            untangle::emit::shape::emit_shape_module_with(&untangle::ir::Module::default(), &[(func, &s)], &options)
+                .map_err(|e| format!("{name}: {e}"))?;
         let ex = Exported {
             name: name.clone(),
             local_size: DEFAULT_BATCH.local_size,
@@ -263,11 +243,8 @@ fn export(a: &Args) -> Result<usize, String> {
         let base = out.join(format!("{i:05}"));
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         std::fs::write(base.with_extension("spv"), bytes).map_err(|e| e.to_string())?;
-        std::fs::write(
-            base.with_extension("json"),
-            serde_json::to_string(&ex).map_err(|e| e.to_string())?,
-        )
-        .map_err(|e| e.to_string())?;
+        std::fs::write(base.with_extension("json"), serde_json::to_string(&ex).map_err(|e| e.to_string())?)
+            .map_err(|e| e.to_string())?;
     }
     Ok(funcs.len())
 }
@@ -307,11 +284,7 @@ fn run(a: &Args) -> Result<bool, String> {
         gpus.push(Gpu::open().map_err(|e| e.to_string())?);
     }
     println!("Vulkan: {} ({} instance(s))", gpus[0].info(), gpus.len());
-    let config = SuiteConfig {
-        threads: a.threads,
-        timeout: a.timeout,
-        progress_every: a.progress,
-    };
+    let config = SuiteConfig { threads: a.threads, timeout: a.timeout, progress_every: a.progress };
     let mut all_ok = true;
     let (mut passed, mut failed, mut hangs) = (0, 0, 0);
     for (what, source) in &sources {
@@ -375,29 +348,23 @@ fn hang_selftest(a: &Args) -> Result<bool, String> {
             let _ = std::io::stdout().flush();
             std::process::abort()
         }
-        (first, second) => Err(format!(
-            "expected a timeout, then a poisoned runner; got {first:?}, then {second:?}"
-        )),
+        (first, second) => Err(format!("expected a timeout, then a poisoned runner; got {first:?}, then {second:?}")),
     }
 }
 
 /// `corpus-shaders`: every corpus case on the device, a table, totals.
 fn corpus_shaders(a: &Args) -> Result<bool, String> {
     use untangle_testkit::vulkan::corpus::{cases, run_case, DefaultPlacement, Outcome};
-    let dir = a
-        .corpus
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("../shared/corpus/dxil/vkd3d-proton"));
+    let dir = a.corpus.clone().unwrap_or_else(|| PathBuf::from("../shared/corpus/dxil/vkd3d-proton"));
     let start = std::time::Instant::now();
     let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
     println!("Vulkan: {}", gpu.info());
     println!("features: {:?}", gpu.info().features);
-    use untangle_testkit::rootsig_gen::Variant;
     use untangle::rootsig::layout::{BindingModel, LayoutOptions, RootDescriptors};
+    use untangle_testkit::rootsig_gen::Variant;
     use untangle_testkit::vulkan::corpus::Placement;
     use untangle_testkit::vulkan::root_placement::RootSignaturePlacement;
-    let mut placements: Vec<(String, Box<dyn Placement>)> =
-        vec![("default".into(), Box::new(DefaultPlacement))];
+    let mut placements: Vec<(String, Box<dyn Placement>)> = vec![("default".into(), Box::new(DefaultPlacement))];
     if a.root_signatures {
         let f = &gpu.info().features;
         let heap_ok = f.descriptor_indexing && f.buffer_device_address;
@@ -409,10 +376,7 @@ fn corpus_shaders(a: &Args) -> Result<bool, String> {
                 continue;
             }
             for variant in Variant::ALL {
-                let layout = LayoutOptions {
-                    model,
-                    root_descriptors: RootDescriptors::Address,
-                };
+                let layout = LayoutOptions { model, root_descriptors: RootDescriptors::Address };
                 placements.push((
                     format!("{model:?}/{}", variant.name()).to_lowercase(),
                     Box::new(RootSignaturePlacement { variant, layout }),
@@ -421,10 +385,7 @@ fn corpus_shaders(a: &Args) -> Result<bool, String> {
         }
     }
     let (mut passed, mut skipped, mut failed) = (0, 0, 0);
-    println!(
-        "{:<42} {:<24} {:<7} {:>10}  detail",
-        "case", "binding", "result", "wall"
-    );
+    println!("{:<42} {:<24} {:<7} {:>10}  detail", "case", "binding", "result", "wall");
     for (label, placement) in &placements {
         for case in cases() {
             let r = run_case(&mut gpu, &case, &dir, placement.as_ref(), a.timeout);
@@ -442,16 +403,10 @@ fn corpus_shaders(a: &Args) -> Result<bool, String> {
                     ("FAIL", e.replace('\n', "\n    "))
                 }
             };
-            println!(
-                "{:<42} {label:<24} {:<7} {:>10.1?}  {detail}",
-                r.name, word, r.wall
-            );
+            println!("{:<42} {label:<24} {:<7} {:>10.1?}  {detail}", r.name, word, r.wall);
         }
     }
-    println!(
-        "corpus-shaders: {passed} passed, {skipped} skipped, {failed} failed; wall {:.2?}",
-        start.elapsed()
-    );
+    println!("corpus-shaders: {passed} passed, {skipped} skipped, {failed} failed; wall {:.2?}", start.elapsed());
     Ok(failed == 0)
 }
 
@@ -471,9 +426,7 @@ fn main() -> ExitCode {
         }),
         "hang-selftest" => hang_selftest(&args),
         "corpus-shaders" => corpus_shaders(&args),
-        other => Err(format!(
-            "unknown command {other:?} (run, export, hang-selftest, corpus-shaders)"
-        )),
+        other => Err(format!("unknown command {other:?} (run, export, hang-selftest, corpus-shaders)")),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -5,19 +5,15 @@
 //! `reaches_avoiding` and common (post-)dominator queries.
 
 use super::cfg_oracle::CfgOracle;
+use std::collections::BTreeSet;
 use untangle::cfg::Cfg;
 use untangle::ir::{BlockId, Function};
-use std::collections::BTreeSet;
 
 /// Every disagreement is an `Err` describing the first one found.
 pub fn compare_with_oracle(func: &Function, cfg: &Cfg, oracle: &CfgOracle) -> Result<(), String> {
     let label = |b: BlockId| func.block_label(b);
     let blocks = oracle.blocks();
-    let live: Vec<BlockId> = blocks
-        .iter()
-        .copied()
-        .filter(|&b| oracle.is_reachable(b))
-        .collect();
+    let live: Vec<BlockId> = blocks.iter().copied().filter(|&b| oracle.is_reachable(b)).collect();
     for &b in blocks {
         if cfg.is_reachable(b) != oracle.is_reachable(b) {
             return Err(format!("reachability of {} from the entry", label(b)));
@@ -48,38 +44,22 @@ pub fn compare_with_oracle(func: &Function, cfg: &Cfg, oracle: &CfgOracle) -> Re
                 return Err(format!("post_dominates({}, {})", label(a), label(b)));
             }
             if cfg.reaches(a, b) != oracle.reaches(a, b) {
-                return Err(format!(
-                    "reaches({}, {}): {}",
-                    label(a),
-                    label(b),
-                    cfg.reaches(a, b)
-                ));
+                return Err(format!("reaches({}, {}): {}", label(a), label(b), cfg.reaches(a, b)));
             }
         }
     }
     let back: BTreeSet<_> = cfg.back_edges().collect();
     if back != oracle.back_edges() {
-        return Err(format!(
-            "back edges {back:?} vs oracle {:?}",
-            oracle.back_edges()
-        ));
+        return Err(format!("back edges {back:?} vs oracle {:?}", oracle.back_edges()));
     }
     for (u, v) in &back {
         if !cfg.is_back_edge(*u, *v) {
             return Err(format!("is_back_edge({}, {})", label(*u), label(*v)));
         }
     }
-    let virt: BTreeSet<_> = cfg
-        .postdom()
-        .virtual_exit_sources()
-        .iter()
-        .copied()
-        .collect();
+    let virt: BTreeSet<_> = cfg.postdom().virtual_exit_sources().iter().copied().collect();
     if virt != oracle.virtual_exit_sources() {
-        return Err(format!(
-            "virtual exit edges {virt:?} vs oracle {:?}",
-            oracle.virtual_exit_sources()
-        ));
+        return Err(format!("virtual exit edges {virt:?} vs oracle {:?}", oracle.virtual_exit_sources()));
     }
 
     // The order: exactly the reachable blocks, entry first, topological on forward edges,
@@ -97,11 +77,7 @@ pub fn compare_with_oracle(func: &Function, cfg: &Cfg, oracle: &CfgOracle) -> Re
     for &u in &live {
         for v in cfg.forward_succs(u) {
             if pos(u) >= pos(v) {
-                return Err(format!(
-                    "RPO puts {} before its predecessor {}",
-                    label(v),
-                    label(u)
-                ));
+                return Err(format!("RPO puts {} before its predecessor {}", label(v), label(u)));
             }
         }
     }
@@ -115,30 +91,18 @@ pub fn compare_with_oracle(func: &Function, cfg: &Cfg, oracle: &CfgOracle) -> Re
     for &b in blocks {
         let mine: BTreeSet<_> = df.get(b).iter().copied().collect();
         if mine.len() != df.get(b).len() || mine != oracle.dominance_frontier(b) {
-            return Err(format!(
-                "DF({}) = {mine:?} vs oracle {:?}",
-                label(b),
-                oracle.dominance_frontier(b)
-            ));
+            return Err(format!("DF({}) = {mine:?} vs oracle {:?}", label(b), oracle.dominance_frontier(b)));
         }
         let mine: BTreeSet<_> = pdf.get(b).iter().copied().collect();
         if mine.len() != pdf.get(b).len() || mine != oracle.post_dominance_frontier(b) {
-            return Err(format!(
-                "PDF({}) = {mine:?} vs oracle {:?}",
-                label(b),
-                oracle.post_dominance_frontier(b)
-            ));
+            return Err(format!("PDF({}) = {mine:?} vs oracle {:?}", label(b), oracle.post_dominance_frontier(b)));
         }
     }
 
     // Loops.
     let forest = cfg.loops();
     if forest.len() != oracle.loops().len() {
-        return Err(format!(
-            "{} loops vs oracle {}",
-            forest.len(),
-            oracle.loops().len()
-        ));
+        return Err(format!("{} loops vs oracle {}", forest.len(), oracle.loops().len()));
     }
     for ol in oracle.loops() {
         let Some(l) = forest.loop_of_header(ol.header) else {
@@ -150,23 +114,14 @@ pub fn compare_with_oracle(func: &Function, cfg: &Cfg, oracle: &CfgOracle) -> Re
         let exits: BTreeSet<_> = lp.exits.iter().copied().collect();
         let parent = lp.parent.map(|p| forest.get(p).header);
         if latches != ol.latches || body != ol.body || exits != ol.exits || parent != ol.parent {
-            return Err(format!(
-                "loop at {}: {lp:?} vs oracle {ol:?}",
-                label(ol.header)
-            ));
+            return Err(format!("loop at {}: {lp:?} vs oracle {ol:?}", label(ol.header)));
         }
-        if lp.continue_block()
-            != (ol.latches.len() == 1).then(|| *ol.latches.iter().next().unwrap_or(&ol.header))
-        {
+        if lp.continue_block() != (ol.latches.len() == 1).then(|| *ol.latches.iter().next().unwrap_or(&ol.header)) {
             return Err(format!("continue block of loop at {}", label(ol.header)));
         }
         for &b in blocks {
             if forest.contains(l, b) != ol.body.contains(&b) {
-                return Err(format!(
-                    "contains(loop at {}, {})",
-                    label(ol.header),
-                    label(b)
-                ));
+                return Err(format!("contains(loop at {}, {})", label(ol.header), label(b)));
             }
         }
     }
@@ -184,28 +139,16 @@ pub fn compare_with_oracle(func: &Function, cfg: &Cfg, oracle: &CfgOracle) -> Re
         for _ in 0..64 {
             let (a, b, c) = (next(), next(), next());
             if cfg.reaches_avoiding(a, b, c) != oracle.reaches_avoiding(a, b, c) {
-                return Err(format!(
-                    "reaches_avoiding({}, {}, {})",
-                    label(a),
-                    label(b),
-                    label(c)
-                ));
+                return Err(format!("reaches_avoiding({}, {}, {})", label(a), label(b), label(c)));
             }
         }
         for k in 1..8 {
             let set: Vec<BlockId> = (0..k).map(|_| next()).collect();
             if cfg.common_dominator(set.iter().copied()) != oracle.common_dominator(&set) {
-                return Err(format!(
-                    "common_dominator({:?})",
-                    set.iter().map(|&b| label(b)).collect::<Vec<_>>()
-                ));
+                return Err(format!("common_dominator({:?})", set.iter().map(|&b| label(b)).collect::<Vec<_>>()));
             }
-            if cfg.common_post_dominator(set.iter().copied()) != oracle.common_post_dominator(&set)
-            {
-                return Err(format!(
-                    "common_post_dominator({:?})",
-                    set.iter().map(|&b| label(b)).collect::<Vec<_>>()
-                ));
+            if cfg.common_post_dominator(set.iter().copied()) != oracle.common_post_dominator(&set) {
+                return Err(format!("common_post_dominator({:?})", set.iter().map(|&b| label(b)).collect::<Vec<_>>()));
             }
         }
     }

@@ -20,8 +20,8 @@
 //!
 //! O(n·(n + e)) to O(n²·e); meant for graphs of a few hundred blocks.
 
-use untangle::ir::{BlockId, Function};
 use std::collections::{BTreeSet, HashSet};
+use untangle::ir::{BlockId, Function};
 
 pub struct CfgOracle {
     blocks: Vec<BlockId>,
@@ -105,9 +105,7 @@ impl CfgOracle {
                 dom[d][b] = reachable[b] && (b == d || !without[b]);
             }
         }
-        let dom_count = (0..n)
-            .map(|b| (0..n).filter(|&d| dom[d][b]).count())
-            .collect();
+        let dom_count = (0..n).map(|b| (0..n).filter(|&d| dom[d][b]).count()).collect();
         let mut o = CfgOracle {
             blocks,
             index,
@@ -182,24 +180,11 @@ impl CfgOracle {
 
     fn compute_reach(&mut self) {
         let n = self.blocks.len();
-        self.forward = (0..n)
-            .map(|u| {
-                self.succ[u]
-                    .iter()
-                    .copied()
-                    .filter(|&v| !self.is_back(u, v))
-                    .collect()
-            })
-            .collect();
+        self.forward =
+            (0..n).map(|u| self.succ[u].iter().copied().filter(|&v| !self.is_back(u, v)).collect()).collect();
         let forward = &self.forward;
         self.reach = (0..n)
-            .map(|a| {
-                if self.reachable[a] {
-                    search(n, &[a], forward, None)
-                } else {
-                    vec![false; n]
-                }
-            })
+            .map(|a| if self.reachable[a] { search(n, &[a], forward, None) } else { vec![false; n] })
             .map(|mut row| {
                 for (b, r) in row.iter_mut().enumerate() {
                     *r &= self.reachable[b];
@@ -213,11 +198,8 @@ impl CfgOracle {
         let n = self.blocks.len();
         let mut raw: Vec<(usize, Vec<usize>, Vec<bool>)> = Vec::new();
         for h in 0..n {
-            let latches: Vec<usize> = self.pred[h]
-                .iter()
-                .copied()
-                .filter(|&p| self.reachable[p] && self.is_back(p, h))
-                .collect();
+            let latches: Vec<usize> =
+                self.pred[h].iter().copied().filter(|&p| self.reachable[p] && self.is_back(p, h)).collect();
             if latches.is_empty() {
                 continue;
             }
@@ -254,10 +236,7 @@ impl CfgOracle {
                 OracleLoop {
                     header: self.blocks[*h],
                     latches: latches.iter().map(|&l| self.blocks[l]).collect(),
-                    body: (0..n)
-                        .filter(|&b| body[b])
-                        .map(|b| self.blocks[b])
-                        .collect(),
+                    body: (0..n).filter(|&b| body[b]).map(|b| self.blocks[b]).collect(),
                     exits,
                     parent,
                 }
@@ -267,9 +246,7 @@ impl CfgOracle {
 
     fn compute_postdom(&mut self) {
         let n = self.blocks.len();
-        let sinks: Vec<usize> = (0..n)
-            .filter(|&b| self.reachable[b] && self.succ[b].is_empty())
-            .collect();
+        let sinks: Vec<usize> = (0..n).filter(|&b| self.reachable[b] && self.succ[b].is_empty()).collect();
         let reaches_sink = search(n, &sinks, &self.pred, None);
         let mut virtual_sources = BTreeSet::new();
         for l in self.loops.iter().filter(|l| l.parent.is_none()) {
@@ -295,9 +272,7 @@ impl CfgOracle {
                 pdom[a][b] = b == a || !without[b];
             }
         }
-        self.pdom_count = (0..n)
-            .map(|b| (0..n).filter(|&d| pdom[d][b]).count())
-            .collect();
+        self.pdom_count = (0..n).map(|b| (0..n).filter(|&d| pdom[d][b]).count()).collect();
         self.pdom = pdom;
     }
 
@@ -328,10 +303,7 @@ impl CfgOracle {
     pub fn idom(&self, b: BlockId) -> Option<BlockId> {
         let b = self.ix(b)?;
         let n = self.blocks.len();
-        (0..n)
-            .filter(|&d| d != b && self.dom[d][b])
-            .max_by_key(|&d| self.dom_count[d])
-            .map(|d| self.blocks[d])
+        (0..n).filter(|&d| d != b && self.dom[d][b]).max_by_key(|&d| self.dom_count[d]).map(|d| self.blocks[d])
     }
 
     pub fn post_dominates(&self, a: BlockId, b: BlockId) -> bool {
@@ -348,17 +320,11 @@ impl CfgOracle {
             return None;
         }
         let n = self.blocks.len();
-        (0..n)
-            .filter(|&d| d != b && self.pdom[d][b])
-            .max_by_key(|&d| self.pdom_count[d])
-            .map(|d| self.blocks[d])
+        (0..n).filter(|&d| d != b && self.pdom[d][b]).max_by_key(|&d| self.pdom_count[d]).map(|d| self.blocks[d])
     }
 
     pub fn virtual_exit_sources(&self) -> BTreeSet<BlockId> {
-        self.virtual_sources
-            .iter()
-            .map(|&i| self.blocks[i])
-            .collect()
+        self.virtual_sources.iter().map(|&i| self.blocks[i]).collect()
     }
 
     pub fn back_edges(&self) -> BTreeSet<(BlockId, BlockId)> {
@@ -402,10 +368,7 @@ impl CfgOracle {
             .filter(|&y| self.reachable[y])
             .filter(|&y| {
                 let strictly = x != y && self.dom[x][y];
-                !strictly
-                    && self.pred[y]
-                        .iter()
-                        .any(|&p| self.reachable[p] && self.dom[x][p])
+                !strictly && self.pred[y].iter().any(|&p| self.reachable[p] && self.dom[x][p])
             })
             .map(|y| self.blocks[y])
             .collect()

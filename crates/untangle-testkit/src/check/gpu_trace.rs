@@ -13,14 +13,14 @@
 //! without it: [`CfgShape::to_function`] rebuilds a function that traces identically.
 
 use super::trace::{block_numbers, original_trace, Limits};
-use untangle::emit::shape::{emit_shape_module_with, EmitError, ShapeBatch, ShapeOptions};
 use crate::fuzzing::mutate::SplitMix64;
 use crate::fuzzing::structured_gen::{generate, ShapeGenConfig};
-use untangle::ir::{Block, BlockId, Function, Inst, InstKind, Module, Terminator, Type, Types, Value};
-use untangle::passes::{structurize, Options, Structured, StructurizeError};
 use cranelift_entity::{EntityRef, PrimaryMap};
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use untangle::emit::shape::{emit_shape_module_with, EmitError, ShapeBatch, ShapeOptions};
+use untangle::ir::{Block, BlockId, Function, Inst, InstKind, Module, Terminator, Type, Types, Value};
+use untangle::passes::{structurize, Options, Structured, StructurizeError};
 
 /// The batch layout the GPU suites use: 64 streams per workgroup, streams of up to 64
 /// decisions, traces of up to 511 entries; helpers inlined (with the `DontInline` hint,
@@ -43,7 +43,12 @@ pub fn random_config(seed: u64) -> ShapeGenConfig {
 
 /// The random CFG of `seed` as a case with `invocations` streams; `max_blocks` caps the
 /// size class (software drivers compile large shaders slowly).
-pub fn random_case(seed: u64, batch: ShapeBatch, invocations: u32, max_blocks: Option<usize>) -> Result<TraceCase, CaseError> {
+pub fn random_case(
+    seed: u64,
+    batch: ShapeBatch,
+    invocations: u32,
+    max_blocks: Option<usize>,
+) -> Result<TraceCase, CaseError> {
     let mut types = Types::default();
     let mut config = random_config(seed);
     if let Some(m) = max_blocks {
@@ -111,7 +116,13 @@ pub enum CaseError {
 
 impl TraceCase {
     /// Structurizes `func`, emits its batch module and draws the streams.
-    pub fn new(name: String, func: &Function, batch: ShapeBatch, invocations: u32, seed: u64) -> Result<Self, CaseError> {
+    pub fn new(
+        name: String,
+        func: &Function,
+        batch: ShapeBatch,
+        invocations: u32,
+        seed: u64,
+    ) -> Result<Self, CaseError> {
         let s = structurize(func, Options::default())?;
         Self::from_structured(name, func, &s, batch, invocations, seed)
     }
@@ -247,7 +258,8 @@ impl fmt::Display for SliceMismatch {
         // Stored entries: words 1..=count of each side.
         let stored = |v: &[u32]| (v[0] as usize).min(v.len() - 1);
         let (want_n, got_n) = (stored(&self.expected), stored(&self.got));
-        let first = (1..=want_n.max(got_n)).find(|&k| self.expected.get(k) != self.got.get(k) || k > want_n || k > got_n);
+        let first =
+            (1..=want_n.max(got_n)).find(|&k| self.expected.get(k) != self.got.get(k) || k > want_n || k > got_n);
         let used = self.decisions.iter().rposition(|&d| d != 0).map_or(0, |p| p + 1);
         writeln!(f, "{} (@{}): invocation {i} disagrees with the original CFG", self.case, self.entry)?;
         writeln!(f, "  decisions (trailing zeros dropped): {:?}", &self.decisions[..used])?;
@@ -258,7 +270,13 @@ impl fmt::Display for SliceMismatch {
         let at = first.unwrap_or(1);
         if let Some(k) = first {
             let side = |v: &[u32], n: usize| if k <= n { show(v[k]) } else { "(none)".to_string() };
-            writeln!(f, "  first difference at entry {}: expected {}, got {}", k - 1, side(&self.expected, want_n), side(&self.got, got_n))?;
+            writeln!(
+                f,
+                "  first difference at entry {}: expected {}, got {}",
+                k - 1,
+                side(&self.expected, want_n),
+                side(&self.got, got_n)
+            )?;
         }
         let window = |v: &[u32], n: usize| {
             let from = at.saturating_sub(6).max(1);
@@ -307,20 +325,17 @@ impl CfgShape {
         }
         let num = |b: BlockId| numbers.get(b.index()).copied().unwrap_or(u32::MAX);
         for (id, block) in func.blocks.iter() {
-            let phis = block
-                .insts
-                .iter()
-                .take_while(|&&i| func.insts.get(i).is_some_and(|inst| inst.kind.is_phi()))
-                .count() as u32;
+            let phis =
+                block.insts.iter().take_while(|&&i| func.insts.get(i).is_some_and(|inst| inst.kind.is_phi())).count()
+                    as u32;
             let term = match &block.terminator {
                 Terminator::Ret { .. } => TermShape::Ret,
                 Terminator::Unreachable => TermShape::Unreachable,
                 Terminator::Br { target } => TermShape::Br(num(*target)),
                 Terminator::CondBr { if_true, if_false, .. } => TermShape::CondBr(num(*if_true), num(*if_false)),
-                Terminator::Switch { default, cases, .. } => TermShape::Switch {
-                    default: num(*default),
-                    cases: cases.iter().map(|&(_, t)| num(t)).collect(),
-                },
+                Terminator::Switch { default, cases, .. } => {
+                    TermShape::Switch { default: num(*default), cases: cases.iter().map(|&(_, t)| num(t)).collect() }
+                }
             };
             blocks[num(id) as usize] = Some(BlockShape { label: func.block_label(id), phis, term });
         }
@@ -332,13 +347,21 @@ impl CfgShape {
     /// Targets out of range are an error.
     pub fn to_function(&self, types: &mut Types) -> Result<Function, String> {
         let n = self.blocks.len() as u32;
-        let target = |t: u32| if t < n { Ok(BlockId::new(t as usize)) } else { Err(format!("{}: target {t} of {n} blocks", self.name)) };
+        let target = |t: u32| {
+            if t < n {
+                Ok(BlockId::new(t as usize))
+            } else {
+                Err(format!("{}: target {t} of {n} blocks", self.name))
+            }
+        };
         let i32t = types.intern(Type::Int(32));
         let mut insts = PrimaryMap::new();
         let mut arena = PrimaryMap::new();
         for b in &self.blocks {
             let phis = (0..b.phis)
-                .map(|_| insts.push(Inst { name: None, ty: i32t, kind: InstKind::Phi { incoming: Default::default() } }))
+                .map(|_| {
+                    insts.push(Inst { name: None, ty: i32t, kind: InstKind::Phi { incoming: Default::default() } })
+                })
                 .collect();
             let terminator = match &b.term {
                 TermShape::Ret => Terminator::Ret { value: None },
@@ -350,7 +373,11 @@ impl CfgShape {
                 TermShape::Switch { default, cases } => Terminator::Switch {
                     value: Value::Arg(0),
                     default: target(*default)?,
-                    cases: cases.iter().enumerate().map(|(k, &t)| Ok((k as u64, target(t)?))).collect::<Result<_, String>>()?,
+                    cases: cases
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &t)| Ok((k as u64, target(t)?)))
+                        .collect::<Result<_, String>>()?,
                 },
             };
             arena.push(Block { name: Some(b.label.clone()), insts: phis, terminator });

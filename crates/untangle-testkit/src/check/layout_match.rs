@@ -10,10 +10,10 @@
 //!   binding whose count the application chooses, or on one at least as large;
 //! - the push-constant block's members lie at the report's member offsets, within its size.
 
-use untangle::rootsig::layout::{DescriptorType, PipelineLayout};
 use rspirv::dr::{Module, Operand};
 use rspirv::spirv::{Decoration, Dim, Op, StorageClass, Word};
 use std::collections::HashMap;
+use untangle::rootsig::layout::{DescriptorType, PipelineLayout};
 
 /// Check `words` against `layout`; the error says which variable breaks which rule.
 pub fn check(words: &[u32], layout: &PipelineLayout) -> Result<(), String> {
@@ -23,19 +23,26 @@ pub fn check(words: &[u32], layout: &PipelineLayout) -> Result<(), String> {
     let mut offsets: HashMap<(Word, u32), u32> = HashMap::new();
     for d in &m.annotations {
         match (d.class.opcode, d.operands.as_slice()) {
-            (Op::Decorate, [Operand::IdRef(t), Operand::Decoration(Decoration::DescriptorSet), Operand::LiteralBit32(s)]) => {
+            (
+                Op::Decorate,
+                [Operand::IdRef(t), Operand::Decoration(Decoration::DescriptorSet), Operand::LiteralBit32(s)],
+            ) => {
                 set_of.insert(*t, *s);
             }
             (Op::Decorate, [Operand::IdRef(t), Operand::Decoration(Decoration::Binding), Operand::LiteralBit32(b)]) => {
                 binding_of.insert(*t, *b);
             }
-            (Op::MemberDecorate, [Operand::IdRef(t), Operand::LiteralBit32(k), Operand::Decoration(Decoration::Offset), Operand::LiteralBit32(o)]) => {
+            (
+                Op::MemberDecorate,
+                [Operand::IdRef(t), Operand::LiteralBit32(k), Operand::Decoration(Decoration::Offset), Operand::LiteralBit32(o)],
+            ) => {
                 offsets.insert((*t, *k), *o);
             }
             _ => {}
         }
     }
-    let defs: HashMap<Word, &rspirv::dr::Instruction> = m.types_global_values.iter().filter_map(|i| i.result_id.map(|r| (r, i))).collect();
+    let defs: HashMap<Word, &rspirv::dr::Instruction> =
+        m.types_global_values.iter().filter_map(|i| i.result_id.map(|r| (r, i))).collect();
     let const_u32 = |id: Word| -> Option<u32> {
         let i = defs.get(&id)?;
         match (i.class.opcode, i.operands.first()) {
@@ -56,15 +63,16 @@ pub fn check(words: &[u32], layout: &PipelineLayout) -> Result<(), String> {
         if *storage == StorageClass::PushConstant {
             let Some(st) = defs.get(&pointee) else { return Err("push block type missing".into()) };
             for k in 0..st.operands.len() as u32 {
-                let off = offsets.get(&(pointee, k)).copied().ok_or_else(|| format!("push member {k} has no Offset"))?;
-                let member = layout
-                    .push_constants
-                    .members
-                    .iter()
-                    .find(|m| m.offset == off)
-                    .ok_or_else(|| format!("push member {k} at byte {off} is not a member of the layout's push constants"))?;
+                let off =
+                    offsets.get(&(pointee, k)).copied().ok_or_else(|| format!("push member {k} has no Offset"))?;
+                let member = layout.push_constants.members.iter().find(|m| m.offset == off).ok_or_else(|| {
+                    format!("push member {k} at byte {off} is not a member of the layout's push constants")
+                })?;
                 if member.offset + member.size > layout.push_constants.size {
-                    return Err(format!("push member at {off} ends past the push-constant size {}", layout.push_constants.size));
+                    return Err(format!(
+                        "push member at {off} ends past the push-constant size {}",
+                        layout.push_constants.size
+                    ));
                 }
             }
             continue;
@@ -81,16 +89,26 @@ pub fn check(words: &[u32], layout: &PipelineLayout) -> Result<(), String> {
             .filter(|s| s.set == set)
             .flat_map(|s| &s.bindings)
             .find(|b| b.binding == binding)
-            .ok_or_else(|| format!("variable %{var} is bound at set {set} binding {binding}, which the layout does not have"))?;
+            .ok_or_else(|| {
+                format!("variable %{var} is bound at set {set} binding {binding}, which the layout does not have")
+            })?;
         // Peel one array level.
         let (elem, len) = match defs.get(&pointee).map(|t| (t.class.opcode, t.operands.as_slice())) {
-            Some((Op::TypeArray, [Operand::IdRef(e), Operand::IdRef(n)])) => (*e, Some(const_u32(*n).unwrap_or(u32::MAX))),
+            Some((Op::TypeArray, [Operand::IdRef(e), Operand::IdRef(n)])) => {
+                (*e, Some(const_u32(*n).unwrap_or(u32::MAX)))
+            }
             Some((Op::TypeRuntimeArray, [Operand::IdRef(e)])) => (*e, None),
             _ => (pointee, Some(1)),
         };
         match (len, b.count) {
-            (Some(n), Some(c)) if n > c => return Err(format!("variable %{var}: {n} descriptors at set {set} binding {binding}, which holds {c}")),
-            (None, Some(c)) => return Err(format!("variable %{var}: a runtime array at set {set} binding {binding}, which holds a fixed {c}")),
+            (Some(n), Some(c)) if n > c => {
+                return Err(format!("variable %{var}: {n} descriptors at set {set} binding {binding}, which holds {c}"))
+            }
+            (None, Some(c)) => {
+                return Err(format!(
+                    "variable %{var}: a runtime array at set {set} binding {binding}, which holds a fixed {c}"
+                ))
+            }
             _ => {}
         }
         let elem_def = defs.get(&elem).ok_or_else(|| format!("variable %{var}: element type missing"))?;
@@ -113,7 +131,10 @@ pub fn check(words: &[u32], layout: &PipelineLayout) -> Result<(), String> {
             (_, other) => return Err(format!("variable %{var}: unexpected descriptor type {other:?}")),
         };
         if found != b.descriptor_type {
-            return Err(format!("variable %{var} is a {found:?} at set {set} binding {binding}, which the layout declares {:?}", b.descriptor_type));
+            return Err(format!(
+                "variable %{var} is a {found:?} at set {set} binding {binding}, which the layout declares {:?}",
+                b.descriptor_type
+            ));
         }
     }
     Ok(())

@@ -7,7 +7,7 @@ pub mod layout_match;
 pub mod scfg_trace;
 pub mod shape_check;
 pub use untangle_spirv_tools as spirv_val;
-pub mod structured;
 pub mod spirv_interp;
+pub mod structured;
 pub mod trace;
 pub mod trace_equiv;

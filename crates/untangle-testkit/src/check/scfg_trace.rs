@@ -8,9 +8,9 @@
 //! structurizer bug that a GPU could hide.
 
 use super::trace::{Limits, Outcome, Trace, TraceBuffer};
+use std::collections::HashMap;
 use untangle::ir::Function;
 use untangle::passes::scfg::{OrigKind, SBlock, Scfg, Term, Val};
-use std::collections::HashMap;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ScfgTraceError {

@@ -12,7 +12,7 @@ use super::trace::{original_trace, Limits};
 use super::trace_equiv::{check_trace_equivalence, TraceMismatch};
 use crate::fuzzing::mutate::SplitMix64;
 use untangle::ir::{Function, Module};
-use untangle::passes::{structurize, Options, Stats, StructurizeError, Structured};
+use untangle::passes::{structurize, Options, Stats, Structured, StructurizeError};
 
 /// What a passing check covered.
 #[derive(Clone, Debug, Default)]

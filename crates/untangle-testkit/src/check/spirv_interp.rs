@@ -118,12 +118,7 @@ pub enum InterpError {
     #[error("undefined value used as {what} in {at}")]
     Undefined { what: String, at: String },
     #[error("out-of-bounds access {buffer}[{index}] (length {len}) in {at}")]
-    OutOfBounds {
-        buffer: &'static str,
-        index: u32,
-        len: usize,
-        at: String,
-    },
+    OutOfBounds { buffer: &'static str, index: u32, len: usize, at: String },
     /// Anything else that goes wrong while running: use before definition, type
     /// confusion, `OpUMod` by zero, recursion, a PHI without the predecessor.
     #[error("{what} in {at}")]
@@ -144,11 +139,7 @@ pub struct SpirvLimits {
 
 impl SpirvLimits {
     pub fn new(max_block_entries: u64, max_instructions: u64) -> Self {
-        SpirvLimits {
-            max_block_entries,
-            max_instructions,
-            stop_at_trace_count: None,
-        }
+        SpirvLimits { max_block_entries, max_instructions, stop_at_trace_count: None }
     }
 }
 
@@ -305,10 +296,7 @@ fn parse_err(what: impl Into<String>) -> InterpError {
 fn id_operand(inst: &dr::Instruction, k: usize) -> Result<Id, InterpError> {
     match inst.operands.get(k) {
         Some(dr::Operand::IdRef(id)) => Ok(*id),
-        other => Err(parse_err(format!(
-            "Op{:?}: operand {k} should be an id, found {other:?}",
-            inst.class.opcode
-        ))),
+        other => Err(parse_err(format!("Op{:?}: operand {k} should be an id, found {other:?}", inst.class.opcode))),
     }
 }
 
@@ -323,8 +311,7 @@ fn literal_operand(inst: &dr::Instruction, k: usize) -> Result<u32, InterpError>
 }
 
 fn result_id(inst: &dr::Instruction) -> Result<Id, InterpError> {
-    inst.result_id
-        .ok_or_else(|| parse_err(format!("Op{:?} without a result id", inst.class.opcode)))
+    inst.result_id.ok_or_else(|| parse_err(format!("Op{:?} without a result id", inst.class.opcode)))
 }
 
 /// Loads with rspirv, turning a panic inside it (it asserts on some malformed input) into
@@ -452,19 +439,20 @@ impl ShapeProgram {
             }
         }
 
-        let mut comp = Compiler {
-            types: HashMap::new(),
-            defined: vec![false; n],
-            func_index: HashMap::new(),
-        };
+        let mut comp = Compiler { types: HashMap::new(), defined: vec![false; n], func_index: HashMap::new() };
         let mut init = vec![Val::Unset; n];
         let mut private_init: Vec<Val> = Vec::new();
 
         for inst in &module.types_global_values {
             let op = inst.class.opcode;
             match op {
-                Op::TypeVoid | Op::TypeBool | Op::TypeInt | Op::TypeRuntimeArray | Op::TypeStruct
-                | Op::TypePointer | Op::TypeFunction => {
+                Op::TypeVoid
+                | Op::TypeBool
+                | Op::TypeInt
+                | Op::TypeRuntimeArray
+                | Op::TypeStruct
+                | Op::TypePointer
+                | Op::TypeFunction => {
                     let id = result_id(inst)?;
                     let ty = match op {
                         Op::TypeVoid => Ty::Void,
@@ -472,7 +460,9 @@ impl ShapeProgram {
                         Op::TypeInt => {
                             let width = literal_operand(inst, 0)?;
                             if width != 32 {
-                                return Err(parse_err(format!("%{id}: only 32-bit integers are supported, found {width}-bit")));
+                                return Err(parse_err(format!(
+                                    "%{id}: only 32-bit integers are supported, found {width}-bit"
+                                )));
                             }
                             Ty::Int
                         }
@@ -604,14 +594,7 @@ impl ShapeProgram {
             entries.push((name, index));
         }
 
-        Ok(ShapeProgram {
-            funcs,
-            entries,
-            init,
-            private_init,
-            names,
-            max_block_cost,
-        })
+        Ok(ShapeProgram { funcs, entries, init, private_init, names, max_block_cost })
     }
 
     /// Names of the GLCompute entry points, in module order.
@@ -671,11 +654,7 @@ impl ShapeProgram {
             limits,
         };
         let outcome = m.run(func)?;
-        Ok(Trace {
-            buffer: m.trace,
-            outcome,
-            steps: m.blocks,
-        })
+        Ok(Trace { buffer: m.trace, outcome, steps: m.blocks })
     }
 }
 
@@ -706,9 +685,9 @@ fn compile_function(comp: &Compiler, f: &dr::Function) -> Result<Func, InterpErr
     let target = |inst: &dr::Instruction, k: usize| -> Result<u32, InterpError> {
         let label = id_operand(inst, k)?;
         match labels.get(&label) {
-            Some(0) => Err(parse_err(format!(
-                "function %{id}: branch to its first block %{label} (not allowed in SPIR-V)"
-            ))),
+            Some(0) => {
+                Err(parse_err(format!("function %{id}: branch to its first block %{label} (not allowed in SPIR-V)")))
+            }
             Some(&b) => Ok(b),
             None => Err(parse_err(format!("function %{id}: branch to %{label}, no block of this function"))),
         }
@@ -748,42 +727,37 @@ fn compile_function(comp: &Compiler, f: &dr::Function) -> Result<Func, InterpErr
                     for pair in 0..inst.operands.len() / 2 {
                         let value = v(2 * pair)?;
                         let parent = id_operand(inst, 2 * pair + 1)?;
-                        let pb = *labels
-                            .get(&parent)
-                            .ok_or_else(|| parse_err(format!("block %{label}: OpPhi parent %{parent} is no block of this function")))?;
+                        let pb = *labels.get(&parent).ok_or_else(|| {
+                            parse_err(format!("block %{label}: OpPhi parent %{parent} is no block of this function"))
+                        })?;
                         incoming.push((value, pb));
                     }
-                    phis.push(Phi {
-                        res: result_id(inst)?,
-                        incoming,
-                    });
+                    phis.push(Phi { res: result_id(inst)?, incoming });
                 }
                 Op::SelectionMerge | Op::LoopMerge => {}
-                Op::Load => ins.push(Ins::Load {
-                    res: result_id(inst)?,
-                    ptr: v(0)?,
-                }),
+                Op::Load => ins.push(Ins::Load { res: result_id(inst)?, ptr: v(0)? }),
                 Op::Store => ins.push(Ins::Store { ptr: v(0)?, val: v(1)? }),
                 Op::AccessChain => {
                     let base = v(0)?;
                     let idx = (1..inst.operands.len()).map(v).collect::<Result<SmallVec<_>, _>>()?;
-                    ins.push(Ins::Access {
-                        res: result_id(inst)?,
-                        base,
-                        idx,
-                    });
+                    ins.push(Ins::Access { res: result_id(inst)?, base, idx });
                 }
                 Op::ArrayLength => {
                     if literal_operand(inst, 1)? != 0 {
                         return Err(parse_err(format!("block %{label}: OpArrayLength of a member other than 0")));
                     }
-                    ins.push(Ins::ArrayLength {
-                        res: result_id(inst)?,
-                        base: v(0)?,
-                    });
+                    ins.push(Ins::ArrayLength { res: result_id(inst)?, base: v(0)? });
                 }
-                Op::IAdd | Op::ISub | Op::UMod | Op::BitwiseAnd | Op::IEqual | Op::INotEqual | Op::ULessThan
-                | Op::UGreaterThanEqual | Op::LogicalAnd | Op::LogicalOr => {
+                Op::IAdd
+                | Op::ISub
+                | Op::UMod
+                | Op::BitwiseAnd
+                | Op::IEqual
+                | Op::INotEqual
+                | Op::ULessThan
+                | Op::UGreaterThanEqual
+                | Op::LogicalAnd
+                | Op::LogicalOr => {
                     let bop = match op {
                         Op::IAdd => BinOp::IAdd,
                         Op::ISub => BinOp::ISub,
@@ -796,31 +770,16 @@ fn compile_function(comp: &Compiler, f: &dr::Function) -> Result<Func, InterpErr
                         Op::LogicalAnd => BinOp::LAnd,
                         _ => BinOp::LOr,
                     };
-                    ins.push(Ins::Bin {
-                        op: bop,
-                        res: result_id(inst)?,
-                        a: v(0)?,
-                        b: v(1)?,
-                    });
+                    ins.push(Ins::Bin { op: bop, res: result_id(inst)?, a: v(0)?, b: v(1)? });
                 }
-                Op::LogicalNot => ins.push(Ins::Not {
-                    res: result_id(inst)?,
-                    a: v(0)?,
-                }),
-                Op::Select => ins.push(Ins::Select {
-                    res: result_id(inst)?,
-                    c: v(0)?,
-                    a: v(1)?,
-                    b: v(2)?,
-                }),
+                Op::LogicalNot => ins.push(Ins::Not { res: result_id(inst)?, a: v(0)? }),
+                Op::Select => ins.push(Ins::Select { res: result_id(inst)?, c: v(0)?, a: v(1)?, b: v(2)? }),
                 Op::Variable => {
                     match inst.operands.first() {
                         Some(dr::Operand::StorageClass(StorageClass::Function)) => {}
-                        other => {
-                            return Err(parse_err(format!(
-                                "block %{label}: OpVariable in a function must use storage class Function, found {other:?}"
-                            )))
-                        }
+                        other => return Err(parse_err(format!(
+                            "block %{label}: OpVariable in a function must use storage class Function, found {other:?}"
+                        ))),
                     }
                     if bi != 0 {
                         return Err(parse_err(format!("block %{label}: OpVariable outside the first block")));
@@ -829,10 +788,7 @@ fn compile_function(comp: &Compiler, f: &dr::Function) -> Result<Func, InterpErr
                         None => None,
                         Some(_) => Some(v(1)?),
                     };
-                    ins.push(Ins::Var {
-                        res: result_id(inst)?,
-                        init,
-                    });
+                    ins.push(Ins::Var { res: result_id(inst)?, init });
                 }
                 Op::Undef => ins.push(Ins::Undef { res: result_id(inst)? }),
                 Op::FunctionCall => {
@@ -842,19 +798,11 @@ fn compile_function(comp: &Compiler, f: &dr::Function) -> Result<Func, InterpErr
                         .get(&callee)
                         .ok_or_else(|| parse_err(format!("block %{label}: call of %{callee}, which is no function")))?;
                     let args = (1..inst.operands.len()).map(v).collect::<Result<SmallVec<_>, _>>()?;
-                    ins.push(Ins::Call {
-                        res: result_id(inst)?,
-                        func,
-                        args,
-                    });
+                    ins.push(Ins::Call { res: result_id(inst)?, func, args });
                 }
                 Op::Branch => term = Some(Term::Br(target(inst, 0)?)),
                 Op::BranchConditional => {
-                    term = Some(Term::CondBr {
-                        c: v(0)?,
-                        t: target(inst, 1)?,
-                        f: target(inst, 2)?,
-                    })
+                    term = Some(Term::CondBr { c: v(0)?, t: target(inst, 1)?, f: target(inst, 2)? })
                 }
                 Op::Switch => {
                     let sel = v(0)?;
@@ -875,27 +823,12 @@ fn compile_function(comp: &Compiler, f: &dr::Function) -> Result<Func, InterpErr
         }
         let term = term.ok_or_else(|| parse_err(format!("block %{label} has no terminator")))?;
         let cost = (phis.len() + ins.len() + 1) as u64;
-        blocks.push(Blk {
-            label,
-            phis,
-            ins,
-            term,
-            cost,
-        });
+        blocks.push(Blk { label, phis, ins, term, cost });
     }
     // Calls must pass as many arguments as the callee takes: checked at run time (the
     // callee may come later in the module).
-    let results = f
-        .blocks
-        .iter()
-        .flat_map(|b| b.instructions.iter().filter_map(|i| i.result_id))
-        .collect();
-    Ok(Func {
-        id,
-        params,
-        blocks,
-        results,
-    })
+    let results = f.blocks.iter().flat_map(|b| b.instructions.iter().filter_map(|i| i.result_id)).collect();
+    Ok(Func { id, params, blocks, results })
 }
 
 struct Frame {
@@ -936,17 +869,11 @@ impl<'a> Machine<'a> {
     }
 
     fn runtime(&self, what: impl Into<String>) -> InterpError {
-        InterpError::Runtime {
-            what: what.into(),
-            at: self.at(),
-        }
+        InterpError::Runtime { what: what.into(), at: self.at() }
     }
 
     fn undefined(&self, what: impl Into<String>) -> InterpError {
-        InterpError::Undefined {
-            what: what.into(),
-            at: self.at(),
-        }
+        InterpError::Undefined { what: what.into(), at: self.at() }
     }
 
     fn get(&self, id: Id) -> Result<Val, InterpError> {
@@ -961,13 +888,7 @@ impl<'a> Machine<'a> {
     }
 
     fn run(&mut self, entry: u32) -> Result<Outcome, InterpError> {
-        self.frames.push(Frame {
-            func: entry,
-            block: 0,
-            pc: 0,
-            mem_base: self.mem.len(),
-            ret_to: 0,
-        });
+        self.frames.push(Frame { func: entry, block: 0, pc: 0, mem_base: self.mem.len(), ret_to: 0 });
         if let Flow::Stop(o) = self.enter(0, None)? {
             return Ok(o);
         }
@@ -1081,12 +1002,7 @@ impl<'a> Machine<'a> {
         if (index as usize) < len {
             Ok(index as usize)
         } else {
-            Err(InterpError::OutOfBounds {
-                buffer: buf.name(),
-                index,
-                len,
-                at: self.at(),
-            })
+            Err(InterpError::OutOfBounds { buffer: buf.name(), index, len, at: self.at() })
         }
     }
 
@@ -1161,12 +1077,12 @@ impl<'a> Machine<'a> {
                     p = match p {
                         Ptr::Block(buf) if i == 0 => Ptr::Array(buf),
                         Ptr::Block(_) => {
-                            return Err(self.runtime(format!("OpAccessChain into member {i} of a buffer block (only member 0 exists)")))
+                            return Err(self.runtime(format!(
+                                "OpAccessChain into member {i} of a buffer block (only member 0 exists)"
+                            )))
                         }
                         Ptr::Array(buf) => Ptr::Elem(buf, i),
-                        Ptr::Elem(..) | Ptr::Mem(_) => {
-                            return Err(self.runtime("OpAccessChain into a scalar"))
-                        }
+                        Ptr::Elem(..) | Ptr::Mem(_) => return Err(self.runtime("OpAccessChain into a scalar")),
                     };
                 }
                 self.set(*res, Val::Ptr(p));
@@ -1238,13 +1154,7 @@ impl<'a> Machine<'a> {
                 for (&p, v) in callee.params.iter().zip(vals) {
                     self.set(p, v);
                 }
-                self.frames.push(Frame {
-                    func: *func,
-                    block: 0,
-                    pc: 0,
-                    mem_base: self.mem.len(),
-                    ret_to: *res,
-                });
+                self.frames.push(Frame { func: *func, block: 0, pc: 0, mem_base: self.mem.len(), ret_to: *res });
                 return self.enter(0, None);
             }
         }
@@ -1284,17 +1194,14 @@ mod tests {
     use crate::check::trace_equiv::naive_shape_module;
     use crate::fuzzing::mutate::SplitMix64;
     use crate::fuzzing::synthetic::from_adjacency;
-    use untangle::ir::{BlockId, Function, Inst, InstKind, Type, Types, Value};
     use cranelift_entity::EntityRef;
     use rspirv::binary::Assemble;
     use rspirv::dr::{Builder, Operand};
     use rspirv::spirv::{AddressingModel, Capability, FunctionControl, MemoryModel, SelectionControl};
+    use untangle::ir::{BlockId, Function, Inst, InstKind, Type, Types, Value};
 
-    const LIMITS: SpirvLimits = SpirvLimits {
-        max_block_entries: 100_000,
-        max_instructions: 10_000_000,
-        stop_at_trace_count: None,
-    };
+    const LIMITS: SpirvLimits =
+        SpirvLimits { max_block_entries: 100_000, max_instructions: 10_000_000, stop_at_trace_count: None };
 
     fn func(blocks: &[(&str, &[&str])]) -> Function {
         let mut types = Types::default();
@@ -1343,9 +1250,7 @@ mod tests {
         let phi = f.insts.push(Inst {
             name: None,
             ty: i32t,
-            kind: InstKind::Phi {
-                incoming: [1, 2, 3].iter().map(|&p| (Value::Arg(0), BlockId::new(p))).collect(),
-            },
+            kind: InstKind::Phi { incoming: [1, 2, 3].iter().map(|&p| (Value::Arg(0), BlockId::new(p))).collect() },
         });
         f.blocks[BlockId::new(4)].insts.push(phi);
         both(&f, &[0], 8, &buf(4, &[0, 1, 4, 1], 8));
@@ -1681,10 +1586,7 @@ mod tests {
         assert_eq!(t.outcome, Outcome::StepLimit);
         assert_eq!(t.buffer, vec![3]);
         // Stop at a count.
-        let limits = SpirvLimits {
-            stop_at_trace_count: Some(5),
-            ..SpirvLimits::new(1_000, 1_000_000)
-        };
+        let limits = SpirvLimits { stop_at_trace_count: Some(5), ..SpirvLimits::new(1_000, 1_000_000) };
         let t = p.run("main", &[], 1, &limits).unwrap();
         assert_eq!((t.outcome, t.buffer.clone(), t.steps), (Outcome::StepLimit, vec![5], 6));
     }

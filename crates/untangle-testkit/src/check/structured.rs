@@ -39,11 +39,11 @@
 //! instructions other than terminators and merge instructions.
 
 use cranelift_entity::SecondaryMap;
+use std::collections::HashMap;
 use untangle::ir::Function;
 use untangle::passes::labels::Labels;
 use untangle::passes::scfg::{Merge, OrigKind, SBlock, Scfg, Term};
 pub use untangle::passes::spirv_term::{op_of, orig_kind, spirv_targets, Op};
-use std::collections::HashMap;
 
 /// The kinds of structured constructs of the specification.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -1250,10 +1250,10 @@ impl<'g, 'a> Checker<'g, 'a> {
 /// A small builder of hand-made [`Scfg`]s for unit tests (shared with the DOT and text
 /// renderers' tests).
 pub mod testing {
-    use untangle::ir::{Block as IrBlock, BlockId, Function, Terminator, Value};
-    use untangle::passes::scfg::{Merge, OrigKind, Origin, SBlock, Scfg, SyntheticKind, Term, VarKind};
     use cranelift_entity::{EntityRef, PrimaryMap};
     use smallvec::SmallVec;
+    use untangle::ir::{Block as IrBlock, BlockId, Function, Terminator, Value};
+    use untangle::passes::scfg::{Merge, OrigKind, Origin, SBlock, Scfg, SyntheticKind, Term, VarKind};
 
     pub struct G {
         pub scfg: Scfg,
@@ -1907,8 +1907,8 @@ mod tests {
 mod differential {
     use super::testing::G;
     use super::*;
-    use untangle::passes::scfg::SyntheticKind;
     use std::collections::HashMap;
+    use untangle::passes::scfg::SyntheticKind;
 
     struct Rng(u64);
 

@@ -20,8 +20,8 @@
 //! * A branch to a block missing from `layout` (not produced by any front end): such
 //!   blocks are numbered after the layout blocks, in `BlockId` order.
 
-use untangle::ir::{BlockId, Function, Terminator};
 use cranelift_entity::EntityRef;
+use untangle::ir::{BlockId, Function, Terminator};
 
 /// Bounds of a run of [`original_trace`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,22 +114,14 @@ pub(crate) fn block_numbers(func: &Function) -> Vec<u32> {
 pub fn original_trace(func: &Function, decisions: &[u32], trace_len: usize, limits: &Limits) -> Trace {
     let mut buffer = TraceBuffer::new(trace_len);
     let Some(entry) = func.entry() else {
-        return Trace {
-            buffer: buffer.words,
-            outcome: Outcome::Finished,
-            steps: 0,
-        };
+        return Trace { buffer: buffer.words, outcome: Outcome::Finished, steps: 0 };
     };
     let number = block_numbers(func);
     let phi_count: Vec<u32> = func
         .blocks
         .values()
         .map(|block| {
-            block
-                .insts
-                .iter()
-                .take_while(|&&i| func.insts.get(i).is_some_and(|inst| inst.kind.is_phi()))
-                .count() as u32
+            block.insts.iter().take_while(|&&i| func.insts.get(i).is_some_and(|inst| inst.kind.is_phi())).count() as u32
         })
         .collect();
     let mut next_decision = 0usize;
@@ -144,11 +136,7 @@ pub fn original_trace(func: &Function, decisions: &[u32], trace_len: usize, limi
     let mut from: Option<BlockId> = None;
     loop {
         if steps >= limits.max_block_entries {
-            return Trace {
-                buffer: buffer.words,
-                outcome: Outcome::StepLimit,
-                steps,
-            };
+            return Trace { buffer: buffer.words, outcome: Outcome::StepLimit, steps };
         }
         steps += 1;
         let Some(block) = func.blocks.get(current) else {
@@ -184,11 +172,7 @@ pub fn original_trace(func: &Function, decisions: &[u32], trace_len: usize, limi
         from = Some(current);
         current = next;
     }
-    Trace {
-        buffer: buffer.words,
-        outcome: Outcome::Finished,
-        steps,
-    }
+    Trace { buffer: buffer.words, outcome: Outcome::Finished, steps }
 }
 
 #[cfg(test)]
@@ -220,9 +204,7 @@ mod tests {
             let id = f.insts.push(Inst {
                 name: None,
                 ty: i32t,
-                kind: InstKind::Phi {
-                    incoming: preds.iter().map(|&p| (Value::Arg(0), p)).collect(),
-                },
+                kind: InstKind::Phi { incoming: preds.iter().map(|&p| (Value::Arg(0), p)).collect() },
             });
             f.blocks[BlockId::new(block)].insts.insert(0, id);
         }

@@ -45,9 +45,9 @@
 use super::spirv_interp::{InterpError, ShapeProgram, SpirvLimits};
 use super::trace::{block_numbers, original_trace, Limits, Outcome, Trace};
 use crate::fuzzing::mutate::SplitMix64;
-use untangle::ir::{BlockId, Function, Terminator};
 use cranelift_entity::EntityRef;
 use std::fmt;
+use untangle::ir::{BlockId, Function, Terminator};
 
 /// The original's block-entry limit is at least this.
 pub const ORIGINAL_MIN_LIMIT: u64 = 2048;
@@ -153,7 +153,8 @@ impl fmt::Display for TraceMismatch {
         let what = match &self.kind {
             MismatchKind::BuffersDiffer => "both finished; the trace buffers differ".to_string(),
             MismatchKind::EntriesDiffer => {
-                "both ran into their limits with full buffers; the stored entries differ (the count is not compared)".to_string()
+                "both ran into their limits with full buffers; the stored entries differ (the count is not compared)"
+                    .to_string()
             }
             MismatchKind::SpirvDidNotFinish => "the original finished; the SPIR-V ran into its limits".to_string(),
             MismatchKind::OriginalDidNotFinish => {
@@ -174,7 +175,13 @@ impl fmt::Display for TraceMismatch {
                 writeln!(f, "  first difference: the count, original {o:?}, SPIR-V {s:?}")?;
             } else {
                 let show = |v: Option<u32>| v.map(|v| self.label(v)).unwrap_or_else(|| "-".into());
-                writeln!(f, "  first difference at buffer[{i}] (entry {}): original {}, SPIR-V {}", i - 1, show(o), show(s))?;
+                writeln!(
+                    f,
+                    "  first difference at buffer[{i}] (entry {}): original {}, SPIR-V {}",
+                    i - 1,
+                    show(o),
+                    show(s)
+                )?;
             }
         }
         let side = |f: &mut fmt::Formatter<'_>, name: &str, t: &Trace| {
@@ -253,9 +260,7 @@ pub fn check_trace_equivalence(
     }
     let slack = SPIRV_BLOCK_SLACK + 4 * program.block_count() as u64;
     let spirv_limits = |original_entries: u64, stop: Option<u32>| {
-        let blocks = SPIRV_BLOCK_FACTOR
-            .saturating_mul(original_entries.saturating_add(16))
-            .saturating_add(slack);
+        let blocks = SPIRV_BLOCK_FACTOR.saturating_mul(original_entries.saturating_add(16)).saturating_add(slack);
         SpirvLimits {
             max_block_entries: blocks,
             max_instructions: blocks.saturating_mul(program.max_block_len() + 1),
@@ -270,18 +275,19 @@ pub fn check_trace_equivalence(
         let mut original = original_trace(func, &decisions, trace_len, &Limits { max_block_entries: limit });
         stats.original_block_entries += original.steps;
 
-        let mismatch = |kind: MismatchKind, original: Trace, spirv: Option<Trace>, first: Option<usize>| TraceMismatch {
-            function: func.name.clone(),
-            seed,
-            stream,
-            decisions: decisions.clone(),
-            trace_len,
-            kind,
-            original,
-            spirv,
-            first_difference: first,
-            block_labels: block_labels.clone(),
-        };
+        let mismatch =
+            |kind: MismatchKind, original: Trace, spirv: Option<Trace>, first: Option<usize>| TraceMismatch {
+                function: func.name.clone(),
+                seed,
+                stream,
+                decisions: decisions.clone(),
+                trace_len,
+                kind,
+                original,
+                spirv,
+                first_difference: first,
+                block_labels: block_labels.clone(),
+            };
 
         let limits = match original.outcome {
             Outcome::Finished => spirv_limits(original.steps, None),
@@ -482,8 +488,7 @@ pub fn naive_shape_module(func: &Function) -> Result<Vec<u32>, String> {
                 let d = b.function_call(u32t, None, read, []).map_err(err)?;
                 let bit = b.bitwise_and(u32t, None, d, c1).map_err(err)?;
                 let taken = b.i_equal(boolt, None, bit, c1).map_err(err)?;
-                b.branch_conditional(taken, labels[if_true.index()], labels[if_false.index()], [])
-                    .map_err(err)?;
+                b.branch_conditional(taken, labels[if_true.index()], labels[if_false.index()], []).map_err(err)?;
             }
             Terminator::Switch { default, cases, .. } => {
                 let d = b.function_call(u32t, None, read, []).map_err(err)?;
@@ -532,11 +537,7 @@ mod tests {
     #[test]
     fn naive_modules_agree_on_regular_shapes() {
         let mut types = Types::default();
-        for f in [
-            diamond_chain(30, &mut types),
-            loop_nest(12, &mut types),
-            wide_switch(9, &mut types),
-        ] {
+        for f in [diamond_chain(30, &mut types), loop_nest(12, &mut types), wide_switch(9, &mut types)] {
             let stats = check(&f, 200, 1);
             assert_eq!(stats.streams, 200);
             assert_eq!(stats.finished + stats.truncated, 200);
@@ -547,10 +548,7 @@ mod tests {
     #[test]
     fn infinite_loops_compare_full_buffers_without_the_count() {
         // `h` loops while decisions are odd, and the body loops forever on zeros.
-        let f = adj(
-            "spin",
-            &[("e", &["h"]), ("h", &["b", "x"]), ("b", &["h", "b"]), ("x", &[])],
-        );
+        let f = adj("spin", &[("e", &["h"]), ("h", &["b", "x"]), ("b", &["h", "b"]), ("x", &[])]);
         let stats = check(&f, 300, 2);
         assert!(stats.finished > 0, "{stats:?}");
         assert!(stats.truncated > 0, "{stats:?}");
@@ -562,10 +560,7 @@ mod tests {
 
     #[test]
     fn phis_and_random_cfgs_agree() {
-        let config = CfgGenConfig {
-            max_blocks: 40,
-            ..CfgGenConfig::default()
-        };
+        let config = CfgGenConfig { max_blocks: 40, ..CfgGenConfig::default() };
         for seed in 0..40 {
             let mut types = Types::default();
             let mut f = random_function(seed, &config, &mut types);
@@ -714,9 +709,7 @@ mod tests {
         let phi = f.insts.push(Inst {
             name: None,
             ty: i32t,
-            kind: InstKind::Phi {
-                incoming: [(Value::Arg(0), BlockId::new(0))].into_iter().collect(),
-            },
+            kind: InstKind::Phi { incoming: [(Value::Arg(0), BlockId::new(0))].into_iter().collect() },
         });
         f.blocks[BlockId::new(0)].insts.push(phi);
         assert!(naive_shape_module(&f).is_err());

@@ -17,8 +17,8 @@
 //! its seed alone.
 
 use super::mutate::SplitMix64;
-use untangle::ir::{Block, BlockId, Function, Module, Terminator, Types, Value};
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
+use untangle::ir::{Block, BlockId, Function, Module, Terminator, Types, Value};
 
 #[derive(Clone, Debug)]
 pub struct CfgGenConfig {
@@ -153,9 +153,7 @@ impl<'a> Gen<'a> {
         let roll = self.rng.below(100);
         match roll {
             0..=21 if !deep => self.if_stmt(cur, depth),
-            22..=37 if !deep && self.loops.len() < self.config.max_loop_depth => {
-                self.loop_stmt(cur, depth)
-            }
+            22..=37 if !deep && self.loops.len() < self.config.max_loop_depth => self.loop_stmt(cur, depth),
             38..=45 if !deep => self.switch_stmt(cur, depth),
             46..=53 if in_loop => {
                 let level = self.rng.below(self.loops.len());
@@ -239,14 +237,7 @@ impl<'a> Gen<'a> {
             self.budget += 1;
         }
         let if_false = else_b.or(join).unwrap_or(then_b);
-        self.set(
-            cur,
-            Terminator::CondBr {
-                cond: self.cond(),
-                if_true: then_b,
-                if_false,
-            },
-        );
+        self.set(cur, Terminator::CondBr { cond: self.cond(), if_true: then_b, if_false });
         let join = join?;
         for end in [then_end, else_end].into_iter().flatten() {
             self.set(end, Terminator::Br { target: join });
@@ -266,31 +257,17 @@ impl<'a> Gen<'a> {
         if !self.reserve(need) {
             return Some(cur);
         }
-        let direct_continue =
-            kind != LoopKind::DoWhile && self.rng.chance(self.config.direct_continue_percent);
+        let direct_continue = kind != LoopKind::DoWhile && self.rng.chance(self.config.direct_continue_percent);
         let header = self.take();
         self.set(cur, Terminator::Br { target: header });
         let id = self.next_loop;
         self.next_loop += 1;
-        self.loops.push(LoopCtx {
-            id,
-            header,
-            latch: None,
-            direct_continue,
-            exit: None,
-        });
+        self.loops.push(LoopCtx { id, header, latch: None, direct_continue, exit: None });
         self.start(header);
         let body_end = if kind == LoopKind::While {
             let body = self.take();
             let exit = self.break_target(0);
-            self.set(
-                header,
-                Terminator::CondBr {
-                    cond: self.cond(),
-                    if_true: body,
-                    if_false: exit,
-                },
-            );
+            self.set(header, Terminator::CondBr { cond: self.cond(), if_true: body, if_false: exit });
             self.start(body);
             self.seq(body, depth + 1, 1)
         } else {
@@ -306,14 +283,7 @@ impl<'a> Gen<'a> {
             self.start(latch);
             if kind == LoopKind::DoWhile {
                 let exit = self.break_target(0);
-                self.set(
-                    latch,
-                    Terminator::CondBr {
-                        cond: self.cond(),
-                        if_true: header,
-                        if_false: exit,
-                    },
-                );
+                self.set(latch, Terminator::CondBr { cond: self.cond(), if_true: header, if_false: exit });
             } else {
                 self.set(latch, Terminator::Br { target: header });
             }
@@ -365,9 +335,7 @@ impl<'a> Gen<'a> {
             self.start(b);
             if let Some(end) = self.seq(b, depth + 1, 1) {
                 match bodies.get(k + 1) {
-                    Some(&next) if self.rng.chance(25) => {
-                        self.set(end, Terminator::Br { target: next })
-                    }
+                    Some(&next) if self.rng.chance(25) => self.set(end, Terminator::Br { target: next }),
                     _ => ends.push(end),
                 }
             }
@@ -378,23 +346,10 @@ impl<'a> Gen<'a> {
         } else {
             self.budget += 1;
         }
-        let resolve = |t: Option<BlockId>| {
-            t.or(merge)
-                .or_else(|| bodies.first().copied())
-                .unwrap_or(cur)
-        };
+        let resolve = |t: Option<BlockId>| t.or(merge).or_else(|| bodies.first().copied()).unwrap_or(cur);
         let default = resolve(targets[0]);
-        let case_list = (1..=cases)
-            .map(|i| (i as u64 * 3, resolve(targets[i])))
-            .collect();
-        self.set(
-            cur,
-            Terminator::Switch {
-                value: self.cond(),
-                default,
-                cases: case_list,
-            },
-        );
+        let case_list = (1..=cases).map(|i| (i as u64 * 3, resolve(targets[i]))).collect();
+        self.set(cur, Terminator::Switch { value: self.cond(), default, cases: case_list });
         let merge = merge?;
         for end in ends {
             self.set(end, Terminator::Br { target: merge });
@@ -419,11 +374,8 @@ impl<'a> Gen<'a> {
                 let later = self.fill_index[v] > self.fill_index[u];
                 let (pu, pv) = (&self.loop_path[u], &self.loop_path[v]);
                 if later && v != target && pv.len() <= pu.len() && pu[..pv.len()] == pv[..] {
-                    self.blocks[u].terminator = Terminator::CondBr {
-                        cond: Value::Arg(0),
-                        if_true: target,
-                        if_false: v,
-                    };
+                    self.blocks[u].terminator =
+                        Terminator::CondBr { cond: Value::Arg(0), if_true: target, if_false: v };
                     break;
                 }
             }
@@ -458,10 +410,7 @@ pub fn random_function(seed: u64, config: &CfgGenConfig, types: &mut Types) -> F
 
 /// A module holding one [`random_function`].
 pub fn random_module(seed: u64, config: &CfgGenConfig) -> Module {
-    let mut m = Module {
-        source_name: format!("random-cfg-{seed}"),
-        ..Module::default()
-    };
+    let mut m = Module { source_name: format!("random-cfg-{seed}"), ..Module::default() };
     let f = random_function(seed, config, &mut m.types);
     m.functions.push(f);
     m

@@ -28,10 +28,7 @@ fn pick<T: Copy>(rng: &mut SplitMix64, items: &[T]) -> Option<T> {
 }
 
 fn live_edges(cfg: &Cfg) -> Vec<(BlockId, BlockId)> {
-    cfg.rpo()
-        .iter()
-        .flat_map(|&u| cfg.succs(u).iter().map(move |&v| (u, v)))
-        .collect()
+    cfg.rpo().iter().flat_map(|&u| cfg.succs(u).iter().map(move |&v| (u, v))).collect()
 }
 
 /// Applies one random rewrite to `cfg` and `func`.
@@ -40,11 +37,8 @@ pub fn random_rewrite(rng: &mut SplitMix64, cfg: &mut Cfg, func: &mut Function) 
     match rng.below(10) {
         0 | 1 => {
             // Unreachable sources too, now and then.
-            let edges: Vec<(BlockId, BlockId)> = cfg
-                .blocks()
-                .iter()
-                .flat_map(|&u| cfg.succs(u).iter().map(move |&v| (u, v)))
-                .collect();
+            let edges: Vec<(BlockId, BlockId)> =
+                cfg.blocks().iter().flat_map(|&u| cfg.succs(u).iter().map(move |&v| (u, v))).collect();
             let (u, v) = pick(rng, &edges)?;
             Some((RewriteKind::SplitEdge, ok(cfg.split_edge(func, u, v))))
         }
@@ -59,12 +53,8 @@ pub fn random_rewrite(rng: &mut SplitMix64, cfg: &mut Cfg, func: &mut Function) 
                 .collect();
             let target = pick(rng, &targets)?;
             let fwd: Vec<BlockId> = cfg.forward_preds(target).collect();
-            let back: Vec<BlockId> = cfg
-                .preds(target)
-                .iter()
-                .copied()
-                .filter(|&p| cfg.is_back_edge(p, target))
-                .collect();
+            let back: Vec<BlockId> =
+                cfg.preds(target).iter().copied().filter(|&p| cfg.is_back_edge(p, target)).collect();
             let subset = |rng: &mut SplitMix64, from: &[BlockId]| -> Vec<BlockId> {
                 let mut s: Vec<BlockId> = from.iter().copied().filter(|_| rng.chance(60)).collect();
                 if s.is_empty() {
@@ -90,10 +80,7 @@ pub fn random_rewrite(rng: &mut SplitMix64, cfg: &mut Cfg, func: &mut Function) 
             };
             Some((kind, ok(cfg.insert_block_on_edges(func, &sources, target))))
         }
-        4 => Some((
-            RewriteKind::MergeBackEdges,
-            cfg.merge_back_edges(func).map(|_| ()),
-        )),
+        4 => Some((RewriteKind::MergeBackEdges, cfg.merge_back_edges(func).map(|_| ()))),
         5 | 6 => {
             let b = pick(rng, cfg.blocks())?;
             Some((RewriteKind::SplitBlock, ok(cfg.split_block(func, b, 0))))
@@ -110,10 +97,7 @@ pub fn random_rewrite(rng: &mut SplitMix64, cfg: &mut Cfg, func: &mut Function) 
                 })
                 .collect();
             let p = pick(rng, &candidates)?;
-            Some((
-                RewriteKind::RemovePassthrough,
-                cfg.remove_passthrough(func, p),
-            ))
+            Some((RewriteKind::RemovePassthrough, cfg.remove_passthrough(func, p)))
         }
         _ => {
             let (u, v) = pick(rng, &live_edges(cfg))?;

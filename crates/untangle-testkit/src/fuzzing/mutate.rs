@@ -127,11 +127,7 @@ pub struct Mutator {
 
 impl Mutator {
     pub fn new(seed: u64) -> Self {
-        Mutator {
-            rng: SplitMix64::new(seed),
-            max_mutations: 4,
-            max_len: 1 << 20,
-        }
+        Mutator { rng: SplitMix64::new(seed), max_mutations: 4, max_len: 1 << 20 }
     }
 
     /// A mutated copy of `input`; `donors` feed [`Mutation::Splice`] (may be empty).
@@ -159,11 +155,7 @@ impl Mutator {
             }
             Mutation::InterestingU32 if len >= 4 => {
                 // Mostly aligned: that is where real fields are.
-                let at = if rng.chance(80) {
-                    rng.below(len / 4) * 4
-                } else {
-                    rng.below(len - 3)
-                };
+                let at = if rng.chance(80) { rng.below(len / 4) * 4 } else { rng.below(len - 3) };
                 let value = *rng.pick(INTERESTING_U32).unwrap_or(&0);
                 data[at..at + 4].copy_from_slice(&value.to_le_bytes());
             }
@@ -177,9 +169,7 @@ impl Mutator {
                 let value = match rng.below(4) {
                     0 => *rng.pick(INTERESTING_U32).unwrap_or(&0),
                     1 => old.wrapping_add(rng.below(9) as u32).wrapping_sub(4),
-                    2 => (len as u32)
-                        .wrapping_add(rng.below(9) as u32)
-                        .wrapping_sub(4),
+                    2 => (len as u32).wrapping_add(rng.below(9) as u32).wrapping_sub(4),
                     _ => rng.next_u32(),
                 };
                 data[at..at + 4].copy_from_slice(&value.to_le_bytes());

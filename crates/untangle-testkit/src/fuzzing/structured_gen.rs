@@ -35,15 +35,15 @@
 //! [`GenStats`] counts what a function contains; the tests check that every feature occurs.
 
 use super::mutate::SplitMix64;
-use untangle::cfg::Cfg;
-use untangle::ir::Inst;
-use untangle::ir::{
-    BinaryOp, Block, BlockId, CastOp, Function, InstId, InstKind, IntPredicate, Module, Param,
-    Terminator, Type, TypeId, Types, Value,
-};
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 use smallvec::SmallVec;
 use std::collections::HashMap;
+use untangle::cfg::Cfg;
+use untangle::ir::Inst;
+use untangle::ir::{
+    BinaryOp, Block, BlockId, CastOp, Function, InstId, InstKind, IntPredicate, Module, Param, Terminator, Type,
+    TypeId, Types, Value,
+};
 
 /// Relative weights of the statement kinds (0 turns a kind off).
 #[derive(Clone, Debug)]
@@ -305,10 +305,7 @@ impl GenStats {
             ("do_while_loops", self.do_while_loops),
             ("endless_loops", self.endless_loops),
             ("infinite_loops", self.infinite_loops),
-            (
-                "infinite_loops_with_return",
-                self.infinite_loops_with_return,
-            ),
+            ("infinite_loops_with_return", self.infinite_loops_with_return),
             ("breaks", self.breaks),
             ("multi_level_breaks", self.multi_level_breaks),
             ("continues", self.continues),
@@ -542,14 +539,7 @@ impl<'a> Gen<'a> {
     }
 
     fn cond_br(&mut self, b: BlockId, if_true: BlockId, if_false: BlockId) {
-        self.set(
-            b,
-            Terminator::CondBr {
-                cond: PLACEHOLDER,
-                if_true,
-                if_false,
-            },
-        );
+        self.set(b, Terminator::CondBr { cond: PLACEHOLDER, if_true, if_false });
     }
 
     /// Loop `level` counted from the innermost (0).
@@ -560,20 +550,12 @@ impl<'a> Gen<'a> {
 
     /// How many levels may be broken out of (the loops inside the innermost sealed one).
     fn breakable_levels(&self) -> usize {
-        self.loops
-            .iter()
-            .rev()
-            .position(|l| l.sealed)
-            .unwrap_or(self.loops.len())
+        self.loops.iter().rev().position(|l| l.sealed).unwrap_or(self.loops.len())
     }
 
     /// How many levels may be continued (up to and including the innermost sealed loop).
     fn continuable_levels(&self) -> usize {
-        self.loops
-            .iter()
-            .rev()
-            .position(|l| l.sealed)
-            .map_or(self.loops.len(), |p| p + 1)
+        self.loops.iter().rev().position(|l| l.sealed).map_or(self.loops.len(), |p| p + 1)
     }
 
     /// Level 0 half the time, else any allowed level.
@@ -687,29 +669,12 @@ impl<'a> Gen<'a> {
         let choices = [
             (K::If, nest(w.if_stmt)),
             (K::Ladder, nest(w.if_ladder)),
-            (
-                K::EscapeIf,
-                if continuable > 0 {
-                    nest(w.escape_if)
-                } else {
-                    0
-                },
-            ),
-            (
-                K::Loop,
-                if self.loops.len() < self.config.max_depth {
-                    nest(w.loop_stmt)
-                } else {
-                    0
-                },
-            ),
+            (K::EscapeIf, if continuable > 0 { nest(w.escape_if) } else { 0 }),
+            (K::Loop, if self.loops.len() < self.config.max_depth { nest(w.loop_stmt) } else { 0 }),
             (K::Switch, nest(w.switch)),
             (K::Unrolled, nest(w.unrolled)),
             (K::Break, if breakable > 0 { w.break_stmt } else { 0 }),
-            (
-                K::Continue,
-                if continuable > 0 { w.continue_stmt } else { 0 },
-            ),
+            (K::Continue, if continuable > 0 { w.continue_stmt } else { 0 }),
             (K::Return, if top { 0 } else { w.return_stmt }),
             (K::Unreachable, if top { 0 } else { w.unreachable }),
             (K::Straight, w.straight),
@@ -938,8 +903,7 @@ impl<'a> Gen<'a> {
                 _ => LoopKind::Endless,
             }
         };
-        let with_return =
-            kind == LoopKind::Infinite && !self.rng.chance(self.config.truly_infinite_percent);
+        let with_return = kind == LoopKind::Infinite && !self.rng.chance(self.config.truly_infinite_percent);
         // header, latch, exit, plus a body block (while) or return + body blocks
         let need = match kind {
             LoopKind::While => 4,
@@ -961,8 +925,7 @@ impl<'a> Gen<'a> {
                 }
             }
         }
-        let direct_continue =
-            kind != LoopKind::DoWhile && self.rng.chance(self.config.direct_continue_percent);
+        let direct_continue = kind != LoopKind::DoWhile && self.rng.chance(self.config.direct_continue_percent);
         let header = self.block("loop.head");
         self.set(cur, Terminator::Br { target: header });
         let id = self.next_loop;
@@ -971,14 +934,7 @@ impl<'a> Gen<'a> {
         if sealed {
             self.sealed.push(id);
         }
-        self.loops.push(LoopCtx {
-            id,
-            header,
-            latch: None,
-            direct_continue,
-            exit: None,
-            sealed,
-        });
+        self.loops.push(LoopCtx { id, header, latch: None, direct_continue, exit: None, sealed });
         self.stats.max_loop_depth = self.stats.max_loop_depth.max(self.loops.len());
         self.start(header);
         let mut used = 1;
@@ -1079,11 +1035,7 @@ impl<'a> Gen<'a> {
             }
         }
         let needs_merge = !ends.is_empty() || targets.iter().any(|t| t.is_none());
-        let merge = if needs_merge {
-            Some(self.block("sw.end"))
-        } else {
-            None
-        };
+        let merge = if needs_merge { Some(self.block("sw.end")) } else { None };
         self.refund(cases + 2 - bodies.len() - usize::from(needs_merge));
         let resolve = |t: Option<BlockId>| t.or(merge).expect("a target or a merge");
         let default = resolve(targets[0]);
@@ -1095,17 +1047,8 @@ impl<'a> Gen<'a> {
                 values.push(v);
             }
         }
-        let case_list = (1..=cases)
-            .map(|i| (values[i - 1], resolve(targets[i])))
-            .collect();
-        self.set(
-            cur,
-            Terminator::Switch {
-                value: PLACEHOLDER,
-                default,
-                cases: case_list,
-            },
-        );
+        let case_list = (1..=cases).map(|i| (values[i - 1], resolve(targets[i]))).collect();
+        self.set(cur, Terminator::Switch { value: PLACEHOLDER, default, cases: case_list });
         let merge = merge?;
         for end in ends {
             self.set(end, Terminator::Br { target: merge });
@@ -1136,14 +1079,10 @@ impl<'a> Gen<'a> {
                 3 => Site::Continue,
                 4 => Site::If,
                 5 => Site::BreakToExit,
-                _ if breakable > 0 && self.rng.chance(50) => Site::Outer {
-                    level: self.pick_level(breakable),
-                    is_break: true,
-                },
-                _ if continuable > 0 => Site::Outer {
-                    level: self.pick_level(continuable),
-                    is_break: false,
-                },
+                _ if breakable > 0 && self.rng.chance(50) => {
+                    Site::Outer { level: self.pick_level(breakable), is_break: true }
+                }
+                _ if continuable > 0 => Site::Outer { level: self.pick_level(continuable), is_break: false },
                 _ => Site::BreakToExit,
             };
             sites.push(s);
@@ -1180,12 +1119,7 @@ impl<'a> Gen<'a> {
                         let w = self.block("unroll.work");
                         self.cond_br(c, w, nx);
                         self.start(w);
-                        self.set(
-                            w,
-                            Terminator::Br {
-                                target: brk[k % n_brk],
-                            },
-                        );
+                        self.set(w, Terminator::Br { target: brk[k % n_brk] });
                     }
                     Site::NestedBreak(k) => {
                         let t = self.block("unroll.test");
@@ -1197,12 +1131,7 @@ impl<'a> Gen<'a> {
                         self.start(ta);
                         self.set(ta, Terminator::Br { target: tb });
                         self.start(tb);
-                        self.set(
-                            tb,
-                            Terminator::Br {
-                                target: brk[k % n_brk],
-                            },
-                        );
+                        self.set(tb, Terminator::Br { target: brk[k % n_brk] });
                     }
                     Site::Continue => {
                         self.cond_br(c, next_iter, nx);
@@ -1217,11 +1146,7 @@ impl<'a> Gen<'a> {
                         self.cond_br(c, end, nx);
                     }
                     Site::Outer { level, is_break } => {
-                        let t = if is_break {
-                            self.jump_break(level)
-                        } else {
-                            self.jump_continue(level)
-                        };
+                        let t = if is_break { self.jump_break(level) } else { self.jump_continue(level) };
                         self.cond_br(c, t, nx);
                     }
                 }
@@ -1260,8 +1185,7 @@ impl<'a> Gen<'a> {
                 let (pu, pv) = (&self.loop_path[u], &self.loop_path[v]);
                 let nested = pv.len() <= pu.len() && pu[..pv.len()] == pv[..];
                 // Leaving a sealed (infinite) loop would give it an exit.
-                let leaves_sealed =
-                    nested && pu[pv.len()..].iter().any(|id| self.sealed.contains(id));
+                let leaves_sealed = nested && pu[pv.len()..].iter().any(|id| self.sealed.contains(id));
                 if later && v != target && nested && !leaves_sealed {
                     self.stats.forward_gotos += 1;
                     if self.rng.chance(50) {
@@ -1290,18 +1214,11 @@ impl<'a> Gen<'a> {
         let i32t = types.int(32);
         let void = types.void();
         let ret = if self.ret_i32 { i32t } else { void };
-        let ty = types.intern(Type::Function {
-            ret,
-            params: vec![i32t, i32t, i32t, i1],
-            var_arg: false,
-        });
+        let ty = types.intern(Type::Function { ret, params: vec![i32t, i32t, i32t, i1], var_arg: false });
         let params = ["c", "d", "e", "p"]
             .iter()
             .zip([i32t, i32t, i32t, i1])
-            .map(|(n, ty)| Param {
-                name: Some(n.to_string()),
-                ty,
-            })
+            .map(|(n, ty)| Param { name: Some(n.to_string()), ty })
             .collect();
         let mut f = Function {
             name,
@@ -1321,13 +1238,7 @@ impl<'a> Gen<'a> {
             config: self.config,
             cfg: &cfg,
             parts: SecondaryMap::new(),
-            types: Tys {
-                i1,
-                i8: i8t,
-                i16: i16t,
-                i32: i32t,
-                void,
-            },
+            types: Tys { i1, i8: i8t, i16: i16t, i32: i32t, void },
             counter: 0,
             stats: &mut self.stats,
         };
@@ -1372,11 +1283,7 @@ struct Finisher<'r, 'c> {
 impl Finisher<'_, '_> {
     fn inst(&mut self, f: &mut Function, prefix: &str, ty: TypeId, kind: InstKind) -> InstId {
         self.counter += 1;
-        f.insts.push(Inst {
-            name: Some(format!("{prefix}{}", self.counter)),
-            ty,
-            kind,
-        })
+        f.insts.push(Inst { name: Some(format!("{prefix}{}", self.counter)), ty, kind })
     }
 
     fn arg(&mut self) -> Value {
@@ -1468,14 +1375,7 @@ impl Finisher<'_, '_> {
             }
             for _ in 0..count {
                 let i32t = self.types.i32;
-                let phi = self.inst(
-                    f,
-                    "phi",
-                    i32t,
-                    InstKind::Phi {
-                        incoming: SmallVec::new(),
-                    },
-                );
+                let phi = self.inst(f, "phi", i32t, InstKind::Phi { incoming: SmallVec::new() });
                 self.parts[b].phis.push(phi);
                 self.parts[b].values.push(Value::Inst(phi));
                 phi_blocks.push((b, phi));
@@ -1487,13 +1387,7 @@ impl Finisher<'_, '_> {
                 continue;
             }
             for _ in 0..1 + self.rng.below(2) {
-                const OPS: [BinaryOp; 5] = [
-                    BinaryOp::Add,
-                    BinaryOp::Sub,
-                    BinaryOp::Mul,
-                    BinaryOp::Xor,
-                    BinaryOp::And,
-                ];
+                const OPS: [BinaryOp; 5] = [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Xor, BinaryOp::And];
                 let op = OPS[self.rng.below(OPS.len())];
                 let lhs = self.avail(b);
                 let rhs = self.avail(b);
@@ -1507,10 +1401,8 @@ impl Finisher<'_, '_> {
         for (b, phi) in phi_blocks {
             let ds = distinct(&preds[b]);
             let vals: Vec<Value> = ds.iter().map(|&p| self.avail(p)).collect();
-            let mut incoming: SmallVec<[(Value, BlockId); 4]> = preds[b]
-                .iter()
-                .map(|p| (vals[ds.iter().position(|d| d == p).unwrap()], *p))
-                .collect();
+            let mut incoming: SmallVec<[(Value, BlockId); 4]> =
+                preds[b].iter().map(|p| (vals[ds.iter().position(|d| d == p).unwrap()], *p)).collect();
             if incoming.len() > ds.len() {
                 self.stats.duplicate_entry_phis += 1;
             }
@@ -1536,8 +1428,7 @@ impl Finisher<'_, '_> {
                 Terminator::CondBr { cond, .. } => {
                     let ds = distinct(&preds[b]);
                     let idom = cfg.idom(b);
-                    if reachable && !ds.is_empty() && self.rng.chance(self.config.phi_cond_percent)
-                    {
+                    if reachable && !ds.is_empty() && self.rng.chance(self.config.phi_cond_percent) {
                         self.stats.i1_phi_conditions += 1;
                         let mut vals = Vec::new();
                         for &p in &ds {
@@ -1550,18 +1441,15 @@ impl Finisher<'_, '_> {
                             };
                             vals.push(v);
                         }
-                        let incoming = preds[b]
-                            .iter()
-                            .map(|p| (vals[ds.iter().position(|d| d == p).unwrap()], *p))
-                            .collect();
+                        let incoming =
+                            preds[b].iter().map(|p| (vals[ds.iter().position(|d| d == p).unwrap()], *p)).collect();
                         let i1 = self.types.i1;
                         let phi = self.inst(f, "cphi", i1, InstKind::Phi { incoming });
                         self.parts[b].phis.push(phi);
                         *cond = Value::Inst(phi);
-                    } else if let (true, Some(d)) = (
-                        reachable && self.rng.chance(self.config.dominating_cond_percent),
-                        idom,
-                    ) {
+                    } else if let (true, Some(d)) =
+                        (reachable && self.rng.chance(self.config.dominating_cond_percent), idom)
+                    {
                         self.stats.dominating_conditions += 1;
                         // Any strict dominator.
                         let mut chain = vec![d];
@@ -1582,36 +1470,10 @@ impl Finisher<'_, '_> {
                     let x = self.avail(b);
                     let y = self.avail(b);
                     let (ty, kind) = match self.rng.below(4) {
-                        0 => (
-                            self.types.i32,
-                            InstKind::Binary {
-                                op: BinaryOp::Add,
-                                lhs: x,
-                                rhs: y,
-                            },
-                        ),
-                        1 => (
-                            self.types.i32,
-                            InstKind::Binary {
-                                op: BinaryOp::Xor,
-                                lhs: x,
-                                rhs: y,
-                            },
-                        ),
-                        2 => (
-                            self.types.i8,
-                            InstKind::Cast {
-                                op: CastOp::Trunc,
-                                value: x,
-                            },
-                        ),
-                        _ => (
-                            self.types.i16,
-                            InstKind::Cast {
-                                op: CastOp::Trunc,
-                                value: x,
-                            },
-                        ),
+                        0 => (self.types.i32, InstKind::Binary { op: BinaryOp::Add, lhs: x, rhs: y }),
+                        1 => (self.types.i32, InstKind::Binary { op: BinaryOp::Xor, lhs: x, rhs: y }),
+                        2 => (self.types.i8, InstKind::Cast { op: CastOp::Trunc, value: x }),
+                        _ => (self.types.i16, InstKind::Cast { op: CastOp::Trunc, value: x }),
                     };
                     if ty != self.types.i32 {
                         self.stats.narrow_switches += 1;
@@ -1633,14 +1495,7 @@ impl Finisher<'_, '_> {
         // E: concatenate.
         for &b in &layout {
             let p = &self.parts[b];
-            let insts = p
-                .phis
-                .iter()
-                .chain(&p.body)
-                .chain(&p.late)
-                .chain(&p.cond)
-                .copied()
-                .collect();
+            let insts = p.phis.iter().chain(&p.body).chain(&p.late).chain(&p.cond).copied().collect();
             f.blocks[b].insts = insts;
         }
     }
@@ -1653,11 +1508,7 @@ pub fn generate(seed: u64, config: &ShapeGenConfig, types: &mut Types) -> Functi
 }
 
 /// [`generate`], with what the function contains.
-pub fn generate_with_stats(
-    seed: u64,
-    config: &ShapeGenConfig,
-    types: &mut Types,
-) -> (Function, GenStats) {
+pub fn generate_with_stats(seed: u64, config: &ShapeGenConfig, types: &mut Types) -> (Function, GenStats) {
     let mut rng = SplitMix64::new(seed ^ 0x5eed_5742_0c7d_0001);
     let target = 1 + rng.below(config.max_blocks.max(1));
     let ret_i32 = rng.chance(config.ret_value_percent);
@@ -1689,13 +1540,8 @@ fn fixed_config() -> ShapeGenConfig {
 }
 
 /// The sites of each iteration of the hand-shaped unrolled loops.
-const UNROLLED_SITES: [Site; 5] = [
-    Site::WorkBreak(0),
-    Site::If,
-    Site::NestedBreak(1),
-    Site::Continue,
-    Site::BreakToExit,
-];
+const UNROLLED_SITES: [Site; 5] =
+    [Site::WorkBreak(0), Site::If, Site::NestedBreak(1), Site::Continue, Site::BreakToExit];
 
 /// The CFG DXC emits for an `[unroll]`ed loop with breaks (the "stairway to heaven" of the
 /// dxil-spirv blog series), unrolled `n` times (at least 1):
@@ -1722,8 +1568,7 @@ pub fn unrolled_interleaved_breaks(n: usize, types: &mut Types) -> Function {
     g.start(entry);
     let end = g.unrolled(entry, n, &UNROLLED_SITES, 2);
     g.set(end, Terminator::Ret { value: None });
-    g.finish(format!("unrolled_interleaved_breaks_{n}"), types)
-        .0
+    g.finish(format!("unrolled_interleaved_breaks_{n}"), types).0
 }
 
 /// [`unrolled_interleaved_breaks`] inside an outer loop: header H → the unrolled body → its
@@ -1737,29 +1582,18 @@ pub fn unrolled_interleaved_breaks_in_loop(n: usize, types: &mut Types) -> Funct
     g.start(entry);
     let header = g.block("outer.head");
     g.set(entry, Terminator::Br { target: header });
-    g.loops.push(LoopCtx {
-        id: 0,
-        header,
-        latch: None,
-        direct_continue: true,
-        exit: None,
-        sealed: false,
-    });
+    g.loops.push(LoopCtx { id: 0, header, latch: None, direct_continue: true, exit: None, sealed: false });
     g.next_loop = 1;
     g.start(header);
     let mut sites = UNROLLED_SITES.to_vec();
-    sites.push(Site::Outer {
-        level: 0,
-        is_break: true,
-    });
+    sites.push(Site::Outer { level: 0, is_break: true });
     let end = g.unrolled(header, n, &sites, 2);
     let exit = g.break_target(0);
     g.cond_br(end, header, exit);
     g.loops.pop();
     g.start(exit);
     g.set(exit, Terminator::Ret { value: None });
-    g.finish(format!("unrolled_interleaved_breaks_in_loop_{n}"), types)
-        .0
+    g.finish(format!("unrolled_interleaved_breaks_in_loop_{n}"), types).0
 }
 
 /// Whether `func`'s CFG is reducible (and well-formed enough for [`Cfg::new`]).
@@ -1771,17 +1605,10 @@ pub fn is_reducible(func: &Function) -> bool {
 /// `llvm-as` and [`untangle::llvm::parse_text`] for generated functions: save a failing case
 /// as a `.ll` file and re-run it with the command-line tool.
 pub fn to_llvm_text(func: &Function, types: &Types) -> String {
-    let mut m = Module {
-        source_name: func.name.clone(),
-        types: types.clone(),
-        ..Module::default()
-    };
+    let mut m = Module { source_name: func.name.clone(), types: types.clone(), ..Module::default() };
     m.functions.push(func.clone());
     let dumper = untangle::ir::dump::Dumper::new(&m);
-    format!(
-        "; generated by untangle::fuzzing::structured_gen\n\n{}",
-        dumper.function(func)
-    )
+    format!("; generated by untangle::fuzzing::structured_gen\n\n{}", dumper.function(func))
 }
 
 /// Structural checks of a generated (or any) function: every successor and instruction
@@ -1798,18 +1625,10 @@ pub fn check_well_formed(func: &Function) -> Result<(), String> {
         let mut seen_non_phi = false;
         for (k, &i) in func.blocks[b].insts.iter().enumerate() {
             if !func.insts.is_valid(i) {
-                return Err(format!(
-                    "{}: instruction {} does not exist",
-                    label(b),
-                    i.index()
-                ));
+                return Err(format!("{}: instruction {} does not exist", label(b), i.index()));
             }
             if def.insert(i, (b, k)).is_some() {
-                return Err(format!(
-                    "{}: instruction {} placed twice",
-                    label(b),
-                    i.index()
-                ));
+                return Err(format!("{}: instruction {} placed twice", label(b), i.index()));
             }
             let is_phi = func.insts[i].kind.is_phi();
             if is_phi && seen_non_phi {
@@ -1831,11 +1650,7 @@ pub fn check_well_formed(func: &Function) -> Result<(), String> {
             Value::Arg(a) => Err(format!("{}: argument {a} does not exist", label(b))),
             Value::Inst(i) => {
                 let Some(&(d, k)) = def.get(&i) else {
-                    return Err(format!(
-                        "{}: uses unplaced instruction {}",
-                        label(b),
-                        i.index()
-                    ));
+                    return Err(format!("{}: uses unplaced instruction {}", label(b), i.index()));
                 };
                 if !cfg.is_reachable(b) {
                     return Ok(());
@@ -1844,11 +1659,7 @@ pub fn check_well_formed(func: &Function) -> Result<(), String> {
                 if ok {
                     Ok(())
                 } else {
-                    Err(format!(
-                        "{}: use of a value from {} it does not dominate",
-                        label(b),
-                        label(d)
-                    ))
+                    Err(format!("{}: use of a value from {} it does not dominate", label(b), label(d)))
                 }
             }
             _ => Ok(()),
@@ -1873,11 +1684,7 @@ pub fn check_well_formed(func: &Function) -> Result<(), String> {
                     }
                     for (v, p) in incoming {
                         if incoming.iter().any(|(w, q)| q == p && w != v) {
-                            return Err(format!(
-                                "{}: two values for predecessor {}",
-                                label(b),
-                                label(*p)
-                            ));
+                            return Err(format!("{}: two values for predecessor {}", label(b), label(*p)));
                         }
                         available(*v, *p, usize::MAX)?;
                     }
@@ -1913,11 +1720,7 @@ mod tests {
             let mut types = Types::default();
             let f = generate(seed, &config, &mut types);
             assert!(is_reducible(&f), "seed {seed}: irreducible");
-            assert!(
-                f.layout.len() <= config.max_blocks,
-                "seed {seed}: {} blocks",
-                f.layout.len()
-            );
+            assert!(f.layout.len() <= config.max_blocks, "seed {seed}: {} blocks", f.layout.len());
             if let Err(e) = check_well_formed(&f) {
                 panic!("seed {seed}: {e}\n{}", to_llvm_text(&f, &types));
             }
@@ -1939,12 +1742,7 @@ mod tests {
         // A cycle with two entries.
         let irreducible = super::super::synthetic::from_adjacency(
             "irr",
-            &[
-                ("a", &["b", "c"]),
-                ("b", &["c"]),
-                ("c", &["b", "d"]),
-                ("d", &[]),
-            ],
+            &[("a", &["b", "c"]), ("b", &["c"]), ("c", &["b", "d"]), ("d", &[])],
             &mut types,
         )
         .unwrap();
@@ -1963,9 +1761,7 @@ mod tests {
                 f.insts[i].kind.is_phi().then_some((b, i))
             })
             .unwrap();
-        let InstKind::Phi { incoming } = &f.insts[phi].kind else {
-            panic!()
-        };
+        let InstKind::Phi { incoming } = &f.insts[phi].kind else { panic!() };
         let mut g = f.clone();
         let mut fewer = incoming.clone();
         fewer.pop();
@@ -2006,11 +1802,7 @@ mod tests {
         for seed in 0..500u64 {
             total.accumulate(&gen(seed).1);
         }
-        let missing: Vec<_> = total
-            .features()
-            .into_iter()
-            .filter(|(_, n)| *n == 0)
-            .collect();
+        let missing: Vec<_> = total.features().into_iter().filter(|(_, n)| *n == 0).collect();
         eprintln!("feature counts over 500 seeds ({} blocks):", total.blocks);
         for (k, n) in total.features() {
             eprintln!("  {k:28} {n}");
@@ -2021,10 +1813,7 @@ mod tests {
 
     #[test]
     fn large_functions() {
-        let config = ShapeGenConfig {
-            max_blocks: 3000,
-            ..ShapeGenConfig::default()
-        };
+        let config = ShapeGenConfig { max_blocks: 3000, ..ShapeGenConfig::default() };
         let mut biggest = 0;
         for seed in 0..20u64 {
             let mut types = Types::default();
@@ -2053,28 +1842,18 @@ mod tests {
     fn unrolled_shapes() {
         for n in 1..=8 {
             let mut types = Types::default();
-            for f in [
-                unrolled_interleaved_breaks(n, &mut types),
-                unrolled_interleaved_breaks_in_loop(n, &mut types),
-            ] {
+            for f in [unrolled_interleaved_breaks(n, &mut types), unrolled_interleaved_breaks_in_loop(n, &mut types)] {
                 check_well_formed(&f).unwrap_or_else(|e| panic!("{}: {e}", f.name));
                 let cfg = Cfg::new(&f).unwrap();
                 assert!(f.layout.iter().all(|&b| cfg.is_reachable(b)), "{}", f.name);
                 // The exit E: one PHI entry per breaking path.
-                let e = f.layout.iter().copied().find(|&b| {
-                    f.blocks[b]
-                        .name
-                        .as_deref()
-                        .unwrap()
-                        .starts_with("unroll.exit")
-                });
+                let e =
+                    f.layout.iter().copied().find(|&b| f.blocks[b].name.as_deref().unwrap().starts_with("unroll.exit"));
                 let e = e.unwrap();
                 let preds = cfg.preds(e).len();
                 assert_eq!(preds, 2 + n + 2, "{}: exit predecessors", f.name);
                 let phi = f.blocks[e].insts[0];
-                let InstKind::Phi { incoming } = &f.insts[phi].kind else {
-                    panic!("no PHI")
-                };
+                let InstKind::Phi { incoming } = &f.insts[phi].kind else { panic!("no PHI") };
                 assert_eq!(incoming.len(), preds);
                 if f.name.contains("in_loop") {
                     assert_eq!(cfg.loops().len(), 1);
@@ -2082,10 +1861,7 @@ mod tests {
                     assert_eq!(cfg.loops().len(), 0);
                 }
             }
-            assert_eq!(
-                unrolled_interleaved_breaks(n, &mut types),
-                unrolled_interleaved_breaks(n, &mut types)
-            );
+            assert_eq!(unrolled_interleaved_breaks(n, &mut types), unrolled_interleaved_breaks(n, &mut types));
         }
     }
 
@@ -2096,11 +1872,7 @@ mod tests {
             .iter()
             .map(|&b| {
                 let blk = &f.blocks[b];
-                let phis = blk
-                    .insts
-                    .iter()
-                    .filter(|&&i| f.insts[i].kind.is_phi())
-                    .count();
+                let phis = blk.insts.iter().filter(|&&i| f.insts[i].kind.is_phi()).count();
                 let kind = match blk.terminator {
                     Terminator::Br { .. } => "br",
                     Terminator::CondBr { .. } => "condbr",
@@ -2108,11 +1880,7 @@ mod tests {
                     Terminator::Ret { .. } => "ret",
                     Terminator::Unreachable => "unreachable",
                 };
-                (
-                    blk.terminator.successors().into_iter().map(pos).collect(),
-                    phis,
-                    kind,
-                )
+                (blk.terminator.successors().into_iter().map(pos).collect(), phis, kind)
             })
             .collect()
     }
@@ -2147,10 +1915,7 @@ mod tests {
     #[cfg(feature = "llvm")]
     #[test]
     fn llvm_text_round_trips() {
-        let config = ShapeGenConfig {
-            max_blocks: 120,
-            ..ShapeGenConfig::default()
-        };
+        let config = ShapeGenConfig { max_blocks: 120, ..ShapeGenConfig::default() };
         let mut checked = 0;
         for seed in 0..52u64 {
             let mut types = Types::default();
@@ -2162,15 +1927,13 @@ mod tests {
                 generate(seed, &config, &mut types)
             };
             let text = to_llvm_text(&f, &types);
-            let m = untangle::llvm::parse_text(&text, "gen.ll")
-                .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+            let m = untangle::llvm::parse_text(&text, "gen.ll").unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
             let (_, g) = m.defined_functions().next().expect("one function");
             assert_eq!(g.name, f.name);
             assert_eq!(shape(g), shape(&f), "seed {seed}");
             assert_eq!(g.insts.len(), f.insts.len(), "seed {seed}");
-            let names = |f: &Function| -> Vec<Option<String>> {
-                f.layout.iter().map(|&b| f.blocks[b].name.clone()).collect()
-            };
+            let names =
+                |f: &Function| -> Vec<Option<String>> { f.layout.iter().map(|&b| f.blocks[b].name.clone()).collect() };
             assert_eq!(names(g), names(&f));
             checked += 1;
         }

@@ -1,17 +1,13 @@
 //! Large regular CFGs for scaling benchmarks and tests: chains of diamonds, deep loop
 //! nests and wide switches of any size. Deterministic, no randomness.
 
-use untangle::ir::{Block, BlockId, Function, Param, Terminator, Type, Types, Value};
 use cranelift_entity::{EntityRef, PrimaryMap};
+use untangle::ir::{Block, BlockId, Function, Param, Terminator, Type, Types, Value};
 
 fn function(name: String, types: &mut Types, terms: Vec<Terminator>) -> Function {
     let mut blocks = PrimaryMap::new();
     for t in terms {
-        blocks.push(Block {
-            name: None,
-            insts: Vec::new(),
-            terminator: t,
-        });
+        blocks.push(Block { name: None, insts: Vec::new(), terminator: t });
     }
     let layout = blocks.keys().collect();
     cfg_function(name, types, blocks, layout)
@@ -27,19 +23,12 @@ pub fn cfg_function(
 ) -> Function {
     let void = types.intern(Type::Void);
     let i32t = types.intern(Type::Int(32));
-    let ty = types.intern(Type::Function {
-        ret: void,
-        params: vec![i32t],
-        var_arg: false,
-    });
+    let ty = types.intern(Type::Function { ret: void, params: vec![i32t], var_arg: false });
     Function {
         name,
         ty,
         ret: void,
-        params: vec![Param {
-            name: Some("c".into()),
-            ty: i32t,
-        }],
+        params: vec![Param { name: Some("c".into()), ty: i32t }],
         blocks,
         insts: PrimaryMap::new(),
         layout,
@@ -51,11 +40,7 @@ fn b(i: usize) -> BlockId {
 }
 
 fn cond_br(t: usize, f: usize) -> Terminator {
-    Terminator::CondBr {
-        cond: Value::Arg(0),
-        if_true: b(t),
-        if_false: b(f),
-    }
+    Terminator::CondBr { cond: Value::Arg(0), if_true: b(t), if_false: b(f) }
 }
 
 /// `if/else` diamonds one after another: fork, two arms, next fork …; about `n` blocks
@@ -88,17 +73,9 @@ pub fn loop_nest(n: usize, types: &mut Types) -> Function {
         let inner = if k + 1 < depth { h(k + 1) } else { body };
         terms.push(cond_br(inner, x(k)));
     }
-    terms.push(Terminator::Br {
-        target: b(h(depth - 1)),
-    });
+    terms.push(Terminator::Br { target: b(h(depth - 1)) });
     for k in 0..depth {
-        terms.push(if k == 0 {
-            Terminator::Ret { value: None }
-        } else {
-            Terminator::Br {
-                target: b(h(k - 1)),
-            }
-        });
+        terms.push(if k == 0 { Terminator::Ret { value: None } } else { Terminator::Br { target: b(h(k - 1)) } });
     }
     function(format!("loop_nest_{n}"), types, terms)
 }
@@ -123,17 +100,8 @@ pub fn wide_switch(n: usize, types: &mut Types) -> Function {
 /// A function from an adjacency list of named blocks (the first is the entry): no
 /// successors → `ret`, one → `br`, two → conditional branch, more → switch on the
 /// argument with the first as default. Unknown successor names are an `Err`.
-pub fn from_adjacency(
-    name: &str,
-    blocks: &[(&str, &[&str])],
-    types: &mut Types,
-) -> Result<Function, String> {
-    let index = |n: &str| {
-        blocks
-            .iter()
-            .position(|(b, _)| *b == n)
-            .ok_or_else(|| format!("no block named {n}"))
-    };
+pub fn from_adjacency(name: &str, blocks: &[(&str, &[&str])], types: &mut Types) -> Result<Function, String> {
+    let index = |n: &str| blocks.iter().position(|(b, _)| *b == n).ok_or_else(|| format!("no block named {n}"));
     let mut terms = Vec::with_capacity(blocks.len());
     for (_, succs) in blocks {
         let t: Vec<usize> = succs.iter().map(|s| index(s)).collect::<Result<_, _>>()?;
@@ -144,11 +112,7 @@ pub fn from_adjacency(
             [d, rest @ ..] => Terminator::Switch {
                 value: Value::Arg(0),
                 default: b(*d),
-                cases: rest
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &s)| (i as u64, b(s)))
-                    .collect(),
+                cases: rest.iter().enumerate().map(|(i, &s)| (i as u64, b(s))).collect(),
             },
         });
     }

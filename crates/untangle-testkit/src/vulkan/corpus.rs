@@ -57,10 +57,12 @@
 //! `static_sampler_dynamic_index`. Wave cases compute their expectation from the device's
 //! subgroup size.
 
-use super::{Binding, DeviceBuffer, DeviceInfo, Dispatch, Features, Gpu, Image, ImageDim, Resource, SamplerDesc, VkError};
-use untangle::dxil::ResourceClass;
+use super::{
+    Binding, DeviceBuffer, DeviceInfo, Dispatch, Features, Gpu, Image, ImageDim, Resource, SamplerDesc, VkError,
+};
 use ash::vk;
 use std::time::{Duration, Instant};
+use untangle::dxil::ResourceClass;
 
 /// A D3D register: class, space, register number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -77,32 +79,16 @@ impl std::fmt::Display for Reg {
 }
 
 pub fn t(register: u32, space: u32) -> Reg {
-    Reg {
-        class: ResourceClass::Srv,
-        space,
-        register,
-    }
+    Reg { class: ResourceClass::Srv, space, register }
 }
 pub fn u(register: u32, space: u32) -> Reg {
-    Reg {
-        class: ResourceClass::Uav,
-        space,
-        register,
-    }
+    Reg { class: ResourceClass::Uav, space, register }
 }
 pub fn b(register: u32, space: u32) -> Reg {
-    Reg {
-        class: ResourceClass::Cbv,
-        space,
-        register,
-    }
+    Reg { class: ResourceClass::Cbv, space, register }
 }
 pub fn s(register: u32, space: u32) -> Reg {
-    Reg {
-        class: ResourceClass::Sampler,
-        space,
-        register,
-    }
+    Reg { class: ResourceClass::Sampler, space, register }
 }
 
 /// What a D3D resource is, independent of how it is bound.
@@ -236,7 +222,8 @@ pub trait Placement {
         Vec::new()
     }
     /// Where `res` goes.
-    fn place(&self, translation: &untangle::emit::translate::Translation, res: &CaseResource) -> Result<Placed, String>;
+    fn place(&self, translation: &untangle::emit::translate::Translation, res: &CaseResource)
+        -> Result<Placed, String>;
     /// Minimum descriptor counts `(set, binding, count)` (descriptor tables larger than
     /// the elements a case binds); see [`Dispatch::min_counts`].
     fn min_counts(&self, _translation: &untangle::emit::translate::Translation) -> Vec<(u32, u32, u32)> {
@@ -264,14 +251,8 @@ pub fn default_resource(class: ResourceClass, kind: &Kind) -> Resource {
             Resource::UniformBuffer(b)
         }
         Kind::Buffer(bytes) => Resource::StorageBuffer(bytes.clone()),
-        Kind::Typed { format, bytes } if uav => Resource::StorageTexelBuffer {
-            format: *format,
-            bytes: bytes.clone(),
-        },
-        Kind::Typed { format, bytes } => Resource::UniformTexelBuffer {
-            format: *format,
-            bytes: bytes.clone(),
-        },
+        Kind::Typed { format, bytes } if uav => Resource::StorageTexelBuffer { format: *format, bytes: bytes.clone() },
+        Kind::Typed { format, bytes } => Resource::UniformTexelBuffer { format: *format, bytes: bytes.clone() },
         Kind::Texture(i) if uav => Resource::StorageImage(i.clone()),
         Kind::Texture(i) => Resource::SampledImage(i.clone()),
         Kind::Sampler(sd) => Resource::Sampler(*sd),
@@ -290,7 +271,13 @@ impl Placement for DefaultPlacement {
         for ep in &info.entry_points {
             for r in ep.resources.iter().filter(|r| r.space >= 32) {
                 let b = default_binding(r.class, r.space, r.lower_bound);
-                entries.push(MapEntry { class: r.class, space: r.space, register: r.lower_bound, set: 16 + r.space % 16, binding: b.binding });
+                entries.push(MapEntry {
+                    class: r.class,
+                    space: r.space,
+                    register: r.lower_bound,
+                    set: 16 + r.space % 16,
+                    binding: b.binding,
+                });
             }
         }
         Ok(untangle::emit::translate::Options { binding_map: BindingMap { entries }, ..Default::default() })
@@ -310,12 +297,7 @@ impl Placement for DefaultPlacement {
                 continue;
             }
             let resource = default_resource(res.reg.class, &res.kind);
-            return Ok(Placed::Binding(Binding {
-                set: row.set,
-                binding: row.binding,
-                element: offset,
-                resource,
-            }));
+            return Ok(Placed::Binding(Binding { set: row.set, binding: row.binding, element: offset, resource }));
         }
         Ok(Placed::Unused)
     }
@@ -365,7 +347,13 @@ pub fn compare(reg: Reg, got: &[u8], want: &[Want]) -> Result<(), String> {
 }
 
 /// Translates, places, dispatches and checks `spec` for the shader `bytes`.
-pub fn run_spec(gpu: &mut Gpu, bytes: &[u8], spec: &Spec, placement: &dyn Placement, timeout: Duration) -> Result<(), String> {
+pub fn run_spec(
+    gpu: &mut Gpu,
+    bytes: &[u8],
+    spec: &Spec,
+    placement: &dyn Placement,
+    timeout: Duration,
+) -> Result<(), String> {
     let options = placement.options(bytes)?;
     let tr = untangle::emit::translate::translate(bytes, &options).map_err(|e| format!("translate: {e}"))?;
     let mut bindings = Vec::new();
@@ -404,10 +392,7 @@ pub fn run_spec(gpu: &mut Gpu, bytes: &[u8], spec: &Spec, placement: &dyn Placem
             }
             Placed::DeviceBuffer { push_offset } => {
                 back.push(Back::Device(device_buffers.len()));
-                device_buffers.push(DeviceBuffer {
-                    bytes: bytes_of(&res.kind),
-                    push_offset,
-                });
+                device_buffers.push(DeviceBuffer { bytes: bytes_of(&res.kind), push_offset });
             }
         }
     }
@@ -449,7 +434,13 @@ pub fn run_spec(gpu: &mut Gpu, bytes: &[u8], spec: &Spec, placement: &dyn Placem
 }
 
 /// Runs one case from `corpus_dir` (the `dxil/vkd3d-proton` folder).
-pub fn run_case(gpu: &mut Gpu, case: &Case, corpus_dir: &std::path::Path, placement: &dyn Placement, timeout: Duration) -> CaseReport {
+pub fn run_case(
+    gpu: &mut Gpu,
+    case: &Case,
+    corpus_dir: &std::path::Path,
+    placement: &dyn Placement,
+    timeout: Duration,
+) -> CaseReport {
     let start = Instant::now();
     let info: DeviceInfo = gpu.info().clone();
     let outcome = if let Some(why) = case.needs.missing(&info.features) {
@@ -464,11 +455,7 @@ pub fn run_case(gpu: &mut Gpu, case: &Case, corpus_dir: &std::path::Path, placem
             },
         }
     };
-    CaseReport {
-        name: case.name,
-        outcome,
-        wall: start.elapsed(),
-    }
+    CaseReport { name: case.name, outcome, wall: start.elapsed() }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -484,32 +471,17 @@ fn eq(words: &[u32]) -> Vec<Want> {
     words.iter().map(|&w| Want::Eq(w)).collect()
 }
 fn buf(reg: Reg, words: &[u32]) -> CaseResource {
-    CaseResource {
-        reg,
-        kind: Kind::Buffer(le(words)),
-    }
+    CaseResource { reg, kind: Kind::Buffer(le(words)) }
 }
 fn cbv(reg: Reg, words: &[u32]) -> CaseResource {
-    CaseResource {
-        reg,
-        kind: Kind::Cbv(le(words)),
-    }
+    CaseResource { reg, kind: Kind::Cbv(le(words)) }
 }
 /// Distinct filler words that a shader's writes must differ from.
 fn fill(n: usize, seed: u32) -> Vec<u32> {
-    (0..n as u32)
-        .map(|i| 0xA5A5_0000 ^ seed.wrapping_mul(0x9E37_79B9) ^ i.wrapping_mul(0x0101_0101))
-        .collect()
+    (0..n as u32).map(|i| 0xA5A5_0000 ^ seed.wrapping_mul(0x9E37_79B9) ^ i.wrapping_mul(0x0101_0101)).collect()
 }
 fn tex2d(format: vk::Format, w: u32, h: u32, bytes: Vec<u8>) -> Image {
-    Image {
-        dim: ImageDim::D2,
-        format,
-        extent: [w, h, 1],
-        layers: 1,
-        arrayed: false,
-        bytes,
-    }
+    Image { dim: ImageDim::D2, format, extent: [w, h, 1], layers: 1, arrayed: false, bytes }
 }
 fn f32s(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -540,18 +512,8 @@ pub fn cases() -> Vec<Case> {
             needs: n(),
             spec: oob_structure_element,
         },
-        Case {
-            name: "unpack_u8_u32",
-            file: "sm_advanced.cs_unpack_u8_u32.cs_6_6.dxil",
-            needs: n(),
-            spec: unpack_u8,
-        },
-        Case {
-            name: "unpack_s8_s32",
-            file: "sm_advanced.cs_unpack_s8_s32.cs_6_6.dxil",
-            needs: n(),
-            spec: unpack_s8,
-        },
+        Case { name: "unpack_u8_u32", file: "sm_advanced.cs_unpack_u8_u32.cs_6_6.dxil", needs: n(), spec: unpack_u8 },
+        Case { name: "unpack_s8_s32", file: "sm_advanced.cs_unpack_s8_s32.cs_6_6.dxil", needs: n(), spec: unpack_s8 },
         Case {
             name: "pack_s32_s8_clamp",
             file: "sm_advanced.cs_pack_s32_s8_clamp.cs_6_6.dxil",
@@ -570,33 +532,15 @@ pub fn cases() -> Vec<Case> {
             needs: Needs { int16: true, ..n() },
             spec: pack_s16_u8,
         },
-        Case {
-            name: "packed_i8dot",
-            file: "sm_advanced.cs_packed_i8dot.cs_6_4.dxil",
-            needs: n(),
-            spec: packed_i8dot,
-        },
-        Case {
-            name: "msad",
-            file: "shaders.cs_msad.cs_6_0.dxil",
-            needs: n(),
-            spec: msad,
-        },
+        Case { name: "packed_i8dot", file: "sm_advanced.cs_packed_i8dot.cs_6_4.dxil", needs: n(), spec: packed_i8dot },
+        Case { name: "msad", file: "shaders.cs_msad.cs_6_0.dxil", needs: n(), spec: msad },
         Case {
             name: "bindless_cbv",
             file: "bindless.bindless_cbv.cs_6_0.dxil",
-            needs: Needs {
-                descriptor_indexing: true,
-                ..n()
-            },
+            needs: Needs { descriptor_indexing: true, ..n() },
             spec: bindless_cbv,
         },
-        Case {
-            name: "cbv_hoisting",
-            file: "command.cbv_hoisting.cs_6_0.dxil",
-            needs: n(),
-            spec: cbv_hoisting,
-        },
+        Case { name: "cbv_hoisting", file: "command.cbv_hoisting.cs_6_0.dxil", needs: n(), spec: cbv_hoisting },
         Case {
             name: "cbv_layout_modern_uint32",
             file: "sm_advanced.cs_cbv_layout_modern_uint32.cs_6_0.dxil",
@@ -612,10 +556,7 @@ pub fn cases() -> Vec<Case> {
         Case {
             name: "descriptor_range_validation",
             file: "pso.descriptor_range_validation.cs_6_0.dxil",
-            needs: Needs {
-                descriptor_indexing: true,
-                ..n()
-            },
+            needs: Needs { descriptor_indexing: true, ..n() },
             spec: descriptor_range_validation,
         },
         Case {
@@ -645,38 +586,25 @@ pub fn cases() -> Vec<Case> {
         Case {
             name: "64bit_atomics_shared",
             file: "sm_advanced.cs_64bit_atomics_shared.cs_6_6.dxil",
-            needs: Needs {
-                int64: true,
-                int64_atomics: true,
-                ..n()
-            },
+            needs: Needs { int64: true, int64_atomics: true, ..n() },
             spec: atomics64_shared,
         },
         Case {
             name: "bindless_uav",
             file: "bindless.bindless_uav.cs_6_0.dxil",
-            needs: Needs {
-                descriptor_indexing: true,
-                ..n()
-            },
+            needs: Needs { descriptor_indexing: true, ..n() },
             spec: bindless_uav,
         },
         Case {
             name: "bindless_samplers",
             file: "bindless.bindless_samplers.cs_6_0.dxil",
-            needs: Needs {
-                descriptor_indexing: true,
-                ..n()
-            },
+            needs: Needs { descriptor_indexing: true, ..n() },
             spec: bindless_samplers,
         },
         Case {
             name: "static_sampler_dynamic_index",
             file: "descriptors.static_sampler_dynamic_index.cs_6_0.dxil",
-            needs: Needs {
-                descriptor_indexing: true,
-                ..n()
-            },
+            needs: Needs { descriptor_indexing: true, ..n() },
             spec: static_sampler_dynamic_index,
         },
         Case {
@@ -709,12 +637,7 @@ pub fn cases() -> Vec<Case> {
             needs: Needs { float16: true, ..n() },
             spec: packed_dot2add,
         },
-        Case {
-            name: "denorm_ftz",
-            file: "sm_advanced.cs_denorm_ftz.cs_6_2.dxil",
-            needs: n(),
-            spec: denorm_mul2,
-        },
+        Case { name: "denorm_ftz", file: "sm_advanced.cs_denorm_ftz.cs_6_2.dxil", needs: n(), spec: denorm_mul2 },
         Case {
             name: "denorm_preserve",
             file: "sm_advanced.cs_denorm_preserve.cs_6_2.dxil",
@@ -736,11 +659,7 @@ pub fn cases() -> Vec<Case> {
         Case {
             name: "denorm_fp16_fp64_fp32_any",
             file: "sm_advanced.cs_denorm_fp16_fp64_fp32_any.cs_6_2.dxil",
-            needs: Needs {
-                float16: true,
-                float64: true,
-                ..n()
-            },
+            needs: Needs { float16: true, float64: true, ..n() },
             spec: |_| denorm_adds(true, true),
         },
         Case {
@@ -758,11 +677,7 @@ pub fn cases() -> Vec<Case> {
         Case {
             name: "denorm_fp16_fp64_fp32_ftz",
             file: "sm_advanced.cs_denorm_fp16_fp64_fp32_ftz.cs_6_2.dxil",
-            needs: Needs {
-                float16: true,
-                float64: true,
-                ..n()
-            },
+            needs: Needs { float16: true, float64: true, ..n() },
             spec: |_| denorm_adds(true, true),
         },
         Case {
@@ -780,11 +695,7 @@ pub fn cases() -> Vec<Case> {
         Case {
             name: "denorm_fp16_fp64_fp32_preserve",
             file: "sm_advanced.cs_denorm_fp16_fp64_fp32_preserve.cs_6_2.dxil",
-            needs: Needs {
-                float16: true,
-                float64: true,
-                ..n()
-            },
+            needs: Needs { float16: true, float64: true, ..n() },
             spec: |_| denorm_adds(true, true),
         },
         Case {
@@ -793,12 +704,7 @@ pub fn cases() -> Vec<Case> {
             needs: n(),
             spec: typed_buffer_reads,
         },
-        Case {
-            name: "resinfo",
-            file: "descriptors.null_descriptor_resinfo.cs_6_0.dxil",
-            needs: n(),
-            spec: resinfo,
-        },
+        Case { name: "resinfo", file: "descriptors.null_descriptor_resinfo.cs_6_0.dxil", needs: n(), spec: resinfo },
         Case {
             name: "sample_cmp_level",
             file: "sm_advanced.cs_sample_cmp_level.cs_6_7.dxil",
@@ -816,9 +722,8 @@ pub fn cases() -> Vec<Case> {
 
 fn root_constant_indexing(_: &Features) -> Spec {
     // 12 rows of 16 bytes; x of row r = 0x1000 + 7r, y..w noise.
-    let rows: Vec<u32> = (0..12u32)
-        .flat_map(|r| [0x1000 + 7 * r, 0xdead_0000 | r, 0xbeef_0000 | r, 0xf00d_0000 | r])
-        .collect();
+    let rows: Vec<u32> =
+        (0..12u32).flat_map(|r| [0x1000 + 7 * r, 0xdead_0000 | r, 0xbeef_0000 | r, 0xf00d_0000 | r]).collect();
     let out = fill(12, 1);
     Spec {
         groups: [12, 1, 1],
@@ -849,16 +754,8 @@ fn oob_structure_element(_: &Features) -> Spec {
     }
 }
 
-const BYTES_IN: [u32; 8] = [
-    0x0000_0000,
-    0xFFFF_FFFF,
-    0x7F80_01FE,
-    0x1234_5678,
-    0x80FF_7F01,
-    0xDEAD_BEEF,
-    0x0102_0304,
-    0xC0DE_F00D,
-];
+const BYTES_IN: [u32; 8] =
+    [0x0000_0000, 0xFFFF_FFFF, 0x7F80_01FE, 0x1234_5678, 0x80FF_7F01, 0xDEAD_BEEF, 0x0102_0304, 0xC0DE_F00D];
 
 fn unpack(signed: bool) -> Spec {
     let want: Vec<u32> = BYTES_IN
@@ -888,10 +785,7 @@ fn unpack_s8(_: &Features) -> Spec {
 }
 
 fn pack_bytes(v: [i32; 4], lo: i32, hi: i32) -> u32 {
-    v.iter()
-        .enumerate()
-        .map(|(k, &x)| ((x.clamp(lo, hi) as u32) & 0xff) << (8 * k))
-        .fold(0, |a, b| a | b)
+    v.iter().enumerate().map(|(k, &x)| ((x.clamp(lo, hi) as u32) & 0xff) << (8 * k)).fold(0, |a, b| a | b)
 }
 
 const PACK_IN: [[i32; 4]; 6] = [
@@ -919,13 +813,7 @@ fn pack_s16(lo: i32, hi: i32) -> Spec {
     let want: Vec<u32> = v16.iter().map(|v| pack_bytes(v.map(i32::from), lo, hi)).collect();
     Spec {
         groups: [6, 1, 1],
-        resources: vec![
-            CaseResource {
-                reg: t(0, 0),
-                kind: Kind::Buffer(input),
-            },
-            buf(u(0, 0), &fill(6, 6)),
-        ],
+        resources: vec![CaseResource { reg: t(0, 0), kind: Kind::Buffer(input) }, buf(u(0, 0), &fill(6, 6))],
         expect: vec![(u(0, 0), eq(&want))],
     }
 }
@@ -1011,11 +899,7 @@ fn cbv_hoisting(_: &Features) -> Spec {
     for (r, &v) in vals.iter().enumerate() {
         resources.push(cbv(b(r as u32, 0), &[v, !v, v ^ 1, 0]));
     }
-    Spec {
-        groups: [1, 1, 1],
-        resources,
-        expect: vec![(u(0, 0), eq(&vals))],
-    }
+    Spec { groups: [1, 1, 1], resources, expect: vec![(u(0, 0), eq(&vals))] }
 }
 
 fn cbv_modern_u32(_: &Features) -> Spec {
@@ -1044,7 +928,10 @@ fn cbv_legacy_u64(_: &Features) -> Spec {
     for t in 0..8usize {
         let s: Vec<u64> = (0..4).map(|k| a[4 * t + k].wrapping_add(c[4 * t + k])).collect();
         let w0 = (s[0] as u32) | (s[1] as u32) << 8 | (s[2] as u32) << 16 | (s[3] as u32) << 24;
-        let w1 = ((s[0] >> 32) as u32) | (((s[1] >> 24) as u32) & !0xff) | (((s[2] >> 16) as u32) & !0xffff) | (((s[3] >> 8) as u32) & 0xff00_0000);
+        let w1 = ((s[0] >> 32) as u32)
+            | (((s[1] >> 24) as u32) & !0xff)
+            | (((s[2] >> 16) as u32) & !0xffff)
+            | (((s[3] >> 8) as u32) & 0xff00_0000);
         want.push(w0);
         want.push(w1);
     }
@@ -1052,14 +939,8 @@ fn cbv_legacy_u64(_: &Features) -> Spec {
         groups: [1, 1, 1],
         resources: vec![
             buf(u(0, 0), &fill(16, 12)),
-            CaseResource {
-                reg: b(0, 0),
-                kind: Kind::Cbv(le64(&a)),
-            },
-            CaseResource {
-                reg: b(0, 1),
-                kind: Kind::Cbv(le64(&c)),
-            },
+            CaseResource { reg: b(0, 0), kind: Kind::Cbv(le64(&a)) },
+            CaseResource { reg: b(0, 1), kind: Kind::Cbv(le64(&c)) },
         ],
         expect: vec![(u(0, 0), eq(&want))],
     }
@@ -1076,11 +957,7 @@ fn descriptor_range_validation(_: &Features) -> Spec {
             expect.push((u(r, space), eq(&[init[0] + 1, 7, 8])));
         }
     }
-    Spec {
-        groups: [2, 1, 1],
-        resources,
-        expect,
-    }
+    Spec { groups: [2, 1, 1], resources, expect }
 }
 
 fn wave_match(f: &Features) -> Spec {
@@ -1091,13 +968,7 @@ fn wave_match(f: &Features) -> Spec {
     let vals: Vec<u32> = [7, 3, 7, 9, 3, 3, 1, 7, 9, 9, 2, 7, 1, 3, 2, 5].to_vec();
     let out = fill(16, 13);
     let want: Vec<u32> = (0..16)
-        .map(|i| {
-            if i < w {
-                (0..w).filter(|&j| vals[j] == vals[i]).fold(0u32, |m, j| m | 1 << j)
-            } else {
-                out[i]
-            }
-        })
+        .map(|i| if i < w { (0..w).filter(|&j| vals[j] == vals[i]).fold(0u32, |m, j| m | 1 << j) } else { out[i] })
         .collect();
     Spec {
         groups: [1, 1, 1],
@@ -1161,14 +1032,8 @@ fn quad_swap(w: u32, h: u32) -> Spec {
     Spec {
         groups: [1, 1, 1],
         resources: vec![
-            CaseResource {
-                reg: t(0, 0),
-                kind: Kind::Texture(tex2d(vk::Format::R32_SFLOAT, w, h, f32s(&tex))),
-            },
-            CaseResource {
-                reg: u(0, 0),
-                kind: Kind::Texture(out),
-            },
+            CaseResource { reg: t(0, 0), kind: Kind::Texture(tex2d(vk::Format::R32_SFLOAT, w, h, f32s(&tex))) },
+            CaseResource { reg: u(0, 0), kind: Kind::Texture(out) },
         ],
         expect: vec![(u(0, 0), eq(&want))],
     }
@@ -1200,13 +1065,7 @@ fn atomics64_shared(_: &Features) -> Spec {
     }
     Spec {
         groups: [1, 1, 1],
-        resources: vec![
-            CaseResource {
-                reg: t(0, 0),
-                kind: Kind::Buffer(le64(&x)),
-            },
-            buf(u(0, 0), &fill(22, 15)),
-        ],
+        resources: vec![CaseResource { reg: t(0, 0), kind: Kind::Buffer(le64(&x)) }, buf(u(0, 0), &fill(22, 15))],
         expect: vec![(u(0, 0), want)],
     }
 }
@@ -1220,25 +1079,14 @@ fn bindless_uav(_: &Features) -> Spec {
         resources.push(buf(u(2 + i, 1), &[0xFFFF_0000 | i, 0x1234]));
         expect.push((u(2 + i, 1), eq(&[i + 1, 0x1234])));
         let img = tex2d(vk::Format::R32_UINT, 2, 1, le(&[0xEEEE_0000 | i, 0x4321]));
-        resources.push(CaseResource {
-            reg: u(2 + i, 2),
-            kind: Kind::Texture(img),
-        });
+        resources.push(CaseResource { reg: u(2 + i, 2), kind: Kind::Texture(img) });
         expect.push((u(2 + i, 2), eq(&[i + 257, 0x4321])));
     }
-    Spec {
-        groups: [1, 1, 1],
-        resources,
-        expect,
-    }
+    Spec { groups: [1, 1, 1], resources, expect }
 }
 
 fn sampler(linear: bool, address: vk::SamplerAddressMode) -> Kind {
-    Kind::Sampler(SamplerDesc {
-        linear,
-        address,
-        ..Default::default()
-    })
+    Kind::Sampler(SamplerDesc { linear, address, ..Default::default() })
 }
 
 fn bindless_samplers(_: &Features) -> Spec {
@@ -1259,17 +1107,10 @@ fn bindless_samplers(_: &Features) -> Spec {
         },
     ];
     for i in 0..64u32 {
-        resources.push(CaseResource {
-            reg: s(i, 0),
-            kind: sampler(false, modes[(i * 7 % 4) as usize].0),
-        });
+        resources.push(CaseResource { reg: s(i, 0), kind: sampler(false, modes[(i * 7 % 4) as usize].0) });
     }
     let want: Vec<u32> = (0..64u32).map(|i| modes[(i * 7 % 4) as usize].1).collect();
-    Spec {
-        groups: [1, 1, 1],
-        resources,
-        expect: vec![(u(0, 0), eq(&want))],
-    }
+    Spec { groups: [1, 1, 1], resources, expect: vec![(u(0, 0), eq(&want))] }
 }
 
 fn static_sampler_dynamic_index(_: &Features) -> Spec {
@@ -1284,17 +1125,10 @@ fn static_sampler_dynamic_index(_: &Features) -> Spec {
     ];
     let linear = [false, true, true, false];
     for (i, &l) in linear.iter().enumerate() {
-        resources.push(CaseResource {
-            reg: s(i as u32, 100),
-            kind: sampler(l, vk::SamplerAddressMode::CLAMP_TO_EDGE),
-        });
+        resources.push(CaseResource { reg: s(i as u32, 100), kind: sampler(l, vk::SamplerAddressMode::CLAMP_TO_EDGE) });
     }
     let want: Vec<u32> = linear.iter().map(|&l| if l { 2.5f32 } else { 4.0 }.to_bits()).collect();
-    Spec {
-        groups: [4, 1, 1],
-        resources,
-        expect: vec![(u(0, 0), eq(&want))],
-    }
+    Spec { groups: [4, 1, 1], resources, expect: vec![(u(0, 0), eq(&want))] }
 }
 
 fn raw_vector_write(_: &Features) -> Spec {
@@ -1307,11 +1141,7 @@ fn raw_vector_write(_: &Features) -> Spec {
         resources.push(buf(u(r, 0), &fill(n as usize, 20 + r)));
         expect.push((u(r, 0), eq(&(0..n).collect::<Vec<_>>())));
     }
-    Spec {
-        groups: [1, 1, 1],
-        resources,
-        expect,
-    }
+    Spec { groups: [1, 1, 1], resources, expect }
 }
 
 fn raw_vector_read(_: &Features) -> Spec {
@@ -1333,11 +1163,7 @@ fn raw_vector_read(_: &Features) -> Spec {
         resources.push(buf(u(r, 0), &src(r)));
         expect.push((u(r, 0), eq(&src(r))));
     }
-    Spec {
-        groups: [1, 1, 1],
-        resources,
-        expect,
-    }
+    Spec { groups: [1, 1, 1], resources, expect }
 }
 
 fn structured_16bit_write(_: &Features) -> Spec {
@@ -1357,11 +1183,7 @@ fn structured_16bit_write(_: &Features) -> Spec {
         resources.push(buf(u(r, 0), &init));
         expect.push((u(r, 0), eq(&want)));
     }
-    Spec {
-        groups: [1, 1, 1],
-        resources,
-        expect,
-    }
+    Spec { groups: [1, 1, 1], resources, expect }
 }
 
 fn cbv_modern_u16(_: &Features) -> Spec {
@@ -1389,14 +1211,8 @@ fn cbv_modern_u16(_: &Features) -> Spec {
         groups: [1, 1, 1],
         resources: vec![
             buf(u(0, 0), &fill(16, 50)),
-            CaseResource {
-                reg: b(0, 0),
-                kind: Kind::Cbv(c0.clone()),
-            },
-            CaseResource {
-                reg: b(0, 1),
-                kind: Kind::Cbv(c1.clone()),
-            },
+            CaseResource { reg: b(0, 0), kind: Kind::Cbv(c0.clone()) },
+            CaseResource { reg: b(0, 1), kind: Kind::Cbv(c1.clone()) },
         ],
         expect: vec![(u(0, 0), want)],
     }
@@ -1443,10 +1259,7 @@ fn denorm_mul2(_: &Features) -> Spec {
     Spec {
         groups: [n, 1, 1],
         resources: vec![
-            CaseResource {
-                reg: t(0, 0),
-                kind: Kind::Buffer(f32s(&input)),
-            },
+            CaseResource { reg: t(0, 0), kind: Kind::Buffer(f32s(&input)) },
             buf(u(0, 0), &fill(n as usize, 52)),
         ],
         expect: vec![(u(0, 0), want)],
@@ -1478,13 +1291,7 @@ fn denorm_adds(fp64: bool, fp16: bool) -> Spec {
     }
     Spec {
         groups: [1, 1, 1],
-        resources: vec![
-            CaseResource {
-                reg: t(0, 0),
-                kind: Kind::Buffer(input),
-            },
-            buf(u(0, 0), &out),
-        ],
+        resources: vec![CaseResource { reg: t(0, 0), kind: Kind::Buffer(input) }, buf(u(0, 0), &out)],
         expect: vec![(u(0, 0), want)],
     }
 }
@@ -1518,19 +1325,12 @@ fn typed_buffer_reads(_: &Features) -> Spec {
             (_, false) => F::R32G32B32A32_UINT,
             (_, true) => F::R32G32B32A32_SFLOAT,
         };
-        resources.push(CaseResource {
-            reg: t(r, 0),
-            kind: Kind::Typed { format, bytes: le(&texels) },
-        });
+        resources.push(CaseResource { reg: t(r, 0), kind: Kind::Typed { format, bytes: le(&texels) } });
         let want: Vec<u32> = (0..64u32).flat_map(|i| (0..4u32).map(move |k| value(i, k.min(c as u32 - 1)))).collect();
         resources.push(buf(u(r, 0), &fill(256, 60 + r)));
         expect.push((u(r, 0), eq(&want)));
     }
-    Spec {
-        groups: [1, 1, 1],
-        resources,
-        expect,
-    }
+    Spec { groups: [1, 1, 1], resources, expect }
 }
 
 fn resinfo(_: &Features) -> Spec {
@@ -1560,10 +1360,7 @@ fn resinfo(_: &Features) -> Spec {
         52, m, m, m, //
         17, 4, m, m,
     ];
-    let typed = |n: usize, seed: u32| Kind::Typed {
-        format: vk::Format::R32_UINT,
-        bytes: le(&fill(n, seed)),
-    };
+    let typed = |n: usize, seed: u32| Kind::Typed { format: vk::Format::R32_UINT, bytes: le(&fill(n, seed)) };
     let r = |reg, kind| CaseResource { reg, kind };
     Spec {
         groups: [1, 1, 1],
@@ -1597,28 +1394,14 @@ fn sample_cmp_level(_: &Features) -> Spec {
         arrayed: false,
         bytes: f32s(&[0.4]),
     };
-    let want: Vec<u32> = (0..8)
-        .flat_map(|_y| (0..8u32).map(|x| if x <= 3 { 1.0f32 } else { 0.0 }.to_bits()))
-        .collect();
-    let cmp = SamplerDesc {
-        compare: Some(vk::CompareOp::LESS_OR_EQUAL),
-        ..Default::default()
-    };
+    let want: Vec<u32> = (0..8).flat_map(|_y| (0..8u32).map(|x| if x <= 3 { 1.0f32 } else { 0.0 }.to_bits())).collect();
+    let cmp = SamplerDesc { compare: Some(vk::CompareOp::LESS_OR_EQUAL), ..Default::default() };
     Spec {
         groups: [1, 1, 1],
         resources: vec![
-            CaseResource {
-                reg: t(0, 0),
-                kind: Kind::Texture(depth),
-            },
-            CaseResource {
-                reg: s(0, 0),
-                kind: Kind::Sampler(cmp),
-            },
-            CaseResource {
-                reg: u(0, 0),
-                kind: Kind::Texture(tex2d(vk::Format::R32_SFLOAT, 8, 8, f32s(&[-2.0; 64]))),
-            },
+            CaseResource { reg: t(0, 0), kind: Kind::Texture(depth) },
+            CaseResource { reg: s(0, 0), kind: Kind::Sampler(cmp) },
+            CaseResource { reg: u(0, 0), kind: Kind::Texture(tex2d(vk::Format::R32_SFLOAT, 8, 8, f32s(&[-2.0; 64]))) },
         ],
         expect: vec![(u(0, 0), eq(&want))],
     }
@@ -1630,9 +1413,7 @@ fn raw_gather_32(_: &Features) -> Spec {
     // (T(0, 1), T(1, 1), T(1, 0), T(0, 0)): u0 words 0..4 = GatherRaw (channel 0), 4..8,
     // 8..12, 12..16, 16..20 = Gather of channels 0, 1, 2, 3.
     let texel = |x: u32, y: u32, c: u32| 0xA000_0000 | 0x100 * (c + 1) | 0x10 * y | x;
-    let bytes: Vec<u32> = (0..2)
-        .flat_map(|y| (0..2).flat_map(move |x| (0..4).map(move |c| texel(x, y, c))))
-        .collect();
+    let bytes: Vec<u32> = (0..2).flat_map(|y| (0..2).flat_map(move |x| (0..4).map(move |c| texel(x, y, c)))).collect();
     let mut want = Vec::new();
     for c in [0, 0, 1, 2, 3] {
         want.extend([texel(0, 1, c), texel(1, 1, c), texel(1, 0, c), texel(0, 0, c)]);
@@ -1640,14 +1421,8 @@ fn raw_gather_32(_: &Features) -> Spec {
     Spec {
         groups: [1, 1, 1],
         resources: vec![
-            CaseResource {
-                reg: t(0, 0),
-                kind: Kind::Texture(tex2d(vk::Format::R32G32B32A32_UINT, 2, 2, le(&bytes))),
-            },
-            CaseResource {
-                reg: s(0, 0),
-                kind: sampler(false, vk::SamplerAddressMode::CLAMP_TO_EDGE),
-            },
+            CaseResource { reg: t(0, 0), kind: Kind::Texture(tex2d(vk::Format::R32G32B32A32_UINT, 2, 2, le(&bytes))) },
+            CaseResource { reg: s(0, 0), kind: sampler(false, vk::SamplerAddressMode::CLAMP_TO_EDGE) },
             buf(u(0, 0), &fill(20, 80)),
         ],
         expect: vec![(u(0, 0), eq(&want))],

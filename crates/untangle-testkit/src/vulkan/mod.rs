@@ -84,7 +84,11 @@ pub struct DeviceInfo {
 
 impl std::fmt::Display for DeviceInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "device {} `{}` ({}), driver {}, Vulkan {}", self.index, self.name, self.device_type, self.driver, self.api_version)
+        write!(
+            f,
+            "device {} `{}` ({}), driver {}, Vulkan {}",
+            self.index, self.name, self.device_type, self.driver, self.api_version
+        )
     }
 }
 
@@ -170,8 +174,22 @@ pub fn texel_size(f: vk::Format) -> Option<usize> {
     Some(match f {
         F::R8_UNORM | F::R8_UINT | F::R8_SINT => 1,
         F::D16_UNORM | F::R16_UINT | F::R16_SINT | F::R16_SFLOAT | F::R16_UNORM | F::R8G8_UNORM | F::R8G8_UINT => 2,
-        F::D32_SFLOAT | F::R32_UINT | F::R32_SINT | F::R32_SFLOAT | F::R8G8B8A8_UNORM | F::R8G8B8A8_UINT | F::R8G8B8A8_SINT | F::R16G16_UINT | F::R16G16_SFLOAT => 4,
-        F::R32G32_UINT | F::R32G32_SINT | F::R32G32_SFLOAT | F::R16G16B16A16_UINT | F::R16G16B16A16_SFLOAT | F::R64_UINT | F::R64_SINT => 8,
+        F::D32_SFLOAT
+        | F::R32_UINT
+        | F::R32_SINT
+        | F::R32_SFLOAT
+        | F::R8G8B8A8_UNORM
+        | F::R8G8B8A8_UINT
+        | F::R8G8B8A8_SINT
+        | F::R16G16_UINT
+        | F::R16G16_SFLOAT => 4,
+        F::R32G32_UINT
+        | F::R32G32_SINT
+        | F::R32G32_SFLOAT
+        | F::R16G16B16A16_UINT
+        | F::R16G16B16A16_SFLOAT
+        | F::R64_UINT
+        | F::R64_SINT => 8,
         F::R32G32B32_UINT | F::R32G32B32_SINT | F::R32G32B32_SFLOAT => 12,
         F::R32G32B32A32_UINT | F::R32G32B32A32_SINT | F::R32G32B32A32_SFLOAT => 16,
         _ => return None,
@@ -190,7 +208,12 @@ pub struct SamplerDesc {
 
 impl Default for SamplerDesc {
     fn default() -> Self {
-        SamplerDesc { linear: false, address: vk::SamplerAddressMode::CLAMP_TO_EDGE, compare: None, unnormalized: false }
+        SamplerDesc {
+            linear: false,
+            address: vk::SamplerAddressMode::CLAMP_TO_EDGE,
+            compare: None,
+            unnormalized: false,
+        }
     }
 }
 
@@ -203,9 +226,15 @@ pub enum Resource {
     /// A uniform buffer (bytes as for a storage buffer).
     UniformBuffer(Vec<u8>),
     /// A uniform texel buffer of texels in `format`.
-    UniformTexelBuffer { format: vk::Format, bytes: Vec<u8> },
+    UniformTexelBuffer {
+        format: vk::Format,
+        bytes: Vec<u8>,
+    },
     /// A storage texel buffer of texels in `format`; read back.
-    StorageTexelBuffer { format: vk::Format, bytes: Vec<u8> },
+    StorageTexelBuffer {
+        format: vk::Format,
+        bytes: Vec<u8>,
+    },
     /// A storage image (layout GENERAL); uploaded and read back.
     StorageImage(Image),
     /// A sampled image (layout GENERAL, separate from any sampler).
@@ -381,7 +410,8 @@ impl Gpu {
         // SAFETY: loading the system loader; its initialisation has no preconditions.
         let entry = unsafe { ash::Entry::load() }.map_err(|e| VkError::NoLoader(e.to_string()))?;
         // SAFETY: a valid entry; the call takes no pointers from us.
-        let loader_version = unsafe { entry.try_enumerate_instance_version() }.ok().flatten().unwrap_or(vk::API_VERSION_1_0);
+        let loader_version =
+            unsafe { entry.try_enumerate_instance_version() }.ok().flatten().unwrap_or(vk::API_VERSION_1_0);
         let api = if loader_version >= vk::API_VERSION_1_3 {
             vk::API_VERSION_1_3
         } else if loader_version >= vk::API_VERSION_1_2 {
@@ -435,7 +465,8 @@ impl Gpu {
         let physical = physicals[index];
         // SAFETY: `physical` came from this instance.
         let props = unsafe { instance.get_physical_device_properties(physical) };
-        let version = |v: u32| format!("{}.{}.{}", vk::api_version_major(v), vk::api_version_minor(v), vk::api_version_patch(v));
+        let version =
+            |v: u32| format!("{}.{}.{}", vk::api_version_major(v), vk::api_version_minor(v), vk::api_version_patch(v));
         let mut driver = format!("version {:#x}", props.driver_version);
         let mut features = Features::default();
         let v12 = api >= vk::API_VERSION_1_2 && props.api_version >= vk::API_VERSION_1_2;
@@ -494,7 +525,8 @@ impl Gpu {
         features.shader_int16 = on(c.shader_int16);
         features.shader_float16 = v12 && on(f12.shader_float16);
         features.shader_int8 = v12 && on(f12.shader_int8);
-        features.storage_16bit = v12 && on(f11.storage_buffer16_bit_access) && on(f11.uniform_and_storage_buffer16_bit_access);
+        features.storage_16bit =
+            v12 && on(f11.storage_buffer16_bit_access) && on(f11.uniform_and_storage_buffer16_bit_access);
         features.int64_atomics = v12 && on(f12.shader_buffer_int64_atomics) && on(f12.shader_shared_int64_atomics);
         features.storage_image_without_format =
             on(c.shader_storage_image_read_without_format) && on(c.shader_storage_image_write_without_format);
@@ -602,16 +634,24 @@ impl Gpu {
     /// A host-visible buffer holding `bytes` (at least 4 bytes), mapped.
     ///
     /// SAFETY: `s` belongs to this device.
-    unsafe fn host_buffer(&self, s: &mut Scratch, bytes: &[u8], usage: vk::BufferUsageFlags) -> Result<HostBuffer, VkError> {
+    unsafe fn host_buffer(
+        &self,
+        s: &mut Scratch,
+        bytes: &[u8],
+        usage: vk::BufferUsageFlags,
+    ) -> Result<HostBuffer, VkError> {
         let dev = &self.device;
         let size = bytes.len().max(4);
-        let info = vk::BufferCreateInfo::default().size(size as u64).usage(usage).sharing_mode(vk::SharingMode::EXCLUSIVE);
+        let info =
+            vk::BufferCreateInfo::default().size(size as u64).usage(usage).sharing_mode(vk::SharingMode::EXCLUSIVE);
         let buffer = dev.create_buffer(&info, None).map_err(vkr("vkCreateBuffer"))?;
         s.buffers.push(buffer);
         let req = dev.get_buffer_memory_requirements(buffer);
         let want = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
         let mut flags = vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
-        let mut alloc = vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(self.memory_type(req.memory_type_bits, want)?);
+        let mut alloc = vk::MemoryAllocateInfo::default()
+            .allocation_size(req.size)
+            .memory_type_index(self.memory_type(req.memory_type_bits, want)?);
         if usage.contains(vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS) {
             alloc = alloc.push_next(&mut flags);
         }
@@ -627,22 +667,34 @@ impl Gpu {
     fn dispatch_in(&mut self, d: &Dispatch, s: &mut Scratch) -> Result<DispatchResult, VkError> {
         let dev = &self.device;
         // Layout: sets 0..=max; per binding a descriptor type and a count.
-        let mut by_set: std::collections::BTreeMap<u32, std::collections::BTreeMap<u32, (vk::DescriptorType, u32)>> = Default::default();
+        let mut by_set: std::collections::BTreeMap<u32, std::collections::BTreeMap<u32, (vk::DescriptorType, u32)>> =
+            Default::default();
         let mut seen = std::collections::HashSet::new();
         for b in &d.bindings {
             let at = format!("set {} binding {} element {}", b.set, b.binding, b.element);
             if let Some(bytes) = b.resource.bytes() {
                 let image = matches!(b.resource, Resource::StorageImage(_) | Resource::SampledImage(_));
                 if !image && (bytes.is_empty() || bytes.len() % 4 != 0) {
-                    return Err(VkError::BadLayout(format!("{at}: {} bytes (need a non-zero multiple of 4)", bytes.len())));
+                    return Err(VkError::BadLayout(format!(
+                        "{at}: {} bytes (need a non-zero multiple of 4)",
+                        bytes.len()
+                    )));
                 }
             }
             match &b.resource {
                 Resource::StorageImage(i) | Resource::SampledImage(i) => match i.byte_len() {
                     Some(n) if n == i.bytes.len() && n > 0 => {}
-                    n => return Err(VkError::BadLayout(format!("{at}: {} image bytes, format {:?} needs {n:?}", i.bytes.len(), i.format))),
+                    n => {
+                        return Err(VkError::BadLayout(format!(
+                            "{at}: {} image bytes, format {:?} needs {n:?}",
+                            i.bytes.len(),
+                            i.format
+                        )))
+                    }
                 },
-                Resource::UniformTexelBuffer { format, .. } | Resource::StorageTexelBuffer { format, .. } if texel_size(*format).is_none() => {
+                Resource::UniformTexelBuffer { format, .. } | Resource::StorageTexelBuffer { format, .. }
+                    if texel_size(*format).is_none() =>
+                {
                     return Err(VkError::BadLayout(format!("{at}: texel format {format:?} unknown")));
                 }
                 _ => {}
@@ -691,8 +743,12 @@ impl Gpu {
             let mut images = Vec::new();
             for b in &d.bindings {
                 let obj = match &b.resource {
-                    Resource::StorageBuffer(bytes) => Obj::Buffer(self.host_buffer(s, bytes, vk::BufferUsageFlags::STORAGE_BUFFER)?),
-                    Resource::UniformBuffer(bytes) => Obj::Buffer(self.host_buffer(s, bytes, vk::BufferUsageFlags::UNIFORM_BUFFER)?),
+                    Resource::StorageBuffer(bytes) => {
+                        Obj::Buffer(self.host_buffer(s, bytes, vk::BufferUsageFlags::STORAGE_BUFFER)?)
+                    }
+                    Resource::UniformBuffer(bytes) => {
+                        Obj::Buffer(self.host_buffer(s, bytes, vk::BufferUsageFlags::UNIFORM_BUFFER)?)
+                    }
                     Resource::UniformTexelBuffer { format, bytes } | Resource::StorageTexelBuffer { format, bytes } => {
                         let usage = if matches!(b.resource, Resource::UniformTexelBuffer { .. }) {
                             vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
@@ -700,13 +756,21 @@ impl Gpu {
                             vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
                         };
                         let hb = self.host_buffer(s, bytes, usage)?;
-                        let info = vk::BufferViewCreateInfo::default().buffer(hb.buffer).format(*format).offset(0).range(vk::WHOLE_SIZE);
+                        let info = vk::BufferViewCreateInfo::default()
+                            .buffer(hb.buffer)
+                            .format(*format)
+                            .offset(0)
+                            .range(vk::WHOLE_SIZE);
                         let view = dev.create_buffer_view(&info, None).map_err(vkr("vkCreateBufferView"))?;
                         s.buffer_views.push(view);
                         Obj::Texel(hb, view)
                     }
                     Resource::StorageImage(img) | Resource::SampledImage(img) => {
-                        let staging = self.host_buffer(s, &img.bytes, vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST)?;
+                        let staging = self.host_buffer(
+                            s,
+                            &img.bytes,
+                            vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
+                        )?;
                         let ty = match img.dim {
                             ImageDim::D1 => vk::ImageType::TYPE_1D,
                             ImageDim::D2 => vk::ImageType::TYPE_2D,
@@ -714,7 +778,11 @@ impl Gpu {
                         };
                         let usage = vk::ImageUsageFlags::TRANSFER_SRC
                             | vk::ImageUsageFlags::TRANSFER_DST
-                            | if matches!(b.resource, Resource::StorageImage(_)) { vk::ImageUsageFlags::STORAGE } else { vk::ImageUsageFlags::SAMPLED };
+                            | if matches!(b.resource, Resource::StorageImage(_)) {
+                                vk::ImageUsageFlags::STORAGE
+                            } else {
+                                vk::ImageUsageFlags::SAMPLED
+                            };
                         let info = vk::ImageCreateInfo::default()
                             .image_type(ty)
                             .format(img.format)
@@ -740,7 +808,11 @@ impl Gpu {
                             .aspect_mask(img.aspect())
                             .level_count(1)
                             .layer_count(img.layers.max(1));
-                        let vinfo = vk::ImageViewCreateInfo::default().image(image).view_type(img.view_type()).format(img.format).subresource_range(range);
+                        let vinfo = vk::ImageViewCreateInfo::default()
+                            .image(image)
+                            .view_type(img.view_type())
+                            .format(img.format)
+                            .subresource_range(range);
                         let view = dev.create_image_view(&vinfo, None).map_err(vkr("vkCreateImageView"))?;
                         s.image_views.push(view);
                         images.push((image, staging.buffer, img.clone()));
@@ -769,7 +841,11 @@ impl Gpu {
             }
             let mut dbufs = Vec::new();
             for db in &d.device_buffers {
-                let hb = self.host_buffer(s, &db.bytes, vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS)?;
+                let hb = self.host_buffer(
+                    s,
+                    &db.bytes,
+                    vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS,
+                )?;
                 let addr = dev.get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(hb.buffer));
                 let o = db.push_offset as usize;
                 push[o..o + 8].copy_from_slice(&addr.to_le_bytes());
@@ -813,7 +889,10 @@ impl Gpu {
                 s.set_layouts.push(l);
                 set_layouts.push(l);
             }
-            let ranges = [vk::PushConstantRange::default().stage_flags(vk::ShaderStageFlags::COMPUTE).offset(0).size(push.len() as u32)];
+            let ranges = [vk::PushConstantRange::default()
+                .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                .offset(0)
+                .size(push.len() as u32)];
             let mut layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
             if !push.is_empty() {
                 layout_info = layout_info.push_constant_ranges(&ranges);
@@ -837,12 +916,16 @@ impl Gpu {
             };
             s.pipelines.push(pipeline);
 
-            let mut sizes: Vec<vk::DescriptorPoolSize> =
-                pool_sizes.iter().map(|(&ty, &n)| vk::DescriptorPoolSize::default().ty(ty).descriptor_count(n.max(1))).collect();
+            let mut sizes: Vec<vk::DescriptorPoolSize> = pool_sizes
+                .iter()
+                .map(|(&ty, &n)| vk::DescriptorPoolSize::default().ty(ty).descriptor_count(n.max(1)))
+                .collect();
             if sizes.is_empty() {
-                sizes.push(vk::DescriptorPoolSize::default().ty(vk::DescriptorType::STORAGE_BUFFER).descriptor_count(1));
+                sizes
+                    .push(vk::DescriptorPoolSize::default().ty(vk::DescriptorType::STORAGE_BUFFER).descriptor_count(1));
             }
-            let pool_info = vk::DescriptorPoolCreateInfo::default().max_sets(set_layouts.len() as u32).pool_sizes(&sizes);
+            let pool_info =
+                vk::DescriptorPoolCreateInfo::default().max_sets(set_layouts.len() as u32).pool_sizes(&sizes);
             let dpool = dev.create_descriptor_pool(&pool_info, None).map_err(vkr("vkCreateDescriptorPool"))?;
             s.descriptor_pools.push(dpool);
             let alloc = vk::DescriptorSetAllocateInfo::default().descriptor_pool(dpool).set_layouts(&set_layouts);
@@ -850,14 +933,18 @@ impl Gpu {
             let buffer_infos: Vec<[vk::DescriptorBufferInfo; 1]> = objects
                 .iter()
                 .map(|o| match o {
-                    Obj::Buffer(hb) => [vk::DescriptorBufferInfo::default().buffer(hb.buffer).offset(0).range(vk::WHOLE_SIZE)],
+                    Obj::Buffer(hb) => {
+                        [vk::DescriptorBufferInfo::default().buffer(hb.buffer).offset(0).range(vk::WHOLE_SIZE)]
+                    }
                     _ => [vk::DescriptorBufferInfo::default()],
                 })
                 .collect();
             let image_infos: Vec<[vk::DescriptorImageInfo; 1]> = objects
                 .iter()
                 .map(|o| match o {
-                    Obj::Image(_, view) => [vk::DescriptorImageInfo::default().image_view(*view).image_layout(vk::ImageLayout::GENERAL)],
+                    Obj::Image(_, view) => {
+                        [vk::DescriptorImageInfo::default().image_view(*view).image_layout(vk::ImageLayout::GENERAL)]
+                    }
                     Obj::Sampler(sampler) => [vk::DescriptorImageInfo::default().sampler(*sampler)],
                     _ => [vk::DescriptorImageInfo::default()],
                 })
@@ -898,11 +985,16 @@ impl Gpu {
             dev.begin_command_buffer(cb, &begin).map_err(vkr("vkBeginCommandBuffer"))?;
             // Images: UNDEFINED → TRANSFER_DST, upload, → GENERAL.
             let range_of = |img: &Image| {
-                vk::ImageSubresourceRange::default().aspect_mask(img.aspect()).level_count(1).layer_count(img.layers.max(1))
+                vk::ImageSubresourceRange::default()
+                    .aspect_mask(img.aspect())
+                    .level_count(1)
+                    .layer_count(img.layers.max(1))
             };
             let copy_of = |img: &Image| {
                 [vk::BufferImageCopy::default()
-                    .image_subresource(vk::ImageSubresourceLayers::default().aspect_mask(img.aspect()).layer_count(img.layers.max(1)))
+                    .image_subresource(
+                        vk::ImageSubresourceLayers::default().aspect_mask(img.aspect()).layer_count(img.layers.max(1)),
+                    )
                     .image_extent(vk::Extent3D { width: img.extent[0], height: img.extent[1], depth: img.extent[2] })]
             };
             let image_barrier = |image, img: &Image, from, to, src, dst| {
@@ -920,13 +1012,36 @@ impl Gpu {
                 let to_dst: Vec<_> = images
                     .iter()
                     .map(|(image, _, img)| {
-                        image_barrier(*image, img, vk::ImageLayout::UNDEFINED, vk::ImageLayout::TRANSFER_DST_OPTIMAL, vk::AccessFlags::empty(), vk::AccessFlags::TRANSFER_WRITE)
+                        image_barrier(
+                            *image,
+                            img,
+                            vk::ImageLayout::UNDEFINED,
+                            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                            vk::AccessFlags::empty(),
+                            vk::AccessFlags::TRANSFER_WRITE,
+                        )
                     })
                     .collect();
-                let host = [vk::MemoryBarrier::default().src_access_mask(vk::AccessFlags::HOST_WRITE).dst_access_mask(vk::AccessFlags::TRANSFER_READ)];
-                dev.cmd_pipeline_barrier(cb, vk::PipelineStageFlags::HOST | vk::PipelineStageFlags::TOP_OF_PIPE, vk::PipelineStageFlags::TRANSFER, vk::DependencyFlags::empty(), &host, &[], &to_dst);
+                let host = [vk::MemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::HOST_WRITE)
+                    .dst_access_mask(vk::AccessFlags::TRANSFER_READ)];
+                dev.cmd_pipeline_barrier(
+                    cb,
+                    vk::PipelineStageFlags::HOST | vk::PipelineStageFlags::TOP_OF_PIPE,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::DependencyFlags::empty(),
+                    &host,
+                    &[],
+                    &to_dst,
+                );
                 for (image, staging, img) in &images {
-                    dev.cmd_copy_buffer_to_image(cb, *staging, *image, vk::ImageLayout::TRANSFER_DST_OPTIMAL, &copy_of(img));
+                    dev.cmd_copy_buffer_to_image(
+                        cb,
+                        *staging,
+                        *image,
+                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                        &copy_of(img),
+                    );
                 }
                 let to_general: Vec<_> = images
                     .iter()
@@ -941,7 +1056,15 @@ impl Gpu {
                         )
                     })
                     .collect();
-                dev.cmd_pipeline_barrier(cb, vk::PipelineStageFlags::TRANSFER, vk::PipelineStageFlags::COMPUTE_SHADER, vk::DependencyFlags::empty(), &[], &[], &to_general);
+                dev.cmd_pipeline_barrier(
+                    cb,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                    vk::DependencyFlags::empty(),
+                    &[],
+                    &[],
+                    &to_general,
+                );
             }
             dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
             dev.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &sets, &[]);
@@ -950,8 +1073,18 @@ impl Gpu {
             }
             dev.cmd_dispatch(cb, d.groups[0], d.groups[1], d.groups[2]);
             if !images.is_empty() {
-                let after = [vk::MemoryBarrier::default().src_access_mask(vk::AccessFlags::SHADER_WRITE).dst_access_mask(vk::AccessFlags::TRANSFER_READ)];
-                dev.cmd_pipeline_barrier(cb, vk::PipelineStageFlags::COMPUTE_SHADER, vk::PipelineStageFlags::TRANSFER, vk::DependencyFlags::empty(), &after, &[], &[]);
+                let after = [vk::MemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+                    .dst_access_mask(vk::AccessFlags::TRANSFER_READ)];
+                dev.cmd_pipeline_barrier(
+                    cb,
+                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::DependencyFlags::empty(),
+                    &after,
+                    &[],
+                    &[],
+                );
                 for (image, staging, img) in &images {
                     dev.cmd_copy_image_to_buffer(cb, *image, vk::ImageLayout::GENERAL, *staging, &copy_of(img));
                 }

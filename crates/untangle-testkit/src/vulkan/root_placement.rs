@@ -22,14 +22,12 @@
 
 use super::corpus::{default_resource, CaseResource, Kind, Placed, Placement};
 use super::Binding;
-use untangle::emit::translate::{LayoutReport, Options, RootSignatureBinding, Translation};
 use crate::rootsig_gen::{covering, shader_facts, Variant};
-use untangle::rootsig::layout::{
-    heap_resource_binding, DescriptorType, LayoutOptions, PushKind, View,
-};
+use ash::vk;
+use untangle::emit::translate::{LayoutReport, Options, RootSignatureBinding, Translation};
+use untangle::rootsig::layout::{heap_resource_binding, DescriptorType, LayoutOptions, PushKind, View};
 use untangle::rootsig::resolve::Place;
 use untangle::rootsig::ResourceClass;
-use ash::vk;
 
 pub struct RootSignaturePlacement {
     pub variant: Variant,
@@ -42,9 +40,7 @@ fn table_start(table_offset: u32) -> u32 {
 }
 
 fn report(tr: &Translation) -> Result<&LayoutReport, String> {
-    tr.layout
-        .as_ref()
-        .ok_or_else(|| "the translation has no layout report".to_string())
+    tr.layout.as_ref().ok_or_else(|| "the translation has no layout report".to_string())
 }
 
 fn vk_type(t: DescriptorType) -> vk::DescriptorType {
@@ -70,13 +66,7 @@ fn view_of(kind: &Kind) -> View {
 }
 
 /// A binding of the report's layout, checked against the resource the runner will bind.
-fn checked(
-    r: &LayoutReport,
-    set: u32,
-    binding: u32,
-    element: u32,
-    res: &CaseResource,
-) -> Result<Placed, String> {
+fn checked(r: &LayoutReport, set: u32, binding: u32, element: u32, res: &CaseResource) -> Result<Placed, String> {
     let resource = default_resource(res.reg.class, &res.kind);
     let b = r
         .layout
@@ -85,12 +75,7 @@ fn checked(
         .filter(|s| s.set == set)
         .flat_map(|s| &s.bindings)
         .find(|b| b.binding == binding)
-        .ok_or_else(|| {
-            format!(
-                "{}: set {set} binding {binding} is not in the layout report",
-                res.reg
-            )
-        })?;
+        .ok_or_else(|| format!("{}: set {set} binding {binding} is not in the layout report", res.reg))?;
     if vk_type(b.descriptor_type) != resource.descriptor_type() {
         return Err(format!(
             "{}: the report declares {:?} at set {set} binding {binding}, the case binds {:?}",
@@ -100,46 +85,20 @@ fn checked(
         ));
     }
     if b.count.is_some_and(|c| element >= c) {
-        return Err(format!(
-            "{}: element {element} past the binding's {} descriptors",
-            res.reg,
-            b.count.unwrap_or(0)
-        ));
+        return Err(format!("{}: element {element} past the binding's {} descriptors", res.reg, b.count.unwrap_or(0)));
     }
-    Ok(Placed::Binding(Binding {
-        set,
-        binding,
-        element,
-        resource,
-    }))
+    Ok(Placed::Binding(Binding { set, binding, element, resource }))
 }
 
 impl Placement for RootSignaturePlacement {
     fn options(&self, shader: &[u8]) -> Result<Options, String> {
-        let loaded =
-            untangle::load::load_bytes(shader.to_vec(), "shader").map_err(|e| e.to_string())?;
+        let loaded = untangle::load::load_bytes(shader.to_vec(), "shader").map_err(|e| e.to_string())?;
         let info = untangle::dxil::analyze(&loaded.module).map_err(|e| e.to_string())?;
-        let stage = info
-            .shader_model
-            .as_ref()
-            .map(|s| s.kind)
-            .ok_or("no shader model")?;
-        let ep = info
-            .entry_points
-            .iter()
-            .find(|e| e.function.is_some())
-            .ok_or("no entry point")?;
-        let signature = covering(
-            &ep.resources,
-            stage,
-            self.variant,
-            &shader_facts(&loaded.module),
-        );
+        let stage = info.shader_model.as_ref().map(|s| s.kind).ok_or("no shader model")?;
+        let ep = info.entry_points.iter().find(|e| e.function.is_some()).ok_or("no entry point")?;
+        let signature = covering(&ep.resources, stage, self.variant, &shader_facts(&loaded.module));
         Ok(Options {
-            root_signature: Some(RootSignatureBinding {
-                signature,
-                layout: self.layout,
-            }),
+            root_signature: Some(RootSignatureBinding { signature, layout: self.layout }),
             ..Options::default()
         })
     }
@@ -170,38 +129,25 @@ impl Placement for RootSignaturePlacement {
             return Ok(Placed::Unused);
         };
         match x.place {
-            Place::Descriptor {
-                set,
-                binding,
-                first_register,
-                ..
-            } => checked(r, set, binding, reg.register - first_register, res),
-            Place::HeapTable {
-                table_offset,
-                offset_in_table,
-                base_register,
-            } => {
+            Place::Descriptor { set, binding, first_register, .. } => {
+                checked(r, set, binding, reg.register - first_register, res)
+            }
+            Place::HeapTable { table_offset, offset_in_table, base_register } => {
                 let heaps = r.layout.heaps.ok_or("a heap table without heap sets")?;
                 let view = view_of(&res.kind);
                 let (set, binding) = match view {
                     View::Sampler => (heaps.samplers, 0),
                     _ => (heaps.resources, heap_resource_binding(view, reg.class)),
                 };
-                let element =
-                    table_start(table_offset) + offset_in_table + (reg.register - base_register);
+                let element = table_start(table_offset) + offset_in_table + (reg.register - base_register);
                 checked(r, set, binding, element, res)
             }
-            Place::RootAddress { offset } => Ok(Placed::DeviceBuffer {
-                push_offset: offset,
-            }),
+            Place::RootAddress { offset } => Ok(Placed::DeviceBuffer { push_offset: offset }),
             Place::RootConstants { offset, num_values } => {
                 if reg.class != ResourceClass::Cbv {
                     return Err(format!("{reg}: root constants for a non-CBV"));
                 }
-                Ok(Placed::PushConstants {
-                    offset,
-                    len: 4 * num_values,
-                })
+                Ok(Placed::PushConstants { offset, len: 4 * num_values })
             }
         }
     }
@@ -211,11 +157,7 @@ impl Placement for RootSignaturePlacement {
         r.layout
             .sets
             .iter()
-            .flat_map(|s| {
-                s.bindings
-                    .iter()
-                    .filter_map(move |b| b.count.map(|c| (s.set, b.binding, c)))
-            })
+            .flat_map(|s| s.bindings.iter().filter_map(move |b| b.count.map(|c| (s.set, b.binding, c))))
             .collect()
     }
 }

@@ -35,10 +35,7 @@ pub fn run_case(gpu: &mut Gpu, case: &TraceCase, timeout: Duration) -> Result<Du
     let dispatch = Dispatch {
         spirv: &case.words,
         entry: &case.entry,
-        bindings: vec![
-            Binding::new(0, 0, Resource::words(&decisions)),
-            Binding::new(0, 1, Resource::words(&trace)),
-        ],
+        bindings: vec![Binding::new(0, 0, Resource::words(&decisions)), Binding::new(0, 1, Resource::words(&trace))],
         groups: [case.groups().max(1), 1, 1],
         timeout,
         ..Default::default()
@@ -135,7 +132,13 @@ where
                             Err(e) => {
                                 stats.failed += 1;
                                 stats.hangs += usize::from(e.is_hang());
-                                if matches!(e, CaseFailure::Gpu { error: VkError::Timeout { .. } | VkError::DeviceLost { .. } | VkError::Poisoned, .. }) {
+                                if matches!(
+                                    e,
+                                    CaseFailure::Gpu {
+                                        error: VkError::Timeout { .. } | VkError::DeviceLost { .. } | VkError::Poisoned,
+                                        ..
+                                    }
+                                ) {
                                     dead = true;
                                 }
                                 if let Ok(mut f) = on_failure.lock() {

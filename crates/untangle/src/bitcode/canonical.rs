@@ -136,7 +136,10 @@ impl Canon<'_> {
         let v = |c: &mut Self, x: &mut Value| *x = c.value(*x);
         match k {
             Phi { incoming } => incoming.iter_mut().for_each(|(x, _)| v(self, x)),
-            Binary { lhs, rhs, .. } | ICmp { lhs, rhs, .. } | FCmp { lhs, rhs, .. } | ShuffleVector { lhs, rhs, .. } => {
+            Binary { lhs, rhs, .. }
+            | ICmp { lhs, rhs, .. }
+            | FCmp { lhs, rhs, .. }
+            | ShuffleVector { lhs, rhs, .. } => {
                 v(self, lhs);
                 v(self, rhs);
             }
@@ -193,9 +196,9 @@ impl Canon<'_> {
 
     fn terminator(&mut self, t: &mut Terminator) {
         match t {
-            Terminator::Ret { value: Some(x) } | Terminator::CondBr { cond: x, .. } | Terminator::Switch { value: x, .. } => {
-                *x = self.value(*x)
-            }
+            Terminator::Ret { value: Some(x) }
+            | Terminator::CondBr { cond: x, .. }
+            | Terminator::Switch { value: x, .. } => *x = self.value(*x),
             _ => {}
         }
     }
@@ -223,7 +226,8 @@ pub fn canonicalize(mut m: Module, order: &[FuncId]) -> Module {
         g.value_ty = c.ty(g.value_ty);
         g.ty = c.ty(g.ty);
     }
-    let mut old_functions: Vec<Option<Function>> = std::mem::take(&mut m.functions).into_iter().map(|(_, f)| Some(f)).collect();
+    let mut old_functions: Vec<Option<Function>> =
+        std::mem::take(&mut m.functions).into_iter().map(|(_, f)| Some(f)).collect();
     let mut functions: PrimaryMap<FuncId, Function> = PrimaryMap::with_capacity(old_functions.len());
     for &fid in order {
         let Some(mut f) = old_functions.get_mut(fid.index()).and_then(Option::take) else { continue };

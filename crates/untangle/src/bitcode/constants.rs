@@ -280,7 +280,9 @@ fn build(rd: &mut Reader, ty: TypeId, raw: &RawConst) -> Res<ConstId> {
             1,
         ),
         RawConst::Undef => match rd.m.types.get(ty) {
-            Type::Void | Type::Label | Type::Metadata | Type::Function { .. } => return Err(malformed("undef of this type")),
+            Type::Void | Type::Label | Type::Metadata | Type::Function { .. } => {
+                return Err(malformed("undef of this type"))
+            }
             _ => (ConstKind::Undef, 1),
         },
         RawConst::Int(v) => match rd.m.types.get(ty) {
@@ -341,7 +343,11 @@ fn build(rd: &mut Reader, ty: TypeId, raw: &RawConst) -> Res<ConstId> {
                 return Err(malformed("constant GEP type does not match its base"));
             }
             (
-                ConstKind::Expr { op: ConstExprOp::GetElementPtr { in_bounds: *in_bounds }, operands: cs, source_ty: Some(source) },
+                ConstKind::Expr {
+                    op: ConstExprOp::GetElementPtr { in_bounds: *in_bounds },
+                    operands: cs,
+                    source_ty: Some(source),
+                },
                 d + 1,
             )
         }

@@ -104,9 +104,9 @@ impl<'a> Cursor<'a> {
                     let def = abbrev::read_definition(&mut self.r)?;
                     let scope = self.scopes.last_mut().ok_or(ErrorKind::Malformed("no scope".into()))?;
                     if scope.id == BLOCKINFO_BLOCK_ID && !top {
-                        let target = self.blockinfo_target.ok_or_else(|| {
-                            ErrorKind::Malformed("DEFINE_ABBREV in BLOCKINFO before SETBID".into())
-                        })?;
+                        let target = self
+                            .blockinfo_target
+                            .ok_or_else(|| ErrorKind::Malformed("DEFINE_ABBREV in BLOCKINFO before SETBID".into()))?;
                         if self.blockinfo.abbrevs(target).len() >= MAX_SHARED_ABBREVS {
                             return Err(ErrorKind::Implausible(MAX_SHARED_ABBREVS as u64));
                         }

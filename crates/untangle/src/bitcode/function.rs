@@ -49,7 +49,9 @@ pub fn binary_op(code: u64, fp: bool) -> Res<BinaryOp> {
         (10, false) => And,
         (11, false) => Or,
         (12, false) => Xor,
-        (c, fp) => return Err(malformed(format!("binary opcode {c} on {} operands", if fp { "float" } else { "integer" }))),
+        (c, fp) => {
+            return Err(malformed(format!("binary opcode {c} on {} operands", if fp { "float" } else { "integer" })))
+        }
     })
 }
 
@@ -342,11 +344,8 @@ impl Fn<'_> {
                 self.push(InstKind::Cast { op, value }, ty)?;
             }
             4 | 30 | 43 => {
-                let (in_bounds, explicit) = if code == 43 {
-                    (o.next()? != 0, Some(self.rd.ty(o.next()?)?))
-                } else {
-                    (code == 30, None)
-                };
+                let (in_bounds, explicit) =
+                    if code == 43 { (o.next()? != 0, Some(self.rd.ty(o.next()?)?)) } else { (code == 30, None) };
                 let (base, base_ty) = self.value_and_type(o)?;
                 let pointee = self.pointee(base_ty)?;
                 let source = explicit.unwrap_or(pointee);
@@ -583,7 +582,8 @@ impl Fn<'_> {
             37 | 46 => {
                 let (ptr, pt) = self.value_and_type(o)?;
                 let pointee = self.pointee(pt)?;
-                let (expected, et) = if code == 46 { self.value_and_type(o)? } else { (self.value(o, pointee)?, pointee) };
+                let (expected, et) =
+                    if code == 46 { self.value_and_type(o)? } else { (self.value(o, pointee)?, pointee) };
                 if et != pointee {
                     return Err(malformed("cmpxchg operand does not match the pointer"));
                 }
@@ -755,9 +755,9 @@ fn finish(rd: &mut Reader, mut b: Body, fid: FuncId, names: Vec<Name>) -> Res<()
     }
     for block in b.blocks.values_mut() {
         match &mut block.terminator {
-            Terminator::CondBr { cond: v, .. } | Terminator::Switch { value: v, .. } | Terminator::Ret { value: Some(v) } => {
-                map(v)?
-            }
+            Terminator::CondBr { cond: v, .. }
+            | Terminator::Switch { value: v, .. }
+            | Terminator::Ret { value: Some(v) } => map(v)?,
             _ => {}
         }
     }

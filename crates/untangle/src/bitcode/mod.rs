@@ -71,7 +71,8 @@ pub fn parse(bytes: &[u8], name: &str) -> Result<Module, BitcodeError> {
         return Err(BitcodeError::new(ErrorKind::BadMagic, 0));
     }
     let mut cur = Cursor::new(bc);
-    let fail = |cur: &Cursor, kind: ErrorKind| BitcodeError { kind, bit: cur.r.pos(), block: cur.block_id(), code: cur.code };
+    let fail =
+        |cur: &Cursor, kind: ErrorKind| BitcodeError { kind, bit: cur.r.pos(), block: cur.block_id(), code: cur.code };
     if let Err(k) = cur.r.seek(32) {
         return Err(fail(&cur, k));
     }

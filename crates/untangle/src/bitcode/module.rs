@@ -27,7 +27,11 @@ use cranelift_entity::PrimaryMap;
 pub enum Slot {
     Val(Value, TypeId),
     /// A constant read but not resolved yet.
-    Pending { ty: TypeId, raw: Box<constants::RawConst>, visiting: bool },
+    Pending {
+        ty: TypeId,
+        raw: Box<constants::RawConst>,
+        visiting: bool,
+    },
     /// A constant being resolved.
     Busy,
 }
@@ -119,7 +123,9 @@ pub fn read(cur: &mut Cursor, name: &str) -> Res<Module> {
                     15 => metadata::read(&mut rd, cur)?,
                     14 => names.extend(symtab::read(cur)?),
                     12 => {
-                        let fid = *bodies.get(next_body).ok_or_else(|| malformed("more function bodies than defined functions"))?;
+                        let fid = *bodies
+                            .get(next_body)
+                            .ok_or_else(|| malformed("more function bodies than defined functions"))?;
                         next_body += 1;
                         super::function::read(&mut rd, cur, fid)?;
                     }
@@ -164,7 +170,13 @@ fn resolve_initializers(rd: &mut Reader, inits: &[(GlobalId, u64)]) -> Res<()> {
     Ok(())
 }
 
-fn record(rd: &mut Reader, code: u32, ops: &[u64], inits: &mut Vec<(GlobalId, u64)>, bodies: &mut Vec<FuncId>) -> Res<()> {
+fn record(
+    rd: &mut Reader,
+    code: u32,
+    ops: &[u64],
+    inits: &mut Vec<(GlobalId, u64)>,
+    bodies: &mut Vec<FuncId>,
+) -> Res<()> {
     let op = |i: usize| ops.get(i).copied().ok_or_else(|| malformed(format!("module record {code} too short")));
     match code {
         1 if op(0)? != 1 => return Err(unsupported(format!("module version {} (DXIL uses 1)", op(0)?))),

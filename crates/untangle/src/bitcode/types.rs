@@ -178,7 +178,13 @@ fn convert(raw: &[Raw], types: &mut Types) -> Res<Vec<TypeId>> {
 
 type Getter<'g> = dyn Fn(&[Option<TypeId>], &[u32], u64) -> Res<(TypeId, u32)> + 'g;
 
-fn fields_of(ids: &[Option<TypeId>], depth: &[u32], fields: &[u64], types: &Types, get: &Getter) -> Res<(Vec<TypeId>, u32)> {
+fn fields_of(
+    ids: &[Option<TypeId>],
+    depth: &[u32],
+    fields: &[u64],
+    types: &Types,
+    get: &Getter,
+) -> Res<(Vec<TypeId>, u32)> {
     let mut d = 0;
     let mut fs = Vec::with_capacity(fields.len());
     for &f in fields {
@@ -217,10 +223,8 @@ mod tests {
         let forward_int = vec![Raw::Pointer { elem: 1, space: 0 }, Raw::Ready(Type::Int(8))];
         assert!(convert(&forward_int, &mut Types::default()).is_err());
         // A self-referential list node: %node = type { %node* }.
-        let list = vec![
-            Raw::Named { name: "node".into(), body: Some((false, vec![1])) },
-            Raw::Pointer { elem: 0, space: 0 },
-        ];
+        let list =
+            vec![Raw::Named { name: "node".into(), body: Some((false, vec![1])) }, Raw::Pointer { elem: 0, space: 0 }];
         let mut types = Types::default();
         let ids = convert(&list, &mut types).expect("recursive named struct");
         assert_eq!(types.struct_fields(ids[0]), Some(&[ids[1]][..]));

@@ -48,12 +48,10 @@ impl DenseGraph {
     pub(crate) fn new(graph: &Graph, order: &Order) -> DenseGraph {
         let nodes = order.rpo().to_vec();
         let index = |b: BlockId| order.rpo_index(b);
-        let succ = Csr::from_rows(nodes.len(), |i, out| {
-            out.extend(graph.succs(nodes[i]).iter().filter_map(|&s| index(s)))
-        });
-        let pred = Csr::from_rows(nodes.len(), |i, out| {
-            out.extend(graph.preds(nodes[i]).iter().filter_map(|&p| index(p)))
-        });
+        let succ =
+            Csr::from_rows(nodes.len(), |i, out| out.extend(graph.succs(nodes[i]).iter().filter_map(|&s| index(s))));
+        let pred =
+            Csr::from_rows(nodes.len(), |i, out| out.extend(graph.preds(nodes[i]).iter().filter_map(|&p| index(p))));
         DenseGraph { nodes, succ, pred }
     }
 

@@ -27,9 +27,7 @@ impl DomTree {
             let parent = (idom[i] != NONE).then(|| g.nodes[idom[i] as usize]);
             (g.nodes[i], parent)
         });
-        DomTree {
-            tree: LabelledTree::from_parents(pairs),
-        }
+        DomTree { tree: LabelledTree::from_parents(pairs) }
     }
 
     /// The immediate dominator; `None` for the entry and for unreachable blocks.

@@ -52,8 +52,7 @@ pub(crate) fn distinct_successors(func: &Function, b: BlockId) -> Adjacency {
 
 /// Membership test for an adjacency list, linear for short lists.
 fn membership(list: &[BlockId]) -> impl Fn(&BlockId) -> bool + '_ {
-    let set: Option<HashSet<BlockId>> =
-        (list.len() > SCAN_LIMIT).then(|| list.iter().copied().collect());
+    let set: Option<HashSet<BlockId>> = (list.len() > SCAN_LIMIT).then(|| list.iter().copied().collect());
     move |b| match &set {
         Some(s) => s.contains(b),
         None => list.contains(b),
@@ -64,9 +63,7 @@ impl Graph {
     /// The graph of a defined function. Fails on a declaration and on a terminator that
     /// names a block outside the layout (malformed IR: we refuse it rather than guess).
     pub fn from_function(func: &Function) -> Result<Graph, CfgError> {
-        let entry = func.entry().ok_or_else(|| CfgError::Declaration {
-            function: func.name.clone(),
-        })?;
+        let entry = func.entry().ok_or_else(|| CfgError::Declaration { function: func.name.clone() })?;
         let mut g = Graph {
             entry,
             blocks: Vec::with_capacity(func.layout.len()),
@@ -76,10 +73,7 @@ impl Graph {
         };
         for &b in &func.layout {
             if !func.blocks.is_valid(b) {
-                return Err(CfgError::UnknownBlock {
-                    function: func.name.clone(),
-                    block: b.index() as u32,
-                });
+                return Err(CfgError::UnknownBlock { function: func.name.clone(), block: b.index() as u32 });
             }
             if !g.present[b] {
                 g.present[b] = true;

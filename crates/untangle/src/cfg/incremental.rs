@@ -81,27 +81,12 @@ impl Cfg {
         func.block_label(b)
     }
 
-    fn invalid(
-        &self,
-        func: &Function,
-        rewrite: &'static str,
-        b: BlockId,
-        reason: &'static str,
-    ) -> CfgError {
-        CfgError::InvalidRewrite {
-            function: self.function.clone(),
-            rewrite,
-            block: self.label(func, b),
-            reason,
-        }
+    fn invalid(&self, func: &Function, rewrite: &'static str, b: BlockId, reason: &'static str) -> CfgError {
+        CfgError::InvalidRewrite { function: self.function.clone(), rewrite, block: self.label(func, b), reason }
     }
 
     fn new_block(&mut self, func: &mut Function, terminator: Terminator) -> BlockId {
-        let n = func.blocks.push(Block {
-            name: None,
-            insts: Vec::new(),
-            terminator,
-        });
+        let n = func.blocks.push(Block { name: None, insts: Vec::new(), terminator });
         func.layout.push(n);
         self.graph.add_block(n);
         n
@@ -109,8 +94,7 @@ impl Cfg {
 
     /// Recomputes every analysis from the graph.
     fn recompute(&mut self, func: &Function) -> Result<(), CfgError> {
-        self.a = Analyses::compute(&self.graph, &self.options)
-            .map_err(|b| irreducible_error(func, &b))?;
+        self.a = Analyses::compute(&self.graph, &self.options).map_err(|b| irreducible_error(func, &b))?;
         Ok(())
     }
 
@@ -128,12 +112,7 @@ impl Cfg {
     }
 
     /// Splits the edge(s) `from → to` with a new empty block. See [`Cfg::insert_block_on_edges`].
-    pub fn split_edge(
-        &mut self,
-        func: &mut Function,
-        from: BlockId,
-        to: BlockId,
-    ) -> Result<BlockId, CfgError> {
+    pub fn split_edge(&mut self, func: &mut Function, from: BlockId, to: BlockId) -> Result<BlockId, CfgError> {
         self.insert_block_on_edges(func, &[from], to)
     }
 
@@ -162,22 +141,10 @@ impl Cfg {
             }
         }
         if srcs.is_empty() {
-            return Err(self.invalid(
-                func,
-                "insert a block on no edges",
-                target,
-                "no source given",
-            ));
+            return Err(self.invalid(func, "insert a block on no edges", target, "no source given"));
         }
-        let live: SmallVec<[BlockId; 4]> = srcs
-            .iter()
-            .copied()
-            .filter(|&s| self.is_reachable(s))
-            .collect();
-        let back = live
-            .iter()
-            .filter(|&&s| self.a.dom.dominates(target, s))
-            .count();
+        let live: SmallVec<[BlockId; 4]> = srcs.iter().copied().filter(|&s| self.is_reachable(s)).collect();
+        let back = live.iter().filter(|&&s| self.a.dom.dominates(target, s)).count();
         let kind = if back == 0 {
             EdgeKind::Forward
         } else if back == live.len() {
@@ -224,13 +191,8 @@ impl Cfg {
     /// Gives every loop with several latches a single continue block (one new block per such
     /// header, on all its back edges). Returns the new blocks.
     pub fn merge_back_edges(&mut self, func: &mut Function) -> Result<Vec<BlockId>, CfgError> {
-        let headers: Vec<BlockId> = self
-            .a
-            .loops
-            .iter()
-            .filter(|(_, l)| l.latches.len() > 1)
-            .map(|(_, l)| l.header)
-            .collect();
+        let headers: Vec<BlockId> =
+            self.a.loops.iter().filter(|(_, l)| l.latches.len() > 1).map(|(_, l)| l.header).collect();
         let mut created = Vec::with_capacity(headers.len());
         for h in headers {
             let latches = self.back_edge_preds(h);
@@ -241,12 +203,7 @@ impl Cfg {
 
     /// Back-edge predecessors of `h`.
     fn back_edge_preds(&self, h: BlockId) -> SmallVec<[BlockId; 4]> {
-        self.graph
-            .preds(h)
-            .iter()
-            .copied()
-            .filter(|&p| self.is_reachable(p) && self.a.dom.dominates(h, p))
-            .collect()
+        self.graph.preds(h).iter().copied().filter(|&p| self.is_reachable(p) && self.a.dom.dominates(h, p)).collect()
     }
 
     /// Redirects every edge `from → old_to` to `new_to`. Recomputes all analyses. Refused
@@ -266,12 +223,7 @@ impl Cfg {
             });
         }
         if !self.graph.contains(new_to) {
-            return Err(self.invalid(
-                func,
-                "redirect an edge",
-                from,
-                "the new target is not in the graph",
-            ));
+            return Err(self.invalid(func, "redirect an edge", from, "the new target is not in the graph"));
         }
         let saved = func.blocks[from].terminator.clone();
         retarget(&mut func.blocks[from].terminator, old_to, new_to);
@@ -293,27 +245,14 @@ impl Cfg {
     /// Splits `b` before instruction `at` (an index into its instructions, at or after its
     /// PHIs): a new block takes the instructions from `at` on and `b`'s terminator, and `b`
     /// branches to it. PHIs of the successors name the new block. Returns it.
-    pub fn split_block(
-        &mut self,
-        func: &mut Function,
-        b: BlockId,
-        at: usize,
-    ) -> Result<BlockId, CfgError> {
+    pub fn split_block(&mut self, func: &mut Function, b: BlockId, at: usize) -> Result<BlockId, CfgError> {
         if !self.graph.contains(b) {
             return Err(self.invalid(func, "split a block", b, "the block is not in the graph"));
         }
         let insts = &func.blocks[b].insts;
-        let phis = insts
-            .iter()
-            .take_while(|&&i| func.insts[i].kind.is_phi())
-            .count();
+        let phis = insts.iter().take_while(|&&i| func.insts[i].kind.is_phi()).count();
         if at < phis || at > insts.len() {
-            return Err(self.invalid(
-                func,
-                "split a block",
-                b,
-                "split point among the PHIs or past the end",
-            ));
+            return Err(self.invalid(func, "split a block", b, "split point among the PHIs or past the end"));
         }
         let moved = func.blocks[b].insts.split_off(at);
         let old_term = std::mem::replace(&mut func.blocks[b].terminator, Terminator::Unreachable);
@@ -336,12 +275,7 @@ impl Cfg {
     /// predecessor of `p`; refused if a predecessor already brings a different value.
     pub fn remove_passthrough(&mut self, func: &mut Function, p: BlockId) -> Result<(), CfgError> {
         if !self.graph.contains(p) || p == self.graph.entry() {
-            return Err(self.invalid(
-                func,
-                "remove a pass-through block",
-                p,
-                "not a non-entry block of the graph",
-            ));
+            return Err(self.invalid(func, "remove a pass-through block", p, "not a non-entry block of the graph"));
         }
         let t = match func.blocks[p].terminator {
             Terminator::Br { target } if target != p && func.blocks[p].insts.is_empty() => target,
@@ -356,12 +290,8 @@ impl Cfg {
         };
         let preds: Vec<BlockId> = self.graph.preds(p).to_vec();
         // PHIs in t: (v, p) becomes (v, q) for each predecessor q of p.
-        let phi_insts: Vec<_> = func.blocks[t]
-            .insts
-            .iter()
-            .copied()
-            .take_while(|&i| func.insts[i].kind.is_phi())
-            .collect();
+        let phi_insts: Vec<_> =
+            func.blocks[t].insts.iter().copied().take_while(|&i| func.insts[i].kind.is_phi()).collect();
         for &i in &phi_insts {
             if let InstKind::Phi { incoming } = &func.insts[i].kind {
                 if let Some(&(v, _)) = incoming.iter().find(|(_, b)| *b == p) {
@@ -394,11 +324,7 @@ impl Cfg {
         }
         func.blocks[p].terminator = Terminator::Unreachable;
         func.layout.retain(|&b| b != p);
-        let live_preds: SmallVec<[BlockId; 4]> = preds
-            .iter()
-            .copied()
-            .filter(|&q| self.is_reachable(q))
-            .collect();
+        let live_preds: SmallVec<[BlockId; 4]> = preds.iter().copied().filter(|&q| self.is_reachable(q)).collect();
         let was_live = self.is_reachable(p);
         for &q in &preds {
             self.graph.resync_successors(func, q);
@@ -423,22 +349,11 @@ impl Cfg {
 
     /// After inserting `n: br target` on edges from `sources` (all reachable; all forward,
     /// or all back edges when `back`). Returns whether something was recomputed.
-    fn patch_insert(
-        &mut self,
-        n: BlockId,
-        sources: &[BlockId],
-        target: BlockId,
-        back: bool,
-    ) -> bool {
+    fn patch_insert(&mut self, n: BlockId, sources: &[BlockId], target: BlockId, back: bool) -> bool {
         let a = &mut self.a;
         // Order: between the sources and the target.
         let at = if back {
-            sources
-                .iter()
-                .filter_map(|&s| a.order.rpo_index(s))
-                .max()
-                .unwrap_or(0) as usize
-                + 1
+            sources.iter().filter_map(|&s| a.order.rpo_index(s)).max().unwrap_or(0) as usize + 1
         } else {
             a.order.rpo_index(target).unwrap_or(0) as usize
         };
@@ -495,12 +410,7 @@ impl Cfg {
         let a = &mut self.a;
         let fwd_target = (!back).then_some(target);
         if !a.reach.add_before(n, fwd_target, sources, a.order.rpo()) {
-            a.reach = super::Reachability::compute(
-                &self.graph,
-                &a.order,
-                &a.dom,
-                self.options.dense_reach_limit,
-            );
+            a.reach = super::Reachability::compute(&self.graph, &a.order, &a.dom, self.options.dense_reach_limit);
             recomputed = true;
         }
         recomputed
@@ -594,12 +504,8 @@ impl Cfg {
                 }
             }
         }
-        let adopt: SmallVec<[BlockId; 4]> = children
-            .iter()
-            .zip(&reaches_target)
-            .filter(|(_, &reaches)| !reaches)
-            .map(|(&c, _)| c)
-            .collect();
+        let adopt: SmallVec<[BlockId; 4]> =
+            children.iter().zip(&reaches_target).filter(|(_, &reaches)| !reaches).map(|(&c, _)| c).collect();
         self.a.postdom.tree.insert_adopting(target, n, &adopt);
     }
 
@@ -633,12 +539,7 @@ impl Cfg {
             }
         }
         if !a.reach.add_after(b, n, a.order.rpo()) {
-            a.reach = super::Reachability::compute(
-                &self.graph,
-                &a.order,
-                &a.dom,
-                self.options.dense_reach_limit,
-            );
+            a.reach = super::Reachability::compute(&self.graph, &a.order, &a.dom, self.options.dense_reach_limit);
             return true;
         }
         false

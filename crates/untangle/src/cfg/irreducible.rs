@@ -19,22 +19,10 @@ pub(crate) fn irreducible_region(g: &DenseGraph, dom: &DomTree) -> Vec<BlockId> 
     let n = g.len();
     let forward = |i: u32, j: u32| !dom.dominates(g.nodes[j as usize], g.nodes[i as usize]);
     let succ = Csr::from_rows(n, |i, out| {
-        out.extend(
-            g.succ
-                .neighbors(i as u32)
-                .iter()
-                .copied()
-                .filter(|&j| forward(i as u32, j)),
-        )
+        out.extend(g.succ.neighbors(i as u32).iter().copied().filter(|&j| forward(i as u32, j)))
     });
     let pred = Csr::from_rows(n, |i, out| {
-        out.extend(
-            g.pred
-                .neighbors(i as u32)
-                .iter()
-                .copied()
-                .filter(|&j| forward(j, i as u32)),
-        )
+        out.extend(g.pred.neighbors(i as u32).iter().copied().filter(|&j| forward(j, i as u32)))
     });
     // Pass 1: post-order of the forward graph.
     let mut visited = vec![false; n];

@@ -54,12 +54,7 @@ pub(crate) fn immediate_dominators(root: u32, succ: &Csr, pred: &Csr) -> Vec<u32
     let mut path: Vec<u32> = Vec::new();
 
     // Ancestor of `v` in the linked forest with the lowest semidominator (path-compressing).
-    let eval = |v: u32,
-                ancestor: &mut [u32],
-                best: &mut [u32],
-                semi: &[u32],
-                path: &mut Vec<u32>|
-     -> u32 {
+    let eval = |v: u32, ancestor: &mut [u32], best: &mut [u32], semi: &[u32], path: &mut Vec<u32>| -> u32 {
         let mut x = v;
         while ancestor[x as usize] != NONE && ancestor[ancestor[x as usize] as usize] != NONE {
             path.push(x);

@@ -76,12 +76,8 @@ impl LoopForest {
         let mut f = LoopForest::default();
         let mut header_loop: SecondaryMap<BlockId, PackedOption<LoopId>> = SecondaryMap::new();
         for &h in order.rpo() {
-            let latches: SmallVec<[BlockId; 2]> = graph
-                .preds(h)
-                .iter()
-                .copied()
-                .filter(|&p| dom.dominates(h, p))
-                .collect();
+            let latches: SmallVec<[BlockId; 2]> =
+                graph.preds(h).iter().copied().filter(|&p| dom.dominates(h, p)).collect();
             if !latches.is_empty() {
                 let id = f.loops.push(Loop {
                     header: h,
@@ -126,13 +122,7 @@ impl LoopForest {
                 match f.innermost[x].expand() {
                     None => {
                         f.innermost[x] = id.into();
-                        work.extend(
-                            graph
-                                .preds(x)
-                                .iter()
-                                .copied()
-                                .filter(|&p| order.is_reachable(p)),
-                        );
+                        work.extend(graph.preds(x).iter().copied().filter(|&p| order.is_reachable(p)));
                     }
                     Some(inner) => {
                         let top = find(&mut outer, inner.as_u32());
@@ -144,11 +134,7 @@ impl LoopForest {
                         f.loops[top].parent = Some(id);
                         let th = f.loops[top].header;
                         work.extend(
-                            graph
-                                .preds(th)
-                                .iter()
-                                .copied()
-                                .filter(|&p| order.is_reachable(p) && !dom.dominates(th, p)),
+                            graph.preds(th).iter().copied().filter(|&p| order.is_reachable(p) && !dom.dominates(th, p)),
                         );
                     }
                 }

@@ -65,44 +65,22 @@ pub enum CfgError {
     /// A loop with more than one entry. `blocks` are the entry blocks of the first such
     /// region in RPO (all its blocks if it somehow has fewer than two entries).
     #[error("function `{function}`: irreducible control flow (a cycle entered at {})", .blocks.join(", "))]
-    Irreducible {
-        function: String,
-        blocks: Vec<String>,
-    },
+    Irreducible { function: String, blocks: Vec<String> },
     #[error("function `{function}` is a declaration: it has no control-flow graph")]
     Declaration { function: String },
     #[error("function `{function}`: the layout lists block {block}, which does not exist")]
     UnknownBlock { function: String, block: u32 },
     #[error("function `{function}`, block `{block}`: branch to block {target}, which is not in the layout")]
-    UnknownTarget {
-        function: String,
-        block: String,
-        target: u32,
-    },
+    UnknownTarget { function: String, block: String, target: u32 },
     /// A rewrite named an edge the graph does not have.
     #[error("function `{function}`: no edge from `{from}` to `{to}`")]
-    NoSuchEdge {
-        function: String,
-        from: String,
-        to: String,
-    },
+    NoSuchEdge { function: String, from: String, to: String },
     /// A rewrite whose preconditions do not hold (documented on each rewrite method).
     #[error("function `{function}`: cannot {rewrite} at `{block}`: {reason}")]
-    InvalidRewrite {
-        function: String,
-        rewrite: &'static str,
-        block: String,
-        reason: &'static str,
-    },
+    InvalidRewrite { function: String, rewrite: &'static str, block: String, reason: &'static str },
     /// Removing a pass-through block would give a PHI two values for one predecessor.
-    #[error(
-        "function `{function}`: PHI in `{block}` would need two values for predecessor `{pred}`"
-    )]
-    PhiConflict {
-        function: String,
-        block: String,
-        pred: String,
-    },
+    #[error("function `{function}`: PHI in `{block}` would need two values for predecessor `{pred}`")]
+    PhiConflict { function: String, block: String, pred: String },
 }
 
 /// Knobs of [`Cfg`]; the defaults suit the structurizer.
@@ -117,10 +95,7 @@ pub struct CfgOptions {
 
 impl Default for CfgOptions {
     fn default() -> Self {
-        CfgOptions {
-            dense_reach_limit: DEFAULT_DENSE_LIMIT,
-            verify_rewrites: false,
-        }
+        CfgOptions { dense_reach_limit: DEFAULT_DENSE_LIMIT, verify_rewrites: false }
     }
 }
 
@@ -155,13 +130,7 @@ impl Analyses {
         let loops = LoopForest::compute(graph, &order, &dom);
         let postdom = PostDomTree::compute(&dense, &loops);
         let reach = Reachability::compute(graph, &order, &dom, options.dense_reach_limit);
-        Ok(Analyses {
-            order,
-            dom,
-            postdom,
-            loops,
-            reach,
-        })
+        Ok(Analyses { order, dom, postdom, loops, reach })
     }
 }
 
@@ -176,10 +145,7 @@ pub struct Cfg {
 }
 
 pub(crate) fn irreducible_error(func: &Function, blocks: &[BlockId]) -> CfgError {
-    CfgError::Irreducible {
-        function: func.name.clone(),
-        blocks: blocks.iter().map(|&b| func.block_label(b)).collect(),
-    }
+    CfgError::Irreducible { function: func.name.clone(), blocks: blocks.iter().map(|&b| func.block_label(b)).collect() }
 }
 
 impl Cfg {
@@ -191,15 +157,8 @@ impl Cfg {
 
     pub fn with_options(func: &Function, options: CfgOptions) -> Result<Cfg, CfgError> {
         let graph = Graph::from_function(func)?;
-        let a = Analyses::compute(&graph, &options)
-            .map_err(|blocks| irreducible_error(func, &blocks))?;
-        Ok(Cfg {
-            function: func.name.clone(),
-            options,
-            graph,
-            a,
-            stats: UpdateStats::default(),
-        })
+        let a = Analyses::compute(&graph, &options).map_err(|blocks| irreducible_error(func, &blocks))?;
+        Ok(Cfg { function: func.name.clone(), options, graph, a, stats: UpdateStats::default() })
     }
 
     pub fn function_name(&self) -> &str {
@@ -243,12 +202,7 @@ impl Cfg {
 
     /// Reachable blocks without successors (`ret`, `unreachable`), in RPO.
     pub fn exits(&self) -> impl Iterator<Item = BlockId> + '_ {
-        self.a
-            .order
-            .rpo()
-            .iter()
-            .copied()
-            .filter(|&b| self.graph.succs(b).is_empty())
+        self.a.order.rpo().iter().copied().filter(|&b| self.graph.succs(b).is_empty())
     }
 
     // --- Orders and edges ---
@@ -274,11 +228,7 @@ impl Cfg {
     /// All back edges of reachable blocks, sources in RPO.
     pub fn back_edges(&self) -> impl Iterator<Item = (BlockId, BlockId)> + '_ {
         self.rpo().iter().flat_map(move |&b| {
-            self.graph
-                .succs(b)
-                .iter()
-                .filter(move |&&s| self.a.dom.dominates(s, b))
-                .map(move |&s| (b, s))
+            self.graph.succs(b).iter().filter(move |&&s| self.a.dom.dominates(s, b)).map(move |&s| (b, s))
         })
     }
 
@@ -335,10 +285,7 @@ impl Cfg {
         self.a.dom.common_dominator(blocks)
     }
 
-    pub fn common_post_dominator(
-        &self,
-        blocks: impl IntoIterator<Item = BlockId>,
-    ) -> Option<BlockId> {
+    pub fn common_post_dominator(&self, blocks: impl IntoIterator<Item = BlockId>) -> Option<BlockId> {
         self.a.postdom.common_post_dominator(blocks)
     }
 

@@ -28,10 +28,7 @@ pub struct Order {
 
 impl Default for Order {
     fn default() -> Self {
-        Order {
-            rpo: Vec::new(),
-            index: SecondaryMap::with_default(NOT_VISITED),
-        }
+        Order { rpo: Vec::new(), index: SecondaryMap::with_default(NOT_VISITED) }
     }
 }
 
@@ -67,10 +64,7 @@ impl Order {
             }
         }
         post.reverse();
-        let mut order = Order {
-            rpo: post,
-            index: SecondaryMap::with_default(NOT_VISITED),
-        };
+        let mut order = Order { rpo: post, index: SecondaryMap::with_default(NOT_VISITED) };
         order.reindex_from(0);
         (order, retreating)
     }

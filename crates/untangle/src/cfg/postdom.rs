@@ -45,9 +45,7 @@ impl PostDomTree {
         }
         // Which blocks reach a real exit: backward search from the sinks.
         let mut reaches_exit = vec![false; n];
-        let mut work: Vec<u32> = (0..n as u32)
-            .filter(|&i| g.succ.neighbors(i).is_empty())
-            .collect();
+        let mut work: Vec<u32> = (0..n as u32).filter(|&i| g.succ.neighbors(i).is_empty()).collect();
         for &i in &work {
             reaches_exit[i as usize] = true;
         }
@@ -103,11 +101,7 @@ impl PostDomTree {
         });
         let tree = LabelledTree::from_parents(pairs);
         let virtual_sources = sources.iter().map(|&i| g.nodes[i as usize]).collect();
-        PostDomTree {
-            tree,
-            virtual_sources,
-            is_virtual_source,
-        }
+        PostDomTree { tree, virtual_sources, is_virtual_source }
     }
 
     /// The immediate post-dominator; `None` for the virtual exit (and unreachable blocks).
@@ -142,10 +136,7 @@ impl PostDomTree {
 
     /// The nearest block post-dominating every block of `blocks`; `None` when that is the
     /// virtual exit, or the set is empty or holds an unreachable block.
-    pub fn common_post_dominator(
-        &self,
-        blocks: impl IntoIterator<Item = BlockId>,
-    ) -> Option<BlockId> {
+    pub fn common_post_dominator(&self, blocks: impl IntoIterator<Item = BlockId>) -> Option<BlockId> {
         self.tree.nca_of(blocks)
     }
 
@@ -163,9 +154,7 @@ impl PostDomTree {
 /// virtual source; a block → its predecessors.
 fn reverse_with_exit(g: &DenseGraph, virtual_sources: &[u32]) -> (Csr, Csr) {
     let n = g.len();
-    let mut to_exit: Vec<bool> = (0..n as u32)
-        .map(|i| g.succ.neighbors(i).is_empty())
-        .collect();
+    let mut to_exit: Vec<bool> = (0..n as u32).map(|i| g.succ.neighbors(i).is_empty()).collect();
     for &s in virtual_sources {
         to_exit[s as usize] = true;
     }

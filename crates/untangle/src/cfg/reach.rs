@@ -53,25 +53,12 @@ enum Repr {
 }
 
 /// Forward successors: back edges (`s` dominates `b`) are not part of the acyclic graph.
-pub(crate) fn forward_succs<'a>(
-    graph: &'a Graph,
-    dom: &'a DomTree,
-    b: BlockId,
-) -> impl Iterator<Item = BlockId> + 'a {
-    graph
-        .succs(b)
-        .iter()
-        .copied()
-        .filter(move |&s| !dom.dominates(s, b))
+pub(crate) fn forward_succs<'a>(graph: &'a Graph, dom: &'a DomTree, b: BlockId) -> impl Iterator<Item = BlockId> + 'a {
+    graph.succs(b).iter().copied().filter(move |&s| !dom.dominates(s, b))
 }
 
 impl Reachability {
-    pub(crate) fn compute(
-        graph: &Graph,
-        order: &Order,
-        dom: &DomTree,
-        dense_limit: usize,
-    ) -> Reachability {
+    pub(crate) fn compute(graph: &Graph, order: &Order, dom: &DomTree, dense_limit: usize) -> Reachability {
         let repr = if order.len() <= dense_limit {
             Repr::Dense(DenseReach::compute(graph, order, dom))
         } else {
@@ -149,12 +136,8 @@ impl DenseReach {
         // Slack for blocks added by rewrites before a rebuild is needed.
         let capacity = (n + n / 4 + 64).div_ceil(64) * 64;
         let words = capacity / 64;
-        let mut d = DenseReach {
-            col: SecondaryMap::with_default(NO_COLUMN),
-            words,
-            used: n,
-            rows: vec![0; capacity * words],
-        };
+        let mut d =
+            DenseReach { col: SecondaryMap::with_default(NO_COLUMN), words, used: n, rows: vec![0; capacity * words] };
         for (i, b) in order.post_order().enumerate() {
             d.col[b] = i as u32;
         }
@@ -221,13 +204,7 @@ impl DenseReach {
         Some(c)
     }
 
-    fn add_before(
-        &mut self,
-        n: BlockId,
-        target: Option<BlockId>,
-        sources: &[BlockId],
-        live: &[BlockId],
-    ) -> bool {
+    fn add_before(&mut self, n: BlockId, target: Option<BlockId>, sources: &[BlockId], live: &[BlockId]) -> bool {
         let Some(c) = self.new_column(n) else {
             return false;
         };
@@ -326,19 +303,13 @@ impl IntervalReach {
             for &(start, end) in &scratch {
                 match merged.last_mut() {
                     // Adjacent labels have no label between them: one interval.
-                    Some(last) if start <= last.1.saturating_add(LABEL_GAP) => {
-                        last.1 = last.1.max(end)
-                    }
+                    Some(last) if start <= last.1.saturating_add(LABEL_GAP) => last.1 = last.1.max(end),
                     _ => merged.push((start, end)),
                 }
             }
             ranges[b] = merged;
         }
-        IntervalReach {
-            label,
-            sorted,
-            ranges,
-        }
+        IntervalReach { label, sorted, ranges }
     }
 
     #[inline]
@@ -373,13 +344,7 @@ impl IntervalReach {
     }
 
     /// Makes every live row other than `n`'s agree with `should(x)` on label `l`.
-    fn fix_column(
-        &mut self,
-        n: BlockId,
-        l: u64,
-        live: &[BlockId],
-        should: impl Fn(&Self, BlockId) -> bool,
-    ) {
+    fn fix_column(&mut self, n: BlockId, l: u64, live: &[BlockId], should: impl Fn(&Self, BlockId) -> bool) {
         for &x in live {
             if x == n {
                 continue;
@@ -394,13 +359,7 @@ impl IntervalReach {
         }
     }
 
-    fn add_before(
-        &mut self,
-        n: BlockId,
-        target: Option<BlockId>,
-        sources: &[BlockId],
-        live: &[BlockId],
-    ) -> bool {
+    fn add_before(&mut self, n: BlockId, target: Option<BlockId>, sources: &[BlockId], live: &[BlockId]) -> bool {
         // In a DFS through `n`, `n` finishes right after its target, or (no forward
         // successor) right before its first source.
         let l = match target {
@@ -421,9 +380,7 @@ impl IntervalReach {
         };
         ranges_insert_point(&mut own, l);
         self.ranges[n] = own;
-        self.fix_column(n, l, live, |me, x| {
-            sources.iter().any(|&s| me.reaches(x, s))
-        });
+        self.fix_column(n, l, live, |me, x| sources.iter().any(|&s| me.reaches(x, s)));
         true
     }
 

@@ -53,18 +53,11 @@ fn analyse(func: &Function) -> Result<FunctionReport, CfgError> {
         v
     };
     let blocks = cfg.blocks().iter().map(|&b| func.block_label(b)).collect();
-    let unreachable = sorted(
-        &mut cfg
-            .blocks()
-            .iter()
-            .copied()
-            .filter(|&b| !cfg.is_reachable(b)),
-    );
+    let unreachable = sorted(&mut cfg.blocks().iter().copied().filter(|&b| !cfg.is_reachable(b)));
     let exits = sorted(&mut cfg.exits());
     let idom = cfg.blocks().iter().map(|&b| cfg.idom(b).map(ix)).collect();
     let ipdom = cfg.blocks().iter().map(|&b| cfg.ipdom(b).map(ix)).collect();
-    let mut back_edges: Vec<(usize, usize)> =
-        cfg.back_edges().map(|(u, v)| (ix(u), ix(v))).collect();
+    let mut back_edges: Vec<(usize, usize)> = cfg.back_edges().map(|(u, v)| (ix(u), ix(v))).collect();
     back_edges.sort_unstable();
     let virtual_exit_edges = sorted(&mut cfg.postdom().virtual_exit_sources().iter().copied());
     let forest = cfg.loops();
@@ -89,16 +82,8 @@ fn analyse(func: &Function) -> Result<FunctionReport, CfgError> {
         .collect();
     let dfs = cfg.dominance_frontiers();
     let pdfs = cfg.post_dominance_frontiers();
-    let df = cfg
-        .blocks()
-        .iter()
-        .map(|&b| sorted(&mut dfs.get(b).iter().copied()))
-        .collect();
-    let pdf = cfg
-        .blocks()
-        .iter()
-        .map(|&b| sorted(&mut pdfs.get(b).iter().copied()))
-        .collect();
+    let df = cfg.blocks().iter().map(|&b| sorted(&mut dfs.get(b).iter().copied())).collect();
+    let pdf = cfg.blocks().iter().map(|&b| sorted(&mut pdfs.get(b).iter().copied())).collect();
     Ok(FunctionReport {
         name: func.name.clone(),
         blocks,
@@ -118,10 +103,7 @@ fn list(v: &[usize]) -> String {
     if v.is_empty() {
         "-".to_string()
     } else {
-        v.iter()
-            .map(|i| i.to_string())
-            .collect::<Vec<_>>()
-            .join(",")
+        v.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")
     }
 }
 
@@ -143,19 +125,12 @@ pub fn render_text(m: &Module) -> Result<String, CfgError> {
             r.loops.len()
         );
         let width = r.blocks.iter().map(|b| b.len()).max().unwrap_or(5).max(5);
-        let _ = writeln!(
-            out,
-            "  {:>4}  {:<width$}  {:>5}  {:>5}  {:<16}  PDF",
-            "#", "block", "idom", "ipdom", "DF"
-        );
+        let _ = writeln!(out, "  {:>4}  {:<width$}  {:>5}  {:>5}  {:<16}  PDF", "#", "block", "idom", "ipdom", "DF");
         for i in 0..r.blocks.len() {
             let (idom, ipdom) = if r.unreachable.binary_search(&i).is_ok() {
                 ("unr".to_string(), "unr".to_string())
             } else {
-                (
-                    opt(r.idom[i]),
-                    r.ipdom[i].map_or_else(|| "exit".to_string(), |x| x.to_string()),
-                )
+                (opt(r.idom[i]), r.ipdom[i].map_or_else(|| "exit".to_string(), |x| x.to_string()))
             };
             let _ = writeln!(
                 out,
@@ -168,26 +143,10 @@ pub fn render_text(m: &Module) -> Result<String, CfgError> {
                 list(&r.pdf[i])
             );
         }
-        let edges: Vec<String> = r
-            .back_edges
-            .iter()
-            .map(|(u, v)| format!("{u}->{v}"))
-            .collect();
-        let _ = writeln!(
-            out,
-            "  back edges: {}",
-            if edges.is_empty() {
-                "-".into()
-            } else {
-                edges.join(", ")
-            }
-        );
+        let edges: Vec<String> = r.back_edges.iter().map(|(u, v)| format!("{u}->{v}")).collect();
+        let _ = writeln!(out, "  back edges: {}", if edges.is_empty() { "-".into() } else { edges.join(", ") });
         if !r.virtual_exit_edges.is_empty() {
-            let _ = writeln!(
-                out,
-                "  virtual exit edges (infinite loops): {}",
-                list(&r.virtual_exit_edges)
-            );
+            let _ = writeln!(out, "  virtual exit edges (infinite loops): {}", list(&r.virtual_exit_edges));
         }
         for (i, l) in r.loops.iter().enumerate() {
             let _ = writeln!(
@@ -257,32 +216,19 @@ pub fn function_dot(func: &Function) -> String {
     let _ = writeln!(out, "digraph \"{}\" {{", dot_escape(&func.name));
     let _ = writeln!(out, "  node [shape=box, fontname=\"monospace\"];");
     for &b in &func.layout {
-        let _ = writeln!(
-            out,
-            "  b{} [label=\"{}\"];",
-            b.index(),
-            dot_escape(&func.block_label(b))
-        );
+        let _ = writeln!(out, "  b{} [label=\"{}\"];", b.index(), dot_escape(&func.block_label(b)));
     }
     for &b in &func.layout {
         let edge = |out: &mut String, to: BlockId, label: &str| {
             let _ = if label.is_empty() {
                 writeln!(out, "  b{} -> b{};", b.index(), to.index())
             } else {
-                writeln!(
-                    out,
-                    "  b{} -> b{} [label=\"{}\"];",
-                    b.index(),
-                    to.index(),
-                    label
-                )
+                writeln!(out, "  b{} -> b{} [label=\"{}\"];", b.index(), to.index(), label)
             };
         };
         match &func.blocks[b].terminator {
             Terminator::Br { target } => edge(&mut out, *target, ""),
-            Terminator::CondBr {
-                if_true, if_false, ..
-            } => {
+            Terminator::CondBr { if_true, if_false, .. } => {
                 edge(&mut out, *if_true, "T");
                 edge(&mut out, *if_false, "F");
             }
@@ -302,16 +248,8 @@ pub fn function_dot(func: &Function) -> String {
 /// A file name for a function: its name with anything outside `[A-Za-z0-9_.-]` replaced by
 /// `_` (LLVM names may hold quotes, slashes or spaces).
 fn file_stem(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let s: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') { c } else { '_' }).collect();
     if s.is_empty() || s.starts_with('.') {
         format!("_{s}")
     } else {

@@ -41,9 +41,7 @@ pub(crate) struct LabelledTree {
 impl LabelledTree {
     /// A tree from `(node, parent)` pairs; parents must come before their children, and
     /// `None` is the virtual root. Children keep the order in which they are given.
-    pub(crate) fn from_parents(
-        pairs: impl IntoIterator<Item = (BlockId, Option<BlockId>)>,
-    ) -> LabelledTree {
+    pub(crate) fn from_parents(pairs: impl IntoIterator<Item = (BlockId, Option<BlockId>)>) -> LabelledTree {
         let mut t = LabelledTree::default();
         for (b, parent) in pairs {
             t.nodes[b].parent = parent.into();
@@ -193,25 +191,14 @@ impl LabelledTree {
     /// The free label range after the last child of `p` (inside `p`'s interval).
     fn tail_gap(&self, p: Option<BlockId>) -> (u64, u64) {
         let (pre, post) = self.label(p);
-        let lo = self
-            .children_of(p)
-            .iter()
-            .map(|&c| self.nodes[c].post)
-            .max()
-            .unwrap_or(pre)
-            .max(pre);
+        let lo = self.children_of(p).iter().map(|&c| self.nodes[c].post).max().unwrap_or(pre).max(pre);
         (lo, post)
     }
 
     /// Adds `b` as a new leaf under `parent` (`None`: the virtual root). O(children of parent).
     pub(crate) fn insert_leaf(&mut self, parent: Option<BlockId>, b: BlockId) {
         let (lo, hi) = self.tail_gap(parent);
-        self.nodes[b] = Node {
-            parent: parent.into(),
-            pre: 1,
-            post: 1,
-            children: SmallVec::new(),
-        };
+        self.nodes[b] = Node { parent: parent.into(), pre: 1, post: 1, children: SmallVec::new() };
         self.children_of_mut(parent).push(b);
         self.len += 1;
         self.relabel_within(&[b], lo, hi);
@@ -238,12 +225,7 @@ impl LabelledTree {
         if let Some(slot) = siblings.iter_mut().find(|c| **c == child) {
             *slot = b;
         }
-        self.nodes[b] = Node {
-            parent: parent.into(),
-            pre: 1,
-            post: 1,
-            children: smallvec::smallvec![child],
-        };
+        self.nodes[b] = Node { parent: parent.into(), pre: 1, post: 1, children: smallvec::smallvec![child] };
         self.nodes[child].parent = b.into();
         self.len += 1;
         if cpre - lo >= 2 && hi - cpost >= 2 {
@@ -262,25 +244,12 @@ impl LabelledTree {
         }
         let (ppre, ppost) = self.label(Some(p));
         let children = std::mem::take(&mut self.nodes[p].children);
-        let first = children
-            .iter()
-            .map(|&c| self.nodes[c].pre)
-            .min()
-            .unwrap_or(ppost);
-        let last = children
-            .iter()
-            .map(|&c| self.nodes[c].post)
-            .max()
-            .unwrap_or(ppre);
+        let first = children.iter().map(|&c| self.nodes[c].pre).min().unwrap_or(ppost);
+        let last = children.iter().map(|&c| self.nodes[c].post).max().unwrap_or(ppre);
         for &c in &children {
             self.nodes[c].parent = b.into();
         }
-        self.nodes[b] = Node {
-            parent: p.into(),
-            pre: 1,
-            post: 1,
-            children,
-        };
+        self.nodes[b] = Node { parent: p.into(), pre: 1, post: 1, children };
         self.nodes[p].children.push(b);
         self.len += 1;
         if first - ppre >= 2 && ppost - last >= 2 {
@@ -303,12 +272,7 @@ impl LabelledTree {
         for &c in adopt {
             self.nodes[c].parent = b.into();
         }
-        self.nodes[b] = Node {
-            parent: parent.into(),
-            pre: 1,
-            post: 1,
-            children: adopt.iter().copied().collect(),
-        };
+        self.nodes[b] = Node { parent: parent.into(), pre: 1, post: 1, children: adopt.iter().copied().collect() };
         self.len += 1;
         self.relabel_within(&[b], lo, hi);
     }
@@ -359,10 +323,7 @@ impl LabelledTree {
                     return Err(format!("{c} is a child of {parent:?} but not in the tree"));
                 }
                 if n.parent.expand() != parent {
-                    return Err(format!(
-                        "{c} is listed under {parent:?} but its parent is {:?}",
-                        n.parent.expand()
-                    ));
+                    return Err(format!("{c} is listed under {parent:?} but its parent is {:?}", n.parent.expand()));
                 }
                 if !(ppre < n.pre && n.pre < n.post && n.post < ppost) {
                     return Err(format!("interval of {c} not inside its parent {parent:?}"));
@@ -374,18 +335,12 @@ impl LabelledTree {
             spans.sort_unstable();
             for w in spans.windows(2) {
                 if w[0].1 >= w[1].0 {
-                    return Err(format!(
-                        "intervals of siblings {} and {} overlap",
-                        w[0].2, w[1].2
-                    ));
+                    return Err(format!("intervals of siblings {} and {} overlap", w[0].2, w[1].2));
                 }
             }
         }
         if seen != self.len {
-            return Err(format!(
-                "tree has {} nodes reachable from the root but counts {}",
-                seen, self.len
-            ));
+            return Err(format!("tree has {} nodes reachable from the root but counts {}", seen, self.len));
         }
         Ok(())
     }

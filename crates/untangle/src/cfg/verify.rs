@@ -30,12 +30,8 @@ fn set(blocks: impl IntoIterator<Item = BlockId>) -> BTreeSet<BlockId> {
 impl Cfg {
     /// Checks every maintained analysis against a fresh computation from `func`.
     pub fn verify_against_recompute(&self, func: &Function) -> Result<(), Mismatch> {
-        let fail = |message: String| Mismatch {
-            function: self.function.clone(),
-            message,
-        };
-        let fresh_graph =
-            Graph::from_function(func).map_err(|e| fail(format!("graph rebuild failed: {e}")))?;
+        let fail = |message: String| Mismatch { function: self.function.clone(), message };
+        let fresh_graph = Graph::from_function(func).map_err(|e| fail(format!("graph rebuild failed: {e}")))?;
         let label = |b: BlockId| func.block_label(b);
 
         // Graph.
@@ -49,8 +45,7 @@ impl Cfg {
             if fresh_graph.succs(b) != self.graph.succs(b) {
                 return Err(fail(format!("successors of {} differ", label(b))));
             }
-            if set(fresh_graph.preds(b).iter().copied()) != set(self.graph.preds(b).iter().copied())
-            {
+            if set(fresh_graph.preds(b).iter().copied()) != set(self.graph.preds(b).iter().copied()) {
                 return Err(fail(format!("predecessors of {} differ", label(b))));
             }
         }
@@ -69,24 +64,14 @@ impl Cfg {
             for &s in self.graph.succs(b) {
                 let back = fresh.dom.dominates(s, b);
                 if !back && a.order.rpo_index(s) <= a.order.rpo_index(b) {
-                    return Err(fail(format!(
-                        "order puts {} before its predecessor {}",
-                        label(s),
-                        label(b)
-                    )));
+                    return Err(fail(format!("order puts {} before its predecessor {}", label(s), label(b))));
                 }
             }
         }
 
         // Trees.
-        a.dom
-            .tree
-            .check_labels()
-            .map_err(|e| fail(format!("dominator labels: {e}")))?;
-        a.postdom
-            .tree
-            .check_labels()
-            .map_err(|e| fail(format!("post-dominator labels: {e}")))?;
+        a.dom.tree.check_labels().map_err(|e| fail(format!("dominator labels: {e}")))?;
+        a.postdom.tree.check_labels().map_err(|e| fail(format!("post-dominator labels: {e}")))?;
         for &b in fresh.order.rpo() {
             if a.dom.idom(b) != fresh.dom.idom(b) {
                 return Err(fail(format!(
@@ -105,9 +90,7 @@ impl Cfg {
                 )));
             }
         }
-        if set(a.postdom.virtual_sources.iter().copied())
-            != set(fresh.postdom.virtual_sources.iter().copied())
-        {
+        if set(a.postdom.virtual_sources.iter().copied()) != set(fresh.postdom.virtual_sources.iter().copied()) {
             return Err(fail("virtual exit edges differ".into()));
         }
         for &b in self.graph.blocks() {
@@ -118,14 +101,9 @@ impl Cfg {
 
         // Loops.
         if a.loops.len() != fresh.loops.len() {
-            return Err(fail(format!(
-                "{} loops, recompute finds {}",
-                a.loops.len(),
-                fresh.loops.len()
-            )));
+            return Err(fail(format!("{} loops, recompute finds {}", a.loops.len(), fresh.loops.len())));
         }
-        let header_of =
-            |forest: &super::LoopForest, l: Option<super::LoopId>| l.map(|l| forest.get(l).header);
+        let header_of = |forest: &super::LoopForest, l: Option<super::LoopId>| l.map(|l| forest.get(l).header);
         for (fl, flp) in fresh.loops.iter() {
             let h = flp.header;
             let Some(ml) = a.loops.loop_of_header(h) else {
@@ -136,9 +114,7 @@ impl Cfg {
             if set(mlp.latches.iter().copied()) != set(flp.latches.iter().copied()) {
                 return Err(what("latches"));
             }
-            if header_of(&a.loops, mlp.parent) != header_of(&fresh.loops, flp.parent)
-                || mlp.depth != flp.depth
-            {
+            if header_of(&a.loops, mlp.parent) != header_of(&fresh.loops, flp.parent) || mlp.depth != flp.depth {
                 return Err(what("parents"));
             }
             if set(a.loops.body(ml)) != set(fresh.loops.body(fl)) {
@@ -149,9 +125,7 @@ impl Cfg {
             }
         }
         for &b in fresh.order.rpo() {
-            if header_of(&a.loops, a.loops.innermost(b))
-                != header_of(&fresh.loops, fresh.loops.innermost(b))
-            {
+            if header_of(&a.loops, a.loops.innermost(b)) != header_of(&fresh.loops, fresh.loops.innermost(b)) {
                 return Err(fail(format!("innermost loop of {} differs", label(b))));
             }
         }
@@ -180,9 +154,7 @@ impl Cfg {
                 }
             } else {
                 for _ in 0..64 {
-                    rng = rng
-                        .wrapping_mul(6364136223846793005)
-                        .wrapping_add(1442695040888963407 + i as u64);
+                    rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407 + i as u64);
                     check(live[(rng >> 33) as usize % n])?;
                 }
             }

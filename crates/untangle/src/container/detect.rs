@@ -87,15 +87,8 @@ pub fn unwrap_bitcode(bytes: &[u8]) -> Result<&[u8], ContainerError> {
 }
 
 /// Lines that only LLVM assembly starts with (after leading whitespace).
-const LINE_PREFIXES: &[&str] = &[
-    "; ModuleID",
-    "target datalayout",
-    "target triple",
-    "source_filename",
-    "define ",
-    "declare ",
-    "attributes #",
-];
+const LINE_PREFIXES: &[&str] =
+    &["; ModuleID", "target datalayout", "target triple", "source_filename", "define ", "declare ", "attributes #"];
 
 /// A heuristic: UTF-8 text, no NUL bytes, and at least one line that reads like LLVM
 /// assembly (module header, function, named type `%x = type`, global `@g = `, or
@@ -142,10 +135,7 @@ mod tests {
     fn detects_binary_kinds() {
         assert_eq!(detect(b"DXBC\0\0"), InputKind::Container);
         assert_eq!(detect(b"BC\xc0\xde\x35\x14"), InputKind::Bitcode);
-        assert_eq!(
-            detect(&wrapper(20, 4, &BITCODE_MAGIC)),
-            InputKind::BitcodeWrapper
-        );
+        assert_eq!(detect(&wrapper(20, 4, &BITCODE_MAGIC)), InputKind::BitcodeWrapper);
         assert_eq!(detect(b""), InputKind::Unknown);
         assert_eq!(detect(b"\x7fELF"), InputKind::Unknown);
     }
@@ -153,18 +143,9 @@ mod tests {
     #[test]
     fn detects_llvm_text() {
         assert_eq!(detect(b"; ModuleID = 'x'\n"), InputKind::LlvmText);
-        assert_eq!(
-            detect(b"target datalayout = \"e-m:e\"\n"),
-            InputKind::LlvmText
-        );
-        assert_eq!(
-            detect(b"\xef\xbb\xbf  define void @main() {\n}\n"),
-            InputKind::LlvmText
-        );
-        assert_eq!(
-            detect(b"%dx.types.Handle = type { i8* }\n"),
-            InputKind::LlvmText
-        );
+        assert_eq!(detect(b"target datalayout = \"e-m:e\"\n"), InputKind::LlvmText);
+        assert_eq!(detect(b"\xef\xbb\xbf  define void @main() {\n}\n"), InputKind::LlvmText);
+        assert_eq!(detect(b"%dx.types.Handle = type { i8* }\n"), InputKind::LlvmText);
         assert_eq!(detect(b"@g = global i32 0\n"), InputKind::LlvmText);
         assert_eq!(detect(b"!llvm.ident = !{!0}\n"), InputKind::LlvmText);
         assert_eq!(detect(b"!0 = !{i32 1}\n"), InputKind::LlvmText);
@@ -185,37 +166,13 @@ mod tests {
     #[test]
     fn rejects_bad_wrappers() {
         let inner = b"BC\xc0\xde";
-        assert!(matches!(
-            unwrap_bitcode(&wrapper(20, 5, inner)),
-            Err(ContainerError::OutOfRange { .. })
-        ));
-        assert!(matches!(
-            unwrap_bitcode(&wrapper(u32::MAX, u32::MAX, inner)),
-            Err(ContainerError::OutOfRange { .. })
-        ));
-        assert!(matches!(
-            unwrap_bitcode(&wrapper(4, 4, inner)),
-            Err(ContainerError::InvalidValue { .. })
-        ));
-        assert!(matches!(
-            unwrap_bitcode(&wrapper(20, 4, b"XXXX")),
-            Err(ContainerError::BadMagic { .. })
-        ));
-        assert!(matches!(
-            unwrap_bitcode(&wrapper(20, 0, b"")),
-            Err(ContainerError::BadMagic { .. })
-        ));
-        assert!(matches!(
-            unwrap_bitcode(&BITCODE_WRAPPER_MAGIC),
-            Err(ContainerError::Truncated { .. })
-        ));
-        assert!(matches!(
-            unwrap_bitcode(b"DXBC"),
-            Err(ContainerError::BadMagic { .. })
-        ));
-        assert!(matches!(
-            unwrap_bitcode(b"DX"),
-            Err(ContainerError::Truncated { .. })
-        ));
+        assert!(matches!(unwrap_bitcode(&wrapper(20, 5, inner)), Err(ContainerError::OutOfRange { .. })));
+        assert!(matches!(unwrap_bitcode(&wrapper(u32::MAX, u32::MAX, inner)), Err(ContainerError::OutOfRange { .. })));
+        assert!(matches!(unwrap_bitcode(&wrapper(4, 4, inner)), Err(ContainerError::InvalidValue { .. })));
+        assert!(matches!(unwrap_bitcode(&wrapper(20, 4, b"XXXX")), Err(ContainerError::BadMagic { .. })));
+        assert!(matches!(unwrap_bitcode(&wrapper(20, 0, b"")), Err(ContainerError::BadMagic { .. })));
+        assert!(matches!(unwrap_bitcode(&BITCODE_WRAPPER_MAGIC), Err(ContainerError::Truncated { .. })));
+        assert!(matches!(unwrap_bitcode(b"DXBC"), Err(ContainerError::BadMagic { .. })));
+        assert!(matches!(unwrap_bitcode(b"DX"), Err(ContainerError::Truncated { .. })));
     }
 }

@@ -37,64 +37,29 @@ impl fmt::Display for Location {
 pub enum ContainerError {
     /// Fewer bytes remain than a fixed-size structure needs.
     #[error("container: {at}: truncated {what}: needs {needed} bytes, {available} available")]
-    Truncated {
-        at: Location,
-        what: &'static str,
-        needed: u64,
-        available: u64,
-    },
+    Truncated { at: Location, what: &'static str, needed: u64, available: u64 },
 
     /// A magic number (file or chunk identifier) is wrong.
     #[error("container: {at}: bad {what} magic: expected {expected}, found {found}")]
-    BadMagic {
-        at: Location,
-        what: &'static str,
-        expected: FourCc,
-        found: FourCc,
-    },
+    BadMagic { at: Location, what: &'static str, expected: FourCc, found: FourCc },
 
     /// A size field disagrees with the size it describes.
     #[error("container: {at}: {what} mismatch: expected {expected}, found {found}")]
-    SizeMismatch {
-        at: Location,
-        what: &'static str,
-        expected: u64,
-        found: u64,
-    },
+    SizeMismatch { at: Location, what: &'static str, expected: u64, found: u64 },
 
     /// A region named by an offset and a length does not lie inside its parent.
-    #[error(
-        "container: {at}: {what} [{start:#x}, {start:#x} + {len:#x}) is out of range (limit {limit:#x})"
-    )]
-    OutOfRange {
-        at: Location,
-        what: &'static str,
-        start: u64,
-        len: u64,
-        limit: u64,
-    },
+    #[error("container: {at}: {what} [{start:#x}, {start:#x} + {len:#x}) is out of range (limit {limit:#x})")]
+    OutOfRange { at: Location, what: &'static str, start: u64, len: u64, limit: u64 },
 
     /// Two chunks of the container share bytes.
     #[error(
         "container: chunk {second} at {second_offset:#x} overlaps chunk {first} at {first_offset:#x}..{first_end:#x}"
     )]
-    Overlap {
-        first: FourCc,
-        first_offset: u64,
-        first_end: u64,
-        second: FourCc,
-        second_offset: u64,
-    },
+    Overlap { first: FourCc, first_offset: u64, first_end: u64, second: FourCc, second_offset: u64 },
 
     /// A count times its record size exceeds the bytes that are left.
     #[error("container: {at}: {what} count {count} needs {needed} bytes, only {available} remain")]
-    CountTooLarge {
-        at: Location,
-        what: &'static str,
-        count: u64,
-        needed: u64,
-        available: u64,
-    },
+    CountTooLarge { at: Location, what: &'static str, count: u64, needed: u64, available: u64 },
 
     /// A string runs to the end of its table without a NUL.
     #[error("container: {at}: {what} is not NUL-terminated")]
@@ -106,21 +71,11 @@ pub enum ContainerError {
 
     /// A field holds a value the format forbids.
     #[error("container: {at}: invalid {what}: expected {expected}, found {found:#x}")]
-    InvalidValue {
-        at: Location,
-        what: &'static str,
-        expected: &'static str,
-        found: u64,
-    },
+    InvalidValue { at: Location, what: &'static str, expected: &'static str, found: u64 },
 
     /// A version this reader does not understand.
     #[error("container: {at}: unsupported {what} {found} (supported: {supported})")]
-    Unsupported {
-        at: Location,
-        what: &'static str,
-        supported: &'static str,
-        found: u64,
-    },
+    Unsupported { at: Location, what: &'static str, supported: &'static str, found: u64 },
 
     /// A chunk the caller asked for is absent.
     #[error("container: no {expected} chunk")]
@@ -140,11 +95,9 @@ impl ContainerError {
             | ContainerError::InvalidUtf8 { at, .. }
             | ContainerError::InvalidValue { at, .. }
             | ContainerError::Unsupported { at, .. } => Some(at),
-            ContainerError::Overlap {
-                second_offset,
-                second,
-                ..
-            } => Some(Location::new(second_offset as usize, Some(second))),
+            ContainerError::Overlap { second_offset, second, .. } => {
+                Some(Location::new(second_offset as usize, Some(second)))
+            }
             ContainerError::MissingChunk { .. } => None,
         }
     }

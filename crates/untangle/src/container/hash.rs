@@ -45,12 +45,7 @@ mod tests {
     use super::*;
 
     fn chunk(data: &[u8]) -> Chunk<'_> {
-        Chunk {
-            fourcc: FourCc::HASH,
-            offset: 40,
-            size: data.len() as u32,
-            data,
-        }
+        Chunk { fourcc: FourCc::HASH, offset: 40, size: data.len() as u32, data }
     }
 
     #[test]
@@ -67,21 +62,8 @@ mod tests {
     #[test]
     fn rejects_wrong_sizes() {
         let bytes = [0u8; 21];
-        assert!(matches!(
-            ShaderHash::parse(&chunk(&bytes)),
-            Err(ContainerError::SizeMismatch { found: 21, .. })
-        ));
+        assert!(matches!(ShaderHash::parse(&chunk(&bytes)), Err(ContainerError::SizeMismatch { found: 21, .. })));
         let err = ShaderHash::parse(&chunk(&bytes[..19])).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                ContainerError::Truncated {
-                    needed: 16,
-                    available: 15,
-                    ..
-                }
-            ),
-            "{err}"
-        );
+        assert!(matches!(err, ContainerError::Truncated { needed: 16, available: 15, .. }), "{err}");
     }
 }

@@ -97,13 +97,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<(Header, Vec<Chunk<'_>>), ContainerE
         });
     }
     let chunk_count = r.u32("chunk count")?;
-    let header = Header {
-        hash,
-        major,
-        minor,
-        total_size,
-        chunk_count,
-    };
+    let header = Header { hash, major, minor, total_size, chunk_count };
 
     let (table_len, count) = r.check_count(u64::from(chunk_count), 4, "chunk offset table")?;
     let table_end = HEADER_SIZE + table_len;
@@ -117,12 +111,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<(Header, Vec<Chunk<'_>>), ContainerE
     Ok((header, chunks))
 }
 
-fn read_chunk(
-    bytes: &[u8],
-    offset: u32,
-    table_end: usize,
-    entry_at: usize,
-) -> Result<Chunk<'_>, ContainerError> {
+fn read_chunk(bytes: &[u8], offset: u32, table_end: usize, entry_at: usize) -> Result<Chunk<'_>, ContainerError> {
     let limit = bytes.len() as u64;
     let start = u64::from(offset);
     if start < table_end as u64 || start + CHUNK_HEADER_SIZE as u64 > limit {
@@ -140,21 +129,14 @@ fn read_chunk(
     let size = part.u32("chunk size")?;
     let payload_start = start + CHUNK_HEADER_SIZE as u64;
     r = Reader::new(bytes, 0, Some(fourcc));
-    let data = r
-        .slice_at(payload_start, u64::from(size), "chunk payload")
-        .map_err(|_| ContainerError::OutOfRange {
-            at: Location::new(offset as usize + 4, Some(fourcc)),
-            what: "chunk payload",
-            start: payload_start,
-            len: u64::from(size),
-            limit,
-        })?;
-    Ok(Chunk {
-        fourcc,
-        offset,
-        size,
-        data,
-    })
+    let data = r.slice_at(payload_start, u64::from(size), "chunk payload").map_err(|_| ContainerError::OutOfRange {
+        at: Location::new(offset as usize + 4, Some(fourcc)),
+        what: "chunk payload",
+        start: payload_start,
+        len: u64::from(size),
+        limit,
+    })?;
+    Ok(Chunk { fourcc, offset, size, data })
 }
 
 fn check_overlaps(chunks: &[Chunk<'_>]) -> Result<(), ContainerError> {
@@ -182,11 +164,7 @@ pub(crate) mod tests {
     /// Builds a container from (fourcc, payload) pairs, laid out without gaps.
     pub(crate) fn build(chunks: &[(&[u8; 4], &[u8])]) -> Vec<u8> {
         let table_end = HEADER_SIZE + 4 * chunks.len();
-        let total = table_end
-            + chunks
-                .iter()
-                .map(|(_, p)| CHUNK_HEADER_SIZE + p.len())
-                .sum::<usize>();
+        let total = table_end + chunks.iter().map(|(_, p)| CHUNK_HEADER_SIZE + p.len()).sum::<usize>();
         let mut out = Vec::with_capacity(total);
         out.extend_from_slice(b"DXBC");
         out.extend_from_slice(&[0x11; 16]);
@@ -228,61 +206,26 @@ pub(crate) mod tests {
 
     #[test]
     fn rejects_bad_magic_and_short_inputs() {
-        assert!(matches!(
-            parse(b"DXB"),
-            Err(ContainerError::Truncated { .. })
-        ));
-        assert!(matches!(
-            parse(b"DXBC"),
-            Err(ContainerError::Truncated {
-                needed: 32,
-                available: 4,
-                ..
-            })
-        ));
+        assert!(matches!(parse(b"DXB"), Err(ContainerError::Truncated { .. })));
+        assert!(matches!(parse(b"DXBC"), Err(ContainerError::Truncated { needed: 32, available: 4, .. })));
         let mut bytes = build(&[]);
         bytes[0] = b'X';
         let err = parse(&bytes).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                ContainerError::BadMagic {
-                    found: FourCc([b'X', b'X', b'B', b'C']),
-                    ..
-                }
-            ),
-            "{err}"
-        );
+        assert!(matches!(err, ContainerError::BadMagic { found: FourCc([b'X', b'X', b'B', b'C']), .. }), "{err}");
     }
 
     #[test]
     fn rejects_wrong_version_and_total_size() {
         let mut bytes = build(&[]);
         bytes[20] = 2;
-        assert!(matches!(
-            parse(&bytes),
-            Err(ContainerError::Unsupported { found: 2, .. })
-        ));
+        assert!(matches!(parse(&bytes), Err(ContainerError::Unsupported { found: 2, .. })));
         let mut bytes = build(&[]);
         put_u32(&mut bytes, 24, 33);
         let err = parse(&bytes).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                ContainerError::SizeMismatch {
-                    expected: 32,
-                    found: 33,
-                    ..
-                }
-            ),
-            "{err}"
-        );
+        assert!(matches!(err, ContainerError::SizeMismatch { expected: 32, found: 33, .. }), "{err}");
         let mut bytes = build(&[(b"ABCD", &[])]);
         bytes.push(0);
-        assert!(matches!(
-            parse(&bytes),
-            Err(ContainerError::SizeMismatch { .. })
-        ));
+        assert!(matches!(parse(&bytes), Err(ContainerError::SizeMismatch { .. })));
     }
 
     #[test]
@@ -290,17 +233,7 @@ pub(crate) mod tests {
         let mut bytes = build(&[]);
         put_u32(&mut bytes, 28, u32::MAX);
         let err = parse(&bytes).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                ContainerError::CountTooLarge {
-                    count: 0xffff_ffff,
-                    available: 0,
-                    ..
-                }
-            ),
-            "{err}"
-        );
+        assert!(matches!(err, ContainerError::CountTooLarge { count: 0xffff_ffff, available: 0, .. }), "{err}");
     }
 
     #[test]
@@ -309,16 +242,10 @@ pub(crate) mod tests {
         let mut bytes = build(&[(b"ABCD", &[1, 2, 3, 4])]);
         put_u32(&mut bytes, 32, 30);
         let err = parse(&bytes).unwrap_err();
-        assert!(
-            matches!(err, ContainerError::OutOfRange { start: 30, .. }),
-            "{err}"
-        );
+        assert!(matches!(err, ContainerError::OutOfRange { start: 30, .. }), "{err}");
         // Offset past the end.
         put_u32(&mut bytes, 32, u32::MAX);
-        assert!(matches!(
-            parse(&bytes),
-            Err(ContainerError::OutOfRange { .. })
-        ));
+        assert!(matches!(parse(&bytes), Err(ContainerError::OutOfRange { .. })));
         // Payload size past the end, with the chunk named.
         let mut bytes = build(&[(b"ABCD", &[1, 2, 3, 4])]);
         put_u32(&mut bytes, 40, 5);
@@ -326,10 +253,7 @@ pub(crate) mod tests {
         assert_eq!(err.chunk(), Some(FourCc(*b"ABCD")));
         assert_eq!(err.offset(), Some(40));
         put_u32(&mut bytes, 40, u32::MAX);
-        assert!(matches!(
-            parse(&bytes),
-            Err(ContainerError::OutOfRange { .. })
-        ));
+        assert!(matches!(parse(&bytes), Err(ContainerError::OutOfRange { .. })));
     }
 
     #[test]
@@ -340,15 +264,7 @@ pub(crate) mod tests {
         put_u32(&mut bytes, 36, 44);
         let err = parse(&bytes).unwrap_err();
         assert!(
-            matches!(
-                err,
-                ContainerError::Overlap {
-                    first_offset: 40,
-                    first_end: 56,
-                    second_offset: 44,
-                    ..
-                }
-            ),
+            matches!(err, ContainerError::Overlap { first_offset: 40, first_end: 56, second_offset: 44, .. }),
             "{err}"
         );
         // The same chunk listed twice also overlaps.

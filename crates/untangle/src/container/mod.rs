@@ -154,11 +154,7 @@ impl<'a> Container<'a> {
     /// offset table, without overlapping another. Chunk contents are not decoded yet.
     pub fn parse(bytes: &'a [u8]) -> Result<Container<'a>, ContainerError> {
         let (header, chunks) = header::parse(bytes)?;
-        Ok(Container {
-            bytes,
-            header,
-            chunks,
-        })
+        Ok(Container { bytes, header, chunks })
     }
 
     /// The first chunk with this fourcc (DXC's `GetDxilPartByType` also takes the first).
@@ -175,9 +171,7 @@ impl<'a> Container<'a> {
         let chunk = self
             .chunk(FourCc::DXIL)
             .or_else(|| self.chunk(FourCc::ILDB))
-            .ok_or(ContainerError::MissingChunk {
-                expected: "DXIL or ILDB",
-            })?;
+            .ok_or(ContainerError::MissingChunk { expected: "DXIL or ILDB" })?;
         Program::parse(chunk)
     }
 
@@ -210,9 +204,7 @@ impl<'a> Container<'a> {
     }
 
     pub fn compiler_version(&self) -> Result<Option<CompilerVersion<'a>>, ContainerError> {
-        self.chunk(FourCc::VERS)
-            .map(CompilerVersion::parse)
-            .transpose()
+        self.chunk(FourCc::VERS).map(CompilerVersion::parse).transpose()
     }
 
     pub fn debug_name(&self) -> Result<Option<DebugName<'a>>, ContainerError> {
@@ -235,11 +227,7 @@ impl<'a> Container<'a> {
     }
 
     fn signature(&self, preference: &[FourCc]) -> Result<Option<Signature<'a>>, ContainerError> {
-        preference
-            .iter()
-            .find_map(|&f| self.chunk(f))
-            .map(Signature::parse)
-            .transpose()
+        preference.iter().find_map(|&f| self.chunk(f)).map(Signature::parse).transpose()
     }
 
     /// Pipeline state validation data. The program's shader kind decodes the stage
@@ -274,23 +262,12 @@ mod tests {
     #[test]
     fn accessors_on_a_minimal_container() {
         let mut program = Vec::new();
-        for v in [
-            0x0006_0060u32,
-            7,
-            u32::from_le_bytes(*b"DXIL"),
-            0x100,
-            16,
-            4,
-        ] {
+        for v in [0x0006_0060u32, 7, u32::from_le_bytes(*b"DXIL"), 0x100, 16, 4] {
             program.extend_from_slice(&v.to_le_bytes());
         }
         program.extend_from_slice(b"BC\xc0\xde");
         let rts0 = [2u8, 0, 0, 0];
-        let bytes = build(&[
-            (b"SFI0", &[0, 0, 0, 6, 0, 0, 0, 0]),
-            (b"DXIL", &program),
-            (b"RTS0", &rts0),
-        ]);
+        let bytes = build(&[(b"SFI0", &[0, 0, 0, 6, 0, 0, 0, 0]), (b"DXIL", &program), (b"RTS0", &rts0)]);
         let c = Container::parse(&bytes).unwrap();
         let p = c.dxil().unwrap();
         assert_eq!(p.shader_kind, ShaderKind::Library);
@@ -298,10 +275,7 @@ mod tests {
         assert_eq!(c.rts0(), Some(&rts0[..]));
         assert_eq!(
             c.sfi0().unwrap().unwrap().names(),
-            [
-                "ResourceDescriptorHeapIndexing",
-                "SamplerDescriptorHeapIndexing"
-            ]
+            ["ResourceDescriptorHeapIndexing", "SamplerDescriptorHeapIndexing"]
         );
         assert_eq!(c.hash().unwrap(), None);
         assert_eq!(c.input_signature().unwrap(), None);
@@ -317,14 +291,7 @@ mod tests {
     #[test]
     fn falls_back_to_ildb_and_reports_missing_program() {
         let mut program = Vec::new();
-        for v in [
-            0x0000_0060u32,
-            7,
-            u32::from_le_bytes(*b"DXIL"),
-            0x100,
-            16,
-            4,
-        ] {
+        for v in [0x0000_0060u32, 7, u32::from_le_bytes(*b"DXIL"), 0x100, 16, 4] {
             program.extend_from_slice(&v.to_le_bytes());
         }
         program.extend_from_slice(b"BC\xc0\xde");
@@ -333,12 +300,7 @@ mod tests {
         assert_eq!(c.dxil().unwrap().fourcc, FourCc::ILDB);
         let bytes = build(&[(b"SFI0", &[0; 8])]);
         let c = Container::parse(&bytes).unwrap();
-        assert_eq!(
-            c.dxil().unwrap_err(),
-            ContainerError::MissingChunk {
-                expected: "DXIL or ILDB"
-            }
-        );
+        assert_eq!(c.dxil().unwrap_err(), ContainerError::MissingChunk { expected: "DXIL or ILDB" });
         let summary = c.summary();
         assert_eq!(summary.errors.len(), 1);
     }

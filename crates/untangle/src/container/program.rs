@@ -74,17 +74,11 @@ impl ShaderKind {
 
     /// Maps DXC's numbering; unknown values become `Invalid` (keep the raw value if it matters).
     pub fn from_raw(raw: u32) -> Self {
-        ShaderKind::ALL
-            .get(raw as usize)
-            .copied()
-            .unwrap_or(ShaderKind::Invalid)
+        ShaderKind::ALL.get(raw as usize).copied().unwrap_or(ShaderKind::Invalid)
     }
 
     pub fn to_raw(self) -> u32 {
-        ShaderKind::ALL
-            .iter()
-            .position(|&k| k == self)
-            .map_or(16, |i| i as u32)
+        ShaderKind::ALL.iter().position(|&k| k == self).map_or(16, |i| i as u32)
     }
 
     /// The target-profile prefix (`ps` in `ps_6_0`), if the kind has its own profile.
@@ -233,12 +227,7 @@ mod tests {
     }
 
     fn chunk(data: &[u8]) -> Chunk<'_> {
-        Chunk {
-            fourcc: FourCc::DXIL,
-            offset: 100,
-            size: data.len() as u32,
-            data,
-        }
+        Chunk { fourcc: FourCc::DXIL, offset: 100, size: data.len() as u32, data }
     }
 
     fn put_u32(bytes: &mut [u8], at: usize, value: u32) {
@@ -274,17 +263,7 @@ mod tests {
     fn rejects_malformed_headers() {
         let good = program_bytes(0, 6, 0, b"BC\xc0\xde");
         let err = Program::parse(&chunk(&good[..23])).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                ContainerError::Truncated {
-                    needed: 24,
-                    available: 23,
-                    ..
-                }
-            ),
-            "{err}"
-        );
+        assert!(matches!(err, ContainerError::Truncated { needed: 24, available: 23, .. }), "{err}");
         assert_eq!(err.offset(), Some(108));
 
         let mut bad = good.clone();
@@ -295,37 +274,22 @@ mod tests {
 
         let mut bad = good.clone();
         put_u32(&mut bad, 4, 100);
-        assert!(matches!(
-            Program::parse(&chunk(&bad)),
-            Err(ContainerError::OutOfRange { .. })
-        ));
+        assert!(matches!(Program::parse(&chunk(&bad)), Err(ContainerError::OutOfRange { .. })));
 
         let mut bad = good.clone();
         put_u32(&mut bad, 20, 5);
-        assert!(matches!(
-            Program::parse(&chunk(&bad)),
-            Err(ContainerError::OutOfRange { .. })
-        ));
+        assert!(matches!(Program::parse(&chunk(&bad)), Err(ContainerError::OutOfRange { .. })));
 
         let mut bad = good.clone();
         put_u32(&mut bad, 16, u32::MAX);
-        assert!(matches!(
-            Program::parse(&chunk(&bad)),
-            Err(ContainerError::OutOfRange { .. })
-        ));
+        assert!(matches!(Program::parse(&chunk(&bad)), Err(ContainerError::OutOfRange { .. })));
 
         let mut bad = good.clone();
         put_u32(&mut bad, 16, 4);
-        assert!(matches!(
-            Program::parse(&chunk(&bad)),
-            Err(ContainerError::InvalidValue { .. })
-        ));
+        assert!(matches!(Program::parse(&chunk(&bad)), Err(ContainerError::InvalidValue { .. })));
 
         let mut bad = good;
         put_u32(&mut bad, 20, 0);
-        assert!(matches!(
-            Program::parse(&chunk(&bad)),
-            Err(ContainerError::InvalidValue { .. })
-        ));
+        assert!(matches!(Program::parse(&chunk(&bad)), Err(ContainerError::InvalidValue { .. })));
     }
 }

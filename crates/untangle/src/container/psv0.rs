@@ -174,13 +174,10 @@ pub enum StageInfo {
 
 impl StageInfo {
     fn decode(stage: ShaderKind, raw: &[u8; 16]) -> Option<Self> {
-        let u32_at =
-            |at: usize| u32::from_le_bytes([raw[at], raw[at + 1], raw[at + 2], raw[at + 3]]);
+        let u32_at = |at: usize| u32::from_le_bytes([raw[at], raw[at + 1], raw[at + 2], raw[at + 3]]);
         let u16_at = |at: usize| u16::from_le_bytes([raw[at], raw[at + 1]]);
         Some(match stage {
-            ShaderKind::Vertex => StageInfo::Vertex {
-                output_position_present: raw[0] != 0,
-            },
+            ShaderKind::Vertex => StageInfo::Vertex { output_position_present: raw[0] != 0 },
             ShaderKind::Hull => StageInfo::Hull {
                 input_control_point_count: u32_at(0),
                 output_control_point_count: u32_at(4),
@@ -199,10 +196,7 @@ impl StageInfo {
                 output_stream_mask: u32_at(8),
                 output_position_present: raw[12] != 0,
             },
-            ShaderKind::Pixel => StageInfo::Pixel {
-                depth_output: raw[0] != 0,
-                sample_frequency: raw[1] != 0,
-            },
+            ShaderKind::Pixel => StageInfo::Pixel { depth_output: raw[0] != 0, sample_frequency: raw[1] != 0 },
             ShaderKind::Mesh => StageInfo::Mesh {
                 group_shared_bytes_used: u32_at(0),
                 group_shared_bytes_dependent_on_view_id: u32_at(4),
@@ -210,9 +204,7 @@ impl StageInfo {
                 max_output_vertices: u16_at(12),
                 max_output_primitives: u16_at(14),
             },
-            ShaderKind::Amplification => StageInfo::Amplification {
-                payload_size_in_bytes: u32_at(0),
-            },
+            ShaderKind::Amplification => StageInfo::Amplification { payload_size_in_bytes: u32_at(0) },
             _ => return None,
         })
     }
@@ -333,10 +325,7 @@ pub struct Psv0<'a> {
 impl<'a> Psv0<'a> {
     /// `stage_hint` (the program's shader kind) decodes the v0 stage union when the
     /// runtime info is too old to name its own stage.
-    pub fn parse(
-        chunk: &Chunk<'a>,
-        stage_hint: Option<ShaderKind>,
-    ) -> Result<Self, ContainerError> {
+    pub fn parse(chunk: &Chunk<'a>, stage_hint: Option<ShaderKind>) -> Result<Self, ContainerError> {
         let mut r = Reader::new(chunk.data, chunk.payload_offset(), Some(chunk.fourcc));
         let info_size = r.u32("runtime info size")?;
         if info_size < RUNTIME_INFO_SIZES[0] {
@@ -344,10 +333,8 @@ impl<'a> Psv0<'a> {
         }
         let info_at = r.pos();
         let info_bytes = r.bytes(info_size as usize, "runtime info")?;
-        let mut runtime_info = parse_runtime_info(
-            Reader::new(info_bytes, r.absolute(info_at), Some(chunk.fourcc)),
-            stage_hint,
-        )?;
+        let mut runtime_info =
+            parse_runtime_info(Reader::new(info_bytes, r.absolute(info_at), Some(chunk.fourcc)), stage_hint)?;
 
         let resource_count = r.u32("resource count")?;
         let mut resource_bind_info_size = 0;
@@ -355,18 +342,10 @@ impl<'a> Psv0<'a> {
         if resource_count > 0 {
             resource_bind_info_size = r.u32("resource bind info size")?;
             if resource_bind_info_size < BIND_INFO0_SIZE {
-                return Err(r.invalid(
-                    4,
-                    "resource bind info size",
-                    "at least 16",
-                    u64::from(resource_bind_info_size),
-                ));
+                return Err(r.invalid(4, "resource bind info size", "at least 16", u64::from(resource_bind_info_size)));
             }
-            let (len, count) = r.check_count(
-                u64::from(resource_count),
-                u64::from(resource_bind_info_size),
-                "resource binding",
-            )?;
+            let (len, count) =
+                r.check_count(u64::from(resource_count), u64::from(resource_bind_info_size), "resource binding")?;
             let table_at = r.pos();
             let table = r.bytes(len, "resource bindings")?;
             resources.reserve_exact(count);
@@ -377,21 +356,11 @@ impl<'a> Psv0<'a> {
                 let lower_bound = rr.u32("resource lower bound")?;
                 let upper_bound = rr.u32("resource upper bound")?;
                 let (kind, flags) = if resource_bind_info_size >= BIND_INFO1_SIZE {
-                    (
-                        Some(ResourceKind::from_raw(rr.u32("resource kind")?)),
-                        Some(rr.u32("resource flags")?),
-                    )
+                    (Some(ResourceKind::from_raw(rr.u32("resource kind")?)), Some(rr.u32("resource flags")?))
                 } else {
                     (None, None)
                 };
-                resources.push(ResourceBinding {
-                    resource_type,
-                    space,
-                    lower_bound,
-                    upper_bound,
-                    kind,
-                    flags,
-                });
+                resources.push(ResourceBinding { resource_type, space, lower_bound, upper_bound, kind, flags });
             }
         }
 
@@ -415,12 +384,7 @@ impl<'a> Psv0<'a> {
 
         let string_table_size = r.u32("string table size")?;
         if string_table_size % 4 != 0 {
-            return Err(r.invalid(
-                4,
-                "string table size",
-                "a multiple of 4",
-                u64::from(string_table_size),
-            ));
+            return Err(r.invalid(4, "string table size", "a multiple of 4", u64::from(string_table_size)));
         }
         let strings_at = r.pos();
         let string_table = r.bytes(string_table_size as usize, "string table")?;
@@ -429,41 +393,24 @@ impl<'a> Psv0<'a> {
         let semantic_index_count = r.u32("semantic index count")?;
         let (len, _) = r.check_count(u64::from(semantic_index_count), 4, "semantic index")?;
         let indexes_at = r.pos();
-        let index_table = Reader::new(
-            r.bytes(len, "semantic index table")?,
-            r.absolute(indexes_at),
-            Some(chunk.fourcc),
-        );
+        let index_table =
+            Reader::new(r.bytes(len, "semantic index table")?, r.absolute(indexes_at), Some(chunk.fourcc));
 
-        let counts = [
-            v1.sig_input_elements,
-            v1.sig_output_elements,
-            v1.sig_patch_const_or_prim_elements,
-        ];
+        let counts = [v1.sig_input_elements, v1.sig_output_elements, v1.sig_patch_const_or_prim_elements];
         let mut lists: [Vec<PsvSignatureElement<'a>>; 3] = Default::default();
         if counts.iter().any(|&n| n > 0) {
             let stride = r.u32("signature element size")?;
             if stride < SIGNATURE_ELEMENT0_SIZE {
-                return Err(r.invalid(
-                    4,
-                    "signature element size",
-                    "at least 16",
-                    u64::from(stride),
-                ));
+                return Err(r.invalid(4, "signature element size", "at least 16", u64::from(stride)));
             }
             psv.signature_element_size = stride;
             for (list, &count) in lists.iter_mut().zip(&counts) {
-                let (len, count) =
-                    r.check_count(u64::from(count), u64::from(stride), "signature element")?;
+                let (len, count) = r.check_count(u64::from(count), u64::from(stride), "signature element")?;
                 let at = r.pos();
                 let records = r.bytes(len, "signature elements")?;
                 list.reserve_exact(count);
                 for (i, record) in records.chunks_exact(stride as usize).enumerate() {
-                    let rr = Reader::new(
-                        record,
-                        r.absolute(at + i * stride as usize),
-                        Some(chunk.fourcc),
-                    );
+                    let rr = Reader::new(record, r.absolute(at + i * stride as usize), Some(chunk.fourcc));
                     list.push(parse_signature_element(rr, &strings, &index_table)?);
                 }
             }
@@ -471,8 +418,7 @@ impl<'a> Psv0<'a> {
         let [input_elements, output_elements, patch_const_or_prim_elements] = lists;
 
         if let Some(offset) = runtime_info.entry_function_name_offset {
-            runtime_info.entry_function_name =
-                Some(strings.cstr_at(u64::from(offset), "entry function name")?);
+            runtime_info.entry_function_name = Some(strings.cstr_at(u64::from(offset), "entry function name")?);
         }
         psv.runtime_info = runtime_info;
         psv.string_table_size = string_table_size;
@@ -501,28 +447,18 @@ impl<'a> Psv0<'a> {
         );
         let mask_dwords = |vectors: u8| (u64::from(vectors) + 7) >> 3;
         let table_dwords = |inputs: u8, outputs: u8| mask_dwords(outputs) * u64::from(inputs) * 4;
-        let pc_vectors = if is_hs || is_ds || is_ms {
-            v1.stage_word.to_le_bytes()[0]
-        } else {
-            0
-        };
+        let pc_vectors = if is_hs || is_ds || is_ms { v1.stage_word.to_le_bytes()[0] } else { 0 };
         let inputs = v1.sig_input_vectors;
         let streams = if is_gs { 4 } else { 1 };
         let mut dwords = 0;
         if v1.uses_view_id {
-            dwords += v1.sig_output_vectors[..streams]
-                .iter()
-                .map(|&v| mask_dwords(v))
-                .sum::<u64>();
+            dwords += v1.sig_output_vectors[..streams].iter().map(|&v| mask_dwords(v)).sum::<u64>();
             if is_hs || is_ms {
                 dwords += mask_dwords(pc_vectors);
             }
         }
         if !is_ms && inputs > 0 {
-            dwords += v1.sig_output_vectors[..streams]
-                .iter()
-                .map(|&v| table_dwords(inputs, v))
-                .sum::<u64>();
+            dwords += v1.sig_output_vectors[..streams].iter().map(|&v| table_dwords(inputs, v)).sum::<u64>();
         }
         if is_hs && inputs > 0 {
             dwords += table_dwords(inputs, pc_vectors);
@@ -541,15 +477,9 @@ impl<'a> Psv0<'a> {
     }
 }
 
-fn parse_runtime_info(
-    mut r: Reader<'_>,
-    stage_hint: Option<ShaderKind>,
-) -> Result<RuntimeInfo<'_>, ContainerError> {
+fn parse_runtime_info(mut r: Reader<'_>, stage_hint: Option<ShaderKind>) -> Result<RuntimeInfo<'_>, ContainerError> {
     let size = r.data().len() as u32;
-    let version = RUNTIME_INFO_SIZES
-        .iter()
-        .rposition(|&s| size >= s)
-        .unwrap_or(0) as u32;
+    let version = RUNTIME_INFO_SIZES.iter().rposition(|&s| size >= s).unwrap_or(0) as u32;
     let stage_raw = r.array::<16>("runtime info stage union")?;
     let min_wave_lane_count = r.u32("minimum wave lane count")?;
     let max_wave_lane_count = r.u32("maximum wave lane count")?;
@@ -567,10 +497,8 @@ fn parse_runtime_info(
             uses_view_id,
             stage_word,
             max_vertex_count: is(ShaderKind::Geometry).then_some(stage_word),
-            sig_patch_const_or_prim_vectors: (is(ShaderKind::Hull)
-                || is(ShaderKind::Domain)
-                || is(ShaderKind::Mesh))
-            .then_some(low),
+            sig_patch_const_or_prim_vectors: (is(ShaderKind::Hull) || is(ShaderKind::Domain) || is(ShaderKind::Mesh))
+                .then_some(low),
             mesh_output_topology: is(ShaderKind::Mesh).then_some(high),
             sig_input_elements: r.u8("input element count")?,
             sig_output_elements: r.u8("output element count")?,
@@ -582,24 +510,12 @@ fn parse_runtime_info(
         None
     };
     let num_threads = if version >= 2 {
-        Some([
-            r.u32("num threads x")?,
-            r.u32("num threads y")?,
-            r.u32("num threads z")?,
-        ])
+        Some([r.u32("num threads x")?, r.u32("num threads y")?, r.u32("num threads z")?])
     } else {
         None
     };
-    let entry_function_name_offset = if version >= 3 {
-        Some(r.u32("entry function name")?)
-    } else {
-        None
-    };
-    let num_bytes_group_shared_memory = if version >= 4 {
-        Some(r.u32("group shared memory size")?)
-    } else {
-        None
-    };
+    let entry_function_name_offset = if version >= 3 { Some(r.u32("entry function name")?) } else { None };
+    let num_bytes_group_shared_memory = if version >= 4 { Some(r.u32("group shared memory size")?) } else { None };
 
     let stage = v1.map(|v1| v1.shader_stage).or(stage_hint);
     Ok(RuntimeInfo {
@@ -636,15 +552,8 @@ fn parse_signature_element<'a>(
     let _reserved = r.u8("reserved")?;
 
     let semantic_name = strings.cstr_at(u64::from(name_offset), "semantic name")?;
-    let indexes = index_table.slice_at(
-        u64::from(indexes_offset) * 4,
-        u64::from(rows) * 4,
-        "semantic indexes",
-    )?;
-    let semantic_indexes = indexes
-        .chunks_exact(4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
+    let indexes = index_table.slice_at(u64::from(indexes_offset) * 4, u64::from(rows) * 4, "semantic indexes")?;
+    let semantic_indexes = indexes.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
     let allocated = cols_and_start & 0x40 != 0;
     Ok(PsvSignatureElement {
         semantic_name,
@@ -667,12 +576,7 @@ mod tests {
     use super::*;
 
     fn chunk(data: &[u8]) -> Chunk<'_> {
-        Chunk {
-            fourcc: FourCc::PSV0,
-            offset: 40,
-            size: data.len() as u32,
-            data,
-        }
+        Chunk { fourcc: FourCc::PSV0, offset: 40, size: data.len() as u32, data }
     }
 
     fn u32s(out: &mut Vec<u8>, values: &[u32]) {
@@ -716,23 +620,10 @@ mod tests {
         let info = psv.runtime_info;
         assert_eq!((info.size, info.version), (52, 3));
         assert_eq!(info.stage, Some(ShaderKind::Pixel));
-        assert_eq!(
-            info.stage_info,
-            Some(StageInfo::Pixel {
-                depth_output: true,
-                sample_frequency: false
-            })
-        );
+        assert_eq!(info.stage_info, Some(StageInfo::Pixel { depth_output: true, sample_frequency: false }));
         assert_eq!(info.max_wave_lane_count, 0xffff_ffff);
         let v1 = info.v1.unwrap();
-        assert_eq!(
-            (
-                v1.sig_input_elements,
-                v1.sig_output_elements,
-                v1.sig_input_vectors
-            ),
-            (1, 1, 2)
-        );
+        assert_eq!((v1.sig_input_elements, v1.sig_output_elements, v1.sig_input_vectors), (1, 1, 2));
         assert_eq!(v1.max_vertex_count, None);
         assert_eq!(info.num_threads, Some([0, 0, 0]));
         assert_eq!(info.entry_function_name, Some("main"));
@@ -745,10 +636,7 @@ mod tests {
         let input = &psv.input_elements[0];
         assert_eq!(input.semantic_name, "TEXCOORD");
         assert_eq!(input.semantic_indexes, [0, 1]);
-        assert_eq!(
-            (input.rows, input.start_row, input.cols, input.start_col),
-            (2, Some(0), 2, Some(0))
-        );
+        assert_eq!((input.rows, input.start_row, input.cols, input.start_col), (2, Some(0), 2, Some(0)));
         assert_eq!(input.interpolation_mode, InterpolationMode::Linear);
         let output = &psv.output_elements[0];
         assert_eq!(output.semantic_kind, SemanticKind::Target);
@@ -808,15 +696,11 @@ mod tests {
         for &(at, value) in cases {
             let mut bad = good.clone();
             put_u32(&mut bad, at, value);
-            let err =
-                Psv0::parse(&chunk(&bad), None).expect_err(&format!("field at {at} = {value:#x}"));
+            let err = Psv0::parse(&chunk(&bad), None).expect_err(&format!("field at {at} = {value:#x}"));
             assert_eq!(err.chunk(), Some(FourCc::PSV0), "{err}");
         }
         for len in 0..good.len() - 8 {
-            assert!(
-                Psv0::parse(&chunk(&good[..len]), None).is_err(),
-                "prefix {len}"
-            );
+            assert!(Psv0::parse(&chunk(&good[..len]), None).is_err(), "prefix {len}");
         }
     }
 
@@ -827,9 +711,6 @@ mod tests {
         let at = 92 + 12;
         bad[at..at + 4].copy_from_slice(b"nXYZ");
         let err = Psv0::parse(&chunk(&bad), None).unwrap_err();
-        assert!(
-            matches!(err, ContainerError::UnterminatedString { .. }),
-            "{err}"
-        );
+        assert!(matches!(err, ContainerError::UnterminatedString { .. }), "{err}");
     }
 }

@@ -20,12 +20,7 @@ pub(crate) struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     pub fn new(data: &'a [u8], base: usize, chunk: Option<FourCc>) -> Self {
-        Reader {
-            data,
-            pos: 0,
-            base,
-            chunk,
-        }
+        Reader { data, pos: 0, base, chunk }
     }
 
     pub fn data(&self) -> &'a [u8] {
@@ -103,58 +98,27 @@ impl<'a> Reader<'a> {
     }
 
     /// `data[offset .. offset + len]`, relative to this reader's slice.
-    pub fn slice_at(
-        &self,
-        offset: u64,
-        len: u64,
-        what: &'static str,
-    ) -> Result<&'a [u8], ContainerError> {
+    pub fn slice_at(&self, offset: u64, len: u64, what: &'static str) -> Result<&'a [u8], ContainerError> {
         let limit = self.data.len() as u64;
         match offset.checked_add(len) {
             Some(end) if end <= limit => Ok(&self.data[offset as usize..end as usize]),
-            _ => Err(ContainerError::OutOfRange {
-                at: self.at(self.pos),
-                what,
-                start: offset,
-                len,
-                limit,
-            }),
+            _ => Err(ContainerError::OutOfRange { at: self.at(self.pos), what, start: offset, len, limit }),
         }
     }
 
     /// A reader over `data[offset .. offset + len]` that keeps absolute locations.
-    pub fn sub(
-        &self,
-        offset: u64,
-        len: u64,
-        what: &'static str,
-    ) -> Result<Reader<'a>, ContainerError> {
+    pub fn sub(&self, offset: u64, len: u64, what: &'static str) -> Result<Reader<'a>, ContainerError> {
         let data = self.slice_at(offset, len, what)?;
-        Ok(Reader::new(
-            data,
-            self.absolute(offset as usize),
-            self.chunk,
-        ))
+        Ok(Reader::new(data, self.absolute(offset as usize), self.chunk))
     }
 
     /// Checks that `count` records of `stride` bytes fit in what remains, before anyone
     /// allocates for them; returns the byte length and the count as `usize`.
-    pub fn check_count(
-        &self,
-        count: u64,
-        stride: u64,
-        what: &'static str,
-    ) -> Result<(usize, usize), ContainerError> {
+    pub fn check_count(&self, count: u64, stride: u64, what: &'static str) -> Result<(usize, usize), ContainerError> {
         let available = self.remaining() as u64;
         let needed = count.saturating_mul(stride);
         if needed > available {
-            return Err(ContainerError::CountTooLarge {
-                at: self.here(),
-                what,
-                count,
-                needed,
-                available,
-            });
+            return Err(ContainerError::CountTooLarge { at: self.here(), what, count, needed, available });
         }
         Ok((needed as usize, count as usize))
     }
@@ -163,42 +127,19 @@ impl<'a> Reader<'a> {
     pub fn cstr_at(&self, offset: u64, what: &'static str) -> Result<&'a str, ContainerError> {
         let limit = self.data.len() as u64;
         if offset >= limit {
-            return Err(ContainerError::OutOfRange {
-                at: self.at(self.pos),
-                what,
-                start: offset,
-                len: 1,
-                limit,
-            });
+            return Err(ContainerError::OutOfRange { at: self.at(self.pos), what, start: offset, len: 1, limit });
         }
         let start = offset as usize;
         let tail = &self.data[start..];
         let Some(len) = tail.iter().position(|&b| b == 0) else {
-            return Err(ContainerError::UnterminatedString {
-                at: self.at(start),
-                what,
-            });
+            return Err(ContainerError::UnterminatedString { at: self.at(start), what });
         };
-        std::str::from_utf8(&tail[..len]).map_err(|_| ContainerError::InvalidUtf8 {
-            at: self.at(start),
-            what,
-        })
+        std::str::from_utf8(&tail[..len]).map_err(|_| ContainerError::InvalidUtf8 { at: self.at(start), what })
     }
 
     /// An error for a field just read (`width` bytes before the cursor).
-    pub fn invalid(
-        &self,
-        width: usize,
-        what: &'static str,
-        expected: &'static str,
-        found: u64,
-    ) -> ContainerError {
-        ContainerError::InvalidValue {
-            at: self.at(self.pos.saturating_sub(width)),
-            what,
-            expected,
-            found,
-        }
+    pub fn invalid(&self, width: usize, what: &'static str, expected: &'static str, found: u64) -> ContainerError {
+        ContainerError::InvalidValue { at: self.at(self.pos.saturating_sub(width)), what, expected, found }
     }
 }
 
@@ -228,15 +169,7 @@ mod tests {
         assert_eq!(r.u16("a").unwrap(), 1);
         assert_eq!(r.u32("b").unwrap(), 2);
         let err = r.u32("c").unwrap_err();
-        assert_eq!(
-            err,
-            ContainerError::Truncated {
-                at: Location::new(106, None),
-                what: "c",
-                needed: 4,
-                available: 1
-            }
-        );
+        assert_eq!(err, ContainerError::Truncated { at: Location::new(106, None), what: "c", needed: 4, available: 1 });
     }
 
     #[test]
@@ -253,10 +186,7 @@ mod tests {
         let bytes = [0u8; 8];
         let r = Reader::new(&bytes, 0, None);
         assert_eq!(r.check_count(2, 4, "x").unwrap(), (8, 2));
-        assert!(matches!(
-            r.check_count(u64::MAX, u64::MAX, "x"),
-            Err(ContainerError::CountTooLarge { .. })
-        ));
+        assert!(matches!(r.check_count(u64::MAX, u64::MAX, "x"), Err(ContainerError::CountTooLarge { .. })));
     }
 
     #[test]
@@ -265,19 +195,10 @@ mod tests {
         let r = Reader::new(bytes, 0, None);
         assert_eq!(r.cstr_at(0, "s").unwrap(), "ab");
         assert_eq!(r.cstr_at(2, "s").unwrap(), "");
-        assert!(matches!(
-            r.cstr_at(3, "s"),
-            Err(ContainerError::UnterminatedString { .. })
-        ));
-        assert!(matches!(
-            r.cstr_at(5, "s"),
-            Err(ContainerError::OutOfRange { .. })
-        ));
+        assert!(matches!(r.cstr_at(3, "s"), Err(ContainerError::UnterminatedString { .. })));
+        assert!(matches!(r.cstr_at(5, "s"), Err(ContainerError::OutOfRange { .. })));
         let bad = [0xffu8, 0];
-        assert!(matches!(
-            Reader::new(&bad, 0, None).cstr_at(0, "s"),
-            Err(ContainerError::InvalidUtf8 { .. })
-        ));
+        assert!(matches!(Reader::new(&bad, 0, None).cstr_at(0, "s"), Err(ContainerError::InvalidUtf8 { .. })));
     }
 
     #[test]

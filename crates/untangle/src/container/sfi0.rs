@@ -14,10 +14,7 @@ use super::Chunk;
 /// Flag bit and its DXC name (without the `ShaderFeatureInfo_` / `OptFeatureInfo_` prefix).
 pub const FEATURE_NAMES: &[(u64, &str)] = &[
     (0x0001, "Doubles"),
-    (
-        0x0002,
-        "ComputeShadersPlusRawAndStructuredBuffersViaShader4X",
-    ),
+    (0x0002, "ComputeShadersPlusRawAndStructuredBuffersViaShader4X"),
     (0x0004, "UAVsAtEveryStage"),
     (0x0008, "64UAVs"),
     (0x0010, "MinimumPrecision"),
@@ -29,10 +26,7 @@ pub const FEATURE_NAMES: &[(u64, &str)] = &[
     (0x0400, "InnerCoverage"),
     (0x0800, "TypedUAVLoadAdditionalFormats"),
     (0x1000, "ROVs"),
-    (
-        0x2000,
-        "ViewportAndRTArrayIndexFromAnyShaderFeedingRasterizer",
-    ),
+    (0x2000, "ViewportAndRTArrayIndexFromAnyShaderFeedingRasterizer"),
     (0x4000, "WaveOps"),
     (0x8000, "Int64Ops"),
     (0x1_0000, "ViewID"),
@@ -68,19 +62,12 @@ impl<'a> FeatureInfo<'a> {
     pub fn parse(chunk: &Chunk<'a>) -> Result<Self, ContainerError> {
         let mut r = Reader::new(chunk.data, chunk.payload_offset(), Some(chunk.fourcc));
         let flags = r.u64("feature flags")?;
-        Ok(FeatureInfo {
-            flags,
-            trailing: r.rest(),
-        })
+        Ok(FeatureInfo { flags, trailing: r.rest() })
     }
 
     /// Names of the set flags that DXC defines, in bit order.
     pub fn names(&self) -> Vec<&'static str> {
-        FEATURE_NAMES
-            .iter()
-            .filter(|(bit, _)| self.flags & bit != 0)
-            .map(|&(_, name)| name)
-            .collect()
+        FEATURE_NAMES.iter().filter(|(bit, _)| self.flags & bit != 0).map(|&(_, name)| name).collect()
     }
 
     /// Set bits that have no name in [`FEATURE_NAMES`].
@@ -90,9 +77,7 @@ impl<'a> FeatureInfo<'a> {
     }
 
     pub fn has(&self, name: &str) -> bool {
-        FEATURE_NAMES
-            .iter()
-            .any(|&(bit, n)| n == name && self.flags & bit != 0)
+        FEATURE_NAMES.iter().any(|&(bit, n)| n == name && self.flags & bit != 0)
     }
 }
 
@@ -103,19 +88,11 @@ impl Serialize for FeatureInfo<'_> {
             flags: u64,
             names: Vec<&'static str>,
             unknown_bits: u64,
-            #[serde(
-                serialize_with = "serialize_hex",
-                skip_serializing_if = "<[u8]>::is_empty"
-            )]
+            #[serde(serialize_with = "serialize_hex", skip_serializing_if = "<[u8]>::is_empty")]
             trailing: &'a [u8],
         }
-        Repr {
-            flags: self.flags,
-            names: self.names(),
-            unknown_bits: self.unknown_bits(),
-            trailing: self.trailing,
-        }
-        .serialize(s)
+        Repr { flags: self.flags, names: self.names(), unknown_bits: self.unknown_bits(), trailing: self.trailing }
+            .serialize(s)
     }
 }
 
@@ -125,12 +102,7 @@ mod tests {
     use super::*;
 
     fn chunk(data: &[u8]) -> Chunk<'_> {
-        Chunk {
-            fourcc: FourCc::SFI0,
-            offset: 40,
-            size: data.len() as u32,
-            data,
-        }
+        Chunk { fourcc: FourCc::SFI0, offset: 40, size: data.len() as u32, data }
     }
 
     #[test]
@@ -139,12 +111,7 @@ mod tests {
         let info = FeatureInfo::parse(&chunk(&bytes)).unwrap();
         assert_eq!(
             info.names(),
-            [
-                "UAVsAtEveryStage",
-                "TiledResources",
-                "SampleCmpGradientOrBias",
-                "ExtendedCommandInfo"
-            ]
+            ["UAVsAtEveryStage", "TiledResources", "SampleCmpGradientOrBias", "ExtendedCommandInfo"]
         );
         assert_eq!(info.unknown_bits(), 0);
         assert!(info.has("TiledResources"));
@@ -158,9 +125,7 @@ mod tests {
     fn names_are_unique_single_bits() {
         for (i, &(bit, name)) in FEATURE_NAMES.iter().enumerate() {
             assert_eq!(bit.count_ones(), 1, "{name}");
-            assert!(FEATURE_NAMES[i + 1..]
-                .iter()
-                .all(|&(b, n)| b != bit && n != name));
+            assert!(FEATURE_NAMES[i + 1..].iter().all(|&(b, n)| b != bit && n != name));
         }
     }
 
@@ -177,17 +142,7 @@ mod tests {
     #[test]
     fn rejects_short_chunk() {
         let err = FeatureInfo::parse(&chunk(&[0; 7])).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                ContainerError::Truncated {
-                    needed: 8,
-                    available: 7,
-                    ..
-                }
-            ),
-            "{err}"
-        );
+        assert!(matches!(err, ContainerError::Truncated { needed: 8, available: 7, .. }), "{err}");
         assert_eq!(err.offset(), Some(48));
         assert_eq!(err.chunk(), Some(FourCc::SFI0));
     }

@@ -161,20 +161,11 @@ impl<'a> Signature<'a> {
         let count = r.u32("signature element count")?;
         let first = r.u32("signature element offset")?;
         if count == 0 {
-            return Ok(Signature {
-                fourcc: chunk.fourcc,
-                layout,
-                elements: Vec::new(),
-            });
+            return Ok(Signature { fourcc: chunk.fourcc, layout, elements: Vec::new() });
         }
         // Elements may not overlap the 8-byte signature header.
         if first < 8 {
-            return Err(r.invalid(
-                4,
-                "signature element offset",
-                "at least 8",
-                u64::from(first),
-            ));
+            return Err(r.invalid(4, "signature element offset", "at least 8", u64::from(first)));
         }
         let stride = layout.element_size() as u64;
         let len = chunk.data.len() as u64;
@@ -222,11 +213,7 @@ impl<'a> Signature<'a> {
                 min_precision,
             });
         }
-        Ok(Signature {
-            fourcc: chunk.fourcc,
-            layout,
-            elements,
-        })
+        Ok(Signature { fourcc: chunk.fourcc, layout, elements })
     }
 
     pub fn len(&self) -> usize {
@@ -267,12 +254,7 @@ mod tests {
     }
 
     fn chunk<'a>(fourcc: &[u8; 4], data: &'a [u8]) -> Chunk<'a> {
-        Chunk {
-            fourcc: FourCc(*fourcc),
-            offset: 64,
-            size: data.len() as u32,
-            data,
-        }
+        Chunk { fourcc: FourCc(*fourcc), offset: 64, size: data.len() as u32, data }
     }
 
     fn put_u32(bytes: &mut [u8], at: usize, value: u32) {
@@ -287,10 +269,7 @@ mod tests {
         assert_eq!(sig.len(), 2);
         let e = sig.elements[1];
         assert_eq!(e.semantic_name, "TEXCOORD");
-        assert_eq!(
-            (e.semantic_index, e.register, e.mask, e.rw_mask),
-            (1, 1, 0xf, 3)
-        );
+        assert_eq!((e.semantic_index, e.register, e.mask, e.rw_mask), (1, 1, 0xf, 3));
         assert_eq!(e.component_type, ComponentType::Float32);
         assert_eq!(e.min_precision, MinPrecision::Float16);
         assert_eq!(e.system_value, SystemValue::Undefined);
@@ -315,9 +294,7 @@ mod tests {
     #[test]
     fn empty_signature() {
         let bytes = [0u8, 0, 0, 0, 8, 0, 0, 0];
-        assert!(Signature::parse(&chunk(b"OSG1", &bytes))
-            .unwrap()
-            .is_empty());
+        assert!(Signature::parse(&chunk(b"OSG1", &bytes)).unwrap().is_empty());
     }
 
     #[test]
@@ -327,18 +304,12 @@ mod tests {
         let mut bad = good.clone();
         put_u32(&mut bad, 0, 1000);
         let err = Signature::parse(&chunk(b"ISG1", &bad)).unwrap_err();
-        assert!(
-            matches!(err, ContainerError::CountTooLarge { count: 1000, .. }),
-            "{err}"
-        );
+        assert!(matches!(err, ContainerError::CountTooLarge { count: 1000, .. }), "{err}");
         assert_eq!(err.chunk(), Some(FourCc::ISG1));
         // Element offset inside the header or past the end.
         let mut bad = good.clone();
         put_u32(&mut bad, 4, 4);
-        assert!(matches!(
-            Signature::parse(&chunk(b"ISG1", &bad)),
-            Err(ContainerError::InvalidValue { .. })
-        ));
+        assert!(matches!(Signature::parse(&chunk(b"ISG1", &bad)), Err(ContainerError::InvalidValue { .. })));
         let mut bad = good.clone();
         put_u32(&mut bad, 4, u32::MAX);
         assert!(Signature::parse(&chunk(b"ISG1", &bad)).is_err());
@@ -346,24 +317,15 @@ mod tests {
         let mut bad = good.clone();
         put_u32(&mut bad, 12, 4096);
         let err = Signature::parse(&chunk(b"ISG1", &bad)).unwrap_err();
-        assert!(
-            matches!(err, ContainerError::OutOfRange { start: 4096, .. }),
-            "{err}"
-        );
+        assert!(matches!(err, ContainerError::OutOfRange { start: 4096, .. }), "{err}");
         // Name without terminator.
         let mut bad = good.clone();
         let len = bad.len();
         bad[len - 3..].copy_from_slice(b"xyz");
         put_u32(&mut bad, 12, (len - 3) as u32);
-        assert!(matches!(
-            Signature::parse(&chunk(b"ISG1", &bad)),
-            Err(ContainerError::UnterminatedString { .. })
-        ));
+        assert!(matches!(Signature::parse(&chunk(b"ISG1", &bad)), Err(ContainerError::UnterminatedString { .. })));
         // Truncated header.
-        assert!(matches!(
-            Signature::parse(&chunk(b"ISG1", &good[..6])),
-            Err(ContainerError::Truncated { .. })
-        ));
+        assert!(matches!(Signature::parse(&chunk(b"ISG1", &good[..6])), Err(ContainerError::Truncated { .. })));
         // Not a signature chunk.
         assert!(Signature::parse(&chunk(b"DXIL", &good)).is_err());
     }

@@ -6,8 +6,8 @@
 use serde::Serialize;
 
 use super::{
-    Chunk, CompilerVersion, Container, ContainerError, DebugName, FeatureInfo, FourCc, Header,
-    Program, Psv0, ShaderHash, Signature,
+    Chunk, CompilerVersion, Container, ContainerError, DebugName, FeatureInfo, FourCc, Header, Program, Psv0,
+    ShaderHash, Signature,
 };
 
 /// A chunk that failed to decode.
@@ -20,11 +20,7 @@ pub struct ChunkError {
 
 impl From<ContainerError> for ChunkError {
     fn from(err: ContainerError) -> Self {
-        ChunkError {
-            chunk: err.chunk(),
-            offset: err.offset(),
-            message: err.to_string(),
-        }
+        ChunkError { chunk: err.chunk(), offset: err.offset(), message: err.to_string() }
     }
 }
 

@@ -46,21 +46,10 @@ impl<'a> CompilerVersion<'a> {
         } else {
             let sha = list.cstr_at(0, "commit sha")?;
             let next = sha.len() as u64 + 1;
-            let custom = if next < u64::from(list_size) {
-                list.cstr_at(next, "custom version string")?
-            } else {
-                ""
-            };
+            let custom = if next < u64::from(list_size) { list.cstr_at(next, "custom version string")? } else { "" };
             (sha, custom)
         };
-        Ok(CompilerVersion {
-            major,
-            minor,
-            flags,
-            commit_count,
-            commit_sha,
-            custom_version,
-        })
+        Ok(CompilerVersion { major, minor, flags, commit_count, commit_sha, custom_version })
     }
 }
 
@@ -79,15 +68,10 @@ impl<'a> DebugName<'a> {
         let name_at = r.pos();
         let bytes = r.bytes(usize::from(len), "debug name")?;
         if r.u8("debug name terminator")? != 0 {
-            return Err(ContainerError::UnterminatedString {
-                at: r.at(name_at),
-                what: "debug name",
-            });
+            return Err(ContainerError::UnterminatedString { at: r.at(name_at), what: "debug name" });
         }
-        let name = std::str::from_utf8(bytes).map_err(|_| ContainerError::InvalidUtf8 {
-            at: r.at(name_at),
-            what: "debug name",
-        })?;
+        let name = std::str::from_utf8(bytes)
+            .map_err(|_| ContainerError::InvalidUtf8 { at: r.at(name_at), what: "debug name" })?;
         Ok(DebugName { flags, name })
     }
 }
@@ -98,33 +82,21 @@ mod tests {
     use super::*;
 
     fn chunk<'a>(fourcc: FourCc, data: &'a [u8]) -> Chunk<'a> {
-        Chunk {
-            fourcc,
-            offset: 40,
-            size: data.len() as u32,
-            data,
-        }
+        Chunk { fourcc, offset: 40, size: data.len() as u32, data }
     }
 
     /// The VERS chunk of a DXC 1.8.2403.34 build, as seen in the corpus.
-    const VERS: &str =
-        "01000800000000006a11000015000000633936363061386300312e382e323430332e333400000000";
+    const VERS: &str = "01000800000000006a11000015000000633936363061386300312e382e323430332e333400000000";
 
     fn unhex(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
+        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
     }
 
     #[test]
     fn parses_vers() {
         let bytes = unhex(VERS);
         let v = CompilerVersion::parse(&chunk(FourCc::VERS, &bytes)).unwrap();
-        assert_eq!(
-            (v.major, v.minor, v.flags, v.commit_count),
-            (1, 8, 0, 0x116a)
-        );
+        assert_eq!((v.major, v.minor, v.flags, v.commit_count), (1, 8, 0, 0x116a));
         assert_eq!(v.commit_sha, "c9660a8c");
         assert_eq!(v.custom_version, "1.8.2403.34");
     }

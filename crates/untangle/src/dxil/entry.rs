@@ -121,7 +121,8 @@ fn read_properties(p: &Tuple<'_>) -> Result<EntryProperties> {
             23 => {
                 let t = p.tuple(at)?;
                 let min = t.u32(0)?;
-                props.wave_size = Some(WaveSize { min, max: t.u32(1).unwrap_or(min), preferred: t.u32(2).unwrap_or(0) });
+                props.wave_size =
+                    Some(WaveSize { min, max: t.u32(1).unwrap_or(min), preferred: t.u32(2).unwrap_or(0) });
             }
             other => props.other_tags.push(other),
         }

@@ -7,7 +7,11 @@ use crate::ir::Value;
 
 /// The UAV range ids that `atomicBinOp` / `atomicCompareExchange` calls of `f` use (32-bit
 /// ones; 64-bit atomics use their own 64-bit view, `image64`).
-pub fn atomic_uavs(m: &crate::ir::Module, f: &crate::ir::Function, table: &crate::dxil::Resources) -> std::collections::BTreeSet<u32> {
+pub fn atomic_uavs(
+    m: &crate::ir::Module,
+    f: &crate::ir::Function,
+    table: &crate::dxil::Resources,
+) -> std::collections::BTreeSet<u32> {
     use crate::dxil::DxOp;
     handle_targets(m, f, table, |op, inst| {
         let wide = matches!(m.types.get(f.insts[inst].ty), crate::ir::Type::Int(64));
@@ -36,10 +40,12 @@ pub fn handle_targets(
         for _ in 0..64 {
             let Value::Inst(i) = v else { return None };
             let call = decode_call(m, f, i, "").ok()??;
-            let int = |k: usize| call.args.get(k).and_then(|a| match a {
-                Value::Const(c) => m.constants.as_int(*c),
-                _ => None,
-            });
+            let int = |k: usize| {
+                call.args.get(k).and_then(|a| match a {
+                    Value::Const(c) => m.constants.as_int(*c),
+                    _ => None,
+                })
+            };
             match call.op {
                 DxOp::AnnotateHandle => v = *call.args.first()?,
                 DxOp::CreateHandle => return Some((ResourceClass::from_index(int(0)?)?, int(1)? as u32)),
@@ -52,7 +58,11 @@ pub fn handle_targets(
                     return table
                         .class(class)
                         .iter()
-                        .find(|r| r.space == space && lower >= r.lower_bound && r.range_size.is_none_or(|n| lower - r.lower_bound < n))
+                        .find(|r| {
+                            r.space == space
+                                && lower >= r.lower_bound
+                                && r.range_size.is_none_or(|n| lower - r.lower_bound < n)
+                        })
                         .map(|r| (class, r.id));
                 }
                 _ => return None,

@@ -652,10 +652,7 @@ impl DxOp {
 
     /// The explicit screen-space derivatives (`ddx`/`ddy` coarse and fine).
     pub fn is_derivative(self) -> bool {
-        matches!(
-            self,
-            DxOp::DerivCoarseX | DxOp::DerivCoarseY | DxOp::DerivFineX | DxOp::DerivFineY
-        )
+        matches!(self, DxOp::DerivCoarseX | DxOp::DerivCoarseY | DxOp::DerivFineX | DxOp::DerivFineY)
     }
 
     /// Operations that compute derivatives implicitly from neighbouring quad
@@ -679,10 +676,7 @@ impl DxOp {
     pub fn is_barrier(self) -> bool {
         matches!(
             self,
-            DxOp::Barrier
-                | DxOp::BarrierByMemoryType
-                | DxOp::BarrierByMemoryHandle
-                | DxOp::BarrierByNodeRecordHandle
+            DxOp::Barrier | DxOp::BarrierByMemoryType | DxOp::BarrierByMemoryHandle | DxOp::BarrierByNodeRecordHandle
         )
     }
 
@@ -815,8 +809,7 @@ pub fn decode_function_name(name: &str) -> Option<(&str, Option<&str>)> {
         Some((class, overload)) => (class, Some(overload)),
         None => (rest, None),
     };
-    let is_ident =
-        |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    let is_ident = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     if !is_ident(class) || overload.is_some_and(str::is_empty) {
         return None;
     }
@@ -943,29 +936,16 @@ mod tests {
     fn class_spelling_matches_dxc_rule() {
         // An op alone in its class is usually spelled as its own name with the
         // first letter lowered; these are the ones DXC spells otherwise.
-        let odd = [
-            "Bfi",
-            "CBufferLoad",
-            "CBufferLoadLegacy",
-            "GSInstanceID",
-            "WaveAllBitCount",
-        ];
+        let odd = ["Bfi", "CBufferLoad", "CBufferLoadLegacy", "GSInstanceID", "WaveAllBitCount"];
         let mut classes = HashSet::new();
         for &op in ALL {
             let class = op.class();
             classes.insert(class);
-            assert_eq!(
-                decode_function_name(&format!("dx.op.{class}")),
-                Some((class, None))
-            );
+            assert_eq!(decode_function_name(&format!("dx.op.{class}")), Some((class, None)));
             let alone = ALL.iter().filter(|o| o.class() == class).count() == 1;
             if alone && !odd.contains(&op.name()) {
                 let (first, rest) = op.name().split_at(1);
-                assert_eq!(
-                    class,
-                    format!("{}{rest}", first.to_ascii_lowercase()),
-                    "{op:?}"
-                );
+                assert_eq!(class, format!("{}{rest}", first.to_ascii_lowercase()), "{op:?}");
             }
         }
         assert_eq!(classes.len(), 173);
@@ -1027,9 +1007,7 @@ mod tests {
         assert!(WaveGetLaneIndex.is_wave_op() && !WaveGetLaneIndex.is_quad_op());
         assert!(QuadReadLaneAt.is_wave_op() && QuadReadLaneAt.is_quad_op());
         assert!(DerivFineX.is_derivative() && !CalculateLOD.is_derivative());
-        assert!(
-            CalculateLOD.uses_implicit_derivatives() && !SampleLevel.uses_implicit_derivatives()
-        );
+        assert!(CalculateLOD.uses_implicit_derivatives() && !SampleLevel.uses_implicit_derivatives());
 
         for op in [
             BufferStore,
@@ -1070,11 +1048,7 @@ mod tests {
                 assert!(!op.has_side_effects(), "{op:?}");
             }
             // Barriers are exactly DXC's noduplicate ops.
-            assert_eq!(
-                op.is_barrier(),
-                op.dxc_attr() == FnAttr::NoDuplicate,
-                "{op:?}"
-            );
+            assert_eq!(op.is_barrier(), op.dxc_attr() == FnAttr::NoDuplicate, "{op:?}");
             if op.dxc_attr() == FnAttr::NoReturn {
                 assert!(op.has_side_effects(), "{op:?}");
             }
@@ -1103,10 +1077,7 @@ mod tests {
         let count = |f: fn(DxOp) -> bool| ALL.iter().filter(|&&op| f(op)).count();
         // DXC's IsDxilOpWave / IsDxilOpGradient / IsDxilOpBarrier list sizes.
         assert_eq!(count(DxOp::is_wave_op), 20);
-        assert_eq!(
-            count(|op| op.is_derivative() || op.uses_implicit_derivatives()),
-            11
-        );
+        assert_eq!(count(|op| op.is_derivative() || op.uses_implicit_derivatives()), 11);
         assert_eq!(count(DxOp::is_barrier), 4);
         assert_eq!(count(DxOp::is_quad_op), 3);
         assert_eq!(count(DxOp::is_reserved), 12);
@@ -1114,22 +1085,10 @@ mod tests {
 
     #[test]
     fn decodes_function_names() {
-        assert_eq!(
-            decode_function_name("dx.op.createHandle"),
-            Some(("createHandle", None))
-        );
-        assert_eq!(
-            decode_function_name("dx.op.bufferLoad.f32"),
-            Some(("bufferLoad", Some("f32")))
-        );
-        assert_eq!(
-            decode_function_name("dx.op.traceRay.struct.Payload"),
-            Some(("traceRay", Some("struct.Payload")))
-        );
-        assert_eq!(
-            decode_function_name("dx.op.rayQuery_StateScalar.i32"),
-            Some(("rayQuery_StateScalar", Some("i32")))
-        );
+        assert_eq!(decode_function_name("dx.op.createHandle"), Some(("createHandle", None)));
+        assert_eq!(decode_function_name("dx.op.bufferLoad.f32"), Some(("bufferLoad", Some("f32"))));
+        assert_eq!(decode_function_name("dx.op.traceRay.struct.Payload"), Some(("traceRay", Some("struct.Payload"))));
+        assert_eq!(decode_function_name("dx.op.rayQuery_StateScalar.i32"), Some(("rayQuery_StateScalar", Some("i32"))));
         assert_eq!(decode_function_name("dx.op."), None);
         assert_eq!(decode_function_name("dx.op.unary."), None);
         assert_eq!(decode_function_name("dx.op..f32"), None);
@@ -1140,13 +1099,7 @@ mod tests {
 
     #[test]
     fn serializes_as_name() {
-        assert_eq!(
-            serde_json::to_string(&DxOp::CBufferLoadLegacy).unwrap(),
-            "\"CBufferLoadLegacy\""
-        );
-        assert_eq!(
-            serde_json::to_string(&FnAttr::ReadNone).unwrap(),
-            "\"ReadNone\""
-        );
+        assert_eq!(serde_json::to_string(&DxOp::CBufferLoadLegacy).unwrap(), "\"CBufferLoadLegacy\"");
+        assert_eq!(serde_json::to_string(&FnAttr::ReadNone).unwrap(), "\"ReadNone\"");
     }
 }

@@ -85,6 +85,11 @@ pub fn op_uses(m: &Module) -> Vec<OpUse> {
         .into_iter()
         .map(|(op, count)| OpUse { op: Some(op.name().to_string()), opcode: op.number() as u64, function: None, count })
         .collect();
-    out.extend(unknown.into_iter().map(|((opcode, function), count)| OpUse { op: None, opcode, function: Some(function), count }));
+    out.extend(unknown.into_iter().map(|((opcode, function), count)| OpUse {
+        op: None,
+        opcode,
+        function: Some(function),
+        count,
+    }));
     out
 }

@@ -43,7 +43,8 @@ impl ResourceClass {
         }
     }
 
-    pub const ALL: [ResourceClass; 4] = [ResourceClass::Srv, ResourceClass::Uav, ResourceClass::Cbv, ResourceClass::Sampler];
+    pub const ALL: [ResourceClass; 4] =
+        [ResourceClass::Srv, ResourceClass::Uav, ResourceClass::Cbv, ResourceClass::Sampler];
 
     /// The class from its DXIL / D3D12 number (SRV 0, UAV 1, CBV 2, Sampler 3; the
     /// `createHandle` class operand and `D3D12_DESCRIPTOR_RANGE_TYPE` alike).

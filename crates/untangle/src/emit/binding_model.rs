@@ -73,7 +73,8 @@ impl<'de> Deserialize<'de> for ResourceClass {
 impl BindingMap {
     /// Parse a binding map file's text.
     pub fn parse(text: &str) -> Result<BindingMap> {
-        let entries: Vec<MapEntry> = serde_json::from_str(text).map_err(|e| TranslateError::BindingMap(e.to_string()))?;
+        let entries: Vec<MapEntry> =
+            serde_json::from_str(text).map_err(|e| TranslateError::BindingMap(e.to_string()))?;
         let mut seen = std::collections::BTreeSet::new();
         for e in &entries {
             if !seen.insert((e.class, e.space, e.register)) {
@@ -133,7 +134,13 @@ pub fn mapping(resources: &crate::dxil::Resources, map: &BindingMap) -> Vec<Mapp
         .iter()
         .map(|r| {
             let b = map.binding_of(r);
-            MappingRow { register: r.register(), name: r.name.clone(), count: r.range_size, set: b.set, binding: b.binding }
+            MappingRow {
+                register: r.register(),
+                name: r.name.clone(),
+                count: r.range_size,
+                set: b.set,
+                binding: b.binding,
+            }
         })
         .collect()
 }

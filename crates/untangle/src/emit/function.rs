@@ -35,8 +35,8 @@ use crate::ir::{
 };
 use crate::passes::graph::{Dfs, Doms, Preds};
 use crate::passes::{Origin, SBlock, Scfg, Term, Val, VarKind};
-use rspirv::dr::{InsertPoint, Instruction, Operand};
 use cranelift_entity::EntityRef;
+use rspirv::dr::{InsertPoint, Instruction, Operand};
 use rspirv::spirv::{self, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
 
@@ -250,7 +250,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 )))
             }
             Value::Arg(_) => Err(self.err("function arguments (only entry points without parameters are supported)")),
-            Value::Global(_) | Value::Func(_) | Value::Metadata => Err(self.err("an address or metadata used as a value")),
+            Value::Global(_) | Value::Func(_) | Value::Metadata => {
+                Err(self.err("an address or metadata used as a value"))
+            }
         }
     }
 
@@ -276,7 +278,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         let value = *value;
                         let (p, class) = self.pointer(value)?;
                         let from = self.value_ty(value);
-                        if from.and_then(|t| self.cx.m.types.pointee(t)) == self.cx.m.types.pointee(self.f.insts[i].ty) {
+                        if from.and_then(|t| self.cx.m.types.pointee(t)) == self.cx.m.types.pointee(self.f.insts[i].ty)
+                        {
                             Ok((p, class))
                         } else {
                             Err(self.err("pointer bitcast between different pointee types"))
@@ -475,7 +478,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let scfg = self.scfg;
         let labels = Labels::allocate(&mut self.cx.b, scfg).map_err(TranslateError::Internal)?;
         let vars = self.plan_variables()?;
-        let entry_label = labels.get(scfg.entry).ok_or_else(|| TranslateError::Internal("entry not in layout".into()))?;
+        let entry_label =
+            labels.get(scfg.entry).ok_or_else(|| TranslateError::Internal("entry not in layout".into()))?;
         for &sb in &scfg.layout {
             if let Some(l) = labels.get(sb) {
                 self.block_labels.insert(sb, l);
@@ -528,10 +532,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     self.cx.b.unreachable()?;
                 }
                 Term::Dispatch { var, .. } => {
-                    let val = block.entry_value(*var).ok_or_else(|| TranslateError::Internal("dispatch value".into()))?;
+                    let val =
+                        block.entry_value(*var).ok_or_else(|| TranslateError::Internal("dispatch value".into()))?;
                     let s = self.sval(val, &labels)?;
                     let (bool_t, zero) = (self.cx.bool_t(), self.cx.const_u32(0));
-                    emit_dispatch(&mut self.cx.b, bool_t, zero, s, &targets, merge).map_err(TranslateError::Internal)?;
+                    emit_dispatch(&mut self.cx.b, bool_t, zero, s, &targets, merge)
+                        .map_err(TranslateError::Internal)?;
                 }
                 Term::Orig { block: o, .. } => self.terminator(*o, &targets, merge)?,
             }
@@ -568,7 +574,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     self.cur = sp;
                     let w = self.value(*v);
                     self.cur = here;
-                    let label = self.block_labels.get(&sp).copied().ok_or_else(|| TranslateError::Internal("PHI predecessor label".into()))?;
+                    let label = self
+                        .block_labels
+                        .get(&sp)
+                        .copied()
+                        .ok_or_else(|| TranslateError::Internal("PHI predecessor label".into()))?;
                     let label = self.exit_labels.get(&label).copied().unwrap_or(label);
                     let w = w?;
                     // LLVM repeats a predecessor once per edge; SPIR-V names it once.
@@ -610,11 +620,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             for &p in &f.blocks[t].insts {
                 let InstKind::Phi { incoming } = &f.insts[p].kind else { continue };
-                let v = incoming
-                    .iter()
-                    .find(|(_, b)| *b == o)
-                    .map(|(v, _)| *v)
-                    .ok_or_else(|| TranslateError::Malformed(format!("a PHI has no incoming value for a predecessor in `{}`", f.name)))?;
+                let v = incoming.iter().find(|(_, b)| *b == o).map(|(v, _)| *v).ok_or_else(|| {
+                    TranslateError::Malformed(format!("a PHI has no incoming value for a predecessor in `{}`", f.name))
+                })?;
                 let Some(&var) = self.phi_vars.get(&p) else { continue };
                 let w = self.value(v)?;
                 self.op_void(Op::Store, vec![Operand::IdRef(var), Operand::IdRef(w)])?;
@@ -643,7 +651,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// A switch on `selector` (a 32-bit unsigned id whose value is below `cases`): case `k`
     /// runs `body(k)`, whose value (of type `ty`) an `OpPhi` in the merge block picks.
     /// Splits the current block like [`Self::split_if`]; the merge block ends it.
-    pub fn split_switch(&mut self, selector: Word, cases: u32, ty: Word, mut body: impl FnMut(&mut Self, u32) -> Result<Word>) -> Result<Word> {
+    pub fn split_switch(
+        &mut self,
+        selector: Word,
+        cases: u32,
+        ty: Word,
+        mut body: impl FnMut(&mut Self, u32) -> Result<Word>,
+    ) -> Result<Word> {
         if self.cur_loop_header {
             return Err(self.err("a switch-lowered operation in a loop header block"));
         }
@@ -654,7 +668,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let labels: Vec<Word> = (0..cases).map(|_| self.cx.b.id()).collect();
         self.cx.b.selection_merge(merge, spirv::SelectionControl::NONE)?;
         // Case 0 is the default; the selector's value is always below `cases`.
-        let targets: Vec<(Operand, Word)> = (1..cases).map(|k| (Operand::LiteralBit32(k), labels[k as usize])).collect();
+        let targets: Vec<(Operand, Word)> =
+            (1..cases).map(|k| (Operand::LiteralBit32(k), labels[k as usize])).collect();
         self.cx.b.switch(selector, labels[0], targets)?;
         let mut pairs = Vec::new();
         for k in 0..cases {
@@ -675,7 +690,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// first active invocation, runs `body` in it, and lets those invocations leave. Returns
     /// the value of `body` (of type `ty`) for each invocation. Splits the current block like
     /// [`Self::split_if`].
-    pub fn partition_loop(&mut self, keys: &[Word], ty: Word, body: impl FnOnce(&mut Self) -> Result<Word>) -> Result<Word> {
+    pub fn partition_loop(
+        &mut self,
+        keys: &[Word],
+        ty: Word,
+        body: impl FnOnce(&mut Self) -> Result<Word>,
+    ) -> Result<Word> {
         if self.cur_loop_header {
             return Err(self.err("a partitioned wave operation in a loop header block"));
         }
@@ -826,7 +846,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let t = self.cx.ty(ty)?;
                 let v = self.value(*vector)?;
                 match self.const_int(*index) {
-                    Some(k) => self.op(Op::CompositeExtract, t, vec![Operand::IdRef(v), Operand::LiteralBit32(k as u32)])?,
+                    Some(k) => {
+                        self.op(Op::CompositeExtract, t, vec![Operand::IdRef(v), Operand::LiteralBit32(k as u32)])?
+                    }
                     None => {
                         let x = self.value(*index)?;
                         self.ids_op(Op::VectorExtractDynamic, t, &[v, x])?

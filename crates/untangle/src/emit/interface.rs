@@ -74,8 +74,12 @@ fn num_of(c: ComponentType) -> Result<Num> {
         ComponentType::I1 => Num::Bool,
         ComponentType::I16 | ComponentType::I32 => Num::SInt,
         ComponentType::U16 | ComponentType::U32 => Num::UInt,
-        ComponentType::F16 | ComponentType::F32 | ComponentType::SNormF32 | ComponentType::UNormF32
-        | ComponentType::SNormF16 | ComponentType::UNormF16 => Num::Float,
+        ComponentType::F16
+        | ComponentType::F32
+        | ComponentType::SNormF32
+        | ComponentType::UNormF32
+        | ComponentType::SNormF16
+        | ComponentType::UNormF16 => Num::Float,
         other => {
             return Err(TranslateError::UnsupportedForm {
                 name: "signature".into(),
@@ -100,7 +104,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// The variable of signature element `id` (inputs when `output` is false).
-    pub fn sig_var(&mut self, iface: &mut Interface, sig: &[SignatureElement], id: u32, output: bool) -> Result<SigVar> {
+    pub fn sig_var(
+        &mut self,
+        iface: &mut Interface,
+        sig: &[SignatureElement],
+        id: u32,
+        output: bool,
+    ) -> Result<SigVar> {
         let cached = if output { iface.outputs.get(&id) } else { iface.inputs.get(&id) };
         if let Some(v) = cached {
             return Ok(*v);
@@ -127,7 +137,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             SemanticKind::Position if vertex_input => None,
             // Vertex and instance ids reach later stages as ordinary (flat) varyings.
             SemanticKind::VertexID | SemanticKind::InstanceID if stage != ShaderKind::Vertex => None,
-            SemanticKind::Position => Some(if stage == ShaderKind::Pixel && !output { BuiltIn::FragCoord } else { BuiltIn::Position }),
+            SemanticKind::Position => {
+                Some(if stage == ShaderKind::Pixel && !output { BuiltIn::FragCoord } else { BuiltIn::Position })
+            }
             SemanticKind::VertexID if !output => {
                 let i = self.cx.sint(32);
                 minus = Some(iface.builtin(self.cx, BuiltIn::BaseVertex, StorageClass::Input, i));
@@ -158,12 +170,20 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             SemanticKind::RenderTargetArrayIndex if !vertex_input => {
                 num = Num::SInt;
-                self.cx.capability(if stage == ShaderKind::Pixel { Capability::Geometry } else { Capability::ShaderLayer });
+                self.cx.capability(if stage == ShaderKind::Pixel {
+                    Capability::Geometry
+                } else {
+                    Capability::ShaderLayer
+                });
                 Some(BuiltIn::Layer)
             }
             SemanticKind::ViewPortArrayIndex if !vertex_input => {
                 num = Num::SInt;
-                self.cx.capability(if stage == ShaderKind::Pixel { Capability::MultiViewport } else { Capability::ShaderViewportIndex });
+                self.cx.capability(if stage == ShaderKind::Pixel {
+                    Capability::MultiViewport
+                } else {
+                    Capability::ShaderViewportIndex
+                });
                 Some(BuiltIn::ViewportIndex)
             }
             SemanticKind::Depth | SemanticKind::DepthLessEqual | SemanticKind::DepthGreaterEqual if output => {
@@ -228,11 +248,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             Some(BuiltIn::ClipDistance | BuiltIn::CullDistance) => {
                 // One float array for all elements of this system value, in register order.
-                let mut all: Vec<&SignatureElement> = sig.iter().filter(|e| e.system_value == el.system_value).collect();
+                let mut all: Vec<&SignatureElement> =
+                    sig.iter().filter(|e| e.system_value == el.system_value).collect();
                 all.sort_by_key(|e| (e.start_row, e.start_col, e.id));
                 let total: u32 = all.iter().map(|e| e.rows.max(1) * e.cols.max(1)).sum();
-                let base: u32 =
-                    all.iter().take_while(|e| e.id != el.id).map(|e| e.rows.max(1) * e.cols.max(1)).sum();
+                let base: u32 = all.iter().take_while(|e| e.id != el.id).map(|e| e.rows.max(1) * e.cols.max(1)).sum();
                 flat_base = Some(base);
                 let f = self.cx.float(32);
                 let n = self.cx.const_u32(total.max(1));
@@ -260,7 +280,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Some(b) => iface.builtin(self.cx, b, class, ty),
             None => {
                 let prefix = if output { "out" } else { "in" };
-                let v = self.cx.global_var(class, ty, &format!("{prefix}.{}{}", el.semantic, el.semantic_indices.first().copied().unwrap_or(0)));
+                let v = self.cx.global_var(
+                    class,
+                    ty,
+                    &format!("{prefix}.{}{}", el.semantic, el.semantic_indices.first().copied().unwrap_or(0)),
+                );
                 let row = el.start_row.ok_or_else(|| unsupported("element without a register"))?;
                 self.cx.decorate(v, Decoration::Location, &[row]);
                 if let Some(c) = el.start_col.filter(|&c| c > 0) {
@@ -273,7 +297,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         match el.interpolation {
                             InterpolationMode::Constant => self.cx.decorate(v, Decoration::Flat, &[]),
                             InterpolationMode::LinearCentroid => self.cx.decorate(v, Decoration::Centroid, &[]),
-                            InterpolationMode::LinearNoperspective => self.cx.decorate(v, Decoration::NoPerspective, &[]),
+                            InterpolationMode::LinearNoperspective => {
+                                self.cx.decorate(v, Decoration::NoPerspective, &[])
+                            }
                             InterpolationMode::LinearNoperspectiveCentroid => {
                                 self.cx.decorate(v, Decoration::NoPerspective, &[]);
                                 self.cx.decorate(v, Decoration::Centroid, &[]);
@@ -305,9 +331,18 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// Pointer to one scalar of a signature variable.
-    pub fn sig_scalar_ptr(&mut self, sv: SigVar, class: StorageClass, row: Word, col: Option<u32>, col_dyn: Word) -> Result<Word> {
+    pub fn sig_scalar_ptr(
+        &mut self,
+        sv: SigVar,
+        class: StorageClass,
+        row: Word,
+        col: Option<u32>,
+        col_dyn: Word,
+    ) -> Result<Word> {
         let scalar = match sv.builtin {
-            Some(BuiltIn::FragCoord | BuiltIn::Position | BuiltIn::BaryCoordKHR | BuiltIn::BaryCoordNoPerspKHR) => self.cx.float(32),
+            Some(BuiltIn::FragCoord | BuiltIn::Position | BuiltIn::BaryCoordKHR | BuiltIn::BaryCoordNoPerspKHR) => {
+                self.cx.float(32)
+            }
             _ => scalar_of(self.cx, sv.num),
         };
         let pty = self.cx.ptr(class, scalar);

@@ -146,8 +146,9 @@ impl<'m> ModuleBuilder<'m> {
             }
             Type::Array { elem, len } => {
                 let e = self.ty(elem)?;
-                let len = u32::try_from(len).ok().filter(|&l| l > 0).ok_or_else(|| {
-                    TranslateError::Unsupported { function: "-".into(), message: format!("array length {len}") }
+                let len = u32::try_from(len).ok().filter(|&l| l > 0).ok_or_else(|| TranslateError::Unsupported {
+                    function: "-".into(),
+                    message: format!("array length {len}"),
                 })?;
                 let n = self.const_u32(len);
                 self.b.type_array(e, n)

@@ -72,8 +72,15 @@ pub enum TexelKind {
 pub enum ResShape {
     CBuffer,
     /// Raw (stride `None`) or structured buffer, as `uint[]`.
-    Words { stride: Option<u32> },
-    Image { dim: Dim, arrayed: bool, ms: bool, texel: TexelKind },
+    Words {
+        stride: Option<u32>,
+    },
+    Image {
+        dim: Dim,
+        arrayed: bool,
+        ms: bool,
+        texel: TexelKind,
+    },
     Sampler,
 }
 
@@ -161,16 +168,18 @@ impl Binder {
                     counter: Some((c.set, c.binding)),
                 })
             }
-            Binder::Root { places, .. } => places
-                .get(&(r.class, r.id))
-                .copied()
-                .ok_or_else(|| TranslateError::Internal(format!("{} was not resolved against the root signature", r.register()))),
+            Binder::Root { places, .. } => places.get(&(r.class, r.id)).copied().ok_or_else(|| {
+                TranslateError::Internal(format!("{} was not resolved against the root signature", r.register()))
+            }),
         }
     }
 
     fn heap_sets(&self) -> Result<HeapSets> {
         match self {
-            Binder::Default(_) => Ok(HeapSets { resources: super::binding_model::RESOURCE_HEAP_SET, samplers: super::binding_model::SAMPLER_HEAP_SET }),
+            Binder::Default(_) => Ok(HeapSets {
+                resources: super::binding_model::RESOURCE_HEAP_SET,
+                samplers: super::binding_model::SAMPLER_HEAP_SET,
+            }),
             Binder::Root { heaps: Some(h), .. } => Ok(*h),
             Binder::Root { heaps: None, .. } => Err(ResolveError::NoHeap.into()),
         }
@@ -266,9 +275,10 @@ impl Resources {
         let mut names = Vec::new();
         for (k, m) in push.members.iter().enumerate() {
             let (ty, name) = match m.kind {
-                PushKind::RootDescriptorAddress { class, register, space } => {
-                    (cx.vec(u, 2), format!("root_{}_{}{register}_space{space}", class.name().to_lowercase(), class.register_letter()))
-                }
+                PushKind::RootDescriptorAddress { class, register, space } => (
+                    cx.vec(u, 2),
+                    format!("root_{}_{}{register}_space{space}", class.name().to_lowercase(), class.register_letter()),
+                ),
                 PushKind::RootConstants { register, space, num_values } => {
                     let n = cx.const_u32(num_values.max(1));
                     let arr = cx.b.id();
@@ -308,7 +318,17 @@ impl Resources {
             Place::Descriptor { first_register, count, counter: Some((cset, cbinding)), .. } => {
                 let st = counter_block(cx);
                 let (indexing, len) = descriptor_shape(&r, first_register, count);
-                declare(cx, &format!("{}_counter", display_name(&r)), ResShape::Words { stride: None }, st, StorageClass::StorageBuffer, VkBinding { set: cset, binding: cbinding }, indexing, len, true)
+                declare(
+                    cx,
+                    &format!("{}_counter", display_name(&r)),
+                    ResShape::Words { stride: None },
+                    st,
+                    StorageClass::StorageBuffer,
+                    VkBinding { set: cset, binding: cbinding },
+                    indexing,
+                    len,
+                    true,
+                )
             }
             Place::HeapTable { .. } => {
                 let hc = self.heap_counters(cx)?;
@@ -316,7 +336,12 @@ impl Resources {
                 ResVar { indexing: primary.indexing, ..hc }
             }
             _ => {
-                return Err(ResolveError::NoCounter { register: short_register(&r), space: r.space, name: name_suffix(&r) }.into())
+                return Err(ResolveError::NoCounter {
+                    register: short_register(&r),
+                    space: r.space,
+                    name: name_suffix(&r),
+                }
+                .into())
             }
         };
         self.counters.insert(id, v);
@@ -342,7 +367,17 @@ impl Resources {
         let v = if primary.var == 0 {
             ResVar { elem_ty: st, ..primary }
         } else {
-            declare(cx, &format!("{}_u64", display_name(&r)), primary.shape, st, primary.storage, primary.binding, primary.indexing, primary.len, true)
+            declare(
+                cx,
+                &format!("{}_u64", display_name(&r)),
+                primary.shape,
+                st,
+                primary.storage,
+                primary.binding,
+                primary.indexing,
+                primary.len,
+                true,
+            )
         };
         self.words64.insert((class, id), v);
         Ok(v)
@@ -366,7 +401,17 @@ impl Resources {
         let t = if signed { cx.sint(64) } else { cx.uint(64) };
         let format = if signed { spirv::ImageFormat::R64i } else { spirv::ImageFormat::R64ui };
         let img = cx.b.type_image(t, dim, 0, u32::from(arrayed), u32::from(ms), 2, format, None);
-        let v = declare(cx, &format!("{}_r64", display_name(&r)), rv.shape, img, StorageClass::UniformConstant, rv.binding, rv.indexing, rv.len, true);
+        let v = declare(
+            cx,
+            &format!("{}_r64", display_name(&r)),
+            rv.shape,
+            img,
+            StorageClass::UniformConstant,
+            rv.binding,
+            rv.indexing,
+            rv.len,
+            true,
+        );
         self.image64.insert(id, (v, t));
         Ok((v, t))
     }
@@ -379,15 +424,26 @@ impl Resources {
         }
         let st = counter_block(cx);
         let b = self.binder.heap_binding(View::Counter, ResourceClass::Uav)?;
-        let v = declare(cx, "heap_uav_counters", ResShape::Words { stride: None }, st, StorageClass::StorageBuffer, b, Indexing::Heap, ArrayLen::Runtime, true);
+        let v = declare(
+            cx,
+            "heap_uav_counters",
+            ResShape::Words { stride: None },
+            st,
+            StorageClass::StorageBuffer,
+            b,
+            Indexing::Heap,
+            ArrayLen::Runtime,
+            true,
+        );
         self.heap_counters = Some(v);
         Ok(v)
     }
 
     /// The heap array a descriptor-heap handle indexes.
     pub fn heap_var(&mut self, cx: &mut ModuleBuilder<'_>, hh: HeapHandle) -> Result<ResVar> {
-        let [basic, extra] = hh.props.ok_or_else(|| {
-            TranslateError::UnsupportedForm { name: "CreateHandleFromHeap".into(), message: "a heap handle without annotateHandle".into() }
+        let [basic, extra] = hh.props.ok_or_else(|| TranslateError::UnsupportedForm {
+            name: "CreateHandleFromHeap".into(),
+            message: "a heap handle without annotateHandle".into(),
         })?;
         let kind = ResourceKind::from_raw(basic & 0xff);
         let uav = basic & (1 << 12) != 0;
@@ -400,7 +456,10 @@ impl Resources {
         } else {
             ResourceClass::Srv
         };
-        let typed = !matches!(kind, ResourceKind::CBuffer | ResourceKind::RawBuffer | ResourceKind::StructuredBuffer | ResourceKind::Sampler);
+        let typed = !matches!(
+            kind,
+            ResourceKind::CBuffer | ResourceKind::RawBuffer | ResourceKind::StructuredBuffer | ResourceKind::Sampler
+        );
         let r = Resource {
             class,
             id: u32::MAX,
@@ -423,10 +482,20 @@ impl Resources {
     /// The heap array holding resources like `r` (its class, kind, element type and
     /// stride decide the array's type), indexed by heap index.
     fn heap_array(&mut self, cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<ResVar> {
-        let typed = !matches!(r.kind, ResourceKind::CBuffer | ResourceKind::RawBuffer | ResourceKind::StructuredBuffer | ResourceKind::Sampler);
+        let typed = !matches!(
+            r.kind,
+            ResourceKind::CBuffer | ResourceKind::RawBuffer | ResourceKind::StructuredBuffer | ResourceKind::Sampler
+        );
         let elem = r.element_type.map(|t| t.to_raw()).unwrap_or(0);
-        let key_extra = if typed { elem } else if r.kind == ResourceKind::StructuredBuffer { r.struct_stride.unwrap_or(4) } else { 0 };
-        let key = (r.class as u32 * 256 + r.kind.to_raw(), key_extra, u32::from(r.class == ResourceClass::Sampler), atomic);
+        let key_extra = if typed {
+            elem
+        } else if r.kind == ResourceKind::StructuredBuffer {
+            r.struct_stride.unwrap_or(4)
+        } else {
+            0
+        };
+        let key =
+            (r.class as u32 * 256 + r.kind.to_raw(), key_extra, u32::from(r.class == ResourceClass::Sampler), atomic);
         if let Some(v) = self.heap_vars.get(&key) {
             return Ok(*v);
         }
@@ -436,7 +505,17 @@ impl Resources {
         let widest = Resource { cbuffer_size: Some(65536), ..r.clone() };
         let (shape, elem_ty, storage) = make_type(cx, &widest, atomic)?;
         let name = format!("heap_{}_{:?}{}", r.class.name(), r.kind, if atomic { "_atomic" } else { "" });
-        let v = declare(cx, &name, shape, elem_ty, storage, binding, Indexing::Heap, ArrayLen::Runtime, r.class == ResourceClass::Uav);
+        let v = declare(
+            cx,
+            &name,
+            shape,
+            elem_ty,
+            storage,
+            binding,
+            Indexing::Heap,
+            ArrayLen::Runtime,
+            r.class == ResourceClass::Uav,
+        );
         self.heap_vars.insert(key, v);
         Ok(v)
     }
@@ -451,11 +530,27 @@ impl Resources {
             Place::Descriptor { set, binding, first_register, count, .. } => {
                 let (shape, elem_ty, storage) = make_type(cx, &r, atomic)?;
                 let (indexing, len) = descriptor_shape(&r, first_register, count);
-                declare(cx, &display_name(&r), shape, elem_ty, storage, VkBinding { set, binding }, indexing, len, class == ResourceClass::Uav)
+                declare(
+                    cx,
+                    &display_name(&r),
+                    shape,
+                    elem_ty,
+                    storage,
+                    VkBinding { set, binding },
+                    indexing,
+                    len,
+                    class == ResourceClass::Uav,
+                )
             }
             Place::HeapTable { table_offset, offset_in_table, base_register } => {
                 let heap = self.heap_array(cx, &r, atomic)?;
-                ResVar { indexing: Indexing::Table { pc_offset: table_offset, bias: offset_in_table.wrapping_sub(base_register) }, ..heap }
+                ResVar {
+                    indexing: Indexing::Table {
+                        pc_offset: table_offset,
+                        bias: offset_in_table.wrapping_sub(base_register),
+                    },
+                    ..heap
+                }
             }
             Place::RootAddress { offset } => {
                 let (shape, elem_ty, _) = make_type(cx, &r, false)?;
@@ -612,7 +707,9 @@ fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(
                     (Dim::Dim1D, true) => cx.capability(Capability::Image1D),
                     (Dim::DimBuffer, false) => cx.capability(Capability::SampledBuffer),
                     (Dim::DimBuffer, true) => cx.capability(Capability::ImageBuffer),
-                    (Dim::DimCube, _) if arrayed => cx.capability(if uav { Capability::ImageCubeArray } else { Capability::SampledCubeArray }),
+                    (Dim::DimCube, _) if arrayed => {
+                        cx.capability(if uav { Capability::ImageCubeArray } else { Capability::SampledCubeArray })
+                    }
                     _ => {}
                 }
                 if uav {
@@ -729,7 +826,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     pub fn element_ptr(&mut self, h: Handle, rv: &ResVar) -> Result<Word> {
         let u = self.cx.u32_t();
         let register = |me: &mut Self| -> Result<Word> {
-            let index = h.index.ok_or_else(|| TranslateError::Malformed("handle into a range without an index".into()))?;
+            let index =
+                h.index.ok_or_else(|| TranslateError::Malformed("handle into a range without an index".into()))?;
             me.value(index)
         };
         // `fresh`: the index is an id made here, which may take a decoration (the

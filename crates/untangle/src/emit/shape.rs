@@ -540,12 +540,10 @@ impl Emitter {
             phi_ids[sb.index()] = scfg.blocks[sb].phis.iter().map(|_| self.b.id()).collect();
         }
         let label_of = |from: SBlock, to: SBlock| -> Result<Word, EmitError> {
-            labels.get(to.index()).copied().flatten().ok_or_else(|| {
-                EmitError::Graph {
-                    function: fname.to_string(),
-                    block: safe_label(scfg, from),
-                    message: format!("refers to {to}, which is not in the layout"),
-                }
+            labels.get(to.index()).copied().flatten().ok_or_else(|| EmitError::Graph {
+                function: fname.to_string(),
+                block: safe_label(scfg, from),
+                message: format!("refers to {to}, which is not in the layout"),
             })
         };
         // Batch mode: a guard on every edge from a loop header into its loop, keyed by
@@ -629,9 +627,9 @@ impl Emitter {
                 let num = self.constant(number);
                 self.b.function_call(void, None, append, [num]).map_err(&berr)?;
                 if phis > 0 {
-                    let var = scfg
-                        .incoming_var(o)
-                        .ok_or_else(|| graph(name.clone(), "original block has PHIs but no incoming-block variable".into()))?;
+                    let var = scfg.incoming_var(o).ok_or_else(|| {
+                        graph(name.clone(), "original block has PHIs but no incoming-block variable".into())
+                    })?;
                     let val = block
                         .entry_value(var)
                         .ok_or_else(|| graph(name.clone(), format!("no entry value for {var}")))?;
@@ -659,7 +657,8 @@ impl Emitter {
                     None => label_of(sb, t),
                 })
                 .collect::<Result<_, _>>()?;
-            let emit_merge = |b: &mut Builder| -> Result<(), EmitError> { super::control::emit_merge(b, merge).map_err(&berr) };
+            let emit_merge =
+                |b: &mut Builder| -> Result<(), EmitError> { super::control::emit_merge(b, merge).map_err(&berr) };
             let slots = |expected: usize, what: &str| -> Result<(), EmitError> {
                 if targets.len() == expected {
                     Ok(())
@@ -680,10 +679,9 @@ impl Emitter {
                     self.b.unreachable().map_err(&berr)?;
                 }
                 Term::Orig { block: o, .. } => {
-                    let orig = func
-                        .blocks
-                        .get(*o)
-                        .ok_or_else(|| graph(name.clone(), format!("terminator of {o}, which is not in the function")))?;
+                    let orig = func.blocks.get(*o).ok_or_else(|| {
+                        graph(name.clone(), format!("terminator of {o}, which is not in the function"))
+                    })?;
                     match &orig.terminator {
                         Terminator::Br { .. } => {
                             slots(1, "`br label`")?;
@@ -744,15 +742,15 @@ impl Emitter {
         match val {
             Val::Const(n) => Ok(self.constant(n)),
             Val::Undef => Ok(self.undef()),
-            Val::Phi { block, index } => phi_ids
-                .get(block.index())
-                .and_then(|ids| ids.get(index as usize))
-                .copied()
-                .ok_or_else(|| EmitError::Graph {
-                    function: scfg.name.clone(),
-                    block: safe_label(scfg, at),
-                    message: format!("refers to PHI {index} of {block}, which does not exist"),
-                }),
+            Val::Phi { block, index } => {
+                phi_ids.get(block.index()).and_then(|ids| ids.get(index as usize)).copied().ok_or_else(|| {
+                    EmitError::Graph {
+                        function: scfg.name.clone(),
+                        block: safe_label(scfg, at),
+                        message: format!("refers to PHI {index} of {block}, which does not exist"),
+                    }
+                })
+            }
         }
     }
 }

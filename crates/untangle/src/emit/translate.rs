@@ -12,11 +12,11 @@ use super::error::TranslateError;
 use super::function::FnEmit;
 use super::module::ModuleBuilder;
 use super::resources::{Binder, Resources};
+use crate::container::ShaderKind;
+use crate::ir::Module;
 use crate::rootsig::layout::{LayoutOptions, PipelineLayout};
 use crate::rootsig::resolve::{Place, ResolvedResource};
 use crate::rootsig::RootSignature;
-use crate::container::ShaderKind;
-use crate::ir::Module;
 use rspirv::binary::Assemble;
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, ExecutionMode, ExecutionModel};
@@ -77,7 +77,8 @@ pub fn translate(bytes: &[u8], options: &Options) -> crate::Result<Translation> 
         if bytes.starts_with(b"DXBC") {
             let container = crate::container::Container::parse(bytes)?;
             if let Some(signature) = crate::rootsig::from_container(&container)? {
-                let options = Options { root_signature: Some(RootSignatureBinding { signature, layout }), ..options.clone() };
+                let options =
+                    Options { root_signature: Some(RootSignatureBinding { signature, layout }), ..options.clone() };
                 return translate_module(&loaded.module, &options);
             }
         }
@@ -115,7 +116,9 @@ pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translat
         None => (Binder::Default(options.binding_map.clone()), None),
         Some(rsb) => {
             crate::rootsig::validate(&rsb.signature)?;
-            let layout = crate::rootsig::layout::lower(&rsb.signature, &rsb.layout).map_err(crate::rootsig::resolve::ResolveError::from).map_err(TranslateError::from)?;
+            let layout = crate::rootsig::layout::lower(&rsb.signature, &rsb.layout)
+                .map_err(crate::rootsig::resolve::ResolveError::from)
+                .map_err(TranslateError::from)?;
             let resolved = crate::rootsig::resolve::resolve_all(&rsb.signature, &layout, sm.kind, ep.resources.iter())
                 .map_err(TranslateError::from)?;
             let places = resolved.iter().map(|r| ((r.class, r.id), r.place)).collect();
@@ -187,9 +190,13 @@ pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translat
             .resources
             .iter()
             .filter_map(|r| match r.place {
-                Place::Descriptor { set, binding, .. } => {
-                    Some(MappingRow { register: r.register.clone(), name: r.name.clone(), count: r.count, set, binding })
-                }
+                Place::Descriptor { set, binding, .. } => Some(MappingRow {
+                    register: r.register.clone(),
+                    name: r.name.clone(),
+                    count: r.count,
+                    set,
+                    binding,
+                }),
                 _ => None,
             })
             .collect(),
@@ -197,7 +204,6 @@ pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translat
     let words = cx.b.module().assemble();
     Ok(Translation { words, stage: sm.kind, entry_point: ep.name.clone(), bindings, layout })
 }
-
 
 /// `OpPhi` operands name predecessors by label; a block split by `split_if` ends in its last
 /// part, so PHIs that name the block's entry label are redirected there.

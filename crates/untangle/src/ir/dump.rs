@@ -9,7 +9,7 @@ use super::inst::{InstKind, Terminator};
 use super::metadata::Metadata;
 use super::module::Module;
 use super::types::{FloatKind, Type};
-use super::value::{BlockId, ConstId, ConstExprOp, ConstKind, InstId, Value};
+use super::value::{BlockId, ConstExprOp, ConstId, ConstKind, InstId, Value};
 use cranelift_entity::SecondaryMap;
 use std::fmt::Write;
 
@@ -228,13 +228,15 @@ impl<'m> Dumper<'m> {
             .params
             .iter()
             .enumerate()
-            .map(|(i, p)| {
-                if f.is_declaration() {
-                    self.ty(p.ty)
-                } else {
-                    format!("{} %{}", self.ty(p.ty), names.args[i])
-                }
-            })
+            .map(
+                |(i, p)| {
+                    if f.is_declaration() {
+                        self.ty(p.ty)
+                    } else {
+                        format!("{} %{}", self.ty(p.ty), names.args[i])
+                    }
+                },
+            )
             .collect();
         let kw = if f.is_declaration() { "declare" } else { "define" };
         let _ = write!(out, "{kw} {} @{}({})", self.ty(f.ret), quote_name(&f.name), params.join(", "));
@@ -313,7 +315,8 @@ impl<'m> Dumper<'m> {
                 let _ = write!(out, "insertelement {}, {}, {}", tv(*vector), tv(*element), tv(*index));
             }
             InstKind::ShuffleVector { lhs, rhs, mask } => {
-                let m: Vec<String> = mask.iter().map(|i| if *i < 0 { "undef".into() } else { format!("i32 {i}") }).collect();
+                let m: Vec<String> =
+                    mask.iter().map(|i| if *i < 0 { "undef".into() } else { format!("i32 {i}") }).collect();
                 let _ = write!(out, "shufflevector {}, {}, <{}>", tv(*lhs), tv(*rhs), m.join(", "));
             }
             InstKind::Alloca { allocated, count, align } => {
@@ -468,7 +471,13 @@ impl<'m> Dumper<'m> {
                 Some(c) => format!(" {}", self.constant(c)),
                 None => String::new(),
             };
-            let _ = writeln!(out, "@{} = {aspace}{kind} {}{init}, align {}", quote_name(&g.name), self.ty(g.value_ty), g.align);
+            let _ = writeln!(
+                out,
+                "@{} = {aspace}{kind} {}{init}, align {}",
+                quote_name(&g.name),
+                self.ty(g.value_ty),
+                g.align
+            );
         }
         if !self.m.globals.is_empty() {
             out.push('\n');

@@ -237,27 +237,92 @@ impl Ordering {
 #[derive(Clone, PartialEq, Debug)]
 pub enum InstKind {
     /// Incoming values by predecessor block, in source order.
-    Phi { incoming: SmallVec<[(Value, BlockId); 4]> },
+    Phi {
+        incoming: SmallVec<[(Value, BlockId); 4]>,
+    },
     /// Wrap and exactness flags (`nuw`, `nsw`, `exact`) are not kept: they only license
     /// optimisations and change nothing we emit.
-    Binary { op: BinaryOp, lhs: Value, rhs: Value },
-    FNeg { value: Value },
-    Cast { op: CastOp, value: Value },
-    ICmp { pred: IntPredicate, lhs: Value, rhs: Value },
-    FCmp { pred: FloatPredicate, lhs: Value, rhs: Value },
-    Select { cond: Value, if_true: Value, if_false: Value },
-    ExtractValue { aggregate: Value, indices: SmallVec<[u32; 2]> },
-    InsertValue { aggregate: Value, element: Value, indices: SmallVec<[u32; 2]> },
-    ExtractElement { vector: Value, index: Value },
-    InsertElement { vector: Value, element: Value, index: Value },
-    ShuffleVector { lhs: Value, rhs: Value, mask: Vec<i32> },
+    Binary {
+        op: BinaryOp,
+        lhs: Value,
+        rhs: Value,
+    },
+    FNeg {
+        value: Value,
+    },
+    Cast {
+        op: CastOp,
+        value: Value,
+    },
+    ICmp {
+        pred: IntPredicate,
+        lhs: Value,
+        rhs: Value,
+    },
+    FCmp {
+        pred: FloatPredicate,
+        lhs: Value,
+        rhs: Value,
+    },
+    Select {
+        cond: Value,
+        if_true: Value,
+        if_false: Value,
+    },
+    ExtractValue {
+        aggregate: Value,
+        indices: SmallVec<[u32; 2]>,
+    },
+    InsertValue {
+        aggregate: Value,
+        element: Value,
+        indices: SmallVec<[u32; 2]>,
+    },
+    ExtractElement {
+        vector: Value,
+        index: Value,
+    },
+    InsertElement {
+        vector: Value,
+        element: Value,
+        index: Value,
+    },
+    ShuffleVector {
+        lhs: Value,
+        rhs: Value,
+        mask: Vec<i32>,
+    },
     /// `allocated` is the element type; the instruction's type is a pointer to it.
-    Alloca { allocated: TypeId, count: Value, align: u32 },
-    Load { ptr: Value, align: u32, volatile: bool },
-    Store { ptr: Value, value: Value, align: u32, volatile: bool },
+    Alloca {
+        allocated: TypeId,
+        count: Value,
+        align: u32,
+    },
+    Load {
+        ptr: Value,
+        align: u32,
+        volatile: bool,
+    },
+    Store {
+        ptr: Value,
+        value: Value,
+        align: u32,
+        volatile: bool,
+    },
     /// `source` is the type the first index steps over.
-    GetElementPtr { source: TypeId, base: Value, indices: SmallVec<[Value; 4]>, in_bounds: bool },
-    AtomicRmw { op: AtomicRmwOp, ptr: Value, value: Value, ordering: Ordering, volatile: bool },
+    GetElementPtr {
+        source: TypeId,
+        base: Value,
+        indices: SmallVec<[Value; 4]>,
+        in_bounds: bool,
+    },
+    AtomicRmw {
+        op: AtomicRmwOp,
+        ptr: Value,
+        value: Value,
+        ordering: Ordering,
+        volatile: bool,
+    },
     CmpXchg {
         ptr: Value,
         expected: Value,
@@ -267,10 +332,19 @@ pub enum InstKind {
         weak: bool,
         volatile: bool,
     },
-    Fence { ordering: Ordering },
-    Call { callee: Value, args: SmallVec<[Value; 8]> },
-    Freeze { value: Value },
-    VaArg { list: Value },
+    Fence {
+        ordering: Ordering,
+    },
+    Call {
+        callee: Value,
+        args: SmallVec<[Value; 8]>,
+    },
+    Freeze {
+        value: Value,
+    },
+    VaArg {
+        list: Value,
+    },
 }
 
 #[derive(Clone, PartialEq, Debug)]
@@ -328,11 +402,23 @@ impl InstKind {
 /// default before cases).
 #[derive(Clone, PartialEq, Debug)]
 pub enum Terminator {
-    Br { target: BlockId },
-    CondBr { cond: Value, if_true: BlockId, if_false: BlockId },
+    Br {
+        target: BlockId,
+    },
+    CondBr {
+        cond: Value,
+        if_true: BlockId,
+        if_false: BlockId,
+    },
     /// `cases` keep source order; values are zero-extended to `u64`.
-    Switch { value: Value, default: BlockId, cases: Vec<(u64, BlockId)> },
-    Ret { value: Option<Value> },
+    Switch {
+        value: Value,
+        default: BlockId,
+        cases: Vec<(u64, BlockId)>,
+    },
+    Ret {
+        value: Option<Value>,
+    },
     Unreachable,
 }
 

@@ -4,8 +4,8 @@
 //! in named metadata. Front ends convert it into this small tree: nodes, strings and
 //! typed values. Debug-info metadata is not kept.
 
-use super::value::Value;
 use super::types::TypeId;
+use super::value::Value;
 use cranelift_entity::{entity_impl, PrimaryMap};
 use indexmap::IndexMap;
 
@@ -19,7 +19,10 @@ pub enum Metadata {
     Node(Vec<Option<MdId>>),
     String(String),
     /// A value wrapped as metadata (`i32 4`, `void ()* @main`, `%T* undef`).
-    Value { ty: TypeId, value: Value },
+    Value {
+        ty: TypeId,
+        value: Value,
+    },
     /// Metadata kinds we do not model (debug info and the like).
     Other,
 }

@@ -40,14 +40,30 @@ pub enum Type {
     Void,
     Int(u32),
     Float(FloatKind),
-    Pointer { pointee: TypeId, addr_space: u32 },
-    Vector { elem: TypeId, len: u32 },
-    Array { elem: TypeId, len: u64 },
+    Pointer {
+        pointee: TypeId,
+        addr_space: u32,
+    },
+    Vector {
+        elem: TypeId,
+        len: u32,
+    },
+    Array {
+        elem: TypeId,
+        len: u64,
+    },
     /// A literal (anonymous) struct.
-    Struct { fields: Vec<TypeId>, packed: bool },
+    Struct {
+        fields: Vec<TypeId>,
+        packed: bool,
+    },
     /// A named struct: nominal, its body (possibly recursive) kept in [`Types::body`].
     Named(String),
-    Function { ret: TypeId, params: Vec<TypeId>, var_arg: bool },
+    Function {
+        ret: TypeId,
+        params: Vec<TypeId>,
+        var_arg: bool,
+    },
     Label,
     Metadata,
     Token,

@@ -75,7 +75,11 @@ pub enum ConstKind {
     FuncAddr(super::value::FuncId),
     /// A constant expression; operands are constants, and for GEP the first type is
     /// the source element type.
-    Expr { op: ConstExprOp, operands: Vec<ConstId>, source_ty: Option<TypeId> },
+    Expr {
+        op: ConstExprOp,
+        operands: Vec<ConstId>,
+        source_ty: Option<TypeId>,
+    },
     /// `blockaddress`, token none and other constants the structurizer never looks into.
     Opaque(String),
 }

@@ -103,12 +103,9 @@ impl Context {
     pub(super) fn new() -> Context {
         let raw = unsafe { LLVMContextCreate() };
         let diagnostics = Box::new(RefCell::new(Vec::new()));
-        unsafe {
-            LLVMContextSetDiagnosticHandler(raw, Some(on_diagnostic), &*diagnostics as *const _ as *mut c_void)
-        };
+        unsafe { LLVMContextSetDiagnosticHandler(raw, Some(on_diagnostic), &*diagnostics as *const _ as *mut c_void) };
         Context { raw, diagnostics }
     }
-
 
     fn take_diagnostics(&self, fallback: &str) -> String {
         let v = std::mem::take(&mut *self.diagnostics.borrow_mut());
@@ -127,7 +124,12 @@ impl Context {
                 // SAFETY: the buffer borrows `bytes`, which outlives the parse; the buffer
                 // is disposed before returning (the non-lazy parse copies what it needs).
                 let buf = unsafe {
-                    LLVMCreateMemoryBufferWithMemoryRange(bytes.as_ptr() as *const c_char, bytes.len(), cname.as_ptr(), 0)
+                    LLVMCreateMemoryBufferWithMemoryRange(
+                        bytes.as_ptr() as *const c_char,
+                        bytes.len(),
+                        cname.as_ptr(),
+                        0,
+                    )
                 };
                 let failed = unsafe { LLVMParseBitcodeInContext2(self.raw, buf, &mut module) };
                 unsafe { LLVMDisposeMemoryBuffer(buf) };
@@ -139,7 +141,11 @@ impl Context {
                 // The text parser wants a NUL-terminated buffer: the copying constructor
                 // provides one. LLVMParseIRInContext takes ownership of it.
                 let buf = unsafe {
-                    LLVMCreateMemoryBufferWithMemoryRangeCopy(bytes.as_ptr() as *const c_char, bytes.len(), cname.as_ptr())
+                    LLVMCreateMemoryBufferWithMemoryRangeCopy(
+                        bytes.as_ptr() as *const c_char,
+                        bytes.len(),
+                        cname.as_ptr(),
+                    )
                 };
                 let mut msg: *mut c_char = std::ptr::null_mut();
                 let failed = unsafe { LLVMParseIRInContext(self.raw, buf, &mut module, &mut msg) };
@@ -148,15 +154,18 @@ impl Context {
                     // (`file:line:col: error: ...`) says it all in one line.
                     let text = take_message(msg);
                     let first = text.lines().next().unwrap_or("").trim().to_string();
-                    return Err(Error::Llvm(if first.is_empty() { self.take_diagnostics("invalid LLVM text") } else { first }));
+                    return Err(Error::Llvm(if first.is_empty() {
+                        self.take_diagnostics("invalid LLVM text")
+                    } else {
+                        first
+                    }));
                 }
             }
         }
         let parsed = ParsedModule { raw: module, _ctx: std::marker::PhantomData };
         let mut msg: *mut c_char = std::ptr::null_mut();
-        let broken = unsafe {
-            LLVMVerifyModule(parsed.raw, LLVMVerifierFailureAction::LLVMReturnStatusAction, &mut msg)
-        };
+        let broken =
+            unsafe { LLVMVerifyModule(parsed.raw, LLVMVerifierFailureAction::LLVMReturnStatusAction, &mut msg) };
         let text = take_message(msg);
         if broken != 0 {
             let first = text.lines().next().unwrap_or("").to_string();

@@ -154,7 +154,11 @@ impl Converter {
                 Type::Vector { .. } => 0,
                 _ => 0,
             };
-            return Ok(if bits <= 64 { ConstKind::Int(LLVMConstIntGetZExtValue(c)) } else { ConstKind::Opaque(print_value(c)) });
+            return Ok(if bits <= 64 {
+                ConstKind::Int(LLVMConstIntGetZExtValue(c))
+            } else {
+                ConstKind::Opaque(print_value(c))
+            });
         }
         if !LLVMIsAConstantFP(c).is_null() {
             let mut loses = 0;
@@ -201,7 +205,10 @@ impl Converter {
             }
             return Ok(ConstKind::Aggregate(elems));
         }
-        if !LLVMIsAConstantArray(c).is_null() || !LLVMIsAConstantStruct(c).is_null() || !LLVMIsAConstantVector(c).is_null() {
+        if !LLVMIsAConstantArray(c).is_null()
+            || !LLVMIsAConstantStruct(c).is_null()
+            || !LLVMIsAConstantVector(c).is_null()
+        {
             let n = LLVMGetNumOperands(c);
             let mut elems = Vec::with_capacity(n as usize);
             for i in 0..n {
@@ -278,7 +285,11 @@ impl Converter {
             let name = {
                 let p = unsafe { LLVMGetBasicBlockName(bb) };
                 let s = cstr(p);
-                if s.is_empty() { None } else { Some(s) }
+                if s.is_empty() {
+                    None
+                } else {
+                    Some(s)
+                }
             };
             let label = name.clone().unwrap_or_else(|| format!("#{}", blocks.len()));
             let err = |message: String| Error::Ir { function: fname.clone(), block: label.clone(), message };
@@ -392,7 +403,11 @@ impl Converter {
                 let mask = (0..n)
                     .map(|k| {
                         let m = unsafe { LLVMGetMaskValue(i, k) };
-                        if m == undef { -1 } else { m }
+                        if m == undef {
+                            -1
+                        } else {
+                            m
+                        }
                     })
                     .collect();
                 InstKind::ShuffleVector { lhs: op(self, 0)?, rhs: op(self, 1)?, mask }

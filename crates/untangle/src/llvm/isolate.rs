@@ -107,7 +107,10 @@ fn collect(pid: libc::pid_t, fd: i32) -> Result<Trial> {
                 libc::kill(pid, libc::SIGKILL);
                 libc::waitpid(pid, std::ptr::null_mut(), 0);
             }
-            return Err(Error::Llvm(format!("LLVM did not finish reading the input within {} s", TRIAL_TIMEOUT.as_secs())));
+            return Err(Error::Llvm(format!(
+                "LLVM did not finish reading the input within {} s",
+                TRIAL_TIMEOUT.as_secs()
+            )));
         }
         let mut p = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
         let r = unsafe { libc::poll(&mut p, 1, left.as_millis().min(i32::MAX as u128) as i32) };

@@ -83,7 +83,11 @@ fn node_id(
     Ok(Some(id))
 }
 
-fn drain(cv: &mut Converter, ids: &mut HashMap<LLVMValueRef, MdId>, work: &mut Vec<(LLVMValueRef, MdId)>) -> Result<()> {
+fn drain(
+    cv: &mut Converter,
+    ids: &mut HashMap<LLVMValueRef, MdId>,
+    work: &mut Vec<(LLVMValueRef, MdId)>,
+) -> Result<()> {
     while let Some((v, id)) = work.pop() {
         let n = unsafe { LLVMGetMDNodeNumOperands(v) } as usize;
         let mut raw = vec![std::ptr::null_mut(); n];

@@ -57,11 +57,8 @@ impl TypeMap {
                     let name = unsafe { std::ffi::CStr::from_ptr(name_ptr) }.to_string_lossy().into_owned();
                     let id = types.intern(Type::Named(name));
                     self.cache.insert(t, id);
-                    let fields = if unsafe { LLVMIsOpaqueStruct(t) } != 0 {
-                        None
-                    } else {
-                        Some(self.struct_fields(types, t)?)
-                    };
+                    let fields =
+                        if unsafe { LLVMIsOpaqueStruct(t) } != 0 { None } else { Some(self.struct_fields(types, t)?) };
                     types.set_body(id, StructBody { fields, packed });
                     return Ok(id);
                 }

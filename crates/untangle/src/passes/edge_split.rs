@@ -25,10 +25,8 @@ pub fn run(work: &mut Work, _plan: &mut Plan) {
             if defs_of(work, b, first) == defs_of(work, b, slot) {
                 continue;
             }
-            let moved: SmallVec<[EdgeDef; 2]> = defs_of(work, b, slot)
-                .into_iter()
-                .map(|d| EdgeDef { slot: 0, ..d })
-                .collect();
+            let moved: SmallVec<[EdgeDef; 2]> =
+                defs_of(work, b, slot).into_iter().map(|d| EdgeDef { slot: 0, ..d }).collect();
             work.scfg.blocks[b].edge_defs.retain(|d| d.slot as usize != slot);
             let e = work.add_block(Origin::Synthetic(SyntheticKind::EdgeSplit), Term::Goto(target));
             work.scfg.blocks[e].edge_defs = moved;

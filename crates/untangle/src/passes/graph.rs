@@ -45,8 +45,7 @@ impl Preds {
             }
         } else {
             // A shared break or merge block can have thousands of predecessors.
-            let mut seen: std::collections::HashSet<SBlock> =
-                std::collections::HashSet::with_capacity(list.len());
+            let mut seen: std::collections::HashSet<SBlock> = std::collections::HashSet::with_capacity(list.len());
             out.extend(list.iter().copied().filter(|&p| seen.insert(p)));
         }
         out
@@ -119,18 +118,8 @@ impl<'a> Work<'a> {
         self.scfg.blocks[b].edge_defs = defs;
     }
 
-    pub fn add_edge_def(
-        &mut self,
-        from: SBlock,
-        slot: usize,
-        def_var: super::VarId,
-        val: super::Val,
-    ) {
-        self.scfg.blocks[from].edge_defs.push(EdgeDef {
-            slot: slot as u32,
-            var: def_var,
-            val,
-        });
+    pub fn add_edge_def(&mut self, from: SBlock, slot: usize, def_var: super::VarId, val: super::Val) {
+        self.scfg.blocks[from].edge_defs.push(EdgeDef { slot: slot as u32, var: def_var, val });
     }
 }
 
@@ -187,11 +176,7 @@ impl Dfs {
         for (i, &b) in post.iter().enumerate() {
             rpo_index[b] = i as u32;
         }
-        Dfs {
-            rpo: post,
-            rpo_index,
-            back_edges,
-        }
+        Dfs { rpo: post, rpo_index, back_edges }
     }
 
     pub fn reachable(&self, b: SBlock) -> bool {
@@ -222,13 +207,7 @@ impl Doms {
         let pred_lists: Vec<SmallVec<[u32; 4]>> = dfs
             .rpo
             .iter()
-            .map(|&b| {
-                preds(b)
-                    .into_iter()
-                    .filter(|&p| dfs.reachable(p))
-                    .map(|p| dfs.rpo_index[p])
-                    .collect()
-            })
+            .map(|&b| preds(b).into_iter().filter(|&p| dfs.reachable(p)).map(|p| dfs.rpo_index[p]).collect())
             .collect();
         // Lengauer–Tarjan (`crate::cfg`): Cooper–Harvey–Kennedy's intersect walks are
         // quadratic on deep trees with wide joins (a break target shared by every step of a
@@ -270,13 +249,7 @@ impl Doms {
                 post[b] = counter;
             }
         }
-        Doms {
-            idom: out_idom,
-            children,
-            pre,
-            post,
-            root,
-        }
+        Doms { idom: out_idom, children, pre, post, root }
     }
 
     pub fn idom(&self, b: SBlock) -> Option<SBlock> {
@@ -293,10 +266,7 @@ impl Doms {
 
     /// `a` dominates `b` (reflexive). False when either is outside the tree.
     pub fn dominates(&self, a: SBlock, b: SBlock) -> bool {
-        self.contains(a)
-            && self.contains(b)
-            && self.pre[a] <= self.pre[b]
-            && self.post[b] <= self.post[a]
+        self.contains(a) && self.contains(b) && self.pre[a] <= self.pre[b] && self.post[b] <= self.post[a]
     }
 }
 
@@ -328,11 +298,7 @@ pub fn natural_loops(preds: &Preds, dfs: &Dfs) -> Vec<NaturalLoop> {
         .into_iter()
         .map(|(header, latches)| {
             let body = loop_body(preds, header, &latches, &[]);
-            NaturalLoop {
-                header,
-                latches,
-                body,
-            }
+            NaturalLoop { header, latches, body }
         })
         .collect();
     // Outer loops have larger bodies; ties cannot nest. Stable by header RPO for determinism.
@@ -342,12 +308,7 @@ pub fn natural_loops(preds: &Preds, dfs: &Dfs) -> Vec<NaturalLoop> {
 
 /// Blocks that reach one of `latches` without passing `header`, plus `header`, plus
 /// `extra` blocks (and what reaches them inside the loop). Header first, then discovery order.
-pub fn loop_body(
-    preds: &Preds,
-    header: SBlock,
-    latches: &[SBlock],
-    extra: &[SBlock],
-) -> Vec<SBlock> {
+pub fn loop_body(preds: &Preds, header: SBlock, latches: &[SBlock], extra: &[SBlock]) -> Vec<SBlock> {
     let mut seen: SecondaryMap<SBlock, bool> = SecondaryMap::new();
     let mut body = vec![header];
     seen[header] = true;

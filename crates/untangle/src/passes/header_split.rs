@@ -26,9 +26,7 @@ pub fn run(work: &mut Work, plan: &mut Plan) {
         }
         let two_way = matches!(term, Term::Orig { .. } | Term::Dispatch { .. }) && term.succs().len() == 2;
         let is_switch = match term {
-            Term::Orig { block, .. } => {
-                work.scfg.orig_kind(*block) == OrigKind::Switch
-            }
+            Term::Orig { block, .. } => work.scfg.orig_kind(*block) == OrigKind::Switch,
             Term::Dispatch { targets, .. } => targets.len() > 2,
             _ => false,
         };

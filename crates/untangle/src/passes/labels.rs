@@ -36,4 +36,3 @@ impl<'a> Labels<'a> {
         l
     }
 }
-

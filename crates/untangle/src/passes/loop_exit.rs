@@ -60,10 +60,7 @@ pub fn run(work: &mut Work, plan: &mut Plan) {
         }
         let merge = if targets.is_empty() {
             work.add_block(Origin::Synthetic(SyntheticKind::LoopMerge), Term::Unreachable)
-        } else if targets.len() == 1
-            && dominates(&anchor, header, targets[0])
-            && !used_as_merge[targets[0]]
-        {
+        } else if targets.len() == 1 && dominates(&anchor, header, targets[0]) && !used_as_merge[targets[0]] {
             targets[0]
         } else if targets.len() == 1 {
             let m = work.add_block(Origin::Synthetic(SyntheticKind::LoopMerge), Term::Goto(targets[0]));

@@ -20,10 +20,7 @@ pub mod spirv_term;
 pub mod text;
 
 pub use plan::StructurizeError;
-pub use scfg::{
-    Block, EdgeDef, Merge, OrigKind, Origin, Phi, SBlock, Scfg, SyntheticKind, Term, Val, VarId,
-    VarKind,
-};
+pub use scfg::{Block, EdgeDef, Merge, OrigKind, Origin, Phi, SBlock, Scfg, SyntheticKind, Term, Val, VarId, VarKind};
 
 use crate::ir::Function;
 
@@ -59,21 +56,10 @@ pub struct Options<'a> {
 }
 
 /// The passes in order. `mark` must leave the graph as it found it.
-pub const PASSES: &[&str] = &[
-    "loop_continue",
-    "loop_exit",
-    "header_split",
-    "selection",
-    "edge_split",
-    "mark",
-    "phi",
-];
+pub const PASSES: &[&str] = &["loop_continue", "loop_exit", "header_split", "selection", "edge_split", "mark", "phi"];
 
 /// Structurizes one function with a body.
-pub fn structurize(
-    func: &Function,
-    mut options: Options<'_>,
-) -> Result<Structured, StructurizeError> {
+pub fn structurize(func: &Function, mut options: Options<'_>) -> Result<Structured, StructurizeError> {
     if func.is_declaration() {
         return Err(StructurizeError::Internal {
             function: func.name.clone(),
@@ -81,10 +67,7 @@ pub fn structurize(
             message: "the function has no body".into(),
         });
     }
-    crate::cfg::Cfg::new(func).map_err(|source| StructurizeError::Cfg {
-        function: func.name.clone(),
-        source,
-    })?;
+    crate::cfg::Cfg::new(func).map_err(|source| StructurizeError::Cfg { function: func.name.clone(), source })?;
     let mut scfg = Scfg::from_function(func);
     let original_blocks = scfg.layout.len();
     let mut plan = plan::Plan::default();
@@ -124,11 +107,7 @@ pub fn structurize(
     let stats = Stats {
         original_blocks,
         blocks_added: scfg.layout.len().saturating_sub(original_blocks),
-        ladders: scfg
-            .layout
-            .iter()
-            .filter(|&&b| matches!(scfg.blocks[b].term, Term::Dispatch { .. }))
-            .count(),
+        ladders: scfg.layout.iter().filter(|&&b| matches!(scfg.blocks[b].term, Term::Dispatch { .. })).count(),
         block_constructs: scfg
             .layout
             .iter()

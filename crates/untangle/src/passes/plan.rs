@@ -32,15 +32,7 @@ pub enum StructurizeError {
         source: crate::cfg::CfgError,
     },
     #[error("function `{function}`: pass `{pass}` did not converge after {rewrites} rewrites (internal error)")]
-    NoConvergence {
-        function: String,
-        pass: &'static str,
-        rewrites: usize,
-    },
+    NoConvergence { function: String, pass: &'static str, rewrites: usize },
     #[error("function `{function}`: pass `{pass}`: {message} (internal error)")]
-    Internal {
-        function: String,
-        pass: &'static str,
-        message: String,
-    },
+    Internal { function: String, pass: &'static str, message: String },
 }

@@ -136,13 +136,8 @@ pub struct Phi {
 /// SPIR-V merge annotation of a header block (written by the marking pass).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Merge {
-    Selection {
-        merge: SBlock,
-    },
-    Loop {
-        merge: SBlock,
-        continue_target: SBlock,
-    },
+    Selection { merge: SBlock },
+    Loop { merge: SBlock, continue_target: SBlock },
 }
 
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -168,14 +163,7 @@ pub struct EdgeDef {
 
 impl Block {
     pub fn new(origin: Origin, term: Term) -> Block {
-        Block {
-            origin,
-            term,
-            edge_defs: SmallVec::new(),
-            merge: None,
-            phis: Vec::new(),
-            entry_values: SmallVec::new(),
-        }
+        Block { origin, term, edge_defs: SmallVec::new(), merge: None, phis: Vec::new(), entry_values: SmallVec::new() }
     }
 
     pub fn original(&self) -> Option<BlockId> {
@@ -187,10 +175,7 @@ impl Block {
 
     /// Value of `var` on entry, after SSA repair.
     pub fn entry_value(&self, var: VarId) -> Option<Val> {
-        self.entry_values
-            .iter()
-            .find(|(v, _)| *v == var)
-            .map(|(_, val)| *val)
+        self.entry_values.iter().find(|(v, _)| *v == var).map(|(_, val)| *val)
     }
 }
 
@@ -246,16 +231,9 @@ impl Scfg {
 
     pub fn incoming_var(&self, b: BlockId) -> Option<VarId> {
         if self.incoming_by_block.is_empty() {
-            return self
-                .incoming_vars
-                .iter()
-                .find(|(o, _)| *o == b)
-                .map(|(_, v)| *v);
+            return self.incoming_vars.iter().find(|(o, _)| *o == b).map(|(_, v)| *v);
         }
-        self.incoming_by_block
-            .get(b.as_u32_index() as usize)
-            .copied()
-            .flatten()
+        self.incoming_by_block.get(b.as_u32_index() as usize).copied().flatten()
     }
 
     pub fn orig_kind(&self, b: BlockId) -> OrigKind {
@@ -295,10 +273,7 @@ impl Scfg {
     }
 
     fn copies_of(&self, o: BlockId) -> usize {
-        self.layout
-            .iter()
-            .filter(|&&b| self.blocks[b].origin == Origin::Original(o))
-            .count()
+        self.layout.iter().filter(|&&b| self.blocks[b].origin == Origin::Original(o)).count()
     }
 
     pub fn add_block(&mut self, origin: Origin, term: Term) -> SBlock {
@@ -352,9 +327,7 @@ impl Scfg {
                 crate::ir::Terminator::Br { .. } => OrigKind::Br,
                 crate::ir::Terminator::CondBr { .. } => OrigKind::CondBr,
                 crate::ir::Terminator::Switch { .. } => OrigKind::Switch,
-                crate::ir::Terminator::Ret { .. } | crate::ir::Terminator::Unreachable => {
-                    OrigKind::Exit
-                }
+                crate::ir::Terminator::Ret { .. } | crate::ir::Terminator::Unreachable => OrigKind::Exit,
             })
             .collect();
         let mut labels = vec![String::new(); func.blocks.len()];
@@ -403,11 +376,7 @@ impl Scfg {
             let targets: SmallVec<[BlockId; 2]> = func.blocks[b].terminator.successors();
             for (slot, t) in targets.iter().enumerate() {
                 if let Some(var) = scfg.incoming_var(*t) {
-                    scfg.blocks[s].edge_defs.push(EdgeDef {
-                        slot: slot as u32,
-                        var,
-                        val: Val::Const(number),
-                    });
+                    scfg.blocks[s].edge_defs.push(EdgeDef { slot: slot as u32, var, val: Val::Const(number) });
                 }
             }
         }

@@ -90,14 +90,8 @@ pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
     let entry = work.scfg.entry;
     // Regions to decide: the function body, every loop body, and the bodies of the block
     // constructs added on the way (appended as they are made).
-    let mut regions: Vec<(Option<usize>, SBlock, usize)> =
-        vec![(None, entry, work.scfg.layout.len())];
-    regions.extend(
-        plan.loops
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (Some(i), l.header, bodies[i].len())),
-    );
+    let mut regions: Vec<(Option<usize>, SBlock, usize)> = vec![(None, entry, work.scfg.layout.len())];
+    regions.extend(plan.loops.iter().enumerate().map(|(i, l)| (Some(i), l.header, bodies[i].len())));
     let mut next = 0;
     while next < regions.len() {
         let (r, entry, size) = regions[next];
@@ -156,11 +150,7 @@ fn is_switch_like(work: &Work, b: SBlock) -> bool {
 
 /// Gives every slot of the switch-like block `b` that targets a block with `is_exit` a case
 /// block of its own that goes there; returns the new blocks.
-fn split_exit_slots(
-    work: &mut Work,
-    b: SBlock,
-    is_exit: impl Fn(SBlock) -> bool,
-) -> SmallVec<[SBlock; 2]> {
+fn split_exit_slots(work: &mut Work, b: SBlock, is_exit: impl Fn(SBlock) -> bool) -> SmallVec<[SBlock; 2]> {
     let mut new_blocks: SmallVec<[SBlock; 2]> = SmallVec::new();
     if !is_switch_like(work, b) {
         return new_blocks;
@@ -177,23 +167,17 @@ fn split_exit_slots(
             .filter(|d| d.slot as usize == slot)
             .map(|d| super::scfg::EdgeDef { slot: 0, ..*d })
             .collect();
-        let case = match made
-            .iter()
-            .find(|(target, d, _)| *target == t && *d == defs)
-        {
+        let case = match made.iter().find(|(target, d, _)| *target == t && *d == defs) {
             Some(&(_, _, case)) => case,
             None => {
-                let case =
-                    work.add_block(Origin::Synthetic(SyntheticKind::EdgeSplit), Term::Goto(t));
+                let case = work.add_block(Origin::Synthetic(SyntheticKind::EdgeSplit), Term::Goto(t));
                 work.scfg.blocks[case].edge_defs = defs.iter().copied().collect();
                 made.push((t, defs, case));
                 new_blocks.push(case);
                 case
             }
         };
-        work.scfg.blocks[b]
-            .edge_defs
-            .retain(|d| d.slot as usize != slot);
+        work.scfg.blocks[b].edge_defs.retain(|d| d.slot as usize != slot);
         work.redirect(b, slot, case);
     }
     new_blocks
@@ -201,9 +185,7 @@ fn split_exit_slots(
 
 /// Loop bodies as the loop-exit pass defined them.
 pub fn loop_bodies(work: &Work, plan: &Plan) -> Vec<Vec<SBlock>> {
-    (0..plan.loops.len())
-        .map(|li| super::graph::planned_loop_body(&work.preds, plan, li))
-        .collect()
+    (0..plan.loops.len()).map(|li| super::graph::planned_loop_body(&work.preds, plan, li)).collect()
 }
 
 struct RegionPass<'r> {
@@ -305,8 +287,7 @@ impl RegionGraph {
 
 /// Makes tests compare the incrementally updated region analyses with a recomputation
 /// after every rewrite.
-pub static VERIFY_INCREMENTAL: std::sync::atomic::AtomicBool =
-    std::sync::atomic::AtomicBool::new(false);
+pub static VERIFY_INCREMENTAL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 impl RegionPass<'_> {
     fn sinks(&self, plan: &Plan) -> (Option<SBlock>, Option<SBlock>) {
@@ -396,14 +377,7 @@ impl RegionPass<'_> {
             idom[b] = doms.idom(b);
             children[b] = doms.children(b).iter().copied().collect();
         }
-        Ok(RegionGraph {
-            key,
-            idom,
-            children,
-            rpreds,
-            collapsed,
-            rpo: dfs.rpo,
-        })
+        Ok(RegionGraph { key, idom, children, rpreds, collapsed, rpo: dfs.rpo })
     }
 
     fn is_header(&self, work: &Work, g: &RegionGraph, b: SBlock) -> bool {
@@ -413,10 +387,7 @@ impl RegionPass<'_> {
         // Every conditional branch and switch gets decided, even one whose targets are all
         // the same block: SPIR-V counts its targets, not the distinct ones.
         match &work.scfg.blocks[b].term {
-            Term::Orig { block, .. } => matches!(
-                work.scfg.orig_kind(*block),
-                OrigKind::CondBr | OrigKind::Switch
-            ),
+            Term::Orig { block, .. } => matches!(work.scfg.orig_kind(*block), OrigKind::CondBr | OrigKind::Switch),
             Term::Dispatch { targets, .. } => targets.len() >= 2,
             _ => false,
         }
@@ -425,12 +396,7 @@ impl RegionPass<'_> {
     /// Decides every header of the region, walking the dominator tree in pre-order (a
     /// header after all headers that dominate it); the tree is updated in place as merge
     /// blocks are added, so the cost is that of the construct walks, not of re-analysis.
-    fn run(
-        &mut self,
-        work: &mut Work,
-        plan: &mut Plan,
-        size: usize,
-    ) -> Result<(), StructurizeError> {
+    fn run(&mut self, work: &mut Work, plan: &mut Plan, size: usize) -> Result<(), StructurizeError> {
         let limit = 8 * size + 64;
         let mut rewrites = 0usize;
         let mut decided: SecondaryMap<SBlock, bool> = SecondaryMap::new();
@@ -507,11 +473,8 @@ impl RegionPass<'_> {
     ) {
         // A block construct's merge can collect thousands of edges: sets, not scans.
         let mut source_set: std::collections::HashSet<SBlock> = std::collections::HashSet::new();
-        let sources: SmallVec<[SBlock; 4]> = exits
-            .iter()
-            .map(|&(u, _, _)| u)
-            .filter(|&u| source_set.insert(u))
-            .collect();
+        let sources: SmallVec<[SBlock; 4]> =
+            exits.iter().map(|&(u, _, _)| u).filter(|&u| source_set.insert(u)).collect();
         g.collapsed[m] = false;
         for &t in targets {
             g.rpreds[t].retain(|p| !source_set.contains(p));
@@ -536,9 +499,7 @@ impl RegionPass<'_> {
         again.sort_by_key(|b| g.key[*b]);
         for b in again {
             let preds = g.rpreds[b].clone();
-            let d = preds[1..]
-                .iter()
-                .fold(preds[0], |acc, &p| g.intersect(acc, p));
+            let d = preds[1..].iter().fold(preds[0], |acc, &p| g.intersect(acc, p));
             g.set_idom(b, d);
         }
     }
@@ -621,11 +582,8 @@ impl RegionPass<'_> {
             return false;
         }
         let merge_children: SmallVec<[SBlock; 4]> = {
-            let mut mc: SmallVec<[SBlock; 4]> = g.children[x]
-                .iter()
-                .copied()
-                .filter(|&c| g.rpreds[c].len() >= 2)
-                .collect();
+            let mut mc: SmallVec<[SBlock; 4]> =
+                g.children[x].iter().copied().filter(|&c| g.rpreds[c].len() >= 2).collect();
             mc.sort_by_key(|&c| g.key[c]);
             mc
         };
@@ -673,8 +631,7 @@ impl RegionPass<'_> {
                     continue;
                 }
                 exits.push((u, slot, s));
-                deepest =
-                    deepest.max(self.depth[u] + u32::from(u != x && self.is_header(work, g, u)));
+                deepest = deepest.max(self.depth[u] + u32::from(u != x && self.is_header(work, g, u)));
                 if !targets.contains(&s) {
                     targets.push(s);
                 }
@@ -695,10 +652,7 @@ impl RegionPass<'_> {
                     false
                 }
                 None if is_switch_like(work, x) => {
-                    let m = work.add_block(
-                        Origin::Synthetic(SyntheticKind::UnreachableMerge),
-                        Term::Unreachable,
-                    );
+                    let m = work.add_block(Origin::Synthetic(SyntheticKind::UnreachableMerge), Term::Unreachable);
                     self.region[m] = Some(self.r);
                     self.choose(plan, x, Some(m));
                     // No edge changed: the region's analyses stay valid.
@@ -709,10 +663,7 @@ impl RegionPass<'_> {
                     false
                 }
             }
-        } else if targets.len() == 1
-            && merge_children.contains(&targets[0])
-            && !self.used_as_merge[targets[0]]
-        {
+        } else if targets.len() == 1 && merge_children.contains(&targets[0]) && !self.used_as_merge[targets[0]] {
             self.choose(plan, x, Some(targets[0]));
             false
         } else if deepest >= BLOCK_CONSTRUCT_DEPTH
@@ -720,9 +671,7 @@ impl RegionPass<'_> {
             && self.inner_loops_inside(work, plan, g, &p_blocks, stamp)
         {
             exits.extend(loop_exits);
-            self.block_construct(
-                work, plan, g, x, &exits, &targets, &boundary, &p_blocks, stamp,
-            );
+            self.block_construct(work, plan, g, x, &exits, &targets, &boundary, &p_blocks, stamp);
             true
         } else {
             let m = funnel(work, &exits, &targets, SyntheticKind::SelectionMerge);
@@ -734,19 +683,11 @@ impl RegionPass<'_> {
     }
 
     /// Whether every inner loop collapsed in the construct `p_blocks` has its merge in it.
-    fn inner_loops_inside(
-        &self,
-        work: &Work,
-        plan: &Plan,
-        g: &RegionGraph,
-        p_blocks: &[SBlock],
-        stamp: u32,
-    ) -> bool {
-        p_blocks.iter().filter(|&&u| g.collapsed[u]).all(|&u| {
-            self.region_succs(work, plan, u)
-                .iter()
-                .all(|&s| self.in_p[s] == stamp)
-        })
+    fn inner_loops_inside(&self, work: &Work, plan: &Plan, g: &RegionGraph, p_blocks: &[SBlock], stamp: u32) -> bool {
+        p_blocks
+            .iter()
+            .filter(|&&u| g.collapsed[u])
+            .all(|&u| self.region_succs(work, plan, u).iter().all(|&s| self.in_p[s] == stamp))
     }
 
     /// The merge for a header whose arms (`inside`, structured exits aside) are all small
@@ -754,13 +695,7 @@ impl RegionPass<'_> {
     /// that arm. This generalizes `if (c) break;` to `if (c) { ...; break; }` and finds in
     /// O(arms · budget) the merge the full construct walk would choose (the biggest arm),
     /// which keeps long chains of such headers linear.
-    fn stub_arms_merge(
-        &mut self,
-        work: &Work,
-        plan: &Plan,
-        g: &RegionGraph,
-        inside: &[SBlock],
-    ) -> Option<SBlock> {
+    fn stub_arms_merge(&mut self, work: &Work, plan: &Plan, g: &RegionGraph, inside: &[SBlock]) -> Option<SBlock> {
         if inside.len() < 2 {
             return None;
         }
@@ -798,11 +733,7 @@ impl RegionPass<'_> {
             }
         }
         for &b in &blocks {
-            if self
-                .region_succs(work, plan, b)
-                .iter()
-                .any(|&s| self.in_p[s] != stamp)
-            {
+            if self.region_succs(work, plan, b).iter().any(|&s| self.in_p[s] != stamp) {
                 return Arm::Joins;
             }
         }
@@ -860,16 +791,9 @@ impl RegionPass<'_> {
                 }
             }
         }
-        let c = work.add_block(
-            Origin::Synthetic(SyntheticKind::BlockContinue),
-            Term::Goto(l),
-        );
+        let c = work.add_block(Origin::Synthetic(SyntheticKind::BlockContinue), Term::Goto(l));
         let li = plan.loops.len();
-        plan.loops.push(super::plan::LoopPlan {
-            header: l,
-            continue_target: c,
-            merge: Some(m),
-        });
+        plan.loops.push(super::plan::LoopPlan { header: l, continue_target: c, merge: Some(m) });
         self.loop_of_header[l] = Some(li);
         self.loop_of_merge[m] = Some(li);
         self.region[l] = Some(Some(li));
@@ -914,11 +838,8 @@ impl RegionPass<'_> {
         g.idom[l] = Some(parent);
         // Blocks outside the construct that `x` dominated: dominated by `l` now, and `m`,
         // whose only predecessor in this region is `l`.
-        let moved: SmallVec<[SBlock; 4]> = g.children[x]
-            .iter()
-            .copied()
-            .filter(|&k| self.in_p[k] != stamp && k != m)
-            .collect();
+        let moved: SmallVec<[SBlock; 4]> =
+            g.children[x].iter().copied().filter(|&k| self.in_p[k] != stamp && k != m).collect();
         for &k in &moved {
             g.idom[k] = Some(l);
         }
@@ -930,12 +851,7 @@ impl RegionPass<'_> {
 
 /// A new block that the exit edges `exits` go to instead, going on to `targets` (with a
 /// selector set on each edge when there are several).
-fn funnel(
-    work: &mut Work,
-    exits: &[(SBlock, usize, SBlock)],
-    targets: &[SBlock],
-    kind: SyntheticKind,
-) -> SBlock {
+fn funnel(work: &mut Work, exits: &[(SBlock, usize, SBlock)], targets: &[SBlock], kind: SyntheticKind) -> SBlock {
     if let [t] = targets {
         let m = work.add_block(Origin::Synthetic(kind), Term::Goto(*t));
         for &(u, slot, _) in exits {
@@ -944,13 +860,8 @@ fn funnel(
         m
     } else {
         let var = work.scfg.vars.push(VarKind::Selector);
-        let m = work.add_block(
-            Origin::Synthetic(kind),
-            Term::Dispatch {
-                var,
-                targets: targets.iter().copied().collect(),
-            },
-        );
+        let m =
+            work.add_block(Origin::Synthetic(kind), Term::Dispatch { var, targets: targets.iter().copied().collect() });
         for &(u, slot, s) in exits {
             let k = targets.iter().position(|&t| t == s).expect("exit target") as u32;
             work.redirect(u, slot, m);

@@ -64,4 +64,3 @@ pub fn spirv_targets(term: &Term) -> Vec<SBlock> {
         _ => term.succs().to_vec(),
     }
 }
-

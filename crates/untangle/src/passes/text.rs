@@ -13,10 +13,10 @@
 //! K-th PHI of block `LABEL`). Both renderings depend only on the graph (and the function,
 //! when given), so they are deterministic.
 
-use crate::passes::labels::Labels;
-use crate::passes::spirv_term::{op_of, orig_kind, Op};
 use crate::ir::{BlockId, Function, Terminator};
+use crate::passes::labels::Labels;
 use crate::passes::scfg::{Merge, OrigKind, Origin, SBlock, Scfg, Term, Val, VarId, VarKind};
+use crate::passes::spirv_term::{op_of, orig_kind, Op};
 use cranelift_entity::EntityRef;
 use std::collections::HashSet;
 use std::fmt::Write as _;

@@ -7,11 +7,7 @@ use cranelift_entity::SecondaryMap;
 #[derive(Debug, thiserror::Error)]
 pub enum PhiError {
     #[error("function `{function}`: block {block} has parallel edges to {target} with different values of a variable (internal error)")]
-    ConflictingEdges {
-        function: String,
-        block: String,
-        target: String,
-    },
+    ConflictingEdges { function: String, block: String, target: String },
 }
 
 /// A value during construction: a final value or a PHI under construction.
@@ -33,9 +29,7 @@ pub fn repair(scfg: &mut Scfg) -> Result<usize, PhiError> {
     // Operands from unreachable predecessors (a block construct's continue target) say
     // nothing about the value: a PHI is trivial if its reachable operands agree.
     let reachable = {
-        let dfs = crate::passes::graph::Dfs::new(scfg.entry, |b| {
-            scfg.blocks[b].term.succs().iter().copied()
-        });
+        let dfs = crate::passes::graph::Dfs::new(scfg.entry, |b| scfg.blocks[b].term.succs().iter().copied());
         let mut r: SecondaryMap<SBlock, bool> = SecondaryMap::new();
         for &b in &dfs.rpo {
             r[b] = true;
@@ -78,15 +72,7 @@ pub fn repair(scfg: &mut Scfg) -> Result<usize, PhiError> {
             j += 1;
         }
         let blocks: Vec<SBlock> = reads[i..j].iter().map(|&(_, b)| b).collect();
-        let values = solve_var(
-            scfg,
-            &preds,
-            var,
-            &blocks,
-            &mut temps,
-            &mut replaced,
-            &mut scratch,
-        )?;
+        let values = solve_var(scfg, &preds, var, &blocks, &mut temps, &mut replaced, &mut scratch)?;
         for (b, v) in blocks.into_iter().zip(values) {
             results.push((b, var, v));
         }
@@ -104,14 +90,8 @@ pub fn repair(scfg: &mut Scfg) -> Result<usize, PhiError> {
     for (t, phi) in temps.iter().enumerate() {
         if replaced[t].is_none() {
             let index = scfg.blocks[phi.block].phis.len() as u32;
-            scfg.blocks[phi.block].phis.push(Phi {
-                var: phi.var,
-                incoming: Vec::new(),
-            });
-            final_val[t] = Some(Val::Phi {
-                block: phi.block,
-                index,
-            });
+            scfg.blocks[phi.block].phis.push(Phi { var: phi.var, incoming: Vec::new() });
+            final_val[t] = Some(Val::Phi { block: phi.block, index });
         }
     }
     let resolve = |v: V, replaced: &Vec<Option<V>>, final_val: &Vec<Option<Val>>| -> Val {
@@ -131,14 +111,9 @@ pub fn repair(scfg: &mut Scfg) -> Result<usize, PhiError> {
         if replaced[t].is_some() {
             continue;
         }
-        let Some(Val::Phi { block, index }) = final_val[t] else {
-            unreachable!()
-        };
-        let incoming: Vec<(SBlock, Val)> = phi
-            .operands
-            .iter()
-            .map(|&(p, v)| (p, resolve(v, &replaced, &final_val)))
-            .collect();
+        let Some(Val::Phi { block, index }) = final_val[t] else { unreachable!() };
+        let incoming: Vec<(SBlock, Val)> =
+            phi.operands.iter().map(|&(p, v)| (p, resolve(v, &replaced, &final_val))).collect();
         scfg.blocks[block].phis[index as usize].incoming = incoming;
         count += 1;
     }
@@ -157,12 +132,7 @@ fn edge_value(scfg: &Scfg, var: VarId, p: SBlock, z: SBlock) -> Result<Option<Va
         if s != z {
             continue;
         }
-        let here = block
-            .edge_defs
-            .iter()
-            .rev()
-            .find(|d| d.slot as usize == slot && d.var == var)
-            .map(|d| d.val);
+        let here = block.edge_defs.iter().rev().find(|d| d.slot as usize == slot && d.var == var).map(|d| d.val);
         match found {
             None => found = Some(here),
             Some(prev) if prev == here => {}
@@ -230,11 +200,7 @@ fn solve_var(
     for &z in &order {
         if preds.count_distinct(z) >= 2 {
             let t = temps.len() as u32;
-            temps.push(TempPhi {
-                block: z,
-                var,
-                operands: Vec::new(),
-            });
+            temps.push(TempPhi { block: z, var, operands: Vec::new() });
             replaced.push(None);
             value[z] = Some(V::Temp(t));
         } else if preds.count_distinct(z) == 0 {
@@ -277,10 +243,7 @@ fn solve_var(
         }
         temps[t].operands = operands;
     }
-    Ok(reads
-        .iter()
-        .map(|&r| value[r].expect("read has a value"))
-        .collect())
+    Ok(reads.iter().map(|&r| value[r].expect("read has a value")).collect())
 }
 
 /// What `v` stands for once replaced PHIs are followed; compresses the path it took.
@@ -309,11 +272,7 @@ fn find(v: V, replaced: &mut [Option<V>]) -> V {
 /// A worklist (Braun et al.'s `tryRemoveTrivialPhi` on the users of each removed PHI) keeps
 /// this linear in the operands: a chain of n PHIs, each trivial once the next one is gone,
 /// would cost n sweeps over all PHIs otherwise.
-fn remove_trivial(
-    temps: &mut [TempPhi],
-    replaced: &mut [Option<V>],
-    reachable: &SecondaryMap<SBlock, bool>,
-) {
+fn remove_trivial(temps: &mut [TempPhi], replaced: &mut [Option<V>], reachable: &SecondaryMap<SBlock, bool>) {
     let mut users: Vec<Vec<u32>> = vec![Vec::new(); temps.len()];
     for (t, phi) in temps.iter().enumerate() {
         for &(_, op) in &phi.operands {

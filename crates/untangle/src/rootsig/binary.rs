@@ -60,30 +60,17 @@ impl Part<'_> {
     }
 
     /// `N` DWORDs at `offset`; `what` names the structure for the error.
-    fn dwords<const N: usize>(
-        &self,
-        offset: u64,
-        what: impl FnOnce() -> String,
-    ) -> Result<[u32; N], RootSigError> {
+    fn dwords<const N: usize>(&self, offset: u64, what: impl FnOnce() -> String) -> Result<[u32; N], RootSigError> {
         let needed = 4 * N as u64;
         let available = self.len().saturating_sub(offset);
         if offset > self.len() || needed > available {
-            return Err(RootSigError::Truncated {
-                offset,
-                what: what(),
-                needed,
-                available,
-            });
+            return Err(RootSigError::Truncated { offset, what: what(), needed, available });
         }
         let mut out = [0u32; N];
         for (i, slot) in out.iter_mut().enumerate() {
             let at = offset as usize + 4 * i;
             // In bounds: checked above that `offset + 4 * N <= len`.
-            let word = self
-                .bytes
-                .get(at..at + 4)
-                .and_then(|b| <[u8; 4]>::try_from(b).ok())
-                .unwrap_or([0; 4]);
+            let word = self.bytes.get(at..at + 4).and_then(|b| <[u8; 4]>::try_from(b).ok()).unwrap_or([0; 4]);
             *slot = u32::from_le_bytes(word);
         }
         Ok(out)
@@ -100,24 +87,14 @@ impl Part<'_> {
         let needed = u64::from(count) * size;
         let available = self.len().saturating_sub(offset);
         if offset > self.len() || needed > available {
-            return Err(RootSigError::CountTooLarge {
-                offset,
-                what: what(),
-                count,
-                needed,
-                available,
-            });
+            return Err(RootSigError::CountTooLarge { offset, what: what(), count, needed, available });
         }
         Ok(())
     }
 }
 
 fn bad_value(offset: u64, what: String, value: u32) -> RootSigError {
-    RootSigError::BadValue {
-        offset,
-        what,
-        value,
-    }
+    RootSigError::BadValue { offset, what, value }
 }
 
 /// Decodes an `RTS0` part and validates it ([`super::validate::validate`]).
@@ -136,9 +113,7 @@ pub fn decode_rts0(bytes: &[u8]) -> Result<RootSignature, RootSigError> {
     let version = Version::from_raw(raw_version).ok_or(RootSigError::BadVersion(raw_version))?;
 
     let parameters_offset = u64::from(parameters_offset);
-    part.check_array(parameters_offset, num_parameters, PARAMETER_SIZE, || {
-        "root parameter array".into()
-    })?;
+    part.check_array(parameters_offset, num_parameters, PARAMETER_SIZE, || "root parameter array".into())?;
     let mut parameters = Vec::with_capacity(num_parameters as usize);
     for index in 0..num_parameters {
         let at = parameters_offset + PARAMETER_SIZE * u64::from(index);
@@ -147,38 +122,21 @@ pub fn decode_rts0(bytes: &[u8]) -> Result<RootSignature, RootSigError> {
 
     let samplers_offset = u64::from(samplers_offset);
     let size = sampler_size(version);
-    part.check_array(samplers_offset, num_samplers, size, || {
-        "static sampler array".into()
-    })?;
+    part.check_array(samplers_offset, num_samplers, size, || "static sampler array".into())?;
     let mut static_samplers = Vec::with_capacity(num_samplers as usize);
     for index in 0..num_samplers {
         let at = samplers_offset + size * u64::from(index);
         static_samplers.push(decode_sampler(&part, version, index, at)?);
     }
 
-    Ok(RootSignature {
-        version,
-        flags: RootFlags(flags),
-        parameters,
-        static_samplers,
-    })
+    Ok(RootSignature { version, flags: RootFlags(flags), parameters, static_samplers })
 }
 
-fn decode_parameter(
-    part: &Part,
-    version: Version,
-    index: u32,
-    at: u64,
-) -> Result<RootParameter, RootSigError> {
+fn decode_parameter(part: &Part, version: Version, index: u32, at: u64) -> Result<RootParameter, RootSigError> {
     let name = || format!("parameter {index}");
     let [kind, raw_visibility, payload] = part.dwords::<3>(at, name)?;
-    let visibility = Visibility::from_raw(raw_visibility).ok_or_else(|| {
-        bad_value(
-            at + 4,
-            format!("parameter {index}: shader visibility"),
-            raw_visibility,
-        )
-    })?;
+    let visibility = Visibility::from_raw(raw_visibility)
+        .ok_or_else(|| bad_value(at + 4, format!("parameter {index}: shader visibility"), raw_visibility))?;
     let payload = u64::from(payload);
     let kind = match kind {
         PARAM_TABLE => {
@@ -186,29 +144,17 @@ fn decode_parameter(
                 part.dwords::<2>(payload, || format!("parameter {index}: descriptor table"))?;
             let ranges_offset = u64::from(ranges_offset);
             let size = range_size(version);
-            part.check_array(ranges_offset, num_ranges, size, || {
-                format!("parameter {index}: descriptor range array")
-            })?;
+            part.check_array(ranges_offset, num_ranges, size, || format!("parameter {index}: descriptor range array"))?;
             let mut ranges = Vec::with_capacity(num_ranges as usize);
             for r in 0..num_ranges {
-                ranges.push(decode_range(
-                    part,
-                    version,
-                    index,
-                    r,
-                    ranges_offset + size * u64::from(r),
-                )?);
+                ranges.push(decode_range(part, version, index, r, ranges_offset + size * u64::from(r))?);
             }
             ParameterKind::Table(ranges)
         }
         PARAM_CONSTANTS => {
             let [register, space, num_values] =
                 part.dwords::<3>(payload, || format!("parameter {index}: root constants"))?;
-            ParameterKind::Constants(RootConstants {
-                register,
-                space,
-                num_values,
-            })
+            ParameterKind::Constants(RootConstants { register, space, num_values })
         }
         PARAM_CBV | PARAM_SRV | PARAM_UAV => {
             let class = match kind {
@@ -224,20 +170,9 @@ fn decode_parameter(
                 let [register, space, flags] = part.dwords::<3>(payload, what)?;
                 (register, space, flags)
             };
-            ParameterKind::Descriptor(RootDescriptor {
-                class,
-                register,
-                space,
-                flags: DescriptorFlags(flags),
-            })
+            ParameterKind::Descriptor(RootDescriptor { class, register, space, flags: DescriptorFlags(flags) })
         }
-        other => {
-            return Err(bad_value(
-                at,
-                format!("parameter {index}: parameter type"),
-                other,
-            ))
-        }
+        other => return Err(bad_value(at, format!("parameter {index}: parameter type"), other)),
     };
     Ok(RootParameter { visibility, kind })
 }
@@ -257,33 +192,19 @@ fn decode_range(
         let [t, n, b, s, f, o] = part.dwords::<6>(at, what)?;
         (t, n, b, s, f, o)
     };
-    let class = ResourceClass::from_index(u64::from(raw_class)).ok_or_else(|| {
-        bad_value(
-            at,
-            format!("parameter {parameter} range {index}: range type"),
-            raw_class,
-        )
-    })?;
+    let class = ResourceClass::from_index(u64::from(raw_class))
+        .ok_or_else(|| bad_value(at, format!("parameter {parameter} range {index}: range type"), raw_class))?;
     Ok(DescriptorRange {
         class,
         count: (count != u32::MAX).then_some(count),
         base_register,
         space,
         flags: RangeFlags(flags),
-        offset: if offset == u32::MAX {
-            RangeOffset::Append
-        } else {
-            RangeOffset::At(offset)
-        },
+        offset: if offset == u32::MAX { RangeOffset::Append } else { RangeOffset::At(offset) },
     })
 }
 
-fn decode_sampler(
-    part: &Part,
-    version: Version,
-    index: u32,
-    at: u64,
-) -> Result<StaticSampler, RootSigError> {
+fn decode_sampler(part: &Part, version: Version, index: u32, at: u64) -> Result<StaticSampler, RootSigError> {
     let what = || format!("static sampler {index}");
     let mut words = [0u32; 14];
     if version == Version::V1_2 {
@@ -292,13 +213,7 @@ fn decode_sampler(
         let w13 = part.dwords::<13>(at, what)?;
         words[..13].copy_from_slice(&w13);
     }
-    let field = |i: usize, name: &str| {
-        (
-            at + 4 * i as u64,
-            format!("static sampler {index}: {name}"),
-            words[i],
-        )
-    };
+    let field = |i: usize, name: &str| (at + 4 * i as u64, format!("static sampler {index}: {name}"), words[i]);
     let address = |i: usize, name: &str| {
         let (o, w, v) = field(i, name);
         AddressMode::from_raw(v).ok_or_else(|| bad_value(o, w, v))
@@ -347,10 +262,7 @@ pub fn parse_rts0_file(bytes: &[u8]) -> Result<RootSignature, RootSigError> {
 
 /// The container's root signature (its first `RTS0` part), validated; `None` without one.
 pub fn from_container(container: &Container) -> Result<Option<RootSignature>, RootSigError> {
-    container
-        .chunk(FourCc::RTS0)
-        .map(|chunk| parse_rts0(chunk.data))
-        .transpose()
+    container.chunk(FourCc::RTS0).map(|chunk| parse_rts0(chunk.data)).transpose()
 }
 
 /// Serializes in DXC's layout (see the module docs). The model is written as is, without
@@ -376,12 +288,7 @@ pub fn to_rts0(rs: &RootSignature) -> Vec<u8> {
                 let ranges_offset = payload + TABLE_SIZE as u32;
                 out.extend([ranges.len() as u32, ranges_offset]);
                 for r in ranges {
-                    out.extend([
-                        r.class.index(),
-                        r.count.unwrap_or(u32::MAX),
-                        r.base_register,
-                        r.space,
-                    ]);
+                    out.extend([r.class.index(), r.count.unwrap_or(u32::MAX), r.base_register, r.space]);
                     if version != Version::V1_0 {
                         out.push(r.flags.0);
                     }
@@ -467,12 +374,8 @@ mod tests {
 
     #[test]
     fn empty_signature_is_a_bare_header() {
-        let rs = RootSignature {
-            version: Version::V1_1,
-            flags: RootFlags(1),
-            parameters: vec![],
-            static_samplers: vec![],
-        };
+        let rs =
+            RootSignature { version: Version::V1_1, flags: RootFlags(1), parameters: vec![], static_samplers: vec![] };
         let bytes = to_rts0(&rs);
         assert_eq!(bytes.len(), 24);
         // Offsets of the empty arrays point at the end, as DXC's serializer reserves them.
@@ -487,13 +390,7 @@ mod tests {
         bytes[0] = 2;
         bytes[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
         bytes[8..12].copy_from_slice(&24u32.to_le_bytes());
-        assert!(matches!(
-            decode_rts0(&bytes),
-            Err(RootSigError::CountTooLarge {
-                count: u32::MAX,
-                ..
-            })
-        ));
+        assert!(matches!(decode_rts0(&bytes), Err(RootSigError::CountTooLarge { count: u32::MAX, .. })));
     }
 
     #[test]

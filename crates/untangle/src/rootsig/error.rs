@@ -90,36 +90,17 @@ pub enum SyntaxKind {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum RootSigError {
     /// A structure does not fit in the RTS0 part.
-    #[error(
-        "RTS0: byte {offset:#x}: truncated {what}: needs {needed} bytes, {available} available"
-    )]
-    Truncated {
-        offset: u64,
-        what: String,
-        needed: u64,
-        available: u64,
-    },
+    #[error("RTS0: byte {offset:#x}: truncated {what}: needs {needed} bytes, {available} available")]
+    Truncated { offset: u64, what: String, needed: u64, available: u64 },
     /// An element count that cannot fit in the bytes that remain (checked before allocating).
-    #[error(
-        "RTS0: byte {offset:#x}: {what}: count {count} needs {needed} bytes, {available} available"
-    )]
-    CountTooLarge {
-        offset: u64,
-        what: String,
-        count: u32,
-        needed: u64,
-        available: u64,
-    },
+    #[error("RTS0: byte {offset:#x}: {what}: count {count} needs {needed} bytes, {available} available")]
+    CountTooLarge { offset: u64, what: String, count: u32, needed: u64, available: u64 },
     /// The header's version is not 1 (1.0), 2 (1.1) or 3 (1.2).
     #[error("RTS0: byte 0x0: unknown root signature version {0}")]
     BadVersion(u32),
     /// A field holds a value its enumeration does not define.
     #[error("RTS0: byte {offset:#x}: {what} {value}")]
-    BadValue {
-        offset: u64,
-        what: String,
-        value: u32,
-    },
+    BadValue { offset: u64, what: String, value: u32 },
     /// The DXBC container around the part is malformed.
     #[error("{0}")]
     Container(#[from] ContainerError),
@@ -128,19 +109,10 @@ pub enum RootSigError {
     MissingPart,
     /// The HLSL root-signature string is malformed.
     #[error("root signature string {at}: {message} (at `{token}`)")]
-    Syntax {
-        at: TextPos,
-        kind: SyntaxKind,
-        token: String,
-        message: String,
-    },
+    Syntax { at: TextPos, kind: SyntaxKind, token: String, message: String },
     /// The signature is well formed but D3D12 would reject it.
     #[error("root signature: {element}: {message}")]
-    Invalid {
-        rule: Rule,
-        element: String,
-        message: String,
-    },
+    Invalid { rule: Rule, element: String, message: String },
 }
 
 impl RootSigError {
@@ -160,15 +132,7 @@ impl RootSigError {
         }
     }
 
-    pub(crate) fn invalid(
-        rule: Rule,
-        element: impl Into<String>,
-        message: impl Into<String>,
-    ) -> RootSigError {
-        RootSigError::Invalid {
-            rule,
-            element: element.into(),
-            message: message.into(),
-        }
+    pub(crate) fn invalid(rule: Rule, element: impl Into<String>, message: impl Into<String>) -> RootSigError {
+        RootSigError::Invalid { rule, element: element.into(), message: message.into() }
     }
 }

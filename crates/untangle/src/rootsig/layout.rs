@@ -311,7 +311,9 @@ pub fn lower(rs: &RootSignature, options: &LayoutOptions) -> Result<PipelineLayo
             ParameterKind::Table(ranges) => {
                 let offs = DescriptorRange::resolve_offsets(ranges).ok_or_else(|| {
                     // Name the first range whose offset cannot be placed.
-                    let bad = (0..ranges.len()).find(|&k| DescriptorRange::resolve_offsets(&ranges[..=k]).is_none()).unwrap_or(0);
+                    let bad = (0..ranges.len())
+                        .find(|&k| DescriptorRange::resolve_offsets(&ranges[..=k]).is_none())
+                        .unwrap_or(0);
                     LayoutError::TableOverflow { parameter: p as u32, range: bad as u32 }
                 })?;
                 range_offsets.push(offs);
@@ -321,7 +323,11 @@ pub fn lower(rs: &RootSignature, options: &LayoutOptions) -> Result<PipelineLayo
     }
     let mut layout = PipelineLayout {
         binding_model: options.model,
-        root_descriptors: if options.model == BindingModel::Direct { RootDescriptors::Descriptor } else { options.root_descriptors },
+        root_descriptors: if options.model == BindingModel::Direct {
+            RootDescriptors::Descriptor
+        } else {
+            options.root_descriptors
+        },
         push_constants: PushConstants::default(),
         sets: Vec::new(),
         heaps: None,
@@ -418,7 +424,12 @@ fn lower_heap(rs: &RootSignature, layout: &mut PipelineLayout) {
     for (p, param) in rs.parameters.iter().enumerate() {
         if let ParameterKind::Descriptor(d) = &param.kind {
             if by_address {
-                push(&mut pc, p, 8, PushKind::RootDescriptorAddress { class: d.class, register: d.register, space: d.space });
+                push(
+                    &mut pc,
+                    p,
+                    8,
+                    PushKind::RootDescriptorAddress { class: d.class, register: d.register, space: d.space },
+                );
             } else {
                 let binding = root_set.len() as u32;
                 layout.root_descriptor_slots.push((p as u32, ROOT_DESCRIPTOR_SET_HEAP, binding));
@@ -435,10 +446,18 @@ fn lower_heap(rs: &RootSignature, layout: &mut PipelineLayout) {
     }
     for (p, param) in rs.parameters.iter().enumerate() {
         if let ParameterKind::Constants(c) = &param.kind {
-            push(&mut pc, p, 4 * c.num_values, PushKind::RootConstants { register: c.register, space: c.space, num_values: c.num_values });
+            push(
+                &mut pc,
+                p,
+                4 * c.num_values,
+                PushKind::RootConstants { register: c.register, space: c.space, num_values: c.num_values },
+            );
         }
     }
-    let (mut resources, mut samplers) = (rs.flags.contains(RootFlags::CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED), rs.flags.contains(RootFlags::SAMPLER_HEAP_DIRECTLY_INDEXED));
+    let (mut resources, mut samplers) = (
+        rs.flags.contains(RootFlags::CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED),
+        rs.flags.contains(RootFlags::SAMPLER_HEAP_DIRECTLY_INDEXED),
+    );
     for (p, param) in rs.parameters.iter().enumerate() {
         if let ParameterKind::Table(ranges) = &param.kind {
             let heap = table_heap(ranges);
@@ -463,7 +482,12 @@ fn lower_direct(rs: &RootSignature, layout: &mut PipelineLayout) {
         let stages = stage_names(param.visibility);
         match &param.kind {
             ParameterKind::Constants(c) => {
-                push(&mut pc, p, 4 * c.num_values, PushKind::RootConstants { register: c.register, space: c.space, num_values: c.num_values });
+                push(
+                    &mut pc,
+                    p,
+                    4 * c.num_values,
+                    PushKind::RootConstants { register: c.register, space: c.space, num_values: c.num_values },
+                );
             }
             ParameterKind::Descriptor(d) => {
                 let binding = set0.len() as u32;
@@ -579,27 +603,44 @@ mod tests {
         RootSignature {
             version: Version::V1_1,
             flags: RootFlags(0),
-            parameters: parameters.into_iter().map(|kind| RootParameter { visibility: Visibility::All, kind }).collect(),
+            parameters: parameters
+                .into_iter()
+                .map(|kind| RootParameter { visibility: Visibility::All, kind })
+                .collect(),
             static_samplers: vec![StaticSampler::with_defaults(0)],
         }
     }
 
     fn mixed() -> RootSignature {
-        let cbv = ParameterKind::Descriptor(RootDescriptor { class: ResourceClass::Cbv, register: 0, space: 0, flags: DescriptorFlags(0) });
+        let cbv = ParameterKind::Descriptor(RootDescriptor {
+            class: ResourceClass::Cbv,
+            register: 0,
+            space: 0,
+            flags: DescriptorFlags(0),
+        });
         let consts = ParameterKind::Constants(RootConstants { register: 1, space: 0, num_values: 3 });
         let table = ParameterKind::Table(vec![
             DescriptorRange { count: Some(4), ..DescriptorRange::new(ResourceClass::Srv, 0) },
             DescriptorRange::new(ResourceClass::Uav, 2),
         ]);
-        let samplers = ParameterKind::Table(vec![DescriptorRange { count: None, ..DescriptorRange::new(ResourceClass::Sampler, 1) }]);
-        let srv = ParameterKind::Descriptor(RootDescriptor { class: ResourceClass::Srv, register: 9, space: 0, flags: DescriptorFlags(0) });
+        let samplers = ParameterKind::Table(vec![DescriptorRange {
+            count: None,
+            ..DescriptorRange::new(ResourceClass::Sampler, 1)
+        }]);
+        let srv = ParameterKind::Descriptor(RootDescriptor {
+            class: ResourceClass::Srv,
+            register: 9,
+            space: 0,
+            flags: DescriptorFlags(0),
+        });
         sig(vec![table, cbv, consts, samplers, srv])
     }
 
     #[test]
     fn heap_push_constants_put_addresses_then_constants_then_tables() {
         let l = lower(&mixed(), &LayoutOptions::default()).unwrap();
-        let got: Vec<(u32, u32, u32)> = l.push_constants.members.iter().map(|m| (m.parameter, m.offset, m.size)).collect();
+        let got: Vec<(u32, u32, u32)> =
+            l.push_constants.members.iter().map(|m| (m.parameter, m.offset, m.size)).collect();
         assert_eq!(got, vec![(1, 0, 8), (4, 8, 8), (2, 16, 12), (0, 28, 4), (3, 32, 4)]);
         assert_eq!(l.push_constants.size, 36);
         assert_eq!(l.heaps, Some(HeapSets { resources: 0, samplers: 1 }));
@@ -612,7 +653,11 @@ mod tests {
 
     #[test]
     fn heap_with_descriptor_root_descriptors_uses_set_3() {
-        let l = lower(&mixed(), &LayoutOptions { model: BindingModel::Heap, root_descriptors: RootDescriptors::Descriptor }).unwrap();
+        let l = lower(
+            &mixed(),
+            &LayoutOptions { model: BindingModel::Heap, root_descriptors: RootDescriptors::Descriptor },
+        )
+        .unwrap();
         assert_eq!(l.push_constants.size, 12 + 8);
         let set3 = l.sets.iter().find(|s| s.set == 3).unwrap();
         let types: Vec<DescriptorType> = set3.bindings.iter().map(|b| b.descriptor_type).collect();
@@ -624,7 +669,8 @@ mod tests {
         let l = lower(&mixed(), &LayoutOptions { model: BindingModel::Direct, ..LayoutOptions::default() }).unwrap();
         assert_eq!(l.push_constants.size, 12);
         assert_eq!(l.heaps, None);
-        let set0: Vec<(DescriptorType, Option<u32>)> = l.sets[0].bindings.iter().map(|b| (b.descriptor_type, b.count)).collect();
+        let set0: Vec<(DescriptorType, Option<u32>)> =
+            l.sets[0].bindings.iter().map(|b| (b.descriptor_type, b.count)).collect();
         use DescriptorType::*;
         assert_eq!(
             set0,
@@ -643,7 +689,10 @@ mod tests {
         let set1: Vec<(DescriptorType, Option<u32>, bool)> =
             l.sets[1].bindings.iter().map(|b| (b.descriptor_type, b.count, b.immutable_sampler.is_some())).collect();
         assert_eq!(set1, vec![(Sampler, None, false), (Sampler, Some(1), true)]);
-        assert_eq!(l.range_slots.iter().map(|s| (s.set, s.first_binding)).collect::<Vec<_>>(), vec![(0, 0), (0, 3), (1, 0)]);
+        assert_eq!(
+            l.range_slots.iter().map(|s| (s.set, s.first_binding)).collect::<Vec<_>>(),
+            vec![(0, 0), (0, 3), (1, 0)]
+        );
     }
 
     #[test]
@@ -662,7 +711,10 @@ mod tests {
         let mut s = StaticSampler::with_defaults(0);
         let d = sampler_desc(&s);
         assert!(d.anisotropy_enable && d.max_anisotropy == 16.0 && !d.compare_enable);
-        assert_eq!((d.address_mode_u, d.border_color, d.reduction_mode), ("REPEAT", "FLOAT_OPAQUE_WHITE", "WEIGHTED_AVERAGE"));
+        assert_eq!(
+            (d.address_mode_u, d.border_color, d.reduction_mode),
+            ("REPEAT", "FLOAT_OPAQUE_WHITE", "WEIGHTED_AVERAGE")
+        );
         s.filter = Filter(0x94); // COMPARISON_MIN_MAG_LINEAR_MIP_POINT
         s.comparison = ComparisonFunc::Greater;
         s.address_u = AddressMode::MirrorOnce;
@@ -670,7 +722,10 @@ mod tests {
         let d = sampler_desc(&s);
         assert_eq!((d.min_filter, d.mag_filter, d.mipmap_mode), ("LINEAR", "LINEAR", "NEAREST"));
         assert!(d.compare_enable && !d.anisotropy_enable);
-        assert_eq!((d.compare_op, d.address_mode_u, d.border_color), ("GREATER", "MIRROR_CLAMP_TO_EDGE", "INT_OPAQUE_BLACK"));
+        assert_eq!(
+            (d.compare_op, d.address_mode_u, d.border_color),
+            ("GREATER", "MIRROR_CLAMP_TO_EDGE", "INT_OPAQUE_BLACK")
+        );
         s.filter = Filter(0x100); // MINIMUM_MIN_MAG_MIP_POINT
         assert_eq!(sampler_desc(&s).reduction_mode, "MIN");
         assert!(!sampler_desc(&s).compare_enable);

@@ -14,9 +14,7 @@ pub mod resolve;
 pub mod text;
 pub mod validate;
 
-pub use binary::{
-    decode_rts0, from_container, parse_rts0, parse_rts0_file, to_rts0, to_rts0_container,
-};
+pub use binary::{decode_rts0, from_container, parse_rts0, parse_rts0_file, to_rts0, to_rts0_container};
 pub use error::{RootSigError, Rule, SyntaxKind, TextPos};
 pub use model::*;
 pub use text::{parse_hlsl, to_hlsl};

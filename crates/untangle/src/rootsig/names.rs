@@ -56,17 +56,13 @@ pub(crate) const VISIBILITIES: [(&str, Visibility); 8] = [
 
 impl Visibility {
     pub fn from_raw(raw: u32) -> Option<Visibility> {
-        VISIBILITIES
-            .iter()
-            .map(|&(_, v)| v)
-            .find(|&v| v as u32 == raw)
+        VISIBILITIES.iter().map(|&(_, v)| v).find(|&v| v as u32 == raw)
     }
 
     pub fn keyword(self) -> &'static str {
         VISIBILITIES[self as usize].0
     }
 }
-
 
 pub(crate) const ADDRESS_MODES: [(&str, AddressMode); 5] = [
     ("TEXTURE_ADDRESS_WRAP", AddressMode::Wrap),
@@ -78,10 +74,7 @@ pub(crate) const ADDRESS_MODES: [(&str, AddressMode); 5] = [
 
 impl AddressMode {
     pub fn from_raw(raw: u32) -> Option<AddressMode> {
-        ADDRESS_MODES
-            .iter()
-            .map(|&(_, v)| v)
-            .find(|&v| v as u32 == raw)
+        ADDRESS_MODES.iter().map(|&(_, v)| v).find(|&v| v as u32 == raw)
     }
 
     pub fn keyword(self) -> &'static str {
@@ -103,10 +96,7 @@ pub(crate) const COMPARISON_FUNCS: [(&str, ComparisonFunc); 9] = [
 
 impl ComparisonFunc {
     pub fn from_raw(raw: u32) -> Option<ComparisonFunc> {
-        COMPARISON_FUNCS
-            .iter()
-            .map(|&(_, v)| v)
-            .find(|&v| v as u32 == raw)
+        COMPARISON_FUNCS.iter().map(|&(_, v)| v).find(|&v| v as u32 == raw)
     }
 
     pub fn keyword(self) -> &'static str {
@@ -115,28 +105,16 @@ impl ComparisonFunc {
 }
 
 pub(crate) const BORDER_COLORS: [(&str, BorderColor); 5] = [
-    (
-        "STATIC_BORDER_COLOR_TRANSPARENT_BLACK",
-        BorderColor::TransparentBlack,
-    ),
+    ("STATIC_BORDER_COLOR_TRANSPARENT_BLACK", BorderColor::TransparentBlack),
     ("STATIC_BORDER_COLOR_OPAQUE_BLACK", BorderColor::OpaqueBlack),
     ("STATIC_BORDER_COLOR_OPAQUE_WHITE", BorderColor::OpaqueWhite),
-    (
-        "STATIC_BORDER_COLOR_OPAQUE_BLACK_UINT",
-        BorderColor::OpaqueBlackUint,
-    ),
-    (
-        "STATIC_BORDER_COLOR_OPAQUE_WHITE_UINT",
-        BorderColor::OpaqueWhiteUint,
-    ),
+    ("STATIC_BORDER_COLOR_OPAQUE_BLACK_UINT", BorderColor::OpaqueBlackUint),
+    ("STATIC_BORDER_COLOR_OPAQUE_WHITE_UINT", BorderColor::OpaqueWhiteUint),
 ];
 
 impl BorderColor {
     pub fn from_raw(raw: u32) -> Option<BorderColor> {
-        BORDER_COLORS
-            .iter()
-            .map(|&(_, v)| v)
-            .find(|&v| v as u32 == raw)
+        BORDER_COLORS.iter().map(|&(_, v)| v).find(|&v| v as u32 == raw)
     }
 
     pub fn keyword(self) -> &'static str {
@@ -172,15 +150,8 @@ impl Filter {
         if !self.is_valid() {
             return None;
         }
-        let stem = FILTER_BASES
-            .iter()
-            .find(|&&(_, b)| b == self.0 & 0x7f)
-            .map(|&(n, _)| n)?;
-        Some(format!(
-            "FILTER_{}{}",
-            FILTER_REDUCTIONS[self.reduction() as usize],
-            stem
-        ))
+        let stem = FILTER_BASES.iter().find(|&&(_, b)| b == self.0 & 0x7f).map(|&(n, _)| n)?;
+        Some(format!("FILTER_{}{}", FILTER_REDUCTIONS[self.reduction() as usize], stem))
     }
 
     /// The value of a `FILTER_...` keyword (ASCII case-insensitive).
@@ -193,92 +164,46 @@ impl Filter {
 
 /// `D3D12_ROOT_SIGNATURE_FLAGS` keywords.
 pub(crate) const ROOT_FLAG_NAMES: [(&str, u32); 12] = [
-    (
-        "ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT",
-        RootFlags::ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT,
-    ),
-    (
-        "DENY_VERTEX_SHADER_ROOT_ACCESS",
-        RootFlags::DENY_VERTEX_SHADER_ROOT_ACCESS,
-    ),
-    (
-        "DENY_HULL_SHADER_ROOT_ACCESS",
-        RootFlags::DENY_HULL_SHADER_ROOT_ACCESS,
-    ),
-    (
-        "DENY_DOMAIN_SHADER_ROOT_ACCESS",
-        RootFlags::DENY_DOMAIN_SHADER_ROOT_ACCESS,
-    ),
-    (
-        "DENY_GEOMETRY_SHADER_ROOT_ACCESS",
-        RootFlags::DENY_GEOMETRY_SHADER_ROOT_ACCESS,
-    ),
-    (
-        "DENY_PIXEL_SHADER_ROOT_ACCESS",
-        RootFlags::DENY_PIXEL_SHADER_ROOT_ACCESS,
-    ),
+    ("ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT", RootFlags::ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT),
+    ("DENY_VERTEX_SHADER_ROOT_ACCESS", RootFlags::DENY_VERTEX_SHADER_ROOT_ACCESS),
+    ("DENY_HULL_SHADER_ROOT_ACCESS", RootFlags::DENY_HULL_SHADER_ROOT_ACCESS),
+    ("DENY_DOMAIN_SHADER_ROOT_ACCESS", RootFlags::DENY_DOMAIN_SHADER_ROOT_ACCESS),
+    ("DENY_GEOMETRY_SHADER_ROOT_ACCESS", RootFlags::DENY_GEOMETRY_SHADER_ROOT_ACCESS),
+    ("DENY_PIXEL_SHADER_ROOT_ACCESS", RootFlags::DENY_PIXEL_SHADER_ROOT_ACCESS),
     ("ALLOW_STREAM_OUTPUT", RootFlags::ALLOW_STREAM_OUTPUT),
     ("LOCAL_ROOT_SIGNATURE", RootFlags::LOCAL_ROOT_SIGNATURE),
-    (
-        "DENY_AMPLIFICATION_SHADER_ROOT_ACCESS",
-        RootFlags::DENY_AMPLIFICATION_SHADER_ROOT_ACCESS,
-    ),
-    (
-        "DENY_MESH_SHADER_ROOT_ACCESS",
-        RootFlags::DENY_MESH_SHADER_ROOT_ACCESS,
-    ),
-    (
-        "CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED",
-        RootFlags::CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED,
-    ),
-    (
-        "SAMPLER_HEAP_DIRECTLY_INDEXED",
-        RootFlags::SAMPLER_HEAP_DIRECTLY_INDEXED,
-    ),
+    ("DENY_AMPLIFICATION_SHADER_ROOT_ACCESS", RootFlags::DENY_AMPLIFICATION_SHADER_ROOT_ACCESS),
+    ("DENY_MESH_SHADER_ROOT_ACCESS", RootFlags::DENY_MESH_SHADER_ROOT_ACCESS),
+    ("CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED", RootFlags::CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED),
+    ("SAMPLER_HEAP_DIRECTLY_INDEXED", RootFlags::SAMPLER_HEAP_DIRECTLY_INDEXED),
 ];
 
 /// `D3D12_DESCRIPTOR_RANGE_FLAGS` keywords.
 pub(crate) const RANGE_FLAG_NAMES: [(&str, u32); 5] = [
     ("DESCRIPTORS_VOLATILE", RangeFlags::DESCRIPTORS_VOLATILE),
     ("DATA_VOLATILE", RangeFlags::DATA_VOLATILE),
-    (
-        "DATA_STATIC_WHILE_SET_AT_EXECUTE",
-        RangeFlags::DATA_STATIC_WHILE_SET_AT_EXECUTE,
-    ),
+    ("DATA_STATIC_WHILE_SET_AT_EXECUTE", RangeFlags::DATA_STATIC_WHILE_SET_AT_EXECUTE),
     ("DATA_STATIC", RangeFlags::DATA_STATIC),
-    (
-        "DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS",
-        RangeFlags::DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS,
-    ),
+    ("DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS", RangeFlags::DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS),
 ];
 
 /// `D3D12_ROOT_DESCRIPTOR_FLAGS` keywords.
 pub(crate) const DESCRIPTOR_FLAG_NAMES: [(&str, u32); 3] = [
     ("DATA_VOLATILE", DescriptorFlags::DATA_VOLATILE),
-    (
-        "DATA_STATIC_WHILE_SET_AT_EXECUTE",
-        DescriptorFlags::DATA_STATIC_WHILE_SET_AT_EXECUTE,
-    ),
+    ("DATA_STATIC_WHILE_SET_AT_EXECUTE", DescriptorFlags::DATA_STATIC_WHILE_SET_AT_EXECUTE),
     ("DATA_STATIC", DescriptorFlags::DATA_STATIC),
 ];
 
 /// `D3D12_SAMPLER_FLAGS` keywords (1.2).
 pub(crate) const SAMPLER_FLAG_NAMES: [(&str, u32); 2] = [
     ("UINT_BORDER_COLOR", SamplerFlags::UINT_BORDER_COLOR),
-    (
-        "NON_NORMALIZED_COORDINATES",
-        SamplerFlags::NON_NORMALIZED_COORDINATES,
-    ),
+    ("NON_NORMALIZED_COORDINATES", SamplerFlags::NON_NORMALIZED_COORDINATES),
 ];
 
 /// `A | B | C` for the set bits of `bits` (table order), `0` when none; unknown bits
 /// are printed as a hex number (they fail validation, so only diagnostics show them).
 pub(crate) fn flags_text(bits: u32, names: &[(&str, u32)]) -> String {
-    let mut parts: Vec<String> = names
-        .iter()
-        .filter(|&&(_, b)| bits & b != 0)
-        .map(|&(n, _)| n.to_string())
-        .collect();
+    let mut parts: Vec<String> = names.iter().filter(|&&(_, b)| bits & b != 0).map(|&(n, _)| n.to_string()).collect();
     let known = names.iter().fold(0, |acc, &(_, b)| acc | b);
     if bits & !known != 0 {
         parts.push(format!("{:#x}", bits & !known));

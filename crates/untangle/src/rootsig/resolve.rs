@@ -66,7 +66,9 @@ pub enum ResolveError {
     PartlyCovered { register: String, space: u32, name: String, registers: String, parameter: u32, range: u32 },
     #[error("{register}, space{space}{name} is a {kind}; root parameter {parameter} is a root descriptor, which can only be a raw or structured buffer or a single constant buffer")]
     RootDescriptorKind { register: String, space: u32, name: String, kind: String, parameter: u32 },
-    #[error("{register}, space{space}{name} uses a UAV counter; root parameter {parameter} is a root UAV, which has none")]
+    #[error(
+        "{register}, space{space}{name} uses a UAV counter; root parameter {parameter} is a root UAV, which has none"
+    )]
     RootDescriptorCounter { register: String, space: u32, name: String, parameter: u32 },
     #[error("{register}, space{space}{name} is an array; {what} cover single registers only")]
     ArrayOnRoot { register: String, space: u32, name: String, what: &'static str },
@@ -92,7 +94,9 @@ pub fn stage_visibility(stage: ShaderKind) -> Option<(Visibility, u32, &'static 
         ShaderKind::Domain => (Visibility::Domain, RootFlags::DENY_DOMAIN_SHADER_ROOT_ACCESS, "domain"),
         ShaderKind::Geometry => (Visibility::Geometry, RootFlags::DENY_GEOMETRY_SHADER_ROOT_ACCESS, "geometry"),
         ShaderKind::Mesh => (Visibility::Mesh, RootFlags::DENY_MESH_SHADER_ROOT_ACCESS, "mesh"),
-        ShaderKind::Amplification => (Visibility::Amplification, RootFlags::DENY_AMPLIFICATION_SHADER_ROOT_ACCESS, "amplification"),
+        ShaderKind::Amplification => {
+            (Visibility::Amplification, RootFlags::DENY_AMPLIFICATION_SHADER_ROOT_ACCESS, "amplification")
+        }
         _ => return None,
     })
 }
@@ -135,7 +139,8 @@ pub fn resolve_all<'r>(
     stage: ShaderKind,
     resources: impl IntoIterator<Item = &'r Resource>,
 ) -> Result<Vec<ResolvedResource>, ResolveError> {
-    let (vis, deny, stage_name) = stage_visibility(stage).ok_or_else(|| ResolveError::NoVisibility(format!("{stage:?}")))?;
+    let (vis, deny, stage_name) =
+        stage_visibility(stage).ok_or_else(|| ResolveError::NoVisibility(format!("{stage:?}")))?;
     let mut out = Vec::new();
     for r in resources {
         if deny != 0 && rs.flags.contains(deny) {
@@ -146,23 +151,31 @@ pub fn resolve_all<'r>(
     Ok(out)
 }
 
-fn resolve_one(rs: &RootSignature, layout: &PipelineLayout, vis: Visibility, stage: &'static str, r: &Resource) -> Result<ResolvedResource, ResolveError> {
+fn resolve_one(
+    rs: &RootSignature,
+    layout: &PipelineLayout,
+    vis: Visibility,
+    stage: &'static str,
+    r: &Resource,
+) -> Result<ResolvedResource, ResolveError> {
     let visible = |v: Visibility| v == Visibility::All || v == vis;
     let registers = r.range_size;
     let single = registers == Some(1);
-    let done = |parameter: Option<u32>, range: Option<u32>, static_sampler: Option<u32>, place: Place| ResolvedResource {
-        register: short_register(r),
-        space: r.space,
-        name: r.name.clone(),
-        count: registers,
-        parameter,
-        range,
-        static_sampler,
-        place,
-        class: r.class,
-        id: r.id,
-    };
-    let array_on_root = |what| ResolveError::ArrayOnRoot { register: short_register(r), space: r.space, name: name_suffix(r), what };
+    let done =
+        |parameter: Option<u32>, range: Option<u32>, static_sampler: Option<u32>, place: Place| ResolvedResource {
+            register: short_register(r),
+            space: r.space,
+            name: r.name.clone(),
+            count: registers,
+            parameter,
+            range,
+            static_sampler,
+            place,
+            class: r.class,
+            id: r.id,
+        };
+    let array_on_root =
+        |what| ResolveError::ArrayOnRoot { register: short_register(r), space: r.space, name: name_suffix(r), what };
     for (p, param) in rs.parameters.iter().enumerate() {
         if !visible(param.visibility) {
             continue;
@@ -183,7 +196,12 @@ fn resolve_one(rs: &RootSignature, layout: &PipelineLayout, vis: Visibility, sta
                     .find(|m| m.parameter == p32)
                     .filter(|m| matches!(m.kind, PushKind::RootConstants { .. }));
                 let Some(m) = m else { continue };
-                return Ok(done(Some(p32), None, None, Place::RootConstants { offset: m.offset, num_values: c.num_values }));
+                return Ok(done(
+                    Some(p32),
+                    None,
+                    None,
+                    Place::RootConstants { offset: m.offset, num_values: c.num_values },
+                ));
             }
             ParameterKind::Descriptor(d) => {
                 if d.class != r.class || d.space != r.space || d.register != r.lower_bound {
@@ -192,7 +210,9 @@ fn resolve_one(rs: &RootSignature, layout: &PipelineLayout, vis: Visibility, sta
                 if !single {
                     return Err(array_on_root("root descriptors"));
                 }
-                if r.class != ResourceClass::Cbv && !matches!(r.kind, ResourceKind::RawBuffer | ResourceKind::StructuredBuffer) {
+                if r.class != ResourceClass::Cbv
+                    && !matches!(r.kind, ResourceKind::RawBuffer | ResourceKind::StructuredBuffer)
+                {
                     return Err(ResolveError::RootDescriptorKind {
                         register: short_register(r),
                         space: r.space,
@@ -202,14 +222,21 @@ fn resolve_one(rs: &RootSignature, layout: &PipelineLayout, vis: Visibility, sta
                     });
                 }
                 if has_counter(r) {
-                    return Err(ResolveError::RootDescriptorCounter { register: short_register(r), space: r.space, name: name_suffix(r), parameter: p32 });
+                    return Err(ResolveError::RootDescriptorCounter {
+                        register: short_register(r),
+                        space: r.space,
+                        name: name_suffix(r),
+                        parameter: p32,
+                    });
                 }
                 let place = if layout.root_descriptors == RootDescriptors::Address {
                     let m = layout.push_constants.members.iter().find(|m| m.parameter == p32);
                     let Some(m) = m else { continue };
                     Place::RootAddress { offset: m.offset }
                 } else {
-                    let Some(&(_, set, binding)) = layout.root_descriptor_slots.iter().find(|s| s.0 == p32) else { continue };
+                    let Some(&(_, set, binding)) = layout.root_descriptor_slots.iter().find(|s| s.0 == p32) else {
+                        continue;
+                    };
                     Place::Descriptor { set, binding, first_register: d.register, count: Some(1), counter: None }
                 };
                 return Ok(done(Some(p32), None, None, place));
@@ -224,7 +251,9 @@ fn resolve_one(rs: &RootSignature, layout: &PipelineLayout, vis: Visibility, sta
                     let fits = match (registers, range.count) {
                         (_, None) => true,
                         (None, Some(_)) => false,
-                        (Some(n), Some(m)) => (r.lower_bound - range.base_register).checked_add(n).is_some_and(|end| end <= m),
+                        (Some(n), Some(m)) => {
+                            (r.lower_bound - range.base_register).checked_add(n).is_some_and(|end| end <= m)
+                        }
                     };
                     if !fits {
                         return Err(ResolveError::PartlyCovered {
@@ -247,12 +276,22 @@ fn resolve_one(rs: &RootSignature, layout: &PipelineLayout, vis: Visibility, sta
                             }
                         }
                         BindingModel::Direct => {
-                            let Some(slot) = layout.range_slots.iter().find(|s| s.parameter == p32 && s.range == k32) else { continue };
+                            let Some(slot) = layout.range_slots.iter().find(|s| s.parameter == p32 && s.range == k32)
+                            else {
+                                continue;
+                            };
                             let views = View::of_class(r.class);
-                            let at = |v: View| views.iter().position(|&x| x == v).map(|i| slot.first_binding + i as u32);
+                            let at =
+                                |v: View| views.iter().position(|&x| x == v).map(|i| slot.first_binding + i as u32);
                             let binding = at(view_of(r)).unwrap_or(slot.first_binding);
                             let counter = at(View::Counter).filter(|_| has_counter(r)).map(|b| (slot.set, b));
-                            Place::Descriptor { set: slot.set, binding, first_register: range.base_register, count: range.count, counter }
+                            Place::Descriptor {
+                                set: slot.set,
+                                binding,
+                                first_register: range.base_register,
+                                count: range.count,
+                                counter,
+                            }
                         }
                     };
                     return Ok(done(Some(p32), Some(k32), None, place));
@@ -280,7 +319,12 @@ fn resolve_one(rs: &RootSignature, layout: &PipelineLayout, vis: Visibility, sta
                 .find(|b| b.source == super::layout::BindingSource::StaticSampler { index: k as u32 })
                 .map(|b| b.binding);
             let Some(binding) = binding else { continue };
-            return Ok(done(None, None, Some(k as u32), Place::Descriptor { set, binding, first_register: s.register, count: Some(1), counter: None }));
+            return Ok(done(
+                None,
+                None,
+                Some(k as u32),
+                Place::Descriptor { set, binding, first_register: s.register, count: Some(1), counter: None },
+            ));
         }
     }
     Err(ResolveError::Uncovered { register: short_register(r), space: r.space, name: name_suffix(r), stage })

@@ -50,12 +50,7 @@ struct Token {
 }
 
 fn syntax(at: TextPos, kind: SyntaxKind, token: &str, message: impl Into<String>) -> RootSigError {
-    RootSigError::Syntax {
-        at,
-        kind,
-        token: token.to_string(),
-        message: message.into(),
-    }
+    RootSigError::Syntax { at, kind, token: token.to_string(), message: message.into() }
 }
 
 /// Replaces the quotes (and what lies between pieces: whitespace, `\` continuations) of a
@@ -79,12 +74,7 @@ fn unquote(text: &str) -> Result<String, RootSigError> {
         } else if ch == '\\' {
             out.push(' ');
         } else {
-            return Err(syntax(
-                at,
-                SyntaxKind::BadQuote,
-                &ch.to_string(),
-                "text between string pieces",
-            ));
+            return Err(syntax(at, SyntaxKind::BadQuote, &ch.to_string(), "text between string pieces"));
         }
         if ch == '\n' {
             line += 1;
@@ -94,12 +84,7 @@ fn unquote(text: &str) -> Result<String, RootSigError> {
         }
     }
     if inside {
-        return Err(syntax(
-            open_at,
-            SyntaxKind::BadQuote,
-            "\"",
-            "unterminated string piece",
-        ));
+        return Err(syntax(open_at, SyntaxKind::BadQuote, "\"", "unterminated string piece"));
     }
     Ok(out)
 }
@@ -123,11 +108,7 @@ fn tokenize(text: &str) -> Result<Vec<Token>, RootSigError> {
             _ => None,
         } {
             i += 1;
-            tokens.push(Token {
-                tok,
-                at,
-                text: c.to_string(),
-            });
+            tokens.push(Token { tok, at, text: c.to_string() });
         } else if c.is_ascii_digit() || c == '+' || c == '-' || c == '.' {
             if c == '+' || c == '-' {
                 i += 1;
@@ -139,11 +120,7 @@ fn tokenize(text: &str) -> Result<Vec<Token>, RootSigError> {
                 {
                     i += 3;
                     let text: String = chars[start..i].iter().collect();
-                    tokens.push(Token {
-                        tok: Tok::Number(text.clone()),
-                        at,
-                        text,
-                    });
+                    tokens.push(Token { tok: Tok::Number(text.clone()), at, text });
                     for _ in start..i {
                         column += 1;
                     }
@@ -178,12 +155,9 @@ fn tokenize(text: &str) -> Result<Vec<Token>, RootSigError> {
                 i += 1;
             }
             // A number glued to a name (`0x10`, `12abc`) is one bad token.
-            let glued = i < chars.len()
-                && (chars[i].is_ascii_alphanumeric() || chars[i] == '_' || chars[i] == '.');
+            let glued = i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_' || chars[i] == '.');
             if glued {
-                while i < chars.len()
-                    && (chars[i].is_ascii_alphanumeric() || chars[i] == '_' || chars[i] == '.')
-                {
+                while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_' || chars[i] == '.') {
                     i += 1;
                 }
             }
@@ -191,28 +165,15 @@ fn tokenize(text: &str) -> Result<Vec<Token>, RootSigError> {
             if !ok || glued {
                 return Err(syntax(at, SyntaxKind::BadToken, &text, "malformed number"));
             }
-            tokens.push(Token {
-                tok: Tok::Number(text.clone()),
-                at,
-                text,
-            });
+            tokens.push(Token { tok: Tok::Number(text.clone()), at, text });
         } else if c.is_ascii_alphabetic() || c == '_' {
             while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
                 i += 1;
             }
             let text: String = chars[start..i].iter().collect();
-            tokens.push(Token {
-                tok: Tok::Word(text.clone()),
-                at,
-                text,
-            });
+            tokens.push(Token { tok: Tok::Word(text.clone()), at, text });
         } else {
-            return Err(syntax(
-                at,
-                SyntaxKind::BadToken,
-                &c.to_string(),
-                "unexpected character",
-            ));
+            return Err(syntax(at, SyntaxKind::BadToken, &c.to_string(), "unexpected character"));
         }
         for &ch in &chars[start..i.max(start + 1).min(chars.len())] {
             if ch == '\n' {
@@ -224,11 +185,7 @@ fn tokenize(text: &str) -> Result<Vec<Token>, RootSigError> {
         }
         i = i.max(start + 1);
     }
-    tokens.push(Token {
-        tok: Tok::End,
-        at: TextPos { line, column },
-        text: String::new(),
-    });
+    tokens.push(Token { tok: Tok::End, at: TextPos { line, column }, text: String::new() });
     Ok(tokens)
 }
 
@@ -236,11 +193,7 @@ fn tokenize(text: &str) -> Result<Vec<Token>, RootSigError> {
 pub fn parse_hlsl(text: &str, version: Version) -> Result<RootSignature, RootSigError> {
     let text = unquote(text)?;
     let tokens = tokenize(&text)?;
-    let mut parser = Parser {
-        tokens,
-        pos: 0,
-        version,
-    };
+    let mut parser = Parser { tokens, pos: 0, version };
     let rs = parser.root_signature()?;
     super::validate::validate(&rs)?;
     Ok(rs)
@@ -259,12 +212,7 @@ struct Seen(Vec<String>);
 impl Seen {
     fn mark(&mut self, token: &Token, name: &str) -> Result<(), RootSigError> {
         if self.0.iter().any(|n| n == name) {
-            return Err(syntax(
-                token.at,
-                SyntaxKind::Duplicate,
-                &token.text,
-                format!("{name} given more than once"),
-            ));
+            return Err(syntax(token.at, SyntaxKind::Duplicate, &token.text, format!("{name} given more than once")));
         }
         self.0.push(name.to_string());
         Ok(())
@@ -291,19 +239,9 @@ impl Parser {
 
     fn unexpected(t: &Token, expected: &str) -> RootSigError {
         if t.tok == Tok::End {
-            syntax(
-                t.at,
-                SyntaxKind::UnexpectedEnd,
-                "",
-                format!("text ends where {expected} was expected"),
-            )
+            syntax(t.at, SyntaxKind::UnexpectedEnd, "", format!("text ends where {expected} was expected"))
         } else {
-            syntax(
-                t.at,
-                SyntaxKind::Unexpected,
-                &t.text,
-                format!("expected {expected}"),
-            )
+            syntax(t.at, SyntaxKind::Unexpected, &t.text, format!("expected {expected}"))
         }
     }
 
@@ -321,12 +259,8 @@ impl Parser {
     }
 
     fn root_signature(&mut self) -> Result<RootSignature, RootSigError> {
-        let mut rs = RootSignature {
-            version: self.version,
-            flags: RootFlags(0),
-            parameters: vec![],
-            static_samplers: vec![],
-        };
+        let mut rs =
+            RootSignature { version: self.version, flags: RootFlags(0), parameters: vec![], static_samplers: vec![] };
         let mut seen_flags = false;
         if self.peek().tok == Tok::End {
             return Ok(rs);
@@ -353,25 +287,12 @@ impl Parser {
                     self.expect(Tok::RParen, "`)`")?;
                 }
                 "rootconstants" => rs.parameters.push(self.root_constants(&t)?),
-                "cbv" => rs
-                    .parameters
-                    .push(self.root_descriptor(&t, ResourceClass::Cbv)?),
-                "srv" => rs
-                    .parameters
-                    .push(self.root_descriptor(&t, ResourceClass::Srv)?),
-                "uav" => rs
-                    .parameters
-                    .push(self.root_descriptor(&t, ResourceClass::Uav)?),
+                "cbv" => rs.parameters.push(self.root_descriptor(&t, ResourceClass::Cbv)?),
+                "srv" => rs.parameters.push(self.root_descriptor(&t, ResourceClass::Srv)?),
+                "uav" => rs.parameters.push(self.root_descriptor(&t, ResourceClass::Uav)?),
                 "descriptortable" => rs.parameters.push(self.table()?),
                 "staticsampler" => rs.static_samplers.push(self.static_sampler(&t)?),
-                _ => {
-                    return Err(syntax(
-                        t.at,
-                        SyntaxKind::Unexpected,
-                        &t.text,
-                        "unknown root signature element",
-                    ))
-                }
+                _ => return Err(syntax(t.at, SyntaxKind::Unexpected, &t.text, "unknown root signature element")),
             }
             let t = self.next();
             match t.tok {
@@ -421,14 +342,10 @@ impl Parser {
                 format!("expected a {}# register", class.register_letter()),
             ));
         }
-        digits.parse::<u32>().map(Some).map_err(|_| {
-            syntax(
-                t.at,
-                SyntaxKind::NumberRange,
-                &t.text,
-                "register number above 4294967295",
-            )
-        })
+        digits
+            .parse::<u32>()
+            .map(Some)
+            .map_err(|_| syntax(t.at, SyntaxKind::NumberRange, &t.text, "register number above 4294967295"))
     }
 
     fn equals_u32(&mut self) -> Result<u32, RootSigError> {
@@ -439,22 +356,11 @@ impl Parser {
 
     fn u32_of(&self, t: &Token) -> Result<u32, RootSigError> {
         match &t.tok {
-            Tok::Number(n) if n.bytes().all(|b| b.is_ascii_digit() || b == b'+') => {
-                n.trim_start_matches('+').parse::<u32>().map_err(|_| {
-                    syntax(
-                        t.at,
-                        SyntaxKind::NumberRange,
-                        &t.text,
-                        "not a 32-bit unsigned integer",
-                    )
-                })
-            }
-            Tok::Number(_) => Err(syntax(
-                t.at,
-                SyntaxKind::NumberRange,
-                &t.text,
-                "expected an unsigned integer",
-            )),
+            Tok::Number(n) if n.bytes().all(|b| b.is_ascii_digit() || b == b'+') => n
+                .trim_start_matches('+')
+                .parse::<u32>()
+                .map_err(|_| syntax(t.at, SyntaxKind::NumberRange, &t.text, "not a 32-bit unsigned integer")),
+            Tok::Number(_) => Err(syntax(t.at, SyntaxKind::NumberRange, &t.text, "expected an unsigned integer")),
             _ => Err(Self::unexpected(t, "an unsigned integer")),
         }
     }
@@ -480,34 +386,18 @@ impl Parser {
         // back bit-exactly.
         match (body.parse::<f64>(), body.parse::<f32>()) {
             (Ok(wide), Ok(v)) if wide.abs() <= f64::from(f32::MAX) => Ok(v),
-            _ => Err(syntax(
-                t.at,
-                SyntaxKind::NumberRange,
-                &t.text,
-                "not a finite 32-bit float",
-            )),
+            _ => Err(syntax(t.at, SyntaxKind::NumberRange, &t.text, "not a finite 32-bit float")),
         }
     }
 
-    fn equals_keyword<T: Copy>(
-        &mut self,
-        table: &[(&str, T)],
-        what: &str,
-    ) -> Result<T, RootSigError> {
+    fn equals_keyword<T: Copy>(&mut self, table: &[(&str, T)], what: &str) -> Result<T, RootSigError> {
         self.expect(Tok::Eq, "`=`")?;
         let t = self.next();
         table
             .iter()
             .find(|&&(name, _)| Self::word_is(&t, name))
             .map(|&(_, v)| v)
-            .ok_or_else(|| {
-                syntax(
-                    t.at,
-                    SyntaxKind::Unexpected,
-                    &t.text,
-                    format!("expected {what}"),
-                )
-            })
+            .ok_or_else(|| syntax(t.at, SyntaxKind::Unexpected, &t.text, format!("expected {what}")))
     }
 
     /// `0` or `A | B | ...` from `names`.
@@ -529,12 +419,7 @@ impl Parser {
         let mut t = t;
         loop {
             let Some(&(_, bit)) = names.iter().find(|&&(name, _)| Self::word_is(&t, name)) else {
-                return Err(syntax(
-                    t.at,
-                    SyntaxKind::Unexpected,
-                    &t.text,
-                    format!("expected a {what}"),
-                ));
+                return Err(syntax(t.at, SyntaxKind::Unexpected, &t.text, format!("expected a {what}")));
             };
             bits |= bit;
             if self.peek().tok != Tok::Or {
@@ -557,11 +442,7 @@ impl Parser {
                 t.at,
                 SyntaxKind::FlagsNotInVersion,
                 &t.text,
-                format!(
-                    "{what}s need root signature {} (parsing for {})",
-                    min_version.name(),
-                    self.version.name()
-                ),
+                format!("{what}s need root signature {} (parsing for {})", min_version.name(), self.version.name()),
             ));
         }
         self.expect(Tok::Eq, "`=`")?;
@@ -569,21 +450,12 @@ impl Parser {
     }
 
     fn missing(t: &Token, what: &str) -> RootSigError {
-        syntax(
-            t.at,
-            SyntaxKind::Missing,
-            &t.text,
-            format!("{what} is required"),
-        )
+        syntax(t.at, SyntaxKind::Missing, &t.text, format!("{what} is required"))
     }
 
     fn root_constants(&mut self, element: &Token) -> Result<RootParameter, RootSigError> {
         let mut seen = Seen::default();
-        let mut c = RootConstants {
-            register: 0,
-            space: 0,
-            num_values: 0,
-        };
+        let mut c = RootConstants { register: 0, space: 0, num_values: 0 };
         let mut visibility = Visibility::All;
         self.arguments(|p, t| {
             if let Some(r) = Self::register(&t, ResourceClass::Cbv)? {
@@ -609,24 +481,12 @@ impl Parser {
         if !seen.has("register") {
             return Err(Self::missing(element, "the b# register"));
         }
-        Ok(RootParameter {
-            visibility,
-            kind: ParameterKind::Constants(c),
-        })
+        Ok(RootParameter { visibility, kind: ParameterKind::Constants(c) })
     }
 
-    fn root_descriptor(
-        &mut self,
-        element: &Token,
-        class: ResourceClass,
-    ) -> Result<RootParameter, RootSigError> {
+    fn root_descriptor(&mut self, element: &Token, class: ResourceClass) -> Result<RootParameter, RootSigError> {
         let mut seen = Seen::default();
-        let mut d = RootDescriptor {
-            class,
-            register: 0,
-            space: 0,
-            flags: DescriptorFlags(0),
-        };
+        let mut d = RootDescriptor { class, register: 0, space: 0, flags: DescriptorFlags(0) };
         let mut visibility = Visibility::All;
         self.arguments(|p, t| {
             if let Some(r) = Self::register(&t, class)? {
@@ -654,10 +514,7 @@ impl Parser {
         if !seen.has("register") {
             return Err(Self::missing(element, "the shader register"));
         }
-        Ok(RootParameter {
-            visibility,
-            kind: ParameterKind::Descriptor(d),
-        })
+        Ok(RootParameter { visibility, kind: ParameterKind::Descriptor(d) })
     }
 
     fn table(&mut self) -> Result<RootParameter, RootSigError> {
@@ -665,14 +522,9 @@ impl Parser {
         let mut ranges = Vec::new();
         let mut visibility = Visibility::All;
         self.arguments(|p, t| {
-            let class = [
-                ResourceClass::Cbv,
-                ResourceClass::Srv,
-                ResourceClass::Uav,
-                ResourceClass::Sampler,
-            ]
-            .into_iter()
-            .find(|&c| Self::word_is(&t, c.name()));
+            let class = [ResourceClass::Cbv, ResourceClass::Srv, ResourceClass::Uav, ResourceClass::Sampler]
+                .into_iter()
+                .find(|&c| Self::word_is(&t, c.name()));
             if let Some(class) = class {
                 p.expect(Tok::LParen, "`(`")?;
                 ranges.push(p.range(&t, class)?);
@@ -684,17 +536,10 @@ impl Parser {
             }
             Ok(())
         })?;
-        Ok(RootParameter {
-            visibility,
-            kind: ParameterKind::Table(ranges),
-        })
+        Ok(RootParameter { visibility, kind: ParameterKind::Table(ranges) })
     }
 
-    fn range(
-        &mut self,
-        element: &Token,
-        class: ResourceClass,
-    ) -> Result<DescriptorRange, RootSigError> {
+    fn range(&mut self, element: &Token, class: ResourceClass) -> Result<DescriptorRange, RootSigError> {
         let mut seen = Seen::default();
         let mut r = DescriptorRange::new(class, 0);
         self.arguments(|p, t| {
@@ -706,11 +551,8 @@ impl Parser {
                 p.expect(Tok::Eq, "`=`")?;
                 let v = p.next();
                 // DXC stores the number as is, so 0xFFFFFFFF is `unbounded` too.
-                r.count = if Self::word_is(&v, "unbounded") {
-                    None
-                } else {
-                    Some(p.u32_of(&v)?).filter(|&n| n != u32::MAX)
-                };
+                r.count =
+                    if Self::word_is(&v, "unbounded") { None } else { Some(p.u32_of(&v)?).filter(|&n| n != u32::MAX) };
             } else if Self::word_is(&t, "space") {
                 seen.mark(&t, "space")?;
                 r.space = p.equals_u32()?;
@@ -729,12 +571,8 @@ impl Parser {
                 };
             } else if Self::word_is(&t, "flags") {
                 seen.mark(&t, "flags")?;
-                r.flags = RangeFlags(p.flags_argument(
-                    &t,
-                    &RANGE_FLAG_NAMES,
-                    "descriptor range flag",
-                    Version::V1_1,
-                )?);
+                r.flags =
+                    RangeFlags(p.flags_argument(&t, &RANGE_FLAG_NAMES, "descriptor range flag", Version::V1_1)?);
             } else {
                 return Err(Self::unexpected(&t, "a descriptor range argument"));
             }
@@ -764,51 +602,24 @@ impl Parser {
                 "filter" => {
                     p.expect(Tok::Eq, "`=`")?;
                     let v = p.next();
-                    let keyword = if let Tok::Word(k) = &v.tok {
-                        Filter::from_keyword(k)
-                    } else {
-                        None
-                    };
-                    s.filter = keyword.ok_or_else(|| {
-                        syntax(
-                            v.at,
-                            SyntaxKind::Unexpected,
-                            &v.text,
-                            "expected a FILTER_* value",
-                        )
-                    })?;
+                    let keyword = if let Tok::Word(k) = &v.tok { Filter::from_keyword(k) } else { None };
+                    s.filter = keyword
+                        .ok_or_else(|| syntax(v.at, SyntaxKind::Unexpected, &v.text, "expected a FILTER_* value"))?;
                 }
-                "addressu" => {
-                    s.address_u = p.equals_keyword(&ADDRESS_MODES, "a TEXTURE_ADDRESS_* value")?
-                }
-                "addressv" => {
-                    s.address_v = p.equals_keyword(&ADDRESS_MODES, "a TEXTURE_ADDRESS_* value")?
-                }
-                "addressw" => {
-                    s.address_w = p.equals_keyword(&ADDRESS_MODES, "a TEXTURE_ADDRESS_* value")?
-                }
+                "addressu" => s.address_u = p.equals_keyword(&ADDRESS_MODES, "a TEXTURE_ADDRESS_* value")?,
+                "addressv" => s.address_v = p.equals_keyword(&ADDRESS_MODES, "a TEXTURE_ADDRESS_* value")?,
+                "addressw" => s.address_w = p.equals_keyword(&ADDRESS_MODES, "a TEXTURE_ADDRESS_* value")?,
                 "miplodbias" => s.mip_lod_bias = p.equals_f32()?,
                 "maxanisotropy" => s.max_anisotropy = p.equals_u32()?,
-                "comparisonfunc" => {
-                    s.comparison = p.equals_keyword(&COMPARISON_FUNCS, "a COMPARISON_* value")?
-                }
-                "bordercolor" => {
-                    s.border_color =
-                        p.equals_keyword(&BORDER_COLORS, "a STATIC_BORDER_COLOR_* value")?
-                }
+                "comparisonfunc" => s.comparison = p.equals_keyword(&COMPARISON_FUNCS, "a COMPARISON_* value")?,
+                "bordercolor" => s.border_color = p.equals_keyword(&BORDER_COLORS, "a STATIC_BORDER_COLOR_* value")?,
                 "minlod" => s.min_lod = p.equals_f32()?,
                 "maxlod" => s.max_lod = p.equals_f32()?,
                 "space" => s.space = p.equals_u32()?,
-                "visibility" => {
-                    s.visibility = p.equals_keyword(&VISIBILITIES, "a SHADER_VISIBILITY_* value")?
-                }
+                "visibility" => s.visibility = p.equals_keyword(&VISIBILITIES, "a SHADER_VISIBILITY_* value")?,
                 "flags" => {
-                    s.flags = SamplerFlags(p.flags_argument(
-                        &t,
-                        &SAMPLER_FLAG_NAMES,
-                        "static sampler flag",
-                        Version::V1_2,
-                    )?)
+                    s.flags =
+                        SamplerFlags(p.flags_argument(&t, &SAMPLER_FLAG_NAMES, "static sampler flag", Version::V1_2)?)
                 }
                 _ => return Err(Self::unexpected(&t, "a StaticSampler argument")),
             }
@@ -827,10 +638,7 @@ impl Parser {
 pub fn to_hlsl(rs: &RootSignature) -> String {
     let mut elements = Vec::new();
     if rs.flags.0 != 0 {
-        elements.push(format!(
-            "RootFlags({})",
-            flags_text(rs.flags.0, &ROOT_FLAG_NAMES)
-        ));
+        elements.push(format!("RootFlags({})", flags_text(rs.flags.0, &ROOT_FLAG_NAMES)));
     }
     for p in &rs.parameters {
         let mut args = Vec::new();
@@ -845,10 +653,7 @@ pub fn to_hlsl(rs: &RootSignature) -> String {
                 args.push(format!("{}{}", d.class.register_letter(), d.register));
                 push_space(&mut args, d.space);
                 if d.flags.0 != 0 {
-                    args.push(format!(
-                        "flags = {}",
-                        flags_text(d.flags.0, &DESCRIPTOR_FLAG_NAMES)
-                    ));
+                    args.push(format!("flags = {}", flags_text(d.flags.0, &DESCRIPTOR_FLAG_NAMES)));
                 }
                 d.class.name().to_string()
             }
@@ -864,11 +669,7 @@ pub fn to_hlsl(rs: &RootSignature) -> String {
         if p.visibility != Visibility::All || empty_table {
             args.push(format!("visibility = {}", p.visibility.keyword()));
         }
-        let separator = if matches!(p.kind, ParameterKind::Table(_)) && args.len() > 1 {
-            ",\n    "
-        } else {
-            ", "
-        };
+        let separator = if matches!(p.kind, ParameterKind::Table(_)) && args.len() > 1 { ",\n    " } else { ", " };
         let open = if separator == ", " { "(" } else { "(\n    " };
         let close = if separator == ", " { ")" } else { "\n)" };
         elements.push(format!("{element}{open}{}{close}", args.join(separator)));
@@ -877,12 +678,7 @@ pub fn to_hlsl(rs: &RootSignature) -> String {
     for s in &rs.static_samplers {
         let mut args = vec![format!("s{}", s.register)];
         if s.filter != defaults.filter {
-            args.push(format!(
-                "filter = {}",
-                s.filter
-                    .keyword()
-                    .unwrap_or_else(|| format!("{:#x}", s.filter.0))
-            ));
+            args.push(format!("filter = {}", s.filter.keyword().unwrap_or_else(|| format!("{:#x}", s.filter.0))));
         }
         for (name, mode, default) in [
             ("addressU", s.address_u, defaults.address_u),
@@ -917,10 +713,7 @@ pub fn to_hlsl(rs: &RootSignature) -> String {
             args.push(format!("visibility = {}", s.visibility.keyword()));
         }
         if s.flags.0 != 0 {
-            args.push(format!(
-                "flags = {}",
-                flags_text(s.flags.0, &SAMPLER_FLAG_NAMES)
-            ));
+            args.push(format!("flags = {}", flags_text(s.flags.0, &SAMPLER_FLAG_NAMES)));
         }
         elements.push(format!("StaticSampler({})", args.join(", ")));
     }
@@ -958,10 +751,7 @@ fn range_text(r: &DescriptorRange) -> String {
         args.push(format!("offset = {o}"));
     }
     if r.flags.0 != 0 {
-        args.push(format!(
-            "flags = {}",
-            flags_text(r.flags.0, &RANGE_FLAG_NAMES)
-        ));
+        args.push(format!("flags = {}", flags_text(r.flags.0, &RANGE_FLAG_NAMES)));
     }
     format!("{}({})", r.class.name(), args.join(", "))
 }
@@ -998,16 +788,7 @@ mod tests {
     #[test]
     fn positions_are_line_and_column() {
         let err = parse_hlsl("CBV(b0),\n  Bogus(b1)", Version::V1_1).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                RootSigError::Syntax {
-                    at: TextPos { line: 2, column: 3 },
-                    ..
-                }
-            ),
-            "{err:?}"
-        );
+        assert!(matches!(err, RootSigError::Syntax { at: TextPos { line: 2, column: 3 }, .. }), "{err:?}");
     }
 
     #[test]

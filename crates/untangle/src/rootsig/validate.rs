@@ -82,9 +82,7 @@ pub fn validate(rs: &RootSignature) -> Result<(), RootSigError> {
     let mut bindings = Vec::new();
     for (i, p) in rs.parameters.iter().enumerate() {
         match &p.kind {
-            ParameterKind::Table(ranges) => {
-                check_table(rs.version, i, p.visibility, ranges, &mut bindings)?
-            }
+            ParameterKind::Table(ranges) => check_table(rs.version, i, p.visibility, ranges, &mut bindings)?,
             ParameterKind::Constants(c) => {
                 let element = format!("parameter {i} (root constants)");
                 check_space(c.space, &element)?;
@@ -182,11 +180,7 @@ fn check_table(
             ));
         }
         if r.count == Some(0) {
-            return Err(RootSigError::invalid(
-                Rule::ZeroCount,
-                element,
-                "numDescriptors is 0",
-            ));
+            return Err(RootSigError::invalid(Rule::ZeroCount, element, "numDescriptors is 0"));
         }
         check_space(r.space, &element)?;
         check_range_flags(version, r, &element)?;
@@ -230,23 +224,12 @@ fn check_table(
                 u64::from(u32::MAX)
             }
         };
-        bindings.push(Binding {
-            class: r.class,
-            space: r.space,
-            first,
-            last,
-            visibility,
-            element,
-        });
+        bindings.push(Binding { class: r.class, space: r.space, first, last, visibility, element });
     }
     Ok(())
 }
 
-fn check_range_flags(
-    version: Version,
-    r: &DescriptorRange,
-    element: &str,
-) -> Result<(), RootSigError> {
+fn check_range_flags(version: Version, r: &DescriptorRange, element: &str) -> Result<(), RootSigError> {
     let f = r.flags.0;
     if f == 0 {
         return Ok(());
@@ -262,16 +245,10 @@ fn check_range_flags(
         return Err(RootSigError::invalid(
             Rule::UnknownFlag,
             element,
-            format!(
-                "unknown descriptor range flag bits {:#x}",
-                f & !RangeFlags::ALL
-            ),
+            format!("unknown descriptor range flag bits {:#x}", f & !RangeFlags::ALL),
         ));
     }
-    let data = f
-        & (RangeFlags::DATA_VOLATILE
-            | RangeFlags::DATA_STATIC_WHILE_SET_AT_EXECUTE
-            | RangeFlags::DATA_STATIC);
+    let data = f & (RangeFlags::DATA_VOLATILE | RangeFlags::DATA_STATIC_WHILE_SET_AT_EXECUTE | RangeFlags::DATA_STATIC);
     if r.class == ResourceClass::Sampler && data != 0 {
         return Err(RootSigError::invalid(
             Rule::FlagCombination,
@@ -280,11 +257,7 @@ fn check_range_flags(
         ));
     }
     if data.count_ones() > 1 {
-        return Err(RootSigError::invalid(
-            Rule::FlagCombination,
-            element,
-            "at most one DATA_* flag",
-        ));
+        return Err(RootSigError::invalid(Rule::FlagCombination, element, "at most one DATA_* flag"));
     }
     let descriptors_volatile = f & RangeFlags::DESCRIPTORS_VOLATILE != 0;
     if descriptors_volatile && data == RangeFlags::DATA_STATIC {
@@ -294,8 +267,7 @@ fn check_range_flags(
             "DESCRIPTORS_VOLATILE cannot be combined with DATA_STATIC",
         ));
     }
-    if descriptors_volatile && f & RangeFlags::DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS != 0
-    {
+    if descriptors_volatile && f & RangeFlags::DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS != 0 {
         return Err(RootSigError::invalid(
             Rule::FlagCombination,
             element,
@@ -305,11 +277,7 @@ fn check_range_flags(
     Ok(())
 }
 
-fn check_descriptor_flags(
-    version: Version,
-    flags: DescriptorFlags,
-    element: &str,
-) -> Result<(), RootSigError> {
+fn check_descriptor_flags(version: Version, flags: DescriptorFlags, element: &str) -> Result<(), RootSigError> {
     let f = flags.0;
     if f == 0 {
         return Ok(());
@@ -325,18 +293,11 @@ fn check_descriptor_flags(
         return Err(RootSigError::invalid(
             Rule::UnknownFlag,
             element,
-            format!(
-                "unknown root descriptor flag bits {:#x}",
-                f & !DescriptorFlags::ALL
-            ),
+            format!("unknown root descriptor flag bits {:#x}", f & !DescriptorFlags::ALL),
         ));
     }
     if f.count_ones() > 1 {
-        return Err(RootSigError::invalid(
-            Rule::FlagCombination,
-            element,
-            "at most one DATA_* flag",
-        ));
+        return Err(RootSigError::invalid(Rule::FlagCombination, element, "at most one DATA_* flag"));
     }
     Ok(())
 }
@@ -360,11 +321,7 @@ fn check_sampler(version: Version, s: &StaticSampler, element: &str) -> Result<(
     // infinities are fine there.
     for (name, value) in [("minLOD", s.min_lod), ("maxLOD", s.max_lod)] {
         if value.is_nan() {
-            return Err(RootSigError::invalid(
-                Rule::SamplerField,
-                element,
-                format!("{name} is NaN"),
-            ));
+            return Err(RootSigError::invalid(Rule::SamplerField, element, format!("{name} is NaN")));
         }
     }
     // Also false for NaN.
@@ -397,10 +354,7 @@ fn check_sampler(version: Version, s: &StaticSampler, element: &str) -> Result<(
             return Err(RootSigError::invalid(
                 Rule::UnknownFlag,
                 element,
-                format!(
-                    "unknown sampler flag bits {:#x}",
-                    s.flags.0 & !SamplerFlags::ALL
-                ),
+                format!("unknown sampler flag bits {:#x}", s.flags.0 & !SamplerFlags::ALL),
             ));
         }
     }
@@ -423,13 +377,7 @@ fn check_overlaps(mut bindings: Vec<Binding>) -> Result<(), RootSigError> {
         let candidates: Vec<usize> = if b.visibility == Visibility::All {
             reach.iter().flatten().copied().collect()
         } else {
-            [
-                reach[Visibility::All as usize],
-                reach[b.visibility as usize],
-            ]
-            .into_iter()
-            .flatten()
-            .collect()
+            [reach[Visibility::All as usize], reach[b.visibility as usize]].into_iter().flatten().collect()
         };
         if let Some(&j) = candidates.iter().find(|&&j| bindings[j].last >= b.first) {
             let other = &bindings[j];
@@ -461,40 +409,20 @@ mod tests {
     use super::*;
 
     fn table(visibility: Visibility, ranges: Vec<DescriptorRange>) -> RootParameter {
-        RootParameter {
-            visibility,
-            kind: ParameterKind::Table(ranges),
-        }
+        RootParameter { visibility, kind: ParameterKind::Table(ranges) }
     }
 
     fn sig(parameters: Vec<RootParameter>) -> RootSignature {
-        RootSignature {
-            version: Version::V1_1,
-            flags: RootFlags(0),
-            parameters,
-            static_samplers: vec![],
-        }
+        RootSignature { version: Version::V1_1, flags: RootFlags(0), parameters, static_samplers: vec![] }
     }
 
     #[test]
     fn overlap_needs_intersecting_visibility() {
-        let a = table(
-            Visibility::Pixel,
-            vec![DescriptorRange::new(ResourceClass::Srv, 0)],
-        );
-        let b = table(
-            Visibility::Vertex,
-            vec![DescriptorRange::new(ResourceClass::Srv, 0)],
-        );
+        let a = table(Visibility::Pixel, vec![DescriptorRange::new(ResourceClass::Srv, 0)]);
+        let b = table(Visibility::Vertex, vec![DescriptorRange::new(ResourceClass::Srv, 0)]);
         assert_eq!(validate(&sig(vec![a.clone(), b])), Ok(()));
-        let c = table(
-            Visibility::All,
-            vec![DescriptorRange::new(ResourceClass::Srv, 0)],
-        );
-        assert_eq!(
-            validate(&sig(vec![a, c])).unwrap_err().rule(),
-            Some(Rule::RegisterOverlap)
-        );
+        let c = table(Visibility::All, vec![DescriptorRange::new(ResourceClass::Srv, 0)]);
+        assert_eq!(validate(&sig(vec![a, c])).unwrap_err().rule(), Some(Rule::RegisterOverlap));
     }
 
     #[test]
@@ -505,19 +433,10 @@ mod tests {
         wide.count = Some(10);
         let rs = sig(vec![
             table(Visibility::Pixel, vec![wide]),
-            table(
-                Visibility::Vertex,
-                vec![DescriptorRange::new(ResourceClass::Srv, 1)],
-            ),
-            table(
-                Visibility::Pixel,
-                vec![DescriptorRange::new(ResourceClass::Srv, 5)],
-            ),
+            table(Visibility::Vertex, vec![DescriptorRange::new(ResourceClass::Srv, 1)]),
+            table(Visibility::Pixel, vec![DescriptorRange::new(ResourceClass::Srv, 5)]),
         ]);
-        assert_eq!(
-            validate(&rs).unwrap_err().rule(),
-            Some(Rule::RegisterOverlap)
-        );
+        assert_eq!(validate(&rs).unwrap_err().rule(), Some(Rule::RegisterOverlap));
     }
 
     #[test]
@@ -526,11 +445,7 @@ mod tests {
         r.space = 1;
         let rs = sig(vec![table(
             Visibility::All,
-            vec![
-                DescriptorRange::new(ResourceClass::Srv, 0),
-                r,
-                DescriptorRange::new(ResourceClass::Uav, 0),
-            ],
+            vec![DescriptorRange::new(ResourceClass::Srv, 0), r, DescriptorRange::new(ResourceClass::Uav, 0)],
         )]);
         assert_eq!(validate(&rs), Ok(()));
     }

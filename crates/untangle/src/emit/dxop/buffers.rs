@@ -149,7 +149,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         let off = self.arg_val(c, 1)?;
         let u = self.cx.u32_t();
-        let (four, two, three, zero) = (self.cx.const_u32(4), self.cx.const_u32(2), self.cx.const_u32(3), self.cx.const_u32(0));
+        let (four, two, three, zero) =
+            (self.cx.const_u32(4), self.cx.const_u32(2), self.cx.const_u32(3), self.cx.const_u32(0));
         let rv = self.res_var(h)?;
         let x = if let Indexing::PushWords { pc_offset, n } = rv.indexing {
             let w = match self.cx.const_value_u32(off) {
@@ -535,7 +536,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn update_counter(&mut self, c: &Call<'_>) -> Result<Word> {
         let h = self.handle(self.arg(c, 0)?)?;
         let inc = self.arg_const(c, 1)? as i8;
-        let counters = if h.heap.is_some() { self.res.heap_counters(self.cx)? } else { self.res.counter(self.cx, h.id)? };
+        let counters =
+            if h.heap.is_some() { self.res.heap_counters(self.cx)? } else { self.res.counter(self.cx, h.id)? };
         let block = self.element_ptr(h, &counters)?;
         let u = self.cx.u32_t();
         let pty = self.cx.ptr(StorageClass::StorageBuffer, u);

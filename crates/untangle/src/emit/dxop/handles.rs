@@ -28,13 +28,21 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let sampler = self.arg_const(c, 1)? != 0;
                 let non_uniform = self.arg_const(c, 2).unwrap_or(0) != 0;
                 let class = if sampler { ResourceClass::Sampler } else { ResourceClass::Srv };
-                Handle { class, id: 0, index: Some(index), non_uniform, heap: Some(HeapHandle { sampler, props: None }) }
+                Handle {
+                    class,
+                    id: 0,
+                    index: Some(index),
+                    non_uniform,
+                    heap: Some(HeapHandle { sampler, props: None }),
+                }
             }
             DxOp::CreateHandleFromBinding => {
                 let bind = self.arg(c, 0)?;
                 let fields: Vec<u64> = match bind {
                     Value::Const(k) => match &self.cx.m.constants.get(k).kind {
-                        ConstKind::Aggregate(elems) => elems.iter().map(|&e| self.cx.m.constants.as_int(e).unwrap_or(0)).collect(),
+                        ConstKind::Aggregate(elems) => {
+                            elems.iter().map(|&e| self.cx.m.constants.as_int(e).unwrap_or(0)).collect()
+                        }
                         ConstKind::Zero | ConstKind::Null => vec![0; 4],
                         _ => Vec::new(),
                     },
@@ -56,7 +64,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     let props = self.arg(c, 1)?;
                     let fields: Vec<u32> = match props {
                         Value::Const(k) => match &self.cx.m.constants.get(k).kind {
-                            ConstKind::Aggregate(e) => e.iter().map(|&x| self.cx.m.constants.as_int(x).unwrap_or(0) as u32).collect(),
+                            ConstKind::Aggregate(e) => {
+                                e.iter().map(|&x| self.cx.m.constants.as_int(x).unwrap_or(0) as u32).collect()
+                            }
                             ConstKind::Zero => vec![0, 0],
                             _ => Vec::new(),
                         },

@@ -27,19 +27,43 @@ pub fn emit(fe: &mut FnEmit<'_, '_>, inst: InstId, call: &DxOpCall<'_>) -> Resul
     let c = Call { op: call.op, args: call.args, inst, ty: fe.f.insts[inst].ty };
     use DxOp::*;
     match c.op {
-        CreateHandle | CreateHandleFromBinding | CreateHandleFromHeap | AnnotateHandle | CreateHandleForLib => fe.handle_op(&c).map(|_| None),
-        ThreadId | GroupId | ThreadIdInGroup | FlattenedThreadIdInGroup | Barrier => fe.compute_op(&c),
-        CBufferLoadLegacy | CBufferLoad | BufferLoad | RawBufferLoad | BufferStore | RawBufferStore | AtomicBinOp
-        | AtomicCompareExchange | CheckAccessFullyMapped | BufferUpdateCounter => fe.buffer_op(&c),
-        TextureLoad | TextureStore | GetDimensions | Sample | SampleBias | SampleLevel | SampleGrad | SampleCmp
-        | SampleCmpLevelZero | SampleCmpLevel | SampleCmpBias | SampleCmpGrad | TextureGather | TextureGatherCmp | TextureGatherRaw | CalculateLOD | TextureStoreSample => {
-            fe.texture_op(&c)
+        CreateHandle | CreateHandleFromBinding | CreateHandleFromHeap | AnnotateHandle | CreateHandleForLib => {
+            fe.handle_op(&c).map(|_| None)
         }
-        LoadInput | StoreOutput | Discard | SampleIndex | Coverage | InnerCoverage | IsHelperLane | DerivCoarseX | DerivCoarseY
-        | DerivFineX | DerivFineY => fe.io_op(&c),
-        WaveIsFirstLane | WaveGetLaneIndex | WaveGetLaneCount | WaveAnyTrue | WaveAllTrue | WaveActiveAllEqual
-        | WaveActiveBallot | WaveReadLaneAt | WaveReadLaneFirst | WaveActiveOp | WaveActiveBit | WavePrefixOp
-        | QuadReadLaneAt | QuadOp | WaveAllBitCount | WavePrefixBitCount | WaveMatch | WaveMultiPrefixOp
+        ThreadId | GroupId | ThreadIdInGroup | FlattenedThreadIdInGroup | Barrier => fe.compute_op(&c),
+        CBufferLoadLegacy
+        | CBufferLoad
+        | BufferLoad
+        | RawBufferLoad
+        | BufferStore
+        | RawBufferStore
+        | AtomicBinOp
+        | AtomicCompareExchange
+        | CheckAccessFullyMapped
+        | BufferUpdateCounter => fe.buffer_op(&c),
+        TextureLoad | TextureStore | GetDimensions | Sample | SampleBias | SampleLevel | SampleGrad | SampleCmp
+        | SampleCmpLevelZero | SampleCmpLevel | SampleCmpBias | SampleCmpGrad | TextureGather | TextureGatherCmp
+        | TextureGatherRaw | CalculateLOD | TextureStoreSample => fe.texture_op(&c),
+        LoadInput | StoreOutput | Discard | SampleIndex | Coverage | InnerCoverage | IsHelperLane | DerivCoarseX
+        | DerivCoarseY | DerivFineX | DerivFineY => fe.io_op(&c),
+        WaveIsFirstLane
+        | WaveGetLaneIndex
+        | WaveGetLaneCount
+        | WaveAnyTrue
+        | WaveAllTrue
+        | WaveActiveAllEqual
+        | WaveActiveBallot
+        | WaveReadLaneAt
+        | WaveReadLaneFirst
+        | WaveActiveOp
+        | WaveActiveBit
+        | WavePrefixOp
+        | QuadReadLaneAt
+        | QuadOp
+        | WaveAllBitCount
+        | WavePrefixBitCount
+        | WaveMatch
+        | WaveMultiPrefixOp
         | WaveMultiPrefixBitCount => fe.wave_op(&c),
         _ => match fe.math_op(&c)? {
             Some(r) => Ok(r),

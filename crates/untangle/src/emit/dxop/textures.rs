@@ -85,7 +85,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         self.cx.capability(Capability::ImageGatherExtended);
         let ws = self.offset_components(c, first, n)?;
-        let w = if n == 1 { ws[0] } else {
+        let w = if n == 1 {
+            ws[0]
+        } else {
             let i = self.cx.sint(32);
             let vt = self.cx.vec(i, n);
             self.ids_op(Op::CompositeConstruct, vt, &ws)?
@@ -99,7 +101,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let mut ws = Vec::new();
         for k in 0..n as usize {
             let v = self.arg(c, first + k)?;
-            let w = if self.is_undef(v) { self.cx.null(i) } else {
+            let w = if self.is_undef(v) {
+                self.cx.null(i)
+            } else {
                 let x = self.value(v)?;
                 self.ids_op(Op::Bitcast, i, &[x])?
             };
@@ -149,7 +153,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         for (k, &o) in offs.iter().enumerate() {
             let ou = self.ids_op(Op::Bitcast, u, &[o])?;
             let m = self.ids_op(Op::BitwiseAnd, u, &[ou, fifteen])?;
-            let m = if k == 0 { m } else {
+            let m = if k == 0 {
+                m
+            } else {
                 let sh = self.cx.const_u32(4 * k as u32);
                 self.ids_op(Op::ShiftLeftLogical, u, &[m, sh])?
             };
@@ -168,7 +174,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     me.cx.const_bits(i, 32, x as u32 as u64)
                 })
                 .collect();
-            let off = if n == 1 { comps[0] } else {
+            let off = if n == 1 {
+                comps[0]
+            } else {
                 let vt = me.cx.vec(i, n);
                 me.cx.b.constant_composite(vt, comps)
             };
@@ -241,7 +249,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let mut parts = Vec::new();
                 for k in 0..n {
                     let x = if n == 1 { coord } else { self.extract(u, coord, k)? };
-                    let o = if k < od { self.arg(c, 5 + k as usize)? } else { Value::Const(crate::ir::ConstId::from_u32(0)) };
+                    let o = if k < od {
+                        self.arg(c, 5 + k as usize)?
+                    } else {
+                        Value::Const(crate::ir::ConstId::from_u32(0))
+                    };
                     let x = if k < od && !self.is_undef(o) {
                         let ow = self.value(o)?;
                         self.ids_op(Op::IAdd, u, &[x, ow])?
@@ -250,7 +262,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     };
                     parts.push(x);
                 }
-                coord = if n == 1 { parts[0] } else {
+                coord = if n == 1 {
+                    parts[0]
+                } else {
                     let vt = self.cx.vec(u, n);
                     self.ids_op(Op::CompositeConstruct, vt, &parts)?
                 };
@@ -531,7 +545,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     let mut o = ids(&[si, coord, self.cx.const_u32(ch)]);
                     o.extend(extra.clone());
                     let g = self.op(Op::ImageGather, v4, o)?;
-                    let g = if texel == TexelKind::UInt { g } else {
+                    let g = if texel == TexelKind::UInt {
+                        g
+                    } else {
                         let uv4 = self.cx.vec(u, 4);
                         self.ids_op(Op::Bitcast, uv4, &[g])?
                     };

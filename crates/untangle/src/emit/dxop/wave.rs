@@ -27,7 +27,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.num_to_ir(x, Num::Bool, c.ty)?
             }
             WaveGetLaneIndex | WaveGetLaneCount => {
-                let bi = if c.op == WaveGetLaneIndex { BuiltIn::SubgroupLocalInvocationId } else { BuiltIn::SubgroupSize };
+                let bi =
+                    if c.op == WaveGetLaneIndex { BuiltIn::SubgroupLocalInvocationId } else { BuiltIn::SubgroupSize };
                 let u = self.cx.u32_t();
                 let var = self.iface.builtin(self.cx, bi, StorageClass::Input, u);
                 if self.sm.kind == crate::container::ShaderKind::Pixel {
@@ -105,7 +106,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     _ => Op::GroupNonUniformBitwiseXor,
                 };
                 let x = self.arg_val(c, 0)?;
-                self.op(opcode, t, vec![Operand::IdRef(sg), Operand::GroupOperation(GroupOperation::Reduce), Operand::IdRef(x)])?
+                self.op(
+                    opcode,
+                    t,
+                    vec![Operand::IdRef(sg), Operand::GroupOperation(GroupOperation::Reduce), Operand::IdRef(x)],
+                )?
             }
             WaveAllBitCount | WavePrefixBitCount => {
                 self.cx.capability(Capability::GroupNonUniformBallot);
@@ -113,7 +118,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let u4 = self.cx.vec(u, 4);
                 let x = self.arg_val(c, 0)?;
                 let v = self.ids_op(Op::GroupNonUniformBallot, u4, &[sg, x])?;
-                let group = if c.op == WaveAllBitCount { GroupOperation::Reduce } else { GroupOperation::ExclusiveScan };
+                let group =
+                    if c.op == WaveAllBitCount { GroupOperation::Reduce } else { GroupOperation::ExclusiveScan };
                 self.op(
                     Op::GroupNonUniformBallotBitCount,
                     u,
