@@ -53,7 +53,16 @@ export UNTANGLE_REQUIRE_VULKAN=1
 # llvmpipe spends most of those tests compiling shaders; without LLVM's optimization
 # passes it compiles about a third faster (the shaders' meaning does not change).
 export GALLIVM_PERF=${GALLIVM_PERF:-nopt}
+# Habits, enforced: formatting, clippy (every target and feature combination we ship), and
+# documentation without warnings. Each fails the run.
+FEATURES=untangle-testkit/vulkan,untangle-cli/llvm
+cargo fmt --all --check
+cargo clippy --workspace --all-targets --features "$FEATURES" -- -D warnings
+cargo clippy -p untangle --no-default-features -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p untangle
+
 # Release mode: the corpus and robustness suites run LLVM over ~800 files and 10,000
 # mutations; the analyses' own checks (recompute comparisons) run explicitly in tests.
-# Feature `vulkan`: the Vulkan runner and tests/vulkan_traces.rs (lavapipe).
-cargo test --workspace --release --features untangle-testkit/vulkan,untangle-cli/llvm "$@"
+# Feature `vulkan`: the Vulkan runner and the GPU tests (lavapipe); `untangle-cli/llvm`: the
+# command line reads the `.ll` samples its tests use.
+cargo test --workspace --release --features "$FEATURES" "$@"

@@ -303,6 +303,7 @@ fn collect_inputs(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 }
 
 /// Translate one file; the output bytes.
+#[allow(clippy::type_complexity)]
 fn convert_one(
     path: &Path,
     options: &untangle::emit::Options,

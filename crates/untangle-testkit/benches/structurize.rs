@@ -75,6 +75,7 @@ fn generated(c: &mut Criterion) {
     g.finish();
 }
 
+#[allow(clippy::type_complexity)]
 fn synthetic(c: &mut Criterion) {
     let shapes: [(&str, fn(usize, &mut Types) -> Function); 3] =
         [("diamonds", diamond_chain), ("loop_nest", loop_nest), ("wide_switch", wide_switch)];

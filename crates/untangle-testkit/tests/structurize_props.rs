@@ -19,14 +19,13 @@ const CASES: u32 = 5_000;
 const STREAMS: usize = 20;
 
 fn config(size: u8) -> ShapeGenConfig {
-    let mut c = ShapeGenConfig::default();
-    c.max_blocks = match size {
+    let max_blocks = match size {
         0 => 12,
         1 => 40,
         2 => 120,
         _ => 400,
     };
-    c
+    ShapeGenConfig { max_blocks, ..ShapeGenConfig::default() }
 }
 
 fn single(seed: u64, size: u8) -> Module {

@@ -777,9 +777,11 @@ fn compile_function(comp: &Compiler, f: &dr::Function) -> Result<Func, InterpErr
                 Op::Variable => {
                     match inst.operands.first() {
                         Some(dr::Operand::StorageClass(StorageClass::Function)) => {}
-                        other => return Err(parse_err(format!(
+                        other => {
+                            return Err(parse_err(format!(
                             "block %{label}: OpVariable in a function must use storage class Function, found {other:?}"
-                        ))),
+                        )))
+                        }
                     }
                     if bi != 0 {
                         return Err(parse_err(format!("block %{label}: OpVariable outside the first block")));

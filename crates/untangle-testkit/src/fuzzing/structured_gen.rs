@@ -1482,11 +1482,9 @@ impl Finisher<'_, '_> {
                     self.parts[b].cond.push(v);
                     *value = Value::Inst(v);
                 }
-                Terminator::Ret { value } => {
-                    if f.ret != self.types.void {
-                        self.stats.returns_with_value += 1;
-                        *value = Some(self.avail(b));
-                    }
+                Terminator::Ret { value } if f.ret != self.types.void => {
+                    self.stats.returns_with_value += 1;
+                    *value = Some(self.avail(b));
                 }
                 _ => {}
             }

@@ -986,7 +986,7 @@ fn wave_multi_prefix(f: &Features) -> Spec {
     let mask = |l: u32| {
         if l >= 8 {
             0xFF00u32
-        } else if l % 2 == 0 {
+        } else if l.is_multiple_of(2) {
             0x55
         } else {
             0xAA
@@ -1151,11 +1151,8 @@ fn raw_vector_read(_: &Features) -> Spec {
     let src = |r: u32| (0..12u32).map(|k| 0x100 * r + k * 0x11).collect::<Vec<_>>();
     let out = fill(64, 30);
     let mut want = out.clone();
-    for k in 0..12 {
-        want[k] = src(2)[k];
-        want[16 + k] = src(3)[k];
-        want[32 + k] = src(4)[k];
-        want[48 + k] = src(5)[k];
+    for (base, r) in [(0, 2), (16, 3), (32, 4), (48, 5)] {
+        want[base..base + 12].copy_from_slice(&src(r));
     }
     let mut resources = vec![buf(u(1, 0), &out)];
     let mut expect = vec![(u(1, 0), eq(&want))];
@@ -1412,7 +1409,7 @@ fn raw_gather_32(_: &Features) -> Spec {
     // the gathers at (0.5, 0.5) cover all four texels and return, per channel c,
     // (T(0, 1), T(1, 1), T(1, 0), T(0, 0)): u0 words 0..4 = GatherRaw (channel 0), 4..8,
     // 8..12, 12..16, 16..20 = Gather of channels 0, 1, 2, 3.
-    let texel = |x: u32, y: u32, c: u32| 0xA000_0000 | 0x100 * (c + 1) | 0x10 * y | x;
+    let texel = |x: u32, y: u32, c: u32| 0xA000_0000 | (0x100 * (c + 1)) | (0x10 * y) | x;
     let bytes: Vec<u32> = (0..2).flat_map(|y| (0..2).flat_map(move |x| (0..4).map(move |c| texel(x, y, c)))).collect();
     let mut want = Vec::new();
     for c in [0, 0, 1, 2, 3] {

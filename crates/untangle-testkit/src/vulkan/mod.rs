@@ -731,7 +731,7 @@ impl Gpu {
                 push.resize(o + 8, 0);
             }
         }
-        while push.len() % 4 != 0 {
+        while !push.len().is_multiple_of(4) {
             push.push(0);
         }
 

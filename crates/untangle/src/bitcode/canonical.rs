@@ -98,7 +98,7 @@ impl Canon<'_> {
             let id = self.types.intern(Type::Named(n.clone()));
             self.tmap[t] = Some(id);
         }
-        stack.push((t, children(&self.otypes, t), 0));
+        stack.push((t, children(self.otypes, t), 0));
     }
 
     fn konst(&mut self, c: ConstId) -> ConstId {

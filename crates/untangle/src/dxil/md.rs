@@ -80,7 +80,7 @@ impl<'m> Tuple<'m> {
 
     /// Pairs of `(tag, operand index)` in a tag/value list.
     pub fn tag_pairs(&self) -> Result<Vec<(u32, usize)>> {
-        if self.len() % 2 != 0 {
+        if !self.len().is_multiple_of(2) {
             return Err(Error::Dxil(format!("{}: tag/value list has odd length {}", self.path, self.len())));
         }
         (0..self.len() / 2).map(|k| Ok((self.u32(2 * k)?, 2 * k + 1))).collect()

@@ -56,6 +56,7 @@ impl Function {
 }
 
 /// Small extension so typed ids print as plain numbers.
+#[allow(clippy::wrong_self_convention)] // ids are `Copy`; `as_` reads as the cast it is
 pub trait IndexExt {
     fn as_u32_index(self) -> u32;
 }

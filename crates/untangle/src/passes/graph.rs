@@ -223,6 +223,7 @@ impl Doms {
         let idom = immediate_dominators(0, &succ_csr, &pred_csr);
         let mut out_idom: SecondaryMap<SBlock, Option<SBlock>> = SecondaryMap::new();
         let mut children: SecondaryMap<SBlock, SmallVec<[SBlock; 2]>> = SecondaryMap::new();
+        #[allow(clippy::needless_range_loop)] // `i` indexes both `dfs.rpo` and `idom`
         for i in 1..n {
             let b = dfs.rpo[i];
             let d = dfs.rpo[idom[i] as usize];

@@ -604,7 +604,7 @@ impl RegionPass<'_> {
             for &c in &g.children[b] {
                 // Merge children (children of x only) start the code after the construct;
                 // a merge of an enclosing header ends it.
-                if !(b == x && merge_children.contains(&c)) && !self.selection_merge[c] {
+                if (b != x || !merge_children.contains(&c)) && !self.selection_merge[c] {
                     self.depth[c] = self.depth[b] + u32::from(nests && g.rpreds[c].len() < 2);
                     stack.push(c);
                 } else {

@@ -231,6 +231,7 @@ fn solve_var(
             value[c] = Some(v);
         }
     }
+    #[allow(clippy::needless_range_loop)] // `temps` grows inside the loop
     for t in first_temp..temps.len() {
         let z = temps[t].block;
         let mut operands = Vec::new();
