@@ -215,3 +215,127 @@ fn batch_mode_translates_a_directory_and_fails_on_a_bad_input() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("bad.ll"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Runs the binary with `stdin` as standard input; exit code, stdout bytes, stderr.
+fn untangle_piped(args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_untangle"))
+        .args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run untangle");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.code().unwrap_or(-1), out.stdout, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn temp(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("untangle-cli-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn standard_input_and_output_and_the_output_form_follows_the_extension() {
+    let sample = "corpus/cs_nested_ifs_loop.ll";
+    let dir = temp("stdio");
+    let file = dir.join("a.spv");
+    let (code, _, err) = untangle(&[sample, "-o", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let binary = std::fs::read(&file).unwrap();
+    assert_eq!(&binary[..4], &0x0723_0203u32.to_le_bytes());
+
+    // `-` in and out: the same module.
+    let text = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/cs_nested_ifs_loop.ll")).unwrap();
+    let (code, out, err) = untangle_piped(&["-", "-o", "-"], &text);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, binary);
+
+    // `.spvasm` writes assembly, as does `--asm` on standard output.
+    let asm = dir.join("a.spvasm");
+    let (code, _, err) = untangle(&[sample, "-o", asm.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let asm_text = std::fs::read_to_string(&asm).unwrap();
+    assert!(asm_text.contains("OpEntryPoint GLCompute"), "{asm_text}");
+    let (code, out, err) = untangle_piped(&["-", "-o", "-", "--asm"], &text);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(String::from_utf8(out).unwrap(), asm_text);
+
+    // Bad standard input: one line naming it, exit 1.
+    let (code, out, err) = untangle_piped(&["-", "-o", "-"], b"not a shader");
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(err.contains("-:") || err.contains("<stdin>"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn version_names_the_commit() {
+    let (code, out, _) = untangle(&["--version"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with(concat!("untangle ", env!("CARGO_PKG_VERSION"), " (commit ")), "{out}");
+    let commit = out.split("(commit ").nth(1).unwrap().trim_end().trim_end_matches(')');
+    // A hash (possibly -dirty) in a checkout; `unknown` only outside one.
+    let hash = commit.trim_end_matches("-dirty");
+    assert!(hash == "unknown" || (hash.len() >= 7 && hash.chars().all(|c| c.is_ascii_hexdigit())), "{out}");
+}
+
+#[test]
+fn batch_mode_is_deterministic_whatever_the_thread_count() {
+    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton");
+    if !std::path::Path::new(corpus).is_dir() {
+        eprintln!("{corpus} not found: skipping");
+        return;
+    }
+    let dir = temp("jobs");
+    let run = |jobs: &str| {
+        let out = dir.join(format!("out{jobs}"));
+        let (code, stdout, err) = untangle(&[corpus, "-o", out.to_str().unwrap(), "-j", jobs]);
+        (code, stdout, err, out)
+    };
+    let (code1, sum1, err1, out1) = run("1");
+    let (code2, sum2, err2, out2) = run("2");
+    assert_eq!(code1, code2);
+    assert_eq!(sum1, sum2, "the summary depends on the thread count");
+    let out_name = |p: &std::path::Path| p.to_string_lossy().into_owned();
+    assert_eq!(
+        err1.replace(&out_name(&out1), "OUT"),
+        err2.replace(&out_name(&out2), "OUT"),
+        "the failure list depends on the thread count"
+    );
+    assert!(sum1.contains("Compute"), "{sum1}");
+    let mut files: Vec<_> = std::fs::read_dir(&out1).unwrap().flatten().map(|e| e.file_name()).collect();
+    files.sort();
+    assert!(files.len() > 100, "{} outputs", files.len());
+    for f in &files {
+        assert_eq!(std::fs::read(out1.join(f)).unwrap(), std::fs::read(out2.join(f)).unwrap(), "{f:?}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn batch_outputs_keep_directory_structure_and_collisions_are_refused() {
+    let dir = temp("tree");
+    let src = dir.join("in");
+    std::fs::create_dir_all(src.join("sub")).unwrap();
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/cs_nested_ifs_loop.ll");
+    std::fs::copy(sample, src.join("a.ll")).unwrap();
+    std::fs::copy(sample, src.join("sub/a.ll")).unwrap();
+    let out = dir.join("out");
+    let (code, _, err) = untangle(&[src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.join("a.spv").is_file() && out.join("sub/a.spv").is_file());
+    // The same name from two places given as files would overwrite: refused up front.
+    let (code, _, err) = untangle(&[
+        src.join("a.ll").to_str().unwrap(),
+        src.join("sub/a.ll").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("a.spv"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,10 +1,77 @@
-//! untangle: DXIL to structured SPIR-V.
+//! untangle translates DXIL (Direct3D 12 shaders: DXBC containers, raw DXIL bitcode, or DXIL
+//! as LLVM text) into structured SPIR-V for Vulkan, and lowers D3D12 root signatures onto
+//! Vulkan pipeline layouts.
 //!
-//! Data flow: bytes → [`container`] → front end ([`bitcode`], native; [`llvm`], optional) → [`ir`] → [`dxil`] (meaning)
-//! → [`cfg`] (analyses) → [`passes`] + [`phi`] (structurizer) → [`emit`] (SPIR-V).
-//! See `docs/architecture.md` in the repository for the boundaries between modules.
+//! # Translating a shader
+//!
+//! Parse once ([`Shader::parse`]), reflect what a layer needs to know up front, translate
+//! with [`Options`]:
+//!
+//! ```
+//! # fn main() -> Result<(), untangle::Error> {
+//! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/cs_groupshared_reduce.ll");
+//! let bytes = std::fs::read(path)?;
+//! let shader = untangle::Shader::parse(&bytes)?;
+//! assert_eq!(shader.stage(), untangle::ShaderKind::Compute);
+//! for r in shader.resources().iter() {
+//!     println!("{} {}", r.register(), r.name); // u0, space0 ...
+//! }
+//! let spirv = shader.translate(&untangle::Options::default())?;
+//! assert_eq!(spirv.words[0], 0x0723_0203); // the SPIR-V magic number
+//! # Ok(()) }
+//! ```
+//!
+//! # Binding through a root signature
+//!
+//! With a root signature, resources are bound the way a D3D12-on-Vulkan layer binds them, and
+//! the [`LayoutReport`] says how to build the `VkPipelineLayout` (it depends on the root
+//! signature and binding model only, so one layout serves every shader translated against it):
+//!
+//! ```
+//! # fn main() -> Result<(), untangle::Error> {
+//! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/cs_groupshared_reduce.ll");
+//! # let shader = untangle::Shader::parse(&std::fs::read(path)?)?;
+//! use untangle::rootsig::{self, BindingModel, LayoutOptions, Version};
+//! let signature = rootsig::parse_hlsl("DescriptorTable(SRV(t0), UAV(u0))", Version::V1_1)?;
+//! let options = untangle::Options {
+//!     root_signature: Some(untangle::RootSignatureBinding {
+//!         signature,
+//!         layout: LayoutOptions { model: BindingModel::Heap, ..Default::default() },
+//!     }),
+//!     ..Default::default()
+//! };
+//! let t = shader.translate(&options)?;
+//! let layout = t.layout.expect("bound through a root signature");
+//! println!("{}", serde_json::to_string_pretty(&layout).unwrap()); // docs/layout-json.md
+//! # Ok(()) }
+//! ```
+//!
+//! # The API
+//!
+//! | need | call |
+//! | --- | --- |
+//! | load any input | [`Shader::parse`] (kind detected from the bytes) |
+//! | reflect | [`Shader::stage`], [`Shader::entry_points`], [`Shader::resources`], [`Shader::signatures`], [`Shader::embedded_root_signature`], [`Shader::dxil`] |
+//! | translate | [`Shader::translate`] or [`translate()`] with [`Options`] → [`Translation`] (SPIR-V words, bindings, [`LayoutReport`]) |
+//! | place resources or stage I/O yourself | [`Options::resource_remap`] ([`ResourceRemap`]), [`Options::io_remap`] ([`IoRemap`]), [`Options::binding_map`] |
+//! | root signatures | [`rootsig`]: parse RTS0 or HLSL strings, validate, print, lower ([`rootsig::layout`]) |
+//! | errors | [`Error`]: every failure on bad input is typed; nothing panics |
+//! | the structurizer alone | [`passes::structurize`] over [`ir`] functions, [`cfg`](mod@cfg) analyses, shape mode ([`emit::shape`]) |
+//!
+//! Everything is deterministic: the same input and options give the same words, whatever
+//! thread translates them. Types are `Send + Sync`; there is no global state.
+//!
+//! Cargo feature `llvm` (off by default) adds LLVM 14 as an alternative front end, used by the
+//! tests as an oracle; no input needs it.
+//!
+//! # Modules
+//!
+//! Data flow: bytes → [`container`] → front end (`bitcode`, native) → [`ir`] → [`dxil`]
+//! (meaning) → [`cfg`](mod@cfg) (analyses) → [`passes`] + `phi` (structurizer) → [`emit`] (SPIR-V).
+//! `docs/architecture.md` in the repository describes the boundaries between them. Modules
+//! hidden from these docs are implementation details, public for the test kit only and not
+//! covered by any compatibility promise.
 
-pub mod bitcode;
 pub mod cfg;
 pub mod container;
 pub mod dxil;
@@ -12,11 +79,25 @@ pub mod emit;
 pub mod error;
 pub mod info;
 pub mod ir;
+pub mod passes;
+pub mod rootsig;
+mod shader;
+
+#[doc(hidden)]
+pub mod bitcode;
+#[doc(hidden)]
 #[cfg(feature = "llvm")]
 pub mod llvm;
+#[doc(hidden)]
 pub mod load;
-pub mod passes;
+#[doc(hidden)]
 pub mod phi;
-pub mod rootsig;
 
+pub use container::ShaderKind;
+pub use emit::binding_model::{BindingMap, ResourceQuery, ResourceRemap, VkBinding};
+pub use emit::interface::{IoLocation, IoQuery, IoRemap};
+pub use emit::translate::{LayoutReport, RootSignatureBinding};
+pub use emit::{translate, Options, TranslateError, Translation};
 pub use error::{Error, Result};
+pub use rootsig::RootSignature;
+pub use shader::Shader;

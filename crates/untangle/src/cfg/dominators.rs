@@ -1,7 +1,7 @@
 //! The dominator tree, with O(1) `dominates`.
 //!
-//! Built by Lengauer–Tarjan ([`super::lengauer_tarjan`]) over the reachable blocks, then
-//! stored as a [`LabelledTree`] whose DFS interval labels answer `dominates(a, b)` with two
+//! Built by Lengauer–Tarjan (`lengauer_tarjan`) over the reachable blocks, then
+//! stored as a `LabelledTree` whose DFS interval labels answer `dominates(a, b)` with two
 //! comparisons, at any graph size, and stay valid under the local rewrites of
 //! `incremental.rs`. Blocks the entry does not reach are not in the tree: they have no
 //! immediate dominator, dominate nothing and are dominated by nothing.

@@ -18,13 +18,18 @@
 //! entry is written, at its index, into the binding of its type. The bindings within a heap
 //! set are the root-signature `heap` model's (`rootsig::layout::heap_resource_binding`).
 //!
-//! `--binding-map FILE` overrides single ranges: a JSON array of
-//! `{"class": "SRV"|"UAV"|"CBV"|"Sampler", "space": S, "register": R, "set": N, "binding": M}`;
-//! a range not listed keeps the default rule.
+//! Two ways to override it, consulted in this order ([`DefaultPlacement`]):
+//! - a [`ResourceRemap`] callback (library and C API): asked for each register range the
+//!   shader uses, and for each UAV also where its counter goes; `None` keeps what follows;
+//! - `--binding-map FILE` ([`BindingMap`]): a JSON array of
+//!   `{"class": "SRV"|"UAV"|"CBV"|"Sampler", "space": S, "register": R, "set": N, "binding": M}`;
+//!   a range not listed keeps the default rule.
 
 use super::error::{Result, TranslateError};
+use crate::container::ShaderKind;
 use crate::dxil::{Resource, ResourceClass};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 pub const CBV_BASE: u32 = 0;
 pub const SRV_BASE: u32 = 1000;
@@ -118,6 +123,63 @@ pub fn default_binding(class: ResourceClass, space: u32, register: u32) -> VkBin
     VkBinding { set: space, binding: class_base(class).saturating_add(register) }
 }
 
+/// What a [`ResourceRemap`] callback is asked: one register range the shader declares, or
+/// (`counter`) the counter of a UAV range.
+#[derive(Clone, Copy, Debug)]
+pub struct ResourceQuery<'a> {
+    pub stage: ShaderKind,
+    /// The range as declared: class, space, first register, count, kind, name.
+    pub resource: &'a Resource,
+    /// `true`: where the UAV's counter buffer goes (asked only for UAVs).
+    pub counter: bool,
+}
+
+/// The signature of a resource-remapping callback: `Some` places the range (or counter);
+/// `None` leaves it to the binding map and the default rule. Called from the translating
+/// thread only, in a deterministic order (class, then range id).
+pub type ResourceRemapFn = dyn Fn(&ResourceQuery<'_>) -> Option<VkBinding> + Send + Sync;
+
+/// A shared resource-remapping callback ([`crate::Options::resource_remap`]).
+#[derive(Clone)]
+pub struct ResourceRemap(pub Arc<ResourceRemapFn>);
+
+impl ResourceRemap {
+    pub fn new(f: impl Fn(&ResourceQuery<'_>) -> Option<VkBinding> + Send + Sync + 'static) -> ResourceRemap {
+        ResourceRemap(Arc::new(f))
+    }
+}
+
+impl std::fmt::Debug for ResourceRemap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ResourceRemap(..)")
+    }
+}
+
+/// The default model with its overrides: where each range and counter of one shader goes.
+#[derive(Clone, Debug)]
+pub struct DefaultPlacement {
+    pub stage: ShaderKind,
+    pub map: BindingMap,
+    pub remap: Option<ResourceRemap>,
+}
+
+impl DefaultPlacement {
+    /// Where range `r` goes: the callback's answer, else the map's entry, else the default rule.
+    pub fn binding_of(&self, r: &Resource) -> VkBinding {
+        self.ask(r, false).unwrap_or_else(|| self.map.binding_of(r))
+    }
+
+    /// Where the counter of UAV `r` goes: the callback's answer, else the default rule.
+    pub fn counter_binding_of(&self, r: &Resource) -> VkBinding {
+        self.ask(r, true).unwrap_or_else(|| self.map.counter_binding_of(r))
+    }
+
+    fn ask(&self, r: &Resource, counter: bool) -> Option<VkBinding> {
+        let remap = self.remap.as_ref()?;
+        (remap.0)(&ResourceQuery { stage: self.stage, resource: r, counter })
+    }
+}
+
 /// One row of the mapping report (`untangle info`).
 #[derive(Clone, PartialEq, Eq, Debug, Serialize)]
 pub struct MappingRow {
@@ -129,7 +191,7 @@ pub struct MappingRow {
 }
 
 /// The mapping of every resource in the table, in class then id order.
-pub fn mapping(resources: &crate::dxil::Resources, map: &BindingMap) -> Vec<MappingRow> {
+pub fn mapping(resources: &crate::dxil::Resources, map: &DefaultPlacement) -> Vec<MappingRow> {
     resources
         .iter()
         .map(|r| {

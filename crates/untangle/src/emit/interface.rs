@@ -14,6 +14,10 @@
 //! system value, elements in register order), `SV_StencilRef`, `SV_ShadingRate`,
 //! `SV_Barycentrics`; `SV_Target` is a
 //! user output at `Location` = its start row.
+//!
+//! An [`IoRemap`] callback (library and C API) may place any element that is not a built-in
+//! elsewhere (`Location`, `Component`): a layer matching vertex attributes to an input
+//! layout by semantic, or assigning locations across stages itself, answers per element.
 
 use super::error::{Result, TranslateError};
 use super::function::FnEmit;
@@ -22,6 +26,45 @@ use crate::container::ShaderKind;
 use crate::dxil::{ComponentType, InterpolationMode, SemanticKind, SignatureElement};
 use rspirv::spirv::{BuiltIn, Capability, Decoration, ExecutionMode, Op, StorageClass, Word};
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// What an [`IoRemap`] callback is asked: one element of the shader's input (`output` false)
+/// or output signature that becomes a `Location`-decorated variable (no built-in).
+#[derive(Clone, Copy, Debug)]
+pub struct IoQuery<'a> {
+    pub stage: ShaderKind,
+    pub output: bool,
+    /// Semantic name and index, component type, rows, columns, start row and column.
+    pub element: &'a SignatureElement,
+}
+
+/// Where an element goes: its first row's `Location` and its first `Component` (0–3).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct IoLocation {
+    pub location: u32,
+    pub component: u32,
+}
+
+/// The signature of a stage-I/O remapping callback: `Some` places the element, `None`
+/// keeps the default (`Location` = start row, `Component` = start column). Called once per
+/// element the shader uses, in a deterministic order.
+pub type IoRemapFn = dyn Fn(&IoQuery<'_>) -> Option<IoLocation> + Send + Sync;
+
+/// A shared stage-I/O remapping callback ([`crate::Options::io_remap`]).
+#[derive(Clone)]
+pub struct IoRemap(pub Arc<IoRemapFn>);
+
+impl IoRemap {
+    pub fn new(f: impl Fn(&IoQuery<'_>) -> Option<IoLocation> + Send + Sync + 'static) -> IoRemap {
+        IoRemap(Arc::new(f))
+    }
+}
+
+impl std::fmt::Debug for IoRemap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("IoRemap(..)")
+    }
+}
 
 /// The numeric kind of a 32-bit interface scalar.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -50,6 +93,8 @@ pub struct SigVar {
 
 #[derive(Default)]
 pub struct Interface {
+    /// The remapping callback of [`crate::Options::io_remap`], if any.
+    pub remap: Option<IoRemap>,
     builtins: BTreeMap<u32, Word>,
     inputs: BTreeMap<u32, SigVar>,
     outputs: BTreeMap<u32, SigVar>,
@@ -285,10 +330,28 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     ty,
                     &format!("{prefix}.{}{}", el.semantic, el.semantic_indices.first().copied().unwrap_or(0)),
                 );
-                let row = el.start_row.ok_or_else(|| unsupported("element without a register"))?;
-                self.cx.decorate(v, Decoration::Location, &[row]);
-                if let Some(c) = el.start_col.filter(|&c| c > 0) {
-                    self.cx.decorate(v, Decoration::Component, &[c]);
+                let remapped = iface.remap.as_ref().and_then(|r| (r.0)(&IoQuery { stage, output, element: &el }));
+                let place = match remapped {
+                    Some(p) => p,
+                    None => IoLocation {
+                        location: el.start_row.ok_or_else(|| unsupported("element without a register"))?,
+                        component: el.start_col.unwrap_or(0),
+                    },
+                };
+                // A location holds four 32-bit components.
+                if place.component.saturating_add(cols) > 4 {
+                    let by = if remapped.is_some() { "the I/O remapping callback" } else { "the signature" };
+                    return Err(TranslateError::Malformed(format!(
+                        "{} {}{}: {by} places {cols} columns at component {}",
+                        if output { "output" } else { "input" },
+                        el.semantic,
+                        el.semantic_indices.first().copied().unwrap_or(0),
+                        place.component
+                    )));
+                }
+                self.cx.decorate(v, Decoration::Location, &[place.location]);
+                if place.component > 0 {
+                    self.cx.decorate(v, Decoration::Component, &[place.component]);
                 }
                 if stage == ShaderKind::Pixel && !output {
                     if num != Num::Float {

@@ -1,7 +1,7 @@
 //! SPIR-V emission (rspirv).
 //!
 //! - [`shape`]: shape mode, the structurizer's testable output.
-//! - [`translate`]: the full DXIL → SPIR-V translation of compute, pixel and vertex shaders.
+//! - [`translate`](mod@translate): the full DXIL → SPIR-V translation of compute, pixel and vertex shaders.
 //!   It is built from small pieces: [`module`] (the module under construction: types,
 //!   constants, capabilities, globals), `function` (LLVM instructions and SSA values over the
 //!   structurized CFG), [`control`] (merge instructions and dispatch terminators, shared with
@@ -14,7 +14,7 @@ pub mod control;
 mod dxop;
 mod error;
 mod function;
-mod interface;
+pub mod interface;
 pub mod module;
 pub(crate) mod resources;
 pub mod shape;

@@ -26,7 +26,7 @@
 //! register ([`Binder::Default`]); with a root signature it was resolved up front
 //! ([`Binder::Root`]).
 
-use super::binding_model::{BindingMap, VkBinding};
+use super::binding_model::{DefaultPlacement, VkBinding};
 use super::error::{Result, TranslateError};
 use super::function::FnEmit;
 use super::module::ModuleBuilder;
@@ -144,14 +144,8 @@ impl ResShape {
 /// signature.
 #[derive(Clone, Debug)]
 pub enum Binder {
-    Default(BindingMap),
+    Default(DefaultPlacement),
     Root { places: BTreeMap<(ResourceClass, u32), Place>, push: PushConstants, heaps: Option<HeapSets> },
-}
-
-impl Default for Binder {
-    fn default() -> Self {
-        Binder::Default(BindingMap::default())
-    }
 }
 
 impl Binder {
@@ -159,13 +153,15 @@ impl Binder {
         match self {
             Binder::Default(map) => {
                 let b = map.binding_of(r);
-                let c = map.counter_binding_of(r);
+                // Only UAVs have counters (the callback is asked nothing else).
+                let counter =
+                    (r.class == ResourceClass::Uav).then(|| map.counter_binding_of(r)).map(|c| (c.set, c.binding));
                 Ok(Place::Descriptor {
                     set: b.set,
                     binding: b.binding,
                     first_register: r.lower_bound,
                     count: r.range_size,
-                    counter: Some((c.set, c.binding)),
+                    counter,
                 })
             }
             Binder::Root { places, .. } => places.get(&(r.class, r.id)).copied().ok_or_else(|| {

@@ -7,12 +7,14 @@
 //! The module is SPIR-V 1.6 for Vulkan 1.3. Output is deterministic: the same input and
 //! options give the same words.
 
-use super::binding_model::{mapping, BindingMap, MappingRow};
+use super::binding_model::{mapping, BindingMap, DefaultPlacement, MappingRow, ResourceRemap};
 use super::error::TranslateError;
 use super::function::FnEmit;
+use super::interface::IoRemap;
 use super::module::ModuleBuilder;
 use super::resources::{Binder, Resources};
 use crate::container::ShaderKind;
+use crate::dxil::DxilInfo;
 use crate::ir::Module;
 use crate::rootsig::layout::{LayoutOptions, PipelineLayout};
 use crate::rootsig::resolve::{Place, ResolvedResource};
@@ -31,6 +33,13 @@ pub struct Options {
     /// When `root_signature` is `None` and the input is a DXBC container with an `RTS0`
     /// part, bind through that root signature, lowered like this (the command line does).
     pub embedded_root_signature: Option<LayoutOptions>,
+    /// Places register ranges (and UAV counters) under the default model before the
+    /// binding map and the default rule are consulted; unused with a root signature, whose
+    /// layout places everything.
+    pub resource_remap: Option<ResourceRemap>,
+    /// Places the shader's stage inputs and outputs (`Location`, `Component`) instead of
+    /// their signature registers.
+    pub io_remap: Option<IoRemap>,
 }
 
 /// A root signature and how to lower it.
@@ -70,25 +79,20 @@ pub struct Translation {
     pub layout: Option<LayoutReport>,
 }
 
-/// Translate a DXBC container, LLVM bitcode or LLVM text.
+/// Translate a DXBC container, LLVM bitcode or LLVM text: [`crate::Shader::parse`], then
+/// [`crate::Shader::translate`].
 pub fn translate(bytes: &[u8], options: &Options) -> crate::Result<Translation> {
-    let loaded = crate::load::load_bytes(bytes.to_vec(), "input")?;
-    if let (None, Some(layout)) = (&options.root_signature, options.embedded_root_signature) {
-        if bytes.starts_with(b"DXBC") {
-            let container = crate::container::Container::parse(bytes)?;
-            if let Some(signature) = crate::rootsig::from_container(&container)? {
-                let options =
-                    Options { root_signature: Some(RootSignatureBinding { signature, layout }), ..options.clone() };
-                return translate_module(&loaded.module, &options);
-            }
-        }
-    }
-    translate_module(&loaded.module, options)
+    crate::Shader::parse(bytes)?.translate(options)
 }
 
-/// Translate a loaded module.
+/// Translate a loaded module (its DXIL meaning decoded here).
 pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translation> {
     let info = crate::dxil::analyze(m)?;
+    translate_analyzed(m, &info, options)
+}
+
+/// Translate a module whose DXIL meaning `info` was decoded already.
+pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options) -> crate::Result<Translation> {
     let sm = info.shader_model.clone().ok_or_else(|| TranslateError::NotAShader("no dx.shaderModel".into()))?;
     let model = match sm.kind {
         ShaderKind::Compute => ExecutionModel::GLCompute,
@@ -110,10 +114,12 @@ pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translat
         return Err(TranslateError::Malformed("entry point name contains NUL".into()).into());
     }
     let structured = crate::passes::structurize(func, crate::passes::Options::default())?;
+    let default_placement =
+        DefaultPlacement { stage: sm.kind, map: options.binding_map.clone(), remap: options.resource_remap.clone() };
 
     let mut cx = ModuleBuilder::new(m);
     let (binder, layout) = match &options.root_signature {
-        None => (Binder::Default(options.binding_map.clone()), None),
+        None => (Binder::Default(default_placement.clone()), None),
         Some(rsb) => {
             crate::rootsig::validate(&rsb.signature)?;
             let layout = crate::rootsig::layout::lower(&rsb.signature, &rsb.layout)
@@ -141,6 +147,7 @@ pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translat
     cx.b.name(fn_id, ep.name.as_str());
     let (modes, exits, derivatives) = {
         let mut fe = FnEmit::new(&mut cx, &mut res, &sm, func, &ep.signatures, &structured.scfg)?;
+        fe.iface.remap = options.io_remap.clone();
         fe.emit_body()?;
         (std::mem::take(&mut fe.iface.modes), std::mem::take(&mut fe.exit_labels), fe.uses_derivatives)
     };
@@ -185,7 +192,7 @@ pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translat
         _ => {}
     }
     let bindings = match &layout {
-        None => mapping(&ep.resources, &options.binding_map),
+        None => mapping(&ep.resources, &default_placement),
         Some(report) => report
             .resources
             .iter()

@@ -2,8 +2,27 @@
 //! control flow (one file per pass), run by a small pass manager.
 //!
 //! Entry point: [`structurize`]. Its result is an [`Scfg`] whose headers carry merge
-//! annotations and whose PHIs were rebuilt by [`crate::phi`]; `crate::check::structured`
-//! verifies it against the SPIR-V rules and `crate::emit` turns it into SPIR-V.
+//! annotations and whose PHIs were rebuilt by [`crate::phi`]; the test kit's
+//! `check::structured` verifies it against the SPIR-V rules and `crate::emit` turns it into
+//! SPIR-V. The passes run in the order of [`PASSES`]; `--dump-cfg` (or [`Options::dump`])
+//! receives the graph after each.
+//!
+//! # The design reference's passes, and ours
+//!
+//! The structurizer of the reference translator (dxil-spirv, described in the blog series
+//! "Why you should never write a DXIL to SPIR-V translator") works in stages named after
+//! what they build. Each has a counterpart here, though the mechanism differs: our merge
+//! choice is dominator-driven (Ramsey, "Beyond Relooper") and values travel as variables
+//! on edges until one SSA repair at the end, so no stage duplicates code or patches PHIs.
+//!
+//! | reference | here | how |
+//! | --- | --- | --- |
+//! | ladders (break ladders, "ladder blocks" of nested selection recovery) | [`loop_exit`], [`selection`] | a new merge block collects the edges leaving a construct and dispatches on a selector set on each edge: one rung per level |
+//! | continue ladders | [`loop_continue`] | all latches branch to one continue block (or the single unconditional latch is kept); its PHI inputs stay on the edges |
+//! | loop transposition ("rewrite transposed loops") | [`loop_exit`], with [`selection`]'s block constructs | code reached after a break never needs moving out of the loop: each loop gets one merge that dispatches to every break target, so that code runs after the loop by construction; deep break funnels (unrolled loops with interleaved breaks) become run-once block constructs |
+//! | merge splitting ("split merge scopes/blocks", "duplicate impossible merges") | [`selection`], [`header_split`], [`edge_split`] | a block several headers would merge at gets a merge block per header; a loop header needing a selection gets a tail; parallel edges with different values get a block. Nothing is duplicated |
+//! | PHI repair ("cleanup breaking PHI constructs") | [`crate::phi`] | SSA construction (Braun et al.) for every edge variable after the graph is final |
+//! | block order and merge instructions | [`mark`] | structured reverse post-order, merge annotations written |
 
 pub mod dot;
 pub mod edge_split;

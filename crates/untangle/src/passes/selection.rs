@@ -26,11 +26,11 @@
 //!   ladders become nested selections without adding loops.
 //!
 //! Two refinements keep long chains flat and the pass near-linear:
-//! - *Stub arms*: when every arm but one is small (at most [`STUB_BUDGET`] blocks) and
+//! - *Stub arms*: when every arm but one is small (at most `STUB_BUDGET` blocks) and
 //!   leaves only by break, continue or return, and the remaining arm is entered only from
 //!   the header, that arm is the merge, found without walking the construct
 //!   (`if (c) { ...; break; } rest` keeps `rest` unnested, like `if (c) break;`).
-//! - *Block constructs*: when a funnel's exits leave from [`BLOCK_CONSTRUCT_DEPTH`] or
+//! - *Block constructs*: when a funnel's exits leave from `BLOCK_CONSTRUCT_DEPTH` or
 //!   more selection levels below the header, every level would need a merge block of its
 //!   own that forwards to the next (for DXC's unrolled loops with interleaved breaks, a
 //!   chain of N nested merges, O(N²) to build). Instead the construct is wrapped in a loop
@@ -713,7 +713,7 @@ impl RegionPass<'_> {
         big.filter(|&c| !self.used_as_merge[c])
     }
 
-    /// Walks the dominator subtree of arm `a`, up to [`STUB_BUDGET`] blocks.
+    /// Walks the dominator subtree of arm `a`, up to `STUB_BUDGET` blocks.
     fn walk_arm(&mut self, work: &Work, plan: &Plan, g: &RegionGraph, a: SBlock) -> Arm {
         self.stamp += 1;
         let stamp = self.stamp;

