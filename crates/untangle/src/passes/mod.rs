@@ -24,6 +24,7 @@
 //! | PHI repair ("cleanup breaking PHI constructs") | [`crate::phi`] | SSA construction (Braun et al.) for every edge variable after the graph is final |
 //! | block order and merge instructions | [`mark`] | structured reverse post-order, merge annotations written |
 
+#[cfg(feature = "dot")]
 pub mod dot;
 pub mod edge_split;
 pub mod graph;
