@@ -51,7 +51,7 @@
 //! with `OpFunctionCall`, and the decision counter is a `Private` variable reset to 0 by a
 //! `start` block in front of each entry point's body.
 
-use crate::ir::{BlockId, Function, IndexExt, InstKind, Module, Terminator};
+use crate::ir::{Function, IndexExt, InstKind, Module, Terminator};
 use crate::passes::{Merge, Origin, SBlock, Scfg, Structured, Term, Val, VarKind};
 use cranelift_entity::EntityRef;
 use rspirv::binary::Assemble;
@@ -564,6 +564,7 @@ impl Emitter {
             }
         }
         let entry_label = label_of(scfg.entry, scfg.entry)?;
+        let block_names = crate::passes::labels::Labels::new(scfg);
         if !scfg.blocks[scfg.entry].phis.is_empty() {
             return Err(graph(safe_label(scfg, scfg.entry), "the entry block has PHIs".into()));
         }
@@ -591,7 +592,7 @@ impl Emitter {
         for &sb in &scfg.layout {
             let block = &scfg.blocks[sb];
             let label = label_of(sb, sb)?;
-            let name = safe_label(scfg, sb);
+            let name = block_names.get(sb);
             self.b.begin_block(Some(label)).map_err(&berr)?;
             self.b.name(label, name.as_str());
 
@@ -613,7 +614,8 @@ impl Emitter {
 
             // The original block's trace entries.
             if let Origin::Original(o) = block.origin {
-                let number = original_number(scfg, o)
+                let number = scfg
+                    .try_number_of(o)
                     .ok_or_else(|| graph(name.clone(), format!("original block {o} has no layout number")))?;
                 let orig = func
                     .blocks
@@ -755,17 +757,9 @@ impl Emitter {
     }
 }
 
-fn original_number(scfg: &Scfg, b: BlockId) -> Option<u32> {
-    scfg.original_numbers.iter().find(|(o, _)| *o == b).map(|(_, n)| *n)
-}
-
 /// [`Scfg::label`], without its panics on a malformed graph.
 fn safe_label(scfg: &Scfg, b: SBlock) -> String {
-    match scfg.blocks.get(b).map(|blk| blk.origin) {
-        Some(Origin::Original(o)) if (o.as_u32_index() as usize) < scfg.original_labels.len() => scfg.label(b),
-        Some(Origin::Synthetic(_)) => scfg.label(b),
-        _ => b.to_string(),
-    }
+    crate::passes::labels::Labels::new(scfg).get(b)
 }
 
 /// Readable PHI names: `LABEL.pred` for incoming-block variables, `sel.N` for selectors.

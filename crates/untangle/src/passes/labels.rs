@@ -5,19 +5,20 @@ use super::scfg::{Origin, SBlock, Scfg};
 use cranelift_entity::EntityRef;
 use std::collections::HashMap;
 
-/// Block labels of one graph, each computed once ([`Scfg::label`] is linear in the layout)
-/// and never panicking: a block the arena lacks is `s7?`, and when the layout names such a
-/// block (so [`Scfg::label`] cannot count copies) original blocks fall back to `s7`.
+/// Block labels of one graph, each computed once, O(n) to set up and O(label) per block,
+/// never panicking: a block the arena lacks is `s7?`, and when the layout names such a
+/// block (so copies cannot be counted reliably) original blocks fall back to `s7`.
 pub struct Labels<'a> {
     scfg: &'a Scfg,
     layout_ok: bool,
+    copy_counts: Vec<u32>,
     cache: std::cell::RefCell<HashMap<SBlock, String>>,
 }
 
 impl<'a> Labels<'a> {
     pub fn new(scfg: &'a Scfg) -> Labels<'a> {
         let layout_ok = scfg.layout.iter().all(|&x| scfg.blocks.get(x).is_some());
-        Labels { scfg, layout_ok, cache: Default::default() }
+        Labels { scfg, layout_ok, copy_counts: scfg.copy_counts(), cache: Default::default() }
     }
 
     pub fn get(&self, b: SBlock) -> String {
@@ -29,7 +30,7 @@ impl<'a> Labels<'a> {
             None => format!("{b}?"),
             Some(block) => match block.origin {
                 Origin::Original(o) if !self.layout_ok || o.index() >= scfg.original_labels.len() => format!("{b}"),
-                _ => scfg.label(b),
+                _ => scfg.label_counted(b, &self.copy_counts),
             },
         };
         self.cache.borrow_mut().insert(b, l.clone());

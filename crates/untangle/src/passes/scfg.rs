@@ -218,14 +218,15 @@ pub enum OrigKind {
 impl Scfg {
     /// The layout number (0-based position in `Function::layout`) of an original block.
     pub fn number_of(&self, b: BlockId) -> u32 {
+        self.try_number_of(b).expect("original block of this function")
+    }
+
+    /// [`Scfg::number_of`], or `None` for a block the function does not have. O(1) for
+    /// graphs built by [`Scfg::from_function`]; hand-built graphs scan their list.
+    pub fn try_number_of(&self, b: BlockId) -> Option<u32> {
         match self.number_by_block.get(b.as_u32_index() as usize) {
-            Some(&n) if n != u32::MAX => n,
-            _ => self
-                .original_numbers
-                .iter()
-                .find(|(o, _)| *o == b)
-                .map(|(_, n)| *n)
-                .expect("original block of this function"),
+            Some(&n) if n != u32::MAX => Some(n),
+            _ => self.original_numbers.iter().find(|(o, _)| *o == b).map(|(_, n)| *n),
         }
     }
 
@@ -245,12 +246,32 @@ impl Scfg {
     }
 
     /// A short readable name: the original label, or kind and number for synthetic blocks.
+    /// Linear in the layout (it counts the copies of an original block): to label many
+    /// blocks, count once with [`Scfg::copy_counts`] and use [`Scfg::label_counted`].
     pub fn label(&self, b: SBlock) -> String {
+        self.label_counted(b, &self.copy_counts())
+    }
+
+    /// How many layout blocks stand for each original block, by `BlockId` index. O(n).
+    pub fn copy_counts(&self) -> Vec<u32> {
+        let mut counts = vec![0u32; self.original_labels.len()];
+        for &b in &self.layout {
+            if let Some(Origin::Original(o)) = self.blocks.get(b).map(|blk| blk.origin) {
+                if let Some(c) = counts.get_mut(o.as_u32_index() as usize) {
+                    *c += 1;
+                }
+            }
+        }
+        counts
+    }
+
+    /// [`Scfg::label`] with the copy counts given (from [`Scfg::copy_counts`]): O(label).
+    pub fn label_counted(&self, b: SBlock, copy_counts: &[u32]) -> String {
         match self.blocks[b].origin {
             Origin::Original(o) => {
                 let base = self.original_labels[o.as_u32_index() as usize].clone();
                 // Copies of one original block are told apart by their block number.
-                if self.copies_of(o) > 1 {
+                if copy_counts.get(o.as_u32_index() as usize).is_some_and(|&n| n > 1) {
                     format!("{base}.{}", b.as_u32())
                 } else {
                     base
@@ -270,10 +291,6 @@ impl Scfg {
                 format!("{prefix}.{}", b.as_u32())
             }
         }
-    }
-
-    fn copies_of(&self, o: BlockId) -> usize {
-        self.layout.iter().filter(|&&b| self.blocks[b].origin == Origin::Original(o)).count()
     }
 
     pub fn add_block(&mut self, origin: Origin, term: Term) -> SBlock {
