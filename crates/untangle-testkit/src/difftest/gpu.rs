@@ -13,8 +13,9 @@ use std::time::Duration;
 use untangle::emit::translate::Translation;
 use untangle::ir::Module;
 
-/// The thread groups every differential dispatch runs.
-pub const GROUPS: [u32; 3] = [2, 1, 1];
+/// The thread groups a corpus shader's dispatch runs: one, as the tests they come from
+/// dispatch them (several index groupshared memory by `SV_DispatchThreadID`).
+pub const GROUPS: [u32; 3] = [1, 1, 1];
 
 fn vk_format(f: TexelFormat) -> vk::Format {
     use vk::Format as F;
@@ -142,13 +143,17 @@ impl RanReport {
 /// Why a device cannot run `p` at its subgroup size, if it cannot.
 pub fn device_gap(p: &Program, gpu: &Gpu) -> Option<String> {
     let f = &gpu.info().features;
-    if let Some(w) = p.entry.properties.wave_size {
+    let wave_dependent = p.info.ops.iter().any(|u| {
+        u.op.as_deref().and_then(untangle::dxil::DxOp::from_name).is_some_and(|op| op.is_wave_op() || op.is_quad_op())
+    });
+    // A required wave size matters only to a shader whose results depend on the wave.
+    if let (Some(w), true) = (p.entry.properties.wave_size, wave_dependent) {
         if f.subgroup_size < w.min || f.subgroup_size > w.max.max(w.min) {
             return Some(format!("wave size {}..{} (device subgroup size {})", w.min, w.max, f.subgroup_size));
         }
     }
-    if !f.descriptor_indexing && p.info.resources.iter().any(|r| r.range_size.is_none_or(|n| n > 1)) {
-        return Some("resource arrays need descriptor indexing".into());
+    if !f.descriptor_indexing && p.info.resources.iter().any(|r| r.range_size.is_none()) {
+        return Some("unbounded resource arrays need descriptor indexing".into());
     }
     if p.info.resources.iter().any(|r| r.uav.is_some_and(|u| u.has_counter)) {
         return Some("UAV counters are not bound by the harness".into());
@@ -195,6 +200,9 @@ pub fn run_program(
         };
         let got = match device_run(gpu, tr, placement, &ins, groups, timeout) {
             Ok(g) => g,
+            Err(e) if e.contains("vkCreateComputePipelines") && rep.seeds == 0 => {
+                return Outcome::LeftOut(format!("the device cannot compile it: {e}"));
+            }
             Err(e) => {
                 rep.error = Some(format!("seed {seed}: device: {e}"));
                 return Outcome::Ran(rep);
@@ -251,7 +259,12 @@ pub fn run_corpus(
     let mut out = Vec::new();
     for f in files {
         let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
+        let device = gpu.info().name.clone();
         let outcome = match std::fs::read(f) {
+            _ if super::known::device_crash(&device, &name).is_some() => {
+                let k = super::known::device_crash(&device, &name).expect("checked");
+                Outcome::LeftOut(format!("device crash: {}", k.why))
+            }
             Ok(bytes) => run_shader_bytes(gpu, &bytes, seeds.clone(), timeout),
             Err(e) => Outcome::LeftOut(format!("read: {e}")),
         };
@@ -266,13 +279,21 @@ pub fn outcome_line(name: &str, o: &Outcome) -> String {
     match o {
         Outcome::LeftOut(why) => format!("left out  {name}: {why}"),
         Outcome::Ran(r) => {
-            let status = if r.passed() { "pass" } else { "FAIL" };
+            let known = super::known::known_mismatch(name);
+            let status = match (r.passed(), known) {
+                (true, _) => "pass",
+                (false, Some(_)) => "known",
+                (false, None) => "FAIL",
+            };
             let mut s = format!(
                 "{status:9} {name}: {} seeds ({} indeterminate), {} words compared, {} open",
                 r.seeds, r.indeterminate, r.counts.compared, r.counts.skipped
             );
             if let Some(e) = &r.error {
                 s.push_str(&format!("\n    error: {e}"));
+            }
+            if let (false, Some(k)) = (r.passed(), known) {
+                s.push_str(&format!("\n    known ({}): {}", k.side, k.why));
             }
             for (seed, m) in r.mismatches.iter().take(6) {
                 s.push_str(&format!("\n    seed {seed}: {m}"));

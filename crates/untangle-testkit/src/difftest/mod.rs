@@ -14,6 +14,7 @@
 #[cfg(feature = "vulkan")]
 pub mod gpu;
 pub mod inputs;
+pub mod known;
 
 use crate::interp::float::{self, Fk};
 use crate::interp::memory::FkTag;

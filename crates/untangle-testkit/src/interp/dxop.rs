@@ -540,11 +540,11 @@ pub fn call(ctx: &mut Ctx, t: &mut Thread, inst: InstId, c: &OpCall) -> R<Option
             let res = &ctx.res.list[r];
             let uav = matches!(res.class, ResourceClass::Uav);
             let mip = if uav { 0 } else { coord(ctx, t, a[1])? };
-            let cs = [coord(ctx, t, a[2])?, coord(ctx, t, a[3])?, coord(ctx, t, a[4])?];
-            for &o in &a[5..8] {
-                if coord(ctx, t, o)? != 0 {
-                    return indeterminate("texel offsets are not modelled");
-                }
+            let mut cs = [coord(ctx, t, a[2])?, coord(ctx, t, a[3])?, coord(ctx, t, a[4])?];
+            // Immediate texel offsets (signed) add to the coordinates.
+            for (k, &o) in a[5..8].iter().enumerate() {
+                let off = sext(coord(ctx, t, o)?, 32);
+                cs[k] = (cs[k] as i64 + off) as u64 & 0xffff_ffff;
             }
             let l = if mip != 0 {
                 super::resources::Loaded { comps: vec![Scalar::exact(0); 4], in_bounds: false }
@@ -656,8 +656,9 @@ pub fn call(ctx: &mut Ctx, t: &mut Thread, inst: InstId, c: &OpCall) -> R<Option
                 if code.is_none() { scalar(p, t, a[off + cs + 1])? } else { Scalar::exact(0) },
             );
             let Some(addr) = addr else {
-                // Out of bounds: no write; the returned value is not defined.
-                return Ok(Some(Val::undefined()));
+                // Out of bounds: nothing is written; the read half returns 0 as any
+                // out-of-bounds load does (DXIL.rst, "Out-of-bounds behavior").
+                return Ok(Some(e(0)));
             };
             let old = res.mem.read(addr, size).unwrap_or_else(Scalar::undefined);
             match code {

@@ -146,6 +146,11 @@ impl ResourceData {
         let mut comps = Vec::with_capacity(count);
         let mut all_in = true;
         for k in 0..count {
+            if self.misaligned(c0, c1, size) {
+                // D3D requires aligned raw addresses; what a misaligned one reads is open.
+                comps.push(Scalar::undefined());
+                continue;
+            }
             let Some((addr, inside_stride)) = self.buffer_address(c0, c1, size as u64, k as u64) else {
                 comps.push(Scalar::undefined());
                 all_in = false;
@@ -177,6 +182,11 @@ impl ResourceData {
                 continue;
             }
             let Some((addr, inside_stride)) = self.buffer_address(c0, c1, size as u64, k as u64) else { continue };
+            if self.misaligned(c0, c1, size) {
+                let a = addr & !3;
+                self.mem.mark_any(a, size + 4);
+                continue;
+            }
             if inside_stride {
                 if !self.mem.write(addr, size, *v, *fk) && addr >= 0 {
                     // Partly out of bounds: the bytes inside may or may not be written.
@@ -185,6 +195,16 @@ impl ResourceData {
             } else {
                 self.mem.mark_any(addr, size);
             }
+        }
+    }
+
+    /// A raw or structured address not aligned to its component size (4 bytes at most).
+    fn misaligned(&self, c0: u64, c1: u64, size: usize) -> bool {
+        let a = size.min(4) as u64;
+        match &self.kind {
+            ResKind::Raw => c0 % a != 0,
+            ResKind::Structured { stride } => (c0 * *stride as u64 + c1) % a != 0,
+            _ => false,
         }
     }
 

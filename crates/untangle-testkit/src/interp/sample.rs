@@ -14,8 +14,9 @@ use super::value::{Acc, Handle, Scalar, Val};
 use untangle::ir::Value;
 
 /// Texel index along one axis and whether it is far enough from a boundary to be sure.
-fn axis(u: f64, size: u32) -> (u64, bool) {
-    let x = u * size as f64;
+fn axis(u: f64, size: u32, offset: i64) -> (u64, bool) {
+    // The offset moves the sample by whole texels before addressing (clamp).
+    let x = u * size as f64 + offset as f64;
     let fl = x.floor();
     let frac = x - fl;
     let sure = frac.is_finite() && frac > 1.0 / 256.0 && frac < 1.0 - 1.0 / 256.0;
@@ -31,11 +32,13 @@ pub fn sample_level(ctx: &mut Ctx, t: &mut Thread, a: &[Value]) -> R<Val> {
     let Some(r) = ctx.res.find(h) else { return indeterminate(format!("unbound texture {h:?}")) };
     let _: Option<Handle> = None;
     let coords: Vec<Scalar> = (2..5).map(|k| scalar(p, t, a[k])).collect::<R<_>>()?;
-    for &o in &a[6..9] {
+    let mut offsets = [0i64; 3];
+    for (k, &o) in a[6..9].iter().enumerate() {
         let o = scalar(p, t, o)?;
-        if o.bits != 0 && o.acc.is_exact() {
-            return indeterminate("texel offsets are not modelled");
+        if !o.acc.is_exact() {
+            return indeterminate("a texel offset D3D leaves undefined");
         }
+        offsets[k] = super::value::sext(o.bits, 32);
     }
     if coords.iter().take(2).any(|c| !c.acc.is_exact()) {
         return Ok(Val::agg(vec![Val::undefined(); 5]));
@@ -45,11 +48,11 @@ pub fn sample_level(ctx: &mut Ctx, t: &mut Thread, a: &[Value]) -> R<Val> {
         return indeterminate("SampleLevel of a resource that is not a texture");
     };
     let f = |c: Scalar| float::to_f64(c.bits, Fk::F);
-    let (x, sx) = axis(f(coords[0]), extent[0]);
+    let (x, sx) = axis(f(coords[0]), extent[0], offsets[0]);
     let (mut cs, mut sure) = ([x, 0, 0], sx);
     match dim {
         TexDim::D2 | TexDim::D2Array | TexDim::D3 => {
-            let (y, sy) = axis(f(coords[1]), extent[1]);
+            let (y, sy) = axis(f(coords[1]), extent[1], offsets[1]);
             cs[1] = y;
             sure &= sy;
         }
@@ -60,7 +63,7 @@ pub fn sample_level(ctx: &mut Ctx, t: &mut Thread, a: &[Value]) -> R<Val> {
         TexDim::D1Array => cs[1] = layer(coords[1], extent[1].max(extent[2])),
         TexDim::D2Array => cs[2] = layer(coords[2], extent[2]),
         TexDim::D3 => {
-            let (z, sz) = axis(f(coords[2]), extent[2]);
+            let (z, sz) = axis(f(coords[2]), extent[2], offsets[2]);
             cs[2] = z;
             sure &= sz;
         }

@@ -284,7 +284,30 @@ pub fn execute(ctx: &mut Ctx, threads: &mut [Thread], lanes: &[usize], inst: Ins
             // (value, mask0..3[, op, sop]): exclusive prefix over lower active lanes in the
             // lane's partition mask.
             let xs = all(0)?;
+            // Each lane's partition mask; HLSL requires the masks to form a partition of
+            // the active lanes (a lane's mask holds it, and every lane in it has the same
+            // mask): otherwise the result is undefined.
+            let mut parts: Vec<Option<u128>> = Vec::with_capacity(lanes.len());
+            for &i in lanes {
+                let mut part: u128 = 0;
+                let mut exact = true;
+                for k in 0..4 {
+                    let m = arg(i, 1 + k)?;
+                    exact &= m.acc.is_exact();
+                    part |= (mask(m.bits, 32) as u128) << (32 * k);
+                }
+                parts.push(exact.then_some(part & active_mask));
+            }
+            let consistent = |n: usize| -> bool {
+                let Some(pm) = parts[n] else { return false };
+                pm & (1u128 << lane_of(lanes[n])) != 0
+                    && lanes.iter().zip(&parts).all(|(&j, q)| pm & (1u128 << lane_of(j)) == 0 || *q == Some(pm))
+            };
             for (n, &i) in lanes.iter().enumerate() {
+                if !consistent(n) {
+                    results.push(Val::undefined());
+                    continue;
+                }
                 let mut part: u128 = 0;
                 let mut macc = Acc::EXACT;
                 for k in 0..4 {
@@ -308,13 +331,13 @@ pub fn execute(ctx: &mut Ctx, threads: &mut [Thread], lanes: &[usize], inst: Ins
                     Val::S(Scalar { bits: sel.iter().filter(|v| v.bits & 1 == 1).count() as u64, acc })
                 } else {
                     let (kind, signed) = (const_arg(5)?, const_arg(6)? == 0);
+                    // WaveMultiPrefixOpKind: 0 sum, 1 and, 2 or, 3 xor, 4 product.
                     let kind = match kind {
-                        // MultiPrefix kinds: 0 and, 1 or, 2 xor, 3 sum, 4 product.
-                        0..=2 => {
-                            results.push(Val::S(bit_reduce(&sel, kind, width_of(ov))));
+                        1..=3 => {
+                            results.push(Val::S(bit_reduce(&sel, kind - 1, width_of(ov))));
                             continue;
                         }
-                        3 => 0,
+                        0 => 0,
                         _ => 1,
                     };
                     Val::S(reduce(&sel, kind, signed, ov))
