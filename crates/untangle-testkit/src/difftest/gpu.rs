@@ -298,12 +298,66 @@ pub fn outcome_line(name: &str, o: &Outcome) -> String {
             for (seed, m) in r.mismatches.iter().take(6) {
                 s.push_str(&format!("\n    seed {seed}: {m}"));
             }
-            if r.seeds == 0 {
+            if r.indeterminate > 0 {
                 if let Some(w) = &r.first_indeterminate {
-                    s.push_str(&format!("\n    every seed indeterminate: {w}"));
+                    s.push_str(&format!("\n    indeterminate: {w}"));
                 }
             }
             s
         }
     }
+}
+
+/// Totals of a generated-program run.
+#[derive(Clone, Debug, Default)]
+pub struct GenSummary {
+    pub programs: u64,
+    pub passed: u64,
+    /// Programs whose every input was indeterminate (nothing compared).
+    pub indeterminate: u64,
+    /// Programs the translator rejected (`seed: error`).
+    pub untranslated: Vec<(u64, String)>,
+    /// Programs the interpreter rejected.
+    pub left_out: Vec<(u64, String)>,
+    /// Programs with a mismatch or a device error (`seed`, report line).
+    pub failed: Vec<(u64, String)>,
+    pub words_compared: usize,
+}
+
+/// Generates programs `seeds` ([`crate::fuzzing::shader_gen`]), translates each and runs it
+/// on `inputs` random input seeds; `each` sees every program's outcome line.
+pub fn run_generated(
+    gpu: &mut Gpu,
+    seeds: std::ops::Range<u64>,
+    inputs: u64,
+    timeout: Duration,
+    mut each: impl FnMut(u64, &str),
+) -> GenSummary {
+    let mut s = GenSummary::default();
+    let placement = crate::vulkan::corpus::DefaultPlacement;
+    for seed in seeds {
+        s.programs += 1;
+        let m = crate::fuzzing::shader_gen::generate(seed);
+        let tr = match untangle::emit::translate::translate_module(&m, &Default::default()) {
+            Ok(t) => t,
+            Err(e) => {
+                each(seed, &format!("untranslated: {e}"));
+                s.untranslated.push((seed, e.to_string()));
+                continue;
+            }
+        };
+        let o = run_program(gpu, &m, &tr, &placement, 0..inputs, [1, 1, 1], timeout);
+        let line = outcome_line(&format!("gen-{seed}"), &o);
+        match &o {
+            Outcome::LeftOut(why) => s.left_out.push((seed, why.clone())),
+            Outcome::Ran(r) if !r.passed() => s.failed.push((seed, line.clone())),
+            Outcome::Ran(r) if r.seeds == 0 => s.indeterminate += 1,
+            Outcome::Ran(r) => {
+                s.passed += 1;
+                s.words_compared += r.counts.compared;
+            }
+        }
+        each(seed, &line);
+    }
+    s
 }
