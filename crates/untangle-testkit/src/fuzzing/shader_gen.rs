@@ -344,6 +344,11 @@ impl B {
             }
             _ => {
                 let a = self.int_expr(d - 1);
+                let m = self.c32(0x3fff_ffff);
+                let a = self.bin(BinaryOp::And, a, m, self.i32t);
+                let bias = self.c32(0x0080_0000);
+                // Reinterpreted bits kept normal (exponent ≥ 1): no denormals.
+                let a = self.bin(BinaryOp::Or, a, bias, self.i32t);
                 self.inst(f32t, InstKind::Cast { op: CastOp::BitCast, value: a })
             }
         }
@@ -664,7 +669,9 @@ pub fn generate(seed: u64) -> Module {
         if k < VARS {
             b.store_var(false, k, v);
         } else {
-            let fv = b.inst(f32t, InstKind::Cast { op: CastOp::BitCast, value: v });
+            // Converted, not reinterpreted: small integers' bits are denormal floats,
+            // whose flushing D3D leaves open (every comparison of them undefined).
+            let fv = b.inst(f32t, InstKind::Cast { op: CastOp::SIToFP, value: v });
             b.store_var(true, k - VARS, fv);
         }
     }
