@@ -118,7 +118,7 @@ fn bytes(rng: &mut SplitMix64, n: usize) -> Vec<u8> {
 
 /// Inputs for every declared resource (arrays: their first elements), from `seed`.
 pub fn inputs(resources: &untangle::dxil::Resources, seed: u64) -> Result<Vec<Input>, Unsupported> {
-    let mut rng = SplitMix64::new(seed ^ 0x5eed_0f_1e55);
+    let mut rng = SplitMix64::new(seed ^ 0x005e_ed0f_1e55);
     let mut out = Vec::new();
     for r in resources.iter() {
         let kind = kind_of(r).map_err(|e| Unsupported(format!("{}: {e}", r.register())))?;

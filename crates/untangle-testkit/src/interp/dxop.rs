@@ -189,7 +189,7 @@ fn firstbit_hi(x: u64, w: u32) -> u64 {
 }
 
 /// Runs one non-synchronising `dx.op` call; `None` for operations without a result.
-pub fn call(ctx: &mut Ctx, t: &mut Thread, inst: InstId, c: &OpCall) -> R<Option<Val>> {
+pub fn call(ctx: &mut Ctx, t: &mut Thread, _inst: InstId, c: &OpCall) -> R<Option<Val>> {
     let p = ctx.p;
     let ov = c.overload.as_deref();
     let a = &c.args;
@@ -276,7 +276,7 @@ pub fn call(ctx: &mut Ctx, t: &mut Thread, inst: InstId, c: &OpCall) -> R<Option
             let (x, y) = (arg(0)?, arg(1)?);
             let acc = x.acc.join(y.acc);
             let (n, d) = (mask(x.bits, 32), mask(y.bits, 32));
-            let (q, r) = if d == 0 { (0xffff_ffff, 0xffff_ffff) } else { (n / d, n % d) };
+            let (q, r) = n.checked_div(d).zip(n.checked_rem(d)).unwrap_or((0xffff_ffff, 0xffff_ffff));
             Val::agg(vec![s(Scalar { bits: q, acc }), s(Scalar { bits: r, acc })])
         }
         UAddc | USubb => {
@@ -681,10 +681,6 @@ pub fn call(ctx: &mut Ctx, t: &mut Thread, inst: InstId, c: &OpCall) -> R<Option
         SampleLevel => super::sample::sample_level(ctx, t, a)?,
         other => return internal(format!("dx.op {} is not a thread-local operation", other.name())),
     }))
-    .map(|v| {
-        let _ = inst;
-        v
-    })
 }
 
 fn check_range(lower: u32, size: Option<u32>, index: u32) -> R<()> {

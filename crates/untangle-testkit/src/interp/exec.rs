@@ -210,13 +210,7 @@ pub fn int_binary(op: BinaryOp, a: Scalar, b: Scalar, w: u32) -> Scalar {
         BinaryOp::Add => x.wrapping_add(y),
         BinaryOp::Sub => x.wrapping_sub(y),
         BinaryOp::Mul => x.wrapping_mul(y),
-        BinaryOp::UDiv => {
-            if y == 0 {
-                ones
-            } else {
-                x / y
-            }
-        }
+        BinaryOp::UDiv => x.checked_div(y).unwrap_or(ones),
         BinaryOp::URem => {
             if y == 0 {
                 ones
@@ -267,10 +261,8 @@ pub fn float_binary(op: BinaryOp, a: Scalar, b: Scalar, fk: Fk) -> Scalar {
     match op {
         BinaryOp::FAdd => float::arith2(a, b, fk, |x, y| x + y),
         BinaryOp::FSub => float::arith2(a, b, fk, |x, y| x - y),
-        BinaryOp::FMul => match fk {
-            // f32 × f32 is exact in f64; half likewise; doubles multiply natively.
-            _ => float::arith2(a, b, fk, |x, y| x * y),
-        },
+        // f32 × f32 is exact in f64, so one rounding; doubles multiply natively.
+        BinaryOp::FMul => float::arith2(a, b, fk, |x, y| x * y),
         BinaryOp::FDiv => {
             let r = float::arith2(a, b, fk, |x, y| x / y);
             with_tolerance(r, fdiv_acc(fk), fk)

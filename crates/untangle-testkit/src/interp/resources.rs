@@ -202,8 +202,8 @@ impl ResourceData {
     fn misaligned(&self, c0: u64, c1: u64, size: usize) -> bool {
         let a = size.min(4) as u64;
         match &self.kind {
-            ResKind::Raw => c0 % a != 0,
-            ResKind::Structured { stride } => (c0 * *stride as u64 + c1) % a != 0,
+            ResKind::Raw => !c0.is_multiple_of(a),
+            ResKind::Structured { stride } => !(c0 * *stride as u64 + c1).is_multiple_of(a),
             _ => false,
         }
     }
@@ -270,9 +270,9 @@ impl ResourceData {
         let Some(i) = self.texel_index(coords) else { return };
         let base = i as i64 * format.bytes() as i64;
         let fk = (format.kind == CompKind::Float).then_some(Fk::F);
-        for k in 0..format.comps as usize {
+        for (k, &val) in vals.iter().enumerate().take(format.comps as usize) {
             if mask & (1 << k) != 0 {
-                let mut v = vals[k];
+                let mut v = val;
                 if fk.is_some() && super::float::is_denorm(v.bits, Fk::F) {
                     v.acc = Acc::ANY;
                 }

@@ -22,6 +22,9 @@ use super::memory::Mem;
 use super::program::Program;
 use super::resources::Resources;
 
+/// A wave operation's dynamic instance: loop iterations, then the instruction.
+type InstanceKey = (Vec<u32>, u32);
+
 /// The order threads and groups take turns in.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Schedule {
@@ -125,7 +128,7 @@ fn run_group(ctx: &mut Ctx, gid: [u32; 3], schedule: Schedule) -> R<()> {
         let mut progressed = false;
         for w in 0..threads.len().div_ceil(ws) {
             let range = w * ws..((w + 1) * ws).min(threads.len());
-            let mut best: Option<((Vec<u32>, u32), Vec<usize>)> = None;
+            let mut best: Option<(InstanceKey, Vec<usize>)> = None;
             for i in range {
                 let Status::Wave(inst) = threads[i].status else { continue };
                 let key = threads[i].instance_key(inst);
