@@ -10,7 +10,9 @@
 //! - [`vulkan`] (feature `vulkan`): the Vulkan compute runner, GPU trace suite and corpus cases.
 
 pub mod check;
+pub mod difftest;
 pub mod fuzzing;
+pub mod interp;
 pub mod rootsig_gen;
 #[cfg(feature = "vulkan")]
 pub mod vulkan;

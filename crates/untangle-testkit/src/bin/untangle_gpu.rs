@@ -27,6 +27,13 @@
 //! bound from the layout report (`untangle_testkit::vulkan::root_placement`); exits 1 if a case
 //! fails.
 //!
+//! `diff-corpus [--corpus DIR] [--seeds N]` runs every corpus compute shader differentially
+//! (`untangle_testkit::difftest`): the DXIL interpreter against the translated SPIR-V on
+//! the device, N seeds each (default 20), one line per shader and a summary table;
+//! `diff-gen [--random N] [--first-seed S] [--seeds K]` does the same for N generated
+//! programs (`fuzzing::shader_gen`, default 10,000) on K inputs each (default 2). Both
+//! exit 1 on an unexplained mismatch.
+//!
 //! `export` is the host half for a machine without LLVM: for every corpus function it
 //! writes `NNNNN.spv` (the batch module, default layout) and `NNNNN.json` (name, entry,
 //! layout and the CFG's [`CfgShape`] for the oracle).
@@ -59,6 +66,8 @@ struct Args {
     corpus: Option<PathBuf>,
     out: Option<PathBuf>,
     invocations: u32,
+    /// `diff-corpus`/`diff-gen`: inputs per shader or program.
+    seeds: Option<u64>,
     threads: usize,
     gpus: usize,
     progress: usize,
@@ -80,6 +89,7 @@ fn parse_args() -> Result<Args, String> {
         corpus: None,
         out: None,
         invocations: 64,
+        seeds: None,
         threads,
         gpus: 1,
         progress: 0,
@@ -105,6 +115,7 @@ fn parse_args() -> Result<Args, String> {
             "--cases" => a.cases = Some(value()?.into()),
             "--corpus" => a.corpus = Some(value()?.into()),
             "--out" => a.out = Some(value()?.into()),
+            "--seeds" => a.seeds = Some(num(value()?)?.max(1)),
             "--invocations" => a.invocations = num(value()?)?.clamp(1, 1 << 16) as u32,
             "--max-blocks" => a.max_blocks = Some(num(value()?)? as usize),
             "--gpus" => a.gpus = num(value()?)?.clamp(1, 64) as usize,
@@ -410,6 +421,62 @@ fn corpus_shaders(a: &Args) -> Result<bool, String> {
     Ok(failed == 0)
 }
 
+fn diff_corpus(a: &Args) -> Result<bool, String> {
+    use untangle_testkit::difftest::gpu::{corpus_files, outcome_line, run_corpus, Outcome};
+    let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
+    println!("{}", gpu.info());
+    let dir = a.corpus.clone().unwrap_or_else(|| PathBuf::from("../shared/corpus/dxil/vkd3d-proton"));
+    let files = corpus_files(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let seeds = a.seeds.unwrap_or(20);
+    let results = run_corpus(&mut gpu, &files, 0..seeds, a.timeout, |n, o| println!("{}", outcome_line(n, o)));
+    let (mut pass, mut known, mut fail, mut left) = (0, 0, 0, 0);
+    for (name, o) in &results {
+        match o {
+            Outcome::LeftOut(_) => left += 1,
+            Outcome::Ran(r) if r.passed() => pass += 1,
+            Outcome::Ran(_) if untangle_testkit::difftest::known::known_mismatch(name).is_some() => known += 1,
+            Outcome::Ran(_) => fail += 1,
+        }
+    }
+    println!("| shaders | ran | pass | known | fail | left out | seeds |");
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    println!("| {} | {} | {pass} | {known} | {fail} | {left} | {seeds} |", files.len(), pass + known + fail);
+    println!("{} passed, {fail} failed", pass + known);
+    Ok(fail == 0)
+}
+
+fn diff_gen(a: &Args) -> Result<bool, String> {
+    let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
+    println!("{}", gpu.info());
+    let n = if a.random > 0 { a.random as u64 } else { 10_000 };
+    let inputs = a.seeds.unwrap_or(2);
+    let s = untangle_testkit::difftest::gpu::run_generated(
+        &mut gpu,
+        a.first_seed..a.first_seed + n,
+        inputs,
+        a.timeout,
+        |seed, line| {
+            if !line.starts_with("pass") || (a.progress > 0 && seed % a.progress as u64 == 0) {
+                println!("{line}");
+            }
+        },
+    );
+    println!("| programs | passed | indeterminate | untranslated | interpreter left out | failed | words compared |");
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    println!(
+        "| {} | {} | {} | {} | {} | {} | {} |",
+        s.programs,
+        s.passed,
+        s.indeterminate,
+        s.untranslated.len(),
+        s.left_out.len(),
+        s.failed.len(),
+        s.words_compared
+    );
+    println!("{} passed, {} failed", s.passed, s.failed.len() + s.untranslated.len());
+    Ok(s.failed.is_empty() && s.untranslated.is_empty())
+}
+
 fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(a) => a,
@@ -426,6 +493,8 @@ fn main() -> ExitCode {
         }),
         "hang-selftest" => hang_selftest(&args),
         "corpus-shaders" => corpus_shaders(&args),
+        "diff-corpus" => diff_corpus(&args),
+        "diff-gen" => diff_gen(&args),
         other => Err(format!("unknown command {other:?} (run, export, hang-selftest, corpus-shaders)")),
     };
     match result {

@@ -1,0 +1,204 @@
+//! Floating-point arithmetic with D3D's rules, for half, float and double.
+//!
+//! Sources: D3D11.3 functional spec §3.1 "Floating point rules" (as summarised on
+//! learn.microsoft.com "Floating-point rules (Direct3D 11)") and DXC `docs/DXIL.rst`
+//! (`FMax`/`FMin`, `FMad`, `Saturate`, the `fp32-denorm-mode` attribute).
+//!
+//! * `+ - *` are correctly rounded (D3D allows 0.5 ULP, i.e. truncation too; Vulkan
+//!   requires correct rounding for `OpFAdd`/`OpFSub`/`OpFMul`, so the translated shader
+//!   must agree bit for bit on a conforming driver).
+//! * Denormals: untangle's IR does not keep the `fp32-denorm-mode` attribute, so every
+//!   function is treated as mode `any`: an input or result may or may not be flushed to a
+//!   sign-preserved zero. Each operation is computed both ways; where the two disagree the
+//!   result is [`Acc::ANY`]. Half and double are treated the same way (conservative).
+//! * Results are computed in `f64` for half and float, then rounded once: for `+ - * /`
+//!   and square root, double rounding through a format with at least `2p + 2` bits is
+//!   innocuous, so this is the correctly rounded result.
+//! * NaN payloads are not defined by D3D: comparisons of results treat all NaNs as equal.
+
+use super::value::{Acc, Scalar};
+use half::f16;
+
+/// A float format.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Fk {
+    H,
+    F,
+    D,
+}
+
+impl Fk {
+    pub fn bits(self) -> u32 {
+        match self {
+            Fk::H => 16,
+            Fk::F => 32,
+            Fk::D => 64,
+        }
+    }
+}
+
+pub fn to_f64(bits: u64, fk: Fk) -> f64 {
+    match fk {
+        Fk::H => f16::from_bits(bits as u16).to_f64(),
+        Fk::F => f32::from_bits(bits as u32) as f64,
+        Fk::D => f64::from_bits(bits),
+    }
+}
+
+/// Rounds `x` to the format (round to nearest even).
+pub fn from_f64(x: f64, fk: Fk) -> u64 {
+    match fk {
+        Fk::H => f16::from_f64(x).to_bits() as u64,
+        Fk::F => (x as f32).to_bits() as u64,
+        Fk::D => x.to_bits(),
+    }
+}
+
+fn exp_mant(bits: u64, fk: Fk) -> (u64, u64) {
+    match fk {
+        Fk::H => ((bits >> 10) & 0x1f, bits & 0x3ff),
+        Fk::F => ((bits >> 23) & 0xff, bits & 0x7f_ffff),
+        Fk::D => ((bits >> 52) & 0x7ff, bits & 0xf_ffff_ffff_ffff),
+    }
+}
+
+pub fn is_denorm(bits: u64, fk: Fk) -> bool {
+    let (e, m) = exp_mant(bits, fk);
+    e == 0 && m != 0
+}
+
+pub fn is_nan(bits: u64, fk: Fk) -> bool {
+    let (e, m) = exp_mant(bits, fk);
+    let max = match fk {
+        Fk::H => 0x1f,
+        Fk::F => 0xff,
+        Fk::D => 0x7ff,
+    };
+    e == max && m != 0
+}
+
+fn sign_bit(fk: Fk) -> u64 {
+    1u64 << (fk.bits() - 1)
+}
+
+/// Flushes a denormal to a zero of the same sign.
+pub fn ftz(bits: u64, fk: Fk) -> u64 {
+    if is_denorm(bits, fk) {
+        bits & sign_bit(fk)
+    } else {
+        bits
+    }
+}
+
+/// Computes `f` over the operands with denormals preserved and with them flushed (inputs
+/// and result); equal results are exact (accuracy of the inputs), different ones `ANY`.
+pub fn both_modes(args: &[Scalar], fk: Fk, f: impl Fn(&[u64]) -> u64) -> Scalar {
+    let raw: Vec<u64> = args.iter().map(|a| a.bits).collect();
+    let keep = f(&raw);
+    let acc = args.iter().fold(Acc::EXACT, |a, s| a.join(s.acc));
+    let any_denorm = raw.iter().any(|&b| is_denorm(b, fk)) || is_denorm(keep, fk);
+    if !any_denorm {
+        return Scalar { bits: keep, acc };
+    }
+    let flushed: Vec<u64> = raw.iter().map(|&b| ftz(b, fk)).collect();
+    let flush = ftz(f(&flushed), fk);
+    if same_float(keep, flush, fk) {
+        Scalar { bits: keep, acc }
+    } else {
+        Scalar { bits: keep, acc: Acc::ANY }
+    }
+}
+
+/// Bitwise equal, or both NaN.
+pub fn same_float(a: u64, b: u64, fk: Fk) -> bool {
+    a == b || (is_nan(a, fk) && is_nan(b, fk))
+}
+
+/// Distance in units in the last place between two floats of one format (NaN to NaN is
+/// 0; NaN to a number is `u64::MAX`; +0 and -0 are 0 apart).
+pub fn ulp_distance(a: u64, b: u64, fk: Fk) -> u64 {
+    if is_nan(a, fk) || is_nan(b, fk) {
+        return if is_nan(a, fk) && is_nan(b, fk) { 0 } else { u64::MAX };
+    }
+    // Map sign-magnitude to a monotonic integer line.
+    let s = sign_bit(fk);
+    let line = |x: u64| -> i128 {
+        if x & s != 0 {
+            -((x & !s) as i128)
+        } else {
+            x as i128
+        }
+    };
+    (line(a) - line(b)).unsigned_abs() as u64
+}
+
+/// Binary operation `op` computed in f64 and rounded once (see module docs).
+pub fn arith2(a: Scalar, b: Scalar, fk: Fk, op: impl Fn(f64, f64) -> f64) -> Scalar {
+    both_modes(&[a, b], fk, |v| from_f64(op(to_f64(v[0], fk), to_f64(v[1], fk)), fk))
+}
+
+pub fn arith1(a: Scalar, fk: Fk, op: impl Fn(f64) -> f64) -> Scalar {
+    both_modes(&[a], fk, |v| from_f64(op(to_f64(v[0], fk)), fk))
+}
+
+/// D3D `max`: a NaN operand yields the other operand; denormals flushed for the
+/// comparison (the result may or may not be flushed).
+pub fn fmax(a: Scalar, b: Scalar, fk: Fk) -> Scalar {
+    minmax(a, b, fk, true)
+}
+
+pub fn fmin(a: Scalar, b: Scalar, fk: Fk) -> Scalar {
+    minmax(a, b, fk, false)
+}
+
+fn minmax(a: Scalar, b: Scalar, fk: Fk, max: bool) -> Scalar {
+    both_modes(&[a, b], fk, |v| {
+        let (x, y) = (v[0], v[1]);
+        if is_nan(x, fk) {
+            return y;
+        }
+        if is_nan(y, fk) {
+            return x;
+        }
+        let (fx, fy) = (to_f64(x, fk), to_f64(y, fk));
+        // `>=` so that min(x, y) = x implies max(x, y) = y (DXIL.rst, FMax). For ±0 the
+        // order of zeros is not defined: both are valid, see `zero_sign_any`.
+        if max {
+            if fx >= fy {
+                x
+            } else {
+                y
+            }
+        } else if fx < fy {
+            x
+        } else {
+            y
+        }
+    })
+}
+
+/// `min`/`max` of +0 and -0 may return either zero: the result's accuracy is `ANY` when
+/// the operands are zeros of different signs.
+pub fn zero_sign_any(a: Scalar, b: Scalar, r: Scalar, fk: Fk) -> Scalar {
+    let z = |x: u64| ftz(x, fk) & !sign_bit(fk) == 0;
+    if z(a.bits) && z(b.bits) && ftz(a.bits, fk) != ftz(b.bits, fk) {
+        Scalar { acc: Acc::ANY, ..r }
+    } else {
+        r
+    }
+}
+
+/// Ordered comparison result under both denormal modes; `None` when they disagree.
+pub fn compare(a: u64, b: u64, fk: Fk, pred: impl Fn(f64, f64) -> bool) -> Option<bool> {
+    let keep = pred(to_f64(a, fk), to_f64(b, fk));
+    let flush = pred(to_f64(ftz(a, fk), fk), to_f64(ftz(b, fk), fk));
+    (keep == flush).then_some(keep)
+}
+
+/// Float to float conversion (`fptrunc`, `fpext`), round to nearest even.
+pub fn convert(a: Scalar, from: Fk, to: Fk) -> Scalar {
+    let keep = from_f64(to_f64(a.bits, from), to);
+    let flush = ftz(from_f64(to_f64(ftz(a.bits, from), from), to), to);
+    let acc = if same_float(keep, flush, to) { a.acc } else { Acc::ANY };
+    Scalar { bits: keep, acc }
+}

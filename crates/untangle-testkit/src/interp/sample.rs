@@ -1,0 +1,77 @@
+//! `SampleLevel` with point filtering and clamp addressing (the only sampler the
+//! differential harness binds), from one mip level.
+//!
+//! Point sampling picks texel `floor(u · width)` clamped to the edge (D3D11.3 §7.18.7,
+//! "Point sample addressing"); the array layer is `round(c)` clamped. Hardware converts
+//! coordinates to fixed point with at least 8 fractional bits (§7.18.16.1), so a
+//! coordinate within 2^-8 texel of a texel boundary may land on either side: such samples
+//! are [`Acc::ANY`].
+
+use super::exec::{indeterminate, scalar, Ctx, Thread, R};
+use super::float::{self, Fk};
+use super::resources::{ResKind, TexDim};
+use super::value::{Acc, Handle, Scalar, Val};
+use untangle::ir::Value;
+
+/// Texel index along one axis and whether it is far enough from a boundary to be sure.
+fn axis(u: f64, size: u32, offset: i64) -> (u64, bool) {
+    // The offset moves the sample by whole texels before addressing (clamp).
+    let x = u * size as f64 + offset as f64;
+    let fl = x.floor();
+    let frac = x - fl;
+    let sure = frac.is_finite() && frac > 1.0 / 256.0 && frac < 1.0 - 1.0 / 256.0;
+    let i = if fl.is_nan() { 0.0 } else { fl.clamp(0.0, (size - 1) as f64) };
+    // Beyond the edges clamping makes the choice certain again.
+    let sure = sure || x < -1.0 / 256.0 && size > 0 || x > size as f64 + 1.0 / 256.0;
+    (i as u64, sure && !u.is_nan())
+}
+
+pub fn sample_level(ctx: &mut Ctx, t: &mut Thread, a: &[Value]) -> R<Val> {
+    let p = ctx.p;
+    let Val::Handle(h) = super::exec::operand(p, t, a[0])? else { return indeterminate("undefined texture handle") };
+    let Some(r) = ctx.res.find(h) else { return indeterminate(format!("unbound texture {h:?}")) };
+    let _: Option<Handle> = None;
+    let coords: Vec<Scalar> = (2..5).map(|k| scalar(p, t, a[k])).collect::<R<_>>()?;
+    let mut offsets = [0i64; 3];
+    for (k, &o) in a[6..9].iter().enumerate() {
+        let o = scalar(p, t, o)?;
+        if !o.acc.is_exact() {
+            return indeterminate("a texel offset D3D leaves undefined");
+        }
+        offsets[k] = super::value::sext(o.bits, 32);
+    }
+    if coords.iter().take(2).any(|c| !c.acc.is_exact()) {
+        return Ok(Val::agg(vec![Val::undefined(); 5]));
+    }
+    let res = &ctx.res.list[r];
+    let ResKind::Texture { dim, extent, .. } = res.kind.clone() else {
+        return indeterminate("SampleLevel of a resource that is not a texture");
+    };
+    let f = |c: Scalar| float::to_f64(c.bits, Fk::F);
+    let (x, sx) = axis(f(coords[0]), extent[0], offsets[0]);
+    let (mut cs, mut sure) = ([x, 0, 0], sx);
+    match dim {
+        TexDim::D2 | TexDim::D2Array | TexDim::D3 => {
+            let (y, sy) = axis(f(coords[1]), extent[1], offsets[1]);
+            cs[1] = y;
+            sure &= sy;
+        }
+        _ => {}
+    }
+    let layer = |c: Scalar, n: u32| -> u64 { f(c).round_ties_even().clamp(0.0, (n.max(1) - 1) as f64) as u64 };
+    match dim {
+        TexDim::D1Array => cs[1] = layer(coords[1], extent[1].max(extent[2])),
+        TexDim::D2Array => cs[2] = layer(coords[2], extent[2]),
+        TexDim::D3 => {
+            let (z, sz) = axis(f(coords[2]), extent[2], offsets[2]);
+            cs[2] = z;
+            sure &= sz;
+        }
+        _ => {}
+    }
+    let l = res.load_typed(cs);
+    let mut v: Vec<Val> =
+        l.comps.into_iter().map(|c| Val::S(if sure { c } else { Scalar { acc: Acc::ANY, ..c } })).collect();
+    v.push(Val::undefined());
+    Ok(Val::agg(v))
+}
