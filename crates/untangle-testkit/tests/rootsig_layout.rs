@@ -80,8 +80,7 @@ fn spilled_layout_reports() {
             format!("layout_update_root_descriptors_near-limit_{model:?}_128").to_lowercase(),
             json
         );
-        // With room for everything: no root argument buffer, nothing else moves but the
-        // spilled members (the layout is the unbudgeted one).
+        // With room for everything: no root argument buffer.
         let wide = translate_budget(&l.module, generated(&l, Variant::NearLimit), model, 256).unwrap();
         assert!(wide.layout.as_ref().unwrap().layout.root_argument_buffer.is_none());
     }

@@ -117,6 +117,10 @@ fn corpus_shaders_under_generated_root_signatures() {
                         failures.push(format!("{what}: layout: {e}"));
                         continue;
                     }
+                    if let Err(e) = places_match_members(report) {
+                        failures.push(format!("{what}: {e}"));
+                        continue;
+                    }
                     let spill = &report.layout.root_argument_buffer;
                     if report.layout.push_constants.size > max_push_constant_bytes {
                         failures.push(format!("{what}: {} bytes of push constants", report.layout.push_constants.size));
@@ -166,4 +170,28 @@ fn corpus_shaders_under_generated_root_signatures() {
     assert_eq!(signatures, 184 * 4);
     assert_eq!(passed, 184 * 16);
     assert!(spilled >= 184 * 2, "every near-limit signature spills under both models");
+}
+
+/// Every root-argument place of the report names its parameter's member: the same store
+/// (push constants or root argument buffer) and offset, and the parameter is in one store.
+fn places_match_members(report: &untangle::emit::translate::LayoutReport) -> Result<(), String> {
+    use untangle::rootsig::layout::ArgStore;
+    use untangle::rootsig::resolve::Place;
+    for r in &report.resources {
+        let (store, offset) = match r.place {
+            Place::RootAddress { offset } | Place::RootConstants { offset, .. } => (ArgStore::PushConstants, offset),
+            Place::HeapTable { table_offset, .. } => (ArgStore::PushConstants, table_offset),
+            Place::SpilledRootAddress { offset } | Place::SpilledRootConstants { offset, .. } => {
+                (ArgStore::RootArgumentBuffer, offset)
+            }
+            Place::SpilledHeapTable { table_offset, .. } => (ArgStore::RootArgumentBuffer, table_offset),
+            Place::Descriptor { .. } => continue,
+        };
+        let parameter = r.parameter.ok_or_else(|| format!("{}: a root argument without a parameter", r.register))?;
+        let found = report.layout.root_argument(parameter).map(|(s, m)| (s, m.offset));
+        if found != Some((store, offset)) {
+            return Err(format!("{}: placed at {store:?} {offset}, its parameter's member is {found:?}", r.register));
+        }
+    }
+    Ok(())
 }
