@@ -629,18 +629,16 @@ impl Resources {
                 }
             }
             Place::RootConstants { offset, num_values } | Place::SpilledRootConstants { offset, num_values } => {
+                let (at, storage) = match place {
+                    Place::RootConstants { .. } => (ArgAt::push(offset), StorageClass::PushConstant),
+                    _ => (ArgAt::spilled(offset), StorageClass::Uniform),
+                };
                 ResVar {
                     var: 0,
                     shape: ResShape::CBuffer,
                     elem_ty: 0,
-                    storage: StorageClass::PushConstant,
-                    indexing: Indexing::RootWords {
-                        at: match place {
-                            Place::RootConstants { .. } => ArgAt::push(offset),
-                            _ => ArgAt::spilled(offset),
-                        },
-                        n: num_values,
-                    },
+                    storage,
+                    indexing: Indexing::RootWords { at, n: num_values },
                     uav: false,
                     binding: VkBinding { set: u32::MAX, binding: u32::MAX },
                     len: ArrayLen::One,
