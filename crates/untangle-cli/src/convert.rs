@@ -132,6 +132,7 @@ fn options_of(args: &Convert) -> Result<Options, Failure> {
             crate::CliRootDescriptors::Address => RootDescriptors::Address,
             crate::CliRootDescriptors::Descriptor => RootDescriptors::Descriptor,
         },
+        max_push_constant_bytes: args.max_push_constant_bytes,
     };
     let version = args.root_signature_version.unwrap_or(untangle::rootsig::Version::V1_1);
     let signature = match (&args.root_signature, &args.root_signature_string) {

@@ -77,6 +77,10 @@ pub struct Convert {
     /// (`address`) or as plain descriptors in set 3 (`descriptor`).
     #[arg(long, value_enum, default_value_t = CliRootDescriptors::Address)]
     pub root_descriptors: CliRootDescriptors,
+    /// Push-constant budget in bytes (a multiple of 4; the device's maxPushConstantsSize):
+    /// root arguments past it go to a uniform buffer, the root argument buffer.
+    #[arg(long, value_name = "N", default_value_t = untangle::rootsig::layout::DEFAULT_MAX_PUSH_CONSTANT_BYTES)]
+    pub max_push_constant_bytes: u32,
     /// Write the layout report (pipeline layout + where each resource went) as JSON.
     #[arg(long, value_name = "FILE")]
     pub layout_json: Option<PathBuf>,

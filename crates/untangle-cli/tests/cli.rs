@@ -157,6 +157,50 @@ fn root_signatures_from_a_string_a_file_or_the_container_give_a_layout_report() 
 }
 
 #[test]
+fn max_push_constant_bytes_spills_to_the_root_argument_buffer() {
+    let shader = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/corpus/dxil/vkd3d-proton/sm_advanced.cs_derivative_1d.cs_6_6.dxil"
+    );
+    if !std::path::Path::new(shader).exists() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("untangle-cli-budget-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = |name: &str| dir.join(name).to_string_lossy().into_owned();
+    // 128 bytes of root constants, then the table's 4-byte offset.
+    let sig = "RootConstants(num32BitConstants = 32, b9), DescriptorTable(SRV(t0), UAV(u0)), \
+               StaticSampler(s0, filter = FILTER_MIN_MAG_MIP_POINT)";
+    let report = |budget: Option<&str>, json: &str| {
+        let mut args = vec![shader, "-o", "-", "--root-signature-string", sig];
+        if let Some(b) = budget {
+            args.extend(["--max-push-constant-bytes", b]);
+        }
+        let json = path(json);
+        args.extend(["--layout-json", &json]);
+        let (code, _, err) = untangle(&args);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&json).unwrap()).unwrap()
+    };
+    let spilled = report(None, "default.json");
+    assert_eq!(spilled["push_constants"]["size"], 128);
+    assert_eq!(spilled["root_argument_buffer"]["size"], 16);
+    assert_eq!(spilled["root_argument_buffer"]["members"][0]["kind"], "table_offset");
+    assert_eq!(spilled["resources"][0]["place"]["kind"], "spilled_heap_table");
+    let wide = report(Some("256"), "wide.json");
+    assert_eq!(wide["push_constants"]["size"], 132);
+    assert!(wide.get("root_argument_buffer").is_none());
+    assert_eq!(wide["resources"][0]["place"]["kind"], "heap_table");
+    // A budget that is no whole number of words: one line, exit 1.
+    let (code, _, err) =
+        untangle(&[shader, "-o", &path("x.spv"), "--root-signature-string", sig, "--max-push-constant-bytes", "130"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("multiple of 4"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn cli_reads_strings_and_binaries_and_writes_rts0() {
     let exe = env!("CARGO_BIN_EXE_untangle");
     let dir = std::env::temp_dir().join(format!("untangle-rootsig-cli-{}", std::process::id()));

@@ -13,6 +13,13 @@
 //!   ranges widened past the declared registers where that overlaps nothing, an unused
 //!   root-constant parameter first (so push-constant offsets are not zero), sampler
 //!   tables at an explicit offset, visibility `ALL`.
+//! - [`Variant::NearLimit`]: root arguments at D3D's 64-DWORD limit (256 bytes lowered, past
+//!   Vulkan's guaranteed 128 bytes of push constants), for the push-constant budget: 31
+//!   unused root constants first (124 bytes: under a 128-byte budget only a 4-byte argument
+//!   still fits after them), then 2 unused ones (the first to spill, so spilled arguments
+//!   the shader reads do not start at byte 0 of the root argument buffer), then the shader's
+//!   resources as [`Variant::RootParameters`] places them (within what is left of the cost),
+//!   then unused root constants up to exactly 64 DWORDs. Unused constants are in space 78.
 //!
 //! Shaders that index descriptor heaps directly (SM 6.6) get both heap-indexing flags;
 //! buffers whose size the shader queries never become root descriptors ([`ShaderFacts`]).
@@ -27,17 +34,39 @@ pub enum Variant {
     Tables,
     RootParameters,
     MixedSpaces,
+    NearLimit,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 3] = [Variant::Tables, Variant::RootParameters, Variant::MixedSpaces];
+    pub const ALL: [Variant; 4] = [Variant::Tables, Variant::RootParameters, Variant::MixedSpaces, Variant::NearLimit];
 
     pub fn name(self) -> &'static str {
         match self {
             Variant::Tables => "tables",
             Variant::RootParameters => "root-parameters",
             Variant::MixedSpaces => "mixed-spaces",
+            Variant::NearLimit => "near-limit",
         }
+    }
+}
+
+/// D3D12's root-signature cost limit, in DWORDs.
+const COST_LIMIT: u32 = 64;
+
+/// An unused root-constant parameter (`b<register>, space78`).
+fn filler(register: u32, num_values: u32) -> RootParameter {
+    RootParameter {
+        visibility: Visibility::All,
+        kind: ParameterKind::Constants(RootConstants { register, space: 78, num_values }),
+    }
+}
+
+/// The D3D cost of a parameter in DWORDs.
+fn cost(p: &RootParameter) -> u32 {
+    match &p.kind {
+        ParameterKind::Constants(c) => c.num_values,
+        ParameterKind::Descriptor(_) => 2,
+        ParameterKind::Table(_) => 1,
     }
 }
 
@@ -134,71 +163,19 @@ pub fn covering(resources: &Resources, stage: ShaderKind, variant: Variant, fact
             tables(views.iter().map(|r| range_of(r)).collect(), vis, &mut rs.parameters);
             tables(samplers.iter().map(|r| range_of(r)).collect(), vis, &mut rs.parameters);
         }
-        Variant::RootParameters => {
-            let mut cost = 0u32;
-            let mut rest = Vec::new();
-            let mut sampler_rest = Vec::new();
-            for r in all {
-                let single = r.range_size == Some(1);
-                let words = r.cbuffer_size.unwrap_or(u32::MAX).div_ceil(4);
-                let root = match r.class {
-                    ResourceClass::Cbv if single && words <= 16 && cost + words.max(1) <= 48 => {
-                        cost += words.max(1);
-                        Some(ParameterKind::Constants(RootConstants {
-                            register: r.lower_bound,
-                            space: r.space,
-                            num_values: words.max(1),
-                        }))
-                    }
-                    ResourceClass::Cbv if single && cost + 2 <= 48 => {
-                        cost += 2;
-                        Some(ParameterKind::Descriptor(RootDescriptor {
-                            class: r.class,
-                            register: r.lower_bound,
-                            space: r.space,
-                            flags: DescriptorFlags(0),
-                        }))
-                    }
-                    ResourceClass::Srv | ResourceClass::Uav
-                        if single
-                            && matches!(r.kind, ResourceKind::RawBuffer | ResourceKind::StructuredBuffer)
-                            && !r.uav.is_some_and(|u| u.has_counter)
-                            && !facts.sized.contains(&(r.class, r.id))
-                            && cost + 2 <= 48 =>
-                    {
-                        cost += 2;
-                        let flags = if r.class == ResourceClass::Uav {
-                            DescriptorFlags(DescriptorFlags::DATA_VOLATILE)
-                        } else {
-                            DescriptorFlags(DescriptorFlags::DATA_STATIC)
-                        };
-                        Some(ParameterKind::Descriptor(RootDescriptor {
-                            class: r.class,
-                            register: r.lower_bound,
-                            space: r.space,
-                            flags,
-                        }))
-                    }
-                    ResourceClass::Sampler if single => {
-                        let k = rs.static_samplers.len();
-                        rs.static_samplers.push(sampler_for(r, k));
-                        None
-                    }
-                    ResourceClass::Sampler => {
-                        sampler_rest.push(range_of(r));
-                        None
-                    }
-                    _ => {
-                        rest.push(range_of(r));
-                        None
-                    }
-                };
-                if let Some(kind) = root {
-                    rs.parameters.push(RootParameter { visibility: vis, kind });
-                }
+        Variant::RootParameters => root_parameters(&mut rs, all, vis, facts, 48),
+        Variant::NearLimit => {
+            rs.parameters.push(filler(0, 31));
+            rs.parameters.push(filler(1, 2));
+            // Leave a DWORD per table the rest may need: one per unbounded range (each
+            // closes its table) and one each for bounded views and samplers.
+            let tables = all.iter().filter(|r| r.range_size.is_none()).count() as u32 + 2;
+            let spent = 33;
+            root_parameters(&mut rs, all, vis, facts, COST_LIMIT.saturating_sub(spent + tables).min(24));
+            let used: u32 = rs.parameters.iter().map(cost).sum();
+            if used < COST_LIMIT {
+                rs.parameters.push(filler(2, COST_LIMIT - used));
             }
-            tables(rest, vis, &mut rs.parameters);
-            tables(sampler_rest, vis, &mut rs.parameters);
         }
         Variant::MixedSpaces => {
             rs.parameters.push(RootParameter {
@@ -274,4 +251,74 @@ pub fn covering(resources: &Resources, stage: ShaderKind, variant: Variant, fact
         }
     }
     rs
+}
+
+/// [`Variant::RootParameters`]' placement of `all` into `rs`: root constants, root
+/// descriptors and static samplers where D3D allows them, within `cap` DWORDs of root
+/// constants and descriptors; the rest in tables.
+fn root_parameters(rs: &mut RootSignature, all: Vec<&Resource>, vis: Visibility, facts: &ShaderFacts, cap: u32) {
+    let mut cost = 0u32;
+    let mut rest = Vec::new();
+    let mut sampler_rest = Vec::new();
+    for r in all {
+        let single = r.range_size == Some(1);
+        let words = r.cbuffer_size.unwrap_or(u32::MAX).div_ceil(4);
+        let root = match r.class {
+            ResourceClass::Cbv if single && words <= 16 && cost + words.max(1) <= cap => {
+                cost += words.max(1);
+                Some(ParameterKind::Constants(RootConstants {
+                    register: r.lower_bound,
+                    space: r.space,
+                    num_values: words.max(1),
+                }))
+            }
+            ResourceClass::Cbv if single && cost + 2 <= cap => {
+                cost += 2;
+                Some(ParameterKind::Descriptor(RootDescriptor {
+                    class: r.class,
+                    register: r.lower_bound,
+                    space: r.space,
+                    flags: DescriptorFlags(0),
+                }))
+            }
+            ResourceClass::Srv | ResourceClass::Uav
+                if single
+                    && matches!(r.kind, ResourceKind::RawBuffer | ResourceKind::StructuredBuffer)
+                    && !r.uav.is_some_and(|u| u.has_counter)
+                    && !facts.sized.contains(&(r.class, r.id))
+                    && cost + 2 <= cap =>
+            {
+                cost += 2;
+                let flags = if r.class == ResourceClass::Uav {
+                    DescriptorFlags(DescriptorFlags::DATA_VOLATILE)
+                } else {
+                    DescriptorFlags(DescriptorFlags::DATA_STATIC)
+                };
+                Some(ParameterKind::Descriptor(RootDescriptor {
+                    class: r.class,
+                    register: r.lower_bound,
+                    space: r.space,
+                    flags,
+                }))
+            }
+            ResourceClass::Sampler if single => {
+                let k = rs.static_samplers.len();
+                rs.static_samplers.push(sampler_for(r, k));
+                None
+            }
+            ResourceClass::Sampler => {
+                sampler_rest.push(range_of(r));
+                None
+            }
+            _ => {
+                rest.push(range_of(r));
+                None
+            }
+        };
+        if let Some(kind) = root {
+            rs.parameters.push(RootParameter { visibility: vis, kind });
+        }
+    }
+    tables(rest, vis, &mut rs.parameters);
+    tables(sampler_rest, vis, &mut rs.parameters);
 }

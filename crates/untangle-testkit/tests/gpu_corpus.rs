@@ -177,7 +177,7 @@ fn runner_push_constants_and_device_addresses() {
         push_constants: push,
         device_buffers: vec![DeviceBuffer {
             bytes: [0x1234_5678u32, 9].iter().flat_map(|w| w.to_le_bytes()).collect(),
-            push_offset: 0,
+            address: untangle_testkit::vulkan::AddressSlot::Push(0),
         }],
         groups: [1, 1, 1],
         timeout: TIMEOUT,
@@ -190,12 +190,16 @@ fn runner_push_constants_and_device_addresses() {
     assert_eq!(dev, vec![0x1234_5678, 0xC0FF_EE01]);
 }
 
-/// The same cases bound through generated root signatures (`rootsig::generate`: tables,
-/// root parameters, mixed spaces with offsets), every binding taken from the translation's
-/// layout report (`vulkan::root_placement`). `direct` runs wherever the default model
-/// does; `heap` needs descriptor indexing and buffer device addresses (not on lavapipe:
-/// reported as skipped there, run on the NVIDIA device by `untangle-gpu corpus-shaders
-/// --root-signatures`).
+/// The same cases bound through generated root signatures (`rootsig_gen`: tables, root
+/// parameters, mixed spaces with offsets, near the 64-DWORD limit), under push-constant
+/// budgets of 128 and 256 bytes, every binding and root argument taken from the
+/// translation's layout report (`vulkan::root_placement`; under 128 bytes the near-limit
+/// signatures read spilled root arguments from the root argument buffer). `direct` runs
+/// wherever the default model does; `heap` needs buffer device addresses, and descriptor
+/// indexing for its heap arrays: without it (lavapipe) only the cases whose layout has no
+/// runtime array run (signatures of root parameters only: addresses and root constants,
+/// spilled or not), the rest are skipped; the NVIDIA device runs them all (`untangle-gpu
+/// corpus-shaders --root-signatures`).
 #[test]
 fn corpus_cases_pass_under_root_signatures() {
     use untangle::rootsig::layout::{BindingModel, LayoutOptions, RootDescriptors};
@@ -206,33 +210,153 @@ fn corpus_cases_pass_under_root_signatures() {
     let all = cases();
     let mut failed = Vec::new();
     let mut direct_passed = 0;
+    let mut heap_spilled_passed = 0;
     for model in [BindingModel::Direct, BindingModel::Heap] {
-        if model == BindingModel::Heap && !(features.descriptor_indexing && features.buffer_device_address) {
-            println!("heap model: skipped (the device lacks descriptor indexing or buffer device addresses)");
+        if model == BindingModel::Heap && !features.buffer_device_address {
+            println!("heap model: skipped (the device lacks buffer device addresses)");
             continue;
         }
         for variant in Variant::ALL {
-            let placement = RootSignaturePlacement {
-                variant,
-                layout: LayoutOptions { model, root_descriptors: RootDescriptors::Address },
-            };
-            let (mut passed, mut skipped) = (0, 0);
-            for case in &all {
-                eprintln!("running {} [{} / {model:?}]", case.name, variant.name());
-                let r =
-                    untangle_testkit::vulkan::corpus::run_case(&mut gpu, case, Path::new(CORPUS), &placement, TIMEOUT);
-                match r.outcome {
-                    Outcome::Pass => passed += 1,
-                    Outcome::Skipped(_) => skipped += 1,
-                    Outcome::Fail(e) => failed.push(format!("{} [{} / {model:?}]: {e}", r.name, variant.name())),
+            for max_push_constant_bytes in [128, 256] {
+                let layout =
+                    LayoutOptions { model, root_descriptors: RootDescriptors::Address, max_push_constant_bytes };
+                let placement = RootSignaturePlacement { variant, layout };
+                let what = format!("{} / {model:?} / {max_push_constant_bytes}", variant.name());
+                let (mut passed, mut skipped) = (0, 0);
+                for case in &all {
+                    let tr = translated(&placement, case);
+                    if model == BindingModel::Heap && !features.descriptor_indexing && runtime_arrays(&tr) {
+                        skipped += 1;
+                        continue;
+                    }
+                    let spills = tr
+                        .as_ref()
+                        .is_some_and(|t| t.layout.as_ref().is_some_and(|l| l.layout.root_argument_buffer.is_some()));
+                    eprintln!("running {} [{what}]", case.name);
+                    let r = untangle_testkit::vulkan::corpus::run_case(
+                        &mut gpu,
+                        case,
+                        Path::new(CORPUS),
+                        &placement,
+                        TIMEOUT,
+                    );
+                    match r.outcome {
+                        Outcome::Pass => {
+                            passed += 1;
+                            heap_spilled_passed += usize::from(model == BindingModel::Heap && spills);
+                        }
+                        Outcome::Skipped(_) => skipped += 1,
+                        Outcome::Fail(e) => failed.push(format!("{} [{what}]: {e}", r.name)),
+                    }
                 }
-            }
-            println!("{model:?} / {}: {passed} passed, {skipped} skipped", variant.name());
-            if model == BindingModel::Direct {
-                direct_passed += passed;
+                println!("{what}: {passed} passed, {skipped} skipped");
+                if model == BindingModel::Direct {
+                    direct_passed += passed;
+                }
             }
         }
     }
     assert!(failed.is_empty(), "failed:\n{}", failed.join("\n"));
-    assert!(direct_passed >= 3 * MIN_PASSED, "only {direct_passed} direct-model runs passed");
+    let runs = Variant::ALL.len() * 2;
+    assert!(direct_passed >= runs * MIN_PASSED, "only {direct_passed} direct-model runs passed");
+    if features.buffer_device_address {
+        println!("heap runs reading a root argument buffer: {heap_spilled_passed} passed");
+        assert!(heap_spilled_passed >= 2, "spilled heap-model root arguments ran in only {heap_spilled_passed} cases");
+    }
+}
+
+/// The translation a placement makes of `case` (`None` if it fails: `run_case` reports it).
+fn translated(
+    placement: &dyn untangle_testkit::vulkan::corpus::Placement,
+    case: &untangle_testkit::vulkan::corpus::Case,
+) -> Option<untangle::emit::Translation> {
+    let bytes = std::fs::read(Path::new(CORPUS).join(case.file)).ok()?;
+    untangle::emit::translate(&bytes, &placement.options(&bytes).ok()?).ok()
+}
+
+/// Whether the layout has a runtime array (which needs descriptor indexing to bind).
+fn runtime_arrays(tr: &Option<untangle::emit::Translation>) -> bool {
+    let layout = tr.as_ref().and_then(|t| t.layout.as_ref());
+    layout.is_none_or(|l| l.layout.sets.iter().flat_map(|s| &s.bindings).any(|b| b.count.is_none()))
+}
+
+/// [`RootSignaturePlacement`] reading a corrupted layout report: every spilled root
+/// constant's place one word further into the root argument buffer than the report says.
+struct MisplacedSpills(untangle_testkit::vulkan::root_placement::RootSignaturePlacement);
+
+fn misplace_spills(tr: &untangle::emit::Translation) -> untangle::emit::Translation {
+    use untangle::rootsig::resolve::Place;
+    let mut bad = tr.clone();
+    for r in bad.layout.iter_mut().flat_map(|l| l.resources.iter_mut()) {
+        if let Place::SpilledRootConstants { offset, .. } = &mut r.place {
+            *offset += 4;
+        }
+    }
+    bad
+}
+
+impl untangle_testkit::vulkan::corpus::Placement for MisplacedSpills {
+    fn options(&self, shader: &[u8]) -> Result<untangle::emit::Options, String> {
+        self.0.options(shader)
+    }
+    fn base_push_constants(&self, tr: &untangle::emit::Translation) -> Vec<u8> {
+        self.0.base_push_constants(tr)
+    }
+    fn root_argument_buffer(
+        &self,
+        tr: &untangle::emit::Translation,
+    ) -> Option<untangle_testkit::vulkan::corpus::RootArgumentBytes> {
+        self.0.root_argument_buffer(tr)
+    }
+    fn place(
+        &self,
+        tr: &untangle::emit::Translation,
+        res: &untangle_testkit::vulkan::corpus::CaseResource,
+    ) -> Result<untangle_testkit::vulkan::corpus::Placed, String> {
+        self.0.place(&misplace_spills(tr), res)
+    }
+    fn min_counts(&self, tr: &untangle::emit::Translation) -> Vec<(u32, u32, u32)> {
+        self.0.min_counts(tr)
+    }
+}
+
+/// Spilled root arguments are read where the report says, and only there: the cases that
+/// read a spilled root constant pass when bound from the report and fail when bound one
+/// word off (`direct` near the 64-DWORD limit under 128 bytes).
+#[test]
+fn misplaced_spilled_root_arguments_are_caught() {
+    use untangle::rootsig::layout::{BindingModel, LayoutOptions};
+    use untangle::rootsig::resolve::Place;
+    use untangle_testkit::rootsig_gen::Variant;
+    use untangle_testkit::vulkan::corpus::{run_case, Placement};
+    use untangle_testkit::vulkan::root_placement::RootSignaturePlacement;
+    let Some(mut gpu) = gpu_or_skip("misplaced_spilled_root_arguments_are_caught") else { return };
+    let layout = LayoutOptions { model: BindingModel::Direct, ..LayoutOptions::default() };
+    let placement = RootSignaturePlacement { variant: Variant::NearLimit, layout };
+    let (mut checked, mut missed) = (Vec::new(), Vec::new());
+    for case in &cases() {
+        if case.needs.missing(&gpu.info().features).is_some() {
+            continue;
+        }
+        let bytes = std::fs::read(Path::new(CORPUS).join(case.file)).expect("corpus file");
+        let options = placement.options(&bytes).expect("options");
+        let tr = untangle::emit::translate(&bytes, &options).expect("translation");
+        let spilled_constants = tr
+            .layout
+            .as_ref()
+            .is_some_and(|l| l.resources.iter().any(|r| matches!(r.place, Place::SpilledRootConstants { .. })));
+        if !spilled_constants {
+            continue;
+        }
+        let good = run_case(&mut gpu, case, Path::new(CORPUS), &placement, TIMEOUT);
+        assert!(matches!(good.outcome, Outcome::Pass), "{}: {:?}", case.name, good.outcome);
+        let bad = run_case(&mut gpu, case, Path::new(CORPUS), &MisplacedSpills(placement), TIMEOUT);
+        println!("{}: misplaced spills: {:?}", case.name, bad.outcome);
+        match bad.outcome {
+            Outcome::Fail(_) => checked.push(case.name),
+            _ => missed.push(case.name),
+        }
+    }
+    assert!(missed.is_empty(), "misplaced spilled root constants went unnoticed in {missed:?}");
+    assert!(checked.len() >= 2, "only {checked:?} read spilled root constants");
 }

@@ -1,7 +1,8 @@
 //! The layout report (`--layout-json`, `Translation::layout`) as JSON snapshots for a few
 //! corpus shaders under generated root signatures, the SPIR-V of a `heap` translation
-//! (push-constant block, heap tables, a root descriptor through its address), and the
-//! typed errors of shaders that do not fit their root signature.
+//! (push-constant block, heap tables, a root descriptor through its address), the same
+//! past the push-constant budget (root argument buffer in the report and in the SPIR-V),
+//! and the typed errors of shaders that do not fit their root signature.
 
 use untangle::emit::translate::RootSignatureBinding;
 use untangle::emit::{translate_module, Options};
@@ -21,7 +22,16 @@ fn translate(
     rs: RootSignature,
     model: BindingModel,
 ) -> untangle::Result<untangle::emit::Translation> {
-    let layout = LayoutOptions { model, root_descriptors: RootDescriptors::Address };
+    translate_budget(m, rs, model, LayoutOptions::default().max_push_constant_bytes)
+}
+
+fn translate_budget(
+    m: &untangle::ir::Module,
+    rs: RootSignature,
+    model: BindingModel,
+    max_push_constant_bytes: u32,
+) -> untangle::Result<untangle::emit::Translation> {
+    let layout = LayoutOptions { model, root_descriptors: RootDescriptors::Address, max_push_constant_bytes };
     translate_module(
         m,
         &Options { root_signature: Some(RootSignatureBinding { signature: rs, layout }), ..Options::default() },
@@ -54,6 +64,50 @@ fn layout_reports() {
             insta::assert_snapshot!(format!("layout_{short}_{}_{:?}", variant.name(), model).to_lowercase(), json);
         }
     }
+}
+
+/// Near the 64-DWORD limit under the default 128-byte budget: what spills, where, and
+/// (heap) the SPIR-V that reads it.
+#[test]
+fn spilled_layout_reports() {
+    let Some(l) = load("descriptors.update_root_descriptors.cs_6_0.dxil") else { return };
+    for model in [BindingModel::Heap, BindingModel::Direct] {
+        let t = translate(&l.module, generated(&l, Variant::NearLimit), model).unwrap();
+        let report = t.layout.as_ref().unwrap();
+        assert!(report.layout.root_argument_buffer.is_some(), "{model:?}: nothing spilled");
+        let json = serde_json::to_string_pretty(report).unwrap();
+        insta::assert_snapshot!(
+            format!("layout_update_root_descriptors_near-limit_{model:?}_128").to_lowercase(),
+            json
+        );
+        // With room for everything: no root argument buffer.
+        let wide = translate_budget(&l.module, generated(&l, Variant::NearLimit), model, 256).unwrap();
+        assert!(wide.layout.as_ref().unwrap().layout.root_argument_buffer.is_none());
+    }
+    let Some(val) = untangle_testkit::check::spirv_val::find_spirv_val() else { return };
+    let t = translate(&l.module, generated(&l, Variant::NearLimit), BindingModel::Heap).unwrap();
+    insta::assert_snapshot!("spirv_update_root_descriptors_heap_near_limit_128", val.disassemble(&t.words).unwrap());
+}
+
+#[test]
+fn impossible_budgets_are_typed_errors() {
+    let Some(l) = load("descriptors.update_root_descriptors.cs_6_0.dxil") else { return };
+    let e = translate_budget(&l.module, generated(&l, Variant::NearLimit), BindingModel::Heap, 130).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            untangle::Error::Translate(untangle::emit::TranslateError::RootSignature(
+                untangle::rootsig::resolve::ResolveError::Layout(
+                    untangle::rootsig::layout::LayoutError::PushConstantBudget { bytes: 130 }
+                )
+            ))
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("multiple of 4"), "{e}");
+    // Budget 0: every root argument in the buffer, still a valid module.
+    let t = translate_budget(&l.module, generated(&l, Variant::NearLimit), BindingModel::Heap, 0).unwrap();
+    assert_eq!(t.layout.unwrap().layout.push_constants.size, 0);
 }
 
 #[test]

@@ -1,13 +1,19 @@
 //! Root signatures end to end on the corpus: for every compute, pixel and vertex shader of
-//! `../shared/corpus/dxil/vkd3d-proton` (184), the three generated root signatures of
-//! `rootsig::generate` (tables; root parameters; mixed spaces with offsets), each lowered
-//! under both binding models (`heap`, `direct`): the translation succeeds, the module
+//! `../shared/corpus/dxil/vkd3d-proton` (184), the four generated root signatures of
+//! `rootsig_gen` (tables; root parameters; mixed spaces with offsets; near the 64-DWORD
+//! limit), each lowered under both binding models (`heap`, `direct`) and both push-constant
+//! budgets (128 bytes, Vulkan's guarantee, and 256): the translation succeeds, the module
 //! passes `spirv-val --target-env vulkan1.3`, and it fits the layout its report describes
 //! (`check::layout_match`: every descriptor variable at a binding of the report with the
-//! right descriptor type and count, push-constant members at the report's offsets).
-//! Under `direct`, a shader with neither unbounded ranges nor heap indexing must not need
-//! descriptor indexing (no `RuntimeDescriptorArray`). Every generated signature passes the
-//! D3D12 validator and round-trips through RTS0 and the string form.
+//! right descriptor type and count, push-constant members at the report's offsets, the
+//! root argument buffer's block within its size). Under `direct`, a shader with neither
+//! unbounded ranges nor heap indexing must not need descriptor indexing (no
+//! `RuntimeDescriptorArray`). Every generated signature passes the D3D12 validator and
+//! round-trips through RTS0 and the string form.
+//!
+//! The budget: push constants never exceed it; under 256 nothing spills; near-limit
+//! signatures always spill under 128; and a translation under 128 that spills nothing is
+//! word for word the one under 256 (a layout that fits is the unbudgeted one).
 
 use std::path::PathBuf;
 use untangle::emit::translate::RootSignatureBinding;
@@ -57,11 +63,9 @@ fn corpus_shaders_under_generated_root_signatures() {
     };
     let mut passed = 0;
     let mut signatures = 0;
+    let mut spilled = 0;
     let mut failures = Vec::new();
-    let models = [
-        LayoutOptions { model: BindingModel::Heap, root_descriptors: RootDescriptors::Address },
-        LayoutOptions { model: BindingModel::Direct, root_descriptors: RootDescriptors::Descriptor },
-    ];
+    let models = [(BindingModel::Heap, RootDescriptors::Address), (BindingModel::Direct, RootDescriptors::Descriptor)];
     for p in &paths {
         let name = p.file_name().unwrap().to_string_lossy().to_string();
         let loaded = untangle::load::load_path(p).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -87,49 +91,107 @@ fn corpus_shaders_under_generated_root_signatures() {
                 "{name}: string round trip of {text}"
             );
             signatures += 1;
-            for layout in models {
-                let what = format!("{name} [{} / {:?}]", variant.name(), layout.model);
-                let options = Options {
-                    root_signature: Some(RootSignatureBinding { signature: rs.clone(), layout }),
-                    ..Options::default()
-                };
-                let t = match translate_module(&loaded.module, &options) {
-                    Ok(t) => t,
-                    Err(e) => {
+            for (model, root_descriptors) in models {
+                // The 256-byte translation first: the 128-byte one must equal it when it spills nothing.
+                let mut wide: Option<Vec<u32>> = None;
+                for max_push_constant_bytes in [256, 128] {
+                    let layout = LayoutOptions { model, root_descriptors, max_push_constant_bytes };
+                    let what = format!("{name} [{} / {model:?} / {max_push_constant_bytes}]", variant.name());
+                    let options = Options {
+                        root_signature: Some(RootSignatureBinding { signature: rs.clone(), layout }),
+                        ..Options::default()
+                    };
+                    let t = match translate_module(&loaded.module, &options) {
+                        Ok(t) => t,
+                        Err(e) => {
+                            failures.push(format!("{what}: {e}"));
+                            continue;
+                        }
+                    };
+                    if let Err(e) = val.validate(&t.words, "vulkan1.3") {
+                        failures.push(format!("{what}: spirv-val: {}", e.lines().next().unwrap_or("")));
+                        continue;
+                    }
+                    let report = t.layout.as_ref().expect("a root signature gives a layout report");
+                    if let Err(e) = untangle_testkit::check::layout_match::check(&t.words, &report.layout) {
+                        failures.push(format!("{what}: layout: {e}"));
+                        continue;
+                    }
+                    if let Err(e) = places_match_members(report) {
                         failures.push(format!("{what}: {e}"));
                         continue;
                     }
-                };
-                if let Err(e) = val.validate(&t.words, "vulkan1.3") {
-                    failures.push(format!("{what}: spirv-val: {}", e.lines().next().unwrap_or("")));
-                    continue;
-                }
-                let report = t.layout.as_ref().expect("a root signature gives a layout report");
-                if let Err(e) = untangle_testkit::check::layout_match::check(&t.words, &report.layout) {
-                    failures.push(format!("{what}: layout: {e}"));
-                    continue;
-                }
-                if layout.model == BindingModel::Direct && !heaps && !unbounded {
-                    let m = rspirv::dr::load_words(&t.words).unwrap();
-                    let runtime = m.capabilities.iter().any(|c| {
-                        c.operands.first()
-                            == Some(&rspirv::dr::Operand::Capability(rspirv::spirv::Capability::RuntimeDescriptorArray))
-                    });
-                    if runtime {
-                        failures.push(format!("{what}: direct model needs RuntimeDescriptorArray"));
+                    let spill = &report.layout.root_argument_buffer;
+                    if report.layout.push_constants.size > max_push_constant_bytes {
+                        failures.push(format!("{what}: {} bytes of push constants", report.layout.push_constants.size));
                         continue;
                     }
+                    match (max_push_constant_bytes, spill, &wide) {
+                        (256, Some(_), _) => {
+                            failures.push(format!("{what}: spills under 256 bytes"));
+                            continue;
+                        }
+                        (256, None, _) => wide = Some(t.words.clone()),
+                        (_, None, Some(w)) if *w != t.words => {
+                            failures.push(format!("{what}: spills nothing but differs from the 256-byte translation"));
+                            continue;
+                        }
+                        (_, None, _) if variant == Variant::NearLimit => {
+                            failures.push(format!("{what}: a near-limit signature spills nothing under 128 bytes"));
+                            continue;
+                        }
+                        (_, Some(_), _) => spilled += 1,
+                        _ => {}
+                    }
+                    if layout.model == BindingModel::Direct && !heaps && !unbounded {
+                        let m = rspirv::dr::load_words(&t.words).unwrap();
+                        let runtime = m.capabilities.iter().any(|c| {
+                            c.operands.first()
+                                == Some(&rspirv::dr::Operand::Capability(
+                                    rspirv::spirv::Capability::RuntimeDescriptorArray,
+                                ))
+                        });
+                        if runtime {
+                            failures.push(format!("{what}: direct model needs RuntimeDescriptorArray"));
+                            continue;
+                        }
+                    }
+                    passed += 1;
                 }
-                passed += 1;
             }
         }
     }
     for f in failures.iter().take(30) {
         eprintln!("FAIL {f}");
     }
-    eprintln!("{passed} of {} translations pass", paths.len() * 6);
+    eprintln!("{passed} of {} translations pass; {spilled} spill under 128 bytes", paths.len() * 16);
     assert!(failures.is_empty(), "{} failures", failures.len());
     assert_eq!(paths.len(), 184, "the cs/ps/vs corpus changed");
-    assert_eq!(signatures, 184 * 3);
-    assert_eq!(passed, 184 * 6);
+    assert_eq!(signatures, 184 * 4);
+    assert_eq!(passed, 184 * 16);
+    assert!(spilled >= 184 * 2, "every near-limit signature spills under both models");
+}
+
+/// Every root-argument place of the report names its parameter's member: the same store
+/// (push constants or root argument buffer) and offset, and the parameter is in one store.
+fn places_match_members(report: &untangle::emit::translate::LayoutReport) -> Result<(), String> {
+    use untangle::rootsig::layout::ArgStore;
+    use untangle::rootsig::resolve::Place;
+    for r in &report.resources {
+        let (store, offset) = match r.place {
+            Place::RootAddress { offset } | Place::RootConstants { offset, .. } => (ArgStore::PushConstants, offset),
+            Place::HeapTable { table_offset, .. } => (ArgStore::PushConstants, table_offset),
+            Place::SpilledRootAddress { offset } | Place::SpilledRootConstants { offset, .. } => {
+                (ArgStore::RootArgumentBuffer, offset)
+            }
+            Place::SpilledHeapTable { table_offset, .. } => (ArgStore::RootArgumentBuffer, table_offset),
+            Place::Descriptor { .. } => continue,
+        };
+        let parameter = r.parameter.ok_or_else(|| format!("{}: a root argument without a parameter", r.register))?;
+        let found = report.layout.root_argument(parameter).map(|(s, m)| (s, m.offset));
+        if found != Some((store, offset)) {
+            return Err(format!("{}: placed at {store:?} {offset}, its parameter's member is {found:?}", r.register));
+        }
+    }
+    Ok(())
 }

@@ -23,9 +23,10 @@
 //! `.dxil` files, default `../shared/corpus/dxil/vkd3d-proton`) on the device, with the
 //! default binding-model placement, and prints a pass/fail/skip table with wall times;
 //! with `--root-signatures` the cases run again through each generated root signature
-//! (tables, root parameters, mixed spaces) under the `direct` and `heap` binding models,
-//! bound from the layout report (`untangle_testkit::vulkan::root_placement`); exits 1 if a case
-//! fails.
+//! (tables, root parameters, mixed spaces, near the 64-DWORD limit) under the `direct` and
+//! `heap` binding models, each with push-constant budgets of 128 and 256 bytes (under 128
+//! the near-limit signatures spill to the root argument buffer), bound from the layout
+//! report (`untangle_testkit::vulkan::root_placement`); exits 1 if a case fails.
 //!
 //! `diff-corpus [--corpus DIR] [--seeds N]` runs every corpus compute shader differentially
 //! (`untangle_testkit::difftest`): the DXIL interpreter against the translated SPIR-V on
@@ -387,16 +388,19 @@ fn corpus_shaders(a: &Args) -> Result<bool, String> {
                 continue;
             }
             for variant in Variant::ALL {
-                let layout = LayoutOptions { model, root_descriptors: RootDescriptors::Address };
-                placements.push((
-                    format!("{model:?}/{}", variant.name()).to_lowercase(),
-                    Box::new(RootSignaturePlacement { variant, layout }),
-                ));
+                for max_push_constant_bytes in [128, 256] {
+                    let layout =
+                        LayoutOptions { model, root_descriptors: RootDescriptors::Address, max_push_constant_bytes };
+                    placements.push((
+                        format!("{model:?}/{}/{max_push_constant_bytes}", variant.name()).to_lowercase(),
+                        Box::new(RootSignaturePlacement { variant, layout }),
+                    ));
+                }
             }
         }
     }
     let (mut passed, mut skipped, mut failed) = (0, 0, 0);
-    println!("{:<42} {:<24} {:<7} {:>10}  detail", "case", "binding", "result", "wall");
+    println!("{:<42} {:<28} {:<7} {:>10}  detail", "case", "binding", "result", "wall");
     for (label, placement) in &placements {
         for case in cases() {
             let r = run_case(&mut gpu, &case, &dir, placement.as_ref(), a.timeout);
@@ -414,7 +418,7 @@ fn corpus_shaders(a: &Args) -> Result<bool, String> {
                     ("FAIL", e.replace('\n', "\n    "))
                 }
             };
-            println!("{:<42} {label:<24} {:<7} {:>10.1?}  {detail}", r.name, word, r.wall);
+            println!("{:<42} {label:<28} {:<7} {:>10.1?}  {detail}", r.name, word, r.wall);
         }
     }
     println!("corpus-shaders: {passed} passed, {skipped} skipped, {failed} failed; wall {:.2?}", start.elapsed());

@@ -8,16 +8,68 @@
 //!   class);
 //! - a fixed-size array is no longer than the binding's count; a runtime array sits on a
 //!   binding whose count the application chooses, or on one at least as large;
-//! - the push-constant block's members lie at the report's member offsets, within its size.
+//! - the push-constant block's members lie at the report's member offsets, within its size;
+//! - the root argument buffer (spilled root arguments): a variable at its set and binding is
+//!   a `Uniform` block whose bytes (member offset + array stride × length, std140 strides)
+//!   lie within the report's `size`; the layout itself must describe one consistent
+//!   buffer: its binding a single `UNIFORM_BUFFER` sourced `root_argument_buffer`, its
+//!   members inside `size` with 8-aligned addresses, and no root parameter in both
+//!   push constants and the buffer.
 
 use rspirv::dr::{Module, Operand};
 use rspirv::spirv::{Decoration, Dim, Op, StorageClass, Word};
 use std::collections::HashMap;
-use untangle::rootsig::layout::{DescriptorType, PipelineLayout};
+use untangle::rootsig::layout::{BindingSource, DescriptorType, PipelineLayout, PushKind};
+
+/// The layout's own root argument buffer is consistent (see the module docs).
+fn check_root_argument_buffer(layout: &PipelineLayout) -> Result<(), String> {
+    let Some(rab) = &layout.root_argument_buffer else {
+        let stray = layout.sets.iter().flat_map(|s| &s.bindings).any(|b| b.source == BindingSource::RootArgumentBuffer);
+        return if stray {
+            Err("a root argument buffer binding without a root_argument_buffer".into())
+        } else {
+            Ok(())
+        };
+    };
+    let b = layout
+        .sets
+        .iter()
+        .filter(|s| s.set == rab.set)
+        .flat_map(|s| &s.bindings)
+        .find(|b| b.binding == rab.binding)
+        .ok_or_else(|| {
+            format!("the root argument buffer's set {} binding {} is not in the layout", rab.set, rab.binding)
+        })?;
+    if (b.descriptor_type, b.count, b.source)
+        != (DescriptorType::UniformBuffer, Some(1), BindingSource::RootArgumentBuffer)
+    {
+        return Err(format!(
+            "the root argument buffer's binding is {:?} x{:?} ({:?})",
+            b.descriptor_type, b.count, b.source
+        ));
+    }
+    if !rab.size.is_multiple_of(16) {
+        return Err(format!("root argument buffer size {} is not a multiple of 16", rab.size));
+    }
+    for m in &rab.members {
+        if m.offset + m.size > rab.size {
+            return Err(format!("root argument buffer member at {} ends past its size {}", m.offset, rab.size));
+        }
+        if matches!(m.kind, PushKind::RootDescriptorAddress { .. }) && !m.offset.is_multiple_of(8) {
+            return Err(format!("spilled address at byte {} is not 8-aligned", m.offset));
+        }
+        if layout.push_constants.members.iter().any(|p| p.parameter == m.parameter) {
+            return Err(format!("root parameter {} is both a push constant and spilled", m.parameter));
+        }
+    }
+    Ok(())
+}
 
 /// Check `words` against `layout`; the error says which variable breaks which rule.
 pub fn check(words: &[u32], layout: &PipelineLayout) -> Result<(), String> {
+    check_root_argument_buffer(layout)?;
     let m: Module = rspirv::dr::load_words(words).map_err(|e| format!("not SPIR-V: {e}"))?;
+    let mut array_stride: HashMap<Word, u32> = HashMap::new();
     let mut set_of = HashMap::new();
     let mut binding_of = HashMap::new();
     let mut offsets: HashMap<(Word, u32), u32> = HashMap::new();
@@ -31,6 +83,12 @@ pub fn check(words: &[u32], layout: &PipelineLayout) -> Result<(), String> {
             }
             (Op::Decorate, [Operand::IdRef(t), Operand::Decoration(Decoration::Binding), Operand::LiteralBit32(b)]) => {
                 binding_of.insert(*t, *b);
+            }
+            (
+                Op::Decorate,
+                [Operand::IdRef(t), Operand::Decoration(Decoration::ArrayStride), Operand::LiteralBit32(s)],
+            ) => {
+                array_stride.insert(*t, *s);
             }
             (
                 Op::MemberDecorate,
@@ -135,6 +193,30 @@ pub fn check(words: &[u32], layout: &PipelineLayout) -> Result<(), String> {
                 "variable %{var} is a {found:?} at set {set} binding {binding}, which the layout declares {:?}",
                 b.descriptor_type
             ));
+        }
+        if let (BindingSource::RootArgumentBuffer, Some(rab)) = (b.source, &layout.root_argument_buffer) {
+            // The block's extent: each member's offset + stride × length (arrays; members
+            // of other types are 16 bytes at most, which std140 rounds to a row).
+            let st = defs.get(&elem).ok_or("root argument block type missing")?;
+            let mut end = 0u32;
+            for (k, op) in st.operands.iter().enumerate() {
+                let Operand::IdRef(mty) = op else { continue };
+                let off = offsets.get(&(elem, k as u32)).copied().ok_or("root argument member without Offset")?;
+                let extent = match defs.get(mty).map(|t| (t.class.opcode, t.operands.as_slice())) {
+                    Some((Op::TypeArray, [_, Operand::IdRef(n)])) => {
+                        let stride = array_stride.get(mty).copied().ok_or("root argument array without ArrayStride")?;
+                        stride.saturating_mul(const_u32(*n).unwrap_or(u32::MAX))
+                    }
+                    _ => 16,
+                };
+                end = end.max(off.saturating_add(extent));
+            }
+            if end > rab.size {
+                return Err(format!(
+                    "variable %{var}: the root argument block reaches byte {end}; the buffer holds {}",
+                    rab.size
+                ));
+            }
         }
     }
     Ok(())

@@ -12,6 +12,7 @@ use ash::vk;
 use std::time::Duration;
 use untangle::emit::translate::Translation;
 use untangle::ir::Module;
+use untangle::rootsig::layout::ArgStore;
 
 /// The thread groups a corpus shader's dispatch runs: one, as the tests they come from
 /// dispatch them (several index groupshared memory by `SV_DispatchThreadID`).
@@ -82,7 +83,7 @@ pub fn device_run(
                 back.push(Some(bindings.len()));
                 bindings.push(b);
             }
-            Placed::PushConstants { offset, len } => {
+            Placed::RootBytes { store: ArgStore::PushConstants, offset, len } => {
                 let mut b = i.bytes.clone();
                 b.resize(len as usize, 0);
                 let end = offset as usize + b.len();
@@ -92,7 +93,9 @@ pub fn device_run(
                 push[offset as usize..end].copy_from_slice(&b);
                 back.push(None);
             }
-            Placed::DeviceBuffer { .. } => return Err("device-address buffers are not used here".into()),
+            Placed::RootBytes { .. } | Placed::DeviceBuffer { .. } => {
+                return Err("root argument buffers and device-address buffers are not used here".into())
+            }
         }
     }
     let d = Dispatch {

@@ -9,8 +9,9 @@
 //! [`DefaultPlacement`] follows the translator's default binding model (set = space;
 //! binding = class base + lower bound of the declared range; array element = register −
 //! lower bound). A placement derived from a root signature may instead put a CBV into
-//! push constants or a device-address buffer ([`Placed`]); results are read back by
-//! register whatever the placement.
+//! push constants or a device-address buffer, and either of them into the root argument
+//! buffer when it spilled past the push-constant budget ([`Placed`]); results are read back
+//! by register whatever the placement.
 //!
 //! | case | shader computes | inputs | expected |
 //! | --- | --- | --- | --- |
@@ -58,11 +59,13 @@
 //! subgroup size.
 
 use super::{
-    Binding, DeviceBuffer, DeviceInfo, Dispatch, Features, Gpu, Image, ImageDim, Resource, SamplerDesc, VkError,
+    AddressSlot, Binding, DeviceBuffer, DeviceInfo, Dispatch, Features, Gpu, Image, ImageDim, Resource, SamplerDesc,
+    VkError,
 };
 use ash::vk;
 use std::time::{Duration, Instant};
 use untangle::dxil::ResourceClass;
+use untangle::rootsig::layout::ArgStore;
 
 /// A D3D register: class, space, register number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -197,16 +200,27 @@ pub enum Placed {
     /// The shader does not use it: not bound, read back unchanged.
     Unused,
     Binding(Binding),
-    /// Its first `len` bytes copied into the push constants at this offset (CBV contents
-    /// as root constants; not read back).
-    PushConstants {
+    /// Its first `len` bytes copied into the root arguments (push constants or the root
+    /// argument buffer) at this offset (CBV contents as root constants; not read back).
+    RootBytes {
+        store: ArgStore,
         offset: u32,
         len: u32,
     },
-    /// A device-address buffer whose address lands in the push constants at this offset.
+    /// A device-address buffer whose address lands in the root arguments at this offset.
     DeviceBuffer {
-        push_offset: u32,
+        store: ArgStore,
+        offset: u32,
     },
+}
+
+/// The root argument buffer of a translation: a uniform buffer at `(set, binding)` with its
+/// bytes before any resource lands there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RootArgumentBytes {
+    pub set: u32,
+    pub binding: u32,
+    pub bytes: Vec<u8>,
 }
 
 /// Turns a case's D3D resources into runner bindings for one translated shader.
@@ -220,6 +234,11 @@ pub trait Placement {
     /// any resource's bytes land there.
     fn base_push_constants(&self, _translation: &untangle::emit::translate::Translation) -> Vec<u8> {
         Vec::new()
+    }
+    /// The root argument buffer the translation reads (`None`: it has none), with the
+    /// bytes the placement writes itself (descriptor-table offsets).
+    fn root_argument_buffer(&self, _translation: &untangle::emit::translate::Translation) -> Option<RootArgumentBytes> {
+        None
     }
     /// Where `res` goes.
     fn place(&self, translation: &untangle::emit::translate::Translation, res: &CaseResource)
@@ -358,7 +377,10 @@ pub fn run_spec(
     let tr = untangle::emit::translate::translate(bytes, &options).map_err(|e| format!("translate: {e}"))?;
     let mut bindings = Vec::new();
     let mut push = placement.base_push_constants(&tr);
+    let mut root_args = placement.root_argument_buffer(&tr);
     let mut device_buffers = Vec::new();
+    // Device buffers whose address goes into the root argument buffer, once it is a binding.
+    let mut spilled_addresses = Vec::new();
     // Where each resource's bytes come back: binding index, device buffer index, or none.
     enum Back {
         Binding(usize),
@@ -380,21 +402,36 @@ pub fn run_spec(
                 back.push(Back::Binding(bindings.len()));
                 bindings.push(b);
             }
-            Placed::PushConstants { offset, len } => {
+            Placed::RootBytes { store, offset, len } => {
                 let mut b = bytes_of(&res.kind);
                 b.resize(len as usize, 0);
                 let end = offset as usize + b.len();
-                if push.len() < end {
-                    push.resize(end, 0);
+                let target = match store {
+                    ArgStore::PushConstants => &mut push,
+                    ArgStore::RootArgumentBuffer => {
+                        &mut root_args.as_mut().ok_or("a spilled root argument without a root argument buffer")?.bytes
+                    }
+                };
+                if target.len() < end {
+                    target.resize(end, 0);
                 }
-                push[offset as usize..end].copy_from_slice(&b);
+                target[offset as usize..end].copy_from_slice(&b);
                 back.push(Back::Unchanged);
             }
-            Placed::DeviceBuffer { push_offset } => {
+            Placed::DeviceBuffer { store, offset } => {
                 back.push(Back::Device(device_buffers.len()));
-                device_buffers.push(DeviceBuffer { bytes: bytes_of(&res.kind), push_offset });
+                if store == ArgStore::RootArgumentBuffer {
+                    spilled_addresses.push((device_buffers.len(), offset));
+                }
+                device_buffers.push(DeviceBuffer { bytes: bytes_of(&res.kind), address: AddressSlot::Push(offset) });
             }
         }
+    }
+    if let Some(r) = root_args {
+        for (i, offset) in spilled_addresses {
+            device_buffers[i].address = AddressSlot::Binding { binding: bindings.len(), offset };
+        }
+        bindings.push(Binding::new(r.set, r.binding, Resource::UniformBuffer(r.bytes)));
     }
     let d = Dispatch {
         spirv: &tr.words,

@@ -17,7 +17,8 @@
 //!   arrays are partially bound where the device supports it.
 //! * Push constants: [`Dispatch::push_constants`], one range from 0 visible to compute.
 //!   [`Dispatch::device_buffers`] are buffers reached by `bufferDeviceAddress`: each
-//!   address is written into the push-constant bytes at its offset; read back too.
+//!   address is written into the push-constant bytes at its offset, or into a buffer
+//!   binding's bytes (a root argument buffer, [`AddressSlot`]); read back too.
 //! * Features: device creation enables every feature the device reports (Vulkan 1.0
 //!   core, 1.1, 1.2, 1.3 structs); [`DeviceInfo::features`] records the optional ones
 //!   that matter here (descriptor indexing, device addresses, 16/64-bit types, 64-bit
@@ -301,12 +302,22 @@ impl Binding {
 }
 
 /// A buffer reached through its device address (`bufferDeviceAddress`): the 64-bit address
-/// is written, little-endian, into [`Dispatch::push_constants`] at `push_offset`; the
-/// buffer is read back after the dispatch.
+/// is written, little-endian, where `address` says; the buffer is read back after the
+/// dispatch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeviceBuffer {
     pub bytes: Vec<u8>,
-    pub push_offset: u32,
+    pub address: AddressSlot,
+}
+
+/// Where a [`DeviceBuffer`]'s address is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddressSlot {
+    /// [`Dispatch::push_constants`] at this byte offset.
+    Push(u32),
+    /// Byte `offset` of the buffer of [`Dispatch::bindings`]`[binding]` (a uniform or
+    /// storage buffer), before the dispatch.
+    Binding { binding: usize, offset: u32 },
 }
 
 /// One dispatch: module, entry point, layout, workgroup counts, time limit.
@@ -726,9 +737,24 @@ impl Gpu {
         let entry = CString::new(d.entry).map_err(|_| VkError::BadLayout("entry point name contains NUL".into()))?;
         let mut push = d.push_constants.clone();
         for db in &d.device_buffers {
-            let o = db.push_offset as usize;
-            if push.len() < o + 8 {
-                push.resize(o + 8, 0);
+            match db.address {
+                AddressSlot::Push(o) => {
+                    let o = o as usize;
+                    if push.len() < o + 8 {
+                        push.resize(o + 8, 0);
+                    }
+                }
+                AddressSlot::Binding { binding, offset } => {
+                    let len = d.bindings.get(binding).and_then(|b| match &b.resource {
+                        Resource::UniformBuffer(bytes) | Resource::StorageBuffer(bytes) => Some(bytes.len()),
+                        _ => None,
+                    });
+                    if len.is_none_or(|n| offset as usize + 8 > n) {
+                        return Err(VkError::BadLayout(format!(
+                            "a device address at byte {offset} of binding {binding}, which is no buffer that holds it"
+                        )));
+                    }
+                }
             }
         }
         while !push.len().is_multiple_of(4) {
@@ -847,8 +873,16 @@ impl Gpu {
                     vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS,
                 )?;
                 let addr = dev.get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(hb.buffer));
-                let o = db.push_offset as usize;
-                push[o..o + 8].copy_from_slice(&addr.to_le_bytes());
+                match db.address {
+                    AddressSlot::Push(o) => push[o as usize..o as usize + 8].copy_from_slice(&addr.to_le_bytes()),
+                    AddressSlot::Binding { binding, offset } => {
+                        // Checked above: a buffer binding holding `offset + 8` bytes, mapped.
+                        if let Obj::Buffer(target) = &objects[binding] {
+                            let at = target.ptr.add(offset as usize);
+                            std::ptr::copy_nonoverlapping(addr.to_le_bytes().as_ptr(), at, 8);
+                        }
+                    }
+                }
                 dbufs.push(hb);
             }
 

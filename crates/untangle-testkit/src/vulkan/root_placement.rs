@@ -8,35 +8,63 @@
 //! - a descriptor place: `(set, binding)`, element = register − `first_register`; the
 //!   runner's descriptor type must be the report's, and the binding gets the report's
 //!   descriptor count;
-//! - a `heap` table: the table's heap start is chosen here (table `k` of the push block
+//! - a `heap` table: the table's heap start is chosen here (the `k`-th table parameter
 //!   starts at heap index `7 + 256·k`, so tables never share descriptors and a forgotten
-//!   start offset reads the wrong descriptor), written into the push constants at the
+//!   start offset reads the wrong descriptor), written into the root arguments at the
 //!   table's offset; element = start + range offset + register − range base, in the heap
 //!   binding of the resource's descriptor type;
-//! - root constants: the CBV's first `4·n` bytes at the member's push offset;
-//! - root descriptors: a device-address buffer whose address goes to the member's offset.
+//! - root constants: the CBV's first `4·n` bytes at the member's offset;
+//! - root descriptors: a device-address buffer whose address goes to the member's offset;
+//! - each of the three in push constants, or, past the push-constant budget, in the root
+//!   argument buffer (`root_argument_buffer` of the report): a uniform buffer of the
+//!   report's size at its set and binding, zeros where no argument lies, filled here as a
+//!   layer fills it per draw (docs/layout-json.md).
 //!
 //! Static samplers are immutable in a real pipeline layout; the runner binds the case's own
 //! sampler state at the static sampler's binding instead (the generated static sampler's
 //! state is arbitrary, the case's expectation assumes its own).
 
-use super::corpus::{default_resource, CaseResource, Kind, Placed, Placement};
+use super::corpus::{default_resource, CaseResource, Kind, Placed, Placement, RootArgumentBytes};
 use super::Binding;
 use crate::rootsig_gen::{covering, shader_facts, Variant};
 use ash::vk;
 use untangle::emit::translate::{LayoutReport, Options, RootSignatureBinding, Translation};
-use untangle::rootsig::layout::{heap_resource_binding, DescriptorType, LayoutOptions, PushKind, View};
+use untangle::rootsig::layout::{
+    heap_resource_binding, ArgStore, DescriptorType, LayoutOptions, PushKind, PushMember, View,
+};
 use untangle::rootsig::resolve::Place;
 use untangle::rootsig::ResourceClass;
 
+#[derive(Clone, Copy, Debug)]
 pub struct RootSignaturePlacement {
     pub variant: Variant,
     pub layout: LayoutOptions,
 }
 
-/// The heap index where the table whose offset word is at push byte `table_offset` starts.
-fn table_start(table_offset: u32) -> u32 {
-    7 + 256 * (table_offset / 4)
+/// The heap index where the table of root parameter `parameter` starts: `7 + 256·k` for
+/// the `k`-th table parameter (push constants and root argument buffer together).
+fn table_start(r: &LayoutReport, parameter: u32) -> u32 {
+    let spilled = r.layout.root_argument_buffer.iter().flat_map(|b| &b.members);
+    let k = r
+        .layout
+        .push_constants
+        .members
+        .iter()
+        .chain(spilled)
+        .filter(|m| matches!(m.kind, PushKind::TableOffset { .. }) && m.parameter < parameter)
+        .count() as u32;
+    7 + 256 * k
+}
+
+/// `bytes` with every table offset of `members` written (its table's start).
+fn with_table_starts(r: &LayoutReport, members: &[PushMember], mut bytes: Vec<u8>) -> Vec<u8> {
+    for m in members {
+        if let PushKind::TableOffset { .. } = m.kind {
+            let at = m.offset as usize;
+            bytes[at..at + 4].copy_from_slice(&table_start(r, m.parameter).to_le_bytes());
+        }
+    }
+    bytes
 }
 
 fn report(tr: &Translation) -> Result<&LayoutReport, String> {
@@ -105,14 +133,15 @@ impl Placement for RootSignaturePlacement {
 
     fn base_push_constants(&self, tr: &Translation) -> Vec<u8> {
         let Ok(r) = report(tr) else { return Vec::new() };
-        let mut push = vec![0u8; r.layout.push_constants.size as usize];
-        for m in &r.layout.push_constants.members {
-            if let PushKind::TableOffset { .. } = m.kind {
-                let at = m.offset as usize;
-                push[at..at + 4].copy_from_slice(&table_start(m.offset).to_le_bytes());
-            }
-        }
-        push
+        let pc = &r.layout.push_constants;
+        with_table_starts(r, &pc.members, vec![0u8; pc.size as usize])
+    }
+
+    fn root_argument_buffer(&self, tr: &Translation) -> Option<RootArgumentBytes> {
+        let r = report(tr).ok()?;
+        let b = r.layout.root_argument_buffer.as_ref()?;
+        let bytes = with_table_starts(r, &b.members, vec![0u8; b.size as usize]);
+        Some(RootArgumentBytes { set: b.set, binding: b.binding, bytes })
     }
 
     fn place(&self, tr: &Translation, res: &CaseResource) -> Result<Placed, String> {
@@ -132,22 +161,31 @@ impl Placement for RootSignaturePlacement {
             Place::Descriptor { set, binding, first_register, .. } => {
                 checked(r, set, binding, reg.register - first_register, res)
             }
-            Place::HeapTable { table_offset, offset_in_table, base_register } => {
+            Place::HeapTable { offset_in_table, base_register, .. }
+            | Place::SpilledHeapTable { offset_in_table, base_register, .. } => {
                 let heaps = r.layout.heaps.ok_or("a heap table without heap sets")?;
+                let parameter = x.parameter.ok_or("a heap table without a root parameter")?;
                 let view = view_of(&res.kind);
                 let (set, binding) = match view {
                     View::Sampler => (heaps.samplers, 0),
                     _ => (heaps.resources, heap_resource_binding(view, reg.class)),
                 };
-                let element = table_start(table_offset) + offset_in_table + (reg.register - base_register);
+                let element = table_start(r, parameter) + offset_in_table + (reg.register - base_register);
                 checked(r, set, binding, element, res)
             }
-            Place::RootAddress { offset } => Ok(Placed::DeviceBuffer { push_offset: offset }),
-            Place::RootConstants { offset, num_values } => {
+            Place::RootAddress { offset } => Ok(Placed::DeviceBuffer { store: ArgStore::PushConstants, offset }),
+            Place::SpilledRootAddress { offset } => {
+                Ok(Placed::DeviceBuffer { store: ArgStore::RootArgumentBuffer, offset })
+            }
+            Place::RootConstants { offset, num_values } | Place::SpilledRootConstants { offset, num_values } => {
                 if reg.class != ResourceClass::Cbv {
                     return Err(format!("{reg}: root constants for a non-CBV"));
                 }
-                Ok(Placed::PushConstants { offset, len: 4 * num_values })
+                let store = match x.place {
+                    Place::RootConstants { .. } => ArgStore::PushConstants,
+                    _ => ArgStore::RootArgumentBuffer,
+                };
+                Ok(Placed::RootBytes { store, offset, len: 4 * num_values })
             }
         }
     }

@@ -20,7 +20,12 @@
 //!   table's heap offset (a push constant) + the range's offset + the register delta;
 //! - root CBV/SRV/UAV under `heap`: the block type behind a `PhysicalStorageBuffer`
 //!   pointer, bit-cast from the address in push constants; root constants: words of the
-//!   push-constant block.
+//!   push-constant block;
+//! - root arguments past the push-constant budget (`rootsig::spill`): the same values read
+//!   from the root argument buffer, a `Uniform` block `{ uvec4 data[size / 16]; }` (std140)
+//!   at the layout's set and binding, word `w` being `data[w / 4][w % 4]`; an address is
+//!   components `2k, 2k + 1` of one row (spilled addresses are 8-aligned). Nothing else
+//!   changes, and a layout that spills nothing declares no such block.
 //!
 //! Where each variable goes is a [`Place`]: the default model computes it from the
 //! register ([`Binder::Default`]); with a root signature it was resolved up front
@@ -32,7 +37,9 @@ use super::function::FnEmit;
 use super::module::ModuleBuilder;
 use crate::dxil::{ComponentType, Resource, ResourceClass, ResourceKind};
 use crate::ir::Value;
-use crate::rootsig::layout::{heap_resource_binding, HeapSets, PushConstants, PushKind, View};
+use crate::rootsig::layout::{
+    heap_resource_binding, ArgStore, HeapSets, PushConstants, PushKind, RootArgumentBuffer, View,
+};
 use crate::rootsig::resolve::{name_suffix, short_register, Place, ResolveError};
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Capability, Decoration, Dim, Op, StorageClass, Word};
@@ -93,13 +100,30 @@ pub enum Indexing {
     Relative { base: u32 },
     /// A heap array, indexed by the handle's index as is (SM 6.6 heaps).
     Heap,
-    /// A `heap`-model table: element = push word at `pc_offset` + register + `bias`
+    /// A `heap`-model table: element = root word at `at` + register + `bias`
     /// (wrapping; `bias` = range offset − range base register).
-    Table { pc_offset: u32, bias: u32 },
-    /// A root descriptor: the buffer device address at push byte `pc_offset`.
-    Address { pc_offset: u32 },
-    /// Root constants: `n` words from push byte `pc_offset`.
-    PushWords { pc_offset: u32, n: u32 },
+    Table { at: ArgAt, bias: u32 },
+    /// A root descriptor: the buffer device address at `at`.
+    Address { at: ArgAt },
+    /// Root constants: `n` words from `at`.
+    RootWords { at: ArgAt, n: u32 },
+}
+
+/// Where a root argument's bytes are: byte `offset` of the push constants or of the root
+/// argument buffer.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct ArgAt {
+    pub store: ArgStore,
+    pub offset: u32,
+}
+
+impl ArgAt {
+    fn push(offset: u32) -> ArgAt {
+        ArgAt { store: ArgStore::PushConstants, offset }
+    }
+    fn spilled(offset: u32) -> ArgAt {
+        ArgAt { store: ArgStore::RootArgumentBuffer, offset }
+    }
 }
 
 /// The array shape of a descriptor variable.
@@ -145,7 +169,12 @@ impl ResShape {
 #[derive(Clone, Debug)]
 pub enum Binder {
     Default(DefaultPlacement),
-    Root { places: BTreeMap<(ResourceClass, u32), Place>, push: PushConstants, heaps: Option<HeapSets> },
+    Root {
+        places: BTreeMap<(ResourceClass, u32), Place>,
+        push: PushConstants,
+        heaps: Option<HeapSets>,
+        spill: Option<RootArgumentBuffer>,
+    },
 }
 
 impl Binder {
@@ -211,6 +240,8 @@ pub struct Resources {
     image64: BTreeMap<u32, (ResVar, Word)>,
     heap_counters: Option<ResVar>,
     push: Option<PushBlock>,
+    /// The root argument buffer's variable, once declared.
+    spill: Option<Word>,
 }
 
 impl Resources {
@@ -226,6 +257,7 @@ impl Resources {
             image64: BTreeMap::new(),
             heap_counters: None,
             push: None,
+            spill: None,
         }
     }
 
@@ -302,6 +334,35 @@ impl Resources {
         Ok(block)
     }
 
+    /// The root argument buffer's variable: `Uniform` block `RootArgumentBuffer { uvec4
+    /// data[size / 16]; }` at the layout's set and binding.
+    fn spill_block(&mut self, cx: &mut ModuleBuilder<'_>) -> Result<Word> {
+        if let Some(v) = self.spill {
+            return Ok(v);
+        }
+        let Binder::Root { spill: Some(b), .. } = &self.binder else {
+            return Err(TranslateError::Internal("a spilled root argument without a root argument buffer".into()));
+        };
+        let (set, binding, rows) = (b.set, b.binding, (b.size / 16).max(1));
+        let u = cx.u32_t();
+        let v4 = cx.vec(u, 4);
+        let n = cx.const_u32(rows);
+        let arr = cx.b.id();
+        cx.b.type_array_id(Some(arr), v4, n);
+        cx.decorate(arr, Decoration::ArrayStride, &[16]);
+        let st = cx.b.id();
+        cx.b.type_struct_id(Some(st), [arr]);
+        cx.decorate(st, Decoration::Block, &[]);
+        cx.b.name(st, "RootArgumentBuffer");
+        cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        cx.b.member_name(st, 0, "data");
+        let var = cx.global_var(StorageClass::Uniform, st, "root_arguments");
+        cx.decorate(var, Decoration::DescriptorSet, &[set]);
+        cx.decorate(var, Decoration::Binding, &[binding]);
+        self.spill = Some(var);
+        Ok(var)
+    }
+
     /// The counter buffer of UAV `id` (`{ uint counter; }` blocks), placed and indexed
     /// like the UAV itself.
     pub fn counter(&mut self, cx: &mut ModuleBuilder<'_>, id: u32) -> Result<ResVar> {
@@ -326,7 +387,7 @@ impl Resources {
                     true,
                 )
             }
-            Place::HeapTable { .. } => {
+            Place::HeapTable { .. } | Place::SpilledHeapTable { .. } => {
                 let hc = self.heap_counters(cx)?;
                 let primary = self.var(cx, ResourceClass::Uav, id)?;
                 ResVar { indexing: primary.indexing, ..hc }
@@ -522,7 +583,8 @@ impl Resources {
         }
         let r = self.resource(class, id)?.clone();
         let atomic = class == ResourceClass::Uav && self.atomic_uavs.contains(&id);
-        let v = match self.binder.place(&r)? {
+        let place = self.binder.place(&r)?;
+        let v = match place {
             Place::Descriptor { set, binding, first_register, count, .. } => {
                 let (shape, elem_ty, storage) = make_type(cx, &r, atomic)?;
                 let (indexing, len) = descriptor_shape(&r, first_register, count);
@@ -538,17 +600,20 @@ impl Resources {
                     class == ResourceClass::Uav,
                 )
             }
-            Place::HeapTable { table_offset, offset_in_table, base_register } => {
+            Place::HeapTable { table_offset, offset_in_table, base_register }
+            | Place::SpilledHeapTable { table_offset, offset_in_table, base_register } => {
                 let heap = self.heap_array(cx, &r, atomic)?;
-                ResVar {
-                    indexing: Indexing::Table {
-                        pc_offset: table_offset,
-                        bias: offset_in_table.wrapping_sub(base_register),
-                    },
-                    ..heap
-                }
+                let at = match place {
+                    Place::HeapTable { .. } => ArgAt::push(table_offset),
+                    _ => ArgAt::spilled(table_offset),
+                };
+                ResVar { indexing: Indexing::Table { at, bias: offset_in_table.wrapping_sub(base_register) }, ..heap }
             }
-            Place::RootAddress { offset } => {
+            Place::RootAddress { offset } | Place::SpilledRootAddress { offset } => {
+                let at = match place {
+                    Place::RootAddress { .. } => ArgAt::push(offset),
+                    _ => ArgAt::spilled(offset),
+                };
                 let (shape, elem_ty, _) = make_type(cx, &r, false)?;
                 cx.capability(Capability::PhysicalStorageBufferAddresses);
                 cx.b.memory_model(spirv::AddressingModel::PhysicalStorageBuffer64, spirv::MemoryModel::GLSL450);
@@ -557,22 +622,28 @@ impl Resources {
                     shape,
                     elem_ty,
                     storage: StorageClass::PhysicalStorageBuffer,
-                    indexing: Indexing::Address { pc_offset: offset },
+                    indexing: Indexing::Address { at },
                     uav: class == ResourceClass::Uav,
                     binding: VkBinding { set: u32::MAX, binding: u32::MAX },
                     len: ArrayLen::One,
                 }
             }
-            Place::RootConstants { offset, num_values } => ResVar {
-                var: 0,
-                shape: ResShape::CBuffer,
-                elem_ty: 0,
-                storage: StorageClass::PushConstant,
-                indexing: Indexing::PushWords { pc_offset: offset, n: num_values },
-                uav: false,
-                binding: VkBinding { set: u32::MAX, binding: u32::MAX },
-                len: ArrayLen::One,
-            },
+            Place::RootConstants { offset, num_values } | Place::SpilledRootConstants { offset, num_values } => {
+                let (at, storage) = match place {
+                    Place::RootConstants { .. } => (ArgAt::push(offset), StorageClass::PushConstant),
+                    _ => (ArgAt::spilled(offset), StorageClass::Uniform),
+                };
+                ResVar {
+                    var: 0,
+                    shape: ResShape::CBuffer,
+                    elem_ty: 0,
+                    storage,
+                    indexing: Indexing::RootWords { at, n: num_values },
+                    uav: false,
+                    binding: VkBinding { set: u32::MAX, binding: u32::MAX },
+                    len: ArrayLen::One,
+                }
+            }
         };
         if r.uav.is_some_and(|u| u.globally_coherent) && v.var != 0 {
             cx.decorate(v.var, Decoration::Coherent, &[]);
@@ -794,11 +865,76 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok((rv, p))
     }
 
-    /// A word of the push-constant block: byte `pc_offset`'s member, word `index` within it
-    /// (`None`: the member itself).
-    pub fn push_word_ptr(&mut self, pc_offset: u32, index: Option<Word>) -> Result<Word> {
+    /// Loads a word of a root argument: word `index` of the argument at `at` (`None`: its
+    /// first word).
+    pub fn root_word(&mut self, at: ArgAt, index: Option<Word>) -> Result<Word> {
         let u = self.cx.u32_t();
-        self.push_member_ptr(pc_offset, u, index)
+        let p = match at.store {
+            ArgStore::PushConstants => self.push_member_ptr(at.offset, u, index)?,
+            ArgStore::RootArgumentBuffer => self.spilled_word_ptr(at.offset, index)?,
+        };
+        self.ids_op(Op::Load, u, &[p])
+    }
+
+    /// Loads a root descriptor's address (`uvec2`, low word first) from `at`.
+    fn root_address(&mut self, at: ArgAt) -> Result<Word> {
+        let u = self.cx.u32_t();
+        let u2 = self.cx.vec(u, 2);
+        match at.store {
+            ArgStore::PushConstants => {
+                let p = self.push_member_ptr(at.offset, u2, None)?;
+                self.ids_op(Op::Load, u2, &[p])
+            }
+            ArgStore::RootArgumentBuffer => {
+                // 8-aligned (`rootsig::spill`): components 0-1 or 2-3 of one row.
+                let var = self.res.spill_block(self.cx)?;
+                let u4 = self.cx.vec(u, 4);
+                let pty = self.cx.ptr(StorageClass::Uniform, u4);
+                let (zero, row) = (self.cx.const_u32(0), self.cx.const_u32(at.offset / 16));
+                let p = self.ids_op(Op::AccessChain, pty, &[var, zero, row])?;
+                let v = self.ids_op(Op::Load, u4, &[p])?;
+                let first = (at.offset % 16) / 4;
+                self.op(
+                    Op::VectorShuffle,
+                    u2,
+                    vec![
+                        Operand::IdRef(v),
+                        Operand::IdRef(v),
+                        Operand::LiteralBit32(first),
+                        Operand::LiteralBit32(first + 1),
+                    ],
+                )
+            }
+        }
+    }
+
+    /// A pointer to word `index` (`None`: 0) of the root argument at byte `offset` of the
+    /// root argument buffer: `data[w / 4][w % 4]` with `w = offset / 4 + index`.
+    fn spilled_word_ptr(&mut self, offset: u32, index: Option<Word>) -> Result<Word> {
+        let var = self.res.spill_block(self.cx)?;
+        let u = self.cx.u32_t();
+        let first = offset / 4;
+        let dynamic = index.filter(|&i| self.cx.const_value_u32(i).is_none());
+        let (row, comp) = match dynamic {
+            Some(i) => {
+                let w = if first == 0 {
+                    i
+                } else {
+                    let f = self.cx.const_u32(first);
+                    self.ids_op(Op::IAdd, u, &[i, f])?
+                };
+                let (two, three) = (self.cx.const_u32(2), self.cx.const_u32(3));
+                (self.ids_op(Op::ShiftRightLogical, u, &[w, two])?, self.ids_op(Op::BitwiseAnd, u, &[w, three])?)
+            }
+            None => {
+                let k = index.and_then(|i| self.cx.const_value_u32(i)).unwrap_or(0);
+                let w = first.wrapping_add(k);
+                (self.cx.const_u32(w / 4), self.cx.const_u32(w % 4))
+            }
+        };
+        let zero = self.cx.const_u32(0);
+        let pty = self.cx.ptr(StorageClass::Uniform, u);
+        self.ids_op(Op::AccessChain, pty, &[var, zero, row, comp])
     }
 
     /// A pointer to the push-constant member at byte `pc_offset` (of type `ty`), or to
@@ -840,10 +976,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
             }
             Indexing::Heap => (register(self)?, false),
-            Indexing::Table { pc_offset, bias } => {
+            Indexing::Table { at, bias } => {
                 let x = register(self)?;
-                let p = self.push_word_ptr(pc_offset, None)?;
-                let start = self.ids_op(Op::Load, u, &[p])?;
+                let start = self.root_word(at, None)?;
                 let y = self.ids_op(Op::IAdd, u, &[start, x])?;
                 if bias == 0 {
                     (y, true)
@@ -852,14 +987,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     (self.ids_op(Op::IAdd, u, &[y, b])?, true)
                 }
             }
-            Indexing::Address { pc_offset } => {
-                let u2 = self.cx.vec(u, 2);
-                let p = self.push_member_ptr(pc_offset, u2, None)?;
-                let addr = self.ids_op(Op::Load, u2, &[p])?;
+            Indexing::Address { at } => {
+                let addr = self.root_address(at)?;
                 let bptr = self.cx.ptr(StorageClass::PhysicalStorageBuffer, rv.elem_ty);
                 return self.ids_op(Op::Bitcast, bptr, &[addr]);
             }
-            Indexing::PushWords { .. } => {
+            Indexing::RootWords { .. } => {
                 return Err(TranslateError::Internal("root constants have no descriptor".into()));
             }
         };

@@ -128,7 +128,12 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
             let resolved = crate::rootsig::resolve::resolve_all(&rsb.signature, &layout, sm.kind, ep.resources.iter())
                 .map_err(TranslateError::from)?;
             let places = resolved.iter().map(|r| ((r.class, r.id), r.place)).collect();
-            let binder = Binder::Root { places, push: layout.push_constants.clone(), heaps: layout.heaps };
+            let binder = Binder::Root {
+                places,
+                push: layout.push_constants.clone(),
+                heaps: layout.heaps,
+                spill: layout.root_argument_buffer.clone(),
+            };
             let report = LayoutReport {
                 schema: LAYOUT_SCHEMA,
                 stage: crate::rootsig::resolve::stage_visibility(sm.kind).map_or("other", |(_, _, name)| name),

@@ -32,8 +32,16 @@
 //! - sets 2 and 3: the CBV/SRV/UAV and sampler heaps as in `heap`, only when the root flags
 //!   allow direct heap indexing (`CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED`,
 //!   `SAMPLER_HEAP_DIRECTLY_INDEXED`).
+//!
+//! **Push-constant budget** (both models, [`LayoutOptions::max_push_constant_bytes`], default
+//! 128 bytes, Vulkan's guaranteed `maxPushConstantsSize`): the root arguments that do not
+//! fit stay out of push constants and go to the *root argument buffer*, a uniform buffer at
+//! binding 0 of its own set, one past the highest set the layout has otherwise
+//! ([`RootArgumentBuffer`]). Which arguments stay and where each lands: [`super::spill`].
+//! When everything fits there is no such buffer and the layout is the unbudgeted one.
 
 use super::model::*;
+use super::spill::{self, RootArg};
 use serde::Serialize;
 
 /// Which lowering (`--binding-model`).
@@ -56,10 +64,31 @@ pub enum RootDescriptors {
     Descriptor,
 }
 
-#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+/// Vulkan's guaranteed `maxPushConstantsSize`, the default push-constant budget.
+pub const DEFAULT_MAX_PUSH_CONSTANT_BYTES: u32 = 128;
+
+/// The most root-argument bytes a root signature can need: D3D's 64 DWORDs, 4 bytes each
+/// in push-constant form (a root descriptor's 2 DWORDs are its 8-byte address).
+pub const MAX_ROOT_ARGUMENT_BYTES: u32 = 256;
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct LayoutOptions {
     pub model: BindingModel,
     pub root_descriptors: RootDescriptors,
+    /// The push-constant budget in bytes: a multiple of 4 (0 puts every root argument in
+    /// the root argument buffer; 256 or more keeps every root signature in push
+    /// constants). Set it to the device's `maxPushConstantsSize`.
+    pub max_push_constant_bytes: u32,
+}
+
+impl Default for LayoutOptions {
+    fn default() -> Self {
+        LayoutOptions {
+            model: BindingModel::default(),
+            root_descriptors: RootDescriptors::default(),
+            max_push_constant_bytes: DEFAULT_MAX_PUSH_CONSTANT_BYTES,
+        }
+    }
 }
 
 /// A Vulkan descriptor type (`VkDescriptorType` without its prefix).
@@ -188,6 +217,26 @@ pub struct PushConstants {
     pub members: Vec<PushMember>,
 }
 
+/// The root arguments past the push-constant budget: a uniform buffer (std140; the shader
+/// reads it as `uvec4[size / 16]`) at `(set, binding)`, holding each member at its byte
+/// `offset`, encoded as in push constants. The layer writes it at draw/dispatch time.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct RootArgumentBuffer {
+    pub set: u32,
+    pub binding: u32,
+    /// Bytes, a multiple of 16: the descriptor's range must hold at least this many.
+    pub size: u32,
+    /// In increasing `offset`, laid out like push-constant members.
+    pub members: Vec<PushMember>,
+}
+
+/// Where a root argument lives.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ArgStore {
+    PushConstants,
+    RootArgumentBuffer,
+}
+
 /// What a descriptor binding stands for.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
@@ -201,6 +250,8 @@ pub enum BindingSource {
     RootDescriptor { parameter: u32 },
     /// Static sampler `index`.
     StaticSampler { index: u32 },
+    /// The root argument buffer ([`RootArgumentBuffer`]).
+    RootArgumentBuffer,
 }
 
 /// An immutable sampler, as `VkSamplerCreateInfo` fields (Vulkan enum names).
@@ -260,6 +311,9 @@ pub struct PipelineLayout {
     pub binding_model: BindingModel,
     pub root_descriptors: RootDescriptors,
     pub push_constants: PushConstants,
+    /// The root arguments that did not fit the push-constant budget (absent when all fit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root_argument_buffer: Option<RootArgumentBuffer>,
     /// Sets in increasing order; a pipeline layout needs every set below the highest, so
     /// a missing number is an empty set layout.
     pub sets: Vec<SetLayout>,
@@ -281,8 +335,22 @@ pub struct PipelineLayout {
 pub enum LayoutError {
     #[error("root parameter {parameter}: range {range} overflows the descriptor table (offsets past 2^32 or an APPEND range after an unbounded one)")]
     TableOverflow { parameter: u32, range: u32 },
-    #[error("the lowered push constants need {size} bytes; the layout allows at most 256 (what D3D's 64-DWORD root signatures need)")]
+    /// The root arguments (push constants and root argument buffer together) exceed what
+    /// a valid D3D12 root signature can need.
+    #[error("the root arguments need {size} bytes; the layout allows at most 256 (what D3D's 64-DWORD root signatures need)")]
     PushConstantsTooLarge { size: u32 },
+    #[error("push-constant budget of {bytes} bytes: it must be a multiple of 4 (push constants are 32-bit words)")]
+    PushConstantBudget { bytes: u32 },
+}
+
+impl PipelineLayout {
+    /// Where root parameter `parameter`'s argument lives, if it has one in push-constant
+    /// form (root constants, a root descriptor's address, a `heap` table offset).
+    pub fn root_argument(&self, parameter: u32) -> Option<(ArgStore, &PushMember)> {
+        let push = self.push_constants.members.iter().find(|m| m.parameter == parameter);
+        let spilled = || self.root_argument_buffer.iter().flat_map(|b| &b.members).find(|m| m.parameter == parameter);
+        push.map(|m| (ArgStore::PushConstants, m)).or_else(|| spilled().map(|m| (ArgStore::RootArgumentBuffer, m)))
+    }
 }
 
 pub const RESOURCE_SET_HEAP: u32 = 0;
@@ -305,6 +373,10 @@ pub fn stage_names(v: Visibility) -> &'static str {
 
 /// Lower `rs` under `options`.
 pub fn lower(rs: &RootSignature, options: &LayoutOptions) -> Result<PipelineLayout, LayoutError> {
+    let budget = options.max_push_constant_bytes;
+    if !budget.is_multiple_of(4) {
+        return Err(LayoutError::PushConstantBudget { bytes: budget });
+    }
     let mut range_offsets = Vec::with_capacity(rs.parameters.len());
     for (p, param) in rs.parameters.iter().enumerate() {
         match &param.kind {
@@ -329,27 +401,45 @@ pub fn lower(rs: &RootSignature, options: &LayoutOptions) -> Result<PipelineLayo
             options.root_descriptors
         },
         push_constants: PushConstants::default(),
+        root_argument_buffer: None,
         sets: Vec::new(),
         heaps: None,
         range_offsets,
         range_slots: Vec::new(),
         root_descriptor_slots: Vec::new(),
     };
-    match options.model {
+    let args = match options.model {
         BindingModel::Heap => lower_heap(rs, &mut layout),
         BindingModel::Direct => lower_direct(rs, &mut layout),
-    }
+    };
     layout.sets.retain(|s| !s.bindings.is_empty());
     layout.sets.sort_by_key(|s| s.set);
-    if layout.push_constants.size > 256 {
-        return Err(LayoutError::PushConstantsTooLarge { size: layout.push_constants.size });
+    let total: u32 = args.iter().map(|a| a.size).sum();
+    if total > MAX_ROOT_ARGUMENT_BYTES {
+        return Err(LayoutError::PushConstantsTooLarge { size: total });
+    }
+    let split = spill::split(args, budget);
+    layout.push_constants = split.push;
+    if !split.spilled.is_empty() {
+        // Its own set, after every other: per-draw data in the last set lets a layer
+        // rebind it alone (binding set N keeps sets below N bound), and a set holding one
+        // uniform buffer can also be a push-descriptor set or use a dynamic offset.
+        let set = layout.sets.last().map_or(0, |s| s.set + 1);
+        layout.sets.push(SetLayout {
+            set,
+            bindings: vec![SetBinding {
+                binding: 0,
+                descriptor_type: DescriptorType::UniformBuffer,
+                count: Some(1),
+                stages: "ALL",
+                source: BindingSource::RootArgumentBuffer,
+                immutable_sampler: None,
+            }],
+        });
+        layout.root_argument_buffer =
+            Some(RootArgumentBuffer { set, binding: 0, size: split.spilled_size, members: split.spilled });
     }
     Ok(layout)
-}
-
-fn push(pc: &mut PushConstants, parameter: usize, size: u32, kind: PushKind) {
-    pc.members.push(PushMember { parameter: parameter as u32, offset: pc.size, size, kind });
-    pc.size += size;
 }
 
 fn table_heap(ranges: &[DescriptorRange]) -> HeapKind {
@@ -417,19 +507,19 @@ fn root_descriptor_type(class: ResourceClass) -> DescriptorType {
     }
 }
 
-fn lower_heap(rs: &RootSignature, layout: &mut PipelineLayout) {
+/// The `heap` sets; returns the root arguments in push-constant form.
+fn lower_heap(rs: &RootSignature, layout: &mut PipelineLayout) -> Vec<RootArg> {
     let by_address = layout.root_descriptors == RootDescriptors::Address;
-    let mut pc = PushConstants::default();
+    let mut args = Vec::new();
     let mut root_set = Vec::new();
     for (p, param) in rs.parameters.iter().enumerate() {
         if let ParameterKind::Descriptor(d) = &param.kind {
             if by_address {
-                push(
-                    &mut pc,
+                args.push(RootArg::new(
                     p,
                     8,
                     PushKind::RootDescriptorAddress { class: d.class, register: d.register, space: d.space },
-                );
+                ));
             } else {
                 let binding = root_set.len() as u32;
                 layout.root_descriptor_slots.push((p as u32, ROOT_DESCRIPTOR_SET_HEAP, binding));
@@ -446,12 +536,7 @@ fn lower_heap(rs: &RootSignature, layout: &mut PipelineLayout) {
     }
     for (p, param) in rs.parameters.iter().enumerate() {
         if let ParameterKind::Constants(c) = &param.kind {
-            push(
-                &mut pc,
-                p,
-                4 * c.num_values,
-                PushKind::RootConstants { register: c.register, space: c.space, num_values: c.num_values },
-            );
+            args.push(RootArg::constants(p, c));
         }
     }
     let (mut resources, mut samplers) = (
@@ -465,30 +550,24 @@ fn lower_heap(rs: &RootSignature, layout: &mut PipelineLayout) {
                 HeapKind::Sampler => samplers = true,
                 HeapKind::CbvSrvUav => resources = true,
             }
-            push(&mut pc, p, 4, PushKind::TableOffset { heap });
+            args.push(RootArg::new(p, 4, PushKind::TableOffset { heap }));
         }
     }
-    layout.push_constants = pc;
     heap_sets_into(layout, HeapSets { resources: RESOURCE_SET_HEAP, samplers: SAMPLER_SET_HEAP }, resources, samplers);
     layout.sets.push(SetLayout { set: STATIC_SAMPLER_SET_HEAP, bindings: static_sampler_bindings(rs, 0) });
     layout.sets.push(SetLayout { set: ROOT_DESCRIPTOR_SET_HEAP, bindings: root_set });
+    args
 }
 
-fn lower_direct(rs: &RootSignature, layout: &mut PipelineLayout) {
-    let mut pc = PushConstants::default();
+/// The `direct` sets; returns the root arguments in push-constant form (root constants).
+fn lower_direct(rs: &RootSignature, layout: &mut PipelineLayout) -> Vec<RootArg> {
+    let mut args = Vec::new();
     let mut set0 = Vec::new();
     let mut set1 = Vec::new();
     for (p, param) in rs.parameters.iter().enumerate() {
         let stages = stage_names(param.visibility);
         match &param.kind {
-            ParameterKind::Constants(c) => {
-                push(
-                    &mut pc,
-                    p,
-                    4 * c.num_values,
-                    PushKind::RootConstants { register: c.register, space: c.space, num_values: c.num_values },
-                );
-            }
+            ParameterKind::Constants(c) => args.push(RootArg::constants(p, c)),
             ParameterKind::Descriptor(d) => {
                 let binding = set0.len() as u32;
                 layout.root_descriptor_slots.push((p as u32, 0, binding));
@@ -528,7 +607,6 @@ fn lower_direct(rs: &RootSignature, layout: &mut PipelineLayout) {
     }
     let first_static = set1.len() as u32;
     set1.extend(static_sampler_bindings(rs, first_static));
-    layout.push_constants = pc;
     layout.sets.push(SetLayout { set: 0, bindings: set0 });
     layout.sets.push(SetLayout { set: 1, bindings: set1 });
     heap_sets_into(
@@ -537,6 +615,7 @@ fn lower_direct(rs: &RootSignature, layout: &mut PipelineLayout) {
         rs.flags.contains(RootFlags::CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED),
         rs.flags.contains(RootFlags::SAMPLER_HEAP_DIRECTLY_INDEXED),
     );
+    args
 }
 
 /// The `VkSamplerCreateInfo` of a static sampler.
@@ -655,7 +734,11 @@ mod tests {
     fn heap_with_descriptor_root_descriptors_uses_set_3() {
         let l = lower(
             &mixed(),
-            &LayoutOptions { model: BindingModel::Heap, root_descriptors: RootDescriptors::Descriptor },
+            &LayoutOptions {
+                model: BindingModel::Heap,
+                root_descriptors: RootDescriptors::Descriptor,
+                ..LayoutOptions::default()
+            },
         )
         .unwrap();
         assert_eq!(l.push_constants.size, 12 + 8);
@@ -704,6 +787,123 @@ mod tests {
         assert_eq!(lower(&bad, &LayoutOptions::default()), Err(LayoutError::TableOverflow { parameter: 0, range: 1 }));
         let big = sig(vec![ParameterKind::Constants(RootConstants { register: 0, space: 0, num_values: 65 })]);
         assert_eq!(lower(&big, &LayoutOptions::default()), Err(LayoutError::PushConstantsTooLarge { size: 260 }));
+    }
+
+    /// `mixed()` plus root constants of `words` values in front: parameters shift by one.
+    fn crowded(words: u32) -> RootSignature {
+        let mut rs = mixed();
+        rs.parameters.insert(
+            0,
+            RootParameter {
+                visibility: Visibility::All,
+                kind: ParameterKind::Constants(RootConstants { register: 0, space: 9, num_values: words }),
+            },
+        );
+        rs
+    }
+
+    fn budget(model: BindingModel, bytes: u32) -> LayoutOptions {
+        LayoutOptions { model, max_push_constant_bytes: bytes, ..LayoutOptions::default() }
+    }
+
+    fn members(ms: &[PushMember]) -> Vec<(u32, u32, u32)> {
+        ms.iter().map(|m| (m.parameter, m.offset, m.size)).collect()
+    }
+
+    #[test]
+    fn a_layout_that_fits_is_the_unbudgeted_one() {
+        for model in [BindingModel::Heap, BindingModel::Direct] {
+            let base = lower(&crowded(20), &budget(model, 256)).unwrap();
+            assert_eq!(base.root_argument_buffer, None);
+            for bytes in [base.push_constants.size, 128, 4096] {
+                assert_eq!(lower(&crowded(20), &budget(model, bytes)).unwrap(), base, "{model:?} budget {bytes}");
+            }
+            assert_eq!(lower(&crowded(20), &LayoutOptions { model, ..LayoutOptions::default() }).unwrap(), base);
+        }
+        // The JSON has no trace of the budget either.
+        let json = serde_json::to_string(&lower(&mixed(), &LayoutOptions::default()).unwrap()).unwrap();
+        assert!(!json.contains("root_argument"), "{json}");
+    }
+
+    #[test]
+    fn heap_spills_the_last_parameters_to_a_uniform_buffer_in_its_own_set() {
+        // Parameters: 0 constants (26 words), 1 table, 2 root CBV, 3 constants (3 words),
+        // 4 sampler table, 5 root SRV. In order: 104, +4, +8 = 116, +12 = 128 fit; 4 and 5
+        // no longer do.
+        let l = lower(&crowded(26), &LayoutOptions::default()).unwrap();
+        assert_eq!(members(&l.push_constants.members), vec![(2, 0, 8), (0, 8, 104), (3, 112, 12), (1, 124, 4)]);
+        assert_eq!(l.push_constants.size, 128);
+        let b = l.root_argument_buffer.as_ref().expect("a root argument buffer");
+        assert_eq!(members(&b.members), vec![(5, 0, 8), (4, 8, 4)]);
+        assert_eq!((b.set, b.binding, b.size), (3, 0, 16), "one past static samplers (set 2), 16-byte rows");
+        let set = l.sets.last().unwrap();
+        assert_eq!(set.set, 3);
+        assert_eq!(set.bindings.len(), 1);
+        assert_eq!(
+            (set.bindings[0].descriptor_type, set.bindings[0].count, set.bindings[0].source),
+            (DescriptorType::UniformBuffer, Some(1), BindingSource::RootArgumentBuffer)
+        );
+        assert_eq!(l.root_argument(5).map(|(s, m)| (s, m.offset)), Some((ArgStore::RootArgumentBuffer, 0)));
+        assert_eq!(l.root_argument(2).map(|(s, m)| (s, m.offset)), Some((ArgStore::PushConstants, 0)));
+        // Under 256 bytes everything fits again.
+        let wide = lower(&crowded(26), &budget(BindingModel::Heap, 256)).unwrap();
+        assert_eq!(wide.push_constants.size, 104 + 4 + 8 + 12 + 4 + 8);
+        assert_eq!(wide.root_argument_buffer, None);
+        assert_eq!(wide.sets.iter().map(|s| s.set).collect::<Vec<_>>(), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn spilled_addresses_stay_8_aligned_and_sizes_round_to_16() {
+        // 0: one constant; 1 table, 2 CBV, 3 constants, 4 sampler table, 5 SRV.
+        for bytes in (0..=64).step_by(4) {
+            let l = lower(&crowded(1), &budget(BindingModel::Heap, bytes)).unwrap();
+            assert!(l.push_constants.size <= bytes);
+            let spilled = l.root_argument_buffer.as_ref().map_or(&[][..], |b| &b.members);
+            for m in l.push_constants.members.iter().chain(spilled) {
+                if let PushKind::RootDescriptorAddress { .. } = m.kind {
+                    assert_eq!(m.offset % 8, 0, "budget {bytes}: {m:?}");
+                }
+            }
+            if let Some(b) = &l.root_argument_buffer {
+                assert!(b.size.is_multiple_of(16) && b.members.iter().all(|m| m.offset + m.size <= b.size));
+            }
+            let all: u32 = l.push_constants.size + spilled.iter().map(|m| m.size).sum::<u32>();
+            assert_eq!(all, 4 + 4 + 8 + 12 + 4 + 8, "budget {bytes}: every argument exactly once");
+        }
+        let none = lower(&crowded(1), &budget(BindingModel::Heap, 0)).unwrap();
+        assert_eq!(none.push_constants, PushConstants::default());
+        let b = none.root_argument_buffer.unwrap();
+        assert_eq!(members(&b.members), vec![(2, 0, 8), (5, 8, 8), (0, 16, 4), (3, 20, 12), (1, 32, 4), (4, 36, 4)]);
+        assert_eq!(b.size, 48);
+    }
+
+    #[test]
+    fn direct_spills_root_constants_only() {
+        let l = lower(&crowded(30), &budget(BindingModel::Direct, 128)).unwrap();
+        assert_eq!(members(&l.push_constants.members), vec![(0, 0, 120)]);
+        let b = l.root_argument_buffer.as_ref().unwrap();
+        assert_eq!(members(&b.members), vec![(3, 0, 12)]);
+        assert_eq!((b.set, b.size), (2, 16), "after set 0 (ranges) and set 1 (samplers)");
+        // A root signature with nothing but constants: the buffer is set 0.
+        let only = sig(vec![ParameterKind::Constants(RootConstants { register: 0, space: 0, num_values: 40 })]);
+        let mut only = only;
+        only.static_samplers.clear();
+        let l = lower(&only, &budget(BindingModel::Direct, 128)).unwrap();
+        assert_eq!(l.push_constants.size, 0, "40 words never fit in 128 bytes: they spill whole");
+        let b = l.root_argument_buffer.unwrap();
+        assert_eq!((b.set, b.size, members(&b.members)), (0, 160, vec![(0, 0, 160)]));
+    }
+
+    #[test]
+    fn budgets_must_be_whole_words() {
+        for bytes in [1, 2, 6, 127] {
+            assert_eq!(
+                lower(&mixed(), &budget(BindingModel::Heap, bytes)),
+                Err(LayoutError::PushConstantBudget { bytes })
+            );
+        }
+        assert!(lower(&mixed(), &budget(BindingModel::Heap, 0)).is_ok());
+        assert!(lower(&mixed(), &budget(BindingModel::Direct, u32::MAX - 3)).is_ok());
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! D3D12 root signatures: the model ([`model`]), its two spellings (the RTS0 binary part,
 //! [`binary`], and the HLSL root-signature string, [`text`]), D3D12's rules ([`validate`](mod@validate)),
 //! typed errors ([`error`]), and the lowering onto a Vulkan pipeline layout under the `heap`
-//! and `direct` binding models ([`layout`]), and the resolution of a shader's resources against
-//! it ([`resolve`]).
+//! and `direct` binding models ([`layout`]) under a push-constant budget ([`spill`]), and the
+//! resolution of a shader's resources against it ([`resolve`]).
 
 pub mod binary;
 pub mod error;
@@ -11,6 +11,7 @@ pub mod layout;
 pub mod model;
 pub mod names;
 pub mod resolve;
+pub mod spill;
 pub mod text;
 pub mod validate;
 

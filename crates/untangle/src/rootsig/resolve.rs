@@ -10,8 +10,12 @@
 //! - root CBVs cover single constant buffers; root SRVs/UAVs only raw and structured
 //!   buffers (root descriptors have no format and no counter); root constants cover a
 //!   single constant buffer; static samplers cover single samplers.
+//!
+//! A root argument past the push-constant budget (`super::spill`) resolves to the
+//! `Spilled*` form of its place: the same fields, with offsets into the root argument
+//! buffer instead of the push constants.
 
-use super::layout::{BindingModel, PipelineLayout, PushKind, RootDescriptors, View};
+use super::layout::{ArgStore, BindingModel, PipelineLayout, PushKind, RootDescriptors, View};
 use super::model::*;
 use crate::container::ShaderKind;
 use crate::dxil::{Resource, ResourceKind};
@@ -32,6 +36,13 @@ pub enum Place {
     RootAddress { offset: u32 },
     /// Root constants at push-constant byte `offset`.
     RootConstants { offset: u32, num_values: u32 },
+    /// [`Place::HeapTable`] whose table offset is at byte `table_offset` of the root
+    /// argument buffer.
+    SpilledHeapTable { table_offset: u32, offset_in_table: u32, base_register: u32 },
+    /// A root CBV/SRV/UAV whose address is at byte `offset` of the root argument buffer.
+    SpilledRootAddress { offset: u32 },
+    /// Root constants at byte `offset` of the root argument buffer.
+    SpilledRootConstants { offset: u32, num_values: u32 },
 }
 
 /// One resolved resource, as the layout report lists it.
@@ -189,19 +200,14 @@ fn resolve_one(
                 if !single {
                     return Err(array_on_root("root constants"));
                 }
-                let m = layout
-                    .push_constants
-                    .members
-                    .iter()
-                    .find(|m| m.parameter == p32)
-                    .filter(|m| matches!(m.kind, PushKind::RootConstants { .. }));
-                let Some(m) = m else { continue };
-                return Ok(done(
-                    Some(p32),
-                    None,
-                    None,
-                    Place::RootConstants { offset: m.offset, num_values: c.num_values },
-                ));
+                let arg = layout.root_argument(p32).filter(|(_, m)| matches!(m.kind, PushKind::RootConstants { .. }));
+                let Some((store, m)) = arg else { continue };
+                let (offset, num_values) = (m.offset, c.num_values);
+                let place = match store {
+                    ArgStore::PushConstants => Place::RootConstants { offset, num_values },
+                    ArgStore::RootArgumentBuffer => Place::SpilledRootConstants { offset, num_values },
+                };
+                return Ok(done(Some(p32), None, None, place));
             }
             ParameterKind::Descriptor(d) => {
                 if d.class != r.class || d.space != r.space || d.register != r.lower_bound {
@@ -230,9 +236,11 @@ fn resolve_one(
                     });
                 }
                 let place = if layout.root_descriptors == RootDescriptors::Address {
-                    let m = layout.push_constants.members.iter().find(|m| m.parameter == p32);
-                    let Some(m) = m else { continue };
-                    Place::RootAddress { offset: m.offset }
+                    let Some((store, m)) = layout.root_argument(p32) else { continue };
+                    match store {
+                        ArgStore::PushConstants => Place::RootAddress { offset: m.offset },
+                        ArgStore::RootArgumentBuffer => Place::SpilledRootAddress { offset: m.offset },
+                    }
                 } else {
                     let Some(&(_, set, binding)) = layout.root_descriptor_slots.iter().find(|s| s.0 == p32) else {
                         continue;
@@ -267,12 +275,16 @@ fn resolve_one(
                     }
                     let place = match layout.binding_model {
                         BindingModel::Heap => {
-                            let m = layout.push_constants.members.iter().find(|m| m.parameter == p32);
-                            let Some(m) = m else { continue };
-                            Place::HeapTable {
-                                table_offset: m.offset,
-                                offset_in_table: layout.range_offsets[p][k],
-                                base_register: range.base_register,
+                            let Some((store, m)) = layout.root_argument(p32) else { continue };
+                            let (table_offset, offset_in_table) = (m.offset, layout.range_offsets[p][k]);
+                            let base_register = range.base_register;
+                            match store {
+                                ArgStore::PushConstants => {
+                                    Place::HeapTable { table_offset, offset_in_table, base_register }
+                                }
+                                ArgStore::RootArgumentBuffer => {
+                                    Place::SpilledHeapTable { table_offset, offset_in_table, base_register }
+                                }
                             }
                         }
                         BindingModel::Direct => {

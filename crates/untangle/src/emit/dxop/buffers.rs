@@ -15,8 +15,9 @@ use crate::dxil::DxOp;
 use crate::emit::error::{Result, TranslateError};
 use crate::emit::function::FnEmit;
 use crate::emit::interface::Num;
-use crate::emit::resources::{texel_type, Handle, Indexing, ResShape, ResVar, TexelKind};
+use crate::emit::resources::{texel_type, ArgAt, Handle, Indexing, ResShape, ResVar, TexelKind};
 use crate::ir::TypeId;
+use crate::rootsig::layout::ArgStore;
 use rspirv::spirv::{Op, Scope, StorageClass, Word};
 
 /// `DXIL::AtomicBinOpCode`.
@@ -66,13 +67,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let u = self.cx.u32_t();
         let v4 = self.cx.vec(u, 4);
         let rv = self.res_var(h)?;
-        let vec = if let Indexing::PushWords { pc_offset, n } = rv.indexing {
+        let vec = if let Indexing::RootWords { at: arg, n } = rv.indexing {
             let mut words = Vec::new();
             match self.cx.const_value_u32(row) {
                 Some(r) => {
                     for k in 0..4 {
                         let at = self.cx.const_u32(r.saturating_mul(4).saturating_add(k));
-                        words.push(self.push_word(pc_offset, n, at)?);
+                        words.push(self.root_constant(arg, n, at)?);
                     }
                 }
                 None => {
@@ -80,7 +81,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     let first = self.ids_op(Op::IMul, u, &[row, four])?;
                     for k in 0..4 {
                         let at = self.add_const(first, k)?;
-                        words.push(self.push_word(pc_offset, n, at)?);
+                        words.push(self.root_constant(arg, n, at)?);
                     }
                 }
             }
@@ -152,12 +153,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let (four, two, three, zero) =
             (self.cx.const_u32(4), self.cx.const_u32(2), self.cx.const_u32(3), self.cx.const_u32(0));
         let rv = self.res_var(h)?;
-        let x = if let Indexing::PushWords { pc_offset, n } = rv.indexing {
+        let x = if let Indexing::RootWords { at, n } = rv.indexing {
             let w = match self.cx.const_value_u32(off) {
                 Some(o) => self.cx.const_u32(o / 4),
                 None => self.ids_op(Op::ShiftRightLogical, u, &[off, two])?,
             };
-            self.push_word(pc_offset, n, w)?
+            self.root_constant(at, n, w)?
         } else {
             let (rv, p) = self.res_ptr(h)?;
             let w = self.ids_op(Op::ShiftRightLogical, u, &[off, two])?;
@@ -217,20 +218,24 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.store_to(p, value, storage, 4)
     }
 
-    /// Root constant word `index` (of `n`) at push byte `pc_offset`. A constant index past
-    /// the end reads 0; a dynamic one is clamped to the last word, so no access leaves the
-    /// block (D3D leaves such reads undefined).
-    fn push_word(&mut self, pc_offset: u32, n: u32, index: Word) -> Result<Word> {
+    /// Root constant word `index` (of `n`) at `at`. A constant index past the end reads 0;
+    /// a dynamic one is clamped to the last word, so no access leaves the root constants
+    /// (D3D leaves such reads undefined).
+    fn root_constant(&mut self, at: ArgAt, n: u32, index: Word) -> Result<Word> {
         let u = self.cx.u32_t();
         if let Some(k) = self.cx.const_value_u32(index) {
             if k >= n {
                 return Ok(self.cx.const_u32(0));
             }
+            if at.store == ArgStore::RootArgumentBuffer {
+                // A constant row and component (push constants keep their clamp, as they
+                // always did, so their output does not change).
+                return self.root_word(at, Some(index));
+            }
         }
         let last = self.cx.const_u32(n.saturating_sub(1));
         let i = self.glsl(u, 38, &[index, last])?; // UMin
-        let p = self.push_word_ptr(pc_offset, Some(i))?;
-        self.ids_op(Op::Load, u, &[p])
+        self.root_word(at, Some(i))
     }
 
     /// Loads the masked components of type `scalar` starting at byte `addr`.
