@@ -608,13 +608,16 @@ impl Parser<'_> {
             let mut indices = Vec::new();
             while self.eat(Tok::Comma) {
                 self.eat_word("inrange");
-                indices.push((self.parse_typed_const()?, self.tok()));
+                let at = self.tok();
+                indices.push((self.parse_typed_const()?, at));
             }
             self.expect(Tok::RParen, "`)` after a getelementptr constant expression")?;
             let idx: Vec<ConstId> = indices.iter().map(|i| i.0).collect();
             let index_types: Vec<TypeId> = idx.iter().map(|&i| self.type_of_const(i)).collect();
             let index_ints: Vec<Option<u64>> = idx.iter().map(|&i| self.int_value(i).map(|(v, _)| v as u64)).collect();
-            let result_ty = self.gep_result_type(source, self.type_of_const(base), &index_types, &index_ints, bt)?;
+            let index_at: Vec<Token> = indices.iter().map(|i| i.1).collect();
+            let result_ty =
+                self.gep_result_type(source, self.type_of_const(base), &index_types, &index_ints, bt, &index_at)?;
             self.fold_gep(source, base, idx, in_bounds, result_ty)
         } else if let Some(op) = binary_op(w) {
             skip_wrap_flags(self);
@@ -904,6 +907,7 @@ impl Parser<'_> {
         index_types: &[TypeId],
         index_values: &[Option<u64>],
         at: Token,
+        index_at: &[Token],
     ) -> PResult<TypeId> {
         let (pointee, space) = match self.m.types.get(self.scalar_of(base_ty)) {
             Type::Pointer { pointee, addr_space } => (*pointee, *addr_space),
@@ -916,7 +920,8 @@ impl Parser<'_> {
             return Err(self.error_at(at, "base element of getelementptr must be sized"));
         }
         let mut vector_len = self.vector_len(base_ty);
-        for &it in index_types {
+        for (k, &it) in index_types.iter().enumerate() {
+            let at = index_at.get(k).copied().unwrap_or(at);
             if !self.is_int_or_int_vector(it) {
                 return Err(self.error_at(at, "getelementptr index must be an integer"));
             }
@@ -929,6 +934,7 @@ impl Parser<'_> {
         }
         let mut t = source;
         for (k, &it) in index_types.iter().enumerate().skip(1) {
+            let at = index_at.get(k).copied().unwrap_or(at);
             let is_struct = self.m.types.struct_fields(t).is_some() || matches!(self.m.types.get(t), Type::Named(_));
             t = if is_struct {
                 let v = index_values[k];

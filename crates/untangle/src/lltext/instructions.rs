@@ -319,9 +319,6 @@ fn terminator(p: &mut Parser, b: &mut Body, w: &str, at: Token) -> PResult<Termi
             let Some(width) = p.int_width(ty) else {
                 return Err(p.error_at(ct, "switch condition must have integer type"));
             };
-            if width > 64 {
-                return Err(p.unsupported(ct, &format!("switch on i{width}")));
-            }
             p.expect(Tok::Comma, "`,`")?;
             let default = b.parse_label(p)?;
             p.expect(Tok::LSquare, "`[` with the switch cases")?;
@@ -329,6 +326,10 @@ fn terminator(p: &mut Parser, b: &mut Body, w: &str, at: Token) -> PResult<Termi
             let mut seen = std::collections::HashSet::new();
             while !p.eat(Tok::RSquare) {
                 let vt = p.tok();
+                if width > 64 {
+                    // As the LLVM front end: the first case it cannot hold in 64 bits fails.
+                    return Err(p.unsupported(vt, &format!("switch on i{width}")));
+                }
                 let cty = p.parse_type()?;
                 let v = b.parse_value(p, cty)?;
                 let Value::Const(c) = v else {
@@ -637,9 +638,11 @@ fn gep(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
     let mut indices = SmallVec::new();
     let mut index_types = Vec::new();
     let mut index_values = Vec::new();
+    let mut index_at = Vec::new();
     while p.peek() == Tok::Comma && p.peek_at(1) != Tok::MetadataVar {
         p.bump();
         p.eat_word("inrange");
+        index_at.push(p.tok());
         let (v, t) = b.parse_typed_value(p)?;
         index_values.push(match v {
             Value::Const(c) => match p.m.constants.get(c).kind {
@@ -652,7 +655,7 @@ fn gep(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
         indices.push(v);
         index_types.push(t);
     }
-    let ty = p.gep_result_type(source, bt, &index_types, &index_values, at)?;
+    let ty = p.gep_result_type(source, bt, &index_types, &index_values, at, &index_at)?;
     Ok(Parsed::Inst(InstKind::GetElementPtr { source, base, indices, in_bounds }, ty))
 }
 

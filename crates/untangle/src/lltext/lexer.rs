@@ -217,7 +217,7 @@ impl Lexer<'_> {
                 c if c.is_ascii_alphabetic() || c == b'_' || c == b'.' || c == b'$' => self.word_or_label()?,
                 other => {
                     let shown =
-                        if other.is_ascii_graphic() { format!("`{}`", other as char) } else { format!("{other:#04x}") };
+                        if other.is_ascii_graphic() { format!("'{}'", other as char) } else { format!("{other:#04x}") };
                     return Err(self.error(start, format!("unexpected character {shown}")));
                 }
             }
@@ -334,7 +334,7 @@ impl Lexer<'_> {
             return Ok(());
         }
         if !(c.is_ascii_alphabetic() || c == b'_') {
-            return Err(self.error(start, format!("unexpected character `{}`", c as char)));
+            return Err(self.error(start, format!("unexpected character '{}'", c as char)));
         }
         while self.at(self.pos).is_ascii_alphanumeric() || self.at(self.pos) == b'_' {
             self.pos += 1;
