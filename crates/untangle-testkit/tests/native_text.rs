@@ -189,11 +189,15 @@ fn compare(name: &str, bytes: &[u8]) -> Result<bool, String> {
     }
 }
 
+/// An input and the name it is reported by.
+#[cfg(feature = "llvm")]
+type Named = (String, Vec<u8>);
+
 #[cfg(feature = "llvm")]
 #[test]
 fn native_text_matches_llvm_on_every_ll_input() {
-    let mut sets: Vec<(&str, Vec<(String, Vec<u8>)>)> = Vec::new();
-    let files = |dir: PathBuf| -> Vec<(String, Vec<u8>)> {
+    let mut sets: Vec<(&str, Vec<Named>)> = Vec::new();
+    let files = |dir: PathBuf| -> Vec<Named> {
         ll_files(&dir)
             .into_iter()
             .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))

@@ -10,7 +10,7 @@
 //!
 //! Forward references are resolved with placeholders, so every name is looked up once:
 //! a value used before its definition becomes `Value::Inst` with an id at
-//! [`FORWARD_BASE`] + its forward slot, and a block is referred to by a provisional id
+//! `FORWARD_BASE` + its forward slot, and a block is referred to by a provisional id
 //! (first mention order) until the block is defined. One pass at the end of the body
 //! rewrites placeholders (values) and provisional ids (blocks), and reports any that were
 //! never defined, at the token that used them. Types of forward-referenced values are

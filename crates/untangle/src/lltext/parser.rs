@@ -181,10 +181,8 @@ impl<'a> Parser<'a> {
         };
         let quoted = body.len() >= 2 && body[0] == b'"' && body[body.len() - 1] == b'"';
         let body = if quoted { &body[1..body.len() - 1] } else { body };
-        if quoted || t.kind == Tok::MetadataVar {
-            if body.contains(&b'\\') {
-                return Cow::Owned(String::from_utf8_lossy(&unescape(body)).into_owned());
-            }
+        if (quoted || t.kind == Tok::MetadataVar) && body.contains(&b'\\') {
+            return Cow::Owned(String::from_utf8_lossy(&unescape(body)).into_owned());
         }
         String::from_utf8_lossy(body)
     }
