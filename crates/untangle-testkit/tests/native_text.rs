@@ -217,8 +217,9 @@ fn native_text_matches_llvm_on_every_ll_input() {
         ("corpus/structurizer", 20, 20, 0),
         ("generated", 102, 102, 0),
         // cli.rs's `br label %nowhere` is rejected by both; translate_unit.rs's template is
-        // instantiated with its two bodies.
-        ("test literals", 5, 4, 1),
+        // instantiated with its two bodies. Checked as at least these many (new tests add
+        // literals), all read identically but the one.
+        ("test literals", 6, 5, 1),
     ];
     let mut failures = Vec::new();
     for ((set, inputs), (eset, ecount, ematched, erejected)) in sets.iter().zip(expected) {
@@ -232,7 +233,12 @@ fn native_text_matches_llvm_on_every_ll_input() {
             }
         }
         println!("{set}: {} inputs, {matched} read identically, {rejected} rejected by both", inputs.len());
-        assert_eq!((inputs.len(), matched, rejected), (ecount, ematched, erejected), "{set}: {failures:#?}");
+        if set == &"test literals" {
+            assert!(inputs.len() >= ecount && matched == inputs.len() - erejected, "{set}: {failures:#?}");
+            assert_eq!(rejected, erejected, "{set}");
+        } else {
+            assert_eq!((inputs.len(), matched, rejected), (ecount, ematched, erejected), "{set}: {failures:#?}");
+        }
     }
     assert!(failures.is_empty(), "{} differ:\n{}", failures.len(), failures.join("\n"));
 }
