@@ -3,7 +3,6 @@
 //! `translate` command's contract.
 
 use std::process::Command;
-#[cfg(feature = "llvm")]
 use untangle::passes::{structurize, Options, Structured};
 use untangle_testkit::check::spirv_val::find_spirv_val;
 
@@ -26,7 +25,6 @@ fn temp_dir(tag: &str) -> std::path::PathBuf {
 }
 
 /// Structurizes every function of a corpus file and emits the shape module.
-#[cfg(feature = "llvm")]
 fn shape_of(path: &str) -> Vec<u32> {
     let loaded = untangle::load::load_path(&std::path::Path::new(ROOT).join(path)).expect("loads");
     let structured: Vec<(&untangle::ir::Function, Structured)> = loaded
@@ -38,7 +36,6 @@ fn shape_of(path: &str) -> Vec<u32> {
     untangle::emit::shape::emit_shape_module(&loaded.module, &pairs).expect("emits")
 }
 
-#[cfg(feature = "llvm")]
 #[test]
 fn corpus_shapes_validate_and_trace_like_the_input() {
     for path in ["corpus/cs_nested_ifs_loop.ll", "corpus/ps_textured.ll"] {
@@ -61,7 +58,6 @@ fn corpus_shapes_validate_and_trace_like_the_input() {
     }
 }
 
-#[cfg(feature = "llvm")]
 #[test]
 fn translate_shape_writes_a_valid_module() {
     let dir = temp_dir("cli");
@@ -127,7 +123,6 @@ fn translate_bad_input_is_one_line_and_exit_1() {
 
 /// `--shape-batch N`: LocalSize N, the per-invocation layout, still valid; the default
 /// output stays the single-invocation module; the batch flags need `--shape`/each other.
-#[cfg(feature = "llvm")]
 #[test]
 fn translate_shape_batch_writes_a_valid_batch_module() {
     let dir = temp_dir("batch");

@@ -8,6 +8,12 @@
 //! `llvm_isolated`: the same plus the forked trial parse every untrusted load pays
 //! (`untangle::load`). `info`: isolated load plus the DXIL semantic layer.
 //! Results go to `BENCHMARKS.md`.
+//!
+//! `parse_ll_*`: LLVM text of the DXC tests (285 files, 2.3 MB) and the csmith corpus (257
+//! files, 47 MB) into our IR: `lltext_native` is the native text reader
+//! (`untangle::lltext`), `llvm_trusted` LLVM 14's text parser + verifier + conversion
+//! in-process, `llvm_isolated` that plus the forked trial parse (`untangle::load` with
+//! `UNTANGLE_FRONTEND=llvm`). Same inputs, same run, side by side.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::path::Path;
@@ -81,5 +87,56 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+fn ll_corpus(sub: &str) -> Vec<(String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus").join(sub);
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .expect("shared corpus")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ll"))
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()))
+        .collect();
+    v.sort();
+    v
+}
+
+fn bench_text(c: &mut Criterion) {
+    for (group, sub, count) in
+        [("parse_ll_dxc_tests_285", "ll/dxc-tests", 285), ("parse_ll_csmith_257", "cfg/csmith", 257)]
+    {
+        let files = ll_corpus(sub);
+        assert_eq!(files.len(), count);
+        let mut g = c.benchmark_group(group);
+        g.sample_size(10);
+        g.bench_function("lltext_native", |b| {
+            b.iter(|| {
+                for (name, text) in &files {
+                    std::hint::black_box(untangle::lltext::parse(text, name).unwrap());
+                }
+            })
+        });
+        g.bench_function("llvm_trusted", |b| {
+            b.iter(|| {
+                for (name, text) in &files {
+                    let m = untangle::llvm::parse_trusted(text.as_bytes(), untangle::llvm::Syntax::Text, name).unwrap();
+                    std::hint::black_box(m);
+                }
+            })
+        });
+        g.bench_function("llvm_isolated", |b| {
+            b.iter(|| {
+                for (name, text) in &files {
+                    let l = untangle::load::load_bytes_with(
+                        text.clone().into_bytes(),
+                        name,
+                        untangle::load::FrontEnd::Llvm,
+                    );
+                    std::hint::black_box(l.unwrap());
+                }
+            })
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, bench, bench_text);
 criterion_main!(benches);

@@ -16,6 +16,9 @@ pub enum Error {
     /// The native bitcode reader rejected the input (with bit offset, block and record).
     #[error("{0}")]
     Bitcode(#[from] crate::bitcode::BitcodeError),
+    /// The native text reader (`lltext`) rejected the input (with line and column).
+    #[error("LLVM text: {0}")]
+    LlText(#[from] crate::lltext::LlTextError),
     /// LLVM rejected the bitcode or text (its diagnostic, verbatim).
     #[error("LLVM: {0}")]
     Llvm(String),

@@ -66,7 +66,7 @@
 //!
 //! # Modules
 //!
-//! Data flow: bytes → [`container`] → front end (`bitcode`, native) → [`ir`] → [`dxil`]
+//! Data flow: bytes → [`container`] → front end (`bitcode`, `lltext`: native) → [`ir`] → [`dxil`]
 //! (meaning) → [`cfg`](mod@cfg) (analyses) → [`passes`] + `phi` (structurizer) → [`emit`] (SPIR-V).
 //! `docs/architecture.md` in the repository describes the boundaries between them. Modules
 //! hidden from these docs are implementation details, public for the test kit only and not
@@ -85,6 +85,8 @@ mod shader;
 
 #[doc(hidden)]
 pub mod bitcode;
+#[doc(hidden)]
+pub mod lltext;
 #[doc(hidden)]
 #[cfg(feature = "llvm")]
 pub mod llvm;

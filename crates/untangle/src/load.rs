@@ -1,9 +1,10 @@
 //! Input detection and loading: any supported input into an IR module.
 //!
 //! DXBC container → its `DXIL` program's bitcode; raw bitcode (optionally inside the
-//! bitcode wrapper header) → as is; LLVM text → the text parser. Bitcode is read by the
-//! native reader ([`crate::bitcode`]) unless `UNTANGLE_FRONTEND=llvm` (or
-//! [`load_bytes_with`]) picks LLVM 14; LLVM text always needs LLVM (feature `llvm`).
+//! bitcode wrapper header) → as is; LLVM text → the text parser. Both are read by the
+//! native readers ([`crate::bitcode`], [`crate::lltext`]) unless `UNTANGLE_FRONTEND=llvm`
+//! (or [`load_bytes_with`]) picks LLVM 14 (feature `llvm`), for cross-checks. A build
+//! without the feature reads every input kind.
 
 use crate::container::{self, Container, InputKind};
 use crate::error::{Error, Result};
@@ -63,16 +64,17 @@ pub fn load_path(path: &Path) -> Result<Loaded> {
     load_bytes(bytes, &name)
 }
 
-/// Which front end reads bitcode.
+/// Which front end reads bitcode and LLVM text.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum FrontEnd {
-    /// The native reader ([`crate::bitcode`]): the default, no LLVM, safe on any input.
+    /// The native readers ([`crate::bitcode`], [`crate::lltext`]): the default, no LLVM,
+    /// safe on any input.
     Native,
     /// LLVM 14 (feature `llvm`), each untrusted input first read in a forked child.
     Llvm,
 }
 
-/// The front end for bitcode: native, unless `UNTANGLE_FRONTEND=llvm` asks for the LLVM
+/// The front end: native, unless `UNTANGLE_FRONTEND=llvm` asks for the LLVM
 /// route (for cross-checks and benchmarks; needs the `llvm` feature).
 pub fn default_front_end() -> FrontEnd {
     match std::env::var("UNTANGLE_FRONTEND") {
@@ -92,7 +94,7 @@ pub fn parse_bitcode(bc: &[u8], name: &str, front_end: FrontEnd) -> Result<Modul
     }
 }
 
-/// Load from memory with an explicit bitcode front end.
+/// Load from memory with an explicit front end.
 pub fn load_bytes_with(bytes: Vec<u8>, name: &str, front_end: FrontEnd) -> Result<Loaded> {
     let input = container::detect(&bytes);
     let module = parse_module(&bytes, name, front_end)?;
@@ -102,17 +104,18 @@ pub fn load_bytes_with(bytes: Vec<u8>, name: &str, front_end: FrontEnd) -> Resul
 fn parse_module(bytes: &[u8], name: &str, front_end: FrontEnd) -> Result<Module> {
     match bitcode_of(bytes)? {
         Some(bc) => parse_bitcode(bc, name, front_end),
-        None => parse_text(bytes, name),
+        None => parse_text(bytes, name, front_end),
     }
 }
 
-#[cfg(feature = "llvm")]
-fn parse_text(bytes: &[u8], name: &str) -> Result<Module> {
+/// Read LLVM text with the chosen front end.
+pub fn parse_text(bytes: &[u8], name: &str, front_end: FrontEnd) -> Result<Module> {
     let text = std::str::from_utf8(bytes).map_err(|e| Error::UnknownFormat(format!("LLVM text is not UTF-8: {e}")))?;
-    crate::llvm::parse_text(text, name)
-}
-
-#[cfg(not(feature = "llvm"))]
-fn parse_text(_bytes: &[u8], _name: &str) -> Result<Module> {
-    Err(Error::FrontEndMissing("LLVM text"))
+    match front_end {
+        FrontEnd::Native => Ok(crate::lltext::parse(text, name)?),
+        #[cfg(feature = "llvm")]
+        FrontEnd::Llvm => crate::llvm::parse_text(text, name),
+        #[cfg(not(feature = "llvm"))]
+        FrontEnd::Llvm => Err(Error::FrontEndMissing("LLVM text (LLVM route)")),
+    }
 }

@@ -4,13 +4,13 @@
 //! untangle-gpu run [--random N] [--first-seed S] [--cases DIR] [--corpus DIR]
 //!                  [--invocations K] [--threads T] [--timeout-ms MS] [--max-blocks M]
 //!                  [--gpus G] [--progress EVERY] [--out-of-line-helpers]
-//! untangle-gpu export --corpus DIR --out DIR      (needs the `llvm` feature)
+//! untangle-gpu export --corpus DIR --out DIR
 //! untangle-gpu corpus-shaders [--corpus DIR] [--timeout-ms MS] [--root-signatures]
 //! ```
 //!
 //! `run` builds N random CFGs (`fuzzing::structured_gen`, seeds S..S+N, size classes as
 //! the long CPU run, capped at M blocks if given), every exported
-//! case of `--cases DIR` and (with `llvm`) every function of the `.ll` files under
+//! case of `--cases DIR` and every function of the `.ll` files under
 //! `--corpus DIR`; structurizes each, emits its batch-mode shape module and runs it with K
 //! decision streams (one invocation each) on the device picked by `UNTANGLE_VK_DEVICE`;
 //! every trace slice must equal the original CFG's. T CPU threads build cases; G device
@@ -130,7 +130,6 @@ fn parse_args() -> Result<Args, String> {
 }
 
 /// Every `.ll` file under `dir`, sorted.
-#[cfg(feature = "llvm")]
 fn ll_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for e in std::fs::read_dir(dir)? {
         let p = e?.path();
@@ -151,14 +150,8 @@ fn batch(out_of_line: bool) -> ShapeBatch {
 
 /// One source of cases, indexed `0..len`.
 enum Source {
-    Random {
-        first: u64,
-        count: usize,
-        max_blocks: Option<usize>,
-        out_of_line: bool,
-    },
+    Random { first: u64, count: usize, max_blocks: Option<usize>, out_of_line: bool },
     Exported(Vec<PathBuf>),
-    #[cfg(feature = "llvm")]
     Corpus(Vec<(String, untangle::ir::Function)>),
 }
 
@@ -167,7 +160,6 @@ impl Source {
         match self {
             Source::Random { count, .. } => *count,
             Source::Exported(v) => v.len(),
-            #[cfg(feature = "llvm")]
             Source::Corpus(v) => v.len(),
         }
     }
@@ -199,7 +191,6 @@ impl Source {
                 TraceCase::from_words(ex.name.clone(), &func, words, batch, invocations, i as u64)
                     .map_err(|e| build_err(ex.name, e.to_string()))
             }
-            #[cfg(feature = "llvm")]
             Source::Corpus(funcs) => {
                 let (name, func) = &funcs[i];
                 TraceCase::new(name.clone(), func, DEFAULT_BATCH, invocations, i as u64)
@@ -209,7 +200,6 @@ impl Source {
     }
 }
 
-#[cfg(feature = "llvm")]
 fn corpus_functions(dir: &Path) -> Result<Vec<(String, untangle::ir::Function)>, String> {
     let mut files = Vec::new();
     ll_files(dir, &mut files).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -221,14 +211,6 @@ fn corpus_functions(dir: &Path) -> Result<Vec<(String, untangle::ir::Function)>,
         }
     }
     Ok(out)
-}
-
-#[cfg(not(feature = "llvm"))]
-fn corpus_functions(dir: &Path) -> Result<Vec<(String, untangle::ir::Function)>, String> {
-    Err(format!(
-        "{}: reading .ll needs the `llvm` feature; export the cases on a host with it (`untangle-gpu export`)",
-        dir.display()
-    ))
 }
 
 fn export(a: &Args) -> Result<usize, String> {
@@ -274,10 +256,7 @@ fn run(a: &Args) -> Result<bool, String> {
     }
     if let Some(dir) = &a.corpus {
         let funcs = corpus_functions(dir)?;
-        #[cfg(feature = "llvm")]
         sources.push(("corpus functions", Source::Corpus(funcs)));
-        #[cfg(not(feature = "llvm"))]
-        let _ = funcs;
     }
     // Random CFGs last: the corpus is the smaller, fixed part of a time-limited run.
     if a.random > 0 {
