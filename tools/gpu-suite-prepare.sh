@@ -3,15 +3,16 @@
 # folders git ignores, to be carried by the device `run` tool:
 #   .gl/        the Vulkan loader and glvnd as Debian packages (amd64), unpacked there;
 #   .vkrunner/  untangle-gpu built without LLVM (the device has no LLVM 14), the corpus CFG
-#               functions exported as batch modules + CFG shapes (reading .ll needs LLVM,
-#               so that happens here), the vkd3d-proton compute shaders for
-#               `untangle-gpu corpus-shaders` (corpus-dxil/; ../shared is not on the
+#               functions exported as batch modules + CFG shapes, the vkd3d-proton compute
+#               shaders for
+#               `untangle-gpu corpus-shaders` and `diff-corpus` (corpus-dxil/; ../shared is not on the
 #               device), and a copy of gpu-suite.sh.
 # Then: run `bash .vkrunner/gpu-suite.sh` on the device, carrying .gl and .vkrunner
 # (SUITE=corpus-shaders for the corpus compute shaders only, SUITE=all for both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 common=$(git rev-parse --git-common-dir)
+mkdir -p "$common/info"
 for p in /.gl/ /.vkrunner/; do
   grep -qxF "$p" "$common/info/exclude" 2>/dev/null || echo "$p" >>"$common/info/exclude"
 done
@@ -24,14 +25,11 @@ if ! ls .gl/libvulkan1_*.deb >/dev/null 2>&1; then
   # The loader, and glvnd: the NVIDIA ICD is libGLX_nvidia.so.0, which needs it.
   (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
 fi
-export LLVM_SYS_140_PREFIX=/usr/lib/llvm-14
 rm -rf .vkrunner
 mkdir -p .vkrunner
-# With LLVM, to read the corpus here.
-cargo build --release -p untangle-testkit --features vulkan --bin untangle-gpu
-target/release/untangle-gpu export --corpus ../shared/corpus/cfg --out .vkrunner/corpus-cases
-# Without LLVM, for the device.
+# Without LLVM: the device has no LLVM 14, and the native text reader reads the .ll corpus.
 cargo build --release -p untangle-testkit --no-default-features --features vulkan --bin untangle-gpu
+target/release/untangle-gpu export --corpus ../shared/corpus/cfg --out .vkrunner/corpus-cases
 cp target/release/untangle-gpu .vkrunner/untangle-gpu
 strip .vkrunner/untangle-gpu
 cp tools/gpu-suite.sh .vkrunner/gpu-suite.sh

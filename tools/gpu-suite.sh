@@ -8,7 +8,10 @@ for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig;
 # .vkrunner. RANDOM_CASES (10000), FIRST_SEED (0) and GPUS (16 device instances) may be set.
 # SUITE=traces (default) runs the above; SUITE=corpus-shaders runs `untangle-gpu
 # corpus-shaders` instead (the vkd3d-proton compute shaders with known answers, from
-# .vkrunner/corpus-dxil: a pass/fail/skip table); SUITE=all runs both.
+# .vkrunner/corpus-dxil: a pass/fail/skip table, every root signature under push-constant
+# budgets of 128 and 256 bytes); SUITE=diff runs `untangle-gpu diff-corpus` (every corpus
+# compute shader against the DXIL interpreter, SEEDS (20) random inputs each) and `diff-gen`
+# (DIFF_GEN (1000) generated programs); SUITE=all runs everything.
 set -uo pipefail
 R=.vkrunner
 nvidia-smi -L 2>/dev/null || true
@@ -20,12 +23,26 @@ log=${OUT:-/tmp}/gpu-suite.log
 threads=$(nproc)
 start=$(date +%s)
 suite=${SUITE:-traces}
+# SUITE=device: corpus shaders and differential runs, no random traces.
+[ "$suite" = device ] && { SUITE_DIFF=1; SUITE_SHADERS=1; }
 crc=0
-if [ "$suite" = corpus-shaders ] || [ "$suite" = all ]; then
+if [ "$suite" = diff ] || [ "$suite" = all ] || [ -n "${SUITE_DIFF:-}" ]; then
+  "$R/untangle-gpu" diff-corpus --corpus "$R/corpus-dxil" --seeds "${SEEDS:-20}" 2>&1 | tee "${OUT:-/tmp}/gpu-diff-corpus.log"
+  drc=${PIPESTATUS[0]}
+  echo "diff-corpus: exit $drc after $(( $(date +%s) - start )) s"
+  "$R/untangle-gpu" diff-gen --random "${DIFF_GEN:-1000}" --seeds 4 2>&1 | tail -40 | tee "${OUT:-/tmp}/gpu-diff-gen.log"
+  grc=${PIPESTATUS[0]}
+  echo "diff-gen: exit $grc after $(( $(date +%s) - start )) s"
+  [ "$drc" = 0 ] && drc=$grc
+  if [ "$suite" = diff ]; then exit "$drc"; fi
+  crc=$drc
+fi
+if [ "$suite" = corpus-shaders ] || [ "$suite" = all ] || [ -n "${SUITE_SHADERS:-}" ]; then
   "$R/untangle-gpu" corpus-shaders --root-signatures --corpus "$R/corpus-dxil" --timeout-ms 20000 2>&1 | tee "${OUT:-/tmp}/gpu-corpus-shaders.log"
-  crc=${PIPESTATUS[0]}
-  echo "corpus-shaders: exit $crc after $(( $(date +%s) - start )) s"
-  if [ "$suite" = corpus-shaders ]; then exit "$crc"; fi
+  src=${PIPESTATUS[0]}
+  [ "$crc" = 0 ] && crc=$src
+  echo "corpus-shaders: exit $src after $(( $(date +%s) - start )) s"
+  if [ "$suite" = corpus-shaders ] || [ "$suite" = device ]; then exit "$crc"; fi
 fi
 "$R/untangle-gpu" run --random "${RANDOM_CASES:-10000}" --first-seed "${FIRST_SEED:-0}" \
   --cases "$R/corpus-cases" --threads "$threads" --gpus "${GPUS:-16}" --progress 1000 \
