@@ -4,7 +4,7 @@
 Build the reference first (once, ~15 min on 2 cores; an ignored folder):
     ../shared/tools/reference/build.sh MIRRORS .reference     (MIRRORS: the `fetch` tool's mirrors)
 then:
-    tools/bench-reference.py [--rounds R] [--update BENCHMARKS.md]
+    tools/bench-reference.py [--rounds R] [--update BENCHMARKS.md] [--pipeline-modules DIR] [--quality-only]
 
 Measures, alternating the two translators so that the machine's load hits both alike:
 1. in process: every vkd3d-proton cs/ps/vs shader both translate with default options, each
@@ -150,7 +150,7 @@ def spirv_stats(path):
     return {"bytes": len(data), "insts": insts, "blocks": blocks, "merges": merges, "phis": phis}
 
 
-def quality(files):
+def quality(files, keep=None):
     tmp = tempfile.mkdtemp()
     ud, rd = os.path.join(tmp, "u"), os.path.join(tmp, "r")
     os.makedirs(ud)
@@ -166,6 +166,13 @@ def quality(files):
         for name, d in (("untangle", ud), ("reference", rd)):
             for k, v in spirv_stats(os.path.join(d, f + ".spv")).items():
                 totals[name][k] = totals[name].get(k, 0) + v
+    if keep:
+        # Both module sets for `untangle-gpu pipeline-times --ours KEEP/u --reference KEEP/r`.
+        shutil.rmtree(keep, ignore_errors=True)
+        for side in ("u", "r"):
+            os.makedirs(os.path.join(keep, side))
+            for f in files:
+                shutil.copy(os.path.join(tmp, side, f + ".spv"), os.path.join(keep, side, f + ".spv"))
     shutil.rmtree(tmp)
     return totals
 
@@ -174,12 +181,20 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--update")
+    ap.add_argument("--pipeline-modules", metavar="DIR",
+                    help="keep the output-quality modules of both sides in DIR/u and DIR/r (for the "
+                         "device's `untangle-gpu pipeline-times`)")
+    ap.add_argument("--quality-only", action="store_true",
+                    help="only the output-quality part (with --pipeline-modules: just write the modules)")
     args = ap.parse_args()
     for tool in (REF_TIME, REF_CLI):
         if not os.path.exists(tool):
             sys.exit(f"{tool} is missing: build the reference with ../shared/tools/reference/build.sh")
     build()
     files = sorted(f for f in os.listdir(CORPUS) if any(f".{s}_6_" in f for s in ("cs", "ps", "vs")))
+    if args.quality_only:
+        print(quality(files, args.pipeline_modules))
+        return
     ip = in_process(files, args.rounds)
     common = ip["common"]
     shader = os.path.join(CORPUS, "sm66.cs_heap_indexing_dynamic.cs_6_6.dxil")
@@ -187,7 +202,7 @@ def main():
         shader = os.path.join(CORPUS, common[len(common) // 2])
     wp = whole_process(shader)
     bt, same, count = batch()
-    q = quality(common)
+    q = quality(common, args.pipeline_modules)
     cpu = run(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"]).strip()
     commit = run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT).strip()
     lines = [

@@ -35,6 +35,13 @@
 //! programs (`fuzzing::shader_gen`, default 10,000) on K inputs each (default 2). Both
 //! exit 1 on an unexplained mismatch.
 //!
+//! `pipeline-times --ours DIR --reference DIR [--reps N]` times the driver's pipeline
+//! creation (`vkCreateShaderModule` + `vkCreate*Pipelines`, no cache, a fresh nonce per
+//! creation: `untangle_testkit::vulkan::pipeline_times`) for every `.spv` file present in
+//! both folders, N creations each (default 5), alternating the two sides; prints one line
+//! per module (median µs of each side) and a markdown summary (sums of medians, median of
+//! the per-module ratios, creations that failed). Turns NVIDIA's disk cache off first.
+//!
 //! `export` is the host half for a machine without LLVM: for every corpus function it
 //! writes `NNNNN.spv` (the batch module, default layout) and `NNNNN.json` (name, entry,
 //! layout and the CFG's [`CfgShape`] for the oracle).
@@ -76,6 +83,10 @@ struct Args {
     out_of_line: bool,
     root_signatures: bool,
     timeout: Duration,
+    /// `pipeline-times`: the two module folders and the creations per module.
+    ours: Option<PathBuf>,
+    reference: Option<PathBuf>,
+    reps: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -98,6 +109,9 @@ fn parse_args() -> Result<Args, String> {
         out_of_line: false,
         root_signatures: false,
         timeout: Duration::from_secs(20),
+        ours: None,
+        reference: None,
+        reps: 5,
     };
     while let Some(flag) = it.next() {
         if flag == "--out-of-line-helpers" {
@@ -116,6 +130,9 @@ fn parse_args() -> Result<Args, String> {
             "--cases" => a.cases = Some(value()?.into()),
             "--corpus" => a.corpus = Some(value()?.into()),
             "--out" => a.out = Some(value()?.into()),
+            "--ours" => a.ours = Some(value()?.into()),
+            "--reference" => a.reference = Some(value()?.into()),
+            "--reps" => a.reps = num(value()?)?.clamp(1, 1000) as usize,
             "--seeds" => a.seeds = Some(num(value()?)?.max(1)),
             "--invocations" => a.invocations = num(value()?)?.clamp(1, 1 << 16) as u32,
             "--max-blocks" => a.max_blocks = Some(num(value()?)? as usize),
@@ -344,6 +361,96 @@ fn hang_selftest(a: &Args) -> Result<bool, String> {
 }
 
 /// `corpus-shaders`: every corpus case on the device, a table, totals.
+fn pipeline_times(a: &Args) -> Result<bool, String> {
+    use untangle_testkit::vulkan::pipeline_times::{position_only_vertex_shader, reflect, with_nonce, Stage};
+    // Before the driver loads: NVIDIA's on-disk shader cache would answer repeated creations.
+    std::env::set_var("__GL_SHADER_DISK_CACHE", "0");
+    let (Some(ours), Some(reference)) = (&a.ours, &a.reference) else {
+        return Err("pipeline-times needs --ours DIR and --reference DIR".into());
+    };
+    let read = |p: &Path| -> Result<Vec<u32>, String> {
+        let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        Ok(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    };
+    let mut names: Vec<String> = std::fs::read_dir(ours)
+        .map_err(|e| format!("{}: {e}", ours.display()))?
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|n| n.ends_with(".spv") && reference.join(n).exists())
+        .collect();
+    names.sort();
+    let gpu = Gpu::open().map_err(|e| e.to_string())?;
+    println!("Vulkan: {}", gpu.info());
+    let vertex = position_only_vertex_shader();
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let mut nonce = 0u64;
+    let (mut rows, mut failed) = (Vec::new(), Vec::new());
+    let mut by_stage: std::collections::BTreeMap<&str, usize> = Default::default();
+    for name in &names {
+        let modules = [read(&ours.join(name))?, read(&reference.join(name))?];
+        let (Some(ro), Some(rr)) = (reflect(&modules[0]), reflect(&modules[1])) else {
+            failed.push(format!("{name}: not a vertex, fragment or compute module"));
+            continue;
+        };
+        let mut times = [Vec::new(), Vec::new()];
+        let mut error = None;
+        for rep in 0..a.reps {
+            // Alternate which side goes first.
+            for k in [rep % 2, 1 - rep % 2] {
+                nonce += 1;
+                let words = with_nonce(&modules[k], nonce);
+                match gpu.time_pipeline_creation(if k == 0 { &ro } else { &rr }, &words, &vertex) {
+                    Ok(d) => times[k].push(d.as_secs_f64() * 1e6),
+                    Err(e) => error = Some(format!("{name} ({}): {e}", ["untangle", "reference"][k])),
+                }
+            }
+        }
+        if let Some(e) = error {
+            failed.push(e);
+            continue;
+        }
+        let stage = match ro.stage {
+            Stage::Compute => "cs",
+            Stage::Vertex => "vs",
+            Stage::Fragment => "ps",
+        };
+        *by_stage.entry(stage).or_default() += 1;
+        let [tu, tr] = times;
+        let (mu, mr) = (median(tu), median(tr));
+        println!("{name:<70} {stage} untangle {mu:>9.0} µs  reference {mr:>9.0} µs  ratio {:.2}", mu / mr);
+        rows.push((mu, mr));
+    }
+    for f in &failed {
+        println!("failed: {f}");
+    }
+    if rows.is_empty() {
+        return Err("no module pair created on both sides".into());
+    }
+    let (su, sr): (f64, f64) = rows.iter().fold((0.0, 0.0), |(a, b), &(u, r)| (a + u, b + r));
+    let ratios: Vec<f64> = rows.iter().map(|&(u, r)| u / r).collect();
+    let med_ratio = median(ratios.clone());
+    println!();
+    println!(
+        "{} module pairs ({}), median of {} creations each, no pipeline cache, NVIDIA disk cache off:",
+        rows.len(),
+        by_stage.iter().map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", "),
+        a.reps
+    );
+    println!();
+    println!("| | untangle | reference | untangle / reference |");
+    println!("| --- | --- | --- | --- |");
+    println!("| sum of medians | {:.1} ms | {:.1} ms | **{:.2}** |", su / 1e3, sr / 1e3, su / sr);
+    println!(
+        "| median module | {:.0} µs | {:.0} µs | per-module ratio: median **{med_ratio:.2}** |",
+        median(rows.iter().map(|r| r.0).collect()),
+        median(rows.iter().map(|r| r.1).collect())
+    );
+    println!("failed creations: {}", failed.len());
+    Ok(failed.is_empty())
+}
+
 fn corpus_shaders(a: &Args) -> Result<bool, String> {
     use untangle_testkit::vulkan::corpus::{cases, run_case, DefaultPlacement, Outcome};
     let dir = a.corpus.clone().unwrap_or_else(|| PathBuf::from("../shared/corpus/dxil/vkd3d-proton"));
@@ -478,7 +585,8 @@ fn main() -> ExitCode {
         "corpus-shaders" => corpus_shaders(&args),
         "diff-corpus" => diff_corpus(&args),
         "diff-gen" => diff_gen(&args),
-        other => Err(format!("unknown command {other:?} (run, export, hang-selftest, corpus-shaders)")),
+        "pipeline-times" => pipeline_times(&args),
+        other => Err(format!("unknown command {other:?} (run, export, hang-selftest, corpus-shaders, diff-corpus, diff-gen, pipeline-times)")),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -39,6 +39,7 @@
 //! all of a dispatch's objects in [`Scratch`] and destroying them after its fence.
 
 pub mod corpus;
+pub mod pipeline_times;
 pub mod root_placement;
 pub mod suite;
 

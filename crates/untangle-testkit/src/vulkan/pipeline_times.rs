@@ -1,0 +1,467 @@
+//! Driver pipeline-creation time of a SPIR-V module (games stutter on pipeline creation,
+//! so a translator's output is judged by what the driver makes of it, too).
+//!
+//! For each module: reflect its descriptor sets, push constants and (fragment) outputs
+//! from the words ([`reflect`]), build a matching pipeline layout (not timed), then time
+//! `vkCreateShaderModule` + `vkCreate*Pipelines` together. Compute modules get a compute
+//! pipeline; vertex modules a graphics pipeline with rasterization discarded; fragment
+//! modules one with a fixed pass-through vertex stage ([`position_only_vertex_shader`]),
+//! dynamic rendering, one RGBA32F colour attachment per output location and a
+//! depth/stencil attachment. Nothing is drawn.
+//!
+//! Caches: every creation uses its own copy of the module with a distinct
+//! `OpSourceExtension "untangle-nonce-N"` ([`with_nonce`]), so a driver cache keyed on the
+//! module's bytes cannot answer a later repetition; NVIDIA's on-disk cache must be off too
+//! (`__GL_SHADER_DISK_CACHE=0`, set by `untangle-gpu pipeline-times` before loading
+//! Vulkan). No `VkPipelineCache` is passed.
+//!
+//! Reflection is what pipeline creation needs, not a general reflector: one binding type
+//! per (set, binding) (the first variable's, if two alias), runtime arrays as 1024
+//! descriptors, one push-constant range of 256 bytes (Vulkan's `maxPushConstantsSize` on
+//! the devices this runs on) where the module declares push constants.
+
+use super::{vkr, Gpu, VkError};
+use ash::vk;
+use std::collections::BTreeMap;
+use std::ffi::CString;
+use std::time::{Duration, Instant};
+
+/// The shader stage of a module's first entry point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Vertex,
+    Fragment,
+    Compute,
+}
+
+/// What creating a pipeline for a module needs to know about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reflection {
+    pub stage: Stage,
+    pub entry: String,
+    /// set → binding → (descriptor type, count).
+    pub sets: BTreeMap<u32, BTreeMap<u32, (vk::DescriptorType, u32)>>,
+    pub push_constants: bool,
+    /// Fragment outputs: highest `Location` + 1.
+    pub color_outputs: u32,
+}
+
+const OP_SOURCE_EXTENSION: u16 = 4;
+const OP_ENTRY_POINT: u16 = 15;
+const OP_EXECUTION_MODE: u16 = 16;
+const OP_EXECUTION_MODE_ID: u16 = 331;
+const OP_TYPE_IMAGE: u16 = 25;
+const OP_TYPE_SAMPLER: u16 = 26;
+const OP_TYPE_SAMPLED_IMAGE: u16 = 27;
+const OP_TYPE_ARRAY: u16 = 28;
+const OP_TYPE_RUNTIME_ARRAY: u16 = 29;
+const OP_TYPE_STRUCT: u16 = 30;
+const OP_TYPE_POINTER: u16 = 32;
+const OP_CONSTANT: u16 = 43;
+const OP_VARIABLE: u16 = 59;
+const OP_DECORATE: u16 = 71;
+const OP_TYPE_ACCELERATION_STRUCTURE: u16 = 5341;
+
+const DEC_BLOCK: u32 = 2;
+const DEC_BUFFER_BLOCK: u32 = 3;
+const DEC_LOCATION: u32 = 30;
+const DEC_BINDING: u32 = 33;
+const DEC_DESCRIPTOR_SET: u32 = 34;
+
+const SC_UNIFORM_CONSTANT: u32 = 0;
+const SC_OUTPUT: u32 = 3;
+const SC_UNIFORM: u32 = 2;
+const SC_PUSH_CONSTANT: u32 = 9;
+const SC_STORAGE_BUFFER: u32 = 12;
+
+/// Descriptors a runtime array is given in the layout.
+const RUNTIME_ARRAY_COUNT: u32 = 1024;
+/// Descriptor sets a layout may have (`maxBoundDescriptorSets` is 32 on the devices this
+/// runs on, 8 guaranteed); a module naming a higher set cannot get a pipeline.
+const MAX_SETS: u32 = 32;
+/// The push-constant range given to modules that declare push constants.
+const PUSH_CONSTANT_BYTES: u32 = 256;
+
+/// The instructions of a module after its header, as (opcode, operands) slices.
+fn instructions(words: &[u32]) -> impl Iterator<Item = (u16, &[u32])> {
+    let mut i = 5.min(words.len());
+    std::iter::from_fn(move || {
+        let first = *words.get(i)?;
+        let n = ((first >> 16) as usize).max(1);
+        let operands = words.get(i + 1..i + n)?;
+        i += n;
+        Some(((first & 0xffff) as u16, operands))
+    })
+}
+
+fn literal_string(words: &[u32]) -> String {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).take_while(|&b| b != 0).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Reflects what [`Reflection`] holds; `None` for a module that is not a vertex, fragment
+/// or compute shader, or that is malformed.
+pub fn reflect(words: &[u32]) -> Option<Reflection> {
+    #[derive(Clone, Copy)]
+    enum Ty {
+        Image { buffer: bool, storage: bool },
+        Sampler,
+        SampledImage,
+        Array { elem: u32, len_id: Option<u32> },
+        Struct,
+        Acceleration,
+        Pointer { pointee: u32 },
+    }
+    let mut entry = None;
+    let mut types: BTreeMap<u32, Ty> = BTreeMap::new();
+    let mut constants: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut decorations: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+    let mut variables: Vec<(u32, u32, u32)> = Vec::new(); // (id, pointer type, class)
+    for (op, w) in instructions(words) {
+        match op {
+            OP_ENTRY_POINT if entry.is_none() && w.len() >= 3 => {
+                let stage = match w[0] {
+                    0 => Stage::Vertex,
+                    4 => Stage::Fragment,
+                    5 => Stage::Compute,
+                    _ => return None,
+                };
+                entry = Some((stage, literal_string(&w[2..])));
+            }
+            OP_TYPE_IMAGE if w.len() >= 7 => {
+                types.insert(w[0], Ty::Image { buffer: w[2] == 5, storage: w[6] == 2 });
+            }
+            OP_TYPE_SAMPLER if !w.is_empty() => {
+                types.insert(w[0], Ty::Sampler);
+            }
+            OP_TYPE_SAMPLED_IMAGE if !w.is_empty() => {
+                types.insert(w[0], Ty::SampledImage);
+            }
+            OP_TYPE_ARRAY if w.len() >= 3 => {
+                types.insert(w[0], Ty::Array { elem: w[1], len_id: Some(w[2]) });
+            }
+            OP_TYPE_RUNTIME_ARRAY if w.len() >= 2 => {
+                types.insert(w[0], Ty::Array { elem: w[1], len_id: None });
+            }
+            OP_TYPE_STRUCT if !w.is_empty() => {
+                types.insert(w[0], Ty::Struct);
+            }
+            OP_TYPE_ACCELERATION_STRUCTURE if !w.is_empty() => {
+                types.insert(w[0], Ty::Acceleration);
+            }
+            OP_TYPE_POINTER if w.len() >= 3 => {
+                types.insert(w[0], Ty::Pointer { pointee: w[2] });
+            }
+            OP_CONSTANT if w.len() >= 3 => {
+                constants.insert(w[1], w[2]);
+            }
+            OP_DECORATE if w.len() >= 2 => {
+                decorations.insert((w[0], w[1]), w.get(2).copied().unwrap_or(0));
+            }
+            OP_VARIABLE if w.len() >= 3 => variables.push((w[1], w[0], w[2])),
+            _ => {}
+        }
+    }
+    let (stage, entry) = entry?;
+    let mut out = Reflection { stage, entry, sets: BTreeMap::new(), push_constants: false, color_outputs: 0 };
+    for (id, ptr, class) in variables {
+        let Some(&Ty::Pointer { pointee, .. }) = types.get(&ptr) else { continue };
+        match class {
+            SC_PUSH_CONSTANT => out.push_constants = true,
+            SC_OUTPUT if stage == Stage::Fragment => {
+                if let Some(&loc) = decorations.get(&(id, DEC_LOCATION)) {
+                    out.color_outputs = out.color_outputs.max(loc + 1);
+                }
+            }
+            SC_UNIFORM_CONSTANT | SC_UNIFORM | SC_STORAGE_BUFFER => {
+                let (Some(&set), Some(&binding)) =
+                    (decorations.get(&(id, DEC_DESCRIPTOR_SET)), decorations.get(&(id, DEC_BINDING)))
+                else {
+                    continue;
+                };
+                let (mut ty, mut count) = (pointee, 1u32);
+                while let Some(&Ty::Array { elem, len_id }) = types.get(&ty) {
+                    count = count.saturating_mul(match len_id {
+                        Some(l) => constants.get(&l).copied().unwrap_or(1).max(1),
+                        None => RUNTIME_ARRAY_COUNT,
+                    });
+                    ty = elem;
+                }
+                let descriptor = match (class, types.get(&ty)) {
+                    (SC_STORAGE_BUFFER, _) => vk::DescriptorType::STORAGE_BUFFER,
+                    (SC_UNIFORM, _) if decorations.contains_key(&(ty, DEC_BUFFER_BLOCK)) => {
+                        vk::DescriptorType::STORAGE_BUFFER
+                    }
+                    (SC_UNIFORM, _) if decorations.contains_key(&(ty, DEC_BLOCK)) => vk::DescriptorType::UNIFORM_BUFFER,
+                    (_, Some(Ty::Image { buffer: true, storage: true })) => vk::DescriptorType::STORAGE_TEXEL_BUFFER,
+                    (_, Some(Ty::Image { buffer: true, storage: false })) => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
+                    (_, Some(Ty::Image { buffer: false, storage: true })) => vk::DescriptorType::STORAGE_IMAGE,
+                    (_, Some(Ty::Image { buffer: false, storage: false })) => vk::DescriptorType::SAMPLED_IMAGE,
+                    (_, Some(Ty::Sampler)) => vk::DescriptorType::SAMPLER,
+                    (_, Some(Ty::SampledImage)) => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+                    (_, Some(Ty::Acceleration)) => vk::DescriptorType::ACCELERATION_STRUCTURE_KHR,
+                    _ => continue,
+                };
+                out.sets.entry(set).or_default().entry(binding).or_insert((descriptor, count));
+            }
+            _ => {}
+        }
+    }
+    Some(out)
+}
+
+/// `words` with `OpSourceExtension "untangle-nonce-N"` after its entry points and
+/// execution modes: the same shader, different bytes (debug instructions of section 7a
+/// may come in any order, so the position is always valid).
+pub fn with_nonce(words: &[u32], nonce: u64) -> Vec<u32> {
+    let mut at = 5.min(words.len());
+    let mut i = at;
+    while i < words.len() {
+        let op = (words[i] & 0xffff) as u16;
+        let n = ((words[i] >> 16) as usize).max(1);
+        if matches!(op, OP_ENTRY_POINT | OP_EXECUTION_MODE | OP_EXECUTION_MODE_ID) {
+            at = i + n;
+        }
+        i += n;
+    }
+    let mut text = format!("untangle-nonce-{nonce}").into_bytes();
+    text.resize(text.len() / 4 * 4 + 4, 0);
+    let mut inst = vec![(((text.len() / 4 + 1) as u32) << 16) | OP_SOURCE_EXTENSION as u32];
+    inst.extend(text.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+    let mut out = Vec::with_capacity(words.len() + inst.len());
+    out.extend_from_slice(&words[..at.min(words.len())]);
+    out.extend(inst);
+    out.extend_from_slice(&words[at.min(words.len())..]);
+    out
+}
+
+/// A vertex shader that writes only `Position` = (0, 0, 0, 1): the vertex stage of the
+/// fragment modules' pipelines. SPIR-V 1.0, assembled by hand (ids 1–9).
+pub fn position_only_vertex_shader() -> Vec<u32> {
+    let inst = |op: u16, operands: &[u32]| {
+        let mut v = vec![((operands.len() as u32 + 1) << 16) | op as u32];
+        v.extend_from_slice(operands);
+        v
+    };
+    let main = u32::from_le_bytes(*b"main");
+    let mut w = vec![0x0723_0203, 0x0001_0000, 0, 10, 0];
+    w.extend(inst(17, &[1])); // OpCapability Shader
+    w.extend(inst(14, &[0, 1])); // OpMemoryModel Logical GLSL450
+    w.extend(inst(OP_ENTRY_POINT, &[0, 1, main, 0, 2])); // Vertex %1 "main" %2
+    w.extend(inst(OP_DECORATE, &[2, 11, 0])); // %2 BuiltIn Position
+    w.extend(inst(19, &[3])); // %3 = OpTypeVoid
+    w.extend(inst(33, &[4, 3])); // %4 = OpTypeFunction %3
+    w.extend(inst(22, &[5, 32])); // %5 = OpTypeFloat 32
+    w.extend(inst(23, &[6, 5, 4])); // %6 = OpTypeVector %5 4
+    w.extend(inst(OP_TYPE_POINTER, &[7, SC_OUTPUT, 6])); // %7 = Output %6
+    w.extend(inst(OP_CONSTANT, &[5, 8, 0])); // %8 = 0.0
+    w.extend(inst(OP_CONSTANT, &[5, 9, 1.0f32.to_bits()])); // %9 = 1.0
+    w.extend(inst(OP_VARIABLE, &[7, 2, SC_OUTPUT])); // %2
+    let mut body = Vec::new();
+    body.extend(inst(54, &[3, 1, 0, 4])); // OpFunction
+    body.extend(inst(248, &[10])); // OpLabel %10
+    w[3] = 12;
+    body.extend(inst(80, &[6, 11, 8, 8, 8, 9])); // %11 = OpCompositeConstruct
+    body.extend(inst(62, &[2, 11])); // OpStore %2 %11
+    body.extend(inst(253, &[])); // OpReturn
+    body.extend(inst(56, &[])); // OpFunctionEnd
+    w.extend(body);
+    w
+}
+
+/// Objects created for one timed creation, destroyed together.
+#[derive(Default)]
+struct Objects {
+    set_layouts: Vec<vk::DescriptorSetLayout>,
+    layout: vk::PipelineLayout,
+    modules: Vec<vk::ShaderModule>,
+    pipeline: vk::Pipeline,
+}
+
+impl Gpu {
+    /// Times creating the module and its pipeline once (`words` already carries its nonce);
+    /// `vertex` is the vertex module paired with a fragment one.
+    pub fn time_pipeline_creation(&self, r: &Reflection, words: &[u32], vertex: &[u32]) -> Result<Duration, VkError> {
+        let mut o = Objects::default();
+        let result = self.create_timed(r, words, vertex, &mut o);
+        let dev = &self.device;
+        // SAFETY: every object was created from this device and is used by nothing.
+        unsafe {
+            if o.pipeline != vk::Pipeline::null() {
+                dev.destroy_pipeline(o.pipeline, None);
+            }
+            for m in o.modules {
+                dev.destroy_shader_module(m, None);
+            }
+            if o.layout != vk::PipelineLayout::null() {
+                dev.destroy_pipeline_layout(o.layout, None);
+            }
+            for l in o.set_layouts {
+                dev.destroy_descriptor_set_layout(l, None);
+            }
+        }
+        result
+    }
+
+    fn create_timed(
+        &self,
+        r: &Reflection,
+        words: &[u32],
+        vertex: &[u32],
+        o: &mut Objects,
+    ) -> Result<Duration, VkError> {
+        let dev = &self.device;
+        let highest = r.sets.keys().next_back().map_or(0, |&s| s + 1);
+        if highest > MAX_SETS {
+            return Err(VkError::BadLayout(format!(
+                "descriptor set {} is past the {MAX_SETS} sets a pipeline layout may have",
+                highest - 1
+            )));
+        }
+        for set in 0..highest {
+            let bindings: Vec<vk::DescriptorSetLayoutBinding> = r
+                .sets
+                .get(&set)
+                .into_iter()
+                .flatten()
+                .map(|(&binding, &(ty, count))| {
+                    vk::DescriptorSetLayoutBinding::default()
+                        .binding(binding)
+                        .descriptor_type(ty)
+                        .descriptor_count(count)
+                        .stage_flags(vk::ShaderStageFlags::ALL)
+                })
+                .collect();
+            let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+            // SAFETY: a valid device; the create info outlives the call.
+            let l =
+                unsafe { dev.create_descriptor_set_layout(&info, None) }.map_err(vkr("vkCreateDescriptorSetLayout"))?;
+            o.set_layouts.push(l);
+        }
+        let ranges =
+            [vk::PushConstantRange::default().stage_flags(vk::ShaderStageFlags::ALL).size(PUSH_CONSTANT_BYTES)];
+        let mut info = vk::PipelineLayoutCreateInfo::default().set_layouts(&o.set_layouts);
+        if r.push_constants {
+            info = info.push_constant_ranges(&ranges);
+        }
+        // SAFETY: as above.
+        o.layout = unsafe { dev.create_pipeline_layout(&info, None) }.map_err(vkr("vkCreatePipelineLayout"))?;
+        let entry = CString::new(r.entry.clone()).map_err(|_| VkError::BadLayout("entry name with NUL".into()))?;
+        let main = c"main";
+        if r.stage == Stage::Fragment {
+            // The vertex stage is not what is measured: created before the clock starts.
+            let info = vk::ShaderModuleCreateInfo::default().code(vertex);
+            // SAFETY: as above.
+            let m = unsafe { dev.create_shader_module(&info, None) }.map_err(vkr("vkCreateShaderModule"))?;
+            o.modules.push(m);
+        }
+
+        let start = Instant::now();
+        let info = vk::ShaderModuleCreateInfo::default().code(words);
+        // SAFETY: as above.
+        let module = unsafe { dev.create_shader_module(&info, None) }.map_err(vkr("vkCreateShaderModule"))?;
+        o.modules.push(module);
+        let stage_flag = match r.stage {
+            Stage::Compute => vk::ShaderStageFlags::COMPUTE,
+            Stage::Vertex => vk::ShaderStageFlags::VERTEX,
+            Stage::Fragment => vk::ShaderStageFlags::FRAGMENT,
+        };
+        let stage = vk::PipelineShaderStageCreateInfo::default().stage(stage_flag).module(module).name(&entry);
+        let created = if r.stage == Stage::Compute {
+            let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(o.layout)];
+            // SAFETY: as above; no pipeline cache.
+            unsafe { dev.create_compute_pipelines(vk::PipelineCache::null(), &info, None) }
+                .map_err(|(p, e)| (p, e, "vkCreateComputePipelines"))
+        } else {
+            let mut stages = vec![stage];
+            if r.stage == Stage::Fragment {
+                stages.insert(
+                    0,
+                    vk::PipelineShaderStageCreateInfo::default()
+                        .stage(vk::ShaderStageFlags::VERTEX)
+                        .module(o.modules[0])
+                        .name(main),
+                );
+            }
+            let discard = r.stage == Stage::Vertex;
+            let colors = vec![vk::Format::R32G32B32A32_SFLOAT; if discard { 0 } else { r.color_outputs as usize }];
+            let blend: Vec<vk::PipelineColorBlendAttachmentState> = colors
+                .iter()
+                .map(|_| {
+                    vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA)
+                })
+                .collect();
+            let depth = if discard { vk::Format::UNDEFINED } else { vk::Format::D32_SFLOAT_S8_UINT };
+            let mut rendering = vk::PipelineRenderingCreateInfo::default()
+                .color_attachment_formats(&colors)
+                .depth_attachment_format(depth)
+                .stencil_attachment_format(depth);
+            let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
+            let assembly =
+                vk::PipelineInputAssemblyStateCreateInfo::default().topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+            let viewport = vk::PipelineViewportStateCreateInfo::default().viewport_count(1).scissor_count(1);
+            let raster = vk::PipelineRasterizationStateCreateInfo::default()
+                .rasterizer_discard_enable(discard)
+                .polygon_mode(vk::PolygonMode::FILL)
+                .cull_mode(vk::CullModeFlags::NONE)
+                .line_width(1.0);
+            let multisample =
+                vk::PipelineMultisampleStateCreateInfo::default().rasterization_samples(vk::SampleCountFlags::TYPE_1);
+            let depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default();
+            let blend_state = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend);
+            let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+            let dynamic_state = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
+            let mut info = vk::GraphicsPipelineCreateInfo::default()
+                .stages(&stages)
+                .vertex_input_state(&vertex_input)
+                .input_assembly_state(&assembly)
+                .rasterization_state(&raster)
+                .dynamic_state(&dynamic_state)
+                .layout(o.layout)
+                .push_next(&mut rendering);
+            if !discard {
+                info = info
+                    .viewport_state(&viewport)
+                    .multisample_state(&multisample)
+                    .depth_stencil_state(&depth_stencil)
+                    .color_blend_state(&blend_state);
+            }
+            // SAFETY: as above; every state struct outlives the call; no pipeline cache.
+            unsafe { dev.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }
+                .map_err(|(p, e)| (p, e, "vkCreateGraphicsPipelines"))
+        };
+        let elapsed = start.elapsed();
+        match created {
+            Ok(p) => {
+                o.pipeline = p[0];
+                Ok(elapsed)
+            }
+            Err((p, e, call)) => {
+                o.pipeline = p.into_iter().find(|p| *p != vk::Pipeline::null()).unwrap_or_default();
+                Err(VkError::Vk { call, result: e })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_nonce_changes_the_bytes_and_the_vertex_shader_validates() {
+        let vs = position_only_vertex_shader();
+        let a = with_nonce(&vs, 1);
+        let b = with_nonce(&vs, 2);
+        assert_ne!(a, b);
+        assert_eq!(a.len(), b.len());
+        let val = crate::check::spirv_val::find_spirv_val().expect("spirv-val (tools/test.sh installs it)");
+        for words in [&vs, &a] {
+            if let Err(e) = val.validate(words, "vulkan1.0") {
+                panic!("{e}");
+            }
+        }
+        let r = reflect(&a).unwrap();
+        assert_eq!((r.stage, r.entry.as_str(), r.push_constants, r.sets.len()), (Stage::Vertex, "main", false, 0));
+    }
+}
