@@ -163,7 +163,9 @@ impl StreamOutputDeclaration {
 /// [`StreamOutput::declarations`], `name` its semantic and index (or `gap`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StreamOutputError {
-    #[error("stream output is for the last pre-rasterization stage (a vertex, domain or geometry shader), not a {stage} shader")]
+    #[error(
+        "applies to the last pre-rasterization stage (a vertex, domain or geometry shader), not to a {stage} shader"
+    )]
     Stage { stage: String },
     #[error("stream output without declarations")]
     NoDeclarations,

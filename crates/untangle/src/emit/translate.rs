@@ -222,6 +222,9 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
                     count: r.count,
                     set,
                     binding,
+                    class: r.class,
+                    space: r.space,
+                    lower_bound: ep.resources.by_id(r.class, r.id).map_or(0, |d| d.lower_bound),
                 }),
                 _ => None,
             })
