@@ -44,6 +44,15 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// A command running the C program. It finds the library through its run path: cargo's
+/// `LD_LIBRARY_PATH` (which the loader searches first) may list a stale copy in
+/// `<target>/<profile>`, one that `cargo test` does not refresh.
+fn c_command(exe: &Path) -> Command {
+    let mut c = Command::new(exe);
+    c.env_remove("LD_LIBRARY_PATH");
+    c
+}
+
 /// How the C program links the library.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Link {
@@ -203,7 +212,7 @@ fn c_program_matches_the_rust_api() {
         Err(e) => panic!("{e}"),
     };
     let files = inputs();
-    let run = Command::new(&exe).arg(&out).args(&files).output().unwrap();
+    let run = c_command(&exe).arg(&out).args(&files).output().unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(run.status.success(), "the C program failed:\n{}\n{stdout}", String::from_utf8_lossy(&run.stderr));
     let val = untangle_spirv_tools::find_spirv_val();
@@ -307,7 +316,7 @@ fn c_program_links_statically() {
         Err(e) => panic!("{e}"),
     };
     let files: Vec<PathBuf> = inputs().into_iter().filter(|p| !p.to_string_lossy().ends_with(".ll")).take(8).collect();
-    let run = Command::new(&exe).arg(&out).args(&files).output().unwrap();
+    let run = c_command(&exe).arg(&out).args(&files).output().unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     for path in &files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
@@ -403,7 +412,7 @@ fn c_program_error_paths() {
         }
         Err(e) => panic!("{e}"),
     };
-    let run = Command::new(&exe).arg("--errors").arg(&shader).output().unwrap();
+    let run = c_command(&exe).arg("--errors").arg(&shader).output().unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(run.status.success(), "{}\n{stdout}", String::from_utf8_lossy(&run.stderr));
     check_error_lines(&stdout);
@@ -428,7 +437,7 @@ fn c_program_under_address_sanitizer() {
         files.extend(inputs().into_iter().filter(|p| p.to_string_lossy().contains(stage)).take(3));
     }
     let env = [("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0:exitcode=86")];
-    let run = Command::new(&exe).arg(&out).args(&files).envs(env).output().unwrap();
+    let run = c_command(&exe).arg(&out).args(&files).envs(env).output().unwrap();
     let stderr = String::from_utf8_lossy(&run.stderr);
     if stderr.contains("LeakSanitizer does not work under ptrace") {
         eprintln!("LeakSanitizer cannot run here (ptrace); AddressSanitizer only");
@@ -436,7 +445,7 @@ fn c_program_under_address_sanitizer() {
     assert!(run.status.success(), "under AddressSanitizer:\n{stderr}");
     assert!(!stderr.contains("ERROR: AddressSanitizer") && !stderr.contains("ERROR: LeakSanitizer"), "{stderr}");
     if let Some(shader) = error_case_shader() {
-        let run = Command::new(&exe).arg("--errors").arg(&shader).envs(env).output().unwrap();
+        let run = c_command(&exe).arg("--errors").arg(&shader).envs(env).output().unwrap();
         let stderr = String::from_utf8_lossy(&run.stderr);
         assert!(run.status.success(), "under AddressSanitizer:\n{stderr}");
         assert!(!stderr.contains("ERROR: AddressSanitizer") && !stderr.contains("ERROR: LeakSanitizer"), "{stderr}");
