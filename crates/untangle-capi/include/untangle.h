@@ -67,6 +67,11 @@
 #define UNTANGLE_VERSION_PATCH 0
 
 /**
+ * The push-constant budget of new options (`untangle_options_set_max_push_constant_bytes`).
+ */
+#define UNTANGLE_DEFAULT_MAX_PUSH_CONSTANT_BYTES 128
+
+/**
  * `RasterizedStream` for "no stream is rasterized" (`D3D12_SO_NO_RASTERIZED_STREAM`).
  */
 #define UNTANGLE_NO_RASTERIZED_STREAM UINT32_MAX
@@ -103,8 +108,8 @@ typedef enum untangle_status {
    */
   UNTANGLE_NOT_A_SHADER = 3,
   /**
-   * A stage, operation, type or control flow untangle does not translate (yet), or an
-   * input kind this build cannot read (LLVM text without the `llvm` feature).
+   * A stage, operation, type or control flow untangle does not translate (yet), or
+   * LLVM IR it does not model.
    */
   UNTANGLE_UNSUPPORTED = 4,
   /**
@@ -428,6 +433,72 @@ typedef struct untangle_binding {
 } untangle_binding;
 
 /**
+ * Where a translation's root arguments go: the layout report's `push_constants` and
+ * `root_argument_buffer` (docs/layout-json.md) in numbers.
+ */
+typedef struct untangle_root_arguments {
+  /**
+   * Whether the translation went through a root signature (otherwise every other
+   * field is 0 or false).
+   */
+  bool has_layout;
+  /**
+   * The push-constant range's size in bytes (0: none), within the budget.
+   */
+  uint32_t push_constant_bytes;
+  /**
+   * Whether root arguments past the push-constant budget went to a root argument
+   * buffer: a uniform buffer at `root_argument_buffer_set`/`_binding` of at least
+   * `root_argument_buffer_bytes` bytes, written by the layer at draw/dispatch time.
+   */
+  bool has_root_argument_buffer;
+  uint32_t root_argument_buffer_set;
+  uint32_t root_argument_buffer_binding;
+  uint32_t root_argument_buffer_bytes;
+  /**
+   * Root arguments in all (see `untangle_result_root_argument`): those in push
+   * constants by offset, then those in the buffer by offset.
+   */
+  size_t count;
+} untangle_root_arguments;
+
+/**
+ * Where a root argument is written (`UNTANGLE_ROOT_ARGUMENT_IN_*`).
+ */
+typedef uint32_t untangle_root_argument_store;
+
+/**
+ * What a root argument holds (`UNTANGLE_ROOT_ARGUMENT_*`).
+ */
+typedef uint32_t untangle_root_argument_kind;
+
+/**
+ * One root argument: which root parameter, where it is written, what it holds.
+ */
+typedef struct untangle_root_argument {
+  /**
+   * The root parameter index.
+   */
+  uint32_t parameter;
+  /**
+   * `UNTANGLE_ROOT_ARGUMENT_IN_*`.
+   */
+  untangle_root_argument_store store;
+  /**
+   * The byte offset in its store.
+   */
+  uint32_t offset;
+  /**
+   * Its size in bytes.
+   */
+  uint32_t size;
+  /**
+   * `UNTANGLE_ROOT_ARGUMENT_*`.
+   */
+  untangle_root_argument_kind kind;
+} untangle_root_argument;
+
+/**
  * vkd3d-proton's model: descriptor heaps as arrays, tables as offsets (the default).
  */
 #define UNTANGLE_BINDING_MODEL_HEAP 0
@@ -677,6 +748,31 @@ typedef struct untangle_binding {
 
 #define UNTANGLE_SIGNATURE_PATCH_CONSTANT 2
 
+/**
+ * In the push constants, at `offset`.
+ */
+#define UNTANGLE_ROOT_ARGUMENT_IN_PUSH_CONSTANTS 0
+
+/**
+ * Past the push-constant budget: in the root argument buffer, at `offset`.
+ */
+#define UNTANGLE_ROOT_ARGUMENT_IN_BUFFER 1
+
+/**
+ * A descriptor table's start in its heap, in descriptors (4 bytes).
+ */
+#define UNTANGLE_ROOT_ARGUMENT_TABLE_OFFSET 0
+
+/**
+ * A root CBV/SRV/UAV's buffer device address (8 bytes).
+ */
+#define UNTANGLE_ROOT_ARGUMENT_DESCRIPTOR_ADDRESS 1
+
+/**
+ * Root constants (4 bytes each).
+ */
+#define UNTANGLE_ROOT_ARGUMENT_CONSTANTS 2
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -778,6 +874,20 @@ enum untangle_status untangle_options_set_root_descriptors(struct untangle_optio
                                                            untangle_root_descriptors root_descriptors);
 
 /**
+ * The push-constant budget of root-signature layouts, in bytes (default
+ * `UNTANGLE_DEFAULT_MAX_PUSH_CONSTANT_BYTES`, 128): set it to the device's
+ * `maxPushConstantsSize`. Root arguments past it go to a root argument buffer, a uniform
+ * buffer the layout report describes (`root_argument_buffer`; see
+ * `untangle_result_root_arguments`). 0 puts every root argument there; 256 or more keeps
+ * every root signature in push constants. Applies to a root signature set on the options
+ * and to an embedded one. `UNTANGLE_INVALID_ARGUMENT` unless a multiple of 4 (the
+ * options keep their previous budget).
+ */
+enum untangle_status untangle_options_set_max_push_constant_bytes(struct untangle_options *options,
+                                                                  uint32_t bytes,
+                                                                  struct untangle_error **error);
+
+/**
  * When no root signature is set and the shader's container has an `RTS0` part, bind
  * through that one (`enable` true), lowered as the binding model and root-descriptor
  * settings say. Default false.
@@ -819,9 +929,9 @@ enum untangle_status untangle_options_set_io_remap(struct untangle_options *opti
                                                    void *user);
 
 /**
- * Parses a shader: a DXBC container, DXIL bitcode (raw or wrapped) or DXIL as LLVM text
- * (LLVM text needs a build with the `llvm` feature); the kind is detected from the bytes,
- * which are copied (free them whenever). On success `*shader` receives a new shader.
+ * Parses a shader: a DXBC container, DXIL bitcode (raw or wrapped) or DXIL as LLVM 14
+ * text; the kind is detected from the bytes, which are copied (free them whenever). On
+ * success `*shader` receives a new shader.
  * Errors: `UNTANGLE_PARSE_ERROR` (not an input untangle reads, or malformed),
  * `UNTANGLE_NOT_A_SHADER` (well-formed, not DXIL), `UNTANGLE_MALFORMED` (bad DXIL
  * metadata), `UNTANGLE_UNSUPPORTED`.
@@ -942,9 +1052,11 @@ enum untangle_status untangle_result_entry_point(const struct untangle_result *r
 
 /**
  * The layout report of a translation through a root signature, as JSON (schema
- * `untangle-layout/1`, docs/layout-json.md; owned by the result): the pipeline layout to
- * create and where each of the shader's resources went. `*json` is NULL without a root
- * signature.
+ * `untangle-layout/1`, docs/layout-json.md; owned by the result; on one line, otherwise
+ * what `untangle --layout-json` writes): the pipeline layout to create (push constants,
+ * the root argument buffer for arguments past the push-constant budget, descriptor
+ * sets, heaps) and where each of the shader's resources went. `*json` is NULL without a
+ * root signature.
  */
 enum untangle_status untangle_result_layout_json(const struct untangle_result *result,
                                                  const char **json);
@@ -961,6 +1073,21 @@ enum untangle_status untangle_result_binding_count(const struct untangle_result 
 enum untangle_status untangle_result_binding(const struct untangle_result *result,
                                              size_t index,
                                              struct untangle_binding *binding);
+
+/**
+ * Where the root arguments go under the push-constant budget
+ * (`untangle_options_set_max_push_constant_bytes`): the push-constant size and the root
+ * argument buffer, if any. Without a root signature `has_layout` is false.
+ */
+enum untangle_status untangle_result_root_arguments(const struct untangle_result *result,
+                                                    struct untangle_root_arguments *arguments);
+
+/**
+ * Root argument `index` (0 to `untangle_root_arguments.count` - 1).
+ */
+enum untangle_status untangle_result_root_argument(const struct untangle_result *result,
+                                                   size_t index,
+                                                   struct untangle_root_argument *argument);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -22,8 +22,8 @@ pub enum untangle_status {
     /// Well-formed, but not a DXIL shader: an LLVM module without `dx.shaderModel`, a
     /// container without a DXIL program, an entry point without a body.
     UNTANGLE_NOT_A_SHADER = 3,
-    /// A stage, operation, type or control flow untangle does not translate (yet), or an
-    /// input kind this build cannot read (LLVM text without the `llvm` feature).
+    /// A stage, operation, type or control flow untangle does not translate (yet), or
+    /// LLVM IR it does not model.
     UNTANGLE_UNSUPPORTED = 4,
     /// The DXIL breaks a rule of DXIL (metadata, operands, signatures).
     UNTANGLE_MALFORMED = 5,
@@ -136,7 +136,9 @@ pub fn status_of(e: &Error) -> untangle_status {
     use untangle::passes::StructurizeError;
     match e {
         Error::Container(ContainerError::MissingChunk { .. }) => UNTANGLE_NOT_A_SHADER,
-        Error::Container(_) | Error::UnknownFormat(_) | Error::Bitcode(_) | Error::Llvm(_) => UNTANGLE_PARSE_ERROR,
+        Error::Container(_) | Error::UnknownFormat(_) | Error::Bitcode(_) | Error::LlText(_) | Error::Llvm(_) => {
+            UNTANGLE_PARSE_ERROR
+        }
         Error::FrontEndMissing(_) | Error::Ir { .. } => UNTANGLE_UNSUPPORTED,
         Error::Dxil(_) => UNTANGLE_MALFORMED,
         Error::Cfg(CfgError::Irreducible { .. }) => UNTANGLE_UNSUPPORTED,

@@ -85,4 +85,11 @@ mod tests {
         assert_eq!(super::UNTANGLE_VERSION_MINOR.to_string(), env!("CARGO_PKG_VERSION_MINOR"));
         assert_eq!(super::UNTANGLE_VERSION_PATCH.to_string(), env!("CARGO_PKG_VERSION_PATCH"));
     }
+
+    #[test]
+    fn default_push_constant_budget_is_the_library_s() {
+        use untangle::rootsig::layout::{LayoutOptions, DEFAULT_MAX_PUSH_CONSTANT_BYTES};
+        assert_eq!(super::UNTANGLE_DEFAULT_MAX_PUSH_CONSTANT_BYTES, DEFAULT_MAX_PUSH_CONSTANT_BYTES);
+        assert_eq!(LayoutOptions::default().max_push_constant_bytes, DEFAULT_MAX_PUSH_CONSTANT_BYTES);
+    }
 }

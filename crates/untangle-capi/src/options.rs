@@ -35,6 +35,9 @@ pub const UNTANGLE_ROOT_SIGNATURE_VERSION_1_0: untangle_root_signature_version =
 pub const UNTANGLE_ROOT_SIGNATURE_VERSION_1_1: untangle_root_signature_version = 2;
 pub const UNTANGLE_ROOT_SIGNATURE_VERSION_1_2: untangle_root_signature_version = 3;
 
+/// The push-constant budget of new options (`untangle_options_set_max_push_constant_bytes`).
+pub const UNTANGLE_DEFAULT_MAX_PUSH_CONSTANT_BYTES: u32 = 128;
+
 /// `RasterizedStream` for "no stream is rasterized" (`D3D12_SO_NO_RASTERIZED_STREAM`).
 pub const UNTANGLE_NO_RASTERIZED_STREAM: u32 = u32::MAX;
 
@@ -327,6 +330,31 @@ pub unsafe extern "C" fn untangle_options_set_root_descriptors(
             UNTANGLE_ROOT_DESCRIPTORS_DESCRIPTOR => RootDescriptors::Descriptor,
             other => return Err(Failure::invalid(format!("unknown root descriptor mode {other}"))),
         };
+        Ok(())
+    })
+}
+
+/// The push-constant budget of root-signature layouts, in bytes (default
+/// `UNTANGLE_DEFAULT_MAX_PUSH_CONSTANT_BYTES`, 128): set it to the device's
+/// `maxPushConstantsSize`. Root arguments past it go to a root argument buffer, a uniform
+/// buffer the layout report describes (`root_argument_buffer`; see
+/// `untangle_result_root_arguments`). 0 puts every root argument there; 256 or more keeps
+/// every root signature in push constants. Applies to a root signature set on the options
+/// and to an embedded one. `UNTANGLE_INVALID_ARGUMENT` unless a multiple of 4 (the
+/// options keep their previous budget).
+#[no_mangle]
+pub unsafe extern "C" fn untangle_options_set_max_push_constant_bytes(
+    options: *mut untangle_options,
+    bytes: u32,
+    error: *mut *mut untangle_error,
+) -> untangle_status {
+    with_options(options, error, |o| {
+        if !bytes.is_multiple_of(4) {
+            return Err(Failure::invalid(format!(
+                "push-constant budget of {bytes} bytes: it must be a multiple of 4 (push constants are 32-bit words)"
+            )));
+        }
+        o.layout.max_push_constant_bytes = bytes;
         Ok(())
     })
 }

@@ -305,9 +305,9 @@ fn out<T>(p: *mut T) -> Result<Out<T>, untangle_status> {
     Out::new(p, "out").map_err(|f| f.status)
 }
 
-/// Parses a shader: a DXBC container, DXIL bitcode (raw or wrapped) or DXIL as LLVM text
-/// (LLVM text needs a build with the `llvm` feature); the kind is detected from the bytes,
-/// which are copied (free them whenever). On success `*shader` receives a new shader.
+/// Parses a shader: a DXBC container, DXIL bitcode (raw or wrapped) or DXIL as LLVM 14
+/// text; the kind is detected from the bytes, which are copied (free them whenever). On
+/// success `*shader` receives a new shader.
 /// Errors: `UNTANGLE_PARSE_ERROR` (not an input untangle reads, or malformed),
 /// `UNTANGLE_NOT_A_SHADER` (well-formed, not DXIL), `UNTANGLE_MALFORMED` (bad DXIL
 /// metadata), `UNTANGLE_UNSUPPORTED`.

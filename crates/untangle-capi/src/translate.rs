@@ -146,9 +146,11 @@ pub unsafe extern "C" fn untangle_result_entry_point(
 }
 
 /// The layout report of a translation through a root signature, as JSON (schema
-/// `untangle-layout/1`, docs/layout-json.md; owned by the result): the pipeline layout to
-/// create and where each of the shader's resources went. `*json` is NULL without a root
-/// signature.
+/// `untangle-layout/1`, docs/layout-json.md; owned by the result; on one line, otherwise
+/// what `untangle --layout-json` writes): the pipeline layout to create (push constants,
+/// the root argument buffer for arguments past the push-constant budget, descriptor
+/// sets, heaps) and where each of the shader's resources went. `*json` is NULL without a
+/// root signature.
 #[no_mangle]
 pub unsafe extern "C" fn untangle_result_layout_json(
     result: *const untangle_result,
@@ -198,6 +200,134 @@ pub unsafe extern "C" fn untangle_result_binding(
                 binding: b.binding,
                 name: r.binding_names[index].as_ptr(),
             });
+        }
+        Ok(())
+    })
+}
+
+/// Where a root argument is written (`UNTANGLE_ROOT_ARGUMENT_IN_*`).
+pub type untangle_root_argument_store = u32;
+/// In the push constants, at `offset`.
+pub const UNTANGLE_ROOT_ARGUMENT_IN_PUSH_CONSTANTS: untangle_root_argument_store = 0;
+/// Past the push-constant budget: in the root argument buffer, at `offset`.
+pub const UNTANGLE_ROOT_ARGUMENT_IN_BUFFER: untangle_root_argument_store = 1;
+
+/// What a root argument holds (`UNTANGLE_ROOT_ARGUMENT_*`).
+pub type untangle_root_argument_kind = u32;
+/// A descriptor table's start in its heap, in descriptors (4 bytes).
+pub const UNTANGLE_ROOT_ARGUMENT_TABLE_OFFSET: untangle_root_argument_kind = 0;
+/// A root CBV/SRV/UAV's buffer device address (8 bytes).
+pub const UNTANGLE_ROOT_ARGUMENT_DESCRIPTOR_ADDRESS: untangle_root_argument_kind = 1;
+/// Root constants (4 bytes each).
+pub const UNTANGLE_ROOT_ARGUMENT_CONSTANTS: untangle_root_argument_kind = 2;
+
+/// Where a translation's root arguments go: the layout report's `push_constants` and
+/// `root_argument_buffer` (docs/layout-json.md) in numbers.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct untangle_root_arguments {
+    /// Whether the translation went through a root signature (otherwise every other
+    /// field is 0 or false).
+    pub has_layout: bool,
+    /// The push-constant range's size in bytes (0: none), within the budget.
+    pub push_constant_bytes: u32,
+    /// Whether root arguments past the push-constant budget went to a root argument
+    /// buffer: a uniform buffer at `root_argument_buffer_set`/`_binding` of at least
+    /// `root_argument_buffer_bytes` bytes, written by the layer at draw/dispatch time.
+    pub has_root_argument_buffer: bool,
+    pub root_argument_buffer_set: u32,
+    pub root_argument_buffer_binding: u32,
+    pub root_argument_buffer_bytes: u32,
+    /// Root arguments in all (see `untangle_result_root_argument`): those in push
+    /// constants by offset, then those in the buffer by offset.
+    pub count: usize,
+}
+
+/// One root argument: which root parameter, where it is written, what it holds.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct untangle_root_argument {
+    /// The root parameter index.
+    pub parameter: u32,
+    /// `UNTANGLE_ROOT_ARGUMENT_IN_*`.
+    pub store: untangle_root_argument_store,
+    /// The byte offset in its store.
+    pub offset: u32,
+    /// Its size in bytes.
+    pub size: u32,
+    /// `UNTANGLE_ROOT_ARGUMENT_*`.
+    pub kind: untangle_root_argument_kind,
+}
+
+impl untangle_result {
+    /// The root arguments in push constants, then those in the root argument buffer.
+    fn root_arguments(&self) -> impl Iterator<Item = untangle_root_argument> + '_ {
+        use untangle::rootsig::layout::PushKind;
+        let layout = self.translation.layout.as_ref().map(|r| &r.layout);
+        let push = layout.into_iter().flat_map(|l| l.push_constants.members.iter());
+        let spilled = layout.into_iter().flat_map(|l| l.root_argument_buffer.iter().flat_map(|b| b.members.iter()));
+        let of = |store: untangle_root_argument_store| {
+            move |m: &untangle::rootsig::layout::PushMember| untangle_root_argument {
+                parameter: m.parameter,
+                store,
+                offset: m.offset,
+                size: m.size,
+                kind: match m.kind {
+                    PushKind::TableOffset { .. } => UNTANGLE_ROOT_ARGUMENT_TABLE_OFFSET,
+                    PushKind::RootDescriptorAddress { .. } => UNTANGLE_ROOT_ARGUMENT_DESCRIPTOR_ADDRESS,
+                    PushKind::RootConstants { .. } => UNTANGLE_ROOT_ARGUMENT_CONSTANTS,
+                },
+            }
+        };
+        push.map(of(UNTANGLE_ROOT_ARGUMENT_IN_PUSH_CONSTANTS)).chain(spilled.map(of(UNTANGLE_ROOT_ARGUMENT_IN_BUFFER)))
+    }
+}
+
+/// Where the root arguments go under the push-constant budget
+/// (`untangle_options_set_max_push_constant_bytes`): the push-constant size and the root
+/// argument buffer, if any. Without a root signature `has_layout` is false.
+#[no_mangle]
+pub unsafe extern "C" fn untangle_result_root_arguments(
+    result: *const untangle_result,
+    arguments: *mut untangle_root_arguments,
+) -> untangle_status {
+    guard_simple(|| {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let r = result_ref(result)?;
+            let out = out(arguments)?;
+            let mut a = untangle_root_arguments::default();
+            if let Some(report) = &r.translation.layout {
+                let l = &report.layout;
+                a.has_layout = true;
+                a.push_constant_bytes = l.push_constants.size;
+                if let Some(b) = &l.root_argument_buffer {
+                    a.has_root_argument_buffer = true;
+                    a.root_argument_buffer_set = b.set;
+                    a.root_argument_buffer_binding = b.binding;
+                    a.root_argument_buffer_bytes = b.size;
+                }
+                a.count = r.root_arguments().count();
+            }
+            out.set(a);
+        }
+        Ok(())
+    })
+}
+
+/// Root argument `index` (0 to `untangle_root_arguments.count` - 1).
+#[no_mangle]
+pub unsafe extern "C" fn untangle_result_root_argument(
+    result: *const untangle_result,
+    index: usize,
+    argument: *mut untangle_root_argument,
+) -> untangle_status {
+    guard_simple(|| {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let r = result_ref(result)?;
+            let a = r.root_arguments().nth(index).ok_or(untangle_status::UNTANGLE_INVALID_ARGUMENT)?;
+            out(argument)?.set(a);
         }
         Ok(())
     })
