@@ -54,6 +54,7 @@
 //! | reflect | [`Shader::stage`], [`Shader::entry_points`], [`Shader::resources`], [`Shader::signatures`], [`Shader::embedded_root_signature`], [`Shader::dxil`] |
 //! | translate | [`Shader::translate`] or [`translate()`] with [`Options`] → [`Translation`] (SPIR-V words, bindings, [`LayoutReport`]) |
 //! | place resources or stage I/O yourself | [`Options::resource_remap`] ([`ResourceRemap`]), [`Options::io_remap`] ([`IoRemap`]), [`Options::binding_map`] |
+//! | stream output (transform feedback) | [`Options::stream_output`] ([`StreamOutput`], lowering in [`emit::stream_output`]) |
 //! | root signatures | [`rootsig`]: parse RTS0 or HLSL strings, validate, print, lower ([`rootsig::layout`]) |
 //! | errors | [`Error`]: every failure on bad input is typed; nothing panics |
 //! | the structurizer alone | [`passes::structurize`] over [`ir`] functions, [`cfg`](mod@cfg) analyses, shape mode ([`emit::shape`]) |
@@ -98,6 +99,7 @@ pub mod phi;
 pub use container::ShaderKind;
 pub use emit::binding_model::{BindingMap, ResourceQuery, ResourceRemap, VkBinding};
 pub use emit::interface::{IoLocation, IoQuery, IoRemap};
+pub use emit::stream_output::{StreamOutput, StreamOutputDeclaration, StreamOutputError};
 pub use emit::translate::{LayoutReport, RootSignatureBinding};
 pub use emit::{translate, Options, TranslateError, Translation};
 pub use error::{Error, Result};

@@ -188,6 +188,13 @@ pub struct MappingRow {
     pub count: Option<u32>,
     pub set: u32,
     pub binding: u32,
+    /// The range's class, space and first register (what `register` spells).
+    #[serde(skip)]
+    pub class: ResourceClass,
+    #[serde(skip)]
+    pub space: u32,
+    #[serde(skip)]
+    pub lower_bound: u32,
 }
 
 /// The mapping of every resource in the table, in class then id order.
@@ -202,6 +209,9 @@ pub fn mapping(resources: &crate::dxil::Resources, map: &DefaultPlacement) -> Ve
                 count: r.range_size,
                 set: b.set,
                 binding: b.binding,
+                class: r.class,
+                space: r.space,
+                lower_bound: r.lower_bound,
             }
         })
         .collect()

@@ -30,6 +30,9 @@ pub enum TranslateError {
     /// descriptor of the wrong kind, ...), or the root signature cannot be lowered.
     #[error("root signature: {0}")]
     RootSignature(#[from] crate::rootsig::resolve::ResolveError),
+    /// The stream-output description is invalid, or does not fit the shader.
+    #[error("stream output: {0}")]
+    StreamOutput(#[from] super::stream_output::StreamOutputError),
     /// The structurized graph is inconsistent or rspirv refused a sequence (an internal bug).
     #[error("internal error: {0}")]
     Internal(String),

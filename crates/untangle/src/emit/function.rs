@@ -785,6 +785,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 if value.is_some() {
                     return Err(self.err("`ret` with a value in an entry point"));
                 }
+                self.xfb_copy_out()?;
                 emit_merge(&mut self.cx.b, merge)?;
                 self.cx.b.ret()?;
             }

@@ -22,6 +22,7 @@
 use super::error::{Result, TranslateError};
 use super::function::FnEmit;
 use super::module::ModuleBuilder;
+use super::stream_output::{decorate_capture, Lowering, XfbState};
 use crate::container::ShaderKind;
 use crate::dxil::{ComponentType, InterpolationMode, SemanticKind, SignatureElement};
 use rspirv::spirv::{BuiltIn, Capability, Decoration, ExecutionMode, Op, StorageClass, Word};
@@ -78,6 +79,9 @@ pub enum Num {
 #[derive(Clone, Copy, Debug)]
 pub struct SigVar {
     pub var: Word,
+    /// `Input` or `Output`; `Private` for an output element split for stream output
+    /// (see [`super::stream_output`]), whose stores go to a copy.
+    pub class: StorageClass,
     pub num: Num,
     /// Columns (vector size; 1 for scalars).
     pub cols: u32,
@@ -99,6 +103,10 @@ pub struct Interface {
     inputs: BTreeMap<u32, SigVar>,
     outputs: BTreeMap<u32, SigVar>,
     pub modes: Vec<ExecutionMode>,
+    /// Stream output ([`crate::Options::stream_output`]), when given.
+    pub(crate) xfb: Option<XfbState>,
+    /// The highest `Location` an output variable occupies.
+    pub max_output_location: Option<u32>,
 }
 
 impl Interface {
@@ -321,12 +329,22 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
             }
         };
+        let lowering = match &iface.xfb {
+            Some(x) if output => x.plan.lowering(&el, builtin),
+            _ => None,
+        };
+        let mut var_class = class;
         let var = match builtin {
             Some(b) => iface.builtin(self.cx, b, class, ty),
             None => {
                 let prefix = if output { "out" } else { "in" };
+                // A split element's stores go to a private copy; stream output writes its
+                // pieces from there.
+                if lowering == Some(Lowering::Split) {
+                    var_class = StorageClass::Private;
+                }
                 let v = self.cx.global_var(
-                    class,
+                    var_class,
                     ty,
                     &format!("{prefix}.{}{}", el.semantic, el.semantic_indices.first().copied().unwrap_or(0)),
                 );
@@ -349,9 +367,24 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         place.component
                     )));
                 }
-                self.cx.decorate(v, Decoration::Location, &[place.location]);
-                if place.component > 0 {
-                    self.cx.decorate(v, Decoration::Component, &[place.component]);
+                if output {
+                    let last = place.location.checked_add(rows - 1).ok_or_else(|| {
+                        TranslateError::Malformed(format!(
+                            "output {}: location {} + {rows} rows overflows",
+                            el.semantic, place.location
+                        ))
+                    })?;
+                    iface.max_output_location = iface.max_output_location.max(Some(last));
+                }
+                if var_class == StorageClass::Private {
+                    if let Some(x) = iface.xfb.as_mut() {
+                        x.split_place.insert(el.id, place);
+                    }
+                } else {
+                    self.cx.decorate(v, Decoration::Location, &[place.location]);
+                    if place.component > 0 {
+                        self.cx.decorate(v, Decoration::Component, &[place.component]);
+                    }
                 }
                 if stage == ShaderKind::Pixel && !output {
                     if num != Num::Float {
@@ -384,7 +417,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if builtin.is_some() && stage == ShaderKind::Pixel && !output && num != Num::Float && num != Num::Bool {
             self.cx.decorate(var, Decoration::Flat, &[]);
         }
-        let sv = SigVar { var, num, cols, rows: if builtin.is_none() { rows } else { 1 }, builtin, minus, flat_base };
+        if let Some(Lowering::Whole(capture)) = lowering {
+            decorate_capture(self.cx, var, &capture);
+        }
+        let sv = SigVar {
+            var,
+            class: var_class,
+            num,
+            cols,
+            rows: if builtin.is_none() { rows } else { 1 },
+            builtin,
+            minus,
+            flat_base,
+        };
         if output {
             iface.outputs.insert(id, sv);
         } else {

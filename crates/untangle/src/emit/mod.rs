@@ -8,6 +8,7 @@
 //!   shape mode), `resources` (descriptor variables and `dx.op` handles), `interface`
 //!   (signatures and built-ins) and `dxop` (`dx.op.*` lowering by family).
 //! - [`binding_model`]: where each D3D register lands in Vulkan when no root signature says.
+//! - [`stream_output`]: D3D12 stream output lowered to Vulkan transform feedback.
 
 pub mod binding_model;
 pub mod control;
@@ -18,6 +19,7 @@ pub mod interface;
 pub mod module;
 pub(crate) mod resources;
 pub mod shape;
+pub mod stream_output;
 pub mod translate;
 
 pub use error::TranslateError;

@@ -13,6 +13,7 @@ use super::function::FnEmit;
 use super::interface::IoRemap;
 use super::module::ModuleBuilder;
 use super::resources::{Binder, Resources};
+use super::stream_output::{StreamOutput, XfbState};
 use crate::container::ShaderKind;
 use crate::dxil::DxilInfo;
 use crate::ir::Module;
@@ -40,6 +41,9 @@ pub struct Options {
     /// Places the shader's stage inputs and outputs (`Location`, `Component`) instead of
     /// their signature registers.
     pub io_remap: Option<IoRemap>,
+    /// D3D12 stream output for the last pre-rasterization stage, lowered to transform
+    /// feedback ([`super::stream_output`]).
+    pub stream_output: Option<StreamOutput>,
 }
 
 /// A root signature and how to lower it.
@@ -113,6 +117,10 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
     if ep.name.contains('\0') {
         return Err(TranslateError::Malformed("entry point name contains NUL".into()).into());
     }
+    let xfb = match &options.stream_output {
+        Some(so) => Some(so.plan(sm.kind, &ep.signatures.outputs).map_err(TranslateError::from)?),
+        None => None,
+    };
     let structured = crate::passes::structurize(func, crate::passes::Options::default())?;
     let default_placement =
         DefaultPlacement { stage: sm.kind, map: options.binding_map.clone(), remap: options.resource_remap.clone() };
@@ -150,11 +158,13 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
     let fn_void = cx.b.type_function(void, []);
     let fn_id = cx.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void).map_err(TranslateError::from)?;
     cx.b.name(fn_id, ep.name.as_str());
-    let (modes, exits, derivatives) = {
+    let (modes, exits, derivatives, captures) = {
         let mut fe = FnEmit::new(&mut cx, &mut res, &sm, func, &ep.signatures, &structured.scfg)?;
         fe.iface.remap = options.io_remap.clone();
+        fe.iface.xfb = xfb.map(XfbState::new);
         fe.emit_body()?;
-        (std::mem::take(&mut fe.iface.modes), std::mem::take(&mut fe.exit_labels), fe.uses_derivatives)
+        let captures = fe.finish_stream_output()?;
+        (std::mem::take(&mut fe.iface.modes), std::mem::take(&mut fe.exit_labels), fe.uses_derivatives, captures)
     };
     cx.b.end_function().map_err(TranslateError::from)?;
     if !exits.is_empty() {
@@ -163,6 +173,10 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
 
     let interface = cx.interface.clone();
     cx.b.entry_point(model, fn_id, ep.name.as_str(), interface);
+    if captures {
+        cx.capability(spirv::Capability::TransformFeedback);
+        cx.b.execution_mode(fn_id, ExecutionMode::Xfb, []);
+    }
     match sm.kind {
         ShaderKind::Compute => {
             let [x, y, z] = ep.properties.num_threads.unwrap_or([1, 1, 1]);
@@ -208,6 +222,9 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
                     count: r.count,
                     set,
                     binding,
+                    class: r.class,
+                    space: r.space,
+                    lower_bound: ep.resources.by_id(r.class, r.id).map_or(0, |d| d.lower_bound),
                 }),
                 _ => None,
             })

@@ -89,7 +89,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let sv = sv?;
         let row = self.arg_val(c, 1)?;
         let col = self.arg_const(c, 2)? as u32;
-        let p = self.sig_scalar_ptr(sv, StorageClass::Input, row, Some(col), row)?;
+        let p = self.sig_scalar_ptr(sv, sv.class, row, Some(col), row)?;
         let num = match sv.builtin {
             Some(BuiltIn::FragCoord | BuiltIn::Position) => Num::Float,
             _ => sv.num,
@@ -117,7 +117,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let row = self.arg_val(c, 1)?;
         let col = self.arg_const(c, 2)? as u32;
         let row = if sv.builtin == Some(BuiltIn::SampleMask) { self.cx.const_u32(0) } else { row };
-        let p = self.sig_scalar_ptr(sv, StorageClass::Output, row, Some(col), row)?;
+        let p = self.sig_scalar_ptr(sv, sv.class, row, Some(col), row)?;
         let num = match sv.builtin {
             Some(BuiltIn::Position) => Num::Float,
             _ => sv.num,

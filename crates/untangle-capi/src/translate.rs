@@ -1,0 +1,334 @@
+//! `untangle_translate` and its result.
+
+use crate::error::{c_string, guard, guard_simple, guard_value, object, take, untangle_error, Failure, Out};
+use crate::options::untangle_options;
+use crate::reflect::{
+    class_of, stage_of, untangle_resource_class, untangle_shader, untangle_stage, UNTANGLE_UNBOUNDED,
+};
+use crate::untangle_status;
+use std::ffi::{c_char, CString};
+use untangle::Translation;
+
+/// Where one declared register range was bound: descriptor set and binding (ranges
+/// reached otherwise, through push constants or a heap table, are in the layout JSON).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct untangle_binding {
+    /// `UNTANGLE_RESOURCE_CLASS_*`.
+    pub resource_class: untangle_resource_class,
+    pub space: u32,
+    pub base_register: u32,
+    /// Registers in the range (`UNTANGLE_UNBOUNDED`: a runtime array).
+    pub count: u32,
+    pub set: u32,
+    pub binding: u32,
+    /// The variable's name (owned by the result).
+    pub name: *const c_char,
+}
+
+/// A translated shader: SPIR-V words and what a layer needs to bind them. Immutable:
+/// readable from any thread. Free with `untangle_result_free`.
+pub struct untangle_result {
+    translation: Translation,
+    entry_point: CString,
+    layout_json: Option<CString>,
+    binding_names: Vec<CString>,
+}
+
+/// Translates the shader's entry point to SPIR-V 1.6 for Vulkan 1.3. `options` may be NULL
+/// (every default). On success `*result` receives a new result. The shader and options
+/// are only read: several threads may translate one shader at once, with one or several
+/// options objects. Remapping callbacks run on this thread before this call returns.
+/// Errors: `UNTANGLE_UNSUPPORTED` (stage, operation, control flow), `UNTANGLE_MALFORMED`,
+/// `UNTANGLE_ROOT_SIGNATURE` (the shader does not fit the root signature, e.g. an
+/// uncovered register), `UNTANGLE_BINDING_MAP`, `UNTANGLE_STREAM_OUTPUT`,
+/// `UNTANGLE_NOT_A_SHADER`, `UNTANGLE_INTERNAL`.
+#[no_mangle]
+pub unsafe extern "C" fn untangle_translate(
+    shader: *const untangle_shader,
+    options: *const untangle_options,
+    result: *mut *mut untangle_result,
+    error: *mut *mut untangle_error,
+) -> untangle_status {
+    guard(error, || {
+        // SAFETY: a live shader (the caller's contract).
+        let s = unsafe { object(shader, "shader") }?;
+        let out = Out::new(result, "result")?;
+        let opts = if options.is_null() {
+            untangle::Options::default()
+        } else {
+            // SAFETY: live options no call modifies now (the caller's contract).
+            unsafe { object(options, "options") }?.to_options()
+        };
+        let translation = s.shader.translate(&opts)?;
+        let layout_json = match &translation.layout {
+            Some(l) => Some(c_string(
+                &serde_json::to_string(l)
+                    .map_err(|e| Failure::new(untangle_status::UNTANGLE_INTERNAL, e.to_string()))?,
+            )),
+            None => None,
+        };
+        let r = untangle_result {
+            entry_point: c_string(&translation.entry_point),
+            binding_names: translation.bindings.iter().map(|b| c_string(&b.name)).collect(),
+            layout_json,
+            translation,
+        };
+        // SAFETY: checked; writable by contract.
+        unsafe { out.set(Box::into_raw(Box::new(r))) };
+        Ok(())
+    })
+}
+
+/// Frees a result; NULL is ignored. Pointers obtained from it become invalid.
+#[no_mangle]
+pub unsafe extern "C" fn untangle_result_free(result: *mut untangle_result) {
+    // SAFETY: NULL or a result from untangle_translate, freed once.
+    guard_value((), || drop(unsafe { take(result) }));
+}
+
+/// # Safety
+/// `p` is NULL or a live result.
+unsafe fn result_ref<'a>(p: *const untangle_result) -> Result<&'a untangle_result, untangle_status> {
+    // SAFETY: the caller's contract.
+    unsafe { object(p, "result") }.map_err(|f| f.status)
+}
+
+fn out<T>(p: *mut T) -> Result<Out<T>, untangle_status> {
+    Out::new(p, "out").map_err(|f| f.status)
+}
+
+/// The SPIR-V module: `*word_count` 32-bit words at `*words` (owned by the result), in
+/// host byte order. Write them out as bytes for a `.spv` file.
+#[no_mangle]
+pub unsafe extern "C" fn untangle_result_spirv(
+    result: *const untangle_result,
+    words: *mut *const u32,
+    word_count: *mut usize,
+) -> untangle_status {
+    guard_simple(|| {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let r = result_ref(result)?;
+            let (w, n) = (out(words)?, out(word_count)?);
+            w.set(r.translation.words.as_ptr());
+            n.set(r.translation.words.len());
+        }
+        Ok(())
+    })
+}
+
+/// The translated stage (`UNTANGLE_STAGE_*`).
+#[no_mangle]
+pub unsafe extern "C" fn untangle_result_stage(
+    result: *const untangle_result,
+    stage: *mut untangle_stage,
+) -> untangle_status {
+    guard_simple(|| {
+        // SAFETY: the caller's contract.
+        unsafe { out(stage)?.set(stage_of(result_ref(result)?.translation.stage)) };
+        Ok(())
+    })
+}
+
+/// The SPIR-V entry point's name (owned by the result): `pName` of
+/// `VkPipelineShaderStageCreateInfo`.
+#[no_mangle]
+pub unsafe extern "C" fn untangle_result_entry_point(
+    result: *const untangle_result,
+    name: *mut *const c_char,
+) -> untangle_status {
+    guard_simple(|| {
+        // SAFETY: the caller's contract.
+        unsafe { out(name)?.set(result_ref(result)?.entry_point.as_ptr()) };
+        Ok(())
+    })
+}
+
+/// The layout report of a translation through a root signature, as JSON (schema
+/// `untangle-layout/1`, docs/layout-json.md; owned by the result; on one line, otherwise
+/// what `untangle --layout-json` writes): the pipeline layout to create (push constants,
+/// the root argument buffer for arguments past the push-constant budget, descriptor
+/// sets, heaps) and where each of the shader's resources went. `*json` is NULL without a
+/// root signature.
+#[no_mangle]
+pub unsafe extern "C" fn untangle_result_layout_json(
+    result: *const untangle_result,
+    json: *mut *const c_char,
+) -> untangle_status {
+    guard_simple(|| {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let r = result_ref(result)?;
+            out(json)?.set(r.layout_json.as_ref().map_or(std::ptr::null(), |j| j.as_ptr()));
+        }
+        Ok(())
+    })
+}
+
+/// How many register ranges were bound to descriptors (see `untangle_result_binding`).
+#[no_mangle]
+pub unsafe extern "C" fn untangle_result_binding_count(
+    result: *const untangle_result,
+    count: *mut usize,
+) -> untangle_status {
+    guard_simple(|| {
+        // SAFETY: the caller's contract.
+        unsafe { out(count)?.set(result_ref(result)?.translation.bindings.len()) };
+        Ok(())
+    })
+}
+
+/// Descriptor binding `index` (0 to count - 1): the range and its set and binding.
+#[no_mangle]
+pub unsafe extern "C" fn untangle_result_binding(
+    result: *const untangle_result,
+    index: usize,
+    binding: *mut untangle_binding,
+) -> untangle_status {
+    guard_simple(|| {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let r = result_ref(result)?;
+            let b = r.translation.bindings.get(index).ok_or(untangle_status::UNTANGLE_INVALID_ARGUMENT)?;
+            out(binding)?.set(untangle_binding {
+                resource_class: class_of(b.class),
+                space: b.space,
+                base_register: b.lower_bound,
+                count: b.count.unwrap_or(UNTANGLE_UNBOUNDED),
+                set: b.set,
+                binding: b.binding,
+                name: r.binding_names[index].as_ptr(),
+            });
+        }
+        Ok(())
+    })
+}
+
+/// Where a root argument is written (`UNTANGLE_ROOT_ARGUMENT_IN_*`).
+pub type untangle_root_argument_store = u32;
+/// In the push constants, at `offset`.
+pub const UNTANGLE_ROOT_ARGUMENT_IN_PUSH_CONSTANTS: untangle_root_argument_store = 0;
+/// Past the push-constant budget: in the root argument buffer, at `offset`.
+pub const UNTANGLE_ROOT_ARGUMENT_IN_BUFFER: untangle_root_argument_store = 1;
+
+/// What a root argument holds (`UNTANGLE_ROOT_ARGUMENT_*`).
+pub type untangle_root_argument_kind = u32;
+/// A descriptor table's start in its heap, in descriptors (4 bytes).
+pub const UNTANGLE_ROOT_ARGUMENT_TABLE_OFFSET: untangle_root_argument_kind = 0;
+/// A root CBV/SRV/UAV's buffer device address (8 bytes).
+pub const UNTANGLE_ROOT_ARGUMENT_DESCRIPTOR_ADDRESS: untangle_root_argument_kind = 1;
+/// Root constants (4 bytes each).
+pub const UNTANGLE_ROOT_ARGUMENT_CONSTANTS: untangle_root_argument_kind = 2;
+
+/// Where a translation's root arguments go: the layout report's `push_constants` and
+/// `root_argument_buffer` (docs/layout-json.md) in numbers.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct untangle_root_arguments {
+    /// Whether the translation went through a root signature (otherwise every other
+    /// field is 0 or false).
+    pub has_layout: bool,
+    /// The push-constant range's size in bytes (0: none), within the budget.
+    pub push_constant_bytes: u32,
+    /// Whether root arguments past the push-constant budget went to a root argument
+    /// buffer: a uniform buffer at `root_argument_buffer_set`/`_binding` of at least
+    /// `root_argument_buffer_bytes` bytes, written by the layer at draw/dispatch time.
+    pub has_root_argument_buffer: bool,
+    pub root_argument_buffer_set: u32,
+    pub root_argument_buffer_binding: u32,
+    pub root_argument_buffer_bytes: u32,
+    /// Root arguments in all (see `untangle_result_root_argument`): those in push
+    /// constants by offset, then those in the buffer by offset.
+    pub count: usize,
+}
+
+/// One root argument: which root parameter, where it is written, what it holds.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct untangle_root_argument {
+    /// The root parameter index.
+    pub parameter: u32,
+    /// `UNTANGLE_ROOT_ARGUMENT_IN_*`.
+    pub store: untangle_root_argument_store,
+    /// The byte offset in its store.
+    pub offset: u32,
+    /// Its size in bytes.
+    pub size: u32,
+    /// `UNTANGLE_ROOT_ARGUMENT_*`.
+    pub kind: untangle_root_argument_kind,
+}
+
+impl untangle_result {
+    /// The root arguments in push constants, then those in the root argument buffer.
+    fn root_arguments(&self) -> impl Iterator<Item = untangle_root_argument> + '_ {
+        use untangle::rootsig::layout::PushKind;
+        let layout = self.translation.layout.as_ref().map(|r| &r.layout);
+        let push = layout.into_iter().flat_map(|l| l.push_constants.members.iter());
+        let spilled = layout.into_iter().flat_map(|l| l.root_argument_buffer.iter().flat_map(|b| b.members.iter()));
+        let of = |store: untangle_root_argument_store| {
+            move |m: &untangle::rootsig::layout::PushMember| untangle_root_argument {
+                parameter: m.parameter,
+                store,
+                offset: m.offset,
+                size: m.size,
+                kind: match m.kind {
+                    PushKind::TableOffset { .. } => UNTANGLE_ROOT_ARGUMENT_TABLE_OFFSET,
+                    PushKind::RootDescriptorAddress { .. } => UNTANGLE_ROOT_ARGUMENT_DESCRIPTOR_ADDRESS,
+                    PushKind::RootConstants { .. } => UNTANGLE_ROOT_ARGUMENT_CONSTANTS,
+                },
+            }
+        };
+        push.map(of(UNTANGLE_ROOT_ARGUMENT_IN_PUSH_CONSTANTS)).chain(spilled.map(of(UNTANGLE_ROOT_ARGUMENT_IN_BUFFER)))
+    }
+}
+
+/// Where the root arguments go under the push-constant budget
+/// (`untangle_options_set_max_push_constant_bytes`): the push-constant size and the root
+/// argument buffer, if any. Without a root signature `has_layout` is false.
+#[no_mangle]
+pub unsafe extern "C" fn untangle_result_root_arguments(
+    result: *const untangle_result,
+    arguments: *mut untangle_root_arguments,
+) -> untangle_status {
+    guard_simple(|| {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let r = result_ref(result)?;
+            let out = out(arguments)?;
+            let mut a = untangle_root_arguments::default();
+            if let Some(report) = &r.translation.layout {
+                let l = &report.layout;
+                a.has_layout = true;
+                a.push_constant_bytes = l.push_constants.size;
+                if let Some(b) = &l.root_argument_buffer {
+                    a.has_root_argument_buffer = true;
+                    a.root_argument_buffer_set = b.set;
+                    a.root_argument_buffer_binding = b.binding;
+                    a.root_argument_buffer_bytes = b.size;
+                }
+                a.count = r.root_arguments().count();
+            }
+            out.set(a);
+        }
+        Ok(())
+    })
+}
+
+/// Root argument `index` (0 to `untangle_root_arguments.count` - 1).
+#[no_mangle]
+pub unsafe extern "C" fn untangle_result_root_argument(
+    result: *const untangle_result,
+    index: usize,
+    argument: *mut untangle_root_argument,
+) -> untangle_status {
+    guard_simple(|| {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let r = result_ref(result)?;
+            let a = r.root_arguments().nth(index).ok_or(untangle_status::UNTANGLE_INVALID_ARGUMENT)?;
+            out(argument)?.set(a);
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,397 @@
+//! The C API called from Rust (the crate is also an rlib): reflection agrees with the Rust
+//! API on the whole corpus, root signatures given as RTS0 bytes and as strings agree, the
+//! binding map and the embedded-root-signature switch pass through, and one shader and
+//! one options object serve concurrent translations on several threads, callbacks and all.
+
+use std::ffi::{c_void, CStr};
+use std::path::{Path, PathBuf};
+use std::ptr::{null, null_mut};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use untangle::rootsig::{self, Version};
+use untangle::Shader;
+use untangle_capi::*;
+
+const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
+
+fn corpus() -> Vec<PathBuf> {
+    let dir = Path::new(MANIFEST).join("../../../shared/corpus/dxil/vkd3d-proton");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        assert!(std::env::var_os("CI").is_none(), "{} is missing under CI", dir.display());
+        return Vec::new();
+    };
+    let mut v: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    v.sort();
+    v
+}
+
+fn shared(name: &str) -> Option<Vec<u8>> {
+    corpus().into_iter().find(|p| p.file_name().is_some_and(|n| n == name)).map(|p| std::fs::read(p).unwrap())
+}
+
+/// Parses through the C API.
+fn parse(bytes: &[u8]) -> Result<*mut untangle_shader, untangle_status> {
+    let mut shader = null_mut();
+    // SAFETY: valid buffer and out-pointer; no error wanted.
+    let st = unsafe { untangle_shader_parse(bytes.as_ptr(), bytes.len(), &mut shader, null_mut()) };
+    if st == untangle_status::UNTANGLE_OK {
+        Ok(shader)
+    } else {
+        assert!(shader.is_null());
+        Err(st)
+    }
+}
+
+fn str_of(p: *const std::ffi::c_char) -> String {
+    assert!(!p.is_null());
+    // SAFETY: the API hands out NUL-terminated strings.
+    unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_string()
+}
+
+/// Translates through the C API: the words, or the status and message.
+///
+/// # Safety
+/// Live shader; NULL or live options.
+unsafe fn translate(
+    shader: *const untangle_shader,
+    options: *const untangle_options,
+) -> Result<(Vec<u32>, Option<String>), (untangle_status, String)> {
+    let mut result = null_mut();
+    let mut error = null_mut();
+    // SAFETY: the caller's contract; the out-pointers are valid.
+    let st = unsafe { untangle_translate(shader, options, &mut result, &mut error) };
+    if st != untangle_status::UNTANGLE_OK {
+        // SAFETY: an error object from the failed call.
+        let message = unsafe { str_of(untangle_error_message(error)) };
+        // SAFETY: as above.
+        assert_eq!(unsafe { untangle_error_status(error) }, st);
+        // SAFETY: freed once.
+        unsafe { untangle_error_free(error) };
+        return Err((st, message));
+    }
+    assert!(error.is_null());
+    let (mut words, mut count, mut json) = (null(), 0usize, null());
+    // SAFETY: a live result and valid out-pointers.
+    unsafe {
+        assert_eq!(untangle_result_spirv(result, &mut words, &mut count), untangle_status::UNTANGLE_OK);
+        assert_eq!(untangle_result_layout_json(result, &mut json), untangle_status::UNTANGLE_OK);
+    }
+    // SAFETY: `count` words at `words`, owned by the result.
+    let v = unsafe { std::slice::from_raw_parts(words, count) }.to_vec();
+    let json = (!json.is_null()).then(|| str_of(json));
+    // SAFETY: freed once.
+    unsafe { untangle_result_free(result) };
+    Ok((v, json))
+}
+
+fn options() -> *mut untangle_options {
+    let mut o = null_mut();
+    // SAFETY: a valid out-pointer.
+    assert_eq!(unsafe { untangle_options_create(&mut o) }, untangle_status::UNTANGLE_OK);
+    o
+}
+
+#[test]
+fn reflection_agrees_with_the_rust_api() {
+    let mut checked = 0;
+    for path in corpus() {
+        let bytes = std::fs::read(&path).unwrap();
+        let Ok(rust) = Shader::parse(&bytes) else {
+            assert!(parse(&bytes).is_err());
+            continue;
+        };
+        let c = parse(&bytes).unwrap();
+        // SAFETY: `c` is live until freed below; out-pointers are valid.
+        unsafe {
+            let (mut stage, mut major, mut minor) = (99, 99, 99);
+            assert_eq!(untangle_shader_stage(c, &mut stage), untangle_status::UNTANGLE_OK);
+            assert_eq!(stage, rust.stage().to_raw());
+            untangle_shader_model(c, &mut major, &mut minor);
+            assert_eq!((major, minor), (rust.shader_model().major, rust.shader_model().minor));
+            let mut n = 0;
+            untangle_shader_entry_point_count(c, &mut n);
+            assert_eq!(n, rust.entry_points().len());
+            for (i, e) in rust.entry_points().iter().enumerate() {
+                let mut name = null();
+                untangle_shader_entry_point_name(c, i, &mut name);
+                assert_eq!(str_of(name), e.name);
+            }
+            untangle_shader_resource_count(c, &mut n);
+            let resources: Vec<_> = rust.resources().iter().collect();
+            assert_eq!(n, resources.len());
+            for (i, r) in resources.iter().enumerate() {
+                let mut out = std::mem::MaybeUninit::<untangle_resource>::uninit();
+                assert_eq!(untangle_shader_resource(c, i, out.as_mut_ptr()), untangle_status::UNTANGLE_OK);
+                let out = out.assume_init();
+                assert_eq!(out.resource_class, r.class.index());
+                assert_eq!(out.kind, r.kind.to_raw());
+                assert_eq!((out.id, out.space, out.base_register), (r.id, r.space, r.lower_bound));
+                assert_eq!(out.count, r.range_size.unwrap_or(UNTANGLE_UNBOUNDED));
+                assert_eq!(out.has_counter, r.uav.is_some_and(|u| u.has_counter));
+                assert_eq!(str_of(out.name), r.name);
+            }
+            let sigs = rust.signatures().cloned().unwrap_or_default();
+            for (which, list) in [
+                (UNTANGLE_SIGNATURE_INPUT, &sigs.inputs),
+                (UNTANGLE_SIGNATURE_OUTPUT, &sigs.outputs),
+                (UNTANGLE_SIGNATURE_PATCH_CONSTANT, &sigs.patch_constants),
+            ] {
+                untangle_shader_signature_count(c, which, &mut n);
+                assert_eq!(n, list.len());
+                for (i, e) in list.iter().enumerate() {
+                    let mut out = std::mem::MaybeUninit::<untangle_signature_element>::uninit();
+                    assert_eq!(
+                        untangle_shader_signature_element(c, which, i, out.as_mut_ptr()),
+                        untangle_status::UNTANGLE_OK
+                    );
+                    let out = out.assume_init();
+                    assert_eq!(str_of(out.semantic), e.semantic);
+                    let indices = std::slice::from_raw_parts(out.semantic_indices, out.semantic_index_count as usize);
+                    if !e.semantic_indices.is_empty() {
+                        assert_eq!(indices, &e.semantic_indices[..]);
+                    }
+                    assert_eq!(out.semantic_index, indices[0]);
+                    assert_eq!(out.system_value, e.system_value.to_raw());
+                    assert_eq!(out.component_type, e.component_type.to_raw());
+                    assert_eq!(out.interpolation, e.interpolation.to_raw());
+                    assert_eq!((out.rows, out.cols, out.id), (e.rows, e.cols, e.id));
+                    assert_eq!(out.start_row, e.start_row.map_or(-1, |r| r as i32));
+                    assert_eq!(out.start_col, e.start_col.map_or(-1, |r| r as i32));
+                    assert_eq!(out.stream, e.output_stream.unwrap_or(0));
+                }
+                let mut out = std::mem::MaybeUninit::<untangle_signature_element>::uninit();
+                assert_eq!(
+                    untangle_shader_signature_element(c, which, n, out.as_mut_ptr()),
+                    untangle_status::UNTANGLE_INVALID_ARGUMENT
+                );
+            }
+            let mut has = true;
+            assert_eq!(untangle_shader_has_root_signature(c, &mut has, null_mut()), untangle_status::UNTANGLE_OK);
+            assert_eq!(has, rust.embedded_root_signature().unwrap().is_some());
+            untangle_shader_free(c);
+        }
+        checked += 1;
+    }
+    assert!(checked >= 200 || corpus().is_empty(), "only {checked} shaders reflected");
+}
+
+#[test]
+fn root_signatures_as_bytes_and_strings_and_binding_maps() {
+    let Some(bytes) = shared("descriptors.update_root_descriptors.cs_6_0.dxil") else { return };
+    let shader = parse(&bytes).unwrap();
+    let text = "RootFlags(0), CBV(b0), DescriptorTable(UAV(u0, numDescriptors = 1))";
+    let rs = rootsig::parse_hlsl(text, Version::V1_1).unwrap();
+    let rts0 = rootsig::to_rts0(&rs);
+    let container = rootsig::to_rts0_container(&rs);
+    let rust = Shader::parse(&bytes).unwrap();
+    for model in [UNTANGLE_BINDING_MODEL_HEAP, UNTANGLE_BINDING_MODEL_DIRECT] {
+        let expected = rust
+            .translate(&untangle::Options {
+                root_signature: Some(untangle::RootSignatureBinding {
+                    signature: rs.clone(),
+                    layout: rootsig::LayoutOptions {
+                        model: if model == UNTANGLE_BINDING_MODEL_HEAP {
+                            rootsig::BindingModel::Heap
+                        } else {
+                            rootsig::BindingModel::Direct
+                        },
+                        ..Default::default()
+                    },
+                }),
+                ..Default::default()
+            })
+            .unwrap();
+        let json = serde_json::to_string(expected.layout.as_ref().unwrap()).unwrap();
+        let c_text = std::ffi::CString::new(text).unwrap();
+        for how in 0..3 {
+            let o = options();
+            // SAFETY: live options and shader, valid buffers.
+            unsafe {
+                assert_eq!(untangle_options_set_binding_model(o, model), untangle_status::UNTANGLE_OK);
+                let st = match how {
+                    0 => untangle_options_set_root_signature_string(
+                        o,
+                        c_text.as_ptr(),
+                        UNTANGLE_ROOT_SIGNATURE_VERSION_1_1,
+                        null_mut(),
+                    ),
+                    1 => untangle_options_set_root_signature_rts0(o, rts0.as_ptr(), rts0.len(), null_mut()),
+                    _ => untangle_options_set_root_signature_rts0(o, container.as_ptr(), container.len(), null_mut()),
+                };
+                assert_eq!(st, untangle_status::UNTANGLE_OK);
+                let (words, layout) = translate(shader, o).unwrap();
+                assert_eq!(words, expected.words, "model {model}, way {how}");
+                assert_eq!(layout.as_deref(), Some(json.as_str()));
+                // Cleared: back to the default model, no layout.
+                untangle_options_clear_root_signature(o);
+                let (words, layout) = translate(shader, o).unwrap();
+                assert_eq!(words, rust.translate(&untangle::Options::default()).unwrap().words);
+                assert_eq!(layout, None);
+                // No RTS0 part in the corpus's containers: the switch changes nothing.
+                assert_eq!(untangle_options_use_embedded_root_signature(o, true), untangle_status::UNTANGLE_OK);
+                assert_eq!(translate(shader, o).unwrap().0, words);
+                untangle_options_free(o);
+            }
+        }
+    }
+    // A binding map moves u0.
+    let map = r#"[{"class": "UAV", "space": 0, "register": 0, "set": 5, "binding": 9}]"#;
+    let expected = rust
+        .translate(&untangle::Options { binding_map: untangle::BindingMap::parse(map).unwrap(), ..Default::default() })
+        .unwrap();
+    let o = options();
+    let c_map = std::ffi::CString::new(map).unwrap();
+    // SAFETY: live options and shader.
+    unsafe {
+        assert_eq!(untangle_options_set_binding_map_json(o, c_map.as_ptr(), null_mut()), untangle_status::UNTANGLE_OK);
+        let mut result = null_mut();
+        assert_eq!(untangle_translate(shader, o, &mut result, null_mut()), untangle_status::UNTANGLE_OK);
+        let mut n = 0;
+        untangle_result_binding_count(result, &mut n);
+        assert_eq!(n, expected.bindings.len());
+        let mut found = false;
+        for i in 0..n {
+            let mut b = std::mem::MaybeUninit::<untangle_binding>::uninit();
+            assert_eq!(untangle_result_binding(result, i, b.as_mut_ptr()), untangle_status::UNTANGLE_OK);
+            let b = b.assume_init();
+            let row = &expected.bindings[i];
+            assert_eq!(
+                (b.set, b.binding, b.space, b.base_register),
+                (row.set, row.binding, row.space, row.lower_bound)
+            );
+            found |= b.resource_class == UNTANGLE_RESOURCE_CLASS_UAV && (b.set, b.binding) == (5, 9);
+        }
+        assert!(found);
+        untangle_result_free(result);
+        // Removing the map restores the default rule.
+        untangle_options_set_binding_map_json(o, null(), null_mut());
+        assert_eq!(translate(shader, o).unwrap().0, rust.translate(&untangle::Options::default()).unwrap().words);
+        untangle_options_free(o);
+        untangle_shader_free(shader);
+    }
+}
+
+/// Counts the calls it gets through its user pointer.
+unsafe extern "C" fn counting_remap(
+    user: *mut c_void,
+    query: *const untangle_resource_query,
+    binding: *mut untangle_vk_binding,
+) -> bool {
+    // SAFETY: `user` is the AtomicUsize the test installed; query and binding are valid
+    // during the call.
+    unsafe {
+        (*(user as *const AtomicUsize)).fetch_add(1, Ordering::SeqCst);
+        let r = &(*query).resource;
+        (*binding).set = 3;
+        (*binding).binding = r.resource_class * 10 + r.base_register + u32::from((*query).counter) * 5;
+    }
+    true
+}
+
+struct Shared(*const untangle_shader, *const untangle_options);
+// SAFETY: the API documents that a shader and set-up options may be used from several
+// threads at once; the callback's user pointer is an AtomicUsize.
+unsafe impl Send for Shared {}
+// SAFETY: as above.
+unsafe impl Sync for Shared {}
+
+#[test]
+fn one_shader_and_options_translate_on_many_threads() {
+    let files: Vec<PathBuf> = corpus()
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains(".cs_6_0.") || p.to_string_lossy().contains(".ps_6_0."))
+        .take(6)
+        .collect();
+    let calls = AtomicUsize::new(0);
+    for path in files {
+        let bytes = std::fs::read(&path).unwrap();
+        let shader = parse(&bytes).unwrap();
+        let o = options();
+        // SAFETY: live options; `calls` outlives every translation below.
+        unsafe {
+            untangle_options_set_resource_remap(o, Some(counting_remap), &calls as *const AtomicUsize as *mut c_void);
+        }
+        calls.store(0, Ordering::SeqCst);
+        // SAFETY: live shader and options.
+        let Ok((alone, _)) = (unsafe { translate(shader, o) }) else { continue };
+        let per_translation = calls.swap(0, Ordering::SeqCst);
+        let shared = Shared(shader, o);
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                let shared = &shared;
+                let alone = &alone;
+                s.spawn(move || {
+                    for _ in 0..5 {
+                        // SAFETY: concurrent translations of one shader with one options
+                        // object are allowed; both outlive the scope.
+                        let (words, _) = unsafe { translate(shared.0, shared.1) }.unwrap();
+                        assert_eq!(&words, alone);
+                    }
+                });
+            }
+        });
+        assert_eq!(calls.load(Ordering::SeqCst), 20 * per_translation, "{}", path.display());
+        // SAFETY: nothing uses them any more.
+        unsafe {
+            untangle_options_free(o);
+            untangle_shader_free(shader);
+        }
+    }
+}
+
+#[test]
+fn misuse_is_reported_not_crashed() {
+    // SAFETY: every call below passes NULLs or valid pointers; the API must check them.
+    unsafe {
+        let mut shader = null_mut();
+        let mut error = null_mut();
+        assert_eq!(
+            untangle_shader_parse(null(), 0, &mut shader, &mut error),
+            untangle_status::UNTANGLE_INVALID_ARGUMENT
+        );
+        assert_eq!(str_of(untangle_error_message(error)), "`bytes` is NULL");
+        untangle_error_free(error);
+        let bytes = [0u8; 4];
+        assert_eq!(
+            untangle_shader_parse(bytes.as_ptr(), usize::MAX, &mut shader, &mut error),
+            untangle_status::UNTANGLE_INVALID_ARGUMENT
+        );
+        untangle_error_free(error);
+        let o = options();
+        let decl = untangle_stream_output_declaration {
+            stream: 0,
+            semantic_name: c"SV_Position".as_ptr(),
+            semantic_index: 0,
+            start_component: 0,
+            component_count: 4,
+            output_slot: 0,
+        };
+        let small = [8u32];
+        assert_eq!(
+            untangle_options_set_stream_output(o, &decl, 1, small.as_ptr(), 1, 0, &mut error),
+            untangle_status::UNTANGLE_STREAM_OUTPUT
+        );
+        assert!(str_of(untangle_error_message(error)).contains("declaration 0 (SV_Position0)"));
+        untangle_error_free(error);
+        assert_eq!(
+            untangle_options_set_stream_output(o, null(), 1, small.as_ptr(), 1, 0, null_mut()),
+            untangle_status::UNTANGLE_INVALID_ARGUMENT
+        );
+        let bad = [0xffu8, 0xfe, 0];
+        assert_eq!(
+            untangle_options_set_binding_map_json(o, bad.as_ptr().cast(), &mut error),
+            untangle_status::UNTANGLE_INVALID_ARGUMENT
+        );
+        assert!(str_of(untangle_error_message(error)).contains("UTF-8"));
+        untangle_error_free(error);
+        assert_eq!(
+            untangle_options_set_io_remap(null_mut(), None, null_mut()),
+            untangle_status::UNTANGLE_INVALID_ARGUMENT
+        );
+        assert_eq!(untangle_result_spirv(null(), null_mut(), null_mut()), untangle_status::UNTANGLE_INVALID_ARGUMENT);
+        for status in 0..10 {
+            assert!(str_of(untangle_status_name(status)).starts_with("UNTANGLE_"));
+        }
+        assert_eq!(str_of(untangle_status_name(42)), "UNTANGLE_UNKNOWN_STATUS");
+        untangle_options_free(o);
+    }
+}
