@@ -24,6 +24,7 @@ pub mod shape;
 pub mod stream_output;
 pub mod support;
 pub mod translate;
+mod typecheck;
 mod validate;
 
 pub use error::TranslateError;

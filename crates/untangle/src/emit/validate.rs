@@ -10,24 +10,84 @@
 //! describe.
 
 use super::error::{Result, TranslateError};
-use crate::dxil::{EntryPoint, ResourceClass, ResourceKind, SignatureElement};
+use crate::dxil::{EntryPoint, ResourceClass, ResourceKind, SemanticKind, SignatureElement};
 
 /// Signature registers (`D3D12_*_REGISTER_COUNT`).
 const SIGNATURE_ROWS: u32 = 32;
 
-/// Checks every signature element and resource of `ep`.
-pub fn entry_point(ep: &EntryPoint) -> Result<()> {
+/// Checks every signature element and resource of `ep`, and a compute shader's thread-group
+/// size (D3D12: each dimension at least 1, z at most 64, at most 1024 threads).
+pub fn entry_point(ep: &EntryPoint, stage: crate::container::ShaderKind) -> Result<()> {
+    if stage == crate::container::ShaderKind::Compute {
+        let [x, y, z] = ep.properties.num_threads.unwrap_or([1, 1, 1]);
+        let dims_ok = (1..=1024).contains(&x) && (1..=1024).contains(&y) && (1..=64).contains(&z);
+        if !dims_ok || x * y * z > 1024 {
+            return Err(TranslateError::Malformed(format!("numthreads({x}, {y}, {z}) is outside D3D12's limits")));
+        }
+    }
     let sigs = &ep.signatures;
     for (which, list) in [("input", &sigs.inputs), ("output", &sigs.outputs), ("patch constant", &sigs.patch_constants)]
     {
         for el in list {
             element(which, el)?;
+            if !system_value_allowed(stage, which, el.system_value) {
+                return Err(TranslateError::Malformed(format!(
+                    "{which} signature element {} ({}): system value {:?} does not exist there in a {stage:?} shader",
+                    el.id, el.semantic, el.system_value
+                )));
+            }
         }
     }
     for r in ep.resources.iter() {
         resource(r)?;
     }
     Ok(())
+}
+
+/// The system values of pixel and vertex signatures (DXC's `DxilSigPoint` table, for the
+/// `PSIn`, `PSOut`, `VSIn` and `VSOut` points); other stages are not translated (or have no
+/// signature) and are not checked here. A system value elsewhere would become a built-in
+/// Vulkan forbids in that stage or direction.
+fn system_value_allowed(stage: crate::container::ShaderKind, which: &str, sv: SemanticKind) -> bool {
+    use crate::container::ShaderKind::{Pixel, Vertex};
+    use SemanticKind as S;
+    match (stage, which) {
+        (Pixel, "input") => matches!(
+            sv,
+            S::Arbitrary
+                | S::Position
+                | S::VertexID
+                | S::InstanceID
+                | S::PrimitiveID
+                | S::RenderTargetArrayIndex
+                | S::ViewPortArrayIndex
+                | S::ClipDistance
+                | S::CullDistance
+                | S::IsFrontFace
+                | S::SampleIndex
+                | S::Coverage
+                | S::InnerCoverage
+                | S::Barycentrics
+                | S::ShadingRate
+                | S::ViewID
+        ),
+        (Pixel, "output") => {
+            matches!(sv, S::Target | S::Depth | S::DepthLessEqual | S::DepthGreaterEqual | S::Coverage | S::StencilRef)
+        }
+        (Vertex, "input") => matches!(sv, S::Arbitrary | S::VertexID | S::InstanceID),
+        (Vertex, "output") => matches!(
+            sv,
+            S::Arbitrary
+                | S::Position
+                | S::ClipDistance
+                | S::CullDistance
+                | S::RenderTargetArrayIndex
+                | S::ViewPortArrayIndex
+                | S::ShadingRate
+        ),
+        (Pixel | Vertex, _) => false,
+        _ => true,
+    }
 }
 
 fn element(which: &str, el: &SignatureElement) -> Result<()> {
