@@ -14,13 +14,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use untangle::dxil::opcodes::ALL;
 use untangle::dxil::DxOp;
-use untangle::emit::support::{stage_support, Refusal, TABLE_STAGES};
+use untangle::emit::support::{coverage, stage_support, TABLE_STAGES};
 use untangle::emit::{support, Support, TranslateError};
 use untangle::{Options, Shader, ShaderKind};
 use untangle_testkit::check::spirv_val::find_spirv_val;
 use untangle_testkit::dxil_ops::shell::Shell;
-use untangle_testkit::dxil_ops::synth::{self, Body};
-use untangle_testkit::dxil_ops::{all_cases, PROFILES};
+use untangle_testkit::dxil_ops::{all_cases, synthesized, PROFILES};
 
 /// Runs every case; returns the cases covering each (operation, stage).
 fn run_cases() -> BTreeMap<(DxOp, &'static str), Vec<String>> {
@@ -44,6 +43,10 @@ fn run_cases() -> BTreeMap<(DxOp, &'static str), Vec<String>> {
                     continue;
                 }
             };
+            let unsupported = shader.unsupported_operations();
+            if !unsupported.is_empty() {
+                failures.push(format!("{what}: unsupported_operations says {unsupported:?}"));
+            }
             match shader.translate(&Options::default()) {
                 Err(e) => failures.push(format!("{what}: {e}")),
                 Ok(t) => {
@@ -83,19 +86,6 @@ fn every_case_translates_and_validates() {
     assert!(missing.is_empty(), "lowered but no case covers: {missing:?}");
 }
 
-/// A module calling `op` with operands synthesized from its signature.
-fn synthesized(op: DxOp, profile: &'static str) -> String {
-    let (at, combos) = synth::immediate_choices(op);
-    let o = synth::overloads(op)[0];
-    let mut b = Body::default();
-    b.line("%tid = add i32 0, 0");
-    b.load_inputs("%tid");
-    synth::call(&mut b, op, o, &at, &combos[0]);
-    b.store_outputs("%tid");
-    b.line("ret void");
-    Shell::new(profile).module(&b.text(), &b.decls.iter().cloned().collect::<Vec<_>>().join("\n"))
-}
-
 #[test]
 fn refused_operations_are_typed_errors_with_their_reason() {
     let mut checked = 0;
@@ -105,6 +95,11 @@ fn refused_operations_are_typed_errors_with_their_reason() {
             let Support::Refused(r) = support(op, stage) else { continue };
             checked += 1;
             let text = synthesized(op, profile);
+            // The library answers up front what translating answers.
+            match Shader::parse(text.as_bytes()).map(|s| s.unsupported_operations()) {
+                Ok(u) if u.len() == 1 && u[0].op == op && u[0].refusal == r && u[0].calls == 1 => {}
+                other => wrong.push(format!("{} in {profile}: unsupported_operations: {other:?}", op.name())),
+            }
             match untangle::translate(text.as_bytes(), &Options::default()) {
                 Err(untangle::Error::Translate(TranslateError::UnsupportedOp {
                     name, opcode, stage, reason, ..
@@ -127,14 +122,14 @@ fn refused_operations_are_typed_errors_with_their_reason() {
     }
 }
 
-/// One cell of the table.
-fn cell(op: DxOp, stage: ShaderKind) -> &'static str {
-    match support(op, stage) {
-        Support::Lowered(_) => "✓",
-        Support::Refused(Refusal::NotInStage) => "·",
-        Support::Refused(Refusal::StageNotTranslated(_)) => "s",
-        Support::Refused(Refusal::Reserved) => "r",
-        Support::Refused(_) => "✗",
+/// One cell of the table, from a [`StageCoverage`] status.
+fn cell(status: &str) -> &'static str {
+    match status {
+        "lowered" => "✓",
+        "not_in_stage" => "·",
+        "stage_not_translated" => "s",
+        "reserved" => "r",
+        _ => "✗",
     }
 }
 
@@ -180,27 +175,18 @@ fn render(covered: &BTreeMap<(DxOp, &'static str), Vec<String>>) -> String {
     let head: Vec<&str> = TABLE_STAGES.iter().map(|st| st.profile_prefix().unwrap_or("?")).collect();
     let _ = writeln!(s, "| # | operation | SM | {} | lowering / reason | tests |", head.join(" | "));
     let _ = writeln!(s, "|---|---|---|{}---|---|", "---|".repeat(head.len()));
-    for &op in ALL {
-        let cells: Vec<&str> = TABLE_STAGES.iter().map(|&st| cell(op, st)).collect();
-        let (major, minor) = op.min_shader_model();
-        let family = TABLE_STAGES.iter().find_map(|&st| match support(op, st) {
-            Support::Lowered(f) => Some(f),
-            _ => None,
-        });
-        let how = match family {
-            Some(f) => format!("`emit/dxop/{}`", f.module()),
+    // The rows `untangle info --ops` prints, from the same library call.
+    for (row, &op) in coverage().iter().zip(ALL) {
+        assert_eq!(row.opcode, op.number());
+        let cells: Vec<&str> = row.stages.iter().map(|c| cell(c.status)).collect();
+        let how = match row.stages.iter().find_map(|c| c.module) {
+            Some(m) => format!("`emit/dxop/{m}`"),
             None => {
-                let reasons: BTreeSet<String> = TABLE_STAGES
+                let reasons: BTreeSet<&str> = row
+                    .stages
                     .iter()
-                    .filter_map(|&st| match support(op, st) {
-                        Support::Refused(
-                            r @ (Refusal::StageFamily(_)
-                            | Refusal::DxbcConverterOnly
-                            | Refusal::NoVulkanFeature(_)
-                            | Refusal::Reserved),
-                        ) => Some(r.reason()),
-                        _ => None,
-                    })
+                    .filter(|c| matches!(c.status, "refused" | "reserved"))
+                    .filter_map(|c| c.reason.as_deref())
                     .collect();
                 reasons.into_iter().collect::<Vec<_>>().join("; ")
             }
@@ -214,9 +200,10 @@ fn render(covered: &BTreeMap<(DxOp, &'static str), Vec<String>>) -> String {
         let tests = summarize(op, &tests);
         let _ = writeln!(
             s,
-            "| {} | {} | {major}.{minor} | {} | {how} | {tests} |",
-            op.number(),
-            op.name(),
+            "| {} | {} | {} | {} | {how} | {tests} |",
+            row.opcode,
+            row.name,
+            row.shader_model,
             cells.join(" | ")
         );
     }

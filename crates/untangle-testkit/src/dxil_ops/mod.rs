@@ -48,6 +48,21 @@ impl Case {
     }
 }
 
+/// A module calling `op` once with operands synthesized from its signature (its first
+/// overload and first immediate combination), for any operation, refused ones included:
+/// what the refusal tests, `Shader::unsupported_operations` tests and the CLI tests use.
+pub fn synthesized(op: DxOp, profile: &'static str) -> String {
+    let (at, combos) = synth::immediate_choices(op);
+    let o = synth::overloads(op)[0];
+    let mut b = Body::default();
+    b.line("%tid = add i32 0, 0");
+    b.load_inputs("%tid");
+    synth::call(&mut b, op, o, &at, &combos[0]);
+    b.store_outputs("%tid");
+    b.line("ret void");
+    Shell::new(profile).module(&b.text(), &b.decls.iter().cloned().collect::<Vec<_>>().join("\n"))
+}
+
 /// `%tid`: the thread id x in compute shaders, 0 elsewhere.
 pub fn tid_line(body: &mut Body, profile: &str) {
     if profile == "cs" {

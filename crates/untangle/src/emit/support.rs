@@ -408,6 +408,87 @@ pub const TABLE_STAGES: [ShaderKind; 9] = [
     ShaderKind::Library,
 ];
 
+/// One cell of the coverage table: how one stage handles an operation, in a form that
+/// serializes flat (`{"stage": "cs", "status": "lowered", "module": "math.rs"}`).
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct StageCoverage {
+    /// The profile prefix: `cs`, `ps`, `vs`, `gs`, `hs`, `ds`, `ms`, `as`, `lib`.
+    pub stage: &'static str,
+    /// `lowered`, `not_in_stage` (DXIL forbids it there), `stage_not_translated`,
+    /// `reserved` or `refused`.
+    pub status: &'static str,
+    /// For `lowered`: the lowering module under `crates/untangle/src/emit/dxop/`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub module: Option<&'static str>,
+    /// For every refusal: the reason the typed error gives.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl StageCoverage {
+    /// The cell for `support` in `stage`.
+    pub fn new(stage: ShaderKind, support: Support) -> StageCoverage {
+        let (status, module, reason) = match support {
+            Support::Lowered(f) => ("lowered", Some(f.module()), None),
+            Support::Refused(r) => {
+                let status = match r {
+                    Refusal::NotInStage => "not_in_stage",
+                    Refusal::StageNotTranslated(_) => "stage_not_translated",
+                    Refusal::Reserved => "reserved",
+                    _ => "refused",
+                };
+                (status, None, Some(r.reason()))
+            }
+        };
+        StageCoverage { stage: stage.profile_prefix().unwrap_or("?"), status, module, reason }
+    }
+}
+
+/// One row of the coverage table: an operation and how every [`TABLE_STAGES`] stage handles
+/// it. `docs/dxil-coverage.md` and `untangle info --ops` print these rows.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct OpCoverage {
+    pub opcode: u32,
+    pub name: &'static str,
+    /// The shader model that introduced it, `major.minor`.
+    pub shader_model: String,
+    pub stages: Vec<StageCoverage>,
+}
+
+impl OpCoverage {
+    /// The row of `op`.
+    pub fn new(op: DxOp) -> OpCoverage {
+        let (major, minor) = op.min_shader_model();
+        OpCoverage {
+            opcode: op.number(),
+            name: op.name(),
+            shader_model: format!("{major}.{minor}"),
+            stages: TABLE_STAGES.iter().map(|&st| StageCoverage::new(st, support(op, st))).collect(),
+        }
+    }
+
+    /// Whether some stage lowers it.
+    pub fn is_lowered_somewhere(&self) -> bool {
+        self.stages.iter().any(|s| s.status == "lowered")
+    }
+}
+
+/// The whole coverage table: every DXIL 1.8 operation (reserved slots included) in opcode
+/// order, each in every [`TABLE_STAGES`] stage. Cost: 258 × 9 table look-ups.
+pub fn coverage() -> Vec<OpCoverage> {
+    crate::dxil::opcodes::ALL.iter().map(|&op| OpCoverage::new(op)).collect()
+}
+
+/// An operation a shader calls that the translator refuses in its stage
+/// ([`crate::Shader::unsupported_operations`]).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct UnsupportedOperation {
+    pub op: DxOp,
+    /// How many calls the module makes.
+    pub calls: usize,
+    pub refusal: Refusal,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -442,5 +523,24 @@ mod tests {
             Support::Refused(Refusal::StageFamily(StageFamily::RayTracing))
         );
         assert_eq!(support(DxOp::Reserved3, Compute), Support::Refused(Refusal::Reserved));
+    }
+
+    #[test]
+    fn coverage_rows_agree_with_support() {
+        let rows = coverage();
+        assert_eq!(rows.len(), ALL.len());
+        for (row, &op) in rows.iter().zip(ALL) {
+            assert_eq!((row.opcode, row.name), (op.number(), op.name()));
+            for (cell, &stage) in row.stages.iter().zip(&TABLE_STAGES) {
+                assert_eq!(cell, &StageCoverage::new(stage, support(op, stage)));
+                assert_eq!(cell.status == "lowered", support(op, stage).is_lowered());
+                assert_eq!(cell.module.is_some(), cell.reason.is_none());
+            }
+        }
+        let umul = &rows[DxOp::UMul.number() as usize];
+        assert_eq!(umul.stages[0].module, Some("integer.rs"));
+        let feedback = &rows[DxOp::WriteSamplerFeedback.number() as usize].stages[1];
+        assert_eq!(feedback.status, "refused");
+        assert!(feedback.reason.as_deref().is_some_and(|r| r.contains("sampler feedback")));
     }
 }
