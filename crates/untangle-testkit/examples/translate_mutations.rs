@@ -7,7 +7,7 @@
 //!     cargo run --release -p untangle-testkit --example translate_mutations -- COUNT [FIRST] [THREADS]
 //!
 //! A case that runs longer than `UNTANGLE_HANG_SECONDS` (default 60) is reported as a hang
-//! and the run stops (exit 3); invalid modules or panics exit 1. Progress goes to stderr
+//! and the run stops (exit 3); invalid modules, internal errors or panics exit 1. Progress goes to stderr
 //! every 50,000 cases with the next unfinished case, so an interrupted run resumes with
 //! `FIRST` set to it.
 
@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use untangle_testkit::check::spirv_val::find_spirv_val;
-use untangle_testkit::fuzzing::translate::{run_case, Seeds, Tally};
+use untangle_testkit::fuzzing::translate::{run_case, Outcome, Seeds, Tally};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -55,8 +55,10 @@ fn main() {
                     if let Err(p) = &outcome {
                         eprintln!("PANIC case {i}: {p}");
                     }
-                    if let Ok(untangle_testkit::fuzzing::translate::Outcome::Invalid(e)) = &outcome {
-                        eprintln!("INVALID case {i}: {e}");
+                    match &outcome {
+                        Ok(Outcome::Invalid(e)) => eprintln!("INVALID case {i}: {e}"),
+                        Ok(Outcome::Internal(e)) => eprintln!("INTERNAL case {i}: {e}"),
+                        _ => {}
                     }
                     tally.add(i, outcome, took);
                     let n = done.fetch_add(1, Ordering::Relaxed) + 1;
@@ -97,16 +99,20 @@ fn main() {
     println!("  rejected before translation (container, bitcode, DXIL metadata): {}", t.rejected);
     println!("  typed translation errors: {} {:?}", t.refused_total(), t.refused);
     println!("  translated, spirv-val clean: {}", t.valid);
+    println!("  internal errors: {}", t.internal.len());
     println!("  invalid modules: {}", t.invalid.len());
     println!("  panics: {}", t.panics.len());
     println!("  hangs: 0 (limit {hang:?}); slowest case {} took {:?}", t.slowest.0, t.slowest.1);
     for (i, e) in t.invalid.iter().take(20) {
         println!("  invalid: case {i}: {e}");
     }
+    for (i, m) in t.internal.iter().take(20) {
+        println!("  internal: case {i}: {m}");
+    }
     for (i, p) in t.panics.iter().take(20) {
         println!("  panic: case {i}: {p}");
     }
-    if !t.invalid.is_empty() || !t.panics.is_empty() {
+    if !t.invalid.is_empty() || !t.panics.is_empty() || !t.internal.is_empty() {
         std::process::exit(1);
     }
 }

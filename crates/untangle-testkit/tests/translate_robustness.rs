@@ -40,6 +40,7 @@ fn mutants_translate_to_valid_modules_or_typed_errors() {
     );
     assert!(tally.panics.is_empty(), "panics: {:?}", tally.panics);
     assert!(tally.invalid.is_empty(), "invalid modules (case, spirv-val):\n{:#?}", tally.invalid);
+    assert!(tally.internal.is_empty(), "internal errors (case, message):\n{:#?}", tally.internal);
     assert!(tally.refused_total() > count / 10, "the mutations must reach the translator and break things");
     assert!(tally.valid > count / 10, "many mutants must still translate");
 }

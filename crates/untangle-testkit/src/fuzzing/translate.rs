@@ -31,6 +31,9 @@ pub enum Outcome {
     Rejected,
     /// A typed translation error; the label is its kind.
     Refused(String),
+    /// `TranslateError::Internal`: typed, but the translator's own inconsistency (a check
+    /// that should have refused the input earlier is missing); the message.
+    Internal(String),
     /// Translated, and `spirv-val` accepts the module (or no validator was given).
     Valid,
     /// Translated to a module `spirv-val` rejects: the validator's first error.
@@ -198,6 +201,7 @@ pub fn exercise(mutant: &Mutant, val: Option<&SpirvVal>) -> Outcome {
         Mutant::Module(m) => untangle::emit::translate_module(m, &Options::default()),
     };
     match result {
+        Err(untangle::Error::Translate(untangle::TranslateError::Internal(m))) => Outcome::Internal(m),
         Err(untangle::Error::Translate(e)) => {
             let s = e.to_string();
             assert!(!s.is_empty());
@@ -227,6 +231,8 @@ pub struct Tally {
     pub valid: u64,
     /// (case, first validator error)
     pub invalid: Vec<(u64, String)>,
+    /// (case, message) of internal errors
+    pub internal: Vec<(u64, String)>,
     /// (case, panic message)
     pub panics: Vec<(u64, String)>,
     /// The slowest case and its time.
@@ -244,6 +250,7 @@ impl Tally {
             Ok(Outcome::Refused(k)) => *self.refused.entry(k).or_default() += 1,
             Ok(Outcome::Valid) => self.valid += 1,
             Ok(Outcome::Invalid(e)) => self.invalid.push((i, e)),
+            Ok(Outcome::Internal(m)) => self.internal.push((i, m)),
             Err(p) => self.panics.push((i, p)),
         }
     }
@@ -256,6 +263,7 @@ impl Tally {
         }
         self.valid += o.valid;
         self.invalid.extend(o.invalid);
+        self.internal.extend(o.internal);
         self.panics.extend(o.panics);
         if o.slowest.1 > self.slowest.1 {
             self.slowest = o.slowest;

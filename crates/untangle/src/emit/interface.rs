@@ -319,6 +319,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.cx.b.type_array(f, n)
             }
             Some(BuiltIn::SampleMask) => {
+                cols = 1;
                 let one = self.cx.const_u32(1);
                 self.cx.b.type_array(scalar, one)
             }

@@ -1,14 +1,26 @@
-//! The LLVM typing rules the emitter relies on, checked on the entry function before anything
-//! is emitted: operands of arithmetic, comparisons, casts, selects, aggregate and vector
-//! accesses, memory accesses and PHIs have the types LLVM's verifier requires, and branch
-//! conditions are `i1`. The LLVM front end guarantees this for text it parsed, but the native
-//! bitcode reader takes operand types from the file, so damaged bitcode could hand the
-//! emitter a `fmul` of an `i32`, which would become an invalid module. A violation is a
-//! typed [`TranslateError::Invalid`] naming the function, block and value.
+//! The LLVM rules the emitter relies on, checked on the entry function before anything is
+//! emitted:
+//!
+//! - typing: operands of arithmetic, comparisons, casts, selects, aggregate and vector
+//!   accesses, memory accesses and PHIs have the types LLVM's verifier requires, and branch
+//!   conditions are `i1`;
+//! - SSA dominance: in a block the entry reaches, every instruction operand is defined in a
+//!   block that dominates the use (earlier in the same block), and a PHI's incoming value is
+//!   defined in a block that dominates its incoming edge's source (LLVM's "Instruction does
+//!   not dominate all uses"). The emitter reuses a value's SPIR-V id wherever the input's
+//!   dominance says it is available.
+//!
+//! The LLVM front end guarantees both for text it parsed, but the native readers take
+//! operand types and value numbers from the file, so damaged bitcode could hand the emitter
+//! an `fmul` of an `i32`, or an instruction that uses itself, which would become an invalid
+//! module or an internal error. A violation is a typed [`TranslateError::Invalid`] naming the
+//! function, block and value. Cost: one pass over the instructions plus a dominator tree,
+//! O((n + e) log n).
 
 use super::error::{Result, TranslateError};
 use crate::ir::dump::{block_name, inst_name};
-use crate::ir::{BinaryOp, CastOp, Function, InstKind, Module, Terminator, Type, TypeId, Value};
+use crate::ir::{BinaryOp, BlockId, CastOp, Function, InstId, InstKind, Module, Terminator, Type, TypeId, Value};
+use std::collections::HashMap;
 
 struct Check<'a> {
     m: &'a Module,
@@ -171,8 +183,78 @@ impl Check<'_> {
     }
 }
 
-/// Checks every instruction and terminator of `f`.
+/// Checks every instruction and terminator of `f`: types, then dominance.
 pub fn function(m: &Module, f: &Function) -> Result<()> {
+    types(m, f)?;
+    dominance(m, f)
+}
+
+/// Where each instruction of `f` is: its block and its index there.
+fn positions(f: &Function) -> HashMap<InstId, (BlockId, usize)> {
+    let mut at = HashMap::with_capacity(f.insts.len());
+    for &b in &f.layout {
+        for (k, &i) in f.blocks[b].insts.iter().enumerate() {
+            at.insert(i, (b, k));
+        }
+    }
+    at
+}
+
+fn dominance(m: &Module, f: &Function) -> Result<()> {
+    // A graph the CFG module refuses (a branch out of the layout) is the structurizer's to
+    // report, with its own typed error.
+    let Ok(graph) = crate::cfg::Graph::from_function(f) else { return Ok(()) };
+    let dom = crate::cfg::DomTree::of_graph(&graph);
+    let at = positions(f);
+    let err = |b: BlockId, value: String, message: String| TranslateError::Invalid {
+        function: f.name.clone(),
+        block: block_name(f, &m.types, b),
+        value,
+        message,
+    };
+    // Whether `v` is available at position `k` of block `b` (`k` = the block's length: at
+    // its end, where the terminator and outgoing PHI edges use values).
+    let available = |v: Value, b: BlockId, k: usize| -> std::result::Result<(), String> {
+        let Value::Inst(d) = v else { return Ok(()) };
+        match at.get(&d) {
+            None => Err("uses a value that is in no block".into()),
+            Some(&(db, dk)) if db == b => {
+                (dk < k).then_some(()).ok_or_else(|| "uses a value defined at or after it in its block".into())
+            }
+            Some(&(db, _)) => dom.dominates(db, b).then_some(()).ok_or_else(|| {
+                format!("uses a value of block {}, which does not dominate it", block_name(f, &m.types, db))
+            }),
+        }
+    };
+    for &b in &f.layout {
+        if !dom.contains(b) {
+            // LLVM lets unreachable code use anything; the structurizer drops it.
+            continue;
+        }
+        let block = &f.blocks[b];
+        for (k, &i) in block.insts.iter().enumerate() {
+            let inst = &f.insts[i];
+            let result = match &inst.kind {
+                InstKind::Phi { incoming } => incoming.iter().try_for_each(|&(v, pred)| {
+                    if !f.blocks.is_valid(pred) || !dom.contains(pred) {
+                        return Ok(());
+                    }
+                    available(v, pred, f.blocks[pred].insts.len())
+                }),
+                kind => kind.operands().iter().try_for_each(|&v| available(v, b, k)),
+            };
+            if let Err(message) = result {
+                return Err(err(b, inst_name(f, &m.types, i), message));
+            }
+        }
+        if let Err(message) = block.terminator.operands().iter().try_for_each(|&v| available(v, b, block.insts.len())) {
+            return Err(err(b, "the terminator".into(), message));
+        }
+    }
+    Ok(())
+}
+
+fn types(m: &Module, f: &Function) -> Result<()> {
     let c = Check { m, f };
     for &b in &f.layout {
         let block = &f.blocks[b];

@@ -90,6 +90,40 @@ fn system_value_allowed(stage: crate::container::ShaderKind, which: &str, sv: Se
     }
 }
 
+/// The most rows and columns an element of system value `sv` may have (DXC's
+/// `DxilSemantic` table: scalars, `SV_Position` a `float4`, `SV_Barycentrics` a `float3`,
+/// clip and cull distances two registers), or `None` where the signature rules above
+/// suffice. The translator gives these built-ins Vulkan's fixed types, so another shape
+/// would index past them.
+fn system_value_shape(sv: SemanticKind) -> Option<(u32, u32)> {
+    use SemanticKind as S;
+    match sv {
+        S::VertexID
+        | S::InstanceID
+        | S::RenderTargetArrayIndex
+        | S::ViewPortArrayIndex
+        | S::PrimitiveID
+        | S::GSInstanceID
+        | S::SampleIndex
+        | S::IsFrontFace
+        | S::Coverage
+        | S::InnerCoverage
+        | S::Depth
+        | S::DepthLessEqual
+        | S::DepthGreaterEqual
+        | S::StencilRef
+        | S::ViewID
+        | S::ShadingRate
+        | S::CullPrimitive
+        | S::StartVertexLocation
+        | S::StartInstanceLocation => Some((1, 1)),
+        S::Position => Some((1, 4)),
+        S::Barycentrics => Some((1, 3)),
+        S::ClipDistance | S::CullDistance => Some((2, 4)),
+        _ => None,
+    }
+}
+
 fn element(which: &str, el: &SignatureElement) -> Result<()> {
     let bad = |what: String| {
         TranslateError::Malformed(format!(
@@ -116,6 +150,14 @@ fn element(which: &str, el: &SignatureElement) -> Result<()> {
                 "rows {row}..{} pass register {}",
                 u64::from(row) + u64::from(el.rows),
                 SIGNATURE_ROWS
+            )));
+        }
+    }
+    if let Some((rows, cols)) = system_value_shape(el.system_value) {
+        if el.rows > rows || el.cols > cols {
+            return Err(bad(format!(
+                "system value {:?} of {}x{} components (at most {rows}x{cols})",
+                el.system_value, el.rows, el.cols
             )));
         }
     }
