@@ -2,7 +2,7 @@
 //! mutants of the vkd3d-proton corpus (container bytes, instruction operands, metadata
 //! values; see `untangle_testkit::fuzzing::translate`) go through the whole translate path,
 //! and every module that comes out must pass `spirv-val --target-env vulkan1.3`.
-//! `UNTANGLE_TRANSLATE_MUTATIONS` sets the number of cases (default 3000);
+//! `UNTANGLE_TRANSLATE_MUTATIONS` sets the number of cases (default 10,000);
 //! `examples/translate_mutations.rs` is the long, parallel run.
 
 use std::path::Path;
@@ -11,7 +11,7 @@ use untangle_testkit::fuzzing::translate::{run_case, Seeds, Tally};
 
 #[test]
 fn mutants_translate_to_valid_modules_or_typed_errors() {
-    let count: u64 = std::env::var("UNTANGLE_TRANSLATE_MUTATIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(3000);
+    let count: u64 = std::env::var("UNTANGLE_TRANSLATE_MUTATIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(10_000);
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/dxil/vkd3d-proton");
     let seeds = Seeds::load(&dir);
     if seeds.is_empty() {
