@@ -123,7 +123,8 @@ fn same(t: Scalar, got: u64, want: u64) -> bool {
         _ => return false,
     };
     let zero_or_denormal = |x: u64| x & exp == 0;
-    (got & !sign == 0 && zero_or_denormal(want)) || (want & !sign == 0 && got & !sign == 0)
+    // A zero of either sign where a zero (of either sign) or a denormal was expected.
+    got & !sign == 0 && zero_or_denormal(want)
 }
 
 /// The words of a result list, with the scalar each word belongs to.
@@ -306,7 +307,7 @@ fn constant_buffer_loads_read_the_right_bytes() {
         let at32 = 4 * tid;
         let at64 = 8 * tid;
         let at16f = 2 * tid + 2;
-        let want = vec![
+        let want = [
             bytes[at8] as u32,
             u16::from_le_bytes([bytes[at16], bytes[at16 + 1]]) as u32,
             word(at32),

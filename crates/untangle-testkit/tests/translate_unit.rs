@@ -106,9 +106,10 @@ fn unsupported_operations_name_the_opcode() {
             function,
             block,
         })) => {
-            assert_eq!((name.as_str(), opcode, stage.as_str()), ("GSInstanceID", 100, "cs"));
+            assert_eq!((name, opcode, stage.as_str()), ("GSInstanceID", 100, "cs"));
             assert_eq!((function.as_str(), block.as_str()), ("main", "0"));
-            assert!(reason.contains("does not allow it in this stage"), "{reason}");
+            assert_eq!(reason, untangle::emit::support::Refusal::NotInStage);
+            assert!(reason.to_string().contains("does not allow it in this stage"), "{reason}");
         }
         other => panic!("expected UnsupportedOp, got {other:?}"),
     }

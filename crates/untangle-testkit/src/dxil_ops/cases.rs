@@ -129,11 +129,8 @@ fn constant_buffers() -> Vec<Case> {
     ];
     for &(name, s, n, ty) in legacy {
         v.push(case(format!("cbuffer_load_legacy.{name}"), ALL, cb(), |b| {
-            let fname = format!(
-                "dx.op.cbufferLoadLegacy.{}{}",
-                s.suffix(),
-                if name.contains("minprecision") { "" } else { "" }
-            );
+            // Minimum precision and native 16-bit rows share the name; the row type differs.
+            let fname = format!("dx.op.cbufferLoadLegacy.{}", s.suffix());
             b.declare(format!("declare {ty} @{fname}(i32, %dx.types.Handle, i32)"));
             let d = b.input(Scalar::I32);
             b.line(format!("%row = and i32 {d}, 15"));

@@ -123,10 +123,10 @@ pub fn compute(op: DxOp, o: Scalar, imm: &[u64], args: &[Value]) -> Option<Vec<V
         }
         UDiv => {
             let (x, y) = (a(0).bits as u32, a(1).bits as u32);
-            if y == 0 {
-                vec![i32v(u32::MAX), i32v(u32::MAX)]
-            } else {
-                vec![i32v(x / y), i32v(x % y)]
+            // Division by zero gives all ones in both results (DXIL.rst).
+            match (x.checked_div(y), x.checked_rem(y)) {
+                (Some(q), Some(r)) => vec![i32v(q), i32v(r)],
+                _ => vec![i32v(u32::MAX), i32v(u32::MAX)],
             }
         }
         UAddc => {

@@ -11,10 +11,18 @@ pub enum TranslateError {
     /// A stage we do not translate yet.
     #[error("shader stage `{stage}` is not supported yet")]
     UnsupportedStage { stage: String },
-    /// A `dx.op` the translator does not lower in this stage, and why
-    /// ([`crate::emit::support::Refusal::reason`]); `function` and `block` say where the call is.
+    /// A `dx.op` the translator does not lower in this stage, and why (the
+    /// [`crate::emit::support::Refusal`], which prints as its reason); `function` and `block`
+    /// say where the call is.
     #[error("DXIL operation {name} (opcode {opcode}) is not supported in `{stage}` shaders: {reason} (function `{function}`, block `{block}`)")]
-    UnsupportedOp { name: String, opcode: u32, stage: String, reason: String, function: String, block: String },
+    UnsupportedOp {
+        name: &'static str,
+        opcode: u32,
+        stage: String,
+        reason: crate::emit::support::Refusal,
+        function: String,
+        block: String,
+    },
     /// An operation with an overload or operand shape not supported yet.
     #[error("DXIL operation {name}: {message}")]
     UnsupportedForm { name: String, message: String },

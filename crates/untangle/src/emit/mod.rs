@@ -7,7 +7,7 @@
 //!   structurized CFG), [`control`] (merge instructions and dispatch terminators, shared with
 //!   shape mode), `resources` (descriptor variables and `dx.op` handles), `interface`
 //!   (signatures and built-ins) and `dxop` (`dx.op.*` lowering by family).
-//! - [`support`]: which operations are lowered in which stage, and why the others are
+//! - [`support`](mod@support): which operations are lowered in which stage, and why the others are
 //!   refused (the dispatcher, `docs/dxil-coverage.md` and `untangle info --ops` read it).
 //! - [`binding_model`]: where each D3D register lands in Vulkan when no root signature says.
 //! - [`stream_output`]: D3D12 stream output lowered to Vulkan transform feedback.

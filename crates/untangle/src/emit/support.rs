@@ -178,7 +178,7 @@ impl std::fmt::Display for Refusal {
 }
 
 /// Whether the translator handles `stage` at all: `None` when it does, else the stage family
-/// whose work it is. [`crate::emit::translate`] refuses other stages with
+/// whose work it is. [`crate::emit::translate()`] refuses other stages with
 /// [`crate::TranslateError::UnsupportedStage`].
 pub fn stage_support(stage: ShaderKind) -> Option<StageFamily> {
     use ShaderKind::*;

@@ -70,10 +70,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn refused(&self, c: &Call<'_>, r: Refusal) -> TranslateError {
         let (function, block, _) = self.site(c.inst);
         TranslateError::UnsupportedOp {
-            name: c.op.name().into(),
+            name: c.op.name(),
             opcode: c.op.number(),
             stage: self.sm.profile.clone(),
-            reason: r.reason(),
+            reason: r,
             function,
             block,
         }
