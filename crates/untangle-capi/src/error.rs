@@ -153,7 +153,7 @@ pub fn status_of(e: &Error) -> untangle_status {
             | TranslateError::UnsupportedOp { .. }
             | TranslateError::UnsupportedForm { .. }
             | TranslateError::Unsupported { .. } => UNTANGLE_UNSUPPORTED,
-            TranslateError::Malformed(_) => UNTANGLE_MALFORMED,
+            TranslateError::Malformed(_) | TranslateError::Invalid { .. } => UNTANGLE_MALFORMED,
             TranslateError::BindingMap(_) => UNTANGLE_BINDING_MAP,
             TranslateError::RootSignature(_) => UNTANGLE_ROOT_SIGNATURE,
             TranslateError::StreamOutput(_) => UNTANGLE_STREAM_OUTPUT,

@@ -101,12 +101,18 @@ pub enum CliRootDescriptors {
 #[derive(Subcommand)]
 enum Command {
     /// Describe a shader: container chunks, shader model, entry points, signatures,
-    /// resources, functions and the DXIL operations it uses.
+    /// resources, functions and the DXIL operations it uses. With `--ops` and no FILE: every
+    /// DXIL 1.8 operation and how each stage handles it (docs/dxil-coverage.md's data).
     Info {
-        file: PathBuf,
+        #[arg(required_unless_present = "ops")]
+        file: Option<PathBuf>,
         /// Print JSON (schema: docs/cli-json.md).
         #[arg(long)]
         json: bool,
+        /// The operations: with FILE, those it calls and whether its stage lowers each;
+        /// without, the whole coverage table.
+        #[arg(long)]
+        ops: bool,
     },
     /// Print the module in untangle's IR (LLVM-like text).
     Ir { file: PathBuf },
@@ -179,7 +185,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
         return convert::convert(&cli.convert);
     };
     match command {
-        Command::Info { file, json } => inspect::info(&file, json),
+        Command::Info { file, json, ops: true } => inspect::ops(file.as_deref(), json),
+        Command::Info { file: Some(file), json, ops: false } => inspect::info(&file, json),
+        Command::Info { file: None, .. } => unreachable!("clap requires FILE without --ops"),
         Command::Ir { file } => inspect::ir(&file),
         Command::Cfg { file, json, dot } => inspect::cfg(&file, json, dot.as_deref()),
         Command::Translate { file, shape, output, dump_cfg, shape_batch, decision_stride, trace_stride } => {

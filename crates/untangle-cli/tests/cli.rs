@@ -36,6 +36,52 @@ fn info_json_is_json() {
 }
 
 #[test]
+fn info_ops_prints_the_coverage_table_of_the_library() {
+    use untangle::emit::support::coverage;
+    let (code, out, err) = untangle(&["info", "--ops", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["operations"], serde_json::to_value(coverage()).unwrap());
+    assert_eq!(v["operations"].as_array().map(Vec::len), Some(untangle::dxil::opcodes::COUNT));
+    assert_eq!(v["stages"][0], "cs");
+    let (code, text, _) = untangle(&["info", "--ops"]);
+    assert_eq!(code, 0);
+    // One line per operation between the header and the summary.
+    assert_eq!(text.lines().count(), untangle::dxil::opcodes::COUNT + 4, "{text}");
+    let umul = text.lines().find(|l| l.split_whitespace().nth(1) == Some("UMul")).unwrap();
+    assert!(umul.contains("+  +  +") && umul.ends_with("emit/dxop/integer.rs"), "{umul}");
+    let feedback = text.lines().find(|l| l.split_whitespace().nth(1) == Some("WriteSamplerFeedback")).unwrap();
+    assert!(feedback.contains("Vulkan has no sampler feedback"), "{feedback}");
+}
+
+#[test]
+fn info_ops_on_a_file_says_which_calls_its_stage_refuses() {
+    use untangle::dxil::DxOp;
+    let dir = temp("ops");
+    let file = dir.join("feedback.ll");
+    std::fs::write(&file, untangle_testkit::dxil_ops::synthesized(DxOp::WriteSamplerFeedback, "ps")).unwrap();
+    let (code, out, err) = untangle(&["info", "--ops", "--json", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["profile"], "ps_6_8");
+    let ops = v["operations"].as_array().unwrap();
+    let refused: Vec<&serde_json::Value> = ops.iter().filter(|o| o["status"] != "lowered").collect();
+    assert_eq!(refused.len(), 1, "{v}");
+    assert_eq!(refused[0]["name"], "WriteSamplerFeedback");
+    assert_eq!(refused[0]["opcode"], 174);
+    assert!(refused[0]["reason"].as_str().unwrap().contains("sampler feedback"));
+    assert!(ops.iter().any(|o| o["name"] == "BufferLoad" && o["module"] == "buffers.rs"), "{v}");
+    // Translating it is refused with the same reason.
+    let (code, _, err) = untangle(&[file.to_str().unwrap(), "-o", dir.join("x.spv").to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("sampler feedback"), "{err}");
+    let (code, text, _) = untangle(&["info", "--ops", file.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(text.starts_with("ps_6_8: ") && text.contains("1 refused"), "{text}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn bad_input_is_one_line_naming_the_file_and_exit_1() {
     let dir = std::env::temp_dir().join(format!("untangle-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -63,6 +109,7 @@ fn bad_input_is_one_line_naming_the_file_and_exit_1() {
 fn usage_errors_exit_2() {
     assert_eq!(untangle(&[]).0, 2);
     assert_eq!(untangle(&["info"]).0, 2);
+    assert_eq!(untangle(&["info", "--json"]).0, 2);
     assert_eq!(untangle(&["frobnicate", "x"]).0, 2);
 }
 

@@ -5,7 +5,9 @@
 //! A `Shader` owns its data and is `Send + Sync`: parse once, translate from several threads.
 
 use crate::container::{Container, ShaderKind};
+use crate::dxil::DxOp;
 use crate::dxil::{DxilInfo, EntryPoint, Resources, ShaderModel, Signatures};
+use crate::emit::support::{support, Support, UnsupportedOperation};
 use crate::emit::translate::{translate_analyzed, Options, RootSignatureBinding, Translation};
 use crate::emit::TranslateError;
 use crate::error::Result;
@@ -97,6 +99,27 @@ impl Shader {
     /// The DXBC container, for container inputs.
     pub fn container(&self) -> Option<Container<'_>> {
         self.loaded.container()
+    }
+
+    /// The DXIL operations this shader calls that [`Shader::translate`] would refuse in its
+    /// stage, each with the reason (`emit::support`), in opcode order: a layer can ask up
+    /// front instead of translating. Empty does not promise success (resources, signatures
+    /// and the control flow can still be refused); a non-empty answer does promise failure.
+    /// In a stage the translator does not handle, every operation is refused
+    /// ([`crate::emit::support::Refusal::StageNotTranslated`]). Opcodes past DXIL 1.8 are
+    /// not listed (the translator refuses them as malformed).
+    pub fn unsupported_operations(&self) -> Vec<UnsupportedOperation> {
+        let stage = self.stage();
+        crate::dxil::ops::op_uses(self.module())
+            .into_iter()
+            .filter_map(|u| {
+                let op = DxOp::from_u32(u32::try_from(u.opcode).ok()?)?;
+                match support(op, stage) {
+                    Support::Refused(refusal) => Some(UnsupportedOperation { op, calls: u.count, refusal }),
+                    Support::Lowered(_) => None,
+                }
+            })
+            .collect()
     }
 
     /// Translates the entry point to SPIR-V (Vulkan 1.3, SPIR-V 1.6). With

@@ -7,3 +7,4 @@ pub mod mutate;
 pub mod shader_gen;
 pub mod structured_gen;
 pub mod synthetic;
+pub mod translate;

@@ -116,6 +116,8 @@ pub struct Features {
     pub int64_atomics: bool,
     /// `shaderStorageImageReadWithoutFormat` and `...WriteWithoutFormat`.
     pub storage_image_without_format: bool,
+    /// `VK_KHR_shader_clock` with `shaderSubgroupClock` (`OpReadClockKHR` at subgroup scope).
+    pub shader_subgroup_clock: bool,
     /// The subgroup size (Vulkan 1.1 properties), 0 if unknown.
     pub subgroup_size: u32,
     /// Subgroup operations (`VkSubgroupFeatureFlags` bits) supported in compute shaders.
@@ -542,6 +544,17 @@ impl Gpu {
         features.int64_atomics = v12 && on(f12.shader_buffer_int64_atomics) && on(f12.shader_shared_int64_atomics);
         features.storage_image_without_format =
             on(c.shader_storage_image_read_without_format) && on(c.shader_storage_image_write_without_format);
+        // Device extensions the runner turns on when present.
+        // SAFETY: `physical` came from this instance.
+        let extensions = unsafe { instance.enumerate_device_extension_properties(physical) }.unwrap_or_default();
+        let has = |name: &std::ffi::CStr| extensions.iter().any(|e| e.extension_name_as_c_str() == Ok(name));
+        let mut clock = vk::PhysicalDeviceShaderClockFeaturesKHR::default();
+        if v12 && has(ash::khr::shader_clock::NAME) {
+            let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut clock);
+            // SAFETY: a 1.2 instance and device; the chain lives through the call.
+            unsafe { instance.get_physical_device_features2(physical, &mut f2) };
+            features.shader_subgroup_clock = clock.shader_subgroup_clock == vk::TRUE;
+        }
         let info = DeviceInfo {
             index,
             name: names[index].clone(),
@@ -579,9 +592,17 @@ impl Gpu {
             if v13 {
                 f2 = f2.push_next(&mut chain.f13);
             }
+            if info.features.shader_subgroup_clock {
+                clock.p_next = std::ptr::null_mut();
+                f2 = f2.push_next(&mut clock);
+            }
             create = create.push_next(&mut f2);
         } else {
             create = create.enabled_features(&chain.core);
+        }
+        let extension_names = [ash::khr::shader_clock::NAME.as_ptr()];
+        if info.features.shader_subgroup_clock {
+            create = create.enabled_extension_names(&extension_names);
         }
         // SAFETY: the create info and its arrays outlive the call.
         let device = unsafe { instance.create_device(physical, &create, None) }.map_err(vkr("vkCreateDevice"))?;

@@ -17,6 +17,13 @@ pub struct DomTree {
 }
 
 impl DomTree {
+    /// The dominator tree of `graph` alone, without the other analyses of [`super::Cfg`]
+    /// (which refuses irreducible graphs; this does not). O((n + e) log n).
+    pub fn of_graph(graph: &super::Graph) -> DomTree {
+        let (order, _) = super::Order::compute(graph);
+        DomTree::compute(&DenseGraph::new(graph, &order))
+    }
+
     pub(crate) fn compute(g: &DenseGraph) -> DomTree {
         if g.len() == 0 {
             return DomTree::default();

@@ -61,7 +61,11 @@ fn read_element(e: &Tuple<'_>) -> Result<SignatureElement> {
         Some(ix) => (0..ix.len()).map(|k| ix.u32(k)).collect::<Result<_>>()?,
     };
     let start_row = e.i32(8)?;
-    let start_col = e.i32(9)?;
+    // The start column is an `i8` (-1 when not allocated), which the reader zero-extends.
+    let start_col = match e.i32(9)? {
+        c @ 0..=255 => c as u8 as i8 as i32,
+        c => c,
+    };
     let mut el = SignatureElement {
         id: e.u32(0)?,
         semantic: e.string(1)?.to_string(),

@@ -11,9 +11,18 @@ pub enum TranslateError {
     /// A stage we do not translate yet.
     #[error("shader stage `{stage}` is not supported yet")]
     UnsupportedStage { stage: String },
-    /// A `dx.op` the translator does not lower yet, for this stage.
-    #[error("DXIL operation {name} (opcode {opcode}) is not supported in `{stage}` shaders yet")]
-    UnsupportedOp { name: String, opcode: u32, stage: String },
+    /// A `dx.op` the translator does not lower in this stage, and why (the
+    /// [`crate::emit::support::Refusal`], which prints as its reason); `function` and `block`
+    /// say where the call is.
+    #[error("DXIL operation {name} (opcode {opcode}) is not supported in `{stage}` shaders: {reason} (function `{function}`, block `{block}`)")]
+    UnsupportedOp {
+        name: &'static str,
+        opcode: u32,
+        stage: String,
+        reason: crate::emit::support::Refusal,
+        function: String,
+        block: String,
+    },
     /// An operation with an overload or operand shape not supported yet.
     #[error("DXIL operation {name}: {message}")]
     UnsupportedForm { name: String, message: String },
@@ -23,6 +32,10 @@ pub enum TranslateError {
     /// The input breaks a DXIL rule (bad operand, unknown resource, ...).
     #[error("malformed DXIL: {0}")]
     Malformed(String),
+    /// A value breaks a rule the translator relies on (a `dx.op` call with the wrong operand
+    /// types, an operation on the wrong kind of resource, ...): where it is and why.
+    #[error("malformed DXIL: function `{function}`, block `{block}`, {value}: {message}")]
+    Invalid { function: String, block: String, value: String, message: String },
     /// The binding map file could not be used.
     #[error("binding map: {0}")]
     BindingMap(String),

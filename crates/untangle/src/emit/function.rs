@@ -151,6 +151,18 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         unsupported(&self.f.name, message)
     }
 
+    /// The function and block (named as LLVM prints them) that hold `inst`, and the
+    /// instruction's own name, for error messages.
+    pub fn site(&self, inst: InstId) -> (String, String, String) {
+        let types = &self.cx.m.types;
+        let block = self
+            .def_block
+            .get(&inst)
+            .map(|&b| crate::ir::dump::block_name(self.f, types, b))
+            .unwrap_or_else(|| "?".into());
+        (self.f.name.clone(), block, crate::ir::dump::inst_name(self.f, types, inst))
+    }
+
     // --- raw emission helpers ---
 
     pub fn op(&mut self, opcode: Op, ty: Word, operands: Vec<Operand>) -> Result<Word> {

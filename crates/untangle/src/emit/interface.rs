@@ -102,6 +102,8 @@ pub struct Interface {
     builtins: BTreeMap<u32, Word>,
     inputs: BTreeMap<u32, SigVar>,
     outputs: BTreeMap<u32, SigVar>,
+    /// Components taken per (output?, location), bit k: component k.
+    locations: BTreeMap<(bool, u32), u8>,
     pub modes: Vec<ExecutionMode>,
     /// Stream output ([`crate::Options::stream_output`]), when given.
     pub(crate) xfb: Option<XfbState>,
@@ -286,6 +288,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             _ => return Err(unsupported("system value")),
         };
+        // A `bool` user varying: Vulkan has no boolean `Location` variables; it travels as a
+        // 32-bit 0 or 1.
+        if builtin.is_none() && num == Num::Bool {
+            num = Num::UInt;
+        }
         let scalar = scalar_of(self.cx, num);
         let mut flat_base = None;
         let ty = match builtin {
@@ -312,6 +319,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.cx.b.type_array(f, n)
             }
             Some(BuiltIn::SampleMask) => {
+                cols = 1;
                 let one = self.cx.const_u32(1);
                 self.cx.b.type_array(scalar, one)
             }
@@ -366,6 +374,23 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         el.semantic_indices.first().copied().unwrap_or(0),
                         place.component
                     )));
+                }
+                // Two variables may not share a location component (DXC packs signatures
+                // so they never do; a damaged or remapped one could).
+                for r in 0..rows {
+                    let slot = (output, place.location.saturating_add(r));
+                    let mask = ((1u8 << cols) - 1) << place.component;
+                    let taken = iface.locations.entry(slot).or_insert(0);
+                    if *taken & mask != 0 {
+                        return Err(TranslateError::Malformed(format!(
+                            "{} {}{} overlaps another element at location {}",
+                            if output { "output" } else { "input" },
+                            el.semantic,
+                            el.semantic_indices.first().copied().unwrap_or(0),
+                            slot.1
+                        )));
+                    }
+                    *taken |= mask;
                 }
                 if output {
                     let last = place.location.checked_add(rows - 1).ok_or_else(|| {

@@ -7,6 +7,8 @@
 //!   structurized CFG), [`control`] (merge instructions and dispatch terminators, shared with
 //!   shape mode), `resources` (descriptor variables and `dx.op` handles), `interface`
 //!   (signatures and built-ins) and `dxop` (`dx.op.*` lowering by family).
+//! - [`support`](mod@support): which operations are lowered in which stage, and why the others are
+//!   refused (the dispatcher, `docs/dxil-coverage.md` and `untangle info --ops` read it).
 //! - [`binding_model`]: where each D3D register lands in Vulkan when no root signature says.
 //! - [`stream_output`]: D3D12 stream output lowered to Vulkan transform feedback.
 
@@ -20,7 +22,11 @@ pub mod module;
 pub(crate) mod resources;
 pub mod shape;
 pub mod stream_output;
+pub mod support;
 pub mod translate;
+mod typecheck;
+mod validate;
 
 pub use error::TranslateError;
+pub use support::{stage_support, support, Family, Refusal, StageFamily, Support};
 pub use translate::{translate, translate_module, Options, Translation};

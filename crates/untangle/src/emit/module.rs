@@ -30,6 +30,8 @@ pub struct ModuleBuilder<'m> {
     /// Every module-scope variable, for the entry point's interface (SPIR-V 1.4+ lists all).
     pub interface: Vec<Word>,
     glsl: Option<Word>,
+    /// Decorations made so far: an operation lowered twice must not decorate twice.
+    decorations: BTreeSet<(Word, u32, Vec<u32>)>,
 }
 
 impl<'m> ModuleBuilder<'m> {
@@ -52,6 +54,7 @@ impl<'m> ModuleBuilder<'m> {
             globals: HashMap::new(),
             interface: Vec::new(),
             glsl: None,
+            decorations: BTreeSet::new(),
         };
         mb.capability(Capability::Shader);
         mb
@@ -330,7 +333,10 @@ impl<'m> ModuleBuilder<'m> {
         id
     }
 
+    /// Decorates `target`, once: repeating a decoration is invalid SPIR-V.
     pub fn decorate(&mut self, target: Word, d: spirv::Decoration, literals: &[u32]) {
-        self.b.decorate(target, d, literals.iter().map(|&l| Operand::LiteralBit32(l)));
+        if self.decorations.insert((target, d as u32, literals.to_vec())) {
+            self.b.decorate(target, d, literals.iter().map(|&l| Operand::LiteralBit32(l)));
+        }
     }
 }

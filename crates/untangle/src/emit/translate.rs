@@ -98,10 +98,10 @@ pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translat
 /// Translate a module whose DXIL meaning `info` was decoded already.
 pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options) -> crate::Result<Translation> {
     let sm = info.shader_model.clone().ok_or_else(|| TranslateError::NotAShader("no dx.shaderModel".into()))?;
-    let model = match sm.kind {
-        ShaderKind::Compute => ExecutionModel::GLCompute,
-        ShaderKind::Pixel => ExecutionModel::Fragment,
-        ShaderKind::Vertex => ExecutionModel::Vertex,
+    let model = match (super::support::stage_support(sm.kind), sm.kind) {
+        (None, ShaderKind::Compute) => ExecutionModel::GLCompute,
+        (None, ShaderKind::Pixel) => ExecutionModel::Fragment,
+        (None, ShaderKind::Vertex) => ExecutionModel::Vertex,
         _ => return Err(TranslateError::UnsupportedStage { stage: sm.profile.clone() }.into()),
     };
     let ep = info
@@ -117,6 +117,8 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
     if ep.name.contains('\0') {
         return Err(TranslateError::Malformed("entry point name contains NUL".into()).into());
     }
+    super::validate::entry_point(ep, sm.kind)?;
+    super::typecheck::function(m, func)?;
     let xfb = match &options.stream_output {
         Some(so) => Some(so.plan(sm.kind, &ep.signatures.outputs).map_err(TranslateError::from)?),
         None => None,
@@ -182,6 +184,13 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
             let [x, y, z] = ep.properties.num_threads.unwrap_or([1, 1, 1]);
             cx.b.execution_mode(fn_id, ExecutionMode::LocalSize, [x, y, z]);
             if derivatives {
+                if (x * y * z) % 4 != 0 {
+                    // D3D requires it of compute shaders with derivatives (quads or groups of 4).
+                    return Err(TranslateError::Malformed(format!(
+                        "derivatives in a compute shader of {x}x{y}x{z} threads (a multiple of 4 is required)"
+                    ))
+                    .into());
+                }
                 // D3D: quads of 2x2 threads when the group is two-dimensional with even
                 // sides, else groups of 4 consecutive threads.
                 cx.extension("SPV_KHR_compute_shader_derivatives");

@@ -71,6 +71,21 @@ impl Names {
     }
 }
 
+/// How the dump (and LLVM) names instruction `inst` of `f`: `%name`, or `%N` for unnamed
+/// values, numbered as LLVM numbers them. For error messages.
+pub fn inst_name(f: &Function, types: &super::types::Types, inst: InstId) -> String {
+    let names = Names::new(f, types);
+    match names.insts.get(inst).filter(|n| !n.is_empty()) {
+        Some(n) => format!("%{n}"),
+        None => format!("an unnamed void instruction (#{})", inst.as_u32()),
+    }
+}
+
+/// How the dump (and LLVM) names block `b` of `f` (without the `%`).
+pub fn block_name(f: &Function, types: &super::types::Types, b: BlockId) -> String {
+    Names::new(f, types).blocks.get(b).cloned().unwrap_or_else(|| f.block_label(b))
+}
+
 pub struct Dumper<'m> {
     m: &'m Module,
 }

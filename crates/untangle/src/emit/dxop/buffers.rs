@@ -20,6 +20,8 @@ use crate::ir::TypeId;
 use crate::rootsig::layout::ArgStore;
 use rspirv::spirv::{Op, Scope, StorageClass, Word};
 
+const FAMILY: &str = "buffers";
+
 /// `DXIL::AtomicBinOpCode`.
 fn atomic_opcode(n: u64) -> Result<Op> {
     Ok(match n {
@@ -57,17 +59,38 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 Ok(Some(self.cx.b.constant_true(t)))
             }
             DxOp::BufferUpdateCounter => self.update_counter(c).map(Some),
-            other => Err(self.unsupported_op(other)),
+            other => Err(self.not_in_family(other, FAMILY)),
         }
     }
 
-    fn cbuffer_legacy(&mut self, c: &Call<'_>) -> Result<Word> {
-        let h = self.handle(self.arg(c, 0)?)?;
-        let row = self.arg_val(c, 1)?;
+    /// Rows (16 bytes each) of the constant buffer behind `h`: its declared size, or the
+    /// largest D3D allows for heap descriptors.
+    fn cbuffer_rows(&self, h: Handle) -> u32 {
+        match h.heap {
+            Some(_) => 4096,
+            None => {
+                self.res.resource(h.class, h.id).ok().and_then(|r| r.cbuffer_size).unwrap_or(16).div_ceil(16).max(1)
+            }
+        }
+    }
+
+    /// The handle of argument `k`, which must be a constant buffer.
+    fn cbuffer_handle(&mut self, c: &Call<'_>, k: usize) -> Result<Handle> {
+        let h = self.handle(self.arg(c, k)?)?;
+        let rv = self.res_var(h)?;
+        if rv.shape != ResShape::CBuffer {
+            return Err(self.invalid(c, &format!("operand {k}"), "not a constant buffer"));
+        }
+        Ok(h)
+    }
+
+    /// Row `row` of a constant buffer as a `uvec4` (0 for a constant row past the end, as
+    /// D3D reads out-of-bounds constants; a dynamic one is left to robust buffer access).
+    fn cbuffer_row(&mut self, h: Handle, row: Word) -> Result<Word> {
         let u = self.cx.u32_t();
         let v4 = self.cx.vec(u, 4);
         let rv = self.res_var(h)?;
-        let vec = if let Indexing::RootWords { at: arg, n } = rv.indexing {
+        if let Indexing::RootWords { at: arg, n } = rv.indexing {
             let mut words = Vec::new();
             match self.cx.const_value_u32(row) {
                 Some(r) => {
@@ -85,14 +108,42 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     }
                 }
             }
-            self.ids_op(Op::CompositeConstruct, v4, &words)?
-        } else {
-            let (rv, p) = self.res_ptr(h)?;
-            let pty = self.cx.ptr(rv.storage, v4);
-            let zero = self.cx.const_u32(0);
-            let ptr = self.ids_op(Op::AccessChain, pty, &[p, zero, row])?;
-            self.load_from(v4, ptr, rv.storage, 16)?
-        };
+            return self.ids_op(Op::CompositeConstruct, v4, &words);
+        }
+        if self.cx.const_value_u32(row).is_some_and(|r| r >= self.cbuffer_rows(h)) {
+            return Ok(self.cx.null(v4));
+        }
+        let (rv, p) = self.res_ptr(h)?;
+        let pty = self.cx.ptr(rv.storage, v4);
+        let zero = self.cx.const_u32(0);
+        let ptr = self.ids_op(Op::AccessChain, pty, &[p, zero, row])?;
+        self.load_from(v4, ptr, rv.storage, 16)
+    }
+
+    /// Word `word` (byte offset / 4) of a constant buffer, bounds as [`Self::cbuffer_row`].
+    fn cbuffer_word(&mut self, h: Handle, word: Word) -> Result<Word> {
+        let u = self.cx.u32_t();
+        let rv = self.res_var(h)?;
+        if let Indexing::RootWords { at: arg, n } = rv.indexing {
+            return self.root_constant(arg, n, word);
+        }
+        if self.cx.const_value_u32(word).is_some_and(|w| w / 4 >= self.cbuffer_rows(h)) {
+            return Ok(self.cx.const_u32(0));
+        }
+        let (two, three, zero) = (self.cx.const_u32(2), self.cx.const_u32(3), self.cx.const_u32(0));
+        let (rv, p) = self.res_ptr(h)?;
+        let row = self.ids_op(Op::ShiftRightLogical, u, &[word, two])?;
+        let comp = self.ids_op(Op::BitwiseAnd, u, &[word, three])?;
+        let pty = self.cx.ptr(rv.storage, u);
+        let ptr = self.ids_op(Op::AccessChain, pty, &[p, zero, row, comp])?;
+        self.load_from(u, ptr, rv.storage, 4)
+    }
+
+    fn cbuffer_legacy(&mut self, c: &Call<'_>) -> Result<Word> {
+        let h = self.cbuffer_handle(c, 0)?;
+        let row = self.arg_val(c, 1)?;
+        let u = self.cx.u32_t();
+        let vec = self.cbuffer_row(h, row)?;
         let scalar = self.overload_scalar(c.ty);
         let st = self.cx.ty(scalar)?;
         let bits = self.scalar_bits(scalar).unwrap_or(32);
@@ -102,6 +153,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 for k in 0..4 {
                     let x = self.extract(u, vec, k)?;
                     comps.push(self.num_to_ir(x, Num::UInt, scalar)?);
+                }
+            }
+            16 if self.fields(c.ty).len() == 4 => {
+                // Minimum precision: each value has a 32-bit slot and is stored at 32 bits.
+                let f = self.cx.float(32);
+                for k in 0..4 {
+                    let x = self.extract(u, vec, k)?;
+                    comps.push(if self.is_float_ty(scalar) {
+                        let y = self.ids_op(Op::Bitcast, f, &[x])?;
+                        self.ids_op(Op::FConvert, st, &[y])?
+                    } else {
+                        self.ids_op(Op::UConvert, st, &[x])?
+                    });
                 }
             }
             16 => {
@@ -142,43 +206,47 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         )
     }
 
+    /// `cbufferLoad(handle, byteOffset, alignment)`: one value of the overload (8, 16, 32 or
+    /// 64 bits) at a byte offset; a 64-bit value is two words, low first.
     fn cbuffer_load(&mut self, c: &Call<'_>) -> Result<Word> {
-        let h = self.handle(self.arg(c, 0)?)?;
+        let h = self.cbuffer_handle(c, 0)?;
+        let t = self.cx.ty(c.ty)?;
         let bits = self.scalar_bits(c.ty).unwrap_or(32);
-        if bits != 32 && bits != 16 {
-            return Err(self.form(c.op, format!("{bits}-bit overload")));
-        }
         let off = self.arg_val(c, 1)?;
         let u = self.cx.u32_t();
-        let (four, two, three, zero) =
-            (self.cx.const_u32(4), self.cx.const_u32(2), self.cx.const_u32(3), self.cx.const_u32(0));
-        let rv = self.res_var(h)?;
-        let x = if let Indexing::RootWords { at, n } = rv.indexing {
-            let w = match self.cx.const_value_u32(off) {
-                Some(o) => self.cx.const_u32(o / 4),
-                None => self.ids_op(Op::ShiftRightLogical, u, &[off, two])?,
-            };
-            self.root_constant(at, n, w)?
-        } else {
-            let (rv, p) = self.res_ptr(h)?;
-            let w = self.ids_op(Op::ShiftRightLogical, u, &[off, two])?;
-            let row = self.ids_op(Op::ShiftRightLogical, u, &[off, four])?;
-            let comp = self.ids_op(Op::BitwiseAnd, u, &[w, three])?;
-            let pty = self.cx.ptr(rv.storage, u);
-            let ptr = self.ids_op(Op::AccessChain, pty, &[p, zero, row, comp])?;
-            self.load_from(u, ptr, rv.storage, 4)?
+        let word = match self.cx.const_value_u32(off) {
+            Some(o) => self.cx.const_u32(o / 4),
+            None => {
+                let two = self.cx.const_u32(2);
+                self.ids_op(Op::ShiftRightLogical, u, &[off, two])?
+            }
         };
-        if bits == 16 {
-            // The half of the word that holds byte offset `off`.
-            let half = self.ids_op(Op::BitwiseAnd, u, &[off, two])?;
-            let shift = self.ids_op(Op::ShiftLeftLogical, u, &[half, three])?;
-            let y = self.ids_op(Op::ShiftRightLogical, u, &[x, shift])?;
-            let t = self.cx.ty(c.ty)?;
-            let u16t = self.cx.uint(16);
-            let z = self.ids_op(Op::UConvert, u16t, &[y])?;
-            return if self.is_float_ty(c.ty) { self.ids_op(Op::Bitcast, t, &[z]) } else { Ok(z) };
+        let x = self.cbuffer_word(h, word)?;
+        match bits {
+            64 => {
+                let next = self.add_const(word, 1)?;
+                let y = self.cbuffer_word(h, next)?;
+                let u2 = self.cx.vec(u, 2);
+                let pair = self.ids_op(Op::CompositeConstruct, u2, &[x, y])?;
+                self.ids_op(Op::Bitcast, t, &[pair])
+            }
+            32 => self.num_to_ir(x, Num::UInt, c.ty),
+            _ => {
+                // The part of the word that holds byte offset `off`.
+                let within = self.cx.const_u32(if bits == 16 { 2 } else { 3 });
+                let byte = self.ids_op(Op::BitwiseAnd, u, &[off, within])?;
+                let three = self.cx.const_u32(3);
+                let shift = self.ids_op(Op::ShiftLeftLogical, u, &[byte, three])?;
+                let y = self.ids_op(Op::ShiftRightLogical, u, &[x, shift])?;
+                let small = self.cx.uint(bits);
+                let z = self.ids_op(Op::UConvert, small, &[y])?;
+                if self.is_float_ty(c.ty) {
+                    self.ids_op(Op::Bitcast, t, &[z])
+                } else {
+                    Ok(z)
+                }
+            }
         }
-        self.num_to_ir(x, Num::UInt, c.ty)
     }
 
     /// Byte address of element `index` (+ `offset` for structured buffers).
@@ -350,6 +418,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn buffer_store(&mut self, c: &Call<'_>) -> Result<()> {
         let h = self.handle(self.arg(c, 0)?)?;
         let rv = self.res_var(h)?;
+        if !rv.uav {
+            return Err(self.invalid(c, "operand 0", "stores need a UAV"));
+        }
         let index = self.arg_val(c, 1)?;
         let mask = self.arg_const(c, 7)? as u32;
         match rv.shape {
@@ -466,6 +537,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn atomic(&mut self, c: &Call<'_>) -> Result<Word> {
         let h = self.handle(self.arg(c, 0)?)?;
         let rv = self.res_var(h)?;
+        if !rv.uav {
+            return Err(self.invalid(c, "operand 0", "atomics need a UAV"));
+        }
         let first = if c.op == DxOp::AtomicBinOp { 2 } else { 1 };
         let wide = self.scalar_bits(c.ty) == Some(64);
         let (ptr, texel) = if wide {
@@ -509,6 +583,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let zero = self.cx.const_u32(0);
             (self.ids_op(Op::AccessChain, pty, &[var, zero, word])?, None)
         } else {
+            if let ResShape::Image { texel: TexelKind::Float, .. } = rv.shape {
+                return Err(self.invalid(c, "operand 0", "atomics need an integer typed UAV"));
+            }
             self.atomic_ptr(c, h, rv, first)?
         };
         let num = texel.map(texel_num).unwrap_or(Num::UInt);
@@ -540,6 +617,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     fn update_counter(&mut self, c: &Call<'_>) -> Result<Word> {
         let h = self.handle(self.arg(c, 0)?)?;
+        if !self.res_var(h)?.uav {
+            return Err(self.invalid(c, "operand 0", "counters belong to UAVs"));
+        }
         let inc = self.arg_const(c, 1)? as i8;
         let counters =
             if h.heap.is_some() { self.res.heap_counters(self.cx)? } else { self.res.counter(self.cx, h.id)? };

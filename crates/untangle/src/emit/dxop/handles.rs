@@ -9,6 +9,8 @@ use crate::emit::function::FnEmit;
 use crate::emit::resources::{Handle, HeapHandle};
 use crate::ir::{ConstKind, Value};
 
+const FAMILY: &str = "handles";
+
 fn class_of(n: u64) -> Result<ResourceClass> {
     ResourceClass::from_index(n).ok_or_else(|| TranslateError::Malformed(format!("resource class {n}")))
 }
@@ -79,9 +81,30 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
                 h
             }
-            other => return Err(self.unsupported_op(other)),
+            other => return Err(self.not_in_family(other, FAMILY)),
         };
+        if h.heap.is_none() {
+            self.check_register(c, &h)?;
+        }
         self.handles.insert(c.inst, h);
+        Ok(())
+    }
+
+    /// A handle into a declared range must name a register of the range when its index is a
+    /// constant (DXC's validator checks it; a constant index past a descriptor array is
+    /// invalid SPIR-V).
+    fn check_register(&self, c: &Call<'_>, h: &Handle) -> Result<()> {
+        let r = self.res.resource(h.class, h.id)?;
+        let Some(index) = h.index.and_then(|v| self.const_int(v)) else { return Ok(()) };
+        let end = r.range_size.map(|n| u64::from(r.lower_bound) + u64::from(n));
+        if index < u64::from(r.lower_bound) || end.is_some_and(|e| index >= e) {
+            let k = if c.op == DxOp::CreateHandle { 2 } else { 1 };
+            return Err(self.invalid(
+                c,
+                &format!("operand {k}"),
+                format!("register {index} is outside {} ({} registers)", r.register(), r.range_size.unwrap_or(0)),
+            ));
+        }
         Ok(())
     }
 }

@@ -15,6 +15,8 @@ use crate::emit::function::FnEmit;
 use crate::emit::interface::Num;
 use rspirv::spirv::{BuiltIn, Capability, Op, StorageClass, Word};
 
+const FAMILY: &str = "stage I/O";
+
 impl<'a, 'm> FnEmit<'a, 'm> {
     pub(super) fn io_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
         match c.op {
@@ -55,8 +57,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.num_to_ir(x, Num::Bool, c.ty).map(Some)
             }
             DxOp::IsHelperLane => {
-                self.cx.capability(Capability::DemoteToHelperInvocation);
                 let b = self.cx.bool_t();
+                if self.sm.kind != crate::container::ShaderKind::Pixel {
+                    // Only pixel shaders have helper lanes (DXC folds the call to false
+                    // elsewhere, `DxilPreparePasses.cpp`).
+                    let f = self.cx.b.constant_false(b);
+                    return self.num_to_ir(f, Num::Bool, c.ty).map(Some);
+                }
+                self.cx.capability(Capability::DemoteToHelperInvocation);
                 let x = self.ids_op(Op::IsHelperInvocationEXT, b, &[])?;
                 self.num_to_ir(x, Num::Bool, c.ty).map(Some)
             }
@@ -76,7 +84,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let d = self.ids_op(op, f, &[x])?;
                 self.num_to_ir(d, Num::Float, c.ty).map(Some)
             }
-            other => Err(self.unsupported_op(other)),
+            other => Err(self.not_in_family(other, FAMILY)),
         }
     }
 
@@ -87,8 +95,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let sv = self.sig_var(&mut iface, &sigs.inputs, id, false);
         self.iface = iface;
         let sv = sv?;
+        let col = self.check_element_index(c, &sigs.inputs, id)?;
         let row = self.arg_val(c, 1)?;
-        let col = self.arg_const(c, 2)? as u32;
         let p = self.sig_scalar_ptr(sv, sv.class, row, Some(col), row)?;
         let num = match sv.builtin {
             Some(BuiltIn::FragCoord | BuiltIn::Position) => Num::Float,
@@ -114,8 +122,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let sv = self.sig_var(&mut iface, &sigs.outputs, id, true);
         self.iface = iface;
         let sv = sv?;
+        let col = self.check_element_index(c, &sigs.outputs, id)?;
         let row = self.arg_val(c, 1)?;
-        let col = self.arg_const(c, 2)? as u32;
         let row = if sv.builtin == Some(BuiltIn::SampleMask) { self.cx.const_u32(0) } else { row };
         let p = self.sig_scalar_ptr(sv, sv.class, row, Some(col), row)?;
         let num = match sv.builtin {
@@ -126,6 +134,24 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let ty = self.arg_ty(c, 3)?;
         let x = self.ir_to_num(v, ty, num)?;
         self.op_void(Op::Store, ids(&[p, x]))
+    }
+
+    /// The column of a `loadInput`/`storeOutput` (operands 1 and 2: row, column) after
+    /// checking both against element `id`'s rows and columns, as DXC's validator does: an
+    /// index past them would address outside the interface variable.
+    fn check_element_index(&self, c: &Call<'_>, sig: &[crate::dxil::SignatureElement], id: u32) -> Result<u32> {
+        let el = sig.iter().find(|e| e.id == id);
+        let (rows, cols) = el.map_or((1, 1), |e| (e.rows.max(1), e.cols.max(1)));
+        let col = self.arg_const(c, 2)?;
+        if col >= u64::from(cols) {
+            return Err(self.invalid(c, "operand 2", format!("column {col} of an element with {cols} columns")));
+        }
+        if let Some(row) = self.const_int(self.arg(c, 1)?) {
+            if row >= u64::from(rows) {
+                return Err(self.invalid(c, "operand 1", format!("row {row} of an element with {rows} rows")));
+            }
+        }
+        Ok(col as u32)
     }
 
     fn discard(&mut self, c: &Call<'_>) -> Result<()> {

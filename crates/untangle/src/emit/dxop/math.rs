@@ -1,20 +1,25 @@
-//! Arithmetic operations: unary, binary and tertiary math (`GLSL.std.450` where it has the
-//! operation), bit operations with DXIL's conventions (`FirstbitHi` counts from the most
-//! significant bit, `-1` when no bit is set), dot products, double packing, half-float
-//! conversions, bitcasts, and the few system values without a family (`viewID`,
-//! `startVertexLocation`, `startInstanceLocation`).
+//! Floating-point arithmetic: unary functions (`GLSL.std.450` where it has them), rounding,
+//! classification, min/max, multiply-add, and dot products.
 //!
-//! `FMax`/`FMin` are `NMax`/`NMin` (D3D returns the non-NaN operand); `FMad` is an unfused
-//! multiply and add; bit-field offsets and widths are masked to 5 bits as in D3D.
+//! D3D semantics kept here (DXC `docs/DXIL.rst`):
+//! - `FMax`/`FMin` return the non-NaN operand (`NMax`/`NMin`), and `Saturate(NaN)` is 0
+//!   ("by the rules for min and max"): `NClamp(x, 0, 1)`.
+//! - `FMad` is an unfused multiply and add; `Fma` (doubles only) is fused.
+//! - `IsNaN`/`IsInf`/`IsFinite`/`IsNormal` test the encoding's exponent and mantissa bits, as
+//!   DXC's own emulation does (`DxilPreparePasses.cpp`, `emulateIsNormal`: "exponent bits are
+//!   neither all 0s nor all 1s"), so they do not depend on how a driver treats NaNs or
+//!   denormals in floating-point arithmetic.
+//! - `Dot2AddHalf` multiplies and adds in 32 bits.
 
 use super::Call;
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
 use crate::emit::function::FnEmit;
 use crate::emit::interface::Num;
-use rspirv::spirv::{BuiltIn, Capability, Op, StorageClass, Word};
+use rspirv::spirv::{Op, Word};
 
-mod glsl {
+/// `GLSL.std.450` instruction numbers.
+pub(crate) mod glsl {
     pub const ROUND_EVEN: u32 = 2;
     pub const TRUNC: u32 = 3;
     pub const FABS: u32 = 4;
@@ -38,7 +43,7 @@ mod glsl {
     pub const SMIN: u32 = 39;
     pub const UMAX: u32 = 41;
     pub const SMAX: u32 = 42;
-    pub const FCLAMP: u32 = 43;
+    pub const SCLAMP: u32 = 45;
     pub const FMA: u32 = 50;
     pub const PACK_HALF_2X16: u32 = 58;
     pub const UNPACK_HALF_2X16: u32 = 62;
@@ -47,21 +52,14 @@ mod glsl {
     pub const FIND_UMSB: u32 = 75;
     pub const NMIN: u32 = 79;
     pub const NMAX: u32 = 80;
+    pub const NCLAMP: u32 = 81;
 }
 
 impl<'a, 'm> FnEmit<'a, 'm> {
-    /// `Ok(None)` when the operation is not arithmetic.
-    pub(super) fn math_op(&mut self, c: &Call<'_>) -> Result<Option<Option<Word>>> {
+    pub(super) fn float_op(&mut self, c: &Call<'_>) -> Result<Word> {
         use DxOp::*;
-        let t = match self.cx.m.types.get(c.ty) {
-            crate::ir::Type::Void => 0,
-            _ => match self.cx.ty(c.ty) {
-                Ok(t) => t,
-                // Handles and other non-values: not arithmetic.
-                Err(_) => return Ok(None),
-            },
-        };
-        let w = match c.op {
+        let t = self.cx.ty(c.ty)?;
+        Ok(match c.op {
             FAbs | Cos | Sin | Tan | Acos | Asin | Atan | Hcos | Hsin | Htan | Exp | Frc | Log | Sqrt | Rsqrt
             | Round_ne | Round_ni | Round_pi | Round_z => {
                 let inst = match c.op {
@@ -92,87 +90,24 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let x = self.arg_val(c, 0)?;
                 let zero = self.scalar_const(c.ty, 0, 0.0)?;
                 let one = self.scalar_const(c.ty, 1, 1.0)?;
-                self.glsl(t, glsl::FCLAMP, &[x, zero, one])?
+                self.glsl(t, glsl::NCLAMP, &[x, zero, one])?
             }
-            IsNaN | IsInf | IsFinite => {
-                let x = self.arg_val(c, 0)?;
-                match c.op {
-                    IsNaN => self.ids_op(Op::IsNan, t, &[x])?,
-                    IsInf => self.ids_op(Op::IsInf, t, &[x])?,
-                    _ => {
-                        let n = self.ids_op(Op::IsNan, t, &[x])?;
-                        let i = self.ids_op(Op::IsInf, t, &[x])?;
-                        let o = self.ids_op(Op::LogicalOr, t, &[n, i])?;
-                        self.ids_op(Op::LogicalNot, t, &[o])?
-                    }
-                }
-            }
-            Bfrev => {
-                let x = self.arg_val(c, 0)?;
-                self.ids_op(Op::BitReverse, t, &[x])?
-            }
-            Countbits | FirstbitLo | FirstbitHi | FirstbitSHi => {
-                let ty = self.arg_ty(c, 0)?;
-                if self.scalar_bits(ty) != Some(32) {
-                    return Err(self.form(c.op, "non-32-bit operand"));
-                }
-                let x = self.arg_val(c, 0)?;
-                match c.op {
-                    Countbits => self.ids_op(Op::BitCount, t, &[x])?,
-                    FirstbitLo => self.glsl(t, glsl::FIND_ILSB, &[x])?,
-                    _ => {
-                        let inst = if c.op == FirstbitHi { glsl::FIND_UMSB } else { glsl::FIND_SMSB };
-                        let m = self.glsl(t, inst, &[x])?;
-                        let none = self.cx.const_u32(u32::MAX);
-                        let b = self.cx.bool_t();
-                        let absent = self.ids_op(Op::IEqual, b, &[m, none])?;
-                        let k31 = self.cx.const_u32(31);
-                        let from_top = self.ids_op(Op::ISub, t, &[k31, m])?;
-                        self.ids_op(Op::Select, t, &[absent, none, from_top])?
-                    }
-                }
-            }
-            FMax | FMin | IMax | IMin | UMax | UMin => {
-                let inst = match c.op {
-                    FMax => glsl::NMAX,
-                    FMin => glsl::NMIN,
-                    IMax => glsl::SMAX,
-                    IMin => glsl::SMIN,
-                    UMax => glsl::UMAX,
-                    _ => glsl::UMIN,
-                };
+            IsNaN | IsInf | IsFinite | IsNormal => self.classify(c)?,
+            FMax | FMin => {
                 let a = self.arg_val(c, 0)?;
                 let b = self.arg_val(c, 1)?;
-                self.glsl(t, inst, &[a, b])?
+                self.glsl(t, if c.op == FMax { glsl::NMAX } else { glsl::NMIN }, &[a, b])?
             }
-            FMad | IMad | UMad => {
-                let (mul, add) = if c.op == FMad { (Op::FMul, Op::FAdd) } else { (Op::IMul, Op::IAdd) };
+            FMad => {
                 let a = self.arg_val(c, 0)?;
                 let b = self.arg_val(c, 1)?;
                 let d = self.arg_val(c, 2)?;
-                let p = self.ids_op(mul, t, &[a, b])?;
-                self.ids_op(add, t, &[p, d])?
+                let p = self.ids_op(Op::FMul, t, &[a, b])?;
+                self.ids_op(Op::FAdd, t, &[p, d])?
             }
             Fma => {
                 let ws = [self.arg_val(c, 0)?, self.arg_val(c, 1)?, self.arg_val(c, 2)?];
                 self.glsl(t, glsl::FMA, &ws)?
-            }
-            Ibfe | Ubfe | Bfi => {
-                let k31 = self.cx.const_u32(31);
-                let u = self.cx.u32_t();
-                let width = self.arg_val(c, 0)?;
-                let offset = self.arg_val(c, 1)?;
-                let width = self.ids_op(Op::BitwiseAnd, u, &[width, k31])?;
-                let offset = self.ids_op(Op::BitwiseAnd, u, &[offset, k31])?;
-                let value = self.arg_val(c, 2)?;
-                match c.op {
-                    Ibfe => self.ids_op(Op::BitFieldSExtract, t, &[value, offset, width])?,
-                    Ubfe => self.ids_op(Op::BitFieldUExtract, t, &[value, offset, width])?,
-                    _ => {
-                        let base = self.arg_val(c, 3)?;
-                        self.ids_op(Op::BitFieldInsert, t, &[base, value, offset, width])?
-                    }
-                }
             }
             Dot2 | Dot3 | Dot4 => {
                 let n = match c.op {
@@ -191,105 +126,6 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let vb = self.ids_op(Op::CompositeConstruct, vt, &b)?;
                 self.ids_op(Op::Dot, t, &[va, vb])?
             }
-            MakeDouble => {
-                let u = self.cx.u32_t();
-                let u2 = self.cx.vec(u, 2);
-                let lo = self.arg_val(c, 0)?;
-                let hi = self.arg_val(c, 1)?;
-                let v = self.ids_op(Op::CompositeConstruct, u2, &[lo, hi])?;
-                self.ids_op(Op::Bitcast, t, &[v])?
-            }
-            SplitDouble => {
-                let u = self.cx.u32_t();
-                let u2 = self.cx.vec(u, 2);
-                let d = self.arg_val(c, 0)?;
-                let v = self.ids_op(Op::Bitcast, u2, &[d])?;
-                let lo = self.extract(u, v, 0)?;
-                let hi = self.extract(u, v, 1)?;
-                self.make_ret(c.ty, &[lo, hi], None)?
-            }
-            LegacyF32ToF16 => {
-                let f = self.cx.float(32);
-                let f2 = self.cx.vec(f, 2);
-                let x = self.arg_val(c, 0)?;
-                let z = self.cx.null(f);
-                let v = self.ids_op(Op::CompositeConstruct, f2, &[x, z])?;
-                self.glsl(t, glsl::PACK_HALF_2X16, &[v])?
-            }
-            LegacyF16ToF32 => {
-                let f = self.cx.float(32);
-                let f2 = self.cx.vec(f, 2);
-                let x = self.arg_val(c, 0)?;
-                let v = self.glsl(f2, glsl::UNPACK_HALF_2X16, &[x])?;
-                self.extract(f, v, 0)?
-            }
-            BitcastI16toF16 | BitcastF16toI16 | BitcastI32toF32 | BitcastF32toI32 | BitcastI64toF64
-            | BitcastF64toI64 => {
-                let x = self.arg_val(c, 0)?;
-                self.ids_op(Op::Bitcast, t, &[x])?
-            }
-            ViewID | StartVertexLocation | StartInstanceLocation => {
-                let b = match c.op {
-                    ViewID => {
-                        self.cx.capability(Capability::MultiView);
-                        BuiltIn::ViewIndex
-                    }
-                    StartVertexLocation => {
-                        self.cx.capability(Capability::DrawParameters);
-                        BuiltIn::BaseVertex
-                    }
-                    _ => {
-                        self.cx.capability(Capability::DrawParameters);
-                        BuiltIn::BaseInstance
-                    }
-                };
-                let i = self.cx.sint(32);
-                let var = self.iface.builtin(self.cx, b, StorageClass::Input, i);
-                if c.op == ViewID && self.sm.kind == crate::container::ShaderKind::Pixel {
-                    self.cx.decorate(var, rspirv::spirv::Decoration::Flat, &[]);
-                }
-                let x = self.ids_op(Op::Load, i, &[var])?;
-                self.num_to_ir(x, Num::SInt, c.ty)?
-            }
-            Msad => {
-                // Masked sum of absolute differences: bytes of `ref` that are 0 are skipped.
-                let u = self.cx.u32_t();
-                let b = self.cx.bool_t();
-                let r = self.arg_val(c, 0)?;
-                let src = self.arg_val(c, 1)?;
-                let mut acc = self.arg_val(c, 2)?;
-                let eight = self.cx.const_u32(8);
-                let zero = self.cx.const_u32(0);
-                for k in 0..4u32 {
-                    let off = self.cx.const_u32(8 * k);
-                    let rb = self.ids_op(Op::BitFieldUExtract, u, &[r, off, eight])?;
-                    let sb = self.ids_op(Op::BitFieldUExtract, u, &[src, off, eight])?;
-                    let gt = self.ids_op(Op::UGreaterThan, b, &[rb, sb])?;
-                    let d1 = self.ids_op(Op::ISub, u, &[rb, sb])?;
-                    let d2 = self.ids_op(Op::ISub, u, &[sb, rb])?;
-                    let d = self.ids_op(Op::Select, u, &[gt, d1, d2])?;
-                    let masked = self.ids_op(Op::IEqual, b, &[rb, zero])?;
-                    let d = self.ids_op(Op::Select, u, &[masked, zero, d])?;
-                    acc = self.ids_op(Op::IAdd, u, &[acc, d])?;
-                }
-                acc
-            }
-            Dot4AddI8Packed | Dot4AddU8Packed => {
-                let u = self.cx.u32_t();
-                let mut acc = self.arg_val(c, 0)?;
-                let a = self.arg_val(c, 1)?;
-                let bb = self.arg_val(c, 2)?;
-                let eight = self.cx.const_u32(8);
-                let op = if c.op == Dot4AddI8Packed { Op::BitFieldSExtract } else { Op::BitFieldUExtract };
-                for k in 0..4u32 {
-                    let off = self.cx.const_u32(8 * k);
-                    let x = self.ids_op(op, u, &[a, off, eight])?;
-                    let y = self.ids_op(op, u, &[bb, off, eight])?;
-                    let p = self.ids_op(Op::IMul, u, &[x, y])?;
-                    acc = self.ids_op(Op::IAdd, u, &[acc, p])?;
-                }
-                acc
-            }
             Dot2AddHalf => {
                 // acc + a.x * b.x + a.y * b.y, in 32-bit float.
                 let f = self.cx.float(32);
@@ -305,55 +141,38 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
                 acc
             }
-            Pack4x8 => {
-                // Mode 0 truncates, 1 clamps to [0, 255], 2 clamps to [-128, 127].
-                let mode = self.arg_const(c, 0)?;
-                let u = self.cx.u32_t();
-                let mut acc = self.cx.const_u32(0);
-                for k in 0..4 {
-                    let ty = self.arg_ty(c, 1 + k)?;
-                    let v = self.arg_val(c, 1 + k)?;
-                    let mut x = if self.scalar_bits(ty) == Some(32) { v } else { self.ids_op(Op::SConvert, u, &[v])? };
-                    let (lo, hi) = match mode {
-                        1 => (0u32, 255u32),
-                        2 => ((-128i32) as u32, 127u32),
-                        _ => (1, 0),
-                    };
-                    if lo != 1 {
-                        let (l, h) = (self.cx.const_u32(lo), self.cx.const_u32(hi));
-                        x = self.glsl(u, 45, &[x, l, h])?; // SClamp
-                    }
-                    let ff = self.cx.const_u32(0xff);
-                    let byte = self.ids_op(Op::BitwiseAnd, u, &[x, ff])?;
-                    let sh = self.cx.const_u32(8 * k as u32);
-                    let placed = self.ids_op(Op::ShiftLeftLogical, u, &[byte, sh])?;
-                    acc = self.ids_op(Op::BitwiseOr, u, &[acc, placed])?;
-                }
-                acc
+            other => return Err(self.not_in_family(other, "float math")),
+        })
+    }
+
+    /// `IsNaN`, `IsInf`, `IsFinite`, `IsNormal` of a half or float, from its bits.
+    fn classify(&mut self, c: &Call<'_>) -> Result<Word> {
+        let ty = self.arg_ty(c, 0)?;
+        let bits = self.scalar_bits(ty).unwrap_or(32);
+        let (exp_mask, mant_mask) = if bits == 16 { (0x7c00u64, 0x03ffu64) } else { (0x7f80_0000, 0x007f_ffff) };
+        let ut = self.cx.uint(bits);
+        let b = self.cx.bool_t();
+        let x = self.arg_val(c, 0)?;
+        let v = self.ids_op(Op::Bitcast, ut, &[x])?;
+        let em = self.cx.const_bits(ut, bits, exp_mask);
+        let mm = self.cx.const_bits(ut, bits, mant_mask);
+        let zero = self.cx.const_bits(ut, bits, 0);
+        let e = self.ids_op(Op::BitwiseAnd, ut, &[v, em])?;
+        let all_ones = self.ids_op(Op::IEqual, b, &[e, em])?;
+        let r = match c.op {
+            DxOp::IsNaN | DxOp::IsInf => {
+                let m = self.ids_op(Op::BitwiseAnd, ut, &[v, mm])?;
+                let op = if c.op == DxOp::IsNaN { Op::INotEqual } else { Op::IEqual };
+                let mant = self.ids_op(op, b, &[m, zero])?;
+                self.ids_op(Op::LogicalAnd, b, &[all_ones, mant])?
             }
-            Unpack4x8 => {
-                // Mode 0 zero-extends each byte, 1 sign-extends it.
-                let signed = self.arg_const(c, 0)? == 1;
-                let u = self.cx.u32_t();
-                let packed = self.arg_val(c, 1)?;
-                let scalar = self.overload_scalar(c.ty);
-                let st = self.cx.ty(scalar)?;
-                let eight = self.cx.const_u32(8);
-                let mut comps = Vec::new();
-                for k in 0..4u32 {
-                    let off = self.cx.const_u32(8 * k);
-                    let op = if signed { Op::BitFieldSExtract } else { Op::BitFieldUExtract };
-                    let x = self.ids_op(op, u, &[packed, off, eight])?;
-                    comps.push(if self.scalar_bits(scalar) == Some(32) {
-                        x
-                    } else {
-                        self.ids_op(if signed { Op::SConvert } else { Op::UConvert }, st, &[x])?
-                    });
-                }
-                self.make_ret(c.ty, &comps, None)?
+            DxOp::IsFinite => self.ids_op(Op::LogicalNot, b, &[all_ones])?,
+            _ => {
+                let not_zero = self.ids_op(Op::INotEqual, b, &[e, zero])?;
+                let not_ones = self.ids_op(Op::LogicalNot, b, &[all_ones])?;
+                self.ids_op(Op::LogicalAnd, b, &[not_zero, not_ones])?
             }
-            _ => return Ok(None),
         };
-        Ok(Some(Some(w)))
+        Ok(r)
     }
 }

@@ -1,23 +1,34 @@
-//! `dx.op.*` lowering, one file per family. [`emit`] decodes nothing itself: it dispatches on
-//! the opcode; an operation no family handles is a typed error naming it and the stage.
+//! `dx.op.*` lowering, one file per family. [`emit`] decodes nothing itself: it asks
+//! [`crate::emit::support::support`] whether the operation is lowered in this stage (a
+//! refusal becomes a typed error naming the operation, stage, function, block and reason),
+//! checks the call against the operation's DXIL signature (`check`), and hands it to its
+//! family's module.
 //!
 //! Conventions shared by the families: results that DXIL returns as structs (`ResRet`,
 //! `CBufRet`, `Dimensions`, ...) are built with [`FnEmit::make_ret`] from their components;
 //! values cross between the IR's scalar types (unsigned ints, floats, `bool`) and the 32-bit
 //! numeric kinds of images and interface variables with [`FnEmit::num_to_ir`] and
-//! [`FnEmit::ir_to_num`].
+//! [`FnEmit::ir_to_num`]. A family function given an operation that is not its own returns
+//! an internal error (the coverage test translates every lowered operation, so that cannot
+//! go unnoticed).
 
+mod barriers;
 mod buffers;
+mod check;
 mod compute;
+mod convert;
 mod handles;
+mod integer;
 mod io;
 mod math;
+mod system;
 mod textures;
 mod wave;
 
 use super::error::{Result, TranslateError};
 use super::function::FnEmit;
 use super::interface::Num;
+use super::support::{support, Family, Refusal, Support};
 use crate::dxil::{DxOp, DxOpCall};
 use crate::ir::{InstId, Type, TypeId, Value};
 use rspirv::spirv::{Op, Word};
@@ -25,50 +36,23 @@ use rspirv::spirv::{Op, Word};
 /// Lowers one call; `Ok(None)` for calls without a result (or handles, which have no id).
 pub fn emit(fe: &mut FnEmit<'_, '_>, inst: InstId, call: &DxOpCall<'_>) -> Result<Option<Word>> {
     let c = Call { op: call.op, args: call.args, inst, ty: fe.f.insts[inst].ty };
-    use DxOp::*;
-    match c.op {
-        CreateHandle | CreateHandleFromBinding | CreateHandleFromHeap | AnnotateHandle | CreateHandleForLib => {
-            fe.handle_op(&c).map(|_| None)
-        }
-        ThreadId | GroupId | ThreadIdInGroup | FlattenedThreadIdInGroup | Barrier => fe.compute_op(&c),
-        CBufferLoadLegacy
-        | CBufferLoad
-        | BufferLoad
-        | RawBufferLoad
-        | BufferStore
-        | RawBufferStore
-        | AtomicBinOp
-        | AtomicCompareExchange
-        | CheckAccessFullyMapped
-        | BufferUpdateCounter => fe.buffer_op(&c),
-        TextureLoad | TextureStore | GetDimensions | Sample | SampleBias | SampleLevel | SampleGrad | SampleCmp
-        | SampleCmpLevelZero | SampleCmpLevel | SampleCmpBias | SampleCmpGrad | TextureGather | TextureGatherCmp
-        | TextureGatherRaw | CalculateLOD | TextureStoreSample => fe.texture_op(&c),
-        LoadInput | StoreOutput | Discard | SampleIndex | Coverage | InnerCoverage | IsHelperLane | DerivCoarseX
-        | DerivCoarseY | DerivFineX | DerivFineY => fe.io_op(&c),
-        WaveIsFirstLane
-        | WaveGetLaneIndex
-        | WaveGetLaneCount
-        | WaveAnyTrue
-        | WaveAllTrue
-        | WaveActiveAllEqual
-        | WaveActiveBallot
-        | WaveReadLaneAt
-        | WaveReadLaneFirst
-        | WaveActiveOp
-        | WaveActiveBit
-        | WavePrefixOp
-        | QuadReadLaneAt
-        | QuadOp
-        | WaveAllBitCount
-        | WavePrefixBitCount
-        | WaveMatch
-        | WaveMultiPrefixOp
-        | WaveMultiPrefixBitCount => fe.wave_op(&c),
-        _ => match fe.math_op(&c)? {
-            Some(r) => Ok(r),
-            None => Err(fe.unsupported_op(c.op)),
-        },
+    let family = match support(c.op, fe.sm.kind) {
+        Support::Lowered(f) => f,
+        Support::Refused(r) => return Err(fe.refused(&c, r)),
+    };
+    fe.check_signature(&c)?;
+    match family {
+        Family::Handles => fe.handle_op(&c).map(|_| None),
+        Family::ComputeIds => fe.compute_op(&c),
+        Family::Barriers => fe.barrier_op(&c),
+        Family::Buffers => fe.buffer_op(&c),
+        Family::Textures => fe.texture_op(&c),
+        Family::StageIo => fe.io_op(&c),
+        Family::Wave => fe.wave_op(&c),
+        Family::FloatMath => fe.float_op(&c).map(Some),
+        Family::IntegerMath => fe.integer_op(&c).map(Some),
+        Family::Conversions => fe.convert_op(&c).map(Some),
+        Family::SystemValues => fe.system_op(&c).map(Some),
     }
 }
 
@@ -82,8 +66,23 @@ pub struct Call<'c> {
 }
 
 impl<'a, 'm> FnEmit<'a, 'm> {
-    pub fn unsupported_op(&self, op: DxOp) -> TranslateError {
-        TranslateError::UnsupportedOp { name: op.name().into(), opcode: op.number(), stage: self.sm.profile.clone() }
+    /// The typed error for a call that [`support`] refuses.
+    fn refused(&self, c: &Call<'_>, r: Refusal) -> TranslateError {
+        let (function, block, _) = self.site(c.inst);
+        TranslateError::UnsupportedOp {
+            name: c.op.name(),
+            opcode: c.op.number(),
+            stage: self.sm.profile.clone(),
+            reason: r,
+            function,
+            block,
+        }
+    }
+
+    /// A family function was handed an operation of another family (a bug in
+    /// `support::owner` or in the family's match).
+    pub fn not_in_family(&self, op: DxOp, family: &str) -> TranslateError {
+        TranslateError::Internal(format!("{} was routed to the {family} family, which does not lower it", op.name()))
     }
 
     pub fn form(&self, op: DxOp, message: impl Into<String>) -> TranslateError {

@@ -20,6 +20,8 @@ use crate::ir::Value;
 use rspirv::dr::Operand;
 use rspirv::spirv::{Capability, Dim, ImageOperands, Op, Word};
 
+const FAMILY: &str = "textures";
+
 /// Image operand list, sorted by mask bit as SPIR-V requires.
 #[derive(Clone)]
 struct ImgOps(Vec<(ImageOperands, Vec<Word>)>);
@@ -56,17 +58,60 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             | DxOp::SampleCmpGrad => self.sample(c).map(Some),
             DxOp::TextureGather | DxOp::TextureGatherCmp | DxOp::TextureGatherRaw => self.gather(c).map(Some),
             DxOp::CalculateLOD => self.calculate_lod(c).map(Some),
-            other => Err(self.unsupported_op(other)),
+            DxOp::Texture2DMSGetSamplePosition => self.sample_position(c).map(Some),
+            other => Err(self.not_in_family(other, FAMILY)),
         }
     }
 
     fn image_of(&mut self, c: &Call<'_>) -> Result<(crate::emit::resources::ResVar, Word, Dim, bool, bool, TexelKind)> {
         let h = self.handle(self.arg(c, 0)?)?;
-        let (rv, img) = self.load_descriptor(h)?;
-        match rv.shape {
-            ResShape::Image { dim, arrayed, ms, texel } => Ok((rv, img, dim, arrayed, ms, texel)),
-            _ => Err(self.form(c.op, "on a resource that is not a texture")),
+        let rv = self.res_var(h)?;
+        let ResShape::Image { dim, arrayed, ms, texel } = rv.shape else {
+            return Err(self.invalid(c, "operand 0", "not a texture or typed buffer"));
+        };
+        // What DXC's validator requires of each operation's resource, where SPIR-V would
+        // otherwise be invalid (sampling a storage image, a multisampled or buffer image,
+        // depth comparison on 3D images, writing a sampled image, ...).
+        let why = match c.op {
+            DxOp::Sample
+            | DxOp::SampleBias
+            | DxOp::SampleLevel
+            | DxOp::SampleGrad
+            | DxOp::CalculateLOD
+            | DxOp::SampleCmp
+            | DxOp::SampleCmpLevelZero
+            | DxOp::SampleCmpLevel
+            | DxOp::SampleCmpBias
+            | DxOp::SampleCmpGrad => {
+                let cmp = !matches!(
+                    c.op,
+                    DxOp::Sample | DxOp::SampleBias | DxOp::SampleLevel | DxOp::SampleGrad | DxOp::CalculateLOD
+                );
+                if rv.uav || ms || dim == Dim::DimBuffer {
+                    Some("sampling needs a non-multisampled texture SRV")
+                } else if cmp && dim == Dim::Dim3D {
+                    Some("comparison sampling needs a 1D, 2D or cube texture")
+                } else {
+                    None
+                }
+            }
+            DxOp::TextureGather | DxOp::TextureGatherCmp | DxOp::TextureGatherRaw => {
+                (rv.uav || ms || !matches!(dim, Dim::Dim2D | Dim::DimCube))
+                    .then_some("gathers need a 2D or cube texture SRV")
+            }
+            DxOp::TextureLoad => (dim == Dim::DimCube).then_some("cube textures cannot be loaded from"),
+            DxOp::TextureStore => (!rv.uav || ms).then_some("stores need a non-multisampled texture UAV"),
+            DxOp::TextureStoreSample => (!rv.uav || !ms).then_some("sample stores need a multisampled texture UAV"),
+            DxOp::Texture2DMSGetSamplePosition => {
+                (rv.uav || !ms).then_some("sample positions need a multisampled texture SRV")
+            }
+            _ => None,
+        };
+        if let Some(why) = why {
+            return Err(self.invalid(c, "operand 0", why));
         }
+        let (rv, img) = self.load_descriptor(h)?;
+        Ok((rv, img, dim, arrayed, ms, texel))
     }
 
     /// The texel offset operand from arguments `first..first + n`: `ConstOffset` when all are
@@ -376,7 +421,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn sampled_image_parts(&mut self, c: &Call<'_>) -> Result<(Word, [Word; 3], Dim, bool, TexelKind)> {
         let (rv, img, dim, arrayed, _, texel) = self.image_of(c)?;
         let sh = self.handle(self.arg(c, 1)?)?;
-        let (_, sampler) = self.load_descriptor(sh)?;
+        let (srv, sampler) = self.load_descriptor(sh)?;
+        if srv.shape != ResShape::Sampler {
+            return Err(self.invalid(c, "operand 1", "not a sampler"));
+        }
         let st = self.cx.b.type_sampled_image(rv.elem_ty);
         let si = self.ids_op(Op::SampledImage, st, &[img, sampler])?;
         Ok((si, [st, img, sampler], dim, arrayed, texel))
@@ -496,7 +544,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 ops.0.push((ImageOperands::LOD, vec![l]));
                 (Op::ImageSampleDrefExplicitLod, Some(d))
             }
-            other => return Err(self.unsupported_op(other)),
+            other => return Err(self.not_in_family(other, FAMILY)),
         };
         let tt = texel_type(self.cx, texel);
         let scalar = self.overload_scalar(c.ty);
@@ -592,4 +640,102 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let clamped = self.arg_const(c, 5)? != 0;
         self.extract(f, q, if clamped { 0 } else { 1 })
     }
+
+    /// `texture2DMSGetSamplePosition(srv, index)`: D3D's standard sample positions (Vulkan's
+    /// standard sample locations are the same; a layer checks `standardSampleLocations`) for
+    /// the texture's sample count, relative to the pixel centre; (0, 0) for a sample count
+    /// without a standard pattern or an index past the count.
+    fn sample_position(&mut self, c: &Call<'_>) -> Result<Word> {
+        let (_, img, ..) = self.image_of(c)?;
+        self.cx.capability(Capability::ImageQuery);
+        let u = self.cx.u32_t();
+        let b = self.cx.bool_t();
+        let count = self.ids_op(Op::ImageQuerySamples, u, &[img])?;
+        let index = self.arg_val(c, 1)?;
+        // Valid: count is 1, 2, 4, 8 or 16 and index < count; then the entry is count - 1 + index.
+        let (one, zero, sixteen) = (self.cx.const_u32(1), self.cx.const_u32(0), self.cx.const_u32(16));
+        let below = self.ids_op(Op::ISub, u, &[count, one])?;
+        let low_bits = self.ids_op(Op::BitwiseAnd, u, &[count, below])?;
+        let pow2 = self.ids_op(Op::IEqual, b, &[low_bits, zero])?;
+        let small = self.ids_op(Op::ULessThanEqual, b, &[count, sixteen])?;
+        let nonzero = self.ids_op(Op::INotEqual, b, &[count, zero])?;
+        let in_range = self.ids_op(Op::ULessThan, b, &[index, count])?;
+        let mut valid = pow2;
+        for cond in [small, nonzero, in_range] {
+            valid = self.ids_op(Op::LogicalAnd, b, &[valid, cond])?;
+        }
+        let entry = self.ids_op(Op::IAdd, u, &[below, index])?;
+        let entry = self.ids_op(Op::Select, u, &[valid, entry, zero])?;
+        // The table packed one byte per entry (x in the low nibble, y in the high one, both
+        // signed 1/16ths), four entries per word, in two `uvec4` constants.
+        let mut words = [0u32; 8];
+        for (k, &(x, y)) in STANDARD_SAMPLE_POSITIONS.iter().enumerate() {
+            let byte = (x as u32 & 0xf) | ((y as u32 & 0xf) << 4);
+            words[k / 4] |= byte << (8 * (k % 4));
+        }
+        let u4 = self.cx.vec(u, 4);
+        let halves: Vec<Word> = words
+            .chunks(4)
+            .map(|ws| {
+                let ids: Vec<Word> = ws.iter().map(|&w| self.cx.const_u32(w)).collect();
+                self.cx.b.constant_composite(u4, ids)
+            })
+            .collect();
+        let (two, three, four) = (self.cx.const_u32(2), self.cx.const_u32(3), self.cx.const_u32(4));
+        let word_index = self.ids_op(Op::ShiftRightLogical, u, &[entry, two])?;
+        let upper = self.ids_op(Op::UGreaterThanEqual, b, &[word_index, four])?;
+        let half = self.ids_op(Op::Select, u4, &[upper, halves[1], halves[0]])?;
+        let lane = self.ids_op(Op::BitwiseAnd, u, &[word_index, three])?;
+        let word = self.ids_op(Op::VectorExtractDynamic, u, &[half, lane])?;
+        let byte = self.ids_op(Op::BitwiseAnd, u, &[entry, three])?;
+        let shift = self.ids_op(Op::ShiftLeftLogical, u, &[byte, three])?;
+        let f = self.cx.float(32);
+        let sixteenth = self.cx.const_bits(f, 32, (1.0f32 / 16.0).to_bits() as u64);
+        let nibble = self.cx.const_u32(4);
+        let mut comps = Vec::new();
+        for k in 0..2 {
+            let at = if k == 0 { shift } else { self.ids_op(Op::IAdd, u, &[shift, nibble])? };
+            let v = self.ids_op(Op::BitFieldSExtract, u, &[word, at, nibble])?;
+            let v = self.ids_op(Op::ConvertSToF, f, &[v])?;
+            comps.push(self.ids_op(Op::FMul, f, &[v, sixteenth])?);
+        }
+        self.make_ret(c.ty, &comps, None)
+    }
 }
+
+/// D3D's standard sample patterns (D3D11 `D3D11_STANDARD_MULTISAMPLE_PATTERN`, the same as
+/// Vulkan's standard sample locations) in 1/16 pixel from the pixel centre: 1, 2, 4, 8 and 16
+/// samples, the pattern for `n` samples starting at entry `n - 1`.
+const STANDARD_SAMPLE_POSITIONS: [(i8, i8); 31] = [
+    (0, 0),
+    (4, 4),
+    (-4, -4),
+    (-2, -6),
+    (6, -2),
+    (-6, 2),
+    (2, 6),
+    (1, -3),
+    (-1, 3),
+    (5, 1),
+    (-3, -5),
+    (-5, 5),
+    (-7, -1),
+    (3, 7),
+    (7, -7),
+    (1, 1),
+    (-1, -3),
+    (-3, 2),
+    (4, -1),
+    (-5, -2),
+    (2, 5),
+    (5, 3),
+    (3, -5),
+    (-2, 6),
+    (0, -7),
+    (-4, -6),
+    (-6, 4),
+    (-8, 0),
+    (7, -4),
+    (6, 7),
+    (-7, -8),
+];

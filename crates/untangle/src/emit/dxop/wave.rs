@@ -6,6 +6,7 @@
 //! `WaveActiveOp(value, op, sign)`: op 0 sum, 1 product, 2 min, 3 max; sign 0 signed,
 //! 1 unsigned; `WavePrefixOp` is the exclusive scan of the same. `WaveActiveBit`: 0 and,
 //! 1 or, 2 xor. `QuadOp`: 0 across X, 1 across Y, 2 diagonal (`OpGroupNonUniformQuadSwap`).
+//! `QuadVote` (SM 6.7): 0 any, 1 all of the quad, from three quad swaps.
 
 use super::Call;
 use crate::dxil::DxOp;
@@ -14,6 +15,8 @@ use crate::emit::function::FnEmit;
 use crate::emit::interface::Num;
 use rspirv::dr::Operand;
 use rspirv::spirv::{BuiltIn, Capability, GroupOperation, Op, Scope, StorageClass, Word};
+
+const FAMILY: &str = "wave";
 
 impl<'a, 'm> FnEmit<'a, 'm> {
     pub(super) fn wave_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
@@ -76,8 +79,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             WaveActiveOp | WavePrefixOp => {
                 self.cx.capability(Capability::GroupNonUniformArithmetic);
-                let t = self.cx.ty(c.ty)?;
                 let float = self.is_float_ty(c.ty);
+                // `i1` (allowed by the overload list) is not a SPIR-V integer: operate on its
+                // sign extension (0 or all ones), whose low bit follows i1 arithmetic for every
+                // operation (sum: parity, product: and, min/max: or/and), and take bit 0.
+                let boolean = matches!(self.cx.m.types.get(c.ty), crate::ir::Type::Int(1));
+                let t = if boolean { self.cx.u32_t() } else { self.cx.ty(c.ty)? };
                 let op = self.arg_const(c, 1)?;
                 let unsigned = self.arg_const(c, 2)? == 1;
                 let opcode = match (op, float, unsigned) {
@@ -91,11 +98,24 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     (3, true, _) => Op::GroupNonUniformFMax,
                     (3, false, false) => Op::GroupNonUniformSMax,
                     (3, false, true) => Op::GroupNonUniformUMax,
-                    _ => return Err(TranslateError::Malformed(format!("wave operation {op}"))),
+                    _ => return Err(self.invalid(c, "operand 1", format!("wave operation kind {op}"))),
                 };
-                let x = self.arg_val(c, 0)?;
+                let mut x = self.arg_val(c, 0)?;
+                if boolean {
+                    let (ones, zero) = (self.cx.const_u32(u32::MAX), self.cx.const_u32(0));
+                    x = self.ids_op(Op::Select, t, &[x, ones, zero])?;
+                }
                 let group = if c.op == WaveActiveOp { GroupOperation::Reduce } else { GroupOperation::ExclusiveScan };
-                self.op(opcode, t, vec![Operand::IdRef(sg), Operand::GroupOperation(group), Operand::IdRef(x)])?
+                let r =
+                    self.op(opcode, t, vec![Operand::IdRef(sg), Operand::GroupOperation(group), Operand::IdRef(x)])?;
+                if boolean {
+                    let one = self.cx.const_u32(1);
+                    let zero = self.cx.const_u32(0);
+                    let low = self.ids_op(Op::BitwiseAnd, t, &[r, one])?;
+                    self.ids_op(Op::INotEqual, b, &[low, zero])?
+                } else {
+                    r
+                }
             }
             WaveActiveBit => {
                 self.cx.capability(Capability::GroupNonUniformArithmetic);
@@ -134,10 +154,33 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     let lane = self.arg_val(c, 1)?;
                     self.ids_op(Op::GroupNonUniformQuadBroadcast, t, &[sg, x, lane])?
                 } else {
-                    let dir = self.arg_const(c, 1)? as u32;
-                    let d = self.cx.const_u32(dir);
+                    let dir = self.arg_const(c, 1)?;
+                    if dir > 2 {
+                        return Err(self.invalid(c, "operand 1", format!("quad operation kind {dir}")));
+                    }
+                    let d = self.cx.const_u32(dir as u32);
                     self.ids_op(Op::GroupNonUniformQuadSwap, t, &[sg, x, d])?
                 }
+            }
+            QuadVote => {
+                // Any (0) or all (1) of the quad's four lanes: the lane's own value combined
+                // with those across X, Y and the diagonal (DXC emulates it the same way for
+                // older targets, `DxilPreparePasses.cpp` `convertQuadVote`).
+                self.cx.capability(Capability::GroupNonUniformQuad);
+                let x = self.arg_val(c, 0)?;
+                let all = match self.arg_const(c, 1)? {
+                    0 => false,
+                    1 => true,
+                    k => return Err(self.invalid(c, "operand 1", format!("quad vote kind {k}"))),
+                };
+                let combine = if all { Op::LogicalAnd } else { Op::LogicalOr };
+                let mut acc = x;
+                for dir in 0..3 {
+                    let d = self.cx.const_u32(dir);
+                    let other = self.ids_op(Op::GroupNonUniformQuadSwap, b, &[sg, x, d])?;
+                    acc = self.ids_op(combine, b, &[acc, other])?;
+                }
+                acc
             }
             WaveMatch => {
                 self.cx.capability(Capability::GroupNonUniformBallot);
@@ -191,7 +234,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     })?
                 }
             }
-            other => return Err(self.unsupported_op(other)),
+            other => return Err(self.not_in_family(other, FAMILY)),
         };
         Ok(Some(w))
     }

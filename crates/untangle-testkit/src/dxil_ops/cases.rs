@@ -1,0 +1,720 @@
+//! Hand-written cases: operations on resources, stage I/O and barriers, in the operand forms
+//! DXIL allows (immediate and dynamic offsets and indices, status outputs, clamp and LOD
+//! operands, every overload of the operation and the resource kinds it takes). Each case is
+//! a body over the shell's resources; dynamic operands come from the input words.
+
+use super::shell::{El, Res, Shell};
+use super::synth::{Body, Scalar};
+use super::Case;
+use untangle::dxil::{ComponentType as C, ResourceClass as RC, ResourceKind as K};
+
+const ALL: &[&str] = &["cs", "ps", "vs"];
+/// Stages with implicit derivatives (compute through derivative groups).
+const DERIV: &[&str] = &["cs", "ps"];
+
+fn case(name: impl Into<String>, profiles: &[&'static str], resources: Vec<Res>, f: impl FnOnce(&mut Body)) -> Case {
+    let mut b = Body::default();
+    b.line("%tid = add i32 0, 0");
+    b.load_inputs("%tid");
+    f(&mut b);
+    b.store_outputs("%tid");
+    b.line("ret void");
+    let mut shell = Shell::new("cs");
+    shell.resources = resources;
+    Case {
+        name: name.into(),
+        profiles: profiles.to_vec(),
+        shell,
+        body: b.text(),
+        decls: b.decls.iter().cloned().collect::<Vec<_>>().join("\n"),
+    }
+}
+
+/// Stores every field of struct value `v` of type `ty` whose fields are `fields`.
+fn keep(b: &mut Body, ty: &str, v: &str, fields: &[Scalar]) {
+    for (k, &f) in fields.iter().enumerate() {
+        let x = b.fresh();
+        b.line(format!("{x} = extractvalue {ty} {v}, {k}"));
+        b.output(f, &x);
+    }
+}
+
+fn scalar_of(e: C) -> Scalar {
+    match e {
+        C::I32 | C::U32 => Scalar::I32,
+        C::I16 | C::U16 => Scalar::I16,
+        C::F16 | C::SNormF16 | C::UNormF16 => Scalar::F16,
+        _ => Scalar::F32,
+    }
+}
+
+pub fn hand_written() -> Vec<Case> {
+    let mut v = Vec::new();
+    v.extend(handles());
+    v.extend(constant_buffers());
+    v.extend(buffers());
+    v.extend(atomics());
+    v.extend(texture_loads_and_stores());
+    v.extend(dimensions());
+    v.extend(sampling());
+    v.extend(gathers());
+    v.extend(barriers());
+    v.extend(stage_io());
+    v
+}
+
+fn handles() -> Vec<Case> {
+    let mut v = Vec::new();
+    v.push(case("handles.from_binding_and_annotate", ALL, vec![Res::new("raw", RC::Srv, K::RawBuffer, 1)], |b| {
+        b.declare("declare %dx.types.Handle @dx.op.createHandleFromBinding(i32, %dx.types.ResBind, i32, i1)");
+        b.declare("declare %dx.types.Handle @dx.op.annotateHandle(i32, %dx.types.Handle, %dx.types.ResourceProperties)");
+        b.declare("declare %dx.types.ResRet.i32 @dx.op.rawBufferLoad.i32(i32, %dx.types.Handle, i32, i32, i8, i32)");
+        b.line("%hb = call %dx.types.Handle @dx.op.createHandleFromBinding(i32 217, %dx.types.ResBind { i32 1, i32 1, i32 0, i8 0 }, i32 1, i1 false)");
+        b.line("%ha = call %dx.types.Handle @dx.op.annotateHandle(i32 216, %dx.types.Handle %hb, %dx.types.ResourceProperties { i32 11, i32 0 })");
+        b.line("%hr = call %dx.types.ResRet.i32 @dx.op.rawBufferLoad.i32(i32 139, %dx.types.Handle %ha, i32 0, i32 undef, i8 1, i32 4)");
+        keep(b, "%dx.types.ResRet.i32", "%hr", &[Scalar::I32]);
+    }));
+    v.push(case("handles.from_heap", ALL, vec![], |b| {
+        let i = b.input(Scalar::I32);
+        b.declare("declare %dx.types.Handle @dx.op.createHandleFromHeap(i32, i32, i1, i1)");
+        b.declare("declare %dx.types.Handle @dx.op.annotateHandle(i32, %dx.types.Handle, %dx.types.ResourceProperties)");
+        b.declare("declare void @dx.op.rawBufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i8, i32)");
+        b.line(format!("%hh = call %dx.types.Handle @dx.op.createHandleFromHeap(i32 218, i32 {i}, i1 false, i1 true)"));
+        b.line("%hu = call %dx.types.Handle @dx.op.annotateHandle(i32 216, %dx.types.Handle %hh, %dx.types.ResourceProperties { i32 4107, i32 0 })");
+        b.line(format!("call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %hu, i32 0, i32 undef, i32 {i}, i32 undef, i32 undef, i32 undef, i8 1, i32 4)"));
+    }));
+    v.push(case(
+        "handles.heap_texture_and_sampler",
+        DERIV,
+        vec![],
+        |b| {
+            let (i, s) = (b.input(Scalar::I32), b.input(Scalar::I32));
+            let (x, y) = (b.input(Scalar::F32), b.input(Scalar::F32));
+            b.declare("declare %dx.types.Handle @dx.op.createHandleFromHeap(i32, i32, i1, i1)");
+            b.declare("declare %dx.types.Handle @dx.op.annotateHandle(i32, %dx.types.Handle, %dx.types.ResourceProperties)");
+            b.declare("declare %dx.types.ResRet.f32 @dx.op.sample.f32(i32, %dx.types.Handle, %dx.types.Handle, float, float, float, float, i32, i32, i32, float)");
+            b.line(format!("%ht = call %dx.types.Handle @dx.op.createHandleFromHeap(i32 218, i32 {i}, i1 false, i1 false)"));
+            b.line("%hta = call %dx.types.Handle @dx.op.annotateHandle(i32 216, %dx.types.Handle %ht, %dx.types.ResourceProperties { i32 2, i32 1033 })");
+            b.line(format!("%hs = call %dx.types.Handle @dx.op.createHandleFromHeap(i32 218, i32 {s}, i1 true, i1 false)"));
+            b.line("%hsa = call %dx.types.Handle @dx.op.annotateHandle(i32 216, %dx.types.Handle %hs, %dx.types.ResourceProperties { i32 14, i32 0 })");
+            b.line(format!("%hv = call %dx.types.ResRet.f32 @dx.op.sample.f32(i32 60, %dx.types.Handle %hta, %dx.types.Handle %hsa, float {x}, float {y}, float undef, float undef, i32 0, i32 0, i32 undef, float undef)"));
+            keep(b, "%dx.types.ResRet.f32", "%hv", &[Scalar::F32; 4]);
+        },
+    ));
+    v.push(case("handles.dynamic_index_into_range", ALL, vec![Res::new("arr", RC::Uav, K::RawBuffer, 1).count(4)], |b| {
+        let i = b.input(Scalar::I32);
+        b.declare("declare void @dx.op.rawBufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i8, i32)");
+        b.line(format!("%m = and i32 {i}, 3"));
+        b.line("%reg = add i32 %m, 1");
+        b.line("%hd = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 1, i32 1, i32 %reg, i1 true)");
+        b.line(format!("call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %hd, i32 0, i32 undef, i32 {i}, i32 undef, i32 undef, i32 undef, i8 1, i32 4)"));
+    }));
+    v
+}
+
+fn constant_buffers() -> Vec<Case> {
+    let mut v = Vec::new();
+    let cb = || vec![Res::new("cb", RC::Cbv, K::CBuffer, 0).extra(256)];
+    // cbufferLoadLegacy: every overload (16-bit rows of 8 values, and of 4 under minimum
+    // precision), a constant row, a dynamic row, and a constant row past the end (reads 0).
+    let legacy: &[(&str, Scalar, usize, &str)] = &[
+        ("f32", Scalar::F32, 4, "%dx.types.CBufRet.f32"),
+        ("i32", Scalar::I32, 4, "%dx.types.CBufRet.i32"),
+        ("f16", Scalar::F16, 8, "%dx.types.CBufRet.f16.8"),
+        ("i16", Scalar::I16, 8, "%dx.types.CBufRet.i16.8"),
+        ("f16.minprecision", Scalar::F16, 4, "%dx.types.CBufRet.f16"),
+        ("i16.minprecision", Scalar::I16, 4, "%dx.types.CBufRet.i16"),
+        ("f64", Scalar::F64, 2, "%dx.types.CBufRet.f64"),
+        ("i64", Scalar::I64, 2, "%dx.types.CBufRet.i64"),
+    ];
+    for &(name, s, n, ty) in legacy {
+        v.push(case(format!("cbuffer_load_legacy.{name}"), ALL, cb(), |b| {
+            // Minimum precision and native 16-bit rows share the name; the row type differs.
+            let fname = format!("dx.op.cbufferLoadLegacy.{}", s.suffix());
+            b.declare(format!("declare {ty} @{fname}(i32, %dx.types.Handle, i32)"));
+            let d = b.input(Scalar::I32);
+            b.line(format!("%row = and i32 {d}, 15"));
+            for (k, row) in ["3", "%row", "99"].iter().enumerate() {
+                b.line(format!("%c{k} = call {ty} @{fname}(i32 59, %dx.types.Handle %cb, i32 {row})"));
+                keep(b, ty, &format!("%c{k}"), &vec![s; n][..n.min(if k == 0 { n } else { 1 })]);
+            }
+        }));
+    }
+    // cbufferLoad: every overload, constant and dynamic byte offsets.
+    for s in [Scalar::F16, Scalar::F32, Scalar::F64, Scalar::I8, Scalar::I16, Scalar::I32, Scalar::I64] {
+        v.push(case(format!("cbuffer_load.{}", s.suffix()), ALL, cb(), |b| {
+            let fname = format!("dx.op.cbufferLoad.{}", s.suffix());
+            b.declare(format!("declare {} @{fname}(i32, %dx.types.Handle, i32, i32)", s.llvm()));
+            let d = b.input(Scalar::I32);
+            let size = s.bits().max(8) / 8;
+            b.line(format!("%off = and i32 {d}, 240"));
+            for (k, off) in [format!("{}", 3 * size), "%off".to_string(), "4000".to_string()].iter().enumerate() {
+                b.line(format!(
+                    "%l{k} = call {} @{fname}(i32 58, %dx.types.Handle %cb, i32 {off}, i32 {size})",
+                    s.llvm()
+                ));
+                b.output(s, &format!("%l{k}"));
+            }
+        }));
+    }
+    v
+}
+
+fn buffers() -> Vec<Case> {
+    let mut v = Vec::new();
+    // Typed buffers: SRV and UAV loads with the status, UAV stores.
+    for (e, name) in [(C::F32, "f32"), (C::I32, "i32"), (C::U32, "u32"), (C::F16, "f16"), (C::U16, "u16")] {
+        let s = scalar_of(e);
+        let rr = format!("%dx.types.ResRet.{}", s.suffix());
+        v.push(case(
+            format!("typed_buffer.{name}"),
+            ALL,
+            vec![
+                Res::new("tb", RC::Srv, K::TypedBuffer, 0).typed(e),
+                Res::new("ub", RC::Uav, K::TypedBuffer, 1).typed(e),
+            ],
+            |b| {
+                let i = b.input(Scalar::I32);
+                b.declare(format!("declare {rr} @dx.op.bufferLoad.{}(i32, %dx.types.Handle, i32, i32)", s.suffix()));
+                b.declare(format!(
+                    "declare void @dx.op.bufferStore.{0}(i32, %dx.types.Handle, i32, i32, {1}, {1}, {1}, {1}, i8)",
+                    s.suffix(),
+                    s.llvm()
+                ));
+                b.declare("declare i1 @dx.op.checkAccessFullyMapped.i32(i32, i32)");
+                for (k, h) in ["%tb", "%ub"].iter().enumerate() {
+                    b.line(format!("%t{k} = call {rr} @dx.op.bufferLoad.{}(i32 68, %dx.types.Handle {h}, i32 {i}, i32 undef)", s.suffix()));
+                    keep(b, &rr, &format!("%t{k}"), &[s, s, s, s]);
+                    b.line(format!("%st{k} = extractvalue {rr} %t{k}, 4"));
+                    b.line(format!("%m{k} = call i1 @dx.op.checkAccessFullyMapped.i32(i32 71, i32 %st{k})"));
+                    b.output(Scalar::I1, &format!("%m{k}"));
+                }
+                let x = b.input(s);
+                b.line(format!(
+                    "call void @dx.op.bufferStore.{0}(i32 69, %dx.types.Handle %ub, i32 {i}, i32 undef, {1} {x}, {1} {x}, {1} {x}, {1} {x}, i8 15)",
+                    s.suffix(),
+                    s.llvm()
+                ));
+            },
+        ));
+    }
+    // Raw and structured buffers: every overload, masks, immediate and dynamic offsets.
+    for s in [Scalar::I16, Scalar::I32, Scalar::I64, Scalar::F16, Scalar::F32, Scalar::F64] {
+        let rr = format!("%dx.types.ResRet.{}", s.suffix());
+        v.push(case(
+            format!("raw_buffer.{}", s.suffix()),
+            ALL,
+            vec![
+                Res::new("raw", RC::Srv, K::RawBuffer, 0),
+                Res::new("st", RC::Srv, K::StructuredBuffer, 1).extra(48),
+                Res::new("ust", RC::Uav, K::StructuredBuffer, 1).extra(48),
+            ],
+            |b| {
+                let i = b.input(Scalar::I32);
+                b.declare(format!(
+                    "declare {rr} @dx.op.rawBufferLoad.{}(i32, %dx.types.Handle, i32, i32, i8, i32)",
+                    s.suffix()
+                ));
+                b.declare(format!(
+                    "declare void @dx.op.rawBufferStore.{0}(i32, %dx.types.Handle, i32, i32, {1}, {1}, {1}, {1}, i8, i32)",
+                    s.suffix(),
+                    s.llvm()
+                ));
+                let align = s.bits() / 8;
+                b.line(format!("%a4 = shl i32 {i}, 4"));
+                b.line(format!("%r0 = call {rr} @dx.op.rawBufferLoad.{}(i32 139, %dx.types.Handle %raw, i32 %a4, i32 undef, i8 15, i32 {align})", s.suffix()));
+                keep(b, &rr, "%r0", &[s, s, s, s, Scalar::I32]);
+                b.line(format!("%r1 = call {rr} @dx.op.rawBufferLoad.{}(i32 139, %dx.types.Handle %st, i32 {i}, i32 8, i8 5, i32 {align})", s.suffix()));
+                keep(b, &rr, "%r1", &[s, s, s]);
+                b.line(format!("%r2 = call {rr} @dx.op.rawBufferLoad.{}(i32 139, %dx.types.Handle %st, i32 {i}, i32 {i}, i8 1, i32 {align})", s.suffix()));
+                keep(b, &rr, "%r2", &[s]);
+                let x = b.input(s);
+                let y = b.input(s);
+                b.line(format!(
+                    "call void @dx.op.rawBufferStore.{0}(i32 140, %dx.types.Handle %out, i32 %a4, i32 undef, {1} {x}, {1} {y}, {1} {x}, {1} {y}, i8 15, i32 {align})",
+                    s.suffix(),
+                    s.llvm()
+                ));
+                b.line(format!(
+                    "call void @dx.op.rawBufferStore.{0}(i32 140, %dx.types.Handle %ust, i32 {i}, i32 16, {1} {x}, {1} undef, {1} {y}, {1} undef, i8 5, i32 {align})",
+                    s.suffix(),
+                    s.llvm()
+                ));
+            },
+        ));
+    }
+    v.push(case(
+        "buffer_counter",
+        ALL,
+        vec![Res::new("cnt", RC::Uav, K::StructuredBuffer, 1).extra(4).counter()],
+        |b| {
+            b.declare("declare i32 @dx.op.bufferUpdateCounter(i32, %dx.types.Handle, i8)");
+            b.line("%inc = call i32 @dx.op.bufferUpdateCounter(i32 70, %dx.types.Handle %cnt, i8 1)");
+            b.line("%dec = call i32 @dx.op.bufferUpdateCounter(i32 70, %dx.types.Handle %cnt, i8 -1)");
+            b.output(Scalar::I32, "%inc");
+            b.output(Scalar::I32, "%dec");
+        },
+    ));
+    v
+}
+
+fn atomics() -> Vec<Case> {
+    let mut v = Vec::new();
+    for (s, name) in [(Scalar::I32, "i32"), (Scalar::I64, "i64")] {
+        let t = s.llvm();
+        v.push(case(
+            format!("atomics.raw.{name}"),
+            ALL,
+            vec![Res::new("img", RC::Uav, K::Texture2D, 1).typed(C::U32), Res::new("tbuf", RC::Uav, K::TypedBuffer, 2).typed(C::I32)],
+            |b| {
+                let i = b.input(Scalar::I32);
+                let x = b.input(s);
+                b.declare(format!("declare {t} @dx.op.atomicBinOp.{name}(i32, %dx.types.Handle, i32, i32, i32, i32, {t})"));
+                b.declare(format!("declare {t} @dx.op.atomicCompareExchange.{name}(i32, %dx.types.Handle, i32, i32, i32, {t}, {t})"));
+                b.line(format!("%aa = and i32 {i}, 1020"));
+                for op in 0..9 {
+                    b.line(format!("%ab{op} = call {t} @dx.op.atomicBinOp.{name}(i32 78, %dx.types.Handle %out, i32 {op}, i32 %aa, i32 undef, i32 undef, {t} {x})"));
+                    if op < 4 {
+                        b.output(s, &format!("%ab{op}"));
+                    }
+                }
+                b.line(format!("%cx = call {t} @dx.op.atomicCompareExchange.{name}(i32 79, %dx.types.Handle %out, i32 %aa, i32 undef, i32 undef, {t} {x}, {t} 7)"));
+                b.output(s, "%cx");
+                if s == Scalar::I32 {
+                    for (h, coords) in [("%img", format!("i32 {i}, i32 {i}, i32 undef")), ("%tbuf", format!("i32 {i}, i32 undef, i32 undef"))] {
+                        let n = b.fresh();
+                        b.line(format!("{n} = call i32 @dx.op.atomicBinOp.i32(i32 78, %dx.types.Handle {h}, i32 0, {coords}, i32 {x})"));
+                        b.output(s, &n);
+                        let m = b.fresh();
+                        b.line(format!("{m} = call i32 @dx.op.atomicCompareExchange.i32(i32 79, %dx.types.Handle {h}, {coords}, i32 {x}, i32 3)"));
+                        b.output(s, &m);
+                    }
+                }
+            },
+        ));
+    }
+    v
+}
+
+/// (kind, coordinates, offsets it takes, name)
+const TEXTURE_KINDS: &[(K, u32, u32, &str)] = &[
+    (K::Texture1D, 1, 1, "1d"),
+    (K::Texture1DArray, 2, 1, "1darray"),
+    (K::Texture2D, 2, 2, "2d"),
+    (K::Texture2DArray, 3, 2, "2darray"),
+    (K::Texture3D, 3, 3, "3d"),
+];
+
+/// `n` coordinates of type `t` from the inputs, padded with `undef` to the operation's 3
+/// (integer) or 4 (float) coordinate operands.
+fn coords(b: &mut Body, n: u32, t: Scalar) -> String {
+    let slots = if t == Scalar::F32 { 4 } else { 3 };
+    let mut cs: Vec<String> = (0..n).map(|_| format!("{} {}", t.llvm(), b.input(t))).collect();
+    while cs.len() < slots {
+        cs.push(format!("{} undef", t.llvm()));
+    }
+    cs.join(", ")
+}
+
+fn texture_loads_and_stores() -> Vec<Case> {
+    let mut v = Vec::new();
+    for &(kind, n, offs, kname) in TEXTURE_KINDS {
+        for e in [C::F32, C::I32, C::F16, C::U16] {
+            let s = scalar_of(e);
+            let rr = format!("%dx.types.ResRet.{}", s.suffix());
+            v.push(case(
+                format!("texture.load_store.{kname}.{}", s.suffix()),
+                ALL,
+                vec![Res::new("t", RC::Srv, kind, 0).typed(e), Res::new("u", RC::Uav, kind, 1).typed(e)],
+                |b| {
+                    b.declare(format!(
+                        "declare {rr} @dx.op.textureLoad.{}(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i32)",
+                        s.suffix()
+                    ));
+                    b.declare(format!(
+                        "declare void @dx.op.textureStore.{0}(i32, %dx.types.Handle, i32, i32, i32, {1}, {1}, {1}, {1}, i8)",
+                        s.suffix(),
+                        s.llvm()
+                    ));
+                    let c = coords(b, n, Scalar::I32);
+                    let mip = b.input(Scalar::I32);
+                    let const_off: Vec<String> =
+                        (0..3).map(|k| if k < offs { format!("i32 {}", [1, -2, 3][k as usize]) } else { "i32 undef".into() }).collect();
+                    let dyn_off: Vec<String> =
+                        (0..3).map(|k| if k < offs { format!("i32 {}", mip) } else { "i32 undef".into() }).collect();
+                    for (k, (m, o)) in [
+                        ("i32 0".to_string(), "i32 undef, i32 undef, i32 undef".to_string()),
+                        (format!("i32 {mip}"), const_off.join(", ")),
+                        ("i32 1".to_string(), dyn_off.join(", ")),
+                    ]
+                    .iter()
+                    .enumerate()
+                    {
+                        b.line(format!("%tl{k} = call {rr} @dx.op.textureLoad.{}(i32 66, %dx.types.Handle %t, {m}, {c}, {o})", s.suffix()));
+                        keep(b, &rr, &format!("%tl{k}"), &[s, s, s, s, Scalar::I32]);
+                    }
+                    b.line(format!("%tu = call {rr} @dx.op.textureLoad.{}(i32 66, %dx.types.Handle %u, i32 undef, {c}, i32 undef, i32 undef, i32 undef)", s.suffix()));
+                    keep(b, &rr, "%tu", &[s, s, s, s]);
+                    let x = b.input(s);
+                    b.line(format!(
+                        "call void @dx.op.textureStore.{0}(i32 67, %dx.types.Handle %u, {c}, {1} {x}, {1} {x}, {1} {x}, {1} {x}, i8 15)",
+                        s.suffix(),
+                        s.llvm()
+                    ));
+                },
+            ));
+        }
+    }
+    for (kind, kname, n) in [(K::Texture2DMS, "2dms", 2), (K::Texture2DMSArray, "2dmsarray", 3)] {
+        v.push(case(
+            format!("texture.multisampled.{kname}"),
+            ALL,
+            vec![Res::new("t", RC::Srv, kind, 0).typed(C::F32).samples(4), Res::new("u", RC::Uav, kind, 1).typed(C::F32)],
+            |b| {
+                b.declare("declare %dx.types.ResRet.f32 @dx.op.textureLoad.f32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i32)");
+                b.declare("declare void @dx.op.textureStoreSample.f32(i32, %dx.types.Handle, i32, i32, i32, float, float, float, float, i8, i32)");
+                b.declare("declare %dx.types.SamplePos @dx.op.texture2DMSGetSamplePosition(i32, %dx.types.Handle, i32)");
+                let c = coords(b, n, Scalar::I32);
+                let smp = b.input(Scalar::I32);
+                b.line(format!("%ml = call %dx.types.ResRet.f32 @dx.op.textureLoad.f32(i32 66, %dx.types.Handle %t, i32 {smp}, {c}, i32 undef, i32 undef, i32 undef)"));
+                keep(b, "%dx.types.ResRet.f32", "%ml", &[Scalar::F32; 4]);
+                b.line(format!("%mp = call %dx.types.SamplePos @dx.op.texture2DMSGetSamplePosition(i32 75, %dx.types.Handle %t, i32 {smp})"));
+                keep(b, "%dx.types.SamplePos", "%mp", &[Scalar::F32; 2]);
+                let x = b.input(Scalar::F32);
+                b.line(format!("call void @dx.op.textureStoreSample.f32(i32 225, %dx.types.Handle %u, {c}, float {x}, float {x}, float {x}, float {x}, i8 15, i32 {smp})"));
+            },
+        ));
+    }
+    v
+}
+
+fn dimensions() -> Vec<Case> {
+    let mut res = vec![
+        Res::new("t1", RC::Srv, K::Texture1D, 0).typed(C::F32),
+        Res::new("t1a", RC::Srv, K::Texture1DArray, 1).typed(C::F32),
+        Res::new("t2", RC::Srv, K::Texture2D, 2).typed(C::F32),
+        Res::new("t2a", RC::Srv, K::Texture2DArray, 3).typed(C::F32),
+        Res::new("t3", RC::Srv, K::Texture3D, 4).typed(C::F32),
+        Res::new("tc", RC::Srv, K::TextureCube, 5).typed(C::F32),
+        Res::new("tca", RC::Srv, K::TextureCubeArray, 6).typed(C::F32),
+        Res::new("tms", RC::Srv, K::Texture2DMS, 7).typed(C::F32).samples(4),
+        Res::new("tmsa", RC::Srv, K::Texture2DMSArray, 8).typed(C::F32).samples(4),
+        Res::new("tb", RC::Srv, K::TypedBuffer, 9).typed(C::F32),
+        Res::new("raw", RC::Srv, K::RawBuffer, 10),
+        Res::new("st", RC::Srv, K::StructuredBuffer, 11).extra(12),
+        Res::new("u2", RC::Uav, K::Texture2D, 1).typed(C::F32),
+        Res::new("u2a", RC::Uav, K::Texture2DArray, 2).typed(C::F32),
+        Res::new("u3", RC::Uav, K::Texture3D, 3).typed(C::F32),
+        Res::new("ub", RC::Uav, K::TypedBuffer, 4).typed(C::U32),
+    ];
+    res.push(Res::new("ust", RC::Uav, K::StructuredBuffer, 5).extra(20));
+    let names: Vec<&'static str> = res.iter().map(|r| r.name).collect();
+    vec![case("get_dimensions.every_kind", ALL, res, |b| {
+        b.declare("declare %dx.types.Dimensions @dx.op.getDimensions(i32, %dx.types.Handle, i32)");
+        let mip = b.input(Scalar::I32);
+        for (k, h) in names.iter().enumerate() {
+            let m = if k % 2 == 0 { mip.as_str() } else { "0" };
+            b.line(format!(
+                "%gd{k} = call %dx.types.Dimensions @dx.op.getDimensions(i32 72, %dx.types.Handle %{h}, i32 {m})"
+            ));
+            keep(b, "%dx.types.Dimensions", &format!("%gd{k}"), &[Scalar::I32; 4]);
+        }
+    })]
+}
+
+/// Sampled kinds: (kind, coordinates, offsets, gradient components, name).
+const SAMPLED: &[(K, u32, u32, u32, &str)] = &[
+    (K::Texture1D, 1, 1, 1, "1d"),
+    (K::Texture1DArray, 2, 1, 1, "1darray"),
+    (K::Texture2D, 2, 2, 2, "2d"),
+    (K::Texture2DArray, 3, 2, 2, "2darray"),
+    (K::Texture3D, 3, 3, 3, "3d"),
+    (K::TextureCube, 3, 0, 3, "cube"),
+    (K::TextureCubeArray, 4, 0, 3, "cubearray"),
+];
+
+fn sampling() -> Vec<Case> {
+    let mut v = Vec::new();
+    for &(kind, n, offs, grads, kname) in SAMPLED {
+        for s in [Scalar::F32, Scalar::F16] {
+            let rr = format!("%dx.types.ResRet.{}", s.suffix());
+            let sfx = s.suffix();
+            let t = s.llvm();
+            // Implicit-derivative samples (pixel and compute shaders).
+            let resources = || {
+                vec![
+                    Res::new("t", RC::Srv, kind, 0).typed(C::F32),
+                    Res::new("smp", RC::Sampler, K::Sampler, 0),
+                    Res::new("cmp", RC::Sampler, K::Sampler, 1).extra(1),
+                ]
+            };
+            let comparison = kind != K::Texture3D;
+            v.push(case(format!("sample.implicit.{kname}.{sfx}"), DERIV, resources(), |b| {
+                let c = coords(b, n, Scalar::F32);
+                let o: Vec<String> =
+                    (0..3).map(|k| if k < offs { format!("i32 {}", [1, -1, 2][k as usize]) } else { "i32 undef".into() }).collect();
+                let o = o.join(", ");
+                let (bias, clamp, dref) = (b.input(Scalar::F32), b.input(Scalar::F32), b.input(Scalar::F32));
+                b.declare(format!("declare {rr} @dx.op.sample.{sfx}(i32, %dx.types.Handle, %dx.types.Handle, float, float, float, float, i32, i32, i32, float)"));
+                b.declare(format!("declare {rr} @dx.op.sampleBias.{sfx}(i32, %dx.types.Handle, %dx.types.Handle, float, float, float, float, i32, i32, i32, float, float)"));
+                b.line(format!("%s0 = call {rr} @dx.op.sample.{sfx}(i32 60, %dx.types.Handle %t, %dx.types.Handle %smp, {c}, {o}, float undef)"));
+                b.line(format!("%s1 = call {rr} @dx.op.sample.{sfx}(i32 60, %dx.types.Handle %t, %dx.types.Handle %smp, {c}, {o}, float {clamp})"));
+                b.line(format!("%s2 = call {rr} @dx.op.sampleBias.{sfx}(i32 61, %dx.types.Handle %t, %dx.types.Handle %smp, {c}, {o}, float {bias}, float {clamp})"));
+                for k in 0..3 {
+                    keep(b, &rr, &format!("%s{k}"), &[s, s, s, s]);
+                }
+                if comparison {
+                    b.declare(format!("declare {rr} @dx.op.sampleCmp.{sfx}(i32, %dx.types.Handle, %dx.types.Handle, float, float, float, float, i32, i32, i32, float, float)"));
+                    b.declare(format!("declare {rr} @dx.op.sampleCmpBias.{sfx}(i32, %dx.types.Handle, %dx.types.Handle, float, float, float, float, i32, i32, i32, float, float, float)"));
+                    b.line(format!("%s3 = call {rr} @dx.op.sampleCmp.{sfx}(i32 64, %dx.types.Handle %t, %dx.types.Handle %cmp, {c}, {o}, float {dref}, float {clamp})"));
+                    b.line(format!("%s4 = call {rr} @dx.op.sampleCmpBias.{sfx}(i32 255, %dx.types.Handle %t, %dx.types.Handle %cmp, {c}, {o}, float {dref}, float {bias}, float undef)"));
+                    keep(b, &rr, "%s3", &[s]);
+                    keep(b, &rr, "%s4", &[s]);
+                }
+                if kind != K::Texture3D {
+                    b.declare("declare float @dx.op.calculateLOD.f32(i32, %dx.types.Handle, %dx.types.Handle, float, float, float, i1)");
+                    let cl: Vec<String> = c.split(", ").take(3).map(str::to_string).collect();
+                    let cl = if matches!(kind, K::Texture1DArray | K::Texture2DArray | K::TextureCubeArray) {
+                        // CalculateLOD takes no array layer.
+                        let mut v: Vec<String> = cl[..(n as usize - 1).min(3)].to_vec();
+                        while v.len() < 3 {
+                            v.push("float undef".into());
+                        }
+                        v.join(", ")
+                    } else {
+                        cl.join(", ")
+                    };
+                    for (k, clamped) in ["true", "false"].iter().enumerate() {
+                        b.line(format!("%lod{k} = call float @dx.op.calculateLOD.f32(i32 81, %dx.types.Handle %t, %dx.types.Handle %smp, {cl}, i1 {clamped})"));
+                        b.output(Scalar::F32, &format!("%lod{k}"));
+                    }
+                }
+            }));
+            // Explicit LOD and gradients (every stage), constant and dynamic offsets.
+            v.push(case(format!("sample.explicit.{kname}.{sfx}"), ALL, resources(), |b| {
+                let c = coords(b, n, Scalar::F32);
+                let d = b.input(Scalar::I32);
+                let offsets: Vec<String> = (0..2)
+                    .map(|form| {
+                        (0..3)
+                            .map(|k| {
+                                if k >= offs {
+                                    "i32 undef".to_string()
+                                } else if form == 0 {
+                                    format!("i32 {}", [-3, 2, 1][k as usize])
+                                } else {
+                                    format!("i32 {d}")
+                                }
+                            })
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    })
+                    .collect();
+                // Dynamic offsets switch over 16^n cases: 1D and 2D only (see textures.rs).
+                let forms = if offs == 3 { 1 } else { 2 };
+                let (lod, dref, clamp) = (b.input(Scalar::F32), b.input(Scalar::F32), b.input(Scalar::F32));
+                let g: Vec<String> =
+                    (0..3).map(|k| if k < grads { format!("float {lod}") } else { "float undef".into() }).collect();
+                let g = g.join(", ");
+                b.declare(format!("declare {rr} @dx.op.sampleLevel.{sfx}(i32, %dx.types.Handle, %dx.types.Handle, float, float, float, float, i32, i32, i32, float)"));
+                b.declare(format!("declare {rr} @dx.op.sampleGrad.{sfx}(i32, %dx.types.Handle, %dx.types.Handle, float, float, float, float, i32, i32, i32, float, float, float, float, float, float, float)"));
+                for (f, o) in offsets.iter().take(forms).enumerate() {
+                    b.line(format!("%e{f}0 = call {rr} @dx.op.sampleLevel.{sfx}(i32 62, %dx.types.Handle %t, %dx.types.Handle %smp, {c}, {o}, float {lod})"));
+                    b.line(format!("%e{f}1 = call {rr} @dx.op.sampleGrad.{sfx}(i32 63, %dx.types.Handle %t, %dx.types.Handle %smp, {c}, {o}, {g}, {g}, float {clamp})"));
+                    keep(b, &rr, &format!("%e{f}0"), &[s, s, s, s]);
+                    keep(b, &rr, &format!("%e{f}1"), &[s, s, s, s]);
+                    if comparison {
+                        b.declare(format!("declare {rr} @dx.op.sampleCmpLevelZero.{sfx}(i32, %dx.types.Handle, %dx.types.Handle, float, float, float, float, i32, i32, i32, float)"));
+                        b.declare(format!("declare {rr} @dx.op.sampleCmpLevel.{sfx}(i32, %dx.types.Handle, %dx.types.Handle, float, float, float, float, i32, i32, i32, float, float)"));
+                        b.declare(format!("declare {rr} @dx.op.sampleCmpGrad.{sfx}(i32, %dx.types.Handle, %dx.types.Handle, float, float, float, float, i32, i32, i32, float, float, float, float, float, float, float, float)"));
+                        b.line(format!("%e{f}2 = call {rr} @dx.op.sampleCmpLevelZero.{sfx}(i32 65, %dx.types.Handle %t, %dx.types.Handle %cmp, {c}, {o}, float {dref})"));
+                        b.line(format!("%e{f}3 = call {rr} @dx.op.sampleCmpLevel.{sfx}(i32 224, %dx.types.Handle %t, %dx.types.Handle %cmp, {c}, {o}, float {dref}, float {lod})"));
+                        b.line(format!("%e{f}4 = call {rr} @dx.op.sampleCmpGrad.{sfx}(i32 254, %dx.types.Handle %t, %dx.types.Handle %cmp, {c}, {o}, float {dref}, {g}, {g}, float {clamp})"));
+                        for k in 2..5 {
+                            keep(b, &rr, &format!("%e{f}{k}"), &[s]);
+                        }
+                    }
+                }
+                let _ = t;
+            }));
+        }
+    }
+    v
+}
+
+fn gathers() -> Vec<Case> {
+    let mut v = Vec::new();
+    for (kind, n, offs, kname) in [
+        (K::Texture2D, 2, 2, "2d"),
+        (K::Texture2DArray, 3, 2, "2darray"),
+        (K::TextureCube, 3, 0, "cube"),
+        (K::TextureCubeArray, 4, 0, "cubearray"),
+    ] {
+        for (e, s) in [(C::F32, Scalar::F32), (C::I32, Scalar::I32), (C::F16, Scalar::F16)] {
+            let rr = format!("%dx.types.ResRet.{}", s.suffix());
+            let sfx = s.suffix();
+            v.push(case(
+                format!("gather.{kname}.{sfx}"),
+                ALL,
+                vec![
+                    Res::new("t", RC::Srv, kind, 0).typed(e),
+                    Res::new("smp", RC::Sampler, K::Sampler, 0),
+                    Res::new("cmp", RC::Sampler, K::Sampler, 1).extra(1),
+                ],
+                |b| {
+                    let c = coords(b, n, Scalar::F32);
+                    let d = b.input(Scalar::I32);
+                    let dref = b.input(Scalar::F32);
+                    b.declare(format!("declare {rr} @dx.op.textureGather.{sfx}(i32, %dx.types.Handle, %dx.types.Handle, float, float, float, float, i32, i32, i32)"));
+                    b.declare(format!("declare {rr} @dx.op.textureGatherCmp.{sfx}(i32, %dx.types.Handle, %dx.types.Handle, float, float, float, float, i32, i32, i32, float)"));
+                    let forms: Vec<String> = if offs == 0 {
+                        vec!["i32 undef, i32 undef".into()]
+                    } else {
+                        vec!["i32 undef, i32 undef".into(), "i32 -2, i32 3".into(), format!("i32 {d}, i32 {d}")]
+                    };
+                    for (f, o) in forms.iter().enumerate() {
+                        for ch in 0..4 {
+                            b.line(format!("%g{f}{ch} = call {rr} @dx.op.textureGather.{sfx}(i32 73, %dx.types.Handle %t, %dx.types.Handle %smp, {c}, {o}, i32 {ch})"));
+                            keep(b, &rr, &format!("%g{f}{ch}"), &[s]);
+                        }
+                        if s != Scalar::I32 {
+                            b.line(format!("%gc{f} = call {rr} @dx.op.textureGatherCmp.{sfx}(i32 74, %dx.types.Handle %t, %dx.types.Handle %cmp, {c}, {o}, i32 0, float {dref})"));
+                            keep(b, &rr, &format!("%gc{f}"), &[s, s, s, s, Scalar::I32]);
+                        }
+                    }
+                },
+            ));
+        }
+    }
+    // Raw gathers (SM 6.7): the first channel's bits of 16- and 32-bit integer textures.
+    for (e, s) in [(C::U16, Scalar::I16), (C::U32, Scalar::I32)] {
+        let rr = format!("%dx.types.ResRet.{}", s.suffix());
+        let sfx = s.suffix();
+        v.push(case(
+            format!("gather.raw.{sfx}"),
+            ALL,
+            vec![Res::new("t", RC::Srv, K::Texture2D, 0).typed(e), Res::new("smp", RC::Sampler, K::Sampler, 0)],
+            |b| {
+                let c = coords(b, 2, Scalar::F32);
+                let d = b.input(Scalar::I32);
+                b.declare(format!("declare {rr} @dx.op.textureGatherRaw.{sfx}(i32, %dx.types.Handle, %dx.types.Handle, float, float, float, float, i32, i32)"));
+                for (f, o) in ["i32 undef, i32 undef".to_string(), "i32 1, i32 -1".into(), format!("i32 {d}, i32 0")].iter().enumerate() {
+                    b.line(format!("%gr{f} = call {rr} @dx.op.textureGatherRaw.{sfx}(i32 223, %dx.types.Handle %t, %dx.types.Handle %smp, {c}, {o})"));
+                    keep(b, &rr, &format!("%gr{f}"), &[s, s, s, s]);
+                }
+            },
+        ));
+    }
+    v
+}
+
+fn barriers() -> Vec<Case> {
+    let mut v = Vec::new();
+    // barrier(mode): every mode in compute; the device-wide UAV fence everywhere.
+    v.push(case("barrier.modes.compute", &["cs"], vec![], |b| {
+        b.declare("declare void @dx.op.barrier(i32, i32)");
+        for mode in [1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15] {
+            b.line(format!("call void @dx.op.barrier(i32 80, i32 {mode})"));
+        }
+    }));
+    v.push(case("barrier.modes.graphics", ALL, vec![], |b| {
+        b.declare("declare void @dx.op.barrier(i32, i32)");
+        b.line("call void @dx.op.barrier(i32 80, i32 2)");
+    }));
+    v.push(case("barrier.by_memory.compute", &["cs"], vec![], |b| {
+        b.declare("declare void @dx.op.barrierByMemoryType(i32, i32, i32)");
+        b.declare("declare void @dx.op.barrierByMemoryHandle(i32, %dx.types.Handle, i32)");
+        for (m, s) in [(0, 1), (1, 4), (1, 5), (1, 2), (1, 3), (2, 2), (2, 3), (3, 7), (3, 4), (1, 0), (2, 0)] {
+            b.line(format!("call void @dx.op.barrierByMemoryType(i32 244, i32 {m}, i32 {s})"));
+        }
+        for s in [0, 1, 2, 3, 4, 5, 7] {
+            b.line(format!("call void @dx.op.barrierByMemoryHandle(i32 245, %dx.types.Handle %out, i32 {s})"));
+        }
+    }));
+    v.push(case("barrier.by_memory.graphics", ALL, vec![], |b| {
+        b.declare("declare void @dx.op.barrierByMemoryType(i32, i32, i32)");
+        b.declare("declare void @dx.op.barrierByMemoryHandle(i32, %dx.types.Handle, i32)");
+        b.line("call void @dx.op.barrierByMemoryType(i32 244, i32 1, i32 4)");
+        b.line("call void @dx.op.barrierByMemoryType(i32 244, i32 1, i32 0)");
+        b.line("call void @dx.op.barrierByMemoryHandle(i32 245, %dx.types.Handle %out, i32 4)");
+    }));
+    v
+}
+
+fn el(name: &'static str, component: C, system_value: u32, rows: u32, cols: u32, start: Option<(u32, u32)>) -> El {
+    El { name, component, system_value, interpolation: if component == C::F32 { 2 } else { 1 }, rows, cols, start }
+}
+
+fn stage_io() -> Vec<Case> {
+    let mut v = Vec::new();
+    let mut ps = case("io.pixel", &["ps"], vec![], |b| {
+        b.declare("declare float @dx.op.loadInput.f32(i32, i32, i32, i8, i32)");
+        b.declare("declare i32 @dx.op.loadInput.i32(i32, i32, i32, i8, i32)");
+        b.declare("declare half @dx.op.loadInput.f16(i32, i32, i32, i8, i32)");
+        b.declare("declare void @dx.op.storeOutput.f32(i32, i32, i32, i8, float)");
+        b.declare("declare void @dx.op.storeOutput.i32(i32, i32, i32, i8, i32)");
+        b.declare("declare void @dx.op.discard(i32, i1)");
+        for col in 0..4 {
+            b.line(format!("%pos{col} = call float @dx.op.loadInput.f32(i32 4, i32 0, i32 0, i8 {col}, i32 undef)"));
+            b.output(Scalar::F32, &format!("%pos{col}"));
+        }
+        let r = b.input(Scalar::I32);
+        b.line(format!("%row = and i32 {r}, 1"));
+        b.line("%uv = call float @dx.op.loadInput.f32(i32 4, i32 1, i32 %row, i8 1, i32 undef)");
+        b.line("%uvh = call half @dx.op.loadInput.f16(i32 4, i32 1, i32 1, i8 0, i32 undef)");
+        b.line("%id = call i32 @dx.op.loadInput.i32(i32 4, i32 2, i32 0, i8 0, i32 undef)");
+        b.line("%ff = call i32 @dx.op.loadInput.i32(i32 4, i32 3, i32 0, i8 0, i32 undef)");
+        b.output(Scalar::F32, "%uv");
+        b.output(Scalar::F16, "%uvh");
+        b.output(Scalar::I32, "%id");
+        b.output(Scalar::I32, "%ff");
+        let c = b.input(Scalar::I1);
+        b.line(format!("call void @dx.op.discard(i32 82, i1 {c})"));
+        b.line("call void @dx.op.discard(i32 82, i1 false)");
+        for col in 0..4 {
+            b.line(format!("call void @dx.op.storeOutput.f32(i32 5, i32 0, i32 0, i8 {col}, float %uv)"));
+        }
+        b.line("call void @dx.op.storeOutput.i32(i32 5, i32 1, i32 0, i8 0, i32 %id)");
+        b.line("call void @dx.op.storeOutput.f32(i32 5, i32 2, i32 0, i8 0, float %uv)");
+    });
+    ps.shell.inputs = vec![
+        el("SV_Position", C::F32, 3, 1, 4, Some((0, 0))),
+        el("TEXCOORD", C::F32, 0, 2, 2, Some((1, 0))),
+        el("ID", C::U32, 0, 1, 1, Some((3, 0))),
+        el("SV_IsFrontFace", C::U32, 13, 1, 1, None),
+    ];
+    ps.shell.outputs = vec![
+        el("SV_Target", C::F32, 16, 1, 4, Some((0, 0))),
+        el("SV_Target", C::U32, 16, 1, 1, Some((1, 0))),
+        el("SV_Depth", C::F32, 17, 1, 1, None),
+    ];
+    v.push(ps);
+    let mut vs = case("io.vertex", &["vs"], vec![], |b| {
+        b.declare("declare float @dx.op.loadInput.f32(i32, i32, i32, i8, i32)");
+        b.declare("declare i32 @dx.op.loadInput.i32(i32, i32, i32, i8, i32)");
+        b.declare("declare void @dx.op.storeOutput.f32(i32, i32, i32, i8, float)");
+        b.declare("declare void @dx.op.storeOutput.i32(i32, i32, i32, i8, i32)");
+        for col in 0..4 {
+            b.line(format!("%p{col} = call float @dx.op.loadInput.f32(i32 4, i32 0, i32 0, i8 {col}, i32 undef)"));
+            b.line(format!("call void @dx.op.storeOutput.f32(i32 5, i32 0, i32 0, i8 {col}, float %p{col})"));
+        }
+        b.line("%vid = call i32 @dx.op.loadInput.i32(i32 4, i32 1, i32 0, i8 0, i32 undef)");
+        b.line("%a = call i32 @dx.op.loadInput.i32(i32 4, i32 2, i32 0, i8 1, i32 undef)");
+        b.line("call void @dx.op.storeOutput.i32(i32 5, i32 1, i32 0, i8 0, i32 %vid)");
+        b.line("call void @dx.op.storeOutput.i32(i32 5, i32 1, i32 1, i8 0, i32 %a)");
+        b.line("call void @dx.op.storeOutput.f32(i32 5, i32 2, i32 0, i8 0, float %p0)");
+        b.output(Scalar::I32, "%a");
+    });
+    vs.shell.inputs = vec![
+        el("POSITION", C::F32, 0, 1, 4, Some((0, 0))),
+        el("SV_VertexID", C::U32, 1, 1, 1, None),
+        el("ATTR", C::U32, 0, 1, 2, Some((1, 0))),
+    ];
+    vs.shell.outputs = vec![
+        el("SV_Position", C::F32, 3, 1, 4, Some((0, 0))),
+        el("TEXCOORD", C::U32, 0, 2, 1, Some((1, 0))),
+        el("SV_ClipDistance", C::F32, 6, 1, 1, Some((3, 0))),
+    ];
+    v.push(vs);
+    v
+}

@@ -1,0 +1,188 @@
+//! Every `dx.op` call is checked against its DXIL 1.8 signature
+//! ([`crate::dxil::op_facts`]) before a family lowers it: the argument count, each
+//! argument's type and the result type, one overload type shared by every overloaded slot
+//! and allowed for the operation, and immediate constants where DXIL requires them. The
+//! families can then take operand types for granted (an `FAbs` whose operand and result
+//! differ, or a `void` one, would otherwise become an invalid module), and malformed input
+//! is a typed [`TranslateError::Invalid`] naming the function, block and value.
+//!
+//! Shapes are compared structurally (`%dx.types.ResRet.f32` is a struct of four `float`
+//! and an `i32`, whatever it is called), except handles, which the translator recognizes by
+//! their name `%dx.types.Handle` everywhere.
+
+use super::Call;
+use crate::dxil::op_facts::{ParamTy, Signature};
+use crate::emit::error::{Result, TranslateError};
+use crate::emit::function::FnEmit;
+use crate::ir::{ConstKind, FloatKind, Type, TypeId, Value};
+
+/// DXC's overload letter for a scalar type.
+fn overload_letter(t: &Type) -> Option<char> {
+    Some(match t {
+        Type::Int(1) => '1',
+        Type::Int(8) => '8',
+        Type::Int(16) => 'w',
+        Type::Int(32) => 'i',
+        Type::Int(64) => 'l',
+        Type::Float(FloatKind::Half) => 'h',
+        Type::Float(FloatKind::Float) => 'f',
+        Type::Float(FloatKind::Double) => 'd',
+        _ => return None,
+    })
+}
+
+impl<'a, 'm> FnEmit<'a, 'm> {
+    /// A [`TranslateError::Invalid`] about call `c` (`what` names the offending part).
+    pub fn invalid(&self, c: &Call<'_>, what: &str, message: impl Into<String>) -> TranslateError {
+        let (function, block, value) = self.site(c.inst);
+        TranslateError::Invalid {
+            function,
+            block,
+            value: format!("{what} of {value} = {}", c.op.name()),
+            message: message.into(),
+        }
+    }
+
+    fn ty_text(&self, t: TypeId) -> String {
+        self.cx.m.types.display(t)
+    }
+
+    /// The scalar type the overload names: the first overloaded slot's type (for a struct
+    /// result of overloaded fields, its first field's).
+    fn overload_of(&self, c: &Call<'_>, sig: &Signature) -> Option<TypeId> {
+        let types = &self.cx.m.types;
+        match sig.result {
+            ParamTy::Overload => return Some(c.ty),
+            ParamTy::ResRet | ParamTy::CBufRet | ParamTy::OverloadVec4 => {
+                return types.struct_fields(c.ty).and_then(|f| f.first().copied())
+            }
+            _ => {}
+        }
+        let k = sig.params.iter().position(|&p| p == ParamTy::Overload)?;
+        c.args.get(k).and_then(|&v| self.value_ty(v))
+    }
+
+    /// Whether `t` has the shape `p` asks for (`o`: the overload type).
+    fn fits(&self, t: TypeId, p: ParamTy, o: Option<TypeId>) -> bool {
+        let types = &self.cx.m.types;
+        let ty = types.get(t);
+        let fields = |n: usize, each: &dyn Fn(usize, TypeId) -> bool| -> bool {
+            types.struct_fields(t).is_some_and(|f| f.len() == n && f.iter().enumerate().all(|(k, &x)| each(k, x)))
+        };
+        let is = |x: TypeId, want: &Type| types.get(x) == want;
+        let i32_ = Type::Int(32);
+        match p {
+            ParamTy::Void => matches!(ty, Type::Void),
+            ParamTy::Overload => Some(t) == o,
+            ParamTy::I1 => *ty == Type::Int(1),
+            ParamTy::I8 => *ty == Type::Int(8),
+            ParamTy::I16 => *ty == Type::Int(16),
+            ParamTy::I32 => *ty == i32_,
+            ParamTy::I64 => *ty == Type::Int(64),
+            ParamTy::F16 => *ty == Type::Float(FloatKind::Half),
+            ParamTy::F32 => *ty == Type::Float(FloatKind::Float),
+            ParamTy::F64 => *ty == Type::Float(FloatKind::Double),
+            ParamTy::ResRet => fields(5, &|k, x| if k < 4 { Some(x) == o } else { is(x, &i32_) }),
+            ParamTy::CBufRet => {
+                let bits = o.and_then(|o| self.scalar_bits(o)).unwrap_or(0);
+                // 16-bit rows hold 8 values, or 4 (one per 32-bit slot) when the module uses
+                // minimum precision instead of native 16-bit types (DXC `GetCBufferRetType`).
+                let each = |_, x| Some(x) == o;
+                match bits {
+                    16 => fields(8, &each) || fields(4, &each),
+                    32 => fields(4, &each),
+                    64 => fields(2, &each),
+                    _ => false,
+                }
+            }
+            ParamTy::Handle => types.struct_name(t) == Some("dx.types.Handle") && matches!(ty, Type::Named(_)),
+            ParamTy::Dimensions | ParamTy::FourI32 => fields(4, &|_, x| is(x, &i32_)),
+            ParamTy::TwoI32 | ParamTy::SplitDouble | ParamTy::ResProperties => fields(2, &|_, x| is(x, &i32_)),
+            ParamTy::I32Carry => fields(2, &|k, x| is(x, if k == 0 { &i32_ } else { &Type::Int(1) })),
+            ParamTy::SamplePos => fields(2, &|_, x| is(x, &Type::Float(FloatKind::Float))),
+            ParamTy::OverloadVec4 => fields(4, &|_, x| Some(x) == o),
+            ParamTy::ResBind => fields(4, &|k, x| is(x, if k < 3 { &i32_ } else { &Type::Int(8) })),
+            // Only operations the translator refuses take these; nothing to check.
+            ParamTy::PointerF32
+            | ParamTy::UserDefined
+            | ParamTy::Object
+            | ParamTy::NodeHandle
+            | ParamTy::NodeRecordHandle
+            | ParamTy::NodeProperties
+            | ParamTy::NodeRecordProperties => true,
+        }
+    }
+
+    fn is_constant(&self, v: Value) -> bool {
+        match v {
+            Value::Const(k) => !matches!(
+                self.cx.m.constants.get(k).kind,
+                ConstKind::GlobalAddr(_) | ConstKind::FuncAddr(_) | ConstKind::Expr { .. } | ConstKind::Opaque(_)
+            ),
+            _ => false,
+        }
+    }
+
+    /// Checks call `c` against the operation's signature.
+    pub(super) fn check_signature(&self, c: &Call<'_>) -> Result<()> {
+        let sig = c.op.signature();
+        if c.args.len() != sig.params.len() {
+            return Err(self.invalid(
+                c,
+                "the call",
+                format!("{} takes {} operands after the opcode, not {}", c.op.name(), sig.params.len(), c.args.len()),
+            ));
+        }
+        let o = self.overload_of(c, &sig);
+        // Operations whose every slot has a fixed type (`threadId` is `i32`, `makeDouble`
+        // `double`) list one overload but have no overloaded slot to check.
+        if let Some(o) = o.filter(|_| sig.overloads != "v") {
+            let letter = overload_letter(self.cx.m.types.get(o));
+            if !letter.is_some_and(|l| sig.allows_overload(l)) {
+                return Err(self.invalid(
+                    c,
+                    "the overload",
+                    format!(
+                        "{} is not an overload of {} (DXIL 1.8 allows `{}`)",
+                        self.ty_text(o),
+                        c.op.name(),
+                        sig.overloads
+                    ),
+                ));
+            }
+        }
+        if !self.fits(c.ty, sig.result, o) {
+            return Err(self.invalid(
+                c,
+                "the result",
+                format!(
+                    "type {} does not fit {:?} (overload {})",
+                    self.ty_text(c.ty),
+                    sig.result,
+                    self.overload_text(o)
+                ),
+            ));
+        }
+        for (k, (&v, &p)) in c.args.iter().zip(sig.params).enumerate() {
+            let what = format!("operand {k}");
+            let Some(t) = self.value_ty(v) else {
+                return Err(self.invalid(c, &what, "a value without a type"));
+            };
+            if !self.fits(t, p, o) {
+                return Err(self.invalid(
+                    c,
+                    &what,
+                    format!("type {} does not fit {p:?} (overload {})", self.ty_text(t), self.overload_text(o)),
+                ));
+            }
+            if sig.is_immediate(k) && !self.is_constant(v) {
+                return Err(self.invalid(c, &what, "must be an immediate constant"));
+            }
+        }
+        Ok(())
+    }
+
+    fn overload_text(&self, o: Option<TypeId>) -> String {
+        o.map_or_else(|| "none".to_string(), |o| self.ty_text(o))
+    }
+}

@@ -1,0 +1,546 @@
+//! Which DXIL operations the translator lowers, in which stages, and why it refuses the
+//! others: the one place that says so. The dispatcher (`dxop::emit`) routes every call
+//! through [`support`], so a call is lowered exactly when this module says it is; the
+//! coverage table (`docs/dxil-coverage.md`, regenerated and checked by the test kit's
+//! `dxil_coverage` test) and `untangle info --ops` print the same answers, so a layer can
+//! ask up front ([`support`], [`stage_support`], [`crate::Shader::unsupported_operations`]).
+//!
+//! # The rules, in order
+//!
+//! 1. A reserved opcode slot is never valid DXIL ([`Refusal::Reserved`]).
+//! 2. An operation outside the stages DXIL allows it in is refused
+//!    ([`Refusal::NotInStage`]; the stage lists are DXC's, see [`DxOp::valid_in`]).
+//! 3. Operations owned by a stage family whose lowering is somebody else's work (geometry,
+//!    tessellation and pixel-interpolation operations, mesh and amplification shaders, ray
+//!    tracing and ray queries, work graphs), and the DXBC converter's private operations,
+//!    are refused with that reason ([`Refusal::StageFamily`], [`Refusal::DxbcConverterOnly`]).
+//! 4. A stage the translator does not handle yet refuses everything
+//!    ([`Refusal::StageNotTranslated`], from [`stage_support`]).
+//! 5. Everything else is [`Support::Lowered`] by its [`Family`].
+//!
+//! When a family lands, its operations move from rule 3 to rule 5 here, and the table
+//! follows by itself.
+
+use crate::container::ShaderKind;
+use crate::dxil::DxOp;
+use serde::Serialize;
+
+/// How the translator handles one operation in one stage.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
+pub enum Support {
+    /// Lowered by the module of this family (`emit/dxop/<family>.rs`).
+    Lowered(Family),
+    /// Refused with a typed error ([`crate::TranslateError::UnsupportedOp`]) saying why.
+    Refused(Refusal),
+}
+
+impl Support {
+    pub fn is_lowered(self) -> bool {
+        matches!(self, Support::Lowered(_))
+    }
+}
+
+/// The operation families, one lowering module each.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, Serialize)]
+pub enum Family {
+    /// `createHandle`, `createHandleFromBinding`, `createHandleFromHeap`, `annotateHandle`.
+    Handles,
+    /// Compute-style thread and group ids.
+    ComputeIds,
+    /// `barrier`, `barrierByMemoryType`, `barrierByMemoryHandle`.
+    Barriers,
+    /// Constant, raw, structured and typed buffers, atomics, UAV counters.
+    Buffers,
+    /// Texture loads and stores, sampling, gathers, queries, sample positions.
+    Textures,
+    /// Stage inputs and outputs, pixel-shader system operations, derivatives.
+    StageIo,
+    /// Wave and quad operations.
+    Wave,
+    /// Floating-point arithmetic, classification and dot products.
+    FloatMath,
+    /// Integer arithmetic, carries, bit fields and bit counts.
+    IntegerMath,
+    /// Bit casts, half and double conversions, packing.
+    Conversions,
+    /// System values without a stage family (`viewID`, draw parameters) and the cycle
+    /// counter.
+    SystemValues,
+}
+
+impl Family {
+    /// The lowering module, relative to `crates/untangle/src/emit/dxop/`.
+    pub fn module(self) -> &'static str {
+        match self {
+            Family::Handles => "handles.rs",
+            Family::ComputeIds => "compute.rs",
+            Family::Barriers => "barriers.rs",
+            Family::Buffers => "buffers.rs",
+            Family::Textures => "textures.rs",
+            Family::StageIo => "io.rs",
+            Family::Wave => "wave.rs",
+            Family::FloatMath => "math.rs",
+            Family::IntegerMath => "integer.rs",
+            Family::Conversions => "convert.rs",
+            Family::SystemValues => "system.rs",
+        }
+    }
+}
+
+/// Stage families: groups of stages and operations with their own lowering work.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize)]
+pub enum StageFamily {
+    /// Geometry, hull and domain shaders, and the pixel-only interpolation and render-target
+    /// queries (`evalCentroid`, `attributeAtVertex`, `renderTargetGetSampleCount`, ...).
+    Graphics,
+    /// Mesh and amplification shaders.
+    Mesh,
+    /// Ray tracing libraries and inline ray queries.
+    RayTracing,
+    /// Work graphs (node shaders).
+    WorkGraphs,
+}
+
+impl StageFamily {
+    pub fn name(self) -> &'static str {
+        match self {
+            StageFamily::Graphics => "graphics stages",
+            StageFamily::Mesh => "mesh shading",
+            StageFamily::RayTracing => "ray tracing",
+            StageFamily::WorkGraphs => "work graphs",
+        }
+    }
+
+    /// Why it is refused today.
+    pub fn reason(self) -> &'static str {
+        match self {
+            StageFamily::Graphics => {
+                "geometry/tessellation stages and pixel interpolation are the graphics-stages work, not lowered yet"
+            }
+            StageFamily::Mesh => "mesh and amplification shaders are the mesh-shading work, not lowered yet",
+            StageFamily::RayTracing => {
+                "ray tracing libraries and ray queries are the ray-tracing work, not lowered yet"
+            }
+            StageFamily::WorkGraphs => {
+                "work graphs have no Vulkan equivalent (VK_AMDX_shader_enqueue is a provisional vendor extension)"
+            }
+        }
+    }
+}
+
+/// Why an operation is refused.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
+pub enum Refusal {
+    /// Opcodes 226–237: reserved slots, never valid.
+    Reserved,
+    /// DXIL does not allow the operation in this stage (DXC's validator rejects the call).
+    NotInStage,
+    /// The operation belongs to a stage family not lowered yet.
+    StageFamily(StageFamily),
+    /// The stage itself is not translated yet.
+    StageNotTranslated(StageFamily),
+    /// `tempReg*` / `minPrecXReg*`: DXC's DXBC-to-DXIL converter emits them and its
+    /// `dxil-cleanup` pass removes them; finished DXIL never holds them.
+    DxbcConverterOnly,
+    /// No Vulkan feature covers the operation.
+    NoVulkanFeature(Uncovered),
+}
+
+/// Operations without a Vulkan counterpart.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
+pub enum Uncovered {
+    /// `writeSamplerFeedback*`.
+    SamplerFeedback,
+}
+
+impl Refusal {
+    /// A sentence for error messages and the coverage table.
+    pub fn reason(self) -> String {
+        match self {
+            Refusal::Reserved => "a reserved opcode slot, never valid DXIL".into(),
+            Refusal::NotInStage => "DXIL does not allow it in this stage (DXC's validator rejects the call)".into(),
+            Refusal::StageFamily(f) | Refusal::StageNotTranslated(f) => f.reason().into(),
+            Refusal::NoVulkanFeature(Uncovered::SamplerFeedback) => "Vulkan has no sampler feedback: a layer can only \
+                emulate feedback maps in a storage image under an encoding it shares with the shader (vkd3d-proton \
+                has one of its own), and untangle defines no such contract yet"
+                .into(),
+            Refusal::DxbcConverterOnly => "an intermediate of DXC's DXBC converter, removed by its dxil-cleanup \
+                                           pass; finished DXIL never contains it"
+                .into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason())
+    }
+}
+
+/// Whether the translator handles `stage` at all: `None` when it does, else the stage family
+/// whose work it is. [`crate::emit::translate()`] refuses other stages with
+/// [`crate::TranslateError::UnsupportedStage`].
+pub fn stage_support(stage: ShaderKind) -> Option<StageFamily> {
+    use ShaderKind::*;
+    match stage {
+        Compute | Pixel | Vertex => None,
+        Geometry | Hull | Domain | Invalid => Some(StageFamily::Graphics),
+        Mesh | Amplification => Some(StageFamily::Mesh),
+        Node => Some(StageFamily::WorkGraphs),
+        Library | RayGeneration | Intersection | AnyHit | ClosestHit | Miss | Callable => Some(StageFamily::RayTracing),
+    }
+}
+
+/// Who owns an operation: a lowering family, or a refusal that holds in every stage.
+#[derive(Copy, Clone)]
+enum Owner {
+    Family(Family),
+    Refused(Refusal),
+}
+
+fn owner(op: DxOp) -> Owner {
+    use DxOp::*;
+    use Family as F;
+    let family = |f| Owner::Family(f);
+    let stage_family = |s| Owner::Refused(Refusal::StageFamily(s));
+    match op {
+        TempRegLoad | TempRegStore | MinPrecXRegLoad | MinPrecXRegStore => Owner::Refused(Refusal::DxbcConverterOnly),
+        LoadInput | StoreOutput | Discard | SampleIndex | Coverage | InnerCoverage | IsHelperLane | DerivCoarseX
+        | DerivCoarseY | DerivFineX | DerivFineY => family(F::StageIo),
+        FAbs | Saturate | IsNaN | IsInf | IsFinite | IsNormal | Cos | Sin | Tan | Acos | Asin | Atan | Hcos | Hsin
+        | Htan | Exp | Frc | Log | Sqrt | Rsqrt | Round_ne | Round_ni | Round_pi | Round_z | FMax | FMin | FMad
+        | Fma | Dot2 | Dot3 | Dot4 | Dot2AddHalf => family(F::FloatMath),
+        Bfrev | Countbits | FirstbitLo | FirstbitHi | FirstbitSHi | IMax | IMin | UMax | UMin | IMul | UMul | UDiv
+        | UAddc | USubb | IMad | UMad | Msad | Ibfe | Ubfe | Bfi | Dot4AddI8Packed | Dot4AddU8Packed => {
+            family(F::IntegerMath)
+        }
+        CreateHandle | CreateHandleFromBinding | CreateHandleFromHeap | AnnotateHandle => family(F::Handles),
+        CBufferLoad
+        | CBufferLoadLegacy
+        | BufferLoad
+        | BufferStore
+        | BufferUpdateCounter
+        | CheckAccessFullyMapped
+        | RawBufferLoad
+        | RawBufferStore
+        | AtomicBinOp
+        | AtomicCompareExchange => family(F::Buffers),
+        Sample
+        | SampleBias
+        | SampleLevel
+        | SampleGrad
+        | SampleCmp
+        | SampleCmpLevelZero
+        | SampleCmpLevel
+        | SampleCmpBias
+        | SampleCmpGrad
+        | TextureLoad
+        | TextureStore
+        | TextureStoreSample
+        | GetDimensions
+        | TextureGather
+        | TextureGatherCmp
+        | TextureGatherRaw
+        | CalculateLOD
+        | Texture2DMSGetSamplePosition => family(F::Textures),
+        Barrier | BarrierByMemoryType | BarrierByMemoryHandle => family(F::Barriers),
+        ThreadId | GroupId | ThreadIdInGroup | FlattenedThreadIdInGroup => family(F::ComputeIds),
+        WaveIsFirstLane
+        | WaveGetLaneIndex
+        | WaveGetLaneCount
+        | WaveAnyTrue
+        | WaveAllTrue
+        | WaveActiveAllEqual
+        | WaveActiveBallot
+        | WaveReadLaneAt
+        | WaveReadLaneFirst
+        | WaveActiveOp
+        | WaveActiveBit
+        | WavePrefixOp
+        | QuadReadLaneAt
+        | QuadOp
+        | QuadVote
+        | WaveAllBitCount
+        | WavePrefixBitCount
+        | WaveMatch
+        | WaveMultiPrefixOp
+        | WaveMultiPrefixBitCount => family(F::Wave),
+        BitcastI16toF16 | BitcastF16toI16 | BitcastI32toF32 | BitcastF32toI32 | BitcastI64toF64 | BitcastF64toI64
+        | LegacyF32ToF16 | LegacyF16ToF32 | LegacyDoubleToFloat | LegacyDoubleToSInt32 | LegacyDoubleToUInt32
+        | MakeDouble | SplitDouble | Pack4x8 | Unpack4x8 => family(F::Conversions),
+        ViewID | StartVertexLocation | StartInstanceLocation | CycleCounterLegacy => family(F::SystemValues),
+        // Pixel interpolation and render-target queries, geometry, hull and domain shaders.
+        EvalSnapped
+        | EvalSampleIndex
+        | EvalCentroid
+        | AttributeAtVertex
+        | RenderTargetGetSamplePosition
+        | RenderTargetGetSampleCount
+        | EmitStream
+        | CutStream
+        | EmitThenCutStream
+        | GSInstanceID
+        | LoadOutputControlPoint
+        | LoadPatchConstant
+        | DomainLocation
+        | StorePatchConstant
+        | OutputControlPointID
+        | PrimitiveID => stage_family(StageFamily::Graphics),
+        SetMeshOutputCounts | EmitIndices | GetMeshPayload | StoreVertexOutput | StorePrimitiveOutput
+        | DispatchMesh => stage_family(StageFamily::Mesh),
+        InstanceID
+        | InstanceIndex
+        | HitKind
+        | RayFlags
+        | DispatchRaysIndex
+        | DispatchRaysDimensions
+        | WorldRayOrigin
+        | WorldRayDirection
+        | ObjectRayOrigin
+        | ObjectRayDirection
+        | ObjectToWorld
+        | WorldToObject
+        | RayTMin
+        | RayTCurrent
+        | IgnoreHit
+        | AcceptHitAndEndSearch
+        | TraceRay
+        | ReportHit
+        | CallShader
+        | CreateHandleForLib
+        | PrimitiveIndex
+        | GeometryIndex
+        | AllocateRayQuery
+        | RayQuery_TraceRayInline
+        | RayQuery_Proceed
+        | RayQuery_Abort
+        | RayQuery_CommitNonOpaqueTriangleHit
+        | RayQuery_CommitProceduralPrimitiveHit
+        | RayQuery_CommittedStatus
+        | RayQuery_CandidateType
+        | RayQuery_CandidateObjectToWorld3x4
+        | RayQuery_CandidateWorldToObject3x4
+        | RayQuery_CommittedObjectToWorld3x4
+        | RayQuery_CommittedWorldToObject3x4
+        | RayQuery_CandidateProceduralPrimitiveNonOpaque
+        | RayQuery_CandidateTriangleFrontFace
+        | RayQuery_CommittedTriangleFrontFace
+        | RayQuery_CandidateTriangleBarycentrics
+        | RayQuery_CommittedTriangleBarycentrics
+        | RayQuery_RayFlags
+        | RayQuery_WorldRayOrigin
+        | RayQuery_WorldRayDirection
+        | RayQuery_RayTMin
+        | RayQuery_CandidateTriangleRayT
+        | RayQuery_CommittedRayT
+        | RayQuery_CandidateInstanceIndex
+        | RayQuery_CandidateInstanceID
+        | RayQuery_CandidateGeometryIndex
+        | RayQuery_CandidatePrimitiveIndex
+        | RayQuery_CandidateObjectRayOrigin
+        | RayQuery_CandidateObjectRayDirection
+        | RayQuery_CommittedInstanceIndex
+        | RayQuery_CommittedInstanceID
+        | RayQuery_CommittedGeometryIndex
+        | RayQuery_CommittedPrimitiveIndex
+        | RayQuery_CommittedObjectRayOrigin
+        | RayQuery_CommittedObjectRayDirection
+        | RayQuery_CandidateInstanceContributionToHitGroupIndex
+        | RayQuery_CommittedInstanceContributionToHitGroupIndex => stage_family(StageFamily::RayTracing),
+        AllocateNodeOutputRecords
+        | GetNodeRecordPtr
+        | IncrementOutputCount
+        | OutputComplete
+        | GetInputRecordCount
+        | FinishedCrossGroupSharing
+        | BarrierByNodeRecordHandle
+        | CreateNodeOutputHandle
+        | IndexNodeHandle
+        | AnnotateNodeHandle
+        | CreateNodeInputRecordHandle
+        | AnnotateNodeRecordHandle
+        | NodeOutputIsValid
+        | GetRemainingRecursionLevels => stage_family(StageFamily::WorkGraphs),
+        WriteSamplerFeedback | WriteSamplerFeedbackBias | WriteSamplerFeedbackLevel | WriteSamplerFeedbackGrad => {
+            Owner::Refused(Refusal::NoVulkanFeature(Uncovered::SamplerFeedback))
+        }
+        Reserved0 | Reserved1 | Reserved2 | Reserved3 | Reserved4 | Reserved5 | Reserved6 | Reserved7 | Reserved8
+        | Reserved9 | Reserved10 | Reserved11 => Owner::Refused(Refusal::Reserved),
+    }
+}
+
+/// How `op` is handled in a `stage` shader (see the module documentation for the rules).
+pub fn support(op: DxOp, stage: ShaderKind) -> Support {
+    let owner = owner(op);
+    if let Owner::Refused(Refusal::Reserved) = owner {
+        return Support::Refused(Refusal::Reserved);
+    }
+    // Compute-like shaders have no input or output signature (DXC's validator finds no
+    // element for any `loadInput`/`storeOutput` there), whatever hctdb's empty stage list says.
+    let no_signature = matches!(stage, ShaderKind::Compute | ShaderKind::Mesh | ShaderKind::Amplification)
+        && matches!(op, DxOp::LoadInput | DxOp::StoreOutput);
+    // `createHandleForLib` names a library's resource objects; DXC's validator allows it in
+    // library functions only (`SmOpcodeInInvalidFunction`).
+    let library_only = op == DxOp::CreateHandleForLib && stage != ShaderKind::Library;
+    if !op.valid_in(stage) || no_signature || library_only {
+        return Support::Refused(Refusal::NotInStage);
+    }
+    match owner {
+        Owner::Refused(r) => Support::Refused(r),
+        Owner::Family(f) => match stage_support(stage) {
+            Some(sf) => Support::Refused(Refusal::StageNotTranslated(sf)),
+            None => Support::Lowered(f),
+        },
+    }
+}
+
+/// The stages of the coverage table's columns, in order (ray tracing and node shaders are
+/// compiled as libraries).
+pub const TABLE_STAGES: [ShaderKind; 9] = [
+    ShaderKind::Compute,
+    ShaderKind::Pixel,
+    ShaderKind::Vertex,
+    ShaderKind::Geometry,
+    ShaderKind::Hull,
+    ShaderKind::Domain,
+    ShaderKind::Mesh,
+    ShaderKind::Amplification,
+    ShaderKind::Library,
+];
+
+/// One cell of the coverage table: how one stage handles an operation, in a form that
+/// serializes flat (`{"stage": "cs", "status": "lowered", "module": "math.rs"}`).
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct StageCoverage {
+    /// The profile prefix: `cs`, `ps`, `vs`, `gs`, `hs`, `ds`, `ms`, `as`, `lib`.
+    pub stage: &'static str,
+    /// `lowered`, `not_in_stage` (DXIL forbids it there), `stage_not_translated`,
+    /// `reserved` or `refused`.
+    pub status: &'static str,
+    /// For `lowered`: the lowering module under `crates/untangle/src/emit/dxop/`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub module: Option<&'static str>,
+    /// For every refusal: the reason the typed error gives.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl StageCoverage {
+    /// The cell for `support` in `stage`.
+    pub fn new(stage: ShaderKind, support: Support) -> StageCoverage {
+        let (status, module, reason) = match support {
+            Support::Lowered(f) => ("lowered", Some(f.module()), None),
+            Support::Refused(r) => {
+                let status = match r {
+                    Refusal::NotInStage => "not_in_stage",
+                    Refusal::StageNotTranslated(_) => "stage_not_translated",
+                    Refusal::Reserved => "reserved",
+                    _ => "refused",
+                };
+                (status, None, Some(r.reason()))
+            }
+        };
+        StageCoverage { stage: stage.profile_prefix().unwrap_or("?"), status, module, reason }
+    }
+}
+
+/// One row of the coverage table: an operation and how every [`TABLE_STAGES`] stage handles
+/// it. `docs/dxil-coverage.md` and `untangle info --ops` print these rows.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct OpCoverage {
+    pub opcode: u32,
+    pub name: &'static str,
+    /// The shader model that introduced it, `major.minor`.
+    pub shader_model: String,
+    pub stages: Vec<StageCoverage>,
+}
+
+impl OpCoverage {
+    /// The row of `op`.
+    pub fn new(op: DxOp) -> OpCoverage {
+        let (major, minor) = op.min_shader_model();
+        OpCoverage {
+            opcode: op.number(),
+            name: op.name(),
+            shader_model: format!("{major}.{minor}"),
+            stages: TABLE_STAGES.iter().map(|&st| StageCoverage::new(st, support(op, st))).collect(),
+        }
+    }
+
+    /// Whether some stage lowers it.
+    pub fn is_lowered_somewhere(&self) -> bool {
+        self.stages.iter().any(|s| s.status == "lowered")
+    }
+}
+
+/// The whole coverage table: every DXIL 1.8 operation (reserved slots included) in opcode
+/// order, each in every [`TABLE_STAGES`] stage. Cost: 258 × 9 table look-ups.
+pub fn coverage() -> Vec<OpCoverage> {
+    crate::dxil::opcodes::ALL.iter().map(|&op| OpCoverage::new(op)).collect()
+}
+
+/// An operation a shader calls that the translator refuses in its stage
+/// ([`crate::Shader::unsupported_operations`]).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct UnsupportedOperation {
+    pub op: DxOp,
+    /// How many calls the module makes.
+    pub calls: usize,
+    pub refusal: Refusal,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dxil::opcodes::ALL;
+
+    #[test]
+    fn every_opcode_has_an_owner_and_reserved_slots_are_refused() {
+        for &op in ALL {
+            for stage in TABLE_STAGES {
+                let s = support(op, stage);
+                if op.is_reserved() {
+                    assert_eq!(s, Support::Refused(Refusal::Reserved));
+                }
+                if s.is_lowered() {
+                    assert!(op.valid_in(stage) && stage_support(stage).is_none(), "{op:?} in {stage:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn examples() {
+        use ShaderKind::*;
+        assert_eq!(support(DxOp::FAbs, Compute), Support::Lowered(Family::FloatMath));
+        assert_eq!(support(DxOp::UAddc, Vertex), Support::Lowered(Family::IntegerMath));
+        assert_eq!(support(DxOp::ThreadId, Pixel), Support::Refused(Refusal::NotInStage));
+        assert_eq!(support(DxOp::FAbs, Hull), Support::Refused(Refusal::StageNotTranslated(StageFamily::Graphics)));
+        assert_eq!(support(DxOp::EvalCentroid, Pixel), Support::Refused(Refusal::StageFamily(StageFamily::Graphics)));
+        assert_eq!(support(DxOp::TempRegLoad, Compute), Support::Refused(Refusal::DxbcConverterOnly));
+        assert_eq!(
+            support(DxOp::RayQuery_Proceed, Compute),
+            Support::Refused(Refusal::StageFamily(StageFamily::RayTracing))
+        );
+        assert_eq!(support(DxOp::Reserved3, Compute), Support::Refused(Refusal::Reserved));
+    }
+
+    #[test]
+    fn coverage_rows_agree_with_support() {
+        let rows = coverage();
+        assert_eq!(rows.len(), ALL.len());
+        for (row, &op) in rows.iter().zip(ALL) {
+            assert_eq!((row.opcode, row.name), (op.number(), op.name()));
+            for (cell, &stage) in row.stages.iter().zip(&TABLE_STAGES) {
+                assert_eq!(cell, &StageCoverage::new(stage, support(op, stage)));
+                assert_eq!(cell.status == "lowered", support(op, stage).is_lowered());
+                assert_eq!(cell.module.is_some(), cell.reason.is_none());
+            }
+        }
+        let umul = &rows[DxOp::UMul.number() as usize];
+        assert_eq!(umul.stages[0].module, Some("integer.rs"));
+        let feedback = &rows[DxOp::WriteSamplerFeedback.number() as usize].stages[1];
+        assert_eq!(feedback.status, "refused");
+        assert!(feedback.reason.as_deref().is_some_and(|r| r.contains("sampler feedback")));
+    }
+}

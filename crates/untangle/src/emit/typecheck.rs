@@ -1,0 +1,290 @@
+//! The LLVM rules the emitter relies on, checked on the entry function before anything is
+//! emitted:
+//!
+//! - typing: operands of arithmetic, comparisons, casts, selects, aggregate and vector
+//!   accesses, memory accesses and PHIs have the types LLVM's verifier requires, and branch
+//!   conditions are `i1`;
+//! - SSA dominance: in a block the entry reaches, every instruction operand is defined in a
+//!   block that dominates the use (earlier in the same block), and a PHI's incoming value is
+//!   defined in a block that dominates its incoming edge's source (LLVM's "Instruction does
+//!   not dominate all uses"). The emitter reuses a value's SPIR-V id wherever the input's
+//!   dominance says it is available.
+//!
+//! The LLVM front end guarantees both for text it parsed, but the native readers take
+//! operand types and value numbers from the file, so damaged bitcode could hand the emitter
+//! an `fmul` of an `i32`, or an instruction that uses itself, which would become an invalid
+//! module or an internal error. A violation is a typed [`TranslateError::Invalid`] naming the
+//! function, block and value. Cost: one pass over the instructions plus a dominator tree,
+//! O((n + e) log n).
+
+use super::error::{Result, TranslateError};
+use crate::ir::dump::{block_name, inst_name};
+use crate::ir::{BinaryOp, BlockId, CastOp, Function, InstId, InstKind, Module, Terminator, Type, TypeId, Value};
+use std::collections::HashMap;
+
+struct Check<'a> {
+    m: &'a Module,
+    f: &'a Function,
+}
+
+impl Check<'_> {
+    fn ty(&self, v: Value) -> Option<TypeId> {
+        crate::ir::dump::Dumper::new(self.m).value_type(self.f, v)
+    }
+
+    fn t(&self, id: TypeId) -> &Type {
+        self.m.types.get(id)
+    }
+
+    /// The scalar of a scalar or vector type, and the vector length (1 for scalars).
+    fn scalar(&self, id: TypeId) -> (TypeId, u32) {
+        match self.t(id) {
+            Type::Vector { elem, len } => (*elem, *len),
+            _ => (id, 1),
+        }
+    }
+
+    fn is_int(&self, id: TypeId) -> bool {
+        matches!(self.t(self.scalar(id).0), Type::Int(_))
+    }
+
+    fn is_float(&self, id: TypeId) -> bool {
+        matches!(self.t(self.scalar(id).0), Type::Float(_))
+    }
+
+    fn is_bool(&self, id: TypeId) -> bool {
+        matches!(self.t(self.scalar(id).0), Type::Int(1))
+    }
+
+    fn bits(&self, id: TypeId) -> Option<u64> {
+        let (s, n) = self.scalar(id);
+        let b = match self.t(s) {
+            Type::Int(b) => *b as u64,
+            Type::Float(k) => k.bits() as u64,
+            _ => return None,
+        };
+        Some(b * n as u64)
+    }
+
+    /// The type at `indices` inside aggregate type `t`.
+    fn member(&self, mut t: TypeId, indices: &[u32]) -> Option<TypeId> {
+        for &k in indices {
+            t = match self.t(t) {
+                Type::Array { elem, len } => (u64::from(k) < *len).then_some(*elem)?,
+                Type::Struct { .. } | Type::Named(_) => *self.m.types.struct_fields(t)?.get(k as usize)?,
+                _ => return None,
+            };
+        }
+        Some(t)
+    }
+
+    /// Whether instruction `kind` with result type `ty` is well typed (`None`: it is).
+    fn inst(&self, ty: TypeId, kind: &InstKind) -> Option<String> {
+        let same = |a: Value, t: TypeId| self.ty(a) == Some(t);
+        let tname = |t: TypeId| self.m.types.display(t);
+        match kind {
+            InstKind::Binary { op, lhs, rhs } => {
+                let float_op =
+                    matches!(op, BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMul | BinaryOp::FDiv | BinaryOp::FRem);
+                let class_ok = if float_op { self.is_float(ty) } else { self.is_int(ty) };
+                (!(same(*lhs, ty) && same(*rhs, ty) && class_ok))
+                    .then(|| format!("`{}` operands must both be of the result type {}", op.name(), tname(ty)))
+            }
+            InstKind::FNeg { value } => {
+                (!(same(*value, ty) && self.is_float(ty))).then(|| "fneg of a non-float".into())
+            }
+            InstKind::Cast { op, value } => {
+                let from = self.ty(*value)?;
+                let same_len = self.scalar(from).1 == self.scalar(ty).1;
+                let (fb, tb) = (self.bits(from), self.bits(ty));
+                let ok = same_len
+                    && match op {
+                        CastOp::Trunc => self.is_int(from) && self.is_int(ty) && tb < fb,
+                        CastOp::ZExt | CastOp::SExt => self.is_int(from) && self.is_int(ty) && tb > fb,
+                        CastOp::FPToUI | CastOp::FPToSI => self.is_float(from) && self.is_int(ty),
+                        CastOp::UIToFP | CastOp::SIToFP => self.is_int(from) && self.is_float(ty),
+                        CastOp::FPTrunc => self.is_float(from) && self.is_float(ty) && tb < fb,
+                        CastOp::FPExt => self.is_float(from) && self.is_float(ty) && tb > fb,
+                        CastOp::BitCast => {
+                            let ptrs = matches!(self.t(from), Type::Pointer { .. })
+                                && matches!(self.t(ty), Type::Pointer { .. });
+                            ptrs || (fb.is_some() && fb == tb)
+                        }
+                        CastOp::PtrToInt | CastOp::IntToPtr | CastOp::AddrSpaceCast => true,
+                    };
+                (!ok).then(|| format!("`{}` from {} to {}", op.name(), tname(from), tname(ty)))
+            }
+            InstKind::ICmp { lhs, rhs, .. } | InstKind::FCmp { lhs, rhs, .. } => {
+                let a = self.ty(*lhs)?;
+                let float = matches!(kind, InstKind::FCmp { .. });
+                let class_ok =
+                    if float { self.is_float(a) } else { self.is_int(a) || matches!(self.t(a), Type::Pointer { .. }) };
+                let ok = same(*rhs, a) && class_ok && self.is_bool(ty) && self.scalar(ty).1 == self.scalar(a).1;
+                (!ok).then(|| format!("comparison of {} and {}", tname(a), self.ty(*rhs).map_or("?".into(), tname)))
+            }
+            InstKind::Select { cond, if_true, if_false } => {
+                let c = self.ty(*cond)?;
+                let ok = self.is_bool(c) && same(*if_true, ty) && same(*if_false, ty);
+                (!ok).then(|| format!("select on {} between values of other types than {}", tname(c), tname(ty)))
+            }
+            InstKind::ExtractValue { aggregate, indices } => {
+                let a = self.ty(*aggregate)?;
+                (self.member(a, indices) != Some(ty)).then(|| format!("extractvalue {indices:?} of {}", tname(a)))
+            }
+            InstKind::InsertValue { aggregate, element, indices } => {
+                let ok = same(*aggregate, ty) && self.member(ty, indices).is_some_and(|m| same(*element, m));
+                (!ok).then(|| format!("insertvalue {indices:?} into {}", tname(ty)))
+            }
+            InstKind::ExtractElement { vector, index } => {
+                let v = self.ty(*vector)?;
+                let ok = matches!(self.t(v), Type::Vector { elem, .. } if *elem == ty)
+                    && self.ty(*index).is_some_and(|i| matches!(self.t(i), Type::Int(_)));
+                (!ok).then(|| format!("extractelement of {}", tname(v)))
+            }
+            InstKind::InsertElement { vector, element, index } => {
+                let ok = same(*vector, ty)
+                    && matches!(self.t(ty), Type::Vector { elem, .. } if same(*element, *elem))
+                    && self.ty(*index).is_some_and(|i| matches!(self.t(i), Type::Int(_)));
+                (!ok).then(|| format!("insertelement into {}", tname(ty)))
+            }
+            InstKind::ShuffleVector { lhs, rhs, mask } => {
+                let a = self.ty(*lhs)?;
+                let ok = matches!((self.t(a), self.t(ty)), (Type::Vector { elem: e1, len: n1 }, Type::Vector { elem: e2, len })
+                        if e1 == e2 && *len as usize == mask.len() && mask.iter().all(|&k| k < 0 || (k as u32) < 2 * n1))
+                    && same(*rhs, a);
+                (!ok).then(|| format!("shufflevector of {}", tname(a)))
+            }
+            InstKind::Load { ptr, .. } => {
+                let p = self.ty(*ptr)?;
+                (self.m.types.pointee(p) != Some(ty)).then(|| format!("load of {} through {}", tname(ty), tname(p)))
+            }
+            InstKind::Store { ptr, value, .. } => {
+                let p = self.ty(*ptr)?;
+                let ok = self.m.types.pointee(p).is_some_and(|t| same(*value, t));
+                (!ok).then(|| format!("store through {} of a {}", tname(p), self.ty(*value).map_or("?".into(), tname)))
+            }
+            InstKind::AtomicRmw { ptr, value, .. } => {
+                let p = self.ty(*ptr)?;
+                let ok = self.m.types.pointee(p) == Some(ty) && same(*value, ty) && self.is_int(ty);
+                (!ok).then(|| format!("atomicrmw through {}", tname(p)))
+            }
+            InstKind::CmpXchg { ptr, expected, replacement, .. } => {
+                let p = self.ty(*ptr)?;
+                let v = self.m.types.pointee(p)?;
+                let ok = same(*expected, v) && same(*replacement, v) && self.member(ty, &[0]) == Some(v);
+                (!ok).then(|| format!("cmpxchg through {}", tname(p)))
+            }
+            InstKind::Phi { incoming } => {
+                (!incoming.iter().all(|(v, _)| same(*v, ty))).then(|| "a PHI incoming value of another type".into())
+            }
+            InstKind::Freeze { value } => (!same(*value, ty)).then(|| "freeze of another type".into()),
+            _ => None,
+        }
+    }
+}
+
+/// Checks every instruction and terminator of `f`: types, then dominance.
+pub fn function(m: &Module, f: &Function) -> Result<()> {
+    types(m, f)?;
+    dominance(m, f)
+}
+
+/// Where each instruction of `f` is: its block and its index there.
+fn positions(f: &Function) -> HashMap<InstId, (BlockId, usize)> {
+    let mut at = HashMap::with_capacity(f.insts.len());
+    for &b in &f.layout {
+        for (k, &i) in f.blocks[b].insts.iter().enumerate() {
+            at.insert(i, (b, k));
+        }
+    }
+    at
+}
+
+fn dominance(m: &Module, f: &Function) -> Result<()> {
+    // A graph the CFG module refuses (a branch out of the layout) is the structurizer's to
+    // report, with its own typed error.
+    let Ok(graph) = crate::cfg::Graph::from_function(f) else { return Ok(()) };
+    let dom = crate::cfg::DomTree::of_graph(&graph);
+    let at = positions(f);
+    let err = |b: BlockId, value: String, message: String| TranslateError::Invalid {
+        function: f.name.clone(),
+        block: block_name(f, &m.types, b),
+        value,
+        message,
+    };
+    // Whether `v` is available at position `k` of block `b` (`k` = the block's length: at
+    // its end, where the terminator and outgoing PHI edges use values).
+    let available = |v: Value, b: BlockId, k: usize| -> std::result::Result<(), String> {
+        let Value::Inst(d) = v else { return Ok(()) };
+        match at.get(&d) {
+            None => Err("uses a value that is in no block".into()),
+            Some(&(db, dk)) if db == b => {
+                (dk < k).then_some(()).ok_or_else(|| "uses a value defined at or after it in its block".into())
+            }
+            Some(&(db, _)) => dom.dominates(db, b).then_some(()).ok_or_else(|| {
+                format!("uses a value of block {}, which does not dominate it", block_name(f, &m.types, db))
+            }),
+        }
+    };
+    for &b in &f.layout {
+        if !dom.contains(b) {
+            // LLVM lets unreachable code use anything; the structurizer drops it.
+            continue;
+        }
+        let block = &f.blocks[b];
+        for (k, &i) in block.insts.iter().enumerate() {
+            let inst = &f.insts[i];
+            let result = match &inst.kind {
+                InstKind::Phi { incoming } => incoming.iter().try_for_each(|&(v, pred)| {
+                    if !f.blocks.is_valid(pred) || !dom.contains(pred) {
+                        return Ok(());
+                    }
+                    available(v, pred, f.blocks[pred].insts.len())
+                }),
+                kind => kind.operands().iter().try_for_each(|&v| available(v, b, k)),
+            };
+            if let Err(message) = result {
+                return Err(err(b, inst_name(f, &m.types, i), message));
+            }
+        }
+        if let Err(message) = block.terminator.operands().iter().try_for_each(|&v| available(v, b, block.insts.len())) {
+            return Err(err(b, "the terminator".into(), message));
+        }
+    }
+    Ok(())
+}
+
+fn types(m: &Module, f: &Function) -> Result<()> {
+    let c = Check { m, f };
+    for &b in &f.layout {
+        let block = &f.blocks[b];
+        let err = |value: String, message: String| TranslateError::Invalid {
+            function: f.name.clone(),
+            block: block_name(f, &m.types, b),
+            value,
+            message,
+        };
+        for &i in &block.insts {
+            let inst = &f.insts[i];
+            // Callees and metadata arguments have no value type to check.
+            let typed = inst
+                .kind
+                .operands()
+                .iter()
+                .all(|&v| c.ty(v).is_some() || matches!(v, Value::Metadata | Value::Func(_)));
+            let message = if typed { c.inst(inst.ty, &inst.kind) } else { Some("an operand without a type".into()) };
+            if let Some(message) = message {
+                return Err(err(inst_name(f, &m.types, i), message));
+            }
+        }
+        let cond_ok = match &block.terminator {
+            Terminator::CondBr { cond, .. } => c.ty(*cond).is_some_and(|t| *c.t(t) == Type::Int(1)),
+            Terminator::Switch { value, .. } => c.ty(*value).is_some_and(|t| matches!(c.t(t), Type::Int(_))),
+            _ => true,
+        };
+        if !cond_ok {
+            return Err(err("the terminator".into(), "a branch condition of the wrong type".into()));
+        }
+    }
+    Ok(())
+}
