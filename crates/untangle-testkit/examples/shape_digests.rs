@@ -5,15 +5,16 @@
 //!     cargo run --release -p untangle-testkit --example shape_digests -- [RANDOM_CASES] > digests.txt
 //!
 //! Per function: the words of its shape-mode module (`emit::shape`, names included) and the
-//! structurizer's statistics. Functions: every csmith function of the shared corpus
-//! (`../shared/corpus/cfg/csmith`), every function of the DXIL corpus (`../shared/corpus/dxil`,
+//! structurizer's statistics; per file, its whole module in the default and the batch mode
+//! (`ShapeOptions::batch`), and every tenth random function in both modes too. Functions:
+//! every csmith function of the shared corpus (`../shared/corpus/cfg/csmith`), every function of the DXIL corpus (`../shared/corpus/dxil`,
 //! plus the full translation of each file that translates), the scaling benchmark's shapes
 //! at about 2,000 blocks, and `RANDOM_CASES` (default 20,000) random functions of
 //! `structured_gen` in the size classes of `fuzz_structurizer`.
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use untangle::emit::shape::emit_shape_module;
+use untangle::emit::shape::{emit_shape_module, emit_shape_module_with, ShapeBatch, ShapeOptions};
 use untangle::ir::{Function, Module};
 use untangle::passes::{structurize, Options};
 use untangle_testkit::fuzzing::shape_text::Shape;
@@ -34,6 +35,24 @@ fn line(name: &str, module: &Module, func: &Function) -> String {
         },
         Err(e) => format!("{name} structurize error: {e}"),
     }
+}
+
+/// The whole module of `functions` in the default and the batch mode.
+fn module_line(name: &str, module: &Module, functions: &[&Function]) -> String {
+    let structured: Result<Vec<_>, _> = functions.iter().map(|f| structurize(f, Options::default())).collect();
+    let Ok(structured) = structured else { return format!("{name} module structurize error") };
+    let pairs: Vec<_> = functions.iter().copied().zip(structured.iter()).collect();
+    let batch = ShapeOptions {
+        batch: Some(ShapeBatch { local_size: 16, decision_stride: 64, trace_stride: 512, out_of_line_helpers: true }),
+    };
+    let mut out = name.to_string();
+    for options in [ShapeOptions::default(), batch] {
+        match emit_shape_module_with(module, &pairs, &options) {
+            Ok(words) => out.push_str(&format!(" {:016x}", digest(&words))),
+            Err(e) => out.push_str(&format!(" emit error: {e}")),
+        }
+    }
+    out
 }
 
 fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
@@ -77,6 +96,8 @@ fn main() {
             for (_, f) in loaded.module.defined_functions() {
                 println!("{}", line(&format!("{rel}:{}", f.name), &loaded.module, f));
             }
+            let functions: Vec<&Function> = loaded.module.defined_functions().map(|(_, f)| f).collect();
+            println!("{}", module_line(&format!("{rel} module"), &loaded.module, &functions));
             if dir == "dxil" {
                 if let Ok(t) = untangle::emit::translate_module(&loaded.module, &untangle::Options::default()) {
                     println!("{rel} translate {:016x}", digest(&t.words));
@@ -96,5 +117,8 @@ fn main() {
         let f = generate(seed, &config_for(seed), &mut module.types);
         module.functions.push(f.clone());
         println!("{}", line(&format!("random:{seed}"), &module, &f));
+        if seed % 10 == 0 {
+            println!("{}", module_line(&format!("random:{seed} module"), &module, &[&f]));
+        }
     }
 }
