@@ -24,7 +24,7 @@
 //! its result is not dominated, and handles are compile-time descriptions (see
 //! `resources`) whose index operand is an ordinary value.
 
-use super::control::{emit_dispatch, emit_merge, Labels};
+use super::control::{emit_dispatch, emit_merge, emit_two_way, Labels};
 use super::error::{unsupported, Result, TranslateError};
 use super::module::ModuleBuilder;
 use super::resources::{Handle, Resources};
@@ -606,8 +606,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         block.entry_value(*var).ok_or_else(|| TranslateError::Internal("dispatch value".into()))?;
                     let s = self.sval(val, &labels)?;
                     let (bool_t, zero) = (self.cx.bool_t(), self.cx.const_u32(0));
-                    emit_dispatch(&mut self.cx.b, bool_t, zero, s, &targets, merge)
-                        .map_err(TranslateError::Internal)?;
+                    if let [t0, t1] = targets[..] {
+                        let cond = self.cx.b.i_equal(bool_t, None, s, zero)?;
+                        emit_two_way(&mut self.cx.b, cond, t0, t1, merge, zero)?;
+                    } else {
+                        emit_dispatch(&mut self.cx.b, bool_t, zero, s, &targets, merge)
+                            .map_err(TranslateError::Internal)?;
+                    }
                 }
                 Term::Orig { block: o, .. } => self.terminator(*o, &targets, merge)?,
             }
@@ -852,8 +857,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Terminator::CondBr { cond, .. } => {
                 slots(2)?;
                 let c = self.value(cond)?;
-                emit_merge(&mut self.cx.b, merge)?;
-                self.cx.b.branch_conditional(c, targets[0], targets[1], [])?;
+                // Only a switch needs the constant (made only then, so other modules keep their ids).
+                let zero = if targets[0] == targets[1] { self.cx.const_u32(0) } else { 0 };
+                emit_two_way(&mut self.cx.b, c, targets[0], targets[1], merge, zero)?;
             }
             Terminator::Switch { value, cases, .. } => {
                 slots(cases.len() + 1)?;
