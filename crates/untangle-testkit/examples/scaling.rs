@@ -7,7 +7,7 @@
 //!         [--sizes 1000,10000,100000] [--budget SECONDS] [--max-run SECONDS] [--no-csmith] [--no-dxil]
 //!
 //! Stages of the shape path (what `untangle translate --shape FILE` does):
-//! - `parse`: LLVM text to IR (`load::load_bytes`, the LLVM 14 text reader today);
+//! - `parse`: LLVM text to IR (`load::load_bytes`: the native reader, `lltext`);
 //! - `cfg analyses`: `cfg::Cfg::new` (orders, dominator and post-dominator trees,
 //!   reducibility, loop forest, reachability), which the structurizer runs as its input check;
 //! - `structurize setup`: that check plus building the working graph (`Scfg::from_function`);
@@ -21,8 +21,10 @@
 //! emission, assembly).
 //!
 //! Each (shape, size) is measured in a child process of its own (this program, re-run with
-//! `--one SHAPE:N`), which also reports its peak resident memory. It runs repeatedly until `--budget` seconds (default 1) are spent, at
-//! least once and at most 20 times; every stage keeps its fastest run. The exponent is the
+//! `--one SHAPE:N`), which also reports its peak resident memory. It runs repeatedly until
+//! `--budget` seconds (default 1) are spent, at least once and at most 20 times; every stage
+//! keeps its fastest run. Times are the thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), so
+//! that other work on a shared machine does not add its waits to them. The exponent is the
 //! least-squares slope of log(time) against log(blocks) over the sizes. A size whose first
 //! run took longer than `--max-run` seconds (default 120) ends that shape's larger sizes
 //! (shown as `–`, no exponent).
@@ -56,19 +58,44 @@ fn stage_count() -> usize {
     SHAPE_STAGES.len() + DXIL_STAGES.len()
 }
 
+/// CPU time of the calling thread (`CLOCK_THREAD_CPUTIME_ID`): the stages run on one
+/// thread, and on a shared machine its CPU time is what the code costs, while wall time
+/// also counts the waits for a core.
+#[derive(Clone, Copy)]
+struct CpuTime(f64);
+
+impl CpuTime {
+    fn now() -> CpuTime {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant of libc.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+        CpuTime(ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
+    }
+
+    /// Seconds from `earlier` to `self`.
+    fn since(self, earlier: CpuTime) -> f64 {
+        self.0 - earlier.0
+    }
+
+    fn elapsed(self) -> f64 {
+        CpuTime::now().since(self)
+    }
+}
+
 /// Times of the structurizer's stages for one function (setup, passes, phi).
 fn structurize_times(func: &Function) -> Result<(Vec<f64>, untangle::passes::Structured), String> {
-    let mut marks: Vec<Instant> = Vec::with_capacity(8);
-    let start = Instant::now();
+    let mut marks: Vec<CpuTime> = Vec::with_capacity(8);
+    let start = CpuTime::now();
     let result = {
-        let mut hook = |_: usize, _: &str, _: &Scfg| marks.push(Instant::now());
+        let mut hook = |_: usize, _: &str, _: &Scfg| marks.push(CpuTime::now());
         structurize(func, Options { dump: Some(&mut hook) })
     };
     let structured = result.map_err(|e| e.to_string())?;
     let mut times = Vec::with_capacity(8);
     let mut prev = start;
     for m in &marks {
-        times.push(m.duration_since(prev).as_secs_f64());
+        times.push(m.since(prev));
         prev = *m;
     }
     Ok((times, structured))
@@ -77,20 +104,20 @@ fn structurize_times(func: &Function) -> Result<(Vec<f64>, untangle::passes::Str
 /// One run of every stage on `text` (and `dxil`, its compute-shader form).
 fn run_once(text: &str, dxil: Option<&str>) -> Result<(usize, Times), String> {
     let mut times: Times = vec![None; stage_count()];
-    let t = Instant::now();
+    let t = CpuTime::now();
     let loaded = untangle::load::load_bytes(text.as_bytes().to_vec(), "shape.ll").map_err(|e| e.to_string())?;
-    let parse = t.elapsed().as_secs_f64();
+    let parse = t.elapsed();
     times[0] = Some(parse);
     let funcs: Vec<&Function> = loaded.module.defined_functions().map(|(_, f)| f).collect();
     let blocks = funcs.iter().map(|f| f.layout.len()).sum();
-    let t = Instant::now();
+    let t = CpuTime::now();
     for f in &funcs {
         untangle::cfg::Cfg::new(f).map_err(|e| e.to_string())?;
     }
-    times[1] = Some(t.elapsed().as_secs_f64());
+    times[1] = Some(t.elapsed());
     let mut structured = Vec::new();
     let mut pass_times = [0.0f64; 8];
-    let t_structurize = Instant::now();
+    let t_structurize = CpuTime::now();
     for f in &funcs {
         let (ts, s) = structurize_times(f)?;
         for (acc, x) in pass_times.iter_mut().zip(ts) {
@@ -98,26 +125,26 @@ fn run_once(text: &str, dxil: Option<&str>) -> Result<(usize, Times), String> {
         }
         structured.push((*f, s));
     }
-    let structurize_total = t_structurize.elapsed().as_secs_f64();
+    let structurize_total = t_structurize.elapsed();
     for (i, x) in pass_times.iter().enumerate() {
         times[2 + i] = Some(*x);
     }
     let pairs: Vec<_> = structured.iter().map(|(f, s)| (*f, s)).collect();
-    let t = Instant::now();
+    let t = CpuTime::now();
     let words = emit_shape_module(&loaded.module, &pairs).map_err(|e| e.to_string())?;
     std::hint::black_box(words);
-    let emit = t.elapsed().as_secs_f64();
+    let emit = t.elapsed();
     times[10] = Some(emit);
     times[11] = Some(parse + structurize_total + emit);
     if let Some(shader) = dxil {
-        let t = Instant::now();
+        let t = CpuTime::now();
         let loaded = untangle::load::load_bytes(shader.as_bytes().to_vec(), "shader.ll").map_err(|e| e.to_string())?;
-        times[12] = Some(t.elapsed().as_secs_f64());
-        let t = Instant::now();
+        times[12] = Some(t.elapsed());
+        let t = CpuTime::now();
         match untangle::emit::translate_module(&loaded.module, &untangle::Options::default()) {
             Ok(tr) => {
                 std::hint::black_box(tr.words);
-                times[13] = Some(t.elapsed().as_secs_f64());
+                times[13] = Some(t.elapsed());
             }
             Err(e) => eprintln!("  dxil translate: {e}"),
         }
