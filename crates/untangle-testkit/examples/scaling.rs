@@ -9,8 +9,10 @@
 //! Stages of the shape path (what `untangle translate --shape FILE` does):
 //! - `parse`: LLVM text to IR (`load::load_bytes`: the native reader, `lltext`);
 //! - `cfg analyses`: `cfg::Cfg::new` (orders, dominator and post-dominator trees,
-//!   reducibility, loop forest, reachability), which the structurizer runs as its input check;
-//! - `structurize setup`: that check plus building the working graph (`Scfg::from_function`);
+//!   reducibility, loop forest, reachability), what `untangle cfg` and the DXIL layer use;
+//! - `structurize setup`: the structurizer's input check (`Cfg::check`: well-formed and
+//!   reducible, the part of `Cfg::new` it needs) plus building the working graph
+//!   (`Scfg::from_function`);
 //! - one row per structurizer pass (`loop_continue` … `mark`) and `phi` (SSA repair), timed
 //!   between the pass manager's dump-hook calls;
 //! - `emit shape`: the shape module's SPIR-V words, block and PHI names included;
@@ -25,9 +27,9 @@
 //! `--budget` seconds (default 1) are spent, at least once and at most 20 times; every stage
 //! keeps its fastest run. Times are the thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), so
 //! that other work on a shared machine does not add its waits to them. The exponent is the
-//! least-squares slope of log(time) against log(blocks) over the sizes. A size whose first
-//! run took longer than `--max-run` seconds (default 120) ends that shape's larger sizes
-//! (shown as `–`, no exponent).
+//! least-squares slope of log(time) against log(blocks) over the sizes. A measurement that
+//! takes longer than `--max-run` seconds (default 120) is stopped, and it and that shape's
+//! larger sizes are shown as `–` (no exponent).
 
 use std::time::Instant;
 use untangle::emit::shape::emit_shape_module;
@@ -241,10 +243,32 @@ fn parse_report(line: &str) -> Option<(usize, Times, u64)> {
 
 /// Runs this program again with `args` (each measurement in a fresh process: LLVM's trial
 /// parse forks, and a large parent makes that slow; and the peak memory is the run's own).
-fn in_child(args: &[String]) -> Option<(usize, Times, u64)> {
+/// `None` also when the child runs past `limit` seconds (it is killed then).
+fn in_child(args: &[String], limit: f64) -> Option<(usize, Times, u64)> {
+    use std::io::Read;
     let exe = std::env::current_exe().ok()?;
-    let out = std::process::Command::new(exe).args(args).stderr(std::process::Stdio::inherit()).output().ok()?;
-    parse_report(String::from_utf8_lossy(&out.stdout).lines().last()?)
+    let mut child = std::process::Command::new(exe)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .ok()?;
+    let started = Instant::now();
+    loop {
+        if child.try_wait().ok()?.is_some() {
+            break;
+        }
+        if started.elapsed().as_secs_f64() > limit {
+            eprintln!("  stopped after {limit} s");
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mut out = String::new();
+    child.stdout.take()?.read_to_string(&mut out).ok()?;
+    parse_report(out.lines().last()?)
 }
 
 fn fmt_kib(k: u64) -> String {
@@ -310,7 +334,7 @@ fn main() {
             let started = Instant::now();
             let mut a = child_args.clone();
             a.extend(["--one".to_string(), format!("{}:{n}", shape.name())]);
-            match in_child(&a) {
+            match in_child(&a, max_run) {
                 Some(r) => rows.push(r),
                 None => {
                     eprintln!("{} n={n}: no result", shape.name());
@@ -339,7 +363,7 @@ fn main() {
         let mut a = child_args.clone();
         a[1] = (budget * 4.0).to_string();
         a.push("--csmith-child".into());
-        if let Some((blocks, t, _)) = in_child(&a) {
+        if let Some((blocks, t, _)) = in_child(&a, f64::INFINITY) {
             println!();
             println!("csmith corpus, as is ({blocks} blocks), each file its fastest run:");
             println!();

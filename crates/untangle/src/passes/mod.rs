@@ -89,7 +89,7 @@ pub fn structurize(func: &Function, mut options: Options<'_>) -> Result<Structur
             message: "the function has no body".into(),
         });
     }
-    crate::cfg::Cfg::new(func).map_err(|source| StructurizeError::Cfg { function: func.name.clone(), source })?;
+    crate::cfg::Cfg::check(func).map_err(|source| StructurizeError::Cfg { function: func.name.clone(), source })?;
     let mut scfg = Scfg::from_function(func);
     let original_blocks = scfg.layout.len();
     let mut plan = plan::Plan::default();
