@@ -233,3 +233,39 @@ fn dynamic_texture_offset_becomes_a_switch_and_validates() {
             .unwrap_or_else(|e| panic!("{e}\n{}", v.disassemble(&t.words).unwrap_or_default()));
     }
 }
+
+/// Branches whose two labels are one block: SPIR-V 1.6 forbids `OpBranchConditional` with
+/// the same label twice, so they become `OpBranch` (or a switch on a constant under a
+/// selection merge). The random function is one where the structurizer left a header's
+/// two slots on one block.
+#[test]
+fn two_way_branches_to_one_block_validate() {
+    const SAME_TARGET: &str = r#"
+entry:
+  %buf = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 1, i32 0, i32 0, i1 false)
+  %id = call i32 @dx.op.threadId.i32(i32 93, i32 0)
+  %c = icmp eq i32 %id, 0
+  br i1 %c, label %a, label %a
+a:
+  %d = icmp eq i32 %id, 1
+  br i1 %d, label %b, label %exit
+b:
+  br i1 %c, label %exit, label %exit
+exit:
+  call void @dx.op.bufferStore.i32(i32 69, %dx.types.Handle %buf, i32 0, i32 undef, i32 %id, i32 undef, i32 undef, i32 undef, i8 1)
+  ret void"#;
+    use untangle_testkit::fuzzing::shape_text::{as_compute_shader, Shape};
+    let random = Shape::Random.text(Shape::Random.count_for_blocks(1600));
+    for (name, text) in [("same target", shader(SAME_TARGET, "")), ("random", as_compute_shader(&random).unwrap())] {
+        let t = translate(text.as_bytes(), &Options::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let m = rspirv::dr::load_words(&t.words).unwrap();
+        for inst in m.functions.iter().flat_map(|f| f.all_inst_iter()) {
+            if inst.class.opcode == rspirv::spirv::Op::BranchConditional {
+                assert_ne!(inst.operands[1], inst.operands[2], "{name}: OpBranchConditional names one label twice");
+            }
+        }
+        if let Some(v) = find_spirv_val() {
+            v.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+}

@@ -5,6 +5,7 @@ pub mod cfg_gen;
 pub mod cfg_rewrite;
 pub mod mutate;
 pub mod shader_gen;
+pub mod shape_text;
 pub mod structured_gen;
 pub mod synthetic;
 pub mod translate;

@@ -121,16 +121,23 @@ pub(crate) struct Analyses {
 impl Analyses {
     /// Computes every analysis; `Err` holds the blocks of an irreducible region.
     pub(crate) fn compute(graph: &Graph, options: &CfgOptions) -> Result<Analyses, Vec<BlockId>> {
+        let (order, dense, dom) = Analyses::reducible(graph)?;
+        let loops = LoopForest::compute(graph, &order, &dom);
+        let postdom = PostDomTree::compute(&dense, &loops);
+        let reach = Reachability::compute(graph, &order, &dom, options.dense_reach_limit);
+        Ok(Analyses { order, dom, postdom, loops, reach })
+    }
+
+    /// The order and dominator tree, once the graph is known to be reducible (every
+    /// retreating edge goes to a block that dominates its source).
+    fn reducible(graph: &Graph) -> Result<(Order, dense::DenseGraph, DomTree), Vec<BlockId>> {
         let (order, retreating) = Order::compute(graph);
         let dense = dense::DenseGraph::new(graph, &order);
         let dom = DomTree::compute(&dense);
         if retreating.iter().any(|&(u, v)| !dom.dominates(v, u)) {
             return Err(irreducible::irreducible_region(&dense, &dom));
         }
-        let loops = LoopForest::compute(graph, &order, &dom);
-        let postdom = PostDomTree::compute(&dense, &loops);
-        let reach = Reachability::compute(graph, &order, &dom, options.dense_reach_limit);
-        Ok(Analyses { order, dom, postdom, loops, reach })
+        Ok((order, dense, dom))
     }
 }
 
@@ -153,6 +160,15 @@ impl Cfg {
     /// for dense reachability at most 4096 blocks.
     pub fn new(func: &Function) -> Result<Cfg, CfgError> {
         Cfg::with_options(func, CfgOptions::default())
+    }
+
+    /// What [`Cfg::new`] checks, with the same errors, without the analyses only a `Cfg`'s
+    /// user reads (loops, post-dominators, reachability): the function has a body, its
+    /// layout and branches name existing blocks, and its graph is reducible. The
+    /// structurizer's input check; O((n + e) log n).
+    pub fn check(func: &Function) -> Result<(), CfgError> {
+        let graph = Graph::from_function(func)?;
+        Analyses::reducible(&graph).map(|_| ()).map_err(|blocks| irreducible_error(func, &blocks))
     }
 
     pub fn with_options(func: &Function, options: CfgOptions) -> Result<Cfg, CfgError> {

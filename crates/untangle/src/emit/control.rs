@@ -56,6 +56,29 @@ pub fn emit_merge(b: &mut Builder, merge: Option<(Word, Option<Word>)>) -> Resul
     }
 }
 
+/// A two-way branch on `cond` for a SPIR-V 1.6 module, which may not name one label twice
+/// in `OpBranchConditional` (the structurizer leaves both slots of a block on one target
+/// when they carry the same definitions). With both targets equal: `OpBranch` without a
+/// merge or under `OpLoopMerge`; under `OpSelectionMerge`, which a conditional branch or a
+/// switch must follow, a switch on the integer constant `zero` with the target as default.
+pub fn emit_two_way(
+    b: &mut Builder,
+    cond: Word,
+    if_true: Word,
+    if_false: Word,
+    merge: Option<(Word, Option<Word>)>,
+    zero: Word,
+) -> Result<(), rspirv::dr::Error> {
+    emit_merge(b, merge)?;
+    if if_true != if_false {
+        return b.branch_conditional(cond, if_true, if_false, []);
+    }
+    match merge {
+        Some((_, None)) => b.switch(zero, if_true, []),
+        _ => b.branch(if_true),
+    }
+}
+
 /// A dispatch on a 32-bit selector: go to `targets[k]` where `k` is the selector's value.
 /// Two targets become a conditional branch on `selector == 0`, more a switch whose default
 /// is the last target.

@@ -24,7 +24,7 @@
 //! its result is not dominated, and handles are compile-time descriptions (see
 //! `resources`) whose index operand is an ordinary value.
 
-use super::control::{emit_dispatch, emit_merge, Labels};
+use super::control::{emit_dispatch, emit_merge, emit_two_way, Labels};
 use super::error::{unsupported, Result, TranslateError};
 use super::module::ModuleBuilder;
 use super::resources::{Handle, Resources};
@@ -69,6 +69,8 @@ pub struct FnEmit<'a, 'm> {
     /// Original blocks whose PHIs become `OpPhi`s (see [`Self::direct_phis`]).
     direct: HashSet<BlockId>,
     block_labels: HashMap<SBlock, Word>,
+    /// Inputs of PHIs with many entries, by predecessor (see [`Self::phi_input`]).
+    phi_inputs: HashMap<InstId, HashMap<BlockId, Value>>,
     layout_pos: HashMap<SBlock, usize>,
     preds: Preds,
     /// Set by operations with implicit or explicit derivatives (compute shaders then need a
@@ -76,6 +78,47 @@ pub struct FnEmit<'a, 'm> {
     pub uses_derivatives: bool,
     cur_label: Word,
     cur_loop_header: bool,
+}
+
+/// How the structurized successor slots of an original block correspond to its original
+/// terminator's: for each structurized target the original target of its slots, and back
+/// (`None` where slots disagree, or the slot counts differ).
+struct SlotMap {
+    to_orig: HashMap<SBlock, Option<BlockId>>,
+    to_struct: HashMap<BlockId, Option<SBlock>>,
+    same_len: bool,
+}
+
+impl SlotMap {
+    fn new(succs: &[SBlock], orig: &[BlockId]) -> SlotMap {
+        let mut to_orig: HashMap<SBlock, Option<BlockId>> = HashMap::new();
+        let mut to_struct: HashMap<BlockId, Option<SBlock>> = HashMap::new();
+        for (&s, &o) in succs.iter().zip(orig) {
+            let e = to_orig.entry(s).or_insert(Some(o));
+            if *e != Some(o) {
+                *e = None;
+            }
+            let e = to_struct.entry(o).or_insert(Some(s));
+            if *e != Some(s) {
+                *e = None;
+            }
+        }
+        SlotMap { to_orig, to_struct, same_len: succs.len() == orig.len() }
+    }
+
+    /// The slots to `st` are exactly the original slots to `t` (what the slot-by-slot
+    /// comparison in `FnEmit::direct_phis` asks).
+    fn same_slots(&self, st: SBlock, t: BlockId) -> bool {
+        let st_ok = match self.to_orig.get(&st) {
+            Some(o) => *o == Some(t),
+            None => !self.to_struct.contains_key(&t),
+        };
+        let t_ok = match self.to_struct.get(&t) {
+            Some(s) => *s == Some(st),
+            None => !self.to_orig.contains_key(&st),
+        };
+        self.same_len && st_ok && t_ok
+    }
 }
 
 fn is_handle_ty(m: &crate::ir::Module, t: TypeId) -> bool {
@@ -135,6 +178,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             exit_labels: HashMap::new(),
             direct: HashSet::new(),
             block_labels: HashMap::new(),
+            phi_inputs: HashMap::new(),
             layout_pos: scfg.layout.iter().enumerate().map(|(k, &b)| (b, k)).collect(),
             preds,
             uses_derivatives: false,
@@ -369,8 +413,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.need(v, su, &mut demote);
             }
         }
+        let wide = self.wide_slot_maps();
         for &u in &blocks {
-            if self.direct_phis(u) {
+            if self.direct_phis(u, &wide) {
                 self.direct.insert(u);
             }
         }
@@ -418,15 +463,21 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// structurized block is an original predecessor reaching it through its original edge,
     /// emitted before it, and every incoming value is available at the end of its
     /// predecessor without emitting anything (a constant or a dominating definition).
-    fn direct_phis(&self, t: BlockId) -> bool {
+    fn direct_phis(&self, t: BlockId, wide: &HashMap<SBlock, SlotMap>) -> bool {
         let f = self.f;
         let Some(&st) = self.sblock_of.get(&t) else { return false };
         let mut preds: Vec<BlockId> = Vec::new();
         for &sp in self.preds.slots_into(st) {
             let Origin::Original(p) = self.scfg.blocks[sp].origin else { return false };
             let Term::Orig { succs, .. } = &self.scfg.blocks[sp].term else { return false };
-            let orig = f.blocks[p].terminator.successors();
-            if succs.len() != orig.len() || succs.iter().zip(orig.iter()).any(|(&s, &o)| (s == st) != (o == t)) {
+            let same_slots = match wide.get(&sp) {
+                Some(map) => map.same_slots(st, t),
+                None => {
+                    let orig = f.blocks[p].terminator.successors();
+                    succs.len() == orig.len() && succs.iter().zip(orig.iter()).all(|(&s, &o)| (s == st) == (o == t))
+                }
+            };
+            if !same_slots {
                 return false;
             }
             if self.layout_pos.get(&sp) >= self.layout_pos.get(&st) {
@@ -434,6 +485,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             preds.push(p);
         }
+        // A set: a join can have thousands of predecessors.
+        let preds: HashSet<BlockId> = preds.into_iter().collect();
         for &i in &f.blocks[t].insts {
             let InstKind::Phi { incoming } = &f.insts[i].kind else { continue };
             for (v, p) in incoming {
@@ -463,6 +516,23 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
         }
         true
+    }
+
+    /// [`SlotMap`]s of the original blocks with more than 16 successor slots (a switch is
+    /// checked once per case target: comparing its slot lists each time was O(k²)).
+    fn wide_slot_maps(&self) -> HashMap<SBlock, SlotMap> {
+        let mut out = HashMap::new();
+        for &sp in &self.scfg.layout {
+            let (Origin::Original(p), Term::Orig { succs, .. }) =
+                (self.scfg.blocks[sp].origin, &self.scfg.blocks[sp].term)
+            else {
+                continue;
+            };
+            if succs.len() > 16 {
+                out.insert(sp, SlotMap::new(succs, &self.f.blocks[p].terminator.successors()));
+            }
+        }
+        out
     }
 
     fn need(&self, v: Value, at: SBlock, demote: &mut HashSet<InstId>) {
@@ -548,8 +618,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         block.entry_value(*var).ok_or_else(|| TranslateError::Internal("dispatch value".into()))?;
                     let s = self.sval(val, &labels)?;
                     let (bool_t, zero) = (self.cx.bool_t(), self.cx.const_u32(0));
-                    emit_dispatch(&mut self.cx.b, bool_t, zero, s, &targets, merge)
-                        .map_err(TranslateError::Internal)?;
+                    if let [t0, t1] = targets[..] {
+                        let cond = self.cx.b.i_equal(bool_t, None, s, zero)?;
+                        emit_two_way(&mut self.cx.b, cond, t0, t1, merge, zero)?;
+                    } else {
+                        emit_dispatch(&mut self.cx.b, bool_t, zero, s, &targets, merge)
+                            .map_err(TranslateError::Internal)?;
+                    }
                 }
                 Term::Orig { block: o, .. } => self.terminator(*o, &targets, merge)?,
             }
@@ -581,6 +656,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             for &i in &insts {
                 let InstKind::Phi { incoming } = &f.insts[i].kind else { continue };
                 let mut pairs = Vec::new();
+                let mut named: HashSet<Word> = HashSet::new();
                 for (v, p) in incoming {
                     let Some(&sp) = self.sblock_of.get(p) else { continue };
                     self.cur = sp;
@@ -594,7 +670,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     let label = self.exit_labels.get(&label).copied().unwrap_or(label);
                     let w = w?;
                     // LLVM repeats a predecessor once per edge; SPIR-V names it once.
-                    if !pairs.iter().any(|&(_, l)| l == label) {
+                    if named.insert(label) {
                         pairs.push((w, label));
                     }
                 }
@@ -631,8 +707,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 continue;
             }
             for &p in &f.blocks[t].insts {
-                let InstKind::Phi { incoming } = &f.insts[p].kind else { continue };
-                let v = incoming.iter().find(|(_, b)| *b == o).map(|(v, _)| *v).ok_or_else(|| {
+                let InstKind::Phi { .. } = &f.insts[p].kind else { continue };
+                let v = self.phi_input(p, o).ok_or_else(|| {
                     TranslateError::Malformed(format!("a PHI has no incoming value for a predecessor in `{}`", f.name))
                 })?;
                 let Some(&var) = self.phi_vars.get(&p) else { continue };
@@ -641,6 +717,24 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
         }
         Ok(())
+    }
+
+    /// The value PHI `phi` takes when entered from `pred` (its first entry for `pred`): a
+    /// scan for short lists; a PHI with many entries gets a map on first use, so that the
+    /// k predecessors of a wide join cost O(k), not O(k²).
+    fn phi_input(&mut self, phi: InstId, pred: BlockId) -> Option<Value> {
+        let InstKind::Phi { incoming } = &self.f.insts[phi].kind else { return None };
+        if incoming.len() <= 16 {
+            return incoming.iter().find(|(_, b)| *b == pred).map(|(v, _)| *v);
+        }
+        let map = self.phi_inputs.entry(phi).or_insert_with(|| {
+            let mut m = HashMap::with_capacity(incoming.len());
+            for &(v, b) in incoming {
+                m.entry(b).or_insert(v);
+            }
+            m
+        });
+        map.get(&pred).copied()
     }
 
     /// Runs `body` only when `cond` holds, splitting the current block into a selection.
@@ -775,8 +869,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Terminator::CondBr { cond, .. } => {
                 slots(2)?;
                 let c = self.value(cond)?;
-                emit_merge(&mut self.cx.b, merge)?;
-                self.cx.b.branch_conditional(c, targets[0], targets[1], [])?;
+                // Only a switch needs the constant (made only then, so other modules keep their ids).
+                let zero = if targets[0] == targets[1] { self.cx.const_u32(0) } else { 0 };
+                emit_two_way(&mut self.cx.b, c, targets[0], targets[1], merge, zero)?;
             }
             Terminator::Switch { value, cases, .. } => {
                 slots(cases.len() + 1)?;

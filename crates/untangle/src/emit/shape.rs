@@ -50,6 +50,16 @@
 //! interpreter): helpers `decide() -> uint` and `append(uint)` are ordinary functions called
 //! with `OpFunctionCall`, and the decision counter is a `Private` variable reset to 0 by a
 //! `start` block in front of each entry point's body.
+//!
+//! # Cost
+//!
+//! Linear in the structurized blocks, their edges and PHI inputs. Instructions go through
+//! rspirv's `Builder` one block at a time: after each block, what the builder holds of the
+//! entry function, the names and the globals is assembled into words and dropped
+//! (`Emitter::spill`), so no 100,000-block function is ever held as rspirv objects (a heap
+//! object per instruction and operand list made emission memory-bound, slower per block the
+//! larger the function). The words are those `Module::assemble` writes for the same
+//! instructions, in the same sections.
 
 use crate::ir::{Function, IndexExt, InstKind, Module, Terminator};
 use crate::passes::{Merge, Origin, SBlock, Scfg, Structured, Term, Val, VarKind};
@@ -159,7 +169,7 @@ pub fn emit_shape_module_with(
     for (func, structured) in functions {
         e.function(func, &structured.scfg)?;
     }
-    Ok(e.b.module().assemble())
+    Ok(e.finish())
 }
 
 fn builder_err(function: &str) -> impl Fn(rspirv::dr::Error) -> EmitError + '_ {
@@ -201,8 +211,23 @@ struct BatchIds {
     p_sb_uint: Word,
 }
 
+/// Words of instructions already moved out of the builder (see [`Emitter::spill`]).
+#[derive(Default)]
+struct Spilled {
+    /// `OpName`s, in the order they were made (they precede the builder's remaining ones).
+    names: Vec<u32>,
+    /// Types, constants and globals, likewise.
+    globals: Vec<u32>,
+    /// Entry-point functions, complete or begun (they follow the builder's functions, the
+    /// helpers, which are made first).
+    functions: Vec<u32>,
+    /// Whether the function being emitted has its `OpFunction` and parameters spilled.
+    function_begun: bool,
+}
+
 struct Emitter {
     b: Builder,
+    spilled: Spilled,
     c: Common,
     consts: BTreeMap<u32, Word>,
     undef: Option<Word>,
@@ -212,6 +237,83 @@ struct Emitter {
 }
 
 impl Emitter {
+    /// Moves what the builder holds of the entry function being emitted (its completed
+    /// blocks), and all names, constants and globals made so far, into words. Called after
+    /// every block, so the builder never holds more than one block's instructions: an
+    /// rspirv module of a 100,000-block function (a heap object per instruction and per
+    /// operand list) made emission memory-bound, slower per block the larger the function.
+    /// The words are what `Module::assemble` writes for the same instructions.
+    fn spill(&mut self) {
+        let module = self.b.module_mut();
+        for inst in module.debug_names.drain(..) {
+            inst.assemble_into(&mut self.spilled.names);
+        }
+        for inst in module.types_global_values.drain(..) {
+            inst.assemble_into(&mut self.spilled.globals);
+        }
+        let Some(f) = module.functions.last_mut() else { return };
+        if !self.spilled.function_begun {
+            if let Some(def) = &f.def {
+                def.assemble_into(&mut self.spilled.functions);
+            }
+            for p in &f.parameters {
+                p.assemble_into(&mut self.spilled.functions);
+            }
+            self.spilled.function_begun = true;
+        }
+        for block in f.blocks.drain(..) {
+            block.assemble_into(&mut self.spilled.functions);
+        }
+    }
+
+    /// After `end_function` of an entry function: spills the rest of it and removes it from
+    /// the builder.
+    fn spill_function_end(&mut self) {
+        self.spill();
+        if let Some(f) = self.b.module_mut().functions.pop() {
+            if let Some(end) = &f.end {
+                end.assemble_into(&mut self.spilled.functions);
+            }
+        }
+        self.spilled.function_begun = false;
+    }
+
+    /// The module's words: the builder's sections with the spilled words in their place.
+    fn finish(self) -> Vec<u32> {
+        let Emitter { b, spilled, .. } = self;
+        let m = b.module();
+        let mut words =
+            Vec::with_capacity(spilled.names.len() + spilled.globals.len() + spilled.functions.len() + 4096);
+        if let Some(h) = &m.header {
+            h.assemble_into(&mut words);
+        }
+        let before_names = m
+            .capabilities
+            .iter()
+            .chain(&m.extensions)
+            .chain(&m.ext_inst_imports)
+            .chain(&m.memory_model)
+            .chain(&m.entry_points)
+            .chain(&m.execution_modes)
+            .chain(&m.debug_string_source);
+        for inst in before_names {
+            inst.assemble_into(&mut words);
+        }
+        words.extend_from_slice(&spilled.names);
+        for inst in m.debug_names.iter().chain(&m.debug_module_processed).chain(&m.annotations) {
+            inst.assemble_into(&mut words);
+        }
+        words.extend_from_slice(&spilled.globals);
+        for inst in &m.types_global_values {
+            inst.assemble_into(&mut words);
+        }
+        for f in &m.functions {
+            f.assemble_into(&mut words);
+        }
+        words.extend_from_slice(&spilled.functions);
+        words
+    }
+
     fn new(batch: Option<ShapeBatch>) -> Result<Emitter, String> {
         let mut b = Builder::new();
         b.set_version(1, 3);
@@ -275,6 +377,7 @@ impl Emitter {
         let append = b.id();
         let mut e = Emitter {
             b,
+            spilled: Spilled::default(),
             c: Common { void, bool_t, uint, fn_void, decisions, trace, counter, decide, append },
             consts: BTreeMap::new(),
             undef: None,
@@ -592,7 +695,7 @@ impl Emitter {
         for &sb in &scfg.layout {
             let block = &scfg.blocks[sb];
             let label = label_of(sb, sb)?;
-            let name = block_names.get(sb);
+            let name = block_names.compute(sb);
             self.b.begin_block(Some(label)).map_err(&berr)?;
             self.b.name(label, name.as_str());
 
@@ -734,8 +837,10 @@ impl Emitter {
                     self.batch_guard(ids, g, target, &name).map_err(&berr)?;
                 }
             }
+            self.spill();
         }
         self.b.end_function().map_err(&berr)?;
+        self.spill_function_end();
         Ok(())
     }
 

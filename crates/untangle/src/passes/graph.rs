@@ -1,14 +1,117 @@
 //! Analyses on an [`Scfg`] shared by the passes: predecessor lists kept in step with slot
-//! rewrites, depth-first orders, dominators and natural loops.
+//! rewrites, depth-first orders, dominators, and the reference definition of a loop body.
 //!
 //! Dominators are Lengauer and Tarjan's (the implementation in `crate::cfg`), near-linear
-//! on any shape; dominance queries are O(1) through pre/post numbers of the tree.
+//! on any shape; dominance queries are O(1) through pre/post numbers of the tree. The loops
+//! themselves are a nesting forest (`super::loop_nest`); [`loop_body`] and
+//! [`planned_loop_body`] enumerate one body by a backward walk, which the verification
+//! mode compares the forest with.
+//!
+//! Every list of distinct blocks built here and in the passes goes through [`Distinct`]:
+//! a switch with k cases would otherwise cost O(k²) in `contains` scans.
 
+use super::block_table::BlockTable;
 use super::scfg::{Block, EdgeDef, Origin, SBlock, Scfg, Term};
 use crate::cfg::dense::Csr;
 use crate::cfg::lengauer_tarjan::immediate_dominators;
 use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
+use std::collections::HashSet;
+
+/// Lists above this length get a hash set for membership (below it a scan is faster).
+const SCAN_LIMIT: usize = 16;
+
+/// Blocks without repeats, in first-insertion order: membership by a scan while the list is
+/// short, by a hash set beyond [`SCAN_LIMIT`] entries, so n insertions cost O(n).
+#[derive(Clone, Debug, Default)]
+pub struct Distinct {
+    list: SmallVec<[SBlock; 4]>,
+    set: Option<HashSet<SBlock>>,
+}
+
+impl Distinct {
+    pub fn new() -> Distinct {
+        Distinct::default()
+    }
+
+    /// The distinct blocks of `blocks`, in first-occurrence order.
+    pub fn of(blocks: impl IntoIterator<Item = SBlock>) -> Distinct {
+        let mut d = Distinct::new();
+        for b in blocks {
+            d.insert(b);
+        }
+        d
+    }
+
+    pub fn contains(&self, b: SBlock) -> bool {
+        match &self.set {
+            Some(set) => set.contains(&b),
+            None => self.list.contains(&b),
+        }
+    }
+
+    /// Adds `b` unless present; returns whether it was added.
+    pub fn insert(&mut self, b: SBlock) -> bool {
+        if self.contains(b) {
+            return false;
+        }
+        self.list.push(b);
+        match &mut self.set {
+            Some(set) => {
+                set.insert(b);
+            }
+            None if self.list.len() > SCAN_LIMIT => self.set = Some(self.list.iter().copied().collect()),
+            None => {}
+        }
+        true
+    }
+
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    pub fn as_slice(&self) -> &[SBlock] {
+        &self.list
+    }
+
+    pub fn into_list<const N: usize>(self) -> SmallVec<[SBlock; N]>
+    where
+        [SBlock; N]: smallvec::Array<Item = SBlock>,
+    {
+        self.list.into_iter().collect()
+    }
+}
+
+/// The position of each block of `targets` (the first, when repeated): a scan for short
+/// lists, a hash map for long ones (a dispatch with thousands of targets).
+pub struct TargetIndex<'a> {
+    targets: &'a [SBlock],
+    map: Option<std::collections::HashMap<SBlock, u32>>,
+}
+
+impl<'a> TargetIndex<'a> {
+    pub fn new(targets: &'a [SBlock]) -> TargetIndex<'a> {
+        let map = (targets.len() > SCAN_LIMIT).then(|| {
+            let mut m = std::collections::HashMap::with_capacity(targets.len());
+            for (i, &t) in targets.iter().enumerate() {
+                m.entry(t).or_insert(i as u32);
+            }
+            m
+        });
+        TargetIndex { targets, map }
+    }
+
+    pub fn position(&self, b: SBlock) -> Option<u32> {
+        match &self.map {
+            Some(m) => m.get(&b).copied(),
+            None => self.targets.iter().position(|&t| t == b).map(|i| i as u32),
+        }
+    }
+}
 
 /// Predecessors with one entry per successor slot (parallel edges repeat), so that a slot
 /// rewrite removes exactly one entry.
@@ -35,20 +138,8 @@ impl Preds {
 
     /// Distinct predecessors, in first-slot order.
     pub fn distinct(&self, b: SBlock) -> SmallVec<[SBlock; 2]> {
-        let list = &self.lists[b];
-        let mut out: SmallVec<[SBlock; 2]> = SmallVec::new();
-        if list.len() <= 16 {
-            for &p in list {
-                if !out.contains(&p) {
-                    out.push(p);
-                }
-            }
-        } else {
-            // A shared break or merge block can have thousands of predecessors.
-            let mut seen: std::collections::HashSet<SBlock> = std::collections::HashSet::with_capacity(list.len());
-            out.extend(list.iter().copied().filter(|&p| seen.insert(p)));
-        }
-        out
+        // A shared break or merge block can have thousands of predecessors.
+        Distinct::of(self.lists[b].iter().copied()).into_list()
     }
 
     pub fn count_distinct(&self, b: SBlock) -> usize {
@@ -133,55 +224,91 @@ pub struct Dfs {
     pub back_edges: Vec<(SBlock, SBlock)>,
 }
 
+/// A block's state during [`dfs_order`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum DfsMark {
+    #[default]
+    New,
+    OnStack,
+    Done,
+}
+
+/// Reverse post-order from `entry` over `succs` (explored in the order given), and the
+/// edges to a block on the DFS stack. `marks` must read `New` for every block (a cleared
+/// table); it is left marked. O(blocks reached + their edges): the selection pass runs it
+/// once per region with one table for all of them.
+pub fn dfs_order<F, I>(
+    entry: SBlock,
+    mut succs: F,
+    marks: &mut BlockTable<DfsMark>,
+) -> (Vec<SBlock>, Vec<(SBlock, SBlock)>)
+where
+    F: FnMut(SBlock) -> I,
+    I: IntoIterator<Item = SBlock>,
+{
+    let mut post: Vec<SBlock> = Vec::new();
+    let mut back_edges = Vec::new();
+    let mut stack: Vec<(SBlock, SmallVec<[SBlock; 4]>, usize)> = Vec::new();
+    marks[entry] = DfsMark::OnStack;
+    stack.push((entry, succs(entry).into_iter().collect(), 0));
+    while let Some(top) = stack.last_mut() {
+        if top.2 < top.1.len() {
+            let s = top.1[top.2];
+            top.2 += 1;
+            let from = top.0;
+            match marks[s] {
+                DfsMark::New => {
+                    marks[s] = DfsMark::OnStack;
+                    let next: SmallVec<[SBlock; 4]> = succs(s).into_iter().collect();
+                    stack.push((s, next, 0));
+                }
+                DfsMark::OnStack => back_edges.push((from, s)),
+                DfsMark::Done => {}
+            }
+        } else {
+            let (b, _, _) = stack.pop().expect("non-empty");
+            marks[b] = DfsMark::Done;
+            post.push(b);
+        }
+    }
+    post.reverse();
+    (post, back_edges)
+}
+
 impl Dfs {
-    pub fn new<F, I>(entry: SBlock, mut succs: F) -> Dfs
+    pub fn new<F, I>(entry: SBlock, succs: F) -> Dfs
     where
         F: FnMut(SBlock) -> I,
         I: IntoIterator<Item = SBlock>,
     {
-        #[derive(Clone, Copy, PartialEq)]
-        enum Mark {
-            New,
-            OnStack,
-            Done,
-        }
-        let mut mark: SecondaryMap<SBlock, Mark> = SecondaryMap::with_default(Mark::New);
-        let mut post: Vec<SBlock> = Vec::new();
-        let mut back_edges = Vec::new();
-        let mut stack: Vec<(SBlock, SmallVec<[SBlock; 4]>, usize)> = Vec::new();
-        mark[entry] = Mark::OnStack;
-        stack.push((entry, succs(entry).into_iter().collect(), 0));
-        while let Some(top) = stack.last_mut() {
-            if top.2 < top.1.len() {
-                let s = top.1[top.2];
-                top.2 += 1;
-                let from = top.0;
-                match mark[s] {
-                    Mark::New => {
-                        mark[s] = Mark::OnStack;
-                        let next: SmallVec<[SBlock; 4]> = succs(s).into_iter().collect();
-                        stack.push((s, next, 0));
-                    }
-                    Mark::OnStack => back_edges.push((from, s)),
-                    Mark::Done => {}
-                }
-            } else {
-                let (b, _, _) = stack.pop().expect("non-empty");
-                mark[b] = Mark::Done;
-                post.push(b);
-            }
-        }
-        post.reverse();
+        let (rpo, back_edges) = dfs_order(entry, succs, &mut BlockTable::default());
         let mut rpo_index = SecondaryMap::with_default(u32::MAX);
-        for (i, &b) in post.iter().enumerate() {
+        for (i, &b) in rpo.iter().enumerate() {
             rpo_index[b] = i as u32;
         }
-        Dfs { rpo: post, rpo_index, back_edges }
+        Dfs { rpo, rpo_index, back_edges }
     }
 
     pub fn reachable(&self, b: SBlock) -> bool {
         self.rpo_index[b] != u32::MAX
     }
+}
+
+/// Immediate dominators of a graph whose nodes are numbered `0..n` in reverse post-order
+/// from node 0, given each node's predecessors (`preds(i, row)` appends those of node `i`):
+/// `idom[i]`, with `idom[0] == 0`. Lengauer–Tarjan (`crate::cfg`): Cooper–Harvey–Kennedy's
+/// intersect walks are quadratic on deep trees with wide joins (a break target shared by
+/// every step of a long chain), which the passes meet on unrolled loops.
+pub fn dense_idoms(n: usize, preds: impl FnMut(usize, &mut Vec<u32>)) -> Vec<u32> {
+    let pred_csr = Csr::from_rows(n, preds);
+    let mut succ_lists: Vec<SmallVec<[u32; 2]>> = vec![SmallVec::new(); n];
+    for i in 0..n {
+        for &p in pred_csr.neighbors(i as u32) {
+            succ_lists[p as usize].push(i as u32);
+        }
+    }
+    let succ_csr = Csr::from_rows(n, |i, row| row.extend(succ_lists[i].iter().copied()));
+    immediate_dominators(0, &succ_csr, &pred_csr)
 }
 
 /// Dominator tree with O(1) dominance queries.
@@ -203,24 +330,9 @@ impl Doms {
     {
         let n = dfs.rpo.len();
         let root = dfs.rpo[0];
-        // Dense indices by RPO position.
-        let pred_lists: Vec<SmallVec<[u32; 4]>> = dfs
-            .rpo
-            .iter()
-            .map(|&b| preds(b).into_iter().filter(|&p| dfs.reachable(p)).map(|p| dfs.rpo_index[p]).collect())
-            .collect();
-        // Lengauer–Tarjan (`crate::cfg`): Cooper–Harvey–Kennedy's intersect walks are
-        // quadratic on deep trees with wide joins (a break target shared by every step of a
-        // long chain), which the passes meet on unrolled loops.
-        let pred_csr = Csr::from_rows(n, |i, row| row.extend(pred_lists[i].iter().copied()));
-        let mut succ_lists: Vec<SmallVec<[u32; 2]>> = vec![SmallVec::new(); n];
-        for (i, ps) in pred_lists.iter().enumerate() {
-            for &p in ps {
-                succ_lists[p as usize].push(i as u32);
-            }
-        }
-        let succ_csr = Csr::from_rows(n, |i, row| row.extend(succ_lists[i].iter().copied()));
-        let idom = immediate_dominators(0, &succ_csr, &pred_csr);
+        let idom = dense_idoms(n, |i, row| {
+            row.extend(preds(dfs.rpo[i]).into_iter().filter(|&p| dfs.reachable(p)).map(|p| dfs.rpo_index[p]))
+        });
         let mut out_idom: SecondaryMap<SBlock, Option<SBlock>> = SecondaryMap::new();
         let mut children: SecondaryMap<SBlock, SmallVec<[SBlock; 2]>> = SecondaryMap::new();
         #[allow(clippy::needless_range_loop)] // `i` indexes both `dfs.rpo` and `idom`
@@ -271,44 +383,19 @@ impl Doms {
     }
 }
 
-/// A natural loop of the current graph.
+/// A natural loop of the current graph (see `super::loop_nest`).
 #[derive(Clone, Debug)]
 pub struct NaturalLoop {
     pub header: SBlock,
     /// Sources of the back edges, in DFS discovery order.
     pub latches: Vec<SBlock>,
-    /// Blocks of the loop (header first), as a membership map.
-    pub body: Vec<SBlock>,
-}
-
-/// Natural loops of `scfg` (one per header, back edges to a header merged), outermost
-/// first (a loop comes before every loop it contains).
-pub fn natural_loops(preds: &Preds, dfs: &Dfs) -> Vec<NaturalLoop> {
-    let mut by_header: Vec<(SBlock, Vec<SBlock>)> = Vec::new();
-    for &(from, to) in &dfs.back_edges {
-        match by_header.iter_mut().find(|(h, _)| *h == to) {
-            Some((_, l)) => {
-                if !l.contains(&from) {
-                    l.push(from)
-                }
-            }
-            None => by_header.push((to, vec![from])),
-        }
-    }
-    let mut loops: Vec<NaturalLoop> = by_header
-        .into_iter()
-        .map(|(header, latches)| {
-            let body = loop_body(preds, header, &latches, &[]);
-            NaturalLoop { header, latches, body }
-        })
-        .collect();
-    // Outer loops have larger bodies; ties cannot nest. Stable by header RPO for determinism.
-    loops.sort_by_key(|l| (std::cmp::Reverse(l.body.len()), dfs.rpo_index[l.header]));
-    loops
+    /// Blocks of the loop, nested loops included.
+    pub body_size: usize,
 }
 
 /// Blocks that reach one of `latches` without passing `header`, plus `header`, plus
 /// `extra` blocks (and what reaches them inside the loop). Header first, then discovery order.
+/// O(body); the passes use the loop nest, and this is the definition it is checked against.
 pub fn loop_body(preds: &Preds, header: SBlock, latches: &[SBlock], extra: &[SBlock]) -> Vec<SBlock> {
     let mut seen: SecondaryMap<SBlock, bool> = SecondaryMap::new();
     let mut body = vec![header];
@@ -345,7 +432,8 @@ pub fn member_set(blocks: &[SBlock]) -> SecondaryMap<SBlock, bool> {
 /// The body of `plan.loops[li]` as the loop-exit and selection passes define it: the
 /// natural loop (from its single continue target) plus the merges of the loops nested in
 /// it that have one already, since an inner loop's merge belongs to the enclosing loop even
-/// when it cannot reach the back edge.
+/// when it cannot reach the back edge. O(body + later loops): the passes read bodies from
+/// `plan.nest` instead, and the verification mode checks the two agree.
 pub fn planned_loop_body(preds: &Preds, plan: &super::plan::Plan, li: usize) -> Vec<SBlock> {
     let l = &plan.loops[li];
     let natural = loop_body(preds, l.header, &[l.continue_target], &[]);

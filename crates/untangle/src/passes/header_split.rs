@@ -6,10 +6,11 @@
 //! Otherwise the header's terminator (its condition is still evaluated in the header's
 //! position: nothing runs between the two blocks) moves to a new tail block, which the
 //! selection pass treats like any other selection header. SPIR-V needs this because a block
-//! holds one merge instruction and `OpLoopMerge` cannot precede `OpSwitch`.
-//! Cost: O(number of loops).
+//! holds one merge instruction and `OpLoopMerge` cannot precede `OpSwitch`. The tail joins
+//! its header's loop in `Plan::nest`.
+//! Cost: O(loops + their headers' slots).
 
-use super::graph::Work;
+use super::graph::{Distinct, Work};
 use super::plan::Plan;
 use super::scfg::{OrigKind, Origin, SyntheticKind, Term};
 use smallvec::SmallVec;
@@ -18,19 +19,14 @@ pub fn run(work: &mut Work, plan: &mut Plan) {
     for l in plan.loops.clone() {
         let merge = l.merge.expect("loop_exit ran");
         let term = &work.scfg.blocks[l.header].term;
-        let mut distinct: SmallVec<[super::SBlock; 4]> = SmallVec::new();
-        for &s in term.succs() {
-            if !distinct.contains(&s) {
-                distinct.push(s);
-            }
-        }
+        let distinct = Distinct::of(term.succs().iter().copied());
         let two_way = matches!(term, Term::Orig { .. } | Term::Dispatch { .. }) && term.succs().len() == 2;
         let is_switch = match term {
             Term::Orig { block, .. } => work.scfg.orig_kind(*block) == OrigKind::Switch,
             Term::Dispatch { targets, .. } => targets.len() > 2,
             _ => false,
         };
-        let inside = distinct.iter().filter(|&&s| s != merge && s != l.continue_target).count();
+        let inside = distinct.as_slice().iter().filter(|&&s| s != merge && s != l.continue_target).count();
         let needs_split = is_switch || (two_way && inside > 1);
         if !needs_split {
             continue;
@@ -42,5 +38,7 @@ pub fn run(work: &mut Work, plan: &mut Plan) {
         let tail = work.add_block(Origin::Synthetic(SyntheticKind::HeaderTail), old_term);
         work.scfg.blocks[tail].edge_defs = old_defs;
         work.set_term(l.header, Term::Goto(tail), SmallVec::new());
+        let header_loop = plan.nest.innermost(l.header);
+        plan.nest.set_innermost(tail, header_loop);
     }
 }

@@ -25,15 +25,21 @@ impl<'a> Labels<'a> {
         if let Some(l) = self.cache.borrow().get(&b) {
             return l.clone();
         }
+        let l = self.compute(b);
+        self.cache.borrow_mut().insert(b, l.clone());
+        l
+    }
+
+    /// [`Labels::get`] without the cache, for callers that ask once per block (emission
+    /// names every block once: a cache would only add a hash insert and a copy).
+    pub fn compute(&self, b: SBlock) -> String {
         let scfg = self.scfg;
-        let l = match scfg.blocks.get(b) {
+        match scfg.blocks.get(b) {
             None => format!("{b}?"),
             Some(block) => match block.origin {
                 Origin::Original(o) if !self.layout_ok || o.index() >= scfg.original_labels.len() => format!("{b}"),
                 _ => scfg.label_counted(b, &self.copy_counts),
             },
-        };
-        self.cache.borrow_mut().insert(b, l.clone());
-        l
+        }
     }
 }

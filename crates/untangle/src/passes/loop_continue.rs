@@ -5,10 +5,13 @@
 //! that latch branches unconditionally to the header (kept for readability), or a new empty
 //! block that all latches branch to (the "continue ladder" collapsed into one block: the
 //! latches' PHI inputs stay on their slots and `crate::phi` rebuilds them). Records every
-//! loop in the plan, outermost first.
-//! Cost: one DFS, dominators and a backward walk per loop: O(n · loop depth).
+//! loop in the plan, outermost first, and their nesting forest (`Plan::nest`, with the new
+//! continue blocks in their loops).
+//! Cost: one DFS and the loop forest (`super::loop_nest`: one union-find walk over the
+//! graph, whatever the nesting depth), then O(latches' slots): O((n + e) log n).
 
-use super::graph::{natural_loops, Dfs, Work};
+use super::graph::{Dfs, Work};
+use super::loop_nest::LoopNest;
 use super::plan::{LoopPlan, Plan};
 use super::scfg::{Origin, SyntheticKind, Term};
 
@@ -17,8 +20,9 @@ pub fn run(work: &mut Work, plan: &mut Plan) {
         let scfg = &*work.scfg;
         Dfs::new(scfg.entry, |b| scfg.blocks[b].term.succs().to_vec())
     };
-    let loops = natural_loops(&work.preds, &dfs);
-    for l in loops {
+    let (loops, nest) = LoopNest::compute(&work.preds, &dfs);
+    plan.nest = nest;
+    for (li, l) in loops.into_iter().enumerate() {
         let single_goto_latch = match l.latches.as_slice() {
             [latch] if *latch != l.header => {
                 matches!(work.scfg.blocks[*latch].term, Term::Goto(t) if t == l.header)
@@ -43,6 +47,7 @@ pub fn run(work: &mut Work, plan: &mut Plan) {
                     work.redirect(latch, slot, c);
                 }
             }
+            plan.nest.set_innermost(c, Some(li));
             c
         };
         plan.loops.push(LoopPlan { header: l.header, continue_target, merge: None });

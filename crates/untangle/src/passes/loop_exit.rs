@@ -10,15 +10,20 @@
 //! edge: the rung of a break ladder. Loops are handled innermost first, so an inner loop's
 //! merge belongs to the enclosing loop and its dispatch edges to targets outside that
 //! loop become exits of it in turn, one rung per level.
-//! Cost: per loop, one backward walk over its body: O(n · loop depth).
+//!
+//! Which blocks a loop holds comes from `Plan::nest`: an edge leaves loop `l` when its
+//! source's innermost loop is `l` and `l` does not contain its target (O(1) each). Blocks
+//! of loops nested in `l` have no exits of their own left by then (theirs go to their
+//! merges), so only `l`'s own blocks are scanned, and every edge is looked at once in all.
+//! Cost: one DFS and dominator tree, then O(e + n log n) (each loop's own blocks are put
+//! in RPO), whatever the nesting depth.
 
-use super::graph::{member_set, planned_loop_body, Dfs, Doms, Work};
-use super::plan::Plan;
+use super::graph::{planned_loop_body, Dfs, Distinct, Doms, TargetIndex, Work};
+use super::plan::{Plan, StructurizeError};
 use super::scfg::{Origin, SBlock, SyntheticKind, Term, Val, VarKind};
 use cranelift_entity::SecondaryMap;
-use smallvec::SmallVec;
 
-pub fn run(work: &mut Work, plan: &mut Plan) {
+pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
     let (dfs, doms) = {
         let scfg = &*work.scfg;
         let dfs = Dfs::new(scfg.entry, |b| scfg.blocks[b].term.succs().to_vec());
@@ -38,53 +43,101 @@ pub fn run(work: &mut Work, plan: &mut Plan) {
     for l in &plan.loops {
         used_as_merge[l.continue_target] = true;
     }
+    let verify = super::selection::VERIFY_INCREMENTAL.load(std::sync::atomic::Ordering::Relaxed);
+    let mut own = plan.nest.own_blocks(&work.scfg.layout);
     // Innermost first.
     for li in (0..plan.loops.len()).rev() {
         let header = plan.loops[li].header;
-        let body = planned_loop_body(&work.preds, plan, li);
-        let in_body = member_set(&body);
-        // Exit slots in a deterministic order: body blocks by RPO, slots in order.
-        let mut ordered: Vec<SBlock> = body.clone();
+        // Exit slots in a deterministic order: blocks by RPO, slots in order.
+        let mut ordered: Vec<SBlock> = std::mem::take(&mut own[li]);
         ordered.sort_by_key(|&b| (dfs.rpo_index[anchor[b].unwrap_or(b)], b));
         let mut exits: Vec<(SBlock, usize, SBlock)> = Vec::new();
-        let mut targets: SmallVec<[SBlock; 4]> = SmallVec::new();
+        let mut targets = Distinct::new();
         for &b in &ordered {
             for (slot, &s) in work.scfg.blocks[b].term.succs().iter().enumerate() {
-                if !in_body[s] {
+                if !plan.nest.contains(li, s) {
                     exits.push((b, slot, s));
-                    if !targets.contains(&s) {
-                        targets.push(s);
-                    }
+                    targets.insert(s);
                 }
             }
         }
-        let merge = if targets.is_empty() {
-            work.add_block(Origin::Synthetic(SyntheticKind::LoopMerge), Term::Unreachable)
+        if verify {
+            check_exits(work, plan, li, &exits, &|b| (dfs.rpo_index[anchor[b].unwrap_or(b)], b))?;
+        }
+        let targets = targets.as_slice();
+        let (merge, is_new) = if targets.is_empty() {
+            (work.add_block(Origin::Synthetic(SyntheticKind::LoopMerge), Term::Unreachable), true)
         } else if targets.len() == 1 && dominates(&anchor, header, targets[0]) && !used_as_merge[targets[0]] {
-            targets[0]
+            (targets[0], false)
         } else if targets.len() == 1 {
             let m = work.add_block(Origin::Synthetic(SyntheticKind::LoopMerge), Term::Goto(targets[0]));
             for &(b, slot, _) in &exits {
                 work.redirect(b, slot, m);
             }
-            m
+            (m, true)
         } else {
             let var = work.scfg.vars.push(VarKind::Selector);
             let m = work.add_block(
                 Origin::Synthetic(SyntheticKind::LoopMerge),
-                Term::Dispatch { var, targets: targets.clone() },
+                Term::Dispatch { var, targets: targets.iter().copied().collect() },
             );
+            let index = TargetIndex::new(targets);
             for &(b, slot, s) in &exits {
-                let k = targets.iter().position(|&t| t == s).expect("exit target") as u32;
+                let k = index.position(s).expect("exit target");
                 work.redirect(b, slot, m);
                 work.add_edge_def(b, slot, var, Val::Const(k));
             }
-            m
+            (m, true)
         };
         if work.scfg.blocks[merge].original().is_none() && anchor[merge].is_none() {
             anchor[merge] = Some(header);
         }
+        if is_new {
+            // An inner loop's merge belongs to the enclosing loop.
+            let parent = plan.nest.parent(li);
+            plan.nest.set_innermost(merge, parent);
+            if let Some(p) = parent {
+                own[p].push(merge);
+            }
+        }
         used_as_merge[merge] = true;
         plan.loops[li].merge = Some(merge);
     }
+    Ok(())
+}
+
+/// Verification mode: the exits of loop `li` found through the nest are those of the
+/// walk-based body (`planned_loop_body`), in the same order.
+fn check_exits(
+    work: &Work,
+    plan: &Plan,
+    li: usize,
+    exits: &[(SBlock, usize, SBlock)],
+    key: &dyn Fn(SBlock) -> (u32, SBlock),
+) -> Result<(), StructurizeError> {
+    let body = planned_loop_body(&work.preds, plan, li);
+    let in_body = super::graph::member_set(&body);
+    let mut ordered = body.clone();
+    ordered.sort_by_key(|&b| key(b));
+    let mut expected = Vec::new();
+    for &b in &ordered {
+        for (slot, &s) in work.scfg.blocks[b].term.succs().iter().enumerate() {
+            if !in_body[s] {
+                expected.push((b, slot, s));
+            }
+        }
+    }
+    if expected != exits {
+        return Err(StructurizeError::Internal {
+            function: work.scfg.name.clone(),
+            pass: "loop_exit",
+            message: format!(
+                "loop {}: the exits found through the loop nest ({}) differ from the body walk's ({})",
+                work.scfg.label(plan.loops[li].header),
+                exits.len(),
+                expected.len()
+            ),
+        });
+    }
+    Ok(())
 }

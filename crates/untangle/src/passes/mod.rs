@@ -24,6 +24,7 @@
 //! | PHI repair ("cleanup breaking PHI constructs") | [`crate::phi`] | SSA construction (Braun et al.) for every edge variable after the graph is final |
 //! | block order and merge instructions | [`mark`] | structured reverse post-order, merge annotations written |
 
+pub mod block_table;
 #[cfg(feature = "dot")]
 pub mod dot;
 pub mod edge_split;
@@ -32,6 +33,7 @@ pub mod header_split;
 pub mod labels;
 pub mod loop_continue;
 pub mod loop_exit;
+pub mod loop_nest;
 pub mod mark;
 pub mod plan;
 pub mod scfg;
@@ -87,7 +89,7 @@ pub fn structurize(func: &Function, mut options: Options<'_>) -> Result<Structur
             message: "the function has no body".into(),
         });
     }
-    crate::cfg::Cfg::new(func).map_err(|source| StructurizeError::Cfg { function: func.name.clone(), source })?;
+    crate::cfg::Cfg::check(func).map_err(|source| StructurizeError::Cfg { function: func.name.clone(), source })?;
     let mut scfg = Scfg::from_function(func);
     let original_blocks = scfg.layout.len();
     let mut plan = plan::Plan::default();
@@ -100,7 +102,7 @@ pub fn structurize(func: &Function, mut options: Options<'_>) -> Result<Structur
     let mut work = graph::Work::new(&mut scfg);
     loop_continue::run(&mut work, &mut plan);
     dump(1, PASSES[0], work.scfg);
-    loop_exit::run(&mut work, &mut plan);
+    loop_exit::run(&mut work, &mut plan)?;
     dump(2, PASSES[1], work.scfg);
     header_split::run(&mut work, &mut plan);
     dump(3, PASSES[2], work.scfg);

@@ -1,5 +1,6 @@
 //! What the passes decided about constructs, applied by the marking pass.
 
+use super::loop_nest::LoopNest;
 use super::scfg::SBlock;
 
 /// A loop construct: header, its single continue target and its merge.
@@ -20,6 +21,10 @@ pub struct Plan {
     /// Selection headers and their merges; `None`: a conditional branch whose targets are
     /// all structured exits needs no merge.
     pub selections: Vec<(SBlock, Option<SBlock>)>,
+    /// The loops of `loops` as a nesting forest with each block's innermost loop, built by
+    /// `loop_continue`, kept current by `loop_exit` and `header_split`, read by `selection`
+    /// (see `super::loop_nest` for the invariants). Block constructs are not in it.
+    pub nest: LoopNest,
 }
 
 /// Why the structurizer could not produce a result.

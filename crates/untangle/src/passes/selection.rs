@@ -51,26 +51,28 @@
 //! that would nest deeply become block constructs (`benches/structurize.rs`, the
 //! unrolled-loop pattern, measured up to N = 4,096 iterations).
 
-use super::graph::{Dfs, Doms, Work};
+use super::block_table::BlockTable;
+use super::graph::{dense_idoms, dfs_order, DfsMark, Distinct, TargetIndex, Work};
 use super::plan::{Plan, StructurizeError};
-use super::scfg::{OrigKind, Origin, SBlock, SyntheticKind, Term, Val, VarKind};
+use super::scfg::{EdgeDef, OrigKind, Origin, SBlock, SyntheticKind, Term, Val, VarKind};
 use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
+use std::collections::HashMap;
 
 /// Membership of blocks in regions: `None` is the function region, `Some(i)` the body of
 /// `plan.loops[i]`.
 type RegionOf = SecondaryMap<SBlock, Option<Option<usize>>>;
 
 pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
+    // Each block's region is its innermost loop (loops nested in a region are collapsed
+    // there), and a loop's size bound is its whole body.
     let mut region: RegionOf = SecondaryMap::new();
     for &b in &work.scfg.layout {
-        region[b] = Some(None);
+        region[b] = Some(plan.nest.innermost(b));
     }
-    let bodies = loop_bodies(work, plan);
-    for (li, body) in bodies.iter().enumerate() {
-        for &b in body {
-            region[b] = Some(Some(li));
-        }
+    let body_sizes = plan.nest.body_sizes(&work.scfg.layout);
+    if VERIFY_INCREMENTAL.load(std::sync::atomic::Ordering::Relaxed) {
+        verify_regions(work, plan, &region, &body_sizes)?;
     }
     split_switch_exits(work, plan, &mut region);
     let mut used_as_merge: SecondaryMap<SBlock, bool> = SecondaryMap::new();
@@ -91,31 +93,59 @@ pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
     // Regions to decide: the function body, every loop body, and the bodies of the block
     // constructs added on the way (appended as they are made).
     let mut regions: Vec<(Option<usize>, SBlock, usize)> = vec![(None, entry, work.scfg.layout.len())];
-    regions.extend(plan.loops.iter().enumerate().map(|(i, l)| (Some(i), l.header, bodies[i].len())));
+    regions.extend(plan.loops.iter().enumerate().map(|(i, l)| (Some(i), l.header, body_sizes[i])));
+    // One set of per-block tables for all regions, cleared in O(1) between them.
+    let mut tables = RegionTables::default();
+    let mut graph = RegionGraph::default();
     let mut next = 0;
     while next < regions.len() {
         let (r, entry, size) = regions[next];
         next += 1;
         let mut new_regions = Vec::new();
+        tables.clear();
         let mut region_pass = RegionPass {
             r,
             entry,
             region: &mut region,
             used_as_merge: &mut used_as_merge,
-            selection_merge: SecondaryMap::new(),
             loop_of_header: &mut loop_of_header,
             loop_of_merge: &mut loop_of_merge,
             selection_of_merge: &mut selection_of_merge,
             new_regions: &mut new_regions,
-            replaced: SecondaryMap::new(),
-            in_p: SecondaryMap::new(),
-            depth: SecondaryMap::new(),
-            join: SecondaryMap::new(),
-            join_stamp: SecondaryMap::new(),
+            t: &mut tables,
             stamp: 0,
         };
-        region_pass.run(work, plan, size)?;
+        region_pass.run(work, plan, size, &mut graph)?;
         regions.extend(new_regions);
+    }
+    Ok(())
+}
+
+/// Verification mode: the regions and body sizes read from the loop nest are those of the
+/// walk-based bodies ([`loop_bodies`]).
+fn verify_regions(work: &Work, plan: &Plan, region: &RegionOf, sizes: &[usize]) -> Result<(), StructurizeError> {
+    let bodies = loop_bodies(work, plan);
+    let mut expected: RegionOf = SecondaryMap::new();
+    for &b in &work.scfg.layout {
+        expected[b] = Some(None);
+    }
+    for (li, body) in bodies.iter().enumerate() {
+        for &b in body {
+            expected[b] = Some(Some(li));
+        }
+    }
+    let wrong_block = work.scfg.layout.iter().find(|&&b| expected[b] != region[b]);
+    let wrong_size = bodies.iter().zip(sizes).position(|(body, &n)| body.len() != n);
+    if wrong_block.is_some() || wrong_size.is_some() {
+        return Err(StructurizeError::Internal {
+            function: work.scfg.name.clone(),
+            pass: "selection",
+            message: format!(
+                "the loop nest disagrees with the body walk: block {:?}, size of loop {:?}",
+                wrong_block.map(|&b| work.scfg.label(b)),
+                wrong_size
+            ),
+        });
     }
     Ok(())
 }
@@ -149,41 +179,49 @@ fn is_switch_like(work: &Work, b: SBlock) -> bool {
 }
 
 /// Gives every slot of the switch-like block `b` that targets a block with `is_exit` a case
-/// block of its own that goes there; returns the new blocks.
+/// block of its own that goes there; returns the new blocks. O(slots + edge definitions).
 fn split_exit_slots(work: &mut Work, b: SBlock, is_exit: impl Fn(SBlock) -> bool) -> SmallVec<[SBlock; 2]> {
     let mut new_blocks: SmallVec<[SBlock; 2]> = SmallVec::new();
     if !is_switch_like(work, b) {
         return new_blocks;
     }
     let succs: SmallVec<[SBlock; 4]> = work.scfg.blocks[b].term.succs().iter().copied().collect();
-    let mut made: Vec<(SBlock, Vec<super::scfg::EdgeDef>, SBlock)> = Vec::new();
+    if !succs.iter().any(|&t| is_exit(t)) {
+        return new_blocks;
+    }
+    // Each slot's definitions, in their order (as the case block will hold them).
+    let mut slot_defs: Vec<Vec<EdgeDef>> = vec![Vec::new(); succs.len()];
+    for d in &work.scfg.blocks[b].edge_defs {
+        if let Some(defs) = slot_defs.get_mut(d.slot as usize) {
+            defs.push(EdgeDef { slot: 0, ..*d });
+        }
+    }
+    let mut made: HashMap<(SBlock, Vec<EdgeDef>), SBlock> = HashMap::new();
+    let mut split = vec![false; succs.len()];
     for (slot, &t) in succs.iter().enumerate() {
         if !is_exit(t) {
             continue;
         }
-        let defs: Vec<super::scfg::EdgeDef> = work.scfg.blocks[b]
-            .edge_defs
-            .iter()
-            .filter(|d| d.slot as usize == slot)
-            .map(|d| super::scfg::EdgeDef { slot: 0, ..*d })
-            .collect();
-        let case = match made.iter().find(|(target, d, _)| *target == t && *d == defs) {
-            Some(&(_, _, case)) => case,
+        let defs = std::mem::take(&mut slot_defs[slot]);
+        let case = match made.get(&(t, defs.clone())) {
+            Some(&case) => case,
             None => {
                 let case = work.add_block(Origin::Synthetic(SyntheticKind::EdgeSplit), Term::Goto(t));
                 work.scfg.blocks[case].edge_defs = defs.iter().copied().collect();
-                made.push((t, defs, case));
+                made.insert((t, defs), case);
                 new_blocks.push(case);
                 case
             }
         };
-        work.scfg.blocks[b].edge_defs.retain(|d| d.slot as usize != slot);
+        split[slot] = true;
         work.redirect(b, slot, case);
     }
+    work.scfg.blocks[b].edge_defs.retain(|d| !split.get(d.slot as usize).copied().unwrap_or(false));
     new_blocks
 }
 
-/// Loop bodies as the loop-exit pass defined them.
+/// Loop bodies as the loop-exit pass defines them, by walking each (O(n · depth); the
+/// pass reads them from `Plan::nest`, and this is what the verification mode compares).
 pub fn loop_bodies(work: &Work, plan: &Plan) -> Vec<Vec<SBlock>> {
     (0..plan.loops.len()).map(|li| super::graph::planned_loop_body(&work.preds, plan, li)).collect()
 }
@@ -193,8 +231,6 @@ struct RegionPass<'r> {
     entry: SBlock,
     region: &'r mut RegionOf,
     used_as_merge: &'r mut SecondaryMap<SBlock, bool>,
-    /// Merges of selections decided in this region: they end enclosing constructs.
-    selection_merge: SecondaryMap<SBlock, bool>,
     /// Index in `plan.loops` of the loop each header heads.
     loop_of_header: &'r mut SecondaryMap<SBlock, Option<usize>>,
     /// Index in `plan.loops` of the loop each merge block ends.
@@ -203,18 +239,51 @@ struct RegionPass<'r> {
     selection_of_merge: &'r mut SecondaryMap<SBlock, Option<usize>>,
     /// Bodies of block constructs made here: (loop index, header, size bound).
     new_regions: &'r mut Vec<(Option<usize>, SBlock, usize)>,
+    /// This region's tables.
+    t: &'r mut RegionTables,
+    stamp: u32,
+}
+
+/// Per-block tables of one region, allocated once per pass and cleared between regions in
+/// O(1) (fresh maps per region would cost O(function) each: see [`BlockTable`]).
+#[derive(Default)]
+struct RegionTables {
+    /// Merges of selections decided in this region: they end enclosing constructs.
+    selection_merge: BlockTable<bool>,
     /// A header that a block construct moved out of this region, and the construct's
     /// header that took its place.
-    replaced: SecondaryMap<SBlock, Option<SBlock>>,
+    replaced: BlockTable<Option<SBlock>>,
     /// `in_p[b] == stamp`: `b` is in the construct being walked.
-    in_p: SecondaryMap<SBlock, u32>,
+    in_p: BlockTable<u32>,
+    /// `merge_child[b] == stamp`: `b` is a merge child of the header being decided.
+    merge_child: BlockTable<u32>,
     /// Selection nesting of a block of the walked construct below its header (estimated
     /// on the dominator tree: a header's non-merge children are one level deeper).
-    depth: SecondaryMap<SBlock, u32>,
+    depth: BlockTable<u32>,
     /// Scratch for [`RegionPass::common_dominator`].
-    join: SecondaryMap<SBlock, Option<SBlock>>,
-    join_stamp: SecondaryMap<SBlock, u32>,
-    stamp: u32,
+    join: BlockTable<Option<SBlock>>,
+    join_stamp: BlockTable<u32>,
+    /// Headers decided in this region.
+    decided: BlockTable<bool>,
+    /// Scratch for the region's depth-first searches.
+    dfs_marks: BlockTable<DfsMark>,
+    /// RPO position of each block of the region (dense indices for the dominator tree).
+    local: BlockTable<u32>,
+}
+
+impl RegionTables {
+    fn clear(&mut self) {
+        self.selection_merge.clear();
+        self.replaced.clear();
+        self.in_p.clear();
+        self.merge_child.clear();
+        self.depth.clear();
+        self.join.clear();
+        self.join_stamp.clear();
+        self.decided.clear();
+        self.dfs_marks.clear();
+        self.local.clear();
+    }
 }
 
 /// Exits this many selection levels deep make a block construct rather than a chain of
@@ -235,21 +304,32 @@ enum Arm {
 }
 
 /// The acyclic graph of one region: its dominator tree and predecessor lists, updated in
-/// place after each rewrite (see [`RegionPass::update_after_funnel`]).
+/// place after each rewrite (see [`RegionPass::update_after_funnel`]). One per pass, its
+/// tables cleared for each region.
+#[derive(Default)]
 struct RegionGraph {
     /// A strict order in which every block follows its immediate dominator (reverse
     /// post-order numbers; a new merge block slots in just before its first target).
-    key: SecondaryMap<SBlock, (u64, u32)>,
-    idom: SecondaryMap<SBlock, Option<SBlock>>,
-    children: SecondaryMap<SBlock, SmallVec<[SBlock; 4]>>,
+    key: BlockTable<(u64, u32)>,
+    idom: BlockTable<Option<SBlock>>,
+    children: BlockTable<SmallVec<[SBlock; 4]>>,
     /// Distinct predecessors inside the region.
-    rpreds: SecondaryMap<SBlock, SmallVec<[SBlock; 2]>>,
-    collapsed: SecondaryMap<SBlock, bool>,
+    rpreds: BlockTable<SmallVec<[SBlock; 2]>>,
+    collapsed: BlockTable<bool>,
     /// Blocks in reverse post-order at analysis time (for verification).
     rpo: Vec<SBlock>,
 }
 
 impl RegionGraph {
+    fn clear(&mut self) {
+        self.key.clear();
+        self.idom.clear();
+        self.children.clear();
+        self.rpreds.clear();
+        self.collapsed.clear();
+        self.rpo.clear();
+    }
+
     /// Nearest common dominator (Cooper, Harvey and Kennedy's intersection by order keys).
     fn intersect(&self, mut a: SBlock, mut b: SBlock) -> SBlock {
         while a != b {
@@ -313,29 +393,35 @@ impl RegionPass<'_> {
     /// Region successors: real successors minus structured exits; a collapsed inner loop
     /// goes to its merge (when anything reaches it).
     fn region_succs(&self, work: &Work, plan: &Plan, b: SBlock) -> SmallVec<[SBlock; 4]> {
-        let mut out: SmallVec<[SBlock; 4]> = SmallVec::new();
         if let Some(li) = self.inner_loop(b) {
+            let mut out: SmallVec<[SBlock; 4]> = SmallVec::new();
             let m = plan.loops[li].merge.expect("loop_exit ran");
             if !work.preds.slots_into(m).is_empty() {
                 out.push(m);
             }
             return out;
         }
-        for &s in work.scfg.blocks[b].term.succs() {
-            if !self.is_sink(plan, s) && !out.contains(&s) {
-                out.push(s);
-            }
-        }
-        out
+        let (c, m) = self.sinks(plan);
+        let succs = work.scfg.blocks[b].term.succs().iter().copied();
+        Distinct::of(succs.filter(|&s| Some(s) != c && Some(s) != m)).into_list()
     }
 
-    fn analyse(&self, work: &Work, plan: &Plan) -> Result<RegionGraph, StructurizeError> {
-        let dfs = Dfs::new(self.entry, |b| self.region_succs(work, plan, b));
-        let mut rpreds: SecondaryMap<SBlock, SmallVec<[SBlock; 2]>> = SecondaryMap::new();
-        let mut collapsed: SecondaryMap<SBlock, bool> = SecondaryMap::new();
-        for &b in &dfs.rpo {
+    /// The region's depth-first search from its entry: blocks in RPO and back edges.
+    fn region_dfs(&mut self, work: &Work, plan: &Plan) -> (Vec<SBlock>, Vec<(SBlock, SBlock)>) {
+        let mut marks = std::mem::take(&mut self.t.dfs_marks);
+        marks.clear();
+        let order = dfs_order(self.entry, |b| self.region_succs(work, plan, b), &mut marks);
+        self.t.dfs_marks = marks;
+        order
+    }
+
+    /// Fills `g` (cleared first) with the region's graph and dominator tree. O(region).
+    fn analyse(&mut self, work: &Work, plan: &Plan, g: &mut RegionGraph) -> Result<(), StructurizeError> {
+        g.clear();
+        let (rpo, back_edges) = self.region_dfs(work, plan);
+        for &b in &rpo {
             let inner = self.inner_loop(b);
-            collapsed[b] = inner.is_some();
+            g.collapsed[b] = inner.is_some();
             let own = if inner.is_some() {
                 // The inner loop's header belongs to its own region; it stands for the loop.
                 true
@@ -353,11 +439,11 @@ impl RegionPass<'_> {
                 });
             }
             for s in self.region_succs(work, plan, b) {
-                rpreds[s].push(b);
+                g.rpreds[s].push(b);
             }
         }
-        if !dfs.back_edges.is_empty() {
-            let (from, to) = dfs.back_edges[0];
+        if !back_edges.is_empty() {
+            let (from, to) = back_edges[0];
             return Err(StructurizeError::Internal {
                 function: work.scfg.name.clone(),
                 pass: "selection",
@@ -368,16 +454,22 @@ impl RegionPass<'_> {
                 ),
             });
         }
-        let doms = Doms::new(&dfs, |b| rpreds[b].clone());
-        let mut key: SecondaryMap<SBlock, (u64, u32)> = SecondaryMap::new();
-        let mut idom: SecondaryMap<SBlock, Option<SBlock>> = SecondaryMap::new();
-        let mut children: SecondaryMap<SBlock, SmallVec<[SBlock; 4]>> = SecondaryMap::new();
-        for (i, &b) in dfs.rpo.iter().enumerate() {
-            key[b] = (((i as u64) << 32) | (1 << 31), b.as_u32());
-            idom[b] = doms.idom(b);
-            children[b] = doms.children(b).iter().copied().collect();
+        self.t.local.clear();
+        for (i, &b) in rpo.iter().enumerate() {
+            self.t.local[b] = i as u32;
         }
-        Ok(RegionGraph { key, idom, children, rpreds, collapsed, rpo: dfs.rpo })
+        let local = &self.t.local;
+        let idom = dense_idoms(rpo.len(), |i, row| row.extend(g.rpreds[rpo[i]].iter().map(|&p| local[p])));
+        for (i, &b) in rpo.iter().enumerate() {
+            g.key[b] = (((i as u64) << 32) | (1 << 31), b.as_u32());
+            if i > 0 {
+                let d = rpo[idom[i] as usize];
+                g.idom[b] = Some(d);
+                g.children[d].push(b);
+            }
+        }
+        g.rpo = rpo;
+        Ok(())
     }
 
     fn is_header(&self, work: &Work, g: &RegionGraph, b: SBlock) -> bool {
@@ -396,17 +488,22 @@ impl RegionPass<'_> {
     /// Decides every header of the region, walking the dominator tree in pre-order (a
     /// header after all headers that dominate it); the tree is updated in place as merge
     /// blocks are added, so the cost is that of the construct walks, not of re-analysis.
-    fn run(&mut self, work: &mut Work, plan: &mut Plan, size: usize) -> Result<(), StructurizeError> {
+    fn run(
+        &mut self,
+        work: &mut Work,
+        plan: &mut Plan,
+        size: usize,
+        g: &mut RegionGraph,
+    ) -> Result<(), StructurizeError> {
         let limit = 8 * size + 64;
         let mut rewrites = 0usize;
-        let mut decided: SecondaryMap<SBlock, bool> = SecondaryMap::new();
-        let mut g = self.analyse(work, plan)?;
+        self.analyse(work, plan, g)?;
         let verify = VERIFY_INCREMENTAL.load(std::sync::atomic::Ordering::Relaxed);
         let mut stack = vec![self.entry];
         while let Some(x) = stack.pop() {
-            if !decided[x] && self.is_header(work, &g, x) {
-                decided[x] = true;
-                if self.decide(work, plan, &mut g, x) {
+            if !self.t.decided[x] && self.is_header(work, g, x) {
+                self.t.decided[x] = true;
+                if self.decide(work, plan, g, x) {
                     rewrites += 1;
                     if rewrites > limit {
                         return Err(StructurizeError::NoConvergence {
@@ -416,11 +513,11 @@ impl RegionPass<'_> {
                         });
                     }
                     if verify {
-                        self.verify(work, plan, &g)?;
+                        self.verify(work, plan, g)?;
                     }
                 }
             }
-            let node = self.replaced[x].unwrap_or(x);
+            let node = self.t.replaced[x].unwrap_or(x);
             let mut kids = g.children[node].clone();
             kids.sort_by_key(|k| std::cmp::Reverse(g.key[*k]));
             stack.extend(kids);
@@ -429,8 +526,9 @@ impl RegionPass<'_> {
     }
 
     /// Compares the incrementally maintained tree with a fresh analysis.
-    fn verify(&self, work: &Work, plan: &Plan, g: &RegionGraph) -> Result<(), StructurizeError> {
-        let fresh = self.analyse(work, plan)?;
+    fn verify(&mut self, work: &Work, plan: &Plan, g: &RegionGraph) -> Result<(), StructurizeError> {
+        let mut fresh = RegionGraph::default();
+        self.analyse(work, plan, &mut fresh)?;
         for &b in &fresh.rpo {
             let mut a: Vec<SBlock> = fresh.rpreds[b].to_vec();
             let mut c: Vec<SBlock> = g.rpreds[b].to_vec();
@@ -515,8 +613,8 @@ impl RegionPass<'_> {
         let mut best = blocks[0];
         let mut b = blocks[0];
         loop {
-            self.join_stamp[b] = stamp;
-            self.join[b] = Some(b);
+            self.t.join_stamp[b] = stamp;
+            self.t.join[b] = Some(b);
             if b == top {
                 break;
             }
@@ -525,14 +623,14 @@ impl RegionPass<'_> {
         for &u in &blocks[1..] {
             let mut path: SmallVec<[SBlock; 8]> = SmallVec::new();
             let mut b = u;
-            while self.join_stamp[b] != stamp {
+            while self.t.join_stamp[b] != stamp {
                 path.push(b);
                 b = g.idom[b].expect("below top");
             }
-            let j = self.join[b].expect("visited");
+            let j = self.t.join[b].expect("visited");
             for p in path {
-                self.join_stamp[p] = stamp;
-                self.join[p] = Some(j);
+                self.t.join_stamp[p] = stamp;
+                self.t.join[p] = Some(j);
             }
             if g.key[j] < g.key[best] {
                 best = j;
@@ -543,9 +641,9 @@ impl RegionPass<'_> {
 
     /// Numbers the region's blocks in reverse post-order again, spaced so that new blocks
     /// fit between them.
-    fn renumber(&self, work: &Work, plan: &Plan, g: &mut RegionGraph) {
-        let dfs = Dfs::new(self.entry, |b| self.region_succs(work, plan, b));
-        for (i, &b) in dfs.rpo.iter().enumerate() {
+    fn renumber(&mut self, work: &Work, plan: &Plan, g: &mut RegionGraph) {
+        let (rpo, _) = self.region_dfs(work, plan);
+        for (i, &b) in rpo.iter().enumerate() {
             g.key[b] = (((i as u64) << 32) | (1 << 31), b.as_u32());
         }
     }
@@ -554,7 +652,7 @@ impl RegionPass<'_> {
     fn choose(&mut self, plan: &mut Plan, x: SBlock, merge: Option<SBlock>) {
         if let Some(m) = merge {
             self.used_as_merge[m] = true;
-            self.selection_merge[m] = true;
+            self.t.selection_merge[m] = true;
             self.selection_of_merge[m] = Some(plan.selections.len());
         }
         plan.selections.push((x, merge));
@@ -564,12 +662,9 @@ impl RegionPass<'_> {
     fn decide(&mut self, work: &mut Work, plan: &mut Plan, g: &mut RegionGraph, x: SBlock) -> bool {
         // `if (c) break; rest`: one arm leaves the region and the other is entered only
         // from here; merging at the other arm keeps `rest` out of the construct.
-        let mut inside: SmallVec<[SBlock; 2]> = SmallVec::new();
-        for &s in work.scfg.blocks[x].term.succs() {
-            if !self.is_sink(plan, s) && !inside.contains(&s) {
-                inside.push(s);
-            }
-        }
+        let (ct, lm) = self.sinks(plan);
+        let succs = work.scfg.blocks[x].term.succs().iter().copied();
+        let inside: SmallVec<[SBlock; 4]> = Distinct::of(succs.filter(|&s| Some(s) != ct && Some(s) != lm)).into_list();
         if let [c] = inside[..] {
             if g.rpreds[c].len() == 1 && !self.used_as_merge[c] {
                 self.choose(plan, x, Some(c));
@@ -591,21 +686,24 @@ impl RegionPass<'_> {
         // Membership by stamp, so each walk costs the size of the construct, not of the region.
         self.stamp += 1;
         let stamp = self.stamp;
+        for &c in &merge_children {
+            self.t.merge_child[c] = stamp;
+        }
         let mut p_blocks: Vec<SBlock> = Vec::new();
         // Dominator children of the construct that are not in it: the only blocks besides
         // the targets whose immediate dominator a rewrite here can change.
         let mut boundary: SmallVec<[SBlock; 4]> = SmallVec::new();
         let mut stack = vec![x];
-        self.depth[x] = 0;
+        self.t.depth[x] = 0;
         while let Some(b) = stack.pop() {
-            self.in_p[b] = stamp;
+            self.t.in_p[b] = stamp;
             p_blocks.push(b);
             let nests = b != x && self.is_header(work, g, b);
             for &c in &g.children[b] {
                 // Merge children (children of x only) start the code after the construct;
                 // a merge of an enclosing header ends it.
-                if (b != x || !merge_children.contains(&c)) && !self.selection_merge[c] {
-                    self.depth[c] = self.depth[b] + u32::from(nests && g.rpreds[c].len() < 2);
+                if (b != x || self.t.merge_child[c] != stamp) && !self.t.selection_merge[c] {
+                    self.t.depth[c] = self.t.depth[b] + u32::from(nests && g.rpreds[c].len() < 2);
                     stack.push(c);
                 } else {
                     boundary.push(c);
@@ -613,7 +711,7 @@ impl RegionPass<'_> {
             }
         }
         // (The walk order is deterministic: children lists are built deterministically.)
-        let mut targets: SmallVec<[SBlock; 4]> = SmallVec::new();
+        let mut targets = Distinct::new();
         let mut exits: Vec<(SBlock, usize, SBlock)> = Vec::new();
         // Breaks and continues of the enclosing loop, and the deepest exit's nesting.
         let mut loop_exits: Vec<(SBlock, usize, SBlock)> = Vec::new();
@@ -627,16 +725,15 @@ impl RegionPass<'_> {
                     loop_exits.push((u, slot, s));
                     continue;
                 }
-                if self.in_p[s] == stamp {
+                if self.t.in_p[s] == stamp {
                     continue;
                 }
                 exits.push((u, slot, s));
-                deepest = deepest.max(self.depth[u] + u32::from(u != x && self.is_header(work, g, u)));
-                if !targets.contains(&s) {
-                    targets.push(s);
-                }
+                deepest = deepest.max(self.t.depth[u] + u32::from(u != x && self.is_header(work, g, u)));
+                targets.insert(s);
             }
         }
+        let targets: SmallVec<[SBlock; 4]> = targets.into_list();
         if targets.is_empty() {
             // Every arm leaves the region or ends: merge at the biggest arm.
             let arm = work.scfg.blocks[x]
@@ -687,7 +784,7 @@ impl RegionPass<'_> {
         p_blocks
             .iter()
             .filter(|&&u| g.collapsed[u])
-            .all(|&u| self.region_succs(work, plan, u).iter().all(|&s| self.in_p[s] == stamp))
+            .all(|&u| self.region_succs(work, plan, u).iter().all(|&s| self.t.in_p[s] == stamp))
     }
 
     /// The merge for a header whose arms (`inside`, structured exits aside) are all small
@@ -723,17 +820,17 @@ impl RegionPass<'_> {
             if blocks.len() == STUB_BUDGET {
                 return Arm::Big;
             }
-            self.in_p[b] = stamp;
+            self.t.in_p[b] = stamp;
             blocks.push(b);
             for &c in &g.children[b] {
-                if self.selection_merge[c] {
+                if self.t.selection_merge[c] {
                     return Arm::Joins;
                 }
                 stack.push(c);
             }
         }
         for &b in &blocks {
-            if self.region_succs(work, plan, b).iter().any(|&s| self.in_p[s] != stamp) {
+            if self.region_succs(work, plan, b).iter().any(|&s| self.t.in_p[s] != stamp) {
                 return Arm::Joins;
             }
         }
@@ -761,13 +858,8 @@ impl RegionPass<'_> {
         p_blocks: &[SBlock],
         stamp: u32,
     ) {
-        let mut all_targets: SmallVec<[SBlock; 4]> = targets.iter().copied().collect();
-        for &(_, _, s) in exits {
-            if !all_targets.contains(&s) {
-                all_targets.push(s);
-            }
-        }
-        let m = funnel(work, exits, &all_targets, SyntheticKind::LoopMerge);
+        let all_targets = Distinct::of(targets.iter().copied().chain(exits.iter().map(|&(_, _, s)| s)));
+        let m = funnel(work, exits, all_targets.as_slice(), SyntheticKind::LoopMerge);
         self.region[m] = Some(self.r);
         let (ct, lm) = self.sinks(plan);
         let cases = split_exit_slots(work, m, |t| Some(t) == ct || Some(t) == lm);
@@ -822,11 +914,11 @@ impl RegionPass<'_> {
             self.loop_of_merge[l] = Some(i);
         }
         self.used_as_merge[l] = std::mem::take(&mut self.used_as_merge[x]);
-        self.selection_merge[l] = std::mem::take(&mut self.selection_merge[x]);
+        self.t.selection_merge[l] = std::mem::take(&mut self.t.selection_merge[x]);
         self.used_as_merge[c] = true;
         self.used_as_merge[m] = true;
         self.new_regions.push((Some(li), l, p_blocks.len() + 2));
-        self.replaced[x] = Some(l);
+        self.t.replaced[x] = Some(l);
         // This region's graph: `l` (collapsed, → m) replaces `x` and its construct.
         g.key[l] = g.key[x];
         g.collapsed[l] = true;
@@ -839,7 +931,7 @@ impl RegionPass<'_> {
         // Blocks outside the construct that `x` dominated: dominated by `l` now, and `m`,
         // whose only predecessor in this region is `l`.
         let moved: SmallVec<[SBlock; 4]> =
-            g.children[x].iter().copied().filter(|&k| self.in_p[k] != stamp && k != m).collect();
+            g.children[x].iter().copied().filter(|&k| self.t.in_p[k] != stamp && k != m).collect();
         for &k in &moved {
             g.idom[k] = Some(l);
         }
@@ -862,8 +954,9 @@ fn funnel(work: &mut Work, exits: &[(SBlock, usize, SBlock)], targets: &[SBlock]
         let var = work.scfg.vars.push(VarKind::Selector);
         let m =
             work.add_block(Origin::Synthetic(kind), Term::Dispatch { var, targets: targets.iter().copied().collect() });
+        let index = TargetIndex::new(targets);
         for &(u, slot, s) in exits {
-            let k = targets.iter().position(|&t| t == s).expect("exit target") as u32;
+            let k = index.position(s).expect("exit target");
             work.redirect(u, slot, m);
             work.add_edge_def(u, slot, var, Val::Const(k));
         }

@@ -11,8 +11,11 @@
 //! program never takes (a ladder rung's other branch), and the trace oracle checks that no
 //! undefined value is ever used. No `Function` variable is needed: every value stays SSA.
 //!
-//! Cost: per variable, the blocks between its reads and its definitions; selectors and PHI
-//! inputs are local, so this is near-linear in practice.
+//! Cost: per variable, the blocks of its backward walk (from its reads to its definitions,
+//! or to the entry on paths that have none), plus their edges. Linear on the benchmark
+//! shapes (diamond chains, loop nests, wide switches, unrolled loops: BENCHMARKS.md,
+//! "Scaling"); on deep break ladders with many targets (large random functions) the walks
+//! overlap and the cost, like the number of PHIs, grows as blocks × ladder depth.
 
 mod ssa;
 
