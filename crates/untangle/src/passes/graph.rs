@@ -22,7 +22,7 @@ use std::collections::HashSet;
 const SCAN_LIMIT: usize = 16;
 
 /// Blocks without repeats, in first-insertion order: membership by a scan while the list is
-/// short, by a hash set beyond [`SCAN_LIMIT`] entries, so n insertions cost O(n).
+/// short, by a hash set beyond `SCAN_LIMIT` entries, so n insertions cost O(n).
 #[derive(Clone, Debug, Default)]
 pub struct Distinct {
     list: SmallVec<[SBlock; 4]>,
