@@ -108,22 +108,16 @@ fn i_is_aggregate(op: Option<&Op>) -> bool {
     matches!(op, Some(Op::Array | Op::Blob))
 }
 
-#[inline]
+/// The Char6 alphabet: `a`–`z`, `A`–`Z`, `0`–`9`, `.`, `_`.
+const CHAR6: &[u8; 64] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._";
+
+#[inline(always)]
 fn scalar(r: &mut BitReader, op: Op) -> Res<u64> {
     match op {
         Op::Literal(v) => Ok(v),
         Op::Fixed(w) => r.read(w),
         Op::Vbr(w) => r.vbr(w),
-        Op::Char6 => {
-            let v = r.read(6)? as u8;
-            Ok(match v {
-                0..=25 => b'a' + v,
-                26..=51 => b'A' + (v - 26),
-                52..=61 => b'0' + (v - 52),
-                62 => b'.',
-                _ => b'_',
-            } as u64)
-        }
+        Op::Char6 => Ok(CHAR6[r.read(6)? as usize & 63] as u64),
         Op::Array | Op::Blob => Err(ErrorKind::InvalidAbbrev("aggregate operand in scalar position")),
     }
 }
@@ -151,8 +145,24 @@ pub fn read_record(r: &mut BitReader, abbrev: &Abbrev, out: &mut Vec<u64>, budge
                     return Err(ErrorKind::Implausible(n));
                 }
                 out.reserve(n as usize);
-                for _ in 0..n {
-                    out.push(scalar(r, elem)?);
+                match elem {
+                    // The common element encodings get their own loops (the match per
+                    // element would cost as much as the read).
+                    Op::Fixed(w) => {
+                        for _ in 0..n {
+                            out.push(r.read(w)?);
+                        }
+                    }
+                    Op::Vbr(6) => {
+                        for _ in 0..n {
+                            out.push(r.vbr(6)?);
+                        }
+                    }
+                    _ => {
+                        for _ in 0..n {
+                            out.push(scalar(r, elem)?);
+                        }
+                    }
                 }
             }
             Op::Blob => {
@@ -169,6 +179,7 @@ pub fn read_record(r: &mut BitReader, abbrev: &Abbrev, out: &mut Vec<u64>, budge
 }
 
 /// Read one unabbreviated record (abbreviation id 3): code, count, operands, all VBR-6.
+#[inline]
 pub fn read_unabbreviated(r: &mut BitReader, out: &mut Vec<u64>) -> Res<u32> {
     let code = r.vbr(6)?;
     let code = u32::try_from(code).map_err(|_| ErrorKind::Malformed(format!("record code {code}")))?;

@@ -5,68 +5,75 @@
 //! whose high bit says another chunk follows).
 //!
 //! Every read checks the remaining bits first, so a truncated input ends in
-//! [`ErrorKind::UnexpectedEof`], never in an out-of-bounds access.
+//! [`ErrorKind::UnexpectedEof`], never in an out-of-bounds access; a failed read leaves the
+//! position where the failing field (for a VBR: the failing chunk) starts.
+//!
+//! Cost: the reader is a bit position over the input, not a buffer. Each read loads the
+//! eight bytes under the position as one little-endian word (a *window* of at least 57 valid
+//! bits), so a fixed field of up to 57 bits, or a whole VBR value whose chunks fit in the
+//! window (up to nine VBR-6 chunks), costs one load, a shift, a mask and one bound check.
+//! Only the last seven bytes of the input and longer VBR values take a slower path.
 
 use super::error::ErrorKind;
 
 pub type Res<T> = std::result::Result<T, ErrorKind>;
 
+/// Bits a window is guaranteed to hold past the position (64 minus a partial byte).
+const WINDOW_BITS: u32 = 57;
+
 #[derive(Clone)]
 pub struct BitReader<'a> {
     data: &'a [u8],
-    /// Next byte to load into `word`.
-    next_byte: usize,
-    /// Unread bits, least significant first.
-    word: u64,
-    /// How many bits of `word` are unread.
-    bits: u32,
+    /// Position in bits.
+    pos: u64,
     /// Total bits.
     end: u64,
 }
 
 impl<'a> BitReader<'a> {
     pub fn new(data: &'a [u8]) -> Self {
-        BitReader { data, next_byte: 0, word: 0, bits: 0, end: data.len() as u64 * 8 }
+        BitReader { data, pos: 0, end: data.len() as u64 * 8 }
     }
 
     /// Current position in bits.
+    #[inline]
     pub fn pos(&self) -> u64 {
-        self.next_byte as u64 * 8 - self.bits as u64
+        self.pos
     }
 
     pub fn end(&self) -> u64 {
         self.end
     }
 
+    #[inline]
     pub fn remaining(&self) -> u64 {
-        self.end - self.pos()
+        self.end - self.pos
     }
 
     pub fn at_end(&self) -> bool {
-        self.pos() >= self.end
+        self.pos >= self.end
     }
 
-    /// Load the next (up to) eight bytes; `bits` must be 0.
-    #[inline]
-    fn refill(&mut self) {
-        match self.data.get(self.next_byte..self.next_byte + 8) {
-            Some(w) => {
-                self.word = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-                self.bits = 64;
-                self.next_byte += 8;
-            }
-            None => {
-                let mut w = 0u64;
-                let mut n = 0;
-                for &b in self.data.iter().skip(self.next_byte) {
-                    w |= (b as u64) << (8 * n);
-                    n += 1;
-                }
-                self.word = w;
-                self.bits = 8 * n;
-                self.next_byte += n as usize;
-            }
+    /// The input from the position on, least significant bit first: at least
+    /// [`WINDOW_BITS`] bits, zero past the end of the input.
+    #[inline(always)]
+    fn window(&self) -> u64 {
+        let byte = (self.pos >> 3) as usize;
+        let word = match self.data.get(byte..).and_then(<[u8]>::first_chunk::<8>) {
+            Some(w) => u64::from_le_bytes(*w),
+            None => self.tail_word(byte),
+        };
+        word >> (self.pos & 7)
+    }
+
+    /// The last (fewer than eight) bytes from `byte` on, zero-padded.
+    #[cold]
+    fn tail_word(&self, byte: usize) -> u64 {
+        let mut w = [0u8; 8];
+        if let Some(tail) = self.data.get(byte..) {
+            w[..tail.len()].copy_from_slice(tail);
         }
+        u64::from_le_bytes(w)
     }
 
     /// Move to an absolute bit position inside the input.
@@ -74,53 +81,89 @@ impl<'a> BitReader<'a> {
         if bit > self.end {
             return Err(ErrorKind::UnexpectedEof);
         }
-        self.next_byte = (bit / 8) as usize;
-        self.word = 0;
-        self.bits = 0;
-        let skip = (bit % 8) as u32;
-        if skip > 0 {
-            self.refill();
-            self.word >>= skip;
-            self.bits -= skip;
-        }
+        self.pos = bit;
         Ok(())
     }
 
     /// Read `width` bits (0..=64) as an unsigned value.
-    #[inline]
+    #[inline(always)]
     pub fn read(&mut self, width: u32) -> Res<u64> {
-        if width <= self.bits {
-            let v = self.word & mask(width);
-            self.word = if width >= 64 { 0 } else { self.word >> width };
-            self.bits -= width;
-            return Ok(v);
+        if width > WINDOW_BITS {
+            return self.read_wide(width);
         }
+        let next = self.pos + width as u64;
+        if next > self.end {
+            return Err(ErrorKind::UnexpectedEof);
+        }
+        let v = self.window() & mask(width);
+        self.pos = next;
+        Ok(v)
+    }
+
+    /// A field wider than a window: two reads.
+    #[cold]
+    fn read_wide(&mut self, width: u32) -> Res<u64> {
         if width > 64 {
             return Err(ErrorKind::InvalidAbbrev("field wider than 64 bits"));
         }
         if self.remaining() < width as u64 {
             return Err(ErrorKind::UnexpectedEof);
         }
-        let (low, low_bits) = (self.word, self.bits);
-        self.refill();
-        let need = width - low_bits;
-        let v = low | ((self.word & mask(need)) << low_bits);
-        self.word = if need >= 64 { 0 } else { self.word >> need };
-        self.bits -= need;
-        Ok(v)
+        let low = self.read(32)?;
+        let high = self.read(width - 32)?;
+        Ok(low | high << 32)
     }
 
     /// Read a VBR-`width` value (`width` in 2..=32), at most 64 bits of payload.
-    #[inline]
+    #[inline(always)]
     pub fn vbr(&mut self, width: u32) -> Res<u64> {
         if !(2..=32).contains(&width) {
             return Err(ErrorKind::InvalidAbbrev("VBR width out of range"));
         }
+        let w = self.window();
+        let hi = 1u64 << (width - 1);
+        let chunk = w & mask(width);
+        let next = self.pos + width as u64;
+        if chunk & hi == 0 && next <= self.end {
+            self.pos = next;
+            return Ok(chunk);
+        }
+        // Two chunks (characters of names and strings in VBR-6 arrays are).
+        let second = (w >> width) & mask(width);
+        let next = next + width as u64;
+        if chunk & hi != 0 && second & hi == 0 && next <= self.end {
+            self.pos = next;
+            return Ok((chunk & (hi - 1)) | second << (width - 1));
+        }
+        self.vbr_chunks(width, w)
+    }
+
+    /// A VBR value of several chunks: decoded from the window `w` if it ends there (no
+    /// overflow is possible in 57 bits), else chunk by chunk.
+    #[inline(never)]
+    fn vbr_chunks(&mut self, width: u32, w: u64) -> Res<u64> {
+        let hi = 1u64 << (width - 1);
+        let mut value = 0u64;
+        for k in 0..WINDOW_BITS / width {
+            let chunk = (w >> (k * width)) & mask(width);
+            value |= (chunk & (hi - 1)) << (k * (width - 1));
+            if chunk & hi == 0 {
+                let next = self.pos + ((k + 1) * width) as u64;
+                if next > self.end {
+                    break;
+                }
+                self.pos = next;
+                return Ok(value);
+            }
+        }
+        self.vbr_slow(width)
+    }
+
+    /// Chunk by chunk, with the overflow and end-of-input checks after each chunk.
+    #[cold]
+    fn vbr_slow(&mut self, width: u32) -> Res<u64> {
         let hi = 1u64 << (width - 1);
         let mut piece = self.read(width)?;
-        if piece & hi == 0 {
-            return Ok(piece);
-        }
         let mut value = 0u64;
         let mut shift = 0u32;
         loop {
@@ -139,27 +182,28 @@ impl<'a> BitReader<'a> {
 
     /// Skip to the next multiple of 32 bits.
     pub fn align32(&mut self) -> Res<()> {
-        let aligned = (self.pos() + 31) & !31;
+        let aligned = (self.pos + 31) & !31;
         if aligned > self.end {
             return Err(ErrorKind::UnexpectedEof);
         }
-        self.seek(aligned)
+        self.pos = aligned;
+        Ok(())
     }
 
     /// The bytes from the current (byte-aligned) position, `len` of them.
     pub fn bytes(&mut self, len: u64) -> Res<&'a [u8]> {
-        let pos = self.pos();
+        let pos = self.pos;
         if !pos.is_multiple_of(8) || len.saturating_mul(8) > self.remaining() {
             return Err(ErrorKind::UnexpectedEof);
         }
         let start = (pos / 8) as usize;
         let slice = self.data.get(start..start + len as usize).ok_or(ErrorKind::UnexpectedEof)?;
-        self.seek(pos + len * 8)?;
+        self.pos = pos + len * 8;
         Ok(slice)
     }
 }
 
-#[inline]
+#[inline(always)]
 fn mask(width: u32) -> u64 {
     if width >= 64 {
         u64::MAX
@@ -195,5 +239,45 @@ mod tests {
         let data = [0xffu8; 16];
         let mut r = BitReader::new(&data);
         assert!(r.vbr(6).is_err());
+    }
+
+    /// The window paths agree with a plain bit-by-bit decoder at every offset, for fixed
+    /// fields of every width and VBR values of every width, including near the end.
+    #[test]
+    fn window_reads_match_bit_by_bit_reads() {
+        let data: Vec<u8> = (0..40u32).map(|i| (i.wrapping_mul(0x9E37_79B9) >> 13) as u8).collect();
+        let bit = |i: u64| (data[(i / 8) as usize] >> (i % 8)) & 1;
+        let end = data.len() as u64 * 8;
+        let fixed = |at: u64, w: u32| -> Option<u64> {
+            (at + w as u64 <= end).then(|| (0..w as u64).fold(0, |v, k| v | (bit(at + k) as u64) << k))
+        };
+        for at in 0..end {
+            for w in 0..=64 {
+                let mut r = BitReader::new(&data);
+                r.seek(at).unwrap();
+                assert_eq!(r.read(w).ok(), fixed(at, w), "read({w}) at {at}");
+            }
+            for w in 2..=32u32 {
+                let mut r = BitReader::new(&data);
+                r.seek(at).unwrap();
+                // Reference: chunk by chunk.
+                let (mut p, mut value, mut shift, mut want) = (at, 0u64, 0u32, None);
+                while let Some(c) = fixed(p, w) {
+                    p += w as u64;
+                    let payload = c & ((1 << (w - 1)) - 1);
+                    if shift >= 64 || (shift > 0 && payload >> (64 - shift) != 0 && shift + w - 1 > 64) {
+                        break;
+                    }
+                    value |= payload << shift;
+                    if c >> (w - 1) == 0 {
+                        want = Some((value, p));
+                        break;
+                    }
+                    shift += w - 1;
+                }
+                let got = r.vbr(w).ok().map(|v| (v, r.pos()));
+                assert_eq!(got, want, "vbr({w}) at {at}");
+            }
+        }
     }
 }

@@ -102,7 +102,7 @@ impl<'a> Cursor<'a> {
                 }
                 2 => {
                     let def = abbrev::read_definition(&mut self.r)?;
-                    let scope = self.scopes.last_mut().ok_or(ErrorKind::Malformed("no scope".into()))?;
+                    let scope = self.scopes.last_mut().ok_or_else(|| ErrorKind::Malformed("no scope".into()))?;
                     if scope.id == BLOCKINFO_BLOCK_ID && !top {
                         let target = self
                             .blockinfo_target
@@ -122,10 +122,13 @@ impl<'a> Cursor<'a> {
                     return Ok(Entry::Record(code));
                 }
                 n => {
-                    let scope = self.scopes.last().ok_or(ErrorKind::Malformed("no scope".into()))?;
-                    let a = scope.abbrevs.get((n - 4) as usize).cloned().ok_or(ErrorKind::UnknownAbbrev(n))?;
-                    self.ops.clear();
-                    let code = abbrev::read_record(&mut self.r, &a, &mut self.ops, &mut self.budget)?;
+                    // Disjoint borrows: the abbreviation stays in its scope while the reader,
+                    // the operand buffer and the budget are written.
+                    let Cursor { r, scopes, ops, budget, .. } = self;
+                    let scope = scopes.last().ok_or_else(|| ErrorKind::Malformed("no scope".into()))?;
+                    let a = scope.abbrevs.get((n - 4) as usize).ok_or(ErrorKind::UnknownAbbrev(n))?;
+                    ops.clear();
+                    let code = abbrev::read_record(r, a, ops, budget)?;
                     self.code = Some(code);
                     return Ok(Entry::Record(code));
                 }
