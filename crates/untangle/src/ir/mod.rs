@@ -7,6 +7,7 @@
 
 pub mod dump;
 pub mod function;
+pub mod hash;
 pub mod inst;
 pub mod metadata;
 pub mod module;

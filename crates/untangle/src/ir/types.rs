@@ -79,8 +79,10 @@ pub struct StructBody {
 /// The module's type table.
 #[derive(Clone, Debug, Default)]
 pub struct Types {
-    set: IndexSet<Type>,
-    bodies: std::collections::HashMap<TypeId, StructBody>,
+    set: IndexSet<Type, super::hash::InternHasher>,
+    /// Bodies of named structs, by type index (`None` for every other type and for named
+    /// structs whose body is not set yet).
+    bodies: Vec<Option<StructBody>>,
 }
 
 impl Types {
@@ -90,13 +92,21 @@ impl Types {
     }
 
     /// Set the body of a named struct (after interning `Type::Named`, so that the body
-    /// may refer to the struct itself).
+    /// may refer to the struct itself). An id that is not in this table is ignored.
     pub fn set_body(&mut self, id: TypeId, body: StructBody) {
-        self.bodies.insert(id, body);
+        let i = id.0 as usize;
+        debug_assert!(i < self.set.len(), "set_body of a type outside the table");
+        if i >= self.set.len() {
+            return;
+        }
+        if self.bodies.len() <= i {
+            self.bodies.resize(i + 1, None);
+        }
+        self.bodies[i] = Some(body);
     }
 
     pub fn body(&self, id: TypeId) -> Option<&StructBody> {
-        self.bodies.get(&id)
+        self.bodies.get(id.0 as usize).and_then(Option::as_ref)
     }
 
     /// Fields of a literal or named struct (`None` for opaque structs and non-structs).

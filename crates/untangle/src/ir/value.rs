@@ -93,7 +93,7 @@ pub struct Constant {
 /// The module's constant pool.
 #[derive(Clone, Debug, Default)]
 pub struct Constants {
-    set: IndexSet<Constant>,
+    set: IndexSet<Constant, super::hash::InternHasher>,
 }
 
 impl Constants {
