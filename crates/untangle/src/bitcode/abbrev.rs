@@ -22,9 +22,42 @@ pub enum Op {
     Blob,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Abbrev {
-    pub ops: Vec<Op>,
+/// Where one abbreviation's operands lie in an [`AbbrevTable`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct AbbrevId {
+    start: u32,
+    len: u32,
+}
+
+/// The operands of a stream's abbreviations, one definition after another, so defining
+/// one costs no allocation of its own and a scope lists its abbreviations as [`AbbrevId`]s.
+/// A definition takes at least two bits of input per operand, which bounds the table.
+#[derive(Default)]
+pub struct AbbrevTable {
+    ops: Vec<Op>,
+}
+
+impl AbbrevTable {
+    /// The operands of `id` (empty for an id from another table).
+    #[inline]
+    pub fn get(&self, id: AbbrevId) -> &[Op] {
+        let start = id.start as usize;
+        self.ops.get(start..start + id.len as usize).unwrap_or(&[])
+    }
+
+    /// How many operands the table holds (a mark for [`AbbrevTable::truncate`]).
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// Forget the definitions from `mark` on (the abbreviations of a block that ended).
+    pub fn truncate(&mut self, mark: usize) {
+        self.ops.truncate(mark);
+    }
 }
 
 /// Values produced without reading bits (zero-width array elements) are limited to the
@@ -41,14 +74,27 @@ impl ZeroBudget {
     }
 }
 
-/// Read the body of a `DEFINE_ABBREV` (after its abbreviation id).
-pub fn read_definition(r: &mut BitReader) -> Res<Abbrev> {
+/// Read the body of a `DEFINE_ABBREV` (after its abbreviation id) into `table`.
+pub fn read_definition(r: &mut BitReader, table: &mut AbbrevTable) -> Res<AbbrevId> {
     let n = r.vbr(5)?;
     // Each operand takes at least two bits (the literal flag and one more).
     if n > r.remaining() / 2 {
         return Err(ErrorKind::Implausible(n));
     }
-    let mut ops = Vec::with_capacity(n as usize);
+    let start = table.ops.len();
+    let (Ok(start32), Ok(len)) = (u32::try_from(start), u32::try_from(n)) else {
+        return Err(ErrorKind::Implausible(n));
+    };
+    if let Err(e) = read_operands(r, n, &mut table.ops) {
+        table.ops.truncate(start);
+        return Err(e);
+    }
+    Ok(AbbrevId { start: start32, len })
+}
+
+fn read_operands(r: &mut BitReader, n: u64, ops: &mut Vec<Op>) -> Res<()> {
+    let start = ops.len();
+    ops.reserve(n as usize);
     for _ in 0..n {
         if r.read(1)? == 1 {
             ops.push(Op::Literal(r.vbr(8)?));
@@ -76,8 +122,7 @@ pub fn read_definition(r: &mut BitReader) -> Res<Abbrev> {
         };
         ops.push(op);
     }
-    validate(&ops)?;
-    Ok(Abbrev { ops })
+    validate(&ops[start..])
 }
 
 fn validate(ops: &[Op]) -> Res<()> {
@@ -123,8 +168,8 @@ fn scalar(r: &mut BitReader, op: Op) -> Res<u64> {
 }
 
 /// Read one abbreviated record; the code is returned and the operands appended to `out`.
-pub fn read_record(r: &mut BitReader, abbrev: &Abbrev, out: &mut Vec<u64>, budget: &mut ZeroBudget) -> Res<u32> {
-    let mut ops = abbrev.ops.iter().copied();
+pub fn read_record(r: &mut BitReader, abbrev: &[Op], out: &mut Vec<u64>, budget: &mut ZeroBudget) -> Res<u32> {
+    let mut ops = abbrev.iter().copied();
     let code_op = ops.next().ok_or(ErrorKind::InvalidAbbrev("no operands"))?;
     let code = scalar(r, code_op)?;
     let code = u32::try_from(code).map_err(|_| ErrorKind::Malformed(format!("record code {code}")))?;
@@ -144,21 +189,12 @@ pub fn read_record(r: &mut BitReader, abbrev: &Abbrev, out: &mut Vec<u64>, budge
                 } else if n > r.remaining() / width {
                     return Err(ErrorKind::Implausible(n));
                 }
-                out.reserve(n as usize);
                 match elem {
-                    // The common element encodings get their own loops (the match per
-                    // element would cost as much as the read).
-                    Op::Fixed(w) => {
-                        for _ in 0..n {
-                            out.push(r.read(w)?);
-                        }
-                    }
-                    Op::Vbr(6) => {
-                        for _ in 0..n {
-                            out.push(r.vbr(6)?);
-                        }
-                    }
+                    Op::Fixed(w) => r.fixed_array(w, n, out, |v| v)?,
+                    Op::Vbr(w) => r.vbr_array(w, n, out)?,
+                    Op::Char6 => r.fixed_array(6, n, out, |v| CHAR6[v as usize & 63] as u64)?,
                     _ => {
+                        out.reserve(n as usize);
                         for _ in 0..n {
                             out.push(scalar(r, elem)?);
                         }
@@ -187,10 +223,7 @@ pub fn read_unabbreviated(r: &mut BitReader, out: &mut Vec<u64>) -> Res<u32> {
     if n > r.remaining() / 6 {
         return Err(ErrorKind::Implausible(n));
     }
-    out.reserve(n as usize);
-    for _ in 0..n {
-        out.push(r.vbr(6)?);
-    }
+    r.vbr_array(6, n, out)?;
     Ok(code)
 }
 
@@ -228,17 +261,18 @@ mod tests {
         w.put(0, 5); //   (0)
         w.0.extend([0; 4]);
         let mut r = BitReader::new(&w.0);
-        let a = read_definition(&mut r).unwrap();
-        assert_eq!(a.ops, vec![Op::Literal(7), Op::Literal(0), Op::Literal(0)]);
+        let mut table = AbbrevTable::default();
+        let a = read_definition(&mut r, &mut table).unwrap();
+        assert_eq!(table.get(a), [Op::Literal(7), Op::Literal(0), Op::Literal(0)]);
         let before = r.pos();
         let mut out = Vec::new();
-        let code = read_record(&mut r, &a, &mut out, &mut ZeroBudget(100)).unwrap();
+        let code = read_record(&mut r, table.get(a), &mut out, &mut ZeroBudget(100)).unwrap();
         assert_eq!((code, out, r.pos()), (7, vec![0, 0], before));
     }
 
     #[test]
     fn huge_array_of_zero_width_elements_is_refused() {
-        let a = Abbrev { ops: vec![Op::Literal(1), Op::Array, Op::Literal(0)] };
+        let a = [Op::Literal(1), Op::Array, Op::Literal(0)];
         let mut w = W(Vec::new(), 0);
         w.put(0x3f, 6); // vbr6 with continuation ...
         w.put(0x3f, 6);

@@ -128,10 +128,11 @@ impl<'a> BitReader<'a> {
             self.pos = next;
             return Ok(chunk);
         }
-        // Two chunks (characters of names and strings in VBR-6 arrays are).
+        // Two chunks (characters of names and strings in VBR-6 arrays are), if both are
+        // in the window.
         let second = (w >> width) & mask(width);
         let next = next + width as u64;
-        if chunk & hi != 0 && second & hi == 0 && next <= self.end {
+        if 2 * width <= WINDOW_BITS && chunk & hi != 0 && second & hi == 0 && next <= self.end {
             self.pos = next;
             return Ok((chunk & (hi - 1)) | second << (width - 1));
         }
@@ -178,6 +179,76 @@ impl<'a> BitReader<'a> {
             shift += width - 1;
             piece = self.read(width)?;
         }
+    }
+
+    /// Append `n` VBR-`width` values to `out` (the caller has checked `n` against the bits
+    /// left). Same values and errors as `n` calls of [`BitReader::vbr`]; the loop keeps the
+    /// position in a register and takes values of one or two chunks straight from the
+    /// window, which is what records made of small ids and characters consist of.
+    #[inline(always)]
+    pub fn vbr_array(&mut self, width: u32, n: u64, out: &mut Vec<u64>) -> Res<()> {
+        if !(2..=32).contains(&width) {
+            return Err(ErrorKind::InvalidAbbrev("VBR width out of range"));
+        }
+        out.reserve(n as usize);
+        let (hi, m, w64) = (1u64 << (width - 1), mask(width), width as u64);
+        let mut pos = self.pos;
+        for _ in 0..n {
+            let byte = (pos >> 3) as usize;
+            if let Some(word) = self.data.get(byte..).and_then(<[u8]>::first_chunk::<8>) {
+                let w = u64::from_le_bytes(*word) >> (pos & 7);
+                let c0 = w & m;
+                if c0 & hi == 0 {
+                    if pos + w64 <= self.end {
+                        pos += w64;
+                        out.push(c0);
+                        continue;
+                    }
+                } else if 2 * width <= WINDOW_BITS {
+                    let c1 = (w >> width) & m;
+                    if c1 & hi == 0 && pos + 2 * w64 <= self.end {
+                        pos += 2 * w64;
+                        out.push((c0 & (hi - 1)) | c1 << (width - 1));
+                        continue;
+                    }
+                }
+            }
+            self.pos = pos;
+            out.push(self.vbr(width)?);
+            pos = self.pos;
+        }
+        self.pos = pos;
+        Ok(())
+    }
+
+    /// Append `n` fixed-width fields to `out` (the caller has checked `n` against the bits
+    /// left); as `n` calls of [`BitReader::read`], `map` applied to each value.
+    #[inline(always)]
+    pub fn fixed_array(&mut self, width: u32, n: u64, out: &mut Vec<u64>, map: impl Fn(u64) -> u64) -> Res<()> {
+        if width > WINDOW_BITS {
+            for _ in 0..n {
+                out.push(map(self.read(width)?));
+            }
+            return Ok(());
+        }
+        out.reserve(n as usize);
+        let (m, w64) = (mask(width), width as u64);
+        let mut pos = self.pos;
+        for _ in 0..n {
+            if pos + w64 > self.end {
+                self.pos = pos;
+                return Err(ErrorKind::UnexpectedEof);
+            }
+            let byte = (pos >> 3) as usize;
+            let word = match self.data.get(byte..).and_then(<[u8]>::first_chunk::<8>) {
+                Some(word) => u64::from_le_bytes(*word),
+                None => self.tail_word(byte),
+            };
+            out.push(map((word >> (pos & 7)) & m));
+            pos += w64;
+        }
+        self.pos = pos;
+        Ok(())
     }
 
     /// Skip to the next multiple of 32 bits.
@@ -256,6 +327,11 @@ mod tests {
                 let mut r = BitReader::new(&data);
                 r.seek(at).unwrap();
                 assert_eq!(r.read(w).ok(), fixed(at, w), "read({w}) at {at}");
+                let mut r = BitReader::new(&data);
+                r.seek(at).unwrap();
+                let mut out = Vec::new();
+                let got = r.fixed_array(w, 1, &mut out, |v| v).ok().map(|_| out[0]);
+                assert_eq!(got, fixed(at, w), "fixed_array({w}) at {at}");
             }
             for w in 2..=32u32 {
                 let mut r = BitReader::new(&data);
@@ -277,6 +353,11 @@ mod tests {
                 }
                 let got = r.vbr(w).ok().map(|v| (v, r.pos()));
                 assert_eq!(got, want, "vbr({w}) at {at}");
+                let mut r = BitReader::new(&data);
+                r.seek(at).unwrap();
+                let mut out = Vec::new();
+                let got = r.vbr_array(w, 1, &mut out).ok().map(|_| (out[0], r.pos()));
+                assert_eq!(got, want, "vbr_array({w}) at {at}");
             }
         }
     }

@@ -9,12 +9,15 @@
 //! Nesting is limited to [`MAX_DEPTH`] blocks. A block's declared length is only used to
 //! skip it (and must then fit in the input); an entered block is read record by record, so a
 //! truncated input fails where its data ends, as with LLVM's reader.
+//!
+//! Cost: entering a block allocates nothing (its shared abbreviations are a list index and
+//! a length, see [`super::blockinfo`]); abbreviation definitions go to one [`AbbrevTable`]
+//! per stream; a record's operands go to one buffer ([`Cursor::ops`]) reused by every record.
 
-use super::abbrev::{self, Abbrev, ZeroBudget};
+use super::abbrev::{self, AbbrevId, AbbrevTable, ZeroBudget};
 use super::bitstream::{BitReader, Res};
 use super::blockinfo::BlockInfo;
 use super::error::ErrorKind;
-use std::rc::Rc;
 
 /// Deepest block nesting accepted (DXIL needs 3: module, function, constants).
 pub const MAX_DEPTH: usize = 16;
@@ -38,12 +41,41 @@ pub enum Entry {
 struct Scope {
     id: u32,
     width: u32,
-    abbrevs: Vec<Rc<Abbrev>>,
+    /// The `BLOCKINFO` list of this block id, and how many of its abbreviations existed
+    /// when the block was entered: abbreviation ids 4 and up name those first.
+    shared: Option<usize>,
+    shared_len: usize,
+    /// The block's own abbreviations, after the shared ones.
+    local: Vec<AbbrevId>,
+    /// The abbreviation table's length when the block was entered: its own definitions
+    /// start there and are dropped when it ends.
+    table_mark: usize,
+}
+
+impl Scope {
+    fn new(id: u32, width: u32, blockinfo: &BlockInfo, table_mark: usize) -> Scope {
+        let shared = blockinfo.list_of(id);
+        let shared_len = shared.map_or(0, |i| blockinfo.list(i).len());
+        Scope { id, width, shared, shared_len, local: Vec::new(), table_mark }
+    }
+
+    /// The abbreviation with id `4 + index`.
+    #[inline]
+    fn abbrev(&self, blockinfo: &BlockInfo, index: usize) -> Option<AbbrevId> {
+        match (index < self.shared_len, self.shared) {
+            (true, Some(list)) => blockinfo.list(list).get(index).copied(),
+            _ => self.local.get(index - self.shared_len).copied(),
+        }
+    }
 }
 
 pub struct Cursor<'a> {
     pub r: BitReader<'a>,
     blockinfo: BlockInfo,
+    abbrevs: AbbrevTable,
+    /// The table's length after the last `BLOCKINFO` definition: a block that ends keeps
+    /// the table up to here.
+    shared_end: usize,
     scopes: Vec<Scope>,
     /// Operands of the last record.
     pub ops: Vec<u64>,
@@ -59,10 +91,14 @@ impl<'a> Cursor<'a> {
     pub fn new(data: &'a [u8]) -> Self {
         let r = BitReader::new(data);
         let budget = ZeroBudget(r.end());
+        let blockinfo = BlockInfo::default();
+        let top = Scope::new(u32::MAX, 2, &blockinfo, 0);
         Cursor {
             r,
-            blockinfo: BlockInfo::default(),
-            scopes: vec![Scope { id: u32::MAX, width: 2, abbrevs: Vec::new() }],
+            blockinfo,
+            abbrevs: AbbrevTable::default(),
+            shared_end: 0,
+            scopes: vec![top],
             ops: Vec::new(),
             code: None,
             budget,
@@ -92,7 +128,9 @@ impl<'a> Cursor<'a> {
                         return Err(ErrorKind::Malformed("END_BLOCK at the top level".into()));
                     }
                     self.r.align32()?;
-                    self.scopes.pop();
+                    if let Some(s) = self.scopes.pop() {
+                        self.abbrevs.truncate(s.table_mark.max(self.shared_end));
+                    }
                     return Ok(Entry::End);
                 }
                 1 => {
@@ -101,7 +139,7 @@ impl<'a> Cursor<'a> {
                     return Ok(Entry::SubBlock(bid));
                 }
                 2 => {
-                    let def = abbrev::read_definition(&mut self.r)?;
+                    let def = abbrev::read_definition(&mut self.r, &mut self.abbrevs)?;
                     let scope = self.scopes.last_mut().ok_or_else(|| ErrorKind::Malformed("no scope".into()))?;
                     if scope.id == BLOCKINFO_BLOCK_ID && !top {
                         let target = self
@@ -111,8 +149,9 @@ impl<'a> Cursor<'a> {
                             return Err(ErrorKind::Implausible(MAX_SHARED_ABBREVS as u64));
                         }
                         self.blockinfo.add(target, def);
+                        self.shared_end = self.abbrevs.len();
                     } else {
-                        scope.abbrevs.push(Rc::new(def));
+                        scope.local.push(def);
                     }
                 }
                 3 => {
@@ -122,13 +161,10 @@ impl<'a> Cursor<'a> {
                     return Ok(Entry::Record(code));
                 }
                 n => {
-                    // Disjoint borrows: the abbreviation stays in its scope while the reader,
-                    // the operand buffer and the budget are written.
-                    let Cursor { r, scopes, ops, budget, .. } = self;
-                    let scope = scopes.last().ok_or_else(|| ErrorKind::Malformed("no scope".into()))?;
-                    let a = scope.abbrevs.get((n - 4) as usize).ok_or(ErrorKind::UnknownAbbrev(n))?;
-                    ops.clear();
-                    let code = abbrev::read_record(r, a, ops, budget)?;
+                    let scope = self.scopes.last().ok_or_else(|| ErrorKind::Malformed("no scope".into()))?;
+                    let a = scope.abbrev(&self.blockinfo, (n - 4) as usize).ok_or(ErrorKind::UnknownAbbrev(n))?;
+                    self.ops.clear();
+                    let code = abbrev::read_record(&mut self.r, self.abbrevs.get(a), &mut self.ops, &mut self.budget)?;
                     self.code = Some(code);
                     return Ok(Entry::Record(code));
                 }
@@ -154,8 +190,7 @@ impl<'a> Cursor<'a> {
             return Err(ErrorKind::TooDeep(MAX_DEPTH));
         }
         let (width, _) = self.header()?;
-        let abbrevs = self.blockinfo.abbrevs(id).to_vec();
-        self.scopes.push(Scope { id, width, abbrevs });
+        self.scopes.push(Scope::new(id, width, &self.blockinfo, self.abbrevs.len()));
         self.code = None;
         Ok(())
     }

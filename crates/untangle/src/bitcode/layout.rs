@@ -31,6 +31,20 @@ impl Default for DataLayout {
     }
 }
 
+/// The first three numbers of a spec's `:`-separated fields (0 where missing or not a
+/// number), and how many fields there were.
+fn numbers<'s>(fields: impl Iterator<Item = &'s str>) -> ([u32; 3], usize) {
+    let mut nums = [0; 3];
+    let mut count = 0;
+    for f in fields {
+        if let Some(n) = nums.get_mut(count) {
+            *n = f.parse().unwrap_or(0);
+        }
+        count += 1;
+    }
+    (nums, count)
+}
+
 fn set(list: &mut Vec<(u32, u32, u32)>, entry: (u32, u32, u32)) {
     match list.iter_mut().find(|e| e.0 == entry.0) {
         Some(e) => *e = entry,
@@ -43,19 +57,18 @@ impl DataLayout {
         let mut dl = DataLayout::default();
         for spec in s.split('-') {
             let (head, rest) = spec.split_at(spec.char_indices().nth(1).map(|(i, _)| i).unwrap_or(spec.len()));
-            let nums: Vec<u32> = rest.split(':').map(|n| n.parse().unwrap_or(0)).collect();
-            let n = |i: usize| nums.get(i).copied().unwrap_or(0);
+            let (nums, count) = numbers(rest.split(':'));
+            let n = |i: usize| nums[i];
             match head {
-                "i" => set(&mut dl.ints, (n(0), n(1), if nums.len() > 2 { n(2) } else { n(1) })),
-                "f" => set(&mut dl.floats, (n(0), n(1), if nums.len() > 2 { n(2) } else { n(1) })),
-                "v" => set(&mut dl.vectors, (n(0), n(1), if nums.len() > 2 { n(2) } else { n(1) })),
+                "i" => set(&mut dl.ints, (n(0), n(1), if count > 2 { n(2) } else { n(1) })),
+                "f" => set(&mut dl.floats, (n(0), n(1), if count > 2 { n(2) } else { n(1) })),
+                "v" => set(&mut dl.vectors, (n(0), n(1), if count > 2 { n(2) } else { n(1) })),
                 // `p:size:abi:pref` and `p0:...` (other address spaces are ignored).
                 "p" if rest.starts_with(':') || rest.starts_with("0:") => {
-                    let nums: Vec<u32> = rest.split(':').skip(1).map(|n| n.parse().unwrap_or(0)).collect();
-                    let g = |i: usize| nums.get(i).copied().unwrap_or(0);
-                    dl.pointer = (g(0), g(1), if nums.len() > 2 { g(2) } else { g(1) });
+                    let (g, count) = numbers(rest.split(':').skip(1));
+                    dl.pointer = (g[0], g[1], if count > 2 { g[2] } else { g[1] });
                 }
-                "a" => dl.aggregate = (n(1), if nums.len() > 2 { n(2) } else { n(1) }),
+                "a" => dl.aggregate = (n(1), if count > 2 { n(2) } else { n(1) }),
                 _ => {}
             }
         }
