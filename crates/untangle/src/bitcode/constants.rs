@@ -14,35 +14,62 @@
 //! integer or float type is the number zero; an aggregate whose elements are all null is
 //! `zeroinitializer`; one whose elements are all `undef` is `undef`; a bitcast to the same
 //! type is its operand. Nesting is limited to [`MAX_CONST_DEPTH`].
+//!
+//! Cost: while a block is read its records are kept in one [`RawConsts`] (operand lists in
+//! one shared buffer), so a pending constant costs no allocation of its own; resolution
+//! reuses one stack for the whole block.
 
 use super::bitstream::Res;
 use super::cursor::{Cursor, Entry};
 use super::error::{malformed, unsupported};
 use super::module::{Reader, Slot};
 use crate::ir::{CastOp, ConstExprOp, ConstId, ConstKind, Constant, FloatKind, Type, TypeId, Value};
+use std::ops::Range;
 
 pub const MAX_CONST_DEPTH: u32 = 64;
 
+/// A constant record; operand lists are ranges of `RawConsts::lists`.
 #[derive(Clone, Debug)]
 pub enum RawConst {
     Null,
     Undef,
     Int(u64),
     Float(u64),
-    Aggregate(Vec<u64>),
-    Data(Vec<u64>),
-    Str(Vec<u64>),
+    Aggregate(Range<usize>),
+    Data(Range<usize>),
+    Str(Range<usize>),
     Cast { op: CastOp, value: u64 },
-    Gep { in_bounds: bool, source: Option<TypeId>, operands: Vec<u64> },
-    Expr { op: ConstExprOp, operands: Vec<u64> },
+    Gep { in_bounds: bool, source: Option<TypeId>, operands: Range<usize> },
+    Expr { op: ConstExprOp, operands: Range<usize> },
 }
 
-impl RawConst {
-    fn deps(&self) -> &[u64] {
-        match self {
-            RawConst::Aggregate(v) => v,
-            RawConst::Cast { value, .. } => std::slice::from_ref(value),
-            RawConst::Gep { operands, .. } | RawConst::Expr { operands, .. } => operands,
+/// The records of one constants block, pending resolution.
+#[derive(Default)]
+pub struct RawConsts {
+    records: Vec<RawConst>,
+    /// Every record's operand list, one after another.
+    lists: Vec<u64>,
+}
+
+impl RawConsts {
+    /// Append an operand list; its range in [`RawConsts::lists`].
+    fn list(&mut self, values: impl IntoIterator<Item = u64>) -> Range<usize> {
+        let start = self.lists.len();
+        self.lists.extend(values);
+        start..self.lists.len()
+    }
+
+    fn values(&self, r: &Range<usize>) -> &[u64] {
+        self.lists.get(r.clone()).unwrap_or(&[])
+    }
+
+    /// The value ids record `i` refers to.
+    fn deps(&self, i: usize) -> &[u64] {
+        match self.records.get(i) {
+            Some(RawConst::Aggregate(r) | RawConst::Gep { operands: r, .. } | RawConst::Expr { operands: r, .. }) => {
+                self.values(r)
+            }
+            Some(RawConst::Cast { value, .. }) => std::slice::from_ref(value),
             _ => &[],
         }
     }
@@ -83,6 +110,7 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
     cur.enter(11)?;
     let first = rd.values.len();
     let mut cur_ty: Option<TypeId> = None;
+    let mut raws = RawConsts::default();
     loop {
         let code = match cur.advance()? {
             Entry::End => break,
@@ -104,15 +132,10 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
             3 => RawConst::Undef,
             4 => RawConst::Int(decode_signed(op(0)?)),
             6 => RawConst::Float(op(0)?),
-            7 => RawConst::Aggregate(ops.clone()),
-            22 => RawConst::Data(ops.clone()),
-            8 | 9 => {
-                let mut s = ops.clone();
-                if code == 9 {
-                    s.push(0);
-                }
-                RawConst::Str(s)
-            }
+            7 => RawConst::Aggregate(raws.list(ops.iter().copied())),
+            22 => RawConst::Data(raws.list(ops.iter().copied())),
+            8 => RawConst::Str(raws.list(ops.iter().copied())),
+            9 => RawConst::Str(raws.list(ops.iter().copied().chain([0]))),
             11 => RawConst::Cast { op: cast_op(op(0)?)?, value: op(2)? },
             12 | 20 => {
                 let mut i = 0;
@@ -122,25 +145,26 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
                 } else {
                     None
                 };
-                let operands = ops.get(i..).unwrap_or(&[]).chunks(2).map(|p| p.get(1).copied().unwrap_or(0)).collect();
+                let pairs = ops.get(i..).unwrap_or(&[]).chunks(2);
+                let operands = raws.list(pairs.map(|p| p.get(1).copied().unwrap_or(0)));
                 RawConst::Gep { in_bounds: code == 20, source, operands }
             }
             10 => {
                 let opcode = op(0)?;
                 let b = super::function::binary_op(opcode, rd.is_fp(ty))?;
-                RawConst::Expr { op: ConstExprOp::Binary(b), operands: vec![op(1)?, op(2)?] }
+                RawConst::Expr { op: ConstExprOp::Binary(b), operands: raws.list([op(1)?, op(2)?]) }
             }
-            13 => RawConst::Expr { op: ConstExprOp::Select, operands: vec![op(0)?, op(1)?, op(2)?] },
+            13 => RawConst::Expr { op: ConstExprOp::Select, operands: raws.list([op(0)?, op(1)?, op(2)?]) },
             14 => {
                 let idx = if ops.len() >= 4 { op(3)? } else { op(2)? };
-                RawConst::Expr { op: ConstExprOp::ExtractElement, operands: vec![op(1)?, idx] }
+                RawConst::Expr { op: ConstExprOp::ExtractElement, operands: raws.list([op(1)?, idx]) }
             }
             15 => {
                 let idx = if ops.len() >= 4 { op(3)? } else { op(2)? };
-                RawConst::Expr { op: ConstExprOp::InsertElement, operands: vec![op(0)?, op(1)?, idx] }
+                RawConst::Expr { op: ConstExprOp::InsertElement, operands: raws.list([op(0)?, op(1)?, idx]) }
             }
-            16 => RawConst::Expr { op: ConstExprOp::ShuffleVector, operands: vec![op(0)?, op(1)?, op(2)?] },
-            19 => RawConst::Expr { op: ConstExprOp::ShuffleVector, operands: vec![op(1)?, op(2)?, op(3)?] },
+            16 => RawConst::Expr { op: ConstExprOp::ShuffleVector, operands: raws.list([op(0)?, op(1)?, op(2)?]) },
+            19 => RawConst::Expr { op: ConstExprOp::ShuffleVector, operands: raws.list([op(1)?, op(2)?, op(3)?]) },
             17 => {
                 let op_ty = rd.ty(op(0)?)?;
                 let pred = op(3)?;
@@ -149,14 +173,18 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
                 } else {
                     ConstExprOp::ICmp(super::function::int_predicate(pred)?)
                 };
-                RawConst::Expr { op: e, operands: vec![op(1)?, op(2)?] }
+                RawConst::Expr { op: e, operands: raws.list([op(1)?, op(2)?]) }
             }
             other => return Err(unsupported(format!("constant code {other}"))),
         };
-        rd.values.push(Slot::Pending { ty, raw: Box::new(raw), visiting: false });
+        let index = u32::try_from(raws.records.len()).map_err(|_| malformed("too many constants"))?;
+        raws.records.push(raw);
+        rd.values.push(Slot::Pending { ty, raw: index, visiting: false });
     }
+    rd.m.constants.reserve(raws.records.len());
+    let mut stack = Vec::new();
     for v in first..rd.values.len() {
-        resolve(rd, v)?;
+        resolve(rd, &raws, v, &mut stack)?;
     }
     Ok(())
 }
@@ -165,14 +193,15 @@ fn index(v: u64) -> Res<usize> {
     usize::try_from(v).map_err(|_| malformed("value id"))
 }
 
-/// Resolve pending constant `root` and everything it depends on.
-pub fn resolve(rd: &mut Reader, root: usize) -> Res<()> {
-    let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
+/// Resolve pending constant `root` and everything it depends on (`stack`: scratch space).
+fn resolve(rd: &mut Reader, raws: &RawConsts, root: usize, stack: &mut Vec<(usize, usize)>) -> Res<()> {
+    stack.clear();
+    stack.push((root, 0));
     while let Some(&mut (v, ref mut next)) = stack.last_mut() {
         let dep = match rd.values.get_mut(v) {
             Some(Slot::Pending { raw, visiting, .. }) => {
                 *visiting = true;
-                raw.deps().get(*next).copied()
+                raws.deps(*raw as usize).get(*next).copied()
             }
             Some(_) => {
                 stack.pop();
@@ -196,7 +225,8 @@ pub fn resolve(rd: &mut Reader, root: usize) -> Res<()> {
                 let Slot::Pending { ty, raw, .. } = slot else {
                     return Err(malformed("constant resolution"));
                 };
-                let c = build(rd, ty, &raw)?;
+                let raw = raws.records.get(raw as usize).ok_or_else(|| malformed("constant resolution"))?;
+                let c = build(rd, raws, ty, raw)?;
                 rd.values[v] = Slot::Val(Value::Const(c), ty);
                 stack.pop();
             }
@@ -251,23 +281,34 @@ pub fn float_bits(kind: FloatKind, bits: u64) -> Res<u64> {
     })
 }
 
-fn element_types(rd: &Reader, ty: TypeId, n: usize) -> Res<Vec<TypeId>> {
+/// The element types of an aggregate constant of type `ty` with `n` elements: the one
+/// element type of an array or vector of that length, `None` for a struct with `n` fields
+/// (see [`field_type`]).
+fn element_type(rd: &Reader, ty: TypeId, n: usize) -> Res<Option<TypeId>> {
     let types = &rd.m.types;
     Ok(match types.get(ty) {
-        Type::Array { elem, len } if *len == n as u64 => vec![*elem; n],
-        Type::Vector { elem, len } if *len as usize == n => vec![*elem; n],
+        Type::Array { elem, len } if *len == n as u64 => Some(*elem),
+        Type::Vector { elem, len } if *len as usize == n => Some(*elem),
         Type::Struct { .. } | Type::Named(_) => {
             let f = types.struct_fields(ty).ok_or_else(|| malformed("aggregate of an opaque struct"))?;
             if f.len() != n {
                 return Err(malformed("aggregate element count"));
             }
-            f.to_vec()
+            None
         }
         _ => return Err(malformed("aggregate of a non-aggregate type or wrong length")),
     })
 }
 
-fn build(rd: &mut Reader, ty: TypeId, raw: &RawConst) -> Res<ConstId> {
+/// The type of element `i` of an aggregate of type `ty` ([`element_type`] checked it).
+fn field_type(rd: &Reader, ty: TypeId, same: Option<TypeId>, i: usize) -> Res<TypeId> {
+    match same {
+        Some(t) => Ok(t),
+        None => rd.m.types.struct_fields(ty).and_then(|f| f.get(i)).copied().ok_or_else(|| malformed("aggregate")),
+    }
+}
+
+fn build(rd: &mut Reader, raws: &RawConsts, ty: TypeId, raw: &RawConst) -> Res<ConstId> {
     let (kind, depth) = match raw {
         RawConst::Null => (
             match rd.m.types.get(ty) {
@@ -295,10 +336,12 @@ fn build(rd: &mut Reader, ty: TypeId, raw: &RawConst) -> Res<ConstId> {
             _ => return Err(malformed("float constant of a non-float type")),
         },
         RawConst::Aggregate(ids) => {
-            let tys = element_types(rd, ty, ids.len())?;
+            let ids = raws.values(ids);
+            let same = element_type(rd, ty, ids.len())?;
             let mut elems = Vec::with_capacity(ids.len());
             let mut d = 0;
-            for (&v, &t) in ids.iter().zip(&tys) {
+            for (i, &v) in ids.iter().enumerate() {
+                let t = field_type(rd, ty, same, i)?;
                 let (c, cd) = typed_const(rd, v, Some(t))?;
                 d = d.max(cd);
                 elems.push(c);
@@ -306,8 +349,9 @@ fn build(rd: &mut Reader, ty: TypeId, raw: &RawConst) -> Res<ConstId> {
             (fold_aggregate(rd, elems), d + 1)
         }
         RawConst::Data(vals) | RawConst::Str(vals) => {
-            let tys = element_types(rd, ty, vals.len())?;
-            let elem = tys.first().copied();
+            let vals = raws.values(vals);
+            let same = element_type(rd, ty, vals.len())?;
+            let elem = if vals.is_empty() { None } else { Some(field_type(rd, ty, same, 0)?) };
             if matches!(raw, RawConst::Str(_)) && elem.is_some_and(|e| rd.m.types.get(e) != &Type::Int(8)) {
                 return Err(malformed("string constant of a non-i8 array"));
             }
@@ -315,7 +359,8 @@ fn build(rd: &mut Reader, ty: TypeId, raw: &RawConst) -> Res<ConstId> {
                 (ConstKind::Zero, 1)
             } else {
                 let mut elems = Vec::with_capacity(vals.len());
-                for (&v, &t) in vals.iter().zip(&tys) {
+                for (i, &v) in vals.iter().enumerate() {
+                    let t = field_type(rd, ty, same, i)?;
                     let kind = match rd.m.types.get(t) {
                         Type::Int(w) if *w <= 64 => ConstKind::Int(v & mask(*w)),
                         Type::Float(k) => ConstKind::Float(float_bits(*k, v)?),
@@ -334,7 +379,7 @@ fn build(rd: &mut Reader, ty: TypeId, raw: &RawConst) -> Res<ConstId> {
             (ConstKind::Expr { op: ConstExprOp::Cast(*op), operands: vec![c], source_ty: None }, d + 1)
         }
         RawConst::Gep { in_bounds, source, operands } => {
-            let (cs, d) = operand_consts(rd, operands)?;
+            let (cs, d) = operand_consts(rd, raws.values(operands))?;
             let base = cs.first().ok_or_else(|| malformed("constant GEP without operands"))?;
             let base_ty = rd.m.constants.get(*base).ty;
             let pointee = rd.m.types.pointee(base_ty).ok_or_else(|| malformed("constant GEP base is not a pointer"))?;
@@ -352,7 +397,7 @@ fn build(rd: &mut Reader, ty: TypeId, raw: &RawConst) -> Res<ConstId> {
             )
         }
         RawConst::Expr { op, operands } => {
-            let (cs, d) = operand_consts(rd, operands)?;
+            let (cs, d) = operand_consts(rd, raws.values(operands))?;
             (ConstKind::Expr { op: *op, operands: cs, source_ty: None }, d + 1)
         }
     };

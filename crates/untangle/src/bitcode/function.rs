@@ -635,11 +635,13 @@ impl Fn<'_> {
         if fty != pointee {
             return Err(malformed("call type does not match the callee"));
         }
-        let Type::Function { ret, params, var_arg } = self.types().get(fty).clone() else {
-            return Err(malformed("callee is not a function"));
+        let (ret, nparams, var_arg) = match self.types().get(fty) {
+            Type::Function { ret, params, var_arg } => (*ret, params.len(), *var_arg),
+            _ => return Err(malformed("callee is not a function")),
         };
-        let mut args = SmallVec::with_capacity(params.len());
-        for p in params {
+        let mut args = SmallVec::with_capacity(nparams);
+        for i in 0..nparams {
+            let p = self.param_type(fty, i)?;
             match self.types().get(p) {
                 Type::Label => return Err(unsupported("label arguments")),
                 Type::Metadata => {
@@ -657,6 +659,14 @@ impl Fn<'_> {
             return Err(malformed("call with too many arguments"));
         }
         self.push(InstKind::Call { callee, args }, ret)
+    }
+
+    /// Parameter `i` of function type `fty`.
+    fn param_type(&self, fty: TypeId, i: usize) -> Res<TypeId> {
+        match self.types().get(fty) {
+            Type::Function { params, .. } => params.get(i).copied().ok_or_else(|| malformed("parameter")),
+            _ => Err(malformed("callee is not a function")),
+        }
     }
 
     fn shuffle_mask(&self, m: Value) -> Res<Vec<i32>> {

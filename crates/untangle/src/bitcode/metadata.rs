@@ -12,26 +12,44 @@
 //! observable in dumps: named metadata in module order (operands of repeated names are
 //! appended to the first, as LLVM's `getOrInsertNamedMetadata` does), each operand given an
 //! id when first met, tuples filled from a LIFO work list (no recursion; cycles resolve).
+//!
+//! Cost: strings and node operand lists are kept in two shared buffers while the block is
+//! read; a string becomes a `String` only if the conversion reaches it.
 
 use super::bitstream::Res;
 use super::cursor::{Cursor, Entry};
 use super::error::{malformed, unsupported};
 use super::module::{Reader, Slot};
 use super::symtab::string_of;
+use crate::ir::hash::InternHasher;
 use crate::ir::{MdId, Metadata};
 use indexmap::IndexMap;
+use std::ops::Range;
 
+/// A metadata record: strings as ranges of [`ModuleMetadata::bytes`], node operands as
+/// ranges of [`ModuleMetadata::lists`].
 pub enum RawMd {
-    String(String),
+    String(Range<usize>),
     Value { ty: crate::ir::TypeId, value: u64 },
-    Node(Vec<u64>),
+    Node(Range<usize>),
     Other,
 }
 
 #[derive(Default)]
 pub struct ModuleMetadata {
     pub slots: Vec<RawMd>,
-    pub named: IndexMap<String, Vec<u64>>,
+    pub named: IndexMap<String, Vec<u64>, InternHasher>,
+    /// Every string's bytes, one after another.
+    pub bytes: Vec<u8>,
+    /// Every node's operands (metadata id + 1, 0 for null), one after another.
+    pub lists: Vec<u64>,
+}
+
+impl ModuleMetadata {
+    /// The string in `r` (invalid UTF-8 replaced, as the LLVM front end does).
+    fn string(&self, r: &Range<usize>) -> String {
+        String::from_utf8_lossy(self.bytes.get(r.clone()).unwrap_or(&[])).into_owned()
+    }
 }
 
 /// Read a module-level metadata block (after [`Entry::SubBlock`]`(15)`).
@@ -53,7 +71,13 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
             return Err(malformed("METADATA_NAME not followed by METADATA_NAMED_NODE"));
         }
         match code {
-            1 => md.slots.push(RawMd::String(string_of(ops)?)),
+            1 => {
+                let start = md.bytes.len();
+                for &c in ops.iter() {
+                    md.bytes.push(u8::try_from(c).map_err(|_| malformed(format!("character {c} in a string")))?);
+                }
+                md.slots.push(RawMd::String(start..md.bytes.len()));
+            }
             2 => {
                 let (&t, &v) = match ops.as_slice() {
                     [t, v] => (t, v),
@@ -62,7 +86,11 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
                 let ty = rd.ty(t)?;
                 rd.md.slots.push(RawMd::Value { ty, value: v });
             }
-            3 | 5 => md.slots.push(RawMd::Node(ops.clone())),
+            3 | 5 => {
+                let start = md.lists.len();
+                md.lists.extend_from_slice(ops);
+                md.slots.push(RawMd::Node(start..md.lists.len()));
+            }
             4 => name = Some(string_of(ops)?),
             10 => {
                 let n = name.take().ok_or_else(|| malformed("METADATA_NAMED_NODE without a name"))?;
@@ -89,7 +117,7 @@ fn node_id(rd: &mut Reader, w: &mut Walk, slot: u64) -> Res<MdId> {
     }
     let data = match rd.md.slots.get(s) {
         None => return Err(malformed(format!("metadata id {slot} is not defined"))),
-        Some(RawMd::String(t)) => Metadata::String(t.clone()),
+        Some(RawMd::String(r)) => Metadata::String(rd.md.string(r)),
         Some(RawMd::Value { ty, value }) => {
             let (v, t) = match rd.values.get(*value as usize) {
                 Some(&Slot::Val(v, t)) => (v, t),
@@ -120,7 +148,8 @@ fn drain(rd: &mut Reader, w: &mut Walk) -> Res<()> {
             _ => return Err(malformed("metadata node")),
         };
         let mut out = Vec::with_capacity(ops.len());
-        for op in ops {
+        for k in ops {
+            let op = rd.md.lists.get(k).copied().ok_or_else(|| malformed("metadata node"))?;
             out.push(if op == 0 { None } else { Some(node_id(rd, w, op - 1)?) });
         }
         rd.m.metadata.nodes[id] = Metadata::Node(out);

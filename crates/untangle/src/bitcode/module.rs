@@ -26,10 +26,11 @@ use cranelift_entity::PrimaryMap;
 #[derive(Clone, Debug)]
 pub enum Slot {
     Val(Value, TypeId),
-    /// A constant read but not resolved yet.
+    /// A constant read but not resolved yet: record `raw` of its block's
+    /// [`constants::RawConsts`].
     Pending {
         ty: TypeId,
-        raw: Box<constants::RawConst>,
+        raw: u32,
         visiting: bool,
     },
     /// A constant being resolved.

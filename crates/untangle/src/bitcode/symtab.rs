@@ -15,15 +15,12 @@ pub enum Name {
 }
 
 /// Bytes stored one per operand, as names and metadata strings are, into a `String`
-/// (invalid UTF-8 is replaced, as the LLVM front end does).
+/// (invalid UTF-8 is replaced, as the LLVM front end does). One allocation of the exact size.
 pub fn string_of(ops: &[u64]) -> Res<String> {
-    if ops.iter().all(|&c| c < 0x80) {
-        return Ok(ops.iter().map(|&c| c as u8 as char).collect());
+    let mut bytes = Vec::with_capacity(ops.len());
+    for &c in ops {
+        bytes.push(u8::try_from(c).map_err(|_| malformed(format!("character {c} in a string")))?);
     }
-    let bytes = ops
-        .iter()
-        .map(|&c| u8::try_from(c).map_err(|_| malformed(format!("character {c} in a string"))))
-        .collect::<Res<Vec<u8>>>()?;
     Ok(match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),

@@ -10,29 +10,54 @@
 //! Types are converted in table order, so every other reference is already converted; the
 //! nesting depth of a type (named structs cut it) is limited to [`MAX_TYPE_DEPTH`], which
 //! bounds every later recursion over types (dumps, canonical ordering).
+//!
+//! Cost: the records' type-id lists (struct fields, function parameters) are kept in one
+//! buffer while the block is read, so the only allocations are the interned types' own.
 
 use super::bitstream::Res;
 use super::cursor::{Cursor, Entry};
 use super::error::{malformed, unsupported, ErrorKind};
 use crate::ir::{FloatKind, StructBody, Type, TypeId, Types};
+use std::ops::Range;
 
 pub const MAX_TYPE_DEPTH: u32 = 64;
 
+/// A type record, its type-id lists as ranges of [`RawTable::lists`].
 enum Raw {
     Ready(Type),
     Pointer { elem: u64, space: u64 },
     Array { elem: u64, len: u64 },
     Vector { elem: u64, len: u64 },
-    Function { var_arg: bool, ret: u64, params: Vec<u64> },
-    Struct { packed: bool, fields: Vec<u64> },
-    Named { name: String, body: Option<(bool, Vec<u64>)> },
+    Function { var_arg: bool, ret: u64, params: Range<usize> },
+    Struct { packed: bool, fields: Range<usize> },
+    Named { name: String, body: Option<(bool, Range<usize>)> },
+}
+
+#[derive(Default)]
+struct RawTable {
+    records: Vec<Raw>,
+    /// Every record's type-id list, one after another.
+    lists: Vec<u64>,
+}
+
+impl RawTable {
+    /// Append a type-id list; its range in [`RawTable::lists`].
+    fn list(&mut self, ids: &[u64]) -> Range<usize> {
+        let start = self.lists.len();
+        self.lists.extend_from_slice(ids);
+        start..self.lists.len()
+    }
+
+    fn ids(&self, r: &Range<usize>) -> &[u64] {
+        self.lists.get(r.clone()).unwrap_or(&[])
+    }
 }
 
 /// Read the type block (after [`Entry::SubBlock`]) and intern every type; the result maps
 /// bitcode type ids to IR ids.
 pub fn read(cur: &mut Cursor, types: &mut Types) -> Res<Vec<TypeId>> {
     cur.enter(17)?;
-    let mut raw: Vec<Raw> = Vec::new();
+    let mut raw = RawTable::default();
     let mut pending_name: Option<String> = None;
     loop {
         let code = match cur.advance()? {
@@ -66,39 +91,44 @@ pub fn read(cur: &mut Cursor, types: &mut Types) -> Res<Vec<TypeId>> {
             8 => Raw::Pointer { elem: op(0)?, space: ops.get(1).copied().unwrap_or(0) },
             11 => Raw::Array { len: op(0)?, elem: op(1)? },
             12 => Raw::Vector { len: op(0)?, elem: op(1)? },
-            9 => Raw::Function { var_arg: op(0)? != 0, ret: op(2)?, params: ops.get(3..).unwrap_or(&[]).to_vec() },
-            21 => Raw::Function { var_arg: op(0)? != 0, ret: op(1)?, params: ops.get(2..).unwrap_or(&[]).to_vec() },
-            18 => Raw::Struct { packed: op(0)? != 0, fields: ops.get(1..).unwrap_or(&[]).to_vec() },
+            9 => Raw::Function { var_arg: op(0)? != 0, ret: op(2)?, params: raw.list(ops.get(3..).unwrap_or(&[])) },
+            21 => Raw::Function { var_arg: op(0)? != 0, ret: op(1)?, params: raw.list(ops.get(2..).unwrap_or(&[])) },
+            18 => Raw::Struct { packed: op(0)? != 0, fields: raw.list(ops.get(1..).unwrap_or(&[])) },
             19 => {
                 pending_name = Some(super::symtab::string_of(ops)?);
                 continue;
             }
             20 | 6 => {
                 let name = pending_name.take().ok_or_else(|| unsupported("unnamed identified struct"))?;
-                let body = if code == 20 { Some((op(0)? != 0, ops.get(1..).unwrap_or(&[]).to_vec())) } else { None };
+                let body = if code == 20 { Some((op(0)? != 0, raw.list(ops.get(1..).unwrap_or(&[])))) } else { None };
                 Raw::Named { name, body }
             }
             other => return Err(unsupported(format!("type code {other}"))),
         };
-        raw.push(t);
+        raw.records.push(t);
     }
-    convert(&raw, types)
+    convert(raw, types)
 }
 
-fn convert(raw: &[Raw], types: &mut Types) -> Res<Vec<TypeId>> {
-    let n = raw.len();
+fn convert(mut raw: RawTable, types: &mut Types) -> Res<Vec<TypeId>> {
+    let n = raw.records.len();
+    types.reserve(n);
     let mut ids: Vec<Option<TypeId>> = vec![None; n];
     let mut depth = vec![1u32; n];
-    // Named structs first: they may be referenced before their definition.
-    for (i, r) in raw.iter().enumerate() {
+    // Named structs first: they may be referenced before their definition. The name moves
+    // into the table (an interned name that does not grow the table is a duplicate).
+    for (i, r) in raw.records.iter_mut().enumerate() {
         if let Raw::Named { name, .. } = r {
-            let named = Type::Named(name.clone());
-            if types.lookup(&named).is_some() {
+            let before = types.len();
+            let id = types.intern(Type::Named(std::mem::take(name)));
+            if types.len() == before {
+                let Type::Named(name) = types.get(id) else { return Err(malformed("named struct")) };
                 return Err(unsupported(format!("duplicate struct name `{name}`")));
             }
-            ids[i] = Some(types.intern(named));
+            ids[i] = Some(id);
         }
     }
+    let raw = &raw;
     let get = |ids: &[Option<TypeId>], depth: &[u32], r: u64| -> Res<(TypeId, u32)> {
         let i = usize::try_from(r).map_err(|_| malformed("type id"))?;
         match (ids.get(i).copied().flatten(), depth.get(i)) {
@@ -107,7 +137,7 @@ fn convert(raw: &[Raw], types: &mut Types) -> Res<Vec<TypeId>> {
         }
     };
     for i in 0..n {
-        let (ty, d) = match &raw[i] {
+        let (ty, d) = match &raw.records[i] {
             Raw::Named { .. } => continue,
             Raw::Ready(t) => (t.clone(), 1),
             Raw::Pointer { elem, space } => {
@@ -138,6 +168,7 @@ fn convert(raw: &[Raw], types: &mut Types) -> Res<Vec<TypeId>> {
                 if matches!(types.get(r), Type::Function { .. } | Type::Label | Type::Metadata) {
                     return Err(malformed("invalid return type"));
                 }
+                let params = raw.ids(params);
                 let mut ps = Vec::with_capacity(params.len());
                 for &p in params {
                     let (p, pd) = get(&ids, &depth, p)?;
@@ -150,7 +181,7 @@ fn convert(raw: &[Raw], types: &mut Types) -> Res<Vec<TypeId>> {
                 (Type::Function { ret: r, params: ps, var_arg: *var_arg }, d + 1)
             }
             Raw::Struct { packed, fields } => {
-                let (fs, d) = fields_of(&ids, &depth, fields, types, &get)?;
+                let (fs, d) = fields_of(&ids, &depth, raw.ids(fields), types, &get)?;
                 (Type::Struct { fields: fs, packed: *packed }, d + 1)
             }
         };
@@ -160,13 +191,13 @@ fn convert(raw: &[Raw], types: &mut Types) -> Res<Vec<TypeId>> {
         ids[i] = Some(types.intern(ty));
         depth[i] = d;
     }
-    for (i, r) in raw.iter().enumerate() {
+    for (i, r) in raw.records.iter().enumerate() {
         if let Raw::Named { body, .. } = r {
             let id = ids[i].ok_or_else(|| malformed("named struct"))?;
             let body = match body {
                 None => StructBody { fields: None, packed: false },
                 Some((packed, fields)) => {
-                    let (fs, _) = fields_of(&ids, &depth, fields, types, &get)?;
+                    let (fs, _) = fields_of(&ids, &depth, raw.ids(fields), types, &get)?;
                     StructBody { fields: Some(fs), packed: *packed }
                 }
             };
@@ -206,27 +237,42 @@ fn aggregate_element(t: &Type) -> bool {
 mod tests {
     use super::*;
 
-    fn pointers(n: u64) -> Vec<Raw> {
+    fn table(records: Vec<Raw>, lists: Vec<u64>) -> RawTable {
+        RawTable { records, lists }
+    }
+
+    fn pointers(n: u64) -> RawTable {
         let mut raw = vec![Raw::Ready(Type::Int(8))];
         raw.extend((0..n).map(|i| Raw::Pointer { elem: i, space: 0 }));
-        raw
+        table(raw, Vec::new())
     }
 
     #[test]
     fn nesting_is_limited() {
-        assert!(convert(&pointers(MAX_TYPE_DEPTH as u64 - 1), &mut Types::default()).is_ok());
-        assert!(convert(&pointers(MAX_TYPE_DEPTH as u64 + 10), &mut Types::default()).is_err());
+        assert!(convert(pointers(MAX_TYPE_DEPTH as u64 - 1), &mut Types::default()).is_ok());
+        assert!(convert(pointers(MAX_TYPE_DEPTH as u64 + 10), &mut Types::default()).is_err());
     }
 
     #[test]
     fn only_named_structs_may_be_used_before_their_definition() {
-        let forward_int = vec![Raw::Pointer { elem: 1, space: 0 }, Raw::Ready(Type::Int(8))];
-        assert!(convert(&forward_int, &mut Types::default()).is_err());
+        let forward_int = table(vec![Raw::Pointer { elem: 1, space: 0 }, Raw::Ready(Type::Int(8))], Vec::new());
+        assert!(convert(forward_int, &mut Types::default()).is_err());
         // A self-referential list node: %node = type { %node* }.
-        let list =
-            vec![Raw::Named { name: "node".into(), body: Some((false, vec![1])) }, Raw::Pointer { elem: 0, space: 0 }];
+        let list = table(
+            vec![Raw::Named { name: "node".into(), body: Some((false, 0..1)) }, Raw::Pointer { elem: 0, space: 0 }],
+            vec![1],
+        );
         let mut types = Types::default();
-        let ids = convert(&list, &mut types).expect("recursive named struct");
+        let ids = convert(list, &mut types).expect("recursive named struct");
         assert_eq!(types.struct_fields(ids[0]), Some(&[ids[1]][..]));
+    }
+
+    #[test]
+    fn duplicate_struct_names_are_refused() {
+        let twice = table(
+            vec![Raw::Named { name: "s".into(), body: None }, Raw::Named { name: "s".into(), body: None }],
+            Vec::new(),
+        );
+        assert!(matches!(convert(twice, &mut Types::default()), Err(ErrorKind::Unsupported(m)) if m.contains("`s`")));
     }
 }

@@ -86,6 +86,11 @@ pub struct Types {
 }
 
 impl Types {
+    /// Make room for `additional` more types (for a front end that knows its table's size).
+    pub fn reserve(&mut self, additional: usize) {
+        self.set.reserve(additional);
+    }
+
     pub fn intern(&mut self, ty: Type) -> TypeId {
         let (index, _) = self.set.insert_full(ty);
         TypeId(index as u32)

@@ -97,6 +97,11 @@ pub struct Constants {
 }
 
 impl Constants {
+    /// Make room for `additional` more constants (for a front end that knows how many).
+    pub fn reserve(&mut self, additional: usize) {
+        self.set.reserve(additional);
+    }
+
     pub fn intern(&mut self, c: Constant) -> ConstId {
         ConstId(self.set.insert_full(c).0 as u32)
     }
