@@ -12,113 +12,141 @@
 //! with an explicit stack (named structs first get their id, then their body), so a long
 //! chain of struct definitions cannot exhaust the call stack; constants are bounded by
 //! [`super::constants::MAX_CONST_DEPTH`].
+//!
+//! Cost: the old tables are taken apart and every reached type and constant is moved into
+//! the new ones with its children remapped in place, so the pass allocates only the new
+//! tables (reserved to the old sizes) and one reusable stack; the id maps are plain vectors.
+//! The maps are injective (distinct old entries stay distinct), so each reached entry is
+//! interned exactly once.
 
 use crate::ir::*;
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 
-struct Canon<'m> {
-    otypes: &'m Types,
-    oconsts: &'m Constants,
+struct Canon {
+    /// The old types by id, each taken (left as `Void`) when it is moved to the new table.
+    otypes: Vec<(Type, Option<StructBody>)>,
+    /// The old constants by id, taken likewise.
+    oconsts: Vec<Constant>,
     types: Types,
-    tmap: SecondaryMap<TypeId, Option<TypeId>>,
+    tmap: Vec<Option<TypeId>>,
     consts: Constants,
-    cmap: SecondaryMap<ConstId, Option<ConstId>>,
+    cmap: Vec<Option<ConstId>>,
     /// Old function id → new (the function list may be reordered, see [`super::upgrade`]).
     fmap: SecondaryMap<FuncId, Option<FuncId>>,
+    /// The type walk's stack: (old type, index of its next child), kept between walks.
+    stack: Vec<(TypeId, usize)>,
 }
 
-fn children(types: &Types, t: TypeId) -> Vec<TypeId> {
-    match types.get(t) {
-        Type::Pointer { pointee, .. } => vec![*pointee],
-        Type::Vector { elem, .. } | Type::Array { elem, .. } => vec![*elem],
-        Type::Struct { fields, .. } => fields.clone(),
-        Type::Function { ret, params, .. } => std::iter::once(*ret).chain(params.iter().copied()).collect(),
-        Type::Named(_) => types.body(t).and_then(|b| b.fields.clone()).unwrap_or_default(),
-        _ => Vec::new(),
-    }
+/// What a constant leaves behind in the old pool once moved (never read again).
+fn taken() -> Constant {
+    Constant { ty: TypeId::from_u32(0), kind: ConstKind::Undef }
 }
 
-impl Canon<'_> {
+impl Canon {
     fn mapped(&self, t: TypeId) -> TypeId {
-        self.tmap[t].unwrap_or(t)
+        self.tmap[t.index()].unwrap_or(t)
+    }
+
+    /// Child `k` of old type `t` in the walk's order (a named struct's children are its
+    /// body's fields).
+    fn child(&self, t: TypeId, k: usize) -> Option<TypeId> {
+        let (ty, body) = &self.otypes[t.index()];
+        match ty {
+            Type::Pointer { pointee, .. } => (k == 0).then_some(*pointee),
+            Type::Vector { elem, .. } | Type::Array { elem, .. } => (k == 0).then_some(*elem),
+            Type::Struct { fields, .. } => fields.get(k).copied(),
+            Type::Function { ret, params, .. } => {
+                if k == 0 {
+                    Some(*ret)
+                } else {
+                    params.get(k - 1).copied()
+                }
+            }
+            Type::Named(_) => body.as_ref().and_then(|b| b.fields.as_ref()).and_then(|f| f.get(k).copied()),
+            _ => None,
+        }
     }
 
     fn ty(&mut self, t: TypeId) -> TypeId {
-        if let Some(n) = self.tmap[t] {
+        if let Some(n) = self.tmap[t.index()] {
             return n;
         }
-        let mut stack: Vec<(TypeId, Vec<TypeId>, usize)> = Vec::new();
+        let mut stack = std::mem::take(&mut self.stack);
         self.open(t, &mut stack);
-        while let Some((cur, kids, next)) = stack.last_mut() {
-            if let Some(&k) = kids.get(*next) {
+        while let Some(&mut (cur, ref mut next)) = stack.last_mut() {
+            if let Some(k) = self.child(cur, *next) {
                 *next += 1;
-                if self.tmap[k].is_none() {
+                if self.tmap[k.index()].is_none() {
                     self.open(k, &mut stack);
                 }
                 continue;
             }
-            let cur = *cur;
             stack.pop();
-            let old = self.otypes.get(cur);
-            match old {
-                Type::Named(_) => {
-                    if let Some(b) = self.otypes.body(cur) {
-                        let fields = b.fields.as_ref().map(|f| f.iter().map(|&x| self.mapped(x)).collect());
-                        let new = self.mapped(cur);
-                        self.types.set_body(new, StructBody { fields, packed: b.packed });
-                    }
-                }
-                other => {
-                    let new = match other {
-                        Type::Pointer { pointee, addr_space } => {
-                            Type::Pointer { pointee: self.mapped(*pointee), addr_space: *addr_space }
-                        }
-                        Type::Vector { elem, len } => Type::Vector { elem: self.mapped(*elem), len: *len },
-                        Type::Array { elem, len } => Type::Array { elem: self.mapped(*elem), len: *len },
-                        Type::Struct { fields, packed } => {
-                            Type::Struct { fields: fields.iter().map(|&f| self.mapped(f)).collect(), packed: *packed }
-                        }
-                        Type::Function { ret, params, var_arg } => Type::Function {
-                            ret: self.mapped(*ret),
-                            params: params.iter().map(|&p| self.mapped(p)).collect(),
-                            var_arg: *var_arg,
-                        },
-                        simple => simple.clone(),
-                    };
-                    let id = self.types.intern(new);
-                    self.tmap[cur] = Some(id);
-                }
-            }
+            self.finish(cur);
         }
+        self.stack = stack;
         self.mapped(t)
     }
 
-    fn open(&mut self, t: TypeId, stack: &mut Vec<(TypeId, Vec<TypeId>, usize)>) {
-        if let Type::Named(n) = self.otypes.get(t) {
-            let id = self.types.intern(Type::Named(n.clone()));
-            self.tmap[t] = Some(id);
+    /// Start visiting `t`: a named struct gets its new id now, before its body, so that
+    /// the body may refer to it.
+    fn open(&mut self, t: TypeId, stack: &mut Vec<(TypeId, usize)>) {
+        if let Type::Named(n) = &mut self.otypes[t.index()].0 {
+            let id = self.types.intern(Type::Named(std::mem::take(n)));
+            self.tmap[t.index()] = Some(id);
         }
-        stack.push((t, children(self.otypes, t), 0));
+        stack.push((t, 0));
+    }
+
+    /// Move `t` (all its children mapped) into the new table.
+    fn finish(&mut self, t: TypeId) {
+        let (ty, body) = std::mem::replace(&mut self.otypes[t.index()], (Type::Void, None));
+        match ty {
+            Type::Named(_) => {
+                if let Some(mut b) = body {
+                    for f in b.fields.iter_mut().flatten() {
+                        *f = self.mapped(*f);
+                    }
+                    let new = self.mapped(t);
+                    self.types.set_body(new, b);
+                }
+            }
+            mut other => {
+                match &mut other {
+                    Type::Pointer { pointee: x, .. } | Type::Vector { elem: x, .. } | Type::Array { elem: x, .. } => {
+                        *x = self.mapped(*x);
+                    }
+                    Type::Struct { fields, .. } => fields.iter_mut().for_each(|f| *f = self.mapped(*f)),
+                    Type::Function { ret, params, .. } => {
+                        *ret = self.mapped(*ret);
+                        params.iter_mut().for_each(|p| *p = self.mapped(*p));
+                    }
+                    _ => {}
+                }
+                let id = self.types.intern(other);
+                self.tmap[t.index()] = Some(id);
+            }
+        }
     }
 
     fn konst(&mut self, c: ConstId) -> ConstId {
-        if let Some(n) = self.cmap[c] {
+        if let Some(n) = self.cmap[c.index()] {
             return n;
         }
-        let old = self.oconsts.get(c);
-        let ty = self.ty(old.ty);
-        let kind = match &old.kind {
-            ConstKind::Aggregate(es) => ConstKind::Aggregate(es.iter().map(|&e| self.konst(e)).collect()),
-            ConstKind::Expr { op, operands, source_ty } => {
-                let source_ty = source_ty.map(|t| self.ty(t));
-                let operands = operands.iter().map(|&o| self.konst(o)).collect();
-                ConstKind::Expr { op: *op, operands, source_ty }
+        // Constants are acyclic, so `c` is not met again while its operands are mapped.
+        let Constant { ty, mut kind } = std::mem::replace(&mut self.oconsts[c.index()], taken());
+        let ty = self.ty(ty);
+        match &mut kind {
+            ConstKind::Aggregate(es) => es.iter_mut().for_each(|e| *e = self.konst(*e)),
+            ConstKind::Expr { operands, source_ty, .. } => {
+                *source_ty = source_ty.map(|t| self.ty(t));
+                operands.iter_mut().for_each(|o| *o = self.konst(*o));
             }
-            ConstKind::FuncAddr(f) => ConstKind::FuncAddr(self.fmap[*f].unwrap_or(*f)),
-            other => other.clone(),
-        };
+            ConstKind::FuncAddr(f) => *f = self.fmap[*f].unwrap_or(*f),
+            _ => {}
+        }
         let id = self.consts.intern(Constant { ty, kind });
-        self.cmap[c] = Some(id);
+        self.cmap[c.index()] = Some(id);
         id
     }
 
@@ -207,20 +235,25 @@ impl Canon<'_> {
 /// and functions in `order` (old ids; every function exactly once). Bodies, names and
 /// metadata are moved and remapped in place, not copied.
 pub fn canonicalize(mut m: Module, order: &[FuncId]) -> Module {
-    let otypes = std::mem::take(&mut m.types);
-    let oconsts = std::mem::take(&mut m.constants);
+    let otypes = std::mem::take(&mut m.types).into_entries();
+    let oconsts = std::mem::take(&mut m.constants).into_vec();
     let mut fmap = SecondaryMap::with_capacity(m.functions.len());
     for (new, &f) in order.iter().enumerate() {
         fmap[f] = Some(FuncId::new(new));
     }
+    let mut types = Types::default();
+    types.reserve(otypes.len());
+    let mut consts = Constants::default();
+    consts.reserve(oconsts.len());
     let mut c = Canon {
-        otypes: &otypes,
-        oconsts: &oconsts,
+        tmap: vec![None; otypes.len()],
+        cmap: vec![None; oconsts.len()],
+        otypes,
+        oconsts,
         fmap,
-        types: Types::default(),
-        tmap: SecondaryMap::with_capacity(otypes.len()),
-        consts: Constants::default(),
-        cmap: SecondaryMap::with_capacity(oconsts.len()),
+        types,
+        consts,
+        stack: Vec::new(),
     };
     for g in m.globals.values_mut() {
         g.value_ty = c.ty(g.value_ty);

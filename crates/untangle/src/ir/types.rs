@@ -91,6 +91,13 @@ impl Types {
         self.set.reserve(additional);
     }
 
+    /// The types in id order, each with its struct body (named structs only), taking the
+    /// table apart (for a pass that rebuilds it in another order without copying).
+    pub fn into_entries(self) -> Vec<(Type, Option<StructBody>)> {
+        let mut bodies = self.bodies.into_iter();
+        self.set.into_iter().map(|t| (t, bodies.next().flatten())).collect()
+    }
+
     pub fn intern(&mut self, ty: Type) -> TypeId {
         let (index, _) = self.set.insert_full(ty);
         TypeId(index as u32)
@@ -105,7 +112,9 @@ impl Types {
             return;
         }
         if self.bodies.len() <= i {
-            self.bodies.resize(i + 1, None);
+            // Once for all the types interned so far (front ends intern named structs
+            // first and set their bodies after).
+            self.bodies.resize(self.set.len(), None);
         }
         self.bodies[i] = Some(body);
     }

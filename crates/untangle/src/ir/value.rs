@@ -102,6 +102,12 @@ impl Constants {
         self.set.reserve(additional);
     }
 
+    /// The constants in id order, taking the pool apart (for a pass that rebuilds it in
+    /// another order without copying).
+    pub fn into_vec(self) -> Vec<Constant> {
+        self.set.into_iter().collect()
+    }
+
     pub fn intern(&mut self, c: Constant) -> ConstId {
         ConstId(self.set.insert_full(c).0 as u32)
     }
