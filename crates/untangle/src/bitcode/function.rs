@@ -509,7 +509,7 @@ impl Fn<'_> {
                 let allocated = if explicit { inst_ty } else { self.pointee(inst_ty)? };
                 let mut align = alignment(rec & !((1 << 5) | (1 << 6) | (1 << 7)))?;
                 if align == 0 {
-                    align = self.rd.layout.pref_align(&self.rd.m.types, allocated);
+                    align = self.rd.pref_align(allocated);
                 }
                 let ty = self.ptr(allocated, 0);
                 self.push(InstKind::Alloca { allocated, count, align }, ty)?;
@@ -525,7 +525,7 @@ impl Fn<'_> {
                 let mut align = alignment(o.next()?)?;
                 let volatile = o.next()? != 0;
                 if align == 0 {
-                    align = self.rd.layout.abi_align(&self.rd.m.types, ty);
+                    align = self.rd.abi_align(ty);
                 }
                 self.push(InstKind::Load { ptr, align, volatile }, ty)?;
             }
@@ -550,7 +550,7 @@ impl Fn<'_> {
                 let mut align = alignment(o.next()?)?;
                 let volatile = o.next()? != 0;
                 if align == 0 {
-                    align = self.rd.layout.abi_align(&self.rd.m.types, pointee);
+                    align = self.rd.abi_align(pointee);
                 }
                 let void = self.rd.m.types.void();
                 self.push(InstKind::Store { ptr, value, align, volatile }, void)?;

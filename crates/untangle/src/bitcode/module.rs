@@ -41,7 +41,9 @@ pub struct Reader {
     pub m: Module,
     pub type_ids: Vec<TypeId>,
     pub values: Vec<Slot>,
-    pub layout: DataLayout,
+    /// The data layout's alignments, parsed from `m.data_layout` when first needed (only
+    /// instructions with an unspecified alignment need them).
+    layout: Option<DataLayout>,
     pub md: ModuleMetadata,
     /// Nesting depth of each constant, by `ConstId` index.
     depths: Vec<u32>,
@@ -82,6 +84,18 @@ impl Reader {
         id
     }
 
+    /// ABI alignment of `t` in bytes, from the data layout.
+    pub fn abi_align(&mut self, t: TypeId) -> u32 {
+        let layout = self.layout.get_or_insert_with(|| DataLayout::parse(&self.m.data_layout));
+        layout.abi_align(&self.m.types, t)
+    }
+
+    /// Preferred alignment of `t` in bytes, from the data layout.
+    pub fn pref_align(&mut self, t: TypeId) -> u32 {
+        let layout = self.layout.get_or_insert_with(|| DataLayout::parse(&self.m.data_layout));
+        layout.pref_align(&self.m.types, t)
+    }
+
     pub fn const_depth(&self, c: ConstId) -> u32 {
         self.depths.get(cranelift_entity::EntityRef::index(c)).copied().unwrap_or(1)
     }
@@ -94,7 +108,7 @@ pub fn read(cur: &mut Cursor, name: &str) -> Res<Module> {
         m: Module { source_name: name.to_string(), ..Module::default() },
         type_ids: Vec::new(),
         values: Vec::new(),
-        layout: DataLayout::default(),
+        layout: None,
         md: ModuleMetadata::default(),
         depths: Vec::new(),
         budget_values: cur.r.end() as usize,
@@ -184,7 +198,7 @@ fn record(
         2 => rd.m.triple = string_of(ops)?,
         3 => {
             rd.m.data_layout = string_of(ops)?;
-            rd.layout = DataLayout::parse(&rd.m.data_layout);
+            rd.layout = None;
         }
         7 => {
             let t = rd.ty(op(0)?)?;

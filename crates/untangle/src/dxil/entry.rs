@@ -66,7 +66,7 @@ pub(crate) fn read_entry_points(m: &Module, module_resources: &Resources) -> Res
             None => None,
             Some(_) => match t.value(0)? {
                 (_, Value::Func(f)) => Some(f),
-                _ => return Err(Error::Dxil(format!("{}[0]: expected a function", t.path))),
+                _ => return Err(Error::Dxil(format!("{}[0]: expected a function", t.path()))),
             },
         };
         let signatures = match t.opt_tuple(2)? {
@@ -74,7 +74,7 @@ pub(crate) fn read_entry_points(m: &Module, module_resources: &Resources) -> Res
             None => Signatures::default(),
         };
         let resources = match t.get(3) {
-            Some(r) => Resources::read(m, r, &format!("{}[3]", t.path))?,
+            Some(_) => Resources::from_tuple(&t.node(3)?)?,
             None => module_resources.clone(),
         };
         let properties = match t.opt_tuple(4)? {

@@ -1,23 +1,44 @@
 //! Typed access to metadata tuples, with errors that say where in the metadata we were.
+//!
+//! Cost: a tuple's path is kept as its root's name (shared) and the operand indices below
+//! it, and formatted only for an error message, so walking the metadata allocates nothing
+//! per tuple.
 
 use crate::error::{Error, Result};
 use crate::ir::{ConstKind, MdId, Metadata, Module, Type, TypeId, Value};
+use smallvec::SmallVec;
+use std::rc::Rc;
 
-/// A metadata tuple being read, with a path for error messages (`dx.resources[1][0]`).
+/// A metadata tuple being read, with its path for error messages (`dx.resources[1][0]`).
 #[derive(Clone)]
 pub(crate) struct Tuple<'m> {
     pub m: &'m Module,
     pub ops: &'m [Option<MdId>],
-    pub path: String,
+    root: Rc<str>,
+    indices: SmallVec<[u32; 6]>,
 }
 
 impl<'m> Tuple<'m> {
     pub fn of(m: &'m Module, id: MdId, path: impl Into<String>) -> Result<Tuple<'m>> {
-        let path = path.into();
+        Tuple::at(m, id, Rc::from(path.into()), SmallVec::new())
+    }
+
+    fn at(m: &'m Module, id: MdId, root: Rc<str>, indices: SmallVec<[u32; 6]>) -> Result<Tuple<'m>> {
         match m.metadata.get(id) {
-            Metadata::Node(ops) => Ok(Tuple { m, ops, path }),
-            _ => Err(Error::Dxil(format!("{path}: expected a metadata tuple"))),
+            Metadata::Node(ops) => Ok(Tuple { m, ops, root, indices }),
+            _ => Err(Error::Dxil(format!("{}: expected a metadata tuple", path(&root, &indices)))),
         }
+    }
+
+    /// Where this tuple is: `dx.resources[1][0]`.
+    pub fn path(&self) -> String {
+        path(&self.root, &self.indices)
+    }
+
+    fn child_indices(&self, i: usize) -> SmallVec<[u32; 6]> {
+        let mut indices = self.indices.clone();
+        indices.push(u32::try_from(i).unwrap_or(u32::MAX));
+        indices
     }
 
     pub fn len(&self) -> usize {
@@ -25,7 +46,7 @@ impl<'m> Tuple<'m> {
     }
 
     fn err(&self, i: usize, what: &str) -> Error {
-        Error::Dxil(format!("{}[{i}]: expected {what}", self.path))
+        Error::Dxil(format!("{}[{i}]: expected {what}", self.path()))
     }
 
     pub fn get(&self, i: usize) -> Option<MdId> {
@@ -34,7 +55,13 @@ impl<'m> Tuple<'m> {
 
     pub fn tuple(&self, i: usize) -> Result<Tuple<'m>> {
         let id = self.get(i).ok_or_else(|| self.err(i, "a tuple"))?;
-        Tuple::of(self.m, id, format!("{}[{i}]", self.path)).map_err(|_| self.err(i, "a tuple"))
+        Tuple::at(self.m, id, self.root.clone(), self.child_indices(i)).map_err(|_| self.err(i, "a tuple"))
+    }
+
+    /// Operand `i` (which must be present) as a tuple, failing as [`Tuple::of`] does.
+    pub fn node(&self, i: usize) -> Result<Tuple<'m>> {
+        let id = self.get(i).ok_or_else(|| self.err(i, "a tuple"))?;
+        Tuple::at(self.m, id, self.root.clone(), self.child_indices(i))
     }
 
     pub fn opt_tuple(&self, i: usize) -> Result<Option<Tuple<'m>>> {
@@ -81,10 +108,19 @@ impl<'m> Tuple<'m> {
     /// Pairs of `(tag, operand index)` in a tag/value list.
     pub fn tag_pairs(&self) -> Result<Vec<(u32, usize)>> {
         if !self.len().is_multiple_of(2) {
-            return Err(Error::Dxil(format!("{}: tag/value list has odd length {}", self.path, self.len())));
+            return Err(Error::Dxil(format!("{}: tag/value list has odd length {}", self.path(), self.len())));
         }
         (0..self.len() / 2).map(|k| Ok((self.u32(2 * k)?, 2 * k + 1))).collect()
     }
+}
+
+fn path(root: &str, indices: &[u32]) -> String {
+    use std::fmt::Write;
+    let mut s = root.to_string();
+    for i in indices {
+        let _ = write!(s, "[{i}]");
+    }
+    s
 }
 
 /// Name of the struct a resource's `%T* undef` variable points to (through arrays).

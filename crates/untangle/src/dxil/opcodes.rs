@@ -805,15 +805,18 @@ impl std::fmt::Display for DxOp {
 /// (empty class, empty suffix). Pass the name without `@` and without quotes.
 pub fn decode_function_name(name: &str) -> Option<(&str, Option<&str>)> {
     let rest = name.strip_prefix(FUNCTION_PREFIX)?;
-    let (class, overload) = match rest.split_once('.') {
-        Some((class, overload)) => (class, Some(overload)),
-        None => (rest, None),
-    };
-    let is_ident = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-    if !is_ident(class) || overload.is_some_and(str::is_empty) {
+    // One pass (every call instruction's callee is decoded): the class is the identifier
+    // characters up to the first byte that is not one, which must be the end or a `.`
+    // followed by a non-empty overload.
+    let class_len = rest.bytes().position(|b| !(b.is_ascii_alphanumeric() || b == b'_')).unwrap_or(rest.len());
+    if class_len == 0 {
         return None;
     }
-    Some((class, overload))
+    match rest.as_bytes().get(class_len) {
+        None => Some((rest, None)),
+        Some(b'.') if class_len + 1 < rest.len() => Some((&rest[..class_len], Some(&rest[class_len + 1..]))),
+        Some(_) => None,
+    }
 }
 
 #[cfg(test)]
@@ -1095,6 +1098,8 @@ mod tests {
         assert_eq!(decode_function_name("dx.types.Handle"), None);
         assert_eq!(decode_function_name("llvm.dbg.value"), None);
         assert_eq!(decode_function_name("main"), None);
+        assert_eq!(decode_function_name("dx.op.un-ary.f32"), None);
+        assert_eq!(decode_function_name("dx.op.unary-"), None);
     }
 
     #[test]

@@ -136,7 +136,11 @@ impl Resources {
 
     /// Read a `!{SRVs, UAVs, CBVs, Samplers}` tuple.
     pub fn read(m: &Module, id: MdId, path: &str) -> Result<Resources> {
-        let t = Tuple::of(m, id, path)?;
+        Resources::from_tuple(&Tuple::of(m, id, path)?)
+    }
+
+    pub(crate) fn from_tuple(t: &Tuple<'_>) -> Result<Resources> {
+        let m = t.m;
         let mut out = Resources::default();
         for (k, class) in ResourceClass::ALL.iter().enumerate() {
             let Some(list) = t.opt_tuple(k)? else { continue };
