@@ -67,10 +67,16 @@ impl Canon {
         }
     }
 
+    /// The new id of old type `t`, moving it (and what it reaches) over on first use.
+    #[inline]
     fn ty(&mut self, t: TypeId) -> TypeId {
-        if let Some(n) = self.tmap[t.index()] {
-            return n;
+        match self.tmap[t.index()] {
+            Some(n) => n,
+            None => self.walk(t),
         }
+    }
+
+    fn walk(&mut self, t: TypeId) -> TypeId {
         let mut stack = std::mem::take(&mut self.stack);
         self.open(t, &mut stack);
         while let Some(&mut (cur, ref mut next)) = stack.last_mut() {
@@ -129,10 +135,16 @@ impl Canon {
         }
     }
 
+    /// The new id of old constant `c`, moving it (and its operands) over on first use.
+    #[inline]
     fn konst(&mut self, c: ConstId) -> ConstId {
-        if let Some(n) = self.cmap[c.index()] {
-            return n;
+        match self.cmap[c.index()] {
+            Some(n) => n,
+            None => self.move_const(c),
         }
+    }
+
+    fn move_const(&mut self, c: ConstId) -> ConstId {
         // Constants are acyclic, so `c` is not met again while its operands are mapped.
         let Constant { ty, mut kind } = std::mem::replace(&mut self.oconsts[c.index()], taken());
         let ty = self.ty(ty);

@@ -111,6 +111,10 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
     let first = rd.values.len();
     let mut cur_ty: Option<TypeId> = None;
     let mut raws = RawConsts::default();
+    // Size hints (DXC's constants records average about 23 bits).
+    let expected = (cur.bits_left_in_block() / 24) as usize;
+    raws.records.reserve(expected);
+    rd.values.reserve(expected);
     loop {
         let code = match cur.advance()? {
             Entry::End => break,

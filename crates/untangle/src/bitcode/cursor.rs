@@ -50,13 +50,15 @@ struct Scope {
     /// The abbreviation table's length when the block was entered: its own definitions
     /// start there and are dropped when it ends.
     table_mark: usize,
+    /// Where the block's header says it ends (untrusted: only a size hint).
+    end: u64,
 }
 
 impl Scope {
     fn new(id: u32, width: u32, blockinfo: &BlockInfo, table_mark: usize) -> Scope {
         let shared = blockinfo.list_of(id);
         let shared_len = shared.map_or(0, |i| blockinfo.list(i).len());
-        Scope { id, width, shared, shared_len, local: Vec::new(), table_mark }
+        Scope { id, width, shared, shared_len, local: Vec::new(), table_mark, end: u64::MAX }
     }
 
     /// The abbreviation with id `4 + index`.
@@ -189,10 +191,17 @@ impl<'a> Cursor<'a> {
         if self.scopes.len() > MAX_DEPTH {
             return Err(ErrorKind::TooDeep(MAX_DEPTH));
         }
-        let (width, _) = self.header()?;
-        self.scopes.push(Scope::new(id, width, &self.blockinfo, self.abbrevs.len()));
+        let (width, end) = self.header()?;
+        self.scopes.push(Scope { end, ..Scope::new(id, width, &self.blockinfo, self.abbrevs.len()) });
         self.code = None;
         Ok(())
+    }
+
+    /// How many bits of the current block are left, by its header's length (never more
+    /// than the input has): a size hint for what the block will produce.
+    pub fn bits_left_in_block(&self) -> u64 {
+        let end = self.scopes.last().map_or(0, |s| s.end).min(self.r.end());
+        end.saturating_sub(self.r.pos())
     }
 
     /// Skip the block announced by [`Entry::SubBlock`].

@@ -55,6 +55,12 @@ impl ModuleMetadata {
 /// Read a module-level metadata block (after [`Entry::SubBlock`]`(15)`).
 pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
     cur.enter(15)?;
+    // Size hints (DXC's metadata records average about 76 bits; strings and node operand
+    // lists take most of them).
+    let bits = cur.bits_left_in_block() as usize;
+    rd.md.slots.reserve(bits / 64);
+    rd.md.lists.reserve(bits / 32);
+    rd.md.bytes.reserve(bits / 64);
     let mut name: Option<String> = None;
     loop {
         let code = match cur.advance()? {
@@ -160,6 +166,7 @@ fn drain(rd: &mut Reader, w: &mut Walk) -> Res<()> {
 /// Convert the named metadata and everything it reaches, in the LLVM front end's order.
 pub fn convert(rd: &mut Reader) -> Res<()> {
     let mut w = Walk { ids: vec![None; rd.md.slots.len()], work: Vec::new() };
+    rd.m.metadata.nodes.reserve(rd.md.slots.len());
     let named = std::mem::take(&mut rd.md.named);
     for (name, ops) in named {
         let mut list = Vec::with_capacity(ops.len());

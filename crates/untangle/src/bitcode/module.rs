@@ -78,7 +78,10 @@ impl Reader {
     pub fn intern(&mut self, c: Constant, depth: u32) -> ConstId {
         let id = self.m.constants.intern(c);
         let i = cranelift_entity::EntityRef::index(id);
-        if i >= self.depths.len() {
+        // A new constant is the pool's last entry.
+        if i == self.depths.len() {
+            self.depths.push(depth);
+        } else if i > self.depths.len() {
             self.depths.resize(i + 1, depth);
         }
         id
