@@ -38,6 +38,11 @@ pub struct AbbrevTable {
 }
 
 impl AbbrevTable {
+    /// A table with room for `ops` operands (DXC's streams define about 100).
+    pub fn with_capacity(ops: usize) -> AbbrevTable {
+        AbbrevTable { ops: Vec::with_capacity(ops) }
+    }
+
     /// The operands of `id` (empty for an id from another table).
     #[inline]
     pub fn get(&self, id: AbbrevId) -> &[Op] {
@@ -214,17 +219,17 @@ pub fn read_record(r: &mut BitReader, abbrev: &[Op], out: &mut Vec<u64>, budget:
     Ok(code)
 }
 
-/// Read one unabbreviated record (abbreviation id 3): code, count, operands, all VBR-6.
+/// Read the head of an unabbreviated record (abbreviation id 3): its code and operand
+/// count, which is checked against the bits left. The operands follow, VBR-6 each.
 #[inline]
-pub fn read_unabbreviated(r: &mut BitReader, out: &mut Vec<u64>) -> Res<u32> {
+pub fn unabbreviated_head(r: &mut BitReader) -> Res<(u32, u64)> {
     let code = r.vbr(6)?;
     let code = u32::try_from(code).map_err(|_| ErrorKind::Malformed(format!("record code {code}")))?;
     let n = r.vbr(6)?;
     if n > r.remaining() / 6 {
         return Err(ErrorKind::Implausible(n));
     }
-    r.vbr_array(6, n, out)?;
-    Ok(code)
+    Ok((code, n))
 }
 
 #[cfg(test)]

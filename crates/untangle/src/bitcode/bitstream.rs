@@ -251,6 +251,44 @@ impl<'a> BitReader<'a> {
         Ok(())
     }
 
+    /// Skip `n` VBR-6 values (the caller has checked `n` against the bits left): the same
+    /// end position and errors as `n` calls of [`BitReader::vbr`]`(6)`, but whole windows
+    /// at a time: the values that end in a window are counted from its chunks' high bits.
+    /// A value of nine chunks or more (where an overflow could hide) and anything at the
+    /// end of the input are read one by one instead.
+    pub fn skip_vbr6_array(&mut self, mut n: u64) -> Res<()> {
+        // Bit 5 of each of the nine 6-bit chunks in a window: clear where a value ends.
+        const HIGH_BITS: u64 = 0o404_040_404_040_404_040;
+        while n > 0 {
+            let ends = !self.window() & HIGH_BITS;
+            let here = ends.count_ones() as u64;
+            let used = if here == 0 {
+                None
+            } else if here <= n {
+                // Up to and including the chunk of the last value that ends here.
+                Some((64 - ends.leading_zeros()) as u64)
+            } else {
+                // Up to and including the chunk of the n-th value that ends here.
+                let mut e = ends;
+                for _ in 1..n {
+                    e &= e - 1;
+                }
+                Some(e.trailing_zeros() as u64 + 1)
+            };
+            match used {
+                Some(bits) if self.pos + bits <= self.end => {
+                    self.pos += bits;
+                    n -= here.min(n);
+                }
+                _ => {
+                    self.vbr(6)?;
+                    n -= 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Skip to the next multiple of 32 bits.
     pub fn align32(&mut self) -> Res<()> {
         let aligned = (self.pos + 31) & !31;
@@ -310,6 +348,45 @@ mod tests {
         let data = [0xffu8; 16];
         let mut r = BitReader::new(&data);
         assert!(r.vbr(6).is_err());
+    }
+
+    /// Skipping VBR-6 values ends where reading them does, and fails where reading does.
+    #[test]
+    fn skipping_matches_reading() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for case in 0..2000 {
+            // Mostly short values, sometimes long runs of continuation chunks.
+            let len = 1 + (next() % 48) as usize;
+            let data: Vec<u8> = (0..len)
+                .map(|_| match case % 3 {
+                    0 => next() as u8,
+                    1 => (next() as u8) | 0b0010_0000,
+                    _ => 0xff,
+                })
+                .collect();
+            let end = data.len() as u64 * 8;
+            for at in [0, 3, 7] {
+                for n in [1u64, 2, 5, 9, 17, 40] {
+                    let mut a = BitReader::new(&data);
+                    let mut b = BitReader::new(&data);
+                    if at > end {
+                        continue;
+                    }
+                    a.seek(at).unwrap();
+                    b.seek(at).unwrap();
+                    let read = (0..n).try_for_each(|_| a.vbr(6).map(|_| ()));
+                    let skipped = b.skip_vbr6_array(n);
+                    assert_eq!(read, skipped, "case {case} at {at} n {n}");
+                    assert_eq!(a.pos(), b.pos(), "case {case} at {at} n {n}");
+                }
+            }
+        }
     }
 
     /// The window paths agree with a plain bit-by-bit decoder at every offset, for fixed

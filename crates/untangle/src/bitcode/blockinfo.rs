@@ -34,7 +34,12 @@ impl BlockInfo {
     pub fn add(&mut self, block_id: u32, abbrev: AbbrevId) {
         match self.entries.iter_mut().find(|(id, _)| *id == block_id) {
             Some((_, v)) => v.push(abbrev),
-            None => self.entries.push((block_id, vec![abbrev])),
+            None => {
+                // DXC shares up to 16 abbreviations per block id.
+                let mut list = Vec::with_capacity(16);
+                list.push(abbrev);
+                self.entries.push((block_id, list));
+            }
         }
     }
 }

@@ -98,7 +98,7 @@ impl<'a> Cursor<'a> {
         Cursor {
             r,
             blockinfo,
-            abbrevs: AbbrevTable::default(),
+            abbrevs: AbbrevTable::with_capacity(128),
             shared_end: 0,
             scopes: vec![top],
             ops: Vec::new(),
@@ -118,6 +118,14 @@ impl<'a> Cursor<'a> {
 
     /// The next entry of the current block (abbreviation definitions are absorbed).
     pub fn advance(&mut self) -> Res<Entry> {
+        self.advance_skipping(|_| false)
+    }
+
+    /// [`Cursor::advance`], passing over the unabbreviated records whose code `skip`
+    /// selects: their operands are skipped, not decoded (a reader's records it ignores,
+    /// such as the metadata block's kind names, are mostly character arrays).
+    #[inline]
+    pub fn advance_skipping(&mut self, skip: impl Fn(u32) -> bool) -> Res<Entry> {
         loop {
             let (width, top) = match self.scopes.last() {
                 Some(s) => (s.width, self.scopes.len() == 1),
@@ -157,8 +165,14 @@ impl<'a> Cursor<'a> {
                     }
                 }
                 3 => {
+                    let (code, n) = abbrev::unabbreviated_head(&mut self.r)?;
+                    if skip(code) {
+                        self.r.skip_vbr6_array(n)?;
+                        self.code = Some(code);
+                        continue;
+                    }
                     self.ops.clear();
-                    let code = abbrev::read_unabbreviated(&mut self.r, &mut self.ops)?;
+                    self.r.vbr_array(6, n, &mut self.ops)?;
                     self.code = Some(code);
                     return Ok(Entry::Record(code));
                 }

@@ -63,7 +63,10 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
     rd.md.bytes.reserve(bits / 64);
     let mut name: Option<String> = None;
     loop {
-        let code = match cur.advance()? {
+        // Kind names (`METADATA_KIND`, code 6) are not modelled: not even decoded (unless
+        // one follows a `METADATA_NAME`, which is an error reported below).
+        let pending_name = name.is_some();
+        let code = match cur.advance_skipping(|code| code == 6 && !pending_name)? {
             Entry::End => return Ok(()),
             Entry::SubBlock(_) => {
                 cur.skip()?;

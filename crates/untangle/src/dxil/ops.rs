@@ -7,6 +7,7 @@
 use super::opcodes::{decode_function_name, DxOp};
 use crate::error::{Error, Result};
 use crate::ir::{Function, InstId, InstKind, Module, Value};
+use cranelift_entity::EntityRef;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -62,14 +63,16 @@ pub struct OpUse {
 pub fn op_uses(m: &Module) -> Vec<OpUse> {
     let mut known: BTreeMap<DxOp, usize> = BTreeMap::new();
     let mut unknown: BTreeMap<(u64, String), usize> = BTreeMap::new();
+    // Which functions are `dx.op`s, decided once per function rather than once per call.
+    let is_op: Vec<bool> = m.functions.values().map(|f| decode_function_name(&f.name).is_some()).collect();
     for (_, f) in m.defined_functions() {
         for &b in &f.layout {
             for &i in &f.blocks[b].insts {
                 let InstKind::Call { callee: Value::Func(callee), args } = &f.insts[i].kind else { continue };
-                let name = &m.functions[*callee].name;
-                if decode_function_name(name).is_none() {
+                if !is_op.get(callee.index()).copied().unwrap_or(false) {
                     continue;
                 }
+                let name = &m.functions[*callee].name;
                 let number = match args.first() {
                     Some(Value::Const(c)) => m.constants.as_int(*c),
                     _ => None,
