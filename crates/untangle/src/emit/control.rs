@@ -2,9 +2,10 @@
 //! for a structurized CFG, merge instructions, and the terminators of the structurizer's
 //! synthetic blocks (`Term::Goto`, `Term::Dispatch`, `Term::Unreachable`).
 
+use super::writer::{BuildError, Builder};
 use crate::passes::{Merge, SBlock, Scfg};
 use cranelift_entity::EntityRef;
-use rspirv::dr::{Builder, Operand};
+use rspirv::dr::Operand;
 use rspirv::spirv::{self, Word};
 
 /// A label for every block of `scfg.layout`, and an id for each of its structurizer PHIs,
@@ -48,7 +49,7 @@ impl Labels {
 }
 
 /// `OpSelectionMerge` or `OpLoopMerge`, right before a block's branch.
-pub fn emit_merge(b: &mut Builder, merge: Option<(Word, Option<Word>)>) -> Result<(), rspirv::dr::Error> {
+pub fn emit_merge(b: &mut Builder, merge: Option<(Word, Option<Word>)>) -> Result<(), BuildError> {
     match merge {
         None => Ok(()),
         Some((m, None)) => b.selection_merge(m, spirv::SelectionControl::NONE),
@@ -68,7 +69,7 @@ pub fn emit_two_way(
     if_false: Word,
     merge: Option<(Word, Option<Word>)>,
     zero: Word,
-) -> Result<(), rspirv::dr::Error> {
+) -> Result<(), BuildError> {
     emit_merge(b, merge)?;
     if if_true != if_false {
         return b.branch_conditional(cond, if_true, if_false, []);
@@ -90,7 +91,7 @@ pub fn emit_dispatch(
     targets: &[Word],
     merge: Option<(Word, Option<Word>)>,
 ) -> Result<(), String> {
-    let err = |e: rspirv::dr::Error| format!("{e:?}");
+    let err = |e: BuildError| format!("{e:?}");
     match targets.len() {
         0 => Err("dispatch with no targets".into()),
         1 => {

@@ -57,8 +57,8 @@ pub(crate) fn unsupported(function: &str, message: impl Into<String>) -> Transla
     TranslateError::Unsupported { function: function.to_string(), message: message.into() }
 }
 
-impl From<rspirv::dr::Error> for TranslateError {
-    fn from(e: rspirv::dr::Error) -> Self {
+impl From<super::writer::BuildError> for TranslateError {
+    fn from(e: super::writer::BuildError) -> Self {
         TranslateError::Internal(format!("SPIR-V builder: {e:?}"))
     }
 }

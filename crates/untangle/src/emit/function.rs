@@ -36,7 +36,7 @@ use crate::ir::{
 use crate::passes::graph::{Dfs, Doms, Preds};
 use crate::passes::{Origin, SBlock, Scfg, Term, Val, VarKind};
 use cranelift_entity::EntityRef;
-use rspirv::dr::{InsertPoint, Instruction, Operand};
+use rspirv::dr::Operand;
 use rspirv::spirv::{self, Op, StorageClass, Word};
 use std::collections::{HashMap, HashSet};
 
@@ -211,24 +211,36 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     pub fn op(&mut self, opcode: Op, ty: Word, operands: Vec<Operand>) -> Result<Word> {
         let id = self.cx.b.id();
-        self.cx.b.insert_into_block(InsertPoint::End, Instruction::new(opcode, Some(ty), Some(id), operands))?;
+        self.cx.b.block_inst_operands(opcode, Some(ty), Some(id), operands)?;
         Ok(id)
     }
 
     pub fn op_void(&mut self, opcode: Op, operands: Vec<Operand>) -> Result<()> {
-        self.cx.b.insert_into_block(InsertPoint::End, Instruction::new(opcode, None, None, operands))?;
+        self.cx.b.block_inst_operands(opcode, None, None, operands)?;
         Ok(())
     }
 
+    /// An instruction whose operands are all ids (or literals given as words).
     pub fn ids_op(&mut self, opcode: Op, ty: Word, ids: &[Word]) -> Result<Word> {
-        self.op(opcode, ty, ids.iter().map(|&w| Operand::IdRef(w)).collect())
+        Ok(self.cx.b.block_value(opcode, ty, ids)?)
+    }
+
+    /// An instruction without a result whose operands are all ids (or literal words).
+    pub fn ids_void(&mut self, opcode: Op, ids: &[Word]) -> Result<()> {
+        Ok(self.cx.b.block_inst(opcode, None, None, ids)?)
     }
 
     pub fn glsl(&mut self, ty: Word, inst: u32, args: &[Word]) -> Result<Word> {
         let set = self.cx.glsl();
-        let mut ops = vec![Operand::IdRef(set), Operand::LiteralExtInstInteger(inst)];
-        ops.extend(args.iter().map(|&w| Operand::IdRef(w)));
-        self.op(Op::ExtInst, ty, ops)
+        let mut ops = [0; 8];
+        let n = 2 + args.len();
+        if n > ops.len() {
+            return Err(self.err(format!("GLSL.std.450 instruction {inst} with {} arguments", args.len())));
+        }
+        ops[0] = set;
+        ops[1] = inst;
+        ops[2..n].copy_from_slice(args);
+        self.ids_op(Op::ExtInst, ty, &ops[..n])
     }
 
     // --- types of IR values ---
@@ -374,12 +386,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         let pointee = self.cx.m.types.pointee(result_ty).ok_or_else(|| self.err("GEP result is not a pointer"))?;
         let pty = self.cx.ptr_to(class, pointee)?;
-        let mut ops = vec![Operand::IdRef(b)];
+        let mut ops = Vec::with_capacity(1 + rest.len());
+        ops.push(b);
         for &ix in rest {
-            let w = self.value(ix)?;
-            ops.push(Operand::IdRef(w));
+            ops.push(self.value(ix)?);
         }
-        let w = self.op(Op::AccessChain, pty, ops)?;
+        let w = self.ids_op(Op::AccessChain, pty, &ops)?;
         Ok((w, class))
     }
 
@@ -681,7 +693,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             for &i in &insts {
                 if f.insts[i].kind.is_phi() && self.demoted.contains_key(&i) {
                     let (var, w) = (self.demoted[&i], self.ids[&i]);
-                    self.op_void(Op::Store, vec![Operand::IdRef(var), Operand::IdRef(w)])?;
+                    self.ids_void(Op::Store, &[var, w])?;
                 }
             }
         }
@@ -713,7 +725,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 })?;
                 let Some(&var) = self.phi_vars.get(&p) else { continue };
                 let w = self.value(v)?;
-                self.op_void(Op::Store, vec![Operand::IdRef(var), Operand::IdRef(w)])?;
+                self.ids_void(Op::Store, &[var, w])?;
             }
         }
         Ok(())
@@ -847,7 +859,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     pub fn define(&mut self, i: InstId, w: Word) -> Result<()> {
         self.ids.insert(i, w);
         if let Some(&var) = self.demoted.get(&i) {
-            self.op_void(Op::Store, vec![Operand::IdRef(var), Operand::IdRef(w)])?;
+            self.ids_void(Op::Store, &[var, w])?;
         }
         Ok(())
     }
@@ -938,25 +950,25 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             InstKind::ExtractValue { aggregate, indices } => {
                 let t = self.cx.ty(ty)?;
                 let a = self.value(*aggregate)?;
-                let mut ops = vec![Operand::IdRef(a)];
-                ops.extend(indices.iter().map(|&k| Operand::LiteralBit32(k)));
-                self.op(Op::CompositeExtract, t, ops)?
+                let mut ops = Vec::with_capacity(1 + indices.len());
+                ops.push(a);
+                ops.extend_from_slice(indices);
+                self.ids_op(Op::CompositeExtract, t, &ops)?
             }
             InstKind::InsertValue { aggregate, element, indices } => {
                 let t = self.cx.ty(ty)?;
                 let e = self.value(*element)?;
                 let a = self.value(*aggregate)?;
-                let mut ops = vec![Operand::IdRef(e), Operand::IdRef(a)];
-                ops.extend(indices.iter().map(|&k| Operand::LiteralBit32(k)));
-                self.op(Op::CompositeInsert, t, ops)?
+                let mut ops = Vec::with_capacity(2 + indices.len());
+                ops.extend_from_slice(&[e, a]);
+                ops.extend_from_slice(indices);
+                self.ids_op(Op::CompositeInsert, t, &ops)?
             }
             InstKind::ExtractElement { vector, index } => {
                 let t = self.cx.ty(ty)?;
                 let v = self.value(*vector)?;
                 match self.const_int(*index) {
-                    Some(k) => {
-                        self.op(Op::CompositeExtract, t, vec![Operand::IdRef(v), Operand::LiteralBit32(k as u32)])?
-                    }
+                    Some(k) => self.ids_op(Op::CompositeExtract, t, &[v, k as u32])?,
                     None => {
                         let x = self.value(*index)?;
                         self.ids_op(Op::VectorExtractDynamic, t, &[v, x])?
@@ -968,11 +980,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let v = self.value(*vector)?;
                 let e = self.value(*element)?;
                 match self.const_int(*index) {
-                    Some(k) => self.op(
-                        Op::CompositeInsert,
-                        t,
-                        vec![Operand::IdRef(e), Operand::IdRef(v), Operand::LiteralBit32(k as u32)],
-                    )?,
+                    Some(k) => self.ids_op(Op::CompositeInsert, t, &[e, v, k as u32])?,
                     None => {
                         let x = self.value(*index)?;
                         self.ids_op(Op::VectorInsertDynamic, t, &[v, e, x])?
@@ -983,9 +991,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let t = self.cx.ty(ty)?;
                 let a = self.value(*lhs)?;
                 let b = self.value(*rhs)?;
-                let mut ops = vec![Operand::IdRef(a), Operand::IdRef(b)];
-                ops.extend(mask.iter().map(|&k| Operand::LiteralBit32(if k < 0 { u32::MAX } else { k as u32 })));
-                self.op(Op::VectorShuffle, t, ops)?
+                let mut ops = Vec::with_capacity(2 + mask.len());
+                ops.extend_from_slice(&[a, b]);
+                ops.extend(mask.iter().map(|&k| if k < 0 { u32::MAX } else { k as u32 }));
+                self.ids_op(Op::VectorShuffle, t, &ops)?
             }
             InstKind::Alloca { .. } => return Ok(()),
             InstKind::Load { ptr, .. } => {
@@ -996,7 +1005,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             InstKind::Store { ptr, value, .. } => {
                 let (p, _) = self.pointer(*ptr)?;
                 let v = self.value(*value)?;
-                return self.op_void(Op::Store, vec![Operand::IdRef(p), Operand::IdRef(v)]);
+                return self.ids_void(Op::Store, &[p, v]);
             }
             InstKind::GetElementPtr { base, indices, .. } => {
                 let p = self.gep(ty, *base, &indices.clone())?;

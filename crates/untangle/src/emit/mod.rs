@@ -1,4 +1,4 @@
-//! SPIR-V emission (rspirv).
+//! SPIR-V emission.
 //!
 //! - [`shape`]: shape mode, the structurizer's testable output.
 //! - [`translate`](mod@translate): the full DXIL → SPIR-V translation of compute, pixel and vertex shaders.
@@ -9,6 +9,7 @@
 //!   (signatures and built-ins) and `dxop` (`dx.op.*` lowering by family).
 //! - [`support`](mod@support): which operations are lowered in which stage, and why the others are
 //!   refused (the dispatcher, `docs/dxil-coverage.md` and `untangle info --ops` read it).
+//! - [`writer`]: the module's words, written as instructions are added (both modes).
 //! - [`binding_model`]: where each D3D register lands in Vulkan when no root signature says.
 //! - [`stream_output`]: D3D12 stream output lowered to Vulkan transform feedback.
 
@@ -26,6 +27,7 @@ pub mod support;
 pub mod translate;
 mod typecheck;
 mod validate;
+pub mod writer;
 
 pub use error::TranslateError;
 pub use support::{stage_support, support, Family, Refusal, StageFamily, Support};

@@ -9,8 +9,8 @@
 //! `Int64`, `Float16`, `Float64`.
 
 use super::error::{Result, TranslateError};
+use super::writer::Builder;
 use crate::ir::{ConstId, ConstKind, FloatKind, GlobalId, Module, Type, TypeId};
-use rspirv::dr::{Builder, Instruction, Operand};
 use rspirv::spirv::{self, Capability, StorageClass, Word};
 use std::collections::{BTreeSet, HashMap};
 
@@ -218,8 +218,7 @@ impl<'m> ModuleBuilder<'m> {
         if let Some(&w) = self.undefs.get(&ty) {
             return w;
         }
-        let id = self.b.id();
-        self.b.module_mut().types_global_values.push(Instruction::new(spirv::Op::Undef, Some(ty), Some(id), vec![]));
+        let id = self.b.global_undef(ty);
         self.undefs.insert(ty, id);
         id
     }
@@ -324,19 +323,13 @@ impl<'m> ModuleBuilder<'m> {
     /// An `OpVariable` in the module's global section (the builder would put it in the
     /// block being built, if any).
     fn module_variable(&mut self, ptr: Word, class: StorageClass, init: Option<Word>) -> Word {
-        let id = self.b.id();
-        let mut ops = vec![Operand::StorageClass(class)];
-        if let Some(i) = init {
-            ops.push(Operand::IdRef(i));
-        }
-        self.b.module_mut().types_global_values.push(Instruction::new(spirv::Op::Variable, Some(ptr), Some(id), ops));
-        id
+        self.b.global_variable(ptr, class, init)
     }
 
     /// Decorates `target`, once: repeating a decoration is invalid SPIR-V.
     pub fn decorate(&mut self, target: Word, d: spirv::Decoration, literals: &[u32]) {
         if self.decorations.insert((target, d as u32, literals.to_vec())) {
-            self.b.decorate(target, d, literals.iter().map(|&l| Operand::LiteralBit32(l)));
+            self.b.decorate_literals(target, d, literals);
         }
     }
 }

@@ -894,16 +894,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let p = self.ids_op(Op::AccessChain, pty, &[var, zero, row])?;
                 let v = self.ids_op(Op::Load, u4, &[p])?;
                 let first = (at.offset % 16) / 4;
-                self.op(
-                    Op::VectorShuffle,
-                    u2,
-                    vec![
-                        Operand::IdRef(v),
-                        Operand::IdRef(v),
-                        Operand::LiteralBit32(first),
-                        Operand::LiteralBit32(first + 1),
-                    ],
-                )
+                self.ids_op(Op::VectorShuffle, u2, &[v, v, first, first + 1])
             }
         }
     }
@@ -1038,21 +1029,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// `OpLoad`, with the `Aligned` operand `PhysicalStorageBuffer` pointers require.
     pub fn load_from(&mut self, ty: Word, ptr: Word, storage: StorageClass, align: u32) -> Result<Word> {
-        let mut ops = vec![Operand::IdRef(ptr)];
         if storage == StorageClass::PhysicalStorageBuffer {
-            ops.push(Operand::MemoryAccess(spirv::MemoryAccess::ALIGNED));
-            ops.push(Operand::LiteralBit32(align));
+            self.ids_op(Op::Load, ty, &[ptr, spirv::MemoryAccess::ALIGNED.bits(), align])
+        } else {
+            self.ids_op(Op::Load, ty, &[ptr])
         }
-        self.op(Op::Load, ty, ops)
     }
 
     /// `OpStore`, with the `Aligned` operand `PhysicalStorageBuffer` pointers require.
     pub fn store_to(&mut self, ptr: Word, value: Word, storage: StorageClass, align: u32) -> Result<()> {
-        let mut ops = vec![Operand::IdRef(ptr), Operand::IdRef(value)];
         if storage == StorageClass::PhysicalStorageBuffer {
-            ops.push(Operand::MemoryAccess(spirv::MemoryAccess::ALIGNED));
-            ops.push(Operand::LiteralBit32(align));
+            self.ids_void(Op::Store, &[ptr, value, spirv::MemoryAccess::ALIGNED.bits(), align])
+        } else {
+            self.ids_void(Op::Store, &[ptr, value])
         }
-        self.op_void(Op::Store, ops)
     }
 }

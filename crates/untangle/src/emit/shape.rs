@@ -53,19 +53,16 @@
 //!
 //! # Cost
 //!
-//! Linear in the structurized blocks, their edges and PHI inputs. Instructions go through
-//! rspirv's `Builder` one block at a time: after each block, what the builder holds of the
-//! entry function, the names and the globals is assembled into words and dropped
-//! (`Emitter::spill`), so no 100,000-block function is ever held as rspirv objects (a heap
-//! object per instruction and operand list made emission memory-bound, slower per block the
-//! larger the function). The words are those `Module::assemble` writes for the same
-//! instructions, in the same sections.
+//! Linear in the structurized blocks, their edges and PHI inputs. Instructions are encoded
+//! into words as they are made ([`super::writer`]), so no function is ever held as objects
+//! (rspirv's heap object per instruction and operand list made emission memory-bound on
+//! 100,000-block functions).
 
+use super::writer::{BuildError, Builder};
 use crate::ir::{Function, IndexExt, InstKind, Module, Terminator};
 use crate::passes::{Merge, Origin, SBlock, Scfg, Structured, Term, Val, VarKind};
 use cranelift_entity::EntityRef;
-use rspirv::binary::Assemble;
-use rspirv::dr::{Builder, Operand};
+use rspirv::dr::Operand;
 use rspirv::spirv::{self, Word};
 use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
@@ -87,7 +84,7 @@ pub enum EmitError {
     /// [`ShapeOptions`] out of range.
     #[error("shape options: {0}")]
     BadOptions(String),
-    /// rspirv refused an instruction sequence (an emitter bug).
+    /// The module writer refused an instruction sequence (an emitter bug).
     #[error("function `{function}`: SPIR-V builder: {message}")]
     Builder { function: String, message: String },
 }
@@ -169,10 +166,10 @@ pub fn emit_shape_module_with(
     for (func, structured) in functions {
         e.function(func, &structured.scfg)?;
     }
-    Ok(e.finish())
+    e.b.assemble().map_err(|err| EmitError::Builder { function: "-".into(), message: format!("{err:?}") })
 }
 
-fn builder_err(function: &str) -> impl Fn(rspirv::dr::Error) -> EmitError + '_ {
+fn builder_err(function: &str) -> impl Fn(BuildError) -> EmitError + '_ {
     move |err| EmitError::Builder { function: function.to_string(), message: format!("{err:?}") }
 }
 
@@ -211,23 +208,8 @@ struct BatchIds {
     p_sb_uint: Word,
 }
 
-/// Words of instructions already moved out of the builder (see [`Emitter::spill`]).
-#[derive(Default)]
-struct Spilled {
-    /// `OpName`s, in the order they were made (they precede the builder's remaining ones).
-    names: Vec<u32>,
-    /// Types, constants and globals, likewise.
-    globals: Vec<u32>,
-    /// Entry-point functions, complete or begun (they follow the builder's functions, the
-    /// helpers, which are made first).
-    functions: Vec<u32>,
-    /// Whether the function being emitted has its `OpFunction` and parameters spilled.
-    function_begun: bool,
-}
-
 struct Emitter {
     b: Builder,
-    spilled: Spilled,
     c: Common,
     consts: BTreeMap<u32, Word>,
     undef: Option<Word>,
@@ -237,83 +219,6 @@ struct Emitter {
 }
 
 impl Emitter {
-    /// Moves what the builder holds of the entry function being emitted (its completed
-    /// blocks), and all names, constants and globals made so far, into words. Called after
-    /// every block, so the builder never holds more than one block's instructions: an
-    /// rspirv module of a 100,000-block function (a heap object per instruction and per
-    /// operand list) made emission memory-bound, slower per block the larger the function.
-    /// The words are what `Module::assemble` writes for the same instructions.
-    fn spill(&mut self) {
-        let module = self.b.module_mut();
-        for inst in module.debug_names.drain(..) {
-            inst.assemble_into(&mut self.spilled.names);
-        }
-        for inst in module.types_global_values.drain(..) {
-            inst.assemble_into(&mut self.spilled.globals);
-        }
-        let Some(f) = module.functions.last_mut() else { return };
-        if !self.spilled.function_begun {
-            if let Some(def) = &f.def {
-                def.assemble_into(&mut self.spilled.functions);
-            }
-            for p in &f.parameters {
-                p.assemble_into(&mut self.spilled.functions);
-            }
-            self.spilled.function_begun = true;
-        }
-        for block in f.blocks.drain(..) {
-            block.assemble_into(&mut self.spilled.functions);
-        }
-    }
-
-    /// After `end_function` of an entry function: spills the rest of it and removes it from
-    /// the builder.
-    fn spill_function_end(&mut self) {
-        self.spill();
-        if let Some(f) = self.b.module_mut().functions.pop() {
-            if let Some(end) = &f.end {
-                end.assemble_into(&mut self.spilled.functions);
-            }
-        }
-        self.spilled.function_begun = false;
-    }
-
-    /// The module's words: the builder's sections with the spilled words in their place.
-    fn finish(self) -> Vec<u32> {
-        let Emitter { b, spilled, .. } = self;
-        let m = b.module();
-        let mut words =
-            Vec::with_capacity(spilled.names.len() + spilled.globals.len() + spilled.functions.len() + 4096);
-        if let Some(h) = &m.header {
-            h.assemble_into(&mut words);
-        }
-        let before_names = m
-            .capabilities
-            .iter()
-            .chain(&m.extensions)
-            .chain(&m.ext_inst_imports)
-            .chain(&m.memory_model)
-            .chain(&m.entry_points)
-            .chain(&m.execution_modes)
-            .chain(&m.debug_string_source);
-        for inst in before_names {
-            inst.assemble_into(&mut words);
-        }
-        words.extend_from_slice(&spilled.names);
-        for inst in m.debug_names.iter().chain(&m.debug_module_processed).chain(&m.annotations) {
-            inst.assemble_into(&mut words);
-        }
-        words.extend_from_slice(&spilled.globals);
-        for inst in &m.types_global_values {
-            inst.assemble_into(&mut words);
-        }
-        for f in &m.functions {
-            f.assemble_into(&mut words);
-        }
-        words.extend_from_slice(&spilled.functions);
-        words
-    }
-
     fn new(batch: Option<ShapeBatch>) -> Result<Emitter, String> {
         let mut b = Builder::new();
         b.set_version(1, 3);
@@ -325,7 +230,7 @@ impl Emitter {
         let uint = b.type_int(32, 0);
         let array = b.type_runtime_array(uint);
         b.decorate(array, spirv::Decoration::ArrayStride, [Operand::LiteralBit32(4)]);
-        // Explicit ids: rspirv would fold the two identical structs into one.
+        // Explicit ids: the writer would fold the two identical structs into one.
         let block_struct = |b: &mut Builder, name: &str, member: &str| {
             let id = b.id();
             b.type_struct_id(Some(id), [array]);
@@ -377,7 +282,6 @@ impl Emitter {
         let append = b.id();
         let mut e = Emitter {
             b,
-            spilled: Spilled::default(),
             c: Common { void, bool_t, uint, fn_void, decisions, trace, counter, decide, append },
             consts: BTreeMap::new(),
             undef: None,
@@ -407,19 +311,13 @@ impl Emitter {
         if let Some(id) = self.undef {
             return id;
         }
-        let id = self.b.id();
-        self.b.module_mut().types_global_values.push(rspirv::dr::Instruction::new(
-            spirv::Op::Undef,
-            Some(self.c.uint),
-            Some(id),
-            vec![],
-        ));
+        let id = self.b.global_undef(self.c.uint);
         self.undef = Some(id);
         id
     }
 
     /// `uint decide()`: the next decision, or 0 past the end of `decisions`.
-    fn decide_fn(&mut self, fn_uint: Word, p_sb_uint: Word) -> Result<(), rspirv::dr::Error> {
+    fn decide_fn(&mut self, fn_uint: Word, p_sb_uint: Word) -> Result<(), BuildError> {
         let Common { uint, bool_t, decisions, counter, decide, .. } = self.c;
         let zero = self.constant(0);
         let one = self.constant(1);
@@ -451,7 +349,7 @@ impl Emitter {
     }
 
     /// `void append(uint x)`: counts the entry in `trace[0]`, stores it when in bounds.
-    fn append_fn(&mut self, fn_void_uint: Word, p_sb_uint: Word) -> Result<(), rspirv::dr::Error> {
+    fn append_fn(&mut self, fn_void_uint: Word, p_sb_uint: Word) -> Result<(), BuildError> {
         let Common { void, uint, bool_t, trace, append, .. } = self.c;
         let zero = self.constant(0);
         let one = self.constant(1);
@@ -494,7 +392,7 @@ impl Emitter {
     /// Batch `uint decide()`: `decisions[d_base + c]` for the `c`-th read when `c < D` and
     /// in bounds, else 0. Branch-free (an out-of-range read loads word 0 and discards it):
     /// drivers compile one block per helper call faster than a selection.
-    fn batch_decide_fn(&mut self, fn_uint: Word, ids: BatchIds) -> Result<(), rspirv::dr::Error> {
+    fn batch_decide_fn(&mut self, fn_uint: Word, ids: BatchIds) -> Result<(), BuildError> {
         let Common { uint, bool_t, decisions, counter, decide, .. } = self.c;
         let zero = self.constant(0);
         let one = self.constant(1);
@@ -527,7 +425,7 @@ impl Emitter {
     /// Batch `void append(uint x)`: stores `x` and counts it while the slice has room.
     /// Branch-free: on a full slice `x` goes to the count word, which is then rewritten
     /// with the unchanged count.
-    fn batch_append_fn(&mut self, fn_void_uint: Word, ids: BatchIds) -> Result<(), rspirv::dr::Error> {
+    fn batch_append_fn(&mut self, fn_void_uint: Word, ids: BatchIds) -> Result<(), BuildError> {
         let Common { void, uint, bool_t, trace, append, .. } = self.c;
         let zero = self.constant(0);
         let one = self.constant(1);
@@ -558,7 +456,7 @@ impl Emitter {
 
     /// Batch mode's `start` block: reset the counters, find the invocation's slices, return
     /// at once when the trace slice does not fit; then enter the body at `entry_label`.
-    fn batch_start(&mut self, ids: BatchIds, entry_label: Word) -> Result<(), rspirv::dr::Error> {
+    fn batch_start(&mut self, ids: BatchIds, entry_label: Word) -> Result<(), BuildError> {
         let Common { uint, bool_t, trace, counter, .. } = self.c;
         let zero = self.constant(0);
         let t_stride = self.constant(ids.cfg.trace_stride);
@@ -590,7 +488,7 @@ impl Emitter {
     /// Batch mode's guard on a loop-header edge (labels pre-allocated): count the pass;
     /// return when the slice is full (or, marking the count [`STALLED`], after too many
     /// passes); else go on to `target`.
-    fn batch_guard(&mut self, ids: BatchIds, g: GuardIds, target: Word, header: &str) -> Result<(), rspirv::dr::Error> {
+    fn batch_guard(&mut self, ids: BatchIds, g: GuardIds, target: Word, header: &str) -> Result<(), BuildError> {
         let Common { uint, bool_t, trace, .. } = self.c;
         let zero = self.constant(0);
         let one = self.constant(1);
@@ -837,10 +735,8 @@ impl Emitter {
                     self.batch_guard(ids, g, target, &name).map_err(&berr)?;
                 }
             }
-            self.spill();
         }
         self.b.end_function().map_err(&berr)?;
-        self.spill_function_end();
         Ok(())
     }
 

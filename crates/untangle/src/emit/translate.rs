@@ -20,8 +20,6 @@ use crate::ir::Module;
 use crate::rootsig::layout::{LayoutOptions, PipelineLayout};
 use crate::rootsig::resolve::{Place, ResolvedResource};
 use crate::rootsig::RootSignature;
-use rspirv::binary::Assemble;
-use rspirv::dr::Operand;
 use rspirv::spirv::{self, ExecutionMode, ExecutionModel};
 
 #[derive(Clone, Debug, Default)]
@@ -239,26 +237,26 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
             })
             .collect(),
     };
-    let words = cx.b.module().assemble();
+    let words = cx.b.assemble().map_err(TranslateError::from)?;
     Ok(Translation { words, stage: sm.kind, entry_point: ep.name.clone(), bindings, layout })
 }
 
 /// `OpPhi` operands name predecessors by label; a block split by `split_if` ends in its last
 /// part, so PHIs that name the block's entry label are redirected there.
 fn fix_phi_parents(cx: &mut ModuleBuilder<'_>, exits: &std::collections::HashMap<u32, u32>) {
-    let Some(f) = cx.b.module_mut().functions.last_mut() else { return };
-    for block in &mut f.blocks {
-        for inst in &mut block.instructions {
-            if inst.class.opcode != spirv::Op::Phi {
-                continue;
-            }
-            for k in (1..inst.operands.len()).step_by(2) {
-                if let Operand::IdRef(l) = inst.operands[k] {
-                    if let Some(&n) = exits.get(&l) {
-                        inst.operands[k] = Operand::IdRef(n);
-                    }
+    let words = cx.b.current_function_words_mut();
+    let mut at = 0;
+    while at < words.len() {
+        let len = ((words[at] >> 16) as usize).max(1);
+        let end = (at + len).min(words.len());
+        if words[at] & 0xffff == spirv::Op::Phi as u32 {
+            // Result type, result id, then (value, parent) pairs.
+            for parent in words[at..end].iter_mut().skip(4).step_by(2) {
+                if let Some(&n) = exits.get(parent) {
+                    *parent = n;
                 }
             }
         }
+        at = end;
     }
 }

@@ -9,7 +9,6 @@
 //! program extracts) are accessed, so no word outside the accessed element is touched.
 //! Residency status is always "fully mapped" (no sparse resources yet).
 
-use super::compute::ids;
 use super::Call;
 use crate::dxil::DxOp;
 use crate::emit::error::{Result, TranslateError};
@@ -180,16 +179,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             64 => {
                 let u2 = self.cx.vec(u, 2);
                 for k in 0..2u32 {
-                    let pair = self.op(
-                        Op::VectorShuffle,
-                        u2,
-                        vec![
-                            rspirv::dr::Operand::IdRef(vec),
-                            rspirv::dr::Operand::IdRef(vec),
-                            rspirv::dr::Operand::LiteralBit32(2 * k),
-                            rspirv::dr::Operand::LiteralBit32(2 * k + 1),
-                        ],
-                    )?;
+                    let pair = self.ids_op(Op::VectorShuffle, u2, &[vec, vec, 2 * k, 2 * k + 1])?;
                     comps.push(self.ids_op(Op::Bitcast, st, &[pair])?);
                 }
             }
@@ -199,11 +189,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     pub fn extract(&mut self, ty: Word, composite: Word, k: u32) -> Result<Word> {
-        self.op(
-            Op::CompositeExtract,
-            ty,
-            vec![rspirv::dr::Operand::IdRef(composite), rspirv::dr::Operand::LiteralBit32(k)],
-        )
+        self.ids_op(Op::CompositeExtract, ty, &[composite, k])
     }
 
     /// `cbufferLoad(handle, byteOffset, alignment)`: one value of the overload (8, 16, 32 or
@@ -489,7 +475,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ResShape::Image { dim: rspirv::spirv::Dim::DimBuffer, texel, .. } => {
                 let (_, img) = self.load_descriptor(h)?;
                 let t = self.make_texel(c, 3, texel)?;
-                self.op_void(Op::ImageWrite, ids(&[img, index, t]))
+                self.ids_void(Op::ImageWrite, &[img, index, t])
             }
             _ => Err(self.form(c.op, "on a non-buffer resource")),
         }

@@ -7,7 +7,6 @@
 //! structurizer's PHIs in successors then name the split's last block (see
 //! [`FnEmit::exit_labels`]).
 
-use super::compute::ids;
 use super::Call;
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
@@ -133,7 +132,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let v = self.arg_val(c, 3)?;
         let ty = self.arg_ty(c, 3)?;
         let x = self.ir_to_num(v, ty, num)?;
-        self.op_void(Op::Store, ids(&[p, x]))
+        self.ids_void(Op::Store, &[p, x])
     }
 
     /// The column of a `loadInput`/`storeOutput` (operands 1 and 2: row, column) after

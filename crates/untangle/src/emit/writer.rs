@@ -1,0 +1,1040 @@
+//! The SPIR-V module under construction, written straight into words.
+//!
+//! Each logical section of a module (SPIR-V 1.6 §2.4: capabilities, extensions, imports,
+//! memory model, entry points, execution modes, debug names, annotations, types/constants/
+//! globals, functions) is one `Vec<u32>`; an instruction is encoded into its section when it
+//! is added, and [`Builder::assemble`] concatenates the sections behind the header. There
+//! are no instruction objects, no operand enums per instruction and no second pass.
+//!
+//! The interface is the subset of rspirv's `dr::Builder` that the emitters use, with the
+//! same meaning and the same result ids in the same order, so a module comes out word for
+//! word as rspirv assembled it (`tests/translate_digests.rs` holds every corpus module to
+//! that). Differences from rspirv's builder:
+//! - **Type deduplication** (`type_*` without an explicit id returns the first identical
+//!   type instruction, identical meaning same opcode and operands) is a hash map from the
+//!   instruction's words to its id instead of a scan over every global instruction: O(1)
+//!   per request instead of O(globals), which made type requests quadratic in module size.
+//!   Types added with an explicit id are recorded too (the first one wins, as in the scan).
+//! - Instructions go to the end of the current block only (no insertion points, no
+//!   reselection of earlier blocks or functions: the emitters never use them). Function
+//!   parameters must come before the function's first block.
+//! - An instruction longer than SPIR-V's 65,535-word limit is not silently wrapped: it
+//!   makes [`Builder::assemble`] fail.
+//!
+//! Besides rspirv's names, the emitters use word-level entry points: [`Builder::block_value`]
+//! and [`Builder::block_inst`] take operand words as they are encoded, and module-scope
+//! `OpUndef`/`OpVariable` have their own methods (rspirv's would go into an open block).
+//! Operands that rspirv's signatures take as [`Operand`]s (decorations, memory-access
+//! extras, loop controls, switch literals) are encoded with rspirv's own operand encoder.
+//!
+//! Cost: O(words) to build and assemble; one allocation per new type (its key).
+
+use foldhash::fast::FixedState;
+use rspirv::binary::Assemble;
+use rspirv::dr::Operand;
+use rspirv::spirv::{self, Op, Word};
+use std::collections::HashMap;
+
+/// A sequence the module structure forbids (an emitter bug), or an instruction too long to
+/// encode. The names are rspirv's for the same conditions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuildError {
+    /// An instruction outside any block.
+    DetachedInstruction,
+    /// A block outside any function.
+    DetachedBlock,
+    /// A block begun while another is open.
+    NestedBlock,
+    /// A function begun inside another.
+    NestedFunction,
+    /// A function ended outside any function, or with a block still open.
+    MismatchedFunctionEnd,
+    /// A terminator outside any block.
+    MismatchedTerminator,
+    /// A parameter outside a function, or after its first block.
+    DetachedFunctionParameter,
+    /// An instruction of more than 65,535 words.
+    InstructionTooLong,
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self, f)
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+pub type BuildResult<T> = Result<T, BuildError>;
+
+/// Where the function under construction stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Position {
+    /// Between functions.
+    Module,
+    /// In a function, before its first block (parameters go here).
+    FunctionHead,
+    /// In a function, between blocks.
+    Function,
+    /// In an open block.
+    Block,
+}
+
+/// SPIR-V's header generator word as rspirv writes it (its registered tool id, version 0).
+const GENERATOR: Word = 0x000f_0000;
+
+pub struct Builder {
+    next_id: Word,
+    version: Word,
+    capabilities: Vec<Word>,
+    extensions: Vec<Word>,
+    ext_inst_imports: Vec<Word>,
+    memory_model: Option<[Word; 3]>,
+    entry_points: Vec<Word>,
+    execution_modes: Vec<Word>,
+    debug_names: Vec<Word>,
+    annotations: Vec<Word>,
+    /// Types, constants and module-scope variables, in the order they were added.
+    globals: Vec<Word>,
+    functions: Vec<Word>,
+    /// Where the function under construction (or the last one) begins in `functions`.
+    function_start: usize,
+    position: Position,
+    /// Each type instruction's opcode and operands → its result id (the first one added).
+    types: HashMap<Box<[Word]>, Word, FixedState>,
+    /// The key being looked up, reused.
+    key: Vec<Word>,
+    /// Set when an instruction exceeded 65,535 words.
+    too_long: bool,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder::new()
+    }
+}
+
+/// Encode one instruction at the end of `out`. Returns `false` when it is too long.
+#[inline]
+fn encode(out: &mut Vec<Word>, op: Op, ty: Option<Word>, id: Option<Word>, operands: &[Word]) -> bool {
+    let len = 1 + usize::from(ty.is_some()) + usize::from(id.is_some()) + operands.len();
+    out.reserve(len);
+    out.push(((len as u32) << 16) | (op as u32));
+    if let Some(t) = ty {
+        out.push(t);
+    }
+    if let Some(i) = id {
+        out.push(i);
+    }
+    out.extend_from_slice(operands);
+    len <= 0xffff
+}
+
+/// The words of a literal string: UTF-8, NUL-terminated, zero-padded to a word.
+fn push_str(out: &mut Vec<Word>, s: &str) {
+    let bytes = s.as_bytes();
+    let chunks = bytes.chunks_exact(4);
+    let rest = chunks.remainder();
+    out.extend(chunks.map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+    let mut last = [0u8; 4];
+    last[..rest.len()].copy_from_slice(rest);
+    out.push(u32::from_le_bytes(last));
+}
+
+/// Builds an instruction whose operands are not a plain word slice: header word first,
+/// its length patched in at the end.
+struct Open {
+    start: usize,
+}
+
+impl Open {
+    fn begin(out: &mut Vec<Word>, op: Op, ty: Option<Word>, id: Option<Word>) -> Open {
+        let start = out.len();
+        out.push(op as u32);
+        out.extend(ty);
+        out.extend(id);
+        Open { start }
+    }
+
+    /// Patch the word count; `false` when it is too long.
+    fn finish(self, out: &mut [Word]) -> bool {
+        let len = out.len() - self.start;
+        out[self.start] |= (len as u32) << 16;
+        len <= 0xffff
+    }
+}
+
+impl Builder {
+    pub fn new() -> Builder {
+        Builder {
+            next_id: 1,
+            version: (u32::from(spirv::MAJOR_VERSION) << 16) | (u32::from(spirv::MINOR_VERSION) << 8),
+            capabilities: Vec::new(),
+            extensions: Vec::new(),
+            ext_inst_imports: Vec::new(),
+            memory_model: None,
+            entry_points: Vec::new(),
+            execution_modes: Vec::new(),
+            debug_names: Vec::with_capacity(256),
+            annotations: Vec::with_capacity(128),
+            globals: Vec::with_capacity(512),
+            functions: Vec::with_capacity(2048),
+            function_start: 0,
+            position: Position::Module,
+            types: HashMap::with_capacity_and_hasher(64, FixedState::default()),
+            key: Vec::with_capacity(16),
+            too_long: false,
+        }
+    }
+
+    pub fn set_version(&mut self, major: u8, minor: u8) {
+        self.version = (u32::from(major) << 16) | (u32::from(minor) << 8);
+    }
+
+    /// A fresh result id.
+    #[inline]
+    pub fn id(&mut self) -> Word {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// The module: header (bound = the next unused id) and every section in order.
+    pub fn assemble(&self) -> BuildResult<Vec<Word>> {
+        if self.too_long {
+            return Err(BuildError::InstructionTooLong);
+        }
+        let sections = [
+            &self.capabilities,
+            &self.extensions,
+            &self.ext_inst_imports,
+            &self.entry_points,
+            &self.execution_modes,
+            &self.debug_names,
+            &self.annotations,
+            &self.globals,
+            &self.functions,
+        ];
+        let total = 5 + 3 + sections.iter().map(|s| s.len()).sum::<usize>();
+        let mut out = Vec::with_capacity(total);
+        out.extend_from_slice(&[spirv::MAGIC_NUMBER, self.version, GENERATOR, self.next_id, 0]);
+        out.extend_from_slice(&self.capabilities);
+        out.extend_from_slice(&self.extensions);
+        out.extend_from_slice(&self.ext_inst_imports);
+        if let Some(mm) = &self.memory_model {
+            out.extend_from_slice(mm);
+        }
+        out.extend_from_slice(&self.entry_points);
+        out.extend_from_slice(&self.execution_modes);
+        out.extend_from_slice(&self.debug_names);
+        out.extend_from_slice(&self.annotations);
+        out.extend_from_slice(&self.globals);
+        out.extend_from_slice(&self.functions);
+        Ok(out)
+    }
+
+    // --- low-level appends ---
+
+    #[inline]
+    fn note(&mut self, fits: bool) {
+        self.too_long |= !fits;
+    }
+
+    /// An instruction at the end of the open block, its operands given as words.
+    #[inline]
+    pub fn block_inst(&mut self, op: Op, ty: Option<Word>, id: Option<Word>, operands: &[Word]) -> BuildResult<()> {
+        if self.position != Position::Block {
+            return Err(BuildError::DetachedInstruction);
+        }
+        let fits = encode(&mut self.functions, op, ty, id, operands);
+        self.note(fits);
+        Ok(())
+    }
+
+    /// An instruction with a fresh result id at the end of the open block; returns the id.
+    #[inline]
+    pub fn block_value(&mut self, op: Op, ty: Word, operands: &[Word]) -> BuildResult<Word> {
+        let id = self.id();
+        self.block_inst(op, Some(ty), Some(id), operands)?;
+        Ok(id)
+    }
+
+    /// An instruction at the end of the open block, its operands as rspirv [`Operand`]s.
+    pub fn block_inst_operands(
+        &mut self,
+        op: Op,
+        ty: Option<Word>,
+        id: Option<Word>,
+        operands: impl IntoIterator<Item = Operand>,
+    ) -> BuildResult<()> {
+        if self.position != Position::Block {
+            return Err(BuildError::DetachedInstruction);
+        }
+        let open = Open::begin(&mut self.functions, op, ty, id);
+        for o in operands {
+            o.assemble_into(&mut self.functions);
+        }
+        let fits = open.finish(&mut self.functions);
+        self.note(fits);
+        Ok(())
+    }
+
+    /// A terminator: the block ends.
+    fn terminate(&mut self, op: Op, operands: &[Word]) -> BuildResult<()> {
+        if self.position != Position::Block {
+            return Err(BuildError::MismatchedTerminator);
+        }
+        let fits = encode(&mut self.functions, op, None, None, operands);
+        self.note(fits);
+        self.position = Position::Function;
+        Ok(())
+    }
+
+    /// A type, constant or variable in the global section.
+    #[inline]
+    pub fn global_inst(&mut self, op: Op, ty: Option<Word>, id: Option<Word>, operands: &[Word]) {
+        let fits = encode(&mut self.globals, op, ty, id, operands);
+        self.note(fits);
+    }
+
+    /// A type instruction: the existing id of an identical one, else `result_id` or a fresh
+    /// id for a new one. With an explicit `result_id` the instruction is always added.
+    fn type_inst(&mut self, op: Op, result_id: Option<Word>, operands: &[Word]) -> Word {
+        self.key.clear();
+        self.key.push(op as u32);
+        self.key.extend_from_slice(operands);
+        let id = match result_id {
+            Some(id) => {
+                if !self.types.contains_key(self.key.as_slice()) {
+                    self.types.insert(self.key.as_slice().into(), id);
+                }
+                id
+            }
+            None => {
+                if let Some(&id) = self.types.get(self.key.as_slice()) {
+                    return id;
+                }
+                let id = self.id();
+                self.types.insert(self.key.as_slice().into(), id);
+                id
+            }
+        };
+        self.global_inst(op, None, Some(id), operands);
+        id
+    }
+
+    // --- module-level instructions ---
+
+    pub fn capability(&mut self, capability: spirv::Capability) {
+        let fits = encode(&mut self.capabilities, Op::Capability, None, None, &[capability as u32]);
+        self.note(fits);
+    }
+
+    pub fn extension(&mut self, name: &str) {
+        let open = Open::begin(&mut self.extensions, Op::Extension, None, None);
+        push_str(&mut self.extensions, name);
+        let fits = open.finish(&mut self.extensions);
+        self.note(fits);
+    }
+
+    pub fn ext_inst_import(&mut self, set: &str) -> Word {
+        let id = self.id();
+        let open = Open::begin(&mut self.ext_inst_imports, Op::ExtInstImport, None, Some(id));
+        push_str(&mut self.ext_inst_imports, set);
+        let fits = open.finish(&mut self.ext_inst_imports);
+        self.note(fits);
+        id
+    }
+
+    /// Sets (or replaces) the memory model.
+    pub fn memory_model(&mut self, addressing: spirv::AddressingModel, memory: spirv::MemoryModel) {
+        self.memory_model = Some([(3 << 16) | Op::MemoryModel as u32, addressing as u32, memory as u32]);
+    }
+
+    pub fn entry_point(
+        &mut self,
+        model: spirv::ExecutionModel,
+        function: Word,
+        name: &str,
+        interface: impl AsRef<[Word]>,
+    ) {
+        let out = &mut self.entry_points;
+        let open = Open::begin(out, Op::EntryPoint, None, None);
+        out.extend_from_slice(&[model as u32, function]);
+        push_str(out, name);
+        out.extend_from_slice(interface.as_ref());
+        let fits = open.finish(out);
+        self.note(fits);
+    }
+
+    pub fn execution_mode(&mut self, function: Word, mode: spirv::ExecutionMode, params: impl AsRef<[u32]>) {
+        let out = &mut self.execution_modes;
+        let open = Open::begin(out, Op::ExecutionMode, None, None);
+        out.extend_from_slice(&[function, mode as u32]);
+        out.extend_from_slice(params.as_ref());
+        let fits = open.finish(out);
+        self.note(fits);
+    }
+
+    pub fn name(&mut self, target: Word, name: impl AsRef<str>) {
+        let out = &mut self.debug_names;
+        let open = Open::begin(out, Op::Name, None, None);
+        out.push(target);
+        push_str(out, name.as_ref());
+        let fits = open.finish(out);
+        self.note(fits);
+    }
+
+    pub fn member_name(&mut self, ty: Word, member: u32, name: impl AsRef<str>) {
+        let out = &mut self.debug_names;
+        let open = Open::begin(out, Op::MemberName, None, None);
+        out.extend_from_slice(&[ty, member]);
+        push_str(out, name.as_ref());
+        let fits = open.finish(out);
+        self.note(fits);
+    }
+
+    pub fn decorate(&mut self, target: Word, decoration: spirv::Decoration, params: impl IntoIterator<Item = Operand>) {
+        let out = &mut self.annotations;
+        let open = Open::begin(out, Op::Decorate, None, None);
+        out.extend_from_slice(&[target, decoration as u32]);
+        for p in params {
+            p.assemble_into(out);
+        }
+        let fits = open.finish(out);
+        self.note(fits);
+    }
+
+    /// `OpDecorate` with literal operands.
+    pub fn decorate_literals(&mut self, target: Word, decoration: spirv::Decoration, literals: &[u32]) {
+        let out = &mut self.annotations;
+        let open = Open::begin(out, Op::Decorate, None, None);
+        out.extend_from_slice(&[target, decoration as u32]);
+        out.extend_from_slice(literals);
+        let fits = open.finish(out);
+        self.note(fits);
+    }
+
+    pub fn member_decorate(
+        &mut self,
+        ty: Word,
+        member: u32,
+        decoration: spirv::Decoration,
+        params: impl IntoIterator<Item = Operand>,
+    ) {
+        let out = &mut self.annotations;
+        let open = Open::begin(out, Op::MemberDecorate, None, None);
+        out.extend_from_slice(&[ty, member, decoration as u32]);
+        for p in params {
+            p.assemble_into(out);
+        }
+        let fits = open.finish(out);
+        self.note(fits);
+    }
+
+    // --- types (deduplicated) ---
+
+    pub fn type_void(&mut self) -> Word {
+        self.type_inst(Op::TypeVoid, None, &[])
+    }
+
+    pub fn type_bool(&mut self) -> Word {
+        self.type_inst(Op::TypeBool, None, &[])
+    }
+
+    pub fn type_int(&mut self, width: u32, signedness: u32) -> Word {
+        self.type_inst(Op::TypeInt, None, &[width, signedness])
+    }
+
+    pub fn type_float(&mut self, width: u32, encoding: Option<spirv::FPEncoding>) -> Word {
+        match encoding {
+            None => self.type_inst(Op::TypeFloat, None, &[width]),
+            Some(e) => self.type_inst(Op::TypeFloat, None, &[width, e as u32]),
+        }
+    }
+
+    pub fn type_vector(&mut self, component: Word, count: u32) -> Word {
+        self.type_inst(Op::TypeVector, None, &[component, count])
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn type_image(
+        &mut self,
+        sampled_type: Word,
+        dim: spirv::Dim,
+        depth: u32,
+        arrayed: u32,
+        ms: u32,
+        sampled: u32,
+        format: spirv::ImageFormat,
+        access: Option<spirv::AccessQualifier>,
+    ) -> Word {
+        let ops = [sampled_type, dim as u32, depth, arrayed, ms, sampled, format as u32];
+        match access {
+            None => self.type_inst(Op::TypeImage, None, &ops),
+            Some(a) => {
+                let mut with = [0; 8];
+                with[..7].copy_from_slice(&ops);
+                with[7] = a as u32;
+                self.type_inst(Op::TypeImage, None, &with)
+            }
+        }
+    }
+
+    pub fn type_sampler(&mut self) -> Word {
+        self.type_inst(Op::TypeSampler, None, &[])
+    }
+
+    pub fn type_sampled_image(&mut self, image: Word) -> Word {
+        self.type_inst(Op::TypeSampledImage, None, &[image])
+    }
+
+    pub fn type_array(&mut self, element: Word, length: Word) -> Word {
+        self.type_inst(Op::TypeArray, None, &[element, length])
+    }
+
+    pub fn type_array_id(&mut self, result_id: Option<Word>, element: Word, length: Word) -> Word {
+        self.type_inst(Op::TypeArray, result_id, &[element, length])
+    }
+
+    pub fn type_runtime_array(&mut self, element: Word) -> Word {
+        self.type_inst(Op::TypeRuntimeArray, None, &[element])
+    }
+
+    pub fn type_runtime_array_id(&mut self, result_id: Option<Word>, element: Word) -> Word {
+        self.type_inst(Op::TypeRuntimeArray, result_id, &[element])
+    }
+
+    pub fn type_struct(&mut self, members: impl AsRef<[Word]>) -> Word {
+        self.type_inst(Op::TypeStruct, None, members.as_ref())
+    }
+
+    pub fn type_struct_id(&mut self, result_id: Option<Word>, members: impl AsRef<[Word]>) -> Word {
+        self.type_inst(Op::TypeStruct, result_id, members.as_ref())
+    }
+
+    pub fn type_pointer(&mut self, result_id: Option<Word>, class: spirv::StorageClass, pointee: Word) -> Word {
+        self.type_inst(Op::TypePointer, result_id, &[class as u32, pointee])
+    }
+
+    pub fn type_function(&mut self, ret: Word, params: impl AsRef<[Word]>) -> Word {
+        let mut ops = Vec::with_capacity(1 + params.as_ref().len());
+        ops.push(ret);
+        ops.extend_from_slice(params.as_ref());
+        self.type_inst(Op::TypeFunction, None, &ops)
+    }
+
+    // --- constants and global values (not deduplicated: callers cache them) ---
+
+    fn constant_inst(&mut self, op: Op, ty: Word, operands: &[Word]) -> Word {
+        let id = self.id();
+        self.global_inst(op, Some(ty), Some(id), operands);
+        id
+    }
+
+    pub fn constant_true(&mut self, ty: Word) -> Word {
+        self.constant_inst(Op::ConstantTrue, ty, &[])
+    }
+
+    pub fn constant_false(&mut self, ty: Word) -> Word {
+        self.constant_inst(Op::ConstantFalse, ty, &[])
+    }
+
+    pub fn constant_bit32(&mut self, ty: Word, value: u32) -> Word {
+        self.constant_inst(Op::Constant, ty, &[value])
+    }
+
+    pub fn constant_bit64(&mut self, ty: Word, value: u64) -> Word {
+        self.constant_inst(Op::Constant, ty, &[value as u32, (value >> 32) as u32])
+    }
+
+    pub fn constant_null(&mut self, ty: Word) -> Word {
+        self.constant_inst(Op::ConstantNull, ty, &[])
+    }
+
+    pub fn constant_composite(&mut self, ty: Word, constituents: impl AsRef<[Word]>) -> Word {
+        self.constant_inst(Op::ConstantComposite, ty, constituents.as_ref())
+    }
+
+    /// `OpUndef` in the global section (whether or not a block is open).
+    pub fn global_undef(&mut self, ty: Word) -> Word {
+        self.constant_inst(Op::Undef, ty, &[])
+    }
+
+    /// A module-scope `OpVariable` (whether or not a block is open).
+    pub fn global_variable(&mut self, ptr: Word, class: spirv::StorageClass, init: Option<Word>) -> Word {
+        let id = self.id();
+        match init {
+            Some(i) => self.global_inst(Op::Variable, Some(ptr), Some(id), &[class as u32, i]),
+            None => self.global_inst(Op::Variable, Some(ptr), Some(id), &[class as u32]),
+        }
+        id
+    }
+
+    /// `OpVariable`: in the open block if there is one, else module-scope.
+    pub fn variable(
+        &mut self,
+        ptr: Word,
+        result_id: Option<Word>,
+        class: spirv::StorageClass,
+        init: Option<Word>,
+    ) -> Word {
+        let id = result_id.unwrap_or_else(|| self.id());
+        let ops = [class as u32, init.unwrap_or(0)];
+        let ops = if init.is_some() { &ops[..] } else { &ops[..1] };
+        if self.position == Position::Block {
+            let fits = encode(&mut self.functions, Op::Variable, Some(ptr), Some(id), ops);
+            self.note(fits);
+        } else {
+            self.global_inst(Op::Variable, Some(ptr), Some(id), ops);
+        }
+        id
+    }
+
+    // --- functions and blocks ---
+
+    pub fn begin_function(
+        &mut self,
+        ret: Word,
+        function_id: Option<Word>,
+        control: spirv::FunctionControl,
+        function_type: Word,
+    ) -> BuildResult<Word> {
+        if self.position != Position::Module {
+            return Err(BuildError::NestedFunction);
+        }
+        let id = function_id.unwrap_or_else(|| self.id());
+        self.function_start = self.functions.len();
+        encode(&mut self.functions, Op::Function, Some(ret), Some(id), &[control.bits(), function_type]);
+        self.position = Position::FunctionHead;
+        Ok(id)
+    }
+
+    pub fn function_parameter(&mut self, ty: Word) -> BuildResult<Word> {
+        if self.position != Position::FunctionHead {
+            return Err(BuildError::DetachedFunctionParameter);
+        }
+        let id = self.id();
+        encode(&mut self.functions, Op::FunctionParameter, Some(ty), Some(id), &[]);
+        Ok(id)
+    }
+
+    pub fn end_function(&mut self) -> BuildResult<()> {
+        if !matches!(self.position, Position::FunctionHead | Position::Function) {
+            return Err(BuildError::MismatchedFunctionEnd);
+        }
+        encode(&mut self.functions, Op::FunctionEnd, None, None, &[]);
+        self.position = Position::Module;
+        Ok(())
+    }
+
+    pub fn begin_block(&mut self, label: Option<Word>) -> BuildResult<Word> {
+        match self.position {
+            Position::Module => return Err(BuildError::DetachedBlock),
+            Position::Block => return Err(BuildError::NestedBlock),
+            Position::FunctionHead | Position::Function => {}
+        }
+        let id = label.unwrap_or_else(|| self.id());
+        encode(&mut self.functions, Op::Label, None, Some(id), &[]);
+        self.position = Position::Block;
+        Ok(id)
+    }
+
+    /// The words of the function under construction, or the last one built: for fix-ups
+    /// that need every block of the function written first.
+    pub fn current_function_words_mut(&mut self) -> &mut [Word] {
+        &mut self.functions[self.function_start..]
+    }
+
+    // --- instructions in blocks ---
+
+    pub fn load(
+        &mut self,
+        ty: Word,
+        result_id: Option<Word>,
+        pointer: Word,
+        access: Option<spirv::MemoryAccess>,
+        params: impl IntoIterator<Item = Operand>,
+    ) -> BuildResult<Word> {
+        let id = result_id.unwrap_or_else(|| self.id());
+        let mut params = params.into_iter().peekable();
+        match (access, params.peek()) {
+            (None, None) => self.block_inst(Op::Load, Some(ty), Some(id), &[pointer])?,
+            _ => {
+                let ops =
+                    std::iter::once(Operand::IdRef(pointer)).chain(access.map(Operand::MemoryAccess)).chain(params);
+                self.block_inst_operands(Op::Load, Some(ty), Some(id), ops)?
+            }
+        }
+        Ok(id)
+    }
+
+    pub fn store(
+        &mut self,
+        pointer: Word,
+        object: Word,
+        access: Option<spirv::MemoryAccess>,
+        params: impl IntoIterator<Item = Operand>,
+    ) -> BuildResult<()> {
+        let mut params = params.into_iter().peekable();
+        match (access, params.peek()) {
+            (None, None) => self.block_inst(Op::Store, None, None, &[pointer, object]),
+            _ => {
+                let ops = [Operand::IdRef(pointer), Operand::IdRef(object)]
+                    .into_iter()
+                    .chain(access.map(Operand::MemoryAccess))
+                    .chain(params);
+                self.block_inst_operands(Op::Store, None, None, ops)
+            }
+        }
+    }
+
+    pub fn access_chain(
+        &mut self,
+        ty: Word,
+        result_id: Option<Word>,
+        base: Word,
+        indexes: impl AsRef<[Word]>,
+    ) -> BuildResult<Word> {
+        let id = result_id.unwrap_or_else(|| self.id());
+        if self.position != Position::Block {
+            return Err(BuildError::DetachedInstruction);
+        }
+        let out = &mut self.functions;
+        let open = Open::begin(out, Op::AccessChain, Some(ty), Some(id));
+        out.push(base);
+        out.extend_from_slice(indexes.as_ref());
+        let fits = open.finish(out);
+        self.note(fits);
+        Ok(id)
+    }
+
+    pub fn array_length(
+        &mut self,
+        ty: Word,
+        result_id: Option<Word>,
+        structure: Word,
+        member: u32,
+    ) -> BuildResult<Word> {
+        let id = result_id.unwrap_or_else(|| self.id());
+        self.block_inst(Op::ArrayLength, Some(ty), Some(id), &[structure, member])?;
+        Ok(id)
+    }
+
+    pub fn composite_extract(
+        &mut self,
+        ty: Word,
+        result_id: Option<Word>,
+        composite: Word,
+        indexes: impl AsRef<[u32]>,
+    ) -> BuildResult<Word> {
+        let id = result_id.unwrap_or_else(|| self.id());
+        if self.position != Position::Block {
+            return Err(BuildError::DetachedInstruction);
+        }
+        let out = &mut self.functions;
+        let open = Open::begin(out, Op::CompositeExtract, Some(ty), Some(id));
+        out.push(composite);
+        out.extend_from_slice(indexes.as_ref());
+        let fits = open.finish(out);
+        self.note(fits);
+        Ok(id)
+    }
+
+    pub fn function_call(
+        &mut self,
+        ty: Word,
+        result_id: Option<Word>,
+        function: Word,
+        args: impl AsRef<[Word]>,
+    ) -> BuildResult<Word> {
+        let id = result_id.unwrap_or_else(|| self.id());
+        if self.position != Position::Block {
+            return Err(BuildError::DetachedInstruction);
+        }
+        let out = &mut self.functions;
+        let open = Open::begin(out, Op::FunctionCall, Some(ty), Some(id));
+        out.push(function);
+        out.extend_from_slice(args.as_ref());
+        let fits = open.finish(out);
+        self.note(fits);
+        Ok(id)
+    }
+
+    /// `OpPhi` from (value, parent label) pairs.
+    pub fn phi(
+        &mut self,
+        ty: Word,
+        result_id: Option<Word>,
+        incoming: impl IntoIterator<Item = (Word, Word)>,
+    ) -> BuildResult<Word> {
+        let id = result_id.unwrap_or_else(|| self.id());
+        if self.position != Position::Block {
+            return Err(BuildError::DetachedInstruction);
+        }
+        let out = &mut self.functions;
+        let open = Open::begin(out, Op::Phi, Some(ty), Some(id));
+        for (v, parent) in incoming {
+            out.extend_from_slice(&[v, parent]);
+        }
+        let fits = open.finish(out);
+        self.note(fits);
+        Ok(id)
+    }
+
+    fn binary(&mut self, op: Op, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
+        let id = result_id.unwrap_or_else(|| self.id());
+        self.block_inst(op, Some(ty), Some(id), &[a, b])?;
+        Ok(id)
+    }
+
+    pub fn i_add(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
+        self.binary(Op::IAdd, ty, result_id, a, b)
+    }
+    pub fn i_mul(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
+        self.binary(Op::IMul, ty, result_id, a, b)
+    }
+    pub fn u_div(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
+        self.binary(Op::UDiv, ty, result_id, a, b)
+    }
+    pub fn u_mod(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
+        self.binary(Op::UMod, ty, result_id, a, b)
+    }
+    pub fn bitwise_and(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
+        self.binary(Op::BitwiseAnd, ty, result_id, a, b)
+    }
+    pub fn i_equal(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
+        self.binary(Op::IEqual, ty, result_id, a, b)
+    }
+    pub fn i_not_equal(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
+        self.binary(Op::INotEqual, ty, result_id, a, b)
+    }
+    pub fn u_less_than(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
+        self.binary(Op::ULessThan, ty, result_id, a, b)
+    }
+    pub fn u_greater_than_equal(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
+        self.binary(Op::UGreaterThanEqual, ty, result_id, a, b)
+    }
+    pub fn logical_and(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
+        self.binary(Op::LogicalAnd, ty, result_id, a, b)
+    }
+    pub fn logical_or(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
+        self.binary(Op::LogicalOr, ty, result_id, a, b)
+    }
+    pub fn logical_not(&mut self, ty: Word, result_id: Option<Word>, a: Word) -> BuildResult<Word> {
+        let id = result_id.unwrap_or_else(|| self.id());
+        self.block_inst(Op::LogicalNot, Some(ty), Some(id), &[a])?;
+        Ok(id)
+    }
+    pub fn select(&mut self, ty: Word, result_id: Option<Word>, cond: Word, a: Word, b: Word) -> BuildResult<Word> {
+        let id = result_id.unwrap_or_else(|| self.id());
+        self.block_inst(Op::Select, Some(ty), Some(id), &[cond, a, b])?;
+        Ok(id)
+    }
+
+    // --- merges and terminators ---
+
+    pub fn selection_merge(&mut self, merge: Word, control: spirv::SelectionControl) -> BuildResult<()> {
+        self.block_inst(Op::SelectionMerge, None, None, &[merge, control.bits()])
+    }
+
+    pub fn loop_merge(
+        &mut self,
+        merge: Word,
+        continue_target: Word,
+        control: spirv::LoopControl,
+        params: impl IntoIterator<Item = Operand>,
+    ) -> BuildResult<()> {
+        let ops = [Operand::IdRef(merge), Operand::IdRef(continue_target), Operand::LoopControl(control)];
+        self.block_inst_operands(Op::LoopMerge, None, None, ops.into_iter().chain(params))
+    }
+
+    pub fn branch(&mut self, target: Word) -> BuildResult<()> {
+        self.terminate(Op::Branch, &[target])
+    }
+
+    pub fn branch_conditional(
+        &mut self,
+        cond: Word,
+        if_true: Word,
+        if_false: Word,
+        weights: impl AsRef<[u32]>,
+    ) -> BuildResult<()> {
+        let weights = weights.as_ref();
+        if weights.is_empty() {
+            return self.terminate(Op::BranchConditional, &[cond, if_true, if_false]);
+        }
+        let mut ops = vec![cond, if_true, if_false];
+        ops.extend_from_slice(weights);
+        self.terminate(Op::BranchConditional, &ops)
+    }
+
+    /// `OpSwitch` on `selector`: `default`, then (literal, label) cases.
+    pub fn switch(
+        &mut self,
+        selector: Word,
+        default: Word,
+        cases: impl IntoIterator<Item = (Operand, Word)>,
+    ) -> BuildResult<()> {
+        if self.position != Position::Block {
+            return Err(BuildError::MismatchedTerminator);
+        }
+        let out = &mut self.functions;
+        let open = Open::begin(out, Op::Switch, None, None);
+        out.extend_from_slice(&[selector, default]);
+        for (literal, label) in cases {
+            literal.assemble_into(out);
+            out.push(label);
+        }
+        let fits = open.finish(out);
+        self.note(fits);
+        self.position = Position::Function;
+        Ok(())
+    }
+
+    pub fn ret(&mut self) -> BuildResult<()> {
+        self.terminate(Op::Return, &[])
+    }
+
+    pub fn ret_value(&mut self, value: Word) -> BuildResult<()> {
+        self.terminate(Op::ReturnValue, &[value])
+    }
+
+    pub fn unreachable(&mut self) -> BuildResult<()> {
+        self.terminate(Op::Unreachable, &[])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rspirv::spirv::{Capability, Decoration, StorageClass};
+
+    /// The same calls through rspirv's builder and this one give the same words: type
+    /// deduplication (including types added with explicit ids, and identical structs),
+    /// strings of every padding, sections in order, functions and blocks, terminators.
+    #[test]
+    fn words_match_rspirv() {
+        let mut r = rspirv::dr::Builder::new();
+        let mut w = Builder::new();
+        macro_rules! both {
+            ($($call:tt)*) => {{
+                let a = r.$($call)*;
+                let b = w.$($call)*;
+                (a, b)
+            }};
+        }
+        both!(set_version(1, 6));
+        both!(memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450));
+        both!(capability(Capability::Shader));
+        both!(capability(Capability::Int64));
+        both!(extension("SPV_KHR_x"));
+        both!(extension("SPV_KHR_ab"));
+        let (g1, g2) = both!(ext_inst_import("GLSL.std.450"));
+        assert_eq!(g1, g2);
+        let (u, u2) = both!(type_int(32, 0));
+        assert_eq!(u, u2);
+        let (u_again, _) = both!(type_int(32, 0));
+        assert_eq!(u_again, u);
+        let (s, _) = both!(type_int(32, 1));
+        let (f, _) = both!(type_float(32, None));
+        let (v4, _) = both!(type_vector(f, 4));
+        let (n, _) = both!(constant_bit32(u, 4));
+        let (big, _) = both!(constant_bit64(s, 0x1234_5678_9abc_def0));
+        let (arr, _) = both!(type_array(v4, n));
+        let (arr_again, _) = both!(type_array(v4, n));
+        assert_eq!(arr, arr_again);
+        // An explicit id is always added; a later request finds the first identical one.
+        let explicit_a = r.id();
+        assert_eq!(w.id(), explicit_a);
+        r.type_struct_id(Some(explicit_a), [arr]);
+        w.type_struct_id(Some(explicit_a), [arr]);
+        let explicit_b = r.id();
+        w.id();
+        r.type_struct_id(Some(explicit_b), [arr]);
+        w.type_struct_id(Some(explicit_b), [arr]);
+        let (found, found2) = (r.type_struct([arr]), w.type_struct([arr]));
+        assert_eq!((found, found2), (explicit_a, explicit_a));
+        let (st2, st2b) = (r.type_struct([u, f, v4]), w.type_struct([u, f, v4]));
+        assert_eq!(st2, st2b);
+        let (p, _) = both!(type_pointer(None, StorageClass::Private, st2));
+        let (p_again, _) = both!(type_pointer(None, StorageClass::Private, st2));
+        assert_eq!(p, p_again);
+        let (pf, _) = both!(type_pointer(None, StorageClass::Function, u));
+        let (void, _) = both!(type_void());
+        let (bool_t, _) = both!(type_bool());
+        let (fn_t1, fn_t2) = (r.type_function(void, []), w.type_function(void, []));
+        assert_eq!(fn_t1, fn_t2);
+        let (fn_u1, fn_u2) = (r.type_function(u, [u, f]), w.type_function(u, [u, f]));
+        assert_eq!(fn_u1, fn_u2);
+        let (img, _) = both!(type_image(f, spirv::Dim::Dim2D, 0, 0, 0, 1, spirv::ImageFormat::Unknown, None));
+        let (_, _) = both!(type_sampled_image(img));
+        let (_, _) = both!(type_sampler());
+        let (_, _) = both!(type_runtime_array(u));
+        let (t, _) = both!(constant_true(bool_t));
+        let (_, _) = both!(constant_false(bool_t));
+        let (_, _) = both!(constant_null(v4));
+        let (_, _) = both!(constant_composite(st2, [n, n, n]));
+        let _ = big;
+        let (var, _) = both!(variable(p, None, StorageClass::Private, None));
+        for name in ["", "a", "ab", "abc", "abcd", "abcde", "main"] {
+            both!(name(var, name));
+        }
+        both!(member_name(st2, 1, "member"));
+        both!(decorate(var, Decoration::Binding, [Operand::LiteralBit32(3)]));
+        both!(member_decorate(st2, 0, Decoration::Offset, [Operand::LiteralBit32(16)]));
+        let (fid, _) = both!(begin_function(void, None, spirv::FunctionControl::NONE, fn_t1));
+        let fid = fid.unwrap();
+        assert!(both!(begin_block(None)).0.is_ok());
+        let (lv, _) = both!(variable(pf, None, StorageClass::Function, None));
+        let l1 = r.id();
+        let l2 = r.id();
+        let l3 = r.id();
+        w.id();
+        w.id();
+        w.id();
+        let (x, _) = both!(load(u, None, lv, None, []));
+        let (x, _) = (x.unwrap(), ());
+        let (y, _) = both!(i_add(u, None, x, n));
+        let y = y.unwrap();
+        both!(store(lv, y, None, [])).0.unwrap();
+        both!(store(lv, y, Some(spirv::MemoryAccess::VOLATILE), [])).0.unwrap();
+        let (c, _) = both!(u_less_than(bool_t, None, x, y));
+        let c = c.unwrap();
+        both!(selection_merge(l3, spirv::SelectionControl::NONE)).0.unwrap();
+        both!(branch_conditional(c, l1, l2, [])).0.unwrap();
+        both!(begin_block(Some(l1))).0.unwrap();
+        let (e, _) = both!(access_chain(pf, None, var, [n]));
+        let _ = e.unwrap();
+        both!(switch(x, l3, [(Operand::LiteralBit32(0), l2), (Operand::LiteralBit32(7), l3)])).0.unwrap();
+        both!(begin_block(Some(l2))).0.unwrap();
+        both!(loop_merge(l3, l2, spirv::LoopControl::NONE, [])).0.unwrap();
+        both!(branch(l3)).0.unwrap();
+        both!(begin_block(Some(l3))).0.unwrap();
+        both!(phi(u, None, [(x, l1), (y, l2)])).0.unwrap();
+        both!(ret()).0.unwrap();
+        both!(end_function()).0.unwrap();
+        both!(entry_point(spirv::ExecutionModel::GLCompute, fid, "main", [var]));
+        both!(execution_mode(fid, spirv::ExecutionMode::LocalSize, [8, 8, 1]));
+        let _ = t;
+        assert_eq!(w.assemble().unwrap(), r.module().assemble());
+    }
+
+    #[test]
+    fn misuse_is_an_error() {
+        let mut w = Builder::new();
+        assert_eq!(w.branch(1), Err(BuildError::MismatchedTerminator));
+        assert_eq!(w.begin_block(None), Err(BuildError::DetachedBlock));
+        let void = w.type_void();
+        let f = w.type_function(void, []);
+        w.begin_function(void, None, spirv::FunctionControl::NONE, f).unwrap();
+        assert_eq!(w.load(void, None, 1, None, []), Err(BuildError::DetachedInstruction));
+        w.begin_block(None).unwrap();
+        assert_eq!(w.begin_block(None), Err(BuildError::NestedBlock));
+        assert_eq!(w.function_parameter(void), Err(BuildError::DetachedFunctionParameter));
+        assert_eq!(w.end_function(), Err(BuildError::MismatchedFunctionEnd));
+        let too_many = vec![1u32; 70_000];
+        w.block_inst(Op::Nop, None, None, &too_many).unwrap();
+        assert_eq!(w.assemble(), Err(BuildError::InstructionTooLong));
+    }
+}
