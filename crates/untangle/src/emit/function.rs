@@ -29,6 +29,7 @@ use super::error::{unsupported, Result, TranslateError};
 use super::module::ModuleBuilder;
 use super::resources::{Handle, Resources};
 use crate::dxil::ShaderModel;
+use crate::ir::hash::{HashMap, HashSet};
 use crate::ir::{
     BinaryOp, BlockId, CastOp, ConstExprOp, ConstKind, FloatPredicate, Function, InstId, InstKind, IntPredicate,
     Terminator, Type, TypeId, Value,
@@ -38,7 +39,6 @@ use crate::passes::{Origin, SBlock, Scfg, Term, Val, VarKind};
 use cranelift_entity::EntityRef;
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Op, StorageClass, Word};
-use std::collections::{HashMap, HashSet};
 
 pub struct FnEmit<'a, 'm> {
     pub cx: &'a mut ModuleBuilder<'m>,
@@ -91,8 +91,8 @@ struct SlotMap {
 
 impl SlotMap {
     fn new(succs: &[SBlock], orig: &[BlockId]) -> SlotMap {
-        let mut to_orig: HashMap<SBlock, Option<BlockId>> = HashMap::new();
-        let mut to_struct: HashMap<BlockId, Option<SBlock>> = HashMap::new();
+        let mut to_orig: HashMap<SBlock, Option<BlockId>> = HashMap::default();
+        let mut to_struct: HashMap<BlockId, Option<SBlock>> = HashMap::default();
         for (&s, &o) in succs.iter().zip(orig) {
             let e = to_orig.entry(s).or_insert(Some(o));
             if *e != Some(o) {
@@ -134,7 +134,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         sigs: &'a crate::dxil::Signatures,
         scfg: &'a Scfg,
     ) -> Result<FnEmit<'a, 'm>> {
-        let mut sblock_of = HashMap::new();
+        let mut sblock_of = HashMap::default();
         for &sb in &scfg.layout {
             if let Some(Origin::Original(o)) = scfg.blocks.get(sb).map(|b| b.origin) {
                 sblock_of.insert(o, sb);
@@ -143,8 +143,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let dfs = Dfs::new(scfg.entry, |b| scfg.blocks[b].term.succs().to_vec());
         let preds = Preds::compute(scfg);
         let doms = Doms::new(&dfs, |b| preds.slots_into(b).to_vec());
-        let mut def_block = HashMap::new();
-        let mut used_members: HashMap<InstId, u32> = HashMap::new();
+        let mut def_block = HashMap::default();
+        let mut used_members: HashMap<InstId, u32> = HashMap::default();
         for &b in &f.layout {
             for &i in &f.blocks[b].insts {
                 def_block.insert(i, b);
@@ -166,19 +166,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             sblock_of,
             doms,
             def_block,
-            ids: HashMap::new(),
-            ptrs: HashMap::new(),
-            demoted: HashMap::new(),
-            phi_vars: HashMap::new(),
-            allocas: HashMap::new(),
-            handles: HashMap::new(),
+            ids: HashMap::default(),
+            ptrs: HashMap::default(),
+            demoted: HashMap::default(),
+            phi_vars: HashMap::default(),
+            allocas: HashMap::default(),
+            handles: HashMap::default(),
             cur: scfg.entry,
-            reloads: HashMap::new(),
+            reloads: HashMap::default(),
             used_members,
-            exit_labels: HashMap::new(),
-            direct: HashSet::new(),
-            block_labels: HashMap::new(),
-            phi_inputs: HashMap::new(),
+            exit_labels: HashMap::default(),
+            direct: HashSet::default(),
+            block_labels: HashMap::default(),
+            phi_inputs: HashMap::default(),
             layout_pos: scfg.layout.iter().enumerate().map(|(k, &b)| (b, k)).collect(),
             preds,
             uses_derivatives: false,
@@ -399,7 +399,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// Which values need a `Function` variable, and the variables of PHIs and allocas.
     fn plan_variables(&mut self) -> Result<Vec<(Word, Word)>> {
-        let mut demote: HashSet<InstId> = HashSet::new();
+        let mut demote: HashSet<InstId> = HashSet::default();
         let f = self.f;
         let mut blocks: Vec<BlockId> = f.layout.iter().copied().filter(|b| self.sblock_of.contains_key(b)).collect();
         blocks.sort();
@@ -533,7 +533,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// [`SlotMap`]s of the original blocks with more than 16 successor slots (a switch is
     /// checked once per case target: comparing its slot lists each time was O(k²)).
     fn wide_slot_maps(&self) -> HashMap<SBlock, SlotMap> {
-        let mut out = HashMap::new();
+        let mut out = HashMap::default();
         for &sp in &self.scfg.layout {
             let (Origin::Original(p), Term::Orig { succs, .. }) =
                 (self.scfg.blocks[sp].origin, &self.scfg.blocks[sp].term)
@@ -668,7 +668,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             for &i in &insts {
                 let InstKind::Phi { incoming } = &f.insts[i].kind else { continue };
                 let mut pairs = Vec::new();
-                let mut named: HashSet<Word> = HashSet::new();
+                let mut named: HashSet<Word> = HashSet::default();
                 for (v, p) in incoming {
                     let Some(&sp) = self.sblock_of.get(p) else { continue };
                     self.cur = sp;
@@ -713,7 +713,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         // PHI inputs of the original successors.
         let mut succs: Vec<BlockId> = f.blocks[o].terminator.successors().to_vec();
         succs.dedup();
-        let mut done = HashSet::new();
+        let mut done = HashSet::default();
         for t in succs {
             if !done.insert(t) {
                 continue;
@@ -740,7 +740,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             return incoming.iter().find(|(_, b)| *b == pred).map(|(v, _)| *v);
         }
         let map = self.phi_inputs.entry(phi).or_insert_with(|| {
-            let mut m = HashMap::with_capacity(incoming.len());
+            let mut m = HashMap::with_capacity_and_hasher(incoming.len(), Default::default());
             for &(v, b) in incoming {
                 m.entry(b).or_insert(v);
             }

@@ -10,9 +10,10 @@
 
 use super::error::{Result, TranslateError};
 use super::writer::Builder;
+use crate::ir::hash::HashMap;
 use crate::ir::{ConstId, ConstKind, FloatKind, GlobalId, Module, Type, TypeId};
 use rspirv::spirv::{self, Capability, StorageClass, Word};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 pub struct ModuleBuilder<'m> {
     pub m: &'m Module,
@@ -44,14 +45,14 @@ impl<'m> ModuleBuilder<'m> {
             b,
             caps: BTreeSet::new(),
             exts: BTreeSet::new(),
-            types: HashMap::new(),
-            consts: HashMap::new(),
-            u32_consts: HashMap::new(),
-            u32_values: HashMap::new(),
-            scalar_consts: HashMap::new(),
-            undefs: HashMap::new(),
-            nulls: HashMap::new(),
-            globals: HashMap::new(),
+            types: HashMap::default(),
+            consts: HashMap::default(),
+            u32_consts: HashMap::default(),
+            u32_values: HashMap::default(),
+            scalar_consts: HashMap::default(),
+            undefs: HashMap::default(),
+            nulls: HashMap::default(),
+            globals: HashMap::default(),
             interface: Vec::new(),
             glsl: None,
             decorations: BTreeSet::new(),

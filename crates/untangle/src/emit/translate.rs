@@ -243,7 +243,7 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
 
 /// `OpPhi` operands name predecessors by label; a block split by `split_if` ends in its last
 /// part, so PHIs that name the block's entry label are redirected there.
-fn fix_phi_parents(cx: &mut ModuleBuilder<'_>, exits: &std::collections::HashMap<u32, u32>) {
+fn fix_phi_parents(cx: &mut ModuleBuilder<'_>, exits: &crate::ir::hash::HashMap<u32, u32>) {
     let words = cx.b.current_function_words_mut();
     let mut at = 0;
     while at < words.len() {
