@@ -209,17 +209,6 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     // --- raw emission helpers ---
 
-    pub fn op(&mut self, opcode: Op, ty: Word, operands: Vec<Operand>) -> Result<Word> {
-        let id = self.cx.b.id();
-        self.cx.b.block_inst_operands(opcode, Some(ty), Some(id), operands)?;
-        Ok(id)
-    }
-
-    pub fn op_void(&mut self, opcode: Op, operands: Vec<Operand>) -> Result<()> {
-        self.cx.b.block_inst_operands(opcode, None, None, operands)?;
-        Ok(())
-    }
-
     /// An instruction whose operands are all ids (or literals given as words).
     pub fn ids_op(&mut self, opcode: Op, ty: Word, ids: &[Word]) -> Result<Word> {
         Ok(self.cx.b.block_value(opcode, ty, ids)?)

@@ -33,6 +33,20 @@ pub struct ModuleBuilder<'m> {
     glsl: Option<Word>,
     /// Decorations made so far: an operation lowered twice must not decorate twice.
     decorations: BTreeSet<(Word, u32, Vec<u32>)>,
+    /// Scalar type ids once made (0: not yet): void, bool, uint 8/16/32/64, sint 8/16/32/64,
+    /// float 8(unused)/16/32/64. The writer would find them again; this skips its lookup.
+    scalars: [Word; 14],
+}
+
+/// The slot of a bit width among 8, 16, 32, 64.
+fn width_slot(bits: u32) -> Option<usize> {
+    match bits {
+        8 => Some(0),
+        16 => Some(1),
+        32 => Some(2),
+        64 => Some(3),
+        _ => None,
+    }
 }
 
 impl<'m> ModuleBuilder<'m> {
@@ -56,6 +70,7 @@ impl<'m> ModuleBuilder<'m> {
             interface: Vec::new(),
             glsl: None,
             decorations: BTreeSet::new(),
+            scalars: [0; 14],
         };
         mb.capability(Capability::Shader);
         mb
@@ -85,27 +100,48 @@ impl<'m> ModuleBuilder<'m> {
 
     // --- scalar and vector types by width ---
 
+    /// A scalar type from [`Self::scalars`], made by `make` on first use.
+    #[inline]
+    fn scalar(&mut self, slot: Option<usize>, make: impl FnOnce(&mut Self) -> Word) -> Word {
+        match slot.and_then(|k| self.scalars.get(k).copied()) {
+            Some(w) if w != 0 => w,
+            _ => {
+                let w = make(self);
+                if let Some(s) = slot.and_then(|k| self.scalars.get_mut(k)) {
+                    *s = w;
+                }
+                w
+            }
+        }
+    }
+
     pub fn void(&mut self) -> Word {
-        self.b.type_void()
+        self.scalar(Some(0), |me| me.b.type_void())
     }
     pub fn bool_t(&mut self) -> Word {
-        self.b.type_bool()
+        self.scalar(Some(1), |me| me.b.type_bool())
     }
     pub fn uint(&mut self, bits: u32) -> Word {
-        self.int_caps(bits);
-        self.b.type_int(bits, 0)
+        self.scalar(width_slot(bits).map(|k| 2 + k), |me| {
+            me.int_caps(bits);
+            me.b.type_int(bits, 0)
+        })
     }
     pub fn sint(&mut self, bits: u32) -> Word {
-        self.int_caps(bits);
-        self.b.type_int(bits, 1)
+        self.scalar(width_slot(bits).map(|k| 6 + k), |me| {
+            me.int_caps(bits);
+            me.b.type_int(bits, 1)
+        })
     }
     pub fn float(&mut self, bits: u32) -> Word {
-        match bits {
-            16 => self.capability(Capability::Float16),
-            64 => self.capability(Capability::Float64),
-            _ => {}
-        }
-        self.b.type_float(bits, None)
+        self.scalar(width_slot(bits).map(|k| 10 + k), |me| {
+            match bits {
+                16 => me.capability(Capability::Float16),
+                64 => me.capability(Capability::Float64),
+                _ => {}
+            }
+            me.b.type_float(bits, None)
+        })
     }
     pub fn u32_t(&mut self) -> Word {
         self.uint(32)

@@ -552,7 +552,7 @@ impl FnEmit<'_, '_> {
                     self.ids_op(Op::CompositeConstruct, ty, &parts)?
                 }
             };
-            self.op_void(Op::Store, vec![rspirv::dr::Operand::IdRef(v.var), rspirv::dr::Operand::IdRef(value)])?;
+            self.ids_void(Op::Store, &[v.var, value])?;
         }
         Ok(())
     }

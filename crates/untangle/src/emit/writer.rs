@@ -27,12 +27,13 @@
 //! Operands that rspirv's signatures take as [`Operand`]s (decorations, memory-access
 //! extras, loop controls, switch literals) are encoded with rspirv's own operand encoder.
 //!
-//! Cost: O(words) to build and assemble; one allocation per new type (its key).
+//! Cost: O(words) to build and assemble; a hash lookup per type request.
 
 use foldhash::fast::FixedState;
 use rspirv::binary::Assemble;
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Op, Word};
+use smallvec::SmallVec;
 use std::collections::HashMap;
 
 /// A sequence the module structure forbids (an emitter bug), or an instruction too long to
@@ -80,6 +81,9 @@ enum Position {
     Block,
 }
 
+/// A type instruction's opcode and operand words.
+type TypeKey = SmallVec<[Word; 8]>;
+
 /// SPIR-V's header generator word as rspirv writes it (its registered tool id, version 0).
 const GENERATOR: Word = 0x000f_0000;
 
@@ -101,7 +105,8 @@ pub struct Builder {
     function_start: usize,
     position: Position,
     /// Each type instruction's opcode and operands → its result id (the first one added).
-    types: HashMap<Box<[Word]>, Word, FixedState>,
+    /// Keys of up to 8 words (every type but large structs) are stored inline.
+    types: HashMap<TypeKey, Word, FixedState>,
     /// The key being looked up, reused.
     key: Vec<Word>,
     /// Set when an instruction exceeded 65,535 words.
@@ -306,7 +311,7 @@ impl Builder {
         let id = match result_id {
             Some(id) => {
                 if !self.types.contains_key(self.key.as_slice()) {
-                    self.types.insert(self.key.as_slice().into(), id);
+                    self.types.insert(TypeKey::from_slice(&self.key), id);
                 }
                 id
             }
@@ -315,7 +320,7 @@ impl Builder {
                     return id;
                 }
                 let id = self.id();
-                self.types.insert(self.key.as_slice().into(), id);
+                self.types.insert(TypeKey::from_slice(&self.key), id);
                 id
             }
         };

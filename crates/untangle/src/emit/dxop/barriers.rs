@@ -20,7 +20,6 @@
 //! compute-like stages (compute, mesh, amplification), where Vulkan allows `Workgroup`
 //! scope.
 
-use super::compute::ids;
 use super::Call;
 use crate::container::ShaderKind;
 use crate::dxil::DxOp;
@@ -136,9 +135,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if plan.sync {
             let wg = self.cx.const_u32(Scope::Workgroup as u32);
             let ms = if sem.is_empty() { wg } else { ms };
-            self.op_void(Op::ControlBarrier, ids(&[wg, ms, sm]))
+            self.ids_void(Op::ControlBarrier, &[wg, ms, sm])
         } else if !sem.is_empty() {
-            self.op_void(Op::MemoryBarrier, ids(&[ms, sm]))
+            self.ids_void(Op::MemoryBarrier, &[ms, sm])
         } else {
             Ok(())
         }

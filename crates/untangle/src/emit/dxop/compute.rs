@@ -47,7 +47,3 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
     }
 }
-
-pub(crate) fn ids(ws: &[Word]) -> Vec<rspirv::dr::Operand> {
-    ws.iter().map(|&w| rspirv::dr::Operand::IdRef(w)).collect()
-}

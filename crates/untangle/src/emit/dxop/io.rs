@@ -157,12 +157,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.cx.capability(Capability::DemoteToHelperInvocation);
         let cond = self.arg(c, 0)?;
         if self.const_int(cond) == Some(1) {
-            return self.op_void(Op::DemoteToHelperInvocation, vec![]);
+            return self.ids_void(Op::DemoteToHelperInvocation, &[]);
         }
         if self.const_int(cond) == Some(0) {
             return Ok(());
         }
         let w = self.value(cond)?;
-        self.split_if(w, |me| me.op_void(Op::DemoteToHelperInvocation, vec![]))
+        self.split_if(w, |me| me.ids_void(Op::DemoteToHelperInvocation, &[]))
     }
 }

@@ -10,14 +10,12 @@
 //! `sample_switch`); 1D and 2D offsets only (3D would need 4096 cases), and not with
 //! implicit derivatives (the cases are non-uniform control flow): both typed errors.
 
-use super::compute::ids;
 use super::Call;
 use crate::dxil::DxOp;
 use crate::emit::error::{Result, TranslateError};
 use crate::emit::function::FnEmit;
 use crate::emit::resources::{texel_type, ResShape, TexelKind};
 use crate::ir::Value;
-use rspirv::dr::Operand;
 use rspirv::spirv::{Capability, Dim, ImageOperands, Op, Word};
 
 const FAMILY: &str = "textures";
@@ -27,15 +25,16 @@ const FAMILY: &str = "textures";
 struct ImgOps(Vec<(ImageOperands, Vec<Word>)>);
 
 impl ImgOps {
-    fn operands(mut self) -> Vec<Operand> {
+    /// The operand words: the mask, then each operand's ids in mask-bit order.
+    fn operands(mut self) -> Vec<Word> {
         if self.0.is_empty() {
             return Vec::new();
         }
         self.0.sort_by_key(|(m, _)| m.bits());
         let mask = self.0.iter().fold(ImageOperands::NONE, |a, (m, _)| a | *m);
-        let mut out = vec![Operand::ImageOperands(mask)];
+        let mut out = vec![mask.bits()];
         for (_, ws) in self.0 {
-            out.extend(ws.into_iter().map(Operand::IdRef));
+            out.extend(ws);
         }
         out
     }
@@ -184,7 +183,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         op: Op,
         ty: Word,
         [st, img, sampler]: [Word; 3],
-        operands: &[Operand],
+        operands: &[Word],
         ops: &ImgOps,
         offs: &[Word],
     ) -> Result<Word> {
@@ -229,9 +228,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             case_ops.0.push((ImageOperands::CONST_OFFSET, vec![off]));
             let si = me.ids_op(Op::SampledImage, st, &[img, sampler])?;
             let mut all = operands.to_vec();
-            all[0] = Operand::IdRef(si);
+            all[0] = si;
             all.extend(case_ops.operands());
-            me.op(op, ty, all)
+            me.ids_op(op, ty, &all)
         })
     }
 
@@ -327,10 +326,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 ops.0.push((ImageOperands::CONST_OFFSET, vec![o]));
             }
         }
-        let mut operands = ids(&[img, coord]);
+        let mut operands = vec![img, coord];
         operands.extend(ops.operands());
         let op = if rv.uav { Op::ImageRead } else { Op::ImageFetch };
-        let v = self.op(op, v4, operands)?;
+        let v = self.ids_op(op, v4, &operands)?;
         let scalar = self.overload_scalar(c.ty);
         let comps = self.split_texel(v, texel, scalar)?;
         self.make_ret(c.ty, &comps, None)
@@ -341,12 +340,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let n = ResShape::Image { dim, arrayed, ms, texel }.coords();
         let coord = self.coord(c, 1, n)?;
         let t = self.make_texel(c, 4, texel)?;
-        let mut operands = ids(&[img, coord, t]);
+        let mut operands = vec![img, coord, t];
         if c.op == DxOp::TextureStoreSample {
             let s = self.arg_val(c, 9)?;
             operands.extend(ImgOps(vec![(ImageOperands::SAMPLE, vec![s])]).operands());
         }
-        self.op_void(Op::ImageWrite, operands)
+        self.ids_void(Op::ImageWrite, &operands)
     }
 
     fn get_dimensions(&mut self, c: &Call<'_>) -> Result<Word> {
@@ -365,7 +364,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     ));
                 }
                 let (_, p) = self.res_ptr(h)?;
-                let words = self.op(Op::ArrayLength, u, vec![Operand::IdRef(p), Operand::LiteralBit32(0)])?;
+                let words = self.ids_op(Op::ArrayLength, u, &[p, 0])?;
                 let four = self.cx.const_u32(4);
                 let bytes = self.ids_op(Op::IMul, u, &[words, four])?;
                 comps.push(match stride {
@@ -548,16 +547,16 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         };
         let tt = texel_type(self.cx, texel);
         let scalar = self.overload_scalar(c.ty);
-        let mut operands = ids(&[si, coord]);
+        let mut operands = vec![si, coord];
         if let Some(d) = dref {
-            operands.push(Operand::IdRef(d));
+            operands.push(d);
         }
         let rty = if dref.is_some() { tt } else { self.cx.vec(tt, 4) };
         let x = match dyn_offs {
             Some(offs) => self.sample_switch(op, rty, si_parts, &operands, &ops, &offs)?,
             None => {
                 operands.extend(ops.operands());
-                self.op(op, rty, operands)?
+                self.ids_op(op, rty, &operands)?
             }
         };
         if dref.is_some() {
@@ -578,7 +577,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         let tt = texel_type(self.cx, texel);
         let v4 = self.cx.vec(tt, 4);
-        let mut operands = ids(&[si, coord]);
+        let mut operands = vec![si, coord];
         let op = if c.op == DxOp::TextureGatherRaw {
             // The raw bits of the first channel (R16/R32 formats) as integers; 64-bit texels
             // are R32G32 views: gather both channels and join them, low word first.
@@ -590,9 +589,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let extra = ops.operands();
                 let mut channels = Vec::new();
                 for ch in 0..2 {
-                    let mut o = ids(&[si, coord, self.cx.const_u32(ch)]);
+                    let mut o = vec![si, coord, self.cx.const_u32(ch)];
                     o.extend(extra.clone());
-                    let g = self.op(Op::ImageGather, v4, o)?;
+                    let g = self.ids_op(Op::ImageGather, v4, &o)?;
                     let g = if texel == TexelKind::UInt {
                         g
                     } else {
@@ -610,19 +609,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
                 return self.make_ret(c.ty, &comps, None);
             }
-            operands.push(Operand::IdRef(self.cx.const_u32(0)));
+            operands.push(self.cx.const_u32(0));
             Op::ImageGather
         } else if c.op == DxOp::TextureGather {
             let ch = self.arg_const(c, 8)? as u32;
-            operands.push(Operand::IdRef(self.cx.const_u32(ch)));
+            operands.push(self.cx.const_u32(ch));
             Op::ImageGather
         } else {
             let d = self.arg_val(c, 9)?;
-            operands.push(Operand::IdRef(d));
+            operands.push(d);
             Op::ImageDrefGather
         };
         operands.extend(ops.operands());
-        let v = self.op(op, v4, operands)?;
+        let v = self.ids_op(op, v4, &operands)?;
         let scalar = self.overload_scalar(c.ty);
         let comps = self.split_texel(v, texel, scalar)?;
         self.make_ret(c.ty, &comps, None)

@@ -13,7 +13,6 @@ use crate::dxil::DxOp;
 use crate::emit::error::{Result, TranslateError};
 use crate::emit::function::FnEmit;
 use crate::emit::interface::Num;
-use rspirv::dr::Operand;
 use rspirv::spirv::{BuiltIn, Capability, GroupOperation, Op, Scope, StorageClass, Word};
 
 const FAMILY: &str = "wave";
@@ -106,8 +105,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     x = self.ids_op(Op::Select, t, &[x, ones, zero])?;
                 }
                 let group = if c.op == WaveActiveOp { GroupOperation::Reduce } else { GroupOperation::ExclusiveScan };
-                let r =
-                    self.op(opcode, t, vec![Operand::IdRef(sg), Operand::GroupOperation(group), Operand::IdRef(x)])?;
+                let r = self.ids_op(opcode, t, &[sg, group as u32, x])?;
                 if boolean {
                     let one = self.cx.const_u32(1);
                     let zero = self.cx.const_u32(0);
@@ -126,11 +124,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     _ => Op::GroupNonUniformBitwiseXor,
                 };
                 let x = self.arg_val(c, 0)?;
-                self.op(
-                    opcode,
-                    t,
-                    vec![Operand::IdRef(sg), Operand::GroupOperation(GroupOperation::Reduce), Operand::IdRef(x)],
-                )?
+                self.ids_op(opcode, t, &[sg, GroupOperation::Reduce as u32, x])?
             }
             WaveAllBitCount | WavePrefixBitCount => {
                 self.cx.capability(Capability::GroupNonUniformBallot);
@@ -140,11 +134,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let v = self.ids_op(Op::GroupNonUniformBallot, u4, &[sg, x])?;
                 let group =
                     if c.op == WaveAllBitCount { GroupOperation::Reduce } else { GroupOperation::ExclusiveScan };
-                self.op(
-                    Op::GroupNonUniformBallotBitCount,
-                    u,
-                    vec![Operand::IdRef(sg), Operand::GroupOperation(group), Operand::IdRef(v)],
-                )?
+                self.ids_op(Op::GroupNonUniformBallotBitCount, u, &[sg, group as u32, v])?
             }
             QuadReadLaneAt | QuadOp => {
                 self.cx.capability(Capability::GroupNonUniformQuad);
@@ -204,15 +194,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let keys: Vec<Word> = (1..5).map(|k| self.arg_val(c, k)).collect::<Result<_>>()?;
                 let x = self.arg_val(c, 0)?;
                 let t = self.cx.ty(c.ty)?;
-                let scan = vec![Operand::IdRef(sg), Operand::GroupOperation(GroupOperation::ExclusiveScan)];
+                let scan = GroupOperation::ExclusiveScan as u32;
                 if c.op == WaveMultiPrefixBitCount {
                     let u = self.cx.u32_t();
                     let u4 = self.cx.vec(u, 4);
                     self.partition_loop(&keys, t, |me| {
                         let v = me.ids_op(Op::GroupNonUniformBallot, u4, &[sg, x])?;
-                        let mut ops = scan.clone();
-                        ops.push(Operand::IdRef(v));
-                        me.op(Op::GroupNonUniformBallotBitCount, t, ops)
+                        me.ids_op(Op::GroupNonUniformBallotBitCount, t, &[sg, scan, v])
                     })?
                 } else {
                     // Kinds: 0 sum, 1 and, 2 or, 3 xor, 4 product.
@@ -227,11 +215,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         (4, false) => Op::GroupNonUniformIMul,
                         (k, _) => return Err(TranslateError::Malformed(format!("multi-prefix operation {k}"))),
                     };
-                    self.partition_loop(&keys, t, |me| {
-                        let mut ops = scan.clone();
-                        ops.push(Operand::IdRef(x));
-                        me.op(opcode, t, ops)
-                    })?
+                    self.partition_loop(&keys, t, |me| me.ids_op(opcode, t, &[sg, scan, x]))?
                 }
             }
             other => return Err(self.not_in_family(other, FAMILY)),
