@@ -18,9 +18,21 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// `NONE` for `root` and for nodes `root` does not reach.
 pub(crate) fn immediate_dominators(root: u32, succ: &Csr, pred: &Csr) -> Vec<u32> {
     let n = succ.len();
-    let mut dfnum = vec![NONE; n];
+    // The per-node arrays in one allocation (this runs several times per function, and
+    // most functions are small, so allocations were a good part of its cost).
+    let mut scratch = vec![NONE; 8 * n];
+    let (dfnum, rest) = scratch.split_at_mut(n);
+    let (parent, rest) = rest.split_at_mut(n);
+    let (semi, rest) = rest.split_at_mut(n);
+    let (ancestor, rest) = rest.split_at_mut(n);
+    let (best, rest) = rest.split_at_mut(n);
+    let (samedom, rest) = rest.split_at_mut(n);
+    // Buckets as intrusive singly linked lists: a node sits in at most one bucket.
+    let (bucket_head, bucket_next) = rest.split_at_mut(n);
+    for (v, b) in best.iter_mut().enumerate() {
+        *b = v as u32;
+    }
     let mut vertex: Vec<u32> = Vec::with_capacity(n);
-    let mut parent = vec![NONE; n];
 
     // Step 1: DFS numbering (iterative, successors in order).
     let mut stack: Vec<(u32, u32)> = vec![(root, 0)];
@@ -43,14 +55,7 @@ pub(crate) fn immediate_dominators(root: u32, succ: &Csr, pred: &Csr) -> Vec<u32
         }
     }
 
-    let mut semi = vec![NONE; n];
-    let mut ancestor = vec![NONE; n];
-    let mut best: Vec<u32> = (0..n as u32).collect();
     let mut idom = vec![NONE; n];
-    let mut samedom = vec![NONE; n];
-    // Buckets as intrusive singly linked lists: a node sits in at most one bucket.
-    let mut bucket_head = vec![NONE; n];
-    let mut bucket_next = vec![NONE; n];
     let mut path: Vec<u32> = Vec::new();
 
     // Ancestor of `v` in the linked forest with the lowest semidominator (path-compressing).
@@ -83,7 +88,7 @@ pub(crate) fn immediate_dominators(root: u32, succ: &Csr, pred: &Csr) -> Vec<u32
             let candidate = if dfnum[v as usize] <= dfnum[w as usize] {
                 v
             } else {
-                semi[eval(v, &mut ancestor, &mut best, &semi, &mut path) as usize]
+                semi[eval(v, ancestor, best, semi, &mut path) as usize]
             };
             if dfnum[candidate as usize] < dfnum[s as usize] {
                 s = candidate;
@@ -96,7 +101,7 @@ pub(crate) fn immediate_dominators(root: u32, succ: &Csr, pred: &Csr) -> Vec<u32
         best[w as usize] = w;
         let mut v = std::mem::replace(&mut bucket_head[p as usize], NONE);
         while v != NONE {
-            let y = eval(v, &mut ancestor, &mut best, &semi, &mut path);
+            let y = eval(v, ancestor, best, semi, &mut path);
             if semi[y as usize] == semi[v as usize] {
                 idom[v as usize] = p;
             } else {

@@ -22,6 +22,17 @@ pub struct DxOpCall<'a> {
 
 /// Decode `inst` if it calls a `dx.op` function. `Ok(None)` for any other instruction.
 pub fn decode_call<'a>(m: &'a Module, f: &'a Function, inst: InstId, block: &str) -> Result<Option<DxOpCall<'a>>> {
+    decode_call_with(m, f, inst, || block.to_string())
+}
+
+/// [`decode_call`], the block's name for messages made by `block` only when there is an
+/// error (emission decodes every call; naming its block each time cost an allocation).
+pub fn decode_call_with<'a>(
+    m: &'a Module,
+    f: &'a Function,
+    inst: InstId,
+    block: impl Fn() -> String,
+) -> Result<Option<DxOpCall<'a>>> {
     let InstKind::Call { callee: Value::Func(callee), args } = &f.insts[inst].kind else {
         return Ok(None);
     };
@@ -29,7 +40,7 @@ pub fn decode_call<'a>(m: &'a Module, f: &'a Function, inst: InstId, block: &str
     let Some((class, overload)) = decode_function_name(name) else {
         return Ok(None);
     };
-    let err = |message: String| Error::Ir { function: f.name.clone(), block: block.to_string(), message };
+    let err = |message: String| Error::Ir { function: f.name.clone(), block: block(), message };
     let number = match args.first() {
         Some(Value::Const(c)) => m.constants.as_int(*c),
         _ => None,

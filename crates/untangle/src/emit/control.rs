@@ -105,8 +105,7 @@ pub fn emit_dispatch(
         }
         len => {
             let last = targets[len - 1];
-            let cases: Vec<(Operand, Word)> =
-                (0..len - 1).map(|k| (Operand::LiteralBit32(k as u32), targets[k])).collect();
+            let cases = (0..len - 1).map(|k| (Operand::LiteralBit32(k as u32), targets[k]));
             emit_merge(b, merge).map_err(err)?;
             b.switch(selector, last, cases).map_err(err)
         }

@@ -775,8 +775,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let labels: Vec<Word> = (0..cases).map(|_| self.cx.b.id()).collect();
         self.cx.b.selection_merge(merge, spirv::SelectionControl::NONE)?;
         // Case 0 is the default; the selector's value is always below `cases`.
-        let targets: Vec<(Operand, Word)> =
-            (1..cases).map(|k| (Operand::LiteralBit32(k), labels[k as usize])).collect();
+        let targets = (1..cases).map(|k| (Operand::LiteralBit32(k), labels[k as usize]));
         self.cx.b.switch(selector, labels[0], targets)?;
         let mut pairs = Vec::new();
         for k in 0..cases {
@@ -1048,12 +1047,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             InstKind::Call { callee, args } => {
                 let Value::Func(fid) = callee else { return Err(self.err("indirect call")) };
-                let name = self.cx.m.functions[*fid].name.clone();
+                let (m, f) = (self.cx.m, self.f);
+                let name = &m.functions[*fid].name;
                 if name.starts_with("llvm.lifetime.") || name.starts_with("llvm.dbg.") {
                     return Ok(());
                 }
-                let label = self.f.block_label(self.def_block[&i]);
-                let call = crate::dxil::decode_call(self.cx.m, self.f, i, &label)
+                let block = self.def_block[&i];
+                let call = crate::dxil::ops::decode_call_with(m, f, i, || f.block_label(block))
                     .map_err(|e| TranslateError::Malformed(e.to_string()))?;
                 let Some(call) = call else {
                     let _ = args;

@@ -494,21 +494,23 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let index = self.ids_op(Op::IAdd, u, &[r, c])?;
             return self.ids_op(Op::AccessChain, pty, &[sv.var, index]);
         }
-        let mut chain = Vec::new();
+        // The variable, then the row and column indices it needs.
+        let mut ids = [sv.var, 0, 0];
+        let mut n = 1;
         if sv.rows > 1 || sv.builtin == Some(BuiltIn::SampleMask) {
-            chain.push(row);
+            ids[n] = row;
+            n += 1;
         }
         if sv.cols > 1 {
-            chain.push(match col {
+            ids[n] = match col {
                 Some(c) => self.cx.const_u32(c),
                 None => col_dyn,
-            });
+            };
+            n += 1;
         }
-        if chain.is_empty() {
+        if n == 1 {
             return Ok(sv.var);
         }
-        let mut ids = vec![sv.var];
-        ids.extend(chain);
-        self.ids_op(Op::AccessChain, pty, &ids)
+        self.ids_op(Op::AccessChain, pty, &ids[..n])
     }
 }

@@ -209,27 +209,29 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             });
         }
         let sel = sel.ok_or_else(|| self.err("texel offset without components"))?;
+        // Every case's operands: these, with its sampled image first and its offset in the
+        // `ConstOffset` slot (u32::MAX here: no id or mask is that large).
+        let mut all = operands.to_vec();
+        let mut case_ops = ops.clone();
+        case_ops.0.push((ImageOperands::CONST_OFFSET, vec![u32::MAX]));
+        all.extend(case_ops.operands());
+        let off_at = all.iter().rposition(|&w| w == u32::MAX).ok_or_else(|| self.err("offset operand"))?;
         self.split_switch(sel, 1 << (4 * n), ty, |me, k| {
             let i = me.cx.sint(32);
-            let comps: Vec<Word> = (0..n)
-                .map(|d| {
-                    // Sign-extend the 4-bit field.
-                    let x = (((k >> (4 * d)) & 15) as i32) << 28 >> 28;
-                    me.cx.const_bits(i, 32, x as u32 as u64)
-                })
-                .collect();
+            let mut comps = [0; 2];
+            for (d, c) in comps.iter_mut().enumerate().take(n as usize) {
+                // Sign-extend the 4-bit field.
+                let x = (((k >> (4 * d)) & 15) as i32) << 28 >> 28;
+                *c = me.cx.const_bits(i, 32, x as u32 as u64);
+            }
             let off = if n == 1 {
                 comps[0]
             } else {
                 let vt = me.cx.vec(i, n);
-                me.cx.b.constant_composite(vt, comps)
+                me.cx.b.constant_composite(vt, &comps[..n as usize])
             };
-            let mut case_ops = ops.clone();
-            case_ops.0.push((ImageOperands::CONST_OFFSET, vec![off]));
-            let si = me.ids_op(Op::SampledImage, st, &[img, sampler])?;
-            let mut all = operands.to_vec();
-            all[0] = si;
-            all.extend(case_ops.operands());
+            all[0] = me.ids_op(Op::SampledImage, st, &[img, sampler])?;
+            all[off_at] = off;
             me.ids_op(op, ty, &all)
         })
     }
