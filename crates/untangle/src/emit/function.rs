@@ -143,7 +143,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let dfs = Dfs::new(scfg.entry, |b| scfg.blocks[b].term.succs().to_vec());
         let preds = Preds::compute(scfg);
         let doms = Doms::new(&dfs, |b| preds.slots_into(b).to_vec());
-        let mut def_block = HashMap::default();
+        // Every instruction gets a defining block and (most) an id: sized once.
+        let insts = f.insts.len();
+        let mut def_block = HashMap::with_capacity_and_hasher(insts, Default::default());
         let mut used_members: HashMap<InstId, u32> = HashMap::default();
         for &b in &f.layout {
             for &i in &f.blocks[b].insts {
@@ -166,7 +168,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             sblock_of,
             doms,
             def_block,
-            ids: HashMap::default(),
+            ids: HashMap::with_capacity_and_hasher(insts, Default::default()),
             ptrs: HashMap::default(),
             demoted: HashMap::default(),
             phi_vars: HashMap::default(),
@@ -403,11 +405,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                             }
                         }
                     }
-                    k => {
-                        for v in k.operands() {
-                            self.need(v, su, &mut demote);
-                        }
-                    }
+                    k => k.for_each_operand(|v| self.need(v, su, &mut demote)),
                 }
             }
             for v in f.blocks[u].terminator.operands() {
@@ -543,9 +541,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             || matches!(inst.kind, InstKind::GetElementPtr { .. } | InstKind::Alloca { .. })
             || matches!(self.cx.m.types.get(inst.ty), Type::Pointer { .. });
         if remat {
-            for o in inst.kind.operands() {
-                self.need(o, at, demote);
-            }
+            inst.kind.for_each_operand(|o| self.need(o, at, demote));
             return;
         }
         let def = self.def_block.get(&d).and_then(|b| self.sblock_of.get(b));

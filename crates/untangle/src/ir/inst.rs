@@ -359,38 +359,43 @@ pub struct Inst {
 impl InstKind {
     /// Every value operand, in order (PHI incoming values included, blocks excluded).
     pub fn operands(&self) -> SmallVec<[Value; 4]> {
-        use InstKind::*;
         let mut v = SmallVec::new();
+        self.for_each_operand(|x| v.push(x));
+        v
+    }
+
+    /// [`InstKind::operands`] without collecting them (calls often have more than four).
+    pub fn for_each_operand(&self, mut f: impl FnMut(Value)) {
+        use InstKind::*;
         match self {
-            Phi { incoming } => v.extend(incoming.iter().map(|(x, _)| *x)),
+            Phi { incoming } => incoming.iter().for_each(|(x, _)| f(*x)),
             Binary { lhs, rhs, .. } | ICmp { lhs, rhs, .. } | FCmp { lhs, rhs, .. } => {
-                v.push(*lhs);
-                v.push(*rhs);
+                f(*lhs);
+                f(*rhs);
             }
-            FNeg { value } | Cast { value, .. } | Freeze { value } => v.push(*value),
-            Select { cond, if_true, if_false } => v.extend([*cond, *if_true, *if_false]),
-            ExtractValue { aggregate, .. } => v.push(*aggregate),
-            InsertValue { aggregate, element, .. } => v.extend([*aggregate, *element]),
-            ExtractElement { vector, index } => v.extend([*vector, *index]),
-            InsertElement { vector, element, index } => v.extend([*vector, *element, *index]),
-            ShuffleVector { lhs, rhs, .. } => v.extend([*lhs, *rhs]),
-            Alloca { count, .. } => v.push(*count),
-            Load { ptr, .. } => v.push(*ptr),
-            Store { ptr, value, .. } => v.extend([*ptr, *value]),
+            FNeg { value } | Cast { value, .. } | Freeze { value } => f(*value),
+            Select { cond, if_true, if_false } => [*cond, *if_true, *if_false].into_iter().for_each(f),
+            ExtractValue { aggregate, .. } => f(*aggregate),
+            InsertValue { aggregate, element, .. } => [*aggregate, *element].into_iter().for_each(f),
+            ExtractElement { vector, index } => [*vector, *index].into_iter().for_each(f),
+            InsertElement { vector, element, index } => [*vector, *element, *index].into_iter().for_each(f),
+            ShuffleVector { lhs, rhs, .. } => [*lhs, *rhs].into_iter().for_each(f),
+            Alloca { count, .. } => f(*count),
+            Load { ptr, .. } => f(*ptr),
+            Store { ptr, value, .. } => [*ptr, *value].into_iter().for_each(f),
             GetElementPtr { base, indices, .. } => {
-                v.push(*base);
-                v.extend(indices.iter().copied());
+                f(*base);
+                indices.iter().for_each(|x| f(*x));
             }
-            AtomicRmw { ptr, value, .. } => v.extend([*ptr, *value]),
-            CmpXchg { ptr, expected, replacement, .. } => v.extend([*ptr, *expected, *replacement]),
+            AtomicRmw { ptr, value, .. } => [*ptr, *value].into_iter().for_each(f),
+            CmpXchg { ptr, expected, replacement, .. } => [*ptr, *expected, *replacement].into_iter().for_each(f),
             Fence { .. } => {}
             Call { callee, args } => {
-                v.push(*callee);
-                v.extend(args.iter().copied());
+                f(*callee);
+                args.iter().for_each(|x| f(*x));
             }
-            VaArg { list } => v.push(*list),
+            VaArg { list } => f(*list),
         }
-        v
     }
 
     pub fn is_phi(&self) -> bool {
