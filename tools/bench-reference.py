@@ -38,8 +38,11 @@ REF = os.path.join(ROOT, ".reference")
 REF_TIME = os.path.join(REF, "reference-time")
 REF_CLI = os.path.join(REF, "dxil-spirv", "build", "dxil-spirv")
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-UNTANGLE = os.path.join(TARGET, "release", "untangle")
-TIMES = os.path.join(TARGET, "release", "examples", "translate_times")
+# The `dist` profile (release with fat LTO and one codegen unit, see Cargo.toml): what a
+# build for users is.
+PROFILE = "dist"
+UNTANGLE = os.path.join(TARGET, PROFILE, "untangle")
+TIMES = os.path.join(TARGET, PROFILE, "examples", "translate_times")
 
 
 def run(cmd, **kw):
@@ -48,8 +51,8 @@ def run(cmd, **kw):
 
 def build():
     # The command line and the timing example without LLVM: what a user runs.
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "untangle-cli"], check=True, cwd=ROOT)
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "untangle-testkit", "--no-default-features",
+    subprocess.run(["cargo", "build", "--profile", PROFILE, "-q", "-p", "untangle-cli"], check=True, cwd=ROOT)
+    subprocess.run(["cargo", "build", "--profile", PROFILE, "-q", "-p", "untangle-testkit", "--no-default-features",
                     "--example", "translate_times"], check=True, cwd=ROOT)
 
 
@@ -208,7 +211,8 @@ def main():
     lines = [
         f"Measured {time.strftime('%Y-%m-%d')} at commit `{commit}` on {os.cpu_count()} cores ({cpu}), "
         f"`tools/bench-reference.py --rounds {args.rounds}`; reference: dxil-spirv `cff94dae`, built by "
-        "`../shared/tools/reference/build.sh`. Both sides in one run, alternating.",
+        f"`../shared/tools/reference/build.sh`; untangle: `cargo build --profile {PROFILE}` (release, fat LTO, one "
+        "codegen unit). Both sides in one run, alternating.",
         "",
         f"**In process**, the {ip['files']} of the {len(files)} vkd3d-proton cs/ps/vs shaders that both translate "
         f"with default options (untangle translates {ip['untangle_only'] + ip['files']}; the reference refuses the "
