@@ -19,8 +19,8 @@
 
 use super::error::{Result, TranslateError};
 use crate::ir::dump::{block_name, inst_name};
-use crate::ir::{BinaryOp, BlockId, CastOp, Function, InstId, InstKind, Module, Terminator, Type, TypeId, Value};
-use std::collections::HashMap;
+use crate::ir::{BinaryOp, BlockId, CastOp, Function, InstKind, Module, Terminator, Type, TypeId, Value};
+use cranelift_entity::EntityRef;
 
 struct Check<'a> {
     m: &'a Module,
@@ -190,11 +190,14 @@ pub fn function(m: &Module, f: &Function) -> Result<()> {
 }
 
 /// Where each instruction of `f` is: its block and its index there.
-fn positions(f: &Function) -> HashMap<InstId, (BlockId, usize)> {
-    let mut at = HashMap::with_capacity(f.insts.len());
+/// Each instruction's block and index in it, by instruction id (`None`: in no block).
+fn positions(f: &Function) -> Vec<Option<(BlockId, usize)>> {
+    let mut at = vec![None; f.insts.len()];
     for &b in &f.layout {
         for (k, &i) in f.blocks[b].insts.iter().enumerate() {
-            at.insert(i, (b, k));
+            if let Some(slot) = at.get_mut(i.index()) {
+                *slot = Some((b, k));
+            }
         }
     }
     at
@@ -216,7 +219,7 @@ fn dominance(m: &Module, f: &Function) -> Result<()> {
     // its end, where the terminator and outgoing PHI edges use values).
     let available = |v: Value, b: BlockId, k: usize| -> std::result::Result<(), String> {
         let Value::Inst(d) = v else { return Ok(()) };
-        match at.get(&d) {
+        match at.get(d.index()).copied().flatten().as_ref() {
             None => Err("uses a value that is in no block".into()),
             Some(&(db, dk)) if db == b => {
                 (dk < k).then_some(()).ok_or_else(|| "uses a value defined at or after it in its block".into())
@@ -241,7 +244,16 @@ fn dominance(m: &Module, f: &Function) -> Result<()> {
                     }
                     available(v, pred, f.blocks[pred].insts.len())
                 }),
-                kind => kind.operands().iter().try_for_each(|&v| available(v, b, k)),
+                kind => {
+                    // The first operand that is not available, without collecting them.
+                    let mut first = Ok(());
+                    kind.for_each_operand(|v| {
+                        if first.is_ok() {
+                            first = available(v, b, k);
+                        }
+                    });
+                    first
+                }
             };
             if let Err(message) = result {
                 return Err(err(b, inst_name(f, &m.types, i), message));
@@ -267,11 +279,11 @@ fn types(m: &Module, f: &Function) -> Result<()> {
         for &i in &block.insts {
             let inst = &f.insts[i];
             // Callees and metadata arguments have no value type to check.
-            let typed = inst
-                .kind
-                .operands()
-                .iter()
-                .all(|&v| c.ty(v).is_some() || matches!(v, Value::Metadata | Value::Func(_)));
+            // Functions and metadata first: their type is a lookup (every call has a callee).
+            let mut typed = true;
+            inst.kind.for_each_operand(|v| {
+                typed = typed && (matches!(v, Value::Metadata | Value::Func(_)) || c.ty(v).is_some());
+            });
             let message = if typed { c.inst(inst.ty, &inst.kind) } else { Some("an operand without a type".into()) };
             if let Some(message) = message {
                 return Err(err(inst_name(f, &m.types, i), message));

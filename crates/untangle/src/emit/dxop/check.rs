@@ -164,19 +164,20 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ));
         }
         for (k, (&v, &p)) in c.args.iter().zip(sig.params).enumerate() {
-            let what = format!("operand {k}");
+            // Named only for a message (every call's every operand passes here).
+            let what = || format!("operand {k}");
             let Some(t) = self.value_ty(v) else {
-                return Err(self.invalid(c, &what, "a value without a type"));
+                return Err(self.invalid(c, &what(), "a value without a type"));
             };
             if !self.fits(t, p, o) {
                 return Err(self.invalid(
                     c,
-                    &what,
+                    &what(),
                     format!("type {} does not fit {p:?} (overload {})", self.ty_text(t), self.overload_text(o)),
                 ));
             }
             if sig.is_immediate(k) && !self.is_constant(v) {
-                return Err(self.invalid(c, &what, "must be an immediate constant"));
+                return Err(self.invalid(c, &what(), "must be an immediate constant"));
             }
         }
         Ok(())
