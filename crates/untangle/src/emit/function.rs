@@ -134,7 +134,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         sigs: &'a crate::dxil::Signatures,
         scfg: &'a Scfg,
     ) -> Result<FnEmit<'a, 'm>> {
-        let mut sblock_of = HashMap::default();
+        let mut sblock_of = HashMap::with_capacity_and_hasher(scfg.layout.len(), Default::default());
         for &sb in &scfg.layout {
             if let Some(Origin::Original(o)) = scfg.blocks.get(sb).map(|b| b.origin) {
                 sblock_of.insert(o, sb);

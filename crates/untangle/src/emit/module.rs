@@ -38,6 +38,11 @@ pub struct ModuleBuilder<'m> {
     scalars: [Word; 14],
 }
 
+/// An empty map with room for `n` entries.
+fn sized<K, V>(n: usize) -> HashMap<K, V> {
+    HashMap::with_capacity_and_hasher(n, Default::default())
+}
+
 /// The slot of a bit width among 8, 16, 32, 64.
 fn width_slot(bits: u32) -> Option<usize> {
     match bits {
@@ -59,11 +64,13 @@ impl<'m> ModuleBuilder<'m> {
             b,
             caps: BTreeSet::new(),
             exts: BTreeSet::new(),
-            types: HashMap::default(),
-            consts: HashMap::default(),
-            u32_consts: HashMap::default(),
-            u32_values: HashMap::default(),
-            scalar_consts: HashMap::default(),
+            // Sized once from the module (each is filled about once per type or constant
+            // the body uses; growing them by rehashing cost more than the inserts).
+            types: sized(m.types.len()),
+            consts: sized(m.constants.len()),
+            u32_consts: sized(64),
+            u32_values: sized(64),
+            scalar_consts: sized(m.constants.len().max(64)),
             undefs: HashMap::default(),
             nulls: HashMap::default(),
             globals: HashMap::default(),
