@@ -159,6 +159,7 @@ impl untangle_options {
             resource_remap: self.resource_remap.clone(),
             io_remap: self.io_remap.clone(),
             stream_output: self.stream_output.clone(),
+            tess_domain_origin: Default::default(),
         }
     }
 }

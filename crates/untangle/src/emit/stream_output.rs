@@ -75,7 +75,7 @@
 
 use super::error::{Result, TranslateError};
 use super::function::FnEmit;
-use super::interface::{scalar_of, IoLocation, Num, SigVar};
+use super::interface::{scalar_of, IoLocation, Num, SigKind, SigVar};
 use crate::container::ShaderKind;
 use crate::dxil::SignatureElement;
 use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
@@ -433,11 +433,7 @@ pub(crate) fn decorate_capture(cx: &mut super::module::ModuleBuilder<'_>, var: W
 impl FnEmit<'_, '_> {
     /// The output variable of element `id`, created if the body never wrote it.
     fn xfb_source(&mut self, id: u32) -> Result<SigVar> {
-        let mut iface = std::mem::take(&mut self.iface);
-        let sigs = self.sigs;
-        let sv = self.sig_var(&mut iface, &sigs.outputs, id, true);
-        self.iface = iface;
-        sv
+        self.element(SigKind::Output, id)
     }
 
     /// The scalar type of a signature variable's components.
@@ -542,7 +538,7 @@ impl FnEmit<'_, '_> {
             let row = self.cx.const_u32(v.row);
             let mut parts = Vec::with_capacity(v.count as usize);
             for col in v.first..v.first + v.count {
-                let p = self.sig_scalar_ptr(sv, sv.class, row, Some(col), row)?;
+                let p = self.sig_scalar_ptr(sv, sv.class, None, row, Some(col), row)?;
                 parts.push(self.ids_op(Op::Load, scalar, &[p])?);
             }
             let value = match parts[..] {

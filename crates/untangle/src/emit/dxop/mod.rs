@@ -53,6 +53,7 @@ pub fn emit(fe: &mut FnEmit<'_, '_>, inst: InstId, call: &DxOpCall<'_>) -> Resul
         Family::IntegerMath => fe.integer_op(&c).map(Some),
         Family::Conversions => fe.convert_op(&c).map(Some),
         Family::SystemValues => fe.system_op(&c).map(Some),
+        Family::GraphicsStages => fe.stage_op(&c),
     }
 }
 
