@@ -102,3 +102,51 @@ fn vkd3d_proton_graphics_and_compute_stages_translate_and_validate() {
         assert_eq!(valid, *want, "{stage}: {valid} of {files} shaders translate and validate");
     }
 }
+
+/// DXC's own `.ll` tests of hull, domain and geometry shaders (`../shared/corpus/ll/dxc-tests`):
+/// each translates to a module that passes `spirv-val`, or fails with a typed error that is
+/// not an internal one (the validation tests among them are invalid DXIL on purpose).
+#[test]
+fn dxc_tests_of_the_tessellation_and_geometry_stages() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/ll/dxc-tests");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        eprintln!("{dir} not found: skipping");
+        return;
+    };
+    let val = find_spirv_val();
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    let (mut valid, mut refused) = (Vec::new(), Vec::new());
+    for p in paths {
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        let Ok(shader) = std::fs::read(&p).map_err(|_| ()).and_then(|b| untangle::Shader::parse(&b).map_err(|_| ()))
+        else {
+            continue;
+        };
+        use untangle::ShaderKind::*;
+        if !matches!(shader.stage(), Hull | Domain | Geometry) {
+            continue;
+        }
+        match shader.translate(&Options::default()) {
+            Ok(t) => {
+                if let Some(v) = &val {
+                    v.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{name}: {e}"));
+                }
+                valid.push(name);
+            }
+            Err(e) => {
+                assert!(
+                    !matches!(e, untangle::Error::Translate(TranslateError::Internal(_))),
+                    "{name}: internal error {e}"
+                );
+                refused.push(format!("{name}: {e}"));
+            }
+        }
+    }
+    eprintln!("translate and validate: {valid:#?}\ntyped errors: {refused:#?}");
+    // dxbc2dxil conversions of a domain, a geometry and a hull shader (fork/join phases,
+    // loadPatchConstant) translate.
+    for want in ["dxilconv.dxbc2dxil.ds1.ref.ll", "dxilconv.dxbc2dxil.gs1.ref.ll", "dxilconv.dxbc2dxil.hs2.ref.ll"] {
+        assert!(valid.iter().any(|v| v == want), "{want} must translate: {refused:#?}");
+    }
+}
