@@ -195,3 +195,30 @@ fn what_vulkan_lacks_or_a_stage_does_not_have_is_a_typed_error() {
     let no_pc = format!("{no_pc}\ndeclare void @external()\n");
     assert!(matches!(typed_error(&no_pc), TranslateError::Malformed(m) if m.contains("external")));
 }
+
+#[test]
+fn a_tess_factor_element_of_its_own_addresses_its_factor() {
+    if find_spirv_val().is_none() {
+        return;
+    }
+    // DXBC conversions declare one element per factor: SV_TessFactor[1] alone, read at row 0,
+    // is TessLevelOuter[1].
+    let ds = source("ds");
+    let own = edit(
+        &ds,
+        "!11 = !{i32 0, !\"SV_TessFactor\", i8 9, i8 25, !12, i8 0, i32 3, i8 1, i32 0, i8 3, null}",
+        "!11 = !{i32 0, !\"SV_TessFactor\", i8 9, i8 25, !17, i8 0, i32 1, i8 1, i32 1, i8 3, null}\n!17 = !{i32 1}",
+    );
+    let own = edit(
+        &own,
+        "loadPatchConstant.f32(i32 104, i32 0, i32 1, i8 0)",
+        "loadPatchConstant.f32(i32 104, i32 0, i32 0, i8 0)",
+    );
+    let asm = translate(&own, &Options::default()).unwrap();
+    assert!(asm.contains("%TessLevelOuter %uint_1"), "{asm}");
+    // A factor past Vulkan's four is a typed error.
+    let past = edit(&own, "!17 = !{i32 1}", "!17 = !{i32 4}");
+    assert!(
+        matches!(typed_error(&past), TranslateError::UnsupportedForm { message, .. } if message.contains("factors 4..5"))
+    );
+}

@@ -44,9 +44,9 @@
 //! `SV_Coverage` (`SampleMask`), `SV_ClipDistance`/`SV_CullDistance` (one float array per
 //! system value, elements in register order, per vertex where the stage is arrayed),
 //! `SV_StencilRef`, `SV_Barycentrics`, `SV_TessFactor`/`SV_InsideTessFactor`
-//! (`TessLevelOuter`/`TessLevelInner`, decorated `Patch`; rows map to array elements in
-//! order, see `docs/stage-interfaces.md`); `SV_Target` is a user output at `Location` = its
-//! start row.
+//! (`TessLevelOuter`/`TessLevelInner`, decorated `Patch`; factor *k*, the semantic index,
+//! is array element *k*, see `docs/stage-interfaces.md`); `SV_Target` is a user output at
+//! `Location` = its start row.
 //!
 //! System values that are built-ins in one stage and varyings in another:
 //! `Layer`, `ViewportIndex` and `PrimitiveShadingRateKHR` can be written by Vulkan vertex
@@ -519,12 +519,18 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.cx.b.type_array(f, n)
             }
             Some(BuiltIn::TessLevelOuter | BuiltIn::TessLevelInner) => {
-                // Rows are the factors in D3D's order, which is Vulkan's (see the docs).
+                // Factor k (the semantic index) is array element k: D3D's order is Vulkan's
+                // (see the docs). An element holds several factors (one per row) or, in
+                // DXBC conversions, one factor each.
                 let len = if builtin == Some(BuiltIn::TessLevelOuter) { 4 } else { 2 };
-                if rows * cols > len {
-                    return Err(unsupported(&format!("{} factors where Vulkan has {len}", rows * cols)));
+                let first = el.semantic_indices.first().copied().unwrap_or(0);
+                if first.saturating_add(rows * cols) > len {
+                    return Err(unsupported(&format!(
+                        "factors {first}..{} where Vulkan has {len}",
+                        first.saturating_add(rows * cols)
+                    )));
                 }
-                flat_base = Some(0);
+                flat_base = Some(first);
                 let f = self.cx.float(32);
                 let n = self.cx.const_u32(len);
                 self.cx.b.type_array(f, n)
