@@ -77,6 +77,12 @@ fn hull_partitioning_and_tess_factor_rules() {
         assert_eq!(asm.matches("OpSelect %float").count() - if pow2 { 4 } else { 0 }, 4);
         assert!(asm.contains("OpConstant %float 15"));
     }
+    // Without [maxtessfactor], D3D's limits: 64, and 63 for fractional-odd partitioning.
+    for (partitioning, limit) in [("1", "64"), ("3", "63"), ("4", "64")] {
+        let state = format!("i32 3, i32 3, i32 2, i32 {partitioning}, i32 3, float 6.400000e+01");
+        let asm = translate(&edit(&hs, HS_STATE, &state), &Options::default()).unwrap();
+        assert!(asm.contains(&format!("OpConstant %float {limit}\n")), "partitioning {partitioning}: {asm}");
+    }
     // Point output, no winding; zero output control points still run one invocation.
     let points = edit(&hs, HS_STATE, "i32 3, i32 0, i32 2, i32 1, i32 1, float 6.400000e+01");
     let points = points.replace("call void @dx.op.storeOutput", "; no output control point: ");

@@ -244,7 +244,8 @@ pub struct StageIo {
 /// integer spacing).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TessFactorRule {
-    /// Factors above it are clamped to it (at most 64, D3D's maximum).
+    /// Factors above it are clamped to it (at most D3D's maximum: 64, 63 with
+    /// fractional-odd partitioning; Vulkan implementations may allow more).
     pub max: f32,
     pub pow2: bool,
 }

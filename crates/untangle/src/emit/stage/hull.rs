@@ -69,8 +69,10 @@ pub enum TessDomainOrigin {
     LowerLeft,
 }
 
-/// D3D's maximum tessellation factor.
+/// D3D's maximum tessellation factor (`D3D11_TESSELLATOR_MAX_TESSELLATION_FACTOR`; 63,
+/// `..._MAX_ODD_TESSELLATION_FACTOR`, with fractional-odd partitioning).
 const D3D_MAX_TESS_FACTOR: f32 = 64.0;
+const D3D_MAX_ODD_TESS_FACTOR: f32 = 63.0;
 
 /// Checks the HS state and derives the interface facts.
 pub(crate) fn stage_io(hs: &HsState) -> Result<StageIo> {
@@ -86,12 +88,17 @@ pub(crate) fn stage_io(hs: &HsState) -> Result<StageIo> {
             hs.output_control_points
         )));
     }
-    let max = if hs.max_tess_factor.is_nan() { D3D_MAX_TESS_FACTOR } else { hs.max_tess_factor as f32 };
+    let limit = if hs.partitioning == TessellatorPartitioning::FractionalOdd {
+        D3D_MAX_ODD_TESS_FACTOR
+    } else {
+        D3D_MAX_TESS_FACTOR
+    };
+    let max = if hs.max_tess_factor.is_nan() { limit } else { hs.max_tess_factor as f32 };
     Ok(StageIo {
         input_vertices: hs.input_control_points,
         output_vertices: hs.output_control_points.max(1),
         tess_factors: Some(TessFactorRule {
-            max: max.clamp(1.0, D3D_MAX_TESS_FACTOR),
+            max: max.clamp(1.0, limit),
             pow2: hs.partitioning == TessellatorPartitioning::Pow2,
         }),
         ..Default::default()
