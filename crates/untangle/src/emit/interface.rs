@@ -140,7 +140,7 @@ pub fn signature_rows(elements: &[SignatureElement], stream: Option<u32>) -> u32
     elements
         .iter()
         .filter(|e| stream.is_none_or(|s| e.output_stream.unwrap_or(0) == s))
-        .filter_map(|e| e.start_row.map(|r| r + e.rows.max(1)))
+        .filter_map(|e| e.start_row.map(|r| r.saturating_add(e.rows.max(1))))
         .max()
         .unwrap_or(0)
 }
@@ -160,11 +160,11 @@ pub fn default_location(
         (ShaderKind::Domain, SigKind::PatchConstant) => signature_rows(&sigs.inputs, None),
         (ShaderKind::Geometry, SigKind::Output) => {
             let stream = el.output_stream.unwrap_or(0);
-            (0..stream.min(4)).map(|s| signature_rows(&sigs.outputs, Some(s))).sum()
+            (0..stream.min(4)).map(|s| signature_rows(&sigs.outputs, Some(s))).fold(0, u32::saturating_add)
         }
         _ => 0,
     };
-    Some(IoLocation { location: row + offset, component: el.start_col.unwrap_or(0) })
+    Some(IoLocation { location: row.saturating_add(offset), component: el.start_col.unwrap_or(0) })
 }
 
 /// The signature point of DXC's semantic-interpretation table: which signature of which
@@ -512,8 +512,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let mut same: Vec<&SignatureElement> =
                     all.iter().filter(|e| e.system_value == el.system_value).collect();
                 same.sort_by_key(|e| (e.start_row, e.start_col, e.id));
-                let total: u32 = same.iter().map(|e| e.rows.max(1) * e.cols.max(1)).sum();
-                let base: u32 = same.iter().take_while(|e| e.id != el.id).map(|e| e.rows.max(1) * e.cols.max(1)).sum();
+                let size = |e: &&SignatureElement| e.rows.max(1).saturating_mul(e.cols.max(1));
+                let total = same.iter().map(size).fold(0, u32::saturating_add);
+                let base = same.iter().take_while(|e| e.id != el.id).map(size).fold(0, u32::saturating_add);
+                if total > 8 {
+                    // Vulkan guarantees 8 clip and cull distances (D3D's limit, too).
+                    return Err(unsupported(&format!("{total} distances")));
+                }
                 flat_base = Some(base);
                 let f = self.cx.float(32);
                 let n = self.cx.const_u32(total.max(1));
@@ -525,10 +530,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 // DXBC conversions, one factor each.
                 let len = if builtin == Some(BuiltIn::TessLevelOuter) { 4 } else { 2 };
                 let first = el.semantic_indices.first().copied().unwrap_or(0);
-                if first.saturating_add(rows * cols) > len {
+                if first.saturating_add(rows.saturating_mul(cols)) > len {
                     return Err(unsupported(&format!(
                         "factors {first}..{} where Vulkan has {len}",
-                        first.saturating_add(rows * cols)
+                        first.saturating_add(rows.saturating_mul(cols))
                     )));
                 }
                 flat_base = Some(first);
