@@ -283,6 +283,9 @@ pub struct SigVar {
     pub copy: Option<Word>,
     /// The element's own numeric kind (that of the copy).
     pub element_num: Num,
+    /// The element's rows and columns in its signature (what `row` and `col` index).
+    pub element_rows: u32,
+    pub element_cols: u32,
 }
 
 #[derive(Default)]
@@ -601,6 +604,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             vertices,
             copy,
             element_num,
+            element_rows: rows,
+            element_cols: el.cols.max(1),
         };
         iface.elements.insert((kind, id), sv);
         Ok(sv)
@@ -815,18 +820,61 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         sv
     }
 
-    /// Loads one scalar of element `id` (`row` an id, `col` a constant) as IR type `to`;
-    /// `vertex` selects the control point or input vertex of per-vertex arrays.
+    /// Signature accesses load and store scalars (DXIL's overloads: `half`, `float`,
+    /// `double`, `i1`, `i16`, `i32`, `i64`).
+    pub(crate) fn check_scalar(&self, t: TypeId, what: &str) -> Result<()> {
+        match self.cx.m.types.get(t) {
+            crate::ir::Type::Int(1 | 16 | 32 | 64) | crate::ir::Type::Float(_) => Ok(()),
+            _ => Err(TranslateError::Malformed(format!(
+                "a signature access's {what} is a {}, not a scalar",
+                self.cx.m.types.display(t)
+            ))),
+        }
+    }
+
+    /// An `i32` index operand (row, vertex) of a signature access.
+    fn index_operand(&mut self, v: Value, what: &str) -> Result<Word> {
+        match self.value_ty(v).map(|t| self.cx.m.types.get(t)) {
+            Some(crate::ir::Type::Int(32)) => self.value(v),
+            _ => Err(TranslateError::Malformed(format!("a signature access's {what} index is not an i32"))),
+        }
+    }
+
+    /// The row (an id) and column of an access to `sv`, checked against the element's
+    /// shape where they are constants.
+    fn row_col(&mut self, sv: SigVar, row: Value, col: u64) -> Result<(Word, u32)> {
+        let r = self.index_operand(row, "row")?;
+        let out_of_shape = |what: &str, at: u64, of: u32| {
+            TranslateError::Malformed(format!("a signature access at {what} {at} of an element with {of}"))
+        };
+        if let Some(k) = self.const_int(row).filter(|&k| k >= sv.element_rows as u64) {
+            return Err(out_of_shape("row", k, sv.element_rows));
+        }
+        if col >= sv.element_cols as u64 {
+            return Err(out_of_shape("column", col, sv.element_cols));
+        }
+        Ok((r, col as u32))
+    }
+
+    /// Loads one scalar of element `id` at `row` (an `i32` value) and constant column `col`
+    /// as IR type `to`; `vertex` selects the control point or input vertex of per-vertex
+    /// arrays.
     pub fn load_element(
         &mut self,
         kind: SigKind,
         id: u32,
-        row: Word,
-        col: u32,
-        vertex: Option<Word>,
+        row: Value,
+        col: u64,
+        vertex: Option<Value>,
         to: TypeId,
     ) -> Result<Word> {
+        self.check_scalar(to, "result")?;
         let sv = self.element(kind, id)?;
+        let (row, col) = self.row_col(sv, row, col)?;
+        let vertex = match vertex {
+            Some(v) if sv.vertices > 0 => Some(self.index_operand(v, "vertex")?),
+            _ => None,
+        };
         let vertex = self.vertex_index(sv, kind, vertex)?;
         let p = self.sig_scalar_ptr(sv, sv.class, vertex, row, Some(col), row)?;
         let num = match sv.builtin {
@@ -853,17 +901,23 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         &mut self,
         kind: SigKind,
         id: u32,
-        row: Word,
-        col: u32,
-        vertex: Option<Word>,
+        row: Value,
+        col: u64,
+        vertex: Option<Value>,
         value: Value,
     ) -> Result<()> {
         let sv = self.element(kind, id)?;
+        let (row, col) = self.row_col(sv, row, col)?;
+        let vertex = match vertex {
+            Some(v) if sv.vertices > 0 => Some(self.index_operand(v, "vertex")?),
+            _ => None,
+        };
         let vertex = self.vertex_index(sv, kind, vertex)?;
         let row = if sv.builtin == Some(BuiltIn::SampleMask) { self.cx.const_u32(0) } else { row };
         let p = self.sig_scalar_ptr(sv, sv.class, vertex, row, Some(col), row)?;
         let from =
             self.value_ty(value).ok_or_else(|| TranslateError::Malformed("a stored value has no type".into()))?;
+        self.check_scalar(from, "stored value")?;
         let value = self.value(value)?;
         let num = match sv.builtin {
             Some(BuiltIn::Position) => Num::Float,
@@ -881,7 +935,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 var: copy,
                 class: StorageClass::Output,
                 num: sv.element_num,
-                cols: self.element_cols(kind, id),
+                cols: sv.element_cols,
                 rows: 1,
                 builtin: None,
                 minus: None,
@@ -889,16 +943,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 vertices: 0,
                 copy: None,
                 element_num: sv.element_num,
+                element_rows: 1,
+                element_cols: sv.element_cols,
             };
             let p = self.sig_scalar_ptr(c, StorageClass::Output, None, row, Some(col), row)?;
             let x = self.ir_to_num(value, from, sv.element_num)?;
             self.op_void(Op::Store, ids(&[p, x]))?;
         }
         Ok(())
-    }
-
-    fn element_cols(&self, kind: SigKind, id: u32) -> u32 {
-        kind.of(self.sigs).iter().find(|e| e.id == id).map_or(1, |e| e.cols.max(1))
     }
 
     /// The vertex index for an access to `sv`: the given one for per-vertex arrays, the

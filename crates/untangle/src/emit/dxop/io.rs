@@ -89,25 +89,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     fn load_input(&mut self, c: &Call<'_>) -> Result<Word> {
         let id = self.arg_const(c, 0)? as u32;
-        // The variable first, then the operands (the module's declaration order).
-        self.element(SigKind::Input, id)?;
         let sigs = self.sigs;
-        let col = self.check_element_index(c, &sigs.inputs, id)?;
-        let row = self.arg_val(c, 1)?;
+        let col = u64::from(self.check_element_index(c, &sigs.inputs, id)?);
+        let row = self.arg(c, 1)?;
         // Hull, domain and geometry shaders: the control point or vertex (undef elsewhere).
-        let vertex = match c.args.get(3) {
-            Some(&v) if !self.is_undef(v) && self.iface.stage.input_vertices > 0 => Some(self.value(v)?),
-            _ => None,
-        };
+        let vertex = c.args.get(3).copied().filter(|&v| !self.is_undef(v));
         self.load_element(SigKind::Input, id, row, col, vertex, c.ty)
     }
 
     fn store_output(&mut self, c: &Call<'_>) -> Result<()> {
         let id = self.arg_const(c, 0)? as u32;
-        self.element(SigKind::Output, id)?;
         let sigs = self.sigs;
-        let col = self.check_element_index(c, &sigs.outputs, id)?;
-        let row = self.arg_val(c, 1)?;
+        let col = u64::from(self.check_element_index(c, &sigs.outputs, id)?);
+        let row = self.arg(c, 1)?;
         let v = self.arg(c, 3)?;
         self.store_element(SigKind::Output, id, row, col, None, v)
     }

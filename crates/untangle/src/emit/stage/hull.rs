@@ -220,17 +220,15 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             DxOp::OutputControlPointID => self.load_builtin(BuiltIn::InvocationId, Num::SInt, c.ty).map(Some),
             DxOp::LoadOutputControlPoint => {
                 let id = self.arg_const(c, 0)? as u32;
-                self.element(SigKind::Output, id)?;
-                let row = self.arg_val(c, 1)?;
-                let col = self.arg_const(c, 2)? as u32;
-                let cp = self.arg_val(c, 3)?;
+                let row = self.arg(c, 1)?;
+                let col = self.arg_const(c, 2)?;
+                let cp = self.arg(c, 3)?;
                 self.load_element(SigKind::Output, id, row, col, Some(cp), c.ty).map(Some)
             }
             DxOp::StorePatchConstant => {
                 let id = self.arg_const(c, 0)? as u32;
-                self.element(SigKind::PatchConstant, id)?;
-                let row = self.arg_val(c, 1)?;
-                let col = self.arg_const(c, 2)? as u32;
+                let row = self.arg(c, 1)?;
+                let col = self.arg_const(c, 2)?;
                 let v = self.arg(c, 3)?;
                 self.store_element(SigKind::PatchConstant, id, row, col, None, v).map(|_| None)
             }

@@ -6,9 +6,9 @@
 //! written down in `docs/stage-interfaces.md`.
 //!
 //! Operations shared by several of these stages live here: `primitiveID` (`PrimitiveId`
-//! in hull, domain and geometry shaders; pixel shaders read it from their signature) and
-//! `viewID` (`ViewIndex`, any graphics stage). An operation used in a stage that does not
-//! have it is a typed error naming operation and stage.
+//! in hull, domain and geometry shaders; pixel shaders read it from their signature). An
+//! operation used in a stage that does not have it is a typed error naming operation and
+//! stage.
 
 pub(crate) mod domain;
 pub(crate) mod geometry;
@@ -81,10 +81,6 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
                 self.load_builtin(BuiltIn::PrimitiveId, Num::SInt, c.ty).map(Some)
             }
-            DxOp::ViewID if stage != ShaderKind::Compute => {
-                self.cx.capability(Capability::MultiView);
-                self.load_builtin(BuiltIn::ViewIndex, Num::SInt, c.ty).map(Some)
-            }
             DxOp::OutputControlPointID | DxOp::LoadOutputControlPoint | DxOp::StorePatchConstant
                 if stage == ShaderKind::Hull =>
             {
@@ -105,6 +101,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// Loads a scalar 32-bit input built-in of numeric kind `num` as IR type `to`.
     pub(crate) fn load_builtin(&mut self, b: BuiltIn, num: Num, to: TypeId) -> Result<Word> {
+        self.check_scalar(to, "result")?;
         let t = super::interface::scalar_of(self.cx, num);
         let (var, created) = self.iface.builtin_created(self.cx, b, StorageClass::Input, t);
         if created && self.sm.kind == ShaderKind::Pixel && num != Num::Float {
@@ -118,9 +115,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// conversions only) a hull shader reading back a patch constant it wrote.
     fn load_patch_constant(&mut self, c: &Call<'_>) -> Result<Word> {
         let id = self.arg_const(c, 0)? as u32;
-        self.element(super::interface::SigKind::PatchConstant, id)?;
-        let row = self.arg_val(c, 1)?;
-        let col = self.arg_const(c, 2)? as u32;
+        let row = self.arg(c, 1)?;
+        let col = self.arg_const(c, 2)?;
         self.load_element(super::interface::SigKind::PatchConstant, id, row, col, None, c.ty)
     }
 }
