@@ -8,7 +8,8 @@
 //!
 //! Operations: `loadInput(id, row, col, v)` reads vertex `v` of the input primitive
 //! (per-vertex arrays of the primitive's vertex count); `storeOutput` writes the outputs of
-//! the next vertex (undefined again after each emit, in D3D as in SPIR-V);
+//! the next vertex (undefined again after each emit, in D3D as in SPIR-V; stream output's
+//! copies are written right before each emit, `crate::emit::stream_output`);
 //! `emitStream(s)` → `OpEmitVertex`, `cutStream(s)` → `OpEndPrimitive`,
 //! `emitThenCutStream(s)` → both. A shader whose GS state names a stream other than 0 uses
 //! the stream forms (`OpEmitStreamVertex`, `OpEndStreamPrimitive`; capability
@@ -80,6 +81,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
                 let emit = c.op != DxOp::CutStream;
                 let cut = c.op != DxOp::EmitStream;
+                if emit {
+                    // Stream output's split pieces and extras take the vertex's values.
+                    self.xfb_copy_out_stream(stream as u32)?;
+                }
                 if stream == 0 && !self.iface.stage.multi_stream {
                     if emit {
                         self.op_void(Op::EmitVertex, vec![])?;
