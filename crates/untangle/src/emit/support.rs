@@ -66,9 +66,9 @@ pub enum Family {
     /// System values without a stage family (`viewID`, draw parameters) and the cycle
     /// counter.
     SystemValues,
-    /// Hull, domain and geometry shader operations (`crates/untangle/src/emit/stage/`):
-    /// control points, patch constants, tessellation coordinates, emits and cuts, instance
-    /// and primitive ids.
+    /// Hull, domain and geometry shader operations: control points, patch constants,
+    /// tessellation coordinates, emits and cuts, instance and primitive ids (`stages.rs`
+    /// routes them to `crates/untangle/src/emit/stage/`).
     GraphicsStages,
 }
 
@@ -87,7 +87,7 @@ impl Family {
             Family::IntegerMath => "integer.rs",
             Family::Conversions => "convert.rs",
             Family::SystemValues => "system.rs",
-            Family::GraphicsStages => "../stage/",
+            Family::GraphicsStages => "stages.rs",
         }
     }
 }
@@ -521,7 +521,11 @@ mod tests {
         assert_eq!(support(DxOp::FAbs, Compute), Support::Lowered(Family::FloatMath));
         assert_eq!(support(DxOp::UAddc, Vertex), Support::Lowered(Family::IntegerMath));
         assert_eq!(support(DxOp::ThreadId, Pixel), Support::Refused(Refusal::NotInStage));
-        assert_eq!(support(DxOp::FAbs, Hull), Support::Refused(Refusal::StageNotTranslated(StageFamily::Graphics)));
+        assert_eq!(support(DxOp::FAbs, Hull), Support::Lowered(Family::FloatMath));
+        assert_eq!(support(DxOp::StorePatchConstant, Hull), Support::Lowered(Family::GraphicsStages));
+        assert_eq!(support(DxOp::EmitStream, Geometry), Support::Lowered(Family::GraphicsStages));
+        assert_eq!(support(DxOp::EmitStream, Hull), Support::Refused(Refusal::NotInStage));
+        assert_eq!(support(DxOp::FAbs, Mesh), Support::Refused(Refusal::StageNotTranslated(StageFamily::Mesh)));
         assert_eq!(support(DxOp::EvalCentroid, Pixel), Support::Refused(Refusal::StageFamily(StageFamily::Graphics)));
         assert_eq!(support(DxOp::TempRegLoad, Compute), Support::Refused(Refusal::DxbcConverterOnly));
         assert_eq!(

@@ -21,6 +21,7 @@ mod handles;
 mod integer;
 mod io;
 mod math;
+mod stages;
 mod system;
 mod textures;
 mod wave;

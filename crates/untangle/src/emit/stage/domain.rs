@@ -2,9 +2,9 @@
 //!
 //! `domainLocation(c)` → component `c` of `TessCoord` (D3D's `SV_DomainLocation`: (u, v)
 //! in the quad and isoline domains, barycentric (u, v, w) in the tri domain, the same
-//! parameterization as Vulkan's); `loadInput(id, row, col, cp)` reads control point `cp`
-//! of the hull shader's output patch (per-vertex arrays of the DS state's control-point
-//! count); `loadPatchConstant` reads `Patch` inputs and the tessellation factors
+//! parameterization as Vulkan's); `loadInput(id, row, col, cp)` (and
+//! `loadOutputControlPoint`, which DXIL allows here too) reads control point `cp` of the hull
+//! shader's output patch (per-vertex arrays of the DS state's control-point count); `loadPatchConstant` reads `Patch` inputs and the tessellation factors
 //! (`TessLevelOuter`/`TessLevelInner` inputs, see `interface`); `primitiveID` →
 //! `PrimitiveId` (`stage`).
 //!
@@ -14,7 +14,7 @@
 
 use super::super::error::{Result, TranslateError};
 use super::super::function::FnEmit;
-use super::super::interface::{Num, StageIo};
+use super::super::interface::{Num, SigKind, StageIo};
 use super::super::module::ModuleBuilder;
 use crate::dxil::{DsState, DxOp};
 use crate::emit::dxop::Call;
@@ -37,7 +37,7 @@ pub(crate) fn execution_modes(cx: &mut ModuleBuilder<'_>, entry: Word, ds: &DsSt
 }
 
 impl<'a, 'm> FnEmit<'a, 'm> {
-    pub(super) fn domain_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
+    pub(in crate::emit) fn domain_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
         match c.op {
             DxOp::DomainLocation => {
                 let component = self.arg_const(c, 0)?;
@@ -52,6 +52,15 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let p = self.ids_op(Op::AccessChain, pty, &[var, k])?;
                 let x = self.ids_op(Op::Load, f, &[p])?;
                 self.num_to_ir(x, Num::Float, c.ty).map(Some)
+            }
+            // The hull shader's output control points are this stage's control-point inputs
+            // (DXIL allows the operation here; DXC writes `loadInput`).
+            DxOp::LoadOutputControlPoint => {
+                let id = self.arg_const(c, 0)? as u32;
+                let row = self.arg(c, 1)?;
+                let col = self.arg_const(c, 2)?;
+                let cp = self.arg(c, 3)?;
+                self.load_element(SigKind::Input, id, row, col, Some(cp), c.ty).map(Some)
             }
             other => Err(self.not_in_family(other, "graphics stages")),
         }

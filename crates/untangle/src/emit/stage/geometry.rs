@@ -71,7 +71,7 @@ pub(crate) fn execution_modes(cx: &mut ModuleBuilder<'_>, entry: Word, gs: &GsSt
 }
 
 impl<'a, 'm> FnEmit<'a, 'm> {
-    pub(super) fn geometry_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
+    pub(in crate::emit) fn geometry_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
         match c.op {
             DxOp::GSInstanceID => self.load_builtin(BuiltIn::InvocationId, Num::SInt, c.ty).map(Some),
             DxOp::EmitStream | DxOp::CutStream | DxOp::EmitThenCutStream => {

@@ -215,7 +215,7 @@ pub(crate) fn domain_mode(domain: TessellatorDomain) -> Result<ExecutionMode> {
 }
 
 impl<'a, 'm> FnEmit<'a, 'm> {
-    pub(super) fn hull_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
+    pub(in crate::emit) fn hull_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
         match c.op {
             DxOp::OutputControlPointID => self.load_builtin(BuiltIn::InvocationId, Num::SInt, c.ty).map(Some),
             DxOp::LoadOutputControlPoint => {
