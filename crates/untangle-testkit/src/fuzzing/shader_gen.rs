@@ -126,7 +126,7 @@ impl B {
         self.inst(ret, InstKind::Call { callee, args: a })
     }
     fn bin(&mut self, op: BinaryOp, a: Value, b: Value, ty: TypeId) -> Value {
-        self.inst(ty, InstKind::Binary { op, lhs: a, rhs: b })
+        self.inst(ty, InstKind::Binary { op, lhs: a, rhs: b, fast: false })
     }
     fn var_ptr(&mut self, float: bool, k: u32) -> Value {
         let (base, src) = if float { (self.fvars, self.f32t) } else { (self.vars, self.i32t) };

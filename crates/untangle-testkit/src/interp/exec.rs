@@ -460,7 +460,7 @@ fn eval(ctx: &mut Ctx, t: &mut Thread, inst: InstId, kind: &InstKind, ty: TypeId
     let p = ctx.p;
     Ok(Some(match kind {
         InstKind::Phi { .. } => return internal("PHI after the block's head"),
-        InstKind::Binary { op, lhs, rhs } => {
+        InstKind::Binary { op, lhs, rhs, .. } => {
             let (a, b) = (scalar(p, t, *lhs)?, scalar(p, t, *rhs)?);
             match p.scal(ty) {
                 Some(Scal::Int(w)) => Val::S(int_binary(*op, a, b, w)),

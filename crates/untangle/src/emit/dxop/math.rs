@@ -4,8 +4,10 @@
 //! conversions, bitcasts, and the few system values without a family (`viewID`,
 //! `startVertexLocation`, `startInstanceLocation`).
 //!
-//! `FMax`/`FMin` are `NMax`/`NMin` (D3D returns the non-NaN operand); `FMad` is an unfused
-//! multiply and add; bit-field offsets and widths are masked to 5 bits as in D3D.
+//! `FMax`/`FMin` are `NMax`/`NMin` (D3D returns the non-NaN operand) and `Saturate` is
+//! `NClamp` (NaN saturates to 0); `FMad` is an unfused multiply and add; bit-field offsets
+//! and widths are masked to 5 bits as in D3D, and a field reaching past bit 31 is cut at
+//! bit 31 (D3D's `Ibfe`/`Ubfe`/`Bfi` define it, SPIR-V's bit-field instructions do not).
 
 use super::Call;
 use crate::dxil::DxOp;
@@ -38,7 +40,6 @@ mod glsl {
     pub const SMIN: u32 = 39;
     pub const UMAX: u32 = 41;
     pub const SMAX: u32 = 42;
-    pub const FCLAMP: u32 = 43;
     pub const FMA: u32 = 50;
     pub const PACK_HALF_2X16: u32 = 58;
     pub const UNPACK_HALF_2X16: u32 = 62;
@@ -47,6 +48,7 @@ mod glsl {
     pub const FIND_UMSB: u32 = 75;
     pub const NMIN: u32 = 79;
     pub const NMAX: u32 = 80;
+    pub const NCLAMP: u32 = 81;
 }
 
 impl<'a, 'm> FnEmit<'a, 'm> {
@@ -92,7 +94,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let x = self.arg_val(c, 0)?;
                 let zero = self.scalar_const(c.ty, 0, 0.0)?;
                 let one = self.scalar_const(c.ty, 1, 1.0)?;
-                self.glsl(t, glsl::FCLAMP, &[x, zero, one])?
+                // NClamp: D3D saturates NaN to 0; FClamp of NaN is undefined.
+                self.glsl(t, glsl::NCLAMP, &[x, zero, one])?
             }
             IsNaN | IsInf | IsFinite => {
                 let x = self.arg_val(c, 0)?;
@@ -164,6 +167,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let offset = self.arg_val(c, 1)?;
                 let width = self.ids_op(Op::BitwiseAnd, u, &[width, k31])?;
                 let offset = self.ids_op(Op::BitwiseAnd, u, &[offset, k31])?;
+                // D3D takes the bits from `offset` up to bit 31 when `offset + width`
+                // passes 32; SPIR-V leaves a field past bit 31 undefined: clamp the width.
+                let k32 = self.cx.const_u32(32);
+                let room = self.ids_op(Op::ISub, u, &[k32, offset])?;
+                let width = self.glsl(u, glsl::UMIN, &[width, room])?;
                 let value = self.arg_val(c, 2)?;
                 match c.op {
                     Ibfe => self.ids_op(Op::BitFieldSExtract, t, &[value, offset, width])?,
