@@ -99,7 +99,7 @@ pub fn compare(reference: &Resources, got: &[Option<Vec<u8>>]) -> (Vec<Mismatch>
             }
             counts.compared += 1;
             let fk = tags[0].fk;
-            let tol = tags.iter().map(|t| t.acc.0).max().unwrap_or(0) as u64;
+            let tol = tags.iter().map(|t| t.acc.tolerance()).max().unwrap_or(0) as u64;
             let ok = match fk {
                 Some(FkTag::F) if tags.iter().all(|t| t.fk == Some(FkTag::F)) => {
                     float::ulp_distance(want as u64, got as u64, Fk::F) <= tol
