@@ -10,8 +10,9 @@ for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig;
 # corpus-shaders` instead (the vkd3d-proton compute shaders with known answers, from
 # .vkrunner/corpus-dxil: a pass/fail/skip table, every root signature under push-constant
 # budgets of 128 and 256 bytes); SUITE=diff runs `untangle-gpu diff-corpus` (every corpus
-# compute shader against the DXIL interpreter, SEEDS (20) random inputs each) and `diff-gen`
-# (DIFF_GEN (1000) generated programs); SUITE=all runs everything.
+# compute shader against the DXIL interpreter, SEEDS (20) random inputs each), `diff-gen`
+# (DIFF_GEN (10000) generated programs, 4 inputs each) and both again under each deliberately
+# broken lowering (`--sabotage`, which must fail them); SUITE=all runs everything.
 set -uo pipefail
 R=.vkrunner
 nvidia-smi -L 2>/dev/null || true
@@ -30,10 +31,19 @@ if [ "$suite" = diff ] || [ "$suite" = all ] || [ -n "${SUITE_DIFF:-}" ]; then
   "$R/untangle-gpu" diff-corpus --corpus "$R/corpus-dxil" --seeds "${SEEDS:-20}" 2>&1 | tee "${OUT:-/tmp}/gpu-diff-corpus.log"
   drc=${PIPESTATUS[0]}
   echo "diff-corpus: exit $drc after $(( $(date +%s) - start )) s"
-  "$R/untangle-gpu" diff-gen --random "${DIFF_GEN:-1000}" --seeds 4 2>&1 | tail -40 | tee "${OUT:-/tmp}/gpu-diff-gen.log"
+  "$R/untangle-gpu" diff-gen --random "${DIFF_GEN:-10000}" --seeds 4 2>&1 | tail -40 | tee "${OUT:-/tmp}/gpu-diff-gen.log"
   grc=${PIPESTATUS[0]}
   echo "diff-gen: exit $grc after $(( $(date +%s) - start )) s"
   [ "$drc" = 0 ] && drc=$grc
+  # Deliberately broken lowerings: both runs must fail (exit 1) under each.
+  for s in swap-sub unsigned; do
+    "$R/untangle-gpu" diff-corpus --corpus "$R/corpus-dxil" --seeds 4 --sabotage "$s" >"${OUT:-/tmp}/gpu-sabotage-$s.log" 2>&1
+    src=$?
+    "$R/untangle-gpu" diff-gen --random 100 --seeds 2 --sabotage "$s" >>"${OUT:-/tmp}/gpu-sabotage-$s.log" 2>&1
+    sgc=$?
+    echo "sabotage $s: diff-corpus exit $src, diff-gen exit $sgc (both must be 1); $(grep -c '^FAIL' "${OUT:-/tmp}/gpu-sabotage-$s.log") failing"
+    { [ "$src" = 1 ] && [ "$sgc" = 1 ]; } || drc=1
+  done
   if [ "$suite" = diff ]; then exit "$drc"; fi
   crc=$drc
 fi

@@ -177,6 +177,11 @@ typedef uint32_t untangle_root_signature_version;
 typedef uint32_t untangle_binding_model;
 
 /**
+ * `VkTessellationDomainOrigin`, Vulkan's numbering (`UNTANGLE_TESS_DOMAIN_ORIGIN_*`).
+ */
+typedef uint32_t untangle_tess_domain_origin;
+
+/**
  * How the `heap` model passes root CBV/SRV/UAV (`UNTANGLE_ROOT_DESCRIPTORS_*`).
  */
 typedef uint32_t untangle_root_descriptors;
@@ -375,17 +380,6 @@ typedef struct untangle_signature_element {
 } untangle_signature_element;
 
 /**
- * What a stage-I/O remapping callback is asked: one element of the shader's input
- * (`output` false) or output signature that becomes a `Location` variable (built-ins such
- * as `SV_Position` are never asked). Its strings are valid during the call.
- */
-typedef struct untangle_io_query {
-  untangle_stage stage;
-  bool output;
-  struct untangle_signature_element element;
-} untangle_io_query;
-
-/**
  * Where a stage input or output goes: its first row's `Location` and its first
  * `Component` (0-3).
  */
@@ -395,8 +389,32 @@ typedef struct untangle_io_location {
 } untangle_io_location;
 
 /**
+ * What a stage-I/O remapping callback is asked: one element of the shader's input
+ * (`output` false), output or patch-constant (`patch`) signature that becomes a `Location`
+ * variable (built-ins such as `SV_Position` are never asked). Its strings are valid during
+ * the call.
+ */
+typedef struct untangle_io_query {
+  untangle_stage stage;
+  /**
+   * An output of this stage (hull shader patch constants included).
+   */
+  bool output;
+  struct untangle_signature_element element;
+  /**
+   * A patch constant: a hull shader output or domain shader input decorated `Patch`.
+   */
+  bool patch;
+  /**
+   * Where untangle's location rule puts the element (docs/stage-interfaces.md): the same
+   * place in every stage, so stages translated one at a time link.
+   */
+  struct untangle_io_location default_location;
+} untangle_io_query;
+
+/**
  * Places a stage input or output: fill `*location` and return true, or return false to
- * keep the default (`Location` = start row, `Component` = start column). Called like
+ * keep the default (`query->default_location`). Called like
  * `untangle_resource_remap_fn` (synchronously, on the translating thread), once per
  * element the shader uses.
  */
@@ -523,6 +541,16 @@ typedef struct untangle_root_argument {
 #define UNTANGLE_ROOT_SIGNATURE_VERSION_1_1 2
 
 #define UNTANGLE_ROOT_SIGNATURE_VERSION_1_2 3
+
+/**
+ * `VK_TESSELLATION_DOMAIN_ORIGIN_UPPER_LEFT`, Vulkan's default (the default here too).
+ */
+#define UNTANGLE_TESS_DOMAIN_ORIGIN_UPPER_LEFT 0
+
+/**
+ * `VK_TESSELLATION_DOMAIN_ORIGIN_LOWER_LEFT`.
+ */
+#define UNTANGLE_TESS_DOMAIN_ORIGIN_LOWER_LEFT 1
 
 #define UNTANGLE_STAGE_PIXEL 0
 
@@ -865,6 +893,14 @@ enum untangle_status untangle_options_clear_root_signature(struct untangle_optio
  */
 enum untangle_status untangle_options_set_binding_model(struct untangle_options *options,
                                                         untangle_binding_model model);
+
+/**
+ * The tessellation domain origin the pipeline uses (`UNTANGLE_TESS_DOMAIN_ORIGIN_*`;
+ * default `UPPER_LEFT`, Vulkan's default): hull shaders write D3D's triangle winding for
+ * it (docs/stage-interfaces.md).
+ */
+enum untangle_status untangle_options_set_tess_domain_origin(struct untangle_options *options,
+                                                             untangle_tess_domain_origin origin);
 
 /**
  * How the `heap` model passes root CBV/SRV/UAV (`UNTANGLE_ROOT_DESCRIPTORS_*`; default

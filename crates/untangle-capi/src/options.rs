@@ -10,7 +10,7 @@ use std::ffi::{c_char, c_void};
 use untangle::rootsig::{self, BindingModel, LayoutOptions, RootDescriptors, RootSignature, Version};
 use untangle::{
     BindingMap, IoLocation, IoQuery, IoRemap, ResourceQuery, ResourceRemap, RootSignatureBinding, StreamOutput,
-    StreamOutputDeclaration, VkBinding,
+    StreamOutputDeclaration, TessDomainOrigin, VkBinding,
 };
 
 /// How a root signature is lowered onto a Vulkan pipeline layout
@@ -34,6 +34,13 @@ pub type untangle_root_signature_version = u32;
 pub const UNTANGLE_ROOT_SIGNATURE_VERSION_1_0: untangle_root_signature_version = 1;
 pub const UNTANGLE_ROOT_SIGNATURE_VERSION_1_1: untangle_root_signature_version = 2;
 pub const UNTANGLE_ROOT_SIGNATURE_VERSION_1_2: untangle_root_signature_version = 3;
+
+/// `VkTessellationDomainOrigin`, Vulkan's numbering (`UNTANGLE_TESS_DOMAIN_ORIGIN_*`).
+pub type untangle_tess_domain_origin = u32;
+/// `VK_TESSELLATION_DOMAIN_ORIGIN_UPPER_LEFT`, Vulkan's default (the default here too).
+pub const UNTANGLE_TESS_DOMAIN_ORIGIN_UPPER_LEFT: untangle_tess_domain_origin = 0;
+/// `VK_TESSELLATION_DOMAIN_ORIGIN_LOWER_LEFT`.
+pub const UNTANGLE_TESS_DOMAIN_ORIGIN_LOWER_LEFT: untangle_tess_domain_origin = 1;
 
 /// The push-constant budget of new options (`untangle_options_set_max_push_constant_bytes`).
 pub const UNTANGLE_DEFAULT_MAX_PUSH_CONSTANT_BYTES: u32 = 128;
@@ -107,18 +114,25 @@ pub struct untangle_io_location {
 }
 
 /// What a stage-I/O remapping callback is asked: one element of the shader's input
-/// (`output` false) or output signature that becomes a `Location` variable (built-ins such
-/// as `SV_Position` are never asked). Its strings are valid during the call.
+/// (`output` false), output or patch-constant (`patch`) signature that becomes a `Location`
+/// variable (built-ins such as `SV_Position` are never asked). Its strings are valid during
+/// the call.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct untangle_io_query {
     pub stage: untangle_stage,
+    /// An output of this stage (hull shader patch constants included).
     pub output: bool,
     pub element: untangle_signature_element,
+    /// A patch constant: a hull shader output or domain shader input decorated `Patch`.
+    pub patch: bool,
+    /// Where untangle's location rule puts the element (docs/stage-interfaces.md): the same
+    /// place in every stage, so stages translated one at a time link.
+    pub default_location: untangle_io_location,
 }
 
 /// Places a stage input or output: fill `*location` and return true, or return false to
-/// keep the default (`Location` = start row, `Component` = start column). Called like
+/// keep the default (`query->default_location`). Called like
 /// `untangle_resource_remap_fn` (synchronously, on the translating thread), once per
 /// element the shader uses.
 pub type untangle_io_remap_fn = Option<
@@ -144,6 +158,7 @@ pub struct untangle_options {
     resource_remap: Option<ResourceRemap>,
     io_remap: Option<IoRemap>,
     stream_output: Option<StreamOutput>,
+    tess_domain_origin: TessDomainOrigin,
 }
 
 impl untangle_options {
@@ -159,6 +174,7 @@ impl untangle_options {
             resource_remap: self.resource_remap.clone(),
             io_remap: self.io_remap.clone(),
             stream_output: self.stream_output.clone(),
+            tess_domain_origin: self.tess_domain_origin,
         }
     }
 }
@@ -317,6 +333,24 @@ pub unsafe extern "C" fn untangle_options_set_binding_model(
     })
 }
 
+/// The tessellation domain origin the pipeline uses (`UNTANGLE_TESS_DOMAIN_ORIGIN_*`;
+/// default `UPPER_LEFT`, Vulkan's default): hull shaders write D3D's triangle winding for
+/// it (docs/stage-interfaces.md).
+#[no_mangle]
+pub unsafe extern "C" fn untangle_options_set_tess_domain_origin(
+    options: *mut untangle_options,
+    origin: untangle_tess_domain_origin,
+) -> untangle_status {
+    with_options(options, std::ptr::null_mut(), |o| {
+        o.tess_domain_origin = match origin {
+            UNTANGLE_TESS_DOMAIN_ORIGIN_UPPER_LEFT => TessDomainOrigin::UpperLeft,
+            UNTANGLE_TESS_DOMAIN_ORIGIN_LOWER_LEFT => TessDomainOrigin::LowerLeft,
+            other => return Err(Failure::invalid(format!("unknown tessellation domain origin {other}"))),
+        };
+        Ok(())
+    })
+}
+
 /// How the `heap` model passes root CBV/SRV/UAV (`UNTANGLE_ROOT_DESCRIPTORS_*`; default
 /// `ADDRESS`).
 #[no_mangle]
@@ -470,8 +504,16 @@ pub unsafe extern "C" fn untangle_options_set_io_remap(
             let cb = CCallback { f, user };
             IoRemap::new(move |q: &IoQuery<'_>| {
                 let names = ElementNames::of(q.element);
-                let query =
-                    untangle_io_query { stage: stage_of(q.stage), output: q.output, element: names.element(q.element) };
+                let query = untangle_io_query {
+                    stage: stage_of(q.stage),
+                    output: q.output,
+                    element: names.element(q.element),
+                    patch: q.patch,
+                    default_location: untangle_io_location {
+                        location: q.default.location,
+                        component: q.default.component,
+                    },
+                };
                 let mut l = untangle_io_location::default();
                 let (f, user) = cb.parts();
                 // SAFETY: as for the resource callback.

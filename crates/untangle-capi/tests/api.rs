@@ -395,3 +395,63 @@ fn misuse_is_reported_not_crashed() {
         untangle_options_free(o);
     }
 }
+
+/// The tessellation domain origin and the per-stage I/O query (patch-ness, the location
+/// rule's default) pass through: a hull shader's winding follows the origin, and a
+/// callback that moves only patch constants sees them flagged with their default place.
+#[test]
+fn hull_shaders_through_the_c_api() {
+    let text = std::fs::read(Path::new(MANIFEST).join("../../corpus/pipeline/hs.ll")).unwrap();
+    let shader = parse(&text).unwrap();
+    let modes = |words: &[u32]| {
+        let m = rspirv::dr::load_words(words).unwrap();
+        m.execution_modes
+            .iter()
+            .filter_map(|i| match i.operands.get(1) {
+                Some(rspirv::dr::Operand::ExecutionMode(e)) => Some(*e),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    unsafe extern "C" fn patch_to_7(_: *mut c_void, q: *const untangle_io_query, l: *mut untangle_io_location) -> bool {
+        // SAFETY: valid during the call, by contract.
+        let q = unsafe { &*q };
+        if !q.patch {
+            return false;
+        }
+        // CENTER is the hull shader's only user patch constant: row 0 after 2 control-point rows.
+        assert_eq!((q.output, q.default_location.location, q.default_location.component), (true, 2, 0));
+        // SAFETY: writable by contract.
+        unsafe { *l = untangle_io_location { location: 7, component: 0 } };
+        true
+    }
+    // SAFETY: live shader and options; the callback follows the contract.
+    unsafe {
+        let o = options();
+        let (words, _) = translate(shader, o).unwrap();
+        assert!(modes(&words).contains(&rspirv::spirv::ExecutionMode::VertexOrderCcw));
+        assert_eq!(
+            untangle_options_set_tess_domain_origin(o, UNTANGLE_TESS_DOMAIN_ORIGIN_LOWER_LEFT),
+            untangle_status::UNTANGLE_OK
+        );
+        assert_eq!(untangle_options_set_tess_domain_origin(o, 2), untangle_status::UNTANGLE_INVALID_ARGUMENT);
+        assert_eq!(untangle_options_set_io_remap(o, Some(patch_to_7), null_mut()), untangle_status::UNTANGLE_OK);
+        let (words, _) = translate(shader, o).unwrap();
+        assert!(modes(&words).contains(&rspirv::spirv::ExecutionMode::VertexOrderCw));
+        let m = rspirv::dr::load_words(&words).unwrap();
+        let locations: Vec<u32> = m
+            .annotations
+            .iter()
+            .filter(|i| {
+                i.operands.get(1) == Some(&rspirv::dr::Operand::Decoration(rspirv::spirv::Decoration::Location))
+            })
+            .filter_map(|i| match i.operands.get(2) {
+                Some(rspirv::dr::Operand::LiteralBit32(l)) => Some(*l),
+                _ => None,
+            })
+            .collect();
+        assert!(locations.contains(&7) && !locations.contains(&2), "{locations:?}");
+        untangle_options_free(o);
+        untangle_shader_free(shader);
+    }
+}

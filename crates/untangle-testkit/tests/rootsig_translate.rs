@@ -1,5 +1,5 @@
-//! Root signatures end to end on the corpus: for every compute, pixel and vertex shader of
-//! `../shared/corpus/dxil/vkd3d-proton` (184), the four generated root signatures of
+//! Root signatures end to end on the corpus: for every compute, vertex, hull, domain,
+//! geometry and pixel shader of `../shared/corpus/dxil/vkd3d-proton` (218), the four generated root signatures of
 //! `rootsig_gen` (tables; root parameters; mixed spaces with offsets; near the 64-DWORD
 //! limit), each lowered under both binding models (`heap`, `direct`) and both push-constant
 //! budgets (128 bytes, Vulkan's guarantee, and 256): the translation succeeds, the module
@@ -36,7 +36,9 @@ fn corpus() -> Vec<PathBuf> {
             .map(|e| e.path())
             .filter(|p| {
                 p.file_name()
-                    .and_then(|n| stage_of(&n.to_string_lossy()).map(|s| matches!(s, "cs" | "ps" | "vs")))
+                    .and_then(|n| {
+                        stage_of(&n.to_string_lossy()).map(|s| matches!(s, "cs" | "ps" | "vs" | "hs" | "ds" | "gs"))
+                    })
                     .unwrap_or(false)
             })
             .collect(),
@@ -166,10 +168,10 @@ fn corpus_shaders_under_generated_root_signatures() {
     }
     eprintln!("{passed} of {} translations pass; {spilled} spill under 128 bytes", paths.len() * 16);
     assert!(failures.is_empty(), "{} failures", failures.len());
-    assert_eq!(paths.len(), 184, "the cs/ps/vs corpus changed");
-    assert_eq!(signatures, 184 * 4);
-    assert_eq!(passed, 184 * 16);
-    assert!(spilled >= 184 * 2, "every near-limit signature spills under both models");
+    assert_eq!(paths.len(), 218, "the cs/vs/hs/ds/gs/ps corpus changed");
+    assert_eq!(signatures, 218 * 4);
+    assert_eq!(passed, 218 * 16);
+    assert!(spilled >= 218 * 2, "every near-limit signature spills under both models");
 }
 
 /// Every root-argument place of the report names its parameter's member: the same store

@@ -1,8 +1,10 @@
-//! Stream output (`Options::stream_output`) lowered to transform feedback: every vertex
-//! shader of the vkd3d-proton corpus with descriptions derived from its output signature
-//! (all elements, partial components, two buffers with duplicates, gaps) passes spirv-val,
-//! and the captured bytes of each buffer are exactly the ones the declarations name; one
-//! case's decorations are snapshotted; bad declarations are typed errors naming them.
+//! Stream output (`Options::stream_output`) lowered to transform feedback: every vertex,
+//! domain and geometry shader of the vkd3d-proton corpus with descriptions derived from its
+//! output signature (all elements, partial components, two buffers with duplicates, gaps)
+//! passes spirv-val, and the captured bytes of each buffer are exactly the ones the
+//! declarations name; a geometry shader writing two streams captures each stream's
+//! elements with their `Stream`, copied before each emit; one case's decorations are
+//! snapshotted; bad declarations are typed errors naming them.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,11 +15,16 @@ use untangle_testkit::check::spirv_val::find_spirv_val;
 
 const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton");
 
-fn vertex_shaders() -> Vec<PathBuf> {
+/// The shaders that can be a pipeline's last pre-rasterization stage.
+fn last_stage_shaders() -> Vec<PathBuf> {
     let Ok(dir) = std::fs::read_dir(SHARED) else { return Vec::new() };
     let mut v: Vec<PathBuf> = dir
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.contains(".vs_") && n.ends_with(".dxil")))
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                (n.contains(".vs_") || n.contains(".ds_") || n.contains(".gs_")) && n.ends_with(".dxil")
+            })
+        })
         .collect();
     v.sort();
     v
@@ -33,10 +40,10 @@ fn shared(name: &str) -> Option<Shader> {
     Some(Shader::parse(&std::fs::read(p).unwrap()).unwrap())
 }
 
-/// The rows of every output element: (semantic, semantic index, columns).
+/// The rows of every output element of stream 0: (semantic, semantic index, columns).
 fn output_rows(shader: &Shader) -> Vec<(String, u32, u32)> {
     let mut rows = Vec::new();
-    for e in &shader.signatures().unwrap().outputs {
+    for e in shader.signatures().unwrap().outputs.iter().filter(|e| e.output_stream.unwrap_or(0) == 0) {
         let indices = if e.semantic_indices.is_empty() { vec![0] } else { e.semantic_indices.clone() };
         for k in indices {
             rows.push((e.semantic.clone(), k, e.cols.max(1)));
@@ -176,8 +183,8 @@ fn translate_so(shader: &Shader, so: &StreamOutput) -> Result<Vec<u32>, Error> {
 }
 
 #[test]
-fn corpus_vertex_shaders_capture_what_they_declare() {
-    let files = vertex_shaders();
+fn corpus_last_stage_shaders_capture_what_they_declare() {
+    let files = last_stage_shaders();
     if files.is_empty() {
         assert!(std::env::var_os("CI").is_none(), "the shared corpus is missing under CI");
         eprintln!("{SHARED} not found: skipping");
@@ -212,7 +219,7 @@ fn corpus_vertex_shaders_capture_what_they_declare() {
             checked += 1;
         }
     }
-    assert!(checked >= 4 * 20, "only {checked} cases ran");
+    assert!(checked >= 4 * (24 + 11 + 9), "only {checked} cases ran");
 }
 
 /// `pso.vs_mismatch`: SV_Position, ARG0 (float3), ARG1 (float2), ARG2 (uint4).
@@ -369,4 +376,84 @@ fn multi_row_elements_and_builtins() {
             expected_dwords(&so).keys().collect::<Vec<_>>()
         );
     }
+}
+
+/// The hand-written geometry shader (`corpus/pipeline/gs.ll`) writes two streams: stream 0
+/// (SV_Position, NORMAL, SV_RenderTargetArrayIndex) in a loop of three emits, stream 1
+/// (DATA) once. Each capture carries its element's stream; split pieces and extras are
+/// written before each emit of their stream, not at the return.
+#[test]
+fn geometry_streams_capture_before_each_emit() {
+    use rspirv::dr::Operand;
+    use rspirv::spirv::{Decoration, Op};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/pipeline/gs.ll");
+    let gs = Shader::parse(&std::fs::read(path).unwrap()).unwrap();
+    let so = StreamOutput {
+        declarations: vec![
+            Decl::new("SV_Position", 0, 0, 4, 0),       // whole built-in
+            Decl::new("NORMAL", 0, 1, 2, 0),            // .yz: split
+            Decl::new("DATA", 0, 0, 4, 1).on_stream(1), // whole varying on stream 1
+            Decl::new("DATA", 0, 0, 1, 2).on_stream(1), // .x again: an extra
+            Decl::new("SV_Position", 0, 3, 1, 3),       // part of a built-in: an extra
+        ],
+        buffer_strides: vec![24, 16, 4, 4],
+        rasterized_stream: Some(0),
+    };
+    let words = translate_so(&gs, &so).unwrap();
+    if let Some(v) = find_spirv_val() {
+        if let Err(e) = v.validate(&words, "vulkan1.3") {
+            panic!("{e}\n{}", v.disassemble(&words).unwrap_or_default());
+        }
+    }
+    assert_eq!(captured_dwords(&words).0.keys().collect::<Vec<_>>(), expected_dwords(&so).keys().collect::<Vec<_>>());
+    let m = rspirv::dr::load_words(&words).unwrap();
+    let mut deco: BTreeMap<u32, BTreeMap<Decoration, u32>> = BTreeMap::new();
+    for d in &m.annotations {
+        if let (Some(Operand::IdRef(t)), Some(Operand::Decoration(k)), Some(Operand::LiteralBit32(v))) =
+            (d.operands.first(), d.operands.get(1), d.operands.get(2))
+        {
+            deco.entry(*t).or_default().insert(*k, *v);
+        }
+    }
+    // Buffers 1 and 2 receive stream 1: their variables are decorated Stream 1; the
+    // variables of buffers 0 and 3 are on stream 0.
+    let mut copies = BTreeMap::new();
+    for (var, d) in &deco {
+        if let Some(&buffer) = d.get(&Decoration::XfbBuffer) {
+            let stream = d.get(&Decoration::Stream).copied().unwrap_or(0);
+            assert_eq!(stream, u32::from(buffer == 1 || buffer == 2), "%{var} in buffer {buffer}");
+            copies.insert(*var, buffer);
+        }
+    }
+    // Copies (stores to captured variables the shader does not write itself: split pieces
+    // and extras) sit before emits, in the same block, and none before the return.
+    let f = m
+        .functions
+        .iter()
+        .find(|f| f.blocks.iter().any(|b| b.instructions.iter().any(|i| i.class.opcode == Op::EmitStreamVertex)))
+        .unwrap();
+    let mut copied_before_emit = 0;
+    for b in &f.blocks {
+        let mut pending = 0;
+        for i in &b.instructions {
+            match i.class.opcode {
+                Op::Store => {
+                    if let Some(Operand::IdRef(p)) = i.operands.first() {
+                        if copies.contains_key(p) {
+                            pending += 1;
+                        }
+                    }
+                }
+                Op::EmitStreamVertex => {
+                    copied_before_emit += pending;
+                    pending = 0;
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(pending, 0, "captured copies after the last emit of a block");
+    }
+    // Stream 0's emit copies NORMAL's .x, .yz pieces and the Position extra; stream 1's the
+    // DATA extra.
+    assert!(copied_before_emit >= 3, "{copied_before_emit} copies before emits");
 }

@@ -1,9 +1,10 @@
-//! Full translation of every compute, pixel and vertex shader of the vkd3d-proton corpus
-//! (`../shared/corpus/dxil/vkd3d-proton`, 184 files), each output checked by
-//! `spirv-val --target-env vulkan1.3`. Prints per-stage counts and a histogram of the
-//! remaining failures (the work list), and asserts that no stage falls below the number
-//! that passes today. Other stages must fail with a typed `UnsupportedStage` error.
-//! The validator is required under CI (`CI` set).
+//! Full translation of every compute, vertex, hull, domain, geometry and pixel shader of the
+//! vkd3d-proton corpus (`../shared/corpus/dxil/vkd3d-proton`, 218 files), each output
+//! checked by `spirv-val --target-env vulkan1.3`. Prints per-stage counts and a histogram
+//! of the remaining failures (the work list), and asserts the number of files and of
+//! passing files per stage (all of them today). Other stages (mesh, amplification,
+//! libraries) must fail with a typed `UnsupportedStage` error. The validator is required
+//! under CI (`CI` set).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -12,8 +13,8 @@ use untangle_testkit::check::spirv_val::find_spirv_val;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton");
 
-/// Files per stage that translate and validate today (the goal is all of them).
-const EXPECTED: &[(&str, usize)] = &[("cs", 113), ("ps", 47), ("vs", 24)];
+/// Files per stage in the corpus, every one of which translates and validates.
+const EXPECTED: &[(&str, usize)] = &[("cs", 113), ("ds", 11), ("gs", 9), ("hs", 14), ("ps", 47), ("vs", 24)];
 
 fn stage_of(name: &str) -> Option<&str> {
     let stem = name.strip_suffix(".dxil")?;
@@ -34,7 +35,7 @@ fn key(e: &untangle::Error) -> String {
 }
 
 #[test]
-fn vkd3d_proton_cs_ps_vs_translate_and_validate() {
+fn vkd3d_proton_graphics_and_compute_stages_translate_and_validate() {
     let validator = find_spirv_val();
     if validator.is_none() {
         assert!(std::env::var_os("CI").is_none(), "spirv-val is required under CI");
@@ -57,7 +58,7 @@ fn vkd3d_proton_cs_ps_vs_translate_and_validate() {
         let Some(stage) = stage_of(&name) else { continue };
         let loaded = untangle::load::load_path(p).unwrap_or_else(|e| panic!("{name}: {e}"));
         let result = translate_module(&loaded.module, &Options::default());
-        let supported = matches!(stage, "cs" | "ps" | "vs");
+        let supported = EXPECTED.iter().any(|(s, _)| *s == stage);
         if !supported {
             assert!(
                 matches!(result, Err(untangle::Error::Translate(TranslateError::UnsupportedStage { .. }))),
@@ -96,7 +97,56 @@ fn vkd3d_proton_cs_ps_vs_translate_and_validate() {
     }
     eprintln!("total passing: {total} of {}", counts.values().map(|c| c.0).sum::<usize>());
     for (stage, want) in EXPECTED {
-        let got = counts.get(*stage).map(|c| c.2).unwrap_or(0);
-        assert!(got >= *want, "{stage}: {got} shaders pass, expected at least {want}");
+        let (files, _, valid) = counts.get(*stage).copied().unwrap_or_default();
+        assert_eq!(files, *want, "{stage}: {files} files in the corpus, expected {want}");
+        assert_eq!(valid, *want, "{stage}: {valid} of {files} shaders translate and validate");
+    }
+}
+
+/// DXC's own `.ll` tests of hull, domain and geometry shaders (`../shared/corpus/ll/dxc-tests`):
+/// each translates to a module that passes `spirv-val`, or fails with a typed error that is
+/// not an internal one (the validation tests among them are invalid DXIL on purpose).
+#[test]
+fn dxc_tests_of_the_tessellation_and_geometry_stages() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/ll/dxc-tests");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        eprintln!("{dir} not found: skipping");
+        return;
+    };
+    let val = find_spirv_val();
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    let (mut valid, mut refused) = (Vec::new(), Vec::new());
+    for p in paths {
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        let Ok(shader) = std::fs::read(&p).map_err(|_| ()).and_then(|b| untangle::Shader::parse(&b).map_err(|_| ()))
+        else {
+            continue;
+        };
+        use untangle::ShaderKind::*;
+        if !matches!(shader.stage(), Hull | Domain | Geometry) {
+            continue;
+        }
+        match shader.translate(&Options::default()) {
+            Ok(t) => {
+                if let Some(v) = &val {
+                    v.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{name}: {e}"));
+                }
+                valid.push(name);
+            }
+            Err(e) => {
+                assert!(
+                    !matches!(e, untangle::Error::Translate(TranslateError::Internal(_))),
+                    "{name}: internal error {e}"
+                );
+                refused.push(format!("{name}: {e}"));
+            }
+        }
+    }
+    eprintln!("translate and validate: {valid:#?}\ntyped errors: {refused:#?}");
+    // dxbc2dxil conversions of a domain, a geometry and a hull shader (fork/join phases,
+    // loadPatchConstant) translate.
+    for want in ["dxilconv.dxbc2dxil.ds1.ref.ll", "dxilconv.dxbc2dxil.gs1.ref.ll", "dxilconv.dxbc2dxil.hs2.ref.ll"] {
+        assert!(valid.iter().any(|v| v == want), "{want} must translate: {refused:#?}");
     }
 }

@@ -1,6 +1,7 @@
 //! Every translation's exact words, as a digest per input: the shared corpora
 //! (`../shared/corpus/dxil/*`, `../shared/corpus/ll/dxc-tests`) and the repo's `corpus/*.ll`,
-//! each with default options; and the vkd3d-proton shaders that translate, also under two of
+//! each with default options (every stage that translates: cs, ps, vs, and since main's
+//! graphics-stage work hs, ds and gs); and the vkd3d-proton shaders that translate, also under two of
 //! `rootsig_gen`'s generated root signatures (root parameters; near the 64-DWORD limit,
 //! which spills to the root argument buffer) lowered under both binding models.
 //!
@@ -123,8 +124,8 @@ fn translation_digests() {
         }
     }
     eprintln!("{} inputs: {translated} modules, {refused} refusals", inputs.len());
-    // The corpora translate at least this many modules today; a digest list of refusals
-    // alone would prove nothing.
-    assert!(translated >= 900, "only {translated} modules translated");
+    // The corpora translate at least this many modules today (1,215 with the hull, domain and
+    // geometry shaders); a digest list of refusals alone would prove nothing.
+    assert!(translated >= 1200, "only {translated} modules translated");
     insta::assert_snapshot!("translation_digests", lines.join("\n"));
 }

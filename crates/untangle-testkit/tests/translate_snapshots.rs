@@ -1,5 +1,7 @@
-//! Insta snapshots of the SPIR-V disassembly of small shaders: the samples in `corpus/` and a
-//! few small compute, pixel and vertex shaders of the shared vkd3d-proton corpus. Every
+//! Insta snapshots of the SPIR-V disassembly of small shaders: the samples in `corpus/`, the
+//! hand-written pipeline in `corpus/pipeline/` (hull, domain and geometry shaders with patch
+//! constants, pow2 partitioning, streams, instancing and dual built-in/varying outputs) and a
+//! few small shaders of every stage from the shared vkd3d-proton corpus. Every
 //! module must also pass `spirv-val --target-env vulkan1.3`. A change to emission shows up
 //! here as a reviewable diff.
 
@@ -21,6 +23,15 @@ const CASES: &[(&str, &str)] = &[
     ("ps_render_a8", "@render_target.ps_render_a8.ps_6_0.dxil"),
     ("vs_topology", "@pso.vs_topology.vs_6_0.dxil"),
     ("vs_conservative_rasterization", "@command.conservative_rasterization_vs.vs_6_0.dxil"),
+    ("pipeline_vs", "corpus/pipeline/vs.ll"),
+    ("pipeline_hs", "corpus/pipeline/hs.ll"),
+    ("pipeline_ds", "corpus/pipeline/ds.ll"),
+    ("pipeline_gs", "corpus/pipeline/gs.ll"),
+    ("hs_quad_cw", "@tessellation.quad_tess_hs_cw.hs_6_0.dxil"),
+    ("hs_isoline", "@tessellation.line_tessellation_hs.hs_6_0.dxil"),
+    ("ds_isoline", "@tessellation.line_tessellation_ds.ds_6_0.dxil"),
+    ("gs_two_streams", "@pso.gs_mismatch_so_2.gs_6_0.dxil"),
+    ("gs_triangle_adjacency", "@pso.gs_topology_triangle_adj.gs_6_0.dxil"),
 ];
 
 #[test]

@@ -93,6 +93,28 @@ impl<'a> Info<'a> {
             if let Some(w) = p.wave_size {
                 let _ = write!(o, " wavesize({}, {}, {})", w.min, w.max, w.preferred);
             }
+            if let Some(g) = &p.geometry {
+                let _ = write!(
+                    o,
+                    " input {:?} output {:?} maxvertexcount({}) instance({}) streams {:#x}",
+                    g.input_primitive, g.output_topology, g.max_vertex_count, g.instance_count, g.active_stream_mask
+                );
+            }
+            if let Some(d) = &p.domain {
+                let _ = write!(o, " domain {:?} control points {}", d.domain, d.input_control_points);
+            }
+            if let Some(h) = &p.hull {
+                let _ = write!(
+                    o,
+                    " domain {:?} partitioning {:?} output {:?} control points {} -> {} maxtessfactor({})",
+                    h.domain,
+                    h.partitioning,
+                    h.output_primitive,
+                    h.input_control_points,
+                    h.output_control_points,
+                    h.max_tess_factor
+                );
+            }
             if p.shader_flags != 0 {
                 let _ = write!(o, " flags {:#x}", p.shader_flags);
             }

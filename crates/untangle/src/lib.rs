@@ -53,7 +53,8 @@
 //! | load any input | [`Shader::parse`] (kind detected from the bytes) |
 //! | reflect | [`Shader::stage`], [`Shader::entry_points`], [`Shader::resources`], [`Shader::signatures`], [`Shader::embedded_root_signature`], [`Shader::dxil`] |
 //! | translate | [`Shader::translate`] or [`translate()`] with [`Options`] → [`Translation`] (SPIR-V words, bindings, [`LayoutReport`]) |
-//! | place resources or stage I/O yourself | [`Options::resource_remap`] ([`ResourceRemap`]), [`Options::io_remap`] ([`IoRemap`]), [`Options::binding_map`] |
+//! | place resources or stage I/O yourself | [`Options::resource_remap`] ([`ResourceRemap`]), [`Options::io_remap`] ([`IoRemap`]; the default places are [`default_location`], `docs/stage-interfaces.md`), [`Options::binding_map`] |
+//! | tessellation winding | [`Options::tess_domain_origin`] ([`TessDomainOrigin`]): the pipeline's tessellation domain origin |
 //! | stream output (transform feedback) | [`Options::stream_output`] ([`StreamOutput`], lowering in [`emit::stream_output`]) |
 //! | root signatures | [`rootsig`]: parse RTS0 or HLSL strings, validate, print, lower ([`rootsig::layout`]) |
 //! | errors | [`Error`]: every failure on bad input is typed; nothing panics |
@@ -98,10 +99,10 @@ pub mod phi;
 
 pub use container::ShaderKind;
 pub use emit::binding_model::{BindingMap, ResourceQuery, ResourceRemap, VkBinding};
-pub use emit::interface::{IoLocation, IoQuery, IoRemap};
+pub use emit::interface::{default_location, IoLocation, IoQuery, IoRemap, SigKind};
 pub use emit::stream_output::{StreamOutput, StreamOutputDeclaration, StreamOutputError};
 pub use emit::translate::{LayoutReport, RootSignatureBinding};
-pub use emit::{translate, Options, TranslateError, Translation};
+pub use emit::{translate, Options, TessDomainOrigin, TranslateError, Translation};
 pub use error::{Error, Result};
 pub use rootsig::RootSignature;
 pub use shader::Shader;

@@ -33,7 +33,14 @@
 //! the device, N seeds each (default 20), one line per shader and a summary table;
 //! `diff-gen [--random N] [--first-seed S] [--seeds K]` does the same for N generated
 //! programs (`fuzzing::shader_gen`, default 10,000) on K inputs each (default 2). Both
-//! exit 1 on an unexplained mismatch.
+//! exit 1 on an unexplained mismatch. `--sabotage swap-sub|unsigned` breaks every
+//! translation on purpose (`difftest::sabotage`): the runs must then fail.
+//!
+//! `diff-show --first-seed S [--seeds K]` prints generated program S, its SPIR-V and every
+//! word that differs on inputs 0..K; `diff-reduce (--first-seed S | --shader FILE) [--input
+//! K] [--budget N]` shrinks the program (`difftest::reduce`) while the device still differs
+//! from the interpreter on input K, at most N device runs (default 2000), and prints the
+//! reduced program, both results of every differing word, and its SPIR-V.
 //!
 //! `pipeline-times --ours DIR --reference DIR [--reps N]` times the driver's pipeline
 //! creation (`vkCreateShaderModule` + `vkCreate*Pipelines`, no cache, a fresh nonce per
@@ -82,6 +89,14 @@ struct Args {
     max_blocks: Option<usize>,
     out_of_line: bool,
     root_signatures: bool,
+    /// `diff-reduce`: a corpus shader instead of a generated program.
+    shader: Option<PathBuf>,
+    /// `diff-reduce`: the input seed whose mismatch is kept.
+    input: u64,
+    /// `diff-reduce`: most device runs.
+    budget: usize,
+    /// `diff-corpus`/`diff-gen`: break the translation on purpose (`difftest::sabotage`).
+    sabotage: Option<untangle_testkit::difftest::sabotage::Sabotage>,
     timeout: Duration,
     /// `pipeline-times`: the two module folders and the creations per module.
     ours: Option<PathBuf>,
@@ -108,6 +123,10 @@ fn parse_args() -> Result<Args, String> {
         max_blocks: None,
         out_of_line: false,
         root_signatures: false,
+        shader: None,
+        input: 0,
+        budget: 2000,
+        sabotage: None,
         timeout: Duration::from_secs(20),
         ours: None,
         reference: None,
@@ -134,6 +153,16 @@ fn parse_args() -> Result<Args, String> {
             "--reference" => a.reference = Some(value()?.into()),
             "--reps" => a.reps = num(value()?)?.clamp(1, 1000) as usize,
             "--seeds" => a.seeds = Some(num(value()?)?.max(1)),
+            "--shader" => a.shader = Some(value()?.into()),
+            "--input" => a.input = num(value()?)?,
+            "--budget" => a.budget = num(value()?)? as usize,
+            "--sabotage" => {
+                let v = value()?;
+                a.sabotage = Some(
+                    untangle_testkit::difftest::sabotage::Sabotage::parse(&v)
+                        .ok_or(format!("--sabotage {v}: swap-sub or unsigned"))?,
+                );
+            }
             "--invocations" => a.invocations = num(value()?)?.clamp(1, 1 << 16) as u32,
             "--max-blocks" => a.max_blocks = Some(num(value()?)? as usize),
             "--gpus" => a.gpus = num(value()?)?.clamp(1, 64) as usize,
@@ -518,8 +547,11 @@ fn diff_corpus(a: &Args) -> Result<bool, String> {
     let dir = a.corpus.clone().unwrap_or_else(|| PathBuf::from("../shared/corpus/dxil/vkd3d-proton"));
     let files = corpus_files(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let seeds = a.seeds.unwrap_or(20);
-    let results = run_corpus(&mut gpu, &files, 0..seeds, a.timeout, |n, o| println!("{}", outcome_line(n, o)));
+    let results =
+        run_corpus(&mut gpu, &files, 0..seeds, a.timeout, a.sabotage, |n, o| println!("{}", outcome_line(n, o)));
     let (mut pass, mut known, mut fail, mut left) = (0, 0, 0, 0);
+    // Shaders that compared at least one input (the others were indeterminate throughout).
+    let compared = results.iter().filter(|(_, o)| matches!(o, Outcome::Ran(r) if r.seeds > 0)).count();
     for (name, o) in &results {
         match o {
             Outcome::LeftOut(_) => left += 1,
@@ -528,9 +560,13 @@ fn diff_corpus(a: &Args) -> Result<bool, String> {
             Outcome::Ran(_) => fail += 1,
         }
     }
-    println!("| shaders | ran | pass | known | fail | left out | seeds |");
-    println!("| --- | --- | --- | --- | --- | --- | --- |");
-    println!("| {} | {} | {pass} | {known} | {fail} | {left} | {seeds} |", files.len(), pass + known + fail);
+    println!("| shaders | ran | compared | pass | known | fail | left out | seeds |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!(
+        "| {} | {} | {compared} | {pass} | {known} | {fail} | {left} | {seeds} |",
+        files.len(),
+        pass + known + fail
+    );
     println!("{} passed, {fail} failed", pass + known);
     Ok(fail == 0)
 }
@@ -545,6 +581,7 @@ fn diff_gen(a: &Args) -> Result<bool, String> {
         a.first_seed..a.first_seed + n,
         inputs,
         a.timeout,
+        a.sabotage,
         |seed, line| {
             if !line.starts_with("pass") || (a.progress > 0 && seed % a.progress as u64 == 0) {
                 println!("{line}");
@@ -567,6 +604,73 @@ fn diff_gen(a: &Args) -> Result<bool, String> {
     Ok(s.failed.is_empty() && s.untranslated.is_empty())
 }
 
+/// `diff-show --first-seed S [--seeds K]`: generated program S, its IR, its SPIR-V and
+/// every word that differs on input seeds 0..K (default 1).
+fn diff_show(a: &Args) -> Result<bool, String> {
+    let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
+    println!("{}", gpu.info());
+    let m = untangle_testkit::fuzzing::shader_gen::generate(a.first_seed);
+    println!("{}", untangle_testkit::fuzzing::shader_gen::dump(&m));
+    let tr = untangle::emit::translate::translate_module(&m, &Default::default()).map_err(|e| e.to_string())?;
+    if let Some(v) = untangle_testkit::check::spirv_val::find_spirv_val() {
+        println!("{}", v.disassemble(&tr.words).unwrap_or_else(|e| e));
+    }
+    let placement = untangle_testkit::vulkan::corpus::DefaultPlacement;
+    let mut clean = true;
+    for seed in 0..a.seeds.unwrap_or(1) {
+        match untangle_testkit::difftest::gpu::all_mismatches(&mut gpu, &m, &tr, &placement, seed, [1, 1, 1], a.timeout)
+        {
+            Ok((bad, counts)) => {
+                println!("input {seed}: {} compared, {} open, {} differ", counts.compared, counts.skipped, bad.len());
+                clean &= bad.is_empty();
+                for m in bad {
+                    println!("  {m}");
+                }
+            }
+            Err(e) => println!("input {seed}: {e}"),
+        }
+    }
+    Ok(clean)
+}
+
+/// `diff-reduce (--first-seed S | --shader FILE) [--input K] [--budget N]`: shrinks generated
+/// program S (or a corpus shader) while the device still differs from the interpreter on
+/// input K, and prints the reduced program with both results.
+fn diff_reduce(a: &Args) -> Result<bool, String> {
+    let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
+    println!("{}", gpu.info());
+    let placement = untangle_testkit::vulkan::corpus::DefaultPlacement;
+    let (m, options, groups) = match &a.shader {
+        Some(path) => {
+            use untangle_testkit::vulkan::corpus::Placement;
+            let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let loaded = untangle::load::load_bytes(bytes.clone(), "shader").map_err(|e| e.to_string())?;
+            (loaded.module, placement.options(&bytes)?, untangle_testkit::difftest::gpu::GROUPS)
+        }
+        None => (untangle_testkit::fuzzing::shader_gen::generate(a.first_seed), Default::default(), [1, 1, 1]),
+    };
+    let input = a.input;
+    match untangle_testkit::difftest::gpu::reduce_mismatch(
+        &mut gpu, &m, &options, &placement, input, groups, a.timeout, a.sabotage, a.budget,
+    ) {
+        Some(r) => {
+            print!("{}", r.report());
+            let mut tr = untangle::emit::translate::translate_module(&r.module, &options).map_err(|e| e.to_string())?;
+            if let Some(s) = a.sabotage {
+                s.apply(&mut tr.words);
+            }
+            if let Some(v) = untangle_testkit::check::spirv_val::find_spirv_val() {
+                println!("{}", v.disassemble(&tr.words).unwrap_or_else(|e| e));
+            }
+            Ok(false)
+        }
+        None => {
+            println!("no mismatch on input {input}");
+            Ok(true)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(a) => a,
@@ -586,7 +690,11 @@ fn main() -> ExitCode {
         "diff-corpus" => diff_corpus(&args),
         "diff-gen" => diff_gen(&args),
         "pipeline-times" => pipeline_times(&args),
-        other => Err(format!("unknown command {other:?} (run, export, hang-selftest, corpus-shaders, diff-corpus, diff-gen, pipeline-times)")),
+        "diff-show" => diff_show(&args),
+        "diff-reduce" => diff_reduce(&args),
+        other => Err(format!(
+            "unknown command {other:?} (run, export, hang-selftest, corpus-shaders, diff-corpus, diff-gen, diff-show, diff-reduce, pipeline-times)"
+        )),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

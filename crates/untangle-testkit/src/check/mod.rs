@@ -8,6 +8,7 @@ pub mod scfg_trace;
 pub mod shape_check;
 pub use untangle_spirv_tools as spirv_val;
 pub mod spirv_interp;
+pub mod stage_link;
 pub mod structured;
 pub mod trace;
 pub mod trace_equiv;

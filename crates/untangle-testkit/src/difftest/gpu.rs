@@ -4,6 +4,7 @@
 //! interpreter.
 
 use super::inputs::{self, Input};
+use super::sabotage::Sabotage;
 use super::{compare, reference, Counts, Mismatch};
 use crate::interp::{CompKind, Program, ResKind, RunError, TexDim, TexelFormat};
 use crate::vulkan::corpus::{default_resource, CaseResource, Kind, Placed, Placement, Reg};
@@ -23,6 +24,9 @@ fn vk_format(f: TexelFormat) -> vk::Format {
     match (f.kind, f.comps) {
         (CompKind::Uint, 1) => F::R32_UINT,
         (CompKind::Uint, 2) => F::R32G32_UINT,
+        (CompKind::Uint, 3) => F::R32G32B32_UINT,
+        (CompKind::Sint, 3) => F::R32G32B32_SINT,
+        (CompKind::Float, 3) => F::R32G32B32_SFLOAT,
         (CompKind::Uint, _) => F::R32G32B32A32_UINT,
         (CompKind::Sint, 1) => F::R32_SINT,
         (CompKind::Sint, 2) => F::R32G32_SINT,
@@ -81,7 +85,19 @@ pub fn device_run(
             Placed::Binding(mut b) => {
                 b.resource = default_resource(cr.reg.class, &cr.kind);
                 back.push(Some(bindings.len()));
+                let (first, element) = (i.register - b.element, b.element);
                 bindings.push(b);
+                if i.has_counter {
+                    // The counter: a `{ uint }` storage buffer at 4000 + the range's first
+                    // register in the UAV's space (the default model), starting at 0 as
+                    // the interpreter's does.
+                    bindings.push(Binding {
+                        set: i.space,
+                        binding: untangle::emit::binding_model::COUNTER_BASE + first,
+                        element,
+                        resource: crate::vulkan::Resource::StorageBuffer(vec![0; 4]),
+                    });
+                }
             }
             Placed::RootBytes { store: ArgStore::PushConstants, offset, len } => {
                 let mut b = i.bytes.clone();
@@ -143,6 +159,11 @@ impl RanReport {
     }
 }
 
+/// The descriptors the harness may bind on this device.
+pub fn budget(gpu: &Gpu) -> inputs::Budget {
+    inputs::Budget::from_limits(gpu.info().features.per_stage_descriptors)
+}
+
 /// Why a device cannot run `p` at its subgroup size, if it cannot.
 pub fn device_gap(p: &Program, gpu: &Gpu) -> Option<String> {
     let f = &gpu.info().features;
@@ -158,13 +179,11 @@ pub fn device_gap(p: &Program, gpu: &Gpu) -> Option<String> {
     if !f.descriptor_indexing && p.info.resources.iter().any(|r| r.range_size.is_none()) {
         return Some("unbounded resource arrays need descriptor indexing".into());
     }
-    if p.info.resources.iter().any(|r| r.uav.is_some_and(|u| u.has_counter)) {
-        return Some("UAV counters are not bound by the harness".into());
-    }
     None
 }
 
-/// Runs one translated program over `seeds` seeds.
+/// Runs one translated program over `seeds` seeds; `sabotage` breaks the translation on
+/// purpose ([`Sabotage`]).
 #[allow(clippy::too_many_arguments)]
 pub fn run_program(
     gpu: &mut Gpu,
@@ -174,7 +193,18 @@ pub fn run_program(
     seeds: std::ops::Range<u64>,
     groups: [u32; 3],
     timeout: Duration,
+    sabotage: Option<Sabotage>,
 ) -> Outcome {
+    let broken;
+    let tr = match sabotage {
+        Some(s) => {
+            let mut t = tr.clone();
+            s.apply(&mut t.words);
+            broken = t;
+            &broken
+        }
+        None => tr,
+    };
     let p = match Program::new(module) {
         Ok(p) => p,
         Err(e) => return Outcome::LeftOut(e.0),
@@ -185,7 +215,7 @@ pub fn run_program(
     let wave = gpu.info().features.subgroup_size.max(1);
     let mut rep = RanReport::default();
     for seed in seeds {
-        let ins = match inputs::inputs(&p.info.resources, seed) {
+        let ins = match inputs::inputs(&p.info.resources, seed, budget(gpu)) {
             Ok(i) => i,
             Err(e) => return Outcome::LeftOut(e.0),
         };
@@ -224,12 +254,22 @@ pub fn run_program(
 }
 
 /// A corpus shader (container bytes): load, translate with the default placement, run.
-pub fn run_shader_bytes(gpu: &mut Gpu, bytes: &[u8], seeds: std::ops::Range<u64>, timeout: Duration) -> Outcome {
+pub fn run_shader_bytes(
+    gpu: &mut Gpu,
+    bytes: &[u8],
+    seeds: std::ops::Range<u64>,
+    timeout: Duration,
+    sabotage: Option<Sabotage>,
+) -> Outcome {
     let placement = crate::vulkan::corpus::DefaultPlacement;
-    let loaded = match untangle::load::load_bytes(bytes.to_vec(), "shader") {
+    let mut loaded = match untangle::load::load_bytes(bytes.to_vec(), "shader") {
         Ok(l) => l,
         Err(e) => return Outcome::LeftOut(format!("load: {e}")),
     };
+    if !gpu.info().features.descriptor_indexing {
+        // No runtime descriptor arrays: bound the ranges to what the harness binds.
+        inputs::bound_unbounded_ranges(&mut loaded.module, budget(gpu));
+    }
     let options = match placement.options(bytes) {
         Ok(o) => o,
         Err(e) => return Outcome::LeftOut(format!("options: {e}")),
@@ -238,7 +278,7 @@ pub fn run_shader_bytes(gpu: &mut Gpu, bytes: &[u8], seeds: std::ops::Range<u64>
         Ok(t) => t,
         Err(e) => return Outcome::LeftOut(format!("translate: {e}")),
     };
-    run_program(gpu, &loaded.module, &tr, &placement, seeds, GROUPS, timeout)
+    run_program(gpu, &loaded.module, &tr, &placement, seeds, GROUPS, timeout, sabotage)
 }
 
 /// The compute shaders of a corpus folder (`*.cs_*.dxil`), sorted by name.
@@ -257,6 +297,7 @@ pub fn run_corpus(
     files: &[std::path::PathBuf],
     seeds: std::ops::Range<u64>,
     timeout: Duration,
+    sabotage: Option<Sabotage>,
     mut each: impl FnMut(&str, &Outcome),
 ) -> Vec<(String, Outcome)> {
     let mut out = Vec::new();
@@ -268,7 +309,7 @@ pub fn run_corpus(
                 let k = super::known::device_crash(&device, &name).expect("checked");
                 Outcome::LeftOut(format!("device crash: {}", k.why))
             }
-            Ok(bytes) => run_shader_bytes(gpu, &bytes, seeds.clone(), timeout),
+            Ok(bytes) => run_shader_bytes(gpu, &bytes, seeds.clone(), timeout, sabotage),
             Err(e) => Outcome::LeftOut(format!("read: {e}")),
         };
         each(&name, &outcome);
@@ -334,6 +375,7 @@ pub fn run_generated(
     seeds: std::ops::Range<u64>,
     inputs: u64,
     timeout: Duration,
+    sabotage: Option<Sabotage>,
     mut each: impl FnMut(u64, &str),
 ) -> GenSummary {
     let mut s = GenSummary::default();
@@ -349,7 +391,7 @@ pub fn run_generated(
                 continue;
             }
         };
-        let o = run_program(gpu, &m, &tr, &placement, 0..inputs, [1, 1, 1], timeout);
+        let o = run_program(gpu, &m, &tr, &placement, 0..inputs, [1, 1, 1], timeout, sabotage);
         let line = outcome_line(&format!("gen-{seed}"), &o);
         match &o {
             Outcome::LeftOut(why) => s.left_out.push((seed, why.clone())),
@@ -363,4 +405,93 @@ pub fn run_generated(
         each(seed, &line);
     }
     s
+}
+
+/// Every word where the device differs from the interpreter for input `seed` (no cap),
+/// or why nothing was compared.
+pub fn all_mismatches(
+    gpu: &mut Gpu,
+    module: &Module,
+    tr: &Translation,
+    placement: &dyn Placement,
+    seed: u64,
+    groups: [u32; 3],
+    timeout: Duration,
+) -> Result<(Vec<Mismatch>, Counts), String> {
+    let p = Program::new(module).map_err(|e| format!("left out: {}", e.0))?;
+    if let Some(gap) = device_gap(&p, gpu) {
+        return Err(format!("left out: {gap}"));
+    }
+    let wave = gpu.info().features.subgroup_size.max(1);
+    let ins = inputs::inputs(&p.info.resources, seed, budget(gpu)).map_err(|e| format!("left out: {}", e.0))?;
+    let want = reference(&p, &inputs::to_interp(&ins), wave, groups).map_err(|e| e.to_string())?;
+    let got = device_run(gpu, tr, placement, &ins, groups, timeout)?;
+    Ok(compare(&want, &got))
+}
+
+/// A mismatch shrunk by [`super::reduce`]: the small program and both results.
+pub struct Reduced {
+    pub module: Module,
+    pub stats: super::reduce::Stats,
+    /// The words that differ on the reduced program.
+    pub mismatches: Vec<Mismatch>,
+}
+
+impl Reduced {
+    /// The report: sizes, the program as text, and every differing word.
+    pub fn report(&self) -> String {
+        let s = &self.stats;
+        let mut out = format!(
+            "reduced in {} tests: {} → {} instructions, {} → {} blocks\n",
+            s.tests, s.insts_before, s.insts_after, s.blocks_before, s.blocks_after
+        );
+        out.push_str(&crate::fuzzing::shader_gen::dump(&self.module));
+        for m in &self.mismatches {
+            out.push_str(&format!("\n{m}"));
+        }
+        out.push('\n');
+        out
+    }
+}
+
+/// The words where `m`, translated with `options` (and broken by `sabotage`), differs from
+/// the interpreter on input `seed`; `None` when nothing can be compared (no translation,
+/// an indeterminate or failing interpreter run, a device error).
+#[allow(clippy::too_many_arguments)]
+pub fn differing_words(
+    gpu: &mut Gpu,
+    m: &Module,
+    options: &untangle::emit::translate::Options,
+    placement: &dyn Placement,
+    seed: u64,
+    groups: [u32; 3],
+    timeout: Duration,
+    sabotage: Option<Sabotage>,
+) -> Option<Vec<Mismatch>> {
+    let mut tr = untangle::emit::translate::translate_module(m, options).ok()?;
+    if let Some(s) = sabotage {
+        s.apply(&mut tr.words);
+    }
+    all_mismatches(gpu, m, &tr, placement, seed, groups, timeout).ok().map(|(bad, _)| bad)
+}
+
+/// Shrinks `m` while the device still differs from the interpreter on input `seed`
+/// (at most `budget` device runs); `None` when it does not differ to begin with.
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_mismatch(
+    gpu: &mut Gpu,
+    m: &Module,
+    options: &untangle::emit::translate::Options,
+    placement: &dyn Placement,
+    seed: u64,
+    groups: [u32; 3],
+    timeout: Duration,
+    sabotage: Option<Sabotage>,
+    budget: usize,
+) -> Option<Reduced> {
+    let mut differs = |c: &Module| differing_words(gpu, c, options, placement, seed, groups, timeout, sabotage);
+    differs(m).filter(|b| !b.is_empty())?;
+    let (module, stats) = super::reduce::reduce(m, |c| differs(c).is_some_and(|b| !b.is_empty()), budget);
+    let mismatches = differs(&module).unwrap_or_default();
+    Some(Reduced { module, stats, mismatches })
 }

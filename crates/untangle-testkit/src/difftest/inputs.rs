@@ -3,8 +3,8 @@
 //! From the DXIL resource table alone: raw and structured buffers, typed buffers and
 //! textures of 32-bit formats (1–4 components as the HLSL type says), constant buffers of
 //! their declared size, point/clamp samplers. Arrays of resources bind their first
-//! [`MAX_ARRAY`] elements. A resource the harness cannot describe is an [`Unsupported`]
-//! reason naming it.
+//! elements, as many as [`bound_elements`] gives them. A resource the harness cannot
+//! describe is an [`Unsupported`] reason naming it.
 //!
 //! Words are drawn to exercise both in-range indexing and arithmetic: half are small
 //! integers (0–63, useful as indices), a quarter are random bits, a quarter are "nice"
@@ -15,8 +15,79 @@ use crate::interp::memory::Mem;
 use crate::interp::{CompKind, Filter, ResKind, ResourceData, Resources, TexDim, TexelFormat, Unsupported};
 use untangle::dxil::{ComponentType, Resource, ResourceClass, ResourceKind};
 
-/// Most elements of a resource array the harness binds.
-pub const MAX_ARRAY: u32 = 4;
+/// Descriptors of each Vulkan kind the harness binds per shader, all ranges together:
+/// storage buffers, uniform buffers, sampled images (and uniform texel buffers), storage
+/// images (and storage texel buffers), samplers. A device's `maxPerStageDescriptor*`
+/// limits, at most [`Budget::CAP`] each (lavapipe crashes past its limits).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Budget(pub [u32; 5]);
+
+impl Budget {
+    /// Most descriptors of one kind bound for a shader, whatever the device allows.
+    pub const CAP: u32 = 256;
+
+    pub fn from_limits(limits: [u32; 5]) -> Budget {
+        Budget(limits.map(|l| l.min(Budget::CAP)))
+    }
+
+    fn of(self, kind: DescKind) -> u32 {
+        self.0[kind as usize]
+    }
+}
+
+impl Default for Budget {
+    /// Lavapipe's limits (Mesa 22.3).
+    fn default() -> Budget {
+        Budget([32, 15, 128, 64, 32])
+    }
+}
+
+/// The Vulkan descriptor kind a resource binds as (in [`Budget`]'s order).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum DescKind {
+    StorageBuffer = 0,
+    UniformBuffer,
+    SampledImage,
+    StorageImage,
+    Sampler,
+}
+
+fn desc_kind(r: &Resource) -> DescKind {
+    match (r.class, r.kind) {
+        (ResourceClass::Cbv, _) => DescKind::UniformBuffer,
+        (ResourceClass::Sampler, _) => DescKind::Sampler,
+        (_, ResourceKind::RawBuffer | ResourceKind::StructuredBuffer) => DescKind::StorageBuffer,
+        (ResourceClass::Uav, _) => DescKind::StorageImage,
+        _ => DescKind::SampledImage,
+    }
+}
+
+/// How many elements of each declared range the harness binds (in the order of
+/// `resources.iter()`): each range its size, as far as its descriptor kind's budget goes
+/// (shared out smallest range first, each range at least one). An index past the bound
+/// elements is an unbound resource to the interpreter.
+pub fn bound_elements(resources: &untangle::dxil::Resources, budget: Budget) -> Vec<u32> {
+    let all: Vec<&Resource> = resources.iter().collect();
+    let mut out = vec![0; all.len()];
+    for kind in [
+        DescKind::StorageBuffer,
+        DescKind::UniformBuffer,
+        DescKind::SampledImage,
+        DescKind::StorageImage,
+        DescKind::Sampler,
+    ] {
+        // Water-filling: smallest ranges first, each at most an equal share of what is left.
+        let mut of_kind: Vec<usize> = (0..all.len()).filter(|&i| desc_kind(all[i]) == kind).collect();
+        of_kind.sort_by_key(|&i| all[i].range_size.unwrap_or(u32::MAX));
+        let mut left = budget.of(kind);
+        for (k, &i) in of_kind.iter().enumerate() {
+            let share = (left / (of_kind.len() - k) as u32).max(1);
+            out[i] = all[i].range_size.unwrap_or(u32::MAX).clamp(1, share);
+            left = left.saturating_sub(out[i]);
+        }
+    }
+    out
+}
 /// Bytes of a raw buffer.
 pub const RAW_BYTES: usize = 1024;
 /// Elements of structured and typed buffers.
@@ -62,6 +133,17 @@ fn components(type_name: Option<&str>) -> u32 {
 /// The kind a declared resource gets.
 pub fn kind_of(r: &Resource) -> Result<ResKind, String> {
     let k = r.kind;
+    let typed = !matches!(
+        k,
+        ResourceKind::RawBuffer | ResourceKind::StructuredBuffer | ResourceKind::CBuffer | ResourceKind::Sampler
+    );
+    let name = r.type_name.as_deref().unwrap_or("");
+    if typed && ["long long", "int64_t", "double"].iter().any(|w| name.contains(w)) {
+        // D3D views these as two 32-bit channels (R32G32_UINT) and runs 64-bit atomics on
+        // them; the translation declares an R32G32 view for loads and stores and an R64 view
+        // for atomics on one binding, and no Vulkan image view serves both.
+        return Err("64-bit typed resource (R32G32 in D3D, R64 for atomics in Vulkan)".into());
+    }
     let tex = |dim: TexDim| -> Result<ResKind, String> {
         let format = TexelFormat { kind: component(r.element_type)?, comps: components(r.type_name.as_deref()) };
         if format.comps == 3 {
@@ -80,9 +162,6 @@ pub fn kind_of(r: &Resource) -> Result<ResKind, String> {
         ResourceKind::StructuredBuffer => ResKind::Structured { stride: r.struct_stride.unwrap_or(4).max(1) },
         ResourceKind::TypedBuffer => {
             let format = TexelFormat { kind: component(r.element_type)?, comps: components(r.type_name.as_deref()) };
-            if format.comps == 3 {
-                return Err("3-component typed buffer format".into());
-            }
             ResKind::Typed { format }
         }
         ResourceKind::CBuffer => ResKind::Cbuffer,
@@ -116,13 +195,14 @@ fn bytes(rng: &mut SplitMix64, n: usize) -> Vec<u8> {
     v
 }
 
-/// Inputs for every declared resource (arrays: their first elements), from `seed`.
-pub fn inputs(resources: &untangle::dxil::Resources, seed: u64) -> Result<Vec<Input>, Unsupported> {
+/// Inputs for every declared resource (arrays: their first elements, see
+/// [`bound_elements`]), from `seed`.
+pub fn inputs(resources: &untangle::dxil::Resources, seed: u64, budget: Budget) -> Result<Vec<Input>, Unsupported> {
     let mut rng = SplitMix64::new(seed ^ 0x005e_ed0f_1e55);
     let mut out = Vec::new();
-    for r in resources.iter() {
+    let counts = bound_elements(resources, budget);
+    for (r, &count) in resources.iter().zip(&counts) {
         let kind = kind_of(r).map_err(|e| Unsupported(format!("{}: {e}", r.register())))?;
-        let count = r.range_size.unwrap_or(MAX_ARRAY).min(MAX_ARRAY);
         for k in 0..count {
             let len = match &kind {
                 ResKind::Raw => RAW_BYTES,
@@ -162,4 +242,41 @@ pub fn to_interp(inputs: &[Input]) -> Resources {
             })
             .collect(),
     }
+}
+
+/// Makes every unbounded resource range (`range size -1` in `dx.resources`) the range the
+/// harness binds ([`bound_elements`]), for devices without descriptor indexing: an index
+/// past the bound elements is an unbound resource to the interpreter (indeterminate)
+/// either way. Returns how many ranges changed.
+pub fn bound_unbounded_ranges(m: &mut untangle::ir::Module, budget: Budget) -> usize {
+    use untangle::ir::{ConstKind, Constant, Metadata, Value};
+    let Ok(info) = untangle::dxil::analyze(m) else { return 0 };
+    let counts = bound_elements(&info.resources, budget);
+    // Records in `dx.resources` order (SRVs, UAVs, CBVs, samplers), as `Resources::iter`.
+    let mut records = Vec::new();
+    for &root in m.metadata.named("dx.resources").iter().take(1) {
+        for class_list in m.metadata.operands(root).unwrap_or(&[]).iter().flatten() {
+            for rec in m.metadata.operands(*class_list).unwrap_or(&[]).iter().flatten() {
+                records.push(*rec);
+            }
+        }
+    }
+    if records.len() != counts.len() {
+        return 0;
+    }
+    let mut changed = 0;
+    for (rec, n) in records.into_iter().zip(counts) {
+        let Some(Some(size)) = m.metadata.operands(rec).and_then(|o| o.get(5)).copied() else { continue };
+        let Metadata::Value { ty, value: Value::Const(c) } = *m.metadata.get(size) else { continue };
+        if m.constants.as_int(c).map(|v| v as u32) != Some(u32::MAX) {
+            continue;
+        }
+        let k = m.constants.intern(Constant { ty, kind: ConstKind::Int(n as u64) });
+        let node = m.metadata.nodes.push(Metadata::Value { ty, value: Value::Const(k) });
+        if let Metadata::Node(ops) = &mut m.metadata.nodes[rec] {
+            ops[5] = Some(node);
+            changed += 1;
+        }
+    }
+    changed
 }

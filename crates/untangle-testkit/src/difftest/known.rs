@@ -14,13 +14,10 @@ pub struct Known {
     pub why: &'static str,
 }
 
-pub const KNOWN_MISMATCHES: &[Known] = &[Known {
-    shader: "descriptors.root_descriptor_offset_sign",
-    side: "translator",
-    why: "structured load t1[0x40000000] (stride 4): D3D returns 0 (element index past the end); the \
-          translated code computes the byte offset index * stride in 32 bits, which wraps to 0 and \
-          reads element 0",
-}];
+/// None at present: the one listed before (`descriptors.root_descriptor_offset_sign`, a
+/// structured `index × stride` wrapping in 32 bits) was a translator bug, now fixed.
+/// `docs/dxil-semantics.md` ("Findings") lists every mismatch found and its resolution.
+pub const KNOWN_MISMATCHES: &[Known] = &[];
 
 /// Shaders a device cannot run at all (it crashes or hangs): not run there.
 pub struct DeviceCrash {

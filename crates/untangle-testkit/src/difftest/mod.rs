@@ -9,12 +9,16 @@
 //! * [`compare`]: bit-exact where D3D is exact, within the ULP tolerance D3D allows
 //!   otherwise (any NaN matches a NaN), skipped where D3D leaves the value open;
 //! * `gpu` (feature `vulkan`): translating, binding through the default placement and
-//!   dispatching; the corpus and generated-program drivers and their reports.
+//!   dispatching; the corpus and generated-program drivers and their reports;
+//! * [`reduce`]: shrinking a mismatching program while the mismatch persists;
+//! * [`sabotage`]: deliberately broken lowerings the runs must catch.
 
 #[cfg(feature = "vulkan")]
 pub mod gpu;
 pub mod inputs;
 pub mod known;
+pub mod reduce;
+pub mod sabotage;
 
 use crate::interp::float::{self, Fk};
 use crate::interp::memory::FkTag;
@@ -99,7 +103,7 @@ pub fn compare(reference: &Resources, got: &[Option<Vec<u8>>]) -> (Vec<Mismatch>
             }
             counts.compared += 1;
             let fk = tags[0].fk;
-            let tol = tags.iter().map(|t| t.acc.0).max().unwrap_or(0) as u64;
+            let tol = tags.iter().map(|t| t.acc.tolerance()).max().unwrap_or(0) as u64;
             let ok = match fk {
                 Some(FkTag::F) if tags.iter().all(|t| t.fk == Some(FkTag::F)) => {
                     float::ulp_distance(want as u64, got as u64, Fk::F) <= tol

@@ -1,4 +1,5 @@
-//! Hand-written cases: operations on resources, stage I/O and barriers, in the operand forms
+//! Hand-written cases: operations on resources, stage I/O, barriers and the hull, domain and
+//! geometry shader operations, in the operand forms
 //! DXIL allows (immediate and dynamic offsets and indices, status outputs, clamp and LOD
 //! operands, every overload of the operation and the resource kinds it takes). Each case is
 //! a body over the shell's resources; dynamic operands come from the input words.
@@ -8,7 +9,7 @@ use super::synth::{Body, Scalar};
 use super::Case;
 use untangle::dxil::{ComponentType as C, ResourceClass as RC, ResourceKind as K};
 
-const ALL: &[&str] = &["cs", "ps", "vs"];
+const ALL: &[&str] = &["cs", "ps", "vs", "gs", "hs", "ds"];
 /// Stages with implicit derivatives (compute through derivative groups).
 const DERIV: &[&str] = &["cs", "ps"];
 
@@ -60,6 +61,7 @@ pub fn hand_written() -> Vec<Case> {
     v.extend(gathers());
     v.extend(barriers());
     v.extend(stage_io());
+    v.extend(graphics_stages());
     v
 }
 
@@ -716,5 +718,116 @@ fn stage_io() -> Vec<Case> {
         el("SV_ClipDistance", C::F32, 6, 1, 1, Some((3, 0))),
     ];
     v.push(vs);
+    v
+}
+
+/// The hull, domain and geometry shader operations, with per-vertex inputs indexed by a
+/// constant and by a dynamic control point.
+fn graphics_stages() -> Vec<Case> {
+    let position = || el("SV_Position", C::F32, 3, 1, 4, Some((0, 0)));
+    let factors = || {
+        vec![
+            El { interpolation: 0, ..el("SV_TessFactor", C::F32, 25, 3, 1, Some((0, 3))) },
+            El { interpolation: 0, ..el("SV_InsideTessFactor", C::F32, 26, 1, 1, Some((3, 0))) },
+            El { interpolation: 0, ..el("CENTER", C::F32, 0, 1, 2, Some((0, 0))) },
+        ]
+    };
+    let mut v = Vec::new();
+    let mut gs = case("stage.geometry", &["gs"], vec![], |b| {
+        b.declare("declare i32 @dx.op.gsInstanceID.i32(i32)");
+        b.declare("declare i32 @dx.op.primitiveID.i32(i32)");
+        b.declare("declare float @dx.op.loadInput.f32(i32, i32, i32, i8, i32)");
+        b.declare("declare void @dx.op.storeOutput.f32(i32, i32, i32, i8, float)");
+        b.declare("declare void @dx.op.emitStream(i32, i8)");
+        b.declare("declare void @dx.op.cutStream(i32, i8)");
+        b.declare("declare void @dx.op.emitThenCutStream(i32, i8)");
+        b.line("%inst = call i32 @dx.op.gsInstanceID.i32(i32 100)");
+        b.line("%prim = call i32 @dx.op.primitiveID.i32(i32 108)");
+        b.output(Scalar::I32, "%inst");
+        b.output(Scalar::I32, "%prim");
+        let w = b.input(Scalar::I32);
+        b.line(format!("%v = urem i32 {w}, 3"));
+        for col in 0..4 {
+            b.line(format!("%p{col} = call float @dx.op.loadInput.f32(i32 4, i32 0, i32 0, i8 {col}, i32 %v)"));
+            b.line(format!("call void @dx.op.storeOutput.f32(i32 5, i32 0, i32 0, i8 {col}, float %p{col})"));
+        }
+        b.line("call void @dx.op.emitStream(i32 97, i8 0)");
+        b.line("call void @dx.op.cutStream(i32 98, i8 0)");
+        for col in 0..4 {
+            b.line(format!("call void @dx.op.storeOutput.f32(i32 5, i32 0, i32 0, i8 {col}, float %p{col})"));
+        }
+        b.line("call void @dx.op.emitThenCutStream(i32 99, i8 0)");
+    });
+    gs.shell.inputs = vec![position()];
+    gs.shell.outputs = vec![position()];
+    v.push(gs);
+    let mut hs = case("stage.hull", &["hs"], vec![], |b| {
+        b.declare("declare i32 @dx.op.outputControlPointID.i32(i32)");
+        b.declare("declare i32 @dx.op.primitiveID.i32(i32)");
+        b.declare("declare float @dx.op.loadInput.f32(i32, i32, i32, i8, i32)");
+        b.declare("declare void @dx.op.storeOutput.f32(i32, i32, i32, i8, float)");
+        b.declare("declare float @dx.op.loadOutputControlPoint.f32(i32, i32, i32, i8, i32)");
+        b.declare("declare void @dx.op.storePatchConstant.f32(i32, i32, i32, i8, float)");
+        b.declare("declare float @dx.op.loadPatchConstant.f32(i32, i32, i32, i8)");
+        b.line("%cp = call i32 @dx.op.outputControlPointID.i32(i32 107)");
+        b.output(Scalar::I32, "%cp");
+        for col in 0..4 {
+            b.line(format!("%p{col} = call float @dx.op.loadInput.f32(i32 4, i32 0, i32 0, i8 {col}, i32 %cp)"));
+            b.line(format!("call void @dx.op.storeOutput.f32(i32 5, i32 0, i32 0, i8 {col}, float %p{col})"));
+        }
+    });
+    hs.shell.inputs = vec![position()];
+    hs.shell.outputs = vec![position()];
+    hs.shell.patch_constants = factors();
+    // The patch-constant function: every output control point, the primitive id, the
+    // factors, and a patch constant read back (as DXC's DXBC converter writes it).
+    let mut pc = vec!["  %prim = call i32 @dx.op.primitiveID.i32(i32 108)".to_string()];
+    pc.push("  %f = uitofp i32 %prim to float".into());
+    for k in 0..3 {
+        pc.push(format!(
+            "  %x{k} = call float @dx.op.loadOutputControlPoint.f32(i32 103, i32 0, i32 0, i8 0, i32 {k})"
+        ));
+        pc.push(format!("  %e{k} = fadd fast float %x{k}, %f"));
+        pc.push(format!("  call void @dx.op.storePatchConstant.f32(i32 106, i32 0, i32 {k}, i8 0, float %e{k})"));
+    }
+    pc.push("  call void @dx.op.storePatchConstant.f32(i32 106, i32 1, i32 0, i8 0, float %f)".into());
+    pc.push("  call void @dx.op.storePatchConstant.f32(i32 106, i32 2, i32 0, i8 0, float %x0)".into());
+    pc.push("  %back = call float @dx.op.loadPatchConstant.f32(i32 104, i32 2, i32 0, i8 0)".into());
+    pc.push("  call void @dx.op.storePatchConstant.f32(i32 106, i32 2, i32 0, i8 1, float %back)".into());
+    pc.push("  ret void".into());
+    hs.shell.patch_body = Some(pc.join("\n"));
+    v.push(hs);
+    let mut ds = case("stage.domain", &["ds"], vec![], |b| {
+        b.declare("declare float @dx.op.domainLocation.f32(i32, i8)");
+        b.declare("declare i32 @dx.op.primitiveID.i32(i32)");
+        b.declare("declare float @dx.op.loadInput.f32(i32, i32, i32, i8, i32)");
+        b.declare("declare float @dx.op.loadPatchConstant.f32(i32, i32, i32, i8)");
+        b.declare("declare void @dx.op.storeOutput.f32(i32, i32, i32, i8, float)");
+        for c in 0..3 {
+            b.line(format!("%uvw{c} = call float @dx.op.domainLocation.f32(i32 105, i8 {c})"));
+            b.output(Scalar::F32, &format!("%uvw{c}"));
+        }
+        b.line("%prim = call i32 @dx.op.primitiveID.i32(i32 108)");
+        b.output(Scalar::I32, "%prim");
+        let w = b.input(Scalar::I32);
+        b.line(format!("%cp = urem i32 {w}, 3"));
+        for col in 0..4 {
+            b.line(format!("%p{col} = call float @dx.op.loadInput.f32(i32 4, i32 0, i32 0, i8 {col}, i32 %cp)"));
+            b.line(format!("call void @dx.op.storeOutput.f32(i32 5, i32 0, i32 0, i8 {col}, float %p{col})"));
+        }
+        b.declare("declare float @dx.op.loadOutputControlPoint.f32(i32, i32, i32, i8, i32)");
+        b.line("%same = call float @dx.op.loadOutputControlPoint.f32(i32 103, i32 0, i32 0, i8 1, i32 %cp)");
+        b.output(Scalar::F32, "%same");
+        b.line("%edge = call float @dx.op.loadPatchConstant.f32(i32 104, i32 0, i32 2, i8 0)");
+        b.line("%inside = call float @dx.op.loadPatchConstant.f32(i32 104, i32 1, i32 0, i8 0)");
+        b.line("%center = call float @dx.op.loadPatchConstant.f32(i32 104, i32 2, i32 0, i8 1)");
+        b.output(Scalar::F32, "%edge");
+        b.output(Scalar::F32, "%inside");
+        b.output(Scalar::F32, "%center");
+    });
+    ds.shell.inputs = vec![position()];
+    ds.shell.outputs = vec![position()];
+    ds.shell.patch_constants = factors();
+    v.push(ds);
     v
 }

@@ -25,8 +25,14 @@ use untangle::emit::{support, Family, Support};
 use untangle::ShaderKind;
 
 /// The stages the translator handles, by profile.
-pub const PROFILES: [(&str, ShaderKind); 3] =
-    [("cs", ShaderKind::Compute), ("ps", ShaderKind::Pixel), ("vs", ShaderKind::Vertex)];
+pub const PROFILES: [(&str, ShaderKind); 6] = [
+    ("cs", ShaderKind::Compute),
+    ("ps", ShaderKind::Pixel),
+    ("vs", ShaderKind::Vertex),
+    ("gs", ShaderKind::Geometry),
+    ("hs", ShaderKind::Hull),
+    ("ds", ShaderKind::Domain),
+];
 
 /// One test input: a body in a shell, for some profiles.
 #[derive(Clone, Debug)]

@@ -1,7 +1,11 @@
 //! A DXIL module in LLVM text around a function body: the `dx.types` the operations use,
 //! the resources a case declares (each with a `createHandle` in the entry block, named
-//! `%<name>`), signature elements, and the entry-point metadata of a compute, pixel or vertex
-//! shader (or any other profile, for stage-refusal tests).
+//! `%<name>`), signature elements, and the entry-point metadata of a compute, vertex, hull,
+//! domain, geometry or pixel shader (or any other profile, for stage-refusal tests). Hull
+//! shaders get a patch-constant function (`@pc`, empty unless the case gives its body), a
+//! tri-domain integer-partitioned 3-to-3 control point state; domain shaders a tri domain of 3
+//! control points; geometry shaders a triangle input and a triangle-strip output of at most
+//! 4 vertices.
 //!
 //! Every module has a `RWByteAddressBuffer` `out` at u0 (UAV range 0), which bodies read
 //! their inputs from and write their results to.
@@ -114,6 +118,11 @@ pub struct Shell {
     pub resources: Vec<Res>,
     pub inputs: Vec<El>,
     pub outputs: Vec<El>,
+    /// Hull and domain shaders: the patch-constant signature.
+    pub patch_constants: Vec<El>,
+    /// Hull shaders: the body of the patch-constant function `@pc` (from `entry:`; it has
+    /// no handles). `None`: it only returns.
+    pub patch_body: Option<String>,
     /// Compute: numthreads.
     pub threads: [u32; 3],
 }
@@ -150,6 +159,11 @@ impl Shell {
         }
         s.push_str(body);
         s.push_str("\n}\n");
+        if self.profile == "hs" {
+            s.push_str("define void @pc() {\nentry:\n");
+            s.push_str(self.patch_body.as_deref().unwrap_or("  ret void"));
+            s.push_str("\n}\n");
+        }
         s.push_str("declare %dx.types.Handle @dx.op.createHandle(i32, i8, i32, i32, i1)\n");
         s.push_str(decls);
         s.push('\n');
@@ -199,17 +213,35 @@ impl Shell {
         };
         let inputs = sig_list(&self.inputs, &mut md, &mut node);
         let outputs = sig_list(&self.outputs, &mut md, &mut node);
-        let sigs = if inputs == "null" && outputs == "null" {
+        let patch = sig_list(&self.patch_constants, &mut md, &mut node);
+        let sigs = if inputs == "null" && outputs == "null" && patch == "null" {
             "null".to_string()
         } else {
-            node(format!("!{{{inputs}, {outputs}, null}}"), &mut md)
+            node(format!("!{{{inputs}, {outputs}, {patch}}}"), &mut md)
         };
-        let props = if self.profile == "cs" {
-            let [x, y, z] = self.threads;
-            let nt = node(format!("!{{i32 {x}, i32 {y}, i32 {z}}}"), &mut md);
-            node(format!("!{{i32 4, {nt}}}"), &mut md)
-        } else {
-            "null".to_string()
+        let props = match self.profile {
+            "cs" => {
+                let [x, y, z] = self.threads;
+                let nt = node(format!("!{{i32 {x}, i32 {y}, i32 {z}}}"), &mut md);
+                node(format!("!{{i32 4, {nt}}}"), &mut md)
+            }
+            // Input triangle, 4 vertices, stream 0, triangle strip, 1 instance.
+            "gs" => {
+                let state = node("!{i32 3, i32 4, i32 1, i32 5, i32 1}".into(), &mut md);
+                node(format!("!{{i32 1, {state}}}"), &mut md)
+            }
+            // Tri domain, 3 control points.
+            "ds" => {
+                let state = node("!{i32 2, i32 3}".into(), &mut md);
+                node(format!("!{{i32 2, {state}}}"), &mut md)
+            }
+            // @pc, 3 -> 3 control points, tri, integer, triangle_cw, max factor 64.
+            "hs" => {
+                let state =
+                    node("!{void ()* @pc, i32 3, i32 3, i32 2, i32 1, i32 3, float 6.400000e+01}".into(), &mut md);
+                node(format!("!{{i32 3, {state}}}"), &mut md)
+            }
+            _ => "null".to_string(),
         };
         let entry = node(format!("!{{void ()* @main, !\"main\", {sigs}, {resources}, {props}}}"), &mut md);
         let sm = node(format!("!{{!\"{}\", i32 6, i32 8}}", self.profile), &mut md);

@@ -59,6 +59,9 @@ struct B {
     decls: std::collections::HashMap<String, FuncId>,
     depth: u32,
     budget: u32,
+    /// A conditional `return` was generated: a later group barrier would not be reached by
+    /// every thread (undefined), so uniform statements are wave operations only.
+    returned: bool,
 }
 
 impl B {
@@ -126,7 +129,7 @@ impl B {
         self.inst(ret, InstKind::Call { callee, args: a })
     }
     fn bin(&mut self, op: BinaryOp, a: Value, b: Value, ty: TypeId) -> Value {
-        self.inst(ty, InstKind::Binary { op, lhs: a, rhs: b })
+        self.inst(ty, InstKind::Binary { op, lhs: a, rhs: b, fast: false })
     }
     fn var_ptr(&mut self, float: bool, k: u32) -> Value {
         let (base, src) = if float { (self.fvars, self.f32t) } else { (self.vars, self.i32t) };
@@ -160,23 +163,27 @@ impl B {
         );
         self.inst(i32t, InstKind::ExtractValue { aggregate: v, indices: smallvec![0] })
     }
-    fn raw_store(&mut self, addr: Value, v: Value) {
+    /// `u0[addr] = v`, `v` an `i32` or (`float`) an `f32`: floats are stored as floats so
+    /// that the comparison applies float rules (any NaN, either zero sign).
+    fn raw_store(&mut self, addr: Value, v: Value, float: bool) {
         let (h, i32t, i8t, void, handle_t) = (self.ut, self.i32t, self.i8t, self.void, self.handle_t);
-        let und = self.undef(i32t);
+        let vt = if float { self.f32t } else { i32t };
+        let und_i = self.undef(i32t);
+        let und = self.undef(vt);
         let (m, al) = (self.c8(1), self.c32(4));
         self.dxop(
             "rawBufferStore",
-            "i32",
+            if float { "f32" } else { "i32" },
             untangle::dxil::DxOp::RawBufferStore,
             void,
             vec![
                 (handle_t, h),
                 (i32t, addr),
-                (i32t, und),
-                (i32t, v),
-                (i32t, und),
-                (i32t, und),
-                (i32t, und),
+                (i32t, und_i),
+                (vt, v),
+                (vt, und),
+                (vt, und),
+                (vt, und),
                 (i8t, m),
                 (i32t, al),
             ],
@@ -262,21 +269,21 @@ impl B {
                 self.dxop("quaternary", "i32", O::Bfi, i32t, xs.into_iter().map(|x| (i32t, x)).collect())
             }
             13 => {
-                // fptosi of a float clamped to ±65536 (D3D's max/min return the other
-                // operand for NaN, so the conversion is always defined).
+                // fptosi of a float clamped to ±65536, fptoui to [0, 65536] (D3D's max/min
+                // return the other operand for NaN, so the conversion is always defined).
                 let f = self.float_expr(d - 1);
                 let f32t = self.f32t;
+                let unsigned = self.r(2) == 0;
+                let low = if unsigned { 0.0f32 } else { -65536.0 };
                 let lo = Value::Const(
-                    self.m
-                        .constants
-                        .intern(Constant { ty: f32t, kind: ConstKind::Float((-65536.0f32).to_bits() as u64) }),
+                    self.m.constants.intern(Constant { ty: f32t, kind: ConstKind::Float(low.to_bits() as u64) }),
                 );
                 let hi = Value::Const(
                     self.m.constants.intern(Constant { ty: f32t, kind: ConstKind::Float(65536.0f32.to_bits() as u64) }),
                 );
                 let f = self.dxop("binary", "f32", O::FMax, f32t, vec![(f32t, f), (f32t, lo)]);
                 let f = self.dxop("binary", "f32", O::FMin, f32t, vec![(f32t, f), (f32t, hi)]);
-                let op = if self.r(2) == 0 { CastOp::FPToSI } else { CastOp::FPToUI };
+                let op = if unsigned { CastOp::FPToUI } else { CastOp::FPToSI };
                 self.inst(i32t, InstKind::Cast { op, value: f })
             }
             14 => {
@@ -344,10 +351,11 @@ impl B {
             }
             _ => {
                 let a = self.int_expr(d - 1);
-                let m = self.c32(0x3fff_ffff);
+                let m = self.c32(0x87ff_ffff);
                 let a = self.bin(BinaryOp::And, a, m, self.i32t);
-                let bias = self.c32(0x0080_0000);
-                // Reinterpreted bits kept normal (exponent ≥ 1): no denormals.
+                let bias = self.c32(0x3c00_0000);
+                // Reinterpreted bits kept in ±[2^-7, 2): products stay far from the
+                // denormals, whose flushing D3D leaves open.
                 let a = self.bin(BinaryOp::Or, a, bias, self.i32t);
                 self.inst(f32t, InstKind::Cast { op: CastOp::BitCast, value: a })
             }
@@ -378,7 +386,7 @@ impl B {
         let (i32t, i8t) = (self.i32t, self.i8t);
         let k = self.r(VARS);
         let x = self.load_var(false, k);
-        let v = match self.r(7) {
+        let v = match self.r(if self.returned { 5 } else { 7 }) {
             0 => {
                 let (kr, sr) = ([0u8, 2, 3][self.r(3) as usize], self.r(2) as u8);
                 let (kind, sop) = (self.c8(kr), self.c8(sr));
@@ -508,6 +516,7 @@ impl B {
                     // if (c) return
                     let c = self.cond();
                     let next = self.block();
+                    self.returned = true;
                     self.term(Terminator::CondBr { cond: c, if_true: exit, if_false: next });
                     self.cur = next;
                 }
@@ -634,6 +643,7 @@ pub fn generate(seed: u64) -> Module {
         decls: Default::default(),
         depth: 0,
         budget: 12 + (seed % 24) as u32,
+        returned: false,
     };
     let entry = b.block();
     let exit_store = b.block();
@@ -680,19 +690,14 @@ pub fn generate(seed: u64) -> Module {
     b.term(Terminator::Br { target: exit_store });
     b.cur = exit_store;
     for k in 0..2 * VARS {
-        let v = if k < VARS {
-            b.load_var(false, k)
-        } else {
-            let fv = b.load_var(true, k - VARS);
-            b.inst(i32t, InstKind::Cast { op: CastOp::BitCast, value: fv })
-        };
+        let v = if k < VARS { b.load_var(false, k) } else { b.load_var(true, k - VARS) };
         let base = b.c32(2 * VARS);
         let w = b.bin(BinaryOp::Mul, b.tid, base, i32t);
         let kk = b.c32(k);
         let w = b.bin(BinaryOp::Add, w, kk, i32t);
         let four = b.c32(4);
         let a = b.bin(BinaryOp::Mul, w, four, i32t);
-        b.raw_store(a, v);
+        b.raw_store(a, v, k >= VARS);
     }
     b.term(Terminator::Br { target: exit });
     b.cur = exit;

@@ -1392,7 +1392,7 @@ impl Finisher<'_, '_> {
                 let lhs = self.avail(b);
                 let rhs = self.avail(b);
                 let i32t = self.types.i32;
-                let v = self.inst(f, "v", i32t, InstKind::Binary { op, lhs, rhs });
+                let v = self.inst(f, "v", i32t, InstKind::Binary { op, lhs, rhs, fast: false });
                 self.parts[b].body.push(v);
                 self.parts[b].values.push(Value::Inst(v));
             }
@@ -1470,8 +1470,8 @@ impl Finisher<'_, '_> {
                     let x = self.avail(b);
                     let y = self.avail(b);
                     let (ty, kind) = match self.rng.below(4) {
-                        0 => (self.types.i32, InstKind::Binary { op: BinaryOp::Add, lhs: x, rhs: y }),
-                        1 => (self.types.i32, InstKind::Binary { op: BinaryOp::Xor, lhs: x, rhs: y }),
+                        0 => (self.types.i32, InstKind::Binary { op: BinaryOp::Add, lhs: x, rhs: y, fast: false }),
+                        1 => (self.types.i32, InstKind::Binary { op: BinaryOp::Xor, lhs: x, rhs: y, fast: false }),
                         2 => (self.types.i8, InstKind::Cast { op: CastOp::Trunc, value: x }),
                         _ => (self.types.i16, InstKind::Cast { op: CastOp::Trunc, value: x }),
                     };

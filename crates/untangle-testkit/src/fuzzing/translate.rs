@@ -49,13 +49,14 @@ pub struct Seeds {
 }
 
 impl Seeds {
-    /// The compute, pixel and vertex shaders among the `.dxil` files of `dir` (named
-    /// `*.<stage>_<major>_<minor>.dxil`, sorted): the stages the translator handles, so that
-    /// mutants reach it.
+    /// The compute, vertex, hull, domain, geometry and pixel shaders among the `.dxil` files
+    /// of `dir` (named `*.<stage>_<major>_<minor>.dxil`, sorted): the stages the translator
+    /// handles, so that mutants reach it.
     pub fn load(dir: &Path) -> Seeds {
         let translated = |p: &Path| {
             let n = p.file_name().unwrap_or_default().to_string_lossy();
-            n.ends_with(".dxil") && [".cs_6_", ".ps_6_", ".vs_6_"].iter().any(|s| n.contains(s))
+            n.ends_with(".dxil")
+                && [".cs_6_", ".vs_6_", ".hs_6_", ".ds_6_", ".gs_6_", ".ps_6_"].iter().any(|s| n.contains(s))
         };
         let mut paths: Vec<_> = std::fs::read_dir(dir)
             .map(|d| d.flatten().map(|e| e.path()).filter(|p| translated(p)).collect())

@@ -308,11 +308,18 @@ pub fn call(ctx: &mut Ctx, t: &mut Thread, _inst: InstId, c: &OpCall) -> R<Optio
                     fk,
                 ),
             });
+            // Rounded results feed fast-math consumers as any rounding does; FMad reading a
+            // rounded operand is itself such a consumer.
+            let (fx, fy, fz) = (float::to_f64(x.bits, fk), float::to_f64(y.bits, fk), float::to_f64(z.bits, fk));
+            let rounded = float::rounds(fx, fy, true, fk) || float::to_f64(fused.bits, fk) != fx * fy + fz;
+            let tag = |r: Scalar| if rounded && r.acc.is_exact() { Scalar { acc: Acc::ROUNDED, ..r } } else { r };
             if c.op == Fma {
-                s(fused)
+                s(tag(fused))
+            } else if [x, y, z].iter().any(|v| v.acc.is_rounded()) {
+                s(Scalar { acc: Acc::ANY, ..unfused })
             } else if float::same_float(fused.bits, unfused.bits, fk) {
                 // FMad may or may not be fused (DXIL.rst: fused only when not precise).
-                s(unfused)
+                s(tag(unfused))
             } else {
                 s(Scalar { acc: Acc::ANY, ..unfused })
             }
@@ -403,9 +410,10 @@ pub fn call(ctx: &mut Ctx, t: &mut Thread, _inst: InstId, c: &OpCall) -> R<Optio
                 s(Scalar { bits: x.bits >> 32, acc: x.acc }),
             ])
         }
-        BitcastI16toF16 | BitcastF16toI16 | BitcastI32toF32 | BitcastF32toI32 | BitcastI64toF64 | BitcastF64toI64 => {
-            s(arg(0)?)
-        }
+        BitcastF16toI16 => s(super::exec::float_bits_as_int(arg(0)?, Fk::H)),
+        BitcastF32toI32 => s(super::exec::float_bits_as_int(arg(0)?, Fk::F)),
+        BitcastF64toI64 => s(super::exec::float_bits_as_int(arg(0)?, Fk::D)),
+        BitcastI16toF16 | BitcastI32toF32 | BitcastI64toF64 => s(arg(0)?),
         LegacyF32ToF16 => {
             let x = arg(0)?;
             let h = float::convert(x, Fk::F, Fk::H);
@@ -541,9 +549,10 @@ pub fn call(ctx: &mut Ctx, t: &mut Thread, _inst: InstId, c: &OpCall) -> R<Optio
             let uav = matches!(res.class, ResourceClass::Uav);
             let mip = if uav { 0 } else { coord(ctx, t, a[1])? };
             let mut cs = [coord(ctx, t, a[2])?, coord(ctx, t, a[3])?, coord(ctx, t, a[4])?];
-            // Immediate texel offsets (signed) add to the coordinates.
+            // Texel offsets add to the coordinates: their 4 least significant bits, signed
+            // (SM 6.7 "Programmable Offsets"; immediate ones are in [-8, 7] anyway).
             for (k, &o) in a[5..8].iter().enumerate() {
-                let off = sext(coord(ctx, t, o)?, 32);
+                let off = sext(coord(ctx, t, o)? & 0xf, 4);
                 cs[k] = (cs[k] as i64 + off) as u64 & 0xffff_ffff;
             }
             let l = if mip != 0 {
@@ -625,6 +634,18 @@ pub fn call(ctx: &mut Ctx, t: &mut Thread, _inst: InstId, c: &OpCall) -> R<Optio
             };
             let dim = |v: u64, used: bool| if used { e(v) } else { Val::undefined() };
             let is_buf = matches!(res.kind, ResKind::Raw | ResKind::Structured { .. } | ResKind::Typed { .. });
+            // A mip level past the last (the harness binds one): width, height and depth 0
+            // (D3D `resinfo`); an array's size then is not documented.
+            let mip = if uav || is_buf { 0 } else { coord(ctx, t, a[1])? };
+            if mip >= 1 {
+                return Ok(Some(match res.kind {
+                    ResKind::Texture { dim: TexDim::D1Array, .. } => {
+                        Val::agg(vec![e(0), Val::undefined(), Val::undefined(), mips])
+                    }
+                    ResKind::Texture { dim: TexDim::D2Array, .. } => Val::agg(vec![e(0), e(0), Val::undefined(), mips]),
+                    _ => Val::agg(vec![e(0), dim(0, h > 0), dim(0, d > 0), mips]),
+                }));
+            }
             Val::agg(vec![e(w), dim(h, !is_buf && h > 0), dim(d, !is_buf && d > 0), mips])
         }
         BufferUpdateCounter => {

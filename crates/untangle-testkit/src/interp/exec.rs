@@ -257,12 +257,15 @@ pub fn fdiv_acc(fk: Fk) -> Acc {
     }
 }
 
-pub fn float_binary(op: BinaryOp, a: Scalar, b: Scalar, fk: Fk) -> Scalar {
+/// A float `fadd`/`fsub`/`fmul`/`fdiv`; `fast`: the operation carries fast-math flags
+/// (see [`float::arith_fast`]).
+pub fn float_binary(op: BinaryOp, a: Scalar, b: Scalar, fk: Fk, fast: bool) -> Scalar {
     match op {
-        BinaryOp::FAdd => float::arith2(a, b, fk, |x, y| x + y),
-        BinaryOp::FSub => float::arith2(a, b, fk, |x, y| x - y),
+        BinaryOp::FAdd => float::arith_fast(a, b, fk, '+', fast),
+        BinaryOp::FSub => float::arith_fast(a, b, fk, '-', fast),
         // f32 × f32 is exact in f64, so one rounding; doubles multiply natively.
-        BinaryOp::FMul => float::arith2(a, b, fk, |x, y| x * y),
+        BinaryOp::FMul => float::arith_fast(a, b, fk, '*', fast),
+        BinaryOp::FDiv if fast && (a.acc.is_rounded() || b.acc.is_rounded()) => Scalar { bits: 0, acc: Acc::ANY },
         BinaryOp::FDiv => {
             let r = float::arith2(a, b, fk, |x, y| x / y);
             with_tolerance(r, fdiv_acc(fk), fk)
@@ -387,12 +390,29 @@ pub fn cast(op: CastOp, a: Scalar, from: Option<Scal>, to: Option<Scal>) -> R<Sc
             // Integer to half goes through float: double rounding is possible above 2^11,
             // where a half result is already inexact by D3D's 16-bit rules.
             let acc = if fk == Fk::H && mask(a.bits, fw) > 2048 { Acc::ANY } else { a.acc };
+            // A conversion that rounds feeds fast-math consumers as any rounding does.
+            let exact_int = if op == CastOp::SIToFP { sext(a.bits, fw) as f64 } else { mask(a.bits, fw) as f64 };
+            let acc = if float::to_f64(bits, fk) != exact_int { acc.join(Acc::ROUNDED) } else { acc };
             Scalar { bits, acc }
         }
         (CastOp::FPTrunc | CastOp::FPExt, Some(Scal::Float(f)), Some(Scal::Float(t))) => float::convert(a, f, t),
+        // The bits of a float D3D leaves partly open: the sign of a zero (fast-math
+        // `nsz`, and Vulkan by default), a NaN's payload, a value within a ULP bound.
+        (CastOp::BitCast, Some(Scal::Float(fk)), Some(Scal::Int(_))) => float_bits_as_int(a, fk),
         (CastOp::BitCast, _, _) => a,
         _ => return internal(format!("cast {op:?} from {from:?} to {to:?}")),
     })
+}
+
+/// A float's bits read as an integer (`bitcast`, `asuint`): undefined where D3D does not
+/// define the bits (see [`cast`]).
+pub fn float_bits_as_int(a: Scalar, fk: Fk) -> Scalar {
+    let zero = float::ftz(a.bits, fk) & !(1u64 << (fk.bits() - 1)) == 0;
+    if a.acc.is_exact() && !zero && !float::is_nan(a.bits, fk) {
+        a
+    } else {
+        Scalar { acc: Acc::ANY, ..a }
+    }
 }
 
 /// Memory behind a pointer of this thread.
@@ -460,11 +480,11 @@ fn eval(ctx: &mut Ctx, t: &mut Thread, inst: InstId, kind: &InstKind, ty: TypeId
     let p = ctx.p;
     Ok(Some(match kind {
         InstKind::Phi { .. } => return internal("PHI after the block's head"),
-        InstKind::Binary { op, lhs, rhs } => {
+        InstKind::Binary { op, lhs, rhs, fast } => {
             let (a, b) = (scalar(p, t, *lhs)?, scalar(p, t, *rhs)?);
             match p.scal(ty) {
                 Some(Scal::Int(w)) => Val::S(int_binary(*op, a, b, w)),
-                Some(Scal::Float(fk)) => Val::S(float_binary(*op, a, b, fk)),
+                Some(Scal::Float(fk)) => Val::S(float_binary(*op, a, b, fk, *fast)),
                 None => return internal("vector binary operation"),
             }
         }

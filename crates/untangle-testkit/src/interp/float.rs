@@ -132,6 +132,54 @@ pub fn ulp_distance(a: u64, b: u64, fk: Fk) -> u64 {
     (line(a) - line(b)).unsigned_abs() as u64
 }
 
+/// Whether the real result of `x + y` (`mul`: `x * y`) is not a value of format `fk`, so
+/// that the operation rounds (overflow to infinity included). Sums use Knuth's TwoSum and
+/// products the FMA residual to see an inexact `f64` step.
+pub fn rounds(x: f64, y: f64, mul: bool, fk: Fk) -> bool {
+    let r = if mul { x * y } else { x + y };
+    if r.is_nan() {
+        return false;
+    }
+    if r.is_infinite() {
+        return x.is_finite() && y.is_finite();
+    }
+    let err = if mul {
+        x.mul_add(y, -r)
+    } else {
+        let b = r - x;
+        (x - (r - b)) + (y - b)
+    };
+    err != 0.0 || to_f64(from_f64(r, fk), fk) != r
+}
+
+/// `fadd`/`fsub`/`fmul` (`op` `+`, `-`, `*`) with D3D's rules and fast-math: correctly
+/// rounded (both denormal modes, [`both_modes`]); a result that rounds is
+/// [`Acc::ROUNDED`]. A `fast` operation (DXC's default, anything not `precise`) may be
+/// fused with or reassociated around the operations that produced its operands, so one
+/// reading a rounded operand is undefined: a multiply-add fused or not, `(a + b) - b`
+/// folded to `a` or not, give different bits only when some step rounds.
+pub fn arith_fast(a: Scalar, b: Scalar, fk: Fk, op: char, fast: bool) -> Scalar {
+    let f = move |x: f64, y: f64| match op {
+        '+' => x + y,
+        '-' => x - y,
+        _ => x * y,
+    };
+    let r = arith2(a, b, fk, f);
+    if !r.acc.is_exact() {
+        return r;
+    }
+    if fast && (a.acc.is_rounded() || b.acc.is_rounded()) {
+        return Scalar { acc: Acc::ANY, ..r };
+    }
+    let (x, y) = (to_f64(a.bits, fk), to_f64(b.bits, fk));
+    let rounded = match op {
+        '+' => rounds(x, y, false, fk),
+        '-' => rounds(x, -y, false, fk),
+        _ => rounds(x, y, true, fk),
+    };
+    Scalar { acc: if rounded || r.acc.is_rounded() { Acc::ROUNDED } else { Acc::EXACT }, ..r }
+}
+
 /// Binary operation `op` computed in f64 and rounded once (see module docs).
 pub fn arith2(a: Scalar, b: Scalar, fk: Fk, op: impl Fn(f64, f64) -> f64) -> Scalar {
     both_modes(&[a, b], fk, |v| from_f64(op(to_f64(v[0], fk), to_f64(v[1], fk)), fk))
@@ -177,15 +225,12 @@ fn minmax(a: Scalar, b: Scalar, fk: Fk, max: bool) -> Scalar {
     })
 }
 
-/// `min`/`max` of +0 and -0 may return either zero: the result's accuracy is `ANY` when
-/// the operands are zeros of different signs.
-pub fn zero_sign_any(a: Scalar, b: Scalar, r: Scalar, fk: Fk) -> Scalar {
-    let z = |x: u64| ftz(x, fk) & !sign_bit(fk) == 0;
-    if z(a.bits) && z(b.bits) && ftz(a.bits, fk) != ftz(b.bits, fk) {
-        Scalar { acc: Acc::ANY, ..r }
-    } else {
-        r
-    }
+/// `min`/`max` of +0 and -0 may return either zero. The sign of a zero is never
+/// significant in this model (float comparisons of results treat ±0 as equal, reading a
+/// zero's bits as an integer is undefined, an infinity from dividing by a zero is
+/// undefined), so either is kept as exact.
+pub fn zero_sign_any(_a: Scalar, _b: Scalar, r: Scalar, _fk: Fk) -> Scalar {
+    r
 }
 
 /// Ordered comparison result under both denormal modes; `None` when they disagree.

@@ -4,14 +4,18 @@
 //! Point sampling picks texel `floor(u · width)` clamped to the edge (D3D11.3 §7.18.7,
 //! "Point sample addressing"); the array layer is `round(c)` clamped. Hardware converts
 //! coordinates to fixed point with at least 8 fractional bits (§7.18.16.1), so a
-//! coordinate within 2^-8 texel of a texel boundary may land on either side: such samples
-//! are [`Acc::ANY`].
+//! coordinate within 2^-8 texel of a texel boundary may land on either side, and one that
+//! does not fit 16 integer bits may land anywhere: such samples are [`Acc::ANY`].
 
 use super::exec::{indeterminate, scalar, Ctx, Thread, R};
 use super::float::{self, Fk};
 use super::resources::{ResKind, TexDim};
 use super::value::{Acc, Handle, Scalar, Val};
 use untangle::ir::Value;
+
+/// Texel-space coordinates at or beyond this magnitude are open: D3D's texture addressing
+/// works on fixed-point coordinates (§7.18.16.1) and says nothing of values that do not fit.
+const FIXED_POINT_RANGE: f64 = 65536.0;
 
 /// Texel index along one axis and whether it is far enough from a boundary to be sure.
 fn axis(u: f64, size: u32, offset: i64) -> (u64, bool) {
@@ -21,8 +25,11 @@ fn axis(u: f64, size: u32, offset: i64) -> (u64, bool) {
     let frac = x - fl;
     let sure = frac.is_finite() && frac > 1.0 / 256.0 && frac < 1.0 - 1.0 / 256.0;
     let i = if fl.is_nan() { 0.0 } else { fl.clamp(0.0, (size - 1) as f64) };
-    // Beyond the edges clamping makes the choice certain again.
-    let sure = sure || x < -1.0 / 256.0 && size > 0 || x > size as f64 + 1.0 / 256.0;
+    // Beyond the edges clamping makes the choice certain again, as long as the coordinate
+    // fits the fixed-point range hardware converts to (16 integer bits; lavapipe turns a
+    // larger one into the wrong edge).
+    let far = x.abs() >= FIXED_POINT_RANGE;
+    let sure = !far && (sure || x < -1.0 / 256.0 && size > 0 || x > size as f64 + 1.0 / 256.0);
     (i as u64, sure && !u.is_nan())
 }
 
@@ -34,11 +41,19 @@ pub fn sample_level(ctx: &mut Ctx, t: &mut Thread, a: &[Value]) -> R<Val> {
     let coords: Vec<Scalar> = (2..5).map(|k| scalar(p, t, a[k])).collect::<R<_>>()?;
     let mut offsets = [0i64; 3];
     for (k, &o) in a[6..9].iter().enumerate() {
+        // Offsets a texture's shape does not use are `undef`: 0.
+        if let Value::Const(c) = o {
+            if matches!(p.module.constants.get(c).kind, untangle::ir::ConstKind::Undef) {
+                continue;
+            }
+        }
         let o = scalar(p, t, o)?;
         if !o.acc.is_exact() {
             return indeterminate("a texel offset D3D leaves undefined");
         }
-        offsets[k] = super::value::sext(o.bits, 32);
+        // The 4 least significant bits, as a signed value in [-8, 7] (SM 6.7
+        // "Programmable Offsets"; immediate offsets have the same range).
+        offsets[k] = super::value::sext(o.bits & 0xf, 4);
     }
     if coords.iter().take(2).any(|c| !c.acc.is_exact()) {
         return Ok(Val::agg(vec![Val::undefined(); 5]));

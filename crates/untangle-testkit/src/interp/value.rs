@@ -18,32 +18,53 @@ use std::rc::Rc;
 use untangle::dxil::ResourceClass;
 
 /// How far from the computed bits a valid result may be (see the module docs).
+///
+/// `Acc(0)` exact, `Acc(n)` n ULP, [`Acc::ROUNDED`] exact bits that came out of a
+/// rounding float operation (a fast-math consumer may be fused or reassociated with it, see
+/// [`super::float`]), [`Acc::ANY`] undefined.
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Debug, Hash, Default)]
 pub struct Acc(pub u32);
 
 impl Acc {
     pub const EXACT: Acc = Acc(0);
+    /// Exact, but the result of a rounding float operation.
+    pub const ROUNDED: Acc = Acc(u32::MAX - 1);
     pub const ANY: Acc = Acc(u32::MAX);
 
     pub fn ulp(n: u32) -> Acc {
-        Acc(n)
+        Acc(n.min(u32::MAX - 2))
     }
 
+    /// The bits are the only valid answer (plain or rounded).
     pub fn is_exact(self) -> bool {
-        self.0 == 0
+        self.0 == 0 || self == Acc::ROUNDED
+    }
+
+    pub fn is_rounded(self) -> bool {
+        self == Acc::ROUNDED
     }
 
     pub fn is_any(self) -> bool {
         self == Acc::ANY
     }
 
-    /// The accuracy of a result computed exactly from inputs of accuracy `self` and `o`:
-    /// exact only if both are, otherwise undefined (bounds are not propagated).
-    pub fn join(self, o: Acc) -> Acc {
-        if self.is_exact() && o.is_exact() {
-            Acc::EXACT
+    /// The ULP distance a comparison accepts (0 for exact values).
+    pub fn tolerance(self) -> u32 {
+        if self.is_exact() {
+            0
         } else {
-            Acc::ANY
+            self.0
+        }
+    }
+
+    /// The accuracy of a result computed exactly from inputs of accuracy `self` and `o`:
+    /// exact only if both are (rounded if either is), otherwise undefined (bounds are not
+    /// propagated).
+    pub fn join(self, o: Acc) -> Acc {
+        match (self.is_exact() && o.is_exact(), self.is_rounded() || o.is_rounded()) {
+            (false, _) => Acc::ANY,
+            (true, true) => Acc::ROUNDED,
+            (true, false) => Acc::EXACT,
         }
     }
 }

@@ -122,6 +122,9 @@ pub struct Features {
     pub subgroup_size: u32,
     /// Subgroup operations (`VkSubgroupFeatureFlags` bits) supported in compute shaders.
     pub subgroup_ops: u32,
+    /// `maxPerStageDescriptor*` limits: storage buffers, uniform buffers, sampled images,
+    /// storage images, samplers.
+    pub per_stage_descriptors: [u32; 5],
 }
 
 /// Image shapes: [`Image::layers`] > 1 or [`Image::arrayed`] makes 1D and 2D arrays.
@@ -483,6 +486,14 @@ impl Gpu {
             |v: u32| format!("{}.{}.{}", vk::api_version_major(v), vk::api_version_minor(v), vk::api_version_patch(v));
         let mut driver = format!("version {:#x}", props.driver_version);
         let mut features = Features::default();
+        let l = &props.limits;
+        features.per_stage_descriptors = [
+            l.max_per_stage_descriptor_storage_buffers,
+            l.max_per_stage_descriptor_uniform_buffers,
+            l.max_per_stage_descriptor_sampled_images,
+            l.max_per_stage_descriptor_storage_images,
+            l.max_per_stage_descriptor_samplers,
+        ];
         let v12 = api >= vk::API_VERSION_1_2 && props.api_version >= vk::API_VERSION_1_2;
         let v13 = api >= vk::API_VERSION_1_3 && props.api_version >= vk::API_VERSION_1_3;
         if api >= vk::API_VERSION_1_1 && props.api_version >= vk::API_VERSION_1_1 {

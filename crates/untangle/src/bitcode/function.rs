@@ -339,7 +339,11 @@ impl Fn<'_> {
                     return Err(malformed("binary operator on non-numbers"));
                 }
                 let op = binary_op(o.next()?, fp)?;
-                self.push(InstKind::Binary { op, lhs, rhs }, ty)?;
+                // Optional flags: fast-math flags for floats (bit 0 LLVM 3.7's unsafe
+                // algebra, i.e. `fast`; bit 5 `contract`, bit 7 `reassoc` in later LLVM).
+                let flags = if o.left() > 0 { o.next()? } else { 0 };
+                let fast = fp && flags & (1 | 1 << 5 | 1 << 7) != 0;
+                self.push(InstKind::Binary { op, lhs, rhs, fast }, ty)?;
             }
             3 => {
                 let (value, _) = self.value_and_type(o)?;

@@ -5,8 +5,13 @@
 //! flags (i64), 1 GS state, 2 DS state, 3 HS state, 4 numthreads, 5 auto binding space,
 //! 6 ray payload size, 7 ray attribute size, 8 shader kind, 9 MS state, 10 AS state,
 //! 11 wave size, 12 entry root signature, 13–22 work-graph node properties, 23 ranged wave
-//! size. States we do not interpret yet are kept as their tag number.
+//! size. Tags 1–3 are read into [`GsState`], [`DsState`] and [`HsState`] (layouts in DXC's
+//! `DxilMDHelper::LoadDxil{GS,DS,HS}State`); states we do not interpret yet are kept as
+//! their tag number.
 
+use super::enums::{
+    InputPrimitive, PrimitiveTopology, TessellatorDomain, TessellatorOutputPrimitive, TessellatorPartitioning,
+};
 use super::md::Tuple;
 use super::resources::Resources;
 use super::signature::Signatures;
@@ -46,6 +51,15 @@ pub struct EntryProperties {
     pub ray_payload_size: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ray_attribute_size: Option<u32>,
+    /// Geometry shader state (tag 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub geometry: Option<GsState>,
+    /// Domain shader state (tag 2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub domain: Option<DsState>,
+    /// Hull shader state (tag 3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hull: Option<HsState>,
     /// Tags present but not interpreted (stage states, node properties).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub other_tags: Vec<u32>,
@@ -56,6 +70,41 @@ pub struct WaveSize {
     pub min: u32,
     pub max: u32,
     pub preferred: u32,
+}
+
+/// `[maxvertexcount]`, `[instance]` and the primitive types of a geometry shader.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct GsState {
+    pub input_primitive: InputPrimitive,
+    pub max_vertex_count: u32,
+    /// Bit k: stream k is written.
+    pub active_stream_mask: u32,
+    /// The output topology (all streams share it).
+    pub output_topology: PrimitiveTopology,
+    /// `[instance(n)]`: invocations per primitive.
+    pub instance_count: u32,
+}
+
+/// A domain shader's `[domain]` and the number of control points it reads.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct DsState {
+    pub domain: TessellatorDomain,
+    pub input_control_points: u32,
+}
+
+/// A hull shader's attributes and its patch-constant function.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct HsState {
+    /// The patch-constant function (`None` when the metadata names none).
+    #[serde(skip)]
+    pub patch_constant_function: Option<FuncId>,
+    pub input_control_points: u32,
+    pub output_control_points: u32,
+    pub domain: TessellatorDomain,
+    pub partitioning: TessellatorPartitioning,
+    pub output_primitive: TessellatorOutputPrimitive,
+    /// `[maxtessfactor]` (64 when the shader does not say).
+    pub max_tess_factor: f64,
 }
 
 pub(crate) fn read_entry_points(m: &Module, module_resources: &Resources) -> Result<Vec<EntryPoint>> {
@@ -107,6 +156,40 @@ fn read_properties(p: &Tuple<'_>) -> Result<EntryProperties> {
             6 => props.ray_payload_size = Some(p.u32(at)?),
             7 => props.ray_attribute_size = Some(p.u32(at)?),
             8 => props.shader_kind = Some(ShaderKind::from_raw(p.u32(at)?)),
+            1 => {
+                let g = p.tuple(at)?;
+                props.geometry = Some(GsState {
+                    input_primitive: InputPrimitive::from_raw(g.u32(0)?),
+                    max_vertex_count: g.u32(1)?,
+                    active_stream_mask: g.u32(2)?,
+                    output_topology: PrimitiveTopology::from_raw(g.u32(3)?),
+                    instance_count: g.u32(4)?,
+                });
+            }
+            2 => {
+                let d = p.tuple(at)?;
+                props.domain =
+                    Some(DsState { domain: TessellatorDomain::from_raw(d.u32(0)?), input_control_points: d.u32(1)? });
+            }
+            3 => {
+                let h = p.tuple(at)?;
+                let patch_constant_function = match h.get(0) {
+                    None => None,
+                    Some(_) => match h.value(0)? {
+                        (_, Value::Func(f)) => Some(f),
+                        _ => return Err(Error::Dxil(format!("{}[0]: expected a function", h.path()))),
+                    },
+                };
+                props.hull = Some(HsState {
+                    patch_constant_function,
+                    input_control_points: h.u32(1)?,
+                    output_control_points: h.u32(2)?,
+                    domain: TessellatorDomain::from_raw(h.u32(3)?),
+                    partitioning: TessellatorPartitioning::from_raw(h.u32(4)?),
+                    output_primitive: TessellatorOutputPrimitive::from_raw(h.u32(5)?),
+                    max_tess_factor: h.float(6)?,
+                });
+            }
             11 => {
                 // Either a bare i32 (SM 6.6) or a tuple {min, max, preferred} (SM 6.8).
                 let w = if let Ok(n) = p.u32(at) {

@@ -116,3 +116,60 @@ crate::container::open_enum::open_enum! {
         Invalid = 3,
     }
 }
+
+crate::container::open_enum::open_enum! {
+    /// `DXIL::InputPrimitive`: what a geometry shader reads (`ControlPointPatchN` is
+    /// 7 + N for N = 1–32).
+    pub enum InputPrimitive: u32 {
+        Undefined = 0,
+        Point = 1,
+        Line = 2,
+        Triangle = 3,
+        LineWithAdjacency = 6,
+        TriangleWithAdjacency = 7,
+    }
+}
+
+crate::container::open_enum::open_enum! {
+    /// `DXIL::PrimitiveTopology` (= `D3D_PRIMITIVE_TOPOLOGY`): a geometry shader's output.
+    pub enum PrimitiveTopology: u32 {
+        Undefined = 0,
+        PointList = 1,
+        LineList = 2,
+        LineStrip = 3,
+        TriangleList = 4,
+        TriangleStrip = 5,
+    }
+}
+
+crate::container::open_enum::open_enum! {
+    /// `DXIL::TessellatorDomain` (= `D3D_TESSELLATOR_DOMAIN`).
+    pub enum TessellatorDomain: u32 {
+        Undefined = 0,
+        IsoLine = 1,
+        Tri = 2,
+        Quad = 3,
+    }
+}
+
+crate::container::open_enum::open_enum! {
+    /// `DXIL::TessellatorOutputPrimitive` (= `D3D_TESSELLATOR_OUTPUT_PRIMITIVE`).
+    pub enum TessellatorOutputPrimitive: u32 {
+        Undefined = 0,
+        Point = 1,
+        Line = 2,
+        TriangleCW = 3,
+        TriangleCCW = 4,
+    }
+}
+
+crate::container::open_enum::open_enum! {
+    /// `DXIL::TessellatorPartitioning` (= `D3D_TESSELLATOR_PARTITIONING`).
+    pub enum TessellatorPartitioning: u32 {
+        Undefined = 0,
+        Integer = 1,
+        Pow2 = 2,
+        FractionalOdd = 3,
+        FractionalEven = 4,
+    }
+}

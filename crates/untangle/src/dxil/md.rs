@@ -96,6 +96,19 @@ impl<'m> Tuple<'m> {
         u32::try_from(v).map_err(|_| self.err(i, "a 32-bit integer"))
     }
 
+    /// A floating-point constant (half, float or double), as `f64`.
+    pub fn float(&self, i: usize) -> Result<f64> {
+        let bad = || self.err(i, "a floating-point constant");
+        let (ty, Value::Const(c)) = self.value(i).map_err(|_| bad())? else { return Err(bad()) };
+        let ConstKind::Float(bits) = self.m.constants.get(c).kind else { return Err(bad()) };
+        match self.m.types.get(ty) {
+            Type::Float(k) if k.bits() == 32 => Ok(f32::from_bits(bits as u32) as f64),
+            Type::Float(k) if k.bits() == 64 => Ok(f64::from_bits(bits)),
+            Type::Float(k) if k.bits() == 16 => Ok(half::f16::from_bits(bits as u16).to_f64()),
+            _ => Err(bad()),
+        }
+    }
+
     pub fn bool(&self, i: usize) -> Result<bool> {
         Ok(self.uint(i)? != 0)
     }

@@ -907,7 +907,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let ty = inst.ty;
         let w = match &inst.kind {
             InstKind::Phi { .. } => return Ok(()),
-            InstKind::Binary { op, lhs, rhs } => self.binary(*op, ty, *lhs, *rhs)?,
+            InstKind::Binary { op, lhs, rhs, fast } => self.binary(*op, ty, *lhs, *rhs, *fast)?,
             InstKind::FNeg { value } => {
                 let t = self.cx.ty(ty)?;
                 let v = self.value(*value)?;
@@ -1084,7 +1084,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
     }
 
-    fn binary(&mut self, op: BinaryOp, ty: TypeId, lhs: Value, rhs: Value) -> Result<Word> {
+    fn binary(&mut self, op: BinaryOp, ty: TypeId, lhs: Value, rhs: Value, fast: bool) -> Result<Word> {
         use BinaryOp::*;
         let boolean = self.is_bool(ty);
         let opcode = match op {
@@ -1114,7 +1114,22 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let t = self.cx.ty(ty)?;
         let a = self.value(lhs)?;
         let b = self.value(rhs)?;
-        self.ids_op(opcode, t, &[a, b])
+        let r = self.ids_op(opcode, t, &[a, b])?;
+        if op.is_float() && !fast {
+            // `precise` (no fast-math flag): the driver must not fuse it into a
+            // multiply-add (nor, in Mesa's reading, reassociate it).
+            self.cx.decorate(r, rspirv::spirv::Decoration::NoContraction, &[]);
+        }
+        if matches!(op, BinaryOp::UDiv | BinaryOp::URem) && !boolean {
+            // D3D: an unsigned division by zero gives all ones (quotient and remainder);
+            // SPIR-V leaves it undefined.
+            let zero = self.scalar_const(ty, 0, 0.0)?;
+            let ones = self.scalar_const(ty, -1, 0.0)?;
+            let bt = self.cx.bool_t();
+            let by_zero = self.ids_op(Op::IEqual, bt, &[b, zero])?;
+            return self.ids_op(Op::Select, t, &[by_zero, ones, r]);
+        }
+        Ok(r)
     }
 
     /// A scalar constant of IR type `ty` with value `v` (ints) or `f` (floats).

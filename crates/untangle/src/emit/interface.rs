@@ -1,42 +1,109 @@
 //! The entry point's interface: built-in variables (`dx.op.threadId` → `GlobalInvocationId`
-//! …) and signature elements (`loadInput` / `storeOutput`) as `Input`/`Output` variables.
+//! …) and signature elements (`loadInput` / `storeOutput` / the hull and domain shaders'
+//! patch-constant and control-point operations) as `Input`/`Output` variables.
 //!
-//! A signature element with no system value is a user varying at `Location` = its start row
-//! and `Component` = its start column, a vector of its columns (an array of such vectors
-//! when it has several rows), always 32 bits wide; loads and stores convert to and from the
-//! operation's overload. System values map to built-ins:
-//! `SV_Position` (`FragCoord` in pixel shaders, `Position` elsewhere), `SV_VertexID`
-//! (`VertexIndex − BaseVertex`: D3D counts from the draw's first vertex), `SV_InstanceID`
-//! (`InstanceIndex − BaseInstance`), `SV_IsFrontFace` (`FrontFacing`), `SV_SampleIndex`
-//! (`SampleId`), `SV_PrimitiveID`, `SV_RenderTargetArrayIndex` (`Layer`),
-//! `SV_ViewportArrayIndex`, `SV_Depth*` (`FragDepth`, with the matching execution mode),
+//! # Varyings and the location rule
+//!
+//! A signature element that is not a built-in is a varying: a vector of its columns (an
+//! array of such vectors when it has several rows), always 32 bits wide per component;
+//! loads and stores convert to and from the operation's overload. Its place is the
+//! *location rule* ([`default_location`], written down in `docs/stage-interfaces.md`): the
+//! same element gets the same `Location`/`Component` in every stage, because D3D links
+//! stages by signature register and both sides of a D3D link carry the same registers:
+//!
+//! - control-point and vertex data: `Location` = the element's start row, `Component` = its
+//!   start column;
+//! - patch constants (hull outputs, domain inputs; decorated `Patch`): start row + the
+//!   number of rows of the stage's control-point signature (hull outputs, domain inputs), so
+//!   per-patch and per-vertex locations never overlap whatever the implementation's view of
+//!   the two location spaces;
+//! - geometry-shader outputs of stream *s* > 0: start row + the rows of streams 0..*s*
+//!   (D3D packs each stream from row 0; Vulkan needs distinct locations).
+//!
+//! An [`IoRemap`] callback (library and C API) may place any varying elsewhere: a layer
+//! matching vertex attributes to an input layout by semantic, or assigning locations across
+//! stages itself, answers per element.
+//!
+//! Hull, domain and geometry shaders see per-vertex data as arrays with one element per
+//! vertex (input control points, output control points, the input primitive's vertices);
+//! the access operations' vertex index selects it. Hull shader control-point outputs are
+//! written at `InvocationId`, the only index Vulkan allows for writes.
+//!
+//! # System values
+//!
+//! Which system values are built-ins follows DXC's semantic-interpretation table
+//! (`docs/DXIL.rst`, SigPoint × SemanticKind), with Vulkan's rules on top:
+//! `SV_Position` (`FragCoord` in pixel shaders, `Position` elsewhere, a vertex attribute in
+//! vertex shaders, a varying as a patch constant), `SV_VertexID` (`VertexIndex −
+//! BaseVertex`: D3D counts from the draw's first vertex), `SV_InstanceID` (`InstanceIndex −
+//! BaseInstance` as a vertex input, a flat varying anywhere else), `SV_IsFrontFace`
+//! (`FrontFacing`), `SV_SampleIndex` (`SampleId`), `SV_PrimitiveID` (`PrimitiveId`: pixel
+//! inputs and geometry outputs), `SV_RenderTargetArrayIndex` (`Layer`),
+//! `SV_ViewportArrayIndex` (`ViewportIndex`), `SV_ShadingRate` (`PrimitiveShadingRateKHR`
+//! / `ShadingRateKHR`), `SV_Depth*` (`FragDepth`, with the matching execution mode),
 //! `SV_Coverage` (`SampleMask`), `SV_ClipDistance`/`SV_CullDistance` (one float array per
-//! system value, elements in register order), `SV_StencilRef`, `SV_ShadingRate`,
-//! `SV_Barycentrics`; `SV_Target` is a
-//! user output at `Location` = its start row.
+//! system value, elements in register order, per vertex where the stage is arrayed),
+//! `SV_StencilRef`, `SV_Barycentrics`, `SV_TessFactor`/`SV_InsideTessFactor`
+//! (`TessLevelOuter`/`TessLevelInner`, decorated `Patch`; factor *k*, the semantic index,
+//! is array element *k*, see `docs/stage-interfaces.md`); `SV_Target` is a user output at
+//! `Location` = its start row.
 //!
-//! An [`IoRemap`] callback (library and C API) may place any element that is not a built-in
-//! elsewhere (`Location`, `Component`): a layer matching vertex attributes to an input
-//! layout by semantic, or assigning locations across stages itself, answers per element.
+//! System values that are built-ins in one stage and varyings in another:
+//! `Layer`, `ViewportIndex` and `PrimitiveShadingRateKHR` can be written by Vulkan vertex
+//! and tessellation-evaluation (layer, viewport) shaders but read by no pre-rasterization
+//! stage, while D3D lets hull, domain and geometry shaders read them as signature inputs.
+//! Where a later pre-rasterization stage may read them (vertex and domain outputs), the
+//! store goes to the built-in *and* to a varying at the location rule's place; hull, domain
+//! and geometry inputs read that varying. Built-ins Vulkan has no way to write
+//! (`SV_IsFrontFace` from a geometry shader, `SV_ShadingRate` from a domain shader) are
+//! typed errors.
 
 use super::error::{Result, TranslateError};
 use super::function::FnEmit;
 use super::module::ModuleBuilder;
 use super::stream_output::{decorate_capture, Lowering, XfbState};
 use crate::container::ShaderKind;
-use crate::dxil::{ComponentType, InterpolationMode, SemanticKind, SignatureElement};
+use crate::dxil::{ComponentType, InterpolationMode, SemanticKind, SignatureElement, Signatures};
+use crate::ir::{TypeId, Value};
 use rspirv::spirv::{BuiltIn, Capability, Decoration, ExecutionMode, Op, StorageClass, Word};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// What an [`IoRemap`] callback is asked: one element of the shader's input (`output` false)
-/// or output signature that becomes a `Location`-decorated variable (no built-in).
+/// Which of an entry point's three signatures an element belongs to.
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Debug, Hash)]
+pub enum SigKind {
+    Input,
+    Output,
+    /// Hull shader outputs / domain shader inputs of the patch-constant signature.
+    PatchConstant,
+}
+
+impl SigKind {
+    /// The elements of this signature.
+    pub fn of(self, sigs: &Signatures) -> &[SignatureElement] {
+        match self {
+            SigKind::Input => &sigs.inputs,
+            SigKind::Output => &sigs.outputs,
+            SigKind::PatchConstant => &sigs.patch_constants,
+        }
+    }
+}
+
+/// What an [`IoRemap`] callback is asked: one element of the shader's input (`output`
+/// false), output or patch-constant (`patch`) signature that becomes a `Location`-decorated
+/// variable (no built-in).
 #[derive(Clone, Copy, Debug)]
 pub struct IoQuery<'a> {
     pub stage: ShaderKind,
+    /// An output of this stage (hull shader patch constants included).
     pub output: bool,
-    /// Semantic name and index, component type, rows, columns, start row and column.
+    /// A patch constant (hull outputs and domain inputs decorated `Patch`).
+    pub patch: bool,
+    /// Semantic name and index, component type, rows, columns, start row and column,
+    /// geometry-shader output stream.
     pub element: &'a SignatureElement,
+    /// Where the location rule ([`default_location`]) puts it.
+    pub default: IoLocation,
 }
 
 /// Where an element goes: its first row's `Location` and its first `Component` (0–3).
@@ -47,8 +114,8 @@ pub struct IoLocation {
 }
 
 /// The signature of a stage-I/O remapping callback: `Some` places the element, `None`
-/// keeps the default (`Location` = start row, `Component` = start column). Called once per
-/// element the shader uses, in a deterministic order.
+/// keeps the default ([`default_location`]). Called once per element the shader uses, in a
+/// deterministic order.
 pub type IoRemapFn = dyn Fn(&IoQuery<'_>) -> Option<IoLocation> + Send + Sync;
 
 /// A shared stage-I/O remapping callback ([`crate::Options::io_remap`]).
@@ -65,6 +132,122 @@ impl std::fmt::Debug for IoRemap {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("IoRemap(..)")
     }
+}
+
+/// Rows a signature uses: one past the last row of any element with a register (0 when
+/// empty). Only elements of geometry-shader stream `stream` count when it is given.
+pub fn signature_rows(elements: &[SignatureElement], stream: Option<u32>) -> u32 {
+    elements
+        .iter()
+        .filter(|e| stream.is_none_or(|s| e.output_stream.unwrap_or(0) == s))
+        .filter_map(|e| e.start_row.map(|r| r.saturating_add(e.rows.max(1))))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The location rule: where untangle puts signature element `el` of signature `kind` of a
+/// `stage` shader with signatures `sigs` when it is a varying and no [`IoRemap`] says
+/// otherwise. `None` when the element has no register.
+pub fn default_location(
+    stage: ShaderKind,
+    kind: SigKind,
+    el: &SignatureElement,
+    sigs: &Signatures,
+) -> Option<IoLocation> {
+    let row = el.start_row?;
+    let offset = match (stage, kind) {
+        (ShaderKind::Hull, SigKind::PatchConstant) => signature_rows(&sigs.outputs, None),
+        (ShaderKind::Domain, SigKind::PatchConstant) => signature_rows(&sigs.inputs, None),
+        (ShaderKind::Geometry, SigKind::Output) => {
+            let stream = el.output_stream.unwrap_or(0);
+            (0..stream.min(4)).map(|s| signature_rows(&sigs.outputs, Some(s))).fold(0, u32::saturating_add)
+        }
+        _ => 0,
+    };
+    Some(IoLocation { location: row.saturating_add(offset), component: el.start_col.unwrap_or(0) })
+}
+
+/// The signature point of DXC's semantic-interpretation table: which signature of which
+/// stage an element is in.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum SigPoint {
+    VsIn,
+    VsOut,
+    HsCpIn,
+    HsCpOut,
+    PcOut,
+    DsIn,
+    DsCpIn,
+    DsOut,
+    GsIn,
+    GsOut,
+    PsIn,
+    PsOut,
+}
+
+impl SigPoint {
+    pub fn of(stage: ShaderKind, kind: SigKind) -> Option<SigPoint> {
+        use SigKind::*;
+        use SigPoint::*;
+        Some(match (stage, kind) {
+            (ShaderKind::Vertex, Input) => VsIn,
+            (ShaderKind::Vertex, Output) => VsOut,
+            (ShaderKind::Hull, Input) => HsCpIn,
+            (ShaderKind::Hull, Output) => HsCpOut,
+            (ShaderKind::Hull, PatchConstant) => PcOut,
+            (ShaderKind::Domain, Input) => DsCpIn,
+            (ShaderKind::Domain, PatchConstant) => DsIn,
+            (ShaderKind::Domain, Output) => DsOut,
+            (ShaderKind::Geometry, Input) => GsIn,
+            (ShaderKind::Geometry, Output) => GsOut,
+            (ShaderKind::Pixel, Input) => PsIn,
+            (ShaderKind::Pixel, Output) => PsOut,
+            _ => return None,
+        })
+    }
+
+    fn is_output(self) -> bool {
+        matches!(
+            self,
+            SigPoint::VsOut | SigPoint::HsCpOut | SigPoint::PcOut | SigPoint::DsOut | SigPoint::GsOut | SigPoint::PsOut
+        )
+    }
+
+    /// Per-vertex arrays (one element per control point or input vertex).
+    fn arrayed(self) -> bool {
+        matches!(self, SigPoint::HsCpIn | SigPoint::HsCpOut | SigPoint::DsCpIn | SigPoint::GsIn)
+    }
+
+    /// Patch constants.
+    fn patch(self) -> bool {
+        matches!(self, SigPoint::PcOut | SigPoint::DsIn)
+    }
+}
+
+/// Per-stage facts the interface needs, from the entry point's properties.
+#[derive(Clone, Debug, Default)]
+pub struct StageIo {
+    /// Length of per-vertex input arrays: a hull shader's input control points, a domain
+    /// shader's control points, the vertices of a geometry shader's input primitive.
+    pub input_vertices: u32,
+    /// A hull shader's output control points (length of its per-vertex output arrays).
+    pub output_vertices: u32,
+    /// A geometry shader writes streams other than 0 (`OpEmitStreamVertex`, `Stream`
+    /// decorations).
+    pub multi_stream: bool,
+    /// Hull shaders: how tessellation factors are adjusted before they are stored.
+    pub tess_factors: Option<TessFactorRule>,
+}
+
+/// D3D's treatment of tessellation factors that Vulkan's tessellator does not share: the
+/// `[maxtessfactor]` clamp and `pow2` partitioning (rounding up to a power of two, then
+/// integer spacing).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TessFactorRule {
+    /// Factors above it are clamped to it (at most D3D's maximum: 64, 63 with
+    /// fractional-odd partitioning; Vulkan implementations may allow more).
+    pub max: f32,
+    pub pow2: bool,
 }
 
 /// The numeric kind of a 32-bit interface scalar.
@@ -90,18 +273,28 @@ pub struct SigVar {
     pub builtin: Option<BuiltIn>,
     /// Value to subtract (`BaseVertex` / `BaseInstance` variable) after loading.
     pub minus: Option<Word>,
-    /// Clip and cull distances: where this element starts in the built-in's float array
-    /// (its elements are laid out in register order, row by row).
+    /// Clip and cull distances, tessellation factors: where this element starts in the
+    /// built-in's float array (its elements are laid out in register order, row by row).
     pub flat_base: Option<u32>,
+    /// Length of the outer per-vertex array (0: the variable is not arrayed).
+    pub vertices: u32,
+    /// A varying that receives a copy of every store (built-ins a later pre-rasterization
+    /// stage reads as a varying; see the module documentation).
+    pub copy: Option<Word>,
+    /// The element's own numeric kind (that of the copy).
+    pub element_num: Num,
+    /// The element's rows and columns in its signature (what `row` and `col` index).
+    pub element_rows: u32,
+    pub element_cols: u32,
 }
 
 #[derive(Default)]
 pub struct Interface {
     /// The remapping callback of [`crate::Options::io_remap`], if any.
     pub remap: Option<IoRemap>,
-    builtins: BTreeMap<u32, Word>,
-    inputs: BTreeMap<u32, SigVar>,
-    outputs: BTreeMap<u32, SigVar>,
+    pub stage: StageIo,
+    builtins: BTreeMap<(u32, u32), Word>,
+    elements: BTreeMap<(SigKind, u32), SigVar>,
     /// Components taken per (output?, location), bit k: component k.
     locations: BTreeMap<(bool, u32), u8>,
     pub modes: Vec<ExecutionMode>,
@@ -112,15 +305,27 @@ pub struct Interface {
 }
 
 impl Interface {
-    /// The variable of a built-in (created on first use).
+    /// The variable of a built-in in storage class `class` (created on first use).
     pub fn builtin(&mut self, cx: &mut ModuleBuilder<'_>, b: BuiltIn, class: StorageClass, ty: Word) -> Word {
-        if let Some(&v) = self.builtins.get(&(b as u32)) {
-            return v;
+        self.builtin_created(cx, b, class, ty).0
+    }
+
+    /// [`Self::builtin`], and whether this call created the variable (to decorate it once).
+    pub fn builtin_created(
+        &mut self,
+        cx: &mut ModuleBuilder<'_>,
+        b: BuiltIn,
+        class: StorageClass,
+        ty: Word,
+    ) -> (Word, bool) {
+        let key = (b as u32, class as u32);
+        if let Some(&v) = self.builtins.get(&key) {
+            return (v, false);
         }
         let v = cx.global_var(class, ty, &format!("{b:?}"));
         cx.decorate(v, Decoration::BuiltIn, &[b as u32]);
-        self.builtins.insert(b as u32, v);
-        v
+        self.builtins.insert(key, v);
+        (v, true)
     }
 }
 
@@ -153,95 +358,91 @@ pub fn scalar_of(cx: &mut ModuleBuilder<'_>, n: Num) -> Word {
     }
 }
 
+/// How an element is represented.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Placement {
+    Varying,
+    Builtin(BuiltIn),
+    /// A built-in, and a varying copy for a later pre-rasterization stage.
+    BuiltinAndVarying(BuiltIn),
+}
+
 impl<'a, 'm> FnEmit<'a, 'm> {
     fn stage(&self) -> ShaderKind {
         self.sm.kind
     }
 
-    /// The variable of signature element `id` (inputs when `output` is false).
-    pub fn sig_var(
-        &mut self,
-        iface: &mut Interface,
-        sig: &[SignatureElement],
-        id: u32,
-        output: bool,
-    ) -> Result<SigVar> {
-        let cached = if output { iface.outputs.get(&id) } else { iface.inputs.get(&id) };
-        if let Some(v) = cached {
+    /// The variable of element `id` of signature `kind`.
+    pub fn sig_var(&mut self, iface: &mut Interface, kind: SigKind, id: u32) -> Result<SigVar> {
+        if let Some(v) = iface.elements.get(&(kind, id)) {
             return Ok(*v);
         }
-        let el = sig
+        let sigs = self.sigs;
+        let all = kind.of(sigs);
+        let el = all
             .iter()
             .find(|e| e.id == id)
-            .ok_or_else(|| TranslateError::Malformed(format!("no signature element {id}")))?
+            .ok_or_else(|| TranslateError::Malformed(format!("no {kind:?} signature element {id}")))?
             .clone();
-        let class = if output { StorageClass::Output } else { StorageClass::Input };
         let stage = self.stage();
+        let point = SigPoint::of(stage, kind).ok_or_else(|| TranslateError::UnsupportedForm {
+            name: "signature".into(),
+            message: format!("{kind:?} signature element {} in a {stage:?} shader", el.semantic),
+        })?;
+        let output = point.is_output();
+        let class = if output { StorageClass::Output } else { StorageClass::Input };
         let unsupported = |what: &str| TranslateError::UnsupportedForm {
-            name: if output { "storeOutput".into() } else { "loadInput".into() },
-            message: format!("{what} ({} in a {stage:?} shader)", el.semantic),
+            name: match kind {
+                SigKind::Input => "loadInput".into(),
+                SigKind::Output => "storeOutput".into(),
+                SigKind::PatchConstant => "patch constant".into(),
+            },
+            message: format!("{what} ({} at {point:?} of a {stage:?} shader)", el.semantic),
         };
-        let mut num = num_of(el.component_type)?;
+        let element_num = num_of(el.component_type)?;
+        let mut num = element_num;
         let mut cols = el.cols.max(1);
         let rows = el.rows.max(1);
         let mut minus = None;
-        let vertex_input = stage == ShaderKind::Vertex && !output;
-        let builtin = match el.system_value {
-            SemanticKind::Arbitrary | SemanticKind::Target => None,
-            // A vertex shader's inputs are vertex attributes, whatever their semantic.
-            SemanticKind::Position if vertex_input => None,
-            // Vertex and instance ids reach later stages as ordinary (flat) varyings.
-            SemanticKind::VertexID | SemanticKind::InstanceID if stage != ShaderKind::Vertex => None,
-            SemanticKind::Position => {
-                Some(if stage == ShaderKind::Pixel && !output { BuiltIn::FragCoord } else { BuiltIn::Position })
-            }
-            SemanticKind::VertexID if !output => {
+        let placement = self.placement(&el, point).map_err(&unsupported)?;
+        let builtin = match placement {
+            Placement::Varying => None,
+            Placement::Builtin(b) | Placement::BuiltinAndVarying(b) => Some(b),
+        };
+        match builtin {
+            None => {}
+            Some(BuiltIn::VertexIndex | BuiltIn::InstanceIndex) => {
                 let i = self.cx.sint(32);
-                minus = Some(iface.builtin(self.cx, BuiltIn::BaseVertex, StorageClass::Input, i));
+                let base =
+                    if builtin == Some(BuiltIn::VertexIndex) { BuiltIn::BaseVertex } else { BuiltIn::BaseInstance };
+                minus = Some(iface.builtin(self.cx, base, StorageClass::Input, i));
                 self.cx.capability(Capability::DrawParameters);
                 num = Num::SInt;
-                Some(BuiltIn::VertexIndex)
             }
-            SemanticKind::InstanceID if !output => {
-                let i = self.cx.sint(32);
-                minus = Some(iface.builtin(self.cx, BuiltIn::BaseInstance, StorageClass::Input, i));
-                self.cx.capability(Capability::DrawParameters);
-                num = Num::SInt;
-                Some(BuiltIn::InstanceIndex)
-            }
-            SemanticKind::IsFrontFace if !output => {
-                num = Num::Bool;
-                Some(BuiltIn::FrontFacing)
-            }
-            SemanticKind::SampleIndex if !output => {
+            Some(BuiltIn::FrontFacing) => num = Num::Bool,
+            Some(BuiltIn::SampleId) => {
                 self.cx.capability(Capability::SampleRateShading);
                 num = Num::SInt;
-                Some(BuiltIn::SampleId)
             }
-            SemanticKind::PrimitiveID if !output => {
+            Some(BuiltIn::PrimitiveId) => {
                 num = Num::SInt;
                 self.cx.capability(Capability::Geometry);
-                Some(BuiltIn::PrimitiveId)
             }
-            SemanticKind::RenderTargetArrayIndex if !vertex_input => {
+            Some(BuiltIn::Layer) => {
                 num = Num::SInt;
-                self.cx.capability(if stage == ShaderKind::Pixel {
-                    Capability::Geometry
-                } else {
-                    Capability::ShaderLayer
+                self.cx.capability(match stage {
+                    ShaderKind::Pixel | ShaderKind::Geometry => Capability::Geometry,
+                    _ => Capability::ShaderLayer,
                 });
-                Some(BuiltIn::Layer)
             }
-            SemanticKind::ViewPortArrayIndex if !vertex_input => {
+            Some(BuiltIn::ViewportIndex) => {
                 num = Num::SInt;
-                self.cx.capability(if stage == ShaderKind::Pixel {
-                    Capability::MultiViewport
-                } else {
-                    Capability::ShaderViewportIndex
+                self.cx.capability(match stage {
+                    ShaderKind::Pixel | ShaderKind::Geometry => Capability::MultiViewport,
+                    _ => Capability::ShaderViewportIndex,
                 });
-                Some(BuiltIn::ViewportIndex)
             }
-            SemanticKind::Depth | SemanticKind::DepthLessEqual | SemanticKind::DepthGreaterEqual if output => {
+            Some(BuiltIn::FragDepth) => {
                 iface.modes.push(ExecutionMode::DepthReplacing);
                 match el.system_value {
                     SemanticKind::DepthLessEqual => iface.modes.push(ExecutionMode::DepthLess),
@@ -249,44 +450,47 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     _ => {}
                 }
                 num = Num::Float;
-                Some(BuiltIn::FragDepth)
             }
-            SemanticKind::Coverage if output => {
-                num = Num::SInt;
-                Some(BuiltIn::SampleMask)
-            }
-            SemanticKind::StencilRef if output => {
+            Some(BuiltIn::SampleMask) => num = Num::SInt,
+            Some(BuiltIn::FragStencilRefEXT) => {
                 self.cx.extension("SPV_EXT_shader_stencil_export");
                 self.cx.capability(Capability::StencilExportEXT);
                 iface.modes.push(ExecutionMode::StencilRefReplacingEXT);
                 num = Num::SInt;
-                Some(BuiltIn::FragStencilRefEXT)
             }
-            SemanticKind::ShadingRate => {
+            Some(BuiltIn::PrimitiveShadingRateKHR | BuiltIn::ShadingRateKHR) => {
                 // D3D12 and Vulkan encode rates alike: (log2 width << 2) | log2 height.
                 self.cx.extension("SPV_KHR_fragment_shading_rate");
                 self.cx.capability(Capability::FragmentShadingRateKHR);
                 num = Num::SInt;
-                Some(if output { BuiltIn::PrimitiveShadingRateKHR } else { BuiltIn::ShadingRateKHR })
             }
-            SemanticKind::Barycentrics if !output => {
+            Some(BuiltIn::BaryCoordKHR | BuiltIn::BaryCoordNoPerspKHR) => {
                 self.cx.extension("SPV_KHR_fragment_shader_barycentric");
                 self.cx.capability(Capability::FragmentBarycentricKHR);
                 num = Num::Float;
-                Some(match el.interpolation {
-                    InterpolationMode::LinearNoperspective
-                    | InterpolationMode::LinearNoperspectiveCentroid
-                    | InterpolationMode::LinearNoperspectiveSample => BuiltIn::BaryCoordNoPerspKHR,
-                    _ => BuiltIn::BaryCoordKHR,
-                })
             }
-            SemanticKind::ClipDistance | SemanticKind::CullDistance if !vertex_input => {
-                let clip = el.system_value == SemanticKind::ClipDistance;
-                self.cx.capability(if clip { Capability::ClipDistance } else { Capability::CullDistance });
+            Some(BuiltIn::ClipDistance) => {
+                self.cx.capability(Capability::ClipDistance);
                 num = Num::Float;
-                Some(if clip { BuiltIn::ClipDistance } else { BuiltIn::CullDistance })
             }
-            _ => return Err(unsupported("system value")),
+            Some(BuiltIn::CullDistance) => {
+                self.cx.capability(Capability::CullDistance);
+                num = Num::Float;
+            }
+            Some(BuiltIn::TessLevelOuter | BuiltIn::TessLevelInner) => num = Num::Float,
+            Some(BuiltIn::Position | BuiltIn::FragCoord) => num = Num::Float,
+            Some(other) => return Err(TranslateError::Internal(format!("built-in {other:?} without a rule"))),
+        }
+        // Built-ins that are one scalar per primitive are never per-vertex arrays.
+        let vertices = if point.arrayed()
+            && matches!(builtin, None | Some(BuiltIn::Position | BuiltIn::ClipDistance | BuiltIn::CullDistance))
+        {
+            match point {
+                SigPoint::HsCpOut => iface.stage.output_vertices.max(1),
+                _ => iface.stage.input_vertices.max(1),
+            }
+        } else {
+            0
         };
         // A `bool` user varying: Vulkan has no boolean `Location` variables; it travels as a
         // 32-bit 0 or 1.
@@ -308,14 +512,36 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             Some(BuiltIn::ClipDistance | BuiltIn::CullDistance) => {
                 // One float array for all elements of this system value, in register order.
-                let mut all: Vec<&SignatureElement> =
-                    sig.iter().filter(|e| e.system_value == el.system_value).collect();
-                all.sort_by_key(|e| (e.start_row, e.start_col, e.id));
-                let total: u32 = all.iter().map(|e| e.rows.max(1) * e.cols.max(1)).sum();
-                let base: u32 = all.iter().take_while(|e| e.id != el.id).map(|e| e.rows.max(1) * e.cols.max(1)).sum();
+                let mut same: Vec<&SignatureElement> =
+                    all.iter().filter(|e| e.system_value == el.system_value).collect();
+                same.sort_by_key(|e| (e.start_row, e.start_col, e.id));
+                let size = |e: &&SignatureElement| e.rows.max(1).saturating_mul(e.cols.max(1));
+                let total = same.iter().map(size).fold(0, u32::saturating_add);
+                let base = same.iter().take_while(|e| e.id != el.id).map(size).fold(0, u32::saturating_add);
+                if total > 8 {
+                    // Vulkan guarantees 8 clip and cull distances (D3D's limit, too).
+                    return Err(unsupported(&format!("{total} distances")));
+                }
                 flat_base = Some(base);
                 let f = self.cx.float(32);
                 let n = self.cx.const_u32(total.max(1));
+                self.cx.b.type_array(f, n)
+            }
+            Some(BuiltIn::TessLevelOuter | BuiltIn::TessLevelInner) => {
+                // Factor k (the semantic index) is array element k: D3D's order is Vulkan's
+                // (see the docs). An element holds several factors (one per row) or, in
+                // DXBC conversions, one factor each.
+                let len = if builtin == Some(BuiltIn::TessLevelOuter) { 4 } else { 2 };
+                let first = el.semantic_indices.first().copied().unwrap_or(0);
+                if first.saturating_add(rows.saturating_mul(cols)) > len {
+                    return Err(unsupported(&format!(
+                        "factors {first}..{} where Vulkan has {len}",
+                        first.saturating_add(rows.saturating_mul(cols))
+                    )));
+                }
+                flat_base = Some(first);
+                let f = self.cx.float(32);
+                let n = self.cx.const_u32(len);
                 self.cx.b.type_array(f, n)
             }
             Some(BuiltIn::SampleMask) => {
@@ -327,123 +553,44 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 cols = 1;
                 scalar
             }
-            None => {
-                let v = self.cx.vec(scalar, cols);
-                if rows > 1 {
-                    let n = self.cx.const_u32(rows);
-                    self.cx.b.type_array(v, n)
-                } else {
-                    v
-                }
-            }
+            None => self.varying_type(scalar, cols, rows),
         };
+        let ty = if vertices > 0 {
+            let n = self.cx.const_u32(vertices);
+            self.cx.b.type_array(ty, n)
+        } else {
+            ty
+        };
+        // Stream output: how a captured output is lowered (a split one is stored to a
+        // private copy, whose pieces the copy-out writes).
         let lowering = match &iface.xfb {
-            Some(x) if output => x.plan.lowering(&el, builtin),
+            Some(x) if kind == SigKind::Output => x.plan.lowering(&el, builtin),
             _ => None,
         };
-        let mut var_class = class;
+        let var_class = if lowering == Some(Lowering::Split) { StorageClass::Private } else { class };
         let var = match builtin {
-            Some(b) => iface.builtin(self.cx, b, class, ty),
-            None => {
-                let prefix = if output { "out" } else { "in" };
-                // A split element's stores go to a private copy; stream output writes its
-                // pieces from there.
-                if lowering == Some(Lowering::Split) {
-                    var_class = StorageClass::Private;
-                }
-                let v = self.cx.global_var(
-                    var_class,
-                    ty,
-                    &format!("{prefix}.{}{}", el.semantic, el.semantic_indices.first().copied().unwrap_or(0)),
-                );
-                let remapped = iface.remap.as_ref().and_then(|r| (r.0)(&IoQuery { stage, output, element: &el }));
-                let place = match remapped {
-                    Some(p) => p,
-                    None => IoLocation {
-                        location: el.start_row.ok_or_else(|| unsupported("element without a register"))?,
-                        component: el.start_col.unwrap_or(0),
-                    },
-                };
-                // A location holds four 32-bit components.
-                if place.component.saturating_add(cols) > 4 {
-                    let by = if remapped.is_some() { "the I/O remapping callback" } else { "the signature" };
-                    return Err(TranslateError::Malformed(format!(
-                        "{} {}{}: {by} places {cols} columns at component {}",
-                        if output { "output" } else { "input" },
-                        el.semantic,
-                        el.semantic_indices.first().copied().unwrap_or(0),
-                        place.component
-                    )));
-                }
-                // Two variables may not share a location component (DXC packs signatures
-                // so they never do; a damaged or remapped one could).
-                for r in 0..rows {
-                    let slot = (output, place.location.saturating_add(r));
-                    let mask = ((1u8 << cols) - 1) << place.component;
-                    let taken = iface.locations.entry(slot).or_insert(0);
-                    if *taken & mask != 0 {
-                        return Err(TranslateError::Malformed(format!(
-                            "{} {}{} overlaps another element at location {}",
-                            if output { "output" } else { "input" },
-                            el.semantic,
-                            el.semantic_indices.first().copied().unwrap_or(0),
-                            slot.1
-                        )));
-                    }
-                    *taken |= mask;
-                }
-                if output {
-                    let last = place.location.checked_add(rows - 1).ok_or_else(|| {
-                        TranslateError::Malformed(format!(
-                            "output {}: location {} + {rows} rows overflows",
-                            el.semantic, place.location
-                        ))
-                    })?;
-                    iface.max_output_location = iface.max_output_location.max(Some(last));
-                }
-                if var_class == StorageClass::Private {
-                    if let Some(x) = iface.xfb.as_mut() {
-                        x.split_place.insert(el.id, place);
-                    }
-                } else {
-                    self.cx.decorate(v, Decoration::Location, &[place.location]);
-                    if place.component > 0 {
-                        self.cx.decorate(v, Decoration::Component, &[place.component]);
-                    }
-                }
-                if stage == ShaderKind::Pixel && !output {
-                    if num != Num::Float {
-                        self.cx.decorate(v, Decoration::Flat, &[]);
-                    } else {
-                        match el.interpolation {
-                            InterpolationMode::Constant => self.cx.decorate(v, Decoration::Flat, &[]),
-                            InterpolationMode::LinearCentroid => self.cx.decorate(v, Decoration::Centroid, &[]),
-                            InterpolationMode::LinearNoperspective => {
-                                self.cx.decorate(v, Decoration::NoPerspective, &[])
-                            }
-                            InterpolationMode::LinearNoperspectiveCentroid => {
-                                self.cx.decorate(v, Decoration::NoPerspective, &[]);
-                                self.cx.decorate(v, Decoration::Centroid, &[]);
-                            }
-                            InterpolationMode::LinearSample | InterpolationMode::LinearNoperspectiveSample => {
-                                self.cx.capability(Capability::SampleRateShading);
-                                if el.interpolation == InterpolationMode::LinearNoperspectiveSample {
-                                    self.cx.decorate(v, Decoration::NoPerspective, &[]);
-                                }
-                                self.cx.decorate(v, Decoration::Sample, &[]);
-                            }
-                            _ => {}
-                        }
-                    }
+            Some(b) => {
+                let (v, created) = iface.builtin_created(self.cx, b, class, ty);
+                if created && point.patch() {
+                    self.cx.decorate(v, Decoration::Patch, &[]);
                 }
                 v
             }
+            None => self.varying(iface, &el, kind, point, var_class, ty, num)?,
+        };
+        if let Some(Lowering::Whole(capture)) = lowering {
+            decorate_capture(self.cx, var, &capture);
+        }
+        let copy = match placement {
+            Placement::BuiltinAndVarying(_) => {
+                let s = scalar_of(self.cx, element_num);
+                let t = self.varying_type(s, el.cols.max(1), rows);
+                Some(self.varying(iface, &el, kind, point, class, t, element_num)?)
+            }
+            _ => None,
         };
         if builtin.is_some() && stage == ShaderKind::Pixel && !output && num != Num::Float && num != Num::Bool {
             self.cx.decorate(var, Decoration::Flat, &[]);
-        }
-        if let Some(Lowering::Whole(capture)) = lowering {
-            decorate_capture(self.cx, var, &capture);
         }
         let sv = SigVar {
             var,
@@ -454,13 +601,399 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             builtin,
             minus,
             flat_base,
+            vertices,
+            copy,
+            element_num,
+            element_rows: rows,
+            element_cols: el.cols.max(1),
         };
-        if output {
-            iface.outputs.insert(id, sv);
-        } else {
-            iface.inputs.insert(id, sv);
-        }
+        iface.elements.insert((kind, id), sv);
         Ok(sv)
+    }
+
+    fn varying_type(&mut self, scalar: Word, cols: u32, rows: u32) -> Word {
+        let v = self.cx.vec(scalar, cols);
+        if rows > 1 {
+            let n = self.cx.const_u32(rows);
+            self.cx.b.type_array(v, n)
+        } else {
+            v
+        }
+    }
+
+    /// Which built-in (if any) represents `el` at signature point `point`; `Err` says why
+    /// Vulkan cannot express it.
+    fn placement(&self, el: &SignatureElement, point: SigPoint) -> std::result::Result<Placement, &'static str> {
+        use Placement::*;
+        use SigPoint::*;
+        let output = point.is_output();
+        Ok(match el.system_value {
+            SemanticKind::Arbitrary | SemanticKind::Target => Varying,
+            // A vertex shader's inputs are vertex attributes, whatever their semantic.
+            _ if point == VsIn && !matches!(el.system_value, SemanticKind::VertexID | SemanticKind::InstanceID) => {
+                Varying
+            }
+            SemanticKind::VertexID if point == VsIn => Builtin(BuiltIn::VertexIndex),
+            SemanticKind::InstanceID if point == VsIn => Builtin(BuiltIn::InstanceIndex),
+            // Vertex and instance ids reach later stages as ordinary (flat) varyings.
+            SemanticKind::VertexID | SemanticKind::InstanceID => Varying,
+            // Streams other than 0 are never rasterized: their system values are data for
+            // stream output only.
+            _ if point == GsOut && el.output_stream.unwrap_or(0) != 0 => Varying,
+            // Patch constants are plain data, whatever their semantic (DXC: "Arb").
+            SemanticKind::TessFactor if point.patch() => Builtin(BuiltIn::TessLevelOuter),
+            SemanticKind::InsideTessFactor if point.patch() => Builtin(BuiltIn::TessLevelInner),
+            SemanticKind::TessFactor | SemanticKind::InsideTessFactor => {
+                return Err("tessellation factors outside the patch-constant signature")
+            }
+            _ if point.patch() => Varying,
+            SemanticKind::Position => Builtin(if point == PsIn { BuiltIn::FragCoord } else { BuiltIn::Position }),
+            SemanticKind::ClipDistance => Builtin(BuiltIn::ClipDistance),
+            SemanticKind::CullDistance => Builtin(BuiltIn::CullDistance),
+            SemanticKind::RenderTargetArrayIndex | SemanticKind::ViewPortArrayIndex => {
+                let b = if el.system_value == SemanticKind::RenderTargetArrayIndex {
+                    BuiltIn::Layer
+                } else {
+                    BuiltIn::ViewportIndex
+                };
+                match point {
+                    PsIn | GsOut => Builtin(b),
+                    VsOut | DsOut => BuiltinAndVarying(b),
+                    _ => Varying,
+                }
+            }
+            SemanticKind::ShadingRate => match point {
+                PsIn => Builtin(BuiltIn::ShadingRateKHR),
+                GsOut => Builtin(BuiltIn::PrimitiveShadingRateKHR),
+                VsOut => BuiltinAndVarying(BuiltIn::PrimitiveShadingRateKHR),
+                DsOut => return Err("Vulkan's PrimitiveShadingRateKHR cannot be written by a domain shader"),
+                _ => Varying,
+            },
+            SemanticKind::PrimitiveID => match point {
+                PsIn | GsOut | GsIn => Builtin(BuiltIn::PrimitiveId),
+                _ => return Err("system value"),
+            },
+            SemanticKind::IsFrontFace => match point {
+                PsIn => Builtin(BuiltIn::FrontFacing),
+                GsOut => return Err("Vulkan's FrontFacing comes from the rasterizer; a geometry shader cannot set it"),
+                _ => return Err("system value"),
+            },
+            SemanticKind::SampleIndex if point == PsIn => Builtin(BuiltIn::SampleId),
+            SemanticKind::Depth | SemanticKind::DepthLessEqual | SemanticKind::DepthGreaterEqual if point == PsOut => {
+                Builtin(BuiltIn::FragDepth)
+            }
+            SemanticKind::Coverage if point == PsOut => Builtin(BuiltIn::SampleMask),
+            SemanticKind::StencilRef if point == PsOut => Builtin(BuiltIn::FragStencilRefEXT),
+            SemanticKind::Barycentrics if point == PsIn => Builtin(match el.interpolation {
+                InterpolationMode::LinearNoperspective
+                | InterpolationMode::LinearNoperspectiveCentroid
+                | InterpolationMode::LinearNoperspectiveSample => BuiltIn::BaryCoordNoPerspKHR,
+                _ => BuiltIn::BaryCoordKHR,
+            }),
+            _ if output => return Err("system value output"),
+            _ => return Err("system value"),
+        })
+    }
+
+    /// A `Location`-decorated variable for `el` (placed by the callback or the location
+    /// rule), with the interpolation decorations of pixel shader inputs.
+    #[allow(clippy::too_many_arguments)]
+    fn varying(
+        &mut self,
+        iface: &mut Interface,
+        el: &SignatureElement,
+        kind: SigKind,
+        point: SigPoint,
+        class: StorageClass,
+        ty: Word,
+        num: Num,
+    ) -> Result<Word> {
+        let stage = self.stage();
+        let output = point.is_output();
+        let prefix = match (output, point.patch()) {
+            (true, true) => "patch.out",
+            (false, true) => "patch.in",
+            (true, false) => "out",
+            (false, false) => "in",
+        };
+        let v = self.cx.global_var(
+            class,
+            ty,
+            &format!("{prefix}.{}{}", el.semantic, el.semantic_indices.first().copied().unwrap_or(0)),
+        );
+        let unplaced = || TranslateError::UnsupportedForm {
+            name: "signature".into(),
+            message: format!("{} has no register", el.semantic),
+        };
+        let default = default_location(stage, kind, el, self.sigs).ok_or_else(unplaced)?;
+        let query = IoQuery { stage, output, patch: point.patch(), element: el, default };
+        let remapped = iface.remap.as_ref().and_then(|r| (r.0)(&query));
+        let place = remapped.unwrap_or(default);
+        // A location holds four 32-bit components.
+        let cols = el.cols.max(1);
+        if place.component.saturating_add(cols) > 4 {
+            let by = if remapped.is_some() { "the I/O remapping callback" } else { "the signature" };
+            return Err(TranslateError::Malformed(format!(
+                "{} {}{}: {by} places {cols} columns at component {}",
+                if output { "output" } else { "input" },
+                el.semantic,
+                el.semantic_indices.first().copied().unwrap_or(0),
+                place.component
+            )));
+        }
+        // Two variables may not share a location component (DXC packs signatures so they
+        // never do; a damaged or remapped one could).
+        for r in 0..el.rows.max(1) {
+            let slot = (output, place.location.saturating_add(r));
+            let mask = ((1u8 << cols) - 1) << place.component;
+            let taken = iface.locations.entry(slot).or_insert(0);
+            if *taken & mask != 0 {
+                return Err(TranslateError::Malformed(format!(
+                    "{} {}{} overlaps another element at location {}",
+                    if output { "output" } else { "input" },
+                    el.semantic,
+                    el.semantic_indices.first().copied().unwrap_or(0),
+                    slot.1
+                )));
+            }
+            *taken |= mask;
+        }
+        if output {
+            let last = place.location.checked_add(el.rows.max(1) - 1).ok_or_else(|| {
+                TranslateError::Malformed(format!(
+                    "output {}: location {} + rows overflows",
+                    el.semantic, place.location
+                ))
+            })?;
+            iface.max_output_location = iface.max_output_location.max(Some(last));
+        }
+        if class == StorageClass::Private {
+            // Split for stream output: the pieces carry the place.
+            if let Some(x) = iface.xfb.as_mut() {
+                x.split_place.insert(el.id, place);
+            }
+            return Ok(v);
+        }
+        self.cx.decorate(v, Decoration::Location, &[place.location]);
+        if place.component > 0 {
+            self.cx.decorate(v, Decoration::Component, &[place.component]);
+        }
+        if point.patch() {
+            self.cx.decorate(v, Decoration::Patch, &[]);
+        }
+        if point == SigPoint::GsOut && iface.stage.multi_stream {
+            self.cx.capability(Capability::GeometryStreams);
+            self.cx.decorate(v, Decoration::Stream, &[el.output_stream.unwrap_or(0)]);
+        }
+        if point == SigPoint::PsIn {
+            if num != Num::Float {
+                self.cx.decorate(v, Decoration::Flat, &[]);
+            } else {
+                match el.interpolation {
+                    InterpolationMode::Constant => self.cx.decorate(v, Decoration::Flat, &[]),
+                    InterpolationMode::LinearCentroid => self.cx.decorate(v, Decoration::Centroid, &[]),
+                    InterpolationMode::LinearNoperspective => self.cx.decorate(v, Decoration::NoPerspective, &[]),
+                    InterpolationMode::LinearNoperspectiveCentroid => {
+                        self.cx.decorate(v, Decoration::NoPerspective, &[]);
+                        self.cx.decorate(v, Decoration::Centroid, &[]);
+                    }
+                    InterpolationMode::LinearSample | InterpolationMode::LinearNoperspectiveSample => {
+                        self.cx.capability(Capability::SampleRateShading);
+                        if el.interpolation == InterpolationMode::LinearNoperspectiveSample {
+                            self.cx.decorate(v, Decoration::NoPerspective, &[]);
+                        }
+                        self.cx.decorate(v, Decoration::Sample, &[]);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(v)
+    }
+
+    /// The variable of element `id` of signature `kind` (the interface moved out of `self`
+    /// while it is built).
+    pub fn element(&mut self, kind: SigKind, id: u32) -> Result<SigVar> {
+        let mut iface = std::mem::take(&mut self.iface);
+        let sv = self.sig_var(&mut iface, kind, id);
+        self.iface = iface;
+        sv
+    }
+
+    /// Signature accesses load and store scalars (DXIL's overloads: `half`, `float`,
+    /// `double`, `i1`, `i16`, `i32`, `i64`).
+    pub(crate) fn check_scalar(&self, t: TypeId, what: &str) -> Result<()> {
+        match self.cx.m.types.get(t) {
+            crate::ir::Type::Int(1 | 16 | 32 | 64) | crate::ir::Type::Float(_) => Ok(()),
+            _ => Err(TranslateError::Malformed(format!(
+                "a signature access's {what} is a {}, not a scalar",
+                self.cx.m.types.display(t)
+            ))),
+        }
+    }
+
+    /// An `i32` index operand (row, vertex) of a signature access.
+    fn index_operand(&mut self, v: Value, what: &str) -> Result<Word> {
+        match self.value_ty(v).map(|t| self.cx.m.types.get(t)) {
+            Some(crate::ir::Type::Int(32)) => self.value(v),
+            _ => Err(TranslateError::Malformed(format!("a signature access's {what} index is not an i32"))),
+        }
+    }
+
+    /// The row (an id) and column of an access to `sv`, checked against the element's
+    /// shape where they are constants.
+    fn row_col(&mut self, sv: SigVar, row: Value, col: u64) -> Result<(Word, u32)> {
+        let r = self.index_operand(row, "row")?;
+        let out_of_shape = |what: &str, at: u64, of: u32| {
+            TranslateError::Malformed(format!("a signature access at {what} {at} of an element with {of}"))
+        };
+        if let Some(k) = self.const_int(row).filter(|&k| k >= sv.element_rows as u64) {
+            return Err(out_of_shape("row", k, sv.element_rows));
+        }
+        if col >= sv.element_cols as u64 {
+            return Err(out_of_shape("column", col, sv.element_cols));
+        }
+        Ok((r, col as u32))
+    }
+
+    /// Loads one scalar of element `id` at `row` (an `i32` value) and constant column `col`
+    /// as IR type `to`; `vertex` selects the control point or input vertex of per-vertex
+    /// arrays.
+    pub fn load_element(
+        &mut self,
+        kind: SigKind,
+        id: u32,
+        row: Value,
+        col: u64,
+        vertex: Option<Value>,
+        to: TypeId,
+    ) -> Result<Word> {
+        self.check_scalar(to, "result")?;
+        let sv = self.element(kind, id)?;
+        let (row, col) = self.row_col(sv, row, col)?;
+        let vertex = match vertex {
+            Some(v) if sv.vertices > 0 => Some(self.index_operand(v, "vertex")?),
+            _ => None,
+        };
+        let vertex = self.vertex_index(sv, kind, vertex)?;
+        let p = self.sig_scalar_ptr(sv, sv.class, vertex, row, Some(col), row)?;
+        let num = match sv.builtin {
+            Some(BuiltIn::FragCoord | BuiltIn::Position) => Num::Float,
+            _ => sv.num,
+        };
+        let st = scalar_of(self.cx, num);
+        let mut x = self.ids_op(Op::Load, st, &[p])?;
+        if let Some(base) = sv.minus {
+            let b = self.ids_op(Op::Load, st, &[base])?;
+            x = self.ids_op(Op::ISub, st, &[x, b])?;
+        }
+        if sv.builtin == Some(BuiltIn::FragCoord) && col == 3 {
+            let one = self.cx.const_bits(st, 32, 1.0f32.to_bits() as u64);
+            x = self.ids_op(Op::FDiv, st, &[one, x])?;
+        }
+        self.num_to_ir(x, num, to)
+    }
+
+    /// Stores IR value `value` into one scalar of element `id`; `vertex` as for
+    /// [`Self::load_element`] (hull shader control-point outputs default to
+    /// `InvocationId`).
+    pub fn store_element(
+        &mut self,
+        kind: SigKind,
+        id: u32,
+        row: Value,
+        col: u64,
+        vertex: Option<Value>,
+        value: Value,
+    ) -> Result<()> {
+        let sv = self.element(kind, id)?;
+        let (row, col) = self.row_col(sv, row, col)?;
+        let vertex = match vertex {
+            Some(v) if sv.vertices > 0 => Some(self.index_operand(v, "vertex")?),
+            _ => None,
+        };
+        let vertex = self.vertex_index(sv, kind, vertex)?;
+        let row = if sv.builtin == Some(BuiltIn::SampleMask) { self.cx.const_u32(0) } else { row };
+        let p = self.sig_scalar_ptr(sv, sv.class, vertex, row, Some(col), row)?;
+        let from =
+            self.value_ty(value).ok_or_else(|| TranslateError::Malformed("a stored value has no type".into()))?;
+        self.check_scalar(from, "stored value")?;
+        let value = self.value(value)?;
+        let num = match sv.builtin {
+            Some(BuiltIn::Position) => Num::Float,
+            _ => sv.num,
+        };
+        let mut x = self.ir_to_num(value, from, num)?;
+        if matches!(sv.builtin, Some(BuiltIn::TessLevelOuter | BuiltIn::TessLevelInner)) {
+            if let Some(rule) = self.iface.stage.tess_factors {
+                x = self.adjust_tess_factor(x, rule)?;
+            }
+        }
+        self.ids_void(Op::Store, &[p, x])?;
+        if let Some(copy) = sv.copy {
+            let c = SigVar {
+                var: copy,
+                class: StorageClass::Output,
+                num: sv.element_num,
+                cols: sv.element_cols,
+                rows: 1,
+                builtin: None,
+                minus: None,
+                flat_base: None,
+                vertices: 0,
+                copy: None,
+                element_num: sv.element_num,
+                element_rows: 1,
+                element_cols: sv.element_cols,
+            };
+            let p = self.sig_scalar_ptr(c, StorageClass::Output, None, row, Some(col), row)?;
+            let x = self.ir_to_num(value, from, sv.element_num)?;
+            self.ids_void(Op::Store, &[p, x])?;
+        }
+        Ok(())
+    }
+
+    /// The vertex index for an access to `sv`: the given one for per-vertex arrays, the
+    /// invocation's own control point for hull shader outputs without one.
+    fn vertex_index(&mut self, sv: SigVar, kind: SigKind, vertex: Option<Word>) -> Result<Option<Word>> {
+        if sv.vertices == 0 {
+            return Ok(None);
+        }
+        match vertex {
+            Some(v) => Ok(Some(v)),
+            None if kind == SigKind::Output && self.stage() == ShaderKind::Hull => {
+                let i = self.cx.sint(32);
+                let var = self.iface.builtin(self.cx, BuiltIn::InvocationId, StorageClass::Input, i);
+                Ok(Some(self.ids_op(Op::Load, i, &[var])?))
+            }
+            None => Err(TranslateError::Malformed(format!(
+                "a per-vertex {kind:?} element of a {:?} shader accessed without a vertex index",
+                self.stage()
+            ))),
+        }
+    }
+
+    /// D3D's `[maxtessfactor]` clamp (NaN and non-positive factors, which cull the patch in
+    /// both APIs, pass unchanged) and `pow2` rounding (a positive factor becomes the next
+    /// power of two at or above `max(f, 1)`).
+    fn adjust_tess_factor(&mut self, x: Word, rule: TessFactorRule) -> Result<Word> {
+        let f = self.cx.float(32);
+        let b = self.cx.bool_t();
+        let max = self.cx.const_bits(f, 32, rule.max.to_bits() as u64);
+        let above = self.ids_op(Op::FOrdGreaterThan, b, &[x, max])?;
+        let mut x = self.ids_op(Op::Select, f, &[above, max, x])?;
+        if rule.pow2 {
+            let one = self.cx.const_bits(f, 32, 1.0f32.to_bits() as u64);
+            let zero = self.cx.const_bits(f, 32, 0);
+            let positive = self.ids_op(Op::FOrdGreaterThan, b, &[x, zero])?;
+            // GLSL.std.450 FMax, Log2, Ceil, Exp2 (the select drops NaN).
+            let at_least_one = self.glsl(f, 40, &[x, one])?;
+            let log = self.glsl(f, 30, &[at_least_one])?;
+            let up = self.glsl(f, 9, &[log])?;
+            let pow = self.glsl(f, 29, &[up])?;
+            x = self.ids_op(Op::Select, f, &[positive, pow, x])?;
+        }
+        Ok(x)
     }
 
     /// Pointer to one scalar of a signature variable.
@@ -468,6 +1001,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         &mut self,
         sv: SigVar,
         class: StorageClass,
+        vertex: Option<Word>,
         row: Word,
         col: Option<u32>,
         col_dyn: Word,
@@ -479,24 +1013,36 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             _ => scalar_of(self.cx, sv.num),
         };
         let pty = self.cx.ptr(class, scalar);
+        // The variable, then the vertex, row and column indices it needs.
+        let mut ids = [sv.var, 0, 0, 0];
+        let mut n = 1;
+        if sv.vertices > 0 {
+            ids[n] = vertex.ok_or_else(|| TranslateError::Internal("per-vertex access without a vertex".into()))?;
+            n += 1;
+        }
         if let Some(base) = sv.flat_base {
-            // index = base + row * cols + col
+            // index = base + row * cols + col, folded when row and col are constants
             let u = self.cx.u32_t();
-            let cols = self.cx.const_u32(sv.cols.max(1));
-            let r = self.ids_op(Op::IMul, u, &[row, cols])?;
-            let c = match col {
-                Some(c) => self.cx.const_u32(c + base),
-                None => {
-                    let b = self.cx.const_u32(base);
-                    self.ids_op(Op::IAdd, u, &[col_dyn, b])?
+            let cols = sv.cols.max(1);
+            let index = match (self.cx.const_value_u32(row), col) {
+                (Some(r), Some(c)) => self.cx.const_u32(r.wrapping_mul(cols).wrapping_add(c).wrapping_add(base)),
+                _ => {
+                    let cols = self.cx.const_u32(cols);
+                    let r = self.ids_op(Op::IMul, u, &[row, cols])?;
+                    let c = match col {
+                        Some(c) => self.cx.const_u32(c + base),
+                        None => {
+                            let b = self.cx.const_u32(base);
+                            self.ids_op(Op::IAdd, u, &[col_dyn, b])?
+                        }
+                    };
+                    self.ids_op(Op::IAdd, u, &[r, c])?
                 }
             };
-            let index = self.ids_op(Op::IAdd, u, &[r, c])?;
-            return self.ids_op(Op::AccessChain, pty, &[sv.var, index]);
+            ids[n] = index;
+            n += 1;
+            return self.ids_op(Op::AccessChain, pty, &ids[..n]);
         }
-        // The variable, then the row and column indices it needs.
-        let mut ids = [sv.var, 0, 0];
-        let mut n = 1;
         if sv.rows > 1 || sv.builtin == Some(BuiltIn::SampleMask) {
             ids[n] = row;
             n += 1;

@@ -1,12 +1,14 @@
 //! SPIR-V emission.
 //!
 //! - [`shape`]: shape mode, the structurizer's testable output.
-//! - [`translate`](mod@translate): the full DXIL → SPIR-V translation of compute, pixel and vertex shaders.
+//! - [`translate`](mod@translate): the full DXIL → SPIR-V translation of compute, vertex, hull, domain,
+//!   geometry and pixel shaders.
 //!   It is built from small pieces: [`module`] (the module under construction: types,
 //!   constants, capabilities, globals), `function` (LLVM instructions and SSA values over the
 //!   structurized CFG), [`control`] (merge instructions and dispatch terminators, shared with
 //!   shape mode), `resources` (descriptor variables and `dx.op` handles), `interface`
-//!   (signatures and built-ins) and `dxop` (`dx.op.*` lowering by family).
+//!   (signatures and built-ins), `dxop` (`dx.op.*` lowering by family) and `stage` (hull,
+//!   domain and geometry shaders: their operations, execution modes and entry points).
 //! - [`support`](mod@support): which operations are lowered in which stage, and why the others are
 //!   refused (the dispatcher, `docs/dxil-coverage.md` and `untangle info --ops` read it).
 //! - [`writer`]: the module's words, written as instructions are added (both modes).
@@ -22,6 +24,7 @@ pub mod interface;
 pub mod module;
 pub(crate) mod resources;
 pub mod shape;
+mod stage;
 pub mod stream_output;
 pub mod support;
 pub mod translate;
@@ -30,5 +33,6 @@ mod validate;
 pub mod writer;
 
 pub use error::TranslateError;
+pub use stage::TessDomainOrigin;
 pub use support::{stage_support, support, Family, Refusal, StageFamily, Support};
 pub use translate::{translate, translate_module, Options, Translation};

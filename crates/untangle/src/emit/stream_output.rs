@@ -1,6 +1,6 @@
 //! Stream output: D3D12's `D3D12_STREAM_OUTPUT_DESC`, which a pipeline gives for its last
-//! pre-rasterization stage (a vertex shader today; domain and geometry shaders once they
-//! translate), lowered to Vulkan transform feedback (`VK_EXT_transform_feedback`).
+//! pre-rasterization stage (a vertex, domain or geometry shader), lowered to Vulkan
+//! transform feedback (`VK_EXT_transform_feedback`).
 //!
 //! # The description
 //!
@@ -59,10 +59,11 @@
 //!
 //! Split pieces and extras are written from the `Private` copy or the built-in (an
 //! `Output` variable can be read back) right before the shader returns: every `OpReturn`
-//! of the entry point. For a geometry shader (not translated yet) the same copy belongs
-//! before each vertex emission (`OpEmitStreamVertex` / `OpEmitVertex`, that stream's
-//! captures only), and outputs of streams other than 0 need `Stream` decorations
-//! (`GeometryStreams`); the plan here already carries the stream of every capture.
+//! of the entry point. A geometry shader writes them before each vertex emission instead
+//! (`OpEmitStreamVertex` / `OpEmitVertex`: the pieces and extras of that stream's elements
+//! only), since its outputs are undefined after each emit; in a shader writing several
+//! streams every piece and extra is decorated `Stream` like its element (the element's
+//! own varying is decorated by `interface`, `docs/stage-interfaces.md`).
 //!
 //! Gaps write nothing: Vulkan leaves those bytes untouched, as D3D12 does. A slot that
 //! receives only gaps has no variable to carry its stride, so Vulkan captures nothing to
@@ -75,7 +76,7 @@
 
 use super::error::{Result, TranslateError};
 use super::function::FnEmit;
-use super::interface::{scalar_of, IoLocation, Num, SigVar};
+use super::interface::{scalar_of, IoLocation, Num, SigKind, SigVar};
 use crate::container::ShaderKind;
 use crate::dxil::SignatureElement;
 use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
@@ -433,11 +434,7 @@ pub(crate) fn decorate_capture(cx: &mut super::module::ModuleBuilder<'_>, var: W
 impl FnEmit<'_, '_> {
     /// The output variable of element `id`, created if the body never wrote it.
     fn xfb_source(&mut self, id: u32) -> Result<SigVar> {
-        let mut iface = std::mem::take(&mut self.iface);
-        let sigs = self.sigs;
-        let sv = self.sig_var(&mut iface, &sigs.outputs, id, true);
-        self.iface = iface;
-        sv
+        self.element(SigKind::Output, id)
     }
 
     /// The scalar type of a signature variable's components.
@@ -465,10 +462,16 @@ impl FnEmit<'_, '_> {
             let caps: Vec<Capture> = plan.of(id).copied().collect();
             let (scalar, _) = self.xfb_scalar(&sv);
             let label = format!("{}{}", el.semantic, el.semantic_indices.first().copied().unwrap_or(0));
+            // Several geometry streams: every new variable belongs to its element's stream.
+            let stream = (self.sm.kind == ShaderKind::Geometry && self.iface.stage.multi_stream)
+                .then(|| el.output_stream.unwrap_or(0));
             let extra = |fe: &mut Self, c: Capture, vars: &mut Vec<XfbVar>| {
                 let ty = fe.cx.vec(scalar, c.count);
                 let var = fe.cx.global_var(StorageClass::Output, ty, &format!("xfb.{label}.{}", c.declaration));
                 decorate_capture(fe.cx, var, &c);
+                if let Some(s) = stream {
+                    fe.cx.decorate(var, Decoration::Stream, &[s]);
+                }
                 vars.push(XfbVar { var, element: id, row: c.row, first: c.first, count: c.count, extra: true });
             };
             match plan.lowering(el, sv.builtin) {
@@ -508,6 +511,9 @@ impl FnEmit<'_, '_> {
                                 &format!("out.{label}.{}", &"xyzw"[from as usize..to as usize]),
                             );
                             self.cx.decorate(var, Decoration::Location, &[place.location + row]);
+                            if let Some(s) = stream {
+                                self.cx.decorate(var, Decoration::Stream, &[s]);
+                            }
                             if place.component + from > 0 {
                                 self.cx.decorate(var, Decoration::Component, &[place.component + from]);
                             }
@@ -531,18 +537,38 @@ impl FnEmit<'_, '_> {
     }
 
     /// Writes every split piece and extra variable from the element it copies. Called
-    /// before each `OpReturn` of the entry point.
+    /// before each `OpReturn` of the entry point (geometry shaders copy at their emits,
+    /// [`Self::xfb_copy_out_stream`]).
     pub(crate) fn xfb_copy_out(&mut self) -> Result<()> {
+        if self.sm.kind == ShaderKind::Geometry {
+            return Ok(());
+        }
+        self.xfb_copy(None)
+    }
+
+    /// Writes the split pieces and extras of stream `stream`'s elements: called before a
+    /// geometry shader emits a vertex to that stream.
+    pub(crate) fn xfb_copy_out_stream(&mut self, stream: u32) -> Result<()> {
+        self.xfb_copy(Some(stream))
+    }
+
+    fn xfb_copy(&mut self, stream: Option<u32>) -> Result<()> {
         if self.iface.xfb.is_none() {
             return Ok(());
         }
         for v in self.xfb_vars()? {
+            if let Some(s) = stream {
+                let of = self.sigs.outputs.iter().find(|e| e.id == v.element).and_then(|e| e.output_stream);
+                if of.unwrap_or(0) != s {
+                    continue;
+                }
+            }
             let sv = self.xfb_source(v.element)?;
             let (scalar, _) = self.xfb_scalar(&sv);
             let row = self.cx.const_u32(v.row);
             let mut parts = Vec::with_capacity(v.count as usize);
             for col in v.first..v.first + v.count {
-                let p = self.sig_scalar_ptr(sv, sv.class, row, Some(col), row)?;
+                let p = self.sig_scalar_ptr(sv, sv.class, None, row, Some(col), row)?;
                 parts.push(self.ids_op(Op::Load, scalar, &[p])?);
             }
             let value = match parts[..] {

@@ -10,10 +10,10 @@
 //! 1. A reserved opcode slot is never valid DXIL ([`Refusal::Reserved`]).
 //! 2. An operation outside the stages DXIL allows it in is refused
 //!    ([`Refusal::NotInStage`]; the stage lists are DXC's, see [`DxOp::valid_in`]).
-//! 3. Operations owned by a stage family whose lowering is somebody else's work (geometry,
-//!    tessellation and pixel-interpolation operations, mesh and amplification shaders, ray
-//!    tracing and ray queries, work graphs), and the DXBC converter's private operations,
-//!    are refused with that reason ([`Refusal::StageFamily`], [`Refusal::DxbcConverterOnly`]).
+//! 3. Operations owned by a stage family whose lowering is somebody else's work
+//!    (pixel-interpolation operations, mesh and amplification shaders, ray tracing and ray
+//!    queries, work graphs), and the DXBC converter's private operations, are refused with
+//!    that reason ([`Refusal::StageFamily`], [`Refusal::DxbcConverterOnly`]).
 //! 4. A stage the translator does not handle yet refuses everything
 //!    ([`Refusal::StageNotTranslated`], from [`stage_support`]).
 //! 5. Everything else is [`Support::Lowered`] by its [`Family`].
@@ -66,6 +66,10 @@ pub enum Family {
     /// System values without a stage family (`viewID`, draw parameters) and the cycle
     /// counter.
     SystemValues,
+    /// Hull, domain and geometry shader operations: control points, patch constants,
+    /// tessellation coordinates, emits and cuts, instance and primitive ids (`stages.rs`
+    /// routes them to `crates/untangle/src/emit/stage/`).
+    GraphicsStages,
 }
 
 impl Family {
@@ -83,6 +87,7 @@ impl Family {
             Family::IntegerMath => "integer.rs",
             Family::Conversions => "convert.rs",
             Family::SystemValues => "system.rs",
+            Family::GraphicsStages => "stages.rs",
         }
     }
 }
@@ -90,8 +95,9 @@ impl Family {
 /// Stage families: groups of stages and operations with their own lowering work.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize)]
 pub enum StageFamily {
-    /// Geometry, hull and domain shaders, and the pixel-only interpolation and render-target
-    /// queries (`evalCentroid`, `attributeAtVertex`, `renderTargetGetSampleCount`, ...).
+    /// The pixel-only interpolation and render-target queries (`evalCentroid`,
+    /// `attributeAtVertex`, `renderTargetGetSampleCount`, ...); hull, domain and geometry
+    /// shaders are translated ([`Family::GraphicsStages`]).
     Graphics,
     /// Mesh and amplification shaders.
     Mesh,
@@ -115,7 +121,7 @@ impl StageFamily {
     pub fn reason(self) -> &'static str {
         match self {
             StageFamily::Graphics => {
-                "geometry/tessellation stages and pixel interpolation are the graphics-stages work, not lowered yet"
+                "pixel interpolation and render-target queries are the graphics-stages work, not lowered yet"
             }
             StageFamily::Mesh => "mesh and amplification shaders are the mesh-shading work, not lowered yet",
             StageFamily::RayTracing => {
@@ -183,8 +189,8 @@ impl std::fmt::Display for Refusal {
 pub fn stage_support(stage: ShaderKind) -> Option<StageFamily> {
     use ShaderKind::*;
     match stage {
-        Compute | Pixel | Vertex => None,
-        Geometry | Hull | Domain | Invalid => Some(StageFamily::Graphics),
+        Compute | Pixel | Vertex | Geometry | Hull | Domain => None,
+        Invalid => Some(StageFamily::Graphics),
         Mesh | Amplification => Some(StageFamily::Mesh),
         Node => Some(StageFamily::WorkGraphs),
         Library | RayGeneration | Intersection | AnyHit | ClosestHit | Miss | Callable => Some(StageFamily::RayTracing),
@@ -269,14 +275,7 @@ fn owner(op: DxOp) -> Owner {
         | LegacyF32ToF16 | LegacyF16ToF32 | LegacyDoubleToFloat | LegacyDoubleToSInt32 | LegacyDoubleToUInt32
         | MakeDouble | SplitDouble | Pack4x8 | Unpack4x8 => family(F::Conversions),
         ViewID | StartVertexLocation | StartInstanceLocation | CycleCounterLegacy => family(F::SystemValues),
-        // Pixel interpolation and render-target queries, geometry, hull and domain shaders.
-        EvalSnapped
-        | EvalSampleIndex
-        | EvalCentroid
-        | AttributeAtVertex
-        | RenderTargetGetSamplePosition
-        | RenderTargetGetSampleCount
-        | EmitStream
+        EmitStream
         | CutStream
         | EmitThenCutStream
         | GSInstanceID
@@ -285,7 +284,14 @@ fn owner(op: DxOp) -> Owner {
         | DomainLocation
         | StorePatchConstant
         | OutputControlPointID
-        | PrimitiveID => stage_family(StageFamily::Graphics),
+        | PrimitiveID => family(F::GraphicsStages),
+        // Pixel interpolation and render-target queries.
+        EvalSnapped
+        | EvalSampleIndex
+        | EvalCentroid
+        | AttributeAtVertex
+        | RenderTargetGetSamplePosition
+        | RenderTargetGetSampleCount => stage_family(StageFamily::Graphics),
         SetMeshOutputCounts | EmitIndices | GetMeshPayload | StoreVertexOutput | StorePrimitiveOutput
         | DispatchMesh => stage_family(StageFamily::Mesh),
         InstanceID
@@ -515,7 +521,11 @@ mod tests {
         assert_eq!(support(DxOp::FAbs, Compute), Support::Lowered(Family::FloatMath));
         assert_eq!(support(DxOp::UAddc, Vertex), Support::Lowered(Family::IntegerMath));
         assert_eq!(support(DxOp::ThreadId, Pixel), Support::Refused(Refusal::NotInStage));
-        assert_eq!(support(DxOp::FAbs, Hull), Support::Refused(Refusal::StageNotTranslated(StageFamily::Graphics)));
+        assert_eq!(support(DxOp::FAbs, Hull), Support::Lowered(Family::FloatMath));
+        assert_eq!(support(DxOp::StorePatchConstant, Hull), Support::Lowered(Family::GraphicsStages));
+        assert_eq!(support(DxOp::EmitStream, Geometry), Support::Lowered(Family::GraphicsStages));
+        assert_eq!(support(DxOp::EmitStream, Hull), Support::Refused(Refusal::NotInStage));
+        assert_eq!(support(DxOp::FAbs, Mesh), Support::Refused(Refusal::StageNotTranslated(StageFamily::Mesh)));
         assert_eq!(support(DxOp::EvalCentroid, Pixel), Support::Refused(Refusal::StageFamily(StageFamily::Graphics)));
         assert_eq!(support(DxOp::TempRegLoad, Compute), Support::Refused(Refusal::DxbcConverterOnly));
         assert_eq!(

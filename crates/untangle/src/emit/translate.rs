@@ -1,18 +1,21 @@
-//! The translator's entry: DXIL module → SPIR-V words for one compute, pixel or vertex
-//! entry point.
+//! The translator's entry: DXIL module → SPIR-V words for one compute, vertex, hull,
+//! domain, geometry or pixel entry point.
 //!
 //! Steps: decode the DXIL metadata (`crate::dxil`), structurize the entry function
 //! (`crate::passes`), emit its body (`function` + `dxop`), then the entry point with its
 //! interface (every module-scope variable, as SPIR-V 1.4+ requires) and execution modes.
-//! The module is SPIR-V 1.6 for Vulkan 1.3. Output is deterministic: the same input and
-//! options give the same words.
+//! A hull shader's two DXIL functions (control-point phase and patch-constant function)
+//! become two SPIR-V functions that a generated entry function calls (`stage::hull`).
+//! Stage-specific execution modes come from `stage`. The module is SPIR-V 1.6 for
+//! Vulkan 1.3. Output is deterministic: the same input and options give the same words.
 
 use super::binding_model::{mapping, BindingMap, DefaultPlacement, MappingRow, ResourceRemap};
 use super::error::TranslateError;
 use super::function::FnEmit;
-use super::interface::IoRemap;
+use super::interface::{Interface, IoRemap};
 use super::module::ModuleBuilder;
 use super::resources::{Binder, Resources};
+use super::stage::{self, TessDomainOrigin};
 use super::stream_output::{StreamOutput, XfbState};
 use crate::container::ShaderKind;
 use crate::dxil::DxilInfo;
@@ -42,6 +45,10 @@ pub struct Options {
     /// D3D12 stream output for the last pre-rasterization stage, lowered to transform
     /// feedback ([`super::stream_output`]).
     pub stream_output: Option<StreamOutput>,
+    /// The tessellation domain origin the pipeline will use
+    /// (`VkPipelineTessellationDomainOriginStateCreateInfo`): hull shaders' triangle winding
+    /// is expressed for it (`docs/stage-interfaces.md`).
+    pub tess_domain_origin: TessDomainOrigin,
 }
 
 /// A root signature and how to lower it.
@@ -100,6 +107,9 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
         (None, ShaderKind::Compute) => ExecutionModel::GLCompute,
         (None, ShaderKind::Pixel) => ExecutionModel::Fragment,
         (None, ShaderKind::Vertex) => ExecutionModel::Vertex,
+        (None, ShaderKind::Hull) => ExecutionModel::TessellationControl,
+        (None, ShaderKind::Domain) => ExecutionModel::TessellationEvaluation,
+        (None, ShaderKind::Geometry) => ExecutionModel::Geometry,
         _ => return Err(TranslateError::UnsupportedStage { stage: sm.profile.clone() }.into()),
     };
     let ep = info
@@ -121,7 +131,6 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
         Some(so) => Some(so.plan(sm.kind, &ep.signatures.outputs).map_err(TranslateError::from)?),
         None => None,
     };
-    let structured = crate::passes::structurize(func, crate::passes::Options::default())?;
     let default_placement =
         DefaultPlacement { stage: sm.kind, map: options.binding_map.clone(), remap: options.resource_remap.clone() };
 
@@ -154,22 +163,27 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
     };
     let mut res = Resources::new(ep.resources.clone(), binder);
     res.atomic_uavs = crate::dxil::handles::atomic_uavs(m, func, &ep.resources);
-    let void = cx.void();
-    let fn_void = cx.b.type_function(void, []);
-    let fn_id = cx.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void).map_err(TranslateError::from)?;
-    cx.b.name(fn_id, ep.name.as_str());
-    let (modes, exits, derivatives, captures) = {
-        let mut fe = FnEmit::new(&mut cx, &mut res, &sm, func, &ep.signatures, &structured.scfg)?;
-        fe.iface.remap = options.io_remap.clone();
-        fe.iface.xfb = xfb.map(XfbState::new);
-        fe.emit_body()?;
-        let captures = fe.finish_stream_output()?;
-        (std::mem::take(&mut fe.iface.modes), std::mem::take(&mut fe.exit_labels), fe.uses_derivatives, captures)
+    let mut iface = Interface::default();
+    iface.remap = options.io_remap.clone();
+    iface.stage = stage::stage_io(&sm, ep)?;
+    iface.xfb = xfb.map(XfbState::new);
+    let (fn_id, derivatives, captures) = match sm.kind {
+        ShaderKind::Hull => {
+            let hs = ep
+                .properties
+                .hull
+                .as_ref()
+                .ok_or_else(|| TranslateError::Malformed("hull shader without HS state".into()))?;
+            let pc = hs.patch_constant_function.map(|f| &m.functions[f]);
+            if let Some(pc) = pc.filter(|f| !f.is_declaration()) {
+                super::typecheck::function(m, pc)?;
+                res.atomic_uavs.extend(crate::dxil::handles::atomic_uavs(m, pc, &ep.resources));
+            }
+            (stage::hull::emit_entry(&mut cx, &mut res, &sm, ep, func, pc, &mut iface)?, false, false)
+        }
+        _ => emit_function(&mut cx, &mut res, &sm, &ep.signatures, func, &mut iface, &ep.name)?,
     };
-    cx.b.end_function().map_err(TranslateError::from)?;
-    if !exits.is_empty() {
-        fix_phi_parents(&mut cx, &exits);
-    }
+    let modes = std::mem::take(&mut iface.modes);
 
     let interface = cx.interface.clone();
     cx.b.entry_point(model, fn_id, ep.name.as_str(), interface);
@@ -215,6 +229,9 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
                 }
             }
         }
+        ShaderKind::Hull | ShaderKind::Domain | ShaderKind::Geometry => {
+            stage::execution_modes(&mut cx, fn_id, &sm, ep, options.tess_domain_origin)?
+        }
         _ => {}
     }
     let bindings = match &layout {
@@ -239,6 +256,40 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
     };
     let words = cx.b.assemble().map_err(TranslateError::from)?;
     Ok(Translation { words, stage: sm.kind, entry_point: ep.name.clone(), bindings, layout })
+}
+
+/// Emits DXIL function `func` as a SPIR-V function named `name` (structurized first);
+/// returns its id, whether it uses derivatives and whether it captures stream output
+/// (`super::stream_output`). `iface` is shared by every function of the entry point.
+pub(super) fn emit_function<'m>(
+    cx: &mut ModuleBuilder<'m>,
+    res: &mut Resources,
+    sm: &crate::dxil::ShaderModel,
+    sigs: &crate::dxil::Signatures,
+    func: &'m crate::ir::Function,
+    iface: &mut Interface,
+    name: &str,
+) -> crate::Result<(spirv::Word, bool, bool)> {
+    let structured = crate::passes::structurize(func, crate::passes::Options::default())?;
+    let void = cx.void();
+    let fn_void = cx.b.type_function(void, []);
+    let fn_id = cx.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void).map_err(TranslateError::from)?;
+    if !name.contains('\0') {
+        cx.b.name(fn_id, name);
+    }
+    let (exits, derivatives, captures) = {
+        let mut fe = FnEmit::new(cx, res, sm, func, sigs, &structured.scfg)?;
+        fe.iface = std::mem::take(iface);
+        let body = fe.emit_body().and_then(|_| fe.finish_stream_output());
+        *iface = std::mem::take(&mut fe.iface);
+        let captures = body?;
+        (std::mem::take(&mut fe.exit_labels), fe.uses_derivatives, captures)
+    };
+    cx.b.end_function().map_err(TranslateError::from)?;
+    if !exits.is_empty() {
+        fix_phi_parents(cx, &exits);
+    }
+    Ok((fn_id, derivatives, captures))
 }
 
 /// `OpPhi` operands name predecessors by label; a block split by `split_if` ends in its last

@@ -83,7 +83,7 @@ impl Check<'_> {
         let same = |a: Value, t: TypeId| self.ty(a) == Some(t);
         let tname = |t: TypeId| self.m.types.display(t);
         match kind {
-            InstKind::Binary { op, lhs, rhs } => {
+            InstKind::Binary { op, lhs, rhs, .. } => {
                 let float_op =
                     matches!(op, BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMul | BinaryOp::FDiv | BinaryOp::FRem);
                 let class_ok = if float_op { self.is_float(ty) } else { self.is_int(ty) };

@@ -45,9 +45,10 @@ pub fn entry_point(ep: &EntryPoint, stage: crate::container::ShaderKind) -> Resu
 }
 
 /// The system values of pixel and vertex signatures (DXC's `DxilSigPoint` table, for the
-/// `PSIn`, `PSOut`, `VSIn` and `VSOut` points); other stages are not translated (or have no
-/// signature) and are not checked here. A system value elsewhere would become a built-in
-/// Vulkan forbids in that stage or direction.
+/// `PSIn`, `PSOut`, `VSIn` and `VSOut` points); hull, domain and geometry signatures are
+/// checked element by element where `interface` places them (its `SigPoint` rules refuse
+/// what Vulkan cannot express), and other stages have no signature. A system value
+/// elsewhere would become a built-in Vulkan forbids in that stage or direction.
 fn system_value_allowed(stage: crate::container::ShaderKind, which: &str, sv: SemanticKind) -> bool {
     use crate::container::ShaderKind::{Pixel, Vertex};
     use SemanticKind as S;

@@ -293,8 +293,9 @@ impl<'m> Dumper<'m> {
                 let parts: Vec<String> = incoming.iter().map(|(x, b)| format!("[ {}, {} ]", v(*x), blk(*b))).collect();
                 out.push_str(&parts.join(", "));
             }
-            InstKind::Binary { op, lhs, rhs } => {
-                let _ = write!(out, "{} {}, {}", op.name(), tv(*lhs), v(*rhs));
+            InstKind::Binary { op, lhs, rhs, fast } => {
+                let flag = if *fast { " fast" } else { "" };
+                let _ = write!(out, "{}{flag} {}, {}", op.name(), tv(*lhs), v(*rhs));
             }
             InstKind::FNeg { value } => {
                 let _ = write!(out, "fneg {}", tv(*value));

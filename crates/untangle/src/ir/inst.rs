@@ -54,6 +54,12 @@ impl BinaryOp {
             FRem => "frem",
         }
     }
+
+    /// A floating-point operation (`fadd` ... `frem`).
+    pub fn is_float(self) -> bool {
+        use BinaryOp::*;
+        matches!(self, FAdd | FSub | FMul | FDiv | FRem)
+    }
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -246,6 +252,11 @@ pub enum InstKind {
         op: BinaryOp,
         lhs: Value,
         rhs: Value,
+        /// A float operation the compiler may reassociate or contract: LLVM's `fast`
+        /// (LLVM 3.7's unsafe-algebra flag), `reassoc` or `contract`. DXC sets `fast` on
+        /// every float operation but `precise` ones; without it the translation must not
+        /// fuse or reorder (SPIR-V `NoContraction`). Always false for integers.
+        fast: bool,
     },
     FNeg {
         value: Value,

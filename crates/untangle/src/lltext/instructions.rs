@@ -84,10 +84,15 @@ const CALL_FN_ATTRIBUTES: &[&str] = &[
     "writeonly",
 ];
 
-fn skip_fast_math_flags(p: &mut Parser) {
+/// Skips fast-math flags; whether one lets the operation be reassociated or contracted
+/// (`fast`, `reassoc`, `contract`: see [`InstKind::Binary`]).
+fn skip_fast_math_flags(p: &mut Parser) -> bool {
+    let mut fast = false;
     while p.peek() == Tok::Word && FAST_MATH_FLAGS.contains(&p.text(p.tok())) {
+        fast |= matches!(p.text(p.tok()), "fast" | "reassoc" | "contract");
         p.bump();
     }
+    fast
 }
 
 fn ordering(p: &mut Parser) -> PResult<Ordering> {
@@ -166,7 +171,7 @@ pub fn parse_instruction(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
         "landingpad" | "catchpad" | "cleanuppad" => return Err(p.unsupported(t, &format!("the `{w}` instruction"))),
         "phi" => phi(p, b)?,
         "fneg" => {
-            skip_fast_math_flags(p);
+            let _ = skip_fast_math_flags(p);
             let at = p.tok();
             let (value, ty) = b.parse_typed_value(p)?;
             check_type(p, at, p.is_fp_or_fp_vector(ty), "fneg", ty)?;
@@ -174,7 +179,7 @@ pub fn parse_instruction(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
         }
         "icmp" | "fcmp" => compare(p, b, w == "icmp")?,
         "select" => {
-            skip_fast_math_flags(p);
+            let _ = skip_fast_math_flags(p);
             let at = p.tok();
             let (cond, ct) = b.parse_typed_value(p)?;
             p.expect(Tok::Comma, "`,`")?;
@@ -353,7 +358,7 @@ fn terminator(p: &mut Parser, b: &mut Body, w: &str, at: Token) -> PResult<Termi
 }
 
 fn phi(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
-    skip_fast_math_flags(p);
+    let _ = skip_fast_math_flags(p);
     let tt = p.tok();
     let ty = p.parse_type()?;
     if matches!(p.m.types.get(ty), Type::Void | Type::Label | Type::Metadata | Type::Function { .. }) {
@@ -377,7 +382,7 @@ fn phi(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
 
 fn binary(p: &mut Parser, b: &mut Body, op: BinaryOp, w: &str) -> PResult<Parsed> {
     skip_wrap_flags(p);
-    skip_fast_math_flags(p);
+    let fast = skip_fast_math_flags(p);
     let at = p.tok();
     let (lhs, ty) = b.parse_typed_value(p)?;
     p.expect(Tok::Comma, "`,`")?;
@@ -385,12 +390,12 @@ fn binary(p: &mut Parser, b: &mut Body, op: BinaryOp, w: &str) -> PResult<Parsed
     let float_op = matches!(op, BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMul | BinaryOp::FDiv | BinaryOp::FRem);
     let ok = if float_op { p.is_fp_or_fp_vector(ty) } else { p.is_int_or_int_vector(ty) };
     check_type(p, at, ok, &format!("`{w}`"), ty)?;
-    Ok(Parsed::Inst(InstKind::Binary { op, lhs, rhs }, ty))
+    Ok(Parsed::Inst(InstKind::Binary { op, lhs, rhs, fast: fast && float_op }, ty))
 }
 
 fn compare(p: &mut Parser, b: &mut Body, int: bool) -> PResult<Parsed> {
     if !int {
-        skip_fast_math_flags(p);
+        let _ = skip_fast_math_flags(p);
     }
     let pt = p.tok();
     let pred = p.text(pt);

@@ -471,7 +471,18 @@ impl Converter {
             LLVMVAArg => InstKind::VaArg { list: op(self, 0)? },
             other => {
                 if let Some(b) = binary_op(other) {
-                    InstKind::Binary { op: b, lhs: op(self, 0)?, rhs: op(self, 1)? }
+                    // The C API of LLVM 14 does not expose fast-math flags: read them from
+                    // the instruction's text (`%x = fadd fast float ...`).
+                    let fast = b.is_float() && {
+                        let text = print_value(i);
+                        let after = text.split_once(" = ").map_or(text.as_str(), |(_, r)| r);
+                        after
+                            .split_whitespace()
+                            .skip(1)
+                            .take_while(|w| !w.starts_with('%'))
+                            .any(|w| matches!(w, "fast" | "reassoc" | "contract"))
+                    };
+                    InstKind::Binary { op: b, lhs: op(self, 0)?, rhs: op(self, 1)?, fast }
                 } else if let Some(c) = cast_op(other) {
                     InstKind::Cast { op: c, value: op(self, 0)? }
                 } else {

@@ -4,7 +4,8 @@
 //! atomics on buffers and images, UAV counters and `checkAccessFullyMapped`.
 //!
 //! Raw and structured buffers are arrays of 32-bit words: byte address = index (raw) or
-//! index × stride + offset (structured); a 64-bit component is two words, low first; a
+//! index × stride + offset (structured), an address that would wrap 32 bits saturating
+//! past the end (out of bounds, as in D3D); a 64-bit component is two words, low first; a
 //! 16-bit component is half of a word. Only the components the mask names (loads: that the
 //! program extracts) are accessed, so no word outside the accessed element is touched.
 //! Residency status is always "fully mapped" (no sparse resources yet).
@@ -36,6 +37,10 @@ fn atomic_opcode(n: u64) -> Result<Op> {
         n => return Err(TranslateError::Malformed(format!("atomic operation {n}"))),
     })
 }
+
+/// The largest byte address a raw or structured access computes (see `byte_address`):
+/// 64 KiB below 2^32, so that the components after it (at most 32 bytes) do not wrap.
+pub(crate) const FAR_ADDRESS: u32 = 0xffff_0000;
 
 pub(crate) fn texel_num(k: TexelKind) -> Num {
     match k {
@@ -235,18 +240,33 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
     }
 
-    /// Byte address of element `index` (+ `offset` for structured buffers).
+    /// Byte address of element `index` (+ `offset` for structured buffers), at most
+    /// [`FAR_ADDRESS`]: an element index whose `index × stride` passes 32 bits, an offset
+    /// that wraps, or a raw address so near 2^32 that a later component would wrap to the
+    /// start all address past the end of the buffer, which D3D reads as 0 and does not
+    /// write (robust buffer access does the same past `FAR_ADDRESS`).
     fn byte_address(&mut self, shape: ResShape, index: Word, offset: Option<Word>) -> Result<Word> {
         let u = self.cx.u32_t();
+        let far = self.cx.const_u32(FAR_ADDRESS);
         match shape {
-            ResShape::Words { stride: None } => Ok(index),
+            ResShape::Words { stride: None } => self.glsl(u, 38, &[index, far]), // UMin
             ResShape::Words { stride: Some(s) } => {
                 let sw = self.cx.const_u32(s);
                 let base = self.ids_op(Op::IMul, u, &[index, sw])?;
-                match offset {
-                    Some(o) => self.ids_op(Op::IAdd, u, &[base, o]),
-                    None => Ok(base),
-                }
+                let b = self.cx.bool_t();
+                let limit = self.cx.const_u32(FAR_ADDRESS / s.max(1));
+                let mut wraps = self.ids_op(Op::UGreaterThan, b, &[index, limit])?;
+                let addr = match offset {
+                    Some(o) => {
+                        let a = self.ids_op(Op::IAdd, u, &[base, o])?;
+                        let carry = self.ids_op(Op::ULessThan, b, &[a, base])?;
+                        wraps = self.ids_op(Op::LogicalOr, b, &[wraps, carry])?;
+                        a
+                    }
+                    None => base,
+                };
+                let addr = self.ids_op(Op::Select, u, &[wraps, far, addr])?;
+                self.glsl(u, 38, &[addr, far]) // UMin
             }
             _ => Err(TranslateError::Internal("byte address of a non-buffer".into())),
         }

@@ -11,7 +11,7 @@ use super::Call;
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
 use crate::emit::function::FnEmit;
-use crate::emit::interface::Num;
+use crate::emit::interface::{Num, SigKind};
 use rspirv::spirv::{BuiltIn, Capability, Op, StorageClass, Word};
 
 const FAMILY: &str = "stage I/O";
@@ -89,50 +89,21 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     fn load_input(&mut self, c: &Call<'_>) -> Result<Word> {
         let id = self.arg_const(c, 0)? as u32;
-        let mut iface = std::mem::take(&mut self.iface);
         let sigs = self.sigs;
-        let sv = self.sig_var(&mut iface, &sigs.inputs, id, false);
-        self.iface = iface;
-        let sv = sv?;
-        let col = self.check_element_index(c, &sigs.inputs, id)?;
-        let row = self.arg_val(c, 1)?;
-        let p = self.sig_scalar_ptr(sv, sv.class, row, Some(col), row)?;
-        let num = match sv.builtin {
-            Some(BuiltIn::FragCoord | BuiltIn::Position) => Num::Float,
-            _ => sv.num,
-        };
-        let st = crate::emit::interface::scalar_of(self.cx, num);
-        let mut x = self.ids_op(Op::Load, st, &[p])?;
-        if let Some(base) = sv.minus {
-            let b = self.ids_op(Op::Load, st, &[base])?;
-            x = self.ids_op(Op::ISub, st, &[x, b])?;
-        }
-        if sv.builtin == Some(BuiltIn::FragCoord) && col == 3 {
-            let one = self.cx.const_bits(st, 32, 1.0f32.to_bits() as u64);
-            x = self.ids_op(Op::FDiv, st, &[one, x])?;
-        }
-        self.num_to_ir(x, num, c.ty)
+        let col = u64::from(self.check_element_index(c, &sigs.inputs, id)?);
+        let row = self.arg(c, 1)?;
+        // Hull, domain and geometry shaders: the control point or vertex (undef elsewhere).
+        let vertex = c.args.get(3).copied().filter(|&v| !self.is_undef(v));
+        self.load_element(SigKind::Input, id, row, col, vertex, c.ty)
     }
 
     fn store_output(&mut self, c: &Call<'_>) -> Result<()> {
         let id = self.arg_const(c, 0)? as u32;
-        let mut iface = std::mem::take(&mut self.iface);
         let sigs = self.sigs;
-        let sv = self.sig_var(&mut iface, &sigs.outputs, id, true);
-        self.iface = iface;
-        let sv = sv?;
-        let col = self.check_element_index(c, &sigs.outputs, id)?;
-        let row = self.arg_val(c, 1)?;
-        let row = if sv.builtin == Some(BuiltIn::SampleMask) { self.cx.const_u32(0) } else { row };
-        let p = self.sig_scalar_ptr(sv, sv.class, row, Some(col), row)?;
-        let num = match sv.builtin {
-            Some(BuiltIn::Position) => Num::Float,
-            _ => sv.num,
-        };
-        let v = self.arg_val(c, 3)?;
-        let ty = self.arg_ty(c, 3)?;
-        let x = self.ir_to_num(v, ty, num)?;
-        self.ids_void(Op::Store, &[p, x])
+        let col = u64::from(self.check_element_index(c, &sigs.outputs, id)?);
+        let row = self.arg(c, 1)?;
+        let v = self.arg(c, 3)?;
+        self.store_element(SigKind::Output, id, row, col, None, v)
     }
 
     /// The column of a `loadInput`/`storeOutput` (operands 1 and 2: row, column) after

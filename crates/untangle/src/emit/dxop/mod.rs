@@ -21,6 +21,7 @@ mod handles;
 mod integer;
 mod io;
 mod math;
+mod stages;
 mod system;
 mod textures;
 mod wave;
@@ -53,6 +54,7 @@ pub fn emit(fe: &mut FnEmit<'_, '_>, inst: InstId, call: &DxOpCall<'_>) -> Resul
         Family::IntegerMath => fe.integer_op(&c).map(Some),
         Family::Conversions => fe.convert_op(&c).map(Some),
         Family::SystemValues => fe.system_op(&c).map(Some),
+        Family::GraphicsStages => fe.stage_op(&c),
     }
 }
 

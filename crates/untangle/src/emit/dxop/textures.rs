@@ -282,7 +282,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let mut ops = ImgOps(Vec::new());
         let mip = self.arg(c, 1)?;
         // A fetch with a non-constant offset fetches at coordinate + offset (Vulkan allows
-        // `Offset` on gathers only); the array layer gets no offset.
+        // `Offset` on gathers only), the offset's 4 least significant bits as a signed value
+        // in [-8, 7] as for samples (see `sample_switch`); the array layer gets no offset.
         let od = Self::offset_dims(dim);
         if !rv.uav && od > 0 && self.const_offset(c, 5, od)?.is_none() {
             let mut dynamic = false;
@@ -302,6 +303,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     };
                     let x = if k < od && !self.is_undef(o) {
                         let ow = self.value(o)?;
+                        let k28 = self.cx.const_u32(28);
+                        let high = self.ids_op(Op::ShiftLeftLogical, u, &[ow, k28])?;
+                        let ow = self.ids_op(Op::ShiftRightArithmetic, u, &[high, k28])?;
                         self.ids_op(Op::IAdd, u, &[x, ow])?
                     } else {
                         x
@@ -387,15 +391,37 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 } + u32::from(arrayed);
                 let vt = self.cx.vec(u, n);
                 let lod_query = !rv.uav && !ms && dim != Dim::DimBuffer;
+                // D3D (`resinfo`): a mip level past the last gives width, height and depth 0;
+                // SPIR-V's size query needs a level that exists. `Some(in range)` when the
+                // level is not the constant 0.
+                let mut level_check = None;
                 let size = if lod_query {
                     let mip = self.arg(c, 1)?;
                     let m = if self.is_undef(mip) { self.cx.const_u32(0) } else { self.value(mip)? };
-                    self.ids_op(Op::ImageQuerySizeLod, vt, &[img, m])?
+                    if self.cx.const_value_u32(m) == Some(0) {
+                        self.ids_op(Op::ImageQuerySizeLod, vt, &[img, m])?
+                    } else {
+                        let levels = self.ids_op(Op::ImageQueryLevels, u, &[img])?;
+                        let b = self.cx.bool_t();
+                        level_check = Some(self.ids_op(Op::ULessThan, b, &[m, levels])?);
+                        let one = self.cx.const_u32(1);
+                        let last = self.ids_op(Op::ISub, u, &[levels, one])?;
+                        let m = self.glsl(u, 38, &[m, last])?; // UMin
+                        self.ids_op(Op::ImageQuerySizeLod, vt, &[img, m])?
+                    }
                 } else {
                     self.ids_op(Op::ImageQuerySize, vt, &[img])?
                 };
+                let extents = n - u32::from(arrayed && dim != Dim::Dim3D);
                 for k in 0..n {
-                    comps.push(if n == 1 { size } else { self.extract(u, size, k)? });
+                    let x = if n == 1 { size } else { self.extract(u, size, k)? };
+                    comps.push(match level_check {
+                        Some(ok) if k < extents => {
+                            let zero = self.cx.const_u32(0);
+                            self.ids_op(Op::Select, u, &[ok, x, zero])?
+                        }
+                        _ => x,
+                    });
                 }
                 while comps.len() < 3 {
                     comps.push(self.cx.undef(u));

@@ -1,0 +1,230 @@
+//! Properties of hull, domain and geometry shader translation on variants of the
+//! hand-written pipeline in `corpus/pipeline/` (`docs/stage-interfaces.md`): the execution
+//! modes follow the stage states (winding under both domain origins, every partitioning,
+//! streams), D3D's tessellation-factor rules are applied, and what Vulkan cannot express or
+//! a stage does not have is a typed error naming the operation or system value and the
+//! stage. Every module that translates passes `spirv-val --target-env vulkan1.3`.
+
+use std::path::Path;
+use untangle::{Options, TessDomainOrigin, TranslateError};
+use untangle_testkit::check::spirv_val::find_spirv_val;
+
+fn source(stage: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/pipeline").join(format!("{stage}.ll"));
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// `text` with `from` replaced by `to` (which must occur).
+fn edit(text: &str, from: &str, to: &str) -> String {
+    assert!(text.contains(from), "`{from}` not in the source");
+    text.replacen(from, to, 1)
+}
+
+fn translate(text: &str, options: &Options) -> Result<String, untangle::Error> {
+    let t = untangle::translate(text.as_bytes(), options)?;
+    let Some(val) = find_spirv_val() else {
+        assert!(std::env::var_os("CI").is_none(), "spirv-val is required under CI");
+        return Ok(String::new());
+    };
+    val.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{e}"));
+    Ok(val.disassemble(&t.words).unwrap_or_default())
+}
+
+fn modes(asm: &str) -> Vec<String> {
+    asm.lines().filter_map(|l| l.trim().strip_prefix("OpExecutionMode %main ")).map(str::to_string).collect()
+}
+
+const HS_STATE: &str = "i32 3, i32 3, i32 2, i32 2, i32 3, float 1.500000e+01";
+
+#[test]
+fn hull_winding_follows_the_domain_origin() {
+    if find_spirv_val().is_none() {
+        return;
+    }
+    let hs = source("hs");
+    let ccw = edit(&hs, HS_STATE, "i32 3, i32 3, i32 2, i32 2, i32 4, float 1.500000e+01");
+    let lower = Options { tess_domain_origin: TessDomainOrigin::LowerLeft, ..Default::default() };
+    for (text, options, want) in [
+        (&hs, Options::default(), "VertexOrderCcw"),
+        (&hs, lower.clone(), "VertexOrderCw"),
+        (&ccw, Options::default(), "VertexOrderCw"),
+        (&ccw, lower, "VertexOrderCcw"),
+    ] {
+        let m = modes(&translate(text, &options).unwrap());
+        assert!(m.contains(&want.to_string()), "{m:?}");
+        assert!(m.contains(&"Triangles".to_string()) && m.contains(&"OutputVertices 3".to_string()), "{m:?}");
+    }
+}
+
+#[test]
+fn hull_partitioning_and_tess_factor_rules() {
+    if find_spirv_val().is_none() {
+        return;
+    }
+    let hs = source("hs");
+    for (partitioning, mode, pow2) in [
+        ("1", "SpacingEqual", false),
+        ("2", "SpacingEqual", true),
+        ("3", "SpacingFractionalOdd", false),
+        ("4", "SpacingFractionalEven", false),
+    ] {
+        let state = format!("i32 3, i32 3, i32 2, i32 {partitioning}, i32 3, float 1.500000e+01");
+        let asm = translate(&edit(&hs, HS_STATE, &state), &Options::default()).unwrap();
+        assert!(modes(&asm).contains(&mode.to_string()), "partitioning {partitioning}: {:?}", modes(&asm));
+        // pow2 rounds every stored factor up to a power of two: three outer, one inner.
+        assert_eq!(asm.matches("Exp2").count(), if pow2 { 4 } else { 0 }, "partitioning {partitioning}");
+        // [maxtessfactor(15)] clamps each of the four factors.
+        assert_eq!(asm.matches("OpSelect %float").count() - if pow2 { 4 } else { 0 }, 4);
+        assert!(asm.contains("OpConstant %float 15"));
+    }
+    // Without [maxtessfactor], D3D's limits: 64, and 63 for fractional-odd partitioning.
+    for (partitioning, limit) in [("1", "64"), ("3", "63"), ("4", "64")] {
+        let state = format!("i32 3, i32 3, i32 2, i32 {partitioning}, i32 3, float 6.400000e+01");
+        let asm = translate(&edit(&hs, HS_STATE, &state), &Options::default()).unwrap();
+        assert!(asm.contains(&format!("OpConstant %float {limit}\n")), "partitioning {partitioning}: {asm}");
+    }
+    // Point output, no winding; zero output control points still run one invocation.
+    let points = edit(&hs, HS_STATE, "i32 3, i32 0, i32 2, i32 1, i32 1, float 6.400000e+01");
+    let points = points.replace("call void @dx.op.storeOutput", "; no output control point: ");
+    let points = points.replace("!4 = !{!5, !5, !10}", "!4 = !{!5, null, !10}");
+    let points = points.replace(
+        "%a = call float @dx.op.loadOutputControlPoint.f32(i32 103, i32 1, i32 0, i8 0, i32 0)",
+        "%a = fadd fast float %f, 0.0",
+    );
+    let points = points.replace(
+        "%b = call float @dx.op.loadOutputControlPoint.f32(i32 103, i32 1, i32 0, i8 0, i32 1)",
+        "%b = fadd fast float %f, 0.0",
+    );
+    let points = points.replace(
+        "%c = call float @dx.op.loadOutputControlPoint.f32(i32 103, i32 1, i32 0, i8 0, i32 2)",
+        "%c = fadd fast float %f, 0.0",
+    );
+    let points = points.replace(
+        "%z = call float @dx.op.loadOutputControlPoint.f32(i32 103, i32 1, i32 0, i8 2, i32 %i)",
+        "%z = fadd fast float %f, 0.0",
+    );
+    let m = modes(&translate(&points, &Options::default()).unwrap());
+    assert!(m.contains(&"PointMode".to_string()) && m.contains(&"OutputVertices 1".to_string()), "{m:?}");
+    assert!(!m.iter().any(|x| x.starts_with("VertexOrder")), "{m:?}");
+}
+
+#[test]
+fn geometry_streams_and_instancing() {
+    if find_spirv_val().is_none() {
+        return;
+    }
+    let gs = source("gs");
+    let asm = translate(&gs, &Options::default()).unwrap();
+    let m = modes(&asm);
+    for want in ["Triangles", "Invocations 2", "OutputPoints", "OutputVertices 4"] {
+        assert!(m.contains(&want.to_string()), "{want}: {m:?}");
+    }
+    assert!(asm.contains("OpCapability GeometryStreams"));
+    assert!(asm.contains("OpEmitStreamVertex") && asm.contains("OpEndStreamPrimitive"));
+    assert!(asm.contains("BuiltIn InvocationId"));
+    // One stream: the plain forms, no stream capability or decorations.
+    let one = edit(&gs, "!21 = !{i32 3, i32 4, i32 3, i32 1, i32 2}", "!21 = !{i32 3, i32 4, i32 1, i32 1, i32 1}");
+    let one = edit(&one, "!12 = !{i32 0, i32 1}", "!12 = !{i32 0, i32 0}");
+    let one = edit(&one, "emitThenCutStream(i32 99, i8 1)", "emitThenCutStream(i32 99, i8 0)");
+    let asm = translate(&one, &Options::default()).unwrap();
+    assert!(!asm.contains("GeometryStreams") && !asm.contains("Stream "), "{asm}");
+    assert!(asm.contains("OpEmitVertex") && asm.contains("OpEndPrimitive"));
+    assert!(modes(&asm).contains(&"Invocations 1".to_string()));
+}
+
+fn typed_error(text: &str) -> TranslateError {
+    match untangle::translate(text.as_bytes(), &Options::default()) {
+        Err(untangle::Error::Translate(e)) => e,
+        other => panic!("expected a typed translation error, got {:?}", other.map(|t| t.words.len())),
+    }
+}
+
+#[test]
+fn what_vulkan_lacks_or_a_stage_does_not_have_is_a_typed_error() {
+    let gs = source("gs");
+    // A geometry shader reading patches (InputPrimitive ControlPointPatch3 = 10).
+    let patches = edit(&gs, "!21 = !{i32 3, i32 4,", "!21 = !{i32 10, i32 4,");
+    match typed_error(&patches) {
+        TranslateError::UnsupportedForm { message, .. } => {
+            assert!(message.contains("patch of 3 control points"), "{message}")
+        }
+        e => panic!("{e:?}"),
+    }
+    // SV_IsFrontFace written by a geometry shader (system value 13 in the output signature).
+    let facing = edit(&gs, "!10 = !{!6, !8, !9, !11}", "!10 = !{!6, !8, !30, !11}");
+    let facing = format!(
+        "{facing}\n!30 = !{{i32 2, !\"SV_IsFrontFace\", i8 5, i8 13, !7, i8 1, i32 1, i8 1, i32 1, i8 3, null}}\n"
+    );
+    match typed_error(&facing) {
+        TranslateError::UnsupportedForm { message, .. } => {
+            assert!(message.contains("FrontFacing") && message.contains("Geometry"), "{message}")
+        }
+        e => panic!("{e:?}"),
+    }
+    // SV_ShadingRate written by a domain shader (system value 29).
+    let ds = source("ds");
+    let rate = edit(&ds, "!15 = !{!6, !8, !16}", "!15 = !{!6, !8, !30}");
+    let rate = format!(
+        "{rate}\n!30 = !{{i32 2, !\"SV_ShadingRate\", i8 5, i8 29, !7, i8 1, i32 1, i8 1, i32 1, i8 3, null}}\n"
+    );
+    match typed_error(&rate) {
+        TranslateError::UnsupportedForm { message, .. } => {
+            assert!(message.contains("PrimitiveShadingRateKHR") && message.contains("domain"), "{message}")
+        }
+        e => panic!("{e:?}"),
+    }
+    // Operations of another stage name the operation and the stage.
+    let in_gs = edit(
+        &gs,
+        "%inst = call i32 @dx.op.gsInstanceID.i32(i32 100)",
+        "%inst = call i32 @dx.op.gsInstanceID.i32(i32 100)\n  %uv = call float @dx.op.domainLocation.f32(i32 105, i8 0)",
+    );
+    let in_gs = format!("{in_gs}\ndeclare float @dx.op.domainLocation.f32(i32, i8)\n");
+    match typed_error(&in_gs) {
+        TranslateError::UnsupportedOp { name, stage, .. } => {
+            assert_eq!((name, stage.as_str()), ("DomainLocation", "gs"))
+        }
+        e => panic!("{e:?}"),
+    }
+    let vs = source("vs");
+    let emit_in_vs = edit(&vs, "  ret void", "  call void @dx.op.emitStream(i32 97, i8 0)\n  ret void");
+    let emit_in_vs = format!("{emit_in_vs}\ndeclare void @dx.op.emitStream(i32, i8)\n");
+    match typed_error(&emit_in_vs) {
+        TranslateError::UnsupportedOp { name, stage, .. } => {
+            assert_eq!((name, stage.as_str()), ("EmitStream", "vs"))
+        }
+        e => panic!("{e:?}"),
+    }
+    // A hull shader whose state names no body for its patch-constant function.
+    let hs = source("hs");
+    let no_pc = edit(&hs, "!21 = !{void ()* @patch,", "!21 = !{void ()* @external,");
+    let no_pc = format!("{no_pc}\ndeclare void @external()\n");
+    assert!(matches!(typed_error(&no_pc), TranslateError::Malformed(m) if m.contains("external")));
+}
+
+#[test]
+fn a_tess_factor_element_of_its_own_addresses_its_factor() {
+    if find_spirv_val().is_none() {
+        return;
+    }
+    // DXBC conversions declare one element per factor: SV_TessFactor[1] alone, read at row 0,
+    // is TessLevelOuter[1].
+    let ds = source("ds");
+    let own = edit(
+        &ds,
+        "!11 = !{i32 0, !\"SV_TessFactor\", i8 9, i8 25, !12, i8 0, i32 3, i8 1, i32 0, i8 3, null}",
+        "!11 = !{i32 0, !\"SV_TessFactor\", i8 9, i8 25, !17, i8 0, i32 1, i8 1, i32 1, i8 3, null}\n!17 = !{i32 1}",
+    );
+    let own = edit(
+        &own,
+        "loadPatchConstant.f32(i32 104, i32 0, i32 1, i8 0)",
+        "loadPatchConstant.f32(i32 104, i32 0, i32 0, i8 0)",
+    );
+    let asm = translate(&own, &Options::default()).unwrap();
+    assert!(asm.contains("%TessLevelOuter %uint_1"), "{asm}");
+    // A factor past Vulkan's four is a typed error.
+    let past = edit(&own, "!17 = !{i32 1}", "!17 = !{i32 4}");
+    assert!(
+        matches!(typed_error(&past), TranslateError::UnsupportedForm { message, .. } if message.contains("factors 4..5"))
+    );
+}

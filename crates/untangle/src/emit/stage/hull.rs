@@ -1,0 +1,238 @@
+//! Hull shaders → `TessellationControl`.
+//!
+//! # One entry point for two phases
+//!
+//! DXIL keeps D3D's two hull-shader phases as two functions: the control-point phase (the
+//! entry function, run once per output control point) and the patch-constant function (run
+//! once per patch, reading every input and output control point). Vulkan has one
+//! tessellation control shader invoked once per output control point. The translation
+//! emits both DXIL functions as SPIR-V functions and an entry function that runs
+//!
+//! ```text
+//! control_point_phase();                      // this invocation's control point
+//! OpControlBarrier(Workgroup, Invocation, None)  // outputs visible to the patch
+//! if (InvocationId == 0) patch_constant_phase();
+//! ```
+//!
+//! The patch-constant phase is *guarded*, not spread: invocation 0 runs all of it. DXIL
+//! from HLSL has one patch-constant function with no fork/join split (DXIL.rst, "Hull shader
+//! representation"), whose statements may depend on each other, so splitting it over
+//! invocations would need an analysis of its data flow for a gain only on wide patches;
+//! the guard is always correct. `OpControlBarrier` in a tessellation control shader makes
+//! the control-point outputs written before it visible to every invocation after it
+//! (SPIR-V's definition of the instruction for this execution model), so
+//! `loadOutputControlPoint` reads every control point. Output control-point counts of 0
+//! (D3D allows them) still run one invocation (`OutputVertices 1`) that writes nothing.
+//!
+//! # Operations
+//!
+//! `outputControlPointID` → `InvocationId`; `loadInput(id, row, col, cp)` reads input
+//! control point `cp` (per-vertex arrays of the `[inputcontrolpoints]` length);
+//! `storeOutput` writes the invocation's own output control point (`out[InvocationId]`,
+//! the only index Vulkan allows); `loadOutputControlPoint(id, row, col, cp)` reads any
+//! output control point; `storePatchConstant` writes `Patch` outputs, tessellation factors
+//! to `TessLevelOuter`/`TessLevelInner` after D3D's adjustments (`interface::TessFactorRule`);
+//! `primitiveID` → `PrimitiveId` (`stage`).
+//!
+//! # Execution modes
+//!
+//! `[domain]` → `Triangles`/`Quads`/`Isolines`; `[partitioning]` → `SpacingEqual`
+//! (integer, and pow2 whose factors the stores round up to powers of two),
+//! `SpacingFractionalOdd`, `SpacingFractionalEven`; `[outputtopology]` → `PointMode`, nothing
+//! (lines), or a vertex order: D3D's `triangle_cw` is `VertexOrderCcw` under Vulkan's default
+//! upper-left tessellation domain origin and `VertexOrderCw` under the lower-left origin
+//! ([`TessDomainOrigin`]), `triangle_ccw` the reverse; `[outputcontrolpoints]` →
+//! `OutputVertices`. Domain shaders repeat the domain (Vulkan accepts modes on either stage
+//! and requires equal ones where both say).
+
+use super::super::error::{Result, TranslateError};
+use super::super::function::FnEmit;
+use super::super::interface::{Interface, Num, SigKind, StageIo, TessFactorRule};
+use super::super::module::ModuleBuilder;
+use super::super::resources::Resources;
+use super::super::translate::emit_function;
+use crate::dxil::{
+    DxOp, EntryPoint, HsState, ShaderModel, TessellatorDomain, TessellatorOutputPrimitive, TessellatorPartitioning,
+};
+use crate::emit::dxop::Call;
+use crate::ir::Function;
+use rspirv::spirv::{self, BuiltIn, Capability, ExecutionMode, Scope, StorageClass, Word};
+
+/// Where the pipeline puts the origin of the tessellation domain
+/// (`VkTessellationDomainOrigin`); it decides which Vulkan vertex order is D3D's winding.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum TessDomainOrigin {
+    /// Vulkan's default (`VK_TESSELLATION_DOMAIN_ORIGIN_UPPER_LEFT`).
+    #[default]
+    UpperLeft,
+    /// `VK_TESSELLATION_DOMAIN_ORIGIN_LOWER_LEFT` (Vulkan 1.1 / `VK_KHR_maintenance2`).
+    LowerLeft,
+}
+
+/// D3D's maximum tessellation factor (`D3D11_TESSELLATOR_MAX_TESSELLATION_FACTOR`; 63,
+/// `..._MAX_ODD_TESSELLATION_FACTOR`, with fractional-odd partitioning).
+const D3D_MAX_TESS_FACTOR: f32 = 64.0;
+const D3D_MAX_ODD_TESS_FACTOR: f32 = 63.0;
+
+/// Checks the HS state and derives the interface facts.
+pub(crate) fn stage_io(hs: &HsState) -> Result<StageIo> {
+    if !(1..=32).contains(&hs.input_control_points) {
+        return Err(TranslateError::Malformed(format!(
+            "hull shader with {} input control points",
+            hs.input_control_points
+        )));
+    }
+    if hs.output_control_points > 32 {
+        return Err(TranslateError::Malformed(format!(
+            "hull shader with {} output control points",
+            hs.output_control_points
+        )));
+    }
+    let limit = if hs.partitioning == TessellatorPartitioning::FractionalOdd {
+        D3D_MAX_ODD_TESS_FACTOR
+    } else {
+        D3D_MAX_TESS_FACTOR
+    };
+    let max = if hs.max_tess_factor.is_nan() { limit } else { hs.max_tess_factor as f32 };
+    Ok(StageIo {
+        input_vertices: hs.input_control_points,
+        output_vertices: hs.output_control_points.max(1),
+        tess_factors: Some(TessFactorRule {
+            max: max.clamp(1.0, limit),
+            pow2: hs.partitioning == TessellatorPartitioning::Pow2,
+        }),
+        ..Default::default()
+    })
+}
+
+/// Emits the control-point phase `cp`, the patch-constant function `pc` and the entry
+/// function that runs them (module documentation); returns the entry function.
+pub(crate) fn emit_entry<'m>(
+    cx: &mut ModuleBuilder<'m>,
+    res: &mut Resources,
+    sm: &ShaderModel,
+    ep: &EntryPoint,
+    cp: &'m Function,
+    pc: Option<&'m Function>,
+    iface: &mut Interface,
+) -> crate::Result<Word> {
+    let (cp_fn, _, _) = emit_function(cx, res, sm, &ep.signatures, cp, iface, &format!("{}.control_point", ep.name))?;
+    let pc_fn = match pc {
+        Some(f) if !f.is_declaration() => {
+            Some(emit_function(cx, res, sm, &ep.signatures, f, iface, &format!("{}.patch_constant", f.name))?.0)
+        }
+        Some(f) => {
+            return Err(TranslateError::Malformed(format!("patch-constant function `{}` has no body", f.name)).into())
+        }
+        None => None,
+    };
+    let void = cx.void();
+    let fn_void = cx.b.type_function(void, []);
+    let entry = cx.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void).map_err(TranslateError::from)?;
+    cx.b.name(entry, ep.name.as_str());
+    build_entry_body(cx, iface, cp_fn, pc_fn).map_err(TranslateError::from)?;
+    cx.b.end_function().map_err(TranslateError::from)?;
+    Ok(entry)
+}
+
+fn build_entry_body(
+    cx: &mut ModuleBuilder<'_>,
+    iface: &mut Interface,
+    cp_fn: Word,
+    pc_fn: Option<Word>,
+) -> crate::emit::writer::BuildResult<()> {
+    let void = cx.void();
+    cx.b.begin_block(None)?;
+    cx.b.function_call(void, None, cp_fn, [])?;
+    let Some(pc_fn) = pc_fn else { return cx.b.ret() };
+    let workgroup = cx.const_u32(Scope::Workgroup as u32);
+    let invocation = cx.const_u32(Scope::Invocation as u32);
+    let none = cx.const_u32(0);
+    cx.b.block_inst(spirv::Op::ControlBarrier, None, None, &[workgroup, invocation, none])?;
+    let int = cx.sint(32);
+    let var = iface.builtin(cx, BuiltIn::InvocationId, StorageClass::Input, int);
+    let id = cx.b.load(int, None, var, None, [])?;
+    let zero = cx.b.constant_bit32(int, 0);
+    let bool_t = cx.bool_t();
+    let first = cx.b.i_equal(bool_t, None, id, zero)?;
+    let (run, end) = (cx.b.id(), cx.b.id());
+    cx.b.selection_merge(end, spirv::SelectionControl::NONE)?;
+    cx.b.branch_conditional(first, run, end, [])?;
+    cx.b.begin_block(Some(run))?;
+    cx.b.function_call(void, None, pc_fn, [])?;
+    cx.b.branch(end)?;
+    cx.b.begin_block(Some(end))?;
+    cx.b.ret()
+}
+
+/// The hull shader's execution modes (module documentation).
+pub(crate) fn execution_modes(
+    cx: &mut ModuleBuilder<'_>,
+    entry: Word,
+    hs: &HsState,
+    origin: TessDomainOrigin,
+) -> Result<()> {
+    cx.capability(Capability::Tessellation);
+    cx.b.execution_mode(entry, domain_mode(hs.domain)?, []);
+    let spacing = match hs.partitioning {
+        TessellatorPartitioning::Integer | TessellatorPartitioning::Pow2 => ExecutionMode::SpacingEqual,
+        TessellatorPartitioning::FractionalOdd => ExecutionMode::SpacingFractionalOdd,
+        TessellatorPartitioning::FractionalEven => ExecutionMode::SpacingFractionalEven,
+        other => return Err(TranslateError::Malformed(format!("tessellator partitioning {other:?}"))),
+    };
+    cx.b.execution_mode(entry, spacing, []);
+    let clockwise = match (hs.output_primitive, hs.domain) {
+        (TessellatorOutputPrimitive::Point, _) => {
+            cx.b.execution_mode(entry, ExecutionMode::PointMode, []);
+            None
+        }
+        (TessellatorOutputPrimitive::Line, TessellatorDomain::IsoLine) => None,
+        (TessellatorOutputPrimitive::TriangleCW, TessellatorDomain::Tri | TessellatorDomain::Quad) => Some(true),
+        (TessellatorOutputPrimitive::TriangleCCW, TessellatorDomain::Tri | TessellatorDomain::Quad) => Some(false),
+        (prim, domain) => {
+            return Err(TranslateError::Malformed(format!("tessellator output {prim:?} for the {domain:?} domain")))
+        }
+    };
+    if let Some(d3d_cw) = clockwise {
+        // D3D's winding is Vulkan's under the lower-left origin; the default upper-left
+        // origin mirrors the domain, and with it the winding.
+        let vulkan_cw = d3d_cw == (origin == TessDomainOrigin::LowerLeft);
+        let mode = if vulkan_cw { ExecutionMode::VertexOrderCw } else { ExecutionMode::VertexOrderCcw };
+        cx.b.execution_mode(entry, mode, []);
+    }
+    cx.b.execution_mode(entry, ExecutionMode::OutputVertices, [hs.output_control_points.max(1)]);
+    Ok(())
+}
+
+/// `Triangles` / `Quads` / `Isolines` for a tessellator domain.
+pub(crate) fn domain_mode(domain: TessellatorDomain) -> Result<ExecutionMode> {
+    Ok(match domain {
+        TessellatorDomain::Tri => ExecutionMode::Triangles,
+        TessellatorDomain::Quad => ExecutionMode::Quads,
+        TessellatorDomain::IsoLine => ExecutionMode::Isolines,
+        other => return Err(TranslateError::Malformed(format!("tessellator domain {other:?}"))),
+    })
+}
+
+impl<'a, 'm> FnEmit<'a, 'm> {
+    pub(in crate::emit) fn hull_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
+        match c.op {
+            DxOp::OutputControlPointID => self.load_builtin(BuiltIn::InvocationId, Num::SInt, c.ty).map(Some),
+            DxOp::LoadOutputControlPoint => {
+                let id = self.arg_const(c, 0)? as u32;
+                let row = self.arg(c, 1)?;
+                let col = self.arg_const(c, 2)?;
+                let cp = self.arg(c, 3)?;
+                self.load_element(SigKind::Output, id, row, col, Some(cp), c.ty).map(Some)
+            }
+            DxOp::StorePatchConstant => {
+                let id = self.arg_const(c, 0)? as u32;
+                let row = self.arg(c, 1)?;
+                let col = self.arg_const(c, 2)?;
+                let v = self.arg(c, 3)?;
+                self.store_element(SigKind::PatchConstant, id, row, col, None, v).map(|_| None)
+            }
+            other => Err(self.not_in_family(other, "graphics stages")),
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! The pre-rasterization stages after the vertex shader, one module each:
+//! [`hull`] (→ `TessellationControl`), [`domain`] (→ `TessellationEvaluation`) and
+//! [`geometry`] (→ `Geometry`). Each owns its stage's `dx.op`s, execution modes and the
+//! per-stage facts of the interface ([`StageIo`]); signature elements themselves are
+//! `crate::emit::interface`'s. The D3D ↔ Vulkan differences each module handles are
+//! written down in `docs/stage-interfaces.md`.
+//!
+//! The operations reach these modules through `crate::emit::dxop`'s `stages` family, which
+//! also lowers the ones shared by several of these stages (`primitiveID`, `loadPatchConstant`).
+
+pub(crate) mod domain;
+pub(crate) mod geometry;
+pub(crate) mod hull;
+
+pub use hull::TessDomainOrigin;
+
+use super::error::{Result, TranslateError};
+use super::interface::StageIo;
+use super::module::ModuleBuilder;
+use crate::container::ShaderKind;
+use crate::dxil::{EntryPoint, ShaderModel};
+use rspirv::spirv::Word;
+
+/// The interface facts of `ep`'s stage (per-vertex array lengths, streams, tessellation
+/// factor rules).
+pub(crate) fn stage_io(sm: &ShaderModel, ep: &EntryPoint) -> Result<StageIo> {
+    let missing = |what: &str| TranslateError::Malformed(format!("{} shader without {what}", sm.profile));
+    Ok(match sm.kind {
+        ShaderKind::Hull => {
+            let hs = ep.properties.hull.as_ref().ok_or_else(|| missing("HS state"))?;
+            hull::stage_io(hs)?
+        }
+        ShaderKind::Domain => {
+            let ds = ep.properties.domain.as_ref().ok_or_else(|| missing("DS state"))?;
+            domain::stage_io(ds)?
+        }
+        ShaderKind::Geometry => {
+            let gs = ep.properties.geometry.as_ref().ok_or_else(|| missing("GS state"))?;
+            geometry::stage_io(gs)?
+        }
+        _ => StageIo::default(),
+    })
+}
+
+/// Execution modes (and capabilities) of a hull, domain or geometry shader's entry point.
+pub(crate) fn execution_modes(
+    cx: &mut ModuleBuilder<'_>,
+    entry: Word,
+    sm: &ShaderModel,
+    ep: &EntryPoint,
+    origin: TessDomainOrigin,
+) -> Result<()> {
+    let missing = |what: &str| TranslateError::Malformed(format!("{} shader without {what}", sm.profile));
+    match sm.kind {
+        ShaderKind::Hull => {
+            hull::execution_modes(cx, entry, ep.properties.hull.as_ref().ok_or_else(|| missing("HS state"))?, origin)
+        }
+        ShaderKind::Domain => {
+            domain::execution_modes(cx, entry, ep.properties.domain.as_ref().ok_or_else(|| missing("DS state"))?)
+        }
+        ShaderKind::Geometry => {
+            geometry::execution_modes(cx, entry, ep.properties.geometry.as_ref().ok_or_else(|| missing("GS state"))?)
+        }
+        _ => Ok(()),
+    }
+}
