@@ -16,7 +16,7 @@
 
 use super::graph::Graph;
 use crate::ir::BlockId;
-use cranelift_entity::SecondaryMap;
+use cranelift_entity::{EntityRef, SecondaryMap};
 
 const NOT_VISITED: u32 = u32::MAX;
 
@@ -35,8 +35,12 @@ impl Default for Order {
 impl Order {
     /// The RPO of `graph` and its retreating edges (in discovery order).
     pub fn compute(graph: &Graph) -> (Order, Vec<(BlockId, BlockId)>) {
+        // Tables sized once to the graph (growing them per write cost more than the walk).
+        let n = graph.blocks().iter().map(|b| b.index() + 1).max().unwrap_or(0);
         let mut on_stack: SecondaryMap<BlockId, bool> = SecondaryMap::new();
+        on_stack.resize(n);
         let mut visited: SecondaryMap<BlockId, bool> = SecondaryMap::new();
+        visited.resize(n);
         let mut post = Vec::with_capacity(graph.blocks().len());
         let mut retreating = Vec::new();
         let mut stack: Vec<(BlockId, usize)> = Vec::new();
@@ -65,6 +69,7 @@ impl Order {
         }
         post.reverse();
         let mut order = Order { rpo: post, index: SecondaryMap::with_default(NOT_VISITED) };
+        order.index.resize(n);
         order.reindex_from(0);
         (order, retreating)
     }

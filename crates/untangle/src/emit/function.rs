@@ -140,9 +140,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 sblock_of.insert(o, sb);
             }
         }
-        let dfs = Dfs::new(scfg.entry, |b| scfg.blocks[b].term.succs().to_vec());
+        let dfs = Dfs::new(scfg.entry, |b| scfg.blocks[b].term.succs().iter().copied());
         let preds = Preds::compute(scfg);
-        let doms = Doms::new(&dfs, |b| preds.slots_into(b).to_vec());
+        let doms = Doms::new(&dfs, |b| preds.slots_into(b).iter().copied());
         // Every instruction gets a defining block and (most) an id: sized once.
         let insts = f.insts.len();
         let mut def_block = HashMap::with_capacity_and_hasher(insts, Default::default());

@@ -382,8 +382,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let el = all
             .iter()
             .find(|e| e.id == id)
-            .ok_or_else(|| TranslateError::Malformed(format!("no {kind:?} signature element {id}")))?
-            .clone();
+            .ok_or_else(|| TranslateError::Malformed(format!("no {kind:?} signature element {id}")))?;
         let stage = self.stage();
         let point = SigPoint::of(stage, kind).ok_or_else(|| TranslateError::UnsupportedForm {
             name: "signature".into(),

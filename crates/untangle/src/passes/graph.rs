@@ -14,7 +14,7 @@ use super::block_table::BlockTable;
 use super::scfg::{Block, EdgeDef, Origin, SBlock, Scfg, Term};
 use crate::cfg::dense::Csr;
 use crate::cfg::lengauer_tarjan::immediate_dominators;
-use cranelift_entity::SecondaryMap;
+use cranelift_entity::{EntityRef, SecondaryMap};
 use smallvec::SmallVec;
 use std::collections::HashSet;
 
@@ -283,6 +283,8 @@ impl Dfs {
     {
         let (rpo, back_edges) = dfs_order(entry, succs, &mut BlockTable::default());
         let mut rpo_index = SecondaryMap::with_default(u32::MAX);
+        // Sized once (blocks come in RPO, not index order: growing per write costs more).
+        rpo_index.resize(rpo.iter().map(|b| b.index() + 1).max().unwrap_or(0));
         for (i, &b) in rpo.iter().enumerate() {
             rpo_index[b] = i as u32;
         }
@@ -333,8 +335,12 @@ impl Doms {
         let idom = dense_idoms(n, |i, row| {
             row.extend(preds(dfs.rpo[i]).into_iter().filter(|&p| dfs.reachable(p)).map(|p| dfs.rpo_index[p]))
         });
+        // Every table sized once, to the largest reachable block's index.
+        let size = dfs.rpo_index.as_values_slice().len();
         let mut out_idom: SecondaryMap<SBlock, Option<SBlock>> = SecondaryMap::new();
+        out_idom.resize(size);
         let mut children: SecondaryMap<SBlock, SmallVec<[SBlock; 2]>> = SecondaryMap::new();
+        children.resize(size);
         #[allow(clippy::needless_range_loop)] // `i` indexes both `dfs.rpo` and `idom`
         for i in 1..n {
             let b = dfs.rpo[i];
@@ -344,7 +350,9 @@ impl Doms {
         }
         // Pre/post numbers of the dominator tree for O(1) queries.
         let mut pre = SecondaryMap::with_default(u32::MAX);
+        pre.resize(size);
         let mut post = SecondaryMap::with_default(0);
+        post.resize(size);
         let mut counter = 0u32;
         let mut stack: Vec<(SBlock, usize)> = vec![(root, 0)];
         pre[root] = counter;

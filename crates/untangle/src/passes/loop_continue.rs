@@ -18,7 +18,7 @@ use super::scfg::{Origin, SyntheticKind, Term};
 pub fn run(work: &mut Work, plan: &mut Plan) {
     let dfs = {
         let scfg = &*work.scfg;
-        Dfs::new(scfg.entry, |b| scfg.blocks[b].term.succs().to_vec())
+        Dfs::new(scfg.entry, |b| scfg.blocks[b].term.succs().iter().copied())
     };
     let (loops, nest) = LoopNest::compute(&work.preds, &dfs);
     plan.nest = nest;

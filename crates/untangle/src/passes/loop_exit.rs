@@ -26,9 +26,9 @@ use cranelift_entity::SecondaryMap;
 pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
     let (dfs, doms) = {
         let scfg = &*work.scfg;
-        let dfs = Dfs::new(scfg.entry, |b| scfg.blocks[b].term.succs().to_vec());
+        let dfs = Dfs::new(scfg.entry, |b| scfg.blocks[b].term.succs().iter().copied());
         let preds = &work.preds;
-        let doms = Doms::new(&dfs, |b| preds.slots_into(b).to_vec());
+        let doms = Doms::new(&dfs, |b| preds.slots_into(b).iter().copied());
         (dfs, doms)
     };
     // Blocks added by this pass are dominated exactly by what dominates their anchor
