@@ -167,6 +167,13 @@ fn batch_convert(args: &Convert, out_dir: &Path, emit: &Emit<'_>) -> Result<(), 
     let ext = if args.asm { "spvasm" } else { "spv" };
     let items = batch_items(&args.inputs, ext)?;
     std::fs::create_dir_all(out_dir).map_err(|e| Failure::lib(out_dir, e))?;
+    // Every output directory made once, before the workers start (per item it was a mkdir
+    // and its stats for each file).
+    let dirs: std::collections::BTreeSet<&Path> = items.iter().filter_map(|i| i.dest.parent()).collect();
+    for d in dirs {
+        let d = out_dir.join(d);
+        std::fs::create_dir_all(&d).map_err(|e| Failure::lib(&d, e))?;
+    }
     let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
 
     let bar = indicatif::ProgressBar::new(items.len() as u64);
@@ -224,9 +231,6 @@ fn convert_item(item: &BatchItem, out_dir: &Path, emit: &Emit<'_>, asm: bool) ->
     let done = emit.translate(bytes, &crate::display_name(&item.input))?;
     let out = emit.render(&done.words, asm).map_err(|e| failed(Some(done.stage), e))?;
     let dest = out_dir.join(&item.dest);
-    if let Some(parent) = dest.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| failed(Some(done.stage), format!("{}: {e}", parent.display())))?;
-    }
     std::fs::write(&dest, out).map_err(|e| failed(Some(done.stage), format!("{}: {e}", dest.display())))?;
     Ok(done.stage)
 }

@@ -352,3 +352,78 @@ fn cycle_counter_is_monotonic() {
         assert!(t1 >= t0, "invocation {i}: {t0} then {t1}");
     }
 }
+
+/// Raw 16-bit stores (`rawBufferStore.i16`/`.f16`): pairs of halves at a word-aligned
+/// address (one plain word store), three halves at a 2-byte-aligned address whose words
+/// neighbouring invocations share (each half cleared and set atomically), and half floats
+/// (their bits, not converted), against the bytes D3D writes.
+#[test]
+fn raw_16_bit_stores_write_their_halves() {
+    let Some(mut gpu) = gpu_or_skip("raw_16_bit_stores_write_their_halves") else { return };
+    let f = gpu.info().features.clone();
+    if !(f.shader_int16 && f.shader_float16) {
+        println!("skipped: the device lacks 16-bit types");
+        return;
+    }
+    const INVOCATIONS: u32 = 64;
+    // Added to the invocation id for halves 0..3 of the aligned store (signed i16 text).
+    const ADD: [i32; 4] = [0x1111, 0x8888 - 0x10000, 0x2222, 0xf0f0 - 0x10000];
+    let body = format!(
+        "  %tid = call i32 @dx.op.threadId.i32(i32 93, i32 0)
+  %t16 = trunc i32 %tid to i16
+  %a = shl i32 %tid, 3
+  %x0 = add i16 %t16, {}
+  %x1 = add i16 %t16, {}
+  %x2 = add i16 %t16, {}
+  %x3 = add i16 %t16, {}
+  call void @dx.op.rawBufferStore.i16(i32 140, %dx.types.Handle %out, i32 %a, i32 undef, i16 %x0, i16 %x1, i16 %x2, i16 %x3, i8 15, i32 2)
+  %m6 = mul i32 %tid, 6
+  %b = add i32 %m6, 1024
+  %t3 = mul i16 %t16, 3
+  %y0 = add i16 %t3, 1
+  %y1 = add i16 %t3, 2
+  %y2 = add i16 %t3, 3
+  call void @dx.op.rawBufferStore.i16(i32 140, %dx.types.Handle %out, i32 %b, i32 undef, i16 %y0, i16 %y1, i16 %y2, i16 undef, i8 7, i32 2)
+  %m4 = shl i32 %tid, 2
+  %c = add i32 %m4, 2048
+  %h0 = uitofp i32 %tid to half
+  %h1 = fadd fast half %h0, 0xH3C00
+  call void @dx.op.rawBufferStore.f16(i32 140, %dx.types.Handle %out, i32 %c, i32 undef, half %h0, half %h1, half undef, half undef, i8 3, i32 2)
+  ret void",
+        ADD[0], ADD[1], ADD[2], ADD[3]
+    );
+    let decls = "declare i32 @dx.op.threadId.i32(i32, i32)
+declare void @dx.op.rawBufferStore.i16(i32, %dx.types.Handle, i32, i32, i16, i16, i16, i16, i8, i32)
+declare void @dx.op.rawBufferStore.f16(i32, %dx.types.Handle, i32, i32, half, half, half, half, i8, i32)";
+    let mut shell = Shell::new("cs");
+    shell.threads = [INVOCATIONS, 1, 1];
+    let text = shell.module(&body, decls);
+    let fill = 0xaaaa_aaaau32;
+    let out = run_kernel(&mut gpu, &text, vec![fill; 1024], Vec::new()).unwrap_or_else(|e| panic!("{e}"));
+    let bytes: Vec<u8> = out.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let half_at = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+    // Small integers are exact in binary16.
+    let f16_bits = |n: u32| -> u16 {
+        if n == 0 {
+            return 0;
+        }
+        let e = 31 - n.leading_zeros();
+        (((e + 15) << 10) | ((n << (10 - e)) & 0x3ff)) as u16
+    };
+    for tid in 0..INVOCATIONS {
+        let t = tid as usize;
+        for (k, add) in ADD.iter().enumerate() {
+            let want = (tid as i32 + add) as u16;
+            assert_eq!(half_at(8 * t + 2 * k), want, "aligned store, invocation {tid}, half {k}");
+        }
+        for k in 0..3 {
+            let want = (3 * tid + k as u32 + 1) as u16;
+            assert_eq!(half_at(1024 + 6 * t + 2 * k), want, "unaligned store, invocation {tid}, half {k}");
+        }
+        assert_eq!(half_at(2048 + 4 * t), f16_bits(tid), "half float 0, invocation {tid}");
+        assert_eq!(half_at(2048 + 4 * t + 2), f16_bits(tid + 1), "half float 1, invocation {tid}");
+    }
+    // Nothing past the stores was written.
+    assert!(out[(1024 + 6 * INVOCATIONS as usize).div_ceil(4)..512].iter().all(|&w| w == fill));
+    assert!(out[(2048 + 4 * INVOCATIONS as usize) / 4..].iter().all(|&w| w == fill));
+}

@@ -16,7 +16,7 @@ use crate::emit::error::{Result, TranslateError};
 use crate::emit::function::FnEmit;
 use crate::emit::interface::Num;
 use crate::emit::resources::{texel_type, ArgAt, Handle, Indexing, ResShape, ResVar, TexelKind};
-use crate::ir::TypeId;
+use crate::ir::{TypeId, Value};
 use crate::rootsig::layout::ArgStore;
 use rspirv::spirv::{Op, Scope, StorageClass, Word};
 
@@ -272,6 +272,63 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
     }
 
+    /// A 16-bit value's bits in the low half of a 32-bit word (a float is not converted;
+    /// the high half is not cleared).
+    fn half_bits(&mut self, v: Word, ty: TypeId) -> Result<Word> {
+        let u = self.cx.u32_t();
+        if self.is_float_ty(ty) {
+            let u16t = self.cx.uint(16);
+            let b = self.ids_op(Op::Bitcast, u16t, &[v])?;
+            self.ids_op(Op::UConvert, u, &[b])
+        } else {
+            self.ir_to_num(v, ty, Num::UInt)
+        }
+    }
+
+    /// Low bits known to be zero in a buffer access's byte address (operands 1 and 2:
+    /// index and offset), from the IR that computes them; 0 when unknown. The clamp to
+    /// [`FAR_ADDRESS`] keeps them (it is a multiple of 2^16).
+    fn known_address_alignment(&self, shape: ResShape, c: &Call<'_>) -> u32 {
+        let index = c.args.get(1).map_or(0, |&v| self.known_zero_bits(v, 0));
+        match shape {
+            ResShape::Words { stride: None } => index,
+            ResShape::Words { stride: Some(s) } => {
+                let base = (index + s.trailing_zeros()).min(32);
+                match c.args.get(2) {
+                    Some(&o) if !self.is_undef(o) => base.min(self.known_zero_bits(o, 0)),
+                    _ => base,
+                }
+            }
+            _ => 0,
+        }
+    }
+
+    /// How many low bits of the 32-bit integer `v` are known to be zero: constants,
+    /// shifts left by a constant, products, sums, `or` and `and`, at most 8 levels deep.
+    fn known_zero_bits(&self, v: Value, depth: u32) -> u32 {
+        use crate::ir::{BinaryOp, InstKind};
+        if let Some(k) = self.const_int(v) {
+            return (k as u32).trailing_zeros();
+        }
+        let Value::Inst(i) = v else { return 0 };
+        if depth >= 8 {
+            return 0;
+        }
+        let InstKind::Binary { op, lhs, rhs, .. } = &self.f.insts[i].kind else { return 0 };
+        let (l, r) = (*lhs, *rhs);
+        let of = |x: Value| self.known_zero_bits(x, depth + 1);
+        match op {
+            BinaryOp::Shl => match self.const_int(r) {
+                Some(n) if n < 32 => (of(l) + n as u32).min(32),
+                _ => 0,
+            },
+            BinaryOp::Mul => (of(l) + of(r)).min(32),
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Or | BinaryOp::Xor => of(l).min(of(r)),
+            BinaryOp::And => of(l).max(of(r)),
+            _ => 0,
+        }
+    }
+
     fn add_const(&mut self, a: Word, k: u32) -> Result<Word> {
         if k == 0 {
             return Ok(a);
@@ -437,11 +494,35 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let bits = self.scalar_bits(ty).unwrap_or(32);
                 let u = self.cx.u32_t();
                 let two = self.cx.const_u32(2);
-                for k in 0..4u32 {
-                    if mask & (1 << k) == 0 {
+                // Whether the address is a known multiple of 4: then 16-bit components
+                // 0-1 and 2-3 each fill one whole word.
+                let word_aligned = bits == 16 && self.known_address_alignment(rv.shape, c) >= 2;
+                let mut k = 0u32;
+                while k < 4 {
+                    let this = k;
+                    k += 1;
+                    if mask & (1 << this) == 0 {
                         continue;
                     }
-                    let v = self.arg_val(c, 3 + k as usize)?;
+                    let v = self.arg_val(c, 3 + this as usize)?;
+                    if word_aligned && this % 2 == 0 && mask & (1 << (this + 1)) != 0 {
+                        // Both halves of one word: a plain store of the pair (low half
+                        // first), no atomics: no other value shares the word.
+                        let next = self.arg_val(c, 4 + this as usize)?;
+                        let lo = self.half_bits(v, ty)?;
+                        let hi = self.half_bits(next, ty)?;
+                        let ffff = self.cx.const_u32(0xffff);
+                        let lo = self.ids_op(Op::BitwiseAnd, u, &[lo, ffff])?;
+                        let sixteen = self.cx.const_u32(16);
+                        let hi = self.ids_op(Op::ShiftLeftLogical, u, &[hi, sixteen])?;
+                        let both = self.ids_op(Op::BitwiseOr, u, &[lo, hi])?;
+                        let a = self.add_const(addr, 2 * this)?;
+                        let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
+                        self.store_word(h, word, both)?;
+                        k += 1;
+                        continue;
+                    }
+                    let k = this;
                     match bits {
                         32 => {
                             let a = self.add_const(addr, 4 * k)?;
@@ -465,14 +546,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                             // other half (maybe another thread's) is never rewritten.
                             let a = self.add_const(addr, 2 * k)?;
                             let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
-                            // The half's bits (a float is not converted).
-                            let x = if self.is_float_ty(ty) {
-                                let u16t = self.cx.uint(16);
-                                let b = self.ids_op(Op::Bitcast, u16t, &[v])?;
-                                self.ids_op(Op::UConvert, u, &[b])?
-                            } else {
-                                self.ir_to_num(v, ty, Num::UInt)?
-                            };
+                            let x = self.half_bits(v, ty)?;
                             let ffff = self.cx.const_u32(0xffff);
                             let x = self.ids_op(Op::BitwiseAnd, u, &[x, ffff])?;
                             let half = self.ids_op(Op::BitwiseAnd, u, &[a, two])?;
