@@ -403,7 +403,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let mut cols = el.cols.max(1);
         let rows = el.rows.max(1);
         let mut minus = None;
-        let placement = self.placement(&el, point).map_err(&unsupported)?;
+        let placement = self.placement(el, point).map_err(&unsupported)?;
         let builtin = match placement {
             Placement::Varying => None,
             Placement::Builtin(b) | Placement::BuiltinAndVarying(b) => Some(b),
@@ -563,7 +563,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         // Stream output: how a captured output is lowered (a split one is stored to a
         // private copy, whose pieces the copy-out writes).
         let lowering = match &iface.xfb {
-            Some(x) if kind == SigKind::Output => x.plan.lowering(&el, builtin),
+            Some(x) if kind == SigKind::Output => x.plan.lowering(el, builtin),
             _ => None,
         };
         let var_class = if lowering == Some(Lowering::Split) { StorageClass::Private } else { class };
@@ -575,7 +575,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
                 v
             }
-            None => self.varying(iface, &el, kind, point, var_class, ty, num)?,
+            None => self.varying(iface, el, kind, point, var_class, ty, num)?,
         };
         if let Some(Lowering::Whole(capture)) = lowering {
             decorate_capture(self.cx, var, &capture);
@@ -584,7 +584,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Placement::BuiltinAndVarying(_) => {
                 let s = scalar_of(self.cx, element_num);
                 let t = self.varying_type(s, el.cols.max(1), rows);
-                Some(self.varying(iface, &el, kind, point, class, t, element_num)?)
+                Some(self.varying(iface, el, kind, point, class, t, element_num)?)
             }
             _ => None,
         };

@@ -505,7 +505,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         continue;
                     }
                     let v = self.arg_val(c, 3 + this as usize)?;
-                    if word_aligned && this % 2 == 0 && mask & (1 << (this + 1)) != 0 {
+                    if word_aligned && this.is_multiple_of(2) && mask & (1 << (this + 1)) != 0 {
                         // Both halves of one word: a plain store of the pair (low half
                         // first), no atomics: no other value shares the word.
                         let next = self.arg_val(c, 4 + this as usize)?;
