@@ -265,7 +265,10 @@ impl Fn<'_> {
         if self.b.nblocks.is_none_or(|n| self.b.blocks.len() >= n) {
             return Err(malformed("terminator outside any declared block"));
         }
-        let insts = std::mem::take(&mut self.b.current);
+        // The block's list at its exact size; the working list keeps its capacity for the
+        // next block (taking it made every block grow a fresh list push by push).
+        let insts = self.b.current.to_vec();
+        self.b.current.clear();
         self.b.blocks.push(Block { name: None, insts, terminator: t });
         Ok(())
     }

@@ -43,7 +43,7 @@ impl Order {
         visited.resize(n);
         let mut post = Vec::with_capacity(graph.blocks().len());
         let mut retreating = Vec::new();
-        let mut stack: Vec<(BlockId, usize)> = Vec::new();
+        let mut stack: Vec<(BlockId, usize)> = Vec::with_capacity(n);
         let entry = graph.entry();
         visited[entry] = true;
         on_stack[entry] = true;

@@ -246,9 +246,11 @@ where
     F: FnMut(SBlock) -> I,
     I: IntoIterator<Item = SBlock>,
 {
-    let mut post: Vec<SBlock> = Vec::new();
+    // Sized for the small graphs most calls see (one allocation each instead of several
+    // regrowths); larger ones grow as before.
+    let mut post: Vec<SBlock> = Vec::with_capacity(32);
     let mut back_edges = Vec::new();
-    let mut stack: Vec<(SBlock, SmallVec<[SBlock; 4]>, usize)> = Vec::new();
+    let mut stack: Vec<(SBlock, SmallVec<[SBlock; 4]>, usize)> = Vec::with_capacity(16);
     marks[entry] = DfsMark::OnStack;
     stack.push((entry, succs(entry).into_iter().collect(), 0));
     while let Some(top) = stack.last_mut() {
