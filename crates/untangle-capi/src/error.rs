@@ -152,7 +152,8 @@ pub fn status_of(e: &Error) -> untangle_status {
             TranslateError::UnsupportedStage { .. }
             | TranslateError::UnsupportedOp { .. }
             | TranslateError::UnsupportedForm { .. }
-            | TranslateError::Unsupported { .. } => UNTANGLE_UNSUPPORTED,
+            | TranslateError::Unsupported { .. }
+            | TranslateError::VendorExtension { .. } => UNTANGLE_UNSUPPORTED,
             TranslateError::Malformed(_) | TranslateError::Invalid { .. } => UNTANGLE_MALFORMED,
             TranslateError::BindingMap(_) => UNTANGLE_BINDING_MAP,
             TranslateError::RootSignature(_) => UNTANGLE_ROOT_SIGNATURE,

@@ -57,9 +57,10 @@ fn corpus_differential() {
     }
     println!("{compared} of {} corpus shaders compared on {}", files.len(), gpu.info());
     assert!(failures.is_empty(), "unexplained mismatches: {failures:?}");
-    // Lavapipe (Mesa 22.3) runs 81: no descriptor indexing (the heap shaders), subgroups of
-    // 8 (the wave-size shaders), 32 storage buffers a stage (the largest arrays).
-    assert!(compared >= 80, "only {compared} shaders compared anything");
+    // Lavapipe (Mesa 22.3) runs 58: no descriptor indexing (the heap shaders), subgroups of
+    // 8 (the wave-size shaders), 32 storage buffers a stage (the largest arrays); the 25
+    // shaders calling AMD AGS intrinsics are typed errors (docs/dxil-semantics.md), left out.
+    assert!(compared >= 57, "only {compared} shaders compared anything");
 }
 
 /// 500 generated programs, 2 inputs each: no mismatch, and nearly every program compares

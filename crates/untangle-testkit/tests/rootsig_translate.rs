@@ -2,7 +2,8 @@
 //! geometry and pixel shader of `../shared/corpus/dxil/vkd3d-proton` (218), the four generated root signatures of
 //! `rootsig_gen` (tables; root parameters; mixed spaces with offsets; near the 64-DWORD
 //! limit), each lowered under both binding models (`heap`, `direct`) and both push-constant
-//! budgets (128 bytes, Vulkan's guarantee, and 256): the translation succeeds, the module
+//! budgets (128 bytes, Vulkan's guarantee, and 256): the translation succeeds (but for the
+//! 25 compute shaders calling AMD AGS intrinsics, typed `VendorExtension` errors), the module
 //! passes `spirv-val --target-env vulkan1.3`, and it fits the layout its report describes
 //! (`check::layout_match`: every descriptor variable at a binding of the report with the
 //! right descriptor type and count, push-constant members at the report's offsets, the
@@ -66,6 +67,7 @@ fn corpus_shaders_under_generated_root_signatures() {
     let mut passed = 0;
     let mut signatures = 0;
     let mut spilled = 0;
+    let mut vendor = 0;
     let mut failures = Vec::new();
     let models = [(BindingModel::Heap, RootDescriptors::Address), (BindingModel::Direct, RootDescriptors::Descriptor)];
     for p in &paths {
@@ -105,6 +107,11 @@ fn corpus_shaders_under_generated_root_signatures() {
                     };
                     let t = match translate_module(&loaded.module, &options) {
                         Ok(t) => t,
+                        // AMD AGS intrinsics (docs/dxil-semantics.md): refused whatever the layout.
+                        Err(untangle::Error::Translate(untangle::TranslateError::VendorExtension { .. })) => {
+                            vendor += 1;
+                            continue;
+                        }
                         Err(e) => {
                             failures.push(format!("{what}: {e}"));
                             continue;
@@ -170,8 +177,10 @@ fn corpus_shaders_under_generated_root_signatures() {
     assert!(failures.is_empty(), "{} failures", failures.len());
     assert_eq!(paths.len(), 218, "the cs/vs/hs/ds/gs/ps corpus changed");
     assert_eq!(signatures, 218 * 4);
-    assert_eq!(passed, 218 * 16);
-    assert!(spilled >= 218 * 2, "every near-limit signature spills under both models");
+    // The 25 compute shaders calling AMD AGS intrinsics are typed errors under every layout.
+    assert_eq!(vendor, 25 * 16, "AGS shaders refused");
+    assert_eq!(passed, (218 - 25) * 16);
+    assert!(spilled >= (218 - 25) * 2, "every near-limit signature spills under both models");
 }
 
 /// Every root-argument place of the report names its parameter's member: the same store

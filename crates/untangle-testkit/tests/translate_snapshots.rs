@@ -66,3 +66,32 @@ fn disassembly_snapshots() {
         insta::assert_snapshot!(format!("spirv_{name}"), body.join("\n"));
     }
 }
+
+/// The hand-written operation cases of the pixel-shader interpolation and the graphics
+/// stages' system values (`untangle_testkit::dxil_ops::cases`), snapshotted per stage.
+#[test]
+fn operation_case_snapshots() {
+    let Some(val) = find_spirv_val() else {
+        assert!(std::env::var_os("CI").is_none(), "spirv-val and spirv-dis are required under CI");
+        return;
+    };
+    if val.dis.is_none() {
+        return;
+    }
+    let cases = untangle_testkit::dxil_ops::cases::hand_written();
+    let wanted = |n: &str| n.starts_with("interpolation.") || n.starts_with("system_values.");
+    let mut seen = 0;
+    for case in cases.iter().filter(|c| wanted(&c.name)) {
+        for &profile in &case.profiles {
+            seen += 1;
+            let name = format!("{}_{profile}", case.name.replace('.', "_"));
+            let t = untangle::translate(case.module(profile).as_bytes(), &Options::default())
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            val.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{name}: {e}"));
+            let text = val.disassemble(&t.words).unwrap();
+            let body: Vec<&str> = text.lines().filter(|l| !l.starts_with(';')).collect();
+            insta::assert_snapshot!(format!("case_{name}"), body.join("\n"));
+        }
+    }
+    assert_eq!(seen, 7, "cases snapshotted");
+}

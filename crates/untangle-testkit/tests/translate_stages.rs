@@ -228,3 +228,49 @@ fn a_tess_factor_element_of_its_own_addresses_its_factor() {
         matches!(typed_error(&past), TranslateError::UnsupportedForm { message, .. } if message.contains("factors 4..5"))
     );
 }
+
+/// Pixel-shader pull-model interpolation and `attributeAtVertex` (the `interpolation.pixel`
+/// case): what DXC's validator forbids, and what Vulkan's interpolation functions do not
+/// take, are typed errors; the sample count is a specialization constant a layer can set.
+#[test]
+fn pixel_interpolation_rules() {
+    let cases = untangle_testkit::dxil_ops::cases::hand_written();
+    let ps = cases.iter().find(|c| c.name == "interpolation.pixel").expect("the case").clone();
+    let ok = untangle::translate(ps.module("ps").as_bytes(), &Options::default()).expect("the case translates");
+    // `OpDecorate %x SpecId RENDER_TARGET_SAMPLE_COUNT_SPEC_ID` (word count 4, opcode 71,
+    // decoration 1) on an `OpSpecConstant` (opcode 50) of default 1.
+    let w = &ok.words;
+    let target = (5..w.len() - 3)
+        .find(|&k| w[k] == (4 << 16 | 71) && w[k + 2] == 1 && w[k + 3] == untangle::RENDER_TARGET_SAMPLE_COUNT_SPEC_ID)
+        .map(|k| w[k + 1])
+        .expect("SpecId decoration");
+    assert!((5..w.len() - 3).any(|k| w[k] == (4 << 16 | 50) && w[k + 2] == target && w[k + 3] == 1));
+    let invalid = |c: &untangle_testkit::dxil_ops::Case, needle: &str| match untangle::translate(
+        c.module("ps").as_bytes(),
+        &Options::default(),
+    ) {
+        Err(untangle::Error::Translate(TranslateError::Invalid { message, .. })) if message.contains(needle) => {}
+        other => panic!("expected an Invalid error containing `{needle}`, got {:?}", other.map(|_| "a module")),
+    };
+    // Evaluating a nointerpolation element (TEXCOORD, element 1).
+    let mut c = ps.clone();
+    c.shell.inputs[1].interpolation = 1;
+    invalid(&c, "evaluation needs a linearly interpolated float");
+    // attributeAtVertex of a linearly interpolated element (COLOR, element 4).
+    let mut c = ps.clone();
+    c.shell.inputs[4].interpolation = 2;
+    invalid(&c, "needs nointerpolation");
+    // Evaluating SV_Position (element 0): a built-in Vulkan's functions do not take.
+    let mut c = ps.clone();
+    c.body = edit(&c.body, "(i32 89, i32 2, i32 0, i8 2)", "(i32 89, i32 0, i32 0, i8 2)");
+    match untangle::translate(c.module("ps").as_bytes(), &Options::default()) {
+        Err(untangle::Error::Translate(TranslateError::UnsupportedForm { message, .. })) => {
+            assert!(message.contains("FragCoord"), "{message}")
+        }
+        other => panic!("{:?}", other.map(|_| "a module")),
+    }
+    // A constant vertex past the triangle.
+    let mut c = ps.clone();
+    c.body = edit(&c.body, "i8 3, i8 1)", "i8 3, i8 3)");
+    invalid(&c, "vertex 3 of a triangle");
+}

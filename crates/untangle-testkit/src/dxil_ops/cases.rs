@@ -62,6 +62,8 @@ pub fn hand_written() -> Vec<Case> {
     v.extend(barriers());
     v.extend(stage_io());
     v.extend(graphics_stages());
+    v.extend(interpolation());
+    v.extend(system_values());
     v
 }
 
@@ -829,5 +831,175 @@ fn graphics_stages() -> Vec<Case> {
     ds.shell.outputs = vec![position()];
     ds.shell.patch_constants = factors();
     v.push(ds);
+    v
+}
+
+/// Pixel-shader pull-model interpolation, per-vertex attributes and render-target sample
+/// queries: every overload, constant and dynamic rows, a `loadInput` of a per-vertex element.
+fn interpolation() -> Vec<Case> {
+    let mut ps = case("interpolation.pixel", &["ps"], vec![], |b| {
+        b.declare("declare float @dx.op.evalCentroid.f32(i32, i32, i32, i8)");
+        b.declare("declare half @dx.op.evalCentroid.f16(i32, i32, i32, i8)");
+        b.declare("declare float @dx.op.evalSampleIndex.f32(i32, i32, i32, i8, i32)");
+        b.declare("declare half @dx.op.evalSampleIndex.f16(i32, i32, i32, i8, i32)");
+        b.declare("declare float @dx.op.evalSnapped.f32(i32, i32, i32, i8, i32, i32)");
+        b.declare("declare half @dx.op.evalSnapped.f16(i32, i32, i32, i8, i32, i32)");
+        b.declare("declare float @dx.op.attributeAtVertex.f32(i32, i32, i32, i8, i8)");
+        b.declare("declare half @dx.op.attributeAtVertex.f16(i32, i32, i32, i8, i8)");
+        b.declare("declare i32 @dx.op.attributeAtVertex.i32(i32, i32, i32, i8, i8)");
+        b.declare("declare i16 @dx.op.attributeAtVertex.i16(i32, i32, i32, i8, i8)");
+        b.declare("declare float @dx.op.loadInput.f32(i32, i32, i32, i8, i32)");
+        b.declare("declare i32 @dx.op.renderTargetGetSampleCount(i32)");
+        b.declare("declare %dx.types.SamplePos @dx.op.renderTargetGetSamplePosition(i32, i32)");
+        let (r, sample, ox, oy, vx) = (
+            b.input(Scalar::I32),
+            b.input(Scalar::I32),
+            b.input(Scalar::I32),
+            b.input(Scalar::I32),
+            b.input(Scalar::I32),
+        );
+        b.line(format!("%row = and i32 {r}, 1"));
+        // Element 1: TEXCOORD, 2 rows of 2, linear; 2: NORMAL, noperspective; 3: HALF, linear min16float.
+        b.line("%c0 = call float @dx.op.evalCentroid.f32(i32 89, i32 1, i32 0, i8 1)");
+        b.line("%c1 = call float @dx.op.evalCentroid.f32(i32 89, i32 2, i32 0, i8 2)");
+        b.line("%c2 = call half @dx.op.evalCentroid.f16(i32 89, i32 3, i32 0, i8 0)");
+        b.line(format!("%s0 = call float @dx.op.evalSampleIndex.f32(i32 88, i32 1, i32 %row, i8 0, i32 {sample})"));
+        b.line(format!("%s1 = call half @dx.op.evalSampleIndex.f16(i32 88, i32 3, i32 0, i8 0, i32 {sample})"));
+        b.line(format!("%o0 = call float @dx.op.evalSnapped.f32(i32 87, i32 1, i32 1, i8 1, i32 {ox}, i32 {oy})"));
+        b.line("%o1 = call float @dx.op.evalSnapped.f32(i32 87, i32 2, i32 0, i8 0, i32 -8, i32 7)");
+        b.line(format!("%o2 = call half @dx.op.evalSnapped.f16(i32 87, i32 3, i32 0, i8 0, i32 {ox}, i32 0)"));
+        for x in ["%c0", "%c1", "%s0", "%o0", "%o1"] {
+            b.output(Scalar::F32, x);
+        }
+        for x in ["%c2", "%s1", "%o2"] {
+            b.output(Scalar::F16, x);
+        }
+        // Element 4: COLOR, nointerpolation float4; 5: ID, nointerpolation uint; 6: SMALL, nointerpolation half and i16.
+        b.line("%a0 = call float @dx.op.attributeAtVertex.f32(i32 137, i32 4, i32 0, i8 3, i8 1)");
+        b.line(format!("%vtx8 = trunc i32 {vx} to i8"));
+        b.line("%a1 = call i32 @dx.op.attributeAtVertex.i32(i32 137, i32 5, i32 0, i8 0, i8 %vtx8)");
+        b.line("%a2 = call half @dx.op.attributeAtVertex.f16(i32 137, i32 6, i32 0, i8 0, i8 2)");
+        b.line("%a3 = call i16 @dx.op.attributeAtVertex.i16(i32 137, i32 7, i32 0, i8 0, i8 0)");
+        b.line("%l0 = call float @dx.op.loadInput.f32(i32 4, i32 4, i32 0, i8 2, i32 undef)");
+        b.output(Scalar::F32, "%a0");
+        b.output(Scalar::I32, "%a1");
+        b.output(Scalar::F16, "%a2");
+        b.output(Scalar::I16, "%a3");
+        b.output(Scalar::F32, "%l0");
+        b.line("%n = call i32 @dx.op.renderTargetGetSampleCount(i32 77)");
+        b.output(Scalar::I32, "%n");
+        b.line(format!("%sp = call %dx.types.SamplePos @dx.op.renderTargetGetSamplePosition(i32 76, i32 {sample})"));
+        keep(b, "%dx.types.SamplePos", "%sp", &[Scalar::F32, Scalar::F32]);
+    });
+    let with = |e: El, interpolation: u32| El { interpolation, ..e };
+    ps.shell.inputs = vec![
+        el("SV_Position", C::F32, 3, 1, 4, Some((0, 0))),
+        el("TEXCOORD", C::F32, 0, 2, 2, Some((1, 0))),
+        with(el("NORMAL", C::F32, 0, 1, 3, Some((3, 0))), 4),
+        with(el("HALF", C::F16, 0, 1, 1, Some((3, 3))), 2),
+        with(el("COLOR", C::F32, 0, 1, 4, Some((4, 0))), 1),
+        el("ID", C::U32, 0, 1, 1, Some((5, 0))),
+        with(el("SMALL", C::F16, 0, 1, 1, Some((5, 1))), 1),
+        el("SMALLI", C::I16, 0, 1, 1, Some((5, 2))),
+    ];
+    vec![ps]
+}
+
+/// System values of the graphics stages as signature elements: pixel inputs (primitive id,
+/// layer, viewport, shading rate, sample index, barycentrics, coverage-interpolated and
+/// sample-interpolated inputs), pixel outputs (stencil reference, conservative depth,
+/// coverage), pre-rasterization outputs (layer, viewport, shading rate) and
+/// `[earlydepthstencil]`.
+fn system_values() -> Vec<Case> {
+    let mut v = Vec::new();
+    let with = |e: El, interpolation: u32| El { interpolation, ..e };
+    let inputs = |b: &mut Body, n: usize| {
+        b.declare("declare i32 @dx.op.loadInput.i32(i32, i32, i32, i8, i32)");
+        b.declare("declare float @dx.op.loadInput.f32(i32, i32, i32, i8, i32)");
+        for k in 0..n {
+            b.line(format!("%in{k} = call i32 @dx.op.loadInput.i32(i32 4, i32 {k}, i32 0, i8 0, i32 undef)"));
+            b.output(Scalar::I32, &format!("%in{k}"));
+        }
+    };
+    let mut ps = case("system_values.pixel_inputs", &["ps"], vec![], |b| {
+        inputs(b, 5);
+        for c in 0..3 {
+            b.line(format!("%bary{c} = call float @dx.op.loadInput.f32(i32 4, i32 5, i32 0, i8 {c}, i32 undef)"));
+            b.line(format!("%nbary{c} = call float @dx.op.loadInput.f32(i32 4, i32 6, i32 0, i8 {c}, i32 undef)"));
+            b.output(Scalar::F32, &format!("%bary{c}"));
+            b.output(Scalar::F32, &format!("%nbary{c}"));
+        }
+        b.line("%smp = call float @dx.op.loadInput.f32(i32 4, i32 7, i32 0, i8 0, i32 undef)");
+        b.line("%cen = call float @dx.op.loadInput.f32(i32 4, i32 8, i32 0, i8 0, i32 undef)");
+        b.output(Scalar::F32, "%smp");
+        b.output(Scalar::F32, "%cen");
+    });
+    ps.shell.inputs = vec![
+        el("SV_PrimitiveID", C::U32, 10, 1, 1, None),
+        el("SV_RenderTargetArrayIndex", C::U32, 4, 1, 1, None),
+        el("SV_ViewportArrayIndex", C::U32, 5, 1, 1, None),
+        el("SV_ShadingRate", C::U32, 29, 1, 1, None),
+        el("SV_SampleIndex", C::U32, 12, 1, 1, None),
+        el("SV_Barycentrics", C::F32, 28, 1, 3, Some((0, 0))),
+        with(el("SV_Barycentrics", C::F32, 28, 1, 3, Some((1, 0))), 4),
+        with(el("SAMPLED", C::F32, 0, 1, 1, Some((2, 0))), 6),
+        with(el("CENTROID", C::F32, 0, 1, 1, Some((3, 0))), 3),
+    ];
+    v.push(ps);
+    for (name, sv, flags) in [("depth_greater_equal", 19, 0u64), ("depth_less_equal", 18, 8)] {
+        let mut ps = case(format!("system_values.pixel_outputs_{name}"), &["ps"], vec![], |b| {
+            b.declare("declare void @dx.op.storeOutput.f32(i32, i32, i32, i8, float)");
+            b.declare("declare void @dx.op.storeOutput.i32(i32, i32, i32, i8, i32)");
+            let (d, s) = (b.input(Scalar::F32), b.input(Scalar::I32));
+            b.line(format!("call void @dx.op.storeOutput.f32(i32 5, i32 0, i32 0, i8 0, float {d})"));
+            b.line(format!("call void @dx.op.storeOutput.i32(i32 5, i32 1, i32 0, i8 0, i32 {s})"));
+            b.line(format!("call void @dx.op.storeOutput.i32(i32 5, i32 2, i32 0, i8 0, i32 {s})"));
+        });
+        ps.shell.outputs = vec![
+            el(if sv == 19 { "SV_DepthGreaterEqual" } else { "SV_DepthLessEqual" }, C::F32, sv, 1, 1, None),
+            el("SV_StencilRef", C::U32, 20, 1, 1, None),
+            el("SV_Coverage", C::U32, 14, 1, 1, None),
+        ];
+        ps.shell.shader_flags = flags;
+        v.push(ps);
+    }
+    // Layer, viewport and shading rate from every pre-rasterization stage that may write
+    // them (vertex and geometry: all three; domain: layer and viewport).
+    for (profile, rate) in [("vs", true), ("gs", true), ("ds", false)] {
+        let mut c = case(format!("system_values.{profile}_outputs"), &[profile], vec![], |b| {
+            b.declare("declare void @dx.op.storeOutput.f32(i32, i32, i32, i8, float)");
+            b.declare("declare void @dx.op.storeOutput.i32(i32, i32, i32, i8, i32)");
+            let x = b.input(Scalar::I32);
+            for col in 0..4 {
+                b.line(format!("call void @dx.op.storeOutput.f32(i32 5, i32 0, i32 0, i8 {col}, float 1.0)"));
+            }
+            for k in 1..if rate { 4 } else { 3 } {
+                b.line(format!("call void @dx.op.storeOutput.i32(i32 5, i32 {k}, i32 0, i8 0, i32 {x})"));
+            }
+            if profile == "gs" {
+                b.declare("declare void @dx.op.emitStream(i32, i8)");
+                b.line("call void @dx.op.emitStream(i32 97, i8 0)");
+            }
+        });
+        let mut outputs = vec![
+            el("SV_Position", C::F32, 3, 1, 4, Some((0, 0))),
+            el("SV_RenderTargetArrayIndex", C::U32, 4, 1, 1, Some((1, 0))),
+            el("SV_ViewportArrayIndex", C::U32, 5, 1, 1, Some((1, 1))),
+        ];
+        if rate {
+            outputs.push(el("SV_ShadingRate", C::U32, 29, 1, 1, Some((1, 2))));
+        }
+        c.shell.outputs = outputs;
+        if profile != "vs" {
+            c.shell.inputs = vec![el("SV_Position", C::F32, 3, 1, 4, Some((0, 0)))];
+        }
+        if profile == "ds" {
+            c.shell.patch_constants = vec![
+                El { interpolation: 0, ..el("SV_TessFactor", C::F32, 25, 3, 1, Some((0, 3))) },
+                El { interpolation: 0, ..el("SV_InsideTessFactor", C::F32, 26, 1, 1, Some((3, 0))) },
+            ];
+        }
+        v.push(c);
+    }
     v
 }

@@ -125,6 +125,8 @@ pub struct Shell {
     pub patch_body: Option<String>,
     /// Compute: numthreads.
     pub threads: [u32; 3],
+    /// The entry's shader flags (properties tag 0) when not 0; bit 3: `[earlydepthstencil]`.
+    pub shader_flags: u64,
 }
 
 impl Shell {
@@ -241,6 +243,7 @@ impl Shell {
                     node("!{void ()* @pc, i32 3, i32 3, i32 2, i32 1, i32 3, float 6.400000e+01}".into(), &mut md);
                 node(format!("!{{i32 3, {state}}}"), &mut md)
             }
+            _ if self.shader_flags != 0 => node(format!("!{{i32 0, i64 {}}}", self.shader_flags), &mut md),
             _ => "null".to_string(),
         };
         let entry = node(format!("!{{void ()* @main, !\"main\", {sigs}, {resources}, {props}}}"), &mut md);

@@ -46,6 +46,11 @@ pub enum TranslateError {
     /// The stream-output description is invalid, or does not fit the shader.
     #[error("stream output: {0}")]
     StreamOutput(#[from] super::stream_output::StreamOutputError),
+    /// The shader calls a GPU vendor's driver-extension intrinsics (AMD AGS, NVIDIA NVAPI),
+    /// which reach DXIL as accesses to a magic UAV that only that vendor's D3D12 driver
+    /// interprets; Vulkan has no such channel.
+    #[error("{vendor} shader intrinsics: {message}")]
+    VendorExtension { vendor: &'static str, message: String },
     /// The structurized graph is inconsistent or rspirv refused a sequence (an internal bug).
     #[error("internal error: {0}")]
     Internal(String),

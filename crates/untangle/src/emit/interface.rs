@@ -237,6 +237,10 @@ pub struct StageIo {
     pub multi_stream: bool,
     /// Hull shaders: how tessellation factors are adjusted before they are stored.
     pub tess_factors: Option<TessFactorRule>,
+    /// Pixel shaders: the input elements some `attributeAtVertex` reads. They are
+    /// `PerVertexKHR` arrays of the primitive's 3 vertices (`SPV_KHR_fragment_shader_barycentric`;
+    /// `loadInput` reads vertex 0, the provoking vertex), see `crate::emit::stage::pixel`.
+    pub per_vertex_inputs: std::collections::BTreeSet<u32>,
 }
 
 /// D3D's treatment of tessellation factors that Vulkan's tessellator does not share: the
@@ -480,8 +484,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Some(BuiltIn::Position | BuiltIn::FragCoord) => num = Num::Float,
             Some(other) => return Err(TranslateError::Internal(format!("built-in {other:?} without a rule"))),
         }
+        // Pixel inputs that `attributeAtVertex` reads: one value per vertex of the triangle.
+        let per_vertex = point == SigPoint::PsIn && builtin.is_none() && iface.stage.per_vertex_inputs.contains(&id);
         // Built-ins that are one scalar per primitive are never per-vertex arrays.
-        let vertices = if point.arrayed()
+        let vertices = if per_vertex {
+            3
+        } else if point.arrayed()
             && matches!(builtin, None | Some(BuiltIn::Position | BuiltIn::ClipDistance | BuiltIn::CullDistance))
         {
             match point {
@@ -784,7 +792,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             self.cx.capability(Capability::GeometryStreams);
             self.cx.decorate(v, Decoration::Stream, &[el.output_stream.unwrap_or(0)]);
         }
-        if point == SigPoint::PsIn {
+        if point == SigPoint::PsIn && iface.stage.per_vertex_inputs.contains(&el.id) {
+            // Not interpolated: one value per vertex (no interpolation decoration allowed).
+            self.cx.extension("SPV_KHR_fragment_shader_barycentric");
+            self.cx.capability(Capability::FragmentBarycentricKHR);
+            self.cx.decorate(v, Decoration::PerVertexKHR, &[]);
+        } else if point == SigPoint::PsIn {
             if num != Num::Float {
                 self.cx.decorate(v, Decoration::Flat, &[]);
             } else {
@@ -960,6 +973,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         match vertex {
             Some(v) => Ok(Some(v)),
+            // A pixel input read per vertex: `loadInput` gives the provoking vertex's value (a
+            // `nointerpolation` input's), vertex 0 under Vulkan's first-vertex convention.
+            None if kind == SigKind::Input && self.stage() == ShaderKind::Pixel => Ok(Some(self.cx.const_u32(0))),
             None if kind == SigKind::Output && self.stage() == ShaderKind::Hull => {
                 let i = self.cx.sint(32);
                 let var = self.iface.builtin(self.cx, BuiltIn::InvocationId, StorageClass::Input, i);

@@ -33,6 +33,6 @@ mod validate;
 pub mod writer;
 
 pub use error::TranslateError;
-pub use stage::TessDomainOrigin;
+pub use stage::{TessDomainOrigin, RENDER_TARGET_SAMPLE_COUNT_SPEC_ID};
 pub use support::{stage_support, support, Family, Refusal, StageFamily, Support};
 pub use translate::{translate, translate_module, Options, Translation};

@@ -36,6 +36,8 @@ pub struct ModuleBuilder<'m> {
     /// Scalar type ids once made (0: not yet): void, bool, uint 8/16/32/64, sint 8/16/32/64,
     /// float 8(unused)/16/32/64. The writer would find them again; this skips its lookup.
     scalars: [Word; 14],
+    /// The specialization constant holding the render target's sample count, once made.
+    pub render_target_sample_count: Option<Word>,
 }
 
 /// An empty map with room for `n` entries.
@@ -78,6 +80,7 @@ impl<'m> ModuleBuilder<'m> {
             glsl: None,
             decorations: BTreeSet::new(),
             scalars: [0; 14],
+            render_target_sample_count: None,
         };
         mb.capability(Capability::Shader);
         mb

@@ -11,8 +11,7 @@
 //! 2. An operation outside the stages DXIL allows it in is refused
 //!    ([`Refusal::NotInStage`]; the stage lists are DXC's, see [`DxOp::valid_in`]).
 //! 3. Operations owned by a stage family whose lowering is somebody else's work
-//!    (pixel-interpolation operations, mesh and amplification shaders, ray tracing and ray
-//!    queries, work graphs), and the DXBC converter's private operations, are refused with
+//!    (mesh and amplification shaders, ray tracing and ray queries, work graphs), and the DXBC converter's private operations, are refused with
 //!    that reason ([`Refusal::StageFamily`], [`Refusal::DxbcConverterOnly`]).
 //! 4. A stage the translator does not handle yet refuses everything
 //!    ([`Refusal::StageNotTranslated`], from [`stage_support`]).
@@ -70,6 +69,10 @@ pub enum Family {
     /// tessellation coordinates, emits and cuts, instance and primitive ids (`stages.rs`
     /// routes them to `crates/untangle/src/emit/stage/`).
     GraphicsStages,
+    /// Pixel-shader pull-model interpolation (`evalSnapped`, `evalSampleIndex`,
+    /// `evalCentroid`), per-vertex attributes (`attributeAtVertex`) and the render target's
+    /// sample count and sample positions.
+    Interpolation,
 }
 
 impl Family {
@@ -88,6 +91,7 @@ impl Family {
             Family::Conversions => "convert.rs",
             Family::SystemValues => "system.rs",
             Family::GraphicsStages => "stages.rs",
+            Family::Interpolation => "interpolation.rs",
         }
     }
 }
@@ -95,9 +99,8 @@ impl Family {
 /// Stage families: groups of stages and operations with their own lowering work.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Serialize)]
 pub enum StageFamily {
-    /// The pixel-only interpolation and render-target queries (`evalCentroid`,
-    /// `attributeAtVertex`, `renderTargetGetSampleCount`, ...); hull, domain and geometry
-    /// shaders are translated ([`Family::GraphicsStages`]).
+    /// The graphics stages; every stage of it is translated, so only a module without a
+    /// valid shader kind is refused under it.
     Graphics,
     /// Mesh and amplification shaders.
     Mesh,
@@ -120,9 +123,7 @@ impl StageFamily {
     /// Why it is refused today.
     pub fn reason(self) -> &'static str {
         match self {
-            StageFamily::Graphics => {
-                "pixel interpolation and render-target queries are the graphics-stages work, not lowered yet"
-            }
+            StageFamily::Graphics => "a shader of no valid graphics stage (DXIL shader kind `Invalid`)",
             StageFamily::Mesh => "mesh and amplification shaders are the mesh-shading work, not lowered yet",
             StageFamily::RayTracing => {
                 "ray tracing libraries and ray queries are the ray-tracing work, not lowered yet"
@@ -285,13 +286,12 @@ fn owner(op: DxOp) -> Owner {
         | StorePatchConstant
         | OutputControlPointID
         | PrimitiveID => family(F::GraphicsStages),
-        // Pixel interpolation and render-target queries.
         EvalSnapped
         | EvalSampleIndex
         | EvalCentroid
         | AttributeAtVertex
         | RenderTargetGetSamplePosition
-        | RenderTargetGetSampleCount => stage_family(StageFamily::Graphics),
+        | RenderTargetGetSampleCount => family(F::Interpolation),
         SetMeshOutputCounts | EmitIndices | GetMeshPayload | StoreVertexOutput | StorePrimitiveOutput
         | DispatchMesh => stage_family(StageFamily::Mesh),
         InstanceID
@@ -526,7 +526,8 @@ mod tests {
         assert_eq!(support(DxOp::EmitStream, Geometry), Support::Lowered(Family::GraphicsStages));
         assert_eq!(support(DxOp::EmitStream, Hull), Support::Refused(Refusal::NotInStage));
         assert_eq!(support(DxOp::FAbs, Mesh), Support::Refused(Refusal::StageNotTranslated(StageFamily::Mesh)));
-        assert_eq!(support(DxOp::EvalCentroid, Pixel), Support::Refused(Refusal::StageFamily(StageFamily::Graphics)));
+        assert_eq!(support(DxOp::EvalCentroid, Pixel), Support::Lowered(Family::Interpolation));
+        assert_eq!(support(DxOp::EvalCentroid, Vertex), Support::Refused(Refusal::NotInStage));
         assert_eq!(support(DxOp::TempRegLoad, Compute), Support::Refused(Refusal::DxbcConverterOnly));
         assert_eq!(
             support(DxOp::RayQuery_Proceed, Compute),

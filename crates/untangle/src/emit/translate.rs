@@ -166,6 +166,9 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
     let mut iface = Interface::default();
     iface.remap = options.io_remap.clone();
     iface.stage = stage::stage_io(&sm, ep)?;
+    if sm.kind == ShaderKind::Pixel {
+        iface.stage.per_vertex_inputs = stage::pixel::per_vertex_inputs(m, func);
+    }
     iface.xfb = xfb.map(XfbState::new);
     let (fn_id, derivatives, captures) = match sm.kind {
         ShaderKind::Hull => {

@@ -1,6 +1,13 @@
 //! Handles: `createHandle` (range id), `createHandleFromBinding` (register binding, SM 6.6)
 //! and `annotateHandle` (passes its handle through). They emit nothing; the handle is
 //! recorded for the operations that use it.
+//!
+//! A handle to AMD's AGS magic UAV (`u0, space2147420894`, i.e. `0x7FFF0ADE`: how
+//! `amd_ags_shader_intrinsics_dx12.hlsl` reaches the AMD D3D12 driver) is a typed
+//! [`TranslateError::VendorExtension`] error: the intrinsics (wave and lane operations,
+//! 64-bit atomics, WMMA matrix multiplies, float8 conversions) are encoded as instruction
+//! words stored to that UAV, which only AMD's driver decodes; translated literally they
+//! would be plain stores to a buffer and compute nothing.
 
 use super::Call;
 use crate::dxil::{DxOp, ResourceClass};
@@ -10,6 +17,10 @@ use crate::emit::resources::{Handle, HeapHandle};
 use crate::ir::{ConstKind, Value};
 
 const FAMILY: &str = "handles";
+
+/// The register space of AMD AGS's magic UAV (`AmdDxExtShaderIntrinsicsUAVSlot` in
+/// `space2147420894`; the UAV is `u0` there).
+pub const AGS_MAGIC_SPACE: u32 = 0x7FFF_0ADE;
 
 fn class_of(n: u64) -> Result<ResourceClass> {
     ResourceClass::from_index(n).ok_or_else(|| TranslateError::Malformed(format!("resource class {n}")))
@@ -85,8 +96,26 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         };
         if h.heap.is_none() {
             self.check_register(c, &h)?;
+            self.refuse_vendor_uav(&h)?;
         }
         self.handles.insert(c.inst, h);
+        Ok(())
+    }
+
+    /// AMD AGS's magic UAV (see the module documentation).
+    fn refuse_vendor_uav(&self, h: &Handle) -> Result<()> {
+        let r = self.res.resource(h.class, h.id)?;
+        if h.class == ResourceClass::Uav && r.space == AGS_MAGIC_SPACE && r.lower_bound == 0 {
+            return Err(TranslateError::VendorExtension {
+                vendor: "AMD AGS",
+                message: format!(
+                    "{}u0, space{AGS_MAGIC_SPACE} is AGS's magic UAV: its stores encode driver \
+                     intrinsics (wave and lane operations, 64-bit atomics, WMMA, float8 conversions) \
+                     that only AMD's D3D12 driver decodes, and Vulkan has no channel for them",
+                    if r.name.is_empty() { String::new() } else { format!("`{}` at ", r.name) }
+                ),
+            });
+        }
         Ok(())
     }
 

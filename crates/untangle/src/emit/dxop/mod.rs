@@ -19,6 +19,7 @@ mod compute;
 mod convert;
 mod handles;
 mod integer;
+mod interpolation;
 mod io;
 mod math;
 mod stages;
@@ -55,6 +56,7 @@ pub fn emit(fe: &mut FnEmit<'_, '_>, inst: InstId, call: &DxOpCall<'_>) -> Resul
         Family::Conversions => fe.convert_op(&c).map(Some),
         Family::SystemValues => fe.system_op(&c).map(Some),
         Family::GraphicsStages => fe.stage_op(&c),
+        Family::Interpolation => fe.interpolation_op(&c),
     }
 }
 

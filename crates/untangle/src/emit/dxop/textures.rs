@@ -15,7 +15,7 @@ use crate::dxil::DxOp;
 use crate::emit::error::{Result, TranslateError};
 use crate::emit::function::FnEmit;
 use crate::emit::resources::{texel_type, ResShape, TexelKind};
-use crate::ir::Value;
+use crate::ir::{TypeId, Value};
 use rspirv::spirv::{Capability, Dim, ImageOperands, Op, Word};
 
 const FAMILY: &str = "textures";
@@ -676,9 +676,17 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let (_, img, ..) = self.image_of(c)?;
         self.cx.capability(Capability::ImageQuery);
         let u = self.cx.u32_t();
-        let b = self.cx.bool_t();
         let count = self.ids_op(Op::ImageQuerySamples, u, &[img])?;
         let index = self.arg_val(c, 1)?;
+        self.standard_sample_position(count, index, c.ty)
+    }
+
+    /// Entry `index` of D3D's standard pattern for `count` samples (both `u32` ids), as the
+    /// `SamplePos` struct `ty`: (0, 0) when `count` has no standard pattern or `index` is not
+    /// below it. Also `renderTargetGetSamplePosition`'s (`interpolation.rs`).
+    pub(super) fn standard_sample_position(&mut self, count: Word, index: Word, ty: TypeId) -> Result<Word> {
+        let u = self.cx.u32_t();
+        let b = self.cx.bool_t();
         // Valid: count is 1, 2, 4, 8 or 16 and index < count; then the entry is count - 1 + index.
         let (one, zero, sixteen) = (self.cx.const_u32(1), self.cx.const_u32(0), self.cx.const_u32(16));
         let below = self.ids_op(Op::ISub, u, &[count, one])?;
@@ -726,7 +734,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let v = self.ids_op(Op::ConvertSToF, f, &[v])?;
             comps.push(self.ids_op(Op::FMul, f, &[v, sixteenth])?);
         }
-        self.make_ret(c.ty, &comps, None)
+        self.make_ret(ty, &comps, None)
     }
 }
 

@@ -11,8 +11,10 @@
 pub(crate) mod domain;
 pub(crate) mod geometry;
 pub(crate) mod hull;
+pub(crate) mod pixel;
 
 pub use hull::TessDomainOrigin;
+pub use pixel::RENDER_TARGET_SAMPLE_COUNT_SPEC_ID;
 
 use super::error::{Result, TranslateError};
 use super::interface::StageIo;
