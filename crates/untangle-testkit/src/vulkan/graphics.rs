@@ -347,8 +347,7 @@ impl Gpu {
                 }
             }
             let mut readbacks = Vec::new();
-            for (t, size) in d.targets.iter().zip(&texel_sizes) {
-                let _ = t;
+            for size in &texel_sizes {
                 let bytes = vec![0u8; size * (d.width * d.height) as usize];
                 readbacks.push(self.host_buffer(s, &bytes, vk::BufferUsageFlags::TRANSFER_DST)?);
             }

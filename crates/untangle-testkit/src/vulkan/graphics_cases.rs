@@ -19,9 +19,12 @@
 //! | `vs_ps_varying_mixed` | `vs_varying_mixed`, `ps_varying_mixed` | flat `uint` and `float` sharing one register, `SV_VertexID`, a VS constant buffer, provoking vertex |
 //! | `vs_ps_export_coverage` | `vs_sample_mask`, `ps_export_coverage` | `SV_Coverage` output (mask 0b0101 of 4 samples), resolved to half intensity |
 //! | `vs_ps_coverage_input` | `vs_sample_mask`, `ps_atoc` | `SV_Coverage` input at 4 samples selects a constant-buffer alpha |
-//! | `vs_ps_sample_index` | `vs_sample_mask`, `ps_sample_mask` | `SV_SampleIndex` (sample-rate shading), per-sample `SV_Coverage`, `IsHelperLane` + quad reads, a structured UAV written per sample and pixel |
-//! | `tess_quad_cw` | `quad_tess_vs`, `quad_tess_hs_cw`, `quad_tess_ds`, `ps_mismatch_sv_4` | quad domain, factors from a HS constant buffer, `triangle_cw` kept by back-face culling (vkd3d-proton: drawn), patch index as `SV_PrimitiveID` |
-//! | `tess_quad_ccw` | … `quad_tess_hs_ccw` … | `triangle_ccw` is back-facing: culled under back-face culling (vkd3d-proton), so drawn here under front-face culling |
+//! | `vs_ps_sample_index` | `vs_sample_mask`, `ps_sample_mask66` | `SV_SampleIndex` (sample-rate shading), resolved |
+//! | `vs_ps_sample_coverage` | the same | per-sample `SV_Coverage`, `IsHelperLane` + quad reads, a structured UAV written per sample and pixel (known failure) |
+//! | `vs_ps_immediate_constants` | `vs_sample_mask`, `ps_immediate_constant_buffer` | static const arrays indexed by a constant-buffer value |
+//! | `vs_ps_derivatives` | `vs_sample_cmp_grad_bias`, `ps_derivative_hoisting` | fine and coarse derivatives after a divergent early return, a UAV, a link through `IoRemap` |
+//! | `tess_quad_cw` | `quad_tess_vs`, `quad_tess_hs_cw`, `quad_tess_ds`, `ps_mismatch_sv_4` | quad domain, factors from a HS constant buffer, `triangle_cw` kept by back-face culling (vkd3d-proton: drawn), patch index as `SV_PrimitiveID` (known failure) |
+//! | `tess_quad_ccw` | … `quad_tess_hs_ccw` … | `triangle_ccw` is back-facing: culled under back-face culling (vkd3d-proton), so drawn here under front-face culling (known failure) |
 //! | `tess_control_point_phase` | `quad_tess_vs`, `control_point_phase_hs`, `control_point_phase_ds`, `ps_green` | control points built by the HS from `SV_OutputControlPointID`, DS selecting one by `SV_DomainLocation` (vkd3d-proton: green screen) |
 //! | `tess_fork_phase` | `fork_phase_vs`, `fork_phase_hs`, `dcl_index_range_ds`, `ps_mismatch_sv_4` | a 1-point input patch expanded to 4 control points, patch constants (with an extra `CENTER`) |
 //! | `tess_index_range` | `dcl_index_range_vs_complex`, `dcl_index_range_hs_complex`, `dcl_index_range_ds`, `ps_green` | an input array `FROG[4]` indexed by a flat `SV_InstanceID` varying in the HS, 4 instances (vkd3d-proton: green screen) |
@@ -32,8 +35,9 @@
 //! | `gs_topology_triangle_adj` | `vs_topology`, `gs_topology_triangle_adj`, `ps_green` | triangle-with-adjacency input (6 vertices), `maxvertexcount` 3 |
 //! | `all_stages` | `vs_mismatch`, `hs_mismatch_ref`, `ds_mismatch_ref`, `gs_mismatch_ref`, `ps_mismatch_10` | vs → hs → ds → gs → ps: every tessellated vertex lands on one pixel, points are front-facing |
 //!
-//! Cases needing what the device lacks are skipped: `vs_ps_sample_index` needs quad
-//! operations in fragment shaders and sample-rate shading.
+//! Cases needing what the device lacks are skipped: the two sample-rate cases need quad
+//! operations. Known failures (translator or driver faults, [`Case::known_failure`]) are
+//! explained in `docs/graphics-runner.md`.
 
 use super::graphics::{color_texel_size, BufferBinding, Draw, StageModule, Target};
 use super::{Features, Gpu};
