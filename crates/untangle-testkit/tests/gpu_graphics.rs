@@ -100,9 +100,10 @@ fn a_wrong_expected_pixel_is_caught() {
 fn a_swapped_location_is_caught() {
     let Some(mut gpu) = gpu_or_skip("a_swapped_location_is_caught") else { return };
     let swap = IoRemap::new(|q| {
-        (q.output && q.element.semantic == "ARG" && matches!(q.element.semantic_indices.first(), Some(1 | 2))).then(
-            || IoLocation { location: if q.default.location == 2 { 3 } else { 2 }, component: q.default.component },
-        )
+        let moved =
+            IoLocation { location: if q.default.location == 2 { 3 } else { 2 }, component: q.default.component };
+        (q.output && q.element.semantic == "ARG" && matches!(q.element.semantic_indices.first(), Some(1 | 2)))
+            .then_some(moved)
     });
     let all = cases();
     for name in ["vs_ps_uint_scalar", "gs_points", "all_stages"] {
