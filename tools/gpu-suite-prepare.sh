@@ -5,10 +5,12 @@
 #   .vkrunner/  untangle-gpu built without LLVM (the device has no LLVM 14), the corpus CFG
 #               functions exported as batch modules + CFG shapes, the vkd3d-proton compute
 #               shaders for
-#               `untangle-gpu corpus-shaders` and `diff-corpus` (corpus-dxil/; ../shared is not on the
-#               device), and a copy of gpu-suite.sh.
+#               `untangle-gpu corpus-shaders` and `diff-corpus`, and the vertex, hull, domain,
+#               geometry and pixel shaders of `untangle-gpu graphics` (corpus-dxil/; ../shared
+#               is not on the device), and a copy of gpu-suite.sh.
 # Then: run `bash .vkrunner/gpu-suite.sh` on the device, carrying .gl and .vkrunner
-# (SUITE=corpus-shaders for the corpus compute shaders only, SUITE=all for both).
+# (SUITE=corpus-shaders for the corpus compute shaders only, SUITE=graphics for the graphics
+# pipelines, SUITE=device for those and the differential runs, SUITE=all for everything).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 common=$(git rev-parse --git-common-dir)
@@ -35,4 +37,6 @@ strip .vkrunner/untangle-gpu
 cp tools/gpu-suite.sh .vkrunner/gpu-suite.sh
 mkdir -p .vkrunner/corpus-dxil
 cp ../shared/corpus/dxil/vkd3d-proton/*.cs_6_*.dxil .vkrunner/corpus-dxil/
+# The graphics pipelines' stages (vkd3d-proton vs/hs/ds/gs/ps shaders).
+cp ../shared/corpus/dxil/vkd3d-proton/*.[vhdgp]s_6_*.dxil .vkrunner/corpus-dxil/
 du -sh .gl .vkrunner

@@ -12,7 +12,10 @@ for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig;
 # budgets of 128 and 256 bytes); SUITE=diff runs `untangle-gpu diff-corpus` (every corpus
 # compute shader against the DXIL interpreter, SEEDS (20) random inputs each), `diff-gen`
 # (DIFF_GEN (10000) generated programs, 4 inputs each) and both again under each deliberately
-# broken lowering (`--sabotage`, which must fail them); SUITE=all runs everything.
+# broken lowering (`--sabotage`, which must fail them); SUITE=graphics runs `untangle-gpu
+# graphics` (the vkd3d-proton graphics pipelines with expected pixels, from
+# .vkrunner/corpus-dxil: a pass/fail/skip/known-failure table, docs/graphics-runner.md);
+# SUITE=device runs corpus-shaders, diff and graphics; SUITE=all runs everything.
 set -uo pipefail
 R=.vkrunner
 nvidia-smi -L 2>/dev/null || true
@@ -25,8 +28,15 @@ threads=$(nproc)
 start=$(date +%s)
 suite=${SUITE:-traces}
 # SUITE=device: corpus shaders and differential runs, no random traces.
-[ "$suite" = device ] && { SUITE_DIFF=1; SUITE_SHADERS=1; }
+[ "$suite" = device ] && { SUITE_DIFF=1; SUITE_SHADERS=1; SUITE_GRAPHICS=1; }
 crc=0
+if [ "$suite" = graphics ] || [ "$suite" = all ] || [ -n "${SUITE_GRAPHICS:-}" ]; then
+  "$R/untangle-gpu" graphics --corpus "$R/corpus-dxil" 2>&1 | tee "${OUT:-/tmp}/gpu-graphics.log"
+  xrc=${PIPESTATUS[0]}
+  echo "graphics: exit $xrc after $(( $(date +%s) - start )) s"
+  if [ "$suite" = graphics ]; then exit "$xrc"; fi
+  crc=$xrc
+fi
 if [ "$suite" = diff ] || [ "$suite" = all ] || [ -n "${SUITE_DIFF:-}" ]; then
   "$R/untangle-gpu" diff-corpus --corpus "$R/corpus-dxil" --seeds "${SEEDS:-20}" 2>&1 | tee "${OUT:-/tmp}/gpu-diff-corpus.log"
   drc=${PIPESTATUS[0]}
@@ -45,7 +55,7 @@ if [ "$suite" = diff ] || [ "$suite" = all ] || [ -n "${SUITE_DIFF:-}" ]; then
     { [ "$src" = 1 ] && [ "$sgc" = 1 ]; } || drc=1
   done
   if [ "$suite" = diff ]; then exit "$drc"; fi
-  crc=$drc
+  [ "$crc" = 0 ] && crc=$drc
 fi
 if [ "$suite" = corpus-shaders ] || [ "$suite" = all ] || [ -n "${SUITE_SHADERS:-}" ]; then
   "$R/untangle-gpu" corpus-shaders --root-signatures --corpus "$R/corpus-dxil" --timeout-ms 20000 2>&1 | tee "${OUT:-/tmp}/gpu-corpus-shaders.log"

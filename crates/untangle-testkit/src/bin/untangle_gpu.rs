@@ -6,6 +6,7 @@
 //!                  [--gpus G] [--progress EVERY] [--out-of-line-helpers]
 //! untangle-gpu export --corpus DIR --out DIR
 //! untangle-gpu corpus-shaders [--corpus DIR] [--timeout-ms MS] [--root-signatures]
+//! untangle-gpu graphics [--corpus DIR]
 //! ```
 //!
 //! `run` builds N random CFGs (`fuzzing::structured_gen`, seeds S..S+N, size classes as
@@ -27,6 +28,11 @@
 //! `heap` binding models, each with push-constant budgets of 128 and 256 bytes (under 128
 //! the near-limit signatures spill to the root argument buffer), bound from the layout
 //! report (`untangle_testkit::vulkan::root_placement`); exits 1 if a case fails.
+//!
+//! `graphics` runs every graphics pipeline of `untangle_testkit::vulkan::graphics_cases`
+//! (vkd3d-proton vs/hs/ds/gs/ps shaders translated one at a time, drawn offscreen, pixels
+//! compared with expectations derived from the shaders; `--corpus` as for `corpus-shaders`)
+//! and prints a pass/fail/skip table; exits 1 if a pipeline fails (docs/graphics-runner.md).
 //!
 //! `diff-corpus [--corpus DIR] [--seeds N]` runs every corpus compute shader differentially
 //! (`untangle_testkit::difftest`): the DXIL interpreter against the translated SPIR-V on
@@ -671,6 +677,45 @@ fn diff_reduce(a: &Args) -> Result<bool, String> {
     }
 }
 
+/// `graphics`: every corpus graphics pipeline on the device, a table, totals.
+fn graphics(a: &Args) -> Result<bool, String> {
+    use untangle_testkit::vulkan::graphics_cases::{cases, run_case, Outcome, Tweak};
+    let dir = a.corpus.clone().unwrap_or_else(|| PathBuf::from("../shared/corpus/dxil/vkd3d-proton"));
+    let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
+    println!("Vulkan: {}", gpu.info());
+    let start = std::time::Instant::now();
+    let (mut passed, mut skipped, mut known, mut failed) = (0, 0, 0, 0);
+    println!("| pipeline | stages | checks | result |");
+    println!("| --- | --- | --- | --- |");
+    for case in cases() {
+        let r = run_case(&mut gpu, &case, &dir, &Tweak::default());
+        let result = match &r.outcome {
+            Outcome::Pass => {
+                passed += 1;
+                "pass".to_string()
+            }
+            Outcome::Skipped(why) => {
+                skipped += 1;
+                format!("skip: {why}")
+            }
+            Outcome::KnownFailure(e) => {
+                known += 1;
+                format!("known failure: {e}")
+            }
+            Outcome::Fail(e) => {
+                failed += 1;
+                format!("FAIL: {e}")
+            }
+        };
+        println!("| {} | {} | {} | {result} |", r.name, r.stages, case.checks);
+    }
+    println!(
+        "graphics: {passed} passed, {skipped} skipped, {known} known failures, {failed} failed; wall {:.2?}",
+        start.elapsed()
+    );
+    Ok(failed == 0)
+}
+
 fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(a) => a,
@@ -687,13 +732,14 @@ fn main() -> ExitCode {
         }),
         "hang-selftest" => hang_selftest(&args),
         "corpus-shaders" => corpus_shaders(&args),
+        "graphics" => graphics(&args),
         "diff-corpus" => diff_corpus(&args),
         "diff-gen" => diff_gen(&args),
         "pipeline-times" => pipeline_times(&args),
         "diff-show" => diff_show(&args),
         "diff-reduce" => diff_reduce(&args),
         other => Err(format!(
-            "unknown command {other:?} (run, export, hang-selftest, corpus-shaders, diff-corpus, diff-gen, diff-show, diff-reduce, pipeline-times)"
+            "unknown command {other:?} (run, export, hang-selftest, corpus-shaders, graphics, diff-corpus, diff-gen, diff-show, diff-reduce, pipeline-times)"
         )),
     };
     match result {

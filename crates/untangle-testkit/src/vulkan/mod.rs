@@ -25,7 +25,9 @@
 //!   atomics, storage images without format, subgroup size and operations) so callers
 //!   can skip what a device cannot run. The instance asks for Vulkan 1.3 where the loader
 //!   has it (the translator emits SPIR-V 1.6).
-//! * Corpus cases: [`corpus`] runs vkd3d-proton compute shaders with known answers.
+//! * Corpus cases: [`corpus`] runs vkd3d-proton compute shaders with known answers;
+//!   [`graphics`] draws with translated graphics stages and [`graphics_cases`] checks
+//!   vkd3d-proton graphics pipelines' pixels.
 //! * Timeout: each dispatch waits on its fence at most [`Dispatch::timeout`]. A dispatch
 //!   that does not finish in time is [`VkError::Timeout`], a hang reported, never a stuck
 //!   caller. The device may still be running the shader then, so the [`Gpu`] is poisoned:
@@ -39,6 +41,8 @@
 //! all of a dispatch's objects in [`Scratch`] and destroying them after its fence.
 
 pub mod corpus;
+pub mod graphics;
+pub mod graphics_cases;
 pub mod pipeline_times;
 pub mod root_placement;
 pub mod suite;
@@ -579,9 +583,12 @@ impl Gpu {
         }
         // SAFETY: `physical` came from this instance.
         let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
+        // A family with graphics and compute where there is one (the graphics runner draws
+        // on the same queue), else any compute family.
         let family = families
             .iter()
-            .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
+            .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE | vk::QueueFlags::GRAPHICS))
+            .or_else(|| families.iter().position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE)))
             .ok_or_else(|| VkError::NoDevice(format!(": {info} has no compute queue")))? as u32;
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&priorities)];

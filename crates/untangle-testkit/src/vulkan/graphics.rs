@@ -1,0 +1,551 @@
+//! A minimal Vulkan graphics runner: one pipeline built from translated stages (vertex,
+//! optional tessellation control + evaluation, optional geometry, fragment), one draw into
+//! offscreen colour attachments, everything read back. The corpus cases with expected
+//! pixels are in [`super::graphics_cases`].
+//!
+//! * The draw follows D3D12's conventions as a translation layer sets them up: the viewport
+//!   is flipped (negative height, `VK_KHR_maintenance1`, core in 1.1) so that framebuffer
+//!   coordinates are D3D's screen coordinates (y down from the top-left) while clip space
+//!   keeps D3D's y-up; `FrontCounterClockwise = FALSE` becomes `VK_FRONT_FACE_CLOCKWISE`;
+//!   no tessellation domain origin is chained (`UPPER_LEFT`, the translator's default,
+//!   `docs/stage-interfaces.md`).
+//! * Attachments: one colour attachment per [`Target`] (its format and clear value, raw
+//!   bits), rendered with dynamic rendering (Vulkan 1.3). With more than one sample each is
+//!   multisampled and resolved into a single-sample image by the rendering pass itself
+//!   (average for float formats, sample 0 for integer ones). Each single-sample image is
+//!   copied to a host buffer and returned as bytes.
+//! * Vertex input: at most one binding of `vec4` positions (location 0, stride 16,
+//!   `R32G32B32A32_SFLOAT`, D3D's `POSITION` at register 0); draws without vertex buffers
+//!   are allowed (shaders that build positions from `SV_VertexID`).
+//! * Resources: uniform and storage buffers at given (set, binding), visible to every
+//!   graphics stage; storage buffers are read back.
+//! * Cost: every draw creates and destroys all of its objects (pipeline included): it is a
+//!   checker, not a renderer. Waits on a fence at most [`Draw::timeout`]; a timeout poisons
+//!   the [`Gpu`] as a compute dispatch does.
+
+use super::{vkr, Gpu, HostBuffer, Scratch, VkError};
+use ash::vk;
+use std::ffi::CString;
+use std::time::Duration;
+
+/// One colour attachment: its format and clear value (raw 32-bit words, also for float
+/// formats).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub format: vk::Format,
+    pub clear: [u32; 4],
+}
+
+/// One stage's module.
+#[derive(Clone, Debug)]
+pub struct StageModule {
+    pub stage: vk::ShaderStageFlags,
+    pub words: Vec<u32>,
+    pub entry: String,
+}
+
+/// A buffer bound at (set, binding).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferBinding {
+    pub set: u32,
+    pub binding: u32,
+    pub storage: bool,
+    pub bytes: Vec<u8>,
+}
+
+/// Everything one draw needs.
+#[derive(Clone, Debug)]
+pub struct Draw {
+    pub stages: Vec<StageModule>,
+    pub width: u32,
+    pub height: u32,
+    pub samples: vk::SampleCountFlags,
+    /// Run the fragment shader once per sample (`minSampleShading` 1).
+    pub sample_shading: bool,
+    pub targets: Vec<Target>,
+    /// `vec4` positions for vertex attribute location 0; empty: no vertex buffer.
+    pub positions: Vec<[f32; 4]>,
+    pub vertex_count: u32,
+    pub instance_count: u32,
+    pub topology: vk::PrimitiveTopology,
+    /// Control points per patch (with `PATCH_LIST`).
+    pub patch_control_points: u32,
+    pub cull: vk::CullModeFlags,
+    pub buffers: Vec<BufferBinding>,
+    pub timeout: Duration,
+}
+
+impl Default for Draw {
+    fn default() -> Self {
+        Draw {
+            stages: Vec::new(),
+            width: 8,
+            height: 8,
+            samples: vk::SampleCountFlags::TYPE_1,
+            sample_shading: false,
+            targets: Vec::new(),
+            positions: Vec::new(),
+            vertex_count: 0,
+            instance_count: 1,
+            topology: vk::PrimitiveTopology::TRIANGLE_LIST,
+            patch_control_points: 0,
+            cull: vk::CullModeFlags::NONE,
+            buffers: Vec::new(),
+            timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// What a draw left: each target's texels (row-major, tightly packed, single-sample) and
+/// each storage buffer's bytes (in [`Draw::buffers`] order, uniform buffers skipped).
+#[derive(Clone, Debug, Default)]
+pub struct DrawResult {
+    pub targets: Vec<Vec<u8>>,
+    pub storage: Vec<Vec<u8>>,
+}
+
+/// Bytes per texel of the colour formats the runner supports.
+pub fn color_texel_size(f: vk::Format) -> Option<usize> {
+    Some(match f {
+        vk::Format::R32_SFLOAT | vk::Format::R32_UINT => 4,
+        vk::Format::R32G32_SFLOAT | vk::Format::R32G32_UINT => 8,
+        vk::Format::R32G32B32A32_SFLOAT | vk::Format::R32G32B32A32_UINT => 16,
+        _ => return None,
+    })
+}
+
+fn is_integer(f: vk::Format) -> bool {
+    matches!(f, vk::Format::R32_UINT | vk::Format::R32G32_UINT | vk::Format::R32G32B32A32_UINT)
+}
+
+impl Gpu {
+    /// Builds the pipeline, draws once, reads every target and storage buffer back.
+    pub fn draw(&mut self, d: &Draw) -> Result<DrawResult, VkError> {
+        if self.poisoned {
+            return Err(VkError::Poisoned);
+        }
+        let mut scratch = Scratch::default();
+        let result = self.draw_in(d, &mut scratch);
+        if self.poisoned {
+            std::mem::forget(scratch);
+        } else {
+            // SAFETY: the fence signalled (or nothing was submitted): nothing is in use.
+            unsafe { scratch.destroy(&self.device) };
+        }
+        result
+    }
+
+    /// A device-local image with one mip level and layer, bound, with a view.
+    ///
+    /// SAFETY: `s` belongs to this device.
+    unsafe fn attachment(
+        &self,
+        s: &mut Scratch,
+        format: vk::Format,
+        extent: vk::Extent3D,
+        samples: vk::SampleCountFlags,
+        usage: vk::ImageUsageFlags,
+    ) -> Result<(vk::Image, vk::ImageView), VkError> {
+        let dev = &self.device;
+        let info = vk::ImageCreateInfo::default()
+            .image_type(vk::ImageType::TYPE_2D)
+            .format(format)
+            .extent(extent)
+            .mip_levels(1)
+            .array_layers(1)
+            .samples(samples)
+            .tiling(vk::ImageTiling::OPTIMAL)
+            .usage(usage)
+            .initial_layout(vk::ImageLayout::UNDEFINED);
+        let image = dev.create_image(&info, None).map_err(vkr("vkCreateImage"))?;
+        s.images.push(image);
+        let req = dev.get_image_memory_requirements(image);
+        let alloc = vk::MemoryAllocateInfo::default()
+            .allocation_size(req.size)
+            .memory_type_index(self.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL)?);
+        let mem = dev.allocate_memory(&alloc, None).map_err(vkr("vkAllocateMemory"))?;
+        s.memories.push(mem);
+        dev.bind_image_memory(image, mem, 0).map_err(vkr("vkBindImageMemory"))?;
+        let view_info = vk::ImageViewCreateInfo::default()
+            .image(image)
+            .view_type(vk::ImageViewType::TYPE_2D)
+            .format(format)
+            .subresource_range(color_range());
+        let view = dev.create_image_view(&view_info, None).map_err(vkr("vkCreateImageView"))?;
+        s.image_views.push(view);
+        Ok((image, view))
+    }
+
+    fn draw_in(&mut self, d: &Draw, s: &mut Scratch) -> Result<DrawResult, VkError> {
+        let dev = self.device.clone();
+        if d.targets.is_empty() || d.width == 0 || d.height == 0 {
+            return Err(VkError::BadLayout("a draw needs a target and a non-empty extent".into()));
+        }
+        let mut texel_sizes = Vec::new();
+        for t in &d.targets {
+            texel_sizes.push(
+                color_texel_size(t.format)
+                    .ok_or_else(|| VkError::BadLayout(format!("colour format {:?} unsupported", t.format)))?,
+            );
+        }
+        let entries: Vec<CString> = d
+            .stages
+            .iter()
+            .map(|m| CString::new(m.entry.clone()))
+            .collect::<Result<_, _>>()
+            .map_err(|_| VkError::BadLayout("entry point name contains NUL".into()))?;
+        let multisampled = d.samples != vk::SampleCountFlags::TYPE_1;
+        let extent = vk::Extent3D { width: d.width, height: d.height, depth: 1 };
+        // SAFETY (this block): create infos and their arrays outlive each call; every object
+        // is recorded in `s` for destruction.
+        unsafe {
+            // Descriptor sets: one layout per set 0..=max.
+            let highest = d.buffers.iter().map(|b| b.set + 1).max().unwrap_or(0);
+            let mut set_layouts = Vec::new();
+            for set in 0..highest {
+                let bindings: Vec<vk::DescriptorSetLayoutBinding> = d
+                    .buffers
+                    .iter()
+                    .filter(|b| b.set == set)
+                    .map(|b| {
+                        vk::DescriptorSetLayoutBinding::default()
+                            .binding(b.binding)
+                            .descriptor_type(buffer_type(b))
+                            .descriptor_count(1)
+                            .stage_flags(vk::ShaderStageFlags::ALL_GRAPHICS)
+                    })
+                    .collect();
+                let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+                let l = dev.create_descriptor_set_layout(&info, None).map_err(vkr("vkCreateDescriptorSetLayout"))?;
+                s.set_layouts.push(l);
+                set_layouts.push(l);
+            }
+            let layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+            let layout = dev.create_pipeline_layout(&layout_info, None).map_err(vkr("vkCreatePipelineLayout"))?;
+            s.layouts.push(layout);
+            let mut buffers = Vec::new();
+            for b in &d.buffers {
+                let usage =
+                    if b.storage { vk::BufferUsageFlags::STORAGE_BUFFER } else { vk::BufferUsageFlags::UNIFORM_BUFFER };
+                let mut bytes = b.bytes.clone();
+                bytes.resize(bytes.len().max(16).next_multiple_of(16), 0);
+                buffers.push(self.host_buffer(s, &bytes, usage)?);
+            }
+            let mut sets = Vec::new();
+            if highest > 0 {
+                let sizes = [
+                    vk::DescriptorPoolSize::default().ty(vk::DescriptorType::UNIFORM_BUFFER).descriptor_count(16),
+                    vk::DescriptorPoolSize::default().ty(vk::DescriptorType::STORAGE_BUFFER).descriptor_count(16),
+                ];
+                let info = vk::DescriptorPoolCreateInfo::default().max_sets(highest).pool_sizes(&sizes);
+                let pool = dev.create_descriptor_pool(&info, None).map_err(vkr("vkCreateDescriptorPool"))?;
+                s.descriptor_pools.push(pool);
+                let alloc = vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&set_layouts);
+                sets = dev.allocate_descriptor_sets(&alloc).map_err(vkr("vkAllocateDescriptorSets"))?;
+                let infos: Vec<[vk::DescriptorBufferInfo; 1]> = buffers
+                    .iter()
+                    .map(|hb| [vk::DescriptorBufferInfo::default().buffer(hb.buffer).range(vk::WHOLE_SIZE)])
+                    .collect();
+                let writes: Vec<vk::WriteDescriptorSet> = d
+                    .buffers
+                    .iter()
+                    .zip(&infos)
+                    .map(|(b, info)| {
+                        vk::WriteDescriptorSet::default()
+                            .dst_set(sets[b.set as usize])
+                            .dst_binding(b.binding)
+                            .descriptor_type(buffer_type(b))
+                            .buffer_info(info)
+                    })
+                    .collect();
+                dev.update_descriptor_sets(&writes, &[]);
+            }
+
+            // Shader modules and the pipeline.
+            let mut stages = Vec::new();
+            for (m, entry) in d.stages.iter().zip(&entries) {
+                let info = vk::ShaderModuleCreateInfo::default().code(&m.words);
+                let module = dev.create_shader_module(&info, None).map_err(vkr("vkCreateShaderModule"))?;
+                s.modules.push(module);
+                stages.push(vk::PipelineShaderStageCreateInfo::default().stage(m.stage).module(module).name(entry));
+            }
+            let vertex_bindings = [vk::VertexInputBindingDescription::default().binding(0).stride(16)];
+            let vertex_attributes = [vk::VertexInputAttributeDescription::default()
+                .location(0)
+                .binding(0)
+                .format(vk::Format::R32G32B32A32_SFLOAT)];
+            let mut vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
+            if !d.positions.is_empty() {
+                vertex_input = vertex_input
+                    .vertex_binding_descriptions(&vertex_bindings)
+                    .vertex_attribute_descriptions(&vertex_attributes);
+            }
+            let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(d.topology);
+            let tessellation =
+                vk::PipelineTessellationStateCreateInfo::default().patch_control_points(d.patch_control_points);
+            let viewport = vk::PipelineViewportStateCreateInfo::default().viewport_count(1).scissor_count(1);
+            let raster = vk::PipelineRasterizationStateCreateInfo::default()
+                .polygon_mode(vk::PolygonMode::FILL)
+                .cull_mode(d.cull)
+                .front_face(vk::FrontFace::CLOCKWISE)
+                .line_width(1.0);
+            let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+                .rasterization_samples(d.samples)
+                .sample_shading_enable(d.sample_shading)
+                .min_sample_shading(if d.sample_shading { 1.0 } else { 0.0 });
+            let depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default();
+            let blend: Vec<vk::PipelineColorBlendAttachmentState> = d
+                .targets
+                .iter()
+                .map(|_| {
+                    vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA)
+                })
+                .collect();
+            let blend_state = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend);
+            let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+            let dynamic_state = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
+            let formats: Vec<vk::Format> = d.targets.iter().map(|t| t.format).collect();
+            let mut rendering = vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+            let mut info = vk::GraphicsPipelineCreateInfo::default()
+                .stages(&stages)
+                .vertex_input_state(&vertex_input)
+                .input_assembly_state(&assembly)
+                .viewport_state(&viewport)
+                .rasterization_state(&raster)
+                .multisample_state(&multisample)
+                .depth_stencil_state(&depth_stencil)
+                .color_blend_state(&blend_state)
+                .dynamic_state(&dynamic_state)
+                .layout(layout)
+                .push_next(&mut rendering);
+            if d.topology == vk::PrimitiveTopology::PATCH_LIST {
+                info = info.tessellation_state(&tessellation);
+            }
+            let pipeline = match dev.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) {
+                Ok(p) => p[0],
+                Err((p, e)) => {
+                    s.pipelines.extend(p.into_iter().filter(|p| *p != vk::Pipeline::null()));
+                    return Err(VkError::Vk { call: "vkCreateGraphicsPipelines", result: e });
+                }
+            };
+            s.pipelines.push(pipeline);
+
+            // Attachments: (rendered image, its view, resolve image and view if multisampled).
+            let usage_single = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC;
+            let mut rendered = Vec::new();
+            let mut readable = Vec::new();
+            for t in &d.targets {
+                if multisampled {
+                    let ms = self.attachment(s, t.format, extent, d.samples, vk::ImageUsageFlags::COLOR_ATTACHMENT)?;
+                    let single = self.attachment(s, t.format, extent, vk::SampleCountFlags::TYPE_1, usage_single)?;
+                    rendered.push((ms.0, ms.1, Some(single)));
+                    readable.push(single.0);
+                } else {
+                    let single = self.attachment(s, t.format, extent, vk::SampleCountFlags::TYPE_1, usage_single)?;
+                    rendered.push((single.0, single.1, None));
+                    readable.push(single.0);
+                }
+            }
+            let mut readbacks = Vec::new();
+            for size in &texel_sizes {
+                let bytes = vec![0u8; size * (d.width * d.height) as usize];
+                readbacks.push(self.host_buffer(s, &bytes, vk::BufferUsageFlags::TRANSFER_DST)?);
+            }
+            let vertex_buffer = if d.positions.is_empty() {
+                None
+            } else {
+                let bytes: Vec<u8> = d.positions.iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
+                Some(self.host_buffer(s, &bytes, vk::BufferUsageFlags::VERTEX_BUFFER)?)
+            };
+
+            // Commands.
+            let alloc = vk::CommandBufferAllocateInfo::default()
+                .command_pool(self.pool)
+                .level(vk::CommandBufferLevel::PRIMARY)
+                .command_buffer_count(1);
+            let cb = dev.allocate_command_buffers(&alloc).map_err(vkr("vkAllocateCommandBuffers"))?[0];
+            s.command_buffers.push((self.pool, cb));
+            let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            dev.begin_command_buffer(cb, &begin).map_err(vkr("vkBeginCommandBuffer"))?;
+            let all_images: Vec<vk::Image> =
+                rendered.iter().flat_map(|(i, _, r)| std::iter::once(*i).chain(r.map(|r| r.0))).collect();
+            let to_attachment: Vec<vk::ImageMemoryBarrier> = all_images
+                .iter()
+                .map(|&image| {
+                    vk::ImageMemoryBarrier::default()
+                        .image(image)
+                        .subresource_range(color_range())
+                        .old_layout(vk::ImageLayout::UNDEFINED)
+                        .new_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                        .dst_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
+                        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                })
+                .collect();
+            dev.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::TOP_OF_PIPE,
+                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &to_attachment,
+            );
+            let color_attachments: Vec<vk::RenderingAttachmentInfo> = rendered
+                .iter()
+                .zip(&d.targets)
+                .map(|((_, view, resolve), t)| {
+                    let mut a = vk::RenderingAttachmentInfo::default()
+                        .image_view(*view)
+                        .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                        .load_op(vk::AttachmentLoadOp::CLEAR)
+                        .store_op(vk::AttachmentStoreOp::STORE)
+                        .clear_value(vk::ClearValue { color: vk::ClearColorValue { uint32: t.clear } });
+                    if let Some((_, resolve_view)) = resolve {
+                        a = a
+                            .resolve_mode(if is_integer(t.format) {
+                                vk::ResolveModeFlags::SAMPLE_ZERO
+                            } else {
+                                vk::ResolveModeFlags::AVERAGE
+                            })
+                            .resolve_image_view(*resolve_view)
+                            .resolve_image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL);
+                    }
+                    a
+                })
+                .collect();
+            let area = vk::Rect2D {
+                offset: vk::Offset2D::default(),
+                extent: vk::Extent2D { width: d.width, height: d.height },
+            };
+            let rendering_info =
+                vk::RenderingInfo::default().render_area(area).layer_count(1).color_attachments(&color_attachments);
+            dev.cmd_begin_rendering(cb, &rendering_info);
+            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+            if !sets.is_empty() {
+                dev.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::GRAPHICS, layout, 0, &sets, &[]);
+            }
+            // D3D's viewport, flipped: framebuffer y runs down as D3D's screen y does.
+            let vp = vk::Viewport {
+                x: 0.0,
+                y: d.height as f32,
+                width: d.width as f32,
+                height: -(d.height as f32),
+                min_depth: 0.0,
+                max_depth: 1.0,
+            };
+            dev.cmd_set_viewport(cb, 0, &[vp]);
+            dev.cmd_set_scissor(cb, 0, &[area]);
+            if let Some(vb) = &vertex_buffer {
+                dev.cmd_bind_vertex_buffers(cb, 0, &[vb.buffer], &[0]);
+            }
+            dev.cmd_draw(cb, d.vertex_count, d.instance_count, 0, 0);
+            dev.cmd_end_rendering(cb);
+            let to_transfer: Vec<vk::ImageMemoryBarrier> = readable
+                .iter()
+                .map(|&image| {
+                    vk::ImageMemoryBarrier::default()
+                        .image(image)
+                        .subresource_range(color_range())
+                        .old_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                        .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+                        .src_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
+                        .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
+                        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                })
+                .collect();
+            dev.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &to_transfer,
+            );
+            for (&image, hb) in readable.iter().zip(&readbacks) {
+                let region = vk::BufferImageCopy::default()
+                    .image_subresource(
+                        vk::ImageSubresourceLayers::default().aspect_mask(vk::ImageAspectFlags::COLOR).layer_count(1),
+                    )
+                    .image_extent(extent);
+                dev.cmd_copy_image_to_buffer(cb, image, vk::ImageLayout::TRANSFER_SRC_OPTIMAL, hb.buffer, &[region]);
+            }
+            let barrier = [vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
+                .dst_access_mask(vk::AccessFlags::HOST_READ)];
+            dev.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::ALL_GRAPHICS | vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &barrier,
+                &[],
+                &[],
+            );
+            dev.end_command_buffer(cb).map_err(vkr("vkEndCommandBuffer"))?;
+            self.submit_and_wait(s, cb, d.timeout, "draw")?;
+            let read = |hb: &HostBuffer| std::slice::from_raw_parts(hb.ptr, hb.len).to_vec();
+            let targets = readbacks.iter().map(read).collect();
+            let storage = d.buffers.iter().zip(&buffers).filter(|(b, _)| b.storage).map(|(b, hb)| {
+                let mut v = read(hb);
+                v.truncate(b.bytes.len());
+                v
+            });
+            Ok(DrawResult { targets, storage: storage.collect() })
+        }
+    }
+
+    /// Submits `cb` and waits for it at most `timeout`; a timeout or a lost device poisons
+    /// the runner.
+    ///
+    /// SAFETY: `cb` was recorded on this device and `s` belongs to it.
+    unsafe fn submit_and_wait(
+        &mut self,
+        s: &mut Scratch,
+        cb: vk::CommandBuffer,
+        timeout: Duration,
+        what: &str,
+    ) -> Result<(), VkError> {
+        let dev = &self.device;
+        let fence = dev.create_fence(&vk::FenceCreateInfo::default(), None).map_err(vkr("vkCreateFence"))?;
+        s.fences.push(fence);
+        let cbs = [cb];
+        let submit = [vk::SubmitInfo::default().command_buffers(&cbs)];
+        dev.queue_submit(self.queue, &submit, fence).map_err(|e| {
+            if e == vk::Result::ERROR_DEVICE_LOST {
+                self.poisoned = true;
+            }
+            VkError::Vk { call: "vkQueueSubmit", result: e }
+        })?;
+        let nanos = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+        match dev.wait_for_fences(&[fence], true, nanos) {
+            Ok(()) => Ok(()),
+            Err(vk::Result::TIMEOUT) => {
+                self.poisoned = true;
+                Err(VkError::Timeout { entry: what.to_string(), timeout })
+            }
+            Err(vk::Result::ERROR_DEVICE_LOST) => {
+                self.poisoned = true;
+                Err(VkError::DeviceLost { entry: what.to_string() })
+            }
+            Err(e) => {
+                self.poisoned = true;
+                Err(VkError::Vk { call: "vkWaitForFences", result: e })
+            }
+        }
+    }
+}
+
+fn buffer_type(b: &BufferBinding) -> vk::DescriptorType {
+    if b.storage {
+        vk::DescriptorType::STORAGE_BUFFER
+    } else {
+        vk::DescriptorType::UNIFORM_BUFFER
+    }
+}
+
+fn color_range() -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange::default().aspect_mask(vk::ImageAspectFlags::COLOR).level_count(1).layer_count(1)
+}
