@@ -6,6 +6,7 @@
 use super::inputs::{self, Input};
 use super::sabotage::Sabotage;
 use super::{compare, reference, Counts, Mismatch};
+use crate::interp::heap::{HEAP_SAMPLER_SPACE, HEAP_SPACE};
 use crate::interp::{CompKind, Program, ResKind, RunError, TexDim, TexelFormat};
 use crate::vulkan::corpus::{default_resource, CaseResource, Kind, Placed, Placement, Reg};
 use crate::vulkan::{Binding, Dispatch, Gpu, Image, ImageDim, SamplerDesc};
@@ -78,16 +79,38 @@ pub fn device_run(
     let mut bindings: Vec<Binding> = Vec::new();
     let mut back = Vec::new();
     let mut push = placement.base_push_constants(tr);
+    let (heap_set, sampler_heap_set) = super::heap_sets::heap_sets(&tr.words);
     for i in inputs {
         let cr = case_resource(i);
-        match placement.place(tr, &cr).map_err(|e| format!("placing {}: {e}", cr.reg))? {
+        let placed = if i.space >= HEAP_SPACE {
+            // A descriptor-heap element (`interp::heap`): element `register` of the heap
+            // array at binding `space - HEAP_SPACE` (samplers: the sampler heap's binding 0).
+            let (set, binding) =
+                if i.space == HEAP_SAMPLER_SPACE { (sampler_heap_set, 0) } else { (heap_set, i.space - HEAP_SPACE) };
+            match set {
+                Some(set) => {
+                    if i.has_counter {
+                        // Its counter: element `register` of the heap's counter array
+                        // (binding 6: `rootsig::layout::heap_resource_binding`), from 0.
+                        let counter = crate::vulkan::Resource::StorageBuffer(vec![0; 4]);
+                        bindings.push(Binding { set, binding: 6, element: i.register, resource: counter });
+                    }
+                    let resource = default_resource(cr.reg.class, &cr.kind);
+                    Placed::Binding(Binding { set, binding, element: i.register, resource })
+                }
+                None => Placed::Unused,
+            }
+        } else {
+            placement.place(tr, &cr).map_err(|e| format!("placing {}: {e}", cr.reg))?
+        };
+        match placed {
             Placed::Unused => back.push(None),
             Placed::Binding(mut b) => {
                 b.resource = default_resource(cr.reg.class, &cr.kind);
                 back.push(Some(bindings.len()));
                 let (first, element) = (i.register - b.element, b.element);
                 bindings.push(b);
-                if i.has_counter {
+                if i.has_counter && i.space < HEAP_SPACE {
                     // The counter: a `{ uint }` storage buffer at 4000 + the range's first
                     // register in the UAV's space (the default model), starting at 0 as
                     // the interpreter's does.
@@ -182,6 +205,31 @@ pub fn device_gap(p: &Program, gpu: &Gpu) -> Option<String> {
     None
 }
 
+/// Inputs for the declared resources and the descriptor-heap arrays `p` reads.
+pub fn all_inputs(p: &Program, seed: u64, budget: inputs::Budget) -> Result<Vec<Input>, crate::interp::Unsupported> {
+    let mut ins = inputs::inputs(&p.info.resources, seed, budget)?;
+    let views = p.heap_views().map_err(crate::interp::Unsupported)?;
+    if !views.is_empty() && seed % 2 == 1 {
+        // Heap indices mostly come from constant buffers: every other seed makes their
+        // words small (0-7), so that computed indices land on bound descriptors.
+        for i in ins.iter_mut().filter(|i| i.kind == ResKind::Cbuffer) {
+            inputs::small_words(&mut i.bytes, seed);
+        }
+    }
+    ins.extend(inputs::heap_inputs(&views, &p.info.resources, seed, budget, p.uses_counters())?);
+    Ok(ins)
+}
+
+/// The translation as the device can bind it: heap sets moved below 8 where the device
+/// binds few sets (no descriptor indexing: lavapipe).
+fn fit_to_device(gpu: &Gpu, tr: &Translation) -> Option<Translation> {
+    if gpu.info().features.descriptor_indexing {
+        return None;
+    }
+    let mut t = tr.clone();
+    super::heap_sets::move_heap_sets(&mut t.words).then_some(t)
+}
+
 /// Runs one translated program over `seeds` seeds; `sabotage` breaks the translation on
 /// purpose ([`Sabotage`]).
 #[allow(clippy::too_many_arguments)]
@@ -205,6 +253,8 @@ pub fn run_program(
         }
         None => tr,
     };
+    let fitted = fit_to_device(gpu, tr);
+    let tr = fitted.as_ref().unwrap_or(tr);
     let p = match Program::new(module) {
         Ok(p) => p,
         Err(e) => return Outcome::LeftOut(e.0),
@@ -215,7 +265,7 @@ pub fn run_program(
     let wave = gpu.info().features.subgroup_size.max(1);
     let mut rep = RanReport::default();
     for seed in seeds {
-        let ins = match inputs::inputs(&p.info.resources, seed, budget(gpu)) {
+        let ins = match all_inputs(&p, seed, budget(gpu)) {
             Ok(i) => i,
             Err(e) => return Outcome::LeftOut(e.0),
         };
@@ -423,9 +473,10 @@ pub fn all_mismatches(
         return Err(format!("left out: {gap}"));
     }
     let wave = gpu.info().features.subgroup_size.max(1);
-    let ins = inputs::inputs(&p.info.resources, seed, budget(gpu)).map_err(|e| format!("left out: {}", e.0))?;
+    let ins = all_inputs(&p, seed, budget(gpu)).map_err(|e| format!("left out: {}", e.0))?;
     let want = reference(&p, &inputs::to_interp(&ins), wave, groups).map_err(|e| e.to_string())?;
-    let got = device_run(gpu, tr, placement, &ins, groups, timeout)?;
+    let fitted = fit_to_device(gpu, tr);
+    let got = device_run(gpu, fitted.as_ref().unwrap_or(tr), placement, &ins, groups, timeout)?;
     Ok(compare(&want, &got))
 }
 

@@ -21,6 +21,7 @@
 //! | [`float`] | half/float/double arithmetic, denormal modes, min/max NaN rules, ULP distance |
 //! | [`memory`] | byte memory with per-byte accuracy and format tags |
 //! | [`resources`] | resource kinds, bounds, formats |
+//! | [`heap`] | SM 6.6 descriptor heaps |
 //! | [`program`] | preparing a module: entry, layout, supported operations |
 //! | [`exec`] | LLVM instructions of one thread |
 //! | [`dxop`] | thread-local `dx.op` operations |
@@ -34,6 +35,7 @@
 pub mod dxop;
 pub mod exec;
 pub mod float;
+pub mod heap;
 pub mod memory;
 pub mod program;
 pub mod resources;

@@ -1,5 +1,6 @@
 //! `SampleLevel` with point filtering and clamp addressing (the only sampler the
-//! differential harness binds), from one mip level.
+//! differential harness binds), from one mip level; `TextureGather`/`TextureGatherRaw`
+//! (the 2×2 bilinear footprint, whatever the filter).
 //!
 //! Point sampling picks texel `floor(u · width)` clamped to the edge (D3D11.3 §7.18.7,
 //! "Point sample addressing"); the array layer is `round(c)` clamped. Hardware converts
@@ -12,6 +13,89 @@ use super::float::{self, Fk};
 use super::resources::{ResKind, TexDim};
 use super::value::{Acc, Handle, Scalar, Val};
 use untangle::ir::Value;
+
+/// The 2×2 footprint of a gather along one axis: the lower texel `floor(u·size - 0.5)`
+/// and the upper one, each clamped to the edge (D3D11.3 §7.18.7 bilinear addressing,
+/// clamp mode), and whether the lower one is sure (the same margin as point sampling).
+fn footprint(u: f64, size: u32, offset: i64) -> ([u64; 2], bool) {
+    let x = u * size as f64 - 0.5 + offset as f64;
+    let fl = x.floor();
+    let frac = x - fl;
+    let sure = frac.is_finite() && frac > 1.0 / 256.0 && frac < 1.0 - 1.0 / 256.0;
+    let far = x.abs() >= FIXED_POINT_RANGE;
+    // Both texels clamp to the same edge well beyond it: certain again.
+    let beyond = x < -1.0 - 1.0 / 256.0 || x > size as f64 + 1.0 / 256.0;
+    let lo = if fl.is_nan() { 0.0 } else { fl };
+    let clamp = |v: f64| v.clamp(0.0, (size.max(1) - 1) as f64) as u64;
+    ([clamp(lo), clamp(lo + 1.0)], !far && (sure || beyond) && !u.is_nan())
+}
+
+/// `TextureGather(handle, sampler, c0, c1, c2, c3, o0, o1, channel)` and
+/// `TextureGatherRaw(handle, sampler, c0, c1, c2, c3, o0, o1)` (`channel` `None`: the raw
+/// texel, channel 0 of the 32-bit formats the harness binds). Result order is D3D's
+/// `gather4`: (x0, y1), (x1, y1), (x1, y0), (x0, y0) of the footprint, the same as
+/// Vulkan's `OpImageGather` (SPIR-V spec, "OpImageGather": (i0, j1), (i1, j1), (i1, j0),
+/// (i0, j0)).
+pub fn gather(ctx: &mut Ctx, t: &mut Thread, a: &[Value], raw: bool) -> R<Val> {
+    let p = ctx.p;
+    let Val::Handle(h) = super::exec::operand(p, t, a[0])? else { return indeterminate("undefined texture handle") };
+    let Some(r) = ctx.res.find(h) else { return indeterminate(format!("unbound texture {h:?}")) };
+    let channel = if raw {
+        0
+    } else {
+        let c = scalar(p, t, a[8])?;
+        if !c.acc.is_exact() {
+            return indeterminate("a gather channel D3D leaves undefined");
+        }
+        (c.bits & 3) as usize
+    };
+    let coords: Vec<Scalar> = (2..5).map(|k| scalar(p, t, a[k])).collect::<R<_>>()?;
+    let mut offsets = [0i64; 2];
+    for (k, &o) in a[6..8].iter().enumerate() {
+        if let Value::Const(c) = o {
+            if matches!(p.module.constants.get(c).kind, untangle::ir::ConstKind::Undef) {
+                continue;
+            }
+        }
+        let o = scalar(p, t, o)?;
+        if !o.acc.is_exact() {
+            return indeterminate("a texel offset D3D leaves undefined");
+        }
+        // Gather offsets: 6 bits, [-32, 31] (SM 5 `gather4_po`); immediate ones [-8, 7].
+        offsets[k] = super::value::sext(o.bits & 0x3f, 6);
+    }
+    let res = &ctx.res.list[r];
+    let ResKind::Texture { dim, extent, .. } = res.kind.clone() else {
+        return indeterminate("a gather from a resource that is not a texture");
+    };
+    let used = match dim {
+        TexDim::D2 => 2,
+        TexDim::D2Array => 3,
+        _ => return indeterminate("a gather from a texture that is not 2D"),
+    };
+    if coords.iter().take(used).any(|c| !c.acc.is_exact()) {
+        return Ok(Val::agg(vec![Val::undefined(); 5]));
+    }
+    let f = |c: Scalar| float::to_f64(c.bits, Fk::F);
+    let (xs, sx) = footprint(f(coords[0]), extent[0], offsets[0]);
+    let (ys, sy) = footprint(f(coords[1]), extent[1], offsets[1]);
+    let layer = if dim == TexDim::D2Array {
+        f(coords[2]).round_ties_even().clamp(0.0, (extent[2].max(1) - 1) as f64) as u64
+    } else {
+        0
+    };
+    let sure = sx && sy;
+    let order = [(xs[0], ys[1]), (xs[1], ys[1]), (xs[1], ys[0]), (xs[0], ys[0])];
+    let mut v: Vec<Val> = order
+        .iter()
+        .map(|&(x, y)| {
+            let c = res.load_typed([x, y, layer]).comps[channel];
+            Val::S(if sure { c } else { Scalar { acc: Acc::ANY, ..c } })
+        })
+        .collect();
+    v.push(Val::undefined());
+    Ok(Val::agg(v))
+}
 
 /// Texel-space coordinates at or beyond this magnitude are open: D3D's texture addressing
 /// works on fixed-point coordinates (§7.18.16.1) and says nothing of values that do not fit.
