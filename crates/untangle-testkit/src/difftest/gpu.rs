@@ -32,6 +32,7 @@ fn vk_format(f: TexelFormat) -> vk::Format {
         (CompKind::Sint, 1) => F::R32_SINT,
         (CompKind::Sint, 2) => F::R32G32_SINT,
         (CompKind::Sint, _) => F::R32G32B32A32_SINT,
+        (CompKind::Depth, _) => F::D32_SFLOAT,
         (CompKind::Float, 1) => F::R32_SFLOAT,
         (CompKind::Float, 2) => F::R32G32_SFLOAT,
         (CompKind::Float, _) => F::R32G32B32A32_SFLOAT,
@@ -62,7 +63,10 @@ pub fn case_resource(i: &Input) -> CaseResource {
                 bytes: i.bytes.clone(),
             })
         }
-        ResKind::Sampler { .. } => Kind::Sampler(SamplerDesc::default()),
+        ResKind::Sampler { compare, .. } => Kind::Sampler(SamplerDesc {
+            compare: compare.then_some(vk::CompareOp::LESS_OR_EQUAL),
+            ..SamplerDesc::default()
+        }),
     };
     CaseResource { reg, kind }
 }

@@ -159,7 +159,10 @@ pub fn kind_of(r: &Resource) -> Result<ResKind, String> {
             ResKind::Typed { format }
         }
         ResourceKind::CBuffer => ResKind::Cbuffer,
-        ResourceKind::Sampler => ResKind::Sampler { filter: Filter::Point },
+        ResourceKind::Sampler => ResKind::Sampler {
+            filter: Filter::Point,
+            compare: r.sampler_kind == Some(untangle::dxil::SamplerKind::Comparison),
+        },
         ResourceKind::Texture1D => tex(TexDim::D1)?,
         ResourceKind::Texture1DArray => tex(TexDim::D1Array)?,
         ResourceKind::Texture2D => tex(TexDim::D2)?,
@@ -195,8 +198,16 @@ pub fn inputs(resources: &untangle::dxil::Resources, seed: u64, budget: Budget) 
     let mut rng = SplitMix64::new(seed ^ 0x005e_ed0f_1e55);
     let mut out = Vec::new();
     let counts = bound_elements(resources, budget);
+    // With a comparison sampler, one-channel float textures are depth textures (Vulkan
+    // compares only depth formats); loads and point samples read them as floats.
+    let depth = resources.iter().any(|r| r.sampler_kind == Some(untangle::dxil::SamplerKind::Comparison));
     for (r, &count) in resources.iter().zip(&counts) {
-        let kind = kind_of(r).map_err(|e| Unsupported(format!("{}: {e}", r.register())))?;
+        let mut kind = kind_of(r).map_err(|e| Unsupported(format!("{}: {e}", r.register())))?;
+        if let ResKind::Texture { format, .. } = &mut kind {
+            if depth && r.class == ResourceClass::Srv && format.kind == CompKind::Float && format.comps == 1 {
+                format.kind = CompKind::Depth;
+            }
+        }
         for k in 0..count {
             let len = match &kind {
                 ResKind::Raw => RAW_BYTES,

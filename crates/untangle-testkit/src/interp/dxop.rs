@@ -723,6 +723,7 @@ pub fn call(ctx: &mut Ctx, t: &mut Thread, _inst: InstId, c: &OpCall) -> R<Optio
         }
         SampleLevel => super::sample::sample_level(ctx, t, a)?,
         TextureGather => super::sample::gather(ctx, t, a, false)?,
+        SampleCmpLevel | SampleCmpLevelZero => super::sample::sample_cmp(ctx, t, a)?,
         TextureGatherRaw => super::sample::gather(ctx, t, a, true)?,
         other => return internal(format!("dx.op {} is not a thread-local operation", other.name())),
     }))

@@ -80,7 +80,7 @@ pub fn view(props: [u32; 2], sampler: bool) -> Result<HeapView, String> {
             binding: 0,
             sampler: true,
             class: ResourceClass::Sampler,
-            kind: ResKind::Sampler { filter: super::resources::Filter::Point },
+            kind: ResKind::Sampler { filter: super::resources::Filter::Point, compare: false },
         });
     }
     let tex = |dim: TexDim| -> Result<ResKind, String> {

@@ -96,6 +96,8 @@ pub fn supported_op(op: DxOp) -> bool {
             | CBufferLoadLegacy
             | SampleLevel
             | TextureGather
+            | SampleCmpLevel
+            | SampleCmpLevelZero
             | TextureGatherRaw
             | TextureLoad
             | TextureStore

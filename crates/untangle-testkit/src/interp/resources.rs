@@ -21,6 +21,15 @@ pub enum CompKind {
     Uint,
     Sint,
     Float,
+    /// 32-bit float depth (`D32_SFLOAT` on Vulkan: what comparison sampling needs).
+    Depth,
+}
+
+impl CompKind {
+    /// Float components (`Float` or `Depth`).
+    pub fn is_float(self) -> bool {
+        matches!(self, CompKind::Float | CompKind::Depth)
+    }
 }
 
 /// A texel format: 1–4 components of 32 bits (the formats the differential harness binds:
@@ -69,10 +78,17 @@ pub enum ResKind {
         extent: [u32; 3],
     },
     Cbuffer,
+    /// `compare`: a comparison sampler, with the harness's one operation
+    /// ([`COMPARE_LESS_EQUAL`]).
     Sampler {
         filter: Filter,
+        compare: bool,
     },
 }
+
+/// The comparison the harness's comparison samplers make: `reference <= texel` passes
+/// (D3D `COMPARISON_LESS_EQUAL`, Vulkan `COMPARE_OP_LESS_OR_EQUAL`: reference first in both).
+pub const COMPARE_LESS_EQUAL: bool = true;
 
 /// One bound resource: its register, kind and contents (after a run, the results).
 #[derive(Clone, Debug, PartialEq)]
@@ -251,7 +267,7 @@ impl ResourceData {
             .map(|k| {
                 if k < format.comps {
                     let mut v = self.mem.read(base + 4 * k as i64, 4).unwrap_or_else(Scalar::undefined);
-                    if format.kind == CompKind::Float && super::float::is_denorm(v.bits, Fk::F) {
+                    if format.kind.is_float() && super::float::is_denorm(v.bits, Fk::F) {
                         // Format conversion may flush denormals.
                         v.acc = Acc::ANY;
                     }
@@ -269,7 +285,7 @@ impl ResourceData {
         let Some(format) = self.format() else { return };
         let Some(i) = self.texel_index(coords) else { return };
         let base = i as i64 * format.bytes() as i64;
-        let fk = (format.kind == CompKind::Float).then_some(Fk::F);
+        let fk = format.kind.is_float().then_some(Fk::F);
         for (k, &val) in vals.iter().enumerate().take(format.comps as usize) {
             if mask & (1 << k) != 0 {
                 let mut v = val;
