@@ -74,3 +74,41 @@ pub fn move_heap_sets(words: &mut [u32]) -> bool {
     }
     moved
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inst(op: u32, operands: &[u32]) -> Vec<u32> {
+        let mut v = vec![((operands.len() as u32 + 1) << 16) | op];
+        v.extend_from_slice(operands);
+        v
+    }
+
+    fn name(id: u32, s: &str) -> Vec<u32> {
+        let mut bytes = s.as_bytes().to_vec();
+        bytes.resize((s.len() / 4 + 1) * 4, 0);
+        let mut ops = vec![id];
+        ops.extend(bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().expect("4"))));
+        inst(OP_NAME, &ops)
+    }
+
+    /// Heap sets move to the smallest sets the other variables leave free; nothing else
+    /// changes.
+    #[test]
+    fn heap_sets_move_below_the_used_ones() {
+        let mut w = vec![0x0723_0203, 0x10000, 0, 10, 0];
+        w.extend(name(1, "u0_space0"));
+        w.extend(name(2, "heap_SRV_Texture2D"));
+        w.extend(name(3, "heap_Sampler_Sampler"));
+        w.extend(inst(OP_DECORATE, &[1, DESCRIPTOR_SET, 0]));
+        w.extend(inst(OP_DECORATE, &[2, DESCRIPTOR_SET, 30]));
+        w.extend(inst(OP_DECORATE, &[3, DESCRIPTOR_SET, 31]));
+        assert_eq!(heap_sets(&w), (Some(30), Some(31)));
+        let before = w.clone();
+        assert!(move_heap_sets(&mut w));
+        assert_eq!(heap_sets(&w), (Some(1), Some(2)));
+        let changed: Vec<usize> = (0..w.len()).filter(|&i| w[i] != before[i]).collect();
+        assert_eq!(changed.len(), 2);
+    }
+}

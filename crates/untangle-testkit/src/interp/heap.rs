@@ -116,3 +116,35 @@ pub fn view(props: [u32; 2], sampler: bool) -> Result<HeapView, String> {
     };
     Ok(HeapView { binding, sampler: false, class, kind })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The properties DXC writes for the corpus's heap handles decode to the arrays the
+    /// translation indexes (`rootsig::layout::heap_resource_binding`).
+    #[test]
+    fn properties_decode_to_heap_arrays() {
+        let v = view([2, 0x109], false).expect("Texture2D<float>");
+        assert_eq!((v.binding, v.class, v.space()), (0, ResourceClass::Srv, HEAP_SPACE));
+        let float1 = TexelFormat { kind: CompKind::Float, comps: 1 };
+        assert_eq!(v.kind, ResKind::Texture { dim: TexDim::D2, format: float1, extent: [0; 3] });
+        let v = view([0x1002, 0x205], false).expect("RWTexture2D<uint2>");
+        assert_eq!((v.binding, v.class), (1, ResourceClass::Uav));
+        let uint2 = TexelFormat { kind: CompKind::Uint, comps: 2 };
+        assert!(v.reads(&ResKind::Texture { dim: TexDim::D2, format: uint2, extent: [8, 8, 1] }));
+        assert!(!v.reads(&ResKind::Texture { dim: TexDim::D2, format: float1, extent: [8, 8, 1] }));
+        let v = view([0x100c, 4], false).expect("RWStructuredBuffer stride 4");
+        assert_eq!((v.binding, v.class, v.kind.clone()), (5, ResourceClass::Uav, ResKind::Structured { stride: 4 }));
+        let v = view([11, 0], false).expect("ByteAddressBuffer");
+        assert_eq!((v.binding, v.class, v.kind.clone()), (5, ResourceClass::Uav, ResKind::Raw));
+        assert!(!v.reads(&ResKind::Structured { stride: 4 }));
+        assert_eq!(view([13, 16], false).expect("cbuffer").binding, 4);
+        assert_eq!(view([0x100a, 0x109], false).expect("RWBuffer<float>").binding, 3);
+        assert_eq!(view([10, 0x109], false).expect("Buffer<float>").binding, 2);
+        let s = view([14, 0], true).expect("sampler");
+        assert!(s.sampler && s.space() == HEAP_SAMPLER_SPACE);
+        assert!(view([3, 0x109], false).is_err(), "multisampled textures are not modelled");
+        assert!(view([2, 0x308], false).is_err(), "half textures are not modelled");
+    }
+}
