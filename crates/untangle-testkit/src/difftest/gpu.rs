@@ -22,6 +22,16 @@ pub const GROUPS: [u32; 3] = [1, 1, 1];
 
 fn vk_format(f: TexelFormat) -> vk::Format {
     use vk::Format as F;
+    if f.bits == 16 {
+        return match (f.kind, f.comps) {
+            (CompKind::Sint, 1) => F::R16_SINT,
+            (CompKind::Sint, 2) => F::R16G16_SINT,
+            (CompKind::Sint, _) => F::R16G16B16A16_SINT,
+            (_, 1) => F::R16_UINT,
+            (_, 2) => F::R16G16_UINT,
+            (_, _) => F::R16G16B16A16_UINT,
+        };
+    }
     match (f.kind, f.comps) {
         (CompKind::Uint, 1) => F::R32_UINT,
         (CompKind::Uint, 2) => F::R32G32_UINT,

@@ -106,13 +106,21 @@ pub struct Input {
     pub has_counter: bool,
 }
 
-fn component(t: Option<ComponentType>) -> Result<CompKind, String> {
+/// Component kind and bits of a typed element type.
+fn component(t: Option<ComponentType>) -> Result<(CompKind, u32), String> {
     Ok(match t {
-        Some(ComponentType::F32) => CompKind::Float,
-        Some(ComponentType::I32) => CompKind::Sint,
-        Some(ComponentType::U32) => CompKind::Uint,
+        Some(ComponentType::F32) => (CompKind::Float, 32),
+        Some(ComponentType::I32) => (CompKind::Sint, 32),
+        Some(ComponentType::U32) => (CompKind::Uint, 32),
+        Some(ComponentType::I16) => (CompKind::Sint, 16),
+        Some(ComponentType::U16) => (CompKind::Uint, 16),
         other => return Err(format!("typed element type {other:?}")),
     })
+}
+
+fn texel_format(r: &Resource) -> Result<TexelFormat, String> {
+    let (kind, bits) = component(r.element_type)?;
+    Ok(TexelFormat { kind, comps: components(r.type_name.as_deref()), bits })
 }
 
 /// Components of a typed resource from its HLSL type name (`Buffer<vector<float, 4> >`).
@@ -145,7 +153,7 @@ pub fn kind_of(r: &Resource) -> Result<ResKind, String> {
         return Err("64-bit typed resource (R32G32 in D3D, R64 for atomics in Vulkan)".into());
     }
     let tex = |dim: TexDim| -> Result<ResKind, String> {
-        let format = TexelFormat { kind: component(r.element_type)?, comps: components(r.type_name.as_deref()) };
+        let format = texel_format(r)?;
         if format.comps == 3 {
             return Err("3-component texture format".into());
         }
@@ -155,7 +163,10 @@ pub fn kind_of(r: &Resource) -> Result<ResKind, String> {
         ResourceKind::RawBuffer => ResKind::Raw,
         ResourceKind::StructuredBuffer => ResKind::Structured { stride: r.struct_stride.unwrap_or(4).max(1) },
         ResourceKind::TypedBuffer => {
-            let format = TexelFormat { kind: component(r.element_type)?, comps: components(r.type_name.as_deref()) };
+            let format = texel_format(r)?;
+            if format.bits != 32 {
+                return Err("16-bit typed buffer".into());
+            }
             ResKind::Typed { format }
         }
         ResourceKind::CBuffer => ResKind::Cbuffer,

@@ -73,7 +73,6 @@ pub const LAVAPIPE_NOT_COMPARED: &[(&str, &str)] = &[
     // What the interpreter or the harness does not model.
     ("sm_advanced.cs_64bit_atomics_typed.", "64-bit typed resource"),
     ("sm_advanced.cs_raw_gather_64.", "64-bit typed resource"),
-    ("sm_advanced.cs_raw_gather_16.", "typed element type Some(U16)"),
     ("sm_advanced.cs_derivative_1d.", "DerivFineX"),
     ("sm_advanced.cs_derivative_2d_aligned.", "DerivFineX"),
     ("sm_advanced.cs_derivative_2d_unaligned.", "DerivFineX"),

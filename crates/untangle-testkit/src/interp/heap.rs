@@ -66,7 +66,7 @@ fn format(extra: u32) -> Result<TexelFormat, String> {
     if comps == 3 {
         return Err("3-component heap texture format".into());
     }
-    Ok(TexelFormat { kind, comps })
+    Ok(TexelFormat::w32(kind, comps))
 }
 
 /// Decodes `%dx.types.ResourceProperties` of a heap handle (`sampler`: the handle came from
@@ -127,11 +127,11 @@ mod tests {
     fn properties_decode_to_heap_arrays() {
         let v = view([2, 0x109], false).expect("Texture2D<float>");
         assert_eq!((v.binding, v.class, v.space()), (0, ResourceClass::Srv, HEAP_SPACE));
-        let float1 = TexelFormat { kind: CompKind::Float, comps: 1 };
+        let float1 = TexelFormat::w32(CompKind::Float, 1);
         assert_eq!(v.kind, ResKind::Texture { dim: TexDim::D2, format: float1, extent: [0; 3] });
         let v = view([0x1002, 0x205], false).expect("RWTexture2D<uint2>");
         assert_eq!((v.binding, v.class), (1, ResourceClass::Uav));
-        let uint2 = TexelFormat { kind: CompKind::Uint, comps: 2 };
+        let uint2 = TexelFormat::w32(CompKind::Uint, 2);
         assert!(v.reads(&ResKind::Texture { dim: TexDim::D2, format: uint2, extent: [8, 8, 1] }));
         assert!(!v.reads(&ResKind::Texture { dim: TexDim::D2, format: float1, extent: [8, 8, 1] }));
         let v = view([0x100c, 4], false).expect("RWStructuredBuffer stride 4");

@@ -32,17 +32,30 @@ impl CompKind {
     }
 }
 
-/// A texel format: 1–4 components of 32 bits (the formats the differential harness binds:
-/// conversion is the identity, so a typed load returns the stored bits).
+/// A texel format: 1–4 components of 32 bits, or of 16 bits for integers (the formats
+/// the differential harness binds: conversion is the identity, so a typed load returns
+/// the stored bits, zero-extended).
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct TexelFormat {
     pub kind: CompKind,
     pub comps: u32,
+    /// Bits of a component: 32, or 16 (`Uint`/`Sint` only).
+    pub bits: u32,
 }
 
 impl TexelFormat {
+    /// A format of 32-bit components.
+    pub fn w32(kind: CompKind, comps: u32) -> TexelFormat {
+        TexelFormat { kind, comps, bits: 32 }
+    }
+
+    /// Bytes of one component.
+    pub fn comp_bytes(self) -> usize {
+        self.bits as usize / 8
+    }
+
     pub fn bytes(self) -> usize {
-        4 * self.comps as usize
+        self.comp_bytes() * self.comps as usize
     }
 }
 
@@ -266,7 +279,8 @@ impl ResourceData {
         let comps = (0..4)
             .map(|k| {
                 if k < format.comps {
-                    let mut v = self.mem.read(base + 4 * k as i64, 4).unwrap_or_else(Scalar::undefined);
+                    let cb = format.comp_bytes();
+                    let mut v = self.mem.read(base + (cb * k as usize) as i64, cb).unwrap_or_else(Scalar::undefined);
                     if format.kind.is_float() && super::float::is_denorm(v.bits, Fk::F) {
                         // Format conversion may flush denormals.
                         v.acc = Acc::ANY;
@@ -292,7 +306,8 @@ impl ResourceData {
                 if fk.is_some() && super::float::is_denorm(v.bits, Fk::F) {
                     v.acc = Acc::ANY;
                 }
-                self.mem.write(base + 4 * k as i64, 4, v, fk);
+                let cb = format.comp_bytes();
+                self.mem.write(base + (cb * k) as i64, cb, v, fk);
             }
         }
     }
