@@ -12,9 +12,13 @@ const OP_NAME: u32 = 5;
 const OP_DECORATE: u32 = 71;
 const DESCRIPTOR_SET: u32 = 34;
 
-/// `(id, name)` of every `OpName`, and `(id, set)` of every `DescriptorSet` decoration
-/// with the word index of the set literal.
-fn scan(words: &[u32]) -> (Vec<(u32, String)>, Vec<(u32, u32, usize)>) {
+/// `(id, name)` of an `OpName`.
+type Name = (u32, String);
+/// `(id, set, word index of the set literal)` of a `DescriptorSet` decoration.
+type SetDecoration = (u32, u32, usize);
+
+/// Every `OpName` and every `DescriptorSet` decoration.
+fn scan(words: &[u32]) -> (Vec<Name>, Vec<SetDecoration>) {
     let (mut names, mut sets) = (Vec::new(), Vec::new());
     let mut i = 5;
     while i < words.len() {

@@ -1,8 +1,10 @@
 //! Seeded random contents for every resource a shader declares.
 //!
 //! From the DXIL resource table alone: raw and structured buffers, typed buffers and
-//! textures of 32-bit formats (1–4 components as the HLSL type says), constant buffers of
-//! their declared size, point/clamp samplers. Arrays of resources bind their first
+//! textures of 32-bit formats (1–4 components as the HLSL type says; 16-bit integer
+//! textures too), constant buffers of their declared size, point/clamp samplers
+//! (comparison samplers: `LESS_OR_EQUAL`, their textures depth). Descriptor-heap arrays
+//! from the heap views the shader annotates ([`heap_inputs`]). Arrays of resources bind their first
 //! elements, as many as [`bound_elements`] gives them. A resource the harness cannot
 //! describe is an [`Unsupported`] reason naming it.
 //!
