@@ -6,6 +6,7 @@
 use super::inputs::{self, Input};
 use super::sabotage::Sabotage;
 use super::{compare, reference, Counts, Mismatch};
+use crate::interp::heap::{HEAP_SAMPLER_SPACE, HEAP_SPACE};
 use crate::interp::{CompKind, Program, ResKind, RunError, TexDim, TexelFormat};
 use crate::vulkan::corpus::{default_resource, CaseResource, Kind, Placed, Placement, Reg};
 use crate::vulkan::{Binding, Dispatch, Gpu, Image, ImageDim, SamplerDesc};
@@ -21,6 +22,16 @@ pub const GROUPS: [u32; 3] = [1, 1, 1];
 
 fn vk_format(f: TexelFormat) -> vk::Format {
     use vk::Format as F;
+    if f.bits == 16 {
+        return match (f.kind, f.comps) {
+            (CompKind::Sint, 1) => F::R16_SINT,
+            (CompKind::Sint, 2) => F::R16G16_SINT,
+            (CompKind::Sint, _) => F::R16G16B16A16_SINT,
+            (_, 1) => F::R16_UINT,
+            (_, 2) => F::R16G16_UINT,
+            (_, _) => F::R16G16B16A16_UINT,
+        };
+    }
     match (f.kind, f.comps) {
         (CompKind::Uint, 1) => F::R32_UINT,
         (CompKind::Uint, 2) => F::R32G32_UINT,
@@ -31,6 +42,7 @@ fn vk_format(f: TexelFormat) -> vk::Format {
         (CompKind::Sint, 1) => F::R32_SINT,
         (CompKind::Sint, 2) => F::R32G32_SINT,
         (CompKind::Sint, _) => F::R32G32B32A32_SINT,
+        (CompKind::Depth, _) => F::D32_SFLOAT,
         (CompKind::Float, 1) => F::R32_SFLOAT,
         (CompKind::Float, 2) => F::R32G32_SFLOAT,
         (CompKind::Float, _) => F::R32G32B32A32_SFLOAT,
@@ -61,7 +73,10 @@ pub fn case_resource(i: &Input) -> CaseResource {
                 bytes: i.bytes.clone(),
             })
         }
-        ResKind::Sampler { .. } => Kind::Sampler(SamplerDesc::default()),
+        ResKind::Sampler { compare, .. } => Kind::Sampler(SamplerDesc {
+            compare: compare.then_some(vk::CompareOp::LESS_OR_EQUAL),
+            ..SamplerDesc::default()
+        }),
     };
     CaseResource { reg, kind }
 }
@@ -78,16 +93,38 @@ pub fn device_run(
     let mut bindings: Vec<Binding> = Vec::new();
     let mut back = Vec::new();
     let mut push = placement.base_push_constants(tr);
+    let (heap_set, sampler_heap_set) = super::heap_sets::heap_sets(&tr.words);
     for i in inputs {
         let cr = case_resource(i);
-        match placement.place(tr, &cr).map_err(|e| format!("placing {}: {e}", cr.reg))? {
+        let placed = if i.space >= HEAP_SPACE {
+            // A descriptor-heap element (`interp::heap`): element `register` of the heap
+            // array at binding `space - HEAP_SPACE` (samplers: the sampler heap's binding 0).
+            let (set, binding) =
+                if i.space == HEAP_SAMPLER_SPACE { (sampler_heap_set, 0) } else { (heap_set, i.space - HEAP_SPACE) };
+            match set {
+                Some(set) => {
+                    if i.has_counter {
+                        // Its counter: element `register` of the heap's counter array
+                        // (binding 6: `rootsig::layout::heap_resource_binding`), from 0.
+                        let counter = crate::vulkan::Resource::StorageBuffer(vec![0; 4]);
+                        bindings.push(Binding { set, binding: 6, element: i.register, resource: counter });
+                    }
+                    let resource = default_resource(cr.reg.class, &cr.kind);
+                    Placed::Binding(Binding { set, binding, element: i.register, resource })
+                }
+                None => Placed::Unused,
+            }
+        } else {
+            placement.place(tr, &cr).map_err(|e| format!("placing {}: {e}", cr.reg))?
+        };
+        match placed {
             Placed::Unused => back.push(None),
             Placed::Binding(mut b) => {
                 b.resource = default_resource(cr.reg.class, &cr.kind);
                 back.push(Some(bindings.len()));
                 let (first, element) = (i.register - b.element, b.element);
                 bindings.push(b);
-                if i.has_counter {
+                if i.has_counter && i.space < HEAP_SPACE {
                     // The counter: a `{ uint }` storage buffer at 4000 + the range's first
                     // register in the UAV's space (the default model), starting at 0 as
                     // the interpreter's does.
@@ -182,6 +219,31 @@ pub fn device_gap(p: &Program, gpu: &Gpu) -> Option<String> {
     None
 }
 
+/// Inputs for the declared resources and the descriptor-heap arrays `p` reads.
+pub fn all_inputs(p: &Program, seed: u64, budget: inputs::Budget) -> Result<Vec<Input>, crate::interp::Unsupported> {
+    let mut ins = inputs::inputs(&p.info.resources, seed, budget)?;
+    let views = p.heap_views().map_err(crate::interp::Unsupported)?;
+    if !views.is_empty() && seed % 2 == 1 {
+        // Heap indices mostly come from constant buffers: every other seed makes their
+        // words small (0-7), so that computed indices land on bound descriptors.
+        for i in ins.iter_mut().filter(|i| i.kind == ResKind::Cbuffer) {
+            inputs::small_words(&mut i.bytes, seed);
+        }
+    }
+    ins.extend(inputs::heap_inputs(&views, &p.info.resources, seed, budget, p.uses_counters())?);
+    Ok(ins)
+}
+
+/// The translation as the device can bind it: heap sets moved below 8 where the device
+/// binds few sets (no descriptor indexing: lavapipe).
+fn fit_to_device(gpu: &Gpu, tr: &Translation) -> Option<Translation> {
+    if gpu.info().features.descriptor_indexing {
+        return None;
+    }
+    let mut t = tr.clone();
+    super::heap_sets::move_heap_sets(&mut t.words).then_some(t)
+}
+
 /// Runs one translated program over `seeds` seeds; `sabotage` breaks the translation on
 /// purpose ([`Sabotage`]).
 #[allow(clippy::too_many_arguments)]
@@ -205,6 +267,8 @@ pub fn run_program(
         }
         None => tr,
     };
+    let fitted = fit_to_device(gpu, tr);
+    let tr = fitted.as_ref().unwrap_or(tr);
     let p = match Program::new(module) {
         Ok(p) => p,
         Err(e) => return Outcome::LeftOut(e.0),
@@ -215,7 +279,7 @@ pub fn run_program(
     let wave = gpu.info().features.subgroup_size.max(1);
     let mut rep = RanReport::default();
     for seed in seeds {
-        let ins = match inputs::inputs(&p.info.resources, seed, budget(gpu)) {
+        let ins = match all_inputs(&p, seed, budget(gpu)) {
             Ok(i) => i,
             Err(e) => return Outcome::LeftOut(e.0),
         };
@@ -423,9 +487,10 @@ pub fn all_mismatches(
         return Err(format!("left out: {gap}"));
     }
     let wave = gpu.info().features.subgroup_size.max(1);
-    let ins = inputs::inputs(&p.info.resources, seed, budget(gpu)).map_err(|e| format!("left out: {}", e.0))?;
+    let ins = all_inputs(&p, seed, budget(gpu)).map_err(|e| format!("left out: {}", e.0))?;
     let want = reference(&p, &inputs::to_interp(&ins), wave, groups).map_err(|e| e.to_string())?;
-    let got = device_run(gpu, tr, placement, &ins, groups, timeout)?;
+    let fitted = fit_to_device(gpu, tr);
+    let got = device_run(gpu, fitted.as_ref().unwrap_or(tr), placement, &ins, groups, timeout)?;
     Ok(compare(&want, &got))
 }
 

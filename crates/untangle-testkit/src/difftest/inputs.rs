@@ -1,8 +1,10 @@
 //! Seeded random contents for every resource a shader declares.
 //!
 //! From the DXIL resource table alone: raw and structured buffers, typed buffers and
-//! textures of 32-bit formats (1–4 components as the HLSL type says), constant buffers of
-//! their declared size, point/clamp samplers. Arrays of resources bind their first
+//! textures of 32-bit formats (1–4 components as the HLSL type says; 16-bit integer
+//! textures too), constant buffers of their declared size, point/clamp samplers
+//! (comparison samplers: `LESS_OR_EQUAL`, their textures depth). Descriptor-heap arrays
+//! from the heap views the shader annotates ([`heap_inputs`]). Arrays of resources bind their first
 //! elements, as many as [`bound_elements`] gives them. A resource the harness cannot
 //! describe is an [`Unsupported`] reason naming it.
 //!
@@ -106,13 +108,21 @@ pub struct Input {
     pub has_counter: bool,
 }
 
-fn component(t: Option<ComponentType>) -> Result<CompKind, String> {
+/// Component kind and bits of a typed element type.
+fn component(t: Option<ComponentType>) -> Result<(CompKind, u32), String> {
     Ok(match t {
-        Some(ComponentType::F32) => CompKind::Float,
-        Some(ComponentType::I32) => CompKind::Sint,
-        Some(ComponentType::U32) => CompKind::Uint,
+        Some(ComponentType::F32) => (CompKind::Float, 32),
+        Some(ComponentType::I32) => (CompKind::Sint, 32),
+        Some(ComponentType::U32) => (CompKind::Uint, 32),
+        Some(ComponentType::I16) => (CompKind::Sint, 16),
+        Some(ComponentType::U16) => (CompKind::Uint, 16),
         other => return Err(format!("typed element type {other:?}")),
     })
+}
+
+fn texel_format(r: &Resource) -> Result<TexelFormat, String> {
+    let (kind, bits) = component(r.element_type)?;
+    Ok(TexelFormat { kind, comps: components(r.type_name.as_deref()), bits })
 }
 
 /// Components of a typed resource from its HLSL type name (`Buffer<vector<float, 4> >`).
@@ -145,27 +155,27 @@ pub fn kind_of(r: &Resource) -> Result<ResKind, String> {
         return Err("64-bit typed resource (R32G32 in D3D, R64 for atomics in Vulkan)".into());
     }
     let tex = |dim: TexDim| -> Result<ResKind, String> {
-        let format = TexelFormat { kind: component(r.element_type)?, comps: components(r.type_name.as_deref()) };
+        let format = texel_format(r)?;
         if format.comps == 3 {
             return Err("3-component texture format".into());
         }
-        let extent = match dim {
-            TexDim::D1 => [TEX, 1, 1],
-            TexDim::D1Array => [TEX, 1, 4],
-            TexDim::D2 => [TEX, TEX, 1],
-            TexDim::D2Array | TexDim::D3 => [TEX, TEX, 4],
-        };
-        Ok(ResKind::Texture { dim, format, extent })
+        Ok(ResKind::Texture { dim, format, extent: extent(dim) })
     };
     Ok(match k {
         ResourceKind::RawBuffer => ResKind::Raw,
         ResourceKind::StructuredBuffer => ResKind::Structured { stride: r.struct_stride.unwrap_or(4).max(1) },
         ResourceKind::TypedBuffer => {
-            let format = TexelFormat { kind: component(r.element_type)?, comps: components(r.type_name.as_deref()) };
+            let format = texel_format(r)?;
+            if format.bits != 32 {
+                return Err("16-bit typed buffer".into());
+            }
             ResKind::Typed { format }
         }
         ResourceKind::CBuffer => ResKind::Cbuffer,
-        ResourceKind::Sampler => ResKind::Sampler { filter: Filter::Point },
+        ResourceKind::Sampler => ResKind::Sampler {
+            filter: Filter::Point,
+            compare: r.sampler_kind == Some(untangle::dxil::SamplerKind::Comparison),
+        },
         ResourceKind::Texture1D => tex(TexDim::D1)?,
         ResourceKind::Texture1DArray => tex(TexDim::D1Array)?,
         ResourceKind::Texture2D => tex(TexDim::D2)?,
@@ -201,8 +211,16 @@ pub fn inputs(resources: &untangle::dxil::Resources, seed: u64, budget: Budget) 
     let mut rng = SplitMix64::new(seed ^ 0x005e_ed0f_1e55);
     let mut out = Vec::new();
     let counts = bound_elements(resources, budget);
+    // With a comparison sampler, one-channel float textures are depth textures (Vulkan
+    // compares only depth formats); loads and point samples read them as floats.
+    let depth = resources.iter().any(|r| r.sampler_kind == Some(untangle::dxil::SamplerKind::Comparison));
     for (r, &count) in resources.iter().zip(&counts) {
-        let kind = kind_of(r).map_err(|e| Unsupported(format!("{}: {e}", r.register())))?;
+        let mut kind = kind_of(r).map_err(|e| Unsupported(format!("{}: {e}", r.register())))?;
+        if let ResKind::Texture { format, .. } = &mut kind {
+            if depth && r.class == ResourceClass::Srv && format.kind == CompKind::Float && format.comps == 1 {
+                format.kind = CompKind::Depth;
+            }
+        }
         for k in 0..count {
             let len = match &kind {
                 ResKind::Raw => RAW_BYTES,
@@ -225,6 +243,125 @@ pub fn inputs(resources: &untangle::dxil::Resources, seed: u64, budget: Budget) 
         }
     }
     Ok(out)
+}
+
+/// Most descriptors the harness binds in one heap array.
+pub const HEAP_DESCRIPTORS: u32 = 128;
+
+/// Replaces every word of `bytes` with a small integer (0-7) drawn from `seed`.
+pub fn small_words(bytes: &mut [u8], seed: u64) {
+    let mut rng = SplitMix64::new(seed ^ 0x5a11);
+    for w in bytes.chunks_mut(4) {
+        let v = (rng.next_u32() % 8).to_le_bytes();
+        w.copy_from_slice(&v[..w.len()]);
+    }
+}
+
+/// Inputs for the descriptor-heap arrays a shader reads ([`crate::interp::heap`]). Each
+/// array gets as many elements as its descriptor kind's budget leaves after the declared
+/// ranges (shared equally by the arrays of a kind, at most [`HEAP_DESCRIPTORS`]). Element
+/// `i` holds a resource of the view the shader reads it as: the view annotated on a
+/// constant index `i`, else the views read through computed indices in turn (program
+/// order), so that a shader reading neighbouring descriptors as different types finds
+/// them. Contents random from `seed`; with `counters`, UAV buffers have counters (which
+/// cost a storage buffer each).
+pub fn heap_inputs(
+    views: &[(crate::interp::heap::HeapView, Option<u32>)],
+    declared: &untangle::dxil::Resources,
+    seed: u64,
+    budget: Budget,
+    counters: bool,
+) -> Result<Vec<Input>, Unsupported> {
+    use crate::interp::heap::HeapView;
+    let mut rng = SplitMix64::new(seed ^ 0x0000_4ea9_5eed);
+    let mut used = [0u32; 5];
+    for (r, n) in declared.iter().zip(bound_elements(declared, budget)) {
+        used[desc_kind(r) as usize] += n;
+    }
+    // Arrays in order of first use: (space, pinned views, views by computed index).
+    type Array<'a> = (u32, Vec<(u32, &'a HeapView)>, Vec<&'a HeapView>);
+    let mut arrays: Vec<Array> = Vec::new();
+    for (v, index) in views {
+        let at = match arrays.iter().position(|a| a.0 == v.space()) {
+            Some(at) => at,
+            None => {
+                arrays.push((v.space(), Vec::new(), Vec::new()));
+                arrays.len() - 1
+            }
+        };
+        let a = &mut arrays[at];
+        match index {
+            Some(i) if !a.1.iter().any(|(k, _)| k == i) => a.1.push((*i, v)),
+            Some(_) => {}
+            None if !a.2.iter().any(|w| w.kind == v.kind) => a.2.push(v),
+            None => {}
+        }
+    }
+    let desc = |v: &HeapView| match (&v.kind, v.class) {
+        (ResKind::Sampler { .. }, _) => DescKind::Sampler,
+        (ResKind::Cbuffer, _) => DescKind::UniformBuffer,
+        (ResKind::Raw | ResKind::Structured { .. }, _) => DescKind::StorageBuffer,
+        (_, ResourceClass::Uav) => DescKind::StorageImage,
+        _ => DescKind::SampledImage,
+    };
+    let first = |a: &Array<'_>| -> HeapView { a.2.first().copied().unwrap_or_else(|| a.1[0].1).clone() };
+    let mut out = Vec::new();
+    for (k, a) in arrays.iter().enumerate() {
+        let v0 = first(a);
+        let dk = desc(&v0);
+        let counted = counters && matches!(v0.kind, ResKind::Raw | ResKind::Structured { .. });
+        let sharing = arrays[k..].iter().filter(|b| desc(&first(b)) == dk).count() as u32;
+        let mut count = (budget.of(dk).saturating_sub(used[dk as usize]) / sharing).min(HEAP_DESCRIPTORS);
+        if counted {
+            count /= 2;
+        }
+        used[dk as usize] += if counted { 2 * count } else { count };
+        if count == 0 {
+            return Err(Unsupported(format!("no descriptors left for heap array {}", v0.binding)));
+        }
+        for i in 0..count {
+            let v = match a.1.iter().find(|(k, _)| *k == i) {
+                Some((_, v)) => *v,
+                None if !a.2.is_empty() => a.2[i as usize % a.2.len()],
+                None => &v0,
+            };
+            let kind = match &v.kind {
+                ResKind::Texture { dim, format, .. } => {
+                    ResKind::Texture { dim: *dim, format: *format, extent: extent(*dim) }
+                }
+                k => k.clone(),
+            };
+            let len = match &kind {
+                ResKind::Raw => RAW_BYTES,
+                ResKind::Structured { stride } => ELEMENTS * *stride as usize,
+                ResKind::Typed { format } => ELEMENTS * format.bytes(),
+                ResKind::Texture { format, extent, .. } => {
+                    extent.iter().map(|&e| e as usize).product::<usize>() * format.bytes()
+                }
+                ResKind::Cbuffer => 256,
+                ResKind::Sampler { .. } => 0,
+            };
+            out.push(Input {
+                class: v.class,
+                space: v.space(),
+                register: i,
+                kind,
+                bytes: bytes(&mut rng, len),
+                has_counter: counted,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Texture extents the harness binds for a shape.
+fn extent(dim: TexDim) -> [u32; 3] {
+    match dim {
+        TexDim::D1 => [TEX, 1, 1],
+        TexDim::D1Array => [TEX, 1, 4],
+        TexDim::D2 => [TEX, TEX, 1],
+        TexDim::D2Array | TexDim::D3 => [TEX, TEX, 4],
+    }
 }
 
 /// The interpreter's view of the inputs.

@@ -10,11 +10,14 @@
 //!   otherwise (any NaN matches a NaN), skipped where D3D leaves the value open;
 //! * `gpu` (feature `vulkan`): translating, binding through the default placement and
 //!   dispatching; the corpus and generated-program drivers and their reports;
+//! * [`heap_sets`]: where the translation's descriptor-heap arrays live (moved for
+//!   devices with few descriptor sets);
 //! * [`reduce`]: shrinking a mismatching program while the mismatch persists;
 //! * [`sabotage`]: deliberately broken lowerings the runs must catch.
 
 #[cfg(feature = "vulkan")]
 pub mod gpu;
+pub mod heap_sets;
 pub mod inputs;
 pub mod known;
 pub mod reduce;

@@ -504,7 +504,29 @@ pub fn call(ctx: &mut Ctx, t: &mut Thread, _inst: InstId, c: &OpCall) -> R<Optio
             }
             Val::Handle(Handle::Reg { class, space, register: index })
         }
-        AnnotateHandle => operand(p, t, a[0])?,
+        CreateHandleFromHeap => {
+            let index = exact(p, t, a[0], "heap index")? as u32;
+            let sampler = exact(p, t, a[1], "sampler flag")? & 1 == 1;
+            Val::Handle(Handle::Heap { sampler, index })
+        }
+        AnnotateHandle => match operand(p, t, a[0])? {
+            Val::Handle(Handle::Heap { sampler, index }) => {
+                let Val::Agg(w) = operand(p, t, a[1])? else { return internal("ResourceProperties") };
+                let word = |k: usize| w.get(k).and_then(Val::scalar).map(|x| x.bits as u32).unwrap_or(0);
+                let view = super::heap::view([word(0), word(1)], sampler).map_err(super::exec::RunError::Internal)?;
+                let h = Handle::Reg { class: view.class, space: view.space(), register: index };
+                if let Some(r) = ctx.res.find(h) {
+                    if !view.reads(&ctx.res.list[r].kind) {
+                        return indeterminate(format!(
+                            "heap descriptor {index} read as another type ({:?})",
+                            view.kind
+                        ));
+                    }
+                }
+                Val::Handle(h)
+            }
+            other => other,
+        },
         CBufferLoadLegacy => {
             let r = handle(ctx, t, a[0])?;
             let row = coord(ctx, t, a[1])? as i64;
@@ -700,6 +722,9 @@ pub fn call(ctx: &mut Ctx, t: &mut Thread, _inst: InstId, c: &OpCall) -> R<Optio
             s(old)
         }
         SampleLevel => super::sample::sample_level(ctx, t, a)?,
+        TextureGather => super::sample::gather(ctx, t, a, false)?,
+        SampleCmpLevel | SampleCmpLevelZero => super::sample::sample_cmp(ctx, t, a)?,
+        TextureGatherRaw => super::sample::gather(ctx, t, a, true)?,
         other => return internal(format!("dx.op {} is not a thread-local operation", other.name())),
     }))
 }

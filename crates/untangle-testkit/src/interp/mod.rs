@@ -4,9 +4,10 @@
 //!
 //! It runs every thread group of a dispatch: barriers, groupshared memory, wave
 //! operations at a chosen wave size (lanes of a dynamic instance together), atomics,
-//! resources with D3D's rules (raw, structured and typed buffers, textures with loads and
-//! point sampling, constant buffers, UAV counters, out-of-bounds loads 0 and stores
-//! dropped), half/float/double and 1-to-64-bit integer arithmetic with D3D's rules.
+//! resources with D3D's rules (raw, structured and typed buffers, textures with loads,
+//! point sampling, gathers and comparison sampling, constant buffers, UAV counters, SM 6.6
+//! descriptor heaps, out-of-bounds loads 0 and stores dropped), half/float/double and
+//! 1-to-64-bit integer arithmetic with D3D's rules.
 //!
 //! Semantics are written from DXC's `docs/DXIL.rst` and the D3D11.3 functional spec (and
 //! the HLSL wave-intrinsic documentation), never from untangle's emitter; each module says
@@ -21,10 +22,11 @@
 //! | [`float`] | half/float/double arithmetic, denormal modes, min/max NaN rules, ULP distance |
 //! | [`memory`] | byte memory with per-byte accuracy and format tags |
 //! | [`resources`] | resource kinds, bounds, formats |
+//! | [`heap`] | SM 6.6 descriptor heaps |
 //! | [`program`] | preparing a module: entry, layout, supported operations |
 //! | [`exec`] | LLVM instructions of one thread |
 //! | [`dxop`] | thread-local `dx.op` operations |
-//! | [`sample`] | point sampling |
+//! | [`sample`] | point sampling, gathers, comparison sampling |
 //! | [`wave`] | wave and quad operations |
 //! | [`sched`] | groups, waves, barriers, schedules |
 //!
@@ -34,6 +36,7 @@
 pub mod dxop;
 pub mod exec;
 pub mod float;
+pub mod heap;
 pub mod memory;
 pub mod program;
 pub mod resources;

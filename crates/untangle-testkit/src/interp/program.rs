@@ -95,6 +95,10 @@ pub fn supported_op(op: DxOp) -> bool {
             | CBufferLoad
             | CBufferLoadLegacy
             | SampleLevel
+            | TextureGather
+            | SampleCmpLevel
+            | SampleCmpLevelZero
+            | TextureGatherRaw
             | TextureLoad
             | TextureStore
             | BufferLoad
@@ -145,6 +149,7 @@ pub fn supported_op(op: DxOp) -> bool {
             | WaveMultiPrefixBitCount
             | AnnotateHandle
             | CreateHandleFromBinding
+            | CreateHandleFromHeap
             | Unpack4x8
             | Pack4x8
     )
@@ -260,6 +265,7 @@ impl<'m> Program<'m> {
                 p.consts.insert(cid, v);
             }
         }
+        p.heap_views().map_err(Unsupported)?;
         for (_, g) in module.globals.iter() {
             let size = p.size_of(g.value_ty) as usize;
             let groupshared = g.addr_space == 3;
@@ -276,6 +282,51 @@ impl<'m> Program<'m> {
             p.globals.push(GlobalMem { groupshared, init });
         }
         Ok(p)
+    }
+
+    /// The heap views the shader's `AnnotateHandle`s of `CreateHandleFromHeap` handles
+    /// read, in program order, each with the heap index when it is a constant (see
+    /// [`super::heap`]); an error names one it cannot model.
+    pub fn heap_views(&self) -> Result<Vec<(super::heap::HeapView, Option<u32>)>, String> {
+        let mut out = Vec::new();
+        let int = |v: Option<&Value>| -> Option<u64> {
+            match v {
+                Some(Value::Const(k)) => self.module.constants.as_int(*k),
+                _ => None,
+            }
+        };
+        for &b in &self.func.layout {
+            for &i in &self.func.blocks[b].insts {
+                let Some(c) = &self.ops[i] else { continue };
+                if c.op != DxOp::AnnotateHandle {
+                    continue;
+                }
+                let Some(Value::Inst(src)) = c.args.first() else { continue };
+                let Some(h) = &self.ops[*src] else { continue };
+                if h.op != DxOp::CreateHandleFromHeap {
+                    continue;
+                }
+                let sampler = int(h.args.get(1)).ok_or("a heap handle whose sampler flag is not constant")? & 1 == 1;
+                let props = match c.args.get(1) {
+                    Some(Value::Const(k)) => match self.consts.get(k) {
+                        Some(Val::Agg(w)) if w.len() >= 2 => {
+                            let word = |k: usize| w[k].scalar().map(|s| s.bits as u32).unwrap_or(0);
+                            [word(0), word(1)]
+                        }
+                        _ => return Err("annotateHandle of a heap handle without constant properties".into()),
+                    },
+                    _ => return Err("annotateHandle of a heap handle without constant properties".into()),
+                };
+                let index = int(h.args.first()).map(|v| v as u32);
+                out.push((super::heap::view(props, sampler)?, index));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether the shader uses UAV counters (`BufferUpdateCounter`).
+    pub fn uses_counters(&self) -> bool {
+        self.ops.values().flatten().any(|c| c.op == DxOp::BufferUpdateCounter)
     }
 
     pub fn threads_per_group(&self) -> u32 {

@@ -21,19 +21,41 @@ pub enum CompKind {
     Uint,
     Sint,
     Float,
+    /// 32-bit float depth (`D32_SFLOAT` on Vulkan: what comparison sampling needs).
+    Depth,
 }
 
-/// A texel format: 1–4 components of 32 bits (the formats the differential harness binds:
-/// conversion is the identity, so a typed load returns the stored bits).
+impl CompKind {
+    /// Float components (`Float` or `Depth`).
+    pub fn is_float(self) -> bool {
+        matches!(self, CompKind::Float | CompKind::Depth)
+    }
+}
+
+/// A texel format: 1–4 components of 32 bits, or of 16 bits for integers (the formats
+/// the differential harness binds: conversion is the identity, so a typed load returns
+/// the stored bits, zero-extended).
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct TexelFormat {
     pub kind: CompKind,
     pub comps: u32,
+    /// Bits of a component: 32, or 16 (`Uint`/`Sint` only).
+    pub bits: u32,
 }
 
 impl TexelFormat {
+    /// A format of 32-bit components.
+    pub fn w32(kind: CompKind, comps: u32) -> TexelFormat {
+        TexelFormat { kind, comps, bits: 32 }
+    }
+
+    /// Bytes of one component.
+    pub fn comp_bytes(self) -> usize {
+        self.bits as usize / 8
+    }
+
     pub fn bytes(self) -> usize {
-        4 * self.comps as usize
+        self.comp_bytes() * self.comps as usize
     }
 }
 
@@ -69,10 +91,17 @@ pub enum ResKind {
         extent: [u32; 3],
     },
     Cbuffer,
+    /// `compare`: a comparison sampler, with the harness's one operation
+    /// ([`COMPARE_LESS_EQUAL`]).
     Sampler {
         filter: Filter,
+        compare: bool,
     },
 }
+
+/// The comparison the harness's comparison samplers make: `reference <= texel` passes
+/// (D3D `COMPARISON_LESS_EQUAL`, Vulkan `COMPARE_OP_LESS_OR_EQUAL`: reference first in both).
+pub const COMPARE_LESS_EQUAL: bool = true;
 
 /// One bound resource: its register, kind and contents (after a run, the results).
 #[derive(Clone, Debug, PartialEq)]
@@ -250,8 +279,9 @@ impl ResourceData {
         let comps = (0..4)
             .map(|k| {
                 if k < format.comps {
-                    let mut v = self.mem.read(base + 4 * k as i64, 4).unwrap_or_else(Scalar::undefined);
-                    if format.kind == CompKind::Float && super::float::is_denorm(v.bits, Fk::F) {
+                    let cb = format.comp_bytes();
+                    let mut v = self.mem.read(base + (cb * k as usize) as i64, cb).unwrap_or_else(Scalar::undefined);
+                    if format.kind.is_float() && super::float::is_denorm(v.bits, Fk::F) {
                         // Format conversion may flush denormals.
                         v.acc = Acc::ANY;
                     }
@@ -269,14 +299,15 @@ impl ResourceData {
         let Some(format) = self.format() else { return };
         let Some(i) = self.texel_index(coords) else { return };
         let base = i as i64 * format.bytes() as i64;
-        let fk = (format.kind == CompKind::Float).then_some(Fk::F);
+        let fk = format.kind.is_float().then_some(Fk::F);
         for (k, &val) in vals.iter().enumerate().take(format.comps as usize) {
             if mask & (1 << k) != 0 {
                 let mut v = val;
                 if fk.is_some() && super::float::is_denorm(v.bits, Fk::F) {
                     v.acc = Acc::ANY;
                 }
-                self.mem.write(base + 4 * k as i64, 4, v, fk);
+                let cb = format.comp_bytes();
+                self.mem.write(base + (cb * k) as i64, cb, v, fk);
             }
         }
     }

@@ -193,11 +193,13 @@ pub fn texel_size(f: vk::Format) -> Option<usize> {
         | F::R8G8B8A8_UINT
         | F::R8G8B8A8_SINT
         | F::R16G16_UINT
+        | F::R16G16_SINT
         | F::R16G16_SFLOAT => 4,
         F::R32G32_UINT
         | F::R32G32_SINT
         | F::R32G32_SFLOAT
         | F::R16G16B16A16_UINT
+        | F::R16G16B16A16_SINT
         | F::R16G16B16A16_SFLOAT
         | F::R64_UINT
         | F::R64_SINT => 8,
