@@ -323,7 +323,7 @@ impl<'m> ModuleBuilder<'m> {
 
     /// An `OpVariable` in the module's global section (the builder would put it in the
     /// block being built, if any).
-    fn module_variable(&mut self, ptr: Word, class: StorageClass, init: Option<Word>) -> Word {
+    pub(crate) fn module_variable(&mut self, ptr: Word, class: StorageClass, init: Option<Word>) -> Word {
         let id = self.b.id();
         let mut ops = vec![Operand::StorageClass(class)];
         if let Some(i) = init {

@@ -11,9 +11,8 @@
 //! 2. An operation outside the stages DXIL allows it in is refused
 //!    ([`Refusal::NotInStage`]; the stage lists are DXC's, see [`DxOp::valid_in`]).
 //! 3. Operations owned by a stage family whose lowering is somebody else's work
-//!    (pixel-interpolation operations, mesh and amplification shaders, ray tracing and ray
-//!    queries, work graphs), and the DXBC converter's private operations, are refused with
-//!    that reason ([`Refusal::StageFamily`], [`Refusal::DxbcConverterOnly`]).
+//!    (pixel-interpolation operations, ray tracing and ray queries, work graphs), and the
+//!    DXBC converter's private operations, are refused with that reason ([`Refusal::StageFamily`], [`Refusal::DxbcConverterOnly`]).
 //! 4. A stage the translator does not handle yet refuses everything
 //!    ([`Refusal::StageNotTranslated`], from [`stage_support`]).
 //! 5. Everything else is [`Support::Lowered`] by its [`Family`].
@@ -70,6 +69,10 @@ pub enum Family {
     /// tessellation coordinates, emits and cuts, instance and primitive ids (`stages.rs`
     /// routes them to `crates/untangle/src/emit/stage/`).
     GraphicsStages,
+    /// Mesh and amplification shader operations: output counts, indices, vertex and
+    /// primitive outputs, the payload and `dispatchMesh` (`mesh.rs` routes them to
+    /// `crates/untangle/src/emit/stage/{mesh,amplification}.rs`).
+    MeshShading,
 }
 
 impl Family {
@@ -88,6 +91,7 @@ impl Family {
             Family::Conversions => "convert.rs",
             Family::SystemValues => "system.rs",
             Family::GraphicsStages => "stages.rs",
+            Family::MeshShading => "mesh.rs",
         }
     }
 }
@@ -99,8 +103,6 @@ pub enum StageFamily {
     /// `attributeAtVertex`, `renderTargetGetSampleCount`, ...); hull, domain and geometry
     /// shaders are translated ([`Family::GraphicsStages`]).
     Graphics,
-    /// Mesh and amplification shaders.
-    Mesh,
     /// Ray tracing libraries and inline ray queries.
     RayTracing,
     /// Work graphs (node shaders).
@@ -111,7 +113,6 @@ impl StageFamily {
     pub fn name(self) -> &'static str {
         match self {
             StageFamily::Graphics => "graphics stages",
-            StageFamily::Mesh => "mesh shading",
             StageFamily::RayTracing => "ray tracing",
             StageFamily::WorkGraphs => "work graphs",
         }
@@ -123,7 +124,6 @@ impl StageFamily {
             StageFamily::Graphics => {
                 "pixel interpolation and render-target queries are the graphics-stages work, not lowered yet"
             }
-            StageFamily::Mesh => "mesh and amplification shaders are the mesh-shading work, not lowered yet",
             StageFamily::RayTracing => {
                 "ray tracing libraries and ray queries are the ray-tracing work, not lowered yet"
             }
@@ -189,9 +189,8 @@ impl std::fmt::Display for Refusal {
 pub fn stage_support(stage: ShaderKind) -> Option<StageFamily> {
     use ShaderKind::*;
     match stage {
-        Compute | Pixel | Vertex | Geometry | Hull | Domain => None,
+        Compute | Pixel | Vertex | Geometry | Hull | Domain | Mesh | Amplification => None,
         Invalid => Some(StageFamily::Graphics),
-        Mesh | Amplification => Some(StageFamily::Mesh),
         Node => Some(StageFamily::WorkGraphs),
         Library | RayGeneration | Intersection | AnyHit | ClosestHit | Miss | Callable => Some(StageFamily::RayTracing),
     }
@@ -293,7 +292,7 @@ fn owner(op: DxOp) -> Owner {
         | RenderTargetGetSamplePosition
         | RenderTargetGetSampleCount => stage_family(StageFamily::Graphics),
         SetMeshOutputCounts | EmitIndices | GetMeshPayload | StoreVertexOutput | StorePrimitiveOutput
-        | DispatchMesh => stage_family(StageFamily::Mesh),
+        | DispatchMesh => family(F::MeshShading),
         InstanceID
         | InstanceIndex
         | HitKind
@@ -525,7 +524,9 @@ mod tests {
         assert_eq!(support(DxOp::StorePatchConstant, Hull), Support::Lowered(Family::GraphicsStages));
         assert_eq!(support(DxOp::EmitStream, Geometry), Support::Lowered(Family::GraphicsStages));
         assert_eq!(support(DxOp::EmitStream, Hull), Support::Refused(Refusal::NotInStage));
-        assert_eq!(support(DxOp::FAbs, Mesh), Support::Refused(Refusal::StageNotTranslated(StageFamily::Mesh)));
+        assert_eq!(support(DxOp::FAbs, Mesh), Support::Lowered(Family::FloatMath));
+        assert_eq!(support(DxOp::DispatchMesh, Amplification), Support::Lowered(Family::MeshShading));
+        assert_eq!(support(DxOp::EmitIndices, Amplification), Support::Refused(Refusal::NotInStage));
         assert_eq!(support(DxOp::EvalCentroid, Pixel), Support::Refused(Refusal::StageFamily(StageFamily::Graphics)));
         assert_eq!(support(DxOp::TempRegLoad, Compute), Support::Refused(Refusal::DxbcConverterOnly));
         assert_eq!(
