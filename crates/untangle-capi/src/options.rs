@@ -175,6 +175,8 @@ impl untangle_options {
             io_remap: self.io_remap.clone(),
             stream_output: self.stream_output.clone(),
             tess_domain_origin: self.tess_domain_origin,
+            // Mesh pipelines' per-primitive pixel inputs are not in the C API yet.
+            per_primitive_inputs: Vec::new(),
         }
     }
 }

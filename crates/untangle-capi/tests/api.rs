@@ -429,7 +429,7 @@ fn hull_shaders_through_the_c_api() {
     unsafe {
         let o = options();
         let (words, _) = translate(shader, o).unwrap();
-        assert!(modes(&words).contains(&rspirv::spirv::ExecutionMode::VertexOrderCcw));
+        assert!(modes(&words).contains(&rspirv::spirv::ExecutionMode::VertexOrderCw));
         assert_eq!(
             untangle_options_set_tess_domain_origin(o, UNTANGLE_TESS_DOMAIN_ORIGIN_LOWER_LEFT),
             untangle_status::UNTANGLE_OK
@@ -437,7 +437,7 @@ fn hull_shaders_through_the_c_api() {
         assert_eq!(untangle_options_set_tess_domain_origin(o, 2), untangle_status::UNTANGLE_INVALID_ARGUMENT);
         assert_eq!(untangle_options_set_io_remap(o, Some(patch_to_7), null_mut()), untangle_status::UNTANGLE_OK);
         let (words, _) = translate(shader, o).unwrap();
-        assert!(modes(&words).contains(&rspirv::spirv::ExecutionMode::VertexOrderCw));
+        assert!(modes(&words).contains(&rspirv::spirv::ExecutionMode::VertexOrderCcw));
         let m = rspirv::dr::load_words(&words).unwrap();
         let locations: Vec<u32> = m
             .annotations

@@ -124,8 +124,9 @@ fn translation_digests() {
         }
     }
     eprintln!("{} inputs: {translated} modules, {refused} refusals", inputs.len());
-    // The corpora translate at least this many modules today (1,215 with the hull, domain and
-    // geometry shaders); a digest list of refusals alone would prove nothing.
-    assert!(translated >= 1200, "only {translated} modules translated");
+    // The corpora translate at least this many modules today (1,192: hull, domain, geometry,
+    // mesh and amplification shaders in, the 25 AGS compute shaders' 125 modules out as
+    // typed errors); a digest list of refusals alone would prove nothing.
+    assert!(translated >= 1190, "only {translated} modules translated");
     insta::assert_snapshot!("translation_digests", lines.join("\n"));
 }

@@ -1,6 +1,7 @@
 //! Insta snapshots of the SPIR-V disassembly of small shaders: the samples in `corpus/`, the
 //! hand-written pipeline in `corpus/pipeline/` (hull, domain and geometry shaders with patch
-//! constants, pow2 partitioning, streams, instancing and dual built-in/varying outputs) and a
+//! constants, pow2 partitioning, streams, instancing and dual built-in/varying outputs), the
+//! hand-written mesh pipeline in `corpus/mesh/` and a
 //! few small shaders of every stage from the shared vkd3d-proton corpus. Every
 //! module must also pass `spirv-val --target-env vulkan1.3`. A change to emission shows up
 //! here as a reviewable diff.
@@ -32,6 +33,10 @@ const CASES: &[(&str, &str)] = &[
     ("ds_isoline", "@tessellation.line_tessellation_ds.ds_6_0.dxil"),
     ("gs_two_streams", "@pso.gs_mismatch_so_2.gs_6_0.dxil"),
     ("gs_triangle_adjacency", "@pso.gs_topology_triangle_adj.gs_6_0.dxil"),
+    ("mesh_ms", "corpus/mesh/ms.ll"),
+    ("mesh_as", "corpus/mesh/as.ll"),
+    ("ms_cull_primitive", "@mesh_shader.ms_cull_primitive.ms_6_5.dxil"),
+    ("as_simple", "@mesh_shader.as_simple.as_6_5.dxil"),
 ];
 
 #[test]

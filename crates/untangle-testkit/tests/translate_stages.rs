@@ -45,10 +45,10 @@ fn hull_winding_follows_the_domain_origin() {
     let ccw = edit(&hs, HS_STATE, "i32 3, i32 3, i32 2, i32 2, i32 4, float 1.500000e+01");
     let lower = Options { tess_domain_origin: TessDomainOrigin::LowerLeft, ..Default::default() };
     for (text, options, want) in [
-        (&hs, Options::default(), "VertexOrderCcw"),
-        (&hs, lower.clone(), "VertexOrderCw"),
-        (&ccw, Options::default(), "VertexOrderCw"),
-        (&ccw, lower, "VertexOrderCcw"),
+        (&hs, Options::default(), "VertexOrderCw"),
+        (&hs, lower.clone(), "VertexOrderCcw"),
+        (&ccw, Options::default(), "VertexOrderCcw"),
+        (&ccw, lower, "VertexOrderCw"),
     ] {
         let m = modes(&translate(text, &options).unwrap());
         assert!(m.contains(&want.to_string()), "{m:?}");

@@ -6,7 +6,8 @@
 //! - every user-defined input of the consumer (a `Location`-decorated variable) has an output
 //!   of the producer at the same `Location`, `Component` (absent = 0) and per-patch-ness;
 //! - their types, after removing the per-vertex array level of tessellation control,
-//!   tessellation evaluation and geometry inputs and of tessellation control outputs, are
+//!   tessellation evaluation and geometry inputs and of tessellation control and mesh
+//!   outputs, are
 //!   the same, or (Vulkan 1.3's `maintenance4`) both vectors of one component type with the
 //!   output the wider; a vector output read by a scalar input is reported separately
 //!   ([`LinkError::NarrowedToScalar`]) because D3D accepts it and drivers match it, but
@@ -15,7 +16,9 @@
 //!   `ClipDistance`, `CullDistance`, `TessLevelOuter`, `TessLevelInner`) are written by the
 //!   producer with the same type; fragment shader built-ins are exempt (Vulkan: "except for
 //!   built-in variables in fragment shaders");
-//! - a geometry shader's outputs of streams other than 0 do not feed the fragment shader.
+//! - a geometry shader's outputs of streams other than 0 do not feed the fragment shader;
+//! - a mesh shader's per-primitive output and the fragment input at its place are both
+//!   decorated `PerPrimitiveEXT`, or neither ([`LinkError::PerPrimitive`]).
 //!
 //! Interpolation decorations are outside the rule and are not compared.
 
@@ -56,7 +59,10 @@ pub struct IoVar {
     pub builtin: Option<BuiltIn>,
     pub patch: bool,
     pub stream: u32,
-    /// With the per-vertex array level removed.
+    /// Decorated `PerPrimitiveEXT` (mesh shader primitive outputs, the pixel inputs they
+    /// feed).
+    pub per_primitive: bool,
+    /// With the per-vertex (per-primitive) array level removed.
     pub ty: IoType,
 }
 
@@ -79,6 +85,8 @@ pub enum LinkError {
     NarrowedToScalar { input: String, output: String },
     /// A built-in the consumer reads from the previous stage that the producer does not write.
     MissingBuiltIn { input: String, builtin: String },
+    /// A pixel input and the mesh output at its place disagree on `PerPrimitiveEXT`.
+    PerPrimitive { input: String, output: String },
 }
 
 impl StageIo {
@@ -152,7 +160,7 @@ impl StageIo {
             let patch = get(Decoration::Patch).is_some();
             let mut ty = io_type(&defs, pointee);
             let input = class == StorageClass::Input;
-            if per_vertex(model, input, patch, builtin) {
+            if per_vertex(model, input, patch, builtin) || (model == ExecutionModel::MeshEXT && !input) {
                 ty = match ty {
                     IoType::Array(e, _) => *e,
                     other => return Err(format!("per-vertex variable {v} is not an array ({other})")),
@@ -165,6 +173,7 @@ impl StageIo {
                 builtin,
                 patch,
                 stream: get(Decoration::Stream).unwrap_or(0),
+                per_primitive: get(Decoration::PerPrimitiveEXT).is_some(),
                 ty,
             };
             if input {
@@ -281,6 +290,9 @@ pub fn link(producer: &StageIo, consumer: &StageIo) -> Vec<LinkError> {
                         component: input.component,
                         patch: input.patch,
                     }),
+                    Some(o) if o.per_primitive != input.per_primitive => {
+                        errors.push(LinkError::PerPrimitive { input: input.name.clone(), output: o.name.clone() })
+                    }
                     Some(o) => match (&o.ty, &input.ty) {
                         (a, b) if a == b => {}
                         (IoType::Vector(k, w, n), IoType::Vector(k2, w2, n2)) if (k, w) == (k2, w2) && n > n2 => {}

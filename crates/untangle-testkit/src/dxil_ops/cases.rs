@@ -9,9 +9,12 @@ use super::synth::{Body, Scalar};
 use super::Case;
 use untangle::dxil::{ComponentType as C, ResourceClass as RC, ResourceKind as K};
 
-const ALL: &[&str] = &["cs", "ps", "vs", "gs", "hs", "ds"];
-/// Stages with implicit derivatives (compute through derivative groups).
-const DERIV: &[&str] = &["cs", "ps"];
+const ALL: &[&str] = &["cs", "ps", "vs", "gs", "hs", "ds", "ms", "as"];
+/// Stages with implicit derivatives (compute, mesh and amplification through derivative
+/// groups).
+const DERIV: &[&str] = &["cs", "ps", "ms", "as"];
+/// Stages with thread groups and groupshared memory.
+const GROUPS: &[&str] = &["cs", "ms", "as"];
 
 fn case(name: impl Into<String>, profiles: &[&'static str], resources: Vec<Res>, f: impl FnOnce(&mut Body)) -> Case {
     let mut b = Body::default();
@@ -64,6 +67,7 @@ pub fn hand_written() -> Vec<Case> {
     v.extend(graphics_stages());
     v.extend(interpolation());
     v.extend(system_values());
+    v.extend(mesh_stages());
     v
 }
 
@@ -615,7 +619,7 @@ fn gathers() -> Vec<Case> {
 fn barriers() -> Vec<Case> {
     let mut v = Vec::new();
     // barrier(mode): every mode in compute; the device-wide UAV fence everywhere.
-    v.push(case("barrier.modes.compute", &["cs"], vec![], |b| {
+    v.push(case("barrier.modes.compute", GROUPS, vec![], |b| {
         b.declare("declare void @dx.op.barrier(i32, i32)");
         for mode in [1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15] {
             b.line(format!("call void @dx.op.barrier(i32 80, i32 {mode})"));
@@ -625,7 +629,7 @@ fn barriers() -> Vec<Case> {
         b.declare("declare void @dx.op.barrier(i32, i32)");
         b.line("call void @dx.op.barrier(i32 80, i32 2)");
     }));
-    v.push(case("barrier.by_memory.compute", &["cs"], vec![], |b| {
+    v.push(case("barrier.by_memory.compute", GROUPS, vec![], |b| {
         b.declare("declare void @dx.op.barrierByMemoryType(i32, i32, i32)");
         b.declare("declare void @dx.op.barrierByMemoryHandle(i32, %dx.types.Handle, i32)");
         for (m, s) in [(0, 1), (1, 4), (1, 5), (1, 2), (1, 3), (2, 2), (2, 3), (3, 7), (3, 4), (1, 0), (2, 0)] {
@@ -720,6 +724,72 @@ fn stage_io() -> Vec<Case> {
         el("SV_ClipDistance", C::F32, 6, 1, 1, Some((3, 0))),
     ];
     v.push(vs);
+    v
+}
+
+/// The mesh and amplification shader operations: output counts, indices, vertex and
+/// primitive outputs (dynamic indices and rows), the payload in both stages.
+fn mesh_stages() -> Vec<Case> {
+    let mut v = Vec::new();
+    let mut ms = case("stage.mesh", &["ms"], vec![], |b| {
+        b.declare("declare { i32, float }* @dx.op.getMeshPayload.struct.P(i32)");
+        b.declare("declare void @dx.op.setMeshOutputCounts(i32, i32, i32)");
+        b.declare("declare void @dx.op.emitIndices(i32, i32, i32, i32, i32)");
+        b.declare("declare void @dx.op.storeVertexOutput.f32(i32, i32, i32, i8, float, i32)");
+        b.declare("declare void @dx.op.storeVertexOutput.i32(i32, i32, i32, i8, i32, i32)");
+        b.declare("declare void @dx.op.storePrimitiveOutput.i32(i32, i32, i32, i8, i32, i32)");
+        b.declare("declare void @dx.op.storePrimitiveOutput.f32(i32, i32, i32, i8, float, i32)");
+        b.line("%pl = call { i32, float }* @dx.op.getMeshPayload.struct.P(i32 170)");
+        b.line("%plp = getelementptr inbounds { i32, float }, { i32, float }* %pl, i32 0, i32 0");
+        b.line("%plv = load i32, i32* %plp, align 4");
+        b.output(Scalar::I32, "%plv");
+        let n = b.input(Scalar::I32);
+        b.line(format!("%nv = urem i32 {n}, 4"));
+        b.line("call void @dx.op.setMeshOutputCounts(i32 168, i32 %nv, i32 1)");
+        b.line(format!("%vx = urem i32 {n}, 3"));
+        b.line("call void @dx.op.emitIndices(i32 169, i32 0, i32 0, i32 1, i32 %vx)");
+        let x = b.input(Scalar::F32);
+        for col in 0..4 {
+            b.line(format!(
+                "call void @dx.op.storeVertexOutput.f32(i32 171, i32 0, i32 0, i8 {col}, float {x}, i32 %vx)"
+            ));
+        }
+        let r = b.input(Scalar::I32);
+        b.line(format!("%row = urem i32 {r}, 2"));
+        b.line("call void @dx.op.storeVertexOutput.i32(i32 171, i32 1, i32 %row, i8 1, i32 %plv, i32 2)");
+        b.line("call void @dx.op.storePrimitiveOutput.i32(i32 172, i32 0, i32 0, i8 0, i32 %plv, i32 0)");
+        b.line("call void @dx.op.storePrimitiveOutput.i32(i32 172, i32 1, i32 0, i8 0, i32 %vx, i32 0)");
+        b.line("call void @dx.op.storePrimitiveOutput.i32(i32 172, i32 2, i32 0, i8 0, i32 %vx, i32 0)");
+        // SV_CullPrimitive is a bool element stored as an i32 (as DXC writes it).
+        b.line("%cull = icmp eq i32 %vx, 1");
+        b.line("%culli = zext i1 %cull to i32");
+        b.line("call void @dx.op.storePrimitiveOutput.i32(i32 172, i32 3, i32 0, i8 0, i32 %culli, i32 0)");
+        b.line("call void @dx.op.storePrimitiveOutput.i32(i32 172, i32 4, i32 0, i8 0, i32 5, i32 0)");
+        b.line(format!("call void @dx.op.storePrimitiveOutput.f32(i32 172, i32 5, i32 0, i8 2, float {x}, i32 0)"));
+    });
+    ms.shell.outputs =
+        vec![el("SV_Position", C::F32, 3, 1, 4, Some((0, 0))), el("DATA", C::U32, 0, 2, 2, Some((1, 0)))];
+    ms.shell.patch_constants = vec![
+        el("SV_PrimitiveID", C::U32, 10, 1, 1, Some((0, 0))),
+        el("SV_RenderTargetArrayIndex", C::U32, 4, 1, 1, Some((0, 1))),
+        el("SV_ViewportArrayIndex", C::U32, 5, 1, 1, Some((0, 2))),
+        el("SV_CullPrimitive", C::I1, 30, 1, 1, None),
+        el("SV_ShadingRate", C::U32, 29, 1, 1, Some((0, 3))),
+        el("COLOR", C::F32, 0, 1, 4, Some((1, 0))),
+    ];
+    ms.shell.threads = [4, 1, 1];
+    v.push(ms);
+    let mut amp = case("stage.amplification", &["as"], vec![], |b| {
+        b.declare("declare void @dx.op.dispatchMesh.struct.P(i32, i32, i32, i32, { i32, float }*)");
+        b.line("%pl = alloca { i32, float }, align 4");
+        let w = b.input(Scalar::I32);
+        b.line("%plp = getelementptr inbounds { i32, float }, { i32, float }* %pl, i32 0, i32 0");
+        b.line(format!("store i32 {w}, i32* %plp, align 4"));
+        b.line(format!("%gx = urem i32 {w}, 8"));
+        b.line("call void @dx.op.dispatchMesh.struct.P(i32 173, i32 %gx, i32 1, i32 1, { i32, float }* %pl)");
+    });
+    amp.shell.threads = [4, 1, 1];
+    v.push(amp);
     v
 }
 

@@ -25,13 +25,15 @@ use untangle::emit::{support, Family, Support};
 use untangle::ShaderKind;
 
 /// The stages the translator handles, by profile.
-pub const PROFILES: [(&str, ShaderKind); 6] = [
+pub const PROFILES: [(&str, ShaderKind); 8] = [
     ("cs", ShaderKind::Compute),
     ("ps", ShaderKind::Pixel),
     ("vs", ShaderKind::Vertex),
     ("gs", ShaderKind::Geometry),
     ("hs", ShaderKind::Hull),
     ("ds", ShaderKind::Domain),
+    ("ms", ShaderKind::Mesh),
+    ("as", ShaderKind::Amplification),
 ];
 
 /// One test input: a body in a shell, for some profiles.

@@ -123,7 +123,7 @@ pub struct Shell {
     /// Hull shaders: the body of the patch-constant function `@pc` (from `entry:`; it has
     /// no handles). `None`: it only returns.
     pub patch_body: Option<String>,
-    /// Compute: numthreads.
+    /// Compute, mesh and amplification: numthreads.
     pub threads: [u32; 3],
     /// The entry's shader flags (properties tag 0) when not 0; bit 3: `[earlydepthstencil]`.
     pub shader_flags: u64,
@@ -242,6 +242,20 @@ impl Shell {
                 let state =
                     node("!{void ()* @pc, i32 3, i32 3, i32 2, i32 1, i32 3, float 6.400000e+01}".into(), &mut md);
                 node(format!("!{{i32 3, {state}}}"), &mut md)
+            }
+            // numthreads, 3 vertices, 1 primitive, triangles, no payload.
+            "ms" => {
+                let [x, y, z] = self.threads;
+                let nt = node(format!("!{{i32 {x}, i32 {y}, i32 {z}}}"), &mut md);
+                let state = node(format!("!{{{nt}, i32 3, i32 1, i32 2, i32 0}}"), &mut md);
+                node(format!("!{{i32 9, {state}}}"), &mut md)
+            }
+            // numthreads, no payload.
+            "as" => {
+                let [x, y, z] = self.threads;
+                let nt = node(format!("!{{i32 {x}, i32 {y}, i32 {z}}}"), &mut md);
+                let state = node(format!("!{{{nt}, i32 0}}"), &mut md);
+                node(format!("!{{i32 10, {state}}}"), &mut md)
             }
             _ if self.shader_flags != 0 => node(format!("!{{i32 0, i64 {}}}", self.shader_flags), &mut md),
             _ => "null".to_string(),

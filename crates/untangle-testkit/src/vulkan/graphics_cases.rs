@@ -521,10 +521,6 @@ fn all_stages() -> Spec {
     spec(draw, probes)
 }
 
-/// The translator's hull-shader winding (`docs/graphics-runner.md`, "Known failures").
-const WINDING: &str = "translator: `triangle_cw` is emitted as `VertexOrderCcw` under the default upper-left domain \
-     origin, which under D3D's flipped viewport makes D3D-clockwise patches back-facing";
-
 const MISMATCH_VS: &str = "pso.vs_mismatch.vs_6_0.dxil";
 
 /// Every case.
@@ -641,7 +637,7 @@ pub fn cases() -> Vec<Case> {
             checks: "quad domain, HS cbuffer factors, cw winding, patch primitive ID",
             needs: n,
             spec: tess_quad_cw,
-            known_failure: Some(WINDING),
+            known_failure: None,
             stage_options: None,
         },
         Case {
@@ -655,7 +651,7 @@ pub fn cases() -> Vec<Case> {
             checks: "ccw winding (front faces culled)",
             needs: n,
             spec: tess_quad_ccw,
-            known_failure: Some(WINDING),
+            known_failure: None,
             stage_options: None,
         },
         Case {

@@ -5,9 +5,9 @@
 //! flags (i64), 1 GS state, 2 DS state, 3 HS state, 4 numthreads, 5 auto binding space,
 //! 6 ray payload size, 7 ray attribute size, 8 shader kind, 9 MS state, 10 AS state,
 //! 11 wave size, 12 entry root signature, 13–22 work-graph node properties, 23 ranged wave
-//! size. Tags 1–3 are read into [`GsState`], [`DsState`] and [`HsState`] (layouts in DXC's
-//! `DxilMDHelper::LoadDxil{GS,DS,HS}State`); states we do not interpret yet are kept as
-//! their tag number.
+//! size. Tags 1–3, 9 and 10 are read into [`GsState`], [`DsState`], [`HsState`], [`MsState`]
+//! and [`AsState`] (layouts in DXC's `DxilMDHelper::LoadDxil{GS,DS,HS,MS,AS}State`); states
+//! we do not interpret yet are kept as their tag number.
 
 use super::enums::{
     InputPrimitive, PrimitiveTopology, TessellatorDomain, TessellatorOutputPrimitive, TessellatorPartitioning,
@@ -60,6 +60,12 @@ pub struct EntryProperties {
     /// Hull shader state (tag 3).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hull: Option<HsState>,
+    /// Mesh shader state (tag 9).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mesh: Option<MsState>,
+    /// Amplification shader state (tag 10).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amplification: Option<AsState>,
     /// Tags present but not interpreted (stage states, node properties).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub other_tags: Vec<u32>,
@@ -105,6 +111,28 @@ pub struct HsState {
     pub output_primitive: TessellatorOutputPrimitive,
     /// `[maxtessfactor]` (64 when the shader does not say).
     pub max_tess_factor: f64,
+}
+
+/// A mesh shader's `[numthreads]`, `[outputtopology]` and output limits
+/// (`{numthreads, maxVertexCount, maxPrimitiveCount, topology, payloadSizeInBytes}`).
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct MsState {
+    pub num_threads: [u32; 3],
+    /// The declared length of the `vertices` output array.
+    pub max_vertex_count: u32,
+    /// The declared length of the `indices` (and `primitives`) output arrays.
+    pub max_primitive_count: u32,
+    /// `DXIL::MeshOutputTopology`: 0 undefined, 1 lines, 2 triangles.
+    pub output_topology: u32,
+    /// Bytes of the payload read with `getMeshPayload` (0 without one).
+    pub payload_size: u32,
+}
+
+/// An amplification shader's `[numthreads]` and the size of the payload it dispatches.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct AsState {
+    pub num_threads: [u32; 3],
+    pub payload_size: u32,
 }
 
 pub(crate) fn read_entry_points(m: &Module, module_resources: &Resources) -> Result<Vec<EntryPoint>> {
@@ -189,6 +217,23 @@ fn read_properties(p: &Tuple<'_>) -> Result<EntryProperties> {
                     output_primitive: TessellatorOutputPrimitive::from_raw(h.u32(5)?),
                     max_tess_factor: h.float(6)?,
                 });
+            }
+            9 => {
+                let t = p.tuple(at)?;
+                let n = t.tuple(0)?;
+                props.mesh = Some(MsState {
+                    num_threads: [n.u32(0)?, n.u32(1)?, n.u32(2)?],
+                    max_vertex_count: t.u32(1)?,
+                    max_primitive_count: t.u32(2)?,
+                    output_topology: t.u32(3)?,
+                    payload_size: t.u32(4)?,
+                });
+            }
+            10 => {
+                let t = p.tuple(at)?;
+                let n = t.tuple(0)?;
+                props.amplification =
+                    Some(AsState { num_threads: [n.u32(0)?, n.u32(1)?, n.u32(2)?], payload_size: t.u32(1)? });
             }
             11 => {
                 // Either a bare i32 (SM 6.6) or a tuple {min, max, preferred} (SM 6.8).

@@ -16,7 +16,7 @@ pub mod resources;
 pub mod signature;
 
 pub use annotations::{FieldAnnotation, StructAnnotation};
-pub use entry::{DsState, EntryPoint, EntryProperties, GsState, HsState, WaveSize};
+pub use entry::{AsState, DsState, EntryPoint, EntryProperties, GsState, HsState, MsState, WaveSize};
 pub use enums::*;
 pub use opcodes::DxOp;
 pub use ops::{decode_call, op_uses, DxOpCall, OpUse};

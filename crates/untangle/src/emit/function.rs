@@ -54,6 +54,9 @@ pub struct FnEmit<'a, 'm> {
     ids: HashMap<InstId, Word>,
     /// Pointer results: id and storage class.
     ptrs: HashMap<InstId, (Word, StorageClass)>,
+    /// Operation results that are module-scope variables (`getMeshPayload`), valid
+    /// everywhere.
+    global_ptrs: HashMap<InstId, (Word, StorageClass)>,
     demoted: HashMap<InstId, Word>,
     phi_vars: HashMap<InstId, Word>,
     allocas: HashMap<InstId, Word>,
@@ -170,6 +173,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             def_block,
             ids: HashMap::with_capacity_and_hasher(insts, Default::default()),
             ptrs: HashMap::default(),
+            global_ptrs: HashMap::default(),
             demoted: HashMap::default(),
             phi_vars: HashMap::default(),
             allocas: HashMap::default(),
@@ -241,6 +245,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Value::Inst(i) => self.f.insts.get(i).map(|x| x.ty),
             Value::Const(c) => Some(self.cx.m.constants.get(c).ty),
             Value::Arg(a) => self.f.params.get(a as usize).map(|p| p.ty),
+            Value::Global(g) => {
+                let gl = &self.cx.m.globals[g];
+                self.cx.m.types.lookup(&Type::Pointer { pointee: gl.value_ty, addr_space: gl.addr_space })
+            }
             _ => None,
         }
     }
@@ -322,6 +330,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Value::Inst(i) => {
                 if let Some(&var) = self.allocas.get(&i) {
                     return Ok((var, StorageClass::Function));
+                }
+                if let Some(&p) = self.global_ptrs.get(&i) {
+                    return Ok(p);
                 }
                 if let Some(&p) = self.ptrs.get(&i) {
                     if self.dominated(i) {
@@ -839,6 +850,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(v)
     }
 
+    /// Records that instruction `i` yields module-scope variable `var` of `class`.
+    pub fn define_pointer(&mut self, i: InstId, var: Word, class: StorageClass) {
+        self.global_ptrs.insert(i, (var, class));
+    }
+
     /// Records the id of an instruction result, storing it if it is demoted.
     pub fn define(&mut self, i: InstId, w: Word) -> Result<()> {
         self.ids.insert(i, w);
@@ -889,8 +905,16 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     return Err(self.err("`ret` with a value in an entry point"));
                 }
                 self.xfb_copy_out()?;
+                // Amplification shaders end in `OpEmitMeshTasksEXT` (`stage::amplification`).
+                let tasks = match self.sm.kind {
+                    crate::container::ShaderKind::Amplification => Some(self.task_return_counts()?),
+                    _ => None,
+                };
                 emit_merge(&mut self.cx.b, merge)?;
-                self.cx.b.ret()?;
+                match tasks {
+                    Some(counts) => self.emit_mesh_tasks(counts)?,
+                    None => self.cx.b.ret()?,
+                }
             }
             Terminator::Unreachable => {
                 emit_merge(&mut self.cx.b, merge)?;

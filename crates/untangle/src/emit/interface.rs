@@ -18,7 +18,13 @@
 //!   per-patch and per-vertex locations never overlap whatever the implementation's view of
 //!   the two location spaces;
 //! - geometry-shader outputs of stream *s* > 0: start row + the rows of streams 0..*s*
-//!   (D3D packs each stream from row 0; Vulkan needs distinct locations).
+//!   (D3D packs each stream from row 0; Vulkan needs distinct locations);
+//! - mesh-shader per-primitive outputs (DXIL's primitive signature, decorated
+//!   `PerPrimitiveEXT`): start row + the rows of the vertex output signature, as for patch
+//!   constants. A pixel shader cannot tell which of its inputs a mesh shader writes per
+//!   primitive (D3D's pixel signature does not say, and D3D links mesh and pixel shaders by
+//!   semantic): [`crate::Options::per_primitive_inputs`] names them, and an [`IoRemap`] on
+//!   both sides places them (`docs/stage-interfaces.md`).
 //!
 //! An [`IoRemap`] callback (library and C API) may place any varying elsewhere: a layer
 //! matching vertex attributes to an input layout by semantic, or assigning locations across
@@ -26,7 +32,9 @@
 //!
 //! Hull, domain and geometry shaders see per-vertex data as arrays with one element per
 //! vertex (input control points, output control points, the input primitive's vertices);
-//! the access operations' vertex index selects it. Hull shader control-point outputs are
+//! the access operations' vertex index selects it. Mesh shader outputs are arrays of
+//! `[maxvertices]` (vertex outputs) or `[maxprimitives]` (primitive outputs, built-ins
+//! included) elements, indexed by `storeVertexOutput`'s and `storePrimitiveOutput`'s index. Hull shader control-point outputs are
 //! written at `InvocationId`, the only index Vulkan allows for writes.
 //!
 //! # System values
@@ -158,6 +166,7 @@ pub fn default_location(
     let offset = match (stage, kind) {
         (ShaderKind::Hull, SigKind::PatchConstant) => signature_rows(&sigs.outputs, None),
         (ShaderKind::Domain, SigKind::PatchConstant) => signature_rows(&sigs.inputs, None),
+        (ShaderKind::Mesh, SigKind::PatchConstant) => signature_rows(&sigs.outputs, None),
         (ShaderKind::Geometry, SigKind::Output) => {
             let stream = el.output_stream.unwrap_or(0);
             (0..stream.min(4)).map(|s| signature_rows(&sigs.outputs, Some(s))).fold(0, u32::saturating_add)
@@ -183,6 +192,10 @@ pub enum SigPoint {
     GsOut,
     PsIn,
     PsOut,
+    /// Mesh shader vertex outputs.
+    MsOut,
+    /// Mesh shader primitive outputs (DXIL's third signature, `SigKind::PatchConstant`).
+    MsPOut,
 }
 
 impl SigPoint {
@@ -202,6 +215,8 @@ impl SigPoint {
             (ShaderKind::Geometry, Output) => GsOut,
             (ShaderKind::Pixel, Input) => PsIn,
             (ShaderKind::Pixel, Output) => PsOut,
+            (ShaderKind::Mesh, Output) => MsOut,
+            (ShaderKind::Mesh, PatchConstant) => MsPOut,
             _ => return None,
         })
     }
@@ -209,7 +224,14 @@ impl SigPoint {
     fn is_output(self) -> bool {
         matches!(
             self,
-            SigPoint::VsOut | SigPoint::HsCpOut | SigPoint::PcOut | SigPoint::DsOut | SigPoint::GsOut | SigPoint::PsOut
+            SigPoint::VsOut
+                | SigPoint::HsCpOut
+                | SigPoint::PcOut
+                | SigPoint::DsOut
+                | SigPoint::GsOut
+                | SigPoint::PsOut
+                | SigPoint::MsOut
+                | SigPoint::MsPOut
         )
     }
 
@@ -237,6 +259,14 @@ pub struct StageIo {
     pub multi_stream: bool,
     /// Hull shaders: how tessellation factors are adjusted before they are stored.
     pub tess_factors: Option<TessFactorRule>,
+    /// Mesh shaders: `[maxprimitives]` (length of per-primitive output arrays); their
+    /// `[maxvertices]` is `output_vertices`.
+    pub output_primitives: u32,
+    /// Mesh shaders: `[outputtopology("line")]` (else triangles).
+    pub mesh_lines: bool,
+    /// Pixel shaders: inputs (semantic, index) a mesh shader writes per primitive
+    /// ([`crate::Options::per_primitive_inputs`]), decorated `PerPrimitiveEXT`.
+    pub per_primitive_inputs: Vec<(String, u32)>,
     /// Pixel shaders: the input elements some `attributeAtVertex` reads. They are
     /// `PerVertexKHR` arrays of the primitive's 3 vertices (`SPV_KHR_fragment_shader_barycentric`;
     /// `loadInput` reads vertex 0, the provoking vertex), see `crate::emit::stage::pixel`.
@@ -306,6 +336,8 @@ pub struct Interface {
     pub(crate) xfb: Option<XfbState>,
     /// The highest `Location` an output variable occupies.
     pub max_output_location: Option<u32>,
+    /// Mesh and amplification shaders' payload and group counts.
+    pub(crate) mesh: super::stage::mesh::MeshVars,
 }
 
 impl Interface {
@@ -429,12 +461,15 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             Some(BuiltIn::PrimitiveId) => {
                 num = Num::SInt;
-                self.cx.capability(Capability::Geometry);
+                if stage != ShaderKind::Mesh {
+                    self.cx.capability(Capability::Geometry);
+                }
             }
             Some(BuiltIn::Layer) => {
                 num = Num::SInt;
                 self.cx.capability(match stage {
                     ShaderKind::Pixel | ShaderKind::Geometry => Capability::Geometry,
+                    ShaderKind::Mesh => Capability::MeshShadingEXT,
                     _ => Capability::ShaderLayer,
                 });
             }
@@ -442,9 +477,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 num = Num::SInt;
                 self.cx.capability(match stage {
                     ShaderKind::Pixel | ShaderKind::Geometry => Capability::MultiViewport,
+                    ShaderKind::Mesh => Capability::MeshShadingEXT,
                     _ => Capability::ShaderViewportIndex,
                 });
             }
+            Some(BuiltIn::CullPrimitiveEXT) => num = Num::Bool,
             Some(BuiltIn::FragDepth) => {
                 iface.modes.push(ExecutionMode::DepthReplacing);
                 match el.system_value {
@@ -487,7 +524,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         // Pixel inputs that `attributeAtVertex` reads: one value per vertex of the triangle.
         let per_vertex = point == SigPoint::PsIn && builtin.is_none() && iface.stage.per_vertex_inputs.contains(&id);
         // Built-ins that are one scalar per primitive are never per-vertex arrays.
-        let vertices = if per_vertex {
+        let vertices = if point == SigPoint::MsOut {
+            iface.stage.output_vertices.max(1)
+        } else if point == SigPoint::MsPOut {
+            iface.stage.output_primitives.max(1)
+        } else if per_vertex {
             3
         } else if point.arrayed()
             && matches!(builtin, None | Some(BuiltIn::Position | BuiltIn::ClipDistance | BuiltIn::CullDistance))
@@ -581,6 +622,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 if created && point.patch() {
                     self.cx.decorate(v, Decoration::Patch, &[]);
                 }
+                if created && point == SigPoint::MsPOut {
+                    self.cx.decorate(v, Decoration::PerPrimitiveEXT, &[]);
+                }
                 v
             }
             None => self.varying(iface, el, kind, point, var_class, ty, num)?,
@@ -654,6 +698,21 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 return Err("tessellation factors outside the patch-constant signature")
             }
             _ if point.patch() => Varying,
+            // Mesh shaders: the per-primitive built-ins of `gl_MeshPrimitivesEXT`.
+            SemanticKind::PrimitiveID if point == MsPOut => Builtin(BuiltIn::PrimitiveId),
+            SemanticKind::RenderTargetArrayIndex if point == MsPOut => Builtin(BuiltIn::Layer),
+            SemanticKind::ViewPortArrayIndex if point == MsPOut => Builtin(BuiltIn::ViewportIndex),
+            SemanticKind::CullPrimitive if point == MsPOut => Builtin(BuiltIn::CullPrimitiveEXT),
+            SemanticKind::ShadingRate if point == MsPOut => Builtin(BuiltIn::PrimitiveShadingRateKHR),
+            _ if point == MsPOut => return Err("system value as a mesh shader primitive output"),
+            SemanticKind::Position | SemanticKind::ClipDistance | SemanticKind::CullDistance if point == MsOut => {
+                Builtin(match el.system_value {
+                    SemanticKind::Position => BuiltIn::Position,
+                    SemanticKind::ClipDistance => BuiltIn::ClipDistance,
+                    _ => BuiltIn::CullDistance,
+                })
+            }
+            _ if point == MsOut => return Err("system value as a mesh shader vertex output"),
             SemanticKind::Position => Builtin(if point == PsIn { BuiltIn::FragCoord } else { BuiltIn::Position }),
             SemanticKind::ClipDistance => Builtin(BuiltIn::ClipDistance),
             SemanticKind::CullDistance => Builtin(BuiltIn::CullDistance),
@@ -787,6 +846,18 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         if point.patch() {
             self.cx.decorate(v, Decoration::Patch, &[]);
+        }
+        let index = el.semantic_indices.first().copied().unwrap_or(0);
+        let per_primitive_input = point == SigPoint::PsIn
+            && iface
+                .stage
+                .per_primitive_inputs
+                .iter()
+                .any(|(n, k)| n.eq_ignore_ascii_case(&el.semantic) && *k == index);
+        if point == SigPoint::MsPOut || per_primitive_input {
+            self.cx.extension("SPV_EXT_mesh_shader");
+            self.cx.capability(Capability::MeshShadingEXT);
+            self.cx.decorate(v, Decoration::PerPrimitiveEXT, &[]);
         }
         if point == SigPoint::GsOut && iface.stage.multi_stream {
             self.cx.capability(Capability::GeometryStreams);

@@ -369,7 +369,7 @@ impl<'m> ModuleBuilder<'m> {
 
     /// An `OpVariable` in the module's global section (the builder would put it in the
     /// block being built, if any).
-    fn module_variable(&mut self, ptr: Word, class: StorageClass, init: Option<Word>) -> Word {
+    pub(crate) fn module_variable(&mut self, ptr: Word, class: StorageClass, init: Option<Word>) -> Word {
         self.b.global_variable(ptr, class, init)
     }
 

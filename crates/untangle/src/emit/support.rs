@@ -11,7 +11,7 @@
 //! 2. An operation outside the stages DXIL allows it in is refused
 //!    ([`Refusal::NotInStage`]; the stage lists are DXC's, see [`DxOp::valid_in`]).
 //! 3. Operations owned by a stage family whose lowering is somebody else's work
-//!    (mesh and amplification shaders, ray tracing and ray queries, work graphs), and the DXBC converter's private operations, are refused with
+//!    (ray tracing and ray queries, work graphs), and the DXBC converter's private operations, are refused with
 //!    that reason ([`Refusal::StageFamily`], [`Refusal::DxbcConverterOnly`]).
 //! 4. A stage the translator does not handle yet refuses everything
 //!    ([`Refusal::StageNotTranslated`], from [`stage_support`]).
@@ -73,6 +73,10 @@ pub enum Family {
     /// `evalCentroid`), per-vertex attributes (`attributeAtVertex`) and the render target's
     /// sample count and sample positions.
     Interpolation,
+    /// Mesh and amplification shader operations: output counts, indices, vertex and
+    /// primitive outputs, the payload and `dispatchMesh` (`mesh.rs` routes them to
+    /// `crates/untangle/src/emit/stage/{mesh,amplification}.rs`).
+    MeshShading,
 }
 
 impl Family {
@@ -92,6 +96,7 @@ impl Family {
             Family::SystemValues => "system.rs",
             Family::GraphicsStages => "stages.rs",
             Family::Interpolation => "interpolation.rs",
+            Family::MeshShading => "mesh.rs",
         }
     }
 }
@@ -102,8 +107,6 @@ pub enum StageFamily {
     /// The graphics stages; every stage of it is translated, so only a module without a
     /// valid shader kind is refused under it.
     Graphics,
-    /// Mesh and amplification shaders.
-    Mesh,
     /// Ray tracing libraries and inline ray queries.
     RayTracing,
     /// Work graphs (node shaders).
@@ -114,7 +117,6 @@ impl StageFamily {
     pub fn name(self) -> &'static str {
         match self {
             StageFamily::Graphics => "graphics stages",
-            StageFamily::Mesh => "mesh shading",
             StageFamily::RayTracing => "ray tracing",
             StageFamily::WorkGraphs => "work graphs",
         }
@@ -124,7 +126,6 @@ impl StageFamily {
     pub fn reason(self) -> &'static str {
         match self {
             StageFamily::Graphics => "a shader of no valid graphics stage (DXIL shader kind `Invalid`)",
-            StageFamily::Mesh => "mesh and amplification shaders are the mesh-shading work, not lowered yet",
             StageFamily::RayTracing => {
                 "ray tracing libraries and ray queries are the ray-tracing work, not lowered yet"
             }
@@ -190,9 +191,8 @@ impl std::fmt::Display for Refusal {
 pub fn stage_support(stage: ShaderKind) -> Option<StageFamily> {
     use ShaderKind::*;
     match stage {
-        Compute | Pixel | Vertex | Geometry | Hull | Domain => None,
+        Compute | Pixel | Vertex | Geometry | Hull | Domain | Mesh | Amplification => None,
         Invalid => Some(StageFamily::Graphics),
-        Mesh | Amplification => Some(StageFamily::Mesh),
         Node => Some(StageFamily::WorkGraphs),
         Library | RayGeneration | Intersection | AnyHit | ClosestHit | Miss | Callable => Some(StageFamily::RayTracing),
     }
@@ -293,7 +293,7 @@ fn owner(op: DxOp) -> Owner {
         | RenderTargetGetSamplePosition
         | RenderTargetGetSampleCount => family(F::Interpolation),
         SetMeshOutputCounts | EmitIndices | GetMeshPayload | StoreVertexOutput | StorePrimitiveOutput
-        | DispatchMesh => stage_family(StageFamily::Mesh),
+        | DispatchMesh => family(F::MeshShading),
         InstanceID
         | InstanceIndex
         | HitKind
@@ -525,9 +525,11 @@ mod tests {
         assert_eq!(support(DxOp::StorePatchConstant, Hull), Support::Lowered(Family::GraphicsStages));
         assert_eq!(support(DxOp::EmitStream, Geometry), Support::Lowered(Family::GraphicsStages));
         assert_eq!(support(DxOp::EmitStream, Hull), Support::Refused(Refusal::NotInStage));
-        assert_eq!(support(DxOp::FAbs, Mesh), Support::Refused(Refusal::StageNotTranslated(StageFamily::Mesh)));
         assert_eq!(support(DxOp::EvalCentroid, Pixel), Support::Lowered(Family::Interpolation));
         assert_eq!(support(DxOp::EvalCentroid, Vertex), Support::Refused(Refusal::NotInStage));
+        assert_eq!(support(DxOp::FAbs, Mesh), Support::Lowered(Family::FloatMath));
+        assert_eq!(support(DxOp::DispatchMesh, Amplification), Support::Lowered(Family::MeshShading));
+        assert_eq!(support(DxOp::EmitIndices, Amplification), Support::Refused(Refusal::NotInStage));
         assert_eq!(support(DxOp::TempRegLoad, Compute), Support::Refused(Refusal::DxbcConverterOnly));
         assert_eq!(
             support(DxOp::RayQuery_Proceed, Compute),

@@ -1,5 +1,5 @@
 //! The translator's entry: DXIL module → SPIR-V words for one compute, vertex, hull,
-//! domain, geometry or pixel entry point.
+//! domain, geometry, mesh, amplification or pixel entry point.
 //!
 //! Steps: decode the DXIL metadata (`crate::dxil`), structurize the entry function
 //! (`crate::passes`), emit its body (`function` + `dxop`), then the entry point with its
@@ -49,6 +49,10 @@ pub struct Options {
     /// (`VkPipelineTessellationDomainOriginStateCreateInfo`): hull shaders' triangle winding
     /// is expressed for it (`docs/stage-interfaces.md`).
     pub tess_domain_origin: TessDomainOrigin,
+    /// Pixel shaders of mesh pipelines: the inputs (semantic name, case-insensitive, and
+    /// index) the mesh shader writes per primitive, decorated `PerPrimitiveEXT` as Vulkan
+    /// requires (D3D's pixel signature does not say which they are).
+    pub per_primitive_inputs: Vec<(String, u32)>,
 }
 
 /// A root signature and how to lower it.
@@ -110,6 +114,8 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
         (None, ShaderKind::Hull) => ExecutionModel::TessellationControl,
         (None, ShaderKind::Domain) => ExecutionModel::TessellationEvaluation,
         (None, ShaderKind::Geometry) => ExecutionModel::Geometry,
+        (None, ShaderKind::Mesh) => ExecutionModel::MeshEXT,
+        (None, ShaderKind::Amplification) => ExecutionModel::TaskEXT,
         _ => return Err(TranslateError::UnsupportedStage { stage: sm.profile.clone() }.into()),
     };
     let ep = info
@@ -168,6 +174,7 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
     iface.stage = stage::stage_io(&sm, ep)?;
     if sm.kind == ShaderKind::Pixel {
         iface.stage.per_vertex_inputs = stage::pixel::per_vertex_inputs(m, func);
+        iface.stage.per_primitive_inputs = options.per_primitive_inputs.clone();
     }
     iface.xfb = xfb.map(XfbState::new);
     let (fn_id, derivatives, captures) = match sm.kind {
@@ -187,6 +194,9 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
         _ => emit_function(&mut cx, &mut res, &sm, &ep.signatures, func, &mut iface, &ep.name)?,
     };
     let modes = std::mem::take(&mut iface.modes);
+    if sm.kind == ShaderKind::Amplification {
+        stage::amplification::define_unused_payload(&mut cx, &mut iface.mesh);
+    }
 
     let interface = cx.interface.clone();
     cx.b.entry_point(model, fn_id, ep.name.as_str(), interface);
@@ -195,9 +205,19 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
         cx.b.execution_mode(fn_id, ExecutionMode::Xfb, []);
     }
     match sm.kind {
-        ShaderKind::Compute => {
-            let [x, y, z] = ep.properties.num_threads.unwrap_or([1, 1, 1]);
-            cx.b.execution_mode(fn_id, ExecutionMode::LocalSize, [x, y, z]);
+        ShaderKind::Compute | ShaderKind::Mesh | ShaderKind::Amplification => {
+            let [x, y, z] = match sm.kind {
+                ShaderKind::Compute => {
+                    let n = ep.properties.num_threads.unwrap_or([1, 1, 1]);
+                    cx.b.execution_mode(fn_id, ExecutionMode::LocalSize, n);
+                    n
+                }
+                _ => {
+                    stage::execution_modes(&mut cx, fn_id, &sm, ep, options.tess_domain_origin)?;
+                    let state = ep.properties.mesh.as_ref().map(|m| m.num_threads);
+                    state.or(ep.properties.amplification.as_ref().map(|a| a.num_threads)).unwrap_or([1, 1, 1])
+                }
+            };
             if derivatives {
                 if (x * y * z) % 4 != 0 {
                     // D3D requires it of compute shaders with derivatives (quads or groups of 4).

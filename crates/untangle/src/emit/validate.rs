@@ -29,7 +29,10 @@ pub fn entry_point(ep: &EntryPoint, stage: crate::container::ShaderKind) -> Resu
     for (which, list) in [("input", &sigs.inputs), ("output", &sigs.outputs), ("patch constant", &sigs.patch_constants)]
     {
         for el in list {
-            element(which, el)?;
+            // DXC 1.7 gives a mesh shader's `SV_Position` vertex output one semantic index per
+            // declared vertex (`{0, 1, 2}` for one row); only the first means anything.
+            let quirk = stage == crate::container::ShaderKind::Mesh && which == "output";
+            element(which, el, quirk)?;
             if !system_value_allowed(stage, which, el.system_value) {
                 return Err(TranslateError::Malformed(format!(
                     "{which} signature element {} ({}): system value {:?} does not exist there in a {stage:?} shader",
@@ -125,7 +128,7 @@ fn system_value_shape(sv: SemanticKind) -> Option<(u32, u32)> {
     }
 }
 
-fn element(which: &str, el: &SignatureElement) -> Result<()> {
+fn element(which: &str, el: &SignatureElement, extra_indices_ok: bool) -> Result<()> {
     let bad = |what: String| {
         TranslateError::Malformed(format!(
             "{which} signature element {} ({}{}): {what}",
@@ -162,7 +165,7 @@ fn element(which: &str, el: &SignatureElement) -> Result<()> {
             )));
         }
     }
-    if el.semantic_indices.len() > el.rows as usize {
+    if el.semantic_indices.len() > el.rows as usize && !extra_indices_ok {
         return Err(bad(format!("{} semantic indices for {} rows", el.semantic_indices.len(), el.rows)));
     }
     Ok(())

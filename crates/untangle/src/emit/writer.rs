@@ -908,6 +908,14 @@ impl Builder {
     pub fn unreachable(&mut self) -> BuildResult<()> {
         self.terminate(Op::Unreachable, &[])
     }
+
+    /// `OpEmitMeshTasksEXT`, a task shader's terminator.
+    pub fn emit_mesh_tasks(&mut self, [x, y, z]: [Word; 3], payload: Option<Word>) -> BuildResult<()> {
+        match payload {
+            Some(p) => self.terminate(Op::EmitMeshTasksEXT, &[x, y, z, p]),
+            None => self.terminate(Op::EmitMeshTasksEXT, &[x, y, z]),
+        }
+    }
 }
 
 #[cfg(test)]

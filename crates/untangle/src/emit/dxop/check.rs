@@ -137,7 +137,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         // Operations whose every slot has a fixed type (`threadId` is `i32`, `makeDouble`
         // `double`) list one overload but have no overloaded slot to check.
         if let Some(o) = o.filter(|_| sig.overloads != "v") {
-            let letter = overload_letter(self.cx.m.types.get(o));
+            // `u`: a user-defined type, passed by pointer (the mesh payload).
+            let user = sig.overloads == "u" && matches!(self.cx.m.types.get(o), Type::Pointer { .. });
+            let letter = if user { Some('u') } else { overload_letter(self.cx.m.types.get(o)) };
             if !letter.is_some_and(|l| sig.allows_overload(l)) {
                 return Err(self.invalid(
                     c,

@@ -22,6 +22,7 @@ mod integer;
 mod interpolation;
 mod io;
 mod math;
+mod mesh;
 mod stages;
 mod system;
 mod textures;
@@ -57,6 +58,7 @@ pub fn emit(fe: &mut FnEmit<'_, '_>, inst: InstId, call: &DxOpCall<'_>) -> Resul
         Family::SystemValues => fe.system_op(&c).map(Some),
         Family::GraphicsStages => fe.stage_op(&c),
         Family::Interpolation => fe.interpolation_op(&c),
+        Family::MeshShading => fe.mesh_family_op(&c),
     }
 }
 

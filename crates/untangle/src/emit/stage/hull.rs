@@ -39,9 +39,10 @@
 //! `[domain]` → `Triangles`/`Quads`/`Isolines`; `[partitioning]` → `SpacingEqual`
 //! (integer, and pow2 whose factors the stores round up to powers of two),
 //! `SpacingFractionalOdd`, `SpacingFractionalEven`; `[outputtopology]` → `PointMode`, nothing
-//! (lines), or a vertex order: D3D's `triangle_cw` is `VertexOrderCcw` under Vulkan's default
-//! upper-left tessellation domain origin and `VertexOrderCw` under the lower-left origin
-//! ([`TessDomainOrigin`]), `triangle_ccw` the reverse; `[outputcontrolpoints]` →
+//! (lines), or a vertex order: D3D's `triangle_cw` is `VertexOrderCw` under Vulkan's default
+//! upper-left tessellation domain origin and `VertexOrderCcw` under the lower-left origin
+//! ([`TessDomainOrigin`]), `triangle_ccw` the reverse (checked by drawing: the graphics
+//! runner's `tess_quad_cw`/`tess_quad_ccw` under D3D's flipped viewport); `[outputcontrolpoints]` →
 //! `OutputVertices`. Domain shaders repeat the domain (Vulkan accepts modes on either stage
 //! and requires equal ones where both say).
 
@@ -194,9 +195,10 @@ pub(crate) fn execution_modes(
         }
     };
     if let Some(d3d_cw) = clockwise {
-        // D3D's winding is Vulkan's under the lower-left origin; the default upper-left
-        // origin mirrors the domain, and with it the winding.
-        let vulkan_cw = d3d_cw == (origin == TessDomainOrigin::LowerLeft);
+        // D3D12-on-Vulkan layers flip the viewport (negative height) to keep D3D's
+        // window-space y; that mirror cancels the upper-left domain origin's, so D3D's
+        // winding keeps its name there and flips under the lower-left origin.
+        let vulkan_cw = d3d_cw == (origin == TessDomainOrigin::UpperLeft);
         let mode = if vulkan_cw { ExecutionMode::VertexOrderCw } else { ExecutionMode::VertexOrderCcw };
         cx.b.execution_mode(entry, mode, []);
     }

@@ -1,16 +1,19 @@
-//! The pre-rasterization stages after the vertex shader, one module each:
-//! [`hull`] (→ `TessellationControl`), [`domain`] (→ `TessellationEvaluation`) and
-//! [`geometry`] (→ `Geometry`). Each owns its stage's `dx.op`s, execution modes and the
+//! The pre-rasterization stages other than the vertex shader, one module each:
+//! [`hull`] (→ `TessellationControl`), [`domain`] (→ `TessellationEvaluation`),
+//! [`geometry`] (→ `Geometry`), [`amplification`] (→ `TaskEXT`) and [`mesh`] (→ `MeshEXT`). Each owns its stage's `dx.op`s, execution modes and the
 //! per-stage facts of the interface ([`StageIo`]); signature elements themselves are
 //! `crate::emit::interface`'s. The D3D ↔ Vulkan differences each module handles are
 //! written down in `docs/stage-interfaces.md`.
 //!
 //! The operations reach these modules through `crate::emit::dxop`'s `stages` family, which
-//! also lowers the ones shared by several of these stages (`primitiveID`, `loadPatchConstant`).
+//! also lowers the ones shared by several of these stages (`primitiveID`, `loadPatchConstant`);
+//! mesh and amplification operations come through the `mesh` family (`dxop::mesh`).
 
+pub(crate) mod amplification;
 pub(crate) mod domain;
 pub(crate) mod geometry;
 pub(crate) mod hull;
+pub(crate) mod mesh;
 pub(crate) mod pixel;
 
 pub use hull::TessDomainOrigin;
@@ -40,11 +43,16 @@ pub(crate) fn stage_io(sm: &ShaderModel, ep: &EntryPoint) -> Result<StageIo> {
             let gs = ep.properties.geometry.as_ref().ok_or_else(|| missing("GS state"))?;
             geometry::stage_io(gs)?
         }
+        ShaderKind::Mesh => mesh::stage_io(ep.properties.mesh.as_ref().ok_or_else(|| missing("MS state"))?)?,
+        ShaderKind::Amplification => {
+            amplification::stage_io(ep.properties.amplification.as_ref().ok_or_else(|| missing("AS state"))?)?
+        }
         _ => StageIo::default(),
     })
 }
 
-/// Execution modes (and capabilities) of a hull, domain or geometry shader's entry point.
+/// Execution modes (and capabilities) of a hull, domain, geometry, mesh or amplification
+/// shader's entry point.
 pub(crate) fn execution_modes(
     cx: &mut ModuleBuilder<'_>,
     entry: Word,
@@ -63,6 +71,14 @@ pub(crate) fn execution_modes(
         ShaderKind::Geometry => {
             geometry::execution_modes(cx, entry, ep.properties.geometry.as_ref().ok_or_else(|| missing("GS state"))?)
         }
+        ShaderKind::Mesh => {
+            mesh::execution_modes(cx, entry, ep.properties.mesh.as_ref().ok_or_else(|| missing("MS state"))?)
+        }
+        ShaderKind::Amplification => amplification::execution_modes(
+            cx,
+            entry,
+            ep.properties.amplification.as_ref().ok_or_else(|| missing("AS state"))?,
+        ),
         _ => Ok(()),
     }
 }
