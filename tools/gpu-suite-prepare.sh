@@ -6,7 +6,8 @@
 #               functions exported as batch modules + CFG shapes, the vkd3d-proton compute
 #               shaders for
 #               `untangle-gpu corpus-shaders` and `diff-corpus`, and the vertex, hull, domain,
-#               geometry and pixel shaders of `untangle-gpu graphics` (corpus-dxil/; ../shared
+#               geometry, amplification, mesh and pixel shaders of `untangle-gpu graphics`
+#               (corpus-dxil/; ../shared
 #               is not on the device), and a copy of gpu-suite.sh.
 # Then: run `bash .vkrunner/gpu-suite.sh` on the device, carrying .gl and .vkrunner
 # (SUITE=corpus-shaders for the corpus compute shaders only, SUITE=graphics for the graphics
@@ -37,6 +38,7 @@ strip .vkrunner/untangle-gpu
 cp tools/gpu-suite.sh .vkrunner/gpu-suite.sh
 mkdir -p .vkrunner/corpus-dxil
 cp ../shared/corpus/dxil/vkd3d-proton/*.cs_6_*.dxil .vkrunner/corpus-dxil/
-# The graphics pipelines' stages (vkd3d-proton vs/hs/ds/gs/ps shaders).
-cp ../shared/corpus/dxil/vkd3d-proton/*.[vhdgp]s_6_*.dxil .vkrunner/corpus-dxil/
+# The graphics pipelines' stages (vkd3d-proton vs/hs/ds/gs/ps shaders, and the as/ms shaders
+# of the mesh pipelines).
+cp ../shared/corpus/dxil/vkd3d-proton/*.[vhdgpam]s_6_*.dxil .vkrunner/corpus-dxil/
 du -sh .gl .vkrunner

@@ -13,8 +13,10 @@ for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig;
 # compute shader against the DXIL interpreter, SEEDS (20) random inputs each), `diff-gen`
 # (DIFF_GEN (10000) generated programs, 4 inputs each) and both again under each deliberately
 # broken lowering (`--sabotage`, which must fail them); SUITE=graphics runs `untangle-gpu
-# graphics` (the vkd3d-proton graphics pipelines with expected pixels, from
-# .vkrunner/corpus-dxil: a pass/fail/skip/known-failure table, docs/graphics-runner.md);
+# graphics` (the vkd3d-proton graphics pipelines with expected pixels, mesh pipelines with
+# amplification/mesh/pixel shaders included (skipped, saying so, without VK_EXT_mesh_shader),
+# from .vkrunner/corpus-dxil: a pass/fail/skip/known-failure table, then a self-check that
+# every passing pipeline fails with one expected value changed; docs/graphics-runner.md);
 # SUITE=device runs corpus-shaders, diff and graphics; SUITE=all runs everything.
 set -uo pipefail
 R=.vkrunner

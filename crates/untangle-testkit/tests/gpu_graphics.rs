@@ -6,17 +6,25 @@
 //! pass. Two self-checks: a perturbed expected pixel and a swapped `Location` (the vertex
 //! shader's outputs moved by the remapping hook, the pixel shader left alone) both fail.
 //!
+//! Mesh pipelines (amplification → mesh → pixel) need `VK_EXT_mesh_shader`: on a device
+//! without it (lavapipe) each is skipped and says so; on one with it each must pass and
+//! fail with a perturbed expectation. Without any device their stages are still translated,
+//! validated (`spirv-val`, Vulkan 1.3) and link-checked, and a pixel shader translated
+//! without its per-primitive inputs is caught before drawing.
+//!
 //! Without a Vulkan loader or driver the tests print why and pass, unless
 //! `UNTANGLE_REQUIRE_VULKAN=1`, when they fail.
 
 use std::path::Path;
 use untangle::{IoLocation, IoRemap, Options};
-use untangle_testkit::vulkan::graphics_cases::{cases, run_case, stage_of, Outcome, Tweak};
+use untangle_testkit::vulkan::graphics_cases::{cases, run_case, stage_of, translate_case, Outcome, Tweak};
 use untangle_testkit::vulkan::{Gpu, VkError};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton");
 /// Pipelines in the library; the test fails if one is dropped by accident.
-const CASES: usize = 22;
+const CASES: usize = 30;
+/// Of which mesh pipelines (stages `as`/`ms`).
+const MESH_CASES: usize = 8;
 /// Pipelines that must run and pass (lavapipe: 21; `vs_ps_sample_coverage` is a known failure).
 const MIN_PASSED: usize = 21;
 
@@ -79,7 +87,8 @@ fn a_wrong_expected_pixel_is_caught() {
         if clean.outcome != Outcome::Pass {
             continue;
         }
-        if (case.spec)().probes.is_empty() {
+        let spec = (case.spec)();
+        if spec.probes.is_empty() && spec.uav_words.iter().all(|w| w.is_empty()) {
             continue;
         }
         let tweak = Tweak { perturb_expectation: true, ..Default::default() };
@@ -115,5 +124,80 @@ fn a_swapped_location_is_caught() {
             Outcome::Fail(e) => println!("{name}: swapped ARG1/ARG2 caught: {}", &e[..e.len().min(200)]),
             other => panic!("{name}: swapped locations gave {other:?}"),
         }
+    }
+}
+
+fn is_mesh(case: &untangle_testkit::vulkan::graphics_cases::Case) -> bool {
+    case.files.iter().any(|f| stage_of(f) == Some("ms"))
+}
+
+/// Every mesh pipeline runs and passes (and a perturbed expectation fails) on a device with
+/// `VK_EXT_mesh_shader`; on one without, every mesh pipeline is skipped naming the
+/// extension.
+#[test]
+fn mesh_pipelines_pass_or_are_skipped_saying_why() {
+    let Some(mut gpu) = gpu_or_skip("mesh_pipelines_pass_or_are_skipped_saying_why") else { return };
+    let mesh: Vec<_> = cases().into_iter().filter(is_mesh).collect();
+    assert_eq!(mesh.len(), MESH_CASES);
+    let with_as = mesh.iter().filter(|c| c.files.iter().any(|f| stage_of(f) == Some("as"))).count();
+    assert!(mesh.len() >= 5 && with_as >= 2, "{} mesh pipelines, {with_as} with amplification", mesh.len());
+    let has_mesh = gpu.info().features.mesh_shader;
+    for case in &mesh {
+        let r = run_case(&mut gpu, case, Path::new(CORPUS), &Tweak::default());
+        println!("{:28} {:10} {:>8.1?} {:?}", r.name, r.stages, r.wall, r.outcome);
+        if has_mesh {
+            assert_eq!(r.outcome, Outcome::Pass, "{}", case.name);
+            let tweak = Tweak { perturb_expectation: true, ..Default::default() };
+            match run_case(&mut gpu, case, Path::new(CORPUS), &tweak).outcome {
+                Outcome::Fail(e) => assert!(e.contains("mismatch"), "{}: {e}", case.name),
+                other => panic!("{}: a perturbed expectation gave {other:?}", case.name),
+            }
+        } else {
+            match &r.outcome {
+                Outcome::Skipped(why) => assert!(why.contains("VK_EXT_mesh_shader"), "{}: {why}", case.name),
+                other => panic!("{}: no mesh shaders on this device, yet {other:?}", case.name),
+            }
+        }
+    }
+    if !has_mesh {
+        println!("{} mesh pipelines skipped: the device lacks VK_EXT_mesh_shader", mesh.len());
+    }
+}
+
+/// Without a device: every mesh pipeline's stages translate with the case's options, pass
+/// `spirv-val` for Vulkan 1.3 and link (mesh outputs to pixel inputs, per-primitive
+/// decorations included); dropping the pixel shader's per-primitive inputs (and its
+/// remapping) is caught by the link check that precedes every mesh draw.
+#[test]
+fn mesh_pipeline_stages_validate_and_link() {
+    if !Path::new(CORPUS).is_dir() {
+        println!("{CORPUS} not found: skipping");
+        return;
+    }
+    let val = untangle_spirv_tools::find_spirv_val();
+    let mut caught = 0;
+    for case in cases().iter().filter(|c| is_mesh(c)) {
+        let (stages, _) =
+            translate_case(case, Path::new(CORPUS), &Tweak::default()).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        assert_eq!(stages.len(), case.files.len());
+        if let Some(val) = &val {
+            for (m, file) in stages.iter().zip(case.files) {
+                val.validate(&m.words, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {file}: {e}", case.name));
+            }
+        }
+        if case.stage_options.is_some() && case.files.iter().any(|f| stage_of(f) == Some("ps")) {
+            let tweak = Tweak { stage_options: Some(("ps", Options::default())), ..Default::default() };
+            match translate_case(case, Path::new(CORPUS), &tweak) {
+                Err(e) => {
+                    assert!(e.contains("do not link"), "{}: {e}", case.name);
+                    caught += 1;
+                }
+                Ok(_) => panic!("{}: a pixel shader without per-primitive inputs linked", case.name),
+            }
+        }
+    }
+    assert!(caught >= 5, "only {caught} mesh pipelines checked their link");
+    if val.is_none() {
+        println!("spirv-val not found: mesh stages linked but not validated");
     }
 }

@@ -30,9 +30,12 @@
 //! report (`untangle_testkit::vulkan::root_placement`); exits 1 if a case fails.
 //!
 //! `graphics` runs every graphics pipeline of `untangle_testkit::vulkan::graphics_cases`
-//! (vkd3d-proton vs/hs/ds/gs/ps shaders translated one at a time, drawn offscreen, pixels
-//! compared with expectations derived from the shaders; `--corpus` as for `corpus-shaders`)
-//! and prints a pass/fail/skip table; exits 1 if a pipeline fails (docs/graphics-runner.md).
+//! (vkd3d-proton vs/hs/ds/gs/ps and as/ms/ps shaders translated one at a time, drawn
+//! offscreen, pixels compared with expectations derived from the shaders; `--corpus` as for
+//! `corpus-shaders`) and prints a pass/fail/skip table (mesh pipelines are skipped, saying
+//! so, on a device without `VK_EXT_mesh_shader`), then reruns every passing pipeline with
+//! one expected word changed, which must fail; exits 1 if a pipeline fails or a changed
+//! expectation is not caught (docs/graphics-runner.md).
 //!
 //! `diff-corpus [--corpus DIR] [--seeds N]` runs every corpus compute shader differentially
 //! (`untangle_testkit::difftest`): the DXIL interpreter against the translated SPIR-V on
@@ -685,6 +688,7 @@ fn graphics(a: &Args) -> Result<bool, String> {
     println!("Vulkan: {}", gpu.info());
     let start = std::time::Instant::now();
     let (mut passed, mut skipped, mut known, mut failed) = (0, 0, 0, 0);
+    let mut passing = Vec::new();
     println!("| pipeline | stages | checks | result |");
     println!("| --- | --- | --- | --- |");
     for case in cases() {
@@ -708,12 +712,35 @@ fn graphics(a: &Args) -> Result<bool, String> {
             }
         };
         println!("| {} | {} | {} | {result} |", r.name, r.stages, case.checks);
+        if r.outcome == Outcome::Pass {
+            passing.push(case);
+        }
     }
     println!(
         "graphics: {passed} passed, {skipped} skipped, {known} known failures, {failed} failed; wall {:.2?}",
         start.elapsed()
     );
-    Ok(failed == 0)
+    // Self-check on this device: every passing case must fail once one expected word (its
+    // first probe's, else its first UAV word) is changed.
+    let mut missed = 0;
+    for case in &passing {
+        let tweak = Tweak { perturb_expectation: true, ..Default::default() };
+        match run_case(&mut gpu, case, &dir, &tweak).outcome {
+            Outcome::Fail(e) if e.contains("mismatch") => {
+                println!("self-check {}: a wrong expected value is caught ({})", case.name, &e[..e.len().min(120)])
+            }
+            other => {
+                missed += 1;
+                println!("self-check {}: NOT caught: a wrong expected value gave {other:?}", case.name);
+            }
+        }
+    }
+    println!(
+        "graphics self-check: {} of {} passing pipelines catch a wrong expected value",
+        passing.len() - missed,
+        passing.len()
+    );
+    Ok(failed == 0 && missed == 0)
 }
 
 fn main() -> ExitCode {

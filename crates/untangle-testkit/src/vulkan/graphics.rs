@@ -1,7 +1,16 @@
 //! A minimal Vulkan graphics runner: one pipeline built from translated stages (vertex,
-//! optional tessellation control + evaluation, optional geometry, fragment), one draw into
-//! offscreen colour attachments, everything read back. The corpus cases with expected
-//! pixels are in [`super::graphics_cases`].
+//! optional tessellation control + evaluation, optional geometry, fragment; or optional
+//! task + mesh, optional fragment), one draw into offscreen colour attachments, everything
+//! read back. The corpus cases with expected pixels are in [`super::graphics_cases`].
+//!
+//! * Mesh pipelines ([`Draw::mesh_tasks`]): task (D3D amplification) and mesh stages in
+//!   place of the vertex stages, no vertex input or input-assembly state (Vulkan ignores
+//!   them with a mesh stage; the runner passes none), drawn with
+//!   `vkCmdDrawMeshTasksEXT(x, y, z)`. They need `VK_EXT_mesh_shader` with `taskShader` and
+//!   `meshShader`, which [`Gpu::open`] enables where the device has them
+//!   ([`super::Features::mesh_shader`]); without it such a draw is refused with a
+//!   [`VkError::BadLayout`] before any Vulkan call. Descriptor bindings are then visible to
+//!   the task and mesh stages too.
 //!
 //! * The draw follows D3D12's conventions as a translation layer sets them up: the viewport
 //!   is flipped (negative height, `VK_KHR_maintenance1`, core in 1.1) so that framebuffer
@@ -10,7 +19,10 @@
 //!   no tessellation domain origin is chained (`UPPER_LEFT`, the translator's default,
 //!   `docs/stage-interfaces.md`).
 //! * Attachments: one colour attachment per [`Target`] (its format and clear value, raw
-//!   bits), rendered with dynamic rendering (Vulkan 1.3). With more than one sample each is
+//!   bits; none at all is allowed, for pipelines that only write UAVs), rendered with
+//!   dynamic rendering (Vulkan 1.3). With [`Draw::layers`] > 1 each is a 2D array image
+//!   rendered as layered (`SV_RenderTargetArrayIndex` picks the layer), read back layer
+//!   after layer. With more than one sample each is
 //!   multisampled and resolved into a single-sample image by the rendering pass itself
 //!   (average for float formats, sample 0 for integer ones). Each single-sample image is
 //!   copied to a host buffer and returned as bytes.
@@ -73,6 +85,11 @@ pub struct Draw {
     pub cull: vk::CullModeFlags,
     pub buffers: Vec<BufferBinding>,
     pub timeout: Duration,
+    /// A mesh pipeline: `vkCmdDrawMeshTasksEXT` with these group counts instead of
+    /// `vkCmdDraw` (positions, vertex count, topology and patch size unused).
+    pub mesh_tasks: Option<[u32; 3]>,
+    /// Array layers of every target (1: plain 2D images).
+    pub layers: u32,
 }
 
 impl Default for Draw {
@@ -92,11 +109,14 @@ impl Default for Draw {
             cull: vk::CullModeFlags::NONE,
             buffers: Vec::new(),
             timeout: Duration::from_secs(60),
+            mesh_tasks: None,
+            layers: 1,
         }
     }
 }
 
-/// What a draw left: each target's texels (row-major, tightly packed, single-sample) and
+/// What a draw left: each target's texels (row-major, tightly packed, single-sample, layer
+/// after layer: layer `l`'s row `y` is row `l * height + y`) and
 /// each storage buffer's bytes (in [`Draw::buffers`] order, uniform buffers skipped).
 #[derive(Clone, Debug, Default)]
 pub struct DrawResult {
@@ -107,7 +127,7 @@ pub struct DrawResult {
 /// Bytes per texel of the colour formats the runner supports.
 pub fn color_texel_size(f: vk::Format) -> Option<usize> {
     Some(match f {
-        vk::Format::R32_SFLOAT | vk::Format::R32_UINT => 4,
+        vk::Format::R32_SFLOAT | vk::Format::R32_UINT | vk::Format::R8G8B8A8_UNORM => 4,
         vk::Format::R32G32_SFLOAT | vk::Format::R32G32_UINT => 8,
         vk::Format::R32G32B32A32_SFLOAT | vk::Format::R32G32B32A32_UINT => 16,
         _ => return None,
@@ -144,6 +164,7 @@ impl Gpu {
         format: vk::Format,
         extent: vk::Extent3D,
         samples: vk::SampleCountFlags,
+        layers: u32,
         usage: vk::ImageUsageFlags,
     ) -> Result<(vk::Image, vk::ImageView), VkError> {
         let dev = &self.device;
@@ -152,7 +173,7 @@ impl Gpu {
             .format(format)
             .extent(extent)
             .mip_levels(1)
-            .array_layers(1)
+            .array_layers(layers)
             .samples(samples)
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(usage)
@@ -168,9 +189,9 @@ impl Gpu {
         dev.bind_image_memory(image, mem, 0).map_err(vkr("vkBindImageMemory"))?;
         let view_info = vk::ImageViewCreateInfo::default()
             .image(image)
-            .view_type(vk::ImageViewType::TYPE_2D)
+            .view_type(if layers > 1 { vk::ImageViewType::TYPE_2D_ARRAY } else { vk::ImageViewType::TYPE_2D })
             .format(format)
-            .subresource_range(color_range());
+            .subresource_range(color_range(layers));
         let view = dev.create_image_view(&view_info, None).map_err(vkr("vkCreateImageView"))?;
         s.image_views.push(view);
         Ok((image, view))
@@ -178,9 +199,17 @@ impl Gpu {
 
     fn draw_in(&mut self, d: &Draw, s: &mut Scratch) -> Result<DrawResult, VkError> {
         let dev = self.device.clone();
-        if d.targets.is_empty() || d.width == 0 || d.height == 0 {
-            return Err(VkError::BadLayout("a draw needs a target and a non-empty extent".into()));
+        if d.width == 0 || d.height == 0 || d.layers == 0 {
+            return Err(VkError::BadLayout("a draw needs a non-empty extent and at least one layer".into()));
         }
+        if d.mesh_tasks.is_some() && !self.info.features.mesh_shader {
+            return Err(VkError::BadLayout("a mesh draw needs VK_EXT_mesh_shader (taskShader, meshShader)".into()));
+        }
+        let visible = if d.mesh_tasks.is_some() {
+            vk::ShaderStageFlags::ALL_GRAPHICS | vk::ShaderStageFlags::TASK_EXT | vk::ShaderStageFlags::MESH_EXT
+        } else {
+            vk::ShaderStageFlags::ALL_GRAPHICS
+        };
         let mut texel_sizes = Vec::new();
         for t in &d.targets {
             texel_sizes.push(
@@ -212,7 +241,7 @@ impl Gpu {
                             .binding(b.binding)
                             .descriptor_type(buffer_type(b))
                             .descriptor_count(1)
-                            .stage_flags(vk::ShaderStageFlags::ALL_GRAPHICS)
+                            .stage_flags(visible)
                     })
                     .collect();
                 let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
@@ -308,8 +337,6 @@ impl Gpu {
             let mut rendering = vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
             let mut info = vk::GraphicsPipelineCreateInfo::default()
                 .stages(&stages)
-                .vertex_input_state(&vertex_input)
-                .input_assembly_state(&assembly)
                 .viewport_state(&viewport)
                 .rasterization_state(&raster)
                 .multisample_state(&multisample)
@@ -318,8 +345,11 @@ impl Gpu {
                 .dynamic_state(&dynamic_state)
                 .layout(layout)
                 .push_next(&mut rendering);
-            if d.topology == vk::PrimitiveTopology::PATCH_LIST {
-                info = info.tessellation_state(&tessellation);
+            if d.mesh_tasks.is_none() {
+                info = info.vertex_input_state(&vertex_input).input_assembly_state(&assembly);
+                if d.topology == vk::PrimitiveTopology::PATCH_LIST {
+                    info = info.tessellation_state(&tessellation);
+                }
             }
             let pipeline = match dev.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) {
                 Ok(p) => p[0],
@@ -336,19 +366,28 @@ impl Gpu {
             let mut readable = Vec::new();
             for t in &d.targets {
                 if multisampled {
-                    let ms = self.attachment(s, t.format, extent, d.samples, vk::ImageUsageFlags::COLOR_ATTACHMENT)?;
-                    let single = self.attachment(s, t.format, extent, vk::SampleCountFlags::TYPE_1, usage_single)?;
+                    let ms = self.attachment(
+                        s,
+                        t.format,
+                        extent,
+                        d.samples,
+                        d.layers,
+                        vk::ImageUsageFlags::COLOR_ATTACHMENT,
+                    )?;
+                    let single =
+                        self.attachment(s, t.format, extent, vk::SampleCountFlags::TYPE_1, d.layers, usage_single)?;
                     rendered.push((ms.0, ms.1, Some(single)));
                     readable.push(single.0);
                 } else {
-                    let single = self.attachment(s, t.format, extent, vk::SampleCountFlags::TYPE_1, usage_single)?;
+                    let single =
+                        self.attachment(s, t.format, extent, vk::SampleCountFlags::TYPE_1, d.layers, usage_single)?;
                     rendered.push((single.0, single.1, None));
                     readable.push(single.0);
                 }
             }
             let mut readbacks = Vec::new();
             for size in &texel_sizes {
-                let bytes = vec![0u8; size * (d.width * d.height) as usize];
+                let bytes = vec![0u8; size * (d.width * d.height * d.layers) as usize];
                 readbacks.push(self.host_buffer(s, &bytes, vk::BufferUsageFlags::TRANSFER_DST)?);
             }
             let vertex_buffer = if d.positions.is_empty() {
@@ -374,7 +413,7 @@ impl Gpu {
                 .map(|&image| {
                     vk::ImageMemoryBarrier::default()
                         .image(image)
-                        .subresource_range(color_range())
+                        .subresource_range(color_range(d.layers))
                         .old_layout(vk::ImageLayout::UNDEFINED)
                         .new_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
                         .dst_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
@@ -418,8 +457,10 @@ impl Gpu {
                 offset: vk::Offset2D::default(),
                 extent: vk::Extent2D { width: d.width, height: d.height },
             };
-            let rendering_info =
-                vk::RenderingInfo::default().render_area(area).layer_count(1).color_attachments(&color_attachments);
+            let rendering_info = vk::RenderingInfo::default()
+                .render_area(area)
+                .layer_count(d.layers)
+                .color_attachments(&color_attachments);
             dev.cmd_begin_rendering(cb, &rendering_info);
             dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
             if !sets.is_empty() {
@@ -439,14 +480,21 @@ impl Gpu {
             if let Some(vb) = &vertex_buffer {
                 dev.cmd_bind_vertex_buffers(cb, 0, &[vb.buffer], &[0]);
             }
-            dev.cmd_draw(cb, d.vertex_count, d.instance_count, 0, 0);
+            match d.mesh_tasks {
+                Some([x, y, z]) => {
+                    // The extension is enabled (checked above): its entry point loads.
+                    let mesh = ash::ext::mesh_shader::Device::new(&self.instance, &dev);
+                    mesh.cmd_draw_mesh_tasks(cb, x, y, z);
+                }
+                None => dev.cmd_draw(cb, d.vertex_count, d.instance_count, 0, 0),
+            }
             dev.cmd_end_rendering(cb);
             let to_transfer: Vec<vk::ImageMemoryBarrier> = readable
                 .iter()
                 .map(|&image| {
                     vk::ImageMemoryBarrier::default()
                         .image(image)
-                        .subresource_range(color_range())
+                        .subresource_range(color_range(d.layers))
                         .old_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
                         .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
                         .src_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
@@ -467,7 +515,9 @@ impl Gpu {
             for (&image, hb) in readable.iter().zip(&readbacks) {
                 let region = vk::BufferImageCopy::default()
                     .image_subresource(
-                        vk::ImageSubresourceLayers::default().aspect_mask(vk::ImageAspectFlags::COLOR).layer_count(1),
+                        vk::ImageSubresourceLayers::default()
+                            .aspect_mask(vk::ImageAspectFlags::COLOR)
+                            .layer_count(d.layers),
                     )
                     .image_extent(extent);
                 dev.cmd_copy_image_to_buffer(cb, image, vk::ImageLayout::TRANSFER_SRC_OPTIMAL, hb.buffer, &[region]);
@@ -546,6 +596,6 @@ fn buffer_type(b: &BufferBinding) -> vk::DescriptorType {
     }
 }
 
-fn color_range() -> vk::ImageSubresourceRange {
-    vk::ImageSubresourceRange::default().aspect_mask(vk::ImageAspectFlags::COLOR).level_count(1).layer_count(1)
+fn color_range(layers: u32) -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange::default().aspect_mask(vk::ImageAspectFlags::COLOR).level_count(1).layer_count(layers)
 }

@@ -35,8 +35,25 @@
 //! | `gs_topology_triangle_adj` | `vs_topology`, `gs_topology_triangle_adj`, `ps_green` | triangle-with-adjacency input (6 vertices), `maxvertexcount` 3 |
 //! | `all_stages` | `vs_mismatch`, `hs_mismatch_ref`, `ds_mismatch_ref`, `gs_mismatch_ref`, `ps_mismatch_10` | vs → hs → ds → gs → ps: every tessellated vertex lands on one pixel, points are front-facing |
 //!
+//! Mesh pipelines (issue 18 part 3; `mesh_shader.*` amplification, mesh and pixel shaders,
+//! the expected results of vkd3d-proton's `tests/d3d12_mesh_shader.c`):
+//!
+//! | case | stages | checks |
+//! | --- | --- | --- |
+//! | `as_ms_payload` | `as_simple`, `ms_payload`, `ps_color` | a payload from the amplification shader, a per-primitive colour |
+//! | `as_ms_multi_workgroup` | `as_multi_workgroup`, `ms_multi_workgroup` | 4 task groups launching 1, 7, 0 and 32 mesh groups (counts from an SRV), `SV_GroupID` through the payload, no pixel shader |
+//! | `ms_interface_matching` | `ms_interface_matching`, `ps_interface_matching` | per-vertex interpolated and flat, per-primitive colour and uint, a UAV |
+//! | `ms_culling` | `ms_culling`, `ps_culling` | groupshared counter, dynamic primitive count, 4 groups, no target |
+//! | `ms_cull_primitive` | `ms_cull_primitive`, `ps_culling` | `SV_CullPrimitive` |
+//! | `ms_clip_distance_kept` / `_clipped` | `ms_clip_distance`, `ps_green` | `SV_ClipDistance` from a constant buffer (5: drawn, -1: clipped) |
+//! | `ms_system_values` | `ms_system_values`, `ps_system_values` | per-primitive `SV_RenderTargetArrayIndex` (8 layers) and `SV_PrimitiveID` |
+//!
+//! Each mesh case links its stages as a layer does (an `IoRemap` by semantic on the mesh and
+//! pixel shaders, `Options::per_primitive_inputs` on the pixel shader) and checks the link
+//! with [`crate::check::stage_link`] before drawing.
+//!
 //! Cases needing what the device lacks are skipped: the two sample-rate cases need quad
-//! operations. Known failures (translator or driver faults, [`Case::known_failure`]) are
+//! operations, the mesh cases `VK_EXT_mesh_shader` (lavapipe has none). Known failures (translator or driver faults, [`Case::known_failure`]) are
 //! explained in `docs/graphics-runner.md`.
 
 use super::graphics::{color_texel_size, BufferBinding, Draw, StageModule, Target};
@@ -45,6 +62,7 @@ use ash::vk;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use untangle::dxil::ResourceClass;
+use untangle::emit::binding_model::MappingRow;
 
 /// Pixels of one target that must all hold `want` (raw words; as many as the format has
 /// components).
@@ -64,6 +82,9 @@ pub struct Spec {
     pub cbvs: Vec<(u32, Vec<u8>)>,
     /// Structured or raw UAVs by `u` register (space 0), read back.
     pub uavs: Vec<(u32, Vec<u8>)>,
+    /// Structured or raw buffer SRVs by `t` register (space 0), bound as storage buffers
+    /// (the translator's buffer views of SRVs are read-only storage buffers).
+    pub srvs: Vec<(u32, Vec<u8>)>,
     pub probes: Vec<Probe>,
     /// Per UAV (in `uavs` order) the words it must hold.
     pub uav_words: Vec<Vec<u32>>,
@@ -73,14 +94,22 @@ pub struct Spec {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Needs {
     pub quad_in_fragment: bool,
+    /// `VK_EXT_mesh_shader` (`taskShader`, `meshShader`): every mesh pipeline.
+    pub mesh_shader: bool,
 }
 
 impl Needs {
     pub fn missing(&self, f: &Features) -> Option<String> {
+        if self.mesh_shader && !f.mesh_shader {
+            return Some("VK_EXT_mesh_shader (taskShader + meshShader), which this device lacks".to_string());
+        }
         (self.quad_in_fragment && f.subgroup_ops & vk::SubgroupFeatureFlags::QUAD.as_raw() == 0)
             .then(|| "quad subgroup operations".to_string())
     }
 }
+
+/// Translation options by stage (file-name suffix: `"ms"`, `"ps"`, …).
+pub type StageOptions = Vec<(&'static str, untangle::Options)>;
 
 /// One corpus pipeline.
 #[derive(Clone, Copy)]
@@ -97,9 +126,10 @@ pub struct Case {
     /// passing is a failure ("passes now: drop the note"), so the note cannot outlive the
     /// fault.
     pub known_failure: Option<&'static str>,
-    /// Options for one stage (by file-name suffix), for a case that links through the
-    /// remapping hook as a layer assigning locations itself would.
-    pub stage_options: Option<fn() -> (&'static str, untangle::Options)>,
+    /// Options for stages (by file-name suffix), for a case that links through the
+    /// remapping hook as a layer assigning locations itself would (and, for mesh
+    /// pipelines, names the pixel shader's per-primitive inputs).
+    pub stage_options: Option<fn() -> StageOptions>,
 }
 
 /// A change to a run that must make it fail (the self-checks).
@@ -108,7 +138,8 @@ pub struct Tweak {
     /// Translate the stage of this file-name suffix (`"ps"`) with these options (a
     /// remapping hook, say) instead of the defaults.
     pub stage_options: Option<(&'static str, untangle::Options)>,
-    /// Flip bit 0 of the first probe's first word.
+    /// Flip bit 0 of the first probe's first word (of the first expected UAV word in a
+    /// case without probes).
     pub perturb_expectation: bool,
 }
 
@@ -139,12 +170,12 @@ fn words(w: &[u32]) -> Vec<u8> {
     w.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-/// The stage suffix of a corpus file name (`vs`, `hs`, `ds`, `gs`, `ps`).
+/// The stage suffix of a corpus file name (`vs`, `hs`, `ds`, `gs`, `ps`, `as`, `ms`).
 pub fn stage_of(file: &str) -> Option<&str> {
     let stem = file.strip_suffix(".dxil")?;
     let last = stem.rsplit('.').next()?;
     let stage = last.split('_').next()?;
-    matches!(stage, "vs" | "hs" | "ds" | "gs" | "ps").then_some(stage)
+    matches!(stage, "vs" | "hs" | "ds" | "gs" | "ps" | "as" | "ms").then_some(stage)
 }
 
 fn vk_stage(stage: &str) -> vk::ShaderStageFlags {
@@ -153,6 +184,8 @@ fn vk_stage(stage: &str) -> vk::ShaderStageFlags {
         "hs" => vk::ShaderStageFlags::TESSELLATION_CONTROL,
         "ds" => vk::ShaderStageFlags::TESSELLATION_EVALUATION,
         "gs" => vk::ShaderStageFlags::GEOMETRY,
+        "as" => vk::ShaderStageFlags::TASK_EXT,
+        "ms" => vk::ShaderStageFlags::MESH_EXT,
         _ => vk::ShaderStageFlags::FRAGMENT,
     }
 }
@@ -210,7 +243,7 @@ fn cleared_probes(rect: [u32; 4]) -> Vec<Probe> {
 }
 
 fn spec(draw: Draw, probes: Vec<Probe>) -> Spec {
-    Spec { draw, cbvs: Vec::new(), uavs: Vec::new(), probes, uav_words: Vec::new() }
+    Spec { draw, cbvs: Vec::new(), uavs: Vec::new(), srvs: Vec::new(), probes, uav_words: Vec::new() }
 }
 
 /// `vs_mismatch` writes ARG0 = (1, 2, 3), ARG1 = (4, 5), ARG2 = (6, 7, 8, 9) for every vertex.
@@ -336,11 +369,11 @@ fn immediate_constants() -> Spec {
 
 /// The pixel shader's `UV` (register 0) linked to the vertex shader's `TEXCOORD`
 /// (register 1) through the remapping hook.
-fn uv_at_texcoord() -> (&'static str, untangle::Options) {
+fn uv_at_texcoord() -> StageOptions {
     let remap = untangle::IoRemap::new(|q| {
         (q.element.semantic == "UV").then_some(untangle::IoLocation { location: 1, component: 0 })
     });
-    ("ps", untangle::Options { io_remap: Some(remap), ..Default::default() })
+    vec![("ps", untangle::Options { io_remap: Some(remap), ..Default::default() })]
 }
 
 /// `vs_sample_cmp_grad_bias` draws (-1, -1), (-1, 3), (3, -1) from `SV_VertexID` with
@@ -523,9 +556,130 @@ fn all_stages() -> Spec {
 
 const MISMATCH_VS: &str = "pso.vs_mismatch.vs_6_0.dxil";
 
+/// Places every varying of a mesh or pixel shader by semantic (`order`'s index is the
+/// `Location`), as a layer linking D3D's by-name mesh → pixel interface does
+/// (`docs/stage-interfaces.md`); the pixel shader also gets its per-primitive inputs.
+fn mesh_link(order: &'static [&'static str], per_primitive: &[&str]) -> StageOptions {
+    let remap = untangle::IoRemap::new(move |q| {
+        let k = order.iter().position(|s| q.element.semantic.eq_ignore_ascii_case(s))?;
+        Some(untangle::IoLocation { location: k as u32, component: 0 })
+    });
+    let plain = untangle::Options { io_remap: Some(remap), ..Default::default() };
+    let ps = untangle::Options {
+        per_primitive_inputs: per_primitive.iter().map(|s| (s.to_string(), 0)).collect(),
+        ..plain.clone()
+    };
+    vec![("ms", plain), ("ps", ps)]
+}
+fn color_link() -> StageOptions {
+    mesh_link(&["UV_COLOR"], &["UV_COLOR"])
+}
+fn interface_matching_link() -> StageOptions {
+    mesh_link(&["UV_COORD", "UV_COLOR", "UV_PRIMITIVE_DATA", "UV_VERTEX_ID"], &["UV_COLOR", "UV_PRIMITIVE_DATA"])
+}
+fn culling_link() -> StageOptions {
+    mesh_link(&["UV_PRIMITIVE_ID"], &["UV_PRIMITIVE_ID"])
+}
+
+/// vkd3d-proton's mesh tests render to `R8G8B8A8_UNORM` cleared to white; results are
+/// packed words (`0xAABBGGRR`): green is `0xff00ff00`.
+const WHITE_RGBA8: u32 = 0xffff_ffff;
+const GREEN_RGBA8: u32 = 0xff00_ff00;
+
+fn rgba8_white() -> Vec<Target> {
+    vec![Target { format: vk::Format::R8G8B8A8_UNORM, clear: [fb(1.0); 4] }]
+}
+
+fn mesh_draw(tasks: [u32; 3], targets: Vec<Target>) -> Draw {
+    Draw { mesh_tasks: Some(tasks), targets, ..Default::default() }
+}
+
+/// `as_simple` sends the payload colour (0, 1, 0, 1) to one `ms_payload` group, which draws a
+/// full-screen triangle with it as a per-primitive `UV_COLOR`; `ps_color` returns it
+/// (`test_amplification_shader`: 0xff00ff00 everywhere).
+fn as_ms_payload() -> Spec {
+    spec(mesh_draw([1, 1, 1], rgba8_white()), vec![Probe { target: 0, rect: ALL, want: [GREEN_RGBA8, 0, 0, 0] }])
+}
+
+/// Task group g launches `t0[g]` mesh groups (1, 7, 0, 32) with payload g; each mesh group
+/// ORs `1 << SV_GroupID.x` into `u1[g]` and emits nothing (`test_amplification_shader`:
+/// 0x1, 0x7f, 0, 0xffffffff). No pixel shader, no target.
+fn as_ms_multi_workgroup() -> Spec {
+    let mut s = spec(mesh_draw([4, 1, 1], Vec::new()), Vec::new());
+    s.srvs = vec![(0, words(&[1, 7, 0, 32]))];
+    s.uavs = vec![(1, vec![0; 16])];
+    s.uav_words = vec![vec![0x1, 0x7f, 0, 0xffff_ffff]];
+    s
+}
+
+/// One group of 3 threads: a full-screen triangle ((-1, -1), (3, -1), (-1, 3)) with
+/// `UV_COORD` = (clip + 1) / 2, flat `UV_VERTEX_ID` = thread + 1 and per-primitive
+/// `UV_COLOR` green, `UV_PRIMITIVE_DATA` 0xdeadbeef. The pixel shader ORs the primitive
+/// data, `round(2 * coord)` (0, 1 and 2 occur on 8×8) and the provoking (first) vertex's id
+/// into u1 (`test_mesh_shader_rendering`: 0xdeadbeef, 3, 3, 1; target 0xff00ff00).
+fn ms_interface_matching() -> Spec {
+    let mut s =
+        spec(mesh_draw([1, 1, 1], rgba8_white()), vec![Probe { target: 0, rect: ALL, want: [GREEN_RGBA8, 0, 0, 0] }]);
+    s.uavs = vec![(1, vec![0; 16])];
+    s.uav_words = vec![vec![0xdead_beef, 3, 3, 1]];
+    s
+}
+
+/// 4 groups of 32 threads; in group g thread i emits a full-screen primitive with
+/// `UV_PRIMITIVE_ID` = 32 g + i where bit i of `t0[g]` is set (ms_culling: counted in
+/// groupshared memory, the primitive count set from it; ms_cull_primitive: all 32 emitted,
+/// the others `SV_CullPrimitive`). `ps_culling` sets bit `id` of u1: u1 ends equal to t0
+/// (`test_mesh_shader_rendering`). No target.
+fn ms_culling() -> Spec {
+    let mask = [0xdead_beef, 0x1234_5678, 0, 0xffff_ffff];
+    let mut s = spec(mesh_draw([4, 1, 1], Vec::new()), Vec::new());
+    s.srvs = vec![(0, words(&mask))];
+    s.uavs = vec![(1, vec![0; 16])];
+    s.uav_words = vec![mask.to_vec()];
+    s
+}
+
+/// 4 groups draw the full-screen quad with `SV_ClipDistance` = b2 − thread (4 vertices):
+/// b2 = 5 keeps every vertex inside (green), b2 = −1 clips everything (the white clear)
+/// (`test_mesh_shader_rendering`: 0xff00ff00 and 0xffffffff).
+fn ms_clip_distance(clip: f32) -> Spec {
+    let want = if clip > 3.0 { GREEN_RGBA8 } else { WHITE_RGBA8 };
+    let mut s = spec(mesh_draw([4, 1, 1], rgba8_white()), vec![Probe { target: 0, rect: ALL, want: [want, 0, 0, 0] }]);
+    s.cbvs = vec![(2, words(&[fb(clip)]))];
+    s
+}
+fn ms_clip_distance_kept() -> Spec {
+    ms_clip_distance(5.0)
+}
+fn ms_clip_distance_clipped() -> Spec {
+    ms_clip_distance(-1.0)
+}
+
+/// 8 full-screen primitives; primitive i goes to layer i (`SV_RenderTargetArrayIndex`) with
+/// colour (i & 1, i & 2, i & 4, 1) (UNORM: any non-zero channel saturates to 0xff) and
+/// `SV_PrimitiveID` (i + 1)²; the pixel shader sets bit `id` of u1
+/// (`test_mesh_shader_rendering`: layer colours 0xff000000, 0xff0000ff, …, 0xffffffff;
+/// u1 = 0x02010212, 0x00020010, 1, 0). Layer `l` is rows `8 l .. 8 l + 8` of the result.
+fn ms_system_values() -> Spec {
+    let mut draw = mesh_draw([1, 1, 1], rgba8_white());
+    draw.layers = 8;
+    let probes = (0..8u32)
+        .map(|l| {
+            let channel = |bit: u32, shift: u32| if l & bit != 0 { 0xff << shift } else { 0 };
+            let want = 0xff00_0000 | channel(1, 0) | channel(2, 8) | channel(4, 16);
+            Probe { target: 0, rect: [0, 8 * l, 8, 8 * l + 8], want: [want, 0, 0, 0] }
+        })
+        .collect();
+    let mut s = spec(draw, probes);
+    s.uavs = vec![(1, vec![0; 16])];
+    s.uav_words = vec![vec![0x0201_0212, 0x0002_0010, 1, 0]];
+    s
+}
+
 /// Every case.
 pub fn cases() -> Vec<Case> {
     let n = Needs::default();
+    let mesh = Needs { mesh_shader: true, ..n };
     vec![
         Case {
             name: "vs_ps_front_facing",
@@ -594,7 +748,7 @@ pub fn cases() -> Vec<Case> {
             name: "vs_ps_sample_index",
             files: &["pso.vs_sample_mask.vs_6_0.dxil", "pso.ps_sample_mask66.ps_6_6.dxil"],
             checks: "SV_SampleIndex at sample rate, 4x MSAA resolve",
-            needs: Needs { quad_in_fragment: true },
+            needs: Needs { quad_in_fragment: true, ..n },
             spec: sample_index,
             known_failure: None,
             stage_options: None,
@@ -603,7 +757,7 @@ pub fn cases() -> Vec<Case> {
             name: "vs_ps_sample_coverage",
             files: &["pso.vs_sample_mask.vs_6_0.dxil", "pso.ps_sample_mask66.ps_6_6.dxil"],
             checks: "SV_Coverage at sample rate, IsHelperLane + quad reads, UAV",
-            needs: Needs { quad_in_fragment: true },
+            needs: Needs { quad_in_fragment: true, ..n },
             spec: sample_coverage,
             known_failure: Some(SAMPLE_COVERAGE),
             stage_options: None,
@@ -768,6 +922,82 @@ pub fn cases() -> Vec<Case> {
             known_failure: None,
             stage_options: None,
         },
+        Case {
+            name: "as_ms_payload",
+            files: &[
+                "mesh_shader.as_simple.as_6_5.dxil",
+                "mesh_shader.ms_payload.ms_6_5.dxil",
+                "mesh_shader.ps_color.ps_6_0.dxil",
+            ],
+            checks: "amplification payload, per-primitive colour",
+            needs: mesh,
+            spec: as_ms_payload,
+            known_failure: None,
+            stage_options: Some(color_link),
+        },
+        Case {
+            name: "as_ms_multi_workgroup",
+            files: &["mesh_shader.as_multi_workgroup.as_6_5.dxil", "mesh_shader.ms_multi_workgroup.ms_6_5.dxil"],
+            checks: "task groups launching 1/7/0/32 mesh groups from an SRV, payload, UAV atomics",
+            needs: mesh,
+            spec: as_ms_multi_workgroup,
+            known_failure: None,
+            stage_options: None,
+        },
+        Case {
+            name: "ms_interface_matching",
+            files: &["mesh_shader.ms_interface_matching.ms_6_5.dxil", "mesh_shader.ps_interface_matching.ps_6_0.dxil"],
+            checks: "per-vertex and per-primitive varyings, flat provoking vertex, UAV",
+            needs: mesh,
+            spec: ms_interface_matching,
+            known_failure: None,
+            stage_options: Some(interface_matching_link),
+        },
+        Case {
+            name: "ms_culling",
+            files: &["mesh_shader.ms_culling.ms_6_5.dxil", "mesh_shader.ps_culling.ps_6_0.dxil"],
+            checks: "groupshared count, dynamic primitive count, no target",
+            needs: mesh,
+            spec: ms_culling,
+            known_failure: None,
+            stage_options: Some(culling_link),
+        },
+        Case {
+            name: "ms_cull_primitive",
+            files: &["mesh_shader.ms_cull_primitive.ms_6_5.dxil", "mesh_shader.ps_culling.ps_6_0.dxil"],
+            checks: "SV_CullPrimitive",
+            needs: mesh,
+            spec: ms_culling,
+            known_failure: None,
+            stage_options: Some(culling_link),
+        },
+        Case {
+            name: "ms_clip_distance_kept",
+            files: &["mesh_shader.ms_clip_distance.ms_6_5.dxil", "mesh_shader.ps_green.ps_6_0.dxil"],
+            checks: "SV_ClipDistance > 0 from a cbuffer: drawn",
+            needs: mesh,
+            spec: ms_clip_distance_kept,
+            known_failure: None,
+            stage_options: None,
+        },
+        Case {
+            name: "ms_clip_distance_clipped",
+            files: &["mesh_shader.ms_clip_distance.ms_6_5.dxil", "mesh_shader.ps_green.ps_6_0.dxil"],
+            checks: "SV_ClipDistance < 0: clipped",
+            needs: mesh,
+            spec: ms_clip_distance_clipped,
+            known_failure: None,
+            stage_options: None,
+        },
+        Case {
+            name: "ms_system_values",
+            files: &["mesh_shader.ms_system_values.ms_6_5.dxil", "mesh_shader.ps_system_values.ps_6_0.dxil"],
+            checks: "per-primitive SV_RenderTargetArrayIndex (8 layers), SV_PrimitiveID",
+            needs: mesh,
+            spec: ms_system_values,
+            known_failure: None,
+            stage_options: Some(color_link),
+        },
     ]
 }
 
@@ -828,7 +1058,7 @@ pub fn compare(spec: &Spec, targets: &[Vec<u8>], uavs: &[Vec<u8>]) -> Result<(),
 }
 
 fn show(w: &[u32], f: vk::Format) -> String {
-    let float = !matches!(f, vk::Format::R32_UINT | vk::Format::R32G32_UINT | vk::Format::R32G32B32A32_UINT);
+    let float = matches!(f, vk::Format::R32_SFLOAT | vk::Format::R32G32_SFLOAT | vk::Format::R32G32B32A32_SFLOAT);
     let parts: Vec<String> =
         w.iter().map(|&x| if float { format!("{}", f32::from_bits(x)) } else { format!("{x:#x}") }).collect();
     format!("({})", parts.join(", "))
@@ -858,22 +1088,12 @@ fn run_inner(gpu: &mut Gpu, case: &Case, corpus_dir: &Path, tweak: &Tweak) -> Re
     if tweak.perturb_expectation {
         if let Some(p) = spec.probes.first_mut() {
             p.want[0] ^= 1;
+        } else if let Some(w) = spec.uav_words.iter_mut().find_map(|w| w.first_mut()) {
+            *w ^= 1;
         }
     }
-    let mut rows = Vec::new();
-    for file in case.files {
-        let stage = stage_of(file).ok_or_else(|| format!("{file}: no stage in the name"))?;
-        let path = corpus_dir.join(file);
-        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let own = case.stage_options.map(|f| f());
-        let options = match (&tweak.stage_options, &own) {
-            (Some((s, o)), _) | (None, Some((s, o))) if *s == stage => o.clone(),
-            _ => untangle::Options::default(),
-        };
-        let t = untangle::translate(&bytes, &options).map_err(|e| format!("{file}: translation failed: {e}"))?;
-        rows.extend(t.bindings.iter().cloned());
-        spec.draw.stages.push(StageModule { stage: vk_stage(stage), words: t.words, entry: t.entry_point });
-    }
+    let (stages, rows) = translate_case(case, corpus_dir, tweak)?;
+    spec.draw.stages = stages;
     let place = |class: ResourceClass, reg: u32| {
         rows.iter()
             .find(|r| r.class == class && r.space == 0 && r.lower_bound == reg)
@@ -884,10 +1104,52 @@ fn run_inner(gpu: &mut Gpu, case: &Case, corpus_dir: &Path, tweak: &Tweak) -> Re
         let (set, binding) = place(ResourceClass::Cbv, *reg)?;
         spec.draw.buffers.push(BufferBinding { set, binding, storage: false, bytes: bytes.clone() });
     }
+    // UAVs first: the draw's storage read-backs are then in `uavs` order, SRVs after them.
     for (reg, bytes) in &spec.uavs {
         let (set, binding) = place(ResourceClass::Uav, *reg)?;
         spec.draw.buffers.push(BufferBinding { set, binding, storage: true, bytes: bytes.clone() });
     }
+    for (reg, bytes) in &spec.srvs {
+        let (set, binding) = place(ResourceClass::Srv, *reg)?;
+        spec.draw.buffers.push(BufferBinding { set, binding, storage: true, bytes: bytes.clone() });
+    }
     let result = gpu.draw(&spec.draw).map_err(|e| e.to_string())?;
     compare(&spec, &result.targets, &result.storage)
+}
+
+/// Translates a case's stages one at a time (each knowing nothing of the others, with the
+/// default options but for the case's and a tweak's), in pipeline order, with every
+/// stage's resource rows. A mesh shader followed by a pixel shader must link
+/// ([`crate::check::stage_link`]): a mismatch is reported here, before any draw, with the
+/// checker's words. Needs no device.
+pub fn translate_case(
+    case: &Case,
+    corpus_dir: &Path,
+    tweak: &Tweak,
+) -> Result<(Vec<StageModule>, Vec<MappingRow>), String> {
+    let own = case.stage_options.map(|f| f()).unwrap_or_default();
+    let mut rows = Vec::new();
+    let mut stages = Vec::new();
+    for file in case.files {
+        let stage = stage_of(file).ok_or_else(|| format!("{file}: no stage in the name"))?;
+        let path = corpus_dir.join(file);
+        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let options = match &tweak.stage_options {
+            Some((s, o)) if *s == stage => o.clone(),
+            _ => own.iter().find(|(s, _)| *s == stage).map(|(_, o)| o.clone()).unwrap_or_default(),
+        };
+        let t = untangle::translate(&bytes, &options).map_err(|e| format!("{file}: translation failed: {e}"))?;
+        rows.extend(t.bindings.iter().cloned());
+        stages.push(StageModule { stage: vk_stage(stage), words: t.words, entry: t.entry_point });
+    }
+    for pair in stages.windows(2) {
+        if pair[0].stage == vk::ShaderStageFlags::MESH_EXT && pair[1].stage == vk::ShaderStageFlags::FRAGMENT {
+            let io = |m: &StageModule| crate::check::stage_link::StageIo::from_words(&m.words);
+            let errors = crate::check::stage_link::link(&io(&pair[0])?, &io(&pair[1])?);
+            if !errors.is_empty() {
+                return Err(format!("mesh and pixel shaders do not link: {errors:?}"));
+            }
+        }
+    }
+    Ok((stages, rows))
 }

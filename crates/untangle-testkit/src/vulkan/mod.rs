@@ -23,8 +23,10 @@
 //!   core, 1.1, 1.2, 1.3 structs); [`DeviceInfo::features`] records the optional ones
 //!   that matter here (descriptor indexing, device addresses, 16/64-bit types, 64-bit
 //!   atomics, storage images without format, subgroup size and operations) so callers
-//!   can skip what a device cannot run. The instance asks for Vulkan 1.3 where the loader
-//!   has it (the translator emits SPIR-V 1.6).
+//!   can skip what a device cannot run. Of the extensions, `VK_KHR_shader_clock` and
+//!   `VK_EXT_mesh_shader` (`taskShader` and `meshShader` only) are enabled where present.
+//!   The instance asks for Vulkan 1.3 where the loader has it (the translator emits SPIR-V
+//!   1.6).
 //! * Corpus cases: [`corpus`] runs vkd3d-proton compute shaders with known answers;
 //!   [`graphics`] draws with translated graphics stages and [`graphics_cases`] checks
 //!   vkd3d-proton graphics pipelines' pixels.
@@ -122,6 +124,9 @@ pub struct Features {
     pub storage_image_without_format: bool,
     /// `VK_KHR_shader_clock` with `shaderSubgroupClock` (`OpReadClockKHR` at subgroup scope).
     pub shader_subgroup_clock: bool,
+    /// `VK_EXT_mesh_shader` with `taskShader` and `meshShader` (mesh pipelines of the
+    /// graphics runner); only these two of its features are enabled.
+    pub mesh_shader: bool,
     /// The subgroup size (Vulkan 1.1 properties), 0 if unknown.
     pub subgroup_size: u32,
     /// Subgroup operations (`VkSubgroupFeatureFlags` bits) supported in compute shaders.
@@ -572,6 +577,17 @@ impl Gpu {
             unsafe { instance.get_physical_device_features2(physical, &mut f2) };
             features.shader_subgroup_clock = clock.shader_subgroup_clock == vk::TRUE;
         }
+        let mut mesh = vk::PhysicalDeviceMeshShaderFeaturesEXT::default();
+        if v12 && has(ash::ext::mesh_shader::NAME) {
+            let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut mesh);
+            // SAFETY: a 1.2 instance and device; the chain lives through the call.
+            unsafe { instance.get_physical_device_features2(physical, &mut f2) };
+            features.mesh_shader = on(mesh.task_shader) && on(mesh.mesh_shader);
+        }
+        // Only taskShader and meshShader are enabled: multiviewMeshShader would need
+        // multiview, primitiveFragmentShadingRateMeshShader needs VK_KHR_fragment_shading_rate
+        // (not enabled), and mesh-shader queries are not used.
+        let mut mesh_enabled = vk::PhysicalDeviceMeshShaderFeaturesEXT::default().task_shader(true).mesh_shader(true);
         let info = DeviceInfo {
             index,
             name: names[index].clone(),
@@ -616,14 +632,21 @@ impl Gpu {
                 clock.p_next = std::ptr::null_mut();
                 f2 = f2.push_next(&mut clock);
             }
+            if info.features.mesh_shader {
+                f2 = f2.push_next(&mut mesh_enabled);
+            }
             create = create.push_next(&mut f2);
         } else {
             create = create.enabled_features(&chain.core);
         }
-        let extension_names = [ash::khr::shader_clock::NAME.as_ptr()];
+        let mut extension_names = Vec::new();
         if info.features.shader_subgroup_clock {
-            create = create.enabled_extension_names(&extension_names);
+            extension_names.push(ash::khr::shader_clock::NAME.as_ptr());
         }
+        if info.features.mesh_shader {
+            extension_names.push(ash::ext::mesh_shader::NAME.as_ptr());
+        }
+        create = create.enabled_extension_names(&extension_names);
         // SAFETY: the create info and its arrays outlive the call.
         let device = unsafe { instance.create_device(physical, &create, None) }.map_err(vkr("vkCreateDevice"))?;
         // SAFETY: queue 0 of a family we asked for.
