@@ -727,7 +727,11 @@ fn graphics(a: &Args) -> Result<bool, String> {
         let tweak = Tweak { perturb_expectation: true, ..Default::default() };
         match run_case(&mut gpu, case, &dir, &tweak).outcome {
             Outcome::Fail(e) if e.contains("mismatch") => {
-                println!("self-check {}: a wrong expected value is caught ({})", case.name, &e[..e.len().min(120)])
+                println!(
+                    "self-check {}: a wrong expected value is caught ({})",
+                    case.name,
+                    e.chars().take(120).collect::<String>()
+                )
             }
             other => {
                 missed += 1;
