@@ -1138,20 +1138,33 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let t = self.cx.ty(ty)?;
         let a = self.value(lhs)?;
         let b = self.value(rhs)?;
+        // D3D: an unsigned division by zero gives all ones (quotient and remainder). SPIR-V
+        // makes it undefined *behaviour*, not an undefined value: a driver may assume the
+        // divisor is not 0 and fold away a select on the result (NVIDIA's does), so the
+        // division is made with 1 in place of 0 and the select picks all ones.
+        let by_zero = if matches!(op, BinaryOp::UDiv | BinaryOp::URem) && !boolean {
+            let zero = self.scalar_const(ty, 0, 0.0)?;
+            let bt = self.cx.bool_t();
+            Some(self.ids_op(Op::IEqual, bt, &[b, zero])?)
+        } else {
+            None
+        };
+        let b = match by_zero {
+            Some(z) => {
+                let one = self.scalar_const(ty, 1, 0.0)?;
+                self.ids_op(Op::Select, t, &[z, one, b])?
+            }
+            None => b,
+        };
         let r = self.ids_op(opcode, t, &[a, b])?;
         if op.is_float() && !fast {
             // `precise` (no fast-math flag): the driver must not fuse it into a
             // multiply-add (nor, in Mesa's reading, reassociate it).
             self.cx.decorate(r, rspirv::spirv::Decoration::NoContraction, &[]);
         }
-        if matches!(op, BinaryOp::UDiv | BinaryOp::URem) && !boolean {
-            // D3D: an unsigned division by zero gives all ones (quotient and remainder);
-            // SPIR-V leaves it undefined.
-            let zero = self.scalar_const(ty, 0, 0.0)?;
+        if let Some(z) = by_zero {
             let ones = self.scalar_const(ty, -1, 0.0)?;
-            let bt = self.cx.bool_t();
-            let by_zero = self.ids_op(Op::IEqual, bt, &[b, zero])?;
-            return self.ids_op(Op::Select, t, &[by_zero, ones, r]);
+            return self.ids_op(Op::Select, t, &[z, ones, r]);
         }
         Ok(r)
     }
