@@ -839,6 +839,14 @@ void untangle_error_free(struct untangle_error *error);
 const char *untangle_status_name(int32_t status);
 
 /**
+ * Whether modules declare `MaximallyReconvergesKHR` (default false): set it when the
+ * device enables `shaderMaximalReconvergence` (`VK_KHR_shader_maximal_reconvergence`), so
+ * wave operations after divergent control flow see the lanes D3D drivers give them.
+ */
+enum untangle_status untangle_options_set_maximal_reconvergence(struct untangle_options *options,
+                                                                bool enabled);
+
+/**
  * Creates options with every default. `*options` receives them.
  */
 enum untangle_status untangle_options_create(struct untangle_options **options);

@@ -21,6 +21,20 @@ pub const UNTANGLE_BINDING_MODEL_HEAP: untangle_binding_model = 0;
 /// A slot per range: no descriptor indexing needed.
 pub const UNTANGLE_BINDING_MODEL_DIRECT: untangle_binding_model = 1;
 
+/// Whether modules declare `MaximallyReconvergesKHR` (default false): set it when the
+/// device enables `shaderMaximalReconvergence` (`VK_KHR_shader_maximal_reconvergence`), so
+/// wave operations after divergent control flow see the lanes D3D drivers give them.
+#[no_mangle]
+pub unsafe extern "C" fn untangle_options_set_maximal_reconvergence(
+    options: *mut untangle_options,
+    enabled: bool,
+) -> untangle_status {
+    with_options(options, std::ptr::null_mut(), |o| {
+        o.maximal_reconvergence = enabled;
+        Ok(())
+    })
+}
+
 /// How the `heap` model passes root CBV/SRV/UAV (`UNTANGLE_ROOT_DESCRIPTORS_*`).
 pub type untangle_root_descriptors = u32;
 /// 64-bit buffer device addresses in push constants (the default).
@@ -159,6 +173,7 @@ pub struct untangle_options {
     io_remap: Option<IoRemap>,
     stream_output: Option<StreamOutput>,
     tess_domain_origin: TessDomainOrigin,
+    maximal_reconvergence: bool,
 }
 
 impl untangle_options {
@@ -177,6 +192,7 @@ impl untangle_options {
             tess_domain_origin: self.tess_domain_origin,
             // Mesh pipelines' per-primitive pixel inputs are not in the C API yet.
             per_primitive_inputs: Vec::new(),
+            maximal_reconvergence: self.maximal_reconvergence,
         }
     }
 }

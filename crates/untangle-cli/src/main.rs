@@ -84,6 +84,11 @@ pub struct Convert {
     /// Write the layout report (pipeline layout + where each resource went) as JSON.
     #[arg(long, value_name = "FILE")]
     pub layout_json: Option<PathBuf>,
+    /// Declare `MaximallyReconvergesKHR` (the device must enable
+    /// `shaderMaximalReconvergence`): wave operations after divergent control flow see the
+    /// lanes D3D drivers give them.
+    #[arg(long)]
+    pub maximal_reconvergence: bool,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]

@@ -274,3 +274,25 @@ fn pixel_interpolation_rules() {
     c.body = edit(&c.body, "i8 3, i8 1)", "i8 3, i8 3)");
     invalid(&c, "vertex 3 of a triangle");
 }
+
+/// `Options::maximal_reconvergence` declares `MaximallyReconvergesKHR` (and its extension)
+/// on every stage, validated; without it, neither appears.
+#[test]
+fn maximal_reconvergence_is_declared_on_request() {
+    if find_spirv_val().is_none() {
+        return;
+    }
+    let on = Options { maximal_reconvergence: true, ..Default::default() };
+    for stage in ["vs", "hs", "ds", "gs", "ps"] {
+        let text = source(stage);
+        let with = translate(&text, &on).unwrap_or_else(|e| panic!("{stage}: {e}"));
+        assert!(modes(&with).contains(&"MaximallyReconvergesKHR".to_string()), "{stage}: {:?}", modes(&with));
+        assert!(with.contains("OpExtension \"SPV_KHR_maximal_reconvergence\""), "{stage}");
+        let without = translate(&text, &Options::default()).unwrap_or_else(|e| panic!("{stage}: {e}"));
+        assert!(!without.contains("MaximallyReconverges"), "{stage}");
+    }
+    let cs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/cs_groupshared_reduce.ll"))
+            .expect("corpus/cs_groupshared_reduce.ll");
+    assert!(modes(&translate(&cs, &on).expect("cs")).contains(&"MaximallyReconvergesKHR".to_string()));
+}

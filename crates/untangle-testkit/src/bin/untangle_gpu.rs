@@ -620,7 +620,9 @@ fn diff_show(a: &Args) -> Result<bool, String> {
     println!("{}", gpu.info());
     let m = untangle_testkit::fuzzing::shader_gen::generate(a.first_seed);
     println!("{}", untangle_testkit::fuzzing::shader_gen::dump(&m));
-    let tr = untangle::emit::translate::translate_module(&m, &Default::default()).map_err(|e| e.to_string())?;
+    let options =
+        untangle::Options { maximal_reconvergence: gpu.info().features.maximal_reconvergence, ..Default::default() };
+    let tr = untangle::emit::translate::translate_module(&m, &options).map_err(|e| e.to_string())?;
     if let Some(v) = untangle_testkit::check::spirv_val::find_spirv_val() {
         println!("{}", v.disassemble(&tr.words).unwrap_or_else(|e| e));
     }
@@ -649,7 +651,7 @@ fn diff_reduce(a: &Args) -> Result<bool, String> {
     let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
     println!("{}", gpu.info());
     let placement = untangle_testkit::vulkan::corpus::DefaultPlacement;
-    let (m, options, groups) = match &a.shader {
+    let (m, mut options, groups) = match &a.shader {
         Some(path) => {
             use untangle_testkit::vulkan::corpus::Placement;
             let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -658,6 +660,8 @@ fn diff_reduce(a: &Args) -> Result<bool, String> {
         }
         None => (untangle_testkit::fuzzing::shader_gen::generate(a.first_seed), Default::default(), [1, 1, 1]),
     };
+    // As the differential runs translate (difftest::gpu).
+    options.maximal_reconvergence = gpu.info().features.maximal_reconvergence;
     let input = a.input;
     match untangle_testkit::difftest::gpu::reduce_mismatch(
         &mut gpu, &m, &options, &placement, input, groups, a.timeout, a.sabotage, a.budget,

@@ -334,10 +334,12 @@ pub fn run_shader_bytes(
         // No runtime descriptor arrays: bound the ranges to what the harness binds.
         inputs::bound_unbounded_ranges(&mut loaded.module, budget(gpu));
     }
-    let options = match placement.options(bytes) {
+    let mut options = match placement.options(bytes) {
         Ok(o) => o,
         Err(e) => return Outcome::LeftOut(format!("options: {e}")),
     };
+    // The interpreter reconverges at merges, as D3D drivers do; ask the device to.
+    options.maximal_reconvergence = gpu.info().features.maximal_reconvergence;
     let tr = match untangle::emit::translate::translate_module(&loaded.module, &options) {
         Ok(t) => t,
         Err(e) => return Outcome::LeftOut(format!("translate: {e}")),
@@ -447,7 +449,11 @@ pub fn run_generated(
     for seed in seeds {
         s.programs += 1;
         let m = crate::fuzzing::shader_gen::generate(seed);
-        let tr = match untangle::emit::translate::translate_module(&m, &Default::default()) {
+        let options = untangle::Options {
+            maximal_reconvergence: gpu.info().features.maximal_reconvergence,
+            ..Default::default()
+        };
+        let tr = match untangle::emit::translate::translate_module(&m, &options) {
             Ok(t) => t,
             Err(e) => {
                 each(seed, &format!("untranslated: {e}"));

@@ -127,6 +127,9 @@ pub struct Features {
     /// `VK_EXT_mesh_shader` with `taskShader` and `meshShader` (mesh pipelines of the
     /// graphics runner); only these two of its features are enabled.
     pub mesh_shader: bool,
+    /// `VK_KHR_shader_maximal_reconvergence` with `shaderMaximalReconvergence`: modules may
+    /// declare `MaximallyReconvergesKHR` (the differential runs do, where it is present).
+    pub maximal_reconvergence: bool,
     /// The subgroup size (Vulkan 1.1 properties), 0 if unknown.
     pub subgroup_size: u32,
     /// Subgroup operations (`VkSubgroupFeatureFlags` bits) supported in compute shaders.
@@ -584,6 +587,15 @@ impl Gpu {
             unsafe { instance.get_physical_device_features2(physical, &mut f2) };
             features.mesh_shader = on(mesh.task_shader) && on(mesh.mesh_shader);
         }
+        let mut reconvergence = vk::PhysicalDeviceShaderMaximalReconvergenceFeaturesKHR::default();
+        if v12 && has(ash::khr::shader_maximal_reconvergence::NAME) {
+            let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut reconvergence);
+            // SAFETY: a 1.2 instance and device; the chain lives through the call.
+            unsafe { instance.get_physical_device_features2(physical, &mut f2) };
+            features.maximal_reconvergence = on(reconvergence.shader_maximal_reconvergence);
+        }
+        let mut reconvergence_enabled =
+            vk::PhysicalDeviceShaderMaximalReconvergenceFeaturesKHR::default().shader_maximal_reconvergence(true);
         // Only taskShader and meshShader are enabled: multiviewMeshShader would need
         // multiview, primitiveFragmentShadingRateMeshShader needs VK_KHR_fragment_shading_rate
         // (not enabled), and mesh-shader queries are not used.
@@ -635,6 +647,9 @@ impl Gpu {
             if info.features.mesh_shader {
                 f2 = f2.push_next(&mut mesh_enabled);
             }
+            if info.features.maximal_reconvergence {
+                f2 = f2.push_next(&mut reconvergence_enabled);
+            }
             create = create.push_next(&mut f2);
         } else {
             create = create.enabled_features(&chain.core);
@@ -645,6 +660,9 @@ impl Gpu {
         }
         if info.features.mesh_shader {
             extension_names.push(ash::ext::mesh_shader::NAME.as_ptr());
+        }
+        if info.features.maximal_reconvergence {
+            extension_names.push(ash::khr::shader_maximal_reconvergence::NAME.as_ptr());
         }
         create = create.enabled_extension_names(&extension_names);
         // SAFETY: the create info and its arrays outlive the call.

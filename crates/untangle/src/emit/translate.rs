@@ -53,6 +53,13 @@ pub struct Options {
     /// index) the mesh shader writes per primitive, decorated `PerPrimitiveEXT` as Vulkan
     /// requires (D3D's pixel signature does not say which they are).
     pub per_primitive_inputs: Vec<(String, u32)>,
+    /// Declare `MaximallyReconvergesKHR` (`SPV_KHR_maximal_reconvergence`): invocations
+    /// that diverged at a branch run together again where the structured control flow
+    /// merges, as D3D drivers do and as wave operations after an `if` expect. Without it
+    /// Vulkan promises no reconvergence (NVIDIA's driver then runs a wave operation after
+    /// a merge once per divergent group: `docs/dxil-semantics.md`). The pipeline's device
+    /// must enable `shaderMaximalReconvergence` (`VK_KHR_shader_maximal_reconvergence`).
+    pub maximal_reconvergence: bool,
 }
 
 /// A root signature and how to lower it.
@@ -200,6 +207,10 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
 
     let interface = cx.interface.clone();
     cx.b.entry_point(model, fn_id, ep.name.as_str(), interface);
+    if options.maximal_reconvergence {
+        cx.extension("SPV_KHR_maximal_reconvergence");
+        cx.b.execution_mode(fn_id, ExecutionMode::MaximallyReconvergesKHR, []);
+    }
     if captures {
         cx.capability(spirv::Capability::TransformFeedback);
         cx.b.execution_mode(fn_id, ExecutionMode::Xfb, []);
