@@ -583,6 +583,7 @@ fn diff_corpus(a: &Args) -> Result<bool, String> {
 fn diff_gen(a: &Args) -> Result<bool, String> {
     let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
     println!("{}", gpu.info());
+    println!("maximal reconvergence: {}", gpu.info().features.maximal_reconvergence);
     let n = if a.random > 0 { a.random as u64 } else { 10_000 };
     let inputs = a.seeds.unwrap_or(2);
     let s = untangle_testkit::difftest::gpu::run_generated(
@@ -618,6 +619,7 @@ fn diff_gen(a: &Args) -> Result<bool, String> {
 fn diff_show(a: &Args) -> Result<bool, String> {
     let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
     println!("{}", gpu.info());
+    println!("maximal reconvergence: {}", gpu.info().features.maximal_reconvergence);
     let m = untangle_testkit::fuzzing::shader_gen::generate(a.first_seed);
     println!("{}", untangle_testkit::fuzzing::shader_gen::dump(&m));
     let options =
@@ -650,6 +652,7 @@ fn diff_show(a: &Args) -> Result<bool, String> {
 fn diff_reduce(a: &Args) -> Result<bool, String> {
     let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
     println!("{}", gpu.info());
+    println!("maximal reconvergence: {}", gpu.info().features.maximal_reconvergence);
     let placement = untangle_testkit::vulkan::corpus::DefaultPlacement;
     let (m, mut options, groups) = match &a.shader {
         Some(path) => {
