@@ -140,14 +140,14 @@ pub fn run(m: &Module, f: &Function) -> Option<Hoisted> {
     for &b in &f.layout {
         out.blocks[b].insts.retain(|i| !final_target.contains_key(i));
     }
-    let mut placed = 0;
+    let mut placed: usize = 0;
     for &(i, t) in &planner.moves {
         if final_target.get(&i) == Some(&t) && final_target.remove(&i).is_some() {
             out.blocks[t].insts.push(i);
             placed += 1;
         }
     }
-    Some(Hoisted { function: out, derivatives: moved_derivatives, operands: placed - moved_derivatives })
+    Some(Hoisted { function: out, derivatives: moved_derivatives, operands: placed.saturating_sub(moved_derivatives) })
 }
 
 /// The `dx.op` an instruction calls, if any (malformed calls are reported by emission).
@@ -173,10 +173,10 @@ impl Planner<'_> {
         if !self.cfg.is_reachable(block) {
             return false;
         }
-        if !root && self.cfg.dominates(block, target) || plan.contains(&i) {
+        if (!root && self.cfg.dominates(block, target)) || plan.contains(&i) {
             return true;
         }
-        if depth >= MAX_MOVED || plan.len() >= MAX_MOVED || !root && !self.speculatable(i) {
+        if depth >= MAX_MOVED || plan.len() >= MAX_MOVED || (!root && !self.speculatable(i)) {
             return false;
         }
         let mut ok = true;
