@@ -69,7 +69,8 @@
 //! # Modules
 //!
 //! Data flow: bytes → [`container`] → front end (`bitcode`, `lltext`: native) → [`ir`] → [`dxil`]
-//! (meaning) → [`cfg`](mod@cfg) (analyses) → [`passes`] + `phi` (structurizer) → [`emit`] (SPIR-V).
+//! (meaning) → [`cfg`](mod@cfg) (analyses) → `rewrite` (DXIL-aware IR rewrites) → [`passes`] + `phi`
+//! (structurizer) → [`emit`] (SPIR-V).
 //! `docs/architecture.md` in the repository describes the boundaries between them. Modules
 //! hidden from these docs are implementation details, public for the test kit only and not
 //! covered by any compatibility promise.
@@ -96,6 +97,8 @@ pub mod llvm;
 pub mod load;
 #[doc(hidden)]
 pub mod phi;
+#[doc(hidden)]
+pub mod rewrite;
 
 pub use container::ShaderKind;
 pub use emit::binding_model::{BindingMap, ResourceQuery, ResourceRemap, VkBinding};

@@ -381,7 +381,9 @@ fn uv_at_texcoord() -> StageOptions {
 /// runs down). `ps_derivative_hoisting` returns early where `quad_values[pixel] < 0`
 /// (pixels 1 and 2 with (1, -1, -1, 1), as vkd3d-proton's test), else writes
 /// `RWBuf[pixel] = 1 + (ddx_fine(u), ddy_fine(v), ddx_coarse(c), ddy_coarse(c))` with c a
-/// constant: (1.5, 0.5, 1, 1).
+/// constant: (1.5, 0.5, 1, 1). The fine derivatives hold only because the translator computes
+/// them before the early return (`untangle::rewrite::derivative_hoisting`): NVIDIA gives 0
+/// in the pixels whose quad neighbours returned.
 fn derivatives() -> Spec {
     let draw = Draw { width: 2, height: 2, targets: rgba32f(CLEAR_F), vertex_count: 3, ..Default::default() };
     let mut s = spec(draw, Vec::new());

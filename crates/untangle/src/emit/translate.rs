@@ -140,6 +140,15 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
     }
     super::validate::entry_point(ep, sm.kind)?;
     super::typecheck::function(m, func)?;
+    // Derivatives in divergent control flow are computed where the whole quad runs
+    // (`crate::rewrite::derivative_hoisting`); the stages with derivatives only.
+    let hoisted = match sm.kind {
+        ShaderKind::Pixel | ShaderKind::Compute | ShaderKind::Mesh | ShaderKind::Amplification => {
+            crate::rewrite::derivative_hoisting::run(m, func)
+        }
+        _ => None,
+    };
+    let func = hoisted.as_ref().map_or(func, |h| &h.function);
     let xfb = match &options.stream_output {
         Some(so) => Some(so.plan(sm.kind, &ep.signatures.outputs).map_err(TranslateError::from)?),
         None => None,
