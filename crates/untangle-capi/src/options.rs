@@ -35,6 +35,19 @@ pub unsafe extern "C" fn untangle_options_set_maximal_reconvergence(
     })
 }
 
+/// Whether precise float operations also carry `FPFastMathMode None` (default false): set
+/// it when the device enables `shaderFloatControls2`, so drivers may not reassociate them.
+#[no_mangle]
+pub unsafe extern "C" fn untangle_options_set_float_controls2(
+    options: *mut untangle_options,
+    enabled: bool,
+) -> untangle_status {
+    with_options(options, std::ptr::null_mut(), |o| {
+        o.float_controls2 = enabled;
+        Ok(())
+    })
+}
+
 /// How the `heap` model passes root CBV/SRV/UAV (`UNTANGLE_ROOT_DESCRIPTORS_*`).
 pub type untangle_root_descriptors = u32;
 /// 64-bit buffer device addresses in push constants (the default).
@@ -174,6 +187,7 @@ pub struct untangle_options {
     stream_output: Option<StreamOutput>,
     tess_domain_origin: TessDomainOrigin,
     maximal_reconvergence: bool,
+    float_controls2: bool,
 }
 
 impl untangle_options {
@@ -193,6 +207,7 @@ impl untangle_options {
             // Mesh pipelines' per-primitive pixel inputs are not in the C API yet.
             per_primitive_inputs: Vec::new(),
             maximal_reconvergence: self.maximal_reconvergence,
+            float_controls2: self.float_controls2,
         }
     }
 }

@@ -118,7 +118,11 @@ pub fn convert(args: &Convert) -> Result<(), Failure> {
 
 /// The translation options the flags describe.
 fn options_of(args: &Convert) -> Result<Options, Failure> {
-    let mut options = Options { maximal_reconvergence: args.maximal_reconvergence, ..Options::default() };
+    let mut options = Options {
+        maximal_reconvergence: args.maximal_reconvergence,
+        float_controls2: args.float_controls2,
+        ..Options::default()
+    };
     if let Some(map) = &args.binding_map {
         let text = std::fs::read_to_string(map).map_err(|e| Failure::lib(map, e))?;
         options.binding_map = untangle::BindingMap::parse(&text).map_err(|e| Failure::lib(map, e))?;

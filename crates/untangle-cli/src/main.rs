@@ -89,6 +89,10 @@ pub struct Convert {
     /// lanes D3D drivers give them.
     #[arg(long)]
     pub maximal_reconvergence: bool,
+    /// Precise float operations also carry `FPFastMathMode None` (`SPV_KHR_float_controls2`;
+    /// the device must enable `shaderFloatControls2`): drivers may not reassociate them.
+    #[arg(long)]
+    pub float_controls2: bool,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]

@@ -296,3 +296,25 @@ fn maximal_reconvergence_is_declared_on_request() {
             .expect("corpus/cs_groupshared_reduce.ll");
     assert!(modes(&translate(&cs, &on).expect("cs")).contains(&"MaximallyReconvergesKHR".to_string()));
 }
+
+/// `Options::float_controls2` gives precise float operations (no fast-math flags, as the
+/// shader generator writes them) `FPFastMathMode None` in place of `NoContraction` (the
+/// two may not decorate one instruction), with the capability and extension; the module
+/// validates. Without it, they carry `NoContraction` and no float-controls-2 word appears.
+#[test]
+fn float_controls2_marks_precise_operations() {
+    let Some(val) = find_spirv_val() else { return };
+    let m = untangle_testkit::fuzzing::shader_gen::generate(42);
+    let on = Options { float_controls2: true, ..Default::default() };
+    let with = untangle::emit::translate::translate_module(&m, &on).expect("translates");
+    val.validate(&with.words, "vulkan1.3").unwrap_or_else(|e| panic!("{e}"));
+    let asm = val.disassemble(&with.words).unwrap_or_default();
+    let none = asm.lines().filter(|l| l.contains("FPFastMathMode None")).count();
+    assert!(!asm.contains("NoContraction"));
+    assert!(asm.contains("OpCapability FloatControls2") && asm.contains("SPV_KHR_float_controls2"));
+    let without = untangle::emit::translate::translate_module(&m, &Options::default()).expect("translates");
+    let plain = val.disassemble(&without.words).unwrap_or_default();
+    let precise = plain.lines().filter(|l| l.contains("NoContraction")).count();
+    assert!(precise > 0 && none == precise, "{precise} NoContraction, {none} FPFastMathMode None");
+    assert!(!plain.contains("FPFastMathMode") && !plain.contains("FloatControls2"));
+}

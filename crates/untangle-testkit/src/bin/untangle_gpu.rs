@@ -583,7 +583,8 @@ fn diff_corpus(a: &Args) -> Result<bool, String> {
 fn diff_gen(a: &Args) -> Result<bool, String> {
     let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
     println!("{}", gpu.info());
-    println!("maximal reconvergence: {}", gpu.info().features.maximal_reconvergence);
+    let f = &gpu.info().features;
+    println!("maximal reconvergence: {}, float controls 2: {}", f.maximal_reconvergence, f.float_controls2);
     let n = if a.random > 0 { a.random as u64 } else { 10_000 };
     let inputs = a.seeds.unwrap_or(2);
     let s = untangle_testkit::difftest::gpu::run_generated(
@@ -619,11 +620,15 @@ fn diff_gen(a: &Args) -> Result<bool, String> {
 fn diff_show(a: &Args) -> Result<bool, String> {
     let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
     println!("{}", gpu.info());
-    println!("maximal reconvergence: {}", gpu.info().features.maximal_reconvergence);
+    let f = &gpu.info().features;
+    println!("maximal reconvergence: {}, float controls 2: {}", f.maximal_reconvergence, f.float_controls2);
     let m = untangle_testkit::fuzzing::shader_gen::generate(a.first_seed);
     println!("{}", untangle_testkit::fuzzing::shader_gen::dump(&m));
-    let options =
-        untangle::Options { maximal_reconvergence: gpu.info().features.maximal_reconvergence, ..Default::default() };
+    let options = untangle::Options {
+        maximal_reconvergence: gpu.info().features.maximal_reconvergence,
+        float_controls2: gpu.info().features.float_controls2,
+        ..Default::default()
+    };
     let tr = untangle::emit::translate::translate_module(&m, &options).map_err(|e| e.to_string())?;
     if let Some(v) = untangle_testkit::check::spirv_val::find_spirv_val() {
         println!("{}", v.disassemble(&tr.words).unwrap_or_else(|e| e));
@@ -652,7 +657,8 @@ fn diff_show(a: &Args) -> Result<bool, String> {
 fn diff_reduce(a: &Args) -> Result<bool, String> {
     let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
     println!("{}", gpu.info());
-    println!("maximal reconvergence: {}", gpu.info().features.maximal_reconvergence);
+    let f = &gpu.info().features;
+    println!("maximal reconvergence: {}, float controls 2: {}", f.maximal_reconvergence, f.float_controls2);
     let placement = untangle_testkit::vulkan::corpus::DefaultPlacement;
     let (m, mut options, groups) = match &a.shader {
         Some(path) => {
@@ -665,6 +671,7 @@ fn diff_reduce(a: &Args) -> Result<bool, String> {
     };
     // As the differential runs translate (difftest::gpu).
     options.maximal_reconvergence = gpu.info().features.maximal_reconvergence;
+    options.float_controls2 = gpu.info().features.float_controls2;
     let input = a.input;
     match untangle_testkit::difftest::gpu::reduce_mismatch(
         &mut gpu, &m, &options, &placement, input, groups, a.timeout, a.sabotage, a.budget,

@@ -340,6 +340,7 @@ pub fn run_shader_bytes(
     };
     // The interpreter reconverges at merges, as D3D drivers do; ask the device to.
     options.maximal_reconvergence = gpu.info().features.maximal_reconvergence;
+    options.float_controls2 = gpu.info().features.float_controls2;
     let tr = match untangle::emit::translate::translate_module(&loaded.module, &options) {
         Ok(t) => t,
         Err(e) => return Outcome::LeftOut(format!("translate: {e}")),
@@ -451,6 +452,7 @@ pub fn run_generated(
         let m = crate::fuzzing::shader_gen::generate(seed);
         let options = untangle::Options {
             maximal_reconvergence: gpu.info().features.maximal_reconvergence,
+            float_controls2: gpu.info().features.float_controls2,
             ..Default::default()
         };
         let tr = match untangle::emit::translate::translate_module(&m, &options) {

@@ -130,6 +130,9 @@ pub struct Features {
     /// `VK_KHR_shader_maximal_reconvergence` with `shaderMaximalReconvergence`: modules may
     /// declare `MaximallyReconvergesKHR` (the differential runs do, where it is present).
     pub maximal_reconvergence: bool,
+    /// `VK_KHR_shader_float_controls2` with `shaderFloatControls2`: modules
+    /// may say `FPFastMathMode None` (the differential runs do, where it is present).
+    pub float_controls2: bool,
     /// The subgroup size (Vulkan 1.1 properties), 0 if unknown.
     pub subgroup_size: u32,
     /// Subgroup operations (`VkSubgroupFeatureFlags` bits) supported in compute shaders.
@@ -594,6 +597,16 @@ impl Gpu {
             unsafe { instance.get_physical_device_features2(physical, &mut f2) };
             features.maximal_reconvergence = on(reconvergence.shader_maximal_reconvergence);
         }
+        let mut controls2 = vk::PhysicalDeviceShaderFloatControls2FeaturesKHR::default();
+        let controls2_ext = has(ash::khr::shader_float_controls2::NAME);
+        if v12 && controls2_ext {
+            let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut controls2);
+            // SAFETY: a 1.2 instance and device; the chain lives through the call.
+            unsafe { instance.get_physical_device_features2(physical, &mut f2) };
+            features.float_controls2 = on(controls2.shader_float_controls2);
+        }
+        let mut controls2_enabled =
+            vk::PhysicalDeviceShaderFloatControls2FeaturesKHR::default().shader_float_controls2(true);
         let mut reconvergence_enabled =
             vk::PhysicalDeviceShaderMaximalReconvergenceFeaturesKHR::default().shader_maximal_reconvergence(true);
         // Only taskShader and meshShader are enabled: multiviewMeshShader would need
@@ -650,6 +663,9 @@ impl Gpu {
             if info.features.maximal_reconvergence {
                 f2 = f2.push_next(&mut reconvergence_enabled);
             }
+            if info.features.float_controls2 {
+                f2 = f2.push_next(&mut controls2_enabled);
+            }
             create = create.push_next(&mut f2);
         } else {
             create = create.enabled_features(&chain.core);
@@ -663,6 +679,10 @@ impl Gpu {
         }
         if info.features.maximal_reconvergence {
             extension_names.push(ash::khr::shader_maximal_reconvergence::NAME.as_ptr());
+        }
+        // The extension (core in 1.4, but the instance asks for 1.3).
+        if info.features.float_controls2 && controls2_ext {
+            extension_names.push(ash::khr::shader_float_controls2::NAME.as_ptr());
         }
         create = create.enabled_extension_names(&extension_names);
         // SAFETY: the create info and its arrays outlive the call.

@@ -1160,7 +1160,16 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if op.is_float() && !fast {
             // `precise` (no fast-math flag): the driver must not fuse it into a
             // multiply-add (nor, in Mesa's reading, reassociate it).
-            self.cx.decorate(r, rspirv::spirv::Decoration::NoContraction, &[]);
+            if self.cx.float_controls2 {
+                // Under float controls 2 the two may not decorate one instruction; `None`
+                // says more (no contraction, no reassociation, IEEE zeros, NaNs and
+                // infinities).
+                self.cx.extension("SPV_KHR_float_controls2");
+                self.cx.capability(rspirv::spirv::Capability::FloatControls2);
+                self.cx.decorate(r, rspirv::spirv::Decoration::FPFastMathMode, &[0]);
+            } else {
+                self.cx.decorate(r, rspirv::spirv::Decoration::NoContraction, &[]);
+            }
         }
         if let Some(z) = by_zero {
             let ones = self.scalar_const(ty, -1, 0.0)?;

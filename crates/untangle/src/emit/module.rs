@@ -38,6 +38,9 @@ pub struct ModuleBuilder<'m> {
     scalars: [Word; 14],
     /// The specialization constant holding the render target's sample count, once made.
     pub render_target_sample_count: Option<Word>,
+    /// [`crate::Options::float_controls2`]: precise float operations also carry
+    /// `FPFastMathMode None`.
+    pub float_controls2: bool,
 }
 
 /// An empty map with room for `n` entries.
@@ -81,6 +84,7 @@ impl<'m> ModuleBuilder<'m> {
             decorations: BTreeSet::new(),
             scalars: [0; 14],
             render_target_sample_count: None,
+            float_controls2: false,
         };
         mb.capability(Capability::Shader);
         mb

@@ -60,6 +60,12 @@ pub struct Options {
     /// a merge once per divergent group: `docs/dxil-semantics.md`). The pipeline's device
     /// must enable `shaderMaximalReconvergence` (`VK_KHR_shader_maximal_reconvergence`).
     pub maximal_reconvergence: bool,
+    /// Float operations DXIL marks precise (no fast-math flags) also carry
+    /// `FPFastMathMode None` (`SPV_KHR_float_controls2`), which forbids reassociating them in
+    /// so many words; `NoContraction` alone did not stop NVIDIA's compiler from folding
+    /// `(x - 1) - x` to `-1` (`docs/dxil-semantics.md`). The pipeline's device must enable
+    /// `shaderFloatControls2` (Vulkan 1.4, `VK_KHR_shader_float_controls2`).
+    pub float_controls2: bool,
 }
 
 /// A root signature and how to lower it.
@@ -157,6 +163,7 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
         DefaultPlacement { stage: sm.kind, map: options.binding_map.clone(), remap: options.resource_remap.clone() };
 
     let mut cx = ModuleBuilder::new(m);
+    cx.float_controls2 = options.float_controls2;
     let (binder, layout) = match &options.root_signature {
         None => (Binder::Default(default_placement.clone()), None),
         Some(rsb) => {
