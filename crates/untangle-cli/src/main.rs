@@ -84,6 +84,10 @@ pub struct Convert {
     /// Write the layout report (pipeline layout + where each resource went) as JSON.
     #[arg(long, value_name = "FILE")]
     pub layout_json: Option<PathBuf>,
+    /// A library's entry to translate (its exported name, e.g. `RayGen`). Without it, a
+    /// library writes every entry into the output directory as `OUT/NAME.spv`.
+    #[arg(long, value_name = "NAME")]
+    pub entry: Option<String>,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]

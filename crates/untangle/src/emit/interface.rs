@@ -302,6 +302,8 @@ pub struct Interface {
     pub(crate) xfb: Option<XfbState>,
     /// The highest `Location` an output variable occupies.
     pub max_output_location: Option<u32>,
+    /// Ray-tracing stages: payload, attribute and callable-data variables.
+    pub(crate) ray: Option<super::stage::ray_tracing::RayState>,
 }
 
 impl Interface {

@@ -24,7 +24,7 @@ pub mod interface;
 pub mod module;
 pub(crate) mod resources;
 pub mod shape;
-mod stage;
+pub(crate) mod stage;
 pub mod stream_output;
 pub mod support;
 pub mod translate;

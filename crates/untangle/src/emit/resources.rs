@@ -89,6 +89,8 @@ pub enum ResShape {
         texel: TexelKind,
     },
     Sampler,
+    /// A ray-tracing acceleration structure (`OpTypeAccelerationStructureKHR`).
+    AccelerationStructure,
 }
 
 /// How a handle's descriptor (or data) is found from its variable.
@@ -532,6 +534,7 @@ impl Resources {
             uav: None,
             cbuffer_size: Some(65536),
             sampler_kind: None,
+            global: None,
         };
         self.heap_array(cx, &r, false)
     }
@@ -736,6 +739,9 @@ fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(
         }
         ResourceClass::Sampler => (ResShape::Sampler, cx.b.type_sampler(), StorageClass::UniformConstant),
         ResourceClass::Srv | ResourceClass::Uav => match r.kind {
+            ResourceKind::RTAccelerationStructure if !uav => {
+                (ResShape::AccelerationStructure, cx.b.type_acceleration_structure(), StorageClass::UniformConstant)
+            }
             ResourceKind::RawBuffer | ResourceKind::StructuredBuffer => {
                 let stride = (r.kind == ResourceKind::StructuredBuffer).then(|| r.struct_stride.unwrap_or(4));
                 let u = cx.u32_t();

@@ -11,12 +11,17 @@
 //! 2. An operation outside the stages DXIL allows it in is refused
 //!    ([`Refusal::NotInStage`]; the stage lists are DXC's, see [`DxOp::valid_in`]).
 //! 3. Operations owned by a stage family whose lowering is somebody else's work
-//!    (pixel-interpolation operations, mesh and amplification shaders, ray tracing and ray
-//!    queries, work graphs), and the DXBC converter's private operations, are refused with
+//!    (pixel-interpolation operations, mesh and amplification shaders, ray queries, work
+//!    graphs), and the DXBC converter's private operations, are refused with
 //!    that reason ([`Refusal::StageFamily`], [`Refusal::DxbcConverterOnly`]).
 //! 4. A stage the translator does not handle yet refuses everything
 //!    ([`Refusal::StageNotTranslated`], from [`stage_support`]).
 //! 5. Everything else is [`Support::Lowered`] by its [`Family`].
+//!
+//! Libraries are translated entry by entry, each in its own stage (raygen, intersection,
+//! any-hit, closest-hit, miss, callable, or compute): the `lib` column of the table says
+//! lowered for what some ray-tracing stage may call, and refuses what only work-graph nodes
+//! may (their stage is not translated).
 //!
 //! When a family lands, its operations move from rule 3 to rule 5 here, and the table
 //! follows by itself.
@@ -70,6 +75,9 @@ pub enum Family {
     /// tessellation coordinates, emits and cuts, instance and primitive ids (`stages.rs`
     /// routes them to `crates/untangle/src/emit/stage/`).
     GraphicsStages,
+    /// Ray-tracing stage operations: `traceRay`, `reportHit`, `callShader`, hit control and
+    /// the ray system values (`raytracing.rs`; the stages are `crates/untangle/src/emit/stage/ray_tracing.rs`).
+    RayTracing,
 }
 
 impl Family {
@@ -88,6 +96,7 @@ impl Family {
             Family::Conversions => "convert.rs",
             Family::SystemValues => "system.rs",
             Family::GraphicsStages => "stages.rs",
+            Family::RayTracing => "raytracing.rs",
         }
     }
 }
@@ -190,10 +199,10 @@ pub fn stage_support(stage: ShaderKind) -> Option<StageFamily> {
     use ShaderKind::*;
     match stage {
         Compute | Pixel | Vertex | Geometry | Hull | Domain => None,
+        Library | RayGeneration | Intersection | AnyHit | ClosestHit | Miss | Callable => None,
         Invalid => Some(StageFamily::Graphics),
         Mesh | Amplification => Some(StageFamily::Mesh),
         Node => Some(StageFamily::WorkGraphs),
-        Library | RayGeneration | Intersection | AnyHit | ClosestHit | Miss | Callable => Some(StageFamily::RayTracing),
     }
 }
 
@@ -220,7 +229,9 @@ fn owner(op: DxOp) -> Owner {
         | UAddc | USubb | IMad | UMad | Msad | Ibfe | Ubfe | Bfi | Dot4AddI8Packed | Dot4AddU8Packed => {
             family(F::IntegerMath)
         }
-        CreateHandle | CreateHandleFromBinding | CreateHandleFromHeap | AnnotateHandle => family(F::Handles),
+        CreateHandle | CreateHandleFromBinding | CreateHandleFromHeap | AnnotateHandle | CreateHandleForLib => {
+            family(F::Handles)
+        }
         CBufferLoad
         | CBufferLoadLegacy
         | BufferLoad
@@ -313,10 +324,9 @@ fn owner(op: DxOp) -> Owner {
         | TraceRay
         | ReportHit
         | CallShader
-        | CreateHandleForLib
         | PrimitiveIndex
-        | GeometryIndex
-        | AllocateRayQuery
+        | GeometryIndex => family(F::RayTracing),
+        AllocateRayQuery
         | RayQuery_TraceRayInline
         | RayQuery_Proceed
         | RayQuery_Abort
@@ -387,18 +397,35 @@ pub fn support(op: DxOp, stage: ShaderKind) -> Support {
         && matches!(op, DxOp::LoadInput | DxOp::StoreOutput);
     // `createHandleForLib` names a library's resource objects; DXC's validator allows it in
     // library functions only (`SmOpcodeInInvalidFunction`).
-    let library_only = op == DxOp::CreateHandleForLib && stage != ShaderKind::Library;
+    let library_only = op == DxOp::CreateHandleForLib
+        && !(stage == ShaderKind::Library || super::stage::ray_tracing::is_ray_stage(stage));
     if !op.valid_in(stage) || no_signature || library_only {
         return Support::Refused(Refusal::NotInStage);
     }
+    // A library's functions are translated as ray-tracing entries; operations only work
+    // graphs' node shaders may call are not.
+    let library_stage = match stage {
+        ShaderKind::Library if !RAY_STAGES.iter().any(|&s| op.valid_in(s)) => ShaderKind::Node,
+        _ => stage,
+    };
     match owner {
         Owner::Refused(r) => Support::Refused(r),
-        Owner::Family(f) => match stage_support(stage) {
+        Owner::Family(f) => match stage_support(library_stage) {
             Some(sf) => Support::Refused(Refusal::StageNotTranslated(sf)),
             None => Support::Lowered(f),
         },
     }
 }
+
+/// The six ray-tracing stages, compiled into libraries.
+const RAY_STAGES: [ShaderKind; 6] = [
+    ShaderKind::RayGeneration,
+    ShaderKind::Intersection,
+    ShaderKind::AnyHit,
+    ShaderKind::ClosestHit,
+    ShaderKind::Miss,
+    ShaderKind::Callable,
+];
 
 /// The stages of the coverage table's columns, in order (ray tracing and node shaders are
 /// compiled as libraries).

@@ -100,9 +100,34 @@ pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translat
     translate_analyzed(m, &info, options)
 }
 
-/// Translate a module whose DXIL meaning `info` was decoded already.
+/// Translate a module whose DXIL meaning `info` was decoded already: its entry point, or a
+/// library's one entry (`stage::ray_tracing` translates libraries by entry).
 pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options) -> crate::Result<Translation> {
     let sm = info.shader_model.clone().ok_or_else(|| TranslateError::NotAShader("no dx.shaderModel".into()))?;
+    if sm.kind == ShaderKind::Library {
+        let ep = stage::ray_tracing::only_entry(&info.entry_points)?;
+        return translate_entry(m, info, ep, options);
+    }
+    let ep = info
+        .entry_points
+        .iter()
+        .find(|e| e.function.is_some())
+        .ok_or_else(|| TranslateError::NotAShader("no entry point with a function".into()))?;
+    translate_entry(m, info, ep, options)
+}
+
+/// Translate entry point `ep` of a module whose DXIL meaning `info` was decoded already (a
+/// library's entry is translated in its own shader kind).
+pub(crate) fn translate_entry(
+    m: &Module,
+    info: &DxilInfo,
+    ep: &crate::dxil::EntryPoint,
+    options: &Options,
+) -> crate::Result<Translation> {
+    let mut sm = info.shader_model.clone().ok_or_else(|| TranslateError::NotAShader("no dx.shaderModel".into()))?;
+    if sm.kind == ShaderKind::Library {
+        sm.kind = stage::ray_tracing::entry_kind(m, ep)?;
+    }
     let model = match (super::support::stage_support(sm.kind), sm.kind) {
         (None, ShaderKind::Compute) => ExecutionModel::GLCompute,
         (None, ShaderKind::Pixel) => ExecutionModel::Fragment,
@@ -110,13 +135,10 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
         (None, ShaderKind::Hull) => ExecutionModel::TessellationControl,
         (None, ShaderKind::Domain) => ExecutionModel::TessellationEvaluation,
         (None, ShaderKind::Geometry) => ExecutionModel::Geometry,
+        (None, k) if stage::ray_tracing::is_ray_stage(k) => stage::ray_tracing::execution_model(k)
+            .ok_or(TranslateError::UnsupportedStage { stage: sm.profile.clone() })?,
         _ => return Err(TranslateError::UnsupportedStage { stage: sm.profile.clone() }.into()),
     };
-    let ep = info
-        .entry_points
-        .iter()
-        .find(|e| e.function.is_some())
-        .ok_or_else(|| TranslateError::NotAShader("no entry point with a function".into()))?;
     let fid = ep.function.ok_or_else(|| TranslateError::NotAShader("entry point without a function".into()))?;
     let func = &m.functions[fid];
     if func.is_declaration() {
@@ -154,7 +176,7 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
             let report = LayoutReport {
                 schema: LAYOUT_SCHEMA,
                 stage: crate::rootsig::resolve::stage_visibility(sm.kind).map_or("other", |(_, _, name)| name),
-                entry_point: ep.name.clone(),
+                entry_point: stage::ray_tracing::export_name(&ep.name).to_string(),
                 layout,
                 resources: resolved,
             };
@@ -164,6 +186,9 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
     let mut res = Resources::new(ep.resources.clone(), binder);
     res.atomic_uavs = crate::dxil::handles::atomic_uavs(m, func, &ep.resources);
     let mut iface = Interface::default();
+    if stage::ray_tracing::is_ray_stage(sm.kind) {
+        iface.ray = Some(stage::ray_tracing::prepare(&mut cx, m, func, sm.kind)?);
+    }
     iface.remap = options.io_remap.clone();
     iface.stage = stage::stage_io(&sm, ep)?;
     iface.xfb = xfb.map(XfbState::new);
@@ -181,12 +206,21 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
             }
             (stage::hull::emit_entry(&mut cx, &mut res, &sm, ep, func, pc, &mut iface)?, false, false)
         }
-        _ => emit_function(&mut cx, &mut res, &sm, &ep.signatures, func, &mut iface, &ep.name)?,
+        _ => emit_function(
+            &mut cx,
+            &mut res,
+            &sm,
+            &ep.signatures,
+            func,
+            &mut iface,
+            stage::ray_tracing::export_name(&ep.name),
+        )?,
     };
     let modes = std::mem::take(&mut iface.modes);
 
     let interface = cx.interface.clone();
-    cx.b.entry_point(model, fn_id, ep.name.as_str(), interface);
+    let entry_name = stage::ray_tracing::export_name(&ep.name).to_string();
+    cx.b.entry_point(model, fn_id, entry_name.as_str(), interface);
     if captures {
         cx.capability(spirv::Capability::TransformFeedback);
         cx.b.execution_mode(fn_id, ExecutionMode::Xfb, []);
@@ -255,7 +289,7 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
             .collect(),
     };
     let words = cx.b.assemble().map_err(TranslateError::from)?;
-    Ok(Translation { words, stage: sm.kind, entry_point: ep.name.clone(), bindings, layout })
+    Ok(Translation { words, stage: sm.kind, entry_point: entry_name, bindings, layout })
 }
 
 /// Emits DXIL function `func` as a SPIR-V function named `name` (structurized first);

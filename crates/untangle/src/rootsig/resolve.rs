@@ -108,6 +108,14 @@ pub fn stage_visibility(stage: ShaderKind) -> Option<(Visibility, u32, &'static 
         ShaderKind::Amplification => {
             (Visibility::Amplification, RootFlags::DENY_AMPLIFICATION_SHADER_ROOT_ACCESS, "amplification")
         }
+        // Ray-tracing shaders see the parameters visible to all stages (D3D12 has no
+        // ray-tracing visibility and no deny flag for them).
+        ShaderKind::RayGeneration => (Visibility::All, 0, "raygeneration"),
+        ShaderKind::Intersection => (Visibility::All, 0, "intersection"),
+        ShaderKind::AnyHit => (Visibility::All, 0, "anyhit"),
+        ShaderKind::ClosestHit => (Visibility::All, 0, "closesthit"),
+        ShaderKind::Miss => (Visibility::All, 0, "miss"),
+        ShaderKind::Callable => (Visibility::All, 0, "callable"),
         _ => return None,
     })
 }

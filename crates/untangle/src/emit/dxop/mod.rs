@@ -21,6 +21,7 @@ mod handles;
 mod integer;
 mod io;
 mod math;
+mod raytracing;
 mod stages;
 mod system;
 mod textures;
@@ -55,6 +56,7 @@ pub fn emit(fe: &mut FnEmit<'_, '_>, inst: InstId, call: &DxOpCall<'_>) -> Resul
         Family::Conversions => fe.convert_op(&c).map(Some),
         Family::SystemValues => fe.system_op(&c).map(Some),
         Family::GraphicsStages => fe.stage_op(&c),
+        Family::RayTracing => fe.ray_tracing_op(&c),
     }
 }
 

@@ -11,6 +11,7 @@
 pub(crate) mod domain;
 pub(crate) mod geometry;
 pub(crate) mod hull;
+pub mod ray_tracing;
 
 pub use hull::TessDomainOrigin;
 

@@ -1,0 +1,130 @@
+//! Ray-tracing libraries (`lib_6_x` shaders of `../shared/corpus/dxil/vkd3d-proton` that are
+//! not work graphs): every entry translates to its own module through the library API
+//! (`Shader::translate_library`, no options) and passes `spirv-val --target-env vulkan1.3`;
+//! the entries per library are asserted. The one library whose compute entry disagrees
+//! with its global root-signature subobject fails with the typed conflict error, and
+//! work-graph libraries fail with a typed error naming the node operation (or the node).
+//! The validator is required under CI (`CI` set).
+
+use std::path::PathBuf;
+use untangle::emit::TranslateError;
+use untangle::Shader;
+use untangle_testkit::check::spirv_val::find_spirv_val;
+
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton");
+
+/// Each ray-tracing library and the entries it exports, in `dx.entryPoints` order.
+const LIBRARIES: &[(&str, &[&str])] = &[
+    ("rt.collection_handle_invariance.lib_6_3.dxil", &["Miss1", "Miss2", "RayGen"]),
+    ("rt.default.lib_6_3.dxil", &["RayAnyAABB", "RayAnyTriangle", "RayClosest", "RayGen", "RayIntersect", "RayMiss"]),
+    ("rt.default_assignment_bindings_rt.lib_6_3.dxil", &["Entry1", "Entry2", "Entry3", "Entry4"]),
+    ("rt.dummy_raygen.lib_6_3.dxil", &["main"]),
+    ("rt.embedded_root_signature_subobject_rt.lib_6_3.dxil", &["main"]),
+    ("rt.embedded_root_signature_subobject_rt_conflict.lib_6_3.dxil", &["main"]),
+    ("rt.embedded_subobject.lib_6_3.dxil", &["RayClosestHit", "RayClosestHitAABB", "RayGen", "RayIntersect"]),
+    ("rt.embedded_subobject_dupe.lib_6_3.dxil", &["RayGen"]),
+    ("rt.misfire.lib_6_3.dxil", &["GenShader", "MissShader"]),
+    ("rt.multi_rs.lib_6_3.dxil", &["RayGen", "RayGenCol"]),
+    ("rt.omm.lib_6_8.dxil", &["AnyHit", "ClosestHit", "GenShader", "MissShader"]),
+    ("rt.static_sampler_rt_lib.lib_6_3.dxil", &["RayClosest1", "RayClosest2", "RayGen", "RayMiss"]),
+];
+
+const CONFLICT: &str = "rt.embedded_root_signature_subobject_rt_conflict_mixed.lib_6_3.dxil";
+
+fn libraries() -> Option<Vec<PathBuf>> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(DIR)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().contains(".lib_")))
+        .collect();
+    paths.sort();
+    Some(paths)
+}
+
+fn parse(name: &str) -> Shader {
+    let bytes = std::fs::read(PathBuf::from(DIR).join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    Shader::parse(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+#[test]
+fn ray_tracing_libraries_translate_entry_by_entry_and_validate() {
+    let Some(paths) = libraries() else {
+        eprintln!("{DIR} not found: skipping");
+        return;
+    };
+    let validator = find_spirv_val();
+    if validator.is_none() {
+        assert!(std::env::var_os("CI").is_none(), "spirv-val is required under CI");
+        eprintln!("spirv-val not found: skipping");
+        return;
+    }
+    let val = validator.unwrap();
+    let rt: Vec<String> = paths
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().to_string())
+        .filter(|n| !n.starts_with("workgraph."))
+        .collect();
+    assert_eq!(rt.len(), LIBRARIES.len() + 1, "ray-tracing libraries in the corpus: {rt:?}");
+    let mut modules = 0;
+    for (name, entries) in LIBRARIES {
+        let shader = parse(name);
+        assert_eq!(shader.entry_names(), *entries, "{name}");
+        let translations = shader.translate_library(&Default::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got: Vec<&str> = translations.iter().map(|t| t.entry_point.as_str()).collect();
+        assert_eq!(got, *entries, "{name}: one module per entry");
+        for t in &translations {
+            val.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{name} {}: {e}", t.entry_point));
+            // Each module holds its one entry point.
+            let m = rspirv::dr::load_words(&t.words).expect("parses");
+            assert_eq!(m.entry_points.len(), 1, "{name} {}", t.entry_point);
+            modules += 1;
+        }
+        // One entry by name gives the same module.
+        let first = shader.translate_entry(entries[0], &Default::default()).unwrap();
+        assert_eq!(first.words, translations[0].words, "{name}");
+    }
+    assert_eq!(modules, 33);
+    let err = parse(CONFLICT).translate_library(&Default::default()).expect_err("conflicting root signatures");
+    assert!(
+        matches!(err, untangle::Error::Translate(TranslateError::RootSignatureConflict { ref entry, .. }) if entry == "main"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("`grs`"), "{err}");
+}
+
+#[test]
+fn library_entry_selection_is_typed() {
+    if libraries().is_none() {
+        return;
+    }
+    let shader = parse("rt.default.lib_6_3.dxil");
+    let err = shader.translate(&Default::default()).expect_err("six entries, none chosen");
+    assert!(matches!(err, untangle::Error::Translate(TranslateError::LibraryEntry(_))), "{err}");
+    let err = shader.translate_entry("NoSuchEntry", &Default::default()).expect_err("not exported");
+    assert!(err.to_string().contains("RayGen"), "the message lists the entries: {err}");
+    // A library with a single entry translates without naming it.
+    let t = parse("rt.dummy_raygen.lib_6_3.dxil").translate(&Default::default()).unwrap();
+    assert_eq!((t.entry_point.as_str(), t.stage), ("main", untangle::ShaderKind::RayGeneration));
+}
+
+#[test]
+fn work_graph_libraries_name_the_node_operation() {
+    let Some(paths) = libraries() else { return };
+    let mut named_op = 0;
+    for p in paths.iter().filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("workgraph.")) {
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        let err = parse(&name).translate_library(&Default::default()).expect_err("work graphs are refused");
+        match &err {
+            untangle::Error::Translate(TranslateError::UnsupportedOp { reason, .. }) => {
+                assert!(reason.to_string().contains("work graphs"), "{name}: {err}");
+                named_op += 1;
+            }
+            untangle::Error::Translate(TranslateError::UnsupportedStage { stage }) => {
+                assert!(stage.contains("work-graph node"), "{name}: {err}")
+            }
+            other => panic!("{name}: {other}"),
+        }
+    }
+    assert_eq!(named_op, 13, "work-graph libraries whose error names a node operation");
+}
