@@ -128,3 +128,32 @@ fn work_graph_libraries_name_the_node_operation() {
     }
     assert_eq!(named_op, 13, "work-graph libraries whose error names a node operation");
 }
+
+/// DXC's `.ll` tests that call ray-tracing or ray-query operations
+/// (`../shared/corpus/ll/dxc-tests`): none is valid DXIL 1.8 (they use SM 6.9+ operations
+/// or break a validation rule on purpose), and each is a typed error naming the operation,
+/// never an internal one.
+#[test]
+fn dxc_ray_tests_are_typed_errors() {
+    const LL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/ll/dxc-tests");
+    const FILES: &[(&str, &str)] = &[
+        ("DXILValidation.allocateRayQuery.ll", "AllocateRayQuery: must be an immediate constant"),
+        ("DXILValidation.allocateRayQuery2.ll", "unknown DXIL opcode 258"),
+        ("LitDXILValidation.clusterid-validation.ll", "unknown DXIL opcode"),
+        ("LitDXILValidation.ser_hitobject_fromrayquery_failing.ll", "dx.op.hitObject_FromRayQuery"),
+        ("LitDXILValidation.ser_hitobject_fromrayquery_passing.ll", "dx.op.hitObject_FromRayQuery"),
+        ("LitDXILValidation.triangle_position_passing.ll", "dx.op.triangleObjectPosition"),
+        ("LitDXILValidation.triangle_positions-validation.ll", "dx.op.rayQuery_CandidateTriangleObjectPosition"),
+    ];
+    for (name, says) in FILES {
+        let Ok(bytes) = std::fs::read(PathBuf::from(LL).join(name)) else {
+            eprintln!("{LL} not found: skipping");
+            return;
+        };
+        let err = Shader::parse(&bytes)
+            .and_then(|s| s.translate_library(&Default::default()))
+            .expect_err("not valid DXIL 1.8");
+        assert!(!matches!(err, untangle::Error::Translate(TranslateError::Internal(_))), "{name}: {err}");
+        assert!(err.to_string().contains(says), "{name}: {err}");
+    }
+}

@@ -58,6 +58,8 @@ pub struct FnEmit<'a, 'm> {
     phi_vars: HashMap<InstId, Word>,
     allocas: HashMap<InstId, Word>,
     pub handles: HashMap<InstId, Handle>,
+    /// `allocateRayQuery` results: the query's variable and its constant ray flags.
+    pub ray_queries: HashMap<InstId, (Word, u32)>,
     /// The original block being emitted.
     cur: SBlock,
     reloads: HashMap<(SBlock, InstId), Word>,
@@ -174,6 +176,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             phi_vars: HashMap::default(),
             allocas: HashMap::default(),
             handles: HashMap::default(),
+            ray_queries: HashMap::default(),
             cur: scfg.entry,
             reloads: HashMap::default(),
             used_members,

@@ -11,8 +11,8 @@
 //! 2. An operation outside the stages DXIL allows it in is refused
 //!    ([`Refusal::NotInStage`]; the stage lists are DXC's, see [`DxOp::valid_in`]).
 //! 3. Operations owned by a stage family whose lowering is somebody else's work
-//!    (pixel-interpolation operations, mesh and amplification shaders, ray queries, work
-//!    graphs), and the DXBC converter's private operations, are refused with
+//!    (pixel-interpolation operations, mesh and amplification shaders, work graphs), and
+//!    the DXBC converter's private operations, are refused with
 //!    that reason ([`Refusal::StageFamily`], [`Refusal::DxbcConverterOnly`]).
 //! 4. A stage the translator does not handle yet refuses everything
 //!    ([`Refusal::StageNotTranslated`], from [`stage_support`]).
@@ -78,6 +78,9 @@ pub enum Family {
     /// Ray-tracing stage operations: `traceRay`, `reportHit`, `callShader`, hit control and
     /// the ray system values (`raytracing.rs`; the stages are `crates/untangle/src/emit/stage/ray_tracing.rs`).
     RayTracing,
+    /// Inline ray queries: `allocateRayQuery` and every `rayQuery_*` operation, in any
+    /// stage (`ray_query.rs`).
+    RayQuery,
 }
 
 impl Family {
@@ -97,6 +100,7 @@ impl Family {
             Family::SystemValues => "system.rs",
             Family::GraphicsStages => "stages.rs",
             Family::RayTracing => "raytracing.rs",
+            Family::RayQuery => "ray_query.rs",
         }
     }
 }
@@ -110,8 +114,6 @@ pub enum StageFamily {
     Graphics,
     /// Mesh and amplification shaders.
     Mesh,
-    /// Ray tracing libraries and inline ray queries.
-    RayTracing,
     /// Work graphs (node shaders).
     WorkGraphs,
 }
@@ -121,7 +123,6 @@ impl StageFamily {
         match self {
             StageFamily::Graphics => "graphics stages",
             StageFamily::Mesh => "mesh shading",
-            StageFamily::RayTracing => "ray tracing",
             StageFamily::WorkGraphs => "work graphs",
         }
     }
@@ -133,9 +134,6 @@ impl StageFamily {
                 "pixel interpolation and render-target queries are the graphics-stages work, not lowered yet"
             }
             StageFamily::Mesh => "mesh and amplification shaders are the mesh-shading work, not lowered yet",
-            StageFamily::RayTracing => {
-                "ray tracing libraries and ray queries are the ray-tracing work, not lowered yet"
-            }
             StageFamily::WorkGraphs => {
                 "work graphs have no Vulkan equivalent (VK_AMDX_shader_enqueue is a provisional vendor extension)"
             }
@@ -362,7 +360,7 @@ fn owner(op: DxOp) -> Owner {
         | RayQuery_CommittedObjectRayOrigin
         | RayQuery_CommittedObjectRayDirection
         | RayQuery_CandidateInstanceContributionToHitGroupIndex
-        | RayQuery_CommittedInstanceContributionToHitGroupIndex => stage_family(StageFamily::RayTracing),
+        | RayQuery_CommittedInstanceContributionToHitGroupIndex => family(F::RayQuery),
         AllocateNodeOutputRecords
         | GetNodeRecordPtr
         | IncrementOutputCount
@@ -555,10 +553,9 @@ mod tests {
         assert_eq!(support(DxOp::FAbs, Mesh), Support::Refused(Refusal::StageNotTranslated(StageFamily::Mesh)));
         assert_eq!(support(DxOp::EvalCentroid, Pixel), Support::Refused(Refusal::StageFamily(StageFamily::Graphics)));
         assert_eq!(support(DxOp::TempRegLoad, Compute), Support::Refused(Refusal::DxbcConverterOnly));
-        assert_eq!(
-            support(DxOp::RayQuery_Proceed, Compute),
-            Support::Refused(Refusal::StageFamily(StageFamily::RayTracing))
-        );
+        assert_eq!(support(DxOp::RayQuery_Proceed, Compute), Support::Lowered(Family::RayQuery));
+        assert_eq!(support(DxOp::TraceRay, RayGeneration), Support::Lowered(Family::RayTracing));
+        assert_eq!(support(DxOp::TraceRay, Compute), Support::Refused(Refusal::NotInStage));
         assert_eq!(support(DxOp::Reserved3, Compute), Support::Refused(Refusal::Reserved));
     }
 

@@ -21,6 +21,7 @@ mod handles;
 mod integer;
 mod io;
 mod math;
+mod ray_query;
 mod raytracing;
 mod stages;
 mod system;
@@ -57,6 +58,7 @@ pub fn emit(fe: &mut FnEmit<'_, '_>, inst: InstId, call: &DxOpCall<'_>) -> Resul
         Family::SystemValues => fe.system_op(&c).map(Some),
         Family::GraphicsStages => fe.stage_op(&c),
         Family::RayTracing => fe.ray_tracing_op(&c),
+        Family::RayQuery => fe.ray_query_op(&c),
     }
 }
 
