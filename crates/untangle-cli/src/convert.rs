@@ -130,28 +130,28 @@ pub fn convert(args: &Convert) -> Result<(), Failure> {
 }
 
 /// A library without `--entry`: every entry, written as `OUT/NAME.spv` (`.spvasm` with
-/// `--asm`), and with `--layout-json FILE` every entry's report as `FILE` holding a JSON
-/// object keyed by entry name.
+/// `--asm`), and with `--layout-json FILE` the library report (`untangle-library/1`:
+/// entries, subobjects, each entry's layout report when bound through a root signature).
 fn convert_library(args: &Convert, shader: &untangle::Shader, out_dir: &Path, emit: &Emit<'_>) -> Result<(), Failure> {
     let input = &args.inputs[0];
     if out_dir == Path::new("-") {
         return Err(Failure::new(input, "a library writes one module per entry: give an output directory, or --entry"));
     }
     let translations = shader.translate_library(&emit.options).map_err(|e| Failure::new(input, e.to_string()))?;
+    let mut report = shader.library_report().map_err(|e| Failure::new(input, e.to_string()))?;
     std::fs::create_dir_all(out_dir).map_err(|e| Failure::new(out_dir, e))?;
-    let mut reports = serde_json::Map::new();
     for t in translations {
         let name = t.entry_point.clone();
         let done = emit.check(t.stage, t).map_err(|f| Failure::new(input, format!("entry {name}: {}", f.message)))?;
-        if let Some(report) = &done.layout {
-            reports.insert(name.clone(), serde_json::to_value(report).map_err(|e| Failure::new(input, e))?);
+        if let Some(entry) = report.entries.iter_mut().find(|e| e.name == name) {
+            entry.layout = done.layout.clone();
         }
         let ext = if args.asm { "spvasm" } else { "spv" };
         let out = emit.render(&done.words, args.asm).map_err(|e| Failure::new(input, e))?;
         crate::write_output(&out_dir.join(format!("{name}.{ext}")), &out)?;
     }
     if let Some(dest) = &args.layout_json {
-        let json = serde_json::to_string_pretty(&reports).map_err(|e| Failure::new(dest, e))? + "\n";
+        let json = serde_json::to_string_pretty(&report).map_err(|e| Failure::new(dest, e))? + "\n";
         crate::write_output(dest, json.as_bytes())?;
     }
     Ok(())

@@ -157,3 +157,41 @@ fn dxc_ray_tests_are_typed_errors() {
         assert!(err.to_string().contains(says), "{name}: {err}");
     }
 }
+
+/// The library report: the RDAT subobjects, and which of them apply to each entry (DXR's
+/// association rules), as `--layout-json` writes them for a library.
+#[test]
+fn library_report_lists_subobjects_and_their_associations() {
+    if libraries().is_none() {
+        return;
+    }
+    let report = parse("rt.embedded_subobject.lib_6_3.dxil").library_report().unwrap();
+    let entry = |n: &str| report.entries.iter().find(|e| e.name == n).unwrap_or_else(|| panic!("{n}"));
+    let raygen = entry("RayGen");
+    assert_eq!(
+        (raygen.stage, raygen.local_root_signatures.as_slice()),
+        ("raygeneration", &["lrs_raygen".to_string()][..])
+    );
+    assert_eq!(raygen.global_root_signatures, ["grs"]);
+    let chit = entry("RayClosestHit");
+    assert_eq!(
+        (chit.hit_groups.as_slice(), chit.local_root_signatures.as_slice()),
+        (&["thg".to_string()][..], &["lrs_other1".to_string()][..])
+    );
+    assert_eq!((chit.payload_size_in_bytes, chit.attribute_size_in_bytes), (Some(4), Some(8)));
+    assert_eq!(entry("RayIntersect").hit_groups, ["phg"]);
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["schema"], "untangle-library/1");
+    let subobject = |n: &str| json["subobjects"].as_array().unwrap().iter().find(|s| s["name"] == n).unwrap().clone();
+    assert_eq!(subobject("lrs_raygen")["kind"], "local_root_signature");
+    assert!(subobject("lrs_raygen")["root_signature"].as_str().unwrap().contains("UAV(u1)"));
+    let phg = subobject("phg");
+    assert_eq!(
+        (phg["hit_group_type"].as_str(), phg["intersection"].as_str()),
+        (Some("procedural_primitive"), Some("RayIntersect"))
+    );
+    assert_eq!(subobject("pconfig")["max_trace_recursion_depth"], 1);
+    assert_eq!(subobject("config")["max_payload_size_in_bytes"], 4);
+    // Libraries without an RDAT subobject table report none.
+    assert!(parse("rt.dummy_raygen.lib_6_3.dxil").library_report().unwrap().subobjects.is_empty());
+}

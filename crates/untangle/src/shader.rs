@@ -162,6 +162,12 @@ impl Shader {
         }
     }
 
+    /// What a layer needs to build a ray-tracing pipeline from this library: entries,
+    /// the subobjects that apply to each, every subobject ([`crate::emit::library`]).
+    pub fn library_report(&self) -> Result<crate::emit::library::LibraryReport> {
+        crate::emit::library::report(&self.dxil.entry_points, &self.subobjects()?)
+    }
+
     /// A library entry that is not a ray-tracing stage (a compute shader) gets its root
     /// signature from the library's global root-signature subobjects (the ones associated
     /// with it, else the unassociated ones): each must cover the resources it uses, or the

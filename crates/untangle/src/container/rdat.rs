@@ -240,3 +240,61 @@ pub fn subobjects(data: &[u8], base: usize) -> Result<Vec<Subobject>, ContainerE
     }
     Ok(out)
 }
+
+impl SubobjectKind {
+    /// The `RTS0` blob of a root-signature subobject.
+    pub fn root_signature(&self) -> Option<&[u8]> {
+        match self {
+            SubobjectKind::GlobalRootSignature { rts0 } | SubobjectKind::LocalRootSignature { rts0 } => Some(rts0),
+            _ => None,
+        }
+    }
+}
+
+/// The subobjects of the kind `is_kind` selects that apply to export `export`, by DXR's
+/// rules: those an export association names it in; when none does, the ones no association
+/// names (the library's defaults). A hit group's association also reaches the shaders it
+/// groups.
+pub fn applying_to<'s>(
+    subobjects: &'s [Subobject],
+    export: &str,
+    is_kind: impl Fn(&SubobjectKind) -> bool,
+) -> Vec<&'s Subobject> {
+    let groups_of_export: Vec<&str> = subobjects
+        .iter()
+        .filter_map(|s| match &s.kind {
+            SubobjectKind::HitGroup { any_hit, closest_hit, intersection, .. }
+                if [any_hit, closest_hit, intersection].iter().any(|n| n.as_deref() == Some(export)) =>
+            {
+                Some(s.name.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    let names_export =
+        |exports: &[String]| exports.iter().any(|e| e == export || groups_of_export.contains(&e.as_str()));
+    let mut explicit = Vec::new();
+    let mut associated_anywhere = Vec::new();
+    for s in subobjects {
+        if let SubobjectKind::SubobjectToExportsAssociation { subobject, exports } = &s.kind {
+            associated_anywhere.push(subobject.as_str());
+            // An association without exports makes the subobject a default.
+            if names_export(exports) {
+                explicit.push(subobject.as_str());
+            }
+        }
+    }
+    let of_kind = subobjects.iter().filter(|s| is_kind(&s.kind));
+    let chosen: Vec<&Subobject> = of_kind.clone().filter(|s| explicit.contains(&s.name.as_str())).collect();
+    if !chosen.is_empty() {
+        return chosen;
+    }
+    let unassociated_default = |s: &&Subobject| {
+        !associated_anywhere.contains(&s.name.as_str())
+            || subobjects.iter().any(|a| {
+                matches!(&a.kind, SubobjectKind::SubobjectToExportsAssociation { subobject, exports }
+                    if subobject == &s.name && exports.is_empty())
+            })
+    };
+    of_kind.filter(unassociated_default).collect()
+}

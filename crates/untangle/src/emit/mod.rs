@@ -21,6 +21,7 @@ mod dxop;
 mod error;
 mod function;
 pub mod interface;
+pub mod library;
 pub mod module;
 pub(crate) mod resources;
 pub mod shape;
