@@ -195,3 +195,83 @@ fn library_report_lists_subobjects_and_their_associations() {
     // Libraries without an RDAT subobject table report none.
     assert!(parse("rt.dummy_raygen.lib_6_3.dxil").library_report().unwrap().subobjects.is_empty());
 }
+
+/// Local root signatures: the resources they cover are read from the shader record
+/// (`ShaderRecordBufferKHR`) at D3D's local root argument offsets; the rest bind through
+/// the global root signature (acceleration structures as root SRVs by device address).
+#[test]
+fn local_root_signatures_bind_through_the_shader_record() {
+    use untangle::rootsig::resolve::Place;
+    use untangle::rootsig::{parse_hlsl, BindingModel, LayoutOptions, Version};
+    if libraries().is_none() {
+        return;
+    }
+    let val = find_spirv_val();
+    let global = |text: &str| untangle::Options {
+        root_signature: Some(untangle::RootSignatureBinding {
+            signature: parse_hlsl(text, Version::V1_1).unwrap(),
+            layout: LayoutOptions { model: BindingModel::Heap, ..Default::default() },
+        }),
+        ..Default::default()
+    };
+    let shader = parse("rt.default.lib_6_3.dxil");
+    let options = global("SRV(t0), SRV(t1), UAV(u0), RootConstants(num32BitConstants=1, b0)");
+    let place = |t: &untangle::Translation, register: &str, space: u32| {
+        let layout = t.layout.as_ref().expect("bound through a root signature");
+        layout.resources.iter().find(|r| r.register == register && r.space == space).map(|r| r.place)
+    };
+    for (local, constants, second) in [
+        (
+            "RootConstants(num32BitConstants=1, b0, space=1), CBV(b1, space=1)",
+            Place::RecordRootConstants { offset: 0, num_values: 1 },
+            Place::RecordRootAddress { offset: 8 },
+        ),
+        (
+            "RootConstants(num32BitConstants=3, b0, space=1), DescriptorTable(CBV(b1, space=1))",
+            Place::RecordRootConstants { offset: 0, num_values: 3 },
+            Place::RecordHeapTable { table_offset: 16, offset_in_table: 0, base_register: 1 },
+        ),
+    ] {
+        let local = parse_hlsl(local, Version::V1_1).unwrap();
+        for entry in ["RayMiss", "RayClosest"] {
+            let t = shader.translate_entry_with_local_root_signature(entry, &options, &local).unwrap();
+            assert_eq!(place(&t, "b0", 1), Some(constants), "{entry}");
+            assert_eq!(place(&t, "b1", 1), Some(second), "{entry}");
+            let record = t.layout.as_ref().unwrap().shader_record.as_ref().expect("a shader record");
+            assert_eq!(record.size % 8, 0);
+            let m = rspirv::dr::load_words(&t.words).unwrap();
+            let uses_record = m.types_global_values.iter().any(|i| {
+                i.class.opcode == rspirv::spirv::Op::Variable
+                    && i.operands.first()
+                        == Some(&rspirv::dr::Operand::StorageClass(rspirv::spirv::StorageClass::ShaderRecordBufferKHR))
+            });
+            assert!(uses_record, "{entry}: a ShaderRecordBufferKHR block");
+            if let Some(v) = &val {
+                v.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{entry}: {e}"));
+            }
+        }
+    }
+    // The raygen shader traces through a root-SRV acceleration structure.
+    let t = shader.translate_entry("RayGen", &options).unwrap();
+    assert_eq!(place(&t, "t0", 0), Some(Place::RootAddress { offset: 0 }));
+    let m = rspirv::dr::load_words(&t.words).unwrap();
+    let converts = m.functions.iter().flat_map(|f| &f.blocks).flat_map(|b| &b.instructions);
+    assert!(converts.clone().any(|i| i.class.opcode == rspirv::spirv::Op::ConvertUToAccelerationStructureKHR));
+    if let Some(v) = &val {
+        v.validate(&t.words, "vulkan1.3").unwrap();
+    }
+    // A library's local root-signature subobjects apply by themselves once bound through a
+    // global root signature.
+    let lib = parse("rt.embedded_subobject.lib_6_3.dxil");
+    for t in lib.translate_library(&global("UAV(u0)")).unwrap() {
+        let register = match t.entry_point.as_str() {
+            "RayGen" => "u1",
+            "RayClosestHit" => "u2",
+            _ => "u3",
+        };
+        assert_eq!(place(&t, register, 0), Some(Place::RecordRootAddress { offset: 0 }), "{}", t.entry_point);
+        if let Some(v) = &val {
+            v.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", t.entry_point));
+        }
+    }
+}

@@ -243,7 +243,58 @@ impl Shader {
         let options = self.bound_options(options)?;
         let ep = crate::emit::stage::ray_tracing::named_entry(&self.dxil.entry_points, name)?;
         self.check_library_entry(ep)?;
-        crate::emit::translate::translate_entry(&self.loaded.module, &self.dxil, ep, &options)
+        let local = self.local_root_signature(ep, &options)?;
+        crate::emit::translate::translate_entry_local(&self.loaded.module, &self.dxil, ep, &options, local.as_ref())
+    }
+
+    /// [`Shader::translate_entry`] with the local root signature the pipeline associates
+    /// with the entry (a layer's `D3D12_LOCAL_ROOT_SIGNATURE` subobject): resources it
+    /// covers are read from the shader record (`rootsig::record`, reported as the layout
+    /// report's `shader_record`). Needs `options.root_signature` (the global one).
+    pub fn translate_entry_with_local_root_signature(
+        &self,
+        name: &str,
+        options: &Options,
+        local: &RootSignature,
+    ) -> Result<Translation> {
+        let options = self.bound_options(options)?;
+        if options.root_signature.is_none() {
+            return Err(TranslateError::RootSignatureConflict {
+                entry: name.to_string(),
+                message: "a local root signature needs a global one to bind through (Options::root_signature)".into(),
+            }
+            .into());
+        }
+        let ep = crate::emit::stage::ray_tracing::named_entry(&self.dxil.entry_points, name)?;
+        crate::emit::translate::translate_entry_local(&self.loaded.module, &self.dxil, ep, &options, Some(local))
+    }
+
+    /// The local root-signature subobject of the library that applies to ray-tracing entry
+    /// `ep`, when it is bound through a root signature; several are a conflict.
+    fn local_root_signature(&self, ep: &EntryPoint, options: &Options) -> Result<Option<RootSignature>> {
+        use crate::container::rdat::SubobjectKind;
+        let kind = ep.properties.shader_kind.unwrap_or(ShaderKind::Invalid);
+        if options.root_signature.is_none() || !crate::emit::stage::ray_tracing::is_ray_stage(kind) {
+            return Ok(None);
+        }
+        let subobjects = self.subobjects()?;
+        let export = crate::emit::stage::ray_tracing::export_name(&ep.name);
+        let local = crate::container::rdat::applying_to(&subobjects, export, |k| {
+            matches!(k, SubobjectKind::LocalRootSignature { .. })
+        });
+        match local.as_slice() {
+            [] => Ok(None),
+            [one] => Ok(Some(crate::rootsig::decode_rts0(one.kind.root_signature().unwrap_or_default())?)),
+            many => Err(TranslateError::RootSignatureConflict {
+                entry: export.to_string(),
+                message: format!(
+                    "{} local root signatures apply to it ({})",
+                    many.len(),
+                    many.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            }
+            .into()),
+        }
     }
 
     /// Translates every entry of a library, in `dx.entryPoints` order (each
@@ -260,7 +311,14 @@ impl Shader {
             .filter(|e| e.function.is_some())
             .map(|ep| {
                 self.check_library_entry(ep)?;
-                crate::emit::translate::translate_entry(&self.loaded.module, &self.dxil, ep, &options)
+                let local = self.local_root_signature(ep, &options)?;
+                crate::emit::translate::translate_entry_local(
+                    &self.loaded.module,
+                    &self.dxil,
+                    ep,
+                    &options,
+                    local.as_ref(),
+                )
             })
             .collect()
     }

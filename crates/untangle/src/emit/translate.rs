@@ -69,6 +69,10 @@ pub struct LayoutReport {
     pub entry_point: String,
     #[serde(flatten)]
     pub layout: PipelineLayout,
+    /// Ray-tracing entries with a local root signature: where its arguments are in the
+    /// shader record (`rootsig::record`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shader_record: Option<crate::rootsig::record::ShaderRecordLayout>,
     pub resources: Vec<ResolvedResource>,
 }
 
@@ -124,10 +128,32 @@ pub(crate) fn translate_entry(
     ep: &crate::dxil::EntryPoint,
     options: &Options,
 ) -> crate::Result<Translation> {
+    translate_entry_local(m, info, ep, options, None)
+}
+
+/// [`translate_entry`], a ray-tracing entry's resources resolved against local root
+/// signature `local` first (its arguments in the shader record), when bound through a
+/// root signature.
+pub(crate) fn translate_entry_local(
+    m: &Module,
+    info: &DxilInfo,
+    ep: &crate::dxil::EntryPoint,
+    options: &Options,
+    local: Option<&RootSignature>,
+) -> crate::Result<Translation> {
     let mut sm = info.shader_model.clone().ok_or_else(|| TranslateError::NotAShader("no dx.shaderModel".into()))?;
-    if sm.kind == ShaderKind::Library {
+    let library_entry;
+    let ep = if sm.kind == ShaderKind::Library {
         sm.kind = stage::ray_tracing::entry_kind(m, ep)?;
-    }
+        // The library's entries share its resource table: each binds what it uses.
+        let f = ep.function.map(|f| &m.functions[f]);
+        let resources =
+            f.map_or_else(|| ep.resources.clone(), |f| stage::ray_tracing::used_resources(m, f, &ep.resources));
+        library_entry = crate::dxil::EntryPoint { resources, ..ep.clone() };
+        &library_entry
+    } else {
+        ep
+    };
     let model = match (super::support::stage_support(sm.kind), sm.kind) {
         (None, ShaderKind::Compute) => ExecutionModel::GLCompute,
         (None, ShaderKind::Pixel) => ExecutionModel::Fragment,
@@ -161,23 +187,44 @@ pub(crate) fn translate_entry(
         None => (Binder::Default(default_placement.clone()), None),
         Some(rsb) => {
             crate::rootsig::validate(&rsb.signature)?;
-            let layout = crate::rootsig::layout::lower(&rsb.signature, &rsb.layout)
+            // A local root signature's tables index the descriptor heaps: the pipeline
+            // layout must have them even when the global signature has no tables.
+            let heaps = local.map_or(0, crate::rootsig::record::heap_flags);
+            let global = crate::rootsig::RootSignature {
+                flags: crate::rootsig::RootFlags(rsb.signature.flags.0 | heaps),
+                ..rsb.signature.clone()
+            };
+            let layout = crate::rootsig::layout::lower(&global, &rsb.layout)
                 .map_err(crate::rootsig::resolve::ResolveError::from)
                 .map_err(TranslateError::from)?;
-            let resolved = crate::rootsig::resolve::resolve_all(&rsb.signature, &layout, sm.kind, ep.resources.iter())
-                .map_err(TranslateError::from)?;
+            let record = match local {
+                Some(l) => {
+                    crate::rootsig::validate(l)?;
+                    Some(crate::rootsig::record::ShaderRecordLayout::of(l))
+                }
+                None => None,
+            };
+            let resolved = match (local, &record) {
+                (Some(l), Some(rec)) => {
+                    crate::rootsig::record::resolve(&global, &layout, l, rec, sm.kind, ep.resources.iter())
+                }
+                _ => crate::rootsig::resolve::resolve_all(&rsb.signature, &layout, sm.kind, ep.resources.iter()),
+            }
+            .map_err(TranslateError::from)?;
             let places = resolved.iter().map(|r| ((r.class, r.id), r.place)).collect();
             let binder = Binder::Root {
                 places,
                 push: layout.push_constants.clone(),
                 heaps: layout.heaps,
                 spill: layout.root_argument_buffer.clone(),
+                record: record.as_ref().map_or(0, |r| r.size),
             };
             let report = LayoutReport {
                 schema: LAYOUT_SCHEMA,
                 stage: crate::rootsig::resolve::stage_visibility(sm.kind).map_or("other", |(_, _, name)| name),
                 entry_point: stage::ray_tracing::export_name(&ep.name).to_string(),
                 layout,
+                shader_record: record,
                 resources: resolved,
             };
             (binder, Some(report))

@@ -26,7 +26,7 @@ use crate::dxil::DxOp;
 use crate::emit::error::{Result, TranslateError};
 use crate::emit::function::FnEmit;
 use crate::emit::interface::Num;
-use crate::emit::resources::ResShape;
+use crate::emit::resources::{Indexing, ResShape};
 use rspirv::spirv::{BuiltIn, Op, StorageClass, Word};
 
 const FAMILY: &str = "ray tracing";
@@ -159,11 +159,17 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     pub(super) fn acceleration_structure(&mut self, c: &Call<'_>, k: usize) -> Result<Word> {
         let h = self.arg(c, k)?;
         let h = self.handle(h)?;
-        let (rv, p) = self.res_ptr(h)?;
+        let rv = self.res_var(h)?;
         if rv.shape != ResShape::AccelerationStructure {
             return Err(self.invalid(c, "operand 1", "not a ray-tracing acceleration structure"));
         }
         let t = rv.elem_ty;
+        if let Indexing::Address { at } = rv.indexing {
+            // A root SRV: the structure's device address.
+            let address = self.root_address(at)?;
+            return self.ids_op(Op::ConvertUToAccelerationStructureKHR, t, &[address]);
+        }
+        let p = self.element_ptr(h, &rv)?;
         self.ids_op(Op::Load, t, &[p])
     }
 

@@ -247,3 +247,55 @@ pub(crate) fn entry_kind(m: &Module, ep: &EntryPoint) -> Result<ShaderKind> {
     }
     Ok(kind)
 }
+
+/// The resources of a library's table that `func` uses (the entries of a library share one
+/// table; each entry declares and binds only its own): ranges whose global variable it
+/// loads, and ranges `createHandle` names. Cost: one pass over the function.
+pub(crate) fn used_resources(m: &Module, func: &Function, table: &crate::dxil::Resources) -> crate::dxil::Resources {
+    use crate::dxil::ResourceClass;
+    use crate::ir::ConstKind;
+    let mut globals = Vec::new();
+    let mut ids: Vec<(ResourceClass, u32)> = Vec::new();
+    let global_of = |v: Value| match v {
+        Value::Global(g) => Some(g),
+        Value::Const(k) => match &m.constants.get(k).kind {
+            ConstKind::GlobalAddr(g) => Some(*g),
+            ConstKind::Expr { operands, .. } => operands.first().and_then(|&o| match m.constants.get(o).kind {
+                ConstKind::GlobalAddr(g) => Some(g),
+                _ => None,
+            }),
+            _ => None,
+        },
+        _ => None,
+    };
+    for &b in &func.layout {
+        for &i in &func.blocks[b].insts {
+            match &func.insts[i].kind {
+                InstKind::Load { ptr, .. } => globals.extend(global_of(*ptr)),
+                InstKind::GetElementPtr { base, .. } => globals.extend(global_of(*base)),
+                InstKind::Call { .. } => {
+                    let Ok(Some(call)) = crate::dxil::ops::decode_call(m, func, i, "") else { continue };
+                    if call.op != DxOp::CreateHandle {
+                        continue;
+                    }
+                    let konst = |k: usize| match call.args.get(k) {
+                        Some(&Value::Const(c)) => m.constants.as_int(c),
+                        _ => None,
+                    };
+                    if let (Some(class), Some(id)) = (konst(0).and_then(ResourceClass::from_index), konst(1)) {
+                        ids.push((class, id as u32));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let used =
+        |r: &crate::dxil::Resource| r.global.is_some_and(|g| globals.contains(&g)) || ids.contains(&(r.class, r.id));
+    let mut out = table.clone();
+    out.srvs.retain(used);
+    out.uavs.retain(used);
+    out.cbvs.retain(used);
+    out.samplers.retain(used);
+    out
+}
