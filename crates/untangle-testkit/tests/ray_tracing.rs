@@ -275,3 +275,37 @@ fn local_root_signatures_bind_through_the_shader_record() {
         }
     }
 }
+
+/// Functions a library's entries share are inlined into each entry's module: both entries
+/// of `corpus/lib_shared_functions.ll` call `shade` (payload pointer, branch, result) and
+/// `store` (a resource write); each module has one function and validates. A recursive
+/// call is a typed error.
+#[test]
+fn functions_called_from_several_entries_are_inlined_per_entry() {
+    const LIB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/lib_shared_functions.ll");
+    let text = std::fs::read_to_string(LIB).unwrap();
+    let shader = Shader::parse(text.as_bytes()).unwrap();
+    let val = find_spirv_val();
+    let translations = shader.translate_library(&Default::default()).unwrap();
+    assert_eq!(translations.iter().map(|t| t.entry_point.as_str()).collect::<Vec<_>>(), ["Gen", "Miss"]);
+    for t in &translations {
+        let m = rspirv::dr::load_words(&t.words).unwrap();
+        assert_eq!(m.functions.len(), 1, "{}: the callees are inlined", t.entry_point);
+        let ops: Vec<_> = m.functions[0].blocks.iter().flat_map(|b| &b.instructions).map(|i| i.class.opcode).collect();
+        assert!(!ops.contains(&rspirv::spirv::Op::FunctionCall));
+        // shade's branch and store's write reached both entries.
+        assert!(ops.contains(&rspirv::spirv::Op::FOrdGreaterThan), "{}", t.entry_point);
+        assert!(t.bindings.iter().any(|b| b.name == "Out"), "{}: binds the buffer store writes", t.entry_point);
+        if let Some(v) = &val {
+            v.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", t.entry_point));
+        }
+    }
+    // `shade` calling itself is recursion: a typed error, not a hang.
+    let recursive = text.replace(
+        "  %y = add i32 %x, 1\n",
+        "  %y = call i32 @\"\\01?shade@@YAIAIAUPayload@@I@Z\"(%struct.Payload* %p, i32 %x)\n",
+    );
+    assert_ne!(recursive, text);
+    let err = Shader::parse(recursive.as_bytes()).unwrap().translate_entry("Gen", &Default::default()).unwrap_err();
+    assert!(err.to_string().contains("recursively"), "{err}");
+}

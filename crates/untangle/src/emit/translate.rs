@@ -142,11 +142,18 @@ pub(crate) fn translate_entry_local(
     local: Option<&RootSignature>,
 ) -> crate::Result<Translation> {
     let mut sm = info.shader_model.clone().ok_or_else(|| TranslateError::NotAShader("no dx.shaderModel".into()))?;
+    // Calls to functions with a body (a library's shared functions) are inlined: the
+    // module holds what the entry reaches.
+    let inlined = match ep.function.map(|f| &m.functions[f]) {
+        Some(f) if !f.is_declaration() => crate::passes::inline::inline_calls(m, f)
+            .map_err(|e| TranslateError::Unsupported { function: f.name.clone(), message: e.to_string() })?,
+        _ => None,
+    };
     let library_entry;
     let ep = if sm.kind == ShaderKind::Library {
         sm.kind = stage::ray_tracing::entry_kind(m, ep)?;
         // The library's entries share its resource table: each binds what it uses.
-        let f = ep.function.map(|f| &m.functions[f]);
+        let f = inlined.as_ref().or(ep.function.map(|f| &m.functions[f]));
         let resources =
             f.map_or_else(|| ep.resources.clone(), |f| stage::ray_tracing::used_resources(m, f, &ep.resources));
         library_entry = crate::dxil::EntryPoint { resources, ..ep.clone() };
@@ -166,7 +173,7 @@ pub(crate) fn translate_entry_local(
         _ => return Err(TranslateError::UnsupportedStage { stage: sm.profile.clone() }.into()),
     };
     let fid = ep.function.ok_or_else(|| TranslateError::NotAShader("entry point without a function".into()))?;
-    let func = &m.functions[fid];
+    let func = inlined.as_ref().unwrap_or(&m.functions[fid]);
     if func.is_declaration() {
         return Err(TranslateError::NotAShader(format!("entry point `{}` has no body", func.name)).into());
     }
