@@ -309,3 +309,76 @@ fn functions_called_from_several_entries_are_inlined_per_entry() {
     let err = Shader::parse(recursive.as_bytes()).unwrap().translate_entry("Gen", &Default::default()).unwrap_err();
     assert!(err.to_string().contains("recursively"), "{err}");
 }
+
+/// Every ray-tracing operation, in each stage that allows it (`corpus/lib_ray_ops.ll`):
+/// each entry translates in its execution model, validates, and holds the SPIR-V its
+/// operations lower to.
+#[test]
+fn every_ray_tracing_operation_lowers_in_its_stages() {
+    use rspirv::spirv::{BuiltIn, ExecutionModel as M, Op};
+    const LIB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/lib_ray_ops.ll");
+    let shader = Shader::parse(&std::fs::read(LIB).unwrap()).unwrap();
+    let val = find_spirv_val();
+    let expected: &[(&str, M, &[Op], &[BuiltIn])] = &[
+        (
+            "Gen",
+            M::RayGenerationKHR,
+            &[Op::TraceRayKHR, Op::ExecuteCallableKHR],
+            &[BuiltIn::LaunchIdKHR, BuiltIn::LaunchSizeKHR],
+        ),
+        (
+            "Hit",
+            M::ClosestHitKHR,
+            &[Op::TraceRayKHR],
+            &[
+                BuiltIn::WorldRayOriginKHR,
+                BuiltIn::WorldRayDirectionKHR,
+                BuiltIn::ObjectRayOriginKHR,
+                BuiltIn::ObjectRayDirectionKHR,
+                BuiltIn::ObjectToWorldKHR,
+                BuiltIn::WorldToObjectKHR,
+                BuiltIn::RayTminKHR,
+                BuiltIn::RayTmaxKHR,
+                BuiltIn::HitKindKHR,
+                BuiltIn::IncomingRayFlagsKHR,
+                BuiltIn::InstanceCustomIndexKHR,
+                BuiltIn::InstanceId,
+                BuiltIn::PrimitiveId,
+                BuiltIn::RayGeometryIndexKHR,
+            ],
+        ),
+        (
+            "Any",
+            M::AnyHitKHR,
+            &[Op::TerminateRayKHR, Op::IgnoreIntersectionKHR],
+            &[BuiltIn::HitKindKHR, BuiltIn::PrimitiveId],
+        ),
+        ("Box", M::IntersectionKHR, &[Op::ReportIntersectionKHR], &[BuiltIn::RayTminKHR, BuiltIn::ObjectRayOriginKHR]),
+        ("Sky", M::MissKHR, &[], &[BuiltIn::WorldRayDirectionKHR, BuiltIn::RayTmaxKHR, BuiltIn::IncomingRayFlagsKHR]),
+        ("Fn", M::CallableKHR, &[], &[BuiltIn::LaunchIdKHR]),
+    ];
+    let translations = shader.translate_library(&Default::default()).unwrap();
+    assert_eq!(translations.len(), expected.len());
+    for (t, (name, model, ops, builtins)) in translations.iter().zip(expected) {
+        assert_eq!(t.entry_point, *name);
+        let m = rspirv::dr::load_words(&t.words).unwrap();
+        assert_eq!(m.entry_points[0].operands[0], rspirv::dr::Operand::ExecutionModel(*model), "{name}");
+        let used: Vec<Op> =
+            m.functions[0].blocks.iter().flat_map(|b| &b.instructions).map(|i| i.class.opcode).collect();
+        for op in *ops {
+            assert!(used.contains(op), "{name}: no {op:?}");
+        }
+        let decorated: Vec<&rspirv::dr::Operand> = m
+            .annotations
+            .iter()
+            .filter(|i| i.operands.get(1) == Some(&rspirv::dr::Operand::Decoration(rspirv::spirv::Decoration::BuiltIn)))
+            .filter_map(|i| i.operands.get(2))
+            .collect();
+        for b in *builtins {
+            assert!(decorated.contains(&&rspirv::dr::Operand::BuiltIn(*b)), "{name}: no {b:?}");
+        }
+        if let Some(v) = &val {
+            v.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+}
