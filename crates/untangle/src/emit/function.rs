@@ -769,8 +769,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         let then = self.cx.b.id();
         let merge = self.cx.b.id();
-        let b = self.cx.bool_t();
-        let yes = self.cx.b.constant_true(b);
+        let yes = self.cx.const_bool(true);
         self.cx.b.selection_merge(merge, spirv::SelectionControl::NONE)?;
         self.cx.b.branch_conditional(yes, then, merge, [])?;
         self.cx.b.begin_block(Some(then))?;
