@@ -40,6 +40,7 @@
 
 pub mod corpus;
 pub mod pipeline_times;
+pub mod ray_tracing;
 pub mod root_placement;
 pub mod suite;
 
