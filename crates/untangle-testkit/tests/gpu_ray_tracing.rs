@@ -164,3 +164,68 @@ fn rt_default_runs_closest_hit_miss_any_hit_intersection_and_local_constants() {
     let wrong = device.run(&wrong_record).unwrap();
     assert_ne!(payloads(&wrong[1]), [[10.0, 20.0], [1000.0, 2000.0], [30.0, 40.0], [1000.0, 2000.0]]);
 }
+
+/// A callable shader (`corpus/lib_ray_ops.ll`): `Gen` traces into an empty scene (its
+/// miss shader `Sky` writes the ray direction's y, 0, to the payload), then calls `Fn` with
+/// the launch height, which returns `(height + launch x) * 3`; `Gen` stores both.
+#[test]
+fn callable_shaders_return_their_data() {
+    const OPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/lib_ray_ops.ll");
+    let shader = Shader::parse(&std::fs::read(OPS).unwrap()).unwrap();
+    let options = Options {
+        root_signature: Some(RootSignatureBinding {
+            signature: parse_hlsl("SRV(t0), UAV(u0)", Version::V1_1).unwrap(),
+            layout: LayoutOptions { model: BindingModel::Heap, ..Default::default() },
+        }),
+        ..Default::default()
+    };
+    let mut modules = Vec::new();
+    let mut push_addresses = Vec::new();
+    for (name, stage) in [
+        ("Gen", ash::vk::ShaderStageFlags::RAYGEN_KHR),
+        ("Sky", ash::vk::ShaderStageFlags::MISS_KHR),
+        ("Fn", ash::vk::ShaderStageFlags::CALLABLE_KHR),
+    ] {
+        let t = shader.translate_entry(name, &options).unwrap();
+        if name == "Gen" {
+            let members = &t.layout.as_ref().unwrap().layout.push_constants.members;
+            assert_eq!(members.len(), 2, "the structure's and the buffer's addresses");
+            for m in members {
+                let PushKind::RootDescriptorAddress { class, .. } = m.kind else { panic!("{:?}", m.kind) };
+                let what = if class == untangle::dxil::ResourceClass::Srv { Address::Tlas } else { Address::Buffer(0) };
+                push_addresses.push((m.offset, what));
+            }
+        }
+        modules.push((name.to_string(), t.words, stage));
+    }
+    let width = 4u32;
+    let case = RtCase {
+        name: "lib_ray_ops callable".into(),
+        modules,
+        raygen: ("Gen".into(), Vec::new()),
+        misses: vec![("Sky".into(), Vec::new())],
+        callables: vec![("Fn".into(), Vec::new())],
+        push_constants: vec![0; 16],
+        push_addresses,
+        buffers: vec![vec![0u8; 8 * width as usize]],
+        launch: [width, 1],
+        max_recursion: 1,
+        timeout: std::time::Duration::from_secs(10),
+        ..Default::default()
+    };
+    let device = match RtDevice::open() {
+        Ok(RtOpen::Ready(d)) => d,
+        Ok(RtOpen::Unsupported(why)) => {
+            eprintln!("ray tracing skipped: {why}");
+            return;
+        }
+        Err(e) => {
+            eprintln!("ray tracing skipped: no Vulkan device ({e})");
+            return;
+        }
+    };
+    let out = device.run(&case).unwrap();
+    let words: Vec<u32> = out[0].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    let expected: Vec<u32> = (0..width).flat_map(|x| [0, (1 + x) * 3]).collect();
+    assert_eq!(words, expected);
+}
