@@ -156,7 +156,9 @@ pub fn status_of(e: &Error) -> untangle_status {
             | TranslateError::VendorExtension { .. } => UNTANGLE_UNSUPPORTED,
             TranslateError::Malformed(_) | TranslateError::Invalid { .. } => UNTANGLE_MALFORMED,
             TranslateError::BindingMap(_) => UNTANGLE_BINDING_MAP,
-            TranslateError::RootSignature(_) => UNTANGLE_ROOT_SIGNATURE,
+            TranslateError::RootSignature(_) | TranslateError::RootSignatureConflict { .. } => UNTANGLE_ROOT_SIGNATURE,
+            // A library translated without naming one of its entries, or a wrong name.
+            TranslateError::LibraryEntry(_) => UNTANGLE_INVALID_ARGUMENT,
             TranslateError::StreamOutput(_) => UNTANGLE_STREAM_OUTPUT,
             TranslateError::Internal(_) => UNTANGLE_INTERNAL,
         },

@@ -51,6 +51,11 @@ impl Emit<'_> {
             untangle::Shader::parse_named(bytes, name).map_err(|e| Failed { stage: None, message: e.to_string() })?;
         let stage = shader.stage();
         let t = shader.translate(&self.options).map_err(|e| Failed { stage: Some(stage), message: e.to_string() })?;
+        self.check(stage, t)
+    }
+
+    /// Validates a translation (with `--validate`).
+    fn check(&self, stage: ShaderKind, t: untangle::Translation) -> Result<Done, Failed> {
         if let Some(v) = self.validator {
             v.validate(&t.words, "vulkan1.3").map_err(|e| Failed {
                 stage: Some(stage),
@@ -100,7 +105,15 @@ pub fn convert(args: &Convert) -> Result<(), Failure> {
     }
     let input = &args.inputs[0];
     let bytes = crate::read_input(input)?;
-    let done = emit.translate(bytes, &crate::display_name(input)).map_err(|f| Failure::new(input, f.message))?;
+    let shader = untangle::Shader::parse_named(bytes, &crate::display_name(input))
+        .map_err(|e| Failure::new(input, e.to_string()))?;
+    let translation = match &args.entry {
+        Some(name) => shader.translate_entry(name, &emit.options),
+        None if shader.stage() == ShaderKind::Library => return convert_library(args, &shader, output, &emit),
+        None => shader.translate(&emit.options),
+    };
+    let t = translation.map_err(|e| Failure::new(input, e.to_string()))?;
+    let done = emit.check(t.stage, t).map_err(|f| Failure::new(input, f.message))?;
     if let Some(dest) = &args.layout_json {
         let Some(report) = &done.layout else {
             return Err(Failure::new(
@@ -114,6 +127,34 @@ pub fn convert(args: &Convert) -> Result<(), Failure> {
     let asm = args.asm || output.extension().is_some_and(|e| e == "spvasm");
     let out = emit.render(&done.words, asm).map_err(|e| Failure::new(input, e))?;
     crate::write_output(output, &out)
+}
+
+/// A library without `--entry`: every entry, written as `OUT/NAME.spv` (`.spvasm` with
+/// `--asm`), and with `--layout-json FILE` the library report (`untangle-library/1`:
+/// entries, subobjects, each entry's layout report when bound through a root signature).
+fn convert_library(args: &Convert, shader: &untangle::Shader, out_dir: &Path, emit: &Emit<'_>) -> Result<(), Failure> {
+    let input = &args.inputs[0];
+    if out_dir == Path::new("-") {
+        return Err(Failure::new(input, "a library writes one module per entry: give an output directory, or --entry"));
+    }
+    let translations = shader.translate_library(&emit.options).map_err(|e| Failure::new(input, e.to_string()))?;
+    let mut report = shader.library_report().map_err(|e| Failure::new(input, e.to_string()))?;
+    std::fs::create_dir_all(out_dir).map_err(|e| Failure::new(out_dir, e))?;
+    for t in translations {
+        let name = t.entry_point.clone();
+        let done = emit.check(t.stage, t).map_err(|f| Failure::new(input, format!("entry {name}: {}", f.message)))?;
+        if let Some(entry) = report.entries.iter_mut().find(|e| e.name == name) {
+            entry.layout = done.layout.clone();
+        }
+        let ext = if args.asm { "spvasm" } else { "spv" };
+        let out = emit.render(&done.words, args.asm).map_err(|e| Failure::new(input, e))?;
+        crate::write_output(&out_dir.join(format!("{name}.{ext}")), &out)?;
+    }
+    if let Some(dest) = &args.layout_json {
+        let json = serde_json::to_string_pretty(&report).map_err(|e| Failure::new(dest, e))? + "\n";
+        crate::write_output(dest, json.as_bytes())?;
+    }
+    Ok(())
 }
 
 /// The translation options the flags describe.

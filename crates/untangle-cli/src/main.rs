@@ -93,6 +93,10 @@ pub struct Convert {
     /// the device must enable `shaderFloatControls2`): drivers may not reassociate them.
     #[arg(long)]
     pub float_controls2: bool,
+    /// A library's entry to translate (its exported name, e.g. `RayGen`). Without it, a
+    /// library writes every entry into the output directory as `OUT/NAME.spv`.
+    #[arg(long, value_name = "NAME")]
+    pub entry: Option<String>,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]

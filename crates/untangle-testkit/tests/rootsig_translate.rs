@@ -196,7 +196,11 @@ fn places_match_members(report: &untangle::emit::translate::LayoutReport) -> Res
                 (ArgStore::RootArgumentBuffer, offset)
             }
             Place::SpilledHeapTable { table_offset, .. } => (ArgStore::RootArgumentBuffer, table_offset),
-            Place::Descriptor { .. } => continue,
+            // Shader-record places have no member in the pipeline layout.
+            Place::Descriptor { .. }
+            | Place::RecordHeapTable { .. }
+            | Place::RecordRootAddress { .. }
+            | Place::RecordRootConstants { .. } => continue,
         };
         let parameter = r.parameter.ok_or_else(|| format!("{}: a root argument without a parameter", r.register))?;
         let found = report.layout.root_argument(parameter).map(|(s, m)| (s, m.offset));

@@ -126,6 +126,10 @@ impl Shader {
     /// `options.embedded_root_signature` set and no `options.root_signature`, a container's
     /// own `RTS0` part is bound through.
     pub fn translate(&self, options: &Options) -> Result<Translation> {
+        if self.stage() == ShaderKind::Library {
+            let ep = crate::emit::stage::ray_tracing::only_entry(&self.dxil.entry_points)?;
+            return self.translate_entry(crate::emit::stage::ray_tracing::export_name(&ep.name), options);
+        }
         if let (None, Some(layout)) = (&options.root_signature, options.embedded_root_signature) {
             if let Some(signature) = self.embedded_root_signature()? {
                 let options =
@@ -134,6 +138,189 @@ impl Shader {
             }
         }
         translate_analyzed(&self.loaded.module, &self.dxil, options)
+    }
+
+    /// The options with the embedded root signature bound, as [`Shader::translate`] does.
+    fn bound_options(&self, options: &Options) -> Result<Options> {
+        if let (None, Some(layout)) = (&options.root_signature, options.embedded_root_signature) {
+            if let Some(signature) = self.embedded_root_signature()? {
+                return Ok(Options {
+                    root_signature: Some(RootSignatureBinding { signature, layout }),
+                    ..options.clone()
+                });
+            }
+        }
+        Ok(options.clone())
+    }
+
+    /// A library's state subobjects (hit groups, configs, root signatures, associations),
+    /// from its `RDAT` part; empty for other inputs.
+    pub fn subobjects(&self) -> Result<Vec<crate::container::rdat::Subobject>> {
+        match self.container() {
+            Some(c) => Ok(c.subobjects()?),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// What a layer needs to build a ray-tracing pipeline from this library: entries,
+    /// the subobjects that apply to each, every subobject ([`crate::emit::library`]).
+    pub fn library_report(&self) -> Result<crate::emit::library::LibraryReport> {
+        crate::emit::library::report(&self.dxil.entry_points, &self.subobjects()?)
+    }
+
+    /// A library entry that is not a ray-tracing stage (a compute shader) gets its root
+    /// signature from the library's global root-signature subobjects (the ones associated
+    /// with it, else the unassociated ones): each must cover the resources it uses, or the
+    /// entry and the library disagree on its root signature.
+    fn check_library_entry(&self, ep: &EntryPoint) -> Result<()> {
+        use crate::container::rdat::SubobjectKind;
+        let kind = ep.properties.shader_kind.unwrap_or(ShaderKind::Invalid);
+        if self.stage() != ShaderKind::Library || kind != ShaderKind::Compute {
+            return Ok(());
+        }
+        let subobjects = self.subobjects()?;
+        let export = crate::emit::stage::ray_tracing::export_name(&ep.name);
+        let associated: Vec<&str> = subobjects
+            .iter()
+            .filter_map(|s| match &s.kind {
+                SubobjectKind::SubobjectToExportsAssociation { subobject, exports }
+                    if exports.iter().any(|e| e == export) =>
+                {
+                    Some(subobject.as_str())
+                }
+                _ => None,
+            })
+            .collect();
+        let any_association: Vec<&str> = subobjects
+            .iter()
+            .filter_map(|s| match &s.kind {
+                SubobjectKind::SubobjectToExportsAssociation { subobject, .. } => Some(subobject.as_str()),
+                _ => None,
+            })
+            .collect();
+        for s in &subobjects {
+            let SubobjectKind::GlobalRootSignature { rts0 } = &s.kind else { continue };
+            let applies = if associated.is_empty() {
+                !any_association.contains(&s.name.as_str())
+            } else {
+                associated.contains(&s.name.as_str())
+            };
+            if !applies {
+                continue;
+            }
+            let conflict =
+                |message: String| TranslateError::RootSignatureConflict { entry: export.to_string(), message };
+            let signature = crate::rootsig::decode_rts0(rts0)
+                .map_err(|e| conflict(format!("global root signature `{}` does not parse: {e}", s.name)))?;
+            let layout = crate::rootsig::layout::lower(&signature, &crate::rootsig::LayoutOptions::default())
+                .map_err(|e| conflict(format!("global root signature `{}` cannot be lowered: {e}", s.name)))?;
+            crate::rootsig::resolve::resolve_all(&signature, &layout, kind, ep.resources.iter()).map_err(|e| {
+                conflict(format!(
+                    "the compute entry's resources do not fit the library's global root signature `{}` ({}): {e} \
+                     (an entry [RootSignature] in a library with root-signature subobjects is dropped by DXC)",
+                    s.name,
+                    crate::rootsig::to_hlsl(&signature)
+                ))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The names a library exports its entries under (demangled, in `dx.entryPoints`
+    /// order); for another stage, its one entry point's name.
+    pub fn entry_names(&self) -> Vec<String> {
+        self.dxil
+            .entry_points
+            .iter()
+            .filter(|e| e.function.is_some())
+            .map(|e| crate::emit::stage::ray_tracing::export_name(&e.name).to_string())
+            .collect()
+    }
+
+    /// Translates the library entry exported as `name` (a ray-tracing stage: one SPIR-V
+    /// module per entry); for other stages, the entry point if it has that name.
+    pub fn translate_entry(&self, name: &str, options: &Options) -> Result<Translation> {
+        let options = self.bound_options(options)?;
+        let ep = crate::emit::stage::ray_tracing::named_entry(&self.dxil.entry_points, name)?;
+        self.check_library_entry(ep)?;
+        let local = self.local_root_signature(ep, &options)?;
+        crate::emit::translate::translate_entry_local(&self.loaded.module, &self.dxil, ep, &options, local.as_ref())
+    }
+
+    /// [`Shader::translate_entry`] with the local root signature the pipeline associates
+    /// with the entry (a layer's `D3D12_LOCAL_ROOT_SIGNATURE` subobject): resources it
+    /// covers are read from the shader record (`rootsig::record`, reported as the layout
+    /// report's `shader_record`). Needs `options.root_signature` (the global one).
+    pub fn translate_entry_with_local_root_signature(
+        &self,
+        name: &str,
+        options: &Options,
+        local: &RootSignature,
+    ) -> Result<Translation> {
+        let options = self.bound_options(options)?;
+        if options.root_signature.is_none() {
+            return Err(TranslateError::RootSignatureConflict {
+                entry: name.to_string(),
+                message: "a local root signature needs a global one to bind through (Options::root_signature)".into(),
+            }
+            .into());
+        }
+        let ep = crate::emit::stage::ray_tracing::named_entry(&self.dxil.entry_points, name)?;
+        crate::emit::translate::translate_entry_local(&self.loaded.module, &self.dxil, ep, &options, Some(local))
+    }
+
+    /// The local root-signature subobject of the library that applies to ray-tracing entry
+    /// `ep`, when it is bound through a root signature; several are a conflict.
+    fn local_root_signature(&self, ep: &EntryPoint, options: &Options) -> Result<Option<RootSignature>> {
+        use crate::container::rdat::SubobjectKind;
+        let kind = ep.properties.shader_kind.unwrap_or(ShaderKind::Invalid);
+        if options.root_signature.is_none() || !crate::emit::stage::ray_tracing::is_ray_stage(kind) {
+            return Ok(None);
+        }
+        let subobjects = self.subobjects()?;
+        let export = crate::emit::stage::ray_tracing::export_name(&ep.name);
+        let local = crate::container::rdat::applying_to(&subobjects, export, |k| {
+            matches!(k, SubobjectKind::LocalRootSignature { .. })
+        });
+        match local.as_slice() {
+            [] => Ok(None),
+            [one] => Ok(Some(crate::rootsig::decode_rts0(one.kind.root_signature().unwrap_or_default())?)),
+            many => Err(TranslateError::RootSignatureConflict {
+                entry: export.to_string(),
+                message: format!(
+                    "{} local root signatures apply to it ({})",
+                    many.len(),
+                    many.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            }
+            .into()),
+        }
+    }
+
+    /// Translates every entry of a library, in `dx.entryPoints` order (each
+    /// [`Translation::entry_point`] is the exported name); for other stages, the one entry
+    /// point. The first entry that fails fails the whole call.
+    pub fn translate_library(&self, options: &Options) -> Result<Vec<Translation>> {
+        if self.stage() != ShaderKind::Library {
+            return Ok(vec![self.translate(options)?]);
+        }
+        let options = self.bound_options(options)?;
+        self.dxil
+            .entry_points
+            .iter()
+            .filter(|e| e.function.is_some())
+            .map(|ep| {
+                self.check_library_entry(ep)?;
+                let local = self.local_root_signature(ep, &options)?;
+                crate::emit::translate::translate_entry_local(
+                    &self.loaded.module,
+                    &self.dxil,
+                    ep,
+                    &options,
+                    local.as_ref(),
+                )
+            })
+            .collect()
     }
 }
 

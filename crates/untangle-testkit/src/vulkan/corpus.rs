@@ -411,6 +411,9 @@ pub fn run_spec(
                     ArgStore::RootArgumentBuffer => {
                         &mut root_args.as_mut().ok_or("a spilled root argument without a root argument buffer")?.bytes
                     }
+                    ArgStore::ShaderRecord => {
+                        return Err("a shader-record argument outside a ray-tracing pipeline".into())
+                    }
                 };
                 if target.len() < end {
                     target.resize(end, 0);

@@ -46,6 +46,7 @@ pub mod corpus;
 pub mod graphics;
 pub mod graphics_cases;
 pub mod pipeline_times;
+pub mod ray_tracing;
 pub mod root_placement;
 pub mod suite;
 

@@ -187,6 +187,11 @@ impl Placement for RootSignaturePlacement {
                 };
                 Ok(Placed::RootBytes { store, offset, len: 4 * num_values })
             }
+            // Local root signatures (shader records) belong to ray-tracing pipelines, which
+            // this compute/graphics runner does not build.
+            Place::RecordHeapTable { .. } | Place::RecordRootAddress { .. } | Place::RecordRootConstants { .. } => {
+                Err(format!("{reg}: a shader-record argument outside a ray-tracing pipeline"))
+            }
         }
     }
 

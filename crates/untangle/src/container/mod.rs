@@ -25,6 +25,7 @@ pub mod hash;
 pub mod header;
 pub mod program;
 pub mod psv0;
+pub mod rdat;
 mod reader;
 pub mod sfi0;
 pub mod signature;
@@ -193,6 +194,14 @@ impl<'a> Container<'a> {
     /// The runtime data (`RDAT`, libraries), undecoded.
     pub fn rdat(&self) -> Option<&'a [u8]> {
         self.chunk(FourCc::RDAT).map(|c| c.data)
+    }
+
+    /// A library's state subobjects, from its `RDAT` part (none without one).
+    pub fn subobjects(&self) -> Result<Vec<rdat::Subobject>, ContainerError> {
+        match self.chunk(FourCc::RDAT) {
+            Some(c) => rdat::subobjects(c.data, c.payload_offset()),
+            None => Ok(Vec::new()),
+        }
     }
 
     pub fn sfi0(&self) -> Result<Option<FeatureInfo<'a>>, ContainerError> {

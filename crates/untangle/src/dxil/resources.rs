@@ -85,6 +85,10 @@ pub struct Resource {
     pub cbuffer_size: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sampler_kind: Option<SamplerKind>,
+    /// The global variable that stands for the range (libraries load it and pass the value
+    /// to `createHandleForLib`); `None` when the metadata names none.
+    #[serde(skip)]
+    pub global: Option<crate::ir::GlobalId>,
 }
 
 impl Resource {
@@ -161,6 +165,22 @@ impl Resources {
 
 fn read_resource(m: &Module, r: &Tuple<'_>, class: ResourceClass) -> Result<Resource> {
     let type_name = r.value(1).ok().and_then(|(ty, _)| pointee_struct_name(m, ty));
+    // The global itself, or (SM 6.6+, where the global holds a `dx.types.Handle`) a bitcast
+    // of it to the resource's type.
+    let global = match r.value(1) {
+        Ok((_, crate::ir::Value::Global(g))) => Some(g),
+        Ok((_, crate::ir::Value::Const(c))) => match &m.constants.get(c).kind {
+            crate::ir::ConstKind::GlobalAddr(g) => Some(*g),
+            crate::ir::ConstKind::Expr { op: crate::ir::ConstExprOp::Cast(_), operands, .. } => {
+                match operands.first().map(|&o| &m.constants.get(o).kind) {
+                    Some(crate::ir::ConstKind::GlobalAddr(g)) => Some(*g),
+                    _ => None,
+                }
+            }
+            _ => None,
+        },
+        _ => None,
+    };
     let range = r.i32(5)?;
     let mut res = Resource {
         class,
@@ -177,6 +197,7 @@ fn read_resource(m: &Module, r: &Tuple<'_>, class: ResourceClass) -> Result<Reso
         uav: None,
         cbuffer_size: None,
         sampler_kind: None,
+        global,
     };
     let tags_at = match class {
         ResourceClass::Srv => {

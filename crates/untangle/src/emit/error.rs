@@ -36,6 +36,14 @@ pub enum TranslateError {
     /// types, an operation on the wrong kind of resource, ...): where it is and why.
     #[error("malformed DXIL: function `{function}`, block `{block}`, {value}: {message}")]
     Invalid { function: String, block: String, value: String, message: String },
+    /// A library translated without naming one of its entries (it has several), or with a
+    /// name it does not export.
+    #[error("library entry: {0}")]
+    LibraryEntry(String),
+    /// A library entry whose root signatures disagree: the global root signature the
+    /// library declares for it (a subobject) does not cover the resources it uses.
+    #[error("root-signature conflict: entry `{entry}` of the library: {message}")]
+    RootSignatureConflict { entry: String, message: String },
     /// The binding map file could not be used.
     #[error("binding map: {0}")]
     BindingMap(String),

@@ -61,6 +61,8 @@ pub struct FnEmit<'a, 'm> {
     phi_vars: HashMap<InstId, Word>,
     allocas: HashMap<InstId, Word>,
     pub handles: HashMap<InstId, Handle>,
+    /// `allocateRayQuery` results: the query's variable and its constant ray flags.
+    pub ray_queries: HashMap<InstId, (Word, u32)>,
     /// The original block being emitted.
     cur: SBlock,
     reloads: HashMap<(SBlock, InstId), Word>,
@@ -178,6 +180,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             phi_vars: HashMap::default(),
             allocas: HashMap::default(),
             handles: HashMap::default(),
+            ray_queries: HashMap::default(),
             cur: scfg.entry,
             reloads: HashMap::default(),
             used_members,
@@ -325,6 +328,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// A pointer operand: its id and storage class, re-emitting GEPs where needed.
     pub fn pointer(&mut self, v: Value) -> Result<(Word, StorageClass)> {
+        if let Some(p) = self.iface.ray.as_ref().and_then(|r| r.pointer(v)) {
+            return Ok(p);
+        }
         match v {
             Value::Global(g) => self.cx.global(g),
             Value::Inst(i) => {
@@ -454,6 +460,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         vars.push((ty, id));
                     }
                     InstKind::Alloca { allocated, count, .. } => {
+                        if self.iface.ray.as_ref().is_some_and(|r| r.locals.contains_key(&i)) {
+                            continue;
+                        }
                         if self.const_int(*count) != Some(1) {
                             return Err(self.err("alloca of a dynamic count"));
                         }
@@ -762,6 +771,25 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(())
     }
 
+    /// Ends the invocation with terminator `op` (`OpIgnoreIntersectionKHR`, ...) in the middle
+    /// of the current block: `if (true) { op }`, the rest of the block continuing in the
+    /// selection's merge block. Splits the block like [`Self::split_if`].
+    pub fn terminate_in_block(&mut self, op: Op) -> Result<()> {
+        if self.cur_loop_header {
+            return Err(self.err("an invocation-ending operation in a loop header block"));
+        }
+        let then = self.cx.b.id();
+        let merge = self.cx.b.id();
+        let yes = self.cx.const_bool(true);
+        self.cx.b.selection_merge(merge, spirv::SelectionControl::NONE)?;
+        self.cx.b.branch_conditional(yes, then, merge, [])?;
+        self.cx.b.begin_block(Some(then))?;
+        self.cx.b.terminator(op)?;
+        self.cx.b.begin_block(Some(merge))?;
+        self.exit_labels.insert(self.cur_label, merge);
+        Ok(())
+    }
+
     /// A switch on `selector` (a 32-bit unsigned id whose value is below `cases`): case `k`
     /// runs `body(k)`, whose value (of type `ty`) an `OpPhi` in the merge block picks.
     /// Splits the current block like [`Self::split_if`]; the merge block ends it.
@@ -1005,6 +1033,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.ids_op(Op::VectorShuffle, t, &ops)?
             }
             InstKind::Alloca { .. } => return Ok(()),
+            InstKind::Load { ptr, .. } if self.library_resource(*ptr).is_some() => return Ok(()),
+            InstKind::GetElementPtr { base, .. } if self.library_resource(*base).is_some() => return Ok(()),
             InstKind::Load { ptr, .. } => {
                 let t = self.cx.ty(ty)?;
                 let (p, _) = self.pointer(*ptr)?;

@@ -338,6 +338,8 @@ pub struct Interface {
     pub max_output_location: Option<u32>,
     /// Mesh and amplification shaders' payload and group counts.
     pub(crate) mesh: super::stage::mesh::MeshVars,
+    /// Ray-tracing stages: payload, attribute and callable-data variables.
+    pub(crate) ray: Option<super::stage::ray_tracing::RayState>,
 }
 
 impl Interface {

@@ -260,6 +260,17 @@ impl<'m> ModuleBuilder<'m> {
         w
     }
 
+    /// `true` or `false`, made once.
+    pub fn const_bool(&mut self, v: bool) -> Word {
+        let t = self.bool_t();
+        if let Some(&w) = self.scalar_consts.get(&(t, u64::from(v))) {
+            return w;
+        }
+        let w = if v { self.b.constant_true(t) } else { self.b.constant_false(t) };
+        self.scalar_consts.insert((t, u64::from(v)), w);
+        w
+    }
+
     /// The value of `w` if it is a 32-bit unsigned constant made here.
     pub fn const_value_u32(&self, w: Word) -> Option<u32> {
         self.u32_values.get(&w).copied()

@@ -89,6 +89,8 @@ pub enum ResShape {
         texel: TexelKind,
     },
     Sampler,
+    /// A ray-tracing acceleration structure (`OpTypeAccelerationStructureKHR`).
+    AccelerationStructure,
 }
 
 /// How a handle's descriptor (or data) is found from its variable.
@@ -121,6 +123,10 @@ impl ArgAt {
     fn push(offset: u32) -> ArgAt {
         ArgAt { store: ArgStore::PushConstants, offset }
     }
+    fn record(offset: u32) -> ArgAt {
+        ArgAt { store: ArgStore::ShaderRecord, offset }
+    }
+
     fn spilled(offset: u32) -> ArgAt {
         ArgAt { store: ArgStore::RootArgumentBuffer, offset }
     }
@@ -174,6 +180,8 @@ pub enum Binder {
         push: PushConstants,
         heaps: Option<HeapSets>,
         spill: Option<RootArgumentBuffer>,
+        /// Bytes of local root arguments in the shader record (0: no local root signature).
+        record: u32,
     },
 }
 
@@ -242,6 +250,8 @@ pub struct Resources {
     push: Option<PushBlock>,
     /// The root argument buffer's variable, once declared.
     spill: Option<Word>,
+    /// The shader record block's variable, once declared.
+    record: Option<Word>,
 }
 
 impl Resources {
@@ -258,6 +268,7 @@ impl Resources {
             heap_counters: None,
             push: None,
             spill: None,
+            record: None,
         }
     }
 
@@ -363,6 +374,33 @@ impl Resources {
         Ok(var)
     }
 
+    /// The shader record's variable: `ShaderRecordBufferKHR` block `ShaderRecord { uint
+    /// data[size / 4]; }` (local root arguments, `rootsig::record`).
+    fn record_block(&mut self, cx: &mut ModuleBuilder<'_>) -> Result<Word> {
+        if let Some(v) = self.record {
+            return Ok(v);
+        }
+        let Binder::Root { record, .. } = &self.binder else {
+            return Err(TranslateError::Internal("a local root argument without a local root signature".into()));
+        };
+        let words = (*record / 4).max(1);
+        let u = cx.u32_t();
+        let n = cx.const_u32(words);
+        let arr = cx.b.id();
+        cx.b.type_array_id(Some(arr), u, n);
+        cx.decorate(arr, Decoration::ArrayStride, &[4]);
+        let st = cx.b.id();
+        cx.b.type_struct_id(Some(st), [arr]);
+        cx.decorate(st, Decoration::Block, &[]);
+        cx.b.name(st, "ShaderRecord");
+        cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        cx.b.member_decorate(st, 0, Decoration::NonWritable, []);
+        cx.b.member_name(st, 0, "data");
+        let var = cx.global_var(StorageClass::ShaderRecordBufferKHR, st, "shader_record");
+        self.record = Some(var);
+        Ok(var)
+    }
+
     /// The counter buffer of UAV `id` (`{ uint counter; }` blocks), placed and indexed
     /// like the UAV itself.
     pub fn counter(&mut self, cx: &mut ModuleBuilder<'_>, id: u32) -> Result<ResVar> {
@@ -387,7 +425,7 @@ impl Resources {
                     true,
                 )
             }
-            Place::HeapTable { .. } | Place::SpilledHeapTable { .. } => {
+            Place::HeapTable { .. } | Place::SpilledHeapTable { .. } | Place::RecordHeapTable { .. } => {
                 let hc = self.heap_counters(cx)?;
                 let primary = self.var(cx, ResourceClass::Uav, id)?;
                 ResVar { indexing: primary.indexing, ..hc }
@@ -532,6 +570,7 @@ impl Resources {
             uav: None,
             cbuffer_size: Some(65536),
             sampler_kind: None,
+            global: None,
         };
         self.heap_array(cx, &r, false)
     }
@@ -601,17 +640,31 @@ impl Resources {
                 )
             }
             Place::HeapTable { table_offset, offset_in_table, base_register }
-            | Place::SpilledHeapTable { table_offset, offset_in_table, base_register } => {
+            | Place::SpilledHeapTable { table_offset, offset_in_table, base_register }
+            | Place::RecordHeapTable { table_offset, offset_in_table, base_register } => {
+                if r.kind == ResourceKind::RTAccelerationStructure {
+                    return Err(TranslateError::UnsupportedForm {
+                        name: "resource".into(),
+                        message: format!(
+                            "acceleration structure {} in a descriptor table: Vulkan has no heap of them; bind it as a root SRV",
+                            r.register()
+                        ),
+                    });
+                }
                 let heap = self.heap_array(cx, &r, atomic)?;
                 let at = match place {
                     Place::HeapTable { .. } => ArgAt::push(table_offset),
+                    Place::RecordHeapTable { .. } => ArgAt::record(table_offset),
                     _ => ArgAt::spilled(table_offset),
                 };
                 ResVar { indexing: Indexing::Table { at, bias: offset_in_table.wrapping_sub(base_register) }, ..heap }
             }
-            Place::RootAddress { offset } | Place::SpilledRootAddress { offset } => {
+            Place::RootAddress { offset }
+            | Place::SpilledRootAddress { offset }
+            | Place::RecordRootAddress { offset } => {
                 let at = match place {
                     Place::RootAddress { .. } => ArgAt::push(offset),
+                    Place::RecordRootAddress { .. } => ArgAt::record(offset),
                     _ => ArgAt::spilled(offset),
                 };
                 let (shape, elem_ty, _) = make_type(cx, &r, false)?;
@@ -628,9 +681,12 @@ impl Resources {
                     len: ArrayLen::One,
                 }
             }
-            Place::RootConstants { offset, num_values } | Place::SpilledRootConstants { offset, num_values } => {
+            Place::RootConstants { offset, num_values }
+            | Place::SpilledRootConstants { offset, num_values }
+            | Place::RecordRootConstants { offset, num_values } => {
                 let (at, storage) = match place {
                     Place::RootConstants { .. } => (ArgAt::push(offset), StorageClass::PushConstant),
+                    Place::RecordRootConstants { .. } => (ArgAt::record(offset), StorageClass::ShaderRecordBufferKHR),
                     _ => (ArgAt::spilled(offset), StorageClass::Uniform),
                 };
                 ResVar {
@@ -736,6 +792,9 @@ fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(
         }
         ResourceClass::Sampler => (ResShape::Sampler, cx.b.type_sampler(), StorageClass::UniformConstant),
         ResourceClass::Srv | ResourceClass::Uav => match r.kind {
+            ResourceKind::RTAccelerationStructure if !uav => {
+                (ResShape::AccelerationStructure, cx.b.type_acceleration_structure(), StorageClass::UniformConstant)
+            }
             ResourceKind::RawBuffer | ResourceKind::StructuredBuffer => {
                 let stride = (r.kind == ResourceKind::StructuredBuffer).then(|| r.struct_stride.unwrap_or(4));
                 let u = cx.u32_t();
@@ -872,12 +931,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let p = match at.store {
             ArgStore::PushConstants => self.push_member_ptr(at.offset, u, index)?,
             ArgStore::RootArgumentBuffer => self.spilled_word_ptr(at.offset, index)?,
+            ArgStore::ShaderRecord => self.record_word_ptr(at.offset, index)?,
         };
         self.ids_op(Op::Load, u, &[p])
     }
 
     /// Loads a root descriptor's address (`uvec2`, low word first) from `at`.
-    fn root_address(&mut self, at: ArgAt) -> Result<Word> {
+    pub(crate) fn root_address(&mut self, at: ArgAt) -> Result<Word> {
         let u = self.cx.u32_t();
         let u2 = self.cx.vec(u, 2);
         match at.store {
@@ -896,7 +956,36 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let first = (at.offset % 16) / 4;
                 self.ids_op(Op::VectorShuffle, u2, &[v, v, first, first + 1])
             }
+            ArgStore::ShaderRecord => {
+                let lo_ptr = self.record_word_ptr(at.offset, None)?;
+                let hi_ptr = self.record_word_ptr(at.offset + 4, None)?;
+                let lo = self.ids_op(Op::Load, u, &[lo_ptr])?;
+                let hi = self.ids_op(Op::Load, u, &[hi_ptr])?;
+                self.ids_op(Op::CompositeConstruct, u2, &[lo, hi])
+            }
         }
+    }
+
+    /// A pointer to word `index` (`None`: 0) of the local root argument at byte `offset` of
+    /// the shader record.
+    fn record_word_ptr(&mut self, offset: u32, index: Option<Word>) -> Result<Word> {
+        let var = self.res.record_block(self.cx)?;
+        let u = self.cx.u32_t();
+        let first = offset / 4;
+        let w = match index {
+            None => self.cx.const_u32(first),
+            Some(i) => match self.cx.const_value_u32(i) {
+                Some(k) => self.cx.const_u32(first.wrapping_add(k)),
+                None if first == 0 => i,
+                None => {
+                    let f = self.cx.const_u32(first);
+                    self.ids_op(Op::IAdd, u, &[i, f])?
+                }
+            },
+        };
+        let zero = self.cx.const_u32(0);
+        let pty = self.cx.ptr(StorageClass::ShaderRecordBufferKHR, u);
+        self.ids_op(Op::AccessChain, pty, &[var, zero, w])
     }
 
     /// A pointer to word `index` (`None`: 0) of the root argument at byte `offset` of the
@@ -949,9 +1038,15 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     pub fn element_ptr(&mut self, h: Handle, rv: &ResVar) -> Result<Word> {
         let u = self.cx.u32_t();
         let register = |me: &mut Self| -> Result<Word> {
-            let index =
-                h.index.ok_or_else(|| TranslateError::Malformed("handle into a range without an index".into()))?;
-            me.value(index)
+            match h.index {
+                Some(index) => me.value(index),
+                // A library's single resource (`createHandleForLib`): its one register.
+                None if h.heap.is_none() => {
+                    let r = me.res.resource(h.class, h.id)?.lower_bound;
+                    Ok(me.cx.const_u32(r))
+                }
+                None => Err(TranslateError::Malformed("handle into a range without an index".into())),
+            }
         };
         // `fresh`: the index is an id made here, which may take a decoration (the
         // shader's own value may be used, and decorated, elsewhere).

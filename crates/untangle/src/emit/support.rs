@@ -11,11 +11,16 @@
 //! 2. An operation outside the stages DXIL allows it in is refused
 //!    ([`Refusal::NotInStage`]; the stage lists are DXC's, see [`DxOp::valid_in`]).
 //! 3. Operations owned by a stage family whose lowering is somebody else's work
-//!    (ray tracing and ray queries, work graphs), and the DXBC converter's private operations, are refused with
+//!    (work graphs), and the DXBC converter's private operations, are refused with
 //!    that reason ([`Refusal::StageFamily`], [`Refusal::DxbcConverterOnly`]).
 //! 4. A stage the translator does not handle yet refuses everything
 //!    ([`Refusal::StageNotTranslated`], from [`stage_support`]).
 //! 5. Everything else is [`Support::Lowered`] by its [`Family`].
+//!
+//! Libraries are translated entry by entry, each in its own stage (raygen, intersection,
+//! any-hit, closest-hit, miss, callable, or compute): the `lib` column of the table says
+//! lowered for what some ray-tracing stage may call, and refuses what only work-graph nodes
+//! may (their stage is not translated).
 //!
 //! When a family lands, its operations move from rule 3 to rule 5 here, and the table
 //! follows by itself.
@@ -77,6 +82,12 @@ pub enum Family {
     /// primitive outputs, the payload and `dispatchMesh` (`mesh.rs` routes them to
     /// `crates/untangle/src/emit/stage/{mesh,amplification}.rs`).
     MeshShading,
+    /// Ray-tracing stage operations: `traceRay`, `reportHit`, `callShader`, hit control and
+    /// the ray system values (`raytracing.rs`; the stages are `crates/untangle/src/emit/stage/ray_tracing.rs`).
+    RayTracing,
+    /// Inline ray queries: `allocateRayQuery` and every `rayQuery_*` operation, in any
+    /// stage (`ray_query.rs`).
+    RayQuery,
 }
 
 impl Family {
@@ -97,6 +108,8 @@ impl Family {
             Family::GraphicsStages => "stages.rs",
             Family::Interpolation => "interpolation.rs",
             Family::MeshShading => "mesh.rs",
+            Family::RayTracing => "raytracing.rs",
+            Family::RayQuery => "ray_query.rs",
         }
     }
 }
@@ -107,8 +120,6 @@ pub enum StageFamily {
     /// The graphics stages; every stage of it is translated, so only a module without a
     /// valid shader kind is refused under it.
     Graphics,
-    /// Ray tracing libraries and inline ray queries.
-    RayTracing,
     /// Work graphs (node shaders).
     WorkGraphs,
 }
@@ -117,7 +128,6 @@ impl StageFamily {
     pub fn name(self) -> &'static str {
         match self {
             StageFamily::Graphics => "graphics stages",
-            StageFamily::RayTracing => "ray tracing",
             StageFamily::WorkGraphs => "work graphs",
         }
     }
@@ -126,9 +136,6 @@ impl StageFamily {
     pub fn reason(self) -> &'static str {
         match self {
             StageFamily::Graphics => "a shader of no valid graphics stage (DXIL shader kind `Invalid`)",
-            StageFamily::RayTracing => {
-                "ray tracing libraries and ray queries are the ray-tracing work, not lowered yet"
-            }
             StageFamily::WorkGraphs => {
                 "work graphs have no Vulkan equivalent (VK_AMDX_shader_enqueue is a provisional vendor extension)"
             }
@@ -192,9 +199,9 @@ pub fn stage_support(stage: ShaderKind) -> Option<StageFamily> {
     use ShaderKind::*;
     match stage {
         Compute | Pixel | Vertex | Geometry | Hull | Domain | Mesh | Amplification => None,
+        Library | RayGeneration | Intersection | AnyHit | ClosestHit | Miss | Callable => None,
         Invalid => Some(StageFamily::Graphics),
         Node => Some(StageFamily::WorkGraphs),
-        Library | RayGeneration | Intersection | AnyHit | ClosestHit | Miss | Callable => Some(StageFamily::RayTracing),
     }
 }
 
@@ -221,7 +228,9 @@ fn owner(op: DxOp) -> Owner {
         | UAddc | USubb | IMad | UMad | Msad | Ibfe | Ubfe | Bfi | Dot4AddI8Packed | Dot4AddU8Packed => {
             family(F::IntegerMath)
         }
-        CreateHandle | CreateHandleFromBinding | CreateHandleFromHeap | AnnotateHandle => family(F::Handles),
+        CreateHandle | CreateHandleFromBinding | CreateHandleFromHeap | AnnotateHandle | CreateHandleForLib => {
+            family(F::Handles)
+        }
         CBufferLoad
         | CBufferLoadLegacy
         | BufferLoad
@@ -313,10 +322,9 @@ fn owner(op: DxOp) -> Owner {
         | TraceRay
         | ReportHit
         | CallShader
-        | CreateHandleForLib
         | PrimitiveIndex
-        | GeometryIndex
-        | AllocateRayQuery
+        | GeometryIndex => family(F::RayTracing),
+        AllocateRayQuery
         | RayQuery_TraceRayInline
         | RayQuery_Proceed
         | RayQuery_Abort
@@ -352,7 +360,7 @@ fn owner(op: DxOp) -> Owner {
         | RayQuery_CommittedObjectRayOrigin
         | RayQuery_CommittedObjectRayDirection
         | RayQuery_CandidateInstanceContributionToHitGroupIndex
-        | RayQuery_CommittedInstanceContributionToHitGroupIndex => stage_family(StageFamily::RayTracing),
+        | RayQuery_CommittedInstanceContributionToHitGroupIndex => family(F::RayQuery),
         AllocateNodeOutputRecords
         | GetNodeRecordPtr
         | IncrementOutputCount
@@ -387,18 +395,35 @@ pub fn support(op: DxOp, stage: ShaderKind) -> Support {
         && matches!(op, DxOp::LoadInput | DxOp::StoreOutput);
     // `createHandleForLib` names a library's resource objects; DXC's validator allows it in
     // library functions only (`SmOpcodeInInvalidFunction`).
-    let library_only = op == DxOp::CreateHandleForLib && stage != ShaderKind::Library;
+    let library_only = op == DxOp::CreateHandleForLib
+        && !(stage == ShaderKind::Library || super::stage::ray_tracing::is_ray_stage(stage));
     if !op.valid_in(stage) || no_signature || library_only {
         return Support::Refused(Refusal::NotInStage);
     }
+    // A library's functions are translated as ray-tracing entries; operations only work
+    // graphs' node shaders may call are not.
+    let library_stage = match stage {
+        ShaderKind::Library if !RAY_STAGES.iter().any(|&s| op.valid_in(s)) => ShaderKind::Node,
+        _ => stage,
+    };
     match owner {
         Owner::Refused(r) => Support::Refused(r),
-        Owner::Family(f) => match stage_support(stage) {
+        Owner::Family(f) => match stage_support(library_stage) {
             Some(sf) => Support::Refused(Refusal::StageNotTranslated(sf)),
             None => Support::Lowered(f),
         },
     }
 }
+
+/// The six ray-tracing stages, compiled into libraries.
+const RAY_STAGES: [ShaderKind; 6] = [
+    ShaderKind::RayGeneration,
+    ShaderKind::Intersection,
+    ShaderKind::AnyHit,
+    ShaderKind::ClosestHit,
+    ShaderKind::Miss,
+    ShaderKind::Callable,
+];
 
 /// The stages of the coverage table's columns, in order (ray tracing and node shaders are
 /// compiled as libraries).
@@ -531,10 +556,9 @@ mod tests {
         assert_eq!(support(DxOp::DispatchMesh, Amplification), Support::Lowered(Family::MeshShading));
         assert_eq!(support(DxOp::EmitIndices, Amplification), Support::Refused(Refusal::NotInStage));
         assert_eq!(support(DxOp::TempRegLoad, Compute), Support::Refused(Refusal::DxbcConverterOnly));
-        assert_eq!(
-            support(DxOp::RayQuery_Proceed, Compute),
-            Support::Refused(Refusal::StageFamily(StageFamily::RayTracing))
-        );
+        assert_eq!(support(DxOp::RayQuery_Proceed, Compute), Support::Lowered(Family::RayQuery));
+        assert_eq!(support(DxOp::TraceRay, RayGeneration), Support::Lowered(Family::RayTracing));
+        assert_eq!(support(DxOp::TraceRay, Compute), Support::Refused(Refusal::NotInStage));
         assert_eq!(support(DxOp::Reserved3, Compute), Support::Refused(Refusal::Reserved));
     }
 

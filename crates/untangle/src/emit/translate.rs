@@ -86,6 +86,10 @@ pub struct LayoutReport {
     pub entry_point: String,
     #[serde(flatten)]
     pub layout: PipelineLayout,
+    /// Ray-tracing entries with a local root signature: where its arguments are in the
+    /// shader record (`rootsig::record`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shader_record: Option<crate::rootsig::record::ShaderRecordLayout>,
     pub resources: Vec<ResolvedResource>,
 }
 
@@ -117,9 +121,63 @@ pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translat
     translate_analyzed(m, &info, options)
 }
 
-/// Translate a module whose DXIL meaning `info` was decoded already.
+/// Translate a module whose DXIL meaning `info` was decoded already: its entry point, or a
+/// library's one entry (`stage::ray_tracing` translates libraries by entry).
 pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options) -> crate::Result<Translation> {
     let sm = info.shader_model.clone().ok_or_else(|| TranslateError::NotAShader("no dx.shaderModel".into()))?;
+    if sm.kind == ShaderKind::Library {
+        let ep = stage::ray_tracing::only_entry(&info.entry_points)?;
+        return translate_entry(m, info, ep, options);
+    }
+    let ep = info
+        .entry_points
+        .iter()
+        .find(|e| e.function.is_some())
+        .ok_or_else(|| TranslateError::NotAShader("no entry point with a function".into()))?;
+    translate_entry(m, info, ep, options)
+}
+
+/// Translate entry point `ep` of a module whose DXIL meaning `info` was decoded already (a
+/// library's entry is translated in its own shader kind).
+pub(crate) fn translate_entry(
+    m: &Module,
+    info: &DxilInfo,
+    ep: &crate::dxil::EntryPoint,
+    options: &Options,
+) -> crate::Result<Translation> {
+    translate_entry_local(m, info, ep, options, None)
+}
+
+/// [`translate_entry`], a ray-tracing entry's resources resolved against local root
+/// signature `local` first (its arguments in the shader record), when bound through a
+/// root signature.
+pub(crate) fn translate_entry_local(
+    m: &Module,
+    info: &DxilInfo,
+    ep: &crate::dxil::EntryPoint,
+    options: &Options,
+    local: Option<&RootSignature>,
+) -> crate::Result<Translation> {
+    let mut sm = info.shader_model.clone().ok_or_else(|| TranslateError::NotAShader("no dx.shaderModel".into()))?;
+    // Calls to functions with a body (a library's shared functions) are inlined: the
+    // module holds what the entry reaches.
+    let inlined = match ep.function.map(|f| &m.functions[f]) {
+        Some(f) if !f.is_declaration() => crate::passes::inline::inline_calls(m, f)
+            .map_err(|e| TranslateError::Unsupported { function: f.name.clone(), message: e.to_string() })?,
+        _ => None,
+    };
+    let library_entry;
+    let ep = if sm.kind == ShaderKind::Library {
+        sm.kind = stage::ray_tracing::entry_kind(m, ep)?;
+        // The library's entries share its resource table: each binds what it uses.
+        let f = inlined.as_ref().or(ep.function.map(|f| &m.functions[f]));
+        let resources =
+            f.map_or_else(|| ep.resources.clone(), |f| stage::ray_tracing::used_resources(m, f, &ep.resources));
+        library_entry = crate::dxil::EntryPoint { resources, ..ep.clone() };
+        &library_entry
+    } else {
+        ep
+    };
     let model = match (super::support::stage_support(sm.kind), sm.kind) {
         (None, ShaderKind::Compute) => ExecutionModel::GLCompute,
         (None, ShaderKind::Pixel) => ExecutionModel::Fragment,
@@ -129,15 +187,12 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
         (None, ShaderKind::Geometry) => ExecutionModel::Geometry,
         (None, ShaderKind::Mesh) => ExecutionModel::MeshEXT,
         (None, ShaderKind::Amplification) => ExecutionModel::TaskEXT,
+        (None, k) if stage::ray_tracing::is_ray_stage(k) => stage::ray_tracing::execution_model(k)
+            .ok_or(TranslateError::UnsupportedStage { stage: sm.profile.clone() })?,
         _ => return Err(TranslateError::UnsupportedStage { stage: sm.profile.clone() }.into()),
     };
-    let ep = info
-        .entry_points
-        .iter()
-        .find(|e| e.function.is_some())
-        .ok_or_else(|| TranslateError::NotAShader("no entry point with a function".into()))?;
     let fid = ep.function.ok_or_else(|| TranslateError::NotAShader("entry point without a function".into()))?;
-    let func = &m.functions[fid];
+    let func = inlined.as_ref().unwrap_or(&m.functions[fid]);
     if func.is_declaration() {
         return Err(TranslateError::NotAShader(format!("entry point `{}` has no body", func.name)).into());
     }
@@ -168,23 +223,44 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
         None => (Binder::Default(default_placement.clone()), None),
         Some(rsb) => {
             crate::rootsig::validate(&rsb.signature)?;
-            let layout = crate::rootsig::layout::lower(&rsb.signature, &rsb.layout)
+            // A local root signature's tables index the descriptor heaps: the pipeline
+            // layout must have them even when the global signature has no tables.
+            let heaps = local.map_or(0, crate::rootsig::record::heap_flags);
+            let global = crate::rootsig::RootSignature {
+                flags: crate::rootsig::RootFlags(rsb.signature.flags.0 | heaps),
+                ..rsb.signature.clone()
+            };
+            let layout = crate::rootsig::layout::lower(&global, &rsb.layout)
                 .map_err(crate::rootsig::resolve::ResolveError::from)
                 .map_err(TranslateError::from)?;
-            let resolved = crate::rootsig::resolve::resolve_all(&rsb.signature, &layout, sm.kind, ep.resources.iter())
-                .map_err(TranslateError::from)?;
+            let record = match local {
+                Some(l) => {
+                    crate::rootsig::validate(l)?;
+                    Some(crate::rootsig::record::ShaderRecordLayout::of(l))
+                }
+                None => None,
+            };
+            let resolved = match (local, &record) {
+                (Some(l), Some(rec)) => {
+                    crate::rootsig::record::resolve(&global, &layout, l, rec, sm.kind, ep.resources.iter())
+                }
+                _ => crate::rootsig::resolve::resolve_all(&rsb.signature, &layout, sm.kind, ep.resources.iter()),
+            }
+            .map_err(TranslateError::from)?;
             let places = resolved.iter().map(|r| ((r.class, r.id), r.place)).collect();
             let binder = Binder::Root {
                 places,
                 push: layout.push_constants.clone(),
                 heaps: layout.heaps,
                 spill: layout.root_argument_buffer.clone(),
+                record: record.as_ref().map_or(0, |r| r.size),
             };
             let report = LayoutReport {
                 schema: LAYOUT_SCHEMA,
                 stage: crate::rootsig::resolve::stage_visibility(sm.kind).map_or("other", |(_, _, name)| name),
-                entry_point: ep.name.clone(),
+                entry_point: stage::ray_tracing::export_name(&ep.name).to_string(),
                 layout,
+                shader_record: record,
                 resources: resolved,
             };
             (binder, Some(report))
@@ -193,6 +269,9 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
     let mut res = Resources::new(ep.resources.clone(), binder);
     res.atomic_uavs = crate::dxil::handles::atomic_uavs(m, func, &ep.resources);
     let mut iface = Interface::default();
+    if stage::ray_tracing::is_ray_stage(sm.kind) {
+        iface.ray = Some(stage::ray_tracing::prepare(&mut cx, m, func, sm.kind)?);
+    }
     iface.remap = options.io_remap.clone();
     iface.stage = stage::stage_io(&sm, ep)?;
     if sm.kind == ShaderKind::Pixel {
@@ -214,7 +293,15 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
             }
             (stage::hull::emit_entry(&mut cx, &mut res, &sm, ep, func, pc, &mut iface)?, false, false)
         }
-        _ => emit_function(&mut cx, &mut res, &sm, &ep.signatures, func, &mut iface, &ep.name)?,
+        _ => emit_function(
+            &mut cx,
+            &mut res,
+            &sm,
+            &ep.signatures,
+            func,
+            &mut iface,
+            stage::ray_tracing::export_name(&ep.name),
+        )?,
     };
     let modes = std::mem::take(&mut iface.modes);
     if sm.kind == ShaderKind::Amplification {
@@ -222,7 +309,8 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
     }
 
     let interface = cx.interface.clone();
-    cx.b.entry_point(model, fn_id, ep.name.as_str(), interface);
+    let entry_name = stage::ray_tracing::export_name(&ep.name).to_string();
+    cx.b.entry_point(model, fn_id, entry_name.as_str(), interface);
     if options.maximal_reconvergence {
         cx.extension("SPV_KHR_maximal_reconvergence");
         cx.b.execution_mode(fn_id, ExecutionMode::MaximallyReconvergesKHR, []);
@@ -305,7 +393,7 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
             .collect(),
     };
     let words = cx.b.assemble().map_err(TranslateError::from)?;
-    Ok(Translation { words, stage: sm.kind, entry_point: ep.name.clone(), bindings, layout })
+    Ok(Translation { words, stage: sm.kind, entry_point: entry_name, bindings, layout })
 }
 
 /// Emits DXIL function `func` as a SPIR-V function named `name` (structurized first);

@@ -490,6 +490,18 @@ impl Builder {
         self.type_inst(Op::TypeSampler, None, &[])
     }
 
+    pub fn type_matrix(&mut self, column: Word, count: u32) -> Word {
+        self.type_inst(Op::TypeMatrix, None, &[column, count])
+    }
+
+    pub fn type_acceleration_structure(&mut self) -> Word {
+        self.type_inst(Op::TypeAccelerationStructureKHR, None, &[])
+    }
+
+    pub fn type_ray_query(&mut self) -> Word {
+        self.type_inst(Op::TypeRayQueryKHR, None, &[])
+    }
+
     pub fn type_sampled_image(&mut self, image: Word) -> Word {
         self.type_inst(Op::TypeSampledImage, None, &[image])
     }
@@ -915,6 +927,11 @@ impl Builder {
             Some(p) => self.terminate(Op::EmitMeshTasksEXT, &[x, y, z, p]),
             None => self.terminate(Op::EmitMeshTasksEXT, &[x, y, z]),
         }
+    }
+
+    /// A terminator without operands (`OpIgnoreIntersectionKHR`, `OpTerminateRayKHR`, ...).
+    pub fn terminator(&mut self, op: Op) -> BuildResult<()> {
+        self.terminate(op, &[])
     }
 }
 

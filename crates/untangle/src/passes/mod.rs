@@ -30,6 +30,7 @@ pub mod dot;
 pub mod edge_split;
 pub mod graph;
 pub mod header_split;
+pub mod inline;
 pub mod labels;
 pub mod loop_continue;
 pub mod loop_exit;

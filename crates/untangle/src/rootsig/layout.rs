@@ -235,6 +235,8 @@ pub struct RootArgumentBuffer {
 pub enum ArgStore {
     PushConstants,
     RootArgumentBuffer,
+    /// A local root signature's arguments, in the shader record (`super::record`).
+    ShaderRecord,
 }
 
 /// What a descriptor binding stands for.

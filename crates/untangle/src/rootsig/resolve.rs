@@ -43,6 +43,13 @@ pub enum Place {
     SpilledRootAddress { offset: u32 },
     /// Root constants at byte `offset` of the root argument buffer.
     SpilledRootConstants { offset: u32, num_values: u32 },
+    /// A local root signature's table ([`super::record`]): the heap offset is the word at
+    /// byte `table_offset` of the shader record.
+    RecordHeapTable { table_offset: u32, offset_in_table: u32, base_register: u32 },
+    /// A local root CBV/SRV/UAV whose address is at byte `offset` of the shader record.
+    RecordRootAddress { offset: u32 },
+    /// Local root constants at byte `offset` of the shader record.
+    RecordRootConstants { offset: u32, num_values: u32 },
 }
 
 /// One resolved resource, as the layout report lists it.
@@ -93,6 +100,8 @@ pub enum ResolveError {
     NoCounter { register: String, space: u32, name: String },
     #[error(transparent)]
     Layout(#[from] super::layout::LayoutError),
+    #[error("{register}, space{space} is a static sampler of the local root signature; static samplers of local root signatures are not supported")]
+    LocalStaticSampler { register: String, space: u32 },
 }
 
 /// The D3D visibility of a stage, the root flag that denies it, and its name.
@@ -108,6 +117,14 @@ pub fn stage_visibility(stage: ShaderKind) -> Option<(Visibility, u32, &'static 
         ShaderKind::Amplification => {
             (Visibility::Amplification, RootFlags::DENY_AMPLIFICATION_SHADER_ROOT_ACCESS, "amplification")
         }
+        // Ray-tracing shaders see the parameters visible to all stages (D3D12 has no
+        // ray-tracing visibility and no deny flag for them).
+        ShaderKind::RayGeneration => (Visibility::All, 0, "raygeneration"),
+        ShaderKind::Intersection => (Visibility::All, 0, "intersection"),
+        ShaderKind::AnyHit => (Visibility::All, 0, "anyhit"),
+        ShaderKind::ClosestHit => (Visibility::All, 0, "closesthit"),
+        ShaderKind::Miss => (Visibility::All, 0, "miss"),
+        ShaderKind::Callable => (Visibility::All, 0, "callable"),
         _ => return None,
     })
 }
@@ -141,6 +158,21 @@ pub(crate) fn short_register(r: &Resource) -> String {
 
 fn has_counter(r: &Resource) -> bool {
     r.uav.is_some_and(|u| u.has_counter)
+}
+
+/// Resolve one declared resource of a `stage` shader.
+pub fn resolve_one_in(
+    rs: &RootSignature,
+    layout: &PipelineLayout,
+    stage: ShaderKind,
+    r: &Resource,
+) -> Result<ResolvedResource, ResolveError> {
+    let (vis, deny, stage_name) =
+        stage_visibility(stage).ok_or_else(|| ResolveError::NoVisibility(format!("{stage:?}")))?;
+    if deny != 0 && rs.flags.contains(deny) {
+        return Err(ResolveError::StageDenied { stage: stage_name, register: short_register(r), space: r.space });
+    }
+    resolve_one(rs, layout, vis, stage_name, r)
 }
 
 /// Resolve every declared resource of a `stage` shader.
@@ -206,6 +238,7 @@ fn resolve_one(
                 let place = match store {
                     ArgStore::PushConstants => Place::RootConstants { offset, num_values },
                     ArgStore::RootArgumentBuffer => Place::SpilledRootConstants { offset, num_values },
+                    ArgStore::ShaderRecord => Place::RecordRootConstants { offset, num_values },
                 };
                 return Ok(done(Some(p32), None, None, place));
             }
@@ -217,7 +250,12 @@ fn resolve_one(
                     return Err(array_on_root("root descriptors"));
                 }
                 if r.class != ResourceClass::Cbv
-                    && !matches!(r.kind, ResourceKind::RawBuffer | ResourceKind::StructuredBuffer)
+                    && !matches!(
+                        r.kind,
+                        ResourceKind::RawBuffer
+                            | ResourceKind::StructuredBuffer
+                            | ResourceKind::RTAccelerationStructure
+                    )
                 {
                     return Err(ResolveError::RootDescriptorKind {
                         register: short_register(r),
@@ -240,6 +278,7 @@ fn resolve_one(
                     match store {
                         ArgStore::PushConstants => Place::RootAddress { offset: m.offset },
                         ArgStore::RootArgumentBuffer => Place::SpilledRootAddress { offset: m.offset },
+                        ArgStore::ShaderRecord => Place::RecordRootAddress { offset: m.offset },
                     }
                 } else {
                     let Some(&(_, set, binding)) = layout.root_descriptor_slots.iter().find(|s| s.0 == p32) else {
@@ -284,6 +323,9 @@ fn resolve_one(
                                 }
                                 ArgStore::RootArgumentBuffer => {
                                     Place::SpilledHeapTable { table_offset, offset_in_table, base_register }
+                                }
+                                ArgStore::ShaderRecord => {
+                                    Place::RecordHeapTable { table_offset, offset_in_table, base_register }
                                 }
                             }
                         }

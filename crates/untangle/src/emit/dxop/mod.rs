@@ -23,6 +23,8 @@ mod interpolation;
 mod io;
 mod math;
 mod mesh;
+mod ray_query;
+mod raytracing;
 mod stages;
 mod system;
 mod textures;
@@ -59,6 +61,8 @@ pub fn emit(fe: &mut FnEmit<'_, '_>, inst: InstId, call: &DxOpCall<'_>) -> Resul
         Family::GraphicsStages => fe.stage_op(&c),
         Family::Interpolation => fe.interpolation_op(&c),
         Family::MeshShading => fe.mesh_family_op(&c),
+        Family::RayTracing => fe.ray_tracing_op(&c),
+        Family::RayQuery => fe.ray_query_op(&c),
     }
 }
 

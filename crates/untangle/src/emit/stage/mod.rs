@@ -15,6 +15,7 @@ pub(crate) mod geometry;
 pub(crate) mod hull;
 pub(crate) mod mesh;
 pub(crate) mod pixel;
+pub mod ray_tracing;
 
 pub use hull::TessDomainOrigin;
 pub use pixel::RENDER_TARGET_SAMPLE_COUNT_SPEC_ID;

@@ -1,0 +1,231 @@
+//! Ray tracing on a device (`untangle_testkit::vulkan::ray_tracing`): the corpus library
+//! `rt.default` (raygen tracing from `RayPositions`, miss and closest hit adding their
+//! local root constants to the payload, any-hit shaders that count and `IgnoreHit`, an
+//! intersection shader that reports a hit with attribute 1.0) translated through a global
+//! root signature (root SRVs and UAV by address, the ray flags as a root constant) and a
+//! local one (two constants in the shader record), run over a triangle and a box:
+//!
+//! - opaque rays (`RAY_FLAG_FORCE_OPAQUE`): the triangle's and the box's closest hits add
+//!   their hit group's record, missing rays the miss record;
+//! - non-opaque: the triangle's any-hit adds 1 to `x` and ignores the hit, the box's adds
+//!   the reported attribute to `y` and ignores it, so every ray ends in the miss shader;
+//! - a changed record is caught (the expectation check can fail).
+//!
+//! Devices without `VK_KHR_ray_tracing_pipeline` (lavapipe) skip, saying so.
+
+use std::path::PathBuf;
+use untangle::rootsig::layout::PushKind;
+use untangle::rootsig::{parse_hlsl, BindingModel, LayoutOptions, Version};
+use untangle::{Options, RootSignatureBinding, Shader};
+use untangle_testkit::vulkan::ray_tracing::{Address, RtCase, RtDevice, RtHitGroup, RtInstance, RtOpen};
+
+const LIB: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton/rt.default.lib_6_3.dxil");
+const GLOBAL: &str = "SRV(t0), SRV(t1), UAV(u0), RootConstants(num32BitConstants=1, b0)";
+const LOCAL: &str = "RootConstants(num32BitConstants=1, b0, space=1), RootConstants(num32BitConstants=1, b1, space=1)";
+/// Ray origins (x, y) at z = 1, traced towards -z: the triangle, nothing, the box, nothing.
+const RAYS: [[f32; 2]; 4] = [[0.25, 0.25], [5.0, 5.0], [2.5, 0.5], [0.75, 0.75]];
+
+fn record(a: f32, b: f32) -> Vec<u8> {
+    [a.to_le_bytes(), b.to_le_bytes()].concat()
+}
+
+/// The case with ray flags `flags` and records: miss, triangle hit group, box hit group.
+fn case(flags: u32, opaque_geometry: bool, records: [(f32, f32); 3]) -> RtCase {
+    let shader = Shader::parse(&std::fs::read(LIB).unwrap()).unwrap();
+    let options = Options {
+        root_signature: Some(RootSignatureBinding {
+            signature: parse_hlsl(GLOBAL, Version::V1_1).unwrap(),
+            layout: LayoutOptions { model: BindingModel::Heap, ..Default::default() },
+        }),
+        ..Default::default()
+    };
+    let local = parse_hlsl(LOCAL, Version::V1_1).unwrap();
+    let stage = |s: untangle::ShaderKind| {
+        use ash::vk::ShaderStageFlags as F;
+        match s {
+            untangle::ShaderKind::RayGeneration => F::RAYGEN_KHR,
+            untangle::ShaderKind::Miss => F::MISS_KHR,
+            untangle::ShaderKind::ClosestHit => F::CLOSEST_HIT_KHR,
+            untangle::ShaderKind::AnyHit => F::ANY_HIT_KHR,
+            untangle::ShaderKind::Intersection => F::INTERSECTION_KHR,
+            _ => F::CALLABLE_KHR,
+        }
+    };
+    let mut modules = Vec::new();
+    let mut push = None;
+    for name in shader.entry_names() {
+        let t = shader.translate_entry_with_local_root_signature(&name, &options, &local).unwrap();
+        if name == "RayGen" {
+            push = t.layout.clone();
+        }
+        modules.push((name, t.words, stage(t.stage)));
+    }
+    let layout = push.expect("RayGen translated");
+    let members = &layout.layout.push_constants.members;
+    let mut push_constants = vec![0u8; layout.layout.push_constants.size as usize];
+    let mut push_addresses = Vec::new();
+    for m in members {
+        match m.kind {
+            PushKind::RootDescriptorAddress { register: 0, class: untangle::dxil::ResourceClass::Srv, .. } => {
+                push_addresses.push((m.offset, Address::Tlas))
+            }
+            PushKind::RootDescriptorAddress { register: 1, .. } => push_addresses.push((m.offset, Address::Buffer(0))),
+            PushKind::RootDescriptorAddress { .. } => push_addresses.push((m.offset, Address::Buffer(1))),
+            PushKind::RootConstants { .. } => {
+                push_constants[m.offset as usize..m.offset as usize + 4].copy_from_slice(&flags.to_le_bytes())
+            }
+            PushKind::TableOffset { .. } => panic!("no tables in {GLOBAL}"),
+        }
+    }
+    let identity = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let instance = |aabbs: bool, sbt_offset: u32| RtInstance {
+        aabbs,
+        transform: identity,
+        custom_index: sbt_offset,
+        mask: 0xff,
+        sbt_offset,
+        flags: 0,
+    };
+    let [(m0, m1), (t0, t1), (b0, b1)] = records;
+    RtCase {
+        name: format!("rt.default flags {flags:#x}"),
+        modules,
+        raygen: ("RayGen".into(), Vec::new()),
+        misses: vec![("RayMiss".into(), record(m0, m1))],
+        hit_groups: vec![
+            RtHitGroup {
+                closest: Some("RayClosest".into()),
+                any: Some("RayAnyTriangle".into()),
+                intersection: None,
+                record: record(t0, t1),
+            },
+            RtHitGroup {
+                closest: Some("RayClosest".into()),
+                any: Some("RayAnyAABB".into()),
+                intersection: Some("RayIntersect".into()),
+                record: record(b0, b1),
+            },
+        ],
+        callables: Vec::new(),
+        triangles: vec![[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]],
+        aabbs: vec![[2.0, 0.0, -1.0, 3.0, 1.0, 1.0]],
+        geometry_opaque: opaque_geometry,
+        instances: vec![instance(false, 0), instance(true, 1)],
+        push_constants,
+        push_addresses,
+        buffers: vec![RAYS.iter().flatten().flat_map(|f| f.to_le_bytes()).collect(), vec![0u8; 8 * RAYS.len()]],
+        launch: [RAYS.len() as u32, 1],
+        max_recursion: 1,
+        timeout: std::time::Duration::from_secs(10),
+    }
+}
+
+fn payloads(bytes: &[u8]) -> Vec<[f32; 2]> {
+    bytes
+        .chunks_exact(8)
+        .map(|c| [f32::from_le_bytes(c[0..4].try_into().unwrap()), f32::from_le_bytes(c[4..8].try_into().unwrap())])
+        .collect()
+}
+
+#[test]
+fn rt_default_runs_closest_hit_miss_any_hit_intersection_and_local_constants() {
+    if !PathBuf::from(LIB).exists() {
+        eprintln!("{LIB} not found: skipping");
+        return;
+    }
+    // Built first, so translation and argument placement are checked on any machine.
+    let records = [(1000.0, 2000.0), (10.0, 20.0), (30.0, 40.0)];
+    let opaque = case(1, false, records);
+    let any_hit = case(0, false, records);
+    let wrong_record = case(1, false, [(999.0, 2000.0), (10.0, 20.0), (30.0, 40.0)]);
+    assert_eq!(opaque.modules.len(), 6);
+    assert_eq!(opaque.push_addresses.len(), 3, "t0, t1 and u0 by address");
+    assert_ne!(opaque.push_constants, any_hit.push_constants, "the ray flags are a root constant");
+    let device = match RtDevice::open() {
+        Ok(RtOpen::Ready(d)) => d,
+        Ok(RtOpen::Unsupported(why)) => {
+            eprintln!("ray tracing skipped: {why} (lavapipe has no ray tracing; run on a device with VK_KHR_ray_tracing_pipeline)");
+            return;
+        }
+        Err(e) => {
+            eprintln!("ray tracing skipped: no Vulkan device ({e})");
+            return;
+        }
+    };
+    eprintln!("ray tracing on {}", device.name);
+    // Opaque: closest hits and misses add their records.
+    let out = device.run(&opaque).unwrap();
+    assert_eq!(payloads(&out[1]), [[10.0, 20.0], [1000.0, 2000.0], [30.0, 40.0], [1000.0, 2000.0]], "opaque rays");
+    // Non-opaque: any-hit shaders count and ignore, every ray misses.
+    let out = device.run(&any_hit).unwrap();
+    assert_eq!(payloads(&out[1]), [[1001.0, 2000.0], [1000.0, 2000.0], [1000.0, 2001.0], [1000.0, 2000.0]], "any hit");
+    // A wrong record gives a different answer: the check can fail.
+    let wrong = device.run(&wrong_record).unwrap();
+    assert_ne!(payloads(&wrong[1]), [[10.0, 20.0], [1000.0, 2000.0], [30.0, 40.0], [1000.0, 2000.0]]);
+}
+
+/// A callable shader (`corpus/lib_ray_ops.ll`): `Gen` traces into an empty scene (its
+/// miss shader `Sky` writes the ray direction's y, 0, to the payload), then calls `Fn` with
+/// the launch height, which returns `(height + launch x) * 3`; `Gen` stores both.
+#[test]
+fn callable_shaders_return_their_data() {
+    const OPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/lib_ray_ops.ll");
+    let shader = Shader::parse(&std::fs::read(OPS).unwrap()).unwrap();
+    let options = Options {
+        root_signature: Some(RootSignatureBinding {
+            signature: parse_hlsl("SRV(t0), UAV(u0)", Version::V1_1).unwrap(),
+            layout: LayoutOptions { model: BindingModel::Heap, ..Default::default() },
+        }),
+        ..Default::default()
+    };
+    let mut modules = Vec::new();
+    let mut push_addresses = Vec::new();
+    for (name, stage) in [
+        ("Gen", ash::vk::ShaderStageFlags::RAYGEN_KHR),
+        ("Sky", ash::vk::ShaderStageFlags::MISS_KHR),
+        ("Fn", ash::vk::ShaderStageFlags::CALLABLE_KHR),
+    ] {
+        let t = shader.translate_entry(name, &options).unwrap();
+        if name == "Gen" {
+            let members = &t.layout.as_ref().unwrap().layout.push_constants.members;
+            assert_eq!(members.len(), 2, "the structure's and the buffer's addresses");
+            for m in members {
+                let PushKind::RootDescriptorAddress { class, .. } = m.kind else { panic!("{:?}", m.kind) };
+                let what = if class == untangle::dxil::ResourceClass::Srv { Address::Tlas } else { Address::Buffer(0) };
+                push_addresses.push((m.offset, what));
+            }
+        }
+        modules.push((name.to_string(), t.words, stage));
+    }
+    let width = 4u32;
+    let case = RtCase {
+        name: "lib_ray_ops callable".into(),
+        modules,
+        raygen: ("Gen".into(), Vec::new()),
+        misses: vec![("Sky".into(), Vec::new())],
+        callables: vec![("Fn".into(), Vec::new())],
+        push_constants: vec![0; 16],
+        push_addresses,
+        buffers: vec![vec![0u8; 8 * width as usize]],
+        launch: [width, 1],
+        max_recursion: 1,
+        timeout: std::time::Duration::from_secs(10),
+        ..Default::default()
+    };
+    let device = match RtDevice::open() {
+        Ok(RtOpen::Ready(d)) => d,
+        Ok(RtOpen::Unsupported(why)) => {
+            eprintln!("ray tracing skipped: {why}");
+            return;
+        }
+        Err(e) => {
+            eprintln!("ray tracing skipped: no Vulkan device ({e})");
+            return;
+        }
+    };
+    let out = device.run(&case).unwrap();
+    let words: Vec<u32> = out[0].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    let expected: Vec<u32> = (0..width).flat_map(|x| [0, (1 + x) * 3]).collect();
+    assert_eq!(words, expected);
+}

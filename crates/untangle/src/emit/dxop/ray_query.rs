@@ -1,0 +1,220 @@
+//! Inline ray queries (SM 6.5 `RayQuery<>`, `SPV_KHR_ray_query`), in any stage.
+//!
+//! DXIL names a ray query by the `i32` that `allocateRayQuery` returns; each allocation here
+//! is a `Private` variable of `OpTypeRayQueryKHR`, and every `rayQuery_*` call must name an
+//! allocation directly (a query chosen through a PHI or a select is refused). The
+//! allocation's constant ray flags (the HLSL template argument) are OR-ed into the flags of
+//! each `TraceRayInline`, as D3D does.
+//!
+//! | DXIL | SPIR-V |
+//! | --- | --- |
+//! | `TraceRayInline` | `OpRayQueryInitializeKHR` |
+//! | `Proceed`, `Abort` | `OpRayQueryProceedKHR`, `OpRayQueryTerminateKHR` |
+//! | `CommitNonOpaqueTriangleHit`, `CommitProceduralPrimitiveHit` | `OpRayQueryConfirmIntersectionKHR`, `OpRayQueryGenerateIntersectionKHR` |
+//! | `CommittedStatus`, `CandidateType` | `OpRayQueryGetIntersectionTypeKHR` (committed, candidate: D3D's enums have the same values) |
+//! | `Candidate`/`Committed` getters | `OpRayQueryGetIntersection*KHR` with intersection 0 (candidate) or 1 (committed) |
+//! | `CandidateProceduralPrimitiveNonOpaque` | not `OpRayQueryGetIntersectionCandidateAABBOpaqueKHR` |
+//! | `RayFlags`, `WorldRayOrigin` / `Direction`, `RayTMin` | `OpRayQueryGetRayFlagsKHR`, `OpRayQueryGetWorldRay*KHR`, `OpRayQueryGetRayTMinKHR` |
+//! | `*ObjectToWorld3x4`, `*WorldToObject3x4` (row, column) | element (column, row) of the `mat4x3` result |
+//! | `InstanceIndex`, `InstanceID`, `InstanceContributionToHitGroupIndex` | `InstanceId`, `InstanceCustomIndex`, `InstanceShaderBindingTableRecordOffset` |
+//!
+//! Vector and matrix components are immediates in DXIL (the validator requires them); a
+//! dynamic one is refused.
+
+use super::Call;
+use crate::dxil::DxOp;
+use crate::emit::error::Result;
+use crate::emit::function::FnEmit;
+use crate::emit::interface::Num;
+use crate::ir::Value;
+use rspirv::spirv::{Capability, Op, StorageClass, Word};
+
+const FAMILY: &str = "ray query";
+const CANDIDATE: u32 = 0;
+const COMMITTED: u32 = 1;
+
+impl<'a, 'm> FnEmit<'a, 'm> {
+    pub(super) fn ray_query_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
+        self.cx.capability(Capability::RayQueryKHR);
+        self.cx.extension("SPV_KHR_ray_query");
+        let u = self.cx.u32_t();
+        let f = self.cx.float(32);
+        let b = self.cx.bool_t();
+        if c.op == DxOp::AllocateRayQuery {
+            let flags = self
+                .arg_const(c, 0)
+                .map_err(|_| self.invalid(c, "operand 1", "the ray flags of allocateRayQuery must be a constant"))?
+                as u32;
+            let t = self.cx.b.type_ray_query();
+            let var = self.cx.global_var(StorageClass::Private, t, "ray_query");
+            self.ray_queries.insert(c.inst, (var, flags));
+            return Ok(None);
+        }
+        let (rq, const_flags) = self.ray_query(c)?;
+        let (op, intersection, ty) = match c.op {
+            DxOp::RayQuery_TraceRayInline => {
+                let accel = self.acceleration_structure(c, 1)?;
+                let flags = self.index_u32(c, 2)?;
+                let flags = if const_flags != 0 {
+                    let k = self.cx.const_u32(const_flags);
+                    self.ids_op(Op::BitwiseOr, u, &[flags, k])?
+                } else {
+                    flags
+                };
+                let mask = self.index_u32(c, 3)?;
+                let origin = self.arg_vec3(c, 4)?;
+                let tmin = self.arg_f32(c, 7)?;
+                let dir = self.arg_vec3(c, 8)?;
+                let tmax = self.arg_f32(c, 11)?;
+                self.ids_void(Op::RayQueryInitializeKHR, &[rq, accel, flags, mask, origin, tmin, dir, tmax])?;
+                return Ok(None);
+            }
+            DxOp::RayQuery_Proceed => return self.ids_op(Op::RayQueryProceedKHR, b, &[rq]).map(Some),
+            DxOp::RayQuery_Abort => return self.ids_void(Op::RayQueryTerminateKHR, &[rq]).map(|_| None),
+            DxOp::RayQuery_CommitNonOpaqueTriangleHit => {
+                return self.ids_void(Op::RayQueryConfirmIntersectionKHR, &[rq]).map(|_| None)
+            }
+            DxOp::RayQuery_CommitProceduralPrimitiveHit => {
+                let t = self.arg_f32(c, 1)?;
+                return self.ids_void(Op::RayQueryGenerateIntersectionKHR, &[rq, t]).map(|_| None);
+            }
+            DxOp::RayQuery_CommittedStatus => (Op::RayQueryGetIntersectionTypeKHR, Some(COMMITTED), u),
+            DxOp::RayQuery_CandidateType => (Op::RayQueryGetIntersectionTypeKHR, Some(CANDIDATE), u),
+            DxOp::RayQuery_CandidateObjectToWorld3x4
+            | DxOp::RayQuery_CandidateWorldToObject3x4
+            | DxOp::RayQuery_CommittedObjectToWorld3x4
+            | DxOp::RayQuery_CommittedWorldToObject3x4 => {
+                let (op, i) = match c.op {
+                    DxOp::RayQuery_CandidateObjectToWorld3x4 => {
+                        (Op::RayQueryGetIntersectionObjectToWorldKHR, CANDIDATE)
+                    }
+                    DxOp::RayQuery_CandidateWorldToObject3x4 => {
+                        (Op::RayQueryGetIntersectionWorldToObjectKHR, CANDIDATE)
+                    }
+                    DxOp::RayQuery_CommittedObjectToWorld3x4 => {
+                        (Op::RayQueryGetIntersectionObjectToWorldKHR, COMMITTED)
+                    }
+                    _ => (Op::RayQueryGetIntersectionWorldToObjectKHR, COMMITTED),
+                };
+                let row = self.immediate(c, 1)?;
+                let col = self.immediate(c, 2)?;
+                if row > 2 || col > 3 {
+                    return Ok(Some(self.cx.undef(f)));
+                }
+                let v3 = self.cx.vec(f, 3);
+                let mat = self.cx.b.type_matrix(v3, 4);
+                let i = self.cx.const_u32(i);
+                let m = self.ids_op(op, mat, &[rq, i])?;
+                let x = self.ids_op(Op::CompositeExtract, f, &[m, col, row])?;
+                return self.num_to_ir(x, Num::Float, c.ty).map(Some);
+            }
+            DxOp::RayQuery_CandidateProceduralPrimitiveNonOpaque => {
+                let opaque = self.ids_op(Op::RayQueryGetIntersectionCandidateAABBOpaqueKHR, b, &[rq])?;
+                return self.ids_op(Op::LogicalNot, b, &[opaque]).map(Some);
+            }
+            DxOp::RayQuery_CandidateTriangleFrontFace => (Op::RayQueryGetIntersectionFrontFaceKHR, Some(CANDIDATE), b),
+            DxOp::RayQuery_CommittedTriangleFrontFace => (Op::RayQueryGetIntersectionFrontFaceKHR, Some(COMMITTED), b),
+            DxOp::RayQuery_CandidateTriangleBarycentrics | DxOp::RayQuery_CommittedTriangleBarycentrics => {
+                let i = if c.op == DxOp::RayQuery_CandidateTriangleBarycentrics { CANDIDATE } else { COMMITTED };
+                let v2 = self.cx.vec(f, 2);
+                let i = self.cx.const_u32(i);
+                let v = self.ids_op(Op::RayQueryGetIntersectionBarycentricsKHR, v2, &[rq, i])?;
+                return self.component(c, v, 2).map(Some);
+            }
+            DxOp::RayQuery_RayFlags => (Op::RayQueryGetRayFlagsKHR, None, u),
+            DxOp::RayQuery_WorldRayOrigin | DxOp::RayQuery_WorldRayDirection => {
+                let op = if c.op == DxOp::RayQuery_WorldRayOrigin {
+                    Op::RayQueryGetWorldRayOriginKHR
+                } else {
+                    Op::RayQueryGetWorldRayDirectionKHR
+                };
+                let v3 = self.cx.vec(f, 3);
+                let v = self.ids_op(op, v3, &[rq])?;
+                return self.component(c, v, 3).map(Some);
+            }
+            DxOp::RayQuery_RayTMin => (Op::RayQueryGetRayTMinKHR, None, f),
+            DxOp::RayQuery_CandidateTriangleRayT => (Op::RayQueryGetIntersectionTKHR, Some(CANDIDATE), f),
+            DxOp::RayQuery_CommittedRayT => (Op::RayQueryGetIntersectionTKHR, Some(COMMITTED), f),
+            DxOp::RayQuery_CandidateInstanceIndex => (Op::RayQueryGetIntersectionInstanceIdKHR, Some(CANDIDATE), u),
+            DxOp::RayQuery_CommittedInstanceIndex => (Op::RayQueryGetIntersectionInstanceIdKHR, Some(COMMITTED), u),
+            DxOp::RayQuery_CandidateInstanceID => {
+                (Op::RayQueryGetIntersectionInstanceCustomIndexKHR, Some(CANDIDATE), u)
+            }
+            DxOp::RayQuery_CommittedInstanceID => {
+                (Op::RayQueryGetIntersectionInstanceCustomIndexKHR, Some(COMMITTED), u)
+            }
+            DxOp::RayQuery_CandidateGeometryIndex => (Op::RayQueryGetIntersectionGeometryIndexKHR, Some(CANDIDATE), u),
+            DxOp::RayQuery_CommittedGeometryIndex => (Op::RayQueryGetIntersectionGeometryIndexKHR, Some(COMMITTED), u),
+            DxOp::RayQuery_CandidatePrimitiveIndex => {
+                (Op::RayQueryGetIntersectionPrimitiveIndexKHR, Some(CANDIDATE), u)
+            }
+            DxOp::RayQuery_CommittedPrimitiveIndex => {
+                (Op::RayQueryGetIntersectionPrimitiveIndexKHR, Some(COMMITTED), u)
+            }
+            DxOp::RayQuery_CandidateInstanceContributionToHitGroupIndex => {
+                (Op::RayQueryGetIntersectionInstanceShaderBindingTableRecordOffsetKHR, Some(CANDIDATE), u)
+            }
+            DxOp::RayQuery_CommittedInstanceContributionToHitGroupIndex => {
+                (Op::RayQueryGetIntersectionInstanceShaderBindingTableRecordOffsetKHR, Some(COMMITTED), u)
+            }
+            DxOp::RayQuery_CandidateObjectRayOrigin
+            | DxOp::RayQuery_CandidateObjectRayDirection
+            | DxOp::RayQuery_CommittedObjectRayOrigin
+            | DxOp::RayQuery_CommittedObjectRayDirection => {
+                let (op, i) = match c.op {
+                    DxOp::RayQuery_CandidateObjectRayOrigin => {
+                        (Op::RayQueryGetIntersectionObjectRayOriginKHR, CANDIDATE)
+                    }
+                    DxOp::RayQuery_CandidateObjectRayDirection => {
+                        (Op::RayQueryGetIntersectionObjectRayDirectionKHR, CANDIDATE)
+                    }
+                    DxOp::RayQuery_CommittedObjectRayOrigin => {
+                        (Op::RayQueryGetIntersectionObjectRayOriginKHR, COMMITTED)
+                    }
+                    _ => (Op::RayQueryGetIntersectionObjectRayDirectionKHR, COMMITTED),
+                };
+                let v3 = self.cx.vec(f, 3);
+                let i = self.cx.const_u32(i);
+                let v = self.ids_op(op, v3, &[rq, i])?;
+                return self.component(c, v, 3).map(Some);
+            }
+            other => return Err(self.not_in_family(other, FAMILY)),
+        };
+        let mut ops = vec![rq];
+        if let Some(i) = intersection {
+            ops.push(self.cx.const_u32(i));
+        }
+        let x = self.ids_op(op, ty, &ops)?;
+        let num = if ty == u {
+            Num::UInt
+        } else if ty == f {
+            Num::Float
+        } else {
+            Num::Bool
+        };
+        self.num_to_ir(x, num, c.ty).map(Some)
+    }
+
+    /// The ray query variable argument 0 names, and its allocation's constant flags.
+    fn ray_query(&self, c: &Call<'_>) -> Result<(Word, u32)> {
+        match self.arg(c, 0)? {
+            Value::Inst(i) => self.ray_queries.get(&i).copied(),
+            _ => None,
+        }
+        .ok_or_else(|| self.form(c.op, "the ray query must be the result of allocateRayQuery"))
+    }
+
+    /// Immediate argument `k`, as a constant id.
+    fn immediate(&mut self, c: &Call<'_>, k: usize) -> Result<u32> {
+        let n = self.arg_const(c, k).map_err(|_| self.form(c.op, format!("operand {} must be an immediate", k + 1)))?;
+        Ok(n as u32)
+    }
+
+    /// Component `args[1]` (an immediate) of the `n`-vector `v`; undefined past its end.
+    fn component(&mut self, c: &Call<'_>, v: Word, n: u32) -> Result<Word> {
+        let f = self.cx.float(32);
+        let k = self.immediate(c, 1)?;
+        let x = if k < n { self.ids_op(Op::CompositeExtract, f, &[v, k])? } else { self.cx.undef(f) };
+        self.num_to_ir(x, Num::Float, c.ty)
+    }
+}
