@@ -10,7 +10,6 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 use untangle_testkit::vulkan::corpus::{cases, compare, run_spec, DefaultPlacement, Outcome, Want};
-use untangle_testkit::vulkan::{Gpu, VkError};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton");
 const TIMEOUT: Duration = Duration::from_secs(120);
@@ -19,20 +18,7 @@ const CASES: usize = 43;
 /// Cases that must run and pass (lavapipe: 38; 5 need descriptor indexing).
 const MIN_PASSED: usize = 30;
 
-fn gpu_or_skip(test: &str) -> Option<Gpu> {
-    let required = std::env::var("UNTANGLE_REQUIRE_VULKAN").is_ok_and(|v| v == "1");
-    match Gpu::open() {
-        Ok(gpu) => {
-            println!("{test}: Vulkan {}; {:?}", gpu.info(), gpu.info().features);
-            Some(gpu)
-        }
-        Err(e @ (VkError::NoLoader(_) | VkError::NoDevice(_))) if !required => {
-            println!("{test}: skipped: {e}");
-            None
-        }
-        Err(e) => panic!("{test}: {e}"),
-    }
-}
+use untangle_testkit::vulkan::open_or_skip as gpu_or_skip;
 
 #[test]
 fn corpus_cases_pass() {

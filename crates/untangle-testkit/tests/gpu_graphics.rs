@@ -18,7 +18,6 @@
 use std::path::Path;
 use untangle::{IoLocation, IoRemap, Options};
 use untangle_testkit::vulkan::graphics_cases::{cases, run_case, stage_of, translate_case, Outcome, Tweak};
-use untangle_testkit::vulkan::{Gpu, VkError};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton");
 /// Pipelines in the library; the test fails if one is dropped by accident.
@@ -28,20 +27,7 @@ const MESH_CASES: usize = 8;
 /// Pipelines that must run and pass (lavapipe: 21; `vs_ps_sample_coverage` is a known failure).
 const MIN_PASSED: usize = 21;
 
-fn gpu_or_skip(test: &str) -> Option<Gpu> {
-    let required = std::env::var("UNTANGLE_REQUIRE_VULKAN").is_ok_and(|v| v == "1");
-    match Gpu::open() {
-        Ok(gpu) => {
-            println!("{test}: Vulkan {}", gpu.info());
-            Some(gpu)
-        }
-        Err(e @ (VkError::NoLoader(_) | VkError::NoDevice(_))) if !required => {
-            println!("{test}: skipped: {e}");
-            None
-        }
-        Err(e) => panic!("{test}: {e}"),
-    }
-}
+use untangle_testkit::vulkan::open_or_skip as gpu_or_skip;
 
 #[test]
 fn corpus_pipelines_render_the_expected_pixels() {

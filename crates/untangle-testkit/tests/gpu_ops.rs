@@ -17,22 +17,12 @@ use untangle_testkit::dxil_ops::shell::{Res, Shell};
 use untangle_testkit::dxil_ops::synth::{Body, Scalar, INPUT_WORDS, OUTPUT_WORDS, OUT_BASE};
 use untangle_testkit::dxil_ops::{gpu_calls, SynthCall};
 use untangle_testkit::fuzzing::mutate::SplitMix64;
-use untangle_testkit::vulkan::{Binding, Dispatch, Features, Gpu, Resource, VkError};
+use untangle_testkit::vulkan::{Binding, Dispatch, Features, Gpu, Resource};
 
 const INVOCATIONS: usize = 64;
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-fn gpu_or_skip(test: &str) -> Option<Gpu> {
-    let required = std::env::var("UNTANGLE_REQUIRE_VULKAN").is_ok_and(|v| v == "1");
-    match Gpu::open() {
-        Ok(gpu) => Some(gpu),
-        Err(e @ (VkError::NoLoader(_) | VkError::NoDevice(_))) if !required => {
-            println!("{test}: skipped: {e}");
-            None
-        }
-        Err(e) => panic!("{test}: {e}"),
-    }
-}
+use untangle_testkit::vulkan::open_or_skip as gpu_or_skip;
 
 /// Whether the device runs code using type `t`.
 fn has(f: &Features, t: Scalar) -> bool {

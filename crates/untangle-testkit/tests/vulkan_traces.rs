@@ -14,7 +14,7 @@ use untangle::passes::{structurize, Options, Term};
 use untangle_testkit::check::gpu_trace::{random_case, TraceCase, DEFAULT_BATCH};
 use untangle_testkit::fuzzing::structured_gen::{generate, ShapeGenConfig};
 use untangle_testkit::vulkan::suite::{run_case, run_suite, CaseFailure, SuiteConfig};
-use untangle_testkit::vulkan::{Gpu, VkError};
+use untangle_testkit::vulkan::Gpu;
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/cfg");
 /// Software drivers compile a shader in about a second per few hundred blocks.
@@ -31,22 +31,7 @@ fn gpus_or_skip(test: &str, n: usize) -> Option<Vec<Gpu>> {
     Some(gpus)
 }
 
-fn gpu_or_skip(test: &str) -> Option<Gpu> {
-    let required = std::env::var("UNTANGLE_REQUIRE_VULKAN").is_ok_and(|v| v == "1");
-    match Gpu::open() {
-        Ok(gpu) => {
-            println!("{test}: Vulkan {}", gpu.info());
-            Some(gpu)
-        }
-        Err(e @ (VkError::NoLoader(_) | VkError::NoDevice(_))) if !required => {
-            println!(
-                "SKIPPED {test}: no Vulkan driver ({e}); install mesa-vulkan-drivers libvulkan1 (tools/test.sh does)"
-            );
-            None
-        }
-        Err(e) => panic!("{test}: cannot open a Vulkan device: {e}"),
-    }
-}
+use untangle_testkit::vulkan::open_or_skip as gpu_or_skip;
 
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get()).min(4)

@@ -433,6 +433,27 @@ struct FeatureChain {
     core: vk::PhysicalDeviceFeatures,
 }
 
+/// A device for test `test`, or `None` (printing why) when there is no Vulkan loader or
+/// device and `UNTANGLE_REQUIRE_VULKAN=1` is not set (`tools/test.sh` sets it, after
+/// installing lavapipe, so CI never skips); any other failure panics. Prints the device and
+/// the optional features it enabled.
+pub fn open_or_skip(test: &str) -> Option<Gpu> {
+    let required = std::env::var("UNTANGLE_REQUIRE_VULKAN").is_ok_and(|v| v == "1");
+    match Gpu::open() {
+        Ok(gpu) => {
+            println!("{test}: Vulkan {}; {:?}", gpu.info(), gpu.info().features);
+            Some(gpu)
+        }
+        Err(e @ (VkError::NoLoader(_) | VkError::NoDevice(_))) if !required => {
+            println!(
+                "SKIPPED {test}: no Vulkan driver ({e}); install mesa-vulkan-drivers libvulkan1 (tools/test.sh does)"
+            );
+            None
+        }
+        Err(e) => panic!("{test}: cannot open a Vulkan device: {e}"),
+    }
+}
+
 impl Gpu {
     /// Loads Vulkan, picks the device (`UNTANGLE_VK_DEVICE`, else the first) and opens it.
     pub fn open() -> Result<Gpu, VkError> {
