@@ -9,7 +9,10 @@
 //!   their hit group's record, missing rays the miss record;
 //! - non-opaque: the triangle's any-hit adds 1 to `x` and ignores the hit, the box's adds
 //!   the reported attribute to `y` and ignores it, so every ray ends in the miss shader;
-//! - a changed record is caught (the expectation check can fail).
+//! - a changed record is caught (the expectation check can fail);
+//! - an inline ray query in a compute shader (`corpus/cs_ray_query.ll`) reports the
+//!   committed status, instance, primitive and T of triangle and box hits (devices
+//!   without `VK_KHR_ray_query` skip).
 //!
 //! Devices without `VK_KHR_ray_tracing_pipeline` (lavapipe) skip, saying so.
 
@@ -118,6 +121,7 @@ fn case(flags: u32, opaque_geometry: bool, records: [(f32, f32); 3]) -> RtCase {
         launch: [RAYS.len() as u32, 1],
         max_recursion: 1,
         timeout: std::time::Duration::from_secs(10),
+        compute: None,
     }
 }
 
@@ -228,4 +232,113 @@ fn callable_shaders_return_their_data() {
     let words: Vec<u32> = out[0].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
     let expected: Vec<u32> = (0..width).flat_map(|x| [0, (1 + x) * 3]).collect();
     assert_eq!(words, expected);
+}
+
+/// Rays of the inline ray-query case: origins (x, y) at z = 1, traced towards -z.
+const QUERY_RAYS: [[f32; 2]; 5] = [[0.25, 0.25], [5.0, 5.0], [2.5, 0.5], [0.75, 0.75], [0.25, 2.25]];
+/// Per ray: committed status (0 nothing, 1 triangle, 2 procedural), committed instance
+/// index, committed primitive index, committed T (-1 and ~0 where nothing was committed).
+/// Triangle 0 (instance 0, z = 0) is hit at t = 1, triangle 1 (z = 0.5) at t = 0.5; the
+/// box (instance 1) is committed by the shader at t = 2; (5, 5) and (0.75, 0.75) (past the
+/// triangle's hypotenuse x + y = 1) miss.
+const QUERY_EXPECTED: [(u32, u32, u32, f32); 5] =
+    [(1, 0, 0, 1.0), (0, !0, !0, -1.0), (2, 1, 0, 2.0), (0, !0, !0, -1.0), (1, 0, 1, 0.5)];
+
+/// An inline ray query in a compute shader (`corpus/cs_ray_query.ll`, `RayQuery<RAY_FLAG_FORCE_OPAQUE>`
+/// with a `Proceed` loop committing the box as a procedural hit at t = 2) over two
+/// triangles and a box, the structure and buffers bound as root SRVs/UAV by address;
+/// each thread writes the committed status, instance and primitive index and T. Skips
+/// on devices without `VK_KHR_ray_query` (and ray tracing), saying so.
+#[test]
+fn inline_ray_query_in_compute_reports_committed_hits() {
+    const CS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/cs_ray_query.ll");
+    let shader = Shader::parse(&std::fs::read(CS).unwrap()).unwrap();
+    let options = Options {
+        root_signature: Some(RootSignatureBinding {
+            signature: parse_hlsl("SRV(t0), SRV(t1), UAV(u0)", Version::V1_1).unwrap(),
+            layout: LayoutOptions { model: BindingModel::Heap, ..Default::default() },
+        }),
+        ..Default::default()
+    };
+    let t = shader.translate_entry("main", &options).unwrap();
+    match untangle_spirv_tools::find_spirv_val() {
+        Some(val) => val.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("cs_ray_query: {e}")),
+        None => eprintln!("spirv-val not found: cs_ray_query not validated"),
+    }
+    let members = &t.layout.as_ref().unwrap().layout.push_constants.members;
+    let mut push_addresses = Vec::new();
+    for m in members {
+        let PushKind::RootDescriptorAddress { class, register, .. } = m.kind else { panic!("{:?}", m.kind) };
+        let what = match (class, register) {
+            (untangle::dxil::ResourceClass::Srv, 0) => Address::Tlas,
+            (untangle::dxil::ResourceClass::Srv, 1) => Address::Buffer(0),
+            (untangle::dxil::ResourceClass::Uav, 0) => Address::Buffer(1),
+            other => panic!("unexpected root descriptor {other:?}"),
+        };
+        push_addresses.push((m.offset, what));
+    }
+    assert_eq!(push_addresses.len(), 3, "t0, t1 and u0 by address");
+    let identity = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let instance =
+        |aabbs: bool| RtInstance { aabbs, transform: identity, custom_index: 0, mask: 0xff, sbt_offset: 0, flags: 0 };
+    let case = RtCase {
+        name: "cs_ray_query".into(),
+        modules: vec![("main".into(), t.words, ash::vk::ShaderStageFlags::COMPUTE)],
+        compute: Some("main".into()),
+        triangles: vec![
+            [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+            [[0.0, 2.0, 0.5], [1.0, 2.0, 0.5], [0.0, 3.0, 0.5]],
+        ],
+        aabbs: vec![[2.0, 0.0, -1.0, 3.0, 1.0, 1.0]],
+        geometry_opaque: true,
+        instances: vec![instance(false), instance(true)],
+        push_constants: vec![0; t.layout.as_ref().unwrap().layout.push_constants.size as usize],
+        push_addresses,
+        buffers: vec![
+            QUERY_RAYS.iter().flatten().flat_map(|f| f.to_le_bytes()).collect(),
+            vec![0u8; 16 * QUERY_RAYS.len()],
+        ],
+        launch: [QUERY_RAYS.len() as u32, 1],
+        timeout: std::time::Duration::from_secs(10),
+        ..Default::default()
+    };
+    let device = match RtDevice::open() {
+        Ok(RtOpen::Ready(d)) if d.ray_query => d,
+        Ok(RtOpen::Ready(d)) => {
+            eprintln!("inline ray query skipped: {} has no VK_KHR_ray_query", d.name);
+            return;
+        }
+        Ok(RtOpen::Unsupported(why)) => {
+            eprintln!(
+                "inline ray query skipped: {why} (lavapipe has no ray tracing; run on a device with VK_KHR_ray_query)"
+            );
+            return;
+        }
+        Err(e) => {
+            eprintln!("inline ray query skipped: no Vulkan device ({e})");
+            return;
+        }
+    };
+    eprintln!("inline ray query on {}", device.name);
+    let results = |case: &RtCase| -> Vec<(u32, u32, u32, f32)> {
+        let out = device.run(case).unwrap();
+        out[1]
+            .chunks_exact(16)
+            .map(|c| {
+                let w = |k: usize| u32::from_le_bytes(c[4 * k..4 * k + 4].try_into().unwrap());
+                // T to 1e-4: hardware intersection need not be exact to the last bit.
+                let t = (f32::from_bits(w(3)) * 1e4).round() / 1e4;
+                (w(0), w(1), w(2), t)
+            })
+            .collect()
+    };
+    assert_eq!(results(&case), QUERY_EXPECTED, "inline ray queries");
+    // The triangles' instance moved 10 along x: their rays miss, the box still hits. The
+    // answer follows the scene, so a wrong expectation is caught.
+    let mut moved = case.clone();
+    moved.instances[0].transform[3] = 10.0;
+    let got = results(&moved);
+    assert_ne!(got, QUERY_EXPECTED);
+    let miss = (0, !0, !0, -1.0);
+    assert_eq!(got, [miss, miss, QUERY_EXPECTED[2], miss, miss], "triangles moved away");
 }

@@ -1,7 +1,10 @@
 //! A minimal ray-tracing runner (feature `vulkan`): a bottom-level structure of triangles
 //! and one of AABBs, a top-level structure of their instances, a ray-tracing pipeline from
 //! translated library entries, a shader binding table whose records hold local root
-//! arguments, global root arguments in push constants, and one `vkCmdTraceRaysKHR`.
+//! arguments, global root arguments in push constants, and one `vkCmdTraceRaysKHR`; or,
+//! for inline ray queries ([`RtCase::compute`]), a compute pipeline and one
+//! `vkCmdDispatch` over the same structures (`VK_KHR_ray_query`, enabled when present:
+//! [`RtDevice::ray_query`]).
 //!
 //! Everything binds by address or push constant (the `heap` model with root descriptors as
 //! addresses: root SRV/UAV buffers and the top-level structure are buffer device
@@ -36,6 +39,8 @@ pub struct RtDevice {
     sbt: [u32; 3],
     /// The device's name.
     pub name: String,
+    /// `VK_KHR_ray_query` and its `rayQuery` feature are enabled: compute cases can run.
+    pub ray_query: bool,
 }
 
 /// Where a push-constant address points.
@@ -97,6 +102,10 @@ pub struct RtCase {
     pub launch: [u32; 2],
     pub max_recursion: u32,
     pub timeout: Duration,
+    /// A compute entry of [`RtCase::modules`]: dispatched over `launch` workgroups
+    /// (`launch[0] x launch[1] x 1`) instead of tracing rays; the ray-tracing fields other
+    /// than the scene are unused. Needs [`RtDevice::ray_query`].
+    pub compute: Option<String>,
 }
 
 struct Buf {
@@ -162,10 +171,16 @@ impl RtDevice {
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
         let mut fas = vk::PhysicalDeviceAccelerationStructureFeaturesKHR::default();
         let mut frt = vk::PhysicalDeviceRayTracingPipelineFeaturesKHR::default();
-        let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f12).push_next(&mut fas).push_next(&mut frt);
+        let mut frq = vk::PhysicalDeviceRayQueryFeaturesKHR::default();
+        let mut f2 = vk::PhysicalDeviceFeatures2::default()
+            .push_next(&mut f12)
+            .push_next(&mut fas)
+            .push_next(&mut frt)
+            .push_next(&mut frq);
         // SAFETY: the chain lives through the call.
         unsafe { instance.get_physical_device_features2(physical, &mut f2) };
         let core = f2.features;
+        let ray_query = has(ash::khr::ray_query::NAME) && frq.ray_query == vk::TRUE;
         if f12.buffer_device_address != vk::TRUE
             || fas.acceleration_structure != vk::TRUE
             || frt.ray_tracing_pipeline != vk::TRUE
@@ -198,6 +213,7 @@ impl RtDevice {
         let mut e12 = vk::PhysicalDeviceVulkan12Features::default().buffer_device_address(true);
         let mut eas = vk::PhysicalDeviceAccelerationStructureFeaturesKHR::default().acceleration_structure(true);
         let mut ert = vk::PhysicalDeviceRayTracingPipelineFeaturesKHR::default().ray_tracing_pipeline(true);
+        let mut erq = vk::PhysicalDeviceRayQueryFeaturesKHR::default().ray_query(true);
         let enabled = vk::PhysicalDeviceFeatures::default()
             .shader_int64(core.shader_int64 == vk::TRUE)
             .shader_float64(core.shader_float64 == vk::TRUE)
@@ -207,7 +223,13 @@ impl RtDevice {
             .push_next(&mut e12)
             .push_next(&mut eas)
             .push_next(&mut ert);
-        let ext_names: Vec<*const std::ffi::c_char> = needed.iter().map(|n| n.as_ptr()).collect();
+        if ray_query {
+            e2 = e2.push_next(&mut erq);
+        }
+        let mut ext_names: Vec<*const std::ffi::c_char> = needed.iter().map(|n| n.as_ptr()).collect();
+        if ray_query {
+            ext_names.push(ash::khr::ray_query::NAME.as_ptr());
+        }
         let create = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_extension_names(&ext_names)
@@ -241,6 +263,7 @@ impl RtDevice {
             rt,
             sbt,
             name,
+            ray_query,
         })))
     }
 
@@ -390,7 +413,8 @@ impl RtDevice {
                 cb,
                 vk::PipelineStageFlags::ACCELERATION_STRUCTURE_BUILD_KHR,
                 vk::PipelineStageFlags::ACCELERATION_STRUCTURE_BUILD_KHR
-                    | vk::PipelineStageFlags::RAY_TRACING_SHADER_KHR,
+                    | vk::PipelineStageFlags::RAY_TRACING_SHADER_KHR
+                    | vk::PipelineStageFlags::COMPUTE_SHADER,
                 vk::DependencyFlags::empty(),
                 &[barrier],
                 &[],
@@ -503,7 +527,63 @@ impl RtDevice {
             bufs,
             structures,
         )?;
+        // Global root arguments.
+        let mut push = case.push_constants.clone();
+        for &(at, what) in &case.push_addresses {
+            let address = match what {
+                Address::Tlas => tlas,
+                Address::Buffer(k) => bufs[*user.get(k).ok_or_else(|| bad(format!("no buffer {k}")))?].address,
+            };
+            let at = at as usize;
+            if push.len() < at + 8 {
+                return Err(bad(format!("address at push-constant byte {at} past the {} bytes", push.len())));
+            }
+            push[at..at + 8].copy_from_slice(&address.to_le_bytes());
+        }
+        match &case.compute {
+            Some(entry) => self.record_dispatch(case, entry, cb, &push, modules, layout, pipeline)?,
+            None => self.record_trace_rays(case, cb, &push, bufs, modules, layout, pipeline)?,
+        }
+        // SAFETY: a command buffer in the recording state.
+        unsafe { self.device.end_command_buffer(cb) }.map_err(vkr("vkEndCommandBuffer"))?;
+        // SAFETY: a valid device.
+        let fence =
+            unsafe { self.device.create_fence(&vk::FenceCreateInfo::default(), None) }.map_err(vkr("vkCreateFence"))?;
+        let cbs = [cb];
+        let submit = [vk::SubmitInfo::default().command_buffers(&cbs)];
+        // SAFETY: a recorded command buffer and a fresh fence.
+        unsafe { self.device.queue_submit(self.queue, &submit, fence) }.map_err(vkr("vkQueueSubmit"))?;
+        let timeout = if case.timeout.is_zero() { Duration::from_secs(10) } else { case.timeout };
+        // SAFETY: a fence of this device.
+        match unsafe { self.device.wait_for_fences(&[fence], true, timeout.as_nanos() as u64) } {
+            Ok(()) => {}
+            Err(vk::Result::TIMEOUT) => return Err(VkError::Timeout { entry: case.name.clone(), timeout }),
+            Err(vk::Result::ERROR_DEVICE_LOST) => return Err(VkError::DeviceLost { entry: case.name.clone() }),
+            Err(e) => return Err(VkError::Vk { call: "vkWaitForFences", result: e }),
+        }
+        // SAFETY: the work finished.
+        unsafe {
+            self.device.destroy_fence(fence, None);
+            self.device.free_command_buffers(self.pool, &cbs);
+        }
+        user.iter().map(|&k| self.read(&bufs[k])).collect()
+    }
+
+    /// Records the ray-tracing pipeline of `case`, its shader binding table and one
+    /// `vkCmdTraceRaysKHR` with the global root arguments `push`.
+    #[allow(clippy::too_many_arguments)]
+    fn record_trace_rays(
+        &self,
+        case: &RtCase,
+        cb: vk::CommandBuffer,
+        push: &[u8],
+        bufs: &mut Vec<Buf>,
+        modules: &mut Vec<vk::ShaderModule>,
+        layout: &mut vk::PipelineLayout,
+        pipeline: &mut vk::Pipeline,
+    ) -> Result<(), VkError> {
         // The pipeline: stages, then groups (raygen, misses, hit groups, callables).
+        let bad = |m: String| VkError::BadLayout(format!("{}: {m}", case.name));
         let mut stages = Vec::new();
         let mut stage_of = std::collections::HashMap::new();
         for (name, words, stage) in &case.modules {
@@ -626,24 +706,11 @@ impl RtDevice {
         let miss = region(case.misses.iter().map(|m| m.1.as_slice()).collect(), bufs)?;
         let hit = region(case.hit_groups.iter().map(|h| h.record.as_slice()).collect(), bufs)?;
         let callable = region(case.callables.iter().map(|c| c.1.as_slice()).collect(), bufs)?;
-        // Global root arguments.
-        let mut push = case.push_constants.clone();
-        for &(at, what) in &case.push_addresses {
-            let address = match what {
-                Address::Tlas => tlas,
-                Address::Buffer(k) => bufs[*user.get(k).ok_or_else(|| bad(format!("no buffer {k}")))?].address,
-            };
-            let at = at as usize;
-            if push.len() < at + 8 {
-                return Err(bad(format!("address at push-constant byte {at} past the {} bytes", push.len())));
-            }
-            push[at..at + 8].copy_from_slice(&address.to_le_bytes());
-        }
         // SAFETY: recording into the command buffer; objects of this device.
         unsafe {
             self.device.cmd_bind_pipeline(cb, vk::PipelineBindPoint::RAY_TRACING_KHR, *pipeline);
             if !push.is_empty() {
-                self.device.cmd_push_constants(cb, *layout, all_stages, 0, &push);
+                self.device.cmd_push_constants(cb, *layout, all_stages, 0, push);
             }
             self.rt.cmd_trace_rays(cb, &raygen, &miss, &hit, &callable, case.launch[0], case.launch[1], 1);
             let barrier = vk::MemoryBarrier::default()
@@ -658,29 +725,75 @@ impl RtDevice {
                 &[],
                 &[],
             );
-            self.device.end_command_buffer(cb).map_err(vkr("vkEndCommandBuffer"))?;
         }
-        // SAFETY: a valid device.
-        let fence =
-            unsafe { self.device.create_fence(&vk::FenceCreateInfo::default(), None) }.map_err(vkr("vkCreateFence"))?;
-        let cbs = [cb];
-        let submit = [vk::SubmitInfo::default().command_buffers(&cbs)];
-        // SAFETY: a recorded command buffer and a fresh fence.
-        unsafe { self.device.queue_submit(self.queue, &submit, fence) }.map_err(vkr("vkQueueSubmit"))?;
-        let timeout = if case.timeout.is_zero() { Duration::from_secs(10) } else { case.timeout };
-        // SAFETY: a fence of this device.
-        match unsafe { self.device.wait_for_fences(&[fence], true, timeout.as_nanos() as u64) } {
-            Ok(()) => {}
-            Err(vk::Result::TIMEOUT) => return Err(VkError::Timeout { entry: case.name.clone(), timeout }),
-            Err(vk::Result::ERROR_DEVICE_LOST) => return Err(VkError::DeviceLost { entry: case.name.clone() }),
-            Err(e) => return Err(VkError::Vk { call: "vkWaitForFences", result: e }),
+        Ok(())
+    }
+
+    /// Records a compute pipeline of the entry `entry` of `case`'s modules and one
+    /// `vkCmdDispatch` over `case.launch` workgroups with the root arguments `push`.
+    #[allow(clippy::too_many_arguments)]
+    fn record_dispatch(
+        &self,
+        case: &RtCase,
+        entry: &str,
+        cb: vk::CommandBuffer,
+        push: &[u8],
+        modules: &mut Vec<vk::ShaderModule>,
+        layout: &mut vk::PipelineLayout,
+        pipeline: &mut vk::Pipeline,
+    ) -> Result<(), VkError> {
+        let bad = |m: String| VkError::BadLayout(format!("{}: {m}", case.name));
+        if !self.ray_query {
+            return Err(bad(format!("{} has no VK_KHR_ray_query", self.name)));
         }
-        // SAFETY: the work finished.
+        let (_, words, _) = case
+            .modules
+            .iter()
+            .find(|(n, _, _)| n == entry)
+            .ok_or_else(|| bad(format!("no module for entry `{entry}`")))?;
+        let info = vk::ShaderModuleCreateInfo::default().code(words);
+        // SAFETY: SPIR-V words, a valid device.
+        let module = unsafe { self.device.create_shader_module(&info, None) }.map_err(vkr("vkCreateShaderModule"))?;
+        modules.push(module);
+        let ranges =
+            [vk::PushConstantRange::default().stage_flags(vk::ShaderStageFlags::COMPUTE).size(push.len() as u32)];
+        let mut layout_info = vk::PipelineLayoutCreateInfo::default();
+        if !push.is_empty() {
+            layout_info = layout_info.push_constant_ranges(&ranges);
+        }
+        // SAFETY: a valid create info.
+        *layout =
+            unsafe { self.device.create_pipeline_layout(&layout_info, None) }.map_err(vkr("vkCreatePipelineLayout"))?;
+        let name = std::ffi::CString::new(entry).map_err(|e| bad(e.to_string()))?;
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(name.as_c_str());
+        let info = vk::ComputePipelineCreateInfo::default().stage(stage).layout(*layout);
+        // SAFETY: valid create infos that outlive the call.
+        *pipeline = unsafe { self.device.create_compute_pipelines(vk::PipelineCache::null(), &[info], None) }
+            .map_err(|(_, e)| VkError::Vk { call: "vkCreateComputePipelines", result: e })?[0];
+        // SAFETY: recording into the command buffer; objects of this device.
         unsafe {
-            self.device.destroy_fence(fence, None);
-            self.device.free_command_buffers(self.pool, &cbs);
+            self.device.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, *pipeline);
+            if !push.is_empty() {
+                self.device.cmd_push_constants(cb, *layout, vk::ShaderStageFlags::COMPUTE, 0, push);
+            }
+            self.device.cmd_dispatch(cb, case.launch[0], case.launch[1], 1);
+            let barrier = vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+                .dst_access_mask(vk::AccessFlags::HOST_READ);
+            self.device.cmd_pipeline_barrier(
+                cb,
+                vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &[barrier],
+                &[],
+                &[],
+            );
         }
-        user.iter().map(|&k| self.read(&bufs[k])).collect()
+        Ok(())
     }
 }
 
