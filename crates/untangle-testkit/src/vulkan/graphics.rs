@@ -522,18 +522,7 @@ impl Gpu {
                     .image_extent(extent);
                 dev.cmd_copy_image_to_buffer(cb, image, vk::ImageLayout::TRANSFER_SRC_OPTIMAL, hb.buffer, &[region]);
             }
-            let barrier = [vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ)];
-            dev.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::ALL_GRAPHICS | vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &barrier,
-                &[],
-                &[],
-            );
+            super::barrier_to_host(&dev, cb, vk::PipelineStageFlags::ALL_GRAPHICS);
             dev.end_command_buffer(cb).map_err(vkr("vkEndCommandBuffer"))?;
             self.submit_and_wait(s, cb, d.timeout, "draw")?;
             let read = |hb: &HostBuffer| std::slice::from_raw_parts(hb.ptr, hb.len).to_vec();

@@ -433,6 +433,29 @@ struct FeatureChain {
     core: vk::PhysicalDeviceFeatures,
 }
 
+/// Records a barrier making shader and transfer writes of `shader_stages` (and of copies)
+/// visible to host reads after the submission completes.
+///
+/// # Safety
+/// `cb` is a command buffer of `dev` in the recording state.
+pub(crate) unsafe fn barrier_to_host(dev: &ash::Device, cb: vk::CommandBuffer, shader_stages: vk::PipelineStageFlags) {
+    let barrier = [vk::MemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
+        .dst_access_mask(vk::AccessFlags::HOST_READ)];
+    // SAFETY: the caller's contract.
+    unsafe {
+        dev.cmd_pipeline_barrier(
+            cb,
+            shader_stages | vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::empty(),
+            &barrier,
+            &[],
+            &[],
+        )
+    };
+}
+
 /// A device for test `test`, or `None` (printing why) when there is no Vulkan loader or
 /// device and `UNTANGLE_REQUIRE_VULKAN=1` is not set (`tools/test.sh` sets it, after
 /// installing lavapipe, so CI never skips); any other failure panics. Prints the device and
@@ -1248,18 +1271,7 @@ impl Gpu {
                     dev.cmd_copy_image_to_buffer(cb, *image, vk::ImageLayout::GENERAL, *staging, &copy_of(img));
                 }
             }
-            let barrier = [vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::HOST_READ)];
-            dev.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &barrier,
-                &[],
-                &[],
-            );
+            barrier_to_host(dev, cb, vk::PipelineStageFlags::COMPUTE_SHADER);
             dev.end_command_buffer(cb).map_err(vkr("vkEndCommandBuffer"))?;
             let fence = dev.create_fence(&vk::FenceCreateInfo::default(), None).map_err(vkr("vkCreateFence"))?;
             s.fences.push(fence);
