@@ -318,3 +318,36 @@ fn float_controls2_marks_precise_operations() {
     assert!(precise > 0 && none == precise, "{precise} NoContraction, {none} FPFastMathMode None");
     assert!(!plain.contains("FPFastMathMode") && !plain.contains("FloatControls2"));
 }
+
+/// Under `Options::float_controls2` the entry point also declares `FPFastMathDefault None`
+/// for each float width with a precise operation (NVIDIA reassociated precise operations
+/// with only their decorations), and a fast operation of that width is decorated with the
+/// relaxations it is allowed instead of inheriting the strict default.
+#[test]
+fn float_controls2_sets_the_default_and_relaxes_fast_operations() {
+    if find_spirv_val().is_none() {
+        return;
+    }
+    let m = untangle_testkit::fuzzing::shader_gen::generate(42);
+    let text = edit(&untangle::ir::dump::Dumper::new(&m).module(), " = fsub float ", " = fsub fast float ");
+    let on = Options { float_controls2: true, ..Default::default() };
+    let asm = translate(&text, &on).expect("translates");
+    let defaults: Vec<&str> = asm.lines().filter(|l| l.contains("FPFastMathDefault")).collect();
+    assert_eq!(defaults.len(), 1, "{defaults:?}");
+    assert!(defaults[0].contains("%float"), "{defaults:?}");
+    let relaxed: Vec<&str> =
+        asm.lines().filter(|l| l.contains("FPFastMathMode") && !l.contains("FPFastMathMode None")).collect();
+    assert_eq!(relaxed.len(), 1, "{relaxed:?}");
+    for flag in ["AllowContract", "AllowReassoc", "AllowTransform", "AllowRecip"] {
+        assert!(relaxed[0].contains(flag), "{relaxed:?}");
+    }
+    assert!(!relaxed[0].contains("NotNaN") && !relaxed[0].contains("NSZ"), "{relaxed:?}");
+    // With every float operation fast there is nothing to protect: no default, no
+    // decorations.
+    let mut all_fast = text;
+    for op in ["fadd", "fsub", "fmul", "fdiv", "frem"] {
+        all_fast = all_fast.replace(&format!(" = {op} float "), &format!(" = {op} fast float "));
+    }
+    let asm = translate(&all_fast, &on).expect("translates");
+    assert!(!asm.contains("FPFastMathDefault") && !asm.contains("FPFastMathMode"), "{asm}");
+}

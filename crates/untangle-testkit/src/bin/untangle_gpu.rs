@@ -45,11 +45,15 @@
 //! exit 1 on an unexplained mismatch. `--sabotage swap-sub|unsigned` breaks every
 //! translation on purpose (`difftest::sabotage`): the runs must then fail.
 //!
-//! `diff-show --first-seed S [--seeds K]` prints generated program S, its SPIR-V and every
-//! word that differs on inputs 0..K; `diff-reduce (--first-seed S | --shader FILE) [--input
-//! K] [--budget N]` shrinks the program (`difftest::reduce`) while the device still differs
-//! from the interpreter on input K, at most N device runs (default 2000), and prints the
-//! reduced program, both results of every differing word, and its SPIR-V.
+//! `diff-show (--first-seed S | --shader FILE) [--seeds K] [--spv MODULE]...` prints the
+//! program (generated program S, or a shader file in any input format), its SPIR-V and
+//! every word that differs on inputs 0..K, then does the same with each `--spv` module run
+//! in place of the translation (hand-edited modules, to test what a driver does with a
+//! construct); `diff-reduce (--first-seed S | --shader FILE) [--input K] [--budget N] [--out
+//! DIR]` shrinks the program (`difftest::reduce`) while the device still differs from the
+//! interpreter on input K, at most N device runs (default 2000), prints the reduced program,
+//! both results of every differing word, and its SPIR-V, and with `--out` writes it to
+//! `DIR/reduced.ll` (which `--shader` reads back) and its module to `DIR/reduced.spv`.
 //!
 //! `pipeline-times --ours DIR --reference DIR [--reps N]` times the driver's pipeline
 //! creation (`vkCreateShaderModule` + `vkCreate*Pipelines`, no cache, a fresh nonce per
@@ -98,8 +102,11 @@ struct Args {
     max_blocks: Option<usize>,
     out_of_line: bool,
     root_signatures: bool,
-    /// `diff-reduce`: a corpus shader instead of a generated program.
+    /// `diff-reduce`/`diff-show`: a shader file instead of a generated program.
     shader: Option<PathBuf>,
+    /// `diff-show`: SPIR-V modules run in place of the translation (experiments on a
+    /// driver: a hand-edited module against the same interpreter results).
+    spv: Vec<PathBuf>,
     /// `diff-reduce`: the input seed whose mismatch is kept.
     input: u64,
     /// `diff-reduce`: most device runs.
@@ -133,6 +140,7 @@ fn parse_args() -> Result<Args, String> {
         out_of_line: false,
         root_signatures: false,
         shader: None,
+        spv: Vec::new(),
         input: 0,
         budget: 2000,
         sabotage: None,
@@ -163,6 +171,7 @@ fn parse_args() -> Result<Args, String> {
             "--reps" => a.reps = num(value()?)?.clamp(1, 1000) as usize,
             "--seeds" => a.seeds = Some(num(value()?)?.max(1)),
             "--shader" => a.shader = Some(value()?.into()),
+            "--spv" => a.spv.push(value()?.into()),
             "--input" => a.input = num(value()?)?,
             "--budget" => a.budget = num(value()?)? as usize,
             "--sabotage" => {
@@ -615,14 +624,15 @@ fn diff_gen(a: &Args) -> Result<bool, String> {
     Ok(s.failed.is_empty() && s.untranslated.is_empty())
 }
 
-/// `diff-show --first-seed S [--seeds K]`: generated program S, its IR, its SPIR-V and
-/// every word that differs on input seeds 0..K (default 1).
+/// `diff-show (--first-seed S | --shader FILE) [--seeds K] [--spv MODULE]...`: the program,
+/// its IR, its SPIR-V and every word that differs on input seeds 0..K (default 1), for the
+/// translation and for each `--spv` module in its place.
 fn diff_show(a: &Args) -> Result<bool, String> {
     let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
     println!("{}", gpu.info());
     let f = &gpu.info().features;
     println!("maximal reconvergence: {}, float controls 2: {}", f.maximal_reconvergence, f.float_controls2);
-    let m = untangle_testkit::fuzzing::shader_gen::generate(a.first_seed);
+    let m = program(a)?;
     println!("{}", untangle_testkit::fuzzing::shader_gen::dump(&m));
     let options = untangle::Options {
         maximal_reconvergence: gpu.info().features.maximal_reconvergence,
@@ -633,22 +643,59 @@ fn diff_show(a: &Args) -> Result<bool, String> {
     if let Some(v) = untangle_testkit::check::spirv_val::find_spirv_val() {
         println!("{}", v.disassemble(&tr.words).unwrap_or_else(|e| e));
     }
+    // The translation, then each `--spv` module in its place.
+    let mut variants = vec![("translation".to_string(), tr.clone())];
+    for path in &a.spv {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        if bytes.len() % 4 != 0 {
+            return Err(format!("{}: not a whole number of words", path.display()));
+        }
+        let mut variant = tr.clone();
+        variant.words = bytes.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+        variants.push((path.display().to_string(), variant));
+    }
     let placement = untangle_testkit::vulkan::corpus::DefaultPlacement;
     let mut clean = true;
-    for seed in 0..a.seeds.unwrap_or(1) {
-        match untangle_testkit::difftest::gpu::all_mismatches(&mut gpu, &m, &tr, &placement, seed, [1, 1, 1], a.timeout)
-        {
-            Ok((bad, counts)) => {
-                println!("input {seed}: {} compared, {} open, {} differ", counts.compared, counts.skipped, bad.len());
-                clean &= bad.is_empty();
-                for m in bad {
-                    println!("  {m}");
+    for (name, tr) in &variants {
+        for seed in 0..a.seeds.unwrap_or(1) {
+            match untangle_testkit::difftest::gpu::all_mismatches(
+                &mut gpu,
+                &m,
+                tr,
+                &placement,
+                seed,
+                [1, 1, 1],
+                a.timeout,
+            ) {
+                Ok((bad, counts)) => {
+                    println!(
+                        "{name}, input {seed}: {} compared, {} open, {} differ",
+                        counts.compared,
+                        counts.skipped,
+                        bad.len()
+                    );
+                    clean &= bad.is_empty();
+                    for m in bad {
+                        println!("  {m}");
+                    }
                 }
+                Err(e) => println!("{name}, input {seed}: {e}"),
             }
-            Err(e) => println!("input {seed}: {e}"),
         }
     }
     Ok(clean)
+}
+
+/// The program `diff-show` runs: `--shader FILE` (any input format), else generated
+/// program `--first-seed`.
+fn program(a: &Args) -> Result<untangle::ir::Module, String> {
+    match &a.shader {
+        Some(path) => {
+            let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            Ok(untangle::load::load_bytes(bytes, "shader").map_err(|e| e.to_string())?.module)
+        }
+        None => Ok(untangle_testkit::fuzzing::shader_gen::generate(a.first_seed)),
+    }
 }
 
 /// `diff-reduce (--first-seed S | --shader FILE) [--input K] [--budget N]`: shrinks generated
@@ -681,6 +728,18 @@ fn diff_reduce(a: &Args) -> Result<bool, String> {
             let mut tr = untangle::emit::translate::translate_module(&r.module, &options).map_err(|e| e.to_string())?;
             if let Some(s) = a.sabotage {
                 s.apply(&mut tr.words);
+            }
+            // The reduced program as text (`diff-show --shader` reads it back) and its
+            // module, for experiments on machines without the SPIR-V tools.
+            if let Some(dir) = &a.out {
+                let write = |name: &str, bytes: &[u8]| {
+                    std::fs::create_dir_all(dir)
+                        .and_then(|()| std::fs::write(dir.join(name), bytes))
+                        .map_err(|e| format!("{}: {e}", dir.join(name).display()))
+                };
+                write("reduced.ll", untangle::ir::dump::Dumper::new(&r.module).module().as_bytes())?;
+                let bytes: Vec<u8> = tr.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                write("reduced.spv", &bytes)?;
             }
             if let Some(v) = untangle_testkit::check::spirv_val::find_spirv_val() {
                 println!("{}", v.disassemble(&tr.words).unwrap_or_else(|e| e));

@@ -31,6 +31,10 @@ pub enum ShapeFailure {
     Structurize(#[from] StructurizeError),
     #[error("{0}")]
     Rules(Box<StructuredViolations>),
+    /// A loop header that is also another construct's merge: valid SPIR-V, but the
+    /// structurizer promises none (`passes::loop_entry`: NVIDIA does not reconverge there).
+    #[error("function `{function}`: loop header {header} is also the merge of {construct}")]
+    MergeAtLoopHeader { function: String, header: String, construct: String },
     #[error("function `{function}`: structurized graph disagrees with the input on decisions {decisions:?} (trace length {trace_len}): expected {expected:?}, got {got}")]
     GraphTrace { function: String, decisions: Vec<u32>, trace_len: usize, expected: Vec<u32>, got: String },
     #[error("emission: {0}")]
@@ -55,6 +59,7 @@ pub fn check_module(
     for (_, func) in module.defined_functions() {
         let s = structurize(func, Options::default())?;
         check_structured_with(&s.scfg, Some(func)).map_err(|v| ShapeFailure::Rules(Box::new(v)))?;
+        check_no_merge_at_loop_header(&s.scfg)?;
         check_graph_traces(func, &s, streams, seed)?;
         add_stats(&mut summary.stats, &s.stats);
         done.push((func, s));
@@ -71,6 +76,26 @@ pub fn check_module(
         check_trace_equivalence(func, &program, streams, seed).map_err(|m| ShapeFailure::Trace(Box::new(m)))?;
     }
     Ok(summary)
+}
+
+/// `passes::loop_entry`'s guarantee: no loop header is the merge block of a construct.
+pub fn check_no_merge_at_loop_header(scfg: &untangle::passes::Scfg) -> Result<(), ShapeFailure> {
+    use untangle::passes::Merge;
+    let labels = untangle::passes::labels::Labels::new(scfg);
+    for &h in &scfg.layout {
+        let merge = match scfg.blocks[h].merge {
+            Some(Merge::Selection { merge }) | Some(Merge::Loop { merge, .. }) => merge,
+            None => continue,
+        };
+        if matches!(scfg.blocks[merge].merge, Some(Merge::Loop { .. })) {
+            return Err(ShapeFailure::MergeAtLoopHeader {
+                function: scfg.name.clone(),
+                header: labels.get(merge),
+                construct: labels.get(h),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Runs the structurized graph itself (no SPIR-V) against the original: a failure here

@@ -1187,18 +1187,25 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             None => b,
         };
         let r = self.ids_op(opcode, t, &[a, b])?;
-        if op.is_float() && !fast {
-            // `precise` (no fast-math flag): the driver must not fuse it into a
-            // multiply-add (nor, in Mesa's reading, reassociate it).
-            if self.cx.float_controls2 {
-                // Under float controls 2 the two may not decorate one instruction; `None`
-                // says more (no contraction, no reassociation, IEEE zeros, NaNs and
-                // infinities).
-                self.cx.extension("SPV_KHR_float_controls2");
-                self.cx.capability(rspirv::spirv::Capability::FloatControls2);
-                self.cx.decorate(r, rspirv::spirv::Decoration::FPFastMathMode, &[0]);
-            } else {
-                self.cx.decorate(r, rspirv::spirv::Decoration::NoContraction, &[]);
+        if op.is_float() {
+            let bits = self.scalar_bits(ty).unwrap_or(32);
+            if !fast {
+                // `precise` (no fast-math flag): the driver must not fuse it into a
+                // multiply-add (nor, in Mesa's reading, reassociate it).
+                if self.cx.float_controls2 {
+                    // Under float controls 2 the two may not decorate one instruction;
+                    // `None` says more (no contraction, no reassociation, IEEE zeros, NaNs
+                    // and infinities). The entry point also gets `FPFastMathDefault None`
+                    // for the type (`ModuleBuilder::finish_float_controls`).
+                    self.cx.extension("SPV_KHR_float_controls2");
+                    self.cx.capability(rspirv::spirv::Capability::FloatControls2);
+                    self.cx.decorate(r, rspirv::spirv::Decoration::FPFastMathMode, &[0]);
+                    self.cx.float_controls.precise(bits);
+                } else {
+                    self.cx.decorate(r, rspirv::spirv::Decoration::NoContraction, &[]);
+                }
+            } else if self.cx.float_controls2 {
+                self.cx.float_controls.fast(r, bits);
             }
         }
         if let Some(z) = by_zero {

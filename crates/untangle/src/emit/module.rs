@@ -41,6 +41,38 @@ pub struct ModuleBuilder<'m> {
     /// [`crate::Options::float_controls2`]: precise float operations also carry
     /// `FPFastMathMode None`.
     pub float_controls2: bool,
+    /// Under `float_controls2`, what [`ModuleBuilder::finish_float_controls`] needs.
+    pub float_controls: FloatControls,
+}
+
+/// The float widths with precise operations, and the fast operations, of an entry point
+/// translated under [`crate::Options::float_controls2`].
+///
+/// NVIDIA's compiler (driver 580) reassociated `x - (x - 12.25)` to `12.25` with
+/// `FPFastMathMode None` on both operations, and computed it as written once the entry
+/// point also declared `FPFastMathDefault None` for `float` (`docs/dxil-semantics.md`).
+/// So a width with a precise operation gets that default, and since it also applies to
+/// every undecorated operation of the width, the fast ones are decorated with the
+/// relaxations D3D allows them (contraction, reassociation, reciprocals), keeping NaNs,
+/// infinities and the sign of zero.
+#[derive(Default)]
+pub struct FloatControls {
+    /// Widths 16, 32, 64 (by [`width_slot`]) with a precise operation.
+    precise: [bool; 4],
+    /// Fast operations' results and widths.
+    fast: Vec<(Word, u32)>,
+}
+
+impl FloatControls {
+    pub fn precise(&mut self, bits: u32) {
+        if let Some(slot) = width_slot(bits) {
+            self.precise[slot] = true;
+        }
+    }
+
+    pub fn fast(&mut self, result: Word, bits: u32) {
+        self.fast.push((result, bits));
+    }
 }
 
 /// An empty map with room for `n` entries.
@@ -85,6 +117,7 @@ impl<'m> ModuleBuilder<'m> {
             scalars: [0; 14],
             render_target_sample_count: None,
             float_controls2: false,
+            float_controls: FloatControls::default(),
         };
         mb.capability(Capability::Shader);
         mb
@@ -389,6 +422,27 @@ impl<'m> ModuleBuilder<'m> {
     }
 
     /// Decorates `target`, once: repeating a decoration is invalid SPIR-V.
+    /// `FPFastMathDefault None` on `entry` for every float width with a precise operation,
+    /// and the fast operations of those widths decorated with their relaxations
+    /// ([`FloatControls`]). Call once, after the entry point's functions.
+    pub fn finish_float_controls(&mut self, entry: Word) {
+        let fc = std::mem::take(&mut self.float_controls);
+        // AllowContract | AllowReassoc | AllowTransform (which requires the other two),
+        // AllowRecip.
+        const RELAXED: u32 = 0x1_0000 | 0x2_0000 | 0x4_0000 | 0x8;
+        for (slot, bits) in [16, 32, 64].into_iter().enumerate().map(|(i, b)| (i + 1, b)) {
+            if !fc.precise[slot] {
+                continue;
+            }
+            let float = self.float(bits);
+            let none = self.const_u32(0);
+            self.b.execution_mode_id(entry, spirv::ExecutionMode::FPFastMathDefault, [float, none]);
+            for &(r, _) in fc.fast.iter().filter(|&&(_, b)| b == bits) {
+                self.decorate(r, spirv::Decoration::FPFastMathMode, &[RELAXED]);
+            }
+        }
+    }
+
     pub fn decorate(&mut self, target: Word, d: spirv::Decoration, literals: &[u32]) {
         if self.decorations.insert((target, d as u32, literals.to_vec())) {
             self.b.decorate_literals(target, d, literals);

@@ -311,6 +311,7 @@ pub(crate) fn translate_entry_local(
     let interface = cx.interface.clone();
     let entry_name = stage::ray_tracing::export_name(&ep.name).to_string();
     cx.b.entry_point(model, fn_id, entry_name.as_str(), interface);
+    cx.finish_float_controls(fn_id);
     if options.maximal_reconvergence {
         cx.extension("SPV_KHR_maximal_reconvergence");
         cx.b.execution_mode(fn_id, ExecutionMode::MaximallyReconvergesKHR, []);

@@ -381,6 +381,16 @@ impl Builder {
         self.note(fits);
     }
 
+    /// `OpExecutionModeId`: a mode whose operands are ids.
+    pub fn execution_mode_id(&mut self, function: Word, mode: spirv::ExecutionMode, ids: impl AsRef<[Word]>) {
+        let out = &mut self.execution_modes;
+        let open = Open::begin(out, Op::ExecutionModeId, None, None);
+        out.extend_from_slice(&[function, mode as u32]);
+        out.extend_from_slice(ids.as_ref());
+        let fits = open.finish(out);
+        self.note(fits);
+    }
+
     pub fn name(&mut self, target: Word, name: impl AsRef<str>) {
         let out = &mut self.debug_names;
         let open = Open::begin(out, Op::Name, None, None);

@@ -483,13 +483,14 @@ impl<'m> Dumper<'m> {
         for (_, g) in self.m.globals.iter() {
             let kind = if g.is_constant { "constant" } else { "global" };
             let aspace = if g.addr_space != 0 { format!("addrspace({}) ", g.addr_space) } else { String::new() };
-            let init = match g.initializer {
-                Some(c) => format!(" {}", self.constant(c)),
-                None => String::new(),
+            // A global without an initializer is a declaration: LLVM spells it `external`.
+            let (linkage, init) = match g.initializer {
+                Some(c) => ("", format!(" {}", self.constant(c))),
+                None => ("external ", String::new()),
             };
             let _ = writeln!(
                 out,
-                "@{} = {aspace}{kind} {}{init}, align {}",
+                "@{} = {linkage}{aspace}{kind} {}{init}, align {}",
                 quote_name(&g.name),
                 self.ty(g.value_ty),
                 g.align

@@ -33,6 +33,7 @@ pub mod header_split;
 pub mod inline;
 pub mod labels;
 pub mod loop_continue;
+pub mod loop_entry;
 pub mod loop_exit;
 pub mod loop_nest;
 pub mod mark;
@@ -79,7 +80,8 @@ pub struct Options<'a> {
 }
 
 /// The passes in order. `mark` must leave the graph as it found it.
-pub const PASSES: &[&str] = &["loop_continue", "loop_exit", "header_split", "selection", "edge_split", "mark", "phi"];
+pub const PASSES: &[&str] =
+    &["loop_continue", "loop_exit", "header_split", "selection", "edge_split", "loop_entry", "mark", "phi"];
 
 /// Structurizes one function with a body.
 pub fn structurize(func: &Function, mut options: Options<'_>) -> Result<Structured, StructurizeError> {
@@ -111,6 +113,8 @@ pub fn structurize(func: &Function, mut options: Options<'_>) -> Result<Structur
     dump(4, PASSES[3], work.scfg);
     edge_split::run(&mut work, &mut plan);
     dump(5, PASSES[4], work.scfg);
+    loop_entry::run(&mut work, &mut plan);
+    dump(6, PASSES[5], work.scfg);
     let edges_before = edge_list(work.scfg);
     mark::run(&mut work, &mut plan);
     if edge_list(work.scfg) != edges_before {
@@ -120,13 +124,13 @@ pub fn structurize(func: &Function, mut options: Options<'_>) -> Result<Structur
             message: "the marking pass changed the graph".into(),
         });
     }
-    dump(6, PASSES[5], work.scfg);
+    dump(7, PASSES[6], work.scfg);
     let phis = crate::phi::repair(&mut scfg).map_err(|e| StructurizeError::Internal {
         function: func.name.clone(),
         pass: "phi",
         message: e.to_string(),
     })?;
-    dump(7, PASSES[6], &scfg);
+    dump(8, PASSES[7], &scfg);
     let stats = Stats {
         original_blocks,
         blocks_added: scfg.layout.len().saturating_sub(original_blocks),

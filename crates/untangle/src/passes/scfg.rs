@@ -59,6 +59,9 @@ pub enum SyntheticKind {
     BlockHeader,
     /// The continue target of a block construct: unreachable, it only closes the loop.
     BlockContinue,
+    /// An empty block before a loop header that another construct merges at; it becomes
+    /// that construct's merge (see `passes::loop_entry`).
+    LoopEntry,
 }
 
 /// A block's terminator.
@@ -287,6 +290,7 @@ impl Scfg {
                     SyntheticKind::EdgeSplit => "edge",
                     SyntheticKind::BlockHeader => "block",
                     SyntheticKind::BlockContinue => "block_continue",
+                    SyntheticKind::LoopEntry => "loop_entry",
                 };
                 format!("{prefix}.{}", b.as_u32())
             }
