@@ -847,8 +847,9 @@ enum untangle_status untangle_options_set_maximal_reconvergence(struct untangle_
                                                                 bool enabled);
 
 /**
- * Whether precise float operations also carry `FPFastMathMode None` (default false): set
- * it when the device enables `shaderFloatControls2`, so drivers may not reassociate them.
+ * Whether precise float operations carry `FPFastMathMode None`, and entry points
+ * `FPFastMathDefault None` for their widths (default false): set it when the device
+ * enables `shaderFloatControls2`, so drivers may not reassociate them.
  */
 enum untangle_status untangle_options_set_float_controls2(struct untangle_options *options,
                                                           bool enabled);

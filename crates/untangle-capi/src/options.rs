@@ -35,8 +35,9 @@ pub unsafe extern "C" fn untangle_options_set_maximal_reconvergence(
     })
 }
 
-/// Whether precise float operations also carry `FPFastMathMode None` (default false): set
-/// it when the device enables `shaderFloatControls2`, so drivers may not reassociate them.
+/// Whether precise float operations carry `FPFastMathMode None`, and entry points
+/// `FPFastMathDefault None` for their widths (default false): set it when the device
+/// enables `shaderFloatControls2`, so drivers may not reassociate them.
 #[no_mangle]
 pub unsafe extern "C" fn untangle_options_set_float_controls2(
     options: *mut untangle_options,

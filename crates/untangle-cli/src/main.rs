@@ -89,8 +89,9 @@ pub struct Convert {
     /// lanes D3D drivers give them.
     #[arg(long)]
     pub maximal_reconvergence: bool,
-    /// Precise float operations also carry `FPFastMathMode None` (`SPV_KHR_float_controls2`;
-    /// the device must enable `shaderFloatControls2`): drivers may not reassociate them.
+    /// Precise float operations carry `FPFastMathMode None` and the entry point
+    /// `FPFastMathDefault None` for their widths (`SPV_KHR_float_controls2`; the device must
+    /// enable `shaderFloatControls2`): drivers may not reassociate them.
     #[arg(long)]
     pub float_controls2: bool,
     /// A library's entry to translate (its exported name, e.g. `RayGen`). Without it, a

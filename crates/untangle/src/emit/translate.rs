@@ -60,11 +60,13 @@ pub struct Options {
     /// a merge once per divergent group: `docs/dxil-semantics.md`). The pipeline's device
     /// must enable `shaderMaximalReconvergence` (`VK_KHR_shader_maximal_reconvergence`).
     pub maximal_reconvergence: bool,
-    /// Float operations DXIL marks precise (no fast-math flags) also carry
-    /// `FPFastMathMode None` (`SPV_KHR_float_controls2`), which forbids reassociating them in
-    /// so many words; `NoContraction` alone did not stop NVIDIA's compiler from folding
-    /// `(x - 1) - x` to `-1` (`docs/dxil-semantics.md`). The pipeline's device must enable
-    /// `shaderFloatControls2` (Vulkan 1.4, `VK_KHR_shader_float_controls2`).
+    /// Float operations DXIL marks precise (no fast-math flags) carry `FPFastMathMode None`
+    /// (`SPV_KHR_float_controls2`) in place of `NoContraction`, and the entry point declares
+    /// `FPFastMathDefault None` for their widths (fast operations of those widths then carry
+    /// their relaxations). Neither `NoContraction` nor the decoration alone stopped NVIDIA's
+    /// compiler from folding `x - (x - 12.25)` to `12.25`; the default did
+    /// (`docs/dxil-semantics.md`). The pipeline's device must enable `shaderFloatControls2`
+    /// (Vulkan 1.4, `VK_KHR_shader_float_controls2`).
     pub float_controls2: bool,
 }
 
