@@ -88,3 +88,46 @@ fn fast_math_consumers_of_rounded_values_are_open() {
     // Exact arithmetic stays exact and unmarked.
     assert_eq!(arith_fast(f(1.5), f(2.25), Fk::F, '*', true).acc, Acc::EXACT);
 }
+
+/// Compute-shader derivatives (SM 6.6) in the interpreter: the three vkd3d-proton shaders
+/// put each thread's texture coordinate at `(column, row) / 32` of its quad's 2×2 layout,
+/// 1D (`numthreads(64, 1, 1)` and `(8, 9, 1)`: four consecutive threads) or 2D (`(8, 8,
+/// 1)`), and store `ddx_fine(u)`, `ddy_fine(v)` in the G and B channels of the texel they
+/// address: 1/32 in every texel (vkd3d-proton's expectation). The unclamped LOD in A is
+/// open; R is the point sample of level 0.
+#[test]
+fn compute_derivatives_are_the_quads_differences() {
+    use untangle::dxil::ResourceClass;
+    use untangle_testkit::difftest::inputs::{inputs, to_interp};
+    use untangle_testkit::interp::{Program, ResKind};
+    for name in ["cs_derivative_1d", "cs_derivative_2d_aligned", "cs_derivative_2d_unaligned"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("../../../shared/corpus/dxil/vkd3d-proton/sm_advanced.{name}.cs_6_6.dxil"));
+        let m = untangle::load::load_path(&path).expect("corpus shader").module;
+        let p = Program::new(&m).unwrap_or_else(|e| panic!("{name}: {}", e.0));
+        let ins = inputs(&p.info.resources, 3, Budget::default()).expect("inputs");
+        let before = to_interp(&ins);
+        let out = untangle_testkit::difftest::reference(&p, &before, 32, [1, 1, 1]).expect("runs");
+        let uav = out.list.iter().find(|r| r.class == ResourceClass::Uav).expect("u0");
+        let initial = before.list.iter().find(|r| r.class == ResourceClass::Uav).expect("u0");
+        let ResKind::Texture { extent, .. } = uav.kind else { panic!("{name}: u0 is a texture") };
+        let mut written = 0;
+        for y in 0..u64::from(extent[1]) {
+            for x in 0..u64::from(extent[0]) {
+                let c = uav.load_typed([x, y, 0]).comps;
+                if c == initial.load_typed([x, y, 0]).comps {
+                    continue;
+                }
+                written += 1;
+                for k in [1, 2] {
+                    assert!(c[k].acc.is_exact(), "{name} ({x}, {y}) channel {k}: {:?}", c[k]);
+                    assert_eq!(f32::from_bits(c[k].bits as u32), 1.0 / 32.0, "{name} ({x}, {y}) channel {k}");
+                }
+                assert!(c[3].acc.is_any(), "{name}: the unclamped LOD is open");
+            }
+        }
+        // The harness's texture is smaller than the 16 × 4 or 8 × 8 texels the threads
+        // address: writes past it are dropped.
+        assert!(written >= 16, "{name}: {written} texels written");
+    }
+}

@@ -213,6 +213,15 @@ pub fn device_gap(p: &Program, gpu: &Gpu) -> Option<String> {
             return Some(format!("wave size {}..{} (device subgroup size {})", w.min, w.max, f.subgroup_size));
         }
     }
+    let derivatives = p.info.ops.iter().any(|u| {
+        u.op.as_deref().and_then(untangle::dxil::DxOp::from_name).is_some_and(|op| {
+            use untangle::dxil::DxOp::*;
+            matches!(op, DerivCoarseX | DerivCoarseY | DerivFineX | DerivFineY | Sample | SampleBias | CalculateLOD)
+        })
+    });
+    if derivatives && !f.compute_derivatives {
+        return Some("compute-shader derivatives need VK_KHR_compute_shader_derivatives".into());
+    }
     if !f.descriptor_indexing && p.info.resources.iter().any(|r| r.range_size.is_none()) {
         return Some("unbounded resource arrays need descriptor indexing".into());
     }

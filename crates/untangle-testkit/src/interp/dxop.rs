@@ -722,6 +722,8 @@ pub fn call(ctx: &mut Ctx, t: &mut Thread, _inst: InstId, c: &OpCall) -> R<Optio
             s(old)
         }
         SampleLevel => super::sample::sample_level(ctx, t, a)?,
+        Sample => super::sample::sample_implicit(ctx, t, a)?,
+        CalculateLOD => super::sample::calculate_lod(ctx, t, a)?,
         TextureGather => super::sample::gather(ctx, t, a, false)?,
         SampleCmpLevel | SampleCmpLevelZero => super::sample::sample_cmp(ctx, t, a)?,
         TextureGatherRaw => super::sample::gather(ctx, t, a, true)?,

@@ -95,6 +95,12 @@ pub fn supported_op(op: DxOp) -> bool {
             | CBufferLoad
             | CBufferLoadLegacy
             | SampleLevel
+            | Sample
+            | CalculateLOD
+            | DerivCoarseX
+            | DerivCoarseY
+            | DerivFineX
+            | DerivFineY
             | TextureGather
             | SampleCmpLevel
             | SampleCmpLevelZero

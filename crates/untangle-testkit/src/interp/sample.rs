@@ -182,6 +182,28 @@ pub fn sample_level(ctx: &mut Ctx, t: &mut Thread, a: &[Value]) -> R<Val> {
     Ok(Val::agg(v))
 }
 
+/// `Sample(srv, sampler, c0..c3, o0..o2, clamp)`: the LOD comes from the quad's
+/// derivatives, but the harness's textures have one mip level and its sampler filters by
+/// point for minification and magnification alike, so every LOD (and LOD clamp) samples
+/// level 0 as `SampleLevel` does (D3D11.3 §7.18.10: the LOD picks the filter and the
+/// mip level, nothing else).
+pub fn sample_implicit(ctx: &mut Ctx, t: &mut Thread, a: &[Value]) -> R<Val> {
+    sample_level(ctx, t, a)
+}
+
+/// `CalculateLOD(srv, sampler, c0, c1, c2, clamped)`. Clamped: the LOD clamped to the
+/// view's mip range, which for the harness's one-level textures is 0.0 whatever the
+/// derivatives (when the coordinates are numbers). Unclamped: `log2` of the scaled
+/// derivatives, which D3D lets hardware approximate: open.
+pub fn calculate_lod(ctx: &mut Ctx, t: &mut Thread, a: &[Value]) -> R<Val> {
+    let p = ctx.p;
+    let clamped = super::exec::exact(p, t, a[5], "CalculateLOD's clamp flag")? & 1 == 1;
+    let coords: Vec<Scalar> = (2..5).map(|k| scalar(p, t, a[k])).collect::<R<_>>()?;
+    let numbers = coords.iter().take(2).all(|c| c.acc.is_exact() && float::to_f64(c.bits, Fk::F).is_finite());
+    let bits = 0.0f32.to_bits() as u64;
+    Ok(Val::S(Scalar { bits, acc: if clamped && numbers { Acc::EXACT } else { Acc::ANY } }))
+}
+
 /// `SampleCmpLevelZero(srv, sampler, c0..c3, o0..o2, reference)` and `SampleCmpLevel`
 /// (the same and a level, which one mip level makes moot): the point-sampled texel
 /// compared with the reference by the sampler's operation (the harness's:

@@ -12,6 +12,10 @@
 //! X = lane ^ 1, 1 across Y = lane ^ 2, 2 diagonal = lane ^ 3), quads are four consecutive
 //! lanes. Float sums and products depend on the order of reduction: [`Acc::ANY`]; reading
 //! an inactive lane is undefined.
+//!
+//! Compute-shader derivatives (SM 6.6 `DerivFine*`/`DerivCoarse*`) run here too: their quads
+//! are made of threads, not lanes (2×2 in X and Y, or four consecutive threads; see
+//! `compute_quad`), and the four threads of a quad must reach the instruction together.
 
 use super::exec::{indeterminate, internal, operand, scalar, Ctx, Thread, R};
 use super::float::{self, Fk};
@@ -41,7 +45,28 @@ pub fn is_synchronising(op: DxOp) -> bool {
             | WaveMatch
             | WaveMultiPrefixOp
             | WaveMultiPrefixBitCount
+            | DerivCoarseX
+            | DerivCoarseY
+            | DerivFineX
+            | DerivFineY
     )
+}
+
+/// A compute thread's quad for derivatives (SM 6.6): 2×2 in X and Y when both group
+/// dimensions are even, else four consecutive flattened threads when the group's size is
+/// a multiple of 4 (the layout the translator declares: `DerivativeGroupQuadsKHR` or
+/// `...LinearKHR`). Returns the quad's key and the thread's place in it (bit 0: right
+/// column, bit 1: lower row); `None` when the group forms no quads.
+fn compute_quad(t: &Thread, nt: [u32; 3]) -> Option<(u64, u32)> {
+    let [x, y, z] = t.tid;
+    if nt[0].is_multiple_of(2) && nt[1].is_multiple_of(2) {
+        let key = (u64::from(z) << 42) | (u64::from(y >> 1) << 21) | u64::from(x >> 1);
+        Some((key, (x & 1) | ((y & 1) << 1)))
+    } else if (nt[0] * nt[1] * nt[2]).is_multiple_of(4) {
+        Some((u64::from(t.flat >> 2), t.flat & 3))
+    } else {
+        None
+    }
 }
 
 fn fk_of(overload: Option<&str>) -> Option<Fk> {
@@ -246,6 +271,53 @@ pub fn execute(ctx: &mut Ctx, threads: &mut [Thread], lanes: &[usize], inst: Ins
                     // Reading an inactive lane: undefined.
                     None => Val::undefined(),
                 });
+            }
+        }
+        DerivCoarseX | DerivCoarseY | DerivFineX | DerivFineY => {
+            // Fine: the difference across the thread's own row (X) or column (Y) of its
+            // quad. Coarse: one difference for the whole quad, from a row or column the
+            // implementation picks: defined only where the two agree.
+            let Some(fk) = fk_of(ov) else { return internal("a derivative of a non-float") };
+            let nt = p.num_threads;
+            let mut quads: Vec<Option<(u64, u32)>> = Vec::with_capacity(lanes.len());
+            for &i in lanes {
+                quads.push(compute_quad(&threads[i], nt));
+            }
+            let value_at = |key: u64, pos: u32| -> R<Option<Scalar>> {
+                match lanes.iter().zip(&quads).find(|(_, q)| **q == Some((key, pos))) {
+                    Some((&j, _)) => Ok(Some(arg(j, 0)?)),
+                    None => Ok(None),
+                }
+            };
+            let diff = |key: u64, from: u32, to: u32| -> R<Option<Scalar>> {
+                Ok(match (value_at(key, from)?, value_at(key, to)?) {
+                    (Some(a), Some(b)) => Some(float::arith_fast(b, a, fk, '-', true)),
+                    _ => None,
+                })
+            };
+            for (n, _) in lanes.iter().enumerate() {
+                let Some((key, pos)) = quads[n] else {
+                    return indeterminate("derivatives in a group that forms no quads");
+                };
+                let r = match call.op {
+                    DerivFineX => diff(key, pos & !1, pos | 1)?,
+                    DerivFineY => diff(key, pos & !2, pos | 2)?,
+                    DerivCoarseX | DerivCoarseY => {
+                        let (a, b) = if call.op == DerivCoarseX {
+                            (diff(key, 0, 1)?, diff(key, 2, 3)?)
+                        } else {
+                            (diff(key, 0, 2)?, diff(key, 1, 3)?)
+                        };
+                        match (a, b) {
+                            (Some(a), Some(b)) if a.bits == b.bits && a.acc.is_exact() && b.acc.is_exact() => Some(a),
+                            (Some(a), _) | (_, Some(a)) => Some(Scalar { acc: Acc::ANY, ..a }),
+                            _ => None,
+                        }
+                    }
+                    _ => unreachable!("matched above"),
+                };
+                // A neighbour that is not running: undefined.
+                results.push(r.map_or_else(Val::undefined, Val::S));
             }
         }
         WaveActiveOp | WavePrefixOp => {

@@ -134,6 +134,10 @@ pub struct Features {
     /// `VK_KHR_shader_float_controls2` with `shaderFloatControls2`: modules
     /// may say `FPFastMathMode None` (the differential runs do, where it is present).
     pub float_controls2: bool,
+    /// `VK_KHR_compute_shader_derivatives` with `computeDerivativeGroupQuads` and
+    /// `computeDerivativeGroupLinear`: derivatives and implicit-LOD sampling in compute
+    /// shaders (SM 6.6).
+    pub compute_derivatives: bool,
     /// The subgroup size (Vulkan 1.1 properties), 0 if unknown.
     pub subgroup_size: u32,
     /// Subgroup operations (`VkSubgroupFeatureFlags` bits) supported in compute shaders.
@@ -650,6 +654,19 @@ impl Gpu {
             unsafe { instance.get_physical_device_features2(physical, &mut f2) };
             features.float_controls2 = on(controls2.shader_float_controls2);
         }
+        // The KHR extension kept the NV feature structure (same structure type).
+        let derivatives_ext = c"VK_KHR_compute_shader_derivatives";
+        let mut derivatives = vk::PhysicalDeviceComputeShaderDerivativesFeaturesNV::default();
+        if v12 && has(derivatives_ext) {
+            let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut derivatives);
+            // SAFETY: a 1.2 instance and device; the chain lives through the call.
+            unsafe { instance.get_physical_device_features2(physical, &mut f2) };
+            features.compute_derivatives =
+                on(derivatives.compute_derivative_group_quads) && on(derivatives.compute_derivative_group_linear);
+        }
+        let mut derivatives_enabled = vk::PhysicalDeviceComputeShaderDerivativesFeaturesNV::default()
+            .compute_derivative_group_quads(true)
+            .compute_derivative_group_linear(true);
         let mut controls2_enabled =
             vk::PhysicalDeviceShaderFloatControls2FeaturesKHR::default().shader_float_controls2(true);
         let mut reconvergence_enabled =
@@ -711,6 +728,9 @@ impl Gpu {
             if info.features.float_controls2 {
                 f2 = f2.push_next(&mut controls2_enabled);
             }
+            if info.features.compute_derivatives {
+                f2 = f2.push_next(&mut derivatives_enabled);
+            }
             create = create.push_next(&mut f2);
         } else {
             create = create.enabled_features(&chain.core);
@@ -728,6 +748,9 @@ impl Gpu {
         // The extension (core in 1.4, but the instance asks for 1.3).
         if info.features.float_controls2 && controls2_ext {
             extension_names.push(ash::khr::shader_float_controls2::NAME.as_ptr());
+        }
+        if info.features.compute_derivatives {
+            extension_names.push(derivatives_ext.as_ptr());
         }
         create = create.enabled_extension_names(&extension_names);
         // SAFETY: the create info and its arrays outlive the call.
