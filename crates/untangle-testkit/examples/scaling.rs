@@ -37,7 +37,7 @@ use untangle::ir::Function;
 use untangle::passes::{structurize, Options, Scfg};
 use untangle_testkit::fuzzing::shape_text::{as_compute_shader, Shape};
 
-const SHAPE_STAGES: [&str; 12] = [
+const SHAPE_STAGES: [&str; 13] = [
     "parse",
     "cfg analyses",
     "structurize setup",
@@ -46,12 +46,17 @@ const SHAPE_STAGES: [&str; 12] = [
     "header_split",
     "selection",
     "edge_split",
+    "loop_entry",
     "mark",
     "phi",
     "emit shape",
     "shape path total",
 ];
 const DXIL_STAGES: [&str; 2] = ["dxil parse", "dxil translate"];
+
+/// The structurizer's rows: its setup, then one per pass of `passes::PASSES` (`phi` last).
+const STRUCTURIZE_STAGES: usize = 1 + untangle::passes::PASSES.len();
+const _: () = assert!(SHAPE_STAGES.len() == STRUCTURIZE_STAGES + 4, "a row per structurizer stage");
 
 /// Stage times of one run, in seconds, in `SHAPE_STAGES` then `DXIL_STAGES` order.
 type Times = Vec<Option<f64>>;
@@ -87,14 +92,14 @@ impl CpuTime {
 
 /// Times of the structurizer's stages for one function (setup, passes, phi).
 fn structurize_times(func: &Function) -> Result<(Vec<f64>, untangle::passes::Structured), String> {
-    let mut marks: Vec<CpuTime> = Vec::with_capacity(8);
+    let mut marks: Vec<CpuTime> = Vec::with_capacity(STRUCTURIZE_STAGES);
     let start = CpuTime::now();
     let result = {
         let mut hook = |_: usize, _: &str, _: &Scfg| marks.push(CpuTime::now());
         structurize(func, Options { dump: Some(&mut hook) })
     };
     let structured = result.map_err(|e| e.to_string())?;
-    let mut times = Vec::with_capacity(8);
+    let mut times = Vec::with_capacity(STRUCTURIZE_STAGES);
     let mut prev = start;
     for m in &marks {
         times.push(m.since(prev));
@@ -118,7 +123,7 @@ fn run_once(text: &str, dxil: Option<&str>) -> Result<(usize, Times), String> {
     }
     times[1] = Some(t.elapsed());
     let mut structured = Vec::new();
-    let mut pass_times = [0.0f64; 8];
+    let mut pass_times = [0.0f64; STRUCTURIZE_STAGES];
     let t_structurize = CpuTime::now();
     for f in &funcs {
         let (ts, s) = structurize_times(f)?;
@@ -136,17 +141,17 @@ fn run_once(text: &str, dxil: Option<&str>) -> Result<(usize, Times), String> {
     let words = emit_shape_module(&loaded.module, &pairs).map_err(|e| e.to_string())?;
     std::hint::black_box(words);
     let emit = t.elapsed();
-    times[10] = Some(emit);
-    times[11] = Some(parse + structurize_total + emit);
+    times[2 + STRUCTURIZE_STAGES] = Some(emit);
+    times[3 + STRUCTURIZE_STAGES] = Some(parse + structurize_total + emit);
     if let Some(shader) = dxil {
         let t = CpuTime::now();
         let loaded = untangle::load::load_bytes(shader.as_bytes().to_vec(), "shader.ll").map_err(|e| e.to_string())?;
-        times[12] = Some(t.elapsed());
+        times[SHAPE_STAGES.len()] = Some(t.elapsed());
         let t = CpuTime::now();
         match untangle::emit::translate_module(&loaded.module, &untangle::Options::default()) {
             Ok(tr) => {
                 std::hint::black_box(tr.words);
-                times[13] = Some(t.elapsed());
+                times[SHAPE_STAGES.len() + 1] = Some(t.elapsed());
             }
             Err(e) => eprintln!("  dxil translate: {e}"),
         }
