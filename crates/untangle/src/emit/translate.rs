@@ -112,7 +112,7 @@ pub struct Translation {
 /// Translate a DXBC container, LLVM bitcode or LLVM text: [`crate::Shader::parse`], then
 /// [`crate::Shader::translate`].
 pub fn translate(bytes: &[u8], options: &Options) -> crate::Result<Translation> {
-    crate::Shader::parse(bytes)?.translate(options)
+    crate::Shader::parse_and_translate(bytes, options)
 }
 
 /// Translate a loaded module (its DXIL meaning decoded here).
