@@ -138,7 +138,7 @@ pub struct AsState {
 pub(crate) fn read_entry_points(m: &Module, module_resources: &Resources) -> Result<Vec<EntryPoint>> {
     let mut out = Vec::new();
     for (k, &id) in m.metadata.named("dx.entryPoints").iter().enumerate() {
-        let t = Tuple::of(m, id, format!("dx.entryPoints[{k}]"))?;
+        let t = Tuple::of_named(m, id, "dx.entryPoints", k)?;
         let function = match t.get(0) {
             None => None,
             Some(_) => match t.value(0)? {
