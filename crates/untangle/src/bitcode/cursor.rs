@@ -101,7 +101,8 @@ impl<'a> Cursor<'a> {
             abbrevs: AbbrevTable::with_capacity(128),
             shared_end: 0,
             scopes: vec![top],
-            ops: Vec::new(),
+            // Room for most records' operands from the start (it grows to the longest).
+            ops: Vec::with_capacity(64),
             code: None,
             budget,
             blockinfo_target: None,

@@ -46,7 +46,7 @@ pub struct Reader {
     layout: Option<DataLayout>,
     pub md: ModuleMetadata,
     /// Nesting depth of each constant, by `ConstId` index.
-    depths: Vec<u32>,
+    pub depths: Vec<u32>,
     /// Upper bound for counts that cost memory (the input's size in bits).
     pub budget_values: usize,
 }

@@ -87,18 +87,28 @@ impl<'m> Tuple<'m> {
 
     /// An integer constant, zero-extended.
     pub fn uint(&self, i: usize) -> Result<u64> {
-        match self.value(i) {
-            Ok((_, Value::Const(c))) => match self.m.constants.get(c).kind {
-                ConstKind::Int(v) => Ok(v),
-                _ => Err(self.err(i, "an integer constant")),
+        self.uint_opt(i).ok_or_else(|| self.err(i, "an integer constant"))
+    }
+
+    /// [`Tuple::uint`] for an operand that may be something else (no message made).
+    pub fn uint_opt(&self, i: usize) -> Option<u64> {
+        match self.get(i).and_then(|id| self.m.metadata.value(id)) {
+            Some((_, Value::Const(c))) => match self.m.constants.get(c).kind {
+                ConstKind::Int(v) => Some(v),
+                _ => None,
             },
-            _ => Err(self.err(i, "an integer constant")),
+            _ => None,
         }
     }
 
     pub fn u32(&self, i: usize) -> Result<u32> {
         let v = self.uint(i)?;
         u32::try_from(v).map_err(|_| self.err(i, "a 32-bit integer"))
+    }
+
+    /// [`Tuple::u32`] for an optional operand (no message made).
+    pub fn u32_opt(&self, i: usize) -> Option<u32> {
+        self.uint_opt(i).and_then(|v| u32::try_from(v).ok())
     }
 
     /// A floating-point constant (half, float or double), as `f64`.
