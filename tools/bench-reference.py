@@ -3,7 +3,7 @@
 
 Build the reference first (once, ~15 min on 2 cores; an ignored folder):
     ../shared/tools/reference/build.sh MIRRORS .reference     (MIRRORS: the `fetch` tool's mirrors)
-then:
+(or anywhere, named by UNTANGLE_REFERENCE), then:
     tools/bench-reference.py [--rounds R] [--update BENCHMARKS.md] [--pipeline-modules DIR] [--quality-only]
 
 Measures, alternating the two translators so that the machine's load hits both alike:
@@ -34,7 +34,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "..", "shared", "corpus", "dxil", "vkd3d-proton")
-REF = os.path.join(ROOT, ".reference")
+# The reference build: `.reference` in the checkout, or the folder UNTANGLE_REFERENCE names
+# (one build shared by several worktrees).
+REF = os.environ.get("UNTANGLE_REFERENCE", os.path.join(ROOT, ".reference"))
 REF_TIME = os.path.join(REF, "reference-time")
 REF_CLI = os.path.join(REF, "dxil-spirv", "build", "dxil-spirv")
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))

@@ -103,7 +103,7 @@ pub fn ops(file: Option<&Path>, json: bool) -> Result<(), Failure> {
                 .map(|op| StageCoverage::new(stage, support(op, stage)));
             FileOp {
                 opcode: u.opcode,
-                name: u.op.or(u.function).unwrap_or_default(),
+                name: u.op.map(str::to_string).or(u.function).unwrap_or_default(),
                 calls: u.count,
                 status: cell.as_ref().map_or("unknown_opcode", |c| c.status),
                 module: cell.as_ref().and_then(|c| c.module),

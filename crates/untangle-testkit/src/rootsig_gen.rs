@@ -132,7 +132,7 @@ pub struct ShaderFacts {
 
 /// The facts of module `m`'s entry point.
 pub fn shader_facts(m: &untangle::ir::Module) -> ShaderFacts {
-    let uses_heaps = untangle::dxil::op_uses(m).iter().any(|u| u.op.as_deref() == Some("CreateHandleFromHeap"));
+    let uses_heaps = untangle::dxil::op_uses(m).iter().any(|u| u.op == Some("CreateHandleFromHeap"));
     let mut sized = BTreeSet::new();
     if let Ok(info) = untangle::dxil::analyze(m) {
         for ep in &info.entry_points {

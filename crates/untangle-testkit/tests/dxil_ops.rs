@@ -58,7 +58,7 @@ fn run_cases() -> BTreeMap<(DxOp, &'static str), Vec<String>> {
                         }
                     }
                     for u in &shader.dxil().ops {
-                        if let Some(op) = u.op.as_deref().and_then(DxOp::from_name) {
+                        if let Some(op) = u.op.and_then(DxOp::from_name) {
                             covered.entry((op, profile)).or_default().push(case.name.clone());
                         }
                     }

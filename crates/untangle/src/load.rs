@@ -96,9 +96,19 @@ pub fn parse_bitcode(bc: &[u8], name: &str, front_end: FrontEnd) -> Result<Modul
 
 /// Load from memory with an explicit front end.
 pub fn load_bytes_with(bytes: Vec<u8>, name: &str, front_end: FrontEnd) -> Result<Loaded> {
-    let input = container::detect(&bytes);
-    let module = parse_module(&bytes, name, front_end)?;
-    Ok(Loaded { name: name.to_string(), input, bytes, module })
+    let mut loaded = load_borrowed(&bytes, name, front_end)?;
+    loaded.bytes = bytes;
+    Ok(loaded)
+}
+
+/// [`load_bytes_with`] without taking the input: the module is read from `bytes` in
+/// place and the result's [`Loaded::bytes`] is empty (so [`Loaded::container`] is `None`).
+/// For callers that need only the module, such as [`crate::translate`], which would
+/// otherwise copy every input once.
+pub(crate) fn load_borrowed(bytes: &[u8], name: &str, front_end: FrontEnd) -> Result<Loaded> {
+    let input = container::detect(bytes);
+    let module = parse_module(bytes, name, front_end)?;
+    Ok(Loaded { name: name.to_string(), input, bytes: Vec::new(), module })
 }
 
 fn parse_module(bytes: &[u8], name: &str, front_end: FrontEnd) -> Result<Module> {

@@ -33,6 +33,19 @@ impl Shader {
         Shader::from_loaded(crate::load::load_bytes(bytes, name)?)
     }
 
+    /// [`Shader::parse`] then [`Shader::translate`] without keeping a copy of `bytes`
+    /// unless the translation reads the container again (a library's subobjects, an
+    /// embedded root signature): what [`crate::translate`] does.
+    pub(crate) fn parse_and_translate(bytes: &[u8], options: &Options) -> Result<Translation> {
+        let loaded = crate::load::load_borrowed(bytes, "input", crate::load::default_front_end())?;
+        let mut shader = Shader::from_loaded(loaded)?;
+        let embedded = options.root_signature.is_none() && options.embedded_root_signature.is_some();
+        if shader.stage() == ShaderKind::Library || embedded {
+            shader.loaded.bytes = bytes.to_vec();
+        }
+        shader.translate(options)
+    }
+
     /// A shader from an input already loaded with [`crate::load`].
     pub fn from_loaded(loaded: Loaded) -> Result<Shader> {
         let dxil = crate::dxil::analyze(&loaded.module)?;

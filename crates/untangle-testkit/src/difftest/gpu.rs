@@ -204,9 +204,10 @@ pub fn budget(gpu: &Gpu) -> inputs::Budget {
 /// Why a device cannot run `p` at its subgroup size, if it cannot.
 pub fn device_gap(p: &Program, gpu: &Gpu) -> Option<String> {
     let f = &gpu.info().features;
-    let wave_dependent = p.info.ops.iter().any(|u| {
-        u.op.as_deref().and_then(untangle::dxil::DxOp::from_name).is_some_and(|op| op.is_wave_op() || op.is_quad_op())
-    });
+    let wave_dependent =
+        p.info.ops.iter().any(|u| {
+            u.op.and_then(untangle::dxil::DxOp::from_name).is_some_and(|op| op.is_wave_op() || op.is_quad_op())
+        });
     // A required wave size matters only to a shader whose results depend on the wave.
     if let (Some(w), true) = (p.entry.properties.wave_size, wave_dependent) {
         if f.subgroup_size < w.min || f.subgroup_size > w.max.max(w.min) {

@@ -32,7 +32,7 @@ pub struct AbbrevId {
 /// The operands of a stream's abbreviations, one definition after another, so defining
 /// one costs no allocation of its own and a scope lists its abbreviations as [`AbbrevId`]s.
 /// A definition takes at least two bits of input per operand, which bounds the table.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct AbbrevTable {
     ops: Vec<Op>,
 }
@@ -57,6 +57,11 @@ impl AbbrevTable {
 
     pub fn is_empty(&self) -> bool {
         self.ops.is_empty()
+    }
+
+    /// Appends `other`'s definitions (ids from `other` stay valid if this table was empty).
+    pub fn extend_from(&mut self, other: &AbbrevTable) {
+        self.ops.extend_from_slice(&other.ops);
     }
 
     /// Forget the definitions from `mark` on (the abbreviations of a block that ended).

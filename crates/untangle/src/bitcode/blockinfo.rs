@@ -9,13 +9,17 @@
 
 use super::abbrev::AbbrevId;
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct BlockInfo {
     /// (block id, abbreviations) in definition order.
     entries: Vec<(u32, Vec<AbbrevId>)>,
 }
 
 impl BlockInfo {
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     pub fn abbrevs(&self, block_id: u32) -> &[AbbrevId] {
         self.list_of(block_id).map(|i| self.list(i)).unwrap_or(&[])
     }

@@ -186,6 +186,7 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
         rd.values.push(Slot::Pending { ty, raw: index, visiting: false });
     }
     rd.m.constants.reserve(raws.records.len());
+    rd.depths.reserve(raws.records.len());
     let mut stack = Vec::with_capacity(16);
     for v in first..rd.values.len() {
         resolve(rd, &raws, v, &mut stack)?;

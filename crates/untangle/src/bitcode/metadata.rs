@@ -13,17 +13,18 @@
 //! appended to the first, as LLVM's `getOrInsertNamedMetadata` does), each operand given an
 //! id when first met, tuples filled from a LIFO work list (no recursion; cycles resolve).
 //!
-//! Cost: strings and node operand lists are kept in two shared buffers while the block is
-//! read; a string becomes a `String` only if the conversion reaches it.
+//! Cost: strings, names and node operand lists (named nodes' too) are kept in two shared
+//! buffers while the block is read; a string becomes a `String` only if the conversion
+//! reaches it, a name when its named metadata is converted.
 
 use super::bitstream::Res;
 use super::cursor::{Cursor, Entry};
 use super::error::{malformed, unsupported};
 use super::module::{Reader, Slot};
-use super::symtab::string_of;
 use crate::ir::hash::InternHasher;
 use crate::ir::{MdId, Metadata};
-use indexmap::IndexMap;
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::ops::Range;
 
 /// A metadata record: strings as ranges of [`ModuleMetadata::bytes`], node operands as
@@ -38,7 +39,10 @@ pub enum RawMd {
 #[derive(Default)]
 pub struct ModuleMetadata {
     pub slots: Vec<RawMd>,
-    pub named: IndexMap<String, Vec<u64>, InternHasher>,
+    /// Named metadata records in module order: the name as a range of
+    /// [`ModuleMetadata::bytes`], the operands (metadata ids) as a range of
+    /// [`ModuleMetadata::lists`]. A name may repeat.
+    pub named: Vec<(Range<usize>, Range<usize>)>,
     /// Every string's bytes, one after another.
     pub bytes: Vec<u8>,
     /// Every node's operands (metadata id + 1, 0 for null), one after another.
@@ -61,7 +65,7 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
     rd.md.slots.reserve(bits / 64);
     rd.md.lists.reserve(bits / 32);
     rd.md.bytes.reserve(bits / 64);
-    let mut name: Option<String> = None;
+    let mut name: Option<Range<usize>> = None;
     loop {
         // Kind names (`METADATA_KIND`, code 6) are not modelled: not even decoded (unless
         // one follows a `METADATA_NAME`, which is an error reported below).
@@ -81,11 +85,8 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
         }
         match code {
             1 => {
-                let start = md.bytes.len();
-                for &c in ops.iter() {
-                    md.bytes.push(u8::try_from(c).map_err(|_| malformed(format!("character {c} in a string")))?);
-                }
-                md.slots.push(RawMd::String(start..md.bytes.len()));
+                let bytes = push_bytes(&mut md.bytes, ops)?;
+                md.slots.push(RawMd::String(bytes));
             }
             2 => {
                 let (&t, &v) = match ops.as_slice() {
@@ -100,10 +101,12 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
                 md.lists.extend_from_slice(ops);
                 md.slots.push(RawMd::Node(start..md.lists.len()));
             }
-            4 => name = Some(string_of(ops)?),
+            4 => name = Some(push_bytes(&mut md.bytes, ops)?),
             10 => {
                 let n = name.take().ok_or_else(|| malformed("METADATA_NAMED_NODE without a name"))?;
-                md.named.entry(n).or_default().extend_from_slice(ops);
+                let start = md.lists.len();
+                md.lists.extend_from_slice(ops);
+                md.named.push((n, start..md.lists.len()));
             }
             6 | 36 | 38 | 39 => {}
             8 | 9 => return Err(unsupported("pre-3.6 metadata nodes")),
@@ -112,6 +115,15 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
             other => return Err(unsupported(format!("metadata code {other}"))),
         }
     }
+}
+
+/// Appends a record's characters (one per operand) to `bytes`; returns their range.
+fn push_bytes(bytes: &mut Vec<u8>, ops: &[u64]) -> Res<Range<usize>> {
+    let start = bytes.len();
+    for &c in ops {
+        bytes.push(u8::try_from(c).map_err(|_| malformed(format!("character {c} in a string")))?);
+    }
+    Ok(start..bytes.len())
 }
 
 struct Walk {
@@ -171,14 +183,38 @@ pub fn convert(rd: &mut Reader) -> Res<()> {
     let mut w = Walk { ids: vec![None; rd.md.slots.len()], work: Vec::new() };
     rd.m.metadata.nodes.reserve(rd.md.slots.len());
     let named = std::mem::take(&mut rd.md.named);
-    for (name, ops) in named {
-        let mut list = Vec::with_capacity(ops.len());
-        for op in ops {
-            match rd.md.slots.get(op as usize) {
-                Some(RawMd::Node(_) | RawMd::Other) => {}
-                _ => return Err(malformed(format!("named metadata `{name}` operand is not a node"))),
+    // A repeated name's operands are appended to its first record's: each record links to
+    // the next of the same name (linear in the records, whatever the names). Names compare
+    // as the strings they become (invalid UTF-8 replaced).
+    let mut next = vec![usize::MAX; named.len()];
+    let mut repeated = vec![false; named.len()];
+    {
+        let mut last: HashMap<Cow<'_, str>, usize, InternHasher> = HashMap::default();
+        for (k, (name, _)) in named.iter().enumerate() {
+            let name = String::from_utf8_lossy(rd.md.bytes.get(name.clone()).unwrap_or(&[]));
+            if let Some(previous) = last.insert(name, k) {
+                next[previous] = k;
+                repeated[k] = true;
             }
-            list.push(node_id(rd, &mut w, op)?);
+        }
+    }
+    for first in 0..named.len() {
+        if repeated[first] {
+            continue;
+        }
+        let name = rd.md.string(&named[first].0);
+        let mut list = Vec::with_capacity(named[first].1.len());
+        let mut record = first;
+        while record != usize::MAX {
+            for k in named[record].1.clone() {
+                let op = rd.md.lists[k];
+                match rd.md.slots.get(op as usize) {
+                    Some(RawMd::Node(_) | RawMd::Other) => {}
+                    _ => return Err(malformed(format!("named metadata `{name}` operand is not a node"))),
+                }
+                list.push(node_id(rd, &mut w, op)?);
+            }
+            record = next[record];
         }
         rd.m.metadata.named.insert(name, list);
         drain(rd, &mut w)?;

@@ -46,7 +46,7 @@ pub struct Reader {
     layout: Option<DataLayout>,
     pub md: ModuleMetadata,
     /// Nesting depth of each constant, by `ConstId` index.
-    depths: Vec<u32>,
+    pub depths: Vec<u32>,
     /// Upper bound for counts that cost memory (the input's size in bits).
     pub budget_values: usize,
 }
@@ -239,15 +239,18 @@ fn record(
             if let Type::Pointer { pointee, .. } = rd.m.types.get(fty) {
                 fty = *pointee;
             }
-            let Type::Function { ret, params, .. } = rd.m.types.get(fty).clone() else {
-                return Err(malformed("function of a non-function type"));
+            let (ret, params) = match rd.m.types.get(fty) {
+                Type::Function { ret, params, .. } => {
+                    (*ret, params.iter().map(|&ty| Param { name: None, ty }).collect())
+                }
+                _ => return Err(malformed("function of a non-function type")),
             };
             let ty = rd.m.types.intern(Type::Pointer { pointee: fty, addr_space: 0 });
             let f = rd.m.functions.push(Function {
                 name: String::new(),
                 ty: fty,
                 ret,
-                params: params.into_iter().map(|ty| Param { name: None, ty }).collect(),
+                params,
                 blocks: PrimaryMap::new(),
                 insts: PrimaryMap::new(),
                 layout: Vec::new(),

@@ -131,13 +131,24 @@ impl Analyses {
     /// The order and dominator tree, once the graph is known to be reducible (every
     /// retreating edge goes to a block that dominates its source).
     fn reducible(graph: &Graph) -> Result<(Order, dense::DenseGraph, DomTree), Vec<BlockId>> {
+        let (order, dense, dom, irreducible) = Analyses::dominators(graph);
+        match irreducible {
+            Some(blocks) => Err(blocks),
+            None => Ok((order, dense, dom)),
+        }
+    }
+
+    /// The order and dominator tree of any graph, and the blocks of an irreducible region
+    /// if the graph is not reducible.
+    fn dominators(graph: &Graph) -> (Order, dense::DenseGraph, DomTree, Option<Vec<BlockId>>) {
         let (order, retreating) = Order::compute(graph);
         let dense = dense::DenseGraph::new(graph, &order);
         let dom = DomTree::compute(&dense);
-        if retreating.iter().any(|&(u, v)| !dom.dominates(v, u)) {
-            return Err(irreducible::irreducible_region(&dense, &dom));
-        }
-        Ok((order, dense, dom))
+        let irreducible = retreating
+            .iter()
+            .any(|&(u, v)| !dom.dominates(v, u))
+            .then(|| irreducible::irreducible_region(&dense, &dom));
+        (order, dense, dom, irreducible)
     }
 }
 
@@ -169,6 +180,19 @@ impl Cfg {
     pub fn check(func: &Function) -> Result<(), CfgError> {
         let graph = Graph::from_function(func)?;
         Analyses::reducible(&graph).map(|_| ()).map_err(|blocks| irreducible_error(func, &blocks))
+    }
+
+    /// [`Cfg::check`], keeping the dominator tree it computes on the way for a caller that
+    /// needs both (the translator checks SSA dominance on the same function it then
+    /// structurizes). The tree is there whenever the graph could be built, reducible or
+    /// not; the same as [`DomTree::of_graph`] of [`Graph::from_function`].
+    pub fn check_keeping_dominators(func: &Function) -> (Result<(), CfgError>, Option<DomTree>) {
+        let graph = match Graph::from_function(func) {
+            Ok(graph) => graph,
+            Err(e) => return (Err(e), None),
+        };
+        let (_, _, dom, irreducible) = Analyses::dominators(&graph);
+        (irreducible.map_or(Ok(()), |blocks| Err(irreducible_error(func, &blocks))), Some(dom))
     }
 
     pub fn with_options(func: &Function, options: CfgOptions) -> Result<Cfg, CfgError> {

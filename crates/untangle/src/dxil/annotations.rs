@@ -30,7 +30,7 @@ pub struct FieldAnnotation {
 pub(crate) fn read_struct_annotations(m: &Module) -> Result<Vec<StructAnnotation>> {
     let mut out = Vec::new();
     for (k, &id) in m.metadata.named("dx.typeAnnotations").iter().enumerate() {
-        let t = Tuple::of(m, id, format!("dx.typeAnnotations[{k}]"))?;
+        let t = Tuple::of_named(m, id, "dx.typeAnnotations", k)?;
         if t.len() == 0 || t.u32(0)? != 0 {
             continue;
         }

@@ -138,7 +138,7 @@ pub struct AsState {
 pub(crate) fn read_entry_points(m: &Module, module_resources: &Resources) -> Result<Vec<EntryPoint>> {
     let mut out = Vec::new();
     for (k, &id) in m.metadata.named("dx.entryPoints").iter().enumerate() {
-        let t = Tuple::of(m, id, format!("dx.entryPoints[{k}]"))?;
+        let t = Tuple::of_named(m, id, "dx.entryPoints", k)?;
         let function = match t.get(0) {
             None => None,
             Some(_) => match t.value(0)? {
@@ -237,12 +237,12 @@ fn read_properties(p: &Tuple<'_>) -> Result<EntryProperties> {
             }
             11 => {
                 // Either a bare i32 (SM 6.6) or a tuple {min, max, preferred} (SM 6.8).
-                let w = if let Ok(n) = p.u32(at) {
+                let w = if let Some(n) = p.u32_opt(at) {
                     WaveSize { min: n, max: n, preferred: n }
                 } else {
                     let t = p.tuple(at)?;
                     let min = t.u32(0)?;
-                    WaveSize { min, max: t.u32(1).unwrap_or(min), preferred: t.u32(2).unwrap_or(0) }
+                    WaveSize { min, max: t.u32_opt(1).unwrap_or(min), preferred: t.u32_opt(2).unwrap_or(0) }
                 };
                 props.wave_size = Some(w);
             }
@@ -250,7 +250,7 @@ fn read_properties(p: &Tuple<'_>) -> Result<EntryProperties> {
                 let t = p.tuple(at)?;
                 let min = t.u32(0)?;
                 props.wave_size =
-                    Some(WaveSize { min, max: t.u32(1).unwrap_or(min), preferred: t.u32(2).unwrap_or(0) });
+                    Some(WaveSize { min, max: t.u32_opt(1).unwrap_or(min), preferred: t.u32_opt(2).unwrap_or(0) });
             }
             other => props.other_tags.push(other),
         }

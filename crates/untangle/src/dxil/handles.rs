@@ -72,14 +72,20 @@ pub fn handle_targets(
     };
     for &b in &f.layout {
         for &i in &f.blocks[b].insts {
-            if !matches!(f.insts[i].kind, InstKind::Call { .. }) {
+            let InstKind::Call { args, .. } = &f.insts[i].kind else { continue };
+            // The opcode argument first: most calls are not wanted, and a call is decoded
+            // (its callee's name included) only if its opcode is. `decode_call` takes the
+            // operation from this same argument.
+            let opcode = match args.first() {
+                Some(Value::Const(c)) => m.constants.as_int(*c).and_then(|n| u32::try_from(n).ok()),
+                _ => None,
+            };
+            if !opcode.and_then(DxOp::from_u32).is_some_and(|op| wanted(op, i)) {
                 continue;
             }
             let Ok(Some(call)) = decode_call(m, f, i, "") else { continue };
-            if wanted(call.op, i) {
-                if let Some(target) = call.args.first().copied().and_then(resolve) {
-                    out.insert(target);
-                }
+            if let Some(target) = call.args.first().copied().and_then(resolve) {
+                out.insert(target);
             }
         }
     }

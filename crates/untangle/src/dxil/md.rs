@@ -1,38 +1,43 @@
 //! Typed access to metadata tuples, with errors that say where in the metadata we were.
 //!
-//! Cost: a tuple's path is kept as its root's name (shared) and the operand indices below
+//! Cost: a tuple's path is kept as its root's name (borrowed) and the operand indices below
 //! it, and formatted only for an error message, so walking the metadata allocates nothing
 //! per tuple.
 
 use crate::error::{Error, Result};
 use crate::ir::{ConstKind, MdId, Metadata, Module, Type, TypeId, Value};
 use smallvec::SmallVec;
-use std::rc::Rc;
 
 /// A metadata tuple being read, with its path for error messages (`dx.resources[1][0]`).
 #[derive(Clone)]
 pub(crate) struct Tuple<'m> {
     pub m: &'m Module,
     pub ops: &'m [Option<MdId>],
-    root: Rc<str>,
+    root: &'m str,
     indices: SmallVec<[u32; 6]>,
 }
 
 impl<'m> Tuple<'m> {
-    pub fn of(m: &'m Module, id: MdId, path: impl Into<String>) -> Result<Tuple<'m>> {
-        Tuple::at(m, id, Rc::from(path.into()), SmallVec::new())
+    /// The tuple `id`, named `root` in messages (`dx.shaderModel`).
+    pub fn of(m: &'m Module, id: MdId, root: &'m str) -> Result<Tuple<'m>> {
+        Tuple::at(m, id, root, SmallVec::new())
     }
 
-    fn at(m: &'m Module, id: MdId, root: Rc<str>, indices: SmallVec<[u32; 6]>) -> Result<Tuple<'m>> {
+    /// The tuple `id`, operand `index` of named metadata `root` (`dx.entryPoints[0]`).
+    pub fn of_named(m: &'m Module, id: MdId, root: &'m str, index: usize) -> Result<Tuple<'m>> {
+        Tuple::at(m, id, root, SmallVec::from_slice(&[u32::try_from(index).unwrap_or(u32::MAX)]))
+    }
+
+    fn at(m: &'m Module, id: MdId, root: &'m str, indices: SmallVec<[u32; 6]>) -> Result<Tuple<'m>> {
         match m.metadata.get(id) {
             Metadata::Node(ops) => Ok(Tuple { m, ops, root, indices }),
-            _ => Err(Error::Dxil(format!("{}: expected a metadata tuple", path(&root, &indices)))),
+            _ => Err(Error::Dxil(format!("{}: expected a metadata tuple", path(root, &indices)))),
         }
     }
 
     /// Where this tuple is: `dx.resources[1][0]`.
     pub fn path(&self) -> String {
-        path(&self.root, &self.indices)
+        path(self.root, &self.indices)
     }
 
     fn child_indices(&self, i: usize) -> SmallVec<[u32; 6]> {
@@ -55,13 +60,13 @@ impl<'m> Tuple<'m> {
 
     pub fn tuple(&self, i: usize) -> Result<Tuple<'m>> {
         let id = self.get(i).ok_or_else(|| self.err(i, "a tuple"))?;
-        Tuple::at(self.m, id, self.root.clone(), self.child_indices(i)).map_err(|_| self.err(i, "a tuple"))
+        Tuple::at(self.m, id, self.root, self.child_indices(i)).map_err(|_| self.err(i, "a tuple"))
     }
 
     /// Operand `i` (which must be present) as a tuple, failing as [`Tuple::of`] does.
     pub fn node(&self, i: usize) -> Result<Tuple<'m>> {
         let id = self.get(i).ok_or_else(|| self.err(i, "a tuple"))?;
-        Tuple::at(self.m, id, self.root.clone(), self.child_indices(i))
+        Tuple::at(self.m, id, self.root, self.child_indices(i))
     }
 
     pub fn opt_tuple(&self, i: usize) -> Result<Option<Tuple<'m>>> {
@@ -82,18 +87,28 @@ impl<'m> Tuple<'m> {
 
     /// An integer constant, zero-extended.
     pub fn uint(&self, i: usize) -> Result<u64> {
-        match self.value(i) {
-            Ok((_, Value::Const(c))) => match self.m.constants.get(c).kind {
-                ConstKind::Int(v) => Ok(v),
-                _ => Err(self.err(i, "an integer constant")),
+        self.uint_opt(i).ok_or_else(|| self.err(i, "an integer constant"))
+    }
+
+    /// [`Tuple::uint`] for an operand that may be something else (no message made).
+    pub fn uint_opt(&self, i: usize) -> Option<u64> {
+        match self.get(i).and_then(|id| self.m.metadata.value(id)) {
+            Some((_, Value::Const(c))) => match self.m.constants.get(c).kind {
+                ConstKind::Int(v) => Some(v),
+                _ => None,
             },
-            _ => Err(self.err(i, "an integer constant")),
+            _ => None,
         }
     }
 
     pub fn u32(&self, i: usize) -> Result<u32> {
         let v = self.uint(i)?;
         u32::try_from(v).map_err(|_| self.err(i, "a 32-bit integer"))
+    }
+
+    /// [`Tuple::u32`] for an optional operand (no message made).
+    pub fn u32_opt(&self, i: usize) -> Option<u32> {
+        self.uint_opt(i).and_then(|v| u32::try_from(v).ok())
     }
 
     /// A floating-point constant (half, float or double), as `f64`.

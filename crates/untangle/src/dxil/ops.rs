@@ -60,7 +60,7 @@ pub fn decode_call_with<'a>(
 #[derive(Clone, PartialEq, Eq, Debug, Serialize)]
 pub struct OpUse {
     /// The operation's name, or `None` for an opcode past DXIL 1.8 (or an invalid one).
-    pub op: Option<String>,
+    pub op: Option<&'static str>,
     pub opcode: u64,
     /// The callee, for unknown opcodes (it usually names the operation).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -72,7 +72,9 @@ pub struct OpUse {
 /// know (newer than DXIL 1.8, or invalid) are listed with their callee rather than
 /// failing: describing a module is not translating it.
 pub fn op_uses(m: &Module) -> Vec<OpUse> {
-    let mut known: BTreeMap<DxOp, usize> = BTreeMap::new();
+    // Counts by opcode (every known opcode is below `COUNT`): translation analyses every
+    // module, so this allocates only for unknown opcodes and the answer.
+    let mut known = [0usize; super::opcodes::COUNT];
     let mut unknown: BTreeMap<(u64, String), usize> = BTreeMap::new();
     // Which functions are `dx.op`s, decided once per function rather than once per call.
     let is_op: Vec<bool> = m.functions.values().map(|f| decode_function_name(&f.name).is_some()).collect();
@@ -89,15 +91,17 @@ pub fn op_uses(m: &Module) -> Vec<OpUse> {
                     _ => None,
                 };
                 match number.and_then(|n| u32::try_from(n).ok()).and_then(DxOp::from_u32) {
-                    Some(op) => *known.entry(op).or_default() += 1,
+                    Some(op) => known[op.number() as usize] += 1,
                     None => *unknown.entry((number.unwrap_or(u64::MAX), name.clone())).or_default() += 1,
                 }
             }
         }
     }
-    let mut out: Vec<OpUse> = known
-        .into_iter()
-        .map(|(op, count)| OpUse { op: Some(op.name().to_string()), opcode: op.number() as u64, function: None, count })
+    let mut out: Vec<OpUse> = super::opcodes::ALL
+        .iter()
+        .zip(known)
+        .filter(|&(_, count)| count > 0)
+        .map(|(&op, count)| OpUse { op: Some(op.name()), opcode: op.number() as u64, function: None, count })
         .collect();
     out.extend(unknown.into_iter().map(|((opcode, function), count)| OpUse {
         op: None,

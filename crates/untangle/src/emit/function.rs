@@ -39,6 +39,7 @@ use crate::passes::{Origin, SBlock, Scfg, Term, Val, VarKind};
 use cranelift_entity::EntityRef;
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Op, StorageClass, Word};
+use smallvec::SmallVec;
 
 pub struct FnEmit<'a, 'm> {
     pub cx: &'a mut ModuleBuilder<'m>,
@@ -986,7 +987,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             InstKind::ExtractValue { aggregate, indices } => {
                 let t = self.cx.ty(ty)?;
                 let a = self.value(*aggregate)?;
-                let mut ops = Vec::with_capacity(1 + indices.len());
+                let mut ops: SmallVec<[Word; 8]> = SmallVec::with_capacity(1 + indices.len());
                 ops.push(a);
                 ops.extend_from_slice(indices);
                 self.ids_op(Op::CompositeExtract, t, &ops)?

@@ -13,6 +13,7 @@ use super::writer::Builder;
 use crate::ir::hash::HashMap;
 use crate::ir::{ConstId, ConstKind, FloatKind, GlobalId, Module, Type, TypeId};
 use rspirv::spirv::{self, Capability, StorageClass, Word};
+use smallvec::SmallVec;
 use std::collections::BTreeSet;
 
 pub struct ModuleBuilder<'m> {
@@ -31,8 +32,9 @@ pub struct ModuleBuilder<'m> {
     /// Every module-scope variable, for the entry point's interface (SPIR-V 1.4+ lists all).
     pub interface: Vec<Word>,
     glsl: Option<Word>,
-    /// Decorations made so far: an operation lowered twice must not decorate twice.
-    decorations: BTreeSet<(Word, u32, Vec<u32>)>,
+    /// Decorations made so far, (target, decoration, literals): an operation lowered
+    /// twice must not decorate twice. Membership only (the words keep their own order).
+    decorations: crate::ir::hash::HashSet<(Word, u32, SmallVec<[u32; 2]>)>,
     /// Scalar type ids once made (0: not yet): void, bool, uint 8/16/32/64, sint 8/16/32/64,
     /// float 8(unused)/16/32/64. The writer would find them again; this skips its lookup.
     scalars: [Word; 14],
@@ -113,7 +115,7 @@ impl<'m> ModuleBuilder<'m> {
             globals: HashMap::default(),
             interface: Vec::new(),
             glsl: None,
-            decorations: BTreeSet::new(),
+            decorations: Default::default(),
             scalars: [0; 14],
             render_target_sample_count: None,
             float_controls2: false,
@@ -444,7 +446,7 @@ impl<'m> ModuleBuilder<'m> {
     }
 
     pub fn decorate(&mut self, target: Word, d: spirv::Decoration, literals: &[u32]) {
-        if self.decorations.insert((target, d as u32, literals.to_vec())) {
+        if self.decorations.insert((target, d as u32, SmallVec::from_slice(literals))) {
             self.b.decorate_literals(target, d, literals);
         }
     }

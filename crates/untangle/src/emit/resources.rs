@@ -709,11 +709,11 @@ impl Resources {
     }
 }
 
-fn display_name(r: &Resource) -> String {
+fn display_name(r: &Resource) -> std::borrow::Cow<'_, str> {
     if r.name.is_empty() {
-        format!("{}{}_space{}", r.class.register_letter(), r.lower_bound, r.space)
+        format!("{}{}_space{}", r.class.register_letter(), r.lower_bound, r.space).into()
     } else {
-        r.name.clone()
+        r.name.as_str().into()
     }
 }
 

@@ -114,7 +114,7 @@ pub struct Translation {
 /// Translate a DXBC container, LLVM bitcode or LLVM text: [`crate::Shader::parse`], then
 /// [`crate::Shader::translate`].
 pub fn translate(bytes: &[u8], options: &Options) -> crate::Result<Translation> {
-    crate::Shader::parse(bytes)?.translate(options)
+    crate::Shader::parse_and_translate(bytes, options)
 }
 
 /// Translate a loaded module (its DXIL meaning decoded here).
@@ -202,7 +202,11 @@ pub(crate) fn translate_entry_local(
         return Err(TranslateError::Malformed("entry point name contains NUL".into()).into());
     }
     super::validate::entry_point(ep, sm.kind)?;
-    super::typecheck::function(m, func)?;
+    // The structurizer's input check computes the dominator tree the dominance check needs:
+    // once for both.
+    let (cfg_check, dom) = crate::cfg::Cfg::check_keeping_dominators(func);
+    super::typecheck::function_with_dominators(m, func, dom.as_ref())?;
+    drop(dom);
     // Derivatives in divergent control flow are computed where the whole quad runs
     // (`crate::rewrite::derivative_hoisting`); the stages with derivatives only.
     let hoisted = match sm.kind {
@@ -211,6 +215,8 @@ pub(crate) fn translate_entry_local(
         }
         _ => None,
     };
+    // Hoisting moves instructions, not edges; the check is reused for the function it ran on.
+    let cfg_check = hoisted.is_none().then_some(cfg_check);
     let func = hoisted.as_ref().map_or(func, |h| &h.function);
     let xfb = match &options.stream_output {
         Some(so) => Some(so.plan(sm.kind, &ep.signatures.outputs).map_err(TranslateError::from)?),
@@ -293,7 +299,7 @@ pub(crate) fn translate_entry_local(
                 super::typecheck::function(m, pc)?;
                 res.atomic_uavs.extend(crate::dxil::handles::atomic_uavs(m, pc, &ep.resources));
             }
-            (stage::hull::emit_entry(&mut cx, &mut res, &sm, ep, func, pc, &mut iface)?, false, false)
+            (stage::hull::emit_entry(&mut cx, &mut res, &sm, ep, func, pc, &mut iface, cfg_check)?, false, false)
         }
         _ => emit_function(
             &mut cx,
@@ -303,6 +309,7 @@ pub(crate) fn translate_entry_local(
             func,
             &mut iface,
             stage::ray_tracing::export_name(&ep.name),
+            cfg_check,
         )?,
     };
     let modes = std::mem::take(&mut iface.modes);
@@ -401,7 +408,9 @@ pub(crate) fn translate_entry_local(
 
 /// Emits DXIL function `func` as a SPIR-V function named `name` (structurized first);
 /// returns its id, whether it uses derivatives and whether it captures stream output
-/// (`super::stream_output`). `iface` is shared by every function of the entry point.
+/// (`super::stream_output`). `iface` is shared by every function of the entry point;
+/// `cfg_check` is [`crate::cfg::Cfg::check`] of `func` if the caller ran it already.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn emit_function<'m>(
     cx: &mut ModuleBuilder<'m>,
     res: &mut Resources,
@@ -410,8 +419,9 @@ pub(super) fn emit_function<'m>(
     func: &'m crate::ir::Function,
     iface: &mut Interface,
     name: &str,
+    cfg_check: Option<Result<(), crate::cfg::CfgError>>,
 ) -> crate::Result<(spirv::Word, bool, bool)> {
-    let structured = crate::passes::structurize(func, crate::passes::Options::default())?;
+    let structured = crate::passes::structurize_checked(func, crate::passes::Options::default(), cfg_check)?;
     let void = cx.void();
     let fn_void = cx.b.type_function(void, []);
     let fn_id = cx.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void).map_err(TranslateError::from)?;

@@ -185,8 +185,18 @@ impl Check<'_> {
 
 /// Checks every instruction and terminator of `f`: types, then dominance.
 pub fn function(m: &Module, f: &Function) -> Result<()> {
+    let dom = crate::cfg::Graph::from_function(f).ok().map(|graph| crate::cfg::DomTree::of_graph(&graph));
+    function_with_dominators(m, f, dom.as_ref())
+}
+
+/// [`function`] with `f`'s dominator tree computed already (`None`: its graph could not be
+/// built, a branch out of the layout, which the structurizer reports with its own error).
+pub fn function_with_dominators(m: &Module, f: &Function, dom: Option<&crate::cfg::DomTree>) -> Result<()> {
     types(m, f)?;
-    dominance(m, f)
+    match dom {
+        Some(dom) => dominance(m, f, dom),
+        None => Ok(()),
+    }
 }
 
 /// Where each instruction of `f` is: its block and its index there.
@@ -203,11 +213,7 @@ fn positions(f: &Function) -> Vec<Option<(BlockId, usize)>> {
     at
 }
 
-fn dominance(m: &Module, f: &Function) -> Result<()> {
-    // A graph the CFG module refuses (a branch out of the layout) is the structurizer's to
-    // report, with its own typed error.
-    let Ok(graph) = crate::cfg::Graph::from_function(f) else { return Ok(()) };
-    let dom = crate::cfg::DomTree::of_graph(&graph);
+fn dominance(m: &Module, f: &Function, dom: &crate::cfg::DomTree) -> Result<()> {
     let at = positions(f);
     let err = |b: BlockId, value: String, message: String| TranslateError::Invalid {
         function: f.name.clone(),

@@ -178,8 +178,10 @@ impl Builder {
             extensions: Vec::new(),
             ext_inst_imports: Vec::new(),
             memory_model: None,
-            entry_points: Vec::new(),
-            execution_modes: Vec::new(),
+            // One entry point (its interface lists every global variable) and a few modes:
+            // sized once instead of grown from empty.
+            entry_points: Vec::with_capacity(64),
+            execution_modes: Vec::with_capacity(16),
             debug_names: Vec::with_capacity(256),
             annotations: Vec::with_capacity(128),
             globals: Vec::with_capacity(512),

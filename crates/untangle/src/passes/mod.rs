@@ -84,7 +84,17 @@ pub const PASSES: &[&str] =
     &["loop_continue", "loop_exit", "header_split", "selection", "edge_split", "loop_entry", "mark", "phi"];
 
 /// Structurizes one function with a body.
-pub fn structurize(func: &Function, mut options: Options<'_>) -> Result<Structured, StructurizeError> {
+pub fn structurize(func: &Function, options: Options<'_>) -> Result<Structured, StructurizeError> {
+    structurize_checked(func, options, None)
+}
+
+/// [`structurize`], given the result of [`crate::cfg::Cfg::check`] on `func` when the
+/// caller has it already (`None`: checked here).
+pub fn structurize_checked(
+    func: &Function,
+    mut options: Options<'_>,
+    checked: Option<Result<(), crate::cfg::CfgError>>,
+) -> Result<Structured, StructurizeError> {
     if func.is_declaration() {
         return Err(StructurizeError::Internal {
             function: func.name.clone(),
@@ -92,7 +102,9 @@ pub fn structurize(func: &Function, mut options: Options<'_>) -> Result<Structur
             message: "the function has no body".into(),
         });
     }
-    crate::cfg::Cfg::check(func).map_err(|source| StructurizeError::Cfg { function: func.name.clone(), source })?;
+    checked
+        .unwrap_or_else(|| crate::cfg::Cfg::check(func))
+        .map_err(|source| StructurizeError::Cfg { function: func.name.clone(), source })?;
     let mut scfg = Scfg::from_function(func);
     let original_blocks = scfg.layout.len();
     let mut plan = plan::Plan::default();

@@ -37,6 +37,7 @@ use super::support::{support, Family, Refusal, Support};
 use crate::dxil::{DxOp, DxOpCall};
 use crate::ir::{InstId, Type, TypeId, Value};
 use rspirv::spirv::{Op, Word};
+use smallvec::SmallVec;
 
 /// Lowers one call; `Ok(None)` for calls without a result (or handles, which have no id).
 pub fn emit(fe: &mut FnEmit<'_, '_>, inst: InstId, call: &DxOpCall<'_>) -> Result<Option<Word>> {
@@ -123,9 +124,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.value_ty(v).ok_or_else(|| TranslateError::Malformed(format!("{} argument {k} has no type", c.op.name())))
     }
 
-    /// Fields of a struct result type.
-    pub fn fields(&self, ty: TypeId) -> Vec<TypeId> {
-        self.cx.m.types.struct_fields(ty).map(<[_]>::to_vec).unwrap_or_default()
+    /// Fields of a struct result type (empty for other types), borrowed from the module.
+    pub fn fields(&self, ty: TypeId) -> &'m [TypeId] {
+        let m: &'m crate::ir::Module = self.cx.m;
+        m.types.struct_fields(ty).unwrap_or(&[])
     }
 
     /// Builds a struct result from its first components; missing components are undefined,
@@ -138,7 +140,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.cx.m.types.display(ty)
             )));
         }
-        let mut ids = Vec::with_capacity(fields.len());
+        let mut ids: SmallVec<[Word; 8]> = SmallVec::with_capacity(fields.len());
         for (k, &f) in fields.iter().enumerate() {
             let w = match comps.get(k) {
                 Some(&w) => w,

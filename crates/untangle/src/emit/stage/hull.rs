@@ -108,6 +108,8 @@ pub(crate) fn stage_io(hs: &HsState) -> Result<StageIo> {
 
 /// Emits the control-point phase `cp`, the patch-constant function `pc` and the entry
 /// function that runs them (module documentation); returns the entry function.
+/// `cp_check` is [`crate::cfg::Cfg::check`] of `cp` if the caller ran it already.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn emit_entry<'m>(
     cx: &mut ModuleBuilder<'m>,
     res: &mut Resources,
@@ -116,11 +118,13 @@ pub(crate) fn emit_entry<'m>(
     cp: &'m Function,
     pc: Option<&'m Function>,
     iface: &mut Interface,
+    cp_check: Option<Result<(), crate::cfg::CfgError>>,
 ) -> crate::Result<Word> {
-    let (cp_fn, _, _) = emit_function(cx, res, sm, &ep.signatures, cp, iface, &format!("{}.control_point", ep.name))?;
+    let (cp_fn, _, _) =
+        emit_function(cx, res, sm, &ep.signatures, cp, iface, &format!("{}.control_point", ep.name), cp_check)?;
     let pc_fn = match pc {
         Some(f) if !f.is_declaration() => {
-            Some(emit_function(cx, res, sm, &ep.signatures, f, iface, &format!("{}.patch_constant", f.name))?.0)
+            Some(emit_function(cx, res, sm, &ep.signatures, f, iface, &format!("{}.patch_constant", f.name), None)?.0)
         }
         Some(f) => {
             return Err(TranslateError::Malformed(format!("patch-constant function `{}` has no body", f.name)).into())
