@@ -4,8 +4,8 @@
 //! resources, properties. Properties are a tag/value list (DXC `DxilMDHelper`): 0 shader
 //! flags (i64), 1 GS state, 2 DS state, 3 HS state, 4 numthreads, 5 auto binding space,
 //! 6 ray payload size, 7 ray attribute size, 8 shader kind, 9 MS state, 10 AS state,
-//! 11 wave size, 12 entry root signature, 13–22 work-graph node properties, 23 ranged wave
-//! size. Tags 1–3, 9 and 10 are read into [`GsState`], [`DsState`], [`HsState`], [`MsState`]
+//! 11 wave size, 12 entry root signature, 13–22 work-graph node properties (read into
+//! [`super::node::NodeProperties`]), 23 ranged wave size. Tags 1–3, 9 and 10 are read into [`GsState`], [`DsState`], [`HsState`], [`MsState`]
 //! and [`AsState`] (layouts in DXC's `DxilMDHelper::LoadDxil{GS,DS,HS,MS,AS}State`); states
 //! we do not interpret yet are kept as their tag number.
 
@@ -66,7 +66,10 @@ pub struct EntryProperties {
     /// Amplification shader state (tag 10).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub amplification: Option<AsState>,
-    /// Tags present but not interpreted (stage states, node properties).
+    /// Work-graph node properties (tags 13–22, `super::node`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<super::node::NodeProperties>,
+    /// Tags present but not interpreted (stage states).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub other_tags: Vec<u32>,
 }
@@ -154,14 +157,15 @@ pub(crate) fn read_entry_points(m: &Module, module_resources: &Resources) -> Res
             Some(_) => Resources::from_tuple(&t.node(3)?)?,
             None => module_resources.clone(),
         };
+        let name = t.string(1).unwrap_or("").to_string();
         let properties = match t.opt_tuple(4)? {
-            Some(p) => read_properties(&p)?,
+            Some(p) => read_properties(&p, &name)?,
             None => EntryProperties::default(),
         };
         out.push(EntryPoint {
             function,
             function_name: function.map(|f| m.functions[f].name.clone()),
-            name: t.string(1).unwrap_or("").to_string(),
+            name,
             signatures,
             resources,
             properties,
@@ -170,9 +174,13 @@ pub(crate) fn read_entry_points(m: &Module, module_resources: &Resources) -> Res
     Ok(out)
 }
 
-fn read_properties(p: &Tuple<'_>) -> Result<EntryProperties> {
+fn read_properties(p: &Tuple<'_>, entry: &str) -> Result<EntryProperties> {
     let mut props = EntryProperties::default();
+    let mut node = super::node::NodeTags::default();
     for (tag, at) in p.tag_pairs()? {
+        if node.read(p, tag, at)? {
+            continue;
+        }
         match tag {
             0 => props.shader_flags = p.uint(at)?,
             4 => {
@@ -255,5 +263,6 @@ fn read_properties(p: &Tuple<'_>) -> Result<EntryProperties> {
             other => props.other_tags.push(other),
         }
     }
+    props.node = node.finish(entry)?;
     Ok(props)
 }

@@ -9,6 +9,7 @@ pub mod entry;
 pub mod enums;
 pub mod handles;
 pub(crate) mod md;
+pub mod node;
 pub mod op_facts;
 pub mod opcodes;
 pub mod ops;

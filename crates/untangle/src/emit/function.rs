@@ -128,7 +128,13 @@ impl SlotMap {
 }
 
 fn is_handle_ty(m: &crate::ir::Module, t: TypeId) -> bool {
-    m.types.struct_name(t) == Some("dx.types.Handle")
+    matches!(m.types.struct_name(t), Some("dx.types.Handle" | "dx.types.NodeHandle" | "dx.types.NodeRecordHandle"))
+}
+
+/// A pointer that is re-made where it is used (not a node record pointer, which is a
+/// 64-bit address value: `stage::node`).
+fn is_remade_pointer(m: &crate::ir::Module, t: TypeId) -> bool {
+    matches!(m.types.get(t), Type::Pointer { .. }) && !super::stage::node::is_record_pointer(&m.types, t)
 }
 
 impl<'a, 'm> FnEmit<'a, 'm> {
@@ -332,6 +338,28 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if let Some(p) = self.iface.ray.as_ref().and_then(|r| r.pointer(v)) {
             return Ok(p);
         }
+        if let Some(t) = self.value_ty(v).filter(|&t| super::stage::node::is_record_pointer(&self.cx.m.types, t)) {
+            // A node record pointer is a device address (`stage::node`).
+            let pointee = self.cx.m.types.pointee(t).ok_or_else(|| self.err("record pointer"))?;
+            if !matches!(self.cx.m.types.get(pointee), Type::Int(_) | Type::Float(_) | Type::Vector { .. }) {
+                return Err(self.err(format!(
+                    "a whole-aggregate access to node record memory ({})",
+                    self.cx.m.types.display(pointee)
+                )));
+            }
+            let addr = self.value(v)?;
+            let pty = self.cx.ptr_to(StorageClass::PhysicalStorageBuffer, pointee)?;
+            match self.scalar_bits(pointee).or_else(|| self.vector_elem_bits(pointee)) {
+                Some(8) => {
+                    self.cx.extension("SPV_KHR_8bit_storage");
+                    self.cx.capability(spirv::Capability::StorageBuffer8BitAccess);
+                }
+                Some(16) => self.cx.capability(spirv::Capability::StorageBuffer16BitAccess),
+                _ => {}
+            }
+            let p = self.ids_op(Op::ConvertUToPtr, pty, &[addr])?;
+            return Ok((p, StorageClass::PhysicalStorageBuffer));
+        }
         match v {
             Value::Global(g) => self.cx.global(g),
             Value::Inst(i) => {
@@ -521,7 +549,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     Value::Inst(d) => {
                         let inst = &f.insts[d];
                         !is_handle_ty(self.cx.m, inst.ty)
-                            && !matches!(self.cx.m.types.get(inst.ty), Type::Pointer { .. })
+                            && !is_remade_pointer(self.cx.m, inst.ty)
                             && self
                                 .def_block
                                 .get(&d)
@@ -558,9 +586,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn need(&self, v: Value, at: SBlock, demote: &mut HashSet<InstId>) {
         let Value::Inst(d) = v else { return };
         let inst = &self.f.insts[d];
+        let record_pointer = super::stage::node::is_record_pointer(&self.cx.m.types, inst.ty);
         let remat = is_handle_ty(self.cx.m, inst.ty)
-            || matches!(inst.kind, InstKind::GetElementPtr { .. } | InstKind::Alloca { .. })
-            || matches!(self.cx.m.types.get(inst.ty), Type::Pointer { .. });
+            || (matches!(inst.kind, InstKind::GetElementPtr { .. }) && !record_pointer)
+            || matches!(inst.kind, InstKind::Alloca { .. })
+            || is_remade_pointer(self.cx.m, inst.ty);
         if remat {
             inst.kind.for_each_operand(|o| self.need(o, at, demote));
             return;
@@ -966,6 +996,18 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let v = self.value(*value)?;
                 self.ids_op(Op::FNegate, t, &[v])?
             }
+            InstKind::Cast { op: CastOp::BitCast | CastOp::AddrSpaceCast, value }
+                if super::stage::node::is_record_pointer(&self.cx.m.types, ty) =>
+            {
+                // The same record address, another pointee type.
+                self.value(*value)?
+            }
+            InstKind::GetElementPtr { source, base, indices, .. }
+                if super::stage::node::is_record_pointer(&self.cx.m.types, ty) =>
+            {
+                let (source, base, indices) = (*source, *base, indices.clone());
+                self.record_gep(source, base, &indices)?
+            }
             InstKind::Cast { op, value } => {
                 if matches!(self.cx.m.types.get(ty), Type::Pointer { .. }) {
                     // Resolved where it is used (`pointer`); casts that only feed lifetime
@@ -1036,14 +1078,24 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             InstKind::Alloca { .. } => return Ok(()),
             InstKind::Load { ptr, .. } if self.library_resource(*ptr).is_some() => return Ok(()),
             InstKind::GetElementPtr { base, .. } if self.library_resource(*base).is_some() => return Ok(()),
-            InstKind::Load { ptr, .. } => {
+            InstKind::Load { ptr, align, .. } => {
                 let t = self.cx.ty(ty)?;
-                let (p, _) = self.pointer(*ptr)?;
-                self.ids_op(Op::Load, t, &[p])?
+                let (p, class) = self.pointer(*ptr)?;
+                if class == StorageClass::PhysicalStorageBuffer {
+                    let align = self.access_align(*align, ty);
+                    self.ids_op(Op::Load, t, &[p, spirv::MemoryAccess::ALIGNED.bits(), align])?
+                } else {
+                    self.ids_op(Op::Load, t, &[p])?
+                }
             }
-            InstKind::Store { ptr, value, .. } => {
-                let (p, _) = self.pointer(*ptr)?;
+            InstKind::Store { ptr, value, align, .. } => {
+                let (p, class) = self.pointer(*ptr)?;
                 let v = self.value(*value)?;
+                if class == StorageClass::PhysicalStorageBuffer {
+                    let vty = self.value_ty(*value).ok_or_else(|| self.err("store operand"))?;
+                    let align = self.access_align(*align, vty);
+                    return self.ids_void(Op::Store, &[p, v, spirv::MemoryAccess::ALIGNED.bits(), align]);
+                }
                 return self.ids_void(Op::Store, &[p, v]);
             }
             InstKind::GetElementPtr { base, indices, .. } => {
@@ -1119,6 +1171,79 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             InstKind::VaArg { .. } => return Err(self.err("va_arg")),
         };
         self.define(i, w)
+    }
+
+    /// The `Aligned` operand of a record-memory access of a `ty` value: the instruction's
+    /// alignment, else the type's natural one.
+    fn access_align(&self, align: u32, ty: TypeId) -> u32 {
+        if align.is_power_of_two() {
+            return align;
+        }
+        super::stage::node::layout_of(&self.cx.m.types, ty).map_or(4, |(_, a)| a.clamp(1, 16) as u32)
+    }
+
+    /// Bits of a vector's element, if `t` is a vector.
+    fn vector_elem_bits(&self, t: TypeId) -> Option<u32> {
+        match self.cx.m.types.get(t) {
+            Type::Vector { elem, .. } => self.scalar_bits(*elem),
+            _ => None,
+        }
+    }
+
+    /// A GEP on a node record pointer: the base address plus the byte offset the indices
+    /// select in record memory's layout (`stage::node::layout_of`).
+    fn record_gep(&mut self, source: TypeId, base: Value, indices: &[Value]) -> Result<Word> {
+        use super::stage::node::{field_offset, layout_of};
+        let u64t = self.cx.uint(64);
+        let mut addr = self.value(base)?;
+        let mut cur = source;
+        for (k, &ix) in indices.iter().enumerate() {
+            let types = &self.cx.m.types;
+            let (offset_const, scale, next) = if k == 0 {
+                let (size, _) = layout_of(types, cur).ok_or_else(|| self.err("GEP over a type without a layout"))?;
+                (None, size, cur)
+            } else {
+                match types.get(cur).clone() {
+                    Type::Struct { .. } | Type::Named(_) => {
+                        let field = self.const_int(ix).ok_or_else(|| self.err("GEP with a dynamic struct index"))?;
+                        let off = field_offset(types, cur, field as usize)
+                            .ok_or_else(|| self.err("GEP struct index out of range"))?;
+                        let next = types.struct_fields(cur).and_then(|f| f.get(field as usize).copied());
+                        (Some(off), 0, next.ok_or_else(|| self.err("GEP struct index out of range"))?)
+                    }
+                    Type::Array { elem, .. } | Type::Vector { elem, .. } => {
+                        let (size, _) =
+                            layout_of(types, elem).ok_or_else(|| self.err("GEP over a type without a layout"))?;
+                        (None, size, elem)
+                    }
+                    _ => return Err(self.err("GEP into a scalar")),
+                }
+            };
+            let delta = match offset_const {
+                Some(0) => None,
+                Some(off) => Some(self.cx.const_bits(u64t, 64, off)),
+                None => match self.const_int(ix) {
+                    Some(0) => None,
+                    Some(c) => {
+                        let bits = self.value_ty(ix).and_then(|t| self.scalar_bits(t)).unwrap_or(32);
+                        let signed = if bits < 64 { ((c << (64 - bits)) as i64) >> (64 - bits) } else { c as i64 };
+                        Some(self.cx.const_bits(u64t, 64, signed.wrapping_mul(scale as i64) as u64))
+                    }
+                    None => {
+                        let v = self.value(ix)?;
+                        let bits = self.value_ty(ix).and_then(|t| self.scalar_bits(t)).unwrap_or(32);
+                        let wide = if bits == 64 { v } else { self.ids_op(Op::SConvert, u64t, &[v])? };
+                        let s = self.cx.const_bits(u64t, 64, scale);
+                        Some(self.ids_op(Op::IMul, u64t, &[wide, s])?)
+                    }
+                },
+            };
+            if let Some(d) = delta {
+                addr = self.ids_op(Op::IAdd, u64t, &[addr, d])?;
+            }
+            cur = next;
+        }
+        Ok(addr)
     }
 
     /// Scope and (relaxed) semantics ids for an atomic on memory of `class`.

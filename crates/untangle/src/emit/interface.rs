@@ -340,6 +340,8 @@ pub struct Interface {
     pub(crate) mesh: super::stage::mesh::MeshVars,
     /// Ray-tracing stages: payload, attribute and callable-data variables.
     pub(crate) ray: Option<super::stage::ray_tracing::RayState>,
+    /// Work-graph nodes: push constants, record variables and handles.
+    pub(crate) node: Option<super::stage::node::NodeState>,
 }
 
 impl Interface {

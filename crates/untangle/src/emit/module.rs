@@ -242,6 +242,8 @@ impl<'m> ModuleBuilder<'m> {
                 let n = self.const_u32(len);
                 self.b.type_array(e, n)
             }
+            // Node record pointers are 64-bit device addresses (`stage::node`).
+            Type::Pointer { addr_space: 6, .. } => self.uint(64),
             Type::Struct { .. } | Type::Named(_) => {
                 let fields = types
                     .struct_fields(t)

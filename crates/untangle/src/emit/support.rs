@@ -88,6 +88,11 @@ pub enum Family {
     /// Inline ray queries: `allocateRayQuery` and every `rayQuery_*` operation, in any
     /// stage (`ray_query.rs`).
     RayQuery,
+    /// Work-graph node operations: node and record handles, input and output records,
+    /// output counts, cross-group sharing, recursion levels (`nodes.rs`; the node stage is
+    /// `crates/untangle/src/emit/stage/node.rs`, the scheduler contract
+    /// `docs/work-graphs.md`).
+    WorkGraphs,
 }
 
 impl Family {
@@ -110,6 +115,7 @@ impl Family {
             Family::MeshShading => "mesh.rs",
             Family::RayTracing => "raytracing.rs",
             Family::RayQuery => "ray_query.rs",
+            Family::WorkGraphs => "nodes.rs",
         }
     }
 }
@@ -199,9 +205,8 @@ pub fn stage_support(stage: ShaderKind) -> Option<StageFamily> {
     use ShaderKind::*;
     match stage {
         Compute | Pixel | Vertex | Geometry | Hull | Domain | Mesh | Amplification => None,
-        Library | RayGeneration | Intersection | AnyHit | ClosestHit | Miss | Callable => None,
+        Library | RayGeneration | Intersection | AnyHit | ClosestHit | Miss | Callable | Node => None,
         Invalid => Some(StageFamily::Graphics),
-        Node => Some(StageFamily::WorkGraphs),
     }
 }
 
@@ -216,7 +221,6 @@ fn owner(op: DxOp) -> Owner {
     use DxOp::*;
     use Family as F;
     let family = |f| Owner::Family(f);
-    let stage_family = |s| Owner::Refused(Refusal::StageFamily(s));
     match op {
         TempRegLoad | TempRegStore | MinPrecXRegLoad | MinPrecXRegStore => Owner::Refused(Refusal::DxbcConverterOnly),
         LoadInput | StoreOutput | Discard | SampleIndex | Coverage | InnerCoverage | IsHelperLane | DerivCoarseX
@@ -259,7 +263,7 @@ fn owner(op: DxOp) -> Owner {
         | TextureGatherRaw
         | CalculateLOD
         | Texture2DMSGetSamplePosition => family(F::Textures),
-        Barrier | BarrierByMemoryType | BarrierByMemoryHandle => family(F::Barriers),
+        Barrier | BarrierByMemoryType | BarrierByMemoryHandle | BarrierByNodeRecordHandle => family(F::Barriers),
         ThreadId | GroupId | ThreadIdInGroup | FlattenedThreadIdInGroup => family(F::ComputeIds),
         WaveIsFirstLane
         | WaveGetLaneIndex
@@ -367,14 +371,13 @@ fn owner(op: DxOp) -> Owner {
         | OutputComplete
         | GetInputRecordCount
         | FinishedCrossGroupSharing
-        | BarrierByNodeRecordHandle
         | CreateNodeOutputHandle
         | IndexNodeHandle
         | AnnotateNodeHandle
         | CreateNodeInputRecordHandle
         | AnnotateNodeRecordHandle
         | NodeOutputIsValid
-        | GetRemainingRecursionLevels => stage_family(StageFamily::WorkGraphs),
+        | GetRemainingRecursionLevels => family(F::WorkGraphs),
         WriteSamplerFeedback | WriteSamplerFeedbackBias | WriteSamplerFeedbackLevel | WriteSamplerFeedbackGrad => {
             Owner::Refused(Refusal::NoVulkanFeature(Uncovered::SamplerFeedback))
         }
@@ -396,7 +399,7 @@ pub fn support(op: DxOp, stage: ShaderKind) -> Support {
     // `createHandleForLib` names a library's resource objects; DXC's validator allows it in
     // library functions only (`SmOpcodeInInvalidFunction`).
     let library_only = op == DxOp::CreateHandleForLib
-        && !(stage == ShaderKind::Library || super::stage::ray_tracing::is_ray_stage(stage));
+        && !(matches!(stage, ShaderKind::Library | ShaderKind::Node) || super::stage::ray_tracing::is_ray_stage(stage));
     if !op.valid_in(stage) || no_signature || library_only {
         return Support::Refused(Refusal::NotInStage);
     }

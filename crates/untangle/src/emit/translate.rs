@@ -170,7 +170,7 @@ pub(crate) fn translate_entry_local(
     };
     let library_entry;
     let ep = if sm.kind == ShaderKind::Library {
-        sm.kind = stage::ray_tracing::entry_kind(m, ep)?;
+        sm.kind = stage::ray_tracing::entry_kind(ep)?;
         // The library's entries share its resource table: each binds what it uses.
         let f = inlined.as_ref().or(ep.function.map(|f| &m.functions[f]));
         let resources =
@@ -181,7 +181,7 @@ pub(crate) fn translate_entry_local(
         ep
     };
     let model = match (super::support::stage_support(sm.kind), sm.kind) {
-        (None, ShaderKind::Compute) => ExecutionModel::GLCompute,
+        (None, ShaderKind::Compute | ShaderKind::Node) => ExecutionModel::GLCompute,
         (None, ShaderKind::Pixel) => ExecutionModel::Fragment,
         (None, ShaderKind::Vertex) => ExecutionModel::Vertex,
         (None, ShaderKind::Hull) => ExecutionModel::TessellationControl,
@@ -280,6 +280,10 @@ pub(crate) fn translate_entry_local(
     if stage::ray_tracing::is_ray_stage(sm.kind) {
         iface.ray = Some(stage::ray_tracing::prepare(&mut cx, m, func, sm.kind)?);
     }
+    if sm.kind == ShaderKind::Node {
+        let root_push = layout.as_ref().is_some_and(|l| l.layout.push_constants.size > 0);
+        iface.node = Some(stage::node::prepare(&mut cx, ep, root_push)?);
+    }
     iface.remap = options.io_remap.clone();
     iface.stage = stage::stage_io(&sm, ep)?;
     if sm.kind == ShaderKind::Pixel {
@@ -300,6 +304,13 @@ pub(crate) fn translate_entry_local(
                 res.atomic_uavs.extend(crate::dxil::handles::atomic_uavs(m, pc, &ep.resources));
             }
             (stage::hull::emit_entry(&mut cx, &mut res, &sm, ep, func, pc, &mut iface, cfg_check)?, false, false)
+        }
+        ShaderKind::Node => {
+            let name = stage::ray_tracing::export_name(&ep.name);
+            let body_name = format!("{name}.body");
+            let (body, derivatives, _) =
+                emit_function(&mut cx, &mut res, &sm, &ep.signatures, func, &mut iface, &body_name, cfg_check)?;
+            (stage::node::emit_entry(&mut cx, &mut iface, name, body)?, derivatives, false)
         }
         _ => emit_function(
             &mut cx,
@@ -330,9 +341,9 @@ pub(crate) fn translate_entry_local(
         cx.b.execution_mode(fn_id, ExecutionMode::Xfb, []);
     }
     match sm.kind {
-        ShaderKind::Compute | ShaderKind::Mesh | ShaderKind::Amplification => {
+        ShaderKind::Compute | ShaderKind::Mesh | ShaderKind::Amplification | ShaderKind::Node => {
             let [x, y, z] = match sm.kind {
-                ShaderKind::Compute => {
+                ShaderKind::Compute | ShaderKind::Node => {
                     let n = ep.properties.num_threads.unwrap_or([1, 1, 1]);
                     cx.b.execution_mode(fn_id, ExecutionMode::LocalSize, n);
                     n

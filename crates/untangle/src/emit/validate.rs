@@ -18,7 +18,7 @@ const SIGNATURE_ROWS: u32 = 32;
 /// Checks every signature element and resource of `ep`, and a compute shader's thread-group
 /// size (D3D12: each dimension at least 1, z at most 64, at most 1024 threads).
 pub fn entry_point(ep: &EntryPoint, stage: crate::container::ShaderKind) -> Result<()> {
-    if stage == crate::container::ShaderKind::Compute {
+    if matches!(stage, crate::container::ShaderKind::Compute | crate::container::ShaderKind::Node) {
         let [x, y, z] = ep.properties.num_threads.unwrap_or([1, 1, 1]);
         let dims_ok = (1..=1024).contains(&x) && (1..=1024).contains(&y) && (1..=64).contains(&z);
         if !dims_ok || x * y * z > 1024 {

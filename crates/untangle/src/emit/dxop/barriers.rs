@@ -13,11 +13,14 @@
 //!   the stage has (a stronger barrier than asked for is still correct).
 //! - `barrierByMemoryHandle(uav, semantics)`: as UAV memory; the handle is not narrowed
 //!   to one resource (stronger, still correct).
+//! - `barrierByNodeRecordHandle(record, semantics)` and the node-record memory types (4
+//!   input, 8 output) in node shaders: node records are physical storage buffer memory
+//!   (`docs/work-graphs.md`), ordered as `UniformMemory` like UAVs.
 //!
 //! Rules DXC's validator enforces and the translator relies on (a violation is a typed
 //! [`crate::TranslateError::Invalid`]): flags within their valid masks; node-record memory
 //! only in node shaders; group sync, group scope and groupshared memory only in
-//! compute-like stages (compute, mesh, amplification), where Vulkan allows `Workgroup`
+//! compute-like stages (compute, mesh, amplification, node), where Vulkan allows `Workgroup`
 //! scope.
 
 use super::Call;
@@ -45,7 +48,7 @@ struct BarrierPlan {
 
 impl<'a, 'm> FnEmit<'a, 'm> {
     fn compute_like(&self) -> bool {
-        matches!(self.sm.kind, ShaderKind::Compute | ShaderKind::Mesh | ShaderKind::Amplification)
+        matches!(self.sm.kind, ShaderKind::Compute | ShaderKind::Mesh | ShaderKind::Amplification | ShaderKind::Node)
     }
 
     pub(super) fn barrier_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
@@ -94,7 +97,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         format!("semantic flags {semantics:#x} have unknown bits"),
                     ));
                 }
-                if memory & NODE_MEMORY != 0 {
+                if memory & NODE_MEMORY != 0 && self.sm.kind != ShaderKind::Node {
                     return Err(self.invalid(c, "operand 0", "node-record memory exists only in node shaders"));
                 }
                 let group = memory & GROUP_SHARED_MEMORY != 0 || semantics & (GROUP_SYNC | GROUP_SCOPE) != 0;
@@ -109,8 +112,29 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 BarrierPlan {
                     sync: semantics & GROUP_SYNC != 0,
                     device_scope: semantics & DEVICE_SCOPE != 0 || (!scoped && !self.compute_like()),
-                    uav: memory & UAV_MEMORY != 0,
+                    // Node records are physical storage buffer memory (`UniformMemory`).
+                    uav: memory & (UAV_MEMORY | NODE_MEMORY) != 0,
                     groupshared: memory & GROUP_SHARED_MEMORY != 0,
+                }
+            }
+            DxOp::BarrierByNodeRecordHandle => {
+                let semantics = self.arg_const(c, 1)?;
+                if semantics & !0x7 != 0 {
+                    return Err(self.invalid(
+                        c,
+                        "operand 1",
+                        format!("semantic flags {semantics:#x} have unknown bits"),
+                    ));
+                }
+                if self.sm.kind != ShaderKind::Node {
+                    return Err(self.invalid(c, "the call", "node-record memory exists only in node shaders"));
+                }
+                let scoped = semantics & (GROUP_SCOPE | DEVICE_SCOPE) != 0;
+                BarrierPlan {
+                    sync: semantics & GROUP_SYNC != 0,
+                    device_scope: semantics & DEVICE_SCOPE != 0 || !scoped,
+                    uav: true,
+                    groupshared: false,
                 }
             }
             other => return Err(self.not_in_family(other, "barriers")),

@@ -1,7 +1,8 @@
 //! Compute-style built-ins: `threadId` (`GlobalInvocationId`), `groupId` (`WorkgroupId`),
 //! `threadIdInGroup` (`LocalInvocationId`) and `flattenedThreadIdInGroup`
 //! (`LocalInvocationIndex`). A component index outside 0..=2 reads an undefined value, as
-//! in DXIL (the validator requires an immediate in range).
+//! in DXIL (the validator requires an immediate in range). A broadcasting node's
+//! `threadId` and `groupId` are its record's (`nodes.rs`, `stage::node`).
 
 use super::Call;
 use crate::dxil::DxOp;
@@ -20,8 +21,20 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     _ => BuiltIn::LocalInvocationId,
                 };
                 let v3 = self.cx.vec(u, 3);
-                let var = self.iface.builtin(self.cx, b, StorageClass::Input, v3);
                 let comp = self.arg(c, 0)?;
+                if c.op != DxOp::ThreadIdInGroup && self.iface.node.is_some() {
+                    // A broadcasting node's group and dispatch-thread ids come from its
+                    // record's grid (`stage::node`).
+                    let k = match self.const_int(comp) {
+                        Some(k @ 0..=2) => self.cx.const_u32(k as u32),
+                        Some(_) => return Ok(Some(self.cx.undef(u))),
+                        None => self.value(comp)?,
+                    };
+                    if let Some(w) = self.node_compute_id(c.op == DxOp::ThreadId, k)? {
+                        return Ok(Some(w));
+                    }
+                }
+                let var = self.iface.builtin(self.cx, b, StorageClass::Input, v3);
                 let x = match self.const_int(comp) {
                     Some(k @ 0..=2) => {
                         let pty = self.cx.ptr(StorageClass::Input, u);

@@ -23,6 +23,7 @@ mod interpolation;
 mod io;
 mod math;
 mod mesh;
+mod nodes;
 mod ray_query;
 mod raytracing;
 mod stages;
@@ -64,6 +65,7 @@ pub fn emit(fe: &mut FnEmit<'_, '_>, inst: InstId, call: &DxOpCall<'_>) -> Resul
         Family::MeshShading => fe.mesh_family_op(&c),
         Family::RayTracing => fe.ray_tracing_op(&c),
         Family::RayQuery => fe.ray_query_op(&c),
+        Family::WorkGraphs => fe.node_op(&c),
     }
 }
 

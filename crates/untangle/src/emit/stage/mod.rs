@@ -14,6 +14,7 @@ pub(crate) mod domain;
 pub(crate) mod geometry;
 pub(crate) mod hull;
 pub(crate) mod mesh;
+pub mod node;
 pub(crate) mod pixel;
 pub mod ray_tracing;
 

@@ -203,44 +203,20 @@ pub(crate) fn named_entry<'e>(entries: &'e [EntryPoint], name: &str) -> Result<&
 
 /// The shader kind a library entry is translated in. A work-graph node is refused naming
 /// the first node operation it calls (work graphs have no Vulkan equivalent).
-pub(crate) fn entry_kind(m: &Module, ep: &EntryPoint) -> Result<ShaderKind> {
+pub(crate) fn entry_kind(ep: &EntryPoint) -> Result<ShaderKind> {
     let kind = ep.properties.shader_kind.ok_or_else(|| {
         TranslateError::Malformed(format!("library entry `{}` has no shader kind", export_name(&ep.name)))
     })?;
-    // A compute shader with node properties (tags 13-22) is a work-graph node too.
-    let node = kind == ShaderKind::Node || ep.properties.other_tags.iter().any(|t| (13..=22).contains(t));
-    if node {
-        if let Some(f) = ep.function.map(|f| &m.functions[f]) {
-            for &b in &f.layout {
-                for &i in &f.blocks[b].insts {
-                    let Ok(Some(call)) = crate::dxil::ops::decode_call(m, f, i, "") else { continue };
-                    if let crate::emit::support::Support::Refused(
-                        reason @ crate::emit::support::Refusal::StageFamily(
-                            crate::emit::support::StageFamily::WorkGraphs,
-                        ),
-                    ) = crate::emit::support::support(call.op, ShaderKind::Library)
-                    {
-                        return Err(TranslateError::UnsupportedOp {
-                            name: call.op.name(),
-                            opcode: call.op.number(),
-                            stage: "lib (node)".into(),
-                            reason,
-                            function: export_name(&f.name).to_string(),
-                            block: f.block_label(b),
-                        });
-                    }
-                }
-            }
-        }
+    // A compute shader with node properties (tags 13-22) is a work-graph node too
+    // (`stage::node`).
+    if ep.properties.node.is_some() {
+        return Ok(ShaderKind::Node);
     }
-    if node {
-        return Err(TranslateError::UnsupportedStage {
-            stage: format!(
-                "lib (work-graph node `{}`: {})",
-                export_name(&ep.name),
-                crate::emit::support::StageFamily::WorkGraphs.reason()
-            ),
-        });
+    if kind == ShaderKind::Node {
+        return Err(TranslateError::Malformed(format!(
+            "node entry `{}` has no node properties (tags 13-22)",
+            export_name(&ep.name)
+        )));
     }
     if !is_ray_stage(kind) && kind != ShaderKind::Compute {
         return Err(TranslateError::UnsupportedStage { stage: format!("lib ({kind:?} entry)") });
