@@ -178,7 +178,7 @@ impl Shader {
     /// What a layer needs to build a ray-tracing pipeline from this library: entries,
     /// the subobjects that apply to each, every subobject ([`crate::emit::library`]).
     pub fn library_report(&self) -> Result<crate::emit::library::LibraryReport> {
-        crate::emit::library::report(&self.dxil.entry_points, &self.subobjects()?)
+        crate::emit::library::report(&self.loaded.module, &self.dxil.entry_points, &self.subobjects()?)
     }
 
     /// A library entry that is not a ray-tracing stage (a compute shader) gets its root

@@ -89,7 +89,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 };
                 let var = self.cx.global_var(StorageClass::Private, u, "node_output_slot");
                 self.ids_void(Op::Store, &[var, slot])?;
-                self.node_mut().record_handles.insert(c.inst, RecordHandle::Output { node: h, slot: var, per_thread });
+                self.node_mut().record_handles.insert(c.inst, RecordHandle::Output { node: h, slot: var });
                 Ok(None)
             }
             DxOp::GetNodeRecordPtr => {
@@ -105,7 +105,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         let r = self.ids_op(Op::IAdd, u, &[first, i])?;
                         nodestage::element_addr(self.cx, base, r, stride)?
                     }
-                    RecordHandle::Output { node, slot, .. } => {
+                    RecordHandle::Output { node, slot } => {
                         let entry = self.output_entry(node)?;
                         let u64t = self.cx.uint(64);
                         let records = nodestage::load_at(self.cx, entry, u64t, 8)?;

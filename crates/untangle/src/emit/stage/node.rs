@@ -58,9 +58,9 @@ pub enum Push {
     SharingCounters = 2,
     InputStride = 3,
     RecordCount = 4,
+    /// `grid_y` and `grid_z` (members 6 and 7) are the dispatch's own y and z sizes, which
+    /// the shader reads from `WorkgroupId` instead.
     GridX = 5,
-    GridY = 6,
-    GridZ = 7,
     RemainingRecursionLevels = 8,
 }
 
@@ -78,7 +78,7 @@ pub enum RecordHandle {
     /// The node's input records.
     Input,
     /// Records allocated from an output: the first slot is in `Private` variable `slot`.
-    Output { node: NodeHandle, slot: Word, per_thread: bool },
+    Output { node: NodeHandle, slot: Word },
 }
 
 /// The node's variables and the symbolic handles of its body.
