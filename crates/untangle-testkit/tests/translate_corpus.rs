@@ -4,8 +4,9 @@
 //! counts and a histogram of the remaining failures (the work list), and asserts the number
 //! of files and of passing files per stage: all of them but the compute shaders that call
 //! AMD AGS driver intrinsics (the `sm_advanced.cs_ags_*` / `cs_wmma_*` tests), which must be
-//! typed `VendorExtension` errors. Libraries are `ray_tracing.rs`'s. The validator is
-//! required under CI (`CI` set).
+//! typed `VendorExtension` errors. The 16 work-graph libraries translate node by node
+//! (`docs/work-graphs.md`), every module passing `spirv-val`; ray-tracing libraries are
+//! `ray_tracing.rs`'s. The validator is required under CI (`CI` set).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -125,6 +126,70 @@ fn vkd3d_proton_graphics_and_compute_stages_translate_and_validate() {
         assert_eq!(valid, *want - refused, "{stage}: {valid} of {files} shaders translate and validate");
     }
     assert_eq!(ags, AGS_SHADERS, "AGS shaders refused");
+}
+
+/// Each work-graph library of the corpus and its number of nodes.
+const WORK_GRAPHS: &[(&str, usize)] = &[
+    ("basic", 1),
+    ("basic_recursion", 2),
+    ("broadcast_custom_input", 1),
+    ("broadcast_custom_input_u16_2", 1),
+    ("broadcast_custom_input_uint", 1),
+    ("broadcast_custom_input_uint2", 1),
+    ("coalesce_custom_input", 1),
+    ("cross_group_sharing", 3),
+    ("local_root_signature", 3),
+    ("shared_inputs", 3),
+    ("thread_custom_input", 1),
+    ("two_level_broadcast", 3),
+    ("two_level_broadcast_node_array", 3),
+    ("two_level_empty_node", 15),
+    ("two_level_thread", 3),
+    ("two_level_thread_node_array", 3),
+];
+
+/// Every work-graph library (`workgraph.*.lib_6_8.dxil`) translates with no options, one
+/// compute module per node, each passing `spirv-val --target-env vulkan1.3`; the library
+/// report describes every node.
+#[test]
+fn vkd3d_proton_work_graph_libraries_translate_node_by_node_and_validate() {
+    let Ok(dir) = std::fs::read_dir(DIR) else {
+        eprintln!("{DIR} not found: skipping");
+        return;
+    };
+    let validator = find_spirv_val();
+    if validator.is_none() {
+        assert!(std::env::var_os("CI").is_none(), "spirv-val is required under CI");
+    }
+    let mut names: Vec<String> = dir
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.starts_with("workgraph."))
+        .collect();
+    names.sort();
+    let want: Vec<String> = WORK_GRAPHS.iter().map(|(n, _)| format!("workgraph.{n}.lib_6_8.dxil")).collect();
+    assert_eq!(names, want, "work-graph libraries in the corpus");
+    let (mut libraries, mut modules) = (0, 0);
+    for (name, nodes) in WORK_GRAPHS {
+        let file = format!("workgraph.{name}.lib_6_8.dxil");
+        let bytes = std::fs::read(PathBuf::from(DIR).join(&file)).unwrap();
+        let shader = untangle::Shader::parse(&bytes).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let translations = shader.translate_library(&Options::default()).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(translations.len(), *nodes, "{file}: one module per node");
+        let report = shader.library_report().unwrap_or_else(|e| panic!("{file}: {e}"));
+        for t in &translations {
+            assert_eq!(t.stage, untangle::ShaderKind::Node, "{file} {}", t.entry_point);
+            let entry = report.entries.iter().find(|e| e.name == t.entry_point).expect("reported");
+            assert!(entry.stage == "node" && entry.node.is_some(), "{file} {}", t.entry_point);
+            if let Some(v) = &validator {
+                v.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{file} {}: {e}", t.entry_point));
+            }
+            modules += 1;
+        }
+        libraries += 1;
+    }
+    eprintln!("{libraries} work-graph libraries, {modules} node modules translate and validate");
+    assert_eq!((libraries, modules), (16, 45));
 }
 
 /// DXC's own `.ll` tests of hull, domain, geometry, mesh and amplification shaders

@@ -243,10 +243,13 @@ impl NodeTags {
                 return Err(bad("the input has no record type (tag 2)".into()));
             }
         }
+        let mut dispatch_grid = self.dispatch_grid;
         if launch == NodeLaunch::Broadcasting {
             match (self.dispatch_grid, self.max_dispatch_grid) {
                 (Some(_), Some(_)) => return Err(bad("both a dispatch grid and a max dispatch grid".into())),
-                (None, None) => return Err(bad("a broadcasting node without a dispatch grid".into())),
+                // HLSL requires one of them; DXC's own tests omit both now and then. One
+                // group per record is what such a node can mean.
+                (None, None) => dispatch_grid = Some([1, 1, 1]),
                 (None, Some(_)) => {
                     let field = self.inputs.first().and_then(|i| i.record).and_then(|r| r.dispatch_grid);
                     if field.is_none() {
@@ -263,7 +266,7 @@ impl NodeTags {
             id,
             local_root_arguments_table_index: self.local_root_arguments_table_index,
             share_input_of: self.share_input_of,
-            dispatch_grid: self.dispatch_grid,
+            dispatch_grid,
             max_dispatch_grid: self.max_dispatch_grid,
             max_recursion_depth: self.max_recursion_depth,
             inputs: self.inputs,

@@ -202,11 +202,7 @@ pub fn stage_name(kind: ShaderKind) -> &'static str {
 }
 
 /// The report of a library with these entries and subobjects.
-pub fn report(
-    m: &crate::ir::Module,
-    entries: &[EntryPoint],
-    subobjects: &[Subobject],
-) -> crate::Result<LibraryReport> {
+pub fn report(m: &crate::ir::Module, entries: &[EntryPoint], subobjects: &[Subobject]) -> crate::Result<LibraryReport> {
     let names = |kind: fn(&SubobjectKind) -> bool, export: &str| -> Vec<String> {
         applying_to(subobjects, export, kind).into_iter().map(|s| s.name.clone()).collect()
     };

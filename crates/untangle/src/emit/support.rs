@@ -10,17 +10,17 @@
 //! 1. A reserved opcode slot is never valid DXIL ([`Refusal::Reserved`]).
 //! 2. An operation outside the stages DXIL allows it in is refused
 //!    ([`Refusal::NotInStage`]; the stage lists are DXC's, see [`DxOp::valid_in`]).
-//! 3. Operations owned by a stage family whose lowering is somebody else's work
-//!    (work graphs), and the DXBC converter's private operations, are refused with
-//!    that reason ([`Refusal::StageFamily`], [`Refusal::DxbcConverterOnly`]).
+//! 3. Operations owned by a stage family whose lowering is somebody else's work (none
+//!    today: work graphs landed in [`Family::WorkGraphs`]), and the DXBC converter's
+//!    private operations, are refused with that reason ([`Refusal::StageFamily`],
+//!    [`Refusal::DxbcConverterOnly`]).
 //! 4. A stage the translator does not handle yet refuses everything
 //!    ([`Refusal::StageNotTranslated`], from [`stage_support`]).
 //! 5. Everything else is [`Support::Lowered`] by its [`Family`].
 //!
 //! Libraries are translated entry by entry, each in its own stage (raygen, intersection,
-//! any-hit, closest-hit, miss, callable, or compute): the `lib` column of the table says
-//! lowered for what some ray-tracing stage may call, and refuses what only work-graph nodes
-//! may (their stage is not translated).
+//! any-hit, closest-hit, miss, callable, compute, or node: `stage::node`): the `lib` column
+//! of the table says lowered for what some ray-tracing stage or node may call.
 //!
 //! When a family lands, its operations move from rule 3 to rule 5 here, and the table
 //! follows by itself.
@@ -126,7 +126,8 @@ pub enum StageFamily {
     /// The graphics stages; every stage of it is translated, so only a module without a
     /// valid shader kind is refused under it.
     Graphics,
-    /// Work graphs (node shaders).
+    /// Work graphs (node shaders). Translated since issue 21 (`stage::node`); kept so the
+    /// refusal stays nameable by API users.
     WorkGraphs,
 }
 

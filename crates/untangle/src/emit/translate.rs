@@ -210,7 +210,7 @@ pub(crate) fn translate_entry_local(
     // Derivatives in divergent control flow are computed where the whole quad runs
     // (`crate::rewrite::derivative_hoisting`); the stages with derivatives only.
     let hoisted = match sm.kind {
-        ShaderKind::Pixel | ShaderKind::Compute | ShaderKind::Mesh | ShaderKind::Amplification => {
+        ShaderKind::Pixel | ShaderKind::Compute | ShaderKind::Mesh | ShaderKind::Amplification | ShaderKind::Node => {
             crate::rewrite::derivative_hoisting::run(m, func)
         }
         _ => None,

@@ -125,6 +125,8 @@ pub fn stage_visibility(stage: ShaderKind) -> Option<(Visibility, u32, &'static 
         ShaderKind::ClosestHit => (Visibility::All, 0, "closesthit"),
         ShaderKind::Miss => (Visibility::All, 0, "miss"),
         ShaderKind::Callable => (Visibility::All, 0, "callable"),
+        // Work-graph nodes are compute shaders to D3D12's root signature.
+        ShaderKind::Node => (Visibility::All, 0, "node"),
         _ => return None,
     })
 }

@@ -201,8 +201,8 @@ pub(crate) fn named_entry<'e>(entries: &'e [EntryPoint], name: &str) -> Result<&
     )
 }
 
-/// The shader kind a library entry is translated in. A work-graph node is refused naming
-/// the first node operation it calls (work graphs have no Vulkan equivalent).
+/// The shader kind a library entry is translated in: an entry with node properties is a
+/// work-graph node (`super::node`), whatever its kind tag says.
 pub(crate) fn entry_kind(ep: &EntryPoint) -> Result<ShaderKind> {
     let kind = ep.properties.shader_kind.ok_or_else(|| {
         TranslateError::Malformed(format!("library entry `{}` has no shader kind", export_name(&ep.name)))
