@@ -1083,7 +1083,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let (p, class) = self.pointer(*ptr)?;
                 if class == StorageClass::PhysicalStorageBuffer {
                     let align = self.access_align(*align, ty);
-                    self.ids_op(Op::Load, t, &[p, spirv::MemoryAccess::ALIGNED.bits(), align])?
+                    let access = self.record_access();
+                    self.ids_op(Op::Load, t, &[p, access, align])?
                 } else {
                     self.ids_op(Op::Load, t, &[p])?
                 }
@@ -1094,7 +1095,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 if class == StorageClass::PhysicalStorageBuffer {
                     let vty = self.value_ty(*value).ok_or_else(|| self.err("store operand"))?;
                     let align = self.access_align(*align, vty);
-                    return self.ids_void(Op::Store, &[p, v, spirv::MemoryAccess::ALIGNED.bits(), align]);
+                    let access = self.record_access();
+                    return self.ids_void(Op::Store, &[p, v, access, align]);
                 }
                 return self.ids_void(Op::Store, &[p, v]);
             }
@@ -1180,6 +1182,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             return align;
         }
         super::stage::node::layout_of(&self.cx.m.types, ty).map_or(4, |(_, a)| a.clamp(1, 16) as u32)
+    }
+
+    /// The memory-access operand of record loads and stores: `Aligned`, and `Volatile` when
+    /// the node's input is `globallycoherent` (other groups' writes must be seen).
+    fn record_access(&self) -> u32 {
+        let coherent = self.iface.node.as_ref().is_some_and(|n| {
+            n.props.inputs.iter().any(|i| i.flags & crate::dxil::node::io_flags::GLOBALLY_COHERENT != 0)
+        });
+        let mut access = spirv::MemoryAccess::ALIGNED;
+        if coherent {
+            access |= spirv::MemoryAccess::VOLATILE;
+        }
+        access.bits()
     }
 
     /// Bits of a vector's element, if `t` is a vector.
