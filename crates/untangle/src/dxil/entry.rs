@@ -69,6 +69,11 @@ pub struct EntryProperties {
     /// Work-graph node properties (tags 13–22, `super::node`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node: Option<super::node::NodeProperties>,
+    /// Node tags that were read but break a rule of the node metadata (no launch type, a
+    /// max dispatch grid without `SV_DispatchGrid`, ...): the reason. The module still
+    /// loads (`untangle info` describes it); translating the entry fails with it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_error: Option<String>,
     /// Tags present but not interpreted (stage states).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub other_tags: Vec<u32>,
@@ -263,6 +268,10 @@ fn read_properties(p: &Tuple<'_>, entry: &str) -> Result<EntryProperties> {
             other => props.other_tags.push(other),
         }
     }
-    props.node = node.finish(entry)?;
+    match node.finish(entry) {
+        Ok(n) => props.node = n,
+        Err(Error::Dxil(m)) => props.node_error = Some(m),
+        Err(e) => props.node_error = Some(e.to_string()),
+    }
     Ok(props)
 }

@@ -13,7 +13,8 @@
 //!   (u64, offset 0), `counter` (u64, 8) and `stride` (u32, 16).
 //! - `allocateNodeOutputRecords(h, n, perThread)`: per thread `slot = atomicAdd(counter,
 //!   n)`; per group thread 0 does it and hands `slot` over through a `Workgroup` variable
-//!   between two workgroup barriers.
+//!   between two workgroup barriers (in thread-launch nodes, whose D3D groups are single
+//!   threads, per-group operations are per thread).
 //! - `getNodeRecordPtr(h, i)`: input `input_records + (record_index + i) · input_stride`;
 //!   output `records + (slot + i) · stride` (a 64-bit address; `stage::node`).
 //! - `incrementOutputCount(h, n, perThread)`: `atomicAdd(counter, n)`, per group by thread 0.
@@ -79,7 +80,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             DxOp::AllocateNodeOutputRecords => {
                 let h = self.node_handle_arg(c, 0)?;
-                let per_thread = self.arg_const(c, 2)? != 0;
+                let per_thread = self.arg_const(c, 2)? != 0 || self.thread_launch();
                 let count = self.arg_val(c, 1)?;
                 let counter = self.entry_counter(h)?;
                 let slot = if per_thread {
@@ -121,7 +122,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             DxOp::IncrementOutputCount => {
                 let h = self.node_handle_arg(c, 0)?;
-                let per_thread = self.arg_const(c, 2)? != 0;
+                let per_thread = self.arg_const(c, 2)? != 0 || self.thread_launch();
                 let count = self.arg_val(c, 1)?;
                 let counter = self.entry_counter(h)?;
                 if per_thread {
@@ -195,6 +196,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             other => Err(self.not_in_family(other, "work graphs")),
         }
+    }
+
+    /// A thread-launch node: each thread is a group of its own to D3D (the module's
+    /// workgroups only batch them), so per-group operations are per thread.
+    fn thread_launch(&self) -> bool {
+        self.node_props().launch == NodeLaunch::Thread
     }
 
     fn node_props(&self) -> &crate::dxil::node::NodeProperties {

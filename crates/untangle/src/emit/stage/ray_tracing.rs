@@ -212,6 +212,9 @@ pub(crate) fn entry_kind(ep: &EntryPoint) -> Result<ShaderKind> {
     if ep.properties.node.is_some() {
         return Ok(ShaderKind::Node);
     }
+    if let Some(e) = &ep.properties.node_error {
+        return Err(TranslateError::Malformed(e.clone()));
+    }
     if kind == ShaderKind::Node {
         return Err(TranslateError::Malformed(format!(
             "node entry `{}` has no node properties (tags 13-22)",
