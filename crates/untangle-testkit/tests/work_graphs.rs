@@ -246,25 +246,54 @@ fn malformed_node_metadata_is_a_typed_error() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-/// Shapes outside the contract are typed errors naming the node or the operation.
+/// Under a root signature lowered to push constants (a root UAV address and a root
+/// constant: 12 bytes), the node's members follow in the same block from byte 16, and the
+/// module validates.
 #[test]
-fn unsupported_node_shapes_are_typed_errors() {
-    // A root signature whose lowering needs push constants: the node's own block would be a
-    // second one.
-    let text = coalescing_node(INPUT, OUTPUT, BODY);
-    let shader = Shader::parse(text.as_bytes()).unwrap();
-    let signature =
-        untangle::rootsig::parse_hlsl("RootConstants(num32BitConstants=4, b0)", untangle::rootsig::Version::V1_1)
-            .expect("root signature");
+fn node_push_constants_follow_the_root_signatures() {
+    let shader = Shader::parse(coalescing_node(INPUT, OUTPUT, BODY).as_bytes()).unwrap();
+    let signature = untangle::rootsig::parse_hlsl(
+        "UAV(u0), RootConstants(num32BitConstants=1, b0)",
+        untangle::rootsig::Version::V1_1,
+    )
+    .expect("root signature");
     let options = Options {
         root_signature: Some(untangle::RootSignatureBinding { signature, layout: Default::default() }),
         ..Default::default()
     };
-    let e = shader.translate(&options).expect_err("two push-constant blocks");
-    assert!(
-        matches!(e, untangle::Error::Translate(TranslateError::Unsupported { ref function, .. }) if function == "node01"),
-        "{e}"
-    );
+    let t = shader.translate(&options).unwrap_or_else(|e| panic!("{e}"));
+    if let Some(v) = find_spirv_val() {
+        v.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{e}"));
+    }
+    let layout = t.layout.as_ref().expect("a layout report");
+    assert_eq!(layout.layout.push_constants.size, 12);
+    let m = rspirv::dr::load_words(&t.words).unwrap();
+    let push_vars = m
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == rspirv::spirv::Op::Variable
+                && i.operands[0] == rspirv::dr::Operand::StorageClass(rspirv::spirv::StorageClass::PushConstant)
+        })
+        .count();
+    assert_eq!(push_vars, 1, "one push-constant block");
+    let mut offsets: Vec<u32> = m
+        .annotations
+        .iter()
+        .filter(|i| {
+            i.class.opcode == rspirv::spirv::Op::MemberDecorate
+                && i.operands[2] == rspirv::dr::Operand::Decoration(rspirv::spirv::Decoration::Offset)
+        })
+        .map(|i| i.operands[3].unwrap_literal_bit32())
+        .collect();
+    offsets.sort();
+    assert_eq!(offsets, [0, 8, 16, 24, 32, 40, 44, 48, 52, 56, 60]);
+}
+
+/// Shapes outside the contract are typed errors naming the node or the operation.
+#[test]
+fn unsupported_node_shapes_are_typed_errors() {
+    let text = coalescing_node(INPUT, OUTPUT, BODY);
     // A node handle through a select.
     let body = BODY.replace(
         "%valid = call",

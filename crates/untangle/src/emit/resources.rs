@@ -252,6 +252,10 @@ pub struct Resources {
     spill: Option<Word>,
     /// The shader record block's variable, once declared.
     record: Option<Word>,
+    /// Work-graph nodes bound through a root signature with push constants: the byte
+    /// offset at which the node's `NodeDispatch` members follow the root arguments in the
+    /// one push-constant block (`stage::node`).
+    pub node_push_offset: Option<u32>,
 }
 
 impl Resources {
@@ -269,6 +273,7 @@ impl Resources {
             push: None,
             spill: None,
             record: None,
+            node_push_offset: None,
         }
     }
 
@@ -301,6 +306,18 @@ impl Resources {
     /// The push-constant block: every member of the layout, at its offset (root
     /// descriptor addresses as `uvec2`, root constants as `uint[n]`, table offsets as
     /// `uint`).
+    /// The push-constant variable and the member index of its first `NodeDispatch` member
+    /// ([`Self::node_push_offset`] must be set): the block made now if not yet.
+    pub fn node_push_block(&mut self, cx: &mut ModuleBuilder<'_>) -> Result<(Word, u32)> {
+        let Binder::Root { push, .. } = &self.binder else {
+            return Err(TranslateError::Internal(
+                "node push constants in a root block without a root signature".into(),
+            ));
+        };
+        let first = push.members.len() as u32;
+        Ok((self.push_block(cx)?.var, first))
+    }
+
     fn push_block(&mut self, cx: &mut ModuleBuilder<'_>) -> Result<PushBlock> {
         if let Some(p) = &self.push {
             return Ok(p.clone());
@@ -330,6 +347,14 @@ impl Resources {
             member_tys.push(ty);
             members.push((m.offset, k as u32));
             names.push(name);
+        }
+        if let Some(base) = self.node_push_offset {
+            let node = super::stage::node::push_members(cx);
+            for (k, (name, offset, ty)) in node.into_iter().enumerate() {
+                member_tys.push(ty);
+                members.push((base + offset, (push.members.len() + k) as u32));
+                names.push(format!("node_{name}"));
+            }
         }
         let st = cx.b.id();
         cx.b.type_struct_id(Some(st), member_tys);

@@ -281,8 +281,16 @@ pub(crate) fn translate_entry_local(
         iface.ray = Some(stage::ray_tracing::prepare(&mut cx, m, func, sm.kind)?);
     }
     if sm.kind == ShaderKind::Node {
-        let root_push = layout.as_ref().is_some_and(|l| l.layout.push_constants.size > 0);
-        iface.node = Some(stage::node::prepare(&mut cx, ep, root_push)?);
+        // The node's push constants follow the root signature's, in its one block.
+        let place = match layout.as_ref().map(|l| l.layout.push_constants.size).filter(|&s| s > 0) {
+            Some(size) => {
+                res.node_push_offset = Some(stage::node::push_offset_after(size));
+                let (var, first_member) = res.node_push_block(&mut cx)?;
+                stage::node::PushPlace::Root { var, first_member }
+            }
+            None => stage::node::PushPlace::Own,
+        };
+        iface.node = Some(stage::node::prepare(&mut cx, ep, place)?);
     }
     iface.remap = options.io_remap.clone();
     iface.stage = stage::stage_io(&sm, ep)?;

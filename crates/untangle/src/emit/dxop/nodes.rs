@@ -98,7 +98,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let i = self.arg_val(c, 1)?;
                 let addr = match h {
                     RecordHandle::Input => {
-                        let push = self.node_ref().push;
+                        let push = (self.node_ref().push, self.node_ref().push_first_member);
                         let base = nodestage::push_load(self.cx, push, Push::InputRecords)?;
                         let stride = nodestage::push_load(self.cx, push, Push::InputStride)?;
                         let var = self.node_ref().record_index;
@@ -148,7 +148,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 Ok(Some(self.ids_op(Op::Load, u, &[var])?))
             }
             DxOp::GetRemainingRecursionLevels => {
-                let push = self.node_ref().push;
+                let push = (self.node_ref().push, self.node_ref().push_first_member);
                 Ok(Some(nodestage::push_load(self.cx, push, Push::RemainingRecursionLevels)?))
             }
             DxOp::NodeOutputIsValid => {
@@ -170,7 +170,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     return Err(self.invalid(c, "the call", "FinishedCrossGroupSharing outside a broadcasting node"));
                 }
                 let total = self.groups_of_record()?;
-                let push = self.node_ref().push;
+                let push = (self.node_ref().push, self.node_ref().push_first_member);
                 let var = self.node_ref().record_index;
                 let record = self.ids_op(Op::Load, u, &[var])?;
                 let last = self.group_uniform(|fe| {
@@ -248,7 +248,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             .get(h.output as usize)
             .ok_or_else(|| TranslateError::Internal("output handle past the output table".into()))?;
         let unbounded = self.node_props().outputs.get(h.output as usize).is_some_and(|o| o.is_unbounded());
-        let push = self.node_ref().push;
+        let push = (self.node_ref().push, self.node_ref().push_first_member);
         let table = nodestage::push_load(self.cx, push, Push::OutputTable)?;
         let size = self.cx.const_u32(OUTPUT_ENTRY_SIZE);
         let i = match h.index {
@@ -342,7 +342,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if let Some([x, y, z]) = self.node_props().dispatch_grid {
             return Ok(self.cx.const_u32(x.saturating_mul(y).saturating_mul(z)));
         }
-        let push = self.node_ref().push;
+        let push = (self.node_ref().push, self.node_ref().push_first_member);
         let base = nodestage::push_load(self.cx, push, Push::InputRecords)?;
         let stride = nodestage::push_load(self.cx, push, Push::InputStride)?;
         let var = self.node_ref().record_index;

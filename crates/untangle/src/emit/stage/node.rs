@@ -86,8 +86,10 @@ pub enum RecordHandle {
 pub struct NodeState {
     pub props: NodeProperties,
     pub num_threads: [u32; 3],
-    /// The `NodeDispatch` push-constant variable.
+    /// The push-constant variable holding the `NodeDispatch` members.
     pub push: Word,
+    /// The member index of the first of them (0 in the node's own block).
+    pub push_first_member: u32,
     /// `Private` `uint`: index (from `input_records`) of this group's first record, or of
     /// this thread's record (thread launch).
     pub record_index: Word,
@@ -117,23 +119,35 @@ pub fn output_table(props: &NodeProperties) -> (Vec<u32>, u32) {
     (first, next)
 }
 
+/// The `NodeDispatch` members: name, byte offset in the block, SPIR-V type.
+pub(crate) fn push_members(cx: &mut ModuleBuilder<'_>) -> Vec<(&'static str, u32, Word)> {
+    let u = cx.u32_t();
+    let u64t = cx.uint(64);
+    PUSH_MEMBERS.iter().map(|&(name, offset, wide)| (name, offset, if wide { u64t } else { u })).collect()
+}
+
+/// The byte offset of the `NodeDispatch` members when a root signature's lowering already
+/// has `root_push_bytes` of push constants: the next multiple of 8.
+pub fn push_offset_after(root_push_bytes: u32) -> u32 {
+    root_push_bytes.next_multiple_of(8)
+}
+
+/// Where the node's push constants live: its own block, or the root signature's
+/// (`resources.rs` appends the members; `first_member` is the first one's index).
+pub(crate) enum PushPlace {
+    Own,
+    Root { var: Word, first_member: u32 },
+}
+
 /// Declares what every node module has: the addressing model, capabilities, the push
 /// constants and the `Private` variables; checks what the translation cannot handle.
-pub(crate) fn prepare(cx: &mut ModuleBuilder<'_>, ep: &EntryPoint, root_push_constants: bool) -> Result<NodeState> {
+pub(crate) fn prepare(cx: &mut ModuleBuilder<'_>, ep: &EntryPoint, place: PushPlace) -> Result<NodeState> {
     let name = super::ray_tracing::export_name(&ep.name).to_string();
     let props = ep
         .properties
         .node
         .clone()
         .ok_or_else(|| TranslateError::Malformed(format!("node `{name}` has no node properties")))?;
-    if root_push_constants {
-        return Err(TranslateError::Unsupported {
-            function: name,
-            message: "a node bound through a root signature that uses push constants (the node's own \
-                      push constants would need a second block: docs/work-graphs.md)"
-                .into(),
-        });
-    }
     let num_threads = ep.properties.num_threads.unwrap_or([1, 1, 1]);
     if num_threads.contains(&0) {
         return Err(TranslateError::Malformed(format!("node `{name}` has numthreads {num_threads:?}")));
@@ -160,17 +174,21 @@ pub(crate) fn prepare(cx: &mut ModuleBuilder<'_>, ep: &EntryPoint, root_push_con
     cx.capability(Capability::PhysicalStorageBufferAddresses);
     cx.b.memory_model(AddressingModel::PhysicalStorageBuffer64, MemoryModel::GLSL450);
     let u = cx.u32_t();
-    let u64t = cx.uint(64);
-    let members: Vec<Word> = PUSH_MEMBERS.iter().map(|&(_, _, wide)| if wide { u64t } else { u }).collect();
-    let st = cx.b.id();
-    cx.b.type_struct_id(Some(st), members);
-    cx.decorate(st, Decoration::Block, &[]);
-    cx.b.name(st, "NodeDispatch");
-    for (k, (member, offset, _)) in PUSH_MEMBERS.iter().enumerate() {
-        cx.b.member_decorate(st, k as u32, Decoration::Offset, [Operand::LiteralBit32(*offset)]);
-        cx.b.member_name(st, k as u32, member);
-    }
-    let push = cx.global_var(StorageClass::PushConstant, st, "node_dispatch");
+    let (push, push_first_member) = match place {
+        PushPlace::Root { var, first_member } => (var, first_member),
+        PushPlace::Own => {
+            let members = push_members(cx);
+            let st = cx.b.id();
+            cx.b.type_struct_id(Some(st), members.iter().map(|m| m.2).collect::<Vec<_>>());
+            cx.decorate(st, Decoration::Block, &[]);
+            cx.b.name(st, "NodeDispatch");
+            for (k, (member, offset, _)) in members.iter().enumerate() {
+                cx.b.member_decorate(st, k as u32, Decoration::Offset, [Operand::LiteralBit32(*offset)]);
+                cx.b.member_name(st, k as u32, member);
+            }
+            (cx.global_var(StorageClass::PushConstant, st, "node_dispatch"), 0)
+        }
+    };
     let record_index = cx.global_var(StorageClass::Private, u, "node_record_index");
     let record_count = cx.global_var(StorageClass::Private, u, "node_record_count");
     let v3 = cx.vec(u, 3);
@@ -180,6 +198,7 @@ pub(crate) fn prepare(cx: &mut ModuleBuilder<'_>, ep: &EntryPoint, root_push_con
         props,
         num_threads,
         push,
+        push_first_member,
         record_index,
         record_count,
         group_id,
@@ -190,12 +209,13 @@ pub(crate) fn prepare(cx: &mut ModuleBuilder<'_>, ep: &EntryPoint, root_push_con
     })
 }
 
-/// Loads push-constant member `m` in the current block.
-pub(crate) fn push_load(cx: &mut ModuleBuilder<'_>, push: Word, m: Push) -> Result<Word> {
+/// Loads push-constant member `m` in the current block (`push`: the variable and the
+/// index of the first `NodeDispatch` member in it).
+pub(crate) fn push_load(cx: &mut ModuleBuilder<'_>, push: (Word, u32), m: Push) -> Result<Word> {
     let ty = if PUSH_MEMBERS[m as usize].2 { cx.uint(64) } else { cx.u32_t() };
     let pty = cx.ptr(StorageClass::PushConstant, ty);
-    let k = cx.const_u32(m as u32);
-    let p = cx.b.block_value(Op::AccessChain, pty, &[push, k])?;
+    let k = cx.const_u32(push.1 + m as u32);
+    let p = cx.b.block_value(Op::AccessChain, pty, &[push.0, k])?;
     Ok(cx.b.block_value(Op::Load, ty, &[p])?)
 }
 
@@ -300,12 +320,12 @@ pub(crate) fn emit_entry(
     let wg_var = iface.builtin(cx, BuiltIn::WorkgroupId, StorageClass::Input, v3);
     let wg = cx.b.block_value(Op::Load, v3, &[wg_var])?;
     let wx = cx.b.block_value(Op::CompositeExtract, u, &[wg, 0])?;
-    let count = push_load(cx, node.push, Push::RecordCount)?;
+    let count = push_load(cx, (node.push, node.push_first_member), Push::RecordCount)?;
     let one = cx.const_u32(1);
     let (index, records, run) = match node.props.launch {
         NodeLaunch::Broadcasting => {
             // A zero grid.x launches nothing; it is read as 1 so the division is defined.
-            let gx_raw = push_load(cx, node.push, Push::GridX)?;
+            let gx_raw = push_load(cx, (node.push, node.push_first_member), Push::GridX)?;
             let zero = cx.const_u32(0);
             let is_zero = cx.b.block_value(Op::IEqual, bool_t, &[gx_raw, zero])?;
             let gx = cx.b.block_value(Op::Select, u, &[is_zero, one, gx_raw])?;
@@ -318,8 +338,8 @@ pub(crate) fn emit_entry(
             let mut run = cx.b.block_value(Op::ULessThan, bool_t, &[record, count])?;
             if node.props.dispatch_grid.is_none() {
                 // Dynamic grid: the record's own SV_DispatchGrid bounds its groups.
-                let base = push_load(cx, node.push, Push::InputRecords)?;
-                let stride = push_load(cx, node.push, Push::InputStride)?;
+                let base = push_load(cx, (node.push, node.push_first_member), Push::InputRecords)?;
+                let stride = push_load(cx, (node.push, node.push_first_member), Push::InputStride)?;
                 let rec = element_addr(cx, base, record, stride)?;
                 let grid = record_grid(cx, &node.props, rec)?;
                 let bvec3 = cx_bvec3(cx);
