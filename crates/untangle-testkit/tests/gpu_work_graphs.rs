@@ -13,11 +13,18 @@
 //! - `broadcast_custom_input_u16_2`: a `uint16_t2 SV_DispatchGrid` at offset 4 (read
 //!   through 32-bit loads), records of grids (3, 2) and (2, 1).
 //!
+//! - `local_root_signature`: nodes `A` and `B` translated through a global root signature
+//!   (`UAV(u0)`, heap lowering: 8 bytes of push constants, so the node block starts at 8)
+//!   and their local ones (`LRS0`, `LRS1`: a root UAV and two root constants), each run
+//!   alone with its local root arguments record (`{output address, 30, 20}`,
+//!   `{output address, 40, 50}`) at the `local_root_arguments` address, 30 and 60 times.
+//!
 //! The multi-level graphs are the scheduler's (`crates/untangle-testkit`).
 
 use std::path::PathBuf;
 use std::time::Duration;
-use untangle::{Options, Shader};
+use untangle::rootsig::{parse_hlsl, BindingModel, LayoutOptions, Version};
+use untangle::{Options, RootSignatureBinding, Shader};
 use untangle_testkit::vulkan::{open_or_skip, AddressSlot, Binding, DeviceBuffer, Dispatch, Gpu, Resource};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton");
@@ -137,4 +144,47 @@ fn single_level_nodes_run_under_the_scheduler_contract() {
         }
     }
     assert_eq!(got, want, "broadcast_custom_input_u16_2");
+
+    // local_root_signature: A adds b1 to U0[b0] (LRS0: U0 at 0, b0 at 8, b1 at 12), B adds
+    // b1 to U1[b0] (LRS1: U1 at 0, b1 at 8, b0 at 12); vkd3d-proton's records.
+    let path = PathBuf::from(DIR).join("workgraph.local_root_signature.lib_6_8.dxil");
+    let shader = Shader::parse(&std::fs::read(&path).unwrap()).unwrap();
+    let options = Options {
+        root_signature: Some(RootSignatureBinding {
+            signature: parse_hlsl("UAV(u0)", Version::V1_1).unwrap(),
+            layout: LayoutOptions { model: BindingModel::Heap, ..Default::default() },
+        }),
+        ..Default::default()
+    };
+    let translations = shader.translate_library(&options).unwrap_or_else(|e| panic!("local_root_signature: {e}"));
+    for (node, constants, runs, index, value) in
+        [("A", [30u32, 20], 30u32, 30usize, 20 * 30), ("B", [40, 50], 60, 50, 40 * 60)]
+    {
+        let t = translations.iter().find(|t| t.entry_point == node).unwrap();
+        let layout = t.layout.as_ref().unwrap();
+        assert_eq!(layout.layout.push_constants.size, 8, "the root UAV's address");
+        assert_eq!(layout.shader_record.as_ref().map(|r| r.size), Some(16), "{node}: local root arguments");
+        // The node block at 8: record_count at 8 + 28, local_root_arguments at 8 + 48.
+        let mut push = vec![0u8; 8 + 56];
+        push[36..40].copy_from_slice(&runs.to_le_bytes());
+        let record = words_to_bytes(&[0, 0, constants[0], constants[1]]);
+        let d = Dispatch {
+            spirv: &t.words,
+            entry: &t.entry_point,
+            push_constants: push,
+            device_buffers: vec![
+                DeviceBuffer { bytes: record, address: AddressSlot::Push(56) },
+                DeviceBuffer { bytes: vec![0; 4 * WORDS], address: AddressSlot::Device { buffer: 0, offset: 0 } },
+            ],
+            groups: [runs, 1, 1],
+            timeout: Duration::from_secs(60),
+            ..Default::default()
+        };
+        let r = gpu.dispatch(&d).unwrap_or_else(|e| panic!("{node}: {e}"));
+        let out: Vec<u32> =
+            r.device_buffers[1].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        let mut want = vec![0u32; WORDS];
+        want[index] = value;
+        assert_eq!(out, want, "local_root_signature {node}");
+    }
 }

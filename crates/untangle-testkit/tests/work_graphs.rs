@@ -31,7 +31,7 @@ fn node_reports_of_three_libraries() {
 }
 
 /// Every module of a corpus library: one `GLCompute` entry named after the node, its
-/// `LocalSize` the node's `num_threads`, a 48-byte push-constant block, physical storage
+/// `LocalSize` the node's `num_threads`, a 56-byte push-constant block, physical storage
 /// buffer addressing.
 #[test]
 fn node_modules_are_compute_entries_with_the_contract_interface() {
@@ -68,7 +68,7 @@ fn node_modules_are_compute_entries_with_the_contract_interface() {
             })
             .count();
         assert_eq!(push_blocks, 1, "{}", e.name);
-        assert_eq!(node.push_constant_size, 48);
+        assert_eq!(node.push_constant_size, 56);
     }
 }
 
@@ -287,7 +287,7 @@ fn node_push_constants_follow_the_root_signatures() {
         .map(|i| i.operands[3].unwrap_literal_bit32())
         .collect();
     offsets.sort();
-    assert_eq!(offsets, [0, 8, 16, 24, 32, 40, 44, 48, 52, 56, 60]);
+    assert_eq!(offsets, [0, 8, 16, 24, 32, 40, 44, 48, 52, 56, 60, 64]);
 }
 
 /// Shapes outside the contract are typed errors naming the node or the operation.

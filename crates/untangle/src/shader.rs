@@ -282,12 +282,14 @@ impl Shader {
         crate::emit::translate::translate_entry_local(&self.loaded.module, &self.dxil, ep, &options, Some(local))
     }
 
-    /// The local root-signature subobject of the library that applies to ray-tracing entry
-    /// `ep`, when it is bound through a root signature; several are a conflict.
+    /// The local root-signature subobject of the library that applies to ray-tracing or
+    /// work-graph node entry `ep`, when it is bound through a root signature; several are a
+    /// conflict.
     fn local_root_signature(&self, ep: &EntryPoint, options: &Options) -> Result<Option<RootSignature>> {
         use crate::container::rdat::SubobjectKind;
         let kind = ep.properties.shader_kind.unwrap_or(ShaderKind::Invalid);
-        if options.root_signature.is_none() || !crate::emit::stage::ray_tracing::is_ray_stage(kind) {
+        let ray_or_node = crate::emit::stage::ray_tracing::is_ray_stage(kind) || ep.properties.node.is_some();
+        if options.root_signature.is_none() || !ray_or_node {
             return Ok(None);
         }
         let subobjects = self.subobjects()?;

@@ -17,8 +17,9 @@
 //!   arrays are partially bound where the device supports it.
 //! * Push constants: [`Dispatch::push_constants`], one range from 0 visible to compute.
 //!   [`Dispatch::device_buffers`] are buffers reached by `bufferDeviceAddress`: each
-//!   address is written into the push-constant bytes at its offset, or into a buffer
-//!   binding's bytes (a root argument buffer, [`AddressSlot`]); read back too.
+//!   address is written into the push-constant bytes at its offset, into a buffer
+//!   binding's bytes (a root argument buffer), or into an earlier device buffer's bytes
+//!   (records and tables of addresses; [`AddressSlot`]); read back too.
 //! * Features: device creation enables every feature the device reports (Vulkan 1.0
 //!   core, 1.1, 1.2, 1.3 structs); [`DeviceInfo::features`] records the optional ones
 //!   that matter here (descriptor indexing, device addresses, 16/64-bit types, 64-bit
@@ -346,6 +347,9 @@ pub enum AddressSlot {
     /// Byte `offset` of the buffer of [`Dispatch::bindings`]`[binding]` (a uniform or
     /// storage buffer), before the dispatch.
     Binding { binding: usize, offset: u32 },
+    /// Byte `offset` of [`Dispatch::device_buffers`]`[buffer]`, an earlier one in the list
+    /// (addresses inside device memory: tables of addresses, records naming buffers).
+    Device { buffer: usize, offset: u32 },
 }
 
 /// One dispatch: module, entry point, layout, workgroup counts, time limit.
@@ -907,8 +911,17 @@ impl Gpu {
         }
         let entry = CString::new(d.entry).map_err(|_| VkError::BadLayout("entry point name contains NUL".into()))?;
         let mut push = d.push_constants.clone();
-        for db in &d.device_buffers {
+        for (k, db) in d.device_buffers.iter().enumerate() {
             match db.address {
+                AddressSlot::Device { buffer, offset } => {
+                    let len = d.device_buffers.get(buffer).filter(|_| buffer < k).map(|b| b.bytes.len());
+                    if len.is_none_or(|n| offset as usize + 8 > n) {
+                        return Err(VkError::BadLayout(format!(
+                            "a device address at byte {offset} of device buffer {buffer}, which is no earlier \
+                             device buffer that holds it"
+                        )));
+                    }
+                }
                 AddressSlot::Push(o) => {
                     let o = o as usize;
                     if push.len() < o + 8 {
@@ -1052,6 +1065,13 @@ impl Gpu {
                             let at = target.ptr.add(offset as usize);
                             std::ptr::copy_nonoverlapping(addr.to_le_bytes().as_ptr(), at, 8);
                         }
+                    }
+                    AddressSlot::Device { buffer, offset } => {
+                        // Checked above: an earlier device buffer holding `offset + 8` bytes,
+                        // mapped.
+                        let target: &HostBuffer = &dbufs[buffer];
+                        let at = target.ptr.add(offset as usize);
+                        std::ptr::copy_nonoverlapping(addr.to_le_bytes().as_ptr(), at, 8);
                     }
                 }
                 dbufs.push(hb);

@@ -256,6 +256,10 @@ pub struct Resources {
     /// offset at which the node's `NodeDispatch` members follow the root arguments in the
     /// one push-constant block (`stage::node`).
     pub node_push_offset: Option<u32>,
+    /// Work-graph nodes: the push-constant variable and member holding the address of the
+    /// node's local root arguments (its record of the local root argument table), read in
+    /// place of the ray-tracing shader record.
+    pub node_record: Option<(Word, u32)>,
 }
 
 impl Resources {
@@ -274,6 +278,7 @@ impl Resources {
             spill: None,
             record: None,
             node_push_offset: None,
+            node_record: None,
         }
     }
 
@@ -956,7 +961,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let p = match at.store {
             ArgStore::PushConstants => self.push_member_ptr(at.offset, u, index)?,
             ArgStore::RootArgumentBuffer => self.spilled_word_ptr(at.offset, index)?,
-            ArgStore::ShaderRecord => self.record_word_ptr(at.offset, index)?,
+            ArgStore::ShaderRecord => return self.record_word(at.offset, index),
         };
         self.ids_op(Op::Load, u, &[p])
     }
@@ -982,13 +987,35 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.ids_op(Op::VectorShuffle, u2, &[v, v, first, first + 1])
             }
             ArgStore::ShaderRecord => {
-                let lo_ptr = self.record_word_ptr(at.offset, None)?;
-                let hi_ptr = self.record_word_ptr(at.offset + 4, None)?;
-                let lo = self.ids_op(Op::Load, u, &[lo_ptr])?;
-                let hi = self.ids_op(Op::Load, u, &[hi_ptr])?;
+                let lo = self.record_word(at.offset, None)?;
+                let hi = self.record_word(at.offset + 4, None)?;
                 self.ids_op(Op::CompositeConstruct, u2, &[lo, hi])
             }
         }
+    }
+
+    /// Loads word `index` (`None`: 0) of the local root argument at byte `offset` of the
+    /// shader record, or for a work-graph node of its local root arguments (a 4-aligned
+    /// `PhysicalStorageBuffer` load at the address the push constants give).
+    fn record_word(&mut self, offset: u32, index: Option<Word>) -> Result<Word> {
+        let u = self.cx.u32_t();
+        if let Some((var, member)) = self.res.node_record {
+            let u64t = self.cx.uint(64);
+            let pty = self.cx.ptr(StorageClass::PushConstant, u64t);
+            let m = self.cx.const_u32(member);
+            let p = self.ids_op(Op::AccessChain, pty, &[var, m])?;
+            let base = self.ids_op(Op::Load, u64t, &[p])?;
+            let first = self.cx.const_u32(offset / 4);
+            let word = match index {
+                None => first,
+                Some(i) => self.ids_op(Op::IAdd, u, &[i, first])?,
+            };
+            let four = self.cx.const_u32(4);
+            let addr = super::stage::node::element_addr(self.cx, base, word, four)?;
+            return super::stage::node::load_at(self.cx, addr, u, 4);
+        }
+        let p = self.record_word_ptr(offset, index)?;
+        self.ids_op(Op::Load, u, &[p])
     }
 
     /// A pointer to word `index` (`None`: 0) of the local root argument at byte `offset` of

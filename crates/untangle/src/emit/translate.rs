@@ -290,7 +290,9 @@ pub(crate) fn translate_entry_local(
             }
             None => stage::node::PushPlace::Own,
         };
-        iface.node = Some(stage::node::prepare(&mut cx, ep, place)?);
+        let node = stage::node::prepare(&mut cx, ep, place)?;
+        res.node_record = Some((node.push, node.push_first_member + stage::node::Push::LocalRootArguments as u32));
+        iface.node = Some(node);
     }
     iface.remap = options.io_remap.clone();
     iface.stage = stage::stage_io(&sm, ep)?;

@@ -33,12 +33,12 @@ use rspirv::dr::Operand;
 use rspirv::spirv::{self, AddressingModel, BuiltIn, Capability, Decoration, MemoryModel, Op, StorageClass, Word};
 
 /// Bytes of the `NodeDispatch` push-constant block.
-pub const PUSH_CONSTANT_SIZE: u32 = 48;
+pub const PUSH_CONSTANT_SIZE: u32 = 56;
 /// Bytes of one output-table entry.
 pub const OUTPUT_ENTRY_SIZE: u32 = 32;
 
 /// Members of the `NodeDispatch` block: (name, offset, is 64-bit).
-const PUSH_MEMBERS: [(&str, u32, bool); 9] = [
+const PUSH_MEMBERS: [(&str, u32, bool); 10] = [
     ("input_records", 0, true),
     ("output_table", 8, true),
     ("sharing_counters", 16, true),
@@ -48,6 +48,7 @@ const PUSH_MEMBERS: [(&str, u32, bool); 9] = [
     ("grid_y", 36, false),
     ("grid_z", 40, false),
     ("remaining_recursion_levels", 44, false),
+    ("local_root_arguments", 48, true),
 ];
 
 /// A member of the push-constant block.
@@ -62,6 +63,7 @@ pub enum Push {
     /// the shader reads from `WorkgroupId` instead.
     GridX = 5,
     RemainingRecursionLevels = 8,
+    LocalRootArguments = 9,
 }
 
 /// A node output handle: output `output` (its index in the metadata's output list), array
