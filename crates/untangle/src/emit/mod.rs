@@ -8,7 +8,8 @@
 //!   structurized CFG), [`control`] (merge instructions and dispatch terminators, shared with
 //!   shape mode), `resources` (descriptor variables and `dx.op` handles), `interface`
 //!   (signatures and built-ins), `dxop` (`dx.op.*` lowering by family) and `stage` (hull,
-//!   domain and geometry shaders: their operations, execution modes and entry points).
+//!   domain and geometry shaders: their operations, execution modes and entry points; ray
+//!   tracing; work-graph nodes as compute shaders, `docs/work-graphs.md`).
 //! - [`support`](mod@support): which operations are lowered in which stage, and why the others are
 //!   refused (the dispatcher, `docs/dxil-coverage.md` and `untangle info --ops` read it).
 //! - [`writer`]: the module's words, written as instructions are added (both modes).
