@@ -327,7 +327,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             fe.ids_void(Op::Store, &[exchange, v])
         })?;
         let wg = self.cx.const_u32(Scope::Workgroup as u32);
-        let sem = (MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::WORKGROUP_MEMORY).bits();
+        // Record memory too: what thread 0 acquired (cross-group sharing) is then visible
+        // to the whole group.
+        let sem =
+            (MemorySemantics::ACQUIRE_RELEASE | MemorySemantics::WORKGROUP_MEMORY | MemorySemantics::UNIFORM_MEMORY)
+                .bits();
         let sem = self.cx.const_u32(sem);
         self.ids_void(Op::ControlBarrier, &[wg, wg, sem])?;
         let v = self.ids_op(Op::Load, u, &[exchange])?;
