@@ -147,7 +147,7 @@ pub struct NodeProperties {
 }
 
 /// The node tags as read from an entry's property list, before they are checked.
-#[derive(Clone, Default, Debug)]
+#[derive(Default, Debug)]
 pub(crate) struct NodeTags {
     launch: Option<u32>,
     program_entry: bool,
@@ -160,6 +160,8 @@ pub(crate) struct NodeTags {
     inputs: Vec<NodeIo>,
     outputs: Vec<NodeIo>,
     any: bool,
+    /// The first node tag that did not read.
+    error: Option<Error>,
 }
 
 fn node_id(t: &Tuple<'_>) -> Result<NodeId> {
@@ -177,7 +179,21 @@ fn inline_u32(p: &Tuple<'_>, at: usize) -> Result<u32> {
 
 impl NodeTags {
     /// Reads tag `tag` (13–22) at operand `at` of property list `p`; `false` for other tags.
+    /// A node tag that does not read (a wrong shape, an unknown IO or record tag, which
+    /// DXC's validator rejects) is kept as the error [`Self::finish`] returns, so the module
+    /// still loads and `untangle info` describes it.
     pub(crate) fn read(&mut self, p: &Tuple<'_>, tag: u32, at: usize) -> Result<bool> {
+        if !(13..=22).contains(&tag) {
+            return Ok(false);
+        }
+        if let Err(e) = self.read_tag(p, tag, at) {
+            self.any = true;
+            self.error.get_or_insert(e);
+        }
+        Ok(true)
+    }
+
+    fn read_tag(&mut self, p: &Tuple<'_>, tag: u32, at: usize) -> Result<bool> {
         match tag {
             13 => self.launch = Some(inline_u32(p, at)?),
             14 => self.program_entry = inline_u32(p, at)? != 0,
@@ -203,6 +219,9 @@ impl NodeTags {
     pub(crate) fn finish(self, entry: &str) -> Result<Option<NodeProperties>> {
         if !self.any {
             return Ok(None);
+        }
+        if let Some(e) = self.error {
+            return Err(e);
         }
         let bad = |what: String| Error::Dxil(format!("node `{entry}`: {what}"));
         let launch = match self.launch {
