@@ -32,6 +32,12 @@
 //! larger sizes are shown as `–` (no exponent).
 
 use std::time::Instant;
+
+/// With the test kit's `mimalloc` feature, the allocator the command line uses.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use untangle::emit::shape::emit_shape_module;
 use untangle::ir::Function;
 use untangle::passes::{structurize, Options, Scfg};
