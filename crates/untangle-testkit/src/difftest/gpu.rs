@@ -215,7 +215,7 @@ pub fn device_gap(p: &Program, gpu: &Gpu) -> Option<String> {
         }
     }
     let derivatives = p.info.ops.iter().any(|u| {
-        u.op.as_deref().and_then(untangle::dxil::DxOp::from_name).is_some_and(|op| {
+        u.op.and_then(untangle::dxil::DxOp::from_name).is_some_and(|op| {
             use untangle::dxil::DxOp::*;
             matches!(op, DerivCoarseX | DerivCoarseY | DerivFineX | DerivFineY | Sample | SampleBias | CalculateLOD)
         })
