@@ -19,12 +19,16 @@
 //!   alone with its local root arguments record (`{output address, 30, 20}`,
 //!   `{output address, 40, 50}`) at the `local_root_arguments` address, 30 and 60 times.
 //!
-//! The multi-level graphs are the scheduler's (`crates/untangle-testkit`).
+//! `whole_graphs_run_through_the_reference_scheduler` runs whole libraries, every level,
+//! through `untangle_testkit::vulkan::work_graph` (the reference scheduler) from the
+//! library report alone, and checks the expected results of `docs/work-graphs.md`'s table
+//! (vkd3d-proton's inputs and answers); a mutated expectation must be caught.
 
 use std::path::PathBuf;
 use std::time::Duration;
 use untangle::rootsig::{parse_hlsl, BindingModel, LayoutOptions, Version};
 use untangle::{Options, RootSignatureBinding, Shader};
+use untangle_testkit::vulkan::work_graph::{run_graph, Graph, GraphInput, GraphResources, GraphRun, LocalRootTable};
 use untangle_testkit::vulkan::{open_or_skip, AddressSlot, Binding, DeviceBuffer, Dispatch, Gpu, Resource};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton");
@@ -187,4 +191,340 @@ fn single_level_nodes_run_under_the_scheduler_contract() {
         want[index] = value;
         assert_eq!(out, want, "local_root_signature {node}");
     }
+}
+
+/// One library run through the scheduler: program input for `entry`, `uavs` buffers at
+/// u0, u1, ... (set 0, bindings 2000 + k) of `WORDS` words each, and the expected words.
+struct GraphCase {
+    library: &'static str,
+    entry: &'static str,
+    records: Vec<u32>,
+    stride: u32,
+    count: u32,
+    want: Vec<Vec<u32>>,
+}
+
+/// `want` against `got`: the first differing word of each UAV.
+fn compare(library: &str, got: &[Vec<u32>], want: &[Vec<u32>]) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!("{library}: {} UAVs, expected {}", got.len(), want.len()));
+    }
+    for (u, (g, w)) in got.iter().zip(want).enumerate() {
+        if let Some(i) = (0..g.len().max(w.len())).find(|&i| g.get(i) != w.get(i)) {
+            return Err(format!("{library}: u{u}[{i}] = {:?}, expected {:?}", g.get(i), w.get(i)));
+        }
+    }
+    Ok(())
+}
+
+/// Translates `case.library`, runs it from its program input, returns the UAVs.
+fn run_graph_case(gpu: &mut Gpu, case: &GraphCase) -> Result<Vec<Vec<u32>>, String> {
+    let bindings = (0..case.want.len() as u32)
+        .map(|k| Binding::new(RWBUF.0, RWBUF.1 + k, Resource::StorageBuffer(vec![0; 4 * WORDS])))
+        .collect();
+    let resources = GraphResources { bindings, ..Default::default() };
+    let run = run_library(gpu, case, &Options::default(), resources)?;
+    Ok(run.bindings.iter().map(|b| bytes_to_words(b.resource.bytes().unwrap())).collect())
+}
+
+fn bytes_to_words(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// Translates `case.library` with `options` (every module validated), checks its entry
+/// nodes, runs it from the program input over `resources`.
+fn run_library(
+    gpu: &mut Gpu,
+    case: &GraphCase,
+    options: &Options,
+    resources: GraphResources,
+) -> Result<GraphRun, String> {
+    let lib = case.library;
+    let path = PathBuf::from(DIR).join(format!("workgraph.{lib}.lib_6_8.dxil"));
+    let shader =
+        Shader::parse(&std::fs::read(&path).map_err(|e| format!("{lib}: {e}"))?).map_err(|e| format!("{lib}: {e}"))?;
+    let report = shader.library_report().map_err(|e| format!("{lib}: report: {e}"))?;
+    let translations = shader.translate_library(options).map_err(|e| format!("{lib}: {e}"))?;
+    match untangle_spirv_tools::find_spirv_val() {
+        Some(val) => {
+            for t in &translations {
+                val.validate(&t.words, "vulkan1.3").map_err(|e| format!("{lib} {}: spirv-val: {e}", t.entry_point))?;
+            }
+        }
+        None => eprintln!("spirv-val not found: {lib} not validated"),
+    }
+    let graph = Graph::new(&report, &translations).map_err(|e| format!("{lib}: {e}"))?;
+    let entry = (case.entry.to_string(), 0);
+    let entries = graph.entry_nodes();
+    if entries != [entry.clone()] {
+        return Err(format!("{lib}: entry nodes {entries:?}, expected [{entry:?}]"));
+    }
+    let input =
+        GraphInput { node: entry, records: words_to_bytes(&case.records), stride: case.stride, count: case.count };
+    let run = run_graph(gpu, &graph, &input, resources, Duration::from_secs(60)).map_err(|e| format!("{lib}: {e}"))?;
+    println!("{lib}: {} levels, {} dispatches", run.levels, run.dispatches.len());
+    Ok(run)
+}
+
+/// `RWBuf[z * 100 + y * 10 + x] += value` for every dispatch thread of a `(2, 3, 4)` group
+/// grid `grid`.
+fn add_broadcast_2x3x4(want: &mut [u32], grid: [u32; 3], value: u32) {
+    for z in 0..grid[2] * 4 {
+        for y in 0..grid[1] * 3 {
+            for x in 0..grid[0] * 2 {
+                let i = (z * 100 + y * 10 + x) as usize;
+                want[i] = want[i].wrapping_add(value);
+            }
+        }
+    }
+}
+
+/// The cases of docs/work-graphs.md's table (all but `local_root_signature`, whose local
+/// root arguments the scheduler does not bind).
+fn graph_cases() -> Vec<GraphCase> {
+    let mut cases = Vec::new();
+    // basic: uint3 SV_DispatchGrid records, max grid (2, 2, 2).
+    let grids = [[1u32, 2, 2], [2, 1, 1]];
+    let mut want = vec![0u32; WORDS];
+    for g in grids {
+        add_broadcast_2x3x4(&mut want, g, 1);
+    }
+    let records = grids.iter().flatten().copied().collect();
+    cases.push(GraphCase { library: "basic", entry: "BroadcastNode", records, stride: 12, count: 2, want: vec![want] });
+
+    // broadcast_custom_input: fixed grid (3, 3, 2), records {v, w}.
+    let payloads = [[19u32, 800], [400, 90]];
+    let mut want = vec![0u32; WORDS];
+    for p in payloads {
+        add_broadcast_2x3x4(&mut want, [3, 3, 2], p[0] ^ p[1]);
+    }
+    let records = payloads.iter().flatten().copied().collect();
+    cases.push(GraphCase {
+        library: "broadcast_custom_input",
+        entry: "BroadcastNode",
+        records,
+        stride: 8,
+        count: 2,
+        want: vec![want],
+    });
+
+    // broadcast_custom_input_uint: {v, uint grid, w}, max grid (3, 1, 1).
+    let payloads = [[19u32, 3, 800], [400, 2, 90]];
+    let mut want = vec![0u32; WORDS];
+    for p in payloads {
+        add_broadcast_2x3x4(&mut want, [p[1], 1, 1], p[0] ^ p[2]);
+    }
+    let records = payloads.iter().flatten().copied().collect();
+    cases.push(GraphCase {
+        library: "broadcast_custom_input_uint",
+        entry: "BroadcastNode",
+        records,
+        stride: 12,
+        count: 2,
+        want: vec![want],
+    });
+
+    // broadcast_custom_input_uint2: {v, uint2 grid, w}, max grid (3, 3, 2).
+    let payloads = [[19u32, 3, 2, 800], [400, 2, 3, 90]];
+    let mut want = vec![0u32; WORDS];
+    for p in payloads {
+        add_broadcast_2x3x4(&mut want, [p[1], p[2], 1], p[0] ^ p[3]);
+    }
+    let records = payloads.iter().flatten().copied().collect();
+    cases.push(GraphCase {
+        library: "broadcast_custom_input_uint2",
+        entry: "BroadcastNode",
+        records,
+        stride: 16,
+        count: 2,
+        want: vec![want],
+    });
+
+    // broadcast_custom_input_u16_2: {v, uint16_t2 grid, w}.
+    let payloads = [[19u32, 3 | (2 << 16), 800], [400, 2 | (1 << 16), 90]];
+    let mut want = vec![0u32; WORDS];
+    for p in payloads {
+        add_broadcast_2x3x4(&mut want, [p[1] & 0xffff, p[1] >> 16, 1], p[0] ^ p[2]);
+    }
+    let records = payloads.iter().flatten().copied().collect();
+    cases.push(GraphCase {
+        library: "broadcast_custom_input_u16_2",
+        entry: "BroadcastNode",
+        records,
+        stride: 12,
+        count: 2,
+        want: vec![want],
+    });
+
+    // thread_custom_input: RWBuf[idx] += v.
+    let payloads: Vec<[u32; 2]> = (0..256u32).map(|i| [(i ^ 7) * 3, i ^ 0xabcd]).collect();
+    let mut want = vec![0u32; WORDS];
+    for p in &payloads {
+        want[p[0] as usize] = want[p[0] as usize].wrapping_add(p[1]);
+    }
+    let records = payloads.iter().flatten().copied().collect();
+    cases.push(GraphCase {
+        library: "thread_custom_input",
+        entry: "ThreadNode",
+        records,
+        stride: 8,
+        count: 256,
+        want: vec![want],
+    });
+
+    // coalesce_custom_input: RWBuf[idx + t] += v for t < 24.
+    let payloads = [[100u32, 50], [150, 40], [200, 79], [300, 40], [400, 30], [490, 20], [530, 10], [32, 32]];
+    let mut want = vec![0u32; WORDS];
+    for p in payloads {
+        for t in 0..24 {
+            want[(p[0] + t) as usize] += p[1];
+        }
+    }
+    let records = payloads.iter().flatten().copied().collect();
+    cases.push(GraphCase {
+        library: "coalesce_custom_input",
+        entry: "CoalesceNode",
+        records,
+        stride: 8,
+        count: 8,
+        want: vec![want],
+    });
+
+    // two_level_*: {grid, node_idx, size, offset, increment}; buffer node_idx gets
+    // [k + offset] += increment for k < size * grid * 64.
+    let entry = [[2u32, 0, 1, 1, 1], [2, 1, 1, 3, 2], [3, 0, 3, 5, 3], [1, 1, 3, 4, 4]];
+    let mut want = vec![vec![0u32; WORDS]; 2];
+    for [grid, node_idx, size, offset, increment] in entry {
+        for k in 0..size * grid * 64 {
+            want[node_idx as usize][(k + offset) as usize] += increment;
+        }
+    }
+    for library in
+        ["two_level_broadcast", "two_level_broadcast_node_array", "two_level_thread", "two_level_thread_node_array"]
+    {
+        let records = entry.iter().flatten().copied().collect();
+        cases.push(GraphCase { library, entry: "EntryNode", records, stride: 20, count: 4, want: want.clone() });
+    }
+
+    // The one-empty-record graphs.
+    let mut want = vec![0u32; WORDS];
+    want[..14].copy_from_slice(&[5, 5, 4, 6, 4, 6, 3, 2, 3, 2, 9, 7, 9, 7]);
+    cases.push(GraphCase {
+        library: "two_level_empty_node",
+        entry: "EntryNode",
+        records: vec![],
+        stride: 0,
+        count: 1,
+        want: vec![want],
+    });
+    let mut want = vec![0u32; WORDS];
+    want[..15].copy_from_slice(&[0, 7, 13, 17, 25, 34, 46, 59, 71, 76, 68, 47, 23, 7, 1]);
+    cases.push(GraphCase {
+        library: "basic_recursion",
+        entry: "EntryNode",
+        records: vec![],
+        stride: 0,
+        count: 1,
+        want: vec![want],
+    });
+    let mut want = vec![0u32; WORDS];
+    want[..64].fill(512 * 64 + 9);
+    want[64..128].fill(256 * 64 + 11);
+    cases.push(GraphCase {
+        library: "cross_group_sharing",
+        entry: "EntryNode",
+        records: vec![],
+        stride: 0,
+        count: 1,
+        want: vec![want],
+    });
+    let mut want = vec![0u32; WORDS];
+    want[..64].fill(512 * 9);
+    want[64..128].fill(256 * 9);
+    cases.push(GraphCase {
+        library: "shared_inputs",
+        entry: "EntryNode",
+        records: vec![],
+        stride: 0,
+        count: 1,
+        want: vec![want],
+    });
+    cases
+}
+
+#[test]
+fn whole_graphs_run_through_the_reference_scheduler() {
+    if !PathBuf::from(DIR).exists() {
+        eprintln!("{DIR} not found: skipping");
+        return;
+    }
+    let Some(mut gpu) = open_or_skip("gpu_work_graphs") else { return };
+    let f = gpu.info().features.clone();
+    if !(f.buffer_device_address && f.shader_int64) {
+        println!("SKIPPED gpu_work_graphs: no bufferDeviceAddress or shaderInt64");
+        return;
+    }
+    let mut failures = Vec::new();
+    let mut passed = Vec::new();
+    for case in graph_cases() {
+        match run_graph_case(&mut gpu, &case).and_then(|got| {
+            compare(case.library, &got, &case.want)?;
+            Ok(got)
+        }) {
+            Ok(got) => {
+                passed.push(case.library);
+                if case.library == "basic_recursion" {
+                    // A wrong expectation must be caught: one word off.
+                    let mut wrong = case.want.clone();
+                    wrong[0][5] += 1;
+                    assert!(compare(case.library, &got, &wrong).is_err(), "a mutated expectation passed");
+                    wrong = case.want.clone();
+                    wrong[0][20] = 1;
+                    assert!(compare(case.library, &got, &wrong).is_err(), "a mutated zero passed");
+                }
+            }
+            Err(e) => failures.push(e),
+        }
+    }
+
+    // local_root_signature: through a global root signature (`UAV(u0)`, heap: 8 bytes of
+    // push constants) and the local ones; the table of vkd3d-proton (stride 16: the output's
+    // address, then the two root constants) for A (index 0) and B (index 1).
+    let options = Options {
+        root_signature: Some(RootSignatureBinding {
+            signature: parse_hlsl("UAV(u0)", Version::V1_1).unwrap(),
+            layout: LayoutOptions { model: BindingModel::Heap, ..Default::default() },
+        }),
+        ..Default::default()
+    };
+    let mut want = vec![0u32; WORDS];
+    want[30] = 20 * 30;
+    want[50] = 40 * 60;
+    let case = GraphCase {
+        library: "local_root_signature",
+        entry: "EntryNode",
+        records: vec![],
+        stride: 0,
+        count: 1,
+        want: vec![want],
+    };
+    let resources = GraphResources {
+        device_buffers: vec![vec![0; 4 * WORDS]],
+        local_root_table: Some(LocalRootTable {
+            bytes: words_to_bytes(&[0, 0, 30, 20, 0, 0, 40, 50]),
+            stride: 16,
+            addresses: vec![(0, 0), (16, 0)],
+        }),
+        ..Default::default()
+    };
+    match run_library(&mut gpu, &case, &options, resources)
+        .and_then(|run| compare(case.library, &[bytes_to_words(&run.device_buffers[0])], &case.want))
+    {
+        Ok(()) => passed.push(case.library),
+        Err(e) => failures.push(e),
+    }
+
+    println!("passed through the scheduler: {passed:?}");
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(passed.contains(&"basic_recursion"), "the mutation check ran");
 }

@@ -50,6 +50,7 @@ pub mod pipeline_times;
 pub mod ray_tracing;
 pub mod root_placement;
 pub mod suite;
+pub mod work_graph;
 
 use ash::vk;
 use std::ffi::CString;
