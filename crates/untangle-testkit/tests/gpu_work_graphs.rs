@@ -224,6 +224,17 @@ fn run_graph_case(gpu: &mut Gpu, case: &GraphCase) -> Result<Vec<Vec<u32>>, Stri
         .collect();
     let resources = GraphResources { bindings, ..Default::default() };
     let run = run_library(gpu, case, &Options::default(), resources)?;
+    if case.library == "basic_recursion" {
+        // EntryNode, then Recursive at depths 0 to 6 (NodeMaxRecursionDepth(6)), each
+        // record making two: 2, 4, ..., 128 records; nothing past the deepest level.
+        let log: Vec<(usize, &str, u32, u32)> =
+            run.dispatches.iter().map(|d| (d.level, d.node.0.as_str(), d.depth, d.records)).collect();
+        let mut want = vec![(0, "EntryNode", 0, 1)];
+        want.extend((0..=6u32).map(|d| (d as usize + 1, "Recursive", d, 2 << d)));
+        if log != want {
+            return Err(format!("basic_recursion: dispatches {log:?}, expected {want:?}"));
+        }
+    }
     Ok(run.bindings.iter().map(|b| bytes_to_words(b.resource.bytes().unwrap())).collect())
 }
 
@@ -291,6 +302,17 @@ fn graph_cases() -> Vec<GraphCase> {
     }
     let records = grids.iter().flatten().copied().collect();
     cases.push(GraphCase { library: "basic", entry: "BroadcastNode", records, stride: 12, count: 2, want: vec![want] });
+    // The same records 16 bytes apart, and stride 0 (every record is the first).
+    let mut want = vec![0u32; WORDS];
+    for g in grids {
+        add_broadcast_2x3x4(&mut want, g, 1);
+    }
+    let records = grids.iter().flat_map(|g| [g[0], g[1], g[2], 0xdead]).collect();
+    cases.push(GraphCase { library: "basic", entry: "BroadcastNode", records, stride: 16, count: 2, want: vec![want] });
+    let mut want = vec![0u32; WORDS];
+    add_broadcast_2x3x4(&mut want, grids[0], 3);
+    let records = grids[0].to_vec();
+    cases.push(GraphCase { library: "basic", entry: "BroadcastNode", records, stride: 0, count: 3, want: vec![want] });
 
     // broadcast_custom_input: fixed grid (3, 3, 2), records {v, w}.
     let payloads = [[19u32, 800], [400, 90]];
