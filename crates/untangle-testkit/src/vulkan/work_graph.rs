@@ -227,7 +227,10 @@ impl Pending {
         }
         self.stride = stride;
         self.bytes.extend_from_slice(bytes);
-        self.count += count;
+        self.count = self
+            .count
+            .checked_add(count)
+            .ok_or_else(|| GraphError::Graph(format!("over 2^32 records for `{node}`")))?;
         Ok(())
     }
 }
@@ -259,8 +262,13 @@ pub fn run_graph(
         return Err(GraphError::Graph(format!("program input for {:?}, which is no node", input.node)));
     }
     let GraphResources { bindings, device_buffers, local_root_table } = resources;
-    let mut run = GraphRun { bindings, device_buffers, dispatches: Vec::new(), levels: 0 };
-    let lrt = local_root_table.as_ref();
+    let mut s = Scheduler {
+        gpu,
+        graph,
+        local_root_table: local_root_table.as_ref(),
+        run: GraphRun { bindings, device_buffers, dispatches: Vec::new(), levels: 0 },
+        timeout,
+    };
     let mut level: BTreeMap<(NodeKey, u32), Pending> = BTreeMap::new();
     if input.count > 0 {
         let needed = input.count as usize * input.stride as usize;
@@ -273,7 +281,7 @@ pub fn run_graph(
         );
     }
     while !level.is_empty() {
-        if run.levels == MAX_LEVELS {
+        if s.run.levels == MAX_LEVELS {
             return Err(GraphError::Graph(format!("still records after {MAX_LEVELS} levels")));
         }
         let mut next: BTreeMap<(NodeKey, u32), Pending> = BTreeMap::new();
@@ -284,14 +292,34 @@ pub fn run_graph(
                 .iter()
                 .filter(|n| n.node.share_input_of.as_ref().is_some_and(|s| s.name == key.0 && s.index == key.1));
             for n in std::iter::once(node).chain(sharers) {
-                dispatch_node(gpu, graph, lrt, n, *depth, pending, run.levels, &mut run, &mut next, timeout)?;
+                s.dispatch_node(n, *depth, pending, &mut next)?;
             }
         }
-        run.levels += 1;
+        s.run.levels += 1;
         next.retain(|_, p| p.count > 0);
         level = next;
     }
-    Ok(run)
+    Ok(s.run)
+}
+
+/// A run in progress: the device, the graph, what has run so far.
+struct Scheduler<'s, 'a> {
+    gpu: &'s mut Gpu,
+    graph: &'s Graph<'a>,
+    local_root_table: Option<&'s LocalRootTable>,
+    run: GraphRun,
+    timeout: Duration,
+}
+
+/// Records pending for the next level, by (target node, recursion depth).
+type NextLevel = BTreeMap<(NodeKey, u32), Pending>;
+
+/// One dispatch's records: `count` records `stride` bytes apart, and the broadcasting grid.
+struct Input<'r> {
+    records: &'r [u8],
+    stride: u32,
+    count: u32,
+    grid: [u32; 3],
 }
 
 /// Where one output-table entry's records go.
@@ -338,244 +366,224 @@ fn budget(outputs: &[NodeOutputReport], o: &NodeOutputReport) -> u32 {
     o.max_records.max(shared)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn dispatch_node(
-    gpu: &mut Gpu,
-    graph: &Graph,
-    lrt: Option<&LocalRootTable>,
-    n: &GraphNode,
-    depth: u32,
-    pending: &Pending,
-    level: usize,
-    run: &mut GraphRun,
-    next: &mut BTreeMap<(NodeKey, u32), Pending>,
-    timeout: Duration,
-) -> Result<(), GraphError> {
-    let node = n.node;
-    let err = |message: String| GraphError::Node { node: n.export.into(), message };
-    let max_depth = node.max_recursion_depth.unwrap_or(0);
-    if depth > max_depth {
-        return Err(err(format!("recursion depth {depth} past [NodeMaxRecursionDepth({max_depth})]")));
-    }
-    let grid = match node.launch {
-        NodeLaunch::Broadcasting => broadcast_grid(n, pending)?,
-        _ => [1, 1, 1],
-    };
-    if grid.contains(&0) {
-        return Ok(()); // A zero grid launches nothing.
-    }
-    // Records per dispatch so that no group count passes MAX_GROUPS.
-    let per_group = match node.launch {
-        NodeLaunch::Broadcasting => {
-            if grid[1] as u64 > MAX_GROUPS || grid[2] as u64 > MAX_GROUPS || grid[0] as u64 > MAX_GROUPS {
-                return Err(err(format!("grid {grid:?} past {MAX_GROUPS}")));
-            }
-            return dispatch_chunks(
-                gpu,
-                graph,
-                lrt,
-                n,
-                depth,
-                pending,
-                level,
-                run,
-                next,
-                timeout,
-                grid,
-                MAX_GROUPS / grid[0] as u64,
-            );
+impl Scheduler<'_, '_> {
+    /// Dispatches `pending` to node `n` at recursion depth `depth`, split so that no group
+    /// count passes [`MAX_GROUPS`].
+    fn dispatch_node(
+        &mut self,
+        n: &GraphNode,
+        depth: u32,
+        pending: &Pending,
+        next: &mut NextLevel,
+    ) -> Result<(), GraphError> {
+        let node = n.node;
+        let err = |message: String| GraphError::Node { node: n.export.into(), message };
+        let max_depth = node.max_recursion_depth.unwrap_or(0);
+        if depth > max_depth {
+            return Err(err(format!("recursion depth {depth} past [NodeMaxRecursionDepth({max_depth})]")));
         }
-        NodeLaunch::Coalescing => node.input.as_ref().and_then(|i| i.max_records).unwrap_or(1).max(1),
-        NodeLaunch::Thread => node.num_threads[0].max(1),
-    };
-    dispatch_chunks(gpu, graph, lrt, n, depth, pending, level, run, next, timeout, grid, MAX_GROUPS * per_group as u64)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn dispatch_chunks(
-    gpu: &mut Gpu,
-    graph: &Graph,
-    lrt: Option<&LocalRootTable>,
-    n: &GraphNode,
-    depth: u32,
-    pending: &Pending,
-    level: usize,
-    run: &mut GraphRun,
-    next: &mut BTreeMap<(NodeKey, u32), Pending>,
-    timeout: Duration,
-    grid: [u32; 3],
-    chunk: u64,
-) -> Result<(), GraphError> {
-    let chunk = chunk.min(u32::MAX as u64) as u32;
-    let mut first = 0u32;
-    while first < pending.count {
-        let count = chunk.min(pending.count - first);
-        let start = first as usize * pending.stride as usize;
-        let end =
-            if pending.stride == 0 { pending.bytes.len() } else { start + count as usize * pending.stride as usize };
-        let bytes = pending.bytes.get(start..end.min(pending.bytes.len())).unwrap_or(&[]);
-        dispatch_one(gpu, graph, lrt, n, depth, bytes, pending.stride, count, level, run, next, timeout, grid)?;
-        first += count;
-    }
-    Ok(())
-}
-
-/// One dispatch of `count` records.
-#[allow(clippy::too_many_arguments)]
-fn dispatch_one(
-    gpu: &mut Gpu,
-    graph: &Graph,
-    lrt: Option<&LocalRootTable>,
-    n: &GraphNode,
-    depth: u32,
-    records: &[u8],
-    stride: u32,
-    count: u32,
-    level: usize,
-    run: &mut GraphRun,
-    next: &mut BTreeMap<(NodeKey, u32), Pending>,
-    timeout: Duration,
-    grid: [u32; 3],
-) -> Result<(), GraphError> {
-    let node = n.node;
-    let err = |message: String| GraphError::Node { node: n.export.into(), message };
-    let (groups, launched): ([u32; 3], u64) = match node.launch {
-        NodeLaunch::Broadcasting => {
-            ([count * grid[0], grid[1], grid[2]], count as u64 * grid[0] as u64 * grid[1] as u64 * grid[2] as u64)
-        }
-        NodeLaunch::Coalescing => {
-            let m = node.input.as_ref().and_then(|i| i.max_records).unwrap_or(1).max(1);
-            let g = count.div_ceil(m);
-            ([g, 1, 1], g as u64)
-        }
-        NodeLaunch::Thread => ([count.div_ceil(node.num_threads[0].max(1)), 1, 1], count as u64),
-    };
-    let base = n.push_offset();
-    let mut push = vec![0u8; base as usize + 56];
-    let b = base as usize;
-    put_u32(&mut push, b + 24, stride);
-    put_u32(&mut push, b + 28, count);
-    for (k, g) in grid.iter().enumerate() {
-        put_u32(&mut push, b + 32 + 4 * k, *g);
-    }
-    let max_depth = node.max_recursion_depth.unwrap_or(0);
-    put_u32(&mut push, b + 44, max_depth - depth);
-
-    let mut buffers: Vec<DeviceBuffer> = Vec::new();
-    if !records.is_empty() {
-        buffers.push(DeviceBuffer { bytes: records.to_vec(), address: AddressSlot::Push(base) });
-    }
-    if node.uses_sharing_counters {
-        buffers.push(DeviceBuffer { bytes: vec![0; 4 * count as usize], address: AddressSlot::Push(base + 16) });
-    }
-    // The output table, then per entry its counter and record window (device buffers
-    // name earlier ones, so the table and sub-tables come first).
-    let mut windows: Vec<Window> = Vec::new();
-    if node.output_table_entries > 0 {
-        let table = buffers.len();
-        buffers.push(DeviceBuffer {
-            bytes: vec![0u8; 32 * node.output_table_entries as usize],
-            address: AddressSlot::Push(base + 8),
-        });
-        for o in &node.outputs {
-            let stride = o.record.as_ref().map_or(0, record_stride);
-            let capacity64 = launched * budget(&node.outputs, o) as u64;
-            let capacity = u32::try_from(capacity64).map_err(|_| err(format!("{capacity64} output slots")))?;
-            // (table buffer, entry within it, target array index, table index for errors)
-            let mut entries: Vec<(usize, u32, u32)> = Vec::new();
-            if o.unbounded {
-                let len = graph.nodes.iter().filter(|m| m.node.id.name == o.id.name).map(|m| m.node.id.index + 1).max();
-                let len = len.unwrap_or(0);
-                put_u32(&mut buffers[table].bytes, 32 * o.table_index as usize + 16, len);
-                let sub = buffers.len();
-                buffers.push(DeviceBuffer {
-                    bytes: vec![0u8; 32 * len.max(1) as usize],
-                    address: AddressSlot::Device { buffer: table, offset: 32 * o.table_index },
-                });
-                entries.extend((0..len).map(|i| (sub, i, i)));
-            } else {
-                entries.extend((0..o.array_size.unwrap_or(1)).map(|i| (table, o.table_index + i, o.id.index + i)));
-            }
-            for (at, entry, index) in entries {
-                let target = (o.id.name.clone(), index);
-                let is_self = target == n.key();
-                if graph.find(&target).is_none() || (is_self && depth >= max_depth) {
-                    continue; // counter = 0: NodeOutputIsValid is false.
-                }
-                put_u32(&mut buffers[at].bytes, 32 * entry as usize + 16, stride);
-                put_u32(&mut buffers[at].bytes, 32 * entry as usize + 20, capacity);
-                let counter = buffers.len();
-                buffers.push(DeviceBuffer {
-                    bytes: vec![0; 4],
-                    address: AddressSlot::Device { buffer: at, offset: 32 * entry + 8 },
-                });
-                let records = (!o.empty).then(|| {
-                    buffers.push(DeviceBuffer {
-                        bytes: vec![0; (capacity as usize * stride as usize).max(4)],
-                        address: AddressSlot::Device { buffer: at, offset: 32 * entry },
-                    });
-                    buffers.len() - 1
-                });
-                let depth = if is_self { depth + 1 } else { 0 };
-                windows.push(Window { entry: o.table_index, target, depth, counter, records, stride, capacity });
-            }
-        }
-    }
-
-    // Local root arguments: the node's record of the table, with the addresses of the
-    // graph buffers it names.
-    let mut graph_buffers: Vec<(usize, usize)> = Vec::new();
-    if let (Some(index), Some(t)) = (node.local_root_arguments_table_index, lrt) {
-        let (start, end) = (index as usize * t.stride as usize, (index as usize + 1) * t.stride as usize);
-        let record = t.bytes.get(start..end).ok_or_else(|| err(format!("no local root arguments record {index}")))?;
-        let at = buffers.len();
-        buffers.push(DeviceBuffer { bytes: record.to_vec(), address: AddressSlot::Push(base + 48) });
-        for &(offset, k) in t.addresses.iter().filter(|(o, _)| (start..end).contains(&(*o as usize))) {
-            let bytes = run.device_buffers.get(k).ok_or_else(|| err(format!("no graph device buffer {k}")))?.clone();
-            graph_buffers.push((buffers.len(), k));
-            buffers.push(DeviceBuffer {
-                bytes,
-                address: AddressSlot::Device { buffer: at, offset: offset - start as u32 },
-            });
-        }
-    }
-
-    run.dispatches.push(NodeRun { level, node: n.key(), depth, records: count, groups });
-    let d = Dispatch {
-        spirv: &n.translation.words,
-        entry: &n.translation.entry_point,
-        bindings: run.bindings.clone(),
-        push_constants: push,
-        device_buffers: buffers,
-        groups,
-        timeout,
-        ..Default::default()
-    };
-    let r = gpu.dispatch(&d)?;
-    for (b, res) in run.bindings.iter_mut().zip(r.resources) {
-        b.resource = res;
-    }
-    for &(at, k) in &graph_buffers {
-        run.device_buffers[k] = r.device_buffers[at].clone();
-    }
-    for w in &windows {
-        let written = u32_at(&r.device_buffers[w.counter], 0);
-        let bytes: &[u8] = match w.records {
-            Some(at) => {
-                if written > w.capacity {
-                    return Err(GraphError::Overflow {
-                        node: n.export.into(),
-                        entry: w.entry,
-                        count: written,
-                        capacity: w.capacity,
-                    });
-                }
-                &r.device_buffers[at][..written as usize * w.stride as usize]
-            }
-            None => &[],
+        let grid = match node.launch {
+            NodeLaunch::Broadcasting => broadcast_grid(n, pending)?,
+            _ => [1, 1, 1],
         };
-        let stride = if w.records.is_some() { w.stride } else { 0 };
-        next.entry((w.target.clone(), w.depth)).or_default().append(bytes, written, stride, &w.target.0)?;
+        if grid.contains(&0) {
+            return Ok(()); // A zero grid launches nothing.
+        }
+        // Records per dispatch so that no group count passes MAX_GROUPS.
+        let per_group = match node.launch {
+            NodeLaunch::Broadcasting => {
+                if grid[1] as u64 > MAX_GROUPS || grid[2] as u64 > MAX_GROUPS || grid[0] as u64 > MAX_GROUPS {
+                    return Err(err(format!("grid {grid:?} past {MAX_GROUPS}")));
+                }
+                return self.dispatch_chunks(n, depth, pending, next, grid, MAX_GROUPS / grid[0] as u64);
+            }
+            NodeLaunch::Coalescing => node.input.as_ref().and_then(|i| i.max_records).unwrap_or(1).max(1),
+            NodeLaunch::Thread => node.num_threads[0].max(1),
+        };
+        self.dispatch_chunks(n, depth, pending, next, grid, MAX_GROUPS * per_group as u64)
     }
-    Ok(())
+
+    /// `pending` in dispatches of at most `chunk` records.
+    fn dispatch_chunks(
+        &mut self,
+        n: &GraphNode,
+        depth: u32,
+        pending: &Pending,
+        next: &mut NextLevel,
+        grid: [u32; 3],
+        chunk: u64,
+    ) -> Result<(), GraphError> {
+        let chunk = chunk.min(u32::MAX as u64) as u32;
+        let mut first = 0u32;
+        while first < pending.count {
+            let count = chunk.min(pending.count - first);
+            let start = first as usize * pending.stride as usize;
+            let end = if pending.stride == 0 {
+                pending.bytes.len()
+            } else {
+                start + count as usize * pending.stride as usize
+            };
+            let bytes = pending.bytes.get(start..end.min(pending.bytes.len())).unwrap_or(&[]);
+            let input = Input { records: bytes, stride: pending.stride, count, grid };
+            self.dispatch_one(n, depth, &input, next)?;
+            first += count;
+        }
+        Ok(())
+    }
+
+    /// One dispatch of `input` to `n`; its outputs go to `next`.
+    fn dispatch_one(
+        &mut self,
+        n: &GraphNode,
+        depth: u32,
+        input: &Input,
+        next: &mut NextLevel,
+    ) -> Result<(), GraphError> {
+        let &Input { records, stride, count, grid } = input;
+        let graph = self.graph;
+        let node = n.node;
+        let err = |message: String| GraphError::Node { node: n.export.into(), message };
+        let (groups, launched): ([u32; 3], u64) = match node.launch {
+            NodeLaunch::Broadcasting => {
+                ([count * grid[0], grid[1], grid[2]], count as u64 * grid[0] as u64 * grid[1] as u64 * grid[2] as u64)
+            }
+            NodeLaunch::Coalescing => {
+                let m = node.input.as_ref().and_then(|i| i.max_records).unwrap_or(1).max(1);
+                let g = count.div_ceil(m);
+                ([g, 1, 1], g as u64)
+            }
+            NodeLaunch::Thread => ([count.div_ceil(node.num_threads[0].max(1)), 1, 1], count as u64),
+        };
+        let base = n.push_offset();
+        let mut push = vec![0u8; base as usize + 56];
+        let b = base as usize;
+        put_u32(&mut push, b + 24, stride);
+        put_u32(&mut push, b + 28, count);
+        for (k, g) in grid.iter().enumerate() {
+            put_u32(&mut push, b + 32 + 4 * k, *g);
+        }
+        let max_depth = node.max_recursion_depth.unwrap_or(0);
+        put_u32(&mut push, b + 44, max_depth - depth);
+
+        let mut buffers: Vec<DeviceBuffer> = Vec::new();
+        if !records.is_empty() {
+            buffers.push(DeviceBuffer { bytes: records.to_vec(), address: AddressSlot::Push(base) });
+        }
+        if node.uses_sharing_counters {
+            buffers.push(DeviceBuffer { bytes: vec![0; 4 * count as usize], address: AddressSlot::Push(base + 16) });
+        }
+        // The output table, then per entry its counter and record window (device buffers
+        // name earlier ones, so the table and sub-tables come first).
+        let mut windows: Vec<Window> = Vec::new();
+        if node.output_table_entries > 0 {
+            let table = buffers.len();
+            buffers.push(DeviceBuffer {
+                bytes: vec![0u8; 32 * node.output_table_entries as usize],
+                address: AddressSlot::Push(base + 8),
+            });
+            for o in &node.outputs {
+                let stride = o.record.as_ref().map_or(0, record_stride);
+                let capacity64 = launched * budget(&node.outputs, o) as u64;
+                let capacity = u32::try_from(capacity64).map_err(|_| err(format!("{capacity64} output slots")))?;
+                // (table buffer, entry within it, target array index, table index for errors)
+                let mut entries: Vec<(usize, u32, u32)> = Vec::new();
+                if o.unbounded {
+                    let len =
+                        graph.nodes.iter().filter(|m| m.node.id.name == o.id.name).map(|m| m.node.id.index + 1).max();
+                    let len = len.unwrap_or(0);
+                    put_u32(&mut buffers[table].bytes, 32 * o.table_index as usize + 16, len);
+                    let sub = buffers.len();
+                    buffers.push(DeviceBuffer {
+                        bytes: vec![0u8; 32 * len.max(1) as usize],
+                        address: AddressSlot::Device { buffer: table, offset: 32 * o.table_index },
+                    });
+                    entries.extend((0..len).map(|i| (sub, i, i)));
+                } else {
+                    entries.extend((0..o.array_size.unwrap_or(1)).map(|i| (table, o.table_index + i, o.id.index + i)));
+                }
+                for (at, entry, index) in entries {
+                    let target = (o.id.name.clone(), index);
+                    let is_self = target == n.key();
+                    if graph.find(&target).is_none() || (is_self && depth >= max_depth) {
+                        continue; // counter = 0: NodeOutputIsValid is false.
+                    }
+                    put_u32(&mut buffers[at].bytes, 32 * entry as usize + 16, stride);
+                    put_u32(&mut buffers[at].bytes, 32 * entry as usize + 20, capacity);
+                    let counter = buffers.len();
+                    buffers.push(DeviceBuffer {
+                        bytes: vec![0; 4],
+                        address: AddressSlot::Device { buffer: at, offset: 32 * entry + 8 },
+                    });
+                    let records = (!o.empty).then(|| {
+                        buffers.push(DeviceBuffer {
+                            bytes: vec![0; (capacity as usize * stride as usize).max(4)],
+                            address: AddressSlot::Device { buffer: at, offset: 32 * entry },
+                        });
+                        buffers.len() - 1
+                    });
+                    let depth = if is_self { depth + 1 } else { 0 };
+                    windows.push(Window { entry: o.table_index, target, depth, counter, records, stride, capacity });
+                }
+            }
+        }
+
+        // Local root arguments: the node's record of the table, with the addresses of the
+        // graph buffers it names.
+        let mut graph_buffers: Vec<(usize, usize)> = Vec::new();
+        if let (Some(index), Some(t)) = (node.local_root_arguments_table_index, self.local_root_table) {
+            let (start, end) = (index as usize * t.stride as usize, (index as usize + 1) * t.stride as usize);
+            let record =
+                t.bytes.get(start..end).ok_or_else(|| err(format!("no local root arguments record {index}")))?;
+            let at = buffers.len();
+            buffers.push(DeviceBuffer { bytes: record.to_vec(), address: AddressSlot::Push(base + 48) });
+            for &(offset, k) in t.addresses.iter().filter(|(o, _)| (start..end).contains(&(*o as usize))) {
+                let bytes =
+                    self.run.device_buffers.get(k).ok_or_else(|| err(format!("no graph device buffer {k}")))?.clone();
+                graph_buffers.push((buffers.len(), k));
+                buffers.push(DeviceBuffer {
+                    bytes,
+                    address: AddressSlot::Device { buffer: at, offset: offset - start as u32 },
+                });
+            }
+        }
+
+        self.run.dispatches.push(NodeRun { level: self.run.levels, node: n.key(), depth, records: count, groups });
+        let d = Dispatch {
+            spirv: &n.translation.words,
+            entry: &n.translation.entry_point,
+            bindings: self.run.bindings.clone(),
+            push_constants: push,
+            device_buffers: buffers,
+            groups,
+            timeout: self.timeout,
+            ..Default::default()
+        };
+        let r = self.gpu.dispatch(&d)?;
+        for (b, res) in self.run.bindings.iter_mut().zip(r.resources) {
+            b.resource = res;
+        }
+        for &(at, k) in &graph_buffers {
+            self.run.device_buffers[k] = r.device_buffers[at].clone();
+        }
+        for w in &windows {
+            let written = u32_at(&r.device_buffers[w.counter], 0);
+            let bytes: &[u8] = match w.records {
+                Some(at) => {
+                    if written > w.capacity {
+                        return Err(GraphError::Overflow {
+                            node: n.export.into(),
+                            entry: w.entry,
+                            count: written,
+                            capacity: w.capacity,
+                        });
+                    }
+                    &r.device_buffers[at][..written as usize * w.stride as usize]
+                }
+                None => &[],
+            };
+            let stride = if w.records.is_some() { w.stride } else { 0 };
+            next.entry((w.target.clone(), w.depth)).or_default().append(bytes, written, stride, &w.target.0)?;
+        }
+        Ok(())
+    }
 }
