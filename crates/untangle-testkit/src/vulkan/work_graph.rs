@@ -537,6 +537,10 @@ impl Scheduler<'_, '_> {
             let at = buffers.len();
             buffers.push(DeviceBuffer { bytes: record.to_vec(), address: AddressSlot::Push(base + 48) });
             for &(offset, k) in t.addresses.iter().filter(|(o, _)| (start..end).contains(&(*o as usize))) {
+                if graph_buffers.iter().any(|&(_, seen)| seen == k) {
+                    // Two copies would be read back and one lost.
+                    return Err(err(format!("local root arguments record {index} names graph buffer {k} twice")));
+                }
                 let bytes =
                     self.run.device_buffers.get(k).ok_or_else(|| err(format!("no graph device buffer {k}")))?.clone();
                 graph_buffers.push((buffers.len(), k));
