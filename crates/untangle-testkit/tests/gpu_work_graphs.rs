@@ -32,6 +32,12 @@ use untangle_testkit::vulkan::work_graph::{run_graph, Graph, GraphInput, GraphRe
 use untangle_testkit::vulkan::{open_or_skip, AddressSlot, Binding, DeviceBuffer, Dispatch, Gpu, Resource};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton");
+
+/// The corpus: where it was at build time, else `../shared/corpus` from the working
+/// directory (a test binary run from a copy of the repository root, as on a device machine).
+fn corpus_dir() -> Option<PathBuf> {
+    [DIR, "../shared/corpus/dxil/vkd3d-proton"].into_iter().map(PathBuf::from).find(|p| p.is_dir())
+}
 /// `RWBuf` (u0, space 0) under the default binding model.
 const RWBUF: (u32, u32) = (0, 2000);
 const WORDS: usize = 1024;
@@ -63,7 +69,7 @@ fn run(
     grid: [u32; 3],
     groups: [u32; 3],
 ) -> Vec<u32> {
-    let path = PathBuf::from(DIR).join(format!("workgraph.{library}.lib_6_8.dxil"));
+    let path = corpus_dir().unwrap().join(format!("workgraph.{library}.lib_6_8.dxil"));
     let shader = Shader::parse(&std::fs::read(&path).unwrap()).unwrap();
     let t = shader.translate(&Options::default()).unwrap_or_else(|e| panic!("{library}: {e}"));
     let d = Dispatch {
@@ -82,8 +88,8 @@ fn run(
 
 #[test]
 fn single_level_nodes_run_under_the_scheduler_contract() {
-    if !PathBuf::from(DIR).exists() {
-        eprintln!("{DIR} not found: skipping");
+    if corpus_dir().is_none() {
+        eprintln!("{DIR} not found (nor ../shared/corpus): skipping");
         return;
     }
     let Some(mut gpu) = open_or_skip("gpu_work_graphs") else { return };
@@ -151,7 +157,7 @@ fn single_level_nodes_run_under_the_scheduler_contract() {
 
     // local_root_signature: A adds b1 to U0[b0] (LRS0: U0 at 0, b0 at 8, b1 at 12), B adds
     // b1 to U1[b0] (LRS1: U1 at 0, b1 at 8, b0 at 12); vkd3d-proton's records.
-    let path = PathBuf::from(DIR).join("workgraph.local_root_signature.lib_6_8.dxil");
+    let path = corpus_dir().unwrap().join("workgraph.local_root_signature.lib_6_8.dxil");
     let shader = Shader::parse(&std::fs::read(&path).unwrap()).unwrap();
     let options = Options {
         root_signature: Some(RootSignatureBinding {
@@ -251,7 +257,7 @@ fn run_library(
     resources: GraphResources,
 ) -> Result<GraphRun, String> {
     let lib = case.library;
-    let path = PathBuf::from(DIR).join(format!("workgraph.{lib}.lib_6_8.dxil"));
+    let path = corpus_dir().unwrap().join(format!("workgraph.{lib}.lib_6_8.dxil"));
     let shader =
         Shader::parse(&std::fs::read(&path).map_err(|e| format!("{lib}: {e}"))?).map_err(|e| format!("{lib}: {e}"))?;
     let report = shader.library_report().map_err(|e| format!("{lib}: report: {e}"))?;
@@ -476,8 +482,8 @@ fn graph_cases() -> Vec<GraphCase> {
 
 #[test]
 fn whole_graphs_run_through_the_reference_scheduler() {
-    if !PathBuf::from(DIR).exists() {
-        eprintln!("{DIR} not found: skipping");
+    if corpus_dir().is_none() {
+        eprintln!("{DIR} not found (nor ../shared/corpus): skipping");
         return;
     }
     let Some(mut gpu) = open_or_skip("gpu_work_graphs") else { return };
