@@ -22,7 +22,10 @@
 //! `whole_graphs_run_through_the_reference_scheduler` runs whole libraries, every level,
 //! through `untangle_testkit::vulkan::work_graph` (the reference scheduler) from the
 //! library report alone, and checks the expected results of `docs/work-graphs.md`'s table
-//! (vkd3d-proton's inputs and answers); a mutated expectation must be caught.
+//! (vkd3d-proton's inputs and answers); a mutated expectation must be caught. Also: `basic`
+//! at record strides 16 and 0, `thread_custom_input` with 70 000 records (a dispatch the
+//! scheduler must split at 65535 groups), `basic_recursion`'s dispatch log (one level per
+//! recursion depth, 0 to 6).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -230,6 +233,9 @@ fn run_graph_case(gpu: &mut Gpu, case: &GraphCase) -> Result<Vec<Vec<u32>>, Stri
         .collect();
     let resources = GraphResources { bindings, ..Default::default() };
     let run = run_library(gpu, case, &Options::default(), resources)?;
+    if case.count > 65535 && run.dispatches.len() < 2 {
+        return Err(format!("{}: {} records in {:?}, not split", case.library, case.count, run.dispatches));
+    }
     if case.library == "basic_recursion" {
         // EntryNode, then Recursive at depths 0 to 6 (NodeMaxRecursionDepth(6)), each
         // record making two: 2, 4, ..., 128 records; nothing past the deepest level.
@@ -397,6 +403,23 @@ fn graph_cases() -> Vec<GraphCase> {
         records,
         stride: 8,
         count: 256,
+        want: vec![want],
+    });
+
+    // thread_custom_input with more records than one dispatch's 65535 groups of one
+    // thread: the scheduler splits the dispatch (records 65535.. in a second one).
+    let payloads: Vec<[u32; 2]> = (0..70_000u32).map(|i| [i % WORDS as u32, 1 + (i >> 16)]).collect();
+    let mut want = vec![0u32; WORDS];
+    for p in &payloads {
+        want[p[0] as usize] += p[1];
+    }
+    let records = payloads.iter().flatten().copied().collect();
+    cases.push(GraphCase {
+        library: "thread_custom_input",
+        entry: "ThreadNode",
+        records,
+        stride: 8,
+        count: 70_000,
         want: vec![want],
     });
 
