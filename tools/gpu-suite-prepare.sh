@@ -8,7 +8,8 @@
 #               `untangle-gpu corpus-shaders` and `diff-corpus`, and the vertex, hull, domain,
 #               geometry, amplification, mesh and pixel shaders of `untangle-gpu graphics`
 #               (corpus-dxil/; ../shared
-#               is not on the device), and a copy of gpu-suite.sh.
+#               is not on the device), the work-graph scheduler's test binary with the
+#               work-graph libraries (wg/), and a copy of gpu-suite.sh.
 # Then: run `bash .vkrunner/gpu-suite.sh` on the device, carrying .gl and .vkrunner
 # (SUITE=corpus-shaders for the corpus compute shaders only, SUITE=graphics for the graphics
 # pipelines, SUITE=device for those and the differential runs, SUITE=all for everything).
@@ -41,4 +42,15 @@ cp ../shared/corpus/dxil/vkd3d-proton/*.cs_6_*.dxil .vkrunner/corpus-dxil/
 # The graphics pipelines' stages (vkd3d-proton vs/hs/ds/gs/ps shaders, and the as/ms shaders
 # of the mesh pipelines).
 cp ../shared/corpus/dxil/vkd3d-proton/*.[vhdgpam]s_6_*.dxil .vkrunner/corpus-dxil/
+# The work-graph scheduler's test binary (no LLVM) and the libraries it runs.
+mkdir -p .vkrunner/wg
+wg=$(cargo test --release -p untangle-testkit --no-default-features --features vulkan --test gpu_work_graphs \
+  --no-run --message-format json 2>/dev/null | python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("target", {}).get("name") == "gpu_work_graphs" and m.get("executable"):
+        print(m["executable"])')
+cp "$wg" .vkrunner/wg/gpu_work_graphs
+strip .vkrunner/wg/gpu_work_graphs
+cp ../shared/corpus/dxil/vkd3d-proton/workgraph.*.dxil .vkrunner/wg/
 du -sh .gl .vkrunner

@@ -17,7 +17,10 @@ for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig;
 # amplification/mesh/pixel shaders included (skipped, saying so, without VK_EXT_mesh_shader),
 # from .vkrunner/corpus-dxil: a pass/fail/skip/known-failure table, then a self-check that
 # every passing pipeline fails with one expected value changed; docs/graphics-runner.md);
-# SUITE=device runs corpus-shaders, diff and graphics; SUITE=all runs everything.
+# SUITE=workgraphs runs the test binary `gpu_work_graphs` (every vkd3d-proton work-graph
+# library through the test kit's reference scheduler, expected buffers compared; the
+# libraries are copied to ../shared/corpus, where the binary looks for them);
+# SUITE=device runs corpus-shaders, diff, graphics and workgraphs; SUITE=all runs everything.
 set -uo pipefail
 R=.vkrunner
 nvidia-smi -L 2>/dev/null || true
@@ -30,8 +33,17 @@ threads=$(nproc)
 start=$(date +%s)
 suite=${SUITE:-traces}
 # SUITE=device: corpus shaders and differential runs, no random traces.
-[ "$suite" = device ] && { SUITE_DIFF=1; SUITE_SHADERS=1; SUITE_GRAPHICS=1; }
+[ "$suite" = device ] && { SUITE_DIFF=1; SUITE_SHADERS=1; SUITE_GRAPHICS=1; SUITE_WORKGRAPHS=1; }
 crc=0
+if [ "$suite" = workgraphs ] || [ "$suite" = all ] || [ -n "${SUITE_WORKGRAPHS:-}" ]; then
+  mkdir -p ../shared/corpus/dxil/vkd3d-proton
+  cp -n "$R"/wg/*.dxil ../shared/corpus/dxil/vkd3d-proton/
+  "$R/wg/gpu_work_graphs" --nocapture --test-threads 1 2>&1 | tee "${OUT:-/tmp}/gpu-work-graphs.log"
+  wrc=${PIPESTATUS[0]}
+  echo "workgraphs: exit $wrc after $(( $(date +%s) - start )) s"
+  if [ "$suite" = workgraphs ]; then exit "$wrc"; fi
+  crc=$wrc
+fi
 if [ "$suite" = graphics ] || [ "$suite" = all ] || [ -n "${SUITE_GRAPHICS:-}" ]; then
   "$R/untangle-gpu" graphics --corpus "$R/corpus-dxil" 2>&1 | tee "${OUT:-/tmp}/gpu-graphics.log"
   xrc=${PIPESTATUS[0]}
