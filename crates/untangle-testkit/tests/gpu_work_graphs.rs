@@ -89,18 +89,25 @@ fn run(
     r.words(0).unwrap()
 }
 
-#[test]
-fn single_level_nodes_run_under_the_scheduler_contract() {
+/// The device the tests run on, or `None` (saying why) without the corpus, a Vulkan
+/// device, or the buffer device addresses and 64-bit integers the node modules need.
+fn corpus_and_device() -> Option<Gpu> {
     if corpus_dir().is_none() {
         eprintln!("{DIR} not found (nor ../shared/corpus): skipping");
-        return;
+        return None;
     }
-    let Some(mut gpu) = open_or_skip("gpu_work_graphs") else { return };
-    let f = gpu.info().features.clone();
+    let gpu = open_or_skip("gpu_work_graphs")?;
+    let f = &gpu.info().features;
     if !(f.buffer_device_address && f.shader_int64) {
         println!("SKIPPED gpu_work_graphs: no bufferDeviceAddress or shaderInt64");
-        return;
+        return None;
     }
+    Some(gpu)
+}
+
+#[test]
+fn single_level_nodes_run_under_the_scheduler_contract() {
+    let Some(mut gpu) = corpus_and_device() else { return };
 
     // basic: numthreads (2, 3, 4); RWBuf[z * 100 + y * 10 + x] += 1 per dispatch thread.
     let grids = [[1u32, 2, 2], [2, 1, 1]];
@@ -505,16 +512,7 @@ fn graph_cases() -> Vec<GraphCase> {
 
 #[test]
 fn whole_graphs_run_through_the_reference_scheduler() {
-    if corpus_dir().is_none() {
-        eprintln!("{DIR} not found (nor ../shared/corpus): skipping");
-        return;
-    }
-    let Some(mut gpu) = open_or_skip("gpu_work_graphs") else { return };
-    let f = gpu.info().features.clone();
-    if !(f.buffer_device_address && f.shader_int64) {
-        println!("SKIPPED gpu_work_graphs: no bufferDeviceAddress or shaderInt64");
-        return;
-    }
+    let Some(mut gpu) = corpus_and_device() else { return };
     let mut failures = Vec::new();
     let mut passed = Vec::new();
     for case in graph_cases() {
