@@ -59,14 +59,7 @@ fn node_modules_are_compute_entries_with_the_contract_interface() {
             model.operands[0],
             rspirv::dr::Operand::AddressingModel(rspirv::spirv::AddressingModel::PhysicalStorageBuffer64)
         );
-        let push_blocks = m
-            .types_global_values
-            .iter()
-            .filter(|i| {
-                i.class.opcode == rspirv::spirv::Op::Variable
-                    && i.operands[0] == rspirv::dr::Operand::StorageClass(rspirv::spirv::StorageClass::PushConstant)
-            })
-            .count();
+        let push_blocks = push_constant_variables(&m);
         assert_eq!(push_blocks, 1, "{}", e.name);
         assert_eq!(node.push_constant_size, 56);
     }
@@ -268,14 +261,7 @@ fn node_push_constants_follow_the_root_signatures() {
     let layout = t.layout.as_ref().expect("a layout report");
     assert_eq!(layout.layout.push_constants.size, 12);
     let m = rspirv::dr::load_words(&t.words).unwrap();
-    let push_vars = m
-        .types_global_values
-        .iter()
-        .filter(|i| {
-            i.class.opcode == rspirv::spirv::Op::Variable
-                && i.operands[0] == rspirv::dr::Operand::StorageClass(rspirv::spirv::StorageClass::PushConstant)
-        })
-        .count();
+    let push_vars = push_constant_variables(&m);
     assert_eq!(push_vars, 1, "one push-constant block");
     let mut offsets: Vec<u32> = m
         .annotations
@@ -306,4 +292,15 @@ fn unsupported_node_shapes_are_typed_errors() {
     // A node operation in a compute shader is DXIL's refusal, naming it.
     let e = translate_err(&text.replace("!\"lib\", i32 6, i32 8", "!\"cs\", i32 6, i32 8"));
     assert!(!matches!(e, untangle::Error::Translate(TranslateError::Internal(_))), "{e}");
+}
+
+/// The module's `PushConstant` variables.
+fn push_constant_variables(m: &rspirv::dr::Module) -> usize {
+    m.types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == rspirv::spirv::Op::Variable
+                && i.operands[0] == rspirv::dr::Operand::StorageClass(rspirv::spirv::StorageClass::PushConstant)
+        })
+        .count()
 }

@@ -434,8 +434,8 @@ impl<'m> ModuleBuilder<'m> {
         // AllowContract | AllowReassoc | AllowTransform (which requires the other two),
         // AllowRecip.
         const RELAXED: u32 = 0x1_0000 | 0x2_0000 | 0x4_0000 | 0x8;
-        for (slot, bits) in [16, 32, 64].into_iter().enumerate().map(|(i, b)| (i + 1, b)) {
-            if !fc.precise[slot] {
+        for bits in [16, 32, 64] {
+            if !width_slot(bits).is_some_and(|slot| fc.precise[slot]) {
                 continue;
             }
             let float = self.float(bits);
