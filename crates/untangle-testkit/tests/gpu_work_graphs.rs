@@ -20,18 +20,27 @@
 //!   `{output address, 40, 50}`) at the `local_root_arguments` address, 30 and 60 times.
 //!
 //! `whole_graphs_run_through_the_reference_scheduler` runs whole libraries, every level,
-//! through `untangle_testkit::vulkan::work_graph` (the reference scheduler) from the
-//! library report alone, and checks the expected results of `docs/work-graphs.md`'s table
-//! (vkd3d-proton's inputs and answers); a mutated expectation must be caught. Also: `basic`
+//! through both reference schedulers of `untangle_testkit::vulkan::work_graph` (host-driven,
+//! and GPU-driven: one submission of indirect dispatches sized on the device) from the
+//! library report alone, checks the expected results of `docs/work-graphs.md`'s table
+//! (vkd3d-proton's inputs and answers) for each, and that both dispatched the same records
+//! per (level, node, depth); a mutated expectation must be caught. Also: `basic`
 //! at record strides 16 and 0, `thread_custom_input` with 70 000 records (a dispatch the
 //! scheduler must split at 65535 groups), `basic_recursion`'s dispatch log (one level per
 //! recursion depth, 0 to 6).
+//!
+//! `the_arguments_pass_sizes_dispatches_from_counters` checks the GPU-driven scheduler's
+//! arguments pass alone against the `DispatchArguments` rule on 200 random plan entries.
 
 use std::path::PathBuf;
 use std::time::Duration;
 use untangle::rootsig::{parse_hlsl, BindingModel, LayoutOptions, Version};
 use untangle::{Options, RootSignatureBinding, Shader};
-use untangle_testkit::vulkan::work_graph::{run_graph, Graph, GraphInput, GraphResources, GraphRun, LocalRootTable};
+use untangle_testkit::vulkan::program::{Launch, Program, ProgramDispatch, PushAddress, Shader as ProgramShader, Step};
+use untangle_testkit::vulkan::work_graph::arguments::{self, PlanEntry};
+use untangle_testkit::vulkan::work_graph::{
+    run_graph, run_graph_indirect, Graph, GraphInput, GraphResources, GraphRun, LocalRootTable, NodeKey,
+};
 use untangle_testkit::vulkan::{open_or_skip, AddressSlot, Binding, DeviceBuffer, Dispatch, Gpu, Resource};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton");
@@ -185,7 +194,7 @@ fn single_level_nodes_run_under_the_scheduler_contract() {
         assert_eq!(layout.layout.push_constants.size, 8, "the root UAV's address");
         assert_eq!(layout.shader_record.as_ref().map(|r| r.size), Some(16), "{node}: local root arguments");
         // The node block at 8: record_count at 8 + 28, local_root_arguments at 8 + 48.
-        let mut push = vec![0u8; 8 + 56];
+        let mut push = vec![0u8; 8 + 64];
         push[36..40].copy_from_slice(&runs.to_le_bytes());
         let record = words_to_bytes(&[0, 0, constants[0], constants[1]]);
         let d = Dispatch {
@@ -233,13 +242,31 @@ fn compare(library: &str, got: &[Vec<u32>], want: &[Vec<u32>]) -> Result<(), Str
     Ok(())
 }
 
-/// Translates `case.library`, runs it from its program input, returns the UAVs.
-fn run_graph_case(gpu: &mut Gpu, case: &GraphCase) -> Result<Vec<Vec<u32>>, String> {
+/// Which scheduler runs a graph: the host-driven one (`run_graph`: counters read between
+/// levels) or the GPU-driven one (`run_graph_indirect`: one submission, indirect dispatches).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scheduler {
+    Host,
+    Indirect,
+}
+
+/// Records dispatched per (level, node, depth): what both schedulers must agree on (they may
+/// split dispatches differently).
+fn records_by_slot(run: &GraphRun) -> std::collections::BTreeMap<(usize, NodeKey, u32), u64> {
+    let mut m = std::collections::BTreeMap::new();
+    for d in &run.dispatches {
+        *m.entry((d.level, d.node.clone(), d.depth)).or_insert(0) += d.records as u64;
+    }
+    m
+}
+
+/// Translates `case.library`, runs it from its program input, returns the UAVs and the run.
+fn run_graph_case(gpu: &mut Gpu, case: &GraphCase, scheduler: Scheduler) -> Result<(Vec<Vec<u32>>, GraphRun), String> {
     let bindings = (0..case.want.len() as u32)
         .map(|k| Binding::new(RWBUF.0, RWBUF.1 + k, Resource::StorageBuffer(vec![0; 4 * WORDS])))
         .collect();
     let resources = GraphResources { bindings, ..Default::default() };
-    let run = run_library(gpu, case, &Options::default(), resources)?;
+    let run = run_library(gpu, case, &Options::default(), resources, scheduler)?;
     if case.count > 65535 && run.dispatches.len() < 2 {
         return Err(format!("{}: {} records in {:?}, not split", case.library, case.count, run.dispatches));
     }
@@ -254,7 +281,7 @@ fn run_graph_case(gpu: &mut Gpu, case: &GraphCase) -> Result<Vec<Vec<u32>>, Stri
             return Err(format!("basic_recursion: dispatches {log:?}, expected {want:?}"));
         }
     }
-    Ok(run.bindings.iter().map(|b| bytes_to_words(b.resource.bytes().unwrap())).collect())
+    Ok((run.bindings.iter().map(|b| bytes_to_words(b.resource.bytes().unwrap())).collect(), run))
 }
 
 fn bytes_to_words(b: &[u8]) -> Vec<u32> {
@@ -268,6 +295,7 @@ fn run_library(
     case: &GraphCase,
     options: &Options,
     resources: GraphResources,
+    scheduler: Scheduler,
 ) -> Result<GraphRun, String> {
     let lib = case.library;
     let path = corpus_dir().unwrap().join(format!("workgraph.{lib}.lib_6_8.dxil"));
@@ -291,8 +319,13 @@ fn run_library(
     }
     let input =
         GraphInput { node: entry, records: words_to_bytes(&case.records), stride: case.stride, count: case.count };
-    let run = run_graph(gpu, &graph, &input, resources, Duration::from_secs(60)).map_err(|e| format!("{lib}: {e}"))?;
-    println!("{lib}: {} levels, {} dispatches", run.levels, run.dispatches.len());
+    let timeout = Duration::from_secs(60);
+    let run = match scheduler {
+        Scheduler::Host => run_graph(gpu, &graph, &input, resources, timeout),
+        Scheduler::Indirect => run_graph_indirect(gpu, &graph, &input, resources, timeout),
+    }
+    .map_err(|e| format!("{lib} ({scheduler:?}): {e}"))?;
+    println!("{lib} ({scheduler:?}): {} levels, {} dispatches", run.levels, run.dispatches.len());
     Ok(run)
 }
 
@@ -516,23 +549,30 @@ fn whole_graphs_run_through_the_reference_scheduler() {
     let mut failures = Vec::new();
     let mut passed = Vec::new();
     for case in graph_cases() {
-        match run_graph_case(&mut gpu, &case).and_then(|got| {
-            compare(case.library, &got, &case.want)?;
-            Ok(got)
-        }) {
-            Ok(got) => {
-                passed.push(case.library);
-                if case.library == "basic_recursion" {
-                    // A wrong expectation must be caught: one word off.
-                    let mut wrong = case.want.clone();
-                    wrong[0][5] += 1;
-                    assert!(compare(case.library, &got, &wrong).is_err(), "a mutated expectation passed");
-                    wrong = case.want.clone();
-                    wrong[0][20] = 1;
-                    assert!(compare(case.library, &got, &wrong).is_err(), "a mutated zero passed");
+        let mut logs = Vec::new();
+        for scheduler in [Scheduler::Host, Scheduler::Indirect] {
+            match run_graph_case(&mut gpu, &case, scheduler).and_then(|(got, run)| {
+                compare(case.library, &got, &case.want).map_err(|e| format!("{e} ({scheduler:?})"))?;
+                Ok((got, run))
+            }) {
+                Ok((got, run)) => {
+                    passed.push((case.library, scheduler));
+                    logs.push(records_by_slot(&run));
+                    if case.library == "basic_recursion" {
+                        // A wrong expectation must be caught: one word off.
+                        let mut wrong = case.want.clone();
+                        wrong[0][5] += 1;
+                        assert!(compare(case.library, &got, &wrong).is_err(), "a mutated expectation passed");
+                        wrong = case.want.clone();
+                        wrong[0][20] = 1;
+                        assert!(compare(case.library, &got, &wrong).is_err(), "a mutated zero passed");
+                    }
                 }
+                Err(e) => failures.push(e),
             }
-            Err(e) => failures.push(e),
+        }
+        if logs.len() == 2 && logs[0] != logs[1] {
+            failures.push(format!("{}: host-driven records {:?}, GPU-driven {:?}", case.library, logs[0], logs[1]));
         }
     }
 
@@ -566,14 +606,152 @@ fn whole_graphs_run_through_the_reference_scheduler() {
         }),
         ..Default::default()
     };
-    match run_library(&mut gpu, &case, &options, resources)
-        .and_then(|run| compare(case.library, &[bytes_to_words(&run.device_buffers[0])], &case.want))
-    {
-        Ok(()) => passed.push(case.library),
-        Err(e) => failures.push(e),
+    for scheduler in [Scheduler::Host, Scheduler::Indirect] {
+        match run_library(&mut gpu, &case, &options, resources.clone(), scheduler)
+            .and_then(|run| compare(case.library, &[bytes_to_words(&run.device_buffers[0])], &case.want))
+        {
+            Ok(()) => passed.push((case.library, scheduler)),
+            Err(e) => failures.push(format!("{e} ({scheduler:?})")),
+        }
     }
 
-    println!("passed through the scheduler: {passed:?}");
+    println!("passed through the schedulers: {passed:?}");
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
-    assert!(passed.contains(&"basic_recursion"), "the mutation check ran");
+    for scheduler in [Scheduler::Host, Scheduler::Indirect] {
+        assert!(passed.contains(&("basic_recursion", scheduler)), "the mutation check ran ({scheduler:?})");
+    }
+}
+
+/// What the arguments pass must write for plan entry `e` over `memory`: the rule of
+/// `docs/work-graphs.md` ("GPU-driven scheduling"), computed here independently.
+fn expected_arguments(e: &PlanEntry, memory: &[u8]) -> [u32; 8] {
+    let word = |at: usize| u32::from_le_bytes(memory[at..at + 4].try_into().unwrap());
+    let total = word(e.counter as usize);
+    let count = total.saturating_sub(e.first).min(e.chunk);
+    if !e.broadcasting {
+        return [count.div_ceil(e.per_group.max(1)), 1, 1, count, 1, 1, 1, 0];
+    }
+    let mut grid = e.grid;
+    if e.grid_components > 0 {
+        let mut m = [1u32; 3];
+        m[..e.grid_components as usize].fill(0);
+        for r in 0..count as usize {
+            let field = e.records as usize + r * e.stride as usize + e.grid_field as usize;
+            for (c, v) in m.iter_mut().enumerate().take(e.grid_components as usize) {
+                let x = if e.grid_u16 {
+                    u16::from_le_bytes(memory[field + 2 * c..field + 2 * c + 2].try_into().unwrap()) as u32
+                } else {
+                    word(field + 4 * c)
+                };
+                *v = (*v).max(x);
+            }
+        }
+        for c in 0..3 {
+            grid[c] = m[c].min(e.grid[c]);
+        }
+    }
+    [count * grid[0], grid[1], grid[2], count, grid[0], grid[1], grid[2], 0]
+}
+
+/// The GPU-driven scheduler's arguments pass against the rule, on random plans: counters
+/// below, inside and past each chunk; coalescing and thread group sizes; fixed grids and
+/// dynamic ones of 1 to 3 `u32` or `u16` components (16-bit fields at both halves of a
+/// word), clamped to the node's maximum. A changed rule must be caught.
+#[test]
+fn the_arguments_pass_sizes_dispatches_from_counters() {
+    use untangle_testkit::fuzzing::mutate::SplitMix64;
+    let Some(mut gpu) = open_or_skip("gpu_work_graphs") else { return };
+    let f = &gpu.info().features;
+    if !(f.buffer_device_address && f.shader_int64) {
+        println!("SKIPPED: no bufferDeviceAddress or shaderInt64");
+        return;
+    }
+    let mut rng = SplitMix64::new(0x5eed_a7c5);
+    // Uniform in `lo..hi`.
+    let mut range = |lo: u32, hi: u32| lo + rng.below((hi - lo) as usize) as u32;
+    const ENTRIES: usize = 200;
+    // Memory: counters (one per entry), then each entry's records, plans, arguments.
+    let mut memory = vec![0u8; 4 * ENTRIES];
+    let mut plans = Vec::new();
+    for i in 0..ENTRIES {
+        let total = range(0, 300);
+        memory[4 * i..4 * i + 4].copy_from_slice(&total.to_le_bytes());
+        let broadcasting = range(0, 10) < 6;
+        let components = if broadcasting && range(0, 10) < 7 { range(1, 4) } else { 0 };
+        let grid_u16 = components > 0 && range(0, 10) < 5;
+        let grid_field = if grid_u16 { 2 * range(0, 4) } else { 4 * range(0, 3) };
+        let stride = (grid_field + 12).next_multiple_of(4) + 4 * range(0, 3);
+        let first = range(0, 200);
+        let chunk = range(1, 120);
+        let records = memory.len().next_multiple_of(16);
+        memory.resize(records, 0);
+        for _ in 0..chunk.min(total.saturating_sub(first)) {
+            let mut rec = vec![0u8; stride as usize];
+            for c in 0..components as usize {
+                let v = range(0, 40);
+                if grid_u16 {
+                    rec[grid_field as usize + 2 * c..][..2].copy_from_slice(&(v as u16).to_le_bytes());
+                } else {
+                    rec[grid_field as usize + 4 * c..][..4].copy_from_slice(&v.to_le_bytes());
+                }
+            }
+            memory.extend_from_slice(&rec);
+        }
+        plans.push(PlanEntry {
+            counter: 4 * i as u32,
+            first,
+            chunk,
+            broadcasting,
+            per_group: range(1, 70),
+            grid: [range(1, 30), range(1, 30), range(1, 30)],
+            records: records as u32,
+            stride,
+            grid_field,
+            grid_components: components,
+            grid_u16,
+            arguments: 0,
+        });
+    }
+    let plan_at = memory.len().next_multiple_of(16);
+    let args_at = plan_at + 64 * ENTRIES;
+    memory.resize(args_at + 32 * ENTRIES, 0);
+    for (i, p) in plans.iter_mut().enumerate() {
+        p.arguments = (args_at + 32 * i) as u32;
+        memory[plan_at + 64 * i..][..64].copy_from_slice(&p.bytes());
+    }
+    let module = arguments::module();
+    let mut push = vec![0u8; 16];
+    push[8..12].copy_from_slice(&(plan_at as u32).to_le_bytes());
+    push[12..16].copy_from_slice(&(ENTRIES as u32).to_le_bytes());
+    let program = Program {
+        device_buffers: vec![DeviceBuffer { bytes: memory.clone(), address: AddressSlot::Nowhere }],
+        pipelines: vec![ProgramShader { spirv: &module, entry: arguments::ENTRY }],
+        steps: vec![Step::Dispatch(ProgramDispatch {
+            pipeline: 0,
+            push,
+            push_addresses: vec![PushAddress { at: 0, buffer: 0, plus: 0 }],
+            launch: Launch::Groups([(ENTRIES as u32).div_ceil(arguments::LOCAL_SIZE), 1, 1]),
+        })],
+        timeout: Duration::from_secs(60),
+        ..Default::default()
+    };
+    let got = gpu.run_program(&program).unwrap().device_buffers.remove(0);
+    let words = |at: usize| -> [u32; 8] {
+        std::array::from_fn(|k| u32::from_le_bytes(got[at + 4 * k..at + 4 * k + 4].try_into().unwrap()))
+    };
+    let mut kinds = std::collections::BTreeSet::new();
+    for (i, p) in plans.iter().enumerate() {
+        let want = expected_arguments(p, &memory);
+        assert_eq!(words(p.arguments as usize), want, "plan entry {i}: {p:?}");
+        kinds.insert((p.broadcasting, p.grid_components, p.grid_u16, want[3] == p.chunk, want[3] == 0));
+    }
+    // The random plans reached every kind of entry the rule distinguishes.
+    assert!(kinds.len() >= 12, "{kinds:?}");
+    // A changed rule is caught: thread and coalescing groups rounded down.
+    let wrong = plans.iter().filter(|p| !p.broadcasting).any(|p| {
+        let mut w = expected_arguments(p, &memory);
+        w[0] = w[3] / p.per_group.max(1);
+        words(p.arguments as usize) != w
+    });
+    assert!(wrong, "a rule rounding group counts down passed");
 }

@@ -61,7 +61,7 @@ fn node_modules_are_compute_entries_with_the_contract_interface() {
         );
         let push_blocks = push_constant_variables(&m);
         assert_eq!(push_blocks, 1, "{}", e.name);
-        assert_eq!(node.push_constant_size, 56);
+        assert_eq!(node.push_constant_size, 64);
     }
 }
 
@@ -273,7 +273,7 @@ fn node_push_constants_follow_the_root_signatures() {
         .map(|i| i.operands[3].unwrap_literal_bit32())
         .collect();
     offsets.sort();
-    assert_eq!(offsets, [0, 8, 16, 24, 32, 40, 44, 48, 52, 56, 60, 64]);
+    assert_eq!(offsets, [0, 8, 16, 24, 32, 40, 44, 48, 52, 56, 60, 64, 72]);
 }
 
 /// Shapes outside the contract are typed errors naming the node or the operation.

@@ -47,14 +47,15 @@ pub mod corpus;
 pub mod graphics;
 pub mod graphics_cases;
 pub mod pipeline_times;
+pub mod program;
 pub mod ray_tracing;
 pub mod root_placement;
 pub mod suite;
 pub mod work_graph;
 
 use ash::vk;
-use std::ffi::CString;
-use std::time::{Duration, Instant};
+
+use std::time::Duration;
 
 /// Why the runner failed.
 #[derive(Debug, thiserror::Error)]
@@ -351,6 +352,9 @@ pub enum AddressSlot {
     /// Byte `offset` of [`Dispatch::device_buffers`]`[buffer]`, an earlier one in the list
     /// (addresses inside device memory: tables of addresses, records naming buffers).
     Device { buffer: usize, offset: u32 },
+    /// Nowhere: a [`program::Program`] names the buffer's address in its commands and
+    /// patches instead.
+    Nowhere,
 }
 
 /// One dispatch: module, entry point, layout, workgroup counts, time limit.
@@ -392,34 +396,34 @@ impl DispatchResult {
 /// uses must hold a valid descriptor, even those it never reads (Vulkan treats the whole
 /// array as statically used; lavapipe crashes on the unwritten ones). So the elements a
 /// dispatch leaves empty, up to the binding's count (highest element + 1, or
-/// [`Dispatch::min_counts`]), get copies of the binding's first element. They are appended
-/// after the caller's bindings, whose result indices stay as they were.
-fn with_array_fillers<'a>(d: &Dispatch<'a>) -> Dispatch<'a> {
+/// [`Dispatch::min_counts`]), get copies of the binding's first element: the bindings this
+/// returns, which go after the caller's, whose result indices stay as they were.
+fn array_fillers(bindings: &[Binding], min_counts: &[(u32, u32, u32)]) -> Vec<Binding> {
     use std::collections::BTreeMap;
     let mut counts: BTreeMap<(u32, u32), u32> = BTreeMap::new();
     let mut first: BTreeMap<(u32, u32), &Binding> = BTreeMap::new();
     let mut written = std::collections::BTreeSet::new();
-    for b in &d.bindings {
+    for b in bindings {
         let c = counts.entry((b.set, b.binding)).or_insert(0);
         *c = (*c).max(b.element + 1);
         first.entry((b.set, b.binding)).or_insert(b);
         written.insert((b.set, b.binding, b.element));
     }
-    for &(set, binding, count) in &d.min_counts {
+    for &(set, binding, count) in min_counts {
         if let Some(c) = counts.get_mut(&(set, binding)) {
             *c = (*c).max(count);
         }
     }
-    let mut out = d.clone();
+    let mut fillers = Vec::new();
     for (&(set, binding), &count) in &counts {
         let model = first[&(set, binding)];
         for element in 0..count {
             if !written.contains(&(set, binding, element)) {
-                out.bindings.push(Binding { set, binding, element, resource: model.resource.clone() });
+                fillers.push(Binding { set, binding, element, resource: model.resource.clone() });
             }
         }
     }
-    out
+    fillers
 }
 
 /// An open device with one compute queue.
@@ -785,31 +789,8 @@ impl Gpu {
 
     /// Runs one dispatch and reads every resource back.
     pub fn dispatch(&mut self, d: &Dispatch) -> Result<DispatchResult, VkError> {
-        if self.poisoned {
-            return Err(VkError::Poisoned);
-        }
-        let mut scratch = Scratch::default();
-        let own = d.bindings.len();
-        let filled;
-        let d = if self.info.features.partially_bound {
-            d
-        } else {
-            filled = with_array_fillers(d);
-            &filled
-        };
-        let result = self.dispatch_in(d, &mut scratch).map(|mut r| {
-            // Fillers are not the caller's: report only its own bindings.
-            r.resources.truncate(own);
-            r
-        });
-        if self.poisoned {
-            // The shader may still run: leak the dispatch's objects rather than free them.
-            std::mem::forget(scratch);
-        } else {
-            // SAFETY: the fence signalled (or nothing was submitted): nothing is in use.
-            unsafe { scratch.destroy(&self.device) };
-        }
-        result
+        let r = self.run_program(&program::Program::from_dispatch(d))?;
+        Ok(DispatchResult { resources: r.resources, device_buffers: r.device_buffers, gpu_wall: r.gpu_wall })
     }
 
     fn memory_type(&self, bits: u32, want: vk::MemoryPropertyFlags) -> Result<u32, VkError> {
@@ -849,515 +830,6 @@ impl Gpu {
         std::ptr::write_bytes(ptr.cast::<u8>(), 0, size);
         std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr.cast::<u8>(), bytes.len());
         Ok(HostBuffer { buffer, ptr: ptr.cast::<u8>(), len: bytes.len() })
-    }
-
-    fn dispatch_in(&mut self, d: &Dispatch, s: &mut Scratch) -> Result<DispatchResult, VkError> {
-        let dev = &self.device;
-        // Layout: sets 0..=max; per binding a descriptor type and a count.
-        let mut by_set: std::collections::BTreeMap<u32, std::collections::BTreeMap<u32, (vk::DescriptorType, u32)>> =
-            Default::default();
-        let mut seen = std::collections::HashSet::new();
-        for b in &d.bindings {
-            let at = format!("set {} binding {} element {}", b.set, b.binding, b.element);
-            if let Some(bytes) = b.resource.bytes() {
-                let image = matches!(b.resource, Resource::StorageImage(_) | Resource::SampledImage(_));
-                if !image && (bytes.is_empty() || bytes.len() % 4 != 0) {
-                    return Err(VkError::BadLayout(format!(
-                        "{at}: {} bytes (need a non-zero multiple of 4)",
-                        bytes.len()
-                    )));
-                }
-            }
-            match &b.resource {
-                Resource::StorageImage(i) | Resource::SampledImage(i) => match i.byte_len() {
-                    Some(n) if n == i.bytes.len() && n > 0 => {}
-                    n => {
-                        return Err(VkError::BadLayout(format!(
-                            "{at}: {} image bytes, format {:?} needs {n:?}",
-                            i.bytes.len(),
-                            i.format
-                        )))
-                    }
-                },
-                Resource::UniformTexelBuffer { format, .. } | Resource::StorageTexelBuffer { format, .. }
-                    if texel_size(*format).is_none() =>
-                {
-                    return Err(VkError::BadLayout(format!("{at}: texel format {format:?} unknown")));
-                }
-                _ => {}
-            }
-            if b.set >= 32 {
-                return Err(VkError::BadLayout(format!("set {} (at most 31)", b.set)));
-            }
-            if !seen.insert((b.set, b.binding, b.element)) {
-                return Err(VkError::BadLayout(format!("{at} named twice")));
-            }
-            let ty = b.resource.descriptor_type();
-            let slot = by_set.entry(b.set).or_default().entry(b.binding).or_insert((ty, 0));
-            if slot.0 != ty {
-                return Err(VkError::BadLayout(format!("{at}: {ty:?} in a binding of {:?}", slot.0)));
-            }
-            slot.1 = slot.1.max(b.element + 1);
-        }
-        for &(set, binding, count) in &d.min_counts {
-            if let Some(slot) = by_set.get_mut(&set).and_then(|m| m.get_mut(&binding)) {
-                slot.1 = slot.1.max(count);
-            }
-        }
-        if d.groups.contains(&0) {
-            return Err(VkError::BadLayout(format!("workgroup counts {:?}", d.groups)));
-        }
-        if !d.device_buffers.is_empty() && !self.info.features.buffer_device_address {
-            return Err(VkError::BadLayout("device-address buffers, but the device has no bufferDeviceAddress".into()));
-        }
-        let entry = CString::new(d.entry).map_err(|_| VkError::BadLayout("entry point name contains NUL".into()))?;
-        let mut push = d.push_constants.clone();
-        for (k, db) in d.device_buffers.iter().enumerate() {
-            match db.address {
-                AddressSlot::Device { buffer, offset } => {
-                    let len = d.device_buffers.get(buffer).filter(|_| buffer < k).map(|b| b.bytes.len());
-                    if len.is_none_or(|n| offset as usize + 8 > n) {
-                        return Err(VkError::BadLayout(format!(
-                            "a device address at byte {offset} of device buffer {buffer}, which is no earlier \
-                             device buffer that holds it"
-                        )));
-                    }
-                }
-                AddressSlot::Push(o) => {
-                    let o = o as usize;
-                    if push.len() < o + 8 {
-                        push.resize(o + 8, 0);
-                    }
-                }
-                AddressSlot::Binding { binding, offset } => {
-                    let len = d.bindings.get(binding).and_then(|b| match &b.resource {
-                        Resource::UniformBuffer(bytes) | Resource::StorageBuffer(bytes) => Some(bytes.len()),
-                        _ => None,
-                    });
-                    if len.is_none_or(|n| offset as usize + 8 > n) {
-                        return Err(VkError::BadLayout(format!(
-                            "a device address at byte {offset} of binding {binding}, which is no buffer that holds it"
-                        )));
-                    }
-                }
-            }
-        }
-        while !push.len().is_multiple_of(4) {
-            push.push(0);
-        }
-
-        // SAFETY (this block): create infos and their arrays outlive each call; every object
-        // is recorded in `s` for destruction.
-        unsafe {
-            // Resources.
-            let mut objects = Vec::with_capacity(d.bindings.len());
-            let mut images = Vec::new();
-            for b in &d.bindings {
-                let obj = match &b.resource {
-                    Resource::StorageBuffer(bytes) => {
-                        Obj::Buffer(self.host_buffer(s, bytes, vk::BufferUsageFlags::STORAGE_BUFFER)?)
-                    }
-                    Resource::UniformBuffer(bytes) => {
-                        Obj::Buffer(self.host_buffer(s, bytes, vk::BufferUsageFlags::UNIFORM_BUFFER)?)
-                    }
-                    Resource::UniformTexelBuffer { format, bytes } | Resource::StorageTexelBuffer { format, bytes } => {
-                        let usage = if matches!(b.resource, Resource::UniformTexelBuffer { .. }) {
-                            vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
-                        } else {
-                            vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
-                        };
-                        let hb = self.host_buffer(s, bytes, usage)?;
-                        let info = vk::BufferViewCreateInfo::default()
-                            .buffer(hb.buffer)
-                            .format(*format)
-                            .offset(0)
-                            .range(vk::WHOLE_SIZE);
-                        let view = dev.create_buffer_view(&info, None).map_err(vkr("vkCreateBufferView"))?;
-                        s.buffer_views.push(view);
-                        Obj::Texel(hb, view)
-                    }
-                    Resource::StorageImage(img) | Resource::SampledImage(img) => {
-                        let staging = self.host_buffer(
-                            s,
-                            &img.bytes,
-                            vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
-                        )?;
-                        let ty = match img.dim {
-                            ImageDim::D1 => vk::ImageType::TYPE_1D,
-                            ImageDim::D2 => vk::ImageType::TYPE_2D,
-                            ImageDim::D3 => vk::ImageType::TYPE_3D,
-                        };
-                        let usage = vk::ImageUsageFlags::TRANSFER_SRC
-                            | vk::ImageUsageFlags::TRANSFER_DST
-                            | if matches!(b.resource, Resource::StorageImage(_)) {
-                                vk::ImageUsageFlags::STORAGE
-                            } else {
-                                vk::ImageUsageFlags::SAMPLED
-                            };
-                        let info = vk::ImageCreateInfo::default()
-                            .image_type(ty)
-                            .format(img.format)
-                            .extent(vk::Extent3D { width: img.extent[0], height: img.extent[1], depth: img.extent[2] })
-                            .mip_levels(1)
-                            .array_layers(img.layers.max(1))
-                            .samples(vk::SampleCountFlags::TYPE_1)
-                            .tiling(vk::ImageTiling::OPTIMAL)
-                            .usage(usage)
-                            .sharing_mode(vk::SharingMode::EXCLUSIVE)
-                            .initial_layout(vk::ImageLayout::UNDEFINED);
-                        let image = dev.create_image(&info, None).map_err(vkr("vkCreateImage"))?;
-                        s.images.push(image);
-                        let req = dev.get_image_memory_requirements(image);
-                        let ti = self
-                            .memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL)
-                            .or_else(|_| self.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::empty()))?;
-                        let alloc = vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(ti);
-                        let mem = dev.allocate_memory(&alloc, None).map_err(vkr("vkAllocateMemory"))?;
-                        s.memories.push(mem);
-                        dev.bind_image_memory(image, mem, 0).map_err(vkr("vkBindImageMemory"))?;
-                        let range = vk::ImageSubresourceRange::default()
-                            .aspect_mask(img.aspect())
-                            .level_count(1)
-                            .layer_count(img.layers.max(1));
-                        let vinfo = vk::ImageViewCreateInfo::default()
-                            .image(image)
-                            .view_type(img.view_type())
-                            .format(img.format)
-                            .subresource_range(range);
-                        let view = dev.create_image_view(&vinfo, None).map_err(vkr("vkCreateImageView"))?;
-                        s.image_views.push(view);
-                        images.push((image, staging.buffer, img.clone()));
-                        Obj::Image(staging, view)
-                    }
-                    Resource::Sampler(sd) => {
-                        let filter = if sd.linear { vk::Filter::LINEAR } else { vk::Filter::NEAREST };
-                        let mut info = vk::SamplerCreateInfo::default()
-                            .mag_filter(filter)
-                            .min_filter(filter)
-                            .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
-                            .address_mode_u(sd.address)
-                            .address_mode_v(sd.address)
-                            .address_mode_w(sd.address)
-                            .max_lod(if sd.unnormalized { 0.0 } else { vk::LOD_CLAMP_NONE })
-                            .unnormalized_coordinates(sd.unnormalized);
-                        if let Some(op) = sd.compare {
-                            info = info.compare_enable(true).compare_op(op);
-                        }
-                        let sampler = dev.create_sampler(&info, None).map_err(vkr("vkCreateSampler"))?;
-                        s.samplers.push(sampler);
-                        Obj::Sampler(sampler)
-                    }
-                };
-                objects.push(obj);
-            }
-            let mut dbufs = Vec::new();
-            for db in &d.device_buffers {
-                let hb = self.host_buffer(
-                    s,
-                    &db.bytes,
-                    vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS,
-                )?;
-                let addr = dev.get_buffer_device_address(&vk::BufferDeviceAddressInfo::default().buffer(hb.buffer));
-                match db.address {
-                    AddressSlot::Push(o) => push[o as usize..o as usize + 8].copy_from_slice(&addr.to_le_bytes()),
-                    AddressSlot::Binding { binding, offset } => {
-                        // Checked above: a buffer binding holding `offset + 8` bytes, mapped.
-                        if let Obj::Buffer(target) = &objects[binding] {
-                            let at = target.ptr.add(offset as usize);
-                            std::ptr::copy_nonoverlapping(addr.to_le_bytes().as_ptr(), at, 8);
-                        }
-                    }
-                    AddressSlot::Device { buffer, offset } => {
-                        // Checked above: an earlier device buffer holding `offset + 8` bytes,
-                        // mapped.
-                        let target: &HostBuffer = &dbufs[buffer];
-                        let at = target.ptr.add(offset as usize);
-                        std::ptr::copy_nonoverlapping(addr.to_le_bytes().as_ptr(), at, 8);
-                    }
-                }
-                dbufs.push(hb);
-            }
-
-            let max_set = by_set.keys().next_back().copied().unwrap_or(0);
-            let partial = self.info.features.partially_bound;
-            let mut set_layouts = Vec::new();
-            let mut pool_sizes: std::collections::HashMap<vk::DescriptorType, u32> = Default::default();
-            for set in 0..=max_set {
-                let list: Vec<(u32, (vk::DescriptorType, u32))> =
-                    by_set.get(&set).map(|m| m.iter().map(|(&k, &v)| (k, v)).collect()).unwrap_or_default();
-                let bindings: Vec<vk::DescriptorSetLayoutBinding> = list
-                    .iter()
-                    .map(|&(binding, (ty, count))| {
-                        *pool_sizes.entry(ty).or_default() += count;
-                        vk::DescriptorSetLayoutBinding::default()
-                            .binding(binding)
-                            .descriptor_type(ty)
-                            .descriptor_count(count)
-                            .stage_flags(vk::ShaderStageFlags::COMPUTE)
-                    })
-                    .collect();
-                let flags: Vec<vk::DescriptorBindingFlags> = list
-                    .iter()
-                    .map(|&(_, (_, count))| {
-                        if partial && count > 1 {
-                            vk::DescriptorBindingFlags::PARTIALLY_BOUND
-                        } else {
-                            vk::DescriptorBindingFlags::empty()
-                        }
-                    })
-                    .collect();
-                let mut flag_info = vk::DescriptorSetLayoutBindingFlagsCreateInfo::default().binding_flags(&flags);
-                let mut info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
-                if partial {
-                    info = info.push_next(&mut flag_info);
-                }
-                let l = dev.create_descriptor_set_layout(&info, None).map_err(vkr("vkCreateDescriptorSetLayout"))?;
-                s.set_layouts.push(l);
-                set_layouts.push(l);
-            }
-            let ranges = [vk::PushConstantRange::default()
-                .stage_flags(vk::ShaderStageFlags::COMPUTE)
-                .offset(0)
-                .size(push.len() as u32)];
-            let mut layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
-            if !push.is_empty() {
-                layout_info = layout_info.push_constant_ranges(&ranges);
-            }
-            let layout = dev.create_pipeline_layout(&layout_info, None).map_err(vkr("vkCreatePipelineLayout"))?;
-            s.layouts.push(layout);
-            let module_info = vk::ShaderModuleCreateInfo::default().code(d.spirv);
-            let module = dev.create_shader_module(&module_info, None).map_err(vkr("vkCreateShaderModule"))?;
-            s.modules.push(module);
-            let stage = vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::COMPUTE)
-                .module(module)
-                .name(&entry);
-            let pinfo = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(layout)];
-            let pipeline = match dev.create_compute_pipelines(vk::PipelineCache::null(), &pinfo, None) {
-                Ok(p) => p[0],
-                Err((p, e)) => {
-                    s.pipelines.extend(p.into_iter().filter(|p| *p != vk::Pipeline::null()));
-                    return Err(VkError::Vk { call: "vkCreateComputePipelines", result: e });
-                }
-            };
-            s.pipelines.push(pipeline);
-
-            let mut sizes: Vec<vk::DescriptorPoolSize> = pool_sizes
-                .iter()
-                .map(|(&ty, &n)| vk::DescriptorPoolSize::default().ty(ty).descriptor_count(n.max(1)))
-                .collect();
-            if sizes.is_empty() {
-                sizes
-                    .push(vk::DescriptorPoolSize::default().ty(vk::DescriptorType::STORAGE_BUFFER).descriptor_count(1));
-            }
-            let pool_info =
-                vk::DescriptorPoolCreateInfo::default().max_sets(set_layouts.len() as u32).pool_sizes(&sizes);
-            let dpool = dev.create_descriptor_pool(&pool_info, None).map_err(vkr("vkCreateDescriptorPool"))?;
-            s.descriptor_pools.push(dpool);
-            let alloc = vk::DescriptorSetAllocateInfo::default().descriptor_pool(dpool).set_layouts(&set_layouts);
-            let sets = dev.allocate_descriptor_sets(&alloc).map_err(vkr("vkAllocateDescriptorSets"))?;
-            let buffer_infos: Vec<[vk::DescriptorBufferInfo; 1]> = objects
-                .iter()
-                .map(|o| match o {
-                    Obj::Buffer(hb) => {
-                        [vk::DescriptorBufferInfo::default().buffer(hb.buffer).offset(0).range(vk::WHOLE_SIZE)]
-                    }
-                    _ => [vk::DescriptorBufferInfo::default()],
-                })
-                .collect();
-            let image_infos: Vec<[vk::DescriptorImageInfo; 1]> = objects
-                .iter()
-                .map(|o| match o {
-                    Obj::Image(_, view) => {
-                        [vk::DescriptorImageInfo::default().image_view(*view).image_layout(vk::ImageLayout::GENERAL)]
-                    }
-                    Obj::Sampler(sampler) => [vk::DescriptorImageInfo::default().sampler(*sampler)],
-                    _ => [vk::DescriptorImageInfo::default()],
-                })
-                .collect();
-            let texel_views: Vec<[vk::BufferView; 1]> = objects
-                .iter()
-                .map(|o| match o {
-                    Obj::Texel(_, v) => [*v],
-                    _ => [vk::BufferView::null()],
-                })
-                .collect();
-            let writes: Vec<vk::WriteDescriptorSet> = d
-                .bindings
-                .iter()
-                .enumerate()
-                .map(|(i, b)| {
-                    let w = vk::WriteDescriptorSet::default()
-                        .dst_set(sets[b.set as usize])
-                        .dst_binding(b.binding)
-                        .dst_array_element(b.element)
-                        .descriptor_type(b.resource.descriptor_type());
-                    match &objects[i] {
-                        Obj::Buffer(_) => w.buffer_info(&buffer_infos[i]),
-                        Obj::Texel(..) => w.texel_buffer_view(&texel_views[i]),
-                        Obj::Image(..) | Obj::Sampler(_) => w.image_info(&image_infos[i]),
-                    }
-                })
-                .collect();
-            dev.update_descriptor_sets(&writes, &[]);
-
-            let cb_info = vk::CommandBufferAllocateInfo::default()
-                .command_pool(self.pool)
-                .level(vk::CommandBufferLevel::PRIMARY)
-                .command_buffer_count(1);
-            let cb = dev.allocate_command_buffers(&cb_info).map_err(vkr("vkAllocateCommandBuffers"))?[0];
-            s.command_buffers.push((self.pool, cb));
-            let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            dev.begin_command_buffer(cb, &begin).map_err(vkr("vkBeginCommandBuffer"))?;
-            // Images: UNDEFINED → TRANSFER_DST, upload, → GENERAL.
-            let range_of = |img: &Image| {
-                vk::ImageSubresourceRange::default()
-                    .aspect_mask(img.aspect())
-                    .level_count(1)
-                    .layer_count(img.layers.max(1))
-            };
-            let copy_of = |img: &Image| {
-                [vk::BufferImageCopy::default()
-                    .image_subresource(
-                        vk::ImageSubresourceLayers::default().aspect_mask(img.aspect()).layer_count(img.layers.max(1)),
-                    )
-                    .image_extent(vk::Extent3D { width: img.extent[0], height: img.extent[1], depth: img.extent[2] })]
-            };
-            let image_barrier = |image, img: &Image, from, to, src, dst| {
-                vk::ImageMemoryBarrier::default()
-                    .image(image)
-                    .old_layout(from)
-                    .new_layout(to)
-                    .src_access_mask(src)
-                    .dst_access_mask(dst)
-                    .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                    .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                    .subresource_range(range_of(img))
-            };
-            if !images.is_empty() {
-                let to_dst: Vec<_> = images
-                    .iter()
-                    .map(|(image, _, img)| {
-                        image_barrier(
-                            *image,
-                            img,
-                            vk::ImageLayout::UNDEFINED,
-                            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                            vk::AccessFlags::empty(),
-                            vk::AccessFlags::TRANSFER_WRITE,
-                        )
-                    })
-                    .collect();
-                let host = [vk::MemoryBarrier::default()
-                    .src_access_mask(vk::AccessFlags::HOST_WRITE)
-                    .dst_access_mask(vk::AccessFlags::TRANSFER_READ)];
-                dev.cmd_pipeline_barrier(
-                    cb,
-                    vk::PipelineStageFlags::HOST | vk::PipelineStageFlags::TOP_OF_PIPE,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::DependencyFlags::empty(),
-                    &host,
-                    &[],
-                    &to_dst,
-                );
-                for (image, staging, img) in &images {
-                    dev.cmd_copy_buffer_to_image(
-                        cb,
-                        *staging,
-                        *image,
-                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                        &copy_of(img),
-                    );
-                }
-                let to_general: Vec<_> = images
-                    .iter()
-                    .map(|(image, _, img)| {
-                        image_barrier(
-                            *image,
-                            img,
-                            vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                            vk::ImageLayout::GENERAL,
-                            vk::AccessFlags::TRANSFER_WRITE,
-                            vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
-                        )
-                    })
-                    .collect();
-                dev.cmd_pipeline_barrier(
-                    cb,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::PipelineStageFlags::COMPUTE_SHADER,
-                    vk::DependencyFlags::empty(),
-                    &[],
-                    &[],
-                    &to_general,
-                );
-            }
-            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline);
-            dev.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::COMPUTE, layout, 0, &sets, &[]);
-            if !push.is_empty() {
-                dev.cmd_push_constants(cb, layout, vk::ShaderStageFlags::COMPUTE, 0, &push);
-            }
-            dev.cmd_dispatch(cb, d.groups[0], d.groups[1], d.groups[2]);
-            if !images.is_empty() {
-                let after = [vk::MemoryBarrier::default()
-                    .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-                    .dst_access_mask(vk::AccessFlags::TRANSFER_READ)];
-                dev.cmd_pipeline_barrier(
-                    cb,
-                    vk::PipelineStageFlags::COMPUTE_SHADER,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::DependencyFlags::empty(),
-                    &after,
-                    &[],
-                    &[],
-                );
-                for (image, staging, img) in &images {
-                    dev.cmd_copy_image_to_buffer(cb, *image, vk::ImageLayout::GENERAL, *staging, &copy_of(img));
-                }
-            }
-            barrier_to_host(dev, cb, vk::PipelineStageFlags::COMPUTE_SHADER);
-            dev.end_command_buffer(cb).map_err(vkr("vkEndCommandBuffer"))?;
-            let fence = dev.create_fence(&vk::FenceCreateInfo::default(), None).map_err(vkr("vkCreateFence"))?;
-            s.fences.push(fence);
-            let cbs = [cb];
-            let submit = [vk::SubmitInfo::default().command_buffers(&cbs)];
-            let start = Instant::now();
-            dev.queue_submit(self.queue, &submit, fence).map_err(|e| {
-                if e == vk::Result::ERROR_DEVICE_LOST {
-                    self.poisoned = true;
-                }
-                VkError::Vk { call: "vkQueueSubmit", result: e }
-            })?;
-            let nanos = u64::try_from(d.timeout.as_nanos()).unwrap_or(u64::MAX);
-            match dev.wait_for_fences(&[fence], true, nanos) {
-                Ok(()) => {}
-                Err(vk::Result::TIMEOUT) => {
-                    self.poisoned = true;
-                    return Err(VkError::Timeout { entry: d.entry.to_string(), timeout: d.timeout });
-                }
-                Err(vk::Result::ERROR_DEVICE_LOST) => {
-                    self.poisoned = true;
-                    return Err(VkError::DeviceLost { entry: d.entry.to_string() });
-                }
-                Err(e) => {
-                    self.poisoned = true;
-                    return Err(VkError::Vk { call: "vkWaitForFences", result: e });
-                }
-            }
-            let gpu_wall = start.elapsed();
-            let read = |hb: &HostBuffer| std::slice::from_raw_parts(hb.ptr, hb.len).to_vec();
-            let resources = d
-                .bindings
-                .iter()
-                .zip(&objects)
-                .map(|(b, o)| match o {
-                    Obj::Buffer(hb) | Obj::Texel(hb, _) | Obj::Image(hb, _) => b.resource.with_bytes(read(hb)),
-                    Obj::Sampler(_) => b.resource.clone(),
-                })
-                .collect();
-            let device_buffers = dbufs.iter().map(read).collect();
-            Ok(DispatchResult { resources, device_buffers, gpu_wall })
-        }
     }
 }
 

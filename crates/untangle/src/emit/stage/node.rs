@@ -33,12 +33,15 @@ use rspirv::dr::Operand;
 use rspirv::spirv::{self, AddressingModel, BuiltIn, Capability, Decoration, MemoryModel, Op, StorageClass, Word};
 
 /// Bytes of the `NodeDispatch` push-constant block.
-pub const PUSH_CONSTANT_SIZE: u32 = 56;
+pub const PUSH_CONSTANT_SIZE: u32 = 64;
+/// Byte offset of `record_count` in a `DispatchArguments` record (after the
+/// `VkDispatchIndirectCommand`); `grid` follows at +4.
+pub const ARGUMENTS_RECORD_COUNT: u32 = 12;
 /// Bytes of one output-table entry.
 pub const OUTPUT_ENTRY_SIZE: u32 = 32;
 
 /// Members of the `NodeDispatch` block: (name, offset, is 64-bit).
-const PUSH_MEMBERS: [(&str, u32, bool); 10] = [
+const PUSH_MEMBERS: [(&str, u32, bool); 11] = [
     ("input_records", 0, true),
     ("output_table", 8, true),
     ("sharing_counters", 16, true),
@@ -49,6 +52,7 @@ const PUSH_MEMBERS: [(&str, u32, bool); 10] = [
     ("grid_z", 40, false),
     ("remaining_recursion_levels", 44, false),
     ("local_root_arguments", 48, true),
+    ("dispatch_arguments", 56, true),
 ];
 
 /// A member of the push-constant block.
@@ -64,6 +68,8 @@ pub enum Push {
     GridX = 5,
     RemainingRecursionLevels = 8,
     LocalRootArguments = 9,
+    /// Address of the `DispatchArguments` record a GPU-driven scheduler wrote, or 0.
+    DispatchArguments = 10,
 }
 
 /// A node output handle: output `output` (its index in the metadata's output list), array
@@ -315,19 +321,18 @@ pub(crate) fn emit_entry(
     if !name.contains('\0') {
         cx.b.name(entry, name);
     }
-    cx.b.begin_block(None)?;
+    let first_block = cx.b.begin_block(None)?;
     let u = cx.u32_t();
     let v3 = cx.vec(u, 3);
     let bool_t = cx.bool_t();
     let wg_var = iface.builtin(cx, BuiltIn::WorkgroupId, StorageClass::Input, v3);
     let wg = cx.b.block_value(Op::Load, v3, &[wg_var])?;
     let wx = cx.b.block_value(Op::CompositeExtract, u, &[wg, 0])?;
-    let count = push_load(cx, (node.push, node.push_first_member), Push::RecordCount)?;
+    let (count, gx_raw) = dispatch_counts(cx, &node, first_block)?;
     let one = cx.const_u32(1);
     let (index, records, run) = match node.props.launch {
         NodeLaunch::Broadcasting => {
             // A zero grid.x launches nothing; it is read as 1 so the division is defined.
-            let gx_raw = push_load(cx, (node.push, node.push_first_member), Push::GridX)?;
             let zero = cx.const_u32(0);
             let is_zero = cx.b.block_value(Op::IEqual, bool_t, &[gx_raw, zero])?;
             let gx = cx.b.block_value(Op::Select, u, &[is_zero, one, gx_raw])?;
@@ -383,6 +388,37 @@ pub(crate) fn emit_entry(
     cx.b.ret()?;
     cx.b.end_function()?;
     Ok(entry)
+}
+
+/// The dispatch's `record_count` and `grid.x`: from the `DispatchArguments` record at
+/// `dispatch_arguments` when that is not 0 (a GPU-driven scheduler wrote them there beside
+/// the indirect dispatch command), else from the push constants. Emitted as a selection
+/// closing the wrapper's first block (`entry_block`); leaves the builder in its merge.
+fn dispatch_counts(cx: &mut ModuleBuilder<'_>, node: &NodeState, entry_block: Word) -> Result<(Word, Word)> {
+    let u = cx.u32_t();
+    let u64t = cx.uint(64);
+    let bool_t = cx.bool_t();
+    let push = (node.push, node.push_first_member);
+    let pushed_count = push_load(cx, push, Push::RecordCount)?;
+    let pushed_gx = push_load(cx, push, Push::GridX)?;
+    let args = push_load(cx, push, Push::DispatchArguments)?;
+    let zero64 = cx.const_bits(u64t, 64, 0);
+    let in_memory = cx.b.block_value(Op::INotEqual, bool_t, &[args, zero64])?;
+    let (read, join) = (cx.b.id(), cx.b.id());
+    cx.b.selection_merge(join, spirv::SelectionControl::NONE)?;
+    cx.b.branch_conditional(in_memory, read, join, [])?;
+    cx.b.begin_block(Some(read))?;
+    let at_count = cx.const_u32(ARGUMENTS_RECORD_COUNT);
+    let count_addr = offset_addr(cx, args, at_count)?;
+    let stored_count = load_at(cx, count_addr, u, 4)?;
+    let at_gx = cx.const_u32(ARGUMENTS_RECORD_COUNT + 4);
+    let gx_addr = offset_addr(cx, args, at_gx)?;
+    let stored_gx = load_at(cx, gx_addr, u, 4)?;
+    cx.b.branch(join)?;
+    cx.b.begin_block(Some(join))?;
+    let count = cx.b.phi(u, None, [(stored_count, read), (pushed_count, entry_block)])?;
+    let gx = cx.b.phi(u, None, [(stored_gx, read), (pushed_gx, entry_block)])?;
+    Ok((count, gx))
 }
 
 fn cx_bvec3(cx: &mut ModuleBuilder<'_>) -> Word {

@@ -38,17 +38,19 @@
 //! * Stop when the next level has no records; more than [`MAX_LEVELS`] levels is an error
 //!   (a graph that does not terminate is reported, not waited on).
 //!
-//! # Host-driven, not indirect
+//! # Two schedulers
 //!
-//! The scheduler runs on [`Gpu::dispatch`]: every node dispatch is one submission whose
-//! buffers are host-visible and read back after its fence, so the "barrier between levels"
-//! is the fence, and counters are read on the host between levels (the contract's step 2)
-//! instead of feeding `vkCmdDispatchIndirect`. Each output-table entry gets its own counter
-//! and record window for the dispatch; the host then appends the window to the target's
-//! (node, level) buffer. That is the contract's "one buffer + counter per target node and
-//! level" with the merge done by the host instead of by sharing one device counter: the
-//! shader sees the same table layout, atomics and addresses either way. It is a checking
-//! tool, not a fast scheduler.
+//! This one ([`run_graph`]) is **host-driven**: it runs on [`Gpu::dispatch`], every node
+//! dispatch one submission whose buffers are read back after its fence, so the "barrier
+//! between levels" is the fence and counters are read on the host between levels (the
+//! contract's step 2), pushed as `record_count` and `grid`. Each output-table entry gets its
+//! own counter and record window for the dispatch; the host then appends the window to the
+//! target's (node, level) buffer. [`indirect::run_graph_indirect`] is the **GPU-driven**
+//! one: the whole graph in one command buffer, shared counters per (node, level), dispatch
+//! sizes computed on the device and launched with `vkCmdDispatchIndirect`
+//! (`DispatchArguments`). The shader sees the same tables, atomics and addresses either way;
+//! the tests run every graph through both and compare results and records per level. They
+//! are checking tools, not fast schedulers.
 //!
 //! # Invariants
 //!
@@ -59,6 +61,11 @@
 //!   counter read back is ≤ its window's capacity, else [`GraphError::Overflow`].
 //! * Resources ([`Binding`]s) carry over from dispatch to dispatch: the graph's UAVs see
 //!   every node's writes, in dispatch order.
+
+pub mod arguments;
+pub mod indirect;
+
+pub use indirect::run_graph_indirect;
 
 use super::{AddressSlot, Binding, DeviceBuffer, Dispatch, Gpu, VkError};
 use std::collections::BTreeMap;
@@ -71,7 +78,7 @@ use untangle::Translation;
 pub const MAX_LEVELS: usize = 64;
 
 /// The most workgroups of one dimension of one dispatch.
-const MAX_GROUPS: u64 = 65535;
+pub(crate) const MAX_GROUPS: u64 = 65535;
 
 /// Why a graph run failed.
 #[derive(Debug, thiserror::Error)]
@@ -104,7 +111,7 @@ impl GraphNode<'_> {
     }
 
     /// Where the `NodeDispatch` block starts: after the root arguments, rounded up to 8.
-    fn push_offset(&self) -> u32 {
+    pub(crate) fn push_offset(&self) -> u32 {
         let s = self.translation.layout.as_ref().map_or(0, |l| l.layout.push_constants.size);
         s.div_ceil(8) * 8
     }
@@ -236,16 +243,16 @@ impl Pending {
 }
 
 /// Bytes between records of type `r`: its size rounded up to `max(alignment, 4)`.
-fn record_stride(r: &NodeRecordType) -> u32 {
+pub(crate) fn record_stride(r: &NodeRecordType) -> u32 {
     let a = r.alignment.max(4);
     r.size.div_ceil(a) * a
 }
 
-fn u32_at(b: &[u8], at: usize) -> u32 {
+pub(crate) fn u32_at(b: &[u8], at: usize) -> u32 {
     b.get(at..at + 4).map_or(0, |c| u32::from_le_bytes(c.try_into().unwrap()))
 }
 
-fn put_u32(b: &mut [u8], at: usize, v: u32) {
+pub(crate) fn put_u32(b: &mut [u8], at: usize, v: u32) {
     b[at..at + 4].copy_from_slice(&v.to_le_bytes());
 }
 
@@ -360,8 +367,39 @@ fn broadcast_grid(n: &GraphNode, p: &Pending) -> Result<[u32; 3], GraphError> {
     Ok(grid)
 }
 
+/// The live output-table entries of one output of a node dispatched at some depth.
+pub(crate) struct OutputTargets {
+    /// Unbounded arrays: the sub-table's length (entries); the indirect entry at
+    /// `table_index` points at it, and `live` indexes it.
+    pub(crate) sub_table_len: Option<u32>,
+    /// `(entry, target)`: the entry (of the table, or of the sub-table) and the node it
+    /// feeds. Entries left out keep `counter = 0` (the target does not exist, or it is the
+    /// node itself at its deepest recursion level): `NodeOutputIsValid` is false there.
+    pub(crate) live: Vec<(u32, NodeKey)>,
+}
+
+impl Graph<'_> {
+    /// Where output `o` of node `n`, dispatched at recursion depth `depth`, sends records.
+    pub(crate) fn output_targets(&self, n: &GraphNode, depth: u32, o: &NodeOutputReport) -> OutputTargets {
+        let (sub_table_len, candidates): (Option<u32>, Vec<(u32, u32)>) = if o.unbounded {
+            let len = self.nodes.iter().filter(|m| m.node.id.name == o.id.name).map(|m| m.node.id.index + 1).max();
+            let len = len.unwrap_or(0);
+            (Some(len), (0..len).map(|i| (i, i)).collect())
+        } else {
+            (None, (0..o.array_size.unwrap_or(1)).map(|i| (o.table_index + i, o.id.index + i)).collect())
+        };
+        let max_depth = n.node.max_recursion_depth.unwrap_or(0);
+        let live = candidates
+            .into_iter()
+            .map(|(entry, index)| (entry, (o.id.name.clone(), index)))
+            .filter(|(_, target)| self.find(target).is_some() && !(*target == n.key() && depth >= max_depth))
+            .collect();
+        OutputTargets { sub_table_len, live }
+    }
+}
+
 /// The record budget of output `o` per group (per thread for thread launch).
-fn budget(outputs: &[NodeOutputReport], o: &NodeOutputReport) -> u32 {
+pub(crate) fn budget(outputs: &[NodeOutputReport], o: &NodeOutputReport) -> u32 {
     let shared = o.max_records_shared_with.and_then(|k| outputs.get(k as usize)).map_or(0, |s| s.max_records);
     o.max_records.max(shared)
 }
@@ -455,7 +493,7 @@ impl Scheduler<'_, '_> {
             NodeLaunch::Thread => ([count.div_ceil(node.num_threads[0].max(1)), 1, 1], count as u64),
         };
         let base = n.push_offset();
-        let mut push = vec![0u8; base as usize + 56];
+        let mut push = vec![0u8; base as usize + 64];
         let b = base as usize;
         put_u32(&mut push, b + 24, stride);
         put_u32(&mut push, b + 28, count);
@@ -485,28 +523,18 @@ impl Scheduler<'_, '_> {
                 let stride = o.record.as_ref().map_or(0, record_stride);
                 let capacity64 = launched * budget(&node.outputs, o) as u64;
                 let capacity = u32::try_from(capacity64).map_err(|_| err(format!("{capacity64} output slots")))?;
-                // (table buffer, entry within it, target array index, table index for errors)
-                let mut entries: Vec<(usize, u32, u32)> = Vec::new();
-                if o.unbounded {
-                    let len =
-                        graph.nodes.iter().filter(|m| m.node.id.name == o.id.name).map(|m| m.node.id.index + 1).max();
-                    let len = len.unwrap_or(0);
+                let targets = graph.output_targets(n, depth, o);
+                let sub = targets.sub_table_len.map(|len| {
                     put_u32(&mut buffers[table].bytes, 32 * o.table_index as usize + 16, len);
-                    let sub = buffers.len();
                     buffers.push(DeviceBuffer {
                         bytes: vec![0u8; 32 * len.max(1) as usize],
                         address: AddressSlot::Device { buffer: table, offset: 32 * o.table_index },
                     });
-                    entries.extend((0..len).map(|i| (sub, i, i)));
-                } else {
-                    entries.extend((0..o.array_size.unwrap_or(1)).map(|i| (table, o.table_index + i, o.id.index + i)));
-                }
-                for (at, entry, index) in entries {
-                    let target = (o.id.name.clone(), index);
+                    buffers.len() - 1
+                });
+                for (entry, target) in targets.live {
+                    let at = sub.unwrap_or(table);
                     let is_self = target == n.key();
-                    if graph.find(&target).is_none() || (is_self && depth >= max_depth) {
-                        continue; // counter = 0: NodeOutputIsValid is false.
-                    }
                     put_u32(&mut buffers[at].bytes, 32 * entry as usize + 16, stride);
                     put_u32(&mut buffers[at].bytes, 32 * entry as usize + 20, capacity);
                     let counter = buffers.len();
