@@ -25,8 +25,8 @@
 //! library report alone, checks the expected results of `docs/work-graphs.md`'s table
 //! (vkd3d-proton's inputs and answers) for each, and that both dispatched the same records
 //! per (level, node, depth); a mutated expectation must be caught. Also: `basic`
-//! at record strides 16 and 0, `thread_custom_input` with 70 000 records (a dispatch the
-//! scheduler must split at 65535 groups), `basic_recursion`'s dispatch log (one level per
+//! at record strides 16 and 0, `thread_custom_input` with 2,098,120 records (a dispatch the
+//! scheduler must split at 65535 groups of 32 threads), `basic_recursion`'s dispatch log (one level per
 //! recursion depth, 0 to 6).
 //!
 //! `the_arguments_pass_sizes_dispatches_from_counters` checks the GPU-driven scheduler's
@@ -53,6 +53,8 @@ fn corpus_dir() -> Option<PathBuf> {
 /// `RWBuf` (u0, space 0) under the default binding model.
 const RWBUF: (u32, u32) = (0, 2000);
 const WORDS: usize = 1024;
+/// Thread-launch records past one dispatch of 65535 workgroups of 32 threads.
+const SPLIT_RECORDS: u32 = 65535 * 32 + 1000;
 
 fn words_to_bytes(w: &[u32]) -> Vec<u8> {
     w.iter().flat_map(|v| v.to_le_bytes()).collect()
@@ -267,7 +269,7 @@ fn run_graph_case(gpu: &mut Gpu, case: &GraphCase, scheduler: Scheduler) -> Resu
         .collect();
     let resources = GraphResources { bindings, ..Default::default() };
     let run = run_library(gpu, case, &Options::default(), resources, scheduler)?;
-    if case.count > 65535 && run.dispatches.len() < 2 {
+    if case.count == SPLIT_RECORDS && run.dispatches.len() < 2 {
         return Err(format!("{}: {} records in {:?}, not split", case.library, case.count, run.dispatches));
     }
     if case.library == "basic_recursion" {
@@ -446,9 +448,10 @@ fn graph_cases() -> Vec<GraphCase> {
         want: vec![want],
     });
 
-    // thread_custom_input with more records than one dispatch's 65535 groups of one
-    // thread: the scheduler splits the dispatch (records 65535.. in a second one).
-    let payloads: Vec<[u32; 2]> = (0..70_000u32).map(|i| [i % WORDS as u32, 1 + (i >> 16)]).collect();
+    // thread_custom_input with more records than one dispatch's 65535 workgroups of 32
+    // threads (the module batches 32 thread-launch threads per workgroup): the scheduler
+    // splits the dispatch (records 65535 · 32.. in a second one).
+    let payloads: Vec<[u32; 2]> = (0..SPLIT_RECORDS).map(|i| [i % WORDS as u32, 1 + (i >> 16)]).collect();
     let mut want = vec![0u32; WORDS];
     for p in &payloads {
         want[p[0] as usize] += p[1];
@@ -459,7 +462,7 @@ fn graph_cases() -> Vec<GraphCase> {
         entry: "ThreadNode",
         records,
         stride: 8,
-        count: 70_000,
+        count: SPLIT_RECORDS,
         want: vec![want],
     });
 

@@ -304,3 +304,39 @@ fn push_constant_variables(m: &rspirv::dr::Module) -> usize {
         })
         .count()
 }
+
+/// A thread-launch node (D3D: one thread per group) is batched 32 threads to a workgroup,
+/// and its group-sync barrier waits for no one (batched threads may have returned); with
+/// groupshared memory in the library it keeps one thread per workgroup.
+#[test]
+fn thread_launch_nodes_batch_threads_without_control_barriers() {
+    let props = "i32 8, i32 15, i32 13, i32 3, i32 15, !10, i32 4, !12";
+    let extra = "!12 = !{i32 1, i32 1, i32 1}";
+    let body = "  call void @dx.op.barrierByMemoryType(i32 244, i32 1, i32 1)\n";
+    let decls = "declare void @dx.op.barrierByMemoryType(i32, i32, i32)\n";
+    let text = node_library(props, extra, body, decls);
+    let opcodes = |text: &str| -> (Vec<u32>, Vec<u32>, Vec<rspirv::spirv::Op>) {
+        let shader = Shader::parse(text.as_bytes()).unwrap();
+        let report = shader.library_report().unwrap();
+        let t = shader.translate_library(&Options::default()).unwrap().remove(0);
+        let val = untangle_spirv_tools::find_spirv_val().expect("spirv-val");
+        val.validate(&t.words, "vulkan1.3").unwrap();
+        let m = rspirv::dr::load_words(&t.words).unwrap();
+        let local: Vec<u32> = m.execution_modes[0].operands[2..].iter().map(|o| o.unwrap_literal_bit32()).collect();
+        let ops = m.functions.iter().flat_map(|f| f.all_inst_iter()).map(|i| i.class.opcode).collect();
+        (local, report.entries[0].node.as_ref().unwrap().num_threads.to_vec(), ops)
+    };
+    let (local, reported, ops) = opcodes(&text);
+    assert_eq!(local, [32, 1, 1]);
+    assert_eq!(reported, local);
+    assert!(!ops.contains(&rspirv::spirv::Op::ControlBarrier));
+    assert!(ops.contains(&rspirv::spirv::Op::MemoryBarrier), "the barrier still orders memory");
+
+    let with_groupshared = text.replace(
+        "define void @node01()",
+        "@gs = internal addrspace(3) global [4 x i32] undef, align 4\n\ndefine void @node01()",
+    );
+    let (local, reported, _) = opcodes(&with_groupshared);
+    assert_eq!(local, [1, 1, 1]);
+    assert_eq!(reported, local);
+}

@@ -163,7 +163,7 @@ fn node_report(m: &crate::ir::Module, e: &EntryPoint) -> Option<NodeReport> {
         id: p.id.clone(),
         launch: p.launch,
         program_entry: p.program_entry,
-        num_threads: e.properties.num_threads.unwrap_or([1, 1, 1]),
+        num_threads: super::stage::node::local_size(m, e),
         dispatch_grid: p.dispatch_grid,
         max_dispatch_grid: p.max_dispatch_grid,
         max_recursion_depth: p.max_recursion_depth,

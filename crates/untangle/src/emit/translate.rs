@@ -354,7 +354,11 @@ pub(crate) fn translate_entry_local(
         ShaderKind::Compute | ShaderKind::Mesh | ShaderKind::Amplification | ShaderKind::Node => {
             let [x, y, z] = match sm.kind {
                 ShaderKind::Compute | ShaderKind::Node => {
-                    let n = ep.properties.num_threads.unwrap_or([1, 1, 1]);
+                    let n = if sm.kind == ShaderKind::Node {
+                        stage::node::local_size(cx.m, ep)
+                    } else {
+                        ep.properties.num_threads.unwrap_or([1, 1, 1])
+                    };
                     cx.b.execution_mode(fn_id, ExecutionMode::LocalSize, n);
                     n
                 }

@@ -156,7 +156,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         let scope = if plan.device_scope { Scope::Device } else { Scope::Workgroup };
         let (ms, sm) = (self.cx.const_u32(scope as u32), self.cx.const_u32(sem.bits()));
-        if plan.sync {
+        // A thread-launch node's D3D group is one thread, so group sync waits for no one; its
+        // module's workgroups batch independent threads (`stage::node::local_size`), some of
+        // which have returned: no control barrier.
+        let thread_launch =
+            self.iface.node.as_ref().is_some_and(|n| n.props.launch == crate::dxil::node::NodeLaunch::Thread);
+        if plan.sync && !thread_launch {
             let wg = self.cx.const_u32(Scope::Workgroup as u32);
             let ms = if sem.is_empty() { wg } else { ms };
             self.ids_void(Op::ControlBarrier, &[wg, ms, sm])

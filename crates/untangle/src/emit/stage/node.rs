@@ -134,6 +134,26 @@ pub(crate) fn push_members(cx: &mut ModuleBuilder<'_>) -> Vec<(&'static str, u32
     PUSH_MEMBERS.iter().map(|&(name, offset, wide)| (name, offset, if wide { u64t } else { u })).collect()
 }
 
+/// Threads per workgroup of a thread-launch node's module when D3D's group is the usual
+/// single thread: each thread is a D3D group of its own, so the module's workgroups only
+/// batch them (`docs/work-graphs.md`, "Thread"), and 32 fill a wave on most hardware.
+pub const THREAD_LAUNCH_BATCH: u32 = 32;
+
+/// The node's `LocalSize` (and the report's `num_threads`): its `[NumThreads]`, except that
+/// a thread-launch node of one thread per D3D group is batched [`THREAD_LAUNCH_BATCH`] to a
+/// workgroup, unless the module has groupshared memory (which batched threads would share;
+/// D3D gives thread-launch nodes none, so this only keeps odd input correct).
+pub fn local_size(m: &crate::ir::Module, ep: &EntryPoint) -> [u32; 3] {
+    let n = ep.properties.num_threads.unwrap_or([1, 1, 1]);
+    let thread = ep.properties.node.as_ref().is_some_and(|p| p.launch == NodeLaunch::Thread);
+    let groupshared = m.globals.values().any(|g| g.addr_space == 3);
+    if thread && n == [1, 1, 1] && !groupshared {
+        [THREAD_LAUNCH_BATCH, 1, 1]
+    } else {
+        n
+    }
+}
+
 /// The byte offset of the `NodeDispatch` members when a root signature's lowering already
 /// has `root_push_bytes` of push constants: the next multiple of 8.
 pub fn push_offset_after(root_push_bytes: u32) -> u32 {
@@ -156,7 +176,7 @@ pub(crate) fn prepare(cx: &mut ModuleBuilder<'_>, ep: &EntryPoint, place: PushPl
         .node
         .clone()
         .ok_or_else(|| TranslateError::Malformed(format!("node `{name}` has no node properties")))?;
-    let num_threads = ep.properties.num_threads.unwrap_or([1, 1, 1]);
+    let num_threads = local_size(cx.m, ep);
     if num_threads.contains(&0) {
         return Err(TranslateError::Malformed(format!("node `{name}` has numthreads {num_threads:?}")));
     }
