@@ -1062,6 +1062,20 @@ enum untangle_status untangle_shader_has_root_signature(const struct untangle_sh
                                                         struct untangle_error **error);
 
 /**
+ * The library report as JSON (schema `untangle-library/1`, docs/layout-json.md
+ * "Libraries"; owned by the shader, on one line; what `untangle LIB -o DIR --layout-json
+ * FILE` writes, less each entry's `layout`, which is its translation's
+ * `untangle_result_layout_json`): every entry with its stage, the subobjects that apply to
+ * it and, for work-graph nodes, the `node` object a scheduler needs (launch mode, group
+ * size, grids, recursion, input and output records and their layouts, output-table
+ * indices; docs/work-graphs.md). For a shader that is not a library, its one entry.
+ * Errors: `UNTANGLE_MALFORMED` (a corrupt `RDAT` part), `UNTANGLE_INTERNAL`.
+ */
+enum untangle_status untangle_shader_library_report_json(const struct untangle_shader *shader,
+                                                         const char **json,
+                                                         struct untangle_error **error);
+
+/**
  * Translates the shader's entry point to SPIR-V 1.6 for Vulkan 1.3. `options` may be NULL
  * (every default). On success `*result` receives a new result. The shader and options
  * are only read: several threads may translate one shader at once, with one or several
@@ -1075,6 +1089,38 @@ enum untangle_status untangle_translate(const struct untangle_shader *shader,
                                         const struct untangle_options *options,
                                         struct untangle_result **result,
                                         struct untangle_error **error);
+
+/**
+ * Translates one entry of a library (`UNTANGLE_STAGE_LIBRARY`: a ray-tracing stage, a
+ * work-graph node, a compute entry), named by its export name
+ * (`untangle_shader_entry_point_name` lists them; a mangled name is accepted too), to one
+ * SPIR-V module. For another stage, `name` must be its entry point's name. The library's
+ * local root-signature subobject that applies to the entry is used when the options
+ * bind through a root signature. As `untangle_translate` otherwise; also
+ * `UNTANGLE_INVALID_ARGUMENT` when no entry has that name.
+ */
+enum untangle_status untangle_translate_entry(const struct untangle_shader *shader,
+                                              const struct untangle_options *options,
+                                              const char *name,
+                                              struct untangle_result **result,
+                                              struct untangle_error **error);
+
+/**
+ * `untangle_translate_entry` with the local root signature a pipeline associates with
+ * the entry (a layer's `D3D12_LOCAL_ROOT_SIGNATURE`, as its serialized RTS0 bytes: what
+ * `D3D12SerializeVersionedRootSignature` wrote): the resources it covers are read from
+ * the shader record or the node's local root arguments (the layout report's
+ * `shader_record`). The options must bind through a (global) root signature.
+ * Errors as `untangle_translate_entry`; `UNTANGLE_ROOT_SIGNATURE` when the bytes do not
+ * decode or no global root signature is set.
+ */
+enum untangle_status untangle_translate_entry_with_local_root_signature(const struct untangle_shader *shader,
+                                                                        const struct untangle_options *options,
+                                                                        const char *name,
+                                                                        const uint8_t *rts0,
+                                                                        size_t rts0_len,
+                                                                        struct untangle_result **result,
+                                                                        struct untangle_error **error);
 
 /**
  * Frees a result; NULL is ignored. Pointers obtained from it become invalid.

@@ -203,6 +203,8 @@ pub struct untangle_signature_element {
 /// `untangle_shader_free` once nothing uses it.
 pub struct untangle_shader {
     pub(crate) shader: Shader,
+    /// The library report's JSON, made on first request (any thread), or why it failed.
+    library_report: std::sync::OnceLock<Result<CString, (untangle_status, String)>>,
     entry_names: Vec<CString>,
     resource_names: Vec<CString>,
     signatures: [Vec<ElementNames>; 3],
@@ -272,7 +274,7 @@ impl untangle_shader {
             Some(s) => [names(&s.inputs), names(&s.outputs), names(&s.patch_constants)],
             None => [Vec::new(), Vec::new(), Vec::new()],
         };
-        untangle_shader { shader, entry_names, resource_names, signatures }
+        untangle_shader { shader, library_report: std::sync::OnceLock::new(), entry_names, resource_names, signatures }
     }
 
     fn signature(
@@ -494,6 +496,42 @@ pub unsafe extern "C" fn untangle_shader_has_root_signature(
         let found = s.shader.embedded_root_signature()?.is_some();
         // SAFETY: checked; writable by contract.
         unsafe { out.set(found) };
+        Ok(())
+    })
+}
+
+/// The library report as JSON (schema `untangle-library/1`, docs/layout-json.md
+/// "Libraries"; owned by the shader, on one line; what `untangle LIB -o DIR --layout-json
+/// FILE` writes, less each entry's `layout`, which is its translation's
+/// `untangle_result_layout_json`): every entry with its stage, the subobjects that apply to
+/// it and, for work-graph nodes, the `node` object a scheduler needs (launch mode, group
+/// size, grids, recursion, input and output records and their layouts, output-table
+/// indices; docs/work-graphs.md). For a shader that is not a library, its one entry.
+/// Errors: `UNTANGLE_MALFORMED` (a corrupt `RDAT` part), `UNTANGLE_INTERNAL`.
+#[no_mangle]
+pub unsafe extern "C" fn untangle_shader_library_report_json(
+    shader: *const untangle_shader,
+    json: *mut *const c_char,
+    error: *mut *mut untangle_error,
+) -> untangle_status {
+    guard(error, || {
+        // SAFETY: a live shader (the caller's contract).
+        let s = unsafe { object(shader, "shader") }?;
+        let out = Out::new(json, "json")?;
+        let made = s.library_report.get_or_init(|| {
+            let report = s.shader.library_report().map_err(|e| {
+                let f = Failure::from(e);
+                (f.status, f.message)
+            })?;
+            serde_json::to_string(&report)
+                .map(|j| c_string(&j))
+                .map_err(|e| (untangle_status::UNTANGLE_INTERNAL, e.to_string()))
+        });
+        match made {
+            // SAFETY: checked; writable by contract.
+            Ok(j) => unsafe { out.set(j.as_ptr()) },
+            Err((status, message)) => return Err(Failure::new(*status, message.clone())),
+        }
         Ok(())
     })
 }

@@ -54,13 +54,106 @@ pub unsafe extern "C" fn untangle_translate(
         // SAFETY: a live shader (the caller's contract).
         let s = unsafe { object(shader, "shader") }?;
         let out = Out::new(result, "result")?;
-        let opts = if options.is_null() {
-            untangle::Options::default()
-        } else {
-            // SAFETY: live options no call modifies now (the caller's contract).
-            unsafe { object(options, "options") }?.to_options()
-        };
+        // SAFETY: live options no call modifies now, or NULL (the caller's contract).
+        let opts = unsafe { options_of(options) }?;
         let translation = s.shader.translate(&opts)?;
+        // SAFETY: checked; writable by contract.
+        unsafe { out.set(Box::into_raw(Box::new(untangle_result::new(translation)?))) };
+        Ok(())
+    })
+}
+
+/// The options behind `options` (NULL: every default).
+///
+/// # Safety
+/// `options` is NULL or live options no call modifies now.
+unsafe fn options_of(options: *const untangle_options) -> Result<untangle::Options, Failure> {
+    if options.is_null() {
+        Ok(untangle::Options::default())
+    } else {
+        // SAFETY: the caller's contract.
+        Ok(unsafe { object(options, "options") }?.to_options())
+    }
+}
+
+/// A NUL-terminated UTF-8 name argument.
+///
+/// # Safety
+/// `name` is NULL or a NUL-terminated string.
+unsafe fn name_of<'a>(name: *const c_char, what: &str) -> Result<&'a str, Failure> {
+    if name.is_null() {
+        return Err(Failure::invalid(format!("{what} is NULL")));
+    }
+    // SAFETY: the caller's contract.
+    unsafe { std::ffi::CStr::from_ptr(name) }.to_str().map_err(|_| Failure::invalid(format!("{what} is not UTF-8")))
+}
+
+/// Translates one entry of a library (`UNTANGLE_STAGE_LIBRARY`: a ray-tracing stage, a
+/// work-graph node, a compute entry), named by its export name
+/// (`untangle_shader_entry_point_name` lists them; a mangled name is accepted too), to one
+/// SPIR-V module. For another stage, `name` must be its entry point's name. The library's
+/// local root-signature subobject that applies to the entry is used when the options
+/// bind through a root signature. As `untangle_translate` otherwise; also
+/// `UNTANGLE_INVALID_ARGUMENT` when no entry has that name.
+#[no_mangle]
+pub unsafe extern "C" fn untangle_translate_entry(
+    shader: *const untangle_shader,
+    options: *const untangle_options,
+    name: *const c_char,
+    result: *mut *mut untangle_result,
+    error: *mut *mut untangle_error,
+) -> untangle_status {
+    guard(error, || {
+        // SAFETY: a live shader (the caller's contract).
+        let s = unsafe { object(shader, "shader") }?;
+        let out = Out::new(result, "result")?;
+        // SAFETY: the caller's contract.
+        let (opts, name) = unsafe { (options_of(options)?, name_of(name, "name")?) };
+        let translation = s.shader.translate_entry(name, &opts)?;
+        // SAFETY: checked; writable by contract.
+        unsafe { out.set(Box::into_raw(Box::new(untangle_result::new(translation)?))) };
+        Ok(())
+    })
+}
+
+/// `untangle_translate_entry` with the local root signature a pipeline associates with
+/// the entry (a layer's `D3D12_LOCAL_ROOT_SIGNATURE`, as its serialized RTS0 bytes: what
+/// `D3D12SerializeVersionedRootSignature` wrote): the resources it covers are read from
+/// the shader record or the node's local root arguments (the layout report's
+/// `shader_record`). The options must bind through a (global) root signature.
+/// Errors as `untangle_translate_entry`; `UNTANGLE_ROOT_SIGNATURE` when the bytes do not
+/// decode or no global root signature is set.
+#[no_mangle]
+pub unsafe extern "C" fn untangle_translate_entry_with_local_root_signature(
+    shader: *const untangle_shader,
+    options: *const untangle_options,
+    name: *const c_char,
+    rts0: *const u8,
+    rts0_len: usize,
+    result: *mut *mut untangle_result,
+    error: *mut *mut untangle_error,
+) -> untangle_status {
+    guard(error, || {
+        // SAFETY: a live shader (the caller's contract).
+        let s = unsafe { object(shader, "shader") }?;
+        let out = Out::new(result, "result")?;
+        // SAFETY: the caller's contract.
+        let (opts, name) = unsafe { (options_of(options)?, name_of(name, "name")?) };
+        if rts0.is_null() {
+            return Err(Failure::invalid("rts0 is NULL"));
+        }
+        // SAFETY: `rts0_len` readable bytes at `rts0` (the caller's contract).
+        let bytes = unsafe { std::slice::from_raw_parts(rts0, rts0_len) };
+        let local = untangle::rootsig::decode_rts0(bytes)?;
+        let translation = s.shader.translate_entry_with_local_root_signature(name, &opts, &local)?;
+        // SAFETY: checked; writable by contract.
+        unsafe { out.set(Box::into_raw(Box::new(untangle_result::new(translation)?))) };
+        Ok(())
+    })
+}
+
+impl untangle_result {
+    fn new(translation: Translation) -> Result<untangle_result, Failure> {
         let layout_json = match &translation.layout {
             Some(l) => Some(c_string(
                 &serde_json::to_string(l)
@@ -68,16 +161,13 @@ pub unsafe extern "C" fn untangle_translate(
             )),
             None => None,
         };
-        let r = untangle_result {
+        Ok(untangle_result {
             entry_point: c_string(&translation.entry_point),
             binding_names: translation.bindings.iter().map(|b| c_string(&b.name)).collect(),
             layout_json,
             translation,
-        };
-        // SAFETY: checked; writable by contract.
-        unsafe { out.set(Box::into_raw(Box::new(r))) };
-        Ok(())
-    })
+        })
+    }
 }
 
 /// Frees a result; NULL is ignored. Pointers obtained from it become invalid.

@@ -455,3 +455,153 @@ fn hull_shaders_through_the_c_api() {
         untangle_shader_free(shader);
     }
 }
+
+/// Translates entry `name` through the C API (with a local root signature's RTS0 bytes when
+/// given): the words, or the status.
+///
+/// # Safety
+/// Live shader; NULL or live options.
+unsafe fn translate_entry(
+    shader: *const untangle_shader,
+    options: *const untangle_options,
+    name: &str,
+    local_rts0: Option<&[u8]>,
+) -> Result<Vec<u32>, untangle_status> {
+    let name = std::ffi::CString::new(name).unwrap();
+    let mut result = null_mut();
+    // SAFETY: the caller's contract; valid name, bytes and out-pointers.
+    let st = unsafe {
+        match local_rts0 {
+            None => untangle_translate_entry(shader, options, name.as_ptr(), &mut result, null_mut()),
+            Some(b) => untangle_translate_entry_with_local_root_signature(
+                shader,
+                options,
+                name.as_ptr(),
+                b.as_ptr(),
+                b.len(),
+                &mut result,
+                null_mut(),
+            ),
+        }
+    };
+    if st != untangle_status::UNTANGLE_OK {
+        assert!(result.is_null());
+        return Err(st);
+    }
+    let (mut words, mut count) = (null(), 0usize);
+    // SAFETY: a live result, valid out-pointers; `count` words at `words`; freed once.
+    unsafe {
+        assert_eq!(untangle_result_spirv(result, &mut words, &mut count), untangle_status::UNTANGLE_OK);
+        let v = std::slice::from_raw_parts(words, count).to_vec();
+        untangle_result_free(result);
+        Ok(v)
+    }
+}
+
+/// Library entries (work-graph nodes, ray-tracing stages) translate one by one through the
+/// C API exactly as through the Rust API, with and without a local root signature, and the
+/// library report's JSON is the Rust report's; unknown names and bad bytes are errors.
+#[test]
+fn library_entries_and_the_library_report_through_the_c_api() {
+    let mut libraries = 0;
+    for name in ["workgraph.two_level_broadcast_node_array.lib_6_8.dxil", "rt.default.lib_6_3.dxil"] {
+        let Some(bytes) = shared(name) else { continue };
+        libraries += 1;
+        let shader = parse(&bytes).unwrap();
+        let rust = Shader::parse(&bytes).unwrap();
+        let report = rust.library_report().unwrap();
+        let mut json = null();
+        // SAFETY: a live shader and a valid out-pointer; the JSON is owned by the shader.
+        assert_eq!(
+            unsafe { untangle_shader_library_report_json(shader, &mut json, null_mut()) },
+            untangle_status::UNTANGLE_OK
+        );
+        assert_eq!(str_of(json), serde_json::to_string(&report).unwrap(), "{name}");
+        let again = {
+            let mut j = null();
+            // SAFETY: as above.
+            unsafe { untangle_shader_library_report_json(shader, &mut j, null_mut()) };
+            j
+        };
+        assert_eq!(again, json, "made once, then the same string");
+        assert!(!report.entries.is_empty());
+        for e in &report.entries {
+            let expected = rust.translate_entry(&e.name, &untangle::Options::default()).unwrap().words;
+            // SAFETY: a live shader, default options.
+            let got = unsafe { translate_entry(shader, null(), &e.name, None) }.unwrap();
+            assert_eq!(got, expected, "{name} {}", e.name);
+        }
+        // SAFETY: a live shader; a NUL-terminated name; NULL name.
+        unsafe {
+            assert_eq!(
+                translate_entry(shader, null(), "no_such_entry", None),
+                Err(untangle_status::UNTANGLE_INVALID_ARGUMENT)
+            );
+            let mut result = null_mut();
+            let st = untangle_translate_entry(shader, null(), null(), &mut result, null_mut());
+            assert_eq!(st, untangle_status::UNTANGLE_INVALID_ARGUMENT);
+            untangle_shader_free(shader);
+        }
+    }
+
+    // A node with a local root signature: the global one through options, the local one as
+    // RTS0 bytes, as a layer hands them over.
+    if let Some(bytes) = shared("workgraph.local_root_signature.lib_6_8.dxil") {
+        libraries += 1;
+        let shader = parse(&bytes).unwrap();
+        let rust = Shader::parse(&bytes).unwrap();
+        let global = rootsig::parse_hlsl("UAV(u0)", Version::V1_1).unwrap();
+        // Not the library's own (LRS0: u0 and b0, b1 for A; LRS1: u1 and b1, b0 for B): one
+        // covering both, in another order.
+        let local = rootsig::parse_hlsl(
+            "RootFlags(LOCAL_ROOT_SIGNATURE), RootConstants(num32BitConstants = 1, b1), \
+             RootConstants(num32BitConstants = 1, b0), UAV(u1, space = 1), UAV(u0, space = 1)",
+            Version::V1_1,
+        )
+        .unwrap();
+        let opts = options();
+        let text = std::ffi::CString::new("UAV(u0)").unwrap();
+        // SAFETY: live options, a NUL-terminated string.
+        assert_eq!(
+            unsafe {
+                untangle_options_set_root_signature_string(
+                    opts,
+                    text.as_ptr(),
+                    UNTANGLE_ROOT_SIGNATURE_VERSION_1_1,
+                    null_mut(),
+                )
+            },
+            untangle_status::UNTANGLE_OK
+        );
+        let rust_options = untangle::Options {
+            root_signature: Some(untangle::RootSignatureBinding { signature: global, layout: Default::default() }),
+            ..Default::default()
+        };
+        for entry in ["A", "B"] {
+            let expected = rust.translate_entry_with_local_root_signature(entry, &rust_options, &local).unwrap().words;
+            // SAFETY: a live shader and options.
+            let got = unsafe { translate_entry(shader, opts, entry, Some(&rootsig::to_rts0(&local))) }.unwrap();
+            assert_eq!(got, expected, "{entry}");
+            // The library's own local root-signature subobject applies without one given.
+            let own = rust.translate_entry(entry, &rust_options).unwrap().words;
+            // SAFETY: as above.
+            assert_eq!(unsafe { translate_entry(shader, opts, entry, None) }.unwrap(), own, "{entry}");
+            assert_ne!(own, expected, "{entry}: the given local root signature made no difference");
+        }
+        // SAFETY: as above; bytes that are no RTS0.
+        unsafe {
+            assert_eq!(
+                translate_entry(shader, opts, "A", Some(&[1, 2, 3])),
+                Err(untangle_status::UNTANGLE_ROOT_SIGNATURE)
+            );
+            // A local root signature needs a global one.
+            assert_eq!(
+                translate_entry(shader, null(), "A", Some(&rootsig::to_rts0(&local))),
+                Err(untangle_status::UNTANGLE_ROOT_SIGNATURE)
+            );
+            untangle_options_free(opts);
+            untangle_shader_free(shader);
+        }
+    }
+    assert!(libraries == 3 || std::env::var_os("CI").is_none(), "the corpus libraries are missing under CI");
+}
