@@ -50,17 +50,30 @@ pub unsafe extern "C" fn untangle_translate(
     result: *mut *mut untangle_result,
     error: *mut *mut untangle_error,
 ) -> untangle_status {
-    guard(error, || {
-        // SAFETY: a live shader (the caller's contract).
-        let s = unsafe { object(shader, "shader") }?;
-        let out = Out::new(result, "result")?;
-        // SAFETY: live options no call modifies now, or NULL (the caller's contract).
-        let opts = unsafe { options_of(options) }?;
-        let translation = s.shader.translate(&opts)?;
-        // SAFETY: checked; writable by contract.
-        unsafe { out.set(Box::into_raw(Box::new(untangle_result::new(translation)?))) };
-        Ok(())
-    })
+    // SAFETY: the caller's contract.
+    guard(error, || unsafe { translate_into(shader, options, result, |s, o| Ok(s.translate(o)?)) })
+}
+
+/// The body every `untangle_translate*` shares: checks the shader and out-pointer, reads
+/// the options, translates with `translate` and hands the result over.
+///
+/// # Safety
+/// `shader` live, `options` NULL or live and not being modified, `result` writable.
+unsafe fn translate_into(
+    shader: *const untangle_shader,
+    options: *const untangle_options,
+    result: *mut *mut untangle_result,
+    translate: impl FnOnce(&untangle::Shader, &untangle::Options) -> Result<Translation, Failure>,
+) -> Result<(), Failure> {
+    // SAFETY: the caller's contract.
+    let s = unsafe { object(shader, "shader") }?;
+    let out = Out::new(result, "result")?;
+    // SAFETY: the caller's contract.
+    let opts = unsafe { options_of(options) }?;
+    let translation = translate(&s.shader, &opts)?;
+    // SAFETY: checked; writable by contract.
+    unsafe { out.set(Box::into_raw(Box::new(untangle_result::new(translation)?))) };
+    Ok(())
 }
 
 /// The options behind `options` (NULL: every default).
@@ -104,15 +117,10 @@ pub unsafe extern "C" fn untangle_translate_entry(
     error: *mut *mut untangle_error,
 ) -> untangle_status {
     guard(error, || {
-        // SAFETY: a live shader (the caller's contract).
-        let s = unsafe { object(shader, "shader") }?;
-        let out = Out::new(result, "result")?;
         // SAFETY: the caller's contract.
-        let (opts, name) = unsafe { (options_of(options)?, name_of(name, "name")?) };
-        let translation = s.shader.translate_entry(name, &opts)?;
-        // SAFETY: checked; writable by contract.
-        unsafe { out.set(Box::into_raw(Box::new(untangle_result::new(translation)?))) };
-        Ok(())
+        let name = unsafe { name_of(name, "name") }?;
+        // SAFETY: the caller's contract.
+        unsafe { translate_into(shader, options, result, |s, o| Ok(s.translate_entry(name, o)?)) }
     })
 }
 
@@ -134,21 +142,20 @@ pub unsafe extern "C" fn untangle_translate_entry_with_local_root_signature(
     error: *mut *mut untangle_error,
 ) -> untangle_status {
     guard(error, || {
-        // SAFETY: a live shader (the caller's contract).
-        let s = unsafe { object(shader, "shader") }?;
-        let out = Out::new(result, "result")?;
         // SAFETY: the caller's contract.
-        let (opts, name) = unsafe { (options_of(options)?, name_of(name, "name")?) };
+        let name = unsafe { name_of(name, "name") }?;
         if rts0.is_null() {
             return Err(Failure::invalid("rts0 is NULL"));
         }
         // SAFETY: `rts0_len` readable bytes at `rts0` (the caller's contract).
         let bytes = unsafe { std::slice::from_raw_parts(rts0, rts0_len) };
         let local = untangle::rootsig::decode_rts0(bytes)?;
-        let translation = s.shader.translate_entry_with_local_root_signature(name, &opts, &local)?;
-        // SAFETY: checked; writable by contract.
-        unsafe { out.set(Box::into_raw(Box::new(untangle_result::new(translation)?))) };
-        Ok(())
+        // SAFETY: the caller's contract.
+        unsafe {
+            translate_into(shader, options, result, |s, o| {
+                Ok(s.translate_entry_with_local_root_signature(name, o, &local)?)
+            })
+        }
     })
 }
 

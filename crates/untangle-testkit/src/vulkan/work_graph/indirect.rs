@@ -215,15 +215,7 @@ pub fn run_graph_indirect(
     resources: GraphResources,
     timeout: Duration,
 ) -> Result<GraphRun, GraphError> {
-    if graph.find(&input.node).is_none() {
-        return Err(GraphError::Graph(format!("program input for {:?}, which is no node", input.node)));
-    }
-    if input.count > 0
-        && !input.records.is_empty()
-        && input.records.len() < input.count as usize * input.stride as usize
-    {
-        return Err(GraphError::Graph("program input shorter than its records".into()));
-    }
+    input.check(graph)?;
     let GraphResources { bindings, device_buffers, local_root_table } = resources;
     let mut levels = plan_levels(graph, input)?;
     let mut mem = Memory::default();

@@ -176,6 +176,20 @@ pub struct GraphInput {
     pub count: u32,
 }
 
+impl GraphInput {
+    /// The input names a node of `graph` and holds `count` records (or none at all).
+    fn check(&self, graph: &Graph) -> Result<(), GraphError> {
+        if graph.find(&self.node).is_none() {
+            return Err(GraphError::Graph(format!("program input for {:?}, which is no node", self.node)));
+        }
+        let needed = self.count as usize * self.stride as usize;
+        if !self.records.is_empty() && self.records.len() < needed {
+            return Err(GraphError::Graph("program input shorter than its records".into()));
+        }
+        Ok(())
+    }
+}
+
 /// The graph's memory besides records: descriptors every node binds, buffers reached by
 /// address, and D3D's local root argument table.
 #[derive(Clone, Debug, Default)]
@@ -265,9 +279,7 @@ pub fn run_graph(
     resources: GraphResources,
     timeout: Duration,
 ) -> Result<GraphRun, GraphError> {
-    if graph.find(&input.node).is_none() {
-        return Err(GraphError::Graph(format!("program input for {:?}, which is no node", input.node)));
-    }
+    input.check(graph)?;
     let GraphResources { bindings, device_buffers, local_root_table } = resources;
     let mut s = Scheduler {
         gpu,
@@ -278,10 +290,6 @@ pub fn run_graph(
     };
     let mut level: BTreeMap<(NodeKey, u32), Pending> = BTreeMap::new();
     if input.count > 0 {
-        let needed = input.count as usize * input.stride as usize;
-        if !input.records.is_empty() && input.records.len() < needed {
-            return Err(GraphError::Graph("program input shorter than its records".into()));
-        }
         level.insert(
             (input.node.clone(), 0),
             Pending { bytes: input.records.clone(), count: input.count, stride: input.stride },
