@@ -9,7 +9,8 @@
 #               geometry, amplification, mesh and pixel shaders of `untangle-gpu graphics`
 #               (corpus-dxil/; ../shared
 #               is not on the device), the work-graph scheduler's test binary with the
-#               work-graph libraries (wg/), and a copy of gpu-suite.sh.
+#               work-graph libraries (wg/), the scaling benchmark with the system allocator
+#               and with mimalloc (scaling/), and a copy of gpu-suite.sh.
 # Then: run `bash .vkrunner/gpu-suite.sh` on the device, carrying .gl and .vkrunner
 # (SUITE=corpus-shaders for the corpus compute shaders only, SUITE=graphics for the graphics
 # pipelines, SUITE=device for those and the differential runs, SUITE=all for everything).
@@ -53,4 +54,15 @@ for l in sys.stdin:
 cp "$wg" .vkrunner/wg/gpu_work_graphs
 strip .vkrunner/wg/gpu_work_graphs
 cp ../shared/corpus/dxil/vkd3d-proton/workgraph.*.dxil .vkrunner/wg/
+# The scaling benchmark (no LLVM), with the system allocator and with mimalloc
+# (SUITE=scaling: BENCHMARKS.md's quiet-machine table).
+mkdir -p .vkrunner/scaling
+for variant in system mimalloc; do
+  features=""
+  [ "$variant" = mimalloc ] && features="--features mimalloc"
+  # shellcheck disable=SC2086
+  cargo build --release -q -p untangle-testkit --no-default-features $features --example scaling
+  cp target/release/examples/scaling ".vkrunner/scaling/scaling-$variant"
+  strip ".vkrunner/scaling/scaling-$variant"
+done
 du -sh .gl .vkrunner

@@ -20,6 +20,8 @@ for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig;
 # SUITE=workgraphs runs the test binary `gpu_work_graphs` (every vkd3d-proton work-graph
 # library through the test kit's reference scheduler, expected buffers compared; the
 # libraries are copied to ../shared/corpus, where the binary looks for them);
+# SUITE=scaling runs the scaling benchmark (BENCHMARKS.md) with the system allocator and with
+# mimalloc, writing scaling-system.md and scaling-mimalloc.md;
 # SUITE=device runs corpus-shaders, diff, graphics and workgraphs; SUITE=all runs everything.
 set -uo pipefail
 R=.vkrunner
@@ -35,6 +37,17 @@ suite=${SUITE:-traces}
 # SUITE=device: corpus shaders and differential runs, no random traces.
 [ "$suite" = device ] && { SUITE_DIFF=1; SUITE_SHADERS=1; SUITE_GRAPHICS=1; SUITE_WORKGRAPHS=1; }
 crc=0
+if [ "$suite" = scaling ]; then
+  # The scaling benchmark on this quiet machine, system allocator then mimalloc (each
+  # (shape, size) in a child process of its own; SCALING_ARGS overrides the options).
+  args=${SCALING_ARGS:---shapes diamonds,loops,switch,unrolled --budget 2 --max-run 90 --no-csmith}
+  for variant in system mimalloc; do
+    # shellcheck disable=SC2086
+    "$R/scaling/scaling-$variant" $args >"${OUT:-/tmp}/scaling-$variant.md" 2>"${OUT:-/tmp}/scaling-$variant.err"
+    echo "scaling ($variant): exit $? after $(( $(date +%s) - start )) s"
+  done
+  exit 0
+fi
 if [ "$suite" = workgraphs ] || [ "$suite" = all ] || [ -n "${SUITE_WORKGRAPHS:-}" ]; then
   mkdir -p ../shared/corpus/dxil/vkd3d-proton
   cp -n "$R"/wg/*.dxil ../shared/corpus/dxil/vkd3d-proton/
