@@ -30,7 +30,8 @@
 //! recursion depth, 0 to 6).
 //!
 //! `the_arguments_pass_sizes_dispatches_from_counters` checks the GPU-driven scheduler's
-//! arguments pass alone against the `DispatchArguments` rule on 200 random plan entries.
+//! arguments pass alone against the `DispatchArguments` rule on 200 random plan entries;
+//! `a_plan_past_the_memory_limit_is_a_typed_error` its refusal of a graph too large to plan.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -757,4 +758,28 @@ fn the_arguments_pass_sizes_dispatches_from_counters() {
         words(p.arguments as usize) != w
     });
     assert!(wrong, "a rule rounding group counts down passed");
+}
+
+/// The GPU-driven scheduler sizes every buffer before anything runs: a program input whose
+/// bound outgrows the scheduler's memory (2^28 records into `basic_recursion`, each able to
+/// make two more per level) is a typed error, not an allocation failure or a device fault.
+#[test]
+fn a_plan_past_the_memory_limit_is_a_typed_error() {
+    let Some(mut gpu) = corpus_and_device() else { return };
+    let path = corpus_dir().unwrap().join("workgraph.basic_recursion.lib_6_8.dxil");
+    let shader = Shader::parse(&std::fs::read(&path).unwrap()).unwrap();
+    let report = shader.library_report().unwrap();
+    let translations = shader.translate_library(&Options::default()).unwrap();
+    let graph = Graph::new(&report, &translations).unwrap();
+    let input = GraphInput { node: ("EntryNode".into(), 0), records: Vec::new(), stride: 0, count: 1 << 28 };
+    let resources = GraphResources {
+        bindings: vec![Binding::new(RWBUF.0, RWBUF.1, Resource::StorageBuffer(vec![0; 4 * WORDS]))],
+        ..Default::default()
+    };
+    match run_graph_indirect(&mut gpu, &graph, &input, resources, Duration::from_secs(60)) {
+        Err(untangle_testkit::vulkan::work_graph::GraphError::Graph(m)) => {
+            assert!(m.contains("bytes"), "{m}")
+        }
+        other => panic!("expected the memory limit, got {:?}", other.map(|r| r.dispatches.len())),
+    }
 }
