@@ -42,11 +42,12 @@ pub struct Loop {
     /// Back-edge sources, in RPO order when computed; rewrites append.
     pub latches: SmallVec<[BlockId; 2]>,
     pub parent: Option<LoopId>,
-    pub children: Vec<LoopId>,
+    /// Loops nested directly in this one (inline up to four: no allocation for a nest).
+    pub children: SmallVec<[LoopId; 4]>,
     /// 1 for an outermost loop.
     pub depth: u32,
-    /// Exit blocks, sorted by block index.
-    pub exits: Vec<BlockId>,
+    /// Exit blocks, sorted by block index (inline up to four, as `children`).
+    pub exits: SmallVec<[BlockId; 4]>,
     /// First and last of the blocks whose innermost loop this is (the header included),
     /// a list linked through `LoopForest::next_own`.
     first_own: PackedOption<BlockId>,
@@ -91,9 +92,9 @@ impl LoopForest {
                     header: h,
                     latches,
                     parent: None,
-                    children: Vec::new(),
+                    children: SmallVec::new(),
                     depth: 0,
-                    exits: Vec::new(),
+                    exits: SmallVec::new(),
                     first_own: None.into(),
                     last_own: None.into(),
                     pre: 0,
