@@ -412,8 +412,11 @@ fn for_each_value(k: &mut InstKind, mut f: impl FnMut(&mut Value)) {
 
 /// Parse a function body (the cursor is at `{`) into function `f`.
 pub fn parse_body(p: &mut Parser<'_>, f: FuncId, params: &[ParamName]) -> PResult<()> {
+    let (named, numbered) = p.locals.of_function_at(p.pos);
     let open = p.expect(Tok::LBrace, "`{` to start the function body")?;
     let mut b = Body::new(p.m.functions[f].ret);
+    b.names.reserve(named);
+    b.numbered.reserve(numbered);
     let param_types: Vec<TypeId> = p.m.functions[f].params.iter().map(|x| x.ty).collect();
     for (i, (name, &ty)) in params.iter().zip(&param_types).enumerate() {
         b.define_value(p, name.as_ref().map(|(_, t)| *t), Value::Arg(i as u32), ty)?;
