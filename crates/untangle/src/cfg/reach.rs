@@ -311,7 +311,8 @@ impl IntervalReach {
             sorted.push(l);
         }
         let mut reach = IntervalReach { label, sorted, rows: SecondaryMap::new(), pool: Vec::new(), dead: 0 };
-        let (mut scratch, mut merged): (Vec<(u64, u64)>, Vec<(u64, u64)>) = (Vec::new(), Vec::new());
+        let mut scratch: Vec<(u64, u64)> = Vec::new();
+        let mut merged: Vec<(u64, u64)> = Vec::new();
         for b in order.post_order() {
             scratch.clear();
             scratch.push((reach.label[b], reach.label[b]));
