@@ -469,3 +469,46 @@ impl IntervalReach {
         self.set_row(p, &[]);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cranelift_entity::EntityRef;
+
+    /// Rows that grow move to the end of the pool and leave dead slots until the pool is
+    /// compacted; every row must read back as last written.
+    #[test]
+    fn rows_survive_relocation_and_compaction() {
+        let mut r = IntervalReach {
+            label: SecondaryMap::new(),
+            sorted: Vec::new(),
+            rows: SecondaryMap::new(),
+            pool: Vec::new(),
+            dead: 0,
+        };
+        let blocks: Vec<BlockId> = (0..8).map(BlockId::new).collect();
+        let mut expect: Vec<Vec<(u64, u64)>> = vec![Vec::new(); blocks.len()];
+        let mut compactions = 0;
+        for step in 0..2000u64 {
+            let i = (step % blocks.len() as u64) as usize;
+            // Grow most of the time (a move), shrink now and then (in place).
+            if step % 5 == 4 {
+                expect[i].pop();
+            } else {
+                expect[i].push((step * 10, step * 10 + 3));
+            }
+            let dead_before = r.dead;
+            r.set_row(blocks[i], &expect[i]);
+            if r.dead < dead_before {
+                compactions += 1;
+            }
+        }
+        assert!(compactions > 0, "the test should reach a compaction");
+        for (b, e) in blocks.iter().zip(&expect) {
+            assert_eq!(r.row(*b), e.as_slice());
+        }
+        r.set_row(blocks[3], &[]);
+        assert!(r.row(blocks[3]).is_empty());
+        assert_eq!(r.row(blocks[4]), expect[4].as_slice());
+    }
+}

@@ -475,3 +475,56 @@ impl LabelledTree {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(i: u32) -> BlockId {
+        BlockId::from_u32(i)
+    }
+
+    /// Lists that keep moving to the end of `kids` leave dead slots until the array is
+    /// compacted; the children, their order and the labels must survive every move.
+    #[test]
+    fn child_lists_survive_relocation_and_compaction() {
+        // Root 0 with children 1 and 2; then leaves added alternately under 1 and 2, so
+        // neither list stays last in `kids` and each push moves a whole list.
+        let mut t = LabelledTree::from_parents([(b(0), None), (b(1), Some(b(0))), (b(2), Some(b(0)))]);
+        let mut expect: [Vec<BlockId>; 2] = [Vec::new(), Vec::new()];
+        let mut compactions = 0;
+        for i in 0..600u32 {
+            let side = (i % 2) as usize;
+            let node = b(3 + i);
+            let dead_before = t.dead;
+            t.insert_leaf(Some(b(1 + side as u32)), node);
+            if t.dead < dead_before {
+                compactions += 1;
+            }
+            expect[side].push(node);
+        }
+        assert!(compactions > 0, "the test should reach a compaction");
+        assert_eq!(t.children(b(1)), expect[0].as_slice());
+        assert_eq!(t.children(b(2)), expect[1].as_slice());
+        assert_eq!(t.children(b(0)), [b(1), b(2)]);
+        t.check_labels().unwrap();
+
+        // Adopting, inserting between and removing rewrite lists in place or move them.
+        let adopt: Vec<BlockId> = expect[0].iter().copied().step_by(2).collect();
+        t.insert_adopting(b(1), b(1000), &adopt);
+        let kept: Vec<BlockId> = expect[0].iter().copied().filter(|c| !adopt.contains(c)).collect();
+        assert_eq!(t.children(b(1000)), adopt.as_slice());
+        assert_eq!(t.children(b(1)), [kept.as_slice(), &[b(1000)]].concat().as_slice());
+        t.insert_above(b(2), b(1001));
+        assert_eq!(t.children(b(0)), [b(1), b(1001)]);
+        assert_eq!(t.children(b(1001)), [b(2)]);
+        t.insert_below(b(2), b(1002));
+        assert_eq!(t.children(b(2)), [b(1002)]);
+        assert_eq!(t.children(b(1002)), expect[1].as_slice());
+        t.remove_lifting_children(b(1000));
+        assert_eq!(t.children(b(1)), [kept.as_slice(), adopt.as_slice()].concat().as_slice());
+        t.check_labels().unwrap();
+        assert!(t.is_ancestor(b(0), expect[1][7]) && t.is_ancestor(b(1002), expect[1][7]));
+        assert!(!t.is_ancestor(b(1), expect[1][7]));
+    }
+}
