@@ -254,8 +254,8 @@ struct Row {
 const COMPACT_MIN_DEAD: usize = 1024;
 
 /// Interval rows in one pool: a block's ranges are `pool[first..first + count]`, so the
-/// closure is two flat arrays (8 bytes a block, 16 an interval) and O(1) allocations
-/// however many blocks need more than two intervals. A rewrite writes a row that did not
+/// closure is two flat arrays (8 bytes a block, 16 an interval), with no allocation per
+/// block however many blocks need more than two intervals. A rewrite writes a row that did not
 /// grow in place and appends one that did, leaving the old slots dead; when dead slots
 /// outnumber live ones (and pass 1024) the pool is rebuilt, O(n), amortized O(1) per dead
 /// slot (the scheme of `tree.rs`).

@@ -19,8 +19,8 @@
 //! **Layout.** One fixed-size [`Node`] per block (32 bytes: parent, child span, two labels)
 //! in a `SecondaryMap`, and every child list in one shared array `kids`: the children of
 //! `b` are `kids[first..first + count]`, in the order given. No node owns a heap list, so
-//! building a tree of n nodes makes O(1) allocations (not one per node with three or more
-//! children) and the tree is two flat arrays. [`LabelledTree::from_parents`] lays the lists
+//! building a tree allocates only as its two flat arrays grow (not once per node with three
+//! or more children). [`LabelledTree::from_parents`] lays the lists
 //! out by counting (two passes over the pairs). A rewrite that shortens a list writes it
 //! in place; one that lengthens it appends to `kids` when the list is already last there,
 //! and otherwise copies it to the end, leaving its old slots dead. Dead slots are counted,
