@@ -27,6 +27,25 @@ impl Csr {
         Csr { start, adj }
     }
 
+    /// Builds rows from `(node, neighbour)` pairs in any order, by counting: each row keeps
+    /// its pairs' order. Two passes over `pairs`, O(n + pairs), two allocations.
+    pub(crate) fn from_pairs(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Csr {
+        let mut start = vec![0u32; n + 1];
+        for (i, _) in pairs.clone() {
+            start[i as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut adj = vec![0u32; start[n] as usize];
+        let mut fill = start.clone();
+        for (i, j) in pairs {
+            adj[fill[i as usize] as usize] = j;
+            fill[i as usize] += 1;
+        }
+        Csr { start, adj }
+    }
+
     pub(crate) fn neighbors(&self, i: u32) -> &[u32] {
         let i = i as usize;
         &self.adj[self.start[i] as usize..self.start[i + 1] as usize]

@@ -12,6 +12,8 @@
 //! Body membership is not stored per loop: each block records its innermost loop, and the
 //! forest carries DFS interval labels, so `contains(loop, block)` is O(1) and the whole
 //! analysis is O(n + e) however deep the nest (100k-deep nests are in the benchmarks).
+//! [`LoopForest::body`] walks each loop's own blocks, a list linked through one table
+//! indexed by block (no list allocated per loop), then its children.
 //!
 //! Built bottom-up, inner loops first, with one backward walk per header that jumps over
 //! already-built inner loops via a union-find on loop ids: the algorithm of Havlak,
@@ -40,13 +42,16 @@ pub struct Loop {
     /// Back-edge sources, in RPO order when computed; rewrites append.
     pub latches: SmallVec<[BlockId; 2]>,
     pub parent: Option<LoopId>,
-    pub children: Vec<LoopId>,
+    /// Loops nested directly in this one (inline up to four: no allocation for a nest).
+    pub children: SmallVec<[LoopId; 4]>,
     /// 1 for an outermost loop.
     pub depth: u32,
-    /// Exit blocks, sorted by block index.
-    pub exits: Vec<BlockId>,
-    /// Blocks whose innermost loop this is (the header included).
-    own_blocks: Vec<BlockId>,
+    /// Exit blocks, sorted by block index (inline up to four, as `children`).
+    pub exits: SmallVec<[BlockId; 4]>,
+    /// First and last of the blocks whose innermost loop this is (the header included),
+    /// a list linked through `LoopForest::next_own`.
+    first_own: PackedOption<BlockId>,
+    last_own: PackedOption<BlockId>,
     /// Interval labels in the loop forest.
     pre: u32,
     post: u32,
@@ -66,6 +71,10 @@ impl Loop {
 pub struct LoopForest {
     loops: PrimaryMap<LoopId, Loop>,
     innermost: SecondaryMap<BlockId, PackedOption<LoopId>>,
+    /// The next block of the same innermost loop (see `Loop::first_own`): each loop's own
+    /// blocks as one list through this table instead of a list per loop, in RPO order as
+    /// computed, blocks added by rewrites last.
+    next_own: SecondaryMap<BlockId, PackedOption<BlockId>>,
     roots: Vec<LoopId>,
 }
 
@@ -83,10 +92,11 @@ impl LoopForest {
                     header: h,
                     latches,
                     parent: None,
-                    children: Vec::new(),
+                    children: SmallVec::new(),
                     depth: 0,
-                    exits: Vec::new(),
-                    own_blocks: Vec::new(),
+                    exits: SmallVec::new(),
+                    first_own: None.into(),
+                    last_own: None.into(),
                     pre: 0,
                     post: 0,
                 });
@@ -155,7 +165,7 @@ impl LoopForest {
         f.label();
         for &b in order.rpo() {
             if let Some(l) = f.innermost[b].expand() {
-                f.loops[l].own_blocks.push(b);
+                f.append_own(l, b);
             }
         }
         for &b in order.rpo() {
@@ -254,10 +264,24 @@ impl LoopForest {
         let mut out = Vec::new();
         let mut stack = vec![l];
         while let Some(x) = stack.pop() {
-            out.extend(self.loops[x].own_blocks.iter().copied());
+            let mut b = self.loops[x].first_own.expand();
+            while let Some(y) = b {
+                out.push(y);
+                b = self.next_own[y].expand();
+            }
             stack.extend(self.loops[x].children.iter().copied());
         }
         out
+    }
+
+    /// Appends `b` to the own blocks of `l`. O(1).
+    fn append_own(&mut self, l: LoopId, b: BlockId) {
+        self.next_own[b] = None.into();
+        match self.loops[l].last_own.expand() {
+            Some(last) => self.next_own[last] = b.into(),
+            None => self.loops[l].first_own = b.into(),
+        }
+        self.loops[l].last_own = b.into();
     }
 
     // Patching, for `incremental.rs`.
@@ -265,13 +289,32 @@ impl LoopForest {
     pub(crate) fn add_block(&mut self, b: BlockId, l: Option<LoopId>) {
         self.innermost[b] = l.into();
         if let Some(l) = l {
-            self.loops[l].own_blocks.push(b);
+            self.append_own(l, b);
         }
     }
 
+    /// Forgets `b`. O(own blocks of its innermost loop): the list is singly linked.
     pub(crate) fn remove_block(&mut self, b: BlockId) {
-        if let Some(l) = self.innermost[b].take() {
-            self.loops[l].own_blocks.retain(|x| *x != b);
+        let Some(l) = self.innermost[b].take() else { return };
+        let next = self.next_own[b].take();
+        let mut prev: Option<BlockId> = None;
+        let mut x = self.loops[l].first_own.expand();
+        while let Some(y) = x {
+            if y == b {
+                break;
+            }
+            prev = Some(y);
+            x = self.next_own[y].expand();
+        }
+        if x.is_none() {
+            return;
+        }
+        match prev {
+            Some(p) => self.next_own[p] = next.into(),
+            None => self.loops[l].first_own = next.into(),
+        }
+        if self.loops[l].last_own.expand() == Some(b) {
+            self.loops[l].last_own = prev.into();
         }
     }
 

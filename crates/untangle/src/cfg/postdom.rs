@@ -81,15 +81,11 @@ impl PostDomTree {
         // `from_parents` wants parents before children: a preorder of the tree, children in
         // RPO order of the forward graph so the result does not depend on the search.
         let mut order: Vec<u32> = Vec::with_capacity(n);
-        let mut children_of: Vec<Vec<u32>> = vec![Vec::new(); n + 1];
-        for i in 0..n {
-            if idom[i] != NONE {
-                children_of[idom[i] as usize].push(i as u32);
-            }
-        }
+        let children_of =
+            Csr::from_pairs(n + 1, (0..n as u32).filter(|&i| idom[i as usize] != NONE).map(|i| (idom[i as usize], i)));
         let mut stack = vec![exit];
         while let Some(x) = stack.pop() {
-            for &c in &children_of[x as usize] {
+            for &c in children_of.neighbors(x) {
                 order.push(c);
                 stack.push(c);
             }

@@ -16,7 +16,8 @@
 //!   one contiguous interval, so on CFG shapes the lists stay tiny (at most 2 intervals on
 //!   chains of diamonds, deep loop nests and wide switches; at most 4 on the 257 csmith
 //!   functions when forced into this form). Query: a binary search in that short list. Memory O(Σ intervals),
-//!   which is O(n²) only on adversarial DAGs that no compiler emits.
+//!   which is O(n²) only on adversarial DAGs that no compiler emits: every row in one pool
+//!   (8 bytes a block plus 16 an interval, no list allocated per block).
 //!
 //! Both are patched in place by the rewrites of `incremental.rs`: a new block gets a row
 //! (a fresh column, or a label in a gap next to its neighbour in post-order), and every
@@ -85,7 +86,7 @@ impl Reachability {
     pub fn max_intervals(&self) -> usize {
         match &self.repr {
             Repr::Dense(_) => 1,
-            Repr::Intervals(i) => i.ranges.values().map(|r| r.len()).max().unwrap_or(0),
+            Repr::Intervals(i) => i.rows.values().map(|r| r.count as usize).max().unwrap_or(0),
         }
     }
 
@@ -242,17 +243,36 @@ impl DenseReach {
 
 type Ranges = SmallVec<[(u64, u64); 2]>;
 
+/// Where a block's ranges lie in `IntervalReach::pool`.
+#[derive(Copy, Clone, Debug, Default)]
+struct Row {
+    first: u32,
+    count: u32,
+}
+
+/// Below this many dead slots in the pool it is never compacted.
+const COMPACT_MIN_DEAD: usize = 1024;
+
+/// Interval rows in one pool: a block's ranges are `pool[first..first + count]`, so the
+/// closure is two flat arrays (8 bytes a block, 16 an interval), with no allocation per
+/// block however many blocks need more than two intervals. A rewrite writes a row that did not
+/// grow in place and appends one that did, leaving the old slots dead; when dead slots
+/// outnumber live ones (and pass 1024) the pool is rebuilt, O(n), amortized O(1) per dead
+/// slot (the scheme of `tree.rs`).
 #[derive(Clone, Debug)]
 struct IntervalReach {
     /// Post-order label; 0 for blocks not in the graph.
     label: SecondaryMap<BlockId, u64>,
     /// All labels in use, sorted: finds the gap next to a label.
     sorted: Vec<u64>,
-    /// Inclusive label ranges each block reaches, sorted and disjoint.
-    ranges: SecondaryMap<BlockId, Ranges>,
+    /// Inclusive label ranges each block reaches, sorted and disjoint: its row of `pool`.
+    rows: SecondaryMap<BlockId, Row>,
+    pool: Vec<(u64, u64)>,
+    /// Slots of `pool` that no row uses any more.
+    dead: usize,
 }
 
-fn ranges_contain(r: &Ranges, l: u64) -> bool {
+fn ranges_contain(r: &[(u64, u64)], l: u64) -> bool {
     let i = r.partition_point(|&(start, _)| start <= l);
     i > 0 && r[i - 1].1 >= l
 }
@@ -290,16 +310,17 @@ impl IntervalReach {
             label[b] = l;
             sorted.push(l);
         }
-        let mut ranges: SecondaryMap<BlockId, Ranges> = SecondaryMap::new();
+        let mut reach = IntervalReach { label, sorted, rows: SecondaryMap::new(), pool: Vec::new(), dead: 0 };
         let mut scratch: Vec<(u64, u64)> = Vec::new();
+        let mut merged: Vec<(u64, u64)> = Vec::new();
         for b in order.post_order() {
             scratch.clear();
-            scratch.push((label[b], label[b]));
+            scratch.push((reach.label[b], reach.label[b]));
             for s in forward_succs(graph, dom, b) {
-                scratch.extend_from_slice(&ranges[s]);
+                scratch.extend_from_slice(reach.row(s));
             }
             scratch.sort_unstable();
-            let mut merged = Ranges::new();
+            merged.clear();
             for &(start, end) in &scratch {
                 match merged.last_mut() {
                     // Adjacent labels have no label between them: one interval.
@@ -307,15 +328,53 @@ impl IntervalReach {
                     _ => merged.push((start, end)),
                 }
             }
-            ranges[b] = merged;
+            reach.set_row(b, &merged);
         }
-        IntervalReach { label, sorted, ranges }
+        reach
+    }
+
+    fn row(&self, b: BlockId) -> &[(u64, u64)] {
+        let r = self.rows[b];
+        &self.pool[r.first as usize..(r.first + r.count) as usize]
+    }
+
+    /// Makes `ranges` the row of `b`: in place when it did not grow, appended otherwise.
+    fn set_row(&mut self, b: BlockId, ranges: &[(u64, u64)]) {
+        let r = self.rows[b];
+        let (first, count) = (r.first as usize, r.count as usize);
+        if ranges.len() <= count {
+            self.pool[first..first + ranges.len()].copy_from_slice(ranges);
+            self.dead += count - ranges.len();
+        } else if count > 0 && first + count == self.pool.len() {
+            self.pool.truncate(first);
+            self.pool.extend_from_slice(ranges);
+        } else {
+            self.dead += count;
+            self.rows[b].first = self.pool.len() as u32;
+            self.pool.extend_from_slice(ranges);
+        }
+        self.rows[b].count = ranges.len() as u32;
+        if self.dead > COMPACT_MIN_DEAD && self.dead > self.pool.len() / 2 {
+            self.compact();
+        }
+    }
+
+    /// Rewrites `pool` without dead slots, rows in block order. O(n).
+    fn compact(&mut self) {
+        let mut pool = Vec::with_capacity(self.pool.len() - self.dead);
+        for r in self.rows.values_mut() {
+            let from = r.first as usize;
+            r.first = pool.len() as u32;
+            pool.extend_from_slice(&self.pool[from..from + r.count as usize]);
+        }
+        self.pool = pool;
+        self.dead = 0;
     }
 
     #[inline]
     fn reaches(&self, a: BlockId, b: BlockId) -> bool {
         let lb = self.label[b];
-        self.label[a] != 0 && lb != 0 && ranges_contain(&self.ranges[a], lb)
+        self.label[a] != 0 && lb != 0 && ranges_contain(self.row(a), lb)
     }
 
     /// A free label strictly between `lo` and `hi`, recorded as used.
@@ -350,11 +409,15 @@ impl IntervalReach {
                 continue;
             }
             let want = should(self, x);
-            let has = ranges_contain(&self.ranges[x], l);
-            if want && !has {
-                ranges_insert_point(&mut self.ranges[x], l);
-            } else if !want && has {
-                ranges_remove_point(&mut self.ranges[x], l);
+            let has = ranges_contain(self.row(x), l);
+            if want != has {
+                let mut row: Ranges = self.row(x).iter().copied().collect();
+                if want {
+                    ranges_insert_point(&mut row, l);
+                } else {
+                    ranges_remove_point(&mut row, l);
+                }
+                self.set_row(x, &row);
             }
         }
     }
@@ -375,11 +438,11 @@ impl IntervalReach {
         let Some(l) = l else { return false };
         self.label[n] = l;
         let mut own = match target {
-            Some(t) => self.ranges[t].clone(),
+            Some(t) => self.row(t).iter().copied().collect(),
             None => Ranges::new(),
         };
         ranges_insert_point(&mut own, l);
-        self.ranges[n] = own;
+        self.set_row(n, &own);
         self.fix_column(n, l, live, |me, x| sources.iter().any(|&s| me.reaches(x, s)));
         true
     }
@@ -390,10 +453,10 @@ impl IntervalReach {
             return false;
         };
         self.label[n] = l;
-        let mut own = self.ranges[b].clone();
+        let mut own: Ranges = self.row(b).iter().copied().collect();
         ranges_remove_point(&mut own, lb);
         ranges_insert_point(&mut own, l);
-        self.ranges[n] = own;
+        self.set_row(n, &own);
         self.fix_column(n, l, live, |me, x| me.reaches(x, b));
         true
     }
@@ -403,6 +466,49 @@ impl IntervalReach {
         if let Ok(i) = self.sorted.binary_search(&l) {
             self.sorted.remove(i);
         }
-        self.ranges[p] = Ranges::new();
+        self.set_row(p, &[]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cranelift_entity::EntityRef;
+
+    /// Rows that grow move to the end of the pool and leave dead slots until the pool is
+    /// compacted; every row must read back as last written.
+    #[test]
+    fn rows_survive_relocation_and_compaction() {
+        let mut r = IntervalReach {
+            label: SecondaryMap::new(),
+            sorted: Vec::new(),
+            rows: SecondaryMap::new(),
+            pool: Vec::new(),
+            dead: 0,
+        };
+        let blocks: Vec<BlockId> = (0..8).map(BlockId::new).collect();
+        let mut expect: Vec<Vec<(u64, u64)>> = vec![Vec::new(); blocks.len()];
+        let mut compactions = 0;
+        for step in 0..2000u64 {
+            let i = (step % blocks.len() as u64) as usize;
+            // Grow most of the time (a move), shrink now and then (in place).
+            if step % 5 == 4 {
+                expect[i].pop();
+            } else {
+                expect[i].push((step * 10, step * 10 + 3));
+            }
+            let dead_before = r.dead;
+            r.set_row(blocks[i], &expect[i]);
+            if r.dead < dead_before {
+                compactions += 1;
+            }
+        }
+        assert!(compactions > 0, "the test should reach a compaction");
+        for (b, e) in blocks.iter().zip(&expect) {
+            assert_eq!(r.row(*b), e.as_slice());
+        }
+        r.set_row(blocks[3], &[]);
+        assert!(r.row(blocks[3]).is_empty());
+        assert_eq!(r.row(blocks[4]), expect[4].as_slice());
     }
 }

@@ -15,24 +15,56 @@
 //! The root is virtual (labels `[0, u64::MAX]`): the dominator tree hangs its one real root,
 //! the entry, under it; the post-dominator tree hangs every block whose immediate
 //! post-dominator is the virtual exit.
+//!
+//! **Layout.** One fixed-size [`Node`] per block (32 bytes: parent, child span, two labels)
+//! in a `SecondaryMap`, and every child list in one shared array `kids`: the children of
+//! `b` are `kids[first..first + count]`, in the order given. No node owns a heap list, so
+//! building a tree allocates only as its two flat arrays grow (not once per node with three
+//! or more children). [`LabelledTree::from_parents`] lays the lists
+//! out by counting (two passes over the pairs). A rewrite that shortens a list writes it
+//! in place; one that lengthens it appends to `kids` when the list is already last there,
+//! and otherwise copies it to the end, leaving its old slots dead. Dead slots are counted,
+//! and when they outnumber the live ones (and pass 1024) the array is rebuilt in one
+//! preorder walk, O(n): amortized O(1) per dead slot, so every rewrite keeps its cost in
+//! children below.
 
 use crate::ir::BlockId;
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
 
-#[derive(Clone, Debug, Default)]
+/// One block's place in the tree; `Default` is "not in the tree".
+#[derive(Copy, Clone, Debug, Default)]
 struct Node {
     parent: PackedOption<BlockId>,
+    /// The children are `kids[first..first + count]` (`first` is meaningless when `count` is 0).
+    first: u32,
+    count: u32,
     /// 0 for a block not in the tree.
     pre: u64,
     post: u64,
-    children: SmallVec<[BlockId; 2]>,
 }
+
+impl Node {
+    /// A node under `parent`, marked present, with no children yet.
+    fn new(parent: Option<BlockId>) -> Node {
+        Node { parent: parent.into(), first: 0, count: 0, pre: 1, post: 1 }
+    }
+}
+
+/// Scratch list for rewrites of one child list.
+type Kids = SmallVec<[BlockId; 8]>;
+
+/// Below this many dead slots in `kids` the array is never compacted.
+const COMPACT_MIN_DEAD: usize = 1024;
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LabelledTree {
     nodes: SecondaryMap<BlockId, Node>,
+    /// Every node's child list, each contiguous (see the module docs).
+    kids: Vec<BlockId>,
+    /// Slots of `kids` that no list uses any more.
+    dead: usize,
     /// Children of the virtual root.
     roots: SmallVec<[BlockId; 2]>,
     len: usize,
@@ -40,17 +72,39 @@ pub(crate) struct LabelledTree {
 
 impl LabelledTree {
     /// A tree from `(node, parent)` pairs; parents must come before their children, and
-    /// `None` is the virtual root. Children keep the order in which they are given.
-    pub(crate) fn from_parents(pairs: impl IntoIterator<Item = (BlockId, Option<BlockId>)>) -> LabelledTree {
+    /// `None` is the virtual root. Children keep the order in which they are given. The
+    /// pairs are walked twice (counting, then placing): O(n), O(1) allocations.
+    pub(crate) fn from_parents<I>(pairs: I) -> LabelledTree
+    where
+        I: IntoIterator<Item = (BlockId, Option<BlockId>)>,
+        I::IntoIter: Clone,
+    {
+        let pairs = pairs.into_iter();
         let mut t = LabelledTree::default();
-        for (b, parent) in pairs {
-            t.nodes[b].parent = parent.into();
+        // Count the children of every parent, then give each node its span in pair order.
+        for (b, parent) in pairs.clone() {
             t.nodes[b].pre = 1; // "present" until relabel assigns real labels
+            t.len += 1;
             match parent {
-                Some(p) => t.nodes[p].children.push(b),
+                Some(p) => t.nodes[p].count += 1,
                 None => t.roots.push(b),
             }
-            t.len += 1;
+        }
+        let mut next = 0u32;
+        for (b, _) in pairs.clone() {
+            let node = &mut t.nodes[b];
+            node.first = next;
+            next += node.count;
+            node.count = 0;
+        }
+        t.kids = vec![BlockId::from_u32(0); next as usize];
+        for (b, parent) in pairs {
+            t.nodes[b].parent = parent.into();
+            if let Some(p) = parent {
+                let node = &mut t.nodes[p];
+                t.kids[(node.first + node.count) as usize] = b;
+                node.count += 1;
+            }
         }
         t.relabel();
         t
@@ -70,7 +124,8 @@ impl LabelledTree {
     }
 
     pub(crate) fn children(&self, b: BlockId) -> &[BlockId] {
-        &self.nodes[b].children
+        let n = &self.nodes[b];
+        &self.kids[n.first as usize..(n.first + n.count) as usize]
     }
 
     pub(crate) fn roots(&self) -> &[BlockId] {
@@ -123,16 +178,82 @@ impl LabelledTree {
 
     fn children_of(&self, b: Option<BlockId>) -> &[BlockId] {
         match b {
-            Some(b) => &self.nodes[b].children,
+            Some(b) => self.children(b),
             None => &self.roots,
         }
     }
 
-    fn children_of_mut(&mut self, b: Option<BlockId>) -> &mut SmallVec<[BlockId; 2]> {
+    fn children_of_mut(&mut self, b: Option<BlockId>) -> &mut [BlockId] {
         match b {
-            Some(b) => &mut self.nodes[b].children,
+            Some(b) => {
+                let n = self.nodes[b];
+                &mut self.kids[n.first as usize..(n.first + n.count) as usize]
+            }
             None => &mut self.roots,
         }
+    }
+
+    /// Makes `list` the children of `p` (`None`: the virtual root): in place when it is no
+    /// longer than the current list, appended to `kids` otherwise. O(|list|) amortized.
+    fn set_children(&mut self, p: Option<BlockId>, list: &[BlockId]) {
+        let Some(p) = p else {
+            self.roots = list.iter().copied().collect();
+            return;
+        };
+        let n = self.nodes[p];
+        let (first, count) = (n.first as usize, n.count as usize);
+        if list.len() <= count {
+            self.kids[first..first + list.len()].copy_from_slice(list);
+            self.dead += count - list.len();
+        } else if count > 0 && first + count == self.kids.len() {
+            self.kids.truncate(first);
+            self.kids.extend_from_slice(list);
+        } else {
+            self.dead += count;
+            self.nodes[p].first = self.kids.len() as u32;
+            self.kids.extend_from_slice(list);
+        }
+        self.nodes[p].count = list.len() as u32;
+        if self.dead > COMPACT_MIN_DEAD && self.dead > self.kids.len() / 2 {
+            self.compact();
+        }
+    }
+
+    /// Appends `c` to the children of `p`. O(1) when `p`'s list is last in `kids` or
+    /// empty, O(children of p) otherwise.
+    fn push_child(&mut self, p: Option<BlockId>, c: BlockId) {
+        match p {
+            Some(pb) if self.nodes[pb].count == 0 => {
+                self.nodes[pb].first = self.kids.len() as u32;
+                self.nodes[pb].count = 1;
+                self.kids.push(c);
+            }
+            Some(pb) if (self.nodes[pb].first + self.nodes[pb].count) as usize == self.kids.len() => {
+                self.nodes[pb].count += 1;
+                self.kids.push(c);
+            }
+            Some(_) => {
+                let mut list: Kids = self.children_of(p).iter().copied().collect();
+                list.push(c);
+                self.set_children(p, &list);
+            }
+            None => self.roots.push(c),
+        }
+    }
+
+    /// Rewrites `kids` without dead slots, lists in preorder. O(n).
+    fn compact(&mut self) {
+        let mut kids = Vec::with_capacity(self.kids.len() - self.dead);
+        let mut stack: Vec<BlockId> = self.roots.to_vec();
+        while let Some(b) = stack.pop() {
+            let n = self.nodes[b];
+            let list = &self.kids[n.first as usize..(n.first + n.count) as usize];
+            self.nodes[b].first = kids.len() as u32;
+            kids.extend_from_slice(list);
+            stack.extend_from_slice(list);
+        }
+        self.kids = kids;
+        self.dead = 0;
     }
 
     /// Relabels the whole tree: O(n), iterative (trees can be 100k deep).
@@ -152,7 +273,7 @@ impl LabelledTree {
             stack.push((r, 0));
             while let Some(top) = stack.last_mut() {
                 let (b, i) = *top;
-                if let Some(&c) = self.nodes[b].children.get(i) {
+                if let Some(&c) = self.children(b).get(i) {
                     top.1 += 1;
                     self.nodes[c].pre = next;
                     next += gap;
@@ -171,7 +292,7 @@ impl LabelledTree {
         let mut stack: Vec<BlockId> = roots.to_vec();
         while let Some(b) = stack.pop() {
             n += 1;
-            stack.extend(self.nodes[b].children.iter().copied());
+            stack.extend_from_slice(self.children(b));
         }
         n
     }
@@ -198,8 +319,8 @@ impl LabelledTree {
     /// Adds `b` as a new leaf under `parent` (`None`: the virtual root). O(children of parent).
     pub(crate) fn insert_leaf(&mut self, parent: Option<BlockId>, b: BlockId) {
         let (lo, hi) = self.tail_gap(parent);
-        self.nodes[b] = Node { parent: parent.into(), pre: 1, post: 1, children: SmallVec::new() };
-        self.children_of_mut(parent).push(b);
+        self.nodes[b] = Node::new(parent);
+        self.push_child(parent, b);
         self.len += 1;
         self.relabel_within(&[b], lo, hi);
     }
@@ -225,7 +346,8 @@ impl LabelledTree {
         if let Some(slot) = siblings.iter_mut().find(|c| **c == child) {
             *slot = b;
         }
-        self.nodes[b] = Node { parent: parent.into(), pre: 1, post: 1, children: smallvec::smallvec![child] };
+        self.nodes[b] = Node::new(parent);
+        self.push_child(Some(b), child);
         self.nodes[child].parent = b.into();
         self.len += 1;
         if cpre - lo >= 2 && hi - cpost >= 2 {
@@ -239,18 +361,22 @@ impl LabelledTree {
     /// Adds new node `b` as the only child of `p`, adopting all of `p`'s children.
     /// O(children of p).
     pub(crate) fn insert_below(&mut self, p: BlockId, b: BlockId) {
-        if self.nodes[p].children.is_empty() {
+        if self.nodes[p].count == 0 {
             return self.insert_leaf(Some(p), b);
         }
         let (ppre, ppost) = self.label(Some(p));
-        let children = std::mem::take(&mut self.nodes[p].children);
+        let children = self.children(p);
         let first = children.iter().map(|&c| self.nodes[c].pre).min().unwrap_or(ppost);
         let last = children.iter().map(|&c| self.nodes[c].post).max().unwrap_or(ppre);
-        for &c in &children {
+        for i in 0..children.len() {
+            let c = self.children(p)[i];
             self.nodes[c].parent = b.into();
         }
-        self.nodes[b] = Node { parent: p.into(), pre: 1, post: 1, children };
-        self.nodes[p].children.push(b);
+        // `b` takes over `p`'s span of `kids`; `p` gets a fresh list holding `b`.
+        let pn = self.nodes[p];
+        self.nodes[b] = Node { first: pn.first, count: pn.count, ..Node::new(Some(p)) };
+        self.nodes[p].count = 0;
+        self.push_child(Some(p), b);
         self.len += 1;
         if first - ppre >= 2 && ppost - last >= 2 {
             self.nodes[b].pre = ppre + (first - ppre) / 2;
@@ -267,12 +393,14 @@ impl LabelledTree {
             return self.insert_leaf(Some(parent), b);
         }
         let (lo, hi) = self.tail_gap(Some(parent));
-        self.nodes[parent].children.retain(|c| !adopt.contains(c));
-        self.nodes[parent].children.push(b);
+        let mut siblings: Kids = self.children(parent).iter().copied().filter(|c| !adopt.contains(c)).collect();
+        siblings.push(b);
+        self.set_children(Some(parent), &siblings);
         for &c in adopt {
             self.nodes[c].parent = b.into();
         }
-        self.nodes[b] = Node { parent: parent.into(), pre: 1, post: 1, children: adopt.iter().copied().collect() };
+        self.nodes[b] = Node::new(Some(parent));
+        self.set_children(Some(b), adopt);
         self.len += 1;
         self.relabel_within(&[b], lo, hi);
     }
@@ -284,16 +412,18 @@ impl LabelledTree {
             return;
         }
         let parent = self.parent(b);
-        let children = std::mem::take(&mut self.nodes[b].children);
+        let children: Kids = self.children(b).iter().copied().collect();
         for &c in &children {
             self.nodes[c].parent = parent.into();
         }
-        let siblings = self.children_of_mut(parent);
+        let mut siblings: Kids = self.children_of(parent).iter().copied().collect();
         if let Some(i) = siblings.iter().position(|c| *c == b) {
             siblings.remove(i);
         }
-        siblings.extend(children);
+        siblings.extend(children.iter().copied());
+        self.dead += self.nodes[b].count as usize;
         self.nodes[b] = Node::default();
+        self.set_children(parent, &siblings);
         self.len -= 1;
     }
 
@@ -303,7 +433,7 @@ impl LabelledTree {
         let mut stack: Vec<BlockId> = self.roots.iter().rev().copied().collect();
         while let Some(b) = stack.pop() {
             out.push(b);
-            stack.extend(self.nodes[b].children.iter().rev().copied());
+            stack.extend(self.children(b).iter().rev().copied());
         }
         out
     }
@@ -329,7 +459,7 @@ impl LabelledTree {
                     return Err(format!("interval of {c} not inside its parent {parent:?}"));
                 }
                 spans.push((n.pre, n.post, c));
-                groups.push((Some(c), &n.children));
+                groups.push((Some(c), self.children(c)));
                 seen += 1;
             }
             spans.sort_unstable();
@@ -343,5 +473,58 @@ impl LabelledTree {
             return Err(format!("tree has {} nodes reachable from the root but counts {}", seen, self.len));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(i: u32) -> BlockId {
+        BlockId::from_u32(i)
+    }
+
+    /// Lists that keep moving to the end of `kids` leave dead slots until the array is
+    /// compacted; the children, their order and the labels must survive every move.
+    #[test]
+    fn child_lists_survive_relocation_and_compaction() {
+        // Root 0 with children 1 and 2; then leaves added alternately under 1 and 2, so
+        // neither list stays last in `kids` and each push moves a whole list.
+        let mut t = LabelledTree::from_parents([(b(0), None), (b(1), Some(b(0))), (b(2), Some(b(0)))]);
+        let mut expect: [Vec<BlockId>; 2] = [Vec::new(), Vec::new()];
+        let mut compactions = 0;
+        for i in 0..600u32 {
+            let side = (i % 2) as usize;
+            let node = b(3 + i);
+            let dead_before = t.dead;
+            t.insert_leaf(Some(b(1 + side as u32)), node);
+            if t.dead < dead_before {
+                compactions += 1;
+            }
+            expect[side].push(node);
+        }
+        assert!(compactions > 0, "the test should reach a compaction");
+        assert_eq!(t.children(b(1)), expect[0].as_slice());
+        assert_eq!(t.children(b(2)), expect[1].as_slice());
+        assert_eq!(t.children(b(0)), [b(1), b(2)]);
+        t.check_labels().unwrap();
+
+        // Adopting, inserting between and removing rewrite lists in place or move them.
+        let adopt: Vec<BlockId> = expect[0].iter().copied().step_by(2).collect();
+        t.insert_adopting(b(1), b(1000), &adopt);
+        let kept: Vec<BlockId> = expect[0].iter().copied().filter(|c| !adopt.contains(c)).collect();
+        assert_eq!(t.children(b(1000)), adopt.as_slice());
+        assert_eq!(t.children(b(1)), [kept.as_slice(), &[b(1000)]].concat().as_slice());
+        t.insert_above(b(2), b(1001));
+        assert_eq!(t.children(b(0)), [b(1), b(1001)]);
+        assert_eq!(t.children(b(1001)), [b(2)]);
+        t.insert_below(b(2), b(1002));
+        assert_eq!(t.children(b(2)), [b(1002)]);
+        assert_eq!(t.children(b(1002)), expect[1].as_slice());
+        t.remove_lifting_children(b(1000));
+        assert_eq!(t.children(b(1)), [kept.as_slice(), adopt.as_slice()].concat().as_slice());
+        t.check_labels().unwrap();
+        assert!(t.is_ancestor(b(0), expect[1][7]) && t.is_ancestor(b(1002), expect[1][7]));
+        assert!(!t.is_ancestor(b(1), expect[1][7]));
     }
 }

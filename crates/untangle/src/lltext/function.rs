@@ -21,6 +21,7 @@ use super::module::ParamName;
 use super::parser::{PResult, Parser};
 use crate::ir::{Block, BlockId, FuncId, Function, Inst, InstId, InstKind, Module, Terminator, Type, TypeId, Value};
 use cranelift_entity::{EntityRef, PrimaryMap};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Instruction ids at and above this are forward-reference placeholders.
@@ -53,8 +54,9 @@ pub enum Parsed {
 }
 
 /// The state of one function body being parsed.
-pub struct Body {
-    names: HashMap<String, Local>,
+pub struct Body<'a> {
+    /// Local names as written (borrowed from the text unless unescaping changed them).
+    names: HashMap<Cow<'a, str>, Local>,
     numbered: HashMap<u32, Local>,
     next_number: u32,
     forwards: Vec<Forward>,
@@ -65,8 +67,8 @@ pub struct Body {
     pub ret: TypeId,
 }
 
-impl Body {
-    fn new(ret: TypeId) -> Body {
+impl<'a> Body<'a> {
+    fn new(ret: TypeId) -> Body<'a> {
         Body {
             ret,
             names: HashMap::new(),
@@ -79,24 +81,24 @@ impl Body {
         }
     }
 
-    fn lookup(&self, p: &Parser, t: Token) -> PResult<Option<Local>> {
+    fn lookup(&self, p: &Parser<'a>, t: Token) -> PResult<Option<Local>> {
         Ok(match t.kind {
             Tok::LocalId => self.numbered.get(&p.number(t)?).copied(),
             _ => self.names.get(p.name(t).as_ref()).copied(),
         })
     }
 
-    fn insert(&mut self, p: &Parser, t: Token, l: Local) -> PResult<()> {
+    fn insert(&mut self, p: &Parser<'a>, t: Token, l: Local) -> PResult<()> {
         if t.kind == Tok::LocalId {
             self.numbered.insert(p.number(t)?, l);
         } else {
-            self.names.insert(p.name(t).into_owned(), l);
+            self.names.insert(p.name(t), l);
         }
         Ok(())
     }
 
     /// The local value `t` names, of type `ty` (a placeholder if not defined yet).
-    pub fn local_value(&mut self, p: &Parser, t: Token, ty: TypeId) -> PResult<Value> {
+    pub fn local_value(&mut self, p: &Parser<'a>, t: Token, ty: TypeId) -> PResult<Value> {
         match self.lookup(p, t)? {
             Some(Local::Value(v, vt)) => {
                 if vt != ty {
@@ -139,7 +141,7 @@ impl Body {
     }
 
     /// The block `t` names (a provisional id).
-    pub fn block_ref(&mut self, p: &Parser, t: Token) -> PResult<BlockId> {
+    pub fn block_ref(&mut self, p: &Parser<'a>, t: Token) -> PResult<BlockId> {
         match self.lookup(p, t)? {
             Some(Local::Block(b)) => Ok(BlockId::from_u32(b)),
             Some(_) => Err(p.error_at(t, format!("'{}' is a value, not a basic block", p.text(t)))),
@@ -153,13 +155,13 @@ impl Body {
     }
 
     /// `label %x`.
-    pub fn parse_label(&mut self, p: &mut Parser) -> PResult<BlockId> {
+    pub fn parse_label(&mut self, p: &mut Parser<'a>) -> PResult<BlockId> {
         p.expect_word("label")?;
         self.parse_block_name(p)
     }
 
     /// `%x` naming a block.
-    pub fn parse_block_name(&mut self, p: &mut Parser) -> PResult<BlockId> {
+    pub fn parse_block_name(&mut self, p: &mut Parser<'a>) -> PResult<BlockId> {
         let t = p.tok();
         if !matches!(t.kind, Tok::LocalVar | Tok::LocalId) {
             return Err(p.unexpected("a block name"));
@@ -169,7 +171,7 @@ impl Body {
     }
 
     /// A value of type `ty`: a local, a global, a constant, or metadata.
-    pub fn parse_value(&mut self, p: &mut Parser, ty: TypeId) -> PResult<Value> {
+    pub fn parse_value(&mut self, p: &mut Parser<'a>, ty: TypeId) -> PResult<Value> {
         let t = p.tok();
         match t.kind {
             Tok::LocalVar | Tok::LocalId => {
@@ -198,13 +200,13 @@ impl Body {
     }
 
     /// `type value`.
-    pub fn parse_typed_value(&mut self, p: &mut Parser) -> PResult<(Value, TypeId)> {
+    pub fn parse_typed_value(&mut self, p: &mut Parser<'a>) -> PResult<(Value, TypeId)> {
         let ty = p.parse_type()?;
         Ok((self.parse_value(p, ty)?, ty))
     }
 
     /// Give the next number to an unnamed value or block, or check an explicit one.
-    fn take_number(&mut self, p: &Parser, t: Option<Token>) -> PResult<u32> {
+    fn take_number(&mut self, p: &Parser<'a>, t: Option<Token>) -> PResult<u32> {
         let n = self.next_number;
         if let Some(t) = t {
             let got = p.number(t)?;
@@ -219,7 +221,7 @@ impl Body {
 
     /// Define a local value (argument or instruction result) named by `t` (`None`:
     /// unnamed, takes the next number).
-    fn define_value(&mut self, p: &Parser, t: Option<Token>, v: Value, ty: TypeId) -> PResult<()> {
+    fn define_value(&mut self, p: &Parser<'a>, t: Option<Token>, v: Value, ty: TypeId) -> PResult<()> {
         let key_numbered = match t {
             Some(t) if t.kind == Tok::LocalVar => None,
             other => Some(self.take_number(p, other)?),
@@ -261,7 +263,7 @@ impl Body {
                 self.numbered.insert(n, Local::Value(v, ty));
             }
             (None, Some(t)) => {
-                self.names.insert(p.name(t).into_owned(), Local::Value(v, ty));
+                self.names.insert(p.name(t), Local::Value(v, ty));
             }
             _ => {}
         }
@@ -269,7 +271,7 @@ impl Body {
     }
 
     /// Start a block: `label` is its `name:` token, or `None` for an unnamed block.
-    fn define_block(&mut self, p: &Parser, label: Option<Token>) -> PResult<(u32, Option<String>)> {
+    fn define_block(&mut self, p: &Parser<'a>, label: Option<Token>) -> PResult<(u32, Option<String>)> {
         let numbered = match label {
             Some(t) => p.text(t).trim_end_matches(':').bytes().all(|b| b.is_ascii_digit()),
             None => true,
@@ -279,7 +281,7 @@ impl Body {
             (self.numbered.get(&n).copied(), None)
         } else {
             let t = label.unwrap_or_else(|| p.tok());
-            let name = p.name(t).into_owned();
+            let name = p.name(t);
             (self.names.get(&name).copied(), Some(name))
         };
         let err_at = label.unwrap_or_else(|| p.tok());
@@ -296,11 +298,11 @@ impl Body {
             Some(Local::Block(b)) if self.provisional[b as usize].defined.is_none() => b,
             Some(_) => return Err(p.error_at(err_at, format!("redefinition of '{}'", p.text(err_at)))),
         };
-        Ok((prov, name))
+        Ok((prov, name.map(Cow::into_owned)))
     }
 
     /// Rewrite placeholders and provisional block ids; report undefined ones.
-    fn resolve(&mut self, p: &Parser) -> PResult<()> {
+    fn resolve(&mut self, p: &Parser<'a>) -> PResult<()> {
         let mut values = Vec::with_capacity(self.forwards.len());
         for f in &self.forwards {
             match f.resolved {
@@ -409,9 +411,12 @@ fn for_each_value(k: &mut InstKind, mut f: impl FnMut(&mut Value)) {
 }
 
 /// Parse a function body (the cursor is at `{`) into function `f`.
-pub fn parse_body(p: &mut Parser, f: FuncId, params: &[ParamName]) -> PResult<()> {
+pub fn parse_body(p: &mut Parser<'_>, f: FuncId, params: &[ParamName]) -> PResult<()> {
+    let (named, numbered) = p.locals.of_function_at(p.pos);
     let open = p.expect(Tok::LBrace, "`{` to start the function body")?;
     let mut b = Body::new(p.m.functions[f].ret);
+    b.names.reserve(named);
+    b.numbered.reserve(numbered);
     let param_types: Vec<TypeId> = p.m.functions[f].params.iter().map(|x| x.ty).collect();
     for (i, (name, &ty)) in params.iter().zip(&param_types).enumerate() {
         b.define_value(p, name.as_ref().map(|(_, t)| *t), Value::Arg(i as u32), ty)?;
@@ -430,7 +435,7 @@ pub fn parse_body(p: &mut Parser, f: FuncId, params: &[ParamName]) -> PResult<()
     Ok(())
 }
 
-fn parse_block(p: &mut Parser, b: &mut Body) -> PResult<()> {
+fn parse_block<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<()> {
     let label = if p.peek() == Tok::Label { Some(p.bump()) } else { None };
     let (prov, name) = b.define_block(p, label)?;
     let id = BlockId::new(b.blocks.len());

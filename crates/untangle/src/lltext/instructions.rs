@@ -156,7 +156,7 @@ fn check_type(p: &Parser, at: Token, ok: bool, what: &str, ty: TypeId) -> PResul
 }
 
 /// One instruction or terminator, with its trailing attachments.
-pub fn parse_instruction(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
+pub fn parse_instruction<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Parsed> {
     let t = p.tok();
     if t.kind != Tok::Word {
         return Err(p.unexpected("an instruction opcode"));
@@ -280,7 +280,7 @@ pub fn parse_instruction(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
     Ok(parsed)
 }
 
-fn terminator(p: &mut Parser, b: &mut Body, w: &str, at: Token) -> PResult<Terminator> {
+fn terminator<'a>(p: &mut Parser<'a>, b: &mut Body<'a>, w: &str, at: Token) -> PResult<Terminator> {
     Ok(match w {
         "unreachable" => Terminator::Unreachable,
         "ret" => {
@@ -357,7 +357,7 @@ fn terminator(p: &mut Parser, b: &mut Body, w: &str, at: Token) -> PResult<Termi
     })
 }
 
-fn phi(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
+fn phi<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Parsed> {
     let _ = skip_fast_math_flags(p);
     let tt = p.tok();
     let ty = p.parse_type()?;
@@ -380,7 +380,7 @@ fn phi(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
     Ok(Parsed::Inst(InstKind::Phi { incoming }, ty))
 }
 
-fn binary(p: &mut Parser, b: &mut Body, op: BinaryOp, w: &str) -> PResult<Parsed> {
+fn binary<'a>(p: &mut Parser<'a>, b: &mut Body<'a>, op: BinaryOp, w: &str) -> PResult<Parsed> {
     skip_wrap_flags(p);
     let fast = skip_fast_math_flags(p);
     let at = p.tok();
@@ -393,7 +393,7 @@ fn binary(p: &mut Parser, b: &mut Body, op: BinaryOp, w: &str) -> PResult<Parsed
     Ok(Parsed::Inst(InstKind::Binary { op, lhs, rhs, fast: fast && float_op }, ty))
 }
 
-fn compare(p: &mut Parser, b: &mut Body, int: bool) -> PResult<Parsed> {
+fn compare<'a>(p: &mut Parser<'a>, b: &mut Body<'a>, int: bool) -> PResult<Parsed> {
     if !int {
         let _ = skip_fast_math_flags(p);
     }
@@ -419,7 +419,7 @@ fn compare(p: &mut Parser, b: &mut Body, int: bool) -> PResult<Parsed> {
     Ok(Parsed::Inst(kind, rt))
 }
 
-fn shuffle(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
+fn shuffle<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Parsed> {
     let at = p.tok();
     let (lhs, vt) = b.parse_typed_value(p)?;
     p.expect(Tok::Comma, "`,`")?;
@@ -478,7 +478,7 @@ fn indexed_type(p: &Parser, mut t: TypeId, indices: &[u32], at: Token) -> PResul
     Ok(t)
 }
 
-fn alloca(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
+fn alloca<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Parsed> {
     p.eat_word("inalloca");
     p.eat_word("swifterror");
     let tt = p.tok();
@@ -541,7 +541,7 @@ fn check_pointer_to(p: &Parser, at: Token, ptr_ty: TypeId, expected: TypeId, wha
     }
 }
 
-fn load(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
+fn load<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Parsed> {
     let (atomic, volatile) = atomic_volatile(p);
     let tt = p.tok();
     let ty = p.parse_type()?;
@@ -561,7 +561,7 @@ fn load(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
     Ok(Parsed::Inst(InstKind::Load { ptr, align, volatile }, ty))
 }
 
-fn store(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
+fn store<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Parsed> {
     let (atomic, volatile) = atomic_volatile(p);
     let (value, vt) = b.parse_typed_value(p)?;
     p.expect(Tok::Comma, "`,`")?;
@@ -581,7 +581,7 @@ fn store(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
     Ok(Parsed::Inst(InstKind::Store { value, ptr, align, volatile }, void))
 }
 
-fn cmpxchg(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
+fn cmpxchg<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Parsed> {
     let weak = p.eat_word("weak");
     let volatile = p.eat_word("volatile");
     let at = p.tok();
@@ -603,7 +603,7 @@ fn cmpxchg(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
     Ok(Parsed::Inst(InstKind::CmpXchg { ptr, expected, replacement, success, failure, weak, volatile }, ty))
 }
 
-fn atomicrmw(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
+fn atomicrmw<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Parsed> {
     let volatile = p.eat_word("volatile");
     let ot = p.tok();
     let op = match p.text(ot) {
@@ -634,7 +634,7 @@ fn atomicrmw(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
     Ok(Parsed::Inst(InstKind::AtomicRmw { op, ptr, value, ordering, volatile }, vt))
 }
 
-fn gep(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
+fn gep<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Parsed> {
     let in_bounds = p.eat_word("inbounds");
     let source = p.parse_type()?;
     p.expect(Tok::Comma, "`,`")?;
@@ -721,7 +721,7 @@ fn skip_callee(p: &mut Parser) -> PResult<()> {
     }
 }
 
-fn call(p: &mut Parser, b: &mut Body) -> PResult<Parsed> {
+fn call<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Parsed> {
     skip_call_prefix(p)?;
     let tt = p.tok();
     let ty = p.parse_type()?;

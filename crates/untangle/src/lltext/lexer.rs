@@ -125,18 +125,56 @@ fn is_name_start(b: u8) -> bool {
 
 /// Lex all of `src`. The last token is always [`Tok::Eof`].
 pub fn lex(src: &[u8]) -> Result<Vec<Token>, LlTextError> {
+    lex_counting_locals(src).map(|(toks, _)| toks)
+}
+
+/// [`lex`], also counting local definitions per function (see [`LocalCounts`]).
+pub fn lex_counting_locals(src: &[u8]) -> Result<(Vec<Token>, LocalCounts), LlTextError> {
     if src.len() > u32::MAX as usize - 1 {
         return Err(LlTextError { line: 1, column: 1, message: "input larger than 4 GiB".into() });
     }
-    let mut lx = Lexer { src, pos: 0, out: Vec::with_capacity(src.len() / 5) };
+    let mut lx = Lexer { src, pos: 0, out: Vec::with_capacity(src.len() / 5), locals: LocalCounts::default() };
     lx.run()?;
-    Ok(lx.out)
+    Ok((lx.out, lx.locals))
+}
+
+/// How many local names each function defines, counted while lexing, so the parser can
+/// size a function's name tables once instead of growing (and rehashing) them as it goes:
+/// at 10^5 blocks the growth rehashed megabytes of table. A definition is a label or a
+/// local name followed by `=`; named ones (`%x`, `x:`) and numbered ones (`%7`, `7:`) are
+/// counted apart, as the parser keeps them in two tables. Counts run from one `define` to
+/// the next, so what lies between two functions is counted with the first: an estimate
+/// for a capacity, never used for anything else.
+#[derive(Clone, Debug, Default)]
+pub struct LocalCounts {
+    /// `(token index of a define, named definitions before it, numbered ones before it)`.
+    marks: Vec<(u32, u32, u32)>,
+    named: u32,
+    numbered: u32,
+}
+
+impl LocalCounts {
+    /// `(named, numbered)` local definitions of the function whose `define` is the last one
+    /// at or before token `at` (zero before the first `define`).
+    pub fn of_function_at(&self, at: usize) -> (usize, usize) {
+        let i = self.marks.partition_point(|&(m, _, _)| m as usize <= at);
+        if i == 0 {
+            return (0, 0);
+        }
+        let (_, named, numbered) = self.marks[i - 1];
+        let (end_named, end_numbered) = match self.marks.get(i) {
+            Some(&(_, a, b)) => (a, b),
+            None => (self.named, self.numbered),
+        };
+        ((end_named - named) as usize, (end_numbered - numbered) as usize)
+    }
 }
 
 struct Lexer<'a> {
     src: &'a [u8],
     pos: usize,
     out: Vec<Token>,
+    locals: LocalCounts,
 }
 
 impl Lexer<'_> {
@@ -145,6 +183,26 @@ impl Lexer<'_> {
     }
 
     fn push(&mut self, kind: Tok, start: usize) {
+        match kind {
+            Tok::Label => {
+                let name = &self.src[start..self.pos - 1];
+                if !name.is_empty() && name.iter().all(u8::is_ascii_digit) {
+                    self.locals.numbered += 1;
+                } else {
+                    self.locals.named += 1;
+                }
+            }
+            Tok::Equal => match self.out.last().map(|t| t.kind) {
+                Some(Tok::LocalVar) => self.locals.named += 1,
+                Some(Tok::LocalId) => self.locals.numbered += 1,
+                _ => {}
+            },
+            Tok::Word if &self.src[start..self.pos] == b"define" => {
+                let c = &mut self.locals;
+                c.marks.push((self.out.len() as u32, c.named, c.numbered));
+            }
+            _ => {}
+        }
         self.out.push(Token { kind, start: start as u32, end: self.pos as u32 });
     }
 

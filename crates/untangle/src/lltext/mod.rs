@@ -42,7 +42,7 @@ use crate::ir::Module;
 
 /// Parse LLVM text into an IR module named `name`.
 pub fn parse(text: &str, name: &str) -> Result<Module, LlTextError> {
-    let toks = lexer::lex(text.as_bytes())?;
-    let mut p = parser::Parser::new(text.as_bytes(), toks, name);
+    let (toks, locals) = lexer::lex_counting_locals(text.as_bytes())?;
+    let mut p = parser::Parser::new(text.as_bytes(), toks, locals, name);
     module::parse_module(&mut p)
 }

@@ -10,7 +10,7 @@
 //! can exhaust the stack.
 
 use super::error::LlTextError;
-use super::lexer::{unescape, Tok, Token};
+use super::lexer::{unescape, LocalCounts, Tok, Token};
 use super::metadata::MdTable;
 use super::module::GlobalTable;
 use super::types::TypeTable;
@@ -28,6 +28,8 @@ pub type PResult<T> = Result<T, LlTextError>;
 pub struct Parser<'a> {
     pub src: &'a [u8],
     pub toks: Vec<Token>,
+    /// Local definitions per function, for sizing `function::Body`'s tables.
+    pub locals: LocalCounts,
     pub pos: usize,
     depth: u32,
     pub m: Module,
@@ -38,10 +40,11 @@ pub struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
-    pub fn new(src: &'a [u8], toks: Vec<Token>, name: &str) -> Parser<'a> {
+    pub fn new(src: &'a [u8], toks: Vec<Token>, locals: LocalCounts, name: &str) -> Parser<'a> {
         Parser {
             src,
             toks,
+            locals,
             pos: 0,
             depth: 0,
             m: Module { source_name: name.to_string(), ..Module::default() },
