@@ -45,6 +45,7 @@ pub(crate) mod dense;
 mod incremental;
 mod irreducible;
 pub(crate) mod lengauer_tarjan;
+mod span_pool;
 mod tree;
 mod verify;
 

@@ -31,6 +31,7 @@
 use super::dominators::DomTree;
 use super::graph::Graph;
 use super::order::Order;
+use super::span_pool::{Span, SpanPool};
 use crate::ir::BlockId;
 use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
@@ -243,22 +244,11 @@ impl DenseReach {
 
 type Ranges = SmallVec<[(u64, u64); 2]>;
 
-/// Where a block's ranges lie in `IntervalReach::pool`.
-#[derive(Copy, Clone, Debug, Default)]
-struct Row {
-    first: u32,
-    count: u32,
-}
-
-/// Below this many dead slots in the pool it is never compacted.
-const COMPACT_MIN_DEAD: usize = 1024;
-
-/// Interval rows in one pool: a block's ranges are `pool[first..first + count]`, so the
+/// Interval rows in one [`SpanPool`]: a block's ranges are its span of `pool`, so the
 /// closure is two flat arrays (8 bytes a block, 16 an interval), with no allocation per
-/// block however many blocks need more than two intervals. A rewrite writes a row that did not
-/// grow in place and appends one that did, leaving the old slots dead; when dead slots
-/// outnumber live ones (and pass 1024) the pool is rebuilt, O(n), amortized O(1) per dead
-/// slot (the scheme of `tree.rs`).
+/// block however many blocks need more than two intervals. Rewrites go through the pool
+/// (shrink in place, grow at the end, rebuilt in block order when dead slots outnumber
+/// live ones: amortized O(1) per dead slot).
 #[derive(Clone, Debug)]
 struct IntervalReach {
     /// Post-order label; 0 for blocks not in the graph.
@@ -266,10 +256,8 @@ struct IntervalReach {
     /// All labels in use, sorted: finds the gap next to a label.
     sorted: Vec<u64>,
     /// Inclusive label ranges each block reaches, sorted and disjoint: its row of `pool`.
-    rows: SecondaryMap<BlockId, Row>,
-    pool: Vec<(u64, u64)>,
-    /// Slots of `pool` that no row uses any more.
-    dead: usize,
+    rows: SecondaryMap<BlockId, Span>,
+    pool: SpanPool<(u64, u64)>,
 }
 
 fn ranges_contain(r: &[(u64, u64)], l: u64) -> bool {
@@ -310,7 +298,7 @@ impl IntervalReach {
             label[b] = l;
             sorted.push(l);
         }
-        let mut reach = IntervalReach { label, sorted, rows: SecondaryMap::new(), pool: Vec::new(), dead: 0 };
+        let mut reach = IntervalReach { label, sorted, rows: SecondaryMap::new(), pool: SpanPool::default() };
         let mut scratch: Vec<(u64, u64)> = Vec::new();
         let mut merged: Vec<(u64, u64)> = Vec::new();
         for b in order.post_order() {
@@ -334,41 +322,19 @@ impl IntervalReach {
     }
 
     fn row(&self, b: BlockId) -> &[(u64, u64)] {
-        let r = self.rows[b];
-        &self.pool[r.first as usize..(r.first + r.count) as usize]
+        self.pool.get(self.rows[b])
     }
 
-    /// Makes `ranges` the row of `b`: in place when it did not grow, appended otherwise.
+    /// Makes `ranges` the row of `b` ([`SpanPool::set`]); rebuilds the pool in block
+    /// order when it asks to be.
     fn set_row(&mut self, b: BlockId, ranges: &[(u64, u64)]) {
-        let r = self.rows[b];
-        let (first, count) = (r.first as usize, r.count as usize);
-        if ranges.len() <= count {
-            self.pool[first..first + ranges.len()].copy_from_slice(ranges);
-            self.dead += count - ranges.len();
-        } else if count > 0 && first + count == self.pool.len() {
-            self.pool.truncate(first);
-            self.pool.extend_from_slice(ranges);
-        } else {
-            self.dead += count;
-            self.rows[b].first = self.pool.len() as u32;
-            self.pool.extend_from_slice(ranges);
+        if self.pool.set(&mut self.rows[b], ranges) {
+            let mut fresh = self.pool.start_compaction();
+            for r in self.rows.values_mut() {
+                self.pool.relocate(&mut fresh, r);
+            }
+            self.pool.finish_compaction(fresh);
         }
-        self.rows[b].count = ranges.len() as u32;
-        if self.dead > COMPACT_MIN_DEAD && self.dead > self.pool.len() / 2 {
-            self.compact();
-        }
-    }
-
-    /// Rewrites `pool` without dead slots, rows in block order. O(n).
-    fn compact(&mut self) {
-        let mut pool = Vec::with_capacity(self.pool.len() - self.dead);
-        for r in self.rows.values_mut() {
-            let from = r.first as usize;
-            r.first = pool.len() as u32;
-            pool.extend_from_slice(&self.pool[from..from + r.count as usize]);
-        }
-        self.pool = pool;
-        self.dead = 0;
     }
 
     #[inline]
@@ -483,8 +449,7 @@ mod tests {
             label: SecondaryMap::new(),
             sorted: Vec::new(),
             rows: SecondaryMap::new(),
-            pool: Vec::new(),
-            dead: 0,
+            pool: SpanPool::default(),
         };
         let blocks: Vec<BlockId> = (0..8).map(BlockId::new).collect();
         let mut expect: Vec<Vec<(u64, u64)>> = vec![Vec::new(); blocks.len()];
@@ -497,9 +462,9 @@ mod tests {
             } else {
                 expect[i].push((step * 10, step * 10 + 3));
             }
-            let dead_before = r.dead;
+            let dead_before = r.pool.dead_slots();
             r.set_row(blocks[i], &expect[i]);
-            if r.dead < dead_before {
+            if r.pool.dead_slots() < dead_before {
                 compactions += 1;
             }
         }

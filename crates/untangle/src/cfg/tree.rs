@@ -17,17 +17,15 @@
 //! post-dominator is the virtual exit.
 //!
 //! **Layout.** One fixed-size [`Node`] per block (32 bytes: parent, child span, two labels)
-//! in a `SecondaryMap`, and every child list in one shared array `kids`: the children of
-//! `b` are `kids[first..first + count]`, in the order given. No node owns a heap list, so
-//! building a tree allocates only as its two flat arrays grow (not once per node with three
-//! or more children). [`LabelledTree::from_parents`] lays the lists
-//! out by counting (two passes over the pairs). A rewrite that shortens a list writes it
-//! in place; one that lengthens it appends to `kids` when the list is already last there,
-//! and otherwise copies it to the end, leaving its old slots dead. Dead slots are counted,
-//! and when they outnumber the live ones (and pass 1024) the array is rebuilt in one
-//! preorder walk, O(n): amortized O(1) per dead slot, so every rewrite keeps its cost in
-//! children below.
+//! in a `SecondaryMap`, and every child list a span of one shared [`SpanPool`] `kids`, in
+//! the order given. No node owns a heap list, so building a tree allocates only as its two
+//! flat arrays grow (not once per node with three or more children).
+//! [`LabelledTree::from_parents`] lays the lists out by counting (two passes over the
+//! pairs); rewrites go through the pool (shrink in place, grow at the end, dead slots
+//! counted), which is compacted in one preorder walk when it asks to be, O(n): amortized
+//! O(1) per dead slot, so every rewrite keeps its cost in children below.
 
+use super::span_pool::{Span, SpanPool};
 use crate::ir::BlockId;
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
@@ -37,9 +35,8 @@ use smallvec::SmallVec;
 #[derive(Copy, Clone, Debug, Default)]
 struct Node {
     parent: PackedOption<BlockId>,
-    /// The children are `kids[first..first + count]` (`first` is meaningless when `count` is 0).
-    first: u32,
-    count: u32,
+    /// The children: a span of `LabelledTree::kids`.
+    kids: Span,
     /// 0 for a block not in the tree.
     pre: u64,
     post: u64,
@@ -48,23 +45,18 @@ struct Node {
 impl Node {
     /// A node under `parent`, marked present, with no children yet.
     fn new(parent: Option<BlockId>) -> Node {
-        Node { parent: parent.into(), first: 0, count: 0, pre: 1, post: 1 }
+        Node { parent: parent.into(), kids: Span::default(), pre: 1, post: 1 }
     }
 }
 
 /// Scratch list for rewrites of one child list.
 type Kids = SmallVec<[BlockId; 8]>;
 
-/// Below this many dead slots in `kids` the array is never compacted.
-const COMPACT_MIN_DEAD: usize = 1024;
-
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LabelledTree {
     nodes: SecondaryMap<BlockId, Node>,
-    /// Every node's child list, each contiguous (see the module docs).
-    kids: Vec<BlockId>,
-    /// Slots of `kids` that no list uses any more.
-    dead: usize,
+    /// Every node's child list (see the module docs).
+    kids: SpanPool<BlockId>,
     /// Children of the virtual root.
     roots: SmallVec<[BlockId; 2]>,
     len: usize,
@@ -86,24 +78,24 @@ impl LabelledTree {
             t.nodes[b].pre = 1; // "present" until relabel assigns real labels
             t.len += 1;
             match parent {
-                Some(p) => t.nodes[p].count += 1,
+                Some(p) => t.nodes[p].kids.count += 1,
                 None => t.roots.push(b),
             }
         }
         let mut next = 0u32;
         for (b, _) in pairs.clone() {
-            let node = &mut t.nodes[b];
-            node.first = next;
-            next += node.count;
-            node.count = 0;
+            let span = &mut t.nodes[b].kids;
+            span.first = next;
+            next += span.count;
+            span.count = 0;
         }
-        t.kids = vec![BlockId::from_u32(0); next as usize];
+        t.kids = SpanPool::filled(next as usize, BlockId::from_u32(0));
         for (b, parent) in pairs {
             t.nodes[b].parent = parent.into();
             if let Some(p) = parent {
-                let node = &mut t.nodes[p];
-                t.kids[(node.first + node.count) as usize] = b;
-                node.count += 1;
+                let span = &mut t.nodes[p].kids;
+                t.kids.slots_mut()[(span.first + span.count) as usize] = b;
+                span.count += 1;
             }
         }
         t.relabel();
@@ -124,8 +116,7 @@ impl LabelledTree {
     }
 
     pub(crate) fn children(&self, b: BlockId) -> &[BlockId] {
-        let n = &self.nodes[b];
-        &self.kids[n.first as usize..(n.first + n.count) as usize]
+        self.kids.get(self.nodes[b].kids)
     }
 
     pub(crate) fn roots(&self) -> &[BlockId] {
@@ -185,75 +176,47 @@ impl LabelledTree {
 
     fn children_of_mut(&mut self, b: Option<BlockId>) -> &mut [BlockId] {
         match b {
-            Some(b) => {
-                let n = self.nodes[b];
-                &mut self.kids[n.first as usize..(n.first + n.count) as usize]
-            }
+            Some(b) => self.kids.get_mut(self.nodes[b].kids),
             None => &mut self.roots,
         }
     }
 
-    /// Makes `list` the children of `p` (`None`: the virtual root): in place when it is no
-    /// longer than the current list, appended to `kids` otherwise. O(|list|) amortized.
+    /// Makes `list` the children of `p` (`None`: the virtual root): through the pool
+    /// ([`SpanPool::set`]). O(|list|) amortized.
     fn set_children(&mut self, p: Option<BlockId>, list: &[BlockId]) {
         let Some(p) = p else {
             self.roots = list.iter().copied().collect();
             return;
         };
-        let n = self.nodes[p];
-        let (first, count) = (n.first as usize, n.count as usize);
-        if list.len() <= count {
-            self.kids[first..first + list.len()].copy_from_slice(list);
-            self.dead += count - list.len();
-        } else if count > 0 && first + count == self.kids.len() {
-            self.kids.truncate(first);
-            self.kids.extend_from_slice(list);
-        } else {
-            self.dead += count;
-            self.nodes[p].first = self.kids.len() as u32;
-            self.kids.extend_from_slice(list);
-        }
-        self.nodes[p].count = list.len() as u32;
-        if self.dead > COMPACT_MIN_DEAD && self.dead > self.kids.len() / 2 {
+        if self.kids.set(&mut self.nodes[p].kids, list) {
             self.compact();
         }
     }
 
-    /// Appends `c` to the children of `p`. O(1) when `p`'s list is last in `kids` or
+    /// Appends `c` to the children of `p`. O(1) when `p`'s list is last in the pool or
     /// empty, O(children of p) otherwise.
     fn push_child(&mut self, p: Option<BlockId>, c: BlockId) {
         match p {
-            Some(pb) if self.nodes[pb].count == 0 => {
-                self.nodes[pb].first = self.kids.len() as u32;
-                self.nodes[pb].count = 1;
-                self.kids.push(c);
-            }
-            Some(pb) if (self.nodes[pb].first + self.nodes[pb].count) as usize == self.kids.len() => {
-                self.nodes[pb].count += 1;
-                self.kids.push(c);
-            }
-            Some(_) => {
-                let mut list: Kids = self.children_of(p).iter().copied().collect();
-                list.push(c);
-                self.set_children(p, &list);
+            Some(p) => {
+                if self.kids.push(&mut self.nodes[p].kids, c) {
+                    self.compact();
+                }
             }
             None => self.roots.push(c),
         }
     }
 
-    /// Rewrites `kids` without dead slots, lists in preorder. O(n).
+    /// Rebuilds the pool without dead slots, lists in preorder. O(n).
     fn compact(&mut self) {
-        let mut kids = Vec::with_capacity(self.kids.len() - self.dead);
+        let mut fresh = self.kids.start_compaction();
         let mut stack: Vec<BlockId> = self.roots.to_vec();
         while let Some(b) = stack.pop() {
-            let n = self.nodes[b];
-            let list = &self.kids[n.first as usize..(n.first + n.count) as usize];
-            self.nodes[b].first = kids.len() as u32;
-            kids.extend_from_slice(list);
-            stack.extend_from_slice(list);
+            let mut span = self.nodes[b].kids;
+            self.kids.relocate(&mut fresh, &mut span);
+            stack.extend_from_slice(&fresh[span.first as usize..]);
+            self.nodes[b].kids = span;
         }
-        self.kids = kids;
-        self.dead = 0;
+        self.kids.finish_compaction(fresh);
     }
 
     /// Relabels the whole tree: O(n), iterative (trees can be 100k deep).
@@ -361,7 +324,7 @@ impl LabelledTree {
     /// Adds new node `b` as the only child of `p`, adopting all of `p`'s children.
     /// O(children of p).
     pub(crate) fn insert_below(&mut self, p: BlockId, b: BlockId) {
-        if self.nodes[p].count == 0 {
+        if self.nodes[p].kids.count == 0 {
             return self.insert_leaf(Some(p), b);
         }
         let (ppre, ppost) = self.label(Some(p));
@@ -373,9 +336,8 @@ impl LabelledTree {
             self.nodes[c].parent = b.into();
         }
         // `b` takes over `p`'s span of `kids`; `p` gets a fresh list holding `b`.
-        let pn = self.nodes[p];
-        self.nodes[b] = Node { first: pn.first, count: pn.count, ..Node::new(Some(p)) };
-        self.nodes[p].count = 0;
+        self.nodes[b] = Node { kids: self.nodes[p].kids, ..Node::new(Some(p)) };
+        self.nodes[p].kids = Span::default();
         self.push_child(Some(p), b);
         self.len += 1;
         if first - ppre >= 2 && ppost - last >= 2 {
@@ -421,7 +383,7 @@ impl LabelledTree {
             siblings.remove(i);
         }
         siblings.extend(children.iter().copied());
-        self.dead += self.nodes[b].count as usize;
+        self.kids.release(self.nodes[b].kids);
         self.nodes[b] = Node::default();
         self.set_children(parent, &siblings);
         self.len -= 1;
@@ -496,9 +458,9 @@ mod tests {
         for i in 0..600u32 {
             let side = (i % 2) as usize;
             let node = b(3 + i);
-            let dead_before = t.dead;
+            let dead_before = t.kids.dead_slots();
             t.insert_leaf(Some(b(1 + side as u32)), node);
-            if t.dead < dead_before {
+            if t.kids.dead_slots() < dead_before {
                 compactions += 1;
             }
             expect[side].push(node);
