@@ -11,6 +11,8 @@
 //! validator still accepts them; refactors of the SPIR-V writing layer keep the snapshot
 //! byte for byte. Review with `cargo insta review` after a deliberate change, and check
 //! the changed modules with spirv-val (tests/translate_corpus.rs does for the corpus).
+//! `untangle::translate`, which reads bitcode in the file's numbering, must give the same
+//! words as `Shader::translate` on the canonically numbered module.
 
 use std::path::{Path, PathBuf};
 use untangle::rootsig::layout::{BindingModel, LayoutOptions, RootDescriptors};
@@ -93,7 +95,7 @@ fn translation_digests() {
     };
     for (name, path) in &inputs {
         let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let shader = match Shader::parse_named(bytes, name) {
+        let shader = match Shader::parse_named(bytes.clone(), name) {
             Ok(s) => s,
             Err(_) => {
                 lines.push(format!("{name} - unreadable"));
@@ -106,6 +108,14 @@ fn translation_digests() {
             let again = shader.translate(&Options::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(t.words, again.words, "{name}: output is not deterministic");
         }
+        // `untangle::translate` reads bitcode without the canonical renumbering of types
+        // and constants (`bitcode::parse_for_translation`): the same words, or a refusal.
+        let direct = untangle::translate(&bytes, &Options::default());
+        assert_eq!(
+            plain.as_ref().map(|t| &t.words).ok(),
+            direct.as_ref().map(|t| &t.words).ok(),
+            "{name}: translate() differs from Shader::translate()"
+        );
         lines.push(line(name, "default", &plain));
         if plain.is_err() || !name.starts_with("vkd3d-proton/") {
             continue;

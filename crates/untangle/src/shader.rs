@@ -37,7 +37,7 @@ impl Shader {
     /// unless the translation reads the container again (a library's subobjects, an
     /// embedded root signature): what [`crate::translate`] does.
     pub(crate) fn parse_and_translate(bytes: &[u8], options: &Options) -> Result<Translation> {
-        let loaded = crate::load::load_borrowed(bytes, "input", crate::load::default_front_end())?;
+        let loaded = crate::load::load_for_translation(bytes, "input", crate::load::default_front_end())?;
         let mut shader = Shader::from_loaded(loaded)?;
         let embedded = options.root_signature.is_none() && options.embedded_root_signature.is_some();
         if shader.stage() == ShaderKind::Library || embedded {

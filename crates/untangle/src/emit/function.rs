@@ -36,7 +36,7 @@ use crate::ir::{
 };
 use crate::passes::graph::{Dfs, Doms, Preds};
 use crate::passes::{Origin, SBlock, Scfg, Term, Val, VarKind};
-use cranelift_entity::EntityRef;
+use cranelift_entity::{EntityRef, SecondaryMap};
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Op, StorageClass, Word};
 use smallvec::SmallVec;
@@ -49,10 +49,13 @@ pub struct FnEmit<'a, 'm> {
     pub sigs: &'a crate::dxil::Signatures,
     pub iface: super::interface::Interface,
     scfg: &'a Scfg,
-    sblock_of: HashMap<BlockId, SBlock>,
+    /// The structurized block of each original block (dense tables: every value and
+    /// block lookup of emission goes through these three).
+    sblock_of: SecondaryMap<BlockId, Option<SBlock>>,
     doms: Doms,
-    def_block: HashMap<InstId, BlockId>,
-    ids: HashMap<InstId, Word>,
+    def_block: SecondaryMap<InstId, Option<BlockId>>,
+    /// Result ids so far; 0 (never a SPIR-V id) for none.
+    ids: SecondaryMap<InstId, Word>,
     /// Pointer results: id and storage class.
     ptrs: HashMap<InstId, (Word, StorageClass)>,
     /// Operation results that are module-scope variables (`getMeshPayload`), valid
@@ -146,10 +149,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         sigs: &'a crate::dxil::Signatures,
         scfg: &'a Scfg,
     ) -> Result<FnEmit<'a, 'm>> {
-        let mut sblock_of = HashMap::with_capacity_and_hasher(scfg.layout.len(), Default::default());
+        let mut sblock_of = SecondaryMap::with_capacity(f.blocks.len());
         for &sb in &scfg.layout {
             if let Some(Origin::Original(o)) = scfg.blocks.get(sb).map(|b| b.origin) {
-                sblock_of.insert(o, sb);
+                sblock_of[o] = Some(sb);
             }
         }
         let dfs = Dfs::new(scfg.entry, |b| scfg.blocks[b].term.succs().iter().copied());
@@ -157,11 +160,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let doms = Doms::new(&dfs, |b| preds.slots_into(b).iter().copied());
         // Every instruction gets a defining block and (most) an id: sized once.
         let insts = f.insts.len();
-        let mut def_block = HashMap::with_capacity_and_hasher(insts, Default::default());
+        let mut def_block = SecondaryMap::with_capacity(insts);
         let mut used_members: HashMap<InstId, u32> = HashMap::default();
         for &b in &f.layout {
             for &i in &f.blocks[b].insts {
-                def_block.insert(i, b);
+                def_block[i] = Some(b);
                 if let InstKind::ExtractValue { aggregate: Value::Inst(a), indices } = &f.insts[i].kind {
                     if let Some(&k) = indices.first() {
                         *used_members.entry(*a).or_default() |= 1u32.checked_shl(k).unwrap_or(0);
@@ -180,7 +183,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             sblock_of,
             doms,
             def_block,
-            ids: HashMap::with_capacity_and_hasher(insts, Default::default()),
+            ids: SecondaryMap::with_capacity(insts),
             ptrs: HashMap::default(),
             global_ptrs: HashMap::default(),
             demoted: HashMap::default(),
@@ -215,11 +218,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// instruction's own name, for error messages.
     pub fn site(&self, inst: InstId) -> (String, String, String) {
         let types = &self.cx.m.types;
-        let block = self
-            .def_block
-            .get(&inst)
-            .map(|&b| crate::ir::dump::block_name(self.f, types, b))
-            .unwrap_or_else(|| "?".into());
+        let block =
+            self.def_block[inst].map(|b| crate::ir::dump::block_name(self.f, types, b)).unwrap_or_else(|| "?".into());
         (self.f.name.clone(), block, crate::ir::dump::inst_name(self.f, types, inst))
     }
 
@@ -294,9 +294,20 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     // --- values ---
 
+    /// The structurized block that defines `i` (`None` for a block the structurizer left
+    /// out, or an instruction outside the layout).
+    fn def_sblock(&self, i: InstId) -> Option<SBlock> {
+        self.def_block[i].and_then(|b| self.sblock_of[b])
+    }
+
+    /// The result id of `i` so far.
+    fn id_of(&self, i: InstId) -> Option<Word> {
+        Some(self.ids[i]).filter(|&w| w != 0)
+    }
+
     fn dominated(&self, def: InstId) -> bool {
-        match self.def_block.get(&def).and_then(|b| self.sblock_of.get(b)) {
-            Some(&s) => self.doms.dominates(s, self.cur),
+        match self.def_sblock(def) {
+            Some(s) => self.doms.dominates(s, self.cur),
             None => false,
         }
     }
@@ -306,7 +317,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         match v {
             Value::Const(c) => self.cx.constant(c),
             Value::Inst(i) => {
-                if let Some(&w) = self.ids.get(&i) {
+                if let Some(w) = self.id_of(i) {
                     if self.dominated(i) {
                         return Ok(w);
                     }
@@ -438,15 +449,17 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn plan_variables(&mut self) -> Result<Vec<(Word, Word)>> {
         let mut demote: HashSet<InstId> = HashSet::default();
         let f = self.f;
-        let mut blocks: Vec<BlockId> = f.layout.iter().copied().filter(|b| self.sblock_of.contains_key(b)).collect();
+        let mut blocks: Vec<BlockId> = f.layout.iter().copied().filter(|&b| self.sblock_of[b].is_some()).collect();
         blocks.sort();
-        for &u in &blocks {
-            let su = self.sblock_of[&u];
+        // In a graph of one block every definition dominates every use: nothing to demote.
+        let single_block = self.scfg.layout.len() == 1;
+        for &u in blocks.iter().filter(|_| !single_block) {
+            let Some(su) = self.sblock_of[u] else { continue };
             for &i in &f.blocks[u].insts {
                 match &f.insts[i].kind {
                     InstKind::Phi { incoming } => {
                         for (v, p) in incoming {
-                            if let Some(&sp) = self.sblock_of.get(p) {
+                            if let Some(sp) = self.sblock_of[*p] {
                                 self.need(*v, sp, &mut demote);
                             }
                         }
@@ -513,7 +526,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// predecessor without emitting anything (a constant or a dominating definition).
     fn direct_phis(&self, t: BlockId, wide: &HashMap<SBlock, SlotMap>) -> bool {
         let f = self.f;
-        let Some(&st) = self.sblock_of.get(&t) else { return false };
+        let Some(st) = self.sblock_of[t] else { return false };
         let mut preds: Vec<BlockId> = Vec::new();
         for &sp in self.preds.slots_into(st) {
             let Origin::Original(p) = self.scfg.blocks[sp].origin else { return false };
@@ -538,7 +551,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         for &i in &f.blocks[t].insts {
             let InstKind::Phi { incoming } = &f.insts[i].kind else { continue };
             for (v, p) in incoming {
-                let Some(&sp) = self.sblock_of.get(p) else { continue };
+                let Some(sp) = self.sblock_of[*p] else { continue };
                 if !preds.contains(p) {
                     return false;
                 }
@@ -550,11 +563,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         let inst = &f.insts[d];
                         !is_handle_ty(self.cx.m, inst.ty)
                             && !is_remade_pointer(self.cx.m, inst.ty)
-                            && self
-                                .def_block
-                                .get(&d)
-                                .and_then(|b| self.sblock_of.get(b))
-                                .is_some_and(|&sd| self.doms.dominates(sd, sp))
+                            && self.def_sblock(d).is_some_and(|sd| self.doms.dominates(sd, sp))
                     }
                     _ => false,
                 };
@@ -595,8 +604,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             inst.kind.for_each_operand(|o| self.need(o, at, demote));
             return;
         }
-        let def = self.def_block.get(&d).and_then(|b| self.sblock_of.get(b));
-        if let Some(&s) = def {
+        if let Some(s) = self.def_sblock(d) {
             if !self.doms.dominates(s, at) {
                 demote.insert(d);
             }
@@ -706,7 +714,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let mut pairs = Vec::new();
                 let mut named: HashSet<Word> = HashSet::default();
                 for (v, p) in incoming {
-                    let Some(&sp) = self.sblock_of.get(p) else { continue };
+                    let Some(sp) = self.sblock_of[*p] else { continue };
                     self.cur = sp;
                     let w = self.value(*v);
                     self.cur = here;
@@ -724,11 +732,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
                 let ty = self.cx.ty(f.insts[i].ty)?;
                 let id = self.cx.b.phi(ty, None, pairs)?;
-                self.ids.insert(i, id);
+                self.ids[i] = id;
             }
             for &i in &insts {
                 if f.insts[i].kind.is_phi() && self.demoted.contains_key(&i) {
-                    let (var, w) = (self.demoted[&i], self.ids[&i]);
+                    let (var, w) = (self.demoted[&i], self.ids[i]);
                     self.ids_void(Op::Store, &[var, w])?;
                 }
             }
@@ -916,7 +924,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// Records the id of an instruction result, storing it if it is demoted.
     pub fn define(&mut self, i: InstId, w: Word) -> Result<()> {
-        self.ids.insert(i, w);
+        self.ids[i] = w;
         if let Some(&var) = self.demoted.get(&i) {
             self.ids_void(Op::Store, &[var, w])?;
         }
@@ -1157,7 +1165,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 if name.starts_with("llvm.lifetime.") || name.starts_with("llvm.dbg.") {
                     return Ok(());
                 }
-                let block = self.def_block[&i];
+                let block =
+                    self.def_block[i].ok_or_else(|| TranslateError::Internal("call outside the layout".into()))?;
                 let call = crate::dxil::ops::decode_call_with(m, f, i, || f.block_label(block))
                     .map_err(|e| TranslateError::Malformed(e.to_string()))?;
                 let Some(call) = call else {

@@ -114,6 +114,16 @@ pub fn structurize_checked(
         }
     };
     dump(0, "input", &scfg);
+    if is_single_block(&scfg) {
+        // No edges: every pass would find nothing to do and PHI repair nothing to repair
+        // (an entry block has no PHIs), so the graph is final as read. Most shaders are one
+        // block, and the passes' tables would cost more than the rest of their translation.
+        for (index, name) in PASSES.iter().enumerate() {
+            dump(index + 1, name, &scfg);
+        }
+        let stats = Stats { original_blocks, ..Stats::default() };
+        return Ok(Structured { scfg, stats });
+    }
     let mut work = graph::Work::new(&mut scfg);
     loop_continue::run(&mut work, &mut plan);
     dump(1, PASSES[0], work.scfg);
@@ -157,6 +167,11 @@ pub fn structurize_checked(
         phis,
     };
     Ok(Structured { scfg, stats })
+}
+
+/// The graph is its entry block alone, without successors (a return or `unreachable`).
+fn is_single_block(scfg: &Scfg) -> bool {
+    scfg.layout.len() == 1 && scfg.blocks.len() == 1 && scfg.blocks[scfg.entry].term.succs().is_empty()
 }
 
 /// Every edge of the reachable graph with its slot, for the "marking changes nothing" check.
