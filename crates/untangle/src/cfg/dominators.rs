@@ -28,6 +28,11 @@ impl DomTree {
         if g.len() == 0 {
             return DomTree::default();
         }
+        if g.len() == 1 {
+            // Most shaders are one block: the tree is its root, without Lengauer–Tarjan's
+            // tables.
+            return DomTree { tree: LabelledTree::from_parents(std::iter::once((g.nodes[0], None))) };
+        }
         let idom = immediate_dominators(0, &g.succ, &g.pred);
         // RPO lists every parent before its children.
         let pairs = (0..g.len()).map(|i| {

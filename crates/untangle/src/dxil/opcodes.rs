@@ -795,6 +795,18 @@ impl std::fmt::Display for DxOp {
     }
 }
 
+/// The bytes of an operation class name: ASCII letters, digits and `_` (one load per byte
+/// where the range tests took several; every call's callee is decoded).
+const IDENTIFIER: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = (b as u8).is_ascii_alphanumeric() || b == b'_' as usize;
+        b += 1;
+    }
+    t
+};
+
 /// Splits a DXIL operation's function name, `dx.op.<class>[.<overload>]`,
 /// into the class and the overload suffix.
 ///
@@ -808,7 +820,7 @@ pub fn decode_function_name(name: &str) -> Option<(&str, Option<&str>)> {
     // One pass (every call instruction's callee is decoded): the class is the identifier
     // characters up to the first byte that is not one, which must be the end or a `.`
     // followed by a non-empty overload.
-    let class_len = rest.bytes().position(|b| !(b.is_ascii_alphanumeric() || b == b'_')).unwrap_or(rest.len());
+    let class_len = rest.bytes().position(|b| !IDENTIFIER[b as usize]).unwrap_or(rest.len());
     if class_len == 0 {
         return None;
     }

@@ -72,9 +72,11 @@ pub struct OpUse {
 /// know (newer than DXIL 1.8, or invalid) are listed with their callee rather than
 /// failing: describing a module is not translating it.
 pub fn op_uses(m: &Module) -> Vec<OpUse> {
-    // Counts by opcode (every known opcode is below `COUNT`): translation analyses every
+    // Counts by opcode (every known opcode is below `COUNT`) and a bit set of the opcodes
+    // seen, so the answer is built from the few a shader uses: translation analyses every
     // module, so this allocates only for unknown opcodes and the answer.
-    let mut known = [0usize; super::opcodes::COUNT];
+    let mut known = [0u32; super::opcodes::COUNT];
+    let mut seen = [0u64; super::opcodes::COUNT.div_ceil(64)];
     let mut unknown: BTreeMap<(u64, String), usize> = BTreeMap::new();
     // Which functions are `dx.op`s, decided once per function rather than once per call.
     let is_op: Vec<bool> = m.functions.values().map(|f| decode_function_name(&f.name).is_some()).collect();
@@ -91,18 +93,26 @@ pub fn op_uses(m: &Module) -> Vec<OpUse> {
                     _ => None,
                 };
                 match number.and_then(|n| u32::try_from(n).ok()).and_then(DxOp::from_u32) {
-                    Some(op) => known[op.number() as usize] += 1,
+                    Some(op) => {
+                        let n = op.number() as usize;
+                        known[n] += 1;
+                        seen[n / 64] |= 1 << (n % 64);
+                    }
                     None => *unknown.entry((number.unwrap_or(u64::MAX), name.clone())).or_default() += 1,
                 }
             }
         }
     }
-    let mut out: Vec<OpUse> = super::opcodes::ALL
-        .iter()
-        .zip(known)
-        .filter(|&(_, count)| count > 0)
-        .map(|(&op, count)| OpUse { op: Some(op.name()), opcode: op.number() as u64, function: None, count })
-        .collect();
+    let mut out: Vec<OpUse> = Vec::with_capacity(seen.iter().map(|w| w.count_ones() as usize).sum());
+    for (word, &bits) in seen.iter().enumerate() {
+        let mut bits = bits;
+        while bits != 0 {
+            let op = super::opcodes::ALL[word * 64 + bits.trailing_zeros() as usize];
+            bits &= bits - 1;
+            let count = known[op.number() as usize] as usize;
+            out.push(OpUse { op: Some(op.name()), opcode: op.number() as u64, function: None, count });
+        }
+    }
     out.extend(unknown.into_iter().map(|((opcode, function), count)| OpUse {
         op: None,
         opcode,
