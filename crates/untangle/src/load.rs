@@ -111,9 +111,9 @@ pub(crate) fn load_borrowed(bytes: &[u8], name: &str, front_end: FrontEnd) -> Re
     Ok(Loaded { name: name.to_string(), input, bytes: Vec::new(), module })
 }
 
-/// [`load_borrowed`] for [`crate::translate`], whose module no one else sees: native
-/// bitcode keeps the file's type and constant numbering, which translation does not
-/// observe ([`crate::bitcode::parse_for_translation`]).
+/// [`load_borrowed`] for [`crate::translate`] and [`crate::Shader::parse_for_translation`]:
+/// native bitcode keeps the file's type and constant numbering, which translation does
+/// not observe ([`crate::bitcode::parse_for_translation`]).
 pub(crate) fn load_for_translation(bytes: &[u8], name: &str, front_end: FrontEnd) -> Result<Loaded> {
     let module = match (bitcode_of(bytes)?, front_end) {
         (Some(bc), FrontEnd::Native) => crate::bitcode::parse_for_translation(bc, name)?,
