@@ -386,7 +386,7 @@ pub fn to_interp(inputs: &[Input]) -> Resources {
 /// past the bound elements is an unbound resource to the interpreter (indeterminate)
 /// either way. Returns how many ranges changed.
 pub fn bound_unbounded_ranges(m: &mut untangle::ir::Module, budget: Budget) -> usize {
-    use untangle::ir::{ConstKind, Constant, Metadata, Value};
+    use untangle::ir::{ConstKind, Constant, Value};
     let Ok(info) = untangle::dxil::analyze(m) else { return 0 };
     let counts = bound_elements(&info.resources, budget);
     // Records in `dx.resources` order (SRVs, UAVs, CBVs, samplers), as `Resources::iter`.
@@ -404,13 +404,13 @@ pub fn bound_unbounded_ranges(m: &mut untangle::ir::Module, budget: Budget) -> u
     let mut changed = 0;
     for (rec, n) in records.into_iter().zip(counts) {
         let Some(Some(size)) = m.metadata.operands(rec).and_then(|o| o.get(5)).copied() else { continue };
-        let Metadata::Value { ty, value: Value::Const(c) } = *m.metadata.get(size) else { continue };
+        let Some((ty, Value::Const(c))) = m.metadata.value(size) else { continue };
         if m.constants.as_int(c).map(|v| v as u32) != Some(u32::MAX) {
             continue;
         }
         let k = m.constants.intern(Constant { ty, kind: ConstKind::Int(n as u64) });
-        let node = m.metadata.nodes.push(Metadata::Value { ty, value: Value::Const(k) });
-        if let Metadata::Node(ops) = &mut m.metadata.nodes[rec] {
+        let node = m.metadata.push_value(ty, Value::Const(k));
+        if let Some(ops) = m.metadata.operands_mut(rec) {
             ops[5] = Some(node);
             changed += 1;
         }

@@ -558,13 +558,9 @@ impl B {
 }
 
 /// Metadata helpers.
-fn md(m: &mut Module, x: Metadata) -> MdId {
-    m.metadata.nodes.push(x)
-}
-
 fn md_i32(m: &mut Module, ty: TypeId, v: u64) -> MdId {
     let c = m.constants.intern(Constant { ty, kind: ConstKind::Int(v) });
-    md(m, Metadata::Value { ty, value: Value::Const(c) })
+    m.metadata.push_value(ty, Value::Const(c))
 }
 
 /// A random program from `seed`: a DXIL SM 6.0 compute module (see the module docs).
@@ -710,17 +706,17 @@ pub fn generate(seed: u64) -> Module {
     let B { mut m, f, .. } = b;
     m.functions[main] = Function { name: "main".into(), ..f };
     // Metadata: shader model, resources, entry point.
-    let sm_s = md(&mut m, Metadata::String("cs".into()));
+    let sm_s = m.metadata.push_string("cs");
     let (v6, v0) = (md_i32(&mut m, i32t, 6), md_i32(&mut m, i32t, 0));
-    let sm = md(&mut m, Metadata::Node(vec![Some(sm_s), Some(v6), Some(v0)]));
-    m.metadata.named.insert("dx.shaderModel".into(), vec![sm]);
+    let sm = m.metadata.push_node(&[Some(sm_s), Some(v6), Some(v0)]);
+    m.metadata.set_named("dx.shaderModel", &[sm]);
     let (one_md, ver0) = (md_i32(&mut m, i32t, 1), md_i32(&mut m, i32t, 0));
-    let ver = md(&mut m, Metadata::Node(vec![Some(one_md), Some(ver0)]));
-    m.metadata.named.insert("dx.version".into(), vec![ver]);
+    let ver = m.metadata.push_node(&[Some(one_md), Some(ver0)]);
+    m.metadata.set_named("dx.version", &[ver]);
     let record = |m: &mut Module, ptr_t: TypeId, uav: bool| -> MdId {
         let und = m.constants.intern(Constant { ty: ptr_t, kind: ConstKind::Undef });
-        let var = md(m, Metadata::Value { ty: ptr_t, value: Value::Const(und) });
-        let name = md(m, Metadata::String(if uav { "u0".into() } else { "t0".into() }));
+        let var = m.metadata.push_value(ptr_t, Value::Const(und));
+        let name = m.metadata.push_string(if uav { "u0" } else { "t0" });
         let (id, space, lb, size, shape) =
             (md_i32(m, i32t, 0), md_i32(m, i32t, 0), md_i32(m, i32t, 0), md_i32(m, i32t, 1), md_i32(m, i32t, 11));
         let mut ops = vec![Some(id), Some(var), Some(name), Some(space), Some(lb), Some(size), Some(shape)];
@@ -731,22 +727,22 @@ pub fn generate(seed: u64) -> Module {
             let sc = md_i32(m, i32t, 0);
             ops.extend([Some(sc), None]);
         }
-        md(m, Metadata::Node(ops))
+        m.metadata.push_node(&ops)
     };
     let srv = record(&mut m, rop, false);
     let uav = record(&mut m, rwp, true);
-    let srvs = md(&mut m, Metadata::Node(vec![Some(srv)]));
-    let uavs = md(&mut m, Metadata::Node(vec![Some(uav)]));
-    let res = md(&mut m, Metadata::Node(vec![Some(srvs), Some(uavs), None, None]));
-    m.metadata.named.insert("dx.resources".into(), vec![res]);
-    let fmd = md(&mut m, Metadata::Value { ty: fn_p, value: Value::Func(main) });
-    let name = md(&mut m, Metadata::String("main".into()));
+    let srvs = m.metadata.push_node(&[Some(srv)]);
+    let uavs = m.metadata.push_node(&[Some(uav)]);
+    let res = m.metadata.push_node(&[Some(srvs), Some(uavs), None, None]);
+    m.metadata.set_named("dx.resources", &[res]);
+    let fmd = m.metadata.push_value(fn_p, Value::Func(main));
+    let name = m.metadata.push_string("main");
     let (tag0, flags, tag4) = (md_i32(&mut m, i32t, 0), md_i32(&mut m, i64t, 0), md_i32(&mut m, i32t, 4));
     let (nx, n1) = (md_i32(&mut m, i32t, THREADS as u64), md_i32(&mut m, i32t, 1));
-    let nt = md(&mut m, Metadata::Node(vec![Some(nx), Some(n1), Some(n1)]));
-    let props = md(&mut m, Metadata::Node(vec![Some(tag0), Some(flags), Some(tag4), Some(nt)]));
-    let ep = md(&mut m, Metadata::Node(vec![Some(fmd), Some(name), None, Some(res), Some(props)]));
-    m.metadata.named.insert("dx.entryPoints".into(), vec![ep]);
+    let nt = m.metadata.push_node(&[Some(nx), Some(n1), Some(n1)]);
+    let props = m.metadata.push_node(&[Some(tag0), Some(flags), Some(tag4), Some(nt)]);
+    let ep = m.metadata.push_node(&[Some(fmd), Some(name), None, Some(res), Some(props)]);
+    m.metadata.set_named("dx.entryPoints", &[ep]);
     m
 }
 

@@ -19,7 +19,7 @@
 use super::mutate::{patch_container_size, Mutator, SplitMix64};
 use std::path::Path;
 use std::time::{Duration, Instant};
-use untangle::ir::{ConstId, ConstKind, InstKind, Metadata, Module, Value};
+use untangle::ir::{ConstId, ConstKind, InstKind, MdRef, Module, Value};
 use untangle::Options;
 use untangle_spirv_tools::SpirvVal;
 
@@ -154,10 +154,10 @@ pub fn mutate_instructions(m: &mut Module, rng: &mut SplitMix64) {
 /// value), or an integer by a nearby one (so fields stay plausible more often).
 pub fn mutate_metadata(m: &mut Module, rng: &mut SplitMix64) {
     let values: Vec<_> =
-        m.metadata.nodes.iter().filter(|(_, md)| matches!(md, Metadata::Value { .. })).map(|(id, _)| id).collect();
+        m.metadata.iter().filter(|(_, md)| matches!(md, MdRef::Value { .. })).map(|(id, _)| id).collect();
     for _ in 0..1 + rng.below(3) {
         let Some(&id) = rng.pick(&values) else { return };
-        let Metadata::Value { ty, value } = m.metadata.nodes[id].clone() else { continue };
+        let Some((ty, value)) = m.metadata.value(id) else { continue };
         let new = match value {
             Value::Const(c) if rng.chance(60) => match m.constants.get(c).kind {
                 ConstKind::Int(v) => {
@@ -173,19 +173,19 @@ pub fn mutate_metadata(m: &mut Module, rng: &mut SplitMix64) {
                             .filter(|&k| m.constants.get(k).ty == ty)
                             .collect();
                         let Some(&k) = rng.pick(&same) else { continue };
-                        m.metadata.nodes[id] = Metadata::Value { ty, value: Value::Const(k) };
+                        m.metadata.set_value(id, ty, Value::Const(k));
                         continue;
                     };
-                    Metadata::Value { ty, value: Value::Const(k) }
+                    (ty, Value::Const(k))
                 }
                 _ => continue,
             },
             _ => {
                 let Some(c) = random_const(m, rng) else { return };
-                Metadata::Value { ty: m.constants.get(c).ty, value: Value::Const(c) }
+                (m.constants.get(c).ty, Value::Const(c))
             }
         };
-        m.metadata.nodes[id] = new;
+        m.metadata.set_value(id, new.0, new.1);
     }
 }
 

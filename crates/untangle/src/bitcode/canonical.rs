@@ -298,11 +298,9 @@ pub fn canonicalize(mut m: Module, order: &[FuncId]) -> Module {
             c.terminator(&mut block.terminator);
         }
     }
-    for node in m.metadata.nodes.values_mut() {
-        if let Metadata::Value { ty, value } = node {
-            *ty = c.ty(*ty);
-            *value = c.value(*value);
-        }
+    for (ty, value) in m.metadata.values_mut() {
+        *ty = c.ty(*ty);
+        *value = c.value(*value);
     }
     m.types = c.types;
     m.constants = c.consts;

@@ -6,7 +6,7 @@
 //! id + 1 (0 is null); `NAME` (4) is followed by `NAMED_NODE` (10) `[metadata ids]`;
 //! `KIND` (6) names an instruction attachment kind (not modelled). Debug-info records
 //! (`LOCATION` and the `DI*` records, 7 and 12 onwards) take a metadata id each; they are
-//! kept as [`Metadata::Other`]. Operands may refer forward.
+//! kept as [`crate::ir::MdRef::Other`]. Operands may refer forward.
 //!
 //! Conversion follows the LLVM front end's walk exactly, because metadata ids are
 //! observable in dumps: named metadata in module order (operands of repeated names are
@@ -14,15 +14,16 @@
 //! id when first met, tuples filled from a LIFO work list (no recursion; cycles resolve).
 //!
 //! Cost: strings, names and node operand lists (named nodes' too) are kept in two shared
-//! buffers while the block is read; a string becomes a `String` only if the conversion
-//! reaches it, a name when its named metadata is converted.
+//! buffers while the block is read; conversion appends what it reaches straight into the
+//! table's pools (strings decoded in place, tuple operands pushed as they are resolved), so
+//! it allocates nothing per node, string or name.
 
 use super::bitstream::Res;
 use super::cursor::{Cursor, Entry};
 use super::error::{malformed, unsupported};
 use super::module::{Reader, Slot};
 use crate::ir::hash::InternHasher;
-use crate::ir::{MdId, Metadata};
+use crate::ir::MdId;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -50,9 +51,15 @@ pub struct ModuleMetadata {
 }
 
 impl ModuleMetadata {
-    /// The string in `r` (invalid UTF-8 replaced, as the LLVM front end does).
-    fn string(&self, r: &Range<usize>) -> String {
-        String::from_utf8_lossy(self.bytes.get(r.clone()).unwrap_or(&[])).into_owned()
+    /// The bytes of the string in `r`.
+    fn string_bytes(&self, r: &Range<usize>) -> &[u8] {
+        self.bytes.get(r.clone()).unwrap_or(&[])
+    }
+
+    /// The string in `r` (invalid UTF-8 replaced, as the LLVM front end does; borrowed
+    /// unless it had to be).
+    fn string(&self, r: &Range<usize>) -> Cow<'_, str> {
+        String::from_utf8_lossy(self.string_bytes(r))
     }
 }
 
@@ -60,11 +67,14 @@ impl ModuleMetadata {
 pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
     cur.enter(15)?;
     // Size hints (DXC's metadata records average about 76 bits; strings and node operand
-    // lists take most of them).
-    let bits = cur.bits_left_in_block() as usize;
-    rd.md.slots.reserve(bits / 64);
-    rd.md.lists.reserve(bits / 32);
-    rd.md.bytes.reserve(bits / 64);
+    // lists take most of them), from the first block only: DXC writes the kind names in a
+    // second block, whose records are skipped.
+    if rd.md.slots.is_empty() {
+        let bits = cur.bits_left_in_block() as usize;
+        rd.md.slots.reserve(bits / 64);
+        rd.md.lists.reserve(bits / 32);
+        rd.md.bytes.reserve(bits / 64);
+    }
     let mut name: Option<Range<usize>> = None;
     loop {
         // Kind names (`METADATA_KIND`, code 6) are not modelled: not even decoded (unless
@@ -136,9 +146,10 @@ fn node_id(rd: &mut Reader, w: &mut Walk, slot: u64) -> Res<MdId> {
     if let Some(Some(id)) = w.ids.get(s) {
         return Ok(*id);
     }
-    let data = match rd.md.slots.get(s) {
+    let table = &mut rd.m.metadata;
+    let id = match rd.md.slots.get(s) {
         None => return Err(malformed(format!("metadata id {slot} is not defined"))),
-        Some(RawMd::String(r)) => Metadata::String(rd.md.string(r)),
+        Some(RawMd::String(r)) => table.push_string_lossy(rd.md.string_bytes(r)),
         Some(RawMd::Value { ty, value }) => {
             let (v, t) = match rd.values.get(*value as usize) {
                 Some(&Slot::Val(v, t)) => (v, t),
@@ -147,17 +158,15 @@ fn node_id(rd: &mut Reader, w: &mut Walk, slot: u64) -> Res<MdId> {
             if t != *ty {
                 return Err(malformed("metadata value of the wrong type"));
             }
-            Metadata::Value { ty: t, value: v }
+            table.push_value(t, v)
         }
         Some(RawMd::Node(_)) => {
-            let id = rd.m.metadata.nodes.push(Metadata::Other);
-            w.ids[s] = Some(id);
+            let id = table.push_placeholder();
             w.work.push((s, id));
-            return Ok(id);
+            id
         }
-        Some(RawMd::Other) => Metadata::Other,
+        Some(RawMd::Other) => table.push_other(),
     };
-    let id = rd.m.metadata.nodes.push(data);
     w.ids[s] = Some(id);
     Ok(id)
 }
@@ -168,12 +177,15 @@ fn drain(rd: &mut Reader, w: &mut Walk) -> Res<()> {
             Some(RawMd::Node(ops)) => ops.clone(),
             _ => return Err(malformed("metadata node")),
         };
-        let mut out = Vec::with_capacity(ops.len());
+        // `node_id` pushes only placeholders for tuples, never operands, so this tuple's
+        // operands stay one run of the pool.
+        let run = rd.m.metadata.begin_operands();
         for k in ops {
             let op = rd.md.lists.get(k).copied().ok_or_else(|| malformed("metadata node"))?;
-            out.push(if op == 0 { None } else { Some(node_id(rd, w, op - 1)?) });
+            let op = if op == 0 { None } else { Some(node_id(rd, w, op - 1)?) };
+            rd.m.metadata.push_operand(op);
         }
-        rd.m.metadata.nodes[id] = Metadata::Node(out);
+        rd.m.metadata.end_operands(id, run);
     }
     Ok(())
 }
@@ -181,43 +193,67 @@ fn drain(rd: &mut Reader, w: &mut Walk) -> Res<()> {
 /// Convert the named metadata and everything it reaches, in the LLVM front end's order.
 pub fn convert(rd: &mut Reader) -> Res<()> {
     let mut w = Walk { ids: vec![None; rd.md.slots.len()], work: Vec::new() };
-    rd.m.metadata.nodes.reserve(rd.md.slots.len());
+    // Upper bounds: every slot, every operand (named lists' too), every byte (names too).
+    rd.m.metadata.reserve(rd.md.slots.len(), rd.md.lists.len(), rd.md.bytes.len());
     let named = std::mem::take(&mut rd.md.named);
-    // A repeated name's operands are appended to its first record's: each record links to
-    // the next of the same name (linear in the records, whatever the names). Names compare
-    // as the strings they become (invalid UTF-8 replaced).
-    let mut next = vec![usize::MAX; named.len()];
-    let mut repeated = vec![false; named.len()];
-    {
-        let mut last: HashMap<Cow<'_, str>, usize, InternHasher> = HashMap::default();
-        for (k, (name, _)) in named.iter().enumerate() {
-            let name = String::from_utf8_lossy(rd.md.bytes.get(name.clone()).unwrap_or(&[]));
-            if let Some(previous) = last.insert(name, k) {
-                next[previous] = k;
-                repeated[k] = true;
-            }
-        }
-    }
+    rd.m.metadata.reserve_named(named.len(), named.iter().map(|(_, ops)| ops.len()).sum());
+    let next = link_repeated_names(&rd.md, &named);
     for first in 0..named.len() {
-        if repeated[first] {
+        if next[first].1 {
             continue;
         }
-        let name = rd.md.string(&named[first].0);
-        let mut list = Vec::with_capacity(named[first].1.len());
+        // `node_id` never sets named metadata, so the ids stay one run of the pool.
+        let run = rd.m.metadata.begin_named();
         let mut record = first;
         while record != usize::MAX {
             for k in named[record].1.clone() {
                 let op = rd.md.lists[k];
                 match rd.md.slots.get(op as usize) {
                     Some(RawMd::Node(_) | RawMd::Other) => {}
-                    _ => return Err(malformed(format!("named metadata `{name}` operand is not a node"))),
+                    _ => {
+                        let name = rd.md.string(&named[first].0);
+                        return Err(malformed(format!("named metadata `{name}` operand is not a node")));
+                    }
                 }
-                list.push(node_id(rd, &mut w, op)?);
+                let id = node_id(rd, &mut w, op)?;
+                rd.m.metadata.push_named_id(id);
             }
-            record = next[record];
+            record = next[record].0;
         }
-        rd.m.metadata.named.insert(name, list);
+        let name = String::from_utf8_lossy(rd.md.string_bytes(&named[first].0));
+        rd.m.metadata.end_named(&name, run);
         drain(rd, &mut w)?;
     }
     Ok(())
+}
+
+/// Below this many named records, repeated names are found by comparing each with the
+/// earlier ones (no map); DXIL modules have about ten.
+const FEW_NAMED_RECORDS: usize = 32;
+
+/// For each named record, the next record of the same name (`usize::MAX` if none) and
+/// whether an earlier record has its name: a repeated name's operands are appended to its
+/// first record's. Names compare as the strings they become (invalid UTF-8 replaced).
+/// Linear in the records (with a map) whatever the names; quadratic but allocation-free
+/// below [`FEW_NAMED_RECORDS`].
+fn link_repeated_names(md: &ModuleMetadata, named: &[(Range<usize>, Range<usize>)]) -> Vec<(usize, bool)> {
+    let mut next = vec![(usize::MAX, false); named.len()];
+    if named.len() < FEW_NAMED_RECORDS {
+        for k in 0..named.len() {
+            let name = md.string(&named[k].0);
+            if let Some(previous) = (0..k).rev().find(|&p| md.string(&named[p].0) == name) {
+                next[previous].0 = k;
+                next[k].1 = true;
+            }
+        }
+    } else {
+        let mut last: HashMap<Cow<'_, str>, usize, InternHasher> = HashMap::default();
+        for (k, (name, _)) in named.iter().enumerate() {
+            if let Some(previous) = last.insert(md.string(name), k) {
+                next[previous].0 = k;
+                next[k].1 = true;
+            }
+        }
+    }
+    next
 }

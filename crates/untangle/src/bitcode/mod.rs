@@ -22,7 +22,7 @@
 //!
 //! Differences from the LLVM front end that are by design: it reads only what DXIL uses
 //! (no aliases, inline assembly, block addresses, `invoke`/exception handling, wide
-//! integers or debug-info node contents: all typed errors or [`crate::ir::Metadata::Other`]),
+//! integers or debug-info node contents: all typed errors or [`crate::ir::MdRef::Other`]),
 //! and it does not run LLVM's verifier; it checks what the IR relies on (operand types,
 //! definitions of forward references, block counts, type validity).
 //!

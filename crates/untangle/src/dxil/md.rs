@@ -1,11 +1,12 @@
 //! Typed access to metadata tuples, with errors that say where in the metadata we were.
 //!
 //! Cost: a tuple's path is kept as its root's name (borrowed) and the operand indices below
-//! it, and formatted only for an error message, so walking the metadata allocates nothing
+//! it, and formatted only for an error message; operands, strings and tag/value pairs are
+//! read in place from the metadata table's pools, so walking the metadata allocates nothing
 //! per tuple.
 
 use crate::error::{Error, Result};
-use crate::ir::{ConstKind, MdId, Metadata, Module, Type, TypeId, Value};
+use crate::ir::{ConstKind, MdId, MdRef, Module, Type, TypeId, Value};
 use smallvec::SmallVec;
 
 /// A metadata tuple being read, with its path for error messages (`dx.resources[1][0]`).
@@ -30,7 +31,7 @@ impl<'m> Tuple<'m> {
 
     fn at(m: &'m Module, id: MdId, root: &'m str, indices: SmallVec<[u32; 6]>) -> Result<Tuple<'m>> {
         match m.metadata.get(id) {
-            Metadata::Node(ops) => Ok(Tuple { m, ops, root, indices }),
+            MdRef::Node(ops) => Ok(Tuple { m, ops, root, indices }),
             _ => Err(Error::Dxil(format!("{}: expected a metadata tuple", path(root, &indices)))),
         }
     }
@@ -133,12 +134,18 @@ impl<'m> Tuple<'m> {
         Ok(self.u32(i)? as i32)
     }
 
-    /// Pairs of `(tag, operand index)` in a tag/value list.
-    pub fn tag_pairs(&self) -> Result<Vec<(u32, usize)>> {
+    /// Pairs of `(tag, operand index)` in a tag/value list. Every tag is checked before
+    /// the first pair is yielded (so a bad tag is reported before any value is read), and
+    /// the pairs are read on the fly (no list).
+    pub fn tag_pairs(&self) -> Result<impl Iterator<Item = (u32, usize)> + '_> {
         if !self.len().is_multiple_of(2) {
             return Err(Error::Dxil(format!("{}: tag/value list has odd length {}", self.path(), self.len())));
         }
-        (0..self.len() / 2).map(|k| Ok((self.u32(2 * k)?, 2 * k + 1))).collect()
+        for k in 0..self.len() / 2 {
+            self.u32(2 * k)?;
+        }
+        // Checked above: every tag is a 32-bit integer, so nothing is filtered out.
+        Ok((0..self.len() / 2).filter_map(move |k| Some((self.u32_opt(2 * k)?, 2 * k + 1))))
     }
 }
 
@@ -151,13 +158,14 @@ fn path(root: &str, indices: &[u32]) -> String {
     s
 }
 
-/// Name of the struct a resource's `%T* undef` variable points to (through arrays).
-pub(crate) fn pointee_struct_name(m: &Module, ty: TypeId) -> Option<String> {
+/// Name of the struct a resource's `%T* undef` variable points to (through arrays),
+/// borrowed from the type table.
+pub(crate) fn pointee_struct_name(m: &Module, ty: TypeId) -> Option<&str> {
     let mut t = m.types.pointee(ty)?;
     loop {
         match m.types.get(t) {
             Type::Array { elem, .. } => t = *elem,
-            Type::Named(n) => return Some(n.clone()),
+            Type::Named(n) => return Some(n),
             _ => return None,
         }
     }

@@ -26,7 +26,7 @@ pub use signature::{SignatureElement, Signatures};
 
 use crate::container::ShaderKind;
 use crate::error::Result;
-use crate::ir::{ConstKind, Metadata, Module, Value};
+use crate::ir::{ConstKind, Module, Value};
 use md::Tuple;
 use serde::Serialize;
 
@@ -90,7 +90,7 @@ fn version_pair(m: &Module, name: &str) -> Result<Option<[u32; 2]>> {
 
 fn view_id_state(m: &Module) -> Option<Vec<u32>> {
     let &id = m.metadata.named("dx.viewIdState").first()?;
-    let Metadata::Node(ops) = m.metadata.get(id) else { return None };
+    let ops = m.metadata.operands(id)?;
     let (_, Value::Const(c)) = m.metadata.value((*ops.first()?)?)? else { return None };
     match &m.constants.get(c).kind {
         ConstKind::Aggregate(elems) => elems.iter().map(|e| m.constants.as_int(*e).map(|v| v as u32)).collect(),

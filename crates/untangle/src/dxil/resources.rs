@@ -164,7 +164,8 @@ impl Resources {
 }
 
 fn read_resource(m: &Module, r: &Tuple<'_>, class: ResourceClass) -> Result<Resource> {
-    let type_name = r.value(1).ok().and_then(|(ty, _)| pointee_struct_name(m, ty));
+    // `Resource` owns its strings (it is serialized and outlives the module): the one copy.
+    let type_name = r.value(1).ok().and_then(|(ty, _)| pointee_struct_name(m, ty)).map(str::to_string);
     // The global itself, or (SM 6.6+, where the global holds a `dx.types.Handle`) a bitcast
     // of it to the resource's type.
     let global = match r.value(1) {

@@ -6,7 +6,7 @@
 
 use super::function::Function;
 use super::inst::{InstKind, Terminator};
-use super::metadata::Metadata;
+use super::metadata::MdRef;
 use super::module::Module;
 use super::types::{FloatKind, Type};
 use super::value::{BlockId, ConstExprOp, ConstId, ConstKind, InstId, Value};
@@ -416,8 +416,8 @@ impl<'m> Dumper<'m> {
     fn metadata(&self, out: &mut String) {
         let md = &self.m.metadata;
         let mut number = std::collections::HashMap::new();
-        for (id, node) in md.nodes.iter() {
-            if matches!(node, Metadata::Node(_) | Metadata::Other) {
+        for (id, node) in md.iter() {
+            if matches!(node, MdRef::Node(_) | MdRef::Other) {
                 let n = number.len();
                 number.insert(id, n);
             }
@@ -426,23 +426,23 @@ impl<'m> Dumper<'m> {
             match o {
                 None => "null".into(),
                 Some(o) => match md.get(o) {
-                    Metadata::String(s) => format!("!{:?}", s),
-                    Metadata::Value { ty, value } => format!("{} {}", self.ty(*ty), self.md_value(*value)),
+                    MdRef::String(s) => format!("!{:?}", s),
+                    MdRef::Value { ty, value } => format!("{} {}", self.ty(ty), self.md_value(value)),
                     _ => format!("!{}", number[&o]),
                 },
             }
         };
-        for (name, ops) in &md.named {
+        for (name, ops) in md.named_lists() {
             let ops: Vec<String> = ops.iter().map(|o| operand(Some(*o))).collect();
             let _ = writeln!(out, "!{name} = !{{{}}}", ops.join(", "));
         }
-        for (id, node) in md.nodes.iter() {
+        for (id, node) in md.iter() {
             match node {
-                Metadata::Node(ops) => {
+                MdRef::Node(ops) => {
                     let parts: Vec<String> = ops.iter().map(|o| operand(*o)).collect();
                     let _ = writeln!(out, "!{} = !{{{}}}", number[&id], parts.join(", "));
                 }
-                Metadata::Other => {
+                MdRef::Other => {
                     let _ = writeln!(out, "!{} = !{{}} ; not modelled", number[&id]);
                 }
                 _ => {}

@@ -16,7 +16,7 @@ pub mod value;
 
 pub use function::{Block, Function, IndexExt, Param};
 pub use inst::*;
-pub use metadata::{MdId, Metadata, MetadataTable};
+pub use metadata::{MdId, MdRef, MetadataTable, OperandRun};
 pub use module::{Global, Module};
 pub use types::{FloatKind, StructBody, Type, TypeId, Types};
 pub use value::{BlockId, ConstExprOp, ConstId, ConstKind, Constant, Constants, FuncId, GlobalId, InstId, Value};

@@ -20,7 +20,7 @@
 
 use super::lexer::{Tok, Token};
 use super::parser::{PResult, Parser};
-use crate::ir::{MdId, Metadata, TypeId, Value};
+use crate::ir::{MdId, TypeId, Value};
 use indexmap::IndexMap;
 use std::collections::HashMap;
 
@@ -320,23 +320,32 @@ impl Parser<'_> {
         let mut ids: HashMap<Key, MdId> = HashMap::new();
         let mut work: Vec<(u32, MdId)> = Vec::new();
         let named = std::mem::take(&mut self.md.named);
+        let mut list = Vec::new();
         for (name, ops) in &named {
-            let mut list = Vec::with_capacity(ops.len());
+            list.clear();
             for &op in ops {
                 let id = self.md_id(&rep, &mut ids, &mut work, &MdOperand::Node(op))?;
                 list.extend(id);
             }
-            self.m.metadata.named.insert(name.clone(), list);
+            self.m.metadata.set_named(name, &list);
             while let Some((slot, id)) = work.pop() {
-                let ops = match &self.md.slots[slot as usize] {
-                    RawNode::Tuple { ops, .. } => ops.clone(),
+                // The slot's operands are taken out while they are converted (`md_id` reads
+                // other slots only to reject specialised nodes) and put back after.
+                let ops = match &mut self.md.slots[slot as usize] {
+                    RawNode::Tuple { ops, .. } => std::mem::take(ops),
                     _ => Vec::new(),
                 };
-                let mut out = Vec::with_capacity(ops.len());
+                // `md_id` pushes only placeholders for tuples, never operands, so this
+                // tuple's operands stay one run of the pool.
+                let run = self.m.metadata.begin_operands();
                 for op in &ops {
-                    out.push(self.md_id(&rep, &mut ids, &mut work, op)?);
+                    let id = self.md_id(&rep, &mut ids, &mut work, op)?;
+                    self.m.metadata.push_operand(id);
                 }
-                self.m.metadata.nodes[id] = Metadata::Node(out);
+                self.m.metadata.end_operands(id, run);
+                if let RawNode::Tuple { ops: slot_ops, .. } = &mut self.md.slots[slot as usize] {
+                    *slot_ops = ops;
+                }
             }
         }
         self.md.named = named;
@@ -359,7 +368,7 @@ impl Parser<'_> {
         if let Some(&id) = ids.get(&key) {
             return Ok(Some(id));
         }
-        let data = match op {
+        let id = match op {
             MdOperand::Node(s) => match &self.md.slots[rep[*s as usize] as usize] {
                 RawNode::Specialized(t) => {
                     return Err(self.unsupported(
@@ -368,18 +377,16 @@ impl Parser<'_> {
                     ))
                 }
                 _ => {
-                    let id = self.m.metadata.nodes.push(Metadata::Other);
-                    ids.insert(key, id);
+                    let id = self.m.metadata.push_placeholder();
                     work.push((rep[*s as usize], id));
-                    return Ok(Some(id));
+                    id
                 }
             },
-            MdOperand::String(s) => Metadata::String(s.clone()),
-            MdOperand::Value(ty, v) => Metadata::Value { ty: *ty, value: *v },
+            MdOperand::String(s) => self.m.metadata.push_string(s),
+            MdOperand::Value(ty, v) => self.m.metadata.push_value(*ty, *v),
             // Returned early above.
-            MdOperand::Null => Metadata::Other,
+            MdOperand::Null => self.m.metadata.push_other(),
         };
-        let id = self.m.metadata.nodes.push(data);
         ids.insert(key, id);
         Ok(Some(id))
     }

@@ -6,7 +6,7 @@
 use super::context::lossy;
 use super::convert::Converter;
 use crate::error::Result;
-use crate::ir::{MdId, Metadata, Value};
+use crate::ir::{MdId, Value};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use std::collections::HashMap;
@@ -31,7 +31,7 @@ pub(super) fn convert_named_metadata(cv: &mut Converter, m: LLVMModuleRef) -> Re
                 list.push(id);
             }
         }
-        cv.module.metadata.named.insert(name, list);
+        cv.module.metadata.set_named(&name, &list);
         drain(cv, &mut ids, &mut work)?;
         nm = unsafe { LLVMGetNextNamedMetadata(nm) };
     }
@@ -52,7 +52,7 @@ fn node_id(
         return Ok(Some(id));
     }
     let is_md = super::convert::is_metadata(v);
-    let data = if !is_md {
+    let id = if !is_md {
         // A value wrapped in metadata: the C API unwraps it for us.
         let ty = cv.type_of(v)?;
         let value = if let Some(&f) = cv.funcs.get(&v) {
@@ -65,20 +65,18 @@ fn node_id(
             // Function-local values cannot appear in named metadata.
             Value::Metadata
         };
-        Metadata::Value { ty, value }
+        cv.module.metadata.push_value(ty, value)
     } else if unsafe { !LLVMIsAMDString(v).is_null() } {
         let mut len = 0u32;
         let p = unsafe { LLVMGetMDString(v, &mut len) };
-        Metadata::String(lossy(p, len as usize))
+        cv.module.metadata.push_string(&lossy(p, len as usize))
     } else if unsafe { !LLVMIsAMDNode(v).is_null() } {
-        let id = cv.module.metadata.nodes.push(Metadata::Other);
-        ids.insert(v, id);
+        let id = cv.module.metadata.push_placeholder();
         work.push((v, id));
-        return Ok(Some(id));
+        id
     } else {
-        Metadata::Other
+        cv.module.metadata.push_other()
     };
-    let id = cv.module.metadata.nodes.push(data);
     ids.insert(v, id);
     Ok(Some(id))
 }
@@ -94,11 +92,14 @@ fn drain(
         if n > 0 {
             unsafe { LLVMGetMDNodeOperands(v, raw.as_mut_ptr()) };
         }
-        let mut ops = Vec::with_capacity(n);
+        // `node_id` pushes only placeholders for tuples, never operands, so this tuple's
+        // operands stay one run of the pool.
+        let run = cv.module.metadata.begin_operands();
         for op in raw {
-            ops.push(node_id(cv, ids, work, op)?);
+            let op = node_id(cv, ids, work, op)?;
+            cv.module.metadata.push_operand(op);
         }
-        cv.module.metadata.nodes[id] = Metadata::Node(ops);
+        cv.module.metadata.end_operands(id, run);
     }
     Ok(())
 }
