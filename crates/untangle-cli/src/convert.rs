@@ -298,7 +298,9 @@ fn batch_items(inputs: &[PathBuf], ext: &str) -> Result<Vec<BatchItem>, Failure>
             items.push(BatchItem { input: p.clone(), dest: name.with_extension(ext) });
         }
     }
-    let mut seen: BTreeMap<&Path, &Path> = BTreeMap::new();
+    // Hashed: ordered maps of paths compare them component by component, which made this
+    // check a visible part of a batch's serial start.
+    let mut seen: std::collections::HashMap<&Path, &Path> = std::collections::HashMap::with_capacity(items.len());
     for item in &items {
         if let Some(first) = seen.insert(&item.dest, &item.input) {
             return Err(Failure::new(
@@ -311,14 +313,28 @@ fn batch_items(inputs: &[PathBuf], ext: &str) -> Result<Vec<BatchItem>, Failure>
 }
 
 /// Shader files under `dir`, recursively, sorted by path.
+///
+/// This runs before the workers start, so it is kept cheap: entries of one directory are
+/// sorted by name (the same order as by path, as they share the directory), and whether
+/// an entry is a directory comes from the listing itself; only a symbolic link is followed
+/// with a `stat`.
 fn collect_dir(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for e in entries {
-        if e.is_dir() {
-            collect_dir(&e, out)?;
-        } else if e.extension().is_some_and(|x| INPUT_EXTENSIONS.iter().any(|k| x == *k)) {
-            out.push(e);
+    let mut entries: Vec<(std::ffi::OsString, bool)> = Vec::new();
+    for e in std::fs::read_dir(dir)?.flatten() {
+        let is_dir = match e.file_type() {
+            Ok(t) if t.is_symlink() => e.path().is_dir(),
+            Ok(t) => t.is_dir(),
+            Err(_) => e.path().is_dir(),
+        };
+        entries.push((e.file_name(), is_dir));
+    }
+    entries.sort_unstable();
+    for (name, is_dir) in entries {
+        let path = dir.join(&name);
+        if is_dir {
+            collect_dir(&path, out)?;
+        } else if path.extension().is_some_and(|x| INPUT_EXTENSIONS.iter().any(|k| x == *k)) {
+            out.push(path);
         }
     }
     Ok(())
