@@ -1,5 +1,6 @@
 //! The whole translate path under mutation: seeded mutants of corpus shaders go through
-//! `Shader::parse` + `translate` (or `translate_module`), and every module that comes out
+//! `untangle::translate` and `Shader::parse` + `translate`, which must agree (or
+//! `translate_module`), and every module that comes out
 //! is checked by `spirv-val --target-env vulkan1.3`. An accepted input must give a valid
 //! module; anything else must be a typed error; nothing may panic or hang. Shared by
 //! `tests/translate_robustness.rs` (thousands of cases in CI) and
@@ -192,13 +193,26 @@ pub fn mutate_metadata(m: &mut Module, rng: &mut SplitMix64) {
 /// Runs one mutant through the translator (and `val`).
 pub fn exercise(mutant: &Mutant, val: Option<&SpirvVal>) -> Outcome {
     let result = match mutant {
-        Mutant::Bytes(b) => match untangle::Shader::parse(b) {
-            Ok(s) => s.translate(&Options::default()),
-            Err(e) => {
-                let _ = e.to_string();
-                return Outcome::Rejected;
+        Mutant::Bytes(b) => {
+            // The library's entry point (bitcode kept in the file's numbering) and the
+            // reflecting route (`Shader::parse`, canonical numbering) must agree: the same
+            // words, or both an error.
+            let direct = untangle::translate(b, &Options::default());
+            let shader = match untangle::Shader::parse(b) {
+                Ok(s) => s.translate(&Options::default()),
+                Err(e) => Err(e),
+            };
+            match (&direct, &shader) {
+                (Ok(a), Ok(s)) if a.words != s.words => {
+                    return Outcome::Internal("translate() and Shader::translate() give different words".into())
+                }
+                (Ok(_), Err(e)) | (Err(e), Ok(_)) => {
+                    return Outcome::Internal(format!("only one of translate() and Shader::translate() fails: {e}"))
+                }
+                _ => {}
             }
-        },
+            direct
+        }
         Mutant::Module(m) => untangle::emit::translate_module(m, &Options::default()),
     };
     match result {

@@ -51,7 +51,7 @@ impl<'m> Tuple<'m> {
         self.ops.len()
     }
 
-    fn err(&self, i: usize, what: &str) -> Error {
+    pub(super) fn err(&self, i: usize, what: &str) -> Error {
         Error::Dxil(format!("{}[{i}]: expected {what}", self.path()))
     }
 

@@ -182,6 +182,11 @@ fn read_resource(m: &Module, r: &Tuple<'_>, class: ResourceClass) -> Result<Reso
         },
         _ => None,
     };
+    // A resource's symbol stands for the resource; a groupshared variable (address space 3)
+    // is workgroup memory the shader reads and writes, and cannot also be one.
+    if let Some(g) = global.filter(|&g| m.globals.get(g).is_some_and(|v| v.addr_space == 3)) {
+        return Err(r.err(1, &format!("a resource symbol, not the groupshared variable @{}", m.globals[g].name)));
+    }
     let range = r.i32(5)?;
     let mut res = Resource {
         class,

@@ -389,6 +389,17 @@ fn num_of(c: ComponentType) -> Result<Num> {
     })
 }
 
+/// How a value of kind `n` travels through a `Location` variable: Vulkan has no boolean
+/// ones, so a `bool` is a 32-bit 0 or 1 (a user varying, or the varying copy of a
+/// built-in whose element says `i1`).
+fn varying_num(n: Num) -> Num {
+    if n == Num::Bool {
+        Num::UInt
+    } else {
+        n
+    }
+}
+
 pub fn scalar_of(cx: &mut ModuleBuilder<'_>, n: Num) -> Word {
     match n {
         Num::Float => cx.float(32),
@@ -544,10 +555,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         } else {
             0
         };
-        // A `bool` user varying: Vulkan has no boolean `Location` variables; it travels as a
-        // 32-bit 0 or 1.
-        if builtin.is_none() && num == Num::Bool {
-            num = Num::UInt;
+        if builtin.is_none() {
+            num = varying_num(num);
         }
         let scalar = scalar_of(self.cx, num);
         let mut flat_base = None;
@@ -638,9 +647,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         let copy = match placement {
             Placement::BuiltinAndVarying(_) => {
-                let s = scalar_of(self.cx, element_num);
+                let n = varying_num(element_num);
+                let s = scalar_of(self.cx, n);
                 let t = self.varying_type(s, el.cols.max(1), rows);
-                Some(self.varying(iface, el, kind, point, class, t, element_num)?)
+                Some(self.varying(iface, el, kind, point, class, t, n)?)
             }
             _ => None,
         };
@@ -1018,10 +1028,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         self.ids_void(Op::Store, &[p, x])?;
         if let Some(copy) = sv.copy {
+            let copy_num = varying_num(sv.element_num);
             let c = SigVar {
                 var: copy,
                 class: StorageClass::Output,
-                num: sv.element_num,
+                num: copy_num,
                 cols: sv.element_cols,
                 rows: 1,
                 builtin: None,
@@ -1029,12 +1040,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 flat_base: None,
                 vertices: 0,
                 copy: None,
-                element_num: sv.element_num,
+                element_num: copy_num,
                 element_rows: 1,
                 element_cols: sv.element_cols,
             };
             let p = self.sig_scalar_ptr(c, StorageClass::Output, None, row, Some(col), row)?;
-            let x = self.ir_to_num(value, from, sv.element_num)?;
+            let x = self.ir_to_num(value, from, copy_num)?;
             self.ids_void(Op::Store, &[p, x])?;
         }
         Ok(())
