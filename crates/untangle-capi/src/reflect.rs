@@ -327,7 +327,10 @@ pub unsafe extern "C" fn untangle_shader_parse(
         }
         // SAFETY: the caller passes `len` readable bytes.
         let bytes = unsafe { slice(bytes, len, "bytes") }?;
-        let parsed = Shader::parse(bytes)?;
+        // The handle reflects and translates; it never shows the IR, so the bitcode keeps
+        // the file's numbering (`Shader::parse_for_translation`: the same results, without
+        // the canonical renumbering's 6%).
+        let parsed = Shader::parse_for_translation(bytes.to_vec(), "input")?;
         let boxed = Box::into_raw(Box::new(untangle_shader::new(parsed)));
         // SAFETY: checked by Out::new; writable by contract.
         unsafe { out.set(boxed) };
