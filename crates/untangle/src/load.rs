@@ -115,9 +115,11 @@ pub(crate) fn load_borrowed(bytes: &[u8], name: &str, front_end: FrontEnd) -> Re
 /// native bitcode keeps the file's type and constant numbering, which translation does
 /// not observe ([`crate::bitcode::parse_for_translation`]).
 pub(crate) fn load_for_translation(bytes: &[u8], name: &str, front_end: FrontEnd) -> Result<Loaded> {
-    let module = match (bitcode_of(bytes)?, front_end) {
-        (Some(bc), FrontEnd::Native) => crate::bitcode::parse_for_translation(bc, name)?,
-        _ => parse_module(bytes, name, front_end)?,
+    // The container is read once (`parse_module` would read it again).
+    let module = match bitcode_of(bytes)? {
+        Some(bc) if front_end == FrontEnd::Native => crate::bitcode::parse_for_translation(bc, name)?,
+        Some(bc) => parse_bitcode(bc, name, front_end)?,
+        None => parse_text(bytes, name, front_end)?,
     };
     Ok(Loaded { name: name.to_string(), input: container::detect(bytes), bytes: Vec::new(), module })
 }

@@ -50,6 +50,7 @@ pub mod upgrade;
 pub use error::{BitcodeError, ErrorKind};
 
 use crate::ir::Module;
+use cranelift_entity::EntityRef;
 use cursor::{Cursor, Entry};
 
 const MAGIC: [u8; 4] = [b'B', b'C', 0xC0, 0xDE];
@@ -80,7 +81,7 @@ pub fn parse(bytes: &[u8], name: &str) -> Result<Module, BitcodeError> {
 /// (function order is observable in dumps and reports).
 pub fn parse_for_translation(bytes: &[u8], name: &str) -> Result<Module, BitcodeError> {
     let (m, order) = read(bytes, name)?;
-    let moved = order.iter().enumerate().any(|(k, f)| cranelift_entity::EntityRef::index(*f) != k);
+    let moved = order.iter().enumerate().any(|(k, f)| f.index() != k);
     Ok(if moved { canonical::canonicalize(m, &order) } else { m })
 }
 

@@ -451,9 +451,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let f = self.f;
         let mut blocks: Vec<BlockId> = f.layout.iter().copied().filter(|&b| self.sblock_of[b].is_some()).collect();
         blocks.sort();
-        // In a graph of one block every definition dominates every use: nothing to demote.
-        let single_block = self.scfg.layout.len() == 1;
-        for &u in blocks.iter().filter(|_| !single_block) {
+        // In a graph of one block every definition dominates every use: nothing to demote,
+        // so the operand scan below is skipped.
+        let scan = if self.scfg.layout.len() > 1 { &blocks[..] } else { &[] };
+        for &u in scan {
             let Some(su) = self.sblock_of[u] else { continue };
             for &i in &f.blocks[u].insts {
                 match &f.insts[i].kind {
