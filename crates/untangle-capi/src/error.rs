@@ -132,7 +132,7 @@ impl From<untangle::rootsig::RootSigError> for Failure {
 /// The status of a library error.
 pub fn status_of(e: &Error) -> untangle_status {
     use untangle::cfg::CfgError;
-    use untangle::container::ContainerError;
+    use untangle::front::container::ContainerError;
     use untangle::passes::StructurizeError;
     match e {
         Error::Container(ContainerError::MissingChunk { .. }) => UNTANGLE_NOT_A_SHADER,

@@ -237,9 +237,9 @@ fn read_input(path: &Path) -> Result<Vec<u8>, Failure> {
 }
 
 /// Reads and loads an input (`-`: standard input) into the IR.
-fn load(path: &Path) -> Result<untangle::load::Loaded, Failure> {
+fn load(path: &Path) -> Result<untangle::front::Loaded, Failure> {
     let bytes = read_input(path)?;
-    untangle::load::load_bytes(bytes, &display_name(path)).map_err(|e| Failure::lib(path, e))
+    untangle::front::load_bytes(bytes, &display_name(path)).map_err(|e| Failure::lib(path, e))
 }
 
 /// Writes an output: the file, or standard output for `-`.

@@ -26,7 +26,7 @@ fn temp_dir(tag: &str) -> std::path::PathBuf {
 
 /// Structurizes every function of a corpus file and emits the shape module.
 fn shape_of(path: &str) -> Vec<u32> {
-    let loaded = untangle::load::load_path(&std::path::Path::new(ROOT).join(path)).expect("loads");
+    let loaded = untangle::front::load_path(&std::path::Path::new(ROOT).join(path)).expect("loads");
     let structured: Vec<(&untangle::ir::Function, Structured)> = loaded
         .module
         .defined_functions()
@@ -42,7 +42,7 @@ fn corpus_shapes_validate_and_trace_like_the_input() {
         let words = shape_of(path);
         assert_eq!(words, shape_of(path), "{path}: not deterministic");
         let program = untangle_testkit::check::spirv_interp::ShapeProgram::parse(&words).expect("interpreter reads it");
-        let loaded = untangle::load::load_path(&std::path::Path::new(ROOT).join(path)).unwrap();
+        let loaded = untangle::front::load_path(&std::path::Path::new(ROOT).join(path)).unwrap();
         for (_, f) in loaded.module.defined_functions() {
             if let Err(e) = untangle_testkit::check::trace_equiv::check_trace_equivalence(f, &program, 500, 7) {
                 panic!("{path}: {}: {e:?}", f.name);

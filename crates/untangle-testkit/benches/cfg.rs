@@ -47,7 +47,7 @@ fn csmith(c: &mut Criterion) {
     let functions: Vec<Function> = paths
         .iter()
         .flat_map(|p| {
-            let m = untangle::load::load_path(p).expect("loadable").module;
+            let m = untangle::front::load_path(p).expect("loadable").module;
             m.functions.into_iter().map(|(_, f)| f).filter(|f| !f.is_declaration()).collect::<Vec<_>>()
         })
         .collect();

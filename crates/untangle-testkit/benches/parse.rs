@@ -1,18 +1,18 @@
 //! Parse time of the 267 vkd3d-proton shaders: the LLVM 14 front end and the native reader.
 //!
-//! `native`: container + native bitcode reader (`untangle::bitcode`) into our IR, the same
-//! module `llvm_trusted` builds. `native_load`: `untangle::load` with the native reader (what
+//! `native`: container + native bitcode reader (`untangle::front::bitcode`) into our IR, the same
+//! module `llvm_trusted` builds. `native_load`: `untangle::front` with the native reader (what
 //! every load now pays; no trial child is needed). `native_info`: that plus the DXIL layer.
 //!
 //! `llvm_trusted`: container + LLVM parse + verify + conversion into our IR, in-process.
 //! `llvm_isolated`: the same plus the forked trial parse every untrusted load pays
-//! (`untangle::load`). `info`: isolated load plus the DXIL semantic layer.
+//! (`untangle::front`). `info`: isolated load plus the DXIL semantic layer.
 //! Results go to `BENCHMARKS.md`.
 //!
 //! `parse_ll_*`: LLVM text of the DXC tests (285 files, 2.3 MB) and the csmith corpus (257
 //! files, 47 MB) into our IR: `lltext_native` is the native text reader
-//! (`untangle::lltext`), `llvm_trusted` LLVM 14's text parser + verifier + conversion
-//! in-process, `llvm_isolated` that plus the forked trial parse (`untangle::load` with
+//! (`untangle::front::lltext`), `llvm_trusted` LLVM 14's text parser + verifier + conversion
+//! in-process, `llvm_isolated` that plus the forked trial parse (`untangle::front` with
 //! `UNTANGLE_FRONTEND=llvm`). Same inputs, same run, side by side.
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -38,8 +38,8 @@ fn bench(c: &mut Criterion) {
     g.bench_function("llvm_trusted", |b| {
         b.iter(|| {
             for (name, bytes) in &files {
-                let bc = untangle::load::bitcode_of(bytes).unwrap().unwrap();
-                let m = untangle::llvm::parse_trusted(bc, untangle::llvm::Syntax::Bitcode, name).unwrap();
+                let bc = untangle::front::bitcode_of(bytes).unwrap().unwrap();
+                let m = untangle::front::llvm::parse_trusted(bc, untangle::front::llvm::Syntax::Bitcode, name).unwrap();
                 std::hint::black_box(m);
             }
         })
@@ -47,7 +47,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("llvm_isolated", |b| {
         b.iter(|| {
             for (name, bytes) in &files {
-                let l = untangle::load::load_bytes_with(bytes.clone(), name, untangle::load::FrontEnd::Llvm);
+                let l = untangle::front::load_bytes_with(bytes.clone(), name, untangle::front::FrontEnd::Llvm);
                 std::hint::black_box(l.unwrap());
             }
         })
@@ -55,7 +55,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("info", |b| {
         b.iter(|| {
             for (name, bytes) in &files {
-                let l = untangle::load::load_bytes_with(bytes.clone(), name, untangle::load::FrontEnd::Llvm).unwrap();
+                let l = untangle::front::load_bytes_with(bytes.clone(), name, untangle::front::FrontEnd::Llvm).unwrap();
                 std::hint::black_box(untangle::dxil::analyze(&l.module).unwrap());
             }
         })
@@ -63,15 +63,15 @@ fn bench(c: &mut Criterion) {
     g.bench_function("native", |b| {
         b.iter(|| {
             for (name, bytes) in &files {
-                let bc = untangle::load::bitcode_of(bytes).unwrap().unwrap();
-                std::hint::black_box(untangle::bitcode::parse(bc, name).unwrap());
+                let bc = untangle::front::bitcode_of(bytes).unwrap().unwrap();
+                std::hint::black_box(untangle::front::bitcode::parse(bc, name).unwrap());
             }
         })
     });
     g.bench_function("native_load", |b| {
         b.iter(|| {
             for (name, bytes) in &files {
-                let l = untangle::load::load_bytes_with(bytes.clone(), name, untangle::load::FrontEnd::Native);
+                let l = untangle::front::load_bytes_with(bytes.clone(), name, untangle::front::FrontEnd::Native);
                 std::hint::black_box(l.unwrap());
             }
         })
@@ -79,7 +79,8 @@ fn bench(c: &mut Criterion) {
     g.bench_function("native_info", |b| {
         b.iter(|| {
             for (name, bytes) in &files {
-                let l = untangle::load::load_bytes_with(bytes.clone(), name, untangle::load::FrontEnd::Native).unwrap();
+                let l =
+                    untangle::front::load_bytes_with(bytes.clone(), name, untangle::front::FrontEnd::Native).unwrap();
                 std::hint::black_box(untangle::dxil::analyze(&l.module).unwrap());
             }
         })
@@ -110,14 +111,19 @@ fn bench_text(c: &mut Criterion) {
         g.bench_function("lltext_native", |b| {
             b.iter(|| {
                 for (name, text) in &files {
-                    std::hint::black_box(untangle::lltext::parse(text, name).unwrap());
+                    std::hint::black_box(untangle::front::lltext::parse(text, name).unwrap());
                 }
             })
         });
         g.bench_function("llvm_trusted", |b| {
             b.iter(|| {
                 for (name, text) in &files {
-                    let m = untangle::llvm::parse_trusted(text.as_bytes(), untangle::llvm::Syntax::Text, name).unwrap();
+                    let m = untangle::front::llvm::parse_trusted(
+                        text.as_bytes(),
+                        untangle::front::llvm::Syntax::Text,
+                        name,
+                    )
+                    .unwrap();
                     std::hint::black_box(m);
                 }
             })
@@ -125,10 +131,10 @@ fn bench_text(c: &mut Criterion) {
         g.bench_function("llvm_isolated", |b| {
             b.iter(|| {
                 for (name, text) in &files {
-                    let l = untangle::load::load_bytes_with(
+                    let l = untangle::front::load_bytes_with(
                         text.clone().into_bytes(),
                         name,
-                        untangle::load::FrontEnd::Llvm,
+                        untangle::front::FrontEnd::Llvm,
                     );
                     std::hint::black_box(l.unwrap());
                 }

@@ -35,7 +35,7 @@ fn corpus_functions(dir: &str, ext: &str) -> Vec<Function> {
     paths
         .iter()
         .flat_map(|p| {
-            let m = untangle::load::load_path(p).expect("loads").module;
+            let m = untangle::front::load_path(p).expect("loads").module;
             m.functions.into_iter().map(|(_, f)| f).filter(|f| !f.is_declaration()).collect::<Vec<_>>()
         })
         .collect()

@@ -22,7 +22,7 @@ fn modules() -> Vec<(String, Module)> {
             n.contains(".cs_6_") || n.contains(".ps_6_") || n.contains(".vs_6_")
         })
         .filter_map(|p| {
-            let m = untangle::load::load_path(&p).ok()?.module;
+            let m = untangle::front::load_path(&p).ok()?.module;
             translate_module(&m, &options).ok()?;
             Some((p.file_name()?.to_string_lossy().into_owned(), m))
         })

@@ -19,7 +19,7 @@ fn main() {
     if a.first().map(String::as_str) == Some("inputs") {
         // inputs FILE SEED: the first words of every input.
         let bytes = std::fs::read(&a[1]).expect("file");
-        let m = untangle::load::load_bytes(bytes, "s").expect("load").module;
+        let m = untangle::front::load_bytes(bytes, "s").expect("load").module;
         let info = untangle::dxil::analyze(&m).expect("dxil");
         let seed: u64 = a[2].parse().expect("seed");
         for i in untangle_testkit::difftest::inputs::inputs(&info.resources, seed, Default::default()).expect("inputs")

@@ -118,7 +118,7 @@ fn structurize_times(func: &Function) -> Result<(Vec<f64>, untangle::passes::Str
 fn run_once(text: &str, dxil: Option<&str>) -> Result<(usize, Times), String> {
     let mut times: Times = vec![None; stage_count()];
     let t = CpuTime::now();
-    let loaded = untangle::load::load_bytes(text.as_bytes().to_vec(), "shape.ll").map_err(|e| e.to_string())?;
+    let loaded = untangle::front::load_bytes(text.as_bytes().to_vec(), "shape.ll").map_err(|e| e.to_string())?;
     let parse = t.elapsed();
     times[0] = Some(parse);
     let funcs: Vec<&Function> = loaded.module.defined_functions().map(|(_, f)| f).collect();
@@ -151,7 +151,7 @@ fn run_once(text: &str, dxil: Option<&str>) -> Result<(usize, Times), String> {
     times[3 + STRUCTURIZE_STAGES] = Some(parse + structurize_total + emit);
     if let Some(shader) = dxil {
         let t = CpuTime::now();
-        let loaded = untangle::load::load_bytes(shader.as_bytes().to_vec(), "shader.ll").map_err(|e| e.to_string())?;
+        let loaded = untangle::front::load_bytes(shader.as_bytes().to_vec(), "shader.ll").map_err(|e| e.to_string())?;
         times[SHAPE_STAGES.len()] = Some(t.elapsed());
         let t = CpuTime::now();
         match untangle::emit::translate_module(&loaded.module, &untangle::Options::default()) {

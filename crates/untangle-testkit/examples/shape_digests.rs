@@ -89,7 +89,7 @@ fn main() {
     for (dir, ext) in [("cfg/csmith", "ll"), ("dxil", "dxil"), ("dxil", "ll")] {
         for path in files(&shared.join(dir), ext) {
             let rel = path.strip_prefix(&shared).unwrap_or(&path).display().to_string();
-            let Ok(loaded) = untangle::load::load_path(&path) else {
+            let Ok(loaded) = untangle::front::load_path(&path) else {
                 println!("{rel} load error");
                 continue;
             };
@@ -107,7 +107,7 @@ fn main() {
     }
     for shape in Shape::ALL {
         let text = shape.text(shape.count_for_blocks(2_000));
-        let loaded = untangle::load::load_bytes(text.into_bytes(), "shape.ll").expect("generated text loads");
+        let loaded = untangle::front::load_bytes(text.into_bytes(), "shape.ll").expect("generated text loads");
         for (_, f) in loaded.module.defined_functions() {
             println!("{}", line(&format!("shape:{}", shape.name()), &loaded.module, f));
         }

@@ -6,7 +6,7 @@ fn main() {
         eprintln!("usage: show_structured FILE");
         std::process::exit(2);
     };
-    let loaded = match untangle::load::load_path(std::path::Path::new(&path)) {
+    let loaded = match untangle::front::load_path(std::path::Path::new(&path)) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("error: {e}");

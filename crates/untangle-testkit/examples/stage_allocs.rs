@@ -72,7 +72,7 @@ fn main() {
         eprintln!("{path}: {e}");
         std::process::exit(1);
     });
-    let loaded = stage("parse", || untangle::load::load_bytes(bytes, &path)).unwrap_or_else(|e| {
+    let loaded = stage("parse", || untangle::front::load_bytes(bytes, &path)).unwrap_or_else(|e| {
         eprintln!("{path}: {e}");
         std::process::exit(1);
     });

@@ -25,8 +25,8 @@
 //! buffers whose size the shader queries never become root descriptors ([`ShaderFacts`]).
 
 use std::collections::BTreeSet;
-use untangle::container::ShaderKind;
 use untangle::dxil::{Resource, ResourceKind, Resources, SamplerKind};
+use untangle::front::container::ShaderKind;
 use untangle::rootsig::model::*;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

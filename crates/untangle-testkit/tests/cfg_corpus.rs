@@ -44,7 +44,7 @@ fn run(paths: &[PathBuf]) -> Tally {
     let mut t = Tally::default();
     for path in paths {
         t.files += 1;
-        let loaded = match untangle::load::load_path(path) {
+        let loaded = match untangle::front::load_path(path) {
             Ok(l) => l,
             Err(e) => {
                 eprintln!("{}: not loadable: {e}", path.display());

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use untangle::container::{detect, unwrap_bitcode, Container, ContainerError, FourCc, InputKind, ShaderKind};
+use untangle::front::container::{detect, unwrap_bitcode, Container, ContainerError, FourCc, InputKind, ShaderKind};
 use untangle_testkit::fuzzing::mutate::{patch_container_size, Mutator};
 
 const CONTAINER_COUNT: usize = 267;
@@ -157,7 +157,7 @@ fn signatures_parse_and_agree_with_psv0() {
                 // Older DXC wrote a mesh shader's lone SV_Position once per output
                 // vertex in OSG1; PSV0 has the single one-row element.
                 let max_vertices = match psv.runtime_info.stage_info {
-                    Some(untangle::container::psv0::StageInfo::Mesh { max_output_vertices, .. }) => {
+                    Some(untangle::front::container::psv0::StageInfo::Mesh { max_output_vertices, .. }) => {
                         usize::from(max_output_vertices)
                     }
                     _ => 0,

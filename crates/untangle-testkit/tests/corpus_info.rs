@@ -19,7 +19,7 @@ fn describe_all(paths: &[PathBuf]) -> (usize, Vec<String>) {
     let mut ok = 0;
     let mut failed = Vec::new();
     for p in paths {
-        let result = untangle::load::load_path(p).and_then(|l| {
+        let result = untangle::front::load_path(p).and_then(|l| {
             let c = l.container();
             untangle::info::Info::new(&l, c.as_ref()).map(|i| i.to_json())
         });
@@ -65,7 +65,7 @@ fn all_dxc_ll_tests_describe() {
 #[test]
 fn dxil_modules_carry_a_shader_model_and_entry_point() {
     for p in files("dxil/vkd3d-proton", "dxil") {
-        let l = untangle::load::load_path(&p).unwrap();
+        let l = untangle::front::load_path(&p).unwrap();
         let d = untangle::dxil::analyze(&l.module).unwrap();
         let sm = d.shader_model.unwrap_or_else(|| panic!("{}: no shader model", p.display()));
         // The file name ends in `.<stage>_<major>_<minor>.dxil`.

@@ -87,7 +87,7 @@ fn names(f: &Function, block: BlockId) -> Vec<&str> {
 
 #[test]
 fn derivatives_after_an_early_return_move_to_the_nearest_uniform_dominator() {
-    let loaded = untangle::load::load_bytes(SHADER.as_bytes().to_vec(), "hoist.ll").expect("loads");
+    let loaded = untangle::front::load_bytes(SHADER.as_bytes().to_vec(), "hoist.ll").expect("loads");
     let f = main_function(&loaded.module);
     let h = derivative_hoisting::run(&loaded.module, f).expect("something moves");
     assert_eq!((h.derivatives, h.operands), (2, 1));
@@ -114,7 +114,7 @@ fn uniform_derivatives_leave_the_function_alone() {
         .replace("br i1 %skip, label %done, label %shade", "br label %shade")
         .replace("  %left = fcmp fast olt float %v, 5.000000e-01\n  br i1 %left, label %a, label %b", "  br label %b");
     let uniform = uniform.replace("a:\n  br label %join\n", "").replace("[ %u, %a ], ", "");
-    let loaded = untangle::load::load_bytes(uniform.into_bytes(), "uniform.ll").expect("loads");
+    let loaded = untangle::front::load_bytes(uniform.into_bytes(), "uniform.ll").expect("loads");
     let f = main_function(&loaded.module);
     assert!(derivative_hoisting::run(&loaded.module, f).is_none(), "every derivative is in uniform control flow");
 }

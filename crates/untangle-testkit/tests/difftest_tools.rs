@@ -62,7 +62,7 @@ fn sabotages_patch_the_module_and_keep_it_valid() {
 fn unbounded_ranges_get_the_bound_size() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/corpus/dxil/vkd3d-proton/pso.descriptor_range_validation.cs_6_0.dxil");
-    let mut m = untangle::load::load_path(&path).expect("corpus shader").module;
+    let mut m = untangle::front::load_path(&path).expect("corpus shader").module;
     let budget = Budget::default();
     assert_eq!(bound_unbounded_ranges(&mut m, budget), 1);
     let info = untangle::dxil::analyze(&m).expect("dxil");
@@ -103,7 +103,7 @@ fn compute_derivatives_are_the_quads_differences() {
     for name in ["cs_derivative_1d", "cs_derivative_2d_aligned", "cs_derivative_2d_unaligned"] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join(format!("../../../shared/corpus/dxil/vkd3d-proton/sm_advanced.{name}.cs_6_6.dxil"));
-        let m = untangle::load::load_path(&path).expect("corpus shader").module;
+        let m = untangle::front::load_path(&path).expect("corpus shader").module;
         let p = Program::new(&m).unwrap_or_else(|e| panic!("{name}: {}", e.0));
         let ins = inputs(&p.info.resources, 3, Budget::default()).expect("inputs");
         let before = to_interp(&ins);

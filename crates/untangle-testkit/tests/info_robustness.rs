@@ -17,7 +17,7 @@ fn corpus() -> PathBuf {
 /// Load and describe; `Ok(true)` on success, `Ok(false)` on a typed error, `Err` on panic.
 fn describe(bytes: Vec<u8>, name: &str) -> Result<bool, String> {
     catch_unwind(AssertUnwindSafe(|| {
-        let loaded = match untangle::load::load_bytes(bytes, name) {
+        let loaded = match untangle::front::load_bytes(bytes, name) {
             Ok(l) => l,
             Err(e) => {
                 // Display must work for every error.
@@ -62,7 +62,7 @@ fn every_prefix_of_three_containers_and_their_bitcode() {
         }
         // The container rejects a short file before LLVM sees it; cut the bitcode itself
         // too, so LLVM's reader meets every truncation.
-        let bitcode = untangle::load::bitcode_of(&bytes).unwrap().unwrap().to_vec();
+        let bitcode = untangle::front::bitcode_of(&bytes).unwrap().unwrap().to_vec();
         for len in 0..bitcode.len() {
             total += 1;
             if !describe(bitcode[..len].to_vec(), rel).unwrap() {
@@ -90,7 +90,7 @@ fn seeded_mutations_of_corpus_files() {
     // Raw bitcode from containers: mutations that hit LLVM's reader directly.
     let extra: Vec<(String, Vec<u8>)> = seeds
         .iter()
-        .filter_map(|(n, b)| Some((format!("{n}.bc"), untangle::load::bitcode_of(b).ok()??.to_vec())))
+        .filter_map(|(n, b)| Some((format!("{n}.bc"), untangle::front::bitcode_of(b).ok()??.to_vec())))
         .take(8)
         .collect();
     seeds.extend(extra);

@@ -2,12 +2,12 @@
 //! corpus: the IR dump (`untangle::ir::dump`) and `info --json` must be identical.
 //!
 //! Nothing is normalized. Both front ends number types, constants and metadata in the same
-//! order (`untangle::bitcode::canonical`), unnamed values are numbered by the dump itself,
+//! order (`untangle::front::bitcode::canonical`), unnamed values are numbered by the dump itself,
 //! and the module name is the file name in both.
 #![cfg(feature = "llvm")]
 
 use std::path::{Path, PathBuf};
-use untangle::load::{load_bytes_with, FrontEnd, Loaded};
+use untangle::front::{load_bytes_with, FrontEnd, Loaded};
 
 fn dxil_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/dxil");

@@ -75,18 +75,18 @@ fn errors_carry_their_position() {
     let files = corpus();
     let (_, bc) = &files[0];
     // Cut short: the module block's declared length no longer fits (reported at its header).
-    let e = untangle::bitcode::parse(&bc[..bc.len() / 2], "half").expect_err("half a file");
+    let e = untangle::front::bitcode::parse(&bc[..bc.len() / 2], "half").expect_err("half a file");
     assert!(e.bit >= 32 && e.bit <= (bc.len() as u64 / 2) * 8, "{e}");
     // Damage inside the module: the error names the block it happened in.
     let inside = (bc.len() / 2..bc.len()).find_map(|at| {
         let mut m = bc.clone();
         m[at] ^= 0xff;
-        untangle::bitcode::parse(&m, "damaged").err().filter(|e| e.block.is_some())
+        untangle::front::bitcode::parse(&m, "damaged").err().filter(|e| e.block.is_some())
     });
     let e = inside.expect("some damage is reported inside a block");
     assert!(e.to_string().contains("block"), "{e}");
-    let e = untangle::bitcode::parse(b"BC\xc0\xdf", "magic").expect_err("bad magic");
-    assert_eq!(e.kind, untangle::bitcode::ErrorKind::BadMagic);
+    let e = untangle::front::bitcode::parse(b"BC\xc0\xdf", "magic").expect_err("bad magic");
+    assert_eq!(e.kind, untangle::front::bitcode::ErrorKind::BadMagic);
     // Through the crate's error type.
     let err: untangle::Error = e.into();
     assert!(err.to_string().contains("bitcode"));

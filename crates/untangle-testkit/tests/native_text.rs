@@ -1,4 +1,4 @@
-//! The native LLVM text reader (`untangle::lltext`).
+//! The native LLVM text reader (`untangle::front::lltext`).
 //!
 //! - Against the LLVM front end, over every `.ll` input the project has (the acceptance
 //!   set): DXC's tests, the csmith CFG corpus, our corpora, generated text, and the LLVM
@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use untangle::load::{load_bytes_with, FrontEnd, Loaded};
+use untangle::front::{load_bytes_with, FrontEnd, Loaded};
 use untangle_testkit::fuzzing::mutate::{Mutator, SplitMix64};
 
 fn shared(sub: &str) -> PathBuf {
@@ -252,7 +252,7 @@ fn round_trip(name: &str, module: &untangle::ir::Module) -> Option<Result<(), St
     if dump.contains("\\u{") {
         return None;
     }
-    let again = untangle::lltext::parse(&dump, name).ok()?;
+    let again = untangle::front::lltext::parse(&dump, name).ok()?;
     let dump2 = untangle::ir::dump::Dumper::new(&again).module();
     Some(if dump == dump2 { Ok(()) } else { Err(format!("{name}: {}", first_difference(&dump2, &dump))) })
 }
@@ -303,7 +303,7 @@ fn dumps_that_are_llvm_text_round_trip() {
 /// Read `text` and everything downstream that an accepted module meets first: a panic
 /// here is a failure; errors must render.
 fn exercise(text: &str) -> bool {
-    match untangle::lltext::parse(text, "input") {
+    match untangle::front::lltext::parse(text, "input") {
         Ok(m) => {
             let _ = untangle::ir::dump::Dumper::new(&m).module();
             let _ = untangle::dxil::analyze(&m);
@@ -386,7 +386,7 @@ fn every_truncation_at_a_token_boundary_is_handled() {
     let mut total = 0;
     for p in [repo("corpus/cs_groupshared_reduce.ll"), repo("corpus/structurizer/loop_with_header_switch.ll")] {
         let text = std::fs::read_to_string(&p).unwrap();
-        let toks = untangle::lltext::lexer::lex(text.as_bytes()).expect("lexes");
+        let toks = untangle::front::lltext::lexer::lex(text.as_bytes()).expect("lexes");
         assert!(timed(&text, "whole file", &mut slowest), "{} must read whole", p.display());
         for t in &toks {
             for cut in [t.start as usize, t.end as usize] {
@@ -416,7 +416,7 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
             .stack_size(1 << 20)
             .spawn({
                 let text = text.clone();
-                move || untangle::lltext::parse(&text, "deep").map(|_| ()).map_err(|e| e.to_string())
+                move || untangle::front::lltext::parse(&text, "deep").map(|_| ()).map_err(|e| e.to_string())
             })
             .unwrap()
             .join()
@@ -430,7 +430,11 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
 #[test]
 fn errors_name_line_column_and_construct() {
     let err = |text: &str| {
-        untangle::lltext::parse(text, "t").map(|_| ()).err().unwrap_or_else(|| panic!("must fail:\n{text}")).to_string()
+        untangle::front::lltext::parse(text, "t")
+            .map(|_| ())
+            .err()
+            .unwrap_or_else(|| panic!("must fail:\n{text}"))
+            .to_string()
     };
     let cases: &[(&str, &str)] = &[
         ("define void @f() {\n  br label %nowhere\n}\n", "line 2, column 12: use of undefined value '%nowhere'"),
@@ -507,7 +511,7 @@ fn diamonds(n: usize) -> String {
 fn a_chain_of_25000_diamonds_parses_in_linear_time() {
     let text = diamonds(25_000);
     let t = Instant::now();
-    let m = untangle::lltext::parse(&text, "diamonds").expect("parses");
+    let m = untangle::front::lltext::parse(&text, "diamonds").expect("parses");
     let took = t.elapsed();
     let f = &m.functions[m.defined_functions().next().unwrap().0];
     assert_eq!(f.layout.len(), 4 * 25_000 + 2);
@@ -515,7 +519,7 @@ fn a_chain_of_25000_diamonds_parses_in_linear_time() {
     // Linear: a tenth of the input takes about a tenth of the time, not a hundredth.
     let small = diamonds(2_500);
     let t = Instant::now();
-    untangle::lltext::parse(&small, "small").expect("parses");
+    untangle::front::lltext::parse(&small, "small").expect("parses");
     let took_small = t.elapsed();
     assert!(took < took_small * 40 + Duration::from_millis(200), "{took:?} vs {took_small:?} for a tenth");
     if !cfg!(debug_assertions) {

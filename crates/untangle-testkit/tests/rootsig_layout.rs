@@ -12,9 +12,9 @@ use untangle_testkit::rootsig_gen::{covering, shader_facts, Variant};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton");
 
-fn load(name: &str) -> Option<untangle::load::Loaded> {
+fn load(name: &str) -> Option<untangle::front::Loaded> {
     let p = std::path::Path::new(DIR).join(name);
-    p.exists().then(|| untangle::load::load_path(&p).unwrap())
+    p.exists().then(|| untangle::front::load_path(&p).unwrap())
 }
 
 fn translate(
@@ -38,7 +38,7 @@ fn translate_budget(
     )
 }
 
-fn generated(l: &untangle::load::Loaded, variant: Variant) -> RootSignature {
+fn generated(l: &untangle::front::Loaded, variant: Variant) -> RootSignature {
     let info = untangle::dxil::analyze(&l.module).unwrap();
     let ep = info.entry_points.iter().find(|e| e.function.is_some()).unwrap();
     covering(&ep.resources, info.shader_model.unwrap().kind, variant, &shader_facts(&l.module))
@@ -119,7 +119,7 @@ fn heap_translation_disassembly() {
     insta::assert_snapshot!("spirv_update_root_descriptors_heap_root_parameters", text);
 }
 
-fn first_resource_dropped(l: &untangle::load::Loaded) -> (RootSignature, String) {
+fn first_resource_dropped(l: &untangle::front::Loaded) -> (RootSignature, String) {
     let mut rs = generated(l, Variant::Tables);
     let ParameterKind::Table(ranges) = &mut rs.parameters[0].kind else { panic!("a table first") };
     let gone = ranges.remove(0);

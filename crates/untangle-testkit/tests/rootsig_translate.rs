@@ -72,7 +72,7 @@ fn corpus_shaders_under_generated_root_signatures() {
     let models = [(BindingModel::Heap, RootDescriptors::Address), (BindingModel::Direct, RootDescriptors::Descriptor)];
     for p in &paths {
         let name = p.file_name().unwrap().to_string_lossy().to_string();
-        let loaded = untangle::load::load_path(p).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let loaded = untangle::front::load_path(p).unwrap_or_else(|e| panic!("{name}: {e}"));
         let info = untangle::dxil::analyze(&loaded.module).unwrap();
         let ep = info.entry_points.iter().find(|e| e.function.is_some()).unwrap();
         let stage = info.shader_model.as_ref().unwrap().kind;

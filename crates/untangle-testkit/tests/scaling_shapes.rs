@@ -52,7 +52,7 @@ impl Output {
 
 fn translate(shape: Shape, blocks: usize, validate: Option<&SpirvVal>) -> Output {
     let text = shape.text(shape.count_for_blocks(blocks));
-    let loaded = untangle::load::load_bytes(text.clone().into_bytes(), "shape.ll").expect("shape text parses");
+    let loaded = untangle::front::load_bytes(text.clone().into_bytes(), "shape.ll").expect("shape text parses");
     let (_, func) = loaded.module.defined_functions().next().expect("one function");
     let structured = structurize(func, Options::default()).expect("structurizes");
     let scfg = &structured.scfg;
@@ -66,7 +66,7 @@ fn translate(shape: Shape, blocks: usize, validate: Option<&SpirvVal>) -> Output
         }
     }
     let shader = as_compute_shader(&text).expect("compute-shader form");
-    let shader = untangle::load::load_bytes(shader.into_bytes(), "shader.ll").expect("shader text parses");
+    let shader = untangle::front::load_bytes(shader.into_bytes(), "shader.ll").expect("shader text parses");
     let translation =
         untangle::emit::translate_module(&shader.module, &untangle::Options::default()).expect("translates");
     if let Some(val) = validate {

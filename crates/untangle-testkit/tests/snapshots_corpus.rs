@@ -19,7 +19,7 @@ fn corpus_files() -> Vec<PathBuf> {
 fn ir_dumps() {
     for p in corpus_files() {
         let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-        let loaded = untangle::load::load_path(&p).unwrap();
+        let loaded = untangle::front::load_path(&p).unwrap();
         let dump = untangle::ir::dump::Dumper::new(&loaded.module).module();
         insta::assert_snapshot!(format!("ir_{name}"), dump);
     }
@@ -29,7 +29,7 @@ fn ir_dumps() {
 fn info_json() {
     for p in corpus_files() {
         let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-        let loaded = untangle::load::load_path(&p).unwrap();
+        let loaded = untangle::front::load_path(&p).unwrap();
         let info = untangle::info::Info::new(&loaded, None).unwrap();
         insta::assert_json_snapshot!(format!("info_{name}"), info.to_json());
         insta::assert_snapshot!(format!("info_text_{name}"), info.render_text());
@@ -40,7 +40,7 @@ fn info_json() {
 fn info_json_of_a_container() {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/corpus/dxil/vkd3d-proton/bindless.bindless_cbv.cs_6_0.dxil");
-    let loaded = untangle::load::load_path(&p).unwrap();
+    let loaded = untangle::front::load_path(&p).unwrap();
     let c = loaded.container();
     let info = untangle::info::Info::new(&loaded, c.as_ref()).unwrap();
     insta::assert_json_snapshot!("info_bindless_cbv_container", info.to_json());

@@ -37,7 +37,7 @@ fn run(dir: &str, ext: &str) -> (usize, usize, ShapeSummary, Vec<String>) {
     let mut failures = Vec::new();
     let mut validated = 0;
     for p in &paths {
-        let loaded = untangle::load::load_path(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        let loaded = untangle::front::load_path(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         match check_module(&loaded.module, STREAMS, 0x5eed, validator.as_ref()) {
             Ok(s) => {
                 total.functions += s.functions;

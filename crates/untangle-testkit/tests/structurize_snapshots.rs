@@ -27,7 +27,7 @@ fn structured_output_of_named_cases() {
     let validator = find_spirv_val();
     for p in cases() {
         let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-        let loaded = untangle::load::load_path(&p).unwrap();
+        let loaded = untangle::front::load_path(&p).unwrap();
         check_module(&loaded.module, 200, 1, validator.as_ref()).unwrap_or_else(|e| panic!("{name}: {e}"));
         let mut text = String::new();
         for (_, f) in loaded.module.defined_functions() {

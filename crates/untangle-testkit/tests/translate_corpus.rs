@@ -64,7 +64,7 @@ fn vkd3d_proton_graphics_and_compute_stages_translate_and_validate() {
     for p in &paths {
         let name = p.file_name().unwrap().to_string_lossy().to_string();
         let Some(stage) = stage_of(&name) else { continue };
-        let loaded = untangle::load::load_path(p).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let loaded = untangle::front::load_path(p).unwrap_or_else(|e| panic!("{name}: {e}"));
         let result = translate_module(&loaded.module, &Options::default());
         if stage == "lib" {
             // Libraries translate by entry: tests/ray_tracing.rs.

@@ -12,7 +12,7 @@ use untangle_testkit::dxil_ops::shell::{El, Shell};
 
 /// Translates `text`; `Ok` only for a module `spirv-val` accepts (or when it is missing).
 fn translate(text: &str) -> Result<(), TranslateError> {
-    let loaded = untangle::load::load_bytes(text.as_bytes().to_vec(), "case.ll").expect("the text parses");
+    let loaded = untangle::front::load_bytes(text.as_bytes().to_vec(), "case.ll").expect("the text parses");
     translate_loaded(&loaded.module)
 }
 
@@ -142,7 +142,7 @@ fn fabs_module() -> Module {
          declare float @dx.op.unary.f32(i32, float)\n\
          declare void @dx.op.rawBufferStore.f32(i32, %dx.types.Handle, i32, i32, float, float, float, float, i8, i32)",
     );
-    untangle::load::load_bytes(text.into_bytes(), "fabs.ll").expect("parses").module
+    untangle::front::load_bytes(text.into_bytes(), "fabs.ll").expect("parses").module
 }
 
 /// A constant of `m` whose type is `i32` (the reader interns the opcodes' constants).

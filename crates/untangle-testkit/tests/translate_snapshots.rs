@@ -60,7 +60,7 @@ fn disassembly_snapshots() {
             eprintln!("{} not found: skipping {name}", p.display());
             continue;
         }
-        let loaded = untangle::load::load_path(&p).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let loaded = untangle::front::load_path(&p).unwrap_or_else(|e| panic!("{name}: {e}"));
         let t = translate_module(&loaded.module, &Options::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
         val.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{name}: {e}"));
         // Same input, same words.

@@ -209,7 +209,7 @@ fn dynamic_texture_offset_becomes_a_switch_and_validates() {
         eprintln!("{} not found: skipping", path.display());
         return;
     }
-    let loaded = untangle::load::load_path(path).expect("loads");
+    let loaded = untangle::front::load_path(path).expect("loads");
     let t = untangle::emit::translate_module(&loaded.module, &Options::default()).expect("translates");
     let m = rspirv::dr::load_words(&t.words).unwrap();
     let f = &m.functions[0];

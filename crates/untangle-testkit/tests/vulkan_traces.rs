@@ -92,7 +92,7 @@ fn corpus_cfg_functions_trace_like_the_original_on_the_gpu() {
     assert!(files.len() >= 250, "expected the csmith corpus under {CORPUS}, found {} files", files.len());
     let mut funcs = Vec::new();
     for f in &files {
-        let loaded = untangle::load::load_path(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let loaded = untangle::front::load_path(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         for (_, func) in loaded.module.defined_functions() {
             funcs.push((format!("{}::{}", f.display(), func.name), func.clone()));
         }

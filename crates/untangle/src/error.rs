@@ -6,7 +6,7 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum Error {
     #[error("{0}")]
-    Container(#[from] crate::container::ContainerError),
+    Container(#[from] crate::front::container::ContainerError),
     /// The input is none of the formats we read.
     #[error("unrecognised input: {0}")]
     UnknownFormat(String),
@@ -15,10 +15,10 @@ pub enum Error {
     FrontEndMissing(&'static str),
     /// The native bitcode reader rejected the input (with bit offset, block and record).
     #[error("{0}")]
-    Bitcode(#[from] crate::bitcode::BitcodeError),
+    Bitcode(#[from] crate::front::bitcode::BitcodeError),
     /// The native text reader (`lltext`) rejected the input (with line and column).
     #[error("LLVM text: {0}")]
-    LlText(#[from] crate::lltext::LlTextError),
+    LlText(#[from] crate::front::lltext::LlTextError),
     /// LLVM rejected the bitcode or text (its diagnostic, verbatim).
     #[error("LLVM: {0}")]
     Llvm(String),

@@ -1,9 +1,9 @@
 //! `untangle info`: what a shader is, as text or JSON (schema in `docs/cli-json.md`).
 
-use crate::container::ContainerSummary;
 use crate::dxil::{self, DxilInfo, Resource, SignatureElement};
 use crate::error::Result;
-use crate::load::{input_kind_name, Loaded};
+use crate::front::container::ContainerSummary;
+use crate::front::{input_kind_name, Loaded};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -31,7 +31,7 @@ pub struct FunctionInfo {
 }
 
 impl<'a> Info<'a> {
-    pub fn new(loaded: &'a Loaded, container: Option<&crate::container::Container<'a>>) -> Result<Info<'a>> {
+    pub fn new(loaded: &'a Loaded, container: Option<&crate::front::container::Container<'a>>) -> Result<Info<'a>> {
         let m = &loaded.module;
         let functions = m
             .defined_functions()

@@ -76,7 +76,6 @@
 //! covered by any compatibility promise.
 
 pub mod cfg;
-pub mod container;
 pub mod dxil;
 pub mod emit;
 pub mod error;
@@ -86,26 +85,16 @@ pub mod passes;
 pub mod rootsig;
 mod shader;
 
-#[doc(hidden)]
-pub mod bitcode;
-#[doc(hidden)]
-pub mod lltext;
-#[doc(hidden)]
-#[cfg(feature = "llvm")]
-pub mod llvm;
-#[doc(hidden)]
-pub mod load;
-#[doc(hidden)]
-pub mod phi;
+pub mod front;
 #[doc(hidden)]
 pub mod rewrite;
 
-pub use container::ShaderKind;
 pub use emit::binding_model::{BindingMap, ResourceQuery, ResourceRemap, VkBinding};
 pub use emit::interface::{default_location, IoLocation, IoQuery, IoRemap, SigKind};
 pub use emit::stream_output::{StreamOutput, StreamOutputDeclaration, StreamOutputError};
 pub use emit::translate::{LayoutReport, RootSignatureBinding};
 pub use emit::{translate, Options, TessDomainOrigin, TranslateError, Translation, RENDER_TARGET_SAMPLE_COUNT_SPEC_ID};
 pub use error::{Error, Result};
+pub use front::container::ShaderKind;
 pub use rootsig::RootSignature;
 pub use shader::Shader;

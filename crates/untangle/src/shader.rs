@@ -4,15 +4,15 @@
 //!
 //! A `Shader` owns its data and is `Send + Sync`: parse once, translate from several threads.
 
-use crate::container::{Container, ShaderKind};
 use crate::dxil::DxOp;
 use crate::dxil::{DxilInfo, EntryPoint, Resources, ShaderModel, Signatures};
 use crate::emit::support::{support, Support, UnsupportedOperation};
 use crate::emit::translate::{translate_analyzed, Options, RootSignatureBinding, Translation};
 use crate::emit::TranslateError;
 use crate::error::Result;
+use crate::front::container::{Container, ShaderKind};
+use crate::front::Loaded;
 use crate::ir::Module;
-use crate::load::Loaded;
 use crate::rootsig::RootSignature;
 
 /// A DXIL shader: a DXBC container, raw (or wrapped) DXIL bitcode, or DXIL as LLVM text.
@@ -30,16 +30,16 @@ impl Shader {
 
     /// [`Shader::parse`], with `name` used in messages (a file name, say).
     pub fn parse_named(bytes: Vec<u8>, name: &str) -> Result<Shader> {
-        Shader::from_loaded(crate::load::load_bytes(bytes, name)?)
+        Shader::from_loaded(crate::front::load_bytes(bytes, name)?)
     }
 
     /// [`Shader::parse_named`] for a caller that translates and reflects but does not read
     /// type or constant ids of [`Shader::module`]: bitcode keeps the file's numbering of
     /// types and constants instead of the LLVM front end's
-    /// ([`crate::bitcode::parse_for_translation`]), which saves about 6% of a translation.
+    /// ([`crate::front::bitcode::parse_for_translation`]), which saves about 6% of a translation.
     /// Translations are the same word for word (`tests/translate_digests.rs`).
     pub fn parse_for_translation(bytes: Vec<u8>, name: &str) -> Result<Shader> {
-        let mut loaded = crate::load::load_for_translation(&bytes, name, crate::load::default_front_end())?;
+        let mut loaded = crate::front::load_for_translation(&bytes, name, crate::front::default_front_end())?;
         loaded.bytes = bytes;
         Shader::from_loaded(loaded)
     }
@@ -48,7 +48,7 @@ impl Shader {
     /// unless the translation reads the container again (a library's subobjects, an
     /// embedded root signature): what [`crate::translate`] does.
     pub(crate) fn parse_and_translate(bytes: &[u8], options: &Options) -> Result<Translation> {
-        let loaded = crate::load::load_for_translation(bytes, "input", crate::load::default_front_end())?;
+        let loaded = crate::front::load_for_translation(bytes, "input", crate::front::default_front_end())?;
         let mut shader = Shader::from_loaded(loaded)?;
         let embedded = options.root_signature.is_none() && options.embedded_root_signature.is_some();
         if shader.stage() == ShaderKind::Library || embedded {
@@ -57,7 +57,7 @@ impl Shader {
         shader.translate(options)
     }
 
-    /// A shader from an input already loaded with [`crate::load`].
+    /// A shader from an input already loaded with [`crate::front`].
     pub fn from_loaded(loaded: Loaded) -> Result<Shader> {
         let dxil = crate::dxil::analyze(&loaded.module)?;
         if dxil.shader_model.is_none() {
@@ -179,7 +179,7 @@ impl Shader {
 
     /// A library's state subobjects (hit groups, configs, root signatures, associations),
     /// from its `RDAT` part; empty for other inputs.
-    pub fn subobjects(&self) -> Result<Vec<crate::container::rdat::Subobject>> {
+    pub fn subobjects(&self) -> Result<Vec<crate::front::container::rdat::Subobject>> {
         match self.container() {
             Some(c) => Ok(c.subobjects()?),
             None => Ok(Vec::new()),
@@ -197,7 +197,7 @@ impl Shader {
     /// with it, else the unassociated ones): each must cover the resources it uses, or the
     /// entry and the library disagree on its root signature.
     fn check_library_entry(&self, ep: &EntryPoint) -> Result<()> {
-        use crate::container::rdat::SubobjectKind;
+        use crate::front::container::rdat::SubobjectKind;
         let kind = ep.properties.shader_kind.unwrap_or(ShaderKind::Invalid);
         if self.stage() != ShaderKind::Library || kind != ShaderKind::Compute {
             return Ok(());
@@ -297,7 +297,7 @@ impl Shader {
     /// work-graph node entry `ep`, when it is bound through a root signature; several are a
     /// conflict.
     fn local_root_signature(&self, ep: &EntryPoint, options: &Options) -> Result<Option<RootSignature>> {
-        use crate::container::rdat::SubobjectKind;
+        use crate::front::container::rdat::SubobjectKind;
         let kind = ep.properties.shader_kind.unwrap_or(ShaderKind::Invalid);
         let ray_or_node = crate::emit::stage::ray_tracing::is_ray_stage(kind) || ep.properties.node.is_some();
         if options.root_signature.is_none() || !ray_or_node {
@@ -305,7 +305,7 @@ impl Shader {
         }
         let subobjects = self.subobjects()?;
         let export = crate::emit::stage::ray_tracing::export_name(&ep.name);
-        let local = crate::container::rdat::applying_to(&subobjects, export, |k| {
+        let local = crate::front::container::rdat::applying_to(&subobjects, export, |k| {
             matches!(k, SubobjectKind::LocalRootSignature { .. })
         });
         match local.as_slice() {

@@ -269,7 +269,7 @@ fn corpus_functions(dir: &Path) -> Result<Vec<(String, untangle::ir::Function)>,
     ll_files(dir, &mut files).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut out = Vec::new();
     for f in files {
-        let loaded = untangle::load::load_path(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+        let loaded = untangle::front::load_path(&f).map_err(|e| format!("{}: {e}", f.display()))?;
         for (_, func) in loaded.module.defined_functions() {
             out.push((format!("{}::{}", f.display(), func.name), func.clone()));
         }
@@ -692,7 +692,7 @@ fn program(a: &Args) -> Result<untangle::ir::Module, String> {
     match &a.shader {
         Some(path) => {
             let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            Ok(untangle::load::load_bytes(bytes, "shader").map_err(|e| e.to_string())?.module)
+            Ok(untangle::front::load_bytes(bytes, "shader").map_err(|e| e.to_string())?.module)
         }
         None => Ok(untangle_testkit::fuzzing::shader_gen::generate(a.first_seed)),
     }
@@ -711,7 +711,7 @@ fn diff_reduce(a: &Args) -> Result<bool, String> {
         Some(path) => {
             use untangle_testkit::vulkan::corpus::Placement;
             let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let loaded = untangle::load::load_bytes(bytes.clone(), "shader").map_err(|e| e.to_string())?;
+            let loaded = untangle::front::load_bytes(bytes.clone(), "shader").map_err(|e| e.to_string())?;
             (loaded.module, placement.options(&bytes)?, untangle_testkit::difftest::gpu::GROUPS)
         }
         None => (untangle_testkit::fuzzing::shader_gen::generate(a.first_seed), Default::default(), [1, 1, 1]),

@@ -336,7 +336,7 @@ pub fn run_shader_bytes(
     sabotage: Option<Sabotage>,
 ) -> Outcome {
     let placement = crate::vulkan::corpus::DefaultPlacement;
-    let mut loaded = match untangle::load::load_bytes(bytes.to_vec(), "shader") {
+    let mut loaded = match untangle::front::load_bytes(bytes.to_vec(), "shader") {
         Ok(l) => l,
         Err(e) => return Outcome::LeftOut(format!("load: {e}")),
     };

@@ -66,7 +66,7 @@ impl Seeds {
         let mut seeds = Seeds { names: Vec::new(), bytes: Vec::new(), modules: Vec::new() };
         for p in paths {
             let Ok(bytes) = std::fs::read(&p) else { continue };
-            seeds.modules.push(untangle::load::load_path(&p).ok().map(|l| l.module));
+            seeds.modules.push(untangle::front::load_path(&p).ok().map(|l| l.module));
             seeds.names.push(p.file_name().unwrap_or_default().to_string_lossy().into_owned());
             seeds.bytes.push(bytes);
         }

@@ -284,7 +284,7 @@ impl Placement for DefaultPlacement {
     /// binding map (`--binding-map`), keeping their default binding.
     fn options(&self, shader: &[u8]) -> Result<untangle::emit::translate::Options, String> {
         use untangle::emit::binding_model::{default_binding, BindingMap, MapEntry};
-        let loaded = untangle::load::load_bytes(shader.to_vec(), "shader").map_err(|e| e.to_string())?;
+        let loaded = untangle::front::load_bytes(shader.to_vec(), "shader").map_err(|e| e.to_string())?;
         let info = untangle::dxil::analyze(&loaded.module).map_err(|e| e.to_string())?;
         let mut entries = Vec::new();
         for ep in &info.entry_points {

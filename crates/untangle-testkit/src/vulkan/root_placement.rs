@@ -120,7 +120,7 @@ fn checked(r: &LayoutReport, set: u32, binding: u32, element: u32, res: &CaseRes
 
 impl Placement for RootSignaturePlacement {
     fn options(&self, shader: &[u8]) -> Result<Options, String> {
-        let loaded = untangle::load::load_bytes(shader.to_vec(), "shader").map_err(|e| e.to_string())?;
+        let loaded = untangle::front::load_bytes(shader.to_vec(), "shader").map_err(|e| e.to_string())?;
         let info = untangle::dxil::analyze(&loaded.module).map_err(|e| e.to_string())?;
         let stage = info.shader_model.as_ref().map(|s| s.kind).ok_or("no shader model")?;
         let ep = info.entry_points.iter().find(|e| e.function.is_some()).ok_or("no entry point")?;

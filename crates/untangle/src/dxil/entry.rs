@@ -15,8 +15,8 @@ use super::enums::{
 use super::md::Tuple;
 use super::resources::Resources;
 use super::signature::Signatures;
-use crate::container::ShaderKind;
 use crate::error::{Error, Result};
+use crate::front::container::ShaderKind;
 use crate::ir::{FuncId, Module, Value};
 use serde::Serialize;
 

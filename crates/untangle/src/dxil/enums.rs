@@ -2,7 +2,7 @@
 //! `DxilConstants.h`). Unknown values are kept (`Other(n)`), never rejected: a newer
 //! compiler may add enumerants.
 
-crate::container::open_enum::open_enum! {
+crate::front::container::open_enum::open_enum! {
     /// `DXIL::ResourceKind`: the shape of a resource.
     pub enum ResourceKind: u32 {
         Invalid = 0,
@@ -27,7 +27,7 @@ crate::container::open_enum::open_enum! {
     }
 }
 
-crate::container::open_enum::open_enum! {
+crate::front::container::open_enum::open_enum! {
     /// `DXIL::ComponentType`: element types of signatures and typed resources.
     pub enum ComponentType: u32 {
         Invalid = 0,
@@ -52,7 +52,7 @@ crate::container::open_enum::open_enum! {
     }
 }
 
-crate::container::open_enum::open_enum! {
+crate::front::container::open_enum::open_enum! {
     /// `DXIL::SemanticKind`: the system value of a signature element.
     pub enum SemanticKind: u32 {
         Arbitrary = 0,
@@ -92,7 +92,7 @@ crate::container::open_enum::open_enum! {
     }
 }
 
-crate::container::open_enum::open_enum! {
+crate::front::container::open_enum::open_enum! {
     /// `DXIL::InterpolationMode`.
     pub enum InterpolationMode: u32 {
         Undefined = 0,
@@ -107,7 +107,7 @@ crate::container::open_enum::open_enum! {
     }
 }
 
-crate::container::open_enum::open_enum! {
+crate::front::container::open_enum::open_enum! {
     /// `DXIL::SamplerKind`.
     pub enum SamplerKind: u32 {
         Default = 0,
@@ -117,7 +117,7 @@ crate::container::open_enum::open_enum! {
     }
 }
 
-crate::container::open_enum::open_enum! {
+crate::front::container::open_enum::open_enum! {
     /// `DXIL::InputPrimitive`: what a geometry shader reads (`ControlPointPatchN` is
     /// 7 + N for N = 1–32).
     pub enum InputPrimitive: u32 {
@@ -130,7 +130,7 @@ crate::container::open_enum::open_enum! {
     }
 }
 
-crate::container::open_enum::open_enum! {
+crate::front::container::open_enum::open_enum! {
     /// `DXIL::PrimitiveTopology` (= `D3D_PRIMITIVE_TOPOLOGY`): a geometry shader's output.
     pub enum PrimitiveTopology: u32 {
         Undefined = 0,
@@ -142,7 +142,7 @@ crate::container::open_enum::open_enum! {
     }
 }
 
-crate::container::open_enum::open_enum! {
+crate::front::container::open_enum::open_enum! {
     /// `DXIL::TessellatorDomain` (= `D3D_TESSELLATOR_DOMAIN`).
     pub enum TessellatorDomain: u32 {
         Undefined = 0,
@@ -152,7 +152,7 @@ crate::container::open_enum::open_enum! {
     }
 }
 
-crate::container::open_enum::open_enum! {
+crate::front::container::open_enum::open_enum! {
     /// `DXIL::TessellatorOutputPrimitive` (= `D3D_TESSELLATOR_OUTPUT_PRIMITIVE`).
     pub enum TessellatorOutputPrimitive: u32 {
         Undefined = 0,
@@ -163,7 +163,7 @@ crate::container::open_enum::open_enum! {
     }
 }
 
-crate::container::open_enum::open_enum! {
+crate::front::container::open_enum::open_enum! {
     /// `DXIL::TessellatorPartitioning` (= `D3D_TESSELLATOR_PARTITIONING`).
     pub enum TessellatorPartitioning: u32 {
         Undefined = 0,

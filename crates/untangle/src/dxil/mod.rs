@@ -24,8 +24,8 @@ pub use ops::{decode_call, op_uses, DxOpCall, OpUse};
 pub use resources::{Resource, ResourceClass, Resources, UavFlags};
 pub use signature::{SignatureElement, Signatures};
 
-use crate::container::ShaderKind;
 use crate::error::Result;
+use crate::front::container::ShaderKind;
 use crate::ir::{ConstKind, Module, Value};
 use md::Tuple;
 use serde::Serialize;

@@ -26,8 +26,8 @@
 //!   a range not listed keeps the default rule.
 
 use super::error::{Result, TranslateError};
-use crate::container::ShaderKind;
 use crate::dxil::{Resource, ResourceClass};
+use crate::front::container::ShaderKind;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 

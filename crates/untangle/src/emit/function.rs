@@ -975,7 +975,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.xfb_copy_out()?;
                 // Amplification shaders end in `OpEmitMeshTasksEXT` (`stage::amplification`).
                 let tasks = match self.sm.kind {
-                    crate::container::ShaderKind::Amplification => Some(self.task_return_counts()?),
+                    crate::front::container::ShaderKind::Amplification => Some(self.task_return_counts()?),
                     _ => None,
                 };
                 emit_merge(&mut self.cx.b, merge)?;

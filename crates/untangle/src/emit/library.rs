@@ -1,19 +1,19 @@
 //! The library report (`--layout-json` given a library; schema `untangle-library/1`,
 //! documented in `docs/layout-json.md`): every entry with its stage, payload and attribute
 //! sizes and the subobjects that apply to it, and every state subobject of the library
-//! (`crate::container::rdat`), root signatures spelled as HLSL root-signature strings. With
+//! (`crate::front::container::rdat`), root signatures spelled as HLSL root-signature strings. With
 //! it a layer builds the `VkRayTracingPipelineCreateInfoKHR` (stages, groups from the hit
 //! groups, recursion depth) and sizes the shader binding table (each entry's
 //! `shader_record`: the local root arguments after the group handle).
 //!
 //! Which subobjects apply to an entry follows DXR's association rules
-//! ([`crate::container::rdat::applying_to`]). Cost: linear in entries × subobjects.
+//! ([`crate::front::container::rdat::applying_to`]). Cost: linear in entries × subobjects.
 
 use super::translate::LayoutReport;
-use crate::container::rdat::{applying_to, Subobject, SubobjectKind};
-use crate::container::ShaderKind;
 use crate::dxil::node::{NodeId, NodeLaunch, NodeRecordType};
 use crate::dxil::EntryPoint;
+use crate::front::container::rdat::{applying_to, Subobject, SubobjectKind};
+use crate::front::container::ShaderKind;
 use serde::Serialize;
 
 pub const LIBRARY_SCHEMA: &str = "untangle-library/1";

@@ -77,8 +77,8 @@
 use super::error::{Result, TranslateError};
 use super::function::FnEmit;
 use super::interface::{scalar_of, IoLocation, Num, SigKind, SigVar};
-use crate::container::ShaderKind;
 use crate::dxil::SignatureElement;
+use crate::front::container::ShaderKind;
 use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
 use std::collections::BTreeMap;
 

@@ -25,8 +25,8 @@
 //! When a family lands, its operations move from rule 3 to rule 5 here, and the table
 //! follows by itself.
 
-use crate::container::ShaderKind;
 use crate::dxil::DxOp;
+use crate::front::container::ShaderKind;
 use serde::Serialize;
 
 /// How the translator handles one operation in one stage.

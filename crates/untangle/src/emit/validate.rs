@@ -17,8 +17,8 @@ const SIGNATURE_ROWS: u32 = 32;
 
 /// Checks every signature element and resource of `ep`, and a compute shader's thread-group
 /// size (D3D12: each dimension at least 1, z at most 64, at most 1024 threads).
-pub fn entry_point(ep: &EntryPoint, stage: crate::container::ShaderKind) -> Result<()> {
-    if matches!(stage, crate::container::ShaderKind::Compute | crate::container::ShaderKind::Node) {
+pub fn entry_point(ep: &EntryPoint, stage: crate::front::container::ShaderKind) -> Result<()> {
+    if matches!(stage, crate::front::container::ShaderKind::Compute | crate::front::container::ShaderKind::Node) {
         let [x, y, z] = ep.properties.num_threads.unwrap_or([1, 1, 1]);
         let dims_ok = (1..=1024).contains(&x) && (1..=1024).contains(&y) && (1..=64).contains(&z);
         if !dims_ok || x * y * z > 1024 {
@@ -31,7 +31,7 @@ pub fn entry_point(ep: &EntryPoint, stage: crate::container::ShaderKind) -> Resu
         for el in list {
             // DXC 1.7 gives a mesh shader's `SV_Position` vertex output one semantic index per
             // declared vertex (`{0, 1, 2}` for one row); only the first means anything.
-            let quirk = stage == crate::container::ShaderKind::Mesh && which == "output";
+            let quirk = stage == crate::front::container::ShaderKind::Mesh && which == "output";
             element(which, el, quirk)?;
             if !system_value_allowed(stage, which, el.system_value) {
                 return Err(TranslateError::Malformed(format!(
@@ -52,8 +52,8 @@ pub fn entry_point(ep: &EntryPoint, stage: crate::container::ShaderKind) -> Resu
 /// checked element by element where `interface` places them (its `SigPoint` rules refuse
 /// what Vulkan cannot express), and other stages have no signature. A system value
 /// elsewhere would become a built-in Vulkan forbids in that stage or direction.
-fn system_value_allowed(stage: crate::container::ShaderKind, which: &str, sv: SemanticKind) -> bool {
-    use crate::container::ShaderKind::{Pixel, Vertex};
+fn system_value_allowed(stage: crate::front::container::ShaderKind, which: &str, sv: SemanticKind) -> bool {
+    use crate::front::container::ShaderKind::{Pixel, Vertex};
     use SemanticKind as S;
     match (stage, which) {
         (Pixel, "input") => matches!(

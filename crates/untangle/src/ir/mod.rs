@@ -2,7 +2,7 @@
 //!
 //! Module → functions → blocks → instructions, stored in arenas
 //! ([`cranelift_entity::PrimaryMap`]) and named by typed indices, in the style of naga and
-//! regalloc2. Types and constants are interned per module. Front ends (`crate::llvm`, the
+//! regalloc2. Types and constants are interned per module. Front ends (`crate::front::llvm`, the
 //! native bitcode reader) build this IR; nothing from LLVM leaks past them.
 
 pub mod dump;

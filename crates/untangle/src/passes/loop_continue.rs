@@ -4,7 +4,7 @@
 //! its source is the loop's continue target, which is either the single original latch when
 //! that latch branches unconditionally to the header (kept for readability), or a new empty
 //! block that all latches branch to (the "continue ladder" collapsed into one block: the
-//! latches' PHI inputs stay on their slots and `crate::phi` rebuilds them). Records every
+//! latches' PHI inputs stay on their slots and `crate::passes::phi` rebuilds them). Records every
 //! loop in the plan, outermost first, and their nesting forest (`Plan::nest`, with the new
 //! continue blocks in their loops).
 //! Cost: one DFS and the loop forest (`super::loop_nest`: one union-find walk over the

@@ -2,7 +2,7 @@
 //! control flow (one file per pass), run by a small pass manager.
 //!
 //! Entry point: [`structurize`]. Its result is an [`Scfg`] whose headers carry merge
-//! annotations and whose PHIs were rebuilt by [`crate::phi`]; the test kit's
+//! annotations and whose PHIs were rebuilt by [`crate::passes::phi`]; the test kit's
 //! `check::structured` verifies it against the SPIR-V rules and `crate::emit` turns it into
 //! SPIR-V. The passes run in the order of [`PASSES`]; `--dump-cfg` (or [`Options::dump`])
 //! receives the graph after each.
@@ -21,7 +21,7 @@
 //! | continue ladders | [`loop_continue`] | all latches branch to one continue block (or the single unconditional latch is kept); its PHI inputs stay on the edges |
 //! | loop transposition ("rewrite transposed loops") | [`loop_exit`], with [`selection`]'s block constructs | code reached after a break never needs moving out of the loop: each loop gets one merge that dispatches to every break target, so that code runs after the loop by construction; deep break funnels (unrolled loops with interleaved breaks) become run-once block constructs |
 //! | merge splitting ("split merge scopes/blocks", "duplicate impossible merges") | [`selection`], [`header_split`], [`edge_split`], [`loop_entry`] | a block several headers would merge at gets a merge block per header; a loop header needing a selection gets a tail; parallel edges with different values get a block; a loop header another construct would merge at gets an entry block (drivers reconverge there). Nothing is duplicated |
-//! | PHI repair ("cleanup breaking PHI constructs") | [`crate::phi`] | SSA construction (Braun et al.) for every edge variable after the graph is final |
+//! | PHI repair ("cleanup breaking PHI constructs") | [`crate::passes::phi`] | SSA construction (Braun et al.) for every edge variable after the graph is final |
 //! | block order and merge instructions | [`mark`] | structured reverse post-order, merge annotations written |
 
 pub mod block_table;
@@ -37,6 +37,8 @@ pub mod loop_entry;
 pub mod loop_exit;
 pub mod loop_nest;
 pub mod mark;
+#[doc(hidden)]
+pub mod phi;
 pub mod plan;
 pub mod scfg;
 pub mod selection;
@@ -147,7 +149,7 @@ pub fn structurize_checked(
         });
     }
     dump(7, PASSES[6], work.scfg);
-    let phis = crate::phi::repair(&mut scfg).map_err(|e| StructurizeError::Internal {
+    let phis = crate::passes::phi::repair(&mut scfg).map_err(|e| StructurizeError::Internal {
         function: func.name.clone(),
         pass: "phi",
         message: e.to_string(),

@@ -11,7 +11,7 @@
 //! and for each original block with PHIs, the number of the original predecessor control came
 //! from ([`VarKind::IncomingBlock`]). Definitions sit on edges ([`Block::edge_defs`], keyed by
 //! successor slot, so redirecting a slot keeps its definitions); reads sit at block entries.
-//! `crate::phi` turns them into SSA form: after it runs, every block's
+//! `crate::passes::phi` turns them into SSA form: after it runs, every block's
 //! [`Block::entry_values`] says which value each variable it reads has, and
 //! [`Block::phis`] holds the PHIs that make it so.
 //!
@@ -121,14 +121,14 @@ pub enum Val {
     Const(u32),
     /// No definition reaches here (only on paths that never execute).
     Undef,
-    /// The `index`-th PHI of block `block` (after `crate::phi` runs).
+    /// The `index`-th PHI of block `block` (after `crate::passes::phi` runs).
     Phi {
         block: SBlock,
         index: u32,
     },
 }
 
-/// A PHI that `crate::phi` placed: the value of `var` on entry to its block.
+/// A PHI that `crate::passes::phi` placed: the value of `var` on entry to its block.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Phi {
     pub var: VarId,
@@ -150,9 +150,9 @@ pub struct Block {
     /// Definitions made when leaving through successor slot `slot`.
     pub edge_defs: SmallVec<[EdgeDef; 2]>,
     pub merge: Option<Merge>,
-    /// Filled by `crate::phi`.
+    /// Filled by `crate::passes::phi`.
     pub phis: Vec<Phi>,
-    /// Filled by `crate::phi`: the value, on entry, of every variable this block reads
+    /// Filled by `crate::passes::phi`: the value, on entry, of every variable this block reads
     /// (its original block's `IncomingBlock`, a dispatch selector).
     pub entry_values: SmallVec<[(VarId, Val); 2]>,
 }

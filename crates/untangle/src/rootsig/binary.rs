@@ -18,7 +18,7 @@
 
 use super::error::RootSigError;
 use super::model::*;
-use crate::container::{Container, FourCc};
+use crate::front::container::{Container, FourCc};
 
 const HEADER_SIZE: u64 = 24;
 const PARAMETER_SIZE: u64 = 12;

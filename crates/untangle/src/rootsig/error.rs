@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use crate::container::ContainerError;
+use crate::front::container::ContainerError;
 
 /// A validation rule of D3D12 (see [`super::validate`](mod@super::validate) for the sources of each).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]

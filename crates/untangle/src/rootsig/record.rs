@@ -17,8 +17,8 @@
 use super::layout::{lower, BindingModel, LayoutOptions, PipelineLayout, PushKind, PushMember, RootDescriptors};
 use super::model::{ParameterKind, RootSignature};
 use super::resolve::{resolve_all, resolve_one_in, Place, ResolveError, ResolvedResource};
-use crate::container::ShaderKind;
 use crate::dxil::Resource;
+use crate::front::container::ShaderKind;
 use serde::Serialize;
 
 /// Where each local root argument is in the shader record.

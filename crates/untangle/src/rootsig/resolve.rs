@@ -17,8 +17,8 @@
 
 use super::layout::{ArgStore, BindingModel, PipelineLayout, PushKind, RootDescriptors, View};
 use super::model::*;
-use crate::container::ShaderKind;
 use crate::dxil::{Resource, ResourceKind};
+use crate::front::container::ShaderKind;
 use serde::Serialize;
 
 /// How the translated shader reaches one declared resource range.

@@ -20,7 +20,7 @@
 mod table;
 
 use super::opcodes::DxOp;
-use crate::container::ShaderKind;
+use crate::front::container::ShaderKind;
 use serde::Serialize;
 
 /// One slot of an operation's signature, in hctdb's vocabulary.

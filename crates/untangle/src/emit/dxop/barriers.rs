@@ -24,10 +24,10 @@
 //! scope.
 
 use super::Call;
-use crate::container::ShaderKind;
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
 use crate::emit::function::FnEmit;
+use crate::front::container::ShaderKind;
 use rspirv::spirv::{MemorySemantics, Op, Scope, Word};
 
 const UAV_MEMORY: u64 = 1;

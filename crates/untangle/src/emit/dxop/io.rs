@@ -57,7 +57,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             DxOp::IsHelperLane => {
                 let b = self.cx.bool_t();
-                if self.sm.kind != crate::container::ShaderKind::Pixel {
+                if self.sm.kind != crate::front::container::ShaderKind::Pixel {
                     // Only pixel shaders have helper lanes (DXC folds the call to false
                     // elsewhere, `DxilPreparePasses.cpp`).
                     let f = self.cx.b.constant_false(b);

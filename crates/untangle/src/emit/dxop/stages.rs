@@ -12,11 +12,11 @@
 //! so a call that reaches a stage module is one its stage has.
 
 use super::Call;
-use crate::container::ShaderKind;
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
 use crate::emit::function::FnEmit;
 use crate::emit::interface::{scalar_of, Num, SigKind};
+use crate::front::container::ShaderKind;
 use crate::ir::TypeId;
 use rspirv::spirv::{BuiltIn, Capability, Decoration, Op, StorageClass, Word};
 

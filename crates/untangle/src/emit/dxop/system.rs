@@ -10,11 +10,11 @@
 //!   what the subgroup clock is.
 
 use super::Call;
-use crate::container::ShaderKind;
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
 use crate::emit::function::FnEmit;
 use crate::emit::interface::Num;
+use crate::front::container::ShaderKind;
 use rspirv::spirv::{BuiltIn, Capability, Decoration, Op, Scope, StorageClass, Word};
 
 impl<'a, 'm> FnEmit<'a, 'm> {

@@ -33,7 +33,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     if c.op == WaveGetLaneIndex { BuiltIn::SubgroupLocalInvocationId } else { BuiltIn::SubgroupSize };
                 let u = self.cx.u32_t();
                 let var = self.iface.builtin(self.cx, bi, StorageClass::Input, u);
-                if self.sm.kind == crate::container::ShaderKind::Pixel {
+                if self.sm.kind == crate::front::container::ShaderKind::Pixel {
                     self.cx.decorate(var, rspirv::spirv::Decoration::Flat, &[]);
                 }
                 self.ids_op(Op::Load, u, &[var])?

@@ -24,8 +24,8 @@ pub use pixel::RENDER_TARGET_SAMPLE_COUNT_SPEC_ID;
 use super::error::{Result, TranslateError};
 use super::interface::StageIo;
 use super::module::ModuleBuilder;
-use crate::container::ShaderKind;
 use crate::dxil::{EntryPoint, ShaderModel};
+use crate::front::container::ShaderKind;
 use rspirv::spirv::Word;
 
 /// The interface facts of `ep`'s stage (per-vertex array lengths, streams, tessellation

@@ -34,8 +34,8 @@
 
 use super::super::error::{Result, TranslateError};
 use super::super::module::ModuleBuilder;
-use crate::container::ShaderKind;
 use crate::dxil::{DxOp, EntryPoint};
+use crate::front::container::ShaderKind;
 use crate::ir::hash::HashMap;
 use crate::ir::{Function, InstId, InstKind, Module, TypeId, Value};
 use rspirv::spirv::{Capability, ExecutionModel, StorageClass, Word};

@@ -1,7 +1,7 @@
 //! Function bodies (LangRef, "Functions", "Identifiers"): blocks, local names, numbering
 //! and forward references.
 //!
-//! Numbering follows the LLVM front end (`crate::llvm::convert`): blocks get ids in
+//! Numbering follows the LLVM front end (`crate::front::llvm::convert`): blocks get ids in
 //! textual order, non-terminator instructions (void ones included) get ids in textual
 //! order across blocks, arguments are `Value::Arg(i)`. LLVM's own rules for names apply:
 //! arguments, blocks and instructions share one namespace per function; unnamed

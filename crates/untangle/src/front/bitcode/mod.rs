@@ -1,8 +1,8 @@
 //! Native DXIL bitcode reader: LLVM 3.7-era bitcode into [`crate::ir::Module`], no LLVM.
 //!
 //! Accepts raw bitcode (`BC C0 DE`) and bitcode inside the wrapper header (`DE C0 17 0B`);
-//! [`crate::load`] extracts the bitcode from DXBC containers first. The output is the same
-//! module the LLVM front end (`crate::llvm`, feature `llvm`) builds from the same bytes:
+//! [`crate::front`] extracts the bitcode from DXBC containers first. The output is the same
+//! module the LLVM front end (`crate::front::llvm`, feature `llvm`) builds from the same bytes:
 //! `tests/native_reader.rs` checks IR dumps and `info --json` of the whole corpus against it.
 //!
 //! Layers, one module each (facts from LLVM's "Bitcode File Format" document,

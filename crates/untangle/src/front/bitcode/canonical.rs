@@ -1,5 +1,5 @@
 //! Canonical numbering: types, constants and metadata values interned in the order the LLVM
-//! front end (`crate::llvm`) meets them.
+//! front end (`crate::front::llvm`) meets them.
 //!
 //! Type ids are observable (the IR dump lists named structs in type-id order), so the
 //! native reader's module is rebuilt by one walk that visits exactly what the LLVM front end

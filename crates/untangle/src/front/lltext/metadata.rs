@@ -7,7 +7,7 @@
 //! sees after LLVM's uniquing: non-`distinct` tuples with the same operands are one node,
 //! equal strings are one string, equal constants one value; and it numbers them in that
 //! front end's walk: named metadata in module order, each operand given an id when first
-//! met, tuples filled from a LIFO work list (`crate::llvm::metadata`). Specialised nodes
+//! met, tuples filled from a LIFO work list (`crate::front::llvm::metadata`). Specialised nodes
 //! (`!DILocation(...)` and other debug-info records) are skipped when parsed; reaching one
 //! from named metadata is an error (our IR does not model their operands).
 //!

@@ -2,13 +2,22 @@
 //!
 //! DXBC container → its `DXIL` program's bitcode; raw bitcode (optionally inside the
 //! bitcode wrapper header) → as is; LLVM text → the text parser. Both are read by the
-//! native readers ([`crate::bitcode`], [`crate::lltext`]) unless `UNTANGLE_FRONTEND=llvm`
+//! native readers ([`crate::front::bitcode`], [`crate::front::lltext`]) unless `UNTANGLE_FRONTEND=llvm`
 //! (or [`load_bytes_with`]) picks LLVM 14 (feature `llvm`), for cross-checks. A build
 //! without the feature reads every input kind.
 
-use crate::container::{self, Container, InputKind};
+#[doc(hidden)]
+pub mod bitcode;
+pub mod container;
+#[doc(hidden)]
+pub mod lltext;
+#[doc(hidden)]
+#[cfg(feature = "llvm")]
+pub mod llvm;
+
 use crate::error::{Error, Result};
 use crate::ir::Module;
+use container::{Container, InputKind};
 use std::path::Path;
 
 /// A loaded input: the bytes it came from, what they were, and the IR.
@@ -67,7 +76,7 @@ pub fn load_path(path: &Path) -> Result<Loaded> {
 /// Which front end reads bitcode and LLVM text.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum FrontEnd {
-    /// The native readers ([`crate::bitcode`], [`crate::lltext`]): the default, no LLVM,
+    /// The native readers ([`crate::front::bitcode`], [`crate::front::lltext`]): the default, no LLVM,
     /// safe on any input.
     Native,
     /// LLVM 14 (feature `llvm`), each untrusted input first read in a forked child.
@@ -86,9 +95,9 @@ pub fn default_front_end() -> FrontEnd {
 /// Read bitcode (raw or wrapped) with the chosen front end.
 pub fn parse_bitcode(bc: &[u8], name: &str, front_end: FrontEnd) -> Result<Module> {
     match front_end {
-        FrontEnd::Native => Ok(crate::bitcode::parse(bc, name)?),
+        FrontEnd::Native => Ok(crate::front::bitcode::parse(bc, name)?),
         #[cfg(feature = "llvm")]
-        FrontEnd::Llvm => crate::llvm::parse_bitcode(bc, name),
+        FrontEnd::Llvm => crate::front::llvm::parse_bitcode(bc, name),
         #[cfg(not(feature = "llvm"))]
         FrontEnd::Llvm => Err(Error::FrontEndMissing("bitcode (LLVM route)")),
     }
@@ -113,11 +122,11 @@ pub(crate) fn load_borrowed(bytes: &[u8], name: &str, front_end: FrontEnd) -> Re
 
 /// [`load_borrowed`] for [`crate::translate`] and [`crate::Shader::parse_for_translation`]:
 /// native bitcode keeps the file's type and constant numbering, which translation does
-/// not observe ([`crate::bitcode::parse_for_translation`]).
+/// not observe ([`crate::front::bitcode::parse_for_translation`]).
 pub(crate) fn load_for_translation(bytes: &[u8], name: &str, front_end: FrontEnd) -> Result<Loaded> {
     // The container is read once (`parse_module` would read it again).
     let module = match bitcode_of(bytes)? {
-        Some(bc) if front_end == FrontEnd::Native => crate::bitcode::parse_for_translation(bc, name)?,
+        Some(bc) if front_end == FrontEnd::Native => crate::front::bitcode::parse_for_translation(bc, name)?,
         Some(bc) => parse_bitcode(bc, name, front_end)?,
         None => parse_text(bytes, name, front_end)?,
     };
@@ -135,9 +144,9 @@ fn parse_module(bytes: &[u8], name: &str, front_end: FrontEnd) -> Result<Module>
 pub fn parse_text(bytes: &[u8], name: &str, front_end: FrontEnd) -> Result<Module> {
     let text = std::str::from_utf8(bytes).map_err(|e| Error::UnknownFormat(format!("LLVM text is not UTF-8: {e}")))?;
     match front_end {
-        FrontEnd::Native => Ok(crate::lltext::parse(text, name)?),
+        FrontEnd::Native => Ok(crate::front::lltext::parse(text, name)?),
         #[cfg(feature = "llvm")]
-        FrontEnd::Llvm => crate::llvm::parse_text(text, name),
+        FrontEnd::Llvm => crate::front::llvm::parse_text(text, name),
         #[cfg(not(feature = "llvm"))]
         FrontEnd::Llvm => Err(Error::FrontEndMissing("LLVM text (LLVM route)")),
     }

@@ -1,6 +1,6 @@
 //! Native LLVM text reader: LLVM 14 assembly (`.ll`) into [`crate::ir::Module`], no LLVM.
 //!
-//! The output is the module the LLVM front end (`crate::llvm`, feature `llvm`) builds from
+//! The output is the module the LLVM front end (`crate::front::llvm`, feature `llvm`) builds from
 //! the same text: same value numbering, same type, constant and metadata ids, same names
 //! and alignments; `untangle-testkit`'s `tests/native_text.rs` checks IR dumps and
 //! `info --json` over every `.ll` input the project has against it. Syntax from the LLVM

@@ -8,7 +8,7 @@
 //! attributes, operand bundles, sync scopes, atomic orderings of loads and stores,
 //! `inrange`, metadata attachments. Alignment follows LLVM 14's parser: a `load`/`store`
 //! without `align` gets the type's ABI alignment, an `alloca` its preferred alignment,
-//! from the data layout in effect (`crate::bitcode::layout`). Instructions our IR cannot
+//! from the data layout in effect (`crate::front::bitcode::layout`). Instructions our IR cannot
 //! model (`invoke`, `landingpad`, `indirectbr`, `callbr`, funclet pads, inline assembly)
 //! are typed errors naming the instruction, where the LLVM front end fails too.
 //!

@@ -14,9 +14,9 @@
 //! **End of module.** Every referenced metadata node must be defined; debug info is
 //! stripped as LLVM's reader strips it (see [`super::metadata`]); named metadata is
 //! converted; then the intrinsic upgrades LLVM applies on reading
-//! ([`crate::bitcode::upgrade`]) and the canonical renumbering of types and constants in the
-//! LLVM front end's order ([`crate::bitcode::canonical`]), shared with the native bitcode
-//! reader, make the module identical to the one `crate::llvm` builds from the same text.
+//! ([`crate::front::bitcode::upgrade`]) and the canonical renumbering of types and constants in the
+//! LLVM front end's order ([`crate::front::bitcode::canonical`]), shared with the native bitcode
+//! reader, make the module identical to the one `crate::front::llvm` builds from the same text.
 //!
 //! Attributes, linkage, visibility, calling conventions, sections, comdats and the like are
 //! parsed and dropped: our IR keeps none of them (neither does the LLVM front end).
@@ -26,7 +26,7 @@
 use super::lexer::{Tok, Token};
 use super::parser::{PResult, Parser};
 use super::types::TypeDef;
-use crate::bitcode::layout::DataLayout;
+use crate::front::bitcode::layout::DataLayout;
 use crate::ir::{FuncId, Function, Global, GlobalId, Module, Param, Type, TypeId, Value};
 use cranelift_entity::{EntityRef, PrimaryMap};
 use std::collections::HashMap;
@@ -190,8 +190,8 @@ fn finish(p: &mut Parser) -> PResult<Module> {
     p.convert_metadata()?;
     let m = std::mem::take(&mut p.m);
     let mut m = m;
-    let order = crate::bitcode::upgrade::upgrade_intrinsics(&mut m);
-    Ok(crate::bitcode::canonical::canonicalize(m, &order))
+    let order = crate::front::bitcode::upgrade::upgrade_intrinsics(&mut m);
+    Ok(crate::front::bitcode::canonical::canonicalize(m, &order))
 }
 
 /// Skip a balanced `{ ... }` (attribute group bodies).

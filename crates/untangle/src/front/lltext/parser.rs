@@ -14,7 +14,7 @@ use super::lexer::{unescape, LocalCounts, Tok, Token};
 use super::metadata::MdTable;
 use super::module::GlobalTable;
 use super::types::TypeTable;
-use crate::bitcode::layout::DataLayout;
+use crate::front::bitcode::layout::DataLayout;
 use crate::ir::Module;
 use std::borrow::Cow;
 
