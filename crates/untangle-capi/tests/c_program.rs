@@ -113,7 +113,8 @@ fn compile(out: &Path, exe: &str, sources: &[PathBuf], extra: &[&str], link: Lin
 /// Whether the library was built with the LLVM front end: through this crate's `llvm`
 /// feature or, with features unified across the workspace, another crate's.
 fn links_llvm() -> bool {
-    let route = untangle::front::load_bytes_with(NOT_DXIL.to_vec(), "probe", untangle::front::FrontEnd::Llvm);
+    let route = untangle::front::load_bytes_with(NOT_DXIL.to_vec(), "probe", untangle::front::FrontEnd::Llvm)
+        .map_err(untangle::Error::from);
     !matches!(route, Err(untangle::Error::FrontEndMissing(_)))
 }
 

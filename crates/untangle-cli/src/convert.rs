@@ -47,8 +47,7 @@ struct Failed {
 
 impl Emit<'_> {
     fn translate(&self, bytes: Vec<u8>, name: &str) -> Result<Done, Failed> {
-        let shader = untangle::Shader::parse_for_translation(bytes, name)
-            .map_err(|e| Failed { stage: None, message: e.to_string() })?;
+        let shader = crate::parse_shader(bytes, name).map_err(|e| Failed { stage: None, message: e.to_string() })?;
         let stage = shader.stage();
         let t = shader.translate(&self.options).map_err(|e| Failed { stage: Some(stage), message: e.to_string() })?;
         self.check(stage, t)
@@ -105,8 +104,8 @@ pub fn convert(args: &Convert) -> Result<(), Failure> {
     }
     let input = &args.inputs[0];
     let bytes = crate::read_input(input)?;
-    let shader = untangle::Shader::parse_for_translation(bytes, &crate::display_name(input))
-        .map_err(|e| Failure::new(input, e.to_string()))?;
+    let shader =
+        crate::parse_shader(bytes, &crate::display_name(input)).map_err(|e| Failure::new(input, e.to_string()))?;
     let translation = match &args.entry {
         Some(name) => shader.translate_entry(name, &emit.options),
         None if shader.stage() == ShaderKind::Library => return convert_library(args, &shader, output, &emit),

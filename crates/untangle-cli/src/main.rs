@@ -236,10 +236,29 @@ fn read_input(path: &Path) -> Result<Vec<u8>, Failure> {
     std::fs::read(path).map_err(|e| Failure::lib(path, e))
 }
 
+/// The front end that reads bitcode and LLVM text: the native readers, unless
+/// `UNTANGLE_FRONTEND=llvm` asks for LLVM 14 (for cross-checks; needs the `llvm` feature).
+/// The library reads no environment: the command line decides and passes it down.
+fn front_end() -> untangle::front::FrontEnd {
+    match std::env::var("UNTANGLE_FRONTEND") {
+        Ok(v) if v.eq_ignore_ascii_case("llvm") => untangle::front::FrontEnd::Llvm,
+        _ => untangle::front::FrontEnd::Native,
+    }
+}
+
 /// Reads and loads an input (`-`: standard input) into the IR.
 fn load(path: &Path) -> Result<untangle::front::Loaded, Failure> {
     let bytes = read_input(path)?;
-    untangle::front::load_bytes(bytes, &display_name(path)).map_err(|e| Failure::lib(path, e))
+    untangle::front::load_bytes_with(bytes, &display_name(path), front_end())
+        .map_err(|e| Failure::lib(path, untangle::Error::from(e)))
+}
+
+/// Parses an input for translation with [`front_end`]'s reader.
+fn parse_shader(bytes: Vec<u8>, name: &str) -> untangle::Result<untangle::Shader> {
+    match front_end() {
+        untangle::front::FrontEnd::Native => untangle::Shader::parse_for_translation(bytes, name),
+        other => untangle::Shader::parse_with(bytes, name, other),
+    }
 }
 
 /// Writes an output: the file, or standard output for `-`.

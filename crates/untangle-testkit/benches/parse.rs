@@ -1,6 +1,6 @@
 //! Parse time of the 267 vkd3d-proton shaders: the LLVM 14 front end and the native reader.
 //!
-//! `native`: container + native bitcode reader (`untangle::front::bitcode`) into our IR, the same
+//! `native`: container + native bitcode reader (`untangle::front::parse_bitcode`) into our IR, the same
 //! module `llvm_trusted` builds. `native_load`: `untangle::front` with the native reader (what
 //! every load now pays; no trial child is needed). `native_info`: that plus the DXIL layer.
 //!
@@ -11,7 +11,7 @@
 //!
 //! `parse_ll_*`: LLVM text of the DXC tests (285 files, 2.3 MB) and the csmith corpus (257
 //! files, 47 MB) into our IR: `lltext_native` is the native text reader
-//! (`untangle::front::lltext`), `llvm_trusted` LLVM 14's text parser + verifier + conversion
+//! (`untangle::front::parse_text`), `llvm_trusted` LLVM 14's text parser + verifier + conversion
 //! in-process, `llvm_isolated` that plus the forked trial parse (`untangle::front` with
 //! `UNTANGLE_FRONTEND=llvm`). Same inputs, same run, side by side.
 
@@ -39,7 +39,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             for (name, bytes) in &files {
                 let bc = untangle::front::bitcode_of(bytes).unwrap().unwrap();
-                let m = untangle::front::llvm::parse_trusted(bc, untangle::front::llvm::Syntax::Bitcode, name).unwrap();
+                let m = untangle::front::parse_bitcode(bc, name, untangle::front::FrontEnd::LlvmInProcess).unwrap();
                 std::hint::black_box(m);
             }
         })
@@ -64,7 +64,9 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             for (name, bytes) in &files {
                 let bc = untangle::front::bitcode_of(bytes).unwrap().unwrap();
-                std::hint::black_box(untangle::front::bitcode::parse(bc, name).unwrap());
+                std::hint::black_box(
+                    untangle::front::parse_bitcode(bc, name, untangle::front::FrontEnd::Native).unwrap(),
+                );
             }
         })
     });
@@ -111,19 +113,18 @@ fn bench_text(c: &mut Criterion) {
         g.bench_function("lltext_native", |b| {
             b.iter(|| {
                 for (name, text) in &files {
-                    std::hint::black_box(untangle::front::lltext::parse(text, name).unwrap());
+                    std::hint::black_box(
+                        untangle::front::parse_text(text.as_bytes(), name, untangle::front::FrontEnd::Native).unwrap(),
+                    );
                 }
             })
         });
         g.bench_function("llvm_trusted", |b| {
             b.iter(|| {
                 for (name, text) in &files {
-                    let m = untangle::front::llvm::parse_trusted(
-                        text.as_bytes(),
-                        untangle::front::llvm::Syntax::Text,
-                        name,
-                    )
-                    .unwrap();
+                    let m =
+                        untangle::front::parse_text(text.as_bytes(), name, untangle::front::FrontEnd::LlvmInProcess)
+                            .unwrap();
                     std::hint::black_box(m);
                 }
             })

@@ -17,8 +17,8 @@ fn main() {
         for (name, bc) in &files {
             let m = match mode.as_str() {
                 #[cfg(feature = "llvm")]
-                "llvm" => untangle::front::llvm::parse_trusted(bc, untangle::front::llvm::Syntax::Bitcode, name),
-                _ => untangle::front::bitcode::parse(bc, name).map_err(untangle::Error::from),
+                "llvm" => untangle::front::parse_bitcode(bc, name, untangle::front::FrontEnd::LlvmInProcess),
+                _ => untangle::front::parse_bitcode(bc, name, untangle::front::FrontEnd::Native),
             };
             std::hint::black_box(m.expect("corpus file"));
         }

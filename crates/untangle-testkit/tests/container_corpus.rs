@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use untangle::front::container::{detect, unwrap_bitcode, Container, ContainerError, FourCc, InputKind, ShaderKind};
+use untangle::front::container::{Container, ContainerError, ContainerSummary, FourCc, ShaderKind};
+use untangle::front::detect::{detect, unwrap_bitcode, InputKind};
 use untangle_testkit::fuzzing::mutate::{patch_container_size, Mutator};
 
 const CONTAINER_COUNT: usize = 267;
@@ -66,7 +67,7 @@ fn every_container_has_a_program_matching_its_file_name() {
         assert_eq!(detect(program.bitcode), InputKind::Bitcode, "{name}");
         assert_eq!(program.dxil_major, 1, "{name}");
 
-        let summary = container.summary();
+        let summary = ContainerSummary::new(&container);
         assert!(summary.errors.is_empty(), "{name}: {:?}", summary.errors);
         serde_json::to_string(&summary).unwrap();
         if let Some(psv) = &summary.psv0 {
@@ -226,7 +227,7 @@ fn exercise(bytes: &[u8]) -> String {
     note(container.patch_constant_signature().map(drop), "psg1");
     note(container.psv0().map(drop), "psv0");
     let _ = (container.rts0(), container.rdat());
-    let summary = container.summary();
+    let summary = ContainerSummary::new(&container);
     serde_json::to_string(&summary).unwrap();
     first_error.unwrap_or_else(|| "ok".to_owned())
 }

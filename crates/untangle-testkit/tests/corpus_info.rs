@@ -19,7 +19,7 @@ fn describe_all(paths: &[PathBuf]) -> (usize, Vec<String>) {
     let mut ok = 0;
     let mut failed = Vec::new();
     for p in paths {
-        let result = untangle::front::load_path(p).and_then(|l| {
+        let result = untangle::front::load_path(p).map_err(untangle::Error::from).and_then(|l| {
             let c = l.container();
             untangle::info::Info::new(&l, c.as_ref()).map(|i| i.to_json())
         });

@@ -2,7 +2,7 @@
 //! corpus: the IR dump (`untangle::ir::dump`) and `info --json` must be identical.
 //!
 //! Nothing is normalized. Both front ends number types, constants and metadata in the same
-//! order (`untangle::front::bitcode::canonical`), unnamed values are numbered by the dump itself,
+//! order (the native reader's canonical renumbering), unnamed values are numbered by the dump itself,
 //! and the module name is the file name in both.
 #![cfg(feature = "llvm")]
 

@@ -70,23 +70,32 @@ fn seeded_mutations_are_typed_errors_or_clean_reads() {
     assert!(slowest < Duration::from_secs(2), "an input took {slowest:?}");
 }
 
+/// The native reader's own error, out of the front end's.
+fn native(bc: &[u8], name: &str) -> Result<untangle::ir::Module, untangle::front::BitcodeError> {
+    match untangle::front::parse_bitcode(bc, name, untangle::front::FrontEnd::Native) {
+        Ok(m) => Ok(m),
+        Err(untangle::front::Error::Bitcode(e)) => Err(e),
+        Err(e) => panic!("{name}: not a bitcode error: {e}"),
+    }
+}
+
 #[test]
 fn errors_carry_their_position() {
     let files = corpus();
     let (_, bc) = &files[0];
     // Cut short: the module block's declared length no longer fits (reported at its header).
-    let e = untangle::front::bitcode::parse(&bc[..bc.len() / 2], "half").expect_err("half a file");
+    let e = native(&bc[..bc.len() / 2], "half").expect_err("half a file");
     assert!(e.bit >= 32 && e.bit <= (bc.len() as u64 / 2) * 8, "{e}");
     // Damage inside the module: the error names the block it happened in.
     let inside = (bc.len() / 2..bc.len()).find_map(|at| {
         let mut m = bc.clone();
         m[at] ^= 0xff;
-        untangle::front::bitcode::parse(&m, "damaged").err().filter(|e| e.block.is_some())
+        native(&m, "damaged").err().filter(|e| e.block.is_some())
     });
     let e = inside.expect("some damage is reported inside a block");
     assert!(e.to_string().contains("block"), "{e}");
-    let e = untangle::front::bitcode::parse(b"BC\xc0\xdf", "magic").expect_err("bad magic");
-    assert_eq!(e.kind, untangle::front::bitcode::ErrorKind::BadMagic);
+    let e = native(b"BC\xc0\xdf", "magic").expect_err("bad magic");
+    assert_eq!(e.kind, untangle::front::BitcodeErrorKind::BadMagic);
     // Through the crate's error type.
     let err: untangle::Error = e.into();
     assert!(err.to_string().contains("bitcode"));

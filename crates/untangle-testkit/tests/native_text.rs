@@ -1,4 +1,4 @@
-//! The native LLVM text reader (`untangle::front::lltext`).
+//! The native LLVM text reader (`untangle::front::parse_text` with `FrontEnd::Native`).
 //!
 //! - Against the LLVM front end, over every `.ll` input the project has (the acceptance
 //!   set): DXC's tests, the csmith CFG corpus, our corpora, generated text, and the LLVM
@@ -16,6 +16,15 @@ use untangle_testkit::fuzzing::mutate::{Mutator, SplitMix64};
 
 fn shared(sub: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus").join(sub)
+}
+
+/// The native text reader's own error (`line L, column C: ...`), out of the front end's.
+fn native(text: &str, name: &str) -> Result<untangle::ir::Module, untangle::front::LlTextError> {
+    match untangle::front::parse_text(text.as_bytes(), name, untangle::front::FrontEnd::Native) {
+        Ok(m) => Ok(m),
+        Err(untangle::front::Error::LlText(e)) => Err(e),
+        Err(e) => panic!("{name}: not a text-reader error: {e}"),
+    }
 }
 
 fn repo(sub: &str) -> PathBuf {
@@ -252,7 +261,7 @@ fn round_trip(name: &str, module: &untangle::ir::Module) -> Option<Result<(), St
     if dump.contains("\\u{") {
         return None;
     }
-    let again = untangle::front::lltext::parse(&dump, name).ok()?;
+    let again = untangle::front::parse_text(dump.as_bytes(), name, untangle::front::FrontEnd::Native).ok()?;
     let dump2 = untangle::ir::dump::Dumper::new(&again).module();
     Some(if dump == dump2 { Ok(()) } else { Err(format!("{name}: {}", first_difference(&dump2, &dump))) })
 }
@@ -303,7 +312,7 @@ fn dumps_that_are_llvm_text_round_trip() {
 /// Read `text` and everything downstream that an accepted module meets first: a panic
 /// here is a failure; errors must render.
 fn exercise(text: &str) -> bool {
-    match untangle::front::lltext::parse(text, "input") {
+    match untangle::front::parse_text(text.as_bytes(), "input", untangle::front::FrontEnd::Native) {
         Ok(m) => {
             let _ = untangle::ir::dump::Dumper::new(&m).module();
             let _ = untangle::dxil::analyze(&m);
@@ -386,10 +395,14 @@ fn every_truncation_at_a_token_boundary_is_handled() {
     let mut total = 0;
     for p in [repo("corpus/cs_groupshared_reduce.ll"), repo("corpus/structurizer/loop_with_header_switch.ll")] {
         let text = std::fs::read_to_string(&p).unwrap();
-        let toks = untangle::front::lltext::lexer::lex(text.as_bytes()).expect("lexes");
         assert!(timed(&text, "whole file", &mut slowest), "{} must read whole", p.display());
-        for t in &toks {
-            for cut in [t.start as usize, t.end as usize] {
+        // Every place where a word (identifier, number, keyword) starts or ends: a superset
+        // of the lexer's token boundaries, found without the lexer.
+        let word = |c: u8| c.is_ascii_alphanumeric() || b"_.%@!#$-".contains(&c);
+        let bytes = text.as_bytes();
+        let cuts: Vec<usize> = (1..bytes.len()).filter(|&i| word(bytes[i - 1]) != word(bytes[i])).collect();
+        for &cut in &cuts {
+            {
                 let prefix = &text[..cut];
                 timed(prefix, &format!("{} cut at {cut}", p.display()), &mut slowest);
                 total += 1;
@@ -416,7 +429,7 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
             .stack_size(1 << 20)
             .spawn({
                 let text = text.clone();
-                move || untangle::front::lltext::parse(&text, "deep").map(|_| ()).map_err(|e| e.to_string())
+                move || native(&text, "deep").map(|_| ()).map_err(|e| e.to_string())
             })
             .unwrap()
             .join()
@@ -429,13 +442,8 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
 /// Error messages: `line L, column C: ...` naming the token or construct.
 #[test]
 fn errors_name_line_column_and_construct() {
-    let err = |text: &str| {
-        untangle::front::lltext::parse(text, "t")
-            .map(|_| ())
-            .err()
-            .unwrap_or_else(|| panic!("must fail:\n{text}"))
-            .to_string()
-    };
+    let err =
+        |text: &str| native(text, "t").map(|_| ()).err().unwrap_or_else(|| panic!("must fail:\n{text}")).to_string();
     let cases: &[(&str, &str)] = &[
         ("define void @f() {\n  br label %nowhere\n}\n", "line 2, column 12: use of undefined value '%nowhere'"),
         (
@@ -487,8 +495,10 @@ fn errors_name_line_column_and_construct() {
         assert_eq!(&err(text), want, "input:\n{text}");
     }
     // Through `load`, the error is typed and prefixed.
-    let e =
-        load_bytes_with(b"define void @f() {\n  br label %x\n}\n".to_vec(), "t.ll", FrontEnd::Native).err().unwrap();
+    let e = load_bytes_with(b"define void @f() {\n  br label %x\n}\n".to_vec(), "t.ll", FrontEnd::Native)
+        .map_err(untangle::Error::from)
+        .err()
+        .unwrap();
     assert!(matches!(e, untangle::Error::LlText(_)), "{e:?}");
     assert_eq!(e.to_string(), "LLVM text: line 2, column 12: use of undefined value '%x'");
 }
@@ -511,7 +521,8 @@ fn diamonds(n: usize) -> String {
 fn a_chain_of_25000_diamonds_parses_in_linear_time() {
     let text = diamonds(25_000);
     let t = Instant::now();
-    let m = untangle::front::lltext::parse(&text, "diamonds").expect("parses");
+    let m =
+        untangle::front::parse_text(text.as_bytes(), "diamonds", untangle::front::FrontEnd::Native).expect("parses");
     let took = t.elapsed();
     let f = &m.functions[m.defined_functions().next().unwrap().0];
     assert_eq!(f.layout.len(), 4 * 25_000 + 2);
@@ -519,7 +530,7 @@ fn a_chain_of_25000_diamonds_parses_in_linear_time() {
     // Linear: a tenth of the input takes about a tenth of the time, not a hundredth.
     let small = diamonds(2_500);
     let t = Instant::now();
-    untangle::front::lltext::parse(&small, "small").expect("parses");
+    untangle::front::parse_text(small.as_bytes(), "small", untangle::front::FrontEnd::Native).expect("parses");
     let took_small = t.elapsed();
     assert!(took < took_small * 40 + Duration::from_millis(200), "{took:?} vs {took_small:?} for a tenth");
     if !cfg!(debug_assertions) {

@@ -44,7 +44,7 @@ impl<'a> Info<'a> {
         Ok(Info {
             file: loaded.name.clone(),
             input: input_kind_name(loaded.input),
-            container: container.map(|c| c.summary()),
+            container: container.map(|c| crate::front::container::ContainerSummary::new(&c)),
             module: ModuleInfo { triple: m.triple.clone(), functions, globals: m.globals.len() },
             dxil: dxil::analyze(m)?,
         })

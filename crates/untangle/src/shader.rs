@@ -11,7 +11,7 @@ use crate::emit::translate::{translate_analyzed, Options, RootSignatureBinding, 
 use crate::emit::TranslateError;
 use crate::error::Result;
 use crate::front::container::{Container, ShaderKind};
-use crate::front::Loaded;
+use crate::front::{FrontEnd, Loaded};
 use crate::ir::Module;
 use crate::rootsig::RootSignature;
 
@@ -33,14 +33,20 @@ impl Shader {
         Shader::from_loaded(crate::front::load_bytes(bytes, name)?)
     }
 
+    /// [`Shader::parse_named`] with the chosen front end ([`FrontEnd::Llvm`] needs the
+    /// `llvm` feature; the native readers are the default).
+    pub fn parse_with(bytes: Vec<u8>, name: &str, front_end: FrontEnd) -> Result<Shader> {
+        Shader::from_loaded(crate::front::load_bytes_with(bytes, name, front_end)?)
+    }
+
     /// [`Shader::parse_named`] for a caller that translates and reflects but does not read
     /// type or constant ids of [`Shader::module`]: bitcode keeps the file's numbering of
     /// types and constants instead of the LLVM front end's
     /// ([`crate::front::bitcode::parse_for_translation`]), which saves about 6% of a translation.
     /// Translations are the same word for word (`tests/translate_digests.rs`).
     pub fn parse_for_translation(bytes: Vec<u8>, name: &str) -> Result<Shader> {
-        let mut loaded = crate::front::load_for_translation(&bytes, name, crate::front::default_front_end())?;
-        loaded.bytes = bytes;
+        let mut loaded = crate::front::load_for_translation(&bytes, name, FrontEnd::Native)?;
+        loaded.keep_bytes(bytes);
         Shader::from_loaded(loaded)
     }
 
@@ -48,11 +54,11 @@ impl Shader {
     /// unless the translation reads the container again (a library's subobjects, an
     /// embedded root signature): what [`crate::translate`] does.
     pub(crate) fn parse_and_translate(bytes: &[u8], options: &Options) -> Result<Translation> {
-        let loaded = crate::front::load_for_translation(bytes, "input", crate::front::default_front_end())?;
+        let loaded = crate::front::load_for_translation(bytes, "input", FrontEnd::Native)?;
         let mut shader = Shader::from_loaded(loaded)?;
         let embedded = options.root_signature.is_none() && options.embedded_root_signature.is_some();
         if shader.stage() == ShaderKind::Library || embedded {
-            shader.loaded.bytes = bytes.to_vec();
+            shader.loaded.keep_bytes(bytes.to_vec());
         }
         shader.translate(options)
     }

@@ -1,4 +1,4 @@
-//! Robustness driver for the native bitcode reader ([`untangle::front::bitcode`]), shared by
+//! Robustness driver for the native bitcode reader ([`untangle::front::parse_bitcode`]), shared by
 //! `tests/native_robustness.rs`, `examples/bitcode_mutations.rs` and the cargo-fuzz target
 //! `bitcode`: read the bytes; if they are accepted, also dump the module and run the DXIL
 //! semantic layer over it, since an accepted module must be safe for everything downstream.
@@ -10,12 +10,12 @@ use std::path::Path;
 pub enum Outcome {
     /// Read, dumped and analysed (the DXIL layer may still reject it with a typed error).
     Read,
-    /// A typed [`untangle::front::bitcode::BitcodeError`].
+    /// A typed [`untangle::front::Error`].
     Rejected,
 }
 
 pub fn exercise(bitcode: &[u8]) -> Outcome {
-    match untangle::front::bitcode::parse(bitcode, "input") {
+    match untangle::front::parse_bitcode(bitcode, "input", untangle::front::FrontEnd::Native) {
         Ok(m) => {
             let _ = untangle::ir::dump::Dumper::new(&m).module();
             let _ = untangle::dxil::analyze(&m);

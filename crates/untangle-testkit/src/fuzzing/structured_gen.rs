@@ -1600,7 +1600,7 @@ pub fn is_reducible(func: &Function) -> bool {
 }
 
 /// LLVM assembly for `func` (one `define`, no constants or globals needed), accepted by
-/// `llvm-as` and [`untangle::front::lltext::parse`] for generated functions: save a failing case
+/// `llvm-as` and [`untangle::front::parse_text`] for generated functions: save a failing case
 /// as a `.ll` file and re-run it with the command-line tool.
 pub fn to_llvm_text(func: &Function, types: &Types) -> String {
     let mut m = Module { source_name: func.name.clone(), types: types.clone(), ..Module::default() };
@@ -1899,7 +1899,8 @@ mod tests {
             let text = std::fs::read_to_string(&path).unwrap();
             let stem = path.file_stem().unwrap().to_str().unwrap();
             assert!(text.starts_with("; "), "{stem}: no header comment");
-            let m = untangle::front::lltext::parse(&text, stem).unwrap_or_else(|e| panic!("{stem}: {e}"));
+            let m = untangle::front::parse_text(text.as_bytes(), stem, untangle::front::FrontEnd::Native)
+                .unwrap_or_else(|e| panic!("{stem}: {e}"));
             let defined: Vec<_> = m.defined_functions().collect();
             assert_eq!(defined.len(), 1, "{stem}: one function");
             let f = defined[0].1;
@@ -1923,8 +1924,8 @@ mod tests {
                 generate(seed, &config, &mut types)
             };
             let text = to_llvm_text(&f, &types);
-            let m =
-                untangle::front::lltext::parse(&text, "gen.ll").unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+            let m = untangle::front::parse_text(text.as_bytes(), "gen.ll", untangle::front::FrontEnd::Native)
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
             let (_, g) = m.defined_functions().next().expect("one function");
             assert_eq!(g.name, f.name);
             assert_eq!(shape(g), shape(&f), "seed {seed}");

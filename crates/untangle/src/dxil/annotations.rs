@@ -6,8 +6,8 @@
 //! 2 matrix, 13 vector size). Function annotations are not needed and skipped.
 
 use super::enums::ComponentType;
+use super::error::Result;
 use super::md::Tuple;
-use crate::error::Result;
 use crate::ir::Module;
 use serde::Serialize;
 

@@ -12,10 +12,10 @@
 use super::enums::{
     InputPrimitive, PrimitiveTopology, TessellatorDomain, TessellatorOutputPrimitive, TessellatorPartitioning,
 };
+use super::error::{Error, Result};
 use super::md::Tuple;
 use super::resources::Resources;
 use super::signature::Signatures;
-use crate::error::{Error, Result};
 use crate::front::container::ShaderKind;
 use crate::ir::{FuncId, Module, Value};
 use serde::Serialize;
@@ -151,7 +151,12 @@ pub(crate) fn read_entry_points(m: &Module, module_resources: &Resources) -> Res
             None => None,
             Some(_) => match t.value(0)? {
                 (_, Value::Func(f)) => Some(f),
-                _ => return Err(Error::Dxil(format!("{}[0]: expected a function", t.path()))),
+                _ => {
+                    return Err(Error::Metadata {
+                        path: format!("{}[0]", t.path()),
+                        problem: "expected a function".into(),
+                    })
+                }
             },
         };
         let signatures = match t.opt_tuple(2)? {
@@ -218,7 +223,12 @@ fn read_properties(p: &Tuple<'_>, entry: &str) -> Result<EntryProperties> {
                     None => None,
                     Some(_) => match h.value(0)? {
                         (_, Value::Func(f)) => Some(f),
-                        _ => return Err(Error::Dxil(format!("{}[0]: expected a function", h.path()))),
+                        _ => {
+                            return Err(Error::Metadata {
+                                path: format!("{}[0]", h.path()),
+                                problem: "expected a function".into(),
+                            })
+                        }
                     },
                 };
                 props.hull = Some(HsState {
@@ -270,8 +280,7 @@ fn read_properties(p: &Tuple<'_>, entry: &str) -> Result<EntryProperties> {
     }
     match node.finish(entry) {
         Ok(n) => props.node = n,
-        Err(Error::Dxil(m)) => props.node_error = Some(m),
-        Err(e) => props.node_error = Some(e.to_string()),
+        Err(e) => props.node_error = Some(e.detail()),
     }
     Ok(props)
 }

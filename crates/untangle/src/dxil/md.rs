@@ -5,7 +5,7 @@
 //! read in place from the metadata table's pools, so walking the metadata allocates nothing
 //! per tuple.
 
-use crate::error::{Error, Result};
+use super::error::{Error, Result};
 use crate::ir::{ConstKind, MdId, MdRef, Module, Type, TypeId, Value};
 use smallvec::SmallVec;
 
@@ -32,7 +32,7 @@ impl<'m> Tuple<'m> {
     fn at(m: &'m Module, id: MdId, root: &'m str, indices: SmallVec<[u32; 6]>) -> Result<Tuple<'m>> {
         match m.metadata.get(id) {
             MdRef::Node(ops) => Ok(Tuple { m, ops, root, indices }),
-            _ => Err(Error::Dxil(format!("{}: expected a metadata tuple", path(root, &indices)))),
+            _ => Err(Error::Metadata { path: path(root, &indices), problem: "expected a metadata tuple".into() }),
         }
     }
 
@@ -52,7 +52,7 @@ impl<'m> Tuple<'m> {
     }
 
     pub(super) fn err(&self, i: usize, what: &str) -> Error {
-        Error::Dxil(format!("{}[{i}]: expected {what}", self.path()))
+        Error::Metadata { path: format!("{}[{i}]", self.path()), problem: format!("expected {what}") }
     }
 
     pub fn get(&self, i: usize) -> Option<MdId> {
@@ -139,7 +139,10 @@ impl<'m> Tuple<'m> {
     /// the pairs are read on the fly (no list).
     pub fn tag_pairs(&self) -> Result<impl Iterator<Item = (u32, usize)> + '_> {
         if !self.len().is_multiple_of(2) {
-            return Err(Error::Dxil(format!("{}: tag/value list has odd length {}", self.path(), self.len())));
+            return Err(Error::Metadata {
+                path: self.path(),
+                problem: format!("tag/value list has odd length {}", self.len()),
+            });
         }
         for k in 0..self.len() / 2 {
             self.u32(2 * k)?;

@@ -7,6 +7,7 @@
 pub mod annotations;
 pub mod entry;
 pub mod enums;
+pub mod error;
 pub mod handles;
 pub(crate) mod md;
 pub mod node;
@@ -19,14 +20,15 @@ pub mod signature;
 pub use annotations::{FieldAnnotation, StructAnnotation};
 pub use entry::{AsState, DsState, EntryPoint, EntryProperties, GsState, HsState, MsState, WaveSize};
 pub use enums::*;
+pub use error::Error;
 pub use opcodes::DxOp;
 pub use ops::{decode_call, op_uses, DxOpCall, OpUse};
 pub use resources::{Resource, ResourceClass, Resources, UavFlags};
 pub use signature::{SignatureElement, Signatures};
 
-use crate::error::Result;
 use crate::front::container::ShaderKind;
 use crate::ir::{ConstKind, Module, Value};
+use error::Result;
 use md::Tuple;
 use serde::Serialize;
 

@@ -11,11 +11,11 @@
 //! records, 4 max-records-shared-with (the index of another output), 5 output array size,
 //! 6 allow sparse nodes (i1).
 //!
-//! Every shape error is a typed [`Error::Dxil`] naming the metadata path; nothing here
+//! Every shape error is a typed [`Error::Metadata`] naming the metadata path; nothing here
 //! panics. Cost: linear in the metadata read.
 
+use super::error::{Error, Result};
 use super::md::Tuple;
-use crate::error::{Error, Result};
 use serde::Serialize;
 
 /// `DXIL::NodeIOFlags` bits.
@@ -223,7 +223,7 @@ impl NodeTags {
         if let Some(e) = self.error {
             return Err(e);
         }
-        let bad = |what: String| Error::Dxil(format!("node `{entry}`: {what}"));
+        let bad = |problem: String| Error::Node { entry: entry.to_string(), problem };
         let launch = match self.launch {
             Some(1) => NodeLaunch::Broadcasting,
             Some(2) => NodeLaunch::Coalescing,
@@ -317,7 +317,7 @@ fn node_io(t: &Tuple<'_>) -> Result<NodeIo> {
             4 => io.max_records_shared_with = Some(inline_u32(t, at)?),
             5 => io.array_size = Some(inline_u32(t, at)?),
             6 => io.allow_sparse_nodes = inline_u32(t, at)? != 0,
-            other => return Err(Error::Dxil(format!("{}: unknown node IO tag {other}", t.path()))),
+            other => return Err(Error::Metadata { path: t.path(), problem: format!("unknown node IO tag {other}") }),
         }
     }
     Ok(io)
@@ -334,32 +334,40 @@ fn record_type(t: &Tuple<'_>) -> Result<NodeRecordType> {
                     5 => "u32",
                     3 => "u16",
                     other => {
-                        return Err(Error::Dxil(format!(
-                            "{}: SV_DispatchGrid component type {other} (u32 or u16 expected)",
-                            g.path()
-                        )))
+                        return Err(Error::Metadata {
+                            path: g.path(),
+                            problem: format!("SV_DispatchGrid component type {other} (u32 or u16 expected)"),
+                        })
                     }
                 };
                 let components = g.u32(2)?;
                 if !(1..=3).contains(&components) {
-                    return Err(Error::Dxil(format!("{}: SV_DispatchGrid with {components} components", g.path())));
+                    return Err(Error::Metadata {
+                        path: g.path(),
+                        problem: format!("SV_DispatchGrid with {components} components"),
+                    });
                 }
                 r.dispatch_grid = Some(DispatchGridField { offset: g.u32(0)?, component_type, components });
             }
             2 => r.alignment = inline_u32(t, at)?,
-            other => return Err(Error::Dxil(format!("{}: unknown node record tag {other}", t.path()))),
+            other => {
+                return Err(Error::Metadata { path: t.path(), problem: format!("unknown node record tag {other}") })
+            }
         }
     }
     if r.alignment == 0 {
         r.alignment = 4;
     }
     if !r.alignment.is_power_of_two() || r.alignment > 256 {
-        return Err(Error::Dxil(format!("{}: record alignment {}", t.path(), r.alignment)));
+        return Err(Error::Metadata { path: t.path(), problem: format!("record alignment {}", r.alignment) });
     }
     if let Some(g) = r.dispatch_grid {
         let bytes = if g.component_type == "u16" { 2 } else { 4 };
         if g.offset.checked_add(bytes * g.components).is_none_or(|end| end > r.size) {
-            return Err(Error::Dxil(format!("{}: SV_DispatchGrid lies outside the {}-byte record", t.path(), r.size)));
+            return Err(Error::Metadata {
+                path: t.path(),
+                problem: format!("SV_DispatchGrid lies outside the {}-byte record", r.size),
+            });
         }
     }
     Ok(r)

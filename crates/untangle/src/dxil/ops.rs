@@ -4,8 +4,8 @@
 //! argument is the opcode as an `i32` constant. The opcode must be a known one, so a
 //! malformed call is reported where it is, not misread later.
 
+use super::error::{Error, Result};
 use super::opcodes::{decode_function_name, DxOp};
-use crate::error::{Error, Result};
 use crate::ir::{Function, InstId, InstKind, Module, Value};
 use cranelift_entity::EntityRef;
 use serde::Serialize;
@@ -40,7 +40,7 @@ pub fn decode_call_with<'a>(
     let Some((class, overload)) = decode_function_name(name) else {
         return Ok(None);
     };
-    let err = |message: String| Error::Ir { function: f.name.clone(), block: block(), message };
+    let err = |message: String| Error::Instruction { function: f.name.clone(), block: block(), message };
     let number = match args.first() {
         Some(Value::Const(c)) => m.constants.as_int(*c),
         _ => None,

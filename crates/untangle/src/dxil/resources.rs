@@ -7,8 +7,8 @@
 //! 2 sampler-feedback kind, 3 atomic64 use.
 
 use super::enums::{ComponentType, ResourceKind, SamplerKind};
+use super::error::Result;
 use super::md::{pointee_struct_name, Tuple};
-use crate::error::Result;
 use crate::ir::{MdId, Module};
 use serde::Serialize;
 

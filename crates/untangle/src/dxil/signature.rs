@@ -6,8 +6,8 @@
 //! 2 dynamically indexed component mask, 3 usage component mask).
 
 use super::enums::{ComponentType, InterpolationMode, SemanticKind};
+use super::error::Result;
 use super::md::Tuple;
-use crate::error::Result;
 use serde::Serialize;
 
 #[derive(Clone, PartialEq, Debug, Serialize)]

@@ -59,6 +59,7 @@ impl<'a> BitReader<'a> {
         self.end - self.pos
     }
 
+    #[cfg(test)]
     pub fn at_end(&self) -> bool {
         self.pos >= self.end
     }

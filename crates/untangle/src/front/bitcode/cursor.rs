@@ -247,17 +247,6 @@ impl<'a> Cursor<'a> {
         self.r.seek(end)
     }
 
-    /// Skip the rest of the current block (after [`Cursor::enter`]).
-    pub fn skip_rest(&mut self) -> Res<()> {
-        loop {
-            match self.advance()? {
-                Entry::End => return Ok(()),
-                Entry::SubBlock(_) => self.skip()?,
-                Entry::Record(_) => {}
-            }
-        }
-    }
-
     /// Read a `BLOCKINFO` block (announced by [`Entry::SubBlock`]`(0)`).
     ///
     /// Every DXC module starts with the same `BLOCKINFO` block, so the last one read on

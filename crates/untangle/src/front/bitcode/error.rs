@@ -41,8 +41,6 @@ pub struct BitcodeError {
     pub code: Option<u32>,
 }
 
-pub type BcResult<T> = std::result::Result<T, BitcodeError>;
-
 impl BitcodeError {
     pub fn new(kind: ErrorKind, bit: u64) -> Self {
         BitcodeError { kind, bit, block: None, code: None }

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use super::FourCc;
+use super::chunk::FourCc;
 
 /// Where in the input an error was detected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -4,9 +4,9 @@
 
 use serde::Serialize;
 
+use super::chunk::Chunk;
 use super::error::ContainerError;
 use super::reader::{serialize_hex, Reader};
-use super::Chunk;
 
 /// `DxilShaderHashFlags::IncludesSource`.
 pub const HASH_INCLUDES_SOURCE: u32 = 1;
@@ -41,7 +41,7 @@ impl ShaderHash {
 
 #[cfg(test)]
 mod tests {
-    use super::super::FourCc;
+    use super::super::chunk::FourCc;
     use super::*;
 
     fn chunk(data: &[u8]) -> Chunk<'_> {

@@ -20,14 +20,12 @@
 
 use serde::Serialize;
 
+use super::chunk::{Chunk, FourCc, CHUNK_HEADER_SIZE};
 use super::error::{ContainerError, Location};
 use super::reader::{serialize_hex, Reader};
-use super::{Chunk, FourCc};
 
 /// Size of the fixed part of the container header.
 pub const HEADER_SIZE: usize = 32;
-/// Size of a part header: fourcc and payload size.
-pub const CHUNK_HEADER_SIZE: usize = 8;
 /// The only container major version there is.
 pub const SUPPORTED_MAJOR: u16 = 1;
 

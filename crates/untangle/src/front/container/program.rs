@@ -18,9 +18,9 @@
 
 use serde::Serialize;
 
+use super::chunk::{Chunk, FourCc};
 use super::error::ContainerError;
 use super::reader::Reader;
-use super::{Chunk, FourCc};
 
 /// Size of `DxilProgramHeader`.
 pub const PROGRAM_HEADER_SIZE: usize = 24;

@@ -25,11 +25,11 @@
 
 use serde::Serialize;
 
+use super::chunk::Chunk;
 use super::error::ContainerError;
 use super::program::ShaderKind;
 use super::reader::{serialize_hex, Reader};
 use super::signature::ComponentType;
-use super::Chunk;
 
 /// Sizes of `PSVRuntimeInfo0..4`.
 pub const RUNTIME_INFO_SIZES: [u32; 5] = [24, 36, 48, 52, 56];
@@ -572,7 +572,7 @@ fn parse_signature_element<'a>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::FourCc;
+    use super::super::chunk::FourCc;
     use super::*;
 
     fn chunk(data: &[u8]) -> Chunk<'_> {

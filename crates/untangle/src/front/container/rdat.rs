@@ -17,8 +17,8 @@
 //! Invariants: every offset is bounds-checked; a malformed part is a typed
 //! [`ContainerError`], never a panic. Cost: linear in the part's size.
 
+use super::chunk::FourCc;
 use super::error::{ContainerError, Location};
-use super::FourCc;
 use serde::Serialize;
 
 /// One state subobject declared in the library (HLSL `GlobalRootSignature grs = {...};`,

@@ -6,8 +6,8 @@
 //! error it makes names both. Arithmetic on untrusted offsets and sizes is done in `u64`
 //! (two `u32`s cannot overflow it) and checked against the slice before any indexing.
 
+use super::chunk::FourCc;
 use super::error::{ContainerError, Location};
-use super::FourCc;
 
 #[derive(Clone, Debug)]
 pub(crate) struct Reader<'a> {

@@ -7,9 +7,9 @@
 
 use serde::Serialize;
 
+use super::chunk::Chunk;
 use super::error::ContainerError;
 use super::reader::{serialize_hex, Reader};
-use super::Chunk;
 
 /// Flag bit and its DXC name (without the `ShaderFeatureInfo_` / `OptFeatureInfo_` prefix).
 pub const FEATURE_NAMES: &[(u64, &str)] = &[
@@ -98,7 +98,7 @@ impl Serialize for FeatureInfo<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::FourCc;
+    use super::super::chunk::FourCc;
     use super::*;
 
     fn chunk(data: &[u8]) -> Chunk<'_> {

@@ -21,9 +21,9 @@
 
 use serde::Serialize;
 
+use super::chunk::{Chunk, FourCc};
 use super::error::ContainerError;
 use super::reader::Reader;
-use super::{Chunk, FourCc};
 
 open_enum! {
     /// `DxilProgramSigSemantic` (= `D3D_NAME`): the system value an element carries.

@@ -5,10 +5,16 @@
 
 use serde::Serialize;
 
-use super::{
-    Chunk, CompilerVersion, Container, ContainerError, DebugName, FeatureInfo, FourCc, Header, Program, Psv0,
-    ShaderHash, Signature,
-};
+use super::chunk::{Chunk, FourCc};
+use super::error::ContainerError;
+use super::file::Container;
+use super::hash::ShaderHash;
+use super::header::Header;
+use super::program::Program;
+use super::psv0::Psv0;
+use super::sfi0::FeatureInfo;
+use super::signature::Signature;
+use super::vers::{CompilerVersion, DebugName};
 
 /// A chunk that failed to decode.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

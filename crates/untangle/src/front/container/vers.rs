@@ -15,9 +15,9 @@
 
 use serde::Serialize;
 
+use super::chunk::Chunk;
 use super::error::ContainerError;
 use super::reader::Reader;
-use super::Chunk;
 
 /// The DXC build that wrote the container.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -78,7 +78,7 @@ impl<'a> DebugName<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::FourCc;
+    use super::super::chunk::FourCc;
     use super::*;
 
     fn chunk<'a>(fourcc: FourCc, data: &'a [u8]) -> Chunk<'a> {

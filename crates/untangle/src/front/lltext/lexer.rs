@@ -72,41 +72,6 @@ pub enum Tok {
     DotDotDot,
 }
 
-impl Tok {
-    /// How the token kind reads in messages.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Tok::Eof => "end of input",
-            Tok::LocalVar | Tok::LocalId => "local name",
-            Tok::GlobalVar | Tok::GlobalId => "global name",
-            Tok::MetadataVar => "metadata name",
-            Tok::MetadataId => "metadata reference",
-            Tok::Exclaim => "`!`",
-            Tok::Label => "label",
-            Tok::AttrGroupId => "attribute group",
-            Tok::ComdatVar => "comdat name",
-            Tok::SummaryId => "summary entry",
-            Tok::Word => "keyword",
-            Tok::Integer | Tok::HexInteger => "integer",
-            Tok::Float | Tok::HexFloat => "floating-point literal",
-            Tok::String => "string",
-            Tok::Equal => "`=`",
-            Tok::Comma => "`,`",
-            Tok::Star => "`*`",
-            Tok::LSquare => "`[`",
-            Tok::RSquare => "`]`",
-            Tok::LBrace => "`{`",
-            Tok::RBrace => "`}`",
-            Tok::LParen => "`(`",
-            Tok::RParen => "`)`",
-            Tok::Less => "`<`",
-            Tok::Greater => "`>`",
-            Tok::Bar => "`|`",
-            Tok::DotDotDot => "`...`",
-        }
-    }
-}
-
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Token {
     pub kind: Tok,
@@ -124,6 +89,7 @@ fn is_name_start(b: u8) -> bool {
 }
 
 /// Lex all of `src`. The last token is always [`Tok::Eof`].
+#[cfg(test)]
 pub fn lex(src: &[u8]) -> Result<Vec<Token>, LlTextError> {
     lex_counting_locals(src).map(|(toks, _)| toks)
 }

@@ -1,6 +1,6 @@
 //! An LLVM context that reports instead of exiting.
 
-use crate::error::{Error, Result};
+use super::super::error::{Error, Result};
 use llvm_sys::analysis::{LLVMVerifierFailureAction, LLVMVerifyModule};
 use llvm_sys::bit_reader::LLVMParseBitcodeInContext2;
 use llvm_sys::core::*;

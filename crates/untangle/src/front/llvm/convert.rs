@@ -3,9 +3,9 @@
 //! Two passes per function: the first numbers every block and every non-terminator
 //! instruction (so PHIs and other forward references resolve), the second converts.
 
+use super::super::error::{Error, Result};
 use super::context::{print_value, value_name};
 use super::types::TypeMap;
-use crate::error::{Error, Result};
 use crate::ir::*;
 use cranelift_entity::{EntityRef, PrimaryMap};
 use llvm_sys::core::*;

@@ -10,7 +10,7 @@
 //! All LLVM work holds [`LLVM_LOCK`], so no other thread is inside LLVM (holding one of its
 //! internal locks) when we fork; glibc's `malloc` is fork-safe.
 
-use crate::error::{Error, Result};
+use super::super::error::{Error, Result};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};

@@ -3,9 +3,9 @@
 //! Nodes are visited with an explicit worklist (debug-info graphs are deep and may be
 //! cyclic); a node gets its id before its operands are visited, so cycles resolve.
 
+use super::super::error::Result;
 use super::context::lossy;
 use super::convert::Converter;
-use crate::error::Result;
 use crate::ir::{MdId, Value};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;

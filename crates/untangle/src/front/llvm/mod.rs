@@ -21,7 +21,7 @@ mod isolate;
 mod metadata;
 mod types;
 
-use crate::error::{Error, Result};
+use super::error::{Error, Result};
 use crate::ir::Module;
 
 /// What the bytes hold.
@@ -66,12 +66,4 @@ fn parse_in_process(bytes: &[u8], syntax: Syntax, name: &str) -> Result<Module> 
         Ok(result) => result,
         Err(payload) => Err(Error::Llvm(context::panic_message(payload))),
     }
-}
-
-pub fn parse_bitcode(bytes: &[u8], name: &str) -> Result<Module> {
-    parse(bytes, Syntax::Bitcode, name)
-}
-
-pub fn parse_text(text: &str, name: &str) -> Result<Module> {
-    parse(text.as_bytes(), Syntax::Text, name)
 }

@@ -1,6 +1,6 @@
 //! LLVM types into interned IR types.
 
-use crate::error::{Error, Result};
+use super::super::error::{Error, Result};
 use crate::ir::{FloatKind, StructBody, Type, TypeId, Types};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;

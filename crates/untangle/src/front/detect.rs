@@ -6,9 +6,9 @@
 
 use serde::Serialize;
 
-use super::error::{ContainerError, Location};
-use super::reader::Reader;
-use super::FourCc;
+use super::container::chunk::FourCc;
+use super::container::error::{ContainerError, Location};
+use super::container::reader::Reader;
 
 /// Raw LLVM bitcode starts with these bytes (`'B' 'C' 0xC0DE`).
 pub const BITCODE_MAGIC: [u8; 4] = [0x42, 0x43, 0xC0, 0xDE];
