@@ -145,6 +145,10 @@ impl<'ast> Visit<'ast> for Refs {
         syn::visit::visit_impl_item(self, item);
     }
 
+    fn visit_vis_restricted(&mut self, _: &'ast syn::VisRestricted) {
+        // `pub(in crate::front)` names a scope, not something used.
+    }
+
     fn visit_path(&mut self, path: &'ast syn::Path) {
         if path.leading_colon.is_none() && path.segments.len() > 1 {
             self.paths.push(path.segments.iter().map(|s| s.ident.to_string()).collect());
@@ -374,4 +378,17 @@ fn checker_finds_planted_cycle() {
     assert_eq!(resolve(&modules, "emit", &p("crate::ir::Type")), Some("ir".into()));
     assert_eq!(resolve(&modules, "emit", &p("std::mem::take")), None);
     assert!(layer_of("ir") < layer_of("emit::dxop"));
+}
+
+/// `UNTANGLE_GRAPH=prefix cargo test --test module_graph print_edges -- --nocapture`
+/// prints the edges out of the modules under `prefix` (a debugging aid; asserts nothing
+/// when the variable is unset).
+#[test]
+fn print_edges() {
+    let Ok(prefix) = std::env::var("UNTANGLE_GRAPH") else { return };
+    for (from, tos) in module_graph() {
+        if from.starts_with(&prefix) {
+            println!("{from} -> {}", tos.into_iter().collect::<Vec<_>>().join(", "));
+        }
+    }
 }

@@ -8,34 +8,10 @@ use super::function::Function;
 use super::inst::{InstKind, Terminator};
 use super::metadata::MdRef;
 use super::module::Module;
-use super::types::{FloatKind, Type};
+use super::types::{quote_name, FloatKind, Type};
 use super::value::{BlockId, ConstExprOp, ConstId, ConstKind, InstId, Value};
 use cranelift_entity::SecondaryMap;
 use std::fmt::Write;
-
-/// Quote an LLVM identifier if it is not a plain one.
-pub fn quote_name(name: &str) -> String {
-    let plain = !name.is_empty()
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '$'))
-        && !name.starts_with(|c: char| c.is_ascii_digit());
-    if plain {
-        name.to_string()
-    } else {
-        let mut s = String::from("\"");
-        for c in name.chars() {
-            if c == '"' || c == '\\' || !c.is_ascii_graphic() && c != ' ' {
-                let mut buf = [0u8; 4];
-                for b in c.encode_utf8(&mut buf).bytes() {
-                    let _ = write!(s, "\\{b:02X}");
-                }
-            } else {
-                s.push(c);
-            }
-        }
-        s.push('"');
-        s
-    }
-}
 
 /// Names of a function's values as the dump prints them.
 struct Names {

@@ -11,6 +11,7 @@ pub mod hash;
 pub mod inst;
 pub mod metadata;
 pub mod module;
+pub mod ops;
 pub mod types;
 pub mod value;
 
@@ -18,5 +19,6 @@ pub use function::{Block, Function, IndexExt, Param};
 pub use inst::*;
 pub use metadata::{MdId, MdRef, MetadataTable, OperandRun};
 pub use module::{Global, Module};
+pub use ops::*;
 pub use types::{FloatKind, StructBody, Type, TypeId, Types};
 pub use value::{BlockId, ConstExprOp, ConstId, ConstKind, Constant, Constants, FuncId, GlobalId, InstId, Value};

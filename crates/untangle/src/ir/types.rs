@@ -221,7 +221,7 @@ impl Types {
             }
             Type::Named(n) => {
                 out.push('%');
-                out.push_str(&super::dump::quote_name(n));
+                out.push_str(&quote_name(n));
             }
             Type::Struct { fields, packed } => {
                 if *packed {
@@ -257,5 +257,30 @@ impl Types {
             Type::Metadata => out.push_str("metadata"),
             Type::Token => out.push_str("token"),
         }
+    }
+}
+
+/// Quote an LLVM identifier if it is not a plain one.
+pub fn quote_name(name: &str) -> String {
+    use std::fmt::Write;
+    let plain = !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '$'))
+        && !name.starts_with(|c: char| c.is_ascii_digit());
+    if plain {
+        name.to_string()
+    } else {
+        let mut s = String::from("\"");
+        for c in name.chars() {
+            if c == '"' || c == '\\' || !c.is_ascii_graphic() && c != ' ' {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    let _ = write!(s, "\\{b:02X}");
+                }
+            } else {
+                s.push(c);
+            }
+        }
+        s.push('"');
+        s
     }
 }

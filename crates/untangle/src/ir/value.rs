@@ -44,10 +44,10 @@ pub enum Value {
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum ConstExprOp {
     GetElementPtr { in_bounds: bool },
-    Cast(super::inst::CastOp),
-    Binary(super::inst::BinaryOp),
-    ICmp(super::inst::IntPredicate),
-    FCmp(super::inst::FloatPredicate),
+    Cast(super::ops::CastOp),
+    Binary(super::ops::BinaryOp),
+    ICmp(super::ops::IntPredicate),
+    FCmp(super::ops::FloatPredicate),
     Select,
     ExtractElement,
     InsertElement,

@@ -10,6 +10,7 @@ pub mod json;
 pub mod layout;
 pub mod model;
 pub mod names;
+pub mod pipeline;
 pub mod record;
 pub mod resolve;
 pub mod spill;

@@ -39,10 +39,10 @@
 //! `maxPushConstantsSize`; keeping the prefix in push constants leaves the common case (a
 //! few hot parameters first) as fast as an unbudgeted layout.
 
-#[cfg(doc)]
-use super::layout::{LayoutOptions, RootArgumentBuffer};
-use super::layout::{PushConstants, PushKind, PushMember};
 use super::model::RootConstants;
+#[cfg(doc)]
+use super::pipeline::{LayoutOptions, RootArgumentBuffer};
+use super::pipeline::{PushConstants, PushKind, PushMember};
 
 /// One root argument before placement.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -122,8 +122,8 @@ fn lay_out(mut args: Vec<RootArg>) -> (Vec<PushMember>, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rootsig::layout::HeapKind;
     use crate::rootsig::model::ResourceClass;
+    use crate::rootsig::pipeline::HeapKind;
 
     fn address(p: usize) -> RootArg {
         RootArg::new(p, 8, PushKind::RootDescriptorAddress { class: ResourceClass::Cbv, register: p as u32, space: 0 })

@@ -17,76 +17,14 @@
 //! - A parameter list starts after the opcode argument; `immediates` bit `k` is parameter `k`.
 //! - `stages == 0` means every stage (hctdb's empty tuple).
 
+mod schema;
 mod table;
+
+pub use schema::ParamTy;
 
 use super::opcodes::DxOp;
 use crate::front::container::ShaderKind;
 use serde::Serialize;
-
-/// One slot of an operation's signature, in hctdb's vocabulary.
-#[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
-pub enum ParamTy {
-    /// `void` (results only).
-    Void,
-    /// The overload type (`$o`): every `Overload` slot of a call has the same type, one of
-    /// [`Signature::overloads`].
-    Overload,
-    I1,
-    /// `i8` (hctdb's `i8` and `u8`).
-    I8,
-    I16,
-    /// `i32` (hctdb's `i32` and `u32`).
-    I32,
-    I64,
-    F16,
-    F32,
-    F64,
-    /// `%dx.types.ResRet.<o>`: four overload values and an `i32` residency status.
-    ResRet,
-    /// `%dx.types.CBufRet.<o>`: one 16-byte row of the overload (8 halves or 16-bit ints, 4
-    /// 32-bit values, or 2 64-bit ones).
-    CBufRet,
-    /// `%dx.types.Handle`.
-    Handle,
-    /// `%dx.types.Dimensions`: four `i32`.
-    Dimensions,
-    /// `%dx.types.twoi32`.
-    TwoI32,
-    /// `%dx.types.i32c`: an `i32` and an `i1` carry.
-    I32Carry,
-    /// `%dx.types.SamplePos`: two `float`.
-    SamplePos,
-    /// `%dx.types.fouri32`.
-    FourI32,
-    /// `%dx.types.splitdouble`: two `i32`.
-    SplitDouble,
-    /// Four values of the overload type (`%dx.types.fouri32` / `fouri16`).
-    OverloadVec4,
-    /// `%dx.types.ResBind` (an immediate): range lower bound, upper bound, space, class.
-    ResBind,
-    /// `%dx.types.ResourceProperties` (an immediate): two `i32`.
-    ResProperties,
-    /// `float*` (DXBC-converter register arrays).
-    PointerF32,
-    /// A user-defined struct (ray payloads, attributes).
-    UserDefined,
-    /// A resource object (libraries).
-    Object,
-    NodeHandle,
-    NodeRecordHandle,
-    NodeProperties,
-    NodeRecordProperties,
-}
-
-/// One row of the generated table.
-#[derive(Debug)]
-pub(crate) struct OpFacts {
-    overloads: &'static str,
-    result: ParamTy,
-    params: &'static [ParamTy],
-    immediates: u32,
-    stages: u32,
-}
 
 /// An operation's signature, as DXIL 1.8 declares it.
 #[derive(Copy, Clone, Debug, Serialize)]

@@ -20,9 +20,10 @@
 //! reuses one stack for the whole block.
 
 use super::bitstream::Res;
+use super::codes::{binary_op, cast_op, decode_signed, float_predicate, int_predicate, mask};
 use super::cursor::{Cursor, Entry};
 use super::error::{malformed, unsupported};
-use super::module::{Reader, Slot};
+use super::reader::{Reader, Slot};
 use crate::ir::{CastOp, ConstExprOp, ConstId, ConstKind, Constant, FloatKind, Type, TypeId, Value};
 use std::ops::Range;
 
@@ -75,36 +76,6 @@ impl RawConsts {
     }
 }
 
-pub fn decode_signed(v: u64) -> u64 {
-    if v & 1 == 0 {
-        v >> 1
-    } else if v != 1 {
-        (v >> 1).wrapping_neg()
-    } else {
-        1 << 63
-    }
-}
-
-pub fn cast_op(code: u64) -> Res<CastOp> {
-    use CastOp::*;
-    Ok(match code {
-        0 => Trunc,
-        1 => ZExt,
-        2 => SExt,
-        3 => FPToUI,
-        4 => FPToSI,
-        5 => UIToFP,
-        6 => SIToFP,
-        7 => FPTrunc,
-        8 => FPExt,
-        9 => PtrToInt,
-        10 => IntToPtr,
-        11 => BitCast,
-        12 => AddrSpaceCast,
-        other => return Err(malformed(format!("cast opcode {other}"))),
-    })
-}
-
 /// Read a constants block, append its values to the value list and resolve them.
 pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
     cur.enter(11)?;
@@ -155,7 +126,7 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
             }
             10 => {
                 let opcode = op(0)?;
-                let b = super::function::binary_op(opcode, rd.is_fp(ty))?;
+                let b = binary_op(opcode, rd.is_fp(ty))?;
                 RawConst::Expr { op: ConstExprOp::Binary(b), operands: raws.list([op(1)?, op(2)?]) }
             }
             13 => RawConst::Expr { op: ConstExprOp::Select, operands: raws.list([op(0)?, op(1)?, op(2)?]) },
@@ -173,9 +144,9 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
                 let op_ty = rd.ty(op(0)?)?;
                 let pred = op(3)?;
                 let e = if rd.is_fp(op_ty) {
-                    ConstExprOp::FCmp(super::function::float_predicate(pred)?)
+                    ConstExprOp::FCmp(float_predicate(pred)?)
                 } else {
-                    ConstExprOp::ICmp(super::function::int_predicate(pred)?)
+                    ConstExprOp::ICmp(int_predicate(pred)?)
                 };
                 RawConst::Expr { op: e, operands: raws.list([op(1)?, op(2)?]) }
             }
@@ -420,13 +391,5 @@ fn fold_aggregate(rd: &Reader, elems: Vec<ConstId>) -> ConstKind {
         ConstKind::Undef
     } else {
         ConstKind::Aggregate(elems)
-    }
-}
-
-pub fn mask(w: u32) -> u64 {
-    if w >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << w) - 1
     }
 }

@@ -19,81 +19,14 @@
 //! in the function with the type it was used at.
 
 use super::bitstream::Res;
-use super::constants::{decode_signed, mask};
+use super::codes::{binary_op, cast_op, decode_signed, float_predicate, int_predicate, mask};
 use super::cursor::{Cursor, Entry};
 use super::error::{malformed, unsupported};
-use super::module::{Reader, Slot};
+use super::reader::{Reader, Slot};
 use super::symtab::{self, Name};
 use crate::ir::*;
 use cranelift_entity::{EntityRef, PrimaryMap};
 use smallvec::SmallVec;
-
-pub fn binary_op(code: u64, fp: bool) -> Res<BinaryOp> {
-    use BinaryOp::*;
-    Ok(match (code, fp) {
-        (0, false) => Add,
-        (0, true) => FAdd,
-        (1, false) => Sub,
-        (1, true) => FSub,
-        (2, false) => Mul,
-        (2, true) => FMul,
-        (3, false) => UDiv,
-        (4, false) => SDiv,
-        (4, true) => FDiv,
-        (5, false) => URem,
-        (6, false) => SRem,
-        (6, true) => FRem,
-        (7, false) => Shl,
-        (8, false) => LShr,
-        (9, false) => AShr,
-        (10, false) => And,
-        (11, false) => Or,
-        (12, false) => Xor,
-        (c, fp) => {
-            return Err(malformed(format!("binary opcode {c} on {} operands", if fp { "float" } else { "integer" })))
-        }
-    })
-}
-
-pub fn int_predicate(p: u64) -> Res<IntPredicate> {
-    use IntPredicate::*;
-    Ok(match p {
-        32 => Eq,
-        33 => Ne,
-        34 => Ugt,
-        35 => Uge,
-        36 => Ult,
-        37 => Ule,
-        38 => Sgt,
-        39 => Sge,
-        40 => Slt,
-        41 => Sle,
-        other => return Err(malformed(format!("integer predicate {other}"))),
-    })
-}
-
-pub fn float_predicate(p: u64) -> Res<FloatPredicate> {
-    use FloatPredicate::*;
-    Ok(match p {
-        0 => False,
-        1 => Oeq,
-        2 => Ogt,
-        3 => Oge,
-        4 => Olt,
-        5 => Ole,
-        6 => One,
-        7 => Ord,
-        8 => Uno,
-        9 => Ueq,
-        10 => Ugt,
-        11 => Uge,
-        12 => Ult,
-        13 => Ule,
-        14 => Une,
-        15 => True,
-        other => return Err(malformed(format!("float predicate {other}"))),
-    })
-}
 
 fn ordering(o: u64) -> Res<Ordering> {
     use Ordering::*;
@@ -351,7 +284,7 @@ impl Fn<'_> {
             3 => {
                 let (value, _) = self.value_and_type(o)?;
                 let ty = self.rd.ty(o.next()?)?;
-                let op = super::constants::cast_op(o.next()?)?;
+                let op = cast_op(o.next()?)?;
                 self.push(InstKind::Cast { op, value }, ty)?;
             }
             4 | 30 | 43 => {

@@ -21,47 +21,12 @@
 use super::bitstream::Res;
 use super::cursor::{Cursor, Entry};
 use super::error::{malformed, unsupported};
-use super::module::{Reader, Slot};
+use super::reader::{ModuleMetadata, RawMd, Reader, Slot};
 use crate::ir::hash::InternHasher;
 use crate::ir::MdId;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
-
-/// A metadata record: strings as ranges of [`ModuleMetadata::bytes`], node operands as
-/// ranges of [`ModuleMetadata::lists`].
-pub enum RawMd {
-    String(Range<usize>),
-    Value { ty: crate::ir::TypeId, value: u64 },
-    Node(Range<usize>),
-    Other,
-}
-
-#[derive(Default)]
-pub struct ModuleMetadata {
-    pub slots: Vec<RawMd>,
-    /// Named metadata records in module order: the name as a range of
-    /// [`ModuleMetadata::bytes`], the operands (metadata ids) as a range of
-    /// [`ModuleMetadata::lists`]. A name may repeat.
-    pub named: Vec<(Range<usize>, Range<usize>)>,
-    /// Every string's bytes, one after another.
-    pub bytes: Vec<u8>,
-    /// Every node's operands (metadata id + 1, 0 for null), one after another.
-    pub lists: Vec<u64>,
-}
-
-impl ModuleMetadata {
-    /// The bytes of the string in `r`.
-    fn string_bytes(&self, r: &Range<usize>) -> &[u8] {
-        self.bytes.get(r.clone()).unwrap_or(&[])
-    }
-
-    /// The string in `r` (invalid UTF-8 replaced, as the LLVM front end does; borrowed
-    /// unless it had to be).
-    fn string(&self, r: &Range<usize>) -> Cow<'_, str> {
-        String::from_utf8_lossy(self.string_bytes(r))
-    }
-}
 
 /// Read a module-level metadata block (after [`Entry::SubBlock`]`(15)`).
 pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {

@@ -16,106 +16,16 @@ use super::bitstream::Res;
 use super::constants;
 use super::cursor::{Cursor, Entry};
 use super::error::{malformed, unsupported};
-use super::layout::DataLayout;
-use super::metadata::{self, ModuleMetadata};
+use super::metadata;
+use super::reader::{Reader, Slot};
 use super::symtab::{self, string_of, Name};
 use crate::ir::*;
 use cranelift_entity::PrimaryMap;
 
-/// One entry of the value list.
-#[derive(Clone, Debug)]
-pub enum Slot {
-    Val(Value, TypeId),
-    /// A constant read but not resolved yet: record `raw` of its block's
-    /// [`constants::RawConsts`].
-    Pending {
-        ty: TypeId,
-        raw: u32,
-        visiting: bool,
-    },
-    /// A constant being resolved.
-    Busy,
-}
-
-pub struct Reader {
-    pub m: Module,
-    pub type_ids: Vec<TypeId>,
-    pub values: Vec<Slot>,
-    /// The data layout's alignments, parsed from `m.data_layout` when first needed (only
-    /// instructions with an unspecified alignment need them).
-    layout: Option<DataLayout>,
-    pub md: ModuleMetadata,
-    /// Nesting depth of each constant, by `ConstId` index.
-    pub depths: Vec<u32>,
-    /// Upper bound for counts that cost memory (the input's size in bits).
-    pub budget_values: usize,
-}
-
-impl Reader {
-    pub fn ty(&self, id: u64) -> Res<TypeId> {
-        usize::try_from(id)
-            .ok()
-            .and_then(|i| self.type_ids.get(i).copied())
-            .ok_or_else(|| malformed(format!("type id {id} is not defined")))
-    }
-
-    pub fn is_fp(&self, t: TypeId) -> bool {
-        match self.m.types.get(t) {
-            Type::Float(_) => true,
-            Type::Vector { elem, .. } => matches!(self.m.types.get(*elem), Type::Float(_)),
-            _ => false,
-        }
-    }
-
-    pub fn is_int(&self, t: TypeId) -> bool {
-        match self.m.types.get(t) {
-            Type::Int(_) => true,
-            Type::Vector { elem, .. } => matches!(self.m.types.get(*elem), Type::Int(_)),
-            _ => false,
-        }
-    }
-
-    pub fn intern(&mut self, c: Constant, depth: u32) -> ConstId {
-        let id = self.m.constants.intern(c);
-        let i = cranelift_entity::EntityRef::index(id);
-        // A new constant is the pool's last entry.
-        if i == self.depths.len() {
-            self.depths.push(depth);
-        } else if i > self.depths.len() {
-            self.depths.resize(i + 1, depth);
-        }
-        id
-    }
-
-    /// ABI alignment of `t` in bytes, from the data layout.
-    pub fn abi_align(&mut self, t: TypeId) -> u32 {
-        let layout = self.layout.get_or_insert_with(|| DataLayout::parse(&self.m.data_layout));
-        layout.abi_align(&self.m.types, t)
-    }
-
-    /// Preferred alignment of `t` in bytes, from the data layout.
-    pub fn pref_align(&mut self, t: TypeId) -> u32 {
-        let layout = self.layout.get_or_insert_with(|| DataLayout::parse(&self.m.data_layout));
-        layout.pref_align(&self.m.types, t)
-    }
-
-    pub fn const_depth(&self, c: ConstId) -> u32 {
-        self.depths.get(cranelift_entity::EntityRef::index(c)).copied().unwrap_or(1)
-    }
-}
-
 /// Read the module block (after [`Entry::SubBlock`]`(8)`).
 pub fn read(cur: &mut Cursor, name: &str) -> Res<Module> {
     cur.enter(8)?;
-    let mut rd = Reader {
-        m: Module { source_name: name.to_string(), ..Module::default() },
-        type_ids: Vec::new(),
-        values: Vec::new(),
-        layout: None,
-        md: ModuleMetadata::default(),
-        depths: Vec::new(),
-        budget_values: cur.r.end() as usize,
-    };
+    let mut rd = Reader::new(name, cur.r.end() as usize);
     let mut initializers: Vec<(GlobalId, u64)> = Vec::new();
     let mut bodies: Vec<FuncId> = Vec::new();
     let mut next_body = 0usize;
@@ -200,8 +110,7 @@ fn record(
         1 if op(0)? != 1 => return Err(unsupported(format!("module version {} (DXIL uses 1)", op(0)?))),
         2 => rd.m.triple = string_of(ops)?,
         3 => {
-            rd.m.data_layout = string_of(ops)?;
-            rd.layout = None;
+            rd.set_data_layout(string_of(ops)?);
         }
         7 => {
             let t = rd.ty(op(0)?)?;

@@ -14,10 +14,10 @@
 //!
 //! Cost: linear in the instruction's tokens.
 
+use super::body::{Body, Parsed};
 use super::constants::{binary_op, cast_op, float_predicate, int_predicate, skip_wrap_flags};
-use super::function::{Body, Parsed};
 use super::lexer::{Tok, Token};
-use super::module::skip_param_attributes;
+use super::parser::skip_param_attributes;
 use super::parser::{PResult, Parser};
 use crate::ir::{AtomicRmwOp, BinaryOp, ConstKind, InstKind, Ordering, Terminator, Type, TypeId, Value};
 use smallvec::SmallVec;

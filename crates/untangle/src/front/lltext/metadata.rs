@@ -20,37 +20,9 @@
 
 use super::lexer::{Tok, Token};
 use super::parser::{PResult, Parser};
-use crate::ir::{MdId, TypeId, Value};
-use indexmap::IndexMap;
+use super::tables::{MdOperand, RawNode};
+use crate::ir::{MdId, Value};
 use std::collections::HashMap;
-
-/// An operand of a metadata tuple.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum MdOperand {
-    Null,
-    Node(u32),
-    String(String),
-    Value(TypeId, Value),
-}
-
-#[derive(Clone, Debug)]
-pub enum RawNode {
-    /// Referenced (first at this token) but not defined yet.
-    Undefined(Token),
-    Tuple {
-        distinct: bool,
-        ops: Vec<MdOperand>,
-    },
-    /// A specialised node (`!DIFile(...)`); its token, for the error if it is reached.
-    Specialized(Token),
-}
-
-#[derive(Default)]
-pub struct MdTable {
-    pub slots: Vec<RawNode>,
-    numbered: HashMap<u32, u32>,
-    pub named: IndexMap<String, Vec<u32>>,
-}
 
 /// Identity of a converted metadata operand (what LLVM's uniquing makes one object).
 #[derive(Clone, PartialEq, Eq, Hash)]

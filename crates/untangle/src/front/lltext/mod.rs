@@ -26,7 +26,8 @@
 //! our IR cannot model (aliases, inline assembly, exception handling, `blockaddress`,
 //! opaque pointers, some types) are errors naming the construct and its position.
 
-pub mod constants;
+pub mod body;
+mod constants;
 pub mod error;
 pub mod function;
 pub mod instructions;
@@ -34,6 +35,7 @@ pub mod lexer;
 pub mod metadata;
 pub mod module;
 pub mod parser;
+pub mod tables;
 pub mod types;
 
 pub use error::LlTextError;

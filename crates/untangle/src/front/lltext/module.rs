@@ -23,31 +23,14 @@
 //! Aliases, ifuncs, `module asm`-free inline assembly, summaries and use-list orders are
 //! typed errors. Cost: linear in the tokens.
 
+use super::body::ParamName;
 use super::lexer::{Tok, Token};
+use super::parser::skip_param_attributes;
 use super::parser::{PResult, Parser};
-use super::types::TypeDef;
+use super::tables::TypeDef;
 use crate::front::bitcode::layout::DataLayout;
 use crate::ir::{FuncId, Function, Global, GlobalId, Module, Param, Type, TypeId, Value};
 use cranelift_entity::{EntityRef, PrimaryMap};
-use std::collections::HashMap;
-
-/// Globals and functions by name, from the prescan.
-#[derive(Default)]
-pub struct GlobalTable {
-    by_name: HashMap<String, Value>,
-    numbered: Vec<Value>,
-    extern_weak: Vec<bool>,
-    global_defined: Vec<bool>,
-    func_defined: Vec<bool>,
-    /// `(global, the pointer type a reference gave it, where)`: checked at the end.
-    pub checks: Vec<(Value, TypeId, Token)>,
-}
-
-impl GlobalTable {
-    pub fn is_extern_weak(&self, g: GlobalId) -> bool {
-        self.extern_weak.get(g.index()).copied().unwrap_or(false)
-    }
-}
 
 const LINKAGES: &[&str] = &[
     "private",
@@ -470,52 +453,6 @@ impl Parser<'_> {
     }
 }
 
-/// Parameter and return attributes (LangRef, "Parameter Attributes", LLVM 14).
-const PARAM_ATTRIBUTES: &[&str] = &[
-    "align",
-    "alignstack",
-    "byref",
-    "byval",
-    "dereferenceable",
-    "dereferenceable_or_null",
-    "elementtype",
-    "immarg",
-    "inalloca",
-    "inreg",
-    "nest",
-    "noalias",
-    "nocapture",
-    "nofree",
-    "nonnull",
-    "noundef",
-    "preallocated",
-    "readnone",
-    "readonly",
-    "returned",
-    "signext",
-    "sret",
-    "swiftasync",
-    "swifterror",
-    "swiftself",
-    "writeonly",
-    "zeroext",
-];
-
-/// Skip parameter or return attributes: known words, with a parenthesized argument
-/// (`byval(%T)`, `dereferenceable(8)`) or an integer (`align 4`).
-pub fn skip_param_attributes(p: &mut Parser) -> PResult<()> {
-    while p.peek() == Tok::Word && PARAM_ATTRIBUTES.contains(&p.text(p.tok())) {
-        let t = p.bump();
-        let w = p.text(t);
-        if p.peek() == Tok::LParen {
-            p.skip_parens()?;
-        } else if w.starts_with("align") || w.starts_with("dereferenceable") {
-            p.expect(Tok::Integer, "an integer")?;
-        }
-    }
-    Ok(())
-}
-
 /// `define`/`declare` and the header; `define` goes on to the body.
 fn parse_function(p: &mut Parser) -> PResult<()> {
     let kw = p.bump();
@@ -569,9 +506,6 @@ fn parse_function(p: &mut Parser) -> PResult<()> {
     }
     Ok(())
 }
-
-/// A parameter's name: `Some((name, token))` for `%x`, `Some(("", token))` for `%N`.
-pub type ParamName = Option<(String, Token)>;
 
 fn parse_params(p: &mut Parser) -> PResult<(Vec<TypeId>, Vec<ParamName>, bool)> {
     p.expect(Tok::LParen, "`(` before the parameters")?;

@@ -11,9 +11,7 @@
 
 use super::error::LlTextError;
 use super::lexer::{unescape, LocalCounts, Tok, Token};
-use super::metadata::MdTable;
-use super::module::GlobalTable;
-use super::types::TypeTable;
+use super::tables::{GlobalTable, MdTable, TypeTable};
 use crate::front::bitcode::layout::DataLayout;
 use crate::ir::Module;
 use std::borrow::Cow;
@@ -239,4 +237,50 @@ impl<'a> Parser<'a> {
             }
         }
     }
+}
+
+/// Parameter and return attributes (LangRef, "Parameter Attributes", LLVM 14).
+const PARAM_ATTRIBUTES: &[&str] = &[
+    "align",
+    "alignstack",
+    "byref",
+    "byval",
+    "dereferenceable",
+    "dereferenceable_or_null",
+    "elementtype",
+    "immarg",
+    "inalloca",
+    "inreg",
+    "nest",
+    "noalias",
+    "nocapture",
+    "nofree",
+    "nonnull",
+    "noundef",
+    "preallocated",
+    "readnone",
+    "readonly",
+    "returned",
+    "signext",
+    "sret",
+    "swiftasync",
+    "swifterror",
+    "swiftself",
+    "writeonly",
+    "zeroext",
+];
+
+/// Skip parameter or return attributes: known words, with a parenthesized argument
+/// (`byval(%T)`, `dereferenceable(8)`) or an integer (`align 4`).
+pub fn skip_param_attributes(p: &mut Parser) -> PResult<()> {
+    while p.peek() == Tok::Word && PARAM_ATTRIBUTES.contains(&p.text(p.tok())) {
+        let t = p.bump();
+        let w = p.text(t);
+        if p.peek() == Tok::LParen {
+            p.skip_parens()?;
+        } else if w.starts_with("align") || w.starts_with("dereferenceable") {
+            p.expect(Tok::Integer, "an integer")?;
+        }
+    }
+    Ok(())
 }

@@ -18,26 +18,8 @@
 
 use super::lexer::Tok;
 use super::parser::{PResult, Parser};
+use super::tables::TypeDef;
 use crate::ir::{FloatKind, StructBody, Type, TypeId};
-use std::collections::HashMap;
-
-/// Where a type name is defined, and what parsing it produced so far.
-#[derive(Clone, Debug)]
-pub enum TypeDef {
-    /// Not parsed yet: the definition's `%name` token index.
-    Pending(usize),
-    /// Being parsed (a reference now is a cycle through a nameless or alias type).
-    InProgress,
-    Done(TypeId),
-}
-
-#[derive(Default)]
-pub struct TypeTable {
-    pub named: HashMap<String, TypeDef>,
-    pub numbered: HashMap<u32, TypeDef>,
-    /// Token index after each definition, filled when it is parsed (for skipping it later).
-    pub def_end: HashMap<usize, usize>,
-}
 
 /// What a definition's `type ...` right-hand side is.
 fn is_struct_body(p: &Parser, at: usize) -> bool {

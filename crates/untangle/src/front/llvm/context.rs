@@ -7,10 +7,17 @@ use llvm_sys::core::*;
 use llvm_sys::error_handling::LLVMInstallFatalErrorHandler;
 use llvm_sys::ir_reader::LLVMParseIRInContext;
 use llvm_sys::prelude::*;
-use llvm_sys::LLVMDiagnosticSeverity;
+use llvm_sys::{LLVMDiagnosticSeverity, LLVMTypeKind};
 use std::cell::RefCell;
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::Once;
+
+/// What the bytes hold.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Syntax {
+    Bitcode,
+    Text,
+}
 
 /// Panic payload raised from LLVM's fatal-error hook.
 struct LlvmFatal(String);
@@ -116,11 +123,11 @@ impl Context {
         }
     }
 
-    pub(super) fn parse(&self, bytes: &[u8], syntax: super::Syntax, name: &str) -> Result<ParsedModule<'_>> {
+    pub(super) fn parse(&self, bytes: &[u8], syntax: Syntax, name: &str) -> Result<ParsedModule<'_>> {
         let cname = std::ffi::CString::new(name.replace('\0', "")).unwrap_or_default();
         let mut module: LLVMModuleRef = std::ptr::null_mut();
         match syntax {
-            super::Syntax::Bitcode => {
+            Syntax::Bitcode => {
                 // SAFETY: the buffer borrows `bytes`, which outlives the parse; the buffer
                 // is disposed before returning (the non-lazy parse copies what it needs).
                 let buf = unsafe {
@@ -137,7 +144,7 @@ impl Context {
                     return Err(Error::Llvm(self.take_diagnostics("invalid bitcode")));
                 }
             }
-            super::Syntax::Text => {
+            Syntax::Text => {
                 // The text parser wants a NUL-terminated buffer: the copying constructor
                 // provides one. LLVMParseIRInContext takes ownership of it.
                 let buf = unsafe {
@@ -208,4 +215,10 @@ pub(super) fn value_name(v: LLVMValueRef) -> Option<String> {
 /// LLVM's own printing of a value (for constants we keep as opaque text).
 pub(super) fn print_value(v: LLVMValueRef) -> String {
     take_message(unsafe { LLVMPrintValueToString(v) })
+}
+
+/// `MetadataAsValue` wrappers are the only values of metadata type (the C API of LLVM 14
+/// has no `LLVMIsAMetadataAsValue`).
+pub(super) fn is_metadata(v: LLVMValueRef) -> bool {
+    matches!(unsafe { LLVMGetTypeKind(LLVMTypeOf(v)) }, LLVMTypeKind::LLVMMetadataTypeKind)
 }

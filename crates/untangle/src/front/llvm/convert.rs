@@ -4,7 +4,7 @@
 //! instruction (so PHIs and other forward references resolve), the second converts.
 
 use super::super::error::{Error, Result};
-use super::context::{print_value, value_name};
+use super::context::{is_metadata, print_value, value_name};
 use super::types::TypeMap;
 use crate::ir::*;
 use cranelift_entity::{EntityRef, PrimaryMap};
@@ -71,7 +71,7 @@ pub(super) fn convert_module(m: LLVMModuleRef, name: &str) -> Result<Module> {
             cv.define_function(f)?;
         }
     }
-    super::metadata::convert_named_metadata(&mut cv, m)?;
+    cv.convert_named_metadata(m)?;
     Ok(cv.module)
 }
 
@@ -658,10 +658,4 @@ fn ordering(o: LLVMAtomicOrdering) -> Ordering {
         LLVMAtomicOrderingAcquireRelease => Ordering::AcqRel,
         LLVMAtomicOrderingSequentiallyConsistent => Ordering::SeqCst,
     }
-}
-
-/// `MetadataAsValue` wrappers are the only values of metadata type (the C API of LLVM 14
-/// has no `LLVMIsAMetadataAsValue`).
-pub(super) fn is_metadata(v: LLVMValueRef) -> bool {
-    matches!(unsafe { LLVMGetTypeKind(LLVMTypeOf(v)) }, LLVMTypeKind::LLVMMetadataTypeKind)
 }

@@ -4,14 +4,21 @@
 //! cyclic); a node gets its id before its operands are visited, so cycles resolve.
 
 use super::super::error::Result;
-use super::context::lossy;
+use super::context::{is_metadata, lossy};
 use super::convert::Converter;
 use crate::ir::{MdId, Value};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use std::collections::HashMap;
 
-pub(super) fn convert_named_metadata(cv: &mut Converter, m: LLVMModuleRef) -> Result<()> {
+impl Converter {
+    /// Every named metadata node of `m` into the module's metadata table.
+    pub(super) fn convert_named_metadata(&mut self, m: LLVMModuleRef) -> Result<()> {
+        named_metadata(self, m)
+    }
+}
+
+fn named_metadata(cv: &mut Converter, m: LLVMModuleRef) -> Result<()> {
     let mut ids: HashMap<LLVMValueRef, MdId> = HashMap::new();
     let mut work: Vec<(LLVMValueRef, MdId)> = Vec::new();
     let mut nm = unsafe { LLVMGetFirstNamedMetadata(m) };
@@ -51,7 +58,7 @@ fn node_id(
     if let Some(&id) = ids.get(&v) {
         return Ok(Some(id));
     }
-    let is_md = super::convert::is_metadata(v);
+    let is_md = is_metadata(v);
     let id = if !is_md {
         // A value wrapped in metadata: the C API unwraps it for us.
         let ty = cv.type_of(v)?;

@@ -21,15 +21,10 @@ mod isolate;
 mod metadata;
 mod types;
 
+pub use context::Syntax;
+
 use super::error::{Error, Result};
 use crate::ir::Module;
-
-/// What the bytes hold.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Syntax {
-    Bitcode,
-    Text,
-}
 
 /// Parse LLVM bitcode or text and convert it into our IR. The input is untrusted: it is
 /// read in a forked child first (on Unix), so a crash inside LLVM is a typed error.
