@@ -86,7 +86,6 @@ pub mod rootsig;
 mod shader;
 
 pub mod front;
-#[doc(hidden)]
 pub mod rewrite;
 
 pub use emit::binding_model::{BindingMap, ResourceQuery, ResourceRemap, VkBinding};

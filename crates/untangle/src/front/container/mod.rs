@@ -20,6 +20,7 @@
 pub(crate) mod open_enum;
 
 pub mod chunk;
+pub mod dxil_enums;
 pub mod error;
 pub mod file;
 pub mod hash;

@@ -26,6 +26,7 @@
 use serde::Serialize;
 
 use super::chunk::Chunk;
+use super::dxil_enums::{InterpolationMode, ResourceKind, SemanticKind};
 use super::error::ContainerError;
 use super::program::ShaderKind;
 use super::reader::{serialize_hex, Reader};
@@ -50,84 +51,6 @@ open_enum! {
         UAVRaw = 7,
         UAVStructured = 8,
         UAVStructuredWithCounter = 9,
-    }
-}
-
-open_enum! {
-    /// `PSVResourceKind` (= `DXIL::ResourceKind`).
-    pub enum ResourceKind: u32 {
-        Invalid = 0,
-        Texture1D = 1,
-        Texture2D = 2,
-        Texture2DMS = 3,
-        Texture3D = 4,
-        TextureCube = 5,
-        Texture1DArray = 6,
-        Texture2DArray = 7,
-        Texture2DMSArray = 8,
-        TextureCubeArray = 9,
-        TypedBuffer = 10,
-        RawBuffer = 11,
-        StructuredBuffer = 12,
-        CBuffer = 13,
-        Sampler = 14,
-        TBuffer = 15,
-        RTAccelerationStructure = 16,
-        FeedbackTexture2D = 17,
-        FeedbackTexture2DArray = 18,
-    }
-}
-
-open_enum! {
-    /// `PSVSemanticKind` (= `DXIL::SemanticKind`).
-    pub enum SemanticKind: u8 {
-        Arbitrary = 0,
-        VertexID = 1,
-        InstanceID = 2,
-        Position = 3,
-        RenderTargetArrayIndex = 4,
-        ViewPortArrayIndex = 5,
-        ClipDistance = 6,
-        CullDistance = 7,
-        OutputControlPointID = 8,
-        DomainLocation = 9,
-        PrimitiveID = 10,
-        GSInstanceID = 11,
-        SampleIndex = 12,
-        IsFrontFace = 13,
-        Coverage = 14,
-        InnerCoverage = 15,
-        Target = 16,
-        Depth = 17,
-        DepthLessEqual = 18,
-        DepthGreaterEqual = 19,
-        StencilRef = 20,
-        DispatchThreadID = 21,
-        GroupID = 22,
-        GroupIndex = 23,
-        GroupThreadID = 24,
-        TessFactor = 25,
-        InsideTessFactor = 26,
-        ViewID = 27,
-        Barycentrics = 28,
-        ShadingRate = 29,
-        CullPrimitive = 30,
-        Invalid = 31,
-    }
-}
-
-open_enum! {
-    /// `DXIL::InterpolationMode`.
-    pub enum InterpolationMode: u8 {
-        Undefined = 0,
-        Constant = 1,
-        Linear = 2,
-        LinearCentroid = 3,
-        LinearNoperspective = 4,
-        LinearNoperspectiveCentroid = 5,
-        LinearSample = 6,
-        LinearNoperspectiveSample = 7,
-        Invalid = 8,
     }
 }
 
@@ -545,9 +468,9 @@ fn parse_signature_element<'a>(
     let rows = r.u8("rows")?;
     let start_row = r.u8("start row")?;
     let cols_and_start = r.u8("columns and start")?;
-    let semantic_kind = SemanticKind::from_raw(r.u8("semantic kind")?);
+    let semantic_kind = SemanticKind::from_raw(u32::from(r.u8("semantic kind")?));
     let component_type = ComponentType::from_raw(u32::from(r.u8("component type")?));
-    let interpolation_mode = InterpolationMode::from_raw(r.u8("interpolation mode")?);
+    let interpolation_mode = InterpolationMode::from_raw(u32::from(r.u8("interpolation mode")?));
     let dynamic_mask_and_stream = r.u8("dynamic mask and stream")?;
     let _reserved = r.u8("reserved")?;
 
