@@ -312,7 +312,7 @@ fn dumps_that_are_llvm_text_round_trip() {
 /// Read `text` and everything downstream that an accepted module meets first: a panic
 /// here is a failure; errors must render.
 fn exercise(text: &str) -> bool {
-    match untangle::front::parse_text(text.as_bytes(), "input", untangle::front::FrontEnd::Native) {
+    match native(text, "input") {
         Ok(m) => {
             let _ = untangle::ir::dump::Dumper::new(&m).module();
             let _ = untangle::dxil::analyze(&m);
