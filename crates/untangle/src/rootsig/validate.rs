@@ -229,24 +229,33 @@ fn check_table(
     Ok(())
 }
 
-fn check_range_flags(version: Version, r: &DescriptorRange, element: &str) -> Result<(), RootSigError> {
-    let f = r.flags.0;
+/// The rules every flags field of version 1.1 shares: none in 1.0, no unknown bits.
+/// `Ok(false)` when there are no flags (nothing more to check).
+fn check_flag_bits(version: Version, f: u32, known: u32, what: &str, element: &str) -> Result<bool, RootSigError> {
     if f == 0 {
-        return Ok(());
+        return Ok(false);
     }
     if version == Version::V1_0 {
         return Err(RootSigError::invalid(
             Rule::FlagsNotInVersion,
             element,
-            "descriptor range flags need root signature 1.1",
+            format!("{what} flags need root signature 1.1"),
         ));
     }
-    if f & !RangeFlags::ALL != 0 {
+    if f & !known != 0 {
         return Err(RootSigError::invalid(
             Rule::UnknownFlag,
             element,
-            format!("unknown descriptor range flag bits {:#x}", f & !RangeFlags::ALL),
+            format!("unknown {what} flag bits {:#x}", f & !known),
         ));
+    }
+    Ok(true)
+}
+
+fn check_range_flags(version: Version, r: &DescriptorRange, element: &str) -> Result<(), RootSigError> {
+    let f = r.flags.0;
+    if !check_flag_bits(version, f, RangeFlags::ALL, "descriptor range", element)? {
+        return Ok(());
     }
     let data = f & (RangeFlags::DATA_VOLATILE | RangeFlags::DATA_STATIC_WHILE_SET_AT_EXECUTE | RangeFlags::DATA_STATIC);
     if r.class == ResourceClass::Sampler && data != 0 {
@@ -279,22 +288,8 @@ fn check_range_flags(version: Version, r: &DescriptorRange, element: &str) -> Re
 
 fn check_descriptor_flags(version: Version, flags: DescriptorFlags, element: &str) -> Result<(), RootSigError> {
     let f = flags.0;
-    if f == 0 {
+    if !check_flag_bits(version, f, DescriptorFlags::ALL, "root descriptor", element)? {
         return Ok(());
-    }
-    if version == Version::V1_0 {
-        return Err(RootSigError::invalid(
-            Rule::FlagsNotInVersion,
-            element,
-            "root descriptor flags need root signature 1.1",
-        ));
-    }
-    if f & !DescriptorFlags::ALL != 0 {
-        return Err(RootSigError::invalid(
-            Rule::UnknownFlag,
-            element,
-            format!("unknown root descriptor flag bits {:#x}", f & !DescriptorFlags::ALL),
-        ));
     }
     if f.count_ones() > 1 {
         return Err(RootSigError::invalid(Rule::FlagCombination, element, "at most one DATA_* flag"));

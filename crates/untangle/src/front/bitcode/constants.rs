@@ -21,7 +21,7 @@
 
 use super::bitstream::Res;
 use super::codes::{binary_op, cast_op, decode_signed, float_predicate, int_predicate, mask};
-use super::cursor::{Cursor, Entry};
+use super::cursor::Cursor;
 use super::error::{malformed, unsupported};
 use super::reader::{Reader, Slot};
 use crate::ir::{CastOp, ConstExprOp, ConstId, ConstKind, Constant, FloatKind, Type, TypeId, Value};
@@ -86,15 +86,7 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
     let expected = (cur.bits_left_in_block() / 24) as usize;
     raws.records.reserve(expected);
     rd.values.reserve(expected);
-    loop {
-        let code = match cur.advance()? {
-            Entry::End => break,
-            Entry::SubBlock(_) => {
-                cur.skip()?;
-                continue;
-            }
-            Entry::Record(code) => code,
-        };
+    while let Some(code) = cur.next_record(|_| false)? {
         let ops = &cur.ops;
         let op = |i: usize| ops.get(i).copied().ok_or_else(|| malformed(format!("constant record {code} too short")));
         if code == 1 {

@@ -141,6 +141,19 @@ impl<'a> Cursor<'a> {
         self.advance_skipping(|_| false)
     }
 
+    /// The code of the current block's next record, nested blocks skipped; `None` at the
+    /// block's end. For the blocks whose readers take records only (types, constants,
+    /// metadata); `skip` passes over records as [`Cursor::advance_skipping`] does.
+    pub fn next_record(&mut self, skip: impl Fn(u32) -> bool + Copy) -> Res<Option<u32>> {
+        loop {
+            match self.advance_skipping(skip)? {
+                Entry::End => return Ok(None),
+                Entry::SubBlock(_) => self.skip()?,
+                Entry::Record(code) => return Ok(Some(code)),
+            }
+        }
+    }
+
     /// [`Cursor::advance`], passing over the unabbreviated records whose code `skip`
     /// selects: their operands are skipped, not decoded (a reader's records it ignores,
     /// such as the metadata block's kind names, are mostly character arrays).

@@ -19,7 +19,7 @@
 //! it allocates nothing per node, string or name.
 
 use super::bitstream::Res;
-use super::cursor::{Cursor, Entry};
+use super::cursor::Cursor;
 use super::error::{malformed, unsupported};
 use super::reader::{ModuleMetadata, RawMd, Reader, Slot};
 use crate::ir::hash::InternHasher;
@@ -45,14 +45,7 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
         // Kind names (`METADATA_KIND`, code 6) are not modelled: not even decoded (unless
         // one follows a `METADATA_NAME`, which is an error reported below).
         let pending_name = name.is_some();
-        let code = match cur.advance_skipping(|code| code == 6 && !pending_name)? {
-            Entry::End => return Ok(()),
-            Entry::SubBlock(_) => {
-                cur.skip()?;
-                continue;
-            }
-            Entry::Record(code) => code,
-        };
+        let Some(code) = cur.next_record(|code| code == 6 && !pending_name)? else { return Ok(()) };
         let ops = &cur.ops;
         let md = &mut rd.md;
         if code != 10 && name.is_some() {

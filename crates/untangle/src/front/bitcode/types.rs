@@ -15,7 +15,7 @@
 //! buffer while the block is read, so the only allocations are the interned types' own.
 
 use super::bitstream::Res;
-use super::cursor::{Cursor, Entry};
+use super::cursor::Cursor;
 use super::error::{malformed, unsupported, ErrorKind};
 use crate::ir::{FloatKind, StructBody, Type, TypeId, Types};
 use std::ops::Range;
@@ -61,15 +61,7 @@ pub fn read(cur: &mut Cursor, types: &mut Types) -> Res<Vec<TypeId>> {
     // A size hint (DXC's type records average about 56 bits).
     raw.records.reserve((cur.bits_left_in_block() / 48) as usize);
     let mut pending_name: Option<String> = None;
-    loop {
-        let code = match cur.advance()? {
-            Entry::End => break,
-            Entry::SubBlock(_) => {
-                cur.skip()?;
-                continue;
-            }
-            Entry::Record(code) => code,
-        };
+    while let Some(code) = cur.next_record(|_| false)? {
         let ops = &cur.ops;
         let op = |i: usize| ops.get(i).copied().ok_or_else(|| malformed(format!("type record {code} too short")));
         let t = match code {

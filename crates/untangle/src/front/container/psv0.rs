@@ -41,16 +41,8 @@ const SIGNATURE_ELEMENT0_SIZE: u32 = 16;
 open_enum! {
     /// `PSVResourceType`.
     pub enum ResourceType: u32 {
-        Invalid = 0,
-        Sampler = 1,
-        CBV = 2,
-        SRVTyped = 3,
-        SRVRaw = 4,
-        SRVStructured = 5,
-        UAVTyped = 6,
-        UAVRaw = 7,
-        UAVStructured = 8,
-        UAVStructuredWithCounter = 9,
+        Invalid = 0, Sampler = 1, CBV = 2, SRVTyped = 3, SRVRaw = 4, SRVStructured = 5, UAVTyped = 6,
+        UAVRaw = 7, UAVStructured = 8, UAVStructuredWithCounter = 9,
     }
 }
 

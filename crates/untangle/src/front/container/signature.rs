@@ -28,32 +28,12 @@ use super::reader::Reader;
 open_enum! {
     /// `DxilProgramSigSemantic` (= `D3D_NAME`): the system value an element carries.
     pub enum SystemValue: u32 {
-        Undefined = 0,
-        Position = 1,
-        ClipDistance = 2,
-        CullDistance = 3,
-        RenderTargetArrayIndex = 4,
-        ViewPortArrayIndex = 5,
-        VertexID = 6,
-        PrimitiveID = 7,
-        InstanceID = 8,
-        IsFrontFace = 9,
-        SampleIndex = 10,
-        FinalQuadEdgeTessfactor = 11,
-        FinalQuadInsideTessfactor = 12,
-        FinalTriEdgeTessfactor = 13,
-        FinalTriInsideTessfactor = 14,
-        FinalLineDetailTessfactor = 15,
-        FinalLineDensityTessfactor = 16,
-        Barycentrics = 23,
-        ShadingRate = 24,
-        CullPrimitive = 25,
-        Target = 64,
-        Depth = 65,
-        Coverage = 66,
-        DepthGE = 67,
-        DepthLE = 68,
-        StencilRef = 69,
+        Undefined = 0, Position = 1, ClipDistance = 2, CullDistance = 3, RenderTargetArrayIndex = 4,
+        ViewPortArrayIndex = 5, VertexID = 6, PrimitiveID = 7, InstanceID = 8, IsFrontFace = 9,
+        SampleIndex = 10, FinalQuadEdgeTessfactor = 11, FinalQuadInsideTessfactor = 12,
+        FinalTriEdgeTessfactor = 13, FinalTriInsideTessfactor = 14, FinalLineDetailTessfactor = 15,
+        FinalLineDensityTessfactor = 16, Barycentrics = 23, ShadingRate = 24, CullPrimitive = 25,
+        Target = 64, Depth = 65, Coverage = 66, DepthGE = 67, DepthLE = 68, StencilRef = 69,
         InnerCoverage = 70,
     }
 }
@@ -61,29 +41,15 @@ open_enum! {
 open_enum! {
     /// `DxilProgramSigCompType` (the first four values are also `D3D_REGISTER_COMPONENT_TYPE`).
     pub enum ComponentType: u32 {
-        Unknown = 0,
-        UInt32 = 1,
-        SInt32 = 2,
-        Float32 = 3,
-        UInt16 = 4,
-        SInt16 = 5,
-        Float16 = 6,
-        UInt64 = 7,
-        SInt64 = 8,
-        Float64 = 9,
+        Unknown = 0, UInt32 = 1, SInt32 = 2, Float32 = 3, UInt16 = 4, SInt16 = 5, Float16 = 6, UInt64 = 7,
+        SInt64 = 8, Float64 = 9,
     }
 }
 
 open_enum! {
     /// `DxilProgramSigMinPrecision`.
     pub enum MinPrecision: u32 {
-        Default = 0,
-        Float16 = 1,
-        Float2_8 = 2,
-        Reserved = 3,
-        SInt16 = 4,
-        UInt16 = 5,
-        Any16 = 0xf0,
+        Default = 0, Float16 = 1, Float2_8 = 2, Reserved = 3, SInt16 = 4, UInt16 = 5, Any16 = 0xf0,
         Any10 = 0xf1,
     }
 }

@@ -352,25 +352,22 @@ impl Parser<'_> {
                     let h = hex_digits(&body[1..]) as u16;
                     return Ok(self.konst(ty, ConstKind::Float(quiet_half(h) as u64)));
                 }
-                b'K' => {
-                    if kind != FloatKind::X86Fp80 {
-                        return Err(mismatch());
-                    }
-                    // First four digits: sign and exponent; then up to sixteen: significand.
-                    let d = &body[1..];
-                    let (hi, lo) = d.split_at(d.len().min(4));
-                    let lo = &lo[..lo.len().min(16)];
-                    let text = format!("x86_fp80 0xK{:04X}{:016X}", hex_digits(hi) as u16, hex_digits(lo) as u64);
-                    return Ok(self.konst(ty, ConstKind::Opaque(text)));
-                }
-                b'L' => {
-                    if kind != FloatKind::Fp128 {
+                // x86_fp80: four digits of sign and exponent, then up to sixteen of
+                // significand; fp128: two halves of up to sixteen digits. Kept as text.
+                letter @ (b'K' | b'L') => {
+                    let (want, first_len, name) = if letter == b'K' {
+                        (FloatKind::X86Fp80, 4, "x86_fp80")
+                    } else {
+                        (FloatKind::Fp128, 16, "fp128")
+                    };
+                    if kind != want {
                         return Err(mismatch());
                     }
                     let d = &body[1..];
-                    let (first, second) = d.split_at(d.len().min(16));
+                    let (first, second) = d.split_at(d.len().min(first_len));
                     let second = &second[..second.len().min(16)];
-                    let text = format!("fp128 0xL{:016X}{:016X}", hex_digits(first) as u64, hex_digits(second) as u64);
+                    let (a, b) = (hex_digits(first), hex_digits(second) as u64);
+                    let text = format!("{name} 0x{}{a:0first_len$X}{b:016X}", letter as char);
                     return Ok(self.konst(ty, ConstKind::Opaque(text)));
                 }
                 b'M' | b'R' => return Err(self.unsupported(t, "a ppc_fp128 or bfloat literal")),

@@ -17,7 +17,7 @@
 use super::body::{Body, Parsed};
 use super::constants::{binary_op, cast_op, float_predicate, int_predicate, skip_wrap_flags};
 use super::lexer::{Tok, Token};
-use super::parser::skip_param_attributes;
+use super::parser::{skip_attribute_reference, skip_param_attributes};
 use super::parser::{PResult, Parser};
 use crate::ir::{AtomicRmwOp, BinaryOp, ConstKind, InstKind, Ordering, Terminator, Type, TypeId, Value};
 use smallvec::SmallVec;
@@ -785,16 +785,10 @@ fn call<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Parsed> {
 /// Function attributes and operand bundles after a call's arguments.
 fn skip_call_attributes(p: &mut Parser) -> PResult<()> {
     loop {
+        if skip_attribute_reference(p)? {
+            continue;
+        }
         match p.peek() {
-            Tok::AttrGroupId => {
-                p.bump();
-            }
-            Tok::String => {
-                p.bump();
-                if p.eat(Tok::Equal) {
-                    p.expect(Tok::String, "an attribute value")?;
-                }
-            }
             Tok::Word if CALL_FN_ATTRIBUTES.contains(&p.text(p.tok())) => {
                 p.bump();
                 if p.peek() == Tok::LParen {

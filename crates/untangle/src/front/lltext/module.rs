@@ -25,7 +25,7 @@
 
 use super::body::ParamName;
 use super::lexer::{Tok, Token};
-use super::parser::skip_param_attributes;
+use super::parser::{skip_attribute_reference, skip_param_attributes};
 use super::parser::{PResult, Parser};
 use super::tables::TypeDef;
 use crate::front::bitcode::layout::DataLayout;
@@ -546,19 +546,12 @@ fn parse_params(p: &mut Parser) -> PResult<(Vec<TypeId>, Vec<ParamName>, bool)> 
 /// top-level entity (`declare`).
 fn skip_function_attributes(p: &mut Parser, is_definition: bool) -> PResult<()> {
     loop {
+        if skip_attribute_reference(p)? {
+            continue;
+        }
         let t = p.tok();
         match t.kind {
             Tok::LBrace if is_definition => return Ok(()),
-            Tok::AttrGroupId => {
-                p.bump();
-            }
-            Tok::String => {
-                // `"key"` or `"key"="value"`.
-                p.bump();
-                if p.eat(Tok::Equal) {
-                    p.expect(Tok::String, "an attribute value")?;
-                }
-            }
             Tok::MetadataVar if p.peek_at(1) != Tok::Equal => {
                 p.bump();
                 p.parse_md_attachment_value()?;

@@ -284,3 +284,21 @@ pub fn skip_param_attributes(p: &mut Parser) -> PResult<()> {
     }
     Ok(())
 }
+
+/// Skips one attribute-group reference (`#0`) or string attribute (`"key"` or
+/// `"key"="value"`), if the cursor is at one; says whether it did.
+pub fn skip_attribute_reference(p: &mut Parser) -> PResult<bool> {
+    match p.peek() {
+        Tok::AttrGroupId => {
+            p.bump();
+        }
+        Tok::String => {
+            p.bump();
+            if p.eat(Tok::Equal) {
+                p.expect(Tok::String, "an attribute value")?;
+            }
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
