@@ -21,13 +21,16 @@ pub const DXIL_SPV_API_VERSION_MAJOR: c_uint = 2;
 pub const DXIL_SPV_API_VERSION_MINOR: c_uint = 66;
 pub const DXIL_SPV_API_VERSION_PATCH: c_uint = 0;
 
-/// Declares a C enumeration: a type alias, one constant per enumerator, and `$names(value)`,
-/// the enumerator's name without `$prefix`, lower case.
+/// Declares a C enumeration: a type alias, one constant per enumerator, `$table` (every
+/// enumerator's name and value) and `$names(value)`, the enumerator's name without
+/// `$prefix`, lower case.
 macro_rules! c_enum {
-    ($(#[$meta:meta])* $ty:ident: $repr:ty, $names:ident, $prefix:literal { $($name:ident = $value:expr),* $(,)? }) => {
+    ($(#[$meta:meta])* $ty:ident: $repr:ty, $names:ident, $table:ident, $prefix:literal { $($name:ident = $value:expr),* $(,)? }) => {
         $(#[$meta])*
         pub type $ty = $repr;
         $(pub const $name: $ty = $value;)*
+        /// Every enumerator with its value.
+        pub const $table: &[(&str, i64)] = &[$((stringify!($name), $value as i64)),*];
         /// The enumerator's name without its prefix, lower case (`None` for other values).
         pub fn $names(value: $ty) -> Option<String> {
             $(if value == $name {
@@ -39,7 +42,7 @@ macro_rules! c_enum {
     };
 }
 
-c_enum!(dxil_spv_result: i32, result_name, "DXIL_SPV_" {
+c_enum!(dxil_spv_result: i32, result_name, RESULT_ENUMERATORS, "DXIL_SPV_" {
     DXIL_SPV_SUCCESS = 0,
     DXIL_SPV_ERROR_OUT_OF_MEMORY = -1,
     DXIL_SPV_ERROR_GENERIC = -2,
@@ -51,7 +54,7 @@ c_enum!(dxil_spv_result: i32, result_name, "DXIL_SPV_" {
     DXIL_SPV_RESULT_INT_MAX = 0x7fff_ffff,
 });
 
-c_enum!(dxil_spv_shader_stage: u32, stage_name, "DXIL_SPV_STAGE_" {
+c_enum!(dxil_spv_shader_stage: u32, stage_name, STAGE_ENUMERATORS, "DXIL_SPV_STAGE_" {
     DXIL_SPV_STAGE_UNKNOWN = 0,
     DXIL_SPV_STAGE_VERTEX = 1,
     DXIL_SPV_STAGE_HULL = 2,
@@ -70,12 +73,12 @@ c_enum!(dxil_spv_shader_stage: u32, stage_name, "DXIL_SPV_STAGE_" {
     DXIL_SPV_STAGE_INT_MAX = 0x7fff_ffff,
 });
 
-c_enum!(dxil_spv_vulkan_shader_stage_io_flags: u32, stage_io_flag_name, "DXIL_SPV_SHADER_STAGE_IO_" {
+c_enum!(dxil_spv_vulkan_shader_stage_io_flags: u32, stage_io_flag_name, STAGE_IO_FLAG_ENUMERATORS, "DXIL_SPV_SHADER_STAGE_IO_" {
     DXIL_SPV_SHADER_STAGE_IO_NONE = 0,
     DXIL_SPV_SHADER_STAGE_IO_PER_PRIMITIVE = 1,
 });
 
-c_enum!(dxil_spv_resource_kind: u32, resource_kind_name, "DXIL_SPV_RESOURCE_KIND_" {
+c_enum!(dxil_spv_resource_kind: u32, resource_kind_name, RESOURCE_KIND_ENUMERATORS, "DXIL_SPV_RESOURCE_KIND_" {
     DXIL_SPV_RESOURCE_KIND_INVALID = 0,
     DXIL_SPV_RESOURCE_KIND_TEXTURE_1D = 1,
     DXIL_SPV_RESOURCE_KIND_TEXTURE_2D = 2,
@@ -98,7 +101,7 @@ c_enum!(dxil_spv_resource_kind: u32, resource_kind_name, "DXIL_SPV_RESOURCE_KIND
     DXIL_SPV_RESOURCE_KIND_INT_MAX = 0x7fff_ffff,
 });
 
-c_enum!(dxil_spv_resource_class: u32, resource_class_name, "DXIL_SPV_RESOURCE_CLASS_" {
+c_enum!(dxil_spv_resource_class: u32, resource_class_name, RESOURCE_CLASS_ENUMERATORS, "DXIL_SPV_RESOURCE_CLASS_" {
     DXIL_SPV_RESOURCE_CLASS_SRV = 0,
     DXIL_SPV_RESOURCE_CLASS_UAV = 1,
     DXIL_SPV_RESOURCE_CLASS_CBV = 2,
@@ -106,7 +109,7 @@ c_enum!(dxil_spv_resource_class: u32, resource_class_name, "DXIL_SPV_RESOURCE_CL
     DXIL_SPV_RESOURCE_CLASS_INT_MAX = 0x7fff_ffff,
 });
 
-c_enum!(dxil_spv_vulkan_descriptor_type: u32, descriptor_type_name, "DXIL_SPV_VULKAN_DESCRIPTOR_TYPE_" {
+c_enum!(dxil_spv_vulkan_descriptor_type: u32, descriptor_type_name, DESCRIPTOR_TYPE_ENUMERATORS, "DXIL_SPV_VULKAN_DESCRIPTOR_TYPE_" {
     DXIL_SPV_VULKAN_DESCRIPTOR_TYPE_IDENTITY = 0,
     DXIL_SPV_VULKAN_DESCRIPTOR_TYPE_SSBO = 1,
     DXIL_SPV_VULKAN_DESCRIPTOR_TYPE_TEXEL_BUFFER = 2,
@@ -116,7 +119,7 @@ c_enum!(dxil_spv_vulkan_descriptor_type: u32, descriptor_type_name, "DXIL_SPV_VU
     DXIL_SPV_VULKAN_DESCRIPTOR_TYPE_INT_MAX = 0x7fff_ffff,
 });
 
-c_enum!(dxil_spv_rdat_subobject_kind: u32, rdat_subobject_kind_name, "DXIL_SPV_RDAT_SUBOBJECT_KIND_" {
+c_enum!(dxil_spv_rdat_subobject_kind: u32, rdat_subobject_kind_name, RDAT_SUBOBJECT_KIND_ENUMERATORS, "DXIL_SPV_RDAT_SUBOBJECT_KIND_" {
     DXIL_SPV_RDAT_SUBOBJECT_KIND_STATE_OBJECT_CONFIG = 0,
     DXIL_SPV_RDAT_SUBOBJECT_KIND_GLOBAL_ROOT_SIGNATURE = 1,
     DXIL_SPV_RDAT_SUBOBJECT_KIND_LOCAL_ROOT_SIGNATURE = 2,
@@ -128,13 +131,13 @@ c_enum!(dxil_spv_rdat_subobject_kind: u32, rdat_subobject_kind_name, "DXIL_SPV_R
     DXIL_SPV_RDAT_SUBOBJECT_TYPE_INT_MAX = 0x7fff_ffff,
 });
 
-c_enum!(dxil_spv_hit_group_type: u32, hit_group_type_name, "DXIL_SPV_HIT_GROUP_TYPE_" {
+c_enum!(dxil_spv_hit_group_type: u32, hit_group_type_name, HIT_GROUP_TYPE_ENUMERATORS, "DXIL_SPV_HIT_GROUP_TYPE_" {
     DXIL_SPV_HIT_GROUP_TYPE_TRIANGLE = 0,
     DXIL_SPV_HIT_GROUP_TYPE_PROCEDURAL = 1,
     DXIL_SPV_HIT_GROUP_TYPE_INT_MAX = 0x7fff_ffff,
 });
 
-c_enum!(dxil_spv_shader_quirk: u32, shader_quirk_name, "DXIL_SPV_SHADER_QUIRK_" {
+c_enum!(dxil_spv_shader_quirk: u32, shader_quirk_name, SHADER_QUIRK_ENUMERATORS, "DXIL_SPV_SHADER_QUIRK_" {
     DXIL_SPV_SHADER_QUIRK_NONE = 0,
     DXIL_SPV_SHADER_QUIRK_FORCE_DEVICE_MEMORY_BARRIERS_THREAD_GROUP_COHERENCE = 1,
     DXIL_SPV_SHADER_QUIRK_ASSUME_BROKEN_SUB_8x8_CUBE_MIPS = 2,
@@ -152,7 +155,7 @@ c_enum!(dxil_spv_shader_quirk: u32, shader_quirk_name, "DXIL_SPV_SHADER_QUIRK_" 
     DXIL_SPV_SHADER_QUIRK_INT_MAX = 0x7fff_ffff,
 });
 
-c_enum!(dxil_spv_meta_descriptor: u32, meta_descriptor_name, "DXIL_SPV_META_DESCRIPTOR_" {
+c_enum!(dxil_spv_meta_descriptor: u32, meta_descriptor_name, META_DESCRIPTOR_ENUMERATORS, "DXIL_SPV_META_DESCRIPTOR_" {
     DXIL_SPV_META_DESCRIPTOR_RESOURCE_DESCRIPTOR_HEAP_SIZE = 0,
     DXIL_SPV_META_DESCRIPTOR_RAW_DESCRIPTOR_HEAP_VIEW = 1,
     DXIL_SPV_META_DESCRIPTOR_DYNAMIC_VIEW_INSTANCING_OFFSETS = 2,
@@ -160,7 +163,7 @@ c_enum!(dxil_spv_meta_descriptor: u32, meta_descriptor_name, "DXIL_SPV_META_DESC
     DXIL_SPV_META_DESCRIPTOR_INT_MAX = 0x7fff_ffff,
 });
 
-c_enum!(dxil_spv_meta_descriptor_kind: u32, meta_descriptor_kind_name, "DXIL_SPV_META_DESCRIPTOR_KIND_" {
+c_enum!(dxil_spv_meta_descriptor_kind: u32, meta_descriptor_kind_name, META_DESCRIPTOR_KIND_ENUMERATORS, "DXIL_SPV_META_DESCRIPTOR_KIND_" {
     DXIL_SPV_META_DESCRIPTOR_KIND_INVALID = 0,
     DXIL_SPV_META_DESCRIPTOR_KIND_PUSH_CONSTANT = 1,
     DXIL_SPV_META_DESCRIPTOR_KIND_PUSH_BDA = 2,
@@ -170,7 +173,7 @@ c_enum!(dxil_spv_meta_descriptor_kind: u32, meta_descriptor_kind_name, "DXIL_SPV
     DXIL_SPV_META_DESCRIPTOR_KIND_INT_MAX = 0x7fff_ffff,
 });
 
-c_enum!(dxil_spv_node_launch_type: u32, node_launch_type_name, "DXIL_SPV_NODE_LAUNCH_TYPE_" {
+c_enum!(dxil_spv_node_launch_type: u32, node_launch_type_name, NODE_LAUNCH_TYPE_ENUMERATORS, "DXIL_SPV_NODE_LAUNCH_TYPE_" {
     DXIL_SPV_NODE_LAUNCH_TYPE_INVALID = 0,
     DXIL_SPV_NODE_LAUNCH_TYPE_BROADCASTING = 1,
     DXIL_SPV_NODE_LAUNCH_TYPE_COALESCING = 2,
@@ -178,14 +181,14 @@ c_enum!(dxil_spv_node_launch_type: u32, node_launch_type_name, "DXIL_SPV_NODE_LA
     DXIL_SPV_NODE_LAUNCH_TYPE_INT_MAX = 0x7fff_ffff,
 });
 
-c_enum!(dxil_spv_log_level: u32, log_level_name, "DXIL_SPV_LOG_LEVEL_" {
+c_enum!(dxil_spv_log_level: u32, log_level_name, LOG_LEVEL_ENUMERATORS, "DXIL_SPV_LOG_LEVEL_" {
     DXIL_SPV_LOG_LEVEL_DEBUG = 0,
     DXIL_SPV_LOG_LEVEL_WARN = 1,
     DXIL_SPV_LOG_LEVEL_ERROR = 2,
     DXIL_SPV_LOG_LEVEL_INT_MAX = 0x7fff_ffff,
 });
 
-c_enum!(dxil_spv_option: u32, option_name, "DXIL_SPV_OPTION_" {
+c_enum!(dxil_spv_option: u32, option_name, OPTION_ENUMERATORS, "DXIL_SPV_OPTION_" {
     DXIL_SPV_OPTION_INVALID = 0,
     DXIL_SPV_OPTION_SHADER_DEMOTE_TO_HELPER = 1,
     DXIL_SPV_OPTION_DUAL_SOURCE_BLENDING = 2,
@@ -245,12 +248,12 @@ c_enum!(dxil_spv_option: u32, option_name, "DXIL_SPV_OPTION_" {
 /// (dxil-spirv's rule, which counts `DXIL_SPV_OPTION_INVALID` as recognized).
 pub const DXIL_SPV_OPTION_COUNT: dxil_spv_option = 52;
 
-c_enum!(dxil_spv_shader_feature: u32, shader_feature_name, "DXIL_SPV_SHADER_FEATURE_" {
+c_enum!(dxil_spv_shader_feature: u32, shader_feature_name, SHADER_FEATURE_ENUMERATORS, "DXIL_SPV_SHADER_FEATURE_" {
     DXIL_SPV_SHADER_FEATURE_NATIVE_16BIT_OPERATIONS = 0,
     DXIL_SPV_SHADER_FEATURE_INT_MAX = 0x7fff_ffff,
 });
 
-c_enum!(dxil_spv_instruction_instrumentation_type: u32, instrumentation_type_name, "DXIL_SPV_INSTRUCTION_INSTRUMENTATION_" {
+c_enum!(dxil_spv_instruction_instrumentation_type: u32, instrumentation_type_name, INSTRUMENTATION_TYPE_ENUMERATORS, "DXIL_SPV_INSTRUCTION_INSTRUMENTATION_" {
     DXIL_SPV_INSTRUCTION_INSTRUMENTATION_TYPE_FULL_NAN_INF = 0,
     DXIL_SPV_INSTRUCTION_INSTRUMENTATION_TYPE_EXTERNALLY_VISIBLE_WRITE_NAN_INF = 1,
     DXIL_SPV_INSTRUCTION_INSTRUMENTATION_TYPE_FLUSH_NAN_TO_ZERO = 2,
@@ -258,6 +261,28 @@ c_enum!(dxil_spv_instruction_instrumentation_type: u32, instrumentation_type_nam
     DXIL_SPV_INSTRUCTION_INSTRUMENTATION_TYPE_BUFFER_SYNCHRONIZATION_VALIDATION = 4,
     DXIL_SPV_INSTRUCTION_INSTRUMENTATION_INT_MAX = 0x7fff_ffff,
 });
+
+/// Every enumeration of the header (its C type name) with its enumerators.
+pub fn enumerations() -> Vec<(&'static str, &'static [(&'static str, i64)])> {
+    vec![
+        ("dxil_spv_result", RESULT_ENUMERATORS),
+        ("dxil_spv_shader_stage", STAGE_ENUMERATORS),
+        ("dxil_spv_vulkan_shader_stage_io_flags", STAGE_IO_FLAG_ENUMERATORS),
+        ("dxil_spv_resource_kind", RESOURCE_KIND_ENUMERATORS),
+        ("dxil_spv_resource_class", RESOURCE_CLASS_ENUMERATORS),
+        ("dxil_spv_vulkan_descriptor_type", DESCRIPTOR_TYPE_ENUMERATORS),
+        ("dxil_spv_rdat_subobject_kind", RDAT_SUBOBJECT_KIND_ENUMERATORS),
+        ("dxil_spv_hit_group_type", HIT_GROUP_TYPE_ENUMERATORS),
+        ("dxil_spv_shader_quirk", SHADER_QUIRK_ENUMERATORS),
+        ("dxil_spv_meta_descriptor", META_DESCRIPTOR_ENUMERATORS),
+        ("dxil_spv_meta_descriptor_kind", META_DESCRIPTOR_KIND_ENUMERATORS),
+        ("dxil_spv_node_launch_type", NODE_LAUNCH_TYPE_ENUMERATORS),
+        ("dxil_spv_log_level", LOG_LEVEL_ENUMERATORS),
+        ("dxil_spv_option", OPTION_ENUMERATORS),
+        ("dxil_spv_shader_feature", SHADER_FEATURE_ENUMERATORS),
+        ("dxil_spv_instruction_instrumentation_type", INSTRUMENTATION_TYPE_ENUMERATORS),
+    ]
+}
 
 // ---- Stage I/O ------------------------------------------------------------------------------
 
