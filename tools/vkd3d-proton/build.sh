@@ -128,6 +128,9 @@ files=()
 [ "$variant" = delegate ] || files+=("$build/tests/d3d12" "$build/libs/d3d12/libvkd3d-proton-d3d12.so" "$build/libs/d3d12core/libvkd3d-proton-d3d12core.so")
 [ "$variant" = stock ] || files+=("$work/build-delegate/libdxil-spirv-c-shared.so")
 [ "$variant" != stock ] || rm -f "$out/libdxil-spirv-c-shared.so"
+# vkd3d-proton writes its pipeline cache to the working directory: one left here by a run
+# from this folder would be carried along and answer the next run's shaders from the cache.
+rm -f "$out"/vkd3d-proton.cache*
 for f in "${files[@]}"; do
   [ -f "$f" ] || { echo "missing $f" >&2; exit 1; }
   if [ ! -f "$out/$(basename "$f")" ] || [ "$f" -nt "$out/$(basename "$f")" ]; then
