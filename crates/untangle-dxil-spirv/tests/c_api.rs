@@ -252,6 +252,10 @@ fn untangle_route_parses_and_refuses() {
             &strip_nodes(&want.stdout),
             "untangle's reflection against dxil-spirv's",
         );
+        // The converter's setup calls answer as dxil-spirv's (local root tables begun twice,
+        // ended empty, ...).
+        let setup = |out: &str| lines(out, "setup").values().copied().collect::<Vec<_>>().join("\n");
+        assert_same_lines(&setup(&r.stdout), &setup(&want.stdout), "the setup calls' codes");
     }
     let summary = std::fs::read_to_string(&summary).unwrap();
     let v: serde_json::Value = serde_json::from_str(summary.trim()).unwrap();
@@ -360,6 +364,15 @@ fn reference_mode_is_dxil_spirv() {
             .iter()
             .any(|o| o["type"] == "shader_source_file" && o["name"] == "driver.hlsl"));
         assert_eq!(r["root_constant_word_count"], 16);
+        assert_eq!(r["meta_descriptors"][0]["kind"], "readonly_ssbo", "{r}");
+        assert_eq!(r["root_parameter_mappings"].as_array().unwrap().len(), 2);
+        if ["intersection", "closest_hit", "miss", "any_hit", "ray_generation", "callable"]
+            .contains(&r["stage"].as_str().unwrap_or(""))
+        {
+            let local = r["local_root_parameters"].as_array().unwrap();
+            assert_eq!(local.len(), 3, "{r}");
+            assert_eq!(local[2]["entries"].as_array().unwrap().len(), 2, "{r}");
+        }
         assert_eq!(r["root_descriptor_count"], 2);
         if r["result"] == "success" {
             let spirv =

@@ -286,6 +286,31 @@ static void convert(const char *path, const char *outdir)
 	dxil_spv_converter_set_stage_output_remapper(converter, output_cb, NULL);
 	dxil_spv_converter_set_root_constant_word_count(converter, 16);
 	dxil_spv_converter_set_root_descriptor_count(converter, 2);
+	{
+		/* What vkd3d-proton adds for ray tracing (a local root signature) and for every stage
+		 * (meta descriptors, root parameter mappings, debug info); the codes are printed. */
+		static const char debug_info[] = "driver";
+		int codes[6];
+		codes[0] = dxil_spv_converter_set_meta_descriptor(converter, DXIL_SPV_META_DESCRIPTOR_RAW_DESCRIPTOR_HEAP_VIEW,
+		                                                  DXIL_SPV_META_DESCRIPTOR_KIND_READONLY_SSBO, 7, 0);
+		dxil_spv_converter_add_root_parameter_mapping(converter, 0, 0);
+		dxil_spv_converter_add_root_descriptor_mapping(converter, 1, 6, 0);
+		dxil_spv_converter_add_non_semantic_debug_info(converter, "driver", debug_info, sizeof(debug_info));
+		codes[1] = codes[2] = codes[3] = codes[4] = codes[5] = 0;
+		if (stage >= DXIL_SPV_STAGE_INTERSECTION && stage <= DXIL_SPV_STAGE_CALLABLE)
+		{
+			dxil_spv_converter_add_local_root_constants(converter, 15, 0, 4);
+			dxil_spv_converter_add_local_root_descriptor(converter, DXIL_SPV_RESOURCE_CLASS_SRV, 15, 1);
+			codes[1] = dxil_spv_converter_end_local_root_descriptor_table(converter);
+			codes[2] = dxil_spv_converter_begin_local_root_descriptor_table(converter);
+			codes[3] = dxil_spv_converter_begin_local_root_descriptor_table(converter);
+			dxil_spv_converter_add_local_root_descriptor_table(converter, DXIL_SPV_RESOURCE_CLASS_SRV, 15, 2, 1, 0);
+			dxil_spv_converter_add_local_root_descriptor_table(converter, DXIL_SPV_RESOURCE_CLASS_UAV, 15, 3, 1, 1);
+			codes[4] = dxil_spv_converter_end_local_root_descriptor_table(converter);
+			codes[5] = dxil_spv_converter_end_local_root_descriptor_table(converter);
+		}
+		printf("%s setup meta=%d local=%d,%d,%d,%d,%d\n", name, codes[0], codes[1], codes[2], codes[3], codes[4], codes[5]);
+	}
 	if (stage == DXIL_SPV_STAGE_DOMAIN)
 		dxil_spv_converter_set_patch_location_offset(converter, 0);
 
