@@ -13,6 +13,9 @@ fi
 need=()
 [ -x /usr/lib/llvm-14/bin/llvm-config ] || need+=(llvm-14-dev)
 command -v cc >/dev/null || need+=(build-essential)
+# crates/untangle-dxil-spirv's header test compiles C++; it unpacks the vkd3d-proton archive.
+command -v c++ >/dev/null || need+=(g++)
+command -v xz >/dev/null || need+=(xz-utils)
 command -v dot >/dev/null || need+=(graphviz)
 command -v python3 >/dev/null || need+=(python3)
 python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)

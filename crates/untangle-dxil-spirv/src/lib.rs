@@ -1,0 +1,41 @@
+//! dxil-spirv's C API (`include/dxil_spirv_c.h`, API 2.66.0) on top of untangle, so that
+//! vkd3d-proton (which translates every shader through that API, `libs/vkd3d-shader/dxil.c`)
+//! runs with untangle in place of dxil-spirv, unchanged. `meson/` is the replacement for
+//! vkd3d-proton's `subprojects/dxil-spirv`; `tools/vkd3d-proton/build.sh untangle` builds
+//! vkd3d-proton with it.
+//!
+//! # Routes
+//! Each parsed blob takes one route, decided by `dxil_spv_parse_*` ([`blob::Route`]):
+//! - **untangle**: DXIL. The blob is read by untangle (stage, entry points, RDAT subobjects
+//!   answered from it); a converter keeps what it is told and [`untangle_path::run`]
+//!   translates. That path refuses every run for now (`DXIL_SPV_ERROR_UNSUPPORTED_FEATURE`).
+//! - **delegate, DXBC**: a container with a `SHDR`/`SHEX` part (shader model 5 and older)
+//!   goes to dxil-spirv itself (its DXBC front end, dxbc-spirv), loaded at run time
+//!   ([`delegate`]): the blob and converter wrap the delegate's and forward every call.
+//! - **delegate, DXIL** (reference mode, `UNTANGLE_DXIL_SPIRV_REFERENCE=1`): DXIL goes to the
+//!   delegate too; the run is then stock dxil-spirv's behind this library's ABI layer, with
+//!   its remapping callbacks interposed ([`remap`]) so they can be recorded.
+//!
+//! # Environment
+//! [`config`] lists the switches: reference mode, record mode ([`record`]: a JSON file per
+//! DXIL run with the decoded options, every callback query and answer, and the module's
+//! hash), the exit summary ([`summary`]), and the delegate's path.
+//!
+//! # Guarantees
+//! No panic crosses the C boundary (every export runs under [`exports::guard`]); every
+//! pointer argument is checked; a callback is asked each distinct question once per
+//! converter ([`remap`]); the log callback is per thread, as dxil-spirv's is.
+
+pub mod blob;
+pub mod config;
+pub mod converter;
+pub mod delegate;
+pub mod exports;
+pub mod ffi;
+pub mod log;
+pub mod options;
+pub mod record;
+pub mod remap;
+pub mod sha256;
+pub mod summary;
+pub mod untangle_path;

@@ -1,0 +1,493 @@
+//! The library through its C API, as vkd3d-proton uses it: `tests/c/driver.c` (parse,
+//! reflect, create a converter, add options, set every callback, run, read the module and
+//! the getters, free) built with the system C compiler against `include/dxil_spirv_c.h`,
+//! linked with this crate's shared library (and once with its static library), over the
+//! vkd3d-proton corpus (`../shared/corpus/dxil/vkd3d-proton`, DXIL) and DXBC shaders of
+//! vkd3d-proton's own tests (read from the archive's `tests/shaders/*/headers/*.h`).
+//!
+//! - untangle route (default): every DXIL container parses; the reflection (stage, entry
+//!   points, subobjects) is dxil-spirv's, line for line; every run is refused with
+//!   `DXIL_SPV_ERROR_UNSUPPORTED_FEATURE` (the untangle path is not implemented yet);
+//! - with the delegate (the archive's dxil-spirv as a shared library, built by
+//!   `tools/vkd3d-proton/build.sh delegate`; skipped without it outside CI): the reference
+//!   mode gives, for every DXIL shader, the same printout and the same SPIR-V bytes as the
+//!   driver linked with dxil-spirv itself; DXBC goes to the delegate by default, with the
+//!   same result again; the stage-output callback (a capture, as vkd3d-proton's) is never
+//!   asked twice about one semantic; the record and summary modes write what they promise;
+//!   `spirv-val` accepts the modules (those dxil-spirv's own output fails are listed);
+//! - every function answers NULL arguments as the header says.
+
+mod common;
+
+use common::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+enum Link {
+    Shared,
+    Static,
+    /// The archive's dxil-spirv itself (the delegate library).
+    Delegate(PathBuf),
+}
+
+fn build_driver(out: &Path, name: &str, link: Link) -> PathBuf {
+    let exe = out.join(name);
+    let mut cmd = Command::new(cc());
+    cmd.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O1", "-g"])
+        .arg("-I")
+        .arg(Path::new(MANIFEST).join("include"))
+        .arg(Path::new(MANIFEST).join("tests/c/driver.c"))
+        .arg("-o")
+        .arg(&exe);
+    match link {
+        Link::Shared => {
+            let lib = library_dir();
+            cmd.arg(format!("-L{}", lib.display()))
+                .arg("-luntangle_dxil_spirv")
+                .arg(format!("-Wl,-rpath,{}", lib.display()));
+        }
+        Link::Static => {
+            cmd.arg(library_dir().join("libuntangle_dxil_spirv.a")).args([
+                "-lgcc_s",
+                "-lutil",
+                "-lrt",
+                "-lpthread",
+                "-lm",
+                "-ldl",
+                "-lc",
+            ]);
+        }
+        Link::Delegate(so) => {
+            let dir = so.parent().unwrap();
+            cmd.arg(&so).arg(format!("-Wl,-rpath,{}", dir.display()));
+        }
+    }
+    compile(cmd).unwrap();
+    exe
+}
+
+struct Run {
+    stdout: String,
+    stderr: String,
+}
+
+fn run(exe: &Path, args: &[&Path], outdir: Option<&Path>, env: &[(&str, &Path)]) -> Run {
+    let mut cmd = c_command(exe);
+    if let Some(o) = outdir {
+        std::fs::create_dir_all(o).unwrap();
+        cmd.arg("-o").arg(o);
+    }
+    cmd.args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    let r = Run {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert!(out.status.success(), "{} failed ({}):\n{}\n{}", exe.display(), out.status, r.stdout, tail(&r.stderr));
+    r
+}
+
+/// The driver's printout without its callback counts.
+fn without_calls(out: &str) -> String {
+    out.lines().map(|l| l.split(" calls=").next().unwrap()).collect::<Vec<_>>().join("\n")
+}
+
+/// The callback counts of a `run` line (SRV, UAV, CBV, sampler, vertex input, stream
+/// output, stage input, stage output).
+fn calls(line: &str) -> Vec<u32> {
+    let c = line.split(" calls=").nth(1).unwrap().split(' ').next().unwrap();
+    c.split(',').map(|n| n.parse().unwrap()).collect()
+}
+
+/// Fails with the lines that differ (at most 20) when `got` is not `want`.
+fn assert_same_lines(got: &str, want: &str, what: &str) {
+    if got == want {
+        return;
+    }
+    let (g, w): (Vec<&str>, Vec<&str>) = (got.lines().collect(), want.lines().collect());
+    let mut diff = Vec::new();
+    for i in 0..g.len().max(w.len()) {
+        let (a, b) = (g.get(i).copied().unwrap_or("<none>"), w.get(i).copied().unwrap_or("<none>"));
+        if a != b {
+            diff.push(format!("  got:  {a}\n  want: {b}"));
+        }
+    }
+    let n = diff.len();
+    diff.truncate(20);
+    panic!("{what}: {n} lines differ:\n{}", diff.join("\n"));
+}
+
+fn tail(s: &str) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(30)..].join("\n")
+}
+
+/// `file -> line` for the driver's lines of one kind (`reflect` or `run`).
+fn lines<'a>(out: &'a str, kind: &str) -> BTreeMap<&'a str, &'a str> {
+    out.lines()
+        .filter_map(|l| {
+            let (file, rest) = l.split_once(' ')?;
+            rest.starts_with(kind).then_some((file, l))
+        })
+        .collect()
+}
+
+/// DXBC shaders (shader model 5) of vkd3d-proton's tests: the `*_code_dxbc[]` arrays of
+/// the archive's `tests/shaders/*/headers/*.h`, written as files; at most `max`.
+fn dxbc_shaders(dir: &Path, max: usize) -> Vec<PathBuf> {
+    let Some(vkd3d) = unpack(&["tests/shaders"]) else { return Vec::new() };
+    let mut headers: Vec<PathBuf> = std::fs::read_dir(vkd3d.join("tests/shaders"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .flat_map(|e| {
+            std::fs::read_dir(e.path().join("headers")).into_iter().flatten().filter_map(|h| h.ok().map(|h| h.path()))
+        })
+        .collect();
+    headers.sort();
+    let mut out = Vec::new();
+    for h in headers {
+        let text = std::fs::read_to_string(&h).unwrap();
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("static const DWORD ") {
+            rest = &rest[at + "static const DWORD ".len()..];
+            let name = rest.split('[').next().unwrap().trim().to_string();
+            let body = &rest[rest.find('{').unwrap() + 1..rest.find("};").unwrap()];
+            let bytes: Vec<u8> = body
+                .split(',')
+                .filter_map(|w| u32::from_str_radix(w.trim().trim_start_matches("0x"), 16).ok())
+                .flat_map(u32::to_le_bytes)
+                .collect();
+            let is_sm5 = bytes.windows(4).any(|w| w == b"SHEX" || w == b"SHDR");
+            if name.ends_with("_code_dxbc") && is_sm5 {
+                let p = dir.join(format!("{name}.dxbc"));
+                std::fs::write(&p, &bytes).unwrap();
+                out.push(p);
+                if out.len() == max {
+                    return out;
+                }
+            }
+        }
+    }
+    out
+}
+
+fn corpus_or_skip() -> Option<Vec<PathBuf>> {
+    let files = corpus_dxil();
+    if files.is_empty() {
+        assert!(!in_ci(), "no corpus at ../shared/corpus/dxil/vkd3d-proton");
+        eprintln!("no corpus: skipping");
+        return None;
+    }
+    Some(files)
+}
+
+fn delegate_or_skip() -> Option<PathBuf> {
+    match delegate() {
+        Some(d) => Some(d),
+        None => {
+            assert!(
+                std::env::var_os("UNTANGLE_REQUIRE_DELEGATE").is_none(),
+                "UNTANGLE_REQUIRE_DELEGATE is set but there is no delegate: run tools/vkd3d-proton/build.sh delegate target/vkd3d/delegate"
+            );
+            eprintln!(
+                "no libdxil-spirv-c-shared.so (tools/vkd3d-proton/build.sh delegate target/vkd3d/delegate): skipping"
+            );
+            None
+        }
+    }
+}
+
+#[test]
+fn null_arguments() {
+    let dir = scratch("null");
+    let exe = build_driver(&dir, "driver", Link::Shared);
+    let r = run(&exe, &[Path::new("--null-checks")], None, &[]);
+    assert!(r.stdout.contains("null checks: 0 failures"), "{}", r.stdout);
+}
+
+#[test]
+fn untangle_route_parses_and_refuses() {
+    let Some(files) = corpus_or_skip() else { return };
+    let dir = scratch("untangle-route");
+    let exe = build_driver(&dir, "driver", Link::Shared);
+    let args: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let summary = dir.join("summary.jsonl");
+    let r = run(&exe, &args, None, &[("UNTANGLE_DXIL_SPIRV_SUMMARY", &summary)]);
+    let reflect = lines(&r.stdout, "reflect");
+    let runs = lines(&r.stdout, "run");
+    assert_eq!(reflect.len(), files.len());
+    for (file, line) in &reflect {
+        assert!(!line.contains("parse="), "{line}");
+        assert!(!line.contains("out-of-range-entry-accepted"), "{line}");
+        let run = runs.get(file).unwrap_or_else(|| panic!("no run line for {file}"));
+        assert!(run.contains("result=-3"), "{run}");
+    }
+    assert!(r.stderr.contains("DXIL through untangle is not implemented yet"), "{}", tail(&r.stderr));
+    // untangle's reflection is dxil-spirv's: stage, entry points (mangled and demangled, by
+    // index and by name), stage per entry, RDAT subobjects. (Work-graph node inputs are not
+    // read on the untangle path yet.)
+    if let Some(delegate) = delegate() {
+        let stock = build_driver(&dir, "driver-stock", Link::Delegate(delegate));
+        let want = run(&stock, &args, None, &[]);
+        let strip_nodes = |out: &str| -> String {
+            lines(out, "reflect")
+                .values()
+                .map(|l| {
+                    let mut s = l.to_string();
+                    while let Some(at) = s.find(" node=") {
+                        let end = s[at..].find(']').map_or(s.len(), |e| at + e);
+                        s.replace_range(at..end, "");
+                    }
+                    s
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_same_lines(
+            &strip_nodes(&r.stdout),
+            &strip_nodes(&want.stdout),
+            "untangle's reflection against dxil-spirv's",
+        );
+        // The converter's setup calls answer as dxil-spirv's (local root tables begun twice,
+        // ended empty, ...).
+        let setup = |out: &str| lines(out, "setup").values().copied().collect::<Vec<_>>().join("\n");
+        assert_same_lines(&setup(&r.stdout), &setup(&want.stdout), "the setup calls' codes");
+    }
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    let v: serde_json::Value = serde_json::from_str(summary.trim()).unwrap();
+    assert_eq!(v["dxil_refused"], files.len() as u64, "{summary}");
+    assert_eq!(v["refusals"]["not implemented"], files.len() as u64, "{summary}");
+    assert_eq!(v["dxil_untangle"], 0);
+}
+
+#[test]
+fn static_library_links() {
+    let Some(files) = corpus_or_skip() else { return };
+    let dir = scratch("static");
+    let exe = build_driver(&dir, "driver-static", Link::Static);
+    let r = run(&exe, &[files[0].as_path()], None, &[]);
+    assert!(r.stdout.contains(" reflect stage="), "{}", r.stdout);
+}
+
+#[test]
+fn reference_mode_is_dxil_spirv() {
+    let Some(files) = corpus_or_skip() else { return };
+    let Some(delegate) = delegate_or_skip() else { return };
+    let dir = scratch("reference");
+    let ours = build_driver(&dir, "driver", Link::Shared);
+    let stock = build_driver(&dir, "driver-stock", Link::Delegate(delegate.clone()));
+    let args: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+
+    let want = run(&stock, &args, Some(&dir.join("stock")), &[]);
+    let record = dir.join("record");
+    let summary = dir.join("summary.jsonl");
+    let got = run(
+        &ours,
+        &args,
+        Some(&dir.join("ours")),
+        &[
+            ("UNTANGLE_DXIL_SPIRV_REFERENCE", Path::new("1")),
+            ("UNTANGLE_DXIL_SPIRV_DELEGATE", &delegate),
+            ("UNTANGLE_DXIL_SPIRV_RECORD", &record),
+            ("UNTANGLE_DXIL_SPIRV_SUMMARY", &summary),
+        ],
+    );
+    // The same printout but for callback counts: dxil-spirv asks some questions twice (the
+    // same CBV, say), and the library answers repeats from its record.
+    assert_same_lines(
+        &without_calls(&got.stdout),
+        &without_calls(&want.stdout),
+        "the driver through untangle's library (reference mode) against dxil-spirv's",
+    );
+    let (mut fewer, mut asked) = (0, 0);
+    for (file, theirs) in lines(&want.stdout, "run") {
+        let (a, b) = (calls(lines(&got.stdout, "run")[file]), calls(theirs));
+        assert!(
+            a.iter().zip(&b).all(|(x, y)| x <= y),
+            "{file}: more callback calls than dxil-spirv makes: {a:?} > {b:?}"
+        );
+        fewer += b.iter().sum::<u32>() - a.iter().sum::<u32>();
+        asked += b.iter().sum::<u32>();
+    }
+    eprintln!("callbacks: dxil-spirv made {asked} calls, {fewer} of them repeats the library answered from its record");
+    let mut modules = 0;
+    for f in std::fs::read_dir(dir.join("stock")).unwrap() {
+        let f = f.unwrap().path();
+        let theirs = std::fs::read(&f).unwrap();
+        let mine = std::fs::read(dir.join("ours").join(f.file_name().unwrap())).unwrap();
+        assert!(theirs == mine, "{}: the module differs", f.display());
+        modules += 1;
+    }
+    let ok = lines(&want.stdout, "run").values().filter(|l| l.contains("result=0")).count();
+    assert_eq!(modules, ok);
+    assert!(ok > files.len() / 2, "dxil-spirv translated only {ok} of {} shaders", files.len());
+    // vkd3d-proton's stage-output capture fails on a second query for one semantic: the
+    // library must not add any. (dxil-spirv itself asks twice about COLOR0 in
+    // tessellation.line_tessellation_hs: as a control point output, then as a patch
+    // constant; both are new questions, and both reach the callback.)
+    let theirs = lines(&want.stdout, "run");
+    for (file, l) in lines(&got.stdout, "run") {
+        let dup = |l: &str| l.rsplit("duplicates=").next().unwrap().to_string();
+        assert_eq!(dup(l), dup(theirs[file]), "{l}");
+    }
+
+    // The record: one JSON per DXIL run, the shader and the module beside.
+    let records: Vec<serde_json::Value> = std::fs::read_dir(&record)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .map(|p| serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap())
+        .collect();
+    assert_eq!(records.len(), lines(&want.stdout, "run").values().filter(|l| !l.contains("create=")).count());
+    let mut with_remaps = 0;
+    for r in &records {
+        assert_eq!(r["format"], "untangle-dxil-spirv-record/1");
+        assert_eq!(r["route"], "delegate_dxil");
+        let sha = r["shader_sha256"].as_str().unwrap();
+        let shader = std::fs::read(record.join("shaders").join(format!("{sha}.dxil"))).unwrap();
+        assert_eq!(untangle_dxil_spirv::sha256::hex(&shader), sha);
+        assert!(
+            r["options"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|o| o["type"] == "shader_demote_to_helper" && o["supported"] == true),
+            "{r}"
+        );
+        assert!(r["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o["type"] == "shader_source_file" && o["name"] == "driver.hlsl"));
+        assert_eq!(r["root_constant_word_count"], 16);
+        assert_eq!(r["meta_descriptors"][0]["kind"], "readonly_ssbo", "{r}");
+        assert_eq!(r["root_parameter_mappings"].as_array().unwrap().len(), 2);
+        if ["intersection", "closest_hit", "miss", "any_hit", "ray_generation", "callable"]
+            .contains(&r["stage"].as_str().unwrap_or(""))
+        {
+            let local = r["local_root_parameters"].as_array().unwrap();
+            assert_eq!(local.len(), 3, "{r}");
+            assert_eq!(local[2]["entries"].as_array().unwrap().len(), 2, "{r}");
+        }
+        assert_eq!(r["root_descriptor_count"], 2);
+        if r["result"] == "success" {
+            let spirv =
+                std::fs::read(record.join("spirv").join(format!("{}.spv", r["spirv_sha256"].as_str().unwrap())))
+                    .unwrap();
+            assert_eq!(spirv.len() as u64, r["spirv_size"].as_u64().unwrap());
+            assert!(r["reflection"]["workgroup_size"].is_array());
+        }
+        if !r["remaps"].as_array().unwrap().is_empty() {
+            with_remaps += 1;
+            for e in r["remaps"].as_array().unwrap() {
+                assert!(e["query"]["callback"].is_string() && e["answer"].is_object(), "{e}");
+            }
+        }
+    }
+    assert!(with_remaps > records.len() / 2, "only {with_remaps} records hold callback queries");
+
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    let v: serde_json::Value = serde_json::from_str(summary.trim()).unwrap();
+    assert_eq!(v["dxil_delegated"], ok as u64, "{summary}");
+    assert_eq!(v["reference_mode"], true);
+
+    // spirv-val: the modules are dxil-spirv's, byte for byte; report what it rejects.
+    match untangle_spirv_tools::find_spirv_val() {
+        Some(val) => {
+            let mut rejected = Vec::new();
+            for f in std::fs::read_dir(dir.join("ours")).unwrap() {
+                let p = f.unwrap().path();
+                // vkd3d-proton enables scalar block layout (the driver asks for it too).
+                let mut cmd = Command::new(&val.val);
+                cmd.args(["--target-env", "vulkan1.3", "--scalar-block-layout"]).arg(&p);
+                if let Some(lib) = &val.lib_dir {
+                    cmd.env("LD_LIBRARY_PATH", lib);
+                }
+                let out = cmd.output().unwrap();
+                if !out.status.success() {
+                    let msg = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+                    rejected.push(format!(
+                        "{}: {}",
+                        p.file_name().unwrap().to_string_lossy(),
+                        msg.lines().next().unwrap_or("")
+                    ));
+                }
+            }
+            eprintln!(
+                "spirv-val ({}) accepts {} of {modules} modules; rejects:\n{}",
+                val.version(),
+                modules - rejected.len(),
+                rejected.join("\n")
+            );
+            assert!(rejected.len() * 10 < modules, "spirv-val rejects {} of {modules} modules", rejected.len());
+        }
+        None => assert!(!in_ci(), "no spirv-val"),
+    }
+}
+
+#[test]
+fn dxbc_goes_to_the_delegate() {
+    let Some(delegate) = delegate_or_skip() else { return };
+    let dir = scratch("dxbc");
+    let shaders = dxbc_shaders(&dir, usize::MAX);
+    if shaders.is_empty() {
+        assert!(!in_ci(), "no DXBC shaders from the archive");
+        return;
+    }
+    let ours = build_driver(&dir, "driver", Link::Shared);
+    let stock = build_driver(&dir, "driver-stock", Link::Delegate(delegate.clone()));
+    let args: Vec<&Path> = shaders.iter().map(PathBuf::as_path).collect();
+    let want = run(&stock, &args, Some(&dir.join("stock")), &[]);
+    let summary = dir.join("summary.jsonl");
+    let record = dir.join("record");
+    let got = run(
+        &ours,
+        &args,
+        Some(&dir.join("ours")),
+        &[
+            ("UNTANGLE_DXIL_SPIRV_DELEGATE", &delegate),
+            ("UNTANGLE_DXIL_SPIRV_SUMMARY", &summary),
+            ("UNTANGLE_DXIL_SPIRV_RECORD", &record),
+        ],
+    );
+    assert_same_lines(&got.stdout, &want.stdout, "DXBC through untangle's library against dxil-spirv's");
+    let ok = lines(&want.stdout, "run").values().filter(|l| l.contains("result=0")).count();
+    assert!(ok * 10 > shaders.len() * 9, "dxil-spirv translated {ok} of {} DXBC shaders", shaders.len());
+    for f in std::fs::read_dir(dir.join("stock")).unwrap() {
+        let f = f.unwrap().path();
+        assert!(std::fs::read(&f).unwrap() == std::fs::read(dir.join("ours").join(f.file_name().unwrap())).unwrap());
+    }
+    let v: serde_json::Value = serde_json::from_str(std::fs::read_to_string(&summary).unwrap().trim()).unwrap();
+    assert_eq!(v["dxbc_delegated"], ok as u64);
+    assert_eq!(v["dxil_refused"], 0);
+    // DXBC runs are not recorded.
+    assert!(
+        std::fs::read_dir(&record)
+            .map_or(0, |d| d.filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "json")).count())
+            == 0
+    );
+    eprintln!("{ok} of {} DXBC shaders translated, the same as dxil-spirv's own", shaders.len());
+}
+
+#[test]
+fn summary_lines_from_many_processes_do_not_interleave() {
+    let Some(files) = corpus_or_skip() else { return };
+    let dir = scratch("summary");
+    let exe = build_driver(&dir, "driver", Link::Shared);
+    let summary = dir.join("summary.jsonl");
+    let children: Vec<_> =
+        (0..8).map(|_| c_command(&exe).arg(&files[0]).env("UNTANGLE_DXIL_SPIRV_SUMMARY", &summary).output()).collect();
+    for c in children {
+        assert!(c.unwrap().status.success());
+    }
+    let text = std::fs::read_to_string(&summary).unwrap();
+    assert_eq!(text.lines().count(), 8);
+    for l in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        assert_eq!(v["dxil_refused"], 1);
+    }
+}

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Compares the d3d12 suite's results of vkd3d-proton variants, test by test.
+
+    tools/vkd3d-proton/compare.py [--base stock] [--new NAME] [--markdown] [--all] RESULTS...
+
+RESULTS are folders written by run-suite.sh ($OUT/vkd3d-suite: NAME.tgz and NAME-chunks.tsv
+per variant), or NAME.tgz files; results of several shards (device calls) merge. For every
+test it counts passed checks (the "NAME: N passed" lines run-suite.sh's filter writes),
+failures, skips, todos and bugs, and whether the test ended, stalled, crashed or never ran.
+Each variant other than the base is compared with the base; regressions come first:
+  - more failures, or fewer passed checks, than the base;
+  - the base's test ended and this one did not (stalled, crashed, not run);
+  - more skips than the base (coverage lost).
+Then improvements, then (with --all) every test. --markdown prints markdown tables. Exit
+status 1 when a variant has regressions.
+"""
+
+import argparse
+import collections
+import io
+import os
+import re
+import sys
+import tarfile
+
+BEGIN = re.compile(r"^\S+: ======== (\S+) begin ========$")
+END = re.compile(r"^\S+: ======== (\S+) end ==========$")
+PASSED = re.compile(r"^(\S+): (\d+) passed( \(unfinished\))?$")
+CHECK = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):\d+(?::[^:]*)?: (Test failed|Test skipped|Todo succeeded|Todo|Bug|Fixed bug)\b(.*)$")
+KINDS = {"Test failed": "failed", "Test skipped": "skipped", "Todo": "todo", "Todo succeeded": "todo_ok", "Bug": "bug", "Fixed bug": "bug_fixed"}
+
+
+class Test:
+    def __init__(self, name):
+        self.name = name
+        self.passed = 0
+        self.failed = 0
+        self.skipped = 0
+        self.todo = 0
+        self.todo_ok = 0
+        self.bug = 0
+        self.bug_fixed = 0
+        self.state = "not-run"  # ended, stalled, crashed, unkillable, not-run
+        self.first_failure = ""
+        self.chunk = ""
+
+    def counts(self):
+        return f"{self.passed}/{self.failed}/{self.skipped}"
+
+
+def read_chunk(log_text, chunk, status, tests):
+    """Reads one chunk's log into `tests` (name -> Test)."""
+    stack = []
+    for line in log_text.splitlines():
+        m = BEGIN.match(line)
+        if m:
+            t = tests.setdefault(m.group(1), Test(m.group(1)))
+            t.chunk = chunk
+            t.state = status if status != "ended" else "began"
+            stack.append(t.name)
+            continue
+        m = END.match(line)
+        if m:
+            t = tests.setdefault(m.group(1), Test(m.group(1)))
+            t.state = "ended"
+            if stack and stack[-1] == m.group(1):
+                stack.pop()
+            continue
+        m = PASSED.match(line)
+        if m:
+            owner = stack[0] if stack else m.group(1)
+            t = tests.setdefault(owner, Test(owner))
+            t.passed += int(m.group(2))
+            if not stack and t.state == "not-run":  # checks outside any test (the program's own)
+                t.state = "ended" if status == "ended" else status
+            continue
+        m = CHECK.match(line)
+        if m:
+            owner = stack[0] if stack else m.group(1)
+            t = tests.setdefault(owner, Test(owner))
+            kind = KINDS[m.group(2)]
+            setattr(t, kind, getattr(t, kind) + 1)
+            if kind == "failed" and not t.first_failure:
+                t.first_failure = line[:200]
+    for name in stack:  # began, never ended
+        t = tests[name]
+        if t.state == "began":
+            t.state = "crashed" if status == "ended" else status
+        else:
+            t.state = status if status != "ended" else "crashed"
+
+
+def load(paths):
+    """variant -> {test -> Test}."""
+    variants = collections.defaultdict(dict)
+    tgzs = []
+    for p in paths:
+        if os.path.isdir(p):
+            tgzs += [os.path.join(p, f) for f in sorted(os.listdir(p)) if f.endswith(".tgz")]
+        else:
+            tgzs.append(p)
+    for tgz in tgzs:
+        name = os.path.basename(tgz)[: -len(".tgz")]
+        tests = variants[name]
+        status = {}
+        chunk_tests = {}
+        tsv = os.path.join(os.path.dirname(tgz), f"{name}-chunks.tsv")
+        if os.path.exists(tsv):
+            for row in open(tsv, encoding="utf-8", errors="replace"):
+                f = row.rstrip("\n").split("\t")
+                if len(f) >= 5:
+                    status[f[0]] = f[1]
+                    chunk_tests[f[0]] = f[4].split()
+        with tarfile.open(tgz) as tar:
+            for member in tar.getmembers():
+                base = os.path.basename(member.name)
+                if not (member.isfile() and base.endswith(".log")):
+                    continue
+                chunk = base[: -len(".log")]
+                text = io.TextIOWrapper(tar.extractfile(member), encoding="utf-8", errors="replace").read()
+                read_chunk(text, chunk, status.get(chunk, "ended"), tests)
+        # Tests of chunks that never started, or that a dying chunk never reached.
+        for chunk, names in chunk_tests.items():
+            for n in names:
+                t = tests.setdefault(n, Test(n))
+                if t.state == "not-run" and status.get(chunk) not in (None, "ended"):
+                    t.chunk = chunk
+    return variants
+
+
+def compare(base, new):
+    regress, improve, same = [], [], []
+    for name in sorted(set(base) | set(new)):
+        b = base.get(name, Test(name))
+        n = new.get(name, Test(name))
+        why_bad, why_good = [], []
+        if n.failed > b.failed:
+            why_bad.append(f"failures {b.failed} -> {n.failed}")
+        elif n.failed < b.failed:
+            why_good.append(f"failures {b.failed} -> {n.failed}")
+        if b.state == "ended" and n.state == "ended":
+            if n.passed < b.passed:
+                why_bad.append(f"passed {b.passed} -> {n.passed}")
+            elif n.passed > b.passed:
+                why_good.append(f"passed {b.passed} -> {n.passed}")
+        if b.state == "ended" and n.state != "ended" and n.state != "not-run":
+            why_bad.append(f"{n.state}")
+        if n.state == "ended" and b.state not in ("ended", "not-run"):
+            why_good.append(f"base {b.state}")
+        if n.skipped > b.skipped:
+            why_bad.append(f"skips {b.skipped} -> {n.skipped}")
+        elif n.skipped < b.skipped:
+            why_good.append(f"skips {b.skipped} -> {n.skipped}")
+        row = (name, b, n, "; ".join(why_bad or why_good))
+        (regress if why_bad else improve if why_good else same).append(row)
+    return regress, improve, same
+
+
+def table(rows, markdown, base_name, new_name):
+    head = ["test", f"{base_name} pass/fail/skip", f"{new_name} pass/fail/skip", "state", "why"]
+    body = [[name, b.counts(), n.counts(), f"{b.state} / {n.state}", why + (f" ({n.first_failure})" if n.failed > b.failed and n.first_failure else "")]
+            for name, b, n, why in rows]
+    if markdown:
+        out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        out += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in body]
+        return "\n".join(out)
+    widths = [max(len(r[i]) for r in [head] + body) for i in range(4)]
+    return "\n".join("  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in [head] + body)
+
+
+def totals(tests):
+    c = collections.Counter(t.state for t in tests.values())
+    return (f"{len(tests)} tests ({c['ended']} ended, {c['stalled'] + c['unkillable']} stalled, {c['crashed']} crashed, "
+            f"{c['not-run']} not run); {sum(t.passed for t in tests.values())} checks passed, "
+            f"{sum(t.failed for t in tests.values())} failed, {sum(t.skipped for t in tests.values())} skipped")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("results", nargs="+")
+    ap.add_argument("--base", default="stock")
+    ap.add_argument("--new", action="append", help="variant(s) to compare (default: every other)")
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--all", action="store_true", help="also list tests that did not change")
+    args = ap.parse_args()
+    variants = load(args.results)
+    if args.base not in variants:
+        sys.exit(f"no results for the base variant {args.base!r} (have: {', '.join(sorted(variants))})")
+    news = args.new or [v for v in sorted(variants) if v != args.base]
+    bad = False
+    h = "## " if args.markdown else "== "
+    for v in sorted(variants):
+        print(f"{v}: {totals(variants[v])}")
+    for v in news:
+        regress, improve, same = compare(variants[args.base], variants.get(v, {}))
+        print(f"\n{h}{v} against {args.base}: {len(regress)} regressions, {len(improve)} improvements, {len(same)} the same")
+        for title, rows in (("regressions", regress), ("improvements", improve)) + ((("the same", same),) if args.all else ()):
+            if rows:
+                print(f"\n{h}{title} ({len(rows)})\n")
+                print(table(rows, args.markdown, args.base, v))
+        bad |= bool(regress)
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
