@@ -161,6 +161,10 @@ pub fn status_of(e: &Error) -> untangle_status {
             TranslateError::LibraryEntry(_) => UNTANGLE_INVALID_ARGUMENT,
             TranslateError::StreamOutput(_) => UNTANGLE_STREAM_OUTPUT,
             TranslateError::Internal(_) => UNTANGLE_INTERNAL,
+            // `untangle::Error`'s `From` carries these up as `Error::RootSig` and
+            // `Error::Structurize` (above); a translation error never holds them.
+            TranslateError::RootSig(_) => UNTANGLE_ROOT_SIGNATURE,
+            TranslateError::Structurize(_) => UNTANGLE_INTERNAL,
         },
     }
 }

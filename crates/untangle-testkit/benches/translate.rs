@@ -7,8 +7,8 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
-use untangle::emit::{translate_module, Options};
 use untangle::ir::Module;
+use untangle::{translate_module, Options};
 
 fn modules() -> Vec<(String, Module)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/dxil/vkd3d-proton");

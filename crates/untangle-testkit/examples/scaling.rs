@@ -154,7 +154,7 @@ fn run_once(text: &str, dxil: Option<&str>) -> Result<(usize, Times), String> {
         let loaded = untangle::front::load_bytes(shader.as_bytes().to_vec(), "shader.ll").map_err(|e| e.to_string())?;
         times[SHAPE_STAGES.len()] = Some(t.elapsed());
         let t = CpuTime::now();
-        match untangle::emit::translate_module(&loaded.module, &untangle::Options::default()) {
+        match untangle::translate_module(&loaded.module, &untangle::Options::default()) {
             Ok(tr) => {
                 std::hint::black_box(tr.words);
                 times[SHAPE_STAGES.len() + 1] = Some(t.elapsed());

@@ -99,7 +99,7 @@ fn main() {
             let functions: Vec<&Function> = loaded.module.defined_functions().map(|(_, f)| f).collect();
             println!("{}", module_line(&format!("{rel} module"), &loaded.module, &functions));
             if dir == "dxil" {
-                if let Ok(t) = untangle::emit::translate_module(&loaded.module, &untangle::Options::default()) {
+                if let Ok(t) = untangle::translate_module(&loaded.module, &untangle::Options::default()) {
                     println!("{rel} translate {:016x}", digest(&t.words));
                 }
             }

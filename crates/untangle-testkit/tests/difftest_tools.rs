@@ -21,7 +21,7 @@ fn has_udiv(m: &Module) -> bool {
 }
 
 fn translates(m: &Module) -> Option<Vec<u32>> {
-    untangle::emit::translate::translate_module(m, &Default::default()).ok().map(|t| t.words)
+    untangle::translate_module(m, &Default::default()).ok().map(|t| t.words)
 }
 
 #[test]

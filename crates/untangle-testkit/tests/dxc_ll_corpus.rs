@@ -9,8 +9,8 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use untangle::emit::TranslateError;
 use untangle::Options;
+use untangle::TranslateError;
 use untangle_testkit::check::spirv_val::find_spirv_val;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/ll/dxc-tests");

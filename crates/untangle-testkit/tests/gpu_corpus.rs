@@ -257,7 +257,7 @@ fn translated(
     case: &untangle_testkit::vulkan::corpus::Case,
 ) -> Option<untangle::emit::Translation> {
     let bytes = std::fs::read(Path::new(CORPUS).join(case.file)).ok()?;
-    untangle::emit::translate(&bytes, &placement.options(&bytes).ok()?).ok()
+    untangle::translate(&bytes, &placement.options(&bytes).ok()?).ok()
 }
 
 /// Whether the layout has a runtime array (which needs descriptor indexing to bind).
@@ -326,7 +326,7 @@ fn misplaced_spilled_root_arguments_are_caught() {
         }
         let bytes = std::fs::read(Path::new(CORPUS).join(case.file)).expect("corpus file");
         let options = placement.options(&bytes).expect("options");
-        let tr = untangle::emit::translate(&bytes, &options).expect("translation");
+        let tr = untangle::translate(&bytes, &options).expect("translation");
         let spilled_constants = tr
             .layout
             .as_ref()

@@ -225,8 +225,7 @@ declare void @dx.op.rawBufferStore.f32(i32, %dx.types.Handle, i32, i32, float, f
 /// Runs `text` differentially on 8 inputs: it must compare words and find no mismatch.
 fn assert_agrees(gpu: &mut Gpu, what: &str, text: &str) {
     let loaded = untangle::front::load_bytes(text.as_bytes().to_vec(), what).unwrap_or_else(|e| panic!("{what}: {e}"));
-    let tr = untangle::emit::translate::translate_module(&loaded.module, &Default::default())
-        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let tr = untangle::translate_module(&loaded.module, &Default::default()).unwrap_or_else(|e| panic!("{what}: {e}"));
     let o = run_program(gpu, &loaded.module, &tr, &DefaultPlacement, 0..8, [1, 1, 1], TIMEOUT, None);
     println!("{}", outcome_line(what, &o));
     let Outcome::Ran(r) = o else { panic!("{what} left out") };

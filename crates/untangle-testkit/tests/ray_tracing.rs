@@ -7,8 +7,8 @@
 //! The validator is required under CI (`CI` set).
 
 use std::path::PathBuf;
-use untangle::emit::TranslateError;
 use untangle::Shader;
+use untangle::TranslateError;
 use untangle_testkit::check::spirv_val::find_spirv_val;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton");

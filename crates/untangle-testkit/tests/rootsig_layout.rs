@@ -5,9 +5,9 @@
 //! and the typed errors of shaders that do not fit their root signature.
 
 use untangle::emit::translate::RootSignatureBinding;
-use untangle::emit::{translate_module, Options};
 use untangle::rootsig::layout::{BindingModel, LayoutOptions, RootDescriptors};
 use untangle::rootsig::*;
+use untangle::{translate_module, Options};
 use untangle_testkit::rootsig_gen::{covering, shader_facts, Variant};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton");
@@ -96,7 +96,7 @@ fn impossible_budgets_are_typed_errors() {
     assert!(
         matches!(
             e,
-            untangle::Error::Translate(untangle::emit::TranslateError::RootSignature(
+            untangle::Error::Translate(untangle::TranslateError::RootSignature(
                 untangle::rootsig::resolve::ResolveError::Layout(
                     untangle::rootsig::layout::LayoutError::PushConstantBudget { bytes: 130 }
                 )
@@ -133,7 +133,7 @@ fn uncovered_register_is_a_typed_error_naming_it() {
         let (rs, named) = first_resource_dropped(&l);
         let e = translate(&l.module, rs, model).unwrap_err();
         let text = e.to_string();
-        assert!(matches!(e, untangle::Error::Translate(untangle::emit::TranslateError::RootSignature(_))), "{text}");
+        assert!(matches!(e, untangle::Error::Translate(untangle::TranslateError::RootSignature(_))), "{text}");
         assert!(text.contains(&named) && text.contains("not covered"), "{text}");
     }
 }

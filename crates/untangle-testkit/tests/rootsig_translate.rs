@@ -18,8 +18,8 @@
 
 use std::path::PathBuf;
 use untangle::emit::translate::RootSignatureBinding;
-use untangle::emit::{translate_module, Options};
 use untangle::rootsig::layout::{BindingModel, LayoutOptions, RootDescriptors};
+use untangle::{translate_module, Options};
 use untangle_testkit::check::spirv_val::find_spirv_val;
 use untangle_testkit::rootsig_gen::{covering, shader_facts, Variant};
 

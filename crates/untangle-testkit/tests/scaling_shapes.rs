@@ -67,8 +67,7 @@ fn translate(shape: Shape, blocks: usize, validate: Option<&SpirvVal>) -> Output
     }
     let shader = as_compute_shader(&text).expect("compute-shader form");
     let shader = untangle::front::load_bytes(shader.into_bytes(), "shader.ll").expect("shader text parses");
-    let translation =
-        untangle::emit::translate_module(&shader.module, &untangle::Options::default()).expect("translates");
+    let translation = untangle::translate_module(&shader.module, &untangle::Options::default()).expect("translates");
     if let Some(val) = validate {
         if let Err(e) = val.validate(&translation.words, "vulkan1.3") {
             panic!("{} ({} blocks): translation fails spirv-val: {e}", shape.name(), func.layout.len());

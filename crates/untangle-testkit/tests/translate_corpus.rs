@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use untangle::emit::{translate_module, Options, TranslateError};
+use untangle::{translate_module, Options, TranslateError};
 use untangle_testkit::check::spirv_val::find_spirv_val;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton");

@@ -5,8 +5,8 @@
 //! exactly the damage.
 
 use untangle::dxil::ComponentType;
-use untangle::emit::{translate_module, Options, TranslateError};
 use untangle::ir::{ConstId, InstKind, Module, Value};
+use untangle::{translate_module, Options, TranslateError};
 use untangle_testkit::check::spirv_val::find_spirv_val;
 use untangle_testkit::dxil_ops::shell::{El, Shell};
 

@@ -7,7 +7,7 @@
 //! here as a reviewable diff.
 
 use std::path::Path;
-use untangle::emit::{translate_module, Options};
+use untangle::{translate_module, Options};
 use untangle_testkit::check::spirv_val::find_spirv_val;
 
 const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton");

@@ -306,13 +306,13 @@ fn float_controls2_marks_precise_operations() {
     let Some(val) = find_spirv_val() else { return };
     let m = untangle_testkit::fuzzing::shader_gen::generate(42);
     let on = Options { float_controls2: true, ..Default::default() };
-    let with = untangle::emit::translate::translate_module(&m, &on).expect("translates");
+    let with = untangle::translate_module(&m, &on).expect("translates");
     val.validate(&with.words, "vulkan1.3").unwrap_or_else(|e| panic!("{e}"));
     let asm = val.disassemble(&with.words).unwrap_or_default();
     let none = asm.lines().filter(|l| l.contains("FPFastMathMode None")).count();
     assert!(!asm.contains("NoContraction"));
     assert!(asm.contains("OpCapability FloatControls2") && asm.contains("SPV_KHR_float_controls2"));
-    let without = untangle::emit::translate::translate_module(&m, &Options::default()).expect("translates");
+    let without = untangle::translate_module(&m, &Options::default()).expect("translates");
     let plain = val.disassemble(&without.words).unwrap_or_default();
     let precise = plain.lines().filter(|l| l.contains("NoContraction")).count();
     assert!(precise > 0 && none == precise, "{precise} NoContraction, {none} FPFastMathMode None");

@@ -4,7 +4,7 @@
 //! failures with its exit code.
 
 use untangle::emit::binding_model::BindingMap;
-use untangle::emit::{translate, Options, TranslateError};
+use untangle::{translate, Options, TranslateError};
 use untangle_testkit::check::spirv_val::find_spirv_val;
 
 /// A compute shader around `body` with one `RWByteAddressBuffer` at u0 (`%buf`).
@@ -210,7 +210,7 @@ fn dynamic_texture_offset_becomes_a_switch_and_validates() {
         return;
     }
     let loaded = untangle::front::load_path(path).expect("loads");
-    let t = untangle::emit::translate_module(&loaded.module, &Options::default()).expect("translates");
+    let t = untangle::translate_module(&loaded.module, &Options::default()).expect("translates");
     let m = rspirv::dr::load_words(&t.words).unwrap();
     let f = &m.functions[0];
     let switches: Vec<_> = f.all_inst_iter().filter(|i| i.class.opcode == rspirv::spirv::Op::Switch).collect();

@@ -6,7 +6,7 @@
 //! `translate_corpus.rs`'s.
 
 use std::path::PathBuf;
-use untangle::emit::TranslateError;
+use untangle::TranslateError;
 use untangle::{Options, Shader};
 use untangle_testkit::check::spirv_val::find_spirv_val;
 

@@ -36,9 +36,10 @@ pub enum Error {
     /// SPIR-V emission failed (`crate::emit`).
     #[error("{0}")]
     Emit(#[from] crate::emit::shape::EmitError),
-    /// DXIL → SPIR-V translation failed (`crate::emit::translate`).
+    /// DXIL → SPIR-V translation failed (`crate::emit`). The errors of lower layers that
+    /// translation carries (structurizer, root signature) arrive as their own variants.
     #[error("{0}")]
-    Translate(#[from] crate::emit::TranslateError),
+    Translate(crate::emit::Error),
     /// A malformed or invalid root signature (RTS0 part or HLSL string).
     #[error("{0}")]
     RootSig(#[from] crate::rootsig::RootSigError),
@@ -60,6 +61,16 @@ impl From<crate::front::Error> for Error {
             F::Llvm(s) => Error::Llvm(s),
             F::Ir { function, block, message } => Error::Ir { function, block, message },
             F::Io(e) => Error::Io(e),
+        }
+    }
+}
+
+impl From<crate::emit::Error> for Error {
+    fn from(e: crate::emit::Error) -> Error {
+        match e {
+            crate::emit::Error::Structurize(e) => Error::Structurize(e),
+            crate::emit::Error::RootSig(e) => Error::RootSig(e),
+            e => Error::Translate(e),
         }
     }
 }

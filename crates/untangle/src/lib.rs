@@ -92,8 +92,8 @@ pub use emit::binding_model::{BindingMap, ResourceQuery, ResourceRemap, VkBindin
 pub use emit::interface::{default_location, IoLocation, IoQuery, IoRemap, SigKind};
 pub use emit::stream_output::{StreamOutput, StreamOutputDeclaration, StreamOutputError};
 pub use emit::translate::{LayoutReport, RootSignatureBinding};
-pub use emit::{translate, Options, TessDomainOrigin, TranslateError, Translation, RENDER_TARGET_SAMPLE_COUNT_SPEC_ID};
+pub use emit::{Error as TranslateError, Options, TessDomainOrigin, Translation, RENDER_TARGET_SAMPLE_COUNT_SPEC_ID};
 pub use error::{Error, Result};
 pub use front::container::ShaderKind;
 pub use rootsig::RootSignature;
-pub use shader::Shader;
+pub use shader::{translate, translate_module, Shader};

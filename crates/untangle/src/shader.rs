@@ -8,7 +8,7 @@ use crate::dxil::DxOp;
 use crate::dxil::{DxilInfo, EntryPoint, Resources, ShaderModel, Signatures};
 use crate::emit::support::{support, Support, UnsupportedOperation};
 use crate::emit::translate::{translate_analyzed, Options, RootSignatureBinding, Translation};
-use crate::emit::TranslateError;
+use crate::emit::Error as EmitError;
 use crate::error::Result;
 use crate::front::container::{Container, ShaderKind};
 use crate::front::{FrontEnd, Loaded};
@@ -67,7 +67,7 @@ impl Shader {
     pub fn from_loaded(loaded: Loaded) -> Result<Shader> {
         let dxil = crate::dxil::analyze(&loaded.module)?;
         if dxil.shader_model.is_none() {
-            return Err(TranslateError::NotAShader("no dx.shaderModel: not a DXIL module".into()).into());
+            return Err(EmitError::NotAShader("no dx.shaderModel: not a DXIL module".into()).into());
         }
         Ok(Shader { loaded, dxil })
     }
@@ -164,10 +164,10 @@ impl Shader {
             if let Some(signature) = self.embedded_root_signature()? {
                 let options =
                     Options { root_signature: Some(RootSignatureBinding { signature, layout }), ..options.clone() };
-                return translate_analyzed(&self.loaded.module, &self.dxil, &options);
+                return Ok(translate_analyzed(&self.loaded.module, &self.dxil, &options)?);
             }
         }
-        translate_analyzed(&self.loaded.module, &self.dxil, options)
+        Ok(translate_analyzed(&self.loaded.module, &self.dxil, options)?)
     }
 
     /// The options with the embedded root signature bound, as [`Shader::translate`] does.
@@ -195,7 +195,7 @@ impl Shader {
     /// What a layer needs to build a ray-tracing pipeline from this library: entries,
     /// the subobjects that apply to each, every subobject ([`crate::emit::library`]).
     pub fn library_report(&self) -> Result<crate::emit::library::LibraryReport> {
-        crate::emit::library::report(&self.loaded.module, &self.dxil.entry_points, &self.subobjects()?)
+        Ok(crate::emit::library::report(&self.loaded.module, &self.dxil.entry_points, &self.subobjects()?)?)
     }
 
     /// A library entry that is not a ray-tracing stage (a compute shader) gets its root
@@ -238,8 +238,7 @@ impl Shader {
             if !applies {
                 continue;
             }
-            let conflict =
-                |message: String| TranslateError::RootSignatureConflict { entry: export.to_string(), message };
+            let conflict = |message: String| EmitError::RootSignatureConflict { entry: export.to_string(), message };
             let signature = crate::rootsig::decode_rts0(rts0)
                 .map_err(|e| conflict(format!("global root signature `{}` does not parse: {e}", s.name)))?;
             let layout = crate::rootsig::layout::lower(&signature, &crate::rootsig::LayoutOptions::default())
@@ -274,7 +273,13 @@ impl Shader {
         let ep = crate::emit::stage::ray_tracing::named_entry(&self.dxil.entry_points, name)?;
         self.check_library_entry(ep)?;
         let local = self.local_root_signature(ep, &options)?;
-        crate::emit::translate::translate_entry_local(&self.loaded.module, &self.dxil, ep, &options, local.as_ref())
+        Ok(crate::emit::translate::translate_entry_local(
+            &self.loaded.module,
+            &self.dxil,
+            ep,
+            &options,
+            local.as_ref(),
+        )?)
     }
 
     /// [`Shader::translate_entry`] with the local root signature the pipeline associates
@@ -289,14 +294,14 @@ impl Shader {
     ) -> Result<Translation> {
         let options = self.bound_options(options)?;
         if options.root_signature.is_none() {
-            return Err(TranslateError::RootSignatureConflict {
+            return Err(EmitError::RootSignatureConflict {
                 entry: name.to_string(),
                 message: "a local root signature needs a global one to bind through (Options::root_signature)".into(),
             }
             .into());
         }
         let ep = crate::emit::stage::ray_tracing::named_entry(&self.dxil.entry_points, name)?;
-        crate::emit::translate::translate_entry_local(&self.loaded.module, &self.dxil, ep, &options, Some(local))
+        Ok(crate::emit::translate::translate_entry_local(&self.loaded.module, &self.dxil, ep, &options, Some(local))?)
     }
 
     /// The local root-signature subobject of the library that applies to ray-tracing or
@@ -317,7 +322,7 @@ impl Shader {
         match local.as_slice() {
             [] => Ok(None),
             [one] => Ok(Some(crate::rootsig::decode_rts0(one.kind.root_signature().unwrap_or_default())?)),
-            many => Err(TranslateError::RootSignatureConflict {
+            many => Err(EmitError::RootSignatureConflict {
                 entry: export.to_string(),
                 message: format!(
                     "{} local root signatures apply to it ({})",
@@ -344,16 +349,28 @@ impl Shader {
             .map(|ep| {
                 self.check_library_entry(ep)?;
                 let local = self.local_root_signature(ep, &options)?;
-                crate::emit::translate::translate_entry_local(
+                Ok(crate::emit::translate::translate_entry_local(
                     &self.loaded.module,
                     &self.dxil,
                     ep,
                     &options,
                     local.as_ref(),
-                )
+                )?)
             })
             .collect()
     }
+}
+
+/// Translate a DXBC container, LLVM bitcode or LLVM text: [`Shader::parse`], then
+/// [`Shader::translate`].
+pub fn translate(bytes: &[u8], options: &Options) -> Result<Translation> {
+    Shader::parse_and_translate(bytes, options)
+}
+
+/// Translate a loaded module (its DXIL meaning decoded here).
+pub fn translate_module(m: &Module, options: &Options) -> Result<Translation> {
+    let info = crate::dxil::analyze(m)?;
+    Ok(translate_analyzed(m, &info, options)?)
 }
 
 impl std::fmt::Debug for Shader {

@@ -639,7 +639,7 @@ fn diff_show(a: &Args) -> Result<bool, String> {
         float_controls2: gpu.info().features.float_controls2,
         ..Default::default()
     };
-    let tr = untangle::emit::translate::translate_module(&m, &options).map_err(|e| e.to_string())?;
+    let tr = untangle::translate_module(&m, &options).map_err(|e| e.to_string())?;
     if let Some(v) = untangle_testkit::check::spirv_val::find_spirv_val() {
         println!("{}", v.disassemble(&tr.words).unwrap_or_else(|e| e));
     }
@@ -725,7 +725,7 @@ fn diff_reduce(a: &Args) -> Result<bool, String> {
     ) {
         Some(r) => {
             print!("{}", r.report());
-            let mut tr = untangle::emit::translate::translate_module(&r.module, &options).map_err(|e| e.to_string())?;
+            let mut tr = untangle::translate_module(&r.module, &options).map_err(|e| e.to_string())?;
             if let Some(s) = a.sabotage {
                 s.apply(&mut tr.words);
             }

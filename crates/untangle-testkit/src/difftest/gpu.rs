@@ -351,7 +351,7 @@ pub fn run_shader_bytes(
     // The interpreter reconverges at merges, as D3D drivers do; ask the device to.
     options.maximal_reconvergence = gpu.info().features.maximal_reconvergence;
     options.float_controls2 = gpu.info().features.float_controls2;
-    let tr = match untangle::emit::translate::translate_module(&loaded.module, &options) {
+    let tr = match untangle::translate_module(&loaded.module, &options) {
         Ok(t) => t,
         Err(e) => return Outcome::LeftOut(format!("translate: {e}")),
     };
@@ -465,7 +465,7 @@ pub fn run_generated(
             float_controls2: gpu.info().features.float_controls2,
             ..Default::default()
         };
-        let tr = match untangle::emit::translate::translate_module(&m, &options) {
+        let tr = match untangle::translate_module(&m, &options) {
             Ok(t) => t,
             Err(e) => {
                 each(seed, &format!("untranslated: {e}"));
@@ -551,7 +551,7 @@ pub fn differing_words(
     timeout: Duration,
     sabotage: Option<Sabotage>,
 ) -> Option<Vec<Mismatch>> {
-    let mut tr = untangle::emit::translate::translate_module(m, options).ok()?;
+    let mut tr = untangle::translate_module(m, options).ok()?;
     if let Some(s) = sabotage {
         s.apply(&mut tr.words);
     }

@@ -213,7 +213,7 @@ pub fn exercise(mutant: &Mutant, val: Option<&SpirvVal>) -> Outcome {
             }
             direct
         }
-        Mutant::Module(m) => untangle::emit::translate_module(m, &Options::default()),
+        Mutant::Module(m) => untangle::translate_module(m, &Options::default()),
     };
     match result {
         Err(untangle::Error::Translate(untangle::TranslateError::Internal(m))) => Outcome::Internal(m),

@@ -374,7 +374,7 @@ pub fn run_spec(
     timeout: Duration,
 ) -> Result<(), String> {
     let options = placement.options(bytes)?;
-    let tr = untangle::emit::translate::translate(bytes, &options).map_err(|e| format!("translate: {e}"))?;
+    let tr = untangle::translate(bytes, &options).map_err(|e| format!("translate: {e}"))?;
     let mut bindings = Vec::new();
     let mut push = placement.base_push_constants(&tr);
     let mut root_args = placement.root_argument_buffer(&tr);

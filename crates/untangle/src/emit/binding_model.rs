@@ -25,7 +25,7 @@
 //!   `{"class": "SRV"|"UAV"|"CBV"|"Sampler", "space": S, "register": R, "set": N, "binding": M}`;
 //!   a range not listed keeps the default rule.
 
-use super::error::{Result, TranslateError};
+use super::error::{Error, Result};
 use crate::dxil::{Resource, ResourceClass};
 use crate::front::container::ShaderKind;
 use serde::{Deserialize, Serialize};
@@ -78,12 +78,11 @@ impl<'de> Deserialize<'de> for ResourceClass {
 impl BindingMap {
     /// Parse a binding map file's text.
     pub fn parse(text: &str) -> Result<BindingMap> {
-        let entries: Vec<MapEntry> =
-            serde_json::from_str(text).map_err(|e| TranslateError::BindingMap(e.to_string()))?;
+        let entries: Vec<MapEntry> = serde_json::from_str(text).map_err(|e| Error::BindingMap(e.to_string()))?;
         let mut seen = std::collections::BTreeSet::new();
         for e in &entries {
             if !seen.insert((e.class, e.space, e.register)) {
-                return Err(TranslateError::BindingMap(format!(
+                return Err(Error::BindingMap(format!(
                     "{}{} space{} is listed twice",
                     e.class.register_letter(),
                     e.register,
@@ -235,7 +234,7 @@ mod tests {
         assert_eq!(map.entries.len(), 1);
         let dup = r#"[{"class":"t","space":0,"register":3,"set":4,"binding":9},
                       {"class":"SRV","space":0,"register":3,"set":1,"binding":1}]"#;
-        assert!(matches!(BindingMap::parse(dup), Err(TranslateError::BindingMap(_))));
+        assert!(matches!(BindingMap::parse(dup), Err(Error::BindingMap(_))));
         assert!(BindingMap::parse("not json").is_err());
     }
 }

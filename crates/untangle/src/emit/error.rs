@@ -1,10 +1,10 @@
 //! Why a shader could not be translated. Every failure on input is one of these: a typed
 //! error naming what is missing (an opcode, a stage, an instruction), never a panic.
 
-use thiserror::Error;
-
-#[derive(Debug, Error, Clone, PartialEq, Eq)]
-pub enum TranslateError {
+/// Why a translation failed: emission's own errors, and those of the layers below that
+/// translation runs (the structurizer, root-signature checks), each carried typed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
     /// The module is not DXIL (no `dx.shaderModel`) or has no entry point with a body.
     #[error("not a DXIL shader: {0}")]
     NotAShader(String),
@@ -54,6 +54,12 @@ pub enum TranslateError {
     /// The stream-output description is invalid, or does not fit the shader.
     #[error("stream output: {0}")]
     StreamOutput(#[from] super::stream_output::StreamOutputError),
+    /// A root signature given to bind through is malformed or invalid.
+    #[error("{0}")]
+    RootSig(#[from] crate::rootsig::RootSigError),
+    /// The structurizer could not handle a function (irreducible CFG, or an internal error).
+    #[error("{0}")]
+    Structurize(#[from] crate::passes::StructurizeError),
     /// The shader calls a GPU vendor's driver-extension intrinsics (AMD AGS, NVIDIA NVAPI),
     /// which reach DXIL as accesses to a magic UAV that only that vendor's D3D12 driver
     /// interprets; Vulkan has no such channel.
@@ -64,14 +70,15 @@ pub enum TranslateError {
     Internal(String),
 }
 
-pub type Result<T, E = TranslateError> = std::result::Result<T, E>;
+/// A result of emission.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-pub(crate) fn unsupported(function: &str, message: impl Into<String>) -> TranslateError {
-    TranslateError::Unsupported { function: function.to_string(), message: message.into() }
+pub(crate) fn unsupported(function: &str, message: impl Into<String>) -> Error {
+    Error::Unsupported { function: function.to_string(), message: message.into() }
 }
 
-impl From<super::writer::BuildError> for TranslateError {
+impl From<super::writer::BuildError> for Error {
     fn from(e: super::writer::BuildError) -> Self {
-        TranslateError::Internal(format!("SPIR-V builder: {e:?}"))
+        Error::Internal(format!("SPIR-V builder: {e:?}"))
     }
 }

@@ -25,7 +25,7 @@
 //! `resources`) whose index operand is an ordinary value.
 
 use super::control::{emit_dispatch, emit_merge, emit_two_way, Labels};
-use super::error::{unsupported, Result, TranslateError};
+use super::error::{unsupported, Error, Result};
 use super::module::ModuleBuilder;
 use super::resources::{Handle, Resources};
 use crate::dxil::ShaderModel;
@@ -210,7 +210,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         &self.f.name
     }
 
-    pub fn err(&self, message: impl Into<String>) -> TranslateError {
+    pub fn err(&self, message: impl Into<String>) -> Error {
         unsupported(&self.f.name, message)
     }
 
@@ -331,7 +331,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         return Ok(w);
                     }
                 }
-                Err(TranslateError::Internal(format!(
+                Err(Error::Internal(format!(
                     "function `{}`: value %{} used where it is not available",
                     self.fname(),
                     self.f.insts[i].name.clone().unwrap_or_else(|| i.to_string())
@@ -615,10 +615,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// Emits the function body (the function must have been begun by the caller).
     pub fn emit_body(&mut self) -> Result<()> {
         let scfg = self.scfg;
-        let labels = Labels::allocate(&mut self.cx.b, scfg).map_err(TranslateError::Internal)?;
+        let labels = Labels::allocate(&mut self.cx.b, scfg).map_err(Error::Internal)?;
         let vars = self.plan_variables()?;
-        let entry_label =
-            labels.get(scfg.entry).ok_or_else(|| TranslateError::Internal("entry not in layout".into()))?;
+        let entry_label = labels.get(scfg.entry).ok_or_else(|| Error::Internal("entry not in layout".into()))?;
         for &sb in &scfg.layout {
             if let Some(l) = labels.get(sb) {
                 self.block_labels.insert(sb, l);
@@ -632,7 +631,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
         for &sb in &scfg.layout {
             let block = &scfg.blocks[sb];
-            let label = labels.get(sb).ok_or_else(|| TranslateError::Internal("block without label".into()))?;
+            let label = labels.get(sb).ok_or_else(|| Error::Internal("block without label".into()))?;
             self.cx.b.begin_block(Some(label))?;
             self.cur = sb;
             self.cur_label = label;
@@ -646,7 +645,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let mut pairs = Vec::new();
                 for &(pred, val) in &phi.incoming {
                     let v = self.sval(val, &labels)?;
-                    let l = labels.get(pred).ok_or_else(|| TranslateError::Internal("PHI predecessor".into()))?;
+                    let l = labels.get(pred).ok_or_else(|| Error::Internal("PHI predecessor".into()))?;
                     pairs.push((v, l));
                 }
                 self.cx.b.phi(uint, Some(labels.phi_ids[sb.index()][k]), pairs)?;
@@ -654,12 +653,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             if let Origin::Original(o) = block.origin {
                 self.original_block(o)?;
             }
-            let merge = labels.merge_of(block.merge).ok_or_else(|| TranslateError::Internal("merge label".into()))?;
+            let merge = labels.merge_of(block.merge).ok_or_else(|| Error::Internal("merge label".into()))?;
             let targets: Vec<Word> = block
                 .term
                 .succs()
                 .iter()
-                .map(|&t| labels.get(t).ok_or_else(|| TranslateError::Internal("successor not in layout".into())))
+                .map(|&t| labels.get(t).ok_or_else(|| Error::Internal("successor not in layout".into())))
                 .collect::<Result<_>>()?;
             match &block.term {
                 Term::Goto(_) => {
@@ -671,16 +670,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     self.cx.b.unreachable()?;
                 }
                 Term::Dispatch { var, .. } => {
-                    let val =
-                        block.entry_value(*var).ok_or_else(|| TranslateError::Internal("dispatch value".into()))?;
+                    let val = block.entry_value(*var).ok_or_else(|| Error::Internal("dispatch value".into()))?;
                     let s = self.sval(val, &labels)?;
                     let (bool_t, zero) = (self.cx.bool_t(), self.cx.const_u32(0));
                     if let [t0, t1] = targets[..] {
                         let cond = self.cx.b.i_equal(bool_t, None, s, zero)?;
                         emit_two_way(&mut self.cx.b, cond, t0, t1, merge, zero)?;
                     } else {
-                        emit_dispatch(&mut self.cx.b, bool_t, zero, s, &targets, merge)
-                            .map_err(TranslateError::Internal)?;
+                        emit_dispatch(&mut self.cx.b, bool_t, zero, s, &targets, merge).map_err(Error::Internal)?;
                     }
                 }
                 Term::Orig { block: o, .. } => self.terminator(*o, &targets, merge)?,
@@ -701,7 +698,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 .get(block.index())
                 .and_then(|v| v.get(index as usize))
                 .copied()
-                .ok_or_else(|| TranslateError::Internal("structurizer PHI out of range".into())),
+                .ok_or_else(|| Error::Internal("structurizer PHI out of range".into())),
         }
     }
 
@@ -723,7 +720,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         .block_labels
                         .get(&sp)
                         .copied()
-                        .ok_or_else(|| TranslateError::Internal("PHI predecessor label".into()))?;
+                        .ok_or_else(|| Error::Internal("PHI predecessor label".into()))?;
                     let label = self.exit_labels.get(&label).copied().unwrap_or(label);
                     let w = w?;
                     // LLVM repeats a predecessor once per edge; SPIR-V names it once.
@@ -766,7 +763,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             for &p in &f.blocks[t].insts {
                 let InstKind::Phi { .. } = &f.insts[p].kind else { continue };
                 let v = self.phi_input(p, o).ok_or_else(|| {
-                    TranslateError::Malformed(format!("a PHI has no incoming value for a predecessor in `{}`", f.name))
+                    Error::Malformed(format!("a PHI has no incoming value for a predecessor in `{}`", f.name))
                 })?;
                 let Some(&var) = self.phi_vars.get(&p) else { continue };
                 let w = self.value(v)?;
@@ -844,7 +841,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             return Err(self.err("a switch-lowered operation in a loop header block"));
         }
         if cases == 0 {
-            return Err(TranslateError::Internal("switch without cases".into()));
+            return Err(Error::Internal("switch without cases".into()));
         }
         let merge = self.cx.b.id();
         let labels: Vec<Word> = (0..cases).map(|_| self.cx.b.id()).collect();
@@ -899,7 +896,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 Some(prev) => self.ids_op(Op::LogicalAnd, bool_t, &[prev, e])?,
             });
         }
-        let eq = eq.ok_or_else(|| TranslateError::Internal("partition without keys".into()))?;
+        let eq = eq.ok_or_else(|| Error::Internal("partition without keys".into()))?;
         self.cx.b.selection_merge(sel, spirv::SelectionControl::NONE)?;
         self.cx.b.branch_conditional(eq, found, sel, [])?;
         self.cx.b.begin_block(Some(found))?;
@@ -937,7 +934,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             if targets.len() == n {
                 Ok(())
             } else {
-                Err(TranslateError::Internal("terminator slot count".into()))
+                Err(Error::Internal("terminator slot count".into()))
             }
         };
         match self.f.blocks[o].terminator.clone() {
@@ -1166,10 +1163,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 if name.starts_with("llvm.lifetime.") || name.starts_with("llvm.dbg.") {
                     return Ok(());
                 }
-                let block =
-                    self.def_block[i].ok_or_else(|| TranslateError::Internal("call outside the layout".into()))?;
+                let block = self.def_block[i].ok_or_else(|| Error::Internal("call outside the layout".into()))?;
                 let call = crate::dxil::ops::decode_call_with(m, f, i, || f.block_label(block))
-                    .map_err(|e| TranslateError::Malformed(e.to_string()))?;
+                    .map_err(|e| Error::Malformed(e.to_string()))?;
                 let Some(call) = call else {
                     let _ = args;
                     return Err(self.err(format!("call to `{name}`")));

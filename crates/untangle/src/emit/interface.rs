@@ -66,7 +66,7 @@
 //! (`SV_IsFrontFace` from a geometry shader, `SV_ShadingRate` from a domain shader) are
 //! typed errors.
 
-use super::error::{Result, TranslateError};
+use super::error::{Error, Result};
 use super::function::FnEmit;
 use super::module::ModuleBuilder;
 use super::stream_output::{decorate_capture, Lowering, XfbState};
@@ -381,7 +381,7 @@ fn num_of(c: ComponentType) -> Result<Num> {
         | ComponentType::SNormF16
         | ComponentType::UNormF16 => Num::Float,
         other => {
-            return Err(TranslateError::UnsupportedForm {
+            return Err(Error::UnsupportedForm {
                 name: "signature".into(),
                 message: format!("element component type {other:?}"),
             })
@@ -433,15 +433,15 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let el = all
             .iter()
             .find(|e| e.id == id)
-            .ok_or_else(|| TranslateError::Malformed(format!("no {kind:?} signature element {id}")))?;
+            .ok_or_else(|| Error::Malformed(format!("no {kind:?} signature element {id}")))?;
         let stage = self.stage();
-        let point = SigPoint::of(stage, kind).ok_or_else(|| TranslateError::UnsupportedForm {
+        let point = SigPoint::of(stage, kind).ok_or_else(|| Error::UnsupportedForm {
             name: "signature".into(),
             message: format!("{kind:?} signature element {} in a {stage:?} shader", el.semantic),
         })?;
         let output = point.is_output();
         let class = if output { StorageClass::Output } else { StorageClass::Input };
-        let unsupported = |what: &str| TranslateError::UnsupportedForm {
+        let unsupported = |what: &str| Error::UnsupportedForm {
             name: match kind {
                 SigKind::Input => "loadInput".into(),
                 SigKind::Output => "storeOutput".into(),
@@ -534,7 +534,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             Some(BuiltIn::TessLevelOuter | BuiltIn::TessLevelInner) => num = Num::Float,
             Some(BuiltIn::Position | BuiltIn::FragCoord) => num = Num::Float,
-            Some(other) => return Err(TranslateError::Internal(format!("built-in {other:?} without a rule"))),
+            Some(other) => return Err(Error::Internal(format!("built-in {other:?} without a rule"))),
         }
         // Pixel inputs that `attributeAtVertex` reads: one value per vertex of the triangle.
         let per_vertex = point == SigPoint::PsIn && builtin.is_none() && iface.stage.per_vertex_inputs.contains(&id);
@@ -801,10 +801,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ty,
             &format!("{prefix}.{}{}", el.semantic, el.semantic_indices.first().copied().unwrap_or(0)),
         );
-        let unplaced = || TranslateError::UnsupportedForm {
-            name: "signature".into(),
-            message: format!("{} has no register", el.semantic),
-        };
+        let unplaced =
+            || Error::UnsupportedForm { name: "signature".into(), message: format!("{} has no register", el.semantic) };
         let default = default_location(stage, kind, el, self.sigs).ok_or_else(unplaced)?;
         let query = IoQuery { stage, output, patch: point.patch(), element: el, default };
         let remapped = iface.remap.as_ref().and_then(|r| (r.0)(&query));
@@ -813,7 +811,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let cols = el.cols.max(1);
         if place.component.saturating_add(cols) > 4 {
             let by = if remapped.is_some() { "the I/O remapping callback" } else { "the signature" };
-            return Err(TranslateError::Malformed(format!(
+            return Err(Error::Malformed(format!(
                 "{} {}{}: {by} places {cols} columns at component {}",
                 if output { "output" } else { "input" },
                 el.semantic,
@@ -828,7 +826,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let mask = ((1u8 << cols) - 1) << place.component;
             let taken = iface.locations.entry(slot).or_insert(0);
             if *taken & mask != 0 {
-                return Err(TranslateError::Malformed(format!(
+                return Err(Error::Malformed(format!(
                     "{} {}{} overlaps another element at location {}",
                     if output { "output" } else { "input" },
                     el.semantic,
@@ -840,10 +838,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         if output {
             let last = place.location.checked_add(el.rows.max(1) - 1).ok_or_else(|| {
-                TranslateError::Malformed(format!(
-                    "output {}: location {} + rows overflows",
-                    el.semantic, place.location
-                ))
+                Error::Malformed(format!("output {}: location {} + rows overflows", el.semantic, place.location))
             })?;
             iface.max_output_location = iface.max_output_location.max(Some(last));
         }
@@ -922,7 +917,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     pub(crate) fn check_scalar(&self, t: TypeId, what: &str) -> Result<()> {
         match self.cx.m.types.get(t) {
             crate::ir::Type::Int(1 | 16 | 32 | 64) | crate::ir::Type::Float(_) => Ok(()),
-            _ => Err(TranslateError::Malformed(format!(
+            _ => Err(Error::Malformed(format!(
                 "a signature access's {what} is a {}, not a scalar",
                 self.cx.m.types.display(t)
             ))),
@@ -933,7 +928,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn index_operand(&mut self, v: Value, what: &str) -> Result<Word> {
         match self.value_ty(v).map(|t| self.cx.m.types.get(t)) {
             Some(crate::ir::Type::Int(32)) => self.value(v),
-            _ => Err(TranslateError::Malformed(format!("a signature access's {what} index is not an i32"))),
+            _ => Err(Error::Malformed(format!("a signature access's {what} index is not an i32"))),
         }
     }
 
@@ -942,7 +937,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn row_col(&mut self, sv: SigVar, row: Value, col: u64) -> Result<(Word, u32)> {
         let r = self.index_operand(row, "row")?;
         let out_of_shape = |what: &str, at: u64, of: u32| {
-            TranslateError::Malformed(format!("a signature access at {what} {at} of an element with {of}"))
+            Error::Malformed(format!("a signature access at {what} {at} of an element with {of}"))
         };
         if let Some(k) = self.const_int(row).filter(|&k| k >= sv.element_rows as u64) {
             return Err(out_of_shape("row", k, sv.element_rows));
@@ -1012,8 +1007,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let vertex = self.vertex_index(sv, kind, vertex)?;
         let row = if sv.builtin == Some(BuiltIn::SampleMask) { self.cx.const_u32(0) } else { row };
         let p = self.sig_scalar_ptr(sv, sv.class, vertex, row, Some(col), row)?;
-        let from =
-            self.value_ty(value).ok_or_else(|| TranslateError::Malformed("a stored value has no type".into()))?;
+        let from = self.value_ty(value).ok_or_else(|| Error::Malformed("a stored value has no type".into()))?;
         self.check_scalar(from, "stored value")?;
         let value = self.value(value)?;
         let num = match sv.builtin {
@@ -1067,7 +1061,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let var = self.iface.builtin(self.cx, BuiltIn::InvocationId, StorageClass::Input, i);
                 Ok(Some(self.ids_op(Op::Load, i, &[var])?))
             }
-            None => Err(TranslateError::Malformed(format!(
+            None => Err(Error::Malformed(format!(
                 "a per-vertex {kind:?} element of a {:?} shader accessed without a vertex index",
                 self.stage()
             ))),
@@ -1118,7 +1112,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let mut ids = [sv.var, 0, 0, 0];
         let mut n = 1;
         if sv.vertices > 0 {
-            ids[n] = vertex.ok_or_else(|| TranslateError::Internal("per-vertex access without a vertex".into()))?;
+            ids[n] = vertex.ok_or_else(|| Error::Internal("per-vertex access without a vertex".into()))?;
             n += 1;
         }
         if let Some(base) = sv.flat_base {

@@ -9,6 +9,7 @@
 //! Which subobjects apply to an entry follows DXR's association rules
 //! ([`crate::front::container::rdat::applying_to`]). Cost: linear in entries × subobjects.
 
+use super::error::Result;
 use super::translate::LayoutReport;
 use crate::dxil::node::{NodeId, NodeLaunch, NodeRecordType};
 use crate::dxil::EntryPoint;
@@ -202,7 +203,7 @@ pub fn stage_name(kind: ShaderKind) -> &'static str {
 }
 
 /// The report of a library with these entries and subobjects.
-pub fn report(m: &crate::ir::Module, entries: &[EntryPoint], subobjects: &[Subobject]) -> crate::Result<LibraryReport> {
+pub fn report(m: &crate::ir::Module, entries: &[EntryPoint], subobjects: &[Subobject]) -> Result<LibraryReport> {
     let names = |kind: fn(&SubobjectKind) -> bool, export: &str| -> Vec<String> {
         applying_to(subobjects, export, kind).into_iter().map(|s| s.name.clone()).collect()
     };
@@ -248,6 +249,6 @@ pub fn report(m: &crate::ir::Module, entries: &[EntryPoint], subobjects: &[Subob
             };
             Ok(SubobjectReport { subobject: s.clone(), root_signature })
         })
-        .collect::<crate::Result<Vec<_>>>()?;
+        .collect::<Result<Vec<_>>>()?;
     Ok(LibraryReport { schema: LIBRARY_SCHEMA, entries, subobjects })
 }

@@ -34,7 +34,7 @@ mod typecheck;
 mod validate;
 pub mod writer;
 
-pub use error::TranslateError;
+pub use error::Error;
 pub use stage::{TessDomainOrigin, RENDER_TARGET_SAMPLE_COUNT_SPEC_ID};
 pub use support::{stage_support, support, Family, Refusal, StageFamily, Support};
-pub use translate::{translate, translate_module, Options, Translation};
+pub use translate::{Options, Translation};

@@ -8,7 +8,7 @@
 //! Private or Workgroup storage). 8-, 16- and 64-bit widths declare `Int8`, `Int16`,
 //! `Int64`, `Float16`, `Float64`.
 
-use super::error::{Result, TranslateError};
+use super::error::{Error, Result};
 use super::writer::Builder;
 use crate::ir::hash::HashMap;
 use crate::ir::{ConstId, ConstKind, FloatKind, GlobalId, Module, Type, TypeId};
@@ -235,7 +235,7 @@ impl<'m> ModuleBuilder<'m> {
             }
             Type::Array { elem, len } => {
                 let e = self.ty(elem)?;
-                let len = u32::try_from(len).ok().filter(|&l| l > 0).ok_or_else(|| TranslateError::Unsupported {
+                let len = u32::try_from(len).ok().filter(|&l| l > 0).ok_or_else(|| Error::Unsupported {
                     function: "-".into(),
                     message: format!("array length {len}"),
                 })?;
@@ -247,7 +247,7 @@ impl<'m> ModuleBuilder<'m> {
             Type::Struct { .. } | Type::Named(_) => {
                 let fields = types
                     .struct_fields(t)
-                    .ok_or_else(|| TranslateError::Unsupported {
+                    .ok_or_else(|| Error::Unsupported {
                         function: "-".into(),
                         message: format!("opaque struct type {}", types.display(t)),
                     })?
@@ -256,7 +256,7 @@ impl<'m> ModuleBuilder<'m> {
                 self.b.type_struct(ws)
             }
             _ => {
-                return Err(TranslateError::Unsupported {
+                return Err(Error::Unsupported {
                     function: "-".into(),
                     message: format!("type {} has no SPIR-V value type", types.display(t)),
                 })
@@ -348,7 +348,7 @@ impl<'m> ModuleBuilder<'m> {
                     }
                 }
                 Type::Int(bits) => self.const_bits(ty, *bits, *v),
-                _ => return Err(TranslateError::Malformed("integer constant of a non-integer type".into())),
+                _ => return Err(Error::Malformed("integer constant of a non-integer type".into())),
             },
             ConstKind::Float(v) => {
                 let bits = match self.m.types.get(k.ty) {
@@ -364,7 +364,7 @@ impl<'m> ModuleBuilder<'m> {
                 self.b.constant_composite(ty, ws)
             }
             other => {
-                return Err(TranslateError::Unsupported {
+                return Err(Error::Unsupported {
                     function: "-".into(),
                     message: format!("constant {other:?} as a value"),
                 })
@@ -385,7 +385,7 @@ impl<'m> ModuleBuilder<'m> {
             3 => StorageClass::Workgroup,
             0 => StorageClass::Private,
             n => {
-                return Err(TranslateError::Unsupported {
+                return Err(Error::Unsupported {
                     function: "-".into(),
                     message: format!("global `{}` in address space {n}", gl.name),
                 })

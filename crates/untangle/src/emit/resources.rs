@@ -32,7 +32,7 @@
 //! ([`Binder::Root`]).
 
 use super::binding_model::{DefaultPlacement, VkBinding};
-use super::error::{Result, TranslateError};
+use super::error::{Error, Result};
 use super::function::FnEmit;
 use super::module::ModuleBuilder;
 use crate::dxil::{ComponentType, Resource, ResourceClass, ResourceKind};
@@ -202,7 +202,7 @@ impl Binder {
                 })
             }
             Binder::Root { places, .. } => places.get(&(r.class, r.id)).copied().ok_or_else(|| {
-                TranslateError::Internal(format!("{} was not resolved against the root signature", r.register()))
+                Error::Internal(format!("{} was not resolved against the root signature", r.register()))
             }),
         }
     }
@@ -283,9 +283,7 @@ impl Resources {
     }
 
     pub fn resource(&self, class: ResourceClass, id: u32) -> Result<&Resource> {
-        self.table
-            .by_id(class, id)
-            .ok_or_else(|| TranslateError::Malformed(format!("no {} with range id {id}", class.name())))
+        self.table.by_id(class, id).ok_or_else(|| Error::Malformed(format!("no {} with range id {id}", class.name())))
     }
 
     /// The resource of `class` whose range holds `register` in `space`.
@@ -300,7 +298,7 @@ impl Resources {
             })
             .map(|r| r.id)
             .ok_or_else(|| {
-                TranslateError::Malformed(format!(
+                Error::Malformed(format!(
                     "createHandleFromBinding: no {} range holds {}{register}, space{space}",
                     class.name(),
                     class.register_letter()
@@ -315,9 +313,7 @@ impl Resources {
     /// ([`Self::node_push_offset`] must be set): the block made now if not yet.
     pub fn node_push_block(&mut self, cx: &mut ModuleBuilder<'_>) -> Result<(Word, u32)> {
         let Binder::Root { push, .. } = &self.binder else {
-            return Err(TranslateError::Internal(
-                "node push constants in a root block without a root signature".into(),
-            ));
+            return Err(Error::Internal("node push constants in a root block without a root signature".into()));
         };
         let first = push.members.len() as u32;
         Ok((self.push_block(cx)?.var, first))
@@ -328,7 +324,7 @@ impl Resources {
             return Ok(p.clone());
         }
         let Binder::Root { push, .. } = &self.binder else {
-            return Err(TranslateError::Internal("push constants without a root signature".into()));
+            return Err(Error::Internal("push constants without a root signature".into()));
         };
         let u = cx.u32_t();
         let mut member_tys = Vec::new();
@@ -382,7 +378,7 @@ impl Resources {
             return Ok(v);
         }
         let Binder::Root { spill: Some(b), .. } = &self.binder else {
-            return Err(TranslateError::Internal("a spilled root argument without a root argument buffer".into()));
+            return Err(Error::Internal("a spilled root argument without a root argument buffer".into()));
         };
         let (set, binding, rows) = (b.set, b.binding, (b.size / 16).max(1));
         let u = cx.u32_t();
@@ -411,7 +407,7 @@ impl Resources {
             return Ok(v);
         }
         let Binder::Root { record, .. } = &self.binder else {
-            return Err(TranslateError::Internal("a local root argument without a local root signature".into()));
+            return Err(Error::Internal("a local root argument without a local root signature".into()));
         };
         let words = (*record / 4).max(1);
         let u = cx.u32_t();
@@ -518,7 +514,7 @@ impl Resources {
         let r = self.resource(ResourceClass::Uav, id)?.clone();
         let rv = self.var(cx, ResourceClass::Uav, id)?;
         let ResShape::Image { dim, arrayed, ms, .. } = rv.shape else {
-            return Err(TranslateError::Internal("64-bit image view of a non-image".into()));
+            return Err(Error::Internal("64-bit image view of a non-image".into()));
         };
         cx.extension("SPV_EXT_shader_image_int64");
         cx.capability(Capability::Int64ImageEXT);
@@ -566,7 +562,7 @@ impl Resources {
 
     /// The heap array a descriptor-heap handle indexes.
     pub fn heap_var(&mut self, cx: &mut ModuleBuilder<'_>, hh: HeapHandle) -> Result<ResVar> {
-        let [basic, extra] = hh.props.ok_or_else(|| TranslateError::UnsupportedForm {
+        let [basic, extra] = hh.props.ok_or_else(|| Error::UnsupportedForm {
             name: "CreateHandleFromHeap".into(),
             message: "a heap handle without annotateHandle".into(),
         })?;
@@ -673,7 +669,7 @@ impl Resources {
             | Place::SpilledHeapTable { table_offset, offset_in_table, base_register }
             | Place::RecordHeapTable { table_offset, offset_in_table, base_register } => {
                 if r.kind == ResourceKind::RTAccelerationStructure {
-                    return Err(TranslateError::UnsupportedForm {
+                    return Err(Error::UnsupportedForm {
                         name: "resource".into(),
                         message: format!(
                             "acceleration structure {} in a descriptor table: Vulkan has no heap of them; bind it as a root SRV",
@@ -781,7 +777,7 @@ fn texel_kind(t: Option<ComponentType>) -> Result<TexelKind> {
         )
         | None => TexelKind::Float,
         Some(other) => {
-            return Err(TranslateError::UnsupportedForm {
+            return Err(Error::UnsupportedForm {
                 name: "resource".into(),
                 message: format!("typed resource element type {other:?}"),
             })
@@ -801,7 +797,7 @@ pub fn texel_type(cx: &mut ModuleBuilder<'_>, k: TexelKind) -> Word {
 /// and storage class.
 fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(ResShape, Word, StorageClass)> {
     let uav = r.class == ResourceClass::Uav;
-    let unsupported = |what: &str| TranslateError::UnsupportedForm {
+    let unsupported = |what: &str| Error::UnsupportedForm {
         name: "resource".into(),
         message: format!("{} {} ({what})", r.class.name(), r.register()),
     };
@@ -1077,7 +1073,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             .members
             .iter()
             .find(|m| m.0 == pc_offset)
-            .ok_or_else(|| TranslateError::Internal(format!("no push-constant member at byte {pc_offset}")))?;
+            .ok_or_else(|| Error::Internal(format!("no push-constant member at byte {pc_offset}")))?;
         let pty = self.cx.ptr(StorageClass::PushConstant, ty);
         let m = self.cx.const_u32(member);
         match index {
@@ -1097,7 +1093,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     let r = me.res.resource(h.class, h.id)?.lower_bound;
                     Ok(me.cx.const_u32(r))
                 }
-                None => Err(TranslateError::Malformed("handle into a range without an index".into())),
+                None => Err(Error::Malformed("handle into a range without an index".into())),
             }
         };
         // `fresh`: the index is an id made here, which may take a decoration (the
@@ -1131,7 +1127,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 return self.ids_op(Op::Bitcast, bptr, &[addr]);
             }
             Indexing::RootWords { .. } => {
-                return Err(TranslateError::Internal("root constants have no descriptor".into()));
+                return Err(Error::Internal("root constants have no descriptor".into()));
             }
         };
         if h.non_uniform && fresh {

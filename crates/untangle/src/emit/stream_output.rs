@@ -74,7 +74,7 @@
 //! D3D's register linkage means) rather than by type. A layer that wants no split gives
 //! declarations that capture whole single-row elements.
 
-use super::error::{Result, TranslateError};
+use super::error::{Error, Result};
 use super::function::FnEmit;
 use super::interface::{scalar_of, IoLocation, Num, SigKind, SigVar};
 use crate::dxil::SignatureElement;
@@ -493,7 +493,7 @@ impl FnEmit<'_, '_> {
                         .xfb
                         .as_ref()
                         .and_then(|x| x.split_place.get(&id).copied())
-                        .ok_or_else(|| TranslateError::Internal(format!("stream output: {label} was not split")))?;
+                        .ok_or_else(|| Error::Internal(format!("stream output: {label} was not split")))?;
                     for row in 0..el.rows.max(1) {
                         let on_row: Vec<Capture> = caps.iter().filter(|c| c.row == row).copied().collect();
                         let mut cuts = vec![0, el.cols.max(1)];
@@ -596,7 +596,7 @@ impl FnEmit<'_, '_> {
         };
         for v in vars.iter().filter(|v| v.extra) {
             let location = next.ok_or_else(|| {
-                TranslateError::Malformed("stream output: no location is left past the outputs for a copy".into())
+                Error::Malformed("stream output: no location is left past the outputs for a copy".into())
             })?;
             self.cx.decorate(v.var, Decoration::Location, &[location]);
             next = location.checked_add(1);

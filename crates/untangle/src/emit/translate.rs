@@ -10,7 +10,7 @@
 //! Vulkan 1.3. Output is deterministic: the same input and options give the same words.
 
 use super::binding_model::{mapping, BindingMap, DefaultPlacement, MappingRow, ResourceRemap};
-use super::error::TranslateError;
+use super::error::{Error, Result};
 use super::function::FnEmit;
 use super::interface::{Interface, IoRemap};
 use super::module::ModuleBuilder;
@@ -111,22 +111,10 @@ pub struct Translation {
     pub layout: Option<LayoutReport>,
 }
 
-/// Translate a DXBC container, LLVM bitcode or LLVM text: [`crate::Shader::parse`], then
-/// [`crate::Shader::translate`].
-pub fn translate(bytes: &[u8], options: &Options) -> crate::Result<Translation> {
-    crate::Shader::parse_and_translate(bytes, options)
-}
-
-/// Translate a loaded module (its DXIL meaning decoded here).
-pub fn translate_module(m: &Module, options: &Options) -> crate::Result<Translation> {
-    let info = crate::dxil::analyze(m)?;
-    translate_analyzed(m, &info, options)
-}
-
 /// Translate a module whose DXIL meaning `info` was decoded already: its entry point, or a
 /// library's one entry (`stage::ray_tracing` translates libraries by entry).
-pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options) -> crate::Result<Translation> {
-    let sm = info.shader_model.clone().ok_or_else(|| TranslateError::NotAShader("no dx.shaderModel".into()))?;
+pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options) -> Result<Translation> {
+    let sm = info.shader_model.clone().ok_or_else(|| Error::NotAShader("no dx.shaderModel".into()))?;
     if sm.kind == ShaderKind::Library {
         let ep = stage::ray_tracing::only_entry(&info.entry_points)?;
         return translate_entry(m, info, ep, options);
@@ -135,7 +123,7 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
         .entry_points
         .iter()
         .find(|e| e.function.is_some())
-        .ok_or_else(|| TranslateError::NotAShader("no entry point with a function".into()))?;
+        .ok_or_else(|| Error::NotAShader("no entry point with a function".into()))?;
     translate_entry(m, info, ep, options)
 }
 
@@ -146,7 +134,7 @@ pub(crate) fn translate_entry(
     info: &DxilInfo,
     ep: &crate::dxil::EntryPoint,
     options: &Options,
-) -> crate::Result<Translation> {
+) -> Result<Translation> {
     translate_entry_local(m, info, ep, options, None)
 }
 
@@ -159,13 +147,13 @@ pub(crate) fn translate_entry_local(
     ep: &crate::dxil::EntryPoint,
     options: &Options,
     local: Option<&RootSignature>,
-) -> crate::Result<Translation> {
-    let mut sm = info.shader_model.clone().ok_or_else(|| TranslateError::NotAShader("no dx.shaderModel".into()))?;
+) -> Result<Translation> {
+    let mut sm = info.shader_model.clone().ok_or_else(|| Error::NotAShader("no dx.shaderModel".into()))?;
     // Calls to functions with a body (a library's shared functions) are inlined: the
     // module holds what the entry reaches.
     let inlined = match ep.function.map(|f| &m.functions[f]) {
         Some(f) if !f.is_declaration() => crate::passes::inline::inline_calls(m, f)
-            .map_err(|e| TranslateError::Unsupported { function: f.name.clone(), message: e.to_string() })?,
+            .map_err(|e| Error::Unsupported { function: f.name.clone(), message: e.to_string() })?,
         _ => None,
     };
     let library_entry;
@@ -189,17 +177,18 @@ pub(crate) fn translate_entry_local(
         (None, ShaderKind::Geometry) => ExecutionModel::Geometry,
         (None, ShaderKind::Mesh) => ExecutionModel::MeshEXT,
         (None, ShaderKind::Amplification) => ExecutionModel::TaskEXT,
-        (None, k) if stage::ray_tracing::is_ray_stage(k) => stage::ray_tracing::execution_model(k)
-            .ok_or(TranslateError::UnsupportedStage { stage: sm.profile.clone() })?,
-        _ => return Err(TranslateError::UnsupportedStage { stage: sm.profile.clone() }.into()),
+        (None, k) if stage::ray_tracing::is_ray_stage(k) => {
+            stage::ray_tracing::execution_model(k).ok_or(Error::UnsupportedStage { stage: sm.profile.clone() })?
+        }
+        _ => return Err(Error::UnsupportedStage { stage: sm.profile.clone() }),
     };
-    let fid = ep.function.ok_or_else(|| TranslateError::NotAShader("entry point without a function".into()))?;
+    let fid = ep.function.ok_or_else(|| Error::NotAShader("entry point without a function".into()))?;
     let func = inlined.as_ref().unwrap_or(&m.functions[fid]);
     if func.is_declaration() {
-        return Err(TranslateError::NotAShader(format!("entry point `{}` has no body", func.name)).into());
+        return Err(Error::NotAShader(format!("entry point `{}` has no body", func.name)));
     }
     if ep.name.contains('\0') {
-        return Err(TranslateError::Malformed("entry point name contains NUL".into()).into());
+        return Err(Error::Malformed("entry point name contains NUL".into()));
     }
     super::validate::entry_point(ep, sm.kind)?;
     // The structurizer's input check computes the dominator tree the dominance check needs:
@@ -219,7 +208,7 @@ pub(crate) fn translate_entry_local(
     let cfg_check = hoisted.is_none().then_some(cfg_check);
     let func = hoisted.as_ref().map_or(func, |h| &h.function);
     let xfb = match &options.stream_output {
-        Some(so) => Some(so.plan(sm.kind, &ep.signatures.outputs).map_err(TranslateError::from)?),
+        Some(so) => Some(so.plan(sm.kind, &ep.signatures.outputs).map_err(Error::from)?),
         None => None,
     };
     let default_placement =
@@ -240,7 +229,7 @@ pub(crate) fn translate_entry_local(
             };
             let layout = crate::rootsig::layout::lower(&global, &rsb.layout)
                 .map_err(crate::rootsig::resolve::ResolveError::from)
-                .map_err(TranslateError::from)?;
+                .map_err(Error::from)?;
             let record = match local {
                 Some(l) => {
                     crate::rootsig::validate(l)?;
@@ -254,7 +243,7 @@ pub(crate) fn translate_entry_local(
                 }
                 _ => crate::rootsig::resolve::resolve_all(&rsb.signature, &layout, sm.kind, ep.resources.iter()),
             }
-            .map_err(TranslateError::from)?;
+            .map_err(Error::from)?;
             let places = resolved.iter().map(|r| ((r.class, r.id), r.place)).collect();
             let binder = Binder::Root {
                 places,
@@ -303,11 +292,8 @@ pub(crate) fn translate_entry_local(
     iface.xfb = xfb.map(XfbState::new);
     let (fn_id, derivatives, captures) = match sm.kind {
         ShaderKind::Hull => {
-            let hs = ep
-                .properties
-                .hull
-                .as_ref()
-                .ok_or_else(|| TranslateError::Malformed("hull shader without HS state".into()))?;
+            let hs =
+                ep.properties.hull.as_ref().ok_or_else(|| Error::Malformed("hull shader without HS state".into()))?;
             let pc = hs.patch_constant_function.map(|f| &m.functions[f]);
             if let Some(pc) = pc.filter(|f| !f.is_declaration()) {
                 super::typecheck::function(m, pc)?;
@@ -371,10 +357,9 @@ pub(crate) fn translate_entry_local(
             if derivatives {
                 if (x * y * z) % 4 != 0 {
                     // D3D requires it of compute shaders with derivatives (quads or groups of 4).
-                    return Err(TranslateError::Malformed(format!(
+                    return Err(Error::Malformed(format!(
                         "derivatives in a compute shader of {x}x{y}x{z} threads (a multiple of 4 is required)"
-                    ))
-                    .into());
+                    )));
                 }
                 // D3D: quads of 2x2 threads when the group is two-dimensional with even
                 // sides, else groups of 4 consecutive threads.
@@ -427,7 +412,7 @@ pub(crate) fn translate_entry_local(
             })
             .collect(),
     };
-    let words = cx.b.assemble().map_err(TranslateError::from)?;
+    let words = cx.b.assemble().map_err(Error::from)?;
     Ok(Translation { words, stage: sm.kind, entry_point: entry_name, bindings, layout })
 }
 
@@ -445,11 +430,11 @@ pub(super) fn emit_function<'m>(
     iface: &mut Interface,
     name: &str,
     cfg_check: Option<Result<(), crate::cfg::CfgError>>,
-) -> crate::Result<(spirv::Word, bool, bool)> {
+) -> Result<(spirv::Word, bool, bool)> {
     let structured = crate::passes::structurize_checked(func, crate::passes::Options::default(), cfg_check)?;
     let void = cx.void();
     let fn_void = cx.b.type_function(void, []);
-    let fn_id = cx.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void).map_err(TranslateError::from)?;
+    let fn_id = cx.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void).map_err(Error::from)?;
     if !name.contains('\0') {
         cx.b.name(fn_id, name);
     }
@@ -461,7 +446,7 @@ pub(super) fn emit_function<'m>(
         let captures = body?;
         (std::mem::take(&mut fe.exit_labels), fe.uses_derivatives, captures)
     };
-    cx.b.end_function().map_err(TranslateError::from)?;
+    cx.b.end_function().map_err(Error::from)?;
     if !exits.is_empty() {
         fix_phi_parents(cx, &exits);
     }

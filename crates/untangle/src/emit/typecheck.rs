@@ -13,11 +13,11 @@
 //! The LLVM front end guarantees both for text it parsed, but the native readers take
 //! operand types and value numbers from the file, so damaged bitcode could hand the emitter
 //! an `fmul` of an `i32`, or an instruction that uses itself, which would become an invalid
-//! module or an internal error. A violation is a typed [`TranslateError::Invalid`] naming the
+//! module or an internal error. A violation is a typed [`Error::Invalid`] naming the
 //! function, block and value. Cost: one pass over the instructions plus a dominator tree,
 //! O((n + e) log n).
 
-use super::error::{Result, TranslateError};
+use super::error::{Error, Result};
 use crate::ir::dump::{block_name, inst_name};
 use crate::ir::{BinaryOp, BlockId, CastOp, Function, InstKind, Module, Terminator, Type, TypeId, Value};
 use cranelift_entity::EntityRef;
@@ -215,7 +215,7 @@ fn positions(f: &Function) -> Vec<Option<(BlockId, usize)>> {
 
 fn dominance(m: &Module, f: &Function, dom: &crate::cfg::DomTree) -> Result<()> {
     let at = positions(f);
-    let err = |b: BlockId, value: String, message: String| TranslateError::Invalid {
+    let err = |b: BlockId, value: String, message: String| Error::Invalid {
         function: f.name.clone(),
         block: block_name(f, &m.types, b),
         value,
@@ -276,7 +276,7 @@ fn types(m: &Module, f: &Function) -> Result<()> {
     let c = Check { m, f };
     for &b in &f.layout {
         let block = &f.blocks[b];
-        let err = |value: String, message: String| TranslateError::Invalid {
+        let err = |value: String, message: String| Error::Invalid {
             function: f.name.clone(),
             block: block_name(f, &m.types, b),
             value,

@@ -1,6 +1,6 @@
 //! Checks on the entry point's metadata that the translator relies on, before anything is
 //! emitted: signature elements (shape and register range) and resource records (class and
-//! kind). A violation is a typed [`TranslateError::Malformed`] naming the element or
+//! kind). A violation is a typed [`Error::Malformed`] naming the element or
 //! resource; metadata that does not even have the right shape was refused when it was read
 //! (`crate::dxil::md`). `dx.op` calls are checked where they are lowered (`dxop::check`).
 //!
@@ -9,7 +9,7 @@
 //! four components; the class/kind pairs are those `DxilResource` and `DxilSampler` can
 //! describe.
 
-use super::error::{Result, TranslateError};
+use super::error::{Error, Result};
 use crate::dxil::{EntryPoint, ResourceClass, ResourceKind, SemanticKind, SignatureElement};
 
 /// Signature registers (`D3D12_*_REGISTER_COUNT`).
@@ -22,7 +22,7 @@ pub fn entry_point(ep: &EntryPoint, stage: crate::front::container::ShaderKind) 
         let [x, y, z] = ep.properties.num_threads.unwrap_or([1, 1, 1]);
         let dims_ok = (1..=1024).contains(&x) && (1..=1024).contains(&y) && (1..=64).contains(&z);
         if !dims_ok || x * y * z > 1024 {
-            return Err(TranslateError::Malformed(format!("numthreads({x}, {y}, {z}) is outside D3D12's limits")));
+            return Err(Error::Malformed(format!("numthreads({x}, {y}, {z}) is outside D3D12's limits")));
         }
     }
     let sigs = &ep.signatures;
@@ -34,7 +34,7 @@ pub fn entry_point(ep: &EntryPoint, stage: crate::front::container::ShaderKind) 
             let quirk = stage == crate::front::container::ShaderKind::Mesh && which == "output";
             element(which, el, quirk)?;
             if !system_value_allowed(stage, which, el.system_value) {
-                return Err(TranslateError::Malformed(format!(
+                return Err(Error::Malformed(format!(
                     "{which} signature element {} ({}): system value {:?} does not exist there in a {stage:?} shader",
                     el.id, el.semantic, el.system_value
                 )));
@@ -130,7 +130,7 @@ fn system_value_shape(sv: SemanticKind) -> Option<(u32, u32)> {
 
 fn element(which: &str, el: &SignatureElement, extra_indices_ok: bool) -> Result<()> {
     let bad = |what: String| {
-        TranslateError::Malformed(format!(
+        Error::Malformed(format!(
             "{which} signature element {} ({}{}): {what}",
             el.id,
             el.semantic,
@@ -210,7 +210,7 @@ fn resource(r: &crate::dxil::Resource) -> Result<()> {
         ResourceClass::Sampler => r.kind == K::Sampler,
     };
     if !ok {
-        return Err(TranslateError::Malformed(format!(
+        return Err(Error::Malformed(format!(
             "{} {} ({}) is declared with resource kind {:?}",
             r.class.name(),
             r.register(),
@@ -219,11 +219,11 @@ fn resource(r: &crate::dxil::Resource) -> Result<()> {
         )));
     }
     if r.range_size == Some(0) {
-        return Err(TranslateError::Malformed(format!("{} {} has an empty range", r.class.name(), r.register())));
+        return Err(Error::Malformed(format!("{} {} has an empty range", r.class.name(), r.register())));
     }
     if let Some(n) = r.range_size {
         if u64::from(r.lower_bound) + u64::from(n) > u64::from(u32::MAX) + 1 {
-            return Err(TranslateError::Malformed(format!(
+            return Err(Error::Malformed(format!(
                 "{} {}: {n} registers run past register 2^32",
                 r.class.name(),
                 r.register()

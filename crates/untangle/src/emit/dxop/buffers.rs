@@ -12,7 +12,7 @@
 
 use super::Call;
 use crate::dxil::DxOp;
-use crate::emit::error::{Result, TranslateError};
+use crate::emit::error::{Error, Result};
 use crate::emit::function::FnEmit;
 use crate::emit::interface::Num;
 use crate::emit::resources::{texel_type, ArgAt, Handle, Indexing, ResShape, ResVar, TexelKind};
@@ -34,7 +34,7 @@ fn atomic_opcode(n: u64) -> Result<Op> {
         6 => Op::AtomicUMin,
         7 => Op::AtomicUMax,
         8 => Op::AtomicExchange,
-        n => return Err(TranslateError::Malformed(format!("atomic operation {n}"))),
+        n => return Err(Error::Malformed(format!("atomic operation {n}"))),
     })
 }
 
@@ -268,7 +268,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let addr = self.ids_op(Op::Select, u, &[wraps, far, addr])?;
                 self.glsl(u, 38, &[addr, far]) // UMin
             }
-            _ => Err(TranslateError::Internal("byte address of a non-buffer".into())),
+            _ => Err(Error::Internal("byte address of a non-buffer".into())),
         }
     }
 

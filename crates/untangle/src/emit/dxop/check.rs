@@ -4,7 +4,7 @@
 //! and allowed for the operation, and immediate constants where DXIL requires them. The
 //! families can then take operand types for granted (an `FAbs` whose operand and result
 //! differ, or a `void` one, would otherwise become an invalid module), and malformed input
-//! is a typed [`TranslateError::Invalid`] naming the function, block and value.
+//! is a typed [`Error::Invalid`] naming the function, block and value.
 //!
 //! Shapes are compared structurally (`%dx.types.ResRet.f32` is a struct of four `float`
 //! and an `i32`, whatever it is called), except handles, which the translator recognizes by
@@ -12,7 +12,7 @@
 
 use super::Call;
 use crate::dxil::op_facts::{ParamTy, Signature};
-use crate::emit::error::{Result, TranslateError};
+use crate::emit::error::{Error, Result};
 use crate::emit::function::FnEmit;
 use crate::ir::{ConstKind, FloatKind, Type, TypeId, Value};
 
@@ -32,10 +32,10 @@ fn overload_letter(t: &Type) -> Option<char> {
 }
 
 impl<'a, 'm> FnEmit<'a, 'm> {
-    /// A [`TranslateError::Invalid`] about call `c` (`what` names the offending part).
-    pub fn invalid(&self, c: &Call<'_>, what: &str, message: impl Into<String>) -> TranslateError {
+    /// A [`Error::Invalid`] about call `c` (`what` names the offending part).
+    pub fn invalid(&self, c: &Call<'_>, what: &str, message: impl Into<String>) -> Error {
         let (function, block, value) = self.site(c.inst);
-        TranslateError::Invalid {
+        Error::Invalid {
             function,
             block,
             value: format!("{what} of {value} = {}", c.op.name()),

@@ -4,14 +4,14 @@
 //!
 //! A handle to AMD's AGS magic UAV (`u0, space2147420894`, i.e. `0x7FFF0ADE`: how
 //! `amd_ags_shader_intrinsics_dx12.hlsl` reaches the AMD D3D12 driver) is a typed
-//! [`TranslateError::VendorExtension`] error: the intrinsics (wave and lane operations,
+//! [`Error::VendorExtension`] error: the intrinsics (wave and lane operations,
 //! 64-bit atomics, WMMA matrix multiplies, float8 conversions) are encoded as instruction
 //! words stored to that UAV, which only AMD's driver decodes; translated literally they
 //! would be plain stores to a buffer and compute nothing.
 
 use super::Call;
 use crate::dxil::{DxOp, ResourceClass};
-use crate::emit::error::{Result, TranslateError};
+use crate::emit::error::{Error, Result};
 use crate::emit::function::FnEmit;
 use crate::emit::resources::{Handle, HeapHandle};
 use crate::ir::{ConstKind, Value};
@@ -23,7 +23,7 @@ const FAMILY: &str = "handles";
 pub const AGS_MAGIC_SPACE: u32 = 0x7FFF_0ADE;
 
 fn class_of(n: u64) -> Result<ResourceClass> {
-    ResourceClass::from_index(n).ok_or_else(|| TranslateError::Malformed(format!("resource class {n}")))
+    ResourceClass::from_index(n).ok_or_else(|| Error::Malformed(format!("resource class {n}")))
 }
 
 impl<'a, 'm> FnEmit<'a, 'm> {
@@ -62,7 +62,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     _ => Vec::new(),
                 };
                 if fields.len() < 4 {
-                    return Err(TranslateError::Malformed("createHandleFromBinding needs a constant binding".into()));
+                    return Err(Error::Malformed("createHandleFromBinding needs a constant binding".into()));
                 }
                 let class = class_of(fields[3])?;
                 let id = self.res.find_binding(class, fields[2] as u32, fields[0] as u32)?;
@@ -86,7 +86,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         _ => Vec::new(),
                     };
                     if fields.len() < 2 {
-                        return Err(TranslateError::Malformed("annotateHandle needs constant properties".into()));
+                        return Err(Error::Malformed("annotateHandle needs constant properties".into()));
                     }
                     hh.props = Some([fields[0], fields[1]]);
                 }
@@ -121,7 +121,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn refuse_vendor_uav(&self, h: &Handle) -> Result<()> {
         let r = self.res.resource(h.class, h.id)?;
         if h.class == ResourceClass::Uav && r.space == AGS_MAGIC_SPACE && r.lower_bound == 0 {
-            return Err(TranslateError::VendorExtension {
+            return Err(Error::VendorExtension {
                 vendor: "AMD AGS",
                 message: format!(
                     "{}u0, space{AGS_MAGIC_SPACE} is AGS's magic UAV: its stores encode driver \

@@ -31,7 +31,7 @@ mod system;
 mod textures;
 mod wave;
 
-use super::error::{Result, TranslateError};
+use super::error::{Error, Result};
 use super::function::FnEmit;
 use super::interface::Num;
 use super::support::{support, Family, Refusal, Support};
@@ -80,9 +80,9 @@ pub struct Call<'c> {
 
 impl<'a, 'm> FnEmit<'a, 'm> {
     /// The typed error for a call that [`support`] refuses.
-    fn refused(&self, c: &Call<'_>, r: Refusal) -> TranslateError {
+    fn refused(&self, c: &Call<'_>, r: Refusal) -> Error {
         let (function, block, _) = self.site(c.inst);
-        TranslateError::UnsupportedOp {
+        Error::UnsupportedOp {
             name: c.op.name(),
             opcode: c.op.number(),
             stage: self.sm.profile.clone(),
@@ -94,25 +94,21 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// A family function was handed an operation of another family (a bug in
     /// `support::owner` or in the family's match).
-    pub fn not_in_family(&self, op: DxOp, family: &str) -> TranslateError {
-        TranslateError::Internal(format!("{} was routed to the {family} family, which does not lower it", op.name()))
+    pub fn not_in_family(&self, op: DxOp, family: &str) -> Error {
+        Error::Internal(format!("{} was routed to the {family} family, which does not lower it", op.name()))
     }
 
-    pub fn form(&self, op: DxOp, message: impl Into<String>) -> TranslateError {
-        TranslateError::UnsupportedForm { name: op.name().into(), message: message.into() }
+    pub fn form(&self, op: DxOp, message: impl Into<String>) -> Error {
+        Error::UnsupportedForm { name: op.name().into(), message: message.into() }
     }
 
     pub fn arg(&self, c: &Call<'_>, k: usize) -> Result<Value> {
-        c.args
-            .get(k)
-            .copied()
-            .ok_or_else(|| TranslateError::Malformed(format!("{} has too few arguments", c.op.name())))
+        c.args.get(k).copied().ok_or_else(|| Error::Malformed(format!("{} has too few arguments", c.op.name())))
     }
 
     pub fn arg_const(&self, c: &Call<'_>, k: usize) -> Result<u64> {
         let v = self.arg(c, k)?;
-        self.const_int(v)
-            .ok_or_else(|| TranslateError::Malformed(format!("{} argument {k} must be a constant", c.op.name())))
+        self.const_int(v).ok_or_else(|| Error::Malformed(format!("{} argument {k} must be a constant", c.op.name())))
     }
 
     pub fn arg_val(&mut self, c: &Call<'_>, k: usize) -> Result<Word> {
@@ -123,7 +119,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// The IR type of argument `k`.
     pub fn arg_ty(&self, c: &Call<'_>, k: usize) -> Result<TypeId> {
         let v = self.arg(c, k)?;
-        self.value_ty(v).ok_or_else(|| TranslateError::Malformed(format!("{} argument {k} has no type", c.op.name())))
+        self.value_ty(v).ok_or_else(|| Error::Malformed(format!("{} argument {k} has no type", c.op.name())))
     }
 
     /// Fields of a struct result type (empty for other types), borrowed from the module.
@@ -137,7 +133,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     pub fn make_ret(&mut self, ty: TypeId, comps: &[Word], status: Option<Word>) -> Result<Word> {
         let fields = self.fields(ty);
         if fields.is_empty() {
-            return Err(TranslateError::Malformed(format!(
+            return Err(Error::Malformed(format!(
                 "an operation that returns a struct is declared to return {}",
                 self.cx.m.types.display(ty)
             )));

@@ -29,7 +29,7 @@
 use super::Call;
 use crate::dxil::node::NodeLaunch;
 use crate::dxil::DxOp;
-use crate::emit::error::{Result, TranslateError};
+use crate::emit::error::{Error, Result};
 use crate::emit::function::FnEmit;
 use crate::emit::stage::node::{self as nodestage, NodeHandle, Push, RecordHandle, OUTPUT_ENTRY_SIZE};
 use crate::ir::Value;
@@ -246,7 +246,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             .node_ref()
             .table_index
             .get(h.output as usize)
-            .ok_or_else(|| TranslateError::Internal("output handle past the output table".into()))?;
+            .ok_or_else(|| Error::Internal("output handle past the output table".into()))?;
         let unbounded = self.node_props().outputs.get(h.output as usize).is_some_and(|o| o.is_unbounded());
         let push = (self.node_ref().push, self.node_ref().push_first_member);
         let table = nodestage::push_load(self.cx, push, Push::OutputTable)?;

@@ -23,7 +23,7 @@
 
 use super::Call;
 use crate::dxil::DxOp;
-use crate::emit::error::{Result, TranslateError};
+use crate::emit::error::{Error, Result};
 use crate::emit::function::FnEmit;
 use crate::emit::interface::Num;
 use crate::emit::resources::{Indexing, ResShape};
@@ -227,7 +227,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if matches!(self.cx.m.types.get(c.ty), crate::ir::Type::Int(1)) {
             Ok(hit)
         } else {
-            Err(TranslateError::Malformed("reportHit must return i1".into()))
+            Err(Error::Malformed("reportHit must return i1".into()))
         }
     }
 }

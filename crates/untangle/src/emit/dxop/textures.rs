@@ -12,7 +12,7 @@
 
 use super::Call;
 use crate::dxil::DxOp;
-use crate::emit::error::{Result, TranslateError};
+use crate::emit::error::{Error, Result};
 use crate::emit::function::FnEmit;
 use crate::emit::resources::{texel_type, ResShape, TexelKind};
 use crate::ir::{TypeId, Value};
@@ -189,7 +189,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     ) -> Result<Word> {
         let n = offs.len() as u32;
         if n == 0 || n > 2 {
-            return Err(TranslateError::Internal(format!("offset switch over {n} components")));
+            return Err(Error::Internal(format!("offset switch over {n} components")));
         }
         let u = self.cx.u32_t();
         let fifteen = self.cx.const_u32(15);

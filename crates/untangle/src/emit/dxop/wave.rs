@@ -10,7 +10,7 @@
 
 use super::Call;
 use crate::dxil::DxOp;
-use crate::emit::error::{Result, TranslateError};
+use crate::emit::error::{Error, Result};
 use crate::emit::function::FnEmit;
 use crate::emit::interface::Num;
 use rspirv::spirv::{BuiltIn, Capability, GroupOperation, Op, Scope, StorageClass, Word};
@@ -213,7 +213,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         (3, false) => Op::GroupNonUniformBitwiseXor,
                         (4, true) => Op::GroupNonUniformFMul,
                         (4, false) => Op::GroupNonUniformIMul,
-                        (k, _) => return Err(TranslateError::Malformed(format!("multi-prefix operation {k}"))),
+                        (k, _) => return Err(Error::Malformed(format!("multi-prefix operation {k}"))),
                     };
                     self.partition_loop(&keys, t, |me| me.ids_op(opcode, t, &[sg, scan, x]))?
                 }

@@ -20,7 +20,7 @@
 //! `WorkgroupMemoryExplicitLayoutKHR`); the amplification and mesh shaders of one pipeline
 //! must declare the same payload structure, as D3D requires.
 
-use super::super::error::{Result, TranslateError};
+use super::super::error::{Error, Result};
 use super::super::function::FnEmit;
 use super::super::interface::StageIo;
 use super::super::module::ModuleBuilder;
@@ -52,7 +52,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             .m
             .types
             .pointee(pty)
-            .ok_or_else(|| TranslateError::Malformed("dispatchMesh's payload is not a pointer".into()))?;
+            .ok_or_else(|| Error::Malformed("dispatchMesh's payload is not a pointer".into()))?;
         let (src, _) = self.pointer(payload)?;
         let t = self.cx.ty(pointee)?;
         let value = self.ids_op(Op::Load, t, &[src])?;

@@ -12,7 +12,7 @@
 //! vertex order and point mode are properties of the hull shader in D3D and are declared
 //! there; Vulkan takes them from either tessellation stage.
 
-use super::super::error::{Result, TranslateError};
+use super::super::error::{Error, Result};
 use super::super::function::FnEmit;
 use super::super::interface::{Num, SigKind, StageIo};
 use super::super::module::ModuleBuilder;
@@ -22,10 +22,7 @@ use rspirv::spirv::{BuiltIn, Capability, Op, StorageClass, Word};
 
 pub(crate) fn stage_io(ds: &DsState) -> Result<StageIo> {
     if !(1..=32).contains(&ds.input_control_points) {
-        return Err(TranslateError::Malformed(format!(
-            "domain shader with {} control points",
-            ds.input_control_points
-        )));
+        return Err(Error::Malformed(format!("domain shader with {} control points", ds.input_control_points)));
     }
     Ok(StageIo { input_vertices: ds.input_control_points, ..Default::default() })
 }

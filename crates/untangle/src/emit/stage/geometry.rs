@@ -17,7 +17,7 @@
 //! follow the location rule (`interface`: each stream after the rows of the streams
 //! before it). `gsInstanceID` → `InvocationId`; `primitiveID` → `PrimitiveId` (`stage`).
 
-use super::super::error::{Result, TranslateError};
+use super::super::error::{Error, Result};
 use super::super::function::FnEmit;
 use super::super::interface::{Num, StageIo};
 use super::super::module::ModuleBuilder;
@@ -34,7 +34,7 @@ fn input_primitive(p: InputPrimitive) -> Result<(u32, ExecutionMode)> {
         InputPrimitive::LineWithAdjacency => (4, ExecutionMode::InputLinesAdjacency),
         InputPrimitive::TriangleWithAdjacency => (6, ExecutionMode::InputTrianglesAdjacency),
         InputPrimitive::Other(n @ 8..=39) => {
-            return Err(TranslateError::UnsupportedForm {
+            return Err(Error::UnsupportedForm {
                 name: "geometry shader input".into(),
                 message: format!(
                     "a patch of {} control points: Vulkan geometry shaders read points, lines and triangles only",
@@ -42,7 +42,7 @@ fn input_primitive(p: InputPrimitive) -> Result<(u32, ExecutionMode)> {
                 ),
             })
         }
-        other => return Err(TranslateError::Malformed(format!("geometry shader input primitive {other:?}"))),
+        other => return Err(Error::Malformed(format!("geometry shader input primitive {other:?}"))),
     })
 }
 
@@ -62,7 +62,7 @@ pub(crate) fn execution_modes(cx: &mut ModuleBuilder<'_>, entry: Word, gs: &GsSt
         PrimitiveTopology::TriangleStrip => ExecutionMode::OutputTriangleStrip,
         // A shader that never emits may leave the topology undefined.
         PrimitiveTopology::Undefined if gs.max_vertex_count == 0 => ExecutionMode::OutputPoints,
-        other => return Err(TranslateError::Malformed(format!("geometry shader output topology {other:?}"))),
+        other => return Err(Error::Malformed(format!("geometry shader output topology {other:?}"))),
     };
     cx.b.execution_mode(entry, output, []);
     cx.b.execution_mode(entry, ExecutionMode::OutputVertices, [gs.max_vertex_count.max(1)]);

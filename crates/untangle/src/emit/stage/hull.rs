@@ -46,7 +46,7 @@
 //! `OutputVertices`. Domain shaders repeat the domain (Vulkan accepts modes on either stage
 //! and requires equal ones where both say).
 
-use super::super::error::{Result, TranslateError};
+use super::super::error::{Error, Result};
 use super::super::function::FnEmit;
 use super::super::interface::{Interface, Num, SigKind, StageIo, TessFactorRule};
 use super::super::module::ModuleBuilder;
@@ -78,16 +78,10 @@ const D3D_MAX_ODD_TESS_FACTOR: f32 = 63.0;
 /// Checks the HS state and derives the interface facts.
 pub(crate) fn stage_io(hs: &HsState) -> Result<StageIo> {
     if !(1..=32).contains(&hs.input_control_points) {
-        return Err(TranslateError::Malformed(format!(
-            "hull shader with {} input control points",
-            hs.input_control_points
-        )));
+        return Err(Error::Malformed(format!("hull shader with {} input control points", hs.input_control_points)));
     }
     if hs.output_control_points > 32 {
-        return Err(TranslateError::Malformed(format!(
-            "hull shader with {} output control points",
-            hs.output_control_points
-        )));
+        return Err(Error::Malformed(format!("hull shader with {} output control points", hs.output_control_points)));
     }
     let limit = if hs.partitioning == TessellatorPartitioning::FractionalOdd {
         D3D_MAX_ODD_TESS_FACTOR
@@ -119,24 +113,22 @@ pub(crate) fn emit_entry<'m>(
     pc: Option<&'m Function>,
     iface: &mut Interface,
     cp_check: Option<Result<(), crate::cfg::CfgError>>,
-) -> crate::Result<Word> {
+) -> Result<Word> {
     let (cp_fn, _, _) =
         emit_function(cx, res, sm, &ep.signatures, cp, iface, &format!("{}.control_point", ep.name), cp_check)?;
     let pc_fn = match pc {
         Some(f) if !f.is_declaration() => {
             Some(emit_function(cx, res, sm, &ep.signatures, f, iface, &format!("{}.patch_constant", f.name), None)?.0)
         }
-        Some(f) => {
-            return Err(TranslateError::Malformed(format!("patch-constant function `{}` has no body", f.name)).into())
-        }
+        Some(f) => return Err(Error::Malformed(format!("patch-constant function `{}` has no body", f.name))),
         None => None,
     };
     let void = cx.void();
     let fn_void = cx.b.type_function(void, []);
-    let entry = cx.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void).map_err(TranslateError::from)?;
+    let entry = cx.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void).map_err(Error::from)?;
     cx.b.name(entry, ep.name.as_str());
-    build_entry_body(cx, iface, cp_fn, pc_fn).map_err(TranslateError::from)?;
-    cx.b.end_function().map_err(TranslateError::from)?;
+    build_entry_body(cx, iface, cp_fn, pc_fn).map_err(Error::from)?;
+    cx.b.end_function().map_err(Error::from)?;
     Ok(entry)
 }
 
@@ -183,7 +175,7 @@ pub(crate) fn execution_modes(
         TessellatorPartitioning::Integer | TessellatorPartitioning::Pow2 => ExecutionMode::SpacingEqual,
         TessellatorPartitioning::FractionalOdd => ExecutionMode::SpacingFractionalOdd,
         TessellatorPartitioning::FractionalEven => ExecutionMode::SpacingFractionalEven,
-        other => return Err(TranslateError::Malformed(format!("tessellator partitioning {other:?}"))),
+        other => return Err(Error::Malformed(format!("tessellator partitioning {other:?}"))),
     };
     cx.b.execution_mode(entry, spacing, []);
     let clockwise = match (hs.output_primitive, hs.domain) {
@@ -195,7 +187,7 @@ pub(crate) fn execution_modes(
         (TessellatorOutputPrimitive::TriangleCW, TessellatorDomain::Tri | TessellatorDomain::Quad) => Some(true),
         (TessellatorOutputPrimitive::TriangleCCW, TessellatorDomain::Tri | TessellatorDomain::Quad) => Some(false),
         (prim, domain) => {
-            return Err(TranslateError::Malformed(format!("tessellator output {prim:?} for the {domain:?} domain")))
+            return Err(Error::Malformed(format!("tessellator output {prim:?} for the {domain:?} domain")))
         }
     };
     if let Some(d3d_cw) = clockwise {
@@ -216,7 +208,7 @@ pub(crate) fn domain_mode(domain: TessellatorDomain) -> Result<ExecutionMode> {
         TessellatorDomain::Tri => ExecutionMode::Triangles,
         TessellatorDomain::Quad => ExecutionMode::Quads,
         TessellatorDomain::IsoLine => ExecutionMode::Isolines,
-        other => return Err(TranslateError::Malformed(format!("tessellator domain {other:?}"))),
+        other => return Err(Error::Malformed(format!("tessellator domain {other:?}"))),
     })
 }
 

@@ -31,7 +31,7 @@
 //! D3D's payload limit (16384 bytes) is Vulkan's guaranteed `maxTaskPayloadSize`; a larger
 //! declared payload is a typed error rather than a module a device may reject.
 
-use super::super::error::{Result, TranslateError};
+use super::super::error::{Error, Result};
 use super::super::function::FnEmit;
 use super::super::interface::{SigKind, StageIo};
 use super::super::module::ModuleBuilder;
@@ -59,14 +59,14 @@ fn topology(ms: &MsState) -> Result<Topology> {
         1 => Ok(Topology::Line),
         // Undefined: a shader that writes no primitives.
         0 | 2 => Ok(Topology::Triangle),
-        n => Err(TranslateError::Malformed(format!("mesh shader output topology {n}"))),
+        n => Err(Error::Malformed(format!("mesh shader output topology {n}"))),
     }
 }
 
 fn check_limits(ms: &MsState) -> Result<()> {
     for (what, n) in [("vertices", ms.max_vertex_count), ("primitives", ms.max_primitive_count)] {
         if n > MAX_OUTPUT_COUNT {
-            return Err(TranslateError::Malformed(format!(
+            return Err(Error::Malformed(format!(
                 "a mesh shader declaring {n} output {what} (D3D's limit is {MAX_OUTPUT_COUNT})"
             )));
         }
@@ -76,7 +76,7 @@ fn check_limits(ms: &MsState) -> Result<()> {
 
 pub(crate) fn check_payload(bytes: u32) -> Result<()> {
     if bytes > MAX_PAYLOAD_BYTES {
-        return Err(TranslateError::UnsupportedForm {
+        return Err(Error::UnsupportedForm {
             name: "mesh payload".into(),
             message: format!("{bytes} bytes: D3D and Vulkan's guaranteed maxTaskPayloadSize allow {MAX_PAYLOAD_BYTES}"),
         });
@@ -173,7 +173,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     .m
                     .types
                     .pointee(c.ty)
-                    .ok_or_else(|| TranslateError::Malformed("getMeshPayload does not return a pointer".into()))?;
+                    .ok_or_else(|| Error::Malformed("getMeshPayload does not return a pointer".into()))?;
                 let var = self.payload_var(pointee)?;
                 self.define_pointer(c.inst, var, StorageClass::TaskPayloadWorkgroupEXT);
                 Ok(None)

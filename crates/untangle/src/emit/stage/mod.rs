@@ -21,7 +21,7 @@ pub mod ray_tracing;
 pub use hull::TessDomainOrigin;
 pub use pixel::RENDER_TARGET_SAMPLE_COUNT_SPEC_ID;
 
-use super::error::{Result, TranslateError};
+use super::error::{Error, Result};
 use super::interface::StageIo;
 use super::module::ModuleBuilder;
 use crate::dxil::{EntryPoint, ShaderModel};
@@ -31,7 +31,7 @@ use rspirv::spirv::Word;
 /// The interface facts of `ep`'s stage (per-vertex array lengths, streams, tessellation
 /// factor rules).
 pub(crate) fn stage_io(sm: &ShaderModel, ep: &EntryPoint) -> Result<StageIo> {
-    let missing = |what: &str| TranslateError::Malformed(format!("{} shader without {what}", sm.profile));
+    let missing = |what: &str| Error::Malformed(format!("{} shader without {what}", sm.profile));
     Ok(match sm.kind {
         ShaderKind::Hull => {
             let hs = ep.properties.hull.as_ref().ok_or_else(|| missing("HS state"))?;
@@ -62,7 +62,7 @@ pub(crate) fn execution_modes(
     ep: &EntryPoint,
     origin: TessDomainOrigin,
 ) -> Result<()> {
-    let missing = |what: &str| TranslateError::Malformed(format!("{} shader without {what}", sm.profile));
+    let missing = |what: &str| Error::Malformed(format!("{} shader without {what}", sm.profile));
     match sm.kind {
         ShaderKind::Hull => {
             hull::execution_modes(cx, entry, ep.properties.hull.as_ref().ok_or_else(|| missing("HS state"))?, origin)

@@ -23,7 +23,7 @@
 //!
 //! Cost: constant per node beyond the body's emission.
 
-use super::super::error::{Result, TranslateError};
+use super::super::error::{Error, Result};
 use super::super::module::ModuleBuilder;
 use crate::dxil::node::{NodeLaunch, NodeProperties};
 use crate::dxil::EntryPoint;
@@ -171,28 +171,25 @@ pub(crate) enum PushPlace {
 /// constants and the `Private` variables; checks what the translation cannot handle.
 pub(crate) fn prepare(cx: &mut ModuleBuilder<'_>, ep: &EntryPoint, place: PushPlace) -> Result<NodeState> {
     let name = super::ray_tracing::export_name(&ep.name).to_string();
-    let props = ep
-        .properties
-        .node
-        .clone()
-        .ok_or_else(|| TranslateError::Malformed(format!("node `{name}` has no node properties")))?;
+    let props =
+        ep.properties.node.clone().ok_or_else(|| Error::Malformed(format!("node `{name}` has no node properties")))?;
     let num_threads = local_size(cx.m, ep);
     if num_threads.contains(&0) {
-        return Err(TranslateError::Malformed(format!("node `{name}` has numthreads {num_threads:?}")));
+        return Err(Error::Malformed(format!("node `{name}` has numthreads {num_threads:?}")));
     }
     if props.launch == NodeLaunch::Thread && (num_threads[1] != 1 || num_threads[2] != 1) {
-        return Err(TranslateError::Malformed(format!(
+        return Err(Error::Malformed(format!(
             "thread-launch node `{name}` has numthreads {num_threads:?} (only x may exceed 1)"
         )));
     }
     if let Some(g) = props.dispatch_grid.or(props.max_dispatch_grid) {
         if g.contains(&0) || g.iter().any(|&d| d > 65535) {
-            return Err(TranslateError::Malformed(format!("node `{name}` has dispatch grid {g:?}")));
+            return Err(Error::Malformed(format!("node `{name}` has dispatch grid {g:?}")));
         }
     }
     for (k, o) in props.outputs.iter().enumerate() {
         if !o.is_unbounded() && o.array_size.is_some_and(|n| n == 0 || n > (1 << 24)) {
-            return Err(TranslateError::Malformed(format!(
+            return Err(Error::Malformed(format!(
                 "node `{name}`: output {k} is a node array of {} elements",
                 o.array_size.unwrap_or(0)
             )));
@@ -334,7 +331,7 @@ pub(crate) fn emit_entry(
     name: &str,
     body: Word,
 ) -> Result<Word> {
-    let node = iface.node.clone().ok_or_else(|| TranslateError::Internal("node entry without node state".into()))?;
+    let node = iface.node.clone().ok_or_else(|| Error::Internal("node entry without node state".into()))?;
     let void = cx.void();
     let fn_void = cx.b.type_function(void, []);
     let entry = cx.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void)?;
@@ -450,10 +447,12 @@ fn cx_bvec3(cx: &mut ModuleBuilder<'_>) -> Word {
 pub(crate) fn record_grid(cx: &mut ModuleBuilder<'_>, props: &NodeProperties, rec: Word) -> Result<Word> {
     let u = cx.u32_t();
     let v3 = cx.vec(u, 3);
-    let field =
-        props.inputs.first().and_then(|i| i.record).and_then(|r| r.dispatch_grid).ok_or_else(|| {
-            TranslateError::Malformed("a dynamic dispatch grid without an SV_DispatchGrid field".into())
-        })?;
+    let field = props
+        .inputs
+        .first()
+        .and_then(|i| i.record)
+        .and_then(|r| r.dispatch_grid)
+        .ok_or_else(|| Error::Malformed("a dynamic dispatch grid without an SV_DispatchGrid field".into()))?;
     let one = cx.const_u32(1);
     let mut comps = [one; 3];
     let bytes = if field.component_type == "u16" { 2 } else { 4 };

@@ -32,7 +32,7 @@
 //!
 //! Cost: one pass over the entry function's instructions to find those `alloca`s.
 
-use super::super::error::{Result, TranslateError};
+use super::super::error::{Error, Result};
 use super::super::module::ModuleBuilder;
 use crate::dxil::{DxOp, EntryPoint};
 use crate::front::container::ShaderKind;
@@ -112,7 +112,7 @@ pub(crate) fn prepare(cx: &mut ModuleBuilder<'_>, m: &Module, func: &Function, k
         _ => &[],
     };
     if func.params.len() > classes.len() {
-        return Err(TranslateError::Malformed(format!(
+        return Err(Error::Malformed(format!(
             "{kind:?} entry `{}` has {} parameters ({} expected)",
             export_name(&func.name),
             func.params.len(),
@@ -123,7 +123,7 @@ pub(crate) fn prepare(cx: &mut ModuleBuilder<'_>, m: &Module, func: &Function, k
         let pointee = m
             .types
             .pointee(p.ty)
-            .ok_or_else(|| TranslateError::Malformed(format!("{kind:?} entry parameter `{name}` is not a pointer")))?;
+            .ok_or_else(|| Error::Malformed(format!("{kind:?} entry parameter `{name}` is not a pointer")))?;
         let ty = cx.ty(pointee)?;
         let var = cx.global_var(class, ty, name);
         if class == StorageClass::HitAttributeKHR {
@@ -140,20 +140,20 @@ pub(crate) fn prepare(cx: &mut ModuleBuilder<'_>, m: &Module, func: &Function, k
                 _ => continue,
             };
             let Some(&Value::Inst(a)) = arg else {
-                return Err(TranslateError::UnsupportedForm {
+                return Err(Error::UnsupportedForm {
                     name: call.op.name().into(),
                     message: "the payload must be an alloca of the calling function".into(),
                 });
             };
             let InstKind::Alloca { allocated, .. } = &func.insts[a].kind else {
-                return Err(TranslateError::UnsupportedForm {
+                return Err(Error::UnsupportedForm {
                     name: call.op.name().into(),
                     message: "the payload must be an alloca of the calling function".into(),
                 });
             };
             match state.locals.get(&a) {
                 Some(&(_, c)) if c != class => {
-                    return Err(TranslateError::UnsupportedForm {
+                    return Err(Error::UnsupportedForm {
                         name: call.op.name().into(),
                         message: "one alloca passed both as a ray payload and as callable data".into(),
                     })
@@ -175,8 +175,8 @@ pub(crate) fn only_entry(entries: &[EntryPoint]) -> Result<&EntryPoint> {
     let with_function: Vec<&EntryPoint> = entries.iter().filter(|e| e.function.is_some()).collect();
     match with_function.as_slice() {
         [one] => Ok(one),
-        [] => Err(TranslateError::NotAShader("a library without entry functions".into())),
-        many => Err(TranslateError::LibraryEntry(format!(
+        [] => Err(Error::NotAShader("a library without entry functions".into())),
+        many => Err(Error::LibraryEntry(format!(
             "the library has {} entries ({}): translate one by name or all of them",
             many.len(),
             many.iter().map(|e| export_name(&e.name)).collect::<Vec<_>>().join(", ")
@@ -188,7 +188,7 @@ pub(crate) fn only_entry(entries: &[EntryPoint]) -> Result<&EntryPoint> {
 pub(crate) fn named_entry<'e>(entries: &'e [EntryPoint], name: &str) -> Result<&'e EntryPoint> {
     entries.iter().filter(|e| e.function.is_some()).find(|e| export_name(&e.name) == name || e.name == name).ok_or_else(
         || {
-            TranslateError::LibraryEntry(format!(
+            Error::LibraryEntry(format!(
                 "no entry `{name}` (entries: {})",
                 entries
                     .iter()
@@ -204,25 +204,26 @@ pub(crate) fn named_entry<'e>(entries: &'e [EntryPoint], name: &str) -> Result<&
 /// The shader kind a library entry is translated in: an entry with node properties is a
 /// work-graph node (`super::node`), whatever its kind tag says.
 pub(crate) fn entry_kind(ep: &EntryPoint) -> Result<ShaderKind> {
-    let kind = ep.properties.shader_kind.ok_or_else(|| {
-        TranslateError::Malformed(format!("library entry `{}` has no shader kind", export_name(&ep.name)))
-    })?;
+    let kind = ep
+        .properties
+        .shader_kind
+        .ok_or_else(|| Error::Malformed(format!("library entry `{}` has no shader kind", export_name(&ep.name))))?;
     // A compute shader with node properties (tags 13-22) is a work-graph node too
     // (`stage::node`).
     if ep.properties.node.is_some() {
         return Ok(ShaderKind::Node);
     }
     if let Some(e) = &ep.properties.node_error {
-        return Err(TranslateError::Malformed(e.clone()));
+        return Err(Error::Malformed(e.clone()));
     }
     if kind == ShaderKind::Node {
-        return Err(TranslateError::Malformed(format!(
+        return Err(Error::Malformed(format!(
             "node entry `{}` has no node properties (tags 13-22)",
             export_name(&ep.name)
         )));
     }
     if !is_ray_stage(kind) && kind != ShaderKind::Compute {
-        return Err(TranslateError::UnsupportedStage { stage: format!("lib ({kind:?} entry)") });
+        return Err(Error::UnsupportedStage { stage: format!("lib ({kind:?} entry)") });
     }
     Ok(kind)
 }
