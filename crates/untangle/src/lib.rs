@@ -89,7 +89,7 @@ pub mod front;
 pub mod rewrite;
 
 pub use emit::binding_model::{BindingMap, ResourceQuery, ResourceRemap, VkBinding};
-pub use emit::interface::{default_location, IoLocation, IoQuery, IoRemap, SigKind};
+pub use emit::locations::{default_location, IoLocation, IoQuery, IoRemap, SigKind};
 pub use emit::stream_output::{StreamOutput, StreamOutputDeclaration, StreamOutputError};
 pub use emit::translate::{LayoutReport, RootSignatureBinding};
 pub use emit::{Error as TranslateError, Options, TessDomainOrigin, Translation, RENDER_TARGET_SAMPLE_COUNT_SPEC_ID};

@@ -157,8 +157,8 @@ impl Shader {
     /// own `RTS0` part is bound through.
     pub fn translate(&self, options: &Options) -> Result<Translation> {
         if self.stage() == ShaderKind::Library {
-            let ep = crate::emit::stage::ray_tracing::only_entry(&self.dxil.entry_points)?;
-            return self.translate_entry(crate::emit::stage::ray_tracing::export_name(&ep.name), options);
+            let ep = crate::emit::entry::only_entry(&self.dxil.entry_points)?;
+            return self.translate_entry(crate::emit::entry::export_name(&ep.name), options);
         }
         if let (None, Some(layout)) = (&options.root_signature, options.embedded_root_signature) {
             if let Some(signature) = self.embedded_root_signature()? {
@@ -209,7 +209,7 @@ impl Shader {
             return Ok(());
         }
         let subobjects = self.subobjects()?;
-        let export = crate::emit::stage::ray_tracing::export_name(&ep.name);
+        let export = crate::emit::entry::export_name(&ep.name);
         let associated: Vec<&str> = subobjects
             .iter()
             .filter_map(|s| match &s.kind {
@@ -262,7 +262,7 @@ impl Shader {
             .entry_points
             .iter()
             .filter(|e| e.function.is_some())
-            .map(|e| crate::emit::stage::ray_tracing::export_name(&e.name).to_string())
+            .map(|e| crate::emit::entry::export_name(&e.name).to_string())
             .collect()
     }
 
@@ -270,7 +270,7 @@ impl Shader {
     /// module per entry); for other stages, the entry point if it has that name.
     pub fn translate_entry(&self, name: &str, options: &Options) -> Result<Translation> {
         let options = self.bound_options(options)?;
-        let ep = crate::emit::stage::ray_tracing::named_entry(&self.dxil.entry_points, name)?;
+        let ep = crate::emit::entry::named_entry(&self.dxil.entry_points, name)?;
         self.check_library_entry(ep)?;
         let local = self.local_root_signature(ep, &options)?;
         Ok(crate::emit::translate::translate_entry_local(
@@ -300,7 +300,7 @@ impl Shader {
             }
             .into());
         }
-        let ep = crate::emit::stage::ray_tracing::named_entry(&self.dxil.entry_points, name)?;
+        let ep = crate::emit::entry::named_entry(&self.dxil.entry_points, name)?;
         Ok(crate::emit::translate::translate_entry_local(&self.loaded.module, &self.dxil, ep, &options, Some(local))?)
     }
 
@@ -310,12 +310,12 @@ impl Shader {
     fn local_root_signature(&self, ep: &EntryPoint, options: &Options) -> Result<Option<RootSignature>> {
         use crate::front::container::rdat::SubobjectKind;
         let kind = ep.properties.shader_kind.unwrap_or(ShaderKind::Invalid);
-        let ray_or_node = crate::emit::stage::ray_tracing::is_ray_stage(kind) || ep.properties.node.is_some();
+        let ray_or_node = crate::emit::support::is_ray_stage(kind) || ep.properties.node.is_some();
         if options.root_signature.is_none() || !ray_or_node {
             return Ok(None);
         }
         let subobjects = self.subobjects()?;
-        let export = crate::emit::stage::ray_tracing::export_name(&ep.name);
+        let export = crate::emit::entry::export_name(&ep.name);
         let local = crate::front::container::rdat::applying_to(&subobjects, export, |k| {
             matches!(k, SubobjectKind::LocalRootSignature { .. })
         });

@@ -24,11 +24,11 @@
 //! its result is not dominated, and handles are compile-time descriptions (see
 //! `resources`) whose index operand is an ordinary value.
 
-use super::control::{emit_dispatch, emit_merge, emit_two_way, Labels};
-use super::error::{unsupported, Error, Result};
-use super::module::ModuleBuilder;
-use super::resources::{Handle, Resources};
 use crate::dxil::ShaderModel;
+use crate::emit::control::{emit_dispatch, emit_merge, emit_two_way, Labels};
+use crate::emit::error::{unsupported, Error, Result};
+use crate::emit::work_graph;
+use crate::emit::{FnEmit, Interface, ModuleBuilder, Resources};
 use crate::ir::hash::{HashMap, HashSet};
 use crate::ir::{
     BinaryOp, BlockId, CastOp, ConstExprOp, ConstKind, FloatPredicate, Function, InstId, InstKind, IntPredicate,
@@ -40,54 +40,6 @@ use cranelift_entity::{EntityRef, SecondaryMap};
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Op, StorageClass, Word};
 use smallvec::SmallVec;
-
-pub struct FnEmit<'a, 'm> {
-    pub cx: &'a mut ModuleBuilder<'m>,
-    pub res: &'a mut Resources,
-    pub sm: &'a ShaderModel,
-    pub f: &'m Function,
-    pub sigs: &'a crate::dxil::Signatures,
-    pub iface: super::interface::Interface,
-    scfg: &'a Scfg,
-    /// The structurized block of each original block (dense tables: every value and
-    /// block lookup of emission goes through these three).
-    sblock_of: SecondaryMap<BlockId, Option<SBlock>>,
-    doms: Doms,
-    def_block: SecondaryMap<InstId, Option<BlockId>>,
-    /// Result ids so far; 0 (never a SPIR-V id) for none.
-    ids: SecondaryMap<InstId, Word>,
-    /// Pointer results: id and storage class.
-    ptrs: HashMap<InstId, (Word, StorageClass)>,
-    /// Operation results that are module-scope variables (`getMeshPayload`), valid
-    /// everywhere.
-    global_ptrs: HashMap<InstId, (Word, StorageClass)>,
-    demoted: HashMap<InstId, Word>,
-    phi_vars: HashMap<InstId, Word>,
-    allocas: HashMap<InstId, Word>,
-    pub handles: HashMap<InstId, Handle>,
-    /// `allocateRayQuery` results: the query's variable and its constant ray flags.
-    pub ray_queries: HashMap<InstId, (Word, u32)>,
-    /// The original block being emitted.
-    cur: SBlock,
-    reloads: HashMap<(SBlock, InstId), Word>,
-    /// For `dx.op` results: which struct members are extracted (bit k: member k).
-    pub used_members: HashMap<InstId, u32>,
-    /// Blocks split by a conditional operation (`discard`): entry label → label of the last
-    /// part, which is the predecessor that `OpPhi`s in successors must name.
-    pub exit_labels: HashMap<Word, Word>,
-    /// Original blocks whose PHIs become `OpPhi`s (see [`Self::direct_phis`]).
-    direct: HashSet<BlockId>,
-    block_labels: HashMap<SBlock, Word>,
-    /// Inputs of PHIs with many entries, by predecessor (see [`Self::phi_input`]).
-    phi_inputs: HashMap<InstId, HashMap<BlockId, Value>>,
-    layout_pos: HashMap<SBlock, usize>,
-    preds: Preds,
-    /// Set by operations with implicit or explicit derivatives (compute shaders then need a
-    /// derivative group execution mode).
-    pub uses_derivatives: bool,
-    cur_label: Word,
-    cur_loop_header: bool,
-}
 
 /// How the structurized successor slots of an original block correspond to its original
 /// terminator's: for each structurized target the original target of its slots, and back
@@ -137,7 +89,67 @@ fn is_handle_ty(m: &crate::ir::Module, t: TypeId) -> bool {
 /// A pointer that is re-made where it is used (not a node record pointer, which is a
 /// 64-bit address value: `stage::node`).
 fn is_remade_pointer(m: &crate::ir::Module, t: TypeId) -> bool {
-    matches!(m.types.get(t), Type::Pointer { .. }) && !super::stage::node::is_record_pointer(&m.types, t)
+    matches!(m.types.get(t), Type::Pointer { .. }) && !work_graph::is_record_pointer(&m.types, t)
+}
+
+impl<'m> ModuleBuilder<'m> {
+    /// Emits DXIL function `func` as a SPIR-V function named `name` (structurized first);
+    /// returns its id, whether it uses derivatives and whether it captures stream output
+    /// (`transform_feedback`). `iface` is shared by every function of the entry point;
+    /// `cfg_check` is [`crate::cfg::Cfg::check`] of `func` if the caller ran it already.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn emit_function(
+        &mut self,
+        res: &mut Resources,
+        sm: &ShaderModel,
+        sigs: &crate::dxil::Signatures,
+        func: &'m Function,
+        iface: &mut Interface,
+        name: &str,
+        cfg_check: Option<Result<(), crate::cfg::CfgError>>,
+    ) -> Result<(Word, bool, bool)> {
+        let cx = self;
+        let structured = crate::passes::structurize_checked(func, crate::passes::Options::default(), cfg_check)?;
+        let void = cx.void();
+        let fn_void = cx.b.type_function(void, []);
+        let fn_id = cx.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void).map_err(Error::from)?;
+        if !name.contains('\0') {
+            cx.b.name(fn_id, name);
+        }
+        let (exits, derivatives, captures) = {
+            let mut fe = FnEmit::new(cx, res, sm, func, sigs, &structured.scfg)?;
+            fe.iface = std::mem::take(iface);
+            let body = fe.emit_body().and_then(|_| fe.finish_stream_output());
+            *iface = std::mem::take(&mut fe.iface);
+            let captures = body?;
+            (std::mem::take(&mut fe.exit_labels), fe.uses_derivatives, captures)
+        };
+        cx.b.end_function().map_err(Error::from)?;
+        if !exits.is_empty() {
+            fix_phi_parents(cx, &exits);
+        }
+        Ok((fn_id, derivatives, captures))
+    }
+}
+
+/// `OpPhi` operands name predecessors by label; a block split by `split_if` ends in its last
+/// part, so PHIs that name the block's entry label are redirected there.
+fn fix_phi_parents(cx: &mut ModuleBuilder<'_>, exits: &HashMap<u32, u32>) {
+    let words = cx.b.current_function_words_mut();
+    let mut at = 0;
+    while at < words.len() {
+        let len = ((words[at] >> 16) as usize).max(1);
+        let end = (at + len).min(words.len());
+        if words[at] & 0xffff == spirv::Op::Phi as u32 {
+            // Result type, result id, then (value, parent) pairs.
+            for parent in words[at..end].iter_mut().skip(4).step_by(2) {
+                if let Some(&n) = exits.get(parent) {
+                    *parent = n;
+                }
+            }
+        }
+        at = end;
+    }
 }
 
 impl<'a, 'm> FnEmit<'a, 'm> {
@@ -349,7 +361,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if let Some(p) = self.iface.ray.as_ref().and_then(|r| r.pointer(v)) {
             return Ok(p);
         }
-        if let Some(t) = self.value_ty(v).filter(|&t| super::stage::node::is_record_pointer(&self.cx.m.types, t)) {
+        if let Some(t) = self.value_ty(v).filter(|&t| work_graph::is_record_pointer(&self.cx.m.types, t)) {
             // A node record pointer is a device address (`stage::node`).
             let pointee = self.cx.m.types.pointee(t).ok_or_else(|| self.err("record pointer"))?;
             if !matches!(self.cx.m.types.get(pointee), Type::Int(_) | Type::Float(_) | Type::Vector { .. }) {
@@ -596,7 +608,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn need(&self, v: Value, at: SBlock, demote: &mut HashSet<InstId>) {
         let Value::Inst(d) = v else { return };
         let inst = &self.f.insts[d];
-        let record_pointer = super::stage::node::is_record_pointer(&self.cx.m.types, inst.ty);
+        let record_pointer = work_graph::is_record_pointer(&self.cx.m.types, inst.ty);
         let remat = is_handle_ty(self.cx.m, inst.ty)
             || (matches!(inst.kind, InstKind::GetElementPtr { .. }) && !record_pointer)
             || matches!(inst.kind, InstKind::Alloca { .. })
@@ -1003,13 +1015,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.ids_op(Op::FNegate, t, &[v])?
             }
             InstKind::Cast { op: CastOp::BitCast | CastOp::AddrSpaceCast, value }
-                if super::stage::node::is_record_pointer(&self.cx.m.types, ty) =>
+                if work_graph::is_record_pointer(&self.cx.m.types, ty) =>
             {
                 // The same record address, another pointee type.
                 self.value(*value)?
             }
             InstKind::GetElementPtr { source, base, indices, .. }
-                if super::stage::node::is_record_pointer(&self.cx.m.types, ty) =>
+                if work_graph::is_record_pointer(&self.cx.m.types, ty) =>
             {
                 let (source, base, indices) = (*source, *base, indices.clone());
                 self.record_gep(source, base, &indices)?
@@ -1170,7 +1182,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     let _ = args;
                     return Err(self.err(format!("call to `{name}`")));
                 };
-                match super::dxop::emit(self, i, &call)? {
+                match self.dx_op(i, &call)? {
                     Some(w) => w,
                     None => return Ok(()),
                 }
@@ -1187,7 +1199,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if align.is_power_of_two() {
             return align;
         }
-        super::stage::node::layout_of(&self.cx.m.types, ty).map_or(4, |(_, a)| a.clamp(1, 16) as u32)
+        work_graph::layout_of(&self.cx.m.types, ty).map_or(4, |(_, a)| a.clamp(1, 16) as u32)
     }
 
     /// The memory-access operand of record loads and stores: `Aligned`, and `Volatile` when
@@ -1212,9 +1224,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// A GEP on a node record pointer: the base address plus the byte offset the indices
-    /// select in record memory's layout (`stage::node::layout_of`).
+    /// select in record memory's layout (`work_graph::layout_of`).
     fn record_gep(&mut self, source: TypeId, base: Value, indices: &[Value]) -> Result<Word> {
-        use super::stage::node::{field_offset, layout_of};
+        use work_graph::{field_offset, layout_of};
         let u64t = self.cx.uint(64);
         let mut addr = self.value(base)?;
         let mut cur = source;

@@ -7,28 +7,8 @@
 //! A signature element that is not a built-in is a varying: a vector of its columns (an
 //! array of such vectors when it has several rows), always 32 bits wide per component;
 //! loads and stores convert to and from the operation's overload. Its place is the
-//! *location rule* ([`default_location`], written down in `docs/stage-interfaces.md`): the
-//! same element gets the same `Location`/`Component` in every stage, because D3D links
-//! stages by signature register and both sides of a D3D link carry the same registers:
-//!
-//! - control-point and vertex data: `Location` = the element's start row, `Component` = its
-//!   start column;
-//! - patch constants (hull outputs, domain inputs; decorated `Patch`): start row + the
-//!   number of rows of the stage's control-point signature (hull outputs, domain inputs), so
-//!   per-patch and per-vertex locations never overlap whatever the implementation's view of
-//!   the two location spaces;
-//! - geometry-shader outputs of stream *s* > 0: start row + the rows of streams 0..*s*
-//!   (D3D packs each stream from row 0; Vulkan needs distinct locations);
-//! - mesh-shader per-primitive outputs (DXIL's primitive signature, decorated
-//!   `PerPrimitiveEXT`): start row + the rows of the vertex output signature, as for patch
-//!   constants. A pixel shader cannot tell which of its inputs a mesh shader writes per
-//!   primitive (D3D's pixel signature does not say, and D3D links mesh and pixel shaders by
-//!   semantic): [`crate::Options::per_primitive_inputs`] names them, and an [`IoRemap`] on
-//!   both sides places them (`docs/stage-interfaces.md`).
-//!
-//! An [`IoRemap`] callback (library and C API) may place any varying elsewhere: a layer
-//! matching vertex attributes to an input layout by semantic, or assigning locations across
-//! stages itself, answers per element.
+//! *location rule* of [`super::locations`] ([`default_location`]), unless an [`IoRemap`]
+//! callback places it.
 //!
 //! Hull, domain and geometry shaders see per-vertex data as arrays with one element per
 //! vertex (input control points, output control points, the input primitive's vertices);
@@ -66,115 +46,19 @@
 //! (`SV_IsFrontFace` from a geometry shader, `SV_ShadingRate` from a domain shader) are
 //! typed errors.
 
-use super::error::{Error, Result};
-use super::function::FnEmit;
-use super::module::ModuleBuilder;
-use super::stream_output::{decorate_capture, Lowering, XfbState};
-use crate::dxil::{ComponentType, InterpolationMode, SemanticKind, SignatureElement, Signatures};
+use crate::dxil::{ComponentType, InterpolationMode, SemanticKind, SignatureElement};
+use crate::emit::error::{Error, Result};
+use crate::emit::locations::default_location;
+use crate::emit::locations::{IoQuery, SigKind};
+use crate::emit::stream_output::Lowering;
+use crate::emit::Interface;
+use crate::emit::Num;
+use crate::emit::SigVar;
+use crate::emit::TessFactorRule;
+use crate::emit::{FnEmit, ModuleBuilder};
 use crate::front::container::ShaderKind;
 use crate::ir::{TypeId, Value};
 use rspirv::spirv::{BuiltIn, Capability, Decoration, ExecutionMode, Op, StorageClass, Word};
-use std::collections::BTreeMap;
-use std::sync::Arc;
-
-/// Which of an entry point's three signatures an element belongs to.
-#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Debug, Hash)]
-pub enum SigKind {
-    Input,
-    Output,
-    /// Hull shader outputs / domain shader inputs of the patch-constant signature.
-    PatchConstant,
-}
-
-impl SigKind {
-    /// The elements of this signature.
-    pub fn of(self, sigs: &Signatures) -> &[SignatureElement] {
-        match self {
-            SigKind::Input => &sigs.inputs,
-            SigKind::Output => &sigs.outputs,
-            SigKind::PatchConstant => &sigs.patch_constants,
-        }
-    }
-}
-
-/// What an [`IoRemap`] callback is asked: one element of the shader's input (`output`
-/// false), output or patch-constant (`patch`) signature that becomes a `Location`-decorated
-/// variable (no built-in).
-#[derive(Clone, Copy, Debug)]
-pub struct IoQuery<'a> {
-    pub stage: ShaderKind,
-    /// An output of this stage (hull shader patch constants included).
-    pub output: bool,
-    /// A patch constant (hull outputs and domain inputs decorated `Patch`).
-    pub patch: bool,
-    /// Semantic name and index, component type, rows, columns, start row and column,
-    /// geometry-shader output stream.
-    pub element: &'a SignatureElement,
-    /// Where the location rule ([`default_location`]) puts it.
-    pub default: IoLocation,
-}
-
-/// Where an element goes: its first row's `Location` and its first `Component` (0–3).
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub struct IoLocation {
-    pub location: u32,
-    pub component: u32,
-}
-
-/// The signature of a stage-I/O remapping callback: `Some` places the element, `None`
-/// keeps the default ([`default_location`]). Called once per element the shader uses, in a
-/// deterministic order.
-pub type IoRemapFn = dyn Fn(&IoQuery<'_>) -> Option<IoLocation> + Send + Sync;
-
-/// A shared stage-I/O remapping callback ([`crate::Options::io_remap`]).
-#[derive(Clone)]
-pub struct IoRemap(pub Arc<IoRemapFn>);
-
-impl IoRemap {
-    pub fn new(f: impl Fn(&IoQuery<'_>) -> Option<IoLocation> + Send + Sync + 'static) -> IoRemap {
-        IoRemap(Arc::new(f))
-    }
-}
-
-impl std::fmt::Debug for IoRemap {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("IoRemap(..)")
-    }
-}
-
-/// Rows a signature uses: one past the last row of any element with a register (0 when
-/// empty). Only elements of geometry-shader stream `stream` count when it is given.
-pub fn signature_rows(elements: &[SignatureElement], stream: Option<u32>) -> u32 {
-    elements
-        .iter()
-        .filter(|e| stream.is_none_or(|s| e.output_stream.unwrap_or(0) == s))
-        .filter_map(|e| e.start_row.map(|r| r.saturating_add(e.rows.max(1))))
-        .max()
-        .unwrap_or(0)
-}
-
-/// The location rule: where untangle puts signature element `el` of signature `kind` of a
-/// `stage` shader with signatures `sigs` when it is a varying and no [`IoRemap`] says
-/// otherwise. `None` when the element has no register.
-pub fn default_location(
-    stage: ShaderKind,
-    kind: SigKind,
-    el: &SignatureElement,
-    sigs: &Signatures,
-) -> Option<IoLocation> {
-    let row = el.start_row?;
-    let offset = match (stage, kind) {
-        (ShaderKind::Hull, SigKind::PatchConstant) => signature_rows(&sigs.outputs, None),
-        (ShaderKind::Domain, SigKind::PatchConstant) => signature_rows(&sigs.inputs, None),
-        (ShaderKind::Mesh, SigKind::PatchConstant) => signature_rows(&sigs.outputs, None),
-        (ShaderKind::Geometry, SigKind::Output) => {
-            let stream = el.output_stream.unwrap_or(0);
-            (0..stream.min(4)).map(|s| signature_rows(&sigs.outputs, Some(s))).fold(0, u32::saturating_add)
-        }
-        _ => 0,
-    };
-    Some(IoLocation { location: row.saturating_add(offset), component: el.start_col.unwrap_or(0) })
-}
 
 /// The signature point of DXC's semantic-interpretation table: which signature of which
 /// stage an element is in.
@@ -246,104 +130,6 @@ impl SigPoint {
     }
 }
 
-/// Per-stage facts the interface needs, from the entry point's properties.
-#[derive(Clone, Debug, Default)]
-pub struct StageIo {
-    /// Length of per-vertex input arrays: a hull shader's input control points, a domain
-    /// shader's control points, the vertices of a geometry shader's input primitive.
-    pub input_vertices: u32,
-    /// A hull shader's output control points (length of its per-vertex output arrays).
-    pub output_vertices: u32,
-    /// A geometry shader writes streams other than 0 (`OpEmitStreamVertex`, `Stream`
-    /// decorations).
-    pub multi_stream: bool,
-    /// Hull shaders: how tessellation factors are adjusted before they are stored.
-    pub tess_factors: Option<TessFactorRule>,
-    /// Mesh shaders: `[maxprimitives]` (length of per-primitive output arrays); their
-    /// `[maxvertices]` is `output_vertices`.
-    pub output_primitives: u32,
-    /// Mesh shaders: `[outputtopology("line")]` (else triangles).
-    pub mesh_lines: bool,
-    /// Pixel shaders: inputs (semantic, index) a mesh shader writes per primitive
-    /// ([`crate::Options::per_primitive_inputs`]), decorated `PerPrimitiveEXT`.
-    pub per_primitive_inputs: Vec<(String, u32)>,
-    /// Pixel shaders: the input elements some `attributeAtVertex` reads. They are
-    /// `PerVertexKHR` arrays of the primitive's 3 vertices (`SPV_KHR_fragment_shader_barycentric`;
-    /// `loadInput` reads vertex 0, the provoking vertex), see `crate::emit::stage::pixel`.
-    pub per_vertex_inputs: std::collections::BTreeSet<u32>,
-}
-
-/// D3D's treatment of tessellation factors that Vulkan's tessellator does not share: the
-/// `[maxtessfactor]` clamp and `pow2` partitioning (rounding up to a power of two, then
-/// integer spacing).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TessFactorRule {
-    /// Factors above it are clamped to it (at most D3D's maximum: 64, 63 with
-    /// fractional-odd partitioning; Vulkan implementations may allow more).
-    pub max: f32,
-    pub pow2: bool,
-}
-
-/// The numeric kind of a 32-bit interface scalar.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Num {
-    Float,
-    SInt,
-    UInt,
-    Bool,
-}
-
-#[derive(Clone, Copy, Debug)]
-pub struct SigVar {
-    pub var: Word,
-    /// `Input` or `Output`; `Private` for an output element split for stream output
-    /// (see [`super::stream_output`]), whose stores go to a copy.
-    pub class: StorageClass,
-    pub num: Num,
-    /// Columns (vector size; 1 for scalars).
-    pub cols: u32,
-    /// Rows (array length; 1: not an array).
-    pub rows: u32,
-    pub builtin: Option<BuiltIn>,
-    /// Value to subtract (`BaseVertex` / `BaseInstance` variable) after loading.
-    pub minus: Option<Word>,
-    /// Clip and cull distances, tessellation factors: where this element starts in the
-    /// built-in's float array (its elements are laid out in register order, row by row).
-    pub flat_base: Option<u32>,
-    /// Length of the outer per-vertex array (0: the variable is not arrayed).
-    pub vertices: u32,
-    /// A varying that receives a copy of every store (built-ins a later pre-rasterization
-    /// stage reads as a varying; see the module documentation).
-    pub copy: Option<Word>,
-    /// The element's own numeric kind (that of the copy).
-    pub element_num: Num,
-    /// The element's rows and columns in its signature (what `row` and `col` index).
-    pub element_rows: u32,
-    pub element_cols: u32,
-}
-
-#[derive(Default)]
-pub struct Interface {
-    /// The remapping callback of [`crate::Options::io_remap`], if any.
-    pub remap: Option<IoRemap>,
-    pub stage: StageIo,
-    builtins: BTreeMap<(u32, u32), Word>,
-    elements: BTreeMap<(SigKind, u32), SigVar>,
-    /// Components taken per (output?, location), bit k: component k.
-    locations: BTreeMap<(bool, u32), u8>,
-    pub modes: Vec<ExecutionMode>,
-    /// Stream output ([`crate::Options::stream_output`]), when given.
-    pub(crate) xfb: Option<XfbState>,
-    /// The highest `Location` an output variable occupies.
-    pub max_output_location: Option<u32>,
-    /// Mesh and amplification shaders' payload and group counts.
-    pub(crate) mesh: super::stage::mesh::MeshVars,
-    /// Ray-tracing stages: payload, attribute and callable-data variables.
-    pub(crate) ray: Option<super::stage::ray_tracing::RayState>,
-    /// Work-graph nodes: push constants, record variables and handles.
-    pub(crate) node: Option<super::stage::node::NodeState>,
-}
-
 impl Interface {
     /// The variable of a built-in in storage class `class` (created on first use).
     pub fn builtin(&mut self, cx: &mut ModuleBuilder<'_>, b: BuiltIn, class: StorageClass, ty: Word) -> Word {
@@ -397,15 +183,6 @@ fn varying_num(n: Num) -> Num {
         Num::UInt
     } else {
         n
-    }
-}
-
-pub fn scalar_of(cx: &mut ModuleBuilder<'_>, n: Num) -> Word {
-    match n {
-        Num::Float => cx.float(32),
-        Num::SInt => cx.sint(32),
-        Num::UInt => cx.uint(32),
-        Num::Bool => cx.bool_t(),
     }
 }
 
@@ -558,7 +335,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if builtin.is_none() {
             num = varying_num(num);
         }
-        let scalar = scalar_of(self.cx, num);
+        let scalar = num.scalar(self.cx);
         let mut flat_base = None;
         let ty = match builtin {
             Some(BuiltIn::FragCoord | BuiltIn::Position) => {
@@ -643,12 +420,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             None => self.varying(iface, el, kind, point, var_class, ty, num)?,
         };
         if let Some(Lowering::Whole(capture)) = lowering {
-            decorate_capture(self.cx, var, &capture);
+            self.cx.decorate_capture(var, &capture);
         }
         let copy = match placement {
             Placement::BuiltinAndVarying(_) => {
                 let n = varying_num(element_num);
-                let s = scalar_of(self.cx, n);
+                let s = n.scalar(self.cx);
                 let t = self.varying_type(s, el.cols.max(1), rows);
                 Some(self.varying(iface, el, kind, point, class, t, n)?)
             }
@@ -973,7 +750,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Some(BuiltIn::FragCoord | BuiltIn::Position) => Num::Float,
             _ => sv.num,
         };
-        let st = scalar_of(self.cx, num);
+        let st = num.scalar(self.cx);
         let mut x = self.ids_op(Op::Load, st, &[p])?;
         if let Some(base) = sv.minus {
             let b = self.ids_op(Op::Load, st, &[base])?;
@@ -1105,7 +882,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Some(BuiltIn::FragCoord | BuiltIn::Position | BuiltIn::BaryCoordKHR | BuiltIn::BaryCoordNoPerspKHR) => {
                 self.cx.float(32)
             }
-            _ => scalar_of(self.cx, sv.num),
+            _ => sv.num.scalar(self.cx),
         };
         let pty = self.cx.ptr(class, scalar);
         // The variable, then the vertex, row and column indices it needs.

@@ -9,10 +9,12 @@
 //! Which subobjects apply to an entry follows DXR's association rules
 //! ([`crate::front::container::rdat::applying_to`]). Cost: linear in entries × subobjects.
 
-use super::error::Result;
-use super::translate::LayoutReport;
 use crate::dxil::node::{NodeId, NodeLaunch, NodeRecordType};
 use crate::dxil::EntryPoint;
+use crate::emit::entry::export_name;
+use crate::emit::error::Result;
+use crate::emit::work_graph;
+use crate::emit::LayoutReport;
 use crate::front::container::rdat::{applying_to, Subobject, SubobjectKind};
 use crate::front::container::ShaderKind;
 use serde::Serialize;
@@ -124,7 +126,7 @@ pub struct NodeOutputReport {
 fn node_report(m: &crate::ir::Module, e: &EntryPoint) -> Option<NodeReport> {
     use crate::dxil::node::io_flags;
     let p = e.properties.node.as_ref()?;
-    let (table_index, entries) = super::stage::node::output_table(p);
+    let (table_index, entries) = work_graph::output_table(p);
     let uses_sharing_counters = e.function.is_some_and(|f| {
         let f = &m.functions[f];
         f.layout.iter().flat_map(|&b| f.blocks[b].insts.iter()).any(|&i| {
@@ -164,7 +166,7 @@ fn node_report(m: &crate::ir::Module, e: &EntryPoint) -> Option<NodeReport> {
         id: p.id.clone(),
         launch: p.launch,
         program_entry: p.program_entry,
-        num_threads: super::stage::node::local_size(m, e),
+        num_threads: work_graph::local_size(m, e),
         dispatch_grid: p.dispatch_grid,
         max_dispatch_grid: p.max_dispatch_grid,
         max_recursion_depth: p.max_recursion_depth,
@@ -174,7 +176,7 @@ fn node_report(m: &crate::ir::Module, e: &EntryPoint) -> Option<NodeReport> {
         outputs,
         output_table_entries: entries,
         uses_sharing_counters,
-        push_constant_size: super::stage::node::PUSH_CONSTANT_SIZE,
+        push_constant_size: work_graph::PUSH_CONSTANT_SIZE,
     })
 }
 
@@ -211,7 +213,7 @@ pub fn report(m: &crate::ir::Module, entries: &[EntryPoint], subobjects: &[Subob
         .iter()
         .filter(|e| e.function.is_some())
         .map(|e| {
-            let name = super::stage::ray_tracing::export_name(&e.name).to_string();
+            let name = export_name(&e.name).to_string();
             let kind = match e.properties.node {
                 Some(_) => ShaderKind::Node,
                 None => e.properties.shader_kind.unwrap_or(ShaderKind::Invalid),

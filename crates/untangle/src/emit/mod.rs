@@ -1,40 +1,574 @@
-//! SPIR-V emission.
+//! SPIR-V emission: shape mode (the structurizer's testable output) and the full DXIL →
+//! SPIR-V translation.
 //!
-//! - [`shape`]: shape mode, the structurizer's testable output.
-//! - [`translate`](mod@translate): the full DXIL → SPIR-V translation of compute, vertex, hull, domain,
-//!   geometry and pixel shaders.
-//!   It is built from small pieces: [`module`] (the module under construction: types,
-//!   constants, capabilities, globals), `function` (LLVM instructions and SSA values over the
-//!   structurized CFG), [`control`] (merge instructions and dispatch terminators, shared with
-//!   shape mode), `resources` (descriptor variables and `dx.op` handles), `interface`
-//!   (signatures and built-ins), `dxop` (`dx.op.*` lowering by family) and `stage` (hull,
-//!   domain and geometry shaders: their operations, execution modes and entry points; ray
-//!   tracing; work-graph nodes as compute shaders, `docs/work-graphs.md`).
-//! - [`support`](mod@support): which operations are lowered in which stage, and why the others are
-//!   refused (the dispatcher, `docs/dxil-coverage.md` and `untangle info --ops` read it).
-//! - [`writer`]: the module's words, written as instructions are added (both modes).
-//! - [`binding_model`]: where each D3D register lands in Vulkan when no root signature says.
-//! - [`stream_output`]: D3D12 stream output lowered to Vulkan transform feedback.
+//! # The star rule
+//!
+//! `emit` is shaped as a star, as naga's backends are. This root owns the state every part
+//! shares; the parts around it are leaves that add behaviour and import only *downward*:
+//!
+//! - **The root** (`emit/mod.rs`) defines the shared types: the public [`Options`] and
+//!   [`Translation`] (with [`LayoutReport`], [`RootSignatureBinding`],
+//!   [`TessDomainOrigin`]), the emission state of one function ([`FnEmit`]) and of one
+//!   `dx.op` call ([`Call`]), the entry point's interface ([`Interface`] and its parts)
+//!   and resource table ([`Resources`] and its handles and variables). It imports only
+//!   the low-level modules below and the layers under `emit`, never a leaf.
+//! - **Low-level modules** hold data and utilities. Each imports only other low-level
+//!   modules (without circles) and the layers under `emit`, never the root or a leaf:
+//!   [`writer`] (the module's words), [`control`] (merge and dispatch instructions, shared
+//!   with shape mode), [`module`] ([`ModuleBuilder`]: types, constants, capabilities,
+//!   globals), [`error`](mod@error) ([`Error`]), [`support`](mod@support) (which operation is
+//!   lowered in which stage), [`binding_model`] (where registers land without a root
+//!   signature), [`locations`] (where stage I/O lands), [`stream_output`] (the D3D12
+//!   description and its plan), `entry` (which entry point a translation takes), `work_graph`
+//!   (the node scheduler's contract), `glsl` (extended-instruction numbers), `typecheck` and
+//!   `validate` (checks of the input before emission).
+//! - **Leaves** add methods to the root's types (`impl FnEmit { fn texture_op(..) }`,
+//!   `impl ModuleBuilder { fn emit_function(..) }`, `impl StageIo { fn hull(..) }`) and
+//!   import the root, the low-level modules and the layers under `emit`; never another
+//!   leaf. The driver and the dispatcher reach them through those methods, which need no
+//!   import. The leaves:
+//!   - [`translate`](mod@translate): the driver, one entry point from DXIL module to SPIR-V
+//!     words (its resources, interface, functions, entry point and execution modes);
+//!   - `function`: one DXIL function over its structurized CFG (LLVM instructions, SSA
+//!     values, structured control flow);
+//!   - `dxop`: the `dx.op` dispatcher and its operation families, one file each
+//!     (`dxop/*`);
+//!   - `stage`: what is particular to a stage, one file each (`stage/*`: hull, domain,
+//!     geometry, pixel, mesh, amplification, ray tracing, work-graph nodes): its
+//!     operations, interface facts, execution modes and entry functions;
+//!   - `interface` (signature elements and built-ins as variables), `resources`
+//!     (descriptor variables, root arguments and handles), `transform_feedback` (stream
+//!     output's variables and copies);
+//!   - [`library`]: the report of a library's entries and subobjects;
+//!   - [`shape`]: shape mode, which needs only [`writer`] and [`control`].
+//!
+//! The module graph test (`crates/untangle/tests/module_graph.rs`) checks that no import
+//! circle forms; the rule above is what keeps one from forming.
+//!
+//! # Translating
+//!
+//! [`translate`](mod@translate) decodes nothing itself: the DXIL meaning comes from
+//! `crate::dxil` (the caller analyzes the module once), structured control flow from
+//! `crate::passes`, root-signature lowering from `crate::rootsig`. The module is SPIR-V 1.6
+//! for Vulkan 1.3, and the same input and options give the same words.
 
 pub mod binding_model;
 pub mod control;
 mod dxop;
+pub(crate) mod entry;
 mod error;
 mod function;
-pub mod interface;
+mod glsl;
+mod interface;
 pub mod library;
+pub mod locations;
 pub mod module;
-pub(crate) mod resources;
+mod resources;
 pub mod shape;
 pub(crate) mod stage;
 pub mod stream_output;
 pub mod support;
+mod transform_feedback;
 pub mod translate;
 mod typecheck;
 mod validate;
+mod work_graph;
 pub mod writer;
 
-pub use error::Error;
-pub use stage::{TessDomainOrigin, RENDER_TARGET_SAMPLE_COUNT_SPEC_ID};
+pub use error::{Error, Result};
+pub use module::ModuleBuilder;
 pub use support::{stage_support, support, Family, Refusal, StageFamily, Support};
-pub use translate::{Options, Translation};
+
+use binding_model::{BindingMap, DefaultPlacement, MappingRow, ResourceRemap, VkBinding};
+use locations::{IoRemap, SigKind};
+use stream_output::{StreamOutput, XfbState};
+use work_graph::NodeState;
+
+use crate::dxil::{DxOp, ResourceClass, ShaderModel};
+use crate::front::container::ShaderKind;
+use crate::ir::hash::{HashMap, HashSet};
+use crate::ir::{BlockId, Function, InstId, TypeId, Value};
+use crate::passes::graph::{Doms, Preds};
+use crate::passes::{SBlock, Scfg};
+use crate::rootsig::layout::{ArgStore, HeapSets, LayoutOptions, PipelineLayout, PushConstants, RootArgumentBuffer};
+use crate::rootsig::resolve::{Place, ResolvedResource};
+use crate::rootsig::RootSignature;
+use cranelift_entity::SecondaryMap;
+use rspirv::spirv::{BuiltIn, Dim, ExecutionMode, StorageClass, Word};
+use std::collections::BTreeMap;
+
+// --- The public options and results ---
+
+/// What a translation is asked to do beyond the shader itself: how resources are bound,
+/// where stage I/O goes, stream output, pipeline facts the shader cannot see.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Overrides of the default binding model (`--binding-map`); unused with a root
+    /// signature.
+    pub binding_map: BindingMap,
+    /// Bind resources through this root signature instead of the default model.
+    pub root_signature: Option<RootSignatureBinding>,
+    /// When `root_signature` is `None` and the input is a DXBC container with an `RTS0`
+    /// part, bind through that root signature, lowered like this (the command line does).
+    pub embedded_root_signature: Option<LayoutOptions>,
+    /// Places register ranges (and UAV counters) under the default model before the
+    /// binding map and the default rule are consulted; unused with a root signature, whose
+    /// layout places everything.
+    pub resource_remap: Option<ResourceRemap>,
+    /// Places the shader's stage inputs and outputs (`Location`, `Component`) instead of
+    /// their signature registers.
+    pub io_remap: Option<IoRemap>,
+    /// D3D12 stream output for the last pre-rasterization stage, lowered to transform
+    /// feedback ([`stream_output`]).
+    pub stream_output: Option<StreamOutput>,
+    /// The tessellation domain origin the pipeline will use
+    /// (`VkPipelineTessellationDomainOriginStateCreateInfo`): hull shaders' triangle winding
+    /// is expressed for it (`docs/stage-interfaces.md`).
+    pub tess_domain_origin: TessDomainOrigin,
+    /// Pixel shaders of mesh pipelines: the inputs (semantic name, case-insensitive, and
+    /// index) the mesh shader writes per primitive, decorated `PerPrimitiveEXT` as Vulkan
+    /// requires (D3D's pixel signature does not say which they are).
+    pub per_primitive_inputs: Vec<(String, u32)>,
+    /// Declare `MaximallyReconvergesKHR` (`SPV_KHR_maximal_reconvergence`): invocations
+    /// that diverged at a branch run together again where the structured control flow
+    /// merges, as D3D drivers do and as wave operations after an `if` expect. Without it
+    /// Vulkan promises no reconvergence (NVIDIA's driver then runs a wave operation after
+    /// a merge once per divergent group: `docs/dxil-semantics.md`). The pipeline's device
+    /// must enable `shaderMaximalReconvergence` (`VK_KHR_shader_maximal_reconvergence`).
+    pub maximal_reconvergence: bool,
+    /// Float operations DXIL marks precise (no fast-math flags) carry `FPFastMathMode None`
+    /// (`SPV_KHR_float_controls2`) in place of `NoContraction`, and the entry point declares
+    /// `FPFastMathDefault None` for their widths (fast operations of those widths then carry
+    /// their relaxations). Neither `NoContraction` nor the decoration alone stopped NVIDIA's
+    /// compiler from folding `x - (x - 12.25)` to `12.25`; the default did
+    /// (`docs/dxil-semantics.md`). The pipeline's device must enable `shaderFloatControls2`
+    /// (Vulkan 1.4, `VK_KHR_shader_float_controls2`).
+    pub float_controls2: bool,
+}
+
+/// A root signature and how to lower it.
+#[derive(Clone, Debug)]
+pub struct RootSignatureBinding {
+    pub signature: RootSignature,
+    pub layout: LayoutOptions,
+}
+
+/// Where the pipeline puts the origin of the tessellation domain
+/// (`VkTessellationDomainOrigin`); it decides which Vulkan vertex order is D3D's winding.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum TessDomainOrigin {
+    /// Vulkan's default (`VK_TESSELLATION_DOMAIN_ORIGIN_UPPER_LEFT`).
+    #[default]
+    UpperLeft,
+    /// `VK_TESSELLATION_DOMAIN_ORIGIN_LOWER_LEFT` (Vulkan 1.1 / `VK_KHR_maintenance2`).
+    LowerLeft,
+}
+
+/// The `SpecId` of the render target's sample count (`stage/pixel.rs` documents the contract):
+/// `0x554E_5301` ("UNS" and 1), far from the small ids applications and layers number their
+/// own constants with.
+pub const RENDER_TARGET_SAMPLE_COUNT_SPEC_ID: u32 = 0x554E_5301;
+
+/// The layout report (`--layout-json`): everything a translation layer needs to build the
+/// `VkPipelineLayout` and fill it, and where each of this shader's resources went.
+/// Its JSON schema is documented in `docs/layout-json.md`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LayoutReport {
+    /// `"untangle-layout/1"`.
+    pub schema: &'static str,
+    pub stage: &'static str,
+    pub entry_point: String,
+    #[serde(flatten)]
+    pub layout: PipelineLayout,
+    /// Ray-tracing entries with a local root signature: where its arguments are in the
+    /// shader record (`rootsig::record`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shader_record: Option<crate::rootsig::record::ShaderRecordLayout>,
+    pub resources: Vec<ResolvedResource>,
+}
+
+/// The layout report's schema name.
+pub const LAYOUT_SCHEMA: &str = "untangle-layout/1";
+
+/// A translated shader.
+#[derive(Clone, Debug)]
+pub struct Translation {
+    pub words: Vec<u32>,
+    pub stage: ShaderKind,
+    pub entry_point: String,
+    /// Where each declared resource landed (descriptor bindings; with a root signature,
+    /// see `layout` for push constants and heap tables).
+    pub bindings: Vec<MappingRow>,
+    /// The lowered root signature and this shader's resources in it (with a root
+    /// signature only).
+    pub layout: Option<LayoutReport>,
+}
+
+// --- Emission state: one function, one dx.op call ---
+
+/// One DXIL function being emitted: the module builder, the entry point's resources and
+/// interface, the function and its structurized CFG, and the ids made so far. `function`
+/// emits LLVM instructions and control flow; `dxop`, `interface`, `resources`,
+/// `transform_feedback` and the stage modules add the methods that lower everything else.
+pub struct FnEmit<'a, 'm> {
+    pub cx: &'a mut ModuleBuilder<'m>,
+    pub res: &'a mut Resources,
+    pub sm: &'a ShaderModel,
+    pub f: &'m Function,
+    pub sigs: &'a crate::dxil::Signatures,
+    pub iface: Interface,
+    scfg: &'a Scfg,
+    /// The structurized block of each original block (dense tables: every value and
+    /// block lookup of emission goes through these three).
+    sblock_of: SecondaryMap<BlockId, Option<SBlock>>,
+    doms: Doms,
+    def_block: SecondaryMap<InstId, Option<BlockId>>,
+    /// Result ids so far; 0 (never a SPIR-V id) for none.
+    ids: SecondaryMap<InstId, Word>,
+    /// Pointer results: id and storage class.
+    ptrs: HashMap<InstId, (Word, StorageClass)>,
+    /// Operation results that are module-scope variables (`getMeshPayload`), valid
+    /// everywhere.
+    global_ptrs: HashMap<InstId, (Word, StorageClass)>,
+    demoted: HashMap<InstId, Word>,
+    phi_vars: HashMap<InstId, Word>,
+    allocas: HashMap<InstId, Word>,
+    pub handles: HashMap<InstId, Handle>,
+    /// `allocateRayQuery` results: the query's variable and its constant ray flags.
+    pub ray_queries: HashMap<InstId, (Word, u32)>,
+    /// The original block being emitted.
+    cur: SBlock,
+    reloads: HashMap<(SBlock, InstId), Word>,
+    /// For `dx.op` results: which struct members are extracted (bit k: member k).
+    pub used_members: HashMap<InstId, u32>,
+    /// Blocks split by a conditional operation (`discard`): entry label → label of the last
+    /// part, which is the predecessor that `OpPhi`s in successors must name.
+    pub exit_labels: HashMap<Word, Word>,
+    /// Original blocks whose PHIs become `OpPhi`s (see [`Self::direct_phis`]).
+    direct: HashSet<BlockId>,
+    block_labels: HashMap<SBlock, Word>,
+    /// Inputs of PHIs with many entries, by predecessor (see [`Self::phi_input`]).
+    phi_inputs: HashMap<InstId, HashMap<BlockId, Value>>,
+    layout_pos: HashMap<SBlock, usize>,
+    preds: Preds,
+    /// Set by operations with implicit or explicit derivatives (compute shaders then need a
+    /// derivative group execution mode).
+    pub uses_derivatives: bool,
+    cur_label: Word,
+    cur_loop_header: bool,
+}
+
+/// A decoded call: the operation, its arguments after the opcode, the call instruction and
+/// its result type.
+pub struct Call<'c> {
+    pub op: DxOp,
+    pub args: &'c [Value],
+    pub inst: InstId,
+    pub ty: TypeId,
+}
+
+// --- The entry point's interface ---
+
+/// The numeric kind of a 32-bit interface scalar.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Num {
+    Float,
+    SInt,
+    UInt,
+    Bool,
+}
+
+/// Per-stage facts the interface needs, from the entry point's properties.
+#[derive(Clone, Debug, Default)]
+pub struct StageIo {
+    /// Length of per-vertex input arrays: a hull shader's input control points, a domain
+    /// shader's control points, the vertices of a geometry shader's input primitive.
+    pub input_vertices: u32,
+    /// A hull shader's output control points (length of its per-vertex output arrays).
+    pub output_vertices: u32,
+    /// A geometry shader writes streams other than 0 (`OpEmitStreamVertex`, `Stream`
+    /// decorations).
+    pub multi_stream: bool,
+    /// Hull shaders: how tessellation factors are adjusted before they are stored.
+    pub tess_factors: Option<TessFactorRule>,
+    /// Mesh shaders: `[maxprimitives]` (length of per-primitive output arrays); their
+    /// `[maxvertices]` is `output_vertices`.
+    pub output_primitives: u32,
+    /// Mesh shaders: `[outputtopology("line")]` (else triangles).
+    pub mesh_lines: bool,
+    /// Pixel shaders: inputs (semantic, index) a mesh shader writes per primitive
+    /// ([`Options::per_primitive_inputs`]), decorated `PerPrimitiveEXT`.
+    pub per_primitive_inputs: Vec<(String, u32)>,
+    /// Pixel shaders: the input elements some `attributeAtVertex` reads. They are
+    /// `PerVertexKHR` arrays of the primitive's 3 vertices (`SPV_KHR_fragment_shader_barycentric`;
+    /// `loadInput` reads vertex 0, the provoking vertex), see `crate::emit::stage::pixel`.
+    pub per_vertex_inputs: std::collections::BTreeSet<u32>,
+}
+
+/// D3D's treatment of tessellation factors that Vulkan's tessellator does not share: the
+/// `[maxtessfactor]` clamp and `pow2` partitioning (rounding up to a power of two, then
+/// integer spacing).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TessFactorRule {
+    /// Factors above it are clamped to it (at most D3D's maximum: 64, 63 with
+    /// fractional-odd partitioning; Vulkan implementations may allow more).
+    pub max: f32,
+    pub pow2: bool,
+}
+
+/// A signature element's variable and how its values are represented there.
+#[derive(Clone, Copy, Debug)]
+pub struct SigVar {
+    pub var: Word,
+    /// `Input` or `Output`; `Private` for an output element split for stream output
+    /// (see [`stream_output`]), whose stores go to a copy.
+    pub class: StorageClass,
+    pub num: Num,
+    /// Columns (vector size; 1 for scalars).
+    pub cols: u32,
+    /// Rows (array length; 1: not an array).
+    pub rows: u32,
+    pub builtin: Option<BuiltIn>,
+    /// Value to subtract (`BaseVertex` / `BaseInstance` variable) after loading.
+    pub minus: Option<Word>,
+    /// Clip and cull distances, tessellation factors: where this element starts in the
+    /// built-in's float array (its elements are laid out in register order, row by row).
+    pub flat_base: Option<u32>,
+    /// Length of the outer per-vertex array (0: the variable is not arrayed).
+    pub vertices: u32,
+    /// A varying that receives a copy of every store (built-ins a later pre-rasterization
+    /// stage reads as a varying; see the module documentation).
+    pub copy: Option<Word>,
+    /// The element's own numeric kind (that of the copy).
+    pub element_num: Num,
+    /// The element's rows and columns in its signature (what `row` and `col` index).
+    pub element_rows: u32,
+    pub element_cols: u32,
+}
+
+/// The entry point's interface as it is built: built-in and signature variables, the
+/// stage's facts and the per-stage state its operations share (`interface` and the stage
+/// modules add the methods).
+#[derive(Default)]
+pub struct Interface {
+    /// The remapping callback of [`Options::io_remap`], if any.
+    pub remap: Option<IoRemap>,
+    pub stage: StageIo,
+    builtins: BTreeMap<(u32, u32), Word>,
+    elements: BTreeMap<(SigKind, u32), SigVar>,
+    /// Components taken per (output?, location), bit k: component k.
+    locations: BTreeMap<(bool, u32), u8>,
+    pub modes: Vec<ExecutionMode>,
+    /// Stream output ([`Options::stream_output`]), when given.
+    pub(crate) xfb: Option<XfbState>,
+    /// The highest `Location` an output variable occupies.
+    pub max_output_location: Option<u32>,
+    /// Mesh and amplification shaders' payload and group counts.
+    pub(crate) mesh: MeshVars,
+    /// Ray-tracing stages: payload, attribute and callable-data variables.
+    pub(crate) ray: Option<RayState>,
+    /// Work-graph nodes: push constants, record variables and handles.
+    pub(crate) node: Option<NodeState>,
+}
+
+/// The module-scope state of a mesh or amplification shader's operations.
+#[derive(Clone, Debug, Default)]
+pub struct MeshVars {
+    /// The `TaskPayloadWorkgroupEXT` variable (one per entry point): its id, possibly
+    /// reserved by an `OpEmitMeshTasksEXT` before the variable is defined.
+    pub payload: Option<Word>,
+    /// Whether `payload` has its `OpVariable` yet.
+    pub payload_defined: bool,
+    /// Amplification shaders: the `Private` group counts `dispatchMesh` recorded.
+    pub task_counts: Option<[Word; 3]>,
+}
+
+/// The ray-tracing variables of one entry function.
+#[derive(Clone, Debug, Default)]
+pub struct RayState {
+    /// Entry parameter k → its variable and storage class.
+    pub args: Vec<Option<(Word, StorageClass)>>,
+    /// `alloca`s passed to `traceRay` / `callShader` → their module-scope variable.
+    pub locals: HashMap<InstId, (Word, StorageClass)>,
+    /// The `HitAttributeKHR` variable and its IR value type, once made.
+    pub hit_attributes: Option<(Word, TypeId)>,
+}
+
+impl Num {
+    /// The 32-bit SPIR-V scalar type of this kind.
+    pub fn scalar(self, cx: &mut ModuleBuilder<'_>) -> Word {
+        match self {
+            Num::Float => cx.float(32),
+            Num::SInt => cx.sint(32),
+            Num::UInt => cx.uint(32),
+            Num::Bool => cx.bool_t(),
+        }
+    }
+}
+
+// --- Resources ---
+
+/// A resource handle as the translator tracks it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Handle {
+    pub class: ResourceClass,
+    /// The range id within its class.
+    pub id: u32,
+    /// The absolute register index (for ranges of more than one register).
+    pub index: Option<Value>,
+    pub non_uniform: bool,
+    /// For `createHandleFromHeap` (SM 6.6 bindless): which heap, and the resource
+    /// properties `annotateHandle` gave it.
+    pub heap: Option<HeapHandle>,
+}
+
+/// A descriptor-heap handle: the index is [`Handle::index`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct HeapHandle {
+    pub sampler: bool,
+    /// `dx.types.ResourceProperties` (basic, extra), once annotated.
+    pub props: Option<[u32; 2]>,
+}
+
+/// The numeric kind of image texels.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum TexelKind {
+    Float,
+    SInt,
+    UInt,
+}
+
+/// What a descriptor variable holds, as its operations see it.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum ResShape {
+    CBuffer,
+    /// Raw (stride `None`) or structured buffer, as `uint[]`.
+    Words {
+        stride: Option<u32>,
+    },
+    Image {
+        dim: Dim,
+        arrayed: bool,
+        ms: bool,
+        texel: TexelKind,
+    },
+    Sampler,
+    /// A ray-tracing acceleration structure (`OpTypeAccelerationStructureKHR`).
+    AccelerationStructure,
+}
+
+/// How a handle's descriptor (or data) is found from its variable.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Indexing {
+    /// One descriptor: the variable itself.
+    Single,
+    /// An array: element = register − `base`.
+    Relative { base: u32 },
+    /// A heap array, indexed by the handle's index as is (SM 6.6 heaps).
+    Heap,
+    /// A `heap`-model table: element = root word at `at` + register + `bias`
+    /// (wrapping; `bias` = range offset − range base register).
+    Table { at: ArgAt, bias: u32 },
+    /// A root descriptor: the buffer device address at `at`.
+    Address { at: ArgAt },
+    /// Root constants: `n` words from `at`.
+    RootWords { at: ArgAt, n: u32 },
+}
+
+/// Where a root argument's bytes are: byte `offset` of the push constants or of the root
+/// argument buffer.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct ArgAt {
+    pub store: ArgStore,
+    pub offset: u32,
+}
+
+/// The array shape of a descriptor variable.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum ArrayLen {
+    One,
+    Fixed(u32),
+    Runtime,
+}
+
+/// A resource's variable (or root argument) and how a handle finds its descriptor there.
+#[derive(Clone, Copy, Debug)]
+pub struct ResVar {
+    /// The variable (0 for root descriptors and root constants, which have none).
+    pub var: Word,
+    pub shape: ResShape,
+    /// Pointee type of one descriptor (the block struct, image or sampler type).
+    pub elem_ty: Word,
+    pub storage: StorageClass,
+    pub indexing: Indexing,
+    pub uav: bool,
+    binding: VkBinding,
+    len: ArrayLen,
+}
+
+/// Where resources go: the default binding model, or places resolved from a root
+/// signature.
+#[derive(Clone, Debug)]
+pub enum Binder {
+    Default(DefaultPlacement),
+    Root {
+        places: BTreeMap<(ResourceClass, u32), Place>,
+        push: PushConstants,
+        heaps: Option<HeapSets>,
+        spill: Option<RootArgumentBuffer>,
+        /// Bytes of local root arguments in the shader record (0: no local root signature).
+        record: u32,
+    },
+}
+
+/// The push-constant block, once declared.
+#[derive(Clone, Debug)]
+struct PushBlock {
+    var: Word,
+    /// (byte offset, member index).
+    members: Vec<(u32, u32)>,
+}
+
+/// The resource table with the variables made so far.
+pub struct Resources {
+    pub table: crate::dxil::Resources,
+    pub binder: Binder,
+    vars: BTreeMap<(ResourceClass, u32), ResVar>,
+    counters: BTreeMap<u32, ResVar>,
+    /// UAVs that atomics use: their images get an `R32ui`/`R32i` format, as Vulkan requires
+    /// for image atomics.
+    pub atomic_uavs: std::collections::BTreeSet<u32>,
+    heap_vars: BTreeMap<(u32, u32, u32, bool), ResVar>,
+    words64: BTreeMap<(ResourceClass, u32), ResVar>,
+    image64: BTreeMap<u32, (ResVar, Word)>,
+    heap_counters: Option<ResVar>,
+    push: Option<PushBlock>,
+    /// The root argument buffer's variable, once declared.
+    spill: Option<Word>,
+    /// The shader record block's variable, once declared.
+    record: Option<Word>,
+    /// Work-graph nodes bound through a root signature with push constants: the byte
+    /// offset at which the node's `NodeDispatch` members follow the root arguments in the
+    /// one push-constant block (`stage::node`).
+    pub node_push_offset: Option<u32>,
+    /// Work-graph nodes: the push-constant variable and member holding the address of the
+    /// node's local root arguments (its record of the local root argument table), read in
+    /// place of the ray-tracing shader record.
+    pub node_record: Option<(Word, u32)>,
+}
+
+impl TexelKind {
+    /// The 32-bit SPIR-V scalar type of these texels.
+    pub fn scalar(self, cx: &mut ModuleBuilder<'_>) -> Word {
+        self.num().scalar(cx)
+    }
+
+    /// The interface numeric kind of these texels.
+    pub fn num(self) -> Num {
+        match self {
+            TexelKind::Float => Num::Float,
+            TexelKind::SInt => Num::SInt,
+            TexelKind::UInt => Num::UInt,
+        }
+    }
+}

@@ -31,93 +31,29 @@
 //! register ([`Binder::Default`]); with a root signature it was resolved up front
 //! ([`Binder::Root`]).
 
-use super::binding_model::{DefaultPlacement, VkBinding};
-use super::error::{Error, Result};
-use super::function::FnEmit;
-use super::module::ModuleBuilder;
 use crate::dxil::{ComponentType, Resource, ResourceClass, ResourceKind};
+use crate::emit::binding_model;
+use crate::emit::binding_model::VkBinding;
+use crate::emit::error::{Error, Result};
+use crate::emit::work_graph;
+use crate::emit::ArgAt;
+use crate::emit::ArrayLen;
+use crate::emit::Binder;
+use crate::emit::Handle;
+use crate::emit::HeapHandle;
+use crate::emit::Indexing;
+use crate::emit::PushBlock;
+use crate::emit::ResShape;
+use crate::emit::ResVar;
+use crate::emit::Resources;
+use crate::emit::TexelKind;
+use crate::emit::{FnEmit, ModuleBuilder};
 use crate::ir::Value;
-use crate::rootsig::layout::{
-    heap_resource_binding, ArgStore, HeapSets, PushConstants, PushKind, RootArgumentBuffer, View,
-};
+use crate::rootsig::layout::{heap_resource_binding, ArgStore, HeapSets, PushKind, View};
 use crate::rootsig::resolve::{name_suffix, short_register, Place, ResolveError};
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Capability, Decoration, Dim, Op, StorageClass, Word};
 use std::collections::BTreeMap;
-
-/// A resource handle as the translator tracks it.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Handle {
-    pub class: ResourceClass,
-    /// The range id within its class.
-    pub id: u32,
-    /// The absolute register index (for ranges of more than one register).
-    pub index: Option<Value>,
-    pub non_uniform: bool,
-    /// For `createHandleFromHeap` (SM 6.6 bindless): which heap, and the resource
-    /// properties `annotateHandle` gave it.
-    pub heap: Option<HeapHandle>,
-}
-
-/// A descriptor-heap handle: the index is [`Handle::index`].
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct HeapHandle {
-    pub sampler: bool,
-    /// `dx.types.ResourceProperties` (basic, extra), once annotated.
-    pub props: Option<[u32; 2]>,
-}
-
-/// The numeric kind of image texels.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum TexelKind {
-    Float,
-    SInt,
-    UInt,
-}
-
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum ResShape {
-    CBuffer,
-    /// Raw (stride `None`) or structured buffer, as `uint[]`.
-    Words {
-        stride: Option<u32>,
-    },
-    Image {
-        dim: Dim,
-        arrayed: bool,
-        ms: bool,
-        texel: TexelKind,
-    },
-    Sampler,
-    /// A ray-tracing acceleration structure (`OpTypeAccelerationStructureKHR`).
-    AccelerationStructure,
-}
-
-/// How a handle's descriptor (or data) is found from its variable.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Indexing {
-    /// One descriptor: the variable itself.
-    Single,
-    /// An array: element = register − `base`.
-    Relative { base: u32 },
-    /// A heap array, indexed by the handle's index as is (SM 6.6 heaps).
-    Heap,
-    /// A `heap`-model table: element = root word at `at` + register + `bias`
-    /// (wrapping; `bias` = range offset − range base register).
-    Table { at: ArgAt, bias: u32 },
-    /// A root descriptor: the buffer device address at `at`.
-    Address { at: ArgAt },
-    /// Root constants: `n` words from `at`.
-    RootWords { at: ArgAt, n: u32 },
-}
-
-/// Where a root argument's bytes are: byte `offset` of the push constants or of the root
-/// argument buffer.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub struct ArgAt {
-    pub store: ArgStore,
-    pub offset: u32,
-}
 
 impl ArgAt {
     fn push(offset: u32) -> ArgAt {
@@ -130,28 +66,6 @@ impl ArgAt {
     fn spilled(offset: u32) -> ArgAt {
         ArgAt { store: ArgStore::RootArgumentBuffer, offset }
     }
-}
-
-/// The array shape of a descriptor variable.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-enum ArrayLen {
-    One,
-    Fixed(u32),
-    Runtime,
-}
-
-#[derive(Clone, Copy, Debug)]
-pub struct ResVar {
-    /// The variable (0 for root descriptors and root constants, which have none).
-    pub var: Word,
-    pub shape: ResShape,
-    /// Pointee type of one descriptor (the block struct, image or sampler type).
-    pub elem_ty: Word,
-    pub storage: StorageClass,
-    pub indexing: Indexing,
-    pub uav: bool,
-    binding: VkBinding,
-    len: ArrayLen,
 }
 
 impl ResShape {
@@ -168,21 +82,6 @@ impl ResShape {
             _ => 1,
         }
     }
-}
-
-/// Where resources go: the default binding model, or places resolved from a root
-/// signature.
-#[derive(Clone, Debug)]
-pub enum Binder {
-    Default(DefaultPlacement),
-    Root {
-        places: BTreeMap<(ResourceClass, u32), Place>,
-        push: PushConstants,
-        heaps: Option<HeapSets>,
-        spill: Option<RootArgumentBuffer>,
-        /// Bytes of local root arguments in the shader record (0: no local root signature).
-        record: u32,
-    },
 }
 
 impl Binder {
@@ -209,10 +108,9 @@ impl Binder {
 
     fn heap_sets(&self) -> Result<HeapSets> {
         match self {
-            Binder::Default(_) => Ok(HeapSets {
-                resources: super::binding_model::RESOURCE_HEAP_SET,
-                samplers: super::binding_model::SAMPLER_HEAP_SET,
-            }),
+            Binder::Default(_) => {
+                Ok(HeapSets { resources: binding_model::RESOURCE_HEAP_SET, samplers: binding_model::SAMPLER_HEAP_SET })
+            }
             Binder::Root { heaps: Some(h), .. } => Ok(*h),
             Binder::Root { heaps: None, .. } => Err(ResolveError::NoHeap.into()),
         }
@@ -224,42 +122,6 @@ impl Binder {
         let set = if class == ResourceClass::Sampler { sets.samplers } else { sets.resources };
         Ok(VkBinding { set, binding: heap_resource_binding(view, class) })
     }
-}
-
-/// The push-constant block, once declared.
-#[derive(Clone, Debug)]
-struct PushBlock {
-    var: Word,
-    /// (byte offset, member index).
-    members: Vec<(u32, u32)>,
-}
-
-/// The resource table with the variables made so far.
-pub struct Resources {
-    pub table: crate::dxil::Resources,
-    pub binder: Binder,
-    vars: BTreeMap<(ResourceClass, u32), ResVar>,
-    counters: BTreeMap<u32, ResVar>,
-    /// UAVs that atomics use: their images get an `R32ui`/`R32i` format, as Vulkan requires
-    /// for image atomics.
-    pub atomic_uavs: std::collections::BTreeSet<u32>,
-    heap_vars: BTreeMap<(u32, u32, u32, bool), ResVar>,
-    words64: BTreeMap<(ResourceClass, u32), ResVar>,
-    image64: BTreeMap<u32, (ResVar, Word)>,
-    heap_counters: Option<ResVar>,
-    push: Option<PushBlock>,
-    /// The root argument buffer's variable, once declared.
-    spill: Option<Word>,
-    /// The shader record block's variable, once declared.
-    record: Option<Word>,
-    /// Work-graph nodes bound through a root signature with push constants: the byte
-    /// offset at which the node's `NodeDispatch` members follow the root arguments in the
-    /// one push-constant block (`stage::node`).
-    pub node_push_offset: Option<u32>,
-    /// Work-graph nodes: the push-constant variable and member holding the address of the
-    /// node's local root arguments (its record of the local root argument table), read in
-    /// place of the ray-tracing shader record.
-    pub node_record: Option<(Word, u32)>,
 }
 
 impl Resources {
@@ -350,7 +212,7 @@ impl Resources {
             names.push(name);
         }
         if let Some(base) = self.node_push_offset {
-            let node = super::stage::node::push_members(cx);
+            let node = work_graph::push_members(cx);
             for (k, (name, offset, ty)) in node.into_iter().enumerate() {
                 member_tys.push(ty);
                 members.push((base + offset, (push.members.len() + k) as u32));
@@ -785,14 +647,6 @@ fn texel_kind(t: Option<ComponentType>) -> Result<TexelKind> {
     })
 }
 
-pub fn texel_type(cx: &mut ModuleBuilder<'_>, k: TexelKind) -> Word {
-    match k {
-        TexelKind::Float => cx.float(32),
-        TexelKind::SInt => cx.sint(32),
-        TexelKind::UInt => cx.uint(32),
-    }
-}
-
 /// The SPIR-V type of one descriptor of `r` (block struct, image or sampler), its shape
 /// and storage class.
 fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(ResShape, Word, StorageClass)> {
@@ -853,7 +707,7 @@ fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(
                     _ => return Err(unsupported(&format!("{kind:?}"))),
                 };
                 let texel = texel_kind(r.element_type)?;
-                let tt = texel_type(cx, texel);
+                let tt = texel.scalar(cx);
                 match (dim, uav) {
                     (Dim::Dim1D, false) => cx.capability(Capability::Sampled1D),
                     (Dim::Dim1D, true) => cx.capability(Capability::Image1D),
@@ -1007,8 +861,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 Some(i) => self.ids_op(Op::IAdd, u, &[i, first])?,
             };
             let four = self.cx.const_u32(4);
-            let addr = super::stage::node::element_addr(self.cx, base, word, four)?;
-            return super::stage::node::load_at(self.cx, addr, u, 4);
+            let addr = work_graph::element_addr(self.cx, base, word, four)?;
+            return work_graph::load_at(self.cx, addr, u, 4);
         }
         let p = self.record_word_ptr(offset, index)?;
         self.ids_op(Op::Load, u, &[p])

@@ -74,12 +74,10 @@
 //! D3D's register linkage means) rather than by type. A layer that wants no split gives
 //! declarations that capture whole single-row elements.
 
-use super::error::{Error, Result};
-use super::function::FnEmit;
-use super::interface::{scalar_of, IoLocation, Num, SigKind, SigVar};
+use super::locations::IoLocation;
 use crate::dxil::SignatureElement;
 use crate::front::container::ShaderKind;
-use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
+use rspirv::spirv::{BuiltIn, Word};
 use std::collections::BTreeMap;
 
 /// D3D12 streams (`D3D12_SO_STREAM_COUNT`).
@@ -356,7 +354,7 @@ pub(crate) struct Capture {
 
 impl Capture {
     /// The part of this capture that covers components `from..to` of its row.
-    fn part(self, from: u32, to: u32) -> Capture {
+    pub fn part(self, from: u32, to: u32) -> Capture {
         Capture { first: from, count: to - from, offset: self.offset + 4 * (from - self.first), ..self }
     }
 }
@@ -399,208 +397,27 @@ pub(crate) enum Lowering {
 /// element, carrying `capture` if any.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct XfbVar {
-    var: Word,
-    element: u32,
-    row: u32,
-    first: u32,
-    count: u32,
+    pub var: Word,
+    pub element: u32,
+    pub row: u32,
+    pub first: u32,
+    pub count: u32,
     /// Extras get a fresh `Location` when the body is done.
-    extra: bool,
+    pub extra: bool,
 }
 
-/// The state of stream-output lowering during one translation ([`super::interface::Interface::xfb`]).
+/// The state of stream-output lowering during one translation ([`super::Interface::xfb`]).
 #[derive(Default)]
 pub(crate) struct XfbState {
     pub plan: XfbPlan,
     /// Split elements: where the element was placed (`Location`, `Component`).
     pub split_place: BTreeMap<u32, IoLocation>,
-    /// Copy-out variables, created on first need.
-    vars: Option<Vec<XfbVar>>,
+    /// Copy-out variables, created on first need (`transform_feedback`).
+    pub vars: Option<Vec<XfbVar>>,
 }
 
 impl XfbState {
     pub fn new(plan: XfbPlan) -> XfbState {
         XfbState { plan, ..XfbState::default() }
-    }
-}
-
-/// Decorates `var` as carrying `capture`.
-pub(crate) fn decorate_capture(cx: &mut super::module::ModuleBuilder<'_>, var: Word, c: &Capture) {
-    cx.decorate(var, Decoration::XfbBuffer, &[c.buffer]);
-    cx.decorate(var, Decoration::XfbStride, &[c.stride]);
-    cx.decorate(var, Decoration::Offset, &[c.offset]);
-}
-
-impl FnEmit<'_, '_> {
-    /// The output variable of element `id`, created if the body never wrote it.
-    fn xfb_source(&mut self, id: u32) -> Result<SigVar> {
-        self.element(SigKind::Output, id)
-    }
-
-    /// The scalar type of a signature variable's components.
-    fn xfb_scalar(&mut self, sv: &SigVar) -> (Word, Num) {
-        let num = match sv.builtin {
-            Some(BuiltIn::Position) => Num::Float,
-            _ => sv.num,
-        };
-        (scalar_of(self.cx, num), num)
-    }
-
-    /// Creates the split pieces and extra variables (once).
-    fn xfb_vars(&mut self) -> Result<Vec<XfbVar>> {
-        if let Some(v) = self.iface.xfb.as_ref().and_then(|x| x.vars.clone()) {
-            return Ok(v);
-        }
-        let Some(plan) = self.iface.xfb.as_ref().map(|x| x.plan.clone()) else { return Ok(Vec::new()) };
-        let mut elements: Vec<u32> = plan.captures.iter().map(|c| c.element).collect();
-        elements.sort_unstable();
-        elements.dedup();
-        let mut vars = Vec::new();
-        for id in elements {
-            let sv = self.xfb_source(id)?;
-            let Some(el) = self.sigs.outputs.iter().find(|e| e.id == id) else { continue };
-            let caps: Vec<Capture> = plan.of(id).copied().collect();
-            let (scalar, _) = self.xfb_scalar(&sv);
-            let label = format!("{}{}", el.semantic, el.semantic_indices.first().copied().unwrap_or(0));
-            // Several geometry streams: every new variable belongs to its element's stream.
-            let stream = (self.sm.kind == ShaderKind::Geometry && self.iface.stage.multi_stream)
-                .then(|| el.output_stream.unwrap_or(0));
-            let extra = |fe: &mut Self, c: Capture, vars: &mut Vec<XfbVar>| {
-                let ty = fe.cx.vec(scalar, c.count);
-                let var = fe.cx.global_var(StorageClass::Output, ty, &format!("xfb.{label}.{}", c.declaration));
-                decorate_capture(fe.cx, var, &c);
-                if let Some(s) = stream {
-                    fe.cx.decorate(var, Decoration::Stream, &[s]);
-                }
-                vars.push(XfbVar { var, element: id, row: c.row, first: c.first, count: c.count, extra: true });
-            };
-            match plan.lowering(el, sv.builtin) {
-                None => {}
-                Some(Lowering::Whole(_)) => {
-                    // The first capture is the variable's; later ones duplicate it.
-                    for c in caps.into_iter().skip(1) {
-                        extra(self, c, &mut vars);
-                    }
-                }
-                Some(Lowering::Extra) => {
-                    for c in caps {
-                        extra(self, c, &mut vars);
-                    }
-                }
-                Some(Lowering::Split) => {
-                    let place = self
-                        .iface
-                        .xfb
-                        .as_ref()
-                        .and_then(|x| x.split_place.get(&id).copied())
-                        .ok_or_else(|| Error::Internal(format!("stream output: {label} was not split")))?;
-                    for row in 0..el.rows.max(1) {
-                        let on_row: Vec<Capture> = caps.iter().filter(|c| c.row == row).copied().collect();
-                        let mut cuts = vec![0, el.cols.max(1)];
-                        for c in &on_row {
-                            cuts.extend([c.first, c.first + c.count]);
-                        }
-                        cuts.sort_unstable();
-                        cuts.dedup();
-                        for run in cuts.windows(2) {
-                            let (from, to) = (run[0], run[1]);
-                            let ty = self.cx.vec(scalar, to - from);
-                            let var = self.cx.global_var(
-                                StorageClass::Output,
-                                ty,
-                                &format!("out.{label}.{}", &"xyzw"[from as usize..to as usize]),
-                            );
-                            self.cx.decorate(var, Decoration::Location, &[place.location + row]);
-                            if let Some(s) = stream {
-                                self.cx.decorate(var, Decoration::Stream, &[s]);
-                            }
-                            if place.component + from > 0 {
-                                self.cx.decorate(var, Decoration::Component, &[place.component + from]);
-                            }
-                            let mut covering = on_row.iter().filter(|c| c.first <= from && c.first + c.count >= to);
-                            if let Some(owner) = covering.next() {
-                                decorate_capture(self.cx, var, &owner.part(from, to));
-                            }
-                            vars.push(XfbVar { var, element: id, row, first: from, count: to - from, extra: false });
-                            for c in covering {
-                                extra(self, c.part(from, to), &mut vars);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        if let Some(x) = self.iface.xfb.as_mut() {
-            x.vars = Some(vars.clone());
-        }
-        Ok(vars)
-    }
-
-    /// Writes every split piece and extra variable from the element it copies. Called
-    /// before each `OpReturn` of the entry point (geometry shaders copy at their emits,
-    /// [`Self::xfb_copy_out_stream`]).
-    pub(crate) fn xfb_copy_out(&mut self) -> Result<()> {
-        if self.sm.kind == ShaderKind::Geometry {
-            return Ok(());
-        }
-        self.xfb_copy(None)
-    }
-
-    /// Writes the split pieces and extras of stream `stream`'s elements: called before a
-    /// geometry shader emits a vertex to that stream.
-    pub(crate) fn xfb_copy_out_stream(&mut self, stream: u32) -> Result<()> {
-        self.xfb_copy(Some(stream))
-    }
-
-    fn xfb_copy(&mut self, stream: Option<u32>) -> Result<()> {
-        if self.iface.xfb.is_none() {
-            return Ok(());
-        }
-        for v in self.xfb_vars()? {
-            if let Some(s) = stream {
-                let of = self.sigs.outputs.iter().find(|e| e.id == v.element).and_then(|e| e.output_stream);
-                if of.unwrap_or(0) != s {
-                    continue;
-                }
-            }
-            let sv = self.xfb_source(v.element)?;
-            let (scalar, _) = self.xfb_scalar(&sv);
-            let row = self.cx.const_u32(v.row);
-            let mut parts = Vec::with_capacity(v.count as usize);
-            for col in v.first..v.first + v.count {
-                let p = self.sig_scalar_ptr(sv, sv.class, None, row, Some(col), row)?;
-                parts.push(self.ids_op(Op::Load, scalar, &[p])?);
-            }
-            let value = match parts[..] {
-                [one] => one,
-                _ => {
-                    let ty = self.cx.vec(scalar, v.count);
-                    self.ids_op(Op::CompositeConstruct, ty, &parts)?
-                }
-            };
-            self.ids_void(Op::Store, &[v.var, value])?;
-        }
-        Ok(())
-    }
-
-    /// After the body: creates what no return created, gives extras their locations, and
-    /// says whether the module captures anything (`Xfb` mode, `TransformFeedback`).
-    pub(crate) fn finish_stream_output(&mut self) -> Result<bool> {
-        if self.iface.xfb.is_none() {
-            return Ok(false);
-        }
-        let vars = self.xfb_vars()?;
-        let mut next = match self.iface.max_output_location {
-            None => Some(0),
-            Some(l) => l.checked_add(1),
-        };
-        for v in vars.iter().filter(|v| v.extra) {
-            let location = next.ok_or_else(|| {
-                Error::Malformed("stream output: no location is left past the outputs for a copy".into())
-            })?;
-            self.cx.decorate(v.var, Decoration::Location, &[location]);
-            next = location.checked_add(1);
-        }
-        Ok(true)
     }
 }

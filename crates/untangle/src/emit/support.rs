@@ -1,5 +1,5 @@
 //! Which DXIL operations the translator lowers, in which stages, and why it refuses the
-//! others: the one place that says so. The dispatcher (`dxop::emit`) routes every call
+//! others: the one place that says so. The dispatcher (`FnEmit::dx_op`, `dxop`) routes every call
 //! through [`support`], so a call is lowered exactly when this module says it is; the
 //! coverage table (`docs/dxil-coverage.md`, regenerated and checked by the test kit's
 //! `dxil_coverage` test) and `untangle info --ops` print the same answers, so a layer can
@@ -383,7 +383,7 @@ pub fn support(op: DxOp, stage: ShaderKind) -> Support {
     // `createHandleForLib` names a library's resource objects; DXC's validator allows it in
     // library functions only (`SmOpcodeInInvalidFunction`).
     let library_only = op == DxOp::CreateHandleForLib
-        && !(matches!(stage, ShaderKind::Library | ShaderKind::Node) || super::stage::ray_tracing::is_ray_stage(stage));
+        && !(matches!(stage, ShaderKind::Library | ShaderKind::Node) || is_ray_stage(stage));
     if !op.valid_in(stage) || no_signature || library_only {
         return Support::Refused(Refusal::NotInStage);
     }
@@ -400,6 +400,11 @@ pub fn support(op: DxOp, stage: ShaderKind) -> Support {
             None => Support::Lowered(f),
         },
     }
+}
+
+/// Whether `kind` is one of the six ray-tracing stages.
+pub fn is_ray_stage(kind: ShaderKind) -> bool {
+    RAY_STAGES.contains(&kind)
 }
 
 /// The six ray-tracing stages, compiled into libraries.

@@ -23,10 +23,9 @@
 //! compute-like stages (compute, mesh, amplification, node), where Vulkan allows `Workgroup`
 //! scope.
 
-use super::Call;
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
-use crate::emit::function::FnEmit;
+use crate::emit::{Call, FnEmit};
 use crate::front::container::ShaderKind;
 use rspirv::spirv::{MemorySemantics, Op, Scope, Word};
 
@@ -157,7 +156,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let scope = if plan.device_scope { Scope::Device } else { Scope::Workgroup };
         let (ms, sm) = (self.cx.const_u32(scope as u32), self.cx.const_u32(sem.bits()));
         // A thread-launch node's D3D group is one thread, so group sync waits for no one; its
-        // module's workgroups batch independent threads (`stage::node::local_size`), some of
+        // module's workgroups batch independent threads (`work_graph::local_size`), some of
         // which have returned: no control barrier.
         let thread_launch =
             self.iface.node.as_ref().is_some_and(|n| n.props.launch == crate::dxil::node::NodeLaunch::Thread);

@@ -10,12 +10,9 @@
 //! program extracts) are accessed, so no word outside the accessed element is touched.
 //! Residency status is always "fully mapped" (no sparse resources yet).
 
-use super::Call;
 use crate::dxil::DxOp;
 use crate::emit::error::{Error, Result};
-use crate::emit::function::FnEmit;
-use crate::emit::interface::Num;
-use crate::emit::resources::{texel_type, ArgAt, Handle, Indexing, ResShape, ResVar, TexelKind};
+use crate::emit::{ArgAt, Call, FnEmit, Handle, Indexing, Num, ResShape, ResVar, TexelKind};
 use crate::ir::{TypeId, Value};
 use crate::rootsig::layout::ArgStore;
 use rspirv::spirv::{Op, Scope, StorageClass, Word};
@@ -41,14 +38,6 @@ fn atomic_opcode(n: u64) -> Result<Op> {
 /// The largest byte address a raw or structured access computes (see `byte_address`):
 /// 64 KiB below 2^32, so that the components after it (at most 32 bytes) do not wrap.
 pub(crate) const FAR_ADDRESS: u32 = 0xffff_0000;
-
-pub(crate) fn texel_num(k: TexelKind) -> Num {
-    match k {
-        TexelKind::Float => Num::Float,
-        TexelKind::SInt => Num::SInt,
-        TexelKind::UInt => Num::UInt,
-    }
-}
 
 impl<'a, 'm> FnEmit<'a, 'm> {
     pub(super) fn buffer_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
@@ -437,7 +426,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             ResShape::Image { dim: rspirv::spirv::Dim::DimBuffer, texel, .. } => {
                 let (rv, img) = self.load_descriptor(h)?;
-                let tt = texel_type(self.cx, texel);
+                let tt = texel.scalar(self.cx);
                 let v4 = self.cx.vec(tt, 4);
                 let op = if rv.uav { Op::ImageRead } else { Op::ImageFetch };
                 let texel_v = self.ids_op(op, v4, &[img, index])?;
@@ -450,18 +439,18 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// The four components of a texel vector, converted to `scalar`.
     pub fn split_texel(&mut self, v: Word, texel: TexelKind, scalar: TypeId) -> Result<Vec<Word>> {
-        let tt = texel_type(self.cx, texel);
+        let tt = texel.scalar(self.cx);
         let mut comps = Vec::new();
         for k in 0..4 {
             let x = self.extract(tt, v, k)?;
-            comps.push(self.num_to_ir(x, texel_num(texel), scalar)?);
+            comps.push(self.num_to_ir(x, texel.num(), scalar)?);
         }
         Ok(comps)
     }
 
     /// A texel vector from four IR values.
     pub fn make_texel(&mut self, c: &Call<'_>, first: usize, texel: TexelKind) -> Result<Word> {
-        let tt = texel_type(self.cx, texel);
+        let tt = texel.scalar(self.cx);
         let mut comps = Vec::new();
         for k in 0..4 {
             let v = self.arg(c, first + k)?;
@@ -470,7 +459,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             } else {
                 let ty = self.arg_ty(c, first + k)?;
                 let w = self.value(v)?;
-                self.ir_to_num(w, ty, texel_num(texel))?
+                self.ir_to_num(w, ty, texel.num())?
             };
             comps.push(w);
         }
@@ -591,7 +580,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let n = rv.shape.coords();
                 let coord = self.coord(c, first, n)?;
                 let (_, p) = self.res_ptr(h)?;
-                let tt = texel_type(self.cx, texel);
+                let tt = texel.scalar(self.cx);
                 let pty = self.cx.ptr(StorageClass::Image, tt);
                 let zero = self.cx.const_u32(0);
                 Ok((self.ids_op(Op::ImageTexelPointer, pty, &[p, coord, zero])?, Some(texel)))
@@ -668,8 +657,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             self.atomic_ptr(c, h, rv, first)?
         };
-        let num = texel.map(texel_num).unwrap_or(Num::UInt);
-        let vt = if wide { self.cx.uint(64) } else { super::super::interface::scalar_of(self.cx, num) };
+        let num = texel.map(TexelKind::num).unwrap_or(Num::UInt);
+        let vt = if wide { self.cx.uint(64) } else { num.scalar(self.cx) };
         let scope = self.cx.const_u32(Scope::Device as u32);
         let sem = self.cx.const_u32(0);
         let conv = |me: &mut Self, k: usize| -> Result<Word> {

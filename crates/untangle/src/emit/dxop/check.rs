@@ -10,10 +10,9 @@
 //! and an `i32`, whatever it is called), except handles, which the translator recognizes by
 //! their name `%dx.types.Handle` everywhere.
 
-use super::Call;
 use crate::dxil::op_facts::{ParamTy, Signature};
 use crate::emit::error::{Error, Result};
-use crate::emit::function::FnEmit;
+use crate::emit::{Call, FnEmit};
 use crate::ir::{ConstKind, FloatKind, Type, TypeId, Value};
 
 /// DXC's overload letter for a scalar type.

@@ -4,10 +4,9 @@
 //! in DXIL (the validator requires an immediate in range). A broadcasting node's
 //! `threadId` and `groupId` are its record's (`nodes.rs`, `stage::node`).
 
-use super::Call;
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
-use crate::emit::function::FnEmit;
+use crate::emit::{Call, FnEmit};
 use rspirv::spirv::{BuiltIn, Op, StorageClass, Word};
 
 impl<'a, 'm> FnEmit<'a, 'm> {

@@ -13,11 +13,10 @@
 //! [-128, 127] first. `unpack4x8(mode, packed)`: mode 0 zero-extends each byte, 1
 //! sign-extends it.
 
-use super::math::glsl;
-use super::Call;
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
-use crate::emit::function::FnEmit;
+use crate::emit::glsl;
+use crate::emit::{Call, FnEmit};
 use rspirv::spirv::{Op, Word};
 
 impl<'a, 'm> FnEmit<'a, 'm> {

@@ -9,11 +9,9 @@
 //! words stored to that UAV, which only AMD's driver decodes; translated literally they
 //! would be plain stores to a buffer and compute nothing.
 
-use super::Call;
 use crate::dxil::{DxOp, ResourceClass};
 use crate::emit::error::{Error, Result};
-use crate::emit::function::FnEmit;
-use crate::emit::resources::{Handle, HeapHandle};
+use crate::emit::{Call, FnEmit, Handle, HeapHandle};
 use crate::ir::{ConstKind, Value};
 
 const FAMILY: &str = "handles";

@@ -27,11 +27,10 @@
 //! operands only (`VUID-RuntimeSpirv-None-10824` without `VK_KHR_maintenance9`), so 16- and
 //! 64-bit overloads go through 32-bit halves or zero/sign extension.
 
-use super::math::glsl;
-use super::Call;
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
-use crate::emit::function::FnEmit;
+use crate::emit::glsl;
+use crate::emit::{Call, FnEmit};
 use rspirv::spirv::{Op, Word};
 
 impl<'a, 'm> FnEmit<'a, 'm> {

@@ -21,7 +21,7 @@
 //!   lists; for odd triangles of strips Vulkan's order depends on the provoking-vertex mode
 //!   (see `docs/stage-interfaces.md`).
 //! - `renderTargetGetSampleCount`: the specialization constant
-//!   [`crate::emit::stage::pixel::RENDER_TARGET_SAMPLE_COUNT_SPEC_ID`] (the layer sets it to
+//!   [`crate::emit::RENDER_TARGET_SAMPLE_COUNT_SPEC_ID`] (the layer sets it to
 //!   the pipeline's rasterization samples; default 1).
 //! - `renderTargetGetSamplePosition(index)`: D3D's standard pattern for that count, (0, 0)
 //!   past it (`textures.rs`' table, shared with `texture2DMSGetSamplePosition`).
@@ -29,12 +29,10 @@
 //! Cost: a few instructions per call; the specialization constant is declared once per
 //! module (found again by its `SpecId` decoration).
 
-use super::Call;
 use crate::dxil::{DxOp, InterpolationMode, SignatureElement};
 use crate::emit::error::Result;
-use crate::emit::function::FnEmit;
-use crate::emit::interface::{scalar_of, Num, SigKind};
-use crate::emit::stage::pixel::RENDER_TARGET_SAMPLE_COUNT_SPEC_ID;
+use crate::emit::locations::SigKind;
+use crate::emit::{Call, FnEmit, Num, RENDER_TARGET_SAMPLE_COUNT_SPEC_ID};
 use rspirv::spirv::{Capability, Decoration, Op, StorageClass, Word};
 
 const FAMILY: &str = "interpolation";
@@ -211,7 +209,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
         };
         let p = self.sig_scalar_ptr(sv, StorageClass::Input, Some(vertex), row, Some(col), row)?;
-        let st = scalar_of(self.cx, sv.num);
+        let st = sv.num.scalar(self.cx);
         let x = self.ids_op(Op::Load, st, &[p])?;
         self.num_to_ir(x, sv.num, c.ty)
     }

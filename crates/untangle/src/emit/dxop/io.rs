@@ -7,11 +7,10 @@
 //! structurizer's PHIs in successors then name the split's last block (see
 //! [`FnEmit::exit_labels`]).
 
-use super::Call;
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
-use crate::emit::function::FnEmit;
-use crate::emit::interface::{Num, SigKind};
+use crate::emit::locations::SigKind;
+use crate::emit::{Call, FnEmit, Num};
 use rspirv::spirv::{BuiltIn, Capability, Op, StorageClass, Word};
 
 const FAMILY: &str = "stage I/O";

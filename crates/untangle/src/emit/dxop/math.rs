@@ -11,49 +11,11 @@
 //!   denormals in floating-point arithmetic.
 //! - `Dot2AddHalf` multiplies and adds in 32 bits.
 
-use super::Call;
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
-use crate::emit::function::FnEmit;
-use crate::emit::interface::Num;
+use crate::emit::glsl;
+use crate::emit::{Call, FnEmit, Num};
 use rspirv::spirv::{Op, Word};
-
-/// `GLSL.std.450` instruction numbers.
-pub(crate) mod glsl {
-    pub const ROUND_EVEN: u32 = 2;
-    pub const TRUNC: u32 = 3;
-    pub const FABS: u32 = 4;
-    pub const FLOOR: u32 = 8;
-    pub const CEIL: u32 = 9;
-    pub const FRACT: u32 = 10;
-    pub const SIN: u32 = 13;
-    pub const COS: u32 = 14;
-    pub const TAN: u32 = 15;
-    pub const ASIN: u32 = 16;
-    pub const ACOS: u32 = 17;
-    pub const ATAN: u32 = 18;
-    pub const SINH: u32 = 19;
-    pub const COSH: u32 = 20;
-    pub const TANH: u32 = 21;
-    pub const EXP2: u32 = 29;
-    pub const LOG2: u32 = 30;
-    pub const SQRT: u32 = 31;
-    pub const INVERSE_SQRT: u32 = 32;
-    pub const UMIN: u32 = 38;
-    pub const SMIN: u32 = 39;
-    pub const UMAX: u32 = 41;
-    pub const SMAX: u32 = 42;
-    pub const SCLAMP: u32 = 45;
-    pub const FMA: u32 = 50;
-    pub const PACK_HALF_2X16: u32 = 58;
-    pub const UNPACK_HALF_2X16: u32 = 62;
-    pub const FIND_ILSB: u32 = 73;
-    pub const FIND_SMSB: u32 = 74;
-    pub const FIND_UMSB: u32 = 75;
-    pub const NMIN: u32 = 79;
-    pub const NMAX: u32 = 80;
-    pub const NCLAMP: u32 = 81;
-}
 
 impl<'a, 'm> FnEmit<'a, 'm> {
     pub(super) fn float_op(&mut self, c: &Call<'_>) -> Result<Word> {

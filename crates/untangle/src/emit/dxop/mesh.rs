@@ -6,9 +6,8 @@
 //!
 //! `crate::emit::support` refuses each of them outside the one stage DXIL allows it in.
 
-use super::Call;
 use crate::emit::error::Result;
-use crate::emit::function::FnEmit;
+use crate::emit::{Call, FnEmit};
 use rspirv::spirv::Word;
 
 impl<'a, 'm> FnEmit<'a, 'm> {

@@ -1,4 +1,4 @@
-//! `dx.op.*` lowering, one file per family. [`emit`] decodes nothing itself: it asks
+//! `dx.op.*` lowering, one file per family. [`FnEmit::dx_op`] decodes nothing itself: it asks
 //! [`crate::emit::support::support`] whether the operation is lowered in this stage (a
 //! refusal becomes a typed error naming the operation, stage, function, block and reason),
 //! checks the call against the operation's DXIL signature (`check`), and hands it to its
@@ -32,53 +32,44 @@ mod textures;
 mod wave;
 
 use super::error::{Error, Result};
-use super::function::FnEmit;
-use super::interface::Num;
 use super::support::{support, Family, Refusal, Support};
+use super::{Call, FnEmit, Num};
 use crate::dxil::{DxOp, DxOpCall};
 use crate::ir::{InstId, Type, TypeId, Value};
 use rspirv::spirv::{Op, Word};
 use smallvec::SmallVec;
 
-/// Lowers one call; `Ok(None)` for calls without a result (or handles, which have no id).
-pub fn emit(fe: &mut FnEmit<'_, '_>, inst: InstId, call: &DxOpCall<'_>) -> Result<Option<Word>> {
-    let c = Call { op: call.op, args: call.args, inst, ty: fe.f.insts[inst].ty };
-    let family = match support(c.op, fe.sm.kind) {
-        Support::Lowered(f) => f,
-        Support::Refused(r) => return Err(fe.refused(&c, r)),
-    };
-    fe.check_signature(&c)?;
-    match family {
-        Family::Handles => fe.handle_op(&c).map(|_| None),
-        Family::ComputeIds => fe.compute_op(&c),
-        Family::Barriers => fe.barrier_op(&c),
-        Family::Buffers => fe.buffer_op(&c),
-        Family::Textures => fe.texture_op(&c),
-        Family::StageIo => fe.io_op(&c),
-        Family::Wave => fe.wave_op(&c),
-        Family::FloatMath => fe.float_op(&c).map(Some),
-        Family::IntegerMath => fe.integer_op(&c).map(Some),
-        Family::Conversions => fe.convert_op(&c).map(Some),
-        Family::SystemValues => fe.system_op(&c).map(Some),
-        Family::GraphicsStages => fe.stage_op(&c),
-        Family::Interpolation => fe.interpolation_op(&c),
-        Family::MeshShading => fe.mesh_family_op(&c),
-        Family::RayTracing => fe.ray_tracing_op(&c),
-        Family::RayQuery => fe.ray_query_op(&c),
-        Family::WorkGraphs => fe.node_op(&c),
-    }
-}
-
-/// A decoded call: the operation, its arguments after the opcode, the call instruction and
-/// its result type.
-pub struct Call<'c> {
-    pub op: DxOp,
-    pub args: &'c [Value],
-    pub inst: InstId,
-    pub ty: TypeId,
-}
-
 impl<'a, 'm> FnEmit<'a, 'm> {
+    /// Lowers one call; `Ok(None)` for calls without a result (or handles, which have no id).
+    pub(super) fn dx_op(&mut self, inst: InstId, call: &DxOpCall<'_>) -> Result<Option<Word>> {
+        let fe = self;
+        let c = Call { op: call.op, args: call.args, inst, ty: fe.f.insts[inst].ty };
+        let family = match support(c.op, fe.sm.kind) {
+            Support::Lowered(f) => f,
+            Support::Refused(r) => return Err(fe.refused(&c, r)),
+        };
+        fe.check_signature(&c)?;
+        match family {
+            Family::Handles => fe.handle_op(&c).map(|_| None),
+            Family::ComputeIds => fe.compute_op(&c),
+            Family::Barriers => fe.barrier_op(&c),
+            Family::Buffers => fe.buffer_op(&c),
+            Family::Textures => fe.texture_op(&c),
+            Family::StageIo => fe.io_op(&c),
+            Family::Wave => fe.wave_op(&c),
+            Family::FloatMath => fe.float_op(&c).map(Some),
+            Family::IntegerMath => fe.integer_op(&c).map(Some),
+            Family::Conversions => fe.convert_op(&c).map(Some),
+            Family::SystemValues => fe.system_op(&c).map(Some),
+            Family::GraphicsStages => fe.stage_op(&c),
+            Family::Interpolation => fe.interpolation_op(&c),
+            Family::MeshShading => fe.mesh_family_op(&c),
+            Family::RayTracing => fe.ray_tracing_op(&c),
+            Family::RayQuery => fe.ray_query_op(&c),
+            Family::WorkGraphs => fe.node_op(&c),
+        }
+    }
+
     /// The typed error for a call that [`support`] refuses.
     fn refused(&self, c: &Call<'_>, r: Refusal) -> Error {
         let (function, block, _) = self.site(c.inst);
@@ -179,7 +170,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     self.ids_op(Op::FUnordNotEqual, t, &[w, z])
                 }
                 _ => {
-                    let ty = super::interface::scalar_of(self.cx, num);
+                    let ty = num.scalar(self.cx);
                     let z = self.cx.null(ty);
                     self.ids_op(Op::INotEqual, t, &[w, z])
                 }
@@ -222,7 +213,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     pub fn ir_to_num(&mut self, w: Word, from: TypeId, num: Num) -> Result<Word> {
         let bits = self.scalar_bits(from).unwrap_or(32);
         let is_float = self.is_float_ty(from);
-        let target = super::interface::scalar_of(self.cx, num);
+        let target = num.scalar(self.cx);
         if matches!(self.cx.m.types.get(from), Type::Int(1)) {
             if num == Num::Bool {
                 return Ok(w);

@@ -26,12 +26,11 @@
 //!   `sharing_counters[record]` (acquire-release, device scope), the last of the record's
 //!   groups gets true, handed to the group like an allocation.
 
-use super::Call;
 use crate::dxil::node::NodeLaunch;
 use crate::dxil::DxOp;
 use crate::emit::error::{Error, Result};
-use crate::emit::function::FnEmit;
-use crate::emit::stage::node::{self as nodestage, NodeHandle, Push, RecordHandle, OUTPUT_ENTRY_SIZE};
+use crate::emit::work_graph::{self, NodeHandle, Push, RecordHandle, OUTPUT_ENTRY_SIZE};
+use crate::emit::{Call, FnEmit};
 use crate::ir::Value;
 use rspirv::spirv::{BuiltIn, MemorySemantics, Op, Scope, StorageClass, Word};
 
@@ -99,23 +98,23 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let addr = match h {
                     RecordHandle::Input => {
                         let push = (self.node_ref().push, self.node_ref().push_first_member);
-                        let base = nodestage::push_load(self.cx, push, Push::InputRecords)?;
-                        let stride = nodestage::push_load(self.cx, push, Push::InputStride)?;
+                        let base = work_graph::push_load(self.cx, push, Push::InputRecords)?;
+                        let stride = work_graph::push_load(self.cx, push, Push::InputStride)?;
                         let var = self.node_ref().record_index;
                         let first = self.ids_op(Op::Load, u, &[var])?;
                         let r = self.ids_op(Op::IAdd, u, &[first, i])?;
-                        nodestage::element_addr(self.cx, base, r, stride)?
+                        work_graph::element_addr(self.cx, base, r, stride)?
                     }
                     RecordHandle::Output { node, slot } => {
                         let entry = self.output_entry(node)?;
                         let u64t = self.cx.uint(64);
-                        let records = nodestage::load_at(self.cx, entry, u64t, 8)?;
+                        let records = work_graph::load_at(self.cx, entry, u64t, 8)?;
                         let off = self.cx.const_u32(16);
-                        let stride_at = nodestage::offset_addr(self.cx, entry, off)?;
-                        let stride = nodestage::load_at(self.cx, stride_at, u, 8)?;
+                        let stride_at = work_graph::offset_addr(self.cx, entry, off)?;
+                        let stride = work_graph::load_at(self.cx, stride_at, u, 8)?;
                         let first = self.ids_op(Op::Load, u, &[slot])?;
                         let r = self.ids_op(Op::IAdd, u, &[first, i])?;
-                        nodestage::element_addr(self.cx, records, r, stride)?
+                        work_graph::element_addr(self.cx, records, r, stride)?
                     }
                 };
                 Ok(Some(addr))
@@ -149,15 +148,15 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             DxOp::GetRemainingRecursionLevels => {
                 let push = (self.node_ref().push, self.node_ref().push_first_member);
-                Ok(Some(nodestage::push_load(self.cx, push, Push::RemainingRecursionLevels)?))
+                Ok(Some(work_graph::push_load(self.cx, push, Push::RemainingRecursionLevels)?))
             }
             DxOp::NodeOutputIsValid => {
                 let h = self.node_handle_arg(c, 0)?;
                 let entry = self.output_entry(h)?;
                 let u64t = self.cx.uint(64);
                 let off = self.cx.const_u32(8);
-                let at = nodestage::offset_addr(self.cx, entry, off)?;
-                let counter = nodestage::load_at(self.cx, at, u64t, 8)?;
+                let at = work_graph::offset_addr(self.cx, entry, off)?;
+                let counter = work_graph::load_at(self.cx, at, u64t, 8)?;
                 let zero = self.cx.const_bits(u64t, 64, 0);
                 let b = self.cx.bool_t();
                 Ok(Some(self.ids_op(Op::INotEqual, b, &[counter, zero])?))
@@ -174,9 +173,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let var = self.node_ref().record_index;
                 let record = self.ids_op(Op::Load, u, &[var])?;
                 let last = self.group_uniform(|fe| {
-                    let base = nodestage::push_load(fe.cx, push, Push::SharingCounters)?;
+                    let base = work_graph::push_load(fe.cx, push, Push::SharingCounters)?;
                     let four = fe.cx.const_u32(4);
-                    let at = nodestage::element_addr(fe.cx, base, record, four)?;
+                    let at = work_graph::element_addr(fe.cx, base, record, four)?;
                     let pty = fe.cx.ptr(StorageClass::PhysicalStorageBuffer, u);
                     let p = fe.ids_op(Op::ConvertUToPtr, pty, &[at])?;
                     let scope = fe.cx.const_u32(Scope::Device as u32);
@@ -208,11 +207,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         &self.node_ref().props
     }
 
-    fn node_ref(&self) -> &nodestage::NodeState {
+    fn node_ref(&self) -> &work_graph::NodeState {
         self.iface.node.as_ref().expect("node_op checked that the node state exists")
     }
 
-    fn node_mut(&mut self) -> &mut nodestage::NodeState {
+    fn node_mut(&mut self) -> &mut work_graph::NodeState {
         self.iface.node.as_mut().expect("node_op checked that the node state exists")
     }
 
@@ -249,7 +248,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             .ok_or_else(|| Error::Internal("output handle past the output table".into()))?;
         let unbounded = self.node_props().outputs.get(h.output as usize).is_some_and(|o| o.is_unbounded());
         let push = (self.node_ref().push, self.node_ref().push_first_member);
-        let table = nodestage::push_load(self.cx, push, Push::OutputTable)?;
+        let table = work_graph::push_load(self.cx, push, Push::OutputTable)?;
         let size = self.cx.const_u32(OUTPUT_ENTRY_SIZE);
         let i = match h.index {
             Some(i) => Some(self.value(i)?),
@@ -257,18 +256,18 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         };
         if unbounded {
             let first = self.cx.const_u32(first);
-            let indirect = nodestage::element_addr(self.cx, table, first, size)?;
+            let indirect = work_graph::element_addr(self.cx, table, first, size)?;
             let u64t = self.cx.uint(64);
-            let sub = nodestage::load_at(self.cx, indirect, u64t, 8)?;
+            let sub = work_graph::load_at(self.cx, indirect, u64t, 8)?;
             let i = i.unwrap_or_else(|| self.cx.const_u32(0));
             // An index past the sub-table (its length is the indirect entry's `stride`)
             // reads the indirect entry itself, whose `counter` is 0: not a valid node.
             let sixteen = self.cx.const_u32(16);
-            let count_at = nodestage::offset_addr(self.cx, indirect, sixteen)?;
-            let count = nodestage::load_at(self.cx, count_at, u, 8)?;
+            let count_at = work_graph::offset_addr(self.cx, indirect, sixteen)?;
+            let count = work_graph::load_at(self.cx, count_at, u, 8)?;
             let b = self.cx.bool_t();
             let inside = self.ids_op(Op::ULessThan, b, &[i, count])?;
-            let entry = nodestage::element_addr(self.cx, sub, i, size)?;
+            let entry = work_graph::element_addr(self.cx, sub, i, size)?;
             let u64t = self.cx.uint(64);
             return self.ids_op(Op::Select, u64t, &[inside, entry, indirect]);
         }
@@ -276,7 +275,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if let Some(i) = i {
             index = self.ids_op(Op::IAdd, u, &[index, i])?;
         }
-        nodestage::element_addr(self.cx, table, index, size)
+        work_graph::element_addr(self.cx, table, index, size)
     }
 
     /// The 64-bit address of the counter of `h`'s output-table entry.
@@ -284,8 +283,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let entry = self.output_entry(h)?;
         let u64t = self.cx.uint(64);
         let off = self.cx.const_u32(8);
-        let at = nodestage::offset_addr(self.cx, entry, off)?;
-        nodestage::load_at(self.cx, at, u64t, 8)
+        let at = work_graph::offset_addr(self.cx, entry, off)?;
+        work_graph::load_at(self.cx, at, u64t, 8)
     }
 
     /// `atomicAdd(*counter, n)` (relaxed, device scope); the old value.
@@ -347,13 +346,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             return Ok(self.cx.const_u32(x.saturating_mul(y).saturating_mul(z)));
         }
         let push = (self.node_ref().push, self.node_ref().push_first_member);
-        let base = nodestage::push_load(self.cx, push, Push::InputRecords)?;
-        let stride = nodestage::push_load(self.cx, push, Push::InputStride)?;
+        let base = work_graph::push_load(self.cx, push, Push::InputRecords)?;
+        let stride = work_graph::push_load(self.cx, push, Push::InputStride)?;
         let var = self.node_ref().record_index;
         let r = self.ids_op(Op::Load, u, &[var])?;
-        let rec = nodestage::element_addr(self.cx, base, r, stride)?;
+        let rec = work_graph::element_addr(self.cx, base, r, stride)?;
         let props = self.node_props().clone();
-        let grid = nodestage::record_grid(self.cx, &props, rec)?;
+        let grid = work_graph::record_grid(self.cx, &props, rec)?;
         let x = self.ids_op(Op::CompositeExtract, u, &[grid, 0])?;
         let y = self.ids_op(Op::CompositeExtract, u, &[grid, 1])?;
         let z = self.ids_op(Op::CompositeExtract, u, &[grid, 2])?;

@@ -21,11 +21,9 @@
 //! Vector and matrix components are immediates in DXIL (the validator requires them); a
 //! dynamic one is refused.
 
-use super::Call;
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
-use crate::emit::function::FnEmit;
-use crate::emit::interface::Num;
+use crate::emit::{Call, FnEmit, Num};
 use crate::ir::Value;
 use rspirv::spirv::{Capability, Op, StorageClass, Word};
 

@@ -21,12 +21,9 @@
 //! the block is split at the call (`if (true) { terminate }`) and whatever follows (DXIL's
 //! `unreachable`) lands in the selection's merge block.
 
-use super::Call;
 use crate::dxil::DxOp;
 use crate::emit::error::{Error, Result};
-use crate::emit::function::FnEmit;
-use crate::emit::interface::Num;
-use crate::emit::resources::{Indexing, ResShape};
+use crate::emit::{Call, FnEmit, Indexing, Num, ResShape};
 use rspirv::spirv::{BuiltIn, Op, StorageClass, Word};
 
 const FAMILY: &str = "ray tracing";

@@ -11,11 +11,10 @@
 //! `crate::emit::support` refuses these operations in stages DXIL does not allow them in,
 //! so a call that reaches a stage module is one its stage has.
 
-use super::Call;
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
-use crate::emit::function::FnEmit;
-use crate::emit::interface::{scalar_of, Num, SigKind};
+use crate::emit::locations::SigKind;
+use crate::emit::{Call, FnEmit, Num};
 use crate::front::container::ShaderKind;
 use crate::ir::TypeId;
 use rspirv::spirv::{BuiltIn, Capability, Decoration, Op, StorageClass, Word};
@@ -52,7 +51,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// Loads a scalar 32-bit input built-in of numeric kind `num` as IR type `to`.
     pub(crate) fn load_builtin(&mut self, b: BuiltIn, num: Num, to: TypeId) -> Result<Word> {
         self.check_scalar(to, "result")?;
-        let t = scalar_of(self.cx, num);
+        let t = num.scalar(self.cx);
         let (var, created) = self.iface.builtin_created(self.cx, b, StorageClass::Input, t);
         if created && self.sm.kind == ShaderKind::Pixel && num != Num::Float {
             self.cx.decorate(var, Decoration::Flat, &[]);

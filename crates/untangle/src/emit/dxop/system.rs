@@ -9,11 +9,9 @@
 //!   component 0 as the low word). D3D promised only a monotonic per-core counter, which is
 //!   what the subgroup clock is.
 
-use super::Call;
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
-use crate::emit::function::FnEmit;
-use crate::emit::interface::Num;
+use crate::emit::{Call, FnEmit, Num};
 use crate::front::container::ShaderKind;
 use rspirv::spirv::{BuiltIn, Capability, Decoration, Op, Scope, StorageClass, Word};
 

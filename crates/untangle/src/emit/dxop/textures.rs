@@ -10,11 +10,11 @@
 //! `sample_switch`); 1D and 2D offsets only (3D would need 4096 cases), and not with
 //! implicit derivatives (the cases are non-uniform control flow): both typed errors.
 
-use super::Call;
 use crate::dxil::DxOp;
 use crate::emit::error::{Error, Result};
-use crate::emit::function::FnEmit;
-use crate::emit::resources::{texel_type, ResShape, TexelKind};
+use crate::emit::Indexing;
+use crate::emit::ResVar;
+use crate::emit::{Call, FnEmit, ResShape, TexelKind};
 use crate::ir::{TypeId, Value};
 use rspirv::spirv::{Capability, Dim, ImageOperands, Op, Word};
 
@@ -62,7 +62,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
     }
 
-    fn image_of(&mut self, c: &Call<'_>) -> Result<(crate::emit::resources::ResVar, Word, Dim, bool, bool, TexelKind)> {
+    fn image_of(&mut self, c: &Call<'_>) -> Result<(ResVar, Word, Dim, bool, bool, TexelKind)> {
         let h = self.handle(self.arg(c, 0)?)?;
         let rv = self.res_var(h)?;
         let ResShape::Image { dim, arrayed, ms, texel } = rv.shape else {
@@ -277,7 +277,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let (rv, img, dim, arrayed, ms, texel) = self.image_of(c)?;
         let n = ResShape::Image { dim, arrayed, ms, texel }.coords();
         let mut coord = self.coord(c, 2, n)?;
-        let tt = texel_type(self.cx, texel);
+        let tt = texel.scalar(self.cx);
         let v4 = self.cx.vec(tt, 4);
         let mut ops = ImgOps(Vec::new());
         let mip = self.arg(c, 1)?;
@@ -361,7 +361,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let mut comps = Vec::new();
         match rv.shape {
             ResShape::Words { stride } => {
-                if matches!(rv.indexing, crate::emit::resources::Indexing::Address { .. }) {
+                if matches!(rv.indexing, Indexing::Address { .. }) {
                     // A buffer device address has no size to query.
                     return Err(self.form(
                         c.op,
@@ -573,7 +573,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             other => return Err(self.not_in_family(other, FAMILY)),
         };
-        let tt = texel_type(self.cx, texel);
+        let tt = texel.scalar(self.cx);
         let scalar = self.overload_scalar(c.ty);
         let mut operands = vec![si, coord];
         if let Some(d) = dref {
@@ -588,7 +588,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
         };
         if dref.is_some() {
-            let v = self.num_to_ir(x, super::buffers::texel_num(texel), scalar)?;
+            let v = self.num_to_ir(x, texel.num(), scalar)?;
             return self.make_ret(c.ty, &[v], None);
         }
         let comps = self.split_texel(x, texel, scalar)?;
@@ -603,7 +603,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if let Some((kind, o)) = self.offset_operand(c, 6, Self::offset_dims(dim).min(2))? {
             ops.0.push((kind, vec![o]));
         }
-        let tt = texel_type(self.cx, texel);
+        let tt = texel.scalar(self.cx);
         let v4 = self.cx.vec(tt, 4);
         let mut operands = vec![si, coord];
         let op = if c.op == DxOp::TextureGatherRaw {

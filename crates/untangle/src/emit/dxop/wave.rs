@@ -8,11 +8,9 @@
 //! 1 or, 2 xor. `QuadOp`: 0 across X, 1 across Y, 2 diagonal (`OpGroupNonUniformQuadSwap`).
 //! `QuadVote` (SM 6.7): 0 any, 1 all of the quad, from three quad swaps.
 
-use super::Call;
 use crate::dxil::DxOp;
 use crate::emit::error::{Error, Result};
-use crate::emit::function::FnEmit;
-use crate::emit::interface::Num;
+use crate::emit::{Call, FnEmit, Num};
 use rspirv::spirv::{BuiltIn, Capability, GroupOperation, Op, Scope, StorageClass, Word};
 
 const FAMILY: &str = "wave";

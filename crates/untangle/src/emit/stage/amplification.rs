@@ -7,7 +7,7 @@
 //! payload` is a *terminator* that names a `TaskPayloadWorkgroupEXT` variable. The call
 //! therefore becomes a copy and a record: the payload (an `alloca` or groupshared value in
 //! DXIL) is loaded and stored to the entry point's `TaskPayloadWorkgroupEXT` variable
-//! (`super::mesh::MeshVars::payload`; every invocation stores the same value, D3D requiring
+//! ([`MeshVars::payload`]; every invocation stores the same value, D3D requiring
 //! the same arguments from all of them), and `x`, `y`, `z` go to three `Private` variables
 //! initialised to 0. Every `ret` of the entry function becomes `OpEmitMeshTasksEXT` with the
 //! recorded counts, so a path on which the shader never called `dispatchMesh` launches no
@@ -20,25 +20,27 @@
 //! `WorkgroupMemoryExplicitLayoutKHR`); the amplification and mesh shaders of one pipeline
 //! must declare the same payload structure, as D3D requires.
 
-use super::super::error::{Error, Result};
-use super::super::function::FnEmit;
-use super::super::interface::StageIo;
-use super::super::module::ModuleBuilder;
-use super::mesh::{check_payload, declare, define_payload, MeshVars};
 use crate::dxil::AsState;
-use crate::emit::dxop::Call;
+use crate::emit::error::{Error, Result};
+use crate::emit::{Call, FnEmit, MeshVars, ModuleBuilder, StageIo};
 use rspirv::spirv::{ExecutionMode, Op, StorageClass, Word};
 
-pub(crate) fn stage_io(a: &AsState) -> Result<StageIo> {
-    check_payload(a.payload_size)?;
-    Ok(StageIo::default())
+impl StageIo {
+    /// Checks the AS state; amplification shaders have no signature.
+    pub(in crate::emit) fn amplification(a: &AsState) -> Result<StageIo> {
+        MeshVars::check_payload(a.payload_size)?;
+        Ok(StageIo::default())
+    }
 }
 
-pub(crate) fn execution_modes(cx: &mut ModuleBuilder<'_>, entry: Word, a: &AsState) -> Result<()> {
-    declare(cx);
-    let [x, y, z] = a.num_threads;
-    cx.b.execution_mode(entry, ExecutionMode::LocalSize, [x.max(1), y.max(1), z.max(1)]);
-    Ok(())
+impl ModuleBuilder<'_> {
+    /// The amplification shader's execution modes.
+    pub(in crate::emit) fn amplification_modes(&mut self, entry: Word, a: &AsState) -> Result<()> {
+        self.declare_mesh_shading();
+        let [x, y, z] = a.num_threads;
+        self.b.execution_mode(entry, ExecutionMode::LocalSize, [x.max(1), y.max(1), z.max(1)]);
+        Ok(())
+    }
 }
 
 impl<'a, 'm> FnEmit<'a, 'm> {
@@ -97,7 +99,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// `OpEmitMeshTasksEXT` with `counts` and the payload variable. A `ret` may be laid out
     /// before the `dispatchMesh` that gives the payload its type, so the variable's id is
-    /// reserved here and defined by [`Self::payload_var`] (or [`define_unused_payload`]).
+    /// reserved here and defined by [`Self::payload_var`] (or [`MeshVars::define_unused_payload`]).
     pub(in crate::emit) fn emit_mesh_tasks(&mut self, counts: [Word; 3]) -> Result<()> {
         let payload = match self.iface.mesh.payload {
             Some(v) => v,
@@ -112,13 +114,15 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 }
 
-/// Defines the payload variable whose id [`FnEmit::emit_mesh_tasks`] reserved when no
-/// `dispatchMesh` defined it (a shader that never dispatches: every count stays 0, so a
-/// 32-bit placeholder is never read).
-pub(crate) fn define_unused_payload(cx: &mut ModuleBuilder<'_>, mesh: &mut MeshVars) {
-    if let (Some(id), false) = (mesh.payload, mesh.payload_defined) {
-        let u = cx.u32_t();
-        define_payload(cx, id, u);
-        mesh.payload_defined = true;
+impl MeshVars {
+    /// Defines the payload variable whose id [`FnEmit::emit_mesh_tasks`] reserved when no
+    /// `dispatchMesh` defined it (a shader that never dispatches: every count stays 0, so a
+    /// 32-bit placeholder is never read).
+    pub(in crate::emit) fn define_unused_payload(&mut self, cx: &mut ModuleBuilder<'_>) {
+        if let (Some(id), false) = (self.payload, self.payload_defined) {
+            let u = cx.u32_t();
+            cx.define_task_payload(id, u);
+            self.payload_defined = true;
+        }
     }
 }

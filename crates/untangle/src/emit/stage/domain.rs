@@ -12,25 +12,28 @@
 //! vertex order and point mode are properties of the hull shader in D3D and are declared
 //! there; Vulkan takes them from either tessellation stage.
 
-use super::super::error::{Error, Result};
-use super::super::function::FnEmit;
-use super::super::interface::{Num, SigKind, StageIo};
-use super::super::module::ModuleBuilder;
 use crate::dxil::{DsState, DxOp};
-use crate::emit::dxop::Call;
+use crate::emit::error::{Error, Result};
+use crate::emit::locations::SigKind;
+use crate::emit::{Call, FnEmit, ModuleBuilder, Num, StageIo};
 use rspirv::spirv::{BuiltIn, Capability, Op, StorageClass, Word};
 
-pub(crate) fn stage_io(ds: &DsState) -> Result<StageIo> {
-    if !(1..=32).contains(&ds.input_control_points) {
-        return Err(Error::Malformed(format!("domain shader with {} control points", ds.input_control_points)));
+impl StageIo {
+    /// Checks the DS state and derives the interface facts.
+    pub(in crate::emit) fn domain(ds: &DsState) -> Result<StageIo> {
+        if !(1..=32).contains(&ds.input_control_points) {
+            return Err(Error::Malformed(format!("domain shader with {} control points", ds.input_control_points)));
+        }
+        Ok(StageIo { input_vertices: ds.input_control_points, ..Default::default() })
     }
-    Ok(StageIo { input_vertices: ds.input_control_points, ..Default::default() })
 }
 
-pub(crate) fn execution_modes(cx: &mut ModuleBuilder<'_>, entry: Word, ds: &DsState) -> Result<()> {
-    cx.capability(Capability::Tessellation);
-    cx.b.execution_mode(entry, super::hull::domain_mode(ds.domain)?, []);
-    Ok(())
+impl ModuleBuilder<'_> {
+    /// The domain shader's execution modes (module documentation).
+    pub(in crate::emit) fn domain_modes(&mut self, entry: Word, ds: &DsState) -> Result<()> {
+        self.capability(Capability::Tessellation);
+        self.tessellation_domain(entry, ds.domain)
+    }
 }
 
 impl<'a, 'm> FnEmit<'a, 'm> {

@@ -17,12 +17,9 @@
 //! follow the location rule (`interface`: each stream after the rows of the streams
 //! before it). `gsInstanceID` → `InvocationId`; `primitiveID` → `PrimitiveId` (`stage`).
 
-use super::super::error::{Error, Result};
-use super::super::function::FnEmit;
-use super::super::interface::{Num, StageIo};
-use super::super::module::ModuleBuilder;
 use crate::dxil::{DxOp, GsState, InputPrimitive, PrimitiveTopology};
-use crate::emit::dxop::Call;
+use crate::emit::error::{Error, Result};
+use crate::emit::{Call, FnEmit, ModuleBuilder, Num, StageIo};
 use rspirv::spirv::{BuiltIn, Capability, ExecutionMode, Op, Word};
 
 /// Vertices of an input primitive, and its execution mode.
@@ -46,27 +43,33 @@ fn input_primitive(p: InputPrimitive) -> Result<(u32, ExecutionMode)> {
     })
 }
 
-pub(crate) fn stage_io(gs: &GsState) -> Result<StageIo> {
-    let (vertices, _) = input_primitive(gs.input_primitive)?;
-    Ok(StageIo { input_vertices: vertices, multi_stream: gs.active_stream_mask & !1 != 0, ..Default::default() })
+impl StageIo {
+    /// Checks the GS state and derives the interface facts.
+    pub(in crate::emit) fn geometry(gs: &GsState) -> Result<StageIo> {
+        let (vertices, _) = input_primitive(gs.input_primitive)?;
+        Ok(StageIo { input_vertices: vertices, multi_stream: gs.active_stream_mask & !1 != 0, ..Default::default() })
+    }
 }
 
-pub(crate) fn execution_modes(cx: &mut ModuleBuilder<'_>, entry: Word, gs: &GsState) -> Result<()> {
-    cx.capability(Capability::Geometry);
-    let (_, input) = input_primitive(gs.input_primitive)?;
-    cx.b.execution_mode(entry, input, []);
-    cx.b.execution_mode(entry, ExecutionMode::Invocations, [gs.instance_count.max(1)]);
-    let output = match gs.output_topology {
-        PrimitiveTopology::PointList => ExecutionMode::OutputPoints,
-        PrimitiveTopology::LineStrip => ExecutionMode::OutputLineStrip,
-        PrimitiveTopology::TriangleStrip => ExecutionMode::OutputTriangleStrip,
-        // A shader that never emits may leave the topology undefined.
-        PrimitiveTopology::Undefined if gs.max_vertex_count == 0 => ExecutionMode::OutputPoints,
-        other => return Err(Error::Malformed(format!("geometry shader output topology {other:?}"))),
-    };
-    cx.b.execution_mode(entry, output, []);
-    cx.b.execution_mode(entry, ExecutionMode::OutputVertices, [gs.max_vertex_count.max(1)]);
-    Ok(())
+impl ModuleBuilder<'_> {
+    /// The geometry shader's execution modes (module documentation).
+    pub(in crate::emit) fn geometry_modes(&mut self, entry: Word, gs: &GsState) -> Result<()> {
+        self.capability(Capability::Geometry);
+        let (_, input) = input_primitive(gs.input_primitive)?;
+        self.b.execution_mode(entry, input, []);
+        self.b.execution_mode(entry, ExecutionMode::Invocations, [gs.instance_count.max(1)]);
+        let output = match gs.output_topology {
+            PrimitiveTopology::PointList => ExecutionMode::OutputPoints,
+            PrimitiveTopology::LineStrip => ExecutionMode::OutputLineStrip,
+            PrimitiveTopology::TriangleStrip => ExecutionMode::OutputTriangleStrip,
+            // A shader that never emits may leave the topology undefined.
+            PrimitiveTopology::Undefined if gs.max_vertex_count == 0 => ExecutionMode::OutputPoints,
+            other => return Err(Error::Malformed(format!("geometry shader output topology {other:?}"))),
+        };
+        self.b.execution_mode(entry, output, []);
+        self.b.execution_mode(entry, ExecutionMode::OutputVertices, [gs.max_vertex_count.max(1)]);
+        Ok(())
+    }
 }
 
 impl<'a, 'm> FnEmit<'a, 'm> {

@@ -46,90 +46,83 @@
 //! `OutputVertices`. Domain shaders repeat the domain (Vulkan accepts modes on either stage
 //! and requires equal ones where both say).
 
-use super::super::error::{Error, Result};
-use super::super::function::FnEmit;
-use super::super::interface::{Interface, Num, SigKind, StageIo, TessFactorRule};
-use super::super::module::ModuleBuilder;
-use super::super::resources::Resources;
-use super::super::translate::emit_function;
 use crate::dxil::{
     DxOp, EntryPoint, HsState, ShaderModel, TessellatorDomain, TessellatorOutputPrimitive, TessellatorPartitioning,
 };
-use crate::emit::dxop::Call;
+use crate::emit::error::{Error, Result};
+use crate::emit::locations::SigKind;
+use crate::emit::TessDomainOrigin;
+use crate::emit::{Call, FnEmit, Interface, ModuleBuilder, Num, Resources, StageIo, TessFactorRule};
 use crate::ir::Function;
 use rspirv::spirv::{self, BuiltIn, Capability, ExecutionMode, Scope, StorageClass, Word};
-
-/// Where the pipeline puts the origin of the tessellation domain
-/// (`VkTessellationDomainOrigin`); it decides which Vulkan vertex order is D3D's winding.
-#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
-pub enum TessDomainOrigin {
-    /// Vulkan's default (`VK_TESSELLATION_DOMAIN_ORIGIN_UPPER_LEFT`).
-    #[default]
-    UpperLeft,
-    /// `VK_TESSELLATION_DOMAIN_ORIGIN_LOWER_LEFT` (Vulkan 1.1 / `VK_KHR_maintenance2`).
-    LowerLeft,
-}
 
 /// D3D's maximum tessellation factor (`D3D11_TESSELLATOR_MAX_TESSELLATION_FACTOR`; 63,
 /// `..._MAX_ODD_TESSELLATION_FACTOR`, with fractional-odd partitioning).
 const D3D_MAX_TESS_FACTOR: f32 = 64.0;
 const D3D_MAX_ODD_TESS_FACTOR: f32 = 63.0;
 
-/// Checks the HS state and derives the interface facts.
-pub(crate) fn stage_io(hs: &HsState) -> Result<StageIo> {
-    if !(1..=32).contains(&hs.input_control_points) {
-        return Err(Error::Malformed(format!("hull shader with {} input control points", hs.input_control_points)));
+impl StageIo {
+    /// Checks the HS state and derives the interface facts.
+    pub(in crate::emit) fn hull(hs: &HsState) -> Result<StageIo> {
+        if !(1..=32).contains(&hs.input_control_points) {
+            return Err(Error::Malformed(format!("hull shader with {} input control points", hs.input_control_points)));
+        }
+        if hs.output_control_points > 32 {
+            return Err(Error::Malformed(format!(
+                "hull shader with {} output control points",
+                hs.output_control_points
+            )));
+        }
+        let limit = if hs.partitioning == TessellatorPartitioning::FractionalOdd {
+            D3D_MAX_ODD_TESS_FACTOR
+        } else {
+            D3D_MAX_TESS_FACTOR
+        };
+        let max = if hs.max_tess_factor.is_nan() { limit } else { hs.max_tess_factor as f32 };
+        Ok(StageIo {
+            input_vertices: hs.input_control_points,
+            output_vertices: hs.output_control_points.max(1),
+            tess_factors: Some(TessFactorRule {
+                max: max.clamp(1.0, limit),
+                pow2: hs.partitioning == TessellatorPartitioning::Pow2,
+            }),
+            ..Default::default()
+        })
     }
-    if hs.output_control_points > 32 {
-        return Err(Error::Malformed(format!("hull shader with {} output control points", hs.output_control_points)));
-    }
-    let limit = if hs.partitioning == TessellatorPartitioning::FractionalOdd {
-        D3D_MAX_ODD_TESS_FACTOR
-    } else {
-        D3D_MAX_TESS_FACTOR
-    };
-    let max = if hs.max_tess_factor.is_nan() { limit } else { hs.max_tess_factor as f32 };
-    Ok(StageIo {
-        input_vertices: hs.input_control_points,
-        output_vertices: hs.output_control_points.max(1),
-        tess_factors: Some(TessFactorRule {
-            max: max.clamp(1.0, limit),
-            pow2: hs.partitioning == TessellatorPartitioning::Pow2,
-        }),
-        ..Default::default()
-    })
 }
 
-/// Emits the control-point phase `cp`, the patch-constant function `pc` and the entry
-/// function that runs them (module documentation); returns the entry function.
-/// `cp_check` is [`crate::cfg::Cfg::check`] of `cp` if the caller ran it already.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn emit_entry<'m>(
-    cx: &mut ModuleBuilder<'m>,
-    res: &mut Resources,
-    sm: &ShaderModel,
-    ep: &EntryPoint,
-    cp: &'m Function,
-    pc: Option<&'m Function>,
-    iface: &mut Interface,
-    cp_check: Option<Result<(), crate::cfg::CfgError>>,
-) -> Result<Word> {
-    let (cp_fn, _, _) =
-        emit_function(cx, res, sm, &ep.signatures, cp, iface, &format!("{}.control_point", ep.name), cp_check)?;
-    let pc_fn = match pc {
-        Some(f) if !f.is_declaration() => {
-            Some(emit_function(cx, res, sm, &ep.signatures, f, iface, &format!("{}.patch_constant", f.name), None)?.0)
-        }
-        Some(f) => return Err(Error::Malformed(format!("patch-constant function `{}` has no body", f.name))),
-        None => None,
-    };
-    let void = cx.void();
-    let fn_void = cx.b.type_function(void, []);
-    let entry = cx.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void).map_err(Error::from)?;
-    cx.b.name(entry, ep.name.as_str());
-    build_entry_body(cx, iface, cp_fn, pc_fn).map_err(Error::from)?;
-    cx.b.end_function().map_err(Error::from)?;
-    Ok(entry)
+impl<'m> ModuleBuilder<'m> {
+    /// Emits the control-point phase `cp`, the patch-constant function `pc` and the entry
+    /// function that runs them (module documentation); returns the entry function.
+    /// `cp_check` is [`crate::cfg::Cfg::check`] of `cp` if the caller ran it already.
+    #[allow(clippy::too_many_arguments)]
+    pub(in crate::emit) fn hull_entry(
+        &mut self,
+        res: &mut Resources,
+        sm: &ShaderModel,
+        ep: &EntryPoint,
+        cp: &'m Function,
+        pc: Option<&'m Function>,
+        iface: &mut Interface,
+        cp_check: Option<Result<(), crate::cfg::CfgError>>,
+    ) -> Result<Word> {
+        let (cp_fn, _, _) =
+            self.emit_function(res, sm, &ep.signatures, cp, iface, &format!("{}.control_point", ep.name), cp_check)?;
+        let pc_fn = match pc {
+            Some(f) if !f.is_declaration() => Some(
+                self.emit_function(res, sm, &ep.signatures, f, iface, &format!("{}.patch_constant", f.name), None)?.0,
+            ),
+            Some(f) => return Err(Error::Malformed(format!("patch-constant function `{}` has no body", f.name))),
+            None => None,
+        };
+        let void = self.void();
+        let fn_void = self.b.type_function(void, []);
+        let entry = self.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void).map_err(Error::from)?;
+        self.b.name(entry, ep.name.as_str());
+        build_entry_body(self, iface, cp_fn, pc_fn).map_err(Error::from)?;
+        self.b.end_function().map_err(Error::from)?;
+        Ok(entry)
+    }
 }
 
 fn build_entry_body(
@@ -162,54 +155,54 @@ fn build_entry_body(
     cx.b.ret()
 }
 
-/// The hull shader's execution modes (module documentation).
-pub(crate) fn execution_modes(
-    cx: &mut ModuleBuilder<'_>,
-    entry: Word,
-    hs: &HsState,
-    origin: TessDomainOrigin,
-) -> Result<()> {
-    cx.capability(Capability::Tessellation);
-    cx.b.execution_mode(entry, domain_mode(hs.domain)?, []);
-    let spacing = match hs.partitioning {
-        TessellatorPartitioning::Integer | TessellatorPartitioning::Pow2 => ExecutionMode::SpacingEqual,
-        TessellatorPartitioning::FractionalOdd => ExecutionMode::SpacingFractionalOdd,
-        TessellatorPartitioning::FractionalEven => ExecutionMode::SpacingFractionalEven,
-        other => return Err(Error::Malformed(format!("tessellator partitioning {other:?}"))),
-    };
-    cx.b.execution_mode(entry, spacing, []);
-    let clockwise = match (hs.output_primitive, hs.domain) {
-        (TessellatorOutputPrimitive::Point, _) => {
-            cx.b.execution_mode(entry, ExecutionMode::PointMode, []);
-            None
+impl ModuleBuilder<'_> {
+    /// The hull shader's execution modes (module documentation).
+    pub(in crate::emit) fn hull_modes(&mut self, entry: Word, hs: &HsState, origin: TessDomainOrigin) -> Result<()> {
+        self.capability(Capability::Tessellation);
+        self.tessellation_domain(entry, hs.domain)?;
+        let spacing = match hs.partitioning {
+            TessellatorPartitioning::Integer | TessellatorPartitioning::Pow2 => ExecutionMode::SpacingEqual,
+            TessellatorPartitioning::FractionalOdd => ExecutionMode::SpacingFractionalOdd,
+            TessellatorPartitioning::FractionalEven => ExecutionMode::SpacingFractionalEven,
+            other => return Err(Error::Malformed(format!("tessellator partitioning {other:?}"))),
+        };
+        self.b.execution_mode(entry, spacing, []);
+        let clockwise = match (hs.output_primitive, hs.domain) {
+            (TessellatorOutputPrimitive::Point, _) => {
+                self.b.execution_mode(entry, ExecutionMode::PointMode, []);
+                None
+            }
+            (TessellatorOutputPrimitive::Line, TessellatorDomain::IsoLine) => None,
+            (TessellatorOutputPrimitive::TriangleCW, TessellatorDomain::Tri | TessellatorDomain::Quad) => Some(true),
+            (TessellatorOutputPrimitive::TriangleCCW, TessellatorDomain::Tri | TessellatorDomain::Quad) => Some(false),
+            (prim, domain) => {
+                return Err(Error::Malformed(format!("tessellator output {prim:?} for the {domain:?} domain")))
+            }
+        };
+        if let Some(d3d_cw) = clockwise {
+            // D3D12-on-Vulkan layers flip the viewport (negative height) to keep D3D's
+            // window-space y; that mirror cancels the upper-left domain origin's, so D3D's
+            // winding keeps its name there and flips under the lower-left origin.
+            let vulkan_cw = d3d_cw == (origin == TessDomainOrigin::UpperLeft);
+            let mode = if vulkan_cw { ExecutionMode::VertexOrderCw } else { ExecutionMode::VertexOrderCcw };
+            self.b.execution_mode(entry, mode, []);
         }
-        (TessellatorOutputPrimitive::Line, TessellatorDomain::IsoLine) => None,
-        (TessellatorOutputPrimitive::TriangleCW, TessellatorDomain::Tri | TessellatorDomain::Quad) => Some(true),
-        (TessellatorOutputPrimitive::TriangleCCW, TessellatorDomain::Tri | TessellatorDomain::Quad) => Some(false),
-        (prim, domain) => {
-            return Err(Error::Malformed(format!("tessellator output {prim:?} for the {domain:?} domain")))
-        }
-    };
-    if let Some(d3d_cw) = clockwise {
-        // D3D12-on-Vulkan layers flip the viewport (negative height) to keep D3D's
-        // window-space y; that mirror cancels the upper-left domain origin's, so D3D's
-        // winding keeps its name there and flips under the lower-left origin.
-        let vulkan_cw = d3d_cw == (origin == TessDomainOrigin::UpperLeft);
-        let mode = if vulkan_cw { ExecutionMode::VertexOrderCw } else { ExecutionMode::VertexOrderCcw };
-        cx.b.execution_mode(entry, mode, []);
+        self.b.execution_mode(entry, ExecutionMode::OutputVertices, [hs.output_control_points.max(1)]);
+        Ok(())
     }
-    cx.b.execution_mode(entry, ExecutionMode::OutputVertices, [hs.output_control_points.max(1)]);
-    Ok(())
-}
 
-/// `Triangles` / `Quads` / `Isolines` for a tessellator domain.
-pub(crate) fn domain_mode(domain: TessellatorDomain) -> Result<ExecutionMode> {
-    Ok(match domain {
-        TessellatorDomain::Tri => ExecutionMode::Triangles,
-        TessellatorDomain::Quad => ExecutionMode::Quads,
-        TessellatorDomain::IsoLine => ExecutionMode::Isolines,
-        other => return Err(Error::Malformed(format!("tessellator domain {other:?}"))),
-    })
+    /// Declares the tessellator domain: `Triangles` / `Quads` / `Isolines` (the hull and
+    /// domain shaders both do).
+    pub(in crate::emit) fn tessellation_domain(&mut self, entry: Word, domain: TessellatorDomain) -> Result<()> {
+        let mode = match domain {
+            TessellatorDomain::Tri => ExecutionMode::Triangles,
+            TessellatorDomain::Quad => ExecutionMode::Quads,
+            TessellatorDomain::IsoLine => ExecutionMode::Isolines,
+            other => return Err(Error::Malformed(format!("tessellator domain {other:?}"))),
+        };
+        self.b.execution_mode(entry, mode, []);
+        Ok(())
+    }
 }
 
 impl<'a, 'm> FnEmit<'a, 'm> {

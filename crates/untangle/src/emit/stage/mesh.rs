@@ -31,12 +31,11 @@
 //! D3D's payload limit (16384 bytes) is Vulkan's guaranteed `maxTaskPayloadSize`; a larger
 //! declared payload is a typed error rather than a module a device may reject.
 
-use super::super::error::{Error, Result};
-use super::super::function::FnEmit;
-use super::super::interface::{SigKind, StageIo};
-use super::super::module::ModuleBuilder;
 use crate::dxil::{DxOp, MsState};
-use crate::emit::dxop::Call;
+use crate::emit::error::{Error, Result};
+use crate::emit::locations::SigKind;
+use crate::emit::MeshVars;
+use crate::emit::{Call, FnEmit, ModuleBuilder, StageIo};
 use crate::ir::TypeId;
 use rspirv::spirv::{BuiltIn, Capability, ExecutionMode, Op, StorageClass, Word};
 
@@ -71,59 +70,68 @@ fn check_limits(ms: &MsState) -> Result<()> {
             )));
         }
     }
-    check_payload(ms.payload_size)
+    MeshVars::check_payload(ms.payload_size)
 }
 
-pub(crate) fn check_payload(bytes: u32) -> Result<()> {
-    if bytes > MAX_PAYLOAD_BYTES {
-        return Err(Error::UnsupportedForm {
-            name: "mesh payload".into(),
-            message: format!("{bytes} bytes: D3D and Vulkan's guaranteed maxTaskPayloadSize allow {MAX_PAYLOAD_BYTES}"),
-        });
+impl MeshVars {
+    /// Refuses a payload larger than [`MAX_PAYLOAD_BYTES`].
+    pub(in crate::emit) fn check_payload(bytes: u32) -> Result<()> {
+        if bytes > MAX_PAYLOAD_BYTES {
+            return Err(Error::UnsupportedForm {
+                name: "mesh payload".into(),
+                message: format!(
+                    "{bytes} bytes: D3D and Vulkan's guaranteed maxTaskPayloadSize allow {MAX_PAYLOAD_BYTES}"
+                ),
+            });
+        }
+        Ok(())
     }
-    Ok(())
 }
 
-pub(crate) fn stage_io(ms: &MsState) -> Result<StageIo> {
-    check_limits(ms)?;
-    Ok(StageIo {
-        mesh_lines: topology(ms)? == Topology::Line,
-        output_vertices: ms.max_vertex_count.max(1),
-        output_primitives: ms.max_primitive_count.max(1),
-        ..Default::default()
-    })
+impl StageIo {
+    /// Checks the MS state and derives the interface facts.
+    pub(in crate::emit) fn mesh(ms: &MsState) -> Result<StageIo> {
+        check_limits(ms)?;
+        Ok(StageIo {
+            mesh_lines: topology(ms)? == Topology::Line,
+            output_vertices: ms.max_vertex_count.max(1),
+            output_primitives: ms.max_primitive_count.max(1),
+            ..Default::default()
+        })
+    }
 }
 
-/// The extension and capability every mesh and amplification shader declares.
-pub(crate) fn declare(cx: &mut ModuleBuilder<'_>) {
-    cx.extension("SPV_EXT_mesh_shader");
-    cx.capability(Capability::MeshShadingEXT);
-}
+impl ModuleBuilder<'_> {
+    /// The extension and capability every mesh and amplification shader declares.
+    pub(in crate::emit) fn declare_mesh_shading(&mut self) {
+        self.extension("SPV_EXT_mesh_shader");
+        self.capability(Capability::MeshShadingEXT);
+    }
 
-pub(crate) fn execution_modes(cx: &mut ModuleBuilder<'_>, entry: Word, ms: &MsState) -> Result<()> {
-    declare(cx);
-    let [x, y, z] = ms.num_threads;
-    cx.b.execution_mode(entry, ExecutionMode::LocalSize, [x.max(1), y.max(1), z.max(1)]);
-    cx.b.execution_mode(entry, ExecutionMode::OutputVertices, [ms.max_vertex_count.max(1)]);
-    cx.b.execution_mode(entry, ExecutionMode::OutputPrimitivesEXT, [ms.max_primitive_count.max(1)]);
-    let mode = match topology(ms)? {
-        Topology::Line => ExecutionMode::OutputLinesEXT,
-        Topology::Triangle => ExecutionMode::OutputTrianglesEXT,
-    };
-    cx.b.execution_mode(entry, mode, []);
-    Ok(())
-}
+    /// The mesh shader's execution modes.
+    pub(in crate::emit) fn mesh_modes(&mut self, entry: Word, ms: &MsState) -> Result<()> {
+        self.declare_mesh_shading();
+        let [x, y, z] = ms.num_threads;
+        self.b.execution_mode(entry, ExecutionMode::LocalSize, [x.max(1), y.max(1), z.max(1)]);
+        self.b.execution_mode(entry, ExecutionMode::OutputVertices, [ms.max_vertex_count.max(1)]);
+        self.b.execution_mode(entry, ExecutionMode::OutputPrimitivesEXT, [ms.max_primitive_count.max(1)]);
+        let mode = match topology(ms)? {
+            Topology::Line => ExecutionMode::OutputLinesEXT,
+            Topology::Triangle => ExecutionMode::OutputTrianglesEXT,
+        };
+        self.b.execution_mode(entry, mode, []);
+        Ok(())
+    }
 
-/// The module-scope state of a mesh or amplification shader's operations.
-#[derive(Clone, Debug, Default)]
-pub struct MeshVars {
-    /// The `TaskPayloadWorkgroupEXT` variable (one per entry point): its id, possibly
-    /// reserved by an `OpEmitMeshTasksEXT` before the variable is defined.
-    pub payload: Option<Word>,
-    /// Whether `payload` has its `OpVariable` yet.
-    pub payload_defined: bool,
-    /// Amplification shaders: the `Private` group counts `dispatchMesh` recorded.
-    pub task_counts: Option<[Word; 3]>,
+    /// The `TaskPayloadWorkgroupEXT` variable `id` of type `pointee`, named and in the entry
+    /// point's interface.
+    pub(in crate::emit) fn define_task_payload(&mut self, id: Word, pointee: Word) {
+        let class = StorageClass::TaskPayloadWorkgroupEXT;
+        let ptr = self.ptr(class, pointee);
+        self.b.global_inst(Op::Variable, Some(ptr), Some(id), &[class as u32]);
+        self.b.name(id, "payload");
+        self.interface.push(id);
+    }
 }
 
 impl<'a, 'm> FnEmit<'a, 'm> {
@@ -193,18 +201,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         let t = self.cx.ty(pointee)?;
         let v = *self.iface.mesh.payload.get_or_insert_with(|| self.cx.b.id());
-        define_payload(self.cx, v, t);
+        self.cx.define_task_payload(v, t);
         self.iface.mesh.payload_defined = true;
         Ok(v)
     }
-}
-
-/// The `TaskPayloadWorkgroupEXT` variable `id` of type `pointee`, named and in the entry
-/// point's interface.
-pub(super) fn define_payload(cx: &mut ModuleBuilder<'_>, id: Word, pointee: Word) {
-    let class = StorageClass::TaskPayloadWorkgroupEXT;
-    let ptr = cx.ptr(class, pointee);
-    cx.b.global_inst(Op::Variable, Some(ptr), Some(id), &[class as u32]);
-    cx.b.name(id, "payload");
-    cx.interface.push(id);
 }

@@ -1,0 +1,135 @@
+//! Where stage inputs and outputs go: the *location rule* and the callback that overrides
+//! it.
+//!
+//! A signature element that is not a built-in is a varying: a vector of its columns (an
+//! array of such vectors when it has several rows), always 32 bits wide per component;
+//! loads and stores convert to and from the operation's overload (`interface`). Its place is
+//! the *location rule* ([`default_location`], written down in `docs/stage-interfaces.md`): the
+//! same element gets the same `Location`/`Component` in every stage, because D3D links
+//! stages by signature register and both sides of a D3D link carry the same registers:
+//!
+//! - control-point and vertex data: `Location` = the element's start row, `Component` = its
+//!   start column;
+//! - patch constants (hull outputs, domain inputs; decorated `Patch`): start row + the
+//!   number of rows of the stage's control-point signature (hull outputs, domain inputs), so
+//!   per-patch and per-vertex locations never overlap whatever the implementation's view of
+//!   the two location spaces;
+//! - geometry-shader outputs of stream *s* > 0: start row + the rows of streams 0..*s*
+//!   (D3D packs each stream from row 0; Vulkan needs distinct locations);
+//! - mesh-shader per-primitive outputs (DXIL's primitive signature, decorated
+//!   `PerPrimitiveEXT`): start row + the rows of the vertex output signature, as for patch
+//!   constants. A pixel shader cannot tell which of its inputs a mesh shader writes per
+//!   primitive (D3D's pixel signature does not say, and D3D links mesh and pixel shaders by
+//!   semantic): [`crate::Options::per_primitive_inputs`] names them, and an [`IoRemap`] on
+//!   both sides places them (`docs/stage-interfaces.md`).
+//!
+//! An [`IoRemap`] callback (library and C API) may place any varying elsewhere: a layer
+//! matching vertex attributes to an input layout by semantic, or assigning locations across
+//! stages itself, answers per element.
+//!
+//! A low-level module of `emit` (see its documentation): it imports only the layers below
+//! `emit`. The interface (`interface`), stream output and the command line's reports use
+//! it.
+
+use crate::dxil::{SignatureElement, Signatures};
+use crate::front::container::ShaderKind;
+use std::sync::Arc;
+
+/// Which of an entry point's three signatures an element belongs to.
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Debug, Hash)]
+pub enum SigKind {
+    Input,
+    Output,
+    /// Hull shader outputs / domain shader inputs of the patch-constant signature.
+    PatchConstant,
+}
+
+impl SigKind {
+    /// The elements of this signature.
+    pub fn of(self, sigs: &Signatures) -> &[SignatureElement] {
+        match self {
+            SigKind::Input => &sigs.inputs,
+            SigKind::Output => &sigs.outputs,
+            SigKind::PatchConstant => &sigs.patch_constants,
+        }
+    }
+}
+
+/// What an [`IoRemap`] callback is asked: one element of the shader's input (`output`
+/// false), output or patch-constant (`patch`) signature that becomes a `Location`-decorated
+/// variable (no built-in).
+#[derive(Clone, Copy, Debug)]
+pub struct IoQuery<'a> {
+    pub stage: ShaderKind,
+    /// An output of this stage (hull shader patch constants included).
+    pub output: bool,
+    /// A patch constant (hull outputs and domain inputs decorated `Patch`).
+    pub patch: bool,
+    /// Semantic name and index, component type, rows, columns, start row and column,
+    /// geometry-shader output stream.
+    pub element: &'a SignatureElement,
+    /// Where the location rule ([`default_location`]) puts it.
+    pub default: IoLocation,
+}
+
+/// Where an element goes: its first row's `Location` and its first `Component` (0–3).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct IoLocation {
+    pub location: u32,
+    pub component: u32,
+}
+
+/// The signature of a stage-I/O remapping callback: `Some` places the element, `None`
+/// keeps the default ([`default_location`]). Called once per element the shader uses, in a
+/// deterministic order.
+pub type IoRemapFn = dyn Fn(&IoQuery<'_>) -> Option<IoLocation> + Send + Sync;
+
+/// A shared stage-I/O remapping callback ([`crate::Options::io_remap`]).
+#[derive(Clone)]
+pub struct IoRemap(pub Arc<IoRemapFn>);
+
+impl IoRemap {
+    pub fn new(f: impl Fn(&IoQuery<'_>) -> Option<IoLocation> + Send + Sync + 'static) -> IoRemap {
+        IoRemap(Arc::new(f))
+    }
+}
+
+impl std::fmt::Debug for IoRemap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("IoRemap(..)")
+    }
+}
+
+/// Rows a signature uses: one past the last row of any element with a register (0 when
+/// empty). Only elements of geometry-shader stream `stream` count when it is given.
+pub fn signature_rows(elements: &[SignatureElement], stream: Option<u32>) -> u32 {
+    elements
+        .iter()
+        .filter(|e| stream.is_none_or(|s| e.output_stream.unwrap_or(0) == s))
+        .filter_map(|e| e.start_row.map(|r| r.saturating_add(e.rows.max(1))))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The location rule: where untangle puts signature element `el` of signature `kind` of a
+/// `stage` shader with signatures `sigs` when it is a varying and no [`IoRemap`] says
+/// otherwise. `None` when the element has no register.
+pub fn default_location(
+    stage: ShaderKind,
+    kind: SigKind,
+    el: &SignatureElement,
+    sigs: &Signatures,
+) -> Option<IoLocation> {
+    let row = el.start_row?;
+    let offset = match (stage, kind) {
+        (ShaderKind::Hull, SigKind::PatchConstant) => signature_rows(&sigs.outputs, None),
+        (ShaderKind::Domain, SigKind::PatchConstant) => signature_rows(&sigs.inputs, None),
+        (ShaderKind::Mesh, SigKind::PatchConstant) => signature_rows(&sigs.outputs, None),
+        (ShaderKind::Geometry, SigKind::Output) => {
+            let stream = el.output_stream.unwrap_or(0);
+            (0..stream.min(4)).map(|s| signature_rows(&sigs.outputs, Some(s))).fold(0, u32::saturating_add)
+        }
+        _ => 0,
+    };
+    Some(IoLocation { location: row.saturating_add(offset), component: el.start_col.unwrap_or(0) })
+}
