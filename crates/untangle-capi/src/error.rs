@@ -154,7 +154,7 @@ pub fn status_of(e: &Error) -> untangle_status {
             | TranslateError::UnsupportedForm { .. }
             | TranslateError::Unsupported { .. }
             | TranslateError::VendorExtension { .. } => UNTANGLE_UNSUPPORTED,
-            TranslateError::Malformed(_) | TranslateError::Invalid { .. } => UNTANGLE_MALFORMED,
+            TranslateError::Malformed { .. } | TranslateError::Invalid { .. } => UNTANGLE_MALFORMED,
             TranslateError::BindingMap(_) => UNTANGLE_BINDING_MAP,
             TranslateError::RootSignature(_) | TranslateError::RootSignatureConflict { .. } => UNTANGLE_ROOT_SIGNATURE,
             // A library translated without naming one of its entries, or a wrong name.
@@ -392,7 +392,10 @@ mod tests {
         }
         let uncovered = untangle::rootsig::resolve::ResolveError::NoHeap;
         assert_eq!(status_of(&TranslateError::from(uncovered).into()), UNTANGLE_ROOT_SIGNATURE);
-        assert_eq!(status_of(&TranslateError::NotAShader("x".into()).into()), UNTANGLE_NOT_A_SHADER);
+        assert_eq!(
+            status_of(&TranslateError::NotAShader(untangle::emit::NotAShader::NoShaderModel).into()),
+            UNTANGLE_NOT_A_SHADER
+        );
         assert_eq!(status_of(&TranslateError::UnsupportedStage { stage: "gs".into() }.into()), UNTANGLE_UNSUPPORTED);
         assert_eq!(status_of(&TranslateError::Internal("x".into()).into()), UNTANGLE_INTERNAL);
         let so = untangle::StreamOutputError::NoDeclarations;

@@ -121,8 +121,8 @@ fn io_remap_places_varyings_and_refuses_impossible_components() {
     // A float2 cannot start at component 3.
     let bad = IoRemap::new(|q| (q.element.semantic == "TEXCOORD").then_some(IoLocation { location: 0, component: 3 }));
     match shader.translate(&Options { io_remap: Some(bad), ..Default::default() }) {
-        Err(untangle::Error::Translate(untangle::TranslateError::Malformed(m))) => {
-            assert!(m.contains("TEXCOORD") && m.contains("component 3"), "{m}")
+        Err(untangle::Error::Translate(untangle::TranslateError::Malformed { message, .. })) => {
+            assert!(message.contains("TEXCOORD") && message.contains("component 3"), "{message}")
         }
         other => panic!("expected a typed error, got {other:?}"),
     }

@@ -20,7 +20,7 @@ const MIN_TRANSLATED: usize = 112;
 
 fn kind(e: &untangle::Error) -> String {
     match e {
-        untangle::Error::Translate(TranslateError::UnsupportedOp { name, .. }) => format!("unsupported op {name}"),
+        untangle::Error::Translate(TranslateError::UnsupportedOp { op, .. }) => format!("unsupported op {}", op.name()),
         untangle::Error::Translate(TranslateError::UnsupportedStage { stage }) => format!("unsupported stage {stage}"),
         untangle::Error::Translate(TranslateError::Invalid { message, .. }) => format!("invalid: {message}"),
         other => {
@@ -95,7 +95,7 @@ fn not_translated(e: &untangle::Error) -> Option<NotTranslated> {
     Some(match e {
         Translate(TranslateError::Unsupported { .. }) => NotTranslated::PassInput,
         Translate(TranslateError::UnsupportedOp { reason: Refusal::DxbcConverterOnly, .. }) => NotTranslated::PassInput,
-        Translate(TranslateError::Malformed(_) | TranslateError::Invalid { .. }) => NotTranslated::InvalidOrNewer,
+        Translate(TranslateError::Malformed { .. } | TranslateError::Invalid { .. }) => NotTranslated::InvalidOrNewer,
         _ => return None,
     })
 }

@@ -32,7 +32,7 @@ fn stage_of(name: &str) -> Option<&str> {
 /// A short key for the histogram: the failing opcode, or the message with numbers erased.
 fn key(e: &untangle::Error) -> String {
     match e {
-        untangle::Error::Translate(TranslateError::UnsupportedOp { name, .. }) => format!("op {name}"),
+        untangle::Error::Translate(TranslateError::UnsupportedOp { op, .. }) => format!("op {}", op.name()),
         other => {
             let s = other.to_string();
             let s: String = s.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect();

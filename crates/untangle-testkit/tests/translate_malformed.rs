@@ -36,7 +36,7 @@ fn translate_loaded(m: &Module) -> Result<(), TranslateError> {
 /// `Err(Malformed)` whose message contains `needle`.
 fn assert_malformed(r: Result<(), TranslateError>, needle: &str) {
     match r {
-        Err(TranslateError::Malformed(m)) => assert!(m.contains(needle), "{m}"),
+        Err(TranslateError::Malformed { message, .. }) => assert!(message.contains(needle), "{message}"),
         other => panic!("expected a Malformed error about {needle:?}, got {other:?}"),
     }
 }

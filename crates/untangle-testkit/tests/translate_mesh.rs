@@ -106,8 +106,8 @@ fn d3d_limits_and_what_a_mesh_shader_cannot_write_are_typed_errors() {
     // A payload over 16 KiB (D3D's limit, Vulkan's guaranteed maxTaskPayloadSize).
     let big = edit(&source("as"), "!6 = !{!7, i32 4}", "!6 = !{!7, i32 16400}");
     match typed_error(&big) {
-        TranslateError::UnsupportedForm { name, message } => {
-            assert_eq!(name, "mesh payload");
+        TranslateError::UnsupportedForm { subject, message } => {
+            assert_eq!(subject, untangle::emit::Subject::Payload);
             assert!(message.contains("16400") && message.contains("maxTaskPayloadSize"), "{message}");
         }
         other => panic!("{other:?}"),
@@ -116,10 +116,12 @@ fn d3d_limits_and_what_a_mesh_shader_cannot_write_are_typed_errors() {
     assert!(matches!(typed_error(&big), TranslateError::UnsupportedForm { .. }));
     // More vertices than D3D allows.
     let many = edit(&source("ms"), "!{!8, i32 4, i32 2, i32 2, i32 4}", "!{!8, i32 300, i32 2, i32 2, i32 4}");
-    assert!(matches!(typed_error(&many), TranslateError::Malformed(m) if m.contains("300 output vertices")));
+    assert!(
+        matches!(typed_error(&many), TranslateError::Malformed { message, .. } if message.contains("300 output vertices"))
+    );
     // A topology D3D does not have.
     let topo = edit(&source("ms"), "!{!8, i32 4, i32 2, i32 2, i32 4}", "!{!8, i32 4, i32 2, i32 7, i32 4}");
-    assert!(matches!(typed_error(&topo), TranslateError::Malformed(m) if m.contains("topology 7")));
+    assert!(matches!(typed_error(&topo), TranslateError::Malformed { message, .. } if message.contains("topology 7")));
     // A system value that is no per-primitive built-in.
     let pos = edit(&source("ms"), "!{i32 5, !\"COLOR\", i8 9, i8 0,", "!{i32 5, !\"COLOR\", i8 9, i8 3,");
     match typed_error(&pos) {
@@ -133,7 +135,10 @@ fn d3d_limits_and_what_a_mesh_shader_cannot_write_are_typed_errors() {
         "  call void @dx.op.setMeshOutputCounts(i32 168, i32 1, i32 1)\n  %t = call",
     );
     let wrong = format!("{wrong}\ndeclare void @dx.op.setMeshOutputCounts(i32, i32, i32)\n");
-    assert!(matches!(typed_error(&wrong), TranslateError::UnsupportedOp { name: "SetMeshOutputCounts", .. }));
+    assert!(matches!(
+        typed_error(&wrong),
+        TranslateError::UnsupportedOp { op: untangle::dxil::DxOp::SetMeshOutputCounts, .. }
+    ));
 }
 
 /// Places every varying by semantic (what a layer does for D3D's by-name linking of mesh

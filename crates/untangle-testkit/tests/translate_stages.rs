@@ -181,8 +181,8 @@ fn what_vulkan_lacks_or_a_stage_does_not_have_is_a_typed_error() {
     );
     let in_gs = format!("{in_gs}\ndeclare float @dx.op.domainLocation.f32(i32, i8)\n");
     match typed_error(&in_gs) {
-        TranslateError::UnsupportedOp { name, stage, .. } => {
-            assert_eq!((name, stage.as_str()), ("DomainLocation", "gs"))
+        TranslateError::UnsupportedOp { op, stage, .. } => {
+            assert_eq!((op.name(), stage.as_str()), ("DomainLocation", "gs"))
         }
         e => panic!("{e:?}"),
     }
@@ -190,8 +190,8 @@ fn what_vulkan_lacks_or_a_stage_does_not_have_is_a_typed_error() {
     let emit_in_vs = edit(&vs, "  ret void", "  call void @dx.op.emitStream(i32 97, i8 0)\n  ret void");
     let emit_in_vs = format!("{emit_in_vs}\ndeclare void @dx.op.emitStream(i32, i8)\n");
     match typed_error(&emit_in_vs) {
-        TranslateError::UnsupportedOp { name, stage, .. } => {
-            assert_eq!((name, stage.as_str()), ("EmitStream", "vs"))
+        TranslateError::UnsupportedOp { op, stage, .. } => {
+            assert_eq!((op.name(), stage.as_str()), ("EmitStream", "vs"))
         }
         e => panic!("{e:?}"),
     }
@@ -199,7 +199,7 @@ fn what_vulkan_lacks_or_a_stage_does_not_have_is_a_typed_error() {
     let hs = source("hs");
     let no_pc = edit(&hs, "!21 = !{void ()* @patch,", "!21 = !{void ()* @external,");
     let no_pc = format!("{no_pc}\ndeclare void @external()\n");
-    assert!(matches!(typed_error(&no_pc), TranslateError::Malformed(m) if m.contains("external")));
+    assert!(matches!(typed_error(&no_pc), TranslateError::Malformed { message, .. } if message.contains("external")));
 }
 
 #[test]

@@ -98,15 +98,8 @@ fn unsupported_operations_name_the_opcode() {
   ret void"#;
     let text = shader(body, "declare i32 @dx.op.gsInstanceID.i32(i32)");
     match translate(text.as_bytes(), &Options::default()) {
-        Err(untangle::Error::Translate(TranslateError::UnsupportedOp {
-            name,
-            opcode,
-            stage,
-            reason,
-            function,
-            block,
-        })) => {
-            assert_eq!((name, opcode, stage.as_str()), ("GSInstanceID", 100, "cs"));
+        Err(untangle::Error::Translate(TranslateError::UnsupportedOp { op, stage, reason, function, block })) => {
+            assert_eq!((op.name(), op.number(), stage.as_str()), ("GSInstanceID", 100, "cs"));
             assert_eq!((function.as_str(), block.as_str()), ("main", "0"));
             assert_eq!(reason, untangle::emit::support::Refusal::NotInStage);
             assert!(reason.to_string().contains("does not allow it in this stage"), "{reason}");

@@ -67,7 +67,7 @@ impl Shader {
     pub fn from_loaded(loaded: Loaded) -> Result<Shader> {
         let dxil = crate::dxil::analyze(&loaded.module)?;
         if dxil.shader_model.is_none() {
-            return Err(EmitError::NotAShader("no dx.shaderModel: not a DXIL module".into()).into());
+            return Err(EmitError::NotAShader(crate::emit::NotAShader::NoShaderModel).into());
         }
         Ok(Shader { loaded, dxil })
     }

@@ -25,7 +25,7 @@
 //!   `{"class": "SRV"|"UAV"|"CBV"|"Sampler", "space": S, "register": R, "set": N, "binding": M}`;
 //!   a range not listed keeps the default rule.
 
-use super::error::{Error, Result};
+use super::error::{BindingMapError, Error, Result};
 use crate::dxil::{Resource, ResourceClass};
 use crate::front::container::ShaderKind;
 use serde::{Deserialize, Serialize};
@@ -78,16 +78,16 @@ impl<'de> Deserialize<'de> for ResourceClass {
 impl BindingMap {
     /// Parse a binding map file's text.
     pub fn parse(text: &str) -> Result<BindingMap> {
-        let entries: Vec<MapEntry> = serde_json::from_str(text).map_err(|e| Error::BindingMap(e.to_string()))?;
+        let entries: Vec<MapEntry> =
+            serde_json::from_str(text).map_err(|e| Error::BindingMap(BindingMapError::Json(e.to_string())))?;
         let mut seen = std::collections::BTreeSet::new();
         for e in &entries {
             if !seen.insert((e.class, e.space, e.register)) {
-                return Err(Error::BindingMap(format!(
-                    "{}{} space{} is listed twice",
-                    e.class.register_letter(),
-                    e.register,
-                    e.space
-                )));
+                return Err(Error::BindingMap(BindingMapError::Duplicate {
+                    class: e.class,
+                    space: e.space,
+                    register: e.register,
+                }));
             }
         }
         Ok(BindingMap { entries })

@@ -8,7 +8,7 @@
 //! [`super::support`] and the layers below `emit`. The shader handle (`crate::Shader`), the
 //! library report and the driver all name entries through it.
 
-use super::error::{Error, Result};
+use super::error::{malformed, Error, LibraryEntry, NotAShader, Result, Subject};
 use super::support::is_ray_stage;
 use crate::dxil::{DxOp, EntryPoint};
 use crate::front::container::ShaderKind;
@@ -52,12 +52,10 @@ pub(crate) fn only_entry(entries: &[EntryPoint]) -> Result<&EntryPoint> {
     let with_function: Vec<&EntryPoint> = entries.iter().filter(|e| e.function.is_some()).collect();
     match with_function.as_slice() {
         [one] => Ok(one),
-        [] => Err(Error::NotAShader("a library without entry functions".into())),
-        many => Err(Error::LibraryEntry(format!(
-            "the library has {} entries ({}): translate one by name or all of them",
-            many.len(),
-            many.iter().map(|e| export_name(&e.name)).collect::<Vec<_>>().join(", ")
-        ))),
+        [] => Err(Error::NotAShader(NotAShader::LibraryWithoutEntries)),
+        many => Err(Error::LibraryEntry(LibraryEntry::Ambiguous {
+            entries: many.iter().map(|e| export_name(&e.name).to_string()).collect(),
+        })),
     }
 }
 
@@ -65,15 +63,14 @@ pub(crate) fn only_entry(entries: &[EntryPoint]) -> Result<&EntryPoint> {
 pub(crate) fn named_entry<'e>(entries: &'e [EntryPoint], name: &str) -> Result<&'e EntryPoint> {
     entries.iter().filter(|e| e.function.is_some()).find(|e| export_name(&e.name) == name || e.name == name).ok_or_else(
         || {
-            Error::LibraryEntry(format!(
-                "no entry `{name}` (entries: {})",
-                entries
+            Error::LibraryEntry(LibraryEntry::Unknown {
+                name: name.to_string(),
+                entries: entries
                     .iter()
                     .filter(|e| e.function.is_some())
-                    .map(|e| export_name(&e.name))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
+                    .map(|e| export_name(&e.name).to_string())
+                    .collect(),
+            })
         },
     )
 }
@@ -81,23 +78,21 @@ pub(crate) fn named_entry<'e>(entries: &'e [EntryPoint], name: &str) -> Result<&
 /// The shader kind a library entry is translated in: an entry with node properties is a
 /// work-graph node (`stage::node`), whatever its kind tag says.
 pub(crate) fn entry_kind(ep: &EntryPoint) -> Result<ShaderKind> {
-    let kind = ep
-        .properties
-        .shader_kind
-        .ok_or_else(|| Error::Malformed(format!("library entry `{}` has no shader kind", export_name(&ep.name))))?;
+    let name = export_name(&ep.name);
+    let kind = ep.properties.shader_kind.ok_or_else(|| {
+        malformed(Subject::Entry(name.to_string()), format!("library entry `{name}` has no shader kind"))
+    })?;
     // A compute shader with node properties (tags 13-22) is a work-graph node too
     // (`stage::node`).
     if ep.properties.node.is_some() {
         return Ok(ShaderKind::Node);
     }
     if let Some(e) = &ep.properties.node_error {
-        return Err(Error::Malformed(e.clone()));
+        return Err(malformed(Subject::Entry(name.to_string()), e.clone()));
     }
     if kind == ShaderKind::Node {
-        return Err(Error::Malformed(format!(
-            "node entry `{}` has no node properties (tags 13-22)",
-            export_name(&ep.name)
-        )));
+        let message = format!("node entry `{name}` has no node properties (tags 13-22)");
+        return Err(malformed(Subject::Entry(name.to_string()), message));
     }
     if !is_ray_stage(kind) && kind != ShaderKind::Compute {
         return Err(Error::UnsupportedStage { stage: format!("lib ({kind:?} entry)") });

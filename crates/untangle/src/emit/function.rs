@@ -26,7 +26,7 @@
 
 use crate::dxil::ShaderModel;
 use crate::emit::control::{emit_dispatch, emit_merge, emit_two_way, Labels};
-use crate::emit::error::{unsupported, Error, Result};
+use crate::emit::error::{malformed, unsupported, Error, Result, Subject};
 use crate::emit::work_graph;
 use crate::emit::{FnEmit, Interface, ModuleBuilder, Resources};
 use crate::ir::hash::{HashMap, HashSet};
@@ -775,7 +775,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             for &p in &f.blocks[t].insts {
                 let InstKind::Phi { .. } = &f.insts[p].kind else { continue };
                 let v = self.phi_input(p, o).ok_or_else(|| {
-                    Error::Malformed(format!("a PHI has no incoming value for a predecessor in `{}`", f.name))
+                    malformed(Subject::Module, format!("a PHI has no incoming value for a predecessor in `{}`", f.name))
                 })?;
                 let Some(&var) = self.phi_vars.get(&p) else { continue };
                 let w = self.value(v)?;
@@ -1177,7 +1177,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
                 let block = self.def_block[i].ok_or_else(|| Error::Internal("call outside the layout".into()))?;
                 let call = crate::dxil::ops::decode_call_with(m, f, i, || f.block_label(block))
-                    .map_err(|e| Error::Malformed(e.to_string()))?;
+                    .map_err(|e| malformed(Subject::Module, e.to_string()))?;
                 let Some(call) = call else {
                     let _ = args;
                     return Err(self.err(format!("call to `{name}`")));

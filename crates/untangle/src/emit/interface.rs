@@ -47,7 +47,7 @@
 //! typed errors.
 
 use crate::dxil::{ComponentType, InterpolationMode, SemanticKind, SignatureElement};
-use crate::emit::error::{Error, Result};
+use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::locations::default_location;
 use crate::emit::locations::{IoQuery, SigKind};
 use crate::emit::stream_output::Lowering;
@@ -155,7 +155,7 @@ impl Interface {
     }
 }
 
-fn num_of(c: ComponentType) -> Result<Num> {
+fn num_of(kind: SigKind, c: ComponentType) -> Result<Num> {
     Ok(match c {
         ComponentType::I1 => Num::Bool,
         ComponentType::I16 | ComponentType::I32 => Num::SInt,
@@ -168,7 +168,7 @@ fn num_of(c: ComponentType) -> Result<Num> {
         | ComponentType::UNormF16 => Num::Float,
         other => {
             return Err(Error::UnsupportedForm {
-                name: "signature".into(),
+                subject: Subject::Signature(kind),
                 message: format!("element component type {other:?}"),
             })
         }
@@ -210,23 +210,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let el = all
             .iter()
             .find(|e| e.id == id)
-            .ok_or_else(|| Error::Malformed(format!("no {kind:?} signature element {id}")))?;
+            .ok_or_else(|| malformed(Subject::Element { kind, id }, format!("no {kind:?} signature element {id}")))?;
         let stage = self.stage();
         let point = SigPoint::of(stage, kind).ok_or_else(|| Error::UnsupportedForm {
-            name: "signature".into(),
+            subject: Subject::Signature(kind),
             message: format!("{kind:?} signature element {} in a {stage:?} shader", el.semantic),
         })?;
         let output = point.is_output();
         let class = if output { StorageClass::Output } else { StorageClass::Input };
         let unsupported = |what: &str| Error::UnsupportedForm {
-            name: match kind {
-                SigKind::Input => "loadInput".into(),
-                SigKind::Output => "storeOutput".into(),
-                SigKind::PatchConstant => "patch constant".into(),
-            },
+            subject: Subject::Element { kind, id },
             message: format!("{what} ({} at {point:?} of a {stage:?} shader)", el.semantic),
         };
-        let element_num = num_of(el.component_type)?;
+        let element_num = num_of(kind, el.component_type)?;
         let mut num = element_num;
         let mut cols = el.cols.max(1);
         let rows = el.rows.max(1);
@@ -578,23 +574,25 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ty,
             &format!("{prefix}.{}{}", el.semantic, el.semantic_indices.first().copied().unwrap_or(0)),
         );
-        let unplaced =
-            || Error::UnsupportedForm { name: "signature".into(), message: format!("{} has no register", el.semantic) };
+        let unplaced = || Error::UnsupportedForm {
+            subject: Subject::Signature(kind),
+            message: format!("{} has no register", el.semantic),
+        };
         let default = default_location(stage, kind, el, self.sigs).ok_or_else(unplaced)?;
         let query = IoQuery { stage, output, patch: point.patch(), element: el, default };
         let remapped = iface.remap.as_ref().and_then(|r| (r.0)(&query));
         let place = remapped.unwrap_or(default);
+        // The element as messages name it: `output TEXCOORD0`.
+        let named = || {
+            let direction = if output { "output" } else { "input" };
+            format!("{direction} {}{}", el.semantic, el.semantic_indices.first().copied().unwrap_or(0))
+        };
         // A location holds four 32-bit components.
         let cols = el.cols.max(1);
         if place.component.saturating_add(cols) > 4 {
             let by = if remapped.is_some() { "the I/O remapping callback" } else { "the signature" };
-            return Err(Error::Malformed(format!(
-                "{} {}{}: {by} places {cols} columns at component {}",
-                if output { "output" } else { "input" },
-                el.semantic,
-                el.semantic_indices.first().copied().unwrap_or(0),
-                place.component
-            )));
+            let message = format!("{}: {by} places {cols} columns at component {}", named(), place.component);
+            return Err(malformed(Subject::Element { kind, id: el.id }, message));
         }
         // Two variables may not share a location component (DXC packs signatures so they
         // never do; a damaged or remapped one could).
@@ -603,19 +601,17 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let mask = ((1u8 << cols) - 1) << place.component;
             let taken = iface.locations.entry(slot).or_insert(0);
             if *taken & mask != 0 {
-                return Err(Error::Malformed(format!(
-                    "{} {}{} overlaps another element at location {}",
-                    if output { "output" } else { "input" },
-                    el.semantic,
-                    el.semantic_indices.first().copied().unwrap_or(0),
-                    slot.1
-                )));
+                let message = format!("{} overlaps another element at location {}", named(), slot.1);
+                return Err(malformed(Subject::Element { kind, id: el.id }, message));
             }
             *taken |= mask;
         }
         if output {
             let last = place.location.checked_add(el.rows.max(1) - 1).ok_or_else(|| {
-                Error::Malformed(format!("output {}: location {} + rows overflows", el.semantic, place.location))
+                malformed(
+                    Subject::Element { kind, id: el.id },
+                    format!("output {}: location {} + rows overflows", el.semantic, place.location),
+                )
             })?;
             iface.max_output_location = iface.max_output_location.max(Some(last));
         }
@@ -694,10 +690,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     pub(crate) fn check_scalar(&self, t: TypeId, what: &str) -> Result<()> {
         match self.cx.m.types.get(t) {
             crate::ir::Type::Int(1 | 16 | 32 | 64) | crate::ir::Type::Float(_) => Ok(()),
-            _ => Err(Error::Malformed(format!(
-                "a signature access's {what} is a {}, not a scalar",
-                self.cx.m.types.display(t)
-            ))),
+            _ => Err(malformed(
+                Subject::Module,
+                format!("a signature access's {what} is a {}, not a scalar", self.cx.m.types.display(t)),
+            )),
         }
     }
 
@@ -705,7 +701,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn index_operand(&mut self, v: Value, what: &str) -> Result<Word> {
         match self.value_ty(v).map(|t| self.cx.m.types.get(t)) {
             Some(crate::ir::Type::Int(32)) => self.value(v),
-            _ => Err(Error::Malformed(format!("a signature access's {what} index is not an i32"))),
+            _ => Err(malformed(Subject::Module, format!("a signature access's {what} index is not an i32"))),
         }
     }
 
@@ -714,7 +710,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn row_col(&mut self, sv: SigVar, row: Value, col: u64) -> Result<(Word, u32)> {
         let r = self.index_operand(row, "row")?;
         let out_of_shape = |what: &str, at: u64, of: u32| {
-            Error::Malformed(format!("a signature access at {what} {at} of an element with {of}"))
+            malformed(Subject::Module, format!("a signature access at {what} {at} of an element with {of}"))
         };
         if let Some(k) = self.const_int(row).filter(|&k| k >= sv.element_rows as u64) {
             return Err(out_of_shape("row", k, sv.element_rows));
@@ -784,7 +780,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let vertex = self.vertex_index(sv, kind, vertex)?;
         let row = if sv.builtin == Some(BuiltIn::SampleMask) { self.cx.const_u32(0) } else { row };
         let p = self.sig_scalar_ptr(sv, sv.class, vertex, row, Some(col), row)?;
-        let from = self.value_ty(value).ok_or_else(|| Error::Malformed("a stored value has no type".into()))?;
+        let from = self.value_ty(value).ok_or_else(|| malformed(Subject::Module, "a stored value has no type"))?;
         self.check_scalar(from, "stored value")?;
         let value = self.value(value)?;
         let num = match sv.builtin {
@@ -838,10 +834,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let var = self.iface.builtin(self.cx, BuiltIn::InvocationId, StorageClass::Input, i);
                 Ok(Some(self.ids_op(Op::Load, i, &[var])?))
             }
-            None => Err(Error::Malformed(format!(
-                "a per-vertex {kind:?} element of a {:?} shader accessed without a vertex index",
-                self.stage()
-            ))),
+            None => Err(malformed(
+                Subject::Signature(kind),
+                format!("a per-vertex {kind:?} element of a {:?} shader accessed without a vertex index", self.stage()),
+            )),
         }
     }
 

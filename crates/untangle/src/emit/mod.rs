@@ -75,7 +75,7 @@ mod validate;
 mod work_graph;
 pub mod writer;
 
-pub use error::{Error, Result};
+pub use error::{BindingMapError, Error, LibraryEntry, NotAShader, Result, Subject};
 pub use module::ModuleBuilder;
 pub use support::{stage_support, support, Family, Refusal, StageFamily, Support};
 

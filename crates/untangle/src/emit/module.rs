@@ -8,7 +8,7 @@
 //! Private or Workgroup storage). 8-, 16- and 64-bit widths declare `Int8`, `Int16`,
 //! `Int64`, `Float16`, `Float64`.
 
-use super::error::{Error, Result};
+use super::error::{malformed, Error, Result, Subject};
 use super::writer::Builder;
 use crate::ir::hash::HashMap;
 use crate::ir::{ConstId, ConstKind, FloatKind, GlobalId, Module, Type, TypeId};
@@ -348,7 +348,7 @@ impl<'m> ModuleBuilder<'m> {
                     }
                 }
                 Type::Int(bits) => self.const_bits(ty, *bits, *v),
-                _ => return Err(Error::Malformed("integer constant of a non-integer type".into())),
+                _ => return Err(malformed(Subject::Module, "integer constant of a non-integer type")),
             },
             ConstKind::Float(v) => {
                 let bits = match self.m.types.get(k.ty) {

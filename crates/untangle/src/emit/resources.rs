@@ -31,10 +31,11 @@
 //! register ([`Binder::Default`]); with a root signature it was resolved up front
 //! ([`Binder::Root`]).
 
+use crate::dxil::DxOp;
 use crate::dxil::{ComponentType, Resource, ResourceClass, ResourceKind};
 use crate::emit::binding_model;
 use crate::emit::binding_model::VkBinding;
-use crate::emit::error::{Error, Result};
+use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::work_graph;
 use crate::emit::ArgAt;
 use crate::emit::ArrayLen;
@@ -145,7 +146,9 @@ impl Resources {
     }
 
     pub fn resource(&self, class: ResourceClass, id: u32) -> Result<&Resource> {
-        self.table.by_id(class, id).ok_or_else(|| Error::Malformed(format!("no {} with range id {id}", class.name())))
+        self.table
+            .by_id(class, id)
+            .ok_or_else(|| malformed(Subject::Resource(class), format!("no {} with range id {id}", class.name())))
     }
 
     /// The resource of `class` whose range holds `register` in `space`.
@@ -160,11 +163,14 @@ impl Resources {
             })
             .map(|r| r.id)
             .ok_or_else(|| {
-                Error::Malformed(format!(
-                    "createHandleFromBinding: no {} range holds {}{register}, space{space}",
-                    class.name(),
-                    class.register_letter()
-                ))
+                malformed(
+                    Subject::Op(DxOp::CreateHandleFromBinding),
+                    format!(
+                        "createHandleFromBinding: no {} range holds {}{register}, space{space}",
+                        class.name(),
+                        class.register_letter()
+                    ),
+                )
             })
     }
 
@@ -425,7 +431,7 @@ impl Resources {
     /// The heap array a descriptor-heap handle indexes.
     pub fn heap_var(&mut self, cx: &mut ModuleBuilder<'_>, hh: HeapHandle) -> Result<ResVar> {
         let [basic, extra] = hh.props.ok_or_else(|| Error::UnsupportedForm {
-            name: "CreateHandleFromHeap".into(),
+            subject: Subject::Op(DxOp::CreateHandleFromHeap),
             message: "a heap handle without annotateHandle".into(),
         })?;
         let kind = ResourceKind::from_raw(basic & 0xff);
@@ -532,7 +538,7 @@ impl Resources {
             | Place::RecordHeapTable { table_offset, offset_in_table, base_register } => {
                 if r.kind == ResourceKind::RTAccelerationStructure {
                     return Err(Error::UnsupportedForm {
-                        name: "resource".into(),
+                        subject: Subject::Resource(r.class),
                         message: format!(
                             "acceleration structure {} in a descriptor table: Vulkan has no heap of them; bind it as a root SRV",
                             r.register()
@@ -625,7 +631,7 @@ fn counter_block(cx: &mut ModuleBuilder<'_>) -> Word {
     st
 }
 
-fn texel_kind(t: Option<ComponentType>) -> Result<TexelKind> {
+fn texel_kind(class: ResourceClass, t: Option<ComponentType>) -> Result<TexelKind> {
     Ok(match t {
         Some(ComponentType::I32 | ComponentType::I16) => TexelKind::SInt,
         Some(ComponentType::U32 | ComponentType::U16) => TexelKind::UInt,
@@ -640,7 +646,7 @@ fn texel_kind(t: Option<ComponentType>) -> Result<TexelKind> {
         | None => TexelKind::Float,
         Some(other) => {
             return Err(Error::UnsupportedForm {
-                name: "resource".into(),
+                subject: Subject::Resource(class),
                 message: format!("typed resource element type {other:?}"),
             })
         }
@@ -652,7 +658,7 @@ fn texel_kind(t: Option<ComponentType>) -> Result<TexelKind> {
 fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(ResShape, Word, StorageClass)> {
     let uav = r.class == ResourceClass::Uav;
     let unsupported = |what: &str| Error::UnsupportedForm {
-        name: "resource".into(),
+        subject: Subject::Resource(r.class),
         message: format!("{} {} ({what})", r.class.name(), r.register()),
     };
     Ok(match r.class {
@@ -706,7 +712,7 @@ fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(
                     ResourceKind::TypedBuffer => (Dim::DimBuffer, false, false),
                     _ => return Err(unsupported(&format!("{kind:?}"))),
                 };
-                let texel = texel_kind(r.element_type)?;
+                let texel = texel_kind(r.class, r.element_type)?;
                 let tt = texel.scalar(cx);
                 match (dim, uav) {
                     (Dim::Dim1D, false) => cx.capability(Capability::Sampled1D),
@@ -947,7 +953,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     let r = me.res.resource(h.class, h.id)?.lower_bound;
                     Ok(me.cx.const_u32(r))
                 }
-                None => Err(Error::Malformed("handle into a range without an index".into())),
+                None => Err(malformed(Subject::Resource(h.class), "handle into a range without an index")),
             }
         };
         // `fresh`: the index is an id made here, which may take a decoration (the

@@ -8,7 +8,7 @@
 //! (`interface`), the geometry stage and the function driver.
 
 use super::{FnEmit, Num, SigVar};
-use crate::emit::error::{Error, Result};
+use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::locations::SigKind;
 use crate::emit::stream_output::{Capture, Lowering, XfbVar};
 use crate::emit::ModuleBuilder;
@@ -189,7 +189,7 @@ impl FnEmit<'_, '_> {
         };
         for v in vars.iter().filter(|v| v.extra) {
             let location = next.ok_or_else(|| {
-                Error::Malformed("stream output: no location is left past the outputs for a copy".into())
+                malformed(Subject::StreamOutput, "stream output: no location is left past the outputs for a copy")
             })?;
             self.cx.decorate(v.var, Decoration::Location, &[location]);
             next = location.checked_add(1);

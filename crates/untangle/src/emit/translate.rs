@@ -13,7 +13,7 @@ pub use super::{LayoutReport, Options, RootSignatureBinding, Translation, LAYOUT
 
 use super::binding_model::{mapping, DefaultPlacement, MappingRow};
 use super::entry::{entry_kind, execution_model, export_name, only_entry, used_resources};
-use super::error::{Error, Result};
+use super::error::{malformed, Error, NotAShader, Result, Subject};
 use super::stream_output::XfbState;
 use super::support::{is_ray_stage, stage_support};
 use super::work_graph::{local_size, push_offset_after, NodeState, Push, PushPlace};
@@ -29,7 +29,7 @@ use rspirv::spirv::{self, ExecutionMode, Word};
 /// Translate a module whose DXIL meaning `info` was decoded already: its entry point, or a
 /// library's one entry (`stage::ray_tracing` translates libraries by entry).
 pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options) -> Result<Translation> {
-    let sm = info.shader_model.clone().ok_or_else(|| Error::NotAShader("no dx.shaderModel".into()))?;
+    let sm = info.shader_model.clone().ok_or_else(|| Error::NotAShader(NotAShader::NoShaderModel))?;
     if sm.kind == ShaderKind::Library {
         let ep = only_entry(&info.entry_points)?;
         return translate_entry(m, info, ep, options);
@@ -38,7 +38,7 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
         .entry_points
         .iter()
         .find(|e| e.function.is_some())
-        .ok_or_else(|| Error::NotAShader("no entry point with a function".into()))?;
+        .ok_or_else(|| Error::NotAShader(NotAShader::NoEntryFunction))?;
     translate_entry(m, info, ep, options)
 }
 
@@ -58,7 +58,7 @@ pub(crate) fn translate_entry_local(
     options: &Options,
     local: Option<&RootSignature>,
 ) -> Result<Translation> {
-    let mut sm = info.shader_model.clone().ok_or_else(|| Error::NotAShader("no dx.shaderModel".into()))?;
+    let mut sm = info.shader_model.clone().ok_or_else(|| Error::NotAShader(NotAShader::NoShaderModel))?;
     // Calls to functions with a body (a library's shared functions) are inlined: the
     // module holds what the entry reaches.
     let inlined = match ep.function.map(|f| &m.functions[f]) {
@@ -82,13 +82,13 @@ pub(crate) fn translate_entry_local(
         .then(|| execution_model(sm.kind))
         .flatten()
         .ok_or_else(|| Error::UnsupportedStage { stage: sm.profile.clone() })?;
-    let fid = ep.function.ok_or_else(|| Error::NotAShader("entry point without a function".into()))?;
+    let fid = ep.function.ok_or_else(|| Error::NotAShader(NotAShader::EntryWithoutFunction))?;
     let func = inlined.as_ref().unwrap_or(&m.functions[fid]);
     if func.is_declaration() {
-        return Err(Error::NotAShader(format!("entry point `{}` has no body", func.name)));
+        return Err(Error::NotAShader(NotAShader::EntryWithoutBody { entry: func.name.clone() }));
     }
     if ep.name.contains('\0') {
-        return Err(Error::Malformed("entry point name contains NUL".into()));
+        return Err(malformed(Subject::Entry(ep.name.clone()), "entry point name contains NUL"));
     }
     validate::entry_point(ep, sm.kind)?;
     // The structurizer's input check computes the dominator tree the dominance check needs:
@@ -192,8 +192,11 @@ pub(crate) fn translate_entry_local(
     iface.xfb = xfb.map(XfbState::new);
     let (fn_id, derivatives, captures) = match sm.kind {
         ShaderKind::Hull => {
-            let hs =
-                ep.properties.hull.as_ref().ok_or_else(|| Error::Malformed("hull shader without HS state".into()))?;
+            let hs = ep
+                .properties
+                .hull
+                .as_ref()
+                .ok_or_else(|| malformed(Subject::Stage(ShaderKind::Hull), "hull shader without HS state"))?;
             let pc = hs.patch_constant_function.map(|f| &m.functions[f]);
             if let Some(pc) = pc.filter(|f| !f.is_declaration()) {
                 typecheck::function(m, pc)?;
@@ -248,9 +251,10 @@ pub(crate) fn translate_entry_local(
             if derivatives {
                 if (x * y * z) % 4 != 0 {
                     // D3D requires it of compute shaders with derivatives (quads or groups of 4).
-                    return Err(Error::Malformed(format!(
-                        "derivatives in a compute shader of {x}x{y}x{z} threads (a multiple of 4 is required)"
-                    )));
+                    return Err(malformed(
+                        Subject::Stage(sm.kind),
+                        format!("derivatives in a compute shader of {x}x{y}x{z} threads (a multiple of 4 is required)"),
+                    ));
                 }
                 // D3D: quads of 2x2 threads when the group is two-dimensional with even
                 // sides, else groups of 4 consecutive threads.
@@ -310,7 +314,7 @@ pub(crate) fn translate_entry_local(
 /// The interface facts of `ep`'s stage (per-vertex array lengths, streams, tessellation
 /// factor rules).
 fn stage_io(sm: &ShaderModel, ep: &EntryPoint) -> Result<StageIo> {
-    let missing = |what: &str| Error::Malformed(format!("{} shader without {what}", sm.profile));
+    let missing = |what: &str| malformed(Subject::Stage(sm.kind), format!("{} shader without {what}", sm.profile));
     let p = &ep.properties;
     Ok(match sm.kind {
         ShaderKind::Hull => StageIo::hull(p.hull.as_ref().ok_or_else(|| missing("HS state"))?)?,
@@ -333,7 +337,7 @@ fn execution_modes(
     ep: &EntryPoint,
     options: &Options,
 ) -> Result<()> {
-    let missing = |what: &str| Error::Malformed(format!("{} shader without {what}", sm.profile));
+    let missing = |what: &str| malformed(Subject::Stage(sm.kind), format!("{} shader without {what}", sm.profile));
     let p = &ep.properties;
     match sm.kind {
         ShaderKind::Hull => {

@@ -9,7 +9,8 @@
 //! four components; the class/kind pairs are those `DxilResource` and `DxilSampler` can
 //! describe.
 
-use super::error::{Error, Result};
+use super::error::{malformed, Result, Subject};
+use super::locations::SigKind;
 use crate::dxil::{EntryPoint, ResourceClass, ResourceKind, SemanticKind, SignatureElement};
 
 /// Signature registers (`D3D12_*_REGISTER_COUNT`).
@@ -22,22 +23,32 @@ pub fn entry_point(ep: &EntryPoint, stage: crate::front::container::ShaderKind) 
         let [x, y, z] = ep.properties.num_threads.unwrap_or([1, 1, 1]);
         let dims_ok = (1..=1024).contains(&x) && (1..=1024).contains(&y) && (1..=64).contains(&z);
         if !dims_ok || x * y * z > 1024 {
-            return Err(Error::Malformed(format!("numthreads({x}, {y}, {z}) is outside D3D12's limits")));
+            return Err(malformed(
+                Subject::Stage(stage),
+                format!("numthreads({x}, {y}, {z}) is outside D3D12's limits"),
+            ));
         }
     }
     let sigs = &ep.signatures;
-    for (which, list) in [("input", &sigs.inputs), ("output", &sigs.outputs), ("patch constant", &sigs.patch_constants)]
-    {
+    let signatures = [
+        ("input", SigKind::Input, &sigs.inputs),
+        ("output", SigKind::Output, &sigs.outputs),
+        ("patch constant", SigKind::PatchConstant, &sigs.patch_constants),
+    ];
+    for (which, kind, list) in signatures {
         for el in list {
             // DXC 1.7 gives a mesh shader's `SV_Position` vertex output one semantic index per
             // declared vertex (`{0, 1, 2}` for one row); only the first means anything.
             let quirk = stage == crate::front::container::ShaderKind::Mesh && which == "output";
-            element(which, el, quirk)?;
+            element(which, kind, el, quirk)?;
             if !system_value_allowed(stage, which, el.system_value) {
-                return Err(Error::Malformed(format!(
+                return Err(malformed(
+                    Subject::Element { kind, id: el.id },
+                    format!(
                     "{which} signature element {} ({}): system value {:?} does not exist there in a {stage:?} shader",
                     el.id, el.semantic, el.system_value
-                )));
+                ),
+                ));
             }
         }
     }
@@ -128,14 +139,17 @@ fn system_value_shape(sv: SemanticKind) -> Option<(u32, u32)> {
     }
 }
 
-fn element(which: &str, el: &SignatureElement, extra_indices_ok: bool) -> Result<()> {
+fn element(which: &str, kind: SigKind, el: &SignatureElement, extra_indices_ok: bool) -> Result<()> {
     let bad = |what: String| {
-        Error::Malformed(format!(
-            "{which} signature element {} ({}{}): {what}",
-            el.id,
-            el.semantic,
-            el.semantic_indices.first().copied().unwrap_or(0)
-        ))
+        malformed(
+            Subject::Element { kind, id: el.id },
+            format!(
+                "{which} signature element {} ({}{}): {what}",
+                el.id,
+                el.semantic,
+                el.semantic_indices.first().copied().unwrap_or(0)
+            ),
+        )
     };
     if !(1..=4).contains(&el.cols) {
         return Err(bad(format!("{} columns (1 to 4)", el.cols)));
@@ -210,24 +224,23 @@ fn resource(r: &crate::dxil::Resource) -> Result<()> {
         ResourceClass::Sampler => r.kind == K::Sampler,
     };
     if !ok {
-        return Err(Error::Malformed(format!(
-            "{} {} ({}) is declared with resource kind {:?}",
-            r.class.name(),
-            r.register(),
-            r.name,
-            r.kind
-        )));
+        return Err(malformed(
+            Subject::Resource(r.class),
+            format!("{} {} ({}) is declared with resource kind {:?}", r.class.name(), r.register(), r.name, r.kind),
+        ));
     }
     if r.range_size == Some(0) {
-        return Err(Error::Malformed(format!("{} {} has an empty range", r.class.name(), r.register())));
+        return Err(malformed(
+            Subject::Resource(r.class),
+            format!("{} {} has an empty range", r.class.name(), r.register()),
+        ));
     }
     if let Some(n) = r.range_size {
         if u64::from(r.lower_bound) + u64::from(n) > u64::from(u32::MAX) + 1 {
-            return Err(Error::Malformed(format!(
-                "{} {}: {n} registers run past register 2^32",
-                r.class.name(),
-                r.register()
-            )));
+            return Err(malformed(
+                Subject::Resource(r.class),
+                format!("{} {}: {n} registers run past register 2^32", r.class.name(), r.register()),
+            ));
         }
     }
     Ok(())

@@ -16,10 +16,11 @@
 //! A low-level module of `emit` (see its documentation): it imports only
 //! [`super::error`], [`super::module`], [`super::entry`] and the layers below `emit`.
 
-use super::error::{Error, Result};
+use super::error::{malformed, Result, Subject};
 use super::module::ModuleBuilder;
 use crate::dxil::node::{NodeLaunch, NodeProperties};
 use crate::dxil::EntryPoint;
+use crate::front::container::ShaderKind;
 use crate::ir::hash::HashMap;
 use crate::ir::{InstId, Type, TypeId, Types, Value};
 use rspirv::spirv::{self, Op, StorageClass, Word};
@@ -252,12 +253,9 @@ pub fn is_record_pointer(types: &Types, t: TypeId) -> bool {
 pub(crate) fn record_grid(cx: &mut ModuleBuilder<'_>, props: &NodeProperties, rec: Word) -> Result<Word> {
     let u = cx.u32_t();
     let v3 = cx.vec(u, 3);
-    let field = props
-        .inputs
-        .first()
-        .and_then(|i| i.record)
-        .and_then(|r| r.dispatch_grid)
-        .ok_or_else(|| Error::Malformed("a dynamic dispatch grid without an SV_DispatchGrid field".into()))?;
+    let field = props.inputs.first().and_then(|i| i.record).and_then(|r| r.dispatch_grid).ok_or_else(|| {
+        malformed(Subject::Stage(ShaderKind::Node), "a dynamic dispatch grid without an SV_DispatchGrid field")
+    })?;
     let one = cx.const_u32(1);
     let mut comps = [one; 3];
     let bytes = if field.component_type == "u16" { 2 } else { 4 };

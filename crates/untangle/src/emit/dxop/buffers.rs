@@ -11,7 +11,7 @@
 //! Residency status is always "fully mapped" (no sparse resources yet).
 
 use crate::dxil::DxOp;
-use crate::emit::error::{Error, Result};
+use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::{ArgAt, Call, FnEmit, Handle, Indexing, Num, ResShape, ResVar, TexelKind};
 use crate::ir::{TypeId, Value};
 use crate::rootsig::layout::ArgStore;
@@ -31,7 +31,7 @@ fn atomic_opcode(n: u64) -> Result<Op> {
         6 => Op::AtomicUMin,
         7 => Op::AtomicUMax,
         8 => Op::AtomicExchange,
-        n => return Err(Error::Malformed(format!("atomic operation {n}"))),
+        n => return Err(malformed(Subject::Op(DxOp::AtomicBinOp), format!("atomic operation {n}"))),
     })
 }
 

@@ -10,7 +10,7 @@
 //! would be plain stores to a buffer and compute nothing.
 
 use crate::dxil::{DxOp, ResourceClass};
-use crate::emit::error::{Error, Result};
+use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::{Call, FnEmit, Handle, HeapHandle};
 use crate::ir::{ConstKind, Value};
 
@@ -21,7 +21,7 @@ const FAMILY: &str = "handles";
 pub const AGS_MAGIC_SPACE: u32 = 0x7FFF_0ADE;
 
 fn class_of(n: u64) -> Result<ResourceClass> {
-    ResourceClass::from_index(n).ok_or_else(|| Error::Malformed(format!("resource class {n}")))
+    ResourceClass::from_index(n).ok_or_else(|| malformed(Subject::Module, format!("resource class {n}")))
 }
 
 impl<'a, 'm> FnEmit<'a, 'm> {
@@ -60,7 +60,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     _ => Vec::new(),
                 };
                 if fields.len() < 4 {
-                    return Err(Error::Malformed("createHandleFromBinding needs a constant binding".into()));
+                    return Err(malformed(
+                        Subject::Op(DxOp::CreateHandleFromBinding),
+                        "createHandleFromBinding needs a constant binding",
+                    ));
                 }
                 let class = class_of(fields[3])?;
                 let id = self.res.find_binding(class, fields[2] as u32, fields[0] as u32)?;
@@ -84,7 +87,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         _ => Vec::new(),
                     };
                     if fields.len() < 2 {
-                        return Err(Error::Malformed("annotateHandle needs constant properties".into()));
+                        return Err(malformed(
+                            Subject::Op(DxOp::AnnotateHandle),
+                            "annotateHandle needs constant properties",
+                        ));
                     }
                     hh.props = Some([fields[0], fields[1]]);
                 }

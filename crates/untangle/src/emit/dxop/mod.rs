@@ -31,7 +31,7 @@ mod system;
 mod textures;
 mod wave;
 
-use super::error::{Error, Result};
+use super::error::{malformed, Error, Result, Subject};
 use super::support::{support, Family, Refusal, Support};
 use super::{Call, FnEmit, Num};
 use crate::dxil::{DxOp, DxOpCall};
@@ -73,14 +73,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// The typed error for a call that [`support`] refuses.
     fn refused(&self, c: &Call<'_>, r: Refusal) -> Error {
         let (function, block, _) = self.site(c.inst);
-        Error::UnsupportedOp {
-            name: c.op.name(),
-            opcode: c.op.number(),
-            stage: self.sm.profile.clone(),
-            reason: r,
-            function,
-            block,
-        }
+        Error::UnsupportedOp { op: c.op, stage: self.sm.profile.clone(), reason: r, function, block }
     }
 
     /// A family function was handed an operation of another family (a bug in
@@ -90,16 +83,20 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     pub fn form(&self, op: DxOp, message: impl Into<String>) -> Error {
-        Error::UnsupportedForm { name: op.name().into(), message: message.into() }
+        Error::UnsupportedForm { subject: Subject::Op(op), message: message.into() }
     }
 
     pub fn arg(&self, c: &Call<'_>, k: usize) -> Result<Value> {
-        c.args.get(k).copied().ok_or_else(|| Error::Malformed(format!("{} has too few arguments", c.op.name())))
+        c.args
+            .get(k)
+            .copied()
+            .ok_or_else(|| malformed(Subject::Op(c.op), format!("{} has too few arguments", c.op.name())))
     }
 
     pub fn arg_const(&self, c: &Call<'_>, k: usize) -> Result<u64> {
         let v = self.arg(c, k)?;
-        self.const_int(v).ok_or_else(|| Error::Malformed(format!("{} argument {k} must be a constant", c.op.name())))
+        self.const_int(v)
+            .ok_or_else(|| malformed(Subject::Op(c.op), format!("{} argument {k} must be a constant", c.op.name())))
     }
 
     pub fn arg_val(&mut self, c: &Call<'_>, k: usize) -> Result<Word> {
@@ -110,7 +107,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// The IR type of argument `k`.
     pub fn arg_ty(&self, c: &Call<'_>, k: usize) -> Result<TypeId> {
         let v = self.arg(c, k)?;
-        self.value_ty(v).ok_or_else(|| Error::Malformed(format!("{} argument {k} has no type", c.op.name())))
+        self.value_ty(v)
+            .ok_or_else(|| malformed(Subject::Op(c.op), format!("{} argument {k} has no type", c.op.name())))
     }
 
     /// Fields of a struct result type (empty for other types), borrowed from the module.
@@ -124,10 +122,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     pub fn make_ret(&mut self, ty: TypeId, comps: &[Word], status: Option<Word>) -> Result<Word> {
         let fields = self.fields(ty);
         if fields.is_empty() {
-            return Err(Error::Malformed(format!(
-                "an operation that returns a struct is declared to return {}",
-                self.cx.m.types.display(ty)
-            )));
+            return Err(malformed(
+                Subject::Module,
+                format!("an operation that returns a struct is declared to return {}", self.cx.m.types.display(ty)),
+            ));
         }
         let mut ids: SmallVec<[Word; 8]> = SmallVec::with_capacity(fields.len());
         for (k, &f) in fields.iter().enumerate() {

@@ -22,7 +22,7 @@
 //! `unreachable`) lands in the selection's merge block.
 
 use crate::dxil::DxOp;
-use crate::emit::error::{Error, Result};
+use crate::emit::error::{malformed, Result, Subject};
 use crate::emit::{Call, FnEmit, Indexing, Num, ResShape};
 use rspirv::spirv::{BuiltIn, Op, StorageClass, Word};
 
@@ -224,7 +224,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if matches!(self.cx.m.types.get(c.ty), crate::ir::Type::Int(1)) {
             Ok(hit)
         } else {
-            Err(Error::Malformed("reportHit must return i1".into()))
+            Err(malformed(Subject::Op(DxOp::ReportHit), "reportHit must return i1"))
         }
     }
 }

@@ -9,7 +9,7 @@
 //! `QuadVote` (SM 6.7): 0 any, 1 all of the quad, from three quad swaps.
 
 use crate::dxil::DxOp;
-use crate::emit::error::{Error, Result};
+use crate::emit::error::{malformed, Result, Subject};
 use crate::emit::{Call, FnEmit, Num};
 use rspirv::spirv::{BuiltIn, Capability, GroupOperation, Op, Scope, StorageClass, Word};
 
@@ -211,7 +211,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         (3, false) => Op::GroupNonUniformBitwiseXor,
                         (4, true) => Op::GroupNonUniformFMul,
                         (4, false) => Op::GroupNonUniformIMul,
-                        (k, _) => return Err(Error::Malformed(format!("multi-prefix operation {k}"))),
+                        (k, _) => {
+                            return Err(malformed(
+                                Subject::Op(DxOp::WaveMultiPrefixOp),
+                                format!("multi-prefix operation {k}"),
+                            ))
+                        }
                     };
                     self.partition_loop(&keys, t, |me| me.ids_op(opcode, t, &[sg, scan, x]))?
                 }

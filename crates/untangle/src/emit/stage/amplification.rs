@@ -21,7 +21,8 @@
 //! must declare the same payload structure, as D3D requires.
 
 use crate::dxil::AsState;
-use crate::emit::error::{Error, Result};
+use crate::dxil::DxOp;
+use crate::emit::error::{malformed, Result, Subject};
 use crate::emit::{Call, FnEmit, MeshVars, ModuleBuilder, StageIo};
 use rspirv::spirv::{ExecutionMode, Op, StorageClass, Word};
 
@@ -54,7 +55,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             .m
             .types
             .pointee(pty)
-            .ok_or_else(|| Error::Malformed("dispatchMesh's payload is not a pointer".into()))?;
+            .ok_or_else(|| malformed(Subject::Op(DxOp::DispatchMesh), "dispatchMesh's payload is not a pointer"))?;
         let (src, _) = self.pointer(payload)?;
         let t = self.cx.ty(pointee)?;
         let value = self.ids_op(Op::Load, t, &[src])?;

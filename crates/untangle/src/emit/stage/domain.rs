@@ -13,16 +13,20 @@
 //! there; Vulkan takes them from either tessellation stage.
 
 use crate::dxil::{DsState, DxOp};
-use crate::emit::error::{Error, Result};
+use crate::emit::error::{malformed, Result, Subject};
 use crate::emit::locations::SigKind;
 use crate::emit::{Call, FnEmit, ModuleBuilder, Num, StageIo};
+use crate::front::container::ShaderKind;
 use rspirv::spirv::{BuiltIn, Capability, Op, StorageClass, Word};
 
 impl StageIo {
     /// Checks the DS state and derives the interface facts.
     pub(in crate::emit) fn domain(ds: &DsState) -> Result<StageIo> {
         if !(1..=32).contains(&ds.input_control_points) {
-            return Err(Error::Malformed(format!("domain shader with {} control points", ds.input_control_points)));
+            return Err(malformed(
+                Subject::Stage(ShaderKind::Domain),
+                format!("domain shader with {} control points", ds.input_control_points),
+            ));
         }
         Ok(StageIo { input_vertices: ds.input_control_points, ..Default::default() })
     }

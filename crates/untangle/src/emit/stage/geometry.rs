@@ -18,8 +18,9 @@
 //! before it). `gsInstanceID` → `InvocationId`; `primitiveID` → `PrimitiveId` (`stage`).
 
 use crate::dxil::{DxOp, GsState, InputPrimitive, PrimitiveTopology};
-use crate::emit::error::{Error, Result};
+use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::{Call, FnEmit, ModuleBuilder, Num, StageIo};
+use crate::front::container::ShaderKind;
 use rspirv::spirv::{BuiltIn, Capability, ExecutionMode, Op, Word};
 
 /// Vertices of an input primitive, and its execution mode.
@@ -32,14 +33,19 @@ fn input_primitive(p: InputPrimitive) -> Result<(u32, ExecutionMode)> {
         InputPrimitive::TriangleWithAdjacency => (6, ExecutionMode::InputTrianglesAdjacency),
         InputPrimitive::Other(n @ 8..=39) => {
             return Err(Error::UnsupportedForm {
-                name: "geometry shader input".into(),
+                subject: Subject::InputPrimitive,
                 message: format!(
                     "a patch of {} control points: Vulkan geometry shaders read points, lines and triangles only",
                     n - 7
                 ),
             })
         }
-        other => return Err(Error::Malformed(format!("geometry shader input primitive {other:?}"))),
+        other => {
+            return Err(malformed(
+                Subject::Stage(ShaderKind::Geometry),
+                format!("geometry shader input primitive {other:?}"),
+            ))
+        }
     })
 }
 
@@ -64,7 +70,12 @@ impl ModuleBuilder<'_> {
             PrimitiveTopology::TriangleStrip => ExecutionMode::OutputTriangleStrip,
             // A shader that never emits may leave the topology undefined.
             PrimitiveTopology::Undefined if gs.max_vertex_count == 0 => ExecutionMode::OutputPoints,
-            other => return Err(Error::Malformed(format!("geometry shader output topology {other:?}"))),
+            other => {
+                return Err(malformed(
+                    Subject::Stage(ShaderKind::Geometry),
+                    format!("geometry shader output topology {other:?}"),
+                ))
+            }
         };
         self.b.execution_mode(entry, output, []);
         self.b.execution_mode(entry, ExecutionMode::OutputVertices, [gs.max_vertex_count.max(1)]);

@@ -49,10 +49,11 @@
 use crate::dxil::{
     DxOp, EntryPoint, HsState, ShaderModel, TessellatorDomain, TessellatorOutputPrimitive, TessellatorPartitioning,
 };
-use crate::emit::error::{Error, Result};
+use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::locations::SigKind;
 use crate::emit::TessDomainOrigin;
 use crate::emit::{Call, FnEmit, Interface, ModuleBuilder, Num, Resources, StageIo, TessFactorRule};
+use crate::front::container::ShaderKind;
 use crate::ir::Function;
 use rspirv::spirv::{self, BuiltIn, Capability, ExecutionMode, Scope, StorageClass, Word};
 
@@ -65,13 +66,16 @@ impl StageIo {
     /// Checks the HS state and derives the interface facts.
     pub(in crate::emit) fn hull(hs: &HsState) -> Result<StageIo> {
         if !(1..=32).contains(&hs.input_control_points) {
-            return Err(Error::Malformed(format!("hull shader with {} input control points", hs.input_control_points)));
+            return Err(malformed(
+                Subject::Stage(ShaderKind::Hull),
+                format!("hull shader with {} input control points", hs.input_control_points),
+            ));
         }
         if hs.output_control_points > 32 {
-            return Err(Error::Malformed(format!(
-                "hull shader with {} output control points",
-                hs.output_control_points
-            )));
+            return Err(malformed(
+                Subject::Stage(ShaderKind::Hull),
+                format!("hull shader with {} output control points", hs.output_control_points),
+            ));
         }
         let limit = if hs.partitioning == TessellatorPartitioning::FractionalOdd {
             D3D_MAX_ODD_TESS_FACTOR
@@ -112,7 +116,12 @@ impl<'m> ModuleBuilder<'m> {
             Some(f) if !f.is_declaration() => Some(
                 self.emit_function(res, sm, &ep.signatures, f, iface, &format!("{}.patch_constant", f.name), None)?.0,
             ),
-            Some(f) => return Err(Error::Malformed(format!("patch-constant function `{}` has no body", f.name))),
+            Some(f) => {
+                return Err(malformed(
+                    Subject::Stage(ShaderKind::Hull),
+                    format!("patch-constant function `{}` has no body", f.name),
+                ))
+            }
             None => None,
         };
         let void = self.void();
@@ -164,7 +173,9 @@ impl ModuleBuilder<'_> {
             TessellatorPartitioning::Integer | TessellatorPartitioning::Pow2 => ExecutionMode::SpacingEqual,
             TessellatorPartitioning::FractionalOdd => ExecutionMode::SpacingFractionalOdd,
             TessellatorPartitioning::FractionalEven => ExecutionMode::SpacingFractionalEven,
-            other => return Err(Error::Malformed(format!("tessellator partitioning {other:?}"))),
+            other => {
+                return Err(malformed(Subject::Stage(ShaderKind::Hull), format!("tessellator partitioning {other:?}")))
+            }
         };
         self.b.execution_mode(entry, spacing, []);
         let clockwise = match (hs.output_primitive, hs.domain) {
@@ -176,7 +187,10 @@ impl ModuleBuilder<'_> {
             (TessellatorOutputPrimitive::TriangleCW, TessellatorDomain::Tri | TessellatorDomain::Quad) => Some(true),
             (TessellatorOutputPrimitive::TriangleCCW, TessellatorDomain::Tri | TessellatorDomain::Quad) => Some(false),
             (prim, domain) => {
-                return Err(Error::Malformed(format!("tessellator output {prim:?} for the {domain:?} domain")))
+                return Err(malformed(
+                    Subject::Stage(ShaderKind::Hull),
+                    format!("tessellator output {prim:?} for the {domain:?} domain"),
+                ))
             }
         };
         if let Some(d3d_cw) = clockwise {
@@ -198,7 +212,7 @@ impl ModuleBuilder<'_> {
             TessellatorDomain::Tri => ExecutionMode::Triangles,
             TessellatorDomain::Quad => ExecutionMode::Quads,
             TessellatorDomain::IsoLine => ExecutionMode::Isolines,
-            other => return Err(Error::Malformed(format!("tessellator domain {other:?}"))),
+            other => return Err(malformed(Subject::Module, format!("tessellator domain {other:?}"))),
         };
         self.b.execution_mode(entry, mode, []);
         Ok(())

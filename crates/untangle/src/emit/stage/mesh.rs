@@ -32,10 +32,11 @@
 //! declared payload is a typed error rather than a module a device may reject.
 
 use crate::dxil::{DxOp, MsState};
-use crate::emit::error::{Error, Result};
+use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::locations::SigKind;
 use crate::emit::MeshVars;
 use crate::emit::{Call, FnEmit, ModuleBuilder, StageIo};
+use crate::front::container::ShaderKind;
 use crate::ir::TypeId;
 use rspirv::spirv::{BuiltIn, Capability, ExecutionMode, Op, StorageClass, Word};
 
@@ -58,16 +59,17 @@ fn topology(ms: &MsState) -> Result<Topology> {
         1 => Ok(Topology::Line),
         // Undefined: a shader that writes no primitives.
         0 | 2 => Ok(Topology::Triangle),
-        n => Err(Error::Malformed(format!("mesh shader output topology {n}"))),
+        n => Err(malformed(Subject::Stage(ShaderKind::Mesh), format!("mesh shader output topology {n}"))),
     }
 }
 
 fn check_limits(ms: &MsState) -> Result<()> {
     for (what, n) in [("vertices", ms.max_vertex_count), ("primitives", ms.max_primitive_count)] {
         if n > MAX_OUTPUT_COUNT {
-            return Err(Error::Malformed(format!(
-                "a mesh shader declaring {n} output {what} (D3D's limit is {MAX_OUTPUT_COUNT})"
-            )));
+            return Err(malformed(
+                Subject::Stage(ShaderKind::Mesh),
+                format!("a mesh shader declaring {n} output {what} (D3D's limit is {MAX_OUTPUT_COUNT})"),
+            ));
         }
     }
     MeshVars::check_payload(ms.payload_size)
@@ -78,7 +80,7 @@ impl MeshVars {
     pub(in crate::emit) fn check_payload(bytes: u32) -> Result<()> {
         if bytes > MAX_PAYLOAD_BYTES {
             return Err(Error::UnsupportedForm {
-                name: "mesh payload".into(),
+                subject: Subject::Payload,
                 message: format!(
                     "{bytes} bytes: D3D and Vulkan's guaranteed maxTaskPayloadSize allow {MAX_PAYLOAD_BYTES}"
                 ),
@@ -176,12 +178,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 Ok(None)
             }
             DxOp::GetMeshPayload => {
-                let pointee = self
-                    .cx
-                    .m
-                    .types
-                    .pointee(c.ty)
-                    .ok_or_else(|| Error::Malformed("getMeshPayload does not return a pointer".into()))?;
+                let pointee = self.cx.m.types.pointee(c.ty).ok_or_else(|| {
+                    malformed(Subject::Op(DxOp::GetMeshPayload), "getMeshPayload does not return a pointer")
+                })?;
                 let var = self.payload_var(pointee)?;
                 self.define_pointer(c.inst, var, StorageClass::TaskPayloadWorkgroupEXT);
                 Ok(None)

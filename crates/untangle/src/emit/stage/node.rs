@@ -19,7 +19,7 @@
 use crate::dxil::node::NodeLaunch;
 use crate::dxil::EntryPoint;
 use crate::emit::entry::export_name;
-use crate::emit::error::{Error, Result};
+use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::work_graph::{
     element_addr, load_at, local_size, offset_addr, output_table, push_load, push_members, record_grid, NodeState,
     Push, PushPlace, ARGUMENTS_RECORD_COUNT,
@@ -34,31 +34,34 @@ impl NodeState {
     /// constants and the `Private` variables; checks what the translation cannot handle.
     pub(in crate::emit) fn prepare(cx: &mut ModuleBuilder<'_>, ep: &EntryPoint, place: PushPlace) -> Result<NodeState> {
         let name = export_name(&ep.name).to_string();
-        let props = ep
-            .properties
-            .node
-            .clone()
-            .ok_or_else(|| Error::Malformed(format!("node `{name}` has no node properties")))?;
+        let props =
+            ep.properties.node.clone().ok_or_else(|| {
+                malformed(Subject::Entry(name.clone()), format!("node `{name}` has no node properties"))
+            })?;
         let num_threads = local_size(cx.m, ep);
         if num_threads.contains(&0) {
-            return Err(Error::Malformed(format!("node `{name}` has numthreads {num_threads:?}")));
+            return Err(malformed(
+                Subject::Entry(name.clone()),
+                format!("node `{name}` has numthreads {num_threads:?}"),
+            ));
         }
         if props.launch == NodeLaunch::Thread && (num_threads[1] != 1 || num_threads[2] != 1) {
-            return Err(Error::Malformed(format!(
-                "thread-launch node `{name}` has numthreads {num_threads:?} (only x may exceed 1)"
-            )));
+            return Err(malformed(
+                Subject::Entry(name.clone()),
+                format!("thread-launch node `{name}` has numthreads {num_threads:?} (only x may exceed 1)"),
+            ));
         }
         if let Some(g) = props.dispatch_grid.or(props.max_dispatch_grid) {
             if g.contains(&0) || g.iter().any(|&d| d > 65535) {
-                return Err(Error::Malformed(format!("node `{name}` has dispatch grid {g:?}")));
+                return Err(malformed(Subject::Entry(name.clone()), format!("node `{name}` has dispatch grid {g:?}")));
             }
         }
         for (k, o) in props.outputs.iter().enumerate() {
             if !o.is_unbounded() && o.array_size.is_some_and(|n| n == 0 || n > (1 << 24)) {
-                return Err(Error::Malformed(format!(
-                    "node `{name}`: output {k} is a node array of {} elements",
-                    o.array_size.unwrap_or(0)
-                )));
+                return Err(malformed(
+                    Subject::Entry(name.clone()),
+                    format!("node `{name}`: output {k} is a node array of {} elements", o.array_size.unwrap_or(0)),
+                ));
             }
         }
         cx.capability(Capability::Int64);

@@ -34,7 +34,7 @@
 
 use crate::dxil::DxOp;
 use crate::emit::entry::export_name;
-use crate::emit::error::{Error, Result};
+use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::{ModuleBuilder, RayState};
 use crate::front::container::ShaderKind;
 use crate::ir::{Function, InstKind, Module, Value};
@@ -69,18 +69,23 @@ impl RayState {
             _ => &[],
         };
         if func.params.len() > classes.len() {
-            return Err(Error::Malformed(format!(
-                "{kind:?} entry `{}` has {} parameters ({} expected)",
-                export_name(&func.name),
-                func.params.len(),
-                classes.len()
-            )));
+            return Err(malformed(
+                Subject::Entry(export_name(&func.name).to_string()),
+                format!(
+                    "{kind:?} entry `{}` has {} parameters ({} expected)",
+                    export_name(&func.name),
+                    func.params.len(),
+                    classes.len()
+                ),
+            ));
         }
         for (p, &(class, name)) in func.params.iter().zip(classes) {
-            let pointee = m
-                .types
-                .pointee(p.ty)
-                .ok_or_else(|| Error::Malformed(format!("{kind:?} entry parameter `{name}` is not a pointer")))?;
+            let pointee = m.types.pointee(p.ty).ok_or_else(|| {
+                malformed(
+                    Subject::Entry(export_name(&func.name).to_string()),
+                    format!("{kind:?} entry parameter `{name}` is not a pointer"),
+                )
+            })?;
             let ty = cx.ty(pointee)?;
             let var = cx.global_var(class, ty, name);
             if class == StorageClass::HitAttributeKHR {
@@ -98,20 +103,20 @@ impl RayState {
                 };
                 let Some(&Value::Inst(a)) = arg else {
                     return Err(Error::UnsupportedForm {
-                        name: call.op.name().into(),
+                        subject: Subject::Op(call.op),
                         message: "the payload must be an alloca of the calling function".into(),
                     });
                 };
                 let InstKind::Alloca { allocated, .. } = &func.insts[a].kind else {
                     return Err(Error::UnsupportedForm {
-                        name: call.op.name().into(),
+                        subject: Subject::Op(call.op),
                         message: "the payload must be an alloca of the calling function".into(),
                     });
                 };
                 match state.locals.get(&a) {
                     Some(&(_, c)) if c != class => {
                         return Err(Error::UnsupportedForm {
-                            name: call.op.name().into(),
+                            subject: Subject::Op(call.op),
                             message: "one alloca passed both as a ray payload and as callable data".into(),
                         })
                     }
