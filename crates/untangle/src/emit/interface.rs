@@ -45,6 +45,10 @@
 //! and geometry inputs read that varying. Built-ins Vulkan has no way to write
 //! (`SV_IsFrontFace` from a geometry shader, `SV_ShadingRate` from a domain shader) are
 //! typed errors.
+//!
+//! A leaf of `emit` (see its documentation): methods of [`super::Interface`] and [`FnEmit`];
+//! the types are the root's, the location rule [`super::locations`]'s and stream output's
+//! copies `transform_feedback`'s.
 
 use crate::dxil::{ComponentType, InterpolationMode, SemanticKind, SignatureElement};
 use crate::emit::error::{malformed, Error, Result, Subject};
@@ -253,19 +257,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     self.cx.capability(Capability::Geometry);
                 }
             }
-            Some(BuiltIn::Layer) => {
+            Some(b @ (BuiltIn::Layer | BuiltIn::ViewportIndex)) => {
                 num = Num::SInt;
+                let layer = b == BuiltIn::Layer;
                 self.cx.capability(match stage {
-                    ShaderKind::Pixel | ShaderKind::Geometry => Capability::Geometry,
-                    ShaderKind::Mesh => Capability::MeshShadingEXT,
-                    _ => Capability::ShaderLayer,
-                });
-            }
-            Some(BuiltIn::ViewportIndex) => {
-                num = Num::SInt;
-                self.cx.capability(match stage {
+                    ShaderKind::Pixel | ShaderKind::Geometry if layer => Capability::Geometry,
                     ShaderKind::Pixel | ShaderKind::Geometry => Capability::MultiViewport,
                     ShaderKind::Mesh => Capability::MeshShadingEXT,
+                    _ if layer => Capability::ShaderLayer,
                     _ => Capability::ShaderViewportIndex,
                 });
             }
@@ -734,13 +733,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         to: TypeId,
     ) -> Result<Word> {
         self.check_scalar(to, "result")?;
-        let sv = self.element(kind, id)?;
-        let (row, col) = self.row_col(sv, row, col)?;
-        let vertex = match vertex {
-            Some(v) if sv.vertices > 0 => Some(self.index_operand(v, "vertex")?),
-            _ => None,
-        };
-        let vertex = self.vertex_index(sv, kind, vertex)?;
+        let (sv, row, col, vertex) = self.element_at(kind, id, row, col, vertex)?;
         let p = self.sig_scalar_ptr(sv, sv.class, vertex, row, Some(col), row)?;
         let num = match sv.builtin {
             Some(BuiltIn::FragCoord | BuiltIn::Position) => Num::Float,
@@ -759,6 +752,26 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.num_to_ir(x, num, to)
     }
 
+    /// Element `id` of signature `kind` and the ids that address one scalar of it: the row,
+    /// the column, and the vertex of a per-vertex array (given, or the stage's default).
+    fn element_at(
+        &mut self,
+        kind: SigKind,
+        id: u32,
+        row: Value,
+        col: u64,
+        vertex: Option<Value>,
+    ) -> Result<(SigVar, Word, u32, Option<Word>)> {
+        let sv = self.element(kind, id)?;
+        let (row, col) = self.row_col(sv, row, col)?;
+        let vertex = match vertex {
+            Some(v) if sv.vertices > 0 => Some(self.index_operand(v, "vertex")?),
+            _ => None,
+        };
+        let vertex = self.vertex_index(sv, kind, vertex)?;
+        Ok((sv, row, col, vertex))
+    }
+
     /// Stores IR value `value` into one scalar of element `id`; `vertex` as for
     /// [`Self::load_element`] (hull shader control-point outputs default to
     /// `InvocationId`).
@@ -771,13 +784,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         vertex: Option<Value>,
         value: Value,
     ) -> Result<()> {
-        let sv = self.element(kind, id)?;
-        let (row, col) = self.row_col(sv, row, col)?;
-        let vertex = match vertex {
-            Some(v) if sv.vertices > 0 => Some(self.index_operand(v, "vertex")?),
-            _ => None,
-        };
-        let vertex = self.vertex_index(sv, kind, vertex)?;
+        let (sv, row, col, vertex) = self.element_at(kind, id, row, col, vertex)?;
         let row = if sv.builtin == Some(BuiltIn::SampleMask) { self.cx.const_u32(0) } else { row };
         let p = self.sig_scalar_ptr(sv, sv.class, vertex, row, Some(col), row)?;
         let from = self.value_ty(value).ok_or_else(|| malformed(Subject::Module, "a stored value has no type"))?;

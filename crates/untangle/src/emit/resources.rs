@@ -30,6 +30,9 @@
 //! Where each variable goes is a [`Place`]: the default model computes it from the
 //! register ([`Binder::Default`]); with a root signature it was resolved up front
 //! ([`Binder::Root`]).
+//!
+//! A leaf of `emit` (see its documentation): methods of [`super::Resources`],
+//! [`super::Binder`] and [`FnEmit`]; the types are the root's.
 
 use crate::dxil::DxOp;
 use crate::dxil::{ComponentType, Resource, ResourceClass, ResourceKind};
@@ -249,17 +252,8 @@ impl Resources {
             return Err(Error::Internal("a spilled root argument without a root argument buffer".into()));
         };
         let (set, binding, rows) = (b.set, b.binding, (b.size / 16).max(1));
-        let u = cx.u32_t();
-        let v4 = cx.vec(u, 4);
-        let n = cx.const_u32(rows);
-        let arr = cx.b.id();
-        cx.b.type_array_id(Some(arr), v4, n);
-        cx.decorate(arr, Decoration::ArrayStride, &[16]);
-        let st = cx.b.id();
-        cx.b.type_struct_id(Some(st), [arr]);
-        cx.decorate(st, Decoration::Block, &[]);
+        let st = uvec4_block(cx, rows);
         cx.b.name(st, "RootArgumentBuffer");
-        cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
         cx.b.member_name(st, 0, "data");
         let var = cx.global_var(StorageClass::Uniform, st, "root_arguments");
         cx.decorate(var, Decoration::DescriptorSet, &[set]);
@@ -653,6 +647,23 @@ fn texel_kind(class: ResourceClass, t: Option<ComponentType>) -> Result<TexelKin
     })
 }
 
+/// A new `Block` struct `{ uvec4 data[rows]; }` (std140: array stride 16, member at offset
+/// 0), the type of constant buffers and of the root argument buffer. Its own array type
+/// keeps decorations from clashing between blocks.
+fn uvec4_block(cx: &mut ModuleBuilder<'_>, rows: u32) -> Word {
+    let u = cx.u32_t();
+    let v4 = cx.vec(u, 4);
+    let n = cx.const_u32(rows);
+    let arr = cx.b.id();
+    cx.b.type_array_id(Some(arr), v4, n);
+    cx.decorate(arr, Decoration::ArrayStride, &[16]);
+    let st = cx.b.id();
+    cx.b.type_struct_id(Some(st), [arr]);
+    cx.decorate(st, Decoration::Block, &[]);
+    cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+    st
+}
+
 /// The SPIR-V type of one descriptor of `r` (block struct, image or sampler), its shape
 /// and storage class.
 fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(ResShape, Word, StorageClass)> {
@@ -664,17 +675,7 @@ fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(
     Ok(match r.class {
         ResourceClass::Cbv => {
             let rows = r.cbuffer_size.unwrap_or(16).div_ceil(16).max(1);
-            let u = cx.u32_t();
-            let v4 = cx.vec(u, 4);
-            let n = cx.const_u32(rows);
-            let arr = cx.b.id();
-            cx.b.type_array_id(Some(arr), v4, n);
-            cx.decorate(arr, Decoration::ArrayStride, &[16]);
-            let st = cx.b.id();
-            cx.b.type_struct_id(Some(st), [arr]);
-            cx.decorate(st, Decoration::Block, &[]);
-            cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
-            (ResShape::CBuffer, st, StorageClass::Uniform)
+            (ResShape::CBuffer, uvec4_block(cx, rows), StorageClass::Uniform)
         }
         ResourceClass::Sampler => (ResShape::Sampler, cx.b.type_sampler(), StorageClass::UniformConstant),
         ResourceClass::Srv | ResourceClass::Uav => match r.kind {
