@@ -24,6 +24,9 @@
 //! - `--binding-map FILE` ([`BindingMap`]): a JSON array of
 //!   `{"class": "SRV"|"UAV"|"CBV"|"Sampler", "space": S, "register": R, "set": N, "binding": M}`;
 //!   a range not listed keeps the default rule.
+//!
+//! A low-level module of `emit` (see its documentation): it imports only `error`
+//! and the layers below `emit`.
 
 use super::error::{BindingMapError, Error, Result};
 use crate::dxil::{Resource, ResourceClass};

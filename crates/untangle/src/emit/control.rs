@@ -1,6 +1,9 @@
 //! Structured control flow pieces shared by shape mode and the translator: label allocation
 //! for a structurized CFG, merge instructions, and the terminators of the structurizer's
 //! synthetic blocks (`Term::Goto`, `Term::Dispatch`, `Term::Unreachable`).
+//!
+//! A low-level module of `emit` (see its documentation): it imports only [`super::writer`]
+//! and the layers below `emit`.
 
 use super::writer::{BuildError, Builder};
 use crate::passes::{Merge, SBlock, Scfg};

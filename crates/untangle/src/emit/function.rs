@@ -23,6 +23,10 @@
 //! Pointers (GEP results) and resource handles are not stored: a GEP is emitted again where
 //! its result is not dominated, and handles are compile-time descriptions (see
 //! `resources`) whose index operand is an ordinary value.
+//!
+//! A leaf of `emit` (see its documentation): [`FnEmit`]'s constructor, its body emission
+//! and [`ModuleBuilder::emit_function`], which structurizes a function and emits it. The
+//! `dx.op` calls it meets go to [`FnEmit::dx_op`] (`dxop`).
 
 use crate::dxil::ShaderModel;
 use crate::emit::control::{emit_dispatch, emit_merge, emit_two_way, Labels};

@@ -8,6 +8,9 @@
 //!
 //! Which subobjects apply to an entry follows DXR's association rules
 //! ([`crate::front::container::rdat::applying_to`]). Cost: linear in entries × subobjects.
+//!
+//! A leaf of `emit` (see its documentation): it imports the root, `entry`,
+//! `work_graph` and the layers below `emit`.
 
 use crate::dxil::node::{NodeId, NodeLaunch, NodeRecordType};
 use crate::dxil::EntryPoint;

@@ -16,7 +16,7 @@
 //!   modules (without circles) and the layers under `emit`, never the root or a leaf:
 //!   [`writer`] (the module's words), [`control`] (merge and dispatch instructions, shared
 //!   with shape mode), [`module`] ([`ModuleBuilder`]: types, constants, capabilities,
-//!   globals), [`error`](mod@error) ([`Error`]), [`support`](mod@support) (which operation is
+//!   globals), `error` ([`Error`]), [`support`](mod@support) (which operation is
 //!   lowered in which stage), [`binding_model`] (where registers land without a root
 //!   signature), [`locations`] (where stage I/O lands), [`stream_output`] (the D3D12
 //!   description and its plan), `entry` (which entry point a translation takes), `work_graph`

@@ -7,6 +7,11 @@
 //! structs → their SPIR-V counterparts, without explicit layout (they live in Function,
 //! Private or Workgroup storage). 8-, 16- and 64-bit widths declare `Int8`, `Int16`,
 //! `Int64`, `Float16`, `Float64`.
+//!
+//! A low-level module of `emit` (see its documentation): it imports only `error`,
+//! [`super::writer`] and the layers below `emit`. Leaves add the builder methods that need
+//! their own state (`ModuleBuilder::emit_function` in `function`, the stages' execution
+//! modes and entry functions in `stage/*`, `decorate_capture` in `transform_feedback`).
 
 use super::error::{malformed, Error, Result, Subject};
 use super::writer::Builder;

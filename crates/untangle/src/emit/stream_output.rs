@@ -73,6 +73,14 @@
 //! as one vector matches the pieces component by component (what drivers do, and what
 //! D3D's register linkage means) rather than by type. A layer that wants no split gives
 //! declarations that capture whole single-row elements.
+//!
+//! # Where it lives
+//!
+//! This module is a low-level module of `emit` (see its documentation): the description,
+//! its validation and the plan (`XfbPlan`, `XfbState`) import only
+//! [`super::locations`] and the layers below `emit`. The lowering itself (the pieces, the
+//! extras and their copies) is `transform_feedback`'s; `interface` decorates whole
+//! elements.
 
 use super::locations::IoLocation;
 use crate::dxil::SignatureElement;

@@ -34,7 +34,7 @@ use serde::Serialize;
 pub enum Support {
     /// Lowered by the module of this family (`emit/dxop/<family>.rs`).
     Lowered(Family),
-    /// Refused with a typed error ([`crate::Error::UnsupportedOp`]) saying why.
+    /// Refused with a typed error ([`super::Error::UnsupportedOp`]) saying why.
     Refused(Refusal),
 }
 
@@ -200,8 +200,8 @@ impl std::fmt::Display for Refusal {
 }
 
 /// Whether the translator handles `stage` at all: `None` when it does, else the stage family
-/// whose work it is. [`crate::emit::translate()`] refuses other stages with
-/// [`crate::Error::UnsupportedStage`].
+/// whose work it is. [`crate::translate()`] refuses other stages with
+/// [`super::Error::UnsupportedStage`].
 pub fn stage_support(stage: ShaderKind) -> Option<StageFamily> {
     use ShaderKind::*;
     match stage {

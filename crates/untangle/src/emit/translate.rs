@@ -8,6 +8,12 @@
 //! become two SPIR-V functions that a generated entry function calls (`stage::hull`).
 //! Stage-specific execution modes come from `stage`. The module is SPIR-V 1.6 for
 //! Vulkan 1.3. Output is deterministic: the same input and options give the same words.
+//!
+//! A leaf of `emit` (see its documentation): the driver. It reaches the stages, functions,
+//! resources and interface through methods on the root's types ([`super::ModuleBuilder`],
+//! [`super::StageIo`], [`super::RayState`], [`super::MeshVars`], `NodeState`,
+//! [`super::Resources`]), never by importing another leaf. The crate's `Shader` and
+//! `translate_module` call `translate_analyzed` and `translate_entry_local`.
 
 pub use super::{LayoutReport, Options, RootSignatureBinding, Translation, LAYOUT_SCHEMA};
 

@@ -16,6 +16,9 @@
 //! module or an internal error. A violation is a typed [`Error::Invalid`] naming the
 //! function, block and value. Cost: one pass over the instructions plus a dominator tree,
 //! O((n + e) log n).
+//!
+//! A low-level module of `emit` (see its documentation): it imports only `error`
+//! and the layers below `emit`; the driver (`translate`) runs it before emission.
 
 use super::error::{Error, Result};
 use crate::ir::dump::{block_name, inst_name};

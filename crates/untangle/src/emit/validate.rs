@@ -8,6 +8,10 @@
 //! that fit the 32 registers of a signature, and an allocated element within its registers'
 //! four components; the class/kind pairs are those `DxilResource` and `DxilSampler` can
 //! describe.
+//!
+//! A low-level module of `emit` (see its documentation): it imports only `error`,
+//! [`super::locations`] and the layers below `emit`; the driver (`translate`) runs it
+//! before emission.
 
 use super::error::{malformed, Result, Subject};
 use super::locations::SigKind;

@@ -28,6 +28,8 @@
 //! extras, loop controls, switch literals) are encoded with rspirv's own operand encoder.
 //!
 //! Cost: O(words) to build and assemble; a hash lookup per type request.
+//!
+//! A low-level module of `emit` (see its documentation): it imports nothing from `emit`.
 
 use foldhash::fast::FixedState;
 use rspirv::binary::Assemble;

@@ -18,7 +18,7 @@
 //!   (`docs/work-graphs.md`), ordered as `UniformMemory` like UAVs.
 //!
 //! Rules DXC's validator enforces and the translator relies on (a violation is a typed
-//! [`crate::Error::Invalid`]): flags within their valid masks; node-record memory
+//! [`crate::emit::Error::Invalid`]): flags within their valid masks; node-record memory
 //! only in node shaders; group sync, group scope and groupshared memory only in
 //! compute-like stages (compute, mesh, amplification, node), where Vulkan allows `Workgroup`
 //! scope.

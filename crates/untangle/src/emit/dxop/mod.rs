@@ -11,6 +11,11 @@
 //! [`FnEmit::ir_to_num`]. A family function given an operation that is not its own returns
 //! an internal error (the coverage test translates every lowered operation, so that cannot
 //! go unnoticed).
+//!
+//! A leaf of `emit` (see its documentation), and so is each family: they import the root
+//! ([`Call`], [`FnEmit`], ...), the low-level modules and the layers below `emit`, never
+//! each other; what several families share is a method here ([`FnEmit::arg`],
+//! [`FnEmit::make_ret`], ...) or on the root's types ([`super::TexelKind::num`]).
 
 mod barriers;
 mod buffers;
