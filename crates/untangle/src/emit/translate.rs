@@ -35,7 +35,7 @@ use rspirv::spirv::{self, ExecutionMode, Word};
 /// Translate a module whose DXIL meaning `info` was decoded already: its entry point, or a
 /// library's one entry (`stage::ray_tracing` translates libraries by entry).
 pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options) -> Result<Translation> {
-    let sm = info.shader_model.clone().ok_or_else(|| Error::NotAShader(NotAShader::NoShaderModel))?;
+    let sm = info.shader_model.clone().ok_or(Error::NotAShader(NotAShader::NoShaderModel))?;
     if sm.kind == ShaderKind::Library {
         let ep = only_entry(&info.entry_points)?;
         return translate_entry(m, info, ep, options);
@@ -44,7 +44,7 @@ pub(crate) fn translate_analyzed(m: &Module, info: &DxilInfo, options: &Options)
         .entry_points
         .iter()
         .find(|e| e.function.is_some())
-        .ok_or_else(|| Error::NotAShader(NotAShader::NoEntryFunction))?;
+        .ok_or(Error::NotAShader(NotAShader::NoEntryFunction))?;
     translate_entry(m, info, ep, options)
 }
 
@@ -64,7 +64,7 @@ pub(crate) fn translate_entry_local(
     options: &Options,
     local: Option<&RootSignature>,
 ) -> Result<Translation> {
-    let mut sm = info.shader_model.clone().ok_or_else(|| Error::NotAShader(NotAShader::NoShaderModel))?;
+    let mut sm = info.shader_model.clone().ok_or(Error::NotAShader(NotAShader::NoShaderModel))?;
     // Calls to functions with a body (a library's shared functions) are inlined: the
     // module holds what the entry reaches.
     let inlined = match ep.function.map(|f| &m.functions[f]) {
@@ -88,7 +88,7 @@ pub(crate) fn translate_entry_local(
         .then(|| execution_model(sm.kind))
         .flatten()
         .ok_or_else(|| Error::UnsupportedStage { stage: sm.profile.clone() })?;
-    let fid = ep.function.ok_or_else(|| Error::NotAShader(NotAShader::EntryWithoutFunction))?;
+    let fid = ep.function.ok_or(Error::NotAShader(NotAShader::EntryWithoutFunction))?;
     let func = inlined.as_ref().unwrap_or(&m.functions[fid]);
     if func.is_declaration() {
         return Err(Error::NotAShader(NotAShader::EntryWithoutBody { entry: func.name.clone() }));
