@@ -68,7 +68,7 @@ impl From<crate::front::Error> for Error {
 impl From<crate::emit::Error> for Error {
     fn from(e: crate::emit::Error) -> Error {
         match e {
-            crate::emit::Error::Structurize(e) => Error::Structurize(e),
+            crate::emit::Error::Structurize(e) => Error::Structurize(*e),
             crate::emit::Error::RootSig(e) => Error::RootSig(e),
             e => Error::Translate(e),
         }

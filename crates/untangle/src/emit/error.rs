@@ -68,8 +68,10 @@ pub enum Error {
     #[error("{0}")]
     RootSig(#[from] crate::rootsig::RootSigError),
     /// The structurizer could not handle a function (irreducible CFG, or an internal error).
+    /// Boxed: it is the largest of the errors, and every emission result would carry its
+    /// size.
     #[error("{0}")]
-    Structurize(#[from] crate::passes::StructurizeError),
+    Structurize(Box<crate::passes::StructurizeError>),
     /// The shader calls a GPU vendor's driver-extension intrinsics (AMD AGS, NVIDIA NVAPI),
     /// which reach DXIL as accesses to a magic UAV that only that vendor's D3D12 driver
     /// interprets; Vulkan has no such channel.
@@ -176,6 +178,12 @@ pub(crate) fn unsupported(function: &str, message: impl Into<String>) -> Error {
 /// `message` about `subject` breaks a DXIL rule.
 pub(crate) fn malformed(subject: Subject, message: impl Into<String>) -> Error {
     Error::Malformed { subject, message: message.into() }
+}
+
+impl From<crate::passes::StructurizeError> for Error {
+    fn from(e: crate::passes::StructurizeError) -> Self {
+        Error::Structurize(Box::new(e))
+    }
 }
 
 impl From<BuildError> for Error {
