@@ -44,7 +44,7 @@ impl<'a> Info<'a> {
         Ok(Info {
             file: loaded.name.clone(),
             input: input_kind_name(loaded.input),
-            container: container.map(|c| crate::front::container::ContainerSummary::new(&c)),
+            container: container.map(crate::front::container::ContainerSummary::new),
             module: ModuleInfo { triple: m.triple.clone(), functions, globals: m.globals.len() },
             dxil: dxil::analyze(m)?,
         })

@@ -68,7 +68,7 @@
 //!
 //! # Modules
 //!
-//! Data flow: bytes → [`container`] → front end (`bitcode`, `lltext`: native) → [`ir`] → [`dxil`]
+//! Data flow: bytes → [`front`] (container, then `bitcode` or `lltext`: native) → [`ir`] → [`dxil`]
 //! (meaning) → [`cfg`](mod@cfg) (analyses) → `rewrite` (DXIL-aware IR rewrites) → [`passes`] + `phi`
 //! (structurizer) → [`emit`] (SPIR-V).
 //! `docs/architecture.md` in the repository describes the boundaries between them. Modules

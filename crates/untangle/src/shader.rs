@@ -42,7 +42,7 @@ impl Shader {
     /// [`Shader::parse_named`] for a caller that translates and reflects but does not read
     /// type or constant ids of [`Shader::module`]: bitcode keeps the file's numbering of
     /// types and constants instead of the LLVM front end's
-    /// ([`crate::front::bitcode::parse_for_translation`]), which saves about 6% of a translation.
+    /// ([`crate::front::load_for_translation`]), which saves about 6% of a translation.
     /// Translations are the same word for word (`tests/translate_digests.rs`).
     pub fn parse_for_translation(bytes: Vec<u8>, name: &str) -> Result<Shader> {
         let mut loaded = crate::front::load_for_translation(&bytes, name, FrontEnd::Native)?;

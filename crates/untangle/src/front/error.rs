@@ -1,4 +1,4 @@
-//! Why an input could not be read into the IR: [`Error`], one variant per reader.
+//! Why an input could not be read into the IR: [`enum@Error`], one variant per reader.
 
 use super::bitcode::BitcodeError;
 use super::container::ContainerError;

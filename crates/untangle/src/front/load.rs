@@ -4,7 +4,7 @@
 //!
 //! DXBC container → its `DXIL` program's bitcode; raw bitcode (optionally inside the
 //! bitcode wrapper header) → as is; LLVM text → the text parser. The native readers
-//! ([`super::bitcode`], [`super::lltext`]) read every input; [`FrontEnd::Llvm`] picks
+//! (`bitcode`, `lltext`) read every input; [`FrontEnd::Llvm`] picks
 //! LLVM 14 instead (feature `llvm`), for cross-checks. The library reads no environment:
 //! the caller chooses the front end.
 

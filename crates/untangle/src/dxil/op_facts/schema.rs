@@ -9,7 +9,7 @@ pub enum ParamTy {
     /// `void` (results only).
     Void,
     /// The overload type (`$o`): every `Overload` slot of a call has the same type, one of
-    /// [`Signature::overloads`].
+    /// [`super::Signature::overloads`].
     Overload,
     I1,
     /// `i8` (hctdb's `i8` and `u8`).

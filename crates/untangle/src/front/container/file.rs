@@ -45,7 +45,7 @@ impl ChunkTable {
                 c
             })
             .collect();
-        Container { bytes, header: self.header.clone(), chunks }
+        Container { bytes, header: self.header, chunks }
     }
 }
 
@@ -59,10 +59,7 @@ impl<'a> Container<'a> {
 
     /// The header and chunk table, to rebuild this view later ([`ChunkTable::view`]).
     pub fn table(&self) -> ChunkTable {
-        ChunkTable {
-            header: self.header.clone(),
-            chunks: self.chunks.iter().map(|c| (c.fourcc, c.offset, c.size)).collect(),
-        }
+        ChunkTable { header: self.header, chunks: self.chunks.iter().map(|c| (c.fourcc, c.offset, c.size)).collect() }
     }
 
     /// The first chunk with this fourcc (DXC's `GetDxilPartByType` also takes the first).

@@ -4,7 +4,7 @@
 //! from the input; nothing is copied. Chunk contents are decoded on demand by the
 //! accessors ([`Container::dxil`], [`Container::psv0`], …), each returning a typed
 //! [`ContainerError`] on malformed data, so one bad optional chunk does not hide the
-//! program. [`detect()`] and [`unwrap_bitcode`] classify inputs that are not containers.
+//! program. [`crate::front::detect`] classifies inputs that are not containers.
 //!
 //! Facts come from DXC's `include/dxc/DxilContainer/DxilContainer.h` and
 //! `DxilPipelineStateValidation.h`, `include/dxc/DXIL/DxilConstants.h`, DXC's container
