@@ -57,6 +57,12 @@ fn build_driver(out: &Path, name: &str, link: Link) -> PathBuf {
                 "-ldl",
                 "-lc",
             ]);
+            // A workspace-wide build unifies features: the testkit's `llvm` then reaches
+            // untangle, and the static library needs LLVM's (shared) library too.
+            if links_llvm() {
+                let prefix = std::env::var("LLVM_SYS_140_PREFIX").unwrap_or_else(|_| "/usr/lib/llvm-14".into());
+                cmd.arg(format!("-L{prefix}/lib")).arg("-lLLVM-14").arg(format!("-Wl,-rpath,{prefix}/lib"));
+            }
         }
         Link::Delegate(so) => {
             let dir = so.parent().unwrap();
@@ -65,6 +71,13 @@ fn build_driver(out: &Path, name: &str, link: Link) -> PathBuf {
     }
     compile(cmd).unwrap();
     exe
+}
+
+/// Whether untangle was built with its LLVM front end (features unified across a
+/// workspace-wide build): asking for the LLVM route then does not answer "missing".
+fn links_llvm() -> bool {
+    let route = untangle::front::load_bytes_with(b"; not DXIL".to_vec(), "probe", untangle::front::FrontEnd::Llvm);
+    !matches!(route, Err(untangle::front::Error::FrontEndMissing(_)))
 }
 
 struct Run {
