@@ -28,13 +28,15 @@ use super::control::{emit_dispatch, emit_merge, emit_two_way, Labels};
 use super::error::{unsupported, Result, TranslateError};
 use super::module::ModuleBuilder;
 use super::resources::{Handle, Resources};
+use crate::cfg::dominators::DomTree;
+use crate::cfg::order::Order;
 use crate::dxil::ShaderModel;
 use crate::ir::hash::{HashMap, HashSet};
 use crate::ir::{
     BinaryOp, BlockId, CastOp, ConstExprOp, ConstKind, FloatPredicate, Function, InstId, InstKind, IntPredicate,
     Terminator, Type, TypeId, Value,
 };
-use crate::passes::graph::{Dfs, Doms, Preds};
+use crate::passes::graph::{Preds, ScfgView};
 use crate::passes::{Origin, SBlock, Scfg, Term, Val, VarKind};
 use cranelift_entity::{EntityRef, SecondaryMap};
 use rspirv::dr::Operand;
@@ -52,7 +54,7 @@ pub struct FnEmit<'a, 'm> {
     /// The structurized block of each original block (dense tables: every value and
     /// block lookup of emission goes through these three).
     sblock_of: SecondaryMap<BlockId, Option<SBlock>>,
-    doms: Doms,
+    doms: DomTree<SBlock>,
     def_block: SecondaryMap<InstId, Option<BlockId>>,
     /// Result ids so far; 0 (never a SPIR-V id) for none.
     ids: SecondaryMap<InstId, Word>,
@@ -155,9 +157,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 sblock_of[o] = Some(sb);
             }
         }
-        let dfs = Dfs::new(scfg.entry, |b| scfg.blocks[b].term.succs().iter().copied());
         let preds = Preds::compute(scfg);
-        let doms = Doms::new(&dfs, |b| preds.slots_into(b).iter().copied());
+        let view = ScfgView { scfg, preds: &preds };
+        let doms = DomTree::of(&view, &Order::compute(&view));
         // Every instruction gets a defining block and (most) an id: sized once.
         let insts = f.insts.len();
         let mut def_block = SecondaryMap::with_capacity(insts);

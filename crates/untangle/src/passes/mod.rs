@@ -35,7 +35,6 @@ pub mod labels;
 pub mod loop_continue;
 pub mod loop_entry;
 pub mod loop_exit;
-pub mod loop_nest;
 pub mod mark;
 #[doc(hidden)]
 pub mod phi;

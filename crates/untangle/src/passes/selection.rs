@@ -52,10 +52,12 @@
 //! unrolled-loop pattern, measured up to N = 4,096 iterations).
 
 use super::block_table::BlockTable;
-use super::graph::{dense_idoms, dfs_order, DfsMark, Distinct, TargetIndex, Work};
-use super::plan::{Plan, StructurizeError};
+use super::graph::{Distinct, TargetIndex, Work};
+use super::plan::{planned_loop_body, LoopPlan, Plan, StructurizeError};
 use super::scfg::{EdgeDef, OrigKind, Origin, SBlock, SyntheticKind, Term, Val, VarKind};
-use cranelift_entity::SecondaryMap;
+use crate::cfg::dominators::idoms_in_rpo;
+use crate::cfg::order::{depth_first, DfsMark};
+use cranelift_entity::{EntityRef, SecondaryMap};
 use smallvec::SmallVec;
 use std::collections::HashMap;
 
@@ -68,7 +70,7 @@ pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
     // there), and a loop's size bound is its whole body.
     let mut region: RegionOf = SecondaryMap::new();
     for &b in &work.scfg.layout {
-        region[b] = Some(plan.nest.innermost(b));
+        region[b] = Some(plan.nest.innermost(b).map(|l| l.index()));
     }
     let body_sizes = plan.nest.body_sizes(&work.scfg.layout);
     if VERIFY_INCREMENTAL.load(std::sync::atomic::Ordering::Relaxed) {
@@ -223,7 +225,7 @@ fn split_exit_slots(work: &mut Work, b: SBlock, is_exit: impl Fn(SBlock) -> bool
 /// Loop bodies as the loop-exit pass defines them, by walking each (O(n · depth); the
 /// pass reads them from `Plan::nest`, and this is what the verification mode compares).
 pub fn loop_bodies(work: &Work, plan: &Plan) -> Vec<Vec<SBlock>> {
-    (0..plan.loops.len()).map(|li| super::graph::planned_loop_body(&work.preds, plan, li)).collect()
+    (0..plan.loops.len()).map(|li| planned_loop_body(&work.preds, plan, li)).collect()
 }
 
 struct RegionPass<'r> {
@@ -410,7 +412,7 @@ impl RegionPass<'_> {
     fn region_dfs(&mut self, work: &Work, plan: &Plan) -> (Vec<SBlock>, Vec<(SBlock, SBlock)>) {
         let mut marks = std::mem::take(&mut self.t.dfs_marks);
         marks.clear();
-        let order = dfs_order(self.entry, |b| self.region_succs(work, plan, b), &mut marks);
+        let order = depth_first(self.entry, |b| self.region_succs(work, plan, b), &mut marks);
         self.t.dfs_marks = marks;
         order
     }
@@ -459,7 +461,7 @@ impl RegionPass<'_> {
             self.t.local[b] = i as u32;
         }
         let local = &self.t.local;
-        let idom = dense_idoms(rpo.len(), |i, row| row.extend(g.rpreds[rpo[i]].iter().map(|&p| local[p])));
+        let idom = idoms_in_rpo(rpo.len(), |i, row| row.extend(g.rpreds[rpo[i]].iter().map(|&p| local[p])));
         for (i, &b) in rpo.iter().enumerate() {
             g.key[b] = (((i as u64) << 32) | (1 << 31), b.as_u32());
             if i > 0 {
@@ -885,7 +887,7 @@ impl RegionPass<'_> {
         }
         let c = work.add_block(Origin::Synthetic(SyntheticKind::BlockContinue), Term::Goto(l));
         let li = plan.loops.len();
-        plan.loops.push(super::plan::LoopPlan { header: l, continue_target: c, merge: Some(m) });
+        plan.loops.push(LoopPlan { header: l, continue_target: c, merge: Some(m) });
         self.loop_of_header[l] = Some(li);
         self.loop_of_merge[m] = Some(li);
         self.region[l] = Some(Some(li));
