@@ -102,7 +102,7 @@ fn structurize_times(func: &Function) -> Result<(Vec<f64>, untangle::passes::Str
     let start = CpuTime::now();
     let result = {
         let mut hook = |_: usize, _: &str, _: &Scfg| marks.push(CpuTime::now());
-        structurize(func, Options { dump: Some(&mut hook) })
+        structurize(func, Options { dump: Some(&mut hook), ..Options::default() })
     };
     let structured = result.map_err(|e| e.to_string())?;
     let mut times = Vec::with_capacity(STRUCTURIZE_STAGES);

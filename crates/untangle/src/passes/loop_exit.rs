@@ -26,7 +26,9 @@ use crate::cfg::loops::LoopId;
 use crate::cfg::order::Order;
 use cranelift_entity::{EntityRef, SecondaryMap};
 
-pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
+/// `verify`: check the exits found through the loop forest against the body walk
+/// (`Options::verify`).
+pub fn run(work: &mut Work, plan: &mut Plan, verify: bool) -> Result<(), StructurizeError> {
     let (order, doms) = {
         let view = work.view();
         let order = Order::compute(&view);
@@ -45,7 +47,6 @@ pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
     for l in &plan.loops {
         used_as_merge[l.continue_target] = true;
     }
-    let verify = super::selection::VERIFY_INCREMENTAL.load(std::sync::atomic::Ordering::Relaxed);
     let mut own = plan.nest.own_nodes(&work.scfg.layout);
     // Innermost first.
     for li in (0..plan.loops.len()).rev() {

@@ -78,6 +78,11 @@ pub type DumpHook<'a> = &'a mut dyn FnMut(usize, &str, &Scfg);
 pub struct Options<'a> {
     /// Receives the graph after every pass (`--dump-cfg`).
     pub dump: Option<DumpHook<'a>>,
+    /// Check the passes' incremental bookkeeping against a recomputation as they go: the
+    /// loop forest against the body walks (`loop_exit`, `selection`), and the selection
+    /// pass's patched region trees after every rewrite. A disagreement is an internal error.
+    /// For tests: O(region) per rewrite.
+    pub verify: bool,
 }
 
 /// The passes in order. `mark` must leave the graph as it found it.
@@ -109,6 +114,7 @@ pub fn structurize_checked(
     let mut scfg = Scfg::from_function(func);
     let original_blocks = scfg.layout.len();
     let mut plan = plan::Plan::default();
+    let verify = options.verify;
     let mut dump = |index: usize, name: &str, scfg: &Scfg| {
         if let Some(hook) = options.dump.as_mut() {
             hook(index, name, scfg);
@@ -128,11 +134,11 @@ pub fn structurize_checked(
     let mut work = graph::Work::new(&mut scfg);
     loop_continue::run(&mut work, &mut plan);
     dump(1, PASSES[0], work.scfg);
-    loop_exit::run(&mut work, &mut plan)?;
+    loop_exit::run(&mut work, &mut plan, verify)?;
     dump(2, PASSES[1], work.scfg);
     header_split::run(&mut work, &mut plan);
     dump(3, PASSES[2], work.scfg);
-    selection::run(&mut work, &mut plan)?;
+    selection::run(&mut work, &mut plan, verify)?;
     dump(4, PASSES[3], work.scfg);
     edge_split::run(&mut work, &mut plan);
     dump(5, PASSES[4], work.scfg);

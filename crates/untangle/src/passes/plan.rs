@@ -37,7 +37,7 @@ pub struct Plan {
     ///   map itself from then on (block constructs are not entered here).
     ///
     /// With these, membership equals the walk-based definition [`planned_loop_body`] at
-    /// every point where `loop_exit` and `selection` read it; `selection::VERIFY_INCREMENTAL` makes both
+    /// every point where `loop_exit` and `selection` read it; `Options::verify` makes both
     /// passes check that.
     pub nest: LoopForest<SBlock>,
 }

@@ -44,7 +44,7 @@
 //! derivatives, wave ops) keep their single position.
 //! Cost: one analysis per region; after a rewrite the region's dominator tree is patched
 //! in place (the new merge, the targets and the construct's boundary blocks are the only
-//! blocks whose immediate dominator can change; `VERIFY_INCREMENTAL` checks this against a
+//! blocks whose immediate dominator can change; `Options::verify` checks this against a
 //! recomputation in the property tests), with the merge's dominator found by marking
 //! paths rather than pairwise intersection. Each funnel walks the header's construct, so
 //! the pass is O(sum of funnelled construct sizes): linear for bounded nesting; the chains
@@ -65,7 +65,10 @@ use std::collections::HashMap;
 /// `plan.loops[i]`.
 type RegionOf = SecondaryMap<SBlock, Option<Option<usize>>>;
 
-pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
+/// `verify`: check the regions read from the loop forest against the body walks, and the
+/// incrementally patched region trees against a recomputation after every rewrite
+/// (`Options::verify`; O(region) per rewrite).
+pub fn run(work: &mut Work, plan: &mut Plan, verify: bool) -> Result<(), StructurizeError> {
     // Each block's region is its innermost loop (loops nested in a region are collapsed
     // there), and a loop's size bound is its whole body.
     let mut region: RegionOf = SecondaryMap::new();
@@ -73,7 +76,7 @@ pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
         region[b] = Some(plan.nest.innermost(b).map(|l| l.index()));
     }
     let body_sizes = plan.nest.body_sizes(&work.scfg.layout);
-    if VERIFY_INCREMENTAL.load(std::sync::atomic::Ordering::Relaxed) {
+    if verify {
         verify_regions(work, plan, &region, &body_sizes)?;
     }
     split_switch_exits(work, plan, &mut region);
@@ -116,6 +119,7 @@ pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
             new_regions: &mut new_regions,
             t: &mut tables,
             stamp: 0,
+            verify,
         };
         region_pass.run(work, plan, size, &mut graph)?;
         regions.extend(new_regions);
@@ -244,6 +248,8 @@ struct RegionPass<'r> {
     /// This region's tables.
     t: &'r mut RegionTables,
     stamp: u32,
+    /// Compare the patched region tree with a recomputation after every rewrite.
+    verify: bool,
 }
 
 /// Per-block tables of one region, allocated once per pass and cleared between regions in
@@ -366,10 +372,6 @@ impl RegionGraph {
         n
     }
 }
-
-/// Makes tests compare the incrementally updated region analyses with a recomputation
-/// after every rewrite.
-pub static VERIFY_INCREMENTAL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 impl RegionPass<'_> {
     fn sinks(&self, plan: &Plan) -> (Option<SBlock>, Option<SBlock>) {
@@ -500,7 +502,7 @@ impl RegionPass<'_> {
         let limit = 8 * size + 64;
         let mut rewrites = 0usize;
         self.analyse(work, plan, g)?;
-        let verify = VERIFY_INCREMENTAL.load(std::sync::atomic::Ordering::Relaxed);
+        let verify = self.verify;
         let mut stack = vec![self.entry];
         while let Some(x) = stack.pop() {
             if !self.t.decided[x] && self.is_header(work, g, x) {
