@@ -16,7 +16,6 @@
 
 use super::flow::{FlowGraph, Node};
 use cranelift_entity::SecondaryMap;
-use smallvec::SmallVec;
 use std::ops::IndexMut;
 
 /// "Not reached" in [`Order`]'s index.
@@ -42,30 +41,32 @@ where
     M: IndexMut<N, Output = DfsMark> + ?Sized,
 {
     // Sized for the small graphs most calls see (one allocation each instead of several
-    // regrowths); larger ones grow as needed.
+    // regrowths); larger ones grow as needed. Each stack entry holds its node's successor
+    // iterator, read one successor at a time: no list is copied.
     let mut post: Vec<N> = Vec::with_capacity(32);
     let mut retreating = Vec::new();
-    let mut stack: Vec<(N, SmallVec<[N; 4]>, usize)> = Vec::with_capacity(16);
+    let mut stack: Vec<(N, I::IntoIter)> = Vec::with_capacity(16);
     marks[entry] = DfsMark::OnStack;
-    stack.push((entry, succs(entry).into_iter().collect(), 0));
-    while let Some(top) = stack.last_mut() {
-        if top.2 < top.1.len() {
-            let s = top.1[top.2];
-            top.2 += 1;
-            let from = top.0;
-            match marks[s] {
-                DfsMark::New => {
-                    marks[s] = DfsMark::OnStack;
-                    let next: SmallVec<[N; 4]> = succs(s).into_iter().collect();
-                    stack.push((s, next, 0));
+    stack.push((entry, succs(entry).into_iter()));
+    while let Some((from, next)) = stack.last_mut() {
+        match next.next() {
+            Some(s) => {
+                let from = *from;
+                match marks[s] {
+                    DfsMark::New => {
+                        marks[s] = DfsMark::OnStack;
+                        stack.push((s, succs(s).into_iter()));
+                    }
+                    DfsMark::OnStack => retreating.push((from, s)),
+                    DfsMark::Done => {}
                 }
-                DfsMark::OnStack => retreating.push((from, s)),
-                DfsMark::Done => {}
             }
-        } else {
-            let (b, _, _) = stack.pop().expect("non-empty");
-            marks[b] = DfsMark::Done;
-            post.push(b);
+            None => {
+                let b = *from;
+                stack.pop();
+                marks[b] = DfsMark::Done;
+                post.push(b);
+            }
         }
     }
     post.reverse();
@@ -106,7 +107,7 @@ impl<N: Node> Order<N> {
         let (rpo, retreating) = depth_first(entry, succs, &mut marks);
         let mut index = SecondaryMap::with_default(NOT_VISITED);
         // Sized once (nodes come in RPO, not index order: growing per write costs more).
-        index.resize(bound.max(rpo.iter().map(|b| b.index() + 1).max().unwrap_or(0)));
+        index.resize(if bound > 0 { bound } else { rpo.iter().map(|b| b.index() + 1).max().unwrap_or(0) });
         for (i, &b) in rpo.iter().enumerate() {
             index[b] = i as u32;
         }
