@@ -42,7 +42,7 @@ fn shape_module(file: &Path, dump_cfg: Option<&Path>, options: &ShapeOptions) ->
                         }
                     }
                 };
-                let result = passes::structurize(func, Options { dump: Some(&mut hook) });
+                let result = passes::structurize(func, Options { dump: Some(&mut hook), ..Options::default() });
                 if let Some(e) = dump_error {
                     return Err(Failure::lib(dir, e));
                 }

@@ -1,11 +1,10 @@
 //! Full CFG analysis (`Cfg::new`: order, dominator and post-dominator trees, reducibility
-//! check, loops, reachability; plus both frontiers) on synthetic CFGs of 1k, 10k and 100k
-//! blocks (chains of diamonds, deep loop nests, wide switches) and on every csmith
-//! function of the shared corpus; the cost of the O(1) queries; and of one incremental
-//! rewrite. Results and the fitted
-//! scaling exponents are in `BENCHMARKS.md` (`## CFG analyses`).
+//! check, loops; plus both frontiers) on synthetic CFGs of 1k, 10k and 100k blocks (chains
+//! of diamonds, deep loop nests, wide switches) and on every csmith function of the shared
+//! corpus; and the cost of the O(1) dominance queries. Results and the fitted scaling
+//! exponents are in `BENCHMARKS.md` (`## CFG analyses`).
 
-use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
@@ -77,60 +76,15 @@ fn queries(c: &mut Criterion) {
         let f = diamond_chain(n, &mut Types::default());
         let cfg = Cfg::new(&f).expect("reducible");
         let pairs = random_pairs(&cfg, n as u64);
-        let repr = if cfg.reach().is_dense() { "dense" } else { "intervals" };
         g.bench_function(format!("dominates/diamonds_{n}"), |b| {
             b.iter(|| pairs.iter().filter(|&&(x, y)| cfg.dominates(x, y)).count())
         });
         g.bench_function(format!("post_dominates/diamonds_{n}"), |b| {
             b.iter(|| pairs.iter().filter(|&&(x, y)| cfg.post_dominates(x, y)).count())
         });
-        g.bench_function(format!("reaches_{repr}/diamonds_{n}"), |b| {
-            b.iter(|| pairs.iter().filter(|&&(x, y)| cfg.reaches(x, y)).count())
-        });
     }
     g.finish();
 }
 
-/// Incremental rewrites, 16 in a row on one `Cfg` (cloning it before and dropping it after
-/// are not timed; the first rewrite after a clone also pays for growing every per-block
-/// table, which is why a batch is timed), to compare with the full analysis they save.
-fn rewrites(c: &mut Criterion) {
-    let mut g = c.benchmark_group("cfg_rewrite_x16");
-    g.warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3)).sample_size(20);
-    for n in [4_000usize, 100_000] {
-        let f = diamond_chain(n, &mut Types::default());
-        let cfg = Cfg::new(&f).expect("reducible");
-        // The arm of the middle diamond and its join.
-        let arm = f.layout[f.layout.len() / 2 / 3 * 3 + 1];
-        let join = cfg.succs(arm)[0];
-        g.bench_function(format!("full_analysis_x1/diamonds_{n}"), |b| b.iter(|| black_box(full_analysis(&f))));
-        g.bench_function(format!("split_edge/diamonds_{n}"), |b| {
-            b.iter_batched_ref(
-                || (f.clone(), cfg.clone()),
-                |(f, cfg)| {
-                    let mut from = arm;
-                    for _ in 0..16 {
-                        from = cfg.split_edge(f, from, join).expect("edge exists");
-                    }
-                },
-                BatchSize::LargeInput,
-            )
-        });
-        g.bench_function(format!("split_block/diamonds_{n}"), |b| {
-            b.iter_batched_ref(
-                || (f.clone(), cfg.clone()),
-                |(f, cfg)| {
-                    let mut block = arm;
-                    for _ in 0..16 {
-                        block = cfg.split_block(f, block, 0).expect("block exists");
-                    }
-                },
-                BatchSize::LargeInput,
-            )
-        });
-    }
-    g.finish();
-}
-
-criterion_group!(benches, synthetic, csmith, queries, rewrites);
+criterion_group!(benches, synthetic, csmith, queries);
 criterion_main!(benches);

@@ -8,7 +8,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use untangle::ir::Module;
-use untangle_testkit::check::shape_check::check_module;
+use untangle_testkit::check::shape_check::{check_module, check_module_with};
 use untangle_testkit::check::spirv_val::find_spirv_val;
 use untangle_testkit::fuzzing::structured_gen::{generate, to_llvm_text, ShapeGenConfig};
 
@@ -31,9 +31,8 @@ fn main() {
     let first = args.get(1).copied().unwrap_or(0);
     let streams = args.get(2).copied().unwrap_or(50) as usize;
     let threads = args.get(3).copied().unwrap_or(2);
-    if std::env::var_os("UNTANGLE_VERIFY_INCREMENTAL").is_some() {
-        untangle::passes::selection::VERIFY_INCREMENTAL.store(true, std::sync::atomic::Ordering::Relaxed);
-    }
+    // The passes' self-checks (`passes::Options::verify`), on request: they slow the run.
+    let verify = std::env::var_os("UNTANGLE_VERIFY_INCREMENTAL").is_some();
     let validator = find_spirv_val();
     if validator.is_none() {
         eprintln!("spirv-val not found: modules are not validated");
@@ -58,7 +57,7 @@ fn main() {
                         let func = generate(seed, &config_for(seed), &mut module.types);
                         let mut single = Module { types: module.types.clone(), ..Module::default() };
                         single.functions.push(func.clone());
-                        match check_module(&single, streams, seed, None) {
+                        match check_module_with(&single, streams, seed, None, verify) {
                             Ok(s) => {
                                 blocks.fetch_add(s.stats.original_blocks, Ordering::Relaxed);
                                 added.fetch_add(s.stats.blocks_added, Ordering::Relaxed);

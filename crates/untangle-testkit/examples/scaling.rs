@@ -9,7 +9,7 @@
 //! Stages of the shape path (what `untangle translate --shape FILE` does):
 //! - `parse`: LLVM text to IR (`load::load_bytes`: the native reader, `lltext`);
 //! - `cfg analyses`: `cfg::Cfg::new` (orders, dominator and post-dominator trees,
-//!   reducibility, loop forest, reachability), what `untangle cfg` and the DXIL layer use;
+//!   reducibility, loop forest), what `untangle cfg` and derivative hoisting use;
 //! - `structurize setup`: the structurizer's input check (`Cfg::check`: well-formed and
 //!   reducible, the part of `Cfg::new` it needs) plus building the working graph
 //!   (`Scfg::from_function`);
@@ -102,7 +102,7 @@ fn structurize_times(func: &Function) -> Result<(Vec<f64>, untangle::passes::Str
     let start = CpuTime::now();
     let result = {
         let mut hook = |_: usize, _: &str, _: &Scfg| marks.push(CpuTime::now());
-        structurize(func, Options { dump: Some(&mut hook) })
+        structurize(func, Options { dump: Some(&mut hook), ..Options::default() })
     };
     let structured = result.map_err(|e| e.to_string())?;
     let mut times = Vec::with_capacity(STRUCTURIZE_STAGES);

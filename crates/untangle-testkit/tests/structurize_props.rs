@@ -9,7 +9,7 @@
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use untangle::ir::Module;
-use untangle_testkit::check::shape_check::check_module;
+use untangle_testkit::check::shape_check::{check_module, check_module_with};
 use untangle_testkit::check::spirv_val::find_spirv_val;
 use untangle_testkit::fuzzing::structured_gen::{
     generate, to_llvm_text, unrolled_interleaved_breaks, unrolled_interleaved_breaks_in_loop, ShapeGenConfig,
@@ -37,16 +37,15 @@ fn single(seed: u64, size: u8) -> Module {
 
 #[test]
 fn random_cfgs_structurize_and_trace_like_the_input() {
-    // Also compare the selection pass's incrementally updated dominator tree with a
-    // recomputation after every rewrite.
-    untangle::passes::selection::VERIFY_INCREMENTAL.store(true, std::sync::atomic::Ordering::Relaxed);
+    // Also check the passes' incremental bookkeeping (the loop forest against the body
+    // walks, the selection pass's patched region trees) against recomputation.
     let mut runner = TestRunner::new_with_rng(
         Config { cases: CASES, failure_persistence: None, ..Config::default() },
         TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]),
     );
     let result = runner.run(&(any::<u64>(), 0u8..4), |(seed, size)| {
         let m = single(seed, size);
-        if let Err(e) = check_module(&m, STREAMS, seed, None) {
+        if let Err(e) = check_module_with(&m, STREAMS, seed, None, true) {
             let f = m.functions.values().next().unwrap();
             let text = to_llvm_text(f, &m.types);
             return Err(TestCaseError::fail(format!("seed {seed} size {size}: {e}\n{text}")));

@@ -9,7 +9,6 @@
 //! * reducibility by Hecht & Ullman's T1/T2 reduction (delete self loops; merge a block with
 //!   a single predecessor into it; reducible iff one block remains);
 //! * back edges: edges whose target dominates their source;
-//! * acyclic reachability by a DFS per block over the non-back edges;
 //! * natural loops: blocks dominated by the header that reach a latch with the header
 //!   deleted; exits: blocks outside with a predecessor inside; parent: the loop with the
 //!   smallest body strictly containing the body;
@@ -38,10 +37,6 @@ pub struct CfgOracle {
     pdom: Vec<Vec<bool>>,
     pdom_count: Vec<usize>,
     virtual_sources: Vec<usize>,
-    /// `reach[a][b]` in the graph without back edges.
-    /// Successors with back edges removed (the acyclic graph reachability is defined on).
-    forward: Vec<Vec<usize>>,
-    reach: Vec<Vec<bool>>,
     loops: Vec<OracleLoop>,
 }
 
@@ -76,8 +71,8 @@ fn search(n: usize, start: &[usize], next: &[Vec<usize>], blocked: Option<usize>
 }
 
 impl CfgOracle {
-    /// Brute-forces everything for a defined function. Post-dominance, reachability and
-    /// loops are only meaningful when [`is_reducible`](Self::is_reducible).
+    /// Brute-forces everything for a defined function. Post-dominance and loops are only
+    /// meaningful when [`is_reducible`](Self::is_reducible).
     pub fn new(func: &Function) -> CfgOracle {
         let blocks: Vec<BlockId> = func.layout.clone();
         let n = blocks.len();
@@ -118,13 +113,10 @@ impl CfgOracle {
             pdom: Vec::new(),
             pdom_count: Vec::new(),
             virtual_sources: Vec::new(),
-            forward: Vec::new(),
-            reach: Vec::new(),
             loops: Vec::new(),
         };
         o.reducible = o.t1_t2_reducible();
         if o.reducible {
-            o.compute_reach();
             o.compute_loops();
             o.compute_postdom();
         }
@@ -176,22 +168,6 @@ impl CfgOracle {
 
     fn is_back(&self, u: usize, v: usize) -> bool {
         self.dom[v][u]
-    }
-
-    fn compute_reach(&mut self) {
-        let n = self.blocks.len();
-        self.forward =
-            (0..n).map(|u| self.succ[u].iter().copied().filter(|&v| !self.is_back(u, v)).collect()).collect();
-        let forward = &self.forward;
-        self.reach = (0..n)
-            .map(|a| if self.reachable[a] { search(n, &[a], forward, None) } else { vec![false; n] })
-            .map(|mut row| {
-                for (b, r) in row.iter_mut().enumerate() {
-                    *r &= self.reachable[b];
-                }
-                row
-            })
-            .collect();
     }
 
     fn compute_loops(&mut self) {
@@ -337,26 +313,6 @@ impl CfgOracle {
             }
         }
         out
-    }
-
-    /// Reachability in the graph without back edges (reflexive).
-    pub fn reaches(&self, a: BlockId, b: BlockId) -> bool {
-        match (self.ix(a), self.ix(b)) {
-            (Some(a), Some(b)) => self.reach.get(a).is_some_and(|row| row[b]),
-            _ => false,
-        }
-    }
-
-    /// A forward path from `a` to `b` with `c` deleted.
-    pub fn reaches_avoiding(&self, a: BlockId, b: BlockId, c: BlockId) -> bool {
-        let (Some(a), Some(b), Some(c)) = (self.ix(a), self.ix(b), self.ix(c)) else {
-            return false;
-        };
-        if !self.reachable[a] || !self.reachable[b] || a == c || b == c {
-            return false;
-        }
-        let n = self.blocks.len();
-        search(n, &[a], &self.forward, Some(c))[b]
     }
 
     pub fn dominance_frontier(&self, x: BlockId) -> BTreeSet<BlockId> {

@@ -54,10 +54,22 @@ pub fn check_module(
     seed: u64,
     validator: Option<&SpirvVal>,
 ) -> Result<ShapeSummary, ShapeFailure> {
+    check_module_with(module, streams, seed, validator, false)
+}
+
+/// [`check_module`], structurizing with [`Options::verify`] set to `verify`: the passes
+/// also check their incremental bookkeeping against a recomputation as they go (slower).
+pub fn check_module_with(
+    module: &Module,
+    streams: usize,
+    seed: u64,
+    validator: Option<&SpirvVal>,
+    verify: bool,
+) -> Result<ShapeSummary, ShapeFailure> {
     let mut summary = ShapeSummary { streams, ..ShapeSummary::default() };
     let mut done: Vec<(&Function, Structured)> = Vec::new();
     for (_, func) in module.defined_functions() {
-        let s = structurize(func, Options::default())?;
+        let s = structurize(func, Options { verify, ..Options::default() })?;
         check_structured_with(&s.scfg, Some(func)).map_err(|v| ShapeFailure::Rules(Box::new(v)))?;
         check_no_merge_at_loop_header(&s.scfg)?;
         check_graph_traces(func, &s, streams, seed)?;

@@ -2,7 +2,6 @@
 
 pub mod bitcode;
 pub mod cfg_gen;
-pub mod cfg_rewrite;
 pub mod mutate;
 pub mod shader_gen;
 pub mod shape_text;

@@ -1245,14 +1245,14 @@ impl<'a> Gen<'a> {
         fin.run(&mut f);
         self.stats.blocks = f.layout.len();
         self.stats.unreachable_blocks = f.layout.iter().filter(|&&b| !cfg.is_reachable(b)).count();
-        for (_, l) in cfg.loops().iter() {
+        for ((_, l), exits) in cfg.loops().iter().zip(cfg.loop_exits()) {
             if l.latches.len() >= 2 {
                 self.stats.multi_latch_loops += 1;
             }
-            if l.exits.is_empty() {
+            if exits.is_empty() {
                 self.stats.exitless_loops += 1;
             }
-            if l.exits.len() >= 2 {
+            if exits.len() >= 2 {
                 self.stats.multi_exit_loops += 1;
             }
         }

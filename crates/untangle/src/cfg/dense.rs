@@ -1,22 +1,21 @@
-//! A compact snapshot of the reachable part of a [`Graph`]: nodes numbered `0..n` in RPO,
-//! edges in compressed sparse rows (CSR). The batch algorithms (Lengauer–Tarjan, the
-//! virtual-exit search) run on this rather than on `BlockId`-keyed maps: dense `u32`
-//! indices keep their arrays small and their loops cache-friendly at 100k blocks.
+//! A compact snapshot of the reachable part of a graph: nodes numbered `0..n` in RPO, edges
+//! in compressed sparse rows (CSR). The batch algorithms (Lengauer–Tarjan, the virtual-exit
+//! search, the irreducible-region search) run on this rather than on node-keyed maps: dense
+//! `u32` indices keep their arrays small and their loops cache-friendly at 100k blocks.
 
-use super::graph::Graph;
+use super::flow::{FlowGraph, Node};
 use super::order::Order;
-use crate::ir::BlockId;
 
 /// Compressed sparse rows: the neighbours of node `i` are `adj[start[i]..start[i + 1]]`.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Csr {
+pub struct Csr {
     start: Vec<u32>,
     adj: Vec<u32>,
 }
 
 impl Csr {
-    /// Builds rows from `(node, neighbour)` pairs grouped by node in increasing order.
-    pub(crate) fn from_rows(n: usize, mut row: impl FnMut(usize, &mut Vec<u32>)) -> Csr {
+    /// Builds rows in node order: `row(i, adj)` appends the neighbours of node `i`.
+    pub fn from_rows(n: usize, mut row: impl FnMut(usize, &mut Vec<u32>)) -> Csr {
         let mut start = Vec::with_capacity(n + 1);
         let mut adj = Vec::new();
         for i in 0..n {
@@ -29,7 +28,7 @@ impl Csr {
 
     /// Builds rows from `(node, neighbour)` pairs in any order, by counting: each row keeps
     /// its pairs' order. Two passes over `pairs`, O(n + pairs), two allocations.
-    pub(crate) fn from_pairs(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Csr {
+    pub fn from_pairs(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Csr {
         let mut start = vec![0u32; n + 1];
         for (i, _) in pairs.clone() {
             start[i as usize + 1] += 1;
@@ -46,35 +45,54 @@ impl Csr {
         Csr { start, adj }
     }
 
-    pub(crate) fn neighbors(&self, i: u32) -> &[u32] {
+    /// The reverse graph: row `j` lists every `i` whose row holds `j`, in increasing `i`.
+    pub fn transpose(&self) -> Csr {
+        let n = self.len();
+        Csr::from_pairs(n, (0..n as u32).flat_map(move |i| self.neighbors(i).iter().map(move |&j| (j, i))))
+    }
+
+    pub fn neighbors(&self, i: u32) -> &[u32] {
         let i = i as usize;
         &self.adj[self.start[i] as usize..self.start[i + 1] as usize]
     }
 
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.start.len().saturating_sub(1)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
-pub(crate) struct DenseGraph {
-    /// `nodes[i]` is the block at RPO position `i`.
-    pub nodes: Vec<BlockId>,
+/// The reachable graph of an [`Order`] in dense form: node `i` is `order.rpo()[i]`.
+pub struct DenseGraph<'o, N: Node> {
+    pub order: &'o Order<N>,
     pub succ: Csr,
     pub pred: Csr,
 }
 
-impl DenseGraph {
-    pub(crate) fn new(graph: &Graph, order: &Order) -> DenseGraph {
-        let nodes = order.rpo().to_vec();
-        let index = |b: BlockId| order.rpo_index(b);
-        let succ =
-            Csr::from_rows(nodes.len(), |i, out| out.extend(graph.succs(nodes[i]).iter().filter_map(|&s| index(s))));
-        let pred =
-            Csr::from_rows(nodes.len(), |i, out| out.extend(graph.preds(nodes[i]).iter().filter_map(|&p| index(p))));
-        DenseGraph { nodes, succ, pred }
+impl<'o, N: Node> DenseGraph<'o, N> {
+    /// The edges of `g` between the nodes `order` reaches (parallel edges kept).
+    pub fn new<G: FlowGraph<Node = N>>(g: &G, order: &'o Order<N>) -> DenseGraph<'o, N> {
+        let nodes = order.rpo();
+        let succ = Csr::from_rows(nodes.len(), |i, out| {
+            out.extend(g.successors(nodes[i]).filter_map(|s| order.rpo_index(s)));
+        });
+        let pred = succ.transpose();
+        DenseGraph { order, succ, pred }
     }
 
-    pub(crate) fn len(&self) -> usize {
-        self.nodes.len()
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// The node at RPO position `i`.
+    pub fn node(&self, i: u32) -> N {
+        self.order.rpo()[i as usize]
     }
 }

@@ -1,82 +1,109 @@
 //! The dominator tree, with O(1) `dominates`.
 //!
-//! Built by Lengauer–Tarjan (`lengauer_tarjan`) over the reachable blocks, then
-//! stored as a `LabelledTree` whose DFS interval labels answer `dominates(a, b)` with two
-//! comparisons, at any graph size, and stay valid under the local rewrites of
-//! `incremental.rs`. Blocks the entry does not reach are not in the tree: they have no
-//! immediate dominator, dominate nothing and are dominated by nothing.
+//! Immediate dominators by Lengauer–Tarjan (`lengauer_tarjan`) over the reachable nodes in
+//! dense form, stored as a tree (`tree.rs`) whose DFS interval labels answer `dominates(a, b)` with
+//! two comparisons at any graph size. Nodes the entry does not reach are not in the tree:
+//! they have no immediate dominator, dominate nothing and are dominated by nothing.
+//!
+//! [`idoms_in_rpo`] is the same computation for a caller that numbers its nodes itself
+//! (the selection pass, which keeps and patches the tree of one region at a time).
 
-use super::dense::DenseGraph;
+use super::dense::{Csr, DenseGraph};
+use super::flow::{FlowGraph, Node};
 use super::lengauer_tarjan::{immediate_dominators, NONE};
-use super::tree::LabelledTree;
-use crate::ir::BlockId;
+use super::order::Order;
+use super::tree::Tree;
 
-#[derive(Clone, Debug, Default)]
-pub struct DomTree {
-    pub(crate) tree: LabelledTree,
+#[derive(Clone, Debug)]
+pub struct DomTree<N: Node = crate::ir::BlockId> {
+    tree: Tree<N>,
 }
 
-impl DomTree {
-    /// The dominator tree of `graph` alone, without the other analyses of [`super::Cfg`]
-    /// (which refuses irreducible graphs; this does not). O((n + e) log n).
-    pub fn of_graph(graph: &super::Graph) -> DomTree {
-        let (order, _) = super::Order::compute(graph);
-        DomTree::compute(&DenseGraph::new(graph, &order))
+impl<N: Node> Default for DomTree<N> {
+    fn default() -> Self {
+        DomTree { tree: Tree::default() }
+    }
+}
+
+impl DomTree<crate::ir::BlockId> {
+    /// The dominator tree of an IR function's graph alone, reducible or not. O((n + e) log n).
+    pub fn of_graph(graph: &super::graph::Graph) -> DomTree {
+        DomTree::of(graph, &Order::compute(graph))
+    }
+}
+
+impl<N: Node> DomTree<N> {
+    /// The dominator tree of `g`, whose depth-first order is `order`. O((n + e) log n).
+    pub fn of<G: FlowGraph<Node = N>>(g: &G, order: &Order<N>) -> DomTree<N> {
+        if order.len() <= 1 {
+            // Most shaders are one block: the tree is its root, without a dense snapshot.
+            return DomTree { tree: Tree::from_parents(order.rpo().iter().map(|&b| (b, None))) };
+        }
+        DomTree::compute(&DenseGraph::new(g, order))
     }
 
-    pub(crate) fn compute(g: &DenseGraph) -> DomTree {
-        if g.len() == 0 {
-            return DomTree::default();
-        }
-        if g.len() == 1 {
-            // Most shaders are one block: the tree is its root, without Lengauer–Tarjan's
-            // tables.
-            return DomTree { tree: LabelledTree::from_parents(std::iter::once((g.nodes[0], None))) };
+    /// The dominator tree of a dense snapshot.
+    pub fn compute(g: &DenseGraph<'_, N>) -> DomTree<N> {
+        let rpo = g.order.rpo();
+        if rpo.len() <= 1 {
+            return DomTree { tree: Tree::from_parents(rpo.iter().map(|&b| (b, None))) };
         }
         let idom = immediate_dominators(0, &g.succ, &g.pred);
         // RPO lists every parent before its children.
-        let pairs = (0..g.len()).map(|i| {
-            let parent = (idom[i] != NONE).then(|| g.nodes[idom[i] as usize]);
-            (g.nodes[i], parent)
-        });
-        DomTree { tree: LabelledTree::from_parents(pairs) }
+        let pairs = (0..rpo.len()).map(|i| (rpo[i], (idom[i] != NONE).then(|| rpo[idom[i] as usize])));
+        DomTree { tree: Tree::from_parents(pairs) }
     }
 
-    /// The immediate dominator; `None` for the entry and for unreachable blocks.
-    pub fn idom(&self, b: BlockId) -> Option<BlockId> {
+    /// The immediate dominator; `None` for the entry and for unreachable nodes.
+    pub fn idom(&self, b: N) -> Option<N> {
         self.tree.parent(b)
     }
 
-    /// `a` dominates `b` (reflexive). O(1). False when either block is unreachable.
+    /// `a` dominates `b` (reflexive). O(1). False when either node is unreachable.
     #[inline]
-    pub fn dominates(&self, a: BlockId, b: BlockId) -> bool {
+    pub fn dominates(&self, a: N, b: N) -> bool {
         self.tree.is_ancestor(a, b)
     }
 
     /// `a` dominates `b` and `a != b`. O(1).
     #[inline]
-    pub fn strictly_dominates(&self, a: BlockId, b: BlockId) -> bool {
+    pub fn strictly_dominates(&self, a: N, b: N) -> bool {
         a != b && self.tree.is_ancestor(a, b)
     }
 
-    /// Blocks whose immediate dominator is `b`.
-    pub fn children(&self, b: BlockId) -> &[BlockId] {
+    /// Nodes whose immediate dominator is `b`, in RPO.
+    pub fn children(&self, b: N) -> &[N] {
         self.tree.children(b)
     }
 
     /// Whether `b` is in the tree (reachable from the entry).
-    pub fn contains(&self, b: BlockId) -> bool {
+    pub fn contains(&self, b: N) -> bool {
         self.tree.contains(b)
     }
 
-    /// The nearest block dominating every block of `blocks`; `None` for an empty set or
-    /// one holding an unreachable block. O(Σ depth differences).
-    pub fn common_dominator(&self, blocks: impl IntoIterator<Item = BlockId>) -> Option<BlockId> {
-        self.tree.nca_of(blocks)
+    /// The nearest node dominating every node of `nodes`; `None` for an empty set or one
+    /// holding an unreachable node. O(Σ depth differences).
+    pub fn common_dominator(&self, nodes: impl IntoIterator<Item = N>) -> Option<N> {
+        self.tree.nca_of(nodes)
     }
 
-    /// Reachable blocks, dominators before the blocks they dominate.
-    pub fn preorder(&self) -> Vec<BlockId> {
+    /// Reachable nodes, dominators before the nodes they dominate.
+    pub fn preorder(&self) -> Vec<N> {
         self.tree.preorder()
     }
+}
+
+/// Immediate dominators of a graph whose nodes are numbered `0..n` in reverse post-order
+/// from node 0, given each node's predecessors (`preds(i, row)` appends those of node `i`):
+/// `idom[i]`, with `idom[0] == 0`. Lengauer–Tarjan, as for [`DomTree`]: Cooper–Harvey–
+/// Kennedy's intersect walks are quadratic on deep trees with wide joins (a break target
+/// shared by every step of a long chain), which the structurizer meets on unrolled loops.
+pub fn idoms_in_rpo(n: usize, preds: impl FnMut(usize, &mut Vec<u32>)) -> Vec<u32> {
+    let pred_csr = Csr::from_rows(n, preds);
+    let succ_csr = pred_csr.transpose();
+    let mut idom = immediate_dominators(0, &succ_csr, &pred_csr);
+    if let Some(root) = idom.first_mut() {
+        *root = 0;
+    }
+    idom
 }

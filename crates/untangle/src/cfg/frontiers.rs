@@ -17,22 +17,22 @@
 //! Sets list blocks in RPO order of the frontier block.
 
 use super::dominators::DomTree;
-use super::graph::Graph;
+use super::flow::{FlowGraph, Node};
 use super::order::Order;
 use super::postdom::PostDomTree;
-use crate::ir::BlockId;
 use cranelift_entity::SecondaryMap;
 
-#[derive(Clone, Debug, Default)]
-pub struct Frontiers {
-    sets: SecondaryMap<BlockId, Vec<BlockId>>,
+#[derive(Clone, Debug)]
+pub struct Frontiers<N: Node = crate::ir::BlockId> {
+    sets: SecondaryMap<N, Vec<N>>,
 }
 
-impl Frontiers {
-    pub(crate) fn dominance(graph: &Graph, order: &Order, dom: &DomTree) -> Frontiers {
-        let mut sets: SecondaryMap<BlockId, Vec<BlockId>> = SecondaryMap::new();
+impl<N: Node> Frontiers<N> {
+    /// Dominance frontiers of every node of `g`.
+    pub fn dominance<G: FlowGraph<Node = N>>(g: &G, order: &Order<N>, dom: &DomTree<N>) -> Frontiers<N> {
+        let mut sets: SecondaryMap<N, Vec<N>> = SecondaryMap::new();
         for &y in order.rpo() {
-            for &p in graph.preds(y) {
+            for p in g.predecessors(y) {
                 let mut runner = Some(p).filter(|&p| order.is_reachable(p));
                 while let Some(r) = runner {
                     if dom.strictly_dominates(r, y) {
@@ -48,10 +48,11 @@ impl Frontiers {
         Frontiers { sets }
     }
 
-    pub(crate) fn post_dominance(graph: &Graph, order: &Order, pdom: &PostDomTree) -> Frontiers {
-        let mut sets: SecondaryMap<BlockId, Vec<BlockId>> = SecondaryMap::new();
+    /// Post-dominance frontiers of every node of `g`.
+    pub fn post_dominance<G: FlowGraph<Node = N>>(g: &G, order: &Order<N>, pdom: &PostDomTree<N>) -> Frontiers<N> {
+        let mut sets: SecondaryMap<N, Vec<N>> = SecondaryMap::new();
         for &y in order.rpo() {
-            for &s in graph.succs(y) {
+            for s in g.successors(y) {
                 let mut runner = Some(s);
                 while let Some(r) = runner {
                     if pdom.strictly_post_dominates(r, y) {
@@ -67,8 +68,8 @@ impl Frontiers {
         Frontiers { sets }
     }
 
-    /// The frontier of `b` (empty for unreachable blocks).
-    pub fn get(&self, b: BlockId) -> &[BlockId] {
+    /// The frontier of `b` (empty for unreachable nodes).
+    pub fn get(&self, b: N) -> &[N] {
         &self.sets[b]
     }
 }

@@ -1,16 +1,14 @@
 //! The control-flow graph of one function as adjacency lists keyed by [`BlockId`].
 //!
-//! The graph is read off the blocks' terminators (`ir::Terminator::successors`) and then
-//! owned by [`Cfg`](super::Cfg), which keeps it in step with the function through its
-//! rewrite methods. Parallel edges (a `br i1 %c, label %a, label %a`, or several switch
-//! cases with one target) are one edge here: every analysis is about which blocks are
-//! connected, and the rewrites act on all parallel edges at once. Successors keep the
-//! terminator's operand order (first occurrence), so traversals are deterministic.
-//!
-//! Blocks are the function's `layout` (IR order); blocks added by rewrites are appended, and
-//! a removed block leaves the list (it stays in `Function::blocks`, an arena we cannot shrink).
+//! The graph is read off the blocks' terminators (`ir::Terminator::successors`), once, by
+//! [`Graph::from_function`]; the analyses read it through [`FlowGraph`]. Parallel edges (a
+//! `br i1 %c, label %a, label %a`, or several switch cases with one target) are one edge
+//! here: the analyses of an IR function are about which blocks are connected. Successors
+//! keep the terminator's operand order (first occurrence), so traversals are deterministic.
+//! Blocks are the function's `layout` (IR order), unreachable ones included.
 
-use super::CfgError;
+use super::error::CfgError;
+use super::flow::FlowGraph;
 use crate::ir::{BlockId, Function};
 use cranelift_entity::EntityRef;
 use cranelift_entity::SecondaryMap;
@@ -22,11 +20,13 @@ pub type Adjacency = SmallVec<[BlockId; 2]>;
 #[derive(Clone, Debug)]
 pub struct Graph {
     entry: BlockId,
-    /// Blocks in IR layout order, then blocks added by rewrites.
+    /// Blocks in IR layout order.
     blocks: Vec<BlockId>,
     present: SecondaryMap<BlockId, bool>,
     succs: SecondaryMap<BlockId, Adjacency>,
     preds: SecondaryMap<BlockId, Adjacency>,
+    /// One more than the largest block index.
+    bound: usize,
 }
 
 /// Above this many successors, folding parallel edges uses a hash set instead of a scan
@@ -34,7 +34,7 @@ pub struct Graph {
 const SCAN_LIMIT: usize = 16;
 
 /// A terminator's successors with parallel edges folded, in first-occurrence order.
-pub(crate) fn distinct_successors(func: &Function, b: BlockId) -> Adjacency {
+fn distinct_successors(func: &Function, b: BlockId) -> Adjacency {
     let all = func.blocks[b].terminator.successors();
     let mut out = Adjacency::with_capacity(all.len());
     if all.len() <= SCAN_LIMIT {
@@ -50,15 +50,6 @@ pub(crate) fn distinct_successors(func: &Function, b: BlockId) -> Adjacency {
     out
 }
 
-/// Membership test for an adjacency list, linear for short lists.
-fn membership(list: &[BlockId]) -> impl Fn(&BlockId) -> bool + '_ {
-    let set: Option<HashSet<BlockId>> = (list.len() > SCAN_LIMIT).then(|| list.iter().copied().collect());
-    move |b| match &set {
-        Some(s) => s.contains(b),
-        None => list.contains(b),
-    }
-}
-
 impl Graph {
     /// The graph of a defined function. Fails on a declaration and on a terminator that
     /// names a block outside the layout (malformed IR: we refuse it rather than guess).
@@ -70,6 +61,7 @@ impl Graph {
             present: SecondaryMap::with_capacity(func.blocks.len()),
             succs: SecondaryMap::with_capacity(func.blocks.len()),
             preds: SecondaryMap::with_capacity(func.blocks.len()),
+            bound: 0,
         };
         for &b in &func.layout {
             if !func.blocks.is_valid(b) {
@@ -77,6 +69,7 @@ impl Graph {
             }
             if !g.present[b] {
                 g.present[b] = true;
+                g.bound = g.bound.max(b.index() + 1);
                 g.blocks.push(b);
             }
         }
@@ -107,7 +100,7 @@ impl Graph {
         self.entry
     }
 
-    /// Every block, reachable or not: IR layout order, then blocks added by rewrites.
+    /// Every block, reachable or not, in IR layout order.
     pub fn blocks(&self) -> &[BlockId] {
         &self.blocks
     }
@@ -127,35 +120,24 @@ impl Graph {
     pub fn has_edge(&self, from: BlockId, to: BlockId) -> bool {
         self.present[from] && self.succs[from].contains(&to)
     }
+}
 
-    // Mutation, for the rewrites in `incremental.rs`. They keep `succs` equal to
-    // `distinct_successors` of the (already rewritten) terminator.
+impl FlowGraph for Graph {
+    type Node = BlockId;
 
-    pub(crate) fn add_block(&mut self, b: BlockId) {
-        debug_assert!(!self.present[b]);
-        self.present[b] = true;
-        self.blocks.push(b);
+    fn entry(&self) -> BlockId {
+        self.entry
     }
 
-    /// Forgets `b`; the caller has already detached its edges.
-    pub(crate) fn remove_block(&mut self, b: BlockId) {
-        debug_assert!(self.succs[b].is_empty() && self.preds[b].is_empty());
-        self.present[b] = false;
-        self.blocks.retain(|&x| x != b);
+    fn successors(&self, b: BlockId) -> impl Iterator<Item = BlockId> {
+        self.succs[b].iter().copied()
     }
 
-    /// Replaces `from`'s successor list by the one its terminator now has, fixing preds.
-    pub(crate) fn resync_successors(&mut self, func: &Function, from: BlockId) {
-        let old = std::mem::take(&mut self.succs[from]);
-        let new = distinct_successors(func, from);
-        let (in_old, in_new) = (membership(&old), membership(&new));
-        for s in old.iter().filter(|s| !in_new(s)) {
-            self.preds[*s].retain(|p| *p != from);
-        }
-        for s in new.iter().filter(|s| !in_old(s)) {
-            self.preds[*s].push(from);
-        }
-        drop((in_old, in_new));
-        self.succs[from] = new;
+    fn predecessors(&self, b: BlockId) -> impl Iterator<Item = BlockId> {
+        self.preds[b].iter().copied()
+    }
+
+    fn node_bound(&self) -> usize {
+        self.bound
     }
 }

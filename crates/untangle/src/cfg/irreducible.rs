@@ -1,23 +1,24 @@
 //! Locating an irreducible region, for the error message.
 //!
-//! A flow graph is reducible iff every retreating edge of a DFS goes to a block that
+//! A flow graph is reducible iff every retreating edge of a DFS goes to a node that
 //! dominates its source (Hecht & Ullman, "Characterizations of reducible flow graphs",
 //! JACM 1974). When that fails, the graph with the dominance back edges removed still has a
 //! cycle; its strongly connected components (Kosaraju's two-pass algorithm, iterative) with
-//! more than one block are the irreducible regions, and each has at least two entry blocks
+//! more than one node are the irreducible regions, and each has at least two entry nodes
 //! (a single entry would dominate the region and make the cycle's edge into it a back
-//! edge). We report the entries of the first region in RPO: they are the blocks a reader
+//! edge). We report the entries of the first region in RPO: they are the nodes a reader
 //! needs to see to understand why the loop has no single header.
 
 use super::dense::{Csr, DenseGraph};
 use super::dominators::DomTree;
-use crate::ir::BlockId;
+use super::flow::Node;
+use super::order::Order;
 
-/// The entry blocks of the first irreducible region (in RPO), or all its blocks if it has
+/// The entry nodes of the first irreducible region (in RPO), or all its nodes if it has
 /// fewer than two entries; empty if the graph is reducible after all.
-pub(crate) fn irreducible_region(g: &DenseGraph, dom: &DomTree) -> Vec<BlockId> {
+pub fn irreducible_region<N: Node>(g: &DenseGraph<'_, N>, dom: &DomTree<N>) -> Vec<N> {
     let n = g.len();
-    let forward = |i: u32, j: u32| !dom.dominates(g.nodes[j as usize], g.nodes[i as usize]);
+    let forward = |i: u32, j: u32| !dom.dominates(g.node(j), g.node(i));
     let succ = Csr::from_rows(n, |i, out| {
         out.extend(g.succ.neighbors(i as u32).iter().copied().filter(|&j| forward(i as u32, j)))
     });
@@ -84,5 +85,11 @@ pub(crate) fn irreducible_region(g: &DenseGraph, dom: &DomTree) -> Vec<BlockId> 
         .filter(|&v| v == 0 || g.pred.neighbors(v).iter().any(|&p| comp[p as usize] != id))
         .collect();
     let chosen = if entries.len() >= 2 { entries } else { region };
-    chosen.into_iter().map(|i| g.nodes[i as usize]).collect()
+    chosen.into_iter().map(|i| g.node(i)).collect()
+}
+
+/// Whether every retreating edge of `order` goes to a node that dominates its source (the
+/// graph is reducible: Hecht & Ullman). O(retreating edges).
+pub fn is_reducible<N: Node>(order: &Order<N>, dom: &DomTree<N>) -> bool {
+    order.retreating_edges().iter().all(|&(u, v)| dom.dominates(v, u))
 }

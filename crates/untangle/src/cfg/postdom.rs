@@ -23,22 +23,29 @@
 //! tree: check [`PostDomTree::contains`]).
 
 use super::dense::{Csr, DenseGraph};
+use super::flow::Node;
 use super::lengauer_tarjan::{immediate_dominators, NONE};
 use super::loops::LoopForest;
-use super::tree::LabelledTree;
-use crate::ir::BlockId;
+use super::tree::Tree;
 use cranelift_entity::SecondaryMap;
 
-#[derive(Clone, Debug, Default)]
-pub struct PostDomTree {
-    pub(crate) tree: LabelledTree,
+#[derive(Clone, Debug)]
+pub struct PostDomTree<N: Node = crate::ir::BlockId> {
+    tree: Tree<N>,
     /// Latches of endless outermost loops, given a virtual edge to the exit; RPO order.
-    pub(crate) virtual_sources: Vec<BlockId>,
-    pub(crate) is_virtual_source: SecondaryMap<BlockId, bool>,
+    virtual_sources: Vec<N>,
+    is_virtual_source: SecondaryMap<N, bool>,
 }
 
-impl PostDomTree {
-    pub(crate) fn compute(g: &DenseGraph, loops: &LoopForest) -> PostDomTree {
+impl<N: Node> Default for PostDomTree<N> {
+    fn default() -> Self {
+        PostDomTree { tree: Tree::default(), virtual_sources: Vec::new(), is_virtual_source: SecondaryMap::new() }
+    }
+}
+
+impl<N: Node> PostDomTree<N> {
+    /// The post-dominator tree of a dense snapshot whose loops are `loops`. O((n + e) log n).
+    pub fn compute(g: &DenseGraph<'_, N>, loops: &LoopForest<N>) -> PostDomTree<N> {
         let n = g.len();
         if n == 0 {
             return PostDomTree::default();
@@ -57,19 +64,16 @@ impl PostDomTree {
                 }
             }
         }
-        let mut index: SecondaryMap<BlockId, u32> = SecondaryMap::with_default(NONE);
-        for (i, &b) in g.nodes.iter().enumerate() {
-            index[b] = i as u32;
-        }
-        let mut is_virtual_source: SecondaryMap<BlockId, bool> = SecondaryMap::new();
+        let index = |b: N| g.order.rpo_index(b).expect("a loop's blocks are reachable");
+        let mut is_virtual_source: SecondaryMap<N, bool> = SecondaryMap::new();
         let mut sources: Vec<u32> = Vec::new();
         for &l in loops.roots() {
             let lp = loops.get(l);
-            if !reaches_exit[index[lp.header] as usize] {
+            if !reaches_exit[index(lp.header) as usize] {
                 for &latch in &lp.latches {
                     if !is_virtual_source[latch] {
                         is_virtual_source[latch] = true;
-                        sources.push(index[latch]);
+                        sources.push(index(latch));
                     }
                 }
             }
@@ -92,63 +96,63 @@ impl PostDomTree {
         }
         let pairs = order.iter().map(|&i| {
             let p = idom[i as usize];
-            let parent = (p != exit).then(|| g.nodes[p as usize]);
-            (g.nodes[i as usize], parent)
+            let parent = (p != exit).then(|| g.node(p));
+            (g.node(i), parent)
         });
-        let tree = LabelledTree::from_parents(pairs);
-        let virtual_sources = sources.iter().map(|&i| g.nodes[i as usize]).collect();
+        let tree = Tree::from_parents(pairs);
+        let virtual_sources = sources.iter().map(|&i| g.node(i)).collect();
         PostDomTree { tree, virtual_sources, is_virtual_source }
     }
 
     /// The immediate post-dominator; `None` for the virtual exit (and unreachable blocks).
-    pub fn ipdom(&self, b: BlockId) -> Option<BlockId> {
+    pub fn ipdom(&self, b: N) -> Option<N> {
         self.tree.parent(b)
     }
 
     /// `a` post-dominates `b` (reflexive). O(1). False when either block is unreachable.
     #[inline]
-    pub fn post_dominates(&self, a: BlockId, b: BlockId) -> bool {
+    pub fn post_dominates(&self, a: N, b: N) -> bool {
         self.tree.is_ancestor(a, b)
     }
 
     #[inline]
-    pub fn strictly_post_dominates(&self, a: BlockId, b: BlockId) -> bool {
+    pub fn strictly_post_dominates(&self, a: N, b: N) -> bool {
         a != b && self.tree.is_ancestor(a, b)
     }
 
     /// Blocks whose immediate post-dominator is `b`.
-    pub fn children(&self, b: BlockId) -> &[BlockId] {
+    pub fn children(&self, b: N) -> &[N] {
         self.tree.children(b)
     }
 
     /// Blocks whose immediate post-dominator is the virtual exit.
-    pub fn exit_children(&self) -> &[BlockId] {
+    pub fn exit_children(&self) -> &[N] {
         self.tree.roots()
     }
 
-    pub fn contains(&self, b: BlockId) -> bool {
+    pub fn contains(&self, b: N) -> bool {
         self.tree.contains(b)
     }
 
     /// The nearest block post-dominating every block of `blocks`; `None` when that is the
     /// virtual exit, or the set is empty or holds an unreachable block.
-    pub fn common_post_dominator(&self, blocks: impl IntoIterator<Item = BlockId>) -> Option<BlockId> {
+    pub fn common_post_dominator(&self, blocks: impl IntoIterator<Item = N>) -> Option<N> {
         self.tree.nca_of(blocks)
     }
 
     /// Latches given a virtual edge to the exit (the infinite-loop treatment above).
-    pub fn virtual_exit_sources(&self) -> &[BlockId] {
+    pub fn virtual_exit_sources(&self) -> &[N] {
         &self.virtual_sources
     }
 
-    pub fn has_virtual_exit_edge(&self, b: BlockId) -> bool {
+    pub fn has_virtual_exit_edge(&self, b: N) -> bool {
         self.is_virtual_source[b]
     }
 }
 
 /// The reverse graph of `g` plus the virtual exit (node `n`): exit → every sink and every
 /// virtual source; a block → its predecessors.
-fn reverse_with_exit(g: &DenseGraph, virtual_sources: &[u32]) -> (Csr, Csr) {
+fn reverse_with_exit<N: Node>(g: &DenseGraph<'_, N>, virtual_sources: &[u32]) -> (Csr, Csr) {
     let n = g.len();
     let mut to_exit: Vec<bool> = (0..n as u32).map(|i| g.succ.neighbors(i).is_empty()).collect();
     for &s in virtual_sources {

@@ -7,7 +7,8 @@
 //! deterministic. DOT is written as plain text (no `graphviz-rust`: the format is three
 //! lines of syntax and the crate would pull in a parser we do not need).
 
-use super::{Cfg, CfgError};
+use super::error::CfgError;
+use super::function::Cfg;
 use crate::ir::{BlockId, Function, Module, Terminator};
 use cranelift_entity::{EntityRef, SecondaryMap};
 use serde_json::{json, Value};
@@ -60,24 +61,20 @@ fn analyse(func: &Function) -> Result<FunctionReport, CfgError> {
     let mut back_edges: Vec<(usize, usize)> = cfg.back_edges().map(|(u, v)| (ix(u), ix(v))).collect();
     back_edges.sort_unstable();
     let virtual_exit_edges = sorted(&mut cfg.postdom().virtual_exit_sources().iter().copied());
-    let forest = cfg.loops();
-    let loop_index: SecondaryMap<super::LoopId, usize> = {
-        let mut m = SecondaryMap::new();
-        for (i, (l, _)) in forest.iter().enumerate() {
-            m[l] = i;
-        }
-        m
-    };
-    let loops = forest
+    // Loop ids are positions in header RPO, the order in which loops are listed.
+    let (bodies, loop_exits) = (cfg.loop_bodies(), cfg.loop_exits());
+    let loops = cfg
+        .loops()
         .iter()
-        .map(|(l, lp)| LoopReport {
+        .zip(bodies.into_iter().zip(loop_exits))
+        .map(|((_, lp), (body, exits))| LoopReport {
             header: ix(lp.header),
             continue_block: lp.continue_block().map(ix),
             latches: sorted(&mut lp.latches.iter().copied()),
-            parent: lp.parent.map(|p| loop_index[p]),
+            parent: lp.parent.map(|p| p.index()),
             depth: lp.depth,
-            body: sorted(&mut forest.body(l).into_iter()),
-            exits: sorted(&mut lp.exits.iter().copied()),
+            body: sorted(&mut body.into_iter()),
+            exits: sorted(&mut exits.into_iter()),
         })
         .collect();
     let dfs = cfg.dominance_frontiers();

@@ -28,6 +28,8 @@
 //! and [`ModuleBuilder::emit_function`], which structurizes a function and emits it. The
 //! `dx.op` calls it meets go to [`FnEmit::dx_op`] (`dxop`).
 
+use crate::cfg::dominators::DomTree;
+use crate::cfg::order::Order;
 use crate::dxil::ShaderModel;
 use crate::emit::control::{emit_dispatch, emit_merge, emit_two_way, Labels};
 use crate::emit::error::{malformed, unsupported, Error, Result, Subject};
@@ -38,7 +40,7 @@ use crate::ir::{
     BinaryOp, BlockId, CastOp, ConstExprOp, ConstKind, FloatPredicate, Function, InstId, InstKind, IntPredicate,
     Terminator, Type, TypeId, Value,
 };
-use crate::passes::graph::{Dfs, Doms, Preds};
+use crate::passes::graph::{Preds, ScfgView};
 use crate::passes::{Origin, SBlock, Scfg, Term, Val, VarKind};
 use cranelift_entity::{EntityRef, SecondaryMap};
 use rspirv::dr::Operand;
@@ -171,9 +173,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 sblock_of[o] = Some(sb);
             }
         }
-        let dfs = Dfs::new(scfg.entry, |b| scfg.blocks[b].term.succs().iter().copied());
         let preds = Preds::compute(scfg);
-        let doms = Doms::new(&dfs, |b| preds.slots_into(b).iter().copied());
+        let view = ScfgView { scfg, preds: &preds };
+        let doms = DomTree::of(&view, &Order::compute(&view));
         // Every instruction gets a defining block and (most) an id: sized once.
         let insts = f.insts.len();
         let mut def_block = SecondaryMap::with_capacity(insts);

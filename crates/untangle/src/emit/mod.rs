@@ -88,7 +88,8 @@ use crate::dxil::{DxOp, ResourceClass, ShaderModel};
 use crate::front::container::ShaderKind;
 use crate::ir::hash::{HashMap, HashSet};
 use crate::ir::{BlockId, Function, InstId, TypeId, Value};
-use crate::passes::graph::{Doms, Preds};
+use crate::cfg::dominators::DomTree;
+use crate::passes::graph::Preds;
 use crate::passes::{SBlock, Scfg};
 use crate::rootsig::layout::{ArgStore, HeapSets, LayoutOptions, PipelineLayout, PushConstants, RootArgumentBuffer};
 use crate::rootsig::resolve::{Place, ResolvedResource};
@@ -221,7 +222,7 @@ pub struct FnEmit<'a, 'm> {
     /// The structurized block of each original block (dense tables: every value and
     /// block lookup of emission goes through these three).
     sblock_of: SecondaryMap<BlockId, Option<SBlock>>,
-    doms: Doms,
+    doms: DomTree<SBlock>,
     def_block: SecondaryMap<InstId, Option<BlockId>>,
     /// Result ids so far; 0 (never a SPIR-V id) for none.
     ids: SecondaryMap<InstId, Word>,

@@ -11,13 +11,13 @@
 
 use super::graph::{TargetIndex, Work};
 use super::plan::Plan;
-use super::scfg::{EdgeDef, Origin, SyntheticKind, Term};
+use super::scfg::{EdgeDef, Origin, SBlock, SyntheticKind, Term};
 use smallvec::SmallVec;
 
 pub fn run(work: &mut Work, _plan: &mut Plan) {
-    let blocks: Vec<super::SBlock> = work.scfg.layout.clone();
+    let blocks: Vec<SBlock> = work.scfg.layout.clone();
     for b in blocks {
-        let succs: SmallVec<[super::SBlock; 4]> = work.scfg.blocks[b].term.succs().iter().copied().collect();
+        let succs: SmallVec<[SBlock; 4]> = work.scfg.blocks[b].term.succs().iter().copied().collect();
         if succs.len() < 2 || work.scfg.blocks[b].edge_defs.is_empty() {
             continue;
         }

@@ -1,20 +1,15 @@
-//! Analyses on an [`Scfg`] shared by the passes: predecessor lists kept in step with slot
-//! rewrites, depth-first orders, dominators, and the reference definition of a loop body.
-//!
-//! Dominators are Lengauer and Tarjan's (the implementation in `crate::cfg`), near-linear
-//! on any shape; dominance queries are O(1) through pre/post numbers of the tree. The loops
-//! themselves are a nesting forest (`super::loop_nest`); [`loop_body`] and
-//! [`planned_loop_body`] enumerate one body by a backward walk, which the verification
-//! mode compares the forest with.
+//! The passes' working graph: [`Work`], an [`Scfg`] with predecessor lists kept in step with
+//! its slot rewrites, and the rewrite primitives; [`ScfgView`], a graph and its predecessor
+//! lists as a [`FlowGraph`], for the orders, dominator trees and loop forest of
+//! `crate::cfg` ([`Work::view`]); and [`loop_body`], the reference definition of a loop
+//! body that the verification mode compares the loop forest with.
 //!
 //! Every list of distinct blocks built here and in the passes goes through [`Distinct`]:
 //! a switch with k cases would otherwise cost O(k²) in `contains` scans.
 
-use super::block_table::BlockTable;
-use super::scfg::{Block, EdgeDef, Origin, SBlock, Scfg, Term};
-use crate::cfg::dense::Csr;
-use crate::cfg::lengauer_tarjan::immediate_dominators;
-use cranelift_entity::{EntityRef, SecondaryMap};
+use super::scfg::{Block, EdgeDef, Origin, SBlock, Scfg, Term, Val, VarId};
+use crate::cfg::flow::FlowGraph;
+use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
 use std::collections::HashSet;
 
@@ -174,6 +169,11 @@ impl<'a> Work<'a> {
         Work { scfg, preds }
     }
 
+    /// The graph as it is now, for the analyses of `crate::cfg`.
+    pub fn view(&self) -> ScfgView<'_> {
+        ScfgView { scfg: self.scfg, preds: &self.preds }
+    }
+
     /// Adds a block (appended to the layout; the marking pass orders it).
     pub fn add_block(&mut self, origin: Origin, term: Term) -> SBlock {
         let b = self.scfg.blocks.push(Block::new(origin, term));
@@ -209,203 +209,42 @@ impl<'a> Work<'a> {
         self.scfg.blocks[b].edge_defs = defs;
     }
 
-    pub fn add_edge_def(&mut self, from: SBlock, slot: usize, def_var: super::VarId, val: super::Val) {
+    pub fn add_edge_def(&mut self, from: SBlock, slot: usize, def_var: VarId, val: Val) {
         self.scfg.blocks[from].edge_defs.push(EdgeDef { slot: slot as u32, var: def_var, val });
     }
 }
 
-/// Depth-first numbering from the entry over an arbitrary successor function.
-pub struct Dfs {
-    /// Blocks in reverse post-order.
-    pub rpo: Vec<SBlock>,
-    /// Position in `rpo`, `u32::MAX` when unreachable.
-    pub rpo_index: SecondaryMap<SBlock, u32>,
-    /// Edges to a block on the DFS stack (back edges on a reducible graph).
-    pub back_edges: Vec<(SBlock, SBlock)>,
+/// A structurized graph with its predecessor lists, as a [`FlowGraph`] for the analyses of
+/// `crate::cfg` (successors one per slot, predecessors with the same repeats).
+#[derive(Clone, Copy)]
+pub struct ScfgView<'a> {
+    pub scfg: &'a Scfg,
+    pub preds: &'a Preds,
 }
 
-/// A block's state during [`dfs_order`].
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
-pub enum DfsMark {
-    #[default]
-    New,
-    OnStack,
-    Done,
-}
+impl FlowGraph for ScfgView<'_> {
+    type Node = SBlock;
 
-/// Reverse post-order from `entry` over `succs` (explored in the order given), and the
-/// edges to a block on the DFS stack. `marks` must read `New` for every block (a cleared
-/// table); it is left marked. O(blocks reached + their edges): the selection pass runs it
-/// once per region with one table for all of them.
-pub fn dfs_order<F, I>(
-    entry: SBlock,
-    mut succs: F,
-    marks: &mut BlockTable<DfsMark>,
-) -> (Vec<SBlock>, Vec<(SBlock, SBlock)>)
-where
-    F: FnMut(SBlock) -> I,
-    I: IntoIterator<Item = SBlock>,
-{
-    // Sized for the small graphs most calls see (one allocation each instead of several
-    // regrowths); larger ones grow as before.
-    let mut post: Vec<SBlock> = Vec::with_capacity(32);
-    let mut back_edges = Vec::new();
-    let mut stack: Vec<(SBlock, SmallVec<[SBlock; 4]>, usize)> = Vec::with_capacity(16);
-    marks[entry] = DfsMark::OnStack;
-    stack.push((entry, succs(entry).into_iter().collect(), 0));
-    while let Some(top) = stack.last_mut() {
-        if top.2 < top.1.len() {
-            let s = top.1[top.2];
-            top.2 += 1;
-            let from = top.0;
-            match marks[s] {
-                DfsMark::New => {
-                    marks[s] = DfsMark::OnStack;
-                    let next: SmallVec<[SBlock; 4]> = succs(s).into_iter().collect();
-                    stack.push((s, next, 0));
-                }
-                DfsMark::OnStack => back_edges.push((from, s)),
-                DfsMark::Done => {}
-            }
-        } else {
-            let (b, _, _) = stack.pop().expect("non-empty");
-            marks[b] = DfsMark::Done;
-            post.push(b);
-        }
-    }
-    post.reverse();
-    (post, back_edges)
-}
-
-impl Dfs {
-    pub fn new<F, I>(entry: SBlock, succs: F) -> Dfs
-    where
-        F: FnMut(SBlock) -> I,
-        I: IntoIterator<Item = SBlock>,
-    {
-        let (rpo, back_edges) = dfs_order(entry, succs, &mut BlockTable::default());
-        let mut rpo_index = SecondaryMap::with_default(u32::MAX);
-        // Sized once (blocks come in RPO, not index order: growing per write costs more).
-        rpo_index.resize(rpo.iter().map(|b| b.index() + 1).max().unwrap_or(0));
-        for (i, &b) in rpo.iter().enumerate() {
-            rpo_index[b] = i as u32;
-        }
-        Dfs { rpo, rpo_index, back_edges }
+    fn entry(&self) -> SBlock {
+        self.scfg.entry
     }
 
-    pub fn reachable(&self, b: SBlock) -> bool {
-        self.rpo_index[b] != u32::MAX
-    }
-}
-
-/// Immediate dominators of a graph whose nodes are numbered `0..n` in reverse post-order
-/// from node 0, given each node's predecessors (`preds(i, row)` appends those of node `i`):
-/// `idom[i]`, with `idom[0] == 0`. Lengauer–Tarjan (`crate::cfg`): Cooper–Harvey–Kennedy's
-/// intersect walks are quadratic on deep trees with wide joins (a break target shared by
-/// every step of a long chain), which the passes meet on unrolled loops.
-pub fn dense_idoms(n: usize, preds: impl FnMut(usize, &mut Vec<u32>)) -> Vec<u32> {
-    let pred_csr = Csr::from_rows(n, preds);
-    let mut succ_lists: Vec<SmallVec<[u32; 2]>> = vec![SmallVec::new(); n];
-    for i in 0..n {
-        for &p in pred_csr.neighbors(i as u32) {
-            succ_lists[p as usize].push(i as u32);
-        }
-    }
-    let succ_csr = Csr::from_rows(n, |i, row| row.extend(succ_lists[i].iter().copied()));
-    immediate_dominators(0, &succ_csr, &pred_csr)
-}
-
-/// Dominator tree with O(1) dominance queries.
-pub struct Doms {
-    idom: SecondaryMap<SBlock, Option<SBlock>>,
-    children: SecondaryMap<SBlock, SmallVec<[SBlock; 2]>>,
-    pre: SecondaryMap<SBlock, u32>,
-    post: SecondaryMap<SBlock, u32>,
-    pub root: SBlock,
-}
-
-impl Doms {
-    /// `preds` must list, for each block of `dfs.rpo`, its predecessors (any order;
-    /// unreachable ones are ignored).
-    pub fn new<F, I>(dfs: &Dfs, mut preds: F) -> Doms
-    where
-        F: FnMut(SBlock) -> I,
-        I: IntoIterator<Item = SBlock>,
-    {
-        let n = dfs.rpo.len();
-        let root = dfs.rpo[0];
-        let idom = dense_idoms(n, |i, row| {
-            row.extend(preds(dfs.rpo[i]).into_iter().filter(|&p| dfs.reachable(p)).map(|p| dfs.rpo_index[p]))
-        });
-        // Every table sized once, to the largest reachable block's index.
-        let size = dfs.rpo_index.as_values_slice().len();
-        let mut out_idom: SecondaryMap<SBlock, Option<SBlock>> = SecondaryMap::new();
-        out_idom.resize(size);
-        let mut children: SecondaryMap<SBlock, SmallVec<[SBlock; 2]>> = SecondaryMap::new();
-        children.resize(size);
-        #[allow(clippy::needless_range_loop)] // `i` indexes both `dfs.rpo` and `idom`
-        for i in 1..n {
-            let b = dfs.rpo[i];
-            let d = dfs.rpo[idom[i] as usize];
-            out_idom[b] = Some(d);
-            children[d].push(b);
-        }
-        // Pre/post numbers of the dominator tree for O(1) queries.
-        let mut pre = SecondaryMap::with_default(u32::MAX);
-        pre.resize(size);
-        let mut post = SecondaryMap::with_default(0);
-        post.resize(size);
-        let mut counter = 0u32;
-        let mut stack: Vec<(SBlock, usize)> = vec![(root, 0)];
-        pre[root] = counter;
-        counter += 1;
-        while let Some(top) = stack.last_mut() {
-            let b = top.0;
-            if top.1 < children[b].len() {
-                let c = children[b][top.1];
-                top.1 += 1;
-                pre[c] = counter;
-                counter += 1;
-                stack.push((c, 0));
-            } else {
-                stack.pop();
-                post[b] = counter;
-            }
-        }
-        Doms { idom: out_idom, children, pre, post, root }
+    fn successors(&self, b: SBlock) -> impl Iterator<Item = SBlock> {
+        self.scfg.blocks[b].term.succs().iter().copied()
     }
 
-    pub fn idom(&self, b: SBlock) -> Option<SBlock> {
-        self.idom[b]
+    fn predecessors(&self, b: SBlock) -> impl Iterator<Item = SBlock> {
+        self.preds.slots_into(b).iter().copied()
     }
 
-    pub fn children(&self, b: SBlock) -> &[SBlock] {
-        &self.children[b]
+    fn node_bound(&self) -> usize {
+        self.scfg.blocks.len()
     }
-
-    pub fn contains(&self, b: SBlock) -> bool {
-        self.pre[b] != u32::MAX
-    }
-
-    /// `a` dominates `b` (reflexive). False when either is outside the tree.
-    pub fn dominates(&self, a: SBlock, b: SBlock) -> bool {
-        self.contains(a) && self.contains(b) && self.pre[a] <= self.pre[b] && self.post[b] <= self.post[a]
-    }
-}
-
-/// A natural loop of the current graph (see `super::loop_nest`).
-#[derive(Clone, Debug)]
-pub struct NaturalLoop {
-    pub header: SBlock,
-    /// Sources of the back edges, in DFS discovery order.
-    pub latches: Vec<SBlock>,
-    /// Blocks of the loop, nested loops included.
-    pub body_size: usize,
 }
 
 /// Blocks that reach one of `latches` without passing `header`, plus `header`, plus
 /// `extra` blocks (and what reaches them inside the loop). Header first, then discovery order.
-/// O(body); the passes use the loop nest, and this is the definition it is checked against.
+/// O(body); the passes use the loop forest, and this is the definition it is checked against.
 pub fn loop_body(preds: &Preds, header: SBlock, latches: &[SBlock], extra: &[SBlock]) -> Vec<SBlock> {
     let mut seen: SecondaryMap<SBlock, bool> = SecondaryMap::new();
     let mut body = vec![header];
@@ -437,26 +276,4 @@ pub fn member_set(blocks: &[SBlock]) -> SecondaryMap<SBlock, bool> {
         set[b] = true;
     }
     set
-}
-
-/// The body of `plan.loops[li]` as the loop-exit and selection passes define it: the
-/// natural loop (from its single continue target) plus the merges of the loops nested in
-/// it that have one already, since an inner loop's merge belongs to the enclosing loop even
-/// when it cannot reach the back edge. O(body + later loops): the passes read bodies from
-/// `plan.nest` instead, and the verification mode checks the two agree.
-pub fn planned_loop_body(preds: &Preds, plan: &super::plan::Plan, li: usize) -> Vec<SBlock> {
-    let l = &plan.loops[li];
-    let natural = loop_body(preds, l.header, &[l.continue_target], &[]);
-    let set = member_set(&natural);
-    let extra: Vec<SBlock> = plan.loops[li + 1..]
-        .iter()
-        .filter(|inner| set[inner.header])
-        .filter_map(|inner| inner.merge)
-        .filter(|m| !set[*m])
-        .collect();
-    if extra.is_empty() {
-        natural
-    } else {
-        loop_body(preds, l.header, &[l.continue_target], &extra)
-    }
 }

@@ -18,18 +18,22 @@
 //! Cost: one DFS and dominator tree, then O(e + n log n) (each loop's own blocks are put
 //! in RPO), whatever the nesting depth.
 
-use super::graph::{planned_loop_body, Dfs, Distinct, Doms, TargetIndex, Work};
-use super::plan::{Plan, StructurizeError};
+use super::graph::{member_set, Distinct, TargetIndex, Work};
+use super::plan::{planned_loop_body, Plan, StructurizeError};
 use super::scfg::{Origin, SBlock, SyntheticKind, Term, Val, VarKind};
-use cranelift_entity::SecondaryMap;
+use crate::cfg::dominators::DomTree;
+use crate::cfg::loops::LoopId;
+use crate::cfg::order::Order;
+use cranelift_entity::{EntityRef, SecondaryMap};
 
-pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
-    let (dfs, doms) = {
-        let scfg = &*work.scfg;
-        let dfs = Dfs::new(scfg.entry, |b| scfg.blocks[b].term.succs().iter().copied());
-        let preds = &work.preds;
-        let doms = Doms::new(&dfs, |b| preds.slots_into(b).iter().copied());
-        (dfs, doms)
+/// `verify`: check the exits found through the loop forest against the body walk
+/// (`Options::verify`).
+pub fn run(work: &mut Work, plan: &mut Plan, verify: bool) -> Result<(), StructurizeError> {
+    let (order, doms) = {
+        let view = work.view();
+        let order = Order::compute(&view);
+        let doms = DomTree::of(&view, &order);
+        (order, doms)
     };
     // Blocks added by this pass are dominated exactly by what dominates their anchor
     // (the header of the loop they merge), so dominance queries stay O(1).
@@ -43,26 +47,25 @@ pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
     for l in &plan.loops {
         used_as_merge[l.continue_target] = true;
     }
-    let verify = super::selection::VERIFY_INCREMENTAL.load(std::sync::atomic::Ordering::Relaxed);
-    let mut own = plan.nest.own_blocks(&work.scfg.layout);
+    let mut own = plan.nest.own_nodes(&work.scfg.layout);
     // Innermost first.
     for li in (0..plan.loops.len()).rev() {
         let header = plan.loops[li].header;
         // Exit slots in a deterministic order: blocks by RPO, slots in order.
         let mut ordered: Vec<SBlock> = std::mem::take(&mut own[li]);
-        ordered.sort_by_key(|&b| (dfs.rpo_index[anchor[b].unwrap_or(b)], b));
+        ordered.sort_by_key(|&b| (order.rank(anchor[b].unwrap_or(b)), b));
         let mut exits: Vec<(SBlock, usize, SBlock)> = Vec::new();
         let mut targets = Distinct::new();
         for &b in &ordered {
             for (slot, &s) in work.scfg.blocks[b].term.succs().iter().enumerate() {
-                if !plan.nest.contains(li, s) {
+                if !plan.nest.contains(LoopId::new(li), s) {
                     exits.push((b, slot, s));
                     targets.insert(s);
                 }
             }
         }
         if verify {
-            check_exits(work, plan, li, &exits, &|b| (dfs.rpo_index[anchor[b].unwrap_or(b)], b))?;
+            check_exits(work, plan, li, &exits, &|b| (order.rank(anchor[b].unwrap_or(b)), b))?;
         }
         let targets = targets.as_slice();
         let (merge, is_new) = if targets.is_empty() {
@@ -94,10 +97,10 @@ pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
         }
         if is_new {
             // An inner loop's merge belongs to the enclosing loop.
-            let parent = plan.nest.parent(li);
+            let parent = plan.nest.parent(LoopId::new(li));
             plan.nest.set_innermost(merge, parent);
             if let Some(p) = parent {
-                own[p].push(merge);
+                own[p.index()].push(merge);
             }
         }
         used_as_merge[merge] = true;
@@ -116,7 +119,7 @@ fn check_exits(
     key: &dyn Fn(SBlock) -> (u32, SBlock),
 ) -> Result<(), StructurizeError> {
     let body = planned_loop_body(&work.preds, plan, li);
-    let in_body = super::graph::member_set(&body);
+    let in_body = member_set(&body);
     let mut ordered = body.clone();
     ordered.sort_by_key(|&b| key(b));
     let mut expected = Vec::new();

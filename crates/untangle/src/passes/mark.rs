@@ -7,9 +7,10 @@
 //! before its continue target, and unreachable merge blocks still get a place right after
 //! their construct. Successors are listed in slot order. Cost: O(n).
 
-use super::graph::{Dfs, Work};
+use super::graph::Work;
 use super::plan::Plan;
 use super::scfg::{Merge, SBlock};
+use crate::cfg::order::Order;
 use smallvec::SmallVec;
 
 pub fn run(work: &mut Work, plan: &mut Plan) {
@@ -27,7 +28,7 @@ pub fn run(work: &mut Work, plan: &mut Plan) {
     }
     let order = {
         let scfg = &*work.scfg;
-        Dfs::new(scfg.entry, |b| {
+        Order::with_successors(scfg.entry, scfg.blocks.len(), |b| {
             let block = &scfg.blocks[b];
             let mut next: SmallVec<[SBlock; 4]> = SmallVec::new();
             match block.merge {
@@ -42,5 +43,5 @@ pub fn run(work: &mut Work, plan: &mut Plan) {
             next
         })
     };
-    work.scfg.layout = order.rpo;
+    work.scfg.layout = order.into_rpo();
 }

@@ -17,6 +17,7 @@
 //!
 //! Merge annotations ([`Block::merge`]) are written only by the final marking pass.
 
+use crate::cfg::order::Order;
 use crate::ir::{BlockId, Function, IndexExt};
 use cranelift_entity::{entity_impl, PrimaryMap};
 use smallvec::SmallVec;
@@ -358,10 +359,12 @@ impl Scfg {
             scfg.number_by_block[b.as_u32_index() as usize] = n as u32;
         }
         scfg.original_labels = labels;
-        let reachable = reachable_originals(func);
+        // `Cfg::check` accepted the function: it has an entry, and branches name its blocks.
+        let entry = func.entry().expect("a function with a body");
+        let reachable = Order::with_successors(entry, func.blocks.len(), |b| func.blocks[b].terminator.successors());
         let mut map: Vec<Option<SBlock>> = vec![None; func.blocks.len()];
         for &b in &func.layout {
-            if reachable[b.as_u32_index() as usize] {
+            if reachable.is_reachable(b) {
                 let s = scfg.add_block(Origin::Original(b), Term::Unreachable);
                 map[b.as_u32_index() as usize] = Some(s);
                 scfg.layout.push(s);
@@ -404,23 +407,4 @@ impl Scfg {
         scfg.entry = map[func.layout[0].as_u32_index() as usize].expect("entry is reachable");
         scfg
     }
-}
-
-fn reachable_originals(func: &Function) -> Vec<bool> {
-    let mut seen = vec![false; func.blocks.len()];
-    let Some(entry) = func.entry() else {
-        return seen;
-    };
-    let mut stack = vec![entry];
-    seen[entry.as_u32_index() as usize] = true;
-    while let Some(b) = stack.pop() {
-        for s in func.blocks[b].terminator.successors() {
-            let i = s.as_u32_index() as usize;
-            if !seen[i] {
-                seen[i] = true;
-                stack.push(s);
-            }
-        }
-    }
-    seen
 }

@@ -44,7 +44,7 @@
 //! derivatives, wave ops) keep their single position.
 //! Cost: one analysis per region; after a rewrite the region's dominator tree is patched
 //! in place (the new merge, the targets and the construct's boundary blocks are the only
-//! blocks whose immediate dominator can change; `VERIFY_INCREMENTAL` checks this against a
+//! blocks whose immediate dominator can change; `Options::verify` checks this against a
 //! recomputation in the property tests), with the merge's dominator found by marking
 //! paths rather than pairwise intersection. Each funnel walks the header's construct, so
 //! the pass is O(sum of funnelled construct sizes): linear for bounded nesting; the chains
@@ -52,10 +52,12 @@
 //! unrolled-loop pattern, measured up to N = 4,096 iterations).
 
 use super::block_table::BlockTable;
-use super::graph::{dense_idoms, dfs_order, DfsMark, Distinct, TargetIndex, Work};
-use super::plan::{Plan, StructurizeError};
+use super::graph::{Distinct, TargetIndex, Work};
+use super::plan::{planned_loop_body, LoopPlan, Plan, StructurizeError};
 use super::scfg::{EdgeDef, OrigKind, Origin, SBlock, SyntheticKind, Term, Val, VarKind};
-use cranelift_entity::SecondaryMap;
+use crate::cfg::dominators::idoms_in_rpo;
+use crate::cfg::order::{depth_first, DfsMark};
+use cranelift_entity::{EntityRef, SecondaryMap};
 use smallvec::SmallVec;
 use std::collections::HashMap;
 
@@ -63,15 +65,18 @@ use std::collections::HashMap;
 /// `plan.loops[i]`.
 type RegionOf = SecondaryMap<SBlock, Option<Option<usize>>>;
 
-pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
+/// `verify`: check the regions read from the loop forest against the body walks, and the
+/// incrementally patched region trees against a recomputation after every rewrite
+/// (`Options::verify`; O(region) per rewrite).
+pub fn run(work: &mut Work, plan: &mut Plan, verify: bool) -> Result<(), StructurizeError> {
     // Each block's region is its innermost loop (loops nested in a region are collapsed
     // there), and a loop's size bound is its whole body.
     let mut region: RegionOf = SecondaryMap::new();
     for &b in &work.scfg.layout {
-        region[b] = Some(plan.nest.innermost(b));
+        region[b] = Some(plan.nest.innermost(b).map(|l| l.index()));
     }
     let body_sizes = plan.nest.body_sizes(&work.scfg.layout);
-    if VERIFY_INCREMENTAL.load(std::sync::atomic::Ordering::Relaxed) {
+    if verify {
         verify_regions(work, plan, &region, &body_sizes)?;
     }
     split_switch_exits(work, plan, &mut region);
@@ -114,6 +119,7 @@ pub fn run(work: &mut Work, plan: &mut Plan) -> Result<(), StructurizeError> {
             new_regions: &mut new_regions,
             t: &mut tables,
             stamp: 0,
+            verify,
         };
         region_pass.run(work, plan, size, &mut graph)?;
         regions.extend(new_regions);
@@ -223,7 +229,7 @@ fn split_exit_slots(work: &mut Work, b: SBlock, is_exit: impl Fn(SBlock) -> bool
 /// Loop bodies as the loop-exit pass defines them, by walking each (O(n · depth); the
 /// pass reads them from `Plan::nest`, and this is what the verification mode compares).
 pub fn loop_bodies(work: &Work, plan: &Plan) -> Vec<Vec<SBlock>> {
-    (0..plan.loops.len()).map(|li| super::graph::planned_loop_body(&work.preds, plan, li)).collect()
+    (0..plan.loops.len()).map(|li| planned_loop_body(&work.preds, plan, li)).collect()
 }
 
 struct RegionPass<'r> {
@@ -242,6 +248,8 @@ struct RegionPass<'r> {
     /// This region's tables.
     t: &'r mut RegionTables,
     stamp: u32,
+    /// Compare the patched region tree with a recomputation after every rewrite.
+    verify: bool,
 }
 
 /// Per-block tables of one region, allocated once per pass and cleared between regions in
@@ -365,10 +373,6 @@ impl RegionGraph {
     }
 }
 
-/// Makes tests compare the incrementally updated region analyses with a recomputation
-/// after every rewrite.
-pub static VERIFY_INCREMENTAL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
 impl RegionPass<'_> {
     fn sinks(&self, plan: &Plan) -> (Option<SBlock>, Option<SBlock>) {
         match self.r {
@@ -410,7 +414,7 @@ impl RegionPass<'_> {
     fn region_dfs(&mut self, work: &Work, plan: &Plan) -> (Vec<SBlock>, Vec<(SBlock, SBlock)>) {
         let mut marks = std::mem::take(&mut self.t.dfs_marks);
         marks.clear();
-        let order = dfs_order(self.entry, |b| self.region_succs(work, plan, b), &mut marks);
+        let order = depth_first(self.entry, |b| self.region_succs(work, plan, b), &mut marks);
         self.t.dfs_marks = marks;
         order
     }
@@ -459,7 +463,7 @@ impl RegionPass<'_> {
             self.t.local[b] = i as u32;
         }
         let local = &self.t.local;
-        let idom = dense_idoms(rpo.len(), |i, row| row.extend(g.rpreds[rpo[i]].iter().map(|&p| local[p])));
+        let idom = idoms_in_rpo(rpo.len(), |i, row| row.extend(g.rpreds[rpo[i]].iter().map(|&p| local[p])));
         for (i, &b) in rpo.iter().enumerate() {
             g.key[b] = (((i as u64) << 32) | (1 << 31), b.as_u32());
             if i > 0 {
@@ -498,7 +502,7 @@ impl RegionPass<'_> {
         let limit = 8 * size + 64;
         let mut rewrites = 0usize;
         self.analyse(work, plan, g)?;
-        let verify = VERIFY_INCREMENTAL.load(std::sync::atomic::Ordering::Relaxed);
+        let verify = self.verify;
         let mut stack = vec![self.entry];
         while let Some(x) = stack.pop() {
             if !self.t.decided[x] && self.is_header(work, g, x) {
@@ -885,7 +889,7 @@ impl RegionPass<'_> {
         }
         let c = work.add_block(Origin::Synthetic(SyntheticKind::BlockContinue), Term::Goto(l));
         let li = plan.loops.len();
-        plan.loops.push(super::plan::LoopPlan { header: l, continue_target: c, merge: Some(m) });
+        plan.loops.push(LoopPlan { header: l, continue_target: c, merge: Some(m) });
         self.loop_of_header[l] = Some(li);
         self.loop_of_merge[m] = Some(li);
         self.region[l] = Some(Some(li));

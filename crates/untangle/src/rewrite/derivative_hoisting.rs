@@ -54,13 +54,13 @@
 //! # Cost
 //!
 //! One scan for derivatives outside the entry block; none: no analysis and no copy.
-//! Otherwise the dominator and post-dominator trees and the loop forest (O((n + e) log n),
-//! reachability by interval labels), the nearest uniform dominator of every block in one
+//! Otherwise the dominator and post-dominator trees and the loop forest (O((n + e) log n)),
+//! the nearest uniform dominator of every block in one
 //! reverse-post-order walk, O(1) dominance queries per operand, at most [`MAX_MOVED`]
 //! instructions examined per derivative, and one copy of the function whose block lists
 //! are rebuilt once: near-linear in the function's size.
 
-use crate::cfg::{Cfg, CfgOptions};
+use crate::cfg::function::Cfg;
 use crate::dxil::opcodes::{DxOp, FnAttr};
 use crate::dxil::ops::decode_call_with;
 use crate::ir::hash::HashMap;
@@ -98,7 +98,7 @@ pub fn run(m: &Module, f: &Function) -> Option<Hoisted> {
     if derivatives.is_empty() {
         return None;
     }
-    let cfg = Cfg::with_options(f, CfgOptions { dense_reach_limit: 0, ..CfgOptions::default() }).ok()?;
+    let cfg = Cfg::new(f).ok()?;
     let uniform = |b: BlockId| cfg.post_dominates(b, entry) && cfg.loops().innermost(b).is_none();
     // The nearest uniform dominator of each block (itself when uniform); RPO visits a
     // block's immediate dominator first.

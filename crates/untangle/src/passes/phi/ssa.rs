@@ -1,6 +1,7 @@
 //! The SSA construction behind [`repair`](super::repair).
 
-use crate::passes::graph::Preds;
+use crate::cfg::order::Order;
+use crate::passes::graph::{Preds, ScfgView};
 use crate::passes::scfg::{Phi, SBlock, Scfg, Term, Val, VarId};
 use cranelift_entity::SecondaryMap;
 
@@ -28,14 +29,7 @@ pub fn repair(scfg: &mut Scfg) -> Result<usize, PhiError> {
     let preds = Preds::compute(scfg);
     // Operands from unreachable predecessors (a block construct's continue target) say
     // nothing about the value: a PHI is trivial if its reachable operands agree.
-    let reachable = {
-        let dfs = crate::passes::graph::Dfs::new(scfg.entry, |b| scfg.blocks[b].term.succs().iter().copied());
-        let mut r: SecondaryMap<SBlock, bool> = SecondaryMap::new();
-        for &b in &dfs.rpo {
-            r[b] = true;
-        }
-        r
-    };
+    let reachable = Order::compute(&ScfgView { scfg: &*scfg, preds: &preds });
     for &b in &scfg.layout {
         scfg.blocks[b].phis.clear();
         scfg.blocks[b].entry_values.clear();
@@ -273,7 +267,7 @@ fn find(v: V, replaced: &mut [Option<V>]) -> V {
 /// A worklist (Braun et al.'s `tryRemoveTrivialPhi` on the users of each removed PHI) keeps
 /// this linear in the operands: a chain of n PHIs, each trivial once the next one is gone,
 /// would cost n sweeps over all PHIs otherwise.
-fn remove_trivial(temps: &mut [TempPhi], replaced: &mut [Option<V>], reachable: &SecondaryMap<SBlock, bool>) {
+fn remove_trivial(temps: &mut [TempPhi], replaced: &mut [Option<V>], reachable: &Order<SBlock>) {
     let mut users: Vec<Vec<u32>> = vec![Vec::new(); temps.len()];
     for (t, phi) in temps.iter().enumerate() {
         for &(_, op) in &phi.operands {
@@ -294,7 +288,7 @@ fn remove_trivial(temps: &mut [TempPhi], replaced: &mut [Option<V>], reachable: 
         let mut same: Option<V> = None;
         let mut trivial = true;
         for &(p, op) in &temps[t].operands {
-            if !reachable[p] {
+            if !reachable.is_reachable(p) {
                 continue;
             }
             let op = find(op, replaced);
