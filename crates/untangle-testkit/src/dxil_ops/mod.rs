@@ -85,7 +85,7 @@ pub fn tid_line(body: &mut Body, profile: &str) {
 /// writes their cases.
 pub fn synthesizable(op: DxOp) -> bool {
     use untangle::dxil::op_facts::ParamTy::*;
-    let sig = op.signature();
+    let sig = untangle::dxil::op_facts::signature(op);
     let value = |p| matches!(p, Overload | I1 | I8 | I16 | I32 | I64 | F16 | F32 | F64);
     let family = PROFILES.iter().find_map(|&(_, s)| match support(op, s) {
         Support::Lowered(f) => Some(f),
@@ -142,7 +142,7 @@ impl SynthCall {
 
     /// The scalar types of the non-immediate operands, in order.
     pub fn operand_types(&self) -> Vec<Scalar> {
-        let sig = self.op.signature();
+        let sig = untangle::dxil::op_facts::signature(self.op);
         sig.params
             .iter()
             .enumerate()

@@ -1,4 +1,4 @@
-//! Calls synthesized from an operation's DXIL signature ([`DxOp::signature`]): every
+//! Calls synthesized from an operation's DXIL signature ([`untangle::dxil::op_facts::signature`]): every
 //! overload the signature lists, every operand fed from the invocation's input words (so
 //! nothing is a constant the translator could fold), immediates from [`immediate_choices`],
 //! and every result word stored. The same words-to-values and values-to-words rules are the
@@ -143,7 +143,7 @@ pub fn slot_type(p: ParamTy, o: Scalar) -> (String, Vec<Scalar>) {
 
 /// The overloads a synthesized call may use (`v`: the operation's fixed types).
 pub fn overloads(op: DxOp) -> Vec<Scalar> {
-    let sig = op.signature();
+    let sig = untangle::dxil::op_facts::signature(op);
     let v: Vec<Scalar> = sig.overloads.chars().filter_map(Scalar::from_letter).collect();
     if v.is_empty() {
         // No overload: any scalar does, it names nothing.
@@ -157,7 +157,7 @@ pub fn overloads(op: DxOp) -> Vec<Scalar> {
 /// immediates DXIL requires plus the modes the translator needs as constants).
 pub fn immediate_choices(op: DxOp) -> (Vec<usize>, Vec<Vec<u64>>) {
     use DxOp::*;
-    let sig = op.signature();
+    let sig = untangle::dxil::op_facts::signature(op);
     let mut at: Vec<usize> = (0..sig.params.len()).filter(|&k| sig.is_immediate(k)).collect();
     let combos: Vec<Vec<u64>> = match op {
         WaveActiveOp | WavePrefixOp => {
@@ -350,7 +350,7 @@ impl Body {
 
 /// The function a call of `op` under overload `o` calls, with its declaration.
 pub fn callee(op: DxOp, o: Scalar) -> (String, String) {
-    let sig = op.signature();
+    let sig = untangle::dxil::op_facts::signature(op);
     let name = if sig.overloads == "v" {
         format!("dx.op.{}", op.class())
     } else {
@@ -365,7 +365,7 @@ pub fn callee(op: DxOp, o: Scalar) -> (String, String) {
 /// Writes a call of `op` (overload `o`, immediates `imm` at positions `at`) with operands
 /// from the inputs, stores its result words, and returns the result's name (if any).
 pub fn call(body: &mut Body, op: DxOp, o: Scalar, at: &[usize], imm: &[u64]) -> Option<String> {
-    let sig = op.signature();
+    let sig = untangle::dxil::op_facts::signature(op);
     let (name, decl) = callee(op, o);
     body.declare(decl);
     let mut args = vec![format!("i32 {}", op.number())];

@@ -98,23 +98,23 @@ fn is_remade_pointer(m: &crate::ir::Module, t: TypeId) -> bool {
     matches!(m.types.get(t), Type::Pointer { .. }) && !work_graph::is_record_pointer(&m.types, t)
 }
 
-impl<'m> ModuleBuilder<'m> {
+impl Interface {
     /// Emits DXIL function `func` as a SPIR-V function named `name` (structurized first);
     /// returns its id, whether it uses derivatives and whether it captures stream output
-    /// (`transform_feedback`). `iface` is shared by every function of the entry point;
+    /// (`transform_feedback`). The interface is shared by every function of the entry point;
     /// `cfg_check` is [`crate::cfg::Cfg::check`] of `func` if the caller ran it already.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn emit_function(
+    pub(super) fn emit_function<'m>(
         &mut self,
+        cx: &mut ModuleBuilder<'m>,
         res: &mut Resources,
         sm: &ShaderModel,
         sigs: &crate::dxil::Signatures,
         func: &'m Function,
-        iface: &mut Interface,
         name: &str,
         cfg_check: Option<Result<(), crate::cfg::CfgError>>,
     ) -> Result<(Word, bool, bool)> {
-        let cx = self;
+        let iface = self;
         let structured = crate::passes::structurize_checked(func, crate::passes::Options::default(), cfg_check)?;
         let void = cx.void();
         let fn_void = cx.b.type_function(void, []);

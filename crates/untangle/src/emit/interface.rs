@@ -231,7 +231,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let mut cols = el.cols.max(1);
         let rows = el.rows.max(1);
         let mut minus = None;
-        let placement = self.placement(el, point).map_err(&unsupported)?;
+        let placement = placement(el, point).map_err(&unsupported)?;
         let builtin = match placement {
             Placement::Varying => None,
             Placement::Builtin(b) | Placement::BuiltinAndVarying(b) => Some(b),
@@ -412,7 +412,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
                 v
             }
-            None => self.varying(iface, el, kind, point, var_class, ty, num)?,
+            None => varying(self, iface, el, kind, point, var_class, ty, num)?,
         };
         if let Some(Lowering::Whole(capture)) = lowering {
             self.cx.decorate_capture(var, &capture);
@@ -422,7 +422,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let n = varying_num(element_num);
                 let s = n.scalar(self.cx);
                 let t = self.varying_type(s, el.cols.max(1), rows);
-                Some(self.varying(iface, el, kind, point, class, t, n)?)
+                Some(varying(self, iface, el, kind, point, class, t, n)?)
             }
             _ => None,
         };
@@ -456,223 +456,6 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         } else {
             v
         }
-    }
-
-    /// Which built-in (if any) represents `el` at signature point `point`; `Err` says why
-    /// Vulkan cannot express it.
-    fn placement(&self, el: &SignatureElement, point: SigPoint) -> std::result::Result<Placement, &'static str> {
-        use Placement::*;
-        use SigPoint::*;
-        let output = point.is_output();
-        Ok(match el.system_value {
-            SemanticKind::Arbitrary | SemanticKind::Target => Varying,
-            // A vertex shader's inputs are vertex attributes, whatever their semantic.
-            _ if point == VsIn && !matches!(el.system_value, SemanticKind::VertexID | SemanticKind::InstanceID) => {
-                Varying
-            }
-            SemanticKind::VertexID if point == VsIn => Builtin(BuiltIn::VertexIndex),
-            SemanticKind::InstanceID if point == VsIn => Builtin(BuiltIn::InstanceIndex),
-            // Vertex and instance ids reach later stages as ordinary (flat) varyings.
-            SemanticKind::VertexID | SemanticKind::InstanceID => Varying,
-            // Streams other than 0 are never rasterized: their system values are data for
-            // stream output only.
-            _ if point == GsOut && el.output_stream.unwrap_or(0) != 0 => Varying,
-            // Patch constants are plain data, whatever their semantic (DXC: "Arb").
-            SemanticKind::TessFactor if point.patch() => Builtin(BuiltIn::TessLevelOuter),
-            SemanticKind::InsideTessFactor if point.patch() => Builtin(BuiltIn::TessLevelInner),
-            SemanticKind::TessFactor | SemanticKind::InsideTessFactor => {
-                return Err("tessellation factors outside the patch-constant signature")
-            }
-            _ if point.patch() => Varying,
-            // Mesh shaders: the per-primitive built-ins of `gl_MeshPrimitivesEXT`.
-            SemanticKind::PrimitiveID if point == MsPOut => Builtin(BuiltIn::PrimitiveId),
-            SemanticKind::RenderTargetArrayIndex if point == MsPOut => Builtin(BuiltIn::Layer),
-            SemanticKind::ViewPortArrayIndex if point == MsPOut => Builtin(BuiltIn::ViewportIndex),
-            SemanticKind::CullPrimitive if point == MsPOut => Builtin(BuiltIn::CullPrimitiveEXT),
-            SemanticKind::ShadingRate if point == MsPOut => Builtin(BuiltIn::PrimitiveShadingRateKHR),
-            _ if point == MsPOut => return Err("system value as a mesh shader primitive output"),
-            SemanticKind::Position | SemanticKind::ClipDistance | SemanticKind::CullDistance if point == MsOut => {
-                Builtin(match el.system_value {
-                    SemanticKind::Position => BuiltIn::Position,
-                    SemanticKind::ClipDistance => BuiltIn::ClipDistance,
-                    _ => BuiltIn::CullDistance,
-                })
-            }
-            _ if point == MsOut => return Err("system value as a mesh shader vertex output"),
-            SemanticKind::Position => Builtin(if point == PsIn { BuiltIn::FragCoord } else { BuiltIn::Position }),
-            SemanticKind::ClipDistance => Builtin(BuiltIn::ClipDistance),
-            SemanticKind::CullDistance => Builtin(BuiltIn::CullDistance),
-            SemanticKind::RenderTargetArrayIndex | SemanticKind::ViewPortArrayIndex => {
-                let b = if el.system_value == SemanticKind::RenderTargetArrayIndex {
-                    BuiltIn::Layer
-                } else {
-                    BuiltIn::ViewportIndex
-                };
-                match point {
-                    PsIn | GsOut => Builtin(b),
-                    VsOut | DsOut => BuiltinAndVarying(b),
-                    _ => Varying,
-                }
-            }
-            SemanticKind::ShadingRate => match point {
-                PsIn => Builtin(BuiltIn::ShadingRateKHR),
-                GsOut => Builtin(BuiltIn::PrimitiveShadingRateKHR),
-                VsOut => BuiltinAndVarying(BuiltIn::PrimitiveShadingRateKHR),
-                DsOut => return Err("Vulkan's PrimitiveShadingRateKHR cannot be written by a domain shader"),
-                _ => Varying,
-            },
-            SemanticKind::PrimitiveID => match point {
-                PsIn | GsOut | GsIn => Builtin(BuiltIn::PrimitiveId),
-                _ => return Err("system value"),
-            },
-            SemanticKind::IsFrontFace => match point {
-                PsIn => Builtin(BuiltIn::FrontFacing),
-                GsOut => return Err("Vulkan's FrontFacing comes from the rasterizer; a geometry shader cannot set it"),
-                _ => return Err("system value"),
-            },
-            SemanticKind::SampleIndex if point == PsIn => Builtin(BuiltIn::SampleId),
-            SemanticKind::Depth | SemanticKind::DepthLessEqual | SemanticKind::DepthGreaterEqual if point == PsOut => {
-                Builtin(BuiltIn::FragDepth)
-            }
-            SemanticKind::Coverage if point == PsOut => Builtin(BuiltIn::SampleMask),
-            SemanticKind::StencilRef if point == PsOut => Builtin(BuiltIn::FragStencilRefEXT),
-            SemanticKind::Barycentrics if point == PsIn => Builtin(match el.interpolation {
-                InterpolationMode::LinearNoperspective
-                | InterpolationMode::LinearNoperspectiveCentroid
-                | InterpolationMode::LinearNoperspectiveSample => BuiltIn::BaryCoordNoPerspKHR,
-                _ => BuiltIn::BaryCoordKHR,
-            }),
-            _ if output => return Err("system value output"),
-            _ => return Err("system value"),
-        })
-    }
-
-    /// A `Location`-decorated variable for `el` (placed by the callback or the location
-    /// rule), with the interpolation decorations of pixel shader inputs.
-    #[allow(clippy::too_many_arguments)]
-    fn varying(
-        &mut self,
-        iface: &mut Interface,
-        el: &SignatureElement,
-        kind: SigKind,
-        point: SigPoint,
-        class: StorageClass,
-        ty: Word,
-        num: Num,
-    ) -> Result<Word> {
-        let stage = self.stage();
-        let output = point.is_output();
-        let prefix = match (output, point.patch()) {
-            (true, true) => "patch.out",
-            (false, true) => "patch.in",
-            (true, false) => "out",
-            (false, false) => "in",
-        };
-        let v = self.cx.global_var(
-            class,
-            ty,
-            &format!("{prefix}.{}{}", el.semantic, el.semantic_indices.first().copied().unwrap_or(0)),
-        );
-        let unplaced = || Error::UnsupportedForm {
-            subject: Subject::Signature(kind),
-            message: format!("{} has no register", el.semantic),
-        };
-        let default = default_location(stage, kind, el, self.sigs).ok_or_else(unplaced)?;
-        let query = IoQuery { stage, output, patch: point.patch(), element: el, default };
-        let remapped = iface.remap.as_ref().and_then(|r| (r.0)(&query));
-        let place = remapped.unwrap_or(default);
-        // The element as messages name it: `output TEXCOORD0`.
-        let named = || {
-            let direction = if output { "output" } else { "input" };
-            format!("{direction} {}{}", el.semantic, el.semantic_indices.first().copied().unwrap_or(0))
-        };
-        // A location holds four 32-bit components.
-        let cols = el.cols.max(1);
-        if place.component.saturating_add(cols) > 4 {
-            let by = if remapped.is_some() { "the I/O remapping callback" } else { "the signature" };
-            let message = format!("{}: {by} places {cols} columns at component {}", named(), place.component);
-            return Err(malformed(Subject::Element { kind, id: el.id }, message));
-        }
-        // Two variables may not share a location component (DXC packs signatures so they
-        // never do; a damaged or remapped one could).
-        for r in 0..el.rows.max(1) {
-            let slot = (output, place.location.saturating_add(r));
-            let mask = ((1u8 << cols) - 1) << place.component;
-            let taken = iface.locations.entry(slot).or_insert(0);
-            if *taken & mask != 0 {
-                let message = format!("{} overlaps another element at location {}", named(), slot.1);
-                return Err(malformed(Subject::Element { kind, id: el.id }, message));
-            }
-            *taken |= mask;
-        }
-        if output {
-            let last = place.location.checked_add(el.rows.max(1) - 1).ok_or_else(|| {
-                malformed(
-                    Subject::Element { kind, id: el.id },
-                    format!("output {}: location {} + rows overflows", el.semantic, place.location),
-                )
-            })?;
-            iface.max_output_location = iface.max_output_location.max(Some(last));
-        }
-        if class == StorageClass::Private {
-            // Split for stream output: the pieces carry the place.
-            if let Some(x) = iface.xfb.as_mut() {
-                x.split_place.insert(el.id, place);
-            }
-            return Ok(v);
-        }
-        self.cx.decorate(v, Decoration::Location, &[place.location]);
-        if place.component > 0 {
-            self.cx.decorate(v, Decoration::Component, &[place.component]);
-        }
-        if point.patch() {
-            self.cx.decorate(v, Decoration::Patch, &[]);
-        }
-        let index = el.semantic_indices.first().copied().unwrap_or(0);
-        let per_primitive_input = point == SigPoint::PsIn
-            && iface
-                .stage
-                .per_primitive_inputs
-                .iter()
-                .any(|(n, k)| n.eq_ignore_ascii_case(&el.semantic) && *k == index);
-        if point == SigPoint::MsPOut || per_primitive_input {
-            self.cx.extension("SPV_EXT_mesh_shader");
-            self.cx.capability(Capability::MeshShadingEXT);
-            self.cx.decorate(v, Decoration::PerPrimitiveEXT, &[]);
-        }
-        if point == SigPoint::GsOut && iface.stage.multi_stream {
-            self.cx.capability(Capability::GeometryStreams);
-            self.cx.decorate(v, Decoration::Stream, &[el.output_stream.unwrap_or(0)]);
-        }
-        if point == SigPoint::PsIn && iface.stage.per_vertex_inputs.contains(&el.id) {
-            // Not interpolated: one value per vertex (no interpolation decoration allowed).
-            self.cx.extension("SPV_KHR_fragment_shader_barycentric");
-            self.cx.capability(Capability::FragmentBarycentricKHR);
-            self.cx.decorate(v, Decoration::PerVertexKHR, &[]);
-        } else if point == SigPoint::PsIn {
-            if num != Num::Float {
-                self.cx.decorate(v, Decoration::Flat, &[]);
-            } else {
-                match el.interpolation {
-                    InterpolationMode::Constant => self.cx.decorate(v, Decoration::Flat, &[]),
-                    InterpolationMode::LinearCentroid => self.cx.decorate(v, Decoration::Centroid, &[]),
-                    InterpolationMode::LinearNoperspective => self.cx.decorate(v, Decoration::NoPerspective, &[]),
-                    InterpolationMode::LinearNoperspectiveCentroid => {
-                        self.cx.decorate(v, Decoration::NoPerspective, &[]);
-                        self.cx.decorate(v, Decoration::Centroid, &[]);
-                    }
-                    InterpolationMode::LinearSample | InterpolationMode::LinearNoperspectiveSample => {
-                        self.cx.capability(Capability::SampleRateShading);
-                        if el.interpolation == InterpolationMode::LinearNoperspectiveSample {
-                            self.cx.decorate(v, Decoration::NoPerspective, &[]);
-                        }
-                        self.cx.decorate(v, Decoration::Sample, &[]);
-                    }
-                    _ => {}
-                }
-            }
-        }
-        Ok(v)
     }
 
     /// The variable of element `id` of signature `kind` (the interface moved out of `self`
@@ -934,4 +717,215 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         self.ids_op(Op::AccessChain, pty, &ids[..n])
     }
+}
+
+/// Which built-in (if any) represents `el` at signature point `point`; `Err` says why
+/// Vulkan cannot express it.
+fn placement(el: &SignatureElement, point: SigPoint) -> std::result::Result<Placement, &'static str> {
+    use Placement::*;
+    use SigPoint::*;
+    let output = point.is_output();
+    Ok(match el.system_value {
+        SemanticKind::Arbitrary | SemanticKind::Target => Varying,
+        // A vertex shader's inputs are vertex attributes, whatever their semantic.
+        _ if point == VsIn && !matches!(el.system_value, SemanticKind::VertexID | SemanticKind::InstanceID) => Varying,
+        SemanticKind::VertexID if point == VsIn => Builtin(BuiltIn::VertexIndex),
+        SemanticKind::InstanceID if point == VsIn => Builtin(BuiltIn::InstanceIndex),
+        // Vertex and instance ids reach later stages as ordinary (flat) varyings.
+        SemanticKind::VertexID | SemanticKind::InstanceID => Varying,
+        // Streams other than 0 are never rasterized: their system values are data for
+        // stream output only.
+        _ if point == GsOut && el.output_stream.unwrap_or(0) != 0 => Varying,
+        // Patch constants are plain data, whatever their semantic (DXC: "Arb").
+        SemanticKind::TessFactor if point.patch() => Builtin(BuiltIn::TessLevelOuter),
+        SemanticKind::InsideTessFactor if point.patch() => Builtin(BuiltIn::TessLevelInner),
+        SemanticKind::TessFactor | SemanticKind::InsideTessFactor => {
+            return Err("tessellation factors outside the patch-constant signature")
+        }
+        _ if point.patch() => Varying,
+        // Mesh shaders: the per-primitive built-ins of `gl_MeshPrimitivesEXT`.
+        SemanticKind::PrimitiveID if point == MsPOut => Builtin(BuiltIn::PrimitiveId),
+        SemanticKind::RenderTargetArrayIndex if point == MsPOut => Builtin(BuiltIn::Layer),
+        SemanticKind::ViewPortArrayIndex if point == MsPOut => Builtin(BuiltIn::ViewportIndex),
+        SemanticKind::CullPrimitive if point == MsPOut => Builtin(BuiltIn::CullPrimitiveEXT),
+        SemanticKind::ShadingRate if point == MsPOut => Builtin(BuiltIn::PrimitiveShadingRateKHR),
+        _ if point == MsPOut => return Err("system value as a mesh shader primitive output"),
+        SemanticKind::Position | SemanticKind::ClipDistance | SemanticKind::CullDistance if point == MsOut => {
+            Builtin(match el.system_value {
+                SemanticKind::Position => BuiltIn::Position,
+                SemanticKind::ClipDistance => BuiltIn::ClipDistance,
+                _ => BuiltIn::CullDistance,
+            })
+        }
+        _ if point == MsOut => return Err("system value as a mesh shader vertex output"),
+        SemanticKind::Position => Builtin(if point == PsIn { BuiltIn::FragCoord } else { BuiltIn::Position }),
+        SemanticKind::ClipDistance => Builtin(BuiltIn::ClipDistance),
+        SemanticKind::CullDistance => Builtin(BuiltIn::CullDistance),
+        SemanticKind::RenderTargetArrayIndex | SemanticKind::ViewPortArrayIndex => {
+            let b = if el.system_value == SemanticKind::RenderTargetArrayIndex {
+                BuiltIn::Layer
+            } else {
+                BuiltIn::ViewportIndex
+            };
+            match point {
+                PsIn | GsOut => Builtin(b),
+                VsOut | DsOut => BuiltinAndVarying(b),
+                _ => Varying,
+            }
+        }
+        SemanticKind::ShadingRate => match point {
+            PsIn => Builtin(BuiltIn::ShadingRateKHR),
+            GsOut => Builtin(BuiltIn::PrimitiveShadingRateKHR),
+            VsOut => BuiltinAndVarying(BuiltIn::PrimitiveShadingRateKHR),
+            DsOut => return Err("Vulkan's PrimitiveShadingRateKHR cannot be written by a domain shader"),
+            _ => Varying,
+        },
+        SemanticKind::PrimitiveID => match point {
+            PsIn | GsOut | GsIn => Builtin(BuiltIn::PrimitiveId),
+            _ => return Err("system value"),
+        },
+        SemanticKind::IsFrontFace => match point {
+            PsIn => Builtin(BuiltIn::FrontFacing),
+            GsOut => return Err("Vulkan's FrontFacing comes from the rasterizer; a geometry shader cannot set it"),
+            _ => return Err("system value"),
+        },
+        SemanticKind::SampleIndex if point == PsIn => Builtin(BuiltIn::SampleId),
+        SemanticKind::Depth | SemanticKind::DepthLessEqual | SemanticKind::DepthGreaterEqual if point == PsOut => {
+            Builtin(BuiltIn::FragDepth)
+        }
+        SemanticKind::Coverage if point == PsOut => Builtin(BuiltIn::SampleMask),
+        SemanticKind::StencilRef if point == PsOut => Builtin(BuiltIn::FragStencilRefEXT),
+        SemanticKind::Barycentrics if point == PsIn => Builtin(match el.interpolation {
+            InterpolationMode::LinearNoperspective
+            | InterpolationMode::LinearNoperspectiveCentroid
+            | InterpolationMode::LinearNoperspectiveSample => BuiltIn::BaryCoordNoPerspKHR,
+            _ => BuiltIn::BaryCoordKHR,
+        }),
+        _ if output => return Err("system value output"),
+        _ => return Err("system value"),
+    })
+}
+
+/// A `Location`-decorated variable for `el` (placed by the callback or the location
+/// rule), with the interpolation decorations of pixel shader inputs.
+#[allow(clippy::too_many_arguments)]
+fn varying(
+    fe: &mut FnEmit<'_, '_>,
+    iface: &mut Interface,
+    el: &SignatureElement,
+    kind: SigKind,
+    point: SigPoint,
+    class: StorageClass,
+    ty: Word,
+    num: Num,
+) -> Result<Word> {
+    let stage = fe.stage();
+    let output = point.is_output();
+    let prefix = match (output, point.patch()) {
+        (true, true) => "patch.out",
+        (false, true) => "patch.in",
+        (true, false) => "out",
+        (false, false) => "in",
+    };
+    let v = fe.cx.global_var(
+        class,
+        ty,
+        &format!("{prefix}.{}{}", el.semantic, el.semantic_indices.first().copied().unwrap_or(0)),
+    );
+    let unplaced = || Error::UnsupportedForm {
+        subject: Subject::Signature(kind),
+        message: format!("{} has no register", el.semantic),
+    };
+    let default = default_location(stage, kind, el, fe.sigs).ok_or_else(unplaced)?;
+    let query = IoQuery { stage, output, patch: point.patch(), element: el, default };
+    let remapped = iface.remap.as_ref().and_then(|r| (r.0)(&query));
+    let place = remapped.unwrap_or(default);
+    // The element as messages name it: `output TEXCOORD0`.
+    let named = || {
+        let direction = if output { "output" } else { "input" };
+        format!("{direction} {}{}", el.semantic, el.semantic_indices.first().copied().unwrap_or(0))
+    };
+    // A location holds four 32-bit components.
+    let cols = el.cols.max(1);
+    if place.component.saturating_add(cols) > 4 {
+        let by = if remapped.is_some() { "the I/O remapping callback" } else { "the signature" };
+        let message = format!("{}: {by} places {cols} columns at component {}", named(), place.component);
+        return Err(malformed(Subject::Element { kind, id: el.id }, message));
+    }
+    // Two variables may not share a location component (DXC packs signatures so they
+    // never do; a damaged or remapped one could).
+    for r in 0..el.rows.max(1) {
+        let slot = (output, place.location.saturating_add(r));
+        let mask = ((1u8 << cols) - 1) << place.component;
+        let taken = iface.locations.entry(slot).or_insert(0);
+        if *taken & mask != 0 {
+            let message = format!("{} overlaps another element at location {}", named(), slot.1);
+            return Err(malformed(Subject::Element { kind, id: el.id }, message));
+        }
+        *taken |= mask;
+    }
+    if output {
+        let last = place.location.checked_add(el.rows.max(1) - 1).ok_or_else(|| {
+            malformed(
+                Subject::Element { kind, id: el.id },
+                format!("output {}: location {} + rows overflows", el.semantic, place.location),
+            )
+        })?;
+        iface.max_output_location = iface.max_output_location.max(Some(last));
+    }
+    if class == StorageClass::Private {
+        // Split for stream output: the pieces carry the place.
+        if let Some(x) = iface.xfb.as_mut() {
+            x.split_place.insert(el.id, place);
+        }
+        return Ok(v);
+    }
+    fe.cx.decorate(v, Decoration::Location, &[place.location]);
+    if place.component > 0 {
+        fe.cx.decorate(v, Decoration::Component, &[place.component]);
+    }
+    if point.patch() {
+        fe.cx.decorate(v, Decoration::Patch, &[]);
+    }
+    let index = el.semantic_indices.first().copied().unwrap_or(0);
+    let per_primitive_input = point == SigPoint::PsIn
+        && iface.stage.per_primitive_inputs.iter().any(|(n, k)| n.eq_ignore_ascii_case(&el.semantic) && *k == index);
+    if point == SigPoint::MsPOut || per_primitive_input {
+        fe.cx.extension("SPV_EXT_mesh_shader");
+        fe.cx.capability(Capability::MeshShadingEXT);
+        fe.cx.decorate(v, Decoration::PerPrimitiveEXT, &[]);
+    }
+    if point == SigPoint::GsOut && iface.stage.multi_stream {
+        fe.cx.capability(Capability::GeometryStreams);
+        fe.cx.decorate(v, Decoration::Stream, &[el.output_stream.unwrap_or(0)]);
+    }
+    if point == SigPoint::PsIn && iface.stage.per_vertex_inputs.contains(&el.id) {
+        // Not interpolated: one value per vertex (no interpolation decoration allowed).
+        fe.cx.extension("SPV_KHR_fragment_shader_barycentric");
+        fe.cx.capability(Capability::FragmentBarycentricKHR);
+        fe.cx.decorate(v, Decoration::PerVertexKHR, &[]);
+    } else if point == SigPoint::PsIn {
+        if num != Num::Float {
+            fe.cx.decorate(v, Decoration::Flat, &[]);
+        } else {
+            match el.interpolation {
+                InterpolationMode::Constant => fe.cx.decorate(v, Decoration::Flat, &[]),
+                InterpolationMode::LinearCentroid => fe.cx.decorate(v, Decoration::Centroid, &[]),
+                InterpolationMode::LinearNoperspective => fe.cx.decorate(v, Decoration::NoPerspective, &[]),
+                InterpolationMode::LinearNoperspectiveCentroid => {
+                    fe.cx.decorate(v, Decoration::NoPerspective, &[]);
+                    fe.cx.decorate(v, Decoration::Centroid, &[]);
+                }
+                InterpolationMode::LinearSample | InterpolationMode::LinearNoperspectiveSample => {
+                    fe.cx.capability(Capability::SampleRateShading);
+                    if el.interpolation == InterpolationMode::LinearNoperspectiveSample {
+                        fe.cx.decorate(v, Decoration::NoPerspective, &[]);
+                    }
+                    fe.cx.decorate(v, Decoration::Sample, &[]);
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(v)
 }

@@ -84,11 +84,11 @@ use locations::{IoRemap, SigKind};
 use stream_output::{StreamOutput, XfbState};
 use work_graph::NodeState;
 
+use crate::cfg::dominators::DomTree;
 use crate::dxil::{DxOp, ResourceClass, ShaderModel};
 use crate::front::container::ShaderKind;
 use crate::ir::hash::{HashMap, HashSet};
 use crate::ir::{BlockId, Function, InstId, TypeId, Value};
-use crate::cfg::dominators::DomTree;
 use crate::passes::graph::Preds;
 use crate::passes::{SBlock, Scfg};
 use crate::rootsig::layout::{ArgStore, HeapSets, LayoutOptions, PipelineLayout, PushConstants, RootArgumentBuffer};

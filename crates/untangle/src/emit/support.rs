@@ -9,7 +9,7 @@
 //!
 //! 1. A reserved opcode slot is never valid DXIL ([`Refusal::Reserved`]).
 //! 2. An operation outside the stages DXIL allows it in is refused
-//!    ([`Refusal::NotInStage`]; the stage lists are DXC's, see [`DxOp::valid_in`]).
+//!    ([`Refusal::NotInStage`]; the stage lists are DXC's, see [`crate::dxil::op_facts::valid_in`]).
 //! 3. Operations owned by a stage family whose lowering is somebody else's work (none
 //!    today: work graphs landed in [`Family::WorkGraphs`]), and the DXBC converter's
 //!    private operations, are refused with that reason ([`Refusal::StageFamily`],
@@ -384,13 +384,13 @@ pub fn support(op: DxOp, stage: ShaderKind) -> Support {
     // library functions only (`SmOpcodeInInvalidFunction`).
     let library_only = op == DxOp::CreateHandleForLib
         && !(matches!(stage, ShaderKind::Library | ShaderKind::Node) || is_ray_stage(stage));
-    if !op.valid_in(stage) || no_signature || library_only {
+    if !crate::dxil::op_facts::valid_in(op, stage) || no_signature || library_only {
         return Support::Refused(Refusal::NotInStage);
     }
     // A library's functions are translated as ray-tracing entries; operations only work
     // graphs' node shaders may call are not.
     let library_stage = match stage {
-        ShaderKind::Library if !RAY_STAGES.iter().any(|&s| op.valid_in(s)) => ShaderKind::Node,
+        ShaderKind::Library if !RAY_STAGES.iter().any(|&s| crate::dxil::op_facts::valid_in(op, s)) => ShaderKind::Node,
         _ => stage,
     };
     match owner {
@@ -526,7 +526,7 @@ mod tests {
                     assert_eq!(s, Support::Refused(Refusal::Reserved));
                 }
                 if s.is_lowered() {
-                    assert!(op.valid_in(stage) && stage_support(stage).is_none(), "{op:?} in {stage:?}");
+                    assert!(crate::dxil::op_facts::valid_in(op, stage) && stage_support(stage).is_none(), "{op:?} in {stage:?}");
                 }
             }
         }

@@ -24,7 +24,7 @@ use super::stream_output::XfbState;
 use super::support::{is_ray_stage, stage_support};
 use super::work_graph::{local_size, push_offset_after, NodeState, Push, PushPlace};
 use super::{typecheck, validate};
-use super::{Binder, Interface, ModuleBuilder, RayState, Resources, StageIo};
+use super::{Binder, Interface, ModuleBuilder, RayState, Resources, StageIo, TessDomainOrigin};
 use crate::dxil::{DxilInfo, EntryPoint, ShaderModel};
 use crate::front::container::ShaderKind;
 use crate::ir::Module;
@@ -208,16 +208,16 @@ pub(crate) fn translate_entry_local(
                 typecheck::function(m, pc)?;
                 res.atomic_uavs.extend(crate::dxil::handles::atomic_uavs(m, pc, &ep.resources));
             }
-            (cx.hull_entry(&mut res, &sm, ep, func, pc, &mut iface, cfg_check)?, false, false)
+            (iface.hull_entry(&mut cx, &mut res, &sm, ep, func, pc, cfg_check)?, false, false)
         }
         ShaderKind::Node => {
             let name = export_name(&ep.name);
             let body_name = format!("{name}.body");
             let (body, derivatives, _) =
-                cx.emit_function(&mut res, &sm, &ep.signatures, func, &mut iface, &body_name, cfg_check)?;
-            (cx.node_entry(&mut iface, name, body)?, derivatives, false)
+                iface.emit_function(&mut cx, &mut res, &sm, &ep.signatures, func, &body_name, cfg_check)?;
+            (iface.node_entry(&mut cx, name, body)?, derivatives, false)
         }
-        _ => cx.emit_function(&mut res, &sm, &ep.signatures, func, &mut iface, export_name(&ep.name), cfg_check)?,
+        _ => iface.emit_function(&mut cx, &mut res, &sm, &ep.signatures, func, export_name(&ep.name), cfg_check)?,
     };
     let modes = std::mem::take(&mut iface.modes);
     if sm.kind == ShaderKind::Amplification {
@@ -346,9 +346,11 @@ fn execution_modes(
     let missing = |what: &str| malformed(Subject::Stage(sm.kind), format!("{} shader without {what}", sm.profile));
     let p = &ep.properties;
     match sm.kind {
-        ShaderKind::Hull => {
-            cx.hull_modes(entry, p.hull.as_ref().ok_or_else(|| missing("HS state"))?, options.tess_domain_origin)
-        }
+        ShaderKind::Hull => cx.hull_modes(
+            entry,
+            p.hull.as_ref().ok_or_else(|| missing("HS state"))?,
+            options.tess_domain_origin == TessDomainOrigin::UpperLeft,
+        ),
         ShaderKind::Domain => cx.domain_modes(entry, p.domain.as_ref().ok_or_else(|| missing("DS state"))?),
         ShaderKind::Geometry => cx.geometry_modes(entry, p.geometry.as_ref().ok_or_else(|| missing("GS state"))?),
         ShaderKind::Mesh => cx.mesh_modes(entry, p.mesh.as_ref().ok_or_else(|| missing("MS state"))?),

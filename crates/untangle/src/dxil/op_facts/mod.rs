@@ -1,6 +1,6 @@
 //! The signature of every DXIL 1.8 operation: which overloads it has, the types of its result
 //! and parameters, which parameters must be immediate constants, and which shader stages may
-//! call it. [`DxOp::signature`] and [`DxOp::valid_in`] read it.
+//! call it. [`signature`] and [`valid_in`] read it.
 //!
 //! # Where the facts come from
 //!
@@ -57,10 +57,10 @@ fn scalar_overloads(letters: &'static str) -> &'static str {
     letters.split('<').next().unwrap_or("")
 }
 
-impl DxOp {
-    /// The operation's signature (DXC `hctdb.py`, DXIL 1.8).
-    pub fn signature(self) -> Signature {
-        let f = &table::FACTS[self as usize];
+/// The signature of operation `op` (DXC `hctdb.py`, DXIL 1.8).
+pub fn signature(op: DxOp) -> Signature {
+    {
+        let f = &table::FACTS[op as usize];
         Signature {
             overloads: scalar_overloads(f.overloads),
             result: f.result,
@@ -68,12 +68,14 @@ impl DxOp {
             immediates: f.immediates,
         }
     }
+}
 
-    /// Whether DXIL allows the operation in `stage` (hctdb's `shader_stages`; DXC's
-    /// validator rejects a call elsewhere). Library-only stages (ray tracing, nodes) count
-    /// for [`ShaderKind::Library`], which hosts them.
-    pub fn valid_in(self, stage: ShaderKind) -> bool {
-        let stages = table::FACTS[self as usize].stages;
+/// Whether DXIL allows operation `op` in `stage` (hctdb's `shader_stages`; DXC's validator
+/// rejects a call elsewhere). Library-only stages (ray tracing, nodes) count for
+/// [`ShaderKind::Library`], which hosts them.
+pub fn valid_in(op: DxOp, stage: ShaderKind) -> bool {
+    {
+        let stages = table::FACTS[op as usize].stages;
         if stage == ShaderKind::Invalid {
             return false;
         }
@@ -103,34 +105,34 @@ mod tests {
 
     #[test]
     fn known_rows() {
-        let s = DxOp::FAbs.signature();
+        let s = signature(DxOp::FAbs);
         assert_eq!((s.overloads, s.result, s.params), ("hfd", ParamTy::Overload, &[ParamTy::Overload][..]));
         // DXIL 1.8 (not 1.9): 64-bit bit-field extraction and masked SAD.
-        assert_eq!(DxOp::Ubfe.signature().overloads, "il");
-        assert_eq!(DxOp::Msad.signature().overloads, "il");
-        let s = DxOp::CBufferLoad.signature();
+        assert_eq!(signature(DxOp::Ubfe).overloads, "il");
+        assert_eq!(signature(DxOp::Msad).overloads, "il");
+        let s = signature(DxOp::CBufferLoad);
         assert_eq!(s.params, &[ParamTy::Handle, ParamTy::I32, ParamTy::I32]);
         assert!(s.is_immediate(2) && !s.is_immediate(1));
-        assert_eq!(DxOp::CBufferLoadLegacy.signature().result, ParamTy::CBufRet);
-        let s = DxOp::Barrier.signature();
+        assert_eq!(signature(DxOp::CBufferLoadLegacy).result, ParamTy::CBufRet);
+        let s = signature(DxOp::Barrier);
         assert_eq!((s.result, s.immediates), (ParamTy::Void, 1));
-        assert_eq!(DxOp::UAddc.signature().result, ParamTy::I32Carry);
-        assert_eq!(DxOp::TextureStoreSample.signature().params.len(), 10);
+        assert_eq!(signature(DxOp::UAddc).result, ParamTy::I32Carry);
+        assert_eq!(signature(DxOp::TextureStoreSample).params.len(), 10);
     }
 
     #[test]
     fn stages() {
         use ShaderKind::*;
-        assert!(DxOp::FAbs.valid_in(Vertex) && DxOp::FAbs.valid_in(Library));
-        assert!(DxOp::ThreadId.valid_in(Compute) && !DxOp::ThreadId.valid_in(Pixel));
-        assert!(DxOp::ThreadId.valid_in(Mesh) && DxOp::ThreadId.valid_in(Library));
-        assert!(DxOp::Discard.valid_in(Pixel) && !DxOp::Discard.valid_in(Compute));
-        assert!(DxOp::Sample.valid_in(Compute) && !DxOp::Sample.valid_in(Vertex));
-        assert!(DxOp::SampleCmpGrad.valid_in(Vertex));
-        assert!(DxOp::WriteSamplerFeedback.valid_in(Pixel) && !DxOp::WriteSamplerFeedback.valid_in(Compute));
-        assert!(DxOp::WriteSamplerFeedbackLevel.valid_in(Compute));
-        assert!(DxOp::TraceRay.valid_in(Library) && !DxOp::TraceRay.valid_in(Compute));
-        assert!(DxOp::StartVertexLocation.valid_in(Vertex) && !DxOp::StartVertexLocation.valid_in(Pixel));
-        assert!(!DxOp::FAbs.valid_in(Invalid));
+        assert!(valid_in(DxOp::FAbs, Vertex) && valid_in(DxOp::FAbs, Library));
+        assert!(valid_in(DxOp::ThreadId, Compute) && !valid_in(DxOp::ThreadId, Pixel));
+        assert!(valid_in(DxOp::ThreadId, Mesh) && valid_in(DxOp::ThreadId, Library));
+        assert!(valid_in(DxOp::Discard, Pixel) && !valid_in(DxOp::Discard, Compute));
+        assert!(valid_in(DxOp::Sample, Compute) && !valid_in(DxOp::Sample, Vertex));
+        assert!(valid_in(DxOp::SampleCmpGrad, Vertex));
+        assert!(valid_in(DxOp::WriteSamplerFeedback, Pixel) && !valid_in(DxOp::WriteSamplerFeedback, Compute));
+        assert!(valid_in(DxOp::WriteSamplerFeedbackLevel, Compute));
+        assert!(valid_in(DxOp::TraceRay, Library) && !valid_in(DxOp::TraceRay, Compute));
+        assert!(valid_in(DxOp::StartVertexLocation, Vertex) && !valid_in(DxOp::StartVertexLocation, Pixel));
+        assert!(!valid_in(DxOp::FAbs, Invalid));
     }
 }

@@ -138,36 +138,35 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             other => return Err(self.not_in_family(other, "barriers")),
         };
-        self.emit_barrier(plan)?;
+        emit_barrier(self, plan)?;
         Ok(None)
     }
+}
 
-    fn emit_barrier(&mut self, plan: BarrierPlan) -> Result<()> {
-        let mut sem = MemorySemantics::empty();
-        if plan.uav {
-            sem |= MemorySemantics::UNIFORM_MEMORY | MemorySemantics::IMAGE_MEMORY;
-        }
-        if plan.groupshared {
-            sem |= MemorySemantics::WORKGROUP_MEMORY;
-        }
-        if !sem.is_empty() {
-            sem |= MemorySemantics::ACQUIRE_RELEASE;
-        }
-        let scope = if plan.device_scope { Scope::Device } else { Scope::Workgroup };
-        let (ms, sm) = (self.cx.const_u32(scope as u32), self.cx.const_u32(sem.bits()));
-        // A thread-launch node's D3D group is one thread, so group sync waits for no one; its
-        // module's workgroups batch independent threads (`work_graph::local_size`), some of
-        // which have returned: no control barrier.
-        let thread_launch =
-            self.iface.node.as_ref().is_some_and(|n| n.props.launch == crate::dxil::node::NodeLaunch::Thread);
-        if plan.sync && !thread_launch {
-            let wg = self.cx.const_u32(Scope::Workgroup as u32);
-            let ms = if sem.is_empty() { wg } else { ms };
-            self.ids_void(Op::ControlBarrier, &[wg, ms, sm])
-        } else if !sem.is_empty() {
-            self.ids_void(Op::MemoryBarrier, &[ms, sm])
-        } else {
-            Ok(())
-        }
+fn emit_barrier(fe: &mut FnEmit<'_, '_>, plan: BarrierPlan) -> Result<()> {
+    let mut sem = MemorySemantics::empty();
+    if plan.uav {
+        sem |= MemorySemantics::UNIFORM_MEMORY | MemorySemantics::IMAGE_MEMORY;
+    }
+    if plan.groupshared {
+        sem |= MemorySemantics::WORKGROUP_MEMORY;
+    }
+    if !sem.is_empty() {
+        sem |= MemorySemantics::ACQUIRE_RELEASE;
+    }
+    let scope = if plan.device_scope { Scope::Device } else { Scope::Workgroup };
+    let (ms, sm) = (fe.cx.const_u32(scope as u32), fe.cx.const_u32(sem.bits()));
+    // A thread-launch node's D3D group is one thread, so group sync waits for no one; its
+    // module's workgroups batch independent threads (`work_graph::local_size`), some of
+    // which have returned: no control barrier.
+    let thread_launch = fe.iface.node.as_ref().is_some_and(|n| n.props.launch == crate::dxil::node::NodeLaunch::Thread);
+    if plan.sync && !thread_launch {
+        let wg = fe.cx.const_u32(Scope::Workgroup as u32);
+        let ms = if sem.is_empty() { wg } else { ms };
+        fe.ids_void(Op::ControlBarrier, &[wg, ms, sm])
+    } else if !sem.is_empty() {
+        fe.ids_void(Op::MemoryBarrier, &[ms, sm])
+    } else {
+        Ok(())
     }
 }

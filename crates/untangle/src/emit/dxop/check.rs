@@ -124,7 +124,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// Checks call `c` against the operation's signature.
     pub(super) fn check_signature(&self, c: &Call<'_>) -> Result<()> {
-        let sig = c.op.signature();
+        let sig = crate::dxil::op_facts::signature(c.op);
         if c.args.len() != sig.params.len() {
             return Err(self.invalid(
                 c,

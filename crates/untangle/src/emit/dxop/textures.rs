@@ -166,76 +166,6 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(dynamic)
     }
 
-    /// A sample (`op`, result type `ty`, `operands` before the image operands, the first
-    /// one the sampled image, remade in each case from `OpSampledImage` operands) whose texel
-    /// offset `offs` (32-bit signed ids, one per dimension) is not a constant. Vulkan allows
-    /// the `Offset` image operand on gathers only, so this switches on the offset: D3D
-    /// honours only the 4 least significant bits of each component, as a signed value in
-    /// [-8, 7] (DirectX-Specs, `d3d/HLSL_ShaderModel6_7.md`, "Programmable Offsets": "the
-    /// respected offset range remains [-8,7] corresponding to the 4 least significant bits
-    /// of the value"; immediate offsets have the same [-8..7] range, per Microsoft's
-    /// `gather4_po (sm5 - asm)` reference page). The selector packs
-    /// those bits, component k at bits 4k..4k+3, and each of the 16^n cases samples with
-    /// the matching `ConstOffset`; an `OpPhi` in the merge block picks the result. Splits
-    /// the current block like [`FnEmit::split_if`].
-    fn sample_switch(
-        &mut self,
-        op: Op,
-        ty: Word,
-        [st, img, sampler]: [Word; 3],
-        operands: &[Word],
-        ops: &ImgOps,
-        offs: &[Word],
-    ) -> Result<Word> {
-        let n = offs.len() as u32;
-        if n == 0 || n > 2 {
-            return Err(Error::Internal(format!("offset switch over {n} components")));
-        }
-        let u = self.cx.u32_t();
-        let fifteen = self.cx.const_u32(15);
-        let mut sel = None;
-        for (k, &o) in offs.iter().enumerate() {
-            let ou = self.ids_op(Op::Bitcast, u, &[o])?;
-            let m = self.ids_op(Op::BitwiseAnd, u, &[ou, fifteen])?;
-            let m = if k == 0 {
-                m
-            } else {
-                let sh = self.cx.const_u32(4 * k as u32);
-                self.ids_op(Op::ShiftLeftLogical, u, &[m, sh])?
-            };
-            sel = Some(match sel {
-                None => m,
-                Some(prev) => self.ids_op(Op::BitwiseOr, u, &[prev, m])?,
-            });
-        }
-        let sel = sel.ok_or_else(|| self.err("texel offset without components"))?;
-        // Every case's operands: these, with its sampled image first and its offset in the
-        // `ConstOffset` slot (u32::MAX here: no id or mask is that large).
-        let mut all = operands.to_vec();
-        let mut case_ops = ops.clone();
-        case_ops.0.push((ImageOperands::CONST_OFFSET, vec![u32::MAX]));
-        all.extend(case_ops.operands());
-        let off_at = all.iter().rposition(|&w| w == u32::MAX).ok_or_else(|| self.err("offset operand"))?;
-        self.split_switch(sel, 1 << (4 * n), ty, |me, k| {
-            let i = me.cx.sint(32);
-            let mut comps = [0; 2];
-            for (d, c) in comps.iter_mut().enumerate().take(n as usize) {
-                // Sign-extend the 4-bit field.
-                let x = (((k >> (4 * d)) & 15) as i32) << 28 >> 28;
-                *c = me.cx.const_bits(i, 32, x as u32 as u64);
-            }
-            let off = if n == 1 {
-                comps[0]
-            } else {
-                let vt = me.cx.vec(i, n);
-                me.cx.b.constant_composite(vt, &comps[..n as usize])
-            };
-            all[0] = me.ids_op(Op::SampledImage, st, &[img, sampler])?;
-            all[off_at] = off;
-            me.ids_op(op, ty, &all)
-        })
-    }
-
     /// Constant offsets from arguments `first..first + n` (all undef or zero: none; `None`
     /// too when one is not a constant).
     fn const_offset(&mut self, c: &Call<'_>, first: usize, n: u32) -> Result<Option<Word>> {
@@ -581,7 +511,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         let rty = if dref.is_some() { tt } else { self.cx.vec(tt, 4) };
         let x = match dyn_offs {
-            Some(offs) => self.sample_switch(op, rty, si_parts, &operands, &ops, &offs)?,
+            Some(offs) => sample_switch(self, op, rty, si_parts, &operands, &ops, &offs)?,
             None => {
                 operands.extend(ops.operands());
                 self.ids_op(op, rty, &operands)?
@@ -774,3 +704,73 @@ const STANDARD_SAMPLE_POSITIONS: [(i8, i8); 31] = [
     (6, 7),
     (-7, -8),
 ];
+
+/// A sample (`op`, result type `ty`, `operands` before the image operands, the first
+/// one the sampled image, remade in each case from `OpSampledImage` operands) whose texel
+/// offset `offs` (32-bit signed ids, one per dimension) is not a constant. Vulkan allows
+/// the `Offset` image operand on gathers only, so this switches on the offset: D3D
+/// honours only the 4 least significant bits of each component, as a signed value in
+/// [-8, 7] (DirectX-Specs, `d3d/HLSL_ShaderModel6_7.md`, "Programmable Offsets": "the
+/// respected offset range remains [-8,7] corresponding to the 4 least significant bits
+/// of the value"; immediate offsets have the same [-8..7] range, per Microsoft's
+/// `gather4_po (sm5 - asm)` reference page). The selector packs
+/// those bits, component k at bits 4k..4k+3, and each of the 16^n cases samples with
+/// the matching `ConstOffset`; an `OpPhi` in the merge block picks the result. Splits
+/// the current block like [`FnEmit::split_if`].
+fn sample_switch(
+    fe: &mut FnEmit<'_, '_>,
+    op: Op,
+    ty: Word,
+    [st, img, sampler]: [Word; 3],
+    operands: &[Word],
+    ops: &ImgOps,
+    offs: &[Word],
+) -> Result<Word> {
+    let n = offs.len() as u32;
+    if n == 0 || n > 2 {
+        return Err(Error::Internal(format!("offset switch over {n} components")));
+    }
+    let u = fe.cx.u32_t();
+    let fifteen = fe.cx.const_u32(15);
+    let mut sel = None;
+    for (k, &o) in offs.iter().enumerate() {
+        let ou = fe.ids_op(Op::Bitcast, u, &[o])?;
+        let m = fe.ids_op(Op::BitwiseAnd, u, &[ou, fifteen])?;
+        let m = if k == 0 {
+            m
+        } else {
+            let sh = fe.cx.const_u32(4 * k as u32);
+            fe.ids_op(Op::ShiftLeftLogical, u, &[m, sh])?
+        };
+        sel = Some(match sel {
+            None => m,
+            Some(prev) => fe.ids_op(Op::BitwiseOr, u, &[prev, m])?,
+        });
+    }
+    let sel = sel.ok_or_else(|| fe.err("texel offset without components"))?;
+    // Every case's operands: these, with its sampled image first and its offset in the
+    // `ConstOffset` slot (u32::MAX here: no id or mask is that large).
+    let mut all = operands.to_vec();
+    let mut case_ops = ops.clone();
+    case_ops.0.push((ImageOperands::CONST_OFFSET, vec![u32::MAX]));
+    all.extend(case_ops.operands());
+    let off_at = all.iter().rposition(|&w| w == u32::MAX).ok_or_else(|| fe.err("offset operand"))?;
+    fe.split_switch(sel, 1 << (4 * n), ty, |me, k| {
+        let i = me.cx.sint(32);
+        let mut comps = [0; 2];
+        for (d, c) in comps.iter_mut().enumerate().take(n as usize) {
+            // Sign-extend the 4-bit field.
+            let x = (((k >> (4 * d)) & 15) as i32) << 28 >> 28;
+            *c = me.cx.const_bits(i, 32, x as u32 as u64);
+        }
+        let off = if n == 1 {
+            comps[0]
+        } else {
+            let vt = me.cx.vec(i, n);
+            me.cx.b.constant_composite(vt, &comps[..n as usize])
+        };
+        all[0] = me.ids_op(Op::SampledImage, st, &[img, sampler])?;
+        all[off_at] = off;
+        me.ids_op(op, ty, &all)
+    })
+}

@@ -41,7 +41,7 @@
 //! `SpacingFractionalOdd`, `SpacingFractionalEven`; `[outputtopology]` → `PointMode`, nothing
 //! (lines), or a vertex order: D3D's `triangle_cw` is `VertexOrderCw` under Vulkan's default
 //! upper-left tessellation domain origin and `VertexOrderCcw` under the lower-left origin
-//! ([`TessDomainOrigin`]), `triangle_ccw` the reverse (checked by drawing: the graphics
+//! ([`crate::emit::TessDomainOrigin`]), `triangle_ccw` the reverse (checked by drawing: the graphics
 //! runner's `tess_quad_cw`/`tess_quad_ccw` under D3D's flipped viewport); `[outputcontrolpoints]` →
 //! `OutputVertices`. Domain shaders repeat the domain (Vulkan accepts modes on either stage
 //! and requires equal ones where both say).
@@ -51,7 +51,6 @@ use crate::dxil::{
 };
 use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::locations::SigKind;
-use crate::emit::TessDomainOrigin;
 use crate::emit::{Call, FnEmit, Interface, ModuleBuilder, Num, Resources, StageIo, TessFactorRule};
 use crate::front::container::ShaderKind;
 use crate::ir::Function;
@@ -95,26 +94,27 @@ impl StageIo {
     }
 }
 
-impl<'m> ModuleBuilder<'m> {
+impl Interface {
     /// Emits the control-point phase `cp`, the patch-constant function `pc` and the entry
     /// function that runs them (module documentation); returns the entry function.
     /// `cp_check` is [`crate::cfg::Cfg::check`] of `cp` if the caller ran it already.
     #[allow(clippy::too_many_arguments)]
-    pub(in crate::emit) fn hull_entry(
+    pub(in crate::emit) fn hull_entry<'m>(
         &mut self,
+        cx: &mut ModuleBuilder<'m>,
         res: &mut Resources,
         sm: &ShaderModel,
         ep: &EntryPoint,
         cp: &'m Function,
         pc: Option<&'m Function>,
-        iface: &mut Interface,
         cp_check: Option<Result<(), crate::cfg::CfgError>>,
     ) -> Result<Word> {
+        let iface = self;
         let (cp_fn, _, _) =
-            self.emit_function(res, sm, &ep.signatures, cp, iface, &format!("{}.control_point", ep.name), cp_check)?;
+            iface.emit_function(cx, res, sm, &ep.signatures, cp, &format!("{}.control_point", ep.name), cp_check)?;
         let pc_fn = match pc {
             Some(f) if !f.is_declaration() => Some(
-                self.emit_function(res, sm, &ep.signatures, f, iface, &format!("{}.patch_constant", f.name), None)?.0,
+                iface.emit_function(cx, res, sm, &ep.signatures, f, &format!("{}.patch_constant", f.name), None)?.0,
             ),
             Some(f) => {
                 return Err(malformed(
@@ -124,12 +124,12 @@ impl<'m> ModuleBuilder<'m> {
             }
             None => None,
         };
-        let void = self.void();
-        let fn_void = self.b.type_function(void, []);
-        let entry = self.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void).map_err(Error::from)?;
-        self.b.name(entry, ep.name.as_str());
-        build_entry_body(self, iface, cp_fn, pc_fn).map_err(Error::from)?;
-        self.b.end_function().map_err(Error::from)?;
+        let void = cx.void();
+        let fn_void = cx.b.type_function(void, []);
+        let entry = cx.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void).map_err(Error::from)?;
+        cx.b.name(entry, ep.name.as_str());
+        build_entry_body(cx, iface, cp_fn, pc_fn).map_err(Error::from)?;
+        cx.b.end_function().map_err(Error::from)?;
         Ok(entry)
     }
 }
@@ -166,7 +166,7 @@ fn build_entry_body(
 
 impl ModuleBuilder<'_> {
     /// The hull shader's execution modes (module documentation).
-    pub(in crate::emit) fn hull_modes(&mut self, entry: Word, hs: &HsState, origin: TessDomainOrigin) -> Result<()> {
+    pub(in crate::emit) fn hull_modes(&mut self, entry: Word, hs: &HsState, upper_left_origin: bool) -> Result<()> {
         self.capability(Capability::Tessellation);
         self.tessellation_domain(entry, hs.domain)?;
         let spacing = match hs.partitioning {
@@ -197,7 +197,7 @@ impl ModuleBuilder<'_> {
             // D3D12-on-Vulkan layers flip the viewport (negative height) to keep D3D's
             // window-space y; that mirror cancels the upper-left domain origin's, so D3D's
             // winding keeps its name there and flips under the lower-left origin.
-            let vulkan_cw = d3d_cw == (origin == TessDomainOrigin::UpperLeft);
+            let vulkan_cw = d3d_cw == upper_left_origin;
             let mode = if vulkan_cw { ExecutionMode::VertexOrderCw } else { ExecutionMode::VertexOrderCcw };
             self.b.execution_mode(entry, mode, []);
         }

@@ -104,11 +104,11 @@ impl NodeState {
     }
 }
 
-impl ModuleBuilder<'_> {
+impl Interface {
     /// Emits the wrapper entry function of a node whose body is `body` (module documentation);
     /// returns its id.
-    pub(in crate::emit) fn node_entry(&mut self, iface: &mut Interface, name: &str, body: Word) -> Result<Word> {
-        let cx = self;
+    pub(in crate::emit) fn node_entry(&mut self, cx: &mut ModuleBuilder<'_>, name: &str, body: Word) -> Result<Word> {
+        let iface = self;
         let node = iface.node.clone().ok_or_else(|| Error::Internal("node entry without node state".into()))?;
         let void = cx.void();
         let fn_void = cx.b.type_function(void, []);
