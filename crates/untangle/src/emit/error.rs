@@ -57,6 +57,11 @@ pub enum Error {
     /// The binding map file could not be used.
     #[error("binding map: {0}")]
     BindingMap(BindingMapError),
+    /// Placement by the layer (`Options::placement`): the layer declined a range, or
+    /// answered something that range cannot use (`register` names it: `t3, space1`, or the
+    /// descriptor heap and kind of an SM 6.6 access).
+    #[error("resource placement: {register}: {reason}")]
+    Placement { register: String, reason: String },
     /// The shader does not fit the root signature (an uncovered register, a root
     /// descriptor of the wrong kind, ...), or the root signature cannot be lowered.
     #[error("root signature: {0}")]

@@ -21,7 +21,8 @@
 //!   signature), [`locations`] (where stage I/O lands), [`stream_output`] (the D3D12
 //!   description and its plan), `entry` (which entry point a translation takes), `work_graph`
 //!   (the node scheduler's contract), `glsl` (extended-instruction numbers), `typecheck` and
-//!   `validate` (checks of the input before emission).
+//!   `validate` (checks of the input before emission), [`placement`] (where a layer that
+//!   places resources itself put them).
 //! - **Leaves** add methods to the root's types (`impl FnEmit { fn texture_op(..) }`,
 //!   `impl ModuleBuilder { fn emit_function(..) }`, `impl StageIo { fn hull(..) }`) and
 //!   import the root, the low-level modules and the layers under `emit`; never another
@@ -63,6 +64,7 @@ mod interface;
 pub mod library;
 pub mod locations;
 pub mod module;
+pub mod placement;
 mod resources;
 pub mod shape;
 pub(crate) mod stage;
@@ -116,6 +118,11 @@ pub struct Options {
     /// binding map and the default rule are consulted; unused with a root signature, whose
     /// layout places everything.
     pub resource_remap: Option<ResourceRemap>,
+    /// The layer places every resource itself ([`placement`]): descriptors, bindless heap
+    /// arrays indexed through its push constants or the shader record, root descriptors and
+    /// root constants, UAV counters. Takes precedence over `root_signature` and the default
+    /// model.
+    pub placement: Option<placement::Placement>,
     /// Places the shader's stage inputs and outputs (`Location`, `Component`) instead of
     /// their signature registers.
     pub io_remap: Option<IoRemap>,
@@ -467,9 +474,10 @@ pub enum Indexing {
     Relative { base: u32 },
     /// A heap array, indexed by the handle's index as is (SM 6.6 heaps).
     Heap,
-    /// A `heap`-model table: element = root word at `at` + register + `bias`
-    /// (wrapping; `bias` = range offset − range base register).
-    Table { at: ArgAt, bias: u32 },
+    /// A `heap`-model table: element = (root word at `at` >> `shift`) + register + `bias`
+    /// (wrapping; `bias` = range offset − range base register; `shift`: a shader record
+    /// holding descriptor handles rather than indices, [`placement::TableOffset::Record`]).
+    Table { at: ArgAt, bias: u32, shift: u32 },
     /// A root descriptor: the buffer device address at `at`.
     Address { at: ArgAt },
     /// Root constants: `n` words from `at`.
@@ -490,6 +498,10 @@ enum ArrayLen {
     One,
     Fixed(u32),
     Runtime,
+    /// One storage buffer whose member 0 is a runtime array: an element is an entry of
+    /// that array (the `uvec2` address tables of [`placement::BufferView::AddressTable`] and
+    /// [`placement::CounterPlace::AddressTable`]), not a descriptor.
+    InBlock,
 }
 
 /// A resource's variable (or root argument) and how a handle finds its descriptor there.
@@ -520,14 +532,22 @@ pub enum Binder {
         /// Bytes of local root arguments in the shader record (0: no local root signature).
         record: u32,
     },
+    /// The layer placed everything ([`Options::placement`]): its answers for the declared
+    /// ranges, asked up front; SM 6.6 heap questions are asked when a heap kind is first
+    /// indexed ([`Resources::heap_var`]).
+    Layer {
+        placement: placement::Placement,
+        stage: ShaderKind,
+        places: BTreeMap<(ResourceClass, u32), placement::ResourcePlace>,
+    },
 }
 
 /// The push-constant block, once declared.
 #[derive(Clone, Debug)]
 struct PushBlock {
     var: Word,
-    /// (byte offset, member index).
-    members: Vec<(u32, u32)>,
+    /// (byte offset, member index, words when the member is a `uint` array).
+    members: Vec<(u32, u32, Option<u32>)>,
 }
 
 /// The resource table with the variables made so far.
@@ -539,10 +559,14 @@ pub struct Resources {
     /// UAVs that atomics use: their images get an `R32ui`/`R32i` format, as Vulkan requires
     /// for image atomics.
     pub atomic_uavs: std::collections::BTreeSet<u32>,
-    heap_vars: BTreeMap<(u32, u32, u32, bool), ResVar>,
+    heap_vars: BTreeMap<(u32, u32, u32, bool, VkBinding), ResVar>,
     words64: BTreeMap<(ResourceClass, u32), ResVar>,
     image64: BTreeMap<u32, (ResVar, Word)>,
     heap_counters: Option<ResVar>,
+    /// The layer's answers to SM 6.6 heap questions, by the heap array's key.
+    layer_heaps: BTreeMap<(ResourceClass, u32, u32, u32), placement::ResourcePlace>,
+    /// Variables of bindings the layer declared `uvec2` address tables at.
+    address_tables: BTreeMap<VkBinding, Word>,
     push: Option<PushBlock>,
     /// The root argument buffer's variable, once declared.
     spill: Option<Word>,

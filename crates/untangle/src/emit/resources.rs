@@ -29,7 +29,10 @@
 //!
 //! Where each variable goes is a [`Place`]: the default model computes it from the
 //! register ([`Binder::Default`]); with a root signature it was resolved up front
-//! ([`Binder::Root`]).
+//! ([`Binder::Root`]); a layer that places resources itself answered for each range
+//! ([`Binder::Layer`], `super::placement`), its answers read as places here. The layer's
+//! `uvec2` address tables (acceleration structures, UAV counters) are one storage buffer
+//! `{ uvec2 data[]; }` per binding, an element being an entry of `data`.
 //!
 //! A leaf of `emit` (see its documentation): methods of [`super::Resources`],
 //! [`super::Binder`] and [`FnEmit`]; the types are the root's.
@@ -38,6 +41,7 @@ use crate::dxil::DxOp;
 use crate::dxil::{ComponentType, Resource, ResourceClass, ResourceKind};
 use crate::emit::binding_model;
 use crate::emit::binding_model::VkBinding;
+use crate::emit::placement::{BufferView, CounterPlace, Location, ResourcePlace, TableOffset};
 use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::work_graph;
 use crate::emit::ArgAt;
@@ -107,6 +111,30 @@ impl Binder {
             Binder::Root { places, .. } => places.get(&(r.class, r.id)).copied().ok_or_else(|| {
                 Error::Internal(format!("{} was not resolved against the root signature", r.register()))
             }),
+            Binder::Layer { .. } => layer_place(r, &self.layer_answer(r)?),
+        }
+    }
+
+    /// The layer's answer for declared range `r` ([`Binder::Layer`] only).
+    fn layer_answer(&self, r: &Resource) -> Result<ResourcePlace> {
+        match self {
+            Binder::Layer { places, .. } => places
+                .get(&(r.class, r.id))
+                .copied()
+                .ok_or_else(|| Error::Internal(format!("the layer was not asked about {}", r.register()))),
+            _ => Err(Error::Internal("a layer's answer without placement by the layer".into())),
+        }
+    }
+
+    /// The binding of the bindless array holding `r` (a range in a descriptor table, or an
+    /// SM 6.6 heap stand-in): the heap set's binding of its view, or the layer's answer.
+    fn heap_array_binding(&self, r: &Resource, answer: Option<&ResourcePlace>) -> Result<VkBinding> {
+        match answer {
+            Some(ResourcePlace { location: Location::Heap { set, binding, .. }, .. }) => {
+                Ok(VkBinding { set: *set, binding: *binding })
+            }
+            Some(_) => Err(Error::Internal(format!("{} is not in a heap", r.register()))),
+            None => self.heap_binding(crate::rootsig::resolve::view_of(r), r.class),
         }
     }
 
@@ -117,6 +145,7 @@ impl Binder {
             }
             Binder::Root { heaps: Some(h), .. } => Ok(*h),
             Binder::Root { heaps: None, .. } => Err(ResolveError::NoHeap.into()),
+            Binder::Layer { .. } => Err(Error::Internal("heap sets asked of placement by the layer".into())),
         }
     }
 
@@ -140,6 +169,8 @@ impl Resources {
             words64: BTreeMap::new(),
             image64: BTreeMap::new(),
             heap_counters: None,
+            layer_heaps: BTreeMap::new(),
+            address_tables: BTreeMap::new(),
             push: None,
             spill: None,
             record: None,
@@ -194,37 +225,65 @@ impl Resources {
         if let Some(p) = &self.push {
             return Ok(p.clone());
         }
-        let Binder::Root { push, .. } = &self.binder else {
-            return Err(Error::Internal("push constants without a root signature".into()));
-        };
         let u = cx.u32_t();
+        let u_array = |cx: &mut ModuleBuilder<'_>, n: u32| {
+            let n = cx.const_u32(n.max(1));
+            let arr = cx.b.id();
+            cx.b.type_array_id(Some(arr), u, n);
+            cx.decorate(arr, Decoration::ArrayStride, &[4]);
+            arr
+        };
         let mut member_tys = Vec::new();
         let mut members = Vec::new();
         let mut names = Vec::new();
-        for (k, m) in push.members.iter().enumerate() {
-            let (ty, name) = match m.kind {
-                PushKind::RootDescriptorAddress { class, register, space } => (
-                    cx.vec(u, 2),
-                    format!("root_{}_{}{register}_space{space}", class.name().to_lowercase(), class.register_letter()),
-                ),
-                PushKind::RootConstants { register, space, num_values } => {
-                    let n = cx.const_u32(num_values.max(1));
-                    let arr = cx.b.id();
-                    cx.b.type_array_id(Some(arr), u, n);
-                    cx.decorate(arr, Decoration::ArrayStride, &[4]);
-                    (arr, format!("root_constants_b{register}_space{space}"))
+        match &self.binder {
+            Binder::Root { push, .. } => {
+                for (k, m) in push.members.iter().enumerate() {
+                    let (ty, name, words) = match m.kind {
+                        PushKind::RootDescriptorAddress { class, register, space } => (
+                            cx.vec(u, 2),
+                            format!(
+                                "root_{}_{}{register}_space{space}",
+                                class.name().to_lowercase(),
+                                class.register_letter()
+                            ),
+                            None,
+                        ),
+                        PushKind::RootConstants { register, space, num_values } => (
+                            u_array(cx, num_values),
+                            format!("root_constants_b{register}_space{space}"),
+                            Some(num_values.max(1)),
+                        ),
+                        PushKind::TableOffset { .. } => (u, format!("table{}_offset", m.parameter), None),
+                    };
+                    member_tys.push(ty);
+                    members.push((m.offset, k as u32, words));
+                    names.push(name);
                 }
-                PushKind::TableOffset { .. } => (u, format!("table{}_offset", m.parameter)),
-            };
-            member_tys.push(ty);
-            members.push((m.offset, k as u32));
-            names.push(name);
+            }
+            // The layer's layout: its root descriptor addresses, then its words as one
+            // array (root constants and table offsets alike, dynamic indices included).
+            Binder::Layer { placement, .. } => {
+                let push = placement.push;
+                for k in 0..push.addresses {
+                    member_tys.push(cx.vec(u, 2));
+                    members.push((8 * k, k, None));
+                    names.push(format!("root_address{k}"));
+                }
+                if push.words > 0 {
+                    member_tys.push(u_array(cx, push.words));
+                    members.push((8 * push.addresses, push.addresses, Some(push.words)));
+                    names.push("words".to_string());
+                }
+            }
+            Binder::Default(_) => return Err(Error::Internal("push constants without a root signature".into())),
         }
         if let Some(base) = self.node_push_offset {
             let node = work_graph::push_members(cx);
+            let first = members.len();
             for (k, (name, offset, ty)) in node.into_iter().enumerate() {
                 member_tys.push(ty);
-                members.push((base + offset, (push.members.len() + k) as u32));
+                members.push((base + offset, (first + k) as u32, None));
                 names.push(format!("node_{name}"));
             }
         }
@@ -232,7 +291,7 @@ impl Resources {
         cx.b.type_struct_id(Some(st), member_tys);
         cx.decorate(st, Decoration::Block, &[]);
         cx.b.name(st, "RootParameters");
-        for (k, (off, _)) in members.iter().enumerate() {
+        for (k, (off, _, _)) in members.iter().enumerate() {
             cx.b.member_decorate(st, k as u32, Decoration::Offset, [Operand::LiteralBit32(*off)]);
             cx.b.member_name(st, k as u32, names[k].as_str());
         }
@@ -268,10 +327,14 @@ impl Resources {
         if let Some(v) = self.record {
             return Ok(v);
         }
-        let Binder::Root { record, .. } = &self.binder else {
-            return Err(Error::Internal("a local root argument without a local root signature".into()));
+        let record = match &self.binder {
+            Binder::Root { record, .. } => *record,
+            Binder::Layer { placement, .. } => placement.record_size,
+            Binder::Default(_) => {
+                return Err(Error::Internal("a local root argument without a local root signature".into()))
+            }
         };
-        let words = (*record / 4).max(1);
+        let words = (record / 4).max(1);
         let u = cx.u32_t();
         let n = cx.const_u32(words);
         let arr = cx.b.id();
@@ -314,8 +377,19 @@ impl Resources {
                 )
             }
             Place::HeapTable { .. } | Place::SpilledHeapTable { .. } | Place::RecordHeapTable { .. } => {
-                let hc = self.heap_counters(cx)?;
                 let primary = self.var(cx, ResourceClass::Uav, id)?;
+                let hc = match self.binder {
+                    Binder::Layer { .. } => match self.binder.layer_answer(&r)?.counter {
+                        Some(c) => self.layer_counters(cx, c)?,
+                        None => {
+                            return Err(Error::Placement {
+                                register: r.register(),
+                                reason: "the layer gave this UAV no counter".into(),
+                            })
+                        }
+                    },
+                    _ => self.heap_counters(cx)?,
+                };
                 ResVar { indexing: primary.indexing, ..hc }
             }
             _ => {
@@ -422,8 +496,62 @@ impl Resources {
         Ok(v)
     }
 
-    /// The heap array a descriptor-heap handle indexes.
-    pub fn heap_var(&mut self, cx: &mut ModuleBuilder<'_>, hh: HeapHandle) -> Result<ResVar> {
+    /// The counters of a layer's heap UAVs ([`CounterPlace::Heap`], `{ uint counter; }`
+    /// blocks; [`CounterPlace::AddressTable`], counter addresses), indexed by the caller.
+    fn layer_counters(&mut self, cx: &mut ModuleBuilder<'_>, c: CounterPlace) -> Result<ResVar> {
+        match c {
+            CounterPlace::Heap { set, binding } => {
+                let st = counter_block(cx);
+                Ok(declare(
+                    cx,
+                    "uav_counters",
+                    ResShape::Words { stride: None },
+                    st,
+                    StorageClass::StorageBuffer,
+                    VkBinding { set, binding },
+                    Indexing::Heap,
+                    ArrayLen::Runtime,
+                    true,
+                ))
+            }
+            CounterPlace::AddressTable { set, binding } => {
+                let binding = VkBinding { set, binding };
+                let (var, u2) = self.address_table(cx, binding, "uav_counter_addresses");
+                Ok(ResVar {
+                    var,
+                    shape: ResShape::Words { stride: None },
+                    elem_ty: u2,
+                    storage: StorageClass::StorageBuffer,
+                    indexing: Indexing::Heap,
+                    uav: true,
+                    binding,
+                    len: ArrayLen::InBlock,
+                })
+            }
+            CounterPlace::Binding { .. } => {
+                Err(Error::Internal("a counter binding of a heap UAV (the layer answer was checked)".into()))
+            }
+        }
+    }
+
+    /// The counters of an SM 6.6 heap UAV of kind `kind`: the heap's counter array, or
+    /// where the layer put them.
+    pub fn heap_counter_var(&mut self, cx: &mut ModuleBuilder<'_>, r: &Resource) -> Result<ResVar> {
+        match self.layer_heap_answer(r)? {
+            Some(a) => match a.counter {
+                Some(c) => self.layer_counters(cx, c),
+                None => Err(Error::Placement {
+                    register: format!("{} descriptor heap ({:?})", r.class.name(), r.kind),
+                    reason: "the layer gave heap UAVs no counter".into(),
+                }),
+            },
+            None => self.heap_counters(cx),
+        }
+    }
+
+    /// The stand-in resource of a descriptor-heap handle: its class and kind (and stride or
+    /// element type) from `annotateHandle`'s properties, no register, no count.
+    pub fn heap_resource(hh: HeapHandle) -> Result<Resource> {
         let [basic, extra] = hh.props.ok_or_else(|| Error::UnsupportedForm {
             subject: Subject::Op(DxOp::CreateHandleFromHeap),
             message: "a heap handle without annotateHandle".into(),
@@ -460,12 +588,101 @@ impl Resources {
             sampler_kind: None,
             global: None,
         };
-        self.heap_array(cx, &r, false)
+        Ok(r)
+    }
+
+    /// The heap array a descriptor-heap handle indexes.
+    pub fn heap_var(&mut self, cx: &mut ModuleBuilder<'_>, hh: HeapHandle) -> Result<ResVar> {
+        let r = Resources::heap_resource(hh)?;
+        let answer = self.layer_heap_answer(&r)?;
+        if let Some(a) = answer {
+            if a.view == BufferView::AddressTable {
+                return self.address_table_var(cx, &r, &a, Indexing::Heap);
+            }
+        }
+        let binding = self.binder.heap_array_binding(&r, answer.as_ref())?;
+        self.heap_array(cx, &r, false, binding)
+    }
+
+    /// The layer's answer for SM 6.6 heap stand-in `r` (asked once per kind), checked: a
+    /// heap location without a table or offset. `None` without placement by the layer.
+    fn layer_heap_answer(&mut self, r: &Resource) -> Result<Option<ResourcePlace>> {
+        let Binder::Layer { placement, stage, .. } = &self.binder else { return Ok(None) };
+        let key = (r.class, r.kind.to_raw(), r.struct_stride.unwrap_or(0), r.element_type.map_or(0, |t| t.to_raw()));
+        if let Some(a) = self.layer_heaps.get(&key) {
+            return Ok(Some(*a));
+        }
+        let query = Resource { space: u32::MAX, lower_bound: u32::MAX, ..r.clone() };
+        let a = placement.ask(*stage, &query, true, r.class == ResourceClass::Uav).ok_or_else(|| {
+            Error::Placement { register: format!("{} descriptor heap ({:?})", r.class.name(), r.kind), reason: "the layer declined it".into() }
+        })?;
+        if !matches!(a.location, Location::Heap { table: None, offset: 0, .. }) {
+            return Err(Error::Placement {
+                register: format!("{} descriptor heap ({:?})", r.class.name(), r.kind),
+                reason: format!("SM 6.6 heap accesses need a heap location without a table or offset, not {:?}", a.location),
+            });
+        }
+        self.layer_heaps.insert(key, a);
+        Ok(Some(a))
+    }
+
+    /// The `uvec2` address table at the binding the layer gave `r` ([`ArrayLen::InBlock`]):
+    /// one storage buffer `{ uvec2 data[]; }` per binding, entries indexed as `indexing` says.
+    fn address_table_var(
+        &mut self,
+        cx: &mut ModuleBuilder<'_>,
+        r: &Resource,
+        answer: &ResourcePlace,
+        indexing: Indexing,
+    ) -> Result<ResVar> {
+        let Location::Heap { set, binding, .. } = answer.location else {
+            return Err(Error::Placement {
+                register: r.register(),
+                reason: "an address table must be in a heap (its element is the descriptor index)".into(),
+            });
+        };
+        let binding = VkBinding { set, binding };
+        let shape = match (r.class, r.kind) {
+            (ResourceClass::Srv, ResourceKind::RTAccelerationStructure) => ResShape::AccelerationStructure,
+            _ => {
+                return Err(Error::Placement {
+                    register: r.register(),
+                    reason: "only acceleration structures are read from an address table".into(),
+                })
+            }
+        };
+        let (var, u2) = self.address_table(cx, binding, "acceleration_structures");
+        Ok(ResVar { var, shape, elem_ty: u2, storage: StorageClass::StorageBuffer, indexing, uav: false, binding, len: ArrayLen::InBlock })
+    }
+
+    /// The storage buffer `{ uvec2 data[]; }` at `binding` (one per binding: acceleration
+    /// structures and UAV counters of a layer may share it), and the `uvec2` type.
+    fn address_table(&mut self, cx: &mut ModuleBuilder<'_>, binding: VkBinding, name: &str) -> (Word, Word) {
+        let u = cx.u32_t();
+        let u2 = cx.vec(u, 2);
+        if let Some(&v) = self.address_tables.get(&binding) {
+            return (v, u2);
+        }
+        let arr = cx.b.id();
+        cx.b.type_runtime_array_id(Some(arr), u2);
+        cx.decorate(arr, Decoration::ArrayStride, &[8]);
+        let st = cx.b.id();
+        cx.b.type_struct_id(Some(st), [arr]);
+        cx.decorate(st, Decoration::Block, &[]);
+        cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        cx.b.member_decorate(st, 0, Decoration::NonWritable, []);
+        cx.b.name(st, "AddressTable");
+        cx.b.member_name(st, 0, "data");
+        let var = cx.global_var(StorageClass::StorageBuffer, st, name);
+        cx.decorate(var, Decoration::DescriptorSet, &[binding.set]);
+        cx.decorate(var, Decoration::Binding, &[binding.binding]);
+        self.address_tables.insert(binding, var);
+        (var, u2)
     }
 
     /// The heap array holding resources like `r` (its class, kind, element type and
     /// stride decide the array's type), indexed by heap index.
-    fn heap_array(&mut self, cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<ResVar> {
+    fn heap_array(&mut self, cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool, binding: VkBinding) -> Result<ResVar> {
         let typed = !matches!(
             r.kind,
             ResourceKind::CBuffer | ResourceKind::RawBuffer | ResourceKind::StructuredBuffer | ResourceKind::Sampler
@@ -478,12 +695,18 @@ impl Resources {
         } else {
             0
         };
-        let key =
-            (r.class as u32 * 256 + r.kind.to_raw(), key_extra, u32::from(r.class == ResourceClass::Sampler), atomic);
+        // The binding is part of the key: a layer may put two ranges of one kind in
+        // different arrays.
+        let key = (
+            r.class as u32 * 256 + r.kind.to_raw(),
+            key_extra,
+            u32::from(r.class == ResourceClass::Sampler),
+            atomic,
+            binding,
+        );
         if let Some(v) = self.heap_vars.get(&key) {
             return Ok(*v);
         }
-        let binding = self.binder.heap_binding(crate::rootsig::resolve::view_of(r), r.class)?;
         // Every constant buffer of the heap shares one array type: the largest D3D allows
         // (4096 rows), whatever the first one to be used declares.
         let widest = Resource { cbuffer_size: Some(65536), ..r.clone() };
@@ -530,6 +753,28 @@ impl Resources {
             Place::HeapTable { table_offset, offset_in_table, base_register }
             | Place::SpilledHeapTable { table_offset, offset_in_table, base_register }
             | Place::RecordHeapTable { table_offset, offset_in_table, base_register } => {
+                let answer = match self.binder {
+                    Binder::Layer { .. } => Some(self.binder.layer_answer(&r)?),
+                    _ => None,
+                };
+                let at = match place {
+                    Place::HeapTable { .. } => ArgAt::push(table_offset),
+                    Place::RecordHeapTable { .. } => ArgAt::record(table_offset),
+                    _ => ArgAt::spilled(table_offset),
+                };
+                let shift = match answer {
+                    Some(ResourcePlace {
+                        location: Location::Heap { table: Some(TableOffset::Record { shift, .. }), .. },
+                        ..
+                    }) => shift,
+                    _ => 0,
+                };
+                let indexing = Indexing::Table { at, bias: offset_in_table.wrapping_sub(base_register), shift };
+                if let Some(a) = answer.filter(|a| a.view == BufferView::AddressTable) {
+                    return self.address_table_var(cx, &r, &a, indexing).inspect(|v| {
+                        self.vars.insert((class, id), *v);
+                    });
+                }
                 if r.kind == ResourceKind::RTAccelerationStructure {
                     return Err(Error::UnsupportedForm {
                         subject: Subject::Resource(r.class),
@@ -539,13 +784,9 @@ impl Resources {
                         ),
                     });
                 }
-                let heap = self.heap_array(cx, &r, atomic)?;
-                let at = match place {
-                    Place::HeapTable { .. } => ArgAt::push(table_offset),
-                    Place::RecordHeapTable { .. } => ArgAt::record(table_offset),
-                    _ => ArgAt::spilled(table_offset),
-                };
-                ResVar { indexing: Indexing::Table { at, bias: offset_in_table.wrapping_sub(base_register) }, ..heap }
+                let binding = self.binder.heap_array_binding(&r, answer.as_ref())?;
+                let heap = self.heap_array(cx, &r, atomic, binding)?;
+                ResVar { indexing, ..heap }
             }
             Place::RootAddress { offset }
             | Place::SpilledRootAddress { offset }
@@ -595,6 +836,41 @@ impl Resources {
         self.vars.insert((class, id), v);
         Ok(v)
     }
+}
+
+/// The layer's answer for declared range `r`, as a place. The answer was checked against
+/// the range when it was given (`check_layer_answer`).
+fn layer_place(r: &Resource, a: &ResourcePlace) -> Result<Place> {
+    let counter = match a.counter {
+        Some(CounterPlace::Binding { set, binding }) => Some((set, binding)),
+        _ => None,
+    };
+    Ok(match a.location {
+        Location::Binding { set, binding } => {
+            Place::Descriptor { set, binding, first_register: r.lower_bound, count: r.range_size, counter }
+        }
+        Location::Heap { table: Some(TableOffset::Push { offset }), offset: in_table, .. } => {
+            Place::HeapTable { table_offset: offset, offset_in_table: in_table, base_register: r.lower_bound }
+        }
+        Location::Heap { table: Some(TableOffset::Record { offset, .. }), offset: in_table, .. } => {
+            Place::RecordHeapTable { table_offset: offset, offset_in_table: in_table, base_register: r.lower_bound }
+        }
+        Location::Heap { table: None, .. } => {
+            return Err(Error::Placement {
+                register: r.register(),
+                reason: "a declared range in a heap needs a table offset (only SM 6.6 heap accesses have none)".into(),
+            })
+        }
+        Location::RootAddress { offset } => Place::RootAddress { offset },
+        Location::RecordAddress { offset } => Place::RecordRootAddress { offset },
+        Location::RootConstants { offset } => Place::RootConstants { offset, num_values: cbuffer_words(r) },
+        Location::RecordConstants { offset } => Place::RecordRootConstants { offset, num_values: cbuffer_words(r) },
+    })
+}
+
+/// The 32-bit words of constant buffer `r` (its declared size, rounded up).
+fn cbuffer_words(r: &Resource) -> u32 {
+    r.cbuffer_size.unwrap_or(4).div_ceil(4).max(1)
 }
 
 fn display_name(r: &Resource) -> std::borrow::Cow<'_, str> {
@@ -779,6 +1055,8 @@ fn declare(
             cx.capability(Capability::RuntimeDescriptorArray);
             cx.b.type_runtime_array(elem_ty)
         }
+        // Address tables are declared by `Resources::address_table`, not here.
+        ArrayLen::InBlock => elem_ty,
     };
     let var = cx.global_var(storage, pointee, name);
     cx.decorate(var, Decoration::DescriptorSet, &[binding.set]);
@@ -930,17 +1208,32 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// element `index` of it.
     fn push_member_ptr(&mut self, pc_offset: u32, ty: Word, index: Option<Word>) -> Result<Word> {
         let block = self.res.push_block(self.cx)?;
-        let &(_, member) = block
+        let pty = self.cx.ptr(StorageClass::PushConstant, ty);
+        if let Some(&(_, member, _)) = block.members.iter().find(|m| m.0 == pc_offset) {
+            let m = self.cx.const_u32(member);
+            return match index {
+                Some(i) => self.ids_op(Op::AccessChain, pty, &[block.var, m, i]),
+                None => self.ids_op(Op::AccessChain, pty, &[block.var, m]),
+            };
+        }
+        // A word inside a `uint` array member (a layer's words): element
+        // (`pc_offset` − the member's offset) / 4, plus `index`.
+        let &(start, member, _) = block
             .members
             .iter()
-            .find(|m| m.0 == pc_offset)
+            .find(|m| m.2.is_some_and(|n| pc_offset >= m.0 && pc_offset < m.0 + 4 * n && (pc_offset - m.0) % 4 == 0))
             .ok_or_else(|| Error::Internal(format!("no push-constant member at byte {pc_offset}")))?;
-        let pty = self.cx.ptr(StorageClass::PushConstant, ty);
         let m = self.cx.const_u32(member);
-        match index {
-            Some(i) => self.ids_op(Op::AccessChain, pty, &[block.var, m, i]),
-            None => self.ids_op(Op::AccessChain, pty, &[block.var, m]),
-        }
+        let first = (pc_offset - start) / 4;
+        let element = match index {
+            Some(i) if first != 0 => {
+                let (u, k) = (self.cx.u32_t(), self.cx.const_u32(first));
+                self.ids_op(Op::IAdd, u, &[i, k])?
+            }
+            Some(i) => i,
+            None => self.cx.const_u32(first),
+        };
+        self.ids_op(Op::AccessChain, pty, &[block.var, m, element])
     }
 
     /// A pointer to the descriptor (or block) `rv` holds for handle `h`.
@@ -971,9 +1264,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
             }
             Indexing::Heap => (register(self)?, false),
-            Indexing::Table { at, bias } => {
+            Indexing::Table { at, bias, shift } => {
                 let x = register(self)?;
-                let start = self.root_word(at, None)?;
+                let mut start = self.root_word(at, None)?;
+                if shift != 0 {
+                    let s = self.cx.const_u32(shift);
+                    start = self.ids_op(Op::ShiftRightLogical, u, &[start, s])?;
+                }
                 let y = self.ids_op(Op::IAdd, u, &[start, x])?;
                 if bias == 0 {
                     (y, true)
@@ -995,7 +1292,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             self.non_uniform(element);
         }
         let pty = self.cx.ptr(rv.storage, rv.elem_ty);
-        let p = self.ids_op(Op::AccessChain, pty, &[rv.var, element])?;
+        let p = if rv.len == ArrayLen::InBlock {
+            let zero = self.cx.const_u32(0);
+            self.ids_op(Op::AccessChain, pty, &[rv.var, zero, element])?
+        } else {
+            self.ids_op(Op::AccessChain, pty, &[rv.var, element])?
+        };
         if h.non_uniform {
             self.non_uniform(p);
         }

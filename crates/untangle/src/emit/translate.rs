@@ -24,6 +24,7 @@ use super::stream_output::XfbState;
 use super::support::{is_ray_stage, stage_support};
 use super::work_graph::{local_size, push_offset_after, NodeState, Push, PushPlace};
 use super::{typecheck, validate};
+use super::placement::{location_allows, BufferView, CounterPlace, Location, Placement, ResourcePlace, TableOffset};
 use super::{Binder, Interface, ModuleBuilder, RayState, Resources, StageIo, TessDomainOrigin};
 use crate::dxil::{DxilInfo, EntryPoint, ShaderModel};
 use crate::front::container::ShaderKind;
@@ -122,9 +123,10 @@ pub(crate) fn translate_entry_local(
 
     let mut cx = ModuleBuilder::new(m);
     cx.float_controls2 = options.float_controls2;
-    let (binder, layout) = match &options.root_signature {
-        None => (Binder::Default(default_placement.clone()), None),
-        Some(rsb) => {
+    let (binder, layout) = match (&options.placement, &options.root_signature) {
+        (Some(placement), _) => (layer_binder(m, func, ep, sm.kind, placement)?, None),
+        (None, None) => (Binder::Default(default_placement.clone()), None),
+        (None, Some(rsb)) => {
             crate::rootsig::validate(&rsb.signature)?;
             // A local root signature's tables index the descriptor heaps: the pipeline
             // layout must have them even when the global signature has no tables.
@@ -294,6 +296,7 @@ pub(crate) fn translate_entry_local(
         _ => {}
     }
     let bindings = match &layout {
+        None if options.placement.is_some() => Vec::new(),
         None => mapping(&ep.resources, &default_placement),
         Some(report) => report
             .resources
@@ -315,6 +318,91 @@ pub(crate) fn translate_entry_local(
     };
     let words = cx.b.assemble().map_err(Error::from)?;
     Ok(Translation { words, stage: sm.kind, entry_point: entry_name, bindings, layout })
+}
+
+/// Placement by the layer: asks the layer about every range `ep` declares (in class, then
+/// range id order), and checks each answer against the range and the layer's push layout
+/// and shader record.
+fn layer_binder(
+    m: &Module,
+    func: &crate::ir::Function,
+    ep: &EntryPoint,
+    stage: ShaderKind,
+    placement: &Placement,
+) -> Result<Binder> {
+    use crate::dxil::DxOp;
+    use crate::dxil::ResourceClass;
+    // UAVs whose counter the shader uses, besides those declared with one.
+    let counted = crate::dxil::handles::handle_targets(m, func, &ep.resources, |op, _| op == DxOp::BufferUpdateCounter);
+    let mut places = std::collections::BTreeMap::new();
+    for r in ep.resources.iter() {
+        let counter = r.class == ResourceClass::Uav
+            && (r.uav.is_some_and(|u| u.has_counter) || counted.contains(&(r.class, r.id)));
+        let bad = |reason: String| Error::Placement { register: format!("{}, space{}", r.register(), r.space), reason };
+        let a = placement.ask(stage, r, false, counter).ok_or_else(|| bad("the layer declined it".into()))?;
+        check_layer_answer(r, &a, placement, counter).map_err(bad)?;
+        places.insert((r.class, r.id), a);
+    }
+    Ok(Binder::Layer { placement: placement.clone(), stage, places })
+}
+
+/// Why the layer's answer `a` cannot serve range `r`, if it cannot.
+fn check_layer_answer(
+    r: &crate::dxil::Resource,
+    a: &ResourcePlace,
+    placement: &Placement,
+    counter: bool,
+) -> std::result::Result<(), String> {
+    use crate::dxil::{ResourceClass, ResourceKind};
+    if !location_allows(&a.location, r.class) {
+        return Err(format!("a {} cannot be at {:?}", r.class.name(), a.location));
+    }
+    let push = placement.push;
+    let words_start = 8 * push.addresses;
+    let in_words = |offset: u32, n: u32| {
+        offset >= words_start && offset % 4 == 0 && offset.saturating_add(4 * n) <= push.size()
+    };
+    let in_record = |offset: u32, n: u32| offset % 4 == 0 && offset.saturating_add(n) <= placement.record_size;
+    match a.location {
+        Location::RootAddress { offset } if offset % 8 != 0 || offset + 8 > words_start => {
+            return Err(format!("root address at push-constant byte {offset}: not one of the layer's {} addresses", push.addresses));
+        }
+        Location::RootConstants { offset } if !in_words(offset, 1) => {
+            return Err(format!("root constants at push-constant byte {offset}: outside the layer's words"));
+        }
+        Location::Heap { table: Some(TableOffset::Push { offset }), .. } if !in_words(offset, 1) => {
+            return Err(format!("table offset at push-constant byte {offset}: outside the layer's words"));
+        }
+        Location::Heap { table: Some(TableOffset::Record { offset, shift }), .. } if !in_record(offset, 4) || shift > 31 => {
+            return Err(format!("table offset at shader-record byte {offset} (shift {shift}): outside the record"));
+        }
+        Location::RecordAddress { offset } if !in_record(offset, 8) => {
+            return Err(format!("root address at shader-record byte {offset}: outside the record"));
+        }
+        Location::RecordConstants { offset } if !in_record(offset, 4) => {
+            return Err(format!("root constants at shader-record byte {offset}: outside the record"));
+        }
+        Location::Heap { table: None, .. } => {
+            return Err("a declared range in a heap needs a table offset (only SM 6.6 heap accesses have none)".into());
+        }
+        _ => {}
+    }
+    if a.view == BufferView::AddressTable && !(r.class == ResourceClass::Srv && r.kind == ResourceKind::RTAccelerationStructure) {
+        return Err("only acceleration structures can be read from an address table".into());
+    }
+    match (counter, a.counter, a.location) {
+        (true, None, _) => return Err("the UAV's counter is used, and the layer gave it none".into()),
+        (_, Some(CounterPlace::Binding { .. }), Location::Heap { .. }) => {
+            return Err("a UAV in a heap needs its counters in a heap too".into())
+        }
+        (_, Some(CounterPlace::Heap { .. } | CounterPlace::AddressTable { .. }), loc)
+            if !matches!(loc, Location::Heap { .. }) =>
+        {
+            return Err("counters in a heap need the UAV in a heap too".into())
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// The interface facts of `ep`'s stage (per-vertex array lengths, streams, tessellation

@@ -12,10 +12,10 @@
 
 use crate::dxil::DxOp;
 use crate::emit::error::{malformed, Error, Result, Subject};
-use crate::emit::{ArgAt, Call, FnEmit, Handle, Indexing, Num, ResShape, ResVar, TexelKind};
+use crate::emit::{ArgAt, ArrayLen, Call, FnEmit, Handle, Indexing, Num, ResShape, ResVar, Resources, TexelKind};
 use crate::ir::{TypeId, Value};
 use crate::rootsig::layout::ArgStore;
-use rspirv::spirv::{Op, Scope, StorageClass, Word};
+use rspirv::spirv::{self, Capability, Op, Scope, StorageClass, Word};
 
 const FAMILY: &str = "buffers";
 
@@ -690,13 +690,29 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             return Err(self.invalid(c, "operand 0", "counters belong to UAVs"));
         }
         let inc = self.arg_const(c, 1)? as i8;
-        let counters =
-            if h.heap.is_some() { self.res.heap_counters(self.cx)? } else { self.res.counter(self.cx, h.id)? };
-        let block = self.element_ptr(h, &counters)?;
+        let counters = match h.heap {
+            Some(hh) => {
+                let r = Resources::heap_resource(hh)?;
+                self.res.heap_counter_var(self.cx, &r)?
+            }
+            None => self.res.counter(self.cx, h.id)?,
+        };
         let u = self.cx.u32_t();
-        let pty = self.cx.ptr(StorageClass::StorageBuffer, u);
-        let zero = self.cx.const_u32(0);
-        let p = self.ids_op(Op::AccessChain, pty, &[block, zero])?;
+        let p = if counters.len == ArrayLen::InBlock {
+            // The counter's buffer device address, from the layer's address table.
+            let entry = self.element_ptr(h, &counters)?;
+            let u2 = self.cx.vec(u, 2);
+            let address = self.ids_op(Op::Load, u2, &[entry])?;
+            self.cx.capability(Capability::PhysicalStorageBufferAddresses);
+            self.cx.b.memory_model(spirv::AddressingModel::PhysicalStorageBuffer64, spirv::MemoryModel::GLSL450);
+            let pty = self.cx.ptr(StorageClass::PhysicalStorageBuffer, u);
+            self.ids_op(Op::Bitcast, pty, &[address])?
+        } else {
+            let block = self.element_ptr(h, &counters)?;
+            let pty = self.cx.ptr(StorageClass::StorageBuffer, u);
+            let zero = self.cx.const_u32(0);
+            self.ids_op(Op::AccessChain, pty, &[block, zero])?
+        };
         let scope = self.cx.const_u32(Scope::Device as u32);
         let sem = self.cx.const_u32(0);
         let one = self.cx.const_u32(1);

@@ -23,7 +23,7 @@
 
 use crate::dxil::DxOp;
 use crate::emit::error::{malformed, Result, Subject};
-use crate::emit::{Call, FnEmit, Indexing, Num, ResShape};
+use crate::emit::{ArrayLen, Call, FnEmit, Indexing, Num, ResShape};
 use rspirv::spirv::{BuiltIn, Op, StorageClass, Word};
 
 const FAMILY: &str = "ray tracing";
@@ -167,6 +167,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             return self.ids_op(Op::ConvertUToAccelerationStructureKHR, t, &[address]);
         }
         let p = self.element_ptr(h, &rv)?;
+        if rv.len == ArrayLen::InBlock {
+            // The layer's address table: the structure's device address.
+            let u = self.cx.u32_t();
+            let u2 = self.cx.vec(u, 2);
+            let address = self.ids_op(Op::Load, u2, &[p])?;
+            let t = self.cx.b.type_acceleration_structure();
+            return self.ids_op(Op::ConvertUToAccelerationStructureKHR, t, &[address]);
+        }
         self.ids_op(Op::Load, t, &[p])
     }
 
