@@ -9,13 +9,28 @@
 //! a [`Refusal`]: the status `dxil_spv_converter_run` returns, a short reason (the exit
 //! summary counts refusals by it) and a message for the log.
 //!
-//! Not implemented yet: every run is refused with `DXIL_SPV_ERROR_UNSUPPORTED_FEATURE`. The
-//! reference mode (`UNTANGLE_DXIL_SPIRV_REFERENCE=1`) sends DXIL to dxil-spirv instead.
+//! # From dxil-spirv's binding contract to untangle's placement by the layer
+//!
+//! untangle's [`untangle::emit::placement`] asks one question per declared range (and one
+//! per SM 6.6 heap kind); each becomes the callback question dxil-spirv would ask
+//! ([`binding::d3d_binding`]) and its answer a placement ([`binding`]): plain descriptors,
+//! bindless heap arrays indexed by a push-constant word (`root_constant_index` words after
+//! the root descriptors' addresses) plus `heap_root_offset`, root descriptors through their
+//! buffer device addresses, root constants, UAV counters and acceleration structures
+//! through the raw-address table, and the shader record's local root arguments. Stage I/O
+//! keeps untangle's location rule, which is dxil-spirv's (start row, start column, patch
+//! constants after the control points, geometry streams after each other); installed
+//! callbacks answer in its place ([`io`]). Every SPIR-V entry point is called `main`.
+
+mod binding;
+mod io;
 
 use crate::blob::NativeBlob;
 use crate::ffi::*;
-use crate::options::ConverterSetup;
+use crate::options::{ConverterSetup, Opt};
 use crate::remap::Remapper;
+use std::sync::{Arc, Mutex};
+use untangle::front::container::ShaderKind;
 
 /// What a run has to work with.
 pub struct RunInput<'a> {
@@ -29,7 +44,7 @@ pub struct RunInput<'a> {
 #[derive(Clone, Debug, Default)]
 pub struct RunOutput {
     pub spirv: Vec<u32>,
-    /// `dxil_spv_converter_get_compiled_entry_point`: the SPIR-V entry point's name.
+    /// `dxil_spv_converter_get_compiled_entry_point`: the entry's DXIL name.
     pub compiled_entry_point: String,
     pub uses_subgroup_size: bool,
     pub workgroup_size: [u32; 3],
@@ -58,14 +73,188 @@ pub struct Refusal {
     pub message: String,
 }
 
+impl Refusal {
+    fn new(result: dxil_spv_result, reason: &str, message: impl Into<String>) -> Refusal {
+        Refusal { result, reason: reason.into(), message: message.into() }
+    }
+}
+
+/// The remapper while untangle translates: untangle's callbacks are `Send + Sync`, the
+/// application's are plain C function pointers with user data. Translation runs on the
+/// calling thread and calls back synchronously, so the pointers never cross threads.
+struct Shared(Mutex<Remapper>);
+
+// SAFETY: see the type's documentation: only the thread that owns the converter calls
+// untangle, and untangle calls these callbacks on that thread, during the run.
+unsafe impl Send for Shared {}
+unsafe impl Sync for Shared {}
+
+impl Shared {
+    fn with<T>(&self, f: impl FnOnce(&mut Remapper) -> T) -> T {
+        let mut guard = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut guard)
+    }
+}
+
 /// Translates the blob's entry point (or the one `setup.entry_point` names).
 pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
-    let _ = (input.blob, input.setup, &input.remap);
-    Err(Refusal {
-        result: DXIL_SPV_ERROR_UNSUPPORTED_FEATURE,
-        reason: "not implemented".into(),
-        message: "DXIL through untangle is not implemented yet (set UNTANGLE_DXIL_SPIRV_REFERENCE=1 to translate \
-                  DXIL with dxil-spirv)"
-            .into(),
-    })
+    let RunInput { blob, setup, remap } = input;
+    let shader = &blob.shader;
+    let entry = match &setup.entry_point {
+        Some(name) => blob.entry_index(name).ok_or_else(|| {
+            Refusal::new(DXIL_SPV_ERROR_GENERIC, "unknown entry point", format!("Could not find entry point \"{name}\"."))
+        })?,
+        None => 0,
+    };
+    let native = blob.entries.get(entry).ok_or_else(|| {
+        Refusal::new(DXIL_SPV_ERROR_GENERIC, "no entry point", "the DXIL module has no entry point with a function")
+    })?;
+    let mangled = native.mangled.to_string_lossy().into_owned();
+    let ep = shader
+        .entry_points()
+        .iter()
+        .find(|e| e.function.is_some() && e.name == mangled)
+        .ok_or_else(|| Refusal::new(DXIL_SPV_ERROR_GENERIC, "no entry point", format!("no entry `{mangled}`")))?;
+    let kind = match shader.stage() {
+        ShaderKind::Library => ep.properties.shader_kind.unwrap_or(ShaderKind::Invalid),
+        k => k,
+    };
+    unsupported_options(setup, kind)?;
+
+    let shared = Arc::new(Shared(Mutex::new(std::mem::take(remap))));
+    let refusals: Arc<Mutex<Vec<String>>> = Arc::default();
+    let mut options = untangle::Options {
+        entry_point_name: Some("main".into()),
+        placement: Some(binding::placement(setup, kind, crate::blob::stage_of(kind), shared.clone(), refusals.clone())),
+        io_remap: Some(io::remap(setup, shared.clone())),
+        ..Default::default()
+    };
+    if let Some(Opt::QuadControlReconvergence { supports_maximal_reconvergence: true, .. }) =
+        setup.last(|o| matches!(o, Opt::QuadControlReconvergence { .. }))
+    {
+        options.maximal_reconvergence = true;
+    }
+    let result = if shader.stage() == ShaderKind::Library {
+        shader.translate_entry(blob::demangled_or(&mangled), &options)
+    } else {
+        shader.translate(&options)
+    };
+    drop(options);
+    *remap = match Arc::try_unwrap(shared) {
+        Ok(s) => s.0.into_inner().unwrap_or_else(|p| p.into_inner()),
+        Err(s) => s.with(std::mem::take),
+    };
+    let translation = result.map_err(|e| {
+        let declined = refusals.lock().map(|r| r.join("; ")).unwrap_or_default();
+        let message = if declined.is_empty() { e.to_string() } else { format!("{e} ({declined})") };
+        Refusal::new(DXIL_SPV_ERROR_GENERIC, refusal_reason(&e), message)
+    })?;
+    Ok(reflect(shader, ep, kind, setup, mangled, translation.words))
+}
+
+mod blob {
+    /// The name untangle's `translate_entry` takes for a library entry: its demangled
+    /// export name.
+    pub fn demangled_or(mangled: &str) -> &str {
+        crate::blob::demangle(mangled)
+    }
+}
+
+/// A short, shader-independent key for the summary.
+fn refusal_reason(e: &untangle::Error) -> &'static str {
+    use untangle::Error as E;
+    match e {
+        E::Translate(t) => match t {
+            untangle::emit::Error::UnsupportedOp { .. } => "unsupported DXIL operation",
+            untangle::emit::Error::UnsupportedForm { .. } => "unsupported form",
+            untangle::emit::Error::Unsupported { .. } => "unsupported instruction",
+            untangle::emit::Error::UnsupportedStage { .. } => "unsupported stage",
+            untangle::emit::Error::Placement { .. } => "resource placement",
+            untangle::emit::Error::VendorExtension { .. } => "vendor extension",
+            untangle::emit::Error::Malformed { .. } | untangle::emit::Error::Invalid { .. } => "malformed DXIL",
+            _ => "translation error",
+        },
+        E::Structurize(_) | E::Cfg(_) => "control flow",
+        E::Dxil(_) => "malformed DXIL metadata",
+        _ => "input",
+    }
+}
+
+/// Options this path cannot honour yet, refused by name (dxil-spirv would change the
+/// module for them; translating without would not give the application what it asked).
+fn unsupported_options(setup: &ConverterSetup, kind: ShaderKind) -> Result<(), Refusal> {
+    let refuse = |what: &str| {
+        Err(Refusal::new(
+            DXIL_SPV_ERROR_UNSUPPORTED_FEATURE,
+            &format!("option {what}"),
+            format!("untangle does not implement the option {what} yet"),
+        ))
+    };
+    for o in &setup.options {
+        match o {
+            Opt::RootConstantInlineUniformBlock { enable: true, .. } => return refuse("ROOT_CONSTANT_INLINE_UNIFORM_BLOCK"),
+            Opt::BindlessCbvSsboEmulation { enable: true } => return refuse("BINDLESS_CBV_SSBO_EMULATION"),
+            Opt::BindlessTypedBufferOffsets { enable: true } => return refuse("BINDLESS_TYPED_BUFFER_OFFSETS"),
+            Opt::DescriptorQa { enabled: true, .. } => return refuse("DESCRIPTOR_QA"),
+            Opt::InstructionInstrumentation { enabled: true, .. } => return refuse("INSTRUCTION_INSTRUMENTATION"),
+            Opt::ViewInstancing { enabled: true, .. } => return refuse("VIEW_INSTANCING"),
+            Opt::DualSourceBlending { enabled: true } if kind == ShaderKind::Pixel => {
+                return refuse("DUAL_SOURCE_BLENDING")
+            }
+            Opt::OutputSwizzle { swizzles, .. } if kind == ShaderKind::Pixel && swizzles.iter().any(|&s| s != 0xe4) => {
+                return refuse("OUTPUT_SWIZZLE")
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// What the converter's getters report for entry `ep` (a `kind` shader) after a run.
+fn reflect(
+    shader: &untangle::Shader,
+    ep: &untangle::dxil::EntryPoint,
+    kind: ShaderKind,
+    setup: &ConverterSetup,
+    mangled: String,
+    spirv: Vec<u32>,
+) -> RunOutput {
+    let p = &ep.properties;
+    let workgroup_size = match kind {
+        ShaderKind::Compute => p.num_threads.unwrap_or([0; 3]),
+        _ => [0; 3],
+    };
+    let (wave_size_min, wave_size_max, wave_size_preferred) = match p.wave_size {
+        Some(w) => (w.min, if w.max == w.min { 0 } else { w.max }, w.preferred),
+        None => (0, 0, 0),
+    };
+    let forced = setup.last(|o| matches!(o, Opt::ForceSubgroupSize { .. }));
+    let (wave_size_min, wave_size_max, wave_size_preferred) = match forced {
+        Some(Opt::ForceSubgroupSize { forced_value, wave_size_enable: true }) => (*forced_value, 0, 0),
+        _ => (wave_size_min, wave_size_max, wave_size_preferred),
+    };
+    let patch_vertex_count = match kind {
+        ShaderKind::Hull => p.hull.as_ref().map_or(0, |h| h.input_control_points),
+        ShaderKind::Domain => p.domain.as_ref().map_or(0, |d| d.input_control_points),
+        _ => 0,
+    };
+    let rows = |els: &[untangle::dxil::SignatureElement]| untangle::emit::locations::signature_rows(els, None);
+    let patch_location_offset = match kind {
+        ShaderKind::Hull | ShaderKind::Mesh => rows(&ep.signatures.outputs),
+        ShaderKind::Domain => setup.patch_location_offset.unwrap_or_else(|| rows(&ep.signatures.inputs)),
+        _ => setup.patch_location_offset.unwrap_or(u32::MAX),
+    };
+    let _ = shader;
+    RunOutput {
+        spirv,
+        compiled_entry_point: mangled,
+        workgroup_size,
+        wave_size_min,
+        wave_size_max,
+        wave_size_preferred,
+        patch_vertex_count,
+        patch_location_offset,
+        native_16bit_operations: p.shader_flags & (1 << 23) != 0,
+        ..RunOutput::default()
+    }
 }

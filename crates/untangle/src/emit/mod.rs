@@ -123,6 +123,9 @@ pub struct Options {
     /// root constants, UAV counters. Takes precedence over `root_signature` and the default
     /// model.
     pub placement: Option<placement::Placement>,
+    /// The SPIR-V entry point's name (default: the entry's DXIL name, demangled for library
+    /// exports). D3D12 layers that name every stage `main` set it.
+    pub entry_point_name: Option<String>,
     /// Places the shader's stage inputs and outputs (`Location`, `Component`) instead of
     /// their signature registers.
     pub io_remap: Option<IoRemap>,

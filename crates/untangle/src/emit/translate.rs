@@ -227,7 +227,7 @@ pub(crate) fn translate_entry_local(
     }
 
     let interface = cx.interface.clone();
-    let entry_name = export_name(&ep.name).to_string();
+    let entry_name = options.entry_point_name.clone().unwrap_or_else(|| export_name(&ep.name).to_string());
     cx.b.entry_point(model, fn_id, entry_name.as_str(), interface);
     cx.finish_float_controls(fn_id);
     if options.maximal_reconvergence {

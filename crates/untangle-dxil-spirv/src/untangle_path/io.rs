@@ -1,0 +1,72 @@
+//! Stage I/O: untangle's location rule is dxil-spirv's default (`Location` = start row,
+//! `Component` = start column; patch constants after the control-point rows; geometry
+//! streams after each other; mesh per-primitive outputs after the per-vertex rows), so
+//! elements keep it unless the application installed a callback that covers them:
+//!
+//! - vertex-shader inputs: the vertex-input callback's `location`, component 0 (dxil-spirv
+//!   declares vertex inputs without a `Component`);
+//! - other inputs and outputs: the stage-input or stage-output callback, asked with
+//!   dxil-spirv's question (the semantic and its index) and its prefilled answer (the
+//!   default location and component, `PER_PRIMITIVE` for mesh per-primitive outputs);
+//! - domain-shader patch constants: after the patch location offset the application set
+//!   (the hull shader's, which vkd3d-proton passes on), when it set one.
+//!
+//! A callback that declines leaves the default: untangle's IoRemap cannot fail a
+//! translation, and dxil-spirv's defaults are the same places.
+
+use super::Shared;
+use crate::ffi::*;
+use crate::options::ConverterSetup;
+use std::ffi::CString;
+use std::sync::Arc;
+use untangle::front::container::ShaderKind;
+use untangle::{IoLocation, IoQuery, IoRemap};
+
+/// The stage-I/O placement untangle consults.
+pub fn remap(setup: &ConverterSetup, shared: Arc<Shared>) -> IoRemap {
+    let patch_offset = setup.patch_location_offset;
+    IoRemap::new(move |q: &IoQuery<'_>| {
+        let el = q.element;
+        let semantic = CString::new(el.semantic.replace('\0', "")).unwrap_or_default();
+        let index = el.semantic_indices.first().copied().unwrap_or(0);
+        let start_row = el.start_row.unwrap_or(0);
+        if q.stage == ShaderKind::Vertex && !q.output {
+            let d3d = dxil_spv_d3d_vertex_input {
+                semantic: semantic.as_ptr(),
+                semantic_index: index,
+                start_row,
+                rows: el.rows,
+            };
+            let mut out = dxil_spv_vulkan_vertex_input { location: start_row };
+            // SAFETY: `semantic` outlives the call.
+            let ok = shared.with(|m| unsafe { m.vertex_input(&d3d, &mut out) });
+            return Some(IoLocation { location: if ok { out.location } else { q.default.location }, component: 0 });
+        }
+        let mut default = q.default;
+        if q.patch && q.stage == ShaderKind::Domain && !q.output {
+            if let Some(offset) = patch_offset.filter(|&o| o != u32::MAX) {
+                default.location = start_row.saturating_add(offset);
+            }
+        }
+        let per_primitive = q.stage == ShaderKind::Mesh && q.patch;
+        let d3d = dxil_spv_d3d_shader_stage_io { semantic: semantic.as_ptr(), semantic_index: index, start_row: 0, rows: 0 };
+        let mut out = dxil_spv_vulkan_shader_stage_io {
+            location: default.location,
+            component: default.component,
+            flags: if per_primitive { DXIL_SPV_SHADER_STAGE_IO_PER_PRIMITIVE } else { DXIL_SPV_SHADER_STAGE_IO_NONE },
+        };
+        let asked = shared.with(|m| {
+            let kind = if q.output { crate::remap::Kind::StageOutput } else { crate::remap::Kind::StageInput };
+            if !m.has_callback(kind) {
+                return None;
+            }
+            // SAFETY: `semantic` outlives the call.
+            let ok = unsafe { if q.output { m.stage_output(&d3d, &mut out) } else { m.stage_input(&d3d, &mut out) } };
+            Some(ok)
+        });
+        match asked {
+            Some(true) => Some(IoLocation { location: out.location, component: out.component }),
+            _ => Some(default),
+        }
+    })
+}
