@@ -7,11 +7,11 @@
 //! array alive until then, so the copy reads the same values), the source file name too.
 
 use crate::ffi::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::ffi::CStr;
 
 /// One option, decoded. Serializes as `{"type": "<option name>", <fields>}`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Opt {
     ShaderDemoteToHelper {
@@ -488,7 +488,7 @@ pub unsafe fn decode(option: *const dxil_spv_option_base) -> Result<Opt, OptionE
 }
 
 /// A local root signature parameter (`dxil_spv_converter_add_local_root_*`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LocalRootParameter {
     Constants { register_space: u32, register_index: u32, num_words: u32 },
@@ -497,7 +497,7 @@ pub enum LocalRootParameter {
 }
 
 /// One range of a local root descriptor table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableEntry {
     pub resource_class: u32,
     pub register_space: u32,
@@ -507,7 +507,7 @@ pub struct TableEntry {
 }
 
 /// `dxil_spv_converter_add_root_parameter_mapping` / `_add_root_descriptor_mapping`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum RootParameterMapping {
     Offset { root_parameter_index: u32, offset: u32 },
@@ -515,7 +515,7 @@ pub enum RootParameterMapping {
 }
 
 /// `dxil_spv_converter_set_meta_descriptor`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MetaDescriptor {
     pub meta: u32,
     pub kind: u32,

@@ -134,6 +134,17 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
     {
         options.maximal_reconvergence = true;
     }
+    if let Some(Opt::DualSourceBlending { enabled }) = setup.last(|o| matches!(o, Opt::DualSourceBlending { .. })) {
+        options.dual_source_blending = *enabled && kind == ShaderKind::Pixel;
+    }
+    if let Some(Opt::InvariantPosition { enabled }) = setup.last(|o| matches!(o, Opt::InvariantPosition { .. })) {
+        options.invariant_position = *enabled;
+    }
+    if let Some(Opt::RasterizerSampleCount { sample_count, spec_constant: false }) =
+        setup.last(|o| matches!(o, Opt::RasterizerSampleCount { .. }))
+    {
+        options.render_target_sample_count = Some(*sample_count);
+    }
     let result = if shader.stage() == ShaderKind::Library {
         shader.translate_entry(blob::demangled_or(&mangled), &options)
     } else {
@@ -198,8 +209,8 @@ fn unsupported_options(setup: &ConverterSetup, kind: ShaderKind) -> Result<(), R
             Opt::DescriptorQa { enabled: true, .. } => return refuse("DESCRIPTOR_QA"),
             Opt::InstructionInstrumentation { enabled: true, .. } => return refuse("INSTRUCTION_INSTRUMENTATION"),
             Opt::ViewInstancing { enabled: true, .. } => return refuse("VIEW_INSTANCING"),
-            Opt::DualSourceBlending { enabled: true } if kind == ShaderKind::Pixel => {
-                return refuse("DUAL_SOURCE_BLENDING")
+            Opt::RasterizerSampleCount { spec_constant: true, .. } => {
+                return refuse("RASTERIZER_SAMPLE_COUNT as a specialization constant")
             }
             Opt::OutputSwizzle { swizzles, .. } if kind == ShaderKind::Pixel && swizzles.iter().any(|&s| s != 0xe4) => {
                 return refuse("OUTPUT_SWIZZLE")

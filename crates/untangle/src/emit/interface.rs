@@ -53,7 +53,7 @@
 use crate::dxil::{ComponentType, InterpolationMode, SemanticKind, SignatureElement};
 use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::locations::default_location;
-use crate::emit::locations::{IoQuery, SigKind};
+use crate::emit::locations::{IoLocation, IoQuery, SigKind};
 use crate::emit::stream_output::Lowering;
 use crate::emit::Interface;
 use crate::emit::Num;
@@ -400,12 +400,22 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Some(x) if kind == SigKind::Output => x.plan.lowering(el, builtin),
             _ => None,
         };
-        let var_class = if lowering == Some(Lowering::Split) { StorageClass::Private } else { class };
+        // Dual-source blending: targets past the two blend sources are not written.
+        let dropped_target = stage == ShaderKind::Pixel
+            && output
+            && iface.dual_source
+            && el.system_value == SemanticKind::Target
+            && el.start_row.unwrap_or(0) >= 2;
+        let var_class =
+            if lowering == Some(Lowering::Split) || dropped_target { StorageClass::Private } else { class };
         let var = match builtin {
             Some(b) => {
                 let (v, created) = iface.builtin_created(self.cx, b, class, ty);
                 if created && point.patch() {
                     self.cx.decorate(v, Decoration::Patch, &[]);
+                }
+                if created && b == BuiltIn::Position && output && iface.invariant_position {
+                    self.cx.decorate(v, Decoration::Invariant, &[]);
                 }
                 if created && point == SigPoint::MsPOut {
                     self.cx.decorate(v, Decoration::PerPrimitiveEXT, &[]);
@@ -839,7 +849,23 @@ fn varying(
     let default = default_location(stage, kind, el, fe.sigs).ok_or_else(unplaced)?;
     let query = IoQuery { stage, output, patch: point.patch(), element: el, default };
     let remapped = iface.remap.as_ref().and_then(|r| (r.0)(&query));
-    let place = remapped.unwrap_or(default);
+    let mut place = remapped.unwrap_or(default);
+    // Dual-source blending: the two blend sources of location 0 (`Index` 0 and 1).
+    let blend_index = (stage == ShaderKind::Pixel
+        && output
+        && iface.dual_source
+        && el.system_value == SemanticKind::Target
+        && class != StorageClass::Private)
+        .then(|| el.start_row.unwrap_or(0));
+    if let Some(index) = blend_index {
+        if el.rows.max(1) != 1 {
+            return Err(Error::UnsupportedForm {
+                subject: Subject::Element { kind, id: el.id },
+                message: format!("dual-source blending with SV_Target{index} of {} rows", el.rows),
+            });
+        }
+        place = IoLocation { location: 0, component: place.component };
+    }
     // The element as messages name it: `output TEXCOORD0`.
     let named = || {
         let direction = if output { "output" } else { "input" };
@@ -855,7 +881,8 @@ fn varying(
     // Two variables may not share a location component (DXC packs signatures so they
     // never do; a damaged or remapped one could).
     for r in 0..el.rows.max(1) {
-        let slot = (output, place.location.saturating_add(r));
+        // The second blend source has a location of its own (`Index` 1).
+        let slot = (output, place.location.saturating_add(r) | blend_index.unwrap_or(0) << 31);
         let mask = ((1u8 << cols) - 1) << place.component;
         let taken = iface.locations.entry(slot).or_insert(0);
         if *taken & mask != 0 {
@@ -881,6 +908,9 @@ fn varying(
         return Ok(v);
     }
     fe.cx.decorate(v, Decoration::Location, &[place.location]);
+    if let Some(index) = blend_index {
+        fe.cx.decorate(v, Decoration::Index, &[index]);
+    }
     if place.component > 0 {
         fe.cx.decorate(v, Decoration::Component, &[place.component]);
     }

@@ -123,6 +123,17 @@ pub struct Options {
     /// root constants, UAV counters. Takes precedence over `root_signature` and the default
     /// model.
     pub placement: Option<placement::Placement>,
+    /// Pixel shaders: dual-source blending (the pipeline blends with `SRC1` factors):
+    /// `SV_Target0` and `SV_Target1` become `Location 0` with `Index` 0 and 1; other
+    /// targets are not written (Vulkan has one color attachment then).
+    pub dual_source_blending: bool,
+    /// Decorate `Position` outputs `Invariant` (the same computation gives the same
+    /// position in every pipeline, as D3D drivers keep depth-equal passes consistent).
+    pub invariant_position: bool,
+    /// The render target's sample count when the layer knows it at translation time (an
+    /// immediate constant); `None`: the specialization constant
+    /// [`RENDER_TARGET_SAMPLE_COUNT_SPEC_ID`].
+    pub render_target_sample_count: Option<u32>,
     /// The SPIR-V entry point's name (default: the entry's DXIL name, demangled for library
     /// exports). D3D12 layers that name every stage `main` set it.
     pub entry_point_name: Option<String>,
@@ -364,6 +375,10 @@ pub struct SigVar {
 pub struct Interface {
     /// The remapping callback of [`Options::io_remap`], if any.
     pub remap: Option<IoRemap>,
+    /// [`Options::dual_source_blending`].
+    pub dual_source: bool,
+    /// [`Options::invariant_position`].
+    pub invariant_position: bool,
     pub stage: StageIo,
     builtins: BTreeMap<(u32, u32), Word>,
     elements: BTreeMap<(SigKind, u32), SigVar>,

@@ -45,6 +45,8 @@ pub struct ModuleBuilder<'m> {
     scalars: [Word; 14],
     /// The specialization constant holding the render target's sample count, once made.
     pub render_target_sample_count: Option<Word>,
+    /// [`crate::emit::Options::render_target_sample_count`]: the count as an immediate.
+    pub sample_count_value: Option<u32>,
     /// [`crate::Options::float_controls2`]: precise float operations also carry
     /// `FPFastMathMode None`.
     pub float_controls2: bool,
@@ -123,6 +125,7 @@ impl<'m> ModuleBuilder<'m> {
             decorations: Default::default(),
             scalars: [0; 14],
             render_target_sample_count: None,
+            sample_count_value: None,
             float_controls2: false,
             float_controls: FloatControls::default(),
         };

@@ -1209,7 +1209,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn push_member_ptr(&mut self, pc_offset: u32, ty: Word, index: Option<Word>) -> Result<Word> {
         let block = self.res.push_block(self.cx)?;
         let pty = self.cx.ptr(StorageClass::PushConstant, ty);
-        if let Some(&(_, member, _)) = block.members.iter().find(|m| m.0 == pc_offset) {
+        // The member at `pc_offset` itself (an array member with an index for its element).
+        if let Some(&(_, member, _)) = block.members.iter().find(|m| m.0 == pc_offset && (m.2.is_none() || index.is_some())) {
             let m = self.cx.const_u32(member);
             return match index {
                 Some(i) => self.ids_op(Op::AccessChain, pty, &[block.var, m, i]),

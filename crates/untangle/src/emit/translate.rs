@@ -123,6 +123,7 @@ pub(crate) fn translate_entry_local(
 
     let mut cx = ModuleBuilder::new(m);
     cx.float_controls2 = options.float_controls2;
+    cx.sample_count_value = options.render_target_sample_count;
     let (binder, layout) = match (&options.placement, &options.root_signature) {
         (Some(placement), _) => (layer_binder(m, func, ep, sm.kind, placement)?, None),
         (None, None) => (Binder::Default(default_placement.clone()), None),
@@ -192,6 +193,8 @@ pub(crate) fn translate_entry_local(
         iface.node = Some(node);
     }
     iface.remap = options.io_remap.clone();
+    iface.dual_source = options.dual_source_blending;
+    iface.invariant_position = options.invariant_position;
     iface.stage = stage_io(&sm, ep)?;
     if sm.kind == ShaderKind::Pixel {
         iface.stage.per_vertex_inputs = StageIo::per_vertex_inputs(m, func);

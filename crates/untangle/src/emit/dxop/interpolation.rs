@@ -219,6 +219,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if let Some(w) = self.cx.render_target_sample_count {
             return w;
         }
+        if let Some(n) = self.cx.sample_count_value {
+            let w = self.cx.const_u32(n);
+            self.cx.render_target_sample_count = Some(w);
+            return w;
+        }
         let u = self.cx.u32_t();
         let w = self.cx.b.id();
         self.cx.b.global_inst(Op::SpecConstant, Some(u), Some(w), &[1]);
