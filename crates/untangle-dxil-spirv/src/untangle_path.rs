@@ -102,7 +102,11 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
     let shader = &blob.shader;
     let entry = match &setup.entry_point {
         Some(name) => blob.entry_index(name).ok_or_else(|| {
-            Refusal::new(DXIL_SPV_ERROR_GENERIC, "unknown entry point", format!("Could not find entry point \"{name}\"."))
+            Refusal::new(
+                DXIL_SPV_ERROR_GENERIC,
+                "unknown entry point",
+                format!("Could not find entry point \"{name}\"."),
+            )
         })?,
         None => 0,
     };
@@ -121,12 +125,14 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
     };
     unsupported_options(setup, kind)?;
 
+    let stream_output = io::stream_output(ep, kind, remap)?;
     let shared = Arc::new(Shared(Mutex::new(std::mem::take(remap))));
     let refusals: Arc<Mutex<Vec<String>>> = Arc::default();
     let mut options = untangle::Options {
         entry_point_name: Some("main".into()),
         placement: Some(binding::placement(setup, kind, crate::blob::stage_of(kind), shared.clone(), refusals.clone())),
         io_remap: Some(io::remap(setup, shared.clone())),
+        stream_output,
         ..Default::default()
     };
     if let Some(Opt::QuadControlReconvergence { supports_maximal_reconvergence: true, .. }) =
@@ -203,7 +209,9 @@ fn unsupported_options(setup: &ConverterSetup, kind: ShaderKind) -> Result<(), R
     };
     for o in &setup.options {
         match o {
-            Opt::RootConstantInlineUniformBlock { enable: true, .. } => return refuse("ROOT_CONSTANT_INLINE_UNIFORM_BLOCK"),
+            Opt::RootConstantInlineUniformBlock { enable: true, .. } => {
+                return refuse("ROOT_CONSTANT_INLINE_UNIFORM_BLOCK")
+            }
             Opt::BindlessCbvSsboEmulation { enable: true } => return refuse("BINDLESS_CBV_SSBO_EMULATION"),
             Opt::BindlessTypedBufferOffsets { enable: true } => return refuse("BINDLESS_TYPED_BUFFER_OFFSETS"),
             Opt::DescriptorQa { enabled: true, .. } => return refuse("DESCRIPTOR_QA"),

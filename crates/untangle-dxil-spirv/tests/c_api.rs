@@ -282,8 +282,11 @@ fn untangle_route_translates() {
         let mut rejected = Vec::new();
         for f in std::fs::read_dir(&out).unwrap() {
             let p = f.unwrap().path();
-            let words: Vec<u32> =
-                std::fs::read(&p).unwrap().chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+            let words: Vec<u32> = std::fs::read(&p)
+                .unwrap()
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
             if let Err(e) = val.validate(&words, "vulkan1.3") {
                 rejected.push(format!("{}: {}", p.display(), e.lines().next().unwrap_or("")));
             }

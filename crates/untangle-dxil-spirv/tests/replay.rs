@@ -80,7 +80,11 @@ unsafe fn answers<'a>(u: *mut c_void) -> &'a Answers {
     &*(u as *const Answers)
 }
 
-unsafe extern "C" fn srv(u: *mut c_void, d: *const dxil_spv_d3d_binding, o: *mut dxil_spv_srv_vulkan_binding) -> dxil_spv_bool {
+unsafe extern "C" fn srv(
+    u: *mut c_void,
+    d: *const dxil_spv_d3d_binding,
+    o: *mut dxil_spv_srv_vulkan_binding,
+) -> dxil_spv_bool {
     match answers(u).find(&Query::Srv(*d)) {
         Some((ok, a)) => {
             (*o).buffer_binding = binding(&a["buffer_binding"]);
@@ -91,7 +95,11 @@ unsafe extern "C" fn srv(u: *mut c_void, d: *const dxil_spv_d3d_binding, o: *mut
     }
 }
 
-unsafe extern "C" fn uav(u: *mut c_void, d: *const dxil_spv_uav_d3d_binding, o: *mut dxil_spv_uav_vulkan_binding) -> dxil_spv_bool {
+unsafe extern "C" fn uav(
+    u: *mut c_void,
+    d: *const dxil_spv_uav_d3d_binding,
+    o: *mut dxil_spv_uav_vulkan_binding,
+) -> dxil_spv_bool {
     match answers(u).find(&Query::Uav(*d)) {
         Some((ok, a)) => {
             (*o).buffer_binding = binding(&a["buffer_binding"]);
@@ -103,7 +111,11 @@ unsafe extern "C" fn uav(u: *mut c_void, d: *const dxil_spv_uav_d3d_binding, o: 
     }
 }
 
-unsafe extern "C" fn cbv(u: *mut c_void, d: *const dxil_spv_d3d_binding, o: *mut dxil_spv_cbv_vulkan_binding) -> dxil_spv_bool {
+unsafe extern "C" fn cbv(
+    u: *mut c_void,
+    d: *const dxil_spv_d3d_binding,
+    o: *mut dxil_spv_cbv_vulkan_binding,
+) -> dxil_spv_bool {
     match answers(u).find(&Query::Cbv(*d)) {
         Some((ok, a)) => {
             if a["push_constant"].as_bool().unwrap_or(false) {
@@ -119,7 +131,11 @@ unsafe extern "C" fn cbv(u: *mut c_void, d: *const dxil_spv_d3d_binding, o: *mut
     }
 }
 
-unsafe extern "C" fn sampler(u: *mut c_void, d: *const dxil_spv_d3d_binding, o: *mut dxil_spv_vulkan_binding) -> dxil_spv_bool {
+unsafe extern "C" fn sampler(
+    u: *mut c_void,
+    d: *const dxil_spv_d3d_binding,
+    o: *mut dxil_spv_vulkan_binding,
+) -> dxil_spv_bool {
     match answers(u).find(&Query::Sampler(*d)) {
         Some((ok, a)) => {
             *o = binding(a);
@@ -140,7 +156,8 @@ unsafe extern "C" fn vertex_input(
     o: *mut dxil_spv_vulkan_vertex_input,
 ) -> dxil_spv_bool {
     let d = &*d;
-    let q = Query::VertexInput { semantic: semantic(d.semantic, d.semantic_index), start_row: d.start_row, rows: d.rows };
+    let q =
+        Query::VertexInput { semantic: semantic(d.semantic, d.semantic_index), start_row: d.start_row, rows: d.rows };
     match answers(u).find(&q) {
         Some((ok, a)) => {
             (*o).location = a["location"].as_u64().unwrap_or(0) as u32;
@@ -255,7 +272,10 @@ fn records() -> (Vec<(PathBuf, Value)>, Option<PathBuf>) {
         .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "json")).collect())
         .unwrap_or_default();
     files.sort();
-    let recs = files.into_iter().filter_map(|p| Some((p.clone(), serde_json::from_slice(&std::fs::read(&p).ok()?).ok()?))).collect();
+    let recs = files
+        .into_iter()
+        .filter_map(|p| Some((p.clone(), serde_json::from_slice(&std::fs::read(&p).ok()?).ok()?)))
+        .collect();
     (recs, own.then_some(dir))
 }
 
@@ -279,7 +299,8 @@ fn recorded_runs_translate_and_validate() {
     }
     let corpus = if own_dir.is_none() { corpus_by_hash() } else { BTreeMap::new() };
     let val = untangle_spirv_tools::find_spirv_val();
-    let (mut ok, mut refused, mut invalid, mut missing, mut differ) = (0, BTreeMap::<String, usize>::new(), Vec::new(), 0, 0);
+    let (mut ok, mut refused, mut invalid, mut missing, mut differ) =
+        (0, BTreeMap::<String, usize>::new(), Vec::new(), 0, 0);
     for (path, r) in &recs {
         let sha = r["shader_sha256"].as_str().unwrap_or_default();
         let shader = match &own_dir {

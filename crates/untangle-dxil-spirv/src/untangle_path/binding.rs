@@ -33,7 +33,7 @@ use crate::options::{ConverterSetup, LocalRootParameter, Opt, TableEntry};
 use std::sync::{Arc, Mutex};
 use untangle::dxil::{Resource, ResourceClass, ResourceKind};
 use untangle::emit::placement::{
-    BufferView, CounterPlace, Location, Placement, PlaceQuery, PushLayout, ResourcePlace, TableOffset,
+    BufferView, CounterPlace, Location, PlaceQuery, Placement, PushLayout, ResourcePlace, TableOffset,
 };
 use untangle::front::container::ShaderKind;
 
@@ -109,8 +109,10 @@ pub fn placement(
     shared: Arc<Shared>,
     declined: Arc<Mutex<Vec<String>>>,
 ) -> Placement {
-    let physical_counters =
-        matches!(setup.last(|o| matches!(o, Opt::PhysicalStorageBuffer { .. })), Some(Opt::PhysicalStorageBuffer { enable: true }));
+    let physical_counters = matches!(
+        setup.last(|o| matches!(o, Opt::PhysicalStorageBuffer { .. })),
+        Some(Opt::PhysicalStorageBuffer { enable: true })
+    );
     let sbt_shift = match setup.last(|o| matches!(o, Opt::SbtDescriptorSizeLog2 { .. })) {
         Some(Opt::SbtDescriptorSizeLog2 { size_log2_srv_uav_cbv, size_log2_sampler }) => {
             (*size_log2_srv_uav_cbv, *size_log2_sampler)
@@ -118,13 +120,7 @@ pub fn placement(
         _ => (0, 0),
     };
     let (record, record_size) = record_layout(&setup.local_root_parameters);
-    let cx = Context {
-        stage,
-        root_descriptors: setup.root_descriptor_count,
-        physical_counters,
-        record,
-        sbt_shift,
-    };
+    let cx = Context { stage, root_descriptors: setup.root_descriptor_count, physical_counters, record, sbt_shift };
     let push = PushLayout { addresses: setup.root_descriptor_count, words: setup.root_constant_word_count };
     Placement::new(push, record_size, move |q: &PlaceQuery<'_>| {
         let answer = place(&cx, &shared, q);
@@ -170,10 +166,14 @@ fn place(cx: &Context, shared: &Shared, q: &PlaceQuery<'_>) -> Result<ResourcePl
         }
         ResourceClass::Uav => {
             let d = dxil_spv_uav_d3d_binding { d3d_binding: d3d, has_counter: q.counter.into() };
-            let out = ask(&d, |d| retry(d.d3d_binding).map(|x| dxil_spv_uav_d3d_binding { d3d_binding: x, ..d }), |d| {
-                let mut o = dxil_spv_uav_vulkan_binding::default();
-                shared.with(|m| m.uav(d, &mut o)).then_some(o)
-            })?;
+            let out = ask(
+                &d,
+                |d| retry(d.d3d_binding).map(|x| dxil_spv_uav_d3d_binding { d3d_binding: x, ..d }),
+                |d| {
+                    let mut o = dxil_spv_uav_vulkan_binding::default();
+                    shared.with(|m| m.uav(d, &mut o)).then_some(o)
+                },
+            )?;
             let b = out.buffer_binding;
             buffer_view(r, &b)?;
             let location = location(cx, r, &b, q.heap)?;
@@ -189,12 +189,18 @@ fn place(cx: &Context, shared: &Shared, q: &PlaceQuery<'_>) -> Result<ResourcePl
                 // SAFETY: `push_constant` selects the union's push-constant member.
                 let words = unsafe { out.vulkan.push_constant.offset_in_words };
                 let offset = 8 * cx.root_descriptors + 4 * words;
-                return Ok(ResourcePlace { location: Location::RootConstants { offset }, view: BufferView::Descriptor, counter: None });
+                return Ok(ResourcePlace {
+                    location: Location::RootConstants { offset },
+                    view: BufferView::Descriptor,
+                    counter: None,
+                });
             }
             // SAFETY: not a push constant: the union holds the uniform binding.
             let b = unsafe { out.vulkan.uniform_binding };
             if b.descriptor_type == DXIL_SPV_VULKAN_DESCRIPTOR_TYPE_SSBO {
-                return Err("constant buffers as storage buffers (BINDLESS_CBV_SSBO_EMULATION) are not implemented".into());
+                return Err(
+                    "constant buffers as storage buffers (BINDLESS_CBV_SSBO_EMULATION) are not implemented".into()
+                );
             }
             Ok(ResourcePlace { location: location(cx, r, &b, q.heap)?, view: BufferView::Descriptor, counter: None })
         }
@@ -209,11 +215,7 @@ fn place(cx: &Context, shared: &Shared, q: &PlaceQuery<'_>) -> Result<ResourcePl
 }
 
 /// Asks `call` about `d`, and about `retry(d)` when declined and a retry exists.
-fn ask<D: Copy, O>(
-    d: &D,
-    retry: impl Fn(D) -> Option<D>,
-    call: impl Fn(&D) -> Option<O>,
-) -> Result<O, String> {
+fn ask<D: Copy, O>(d: &D, retry: impl Fn(D) -> Option<D>, call: impl Fn(&D) -> Option<O>) -> Result<O, String> {
     if let Some(o) = call(d) {
         return Ok(o);
     }

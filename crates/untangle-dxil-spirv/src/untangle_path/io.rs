@@ -14,7 +14,7 @@
 //! A callback that declines leaves the default: untangle's IoRemap cannot fail a
 //! translation, and dxil-spirv's defaults are the same places.
 
-use super::Shared;
+use super::{Refusal, Shared};
 use crate::ffi::*;
 use crate::options::ConverterSetup;
 use std::ffi::CString;
@@ -49,7 +49,8 @@ pub fn remap(setup: &ConverterSetup, shared: Arc<Shared>) -> IoRemap {
             }
         }
         let per_primitive = q.stage == ShaderKind::Mesh && q.patch;
-        let d3d = dxil_spv_d3d_shader_stage_io { semantic: semantic.as_ptr(), semantic_index: index, start_row: 0, rows: 0 };
+        let d3d =
+            dxil_spv_d3d_shader_stage_io { semantic: semantic.as_ptr(), semantic_index: index, start_row: 0, rows: 0 };
         let mut out = dxil_spv_vulkan_shader_stage_io {
             location: default.location,
             component: default.component,
@@ -61,7 +62,13 @@ pub fn remap(setup: &ConverterSetup, shared: Arc<Shared>) -> IoRemap {
                 return None;
             }
             // SAFETY: `semantic` outlives the call.
-            let ok = unsafe { if q.output { m.stage_output(&d3d, &mut out) } else { m.stage_input(&d3d, &mut out) } };
+            let ok = unsafe {
+                if q.output {
+                    m.stage_output(&d3d, &mut out)
+                } else {
+                    m.stage_input(&d3d, &mut out)
+                }
+            };
             Some(ok)
         });
         match asked {
@@ -69,4 +76,77 @@ pub fn remap(setup: &ConverterSetup, shared: Arc<Shared>) -> IoRemap {
             _ => Some(default),
         }
     })
+}
+
+/// Stream output from the stream-output callback (set only when the pipeline captures):
+/// dxil-spirv asks about every output of a vertex, domain or geometry shader but clip and
+/// cull distances, and captures each enabled one whole at the offset, stride and buffer the
+/// callback gives. That becomes a D3D12 declaration list: per buffer, the captured elements
+/// in offset order with gaps between them.
+pub fn stream_output(
+    ep: &untangle::dxil::EntryPoint,
+    kind: ShaderKind,
+    remap: &mut crate::remap::Remapper,
+) -> Result<Option<untangle::StreamOutput>, Refusal> {
+    use untangle::dxil::SemanticKind;
+    use untangle::{StreamOutput, StreamOutputDeclaration};
+    if !matches!(kind, ShaderKind::Vertex | ShaderKind::Domain | ShaderKind::Geometry)
+        || !remap.has_callback(crate::remap::Kind::StreamOutput)
+    {
+        return Ok(None);
+    }
+    // (buffer, offset, stride, declaration)
+    let mut captured: Vec<(u32, u32, u32, StreamOutputDeclaration)> = Vec::new();
+    for el in &ep.signatures.outputs {
+        if matches!(el.system_value, SemanticKind::ClipDistance | SemanticKind::CullDistance) {
+            continue;
+        }
+        let semantic = CString::new(el.semantic.replace('\0', "")).unwrap_or_default();
+        let index = el.semantic_indices.first().copied().unwrap_or(0);
+        let d3d = dxil_spv_d3d_stream_output { semantic: semantic.as_ptr(), semantic_index: index };
+        let mut out = dxil_spv_vulkan_stream_output::default();
+        // SAFETY: `semantic` outlives the call.
+        if !unsafe { remap.stream_output(&d3d, &mut out) } {
+            return Err(Refusal::new(
+                DXIL_SPV_ERROR_GENERIC,
+                "stream output",
+                format!("the stream-output callback declined {}{index}", el.semantic),
+            ));
+        }
+        if out.enable == 0 {
+            continue;
+        }
+        let decl = StreamOutputDeclaration::new(&el.semantic, index, 0, el.cols.max(1), out.buffer_index)
+            .on_stream(el.output_stream.unwrap_or(0));
+        captured.push((out.buffer_index, out.offset, out.stride, decl));
+    }
+    if captured.is_empty() {
+        return Ok(None);
+    }
+    captured.sort_by_key(|c| (c.0, c.1));
+    let mut so = StreamOutput { rasterized_stream: Some(0), ..StreamOutput::default() };
+    let mut next = std::collections::BTreeMap::<u32, u32>::new();
+    for (buffer, offset, stride, decl) in captured {
+        let at = next.entry(buffer).or_insert(0);
+        if offset % 4 != 0 || offset < *at {
+            return Err(Refusal::new(
+                DXIL_SPV_ERROR_UNSUPPORTED_FEATURE,
+                "stream output",
+                format!(
+                    "stream output of {} at byte {offset} of buffer {buffer} overlaps or is unaligned",
+                    decl.label()
+                ),
+            ));
+        }
+        if offset > *at {
+            so.declarations.push(StreamOutputDeclaration::gap((offset - *at) / 4, buffer).on_stream(decl.stream));
+        }
+        *at = offset + 4 * decl.component_count;
+        if so.buffer_strides.len() <= buffer as usize {
+            so.buffer_strides.resize(buffer as usize + 1, 0);
+        }
+        so.buffer_strides[buffer as usize] = stride;
+        so.declarations.push(decl);
+    }
+    Ok(Some(so))
 }

@@ -406,8 +406,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             && iface.dual_source
             && el.system_value == SemanticKind::Target
             && el.start_row.unwrap_or(0) >= 2;
-        let var_class =
-            if lowering == Some(Lowering::Split) || dropped_target { StorageClass::Private } else { class };
+        let var_class = if lowering == Some(Lowering::Split) || dropped_target { StorageClass::Private } else { class };
         let var = match builtin {
             Some(b) => {
                 let (v, created) = iface.builtin_created(self.cx, b, class, ty);

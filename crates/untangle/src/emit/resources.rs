@@ -41,8 +41,8 @@ use crate::dxil::DxOp;
 use crate::dxil::{ComponentType, Resource, ResourceClass, ResourceKind};
 use crate::emit::binding_model;
 use crate::emit::binding_model::VkBinding;
-use crate::emit::placement::{BufferView, CounterPlace, Location, ResourcePlace, TableOffset};
 use crate::emit::error::{malformed, Error, Result, Subject};
+use crate::emit::placement::{BufferView, CounterPlace, Location, ResourcePlace, TableOffset};
 use crate::emit::work_graph;
 use crate::emit::ArgAt;
 use crate::emit::ArrayLen;
@@ -613,13 +613,17 @@ impl Resources {
             return Ok(Some(*a));
         }
         let query = Resource { space: u32::MAX, lower_bound: u32::MAX, ..r.clone() };
-        let a = placement.ask(*stage, &query, true, r.class == ResourceClass::Uav).ok_or_else(|| {
-            Error::Placement { register: format!("{} descriptor heap ({:?})", r.class.name(), r.kind), reason: "the layer declined it".into() }
+        let a = placement.ask(*stage, &query, true, r.class == ResourceClass::Uav).ok_or_else(|| Error::Placement {
+            register: format!("{} descriptor heap ({:?})", r.class.name(), r.kind),
+            reason: "the layer declined it".into(),
         })?;
         if !matches!(a.location, Location::Heap { table: None, offset: 0, .. }) {
             return Err(Error::Placement {
                 register: format!("{} descriptor heap ({:?})", r.class.name(), r.kind),
-                reason: format!("SM 6.6 heap accesses need a heap location without a table or offset, not {:?}", a.location),
+                reason: format!(
+                    "SM 6.6 heap accesses need a heap location without a table or offset, not {:?}",
+                    a.location
+                ),
             });
         }
         self.layer_heaps.insert(key, a);
@@ -652,7 +656,16 @@ impl Resources {
             }
         };
         let (var, u2) = self.address_table(cx, binding, "acceleration_structures");
-        Ok(ResVar { var, shape, elem_ty: u2, storage: StorageClass::StorageBuffer, indexing, uav: false, binding, len: ArrayLen::InBlock })
+        Ok(ResVar {
+            var,
+            shape,
+            elem_ty: u2,
+            storage: StorageClass::StorageBuffer,
+            indexing,
+            uav: false,
+            binding,
+            len: ArrayLen::InBlock,
+        })
     }
 
     /// The storage buffer `{ uvec2 data[]; }` at `binding` (one per binding: acceleration
@@ -682,7 +695,13 @@ impl Resources {
 
     /// The heap array holding resources like `r` (its class, kind, element type and
     /// stride decide the array's type), indexed by heap index.
-    fn heap_array(&mut self, cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool, binding: VkBinding) -> Result<ResVar> {
+    fn heap_array(
+        &mut self,
+        cx: &mut ModuleBuilder<'_>,
+        r: &Resource,
+        atomic: bool,
+        binding: VkBinding,
+    ) -> Result<ResVar> {
         let typed = !matches!(
             r.kind,
             ResourceKind::CBuffer | ResourceKind::RawBuffer | ResourceKind::StructuredBuffer | ResourceKind::Sampler
@@ -1210,7 +1229,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let block = self.res.push_block(self.cx)?;
         let pty = self.cx.ptr(StorageClass::PushConstant, ty);
         // The member at `pc_offset` itself (an array member with an index for its element).
-        if let Some(&(_, member, _)) = block.members.iter().find(|m| m.0 == pc_offset && (m.2.is_none() || index.is_some())) {
+        if let Some(&(_, member, _)) =
+            block.members.iter().find(|m| m.0 == pc_offset && (m.2.is_none() || index.is_some()))
+        {
             let m = self.cx.const_u32(member);
             return match index {
                 Some(i) => self.ids_op(Op::AccessChain, pty, &[block.var, m, i]),
@@ -1222,7 +1243,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let &(start, member, _) = block
             .members
             .iter()
-            .find(|m| m.2.is_some_and(|n| pc_offset >= m.0 && pc_offset < m.0 + 4 * n && (pc_offset - m.0) % 4 == 0))
+            .find(|m| {
+                m.2.is_some_and(|n| pc_offset >= m.0 && pc_offset < m.0 + 4 * n && (pc_offset - m.0).is_multiple_of(4))
+            })
             .ok_or_else(|| Error::Internal(format!("no push-constant member at byte {pc_offset}")))?;
         let m = self.cx.const_u32(member);
         let first = (pc_offset - start) / 4;

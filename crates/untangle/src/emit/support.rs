@@ -526,7 +526,10 @@ mod tests {
                     assert_eq!(s, Support::Refused(Refusal::Reserved));
                 }
                 if s.is_lowered() {
-                    assert!(crate::dxil::op_facts::valid_in(op, stage) && stage_support(stage).is_none(), "{op:?} in {stage:?}");
+                    assert!(
+                        crate::dxil::op_facts::valid_in(op, stage) && stage_support(stage).is_none(),
+                        "{op:?} in {stage:?}"
+                    );
                 }
             }
         }

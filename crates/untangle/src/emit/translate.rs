@@ -20,11 +20,11 @@ pub use super::{LayoutReport, Options, RootSignatureBinding, Translation, LAYOUT
 use super::binding_model::{mapping, DefaultPlacement, MappingRow};
 use super::entry::{entry_kind, execution_model, export_name, only_entry, used_resources};
 use super::error::{malformed, Error, NotAShader, Result, Subject};
+use super::placement::{location_allows, BufferView, CounterPlace, Location, Placement, ResourcePlace, TableOffset};
 use super::stream_output::XfbState;
 use super::support::{is_ray_stage, stage_support};
 use super::work_graph::{local_size, push_offset_after, NodeState, Push, PushPlace};
 use super::{typecheck, validate};
-use super::placement::{location_allows, BufferView, CounterPlace, Location, Placement, ResourcePlace, TableOffset};
 use super::{Binder, Interface, ModuleBuilder, RayState, Resources, StageIo, TessDomainOrigin};
 use crate::dxil::{DxilInfo, EntryPoint, ShaderModel};
 use crate::front::container::ShaderKind;
@@ -363,12 +363,15 @@ fn check_layer_answer(
     let push = placement.push;
     let words_start = 8 * push.addresses;
     let in_words = |offset: u32, n: u32| {
-        offset >= words_start && offset % 4 == 0 && offset.saturating_add(4 * n) <= push.size()
+        offset >= words_start && offset.is_multiple_of(4) && offset.saturating_add(4 * n) <= push.size()
     };
-    let in_record = |offset: u32, n: u32| offset % 4 == 0 && offset.saturating_add(n) <= placement.record_size;
+    let in_record = |offset: u32, n: u32| offset.is_multiple_of(4) && offset.saturating_add(n) <= placement.record_size;
     match a.location {
         Location::RootAddress { offset } if offset % 8 != 0 || offset + 8 > words_start => {
-            return Err(format!("root address at push-constant byte {offset}: not one of the layer's {} addresses", push.addresses));
+            return Err(format!(
+                "root address at push-constant byte {offset}: not one of the layer's {} addresses",
+                push.addresses
+            ));
         }
         Location::RootConstants { offset } if !in_words(offset, 1) => {
             return Err(format!("root constants at push-constant byte {offset}: outside the layer's words"));
@@ -376,7 +379,9 @@ fn check_layer_answer(
         Location::Heap { table: Some(TableOffset::Push { offset }), .. } if !in_words(offset, 1) => {
             return Err(format!("table offset at push-constant byte {offset}: outside the layer's words"));
         }
-        Location::Heap { table: Some(TableOffset::Record { offset, shift }), .. } if !in_record(offset, 4) || shift > 31 => {
+        Location::Heap { table: Some(TableOffset::Record { offset, shift }), .. }
+            if !in_record(offset, 4) || shift > 31 =>
+        {
             return Err(format!("table offset at shader-record byte {offset} (shift {shift}): outside the record"));
         }
         Location::RecordAddress { offset } if !in_record(offset, 8) => {
@@ -390,7 +395,9 @@ fn check_layer_answer(
         }
         _ => {}
     }
-    if a.view == BufferView::AddressTable && !(r.class == ResourceClass::Srv && r.kind == ResourceKind::RTAccelerationStructure) {
+    if a.view == BufferView::AddressTable
+        && !(r.class == ResourceClass::Srv && r.kind == ResourceKind::RTAccelerationStructure)
+    {
         return Err("only acceleration structures can be read from an address table".into());
     }
     match (counter, a.counter, a.location) {
