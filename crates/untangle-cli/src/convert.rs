@@ -161,6 +161,11 @@ fn options_of(args: &Convert) -> Result<Options, Failure> {
     let mut options = Options {
         maximal_reconvergence: args.maximal_reconvergence,
         float_controls2: args.float_controls2,
+        min_precision: if args.min_precision_32bit {
+            untangle::MinPrecision::Float32
+        } else {
+            untangle::MinPrecision::Native16Bit
+        },
         ..Options::default()
     };
     if let Some(map) = &args.binding_map {

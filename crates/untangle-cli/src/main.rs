@@ -94,6 +94,10 @@ pub struct Convert {
     /// enable `shaderFloatControls2`): drivers may not reassociate them.
     #[arg(long)]
     pub float_controls2: bool,
+    /// Compute minimum-precision floats (`min16float`, in modules without native 16-bit
+    /// types) in 32 bits instead of 16, for devices without `shaderFloat16`.
+    #[arg(long)]
+    pub min_precision_32bit: bool,
     /// A library's entry to translate (its exported name, e.g. `RayGen`). Without it, a
     /// library writes every entry into the output directory as `OUT/NAME.spv`.
     #[arg(long, value_name = "NAME")]

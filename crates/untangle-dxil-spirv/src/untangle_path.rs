@@ -151,6 +151,12 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
     {
         options.render_target_sample_count = Some(*sample_count);
     }
+    // dxil-spirv computes minimum precision in 32 bits unless the layer says the device has
+    // native 16-bit arithmetic (vkd3d-proton does when `Native16BitShaderOpsSupported`).
+    options.min_precision = match setup.last(|o| matches!(o, Opt::MinPrecisionNative16bit { .. })) {
+        Some(Opt::MinPrecisionNative16bit { enabled: true }) => untangle::MinPrecision::Native16Bit,
+        _ => untangle::MinPrecision::Float32,
+    };
     let result = if shader.stage() == ShaderKind::Library {
         shader.translate_entry(blob::demangled_or(&mangled), &options)
     } else {
@@ -265,7 +271,6 @@ fn reflect(
     };
     let _ = shader;
     RunOutput {
-        spirv,
         compiled_entry_point: mangled,
         workgroup_size,
         wave_size_min,
@@ -273,7 +278,30 @@ fn reflect(
         wave_size_preferred,
         patch_vertex_count,
         patch_location_offset,
-        native_16bit_operations: p.shader_flags & (1 << 23) != 0,
+        native_16bit_operations: declares_16bit_arithmetic(&spirv),
+        spirv,
         ..RunOutput::default()
     }
+}
+
+/// Whether the module declares `Float16` or `Int16`: what dxil-spirv answers for
+/// `NATIVE_16BIT_OPERATIONS`, and what the layer checks against the device's
+/// `Native16BitShaderOpsSupported`. It is a fact of the output, not of the DXIL's flags: a
+/// min-precision shader computes in 32 bits unless `MIN_PRECISION_NATIVE_16BIT` is on.
+fn declares_16bit_arithmetic(words: &[u32]) -> bool {
+    const OP_CAPABILITY: u32 = 17;
+    const FLOAT16: u32 = 9;
+    const INT16: u32 = 22;
+    let mut at = 5; // the header
+    while let Some(&first) = words.get(at) {
+        let (count, op) = ((first >> 16) as usize, first & 0xffff);
+        if op != OP_CAPABILITY || count == 0 {
+            return false; // capabilities come first in a module
+        }
+        if matches!(words.get(at + 1), Some(&(FLOAT16 | INT16))) {
+            return true;
+        }
+        at += count;
+    }
+    false
 }

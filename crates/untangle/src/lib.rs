@@ -68,12 +68,28 @@
 //!
 //! # Modules
 //!
-//! Data flow: bytes → [`front`] (container, then `bitcode` or `lltext`: native) → [`ir`] → [`dxil`]
-//! (meaning) → [`cfg`](mod@cfg) (analyses) → `rewrite` (DXIL-aware IR rewrites) → [`passes`] + `phi`
-//! (structurizer) → [`emit`] (SPIR-V).
-//! `docs/architecture.md` in the repository describes the boundaries between them. Modules
-//! hidden from these docs are implementation details, public for the test kit only and not
-//! covered by any compatibility promise.
+//! Data flow: bytes → [`front`] (detection once, then the container and the native `bitcode`
+//! or `lltext` reader) → [`ir`] → [`dxil`] (meaning) → [`cfg`](mod@cfg) (analyses) →
+//! [`rewrite`] (DXIL-aware IR rewrites) → [`passes`] (the structurizer, ending with
+//! [`passes::phi`]) → [`rootsig`] (binding layout) → [`emit`] (SPIR-V).
+//!
+//! The structurizer's stages, under the names of the design reference (the blog series on
+//! dxil-spirv), live in these files; [`passes`] explains how each works here:
+//!
+//! | design reference | here |
+//! | --- | --- |
+//! | ladders | [`passes::loop_exit`], [`passes::selection`] |
+//! | continue ladders | [`passes::loop_continue`] |
+//! | loop transposition | [`passes::loop_exit`] with [`passes::selection`]'s block constructs |
+//! | merge splitting | [`passes::selection`], [`passes::header_split`], [`passes::edge_split`], [`passes::loop_entry`] |
+//! | PHI repair | [`passes::phi`] |
+//! | block order and merge instructions | [`passes::mark`] |
+//!
+//! `docs/architecture.md` in the repository describes the boundaries between the modules
+//! and the test that keeps them (`tests/module_graph.rs`: no import circles, layers, a
+//! structurizer that knows no DXIL and no SPIR-V). Modules hidden from these docs are
+//! implementation details, public for the test kit only and not covered by any
+//! compatibility promise.
 
 pub mod cfg;
 pub mod dxil;
@@ -92,7 +108,9 @@ pub use emit::binding_model::{BindingMap, ResourceQuery, ResourceRemap, VkBindin
 pub use emit::locations::{default_location, IoLocation, IoQuery, IoRemap, SigKind};
 pub use emit::stream_output::{StreamOutput, StreamOutputDeclaration, StreamOutputError};
 pub use emit::translate::{LayoutReport, RootSignatureBinding};
-pub use emit::{Error as TranslateError, Options, TessDomainOrigin, Translation, RENDER_TARGET_SAMPLE_COUNT_SPEC_ID};
+pub use emit::{
+    Error as TranslateError, MinPrecision, Options, TessDomainOrigin, Translation, RENDER_TARGET_SAMPLE_COUNT_SPEC_ID,
+};
 pub use error::{Error, Result};
 pub use front::container::ShaderKind;
 pub use rootsig::RootSignature;

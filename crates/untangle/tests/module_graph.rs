@@ -9,11 +9,13 @@
 //! --no-owns` draws; cargo-modules' own `--acyclic` cannot serve as the check because it
 //! works on items, where a type and its own methods always form a cycle.
 //!
-//! Two rules:
+//! Three rules:
 //! 1. **Acyclic**: no strongly connected component of more than one module. A parent that
 //!    re-exports a child's items while the child imports the parent's counts as a circle.
 //! 2. **Layers**: each top-level module belongs to a layer (see [`LAYERS`]); a module may
 //!    use modules of its own layer or lower ones only.
+//! 3. **A blind structurizer**: `ir`, `cfg` and `passes` reach nothing but each other (no
+//!    DXIL, no front end, no SPIR-V).
 //!
 //! Cost: one parse of the crate's ~50k lines, well under a second in release builds.
 
@@ -360,6 +362,27 @@ fn modules_import_only_their_layer_or_lower() {
     assert!(bad.is_empty(), "layering violations:\n{}", bad.join("\n"));
 }
 
+/// The structurizer and the CFG analyses know no DXIL and no SPIR-V: `cfg` may use only
+/// `ir`, and `passes` only `ir` and `cfg` (besides themselves). That is what lets csmith
+/// CFGs, random CFGs and shaders share one structurizer, and it is stricter than the layers
+/// (which would let `cfg` read `dxil`).
+#[test]
+fn structurizer_knows_no_dxil_and_no_spirv() {
+    const ALLOWED: &[(&str, &[&str])] =
+        &[("ir", &["ir"]), ("cfg", &["ir", "cfg"]), ("passes", &["ir", "cfg", "passes"])];
+    let top = |m: &str| m.split("::").next().unwrap_or("").to_string();
+    let mut bad = Vec::new();
+    for (from, tos) in module_graph() {
+        let Some((_, allowed)) = ALLOWED.iter().find(|(m, _)| *m == top(&from)) else { continue };
+        for to in tos {
+            if !allowed.contains(&top(&to).as_str()) {
+                bad.push(format!("  `{from}` imports `{to}`"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "the structurizer's layers reach outside ir/cfg/passes:\n{}", bad.join("\n"));
+}
+
 /// The checker itself: a planted circle and a planted upward import are found.
 #[test]
 fn checker_finds_planted_cycle() {
@@ -378,17 +401,4 @@ fn checker_finds_planted_cycle() {
     assert_eq!(resolve(&modules, "emit", &p("crate::ir::Type")), Some("ir".into()));
     assert_eq!(resolve(&modules, "emit", &p("std::mem::take")), None);
     assert!(layer_of("ir") < layer_of("emit::dxop"));
-}
-
-/// `UNTANGLE_GRAPH=prefix cargo test --test module_graph print_edges -- --nocapture`
-/// prints the edges out of the modules under `prefix` (a debugging aid; asserts nothing
-/// when the variable is unset).
-#[test]
-fn print_edges() {
-    let Ok(prefix) = std::env::var("UNTANGLE_GRAPH") else { return };
-    for (from, tos) in module_graph() {
-        if from.starts_with(&prefix) {
-            println!("{from} -> {}", tos.into_iter().collect::<Vec<_>>().join(", "));
-        }
-    }
 }

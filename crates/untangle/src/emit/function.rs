@@ -37,8 +37,8 @@ use crate::emit::work_graph;
 use crate::emit::{FnEmit, Interface, ModuleBuilder, Resources};
 use crate::ir::hash::{HashMap, HashSet};
 use crate::ir::{
-    BinaryOp, BlockId, CastOp, ConstExprOp, ConstKind, FloatPredicate, Function, InstId, InstKind, IntPredicate,
-    Terminator, Type, TypeId, Value,
+    BinaryOp, BlockId, CastOp, ConstExprOp, ConstKind, FloatKind, FloatPredicate, Function, InstId, InstKind,
+    IntPredicate, Terminator, Type, TypeId, Value,
 };
 use crate::passes::graph::{Preds, ScfgView};
 use crate::passes::{Origin, SBlock, Scfg, Term, Val, VarKind};
@@ -285,10 +285,20 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     pub fn scalar_bits(&self, t: TypeId) -> Option<u32> {
         match self.cx.m.types.get(t) {
             Type::Int(b) => Some(*b),
+            Type::Float(FloatKind::Half) => Some(self.cx.half_bits),
             Type::Float(k) => Some(k.bits()),
             Type::Vector { elem, .. } => self.scalar_bits(*elem),
             _ => None,
         }
+    }
+
+    /// Bits of a scalar or vector value as emitted (a widened `half` counts 32).
+    fn total_bits(&self, t: TypeId) -> Option<u32> {
+        let lanes = match self.cx.m.types.get(t) {
+            Type::Vector { len, .. } => *len,
+            _ => 1,
+        };
+        self.scalar_bits(t).map(|b| b * lanes)
     }
 
     pub fn is_float_ty(&self, t: TypeId) -> bool {
@@ -1395,7 +1405,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
                 self.cx.const_bits(t, bits, (v as u64) & mask)
             }
-            Type::Float(k) => match k.bits() {
+            Type::Float(k) => match if k == FloatKind::Half { self.cx.half_bits } else { k.bits() } {
                 16 => self.cx.const_bits(t, 16, half::f16::from_f64(f).to_bits() as u64),
                 32 => self.cx.const_bits(t, 32, (f as f32).to_bits() as u64),
                 _ => self.cx.const_bits(t, 64, f.to_bits()),
@@ -1436,10 +1446,15 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             CastOp::FPToSI => self.ids_op(Op::ConvertFToS, t, &[v]),
             CastOp::UIToFP => self.ids_op(Op::ConvertUToF, t, &[v]),
             CastOp::SIToFP => self.ids_op(Op::ConvertSToF, t, &[v]),
+            // Minimum precision widened to 32 bits: `half` is `float`, and converting between
+            // them converts nothing.
+            CastOp::FPTrunc | CastOp::FPExt if self.cx.ty(from)? == t => Ok(v),
             CastOp::FPTrunc | CastOp::FPExt => self.ids_op(Op::FConvert, t, &[v]),
             CastOp::BitCast => {
                 if from == ty {
                     Ok(v)
+                } else if self.total_bits(from) != self.total_bits(ty) {
+                    Err(self.err("bitcast of a minimum-precision `half` widened to 32 bits (MinPrecision::Float32)"))
                 } else {
                     self.ids_op(Op::Bitcast, t, &[v])
                 }

@@ -541,6 +541,16 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let one = self.cx.const_bits(st, 32, 1.0f32.to_bits() as u64);
             x = self.ids_op(Op::FDiv, st, &[one, x])?;
         }
+        if sv.builtin == Some(BuiltIn::FrontFacing)
+            && matches!(self.cx.m.types.get(to), crate::ir::Type::Int(b) if *b > 1)
+        {
+            // `uint front : SV_IsFrontFace` reads D3D's system boolean: all ones when the
+            // primitive faces front (0xFFFFFFFF, as DXBC's and every D3D12 driver's), not 1.
+            let t = self.cx.ty(to)?;
+            let ones = self.scalar_const(to, -1, 0.0)?;
+            let zero = self.scalar_const(to, 0, 0.0)?;
+            return self.ids_op(Op::Select, t, &[x, ones, zero]);
+        }
         self.num_to_ir(x, num, to)
     }
 

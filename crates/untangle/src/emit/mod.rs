@@ -166,6 +166,26 @@ pub struct Options {
     /// (`docs/dxil-semantics.md`). The pipeline's device must enable `shaderFloatControls2`
     /// (Vulkan 1.4, `VK_KHR_shader_float_controls2`).
     pub float_controls2: bool,
+    /// How a module's `half` values compute when the module uses minimum precision
+    /// (`min16float`: DXIL's shader flags lack `UseNativeLowPrecision`). A module with
+    /// native 16-bit types (`-enable-16bit-types`) always computes `half` in 16 bits.
+    pub min_precision: MinPrecision,
+}
+
+/// The width of minimum-precision floats (`min16float`, DXIL `half` in a module without
+/// native 16-bit types). D3D lets a driver compute them at any precision of at least 16
+/// bits; memory holds them at 32 bits either way (DXC lays min-precision values out in
+/// 32-bit slots), so only arithmetic and the declared capabilities differ.
+/// 16-bit integers (`min16int`) stay 16-bit in both: only floats are widened, as in
+/// dxil-spirv.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum MinPrecision {
+    /// Real 16-bit floats (`Float16`): the device needs `shaderFloat16`. What a layer picks
+    /// when the device reports D3D12's `Native16BitShaderOpsSupported`.
+    #[default]
+    Native16Bit,
+    /// 32-bit floats: no 16-bit capability, for devices without 16-bit arithmetic.
+    Float32,
 }
 
 /// A root signature and how to lower it.

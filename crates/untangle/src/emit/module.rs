@@ -50,6 +50,10 @@ pub struct ModuleBuilder<'m> {
     /// [`crate::Options::float_controls2`]: precise float operations also carry
     /// `FPFastMathMode None`.
     pub float_controls2: bool,
+    /// The width the module's `half` computes at: 16, or 32 for minimum precision widened
+    /// under [`crate::emit::MinPrecision::Float32`] (`half` types, constants and
+    /// conversions then become 32-bit ones).
+    pub half_bits: u32,
     /// Under `float_controls2`, what [`ModuleBuilder::finish_float_controls`] needs.
     pub float_controls: FloatControls,
 }
@@ -127,6 +131,7 @@ impl<'m> ModuleBuilder<'m> {
             render_target_sample_count: None,
             sample_count_value: None,
             float_controls2: false,
+            half_bits: 16,
             float_controls: FloatControls::default(),
         };
         mb.capability(Capability::Shader);
@@ -234,7 +239,7 @@ impl<'m> ModuleBuilder<'m> {
             Type::Void => self.void(),
             Type::Int(1) => self.bool_t(),
             Type::Int(bits @ (8 | 16 | 32 | 64)) => self.uint(bits),
-            Type::Float(FloatKind::Half) => self.float(16),
+            Type::Float(FloatKind::Half) => self.float(self.half_bits),
             Type::Float(FloatKind::Float) => self.float(32),
             Type::Float(FloatKind::Double) => self.float(64),
             Type::Vector { elem, len } => {
@@ -358,13 +363,14 @@ impl<'m> ModuleBuilder<'m> {
                 Type::Int(bits) => self.const_bits(ty, *bits, *v),
                 _ => return Err(malformed(Subject::Module, "integer constant of a non-integer type")),
             },
-            ConstKind::Float(v) => {
-                let bits = match self.m.types.get(k.ty) {
-                    Type::Float(f) => f.bits(),
-                    _ => 32,
-                };
-                self.const_bits(ty, bits, *v)
-            }
+            ConstKind::Float(v) => match self.m.types.get(k.ty) {
+                Type::Float(FloatKind::Half) if self.half_bits == 32 => {
+                    let widened = half::f16::from_bits(*v as u16).to_f32();
+                    self.const_bits(ty, 32, u64::from(widened.to_bits()))
+                }
+                Type::Float(f) => self.const_bits(ty, f.bits(), *v),
+                _ => self.const_bits(ty, 32, *v),
+            },
             ConstKind::Null | ConstKind::Zero => self.null(ty),
             ConstKind::Undef | ConstKind::Poison => self.undef(ty),
             ConstKind::Aggregate(elems) => {

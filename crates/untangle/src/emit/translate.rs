@@ -25,7 +25,7 @@ use super::stream_output::XfbState;
 use super::support::{is_ray_stage, stage_support};
 use super::work_graph::{local_size, push_offset_after, NodeState, Push, PushPlace};
 use super::{typecheck, validate};
-use super::{Binder, Interface, ModuleBuilder, RayState, Resources, StageIo, TessDomainOrigin};
+use super::{Binder, Interface, MinPrecision, ModuleBuilder, RayState, Resources, StageIo, TessDomainOrigin};
 use crate::dxil::{DxilInfo, EntryPoint, ShaderModel};
 use crate::front::container::ShaderKind;
 use crate::ir::Module;
@@ -123,6 +123,12 @@ pub(crate) fn translate_entry_local(
 
     let mut cx = ModuleBuilder::new(m);
     cx.float_controls2 = options.float_controls2;
+    // DXIL shader flag 0x800000 (`UseNativeLowPrecision`): the module's `half` is a real
+    // 16-bit type; without it `half` is minimum precision, which the options may widen.
+    const USE_NATIVE_LOW_PRECISION: u64 = 1 << 23;
+    if options.min_precision == MinPrecision::Float32 && ep.properties.shader_flags & USE_NATIVE_LOW_PRECISION == 0 {
+        cx.half_bits = 32;
+    }
     cx.sample_count_value = options.render_target_sample_count;
     let (binder, layout) = match (&options.placement, &options.root_signature) {
         (Some(placement), _) => (layer_binder(m, func, ep, sm.kind, placement)?, None),
