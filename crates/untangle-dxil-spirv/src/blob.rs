@@ -70,6 +70,9 @@ struct CSubobject {
     export_ptrs: Vec<*const c_char>,
     args: [u32; 2],
     payload: Vec<u8>,
+    /// Where `payload`'s bytes sit in the caller's buffer, when they do (root signatures,
+    /// which the container stores verbatim).
+    payload_in_input: Option<usize>, // an address: the blob stays `Send`
 }
 
 /// DXIL parsed by untangle.
@@ -111,6 +114,14 @@ pub fn stage_of(kind: ShaderKind) -> dxil_spv_shader_stage {
     }
 }
 
+/// The first position of `needle` (not empty) in `haystack`.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() {
+        return None;
+    }
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
 fn cstring(s: &str) -> CString {
     CString::new(s.replace('\0', "")).unwrap_or_default()
 }
@@ -138,6 +149,13 @@ impl NativeBlob {
                 Vec::new()
             }
         };
+        let mut subobjects: Vec<CSubobject> = subobjects;
+        for s in &mut subobjects {
+            // dxil-spirv hands out root-signature payloads as pointers into the caller's
+            // buffer, and layers rely on it: vkd3d-proton frees the parsed blob and then
+            // reads the root signature it found (`vkd3d_shader_dxil_find_global_root_signature_subobject`).
+            s.payload_in_input = find(bytes, &s.payload).map(|at| bytes[at..].as_ptr() as usize);
+        }
         Ok(NativeBlob { shader, entries, subobjects })
     }
 
@@ -171,7 +189,11 @@ impl NativeBlob {
             exports: if s.export_ptrs.is_empty() { std::ptr::null() } else { s.export_ptrs.as_ptr() },
             num_exports: s.export_ptrs.len() as u32,
             args: s.args,
-            payload: if s.payload.is_empty() { std::ptr::null() } else { s.payload.as_ptr() as *const c_void },
+            payload: match (s.payload.is_empty(), s.payload_in_input) {
+                (true, _) => std::ptr::null(),
+                (false, Some(p)) => p as *const c_void,
+                (false, None) => s.payload.as_ptr() as *const c_void,
+            },
             payload_size: s.payload.len(),
         };
         true
@@ -191,6 +213,7 @@ fn c_subobject(s: &untangle::front::container::rdat::Subobject) -> Option<CSubob
         export_ptrs: Vec::new(),
         args: [0; 2],
         payload: Vec::new(),
+        payload_in_input: None,
     };
     match &s.kind {
         K::StateObjectConfig { flags } => {

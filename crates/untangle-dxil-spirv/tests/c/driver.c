@@ -37,19 +37,29 @@ static void log_cb(void *userdata, dxil_spv_log_level level, const char *msg)
 	fprintf(stderr, "log[%d]: %s", (int)level, msg);
 }
 
-static void binding(dxil_spv_vulkan_binding *b, unsigned set, unsigned index)
+/* Class `cls` of register space `space` lands in set 5 * space + cls, binding = register. The
+ * SM 6.6 heaps (ResourceDescriptorHeap[], SamplerDescriptorHeap[]: register, space and range
+ * all ~0u) are bindless heaps in set `cls`, as vkd3d-proton answers them. */
+static void binding(dxil_spv_vulkan_binding *b, const dxil_spv_d3d_binding *d3d, unsigned cls)
 {
-	b->set = set;
-	b->binding = index;
+	int heap = d3d->register_index == ~0u && d3d->register_space == ~0u && d3d->range_size == ~0u;
+	b->set = heap ? cls : 5 * d3d->register_space + cls;
+	b->binding = heap ? 0 : d3d->register_index;
 	b->descriptor_type = DXIL_SPV_VULKAN_DESCRIPTOR_TYPE_IDENTITY;
+	if (heap)
+	{
+		b->bindless.use_heap = DXIL_SPV_TRUE;
+		b->bindless.heap_root_offset = 0;
+		b->root_constant_index = ~0u;
+	}
 }
 
-/* Sets 4 * space + class: SRV 0, UAV 1 (counters 2), CBV 3, sampler 4 (+ 4 * space). */
+/* Classes: SRV 0, UAV 1 (counters 2), CBV 3, sampler 4. */
 static dxil_spv_bool srv_cb(void *ud, const dxil_spv_d3d_binding *d3d, dxil_spv_srv_vulkan_binding *vk)
 {
 	(void)ud;
 	calls_srv++;
-	binding(&vk->buffer_binding, 5 * d3d->register_space + 0, d3d->register_index);
+	binding(&vk->buffer_binding, d3d, 0);
 	return DXIL_SPV_TRUE;
 }
 
@@ -57,9 +67,14 @@ static dxil_spv_bool uav_cb(void *ud, const dxil_spv_uav_d3d_binding *d3d, dxil_
 {
 	(void)ud;
 	calls_uav++;
-	binding(&vk->buffer_binding, 5 * d3d->d3d_binding.register_space + 1, d3d->d3d_binding.register_index);
+	binding(&vk->buffer_binding, &d3d->d3d_binding, 1);
 	if (d3d->has_counter)
-		binding(&vk->counter_binding, 5 * d3d->d3d_binding.register_space + 2, d3d->d3d_binding.register_index);
+	{
+		/* Counters as storage buffers (dxil-spirv's default, texel buffers, untangle refuses
+		 * by name). */
+		binding(&vk->counter_binding, &d3d->d3d_binding, 2);
+		vk->counter_binding.descriptor_type = DXIL_SPV_VULKAN_DESCRIPTOR_TYPE_SSBO;
+	}
 	return DXIL_SPV_TRUE;
 }
 
@@ -68,7 +83,7 @@ static dxil_spv_bool cbv_cb(void *ud, const dxil_spv_d3d_binding *d3d, dxil_spv_
 	(void)ud;
 	calls_cbv++;
 	vk->push_constant = DXIL_SPV_FALSE;
-	binding(&vk->vulkan.uniform_binding, 5 * d3d->register_space + 3, d3d->register_index);
+	binding(&vk->vulkan.uniform_binding, d3d, 3);
 	return DXIL_SPV_TRUE;
 }
 
@@ -76,7 +91,7 @@ static dxil_spv_bool sampler_cb(void *ud, const dxil_spv_d3d_binding *d3d, dxil_
 {
 	(void)ud;
 	calls_sampler++;
-	binding(vk, 5 * d3d->register_space + 4, d3d->register_index);
+	binding(vk, d3d, 4);
 	return DXIL_SPV_TRUE;
 }
 
@@ -260,8 +275,12 @@ static void convert(const char *path, const char *outdir)
 		dxil_spv_rdat_subobject sub;
 		memset(&sub, 0, sizeof(sub));
 		dxil_spv_parsed_blob_get_rdat_subobject(blob, i, &sub);
-		printf(" (%d %s exports=%u args=%u,%u payload=%zu)", (int)sub.kind, sub.subobject_name ? sub.subobject_name : "",
-		       sub.num_exports, sub.args[0], sub.args[1], sub.payload_size);
+		/* Payloads point into the caller's buffer (layers read them after freeing the blob). */
+		printf(" (%d %s exports=%u args=%u,%u payload=%zu%s)", (int)sub.kind, sub.subobject_name ? sub.subobject_name : "",
+		       sub.num_exports, sub.args[0], sub.args[1], sub.payload_size,
+		       sub.payload_size == 0 ? "" :
+		       ((const unsigned char *)sub.payload >= data &&
+		        (const unsigned char *)sub.payload + sub.payload_size <= data + size) ? " in-input" : " copied");
 	}
 	printf("\n");
 	if (count > 0)
