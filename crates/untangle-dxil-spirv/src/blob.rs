@@ -59,6 +59,9 @@ pub struct NativeEntry {
     pub mangled: CString,
     pub demangled: CString,
     pub stage: dxil_spv_shader_stage,
+    /// Work-graph reflection ([`crate::nodes`]).
+    pub node_input: crate::nodes::NodeInput,
+    pub node_outputs: Vec<crate::nodes::NodeOutput>,
 }
 
 /// A library subobject as `dxil_spv_rdat_subobject` hands it out (owning its strings).
@@ -139,7 +142,13 @@ impl NativeBlob {
                     Some(kind) if shader.stage() == ShaderKind::Library => stage_of(kind),
                     _ => module_stage,
                 };
-                NativeEntry { mangled: cstring(&e.name), demangled: cstring(demangle(&e.name)), stage }
+                NativeEntry {
+                    mangled: cstring(&e.name),
+                    demangled: cstring(demangle(&e.name)),
+                    stage,
+                    node_input: crate::nodes::NodeInput::of(e.properties.node.as_ref()),
+                    node_outputs: crate::nodes::NodeOutput::all_of(e.properties.node.as_ref()),
+                }
             })
             .collect();
         let subobjects = match shader.subobjects() {

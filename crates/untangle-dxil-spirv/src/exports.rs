@@ -318,10 +318,10 @@ pub unsafe extern "C" fn dxil_spv_parsed_blob_get_entry_point_demangled_name(
     })
 }
 
-/// Work-graph node metadata is not read on the untangle path yet.
-fn no_nodes(function: &str) -> dxil_spv_result {
-    crate::log::error(&format!("{function}: work-graph node metadata is not implemented on the untangle path"));
-    DXIL_SPV_ERROR_UNSUPPORTED_FEATURE
+/// Entry `index` of a blob parsed by untangle (`None` past the last, as dxil-spirv's
+/// `INVALID_ARGUMENT`).
+fn native_entry(b: &ParsedBlob, index: c_uint) -> Option<&crate::blob::NativeEntry> {
+    b.native()?.entries.get(index as usize)
 }
 
 #[no_mangle]
@@ -334,7 +334,13 @@ pub unsafe extern "C" fn dxil_spv_parsed_blob_get_entry_point_node_input(
         check!(b, data => DXIL_SPV_ERROR_INVALID_ARGUMENT);
         match delegate_for(blob(b)) {
             Some((d, h)) => (d.f.dxil_spv_parsed_blob_get_entry_point_node_input)(h, index, data),
-            None => no_nodes("dxil_spv_parsed_blob_get_entry_point_node_input"),
+            None => match native_entry(blob(b), index) {
+                Some(e) => {
+                    *data = e.node_input.c();
+                    DXIL_SPV_SUCCESS
+                }
+                None => DXIL_SPV_ERROR_INVALID_ARGUMENT,
+            },
         }
     })
 }
@@ -349,7 +355,13 @@ pub unsafe extern "C" fn dxil_spv_parsed_blob_get_entry_point_num_node_outputs(
         check!(b, num_outputs => DXIL_SPV_ERROR_INVALID_ARGUMENT);
         match delegate_for(blob(b)) {
             Some((d, h)) => (d.f.dxil_spv_parsed_blob_get_entry_point_num_node_outputs)(h, index, num_outputs),
-            None => no_nodes("dxil_spv_parsed_blob_get_entry_point_num_node_outputs"),
+            None => match native_entry(blob(b), index) {
+                Some(e) => {
+                    *num_outputs = e.node_outputs.len() as c_uint;
+                    DXIL_SPV_SUCCESS
+                }
+                None => DXIL_SPV_ERROR_INVALID_ARGUMENT,
+            },
         }
     })
 }
@@ -365,7 +377,13 @@ pub unsafe extern "C" fn dxil_spv_parsed_blob_get_entry_point_node_output(
         check!(b, data => DXIL_SPV_ERROR_INVALID_ARGUMENT);
         match delegate_for(blob(b)) {
             Some((d, h)) => (d.f.dxil_spv_parsed_blob_get_entry_point_node_output)(h, index, output_index, data),
-            None => no_nodes("dxil_spv_parsed_blob_get_entry_point_node_output"),
+            None => match native_entry(blob(b), index).and_then(|e| e.node_outputs.get(output_index as usize)) {
+                Some(o) => {
+                    *data = o.c();
+                    DXIL_SPV_SUCCESS
+                }
+                None => DXIL_SPV_ERROR_INVALID_ARGUMENT,
+            },
         }
     })
 }

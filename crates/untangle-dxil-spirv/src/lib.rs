@@ -33,6 +33,7 @@ pub mod delegate;
 pub mod exports;
 pub mod ffi;
 pub mod log;
+pub mod nodes;
 pub mod options;
 pub mod record;
 pub mod remap;

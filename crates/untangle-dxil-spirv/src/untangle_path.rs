@@ -124,6 +124,16 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
         k => k,
     };
     unsupported_options(setup, kind)?;
+    if ep.properties.node.is_some() {
+        // dxil-spirv's node modules follow vkd3d-proton's work-graph runtime (its push
+        // constants and specialization constants, `crate::nodes`); untangle's follow
+        // docs/work-graphs.md. Handing one to the layer would run wrong.
+        return Err(Refusal::new(
+            DXIL_SPV_ERROR_UNSUPPORTED_FEATURE,
+            "work-graph node",
+            format!("entry `{mangled}` is a work-graph node: dxil-spirv's node interface (vkd3d-proton's work-graph runtime) is not implemented by untangle"),
+        ));
+    }
 
     let stream_output = io::stream_output(ep, kind, remap)?;
     let shared = Arc::new(Shared(Mutex::new(std::mem::take(remap))));

@@ -234,42 +234,34 @@ fn untangle_route_translates() {
     let reflect = lines(&r.stdout, "reflect");
     let runs = lines(&r.stdout, "run");
     assert_eq!(reflect.len(), files.len());
+    let mut by_design = 0;
     for (file, line) in &reflect {
         assert!(!line.contains("parse="), "{line}");
+        assert!(!line.contains("out-of-range-output-accepted"), "{line}");
         assert!(!line.contains("out-of-range-entry-accepted"), "{line}");
         let run = runs.get(file).unwrap_or_else(|| panic!("no run line for {file}"));
         // Refused on purpose: the corpus's AMD AGS shaders (vendor intrinsics, by name: `ags`,
-        // and the WMMA ones, which go through AGS too; issue 35), and
+        // and the WMMA ones, which go through AGS too; issue 35), work-graph nodes
+        // (dxil-spirv's node interface is vkd3d-proton's runtime, `src/nodes.rs`), and
         // the library whose compute entry uses a register its global root-signature
         // subobject lacks (D3D rejects it; dxil-spirv refuses it too).
         let refused_by_design = file.contains("ags")
             || file.contains("_wmma_")
+            || file.starts_with("workgraph.")
             || file.contains("root_signature_subobject_rt_conflict_mixed");
-        assert!(run.contains("result=0") || run.contains("result=-2") && refused_by_design, "{run}");
+        assert!(run.contains("result=0") || run.contains("result=-") && refused_by_design, "{run}");
+        by_design += refused_by_design as usize;
     }
     // untangle's reflection is dxil-spirv's: stage, entry points (mangled and demangled, by
-    // index and by name), stage per entry, RDAT subobjects. (Work-graph node inputs are not
-    // read on the untangle path yet.)
+    // index and by name), stage per entry, work-graph node inputs and outputs (every field),
+    // RDAT subobjects (payloads in the caller's buffer).
     if let Some(delegate) = delegate() {
         let stock = build_driver(&dir, "driver-stock", Link::Delegate(delegate));
         let want = run(&stock, &args, None, &[]);
-        let strip_nodes = |out: &str| -> String {
-            lines(out, "reflect")
-                .values()
-                .map(|l| {
-                    let mut s = l.to_string();
-                    while let Some(at) = s.find(" node=") {
-                        let end = s[at..].find(']').map_or(s.len(), |e| at + e);
-                        s.replace_range(at..end, "");
-                    }
-                    s
-                })
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
+        let reflection = |out: &str| lines(out, "reflect").values().copied().collect::<Vec<_>>().join("\n");
         assert_same_lines(
-            &strip_nodes(&r.stdout),
-            &strip_nodes(&want.stdout),
+            &reflection(&r.stdout),
+            &reflection(&want.stdout),
             "untangle's reflection against dxil-spirv's",
         );
         // The converter's setup calls answer as dxil-spirv's (local root tables begun twice,
@@ -282,7 +274,8 @@ fn untangle_route_translates() {
     let translated = runs.values().filter(|l| l.contains("result=0")).count();
     assert_eq!(v["dxil_untangle"], translated as u64, "{summary}");
     assert_eq!(v["dxil_refused"], (files.len() - translated) as u64, "{summary}");
-    assert!(translated * 10 >= files.len() * 9, "{translated} of {} translated", files.len());
+    assert_eq!(translated + by_design, files.len(), "{translated} of {} translated", files.len());
+    assert!(translated * 10 >= files.len() * 8, "{translated} of {} translated", files.len());
     // Every module validates.
     if let Some(val) = untangle_spirv_tools::find_spirv_val() {
         let mut rejected = Vec::new();

@@ -130,7 +130,7 @@ pub fn placement(
                 let who = if q.heap {
                     format!("the {} descriptor heap", q.resource.class.name())
                 } else {
-                    format!("{}, space{}", q.resource.register(), q.resource.space)
+                    q.resource.register()
                 };
                 if let Ok(mut d) = declined.lock() {
                     d.push(format!("{who}: {why}"));

@@ -261,7 +261,36 @@ static void convert(const char *path, const char *outdir)
 		memset(&node, 0, sizeof(node));
 		nr = dxil_spv_parsed_blob_get_entry_point_node_input(blob, i, &node);
 		if (nr == DXIL_SPV_SUCCESS && node.launch_type != DXIL_SPV_NODE_LAUNCH_TYPE_INVALID)
-			printf(" node=%s/%d", node.node_id ? node.node_id : "", (int)node.launch_type);
+		{
+			unsigned outputs = 0, o;
+			printf(" node=%s/%u launch=%d stride=%u grid=off%u/bits%u/n%u bcast=%u,%u,%u upper=%d rec=%u coal=%u"
+			       " share=%s/%u lrs=%d specs=%u,%u,%u,%u,%u,%u,%u,%u,%u,%u rw=%d entry=%d",
+			       node.node_id ? node.node_id : "", node.node_array_index, (int)node.launch_type,
+			       node.payload_stride, node.dispatch_grid_offset, node.dispatch_grid_type_bits,
+			       node.dispatch_grid_components,
+			       node.broadcast_grid[0], node.broadcast_grid[1], node.broadcast_grid[2],
+			       (int)node.dispatch_grid_is_upper_bound, node.recursion_factor, node.coalesce_factor,
+			       node.node_share_input_id ? node.node_share_input_id : "", node.node_share_input_array_index,
+			       (int)node.local_root_arguments_table_index, node.thread_group_size_spec_id[0],
+			       node.thread_group_size_spec_id[1], node.thread_group_size_spec_id[2],
+			       node.max_broadcast_grid_spec_id[0], node.max_broadcast_grid_spec_id[1],
+			       node.max_broadcast_grid_spec_id[2], node.is_indirect_bda_stride_program_entry_spec_id,
+			       node.is_entry_point_spec_id, node.dispatch_grid_is_upper_bound_spec_id,
+			       node.is_static_broadcast_node_spec_id, (int)node.node_track_rw_input_sharing,
+			       (int)node.is_program_entry);
+			dxil_spv_parsed_blob_get_entry_point_num_node_outputs(blob, i, &outputs);
+			for (o = 0; o < outputs; o++)
+			{
+				dxil_spv_node_output_data out;
+				memset(&out, 0, sizeof(out));
+				if (dxil_spv_parsed_blob_get_entry_point_node_output(blob, i, o, &out) == DXIL_SPV_SUCCESS)
+					printf(" out=%s/%u[%u]spec%u,max%u,sparse%d", out.node_id ? out.node_id : "", out.node_array_index,
+					       out.node_array_size, out.node_index_spec_constant_id, out.max_records, (int)out.sparse_array);
+			}
+			if (dxil_spv_parsed_blob_get_entry_point_node_output(blob, i, outputs, &(dxil_spv_node_output_data){0}) !=
+			    DXIL_SPV_ERROR_INVALID_ARGUMENT)
+				printf(" out-of-range-output-accepted");
+		}
 		printf("]");
 		if (i == 0)
 			first_entry = demangled;

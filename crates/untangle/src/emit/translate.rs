@@ -347,7 +347,7 @@ fn layer_binder(
     for r in ep.resources.iter() {
         let counter = r.class == ResourceClass::Uav
             && (r.uav.is_some_and(|u| u.has_counter) || counted.contains(&(r.class, r.id)));
-        let bad = |reason: String| Error::Placement { register: format!("{}, space{}", r.register(), r.space), reason };
+        let bad = |reason: String| Error::Placement { register: r.register(), reason };
         let a = placement.ask(stage, r, false, counter).ok_or_else(|| bad("the layer declined it".into()))?;
         check_layer_answer(r, &a, placement, counter).map_err(bad)?;
         places.insert((r.class, r.id), a);
