@@ -229,7 +229,6 @@ fn unsupported_options(setup: &ConverterSetup, kind: ShaderKind) -> Result<(), R
                 return refuse("ROOT_CONSTANT_INLINE_UNIFORM_BLOCK")
             }
             Opt::BindlessCbvSsboEmulation { enable: true } => return refuse("BINDLESS_CBV_SSBO_EMULATION"),
-            Opt::BindlessTypedBufferOffsets { enable: true } => return refuse("BINDLESS_TYPED_BUFFER_OFFSETS"),
             Opt::DescriptorQa { enabled: true, .. } => return refuse("DESCRIPTOR_QA"),
             Opt::InstructionInstrumentation { enabled: true, .. } => return refuse("INSTRUCTION_INSTRUMENTATION"),
             Opt::ViewInstancing { enabled: true, .. } => return refuse("VIEW_INSTANCING"),

@@ -16,6 +16,14 @@
 //! | UAV counter, heap, identity type, physical storage buffers on | counter addresses in the raw-address table |
 //! | UAV counter, SSBO | `{ uint counter; }` buffers (heap or plain) |
 //!
+//! Offset buffers, where dxil-spirv would read one (`get_ssbo_offset_buffer_id`): a raw or
+//! structured buffer answered with an SSBO whose alignment is not a multiple of
+//! `SSBO_ALIGNMENT` (the SSBO must be in the heap, the offset buffer must not), and any
+//! raw, structured or typed buffer in the heap that is not an SSBO when
+//! `BINDLESS_TYPED_BUFFER_OFFSETS` is on. The answer's `offset_binding` is the table
+//! `{ uvec2 data[]; }`, entry `descriptor · stride + untyped_offset` (bytes) or
+//! `+ typed_offset` (elements) as `BINDLESS_OFFSET_BUFFER_LAYOUT` says.
+//!
 //! Local root signatures (the shader record of ray-tracing stages) are matched first, in
 //! the order the application added their parameters, as dxil-spirv does: constants on the
 //! CBV's exact register, descriptors on class and register, tables on class, space and a
@@ -24,8 +32,8 @@
 //!
 //! A callback that declines an unbounded range is asked again about one register, as
 //! dxil-spirv does. Answers untangle cannot honour (texel-buffer views of raw buffers,
-//! texel-buffer counters, storage-buffer constant buffers, offset buffers) decline with a
-//! reason the run's error reports.
+//! texel-buffer counters, storage-buffer constant buffers, offset buffers dxil-spirv would
+//! refuse too) decline with a reason the run's error reports.
 
 use super::Shared;
 use crate::ffi::*;
@@ -33,7 +41,8 @@ use crate::options::{ConverterSetup, LocalRootParameter, Opt, TableEntry};
 use std::sync::{Arc, Mutex};
 use untangle::dxil::{Resource, ResourceClass, ResourceKind};
 use untangle::emit::placement::{
-    BufferView, CounterPlace, Location, PlaceQuery, Placement, PushLayout, ResourcePlace, TableOffset,
+    BufferView, CounterPlace, Location, OffsetTable, OffsetUnit, PlaceQuery, Placement, PushLayout, ResourcePlace,
+    TableOffset,
 };
 use untangle::front::container::ShaderKind;
 
@@ -98,6 +107,39 @@ struct Context {
     physical_counters: bool,
     record: Vec<RecordEntry>,
     sbt_shift: (u32, u32),
+    offsets: OffsetOptions,
+}
+
+/// The options that decide offset buffers (dxil-spirv's defaults: alignment 16, no typed
+/// offsets, layout `(0, 0, 1)`).
+#[derive(Clone, Copy)]
+struct OffsetOptions {
+    ssbo_alignment: u32,
+    typed: bool,
+    untyped_entry: u32,
+    typed_entry: u32,
+    stride: u32,
+}
+
+impl OffsetOptions {
+    fn of(setup: &ConverterSetup) -> OffsetOptions {
+        let ssbo_alignment = match setup.last(|o| matches!(o, Opt::SsboAlignment { .. })) {
+            Some(Opt::SsboAlignment { alignment }) => *alignment,
+            _ => 16,
+        };
+        let typed = matches!(
+            setup.last(|o| matches!(o, Opt::BindlessTypedBufferOffsets { .. })),
+            Some(Opt::BindlessTypedBufferOffsets { enable: true })
+        );
+        let (untyped_entry, typed_entry, stride) =
+            match setup.last(|o| matches!(o, Opt::BindlessOffsetBufferLayout { .. })) {
+                Some(Opt::BindlessOffsetBufferLayout { untyped_offset, typed_offset, stride }) => {
+                    (*untyped_offset, *typed_offset, *stride)
+                }
+                _ => (0, 0, 1),
+            };
+        OffsetOptions { ssbo_alignment, typed, untyped_entry, typed_entry, stride }
+    }
 }
 
 /// The placement untangle consults: every question goes through `shared`'s remapper;
@@ -120,7 +162,14 @@ pub fn placement(
         _ => (0, 0),
     };
     let (record, record_size) = record_layout(&setup.local_root_parameters);
-    let cx = Context { stage, root_descriptors: setup.root_descriptor_count, physical_counters, record, sbt_shift };
+    let cx = Context {
+        stage,
+        root_descriptors: setup.root_descriptor_count,
+        physical_counters,
+        record,
+        sbt_shift,
+        offsets: OffsetOptions::of(setup),
+    };
     let push = PushLayout { addresses: setup.root_descriptor_count, words: setup.root_constant_word_count };
     Placement::new(push, record_size, move |q: &PlaceQuery<'_>| {
         let answer = place(&cx, &shared, q);
@@ -156,17 +205,18 @@ fn place(cx: &Context, shared: &Shared, q: &PlaceQuery<'_>) -> Result<ResourcePl
     };
     match r.class {
         ResourceClass::Srv => {
-            let out = ask(&d3d, retry, |d| {
+            let (out, retried) = ask(&d3d, retry, |d| {
                 let mut o = dxil_spv_srv_vulkan_binding::default();
                 shared.with(|m| m.srv(d, &mut o)).then_some(o)
             })?;
             let b = out.buffer_binding;
             let view = buffer_view(r, &b)?;
-            Ok(ResourcePlace { location: location(cx, r, &b, q.heap)?, view, counter: None })
+            let offsets = offset_table(cx, r, d3d.alignment, &b, &out.offset_binding)?;
+            Ok(ResourcePlace { location: location(cx, r, &b, q.heap, retried)?, view, counter: None, offsets })
         }
         ResourceClass::Uav => {
             let d = dxil_spv_uav_d3d_binding { d3d_binding: d3d, has_counter: q.counter.into() };
-            let out = ask(
+            let (out, retried) = ask(
                 &d,
                 |d| retry(d.d3d_binding).map(|x| dxil_spv_uav_d3d_binding { d3d_binding: x, ..d }),
                 |d| {
@@ -176,12 +226,13 @@ fn place(cx: &Context, shared: &Shared, q: &PlaceQuery<'_>) -> Result<ResourcePl
             )?;
             let b = out.buffer_binding;
             buffer_view(r, &b)?;
-            let location = location(cx, r, &b, q.heap)?;
+            let location = location(cx, r, &b, q.heap, retried)?;
             let counter = if q.counter { Some(counter_place(cx, &out.counter_binding)?) } else { None };
-            Ok(ResourcePlace { location, view: BufferView::Descriptor, counter })
+            let offsets = offset_table(cx, r, d3d.alignment, &b, &out.offset_binding)?;
+            Ok(ResourcePlace { location, view: BufferView::Descriptor, counter, offsets })
         }
         ResourceClass::Cbv => {
-            let out = ask(&d3d, retry, |d| {
+            let (out, retried) = ask(&d3d, retry, |d| {
                 let mut o = dxil_spv_cbv_vulkan_binding::default();
                 shared.with(|m| m.cbv(d, &mut o)).then_some(o)
             })?;
@@ -193,6 +244,7 @@ fn place(cx: &Context, shared: &Shared, q: &PlaceQuery<'_>) -> Result<ResourcePl
                     location: Location::RootConstants { offset },
                     view: BufferView::Descriptor,
                     counter: None,
+                    offsets: None,
                 });
             }
             // SAFETY: not a push constant: the union holds the uniform binding.
@@ -202,25 +254,37 @@ fn place(cx: &Context, shared: &Shared, q: &PlaceQuery<'_>) -> Result<ResourcePl
                     "constant buffers as storage buffers (BINDLESS_CBV_SSBO_EMULATION) are not implemented".into()
                 );
             }
-            Ok(ResourcePlace { location: location(cx, r, &b, q.heap)?, view: BufferView::Descriptor, counter: None })
+            Ok(ResourcePlace {
+                location: location(cx, r, &b, q.heap, retried)?,
+                view: BufferView::Descriptor,
+                counter: None,
+                offsets: None,
+            })
         }
         ResourceClass::Sampler => {
-            let b = ask(&d3d, retry, |d| {
+            let (b, retried) = ask(&d3d, retry, |d| {
                 let mut o = dxil_spv_vulkan_binding::default();
                 shared.with(|m| m.sampler(d, &mut o)).then_some(o)
             })?;
-            Ok(ResourcePlace { location: location(cx, r, &b, q.heap)?, view: BufferView::Descriptor, counter: None })
+            Ok(ResourcePlace {
+                location: location(cx, r, &b, q.heap, retried)?,
+                view: BufferView::Descriptor,
+                counter: None,
+                offsets: None,
+            })
         }
     }
 }
 
-/// Asks `call` about `d`, and about `retry(d)` when declined and a retry exists.
-fn ask<D: Copy, O>(d: &D, retry: impl Fn(D) -> Option<D>, call: impl Fn(&D) -> Option<O>) -> Result<O, String> {
+/// Asks `call` about `d`, and about `retry(d)` when declined and a retry exists; the
+/// answer, and whether it is the retry's (the range is then one descriptor, as dxil-spirv
+/// declares it).
+fn ask<D: Copy, O>(d: &D, retry: impl Fn(D) -> Option<D>, call: impl Fn(&D) -> Option<O>) -> Result<(O, bool), String> {
     if let Some(o) = call(d) {
-        return Ok(o);
+        return Ok((o, false));
     }
     match retry(*d) {
-        Some(again) => call(&again).ok_or_else(|| "the application's callback declined it".into()),
+        Some(again) => call(&again).map(|o| (o, true)).ok_or_else(|| "the application's callback declined it".into()),
         None => Err("the application's callback declined it".into()),
     }
 }
@@ -239,10 +303,52 @@ fn buffer_view(r: &Resource, b: &dxil_spv_vulkan_binding) -> Result<BufferView, 
     }
 }
 
-/// Where answer `b` puts `r`.
-fn location(cx: &Context, r: &Resource, b: &dxil_spv_vulkan_binding, heap: bool) -> Result<Location, String> {
+/// The offset table dxil-spirv would read for `r` (asked about with `alignment`) under
+/// answer `b` and offset binding `o` (`get_ssbo_offset_buffer_id`), if any.
+fn offset_table(
+    cx: &Context,
+    r: &Resource,
+    alignment: u32,
+    b: &dxil_spv_vulkan_binding,
+    o: &dxil_spv_vulkan_binding,
+) -> Result<Option<OffsetTable>, String> {
+    let raw = matches!(r.kind, ResourceKind::RawBuffer | ResourceKind::StructuredBuffer);
+    if !raw && r.kind != ResourceKind::TypedBuffer {
+        return Ok(None);
+    }
+    let opts = cx.offsets;
+    let table = |entry: u32, unit: OffsetUnit| {
+        Some(OffsetTable { set: o.set, binding: o.binding, stride: opts.stride, entry, unit })
+    };
+    if b.descriptor_type == DXIL_SPV_VULKAN_DESCRIPTOR_TYPE_SSBO {
+        if !raw || alignment & opts.ssbo_alignment.wrapping_sub(1) == 0 {
+            return Ok(None);
+        }
+        if b.bindless.use_heap == 0 {
+            return Err(format!(
+                "a storage buffer aligned to {alignment} bytes (SSBO_ALIGNMENT {}) needs an offset buffer, \
+                 which only bindless storage buffers have",
+                opts.ssbo_alignment
+            ));
+        }
+        if o.bindless.use_heap != 0 {
+            return Err("the offset buffer must be a plain binding, not in the heap".into());
+        }
+        return Ok(table(opts.untyped_entry, OffsetUnit::Bytes));
+    }
+    Ok(if opts.typed && b.bindless.use_heap != 0 { table(opts.typed_entry, OffsetUnit::Elements) } else { None })
+}
+
+/// Where answer `b` puts `r` (`retried`: the answer to the question about one register).
+fn location(
+    cx: &Context,
+    r: &Resource,
+    b: &dxil_spv_vulkan_binding,
+    heap: bool,
+    retried: bool,
+) -> Result<Location, String> {
     if b.descriptor_type == DXIL_SPV_VULKAN_DESCRIPTOR_TYPE_BUFFER_DEVICE_ADDRESS {
-        if heap || r.range_size != Some(1) {
+        if heap || !(retried || r.range_size == Some(1)) {
             return Err("a buffer device address for a range of several descriptors".into());
         }
         return Ok(Location::RootAddress { offset: 8 * b.root_constant_index });
@@ -288,6 +394,7 @@ fn local_place(cx: &Context, shared: &Shared, q: &PlaceQuery<'_>) -> Result<Opti
                     location: Location::RecordConstants { offset: e.offset },
                     view: BufferView::Descriptor,
                     counter: None,
+                    offsets: None,
                 }));
             }
             LocalRootParameter::Descriptor { resource_class, register_space, register_index }
@@ -297,6 +404,7 @@ fn local_place(cx: &Context, shared: &Shared, q: &PlaceQuery<'_>) -> Result<Opti
                     location: Location::RecordAddress { offset: e.offset },
                     view: BufferView::Descriptor,
                     counter: None,
+                    offsets: None,
                 }));
             }
             LocalRootParameter::Table { entries } => {
@@ -341,6 +449,7 @@ fn local_table(
         },
         view: global.view,
         counter: global.counter,
+        offsets: global.offsets,
     })
 }
 
@@ -352,6 +461,7 @@ impl Context {
             physical_counters: self.physical_counters,
             record: Vec::new(),
             sbt_shift: self.sbt_shift,
+            offsets: self.offsets,
         }
     }
 }

@@ -22,6 +22,15 @@
 //! - [`Location::RootConstants`], [`Location::RecordConstants`]: a constant buffer made of
 //!   32-bit words from that byte on.
 //!
+//! Offset tables ([`OffsetTable`], [`ResourcePlace::offsets`]): a layer that binds whole
+//! buffers (one descriptor per buffer, at an aligned offset) passes each view's real range
+//! in a storage buffer `{ uvec2 data[]; }`: entry `descriptor · stride + entry` (the
+//! descriptor index being the element of the range's binding or heap that the handle
+//! names) holds `(offset, count)`, in bytes or in elements. Every element access of a raw,
+//! structured or typed buffer then reads element `i < count ? i + offset : past the end`
+//! (robust buffer access reads 0 there and drops writes, as D3D does), and size queries
+//! return `count`.
+//!
 //! Invariants: every answer is checked before use (a location outside the push layout or
 //! the shader record, a heap with an offset, an address that is not 8-aligned): a bad answer
 //! is an [`super::Error`] naming the range, never an invalid module. The layer is asked in a
@@ -89,6 +98,30 @@ pub enum CounterPlace {
     AddressTable { set: u32, binding: u32 },
 }
 
+/// The unit of an offset table's `(offset, count)` pairs.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum OffsetUnit {
+    /// Bytes (raw and structured buffers only; both multiples of 4).
+    Bytes,
+    /// Elements: texels of a typed buffer, 32-bit words of a raw or structured buffer.
+    Elements,
+}
+
+/// Where a buffer view's range is read from ([`ResourcePlace::offsets`]): the `uvec2` at
+/// entry `descriptor · stride + entry` of the storage buffer `{ uvec2 data[]; }` at
+/// `(set, binding)` is `(offset, count)` in `unit`s. The binding holds plain descriptors
+/// (not a heap array); ranges may share it.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct OffsetTable {
+    pub set: u32,
+    pub binding: u32,
+    /// `uvec2` entries per descriptor.
+    pub stride: u32,
+    /// This kind of view's entry among a descriptor's `stride` entries.
+    pub entry: u32,
+    pub unit: OffsetUnit,
+}
+
 /// The layer's answer for one range.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub struct ResourcePlace {
@@ -97,6 +130,9 @@ pub struct ResourcePlace {
     /// UAVs with a counter; `None` otherwise (a counter operation on a UAV without one is
     /// an error naming it).
     pub counter: Option<CounterPlace>,
+    /// Raw, structured and typed buffers in a heap or at a binding: the view's range from
+    /// an offset table; `None`: the descriptor's own range.
+    pub offsets: Option<OffsetTable>,
 }
 
 /// What the layer is asked.
@@ -173,4 +209,23 @@ pub fn location_allows(location: &Location, class: ResourceClass) -> bool {
         Location::RootAddress { .. } | Location::RecordAddress { .. } => class != ResourceClass::Sampler,
         Location::Binding { .. } | Location::Heap { .. } => true,
     }
+}
+
+/// Why the offset table of answer `a` cannot serve `r`, if it cannot: offset tables give
+/// the range of raw, structured and typed buffer views (bytes only for raw and structured
+/// ones) whose descriptors are at a binding or in a heap.
+pub fn offsets_allowed(r: &Resource, a: &ResourcePlace) -> Result<(), String> {
+    use crate::dxil::ResourceKind;
+    let Some(t) = a.offsets else { return Ok(()) };
+    let words = matches!(r.kind, ResourceKind::RawBuffer | ResourceKind::StructuredBuffer);
+    if !matches!(r.class, ResourceClass::Srv | ResourceClass::Uav) || !(words || r.kind == ResourceKind::TypedBuffer) {
+        return Err("an offset table for a resource that is not a raw, structured or typed buffer".into());
+    }
+    if t.unit == OffsetUnit::Bytes && !words {
+        return Err("an offset table in bytes for a typed buffer (its entries count texels)".into());
+    }
+    if !matches!(a.location, Location::Binding { .. } | Location::Heap { .. }) || a.view != BufferView::Descriptor {
+        return Err(format!("an offset table for a buffer without a descriptor (at {:?})", a.location));
+    }
+    Ok(())
 }

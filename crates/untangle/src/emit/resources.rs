@@ -32,7 +32,10 @@
 //! ([`Binder::Root`]); a layer that places resources itself answered for each range
 //! ([`Binder::Layer`], `super::placement`), its answers read as places here. The layer's
 //! `uvec2` address tables (acceleration structures, UAV counters) are one storage buffer
-//! `{ uvec2 data[]; }` per binding, an element being an entry of `data`.
+//! `{ uvec2 data[]; }` per binding, an element being an entry of `data`; so are its offset
+//! tables (`placement::OffsetTable`), whose entry `descriptor index · stride + entry` a
+//! buffer operation reads once ([`FnEmit::buffer_range`]) to bound each element it
+//! accesses ([`FnEmit::in_range`]).
 //!
 //! A leaf of `emit` (see its documentation): methods of [`super::Resources`],
 //! [`super::Binder`] and [`FnEmit`]; the types are the root's.
@@ -42,7 +45,9 @@ use crate::dxil::{ComponentType, Resource, ResourceClass, ResourceKind};
 use crate::emit::binding_model;
 use crate::emit::binding_model::VkBinding;
 use crate::emit::error::{malformed, Error, Result, Subject};
-use crate::emit::placement::{BufferView, CounterPlace, Location, ResourcePlace, TableOffset};
+use crate::emit::placement::{
+    offsets_allowed, BufferView, CounterPlace, Location, OffsetTable, OffsetUnit, ResourcePlace, TableOffset,
+};
 use crate::emit::work_graph;
 use crate::emit::ArgAt;
 use crate::emit::ArrayLen;
@@ -604,6 +609,21 @@ impl Resources {
         self.heap_array(cx, &r, false, binding)
     }
 
+    /// The offset table the layer gave the buffer view behind handle `h`, if any
+    /// (placement by the layer only).
+    pub fn offsets_of(&mut self, h: Handle) -> Result<Option<OffsetTable>> {
+        if !matches!(self.binder, Binder::Layer { .. }) {
+            return Ok(None);
+        }
+        Ok(match h.heap {
+            Some(hh) => self.layer_heap_answer(&Resources::heap_resource(hh)?)?.and_then(|a| a.offsets),
+            None => {
+                let r = self.resource(h.class, h.id)?;
+                self.binder.layer_answer(r)?.offsets
+            }
+        })
+    }
+
     /// The layer's answer for SM 6.6 heap stand-in `r` (asked once per kind), checked: a
     /// heap location without a table or offset. `None` without placement by the layer.
     fn layer_heap_answer(&mut self, r: &Resource) -> Result<Option<ResourcePlace>> {
@@ -617,6 +637,12 @@ impl Resources {
             register: format!("{} descriptor heap ({:?})", r.class.name(), r.kind),
             reason: "the layer declined it".into(),
         })?;
+        if let Err(reason) = offsets_allowed(r, &a) {
+            return Err(Error::Placement {
+                register: format!("{} descriptor heap ({:?})", r.class.name(), r.kind),
+                reason,
+            });
+        }
         if !matches!(a.location, Location::Heap { table: None, offset: 0, .. }) {
             return Err(Error::Placement {
                 register: format!("{} descriptor heap ({:?})", r.class.name(), r.kind),
@@ -1262,6 +1288,44 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// A pointer to the descriptor (or block) `rv` holds for handle `h`.
     pub fn element_ptr(&mut self, h: Handle, rv: &ResVar) -> Result<Word> {
+        // The type first, as it always was: the module's ids stay as they were.
+        self.cx.u32_t();
+        // `fresh`: the index is an id made here, which may take a decoration (the
+        // shader's own value may be used, and decorated, elsewhere).
+        let (element, fresh) = match rv.indexing {
+            Indexing::Single => return Ok(rv.var),
+            Indexing::Address { at } => {
+                let addr = self.root_address(at)?;
+                let bptr = self.cx.ptr(StorageClass::PhysicalStorageBuffer, rv.elem_ty);
+                return self.ids_op(Op::Bitcast, bptr, &[addr]);
+            }
+            Indexing::RootWords { .. } => {
+                return Err(Error::Internal("root constants have no descriptor".into()));
+            }
+            Indexing::Relative { .. } | Indexing::Heap | Indexing::Table { .. } => self
+                .descriptor_index(h, rv)?
+                .ok_or_else(|| Error::Internal("an array descriptor without an index".into()))?,
+        };
+        if h.non_uniform && fresh {
+            self.non_uniform(element);
+        }
+        let pty = self.cx.ptr(rv.storage, rv.elem_ty);
+        let p = if rv.len == ArrayLen::InBlock {
+            let zero = self.cx.const_u32(0);
+            self.ids_op(Op::AccessChain, pty, &[rv.var, zero, element])?
+        } else {
+            self.ids_op(Op::AccessChain, pty, &[rv.var, element])?
+        };
+        if h.non_uniform {
+            self.non_uniform(p);
+        }
+        Ok(p)
+    }
+
+    /// The element of `rv`'s array (binding, heap or address table) that handle `h`
+    /// names, and whether the id was made here (`fresh`); `None` for a variable that is
+    /// not an array (one descriptor, a root descriptor, root constants).
+    fn descriptor_index(&mut self, h: Handle, rv: &ResVar) -> Result<Option<(Word, bool)>> {
         let u = self.cx.u32_t();
         let register = |me: &mut Self| -> Result<Word> {
             match h.index {
@@ -1274,10 +1338,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 None => Err(malformed(Subject::Resource(h.class), "handle into a range without an index")),
             }
         };
-        // `fresh`: the index is an id made here, which may take a decoration (the
-        // shader's own value may be used, and decorated, elsewhere).
-        let (element, fresh) = match rv.indexing {
-            Indexing::Single => return Ok(rv.var),
+        Ok(Some(match rv.indexing {
             Indexing::Relative { base } => {
                 let x = register(self)?;
                 if base == 0 {
@@ -1303,29 +1364,66 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     (self.ids_op(Op::IAdd, u, &[y, b])?, true)
                 }
             }
-            Indexing::Address { at } => {
-                let addr = self.root_address(at)?;
-                let bptr = self.cx.ptr(StorageClass::PhysicalStorageBuffer, rv.elem_ty);
-                return self.ids_op(Op::Bitcast, bptr, &[addr]);
-            }
-            Indexing::RootWords { .. } => {
-                return Err(Error::Internal("root constants have no descriptor".into()));
-            }
+            Indexing::Single | Indexing::Address { .. } | Indexing::RootWords { .. } => return Ok(None),
+        }))
+    }
+
+    /// The range of handle `h`'s buffer view that the layer's offset table gives
+    /// ([`OffsetTable`]): `(first, count)` in the view's elements (32-bit words for raw
+    /// and structured buffers, texels for typed ones); `None` without an offset table.
+    /// Read once per operation, it bounds every element the operation accesses
+    /// ([`Self::in_range`]).
+    pub fn buffer_range(&mut self, h: Handle) -> Result<Option<(Word, Word)>> {
+        let Some(t) = self.res.offsets_of(h)? else { return Ok(None) };
+        let rv = self.res_var(h)?;
+        let u = self.cx.u32_t();
+        let entry = match self.descriptor_index(h, &rv)? {
+            None => self.cx.const_u32(t.entry),
+            Some((i, _)) => match self.cx.const_value_u32(i) {
+                Some(k) => self.cx.const_u32(k.wrapping_mul(t.stride).wrapping_add(t.entry)),
+                None => {
+                    let scaled = if t.stride == 1 {
+                        i
+                    } else {
+                        let s = self.cx.const_u32(t.stride);
+                        self.ids_op(Op::IMul, u, &[i, s])?
+                    };
+                    if t.entry == 0 {
+                        scaled
+                    } else {
+                        let e = self.cx.const_u32(t.entry);
+                        self.ids_op(Op::IAdd, u, &[scaled, e])?
+                    }
+                }
+            },
         };
-        if h.non_uniform && fresh {
-            self.non_uniform(element);
+        let (var, u2) = self.res.address_table(self.cx, VkBinding { set: t.set, binding: t.binding }, "offset_table");
+        let pty = self.cx.ptr(StorageClass::StorageBuffer, u2);
+        let zero = self.cx.const_u32(0);
+        let p = self.ids_op(Op::AccessChain, pty, &[var, zero, entry])?;
+        let pair = self.ids_op(Op::Load, u2, &[p])?;
+        let mut first = self.ids_op(Op::CompositeExtract, u, &[pair, 0])?;
+        let mut count = self.ids_op(Op::CompositeExtract, u, &[pair, 1])?;
+        if t.unit == OffsetUnit::Bytes {
+            // Words: raw and structured views start and end on 4-byte boundaries.
+            let two = self.cx.const_u32(2);
+            first = self.ids_op(Op::ShiftRightLogical, u, &[first, two])?;
+            count = self.ids_op(Op::ShiftRightLogical, u, &[count, two])?;
         }
-        let pty = self.cx.ptr(rv.storage, rv.elem_ty);
-        let p = if rv.len == ArrayLen::InBlock {
-            let zero = self.cx.const_u32(0);
-            self.ids_op(Op::AccessChain, pty, &[rv.var, zero, element])?
-        } else {
-            self.ids_op(Op::AccessChain, pty, &[rv.var, element])?
-        };
-        if h.non_uniform {
-            self.non_uniform(p);
-        }
-        Ok(p)
+        Ok(Some((first, count)))
+    }
+
+    /// Element `index` of a buffer view whose range is `range` ([`Self::buffer_range`]):
+    /// `index < count ? index + first : past`, `past` being an element past the end of any
+    /// buffer (robust buffer access reads 0 there and drops writes); `index` itself
+    /// without a range.
+    pub fn in_range(&mut self, range: Option<(Word, Word)>, index: Word, past: u32) -> Result<Word> {
+        let Some((first, count)) = range else { return Ok(index) };
+        let (u, b) = (self.cx.u32_t(), self.cx.bool_t());
+        let inside = self.ids_op(Op::ULessThan, b, &[index, count])?;
+        let moved = self.ids_op(Op::IAdd, u, &[index, first])?;
+        let past = self.cx.const_u32(past);
+        self.ids_op(Op::Select, u, &[inside, moved, past])
     }
 
     pub fn non_uniform(&mut self, id: Word) {

@@ -20,7 +20,9 @@ pub use super::{LayoutReport, Options, RootSignatureBinding, Translation, LAYOUT
 use super::binding_model::{mapping, DefaultPlacement, MappingRow};
 use super::entry::{entry_kind, execution_model, export_name, only_entry, used_resources};
 use super::error::{malformed, Error, NotAShader, Result, Subject};
-use super::placement::{location_allows, BufferView, CounterPlace, Location, Placement, ResourcePlace, TableOffset};
+use super::placement::{
+    location_allows, offsets_allowed, BufferView, CounterPlace, Location, Placement, ResourcePlace, TableOffset,
+};
 use super::stream_output::XfbState;
 use super::support::{is_ray_stage, stage_support};
 use super::work_graph::{local_size, push_offset_after, NodeState, Push, PushPlace};
@@ -406,6 +408,7 @@ fn check_layer_answer(
     {
         return Err("only acceleration structures can be read from an address table".into());
     }
+    offsets_allowed(r, a)?;
     match (counter, a.counter, a.location) {
         (true, None, _) => return Err("the UAV's counter is used, and the layer gave it none".into()),
         (_, Some(CounterPlace::Binding { .. }), Location::Heap { .. }) => {

@@ -9,6 +9,11 @@
 //! 16-bit component is half of a word. Only the components the mask names (loads: that the
 //! program extracts) are accessed, so no word outside the accessed element is touched.
 //! Residency status is always "fully mapped" (no sparse resources yet).
+//!
+//! A view whose range comes from the layer's offset table (`placement::OffsetTable`) reads
+//! it once per operation; every word (raw, structured) or texel (typed) the operation
+//! touches is then `i < count ? i + offset : past the end`, atomics included, so robust
+//! buffer access reads 0 and drops writes outside the view as D3D does.
 
 use crate::dxil::DxOp;
 use crate::emit::error::{malformed, Error, Result, Subject};
@@ -38,6 +43,13 @@ fn atomic_opcode(n: u64) -> Result<Op> {
 /// The largest byte address a raw or structured access computes (see `byte_address`):
 /// 64 KiB below 2^32, so that the components after it (at most 32 bytes) do not wrap.
 pub(crate) const FAR_ADDRESS: u32 = 0xffff_0000;
+
+/// The word a raw or structured access outside its offset table's range goes to: past the
+/// end of any storage buffer.
+const PAST_WORD: u32 = FAR_ADDRESS / 4;
+
+/// The texel a typed buffer access outside its offset table's range goes to.
+const PAST_TEXEL: u32 = u32::MAX;
 
 impl<'a, 'm> FnEmit<'a, 'm> {
     pub(super) fn buffer_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
@@ -327,14 +339,21 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.ids_op(Op::IAdd, u, &[a, kw])
     }
 
-    fn load_word(&mut self, h: Handle, word: Word) -> Result<Word> {
-        let (p, storage) = self.word_ptr(h, word)?;
+    /// A pointer to word `word` of the view behind `h` whose range is `range`
+    /// ([`Self::buffer_range`]; `None`: the whole descriptor), and its storage class.
+    fn ranged_word_ptr(&mut self, h: Handle, word: Word, range: Option<(Word, Word)>) -> Result<(Word, StorageClass)> {
+        let word = self.in_range(range, word, PAST_WORD)?;
+        self.word_ptr(h, word)
+    }
+
+    fn load_word(&mut self, h: Handle, word: Word, range: Option<(Word, Word)>) -> Result<Word> {
+        let (p, storage) = self.ranged_word_ptr(h, word, range)?;
         let u = self.cx.u32_t();
         self.load_from(u, p, storage, 4)
     }
 
-    fn store_word(&mut self, h: Handle, word: Word, value: Word) -> Result<()> {
-        let (p, storage) = self.word_ptr(h, word)?;
+    fn store_word(&mut self, h: Handle, word: Word, value: Word, range: Option<(Word, Word)>) -> Result<()> {
+        let (p, storage) = self.ranged_word_ptr(h, word, range)?;
         self.store_to(p, value, storage, 4)
     }
 
@@ -358,8 +377,17 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.root_word(at, Some(i))
     }
 
-    /// Loads the masked components of type `scalar` starting at byte `addr`.
-    fn load_components(&mut self, c: &Call<'_>, h: Handle, addr: Word, scalar: TypeId, mask: u32) -> Result<Vec<Word>> {
+    /// Loads the masked components of type `scalar` starting at byte `addr` (each word
+    /// bounded by `range`, [`Self::buffer_range`]).
+    fn load_components(
+        &mut self,
+        c: &Call<'_>,
+        h: Handle,
+        addr: Word,
+        scalar: TypeId,
+        mask: u32,
+        range: Option<(Word, Word)>,
+    ) -> Result<Vec<Word>> {
         let bits = self.scalar_bits(scalar).unwrap_or(32);
         let st = self.cx.ty(scalar)?;
         let u = self.cx.u32_t();
@@ -374,15 +402,15 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 32 => {
                     let a = self.add_const(addr, 4 * k)?;
                     let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
-                    let x = self.load_word(h, word)?;
+                    let x = self.load_word(h, word, range)?;
                     self.num_to_ir(x, Num::UInt, scalar)?
                 }
                 64 => {
                     let a = self.add_const(addr, 8 * k)?;
                     let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
-                    let lo = self.load_word(h, word)?;
+                    let lo = self.load_word(h, word, range)?;
                     let word1 = self.add_const(word, 1)?;
-                    let hi = self.load_word(h, word1)?;
+                    let hi = self.load_word(h, word1, range)?;
                     let u2 = self.cx.vec(u, 2);
                     let pair = self.ids_op(Op::CompositeConstruct, u2, &[lo, hi])?;
                     self.ids_op(Op::Bitcast, st, &[pair])?
@@ -390,7 +418,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 16 => {
                     let a = self.add_const(addr, 2 * k)?;
                     let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
-                    let x = self.load_word(h, word)?;
+                    let x = self.load_word(h, word, range)?;
                     let half = self.ids_op(Op::BitwiseAnd, u, &[a, two])?;
                     let three = self.cx.const_u32(3);
                     let shift = self.ids_op(Op::ShiftLeftLogical, u, &[half, three])?;
@@ -421,10 +449,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
                 let mask = if c.op == DxOp::RawBufferLoad { self.arg_const(c, 3)? as u32 & used } else { used };
                 let addr = self.byte_address(rv.shape, index, off)?;
-                let comps = self.load_components(c, h, addr, scalar, mask)?;
+                let range = self.buffer_range(h)?;
+                let comps = self.load_components(c, h, addr, scalar, mask, range)?;
                 self.make_ret(c.ty, &comps, None)
             }
             ResShape::Image { dim: rspirv::spirv::Dim::DimBuffer, texel, .. } => {
+                let range = self.buffer_range(h)?;
+                let index = self.in_range(range, index, PAST_TEXEL)?;
                 let (rv, img) = self.load_descriptor(h)?;
                 let tt = texel.scalar(self.cx);
                 let v4 = self.cx.vec(tt, 4);
@@ -479,6 +510,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ResShape::Words { .. } => {
                 let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
                 let addr = self.byte_address(rv.shape, index, off)?;
+                let range = self.buffer_range(h)?;
                 let ty = self.arg_ty(c, 3)?;
                 let bits = self.scalar_bits(ty).unwrap_or(32);
                 let u = self.cx.u32_t();
@@ -507,7 +539,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         let both = self.ids_op(Op::BitwiseOr, u, &[lo, hi])?;
                         let a = self.add_const(addr, 2 * this)?;
                         let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
-                        self.store_word(h, word, both)?;
+                        self.store_word(h, word, both, range)?;
                         k += 1;
                         continue;
                     }
@@ -517,7 +549,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                             let a = self.add_const(addr, 4 * k)?;
                             let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
                             let x = self.ir_to_num(v, ty, Num::UInt)?;
-                            self.store_word(h, word, x)?;
+                            self.store_word(h, word, x, range)?;
                         }
                         64 => {
                             let a = self.add_const(addr, 8 * k)?;
@@ -526,9 +558,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                             let pair = self.ids_op(Op::Bitcast, u2, &[v])?;
                             let lo = self.extract(u, pair, 0)?;
                             let hi = self.extract(u, pair, 1)?;
-                            self.store_word(h, word, lo)?;
+                            self.store_word(h, word, lo, range)?;
                             let word1 = self.add_const(word, 1)?;
-                            self.store_word(h, word1, hi)?;
+                            self.store_word(h, word1, hi, range)?;
                         }
                         16 => {
                             // Half a word: clear it, then set it, each atomically, so the
@@ -544,7 +576,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                             let keep_mask = self.ids_op(Op::ShiftLeftLogical, u, &[ffff, shift])?;
                             let keep = self.ids_op(Op::Not, u, &[keep_mask])?;
                             let bits_in = self.ids_op(Op::ShiftLeftLogical, u, &[x, shift])?;
-                            let (p, _) = self.word_ptr(h, word)?;
+                            let (p, _) = self.ranged_word_ptr(h, word, range)?;
                             let scope = self.cx.const_u32(Scope::Device as u32);
                             let sem = self.cx.const_u32(0);
                             self.ids_op(Op::AtomicAnd, u, &[p, scope, sem, keep])?;
@@ -556,6 +588,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 Ok(())
             }
             ResShape::Image { dim: rspirv::spirv::Dim::DimBuffer, texel, .. } => {
+                let range = self.buffer_range(h)?;
+                let index = self.in_range(range, index, PAST_TEXEL)?;
                 let (_, img) = self.load_descriptor(h)?;
                 let t = self.make_texel(c, 3, texel)?;
                 self.ids_void(Op::ImageWrite, &[img, index, t])
@@ -574,11 +608,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let u = self.cx.u32_t();
                 let two = self.cx.const_u32(2);
                 let word = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
-                Ok((self.word_ptr(h, word)?.0, None))
+                let range = self.buffer_range(h)?;
+                Ok((self.ranged_word_ptr(h, word, range)?.0, None))
             }
             ResShape::Image { texel, .. } => {
                 let n = rv.shape.coords();
                 let coord = self.coord(c, first, n)?;
+                let coord = self.texel_in_range(h, rv.shape, coord)?;
                 let (_, p) = self.res_ptr(h)?;
                 let tt = texel.scalar(self.cx);
                 let pty = self.cx.ptr(StorageClass::Image, tt);
@@ -603,6 +639,16 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.ids_op(Op::CompositeConstruct, vt, &ws)
     }
 
+    /// A typed buffer's texel coordinate bounded by its offset table's range (other
+    /// images' coordinates as they are).
+    fn texel_in_range(&mut self, h: Handle, shape: ResShape, coord: Word) -> Result<Word> {
+        if !matches!(shape, ResShape::Image { dim: rspirv::spirv::Dim::DimBuffer, .. }) {
+            return Ok(coord);
+        }
+        let range = self.buffer_range(h)?;
+        self.in_range(range, coord, PAST_TEXEL)
+    }
+
     fn atomic(&mut self, c: &Call<'_>) -> Result<Word> {
         let h = self.handle(self.arg(c, 0)?)?;
         let rv = self.res_var(h)?;
@@ -621,6 +667,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let var = self.element_ptr(h, &view)?;
                 let n = rv.shape.coords();
                 let coord = self.coord(c, first, n)?;
+                let coord = self.texel_in_range(h, rv.shape, coord)?;
                 let pty = self.cx.ptr(StorageClass::Image, t);
                 let zero = self.cx.const_u32(0);
                 let ptr = self.ids_op(Op::ImageTexelPointer, pty, &[var, coord, zero])?;
@@ -645,8 +692,25 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let off = if self.is_undef(self.arg(c, first + 1)?) { None } else { Some(self.arg_val(c, first + 1)?) };
             let addr = self.byte_address(rv.shape, index, off)?;
             let u = self.cx.u32_t();
-            let three = self.cx.const_u32(3);
-            let word = self.ids_op(Op::ShiftRightLogical, u, &[addr, three])?;
+            let word = match self.buffer_range(h)? {
+                None => {
+                    let three = self.cx.const_u32(3);
+                    self.ids_op(Op::ShiftRightLogical, u, &[addr, three])?
+                }
+                Some((first, count)) => {
+                    // Both words of the 8-aligned value in the range: `(w | 1) < count`.
+                    let two = self.cx.const_u32(2);
+                    let w = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
+                    let one = self.cx.const_u32(1);
+                    let last = self.ids_op(Op::BitwiseOr, u, &[w, one])?;
+                    let b = self.cx.bool_t();
+                    let inside = self.ids_op(Op::ULessThan, b, &[last, count])?;
+                    let moved = self.ids_op(Op::IAdd, u, &[w, first])?;
+                    let past = self.cx.const_u32(PAST_WORD);
+                    let w = self.ids_op(Op::Select, u, &[inside, moved, past])?;
+                    self.ids_op(Op::ShiftRightLogical, u, &[w, one])?
+                }
+            };
             let u64t = self.cx.uint(64);
             let pty = self.cx.ptr(view.storage, u64t);
             let zero = self.cx.const_u32(0);

@@ -299,8 +299,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                          bind it through a descriptor table or lower root descriptors as descriptors",
                     ));
                 }
-                let (_, p) = self.res_ptr(h)?;
-                let words = self.ids_op(Op::ArrayLength, u, &[p, 0])?;
+                let words = match self.buffer_range(h)? {
+                    // The view's words, from the layer's offset table.
+                    Some((_, count)) => count,
+                    None => {
+                        let (_, p) = self.res_ptr(h)?;
+                        self.ids_op(Op::ArrayLength, u, &[p, 0])?
+                    }
+                };
                 let four = self.cx.const_u32(4);
                 let bytes = self.ids_op(Op::IMul, u, &[words, four])?;
                 comps.push(match stride {
@@ -310,6 +316,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         self.ids_op(Op::UDiv, u, &[bytes, sw])?
                     }
                 });
+            }
+            ResShape::Image { dim: Dim::DimBuffer, .. } if self.res.offsets_of(h)?.is_some() => {
+                // The view's texels, from the layer's offset table.
+                let (_, count) = self.buffer_range(h)?.ok_or_else(|| Error::Internal("no buffer range".into()))?;
+                comps.push(count);
+                while comps.len() < 3 {
+                    comps.push(self.cx.undef(u));
+                }
             }
             ResShape::Image { dim, arrayed, ms, .. } => {
                 self.cx.capability(Capability::ImageQuery);
