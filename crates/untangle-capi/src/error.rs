@@ -155,7 +155,8 @@ pub fn status_of(e: &Error) -> untangle_status {
             | TranslateError::Unsupported { .. }
             | TranslateError::VendorExtension { .. } => UNTANGLE_UNSUPPORTED,
             TranslateError::Malformed { .. } | TranslateError::Invalid { .. } => UNTANGLE_MALFORMED,
-            TranslateError::BindingMap(_) => UNTANGLE_BINDING_MAP,
+            // Placement callbacks are not in the C API; their refusals are binding refusals.
+            TranslateError::BindingMap(_) | TranslateError::Placement { .. } => UNTANGLE_BINDING_MAP,
             TranslateError::RootSignature(_) | TranslateError::RootSignatureConflict { .. } => UNTANGLE_ROOT_SIGNATURE,
             // A library translated without naming one of its entries, or a wrong name.
             TranslateError::LibraryEntry(_) => UNTANGLE_INVALID_ARGUMENT,

@@ -209,6 +209,9 @@ impl untangle_options {
             per_primitive_inputs: Vec::new(),
             maximal_reconvergence: self.maximal_reconvergence,
             float_controls2: self.float_controls2,
+            // Not in the C API yet: the library's defaults (no placement callbacks, no
+            // dual-source blending, the entry's own name, native 16-bit minimum precision).
+            ..untangle::Options::default()
         }
     }
 }
