@@ -156,6 +156,11 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
     if let Some(Opt::InvariantPosition { enabled }) = setup.last(|o| matches!(o, Opt::InvariantPosition { .. })) {
         options.invariant_position = *enabled;
     }
+    if let Some(Opt::StrictHelperLaneWaveOps { enable }) =
+        setup.last(|o| matches!(o, Opt::StrictHelperLaneWaveOps { .. }))
+    {
+        options.strict_helper_lane_wave_ops = *enable;
+    }
     if let Some(Opt::RasterizerSampleCount { sample_count, spec_constant: false }) =
         setup.last(|o| matches!(o, Opt::RasterizerSampleCount { .. }))
     {

@@ -145,6 +145,8 @@ pub struct Features {
     pub subgroup_size: u32,
     /// Subgroup operations (`VkSubgroupFeatureFlags` bits) supported in compute shaders.
     pub subgroup_ops: u32,
+    /// The stages with subgroup operations (`VkShaderStageFlags`, Vulkan 1.1 properties).
+    pub subgroup_stages: u32,
     /// `maxPerStageDescriptor*` limits: storage buffers, uniform buffers, sampled images,
     /// storage images, samplers.
     pub per_stage_descriptors: [u32; 5],
@@ -586,6 +588,7 @@ impl Gpu {
                 driver = format!("{name} {info}").trim().to_string();
             }
             features.subgroup_size = sg.subgroup_size;
+            features.subgroup_stages = sg.supported_stages.as_raw();
             if sg.supported_stages.contains(vk::ShaderStageFlags::COMPUTE) {
                 features.subgroup_ops = sg.supported_operations.as_raw();
             }

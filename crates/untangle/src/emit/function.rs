@@ -894,17 +894,33 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// Runs `body` once per partition of the subgroup's active invocations that agree on all
     /// `keys` (32-bit unsigned ids): a loop whose every iteration elects the partition of the
     /// first active invocation, runs `body` in it, and lets those invocations leave. Returns
-    /// the value of `body` (of type `ty`) for each invocation. Splits the current block like
-    /// [`Self::split_if`].
+    /// the value of `body` (of type `ty`) for each invocation. Invocations for which `skip`
+    /// holds (a boolean id) stay out of the loop, and so out of every partition, and get an
+    /// undefined value. Splits the current block like [`Self::split_if`].
     pub fn partition_loop(
         &mut self,
         keys: &[Word],
         ty: Word,
+        skip: Option<Word>,
         body: impl FnOnce(&mut Self) -> Result<Word>,
     ) -> Result<Word> {
         if self.cur_loop_header {
             return Err(self.err("a partitioned wave operation in a loop header block"));
         }
+        // `if (skip) {} else { loop }`: the skipped invocations wait at the merge.
+        let outer = match skip {
+            Some(cond) => {
+                let b = &mut self.cx.b;
+                let (skipped, enter, after) = (b.id(), b.id(), b.id());
+                b.selection_merge(after, spirv::SelectionControl::NONE)?;
+                b.branch_conditional(cond, skipped, enter, [])?;
+                b.begin_block(Some(skipped))?;
+                b.branch(after)?;
+                b.begin_block(Some(enter))?;
+                Some((skipped, after))
+            }
+            None => None,
+        };
         let b = &mut self.cx.b;
         let (header, inner, found, sel, cont, merge) = (b.id(), b.id(), b.id(), b.id(), b.id(), b.id());
         b.branch(header)?;
@@ -939,7 +955,15 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.cx.b.begin_block(Some(cont))?;
         self.cx.b.branch(header)?;
         self.cx.b.begin_block(Some(merge))?;
-        self.exit_labels.insert(self.cur_label, merge);
+        let Some((skipped, after)) = outer else {
+            self.exit_labels.insert(self.cur_label, merge);
+            return Ok(v);
+        };
+        self.cx.b.branch(after)?;
+        self.cx.b.begin_block(Some(after))?;
+        let undef = self.cx.undef(ty);
+        let v = self.cx.b.phi(ty, None, [(v, merge), (undef, skipped)])?;
+        self.exit_labels.insert(self.cur_label, after);
         Ok(v)
     }
 

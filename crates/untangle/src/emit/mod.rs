@@ -104,7 +104,7 @@ use std::collections::BTreeMap;
 
 /// What a translation is asked to do beyond the shader itself: how resources are bound,
 /// where stage I/O goes, stream output, pipeline facts the shader cannot see.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// Overrides of the default binding model (`--binding-map`); unused with a root
     /// signature.
@@ -170,6 +170,41 @@ pub struct Options {
     /// (`min16float`: DXIL's shader flags lack `UseNativeLowPrecision`). A module with
     /// native 16-bit types (`-enable-16bit-types`) always computes `half` in 16 bits.
     pub min_precision: MinPrecision,
+    /// Pixel shaders whose entry lacks SM 6.7's `[WaveOpsIncludeHelperLanes]` (the DXIL
+    /// function attribute `"waveops-include-helper-lanes"`): wave operations leave helper
+    /// lanes out, as D3D specifies (Vulkan counts helper invocations as active in subgroup
+    /// operations). Ballots, votes, bit counts, reductions and scans see helpers as
+    /// inactive (they feed the operation's identity), `WaveIsFirstLane` and
+    /// `WaveReadLaneFirst` pick the first non-helper lane, `WaveActiveAllEqual`,
+    /// `WaveMatch` and `WaveMultiPrefix*` ignore helpers; lane index, lane count,
+    /// `WaveReadLaneAt` and quad operations are unchanged (`dxop/wave.rs`). Default
+    /// `true`; `false` keeps helpers in every wave operation, as dxil-spirv's
+    /// `STRICT_HELPER_LANE_WAVE_OPS` off does.
+    pub strict_helper_lane_wave_ops: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            binding_map: BindingMap::default(),
+            root_signature: None,
+            embedded_root_signature: None,
+            resource_remap: None,
+            placement: None,
+            dual_source_blending: false,
+            invariant_position: false,
+            render_target_sample_count: None,
+            entry_point_name: None,
+            io_remap: None,
+            stream_output: None,
+            tess_domain_origin: TessDomainOrigin::default(),
+            per_primitive_inputs: Vec::new(),
+            maximal_reconvergence: false,
+            float_controls2: false,
+            min_precision: MinPrecision::default(),
+            strict_helper_lane_wave_ops: true,
+        }
+    }
 }
 
 /// The width of minimum-precision floats (`min16float`, DXIL `half` in a module without
@@ -341,6 +376,10 @@ pub struct StageIo {
     /// Pixel shaders: inputs (semantic, index) a mesh shader writes per primitive
     /// ([`Options::per_primitive_inputs`]), decorated `PerPrimitiveEXT`.
     pub per_primitive_inputs: Vec<(String, u32)>,
+    /// Pixel shaders: wave operations leave helper lanes out
+    /// ([`Options::strict_helper_lane_wave_ops`] and no `"waveops-include-helper-lanes"`
+    /// on the entry).
+    pub wave_excludes_helpers: bool,
     /// Pixel shaders: the input elements some `attributeAtVertex` reads. They are
     /// `PerVertexKHR` arrays of the primitive's 3 vertices (`SPV_KHR_fragment_shader_barycentric`;
     /// `loadInput` reads vertex 0, the provoking vertex), see `crate::emit::stage::pixel`.

@@ -207,6 +207,11 @@ pub(crate) fn translate_entry_local(
     if sm.kind == ShaderKind::Pixel {
         iface.stage.per_vertex_inputs = StageIo::per_vertex_inputs(m, func);
         iface.stage.per_primitive_inputs = options.per_primitive_inputs.clone();
+        // SM 6.7's `[WaveOpsIncludeHelperLanes]` (DXC marks the entry function). With it,
+        // dxil-spirv also declares `MaximallyReconvergesKHR`; untangle leaves that to
+        // `Options::maximal_reconvergence`, which needs the device feature.
+        iface.stage.wave_excludes_helpers = options.strict_helper_lane_wave_ops
+            && !m.function_has_attribute(&m.functions[fid], "waveops-include-helper-lanes");
     }
     iface.xfb = xfb.map(XfbState::new);
     let (fn_id, derivatives, captures) = match sm.kind {

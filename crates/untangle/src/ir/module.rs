@@ -5,6 +5,7 @@ use super::metadata::MetadataTable;
 use super::types::{TypeId, Types};
 use super::value::{ConstId, Constants, FuncId, GlobalId};
 use cranelift_entity::PrimaryMap;
+use std::collections::BTreeMap;
 
 #[derive(Clone, PartialEq, Debug)]
 pub struct Global {
@@ -29,11 +30,21 @@ pub struct Module {
     pub globals: PrimaryMap<GlobalId, Global>,
     pub functions: PrimaryMap<FuncId, Function>,
     pub metadata: MetadataTable,
+    /// The string function attributes (`"key"` or `"key"="value"`; a key alone has the
+    /// empty value) of the functions that have some, by function name: DXC marks entries
+    /// with them (`"waveops-include-helper-lanes"` in SM 6.7 pixel shaders,
+    /// `"fp32-denorm-mode"="ftz"`). Enum and integer attributes are not kept.
+    pub function_attributes: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 impl Module {
     pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
         self.functions.iter().find(|(_, f)| f.name == name).map(|(id, _)| id)
+    }
+
+    /// Whether function `f` carries string attribute `key` (with any value).
+    pub fn function_has_attribute(&self, f: &Function, key: &str) -> bool {
+        self.function_attributes.get(&f.name).is_some_and(|a| a.contains_key(key))
     }
 
     /// Functions with bodies, in module order.

@@ -7,6 +7,29 @@
 //! 1 unsigned; `WavePrefixOp` is the exclusive scan of the same. `WaveActiveBit`: 0 and,
 //! 1 or, 2 xor. `QuadOp`: 0 across X, 1 across Y, 2 diagonal (`OpGroupNonUniformQuadSwap`).
 //! `QuadVote` (SM 6.7): 0 any, 1 all of the quad, from three quad swaps.
+//!
+//! # Helper lanes
+//!
+//! D3D leaves a pixel shader's helper lanes (quad members outside the primitive, and lanes
+//! that `discard` demoted) out of wave operations unless the entry declares SM 6.7's
+//! `[WaveOpsIncludeHelperLanes]`; Vulkan counts helper invocations as active in subgroup
+//! operations. Where `StageIo::wave_excludes_helpers` says so (pixel shaders without the
+//! attribute, under `Options::strict_helper_lane_wave_ops`), every operation that
+//! depends on which lanes are active asks `OpIsHelperInvocationEXT` at that point (so a
+//! lane demoted earlier counts as a helper, as `IsHelperLane` does) and leaves helpers out:
+//!
+//! | Operation | Helpers |
+//! |---|---|
+//! | `WaveActiveBallot`, `WaveActiveCountBits`, `WavePrefixCountBits` | vote false |
+//! | `WaveActiveAnyTrue` / `WaveActiveAllTrue` | vote false / true |
+//! | `WaveActiveOp`, `WavePrefixOp`, `WaveActiveBit` | feed the identity: 0 (sum, or, xor, unsigned max), 1 (product), all ones (and, unsigned min), the signed maximum (signed min), the signed minimum (signed max), -0.0 (float sum), +inf / -inf (float min / max) |
+//! | `WaveIsFirstLane` | false; the lane with no non-helper lane below it is first |
+//! | `WaveReadLaneFirst` | read the lowest non-helper lane (0 when every lane is a helper, as drivers return) |
+//! | `WaveActiveAllEqual` | take the lowest non-helper lane's value (true when every lane is a helper) |
+//! | `WaveMatch`, `WaveMultiPrefix*` | stay out of the partition loop (undefined result) |
+//!
+//! `WaveGetLaneIndex`, `WaveGetLaneCount`, `WaveReadLaneAt` and the quad operations keep
+//! helpers, which quads need.
 
 use crate::dxil::DxOp;
 use crate::emit::error::{malformed, Result, Subject};
@@ -23,7 +46,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let b = self.cx.bool_t();
         let w = match c.op {
             WaveIsFirstLane => {
-                let x = self.ids_op(Op::GroupNonUniformElect, b, &[sg])?;
+                let x = match self.helper_lane()? {
+                    None => self.ids_op(Op::GroupNonUniformElect, b, &[sg])?,
+                    Some(helper) => {
+                        // No non-helper lane below this one, and not a helper itself.
+                        let (active, ballot) = self.non_helper_ballot(helper)?;
+                        let u = self.cx.u32_t();
+                        let scan = GroupOperation::ExclusiveScan as u32;
+                        let below = self.ids_op(Op::GroupNonUniformBallotBitCount, u, &[sg, scan, ballot])?;
+                        let zero = self.cx.const_u32(0);
+                        let none_below = self.ids_op(Op::IEqual, b, &[below, zero])?;
+                        self.ids_op(Op::LogicalAnd, b, &[active, none_below])?
+                    }
+                };
                 self.num_to_ir(x, Num::Bool, c.ty)?
             }
             WaveGetLaneIndex | WaveGetLaneCount => {
@@ -38,15 +73,37 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             WaveAnyTrue | WaveAllTrue => {
                 self.cx.capability(Capability::GroupNonUniformVote);
-                let x = self.arg_val(c, 0)?;
+                let mut x = self.arg_val(c, 0)?;
+                if let Some(helper) = self.helper_lane()? {
+                    // Helpers vote false for any, true for all.
+                    x = if c.op == WaveAnyTrue {
+                        let active = self.ids_op(Op::LogicalNot, b, &[helper])?;
+                        self.ids_op(Op::LogicalAnd, b, &[x, active])?
+                    } else {
+                        self.ids_op(Op::LogicalOr, b, &[x, helper])?
+                    };
+                }
                 let op = if c.op == WaveAnyTrue { Op::GroupNonUniformAny } else { Op::GroupNonUniformAll };
                 let r = self.ids_op(op, b, &[sg, x])?;
                 self.num_to_ir(r, Num::Bool, c.ty)?
             }
             WaveActiveAllEqual => {
                 self.cx.capability(Capability::GroupNonUniformVote);
-                let x = self.arg_val(c, 0)?;
-                let r = self.ids_op(Op::GroupNonUniformAllEqual, b, &[sg, x])?;
+                let mut x = self.arg_val(c, 0)?;
+                let helper = self.helper_lane()?;
+                let mut none = None;
+                if let Some(helper) = helper {
+                    // Helpers repeat the first non-helper lane's value.
+                    let t = self.arg_ty(c, 0)?;
+                    let t = self.cx.ty(t)?;
+                    let (first, any) = self.read_first_non_helper(helper, x, t)?;
+                    x = self.ids_op(Op::Select, t, &[helper, first, x])?;
+                    none = Some(self.ids_op(Op::LogicalNot, b, &[any])?);
+                }
+                let mut r = self.ids_op(Op::GroupNonUniformAllEqual, b, &[sg, x])?;
+                if let Some(none) = none {
+                    r = self.ids_op(Op::LogicalOr, b, &[r, none])?;
+                }
                 self.num_to_ir(r, Num::Bool, c.ty)?
             }
             WaveActiveBallot => {
@@ -54,6 +111,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let u = self.cx.u32_t();
                 let u4 = self.cx.vec(u, 4);
                 let x = self.arg_val(c, 0)?;
+                let x = self.non_helper_vote(x)?;
                 let v = self.ids_op(Op::GroupNonUniformBallot, u4, &[sg, x])?;
                 let mut comps = Vec::new();
                 for k in 0..4 {
@@ -65,7 +123,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.cx.capability(Capability::GroupNonUniformBallot);
                 let t = self.cx.ty(c.ty)?;
                 let x = self.arg_val(c, 0)?;
-                self.ids_op(Op::GroupNonUniformBroadcastFirst, t, &[sg, x])?
+                match self.helper_lane()? {
+                    None => self.ids_op(Op::GroupNonUniformBroadcastFirst, t, &[sg, x])?,
+                    Some(helper) => {
+                        let (first, any) = self.read_first_non_helper(helper, x, t)?;
+                        let zero = self.cx.null(t);
+                        self.ids_op(Op::Select, t, &[any, first, zero])?
+                    }
+                }
             }
             WaveReadLaneAt => {
                 self.cx.capability(Capability::GroupNonUniformShuffle);
@@ -102,6 +167,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     let (ones, zero) = (self.cx.const_u32(u32::MAX), self.cx.const_u32(0));
                     x = self.ids_op(Op::Select, t, &[x, ones, zero])?;
                 }
+                let bits = if boolean { 32 } else { self.scalar_bits(c.ty).unwrap_or(32) };
+                x = self.non_helper_input(x, opcode, t, bits)?;
                 let group = if c.op == WaveActiveOp { GroupOperation::Reduce } else { GroupOperation::ExclusiveScan };
                 let r = self.ids_op(opcode, t, &[sg, group as u32, x])?;
                 if boolean {
@@ -122,6 +189,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     _ => Op::GroupNonUniformBitwiseXor,
                 };
                 let x = self.arg_val(c, 0)?;
+                let bits = self.scalar_bits(c.ty).unwrap_or(32);
+                let x = self.non_helper_input(x, opcode, t, bits)?;
                 self.ids_op(opcode, t, &[sg, GroupOperation::Reduce as u32, x])?
             }
             WaveAllBitCount | WavePrefixBitCount => {
@@ -129,6 +198,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let u = self.cx.u32_t();
                 let u4 = self.cx.vec(u, 4);
                 let x = self.arg_val(c, 0)?;
+                let x = self.non_helper_vote(x)?;
                 let v = self.ids_op(Op::GroupNonUniformBallot, u4, &[sg, x])?;
                 let group =
                     if c.op == WaveAllBitCount { GroupOperation::Reduce } else { GroupOperation::ExclusiveScan };
@@ -176,7 +246,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let u = self.cx.u32_t();
                 let u4 = self.cx.vec(u, 4);
                 let b2 = b;
-                let mask = self.partition_loop(&keys, u4, |me| {
+                let skip = self.helper_lane()?;
+                let mask = self.partition_loop(&keys, u4, skip, |me| {
                     let t = me.cx.b.constant_true(b2);
                     me.ids_op(Op::GroupNonUniformBallot, u4, &[sg, t])
                 })?;
@@ -193,10 +264,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let x = self.arg_val(c, 0)?;
                 let t = self.cx.ty(c.ty)?;
                 let scan = GroupOperation::ExclusiveScan as u32;
+                let skip = self.helper_lane()?;
                 if c.op == WaveMultiPrefixBitCount {
                     let u = self.cx.u32_t();
                     let u4 = self.cx.vec(u, 4);
-                    self.partition_loop(&keys, t, |me| {
+                    self.partition_loop(&keys, t, skip, |me| {
                         let v = me.ids_op(Op::GroupNonUniformBallot, u4, &[sg, x])?;
                         me.ids_op(Op::GroupNonUniformBallotBitCount, t, &[sg, scan, v])
                     })?
@@ -218,12 +290,67 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                             ))
                         }
                     };
-                    self.partition_loop(&keys, t, |me| me.ids_op(opcode, t, &[sg, scan, x]))?
+                    self.partition_loop(&keys, t, skip, |me| me.ids_op(opcode, t, &[sg, scan, x]))?
                 }
             }
             other => return Err(self.not_in_family(other, FAMILY)),
         };
         Ok(Some(w))
+    }
+
+    /// Where wave operations leave helper lanes out (module documentation): whether this
+    /// lane is a helper now (`OpIsHelperInvocationEXT`, which sees earlier demotes).
+    fn helper_lane(&mut self) -> Result<Option<Word>> {
+        if !self.iface.stage.wave_excludes_helpers {
+            return Ok(None);
+        }
+        self.cx.capability(Capability::DemoteToHelperInvocation);
+        let b = self.cx.bool_t();
+        self.ids_op(Op::IsHelperInvocationEXT, b, &[]).map(Some)
+    }
+
+    /// A lane's vote `x` (a boolean id), false from helper lanes where they are left out.
+    fn non_helper_vote(&mut self, x: Word) -> Result<Word> {
+        let Some(helper) = self.helper_lane()? else { return Ok(x) };
+        let b = self.cx.bool_t();
+        let active = self.ids_op(Op::LogicalNot, b, &[helper])?;
+        self.ids_op(Op::LogicalAnd, b, &[x, active])
+    }
+
+    /// Operand `x` (SPIR-V type `ty`, scalar of `bits`) of the group operation `opcode`,
+    /// its identity from helper lanes where they are left out.
+    fn non_helper_input(&mut self, x: Word, opcode: Op, ty: Word, bits: u32) -> Result<Word> {
+        let Some(helper) = self.helper_lane()? else { return Ok(x) };
+        let identity = self.cx.const_bits(ty, bits, group_identity(opcode, bits));
+        self.ids_op(Op::Select, ty, &[helper, identity, x])
+    }
+
+    /// Whether this lane is not a helper, and the ballot of those lanes.
+    fn non_helper_ballot(&mut self, helper: Word) -> Result<(Word, Word)> {
+        self.cx.capability(Capability::GroupNonUniformBallot);
+        let b = self.cx.bool_t();
+        let u = self.cx.u32_t();
+        let u4 = self.cx.vec(u, 4);
+        let sg = self.cx.const_u32(Scope::Subgroup as u32);
+        let active = self.ids_op(Op::LogicalNot, b, &[helper])?;
+        let ballot = self.ids_op(Op::GroupNonUniformBallot, u4, &[sg, active])?;
+        Ok((active, ballot))
+    }
+
+    /// `x` (of SPIR-V type `ty`) read from the lowest non-helper lane, and whether there
+    /// is one (else the value read is undefined).
+    fn read_first_non_helper(&mut self, helper: Word, x: Word, ty: Word) -> Result<(Word, Word)> {
+        self.cx.capability(Capability::GroupNonUniformShuffle);
+        let (_, ballot) = self.non_helper_ballot(helper)?;
+        let (b, u) = (self.cx.bool_t(), self.cx.u32_t());
+        let sg = self.cx.const_u32(Scope::Subgroup as u32);
+        let lane = self.ids_op(Op::GroupNonUniformBallotFindLSB, u, &[sg, ballot])?;
+        let first = self.ids_op(Op::GroupNonUniformShuffle, ty, &[sg, x, lane])?;
+        let reduce = GroupOperation::Reduce as u32;
+        let count = self.ids_op(Op::GroupNonUniformBallotBitCount, u, &[sg, reduce, ballot])?;
+        let zero = self.cx.const_u32(0);
+        let any = self.ids_op(Op::INotEqual, b, &[count, zero])?;
+        Ok((first, any))
     }
 
     /// A value as 32-bit unsigned words, for comparing values bit for bit.
@@ -244,5 +371,31 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             _ => Ok(vec![self.ir_to_num(v, ty, Num::UInt)?]),
         }
+    }
+}
+
+/// The identity of group operation `opcode` on scalars of `bits`, as raw bits: what a lane
+/// left out of it contributes. The float sum's is -0.0 (`-0.0 + x` is `x` for every `x`,
+/// -0.0 included).
+fn group_identity(opcode: Op, bits: u32) -> u64 {
+    let ones = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let sign = 1u64 << (bits - 1);
+    // (1.0, +inf) as bits.
+    let (one, inf) = match bits {
+        16 => (0x3c00, 0x7c00),
+        64 => (0x3ff0_0000_0000_0000, 0x7ff0_0000_0000_0000),
+        _ => (0x3f80_0000, 0x7f80_0000),
+    };
+    match opcode {
+        Op::GroupNonUniformIMul => 1,
+        Op::GroupNonUniformBitwiseAnd | Op::GroupNonUniformUMin => ones,
+        Op::GroupNonUniformSMin => ones >> 1,
+        Op::GroupNonUniformSMax => sign,
+        Op::GroupNonUniformFAdd => sign,
+        Op::GroupNonUniformFMul => one,
+        Op::GroupNonUniformFMin => inf,
+        Op::GroupNonUniformFMax => inf | sign,
+        // IAdd, BitwiseOr, BitwiseXor, UMax.
+        _ => 0,
     }
 }

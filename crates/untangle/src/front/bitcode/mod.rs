@@ -12,7 +12,8 @@
 //!   [`blockinfo`]: shared abbreviations; [`cursor`]: block structure.
 //! - [`module`]: the module block, globals and functions; [`types`]: the type table;
 //!   [`constants`]: constants blocks; [`function`]: instructions; [`metadata`]: named
-//!   metadata and nodes; [`symtab`]: value names; [`layout`]: data-layout alignments.
+//!   metadata and nodes; [`symtab`]: value names; [`layout`]: data-layout alignments;
+//!   [`attributes`]: functions' string attributes.
 //! - [`upgrade`]: the intrinsic renaming LLVM applies on reading (lifetime markers).
 //! - [`canonical`]: renumbers types and constants in the order the LLVM front end interns
 //!   them, so the two front ends' modules are identical, not just equivalent.
@@ -33,6 +34,7 @@
 //! with the bit offset, block id and record code.
 
 pub mod abbrev;
+pub mod attributes;
 pub mod bitstream;
 pub mod blockinfo;
 pub mod canonical;

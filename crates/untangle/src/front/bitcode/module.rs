@@ -12,6 +12,7 @@
 //! module-level constants; function blocks extend it with arguments, their constants and
 //! instruction results, and drop those again at the end of the block.
 
+use super::attributes;
 use super::bitstream::Res;
 use super::constants;
 use super::cursor::{Cursor, Entry};
@@ -31,6 +32,10 @@ pub fn read(cur: &mut Cursor, name: &str) -> Res<Module> {
     let mut next_body = 0usize;
     let mut resolved_globals = false;
     let mut names: Vec<Name> = Vec::new();
+    let mut attr_groups = crate::ir::hash::HashMap::default();
+    let mut attr_lists: Vec<attributes::StringAttributes> = Vec::new();
+    // (function, its attribute operand), resolved once the names are known.
+    let mut fn_attrs: Vec<(FuncId, u64)> = Vec::new();
     loop {
         match cur.advance()? {
             Entry::End => break,
@@ -50,6 +55,8 @@ pub fn read(cur: &mut Cursor, name: &str) -> Res<Module> {
                     11 => constants::read(&mut rd, cur)?,
                     15 => metadata::read(&mut rd, cur)?,
                     14 => names.extend(symtab::read(cur)?),
+                    10 => attributes::read_groups(cur, &mut attr_groups)?,
+                    9 => attributes::read_lists(cur, &attr_groups, &mut attr_lists)?,
                     12 => {
                         let fid = *bodies
                             .get(next_body)
@@ -62,7 +69,7 @@ pub fn read(cur: &mut Cursor, name: &str) -> Res<Module> {
             }
             Entry::Record(code) => {
                 let ops = std::mem::take(&mut cur.ops);
-                let r = record(&mut rd, code, &ops, &mut initializers, &mut bodies);
+                let r = record(&mut rd, code, &ops, &mut initializers, &mut bodies, &mut fn_attrs);
                 cur.ops = ops;
                 r?;
             }
@@ -81,6 +88,13 @@ pub fn read(cur: &mut Cursor, name: &str) -> Res<Module> {
                 Some(Slot::Val(Value::Func(f), _)) => rd.m.functions[*f].name = name,
                 _ => {}
             }
+        }
+    }
+    for (f, list) in fn_attrs {
+        let attrs = usize::try_from(list).ok().and_then(|k| k.checked_sub(1)).and_then(|k| attr_lists.get(k));
+        if let Some(attrs) = attrs.filter(|a| !a.is_empty()) {
+            let name = rd.m.functions[f].name.clone();
+            rd.m.function_attributes.entry(name).or_default().extend(attrs.clone());
         }
     }
     metadata::convert(&mut rd)?;
@@ -104,6 +118,7 @@ fn record(
     ops: &[u64],
     inits: &mut Vec<(GlobalId, u64)>,
     bodies: &mut Vec<FuncId>,
+    fn_attrs: &mut Vec<(FuncId, u64)>,
 ) -> Res<()> {
     let op = |i: usize| ops.get(i).copied().ok_or_else(|| malformed(format!("module record {code} too short")));
     match code {
@@ -166,6 +181,9 @@ fn record(
             });
             if op(2)? == 0 {
                 bodies.push(f);
+            }
+            if let Some(&list) = ops.get(4).filter(|&&l| l != 0) {
+                fn_attrs.push((f, list));
             }
             rd.values.push(Slot::Val(Value::Func(f), ty));
         }

@@ -31,6 +31,7 @@ use super::tables::TypeDef;
 use crate::front::bitcode::layout::DataLayout;
 use crate::ir::{FuncId, Function, Global, GlobalId, Module, Param, Type, TypeId, Value};
 use cranelift_entity::{EntityRef, PrimaryMap};
+use std::collections::BTreeMap;
 
 const LINKAGES: &[&str] = &[
     "private",
@@ -111,9 +112,11 @@ pub fn parse_module(p: &mut Parser) -> PResult<Module> {
                 }
                 "attributes" => {
                     p.bump();
-                    p.expect(Tok::AttrGroupId, "an attribute group `#N`")?;
+                    let g = p.expect(Tok::AttrGroupId, "an attribute group `#N`")?;
+                    let g = p.number(g)?;
                     p.expect(Tok::Equal, "`=`")?;
-                    skip_braces(p)?;
+                    let attrs = attribute_group(p)?;
+                    p.globals.attr_groups.insert(g, attrs);
                 }
                 "define" | "declare" => parse_function(p)?,
                 "uselistorder" | "uselistorder_bb" => return Err(p.unsupported(t, "`uselistorder`")),
@@ -165,6 +168,19 @@ fn finish(p: &mut Parser) -> PResult<Module> {
             ));
         }
     }
+    for (f, groups, inline) in std::mem::take(&mut p.globals.fn_attrs) {
+        let mut attrs = BTreeMap::new();
+        for g in groups {
+            if let Some(a) = p.globals.attr_groups.get(&g) {
+                attrs.extend(a.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+        }
+        attrs.extend(inline);
+        if !attrs.is_empty() {
+            let name = p.m.functions[f].name.clone();
+            p.m.function_attributes.entry(name).or_default().extend(attrs);
+        }
+    }
     p.check_md_defined()?;
     if p.debug_info_version() != 3 {
         p.strip_debug_named_md();
@@ -177,20 +193,31 @@ fn finish(p: &mut Parser) -> PResult<Module> {
     Ok(crate::front::bitcode::canonical::canonicalize(m, &order))
 }
 
-/// Skip a balanced `{ ... }` (attribute group bodies).
-fn skip_braces(p: &mut Parser) -> PResult<()> {
+/// An attribute group's body `{ ... }`: its string attributes (`"key"`, `"key"="value"`);
+/// other attributes (`nounwind`, `align=4`, `memory(read)`) are skipped.
+fn attribute_group(p: &mut Parser) -> PResult<BTreeMap<String, String>> {
     let open = p.expect(Tok::LBrace, "`{`")?;
+    let mut attrs = BTreeMap::new();
     let mut depth = 1u32;
     loop {
-        match p.bump().kind {
+        let t = p.bump();
+        match t.kind {
             Tok::LBrace => depth += 1,
             Tok::RBrace => {
                 depth -= 1;
                 if depth == 0 {
-                    return Ok(());
+                    return Ok(attrs);
                 }
             }
             Tok::Eof => return Err(p.error_at(open, "unbalanced `{`")),
+            Tok::String if depth == 1 => {
+                let key = String::from_utf8_lossy(&p.string_bytes(t)).into_owned();
+                let mut value = String::new();
+                if p.eat(Tok::Equal) {
+                    value = p.expect_string("an attribute value")?;
+                }
+                attrs.insert(key, value);
+            }
             _ => {}
         }
     }
@@ -483,10 +510,13 @@ fn parse_function(p: &mut Parser) -> PResult<()> {
     p.bump();
     let (params, param_names, var_arg) = parse_params(p)?;
     let fty = p.intern(Type::Function { ret, params: params.clone(), var_arg });
-    skip_function_attributes(p, is_definition)?;
+    let (groups, inline) = function_attributes(p, is_definition)?;
     let Value::Func(f) = p.defined_global(name_tok)? else {
         return Err(p.error_at(name_tok, "definition not found by the prescan"));
     };
+    if !groups.is_empty() || !inline.is_empty() {
+        p.globals.fn_attrs.push((f, groups, inline));
+    }
     if p.funcs_defined_flag(f) {
         return Err(p.error_at(name_tok, format!("invalid redefinition of function '{}'", p.text(name_tok))));
     }
@@ -543,15 +573,33 @@ fn parse_params(p: &mut Parser) -> PResult<(Vec<TypeId>, Vec<ParamName>, bool)> 
 }
 
 /// Function attributes after the parameter list, up to the body (`define`) or the next
-/// top-level entity (`declare`).
-fn skip_function_attributes(p: &mut Parser, is_definition: bool) -> PResult<()> {
+/// top-level entity (`declare`): the attribute groups referenced (`#N`) and the string
+/// attributes written inline; everything else is skipped.
+fn function_attributes(p: &mut Parser, is_definition: bool) -> PResult<(Vec<u32>, BTreeMap<String, String>)> {
+    let mut groups = Vec::new();
+    let mut inline = BTreeMap::new();
     loop {
+        let t = p.tok();
+        match t.kind {
+            Tok::AttrGroupId => groups.push(p.number(t)?),
+            Tok::String => {
+                let key = String::from_utf8_lossy(&p.string_bytes(t)).into_owned();
+                let value = if p.peek_at(1) == Tok::Equal && p.peek_at(2) == Tok::String {
+                    let v = p.toks[p.pos + 2];
+                    String::from_utf8_lossy(&p.string_bytes(v)).into_owned()
+                } else {
+                    String::new()
+                };
+                inline.insert(key, value);
+            }
+            _ => {}
+        }
         if skip_attribute_reference(p)? {
             continue;
         }
         let t = p.tok();
         match t.kind {
-            Tok::LBrace if is_definition => return Ok(()),
+            Tok::LBrace if is_definition => return Ok((groups, inline)),
             Tok::MetadataVar if p.peek_at(1) != Tok::Equal => {
                 p.bump();
                 p.parse_md_attachment_value()?;
@@ -571,7 +619,7 @@ fn skip_function_attributes(p: &mut Parser, is_definition: bool) -> PResult<()> 
                             | "uselistorder_bb"
                     )
                 {
-                    return Ok(());
+                    return Ok((groups, inline));
                 }
                 p.bump();
                 match w {
@@ -600,7 +648,7 @@ fn skip_function_attributes(p: &mut Parser, is_definition: bool) -> PResult<()> 
                 }
             }
             _ if is_definition => return Err(p.unexpected("`{` to start the function body")),
-            _ => return Ok(()),
+            _ => return Ok((groups, inline)),
         }
     }
 }

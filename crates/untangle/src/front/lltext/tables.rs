@@ -3,10 +3,10 @@
 //! parser owns one of each; `types`, `module` and `metadata` fill and read them.
 
 use super::lexer::Token;
-use crate::ir::{GlobalId, TypeId, Value};
+use crate::ir::{FuncId, GlobalId, TypeId, Value};
 use cranelift_entity::EntityRef;
 use indexmap::IndexMap;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Where a type name is defined, and what parsing it produced so far.
 #[derive(Clone, Debug)]
@@ -36,6 +36,11 @@ pub struct GlobalTable {
     pub(super) func_defined: Vec<bool>,
     /// `(global, the pointer type a reference gave it, where)`: checked at the end.
     pub checks: Vec<(Value, TypeId, Token)>,
+    /// The string attributes of each attribute group (`attributes #N = { ... }`).
+    pub attr_groups: HashMap<u32, BTreeMap<String, String>>,
+    /// Each function's attribute groups and string attributes written in its header:
+    /// merged into the module's `function_attributes` at the end (groups are defined last).
+    pub fn_attrs: Vec<(FuncId, Vec<u32>, BTreeMap<String, String>)>,
 }
 
 impl GlobalTable {

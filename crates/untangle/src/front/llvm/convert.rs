@@ -132,6 +132,11 @@ impl Converter {
             layout: Vec::new(),
         });
         self.funcs.insert(f, id);
+        let attrs = unsafe { string_attributes(f) };
+        if !attrs.is_empty() {
+            let name = self.module.functions[id].name.clone();
+            self.module.function_attributes.entry(name).or_default().extend(attrs);
+        }
         Ok(())
     }
 
@@ -658,4 +663,33 @@ fn ordering(o: LLVMAtomicOrdering) -> Ordering {
         LLVMAtomicOrderingAcquireRelease => Ordering::AcqRel,
         LLVMAtomicOrderingSequentiallyConsistent => Ordering::SeqCst,
     }
+}
+
+/// The string attributes of function `f` itself (`"key"` or `"key"="value"`).
+unsafe fn string_attributes(f: LLVMValueRef) -> std::collections::BTreeMap<String, String> {
+    let index = llvm_sys::LLVMAttributeFunctionIndex;
+    let n = LLVMGetAttributeCountAtIndex(f, index);
+    let mut attrs: Vec<LLVMAttributeRef> = vec![std::ptr::null_mut(); n as usize];
+    if n > 0 {
+        LLVMGetAttributesAtIndex(f, index, attrs.as_mut_ptr());
+    }
+    let text = |p: *const std::os::raw::c_char, len: u32| -> String {
+        if p.is_null() {
+            return String::new();
+        }
+        let bytes = std::slice::from_raw_parts(p.cast::<u8>(), len as usize);
+        String::from_utf8_lossy(bytes).into_owned()
+    };
+    let mut out = std::collections::BTreeMap::new();
+    for a in attrs {
+        if a.is_null() || LLVMIsStringAttribute(a) == 0 {
+            continue;
+        }
+        let mut klen = 0u32;
+        let k = LLVMGetStringAttributeKind(a, &mut klen);
+        let mut vlen = 0u32;
+        let v = LLVMGetStringAttributeValue(a, &mut vlen);
+        out.insert(text(k, klen), text(v, vlen));
+    }
+    out
 }
