@@ -157,8 +157,9 @@ pub fn status_of(e: &Error) -> untangle_status {
             TranslateError::Malformed { .. } | TranslateError::Invalid { .. } => UNTANGLE_MALFORMED,
             TranslateError::BindingMap(_) => UNTANGLE_BINDING_MAP,
             TranslateError::RootSignature(_) | TranslateError::RootSignatureConflict { .. } => UNTANGLE_ROOT_SIGNATURE,
-            // A library translated without naming one of its entries, or a wrong name.
-            TranslateError::LibraryEntry(_) => UNTANGLE_INVALID_ARGUMENT,
+            // A library translated without naming one of its entries, or a wrong name;
+            // an option that cannot be honoured as given.
+            TranslateError::LibraryEntry(_) | TranslateError::Options { .. } => UNTANGLE_INVALID_ARGUMENT,
             TranslateError::StreamOutput(_) => UNTANGLE_STREAM_OUTPUT,
             TranslateError::Internal(_) => UNTANGLE_INTERNAL,
             // `untangle::Error`'s `From` carries these up as `Error::RootSig` and
