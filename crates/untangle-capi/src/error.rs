@@ -158,8 +158,9 @@ pub fn status_of(e: &Error) -> untangle_status {
             // Placement callbacks are not in the C API; their refusals are binding refusals.
             TranslateError::BindingMap(_) | TranslateError::Placement { .. } => UNTANGLE_BINDING_MAP,
             TranslateError::RootSignature(_) | TranslateError::RootSignatureConflict { .. } => UNTANGLE_ROOT_SIGNATURE,
-            // A library translated without naming one of its entries, or a wrong name.
-            TranslateError::LibraryEntry(_) => UNTANGLE_INVALID_ARGUMENT,
+            // A library translated without naming one of its entries, or a wrong name;
+            // an option that cannot be honoured as given.
+            TranslateError::LibraryEntry(_) | TranslateError::Options { .. } => UNTANGLE_INVALID_ARGUMENT,
             TranslateError::StreamOutput(_) => UNTANGLE_STREAM_OUTPUT,
             TranslateError::Internal(_) => UNTANGLE_INTERNAL,
             // `untangle::Error`'s `From` carries these up as `Error::RootSig` and

@@ -172,6 +172,12 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
         Some(Opt::MinPrecisionNative16bit { enabled: true }) => untangle::MinPrecision::Native16Bit,
         _ => untangle::MinPrecision::Float32,
     };
+    options.view_instancing = view_instancing(setup);
+    if kind == ShaderKind::Pixel {
+        if let Some(Opt::OutputSwizzle { swizzles, .. }) = setup.last(|o| matches!(o, Opt::OutputSwizzle { .. })) {
+            options.output_swizzles = swizzles.iter().map(|&s| output_swizzle(s)).collect();
+        }
+    }
     let result = if shader.stage() == ShaderKind::Library {
         shader.translate_entry(blob::demangled_or(&mangled), &options)
     } else {
@@ -196,6 +202,49 @@ mod blob {
     pub fn demangled_or(mangled: &str) -> &str {
         crate::blob::demangle(mangled)
     }
+}
+
+/// `DXIL_SPV_OPTION_VIEW_INSTANCING` (the last one added) as untangle's option: the spec
+/// constant ids (`UINT32_MAX`: none) and, as the offsets buffer, the
+/// `DYNAMIC_VIEW_INSTANCING_OFFSETS` meta descriptor when it is a UBO holding the constant
+/// (vkd3d-proton sets a dummy one at (0, 0) with every multiview pipeline, which the module
+/// reads only when it cannot use multiview, and then `is_multiview_compatible` is false).
+fn view_instancing(setup: &ConverterSetup) -> Option<untangle::ViewInstancing> {
+    let Some(Opt::ViewInstancing {
+        enabled: true,
+        last_pre_rasterization_stage,
+        view_index_to_view_instance_spec_id,
+        view_instance_to_viewport_spec_id,
+    }) = setup.last(|o| matches!(o, Opt::ViewInstancing { .. }))
+    else {
+        return None;
+    };
+    let spec = |id: u32| (id != u32::MAX).then_some(id);
+    let offsets = meta_descriptor(setup, DXIL_SPV_META_DESCRIPTOR_DYNAMIC_VIEW_INSTANCING_OFFSETS)
+        .filter(|m| m.kind == DXIL_SPV_META_DESCRIPTOR_KIND_UBO_CONTAINING_CONSTANT)
+        .map(|m| (m.desc_set, m.binding_or_push_index));
+    Some(untangle::ViewInstancing {
+        last_pre_rasterization: *last_pre_rasterization_stage,
+        view_index_to_view_id_spec_id: spec(*view_index_to_view_instance_spec_id),
+        view_id_to_viewport_spec_id: spec(*view_instance_to_viewport_spec_id),
+        offsets_buffer: offsets,
+    })
+}
+
+/// The meta descriptor `meta` as last set, unless it was set to kind `INVALID`.
+fn meta_descriptor(setup: &ConverterSetup, meta: dxil_spv_meta_descriptor) -> Option<&crate::options::MetaDescriptor> {
+    setup
+        .meta_descriptors
+        .iter()
+        .rev()
+        .find(|m| m.meta == meta)
+        .filter(|m| m.kind != DXIL_SPV_META_DESCRIPTOR_KIND_INVALID)
+}
+
+/// One `DXIL_SPV_OPTION_OUTPUT_SWIZZLE` entry (2 bits per component, `x` lowest: the
+/// attachment component `k` reads the shader's component `(s >> 2k) & 3`).
+fn output_swizzle(s: u32) -> [u8; 4] {
+    [0, 1, 2, 3].map(|k| ((s >> (2 * k)) & 3) as u8)
 }
 
 /// A short, shader-independent key for the summary.
@@ -236,14 +285,22 @@ fn unsupported_options(setup: &ConverterSetup, kind: ShaderKind) -> Result<(), R
             Opt::BindlessCbvSsboEmulation { enable: true } => return refuse("BINDLESS_CBV_SSBO_EMULATION"),
             Opt::DescriptorQa { enabled: true, .. } => return refuse("DESCRIPTOR_QA"),
             Opt::InstructionInstrumentation { enabled: true, .. } => return refuse("INSTRUCTION_INSTRUMENTATION"),
-            Opt::ViewInstancing { enabled: true, .. } => return refuse("VIEW_INSTANCING"),
             Opt::RasterizerSampleCount { spec_constant: true, .. } => {
                 return refuse("RASTERIZER_SAMPLE_COUNT as a specialization constant")
             }
-            Opt::OutputSwizzle { swizzles, .. } if kind == ShaderKind::Pixel && swizzles.iter().any(|&s| s != 0xe4) => {
-                return refuse("OUTPUT_SWIZZLE")
-            }
             _ => {}
+        }
+    }
+    // View masking (a culled view's primitives dropped by the last pre-rasterization
+    // stage) is not implemented; vkd3d-proton does not ask for it.
+    let masked = meta_descriptor(setup, DXIL_SPV_META_DESCRIPTOR_DYNAMIC_VIEW_INSTANCING_MASK).is_some();
+    if masked && view_instancing(setup).is_some_and(|v| v.last_pre_rasterization) {
+        return refuse("VIEW_INSTANCING with the DYNAMIC_VIEW_INSTANCING_MASK meta descriptor");
+    }
+    if let Some(Opt::OutputSwizzle { swizzles, .. }) = setup.last(|o| matches!(o, Opt::OutputSwizzle { .. })) {
+        let permutation = |s: [u8; 4]| (0..4).all(|c| s.contains(&c));
+        if kind == ShaderKind::Pixel && !swizzles.iter().all(|&s| permutation(output_swizzle(s))) {
+            return refuse("OUTPUT_SWIZZLE with a swizzle that is not a permutation");
         }
     }
     Ok(())
@@ -293,6 +350,7 @@ fn reflect(
         patch_vertex_count,
         patch_location_offset,
         native_16bit_operations: declares_16bit_arithmetic(&spirv),
+        multiview_compatible: view_instancing(setup).is_some_and(|v| v.multiview_compatible(kind, &ep.signatures)),
         spirv,
         ..RunOutput::default()
     }

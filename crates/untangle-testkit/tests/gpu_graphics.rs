@@ -12,20 +12,26 @@
 //! validated (`spirv-val`, Vulkan 1.3) and link-checked, and a pixel shader translated
 //! without its per-primitive inputs is caught before drawing.
 //!
+//! View instancing (a two-view multiview draw, each layer checked for its view instance's id
+//! and viewport) and the A8 output swizzle must pass, and fail once the translation drops
+//! the option (`view_instancing_and_swizzles_fail_without_their_options`).
+//!
 //! Without a Vulkan loader or driver the tests print why and pass, unless
 //! `UNTANGLE_REQUIRE_VULKAN=1`, when they fail.
 
 use std::path::Path;
 use untangle::{IoLocation, IoRemap, Options};
-use untangle_testkit::vulkan::graphics_cases::{cases, run_case, stage_of, translate_case, Outcome, Tweak};
+use untangle_testkit::vulkan::graphics_cases::{
+    cases, run_case, stage_of, translate_case, view_instancing_vs, Outcome, Tweak,
+};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton");
 /// Pipelines in the library; the test fails if one is dropped by accident.
-const CASES: usize = 30;
+const CASES: usize = 33;
 /// Of which mesh pipelines (stages `as`/`ms`).
 const MESH_CASES: usize = 8;
-/// Pipelines that must run and pass (lavapipe: 21; `vs_ps_sample_coverage` is a known failure).
-const MIN_PASSED: usize = 21;
+/// Pipelines that must run and pass (lavapipe: 24; `vs_ps_sample_coverage` is a known failure).
+const MIN_PASSED: usize = 24;
 
 use untangle_testkit::vulkan::open_or_skip as gpu_or_skip;
 
@@ -185,5 +191,41 @@ fn mesh_pipeline_stages_validate_and_link() {
     assert!(caught >= 5, "only {caught} mesh pipelines checked their link");
     if val.is_none() {
         println!("spirv-val not found: mesh stages linked but not validated");
+    }
+}
+
+/// The view-instancing and swizzle pipelines pass with the options a layer sets and fail
+/// when their stage is translated without them: `SV_ViewID` read as `ViewIndex` (each layer
+/// then holds the other instance's id and triangle), no viewport written (both instances
+/// in viewport 0), the A8 target written unswizzled.
+#[test]
+fn view_instancing_and_swizzles_fail_without_their_options() {
+    let Some(mut gpu) = gpu_or_skip("view_instancing_and_swizzles_fail_without_their_options") else { return };
+    let all = cases();
+    let broken = [
+        ("multiview_view_id", "vs", Options::default()),
+        ("multiview_viewports", "vs", view_instancing_vs(false)),
+        ("ps_a8_swizzle", "ps", Options::default()),
+    ];
+    for (name, stage, options) in broken {
+        let case = all.iter().find(|c| c.name == name).unwrap();
+        let r = run_case(&mut gpu, case, Path::new(CORPUS), &Tweak::default());
+        println!("{name}: {:?}", r.outcome);
+        match r.outcome {
+            Outcome::Pass => {}
+            Outcome::Skipped(why) => {
+                println!("{name}: skipped ({why})");
+                continue;
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+        let tweak = Tweak { stage_options: Some((stage, options)), ..Default::default() };
+        match run_case(&mut gpu, case, Path::new(CORPUS), &tweak).outcome {
+            Outcome::Fail(e) => {
+                assert!(e.contains("mismatch"), "{name}: {e}");
+                println!("{name}: without the option: {}", &e[..e.len().min(200)]);
+            }
+            other => panic!("{name}: without the option gave {other:?}"),
+        }
     }
 }

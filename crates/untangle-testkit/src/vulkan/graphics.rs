@@ -22,13 +22,16 @@
 //!   bits; none at all is allowed, for pipelines that only write UAVs), rendered with
 //!   dynamic rendering (Vulkan 1.3). With [`Draw::layers`] > 1 each is a 2D array image
 //!   rendered as layered (`SV_RenderTargetArrayIndex` picks the layer), read back layer
-//!   after layer. With more than one sample each is
+//!   after layer; with [`Draw::view_mask`] the pass is multiview instead (view `v` renders
+//!   layer `v`). With more than one sample each is
 //!   multisampled and resolved into a single-sample image by the rendering pass itself
 //!   (average for float formats, sample 0 for integer ones). Each single-sample image is
 //!   copied to a host buffer and returned as bytes.
 //! * Vertex input: at most one binding of `vec4` positions (location 0, stride 16,
 //!   `R32G32B32A32_SFLOAT`, D3D's `POSITION` at register 0); draws without vertex buffers
 //!   are allowed (shaders that build positions from `SV_VertexID`).
+//! * Optional state: specialization constants for every stage ([`Draw::spec_constants`]),
+//!   several viewports with scissors of the same rectangles ([`Draw::viewports`]).
 //! * Resources: uniform and storage buffers at given (set, binding), visible to every
 //!   graphics stage; storage buffers are read back.
 //! * Cost: every draw creates and destroys all of its objects (pipeline included): it is a
@@ -90,6 +93,15 @@ pub struct Draw {
     pub mesh_tasks: Option<[u32; 3]>,
     /// Array layers of every target (1: plain 2D images).
     pub layers: u32,
+    /// Multiview: the pipeline's and the rendering's view mask (view `v` renders to layer
+    /// `v` of every target, which needs that many [`Draw::layers`]); 0: no multiview.
+    pub view_mask: u32,
+    /// Specialization constants (`SpecId`, 32-bit value), given to every stage.
+    pub spec_constants: Vec<(u32, u32)>,
+    /// Viewports in D3D's screen coordinates (x, y, width, height; flipped like the
+    /// default one), each with a scissor of the same rectangle; empty: one viewport and
+    /// scissor covering the target. More than one needs `multiViewport`.
+    pub viewports: Vec<[u32; 4]>,
 }
 
 impl Default for Draw {
@@ -111,6 +123,9 @@ impl Default for Draw {
             timeout: Duration::from_secs(60),
             mesh_tasks: None,
             layers: 1,
+            view_mask: 0,
+            spec_constants: Vec::new(),
+            viewports: Vec::new(),
         }
     }
 }
@@ -291,12 +306,22 @@ impl Gpu {
             }
 
             // Shader modules and the pipeline.
+            let spec_entries: Vec<vk::SpecializationMapEntry> = (0..d.spec_constants.len() as u32)
+                .zip(&d.spec_constants)
+                .map(|(k, &(id, _))| vk::SpecializationMapEntry::default().constant_id(id).offset(4 * k).size(4))
+                .collect();
+            let spec_data: Vec<u8> = d.spec_constants.iter().flat_map(|&(_, v)| v.to_le_bytes()).collect();
+            let spec_info = vk::SpecializationInfo::default().map_entries(&spec_entries).data(&spec_data);
             let mut stages = Vec::new();
             for (m, entry) in d.stages.iter().zip(&entries) {
                 let info = vk::ShaderModuleCreateInfo::default().code(&m.words);
                 let module = dev.create_shader_module(&info, None).map_err(vkr("vkCreateShaderModule"))?;
                 s.modules.push(module);
-                stages.push(vk::PipelineShaderStageCreateInfo::default().stage(m.stage).module(module).name(entry));
+                let mut stage = vk::PipelineShaderStageCreateInfo::default().stage(m.stage).module(module).name(entry);
+                if !d.spec_constants.is_empty() {
+                    stage = stage.specialization_info(&spec_info);
+                }
+                stages.push(stage);
             }
             let vertex_bindings = [vk::VertexInputBindingDescription::default().binding(0).stride(16)];
             let vertex_attributes = [vk::VertexInputAttributeDescription::default()
@@ -312,7 +337,10 @@ impl Gpu {
             let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(d.topology);
             let tessellation =
                 vk::PipelineTessellationStateCreateInfo::default().patch_control_points(d.patch_control_points);
-            let viewport = vk::PipelineViewportStateCreateInfo::default().viewport_count(1).scissor_count(1);
+            let viewport_count = d.viewports.len().max(1) as u32;
+            let viewport = vk::PipelineViewportStateCreateInfo::default()
+                .viewport_count(viewport_count)
+                .scissor_count(viewport_count);
             let raster = vk::PipelineRasterizationStateCreateInfo::default()
                 .polygon_mode(vk::PolygonMode::FILL)
                 .cull_mode(d.cull)
@@ -334,7 +362,8 @@ impl Gpu {
             let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
             let dynamic_state = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
             let formats: Vec<vk::Format> = d.targets.iter().map(|t| t.format).collect();
-            let mut rendering = vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
+            let mut rendering =
+                vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats).view_mask(d.view_mask);
             let mut info = vk::GraphicsPipelineCreateInfo::default()
                 .stages(&stages)
                 .viewport_state(&viewport)
@@ -460,23 +489,35 @@ impl Gpu {
             let rendering_info = vk::RenderingInfo::default()
                 .render_area(area)
                 .layer_count(d.layers)
+                .view_mask(d.view_mask)
                 .color_attachments(&color_attachments);
             dev.cmd_begin_rendering(cb, &rendering_info);
             dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
             if !sets.is_empty() {
                 dev.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::GRAPHICS, layout, 0, &sets, &[]);
             }
-            // D3D's viewport, flipped: framebuffer y runs down as D3D's screen y does.
-            let vp = vk::Viewport {
-                x: 0.0,
-                y: d.height as f32,
-                width: d.width as f32,
-                height: -(d.height as f32),
-                min_depth: 0.0,
-                max_depth: 1.0,
-            };
-            dev.cmd_set_viewport(cb, 0, &[vp]);
-            dev.cmd_set_scissor(cb, 0, &[area]);
+            // D3D's viewports, flipped: framebuffer y runs down as D3D's screen y does.
+            let rects = if d.viewports.is_empty() { vec![[0, 0, d.width, d.height]] } else { d.viewports.clone() };
+            let vps: Vec<vk::Viewport> = rects
+                .iter()
+                .map(|&[x, y, w, h]| vk::Viewport {
+                    x: x as f32,
+                    y: (y + h) as f32,
+                    width: w as f32,
+                    height: -(h as f32),
+                    min_depth: 0.0,
+                    max_depth: 1.0,
+                })
+                .collect();
+            let scissors: Vec<vk::Rect2D> = rects
+                .iter()
+                .map(|&[x, y, w, h]| vk::Rect2D {
+                    offset: vk::Offset2D { x: x as i32, y: y as i32 },
+                    extent: vk::Extent2D { width: w, height: h },
+                })
+                .collect();
+            dev.cmd_set_viewport(cb, 0, &vps);
+            dev.cmd_set_scissor(cb, 0, &scissors);
             if let Some(vb) = &vertex_buffer {
                 dev.cmd_bind_vertex_buffers(cb, 0, &[vb.buffer], &[0]);
             }

@@ -48,6 +48,15 @@
 //! | `ms_clip_distance_kept` / `_clipped` | `ms_clip_distance`, `ps_green` | `SV_ClipDistance` from a constant buffer (5: drawn, -1: clipped) |
 //! | `ms_system_values` | `ms_system_values`, `ps_system_values` | per-primitive `SV_RenderTargetArrayIndex` (8 layers) and `SV_PrimitiveID` |
 //!
+//! View instancing and output swizzles (the options vkd3d-proton sets; their stages are
+//! translated with the options a layer passes, `Case::stage_options`):
+//!
+//! | case | stages | checks |
+//! | --- | --- | --- |
+//! | `multiview_view_id` | `vs_view_id`, `ps_view_id` | two-view multiview; `SV_ViewID` through the `ViewIndex` map (swapped instances: each layer gets the other view's id and triangle) |
+//! | `multiview_viewports` | the same | the instance's viewport written by the vertex shader from the viewport map |
+//! | `ps_a8_swizzle` | `vs_mismatch`, `ps_render_a8` | `SV_Target0` stored through the A8 swizzle `(W, X, Y, Z)` |
+//!
 //! Each mesh case links its stages as a layer does (an `IoRemap` by semantic on the mesh and
 //! pixel shaders, `Options::per_primitive_inputs` on the pixel shader) and checks the link
 //! with [`crate::check::stage_link`] before drawing.
@@ -96,12 +105,22 @@ pub struct Needs {
     pub quad_in_fragment: bool,
     /// `VK_EXT_mesh_shader` (`taskShader`, `meshShader`): every mesh pipeline.
     pub mesh_shader: bool,
+    /// `multiview`: draws with a view mask.
+    pub multiview: bool,
+    /// `multiViewport` and `shaderOutputViewportIndex`.
+    pub multi_viewport: bool,
 }
 
 impl Needs {
     pub fn missing(&self, f: &Features) -> Option<String> {
         if self.mesh_shader && !f.mesh_shader {
             return Some("VK_EXT_mesh_shader (taskShader + meshShader), which this device lacks".to_string());
+        }
+        if self.multiview && !f.multiview {
+            return Some("multiview".to_string());
+        }
+        if self.multi_viewport && !f.multi_viewport {
+            return Some("multiViewport and shaderOutputViewportIndex".to_string());
         }
         (self.quad_in_fragment && f.subgroup_ops & vk::SubgroupFeatureFlags::QUAD.as_raw() == 0)
             .then(|| "quad subgroup operations".to_string())
@@ -678,6 +697,99 @@ fn ms_system_values() -> Spec {
     s
 }
 
+/// vkd3d-proton's view instancing (`Options::view_instancing`): the `ViewIndex` → `SV_ViewID`
+/// map is specialization constant 1000, the `SV_ViewID` → viewport map 1001 (the values
+/// come with the draw, [`Draw::spec_constants`]).
+pub const VIEW_ID_SPEC: u32 = 1000;
+pub const VIEWPORT_SPEC: u32 = 1001;
+
+/// The vertex shader's options under view instancing, as the last pre-rasterization stage;
+/// `viewports`: with the viewport map.
+pub fn view_instancing_vs(viewports: bool) -> untangle::Options {
+    untangle::Options {
+        view_instancing: Some(untangle::ViewInstancing {
+            last_pre_rasterization: true,
+            view_index_to_view_id_spec_id: Some(VIEW_ID_SPEC),
+            view_id_to_viewport_spec_id: viewports.then_some(VIEWPORT_SPEC),
+            offsets_buffer: None,
+        }),
+        ..Default::default()
+    }
+}
+
+fn view_instancing_link() -> StageOptions {
+    vec![("vs", view_instancing_vs(false))]
+}
+fn view_instancing_viewports_link() -> StageOptions {
+    vec![("vs", view_instancing_vs(true))]
+}
+
+/// `vs_view_id` draws instance `iid`'s triangle in the upper-left half of the viewport's
+/// top-left quadrant for `SV_ViewID` 0 and of its bottom-left quadrant for 1 (cookie ≤ 200);
+/// `ps_view_id` writes (cookie, view id, instance, 0). Two views, layers 0 and 1, with two
+/// D3D view instances placed as `{ RenderTargetArrayIndex 1, 0 }` (instance 0 on slice 1):
+/// the `ViewIndex` map is `1 | 0 << 2`, view 0 renders instance 1 and view 1 instance 0.
+/// Layer 0 gets the bottom-left triangle with view id 1, layer 1 the top-left one with 0
+/// (a translation reading `ViewIndex` as the id swaps both). Layer `l` is rows
+/// `8 l .. 8 l + 8`.
+fn multiview_view_id() -> Spec {
+    let draw = Draw {
+        targets: rgba32f(CLEAR_F),
+        vertex_count: 3,
+        layers: 2,
+        view_mask: 0b11,
+        spec_constants: vec![(VIEW_ID_SPEC, 1)],
+        ..Default::default()
+    };
+    let clear = f4([CLEAR_F; 4]);
+    let mut s = spec(
+        draw,
+        vec![
+            Probe { target: 0, rect: [0, 4, 2, 6], want: f4([100.0, 1.0, 0.0, 0.0]) },
+            Probe { target: 0, rect: [0, 0, 2, 2], want: clear },
+            Probe { target: 0, rect: [0, 8, 2, 10], want: f4([100.0, 0.0, 0.0, 0.0]) },
+            Probe { target: 0, rect: [0, 12, 2, 14], want: clear },
+        ],
+    );
+    s.cbvs = vec![(0, words(&[fb(100.0)]))];
+    s
+}
+
+/// [`multiview_view_id`] with viewports: instance 0 on slice 1 through viewport 1 (the right
+/// half), instance 1 on slice 0 through viewport 0 (the left half), so the viewport map is
+/// `1 | 0 << 8`. Layer 0: instance 1's triangle at the bottom left of the left half; layer
+/// 1: instance 0's at the top left of the right half; the other half of each layer keeps
+/// the clear colour (a translation that writes no viewport draws both into the left half).
+fn multiview_viewports() -> Spec {
+    let mut s = multiview_view_id();
+    s.draw.spec_constants.push((VIEWPORT_SPEC, 1));
+    s.draw.viewports = vec![[0, 0, 4, 8], [4, 0, 4, 8]];
+    let clear = f4([CLEAR_F; 4]);
+    s.probes = vec![
+        Probe { target: 0, rect: [0, 4, 1, 5], want: f4([100.0, 1.0, 0.0, 0.0]) },
+        Probe { target: 0, rect: [4, 4, 5, 5], want: clear },
+        Probe { target: 0, rect: [0, 0, 1, 1], want: clear },
+        Probe { target: 0, rect: [4, 8, 5, 9], want: f4([100.0, 0.0, 0.0, 0.0]) },
+        Probe { target: 0, rect: [0, 8, 1, 9], want: clear },
+        Probe { target: 0, rect: [4, 12, 5, 13], want: clear },
+    ];
+    s
+}
+
+/// `ps_render_a8` writes (0, 0.25, 0.5, 1) to an `A8_UNORM` target, which vkd3d-proton
+/// renders as `R8_UNORM` with the output swizzle `(W, X, Y, Z)`: red holds alpha
+/// (`test_render_a8_dxil` reads back 0xff). Rendered to RGBA32F here to see every
+/// component: (1, 0, 0.25, 0.5).
+fn a8_swizzle() -> Spec {
+    let draw = Draw { targets: rgba32f(CLEAR_F), positions: halves(), vertex_count: 6, ..Default::default() };
+    spec(draw, vec![Probe { target: 0, rect: ALL, want: f4([1.0, 0.0, 0.25, 0.5]) }])
+}
+
+/// vkd3d-proton's swizzle for an `A8_UNORM` target without `VK_FORMAT_A8_UNORM_KHR`.
+pub fn a8_swizzle_link() -> StageOptions {
+    vec![("ps", untangle::Options { output_swizzles: vec![[3, 0, 1, 2]], ..Default::default() })]
+}
+
 /// Every case.
 pub fn cases() -> Vec<Case> {
     let n = Needs::default();
@@ -999,6 +1111,33 @@ pub fn cases() -> Vec<Case> {
             spec: ms_system_values,
             known_failure: None,
             stage_options: Some(color_link),
+        },
+        Case {
+            name: "multiview_view_id",
+            files: &["pso.vs_view_id.vs_6_1.dxil", "pso.ps_view_id.ps_6_1.dxil"],
+            checks: "view instancing: SV_ViewID from the ViewIndex map, two views",
+            needs: Needs { multiview: true, ..n },
+            spec: multiview_view_id,
+            known_failure: None,
+            stage_options: Some(view_instancing_link),
+        },
+        Case {
+            name: "multiview_viewports",
+            files: &["pso.vs_view_id.vs_6_1.dxil", "pso.ps_view_id.ps_6_1.dxil"],
+            checks: "view instancing: each instance's viewport from the viewport map",
+            needs: Needs { multiview: true, multi_viewport: true, ..n },
+            spec: multiview_viewports,
+            known_failure: None,
+            stage_options: Some(view_instancing_viewports_link),
+        },
+        Case {
+            name: "ps_a8_swizzle",
+            files: &[MISMATCH_VS, "render_target.ps_render_a8.ps_6_0.dxil"],
+            checks: "output swizzle (W, X, Y, Z) of an A8_UNORM target",
+            needs: n,
+            spec: a8_swizzle,
+            known_failure: None,
+            stage_options: Some(a8_swizzle_link),
         },
     ]
 }

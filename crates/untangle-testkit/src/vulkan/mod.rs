@@ -126,6 +126,11 @@ pub struct Features {
     pub int64_atomics: bool,
     /// `shaderStorageImageReadWithoutFormat` and `...WriteWithoutFormat`.
     pub storage_image_without_format: bool,
+    /// `multiview` (Vulkan 1.1): draws with a view mask ([`graphics::Draw::view_mask`]).
+    pub multiview: bool,
+    /// `multiViewport` and `shaderOutputViewportIndex`: several viewports, `ViewportIndex`
+    /// written by vertex shaders.
+    pub multi_viewport: bool,
     /// `VK_KHR_shader_clock` with `shaderSubgroupClock` (`OpReadClockKHR` at subgroup scope).
     pub shader_subgroup_clock: bool,
     /// `VK_EXT_mesh_shader` with `taskShader` and `meshShader` (mesh pipelines of the
@@ -633,6 +638,8 @@ impl Gpu {
         features.int64_atomics = v12 && on(f12.shader_buffer_int64_atomics) && on(f12.shader_shared_int64_atomics);
         features.storage_image_without_format =
             on(c.shader_storage_image_read_without_format) && on(c.shader_storage_image_write_without_format);
+        features.multiview = v12 && on(f11.multiview);
+        features.multi_viewport = v12 && on(c.multi_viewport) && on(f12.shader_output_viewport_index);
         // Device extensions the runner turns on when present.
         // SAFETY: `physical` came from this instance.
         let extensions = unsafe { instance.enumerate_device_extension_properties(physical) }.unwrap_or_default();

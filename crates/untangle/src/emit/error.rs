@@ -82,6 +82,10 @@ pub enum Error {
     /// interprets; Vulkan has no such channel.
     #[error("{vendor} shader intrinsics: {message}")]
     VendorExtension { vendor: &'static str, message: String },
+    /// A translation option cannot be honoured as given, or not for this shader (`option`:
+    /// its field in the translation `Options`).
+    #[error("option `{option}`: {message}")]
+    Options { option: &'static str, message: String },
     /// The structurized graph is inconsistent or the SPIR-V builder refused a sequence (an
     /// internal bug).
     #[error("internal error: {0}")]

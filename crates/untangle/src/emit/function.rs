@@ -655,6 +655,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         for (ty, id) in vars {
             self.cx.b.variable(ty, Some(id), StorageClass::Function, None);
         }
+        // View instancing: a vertex or domain shader routes its instance first.
+        self.view_instance_prologue()?;
         self.cx.b.branch(entry_label)?;
 
         for &sb in &scfg.layout {

@@ -135,6 +135,22 @@ impl SigPoint {
 }
 
 impl Interface {
+    /// The swizzle of render target `el` ([`crate::emit::Options::output_swizzles`]) when it
+    /// is not the identity; `Err(rows)` for a swizzled target of several rows (one element
+    /// spanning several targets), which is not supported.
+    fn target_swizzle(&self, el: &SignatureElement) -> std::result::Result<Option<[u8; 4]>, u32> {
+        let first = el.start_row.unwrap_or(0);
+        let rows = el.rows.max(1);
+        let of = |t: u32| self.output_swizzles.get(t as usize).copied().filter(|s| *s != [0, 1, 2, 3]);
+        if rows > 1 {
+            return match (first..first.saturating_add(rows)).any(|t| of(t).is_some()) {
+                true => Err(rows),
+                false => Ok(None),
+            };
+        }
+        Ok(of(first))
+    }
+
     /// The variable of a built-in in storage class `class` (created on first use).
     pub fn builtin(&mut self, cx: &mut ModuleBuilder<'_>, b: BuiltIn, class: StorageClass, ty: Word) -> Word {
         self.builtin_created(cx, b, class, ty).0
@@ -330,6 +346,25 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if builtin.is_none() {
             num = varying_num(num);
         }
+        // A swizzled render target: a whole vec4 at component 0, each column stored to the
+        // component its attachment reads it from.
+        let swizzle = match (point, el.system_value) {
+            (SigPoint::PsOut, SemanticKind::Target) => match iface.target_swizzle(el) {
+                Ok(s) => s,
+                Err(rows) => return Err(unsupported(&format!("an output swizzle on a target of {rows} rows"))),
+            },
+            _ => None,
+        }
+        .map(|swz| {
+            let start = el.start_col.unwrap_or(0);
+            let mut to = [0u8; 4];
+            for (c, slot) in to.iter_mut().enumerate() {
+                let a = (start + c as u32).min(3) as u8;
+                *slot = swz.iter().position(|&k| k == a).unwrap_or(c) as u8;
+            }
+            cols = 4;
+            to
+        });
         let scalar = num.scalar(self.cx);
         let mut flat_base = None;
         let ty = match builtin {
@@ -452,6 +487,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             element_num,
             element_rows: rows,
             element_cols: el.cols.max(1),
+            swizzle,
         };
         iface.elements.insert((kind, id), sv);
         Ok(sv)
@@ -588,7 +624,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     ) -> Result<()> {
         let (sv, row, col, vertex) = self.element_at(kind, id, row, col, vertex)?;
         let row = if sv.builtin == Some(BuiltIn::SampleMask) { self.cx.const_u32(0) } else { row };
-        let p = self.sig_scalar_ptr(sv, sv.class, vertex, row, Some(col), row)?;
+        let target_col = sv.swizzle.map_or(col, |s| s[col as usize & 3] as u32);
+        let p = self.sig_scalar_ptr(sv, sv.class, vertex, row, Some(target_col), row)?;
         let from = self.value_ty(value).ok_or_else(|| malformed(Subject::Module, "a stored value has no type"))?;
         self.check_scalar(from, "stored value")?;
         let value = self.value(value)?;
@@ -600,6 +637,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if matches!(sv.builtin, Some(BuiltIn::TessLevelOuter | BuiltIn::TessLevelInner)) {
             if let Some(rule) = self.iface.stage.tess_factors {
                 x = self.adjust_tess_factor(x, rule)?;
+            }
+        }
+        if let Some(b @ (BuiltIn::Layer | BuiltIn::ViewportIndex)) = sv.builtin {
+            if sv.class == StorageClass::Output {
+                // View instancing: the instance's slice or viewport is added (`view_instancing`).
+                x = self.view_instance_offset(b, x)?;
             }
         }
         self.ids_void(Op::Store, &[p, x])?;
@@ -619,6 +662,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 element_num: copy_num,
                 element_rows: 1,
                 element_cols: sv.element_cols,
+                swizzle: None,
             };
             let p = self.sig_scalar_ptr(c, StorageClass::Output, None, row, Some(col), row)?;
             let x = self.ir_to_num(value, from, copy_num)?;
@@ -880,8 +924,15 @@ fn varying(
         let direction = if output { "output" } else { "input" };
         format!("{direction} {}{}", el.semantic, el.semantic_indices.first().copied().unwrap_or(0))
     };
+    // A swizzled render target is a whole vec4 at component 0 (see `sig_var`).
+    let swizzled = point == SigPoint::PsOut
+        && el.system_value == SemanticKind::Target
+        && matches!(iface.target_swizzle(el), Ok(Some(_)));
+    if swizzled {
+        place.component = 0;
+    }
     // A location holds four 32-bit components.
-    let cols = el.cols.max(1);
+    let cols = if swizzled { 4 } else { el.cols.max(1) };
     if place.component.saturating_add(cols) > 4 {
         let by = if remapped.is_some() { "the I/O remapping callback" } else { "the signature" };
         let message = format!("{}: {by} places {cols} columns at component {}", named(), place.component);

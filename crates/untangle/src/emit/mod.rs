@@ -74,6 +74,7 @@ mod transform_feedback;
 pub mod translate;
 mod typecheck;
 mod validate;
+mod view_instancing;
 mod work_graph;
 pub mod writer;
 
@@ -181,6 +182,20 @@ pub struct Options {
     /// `true`; `false` keeps helpers in every wave operation, as dxil-spirv's
     /// `STRICT_HELPER_LANE_WAVE_OPS` off does.
     pub strict_helper_lane_wave_ops: bool,
+    /// D3D12 view instancing (the pipeline's `ViewInstanceCount` is not 0), drawn through
+    /// Vulkan multiview as vkd3d-proton sets it up: `SV_ViewID` is the view instance that
+    /// Vulkan's `ViewIndex` renders, and the last pre-rasterization stage routes each
+    /// instance to its viewport. `None`: `SV_ViewID` is `ViewIndex` itself (0 outside a
+    /// multiview render pass). See [`ViewInstancing`] and `docs/view-instancing.md`.
+    pub view_instancing: Option<ViewInstancing>,
+    /// Pixel shaders: one swizzle per render target, `SV_Target<n>` by `n`. Attachment
+    /// component `k` of target `n` receives the shader's component `output_swizzles[n][k]`;
+    /// each entry is a permutation of `0..=3`, and targets past the list keep their
+    /// components. A layer that renders a format the device lacks through another one sets
+    /// it: vkd3d-proton draws `DXGI_FORMAT_A8_UNORM` into `R8_UNORM` with `[3, 0, 1, 2]`
+    /// (alpha lands in red). A swizzled target's variable is a full `vec4` at component 0
+    /// (the components a narrower target does not write stay undefined, as in D3D).
+    pub output_swizzles: Vec<[u8; 4]>,
 }
 
 impl Default for Options {
@@ -203,6 +218,8 @@ impl Default for Options {
             float_controls2: false,
             min_precision: MinPrecision::default(),
             strict_helper_lane_wave_ops: true,
+            view_instancing: None,
+            output_swizzles: Vec::new(),
         }
     }
 }
@@ -221,6 +238,82 @@ pub enum MinPrecision {
     Native16Bit,
     /// 32-bit floats: no 16-bit capability, for devices without 16-bit arithmetic.
     Float32,
+}
+
+/// How a translation maps D3D12 view instancing onto Vulkan ([`Options::view_instancing`]).
+///
+/// D3D12 renders view instance `i` (`SV_ViewID` = `i`, at most 4) to render-target array
+/// slice `RenderTargetArrayIndex[i]` through viewport `ViewportArrayIndex[i]`, offsets added
+/// to what the shader writes itself. vkd3d-proton draws that as one multiview pass whose
+/// view mask has bit `RenderTargetArrayIndex[i]` set for each instance, so Vulkan's
+/// `ViewIndex` *is* the instance's slice (multiview renders view `v` to layer `v`), and the
+/// shader maps it back to the instance with a specialization constant. Pipelines that cannot
+/// use multiview (an instance whose slice the shader offsets with its own
+/// `SV_RenderTargetArrayIndex`, two instances on one slice) take the instance and its slice
+/// from a uniform buffer instead ([`ViewInstancing::offsets_buffer`]), drawing the instances
+/// one at a time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ViewInstancing {
+    /// This shader is the pipeline's last pre-rasterization stage (the vertex, domain,
+    /// geometry or mesh shader that feeds the rasterizer): it writes the instance's
+    /// viewport (and, through the offsets buffer, its slice) or adds them to its own
+    /// `SV_ViewportArrayIndex` / `SV_RenderTargetArrayIndex`. Earlier stages and pixel
+    /// shaders only read `SV_ViewID`.
+    pub last_pre_rasterization: bool,
+    /// `SpecId` of a `uint` specialization constant mapping Vulkan's `ViewIndex` to
+    /// `SV_ViewID`: bits `2·ViewIndex` and `2·ViewIndex + 1` hold the instance rendered as
+    /// view `ViewIndex` (`ViewID = bitfieldExtract(c, 2·ViewIndex, 2)`; the module declares
+    /// `MultiView`). Used unless the shader writes `SV_RenderTargetArrayIndex` (multiview
+    /// cannot offset the slice: [`ViewInstancing::multiview_compatible`] is false then);
+    /// `None`: the instance comes from the offsets buffer.
+    pub view_index_to_view_id_spec_id: Option<u32>,
+    /// `SpecId` of a `uint` specialization constant whose byte `SV_ViewID` holds the
+    /// instance's `ViewportArrayIndex` (`bitfieldExtract(c, 8·ViewID, 8)`). The last
+    /// pre-rasterization stage writes it to `ViewportIndex` (a vertex or domain shader at
+    /// its start, a geometry shader before each emitted vertex, a mesh shader for every
+    /// primitive once it sets its output counts), or adds it to the shader's own
+    /// `SV_ViewportArrayIndex`. The pipeline needs `multiViewport` (and, for vertex and
+    /// domain shaders, `shaderOutputViewportIndex`). `None`: every instance draws through
+    /// viewport 0 (or the one the shader writes).
+    pub view_id_to_viewport_spec_id: Option<u32>,
+    /// A uniform buffer holding one `uint` at (descriptor set, binding): bits 0..16 the view
+    /// instance being drawn, bits 16..32 its render-target array slice (dxil-spirv's
+    /// "dynamic view instancing offsets"). `SV_ViewID` reads it where the specialization
+    /// constant cannot serve; the last pre-rasterization stage adds the slice to its own
+    /// `SV_RenderTargetArrayIndex`, or, without a `ViewIndex` mapping, writes the slice to
+    /// `Layer`. A shader that needs it without one is refused ([`Error::Options`]).
+    pub offsets_buffer: Option<(u32, u32)>,
+}
+
+impl ViewInstancing {
+    /// Whether the module draws its instances through Vulkan multiview: a `ViewIndex`
+    /// mapping is given and the shader does not write `SV_RenderTargetArrayIndex` (in
+    /// `outputs`, its output signature, or a mesh shader's primitive outputs), which
+    /// multiview cannot offset per view. dxil-spirv's `is_multiview_compatible`.
+    pub fn multiview_compatible(&self, stage: ShaderKind, signatures: &crate::dxil::Signatures) -> bool {
+        self.view_index_to_view_id_spec_id.is_some() && !writes_layer(stage, signatures)
+    }
+}
+
+/// Whether a shader of `stage` writes `SV_RenderTargetArrayIndex` as a system value (a
+/// vertex, domain or geometry output, a mesh shader's primitive output; hull shaders pass
+/// system values on as plain data).
+pub fn writes_layer(stage: ShaderKind, signatures: &crate::dxil::Signatures) -> bool {
+    writes_system_value(stage, signatures, crate::dxil::SemanticKind::RenderTargetArrayIndex)
+}
+
+/// Whether a shader of `stage` writes system value `sv` as one ([`writes_layer`]'s rule).
+pub fn writes_system_value(
+    stage: ShaderKind,
+    signatures: &crate::dxil::Signatures,
+    sv: crate::dxil::SemanticKind,
+) -> bool {
+    let has = |els: &[crate::dxil::SignatureElement]| els.iter().any(|e| e.system_value == sv);
+    match stage {
+        ShaderKind::Vertex | ShaderKind::Domain | ShaderKind::Geometry => has(&signatures.outputs),
+        ShaderKind::Mesh => has(&signatures.patch_constants),
+        _ => false,
+    }
 }
 
 /// A root signature and how to lower it.
@@ -373,6 +466,8 @@ pub struct StageIo {
     pub output_primitives: u32,
     /// Mesh shaders: `[outputtopology("line")]` (else triangles).
     pub mesh_lines: bool,
+    /// Mesh shaders: the threads of a group (`[numthreads]`'s product).
+    pub mesh_threads: u32,
     /// Pixel shaders: inputs (semantic, index) a mesh shader writes per primitive
     /// ([`Options::per_primitive_inputs`]), decorated `PerPrimitiveEXT`.
     pub per_primitive_inputs: Vec<(String, u32)>,
@@ -425,6 +520,9 @@ pub struct SigVar {
     /// The element's rows and columns in its signature (what `row` and `col` index).
     pub element_rows: u32,
     pub element_cols: u32,
+    /// A render target under [`Options::output_swizzles`]: the variable's component that
+    /// receives each column of the element.
+    pub swizzle: Option<[u8; 4]>,
 }
 
 /// The entry point's interface as it is built: built-in and signature variables, the
@@ -454,6 +552,24 @@ pub struct Interface {
     pub(crate) ray: Option<RayState>,
     /// Work-graph nodes: push constants, record variables and handles.
     pub(crate) node: Option<NodeState>,
+    /// [`Options::view_instancing`] and what its lowering declared so far.
+    pub view: Option<ViewState>,
+    /// [`Options::output_swizzles`] (pixel shaders).
+    pub output_swizzles: Vec<[u8; 4]>,
+}
+
+/// View instancing while an entry point is emitted (`view_instancing`).
+#[derive(Clone, Debug, Default)]
+pub struct ViewState {
+    pub options: ViewInstancing,
+    /// The shader writes `SV_RenderTargetArrayIndex` / `SV_ViewportArrayIndex` itself.
+    pub writes_layer: bool,
+    pub writes_viewport: bool,
+    /// The `ViewIndex` → `SV_ViewID` and `SV_ViewID` → viewport specialization constants,
+    /// and the offsets buffer's variable, once declared.
+    pub view_id_map: Option<Word>,
+    pub viewport_map: Option<Word>,
+    pub offsets: Option<Word>,
 }
 
 /// The module-scope state of a mesh or amplification shader's operations.

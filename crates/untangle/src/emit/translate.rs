@@ -27,7 +27,9 @@ use super::stream_output::XfbState;
 use super::support::{is_ray_stage, stage_support};
 use super::work_graph::{local_size, push_offset_after, NodeState, Push, PushPlace};
 use super::{typecheck, validate};
-use super::{Binder, Interface, MinPrecision, ModuleBuilder, RayState, Resources, StageIo, TessDomainOrigin};
+use super::{
+    Binder, Interface, MinPrecision, ModuleBuilder, RayState, Resources, StageIo, TessDomainOrigin, ViewState,
+};
 use crate::dxil::{DxilInfo, EntryPoint, ShaderModel};
 use crate::front::container::ShaderKind;
 use crate::ir::Module;
@@ -203,6 +205,24 @@ pub(crate) fn translate_entry_local(
     iface.remap = options.io_remap.clone();
     iface.dual_source = options.dual_source_blending;
     iface.invariant_position = options.invariant_position;
+    if sm.kind == ShaderKind::Pixel {
+        iface.output_swizzles = check_output_swizzles(&options.output_swizzles)?;
+    }
+    if let Some(v) = options.view_instancing {
+        // The stages Vulkan's `ViewIndex` reaches (compute and ray tracing have no views).
+        let viewed = matches!(
+            sm.kind,
+            ShaderKind::Vertex
+                | ShaderKind::Hull
+                | ShaderKind::Domain
+                | ShaderKind::Geometry
+                | ShaderKind::Pixel
+                | ShaderKind::Mesh
+        );
+        if viewed {
+            iface.view = Some(ViewState::new(v, sm.kind, &ep.signatures)?);
+        }
+    }
     iface.stage = stage_io(&sm, ep)?;
     if sm.kind == ShaderKind::Pixel {
         iface.stage.per_vertex_inputs = StageIo::per_vertex_inputs(m, func);
@@ -427,6 +447,23 @@ fn check_layer_answer(
         _ => {}
     }
     Ok(())
+}
+
+/// [`Options::output_swizzles`], each checked to be a permutation of the four components.
+fn check_output_swizzles(swizzles: &[[u8; 4]]) -> Result<Vec<[u8; 4]>> {
+    for (n, s) in swizzles.iter().enumerate() {
+        let mut seen = 0u8;
+        for &k in s {
+            seen |= 1u8.checked_shl(k as u32).unwrap_or(0);
+        }
+        if seen != 0b1111 {
+            return Err(Error::Options {
+                option: "output_swizzles",
+                message: format!("render target {n}: {s:?} is not a permutation of the components 0..=3"),
+            });
+        }
+    }
+    Ok(swizzles.to_vec())
 }
 
 /// The interface facts of `ep`'s stage (per-vertex array lengths, streams, tessellation

@@ -1,6 +1,7 @@
 //! System values without a stage family, and the cycle counter.
 //!
-//! - `viewID` is `ViewIndex` (`MultiView`; flat in pixel shaders).
+//! - `viewID` is `ViewIndex` (`MultiView`; flat in pixel shaders); under view instancing
+//!   the instance that view renders (`crate::emit::Options::view_instancing`).
 //! - `startVertexLocation` / `startInstanceLocation` (SM 6.8) are `BaseVertex` /
 //!   `BaseInstance` (`DrawParameters`): the draw's first vertex and instance.
 //! - `cycleCounterLegacy` reads `OpReadClockKHR` at `Subgroup` scope (`SPV_KHR_shader_clock`;
@@ -18,6 +19,11 @@ use rspirv::spirv::{BuiltIn, Capability, Decoration, Op, Scope, StorageClass, Wo
 impl<'a, 'm> FnEmit<'a, 'm> {
     pub(super) fn system_op(&mut self, c: &Call<'_>) -> Result<Word> {
         match c.op {
+            DxOp::ViewID if self.iface.view.is_some() => {
+                // View instancing: the instance Vulkan's view renders (`view_instancing`).
+                let x = self.view_instance_id()?;
+                self.num_to_ir(x, Num::UInt, c.ty)
+            }
             DxOp::ViewID | DxOp::StartVertexLocation | DxOp::StartInstanceLocation => {
                 let b = match c.op {
                     DxOp::ViewID => {

@@ -95,6 +95,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let emit = c.op != DxOp::CutStream;
                 let cut = c.op != DxOp::EmitStream;
                 if emit {
+                    // View instancing: the vertex goes to its instance's viewport (and slice).
+                    self.view_instance_outputs(None)?;
                     // Stream output's split pieces and extras take the vertex's values.
                     self.xfb_copy_out_stream(stream as u32)?;
                 }

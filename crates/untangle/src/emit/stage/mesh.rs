@@ -96,6 +96,7 @@ impl StageIo {
         check_limits(ms)?;
         Ok(StageIo {
             mesh_lines: topology(ms)? == Topology::Line,
+            mesh_threads: ms.num_threads.iter().fold(1u32, |a, &n| a.saturating_mul(n.max(1))),
             output_vertices: ms.max_vertex_count.max(1),
             output_primitives: ms.max_primitive_count.max(1),
             ..Default::default()
@@ -143,6 +144,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let v = self.arg_val(c, 0)?;
                 let p = self.arg_val(c, 1)?;
                 self.ids_void(Op::SetMeshOutputsEXT, &[v, p])?;
+                // View instancing: every primitive goes to the instance's viewport (and slice).
+                self.view_instance_outputs(Some(p))?;
                 Ok(None)
             }
             DxOp::EmitIndices => {
