@@ -354,6 +354,11 @@ fn location(
         return Ok(Location::RootAddress { offset: 8 * b.root_constant_index });
     }
     if b.bindless.use_heap == 0 {
+        // The answer about one register of a range the layer declined whole: that one
+        // descriptor serves the whole range.
+        if retried {
+            return Ok(Location::Descriptor { set: b.set, binding: b.binding });
+        }
         return Ok(Location::Binding { set: b.set, binding: b.binding });
     }
     if b.root_constant_index == u32::MAX || heap {

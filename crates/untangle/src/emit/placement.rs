@@ -13,6 +13,7 @@
 //! Element rules (`r` the register a handle names, `first` the range's first register):
 //! - [`Location::Binding`]: element `r - first` of the binding (one descriptor when the
 //!   range has one register);
+//! - [`Location::Descriptor`]: the binding's one descriptor, for every `r`;
 //! - [`Location::Heap`]: element `table + offset + (r - first)` of a runtime array at the
 //!   binding, `table` being the word [`TableOffset`] names (0 without one: an SM 6.6 heap,
 //!   whose handles carry the heap index itself, `offset` must then be 0);
@@ -46,6 +47,12 @@ pub enum Location {
     /// Plain descriptors at `(set, binding)`: element `r - first`; an unbounded range is a
     /// runtime array.
     Binding { set: u32, binding: u32 },
+    /// Exactly one descriptor at `(set, binding)`, whatever the range's size: every register
+    /// of the range names it. A layer that binds one descriptor where the shader declares an
+    /// array (vkd3d-proton answers an unbounded sampler array with the one static sampler at
+    /// its first register) gets what native D3D12 drivers give for the indices past it, the
+    /// descriptor itself, and never an access past the binding.
+    Descriptor { set: u32, binding: u32 },
     /// A bindless array at `(set, binding)`: element `table + offset + (r - first)`.
     Heap { set: u32, binding: u32, table: Option<TableOffset>, offset: u32 },
     /// A root descriptor: its address at push-constant byte `offset` (8-aligned, within the
@@ -207,7 +214,7 @@ pub fn location_allows(location: &Location, class: ResourceClass) -> bool {
     match location {
         Location::RootConstants { .. } | Location::RecordConstants { .. } => class == ResourceClass::Cbv,
         Location::RootAddress { .. } | Location::RecordAddress { .. } => class != ResourceClass::Sampler,
-        Location::Binding { .. } | Location::Heap { .. } => true,
+        Location::Binding { .. } | Location::Descriptor { .. } | Location::Heap { .. } => true,
     }
 }
 
@@ -224,7 +231,9 @@ pub fn offsets_allowed(r: &Resource, a: &ResourcePlace) -> Result<(), String> {
     if t.unit == OffsetUnit::Bytes && !words {
         return Err("an offset table in bytes for a typed buffer (its entries count texels)".into());
     }
-    if !matches!(a.location, Location::Binding { .. } | Location::Heap { .. }) || a.view != BufferView::Descriptor {
+    if !matches!(a.location, Location::Binding { .. } | Location::Descriptor { .. } | Location::Heap { .. })
+        || a.view != BufferView::Descriptor
+    {
         return Err(format!("an offset table for a buffer without a descriptor (at {:?})", a.location));
     }
     Ok(())

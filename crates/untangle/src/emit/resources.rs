@@ -894,6 +894,9 @@ fn layer_place(r: &Resource, a: &ResourcePlace) -> Result<Place> {
         Location::Binding { set, binding } => {
             Place::Descriptor { set, binding, first_register: r.lower_bound, count: r.range_size, counter }
         }
+        Location::Descriptor { set, binding } => {
+            Place::Descriptor { set, binding, first_register: r.lower_bound, count: Some(1), counter }
+        }
         Location::Heap { table: Some(TableOffset::Push { offset }), offset: in_table, .. } => {
             Place::HeapTable { table_offset: offset, offset_in_table: in_table, base_register: r.lower_bound }
         }
@@ -927,11 +930,12 @@ fn display_name(r: &Resource) -> std::borrow::Cow<'_, str> {
 }
 
 /// How a declared range sits in a binding of `count` descriptors starting at
-/// `first_register`: a plain variable when the binding is exactly this one register, else
-/// an array.
+/// `first_register`: a plain variable when the binding is one descriptor at the range's
+/// first register (every access names it: D3D leaves registers past a binding undefined,
+/// and native drivers read its descriptor there), else an array.
 fn descriptor_shape(r: &Resource, first_register: u32, count: Option<u32>) -> (Indexing, ArrayLen) {
     match count {
-        Some(1) if r.range_size == Some(1) && first_register == r.lower_bound => (Indexing::Single, ArrayLen::One),
+        Some(1) if first_register == r.lower_bound => (Indexing::Single, ArrayLen::One),
         Some(n) => (Indexing::Relative { base: first_register }, ArrayLen::Fixed(n)),
         None => (Indexing::Relative { base: first_register }, ArrayLen::Runtime),
     }

@@ -335,9 +335,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 } + u32::from(arrayed);
                 let vt = self.cx.vec(u, n);
                 let lod_query = !rv.uav && !ms && dim != Dim::DimBuffer;
-                // D3D (`resinfo`): a mip level past the last gives width, height and depth 0;
-                // SPIR-V's size query needs a level that exists. `Some(in range)` when the
-                // level is not the constant 0.
+                // D3D (`resinfo`): a mip level past the last gives width, height, depth and
+                // array size 0 (the level count is still returned; vkd3d-proton's
+                // `test_tex*_array_reinterpretation` checks it); SPIR-V's size query needs a
+                // level that exists. `Some(in range)` when the level is not the constant 0.
                 let mut level_check = None;
                 let size = if lod_query {
                     let mip = self.arg(c, 1)?;
@@ -356,11 +357,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 } else {
                     self.ids_op(Op::ImageQuerySize, vt, &[img])?
                 };
-                let extents = n - u32::from(arrayed && dim != Dim::Dim3D);
                 for k in 0..n {
                     let x = if n == 1 { size } else { self.extract(u, size, k)? };
                     comps.push(match level_check {
-                        Some(ok) if k < extents => {
+                        Some(ok) => {
                             let zero = self.cx.const_u32(0);
                             self.ids_op(Op::Select, u, &[ok, x, zero])?
                         }
