@@ -64,8 +64,17 @@ cargo clippy --workspace --all-targets --features "$FEATURES" -- -D warnings
 cargo clippy -p untangle --no-default-features -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p untangle
 
+# vkd3d-proton built against untangle's dxil-spirv library (crates/untangle-dxil-spirv, through
+# its meson subproject): the ABI and the subproject stay linkable. The build also gives the
+# delegate (the archive's own dxil-spirv as a shared library), which the C API tests need.
+tools/vkd3d-proton/build.sh untangle target/vkd3d/untangle
+export UNTANGLE_REQUIRE_DELEGATE=1
+
 # Release mode: the corpus and robustness suites run LLVM over ~800 files and 10,000
 # mutations; the analyses' own checks (recompute comparisons) run explicitly in tests.
 # Feature `vulkan`: the Vulkan runner and the GPU tests (lavapipe); `untangle-cli/llvm`: the
 # command line reads the `.ll` samples its tests use.
 cargo test --workspace --release --features "$FEATURES" "$@"
+
+# A part of vkd3d-proton's own d3d12 suite on lavapipe through untangle (tools/vkd3d-proton/ci.sh).
+tools/vkd3d-proton/ci.sh target/vkd3d/untangle

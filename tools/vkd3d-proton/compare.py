@@ -13,6 +13,11 @@ Each variant other than the base is compared with the base; regressions come fir
   - more skips than the base (coverage lost).
 Then improvements, then (with --all) every test. --markdown prints markdown tables. Exit
 status 1 when a variant has regressions.
+
+    tools/vkd3d-proton/compare.py --expect-clean LIST [--failed-out FILE] RESULTS...
+
+checks instead that every test named in LIST ended with passed checks and no failure or skip
+in every variant of RESULTS (CI's lavapipe run: tools/vkd3d-proton/ci.sh).
 """
 
 import argparse
@@ -175,15 +180,39 @@ def totals(tests):
             f"{sum(t.failed for t in tests.values())} failed, {sum(t.skipped for t in tests.values())} skipped")
 
 
+def expect_clean(variants, names, failed_out):
+    """Every test in `names` ran to its end in every variant without a failure or a skip:
+    prints the ones that did not (and writes their names to `failed_out`); 1 if any."""
+    bad = []
+    for v, tests in sorted(variants.items()):
+        for n in names:
+            t = tests.get(n, Test(n))
+            if t.state != "ended" or t.failed or t.skipped or not t.passed:
+                bad.append(n)
+                why = t.first_failure or f"{t.state}, {t.counts()} passed/failed/skipped"
+                print(f"{v}: {n}: {why}")
+    if failed_out:
+        with open(failed_out, "w") as f:
+            f.writelines(f"{n}\n" for n in sorted(set(bad)))
+    print(f"{len(names)} tests expected clean: {len(set(bad))} not")
+    return 1 if bad else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("results", nargs="+")
+    ap.add_argument("--expect-clean", metavar="LIST",
+                    help="no comparison: every test named in LIST must end with passes, no failure and no skip")
+    ap.add_argument("--failed-out", metavar="FILE", help="with --expect-clean: write the tests that were not clean")
     ap.add_argument("--base", default="stock")
     ap.add_argument("--new", action="append", help="variant(s) to compare (default: every other)")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--all", action="store_true", help="also list tests that did not change")
     args = ap.parse_args()
     variants = load(args.results)
+    if args.expect_clean:
+        names = [l.strip() for l in open(args.expect_clean) if l.strip() and not l.startswith("#")]
+        sys.exit(expect_clean(variants, names, args.failed_out))
     if args.base not in variants:
         sys.exit(f"no results for the base variant {args.base!r} (have: {', '.join(sorted(variants))})")
     news = args.new or [v for v in sorted(variants) if v != args.base]
