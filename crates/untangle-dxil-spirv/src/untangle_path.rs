@@ -161,10 +161,16 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
     {
         options.strict_helper_lane_wave_ops = *enable;
     }
-    if let Some(Opt::RasterizerSampleCount { sample_count, spec_constant: false }) =
+    // The count itself, or (spec_constant) the id of the specialization constant holding it.
+    if let Some(Opt::RasterizerSampleCount { sample_count, spec_constant }) =
         setup.last(|o| matches!(o, Opt::RasterizerSampleCount { .. }))
     {
-        options.render_target_sample_count = Some(*sample_count);
+        if *spec_constant {
+            options.render_target_sample_count = None;
+            options.render_target_sample_count_spec_id = *sample_count;
+        } else {
+            options.render_target_sample_count = Some(*sample_count);
+        }
     }
     // dxil-spirv computes minimum precision in 32 bits unless the layer says the device has
     // native 16-bit arithmetic (vkd3d-proton does when `Native16BitShaderOpsSupported`).
@@ -285,9 +291,6 @@ fn unsupported_options(setup: &ConverterSetup, kind: ShaderKind) -> Result<(), R
             Opt::BindlessCbvSsboEmulation { enable: true } => return refuse("BINDLESS_CBV_SSBO_EMULATION"),
             Opt::DescriptorQa { enabled: true, .. } => return refuse("DESCRIPTOR_QA"),
             Opt::InstructionInstrumentation { enabled: true, .. } => return refuse("INSTRUCTION_INSTRUMENTATION"),
-            Opt::RasterizerSampleCount { spec_constant: true, .. } => {
-                return refuse("RASTERIZER_SAMPLE_COUNT as a specialization constant")
-            }
             _ => {}
         }
     }

@@ -245,6 +245,13 @@ fn pixel_interpolation_rules() {
         .map(|k| w[k + 1])
         .expect("SpecId decoration");
     assert!((5..w.len() - 3).any(|k| w[k] == (4 << 16 | 50) && w[k + 2] == target && w[k + 3] == 1));
+    // A layer that names its own id (dxil-spirv's RASTERIZER_SAMPLE_COUNT as a specialization
+    // constant) gets that id and no other.
+    let named = Options { render_target_sample_count_spec_id: 77, ..Default::default() };
+    let w = untangle::translate(ps.module("ps").as_bytes(), &named).expect("the case translates").words;
+    let spec_ids: Vec<u32> =
+        (5..w.len() - 3).filter(|&k| w[k] == (4 << 16 | 71) && w[k + 2] == 1).map(|k| w[k + 3]).collect();
+    assert_eq!(spec_ids, [77]);
     let invalid = |c: &untangle_testkit::dxil_ops::Case, needle: &str| match untangle::translate(
         c.module("ps").as_bytes(),
         &Options::default(),

@@ -132,9 +132,13 @@ pub struct Options {
     /// position in every pipeline, as D3D drivers keep depth-equal passes consistent).
     pub invariant_position: bool,
     /// The render target's sample count when the layer knows it at translation time (an
-    /// immediate constant); `None`: the specialization constant
-    /// [`RENDER_TARGET_SAMPLE_COUNT_SPEC_ID`].
+    /// immediate constant); `None`: a specialization constant (default 1) with id
+    /// `render_target_sample_count_spec_id`.
     pub render_target_sample_count: Option<u32>,
+    /// The specialization constant id of the render target's sample count when
+    /// `render_target_sample_count` is `None` (default [`RENDER_TARGET_SAMPLE_COUNT_SPEC_ID`];
+    /// dxil-spirv's layers name their own).
+    pub render_target_sample_count_spec_id: u32,
     /// The SPIR-V entry point's name (default: the entry's DXIL name, demangled for library
     /// exports). D3D12 layers that name every stage `main` set it.
     pub entry_point_name: Option<String>,
@@ -209,6 +213,7 @@ impl Default for Options {
             dual_source_blending: false,
             invariant_position: false,
             render_target_sample_count: None,
+            render_target_sample_count_spec_id: RENDER_TARGET_SAMPLE_COUNT_SPEC_ID,
             entry_point_name: None,
             io_remap: None,
             stream_output: None,

@@ -47,6 +47,8 @@ pub struct ModuleBuilder<'m> {
     pub render_target_sample_count: Option<Word>,
     /// [`crate::emit::Options::render_target_sample_count`]: the count as an immediate.
     pub sample_count_value: Option<u32>,
+    /// [`crate::emit::Options::render_target_sample_count_spec_id`].
+    pub sample_count_spec_id: u32,
     /// [`crate::Options::float_controls2`]: precise float operations also carry
     /// `FPFastMathMode None`.
     pub float_controls2: bool,
@@ -130,6 +132,7 @@ impl<'m> ModuleBuilder<'m> {
             scalars: [0; 14],
             render_target_sample_count: None,
             sample_count_value: None,
+            sample_count_spec_id: crate::emit::RENDER_TARGET_SAMPLE_COUNT_SPEC_ID,
             float_controls2: false,
             half_bits: 16,
             float_controls: FloatControls::default(),

@@ -20,9 +20,10 @@
 //!   Vertex order: vertex *k* is the primitive's *k*-th vertex in both APIs for triangle
 //!   lists; for odd triangles of strips Vulkan's order depends on the provoking-vertex mode
 //!   (see `docs/stage-interfaces.md`).
-//! - `renderTargetGetSampleCount`: the specialization constant
-//!   [`crate::emit::RENDER_TARGET_SAMPLE_COUNT_SPEC_ID`] (the layer sets it to
-//!   the pipeline's rasterization samples; default 1).
+//! - `renderTargetGetSampleCount`: the immediate count the options give, else a
+//!   specialization constant with id `Options::render_target_sample_count_spec_id`
+//!   (default [`crate::emit::RENDER_TARGET_SAMPLE_COUNT_SPEC_ID`]; the layer sets it to the
+//!   pipeline's rasterization samples; default 1).
 //! - `renderTargetGetSamplePosition(index)`: D3D's standard pattern for that count, (0, 0)
 //!   past it (`textures.rs`' table, shared with `texture2DMSGetSamplePosition`).
 //!
@@ -32,7 +33,7 @@
 use crate::dxil::{DxOp, InterpolationMode, SignatureElement};
 use crate::emit::error::Result;
 use crate::emit::locations::SigKind;
-use crate::emit::{Call, FnEmit, Num, RENDER_TARGET_SAMPLE_COUNT_SPEC_ID};
+use crate::emit::{Call, FnEmit, Num};
 use rspirv::spirv::{Capability, Decoration, Op, StorageClass, Word};
 
 const FAMILY: &str = "interpolation";
@@ -228,7 +229,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let w = self.cx.b.id();
         self.cx.b.global_inst(Op::SpecConstant, Some(u), Some(w), &[1]);
         self.cx.render_target_sample_count = Some(w);
-        self.cx.decorate(w, Decoration::SpecId, &[RENDER_TARGET_SAMPLE_COUNT_SPEC_ID]);
+        let id = self.cx.sample_count_spec_id;
+        self.cx.decorate(w, Decoration::SpecId, &[id]);
         self.cx.b.name(w, "RenderTargetSampleCount");
         w
     }

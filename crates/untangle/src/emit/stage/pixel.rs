@@ -12,7 +12,8 @@
 //!   rasterization sample count (`SampleMask` holds coverage, `NumSamples` does not exist in
 //!   SPIR-V; `OpImageQuerySamples` needs an image). `renderTargetGetSampleCount` and
 //!   `renderTargetGetSamplePosition` read a 32-bit unsigned specialization constant with
-//!   `SpecId` [`crate::emit::RENDER_TARGET_SAMPLE_COUNT_SPEC_ID`] (default 1) that the layer sets to
+//!   `SpecId` [`crate::emit::RENDER_TARGET_SAMPLE_COUNT_SPEC_ID`] (or the id the options name;
+//!   default value 1) that the layer sets to
 //!   `VkPipelineMultisampleStateCreateInfo::rasterizationSamples` when it creates the
 //!   pipeline. Vulkan ignores map entries for ids a module does not declare, so a layer may
 //!   always pass it. `docs/stage-interfaces.md` writes both down.
