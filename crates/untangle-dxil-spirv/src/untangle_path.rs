@@ -180,6 +180,7 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
     };
     options.view_instancing = view_instancing(setup);
     if kind == ShaderKind::Pixel {
+        options.per_primitive_inputs = io::per_primitive_inputs(ep, &shared);
         if let Some(Opt::OutputSwizzle { swizzles, .. }) = setup.last(|o| matches!(o, Opt::OutputSwizzle { .. })) {
             options.output_swizzles = swizzles.iter().map(|&s| output_swizzle(s)).collect();
         }
@@ -291,6 +292,13 @@ fn unsupported_options(setup: &ConverterSetup, kind: ShaderKind) -> Result<(), R
             Opt::BindlessCbvSsboEmulation { enable: true } => return refuse("BINDLESS_CBV_SSBO_EMULATION"),
             Opt::DescriptorQa { enabled: true, .. } => return refuse("DESCRIPTOR_QA"),
             Opt::InstructionInstrumentation { enabled: true, .. } => return refuse("INSTRUCTION_INSTRUMENTATION"),
+            // Address tables (raw-VA acceleration structures and counters) are one `uvec2` per
+            // descriptor in untangle; another stride or offset would index them wrongly.
+            Opt::PhysicalAddressDescriptorIndexing { element_stride, element_offset }
+                if (*element_stride, *element_offset) != (1, 0) =>
+            {
+                return refuse("PHYSICAL_ADDRESS_DESCRIPTOR_INDEXING with a stride other than 1 or an offset")
+            }
             _ => {}
         }
     }

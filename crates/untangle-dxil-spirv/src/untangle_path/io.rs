@@ -78,6 +78,40 @@ pub fn remap(setup: &ConverterSetup, shared: Arc<Shared>) -> IoRemap {
     })
 }
 
+/// Pixel-shader inputs the stage-input callback marks `PER_PRIMITIVE` (vkd3d-proton does for
+/// what the mesh shader writes per primitive), for [`untangle::Options::per_primitive_inputs`]:
+/// every user input with a register is asked the question [`remap`] will ask (the same
+/// semantic and prefilled default, so the answer is the one it gets; `Shared` asks the
+/// callback once per question).
+pub fn per_primitive_inputs(ep: &untangle::dxil::EntryPoint, shared: &Shared) -> Vec<(String, u32)> {
+    use untangle::dxil::SemanticKind;
+    if !shared.with(|m| m.has_callback(crate::remap::Kind::StageInput)) {
+        return Vec::new();
+    }
+    let sigs = &ep.signatures;
+    let mut marked = Vec::new();
+    for el in sigs.inputs.iter().filter(|e| e.system_value == SemanticKind::Arbitrary) {
+        let Some(default) = untangle::default_location(ShaderKind::Pixel, untangle::SigKind::Input, el, sigs) else {
+            continue;
+        };
+        let semantic = CString::new(el.semantic.replace('\0', "")).unwrap_or_default();
+        let index = el.semantic_indices.first().copied().unwrap_or(0);
+        let d3d =
+            dxil_spv_d3d_shader_stage_io { semantic: semantic.as_ptr(), semantic_index: index, start_row: 0, rows: 0 };
+        let mut out = dxil_spv_vulkan_shader_stage_io {
+            location: default.location,
+            component: default.component,
+            flags: DXIL_SPV_SHADER_STAGE_IO_NONE,
+        };
+        // SAFETY: `semantic` outlives the call.
+        let ok = shared.with(|m| unsafe { m.stage_input(&d3d, &mut out) });
+        if ok && out.flags & DXIL_SPV_SHADER_STAGE_IO_PER_PRIMITIVE != 0 {
+            marked.push((el.semantic.clone(), index));
+        }
+    }
+    marked
+}
+
 /// Stream output from the stream-output callback (set only when the pipeline captures):
 /// dxil-spirv asks about every output of a vertex, domain or geometry shader but clip and
 /// cull distances, and captures each enabled one whole at the offset, stride and buffer the
