@@ -267,6 +267,24 @@ pub(crate) fn translate_entry_local(
     let entry_name = options.entry_point_name.clone().unwrap_or_else(|| export_name(&ep.name).to_string());
     cx.b.entry_point(model, fn_id, entry_name.as_str(), interface);
     cx.finish_float_controls(fn_id);
+    // DXC's `-denorm ftz|preserve` (the entry's `"fp32-denorm-mode"` attribute) is the
+    // shader's 32-bit denormal behaviour in D3D (vkd3d-proton's `test_denorm_behavior_dxil`
+    // checks both); `any`, the default, leaves it to the device. 16- and 64-bit floats keep
+    // their denormals in D3D, which Vulkan's default does not promise, and devices that
+    // cannot preserve them would reject the mode, so those widths get none (as dxil-spirv
+    // on NVIDIA).
+    let fp32_denorm = m.function_attributes.get(&m.functions[fid].name).and_then(|a| a.get("fp32-denorm-mode"));
+    match fp32_denorm.map(String::as_str) {
+        Some("ftz") => {
+            cx.capability(spirv::Capability::DenormFlushToZero);
+            cx.b.execution_mode(fn_id, ExecutionMode::DenormFlushToZero, [32]);
+        }
+        Some("preserve") => {
+            cx.capability(spirv::Capability::DenormPreserve);
+            cx.b.execution_mode(fn_id, ExecutionMode::DenormPreserve, [32]);
+        }
+        _ => {}
+    }
     if options.maximal_reconvergence {
         cx.extension("SPV_KHR_maximal_reconvergence");
         cx.b.execution_mode(fn_id, ExecutionMode::MaximallyReconvergesKHR, []);
