@@ -26,6 +26,8 @@
 #                            and every thread, wchan, kernel stacks when readable, gdb
 #                            backtraces with GDB=1, the log's tail, load, GPU state)
 #   NAME-untangle-summary.jsonl  the exit summaries of untangle's library, one per process
+#   times.txt                untangle's translation times against dxil-spirv's (times.py;
+#                            dxil-spirv's column filled with SHADOW=1)
 #   compare with: tools/vkd3d-proton/compare.py $OUT/vkd3d-suite
 #
 # Environment (defaults in brackets):
@@ -35,6 +37,10 @@
 #   TESTS a file of test names to run instead of the whole list; SKIP=name,name tests not to
 #   run (on lavapipe, test_fence_pending_signal_cpu_rewind_plain never ends);
 #   DETAIL [1] count passes per test (VKD3D_TEST_DEBUG=2 + awk); 0: the suite's own output.
+#   SHADOW [0] 1: UNTANGLE_DXIL_SPIRV_SHADOW=1 for every variant (a variant's own
+#   :UNTANGLE_DXIL_SPIRV_SHADOW=0 overrides): untangle's library also runs dxil-spirv on
+#   each DXIL shader it translates, only to time it (stock builds ignore the variable). An
+#   UNTANGLE_DXIL_SPIRV_* variable in run-suite.sh's own environment reaches every variant too.
 # Mitigations for chunks that stall (seen with 16 processes, not with 6):
 #   NV_CACHE [chunk] NVIDIA's shader disk cache: chunk (a private __GL_SHADER_DISK_CACHE_PATH
 #            per chunk), off (__GL_SHADER_DISK_CACHE=0), shared (the driver's default,
@@ -50,7 +56,7 @@ OUTROOT=${OUT:-/tmp}/vkd3d-suite
 mkdir -p "$OUTROOT"
 L=$(mktemp -d /tmp/vkd3d-suite.XXXXXX)
 start=$(date +%s)
-export CH=${CH:-8} P=${P:-6} TT=${TT:-150} TOTAL=${TOTAL:-540} DETAIL=${DETAIL:-1}
+export CH=${CH:-8} P=${P:-6} TT=${TT:-150} TOTAL=${TOTAL:-540} DETAIL=${DETAIL:-1} SHADOW=${SHADOW:-0}
 export NV_CACHE=${NV_CACHE:-chunk} VKD3D_CACHE=${VKD3D_CACHE:-chunk} CPUS=${CPUS:-0} GDB=${GDB:-0}
 export DEADLINE=$((start + TOTAL)) L
 # The device machine's NVIDIA driver, unless the environment names one (lavapipe here:
@@ -91,7 +97,7 @@ for c in "$L"/chunk.???; do
   num=${c##*.}; (( 10#$num % nshards == k )) || continue
   for n in "${names[@]}"; do echo "$n ${c##*/}" >> "$L/jobs"; done
 done
-echo "$(wc -l < "$L/list.txt") tests, $(ls "$L"/chunk.??? | wc -l) chunks of $CH; shard $sh: $(wc -l < "$L/jobs") jobs for ${names[*]}; P=$P TT=$TT TOTAL=$TOTAL NV_CACHE=$NV_CACHE VKD3D_CACHE=$VKD3D_CACHE CPUS=$CPUS"
+echo "$(wc -l < "$L/list.txt") tests, $(ls "$L"/chunk.??? | wc -l) chunks of $CH; shard $sh: $(wc -l < "$L/jobs") jobs for ${names[*]}; P=$P TT=$TT TOTAL=$TOTAL NV_CACHE=$NV_CACHE VKD3D_CACHE=$VKD3D_CACHE CPUS=$CPUS SHADOW=$SHADOW"
 
 # ---- one chunk ----------------------------------------------------------------------------------
 # The awk filter of DETAIL=1: passes are counted per test, everything else passes through.
@@ -154,6 +160,8 @@ one() { # NAME CHUNK
     off) envs+=(__GL_SHADER_DISK_CACHE=0) ;; esac
   [ "$VKD3D_CACHE" = off ] && envs+=(VKD3D_SHADER_CACHE_PATH=0)
   [ "$DETAIL" = 1 ] && envs+=(VKD3D_TEST_DEBUG=2)
+  # Before the variant's own variables, which may override it.
+  [ "$SHADOW" = 1 ] && envs+=(UNTANGLE_DXIL_SPIRV_SHADOW=1)
   while read -r kv; do envs+=("$kv"); done < "$L/$n/env"
   local -a pin=()
   if (( CPUS > 0 )); then # take a free slot: slot s owns CPUs s*CPUS .. s*CPUS+CPUS-1
@@ -212,12 +220,13 @@ echo "stopped after $(( $(date +%s) - start )) s"
 
 {
   echo "date: $(date -u +%FT%TZ)"; echo "host: $(uname -a)"
-  echo "variants: $*"; echo "shard: $sh; CH=$CH P=$P TT=$TT TOTAL=$TOTAL DETAIL=$DETAIL NV_CACHE=$NV_CACHE VKD3D_CACHE=$VKD3D_CACHE CPUS=$CPUS GDB=$GDB"
+  echo "variants: $*"; echo "shard: $sh; CH=$CH P=$P TT=$TT TOTAL=$TOTAL DETAIL=$DETAIL NV_CACHE=$NV_CACHE VKD3D_CACHE=$VKD3D_CACHE CPUS=$CPUS GDB=$GDB SHADOW=$SHADOW"
   echo "cpus: $(nproc)"; command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   for n in "${names[@]}"; do echo "$n: $(cat "$L/$n/dir") $(paste -sd' ' "$L/$n/env")"; cat "$(cat "$L/$n/dir")/BUILD-INFO.txt" 2>/dev/null | sed 's/^/  /'; done
 } > "$OUTROOT/meta.txt"
 for n in "${names[@]}"; do
   sort "$L/$n/chunks.tsv" > "$OUTROOT/$n-chunks.tsv" 2>/dev/null
+  rm -f "$OUTROOT/$n-untangle-summary.jsonl" # not a previous run's
   [ -f "$L/$n/untangle-summary.jsonl" ] && cp "$L/$n/untangle-summary.jsonl" "$OUTROOT/$n-untangle-summary.jsonl"
   (cd "$L" && tar -czf "$OUTROOT/$n.tgz" --exclude="$n/w" "$n")
   awk -F'\t' -v n="$n" '
@@ -226,6 +235,11 @@ for n in "${names[@]}"; do
     END { printf "%s: %d chunks: %d ended, %d stalled (%d unkillable), %d crashed, %d not started; %d checks, %d failures, %d skips\n",
           n, NR, s["ended"], s["stalled"] + s["unkillable"], s["unkillable"], s["crashed"], s["not-started"], t, f, k }' "$OUTROOT/$n-chunks.tsv"
 done | tee "$OUTROOT/totals.txt"
+# Translation times from this run's summaries (variants without untangle's library write none).
+sums=(); for n in "${names[@]}"; do [ -f "$OUTROOT/$n-untangle-summary.jsonl" ] && sums+=("$OUTROOT/$n-untangle-summary.jsonl"); done
+if (( ${#sums[@]} )) && command -v python3 >/dev/null; then
+  python3 "$(dirname "$0")/times.py" "${sums[@]}" > "$OUTROOT/times.txt" 2>&1 && cat "$OUTROOT/times.txt"
+fi
 for n in "${names[@]}"; do
   ls "$L/$n"/*.stall >/dev/null 2>&1 && { echo "== $n stalls"; for s in "$L/$n"/*.stall; do echo "$(basename "$s" .stall): $(sed -n 2p "$s")"; done; }
 done

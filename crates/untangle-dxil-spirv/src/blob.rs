@@ -6,6 +6,7 @@
 
 use crate::delegate;
 use crate::ffi::*;
+use crate::shadow::ShadowBlob;
 use std::ffi::{c_char, c_void, CString};
 use std::sync::Arc;
 use untangle::ShaderKind;
@@ -177,6 +178,11 @@ impl NativeBlob {
         self.entries.first().map_or(DXIL_SPV_STAGE_UNKNOWN, |e| e.stage)
     }
 
+    /// The bytes this blob was parsed from, as the caller gave them (untangle keeps them).
+    pub fn input(&self) -> &[u8] {
+        &self.shader.loaded().bytes
+    }
+
     /// The entry `name` names, mangled or demangled (dxil-spirv's matching).
     pub fn entry_index(&self, name: &str) -> Option<usize> {
         self.entries
@@ -284,6 +290,8 @@ pub struct ParsedBlob {
     pub bytes: Option<Arc<[u8]>>,
     /// SHA-256 of the parsed bytes (record mode).
     pub sha256: Option<String>,
+    /// The delegate's parse of a native blob, for shadow runs (made on the first one).
+    pub shadow: ShadowBlob,
 }
 
 impl ParsedBlob {

@@ -6,6 +6,11 @@
 //! | `UNTANGLE_DXIL_SPIRV_RECORD=DIR` | record mode: a JSON file per DXIL converter run in `DIR` ([`crate::record`]) |
 //! | `UNTANGLE_DXIL_SPIRV_SUMMARY=PATH` | at exit, one JSON line of counts and times appended to `PATH` (`1` or `stderr`: standard error) ([`crate::summary`]) |
 //! | `UNTANGLE_DXIL_SPIRV_DELEGATE=PATH` | the delegate library (default: `libdxil-spirv-c-shared.so` next to the library holding this code) |
+//! | `UNTANGLE_DXIL_SPIRV_SHADOW=1` | shadow mode: each DXIL run on the untangle route is also run through the delegate, only to time it (its output is dropped; the summary's `shadow_*` keys) ([`crate::shadow`]) |
+//!
+//! The shadow mode needs the delegate (without one every shadow run counts as failed, and
+//! one warning says why); in the reference mode it does nothing, DXIL not taking the
+//! untangle route there.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -14,6 +19,7 @@ pub const ENV_REFERENCE: &str = "UNTANGLE_DXIL_SPIRV_REFERENCE";
 pub const ENV_RECORD: &str = "UNTANGLE_DXIL_SPIRV_RECORD";
 pub const ENV_SUMMARY: &str = "UNTANGLE_DXIL_SPIRV_SUMMARY";
 pub const ENV_DELEGATE: &str = "UNTANGLE_DXIL_SPIRV_DELEGATE";
+pub const ENV_SHADOW: &str = "UNTANGLE_DXIL_SPIRV_SHADOW";
 
 /// Where the exit summary goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +37,8 @@ pub struct Config {
     pub summary: Option<SummaryTarget>,
     /// The delegate library's path, when the environment names one.
     pub delegate: Option<PathBuf>,
+    /// Time dxil-spirv on every untangle-route DXIL run as well ([`crate::shadow`]).
+    pub shadow: bool,
 }
 
 fn truthy(value: &str) -> bool {
@@ -48,6 +56,7 @@ impl Config {
                 _ => SummaryTarget::File(PathBuf::from(v)),
             }),
             delegate: var(ENV_DELEGATE).map(PathBuf::from),
+            shadow: var(ENV_SHADOW).is_some_and(|v| truthy(&v.to_string_lossy())),
         }
     }
 }

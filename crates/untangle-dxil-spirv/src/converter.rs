@@ -6,6 +6,8 @@
 //! values included), keeping a decoded copy for the record; for DXIL (reference mode) the
 //! remapping callbacks are interposed ([`crate::remap`]) so that each query is recorded and
 //! reaches the application once; for DXBC they are handed to the delegate as they are.
+//! In the shadow mode an untangle-route run is followed by the same run through the
+//! delegate, only timed ([`crate::shadow`]).
 
 use crate::blob::{ParsedBlob, Route};
 use crate::delegate::{self, Delegate};
@@ -13,7 +15,8 @@ use crate::ffi::*;
 use crate::options::{
     self, ConverterSetup, LocalRootParameter, MetaDescriptor, NonSemanticDebugInfo, RootParameterMapping, TableEntry,
 };
-use crate::remap::{self, Callback, Kind, Remapper};
+use crate::remap::{Callback, Kind, Remapper};
+use crate::shadow::{self, ShadowInput};
 use crate::untangle_path::{self, Refusal, RunOutput};
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::time::Instant;
@@ -132,43 +135,36 @@ impl Converter {
     }
 
     /// Sets a remapping callback: kept in the remapper; on a delegate route handed on (DXIL:
-    /// the trampoline with the remapper; DXBC: the application's own).
-    pub fn set_callback(&mut self, callback: AnyCallback, userdata: *mut c_void) {
-        macro_rules! set {
-            ($f:expr, $field:ident, $setter:ident, $tramp:path) => {{
-                self.remap.$field = $f.map(|f| Callback { f, userdata });
-                if let Some((d, h)) = self.forward() {
-                    let (cb, ud) = match $f {
-                        Some(_) if self.route == Route::DelegateDxil => {
-                            let remap: *mut Remapper = &mut *self.remap;
-                            (Some($tramp as _), remap as *mut c_void)
-                        }
-                        other => (other, userdata),
-                    };
-                    // SAFETY: the delegate's converter; the callback and its user data stay
-                    // valid as the application's contract (or the remapper's box) says.
-                    unsafe { (d.f.$setter)(h, cb, ud) };
-                }
-            }};
+    /// the trampoline over the remapper; DXBC: the application's own).
+    ///
+    /// # Safety
+    /// The callback may be called with `userdata` until the converter is freed or the
+    /// callback replaced (the application's contract).
+    pub unsafe fn set_callback(&mut self, callback: AnyCallback, userdata: *mut c_void) {
+        let kind = callback.kind();
+        self.remap.forget(kind);
+        self.store_callback(callback, userdata);
+        let Some((d, h)) = self.forward() else { return };
+        // The delegate's converter; the remapper's box lives as long as `h`.
+        if self.route == Route::DelegateDxil {
+            let remap: *mut Remapper = &mut *self.remap;
+            d.set_trampoline(h, kind, self.remap.has_callback(kind).then_some(remap));
+        } else {
+            d.set_callback(h, callback, userdata);
         }
-        self.remap.forget(callback.kind());
+    }
+
+    fn store_callback(&mut self, callback: AnyCallback, userdata: *mut c_void) {
+        let r = &mut self.remap;
         match callback {
-            AnyCallback::Srv(f) => set!(f, srv, dxil_spv_converter_set_srv_remapper, remap::tramp_srv),
-            AnyCallback::Sampler(f) => set!(f, sampler, dxil_spv_converter_set_sampler_remapper, remap::tramp_sampler),
-            AnyCallback::Uav(f) => set!(f, uav, dxil_spv_converter_set_uav_remapper, remap::tramp_uav),
-            AnyCallback::Cbv(f) => set!(f, cbv, dxil_spv_converter_set_cbv_remapper, remap::tramp_cbv),
-            AnyCallback::VertexInput(f) => {
-                set!(f, vertex_input, dxil_spv_converter_set_vertex_input_remapper, remap::tramp_vertex_input)
-            }
-            AnyCallback::StreamOutput(f) => {
-                set!(f, stream_output, dxil_spv_converter_set_stream_output_remapper, remap::tramp_stream_output)
-            }
-            AnyCallback::StageInput(f) => {
-                set!(f, stage_input, dxil_spv_converter_set_stage_input_remapper, remap::tramp_stage_input)
-            }
-            AnyCallback::StageOutput(f) => {
-                set!(f, stage_output, dxil_spv_converter_set_stage_output_remapper, remap::tramp_stage_output)
-            }
+            AnyCallback::Srv(f) => r.srv = f.map(|f| Callback { f, userdata }),
+            AnyCallback::Sampler(f) => r.sampler = f.map(|f| Callback { f, userdata }),
+            AnyCallback::Uav(f) => r.uav = f.map(|f| Callback { f, userdata }),
+            AnyCallback::Cbv(f) => r.cbv = f.map(|f| Callback { f, userdata }),
+            AnyCallback::VertexInput(f) => r.vertex_input = f.map(|f| Callback { f, userdata }),
+            AnyCallback::StreamOutput(f) => r.stream_output = f.map(|f| Callback { f, userdata }),
+            AnyCallback::StageInput(f) => r.stage_input = f.map(|f| Callback { f, userdata }),
+            AnyCallback::StageOutput(f) => r.stage_output = f.map(|f| Callback { f, userdata }),
         }
     }
 
@@ -187,27 +183,23 @@ impl Converter {
     }
 
     pub fn add_local_root_constants(&mut self, register_space: u32, register_index: u32, num_words: u32) {
-        self.setup.local_root_parameters.push(LocalRootParameter::Constants {
-            register_space,
-            register_index,
-            num_words,
-        });
-        if let Some((d, h)) = self.forward() {
-            unsafe { (d.f.dxil_spv_converter_add_local_root_constants)(h, register_space, register_index, num_words) };
-        }
+        self.add_local_root_parameter(LocalRootParameter::Constants { register_space, register_index, num_words });
     }
 
     pub fn add_local_root_descriptor(&mut self, resource_class: u32, register_space: u32, register_index: u32) {
-        self.setup.local_root_parameters.push(LocalRootParameter::Descriptor {
+        self.add_local_root_parameter(LocalRootParameter::Descriptor {
             resource_class,
             register_space,
             register_index,
         });
+    }
+
+    /// A local root constant or descriptor (tables are built call by call, below).
+    fn add_local_root_parameter(&mut self, p: LocalRootParameter) {
         if let Some((d, h)) = self.forward() {
-            unsafe {
-                (d.f.dxil_spv_converter_add_local_root_descriptor)(h, resource_class, register_space, register_index)
-            };
+            unsafe { d.add_local_root_parameter(h, &p) };
         }
+        self.setup.local_root_parameters.push(p);
     }
 
     pub fn add_local_root_descriptor_table(&mut self, entry: TableEntry) {
@@ -262,16 +254,7 @@ impl Converter {
     pub fn add_root_parameter_mapping(&mut self, m: RootParameterMapping) {
         self.setup.root_parameter_mappings.push(m);
         if let Some((d, h)) = self.forward() {
-            unsafe {
-                match m {
-                    RootParameterMapping::Offset { root_parameter_index, offset } => {
-                        (d.f.dxil_spv_converter_add_root_parameter_mapping)(h, root_parameter_index, offset)
-                    }
-                    RootParameterMapping::Descriptor { root_parameter_index, desc_set, binding } => {
-                        (d.f.dxil_spv_converter_add_root_descriptor_mapping)(h, root_parameter_index, desc_set, binding)
-                    }
-                }
-            }
+            unsafe { d.add_root_parameter_mapping(h, m) };
         }
     }
 
@@ -295,9 +278,7 @@ impl Converter {
     pub fn set_meta_descriptor(&mut self, m: MetaDescriptor) -> dxil_spv_result {
         self.setup.meta_descriptors.push(m);
         match self.forward() {
-            Some((d, h)) => unsafe {
-                (d.f.dxil_spv_converter_set_meta_descriptor)(h, m.meta, m.kind, m.desc_set, m.binding_or_push_index)
-            },
+            Some((d, h)) => unsafe { d.set_meta_descriptor(h, m) },
             None => DXIL_SPV_SUCCESS,
         }
     }
@@ -356,7 +337,26 @@ impl Converter {
         if self.route.is_dxil() && crate::config::get().record_dir.is_some() {
             crate::record::write(self, result, refusal.as_ref(), elapsed);
         }
+        if self.route == Route::Untangle {
+            self.run_shadow(result, elapsed);
+        }
         result
+    }
+
+    /// The shadow run ([`crate::shadow`]) after untangle's, when asked for: counted in the
+    /// summary beside untangle's `result` and time; nothing of it reaches the application.
+    fn run_shadow(&mut self, result: dxil_spv_result, elapsed: std::time::Duration) {
+        if !shadow::enabled() {
+            return;
+        }
+        // SAFETY: the application keeps the blob alive while the converter lives.
+        let blob = unsafe { &*self.blob };
+        // An untangle-route blob is always native; nothing to shadow otherwise.
+        let Some(native) = blob.native() else { return };
+        let input =
+            ShadowInput { blob: &blob.shadow, native, kind: blob.kind, setup: &self.setup, remap: &mut self.remap };
+        let outcome = shadow::run(input);
+        crate::summary::note_shadow(&outcome, result, elapsed);
     }
 
     /// The module of the last successful run, as bytes.

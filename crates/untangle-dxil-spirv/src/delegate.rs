@@ -10,13 +10,19 @@
 //!
 //! Per-thread state of the delegate follows ours: before a call that may log or allocate,
 //! [`Delegate::enter`] hands it the thread's log callback and opens its thread allocator
-//! context when the application has opened ours.
+//! context when the application has opened ours. [`Delegate::enter_quiet`] does the same
+//! but silences its log, for runs the application must not hear of (the shadow run).
+//!
+//! [`setup`] hands a converter's setup to a delegate converter, call by call or whole.
 
 use crate::ffi::*;
 use std::cell::Cell;
 use std::ffi::{c_char, c_uint, c_void, CStr, CString};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+
+mod setup;
+pub use setup::AppliedSetup;
 
 /// The file name looked for next to this library.
 pub const DELEGATE_FILE: &str = "libdxil-spirv-c-shared.so";
@@ -218,11 +224,26 @@ impl Delegate {
     /// thread: the log callback, and the thread allocator context.
     pub fn enter(&self) {
         let (cb, ud) = crate::log::thread_callback();
+        self.sync_log(cb, ud);
+        self.sync_allocator();
+    }
+
+    /// [`Delegate::enter`] with the delegate's log silenced on this thread (its C API drops
+    /// messages when given no callback) until the next `enter`.
+    pub fn enter_quiet(&self) {
+        self.sync_log(None, std::ptr::null_mut());
+        self.sync_allocator();
+    }
+
+    fn sync_log(&self, cb: dxil_spv_log_cb, ud: *mut c_void) {
         let key = (cb.map_or(0, |f| f as usize), ud as usize);
         if LOG_SYNCED.with(|s| s.get()) != Some(key) {
             unsafe { (self.f.dxil_spv_set_thread_log_callback)(cb, ud) };
             LOG_SYNCED.with(|s| s.set(Some(key)));
         }
+    }
+
+    fn sync_allocator(&self) {
         if ALLOCATOR_OPEN.with(|a| a.get()) && !DELEGATE_ALLOCATOR_OPEN.with(|a| a.get()) {
             unsafe { (self.f.dxil_spv_begin_thread_allocator_context)() };
             DELEGATE_ALLOCATOR_OPEN.with(|a| a.set(true));

@@ -120,6 +120,7 @@ unsafe fn parse(data: *const c_void, size: usize, out: *mut dxil_spv_parsed_blob
         imp,
         bytes: record.then(|| Arc::from(bytes)),
         sha256: record.then(|| crate::sha256::hex(bytes)),
+        shadow: Default::default(),
     };
     *out = Box::into_raw(Box::new(parsed)) as dxil_spv_parsed_blob;
     DXIL_SPV_SUCCESS

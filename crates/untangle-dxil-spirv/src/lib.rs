@@ -8,7 +8,10 @@
 //! Each parsed blob takes one route, decided by `dxil_spv_parse_*` ([`blob::Route`]):
 //! - **untangle**: DXIL. The blob is read by untangle (stage, entry points, RDAT subobjects
 //!   answered from it); a converter keeps what it is told and [`untangle_path::run`]
-//!   translates. That path refuses every run for now (`DXIL_SPV_ERROR_UNSUPPORTED_FEATURE`).
+//!   translates: resources placed by the layer from the remapper's answers, stage I/O from
+//!   the location rule and the callbacks, the getters answered from the module. It refuses
+//!   by design what untangle does not do the layer's way (work-graph nodes, AMD AGS
+//!   intrinsics), each refusal logged and counted with its reason ([`summary`]).
 //! - **delegate, DXBC**: a container with a `SHDR`/`SHEX` part (shader model 5 and older)
 //!   goes to dxil-spirv itself (its DXBC front end, dxbc-spirv), loaded at run time
 //!   ([`delegate`]): the blob and converter wrap the delegate's and forward every call.
@@ -19,7 +22,13 @@
 //! # Environment
 //! [`config`] lists the switches: reference mode, record mode ([`record`]: a JSON file per
 //! DXIL run with the decoded options, every callback query and answer, and the module's
-//! hash), the exit summary ([`summary`]), and the delegate's path.
+//! hash), the exit summary ([`summary`]), the delegate's path, and the shadow mode
+//! ([`shadow`]: every untangle-route DXIL run also run through the delegate, only to time
+//! dxil-spirv against untangle in the same process; `tools/vkd3d-proton/times.py` adds up
+//! the summaries of a suite run).
+//!
+//! Only this crate reads the environment; `untangle` itself is configured through its
+//! `Options` alone.
 //!
 //! # Guarantees
 //! No panic crosses the C boundary (every export runs under [`exports::guard`]); every
@@ -38,5 +47,6 @@ pub mod options;
 pub mod record;
 pub mod remap;
 pub mod sha256;
+pub mod shadow;
 pub mod summary;
 pub mod untangle_path;

@@ -5,10 +5,14 @@
 //! Pointers in options are read when the option is added: the output swizzle's array is
 //! copied (dxil-spirv keeps the pointer and reads it at run time; vkd3d-proton keeps the
 //! array alive until then, so the copy reads the same values), the source file name too.
+//! [`encode`] turns an [`Opt`] back into its C structure (to hand the setup to dxil-spirv).
 
 use crate::ffi::*;
 use serde::{Deserialize, Serialize};
 use std::ffi::CStr;
+
+mod encode;
+pub use encode::{encode, EncodedOption};
 
 /// One option, decoded. Serializes as `{"type": "<option name>", <fields>}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -18,6 +18,13 @@
 //!
 //! Note for the untangle path: dxil-spirv gives the stage-I/O callbacks only `semantic` and
 //! `semantic_index`; `start_row` and `rows` are 0 there.
+//!
+//! A *sealed* remapper (the shadow run, [`crate::shadow`]) never calls the application and
+//! records nothing: a query not asked before gets the recorded answer about the same
+//! resource or semantic ([`Query::same_target`]: dxil-spirv fills range size, alignment,
+//! the counter flag and the stage-I/O prefill in differently from untangle, and asks about
+//! some things untangle does not), else the default answer. The application's callbacks
+//! then see exactly the queries of untangle's run, whatever dxil-spirv asks.
 
 use crate::ffi::*;
 use serde_json::{json, Value};
@@ -89,7 +96,27 @@ pub enum Query {
     StageOutput { semantic: Semantic, start_row: u32, rows: u32, prefill: dxil_spv_vulkan_shader_stage_io },
 }
 
+/// Whether two bindings name the same register of the same kind in the same stage.
+fn same_register(a: &dxil_spv_d3d_binding, b: &dxil_spv_d3d_binding) -> bool {
+    (a.stage, a.kind, a.register_space, a.register_index) == (b.stage, b.kind, b.register_space, b.register_index)
+}
+
 impl Query {
+    /// Whether `self` and `other` ask about the same resource (stage, kind, register) or the
+    /// same semantic of the same callback, whatever else they differ in.
+    pub fn same_target(&self, other: &Query) -> bool {
+        use Query::*;
+        match (self, other) {
+            (Srv(a), Srv(b)) | (Sampler(a), Sampler(b)) | (Cbv(a), Cbv(b)) => same_register(a, b),
+            (Uav(a), Uav(b)) => same_register(&a.d3d_binding, &b.d3d_binding),
+            (VertexInput { semantic: a, .. }, VertexInput { semantic: b, .. })
+            | (StreamOutput { semantic: a }, StreamOutput { semantic: b })
+            | (StageInput { semantic: a, .. }, StageInput { semantic: b, .. })
+            | (StageOutput { semantic: a, .. }, StageOutput { semantic: b, .. }) => a == b,
+            _ => false,
+        }
+    }
+
     pub fn kind(&self) -> Kind {
         match self {
             Query::Srv(_) => Kind::Srv,
@@ -212,6 +239,8 @@ pub struct Remapper {
         >,
     >,
     exchanges: Vec<Exchange>,
+    /// Answer from the record only (never call the application, record nothing).
+    sealed: bool,
 }
 
 fn identity_binding(set: u32, binding: u32) -> dxil_spv_vulkan_binding {
@@ -243,6 +272,12 @@ impl Remapper {
         }
     }
 
+    /// Seals (or unseals) the remapper: while sealed, no query reaches the application and
+    /// none is recorded (see the module documentation).
+    pub fn set_sealed(&mut self, sealed: bool) {
+        self.sealed = sealed;
+    }
+
     /// A new callback of `kind` was set: answers recorded from the old one no longer hold.
     pub fn forget(&mut self, kind: Kind) {
         self.exchanges.retain(|e| e.query.kind() != kind);
@@ -261,10 +296,15 @@ impl Remapper {
     ) -> bool {
         if let Some(e) = self.exchanges.iter_mut().find(|e| e.query == query) {
             if let Some(answer) = unwrap(&e.answer) {
-                e.reused += 1;
+                if !self.sealed {
+                    e.reused += 1;
+                }
                 *out = answer;
                 return e.ok;
             }
+        }
+        if self.sealed {
+            return self.answer_sealed(&query, out, default, unwrap);
         }
         let (ok, is_default) = match call {
             Some(call) => (call(out), false),
@@ -275,6 +315,29 @@ impl Remapper {
         };
         self.exchanges.push(Exchange { query, ok, answer: wrap(*out), default: is_default, reused: 0 });
         ok
+    }
+
+    /// A sealed remapper's answer to a new query: the recorded answer about the same target,
+    /// else the default; nothing is recorded.
+    fn answer_sealed<O: Copy>(
+        &self,
+        query: &Query,
+        out: &mut O,
+        default: impl FnOnce(&mut O),
+        unwrap: fn(&Answer) -> Option<O>,
+    ) -> bool {
+        let similar =
+            self.exchanges.iter().filter(|e| e.query.same_target(query)).find_map(|e| Some((e.ok, unwrap(&e.answer)?)));
+        match similar {
+            Some((ok, answer)) => {
+                *out = answer;
+                ok
+            }
+            None => {
+                default(out);
+                true
+            }
+        }
     }
 
     /// The SRV at `d3d`: fills `out` (zeroed by the caller), returns the callback's verdict.
@@ -577,5 +640,59 @@ impl Exchange {
             v["reused"] = json!(self.reused);
         }
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An SRV callback that counts its calls in `*userdata` and answers binding 100 + register.
+    unsafe extern "C" fn srv_counting(
+        userdata: *mut c_void,
+        d3d: *const dxil_spv_d3d_binding,
+        out: *mut dxil_spv_srv_vulkan_binding,
+    ) -> dxil_spv_bool {
+        *(userdata as *mut u32) += 1;
+        (*out).buffer_binding.binding = 100 + (*d3d).register_index;
+        DXIL_SPV_TRUE
+    }
+
+    fn texture(register_index: u32, range_size: u32) -> dxil_spv_d3d_binding {
+        dxil_spv_d3d_binding {
+            stage: DXIL_SPV_STAGE_PIXEL,
+            kind: DXIL_SPV_RESOURCE_KIND_TEXTURE_2D,
+            register_index,
+            range_size,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_sealed_remapper_never_calls_the_application() {
+        let mut calls = 0u32;
+        let mut r = Remapper {
+            srv: Some(Callback { f: srv_counting, userdata: &mut calls as *mut u32 as *mut c_void }),
+            ..Default::default()
+        };
+        let ask = |r: &mut Remapper, d3d: dxil_spv_d3d_binding| {
+            let mut out = dxil_spv_srv_vulkan_binding::default();
+            assert!(r.srv(&d3d, &mut out));
+            out.buffer_binding.binding
+        };
+        assert_eq!(ask(&mut r, texture(3, 1)), 103);
+        r.set_sealed(true);
+        // The same query, the same register asked differently (as dxil-spirv fills the
+        // range in), another register (the default answer): none reaches the callback, none
+        // is recorded.
+        assert_eq!(ask(&mut r, texture(3, 1)), 103);
+        assert_eq!(ask(&mut r, texture(3, u32::MAX)), 103);
+        assert_eq!(ask(&mut r, texture(4, 1)), 4);
+        assert_eq!(r.exchanges().len(), 1);
+        assert_eq!(r.exchanges()[0].reused, 0);
+        r.set_sealed(false);
+        assert_eq!(ask(&mut r, texture(4, 1)), 104);
+        drop(r);
+        assert_eq!(calls, 2, "the callback was called once per query of the unsealed remapper");
     }
 }

@@ -6,8 +6,9 @@
 //! vkd3d-proton's own tests (read from the archive's `tests/shaders/*/headers/*.h`).
 //!
 //! - untangle route (default): every DXIL container parses; the reflection (stage, entry
-//!   points, subobjects) is dxil-spirv's, line for line; every run is refused with
-//!   `DXIL_SPV_ERROR_UNSUPPORTED_FEATURE` (the untangle path is not implemented yet);
+//!   points, subobjects, work-graph nodes) is dxil-spirv's, line for line; every run
+//!   translates but those refused by design (AMD AGS, work-graph nodes, a root-signature
+//!   conflict), at least 80% of the corpus, and `spirv-val` accepts every module;
 //! - with the delegate (the archive's dxil-spirv as a shared library, built by
 //!   `tools/vkd3d-proton/build.sh delegate`; skipped without it outside CI): the reference
 //!   mode gives, for every DXIL shader, the same printout and the same SPIR-V bytes as the
@@ -15,6 +16,10 @@
 //!   same result again; the stage-output callback (a capture, as vkd3d-proton's) is never
 //!   asked twice about one semantic; the record and summary modes write what they promise;
 //!   `spirv-val` accepts the modules (those dxil-spirv's own output fails are listed);
+//! - the shadow mode (`UNTANGLE_DXIL_SPIRV_SHADOW=1`, with the delegate) changes nothing the
+//!   driver sees (printout with every callback call, modules byte for byte) and its summary
+//!   counts and times a shadow dxil-spirv run for every untangle-route run; without a
+//!   loadable delegate it changes nothing either, and counts every shadow as failed;
 //! - every function answers NULL arguments as the header says.
 
 mod common;
@@ -520,4 +525,136 @@ fn summary_lines_from_many_processes_do_not_interleave() {
         let v: serde_json::Value = serde_json::from_str(l).unwrap();
         assert_eq!(v["dxil_untangle"].as_u64().unwrap() + v["dxil_refused"].as_u64().unwrap(), 1, "{l}");
     }
+}
+
+/// The driver's log messages (its stderr's `log[...]` lines).
+fn log_lines(stderr: &str) -> String {
+    stderr.lines().filter(|l| l.starts_with("log[")).collect::<Vec<_>>().join("\n")
+}
+
+/// A summary line's number at `path` (`run_ms.untangle`), 0 when absent.
+fn num(v: &serde_json::Value, path: &str) -> f64 {
+    path.split('.').fold(v, |v, k| &v[k]).as_f64().unwrap_or(0.0)
+}
+
+#[test]
+fn shadow_mode_changes_nothing_and_times_dxil_spirv() {
+    let Some(files) = corpus_or_skip() else { return };
+    let Some(delegate) = delegate_or_skip() else { return };
+    let dir = scratch("shadow");
+    let ours = build_driver(&dir, "driver", Link::Shared);
+    let stock = build_driver(&dir, "driver-stock", Link::Delegate(delegate.clone()));
+    let args: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+
+    let plain_summary = dir.join("plain.jsonl");
+    let plain = run(&ours, &args, Some(&dir.join("plain")), &[("UNTANGLE_DXIL_SPIRV_SUMMARY", &plain_summary)]);
+    let summary = dir.join("shadow.jsonl");
+    let shadowed = run(
+        &ours,
+        &args,
+        Some(&dir.join("shadow")),
+        &[
+            ("UNTANGLE_DXIL_SPIRV_SHADOW", Path::new("1")),
+            ("UNTANGLE_DXIL_SPIRV_DELEGATE", &delegate),
+            ("UNTANGLE_DXIL_SPIRV_SUMMARY", &summary),
+        ],
+    );
+    let theirs = run(&stock, &args, None, &[]);
+
+    // What the application sees: the same printout (results, getters, and the callback
+    // calls and duplicate stage outputs of every shader: a shadow run never calls the
+    // application), the same modules, byte for byte.
+    assert_same_lines(&shadowed.stdout, &plain.stdout, "the driver with the shadow mode against without");
+    // Nor does the application's log hear of the shadow (dxil-spirv's messages are dropped).
+    assert_same_lines(&log_lines(&shadowed.stderr), &log_lines(&plain.stderr), "the log with the shadow mode");
+    let mut modules = 0;
+    for f in std::fs::read_dir(dir.join("plain")).unwrap() {
+        let f = f.unwrap().path();
+        let with_shadow = std::fs::read(dir.join("shadow").join(f.file_name().unwrap()));
+        assert!(with_shadow.ok() == Some(std::fs::read(&f).unwrap()), "{}: the module differs", f.display());
+        modules += 1;
+    }
+    assert_eq!(std::fs::read_dir(dir.join("shadow")).unwrap().count(), modules);
+
+    // What dxil-spirv's own driver translates, and what it refuses because the driver's
+    // stage-output capture refused a second query about one semantic (a shadow run gets
+    // the recorded answer instead).
+    let (plain_runs, stock_runs) = (lines(&plain.stdout, "run"), lines(&theirs.stdout, "run"));
+    let stock_ok = stock_runs.values().filter(|l| l.contains("result=0")).count() as f64;
+    let capture_refused =
+        stock_runs.values().filter(|l| !l.contains("result=0") && !l.ends_with("duplicates=0")).count() as f64;
+    let both =
+        plain_runs.iter().filter(|(f, l)| l.contains("result=0") && stock_runs[*f].contains("result=0")).count() as f64;
+
+    // The summaries.
+    let read =
+        |p: &Path| -> serde_json::Value { serde_json::from_str(std::fs::read_to_string(p).unwrap().trim()).unwrap() };
+    let (off, on) = (read(&plain_summary), read(&summary));
+    assert_eq!(off["shadow_mode"], false);
+    assert_eq!((num(&off, "shadow_ok"), num(&off, "shadow_failed"), num(&off, "run_ms.shadow_dxil")), (0.0, 0.0, 0.0));
+    assert_eq!(on["shadow_mode"], true);
+    let untangle_runs = num(&on, "dxil_untangle") + num(&on, "dxil_refused");
+    assert_eq!(untangle_runs, plain_runs.values().filter(|l| l.contains("result=")).count() as f64);
+    let (shadow_ok, shadow_failed) = (num(&on, "shadow_ok"), num(&on, "shadow_failed"));
+    assert!(shadow_ok > 0.0, "{on}");
+    assert_eq!(shadow_ok + shadow_failed, untangle_runs, "a shadow per untangle-route run: {on}");
+    assert!(num(&on, "run_ms.shadow_dxil") > 0.0, "{on}");
+    let by_reason: f64 = on["shadow_failures"].as_object().unwrap().values().filter_map(|n| n.as_f64()).sum();
+    assert_eq!(by_reason, shadow_failed, "every shadow failure has its reason: {on}");
+    assert_eq!(num(&on, "run_count.untangle"), untangle_runs, "{on}");
+    assert!(num(&on, "run_count.shadow_dxil") <= untangle_runs, "{on}");
+    // The whole setup reaches the shadow: it translates what dxil-spirv's own driver does.
+    assert!(
+        stock_ok <= shadow_ok && shadow_ok <= stock_ok + capture_refused,
+        "the shadow translated {shadow_ok}, dxil-spirv's driver {stock_ok} (+{capture_refused} refused by the capture): {on}"
+    );
+    let paired = num(&on, "shadow_paired.runs");
+    assert!(both <= paired && paired <= both + capture_refused, "{both} both translate: {on}");
+
+    let (u_ms, u_n) = (num(&on, "run_ms.untangle"), num(&on, "run_count.untangle"));
+    let (s_ms, s_n) = (num(&on, "run_ms.shadow_dxil"), num(&on, "run_count.shadow_dxil"));
+    let (pu, ps) = (num(&on, "shadow_paired.untangle_ms"), num(&on, "shadow_paired.shadow_dxil_ms"));
+    eprintln!(
+        "shadow: untangle {u_ms:.1} ms over {u_n} runs ({:.3} ms each), dxil-spirv {s_ms:.1} ms over {s_n} runs ({:.3} ms each); \
+         both translated {paired} shaders: untangle {pu:.1} ms, dxil-spirv {ps:.1} ms, ratio {:.2}",
+        u_ms / u_n.max(1.0),
+        s_ms / s_n.max(1.0),
+        pu / ps.max(f64::MIN_POSITIVE),
+    );
+}
+
+#[test]
+fn shadow_mode_without_a_delegate_changes_nothing() {
+    let Some(files) = corpus_or_skip() else { return };
+    let dir = scratch("shadow-no-delegate");
+    let exe = build_driver(&dir, "driver", Link::Shared);
+    let args: Vec<&Path> = files.iter().take(40).map(PathBuf::as_path).collect();
+    let plain = run(&exe, &args, Some(&dir.join("plain")), &[]);
+    let summary = dir.join("summary.jsonl");
+    let missing = dir.join("no-such-dxil-spirv.so");
+    let shadowed = run(
+        &exe,
+        &args,
+        Some(&dir.join("shadow")),
+        &[
+            ("UNTANGLE_DXIL_SPIRV_SHADOW", Path::new("1")),
+            ("UNTANGLE_DXIL_SPIRV_DELEGATE", &missing),
+            ("UNTANGLE_DXIL_SPIRV_SUMMARY", &summary),
+        ],
+    );
+    assert_same_lines(&shadowed.stdout, &plain.stdout, "the shadow mode without a delegate against no shadow mode");
+    let mut modules = 0;
+    for f in std::fs::read_dir(dir.join("plain")).unwrap() {
+        let f = f.unwrap().path();
+        let with_shadow = std::fs::read(dir.join("shadow").join(f.file_name().unwrap())).ok();
+        assert!(with_shadow == Some(std::fs::read(&f).unwrap()), "{}: the module differs", f.display());
+        modules += 1;
+    }
+    assert!(modules > 0);
+    let v: serde_json::Value = serde_json::from_str(std::fs::read_to_string(&summary).unwrap().trim()).unwrap();
+    let runs = num(&v, "dxil_untangle") + num(&v, "dxil_refused");
+    assert_eq!(runs, args.len() as f64, "{v}");
+    assert_eq!((num(&v, "shadow_ok"), num(&v, "shadow_failed")), (0.0, runs), "{v}");
+    assert_eq!(num(&v, "shadow_failures.dxil-spirv unavailable"), runs, "{v}");
+    assert_eq!(num(&v, "run_count.shadow_dxil"), 0.0, "{v}");
 }
