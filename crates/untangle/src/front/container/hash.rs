@@ -20,7 +20,7 @@ pub struct ShaderHash {
 
 impl ShaderHash {
     pub fn parse(chunk: &Chunk<'_>) -> Result<Self, ContainerError> {
-        let mut r = Reader::new(chunk.data, chunk.payload_offset(), Some(chunk.fourcc));
+        let mut r = Reader::of(chunk);
         let flags = r.u32("shader hash flags")?;
         let digest = r.array::<16>("shader hash digest")?;
         if r.remaining() != 0 {

@@ -241,7 +241,7 @@ impl<'a> Psv0<'a> {
     /// `stage_hint` (the program's shader kind) decodes the v0 stage union when the
     /// runtime info is too old to name its own stage.
     pub fn parse(chunk: &Chunk<'a>, stage_hint: Option<ShaderKind>) -> Result<Self, ContainerError> {
-        let mut r = Reader::new(chunk.data, chunk.payload_offset(), Some(chunk.fourcc));
+        let mut r = Reader::of(chunk);
         let info_size = r.u32("runtime info size")?;
         if info_size < RUNTIME_INFO_SIZES[0] {
             return Err(r.invalid(4, "runtime info size", "at least 24", u64::from(info_size)));

@@ -60,7 +60,7 @@ pub struct FeatureInfo<'a> {
 
 impl<'a> FeatureInfo<'a> {
     pub fn parse(chunk: &Chunk<'a>) -> Result<Self, ContainerError> {
-        let mut r = Reader::new(chunk.data, chunk.payload_offset(), Some(chunk.fourcc));
+        let mut r = Reader::of(chunk);
         let flags = r.u64("feature flags")?;
         Ok(FeatureInfo { flags, trailing: r.rest() })
     }

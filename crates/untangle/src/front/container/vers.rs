@@ -34,7 +34,7 @@ pub struct CompilerVersion<'a> {
 
 impl<'a> CompilerVersion<'a> {
     pub fn parse(chunk: &Chunk<'a>) -> Result<Self, ContainerError> {
-        let mut r = Reader::new(chunk.data, chunk.payload_offset(), Some(chunk.fourcc));
+        let mut r = Reader::of(chunk);
         let major = r.u16("compiler major version")?;
         let minor = r.u16("compiler minor version")?;
         let flags = r.u32("compiler version flags")?;
@@ -62,7 +62,7 @@ pub struct DebugName<'a> {
 
 impl<'a> DebugName<'a> {
     pub fn parse(chunk: &Chunk<'a>) -> Result<Self, ContainerError> {
-        let mut r = Reader::new(chunk.data, chunk.payload_offset(), Some(chunk.fourcc));
+        let mut r = Reader::of(chunk);
         let flags = r.u16("debug name flags")?;
         let len = r.u16("debug name length")?;
         let name_at = r.pos();
