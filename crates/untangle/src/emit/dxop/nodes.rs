@@ -47,13 +47,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 if output >= outputs as u64 {
                     return Err(self.invalid(c, "operand 0", format!("output {output} of a node with {outputs}")));
                 }
-                self.node_mut().node_handles.insert(c.inst, NodeHandle { output: output as u32, index: None });
-                Ok(None)
+                self.define_node_handle(c, NodeHandle { output: output as u32, index: None })
             }
             DxOp::AnnotateNodeHandle => {
                 let h = self.node_handle_arg(c, 0)?;
-                self.node_mut().node_handles.insert(c.inst, h);
-                Ok(None)
+                self.define_node_handle(c, h)
             }
             DxOp::IndexNodeHandle => {
                 let h = self.node_handle_arg(c, 0)?;
@@ -61,21 +59,18 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     return Err(self.form(c.op, "indexing a node handle that was indexed already"));
                 }
                 let index = self.arg(c, 1)?;
-                self.node_mut().node_handles.insert(c.inst, NodeHandle { index: Some(index), ..h });
-                Ok(None)
+                self.define_node_handle(c, NodeHandle { index: Some(index), ..h })
             }
             DxOp::CreateNodeInputRecordHandle => {
                 let k = self.arg_const(c, 0)?;
                 if k != 0 || self.node_props().inputs.is_empty() {
                     return Err(self.invalid(c, "operand 0", format!("input {k} of a node with no such input")));
                 }
-                self.node_mut().record_handles.insert(c.inst, RecordHandle::Input);
-                Ok(None)
+                self.define_record_handle(c, RecordHandle::Input)
             }
             DxOp::AnnotateNodeRecordHandle => {
                 let h = self.record_handle_arg(c, 0)?;
-                self.node_mut().record_handles.insert(c.inst, h);
-                Ok(None)
+                self.define_record_handle(c, h)
             }
             DxOp::AllocateNodeOutputRecords => {
                 let h = self.node_handle_arg(c, 0)?;
@@ -89,8 +84,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 };
                 let var = self.cx.global_var(StorageClass::Private, u, "node_output_slot");
                 self.ids_void(Op::Store, &[var, slot])?;
-                self.node_mut().record_handles.insert(c.inst, RecordHandle::Output { node: h, slot: var });
-                Ok(None)
+                self.define_record_handle(c, RecordHandle::Output { node: h, slot: var })
             }
             DxOp::GetNodeRecordPtr => {
                 let h = self.record_handle_arg(c, 0)?;
@@ -213,6 +207,18 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     fn node_mut(&mut self) -> &mut work_graph::NodeState {
         self.iface.node.as_mut().expect("node_op checked that the node state exists")
+    }
+
+    /// Call `c` makes node output handle `h` (a symbolic value: no SPIR-V of its own).
+    fn define_node_handle(&mut self, c: &Call<'_>, h: NodeHandle) -> Result<Option<Word>> {
+        self.node_mut().node_handles.insert(c.inst, h);
+        Ok(None)
+    }
+
+    /// Call `c` makes record handle `h` (a symbolic value: no SPIR-V of its own).
+    fn define_record_handle(&mut self, c: &Call<'_>, h: RecordHandle) -> Result<Option<Word>> {
+        self.node_mut().record_handles.insert(c.inst, h);
+        Ok(None)
     }
 
     fn node_handle_arg(&self, c: &Call<'_>, k: usize) -> Result<NodeHandle> {
