@@ -192,25 +192,16 @@ impl Resources {
 
     /// The resource of `class` whose range holds `register` in `space`.
     pub fn find_binding(&self, class: ResourceClass, space: u32, register: u32) -> Result<u32> {
-        self.table
-            .class(class)
-            .iter()
-            .find(|r| {
-                r.space == space
-                    && register >= r.lower_bound
-                    && r.range_size.is_none_or(|n| register - r.lower_bound < n)
-            })
-            .map(|r| r.id)
-            .ok_or_else(|| {
-                malformed(
-                    Subject::Op(DxOp::CreateHandleFromBinding),
-                    format!(
-                        "createHandleFromBinding: no {} range holds {}{register}, space{space}",
-                        class.name(),
-                        class.register_letter()
-                    ),
-                )
-            })
+        self.table.holding(class, space, register).map(|r| r.id).ok_or_else(|| {
+            malformed(
+                Subject::Op(DxOp::CreateHandleFromBinding),
+                format!(
+                    "createHandleFromBinding: no {} range holds {}{register}, space{space}",
+                    class.name(),
+                    class.register_letter()
+                ),
+            )
+        })
     }
 
     /// The push-constant block: every member of the layout, at its offset (root
