@@ -91,6 +91,18 @@
 //! implementation details, public for the test kit only and not covered by any
 //! compatibility promise.
 
+/// Declares an entity reference: a `u32` index into a `cranelift_entity` map, with the
+/// derives every such index takes and `entity_impl!` (its display prefix). Defined before
+/// the modules so that every one of them can use it.
+macro_rules! entity {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident, $prefix:literal) => {
+        $(#[$meta])*
+        #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        $vis struct $name(u32);
+        cranelift_entity::entity_impl!($name, $prefix);
+    };
+}
+
 pub mod cfg;
 pub mod dxil;
 pub mod emit;

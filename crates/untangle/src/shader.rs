@@ -271,15 +271,16 @@ impl Shader {
     pub fn translate_entry(&self, name: &str, options: &Options) -> Result<Translation> {
         let options = self.bound_options(options)?;
         let ep = crate::emit::entry::named_entry(&self.dxil.entry_points, name)?;
+        self.translate_one_entry(ep, &options)
+    }
+
+    /// Translates entry `ep` with bound `options`; a library's entry is checked against the
+    /// library's global root-signature subobjects and translated through the local root
+    /// signature that applies to it, if any.
+    fn translate_one_entry(&self, ep: &EntryPoint, options: &Options) -> Result<Translation> {
         self.check_library_entry(ep)?;
-        let local = self.local_root_signature(ep, &options)?;
-        Ok(crate::emit::translate::translate_entry_local(
-            &self.loaded.module,
-            &self.dxil,
-            ep,
-            &options,
-            local.as_ref(),
-        )?)
+        let local = self.local_root_signature(ep, options)?;
+        Ok(crate::emit::translate::translate_entry_local(&self.loaded.module, &self.dxil, ep, options, local.as_ref())?)
     }
 
     /// [`Shader::translate_entry`] with the local root signature the pipeline associates
@@ -310,7 +311,7 @@ impl Shader {
     fn local_root_signature(&self, ep: &EntryPoint, options: &Options) -> Result<Option<RootSignature>> {
         use crate::front::container::rdat::SubobjectKind;
         let kind = ep.properties.shader_kind.unwrap_or(ShaderKind::Invalid);
-        let ray_or_node = crate::emit::support::is_ray_stage(kind) || ep.properties.node.is_some();
+        let ray_or_node = kind.is_ray_tracing() || ep.properties.node.is_some();
         if options.root_signature.is_none() || !ray_or_node {
             return Ok(None);
         }
@@ -346,17 +347,7 @@ impl Shader {
             .entry_points
             .iter()
             .filter(|e| e.function.is_some())
-            .map(|ep| {
-                self.check_library_entry(ep)?;
-                let local = self.local_root_signature(ep, &options)?;
-                Ok(crate::emit::translate::translate_entry_local(
-                    &self.loaded.module,
-                    &self.dxil,
-                    ep,
-                    &options,
-                    local.as_ref(),
-                )?)
-            })
+            .map(|ep| self.translate_one_entry(ep, &options))
             .collect()
     }
 }

@@ -33,16 +33,8 @@ impl<N: Node> Frontiers<N> {
         let mut sets: SecondaryMap<N, Vec<N>> = SecondaryMap::new();
         for &y in order.rpo() {
             for p in g.predecessors(y) {
-                let mut runner = Some(p).filter(|&p| order.is_reachable(p));
-                while let Some(r) = runner {
-                    if dom.strictly_dominates(r, y) {
-                        break;
-                    }
-                    if sets[r].last() != Some(&y) {
-                        sets[r].push(y);
-                    }
-                    runner = dom.idom(r);
-                }
+                let start = Some(p).filter(|&p| order.is_reachable(p));
+                run_up(&mut sets, y, start, |r| dom.strictly_dominates(r, y), |r| dom.idom(r));
             }
         }
         Frontiers { sets }
@@ -53,16 +45,7 @@ impl<N: Node> Frontiers<N> {
         let mut sets: SecondaryMap<N, Vec<N>> = SecondaryMap::new();
         for &y in order.rpo() {
             for s in g.successors(y) {
-                let mut runner = Some(s);
-                while let Some(r) = runner {
-                    if pdom.strictly_post_dominates(r, y) {
-                        break;
-                    }
-                    if sets[r].last() != Some(&y) {
-                        sets[r].push(y);
-                    }
-                    runner = pdom.ipdom(r);
-                }
+                run_up(&mut sets, y, Some(s), |r| pdom.strictly_post_dominates(r, y), |r| pdom.ipdom(r));
             }
         }
         Frontiers { sets }
@@ -71,5 +54,27 @@ impl<N: Node> Frontiers<N> {
     /// The frontier of `b` (empty for unreachable nodes).
     pub fn get(&self, b: N) -> &[N] {
         &self.sets[b]
+    }
+}
+
+/// The runner walk: from `start` up the tree (`parent`) to the first node that strictly
+/// (post-)dominates `y` (`stop`), adding `y` to the frontier of each node passed (once:
+/// `y` is the last block added while it is being walked for).
+fn run_up<N: Node>(
+    sets: &mut SecondaryMap<N, Vec<N>>,
+    y: N,
+    start: Option<N>,
+    stop: impl Fn(N) -> bool,
+    parent: impl Fn(N) -> Option<N>,
+) {
+    let mut runner = start;
+    while let Some(r) = runner {
+        if stop(r) {
+            break;
+        }
+        if sets[r].last() != Some(&y) {
+            sets[r].push(y);
+        }
+        runner = parent(r);
     }
 }

@@ -30,12 +30,10 @@
 use super::flow::Node;
 use super::order::Order;
 use cranelift_entity::packed_option::PackedOption;
-use cranelift_entity::{entity_impl, EntityRef, SecondaryMap};
+use cranelift_entity::{EntityRef, SecondaryMap};
 use smallvec::SmallVec;
 
-#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct LoopId(u32);
-entity_impl!(LoopId, "loop");
+entity!(pub struct LoopId, "loop");
 
 #[derive(Clone, Debug)]
 pub struct Loop<N: Node> {

@@ -12,12 +12,12 @@
 use super::enums::{
     InputPrimitive, PrimitiveTopology, TessellatorDomain, TessellatorOutputPrimitive, TessellatorPartitioning,
 };
-use super::error::{Error, Result};
+use super::error::Result;
 use super::md::Tuple;
 use super::resources::Resources;
 use super::signature::Signatures;
 use crate::front::container::ShaderKind;
-use crate::ir::{FuncId, Module, Value};
+use crate::ir::{FuncId, Module};
 use serde::Serialize;
 
 #[derive(Clone, PartialEq, Debug, Serialize)]
@@ -147,18 +147,7 @@ pub(crate) fn read_entry_points(m: &Module, module_resources: &Resources) -> Res
     let mut out = Vec::new();
     for (k, &id) in m.metadata.named("dx.entryPoints").iter().enumerate() {
         let t = Tuple::of_named(m, id, "dx.entryPoints", k)?;
-        let function = match t.get(0) {
-            None => None,
-            Some(_) => match t.value(0)? {
-                (_, Value::Func(f)) => Some(f),
-                _ => {
-                    return Err(Error::Metadata {
-                        path: format!("{}[0]", t.path()),
-                        problem: "expected a function".into(),
-                    })
-                }
-            },
-        };
+        let function = t.function_opt(0)?;
         let signatures = match t.opt_tuple(2)? {
             Some(s) => Signatures::read(&s)?,
             None => Signatures::default(),
@@ -219,18 +208,7 @@ fn read_properties(p: &Tuple<'_>, entry: &str) -> Result<EntryProperties> {
             }
             3 => {
                 let h = p.tuple(at)?;
-                let patch_constant_function = match h.get(0) {
-                    None => None,
-                    Some(_) => match h.value(0)? {
-                        (_, Value::Func(f)) => Some(f),
-                        _ => {
-                            return Err(Error::Metadata {
-                                path: format!("{}[0]", h.path()),
-                                problem: "expected a function".into(),
-                            })
-                        }
-                    },
-                };
+                let patch_constant_function = h.function_opt(0)?;
                 props.hull = Some(HsState {
                     patch_constant_function,
                     input_control_points: h.u32(1)?,

@@ -55,15 +55,7 @@ pub fn handle_targets(
                     let field = |k: usize| e.get(k).and_then(|x| m.constants.as_int(*x));
                     let class = ResourceClass::from_index(field(3)?)?;
                     let (lower, space) = (field(0)? as u32, field(2)? as u32);
-                    return table
-                        .class(class)
-                        .iter()
-                        .find(|r| {
-                            r.space == space
-                                && lower >= r.lower_bound
-                                && r.range_size.is_none_or(|n| lower - r.lower_bound < n)
-                        })
-                        .map(|r| (class, r.id));
+                    return table.holding(class, space, lower).map(|r| (class, r.id));
                 }
                 _ => return None,
             }

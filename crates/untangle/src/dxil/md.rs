@@ -6,7 +6,7 @@
 //! per tuple.
 
 use super::error::{Error, Result};
-use crate::ir::{ConstKind, MdId, MdRef, Module, Type, TypeId, Value};
+use crate::ir::{ConstKind, FuncId, MdId, MdRef, Module, Type, TypeId, Value};
 use smallvec::SmallVec;
 
 /// A metadata tuple being read, with its path for error messages (`dx.resources[1][0]`).
@@ -84,6 +84,17 @@ impl<'m> Tuple<'m> {
     /// A value operand: its type and value.
     pub fn value(&self, i: usize) -> Result<(TypeId, Value)> {
         self.get(i).and_then(|id| self.m.metadata.value(id)).ok_or_else(|| self.err(i, "a value"))
+    }
+
+    /// A function operand; `None` when the operand is null.
+    pub fn function_opt(&self, i: usize) -> Result<Option<FuncId>> {
+        if self.get(i).is_none() {
+            return Ok(None);
+        }
+        match self.value(i)? {
+            (_, Value::Func(f)) => Ok(Some(f)),
+            _ => Err(self.err(i, "a function")),
+        }
     }
 
     /// An integer constant, zero-extended.

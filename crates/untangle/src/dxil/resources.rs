@@ -116,6 +116,13 @@ pub struct Resources {
 }
 
 impl Resources {
+    /// The resource of class `class` whose register range holds `register` in `space`.
+    pub fn holding(&self, class: ResourceClass, space: u32, register: u32) -> Option<&Resource> {
+        self.class(class).iter().find(|r| {
+            r.space == space && register >= r.lower_bound && r.range_size.is_none_or(|n| register - r.lower_bound < n)
+        })
+    }
+
     pub fn class(&self, c: ResourceClass) -> &[Resource] {
         match c {
             ResourceClass::Srv => &self.srvs,

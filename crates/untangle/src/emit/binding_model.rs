@@ -32,7 +32,6 @@ use super::error::{BindingMapError, Error, Result};
 use crate::dxil::{Resource, ResourceClass};
 use crate::front::container::ShaderKind;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 pub const CBV_BASE: u32 = 0;
 pub const SRV_BASE: u32 = 1000;
@@ -136,25 +135,13 @@ pub struct ResourceQuery<'a> {
     pub counter: bool,
 }
 
-/// The signature of a resource-remapping callback: `Some` places the range (or counter);
-/// `None` leaves it to the binding map and the default rule. Called from the translating
-/// thread only, in a deterministic order (class, then range id).
-pub type ResourceRemapFn = dyn Fn(&ResourceQuery<'_>) -> Option<VkBinding> + Send + Sync;
-
-/// A shared resource-remapping callback ([`crate::Options::resource_remap`]).
-#[derive(Clone)]
-pub struct ResourceRemap(pub Arc<ResourceRemapFn>);
-
-impl ResourceRemap {
-    pub fn new(f: impl Fn(&ResourceQuery<'_>) -> Option<VkBinding> + Send + Sync + 'static) -> ResourceRemap {
-        ResourceRemap(Arc::new(f))
-    }
-}
-
-impl std::fmt::Debug for ResourceRemap {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("ResourceRemap(..)")
-    }
+remap_callback! {
+    /// A shared resource-remapping callback ([`crate::Options::resource_remap`]).
+    pub struct ResourceRemap;
+    /// The signature of a resource-remapping callback: `Some` places the range (or counter);
+    /// `None` leaves it to the binding map and the default rule. Called from the translating
+    /// thread only, in a deterministic order (class, then range id).
+    pub type ResourceRemapFn = Fn(&ResourceQuery) -> Option<VkBinding>;
 }
 
 /// The default model with its overrides: where each range and counter of one shader goes.

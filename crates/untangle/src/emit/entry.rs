@@ -9,7 +9,6 @@
 //! library report and the driver all name entries through it.
 
 use super::error::{malformed, Error, LibraryEntry, NotAShader, Result, Subject};
-use super::support::is_ray_stage;
 use crate::dxil::{DxOp, EntryPoint};
 use crate::front::container::ShaderKind;
 use crate::ir::{Function, InstKind, Module, Value};
@@ -94,7 +93,7 @@ pub(crate) fn entry_kind(ep: &EntryPoint) -> Result<ShaderKind> {
         let message = format!("node entry `{name}` has no node properties (tags 13-22)");
         return Err(malformed(Subject::Entry(name.to_string()), message));
     }
-    if !is_ray_stage(kind) && kind != ShaderKind::Compute {
+    if !kind.is_ray_tracing() && kind != ShaderKind::Compute {
         return Err(Error::UnsupportedStage { stage: format!("lib ({kind:?} entry)") });
     }
     Ok(kind)

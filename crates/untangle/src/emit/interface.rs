@@ -55,14 +55,26 @@ use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::locations::default_location;
 use crate::emit::locations::{IoLocation, IoQuery, SigKind};
 use crate::emit::stream_output::Lowering;
-use crate::emit::Interface;
 use crate::emit::Num;
 use crate::emit::SigVar;
 use crate::emit::TessFactorRule;
+use crate::emit::{Call, Interface};
 use crate::emit::{FnEmit, ModuleBuilder};
 use crate::front::container::ShaderKind;
 use crate::ir::{TypeId, Value};
 use rspirv::spirv::{BuiltIn, Capability, Decoration, ExecutionMode, Op, StorageClass, Word};
+
+/// One scalar of a signature element, as a load or store addresses it: element `id` of
+/// signature `kind`, `row` (an `i32` value) and constant column `col`, and the control point
+/// or input vertex of a per-vertex array (`None`: the stage's default).
+#[derive(Copy, Clone, Debug)]
+pub struct ElementScalar {
+    pub kind: SigKind,
+    pub id: u32,
+    pub row: Value,
+    pub col: u64,
+    pub vertex: Option<Value>,
+}
 
 /// The signature point of DXC's semantic-interpretation table: which signature of which
 /// stage an element is in.
@@ -548,20 +560,25 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok((r, col as u32))
     }
 
-    /// Loads one scalar of element `id` at `row` (an `i32` value) and constant column `col`
-    /// as IR type `to`; `vertex` selects the control point or input vertex of per-vertex
-    /// arrays.
-    pub fn load_element(
-        &mut self,
+    /// The element scalar that operands 0 to 2 of `c` (element id, row, constant column)
+    /// address in signature `kind`, at the vertex that operand `vertex_operand` names, if any.
+    pub fn element_operands(
+        &self,
+        c: &Call<'_>,
         kind: SigKind,
-        id: u32,
-        row: Value,
-        col: u64,
-        vertex: Option<Value>,
-        to: TypeId,
-    ) -> Result<Word> {
+        vertex_operand: Option<usize>,
+    ) -> Result<ElementScalar> {
+        let id = self.arg_const(c, 0)? as u32;
+        let row = self.arg(c, 1)?;
+        let col = self.arg_const(c, 2)?;
+        let vertex = vertex_operand.map(|k| self.arg(c, k)).transpose()?;
+        Ok(ElementScalar { kind, id, row, col, vertex })
+    }
+
+    /// Loads element scalar `at` as IR type `to`.
+    pub fn load_element(&mut self, at: ElementScalar, to: TypeId) -> Result<Word> {
         self.check_scalar(to, "result")?;
-        let (sv, row, col, vertex) = self.element_at(kind, id, row, col, vertex)?;
+        let (sv, row, col, vertex) = self.element_at(at)?;
         let p = self.sig_scalar_ptr(sv, sv.class, vertex, row, Some(col), row)?;
         let num = match sv.builtin {
             Some(BuiltIn::FragCoord | BuiltIn::Position) => Num::Float,
@@ -590,16 +607,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.num_to_ir(x, num, to)
     }
 
-    /// Element `id` of signature `kind` and the ids that address one scalar of it: the row,
-    /// the column, and the vertex of a per-vertex array (given, or the stage's default).
-    fn element_at(
-        &mut self,
-        kind: SigKind,
-        id: u32,
-        row: Value,
-        col: u64,
-        vertex: Option<Value>,
-    ) -> Result<(SigVar, Word, u32, Option<Word>)> {
+    /// The element of `at` and the ids that address its scalar: the row, the column, and the
+    /// vertex of a per-vertex array (given, or the stage's default).
+    fn element_at(&mut self, at: ElementScalar) -> Result<(SigVar, Word, u32, Option<Word>)> {
+        let ElementScalar { kind, id, row, col, vertex } = at;
         let sv = self.element(kind, id)?;
         let (row, col) = self.row_col(sv, row, col)?;
         let vertex = match vertex {
@@ -610,19 +621,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok((sv, row, col, vertex))
     }
 
-    /// Stores IR value `value` into one scalar of element `id`; `vertex` as for
-    /// [`Self::load_element`] (hull shader control-point outputs default to
-    /// `InvocationId`).
-    pub fn store_element(
-        &mut self,
-        kind: SigKind,
-        id: u32,
-        row: Value,
-        col: u64,
-        vertex: Option<Value>,
-        value: Value,
-    ) -> Result<()> {
-        let (sv, row, col, vertex) = self.element_at(kind, id, row, col, vertex)?;
+    /// Stores IR value `value` into element scalar `at` (hull shader control-point outputs
+    /// default to `InvocationId`).
+    pub fn store_element(&mut self, at: ElementScalar, value: Value) -> Result<()> {
+        let (sv, row, col, vertex) = self.element_at(at)?;
         let row = if sv.builtin == Some(BuiltIn::SampleMask) { self.cx.const_u32(0) } else { row };
         let target_col = sv.swizzle.map_or(col, |s| s[col as usize & 3] as u32);
         let p = self.sig_scalar_ptr(sv, sv.class, vertex, row, Some(target_col), row)?;

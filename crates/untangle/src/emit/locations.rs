@@ -33,7 +33,6 @@
 
 use crate::dxil::{SignatureElement, Signatures};
 use crate::front::container::ShaderKind;
-use std::sync::Arc;
 
 /// Which of an entry point's three signatures an element belongs to.
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Debug, Hash)]
@@ -79,25 +78,13 @@ pub struct IoLocation {
     pub component: u32,
 }
 
-/// The signature of a stage-I/O remapping callback: `Some` places the element, `None`
-/// keeps the default ([`default_location`]). Called once per element the shader uses, in a
-/// deterministic order.
-pub type IoRemapFn = dyn Fn(&IoQuery<'_>) -> Option<IoLocation> + Send + Sync;
-
-/// A shared stage-I/O remapping callback ([`crate::Options::io_remap`]).
-#[derive(Clone)]
-pub struct IoRemap(pub Arc<IoRemapFn>);
-
-impl IoRemap {
-    pub fn new(f: impl Fn(&IoQuery<'_>) -> Option<IoLocation> + Send + Sync + 'static) -> IoRemap {
-        IoRemap(Arc::new(f))
-    }
-}
-
-impl std::fmt::Debug for IoRemap {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("IoRemap(..)")
-    }
+remap_callback! {
+    /// A shared stage-I/O remapping callback ([`crate::Options::io_remap`]).
+    pub struct IoRemap;
+    /// The signature of a stage-I/O remapping callback: `Some` places the element, `None`
+    /// keeps the default ([`default_location`]). Called once per element the shader uses, in a
+    /// deterministic order.
+    pub type IoRemapFn = Fn(&IoQuery) -> Option<IoLocation>;
 }
 
 /// Rows a signature uses: one past the last row of any element with a register (0 when

@@ -53,6 +53,35 @@
 //! `crate::passes`, root-signature lowering from `crate::rootsig`. The module is SPIR-V 1.6
 //! for Vulkan 1.3, and the same input and options give the same words.
 
+/// Declares a shared remapping callback `$name` (`Some` places what `$query` asks about,
+/// `None` leaves it to the default) and `$signature`, its callback type, with `new` and an
+/// opaque `Debug`. Defined before the modules that use it (`binding_model`, `locations`).
+macro_rules! remap_callback {
+    (
+        $(#[$meta:meta])* pub struct $name:ident;
+        $(#[$signature_meta:meta])* pub type $signature:ident = Fn(&$query:ident) -> Option<$place:ty>;
+    ) => {
+        $(#[$signature_meta])*
+        pub type $signature = dyn Fn(&$query<'_>) -> Option<$place> + Send + Sync;
+
+        $(#[$meta])*
+        #[derive(Clone)]
+        pub struct $name(pub std::sync::Arc<$signature>);
+
+        impl $name {
+            pub fn new(f: impl Fn(&$query<'_>) -> Option<$place> + Send + Sync + 'static) -> $name {
+                $name(std::sync::Arc::new(f))
+            }
+        }
+
+        impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(concat!(stringify!($name), "(..)"))
+            }
+        }
+    };
+}
+
 pub mod binding_model;
 pub mod control;
 mod dxop;

@@ -192,25 +192,16 @@ impl Resources {
 
     /// The resource of `class` whose range holds `register` in `space`.
     pub fn find_binding(&self, class: ResourceClass, space: u32, register: u32) -> Result<u32> {
-        self.table
-            .class(class)
-            .iter()
-            .find(|r| {
-                r.space == space
-                    && register >= r.lower_bound
-                    && r.range_size.is_none_or(|n| register - r.lower_bound < n)
-            })
-            .map(|r| r.id)
-            .ok_or_else(|| {
-                malformed(
-                    Subject::Op(DxOp::CreateHandleFromBinding),
-                    format!(
-                        "createHandleFromBinding: no {} range holds {}{register}, space{space}",
-                        class.name(),
-                        class.register_letter()
-                    ),
-                )
-            })
+        self.table.holding(class, space, register).map(|r| r.id).ok_or_else(|| {
+            malformed(
+                Subject::Op(DxOp::CreateHandleFromBinding),
+                format!(
+                    "createHandleFromBinding: no {} range holds {}{register}, space{space}",
+                    class.name(),
+                    class.register_letter()
+                ),
+            )
+        })
     }
 
     /// The push-constant block: every member of the layout, at its offset (root
@@ -231,13 +222,7 @@ impl Resources {
             return Ok(p.clone());
         }
         let u = cx.u32_t();
-        let u_array = |cx: &mut ModuleBuilder<'_>, n: u32| {
-            let n = cx.const_u32(n.max(1));
-            let arr = cx.b.id();
-            cx.b.type_array_id(Some(arr), u, n);
-            cx.decorate(arr, Decoration::ArrayStride, &[4]);
-            arr
-        };
+        let u_array = |cx: &mut ModuleBuilder<'_>, n: u32| array_type(cx, u, Some(n.max(1)), 4);
         let mut member_tys = Vec::new();
         let mut members = Vec::new();
         let mut names = Vec::new();
@@ -341,15 +326,8 @@ impl Resources {
         };
         let words = (record / 4).max(1);
         let u = cx.u32_t();
-        let n = cx.const_u32(words);
-        let arr = cx.b.id();
-        cx.b.type_array_id(Some(arr), u, n);
-        cx.decorate(arr, Decoration::ArrayStride, &[4]);
-        let st = cx.b.id();
-        cx.b.type_struct_id(Some(st), [arr]);
-        cx.decorate(st, Decoration::Block, &[]);
+        let st = array_block(cx, u, Some(words), 4);
         cx.b.name(st, "ShaderRecord");
-        cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
         cx.b.member_decorate(st, 0, Decoration::NonWritable, []);
         cx.b.member_name(st, 0, "data");
         let var = cx.global_var(StorageClass::ShaderRecordBufferKHR, st, "shader_record");
@@ -419,13 +397,7 @@ impl Resources {
         let primary = self.var(cx, class, id)?;
         let r = self.resource(class, id)?.clone();
         let u64t = cx.uint(64);
-        let arr = cx.b.id();
-        cx.b.type_runtime_array_id(Some(arr), u64t);
-        cx.decorate(arr, Decoration::ArrayStride, &[8]);
-        let st = cx.b.id();
-        cx.b.type_struct_id(Some(st), [arr]);
-        cx.decorate(st, Decoration::Block, &[]);
-        cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        let st = array_block(cx, u64t, None, 8);
         let v = if primary.var == 0 {
             ResVar { elem_ty: st, ..primary }
         } else {
@@ -702,13 +674,7 @@ impl Resources {
         if let Some(&v) = self.address_tables.get(&binding) {
             return (v, u2);
         }
-        let arr = cx.b.id();
-        cx.b.type_runtime_array_id(Some(arr), u2);
-        cx.decorate(arr, Decoration::ArrayStride, &[8]);
-        let st = cx.b.id();
-        cx.b.type_struct_id(Some(st), [arr]);
-        cx.decorate(st, Decoration::Block, &[]);
-        cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        let st = array_block(cx, u2, None, 8);
         cx.b.member_decorate(st, 0, Decoration::NonWritable, []);
         cx.b.name(st, "AddressTable");
         cx.b.member_name(st, 0, "data");
@@ -972,21 +938,36 @@ fn texel_kind(class: ResourceClass, t: Option<ComponentType>) -> Result<TexelKin
     })
 }
 
-/// A new `Block` struct `{ uvec4 data[rows]; }` (std140: array stride 16, member at offset
-/// 0), the type of constant buffers and of the root argument buffer. Its own array type
-/// keeps decorations from clashing between blocks.
+/// A new `Block` struct `{ uvec4 data[rows]; }` (std140: array stride 16), the type of
+/// constant buffers and of the root argument buffer.
 fn uvec4_block(cx: &mut ModuleBuilder<'_>, rows: u32) -> Word {
     let u = cx.u32_t();
     let v4 = cx.vec(u, 4);
-    let n = cx.const_u32(rows);
-    let arr = cx.b.id();
-    cx.b.type_array_id(Some(arr), v4, n);
-    cx.decorate(arr, Decoration::ArrayStride, &[16]);
+    array_block(cx, v4, Some(rows), 16)
+}
+
+/// A new `Block` struct `{ elem data[len]; }` (`len` `None`: a runtime array) of array
+/// stride `stride`, its member at offset 0. Its own array and struct types (explicit ids)
+/// keep decorations from clashing between blocks.
+fn array_block(cx: &mut ModuleBuilder<'_>, elem: Word, len: Option<u32>, stride: u32) -> Word {
+    let arr = array_type(cx, elem, len, stride);
     let st = cx.b.id();
     cx.b.type_struct_id(Some(st), [arr]);
     cx.decorate(st, Decoration::Block, &[]);
     cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
     st
+}
+
+/// A new array type of `elem`s (`len` `None`: a runtime array) with array stride `stride`.
+fn array_type(cx: &mut ModuleBuilder<'_>, elem: Word, len: Option<u32>, stride: u32) -> Word {
+    let n = len.map(|len| cx.const_u32(len));
+    let arr = cx.b.id();
+    match n {
+        Some(n) => cx.b.type_array_id(Some(arr), elem, n),
+        None => cx.b.type_runtime_array_id(Some(arr), elem),
+    };
+    cx.decorate(arr, Decoration::ArrayStride, &[stride]);
+    arr
 }
 
 /// The SPIR-V type of one descriptor of `r` (block struct, image or sampler), its shape
@@ -1010,15 +991,9 @@ fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(
             ResourceKind::RawBuffer | ResourceKind::StructuredBuffer => {
                 let stride = (r.kind == ResourceKind::StructuredBuffer).then(|| r.struct_stride.unwrap_or(4));
                 let u = cx.u32_t();
-                // Explicit ids: one array and block type per variable, so decorations never
-                // clash between buffers.
-                let arr = cx.b.id();
-                cx.b.type_runtime_array_id(Some(arr), u);
-                cx.decorate(arr, Decoration::ArrayStride, &[4]);
-                let st = cx.b.id();
-                cx.b.type_struct_id(Some(st), [arr]);
-                cx.decorate(st, Decoration::Block, &[]);
-                cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+                // One array and block type per variable, so decorations never clash between
+                // buffers.
+                let st = array_block(cx, u, None, 4);
                 if !uav {
                     cx.b.member_decorate(st, 0, Decoration::NonWritable, []);
                 }

@@ -383,14 +383,16 @@ pub fn support(op: DxOp, stage: ShaderKind) -> Support {
     // `createHandleForLib` names a library's resource objects; DXC's validator allows it in
     // library functions only (`SmOpcodeInInvalidFunction`).
     let library_only = op == DxOp::CreateHandleForLib
-        && !(matches!(stage, ShaderKind::Library | ShaderKind::Node) || is_ray_stage(stage));
+        && !(matches!(stage, ShaderKind::Library | ShaderKind::Node) || stage.is_ray_tracing());
     if !crate::dxil::op_facts::valid_in(op, stage) || no_signature || library_only {
         return Support::Refused(Refusal::NotInStage);
     }
     // A library's functions are translated as ray-tracing entries; operations only work
     // graphs' node shaders may call are not.
     let library_stage = match stage {
-        ShaderKind::Library if !RAY_STAGES.iter().any(|&s| crate::dxil::op_facts::valid_in(op, s)) => ShaderKind::Node,
+        ShaderKind::Library if !ShaderKind::ray_tracing().iter().any(|&s| crate::dxil::op_facts::valid_in(op, s)) => {
+            ShaderKind::Node
+        }
         _ => stage,
     };
     match owner {
@@ -401,21 +403,6 @@ pub fn support(op: DxOp, stage: ShaderKind) -> Support {
         },
     }
 }
-
-/// Whether `kind` is one of the six ray-tracing stages.
-pub fn is_ray_stage(kind: ShaderKind) -> bool {
-    RAY_STAGES.contains(&kind)
-}
-
-/// The six ray-tracing stages, compiled into libraries.
-const RAY_STAGES: [ShaderKind; 6] = [
-    ShaderKind::RayGeneration,
-    ShaderKind::Intersection,
-    ShaderKind::AnyHit,
-    ShaderKind::ClosestHit,
-    ShaderKind::Miss,
-    ShaderKind::Callable,
-];
 
 /// The stages of the coverage table's columns, in order (ray tracing and node shaders are
 /// compiled as libraries).

@@ -24,7 +24,7 @@ use super::placement::{
     location_allows, offsets_allowed, BufferView, CounterPlace, Location, Placement, ResourcePlace, TableOffset,
 };
 use super::stream_output::XfbState;
-use super::support::{is_ray_stage, stage_support};
+use super::support::stage_support;
 use super::work_graph::{local_size, push_offset_after, NodeState, Push, PushPlace};
 use super::{typecheck, validate};
 use super::{
@@ -186,7 +186,7 @@ pub(crate) fn translate_entry_local(
     let mut res = Resources::new(ep.resources.clone(), binder);
     res.atomic_uavs = crate::dxil::handles::atomic_uavs(m, func, &ep.resources);
     let mut iface = Interface::default();
-    if is_ray_stage(sm.kind) {
+    if sm.kind.is_ray_tracing() {
         iface.ray = Some(RayState::prepare(&mut cx, m, func, sm.kind)?);
     }
     if sm.kind == ShaderKind::Node {

@@ -288,6 +288,27 @@ impl Builder {
         Ok(())
     }
 
+    /// An instruction at the end of the open block whose operands `fill` writes in place
+    /// (operand lists of any length, not gathered first); returns its result id
+    /// (`result_id`, or a fresh one).
+    fn block_list_inst(
+        &mut self,
+        op: Op,
+        ty: Word,
+        result_id: Option<Word>,
+        fill: impl FnOnce(&mut Vec<Word>),
+    ) -> BuildResult<Word> {
+        let id = result_id.unwrap_or_else(|| self.id());
+        if self.position != Position::Block {
+            return Err(BuildError::DetachedInstruction);
+        }
+        let open = Open::begin(&mut self.functions, op, Some(ty), Some(id));
+        fill(&mut self.functions);
+        let fits = open.finish(&mut self.functions);
+        self.note(fits);
+        Ok(id)
+    }
+
     /// A terminator: the block ends.
     fn terminate(&mut self, op: Op, operands: &[Word]) -> BuildResult<()> {
         if self.position != Position::Block {
@@ -727,17 +748,10 @@ impl Builder {
         base: Word,
         indexes: impl AsRef<[Word]>,
     ) -> BuildResult<Word> {
-        let id = result_id.unwrap_or_else(|| self.id());
-        if self.position != Position::Block {
-            return Err(BuildError::DetachedInstruction);
-        }
-        let out = &mut self.functions;
-        let open = Open::begin(out, Op::AccessChain, Some(ty), Some(id));
-        out.push(base);
-        out.extend_from_slice(indexes.as_ref());
-        let fits = open.finish(out);
-        self.note(fits);
-        Ok(id)
+        self.block_list_inst(Op::AccessChain, ty, result_id, |out| {
+            out.push(base);
+            out.extend_from_slice(indexes.as_ref());
+        })
     }
 
     pub fn array_length(
@@ -759,17 +773,10 @@ impl Builder {
         composite: Word,
         indexes: impl AsRef<[u32]>,
     ) -> BuildResult<Word> {
-        let id = result_id.unwrap_or_else(|| self.id());
-        if self.position != Position::Block {
-            return Err(BuildError::DetachedInstruction);
-        }
-        let out = &mut self.functions;
-        let open = Open::begin(out, Op::CompositeExtract, Some(ty), Some(id));
-        out.push(composite);
-        out.extend_from_slice(indexes.as_ref());
-        let fits = open.finish(out);
-        self.note(fits);
-        Ok(id)
+        self.block_list_inst(Op::CompositeExtract, ty, result_id, |out| {
+            out.push(composite);
+            out.extend_from_slice(indexes.as_ref());
+        })
     }
 
     pub fn function_call(
@@ -779,17 +786,10 @@ impl Builder {
         function: Word,
         args: impl AsRef<[Word]>,
     ) -> BuildResult<Word> {
-        let id = result_id.unwrap_or_else(|| self.id());
-        if self.position != Position::Block {
-            return Err(BuildError::DetachedInstruction);
-        }
-        let out = &mut self.functions;
-        let open = Open::begin(out, Op::FunctionCall, Some(ty), Some(id));
-        out.push(function);
-        out.extend_from_slice(args.as_ref());
-        let fits = open.finish(out);
-        self.note(fits);
-        Ok(id)
+        self.block_list_inst(Op::FunctionCall, ty, result_id, |out| {
+            out.push(function);
+            out.extend_from_slice(args.as_ref());
+        })
     }
 
     /// `OpPhi` from (value, parent label) pairs.
@@ -799,18 +799,11 @@ impl Builder {
         result_id: Option<Word>,
         incoming: impl IntoIterator<Item = (Word, Word)>,
     ) -> BuildResult<Word> {
-        let id = result_id.unwrap_or_else(|| self.id());
-        if self.position != Position::Block {
-            return Err(BuildError::DetachedInstruction);
-        }
-        let out = &mut self.functions;
-        let open = Open::begin(out, Op::Phi, Some(ty), Some(id));
-        for (v, parent) in incoming {
-            out.extend_from_slice(&[v, parent]);
-        }
-        let fits = open.finish(out);
-        self.note(fits);
-        Ok(id)
+        self.block_list_inst(Op::Phi, ty, result_id, |out| {
+            for (v, parent) in incoming {
+                out.extend_from_slice(&[v, parent]);
+            }
+        })
     }
 
     fn binary(&mut self, op: Op, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
@@ -864,6 +857,19 @@ impl Builder {
     }
 
     // --- merges and terminators ---
+
+    /// Ends the open block with a call of `function` (returning `void`) made only when
+    /// `cond` holds, then `OpReturn`.
+    pub fn call_if_and_return(&mut self, cond: Word, void: Word, function: Word) -> BuildResult<()> {
+        let (call, end) = (self.id(), self.id());
+        self.selection_merge(end, spirv::SelectionControl::NONE)?;
+        self.branch_conditional(cond, call, end, [])?;
+        self.begin_block(Some(call))?;
+        self.function_call(void, None, function, [])?;
+        self.branch(end)?;
+        self.begin_block(Some(end))?;
+        self.ret()
+    }
 
     pub fn selection_merge(&mut self, merge: Word, control: spirv::SelectionControl) -> BuildResult<()> {
         self.block_inst(Op::SelectionMerge, None, None, &[merge, control.bits()])

@@ -22,11 +22,9 @@
 
 use super::types::TypeId;
 use super::value::Value;
-use cranelift_entity::{entity_impl, PrimaryMap};
+use cranelift_entity::PrimaryMap;
 
-#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct MdId(u32);
-entity_impl!(MdId, "md");
+entity!(pub struct MdId, "md");
 
 /// A borrowed view of one metadata entry.
 #[derive(Copy, Clone, PartialEq, Debug)]

@@ -4,13 +4,12 @@
 //! equality is index equality. Named structs are nominal (two structs with the same body
 //! but different names stay distinct), as in LLVM.
 
-use cranelift_entity::entity_impl;
 use indexmap::IndexSet;
 
-/// Index of an interned [`Type`] in a module's [`Types`].
-#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct TypeId(u32);
-entity_impl!(TypeId, "ty");
+entity!(
+    /// Index of an interned [`Type`] in a module's [`Types`].
+    pub struct TypeId, "ty"
+);
 
 /// Floating-point widths DXIL and LLVM use.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -158,6 +157,29 @@ impl Types {
 
     pub fn int(&mut self, bits: u32) -> TypeId {
         self.intern(Type::Int(bits))
+    }
+
+    /// The scalar type of `id`: a vector's element type, else `id` itself.
+    pub fn scalar_of(&self, id: TypeId) -> TypeId {
+        match self.get(id) {
+            Type::Vector { elem, .. } => *elem,
+            _ => id,
+        }
+    }
+
+    /// Whether `id` is an integer type or a vector of them.
+    pub fn is_int_like(&self, id: TypeId) -> bool {
+        matches!(self.get(self.scalar_of(id)), Type::Int(_))
+    }
+
+    /// Whether `id` is a floating-point type or a vector of them.
+    pub fn is_fp_like(&self, id: TypeId) -> bool {
+        matches!(self.get(self.scalar_of(id)), Type::Float(_))
+    }
+
+    /// Whether `id` is a pointer type or a vector of them.
+    pub fn is_ptr_like(&self, id: TypeId) -> bool {
+        matches!(self.get(self.scalar_of(id)), Type::Pointer { .. })
     }
 
     pub fn is_void(&self, id: TypeId) -> bool {

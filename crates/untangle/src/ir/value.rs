@@ -5,28 +5,17 @@
 //! [`Constants`], so identical constants share one [`ConstId`].
 
 use super::types::TypeId;
-use cranelift_entity::entity_impl;
 use indexmap::IndexSet;
 
-#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ConstId(u32);
-entity_impl!(ConstId, "c");
+entity!(pub struct ConstId, "c");
 
-#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct GlobalId(u32);
-entity_impl!(GlobalId, "g");
+entity!(pub struct GlobalId, "g");
 
-#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FuncId(u32);
-entity_impl!(FuncId, "f");
+entity!(pub struct FuncId, "f");
 
-#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct InstId(u32);
-entity_impl!(InstId, "i");
+entity!(pub struct InstId, "i");
 
-#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct BlockId(u32);
-entity_impl!(BlockId, "bb");
+entity!(pub struct BlockId, "bb");
 
 /// An instruction operand.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]

@@ -19,18 +19,18 @@
 
 use crate::cfg::order::Order;
 use crate::ir::{BlockId, Function, IndexExt};
-use cranelift_entity::{entity_impl, PrimaryMap};
+use cranelift_entity::PrimaryMap;
 use smallvec::SmallVec;
 
-/// A block of the structurized CFG.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SBlock(u32);
-entity_impl!(SBlock, "s");
+entity!(
+    /// A block of the structurized CFG.
+    pub struct SBlock, "s"
+);
 
-/// A variable carried along edges (selector or PHI input).
-#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct VarId(u32);
-entity_impl!(VarId, "v");
+entity!(
+    /// A variable carried along edges (selector or PHI input).
+    pub struct VarId, "v"
+);
 
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Origin {

@@ -193,6 +193,11 @@ enum Frame {
     Cont { header: SBlock, merge: SBlock },
 }
 
+/// The exit of the first of `targets` that is `t`, if any.
+fn exit_to(t: SBlock, targets: [(SBlock, Exit); 2]) -> Option<Exit> {
+    targets.into_iter().find(|&(b, _)| b == t).map(|(_, e)| e)
+}
+
 /// Where an edge goes, relative to the enclosing constructs.
 #[derive(Clone, Copy, Debug)]
 enum Exit {
@@ -247,24 +252,9 @@ impl<'a> Walk<'a> {
                         return Some(Exit::Fallthrough(t));
                     }
                 }
-                Frame::Loop { merge, cont } => {
-                    if t == *merge {
-                        return Some(Exit::Break);
-                    }
-                    if t == *cont {
-                        return Some(Exit::Continue);
-                    }
-                    return None;
-                }
-                Frame::Cont { header, merge } => {
-                    if t == *header {
-                        return Some(Exit::Back);
-                    }
-                    if t == *merge {
-                        return Some(Exit::Break);
-                    }
-                    return None;
-                }
+                // A loop's body and its continue construct reach only their own targets.
+                Frame::Loop { merge, cont } => return exit_to(t, [(*merge, Exit::Break), (*cont, Exit::Continue)]),
+                Frame::Cont { header, merge } => return exit_to(t, [(*header, Exit::Back), (*merge, Exit::Break)]),
             }
         }
         None

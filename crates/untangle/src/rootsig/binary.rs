@@ -347,25 +347,10 @@ pub fn to_rts0(rs: &RootSignature) -> Vec<u8> {
 }
 
 /// Wraps [`to_rts0`] in a DXBC container holding just the `RTS0` part, as `dxc -T rootsig_1_x`
-/// writes one (header layout: `container::header`). The hash is left zero (unsigned): DXC
-/// signs with its validator, which this crate does not reimplement.
+/// writes one (`container::header::write`). The hash is left zero (unsigned): DXC signs
+/// with its validator, which this crate does not reimplement.
 pub fn to_rts0_container(rs: &RootSignature) -> Vec<u8> {
-    let part = to_rts0(rs);
-    // Magic, hash, version, total size, part count, one part offset; then the part header.
-    let part_offset = 4 + 16 + 4 + 4 + 4 + 4;
-    let total = part_offset + 8 + part.len();
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(b"DXBC");
-    out.extend_from_slice(&[0; 16]);
-    out.extend_from_slice(&1u16.to_le_bytes());
-    out.extend_from_slice(&0u16.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&1u32.to_le_bytes());
-    out.extend_from_slice(&(part_offset as u32).to_le_bytes());
-    out.extend_from_slice(b"RTS0");
-    out.extend_from_slice(&(part.len() as u32).to_le_bytes());
-    out.extend_from_slice(&part);
-    out
+    crate::front::container::header::write([0; 16], &[(b"RTS0", &to_rts0(rs))])
 }
 
 #[cfg(test)]

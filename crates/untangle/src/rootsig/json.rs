@@ -29,7 +29,7 @@ pub fn to_json(rs: &RootSignature) -> Value {
                     "kind": d.class.name(),
                     "register": format!("{}{}", d.class.register_letter(), d.register),
                     "space": d.space,
-                    "flags": flags_text(d.flags.0, &DESCRIPTOR_FLAG_NAMES),
+                    "flags": flags_text(d.flags.0, DESCRIPTOR_FLAG_NAMES),
                 }),
             };
             if let Some(obj) = v.as_object_mut() {
@@ -57,13 +57,13 @@ pub fn to_json(rs: &RootSignature) -> Value {
                 "borderColor": s.border_color.keyword(),
                 "minLOD": s.min_lod,
                 "maxLOD": s.max_lod,
-                "flags": flags_text(s.flags.0, &SAMPLER_FLAG_NAMES),
+                "flags": flags_text(s.flags.0, SAMPLER_FLAG_NAMES),
             })
         })
         .collect();
     json!({
         "version": rs.version.name(),
-        "flags": flags_text(rs.flags.0, &ROOT_FLAG_NAMES),
+        "flags": flags_text(rs.flags.0, ROOT_FLAG_NAMES),
         "root_cost_dwords": super::validate::root_cost(rs),
         "parameters": parameters,
         "static_samplers": samplers,
@@ -77,6 +77,6 @@ fn range_json(r: &DescriptorRange) -> Value {
         "numDescriptors": r.count.map_or(json!("unbounded"), |n| json!(n)),
         "space": r.space,
         "offset": match r.offset { RangeOffset::Append => json!("append"), RangeOffset::At(o) => json!(o) },
-        "flags": flags_text(r.flags.0, &RANGE_FLAG_NAMES),
+        "flags": flags_text(r.flags.0, RANGE_FLAG_NAMES),
     })
 }

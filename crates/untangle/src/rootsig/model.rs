@@ -2,8 +2,10 @@
 //! 1.0 to 1.2), independent of how it was written down (RTS0 binary or HLSL string).
 //!
 //! Every enum keeps D3D12's numeric values, so the binary reader and writer convert with
-//! `from_raw` / `as u32` and nothing else. Optional D3D values are `Option`s:
-//! an unbounded range is `count: None`, `D3D12_DESCRIPTOR_RANGE_OFFSET_APPEND` is
+//! `from_raw` / `as u32` and nothing else. The enumerations and flag sets are declared
+//! together with their HLSL keywords (`keyword_enum!`, `flag_set!`; [`super::names`] says
+//! where values and keywords come from). Optional D3D values are `Option`s: an unbounded
+//! range is `count: None`, `D3D12_DESCRIPTOR_RANGE_OFFSET_APPEND` is
 //! [`RangeOffset::Append`].
 //!
 //! Register classes reuse [`ResourceClass`], whose order (SRV 0, UAV 1, CBV 2, Sampler 3)
@@ -19,76 +21,123 @@ pub enum Version {
     V1_2 = 3,
 }
 
-/// `D3D12_ROOT_SIGNATURE_FLAGS` (bit set; unknown bits are rejected by the parsers).
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
-pub struct RootFlags(pub u32);
+/// Declares a D3D12 flag set once: a `u32` newtype, a constant per flag, `ALL` (their
+/// union) and the keyword table `$table` for the string parser and printer (a flag's
+/// keyword is its name), in bit order.
+macro_rules! flag_set {
+    ($(#[$meta:meta])* pub struct $name:ident, keywords $table:ident { $($flag:ident = $bit:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+        pub struct $name(pub u32);
+
+        impl $name {
+            $(pub const $flag: u32 = $bit;)*
+            pub const ALL: u32 = 0 $(| $bit)*;
+        }
+
+        #[doc = concat!("`", stringify!($name), "` keywords.")]
+        pub(crate) const $table: &[(&str, u32)] = &[$((stringify!($flag), $bit)),*];
+    };
+}
+
+/// Declares a D3D12 enumeration once: each variant with its numeric value and its HLSL
+/// keyword. Makes the enum, `from_raw` (for the binary reader), `keyword` (for the
+/// printer) and the keyword table `$table` for the string parser, in value order.
+macro_rules! keyword_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident, keywords $table:ident {
+            $($(#[$vmeta:meta])* $variant:ident = $value:literal => $keyword:literal,)*
+        }
+    ) => {
+        $(#[$meta])*
+        pub enum $name {
+            $($(#[$vmeta])* $variant = $value,)*
+        }
+
+        #[doc = concat!("`", stringify!($name), "` keywords.")]
+        pub(crate) const $table: &[(&str, $name)] = &[$(($keyword, $name::$variant)),*];
+
+        impl $name {
+            pub fn from_raw(raw: u32) -> Option<$name> {
+                $table.iter().map(|&(_, v)| v).find(|&v| v as u32 == raw)
+            }
+
+            pub fn keyword(self) -> &'static str {
+                match self {
+                    $($name::$variant => $keyword,)*
+                }
+            }
+        }
+    };
+}
+
+flag_set! {
+    /// `D3D12_ROOT_SIGNATURE_FLAGS` (bit set; unknown bits are rejected by the parsers).
+    pub struct RootFlags, keywords ROOT_FLAG_NAMES {
+        ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT = 0x1,
+        DENY_VERTEX_SHADER_ROOT_ACCESS = 0x2,
+        DENY_HULL_SHADER_ROOT_ACCESS = 0x4,
+        DENY_DOMAIN_SHADER_ROOT_ACCESS = 0x8,
+        DENY_GEOMETRY_SHADER_ROOT_ACCESS = 0x10,
+        DENY_PIXEL_SHADER_ROOT_ACCESS = 0x20,
+        ALLOW_STREAM_OUTPUT = 0x40,
+        LOCAL_ROOT_SIGNATURE = 0x80,
+        DENY_AMPLIFICATION_SHADER_ROOT_ACCESS = 0x100,
+        DENY_MESH_SHADER_ROOT_ACCESS = 0x200,
+        CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED = 0x400,
+        SAMPLER_HEAP_DIRECTLY_INDEXED = 0x800,
+    }
+}
 
 impl RootFlags {
-    pub const ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT: u32 = 0x1;
-    pub const DENY_VERTEX_SHADER_ROOT_ACCESS: u32 = 0x2;
-    pub const DENY_HULL_SHADER_ROOT_ACCESS: u32 = 0x4;
-    pub const DENY_DOMAIN_SHADER_ROOT_ACCESS: u32 = 0x8;
-    pub const DENY_GEOMETRY_SHADER_ROOT_ACCESS: u32 = 0x10;
-    pub const DENY_PIXEL_SHADER_ROOT_ACCESS: u32 = 0x20;
-    pub const ALLOW_STREAM_OUTPUT: u32 = 0x40;
-    pub const LOCAL_ROOT_SIGNATURE: u32 = 0x80;
-    pub const DENY_AMPLIFICATION_SHADER_ROOT_ACCESS: u32 = 0x100;
-    pub const DENY_MESH_SHADER_ROOT_ACCESS: u32 = 0x200;
-    pub const CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED: u32 = 0x400;
-    pub const SAMPLER_HEAP_DIRECTLY_INDEXED: u32 = 0x800;
-    pub const ALL: u32 = 0xfff;
-
     pub fn contains(self, bit: u32) -> bool {
         self.0 & bit == bit
     }
 }
 
-/// `D3D12_DESCRIPTOR_RANGE_FLAGS` (1.1+).
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
-pub struct RangeFlags(pub u32);
-
-impl RangeFlags {
-    pub const DESCRIPTORS_VOLATILE: u32 = 0x1;
-    pub const DATA_VOLATILE: u32 = 0x2;
-    pub const DATA_STATIC_WHILE_SET_AT_EXECUTE: u32 = 0x4;
-    pub const DATA_STATIC: u32 = 0x8;
-    pub const DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS: u32 = 0x10000;
-    pub const ALL: u32 = 0x1000f;
+flag_set! {
+    /// `D3D12_DESCRIPTOR_RANGE_FLAGS` (1.1+).
+    pub struct RangeFlags, keywords RANGE_FLAG_NAMES {
+        DESCRIPTORS_VOLATILE = 0x1,
+        DATA_VOLATILE = 0x2,
+        DATA_STATIC_WHILE_SET_AT_EXECUTE = 0x4,
+        DATA_STATIC = 0x8,
+        DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS = 0x10000,
+    }
 }
 
-/// `D3D12_ROOT_DESCRIPTOR_FLAGS` (1.1+).
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
-pub struct DescriptorFlags(pub u32);
-
-impl DescriptorFlags {
-    pub const DATA_VOLATILE: u32 = 0x2;
-    pub const DATA_STATIC_WHILE_SET_AT_EXECUTE: u32 = 0x4;
-    pub const DATA_STATIC: u32 = 0x8;
-    pub const ALL: u32 = 0xe;
+flag_set! {
+    /// `D3D12_ROOT_DESCRIPTOR_FLAGS` (1.1+).
+    pub struct DescriptorFlags, keywords DESCRIPTOR_FLAG_NAMES {
+        DATA_VOLATILE = 0x2,
+        DATA_STATIC_WHILE_SET_AT_EXECUTE = 0x4,
+        DATA_STATIC = 0x8,
+    }
 }
 
-/// `D3D12_SAMPLER_FLAGS` (1.2 static samplers).
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
-pub struct SamplerFlags(pub u32);
-
-impl SamplerFlags {
-    pub const UINT_BORDER_COLOR: u32 = 0x1;
-    pub const NON_NORMALIZED_COORDINATES: u32 = 0x2;
-    pub const ALL: u32 = 0x3;
+flag_set! {
+    /// `D3D12_SAMPLER_FLAGS` (1.2 static samplers).
+    pub struct SamplerFlags, keywords SAMPLER_FLAG_NAMES {
+        UINT_BORDER_COLOR = 0x1,
+        NON_NORMALIZED_COORDINATES = 0x2,
+    }
 }
 
-/// `D3D12_SHADER_VISIBILITY`.
-#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
-pub enum Visibility {
-    #[default]
-    All = 0,
-    Vertex = 1,
-    Hull = 2,
-    Domain = 3,
-    Geometry = 4,
-    Pixel = 5,
-    Amplification = 6,
-    Mesh = 7,
+keyword_enum! {
+    /// `D3D12_SHADER_VISIBILITY`.
+    #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+    pub enum Visibility, keywords VISIBILITIES {
+        #[default]
+        All = 0 => "SHADER_VISIBILITY_ALL",
+        Vertex = 1 => "SHADER_VISIBILITY_VERTEX",
+        Hull = 2 => "SHADER_VISIBILITY_HULL",
+        Domain = 3 => "SHADER_VISIBILITY_DOMAIN",
+        Geometry = 4 => "SHADER_VISIBILITY_GEOMETRY",
+        Pixel = 5 => "SHADER_VISIBILITY_PIXEL",
+        Amplification = 6 => "SHADER_VISIBILITY_AMPLIFICATION",
+        Mesh = 7 => "SHADER_VISIBILITY_MESH",
+    }
 }
 
 /// A whole root signature.
@@ -200,38 +249,44 @@ impl Filter {
     }
 }
 
-/// `D3D12_TEXTURE_ADDRESS_MODE`.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub enum AddressMode {
-    Wrap = 1,
-    Mirror = 2,
-    Clamp = 3,
-    Border = 4,
-    MirrorOnce = 5,
+keyword_enum! {
+    /// `D3D12_TEXTURE_ADDRESS_MODE`.
+    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+    pub enum AddressMode, keywords ADDRESS_MODES {
+        Wrap = 1 => "TEXTURE_ADDRESS_WRAP",
+        Mirror = 2 => "TEXTURE_ADDRESS_MIRROR",
+        Clamp = 3 => "TEXTURE_ADDRESS_CLAMP",
+        Border = 4 => "TEXTURE_ADDRESS_BORDER",
+        MirrorOnce = 5 => "TEXTURE_ADDRESS_MIRROR_ONCE",
+    }
 }
 
-/// `D3D12_COMPARISON_FUNC` (`None` = 0 is accepted from 1.2 / agility SDK 1.608 on).
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub enum ComparisonFunc {
-    None = 0,
-    Never = 1,
-    Less = 2,
-    Equal = 3,
-    LessEqual = 4,
-    Greater = 5,
-    NotEqual = 6,
-    GreaterEqual = 7,
-    Always = 8,
+keyword_enum! {
+    /// `D3D12_COMPARISON_FUNC` (`None` = 0 is accepted from 1.2 / agility SDK 1.608 on).
+    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+    pub enum ComparisonFunc, keywords COMPARISON_FUNCS {
+        None = 0 => "COMPARISON_NONE",
+        Never = 1 => "COMPARISON_NEVER",
+        Less = 2 => "COMPARISON_LESS",
+        Equal = 3 => "COMPARISON_EQUAL",
+        LessEqual = 4 => "COMPARISON_LESS_EQUAL",
+        Greater = 5 => "COMPARISON_GREATER",
+        NotEqual = 6 => "COMPARISON_NOT_EQUAL",
+        GreaterEqual = 7 => "COMPARISON_GREATER_EQUAL",
+        Always = 8 => "COMPARISON_ALWAYS",
+    }
 }
 
-/// `D3D12_STATIC_BORDER_COLOR`.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub enum BorderColor {
-    TransparentBlack = 0,
-    OpaqueBlack = 1,
-    OpaqueWhite = 2,
-    OpaqueBlackUint = 3,
-    OpaqueWhiteUint = 4,
+keyword_enum! {
+    /// `D3D12_STATIC_BORDER_COLOR`.
+    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+    pub enum BorderColor, keywords BORDER_COLORS {
+        TransparentBlack = 0 => "STATIC_BORDER_COLOR_TRANSPARENT_BLACK",
+        OpaqueBlack = 1 => "STATIC_BORDER_COLOR_OPAQUE_BLACK",
+        OpaqueWhite = 2 => "STATIC_BORDER_COLOR_OPAQUE_WHITE",
+        OpaqueBlackUint = 3 => "STATIC_BORDER_COLOR_OPAQUE_BLACK_UINT",
+        OpaqueWhiteUint = 4 => "STATIC_BORDER_COLOR_OPAQUE_WHITE_UINT",
+    }
 }
 
 impl StaticSampler {

@@ -218,6 +218,25 @@ impl Seen {
         Ok(())
     }
 
+    /// Whether `token` is argument `name`, which is then marked (as [`Seen::mark`]).
+    fn take(&mut self, token: &Token, name: &str) -> Result<bool, RootSigError> {
+        if !Parser::word_is(token, name) {
+            return Ok(false);
+        }
+        self.mark(token, name)?;
+        Ok(true)
+    }
+
+    /// The register `token` names if it is one of `class` (`b3`, ...), which is then marked
+    /// as argument `register`.
+    fn take_register(&mut self, token: &Token, class: ResourceClass) -> Result<Option<u32>, RootSigError> {
+        let r = Parser::register(token, class)?;
+        if r.is_some() {
+            self.mark(token, "register")?;
+        }
+        Ok(r)
+    }
+
     fn has(&self, name: &str) -> bool {
         self.0.iter().any(|n| n == name)
     }
@@ -283,7 +302,7 @@ impl Parser {
                         ));
                     }
                     seen_flags = true;
-                    rs.flags = RootFlags(self.flag_set(&ROOT_FLAG_NAMES, "root signature flag")?);
+                    rs.flags = RootFlags(self.flag_set(ROOT_FLAG_NAMES, "root signature flag")?);
                     self.expect(Tok::RParen, "`)`")?;
                 }
                 "rootconstants" => rs.parameters.push(self.root_constants(&t)?),
@@ -449,6 +468,11 @@ impl Parser {
         self.flag_set(names, what)
     }
 
+    /// `= SHADER_VISIBILITY_...`, the value of a `visibility` argument.
+    fn equals_visibility(&mut self) -> Result<Visibility, RootSigError> {
+        self.equals_keyword(VISIBILITIES, "a SHADER_VISIBILITY_* value")
+    }
+
     fn missing(t: &Token, what: &str) -> RootSigError {
         syntax(t.at, SyntaxKind::Missing, &t.text, format!("{what} is required"))
     }
@@ -458,18 +482,14 @@ impl Parser {
         let mut c = RootConstants { register: 0, space: 0, num_values: 0 };
         let mut visibility = Visibility::All;
         self.arguments(|p, t| {
-            if let Some(r) = Self::register(&t, ResourceClass::Cbv)? {
-                seen.mark(&t, "register")?;
+            if let Some(r) = seen.take_register(&t, ResourceClass::Cbv)? {
                 c.register = r;
-            } else if Self::word_is(&t, "num32BitConstants") {
-                seen.mark(&t, "num32BitConstants")?;
+            } else if seen.take(&t, "num32BitConstants")? {
                 c.num_values = p.equals_u32()?;
-            } else if Self::word_is(&t, "space") {
-                seen.mark(&t, "space")?;
+            } else if seen.take(&t, "space")? {
                 c.space = p.equals_u32()?;
-            } else if Self::word_is(&t, "visibility") {
-                seen.mark(&t, "visibility")?;
-                visibility = p.equals_keyword(&VISIBILITIES, "a SHADER_VISIBILITY_* value")?;
+            } else if seen.take(&t, "visibility")? {
+                visibility = p.equals_visibility()?;
             } else {
                 return Err(Self::unexpected(&t, "a RootConstants argument"));
             }
@@ -489,20 +509,16 @@ impl Parser {
         let mut d = RootDescriptor { class, register: 0, space: 0, flags: DescriptorFlags(0) };
         let mut visibility = Visibility::All;
         self.arguments(|p, t| {
-            if let Some(r) = Self::register(&t, class)? {
-                seen.mark(&t, "register")?;
+            if let Some(r) = seen.take_register(&t, class)? {
                 d.register = r;
-            } else if Self::word_is(&t, "space") {
-                seen.mark(&t, "space")?;
+            } else if seen.take(&t, "space")? {
                 d.space = p.equals_u32()?;
-            } else if Self::word_is(&t, "visibility") {
-                seen.mark(&t, "visibility")?;
-                visibility = p.equals_keyword(&VISIBILITIES, "a SHADER_VISIBILITY_* value")?;
-            } else if Self::word_is(&t, "flags") {
-                seen.mark(&t, "flags")?;
+            } else if seen.take(&t, "visibility")? {
+                visibility = p.equals_visibility()?;
+            } else if seen.take(&t, "flags")? {
                 d.flags = DescriptorFlags(p.flags_argument(
                     &t,
-                    &DESCRIPTOR_FLAG_NAMES,
+                    DESCRIPTOR_FLAG_NAMES,
                     "root descriptor flag",
                     Version::V1_1,
                 )?);
@@ -528,9 +544,8 @@ impl Parser {
             if let Some(class) = class {
                 p.expect(Tok::LParen, "`(`")?;
                 ranges.push(p.range(&t, class)?);
-            } else if Self::word_is(&t, "visibility") {
-                seen.mark(&t, "visibility")?;
-                visibility = p.equals_keyword(&VISIBILITIES, "a SHADER_VISIBILITY_* value")?;
+            } else if seen.take(&t, "visibility")? {
+                visibility = p.equals_visibility()?;
             } else {
                 return Err(Self::unexpected(&t, "CBV, SRV, UAV, Sampler or visibility"));
             }
@@ -543,21 +558,17 @@ impl Parser {
         let mut seen = Seen::default();
         let mut r = DescriptorRange::new(class, 0);
         self.arguments(|p, t| {
-            if let Some(reg) = Self::register(&t, class)? {
-                seen.mark(&t, "register")?;
+            if let Some(reg) = seen.take_register(&t, class)? {
                 r.base_register = reg;
-            } else if Self::word_is(&t, "numDescriptors") {
-                seen.mark(&t, "numDescriptors")?;
+            } else if seen.take(&t, "numDescriptors")? {
                 p.expect(Tok::Eq, "`=`")?;
                 let v = p.next();
                 // DXC stores the number as is, so 0xFFFFFFFF is `unbounded` too.
                 r.count =
                     if Self::word_is(&v, "unbounded") { None } else { Some(p.u32_of(&v)?).filter(|&n| n != u32::MAX) };
-            } else if Self::word_is(&t, "space") {
-                seen.mark(&t, "space")?;
+            } else if seen.take(&t, "space")? {
                 r.space = p.equals_u32()?;
-            } else if Self::word_is(&t, "offset") {
-                seen.mark(&t, "offset")?;
+            } else if seen.take(&t, "offset")? {
                 p.expect(Tok::Eq, "`=`")?;
                 let v = p.next();
                 r.offset = if Self::word_is(&v, "DESCRIPTOR_RANGE_OFFSET_APPEND") {
@@ -569,10 +580,8 @@ impl Parser {
                         o => RangeOffset::At(o),
                     }
                 };
-            } else if Self::word_is(&t, "flags") {
-                seen.mark(&t, "flags")?;
-                r.flags =
-                    RangeFlags(p.flags_argument(&t, &RANGE_FLAG_NAMES, "descriptor range flag", Version::V1_1)?);
+            } else if seen.take(&t, "flags")? {
+                r.flags = RangeFlags(p.flags_argument(&t, RANGE_FLAG_NAMES, "descriptor range flag", Version::V1_1)?);
             } else {
                 return Err(Self::unexpected(&t, "a descriptor range argument"));
             }
@@ -588,8 +597,7 @@ impl Parser {
         let mut seen = Seen::default();
         let mut s = StaticSampler::with_defaults(0);
         self.arguments(|p, t| {
-            if let Some(reg) = Self::register(&t, ResourceClass::Sampler)? {
-                seen.mark(&t, "register")?;
+            if let Some(reg) = seen.take_register(&t, ResourceClass::Sampler)? {
                 s.register = reg;
                 return Ok(());
             }
@@ -606,20 +614,20 @@ impl Parser {
                     s.filter = keyword
                         .ok_or_else(|| syntax(v.at, SyntaxKind::Unexpected, &v.text, "expected a FILTER_* value"))?;
                 }
-                "addressu" => s.address_u = p.equals_keyword(&ADDRESS_MODES, "a TEXTURE_ADDRESS_* value")?,
-                "addressv" => s.address_v = p.equals_keyword(&ADDRESS_MODES, "a TEXTURE_ADDRESS_* value")?,
-                "addressw" => s.address_w = p.equals_keyword(&ADDRESS_MODES, "a TEXTURE_ADDRESS_* value")?,
+                "addressu" => s.address_u = p.equals_keyword(ADDRESS_MODES, "a TEXTURE_ADDRESS_* value")?,
+                "addressv" => s.address_v = p.equals_keyword(ADDRESS_MODES, "a TEXTURE_ADDRESS_* value")?,
+                "addressw" => s.address_w = p.equals_keyword(ADDRESS_MODES, "a TEXTURE_ADDRESS_* value")?,
                 "miplodbias" => s.mip_lod_bias = p.equals_f32()?,
                 "maxanisotropy" => s.max_anisotropy = p.equals_u32()?,
-                "comparisonfunc" => s.comparison = p.equals_keyword(&COMPARISON_FUNCS, "a COMPARISON_* value")?,
-                "bordercolor" => s.border_color = p.equals_keyword(&BORDER_COLORS, "a STATIC_BORDER_COLOR_* value")?,
+                "comparisonfunc" => s.comparison = p.equals_keyword(COMPARISON_FUNCS, "a COMPARISON_* value")?,
+                "bordercolor" => s.border_color = p.equals_keyword(BORDER_COLORS, "a STATIC_BORDER_COLOR_* value")?,
                 "minlod" => s.min_lod = p.equals_f32()?,
                 "maxlod" => s.max_lod = p.equals_f32()?,
                 "space" => s.space = p.equals_u32()?,
-                "visibility" => s.visibility = p.equals_keyword(&VISIBILITIES, "a SHADER_VISIBILITY_* value")?,
+                "visibility" => s.visibility = p.equals_visibility()?,
                 "flags" => {
                     s.flags =
-                        SamplerFlags(p.flags_argument(&t, &SAMPLER_FLAG_NAMES, "static sampler flag", Version::V1_2)?)
+                        SamplerFlags(p.flags_argument(&t, SAMPLER_FLAG_NAMES, "static sampler flag", Version::V1_2)?)
                 }
                 _ => return Err(Self::unexpected(&t, "a StaticSampler argument")),
             }
@@ -638,7 +646,7 @@ impl Parser {
 pub fn to_hlsl(rs: &RootSignature) -> String {
     let mut elements = Vec::new();
     if rs.flags.0 != 0 {
-        elements.push(format!("RootFlags({})", flags_text(rs.flags.0, &ROOT_FLAG_NAMES)));
+        elements.push(format!("RootFlags({})", flags_text(rs.flags.0, ROOT_FLAG_NAMES)));
     }
     for p in &rs.parameters {
         let mut args = Vec::new();
@@ -653,7 +661,7 @@ pub fn to_hlsl(rs: &RootSignature) -> String {
                 args.push(format!("{}{}", d.class.register_letter(), d.register));
                 push_space(&mut args, d.space);
                 if d.flags.0 != 0 {
-                    args.push(format!("flags = {}", flags_text(d.flags.0, &DESCRIPTOR_FLAG_NAMES)));
+                    args.push(format!("flags = {}", flags_text(d.flags.0, DESCRIPTOR_FLAG_NAMES)));
                 }
                 d.class.name().to_string()
             }
@@ -713,7 +721,7 @@ pub fn to_hlsl(rs: &RootSignature) -> String {
             args.push(format!("visibility = {}", s.visibility.keyword()));
         }
         if s.flags.0 != 0 {
-            args.push(format!("flags = {}", flags_text(s.flags.0, &SAMPLER_FLAG_NAMES)));
+            args.push(format!("flags = {}", flags_text(s.flags.0, SAMPLER_FLAG_NAMES)));
         }
         elements.push(format!("StaticSampler({})", args.join(", ")));
     }
@@ -751,7 +759,7 @@ fn range_text(r: &DescriptorRange) -> String {
         args.push(format!("offset = {o}"));
     }
     if r.flags.0 != 0 {
-        args.push(format!("flags = {}", flags_text(r.flags.0, &RANGE_FLAG_NAMES)));
+        args.push(format!("flags = {}", flags_text(r.flags.0, RANGE_FLAG_NAMES)));
     }
     format!("{}({})", r.class.name(), args.join(", "))
 }

@@ -200,22 +200,8 @@ fn check_table(
         let first = u64::from(r.base_register);
         let last = match r.count {
             Some(n) => {
-                let last = first + u64::from(n) - 1;
-                if last > u64::from(u32::MAX) {
-                    return Err(RootSigError::invalid(
-                        Rule::RegisterOverflow,
-                        element,
-                        format!("registers {first}..={last} overflow 32 bits"),
-                    ));
-                }
-                let last_offset = start + u64::from(n) - 1;
-                if last_offset > u64::from(u32::MAX) {
-                    return Err(RootSigError::invalid(
-                        Rule::OffsetOverflow,
-                        element,
-                        format!("descriptor offsets {start}..={last_offset} overflow 32 bits"),
-                    ));
-                }
+                let last = last_of(first, n, Rule::RegisterOverflow, &element, "registers")?;
+                last_of(start, n, Rule::OffsetOverflow, &element, "descriptor offsets")?;
                 next_offset = Some(start + u64::from(n));
                 last
             }
@@ -227,6 +213,16 @@ fn check_table(
         bindings.push(Binding { class: r.class, space: r.space, first, last, visibility, element });
     }
     Ok(())
+}
+
+/// The last of `n` (at least 1) consecutive values from `first`, which must fit in 32 bits
+/// (else an error of `rule` on `element`, the values named `what`).
+fn last_of(first: u64, n: u32, rule: Rule, element: &str, what: &str) -> Result<u64, RootSigError> {
+    let last = first + u64::from(n) - 1;
+    if last > u64::from(u32::MAX) {
+        return Err(RootSigError::invalid(rule, element, format!("{what} {first}..={last} overflow 32 bits")));
+    }
+    Ok(last)
 }
 
 /// The rules every flags field of version 1.1 shares: none in 1.0, no unknown bits.

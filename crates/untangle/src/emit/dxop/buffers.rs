@@ -628,6 +628,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// An integer coordinate vector of `n` components from arguments `first..first + n`.
     pub fn coord(&mut self, c: &Call<'_>, first: usize, n: u32) -> Result<Word> {
         let u = self.cx.u32_t();
+        self.args_vector(c, first, n, u)
+    }
+
+    /// A vector of `n` `scalar`s from arguments `first..first + n` (the scalar itself for
+    /// one).
+    pub fn args_vector(&mut self, c: &Call<'_>, first: usize, n: u32, scalar: Word) -> Result<Word> {
         let mut ws = Vec::new();
         for k in 0..n as usize {
             ws.push(self.arg_val(c, first + k)?);
@@ -635,7 +641,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if n == 1 {
             return Ok(ws[0]);
         }
-        let vt = self.cx.vec(u, n);
+        let vt = self.cx.vec(scalar, n);
         self.ids_op(Op::CompositeConstruct, vt, &ws)
     }
 

@@ -34,22 +34,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     }
                 }
                 let var = self.iface.builtin(self.cx, b, StorageClass::Input, v3);
-                let x = match self.const_int(comp) {
-                    Some(k @ 0..=2) => {
-                        let pty = self.cx.ptr(StorageClass::Input, u);
-                        let k = self.cx.const_u32(k as u32);
-                        let p = self.ids_op(Op::AccessChain, pty, &[var, k])?;
-                        self.ids_op(Op::Load, u, &[p])?
-                    }
-                    Some(_) => self.cx.undef(u),
-                    None => {
-                        // A dynamic component: DXIL wants an immediate, but the meaning is clear.
-                        let v = self.ids_op(Op::Load, v3, &[var])?;
-                        let k = self.value(comp)?;
-                        self.ids_op(Op::VectorExtractDynamic, u, &[v, k])?
-                    }
-                };
-                Ok(Some(x))
+                self.vec3_component(var, u, comp, |me| me.value(comp)).map(Some)
             }
             DxOp::FlattenedThreadIdInGroup => {
                 let var = self.iface.builtin(self.cx, BuiltIn::LocalInvocationIndex, StorageClass::Input, u);

@@ -49,16 +49,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             DxOp::CreateHandleFromBinding => {
                 let bind = self.arg(c, 0)?;
-                let fields: Vec<u64> = match bind {
-                    Value::Const(k) => match &self.cx.m.constants.get(k).kind {
-                        ConstKind::Aggregate(elems) => {
-                            elems.iter().map(|&e| self.cx.m.constants.as_int(e).unwrap_or(0)).collect()
-                        }
-                        ConstKind::Zero | ConstKind::Null => vec![0; 4],
-                        _ => Vec::new(),
-                    },
-                    _ => Vec::new(),
-                };
+                let fields = self.const_fields(bind, 4);
                 if fields.len() < 4 {
                     return Err(malformed(
                         Subject::Op(DxOp::CreateHandleFromBinding),
@@ -76,16 +67,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let mut h = self.handle(h)?;
                 if let Some(hh) = h.heap.as_mut() {
                     let props = self.arg(c, 1)?;
-                    let fields: Vec<u32> = match props {
-                        Value::Const(k) => match &self.cx.m.constants.get(k).kind {
-                            ConstKind::Aggregate(e) => {
-                                e.iter().map(|&x| self.cx.m.constants.as_int(x).unwrap_or(0) as u32).collect()
-                            }
-                            ConstKind::Zero => vec![0, 0],
-                            _ => Vec::new(),
-                        },
-                        _ => Vec::new(),
-                    };
+                    let fields: Vec<u32> = self.const_fields(props, 2).into_iter().map(|f| f as u32).collect();
                     if fields.len() < 2 {
                         return Err(malformed(
                             Subject::Op(DxOp::AnnotateHandle),
@@ -119,6 +101,17 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         self.handles.insert(c.inst, h);
         Ok(())
+    }
+
+    /// The integer fields of constant `v`: an aggregate's elements (a non-integer one reads
+    /// 0), `zero_len` zeros for a zero initializer, none for anything else.
+    fn const_fields(&self, v: Value, zero_len: usize) -> Vec<u64> {
+        let Value::Const(k) = v else { return Vec::new() };
+        match &self.cx.m.constants.get(k).kind {
+            ConstKind::Aggregate(elems) => elems.iter().map(|&e| self.cx.m.constants.as_int(e).unwrap_or(0)).collect(),
+            ConstKind::Zero | ConstKind::Null => vec![0; zero_len],
+            _ => Vec::new(),
+        }
     }
 
     /// AMD AGS's magic UAV (see the module documentation).

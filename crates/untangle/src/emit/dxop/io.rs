@@ -9,6 +9,7 @@
 
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
+use crate::emit::interface::ElementScalar;
 use crate::emit::locations::SigKind;
 use crate::emit::{Call, FnEmit, Num};
 use rspirv::spirv::{BuiltIn, Capability, Op, StorageClass, Word};
@@ -93,7 +94,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let row = self.arg(c, 1)?;
         // Hull, domain and geometry shaders: the control point or vertex (undef elsewhere).
         let vertex = c.args.get(3).copied().filter(|&v| !self.is_undef(v));
-        self.load_element(SigKind::Input, id, row, col, vertex, c.ty)
+        self.load_element(ElementScalar { kind: SigKind::Input, id, row, col, vertex }, c.ty)
     }
 
     fn store_output(&mut self, c: &Call<'_>) -> Result<()> {
@@ -102,7 +103,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let col = u64::from(self.check_element_index(c, &sigs.outputs, id)?);
         let row = self.arg(c, 1)?;
         let v = self.arg(c, 3)?;
-        self.store_element(SigKind::Output, id, row, col, None, v)
+        self.store_element(ElementScalar { kind: SigKind::Output, id, row, col, vertex: None }, v)
     }
 
     /// The column of a `loadInput`/`storeOutput` (operands 1 and 2: row, column) after

@@ -29,9 +29,10 @@
 use crate::dxil::node::NodeLaunch;
 use crate::dxil::DxOp;
 use crate::emit::error::{Error, Result};
-use crate::emit::work_graph::{self, NodeHandle, Push, RecordHandle, OUTPUT_ENTRY_SIZE};
+use crate::emit::work_graph::{self, NodeHandle, NodeState, Push, RecordHandle, OUTPUT_ENTRY_SIZE};
 use crate::emit::{Call, FnEmit};
-use crate::ir::Value;
+use crate::ir::hash::HashMap;
+use crate::ir::{InstId, Value};
 use rspirv::spirv::{BuiltIn, MemorySemantics, Op, Scope, StorageClass, Word};
 
 impl<'a, 'm> FnEmit<'a, 'm> {
@@ -47,13 +48,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 if output >= outputs as u64 {
                     return Err(self.invalid(c, "operand 0", format!("output {output} of a node with {outputs}")));
                 }
-                self.node_mut().node_handles.insert(c.inst, NodeHandle { output: output as u32, index: None });
-                Ok(None)
+                self.define_handle(c, |n| &mut n.node_handles, NodeHandle { output: output as u32, index: None })
             }
             DxOp::AnnotateNodeHandle => {
                 let h = self.node_handle_arg(c, 0)?;
-                self.node_mut().node_handles.insert(c.inst, h);
-                Ok(None)
+                self.define_handle(c, |n| &mut n.node_handles, h)
             }
             DxOp::IndexNodeHandle => {
                 let h = self.node_handle_arg(c, 0)?;
@@ -61,21 +60,18 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     return Err(self.form(c.op, "indexing a node handle that was indexed already"));
                 }
                 let index = self.arg(c, 1)?;
-                self.node_mut().node_handles.insert(c.inst, NodeHandle { index: Some(index), ..h });
-                Ok(None)
+                self.define_handle(c, |n| &mut n.node_handles, NodeHandle { index: Some(index), ..h })
             }
             DxOp::CreateNodeInputRecordHandle => {
                 let k = self.arg_const(c, 0)?;
                 if k != 0 || self.node_props().inputs.is_empty() {
                     return Err(self.invalid(c, "operand 0", format!("input {k} of a node with no such input")));
                 }
-                self.node_mut().record_handles.insert(c.inst, RecordHandle::Input);
-                Ok(None)
+                self.define_handle(c, |n| &mut n.record_handles, RecordHandle::Input)
             }
             DxOp::AnnotateNodeRecordHandle => {
                 let h = self.record_handle_arg(c, 0)?;
-                self.node_mut().record_handles.insert(c.inst, h);
-                Ok(None)
+                self.define_handle(c, |n| &mut n.record_handles, h)
             }
             DxOp::AllocateNodeOutputRecords => {
                 let h = self.node_handle_arg(c, 0)?;
@@ -89,8 +85,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 };
                 let var = self.cx.global_var(StorageClass::Private, u, "node_output_slot");
                 self.ids_void(Op::Store, &[var, slot])?;
-                self.node_mut().record_handles.insert(c.inst, RecordHandle::Output { node: h, slot: var });
-                Ok(None)
+                self.define_handle(c, |n| &mut n.record_handles, RecordHandle::Output { node: h, slot: var })
             }
             DxOp::GetNodeRecordPtr => {
                 let h = self.record_handle_arg(c, 0)?;
@@ -215,26 +210,44 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.iface.node.as_mut().expect("node_op checked that the node state exists")
     }
 
-    fn node_handle_arg(&self, c: &Call<'_>, k: usize) -> Result<NodeHandle> {
+    /// Call `c` makes handle `h`, kept in `table` of the node state (a symbolic value: no
+    /// SPIR-V of its own).
+    fn define_handle<H>(
+        &mut self,
+        c: &Call<'_>,
+        table: impl FnOnce(&mut NodeState) -> &mut HashMap<InstId, H>,
+        h: H,
+    ) -> Result<Option<Word>> {
+        table(self.node_mut()).insert(c.inst, h);
+        Ok(None)
+    }
+
+    /// The handle operand `k` of `c` is, from `table` of the node state; `what` says which
+    /// kind and which operations make one, for the error.
+    fn handle_arg<H: Copy>(
+        &self,
+        c: &Call<'_>,
+        k: usize,
+        table: impl FnOnce(&NodeState) -> &HashMap<InstId, H>,
+        what: &str,
+    ) -> Result<H> {
         let v = self.arg(c, k)?;
         match v {
-            Value::Inst(i) => self.node_ref().node_handles.get(&i).copied(),
+            Value::Inst(i) => table(self.node_ref()).get(&i).copied(),
             _ => None,
         }
-        .ok_or_else(|| {
-            self.form(c.op, format!("operand {k} is not a node handle made by createNodeOutputHandle/indexNodeHandle/annotateNodeHandle (PHI, select or memory)"))
-        })
+        .ok_or_else(|| self.form(c.op, format!("operand {k} is not {what} (PHI, select or memory)")))
+    }
+
+    fn node_handle_arg(&self, c: &Call<'_>, k: usize) -> Result<NodeHandle> {
+        let what = "a node handle made by createNodeOutputHandle/indexNodeHandle/annotateNodeHandle";
+        self.handle_arg(c, k, |n| &n.node_handles, what)
     }
 
     fn record_handle_arg(&self, c: &Call<'_>, k: usize) -> Result<RecordHandle> {
-        let v = self.arg(c, k)?;
-        match v {
-            Value::Inst(i) => self.node_ref().record_handles.get(&i).copied(),
-            _ => None,
-        }
-        .ok_or_else(|| {
-            self.form(c.op, format!("operand {k} is not a record handle made by createNodeInputRecordHandle/allocateNodeOutputRecords/annotateNodeRecordHandle (PHI, select or memory)"))
-        })
+        let what =
+            "a record handle made by createNodeInputRecordHandle/allocateNodeOutputRecords/annotateNodeRecordHandle";
+        self.handle_arg(c, k, |n| &n.record_handles, what)
     }
 
     /// The 64-bit address of the output-table entry of `h`: entry `table_index + i`, or for

@@ -24,6 +24,7 @@
 use crate::dxil::DxOp;
 use crate::emit::error::{malformed, Result, Subject};
 use crate::emit::{ArrayLen, Call, FnEmit, Indexing, Num, ResShape};
+use crate::ir::Value;
 use rspirv::spirv::{BuiltIn, Op, StorageClass, Word};
 
 const FAMILY: &str = "ray tracing";
@@ -113,21 +114,35 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let v3 = self.cx.vec(scalar, 3);
         let var = self.iface.builtin(self.cx, b, StorageClass::Input, v3);
         let comp = self.arg(c, 0)?;
-        let x = match self.const_int(comp) {
+        let x = self.vec3_component(var, scalar, comp, |me| me.index_u32(c, 0))?;
+        self.num_to_ir(x, num, c.ty)
+    }
+
+    /// Component `comp` of the 3-vector `Input` variable `var` of `scalar`s: an undefined
+    /// value past 2, as in DXIL. A dynamic component (DXIL wants an immediate, but the
+    /// meaning is clear) is the id `index` makes.
+    pub(super) fn vec3_component(
+        &mut self,
+        var: Word,
+        scalar: Word,
+        comp: Value,
+        index: impl FnOnce(&mut Self) -> Result<Word>,
+    ) -> Result<Word> {
+        match self.const_int(comp) {
             Some(k @ 0..=2) => {
                 let pty = self.cx.ptr(StorageClass::Input, scalar);
                 let k = self.cx.const_u32(k as u32);
                 let p = self.ids_op(Op::AccessChain, pty, &[var, k])?;
-                self.ids_op(Op::Load, scalar, &[p])?
+                self.ids_op(Op::Load, scalar, &[p])
             }
-            Some(_) => self.cx.undef(scalar),
+            Some(_) => Ok(self.cx.undef(scalar)),
             None => {
+                let v3 = self.cx.vec(scalar, 3);
                 let v = self.ids_op(Op::Load, v3, &[var])?;
-                let k = self.index_u32(c, 0)?;
-                self.ids_op(Op::VectorExtractDynamic, scalar, &[v, k])?
+                let k = index(self)?;
+                self.ids_op(Op::VectorExtractDynamic, scalar, &[v, k])
             }
-        };
-        self.num_to_ir(x, num, c.ty)
+        }
     }
 
     /// Argument `k` as a 32-bit unsigned integer.

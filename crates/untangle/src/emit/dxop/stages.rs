@@ -63,9 +63,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// `loadPatchConstant(id, row, col)`: a domain shader's patch-constant input, or (DXBC
     /// conversions only) a hull shader reading back a patch constant it wrote.
     fn load_patch_constant(&mut self, c: &Call<'_>) -> Result<Word> {
-        let id = self.arg_const(c, 0)? as u32;
-        let row = self.arg(c, 1)?;
-        let col = self.arg_const(c, 2)?;
-        self.load_element(SigKind::PatchConstant, id, row, col, None, c.ty)
+        let at = self.element_operands(c, SigKind::PatchConstant, None)?;
+        self.load_element(at, c.ty)
     }
 }

@@ -403,15 +403,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     fn float_coord(&mut self, c: &Call<'_>, first: usize, n: u32) -> Result<Word> {
         let f = self.cx.float(32);
-        let mut ws = Vec::new();
-        for k in 0..n as usize {
-            ws.push(self.arg_val(c, first + k)?);
-        }
-        if n == 1 {
-            return Ok(ws[0]);
-        }
-        let vt = self.cx.vec(f, n);
-        self.ids_op(Op::CompositeConstruct, vt, &ws)
+        self.args_vector(c, first, n, f)
     }
 
     fn sample_coords(dim: Dim, arrayed: bool) -> u32 {

@@ -107,12 +107,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.num_to_ir(r, Num::Bool, c.ty)?
             }
             WaveActiveBallot => {
-                self.cx.capability(Capability::GroupNonUniformBallot);
+                let v = self.ballot_of_arg(c, sg)?;
                 let u = self.cx.u32_t();
-                let u4 = self.cx.vec(u, 4);
-                let x = self.arg_val(c, 0)?;
-                let x = self.non_helper_vote(x)?;
-                let v = self.ids_op(Op::GroupNonUniformBallot, u4, &[sg, x])?;
                 let mut comps = Vec::new();
                 for k in 0..4 {
                     comps.push(self.extract(u, v, k)?);
@@ -194,12 +190,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.ids_op(opcode, t, &[sg, GroupOperation::Reduce as u32, x])?
             }
             WaveAllBitCount | WavePrefixBitCount => {
-                self.cx.capability(Capability::GroupNonUniformBallot);
+                let v = self.ballot_of_arg(c, sg)?;
                 let u = self.cx.u32_t();
-                let u4 = self.cx.vec(u, 4);
-                let x = self.arg_val(c, 0)?;
-                let x = self.non_helper_vote(x)?;
-                let v = self.ids_op(Op::GroupNonUniformBallot, u4, &[sg, x])?;
                 let group =
                     if c.op == WaveAllBitCount { GroupOperation::Reduce } else { GroupOperation::ExclusiveScan };
                 self.ids_op(Op::GroupNonUniformBallotBitCount, u, &[sg, group as u32, v])?
@@ -307,6 +299,17 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.cx.capability(Capability::DemoteToHelperInvocation);
         let b = self.cx.bool_t();
         self.ids_op(Op::IsHelperInvocationEXT, b, &[]).map(Some)
+    }
+
+    /// The `uvec4` ballot (at subgroup scope `sg`) of call `c`'s operand 0, a vote that
+    /// helper lanes cast false where they are left out.
+    fn ballot_of_arg(&mut self, c: &Call<'_>, sg: Word) -> Result<Word> {
+        self.cx.capability(Capability::GroupNonUniformBallot);
+        let u = self.cx.u32_t();
+        let u4 = self.cx.vec(u, 4);
+        let x = self.arg_val(c, 0)?;
+        let x = self.non_helper_vote(x)?;
+        self.ids_op(Op::GroupNonUniformBallot, u4, &[sg, x])
     }
 
     /// A lane's vote `x` (a boolean id), false from helper lanes where they are left out.

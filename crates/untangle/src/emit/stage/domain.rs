@@ -13,7 +13,7 @@
 //! there; Vulkan takes them from either tessellation stage.
 
 use crate::dxil::{DsState, DxOp};
-use crate::emit::error::{malformed, Result, Subject};
+use crate::emit::error::Result;
 use crate::emit::locations::SigKind;
 use crate::emit::{Call, FnEmit, ModuleBuilder, Num, StageIo};
 use crate::front::container::ShaderKind;
@@ -22,12 +22,8 @@ use rspirv::spirv::{BuiltIn, Capability, Op, StorageClass, Word};
 impl StageIo {
     /// Checks the DS state and derives the interface facts.
     pub(in crate::emit) fn domain(ds: &DsState) -> Result<StageIo> {
-        if !(1..=32).contains(&ds.input_control_points) {
-            return Err(malformed(
-                Subject::Stage(ShaderKind::Domain),
-                format!("domain shader with {} control points", ds.input_control_points),
-            ));
-        }
+        let n = ds.input_control_points;
+        super::check_control_points(ShaderKind::Domain, n, 1..=32, "domain shader", "control points")?;
         Ok(StageIo { input_vertices: ds.input_control_points, ..Default::default() })
     }
 }
@@ -60,11 +56,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             // The hull shader's output control points are this stage's control-point inputs
             // (DXIL allows the operation here; DXC writes `loadInput`).
             DxOp::LoadOutputControlPoint => {
-                let id = self.arg_const(c, 0)? as u32;
-                let row = self.arg(c, 1)?;
-                let col = self.arg_const(c, 2)?;
-                let cp = self.arg(c, 3)?;
-                self.load_element(SigKind::Input, id, row, col, Some(cp), c.ty).map(Some)
+                let at = self.element_operands(c, SigKind::Input, Some(3))?;
+                self.load_element(at, c.ty).map(Some)
             }
             other => Err(self.not_in_family(other, "graphics stages")),
         }

@@ -64,18 +64,9 @@ const D3D_MAX_ODD_TESS_FACTOR: f32 = 63.0;
 impl StageIo {
     /// Checks the HS state and derives the interface facts.
     pub(in crate::emit) fn hull(hs: &HsState) -> Result<StageIo> {
-        if !(1..=32).contains(&hs.input_control_points) {
-            return Err(malformed(
-                Subject::Stage(ShaderKind::Hull),
-                format!("hull shader with {} input control points", hs.input_control_points),
-            ));
-        }
-        if hs.output_control_points > 32 {
-            return Err(malformed(
-                Subject::Stage(ShaderKind::Hull),
-                format!("hull shader with {} output control points", hs.output_control_points),
-            ));
-        }
+        let (inputs, outputs) = (hs.input_control_points, hs.output_control_points);
+        super::check_control_points(ShaderKind::Hull, inputs, 1..=32, "hull shader", "input control points")?;
+        super::check_control_points(ShaderKind::Hull, outputs, 0..=32, "hull shader", "output control points")?;
         let limit = if hs.partitioning == TessellatorPartitioning::FractionalOdd {
             D3D_MAX_ODD_TESS_FACTOR
         } else {
@@ -154,14 +145,7 @@ fn build_entry_body(
     let zero = cx.b.constant_bit32(int, 0);
     let bool_t = cx.bool_t();
     let first = cx.b.i_equal(bool_t, None, id, zero)?;
-    let (run, end) = (cx.b.id(), cx.b.id());
-    cx.b.selection_merge(end, spirv::SelectionControl::NONE)?;
-    cx.b.branch_conditional(first, run, end, [])?;
-    cx.b.begin_block(Some(run))?;
-    cx.b.function_call(void, None, pc_fn, [])?;
-    cx.b.branch(end)?;
-    cx.b.begin_block(Some(end))?;
-    cx.b.ret()
+    cx.b.call_if_and_return(first, void, pc_fn)
 }
 
 impl ModuleBuilder<'_> {
@@ -224,18 +208,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         match c.op {
             DxOp::OutputControlPointID => self.load_builtin(BuiltIn::InvocationId, Num::SInt, c.ty).map(Some),
             DxOp::LoadOutputControlPoint => {
-                let id = self.arg_const(c, 0)? as u32;
-                let row = self.arg(c, 1)?;
-                let col = self.arg_const(c, 2)?;
-                let cp = self.arg(c, 3)?;
-                self.load_element(SigKind::Output, id, row, col, Some(cp), c.ty).map(Some)
+                let at = self.element_operands(c, SigKind::Output, Some(3))?;
+                self.load_element(at, c.ty).map(Some)
             }
             DxOp::StorePatchConstant => {
-                let id = self.arg_const(c, 0)? as u32;
-                let row = self.arg(c, 1)?;
-                let col = self.arg_const(c, 2)?;
+                let at = self.element_operands(c, SigKind::PatchConstant, None)?;
                 let v = self.arg(c, 3)?;
-                self.store_element(SigKind::PatchConstant, id, row, col, None, v).map(|_| None)
+                self.store_element(at, v).map(|_| None)
             }
             other => Err(self.not_in_family(other, "graphics stages")),
         }

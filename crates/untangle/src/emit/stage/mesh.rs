@@ -172,12 +172,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             DxOp::StoreVertexOutput | DxOp::StorePrimitiveOutput => {
                 let kind = if c.op == DxOp::StoreVertexOutput { SigKind::Output } else { SigKind::PatchConstant };
-                let id = self.arg_const(c, 0)? as u32;
-                let row = self.arg(c, 1)?;
-                let col = self.arg_const(c, 2)?;
+                let at = self.element_operands(c, kind, Some(4))?;
                 let value = self.arg(c, 3)?;
-                let index = self.arg(c, 4)?;
-                self.store_element(kind, id, row, col, Some(index), value)?;
+                self.store_element(at, value)?;
                 Ok(None)
             }
             DxOp::GetMeshPayload => {

@@ -173,14 +173,7 @@ impl Interface {
         };
         cx.b.block_inst(Op::Store, None, None, &[node.record_index, index])?;
         cx.b.block_inst(Op::Store, None, None, &[node.record_count, records])?;
-        let (call, end) = (cx.b.id(), cx.b.id());
-        cx.b.selection_merge(end, spirv::SelectionControl::NONE)?;
-        cx.b.branch_conditional(run, call, end, [])?;
-        cx.b.begin_block(Some(call))?;
-        cx.b.function_call(void, None, body, [])?;
-        cx.b.branch(end)?;
-        cx.b.begin_block(Some(end))?;
-        cx.b.ret()?;
+        cx.b.call_if_and_return(run, void, body)?;
         cx.b.end_function()?;
         Ok(entry)
     }

@@ -13,9 +13,7 @@
 //! Cost: entering a block allocates nothing (its shared abbreviations are a list index and
 //! a length, see [`super::blockinfo`]); abbreviation definitions go to one [`AbbrevTable`]
 //! per stream; a record's operands go to one buffer ([`Cursor::ops`]) reused by every record.
-//! The `BLOCKINFO` block, the same in every DXC module, is decoded once per thread: the
-//! state the last one left is restored when the next has the same bytes
-//! ([`Cursor::read_blockinfo`]).
+//! The `BLOCKINFO` block is decoded afresh by every cursor: no state outlives a read.
 
 use super::abbrev::{self, AbbrevId, AbbrevTable, ZeroBudget};
 use super::bitstream::{BitReader, Res};
@@ -39,22 +37,6 @@ pub enum Entry {
     End,
     /// A record with this code; its operands are in [`Cursor::ops`].
     Record(u32),
-}
-
-/// The last `BLOCKINFO` block read from a fresh cursor on this thread: its abbreviation
-/// width and bytes, and the cursor state reading it left.
-struct LastBlockInfo {
-    width: u32,
-    body: Vec<u8>,
-    blockinfo: BlockInfo,
-    abbrevs: AbbrevTable,
-    shared_end: usize,
-    target: Option<u32>,
-    code: Option<u32>,
-}
-
-thread_local! {
-    static LAST_BLOCKINFO: std::cell::RefCell<Option<Box<LastBlockInfo>>> = const { std::cell::RefCell::new(None) };
 }
 
 struct Scope {
@@ -261,54 +243,12 @@ impl<'a> Cursor<'a> {
     }
 
     /// Read a `BLOCKINFO` block (announced by [`Entry::SubBlock`]`(0)`).
-    ///
-    /// Every DXC module starts with the same `BLOCKINFO` block, so the last one read on
-    /// this thread is kept ([`LastBlockInfo`]): a block whose abbreviation width and bytes
-    /// are the same, read from the same (empty) state, leaves the same state, which is
-    /// restored instead of decoding the block again.
     pub fn read_blockinfo(&mut self) -> Res<()> {
-        // The state the block is read from must be the cached one's: nothing shared or
-        // defined yet (DXC's block comes first).
-        let fresh = self.blockinfo.is_empty() && self.abbrevs.is_empty() && self.shared_end == 0;
         self.enter(BLOCKINFO_BLOCK_ID)?;
         self.blockinfo_target = None;
-        let (width, end) = self.scopes.last().map_or((0, u64::MAX), |s| (s.width, s.end));
-        let body = if fresh { self.r.bytes_between(self.r.pos(), end) } else { None };
-        if let Some(body) = body {
-            let restored = LAST_BLOCKINFO.with(|last| {
-                let last = last.borrow();
-                let Some(last) = last.as_ref().filter(|l| l.width == width && l.body == body) else { return false };
-                self.blockinfo = last.blockinfo.clone();
-                self.abbrevs.extend_from(&last.abbrevs);
-                self.shared_end = last.shared_end;
-                self.blockinfo_target = last.target;
-                self.code = last.code;
-                true
-            });
-            if restored {
-                self.scopes.pop();
-                return self.r.seek(end);
-            }
-        }
         loop {
             match self.advance()? {
-                Entry::End => {
-                    // Kept only if the block ended where its header said, so that every
-                    // bit it was read from lies in `body`.
-                    if let Some(body) = body.filter(|_| self.r.pos() == end) {
-                        let state = LastBlockInfo {
-                            width,
-                            body: body.to_vec(),
-                            blockinfo: self.blockinfo.clone(),
-                            abbrevs: self.abbrevs.clone(),
-                            shared_end: self.shared_end,
-                            target: self.blockinfo_target,
-                            code: self.code,
-                        };
-                        LAST_BLOCKINFO.with(|last| *last.borrow_mut() = Some(Box::new(state)));
-                    }
-                    return Ok(());
-                }
+                Entry::End => return Ok(()),
                 Entry::SubBlock(_) => self.skip()?,
                 Entry::Record(1) => {
                     let id = self.ops.first().copied().ok_or_else(|| ErrorKind::Malformed("empty SETBID".into()))?;

@@ -30,36 +30,18 @@ use smallvec::SmallVec;
 
 fn ordering(o: u64) -> Res<Ordering> {
     use Ordering::*;
-    Ok(match o {
-        0 => NotAtomic,
-        1 => Unordered,
-        2 => Monotonic,
-        3 => Acquire,
-        4 => Release,
-        5 => AcqRel,
-        6 => SeqCst,
-        other => return Err(malformed(format!("atomic ordering {other}"))),
-    })
+    by_code(&[NotAtomic, Unordered, Monotonic, Acquire, Release, AcqRel, SeqCst], o, "atomic ordering")
 }
 
 fn rmw_op(o: u64) -> Res<AtomicRmwOp> {
     use AtomicRmwOp::*;
-    Ok(match o {
-        0 => Xchg,
-        1 => Add,
-        2 => Sub,
-        3 => And,
-        4 => Nand,
-        5 => Or,
-        6 => Xor,
-        7 => Max,
-        8 => Min,
-        9 => UMax,
-        10 => UMin,
-        11 => FAdd,
-        12 => FSub,
-        other => return Err(malformed(format!("atomicrmw operation {other}"))),
-    })
+    by_code(&[Xchg, Add, Sub, And, Nand, Or, Xor, Max, Min, UMax, UMin, FAdd, FSub], o, "atomicrmw operation")
+}
+
+/// Entry `o` of `table`, the values of an enumeration in bitcode order; `what` names it
+/// in the error for a value past the end.
+fn by_code<T: Copy>(table: &[T], o: u64, what: &str) -> Res<T> {
+    usize::try_from(o).ok().and_then(|i| table.get(i)).copied().ok_or_else(|| malformed(format!("{what} {o}")))
 }
 
 /// `(1 << e) >> 1` for an encoded alignment `e`.

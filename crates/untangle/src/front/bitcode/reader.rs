@@ -60,19 +60,11 @@ impl Reader {
     }
 
     pub fn is_fp(&self, t: TypeId) -> bool {
-        match self.m.types.get(t) {
-            Type::Float(_) => true,
-            Type::Vector { elem, .. } => matches!(self.m.types.get(*elem), Type::Float(_)),
-            _ => false,
-        }
+        self.m.types.is_fp_like(t)
     }
 
     pub fn is_int(&self, t: TypeId) -> bool {
-        match self.m.types.get(t) {
-            Type::Int(_) => true,
-            Type::Vector { elem, .. } => matches!(self.m.types.get(*elem), Type::Int(_)),
-            _ => false,
-        }
+        self.m.types.is_int_like(t)
     }
 
     pub fn intern(&mut self, c: Constant, depth: u32) -> ConstId {

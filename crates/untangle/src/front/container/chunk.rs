@@ -85,6 +85,15 @@ pub struct Chunk<'a> {
     pub data: &'a [u8],
 }
 
+#[cfg(test)]
+impl<'a> Chunk<'a> {
+    /// A chunk of `data` whose header is at byte 40, where a one-chunk container has it
+    /// (for the part parsers' tests).
+    pub(crate) fn test(fourcc: FourCc, data: &'a [u8]) -> Chunk<'a> {
+        Chunk { fourcc, offset: 40, size: data.len() as u32, data }
+    }
+}
+
 impl Chunk<'_> {
     /// Absolute offset of the payload.
     pub fn payload_offset(&self) -> usize {

@@ -164,13 +164,20 @@ mod tests {
         assert_eq!(format!("{:?}", FourCc::HASH), "FourCc(HASH)");
     }
 
-    #[test]
-    fn accessors_on_a_minimal_container() {
+    /// A program part of program version `version` (28 bytes: header, then `BC\xc0\xde`
+    /// as its bitcode).
+    fn program_part(version: u32) -> Vec<u8> {
         let mut program = Vec::new();
-        for v in [0x0006_0060u32, 7, u32::from_le_bytes(*b"DXIL"), 0x100, 16, 4] {
+        for v in [version, 7, u32::from_le_bytes(*b"DXIL"), 0x100, 16, 4] {
             program.extend_from_slice(&v.to_le_bytes());
         }
         program.extend_from_slice(b"BC\xc0\xde");
+        program
+    }
+
+    #[test]
+    fn accessors_on_a_minimal_container() {
+        let program = program_part(0x0006_0060);
         let rts0 = [2u8, 0, 0, 0];
         let bytes = build(&[(b"SFI0", &[0, 0, 0, 6, 0, 0, 0, 0]), (b"DXIL", &program), (b"RTS0", &rts0)]);
         let c = Container::parse(&bytes).unwrap();
@@ -195,11 +202,7 @@ mod tests {
 
     #[test]
     fn falls_back_to_ildb_and_reports_missing_program() {
-        let mut program = Vec::new();
-        for v in [0x0000_0060u32, 7, u32::from_le_bytes(*b"DXIL"), 0x100, 16, 4] {
-            program.extend_from_slice(&v.to_le_bytes());
-        }
-        program.extend_from_slice(b"BC\xc0\xde");
+        let program = program_part(0x0000_0060);
         let bytes = build(&[(b"ILDB", &program)]);
         let c = Container::parse(&bytes).unwrap();
         assert_eq!(c.dxil().unwrap().fourcc, FourCc::ILDB);

@@ -20,7 +20,7 @@ pub struct ShaderHash {
 
 impl ShaderHash {
     pub fn parse(chunk: &Chunk<'_>) -> Result<Self, ContainerError> {
-        let mut r = Reader::new(chunk.data, chunk.payload_offset(), Some(chunk.fourcc));
+        let mut r = Reader::of(chunk);
         let flags = r.u32("shader hash flags")?;
         let digest = r.array::<16>("shader hash digest")?;
         if r.remaining() != 0 {
@@ -44,15 +44,11 @@ mod tests {
     use super::super::chunk::FourCc;
     use super::*;
 
-    fn chunk(data: &[u8]) -> Chunk<'_> {
-        Chunk { fourcc: FourCc::HASH, offset: 40, size: data.len() as u32, data }
-    }
-
     #[test]
     fn parses_hash() {
         let mut bytes = 1u32.to_le_bytes().to_vec();
         bytes.extend(0..16u8);
-        let hash = ShaderHash::parse(&chunk(&bytes)).unwrap();
+        let hash = ShaderHash::parse(&Chunk::test(FourCc::HASH, &bytes)).unwrap();
         assert!(hash.includes_source());
         assert_eq!(hash.digest[15], 15);
         let json = serde_json::to_value(hash).unwrap();
@@ -62,8 +58,11 @@ mod tests {
     #[test]
     fn rejects_wrong_sizes() {
         let bytes = [0u8; 21];
-        assert!(matches!(ShaderHash::parse(&chunk(&bytes)), Err(ContainerError::SizeMismatch { found: 21, .. })));
-        let err = ShaderHash::parse(&chunk(&bytes[..19])).unwrap_err();
+        assert!(matches!(
+            ShaderHash::parse(&Chunk::test(FourCc::HASH, &bytes)),
+            Err(ContainerError::SizeMismatch { found: 21, .. })
+        ));
+        let err = ShaderHash::parse(&Chunk::test(FourCc::HASH, &bytes[..19])).unwrap_err();
         assert!(matches!(err, ContainerError::Truncated { needed: 16, available: 15, .. }), "{err}");
     }
 }

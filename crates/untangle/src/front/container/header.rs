@@ -155,33 +155,39 @@ fn check_overlaps(chunks: &[Chunk<'_>]) -> Result<(), ContainerError> {
     Ok(())
 }
 
+/// A version 1.0 container with hash `hash` (all zeros: unsigned) holding `chunks`, (fourcc,
+/// payload) pairs laid out in order without gaps.
+pub fn write(hash: [u8; 16], chunks: &[(&[u8; 4], &[u8])]) -> Vec<u8> {
+    let table_end = HEADER_SIZE + 4 * chunks.len();
+    let total = table_end + chunks.iter().map(|(_, p)| CHUNK_HEADER_SIZE + p.len()).sum::<usize>();
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(b"DXBC");
+    out.extend_from_slice(&hash);
+    out.extend_from_slice(&1u16.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(chunks.len() as u32).to_le_bytes());
+    let mut at = table_end;
+    for (_, payload) in chunks {
+        out.extend_from_slice(&(at as u32).to_le_bytes());
+        at += CHUNK_HEADER_SIZE + payload.len();
+    }
+    for (fourcc, payload) in chunks {
+        out.extend_from_slice(*fourcc);
+        out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        out.extend_from_slice(payload);
+    }
+    debug_assert_eq!(out.len(), total);
+    out
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
 
-    /// Builds a container from (fourcc, payload) pairs, laid out without gaps.
+    /// Builds a container from (fourcc, payload) pairs, its hash all `0x11` bytes.
     pub(crate) fn build(chunks: &[(&[u8; 4], &[u8])]) -> Vec<u8> {
-        let table_end = HEADER_SIZE + 4 * chunks.len();
-        let total = table_end + chunks.iter().map(|(_, p)| CHUNK_HEADER_SIZE + p.len()).sum::<usize>();
-        let mut out = Vec::with_capacity(total);
-        out.extend_from_slice(b"DXBC");
-        out.extend_from_slice(&[0x11; 16]);
-        out.extend_from_slice(&1u16.to_le_bytes());
-        out.extend_from_slice(&0u16.to_le_bytes());
-        out.extend_from_slice(&(total as u32).to_le_bytes());
-        out.extend_from_slice(&(chunks.len() as u32).to_le_bytes());
-        let mut at = table_end;
-        for (_, payload) in chunks {
-            out.extend_from_slice(&(at as u32).to_le_bytes());
-            at += CHUNK_HEADER_SIZE + payload.len();
-        }
-        for (fourcc, payload) in chunks {
-            out.extend_from_slice(*fourcc);
-            out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
-            out.extend_from_slice(payload);
-        }
-        assert_eq!(out.len(), total);
-        out
+        write([0x11; 16], chunks)
     }
 
     fn put_u32(bytes: &mut [u8], at: usize, value: u32) {

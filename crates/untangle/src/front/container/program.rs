@@ -81,6 +81,17 @@ impl ShaderKind {
         ShaderKind::ALL.iter().position(|&k| k == self).map_or(16, |i| i as u32)
     }
 
+    /// The six ray-tracing stages (DXC's 7 to 12, `RayGeneration` to `Callable`), compiled
+    /// into libraries.
+    pub fn ray_tracing() -> &'static [ShaderKind] {
+        &ShaderKind::ALL[7..13]
+    }
+
+    /// Whether this is one of the six ray-tracing stages.
+    pub fn is_ray_tracing(self) -> bool {
+        ShaderKind::ray_tracing().contains(&self)
+    }
+
     /// The target-profile prefix (`ps` in `ps_6_0`), if the kind has its own profile.
     /// Ray tracing and node shaders are compiled as libraries (`lib_6_x`).
     pub fn profile_prefix(self) -> Option<&'static str> {
@@ -125,7 +136,7 @@ pub struct Program<'a> {
 
 impl<'a> Program<'a> {
     pub fn parse(chunk: &Chunk<'a>) -> Result<Self, ContainerError> {
-        let mut r = Reader::new(chunk.data, chunk.payload_offset(), Some(chunk.fourcc));
+        let mut r = Reader::of(chunk);
         if chunk.data.len() < PROGRAM_HEADER_SIZE {
             return Err(ContainerError::Truncated {
                 at: r.here(),

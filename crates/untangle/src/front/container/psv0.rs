@@ -241,7 +241,7 @@ impl<'a> Psv0<'a> {
     /// `stage_hint` (the program's shader kind) decodes the v0 stage union when the
     /// runtime info is too old to name its own stage.
     pub fn parse(chunk: &Chunk<'a>, stage_hint: Option<ShaderKind>) -> Result<Self, ContainerError> {
-        let mut r = Reader::new(chunk.data, chunk.payload_offset(), Some(chunk.fourcc));
+        let mut r = Reader::of(chunk);
         let info_size = r.u32("runtime info size")?;
         if info_size < RUNTIME_INFO_SIZES[0] {
             return Err(r.invalid(4, "runtime info size", "at least 24", u64::from(info_size)));
@@ -490,10 +490,6 @@ mod tests {
     use super::super::chunk::FourCc;
     use super::*;
 
-    fn chunk(data: &[u8]) -> Chunk<'_> {
-        Chunk { fourcc: FourCc::PSV0, offset: 40, size: data.len() as u32, data }
-    }
-
     fn u32s(out: &mut Vec<u8>, values: &[u32]) {
         for v in values {
             out.extend_from_slice(&v.to_le_bytes());
@@ -531,7 +527,7 @@ mod tests {
     #[test]
     fn parses_v3_pixel() {
         let bytes = pixel_v3();
-        let psv = Psv0::parse(&chunk(&bytes), None).unwrap();
+        let psv = Psv0::parse(&Chunk::test(FourCc::PSV0, &bytes), None).unwrap();
         let info = psv.runtime_info;
         assert_eq!((info.size, info.version), (52, 3));
         assert_eq!(info.stage, Some(ShaderKind::Pixel));
@@ -570,7 +566,7 @@ mod tests {
         let mut bytes = Vec::new();
         u32s(&mut bytes, &[24, 3, 4, 1, 2, 0, 64, 1, 16]);
         u32s(&mut bytes, &[7, 2, 5, 5]);
-        let psv = Psv0::parse(&chunk(&bytes), Some(ShaderKind::Hull)).unwrap();
+        let psv = Psv0::parse(&Chunk::test(FourCc::PSV0, &bytes), Some(ShaderKind::Hull)).unwrap();
         assert_eq!(psv.runtime_info.version, 0);
         assert_eq!(
             psv.runtime_info.stage_info,
@@ -611,11 +607,12 @@ mod tests {
         for &(at, value) in cases {
             let mut bad = good.clone();
             put_u32(&mut bad, at, value);
-            let err = Psv0::parse(&chunk(&bad), None).expect_err(&format!("field at {at} = {value:#x}"));
+            let err =
+                Psv0::parse(&Chunk::test(FourCc::PSV0, &bad), None).expect_err(&format!("field at {at} = {value:#x}"));
             assert_eq!(err.chunk(), Some(FourCc::PSV0), "{err}");
         }
         for len in 0..good.len() - 8 {
-            assert!(Psv0::parse(&chunk(&good[..len]), None).is_err(), "prefix {len}");
+            assert!(Psv0::parse(&Chunk::test(FourCc::PSV0, &good[..len]), None).is_err(), "prefix {len}");
         }
     }
 
@@ -625,7 +622,7 @@ mod tests {
         // Overwrite the string table's final NULs so "main" runs off the end.
         let at = 92 + 12;
         bad[at..at + 4].copy_from_slice(b"nXYZ");
-        let err = Psv0::parse(&chunk(&bad), None).unwrap_err();
+        let err = Psv0::parse(&Chunk::test(FourCc::PSV0, &bad), None).unwrap_err();
         assert!(matches!(err, ContainerError::UnterminatedString { .. }), "{err}");
     }
 }

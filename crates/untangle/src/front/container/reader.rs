@@ -6,7 +6,7 @@
 //! error it makes names both. Arithmetic on untrusted offsets and sizes is done in `u64`
 //! (two `u32`s cannot overflow it) and checked against the slice before any indexing.
 
-use super::chunk::FourCc;
+use super::chunk::{Chunk, FourCc};
 use super::error::{ContainerError, Location};
 
 #[derive(Clone, Debug)]
@@ -21,6 +21,11 @@ pub(crate) struct Reader<'a> {
 impl<'a> Reader<'a> {
     pub fn new(data: &'a [u8], base: usize, chunk: Option<FourCc>) -> Self {
         Reader { data, pos: 0, base, chunk }
+    }
+
+    /// A reader over `chunk`'s payload, its errors located in the chunk.
+    pub fn of(chunk: &Chunk<'a>) -> Self {
+        Reader::new(chunk.data, chunk.payload_offset(), Some(chunk.fourcc))
     }
 
     pub fn data(&self) -> &'a [u8] {

@@ -60,7 +60,7 @@ pub struct FeatureInfo<'a> {
 
 impl<'a> FeatureInfo<'a> {
     pub fn parse(chunk: &Chunk<'a>) -> Result<Self, ContainerError> {
-        let mut r = Reader::new(chunk.data, chunk.payload_offset(), Some(chunk.fourcc));
+        let mut r = Reader::of(chunk);
         let flags = r.u64("feature flags")?;
         Ok(FeatureInfo { flags, trailing: r.rest() })
     }
@@ -101,14 +101,10 @@ mod tests {
     use super::super::chunk::FourCc;
     use super::*;
 
-    fn chunk(data: &[u8]) -> Chunk<'_> {
-        Chunk { fourcc: FourCc::SFI0, offset: 40, size: data.len() as u32, data }
-    }
-
     #[test]
     fn decodes_flags() {
         let bytes = 0x1_8000_0104u64.to_le_bytes();
-        let info = FeatureInfo::parse(&chunk(&bytes)).unwrap();
+        let info = FeatureInfo::parse(&Chunk::test(FourCc::SFI0, &bytes)).unwrap();
         assert_eq!(
             info.names(),
             ["UAVsAtEveryStage", "TiledResources", "SampleCmpGradientOrBias", "ExtendedCommandInfo"]
@@ -133,7 +129,7 @@ mod tests {
     fn unknown_bits_and_trailing() {
         let mut bytes = (1u64 << 50 | 1).to_le_bytes().to_vec();
         bytes.extend_from_slice(&[9, 9]);
-        let info = FeatureInfo::parse(&chunk(&bytes)).unwrap();
+        let info = FeatureInfo::parse(&Chunk::test(FourCc::SFI0, &bytes)).unwrap();
         assert_eq!(info.unknown_bits(), 1 << 50);
         assert_eq!(info.names(), ["Doubles"]);
         assert_eq!(info.trailing, &[9, 9]);
@@ -141,7 +137,7 @@ mod tests {
 
     #[test]
     fn rejects_short_chunk() {
-        let err = FeatureInfo::parse(&chunk(&[0; 7])).unwrap_err();
+        let err = FeatureInfo::parse(&Chunk::test(FourCc::SFI0, &[0; 7])).unwrap_err();
         assert!(matches!(err, ContainerError::Truncated { needed: 8, available: 7, .. }), "{err}");
         assert_eq!(err.offset(), Some(48));
         assert_eq!(err.chunk(), Some(FourCc::SFI0));

@@ -115,7 +115,7 @@ pub struct Signature<'a> {
 
 impl<'a> Signature<'a> {
     pub fn parse(chunk: &Chunk<'a>) -> Result<Self, ContainerError> {
-        let mut r = Reader::new(chunk.data, chunk.payload_offset(), Some(chunk.fourcc));
+        let mut r = Reader::of(chunk);
         let Some(layout) = SignatureLayout::for_fourcc(chunk.fourcc) else {
             return Err(ContainerError::InvalidValue {
                 at: r.here(),
@@ -147,7 +147,7 @@ impl<'a> Signature<'a> {
         }
         let mut table = r.sub(first, len - first, "signature elements")?;
         let (_, count) = table.check_count(u64::from(count), stride, "signature element")?;
-        let strings = Reader::new(chunk.data, chunk.payload_offset(), Some(chunk.fourcc));
+        let strings = Reader::of(chunk);
         let mut elements = Vec::with_capacity(count);
         for _ in 0..count {
             let stream = match layout {

@@ -34,7 +34,7 @@ pub struct CompilerVersion<'a> {
 
 impl<'a> CompilerVersion<'a> {
     pub fn parse(chunk: &Chunk<'a>) -> Result<Self, ContainerError> {
-        let mut r = Reader::new(chunk.data, chunk.payload_offset(), Some(chunk.fourcc));
+        let mut r = Reader::of(chunk);
         let major = r.u16("compiler major version")?;
         let minor = r.u16("compiler minor version")?;
         let flags = r.u32("compiler version flags")?;
@@ -62,7 +62,7 @@ pub struct DebugName<'a> {
 
 impl<'a> DebugName<'a> {
     pub fn parse(chunk: &Chunk<'a>) -> Result<Self, ContainerError> {
-        let mut r = Reader::new(chunk.data, chunk.payload_offset(), Some(chunk.fourcc));
+        let mut r = Reader::of(chunk);
         let flags = r.u16("debug name flags")?;
         let len = r.u16("debug name length")?;
         let name_at = r.pos();
@@ -81,10 +81,6 @@ mod tests {
     use super::super::chunk::FourCc;
     use super::*;
 
-    fn chunk<'a>(fourcc: FourCc, data: &'a [u8]) -> Chunk<'a> {
-        Chunk { fourcc, offset: 40, size: data.len() as u32, data }
-    }
-
     /// The VERS chunk of a DXC 1.8.2403.34 build, as seen in the corpus.
     const VERS: &str = "01000800000000006a11000015000000633936363061386300312e382e323430332e333400000000";
 
@@ -95,7 +91,7 @@ mod tests {
     #[test]
     fn parses_vers() {
         let bytes = unhex(VERS);
-        let v = CompilerVersion::parse(&chunk(FourCc::VERS, &bytes)).unwrap();
+        let v = CompilerVersion::parse(&Chunk::test(FourCc::VERS, &bytes)).unwrap();
         assert_eq!((v.major, v.minor, v.flags, v.commit_count), (1, 8, 0, 0x116a));
         assert_eq!(v.commit_sha, "c9660a8c");
         assert_eq!(v.custom_version, "1.8.2403.34");
@@ -105,28 +101,28 @@ mod tests {
     fn rejects_bad_vers() {
         let mut bytes = unhex(VERS);
         bytes[12] = 0xff; // string list larger than the chunk
-        let err = CompilerVersion::parse(&chunk(FourCc::VERS, &bytes)).unwrap_err();
+        let err = CompilerVersion::parse(&Chunk::test(FourCc::VERS, &bytes)).unwrap_err();
         assert!(matches!(err, ContainerError::OutOfRange { .. }), "{err}");
         let mut bytes = unhex(VERS);
         bytes[12] = 4; // list cut inside the SHA: no terminator
         assert!(matches!(
-            CompilerVersion::parse(&chunk(FourCc::VERS, &bytes)),
+            CompilerVersion::parse(&Chunk::test(FourCc::VERS, &bytes)),
             Err(ContainerError::UnterminatedString { .. })
         ));
-        assert!(CompilerVersion::parse(&chunk(FourCc::VERS, &bytes[..10])).is_err());
+        assert!(CompilerVersion::parse(&Chunk::test(FourCc::VERS, &bytes[..10])).is_err());
     }
 
     #[test]
     fn parses_debug_name() {
         let bytes = b"\0\0\x05\0a.pdb\0\0\0";
-        let n = DebugName::parse(&chunk(FourCc::ILDN, bytes)).unwrap();
+        let n = DebugName::parse(&Chunk::test(FourCc::ILDN, bytes)).unwrap();
         assert_eq!(n.name, "a.pdb");
         assert!(matches!(
-            DebugName::parse(&chunk(FourCc::ILDN, b"\0\0\x05\0a.pdbX")),
+            DebugName::parse(&Chunk::test(FourCc::ILDN, b"\0\0\x05\0a.pdbX")),
             Err(ContainerError::UnterminatedString { .. })
         ));
         assert!(matches!(
-            DebugName::parse(&chunk(FourCc::ILDN, b"\0\0\x09\0a.pdb")),
+            DebugName::parse(&Chunk::test(FourCc::ILDN, b"\0\0\x09\0a.pdb")),
             Err(ContainerError::Truncated { .. })
         ));
     }

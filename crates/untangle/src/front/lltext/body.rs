@@ -346,49 +346,36 @@ pub(super) fn for_each_value(k: &mut InstKind, mut f: impl FnMut(&mut Value)) {
     use InstKind::*;
     match k {
         Phi { incoming } => incoming.iter_mut().for_each(|(v, _)| f(v)),
-        Binary { lhs, rhs, .. } | ICmp { lhs, rhs, .. } | FCmp { lhs, rhs, .. } | ShuffleVector { lhs, rhs, .. } => {
-            f(lhs);
-            f(rhs);
+        // Two operands, in operand order.
+        Binary { lhs: a, rhs: b, .. }
+        | ICmp { lhs: a, rhs: b, .. }
+        | FCmp { lhs: a, rhs: b, .. }
+        | ShuffleVector { lhs: a, rhs: b, .. }
+        | InsertValue { aggregate: a, element: b, .. }
+        | ExtractElement { vector: a, index: b }
+        | Store { value: a, ptr: b, .. }
+        | AtomicRmw { ptr: a, value: b, .. } => {
+            f(a);
+            f(b);
         }
-        FNeg { value } | Cast { value, .. } | Freeze { value } | VaArg { list: value } | Load { ptr: value, .. } => {
-            f(value)
+        // Three operands, in operand order.
+        Select { cond: a, if_true: b, if_false: c }
+        | InsertElement { vector: a, element: b, index: c }
+        | CmpXchg { ptr: a, expected: b, replacement: c, .. } => {
+            f(a);
+            f(b);
+            f(c);
         }
-        Select { cond, if_true, if_false } => {
-            f(cond);
-            f(if_true);
-            f(if_false);
-        }
-        ExtractValue { aggregate, .. } => f(aggregate),
-        InsertValue { aggregate, element, .. } => {
-            f(aggregate);
-            f(element);
-        }
-        ExtractElement { vector, index } => {
-            f(vector);
-            f(index);
-        }
-        InsertElement { vector, element, index } => {
-            f(vector);
-            f(element);
-            f(index);
-        }
-        Alloca { count, .. } => f(count),
-        Store { value, ptr, .. } => {
-            f(value);
-            f(ptr);
-        }
+        FNeg { value }
+        | Cast { value, .. }
+        | Freeze { value }
+        | VaArg { list: value }
+        | Load { ptr: value, .. }
+        | ExtractValue { aggregate: value, .. }
+        | Alloca { count: value, .. } => f(value),
         GetElementPtr { base, indices, .. } => {
             f(base);
             indices.iter_mut().for_each(f);
-        }
-        AtomicRmw { ptr, value, .. } => {
-            f(ptr);
-            f(value);
-        }
-        CmpXchg { ptr, expected, replacement, .. } => {
-            f(ptr);
-            f(expected);
-            f(replacement);
         }
         Fence { .. } => {}
         Call { callee, args } => {

@@ -422,18 +422,10 @@ impl Parser<'_> {
 
     /// `type value, type value, ...` up to `close` (consumed).
     fn const_list(&mut self, close: Tok, what: &str) -> PResult<Vec<(ConstId, Token)>> {
-        let mut out = Vec::new();
-        if self.eat(close) {
-            return Ok(out);
-        }
-        loop {
-            let at = self.tok();
-            out.push((self.parse_typed_const()?, at));
-            if self.eat(close) {
-                return Ok(out);
-            }
-            self.expect(Tok::Comma, &format!("`,` or {what}"))?;
-        }
+        self.list_until(close, &format!("`,` or {what}"), |p| {
+            let at = p.tok();
+            Ok((p.parse_typed_const()?, at))
+        })
     }
 
     fn check_elements(&self, elems: &[(ConstId, Token)], expected: impl Fn(usize) -> TypeId) -> PResult<()> {
@@ -581,6 +573,22 @@ impl Parser<'_> {
         }
     }
 
+    /// The two operands of a binary or compare constant expression, after its `(` and up to
+    /// its `)`: the first operand's token, both operands, and their one type (operands of
+    /// different types are error `mismatch`).
+    fn const_operand_pair(&mut self, mismatch: &str) -> PResult<(Token, ConstId, ConstId, TypeId)> {
+        let at = self.tok();
+        let lhs = self.parse_typed_const()?;
+        self.expect(Tok::Comma, "`,`")?;
+        let rhs = self.parse_typed_const()?;
+        self.expect(Tok::RParen, "`)`")?;
+        let lt = self.type_of_const(lhs);
+        if lt != self.type_of_const(rhs) {
+            return Err(self.error_at(at, mismatch));
+        }
+        Ok((at, lhs, rhs, lt))
+    }
+
     /// Constant expressions: casts, `getelementptr`, binary operators, comparisons,
     /// `select`, vector element operations.
     fn const_expr(&mut self, t: Token, ty: TypeId) -> PResult<ConstId> {
@@ -619,15 +627,8 @@ impl Parser<'_> {
         } else if let Some(op) = binary_op(w) {
             skip_wrap_flags(self);
             self.expect(Tok::LParen, "`(` after the opcode")?;
-            let at = self.tok();
-            let lhs = self.parse_typed_const()?;
-            self.expect(Tok::Comma, "`,`")?;
-            let rhs = self.parse_typed_const()?;
-            self.expect(Tok::RParen, "`)`")?;
-            let lt = self.type_of_const(lhs);
-            if lt != self.type_of_const(rhs) {
-                return Err(self.error_at(at, "operands of a constant expression have different types"));
-            }
+            let (at, lhs, rhs, lt) =
+                self.const_operand_pair("operands of a constant expression have different types")?;
             let float_op =
                 matches!(op, BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMul | BinaryOp::FDiv | BinaryOp::FRem);
             let ok = if float_op { self.is_fp_or_fp_vector(lt) } else { self.is_int_or_int_vector(lt) };
@@ -640,15 +641,7 @@ impl Parser<'_> {
             let pred = self.text(pt);
             self.bump();
             self.expect(Tok::LParen, "`(` after the predicate")?;
-            let at = self.tok();
-            let lhs = self.parse_typed_const()?;
-            self.expect(Tok::Comma, "`,`")?;
-            let rhs = self.parse_typed_const()?;
-            self.expect(Tok::RParen, "`)`")?;
-            let lt = self.type_of_const(lhs);
-            if lt != self.type_of_const(rhs) {
-                return Err(self.error_at(at, "compare operands have different types"));
-            }
+            let (at, lhs, rhs, lt) = self.const_operand_pair("compare operands have different types")?;
             let rt = self.bool_like(lt);
             if w == "icmp" {
                 let p =

@@ -77,17 +77,10 @@ impl Parser<'_> {
         self.expect(Tok::Equal, "`=` after a named metadata name")?;
         self.expect(Tok::Exclaim, "`!{`")?;
         self.expect(Tok::LBrace, "`!{`")?;
-        let mut ops = Vec::new();
-        if !self.eat(Tok::RBrace) {
-            loop {
-                let at = self.expect(Tok::MetadataId, "a metadata reference `!N`")?;
-                ops.push(self.md_slot(at)?);
-                if self.eat(Tok::RBrace) {
-                    break;
-                }
-                self.expect(Tok::Comma, "`,` or `}`")?;
-            }
-        }
+        let ops = self.list_until(Tok::RBrace, "`,` or `}`", |p| {
+            let at = p.expect(Tok::MetadataId, "a metadata reference `!N`")?;
+            p.md_slot(at)
+        })?;
         // A repeated name appends, as LLVM's `getOrInsertNamedMetadata` does.
         self.md.named.entry(name).or_default().extend(ops);
         Ok(())
@@ -96,17 +89,7 @@ impl Parser<'_> {
     /// The operands of `{ ... }` (the `!` is consumed, the cursor is at `{`).
     fn parse_md_tuple_body(&mut self) -> PResult<Vec<MdOperand>> {
         self.expect(Tok::LBrace, "`{`")?;
-        let mut ops = Vec::new();
-        if self.eat(Tok::RBrace) {
-            return Ok(ops);
-        }
-        loop {
-            ops.push(self.parse_md_operand()?);
-            if self.eat(Tok::RBrace) {
-                return Ok(ops);
-            }
-            self.expect(Tok::Comma, "`,` or `}` in a metadata tuple")?;
-        }
+        self.list_until(Tok::RBrace, "`,` or `}` in a metadata tuple", Self::parse_md_operand)
     }
 
     fn parse_md_operand(&mut self) -> PResult<MdOperand> {
@@ -175,24 +158,13 @@ impl Parser<'_> {
     fn parse_specialized(&mut self) -> PResult<RawNode> {
         let name = self.bump();
         let open = self.expect(Tok::LParen, "`(`")?;
-        let mut depth = 1u32;
-        loop {
-            let t = self.bump();
-            match t.kind {
-                Tok::LParen => depth += 1,
-                Tok::RParen => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Ok(RawNode::Specialized(name));
-                    }
-                }
-                Tok::MetadataId => {
-                    self.md_slot(t)?;
-                }
-                Tok::Eof => return Err(self.error_at(open, "unbalanced `(` in a specialized metadata node")),
-                _ => {}
+        self.balanced(open, (Tok::LParen, Tok::RParen), "unbalanced `(` in a specialized metadata node", |p, t, _| {
+            if t.kind == Tok::MetadataId {
+                p.md_slot(t)?;
             }
-        }
+            Ok(())
+        })?;
+        Ok(RawNode::Specialized(name))
     }
 
     /// Every `!N` that was referenced is defined.

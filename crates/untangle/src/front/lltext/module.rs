@@ -198,29 +198,18 @@ fn finish(p: &mut Parser) -> PResult<Module> {
 fn attribute_group(p: &mut Parser) -> PResult<BTreeMap<String, String>> {
     let open = p.expect(Tok::LBrace, "`{`")?;
     let mut attrs = BTreeMap::new();
-    let mut depth = 1u32;
-    loop {
-        let t = p.bump();
-        match t.kind {
-            Tok::LBrace => depth += 1,
-            Tok::RBrace => {
-                depth -= 1;
-                if depth == 0 {
-                    return Ok(attrs);
-                }
+    p.balanced(open, (Tok::LBrace, Tok::RBrace), "unbalanced `{`", |p, t, depth| {
+        if t.kind == Tok::String && depth == 1 {
+            let key = String::from_utf8_lossy(&p.string_bytes(t)).into_owned();
+            let mut value = String::new();
+            if p.eat(Tok::Equal) {
+                value = p.expect_string("an attribute value")?;
             }
-            Tok::Eof => return Err(p.error_at(open, "unbalanced `{`")),
-            Tok::String if depth == 1 => {
-                let key = String::from_utf8_lossy(&p.string_bytes(t)).into_owned();
-                let mut value = String::new();
-                if p.eat(Tok::Equal) {
-                    value = p.expect_string("an attribute value")?;
-                }
-                attrs.insert(key, value);
-            }
-            _ => {}
+            attrs.insert(key, value);
         }
-    }
+        Ok(())
+    })?;
+    Ok(attrs)
 }
 
 fn parse_target(p: &mut Parser) -> PResult<()> {

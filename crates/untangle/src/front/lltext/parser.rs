@@ -113,6 +113,54 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Items separated by `,` up to a `close` token (consumed; the list may be empty), each
+    /// parsed by `item`; a missing separator is "expected `separator`".
+    pub fn list_until<T>(
+        &mut self,
+        close: Tok,
+        separator: &str,
+        mut item: impl FnMut(&mut Self) -> PResult<T>,
+    ) -> PResult<Vec<T>> {
+        let mut out = Vec::new();
+        if self.eat(close) {
+            return Ok(out);
+        }
+        loop {
+            out.push(item(self)?);
+            if self.eat(close) {
+                return Ok(out);
+            }
+            self.expect(Tok::Comma, separator)?;
+        }
+    }
+
+    /// The tokens up to the `close` that matches an `open` already consumed (`at`), which is
+    /// consumed too: `each` sees every token between but the nested brackets, with its
+    /// nesting depth (1: directly inside); the end of input first is error `unbalanced`.
+    pub fn balanced(
+        &mut self,
+        at: Token,
+        (open, close): (Tok, Tok),
+        unbalanced: &str,
+        mut each: impl FnMut(&mut Self, Token, u32) -> PResult<()>,
+    ) -> PResult<()> {
+        let mut depth = 1u32;
+        loop {
+            let t = self.bump();
+            match t.kind {
+                k if k == open => depth += 1,
+                k if k == close => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                }
+                Tok::Eof => return Err(self.error_at(at, unbalanced)),
+                _ => each(self, t, depth)?,
+            }
+        }
+    }
+
     pub fn expect_word(&mut self, w: &str) -> PResult<()> {
         if self.eat_word(w) {
             Ok(())

@@ -209,22 +209,14 @@ impl Parser<'_> {
     /// `{ T, T, ... }` (the current token is `{`).
     fn parse_struct_fields(&mut self) -> PResult<Vec<TypeId>> {
         self.expect(Tok::LBrace, "`{`")?;
-        let mut fields = Vec::new();
-        if self.eat(Tok::RBrace) {
-            return Ok(fields);
-        }
-        loop {
-            let ft = self.tok();
-            let f = self.parse_type()?;
-            if !self.is_element_type(f) {
-                return Err(self.error_at(ft, "invalid element type for struct"));
+        self.list_until(Tok::RBrace, "`,` or `}` in a struct type", |p| {
+            let ft = p.tok();
+            let f = p.parse_type()?;
+            if !p.is_element_type(f) {
+                return Err(p.error_at(ft, "invalid element type for struct"));
             }
-            fields.push(f);
-            if self.eat(Tok::RBrace) {
-                return Ok(fields);
-            }
-            self.expect(Tok::Comma, "`,` or `}` in a struct type")?;
-        }
+            Ok(f)
+        })
     }
 
     /// Valid element of an array or struct (LLVM's `isValidElementType`).
@@ -380,27 +372,15 @@ impl Parser<'_> {
     }
 
     pub fn is_int_or_int_vector(&self, t: TypeId) -> bool {
-        match self.m.types.get(t) {
-            Type::Int(_) => true,
-            Type::Vector { elem, .. } => matches!(self.m.types.get(*elem), Type::Int(_)),
-            _ => false,
-        }
+        self.m.types.is_int_like(t)
     }
 
     pub fn is_fp_or_fp_vector(&self, t: TypeId) -> bool {
-        match self.m.types.get(t) {
-            Type::Float(_) => true,
-            Type::Vector { elem, .. } => matches!(self.m.types.get(*elem), Type::Float(_)),
-            _ => false,
-        }
+        self.m.types.is_fp_like(t)
     }
 
     pub fn is_ptr_or_ptr_vector(&self, t: TypeId) -> bool {
-        match self.m.types.get(t) {
-            Type::Pointer { .. } => true,
-            Type::Vector { elem, .. } => matches!(self.m.types.get(*elem), Type::Pointer { .. }),
-            _ => false,
-        }
+        self.m.types.is_ptr_like(t)
     }
 
     /// The vector length of `t`, if it is a vector.
@@ -413,10 +393,7 @@ impl Parser<'_> {
 
     /// Scalar type of `t` (the element of a vector, or `t`).
     pub fn scalar_of(&self, t: TypeId) -> TypeId {
-        match self.m.types.get(t) {
-            Type::Vector { elem, .. } => *elem,
-            _ => t,
-        }
+        self.m.types.scalar_of(t)
     }
 
     /// `i1`, or `<N x i1>` shaped like `t`.
