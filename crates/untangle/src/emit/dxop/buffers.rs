@@ -768,7 +768,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             None => self.res.counter(self.cx, h.id)?,
         };
         let u = self.cx.u32_t();
-        let p = if counters.len == ArrayLen::InBlock {
+        if counters.len == ArrayLen::InBlock {
             // The counter's buffer device address, from the layer's address table.
             let entry = self.element_ptr(h, &counters)?;
             let u2 = self.cx.vec(u, 2);
@@ -776,13 +776,41 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             self.cx.capability(Capability::PhysicalStorageBufferAddresses);
             self.cx.b.memory_model(spirv::AddressingModel::PhysicalStorageBuffer64, spirv::MemoryModel::GLSL450);
             let pty = self.cx.ptr(StorageClass::PhysicalStorageBuffer, u);
-            self.ids_op(Op::Bitcast, pty, &[address])?
-        } else {
-            let block = self.element_ptr(h, &counters)?;
-            let pty = self.cx.ptr(StorageClass::StorageBuffer, u);
-            let zero = self.cx.const_u32(0);
-            self.ids_op(Op::AccessChain, pty, &[block, zero])?
-        };
+            if self.cur_loop_header {
+                // A loop header cannot be split; the address is used as it is.
+                let p = self.ids_op(Op::Bitcast, pty, &[address])?;
+                return self.counter_atomic(p, inc);
+            }
+            // A UAV without a counter has address 0 (vkd3d-proton writes it for NULL
+            // counters): the operation then touches no memory and returns 0, as D3D
+            // drivers do (vkd3d-proton's `test_uav_counter_null_behavior_dxil`) and as
+            // dxil-spirv's robust counters do; an atomic at address 0 faults the device.
+            let zero2 = self.cx.null(u2);
+            let b = self.cx.bool_t();
+            let b2 = self.cx.vec(b, 2);
+            let nonzero = self.ids_op(Op::INotEqual, b2, &[address, zero2])?;
+            let has_counter = self.ids_op(Op::Any, b, &[nonzero])?;
+            let (one, zero) = (self.cx.const_u32(1), self.cx.const_u32(0));
+            let case = self.ids_op(Op::Select, u, &[has_counter, one, zero])?;
+            return self.split_switch(case, 2, u, |fe, k| {
+                if k == 0 {
+                    return Ok(fe.cx.const_u32(0));
+                }
+                let p = fe.ids_op(Op::Bitcast, pty, &[address])?;
+                fe.counter_atomic(p, inc)
+            });
+        }
+        let block = self.element_ptr(h, &counters)?;
+        let pty = self.cx.ptr(StorageClass::StorageBuffer, u);
+        let zero = self.cx.const_u32(0);
+        let p = self.ids_op(Op::AccessChain, pty, &[block, zero])?;
+        self.counter_atomic(p, inc)
+    }
+
+    /// `IncrementCounter` (`inc` ≥ 0: the value before) or `DecrementCounter` (the value
+    /// after) on the counter `p` points to.
+    fn counter_atomic(&mut self, p: Word, inc: i8) -> Result<Word> {
+        let u = self.cx.u32_t();
         let scope = self.cx.const_u32(Scope::Device as u32);
         let sem = self.cx.const_u32(0);
         let one = self.cx.const_u32(1);
