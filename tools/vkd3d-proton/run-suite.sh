@@ -37,6 +37,8 @@
 #   TESTS a file of test names to run instead of the whole list; SKIP=name,name tests not to
 #   run (on lavapipe, test_fence_pending_signal_cpu_rewind_plain never ends);
 #   DETAIL [1] count passes per test (VKD3D_TEST_DEBUG=2 + awk); 0: the suite's own output.
+#   PACK=FILE also write every result above into one .tgz (the device tool returns at most a
+#   few files per call: pass PACK=$OUT/suite.tgz there, or the chunk logs are left behind).
 #   SHADOW [0] 1: UNTANGLE_DXIL_SPIRV_SHADOW=1 for every variant (a variant's own
 #   :UNTANGLE_DXIL_SPIRV_SHADOW=0 overrides): untangle's library also runs dxil-spirv on
 #   each DXIL shader it translates, only to time it (stock builds ignore the variable). An
@@ -243,4 +245,6 @@ fi
 for n in "${names[@]}"; do
   ls "$L/$n"/*.stall >/dev/null 2>&1 && { echo "== $n stalls"; for s in "$L/$n"/*.stall; do echo "$(basename "$s" .stall): $(sed -n 2p "$s")"; done; }
 done
+# One file for the results (the device tool brings back a few files per call, not a folder).
+if [ -n "${PACK:-}" ]; then tar -czf "$PACK" -C "$(dirname "$OUTROOT")" "$(basename "$OUTROOT")" && echo "packed: $PACK"; fi
 rm -rf "$L"
