@@ -179,6 +179,10 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
         _ => untangle::MinPrecision::Float32,
     };
     options.view_instancing = view_instancing(setup);
+    // 0 leaves the factors alone, as in dxil-spirv.
+    if let Some(Opt::MaxTessFactor { max_tess_factor }) = setup.last(|o| matches!(o, Opt::MaxTessFactor { .. })) {
+        options.max_tess_factor = (*max_tess_factor > 0).then_some(*max_tess_factor as f32);
+    }
     if kind == ShaderKind::Pixel {
         options.per_primitive_inputs = io::per_primitive_inputs(ep, &shared);
         if let Some(Opt::OutputSwizzle { swizzles, .. }) = setup.last(|o| matches!(o, Opt::OutputSwizzle { .. })) {

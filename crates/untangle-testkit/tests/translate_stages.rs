@@ -83,6 +83,14 @@ fn hull_partitioning_and_tess_factor_rules() {
         let asm = translate(&edit(&hs, HS_STATE, &state), &Options::default()).unwrap();
         assert!(asm.contains(&format!("OpConstant %float {limit}\n")), "partitioning {partitioning}: {asm}");
     }
+    // A layer's limit (`Options::max_tess_factor`) clamps below the shader's; above it, the
+    // shader's stands.
+    let state = "i32 3, i32 3, i32 2, i32 1, i32 3, float 1.500000e+01";
+    for (limit, constant) in [(8.0, "8"), (32.0, "15")] {
+        let options = Options { max_tess_factor: Some(limit), ..Default::default() };
+        let asm = translate(&edit(&hs, HS_STATE, state), &options).unwrap();
+        assert!(asm.contains(&format!("OpConstant %float {constant}\n")), "limit {limit}: {asm}");
+    }
     // Point output, no winding; zero output control points still run one invocation.
     let points = edit(&hs, HS_STATE, "i32 3, i32 0, i32 2, i32 1, i32 1, float 6.400000e+01");
     let points = points.replace("call void @dx.op.storeOutput", "; no output control point: ");

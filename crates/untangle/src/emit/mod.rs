@@ -181,6 +181,10 @@ pub struct Options {
     /// (`VkPipelineTessellationDomainOriginStateCreateInfo`): hull shaders' triangle winding
     /// is expressed for it (`docs/stage-interfaces.md`).
     pub tess_domain_origin: TessDomainOrigin,
+    /// Hull shaders: tessellation factors are clamped to this as well as to the shader's
+    /// `[maxtessfactor]` (a device limit, or a layer's workaround such as vkd3d-proton's
+    /// `VKD3D_LIMIT_TESS_FACTORS`); below 1 counts as 1.
+    pub max_tess_factor: Option<f32>,
     /// Pixel shaders of mesh pipelines: the inputs (semantic name, case-insensitive, and
     /// index) the mesh shader writes per primitive, decorated `PerPrimitiveEXT` as Vulkan
     /// requires (D3D's pixel signature does not say which they are).
@@ -247,6 +251,7 @@ impl Default for Options {
             io_remap: None,
             stream_output: None,
             tess_domain_origin: TessDomainOrigin::default(),
+            max_tess_factor: None,
             per_primitive_inputs: Vec::new(),
             maximal_reconvergence: false,
             float_controls2: false,

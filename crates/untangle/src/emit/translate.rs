@@ -225,6 +225,9 @@ pub(crate) fn translate_entry_local(
         }
     }
     iface.stage = stage_io(&sm, ep)?;
+    if let (Some(rule), Some(limit)) = (iface.stage.tess_factors.as_mut(), options.max_tess_factor) {
+        rule.max = rule.max.min(limit.max(1.0));
+    }
     if sm.kind == ShaderKind::Pixel {
         iface.stage.per_vertex_inputs = StageIo::per_vertex_inputs(m, func);
         iface.stage.per_primitive_inputs = options.per_primitive_inputs.clone();
