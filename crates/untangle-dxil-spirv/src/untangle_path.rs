@@ -179,6 +179,12 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
         _ => untangle::MinPrecision::Float32,
     };
     options.view_instancing = view_instancing(setup);
+    // dxil-spirv's FORCE_SUBGROUP_SIZE: WaveGetLaneCount() becomes the forced value (0: off).
+    if let Some(Opt::ForceSubgroupSize { forced_value, .. }) =
+        setup.last(|o| matches!(o, Opt::ForceSubgroupSize { .. }))
+    {
+        options.wave_lane_count = (*forced_value > 0).then_some(*forced_value);
+    }
     // 0 leaves the factors alone, as in dxil-spirv.
     if let Some(Opt::MaxTessFactor { max_tess_factor }) = setup.last(|o| matches!(o, Opt::MaxTessFactor { .. })) {
         options.max_tess_factor = (*max_tess_factor > 0).then_some(*max_tess_factor as f32);

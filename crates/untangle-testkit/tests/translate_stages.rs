@@ -366,3 +366,22 @@ fn float_controls2_sets_the_default_and_relaxes_fast_operations() {
     let asm = translate(&all_fast, &on).expect("translates");
     assert!(!asm.contains("FPFastMathDefault") && !asm.contains("FPFastMathMode"), "{asm}");
 }
+
+/// `Options::wave_lane_count` makes `WaveGetLaneCount()` that constant (dxil-spirv's
+/// `FORCE_SUBGROUP_SIZE`); without it, the subgroup size is read.
+#[test]
+fn wave_lane_count_is_forced_on_request() {
+    let body = r#"  %n = call i32 @dx.op.waveGetLaneCount(i32 112)
+  call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %out, i32 0, i32 undef, i32 %n, i32 undef, i32 undef, i32 undef, i8 1, i32 4)
+  ret void"#;
+    let decls = "declare i32 @dx.op.waveGetLaneCount(i32)
+declare void @dx.op.rawBufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i8, i32)";
+    let text = untangle_testkit::dxil_ops::shell::Shell::new("cs").module(body, decls);
+    let forced = translate(&text, &Options { wave_lane_count: Some(1), ..Default::default() }).unwrap();
+    let read = translate(&text, &Options::default()).unwrap();
+    if read.is_empty() {
+        return;
+    }
+    assert!(!forced.contains("SubgroupSize") && forced.contains("OpStore %") && forced.contains("%uint_1"), "{forced}");
+    assert!(read.contains("BuiltIn SubgroupSize"), "{read}");
+}

@@ -219,6 +219,10 @@ pub struct Options {
     /// `true`; `false` keeps helpers in every wave operation, as dxil-spirv's
     /// `STRICT_HELPER_LANE_WAVE_OPS` off does.
     pub strict_helper_lane_wave_ops: bool,
+    /// `WaveGetLaneCount()` returns this constant instead of the subgroup size (a layer's
+    /// workaround for applications that assume one wave size: vkd3d-proton's
+    /// `FORCE_SUBGROUP_SIZE` quirks). Other wave operations are unchanged.
+    pub wave_lane_count: Option<u32>,
     /// D3D12 view instancing (the pipeline's `ViewInstanceCount` is not 0), drawn through
     /// Vulkan multiview as vkd3d-proton sets it up: `SV_ViewID` is the view instance that
     /// Vulkan's `ViewIndex` renders, and the last pre-rasterization stage routes each
@@ -257,6 +261,7 @@ impl Default for Options {
             float_controls2: false,
             min_precision: MinPrecision::default(),
             strict_helper_lane_wave_ops: true,
+            wave_lane_count: None,
             view_instancing: None,
             output_swizzles: Vec::new(),
         }
@@ -514,6 +519,8 @@ pub struct StageIo {
     /// ([`Options::strict_helper_lane_wave_ops`] and no `"waveops-include-helper-lanes"`
     /// on the entry).
     pub wave_excludes_helpers: bool,
+    /// [`Options::wave_lane_count`].
+    pub wave_lane_count: Option<u32>,
     /// Pixel shaders: the input elements some `attributeAtVertex` reads. They are
     /// `PerVertexKHR` arrays of the primitive's 3 vertices (`SPV_KHR_fragment_shader_barycentric`;
     /// `loadInput` reads vertex 0, the provoking vertex), see `crate::emit::stage::pixel`.

@@ -225,6 +225,7 @@ pub(crate) fn translate_entry_local(
         }
     }
     iface.stage = stage_io(&sm, ep)?;
+    iface.stage.wave_lane_count = options.wave_lane_count;
     if let (Some(rule), Some(limit)) = (iface.stage.tess_factors.as_mut(), options.max_tess_factor) {
         rule.max = rule.max.min(limit.max(1.0));
     }

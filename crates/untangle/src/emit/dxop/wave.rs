@@ -61,6 +61,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 };
                 self.num_to_ir(x, Num::Bool, c.ty)?
             }
+            WaveGetLaneCount if self.iface.stage.wave_lane_count.is_some() => {
+                let n = self.iface.stage.wave_lane_count.unwrap_or(0);
+                self.cx.const_u32(n)
+            }
             WaveGetLaneIndex | WaveGetLaneCount => {
                 let bi =
                     if c.op == WaveGetLaneIndex { BuiltIn::SubgroupLocalInvocationId } else { BuiltIn::SubgroupSize };
