@@ -31,7 +31,9 @@ import tarfile
 BEGIN = re.compile(r"^\S+: ======== (\S+) begin ========$")
 END = re.compile(r"^\S+: ======== (\S+) end ==========$")
 PASSED = re.compile(r"^(\S+): (\d+) passed( \(unfinished\))?$")
-CHECK = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):\d+(?::[^:]*)?: (Test failed|Test skipped|Todo succeeded|Todo|Bug|Fixed bug)\b(.*)$")
+# `NAME:LINE: Test failed: ...`, or with the test's contexts between (`vkd3d_test_set_context`,
+# nested: `NAME:LINE:Test: AddToStateObject: Test failed: ...`).
+CHECK = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):\d+(?::[^:]*)*?: (Test failed|Test skipped|Todo succeeded|Todo|Bug|Fixed bug)\b(.*)$")
 KINDS = {"Test failed": "failed", "Test skipped": "skipped", "Todo": "todo", "Todo succeeded": "todo_ok", "Bug": "bug", "Fixed bug": "bug_fixed"}
 
 

@@ -179,6 +179,11 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
         _ => untangle::MinPrecision::Float32,
     };
     options.view_instancing = view_instancing(setup);
+    if let Some(Opt::ShaderRayTracingPrimitiveCulling { supported }) =
+        setup.last(|o| matches!(o, Opt::ShaderRayTracingPrimitiveCulling { .. }))
+    {
+        options.ray_traversal_primitive_culling = *supported;
+    }
     // dxil-spirv's FORCE_SUBGROUP_SIZE: WaveGetLaneCount() becomes the forced value (0: off).
     if let Some(Opt::ForceSubgroupSize { forced_value, .. }) =
         setup.last(|o| matches!(o, Opt::ForceSubgroupSize { .. }))

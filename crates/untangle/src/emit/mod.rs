@@ -223,6 +223,13 @@ pub struct Options {
     /// workaround for applications that assume one wave size: vkd3d-proton's
     /// `FORCE_SUBGROUP_SIZE` quirks). Other wave operations are unchanged.
     pub wave_lane_count: Option<u32>,
+    /// The device has `rayTraversalPrimitiveCulling`: a `TraceRay` or `TraceRayInline` whose
+    /// flags may hold `RAY_FLAG_SKIP_TRIANGLES` or `RAY_FLAG_SKIP_PROCEDURAL_PRIMITIVES` (not
+    /// a constant, or a constant with either) declares `RayTraversalPrimitiveCullingKHR`,
+    /// which Vulkan requires before a driver honours those flags. Without it the flags are
+    /// passed as they are and the capability is never declared (a device without the
+    /// feature would reject it).
+    pub ray_traversal_primitive_culling: bool,
     /// D3D12 view instancing (the pipeline's `ViewInstanceCount` is not 0), drawn through
     /// Vulkan multiview as vkd3d-proton sets it up: `SV_ViewID` is the view instance that
     /// Vulkan's `ViewIndex` renders, and the last pre-rasterization stage routes each
@@ -262,6 +269,7 @@ impl Default for Options {
             min_precision: MinPrecision::default(),
             strict_helper_lane_wave_ops: true,
             wave_lane_count: None,
+            ray_traversal_primitive_culling: false,
             view_instancing: None,
             output_swizzles: Vec::new(),
         }

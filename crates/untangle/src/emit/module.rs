@@ -49,6 +49,8 @@ pub struct ModuleBuilder<'m> {
     pub sample_count_value: Option<u32>,
     /// [`crate::emit::Options::render_target_sample_count_spec_id`].
     pub sample_count_spec_id: u32,
+    /// [`crate::emit::Options::ray_traversal_primitive_culling`].
+    pub ray_primitive_culling: bool,
     /// [`crate::Options::float_controls2`]: precise float operations also carry
     /// `FPFastMathMode None`.
     pub float_controls2: bool,
@@ -133,6 +135,7 @@ impl<'m> ModuleBuilder<'m> {
             render_target_sample_count: None,
             sample_count_value: None,
             sample_count_spec_id: crate::emit::RENDER_TARGET_SAMPLE_COUNT_SPEC_ID,
+            ray_primitive_culling: false,
             float_controls2: false,
             half_bits: 16,
             float_controls: FloatControls::default(),
@@ -461,6 +464,18 @@ impl<'m> ModuleBuilder<'m> {
             for &(r, _) in fc.fast.iter().filter(|&&(_, b)| b == bits) {
                 self.decorate(r, spirv::Decoration::FPFastMathMode, &[RELAXED]);
             }
+        }
+    }
+
+    /// Ray flags `flags` (an id) on a trace: declares `RayTraversalPrimitiveCullingKHR` when
+    /// the device has it and the flags may skip triangles or procedural primitives
+    /// ([`crate::emit::Options::ray_traversal_primitive_culling`]).
+    pub fn ray_flags_used(&mut self, flags: Word) {
+        const SKIP_TRIANGLES_OR_PROCEDURAL: u32 = 0x100 | 0x200;
+        if self.ray_primitive_culling
+            && self.const_value_u32(flags).is_none_or(|f| f & SKIP_TRIANGLES_OR_PROCEDURAL != 0)
+        {
+            self.capability(spirv::Capability::RayTraversalPrimitiveCullingKHR);
         }
     }
 

@@ -59,6 +59,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 } else {
                     flags
                 };
+                self.cx.ray_flags_used(flags);
                 let mask = self.index_u32(c, 3)?;
                 let origin = self.arg_vec3(c, 4)?;
                 let tmin = self.arg_f32(c, 7)?;

@@ -213,6 +213,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         ops.push(self.arg_vec3(c, 10)?);
         ops.push(self.arg_f32(c, 13)?);
         ops.push(self.ray_variable(c, 14)?);
+        self.cx.ray_flags_used(ops[1]);
         self.ids_void(Op::TraceRayKHR, &ops)
     }
 
