@@ -134,7 +134,8 @@ impl<'m> ModuleBuilder<'m> {
             scalars: [0; 14],
             render_target_sample_count: None,
             sample_count_value: None,
-            sample_count_spec_id: crate::emit::RENDER_TARGET_SAMPLE_COUNT_SPEC_ID,
+            // Set from the options by `translate`, the only maker of modules.
+            sample_count_spec_id: 0,
             ray_primitive_culling: false,
             float_controls2: false,
             half_bits: 16,
