@@ -58,3 +58,28 @@ fn lanes_past_the_end_are_undefined_and_the_module_valid() {
         }
     }
 }
+
+/// The same for a constant element past the end of a local array (`getelementptr [4 x
+/// float]` with index 10): a valid module.
+#[test]
+fn array_elements_past_the_end_keep_the_module_valid() {
+    let body = r#"  %a = alloca [4 x float], align 4
+  %p = getelementptr inbounds [4 x float], [4 x float]* %a, i32 0, i32 10
+  store float 1.0, float* %p, align 4
+  %q = getelementptr inbounds [4 x float], [4 x float]* %a, i32 0, i32 1
+  store float 2.0, float* %q, align 4
+  %x = load float, float* %p, align 4
+  %xi = bitcast float %x to i32
+  call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %out, i32 0, i32 undef, i32 %xi, i32 undef, i32 undef, i32 undef, i8 1, i32 4)
+  ret void"#;
+    let decls = "declare void @dx.op.rawBufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i8, i32)";
+    let text = Shell::new("cs").module(body, decls);
+    match untangle::translate(text.as_bytes(), &untangle::Options::default()) {
+        Ok(t) => {
+            if let Some(v) = find_spirv_val() {
+                v.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{e}"));
+            }
+        }
+        Err(e) => println!("typed error: {e}"),
+    }
+}
