@@ -46,13 +46,6 @@ struct Failed {
 }
 
 impl Emit<'_> {
-    fn translate(&self, bytes: Vec<u8>, name: &str) -> Result<Done, Failed> {
-        let shader = crate::parse_shader(bytes, name).map_err(|e| Failed { stage: None, message: e.to_string() })?;
-        let stage = shader.stage();
-        let t = shader.translate(&self.options).map_err(|e| Failed { stage: Some(stage), message: e.to_string() })?;
-        self.check(stage, t)
-    }
-
     /// Validates a translation (with `--validate`).
     fn check(&self, stage: ShaderKind, t: untangle::Translation) -> Result<Done, Failed> {
         if let Some(v) = self.validator {
@@ -274,10 +267,33 @@ fn batch_convert(args: &Convert, out_dir: &Path, emit: &Emit<'_>) -> Result<(), 
     Ok(())
 }
 
+/// One batch input: its module at `item.dest`, or for a library of several entries each
+/// entry's at `LIB/ENTRY.spv` beside it (`LIB` being the input's name without its
+/// extension), as `untangle LIB -o DIR` writes a single library.
 fn convert_item(item: &BatchItem, out_dir: &Path, emit: &Emit<'_>, asm: bool) -> Result<ShaderKind, Failed> {
     let failed = |stage, message: String| Failed { stage, message };
     let bytes = std::fs::read(&item.input).map_err(|e| failed(None, e.to_string()))?;
-    let done = emit.translate(bytes, &crate::display_name(&item.input))?;
+    let shader =
+        crate::parse_shader(bytes, &crate::display_name(&item.input)).map_err(|e| failed(None, e.to_string()))?;
+    let stage = shader.stage();
+    let done = match shader.translate(&emit.options) {
+        Ok(t) => emit.check(stage, t)?,
+        Err(untangle::Error::Translate(untangle::TranslateError::LibraryEntry(_))) => {
+            let dir = out_dir.join(item.dest.with_extension(""));
+            std::fs::create_dir_all(&dir).map_err(|e| failed(Some(stage), format!("{}: {e}", dir.display())))?;
+            let ext = if asm { "spvasm" } else { "spv" };
+            for t in shader.translate_library(&emit.options).map_err(|e| failed(Some(stage), e.to_string()))? {
+                let name = t.entry_point.clone();
+                let done =
+                    emit.check(t.stage, t).map_err(|f| failed(Some(stage), format!("entry {name}: {}", f.message)))?;
+                let out = emit.render(&done.words, asm).map_err(|e| failed(Some(stage), e))?;
+                let dest = dir.join(format!("{name}.{ext}"));
+                std::fs::write(&dest, out).map_err(|e| failed(Some(stage), format!("{}: {e}", dest.display())))?;
+            }
+            return Ok(stage);
+        }
+        Err(e) => return Err(failed(Some(stage), e.to_string())),
+    };
     let out = emit.render(&done.words, asm).map_err(|e| failed(Some(done.stage), e))?;
     let dest = out_dir.join(&item.dest);
     std::fs::write(&dest, out).map_err(|e| failed(Some(done.stage), format!("{}: {e}", dest.display())))?;

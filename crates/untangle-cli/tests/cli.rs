@@ -398,13 +398,41 @@ fn batch_mode_is_deterministic_whatever_the_thread_count() {
         "the failure list depends on the thread count"
     );
     assert!(sum1.contains("Compute"), "{sum1}");
-    let mut files: Vec<_> = std::fs::read_dir(&out1).unwrap().flatten().map(|e| e.file_name()).collect();
-    files.sort();
+    let files = outputs(&out1);
     assert!(files.len() > 100, "{} outputs", files.len());
+    assert_eq!(files, outputs(&out2));
     for f in &files {
         assert_eq!(std::fs::read(out1.join(f)).unwrap(), std::fs::read(out2.join(f)).unwrap(), "{f:?}");
     }
+    // Libraries of several entries: every entry at `OUT/LIBRARY/ENTRY.spv` (vkd3d-proton's
+    // `rt.default` has six), none refused for having several.
+    let lib = out1.join("rt.default.lib_6_3");
+    let mut entries: Vec<_> = std::fs::read_dir(&lib).unwrap().flatten().map(|e| e.file_name()).collect();
+    entries.sort();
+    assert_eq!(
+        entries,
+        ["RayAnyAABB.spv", "RayAnyTriangle.spv", "RayClosest.spv", "RayGen.spv", "RayIntersect.spv", "RayMiss.spv"]
+    );
+    assert!(!err1.contains("translate one by name"), "{err1}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Every file below `dir`, as paths relative to it, sorted.
+fn outputs(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                files.push(p.strip_prefix(dir).unwrap().to_path_buf());
+            }
+        }
+    }
+    files.sort();
+    files
 }
 
 #[test]

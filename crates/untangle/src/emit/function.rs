@@ -309,6 +309,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
     }
 
+    /// Whether constant lane `k` exists in vector value `v`.
+    fn lane_in_range(&self, v: Value, k: u64) -> bool {
+        match self.value_ty(v).map(|t| self.cx.m.types.get(t)) {
+            Some(Type::Vector { len, .. }) => k < u64::from(*len),
+            _ => false,
+        }
+    }
+
     pub fn const_int(&self, v: Value) -> Option<u64> {
         match v {
             Value::Const(c) => self.cx.m.constants.as_int(c),
@@ -1103,10 +1111,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 ops.extend_from_slice(indices);
                 self.ids_op(Op::CompositeInsert, t, &ops)?
             }
+            // A constant lane past the vector's end gives poison in LLVM (a corrupted index,
+            // or dead code DXC did not fold): an undefined value, never an
+            // `OpCompositeExtract`/`OpCompositeInsert` past the end, which is invalid SPIR-V.
             InstKind::ExtractElement { vector, index } => {
                 let t = self.cx.ty(ty)?;
                 let v = self.value(*vector)?;
                 match self.const_int(*index) {
+                    Some(k) if !self.lane_in_range(*vector, k) => self.cx.undef(t),
                     Some(k) => self.ids_op(Op::CompositeExtract, t, &[v, k as u32])?,
                     None => {
                         let x = self.value(*index)?;
@@ -1119,6 +1131,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let v = self.value(*vector)?;
                 let e = self.value(*element)?;
                 match self.const_int(*index) {
+                    Some(k) if !self.lane_in_range(*vector, k) => self.cx.undef(t),
                     Some(k) => self.ids_op(Op::CompositeInsert, t, &[e, v, k as u32])?,
                     None => {
                         let x = self.value(*index)?;
