@@ -102,28 +102,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             DxOp::RayQuery_CandidateObjectToWorld3x4
             | DxOp::RayQuery_CandidateWorldToObject3x4
             | DxOp::RayQuery_CommittedObjectToWorld3x4
-            | DxOp::RayQuery_CommittedWorldToObject3x4 => {
-                let op = if matches!(
-                    c.op,
-                    DxOp::RayQuery_CandidateObjectToWorld3x4 | DxOp::RayQuery_CommittedObjectToWorld3x4
-                ) {
-                    Op::RayQueryGetIntersectionObjectToWorldKHR
-                } else {
-                    Op::RayQueryGetIntersectionWorldToObjectKHR
-                };
-                let i = intersection(c.op);
-                let row = self.immediate(c, 1)?;
-                let col = self.immediate(c, 2)?;
-                if row > 2 || col > 3 {
-                    return Ok(Some(self.cx.undef(f)));
-                }
-                let v3 = self.cx.vec(f, 3);
-                let mat = self.cx.b.type_matrix(v3, 4);
-                let i = self.cx.const_u32(i);
-                let m = self.ids_op(op, mat, &[rq, i])?;
-                let x = self.ids_op(Op::CompositeExtract, f, &[m, col, row])?;
-                return self.num_to_ir(x, Num::Float, c.ty).map(Some);
-            }
+            | DxOp::RayQuery_CommittedWorldToObject3x4 => return self.transform_element(c, rq).map(Some),
             DxOp::RayQuery_CandidateProceduralPrimitiveNonOpaque => {
                 let opaque = self.ids_op(Op::RayQueryGetIntersectionCandidateAABBOpaqueKHR, b, &[rq])?;
                 return self.ids_op(Op::LogicalNot, b, &[opaque]).map(Some);
@@ -208,6 +187,30 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn immediate(&mut self, c: &Call<'_>, k: usize) -> Result<u32> {
         let n = self.arg_const(c, k).map_err(|_| self.form(c.op, format!("operand {} must be an immediate", k + 1)))?;
         Ok(n as u32)
+    }
+
+    /// Element (`args[1]`, `args[2]`) = (row, column) of the 3x4 object-to-world or
+    /// world-to-object matrix of query `rq`'s candidate or committed intersection;
+    /// undefined outside the matrix.
+    fn transform_element(&mut self, c: &Call<'_>, rq: Word) -> Result<Word> {
+        let f = self.cx.float(32);
+        let op = if matches!(c.op, DxOp::RayQuery_CandidateObjectToWorld3x4 | DxOp::RayQuery_CommittedObjectToWorld3x4)
+        {
+            Op::RayQueryGetIntersectionObjectToWorldKHR
+        } else {
+            Op::RayQueryGetIntersectionWorldToObjectKHR
+        };
+        let row = self.immediate(c, 1)?;
+        let col = self.immediate(c, 2)?;
+        if row > 2 || col > 3 {
+            return Ok(self.cx.undef(f));
+        }
+        let v3 = self.cx.vec(f, 3);
+        let mat = self.cx.b.type_matrix(v3, 4);
+        let i = self.cx.const_u32(intersection(c.op));
+        let m = self.ids_op(op, mat, &[rq, i])?;
+        let x = self.ids_op(Op::CompositeExtract, f, &[m, col, row])?;
+        self.num_to_ir(x, Num::Float, c.ty)
     }
 
     /// Component `args[1]` (an immediate) of the `float<n>` that `op` reads from query `rq`
