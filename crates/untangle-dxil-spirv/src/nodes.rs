@@ -95,7 +95,7 @@ impl NodeInput {
                 data.dispatch_grid_is_upper_bound_spec_id = SPEC_DISPATCH_GRID_IS_UPPER_BOUND;
                 data.is_static_broadcast_node_spec_id = SPEC_IS_STATIC_BROADCAST_NODE;
                 data.max_broadcast_grid_spec_id = SPEC_MAX_BROADCAST_GRID;
-                let (grid, upper) = match (n.max_dispatch_grid, n.dispatch_grid) {
+                let (grid, upper) = match (n.dispatch.max_dispatch_grid, n.dispatch.dispatch_grid) {
                     (Some(g), _) => (g, true),
                     (None, Some(g)) => (g, false),
                     (None, None) => ([0; 3], false),
@@ -107,7 +107,7 @@ impl NodeInput {
                 data.is_static_broadcast_node_spec_id = u32::MAX;
                 data.max_broadcast_grid_spec_id = [u32::MAX; 3];
             }
-            data.recursion_factor = n.max_recursion_depth.unwrap_or(0);
+            data.recursion_factor = n.dispatch.max_recursion_depth.unwrap_or(0);
             data.thread_group_size_spec_id = SPEC_GROUP_SIZE;
             node_id = cstring(&n.id.name);
             data.node_array_index = n.id.index;

@@ -12,7 +12,7 @@ use super::dense::{Csr, DenseGraph};
 use super::flow::{FlowGraph, Node};
 use super::lengauer_tarjan::{immediate_dominators, NONE};
 use super::order::Order;
-use super::tree::Tree;
+use super::tree::{relation_queries, Tree};
 
 #[derive(Clone, Debug)]
 pub struct DomTree<N: Node = crate::ir::BlockId> {
@@ -54,38 +54,7 @@ impl<N: Node> DomTree<N> {
         DomTree { tree: Tree::from_parents(pairs) }
     }
 
-    /// The immediate dominator; `None` for the entry and for unreachable nodes.
-    pub fn idom(&self, b: N) -> Option<N> {
-        self.tree.parent(b)
-    }
-
-    /// `a` dominates `b` (reflexive). O(1). False when either node is unreachable.
-    #[inline]
-    pub fn dominates(&self, a: N, b: N) -> bool {
-        self.tree.is_ancestor(a, b)
-    }
-
-    /// `a` dominates `b` and `a != b`. O(1).
-    #[inline]
-    pub fn strictly_dominates(&self, a: N, b: N) -> bool {
-        a != b && self.tree.is_ancestor(a, b)
-    }
-
-    /// Nodes whose immediate dominator is `b`, in RPO.
-    pub fn children(&self, b: N) -> &[N] {
-        self.tree.children(b)
-    }
-
-    /// Whether `b` is in the tree (reachable from the entry).
-    pub fn contains(&self, b: N) -> bool {
-        self.tree.contains(b)
-    }
-
-    /// The nearest node dominating every node of `nodes`; `None` for an empty set or one
-    /// holding an unreachable node. O(Σ depth differences).
-    pub fn common_dominator(&self, nodes: impl IntoIterator<Item = N>) -> Option<N> {
-        self.tree.nca_of(nodes)
-    }
+    relation_queries!("dominator", "dominates", "the entry": idom, dominates, strictly_dominates, children, common_dominator);
 
     /// Reachable nodes, dominators before the nodes they dominate.
     pub fn preorder(&self) -> Vec<N> {

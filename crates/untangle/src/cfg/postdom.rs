@@ -26,7 +26,7 @@ use super::dense::{Csr, DenseGraph};
 use super::flow::Node;
 use super::lengauer_tarjan::{immediate_dominators, NONE};
 use super::loops::LoopForest;
-use super::tree::Tree;
+use super::tree::{relation_queries, Tree};
 use cranelift_entity::SecondaryMap;
 
 #[derive(Clone, Debug)]
@@ -104,40 +104,11 @@ impl<N: Node> PostDomTree<N> {
         PostDomTree { tree, virtual_sources, is_virtual_source }
     }
 
-    /// The immediate post-dominator; `None` for the virtual exit (and unreachable blocks).
-    pub fn ipdom(&self, b: N) -> Option<N> {
-        self.tree.parent(b)
-    }
-
-    /// `a` post-dominates `b` (reflexive). O(1). False when either block is unreachable.
-    #[inline]
-    pub fn post_dominates(&self, a: N, b: N) -> bool {
-        self.tree.is_ancestor(a, b)
-    }
-
-    #[inline]
-    pub fn strictly_post_dominates(&self, a: N, b: N) -> bool {
-        a != b && self.tree.is_ancestor(a, b)
-    }
-
-    /// Blocks whose immediate post-dominator is `b`.
-    pub fn children(&self, b: N) -> &[N] {
-        self.tree.children(b)
-    }
+    relation_queries!("post-dominator", "post-dominates", "the virtual exit's children": ipdom, post_dominates, strictly_post_dominates, children, common_post_dominator);
 
     /// Blocks whose immediate post-dominator is the virtual exit.
     pub fn exit_children(&self) -> &[N] {
         self.tree.roots()
-    }
-
-    pub fn contains(&self, b: N) -> bool {
-        self.tree.contains(b)
-    }
-
-    /// The nearest block post-dominating every block of `blocks`; `None` when that is the
-    /// virtual exit, or the set is empty or holds an unreachable block.
-    pub fn common_post_dominator(&self, blocks: impl IntoIterator<Item = N>) -> Option<N> {
-        self.tree.nca_of(blocks)
     }
 
     /// Latches given a virtual edge to the exit (the infinite-loop treatment above).

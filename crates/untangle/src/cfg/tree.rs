@@ -182,3 +182,45 @@ impl<N: Node> Tree<N> {
         out
     }
 }
+
+/// The queries a tree of immediate dominators or post-dominators answers straight from its
+/// [`Tree`] field `tree`, under the names of its relation: `$rel` is the relation's noun
+/// and `$verb` its verb in the docs, `$root` what an absent parent means.
+macro_rules! relation_queries {
+    ($rel:literal, $verb:literal, $root:literal: $parent:ident, $is:ident, $strictly:ident, $children:ident, $common:ident) => {
+        #[doc = concat!("The immediate ", $rel, "; `None` for ", $root, " and for unreachable nodes.")]
+        pub fn $parent(&self, b: N) -> Option<N> {
+            self.tree.parent(b)
+        }
+
+        #[doc = concat!("`a` ", $verb, " `b` (reflexive). O(1). False when either node is unreachable.")]
+        #[inline]
+        pub fn $is(&self, a: N, b: N) -> bool {
+            self.tree.is_ancestor(a, b)
+        }
+
+        #[doc = concat!("`a` ", $verb, " `b` and `a != b`. O(1).")]
+        #[inline]
+        pub fn $strictly(&self, a: N, b: N) -> bool {
+            a != b && self.tree.is_ancestor(a, b)
+        }
+
+        #[doc = concat!("Nodes whose immediate ", $rel, " is `b`.")]
+        pub fn $children(&self, b: N) -> &[N] {
+            self.tree.children(b)
+        }
+
+        /// Whether `b` is in the tree (reachable).
+        pub fn contains(&self, b: N) -> bool {
+            self.tree.contains(b)
+        }
+
+        #[doc = concat!("The nearest node that ", $verb, " every node of `nodes`; `None` where the")]
+        /// tree has none: for an empty set, one holding an unreachable node, or nodes whose
+        /// only common ancestor is the virtual root.
+        pub fn $common(&self, nodes: impl IntoIterator<Item = N>) -> Option<N> {
+            self.tree.nca_of(nodes)
+        }
+    };
+}
+pub(crate) use relation_queries;

@@ -126,6 +126,19 @@ impl NodeIo {
     }
 }
 
+/// A node's dispatch limits: its fixed or maximum grid (broadcasting launch) and its
+/// recursion depth. The metadata's node properties and the library report's node object
+/// both carry them, flattened into their JSON.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default, Serialize)]
+pub struct NodeDispatch {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dispatch_grid: Option<[u32; 3]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_dispatch_grid: Option<[u32; 3]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_recursion_depth: Option<u32>,
+}
+
 /// Everything the metadata says about a node.
 #[derive(Clone, PartialEq, Debug, Serialize)]
 pub struct NodeProperties {
@@ -136,12 +149,8 @@ pub struct NodeProperties {
     pub local_root_arguments_table_index: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub share_input_of: Option<NodeId>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dispatch_grid: Option<[u32; 3]>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_dispatch_grid: Option<[u32; 3]>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_recursion_depth: Option<u32>,
+    #[serde(flatten)]
+    pub dispatch: NodeDispatch,
     pub inputs: Vec<NodeIo>,
     pub outputs: Vec<NodeIo>,
 }
@@ -154,9 +163,7 @@ pub(crate) struct NodeTags {
     id: Option<NodeId>,
     local_root_arguments_table_index: Option<u32>,
     share_input_of: Option<NodeId>,
-    dispatch_grid: Option<[u32; 3]>,
-    max_dispatch_grid: Option<[u32; 3]>,
-    max_recursion_depth: Option<u32>,
+    dispatch: NodeDispatch,
     inputs: Vec<NodeIo>,
     outputs: Vec<NodeIo>,
     any: bool,
@@ -203,11 +210,11 @@ impl NodeTags {
                 self.local_root_arguments_table_index = u32::try_from(v).ok();
             }
             17 => self.share_input_of = Some(node_id(&p.tuple(at)?)?),
-            18 => self.dispatch_grid = Some(grid(&p.tuple(at)?)?),
-            19 => self.max_recursion_depth = Some(inline_u32(p, at)?),
+            18 => self.dispatch.dispatch_grid = Some(grid(&p.tuple(at)?)?),
+            19 => self.dispatch.max_recursion_depth = Some(inline_u32(p, at)?),
             20 => self.inputs = io_list(&p.tuple(at)?)?,
             21 => self.outputs = io_list(&p.tuple(at)?)?,
-            22 => self.max_dispatch_grid = Some(grid(&p.tuple(at)?)?),
+            22 => self.dispatch.max_dispatch_grid = Some(grid(&p.tuple(at)?)?),
             _ => return Ok(false),
         }
         self.any = true;
@@ -262,13 +269,13 @@ impl NodeTags {
                 return Err(bad("the input has no record type (tag 2)".into()));
             }
         }
-        let mut dispatch_grid = self.dispatch_grid;
+        let mut dispatch = self.dispatch;
         if launch == NodeLaunch::Broadcasting {
-            match (self.dispatch_grid, self.max_dispatch_grid) {
+            match (dispatch.dispatch_grid, dispatch.max_dispatch_grid) {
                 (Some(_), Some(_)) => return Err(bad("both a dispatch grid and a max dispatch grid".into())),
                 // HLSL requires one of them; DXC's own tests omit both now and then. One
                 // group per record is what such a node can mean.
-                (None, None) => dispatch_grid = Some([1, 1, 1]),
+                (None, None) => dispatch.dispatch_grid = Some([1, 1, 1]),
                 (None, Some(_)) => {
                     let field = self.inputs.first().and_then(|i| i.record).and_then(|r| r.dispatch_grid);
                     if field.is_none() {
@@ -285,9 +292,7 @@ impl NodeTags {
             id,
             local_root_arguments_table_index: self.local_root_arguments_table_index,
             share_input_of: self.share_input_of,
-            dispatch_grid,
-            max_dispatch_grid: self.max_dispatch_grid,
-            max_recursion_depth: self.max_recursion_depth,
+            dispatch,
             inputs: self.inputs,
             outputs: self.outputs,
         }))

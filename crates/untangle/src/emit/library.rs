@@ -12,7 +12,7 @@
 //! A leaf of `emit` (see its documentation): it imports the root, `entry`,
 //! `work_graph` and the layers below `emit`.
 
-use crate::dxil::node::{NodeId, NodeLaunch, NodeRecordType};
+use crate::dxil::node::{NodeDispatch, NodeId, NodeLaunch, NodeRecordType};
 use crate::dxil::EntryPoint;
 use crate::emit::entry::export_name;
 use crate::emit::error::Result;
@@ -70,12 +70,8 @@ pub struct NodeReport {
     pub launch: NodeLaunch,
     pub program_entry: bool,
     pub num_threads: [u32; 3],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dispatch_grid: Option<[u32; 3]>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_dispatch_grid: Option<[u32; 3]>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_recursion_depth: Option<u32>,
+    #[serde(flatten)]
+    pub dispatch: NodeDispatch,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub share_input_of: Option<NodeId>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -170,9 +166,7 @@ fn node_report(m: &crate::ir::Module, e: &EntryPoint) -> Option<NodeReport> {
         launch: p.launch,
         program_entry: p.program_entry,
         num_threads: work_graph::local_size(m, e),
-        dispatch_grid: p.dispatch_grid,
-        max_dispatch_grid: p.max_dispatch_grid,
-        max_recursion_depth: p.max_recursion_depth,
+        dispatch: p.dispatch,
         share_input_of: p.share_input_of.clone(),
         local_root_arguments_table_index: p.local_root_arguments_table_index,
         input,

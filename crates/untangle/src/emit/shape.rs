@@ -117,6 +117,29 @@ impl ShapeBatch {
     }
 }
 
+/// Declares helper function `f` (`ret f(...)` of type `fn_ty`) and names it `name`.
+fn begin_helper(
+    b: &mut Builder,
+    (ret, f, name): (Word, Word, &str),
+    control: spirv::FunctionControl,
+    fn_ty: Word,
+) -> Result<(), BuildError> {
+    b.begin_function(ret, Some(f), control, fn_ty)?;
+    b.name(f, name);
+    Ok(())
+}
+
+/// The blocks of helper `name`, named `name.<label>`; enters the first.
+fn helper_blocks<const K: usize>(b: &mut Builder, name: &str, labels: [&str; K]) -> Result<[Word; K], BuildError> {
+    let ids = labels.map(|label| {
+        let id = b.id();
+        b.name(id, format!("{name}.{label}"));
+        id
+    });
+    b.begin_block(Some(ids[0]))?;
+    Ok(ids)
+}
+
 fn helper_control(cfg: ShapeBatch) -> spirv::FunctionControl {
     if cfg.out_of_line_helpers {
         spirv::FunctionControl::DONT_INLINE
@@ -322,13 +345,8 @@ impl Emitter {
         let zero = self.constant(0);
         let one = self.constant(1);
         let b = &mut self.b;
-        b.begin_function(uint, Some(decide), spirv::FunctionControl::NONE, fn_uint)?;
-        b.name(decide, "decide");
-        let (entry, read, done) = (b.id(), b.id(), b.id());
-        b.name(entry, "decide.entry");
-        b.name(read, "decide.read");
-        b.name(done, "decide.done");
-        b.begin_block(Some(entry))?;
+        begin_helper(b, (uint, decide, "decide"), spirv::FunctionControl::NONE, fn_uint)?;
+        let [entry, read, done] = helper_blocks(b, "decide", ["entry", "read", "done"])?;
         let c = b.load(uint, None, counter, None, [])?;
         b.name(c, "c");
         let len = b.array_length(uint, None, decisions, 0)?;
@@ -354,17 +372,11 @@ impl Emitter {
         let zero = self.constant(0);
         let one = self.constant(1);
         let b = &mut self.b;
-        b.begin_function(void, Some(append), spirv::FunctionControl::NONE, fn_void_uint)?;
-        b.name(append, "append");
+        begin_helper(b, (void, append, "append"), spirv::FunctionControl::NONE, fn_void_uint)?;
         let x = b.function_parameter(uint)?;
         b.name(x, "x");
-        let (entry, count, write, counted, done) = (b.id(), b.id(), b.id(), b.id(), b.id());
-        b.name(entry, "append.entry");
-        b.name(count, "append.count");
-        b.name(write, "append.write");
-        b.name(counted, "append.counted");
-        b.name(done, "append.done");
-        b.begin_block(Some(entry))?;
+        let [_, count, write, counted, done] =
+            helper_blocks(b, "append", ["entry", "count", "write", "counted", "done"])?;
         let len = b.array_length(uint, None, trace, 0)?;
         let has_count = b.i_not_equal(bool_t, None, len, zero)?;
         b.selection_merge(done, spirv::SelectionControl::NONE)?;
@@ -398,11 +410,8 @@ impl Emitter {
         let one = self.constant(1);
         let stride = self.constant(ids.cfg.decision_stride);
         let b = &mut self.b;
-        b.begin_function(uint, Some(decide), helper_control(ids.cfg), fn_uint)?;
-        b.name(decide, "decide");
-        let entry = b.id();
-        b.name(entry, "decide.entry");
-        b.begin_block(Some(entry))?;
+        begin_helper(b, (uint, decide, "decide"), helper_control(ids.cfg), fn_uint)?;
+        helper_blocks(b, "decide", ["entry"])?;
         let c = b.load(uint, None, counter, None, [])?;
         b.name(c, "c");
         let next = b.i_add(uint, None, c, one)?;
@@ -431,13 +440,10 @@ impl Emitter {
         let one = self.constant(1);
         let capacity = self.constant(ids.cfg.trace_stride - 1);
         let b = &mut self.b;
-        b.begin_function(void, Some(append), helper_control(ids.cfg), fn_void_uint)?;
-        b.name(append, "append");
+        begin_helper(b, (void, append, "append"), helper_control(ids.cfg), fn_void_uint)?;
         let x = b.function_parameter(uint)?;
         b.name(x, "x");
-        let entry = b.id();
-        b.name(entry, "append.entry");
-        b.begin_block(Some(entry))?;
+        helper_blocks(b, "append", ["entry"])?;
         let base = b.load(uint, None, ids.t_base, None, [])?;
         let p0 = b.access_chain(ids.p_sb_uint, None, trace, [zero, base])?;
         let n = b.load(uint, None, p0, None, [])?;

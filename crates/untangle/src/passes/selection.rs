@@ -127,6 +127,11 @@ pub fn run(work: &mut Work, plan: &mut Plan, verify: bool) -> Result<(), Structu
     Ok(())
 }
 
+/// An internal error of this pass in `work`'s function.
+fn internal(work: &Work, message: String) -> StructurizeError {
+    StructurizeError::Internal { function: work.scfg.name.clone(), pass: "selection", message }
+}
+
 /// Verification mode: the regions and body sizes read from the loop nest are those of the
 /// walk-based bodies ([`loop_bodies`]).
 fn verify_regions(work: &Work, plan: &Plan, region: &RegionOf, sizes: &[usize]) -> Result<(), StructurizeError> {
@@ -143,15 +148,14 @@ fn verify_regions(work: &Work, plan: &Plan, region: &RegionOf, sizes: &[usize]) 
     let wrong_block = work.scfg.layout.iter().find(|&&b| expected[b] != region[b]);
     let wrong_size = bodies.iter().zip(sizes).position(|(body, &n)| body.len() != n);
     if wrong_block.is_some() || wrong_size.is_some() {
-        return Err(StructurizeError::Internal {
-            function: work.scfg.name.clone(),
-            pass: "selection",
-            message: format!(
+        return Err(internal(
+            work,
+            format!(
                 "the loop nest disagrees with the body walk: block {:?}, size of loop {:?}",
                 wrong_block.map(|&b| work.scfg.label(b)),
                 wrong_size
             ),
-        });
+        ));
     }
     Ok(())
 }
@@ -252,45 +256,49 @@ struct RegionPass<'r> {
     verify: bool,
 }
 
-/// Per-block tables of one region, allocated once per pass and cleared between regions in
-/// O(1) (fresh maps per region would cost O(function) each: see [`BlockTable`]).
-#[derive(Default)]
-struct RegionTables {
-    /// Merges of selections decided in this region: they end enclosing constructs.
-    selection_merge: BlockTable<bool>,
-    /// A header that a block construct moved out of this region, and the construct's
-    /// header that took its place.
-    replaced: BlockTable<Option<SBlock>>,
-    /// `in_p[b] == stamp`: `b` is in the construct being walked.
-    in_p: BlockTable<u32>,
-    /// `merge_child[b] == stamp`: `b` is a merge child of the header being decided.
-    merge_child: BlockTable<u32>,
-    /// Selection nesting of a block of the walked construct below its header (estimated
-    /// on the dominator tree: a header's non-merge children are one level deeper).
-    depth: BlockTable<u32>,
-    /// Scratch for [`RegionPass::common_dominator`].
-    join: BlockTable<Option<SBlock>>,
-    join_stamp: BlockTable<u32>,
-    /// Headers decided in this region.
-    decided: BlockTable<bool>,
-    /// Scratch for the region's depth-first searches.
-    dfs_marks: BlockTable<DfsMark>,
-    /// RPO position of each block of the region (dense indices for the dominator tree).
-    local: BlockTable<u32>,
+/// Declares a struct of per-block scratch tables (and other clearable collections) with a
+/// `clear` that empties every field, so that a new field cannot be left out of it.
+macro_rules! scratch_tables {
+    ($(#[$meta:meta])* struct $name:ident { $($(#[$fmeta:meta])* $field:ident: $ty:ty,)* }) => {
+        $(#[$meta])*
+        struct $name {
+            $($(#[$fmeta])* $field: $ty,)*
+        }
+
+        impl $name {
+            fn clear(&mut self) {
+                $(self.$field.clear();)*
+            }
+        }
+    };
 }
 
-impl RegionTables {
-    fn clear(&mut self) {
-        self.selection_merge.clear();
-        self.replaced.clear();
-        self.in_p.clear();
-        self.merge_child.clear();
-        self.depth.clear();
-        self.join.clear();
-        self.join_stamp.clear();
-        self.decided.clear();
-        self.dfs_marks.clear();
-        self.local.clear();
+scratch_tables! {
+    /// Per-block tables of one region, allocated once per pass and cleared between regions in
+    /// O(1) (fresh maps per region would cost O(function) each: see [`BlockTable`]).
+    #[derive(Default)]
+    struct RegionTables {
+        /// Merges of selections decided in this region: they end enclosing constructs.
+        selection_merge: BlockTable<bool>,
+        /// A header that a block construct moved out of this region, and the construct's
+        /// header that took its place.
+        replaced: BlockTable<Option<SBlock>>,
+        /// `in_p[b] == stamp`: `b` is in the construct being walked.
+        in_p: BlockTable<u32>,
+        /// `merge_child[b] == stamp`: `b` is a merge child of the header being decided.
+        merge_child: BlockTable<u32>,
+        /// Selection nesting of a block of the walked construct below its header (estimated
+        /// on the dominator tree: a header's non-merge children are one level deeper).
+        depth: BlockTable<u32>,
+        /// Scratch for [`RegionPass::common_dominator`].
+        join: BlockTable<Option<SBlock>>,
+        join_stamp: BlockTable<u32>,
+        /// Headers decided in this region.
+        decided: BlockTable<bool>,
+        /// Scratch for the region's depth-first searches.
+        dfs_marks: BlockTable<DfsMark>,
+        /// RPO position of each block of the region (dense indices for the dominator tree).
+        local: BlockTable<u32>,
     }
 }
 
@@ -311,33 +319,26 @@ enum Arm {
     Joins,
 }
 
-/// The acyclic graph of one region: its dominator tree and predecessor lists, updated in
-/// place after each rewrite (see [`RegionPass::update_after_funnel`]). One per pass, its
-/// tables cleared for each region.
-#[derive(Default)]
-struct RegionGraph {
-    /// A strict order in which every block follows its immediate dominator (reverse
-    /// post-order numbers; a new merge block slots in just before its first target).
-    key: BlockTable<(u64, u32)>,
-    idom: BlockTable<Option<SBlock>>,
-    children: BlockTable<SmallVec<[SBlock; 4]>>,
-    /// Distinct predecessors inside the region.
-    rpreds: BlockTable<SmallVec<[SBlock; 2]>>,
-    collapsed: BlockTable<bool>,
-    /// Blocks in reverse post-order at analysis time (for verification).
-    rpo: Vec<SBlock>,
+scratch_tables! {
+    /// The acyclic graph of one region: its dominator tree and predecessor lists, updated in
+    /// place after each rewrite (see [`RegionPass::update_after_funnel`]). One per pass, its
+    /// tables cleared for each region.
+    #[derive(Default)]
+    struct RegionGraph {
+        /// A strict order in which every block follows its immediate dominator (reverse
+        /// post-order numbers; a new merge block slots in just before its first target).
+        key: BlockTable<(u64, u32)>,
+        idom: BlockTable<Option<SBlock>>,
+        children: BlockTable<SmallVec<[SBlock; 4]>>,
+        /// Distinct predecessors inside the region.
+        rpreds: BlockTable<SmallVec<[SBlock; 2]>>,
+        collapsed: BlockTable<bool>,
+        /// Blocks in reverse post-order at analysis time (for verification).
+        rpo: Vec<SBlock>,
+    }
 }
 
 impl RegionGraph {
-    fn clear(&mut self) {
-        self.key.clear();
-        self.idom.clear();
-        self.children.clear();
-        self.rpreds.clear();
-        self.collapsed.clear();
-        self.rpo.clear();
-    }
-
     /// Nearest common dominator (Cooper, Harvey and Kennedy's intersection by order keys).
     fn intersect(&self, mut a: SBlock, mut b: SBlock) -> SBlock {
         while a != b {
@@ -433,14 +434,10 @@ impl RegionPass<'_> {
                 self.region[b] == Some(self.r)
             };
             if !own {
-                return Err(StructurizeError::Internal {
-                    function: work.scfg.name.clone(),
-                    pass: "selection",
-                    message: format!(
-                        "block {} leaves its region other than through a structured exit",
-                        work.scfg.label(b)
-                    ),
-                });
+                return Err(internal(
+                    work,
+                    format!("block {} leaves its region other than through a structured exit", work.scfg.label(b)),
+                ));
             }
             for s in self.region_succs(work, plan, b) {
                 g.rpreds[s].push(b);
@@ -448,15 +445,14 @@ impl RegionPass<'_> {
         }
         if !back_edges.is_empty() {
             let (from, to) = back_edges[0];
-            return Err(StructurizeError::Internal {
-                function: work.scfg.name.clone(),
-                pass: "selection",
-                message: format!(
+            return Err(internal(
+                work,
+                format!(
                     "region has a cycle {} -> {} outside loop structure",
                     work.scfg.label(from),
                     work.scfg.label(to)
                 ),
-            });
+            ));
         }
         self.t.local.clear();
         for (i, &b) in rpo.iter().enumerate() {
@@ -539,16 +535,15 @@ impl RegionPass<'_> {
             a.sort();
             c.sort();
             if fresh.idom[b] != g.idom[b] || a != c {
-                return Err(StructurizeError::Internal {
-                    function: work.scfg.name.clone(),
-                    pass: "selection",
-                    message: format!(
+                return Err(internal(
+                    work,
+                    format!(
                         "incremental analysis of {} disagrees with recomputation: idom {:?} vs {:?}",
                         work.scfg.label(b),
                         g.idom[b].map(|d| work.scfg.label(d)),
                         fresh.idom[b].map(|d| work.scfg.label(d)),
                     ),
-                });
+                ));
             }
         }
         Ok(())

@@ -40,17 +40,19 @@ macro_rules! flag_set {
     };
 }
 
-/// Declares a D3D12 enumeration once: each variant with its numeric value and its HLSL
-/// keyword. Makes the enum, `from_raw` (for the binary reader), `keyword` (for the
-/// printer) and the keyword table `$table` for the string parser, in value order.
+/// Declares D3D12 enumerations once: each variant with its numeric value and its HLSL
+/// keyword. Makes each enum (`Copy`, `Eq`, `Hash`, `Debug`; more derives may be given),
+/// `from_raw` (for the binary reader), `keyword` (for the printer) and the keyword table
+/// `$table` for the string parser, in value order.
 macro_rules! keyword_enum {
-    (
+    ($(
         $(#[$meta:meta])*
         pub enum $name:ident, keywords $table:ident {
             $($(#[$vmeta:meta])* $variant:ident = $value:literal => $keyword:literal,)*
         }
-    ) => {
+    )*) => {$(
         $(#[$meta])*
+        #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
         pub enum $name {
             $($(#[$vmeta])* $variant = $value,)*
         }
@@ -69,7 +71,7 @@ macro_rules! keyword_enum {
                 }
             }
         }
-    };
+    )*};
 }
 
 flag_set! {
@@ -126,7 +128,7 @@ flag_set! {
 
 keyword_enum! {
     /// `D3D12_SHADER_VISIBILITY`.
-    #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+    #[derive(PartialOrd, Ord, Default)]
     pub enum Visibility, keywords VISIBILITIES {
         #[default]
         All = 0 => "SHADER_VISIBILITY_ALL",
@@ -251,7 +253,6 @@ impl Filter {
 
 keyword_enum! {
     /// `D3D12_TEXTURE_ADDRESS_MODE`.
-    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
     pub enum AddressMode, keywords ADDRESS_MODES {
         Wrap = 1 => "TEXTURE_ADDRESS_WRAP",
         Mirror = 2 => "TEXTURE_ADDRESS_MIRROR",
@@ -259,11 +260,8 @@ keyword_enum! {
         Border = 4 => "TEXTURE_ADDRESS_BORDER",
         MirrorOnce = 5 => "TEXTURE_ADDRESS_MIRROR_ONCE",
     }
-}
 
-keyword_enum! {
     /// `D3D12_COMPARISON_FUNC` (`None` = 0 is accepted from 1.2 / agility SDK 1.608 on).
-    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
     pub enum ComparisonFunc, keywords COMPARISON_FUNCS {
         None = 0 => "COMPARISON_NONE",
         Never = 1 => "COMPARISON_NEVER",
@@ -275,11 +273,8 @@ keyword_enum! {
         GreaterEqual = 7 => "COMPARISON_GREATER_EQUAL",
         Always = 8 => "COMPARISON_ALWAYS",
     }
-}
 
-keyword_enum! {
     /// `D3D12_STATIC_BORDER_COLOR`.
-    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
     pub enum BorderColor, keywords BORDER_COLORS {
         TransparentBlack = 0 => "STATIC_BORDER_COLOR_TRANSPARENT_BLACK",
         OpaqueBlack = 1 => "STATIC_BORDER_COLOR_OPAQUE_BLACK",

@@ -130,10 +130,12 @@ fn launch_bounds(n: &GraphNode, capacity: u64, grid: [u32; 3]) -> (u64, u64) {
 /// A broadcasting node's grid bound: its fixed grid or its `max_dispatch_grid`.
 fn grid_bound(n: &GraphNode) -> Result<[u32; 3], GraphError> {
     match n.node.launch {
-        NodeLaunch::Broadcasting => n.node.dispatch_grid.or(n.node.max_dispatch_grid).ok_or_else(|| GraphError::Node {
-            node: n.export.into(),
-            message: "no grid: fixed or SV_DispatchGrid".into(),
-        }),
+        NodeLaunch::Broadcasting => {
+            n.node.dispatch.dispatch_grid.or(n.node.dispatch.max_dispatch_grid).ok_or_else(|| GraphError::Node {
+                node: n.export.into(),
+                message: "no grid: fixed or SV_DispatchGrid".into(),
+            })
+        }
         _ => Ok([1, 1, 1]),
     }
 }
@@ -283,7 +285,7 @@ pub fn run_graph_indirect(
                 let mut push = vec![0u8; base + 64];
                 let mut push_addresses = Vec::new();
                 put_u32(&mut push, base + 24, slot.stride);
-                let max_depth = n.node.max_recursion_depth.unwrap_or(0);
+                let max_depth = n.node.dispatch.max_recursion_depth.unwrap_or(0);
                 put_u32(&mut push, base + 44, max_depth - depth);
                 if let Some(&at) = local_root.get(&k) {
                     push_addresses.push(PushAddress { at: base as u32 + 48, buffer: MEMORY, plus: at as u64 });
@@ -323,7 +325,7 @@ pub fn run_graph_indirect(
                 let (_, chunk) = launch_bounds(n, slot.capacity, grid);
                 let sharing = if n.node.uses_sharing_counters { Some(mem.alloc(4 * slot.capacity)?) } else { None };
                 let field = n.node.input.as_ref().and_then(|i| i.record.as_ref()).and_then(|r| r.dispatch_grid);
-                let dynamic = n.node.launch == NodeLaunch::Broadcasting && n.node.dispatch_grid.is_none();
+                let dynamic = n.node.launch == NodeLaunch::Broadcasting && n.node.dispatch.dispatch_grid.is_none();
                 let mut first = 0u64;
                 while first < slot.capacity {
                     let args = mem.alloc(ARGUMENTS_BYTES as u64)?;

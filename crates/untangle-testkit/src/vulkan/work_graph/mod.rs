@@ -351,7 +351,7 @@ struct Window {
 
 /// The `(gx, gy, gz)` a broadcasting node's records need.
 fn broadcast_grid(n: &GraphNode, p: &Pending) -> Result<[u32; 3], GraphError> {
-    if let Some(g) = n.node.dispatch_grid {
+    if let Some(g) = n.node.dispatch.dispatch_grid {
         return Ok(g);
     }
     let field =
@@ -396,7 +396,7 @@ impl Graph<'_> {
         } else {
             (None, (0..o.array_size.unwrap_or(1)).map(|i| (o.table_index + i, o.id.index + i)).collect())
         };
-        let max_depth = n.node.max_recursion_depth.unwrap_or(0);
+        let max_depth = n.node.dispatch.max_recursion_depth.unwrap_or(0);
         let live = candidates
             .into_iter()
             .map(|(entry, index)| (entry, (o.id.name.clone(), index)))
@@ -424,7 +424,7 @@ impl Scheduler<'_, '_> {
     ) -> Result<(), GraphError> {
         let node = n.node;
         let err = |message: String| GraphError::Node { node: n.export.into(), message };
-        let max_depth = node.max_recursion_depth.unwrap_or(0);
+        let max_depth = node.dispatch.max_recursion_depth.unwrap_or(0);
         if depth > max_depth {
             return Err(err(format!("recursion depth {depth} past [NodeMaxRecursionDepth({max_depth})]")));
         }
@@ -508,7 +508,7 @@ impl Scheduler<'_, '_> {
         for (k, g) in grid.iter().enumerate() {
             put_u32(&mut push, b + 32 + 4 * k, *g);
         }
-        let max_depth = node.max_recursion_depth.unwrap_or(0);
+        let max_depth = node.dispatch.max_recursion_depth.unwrap_or(0);
         put_u32(&mut push, b + 44, max_depth - depth);
 
         let mut buffers: Vec<DeviceBuffer> = Vec::new();

@@ -355,7 +355,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// record's `SV_DispatchGrid`.
     fn groups_of_record(&mut self) -> Result<Word> {
         let u = self.cx.u32_t();
-        if let Some([x, y, z]) = self.node_props().dispatch_grid {
+        if let Some([x, y, z]) = self.node_props().dispatch.dispatch_grid {
             return Ok(self.cx.const_u32(x.saturating_mul(y).saturating_mul(z)));
         }
         let push = (self.node_ref().push, self.node_ref().push_first_member);

@@ -31,6 +31,26 @@ const FAMILY: &str = "ray query";
 const CANDIDATE: u32 = 0;
 const COMMITTED: u32 = 1;
 
+/// The intersection a `RayQuery_Candidate*` or `RayQuery_Committed*` op reads.
+fn intersection(op: DxOp) -> u32 {
+    match op {
+        DxOp::RayQuery_CandidateObjectToWorld3x4
+        | DxOp::RayQuery_CandidateWorldToObject3x4
+        | DxOp::RayQuery_CandidateObjectRayOrigin
+        | DxOp::RayQuery_CandidateObjectRayDirection
+        | DxOp::RayQuery_CandidateTriangleBarycentrics
+        | DxOp::RayQuery_CandidateType
+        | DxOp::RayQuery_CandidateTriangleFrontFace
+        | DxOp::RayQuery_CandidateTriangleRayT
+        | DxOp::RayQuery_CandidateInstanceIndex
+        | DxOp::RayQuery_CandidateInstanceID
+        | DxOp::RayQuery_CandidateGeometryIndex
+        | DxOp::RayQuery_CandidatePrimitiveIndex
+        | DxOp::RayQuery_CandidateInstanceContributionToHitGroupIndex => CANDIDATE,
+        _ => COMMITTED,
+    }
+}
+
 impl<'a, 'm> FnEmit<'a, 'm> {
     pub(super) fn ray_query_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
         self.cx.capability(Capability::RayQueryKHR);
@@ -77,48 +97,23 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let t = self.arg_f32(c, 1)?;
                 return self.ids_void(Op::RayQueryGenerateIntersectionKHR, &[rq, t]).map(|_| None);
             }
-            DxOp::RayQuery_CommittedStatus => (Op::RayQueryGetIntersectionTypeKHR, Some(COMMITTED), u),
-            DxOp::RayQuery_CandidateType => (Op::RayQueryGetIntersectionTypeKHR, Some(CANDIDATE), u),
+            DxOp::RayQuery_CommittedStatus | DxOp::RayQuery_CandidateType => {
+                (Op::RayQueryGetIntersectionTypeKHR, Some(intersection(c.op)), u)
+            }
             DxOp::RayQuery_CandidateObjectToWorld3x4
             | DxOp::RayQuery_CandidateWorldToObject3x4
             | DxOp::RayQuery_CommittedObjectToWorld3x4
-            | DxOp::RayQuery_CommittedWorldToObject3x4 => {
-                let (op, i) = match c.op {
-                    DxOp::RayQuery_CandidateObjectToWorld3x4 => {
-                        (Op::RayQueryGetIntersectionObjectToWorldKHR, CANDIDATE)
-                    }
-                    DxOp::RayQuery_CandidateWorldToObject3x4 => {
-                        (Op::RayQueryGetIntersectionWorldToObjectKHR, CANDIDATE)
-                    }
-                    DxOp::RayQuery_CommittedObjectToWorld3x4 => {
-                        (Op::RayQueryGetIntersectionObjectToWorldKHR, COMMITTED)
-                    }
-                    _ => (Op::RayQueryGetIntersectionWorldToObjectKHR, COMMITTED),
-                };
-                let row = self.immediate(c, 1)?;
-                let col = self.immediate(c, 2)?;
-                if row > 2 || col > 3 {
-                    return Ok(Some(self.cx.undef(f)));
-                }
-                let v3 = self.cx.vec(f, 3);
-                let mat = self.cx.b.type_matrix(v3, 4);
-                let i = self.cx.const_u32(i);
-                let m = self.ids_op(op, mat, &[rq, i])?;
-                let x = self.ids_op(Op::CompositeExtract, f, &[m, col, row])?;
-                return self.num_to_ir(x, Num::Float, c.ty).map(Some);
-            }
+            | DxOp::RayQuery_CommittedWorldToObject3x4 => return self.transform_element(c, rq).map(Some),
             DxOp::RayQuery_CandidateProceduralPrimitiveNonOpaque => {
                 let opaque = self.ids_op(Op::RayQueryGetIntersectionCandidateAABBOpaqueKHR, b, &[rq])?;
                 return self.ids_op(Op::LogicalNot, b, &[opaque]).map(Some);
             }
-            DxOp::RayQuery_CandidateTriangleFrontFace => (Op::RayQueryGetIntersectionFrontFaceKHR, Some(CANDIDATE), b),
-            DxOp::RayQuery_CommittedTriangleFrontFace => (Op::RayQueryGetIntersectionFrontFaceKHR, Some(COMMITTED), b),
+            DxOp::RayQuery_CandidateTriangleFrontFace | DxOp::RayQuery_CommittedTriangleFrontFace => {
+                (Op::RayQueryGetIntersectionFrontFaceKHR, Some(intersection(c.op)), b)
+            }
             DxOp::RayQuery_CandidateTriangleBarycentrics | DxOp::RayQuery_CommittedTriangleBarycentrics => {
-                let i = if c.op == DxOp::RayQuery_CandidateTriangleBarycentrics { CANDIDATE } else { COMMITTED };
-                let v2 = self.cx.vec(f, 2);
-                let i = self.cx.const_u32(i);
-                let v = self.ids_op(Op::RayQueryGetIntersectionBarycentricsKHR, v2, &[rq, i])?;
-                return self.component(c, v, 2).map(Some);
+                let i = Some(intersection(c.op));
+                return self.component(c, Op::RayQueryGetIntersectionBarycentricsKHR, rq, i, 2).map(Some);
             }
             DxOp::RayQuery_RayFlags => (Op::RayQueryGetRayFlagsKHR, None, u),
             DxOp::RayQuery_WorldRayOrigin | DxOp::RayQuery_WorldRayDirection => {
@@ -127,55 +122,41 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 } else {
                     Op::RayQueryGetWorldRayDirectionKHR
                 };
-                let v3 = self.cx.vec(f, 3);
-                let v = self.ids_op(op, v3, &[rq])?;
-                return self.component(c, v, 3).map(Some);
+                return self.component(c, op, rq, None, 3).map(Some);
             }
             DxOp::RayQuery_RayTMin => (Op::RayQueryGetRayTMinKHR, None, f),
-            DxOp::RayQuery_CandidateTriangleRayT => (Op::RayQueryGetIntersectionTKHR, Some(CANDIDATE), f),
-            DxOp::RayQuery_CommittedRayT => (Op::RayQueryGetIntersectionTKHR, Some(COMMITTED), f),
-            DxOp::RayQuery_CandidateInstanceIndex => (Op::RayQueryGetIntersectionInstanceIdKHR, Some(CANDIDATE), u),
-            DxOp::RayQuery_CommittedInstanceIndex => (Op::RayQueryGetIntersectionInstanceIdKHR, Some(COMMITTED), u),
-            DxOp::RayQuery_CandidateInstanceID => {
-                (Op::RayQueryGetIntersectionInstanceCustomIndexKHR, Some(CANDIDATE), u)
+            DxOp::RayQuery_CandidateTriangleRayT | DxOp::RayQuery_CommittedRayT => {
+                (Op::RayQueryGetIntersectionTKHR, Some(intersection(c.op)), f)
             }
-            DxOp::RayQuery_CommittedInstanceID => {
-                (Op::RayQueryGetIntersectionInstanceCustomIndexKHR, Some(COMMITTED), u)
+            DxOp::RayQuery_CandidateInstanceIndex | DxOp::RayQuery_CommittedInstanceIndex => {
+                (Op::RayQueryGetIntersectionInstanceIdKHR, Some(intersection(c.op)), u)
             }
-            DxOp::RayQuery_CandidateGeometryIndex => (Op::RayQueryGetIntersectionGeometryIndexKHR, Some(CANDIDATE), u),
-            DxOp::RayQuery_CommittedGeometryIndex => (Op::RayQueryGetIntersectionGeometryIndexKHR, Some(COMMITTED), u),
-            DxOp::RayQuery_CandidatePrimitiveIndex => {
-                (Op::RayQueryGetIntersectionPrimitiveIndexKHR, Some(CANDIDATE), u)
+            DxOp::RayQuery_CandidateInstanceID | DxOp::RayQuery_CommittedInstanceID => {
+                (Op::RayQueryGetIntersectionInstanceCustomIndexKHR, Some(intersection(c.op)), u)
             }
-            DxOp::RayQuery_CommittedPrimitiveIndex => {
-                (Op::RayQueryGetIntersectionPrimitiveIndexKHR, Some(COMMITTED), u)
+            DxOp::RayQuery_CandidateGeometryIndex | DxOp::RayQuery_CommittedGeometryIndex => {
+                (Op::RayQueryGetIntersectionGeometryIndexKHR, Some(intersection(c.op)), u)
             }
-            DxOp::RayQuery_CandidateInstanceContributionToHitGroupIndex => {
-                (Op::RayQueryGetIntersectionInstanceShaderBindingTableRecordOffsetKHR, Some(CANDIDATE), u)
+            DxOp::RayQuery_CandidatePrimitiveIndex | DxOp::RayQuery_CommittedPrimitiveIndex => {
+                (Op::RayQueryGetIntersectionPrimitiveIndexKHR, Some(intersection(c.op)), u)
             }
-            DxOp::RayQuery_CommittedInstanceContributionToHitGroupIndex => {
-                (Op::RayQueryGetIntersectionInstanceShaderBindingTableRecordOffsetKHR, Some(COMMITTED), u)
+            DxOp::RayQuery_CandidateInstanceContributionToHitGroupIndex
+            | DxOp::RayQuery_CommittedInstanceContributionToHitGroupIndex => {
+                (Op::RayQueryGetIntersectionInstanceShaderBindingTableRecordOffsetKHR, Some(intersection(c.op)), u)
             }
             DxOp::RayQuery_CandidateObjectRayOrigin
             | DxOp::RayQuery_CandidateObjectRayDirection
             | DxOp::RayQuery_CommittedObjectRayOrigin
             | DxOp::RayQuery_CommittedObjectRayDirection => {
-                let (op, i) = match c.op {
-                    DxOp::RayQuery_CandidateObjectRayOrigin => {
-                        (Op::RayQueryGetIntersectionObjectRayOriginKHR, CANDIDATE)
-                    }
-                    DxOp::RayQuery_CandidateObjectRayDirection => {
-                        (Op::RayQueryGetIntersectionObjectRayDirectionKHR, CANDIDATE)
-                    }
-                    DxOp::RayQuery_CommittedObjectRayOrigin => {
-                        (Op::RayQueryGetIntersectionObjectRayOriginKHR, COMMITTED)
-                    }
-                    _ => (Op::RayQueryGetIntersectionObjectRayDirectionKHR, COMMITTED),
+                let op = if matches!(
+                    c.op,
+                    DxOp::RayQuery_CandidateObjectRayOrigin | DxOp::RayQuery_CommittedObjectRayOrigin
+                ) {
+                    Op::RayQueryGetIntersectionObjectRayOriginKHR
+                } else {
+                    Op::RayQueryGetIntersectionObjectRayDirectionKHR
                 };
-                let v3 = self.cx.vec(f, 3);
-                let i = self.cx.const_u32(i);
-                let v = self.ids_op(op, v3, &[rq, i])?;
-                return self.component(c, v, 3).map(Some);
+                return self.component(c, op, rq, Some(intersection(c.op)), 3).map(Some);
             }
             other => return Err(self.not_in_family(other, FAMILY)),
         };
@@ -209,9 +190,38 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(n as u32)
     }
 
-    /// Component `args[1]` (an immediate) of the `n`-vector `v`; undefined past its end.
-    fn component(&mut self, c: &Call<'_>, v: Word, n: u32) -> Result<Word> {
+    /// Element (`args[1]`, `args[2]`) = (row, column) of the 3x4 object-to-world or
+    /// world-to-object matrix of query `rq`'s candidate or committed intersection;
+    /// undefined outside the matrix.
+    fn transform_element(&mut self, c: &Call<'_>, rq: Word) -> Result<Word> {
         let f = self.cx.float(32);
+        let op = if matches!(c.op, DxOp::RayQuery_CandidateObjectToWorld3x4 | DxOp::RayQuery_CommittedObjectToWorld3x4)
+        {
+            Op::RayQueryGetIntersectionObjectToWorldKHR
+        } else {
+            Op::RayQueryGetIntersectionWorldToObjectKHR
+        };
+        let row = self.immediate(c, 1)?;
+        let col = self.immediate(c, 2)?;
+        if row > 2 || col > 3 {
+            return Ok(self.cx.undef(f));
+        }
+        let v3 = self.cx.vec(f, 3);
+        let mat = self.cx.b.type_matrix(v3, 4);
+        let i = self.cx.const_u32(intersection(c.op));
+        let m = self.ids_op(op, mat, &[rq, i])?;
+        let x = self.ids_op(Op::CompositeExtract, f, &[m, col, row])?;
+        self.num_to_ir(x, Num::Float, c.ty)
+    }
+
+    /// Component `args[1]` (an immediate) of the `float<n>` that `op` reads from query `rq`
+    /// (of intersection `i`, when given); undefined past its end.
+    fn component(&mut self, c: &Call<'_>, op: Op, rq: Word, i: Option<u32>, n: u32) -> Result<Word> {
+        let f = self.cx.float(32);
+        let vec = self.cx.vec(f, n);
+        let mut operands = vec![rq];
+        operands.extend(i.map(|i| self.cx.const_u32(i)));
+        let v = self.ids_op(op, vec, &operands)?;
         let k = self.immediate(c, 1)?;
         let x = if k < n { self.ids_op(Op::CompositeExtract, f, &[v, k])? } else { self.cx.undef(f) };
         self.num_to_ir(x, Num::Float, c.ty)

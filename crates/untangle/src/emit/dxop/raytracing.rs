@@ -33,20 +33,17 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     pub(super) fn ray_tracing_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
         let u = self.cx.u32_t();
         let f = self.cx.float(32);
+        // The ray's origin and direction, in world or object space.
+        let ray = |me: &mut Self, b| me.builtin_component(c, b, f, Num::Float).map(Some);
         match c.op {
             DxOp::DispatchRaysIndex | DxOp::DispatchRaysDimensions => {
                 let b = if c.op == DxOp::DispatchRaysIndex { BuiltIn::LaunchIdKHR } else { BuiltIn::LaunchSizeKHR };
                 self.builtin_component(c, b, u, Num::UInt).map(Some)
             }
-            DxOp::WorldRayOrigin | DxOp::WorldRayDirection | DxOp::ObjectRayOrigin | DxOp::ObjectRayDirection => {
-                let b = match c.op {
-                    DxOp::WorldRayOrigin => BuiltIn::WorldRayOriginKHR,
-                    DxOp::WorldRayDirection => BuiltIn::WorldRayDirectionKHR,
-                    DxOp::ObjectRayOrigin => BuiltIn::ObjectRayOriginKHR,
-                    _ => BuiltIn::ObjectRayDirectionKHR,
-                };
-                self.builtin_component(c, b, f, Num::Float).map(Some)
-            }
+            DxOp::WorldRayOrigin => ray(self, BuiltIn::WorldRayOriginKHR),
+            DxOp::WorldRayDirection => ray(self, BuiltIn::WorldRayDirectionKHR),
+            DxOp::ObjectRayOrigin => ray(self, BuiltIn::ObjectRayOriginKHR),
+            DxOp::ObjectRayDirection => ray(self, BuiltIn::ObjectRayDirectionKHR),
             DxOp::ObjectToWorld | DxOp::WorldToObject => {
                 let b = if c.op == DxOp::ObjectToWorld { BuiltIn::ObjectToWorldKHR } else { BuiltIn::WorldToObjectKHR };
                 let v3 = self.cx.vec(f, 3);

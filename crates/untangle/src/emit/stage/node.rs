@@ -51,7 +51,7 @@ impl NodeState {
                 format!("thread-launch node `{name}` has numthreads {num_threads:?} (only x may exceed 1)"),
             ));
         }
-        if let Some(g) = props.dispatch_grid.or(props.max_dispatch_grid) {
+        if let Some(g) = props.dispatch.dispatch_grid.or(props.dispatch.max_dispatch_grid) {
             if g.contains(&0) || g.iter().any(|&d| d > 65535) {
                 return Err(malformed(Subject::Entry(name.clone()), format!("node `{name}` has dispatch grid {g:?}")));
             }
@@ -138,7 +138,7 @@ impl Interface {
                 let gid = cx.b.block_value(Op::CompositeConstruct, v3, &[gid_x, wy, wz])?;
                 cx.b.block_inst(Op::Store, None, None, &[node.group_id, gid])?;
                 let mut run = cx.b.block_value(Op::ULessThan, bool_t, &[record, count])?;
-                if node.props.dispatch_grid.is_none() {
+                if node.props.dispatch.dispatch_grid.is_none() {
                     // Dynamic grid: the record's own SV_DispatchGrid bounds its groups.
                     let base = push_load(cx, (node.push, node.push_first_member), Push::InputRecords)?;
                     let stride = push_load(cx, (node.push, node.push_first_member), Push::InputStride)?;

@@ -545,38 +545,42 @@ fn load<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Parsed> {
     let (atomic, volatile) = atomic_volatile(p);
     let tt = p.tok();
     let ty = p.parse_type()?;
+    let (ptr, align) = access(p, b, ty, Some(tt), atomic, "load")?;
+    Ok(Parsed::Inst(InstKind::Load { ptr, align, volatile }, ty))
+}
+
+/// The rest of a load or store (`what`) of a `ty` after its leading operand: `,`, the
+/// pointer (checked against `ty`), the atomic ordering, the alignment (`ty`'s ABI
+/// alignment when absent) and the attachments. An unsized `ty` is reported at `ty_at`, or
+/// else at the pointer.
+fn access<'a>(
+    p: &mut Parser<'a>,
+    b: &mut Body<'a>,
+    ty: TypeId,
+    ty_at: Option<Token>,
+    atomic: bool,
+    what: &str,
+) -> PResult<(Value, u32)> {
     p.expect(Tok::Comma, "`,`")?;
     let at = p.tok();
     let (ptr, pt) = b.parse_typed_value(p)?;
-    check_pointer_to(p, at, pt, ty, "load")?;
+    check_pointer_to(p, at, pt, ty, what)?;
     if atomic {
         skip_syncscope(p)?;
         ordering(p)?;
     }
     let align = parse_align_and_attachments(p)?;
     if !p.is_sized(ty) {
-        return Err(p.error_at(tt, "loading unsized types is not allowed"));
+        let verb = if what == "load" { "loading" } else { "storing" };
+        return Err(p.error_at(ty_at.unwrap_or(at), format!("{verb} unsized types is not allowed")));
     }
-    let align = align.unwrap_or_else(|| p.layout.abi_align(&p.m.types, ty));
-    Ok(Parsed::Inst(InstKind::Load { ptr, align, volatile }, ty))
+    Ok((ptr, align.unwrap_or_else(|| p.layout.abi_align(&p.m.types, ty))))
 }
 
 fn store<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Parsed> {
     let (atomic, volatile) = atomic_volatile(p);
     let (value, vt) = b.parse_typed_value(p)?;
-    p.expect(Tok::Comma, "`,`")?;
-    let at = p.tok();
-    let (ptr, pt) = b.parse_typed_value(p)?;
-    check_pointer_to(p, at, pt, vt, "store")?;
-    if atomic {
-        skip_syncscope(p)?;
-        ordering(p)?;
-    }
-    let align = parse_align_and_attachments(p)?;
-    if !p.is_sized(vt) {
-        return Err(p.error_at(at, "storing unsized types is not allowed"));
-    }
-    let align = align.unwrap_or_else(|| p.layout.abi_align(&p.m.types, vt));
+    let (ptr, align) = access(p, b, vt, None, atomic, "store")?;
     let void = p.intern(Type::Void);
     Ok(Parsed::Inst(InstKind::Store { value, ptr, align, volatile }, void))
 }

@@ -126,18 +126,13 @@ impl Context {
     pub(super) fn parse(&self, bytes: &[u8], syntax: Syntax, name: &str) -> Result<ParsedModule<'_>> {
         let cname = std::ffi::CString::new(name.replace('\0', "")).unwrap_or_default();
         let mut module: LLVMModuleRef = std::ptr::null_mut();
+        // The buffer's source, for either constructor.
+        let (start, len, buf_name) = (bytes.as_ptr() as *const c_char, bytes.len(), cname.as_ptr());
         match syntax {
             Syntax::Bitcode => {
                 // SAFETY: the buffer borrows `bytes`, which outlives the parse; the buffer
                 // is disposed before returning (the non-lazy parse copies what it needs).
-                let buf = unsafe {
-                    LLVMCreateMemoryBufferWithMemoryRange(
-                        bytes.as_ptr() as *const c_char,
-                        bytes.len(),
-                        cname.as_ptr(),
-                        0,
-                    )
-                };
+                let buf = unsafe { LLVMCreateMemoryBufferWithMemoryRange(start, len, buf_name, 0) };
                 let failed = unsafe { LLVMParseBitcodeInContext2(self.raw, buf, &mut module) };
                 unsafe { LLVMDisposeMemoryBuffer(buf) };
                 if failed != 0 || module.is_null() {
@@ -147,13 +142,7 @@ impl Context {
             Syntax::Text => {
                 // The text parser wants a NUL-terminated buffer: the copying constructor
                 // provides one. LLVMParseIRInContext takes ownership of it.
-                let buf = unsafe {
-                    LLVMCreateMemoryBufferWithMemoryRangeCopy(
-                        bytes.as_ptr() as *const c_char,
-                        bytes.len(),
-                        cname.as_ptr(),
-                    )
-                };
+                let buf = unsafe { LLVMCreateMemoryBufferWithMemoryRangeCopy(start, len, buf_name) };
                 let mut msg: *mut c_char = std::ptr::null_mut();
                 let failed = unsafe { LLVMParseIRInContext(self.raw, buf, &mut module, &mut msg) };
                 if failed != 0 || module.is_null() {
