@@ -305,8 +305,10 @@ typedef struct untangle_vk_binding {
  * `*binding` and return true, or return false to leave it to the binding map and the
  * default rule. Called synchronously by `untangle_translate` on the thread that called
  * it (never later, never on another thread; concurrently only if the same options are
- * used by concurrent translations), in a deterministic order, possibly more than once for
- * a range: answer the same each time. It must not unwind or longjmp across untangle.
+ * used by concurrent translations), in a deterministic order, once per range (and once
+ * per UAV counter) per translation: the answer is kept for the whole translation, so the
+ * SPIR-V and `untangle_result_binding` both use it. It must not unwind or longjmp across
+ * untangle.
  * Unused with a root signature, whose layout places everything.
  */
 typedef bool (*untangle_resource_remap_fn)(void *user,
@@ -1012,13 +1014,16 @@ enum untangle_status untangle_shader_model(const struct untangle_shader *shader,
                                            uint32_t *minor);
 
 /**
- * How many entry points the module lists (one for a non-library shader).
+ * How many entry points the shader has: one for a non-library shader, for a library its
+ * entries (each with a function; not `dx.entryPoints`' module-level entry).
  */
 enum untangle_status untangle_shader_entry_point_count(const struct untangle_shader *shader,
                                                        size_t *count);
 
 /**
- * The name of entry point `index` (owned by the shader).
+ * The name of entry point `index` (owned by the shader): for a library entry, its export
+ * name (`RayGen` for the function `?RayGen@@YAXXZ`), which `untangle_translate_entry`
+ * takes. Never empty.
  */
 enum untangle_status untangle_shader_entry_point_name(const struct untangle_shader *shader,
                                                       size_t index,
@@ -1093,7 +1098,8 @@ enum untangle_status untangle_translate(const struct untangle_shader *shader,
 /**
  * Translates one entry of a library (`UNTANGLE_STAGE_LIBRARY`: a ray-tracing stage, a
  * work-graph node, a compute entry), named by its export name
- * (`untangle_shader_entry_point_name` lists them; a mangled name is accepted too), to one
+ * (`untangle_shader_entry_point_name` lists them; the mangled name, `?RayGen@@YAXXZ`,
+ * is accepted too, with or without LLVM's leading `\x01`), to one
  * SPIR-V module. For another stage, `name` must be its entry point's name. The library's
  * local root-signature subobject that applies to the entry is used when the options
  * bind through a root signature. As `untangle_translate` otherwise; also

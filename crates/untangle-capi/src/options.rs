@@ -121,8 +121,10 @@ pub struct untangle_resource_query {
 /// `*binding` and return true, or return false to leave it to the binding map and the
 /// default rule. Called synchronously by `untangle_translate` on the thread that called
 /// it (never later, never on another thread; concurrently only if the same options are
-/// used by concurrent translations), in a deterministic order, possibly more than once for
-/// a range: answer the same each time. It must not unwind or longjmp across untangle.
+/// used by concurrent translations), in a deterministic order, once per range (and once
+/// per UAV counter) per translation: the answer is kept for the whole translation, so the
+/// SPIR-V and `untangle_result_binding` both use it. It must not unwind or longjmp across
+/// untangle.
 /// Unused with a root signature, whose layout places everything.
 pub type untangle_resource_remap_fn = Option<
     unsafe extern "C" fn(
@@ -201,7 +203,7 @@ impl untangle_options {
                 .clone()
                 .map(|signature| RootSignatureBinding { signature, layout: self.layout }),
             embedded_root_signature: self.embedded_root_signature.then_some(self.layout),
-            resource_remap: self.resource_remap.clone(),
+            resource_remap: self.resource_remap.as_ref().map(once_per_range),
             io_remap: self.io_remap.clone(),
             stream_output: self.stream_output.clone(),
             tess_domain_origin: self.tess_domain_origin,
@@ -214,6 +216,33 @@ impl untangle_options {
             ..untangle::Options::default()
         }
     }
+}
+
+/// `remap`, asked at most once per register range (and once per UAV counter) of the
+/// translation the result serves: the library asks again for a range it already placed
+/// (declaring the variable, then listing the result's bindings), and a C callback that
+/// allocates per call would then answer differently each time, leaving the SPIR-V and
+/// `untangle_result_binding` disagreeing. `to_options` makes one per translation, so
+/// answers are never reused across translations (or across concurrent ones).
+fn once_per_range(remap: &ResourceRemap) -> ResourceRemap {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    // The range (class, id, space, first register, count) and whether its counter is asked.
+    type Key = (u32, u32, u32, u32, Option<u32>, bool);
+    let inner = remap.clone();
+    let answers: Mutex<HashMap<Key, Option<VkBinding>>> = Mutex::new(HashMap::new());
+    ResourceRemap::new(move |q: &ResourceQuery<'_>| {
+        let r = q.resource;
+        let key = (class_of(r.class), r.id, r.space, r.lower_bound, r.range_size, q.counter);
+        let cached = answers.lock().unwrap_or_else(|e| e.into_inner()).get(&key).copied();
+        if let Some(answer) = cached {
+            return answer;
+        }
+        // Not under the lock: the callback may take as long as it likes.
+        let answer = (inner.0)(q);
+        answers.lock().unwrap_or_else(|e| e.into_inner()).insert(key, answer);
+        answer
+    })
 }
 
 /// A C callback and its user pointer.

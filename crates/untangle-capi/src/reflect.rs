@@ -267,7 +267,9 @@ pub(crate) fn resource_of(r: &Resource, name: &CString) -> untangle_resource {
 
 impl untangle_shader {
     fn new(shader: Shader) -> untangle_shader {
-        let entry_names = shader.entry_points().iter().map(|e| c_string(&e.name)).collect();
+        // The names entries translate by: a library's exported (demangled) names, without
+        // `dx.entryPoints`' function-less module entry or LLVM's `\x01` prefix.
+        let entry_names = shader.entry_names().iter().map(|n| c_string(n)).collect();
         let resource_names = shader.resources().iter().map(|r| c_string(&r.name)).collect();
         let names = |list: &[SignatureElement]| list.iter().map(ElementNames::of).collect::<Vec<_>>();
         let signatures = match shader.signatures() {
@@ -379,7 +381,8 @@ pub unsafe extern "C" fn untangle_shader_model(
     })
 }
 
-/// How many entry points the module lists (one for a non-library shader).
+/// How many entry points the shader has: one for a non-library shader, for a library its
+/// entries (each with a function; not `dx.entryPoints`' module-level entry).
 #[no_mangle]
 pub unsafe extern "C" fn untangle_shader_entry_point_count(
     shader: *const untangle_shader,
@@ -395,7 +398,9 @@ pub unsafe extern "C" fn untangle_shader_entry_point_count(
     })
 }
 
-/// The name of entry point `index` (owned by the shader).
+/// The name of entry point `index` (owned by the shader): for a library entry, its export
+/// name (`RayGen` for the function `?RayGen@@YAXXZ`), which `untangle_translate_entry`
+/// takes. Never empty.
 #[no_mangle]
 pub unsafe extern "C" fn untangle_shader_entry_point_name(
     shader: *const untangle_shader,

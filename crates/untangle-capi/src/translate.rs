@@ -103,7 +103,8 @@ unsafe fn name_of<'a>(name: *const c_char, what: &str) -> Result<&'a str, Failur
 
 /// Translates one entry of a library (`UNTANGLE_STAGE_LIBRARY`: a ray-tracing stage, a
 /// work-graph node, a compute entry), named by its export name
-/// (`untangle_shader_entry_point_name` lists them; a mangled name is accepted too), to one
+/// (`untangle_shader_entry_point_name` lists them; the mangled name, `?RayGen@@YAXXZ`,
+/// is accepted too, with or without LLVM's leading `\x01`), to one
 /// SPIR-V module. For another stage, `name` must be its entry point's name. The library's
 /// local root-signature subobject that applies to the entry is used when the options
 /// bind through a root signature. As `untangle_translate` otherwise; also

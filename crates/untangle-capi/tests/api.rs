@@ -108,12 +108,13 @@ fn reflection_agrees_with_the_rust_api() {
             untangle_shader_model(c, &mut major, &mut minor);
             assert_eq!((major, minor), (rust.shader_model().major, rust.shader_model().minor));
             let mut n = 0;
+            // The entries' export names: a library's module entry and `\x01` prefixes left out.
             untangle_shader_entry_point_count(c, &mut n);
-            assert_eq!(n, rust.entry_points().len());
-            for (i, e) in rust.entry_points().iter().enumerate() {
+            assert_eq!(n, rust.entry_names().len());
+            for (i, e) in rust.entry_names().iter().enumerate() {
                 let mut name = null();
                 untangle_shader_entry_point_name(c, i, &mut name);
-                assert_eq!(str_of(name), e.name);
+                assert_eq!(&str_of(name), e);
             }
             untangle_shader_resource_count(c, &mut n);
             let resources: Vec<_> = rust.resources().iter().collect();
@@ -604,4 +605,268 @@ fn library_entries_and_the_library_report_through_the_c_api() {
         }
     }
     assert!(libraries == 3 || std::env::var_os("CI").is_none(), "the corpus libraries are missing under CI");
+}
+
+/// The corpus's libraries (`*.lib_6_*.dxil`).
+fn corpus_libraries() -> Vec<PathBuf> {
+    corpus()
+        .into_iter()
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.contains(".lib_6_") && n.ends_with(".dxil"))
+        })
+        .collect()
+}
+
+/// The entry names the C API reports for `shader`.
+fn entry_names(shader: *const untangle_shader) -> Vec<Vec<u8>> {
+    let mut count = 0usize;
+    // SAFETY: a live shader and a valid out-pointer.
+    assert_eq!(unsafe { untangle_shader_entry_point_count(shader, &mut count) }, untangle_status::UNTANGLE_OK);
+    (0..count)
+        .map(|i| {
+            let mut p = null();
+            // SAFETY: as above; the name is owned by the shader.
+            assert_eq!(unsafe { untangle_shader_entry_point_name(shader, i, &mut p) }, untangle_status::UNTANGLE_OK);
+            assert!(!p.is_null());
+            // SAFETY: a NUL-terminated string owned by the shader.
+            unsafe { CStr::from_ptr(p) }.to_bytes().to_vec()
+        })
+        .collect()
+}
+
+/// Every name `untangle_shader_entry_point_name` reports for a library is an export name
+/// (not empty: no `dx.entryPoints` module entry; no LLVM `\x01` prefix) that
+/// `untangle_translate_entry` takes: it translates, or is refused for what it is (AGS
+/// vendor extensions: `UNSUPPORTED`; the corpus's deliberate local root-signature conflict:
+/// `ROOT_SIGNATURE`), never as an unknown name. A ray-tracing entry translates by its
+/// mangled name (`?RayGen@@YAXXZ`, with or without `\x01`) as by its export name (`RayGen`).
+#[test]
+fn every_reported_library_entry_name_translates_by_that_name() {
+    let libraries = corpus_libraries();
+    let (mut reported, mut translated, mut refused, mut mangled) = (0, 0, 0, 0);
+    for path in &libraries {
+        let file = path.file_name().unwrap().to_string_lossy();
+        let bytes = std::fs::read(path).unwrap();
+        let shader = parse(&bytes).unwrap();
+        for name in entry_names(shader) {
+            let shown = String::from_utf8_lossy(&name).into_owned();
+            assert!(!name.is_empty(), "{file}: an empty entry name");
+            assert!(!name.contains(&1), "{file}: entry name {shown:?} has LLVM's \\x01 prefix");
+            let name = String::from_utf8(name).unwrap();
+            reported += 1;
+            // SAFETY: a live shader, default options.
+            match unsafe { translate_entry(shader, null(), &name, None) } {
+                Ok(words) => {
+                    assert!(!words.is_empty());
+                    translated += 1;
+                }
+                Err(untangle_status::UNTANGLE_UNSUPPORTED | untangle_status::UNTANGLE_ROOT_SIGNATURE) => refused += 1,
+                Err(st) => panic!("{file}: entry {name:?} reported but not translatable by that name: {st:?}"),
+            }
+        }
+        // Every form of a mangled entry's name names the same entry.
+        let rust = Shader::parse(&bytes).unwrap();
+        for e in rust.entry_points().iter().filter(|e| e.function.is_some()) {
+            let Some(bare) = e.name.strip_prefix('\u{1}').filter(|n| n.starts_with('?')) else { continue };
+            let export = bare[1..].split('@').next().unwrap();
+            // SAFETY: a live shader, default options.
+            let (by_export, by_mangled, by_llvm) = unsafe {
+                (
+                    translate_entry(shader, null(), export, None),
+                    translate_entry(shader, null(), bare, None),
+                    translate_entry(shader, null(), &e.name, None),
+                )
+            };
+            assert_eq!(by_mangled, by_export, "{file}: {bare:?} and {export:?}");
+            assert_eq!(by_llvm, by_export, "{file}: {:?} and {export:?}", e.name);
+            assert_ne!(by_export, Err(untangle_status::UNTANGLE_INVALID_ARGUMENT), "{file}: {export:?}");
+            mangled += 1;
+        }
+        // SAFETY: freed once.
+        unsafe { untangle_shader_free(shader) };
+    }
+    eprintln!(
+        "{} libraries: {reported} entry names reported, {translated} translated, {refused} refused \
+         (unsupported or root-signature conflict); {mangled} mangled names checked",
+        libraries.len()
+    );
+    if let Some(bytes) = shared("rt.default.lib_6_3.dxil") {
+        let shader = parse(&bytes).unwrap();
+        assert!(entry_names(shader).contains(&b"RayGen".to_vec()));
+        // SAFETY: a live shader, default options.
+        unsafe {
+            let demangled = translate_entry(shader, null(), "RayGen", None).unwrap();
+            assert_eq!(translate_entry(shader, null(), "?RayGen@@YAXXZ", None).unwrap(), demangled);
+            assert_eq!(translate_entry(shader, null(), "\u{1}?RayGen@@YAXXZ", None).unwrap(), demangled);
+            assert_eq!(
+                translate_entry(shader, null(), "?RayGen", None),
+                Err(untangle_status::UNTANGLE_INVALID_ARGUMENT)
+            );
+            untangle_shader_free(shader);
+        }
+    }
+    assert!(libraries.is_empty() || (reported > 0 && mangled > 0), "no library entry checked");
+    assert!(!libraries.is_empty() || std::env::var_os("CI").is_none(), "the corpus libraries are missing under CI");
+}
+
+/// What a resource callback was asked: (class, range id, space, first register, counter).
+type RangeKey = (u32, u32, u32, u32, bool);
+
+/// A resource callback that hands out a new binding on every call (as one allocating
+/// descriptor slots would): what it was asked, and what it answered.
+#[derive(Default)]
+struct Allocating {
+    next: AtomicUsize,
+    /// What it was asked and the binding it gave.
+    calls: std::sync::Mutex<Vec<(RangeKey, u32)>>,
+}
+
+const ALLOCATING_SET: u32 = 5;
+
+unsafe extern "C" fn allocating_remap(
+    user: *mut c_void,
+    query: *const untangle_resource_query,
+    binding: *mut untangle_vk_binding,
+) -> bool {
+    // SAFETY: `user` is the Allocating the test installed; query and binding are valid
+    // during the call.
+    unsafe {
+        let a = &*(user as *const Allocating);
+        let (q, r) = (&*query, &(*query).resource);
+        let b = u32::try_from(a.next.fetch_add(1, Ordering::SeqCst)).unwrap();
+        a.calls.lock().unwrap().push(((r.resource_class, r.id, r.space, r.base_register, q.counter), b));
+        (*binding).set = ALLOCATING_SET;
+        (*binding).binding = b;
+    }
+    true
+}
+
+/// The (set, binding) pairs a module decorates variables with.
+fn decorated_bindings(words: &[u32]) -> std::collections::BTreeSet<(u32, u32)> {
+    use rspirv::dr::Operand;
+    use rspirv::spirv::{Decoration, Op};
+    let m = rspirv::dr::load_words(words).unwrap();
+    let mut sets = std::collections::HashMap::new();
+    let mut bindings = std::collections::HashMap::new();
+    for i in m.annotations.iter().filter(|i| i.class.opcode == Op::Decorate) {
+        let (Some(Operand::IdRef(target)), Some(Operand::Decoration(d)), Some(Operand::LiteralBit32(v))) =
+            (i.operands.first(), i.operands.get(1), i.operands.get(2))
+        else {
+            continue;
+        };
+        match d {
+            Decoration::DescriptorSet => sets.insert(*target, *v),
+            Decoration::Binding => bindings.insert(*target, *v),
+            _ => None,
+        };
+    }
+    bindings.iter().map(|(id, b)| (sets.get(id).copied().unwrap_or(0), *b)).collect()
+}
+
+/// The resource callback is asked once per declared register range (and once per UAV
+/// counter) per translation, and its one answer is what both the SPIR-V's decorations and
+/// `untangle_result_binding` report, even when it answers differently on every call.
+#[test]
+fn resource_callback_is_asked_once_per_range() {
+    let mut checked = 0;
+    for path in corpus() {
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !file.ends_with(".dxil") || file.contains(".lib_6_") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let Ok(shader) = parse(&bytes) else { continue };
+        let mut declared = Vec::new();
+        let mut n = 0usize;
+        // SAFETY: a live shader and valid out-pointers.
+        unsafe {
+            assert_eq!(untangle_shader_resource_count(shader, &mut n), untangle_status::UNTANGLE_OK);
+            for i in 0..n {
+                let mut r = std::mem::MaybeUninit::<untangle_resource>::uninit();
+                assert_eq!(untangle_shader_resource(shader, i, r.as_mut_ptr()), untangle_status::UNTANGLE_OK);
+                let r = r.assume_init();
+                declared.push((r.resource_class, r.id, r.space, r.base_register, false));
+            }
+        }
+        if declared.is_empty() {
+            // SAFETY: freed once.
+            unsafe { untangle_shader_free(shader) };
+            continue;
+        }
+        let allocating = Allocating::default();
+        let o = options();
+        let mut result = null_mut();
+        // SAFETY: live options, a callback and the Allocating it reads (alive past the
+        // translation), a live shader, valid out-pointers.
+        let st = unsafe {
+            untangle_options_set_resource_remap(
+                o,
+                Some(allocating_remap),
+                &allocating as *const Allocating as *mut c_void,
+            );
+            untangle_translate(shader, o, &mut result, null_mut())
+        };
+        if st != untangle_status::UNTANGLE_OK {
+            // SAFETY: freed once.
+            unsafe {
+                untangle_options_free(o);
+                untangle_shader_free(shader);
+            }
+            continue;
+        }
+        let calls = allocating.calls.lock().unwrap().clone();
+        let mut asked: Vec<_> = calls.iter().map(|c| c.0).collect();
+        asked.sort();
+        let before = asked.len();
+        asked.dedup();
+        assert_eq!(asked.len(), before, "{file}: a range asked more than once: {calls:?}");
+        let mut ranges: Vec<_> = asked.iter().filter(|k| !k.4).copied().collect();
+        declared.sort();
+        ranges.sort();
+        assert_eq!(ranges, declared, "{file}: not every declared range asked exactly once");
+
+        let (mut words, mut count, mut bound) = (null(), 0usize, 0usize);
+        // SAFETY: a live result and valid out-pointers; `count` words at `words`.
+        let words = unsafe {
+            assert_eq!(untangle_result_spirv(result, &mut words, &mut count), untangle_status::UNTANGLE_OK);
+            assert_eq!(untangle_result_binding_count(result, &mut bound), untangle_status::UNTANGLE_OK);
+            std::slice::from_raw_parts(words, count).to_vec()
+        };
+        let decorated = decorated_bindings(&words);
+        for i in 0..bound {
+            let mut b = std::mem::MaybeUninit::<untangle_binding>::uninit();
+            // SAFETY: a live result, a valid out-pointer.
+            let b = unsafe {
+                assert_eq!(untangle_result_binding(result, i, b.as_mut_ptr()), untangle_status::UNTANGLE_OK);
+                b.assume_init()
+            };
+            let answer = calls
+                .iter()
+                .find(|((class, _, space, base, counter), _)| {
+                    (*class, *space, *base, *counter) == (b.resource_class, b.space, b.base_register, false)
+                })
+                .map(|c| c.1);
+            assert_eq!(answer, Some(b.binding), "{file}: untangle_result_binding {i} is not the callback's answer");
+            assert_eq!(b.set, ALLOCATING_SET, "{file}");
+            assert!(
+                decorated.contains(&(b.set, b.binding)),
+                "{file}: binding {i} ({}, {}) is not in the module's decorations {decorated:?}",
+                b.set,
+                b.binding
+            );
+        }
+        // Every descriptor the module declares in the callback's set is one it handed out.
+        for (set, binding) in decorated.iter().filter(|d| d.0 == ALLOCATING_SET) {
+            assert!(calls.iter().any(|c| c.1 == *binding), "{file}: ({set}, {binding}) was never answered");
+        }
+        checked += 1;
+        // SAFETY: freed once.
+        unsafe {
+            untangle_result_free(result);
+            untangle_options_free(o);
+            untangle_shader_free(shader);
+        }
+    }
+    eprintln!("{checked} shaders' callbacks checked");
+    assert!(checked >= 50 || corpus().is_empty(), "only {checked} shaders checked");
 }

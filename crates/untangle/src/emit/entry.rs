@@ -58,20 +58,22 @@ pub(crate) fn only_entry(entries: &[EntryPoint]) -> Result<&EntryPoint> {
     }
 }
 
-/// The library entry exported as `name` (or whose function is named `name`).
+/// The library entry exported as `name` or whose function is named `name`: the LLVM name
+/// (`\x01?RayGen@@YAXXZ`) or the mangled name without LLVM's `\x01` prefix
+/// (`?RayGen@@YAXXZ`, as D3D12 and the MSVC ABI spell it).
 pub(crate) fn named_entry<'e>(entries: &'e [EntryPoint], name: &str) -> Result<&'e EntryPoint> {
-    entries.iter().filter(|e| e.function.is_some()).find(|e| export_name(&e.name) == name || e.name == name).ok_or_else(
-        || {
-            Error::LibraryEntry(LibraryEntry::Unknown {
-                name: name.to_string(),
-                entries: entries
-                    .iter()
-                    .filter(|e| e.function.is_some())
-                    .map(|e| export_name(&e.name).to_string())
-                    .collect(),
-            })
-        },
-    )
+    let matches =
+        |e: &EntryPoint| export_name(&e.name) == name || e.name == name || e.name.strip_prefix('\u{1}') == Some(name);
+    entries.iter().filter(|e| e.function.is_some()).find(|e| matches(e)).ok_or_else(|| {
+        Error::LibraryEntry(LibraryEntry::Unknown {
+            name: name.to_string(),
+            entries: entries
+                .iter()
+                .filter(|e| e.function.is_some())
+                .map(|e| export_name(&e.name).to_string())
+                .collect(),
+        })
+    })
 }
 
 /// The shader kind a library entry is translated in: an entry with node properties is a
