@@ -5,7 +5,8 @@
  *   UNTANGLE_BLESS_HEADER=1 cargo test -p untangle-capi --test header
  * Link with -luntangle_capi (libuntangle_capi.so, or libuntangle_capi.a plus the system
  * libraries `cargo rustc -p untangle-capi --crate-type staticlib -- --print native-static-libs`
- * lists: -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc on Linux).
+ * lists: -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc on Linux). The shared library's SONAME
+ * is libuntangle_capi.so.<UNTANGLE_ABI_VERSION>: install it under that name.
  *
  * Use: untangle_shader_parse once per shader; reflect it (untangle_shader_*); set up an
  * untangle_options (NULL means every default); untangle_translate gives an untangle_result
@@ -72,7 +73,7 @@
  * program linked with `-luntangle_capi` loads at run time. It changes when, and only
  * when, a release breaks binary compatibility (a function removed or its parameters
  * changed, a struct's layout or an enumeration value changed); adding functions does
- * not change it. build.rs reads it from this line.
+ * not change it.
  */
 #define UNTANGLE_ABI_VERSION 0
 

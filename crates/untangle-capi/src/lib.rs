@@ -49,7 +49,8 @@ pub const UNTANGLE_VERSION_PATCH: u32 = 0;
 /// program linked with `-luntangle_capi` loads at run time. It changes when, and only
 /// when, a release breaks binary compatibility (a function removed or its parameters
 /// changed, a struct's layout or an enumeration value changed); adding functions does
-/// not change it. build.rs reads it from this line.
+/// not change it.
+// build.rs reads the value from this line for the SONAME.
 pub const UNTANGLE_ABI_VERSION: u32 = 0;
 
 /// The version of the library in use (it may differ from the header's
