@@ -227,6 +227,29 @@ fn accessors_check_their_arguments() {
     }
 }
 
+#[test]
+fn library_entries_report_their_own_workgroup_size() {
+    let Some(bytes) = shared("workgraph.two_level_broadcast_node_array.lib_6_8.dxil") else { return };
+    let rust = untangle::Shader::parse(&bytes).unwrap();
+    let mut shader = null_mut();
+    // SAFETY: valid buffers, out-pointers and NUL-terminated names; freed once.
+    unsafe {
+        assert_eq!(untangle_shader_parse(bytes.as_ptr(), bytes.len(), &mut shader, null_mut()), OK);
+        let mut entries = 0;
+        for e in rust.entry_points().iter().filter(|e| e.function.is_some()) {
+            entries += 1;
+            let name = std::ffi::CString::new(e.name.as_str()).unwrap();
+            let mut result = null_mut();
+            assert_eq!(untangle_translate_entry(shader, std::ptr::null(), name.as_ptr(), &mut result, null_mut()), OK);
+            let r = Translated(result);
+            assert_eq!(r.workgroup_size(), e.properties.num_threads.unwrap(), "{}", e.name);
+            assert_eq!(r.workgroup_size(), [8, 1, 1], "{}", e.name);
+        }
+        assert_eq!(entries, 3);
+        untangle_shader_free(shader);
+    }
+}
+
 /// The directory holding this build's `libuntangle_capi.so` (as tests/c_program.rs finds it).
 fn library_dir() -> Option<PathBuf> {
     let exe = std::env::current_exe().unwrap();
