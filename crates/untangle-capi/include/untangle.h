@@ -5,7 +5,8 @@
  *   UNTANGLE_BLESS_HEADER=1 cargo test -p untangle-capi --test header
  * Link with -luntangle_capi (libuntangle_capi.so, or libuntangle_capi.a plus the system
  * libraries `cargo rustc -p untangle-capi --crate-type staticlib -- --print native-static-libs`
- * lists: -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc on Linux).
+ * lists: -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc on Linux). The shared library's SONAME
+ * is libuntangle_capi.so.<UNTANGLE_ABI_VERSION>: install it under that name.
  *
  * Use: untangle_shader_parse once per shader; reflect it (untangle_shader_*); set up an
  * untangle_options (NULL means every default); untangle_translate gives an untangle_result
@@ -65,6 +66,16 @@
  * The patch version of this library.
  */
 #define UNTANGLE_VERSION_PATCH 0
+
+/**
+ * The ABI version of the shared library: its `SONAME` is
+ * `libuntangle_capi.so.<UNTANGLE_ABI_VERSION>` (`libuntangle_capi.so.0`), the name a
+ * program linked with `-luntangle_capi` loads at run time. It changes when, and only
+ * when, a release breaks binary compatibility (a function removed or its parameters
+ * changed, a struct's layout or an enumeration value changed); adding functions does
+ * not change it.
+ */
+#define UNTANGLE_ABI_VERSION 0
 
 /**
  * The push-constant budget of new options (`untangle_options_set_max_push_constant_bytes`).
@@ -1192,6 +1203,78 @@ enum untangle_status untangle_result_root_arguments(const struct untangle_result
 enum untangle_status untangle_result_root_argument(const struct untangle_result *result,
                                                    size_t index,
                                                    struct untangle_root_argument *argument);
+
+/**
+ * The workgroup size (`[numthreads(x, y, z)]`, the module's `LocalSize`) of a compute,
+ * mesh, amplification or work-graph node entry, written to `size[0]`, `size[1]` and
+ * `size[2]` (an array of three); 0, 0, 0 for a stage without one.
+ */
+enum untangle_status untangle_result_workgroup_size(const struct untangle_result *result,
+                                                    uint32_t *size);
+
+/**
+ * The entry's `[WaveSize]`: the subgroup sizes it may run with, `min` to `max` (one size,
+ * `[WaveSize(32)]`: both 32; SM 6.8's range, `[WaveSize(16, 64)]`), and the size it
+ * prefers within them (`[WaveSize(16, 64, 32)]`; 0 when it names none). A layer picks a
+ * size in the range the device supports (the preferred one if it can) and sets it with
+ * `VkPipelineShaderStageRequiredSubgroupSizeCreateInfo`. All 0 when the shader does not
+ * say. Each out-parameter may be NULL.
+ */
+enum untangle_status untangle_result_wave_size(const struct untangle_result *result,
+                                               uint32_t *min,
+                                               uint32_t *max,
+                                               uint32_t *preferred);
+
+/**
+ * The tessellation patch sizes: a hull shader's input control points (the
+ * `patchControlPoints` of `VkPipelineTessellationStateCreateInfo`) and output control
+ * points; a domain shader's input control points (the hull shader's output) and 0.
+ * 0 and 0 for other stages. Each out-parameter may be NULL.
+ */
+enum untangle_status untangle_result_control_points(const struct untangle_result *result,
+                                                    uint32_t *input,
+                                                    uint32_t *output);
+
+/**
+ * The patch constants of a hull or domain shader: how many 4-component registers its
+ * patch-constant signature spans (tessellation factors included; the highest packed
+ * row + 1, or the sum of the rows when the signature is not packed). 0 for other stages.
+ */
+enum untangle_status untangle_result_patch_constant_rows(const struct untangle_result *result,
+                                                         uint32_t *rows);
+
+/**
+ * How many `OpCapability` instructions the SPIR-V module has (see
+ * `untangle_result_capability`).
+ */
+enum untangle_status untangle_result_capability_count(const struct untangle_result *result,
+                                                      size_t *count);
+
+/**
+ * Capability `index` (0 to count - 1) the module declares, in module order: a
+ * `SpvCapability` value of spirv.h (`SpvCapabilityShader` = 1, `SpvCapabilityFloat16` =
+ * 9, ...). The device must support each: a layer checks them against its features
+ * (`shaderFloat16`, `shaderInt64`, ...) before creating the pipeline.
+ */
+enum untangle_status untangle_result_capability(const struct untangle_result *result,
+                                                size_t index,
+                                                uint32_t *capability);
+
+/**
+ * How many `OpExtension` instructions the SPIR-V module has (see
+ * `untangle_result_extension`).
+ */
+enum untangle_status untangle_result_extension_count(const struct untangle_result *result,
+                                                     size_t *count);
+
+/**
+ * The name of SPIR-V extension `index` (0 to count - 1) the module uses, in module order
+ * (`"SPV_KHR_maximal_reconvergence"`; owned by the result). Most are also Vulkan device
+ * extensions or features a layer must enable.
+ */
+enum untangle_status untangle_result_extension(const struct untangle_result *result,
+                                               size_t index,
+                                               const char **name);
 
 #ifdef __cplusplus
 }  // extern "C"

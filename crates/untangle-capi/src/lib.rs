@@ -44,6 +44,15 @@ pub const UNTANGLE_VERSION_MINOR: u32 = 1;
 /// The patch version of this library.
 pub const UNTANGLE_VERSION_PATCH: u32 = 0;
 
+/// The ABI version of the shared library: its `SONAME` is
+/// `libuntangle_capi.so.<UNTANGLE_ABI_VERSION>` (`libuntangle_capi.so.0`), the name a
+/// program linked with `-luntangle_capi` loads at run time. It changes when, and only
+/// when, a release breaks binary compatibility (a function removed or its parameters
+/// changed, a struct's layout or an enumeration value changed); adding functions does
+/// not change it.
+// build.rs reads the value from this line for the SONAME.
+pub const UNTANGLE_ABI_VERSION: u32 = 0;
+
 /// The version of the library in use (it may differ from the header's
 /// `UNTANGLE_VERSION_*` when a program runs against another shared library). Every
 /// out-parameter may be NULL. `text` receives a static string such as `"0.1.0"`.

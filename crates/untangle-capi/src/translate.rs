@@ -7,6 +7,7 @@ use crate::reflect::{
 };
 use crate::untangle_status;
 use std::ffi::{c_char, CString};
+use untangle::dxil::EntryPoint;
 use untangle::Translation;
 
 /// Where one declared register range was bound: descriptor set and binding (ranges
@@ -33,6 +34,11 @@ pub struct untangle_result {
     entry_point: CString,
     layout_json: Option<CString>,
     binding_names: Vec<CString>,
+    /// What the DXIL says about the translated entry (its properties and signatures).
+    entry: Option<EntryPoint>,
+    /// The module's `OpCapability` operands and `OpExtension` names, in module order.
+    capabilities: Vec<u32>,
+    extensions: Vec<CString>,
 }
 
 /// Translates the shader's entry point to SPIR-V 1.6 for Vulkan 1.3. `options` may be NULL
@@ -51,7 +57,7 @@ pub unsafe extern "C" fn untangle_translate(
     error: *mut *mut untangle_error,
 ) -> untangle_status {
     // SAFETY: the caller's contract.
-    guard(error, || unsafe { translate_into(shader, options, result, |s, o| Ok(s.translate(o)?)) })
+    guard(error, || unsafe { translate_into(shader, options, result, |s, o| Ok((s.translate(o)?, default_entry(s)))) })
 }
 
 /// The body every `untangle_translate*` shares: checks the shader and out-pointer, reads
@@ -63,16 +69,20 @@ unsafe fn translate_into(
     shader: *const untangle_shader,
     options: *const untangle_options,
     result: *mut *mut untangle_result,
-    translate: impl FnOnce(&untangle::Shader, &untangle::Options) -> Result<Translation, Failure>,
+    translate: impl for<'s> FnOnce(
+        &'s untangle::Shader,
+        &untangle::Options,
+    ) -> Result<(Translation, Option<&'s EntryPoint>), Failure>,
 ) -> Result<(), Failure> {
     // SAFETY: the caller's contract.
     let s = unsafe { object(shader, "shader") }?;
     let out = Out::new(result, "result")?;
     // SAFETY: the caller's contract.
     let opts = unsafe { options_of(options) }?;
-    let translation = translate(&s.shader, &opts)?;
+    let (translation, entry) = translate(&s.shader, &opts)?;
+    let made = untangle_result::new(translation, entry.cloned())?;
     // SAFETY: checked; writable by contract.
-    unsafe { out.set(Box::into_raw(Box::new(untangle_result::new(translation)?))) };
+    unsafe { out.set(Box::into_raw(Box::new(made))) };
     Ok(())
 }
 
@@ -121,7 +131,9 @@ pub unsafe extern "C" fn untangle_translate_entry(
         // SAFETY: the caller's contract.
         let name = unsafe { name_of(name, "name") }?;
         // SAFETY: the caller's contract.
-        unsafe { translate_into(shader, options, result, |s, o| Ok(s.translate_entry(name, o)?)) }
+        unsafe {
+            translate_into(shader, options, result, |s, o| Ok((s.translate_entry(name, o)?, named_entry(s, name))))
+        }
     })
 }
 
@@ -154,14 +166,66 @@ pub unsafe extern "C" fn untangle_translate_entry_with_local_root_signature(
         // SAFETY: the caller's contract.
         unsafe {
             translate_into(shader, options, result, |s, o| {
-                Ok(s.translate_entry_with_local_root_signature(name, o, &local)?)
+                Ok((s.translate_entry_with_local_root_signature(name, o, &local)?, named_entry(s, name)))
             })
         }
     })
 }
 
+/// The entry `untangle_translate` translates: a library's only entry with a body, another
+/// stage's entry point.
+fn default_entry(s: &untangle::Shader) -> Option<&EntryPoint> {
+    if s.stage() == untangle::ShaderKind::Library {
+        let mut with_body = s.entry_points().iter().filter(|e| e.function.is_some());
+        match (with_body.next(), with_body.next()) {
+            (Some(one), None) => Some(one),
+            _ => None,
+        }
+    } else {
+        s.entry_point()
+    }
+}
+
+/// The entry `untangle_translate_entry` translates for `name`: the one exported as `name`
+/// (a mangled name demangled) or whose function is named `name`.
+fn named_entry<'s>(s: &'s untangle::Shader, name: &str) -> Option<&'s EntryPoint> {
+    fn export_name(name: &str) -> &str {
+        let bare = name.strip_prefix('\u{1}').unwrap_or(name);
+        match bare.strip_prefix('?') {
+            Some(rest) => rest.split('@').next().filter(|s| !s.is_empty()).unwrap_or(bare),
+            None => bare,
+        }
+    }
+    s.entry_points().iter().filter(|e| e.function.is_some()).find(|e| export_name(&e.name) == name || e.name == name)
+}
+
+/// The operands of a module's `OpCapability` instructions and the names of its
+/// `OpExtension`s, in module order (both come before any function).
+fn capabilities_and_extensions(words: &[u32]) -> (Vec<u32>, Vec<CString>) {
+    const OP_EXTENSION: u32 = 10;
+    const OP_CAPABILITY: u32 = 17;
+    let (mut caps, mut exts) = (Vec::new(), Vec::new());
+    let mut at = 5; // past the header
+    while let Some(&first) = words.get(at) {
+        let (count, opcode) = ((first >> 16) as usize, first & 0xffff);
+        let Some(operands) = words.get(at + 1..at + count.max(1)) else { break };
+        match opcode {
+            OP_CAPABILITY => caps.extend(operands.first()),
+            OP_EXTENSION => {
+                let bytes: Vec<u8> = operands.iter().flat_map(|w| w.to_le_bytes()).collect();
+                let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+                exts.push(c_string(&String::from_utf8_lossy(&bytes[..end])));
+            }
+            _ => {}
+        }
+        at += count.max(1);
+    }
+    (caps, exts)
+}
+
 impl untangle_result {
-    fn new(translation: Translation) -> Result<untangle_result, Failure> {
+    fn new(translation: Translation, entry: Option<EntryPoint>) -> Result<untangle_result, Failure> {
+        let (capabilities, extensions) = capabilities_and_extensions(&translation.words);
         let layout_json = match &translation.layout {
             Some(l) => Some(c_string(
                 &serde_json::to_string(l)
@@ -174,6 +238,9 @@ impl untangle_result {
             binding_names: translation.bindings.iter().map(|b| c_string(&b.name)).collect(),
             layout_json,
             translation,
+            entry,
+            capabilities,
+            extensions,
         })
     }
 }
@@ -426,6 +493,186 @@ pub unsafe extern "C" fn untangle_result_root_argument(
             let r = result_ref(result)?;
             let a = r.root_arguments().nth(index).ok_or(untangle_status::UNTANGLE_INVALID_ARGUMENT)?;
             out(argument)?.set(a);
+        }
+        Ok(())
+    })
+}
+
+impl untangle_result {
+    fn properties(&self) -> Option<&untangle::dxil::EntryProperties> {
+        self.entry.as_ref().map(|e| &e.properties)
+    }
+}
+
+/// The workgroup size (`[numthreads(x, y, z)]`, the module's `LocalSize`) of a compute,
+/// mesh, amplification or work-graph node entry, written to `size[0]`, `size[1]` and
+/// `size[2]` (an array of three); 0, 0, 0 for a stage without one.
+#[no_mangle]
+pub unsafe extern "C" fn untangle_result_workgroup_size(
+    result: *const untangle_result,
+    size: *mut u32,
+) -> untangle_status {
+    guard_simple(|| {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let r = result_ref(result)?;
+            let out = out(size.cast::<[u32; 3]>())?;
+            let p = r.properties();
+            let n = p
+                .and_then(|p| {
+                    p.num_threads
+                        .or(p.mesh.as_ref().map(|m| m.num_threads))
+                        .or(p.amplification.as_ref().map(|a| a.num_threads))
+                })
+                .unwrap_or([0; 3]);
+            out.set(n);
+        }
+        Ok(())
+    })
+}
+
+/// The entry's `[WaveSize]`: the subgroup sizes it may run with, `min` to `max` (one size,
+/// `[WaveSize(32)]`: both 32; SM 6.8's range, `[WaveSize(16, 64)]`), and the size it
+/// prefers within them (`[WaveSize(16, 64, 32)]`; 0 when it names none). A layer picks a
+/// size in the range the device supports (the preferred one if it can) and sets it with
+/// `VkPipelineShaderStageRequiredSubgroupSizeCreateInfo`. All 0 when the shader does not
+/// say. Each out-parameter may be NULL.
+#[no_mangle]
+pub unsafe extern "C" fn untangle_result_wave_size(
+    result: *const untangle_result,
+    min: *mut u32,
+    max: *mut u32,
+    preferred: *mut u32,
+) -> untangle_status {
+    guard_simple(|| {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let r = result_ref(result)?;
+            let w = r.properties().and_then(|p| p.wave_size);
+            crate::error::write_opt(min, w.map_or(0, |w| w.min));
+            crate::error::write_opt(max, w.map_or(0, |w| w.max));
+            crate::error::write_opt(preferred, w.map_or(0, |w| w.preferred));
+        }
+        Ok(())
+    })
+}
+
+/// The tessellation patch sizes: a hull shader's input control points (the
+/// `patchControlPoints` of `VkPipelineTessellationStateCreateInfo`) and output control
+/// points; a domain shader's input control points (the hull shader's output) and 0.
+/// 0 and 0 for other stages. Each out-parameter may be NULL.
+#[no_mangle]
+pub unsafe extern "C" fn untangle_result_control_points(
+    result: *const untangle_result,
+    input: *mut u32,
+    output: *mut u32,
+) -> untangle_status {
+    guard_simple(|| {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let p = result_ref(result)?.properties();
+            let (i, o) = match (p.and_then(|p| p.hull.as_ref()), p.and_then(|p| p.domain.as_ref())) {
+                (Some(h), _) => (h.input_control_points, h.output_control_points),
+                (None, Some(d)) => (d.input_control_points, 0),
+                (None, None) => (0, 0),
+            };
+            crate::error::write_opt(input, i);
+            crate::error::write_opt(output, o);
+        }
+        Ok(())
+    })
+}
+
+/// The patch constants of a hull or domain shader: how many 4-component registers its
+/// patch-constant signature spans (tessellation factors included; the highest packed
+/// row + 1, or the sum of the rows when the signature is not packed). 0 for other stages.
+#[no_mangle]
+pub unsafe extern "C" fn untangle_result_patch_constant_rows(
+    result: *const untangle_result,
+    rows: *mut u32,
+) -> untangle_status {
+    guard_simple(|| {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let r = result_ref(result)?;
+            let out = out(rows)?;
+            let elements = r.entry.as_ref().map_or(&[][..], |e| &e.signatures.patch_constants[..]);
+            let packed =
+                elements.iter().map(|e| e.start_row.map(|s| s.saturating_add(e.rows))).collect::<Option<Vec<_>>>();
+            let n = match packed {
+                Some(ends) => ends.into_iter().max().unwrap_or(0),
+                None => elements.iter().map(|e| e.rows).fold(0u32, u32::saturating_add),
+            };
+            out.set(n);
+        }
+        Ok(())
+    })
+}
+
+/// How many `OpCapability` instructions the SPIR-V module has (see
+/// `untangle_result_capability`).
+#[no_mangle]
+pub unsafe extern "C" fn untangle_result_capability_count(
+    result: *const untangle_result,
+    count: *mut usize,
+) -> untangle_status {
+    guard_simple(|| {
+        // SAFETY: the caller's contract.
+        unsafe { out(count)?.set(result_ref(result)?.capabilities.len()) };
+        Ok(())
+    })
+}
+
+/// Capability `index` (0 to count - 1) the module declares, in module order: a
+/// `SpvCapability` value of spirv.h (`SpvCapabilityShader` = 1, `SpvCapabilityFloat16` =
+/// 9, ...). The device must support each: a layer checks them against its features
+/// (`shaderFloat16`, `shaderInt64`, ...) before creating the pipeline.
+#[no_mangle]
+pub unsafe extern "C" fn untangle_result_capability(
+    result: *const untangle_result,
+    index: usize,
+    capability: *mut u32,
+) -> untangle_status {
+    guard_simple(|| {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let r = result_ref(result)?;
+            let c = *r.capabilities.get(index).ok_or(untangle_status::UNTANGLE_INVALID_ARGUMENT)?;
+            out(capability)?.set(c);
+        }
+        Ok(())
+    })
+}
+
+/// How many `OpExtension` instructions the SPIR-V module has (see
+/// `untangle_result_extension`).
+#[no_mangle]
+pub unsafe extern "C" fn untangle_result_extension_count(
+    result: *const untangle_result,
+    count: *mut usize,
+) -> untangle_status {
+    guard_simple(|| {
+        // SAFETY: the caller's contract.
+        unsafe { out(count)?.set(result_ref(result)?.extensions.len()) };
+        Ok(())
+    })
+}
+
+/// The name of SPIR-V extension `index` (0 to count - 1) the module uses, in module order
+/// (`"SPV_KHR_maximal_reconvergence"`; owned by the result). Most are also Vulkan device
+/// extensions or features a layer must enable.
+#[no_mangle]
+pub unsafe extern "C" fn untangle_result_extension(
+    result: *const untangle_result,
+    index: usize,
+    name: *mut *const c_char,
+) -> untangle_status {
+    guard_simple(|| {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let r = result_ref(result)?;
+            let e = r.extensions.get(index).ok_or(untangle_status::UNTANGLE_INVALID_ARGUMENT)?;
+            out(name)?.set(e.as_ptr());
         }
         Ok(())
     })

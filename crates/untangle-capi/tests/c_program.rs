@@ -83,7 +83,14 @@ fn compile(out: &Path, exe: &str, sources: &[PathBuf], extra: &[&str], link: Lin
         .arg(&exe);
     match link {
         Link::Shared => {
-            cmd.arg(format!("-L{}", lib.display())).arg("-luntangle_capi").arg(format!("-Wl,-rpath,{}", lib.display()));
+            // The program records the library's SONAME, `libuntangle_capi.so.<ABI>`: an
+            // installation links that name to the file (here, in the program's directory).
+            let soname = format!("libuntangle_capi.so.{}", untangle_capi::UNTANGLE_ABI_VERSION);
+            match std::os::unix::fs::symlink(lib.join("libuntangle_capi.so"), out.join(&soname)) {
+                Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => panic!("{soname}: {e}"),
+                _ => {}
+            }
+            cmd.arg(format!("-L{}", lib.display())).arg("-luntangle_capi").arg(format!("-Wl,-rpath,{}", out.display()));
         }
         Link::Static => {
             // The system libraries of a Rust staticlib on Linux (`--print native-static-libs`),
