@@ -160,12 +160,14 @@ pub unsafe extern "C" fn untangle_translate_entry_with_local_root_signature(
         if rts0.is_null() {
             return Err(Failure::invalid("rts0 is NULL"));
         }
-        // SAFETY: `rts0_len` readable bytes at `rts0` (the caller's contract).
-        let bytes = unsafe { std::slice::from_raw_parts(rts0, rts0_len) };
-        let local = untangle::rootsig::decode_rts0(bytes)?;
+        // The root signature's bytes are read once the shader, options and result pointers
+        // have been checked (a NULL one is `UNTANGLE_INVALID_ARGUMENT` whatever the bytes).
         // SAFETY: the caller's contract.
         unsafe {
             translate_into(shader, options, result, |s, o| {
+                // SAFETY: `rts0_len` readable bytes at `rts0` (the caller's contract).
+                let bytes = std::slice::from_raw_parts(rts0, rts0_len);
+                let local = untangle::rootsig::decode_rts0(bytes)?;
                 Ok((s.translate_entry_with_local_root_signature(name, o, &local)?, named_entry(s, name)))
             })
         }

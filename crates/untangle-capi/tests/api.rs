@@ -389,6 +389,22 @@ fn misuse_is_reported_not_crashed() {
             untangle_status::UNTANGLE_INVALID_ARGUMENT
         );
         assert_eq!(untangle_result_spirv(null(), null_mut(), null_mut()), untangle_status::UNTANGLE_INVALID_ARGUMENT);
+        // A NULL shader or result is reported as such before the root signature's bytes are
+        // read (these three are no RTS0 part: they used to give UNTANGLE_ROOT_SIGNATURE).
+        let not_rts0 = [1u8, 2, 3];
+        let mut result = null_mut();
+        assert_eq!(
+            untangle_translate_entry_with_local_root_signature(
+                null(),
+                null(),
+                c"RayGen".as_ptr(),
+                not_rts0.as_ptr(),
+                not_rts0.len(),
+                &mut result,
+                null_mut()
+            ),
+            untangle_status::UNTANGLE_INVALID_ARGUMENT
+        );
         for status in 0..10 {
             assert!(str_of(untangle_status_name(status)).starts_with("UNTANGLE_"));
         }

@@ -197,6 +197,13 @@ pub fn stage_name(kind: ShaderKind) -> &'static str {
         ShaderKind::Callable => "callable",
         ShaderKind::Compute => "compute",
         ShaderKind::Node => "node",
+        ShaderKind::Pixel => "pixel",
+        ShaderKind::Vertex => "vertex",
+        ShaderKind::Geometry => "geometry",
+        ShaderKind::Hull => "hull",
+        ShaderKind::Domain => "domain",
+        ShaderKind::Mesh => "mesh",
+        ShaderKind::Amplification => "amplification",
         _ => "other",
     }
 }
@@ -250,4 +257,39 @@ pub fn report(m: &crate::ir::Module, entries: &[EntryPoint], subobjects: &[Subob
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(LibraryReport { schema: LIBRARY_SCHEMA, entries, subobjects })
+}
+
+#[cfg(test)]
+mod stage_name_tests {
+    use super::stage_name;
+    use crate::front::container::ShaderKind;
+
+    /// Every stage an entry can have is named in the report ("other" was what compute and
+    /// pixel entries of libraries got, issue 33).
+    #[test]
+    fn every_entry_stage_is_named() {
+        use ShaderKind::*;
+        let stages = [
+            Pixel,
+            Vertex,
+            Geometry,
+            Hull,
+            Domain,
+            Compute,
+            Mesh,
+            Amplification,
+            RayGeneration,
+            Intersection,
+            AnyHit,
+            ClosestHit,
+            Miss,
+            Callable,
+            Node,
+        ];
+        for s in stages {
+            assert_ne!(stage_name(s), "other", "{s:?}");
+        }
+        let names: std::collections::BTreeSet<_> = stages.iter().map(|&s| stage_name(s)).collect();
+        assert_eq!(names.len(), stages.len(), "two stages share a name");
+    }
 }
