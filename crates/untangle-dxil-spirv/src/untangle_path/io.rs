@@ -49,13 +49,7 @@ pub fn remap(setup: &ConverterSetup, shared: Arc<Shared>) -> IoRemap {
             }
         }
         let per_primitive = q.stage == ShaderKind::Mesh && q.patch;
-        let d3d =
-            dxil_spv_d3d_shader_stage_io { semantic: semantic.as_ptr(), semantic_index: index, start_row: 0, rows: 0 };
-        let mut out = dxil_spv_vulkan_shader_stage_io {
-            location: default.location,
-            component: default.component,
-            flags: if per_primitive { DXIL_SPV_SHADER_STAGE_IO_PER_PRIMITIVE } else { DXIL_SPV_SHADER_STAGE_IO_NONE },
-        };
+        let (d3d, mut out) = stage_io_question(&semantic, index, default, per_primitive);
         let asked = shared.with(|m| {
             let kind = if q.output { crate::remap::Kind::StageOutput } else { crate::remap::Kind::StageInput };
             if !m.has_callback(kind) {
@@ -78,6 +72,26 @@ pub fn remap(setup: &ConverterSetup, shared: Arc<Shared>) -> IoRemap {
     })
 }
 
+/// dxil-spirv's stage-I/O question about `semantic``index` and its prefilled answer (the
+/// default place, `PER_PRIMITIVE` when the element is): one maker, so that asking ahead
+/// ([`per_primitive_inputs`]) and asking during translation ([`remap`]) ask the same
+/// question, which `Shared` answers once.
+fn stage_io_question(
+    semantic: &CString,
+    index: u32,
+    default: IoLocation,
+    per_primitive: bool,
+) -> (dxil_spv_d3d_shader_stage_io, dxil_spv_vulkan_shader_stage_io) {
+    let d3d =
+        dxil_spv_d3d_shader_stage_io { semantic: semantic.as_ptr(), semantic_index: index, start_row: 0, rows: 0 };
+    let prefill = dxil_spv_vulkan_shader_stage_io {
+        location: default.location,
+        component: default.component,
+        flags: if per_primitive { DXIL_SPV_SHADER_STAGE_IO_PER_PRIMITIVE } else { DXIL_SPV_SHADER_STAGE_IO_NONE },
+    };
+    (d3d, prefill)
+}
+
 /// Pixel-shader inputs the stage-input callback marks `PER_PRIMITIVE` (vkd3d-proton does for
 /// what the mesh shader writes per primitive), for [`untangle::Options::per_primitive_inputs`]:
 /// every user input with a register is asked the question [`remap`] will ask (the same
@@ -96,13 +110,7 @@ pub fn per_primitive_inputs(ep: &untangle::dxil::EntryPoint, shared: &Shared) ->
         };
         let semantic = CString::new(el.semantic.replace('\0', "")).unwrap_or_default();
         let index = el.semantic_indices.first().copied().unwrap_or(0);
-        let d3d =
-            dxil_spv_d3d_shader_stage_io { semantic: semantic.as_ptr(), semantic_index: index, start_row: 0, rows: 0 };
-        let mut out = dxil_spv_vulkan_shader_stage_io {
-            location: default.location,
-            component: default.component,
-            flags: DXIL_SPV_SHADER_STAGE_IO_NONE,
-        };
+        let (d3d, mut out) = stage_io_question(&semantic, index, default, false);
         // SAFETY: `semantic` outlives the call.
         let ok = shared.with(|m| unsafe { m.stage_input(&d3d, &mut out) });
         if ok && out.flags & DXIL_SPV_SHADER_STAGE_IO_PER_PRIMITIVE != 0 {

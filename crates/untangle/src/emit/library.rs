@@ -186,26 +186,10 @@ pub struct SubobjectReport {
     pub root_signature: Option<String>,
 }
 
-/// The stage name the report uses.
+/// The stage name the report uses: the root signature's name for it
+/// ([`crate::rootsig::resolve::stage_visibility`], one table for both reports).
 pub fn stage_name(kind: ShaderKind) -> &'static str {
-    match kind {
-        ShaderKind::RayGeneration => "raygeneration",
-        ShaderKind::Intersection => "intersection",
-        ShaderKind::AnyHit => "anyhit",
-        ShaderKind::ClosestHit => "closesthit",
-        ShaderKind::Miss => "miss",
-        ShaderKind::Callable => "callable",
-        ShaderKind::Compute => "compute",
-        ShaderKind::Node => "node",
-        ShaderKind::Pixel => "pixel",
-        ShaderKind::Vertex => "vertex",
-        ShaderKind::Geometry => "geometry",
-        ShaderKind::Hull => "hull",
-        ShaderKind::Domain => "domain",
-        ShaderKind::Mesh => "mesh",
-        ShaderKind::Amplification => "amplification",
-        _ => "other",
-    }
+    crate::rootsig::resolve::stage_visibility(kind).map_or("other", |(_, _, name)| name)
 }
 
 /// The report of a library with these entries and subobjects.

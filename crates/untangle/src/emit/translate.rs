@@ -278,8 +278,7 @@ pub(crate) fn translate_entry_local(
     // their denormals in D3D, which Vulkan's default does not promise, and devices that
     // cannot preserve them would reject the mode, so those widths get none (as dxil-spirv
     // on NVIDIA).
-    let fp32_denorm = m.function_attributes.get(&m.functions[fid].name).and_then(|a| a.get("fp32-denorm-mode"));
-    match fp32_denorm.map(String::as_str) {
+    match m.function_attribute(&m.functions[fid], "fp32-denorm-mode") {
         Some("ftz") => {
             cx.capability(spirv::Capability::DenormFlushToZero);
             cx.b.execution_mode(fn_id, ExecutionMode::DenormFlushToZero, [32]);

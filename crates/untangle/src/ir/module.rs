@@ -44,7 +44,12 @@ impl Module {
 
     /// Whether function `f` carries string attribute `key` (with any value).
     pub fn function_has_attribute(&self, f: &Function, key: &str) -> bool {
-        self.function_attributes.get(&f.name).is_some_and(|a| a.contains_key(key))
+        self.function_attribute(f, key).is_some()
+    }
+
+    /// The value of function `f`'s string attribute `key` (empty for a key alone).
+    pub fn function_attribute(&self, f: &Function, key: &str) -> Option<&str> {
+        self.function_attributes.get(&f.name).and_then(|a| a.get(key)).map(String::as_str)
     }
 
     /// Functions with bodies, in module order.
