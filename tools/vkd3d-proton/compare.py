@@ -14,6 +14,11 @@ Each variant other than the base is compared with the base; regressions come fir
 Then improvements, then (with --all) every test. --markdown prints markdown tables. Exit
 status 1 when a variant has regressions.
 
+    tools/vkd3d-proton/compare.py --remaining LIST [--variants stock,untangle] RESULTS...
+
+prints the tests of LIST that have not ended in every named variant: what the next device call
+still has to run (tools/vkd3d-proton/h200.sh's ONLY list).
+
     tools/vkd3d-proton/compare.py --expect-clean LIST [--failed-out FILE] RESULTS...
 
 checks instead that every test named in LIST ended with passed checks and no failure or skip
@@ -108,7 +113,7 @@ def load(paths):
             tgzs.append(p)
     for tgz in tgzs:
         name = os.path.basename(tgz)[: -len(".tgz")]
-        tests = variants[name]
+        tests = {}
         status = {}
         chunk_tests = {}
         tsv = os.path.join(os.path.dirname(tgz), f"{name}-chunks.tsv")
@@ -132,7 +137,18 @@ def load(paths):
                 t = tests.setdefault(n, Test(n))
                 if t.state == "not-run" and status.get(chunk) not in (None, "ended"):
                     t.chunk = chunk
+        merge(variants[name], tests)
     return variants
+
+
+def merge(into, tests):
+    """Results of one archive into the variant's: a test run again in a later archive (a later
+    device call picking up what an earlier one left) replaces the earlier attempt, unless that
+    one ended and the later did not; counts never add up across attempts."""
+    for name, t in tests.items():
+        old = into.get(name)
+        if old is None or t.state == "ended" or (old.state != "ended" and t.state != "not-run"):
+            into[name] = t
 
 
 def compare(base, new):
@@ -206,6 +222,11 @@ def main():
     ap.add_argument("--expect-clean", metavar="LIST",
                     help="no comparison: every test named in LIST must end with passes, no failure and no skip")
     ap.add_argument("--failed-out", metavar="FILE", help="with --expect-clean: write the tests that were not clean")
+    ap.add_argument("--remaining", metavar="LIST",
+                    help="no comparison: print the tests of LIST that have not ended in every variant "
+                         "(the next device call's list)")
+    ap.add_argument("--variants", default="stock,untangle",
+                    help="with --remaining: the variants that must have ended each test")
     ap.add_argument("--base", default="stock")
     ap.add_argument("--new", action="append", help="variant(s) to compare (default: every other)")
     ap.add_argument("--markdown", action="store_true")
@@ -215,6 +236,13 @@ def main():
     if args.expect_clean:
         names = [l.strip() for l in open(args.expect_clean) if l.strip() and not l.startswith("#")]
         sys.exit(expect_clean(variants, names, args.failed_out))
+    if args.remaining:
+        names = [l.strip() for l in open(args.remaining) if l.strip() and not l.startswith("#")]
+        need = args.variants.split(",")
+        for n in names:
+            if any(variants.get(v, {}).get(n, Test(n)).state != "ended" for v in need):
+                print(n)
+        return
     if args.base not in variants:
         sys.exit(f"no results for the base variant {args.base!r} (have: {', '.join(sorted(variants))})")
     news = args.new or [v for v in sorted(variants) if v != args.base]

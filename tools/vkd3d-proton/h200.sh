@@ -3,6 +3,8 @@
 # stock build and the untangle build, in the same call, spread over N calls.
 #
 #   tools/vkd3d-proton/h200.sh K N        (one device call per K = 0 .. N-1; N = 3 fits)
+#   ONLY=LIST tools/vkd3d-proton/h200.sh K 1   (only the tests of LIST: what earlier calls left,
+#                                              from compare.py --remaining ALL RESULTS...)
 #
 # The device tool's call: carry [".gl", "target/vkd3d/stock", "target/vkd3d/untangle"]
 # (tools/gpu-suite-prepare.sh unpacks the Vulkan loader debs into .gl; build.sh makes the
@@ -28,13 +30,16 @@ fi
 variants=(stock=target/vkd3d/stock untangle=target/vkd3d/untangle)
 lists=$(mktemp -d)
 LD_LIBRARY_PATH=target/vkd3d/stock target/vkd3d/stock/d3d12 --list-tests > "$lists/all.txt"
+if [ -n "${ONLY:-}" ]; then
+  grep -xF -f "$ONLY" "$lists/all.txt" > "$lists/only.txt"; mv "$lists/only.txt" "$lists/all.txt"
+fi
 grep -v '^#' "$here/heavy-tests.txt" | grep -xF -f - "$lists/all.txt" > "$lists/heavy.txt"
 grep -vxF -f "$lists/heavy.txt" "$lists/all.txt" > "$lists/light.txt"
 total=${TOTAL:-540}
 export SHADOW=1 SHARD="$k/$n" TOTAL="$total"
-OUT="$out/h200-$k/heavy" TESTS="$lists/heavy.txt" CH=1 P=${P_HEAVY:-4} TT=${TT_HEAVY:-400} \
+OUT="$out/h200-$k/heavy" TESTS="$lists/heavy.txt" CH=1 P=${P_HEAVY:-4} TT=${TT_HEAVY:-$total} \
   "$here/run-suite.sh" "${variants[@]}" > "$out/h200-$k-heavy.log" 2>&1 &
-OUT="$out/h200-$k/light" TESTS="$lists/light.txt" CH=8 P=${P_LIGHT:-10} TT=${TT_LIGHT:-300} \
+OUT="$out/h200-$k/light" TESTS="$lists/light.txt" CH=${CH_LIGHT:-6} P=${P_LIGHT:-6} TT=${TT_LIGHT:-300} \
   "$here/run-suite.sh" "${variants[@]}" > "$out/h200-$k-light.log" 2>&1 &
 wait
 cp "$lists"/*.txt "$out/h200-$k/"
