@@ -11,6 +11,7 @@ Each variant other than the base is compared with the base; regressions come fir
   - more failures, or fewer passed checks, than the base;
   - the base's test ended and this one did not (stalled, crashed, not run);
   - more skips than the base (coverage lost).
+Tests of timing-tests.txt (their check counts depend on timing) compare only failures and ends.
 Then improvements, then (with --all) every test. --markdown prints markdown tables. Exit
 status 1 when a variant has regressions.
 
@@ -54,6 +55,7 @@ class Test:
         self.bug_fixed = 0
         self.state = "not-run"  # ended, stalled, crashed, unkillable, not-run
         self.first_failure = ""
+        self.first_skip = ""
         self.chunk = ""
 
     def counts(self):
@@ -94,6 +96,8 @@ def read_chunk(log_text, chunk, status, tests):
             setattr(t, kind, getattr(t, kind) + 1)
             if kind == "failed" and not t.first_failure:
                 t.first_failure = line[:200]
+            if kind == "skipped" and not t.first_skip:
+                t.first_skip = m.group(3).strip(" :")[:160]
     for name in stack:  # began, never ended
         t = tests[name]
         if t.state == "began":
@@ -151,17 +155,20 @@ def merge(into, tests):
             into[name] = t
 
 
-def compare(base, new):
+def compare(base, new, timing=frozenset()):
+    """`timing`: tests whose passed checks and skips depend on timing (timing-tests.txt): only
+    their failures and whether they ended are compared."""
     regress, improve, same = [], [], []
     for name in sorted(set(base) | set(new)):
         b = base.get(name, Test(name))
         n = new.get(name, Test(name))
         why_bad, why_good = [], []
+        counts_matter = name not in timing
         if n.failed > b.failed:
             why_bad.append(f"failures {b.failed} -> {n.failed}")
         elif n.failed < b.failed:
             why_good.append(f"failures {b.failed} -> {n.failed}")
-        if b.state == "ended" and n.state == "ended":
+        if b.state == "ended" and n.state == "ended" and counts_matter:
             if n.passed < b.passed:
                 why_bad.append(f"passed {b.passed} -> {n.passed}")
             elif n.passed > b.passed:
@@ -170,9 +177,9 @@ def compare(base, new):
             why_bad.append(f"{n.state}")
         if n.state == "ended" and b.state not in ("ended", "not-run"):
             why_good.append(f"base {b.state}")
-        if n.skipped > b.skipped:
+        if n.skipped > b.skipped and counts_matter:
             why_bad.append(f"skips {b.skipped} -> {n.skipped}")
-        elif n.skipped < b.skipped:
+        elif n.skipped < b.skipped and counts_matter:
             why_good.append(f"skips {b.skipped} -> {n.skipped}")
         row = (name, b, n, "; ".join(why_bad or why_good))
         (regress if why_bad else improve if why_good else same).append(row)
@@ -229,6 +236,10 @@ def main():
                     help="with --remaining: the variants that must have ended each test")
     ap.add_argument("--base", default="stock")
     ap.add_argument("--new", action="append", help="variant(s) to compare (default: every other)")
+    ap.add_argument("--timing", metavar="LIST", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "timing-tests.txt"),
+                    help="tests whose check counts depend on timing: only failures and ends compared")
+    ap.add_argument("--both", action="store_true",
+                    help="also list the tests that fail or skip in the base and in the variant, with the first reason of each")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--all", action="store_true", help="also list tests that did not change")
     args = ap.parse_args()
@@ -251,12 +262,21 @@ def main():
     for v in sorted(variants):
         print(f"{v}: {totals(variants[v])}")
     for v in news:
-        regress, improve, same = compare(variants[args.base], variants.get(v, {}))
+        timing = frozenset(l.strip() for l in open(args.timing) if l.strip() and not l.startswith("#")) if os.path.exists(args.timing) else frozenset()
+        regress, improve, same = compare(variants[args.base], variants.get(v, {}), timing)
         print(f"\n{h}{v} against {args.base}: {len(regress)} regressions, {len(improve)} improvements, {len(same)} the same")
         for title, rows in (("regressions", regress), ("improvements", improve)) + ((("the same", same),) if args.all else ()):
             if rows:
                 print(f"\n{h}{title} ({len(rows)})\n")
                 print(table(rows, args.markdown, args.base, v))
+        if args.both:
+            rows = [(name, t, variants[v].get(name, Test(name))) for name, t in sorted(variants[args.base].items())
+                    if (t.failed or t.skipped) and (variants[v].get(name, Test(name)).failed or variants[v].get(name, Test(name)).skipped)]
+            print(f"\n{h}failing or skipping with both ({len(rows)})\n")
+            for name, b, n in rows:
+                why = b.first_failure or b.first_skip
+                print(f"| {name} | {b.counts()} | {n.counts()} | {why.replace('|', '/')} |" if args.markdown
+                      else f"{name}  {b.counts()}  {n.counts()}  {why}")
         bad |= bool(regress)
     sys.exit(1 if bad else 0)
 
