@@ -424,16 +424,42 @@ pub fn call(ctx: &mut Ctx, t: &mut Thread, _inst: InstId, c: &OpCall) -> R<Optio
             s(float::convert(Scalar { bits: x.bits & 0xffff, acc: x.acc }, Fk::H, Fk::F))
         }
         Dot2AddHalf => {
+            // acc + (float(a.x * b.x) + float(a.y * b.y)) (DXIL.rst: "2D half dot product with
+            // accumulate to float"): the dot product is completed before the accumulator is
+            // added, so `2^24 + (1·1 + 1·1)` is `2^24 + 2`, where adding the products one by
+            // one would round each back to `2^24`. Half denormals are kept (D3D's native
+            // 16-bit arithmetic); the fp32 mode applies to the accumulator and the result.
+            // Exact when each product is exact in half and their sum exact in float; where
+            // a product rounds in half (or overflows), implementations differ (products in
+            // half or wider), and so where the sum of the products rounds in float.
             let acc0 = arg(0)?;
             let xs: Vec<Scalar> = (1..5).map(arg).collect::<R<_>>()?;
-            let all: Vec<Scalar> = std::iter::once(acc0).chain(xs).collect();
-            let r = float::both_modes(&all, Fk::F, |v| {
-                let h = |b: u64| float::to_f64(b, Fk::H);
-                let sum = float::to_f64(v[0], Fk::F) + h(v[1]) * h(v[3]) + h(v[2]) * h(v[4]);
-                float::from_f64(sum, Fk::F)
-            });
-            // Intermediate precision is the implementation's.
-            s(with_tolerance(r, Acc::ulp(1), Fk::F))
+            let h = |b: u64| float::to_f64(b & 0xffff, Fk::H);
+            let mut exact_parts = true;
+            let mut overflow = false;
+            let mut dot = 0.0f64;
+            for k in 0..2 {
+                let e = h(xs[k].bits) * h(xs[k + 2].bits);
+                let in_half = float::to_f64(float::from_f64(e, Fk::H), Fk::H);
+                exact_parts &= in_half == e || e.is_nan();
+                overflow |= in_half.is_infinite() && e.is_finite();
+                dot += in_half;
+            }
+            let dot_f = float::to_f64(float::from_f64(dot, Fk::F), Fk::F);
+            exact_parts &= dot_f == dot || dot.is_nan();
+            let r = float::both_modes(&[acc0], Fk::F, |v| float::from_f64(float::to_f64(v[0], Fk::F) + dot_f, Fk::F));
+            let mut r = Scalar { acc: xs.iter().fold(r.acc, |a, x| a.join(x.acc)), ..r };
+            let sum = float::to_f64(acc0.bits, Fk::F) + dot_f;
+            if float::to_f64(r.bits, Fk::F) != sum && !sum.is_nan() {
+                r.acc = r.acc.join(Acc::ROUNDED);
+            }
+            s(if overflow {
+                Scalar { acc: Acc::ANY, ..r }
+            } else if exact_parts {
+                r
+            } else {
+                with_tolerance(r, Acc::ulp(1), Fk::F)
+            })
         }
         Dot4AddI8Packed | Dot4AddU8Packed => {
             let (acc0, x, y) = (arg(0)?, arg(1)?, arg(2)?);

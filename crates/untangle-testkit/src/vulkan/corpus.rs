@@ -42,7 +42,7 @@
 //! | `oob_vectorized_byte_address_32bit_read` | raw vector loads from u2..u5 copied into u1 at 0, 64, 128, 192 bytes while in the 48 bytes | distinct sources | copies; sources unchanged |
 //! | `oob_vectorized_structured_16bit_write` | uint16 1..4-vector and single-component structured stores (u0..u6) | in-bounds buffers | halfword k = k (16-bit) |
 //! | `cbv_layout_modern_uint16` | sums of 16-bit CBV loads at 4-byte steps, byte-packed (two CBVs) | byte ramps | per thread 2 words; thread 7 (past the CBV) unchecked |
-//! | `packed_dot2add` | `dot2add(half2 a, half2 b, float acc)` | exact halves | 16.875, 26, 100.5 (fp16) |
+//! | `packed_dot2add` | `dot2add(half2 a, half2 b, float acc)` | exact halves; (1, 1)·(1, 1) + 2^24 | 16.875, 26, 100.5, 2^24 + 2 (fp16) |
 //! | `typed_buffer_reads` | typed buffers t0..t15 (uint/float × 1..4 components, arrays of 2) copied to `u[r][tid]` as uint4, last component repeated | distinct bit patterns | the texels (texel buffers) |
 //! | `resinfo` | `GetDimensions` of Texture2D, Texture2DArray, Buffer, ByteAddressBuffer, StructuredBuffer and their RW forms into u10 | resources of distinct sizes (all bound: the vkd3d test binds null descriptors) | sizes, layers, 1 mip, stride 4; −1 where the shader writes constants |
 //! | `sample_cmp_level` | `u0[x, y] = t0.SampleCmpLevel(s0, (0.5, 0.5), x / 8, lod y / 2 + 1/16)` | 1×1 D32 texture 0.4 (one mip), LESS_EQUAL comparison sampler | 1 for x ≤ 3, else 0 |
@@ -1264,18 +1264,22 @@ const H10: u32 = 0x4900;
 const H9_5: u32 = 0x48C0;
 
 fn packed_dot2add(_: &Features) -> Spec {
-    // struct { half2 a (word 0), half2 b (word 1), float acc }: u0[i] = acc + a.x·b.x +
-    // a.y·b.y; the values are exact in half and float.
-    let rows: [[u32; 3]; 3] = [
+    // struct { half2 a (word 0), half2 b (word 1), float acc }: u0[i] = acc + (a.x·b.x +
+    // a.y·b.y); the values are exact in half and float. The last row is vkd3d-proton's
+    // test 12: the dot product is completed before the accumulator is added, 2^24 + (1 + 1)
+    // = 2^24 + 2 (adding the products one by one rounds back to 2^24 twice).
+    const H1: u32 = 0x3C00;
+    let rows: [[u32; 3]; 4] = [
         [H1_5 | H2_25 << 16, H10 | HM0_5 << 16, 3.0f32.to_bits()],
         [H3_75 | H9_5 << 16, H1_5 | H2_25 << 16, (-1.0f32).to_bits()],
         [HM0_5 | H10 << 16, HM0_5 | H10 << 16, 0.25f32.to_bits()],
+        [H1 | H1 << 16, H1 | H1 << 16, 16_777_216.0f32.to_bits()],
     ];
-    let want = [16.875f32, 26.0, 100.5].map(f32::to_bits);
+    let want = [16.875f32, 26.0, 100.5, 16_777_218.0].map(f32::to_bits);
     let input: Vec<u32> = rows.iter().flatten().copied().collect();
     Spec {
-        groups: [3, 1, 1],
-        resources: vec![buf(t(0, 0), &input), buf(u(0, 0), &fill(3, 51))],
+        groups: [4, 1, 1],
+        resources: vec![buf(t(0, 0), &input), buf(u(0, 0), &fill(4, 51))],
         expect: vec![(u(0, 0), eq(&want))],
     }
 }

@@ -1488,6 +1488,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             // Minimum precision widened to 32 bits: `half` is `float`, and converting between
             // them converts nothing.
             CastOp::FPTrunc | CastOp::FPExt if self.cx.ty(from)? == t => Ok(v),
+            CastOp::FPExt if self.scalar_bits(ty) == Some(32) => match self.quantized_f32(value)? {
+                // `fpext(fptrunc(x))`, float → half → float: `OpQuantizeToF16` of `x`. A
+                // driver may fold the pair of `OpFConvert`s back to `x` (NVIDIA does, even
+                // with `NoContraction`), while D3D rounds to half precision here.
+                Some(x) => self.ids_op(Op::QuantizeToF16, t, &[x]),
+                None => self.ids_op(Op::FConvert, t, &[v]),
+            },
             CastOp::FPTrunc | CastOp::FPExt => self.ids_op(Op::FConvert, t, &[v]),
             CastOp::BitCast => {
                 if from == ty {
@@ -1500,6 +1507,22 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             other => Err(self.err(format!("cast `{}`", other.name()))),
         }
+    }
+
+    /// For `fpext` of `value`: when `value` is `fptrunc x` from 32-bit float to a real
+    /// 16-bit `half`, the SPIR-V id of `x` (the whole pair is then a quantization of `x`);
+    /// `None` otherwise.
+    fn quantized_f32(&mut self, value: Value) -> Result<Option<Word>> {
+        let Value::Inst(i) = value else { return Ok(None) };
+        let Some(inst) = self.f.insts.get(i) else { return Ok(None) };
+        let InstKind::Cast { op: CastOp::FPTrunc, value: x } = inst.kind else { return Ok(None) };
+        let half = matches!(self.cx.m.types.get(inst.ty), Type::Float(FloatKind::Half)) && self.cx.half_bits == 16;
+        let from_f32 =
+            self.value_ty(x).is_some_and(|t| matches!(self.cx.m.types.get(t), Type::Float(FloatKind::Float)));
+        if !(half && from_f32) {
+            return Ok(None);
+        }
+        self.value(x).map(Some)
     }
 
     fn icmp(&mut self, pred: IntPredicate, ty: TypeId, lhs: Value, rhs: Value) -> Result<Word> {

@@ -808,6 +808,8 @@ pub struct Resources {
     pub atomic_uavs: std::collections::BTreeSet<u32>,
     heap_vars: BTreeMap<(u32, u32, u32, bool, VkBinding), ResVar>,
     words64: BTreeMap<(ResourceClass, u32), ResVar>,
+    /// 16-bit views of raw and structured buffer variables, by the variable they alias.
+    halves16: BTreeMap<Word, ResVar>,
     image64: BTreeMap<u32, (ResVar, Word)>,
     heap_counters: Option<ResVar>,
     /// The layer's answers to SM 6.6 heap questions, by the heap array's key.

@@ -9,7 +9,8 @@
 //! Representation:
 //! - constant buffers: `Uniform` block `{ uvec4 data[ceil(size / 16)]; }`;
 //! - raw and structured buffers: `StorageBuffer` block `{ uint data[]; }` (byte address / 4),
-//!   `NonWritable` for SRVs;
+//!   `NonWritable` for SRVs; 16-bit accesses through a second variable at the same binding,
+//!   `{ uint16_t data[]; }` (byte address / 2; `Resources::halves16`), both `Aliased` for UAVs;
 //! - typed buffers and textures: `OpTypeImage` (sampled 1 for SRVs, 2 with unknown format for
 //!   UAVs); samplers: `OpTypeSampler`;
 //! - a binding of several descriptors: one variable holding an array (runtime array if
@@ -172,6 +173,7 @@ impl Resources {
             atomic_uavs: Default::default(),
             heap_vars: BTreeMap::new(),
             words64: BTreeMap::new(),
+            halves16: BTreeMap::new(),
             image64: BTreeMap::new(),
             heap_counters: None,
             layer_heaps: BTreeMap::new(),
@@ -415,6 +417,48 @@ impl Resources {
         };
         self.words64.insert((class, id), v);
         Ok(v)
+    }
+
+    /// A 16-bit view `{ uint16_t data[]; }` (array stride 2) of the raw or structured buffer
+    /// variable `primary`: a second variable at the same binding, with the same array and
+    /// indexing, so 16-bit components are accessed as 16-bit elements. A descriptor's base
+    /// address need only be 2-aligned for a view of 16-bit elements (a structured buffer of
+    /// stride 2 viewed from an odd `FirstElement`), and a 32-bit word access at such a base
+    /// reads and writes the wrong halves. A UAV's two variables are `Aliased`. `None` for
+    /// buffers without a variable of their own (root descriptors, whose addresses D3D
+    /// requires 4-aligned).
+    pub fn halves16(&mut self, cx: &mut ModuleBuilder<'_>, primary: &ResVar, name: &str) -> Option<ResVar> {
+        if primary.var == 0 || primary.storage != StorageClass::StorageBuffer || primary.len == ArrayLen::InBlock {
+            return None;
+        }
+        if let Some(&v) = self.halves16.get(&primary.var) {
+            return Some(v);
+        }
+        cx.capability(Capability::StorageBuffer16BitAccess);
+        let u16t = cx.uint(16);
+        let st = array_block(cx, u16t, None, 2);
+        if !primary.uav {
+            cx.b.member_decorate(st, 0, Decoration::NonWritable, []);
+        }
+        let v = declare(
+            cx,
+            &format!("{name}_u16"),
+            primary.shape,
+            st,
+            primary.storage,
+            primary.binding,
+            primary.indexing,
+            primary.len,
+            primary.uav,
+        );
+        if primary.uav {
+            // Two views of one writable buffer: neither may assume the other leaves its
+            // memory alone.
+            cx.decorate(primary.var, Decoration::Aliased, &[]);
+            cx.decorate(v.var, Decoration::Aliased, &[]);
+        }
+        self.halves16.insert(primary.var, v);
+        Some(v)
     }
 
     /// A 64-bit integer view (`R64ui`/`R64i`) of a typed UAV at the same binding and
@@ -1353,6 +1397,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// Read once per operation, it bounds every element the operation accesses
     /// ([`Self::in_range`]).
     pub fn buffer_range(&mut self, h: Handle) -> Result<Option<(Word, Word)>> {
+        self.buffer_range_in(h, false)
+    }
+
+    /// [`Self::buffer_range`] in 16-bit elements (`halves`) of a raw or structured buffer's
+    /// 16-bit view ([`Self::half_view`]) instead of 32-bit words.
+    pub fn buffer_range_in(&mut self, h: Handle, halves: bool) -> Result<Option<(Word, Word)>> {
         let Some(t) = self.res.offsets_of(h)? else { return Ok(None) };
         let rv = self.res_var(h)?;
         let u = self.cx.u32_t();
@@ -1383,11 +1433,20 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let pair = self.ids_op(Op::Load, u2, &[p])?;
         let mut first = self.ids_op(Op::CompositeExtract, u, &[pair, 0])?;
         let mut count = self.ids_op(Op::CompositeExtract, u, &[pair, 1])?;
-        if t.unit == OffsetUnit::Bytes {
-            // Words: raw and structured views start and end on 4-byte boundaries.
-            let two = self.cx.const_u32(2);
-            first = self.ids_op(Op::ShiftRightLogical, u, &[first, two])?;
-            count = self.ids_op(Op::ShiftRightLogical, u, &[count, two])?;
+        match (t.unit, halves) {
+            (OffsetUnit::Bytes, _) => {
+                // Words: raw and structured views start and end on 4-byte boundaries.
+                let shift = self.cx.const_u32(if halves { 1 } else { 2 });
+                first = self.ids_op(Op::ShiftRightLogical, u, &[first, shift])?;
+                count = self.ids_op(Op::ShiftRightLogical, u, &[count, shift])?;
+            }
+            (OffsetUnit::Elements, true) => {
+                // Words to halves.
+                let one = self.cx.const_u32(1);
+                first = self.ids_op(Op::ShiftLeftLogical, u, &[first, one])?;
+                count = self.ids_op(Op::ShiftLeftLogical, u, &[count, one])?;
+            }
+            (OffsetUnit::Elements, false) => {}
         }
         Ok(Some((first, count)))
     }
@@ -1418,6 +1477,30 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             self.non_uniform(w);
         }
         Ok((rv, w))
+    }
+
+    /// The 16-bit view ([`Resources::halves16`]) of the raw or structured buffer behind
+    /// `h`; `None` where it has none (root descriptors).
+    pub fn half_view(&mut self, h: Handle) -> Result<Option<ResVar>> {
+        let rv = self.res_var(h)?;
+        let name = match h.heap {
+            Some(_) => "heap_buffer".to_string(),
+            None => display_name(self.res.resource(h.class, h.id)?).into_owned(),
+        };
+        Ok(self.res.halves16(self.cx, &rv, &name))
+    }
+
+    /// A pointer to 16-bit element `index` of `view`, the 16-bit view of `h`'s buffer.
+    pub fn half_ptr(&mut self, h: Handle, view: &ResVar, index: Word) -> Result<Word> {
+        let p = self.element_ptr(h, view)?;
+        let u16t = self.cx.uint(16);
+        let pty = self.cx.ptr(view.storage, u16t);
+        let zero = self.cx.const_u32(0);
+        let e = self.ids_op(Op::AccessChain, pty, &[p, zero, index])?;
+        if h.non_uniform {
+            self.non_uniform(e);
+        }
+        Ok(e)
     }
 
     /// A pointer to word `word_index` of a raw/structured buffer handle, and its storage

@@ -5,9 +5,14 @@
 //!
 //! Raw and structured buffers are arrays of 32-bit words: byte address = index (raw) or
 //! index × stride + offset (structured), an address that would wrap 32 bits saturating
-//! past the end (out of bounds, as in D3D); a 64-bit component is two words, low first; a
-//! 16-bit component is half of a word. Only the components the mask names (loads: that the
-//! program extracts) are accessed, so no word outside the accessed element is touched.
+//! past the end (out of bounds, as in D3D); a 64-bit component is two words, low first. A
+//! 16-bit component is one element of the buffer's 16-bit view (`{ uint16_t data[]; }` at
+//! the same binding, `Resources::halves16`): a view of 16-bit elements may start at any
+//! 2-aligned address (stride 2, odd `FirstElement`), where 32-bit words would straddle the
+//! view's start, and each 16-bit store is a plain store of its own element. Only root
+//! descriptors (4-aligned by D3D's rules) keep 16-bit components as halves of words. Only
+//! the components the mask names (loads: that the program extracts) are accessed, so no
+//! element outside the accessed one is touched.
 //! Residency status is always "fully mapped" (no sparse resources yet).
 //!
 //! A view whose range comes from the layer's offset table (`placement::OffsetTable`) reads
@@ -47,6 +52,10 @@ pub(crate) const FAR_ADDRESS: u32 = 0xffff_0000;
 /// The word a raw or structured access outside its offset table's range goes to: past the
 /// end of any storage buffer.
 const PAST_WORD: u32 = FAR_ADDRESS / 4;
+
+/// The 16-bit element a raw or structured access through a 16-bit view outside its offset
+/// table's range goes to.
+const PAST_HALF: u32 = FAR_ADDRESS / 2;
 
 /// The texel a typed buffer access outside its offset table's range goes to.
 const PAST_TEXEL: u32 = u32::MAX;
@@ -438,6 +447,70 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(comps)
     }
 
+    /// The 16-bit view of `h`'s buffer when `scalar` is a 16-bit type and the buffer has
+    /// one ([`FnEmit::half_view`]).
+    fn half_view_for(&mut self, h: Handle, scalar: TypeId) -> Result<Option<ResVar>> {
+        if self.scalar_bits(scalar) != Some(16) {
+            return Ok(None);
+        }
+        self.half_view(h)
+    }
+
+    /// Loads the masked 16-bit components of type `scalar` starting at byte `addr` through
+    /// the 16-bit view `view`, each element bounded by the view's range.
+    fn load_halves(&mut self, h: Handle, view: &ResVar, addr: Word, scalar: TypeId, mask: u32) -> Result<Vec<Word>> {
+        let st = self.cx.ty(scalar)?;
+        let u = self.cx.u32_t();
+        let u16t = self.cx.uint(16);
+        let one = self.cx.const_u32(1);
+        let range = self.buffer_range_in(h, true)?;
+        let mut comps = Vec::new();
+        for k in 0..4u32 {
+            if mask & (1 << k) == 0 {
+                comps.push(self.cx.undef(st));
+                continue;
+            }
+            let a = self.add_const(addr, 2 * k)?;
+            let i = self.ids_op(Op::ShiftRightLogical, u, &[a, one])?;
+            let i = self.in_range(range, i, PAST_HALF)?;
+            let p = self.half_ptr(h, view, i)?;
+            let z = self.ids_op(Op::Load, u16t, &[p])?;
+            comps.push(if self.is_float_ty(scalar) { self.ids_op(Op::Bitcast, st, &[z])? } else { z });
+        }
+        Ok(comps)
+    }
+
+    /// Stores the masked 16-bit components of `c` (operands 3-6, of type `ty`) at byte
+    /// `addr` through the 16-bit view `view`: one element each, so no other value is
+    /// touched and robustness drops each out-of-range element alone.
+    fn store_halves(
+        &mut self,
+        c: &Call<'_>,
+        h: Handle,
+        view: &ResVar,
+        addr: Word,
+        ty: TypeId,
+        mask: u32,
+    ) -> Result<()> {
+        let u = self.cx.u32_t();
+        let u16t = self.cx.uint(16);
+        let one = self.cx.const_u32(1);
+        let range = self.buffer_range_in(h, true)?;
+        for k in 0..4u32 {
+            if mask & (1 << k) == 0 {
+                continue;
+            }
+            let v = self.arg_val(c, 3 + k as usize)?;
+            let x = if self.is_float_ty(ty) { self.ids_op(Op::Bitcast, u16t, &[v])? } else { v };
+            let a = self.add_const(addr, 2 * k)?;
+            let i = self.ids_op(Op::ShiftRightLogical, u, &[a, one])?;
+            let i = self.in_range(range, i, PAST_HALF)?;
+            let p = self.half_ptr(h, view, i)?;
+            self.ids_void(Op::Store, &[p, x])?;
+        }
+        Ok(())
+    }
+
     fn buffer_load(&mut self, c: &Call<'_>) -> Result<Word> {
         let h = self.handle(self.arg(c, 0)?)?;
         let rv = self.res_var(h)?;
@@ -449,8 +522,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
                 let mask = if c.op == DxOp::RawBufferLoad { self.arg_const(c, 3)? as u32 & used } else { used };
                 let addr = self.byte_address(rv.shape, index, off)?;
-                let range = self.buffer_range(h)?;
-                let comps = self.load_components(c, h, addr, scalar, mask, range)?;
+                let comps = match self.half_view_for(h, scalar)? {
+                    Some(view) => self.load_halves(h, &view, addr, scalar, mask)?,
+                    None => {
+                        let range = self.buffer_range(h)?;
+                        self.load_components(c, h, addr, scalar, mask, range)?
+                    }
+                };
                 self.make_ret(c.ty, &comps, None)
             }
             ResShape::Image { dim: rspirv::spirv::Dim::DimBuffer, texel, .. } => {
@@ -510,8 +588,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ResShape::Words { .. } => {
                 let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
                 let addr = self.byte_address(rv.shape, index, off)?;
-                let range = self.buffer_range(h)?;
                 let ty = self.arg_ty(c, 3)?;
+                if let Some(view) = self.half_view_for(h, ty)? {
+                    return self.store_halves(c, h, &view, addr, ty, mask);
+                }
+                let range = self.buffer_range(h)?;
                 let bits = self.scalar_bits(ty).unwrap_or(32);
                 let u = self.cx.u32_t();
                 let two = self.cx.const_u32(2);

@@ -9,7 +9,10 @@
 //!   DXC's own emulation does (`DxilPreparePasses.cpp`, `emulateIsNormal`: "exponent bits are
 //!   neither all 0s nor all 1s"), so they do not depend on how a driver treats NaNs or
 //!   denormals in floating-point arithmetic.
-//! - `Dot2AddHalf` multiplies and adds in 32 bits.
+//! - `Dot2AddHalf` is `acc + (float(a.x * b.x) + float(a.y * b.y))`: the products in half
+//!   precision (an overflowing product is an infinity), their sum and the accumulation in
+//!   32 bits, the dot product completed before the accumulator is added (vkd3d-proton's
+//!   `test_shader_sm64_packed` checks both on hardware; dxil-spirv emits the same).
 
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
@@ -89,19 +92,22 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.ids_op(Op::Dot, t, &[va, vb])?
             }
             Dot2AddHalf => {
-                // acc + a.x * b.x + a.y * b.y, in 32-bit float.
+                // acc + (float(a.x * b.x) + float(a.y * b.y)): each product in the operands'
+                // precision, the dot product completed in 32 bits before the accumulator
+                // is added.
                 let f = self.cx.float(32);
-                let mut acc = self.arg_val(c, 0)?;
-                for k in 0..2 {
+                let acc = self.arg_val(c, 0)?;
+                let mut products = [0; 2];
+                for (k, p) in products.iter_mut().enumerate() {
                     let ty = self.arg_ty(c, 1 + k)?;
+                    let ht = self.cx.ty(ty)?;
                     let a = self.arg_val(c, 1 + k)?;
-                    let a = self.ir_to_num(a, ty, Num::Float)?;
                     let bv = self.arg_val(c, 3 + k)?;
-                    let bv = self.ir_to_num(bv, ty, Num::Float)?;
-                    let p = self.ids_op(Op::FMul, f, &[a, bv])?;
-                    acc = self.ids_op(Op::FAdd, f, &[acc, p])?;
+                    let m = self.ids_op(Op::FMul, ht, &[a, bv])?;
+                    *p = self.ir_to_num(m, ty, Num::Float)?;
                 }
-                acc
+                let dot = self.ids_op(Op::FAdd, f, &products)?;
+                self.ids_op(Op::FAdd, f, &[acc, dot])?
             }
             other => return Err(self.not_in_family(other, "float math")),
         })
