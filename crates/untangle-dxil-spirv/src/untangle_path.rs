@@ -143,6 +143,9 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
         placement: Some(binding::placement(setup, kind, crate::blob::stage_of(kind), shared.clone(), refusals.clone())),
         io_remap: Some(io::remap(setup, shared.clone())),
         stream_output,
+        // dxil-spirv has one feedback-map encoding, no option: the one vkd3d-proton's
+        // feedback images and resolve passes are built for.
+        sampler_feedback: Some(untangle::SamplerFeedbackEncoding::Vkd3dProton),
         ..Default::default()
     };
     if let Some(Opt::QuadControlReconvergence { supports_maximal_reconvergence: true, .. }) =

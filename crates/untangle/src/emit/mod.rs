@@ -244,6 +244,26 @@ pub struct Options {
     /// (alpha lands in red). A swizzled target's variable is a full `vec4` at component 0
     /// (the components a narrower target does not write stay undefined, as in D3D).
     pub output_swizzles: Vec<[u8; 4]>,
+    /// How `writeSamplerFeedback*` (SM 6.5 sampler feedback) write their feedback maps.
+    /// Vulkan has no feedback maps: a layer emulates one in a storage image whose encoding
+    /// the shader and the layer's own resolve passes share, so the layer names it here
+    /// (`dxop/feedback.rs`, `docs/sampler-feedback.md`). `None` (the default): the
+    /// operations are refused with [`support::Refusal::NoVulkanFeature`].
+    pub sampler_feedback: Option<SamplerFeedbackEncoding>,
+}
+
+/// The storage-image encodings of a feedback map ([`Options::sampler_feedback`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SamplerFeedbackEncoding {
+    /// vkd3d-proton's: the feedback UAV (`FeedbackTexture2D[Array]`) is an `R64ui` storage
+    /// image (one array layer per paired-texture layer) holding, at texel `(x, y)`, one
+    /// 4-bit field per mip level `m` (bits `4m..4m+3`) for mip region `(x, y)` of level
+    /// `m`: bit 0 the region itself was touched, bit 1 also its right neighbour, bit 2 the
+    /// one below, bit 3 the diagonal one. The low 4 bits of the image's width and height
+    /// are log2 of the mip region's width and height (the layer pads the image so). The
+    /// shader ORs fields in with 64-bit image atomics; the layer's resolve passes decode
+    /// them into `MIN_MIP_OPAQUE` / `MIP_REGION_USED_OPAQUE` results.
+    Vkd3dProton,
 }
 
 impl Default for Options {
@@ -272,6 +292,7 @@ impl Default for Options {
             ray_traversal_primitive_culling: false,
             view_instancing: None,
             output_swizzles: Vec::new(),
+            sampler_feedback: None,
         }
     }
 }
@@ -529,6 +550,8 @@ pub struct StageIo {
     pub wave_excludes_helpers: bool,
     /// [`Options::wave_lane_count`].
     pub wave_lane_count: Option<u32>,
+    /// [`Options::sampler_feedback`].
+    pub sampler_feedback: Option<SamplerFeedbackEncoding>,
     /// Pixel shaders: the input elements some `attributeAtVertex` reads. They are
     /// `PerVertexKHR` arrays of the primitive's 3 vertices (`SPV_KHR_fragment_shader_barycentric`;
     /// `loadInput` reads vertex 0, the provoking vertex), see `crate::emit::stage::pixel`.
@@ -706,6 +729,11 @@ pub enum ResShape {
         arrayed: bool,
         ms: bool,
         texel: TexelKind,
+    },
+    /// A sampler-feedback map (`FeedbackTexture2D[Array]` UAV) under
+    /// [`Options::sampler_feedback`]'s encoding: a 2D `R64ui` storage image.
+    Feedback {
+        arrayed: bool,
     },
     Sampler,
     /// A ray-tracing acceleration structure (`OpTypeAccelerationStructureKHR`).

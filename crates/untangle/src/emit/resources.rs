@@ -1043,6 +1043,17 @@ fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(
                 }
                 (ResShape::Words { stride }, st, StorageClass::StorageBuffer)
             }
+            // Feedback maps, under the layer's encoding (`dxop/feedback.rs`): 64-bit texels
+            // that 64-bit atomics OR into.
+            ResourceKind::FeedbackTexture2D | ResourceKind::FeedbackTexture2DArray if uav => {
+                let arrayed = r.kind == ResourceKind::FeedbackTexture2DArray;
+                cx.extension("SPV_EXT_shader_image_int64");
+                cx.capability(Capability::Int64ImageEXT);
+                cx.capability(Capability::Int64Atomics);
+                let t = cx.uint(64);
+                let img = cx.b.type_image(t, Dim::Dim2D, 0, u32::from(arrayed), 0, 2, spirv::ImageFormat::R64ui, None);
+                (ResShape::Feedback { arrayed }, img, StorageClass::UniformConstant)
+            }
             kind => {
                 let (dim, arrayed, ms) = match kind {
                     ResourceKind::Texture1D => (Dim::Dim1D, false, false),

@@ -171,7 +171,8 @@ pub enum Refusal {
 /// Operations without a Vulkan counterpart.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
 pub enum Uncovered {
-    /// `writeSamplerFeedback*`.
+    /// `writeSamplerFeedback*`: refused unless the layer selects a feedback-map encoding
+    /// (`Options::sampler_feedback`), which the dispatcher then lowers (`dxop/feedback.rs`).
     SamplerFeedback,
 }
 
@@ -182,9 +183,9 @@ impl Refusal {
             Refusal::Reserved => "a reserved opcode slot, never valid DXIL".into(),
             Refusal::NotInStage => "DXIL does not allow it in this stage (DXC's validator rejects the call)".into(),
             Refusal::StageFamily(f) | Refusal::StageNotTranslated(f) => f.reason().into(),
-            Refusal::NoVulkanFeature(Uncovered::SamplerFeedback) => "Vulkan has no sampler feedback: a layer can only \
-                emulate feedback maps in a storage image under an encoding it shares with the shader (vkd3d-proton \
-                has one of its own), and untangle defines no such contract yet"
+            Refusal::NoVulkanFeature(Uncovered::SamplerFeedback) => "Vulkan has no sampler feedback: a layer \
+                emulates feedback maps in a storage image under an encoding it shares with the shader, and none \
+                was selected (Options::sampler_feedback; vkd3d-proton's is SamplerFeedbackEncoding::Vkd3dProton)"
                 .into(),
             Refusal::DxbcConverterOnly => "an intermediate of DXC's DXBC converter, removed by its dxil-cleanup \
                                            pass; finished DXIL never contains it"

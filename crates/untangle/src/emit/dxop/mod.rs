@@ -22,6 +22,7 @@ mod buffers;
 mod check;
 mod compute;
 mod convert;
+mod feedback;
 mod handles;
 mod integer;
 mod interpolation;
@@ -37,7 +38,7 @@ mod textures;
 mod wave;
 
 use super::error::{malformed, Error, Result, Subject};
-use super::support::{support, Family, Refusal, Support};
+use super::support::{support, Family, Refusal, Support, Uncovered};
 use super::{Call, FnEmit, Num};
 use crate::dxil::{DxOp, DxOpCall};
 use crate::ir::{InstId, Type, TypeId, Value};
@@ -51,6 +52,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let c = Call { op: call.op, args: call.args, inst, ty: fe.f.insts[inst].ty };
         let family = match support(c.op, fe.sm.kind) {
             Support::Lowered(f) => f,
+            // Lowered only under an encoding the layer selects (`feedback`).
+            Support::Refused(r @ Refusal::NoVulkanFeature(Uncovered::SamplerFeedback)) => {
+                let Some(encoding) = fe.iface.stage.sampler_feedback else { return Err(fe.refused(&c, r)) };
+                fe.check_signature(&c)?;
+                return fe.feedback_op(&c, encoding);
+            }
             Support::Refused(r) => return Err(fe.refused(&c, r)),
         };
         fe.check_signature(&c)?;
