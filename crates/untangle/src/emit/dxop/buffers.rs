@@ -8,7 +8,14 @@
 //! past the end (out of bounds, as in D3D); a 64-bit component is two words, low first; a
 //! 16-bit component is half of a word. Only the components the mask names (loads: that the
 //! program extracts) are accessed, so no word outside the accessed element is touched.
-//! Residency status is always "fully mapped" (no sparse resources yet).
+//!
+//! Residency: a typed buffer load whose status the program reads is an `OpImageSparseFetch`
+//! (SRV) or `OpImageSparseRead` (UAV) of the texel buffer, the status its residency code;
+//! `checkAccessFullyMapped(status)` is `OpImageSparseTexelsResident(status)` (capability
+//! `SparseResidency`), true on resources that are not tiled. Storage buffers (raw and
+//! structured loads) have no residency query in Vulkan: reading their status is a typed
+//! error (`UnsupportedForm`), as dxil-spirv refuses such a shader too, never a made-up
+//! "mapped".
 //!
 //! A view whose range comes from the layer's offset table (`placement::OffsetTable`) reads
 //! it once per operation; every word (raw, structured) or texel (typed) the operation
@@ -59,13 +66,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             DxOp::BufferLoad | DxOp::RawBufferLoad => self.buffer_load(c).map(Some),
             DxOp::BufferStore | DxOp::RawBufferStore => self.buffer_store(c).map(|_| None),
             DxOp::AtomicBinOp | DxOp::AtomicCompareExchange => self.atomic(c).map(Some),
-            DxOp::CheckAccessFullyMapped => {
-                let t = self.cx.ty(c.ty)?;
-                Ok(Some(self.cx.b.constant_true(t)))
-            }
+            DxOp::CheckAccessFullyMapped => self.check_access_fully_mapped(c).map(Some),
             DxOp::BufferUpdateCounter => self.update_counter(c).map(Some),
             other => Err(self.not_in_family(other, FAMILY)),
         }
+    }
+
+    /// `checkAccessFullyMapped(status)`: whether the access that gave the residency code
+    /// `status` touched only resident memory.
+    fn check_access_fully_mapped(&mut self, c: &Call<'_>) -> Result<Word> {
+        let code = self.arg_val(c, 0)?;
+        let t = self.cx.ty(c.ty)?;
+        self.cx.capability(Capability::SparseResidency);
+        self.ids_op(Op::ImageSparseTexelsResident, t, &[code])
     }
 
     /// Rows (16 bytes each) of the constant buffer behind `h`: its declared size, or the
@@ -446,6 +459,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let used = self.used(c) & 0xF;
         match rv.shape {
             ResShape::Words { .. } => {
+                if self.wants_status(c) {
+                    return Err(self.form(
+                        c.op,
+                        "the residency status of a raw or structured buffer load (storage buffers have no residency query)",
+                    ));
+                }
                 let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
                 let mask = if c.op == DxOp::RawBufferLoad { self.arg_const(c, 3)? as u32 & used } else { used };
                 let addr = self.byte_address(rv.shape, index, off)?;
@@ -460,9 +479,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let tt = texel.scalar(self.cx);
                 let v4 = self.cx.vec(tt, 4);
                 let op = if rv.uav { Op::ImageRead } else { Op::ImageFetch };
-                let texel_v = self.ids_op(op, v4, &[img, index])?;
+                let sparse = self.wants_status(c);
+                let (texel_v, code) = self.image_access(op, v4, &[img, index], sparse)?;
                 let comps = self.split_texel(texel_v, texel, scalar)?;
-                self.make_ret(c.ty, &comps, None)
+                self.make_ret(c.ty, &comps, code)
             }
             _ => Err(self.form(c.op, "on a non-buffer resource")),
         }
