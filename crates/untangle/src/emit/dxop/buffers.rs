@@ -13,9 +13,12 @@
 //! (SRV) or `OpImageSparseRead` (UAV) of the texel buffer, the status its residency code;
 //! `checkAccessFullyMapped(status)` is `OpImageSparseTexelsResident(status)` (capability
 //! `SparseResidency`), true on resources that are not tiled. Storage buffers (raw and
-//! structured loads) have no residency query in Vulkan: reading their status is a typed
-//! error (`UnsupportedForm`), as dxil-spirv refuses such a shader too, never a made-up
-//! "mapped".
+//! structured loads) have no residency query in Vulkan: their status is 0, and
+//! `checkAccessFullyMapped` of a status taken straight from such a load (`extractvalue` of
+//! field 4) is `true`, D3D's answer for resources that are not tiled; a tiled raw or
+//! structured buffer cannot report an unmapped tile (dxil-spirv refuses such a shader
+//! instead). A status reaching the check some other way (a phi, a select) is tested as a
+//! residency code.
 //!
 //! A view whose range comes from the layer's offset table (`placement::OffsetTable`) reads
 //! it once per operation; every word (raw, structured) or texel (typed) the operation
@@ -25,7 +28,7 @@
 use crate::dxil::DxOp;
 use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::{ArgAt, ArrayLen, Call, FnEmit, Handle, Indexing, Num, ResShape, ResVar, Resources, TexelKind};
-use crate::ir::{TypeId, Value};
+use crate::ir::{InstKind, TypeId, Value};
 use crate::rootsig::layout::ArgStore;
 use rspirv::spirv::{self, Capability, Op, Scope, StorageClass, Word};
 
@@ -75,10 +78,32 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// `checkAccessFullyMapped(status)`: whether the access that gave the residency code
     /// `status` touched only resident memory.
     fn check_access_fully_mapped(&mut self, c: &Call<'_>) -> Result<Word> {
-        let code = self.arg_val(c, 0)?;
         let t = self.cx.ty(c.ty)?;
+        if self.storage_buffer_status(self.arg(c, 0)?)? {
+            return Ok(self.cx.b.constant_true(t));
+        }
+        let code = self.arg_val(c, 0)?;
         self.cx.capability(Capability::SparseResidency);
         self.ids_op(Op::ImageSparseTexelsResident, t, &[code])
+    }
+
+    /// Whether `v` is the status (field 4) of a raw or structured buffer load, which has no
+    /// residency code.
+    fn storage_buffer_status(&mut self, v: Value) -> Result<bool> {
+        let Value::Inst(x) = v else { return Ok(false) };
+        let InstKind::ExtractValue { aggregate: Value::Inst(load), indices } = &self.f.insts[x].kind else {
+            return Ok(false);
+        };
+        if indices.as_slice() != [4] {
+            return Ok(false);
+        }
+        let Ok(Some(call)) = crate::dxil::decode_call(self.cx.m, self.f, *load, "") else { return Ok(false) };
+        if !matches!(call.op, DxOp::BufferLoad | DxOp::RawBufferLoad) {
+            return Ok(false);
+        }
+        let Some(&handle) = call.args.first() else { return Ok(false) };
+        let h = self.handle(handle)?;
+        Ok(matches!(self.res_var(h)?.shape, ResShape::Words { .. }))
     }
 
     /// Rows (16 bytes each) of the constant buffer behind `h`: its declared size, or the
@@ -459,12 +484,6 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let used = self.used(c) & 0xF;
         match rv.shape {
             ResShape::Words { .. } => {
-                if self.wants_status(c) {
-                    return Err(self.form(
-                        c.op,
-                        "the residency status of a raw or structured buffer load (storage buffers have no residency query)",
-                    ));
-                }
                 let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
                 let mask = if c.op == DxOp::RawBufferLoad { self.arg_const(c, 3)? as u32 & used } else { used };
                 let addr = self.byte_address(rv.shape, index, off)?;

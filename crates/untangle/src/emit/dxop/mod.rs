@@ -141,10 +141,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let w = match comps.get(k) {
                 Some(&w) => w,
                 // The status: the last field, after the components or (given) after fewer.
-                None if k == fields.len() - 1 && (fields.len() == comps.len() + 1 || status.is_some()) => match status {
-                    Some(s) => s,
-                    None => self.scalar_const(f, 0, 0.0)?,
-                },
+                None if k == fields.len() - 1 && (fields.len() == comps.len() + 1 || status.is_some()) => {
+                    match status {
+                        Some(s) => s,
+                        None => self.scalar_const(f, 0, 0.0)?,
+                    }
+                }
                 None => {
                     let t = self.cx.ty(f)?;
                     self.cx.undef(t)
