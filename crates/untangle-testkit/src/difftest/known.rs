@@ -27,11 +27,26 @@ pub struct DeviceCrash {
     pub why: &'static str,
 }
 
-pub const DEVICE_CRASHES: &[DeviceCrash] = &[DeviceCrash {
-    device: "llvmpipe",
-    shader: "robustness.structured_buffer_address_wrapping",
-    why: "lavapipe (Mesa 22.3) segfaults in the dispatch (structured indices near 2^32 / stride)",
-}];
+pub const DEVICE_CRASHES: &[DeviceCrash] = &[
+    DeviceCrash {
+        device: "llvmpipe",
+        shader: "robustness.structured_buffer_address_wrapping",
+        why: "lavapipe (Mesa 22.3) segfaults in the dispatch (structured indices near 2^32 / stride)",
+    },
+    // A typed SRV buffer load whose status is read is `OpImageSparseFetch` of a uniform
+    // texel buffer (dxil-spirv's SPIR-V too); the storage texel buffer's `OpImageSparseRead`
+    // runs.
+    DeviceCrash {
+        device: "llvmpipe",
+        shader: "sparse.buffer_feedback_ld_typed.cs",
+        why: "lavapipe segfaults on OpImageSparseFetch of a uniform texel buffer (seen on Mesa 25.0)",
+    },
+    DeviceCrash {
+        device: "llvmpipe",
+        shader: "sparse.sparse_query.cs",
+        why: "lavapipe segfaults on OpImageSparseFetch of a uniform texel buffer (seen on Mesa 25.0)",
+    },
+];
 
 pub fn known_mismatch(name: &str) -> Option<&'static Known> {
     KNOWN_MISMATCHES.iter().find(|k| name.contains(k.shader))
@@ -64,6 +79,8 @@ pub const LAVAPIPE_NOT_COMPARED: &[(&str, &str)] = &[
     ("robustness.undefined_read_typed_buffer_as_untyped.", "unbound resource"),
     ("robustness.byte_address_wrapping.", "register 32 is outside"),
     ("robustness.structured_buffer_address_wrapping.", "device crash"),
+    ("sparse.buffer_feedback_ld_typed.cs", "device crash"),
+    ("sparse.sparse_query.cs", "device crash"),
     // Subgroups of 8 only.
     ("sm_advanced.cs_wave_size_range_16_32.", "wave size"),
     ("sm_advanced.cs_wave_size_range_64_128.", "wave size"),

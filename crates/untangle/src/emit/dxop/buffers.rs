@@ -13,7 +13,17 @@
 //! descriptors (4-aligned by D3D's rules) keep 16-bit components as halves of words. Only
 //! the components the mask names (loads: that the program extracts) are accessed, so no
 //! element outside the accessed one is touched.
-//! Residency status is always "fully mapped" (no sparse resources yet).
+//!
+//! Residency: a typed buffer load whose status the program reads is an `OpImageSparseFetch`
+//! (SRV) or `OpImageSparseRead` (UAV) of the texel buffer, the status its residency code;
+//! `checkAccessFullyMapped(status)` is `OpImageSparseTexelsResident(status)` (capability
+//! `SparseResidency`), true on resources that are not tiled. Storage buffers (raw and
+//! structured loads) have no residency query in Vulkan: their status is 0, and
+//! `checkAccessFullyMapped` of a status taken straight from such a load (`extractvalue` of
+//! field 4) is `true`, D3D's answer for resources that are not tiled; a tiled raw or
+//! structured buffer cannot report an unmapped tile (dxil-spirv refuses such a shader
+//! instead). A status reaching the check some other way (a phi, a select) is tested as a
+//! residency code.
 //!
 //! A view whose range comes from the layer's offset table (`placement::OffsetTable`) reads
 //! it once per operation; every word (raw, structured) or texel (typed) the operation
@@ -23,7 +33,7 @@
 use crate::dxil::DxOp;
 use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::{ArgAt, ArrayLen, Call, FnEmit, Handle, Indexing, Num, ResShape, ResVar, Resources, TexelKind};
-use crate::ir::{TypeId, Value};
+use crate::ir::{InstKind, TypeId, Value};
 use crate::rootsig::layout::ArgStore;
 use rspirv::spirv::{self, Capability, Op, Scope, StorageClass, Word};
 
@@ -68,13 +78,41 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             DxOp::BufferLoad | DxOp::RawBufferLoad => self.buffer_load(c).map(Some),
             DxOp::BufferStore | DxOp::RawBufferStore => self.buffer_store(c).map(|_| None),
             DxOp::AtomicBinOp | DxOp::AtomicCompareExchange => self.atomic(c).map(Some),
-            DxOp::CheckAccessFullyMapped => {
-                let t = self.cx.ty(c.ty)?;
-                Ok(Some(self.cx.b.constant_true(t)))
-            }
+            DxOp::CheckAccessFullyMapped => self.check_access_fully_mapped(c).map(Some),
             DxOp::BufferUpdateCounter => self.update_counter(c).map(Some),
             other => Err(self.not_in_family(other, FAMILY)),
         }
+    }
+
+    /// `checkAccessFullyMapped(status)`: whether the access that gave the residency code
+    /// `status` touched only resident memory.
+    fn check_access_fully_mapped(&mut self, c: &Call<'_>) -> Result<Word> {
+        let t = self.cx.ty(c.ty)?;
+        if self.storage_buffer_status(self.arg(c, 0)?)? {
+            return Ok(self.cx.b.constant_true(t));
+        }
+        let code = self.arg_val(c, 0)?;
+        self.cx.capability(Capability::SparseResidency);
+        self.ids_op(Op::ImageSparseTexelsResident, t, &[code])
+    }
+
+    /// Whether `v` is the status (field 4) of a raw or structured buffer load, which has no
+    /// residency code.
+    fn storage_buffer_status(&mut self, v: Value) -> Result<bool> {
+        let Value::Inst(x) = v else { return Ok(false) };
+        let InstKind::ExtractValue { aggregate: Value::Inst(load), indices } = &self.f.insts[x].kind else {
+            return Ok(false);
+        };
+        if indices.as_slice() != [4] {
+            return Ok(false);
+        }
+        let Ok(Some(call)) = crate::dxil::decode_call(self.cx.m, self.f, *load, "") else { return Ok(false) };
+        if !matches!(call.op, DxOp::BufferLoad | DxOp::RawBufferLoad) {
+            return Ok(false);
+        }
+        let Some(&handle) = call.args.first() else { return Ok(false) };
+        let h = self.handle(handle)?;
+        Ok(matches!(self.res_var(h)?.shape, ResShape::Words { .. }))
     }
 
     /// Rows (16 bytes each) of the constant buffer behind `h`: its declared size, or the
@@ -538,9 +576,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let tt = texel.scalar(self.cx);
                 let v4 = self.cx.vec(tt, 4);
                 let op = if rv.uav { Op::ImageRead } else { Op::ImageFetch };
-                let texel_v = self.ids_op(op, v4, &[img, index])?;
+                let sparse = self.wants_status(c);
+                let (texel_v, code) = self.image_access(op, v4, &[img, index], sparse)?;
                 let comps = self.split_texel(texel_v, texel, scalar)?;
-                self.make_ret(c.ty, &comps, None)
+                self.make_ret(c.ty, &comps, code)
             }
             _ => Err(self.form(c.op, "on a non-buffer resource")),
         }

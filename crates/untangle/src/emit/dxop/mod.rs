@@ -8,7 +8,9 @@
 //! `CBufRet`, `Dimensions`, ...) are built with [`FnEmit::make_ret`] from their components;
 //! values cross between the IR's scalar types (unsigned ints, floats, `bool`) and the 32-bit
 //! numeric kinds of images and interface variables with [`FnEmit::num_to_ir`] and
-//! [`FnEmit::ir_to_num`]. A family function given an operation that is not its own returns
+//! [`FnEmit::ir_to_num`]; an image access whose residency status the program reads is the
+//! `OpImageSparse*` form of the access ([`FnEmit::wants_status`], [`FnEmit::image_access`]),
+//! the status its residency code. A family function given an operation that is not its own returns
 //! an internal error (the coverage test translates every lowered operation, so that cannot
 //! go unnoticed).
 //!
@@ -42,7 +44,7 @@ use super::support::{support, Family, Refusal, Support, Uncovered};
 use super::{Call, FnEmit, Num};
 use crate::dxil::{DxOp, DxOpCall};
 use crate::ir::{InstId, Type, TypeId, Value};
-use rspirv::spirv::{Op, Word};
+use rspirv::spirv::{Capability, Op, Word};
 use smallvec::SmallVec;
 
 impl<'a, 'm> FnEmit<'a, 'm> {
@@ -130,7 +132,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// Builds a struct result from its first components; missing components are undefined,
-    /// an `i32` field after them (the residency status) is 0 unless `status` is given.
+    /// an `i32` field after them (the residency status) is 0 unless `status` is given; a
+    /// given `status` is the last field however few components precede it (comparisons
+    /// give one).
     pub fn make_ret(&mut self, ty: TypeId, comps: &[Word], status: Option<Word>) -> Result<Word> {
         let fields = self.fields(ty);
         if fields.is_empty() {
@@ -143,10 +147,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         for (k, &f) in fields.iter().enumerate() {
             let w = match comps.get(k) {
                 Some(&w) => w,
-                None if k == fields.len() - 1 && fields.len() == comps.len() + 1 => match status {
-                    Some(s) => s,
-                    None => self.scalar_const(f, 0, 0.0)?,
-                },
+                // The status: the last field, after the components or (given) after fewer.
+                None if k == fields.len() - 1 && (fields.len() == comps.len() + 1 || status.is_some()) => {
+                    match status {
+                        Some(s) => s,
+                        None => self.scalar_const(f, 0, 0.0)?,
+                    }
+                }
                 None => {
                     let t = self.cx.ty(f)?;
                     self.cx.undef(t)
@@ -277,5 +284,58 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// Bits of the overload scalar: which struct members the program extracts.
     pub fn used(&self, c: &Call<'_>) -> u32 {
         self.used_members.get(&c.inst).copied().unwrap_or(0)
+    }
+
+    /// Whether the program reads the residency status of a `ResRet` result (field 4, what
+    /// `checkAccessFullyMapped` takes): then the access must be an `OpImageSparse*` one
+    /// ([`Self::image_access`]), whose residency code is the status.
+    pub fn wants_status(&self, c: &Call<'_>) -> bool {
+        self.fields(c.ty).len() == 5 && self.used(c) & (1 << 4) != 0
+    }
+
+    /// The `OpImageSparse*` twin of an image access, whose result is `{ uint code, texel }`.
+    pub fn sparse_twin(&self, op: Op) -> Result<Op> {
+        Ok(match op {
+            Op::ImageSampleImplicitLod => Op::ImageSparseSampleImplicitLod,
+            Op::ImageSampleExplicitLod => Op::ImageSparseSampleExplicitLod,
+            Op::ImageSampleDrefImplicitLod => Op::ImageSparseSampleDrefImplicitLod,
+            Op::ImageSampleDrefExplicitLod => Op::ImageSparseSampleDrefExplicitLod,
+            Op::ImageFetch => Op::ImageSparseFetch,
+            Op::ImageRead => Op::ImageSparseRead,
+            Op::ImageGather => Op::ImageSparseGather,
+            Op::ImageDrefGather => Op::ImageSparseDrefGather,
+            other => return Err(Error::Internal(format!("no sparse form of Op{other:?}"))),
+        })
+    }
+
+    /// The result type of [`Self::sparse_twin`] for a texel of type `texel`:
+    /// `struct { uint code; texel }`; declares `SparseResidency`.
+    pub fn sparse_result(&mut self, texel: Word) -> Word {
+        self.cx.capability(Capability::SparseResidency);
+        let u = self.cx.u32_t();
+        self.cx.b.type_struct([u, texel])
+    }
+
+    /// Splits the result `v` of a sparse access (type [`Self::sparse_result`] of `texel`)
+    /// into the texel and the residency code.
+    pub fn split_sparse(&mut self, v: Word, texel: Word) -> Result<(Word, Word)> {
+        let u = self.cx.u32_t();
+        let code = self.extract(u, v, 0)?;
+        let t = self.extract(texel, v, 1)?;
+        Ok((t, code))
+    }
+
+    /// One image access `op` with result type `ty` and `operands` (image first): with
+    /// `sparse`, its `OpImageSparse*` twin, giving the texel and the residency code (the
+    /// DXIL status); else the plain access and no code.
+    pub fn image_access(&mut self, op: Op, ty: Word, operands: &[Word], sparse: bool) -> Result<(Word, Option<Word>)> {
+        if !sparse {
+            return Ok((self.ids_op(op, ty, operands)?, None));
+        }
+        let op = self.sparse_twin(op)?;
+        let st = self.sparse_result(ty);
+        let v = self.ids_op(op, st, operands)?;
+        let (t, code) = self.split_sparse(v, ty)?;
+        Ok((t, Some(code)))
     }
 }

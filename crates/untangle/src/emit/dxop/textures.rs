@@ -9,6 +9,12 @@
 //! component, the only bits D3D honours, with one `ConstOffset` sample per case (see
 //! `sample_switch`); 1D and 2D offsets only (3D would need 4096 cases), and not with
 //! implicit derivatives (the cases are non-uniform control flow): both typed errors.
+//!
+//! A load, sample or gather whose residency status (`ResRet` field 4) the program reads is
+//! the `OpImageSparse*` form of its access, and the status is the residency code that
+//! `checkAccessFullyMapped` (`OpImageSparseTexelsResident`, in `buffers`) tests; a status
+//! nobody reads costs nothing (the plain access, status 0). A raw 64-bit gather (two
+//! gathers of the same texels) takes the first one's code.
 
 use crate::dxil::DxOp;
 use crate::emit::error::{Error, Result};
@@ -265,10 +271,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let mut operands = vec![img, coord];
         operands.extend(ops.operands());
         let op = if rv.uav { Op::ImageRead } else { Op::ImageFetch };
-        let v = self.ids_op(op, v4, &operands)?;
+        let sparse = self.wants_status(c);
+        let (v, code) = self.image_access(op, v4, &operands, sparse)?;
         let scalar = self.overload_scalar(c.ty);
         let comps = self.split_texel(v, texel, scalar)?;
-        self.make_ret(c.ty, &comps, None)
+        self.make_ret(c.ty, &comps, code)
     }
 
     fn texture_store(&mut self, c: &Call<'_>) -> Result<()> {
@@ -516,19 +523,30 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             operands.push(d);
         }
         let rty = if dref.is_some() { tt } else { self.cx.vec(tt, 4) };
-        let x = match dyn_offs {
-            Some(offs) => sample_switch(self, op, rty, si_parts, &operands, &ops, &offs)?,
+        let sparse = self.wants_status(c);
+        let (x, code) = match dyn_offs {
+            Some(offs) => {
+                // Every case samples sparsely; the merge's phi takes the whole result.
+                let (op, ty) = if sparse { (self.sparse_twin(op)?, self.sparse_result(rty)) } else { (op, rty) };
+                let v = sample_switch(self, op, ty, si_parts, &operands, &ops, &offs)?;
+                if sparse {
+                    let (x, code) = self.split_sparse(v, rty)?;
+                    (x, Some(code))
+                } else {
+                    (v, None)
+                }
+            }
             None => {
                 operands.extend(ops.operands());
-                self.ids_op(op, rty, &operands)?
+                self.image_access(op, rty, &operands, sparse)?
             }
         };
         if dref.is_some() {
             let v = self.num_to_ir(x, texel.num(), scalar)?;
-            return self.make_ret(c.ty, &[v], None);
+            return self.make_ret(c.ty, &[v], code);
         }
         let comps = self.split_texel(x, texel, scalar)?;
-        self.make_ret(c.ty, &comps, None)
+        self.make_ret(c.ty, &comps, code)
     }
 
     fn gather(&mut self, c: &Call<'_>) -> Result<Word> {
@@ -542,6 +560,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let tt = texel.scalar(self.cx);
         let v4 = self.cx.vec(tt, 4);
         let mut operands = vec![si, coord];
+        let sparse = self.wants_status(c);
         let op = if c.op == DxOp::TextureGatherRaw {
             // The raw bits of the first channel (R16/R32 formats) as integers; 64-bit texels
             // are R32G32 views: gather both channels and join them, low word first.
@@ -552,10 +571,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let st = self.cx.ty(scalar)?;
                 let extra = ops.operands();
                 let mut channels = Vec::new();
+                let mut status = None;
                 for ch in 0..2 {
                     let mut o = vec![si, coord, self.cx.const_u32(ch)];
                     o.extend(extra.clone());
-                    let g = self.ids_op(Op::ImageGather, v4, &o)?;
+                    // Both gathers read the same texels: the first one's code is the status.
+                    let (g, code) = self.image_access(Op::ImageGather, v4, &o, sparse && ch == 0)?;
+                    status = status.or(code);
                     let g = if texel == TexelKind::UInt {
                         g
                     } else {
@@ -571,7 +593,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     let pair = self.ids_op(Op::CompositeConstruct, u2, &[lo, hi])?;
                     comps.push(self.ids_op(Op::Bitcast, st, &[pair])?);
                 }
-                return self.make_ret(c.ty, &comps, None);
+                return self.make_ret(c.ty, &comps, status);
             }
             operands.push(self.cx.const_u32(0));
             Op::ImageGather
@@ -585,10 +607,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Op::ImageDrefGather
         };
         operands.extend(ops.operands());
-        let v = self.ids_op(op, v4, &operands)?;
+        let (v, code) = self.image_access(op, v4, &operands, sparse)?;
         let scalar = self.overload_scalar(c.ty);
         let comps = self.split_texel(v, texel, scalar)?;
-        self.make_ret(c.ty, &comps, None)
+        self.make_ret(c.ty, &comps, code)
     }
 
     fn calculate_lod(&mut self, c: &Call<'_>) -> Result<Word> {
