@@ -95,6 +95,7 @@ pub mod locations;
 pub mod module;
 pub mod placement;
 mod resources;
+pub(crate) mod rov;
 pub mod shape;
 pub(crate) mod stage;
 pub mod stream_output;
@@ -546,6 +547,10 @@ pub struct StageIo {
     /// ([`Options::strict_helper_lane_wave_ops`] and no `"waveops-include-helper-lanes"`
     /// on the entry).
     pub wave_excludes_helpers: bool,
+    /// Pixel shaders with a rasterizer-ordered UAV (`RasterizerOrdered*`: the ROV flag of the
+    /// resource metadata, or a heap handle annotated so): the entry function is one
+    /// fragment-shader-interlock critical section (`emit::rov`).
+    pub rov_interlock: bool,
     /// [`Options::wave_lane_count`].
     pub wave_lane_count: Option<u32>,
     /// Pixel shaders: the input elements some `attributeAtVertex` reads. They are

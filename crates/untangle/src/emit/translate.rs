@@ -231,6 +231,7 @@ pub(crate) fn translate_entry_local(
         rule.max = rule.max.min(limit.max(1.0));
     }
     if sm.kind == ShaderKind::Pixel {
+        iface.stage.rov_interlock = super::rov::declares_rov(ep);
         iface.stage.per_vertex_inputs = StageIo::per_vertex_inputs(m, func);
         iface.stage.per_primitive_inputs = options.per_primitive_inputs.clone();
         // SM 6.7's `[WaveOpsIncludeHelperLanes]` (DXC marks the entry function). With it,
@@ -339,6 +340,9 @@ pub(crate) fn translate_entry_local(
         }
         ShaderKind::Pixel => {
             cx.b.execution_mode(fn_id, ExecutionMode::OriginUpperLeft, []);
+            if iface.stage.rov_interlock {
+                super::rov::interlock_entry(&mut cx, fn_id)?;
+            }
             // Shader flag bit 3: [earlydepthstencil].
             if ep.properties.shader_flags & (1 << 3) != 0 {
                 cx.b.execution_mode(fn_id, ExecutionMode::EarlyFragmentTests, []);
