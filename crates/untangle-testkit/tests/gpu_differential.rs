@@ -291,4 +291,56 @@ declare i32 @dx.op.quaternary.i32(i32, i32, i32, i32, i32)";
   %q = fadd float %p, %s
   %rf = fadd float %t, %q";
     assert_agrees(g, "precise-not-reassociated", &shader(body, "", "", ""));
+    // `WaveMultiPrefixSum` whose masks hold lanes that do not run: the odd or even lanes
+    // of all 32, entered by the lanes where bit 2 of `b` is set, with per-lane junk in
+    // the word of lanes 96..127. D3D ANDs a mask with the active lanes first; comparing
+    // raw masks made every lane its own partition (vkd3d-proton's
+    // `test_shader_sm65_wave_intrinsics`, tests 3 and 4).
+    let body = "  %lane = call i32 @dx.op.waveGetLaneIndex(i32 111)
+  %par = and i32 %lane, 1
+  %odd = icmp ne i32 %par, 0
+  %m0 = select i1 %odd, i32 -1431655766, i32 1431655765
+  %c = and i32 %b, 4
+  %take = icmp ne i32 %c, 0
+  br i1 %take, label %then, label %join
+then:
+  %v = call i32 @dx.op.waveMultiPrefixOp.i32(i32 166, i32 %a, i32 %m0, i32 0, i32 0, i32 %b, i8 0, i8 1)
+  %w = call i32 @dx.op.waveMultiPrefixBitCount(i32 167, i1 %odd, i32 %m0, i32 0, i32 0, i32 %a)
+  %vw = xor i32 %v, %w
+  br label %join
+join:
+  %r = phi i32 [ %vw, %then ], [ 7, %entry ]";
+    let decls = "declare i32 @dx.op.waveGetLaneIndex(i32)
+declare i32 @dx.op.waveMultiPrefixOp.i32(i32, i32, i32, i32, i32, i32, i8, i8)
+declare i32 @dx.op.waveMultiPrefixBitCount(i32, i1, i32, i32, i32, i32)";
+    assert_agrees(
+        g,
+        "multi-prefix-masks-inactive-lanes",
+        &shader(body, decls, "", "").replace(r#"!"cs", i32 6, i32 0"#, r#"!"cs", i32 6, i32 5"#),
+    );
+    // SM 6.6 quad operations in a 4×16 group: the quads are 2×2 threads (vkd3d-proton's
+    // `test_shader_sm66_quad_op_semantics`), which the derivative group layout gives. Rows
+    // of 4, so that a wave of 8 or more threads (the interpreter's: consecutive flattened
+    // indices) holds whole quads.
+    let body = "  %qx = call i32 @dx.op.quadOp.i32(i32 123, i32 %a, i8 0)
+  %qy = call i32 @dx.op.quadOp.i32(i32 123, i32 %a, i8 1)
+  %qd = call i32 @dx.op.quadOp.i32(i32 123, i32 %a, i8 2)
+  %q3 = call i32 @dx.op.quadReadLaneAt.i32(i32 122, i32 %a, i32 3)
+  %sy = mul i32 %qy, 3
+  %sd = mul i32 %qd, 5
+  %s3 = mul i32 %q3, 7
+  %o1 = add i32 %qx, %sy
+  %o2 = add i32 %o1, %sd
+  %r = add i32 %o2, %s3";
+    let decls = "declare i32 @dx.op.quadOp.i32(i32, i32, i8)
+declare i32 @dx.op.quadReadLaneAt.i32(i32, i32, i32)
+declare i32 @dx.op.flattenedThreadIdInGroup.i32(i32)";
+    let text = shader(body, decls, "", "")
+        .replace(r#"!"cs", i32 6, i32 0"#, r#"!"cs", i32 6, i32 6"#)
+        .replace("!8 = !{i32 64, i32 1, i32 1}", "!8 = !{i32 4, i32 16, i32 1}")
+        .replace(
+            "%tid = call i32 @dx.op.threadId.i32(i32 93, i32 0)",
+            "%tid = call i32 @dx.op.flattenedThreadIdInGroup.i32(i32 96)",
+        );
+    assert_agrees(g, "sm66-quads-2x2", &text);
 }

@@ -10,7 +10,8 @@
 //! `WaveActiveOp` kinds (0 sum, 1 product, 2 min, 3 max; signed 0 / unsigned 1),
 //! `WaveActiveBit` (0 and, 1 or, 2 xor), prefix operations exclusive, `QuadOp` (0 across
 //! X = lane ^ 1, 1 across Y = lane ^ 2, 2 diagonal = lane ^ 3), quads are four consecutive
-//! lanes. Float sums and products depend on the order of reduction: [`Acc::ANY`]; reading
+//! lanes before SM 6.6; from SM 6.6 quad operations use the quads of compute derivatives
+//! (below) when the group's size is a multiple of 4. Float sums and products depend on the order of reduction: [`Acc::ANY`]; reading
 //! an inactive lane is undefined.
 //!
 //! Compute-shader derivatives (SM 6.6 `DerivFine*`/`DerivCoarse*`) run here too: their quads
@@ -67,6 +68,15 @@ fn compute_quad(t: &Thread, nt: [u32; 3]) -> Option<(u64, u32)> {
     } else {
         None
     }
+}
+
+/// Whether quad operations use the quads of compute derivatives ([`compute_quad`]) rather
+/// than four consecutive lanes: from SM 6.6, in a group whose size is a multiple of 4 (as
+/// vkd3d-proton's `test_shader_sm66_quad_op_semantics` checks; smaller groups keep lanes).
+fn thread_quads(p: &super::Program<'_>) -> bool {
+    let sm = p.info.shader_model.as_ref().map_or((0, 0), |sm| (sm.major, sm.minor));
+    let [x, y, z] = p.num_threads;
+    sm >= (6, 6) && (x * y * z).is_multiple_of(4)
 }
 
 fn fk_of(overload: Option<&str>) -> Option<Fk> {
@@ -242,6 +252,29 @@ pub fn execute(ctx: &mut Ctx, threads: &mut [Thread], lanes: &[usize], inst: Ins
                         let below = bits & ((1u128 << lane_of(i)) - 1);
                         Val::S(Scalar { bits: below.count_ones() as u64, acc })
                     }
+                });
+            }
+        }
+        QuadReadLaneAt | QuadOp if thread_quads(p) => {
+            // SM 6.6+: the quads of compute derivatives (module documentation).
+            let nt = p.num_threads;
+            let quads: Vec<Option<(u64, u32)>> = lanes.iter().map(|&i| compute_quad(&threads[i], nt)).collect();
+            for (n, &i) in lanes.iter().enumerate() {
+                let Some((key, pos)) = quads[n] else { return internal("thread quads in a group without them") };
+                let want = if call.op == QuadReadLaneAt {
+                    let l = arg(i, 1)?;
+                    if !l.acc.is_exact() {
+                        return indeterminate("a quad lane index D3D leaves undefined");
+                    }
+                    l.bits as u32 & 3
+                } else {
+                    let k = super::exec::exact(p, &threads[i], a[1], "quad op")?;
+                    pos ^ (k as u32 + 1)
+                };
+                results.push(match lanes.iter().zip(&quads).find(|(_, q)| **q == Some((key, want))) {
+                    Some((&j, _)) => operand(p, &threads[j], a[0])?,
+                    // A quad member that is not running (or in another wave): undefined.
+                    None => Val::undefined(),
                 });
             }
         }

@@ -34,7 +34,7 @@ use crate::dxil::ShaderModel;
 use crate::emit::control::{emit_dispatch, emit_merge, emit_two_way, Labels};
 use crate::emit::error::{malformed, unsupported, Error, Result, Subject};
 use crate::emit::work_graph;
-use crate::emit::{FnEmit, Interface, ModuleBuilder, Resources};
+use crate::emit::{FnEmit, Interface, ModuleBuilder, Resources, ThreadQuads};
 use crate::ir::hash::{HashMap, HashSet};
 use crate::ir::{
     BinaryOp, BlockId, CastOp, ConstExprOp, ConstKind, FloatKind, FloatPredicate, Function, InstId, InstKind,
@@ -46,6 +46,17 @@ use cranelift_entity::{EntityRef, SecondaryMap};
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Op, StorageClass, Word};
 use smallvec::SmallVec;
+
+/// What [`FnEmit::partition_loop`] partitions the invocations by.
+#[derive(Clone, Copy, Debug)]
+pub enum PartitionKeys<'k> {
+    /// Invocations with equal values (32-bit unsigned ids) share a partition (`WaveMatch`).
+    Values(&'k [Word]),
+    /// The four 32-bit words of a lane mask (`WaveMultiPrefix*`): D3D ANDs the mask with
+    /// the active lanes before using it, so invocations whose masks agree on the active
+    /// lanes share a partition, whatever bits they set for inactive lanes.
+    LaneMask(&'k [Word; 4]),
+}
 
 /// How the structurized successor slots of an original block correspond to its original
 /// terminator's: for each structurized target the original target of its slots, and back
@@ -100,7 +111,7 @@ fn is_remade_pointer(m: &crate::ir::Module, t: TypeId) -> bool {
 
 impl Interface {
     /// Emits DXIL function `func` as a SPIR-V function named `name` (structurized first);
-    /// returns its id, whether it uses derivatives and whether it captures stream output
+    /// returns its id, what it needs of thread quads ([`ThreadQuads`]) and whether it captures stream output
     /// (`transform_feedback`). The interface is shared by every function of the entry point;
     /// `cfg_check` is [`crate::cfg::Cfg::check`] of `func` if the caller ran it already.
     #[allow(clippy::too_many_arguments)]
@@ -113,7 +124,7 @@ impl Interface {
         func: &'m Function,
         name: &str,
         cfg_check: Option<Result<(), crate::cfg::CfgError>>,
-    ) -> Result<(Word, bool, bool)> {
+    ) -> Result<(Word, ThreadQuads, bool)> {
         let iface = self;
         let structured = crate::passes::structurize_checked(func, crate::passes::Options::default(), cfg_check)?;
         let void = cx.void();
@@ -128,7 +139,7 @@ impl Interface {
             let body = fe.emit_body().and_then(|_| fe.finish_stream_output());
             *iface = std::mem::take(&mut fe.iface);
             let captures = body?;
-            (std::mem::take(&mut fe.exit_labels), fe.uses_derivatives, captures)
+            (std::mem::take(&mut fe.exit_labels), fe.thread_quads, captures)
         };
         cx.b.end_function().map_err(Error::from)?;
         if !exits.is_empty() {
@@ -218,7 +229,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             phi_inputs: HashMap::default(),
             layout_pos: scfg.layout.iter().enumerate().map(|(k, &b)| (b, k)).collect(),
             preds,
-            uses_derivatives: false,
+            thread_quads: ThreadQuads::None,
             cur_label: 0,
             cur_loop_header: false,
         })
@@ -244,6 +255,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     // --- raw emission helpers ---
 
     /// An instruction whose operands are all ids (or literals given as words).
+    /// Records that an operation needs quads of threads at least as `q` says.
+    pub fn need_thread_quads(&mut self, q: ThreadQuads) {
+        self.thread_quads = self.thread_quads.max(q);
+    }
+
     pub fn ids_op(&mut self, opcode: Op, ty: Word, ids: &[Word]) -> Result<Word> {
         Ok(self.cx.b.block_value(opcode, ty, ids)?)
     }
@@ -907,9 +923,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// the value of `body` (of type `ty`) for each invocation. Invocations for which `skip`
     /// holds (a boolean id) stay out of the loop, and so out of every partition, and get an
     /// undefined value. Splits the current block like [`Self::split_if`].
+    ///
+    /// [`PartitionKeys::LaneMask`] keys are first ANDed with the ballot of the invocations
+    /// entering the loop (after `skip`), so that bits of inactive lanes (and of lanes past
+    /// the subgroup) never split a partition.
     pub fn partition_loop(
         &mut self,
-        keys: &[Word],
+        keys: PartitionKeys<'_>,
         ty: Word,
         skip: Option<Word>,
         body: impl FnOnce(&mut Self) -> Result<Word>,
@@ -931,6 +951,24 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             None => None,
         };
+        let keys: Vec<Word> = match keys {
+            PartitionKeys::Values(k) => k.to_vec(),
+            PartitionKeys::LaneMask(words) => {
+                // The lanes entering the loop: every active lane not skipped.
+                let u = self.cx.u32_t();
+                let u4 = self.cx.vec(u, 4);
+                let bool_t = self.cx.bool_t();
+                let sg = self.cx.const_u32(spirv::Scope::Subgroup as u32);
+                let t = self.cx.b.constant_true(bool_t);
+                let active = self.ids_op(Op::GroupNonUniformBallot, u4, &[sg, t])?;
+                let mut masked = Vec::with_capacity(4);
+                for (k, &w) in words.iter().enumerate() {
+                    let a = self.extract(u, active, k as u32)?;
+                    masked.push(self.ids_op(Op::BitwiseAnd, u, &[w, a])?);
+                }
+                masked
+            }
+        };
         let b = &mut self.cx.b;
         let (header, inner, found, sel, cont, merge) = (b.id(), b.id(), b.id(), b.id(), b.id(), b.id());
         b.branch(header)?;
@@ -942,7 +980,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let bool_t = self.cx.bool_t();
         let sg = self.cx.const_u32(spirv::Scope::Subgroup as u32);
         let mut eq = None;
-        for &k in keys {
+        for &k in &keys {
             let first = self.ids_op(Op::GroupNonUniformBroadcastFirst, u, &[sg, k])?;
             let e = self.ids_op(Op::IEqual, bool_t, &[k, first])?;
             eq = Some(match eq {

@@ -95,6 +95,7 @@ pub mod locations;
 pub mod module;
 pub mod placement;
 mod resources;
+pub(crate) mod rov;
 pub mod shape;
 pub(crate) mod stage;
 pub mod stream_output;
@@ -449,6 +450,25 @@ pub struct Translation {
 
 // --- Emission state: one function, one dx.op call ---
 
+/// What a function needs of quads of threads in compute-like stages (compute, mesh,
+/// amplification, node), which have no quads of their own: Vulkan forms them only under a
+/// derivative group execution mode (`SPV_KHR_compute_shader_derivatives`). Ordered: an
+/// entry needs the most any of its operations does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ThreadQuads {
+    /// Nothing.
+    #[default]
+    None,
+    /// SM 6.6+ quad operations (`QuadReadAcrossX/Y/Diagonal`, `QuadReadLaneAt`,
+    /// `QuadAny/All`): D3D's SM 6.6 gives them the quads of compute derivatives (2x2 threads
+    /// of the group's X and Y when both are even, else 4 consecutive threads), where the
+    /// group's size allows quads; elsewhere they keep the lanes' quads.
+    QuadOps,
+    /// Derivatives (explicit, or implicit in sampling and LOD queries): the group's size must
+    /// be a multiple of 4.
+    Derivatives,
+}
+
 /// One DXIL function being emitted: the module builder, the entry point's resources and
 /// interface, the function and its structurized CFG, and the ids made so far. `function`
 /// emits LLVM instructions and control flow; `dxop`, `interface`, `resources`,
@@ -494,9 +514,9 @@ pub struct FnEmit<'a, 'm> {
     phi_inputs: HashMap<InstId, HashMap<BlockId, Value>>,
     layout_pos: HashMap<SBlock, usize>,
     preds: Preds,
-    /// Set by operations with implicit or explicit derivatives (compute shaders then need a
-    /// derivative group execution mode).
-    pub uses_derivatives: bool,
+    /// What the function's operations need of quads of threads (compute-like stages then
+    /// declare a derivative group execution mode): see [`ThreadQuads`].
+    pub thread_quads: ThreadQuads,
     cur_label: Word,
     cur_loop_header: bool,
 }
@@ -548,6 +568,10 @@ pub struct StageIo {
     /// ([`Options::strict_helper_lane_wave_ops`] and no `"waveops-include-helper-lanes"`
     /// on the entry).
     pub wave_excludes_helpers: bool,
+    /// Pixel shaders with a rasterizer-ordered UAV (`RasterizerOrdered*`: the ROV flag of the
+    /// resource metadata, or a heap handle annotated so): the entry function is one
+    /// fragment-shader-interlock critical section (`emit::rov`).
+    pub rov_interlock: bool,
     /// [`Options::wave_lane_count`].
     pub wave_lane_count: Option<u32>,
     /// [`Options::sampler_feedback`].

@@ -151,6 +151,11 @@ impl<'m> ModuleBuilder<'m> {
         }
     }
 
+    /// Whether the module declares capability `c` so far.
+    pub fn has_capability(&self, c: Capability) -> bool {
+        self.caps.contains(&(c as u32))
+    }
+
     pub fn extension(&mut self, e: &str) {
         if self.exts.insert(e.to_string()) {
             self.b.extension(e);

@@ -885,7 +885,9 @@ impl Resources {
                 }
             }
         };
-        if r.uav.is_some_and(|u| u.globally_coherent) && v.var != 0 {
+        // A rasterizer-ordered UAV is coherent too: the next invocation of the pixel's
+        // critical section must see this one's writes (`emit::rov`).
+        if r.uav.is_some_and(|u| u.globally_coherent || u.rasterizer_ordered) && v.var != 0 {
             cx.decorate(v.var, Decoration::Coherent, &[]);
         }
         self.vars.insert((class, id), v);

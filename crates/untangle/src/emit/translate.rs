@@ -26,7 +26,7 @@ use super::placement::{
 use super::stream_output::XfbState;
 use super::support::stage_support;
 use super::work_graph::{local_size, push_offset_after, NodeState, Push, PushPlace};
-use super::{typecheck, validate};
+use super::{typecheck, validate, ThreadQuads};
 use super::{
     Binder, Interface, MinPrecision, ModuleBuilder, RayState, Resources, StageIo, TessDomainOrigin, ViewState,
 };
@@ -232,6 +232,7 @@ pub(crate) fn translate_entry_local(
         rule.max = rule.max.min(limit.max(1.0));
     }
     if sm.kind == ShaderKind::Pixel {
+        iface.stage.rov_interlock = super::rov::declares_rov(ep);
         iface.stage.per_vertex_inputs = StageIo::per_vertex_inputs(m, func);
         iface.stage.per_primitive_inputs = options.per_primitive_inputs.clone();
         // SM 6.7's `[WaveOpsIncludeHelperLanes]` (DXC marks the entry function). With it,
@@ -241,7 +242,7 @@ pub(crate) fn translate_entry_local(
             && !m.function_has_attribute(&m.functions[fid], "waveops-include-helper-lanes");
     }
     iface.xfb = xfb.map(XfbState::new);
-    let (fn_id, derivatives, captures) = match sm.kind {
+    let (fn_id, quads, captures) = match sm.kind {
         ShaderKind::Hull => {
             let hs = ep
                 .properties
@@ -253,14 +254,14 @@ pub(crate) fn translate_entry_local(
                 typecheck::function(m, pc)?;
                 res.atomic_uavs.extend(crate::dxil::handles::atomic_uavs(m, pc, &ep.resources));
             }
-            (iface.hull_entry(&mut cx, &mut res, &sm, ep, func, pc, cfg_check)?, false, false)
+            (iface.hull_entry(&mut cx, &mut res, &sm, ep, func, pc, cfg_check)?, ThreadQuads::None, false)
         }
         ShaderKind::Node => {
             let name = export_name(&ep.name);
             let body_name = format!("{name}.body");
-            let (body, derivatives, _) =
+            let (body, quads, _) =
                 iface.emit_function(&mut cx, &mut res, &sm, &ep.signatures, func, &body_name, cfg_check)?;
-            (iface.node_entry(&mut cx, name, body)?, derivatives, false)
+            (iface.node_entry(&mut cx, name, body)?, quads, false)
         }
         _ => iface.emit_function(&mut cx, &mut res, &sm, &ep.signatures, func, export_name(&ep.name), cfg_check)?,
     };
@@ -316,16 +317,18 @@ pub(crate) fn translate_entry_local(
                     state.or(ep.properties.amplification.as_ref().map(|a| a.num_threads)).unwrap_or([1, 1, 1])
                 }
             };
-            if derivatives {
-                if (x * y * z) % 4 != 0 {
-                    // D3D requires it of compute shaders with derivatives (quads or groups of 4).
-                    return Err(malformed(
-                        Subject::Stage(sm.kind),
-                        format!("derivatives in a compute shader of {x}x{y}x{z} threads (a multiple of 4 is required)"),
-                    ));
-                }
-                // D3D: quads of 2x2 threads when the group is two-dimensional with even
-                // sides, else groups of 4 consecutive threads.
+            // D3D: quads of 2x2 threads when the group is two-dimensional with even sides,
+            // else groups of 4 consecutive threads; none when the group's size is not a
+            // multiple of 4, which D3D requires of derivatives (not of SM 6.6 quad
+            // operations, which keep the lanes' quads then).
+            let quads_fit = (x * y * z).is_multiple_of(4);
+            if quads == ThreadQuads::Derivatives && !quads_fit {
+                return Err(malformed(
+                    Subject::Stage(sm.kind),
+                    format!("derivatives in a compute shader of {x}x{y}x{z} threads (a multiple of 4 is required)"),
+                ));
+            }
+            if quads != ThreadQuads::None && quads_fit {
                 cx.extension("SPV_KHR_compute_shader_derivatives");
                 if y > 1 && x.is_multiple_of(2) && y.is_multiple_of(2) {
                     cx.capability(spirv::Capability::ComputeDerivativeGroupQuadsKHR);
@@ -338,6 +341,9 @@ pub(crate) fn translate_entry_local(
         }
         ShaderKind::Pixel => {
             cx.b.execution_mode(fn_id, ExecutionMode::OriginUpperLeft, []);
+            if iface.stage.rov_interlock {
+                super::rov::interlock_entry(&mut cx, fn_id)?;
+            }
             // Shader flag bit 3: [earlydepthstencil].
             if ep.properties.shader_flags & (1 << 3) != 0 {
                 cx.b.execution_mode(fn_id, ExecutionMode::EarlyFragmentTests, []);

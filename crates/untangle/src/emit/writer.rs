@@ -692,6 +692,13 @@ impl Builder {
         Ok(id)
     }
 
+    /// The functions section (every function so far, as encoded): for fix-ups that insert
+    /// instructions into a finished function. Callers keep it a sequence of whole
+    /// instructions.
+    pub fn functions_words_mut(&mut self) -> &mut Vec<Word> {
+        &mut self.functions
+    }
+
     /// The words of the function under construction, or the last one built: for fix-ups
     /// that need every block of the function written first.
     pub fn current_function_words_mut(&mut self) -> &mut [Word] {

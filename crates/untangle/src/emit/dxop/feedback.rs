@@ -49,7 +49,7 @@
 
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
-use crate::emit::{Call, FnEmit, ResShape, SamplerFeedbackEncoding};
+use crate::emit::{Call, FnEmit, ResShape, SamplerFeedbackEncoding, ThreadQuads};
 use crate::front::container::ShaderKind;
 use rspirv::spirv::{Capability, Dim, Op, Scope, StorageClass, Word};
 
@@ -170,7 +170,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let mut grad_scale = None;
         let mut lambda = match lod {
             Lod::Implicit | Lod::Bias => {
-                self.uses_derivatives = true;
+                self.need_thread_quads(ThreadQuads::Derivatives);
                 let q = if lod == Lod::Bias {
                     let bias = self.arg_val(c, 7)?;
                     let scale = self.glsl(f, EXP2, &[bias])?;

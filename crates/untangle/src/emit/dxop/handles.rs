@@ -12,6 +12,7 @@
 use crate::dxil::{DxOp, ResourceClass};
 use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::{Call, FnEmit, Handle, HeapHandle};
+use crate::front::container::ShaderKind;
 use crate::ir::{ConstKind, Value};
 
 const FAMILY: &str = "handles";
@@ -75,6 +76,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         ));
                     }
                     hh.props = Some([fields[0], fields[1]]);
+                    if crate::emit::rov::is_rov_heap_props(fields[0]) && self.sm.kind == ShaderKind::Pixel {
+                        self.iface.stage.rov_interlock = true;
+                    }
                 }
                 h
             }

@@ -11,7 +11,7 @@ use crate::dxil::DxOp;
 use crate::emit::error::Result;
 use crate::emit::interface::ElementScalar;
 use crate::emit::locations::SigKind;
-use crate::emit::{Call, FnEmit, Num};
+use crate::emit::{Call, FnEmit, Num, ThreadQuads};
 use rspirv::spirv::{BuiltIn, Capability, Op, StorageClass, Word};
 
 const FAMILY: &str = "stage I/O";
@@ -75,7 +75,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     _ => Op::DPdyFine,
                 };
                 self.cx.capability(Capability::DerivativeControl);
-                self.uses_derivatives = true;
+                self.need_thread_quads(ThreadQuads::Derivatives);
                 let v = self.arg_val(c, 0)?;
                 let ty = self.arg_ty(c, 0)?;
                 let x = self.ir_to_num(v, ty, Num::Float)?;

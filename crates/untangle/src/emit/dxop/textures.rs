@@ -20,7 +20,7 @@ use crate::dxil::DxOp;
 use crate::emit::error::{Error, Result};
 use crate::emit::Indexing;
 use crate::emit::ResVar;
-use crate::emit::{Call, FnEmit, ResShape, TexelKind};
+use crate::emit::{Call, FnEmit, ResShape, TexelKind, ThreadQuads};
 use crate::ir::{TypeId, Value};
 use rspirv::spirv::{Capability, Dim, ImageOperands, Op, Word};
 
@@ -456,7 +456,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Ok(())
         };
         if matches!(c.op, DxOp::Sample | DxOp::SampleBias | DxOp::SampleCmp | DxOp::SampleCmpBias) {
-            self.uses_derivatives = true;
+            self.need_thread_quads(ThreadQuads::Derivatives);
         }
         let (op, dref) = match c.op {
             DxOp::Sample => {
@@ -615,7 +615,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     fn calculate_lod(&mut self, c: &Call<'_>) -> Result<Word> {
         self.cx.capability(Capability::ImageQuery);
-        self.uses_derivatives = true;
+        self.need_thread_quads(ThreadQuads::Derivatives);
         let (si, dim, _, _) = self.sampled_image(c)?;
         let n = Self::sample_coords(dim, false);
         let coord = self.float_coord(c, 2, n)?;

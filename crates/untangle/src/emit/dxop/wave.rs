@@ -1,12 +1,25 @@
 //! Wave (subgroup) and quad operations as `OpGroupNonUniform*` at subgroup scope.
 //!
 //! `WaveMatch` and `WaveMultiPrefix*` run once per partition of lanes with equal keys
-//! (`FnEmit::partition_loop`).
+//! (`FnEmit::partition_loop`). A `WaveMultiPrefix*` mask is ANDed with the ballot of the
+//! participating lanes first (D3D: "the mask is ANDed with the active lanes"), so bits of
+//! inactive lanes, or of lanes past the wave size, never split a partition.
 //!
 //! `WaveActiveOp(value, op, sign)`: op 0 sum, 1 product, 2 min, 3 max; sign 0 signed,
 //! 1 unsigned; `WavePrefixOp` is the exclusive scan of the same. `WaveActiveBit`: 0 and,
 //! 1 or, 2 xor. `QuadOp`: 0 across X, 1 across Y, 2 diagonal (`OpGroupNonUniformQuadSwap`).
 //! `QuadVote` (SM 6.7): 0 any, 1 all of the quad, from three quad swaps.
+//!
+//! # Quads in compute-like stages
+//!
+//! Before SM 6.6 a quad is four consecutive lanes. From SM 6.6, in compute, mesh,
+//! amplification and node shaders, quad operations follow compute derivatives: quads are
+//! 2x2 threads of the group's X and Y when both are even, else four consecutive threads
+//! (flattened group index); vkd3d-proton's `test_shader_sm66_quad_op_semantics` checks both.
+//! The entry then declares `DerivativeGroupQuadsKHR` or `DerivativeGroupLinearKHR`
+//! ([`crate::emit::ThreadQuads::QuadOps`]), which makes `OpGroupNonUniformQuad*` work on
+//! those quads (on NVIDIA, as dxil-spirv relies on); a group whose size is not a multiple
+//! of 4 has no such quads and keeps the lanes'.
 //!
 //! # Helper lanes
 //!
@@ -33,7 +46,9 @@
 
 use crate::dxil::DxOp;
 use crate::emit::error::{malformed, Result, Subject};
-use crate::emit::{Call, FnEmit, Num};
+use crate::emit::function::PartitionKeys;
+use crate::emit::{Call, FnEmit, Num, ThreadQuads};
+use crate::front::container::ShaderKind;
 use rspirv::spirv::{BuiltIn, Capability, GroupOperation, Op, Scope, StorageClass, Word};
 
 const FAMILY: &str = "wave";
@@ -201,6 +216,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.ids_op(Op::GroupNonUniformBallotBitCount, u, &[sg, group as u32, v])?
             }
             QuadReadLaneAt | QuadOp => {
+                self.quad_op_layout();
                 self.cx.capability(Capability::GroupNonUniformQuad);
                 let t = self.cx.ty(c.ty)?;
                 let x = self.arg_val(c, 0)?;
@@ -220,6 +236,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 // Any (0) or all (1) of the quad's four lanes: the lane's own value combined
                 // with those across X, Y and the diagonal (DXC emulates it the same way for
                 // older targets, `DxilPreparePasses.cpp` `convertQuadVote`).
+                self.quad_op_layout();
                 self.cx.capability(Capability::GroupNonUniformQuad);
                 let x = self.arg_val(c, 0)?;
                 let all = match self.arg_const(c, 1)? {
@@ -243,7 +260,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let u4 = self.cx.vec(u, 4);
                 let b2 = b;
                 let skip = self.helper_lane()?;
-                let mask = self.partition_loop(&keys, u4, skip, |me| {
+                let mask = self.partition_loop(PartitionKeys::Values(&keys), u4, skip, |me| {
                     let t = me.cx.b.constant_true(b2);
                     me.ids_op(Op::GroupNonUniformBallot, u4, &[sg, t])
                 })?;
@@ -256,7 +273,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             WaveMultiPrefixOp | WaveMultiPrefixBitCount => {
                 self.cx.capability(Capability::GroupNonUniformBallot);
                 self.cx.capability(Capability::GroupNonUniformArithmetic);
-                let keys: Vec<Word> = (1..5).map(|k| self.arg_val(c, k)).collect::<Result<_>>()?;
+                let keys = [self.arg_val(c, 1)?, self.arg_val(c, 2)?, self.arg_val(c, 3)?, self.arg_val(c, 4)?];
+                let keys = PartitionKeys::LaneMask(&keys);
                 let x = self.arg_val(c, 0)?;
                 let t = self.cx.ty(c.ty)?;
                 let scan = GroupOperation::ExclusiveScan as u32;
@@ -264,7 +282,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 if c.op == WaveMultiPrefixBitCount {
                     let u = self.cx.u32_t();
                     let u4 = self.cx.vec(u, 4);
-                    self.partition_loop(&keys, t, skip, |me| {
+                    self.partition_loop(keys, t, skip, |me| {
                         let v = me.ids_op(Op::GroupNonUniformBallot, u4, &[sg, x])?;
                         me.ids_op(Op::GroupNonUniformBallotBitCount, t, &[sg, scan, v])
                     })?
@@ -286,12 +304,25 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                             ))
                         }
                     };
-                    self.partition_loop(&keys, t, skip, |me| me.ids_op(opcode, t, &[sg, scan, x]))?
+                    self.partition_loop(keys, t, skip, |me| me.ids_op(opcode, t, &[sg, scan, x]))?
                 }
             }
             other => return Err(self.not_in_family(other, FAMILY)),
         };
         Ok(Some(w))
+    }
+
+    /// From SM 6.6, quad operations in compute-like stages use the quads of compute
+    /// derivatives (module documentation): the entry then declares the derivative group
+    /// layout, under which the subgroup's quads are those quads of threads.
+    fn quad_op_layout(&mut self) {
+        let compute_like = matches!(
+            self.sm.kind,
+            ShaderKind::Compute | ShaderKind::Mesh | ShaderKind::Amplification | ShaderKind::Node
+        );
+        if compute_like && (self.sm.major, self.sm.minor) >= (6, 6) {
+            self.need_thread_quads(ThreadQuads::QuadOps);
+        }
     }
 
     /// Where wave operations leave helper lanes out (module documentation): whether this
