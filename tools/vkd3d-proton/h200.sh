@@ -31,7 +31,8 @@ variants=(stock=target/vkd3d/stock untangle=target/vkd3d/untangle)
 lists=$(mktemp -d)
 LD_LIBRARY_PATH=target/vkd3d/stock target/vkd3d/stock/d3d12 --list-tests > "$lists/all.txt"
 if [ -n "${ONLY:-}" ]; then
-  grep -xF -f "$ONLY" "$lists/all.txt" > "$lists/only.txt"; mv "$lists/only.txt" "$lists/all.txt"
+  # In ONLY's order (what must run first goes first), tests the suite has.
+  grep -xF -f "$lists/all.txt" "$ONLY" | awk '!seen[$0]++' > "$lists/only.txt"; mv "$lists/only.txt" "$lists/all.txt"
 fi
 grep -v '^#' "$here/heavy-tests.txt" | grep -xF -f - "$lists/all.txt" > "$lists/heavy.txt"
 grep -vxF -f "$lists/heavy.txt" "$lists/all.txt" > "$lists/light.txt"
