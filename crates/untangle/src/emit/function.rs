@@ -924,7 +924,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// holds (a boolean id) stay out of the loop, and so out of every partition, and get an
     /// undefined value. Splits the current block like [`Self::split_if`].
     ///
-    /// [`PartitionKeys::LaneMask`] keys are first ANDed with the ballot of the invocations
+    /// `PartitionKeys::LaneMask` keys are first ANDed with the ballot of the invocations
     /// entering the loop (after `skip`), so that bits of inactive lanes (and of lanes past
     /// the subgroup) never split a partition.
     pub fn partition_loop(
