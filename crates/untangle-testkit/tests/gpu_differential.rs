@@ -84,9 +84,14 @@ fn corpus_differential() {
                 "{name} compares nothing on lavapipe, unexpectedly: {why}"
             );
         }
-        assert_eq!(not_compared.len(), LAVAPIPE_NOT_COMPARED.len(), "a shader of LAVAPIPE_NOT_COMPARED compares now");
-        // 88 shaders besides the 25 AGS ones; 22 compare nothing on lavapipe (see the list).
-        assert_eq!(compared, 66);
+        let now_compared: Vec<&str> = LAVAPIPE_NOT_COMPARED
+            .iter()
+            .filter(|(n, _)| !not_compared.iter().any(|(name, _)| name.starts_with(n)))
+            .map(|(n, _)| *n)
+            .collect();
+        assert!(now_compared.is_empty(), "shaders of LAVAPIPE_NOT_COMPARED compare now: {now_compared:?}");
+        // 88 shaders besides the 25 AGS ones; 23 compare nothing on lavapipe (see the list).
+        assert_eq!(compared, 65);
     } else {
         assert!(compared >= 68, "only {compared} shaders compared anything");
     }
@@ -342,5 +347,11 @@ declare i32 @dx.op.flattenedThreadIdInGroup.i32(i32)";
             "%tid = call i32 @dx.op.threadId.i32(i32 93, i32 0)",
             "%tid = call i32 @dx.op.flattenedThreadIdInGroup.i32(i32 96)",
         );
-    assert_agrees(g, "sm66-quads-2x2", &text);
+    if g.info().features.compute_derivatives {
+        assert_agrees(g, "sm66-quads-2x2", &text);
+    } else {
+        // Without VK_KHR_compute_shader_derivatives (lavapipe) the device's quads stay
+        // 4 consecutive lanes whatever the module declares.
+        println!("sm66-quads-2x2: left out, {} has no compute-shader derivatives", g.info().name);
+    }
 }

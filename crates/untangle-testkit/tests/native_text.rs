@@ -160,6 +160,11 @@ fn test_literals() -> Vec<(String, String)> {
                 if !defines(l) {
                     continue;
                 }
+                if has_format_hole(&l.replace("{body}", "").replace("{decls}", "")) {
+                    // A `format!` template with holes of its own (`{ty}`, `{}`): not LLVM
+                    // text until its test fills it.
+                    continue;
+                }
                 if l.contains("{body}") {
                     let template = l.replace("{{", "\u{1}").replace("}}", "\u{2}");
                     for (n, body) in bodies.iter().enumerate() {
@@ -174,6 +179,20 @@ fn test_literals() -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// Whether `text` still has a `format!` hole: `{}`, `{name}` or `{name:spec}` (LLVM text
+/// writes `{` before a newline or a space, never before an identifier or `}`).
+fn has_format_hole(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        if c != b'{' || (i > 0 && b[i - 1] == b'{') {
+            return false;
+        }
+        let rest = &b[i + 1..];
+        let ident = rest.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count();
+        matches!(rest.get(ident), Some(b'}') | Some(b':')) && rest.get(ident + 1) != Some(&b'{')
+    })
 }
 
 /// Compare the two front ends on one input. `Ok(true)`: both read it, identically;
@@ -236,17 +255,24 @@ fn native_text_matches_llvm_on_every_ll_input() {
     for ((set, inputs), (eset, ecount, ematched, erejected)) in sets.iter().zip(expected) {
         assert_eq!(*set, eset);
         let (mut matched, mut rejected) = (0, 0);
+        let mut rejected_names = Vec::new();
         for (name, bytes) in inputs {
             match compare(name, bytes) {
                 Ok(true) => matched += 1,
-                Ok(false) => rejected += 1,
+                Ok(false) => {
+                    rejected += 1;
+                    rejected_names.push(name.as_str());
+                }
                 Err(e) => failures.push(e),
             }
         }
         println!("{set}: {} inputs, {matched} read identically, {rejected} rejected by both", inputs.len());
         if set == &"test literals" {
-            assert!(inputs.len() >= ecount && matched == inputs.len() - erejected, "{set}: {failures:#?}");
-            assert_eq!(rejected, erejected, "{set}");
+            assert!(
+                inputs.len() >= ecount && matched == inputs.len() - erejected,
+                "{set}: {failures:#?}; rejected by both: {rejected_names:?}"
+            );
+            assert_eq!(rejected, erejected, "{set}: rejected by both: {rejected_names:?}");
         } else {
             assert_eq!((inputs.len(), matched, rejected), (ecount, ematched, erejected), "{set}: {failures:#?}");
         }

@@ -43,6 +43,11 @@ pub const DEVICE_CRASHES: &[DeviceCrash] = &[
     },
     DeviceCrash {
         device: "llvmpipe",
+        shader: "sparse.buffer_feedback_ld_typed_uav.cs",
+        why: "lavapipe (Mesa 22.3) segfaults on OpImageSparseRead of a storage texel buffer ('Unsupported intrinsic: image_sparse_load', image_dim=Buf)",
+    },
+    DeviceCrash {
+        device: "llvmpipe",
         shader: "sparse.sparse_query.cs",
         why: "lavapipe segfaults on OpImageSparseFetch of a uniform texel buffer (seen on Mesa 25.0)",
     },
@@ -81,6 +86,7 @@ pub const LAVAPIPE_NOT_COMPARED: &[(&str, &str)] = &[
     ("robustness.structured_buffer_address_wrapping.", "device crash"),
     ("sparse.buffer_feedback_ld_typed.cs", "device crash"),
     ("sparse.sparse_query.cs", "device crash"),
+    ("sparse.buffer_feedback_ld_typed_uav.cs", "device crash"),
     // Subgroups of 8 only.
     ("sm_advanced.cs_wave_size_range_16_32.", "wave size"),
     ("sm_advanced.cs_wave_size_range_64_128.", "wave size"),
