@@ -53,6 +53,10 @@ declare void @dx.op.bufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i
 !9 = !{i32 1, i32 1, i32 1}
 "#;
 
+/// What a case expects: `None`, success; `Some(parts)`, `UNTANGLE_CALLBACK` with a message
+/// holding every part.
+type Expected = Option<&'static [&'static str]>;
+
 fn parse(bytes: &[u8]) -> *mut untangle_shader {
     let mut shader = null_mut();
     // SAFETY: a valid buffer and out-pointer.
@@ -145,7 +149,7 @@ fn io_callback_conflicts_and_limits_name_the_callback() {
     // POSITION (row 0, 4 columns) and NORMAL (row 1, 3 columns) are the vertex shader's inputs.
     let shader = parse(&corpus_file("pipeline/vs.ll"));
     let o = options();
-    let cases: [((u32, u32), Option<&[&str]>); 5] = [
+    let cases: [((u32, u32), Expected); 5] = [
         // Both on location 3: a conflict the callback made, not malformed DXIL.
         ((3, 0), Some(&["I/O remapping callback", "input POSITION0", "input NORMAL0", "location 3, component 0"])),
         // Past the limits (and overflowing).
@@ -232,7 +236,7 @@ fn resource_callback_conflicts_and_limits_name_the_callback() {
     let ps = parse(&corpus_file("ps_textured.ll"));
     let cs = parse(COUNTER_CS.as_bytes());
     let o = options();
-    let cases: [(*mut untangle_shader, [u32; 4], Option<&[&str]>); 6] = [
+    let cases: [(*mut untangle_shader, [u32; 4], Expected); 6] = [
         (ps, [1, 2, 0, 0], Some(&["resource remapping callback", "t0, space0", "s0, space0", "set 1, binding 2"])),
         (ps, [u32::MAX, 0, 0, 0], Some(&["resource remapping callback", "t0, space0", "set 4294967295"])),
         (ps, [UNTANGLE_MAX_DESCRIPTOR_SETS, 0, 0, 0], Some(&["resource remapping callback", "set 32"])),
