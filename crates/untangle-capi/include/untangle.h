@@ -69,13 +69,13 @@
 
 /**
  * The ABI version of the shared library: its `SONAME` is
- * `libuntangle_capi.so.<UNTANGLE_ABI_VERSION>` (`libuntangle_capi.so.0`), the name a
+ * `libuntangle_capi.so.<UNTANGLE_ABI_VERSION>` (`libuntangle_capi.so.1`), the name a
  * program linked with `-luntangle_capi` loads at run time. It changes when, and only
  * when, a release breaks binary compatibility (a function removed or its parameters
  * changed, a struct's layout or an enumeration value changed); adding functions does
- * not change it.
+ * not change it. 1: `untangle_binding` gained `array_element` and the counter fields.
  */
-#define UNTANGLE_ABI_VERSION 0
+#define UNTANGLE_ABI_VERSION 1
 
 /**
  * The push-constant budget of new options (`untangle_options_set_max_push_constant_bytes`).
@@ -86,6 +86,30 @@
  * `RasterizedStream` for "no stream is rasterized" (`D3D12_SO_NO_RASTERIZED_STREAM`).
  */
 #define UNTANGLE_NO_RASTERIZED_STREAM UINT32_MAX
+
+/**
+ * Locations a stage-I/O remapping callback may use: an element of `rows` rows placed at
+ * `location` needs `location + rows <= UNTANGLE_MAX_IO_LOCATIONS` (64: twice a D3D12
+ * signature's 32 registers, past every Vulkan device's `maxVertexInputAttributes` and
+ * `maxFragmentInputComponents / 4`). A larger answer, or one that overflows, fails the
+ * translation with `UNTANGLE_CALLBACK`.
+ */
+#define UNTANGLE_MAX_IO_LOCATIONS 64
+
+/**
+ * Descriptor sets a resource-remapping callback or a binding map may use: `set <
+ * UNTANGLE_MAX_DESCRIPTOR_SETS` (32; Vulkan needs `set < maxBoundDescriptorSets`, at most
+ * 32 on every implementation). Past it: `UNTANGLE_CALLBACK` (callback) or
+ * `UNTANGLE_BINDING_MAP` (map).
+ */
+#define UNTANGLE_MAX_DESCRIPTOR_SETS 32
+
+/**
+ * Bindings a resource-remapping callback or a binding map may use: `binding <
+ * UNTANGLE_MAX_BINDINGS` (2^20; a set layout is sized by its highest binding, so a
+ * larger one is a bug, not a placement). Past it: as `UNTANGLE_MAX_DESCRIPTOR_SETS`.
+ */
+#define UNTANGLE_MAX_BINDINGS 1048576
 
 /**
  * The register count of an unbounded range (`Texture2D t[] : register(t0)`), as in
@@ -144,6 +168,15 @@ typedef enum untangle_status {
    * A bug in untangle, including a caught panic. Please report it with the input.
    */
   UNTANGLE_INTERNAL = 9,
+  /**
+   * A remapping callback's answer cannot be used (the layer's mistake, not the
+   * shader's): the I/O callback put two signature elements on one location component,
+   * or past `UNTANGLE_MAX_IO_LOCATIONS`; the resource callback put two ranges (or
+   * counters) on one set and binding, or past `UNTANGLE_MAX_DESCRIPTOR_SETS` /
+   * `UNTANGLE_MAX_BINDINGS`. The message names the callback, the elements or ranges
+   * and the place.
+   */
+  UNTANGLE_CALLBACK = 10,
 } untangle_status;
 
 /**
@@ -320,6 +353,10 @@ typedef struct untangle_vk_binding {
  * per UAV counter) per translation: the answer is kept for the whole translation, so the
  * SPIR-V and `untangle_result_binding` both use it. It must not unwind or longjmp across
  * untangle.
+ * Its answers are checked: each `set < UNTANGLE_MAX_DESCRIPTOR_SETS` and `binding <
+ * UNTANGLE_MAX_BINDINGS`, and no two ranges or counters at one set and binding when the
+ * callback placed either; otherwise the translation fails with `UNTANGLE_CALLBACK`,
+ * naming the callback, the ranges and the place.
  * Unused with a root signature, whose layout places everything.
  */
 typedef bool (*untangle_resource_remap_fn)(void *user,
@@ -429,7 +466,11 @@ typedef struct untangle_io_query {
  * Places a stage input or output: fill `*location` and return true, or return false to
  * keep the default (`query->default_location`). Called like
  * `untangle_resource_remap_fn` (synchronously, on the translating thread), once per
- * element the shader uses.
+ * element the shader uses. Its answers are checked: `component` + the element's columns
+ * within 4, `location` + its rows within `UNTANGLE_MAX_IO_LOCATIONS`, and no two
+ * elements of one direction on one location component when the callback placed either;
+ * otherwise the translation fails with `UNTANGLE_CALLBACK`, naming the callback, the
+ * elements and the location (not `UNTANGLE_MALFORMED`: the shader is fine).
  */
 typedef bool (*untangle_io_remap_fn)(void *user,
                                      const struct untangle_io_query *query,
@@ -441,8 +482,12 @@ typedef bool (*untangle_io_remap_fn)(void *user,
 typedef uint32_t untangle_signature_kind;
 
 /**
- * Where one declared register range was bound: descriptor set and binding (ranges
- * reached otherwise, through push constants or a heap table, are in the layout JSON).
+ * Where one declared register range was bound: descriptor set and binding, the element of
+ * that binding's descriptor array its first register is, and for a UAV with a counter
+ * where the counter buffers are (ranges reached otherwise, through push constants or a
+ * heap table, are in the layout JSON). Register `base_register + i` of the range is
+ * descriptor `array_element + i` of (`set`, `binding`), and its counter, descriptor
+ * `array_element + i` of (`counter_set`, `counter_binding`).
  */
 typedef struct untangle_binding {
   /**
@@ -461,6 +506,21 @@ typedef struct untangle_binding {
    * The variable's name (owned by the result).
    */
   const char *name;
+  /**
+   * The descriptor array element of (`set`, `binding`) the range's first register is:
+   * 0 unless the binding holds more than the range (a root signature's descriptor
+   * table lowered by the `direct` model: of `DescriptorTable(SRV(t0, numDescriptors =
+   * 2))`, `t1` declared alone is element 1).
+   */
+  uint32_t array_element;
+  /**
+   * A UAV whose counter the module uses: its counter buffers (`{ uint counter; }`
+   * storage buffers, indexed like the range) are at `counter_set`/`counter_binding`,
+   * which are 0 otherwise.
+   */
+  bool has_counter;
+  uint32_t counter_set;
+  uint32_t counter_binding;
 } untangle_binding;
 
 /**
@@ -881,7 +941,8 @@ void untangle_options_free(struct untangle_options *options);
  * Overrides the default binding model's placement of some ranges with a binding map:
  * UTF-8 JSON, a NUL-terminated array of
  * `{"class": "SRV"|"UAV"|"CBV"|"Sampler", "space": S, "register": R, "set": N, "binding": M}`.
- * NULL removes the map. `UNTANGLE_BINDING_MAP` if it cannot be used (the options keep
+ * NULL removes the map. `UNTANGLE_BINDING_MAP` if it cannot be used, or a set or binding
+ * is past `UNTANGLE_MAX_DESCRIPTOR_SETS` / `UNTANGLE_MAX_BINDINGS` (the options keep
  * their previous map).
  */
 enum untangle_status untangle_options_set_binding_map_json(struct untangle_options *options,
@@ -1099,7 +1160,8 @@ enum untangle_status untangle_shader_library_report_json(const struct untangle_s
  * Errors: `UNTANGLE_UNSUPPORTED` (stage, operation, control flow), `UNTANGLE_MALFORMED`,
  * `UNTANGLE_ROOT_SIGNATURE` (the shader does not fit the root signature, e.g. an
  * uncovered register), `UNTANGLE_BINDING_MAP`, `UNTANGLE_STREAM_OUTPUT`,
- * `UNTANGLE_NOT_A_SHADER`, `UNTANGLE_INTERNAL`.
+ * `UNTANGLE_NOT_A_SHADER`, `UNTANGLE_CALLBACK` (a remapping callback's answer cannot be
+ * used), `UNTANGLE_INTERNAL`.
  */
 enum untangle_status untangle_translate(const struct untangle_shader *shader,
                                         const struct untangle_options *options,
@@ -1183,7 +1245,8 @@ enum untangle_status untangle_result_binding_count(const struct untangle_result 
                                                    size_t *count);
 
 /**
- * Descriptor binding `index` (0 to count - 1): the range and its set and binding.
+ * Descriptor binding `index` (0 to count - 1): the range, its set, binding and array
+ * element, and its UAV counter's set and binding.
  */
 enum untangle_status untangle_result_binding(const struct untangle_result *result,
                                              size_t index,

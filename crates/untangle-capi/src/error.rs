@@ -36,6 +36,13 @@ pub enum untangle_status {
     UNTANGLE_STREAM_OUTPUT = 8,
     /// A bug in untangle, including a caught panic. Please report it with the input.
     UNTANGLE_INTERNAL = 9,
+    /// A remapping callback's answer cannot be used (the layer's mistake, not the
+    /// shader's): the I/O callback put two signature elements on one location component,
+    /// or past `UNTANGLE_MAX_IO_LOCATIONS`; the resource callback put two ranges (or
+    /// counters) on one set and binding, or past `UNTANGLE_MAX_DESCRIPTOR_SETS` /
+    /// `UNTANGLE_MAX_BINDINGS`. The message names the callback, the elements or ranges
+    /// and the place.
+    UNTANGLE_CALLBACK = 10,
 }
 
 use untangle_status::*;
@@ -89,6 +96,7 @@ pub extern "C" fn untangle_status_name(status: i32) -> *const c_char {
         7 => c"UNTANGLE_BINDING_MAP",
         8 => c"UNTANGLE_STREAM_OUTPUT",
         9 => c"UNTANGLE_INTERNAL",
+        10 => c"UNTANGLE_CALLBACK",
         _ => c"UNTANGLE_UNKNOWN_STATUS",
     };
     name.as_ptr()
@@ -163,6 +171,7 @@ pub fn status_of(e: &Error) -> untangle_status {
             TranslateError::LibraryEntry(_) | TranslateError::Options { .. } => UNTANGLE_INVALID_ARGUMENT,
             TranslateError::StreamOutput(_) => UNTANGLE_STREAM_OUTPUT,
             TranslateError::Internal(_) => UNTANGLE_INTERNAL,
+            TranslateError::Remap { .. } => UNTANGLE_CALLBACK,
             // `untangle::Error`'s `From` carries these up as `Error::RootSig` and
             // `Error::Structurize` (above); a translation error never holds them.
             TranslateError::RootSig(_) => UNTANGLE_ROOT_SIGNATURE,

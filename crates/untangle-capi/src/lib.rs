@@ -45,13 +45,13 @@ pub const UNTANGLE_VERSION_MINOR: u32 = 1;
 pub const UNTANGLE_VERSION_PATCH: u32 = 0;
 
 /// The ABI version of the shared library: its `SONAME` is
-/// `libuntangle_capi.so.<UNTANGLE_ABI_VERSION>` (`libuntangle_capi.so.0`), the name a
+/// `libuntangle_capi.so.<UNTANGLE_ABI_VERSION>` (`libuntangle_capi.so.1`), the name a
 /// program linked with `-luntangle_capi` loads at run time. It changes when, and only
 /// when, a release breaks binary compatibility (a function removed or its parameters
 /// changed, a struct's layout or an enumeration value changed); adding functions does
-/// not change it.
+/// not change it. 1: `untangle_binding` gained `array_element` and the counter fields.
 // build.rs reads the value from this line for the SONAME.
-pub const UNTANGLE_ABI_VERSION: u32 = 0;
+pub const UNTANGLE_ABI_VERSION: u32 = 1;
 
 /// The version of the library in use (it may differ from the header's
 /// `UNTANGLE_VERSION_*` when a program runs against another shared library). Every
@@ -100,5 +100,13 @@ mod tests {
         use untangle::rootsig::layout::{LayoutOptions, DEFAULT_MAX_PUSH_CONSTANT_BYTES};
         assert_eq!(super::UNTANGLE_DEFAULT_MAX_PUSH_CONSTANT_BYTES, DEFAULT_MAX_PUSH_CONSTANT_BYTES);
         assert_eq!(LayoutOptions::default().max_push_constant_bytes, DEFAULT_MAX_PUSH_CONSTANT_BYTES);
+    }
+
+    #[test]
+    fn callback_limits_are_the_library_s() {
+        use untangle::emit::{binding_model, locations};
+        assert_eq!(super::UNTANGLE_MAX_IO_LOCATIONS, locations::MAX_REMAPPED_LOCATIONS);
+        assert_eq!(super::UNTANGLE_MAX_DESCRIPTOR_SETS, binding_model::MAX_REMAPPED_SETS);
+        assert_eq!(super::UNTANGLE_MAX_BINDINGS, binding_model::MAX_REMAPPED_BINDINGS);
     }
 }

@@ -95,6 +95,24 @@ pub struct untangle_stream_output_declaration {
     pub output_slot: u32,
 }
 
+/// Locations a stage-I/O remapping callback may use: an element of `rows` rows placed at
+/// `location` needs `location + rows <= UNTANGLE_MAX_IO_LOCATIONS` (64: twice a D3D12
+/// signature's 32 registers, past every Vulkan device's `maxVertexInputAttributes` and
+/// `maxFragmentInputComponents / 4`). A larger answer, or one that overflows, fails the
+/// translation with `UNTANGLE_CALLBACK`.
+pub const UNTANGLE_MAX_IO_LOCATIONS: u32 = 64;
+
+/// Descriptor sets a resource-remapping callback or a binding map may use: `set <
+/// UNTANGLE_MAX_DESCRIPTOR_SETS` (32; Vulkan needs `set < maxBoundDescriptorSets`, at most
+/// 32 on every implementation). Past it: `UNTANGLE_CALLBACK` (callback) or
+/// `UNTANGLE_BINDING_MAP` (map).
+pub const UNTANGLE_MAX_DESCRIPTOR_SETS: u32 = 32;
+
+/// Bindings a resource-remapping callback or a binding map may use: `binding <
+/// UNTANGLE_MAX_BINDINGS` (2^20; a set layout is sized by its highest binding, so a
+/// larger one is a bug, not a placement). Past it: as `UNTANGLE_MAX_DESCRIPTOR_SETS`.
+pub const UNTANGLE_MAX_BINDINGS: u32 = 1048576;
+
 /// A Vulkan descriptor location, filled by a resource-remapping callback.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
@@ -125,6 +143,10 @@ pub struct untangle_resource_query {
 /// per UAV counter) per translation: the answer is kept for the whole translation, so the
 /// SPIR-V and `untangle_result_binding` both use it. It must not unwind or longjmp across
 /// untangle.
+/// Its answers are checked: each `set < UNTANGLE_MAX_DESCRIPTOR_SETS` and `binding <
+/// UNTANGLE_MAX_BINDINGS`, and no two ranges or counters at one set and binding when the
+/// callback placed either; otherwise the translation fails with `UNTANGLE_CALLBACK`,
+/// naming the callback, the ranges and the place.
 /// Unused with a root signature, whose layout places everything.
 pub type untangle_resource_remap_fn = Option<
     unsafe extern "C" fn(
@@ -164,7 +186,11 @@ pub struct untangle_io_query {
 /// Places a stage input or output: fill `*location` and return true, or return false to
 /// keep the default (`query->default_location`). Called like
 /// `untangle_resource_remap_fn` (synchronously, on the translating thread), once per
-/// element the shader uses.
+/// element the shader uses. Its answers are checked: `component` + the element's columns
+/// within 4, `location` + its rows within `UNTANGLE_MAX_IO_LOCATIONS`, and no two
+/// elements of one direction on one location component when the callback placed either;
+/// otherwise the translation fails with `UNTANGLE_CALLBACK`, naming the callback, the
+/// elements and the location (not `UNTANGLE_MALFORMED`: the shader is fine).
 pub type untangle_io_remap_fn = Option<
     unsafe extern "C" fn(
         user: *mut c_void,
@@ -304,7 +330,8 @@ fn with_options(
 /// Overrides the default binding model's placement of some ranges with a binding map:
 /// UTF-8 JSON, a NUL-terminated array of
 /// `{"class": "SRV"|"UAV"|"CBV"|"Sampler", "space": S, "register": R, "set": N, "binding": M}`.
-/// NULL removes the map. `UNTANGLE_BINDING_MAP` if it cannot be used (the options keep
+/// NULL removes the map. `UNTANGLE_BINDING_MAP` if it cannot be used, or a set or binding
+/// is past `UNTANGLE_MAX_DESCRIPTOR_SETS` / `UNTANGLE_MAX_BINDINGS` (the options keep
 /// their previous map).
 #[no_mangle]
 pub unsafe extern "C" fn untangle_options_set_binding_map_json(
@@ -317,10 +344,33 @@ pub unsafe extern "C" fn untangle_options_set_binding_map_json(
             BindingMap::default()
         } else {
             // SAFETY: a NUL-terminated string (the caller's contract).
-            BindingMap::parse(unsafe { text(json, "json") }?).map_err(Failure::from)?
+            let map = BindingMap::parse(unsafe { text(json, "json") }?).map_err(Failure::from)?;
+            check_binding_map(&map)?;
+            map
         };
         Ok(())
     })
+}
+
+/// Refuses a binding map entry past `UNTANGLE_MAX_DESCRIPTOR_SETS` or `UNTANGLE_MAX_BINDINGS`.
+fn check_binding_map(map: &BindingMap) -> Result<(), Failure> {
+    for e in &map.entries {
+        if e.set >= UNTANGLE_MAX_DESCRIPTOR_SETS || e.binding >= UNTANGLE_MAX_BINDINGS {
+            return Err(Failure::new(
+                untangle_status::UNTANGLE_BINDING_MAP,
+                format!(
+                    "binding map: {}{}, space{} at set {}, binding {}: past the limits (set < \
+                     {UNTANGLE_MAX_DESCRIPTOR_SETS}, binding < {UNTANGLE_MAX_BINDINGS})",
+                    e.class.register_letter(),
+                    e.register,
+                    e.space,
+                    e.set,
+                    e.binding
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Binds resources through a root signature given as bytes: an `RTS0` part, or a DXBC

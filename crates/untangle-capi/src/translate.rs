@@ -10,8 +10,12 @@ use std::ffi::{c_char, CString};
 use untangle::dxil::EntryPoint;
 use untangle::Translation;
 
-/// Where one declared register range was bound: descriptor set and binding (ranges
-/// reached otherwise, through push constants or a heap table, are in the layout JSON).
+/// Where one declared register range was bound: descriptor set and binding, the element of
+/// that binding's descriptor array its first register is, and for a UAV with a counter
+/// where the counter buffers are (ranges reached otherwise, through push constants or a
+/// heap table, are in the layout JSON). Register `base_register + i` of the range is
+/// descriptor `array_element + i` of (`set`, `binding`), and its counter, descriptor
+/// `array_element + i` of (`counter_set`, `counter_binding`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct untangle_binding {
@@ -25,6 +29,17 @@ pub struct untangle_binding {
     pub binding: u32,
     /// The variable's name (owned by the result).
     pub name: *const c_char,
+    /// The descriptor array element of (`set`, `binding`) the range's first register is:
+    /// 0 unless the binding holds more than the range (a root signature's descriptor
+    /// table lowered by the `direct` model: of `DescriptorTable(SRV(t0, numDescriptors =
+    /// 2))`, `t1` declared alone is element 1).
+    pub array_element: u32,
+    /// A UAV whose counter the module uses: its counter buffers (`{ uint counter; }`
+    /// storage buffers, indexed like the range) are at `counter_set`/`counter_binding`,
+    /// which are 0 otherwise.
+    pub has_counter: bool,
+    pub counter_set: u32,
+    pub counter_binding: u32,
 }
 
 /// A translated shader: SPIR-V words and what a layer needs to bind them. Immutable:
@@ -48,7 +63,8 @@ pub struct untangle_result {
 /// Errors: `UNTANGLE_UNSUPPORTED` (stage, operation, control flow), `UNTANGLE_MALFORMED`,
 /// `UNTANGLE_ROOT_SIGNATURE` (the shader does not fit the root signature, e.g. an
 /// uncovered register), `UNTANGLE_BINDING_MAP`, `UNTANGLE_STREAM_OUTPUT`,
-/// `UNTANGLE_NOT_A_SHADER`, `UNTANGLE_INTERNAL`.
+/// `UNTANGLE_NOT_A_SHADER`, `UNTANGLE_CALLBACK` (a remapping callback's answer cannot be
+/// used), `UNTANGLE_INTERNAL`.
 #[no_mangle]
 pub unsafe extern "C" fn untangle_translate(
     shader: *const untangle_shader,
@@ -346,7 +362,8 @@ pub unsafe extern "C" fn untangle_result_binding_count(
     })
 }
 
-/// Descriptor binding `index` (0 to count - 1): the range and its set and binding.
+/// Descriptor binding `index` (0 to count - 1): the range, its set, binding and array
+/// element, and its UAV counter's set and binding.
 #[no_mangle]
 pub unsafe extern "C" fn untangle_result_binding(
     result: *const untangle_result,
@@ -366,6 +383,10 @@ pub unsafe extern "C" fn untangle_result_binding(
                 set: b.set,
                 binding: b.binding,
                 name: r.binding_names[index].as_ptr(),
+                array_element: b.array_element,
+                has_counter: b.counter.is_some(),
+                counter_set: b.counter.map_or(0, |c| c.set),
+                counter_binding: b.counter.map_or(0, |c| c.binding),
             });
         }
         Ok(())

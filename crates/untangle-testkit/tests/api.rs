@@ -118,10 +118,11 @@ fn io_remap_places_varyings_and_refuses_impossible_components() {
     assert!(d.contains(&("in.TEXCOORD0".into(), "location", 5)), "{d:?}");
     assert!(d.contains(&("in.TEXCOORD0".into(), "component", 2)), "{d:?}");
     assert!(d.contains(&("out.SV_Target0".into(), "location", 1)), "{d:?}");
-    // A float2 cannot start at component 3.
+    // A float2 cannot start at component 3: the callback's mistake, not malformed DXIL.
     let bad = IoRemap::new(|q| (q.element.semantic == "TEXCOORD").then_some(IoLocation { location: 0, component: 3 }));
     match shader.translate(&Options { io_remap: Some(bad), ..Default::default() }) {
-        Err(untangle::Error::Translate(untangle::TranslateError::Malformed { message, .. })) => {
+        Err(untangle::Error::Translate(untangle::TranslateError::Remap { callback, message })) => {
+            assert_eq!(callback, "I/O remapping callback");
             assert!(message.contains("TEXCOORD") && message.contains("component 3"), "{message}")
         }
         other => panic!("expected a typed error, got {other:?}"),

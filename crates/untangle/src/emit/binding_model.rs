@@ -39,6 +39,19 @@ pub const UAV_BASE: u32 = 2000;
 pub const SAMPLER_BASE: u32 = 3000;
 pub const COUNTER_BASE: u32 = 4000;
 
+/// Descriptor sets a [`ResourceRemap`] answer may use: `set` < 32. Vulkan needs
+/// `set` < `maxBoundDescriptorSets`, which no implementation puts above 32 (the default
+/// rule's heap sets are 30 and 31); an answer past it makes a module no device can bind.
+pub const MAX_REMAPPED_SETS: u32 = 32;
+/// Bindings a [`ResourceRemap`] answer may use: `binding` < 2^20. The SPIR-V decoration
+/// takes any 32-bit value, but a descriptor set layout is sized by its highest binding: an
+/// answer past 2^20 (a million descriptors slots, far past the default rule's 4000 +
+/// register) is a layer's bug, not a placement.
+pub const MAX_REMAPPED_BINDINGS: u32 = 1 << 20;
+
+/// The name errors give the resource-remapping callback ([`Error::Remap`]).
+pub const RESOURCE_REMAP_CALLBACK: &str = "resource remapping callback";
+
 pub const RESOURCE_HEAP_SET: u32 = 30;
 pub const SAMPLER_HEAP_SET: u32 = 31;
 
@@ -167,6 +180,53 @@ impl DefaultPlacement {
         let remap = self.remap.as_ref()?;
         (remap.0)(&ResourceQuery { stage: self.stage, resource: r, counter })
     }
+
+    /// Checks the callback's answers for every range of `resources` and the counters of
+    /// the UAVs `counted` says have one: each within [`MAX_REMAPPED_SETS`] and
+    /// [`MAX_REMAPPED_BINDINGS`], and no two places the same (set, binding) when the
+    /// callback chose either. [`Error::Remap`] otherwise, naming the ranges and the place.
+    pub fn check_answers(&self, resources: &crate::dxil::Resources, counted: impl Fn(&Resource) -> bool) -> Result<()> {
+        if self.remap.is_none() {
+            return Ok(());
+        }
+        let refuse = |message: String| Error::Remap { callback: RESOURCE_REMAP_CALLBACK, message };
+        let mut taken: std::collections::BTreeMap<VkBinding, (String, bool)> = Default::default();
+        for r in resources.iter() {
+            let has_counter = r.class == ResourceClass::Uav && counted(r);
+            for counter in [false, true] {
+                if counter && !has_counter {
+                    continue;
+                }
+                let asked = self.ask(r, counter);
+                let b = match (asked, counter) {
+                    (Some(b), _) => b,
+                    (None, false) => self.map.binding_of(r),
+                    (None, true) => self.map.counter_binding_of(r),
+                };
+                let what = if counter { format!("the counter of {}", r.register()) } else { r.register() };
+                if asked.is_some() && (b.set >= MAX_REMAPPED_SETS || b.binding >= MAX_REMAPPED_BINDINGS) {
+                    return Err(refuse(format!(
+                        "places {what} at set {}, binding {}: past the limits (set < {MAX_REMAPPED_SETS}, \
+                         binding < {MAX_REMAPPED_BINDINGS})",
+                        b.set, b.binding
+                    )));
+                }
+                match taken.get(&b) {
+                    Some((other, other_asked)) if asked.is_some() || *other_asked => {
+                        return Err(refuse(format!(
+                            "places {what} and {other} both at set {}, binding {}",
+                            b.set, b.binding
+                        )));
+                    }
+                    Some(_) => {}
+                    None => {
+                        taken.insert(b, (what, asked.is_some()));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One row of the mapping report (`untangle info`).
@@ -184,14 +244,34 @@ pub struct MappingRow {
     pub space: u32,
     #[serde(skip)]
     pub lower_bound: u32,
+    /// The range's first register's element in the binding's descriptor array: 0 unless
+    /// the binding holds more than the range (a root-signature `direct` table of several
+    /// ranges: `t1` after `t0` in one binding is element 1).
+    #[serde(skip)]
+    pub array_element: u32,
+    /// Where the UAV's counter buffers are (indexed like the range), for a UAV with a
+    /// counter.
+    #[serde(skip)]
+    pub counter: Option<VkBinding>,
 }
 
-/// The mapping of every resource in the table, in class then id order.
+/// The mapping of every resource in the table, in class then id order (counters: of the
+/// UAVs declared with one).
 pub fn mapping(resources: &crate::dxil::Resources, map: &DefaultPlacement) -> Vec<MappingRow> {
+    mapping_with_counters(resources, map, |r| r.uav.is_some_and(|u| u.has_counter))
+}
+
+/// [`mapping`], with the counters of the UAVs `counted` says have one.
+pub fn mapping_with_counters(
+    resources: &crate::dxil::Resources,
+    map: &DefaultPlacement,
+    counted: impl Fn(&Resource) -> bool,
+) -> Vec<MappingRow> {
     resources
         .iter()
         .map(|r| {
             let b = map.binding_of(r);
+            let counter = (r.class == ResourceClass::Uav && counted(r)).then(|| map.counter_binding_of(r));
             MappingRow {
                 register: r.register(),
                 name: r.name.clone(),
@@ -201,6 +281,8 @@ pub fn mapping(resources: &crate::dxil::Resources, map: &DefaultPlacement) -> Ve
                 class: r.class,
                 space: r.space,
                 lower_bound: r.lower_bound,
+                array_element: 0,
+                counter,
             }
         })
         .collect()

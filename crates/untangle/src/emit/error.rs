@@ -62,6 +62,16 @@ pub enum Error {
     /// descriptor heap and kind of an SM 6.6 access).
     #[error("resource placement: {register}: {reason}")]
     Placement { register: String, reason: String },
+    /// A remapping callback ([`crate::Options::io_remap`], [`crate::Options::resource_remap`];
+    /// `callback` names it: `I/O remapping callback`) answered a place that cannot be used:
+    /// two signature elements on one location component, two ranges on one descriptor
+    /// binding, or a location, set or binding past the limits a usable module keeps
+    /// ([`super::locations::MAX_REMAPPED_LOCATIONS`],
+    /// [`super::binding_model::MAX_REMAPPED_SETS`],
+    /// [`super::binding_model::MAX_REMAPPED_BINDINGS`]). The layer's mistake, not the
+    /// shader's.
+    #[error("{callback}: {message}")]
+    Remap { callback: &'static str, message: String },
     /// The shader does not fit the root signature (an uncovered register, a root
     /// descriptor of the wrong kind, ...), or the root signature cannot be lowered.
     #[error("root signature: {0}")]

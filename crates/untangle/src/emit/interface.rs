@@ -53,7 +53,7 @@
 use crate::dxil::{ComponentType, InterpolationMode, SemanticKind, SignatureElement};
 use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::locations::default_location;
-use crate::emit::locations::{IoLocation, IoQuery, SigKind};
+use crate::emit::locations::{IoLocation, IoQuery, SigKind, IO_REMAP_CALLBACK, MAX_REMAPPED_LOCATIONS};
 use crate::emit::stream_output::Lowering;
 use crate::emit::Num;
 use crate::emit::SigVar;
@@ -936,22 +936,53 @@ fn varying(
     // A location holds four 32-bit components.
     let cols = if swizzled { 4 } else { el.cols.max(1) };
     if place.component.saturating_add(cols) > 4 {
-        let by = if remapped.is_some() { "the I/O remapping callback" } else { "the signature" };
-        let message = format!("{}: {by} places {cols} columns at component {}", named(), place.component);
+        if remapped.is_some() {
+            let message = format!("places {} ({cols} columns) at component {}", named(), place.component);
+            return Err(Error::Remap { callback: IO_REMAP_CALLBACK, message });
+        }
+        let message = format!("{}: the signature places {cols} columns at component {}", named(), place.component);
         return Err(malformed(Subject::Element { kind, id: el.id }, message));
+    }
+    // A callback's answer must fit the locations a device can have (and not overflow).
+    if let Some(answer) = remapped {
+        let rows = el.rows.max(1);
+        if answer.location.checked_add(rows).is_none_or(|end| end > MAX_REMAPPED_LOCATIONS) {
+            let message = format!(
+                "places {} ({rows} rows) at location {}: past the {MAX_REMAPPED_LOCATIONS} locations a stage \
+                 interface may use",
+                named(),
+                answer.location
+            );
+            return Err(Error::Remap { callback: IO_REMAP_CALLBACK, message });
+        }
     }
     // Two variables may not share a location component (DXC packs signatures so they
     // never do; a damaged or remapped one could).
+    let who = named();
     for r in 0..el.rows.max(1) {
         // The second blend source has a location of its own (`Index` 1).
         let slot = (output, place.location.saturating_add(r) | blend_index.unwrap_or(0) << 31);
         let mask = ((1u8 << cols) - 1) << place.component;
         let taken = iface.locations.entry(slot).or_insert(0);
         if *taken & mask != 0 {
-            let message = format!("{} overlaps another element at location {}", named(), slot.1);
+            let component = (*taken & mask).trailing_zeros();
+            let location = place.location.saturating_add(r);
+            let (other, other_remapped) = iface
+                .location_owners
+                .get(&(slot.0, slot.1, component))
+                .cloned()
+                .unwrap_or_else(|| ("another element".to_string(), false));
+            if remapped.is_some() || other_remapped {
+                let message = format!("places {who} and {other} both at location {location}, component {component}");
+                return Err(Error::Remap { callback: IO_REMAP_CALLBACK, message });
+            }
+            let message = format!("{who} overlaps {other} at location {location}, component {component}");
             return Err(malformed(Subject::Element { kind, id: el.id }, message));
         }
         *taken |= mask;
+        for c in (0..4).filter(|c| mask & (1 << c) != 0) {
+            iface.location_owners.insert((slot.0, slot.1, c), (who.clone(), remapped.is_some()));
+        }
     }
     if output {
         let last = place.location.checked_add(el.rows.max(1) - 1).ok_or_else(|| {

@@ -78,6 +78,16 @@ pub struct IoLocation {
     pub component: u32,
 }
 
+/// How many locations an [`IoRemap`] answer may use: `location` + the element's rows must
+/// not pass it. 64: twice the 32 four-component registers of a D3D12 signature (the location
+/// rule's patch-constant and per-primitive offsets stay within it), and past every Vulkan
+/// implementation's `maxVertexInputAttributes` and `maxFragmentInputComponents` / 4: an
+/// answer beyond it makes a module no device can use (or overflows).
+pub const MAX_REMAPPED_LOCATIONS: u32 = 64;
+
+/// The name errors give the stage-I/O remapping callback ([`crate::emit::Error::Remap`]).
+pub const IO_REMAP_CALLBACK: &str = "I/O remapping callback";
+
 remap_callback! {
     /// A shared stage-I/O remapping callback ([`crate::Options::io_remap`]).
     pub struct IoRemap;

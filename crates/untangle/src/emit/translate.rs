@@ -17,7 +17,7 @@
 
 pub use super::{LayoutReport, Options, RootSignatureBinding, Translation, LAYOUT_SCHEMA};
 
-use super::binding_model::{mapping, DefaultPlacement, MappingRow};
+use super::binding_model::{mapping_with_counters, DefaultPlacement, MappingRow, VkBinding};
 use super::entry::{entry_kind, execution_model, export_name, only_entry, used_resources};
 use super::error::{malformed, Error, NotAShader, Result, Subject};
 use super::placement::{
@@ -124,6 +124,15 @@ pub(crate) fn translate_entry_local(
     };
     let default_placement =
         DefaultPlacement { stage: sm.kind, map: options.binding_map.clone(), remap: options.resource_remap.clone() };
+    // UAVs whose counter the shader uses, besides those declared with one.
+    let counted = crate::dxil::handles::handle_targets(m, func, &ep.resources, |op, _| {
+        op == crate::dxil::DxOp::BufferUpdateCounter
+    });
+    let uav_counted =
+        |r: &crate::dxil::Resource| r.uav.is_some_and(|u| u.has_counter) || counted.contains(&(r.class, r.id));
+    if options.placement.is_none() && options.root_signature.is_none() {
+        default_placement.check_answers(&ep.resources, uav_counted)?;
+    }
 
     let mut cx = ModuleBuilder::new(m);
     cx.float_controls2 = options.float_controls2;
@@ -363,21 +372,26 @@ pub(crate) fn translate_entry_local(
     }
     let bindings = match &layout {
         None if options.placement.is_some() => Vec::new(),
-        None => mapping(&ep.resources, &default_placement),
+        None => mapping_with_counters(&ep.resources, &default_placement, |r| uav_counted(r)),
         Some(report) => report
             .resources
             .iter()
             .filter_map(|r| match r.place {
-                Place::Descriptor { set, binding, .. } => Some(MappingRow {
-                    register: r.register.clone(),
-                    name: r.name.clone(),
-                    count: r.count,
-                    set,
-                    binding,
-                    class: r.class,
-                    space: r.space,
-                    lower_bound: ep.resources.by_id(r.class, r.id).map_or(0, |d| d.lower_bound),
-                }),
+                Place::Descriptor { set, binding, first_register, counter, .. } => {
+                    let lower_bound = ep.resources.by_id(r.class, r.id).map_or(0, |d| d.lower_bound);
+                    Some(MappingRow {
+                        register: r.register.clone(),
+                        name: r.name.clone(),
+                        count: r.count,
+                        set,
+                        binding,
+                        class: r.class,
+                        space: r.space,
+                        lower_bound,
+                        array_element: lower_bound.saturating_sub(first_register),
+                        counter: counter.map(|(set, binding)| VkBinding { set, binding }),
+                    })
+                }
                 _ => None,
             })
             .collect(),
