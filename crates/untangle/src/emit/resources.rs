@@ -390,17 +390,7 @@ impl Resources {
         let v = if primary.var == 0 {
             ResVar { elem_ty: st, ..primary }
         } else {
-            declare(
-                cx,
-                &format!("{}_u64", display_name(&r)),
-                primary.shape,
-                st,
-                primary.storage,
-                primary.binding,
-                primary.indexing,
-                primary.len,
-                true,
-            )
+            declare_view(cx, &primary, &format!("{}_u64", display_name(&r)), st, true)
         };
         self.words64.insert((class, id), v);
         Ok(v)
@@ -427,17 +417,7 @@ impl Resources {
         if !primary.uav {
             cx.b.member_decorate(st, 0, Decoration::NonWritable, []);
         }
-        let v = declare(
-            cx,
-            &format!("{name}_u16"),
-            primary.shape,
-            st,
-            primary.storage,
-            primary.binding,
-            primary.indexing,
-            primary.len,
-            primary.uav,
-        );
+        let v = declare_view(cx, primary, &format!("{name}_u16"), st, primary.uav);
         if primary.uav {
             // Two views of one writable buffer: neither may assume the other leaves its
             // memory alone.
@@ -1098,6 +1078,12 @@ fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(
 
 /// Declare a descriptor variable of `len` descriptors of `elem_ty` at `binding`.
 #[allow(clippy::too_many_arguments)]
+/// A second variable `name` at `primary`'s binding, with its array and indexing, whose
+/// elements are the block `block` (another view of the same buffers).
+fn declare_view(cx: &mut ModuleBuilder<'_>, primary: &ResVar, name: &str, block: Word, uav: bool) -> ResVar {
+    declare(cx, name, primary.shape, block, primary.storage, primary.binding, primary.indexing, primary.len, uav)
+}
+
 fn declare(
     cx: &mut ModuleBuilder<'_>,
     name: &str,
