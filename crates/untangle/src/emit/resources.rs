@@ -1076,14 +1076,14 @@ fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(
     })
 }
 
-/// Declare a descriptor variable of `len` descriptors of `elem_ty` at `binding`.
-#[allow(clippy::too_many_arguments)]
 /// A second variable `name` at `primary`'s binding, with its array and indexing, whose
 /// elements are the block `block` (another view of the same buffers).
 fn declare_view(cx: &mut ModuleBuilder<'_>, primary: &ResVar, name: &str, block: Word, uav: bool) -> ResVar {
     declare(cx, name, primary.shape, block, primary.storage, primary.binding, primary.indexing, primary.len, uav)
 }
 
+/// Declare a descriptor variable of `len` descriptors of `elem_ty` at `binding`.
+#[allow(clippy::too_many_arguments)]
 fn declare(
     cx: &mut ModuleBuilder<'_>,
     name: &str,

@@ -62,13 +62,13 @@ macro_rules! keyword_enum {
     ($(
         $(#[$meta:meta])*
         pub enum $name:ident = $start:literal.., keywords $table:ident $prefix:literal {
-            $first:ident $(, $rest:ident)* $(,)?
+            $(#[$first_meta:meta])* $first:ident $(, $rest:ident)* $(,)?
         }
     )*) => {$(
         $(#[$meta])*
         #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
         pub enum $name {
-            $first = $start, $($rest,)*
+            $(#[$first_meta])* $first = $start, $($rest,)*
         }
 
         #[doc = concat!("`", stringify!($name), "` keywords.")]
@@ -178,15 +178,9 @@ flag_set! {
 
 keyword_enum! {
     /// `D3D12_SHADER_VISIBILITY`.
-    #[derive(PartialOrd, Ord)]
+    #[derive(PartialOrd, Ord, Default)]
     pub enum Visibility = 0.., keywords VISIBILITIES "SHADER_VISIBILITY_" {
-        All, Vertex, Hull, Domain, Geometry, Pixel, Amplification, Mesh
-    }
-}
-
-impl Default for Visibility {
-    fn default() -> Visibility {
-        Visibility::All
+        #[default] All, Vertex, Hull, Domain, Geometry, Pixel, Amplification, Mesh
     }
 }
 
