@@ -271,10 +271,11 @@ fn runtime_arrays(tr: &Option<untangle::emit::Translation>) -> bool {
 struct MisplacedSpills(untangle_testkit::vulkan::root_placement::RootSignaturePlacement);
 
 fn misplace_spills(tr: &untangle::emit::Translation) -> untangle::emit::Translation {
+    use untangle::rootsig::layout::ArgStore;
     use untangle::rootsig::resolve::Place;
     let mut bad = tr.clone();
     for r in bad.layout.iter_mut().flat_map(|l| l.resources.iter_mut()) {
-        if let Place::SpilledRootConstants { offset, .. } = &mut r.place {
+        if let Place::RootConstants { store: ArgStore::RootArgumentBuffer, offset, .. } = &mut r.place {
             *offset += 4;
         }
     }
@@ -311,7 +312,7 @@ impl untangle_testkit::vulkan::corpus::Placement for MisplacedSpills {
 /// word off (`direct` near the 64-DWORD limit under 128 bytes).
 #[test]
 fn misplaced_spilled_root_arguments_are_caught() {
-    use untangle::rootsig::layout::{BindingModel, LayoutOptions};
+    use untangle::rootsig::layout::{ArgStore, BindingModel, LayoutOptions};
     use untangle::rootsig::resolve::Place;
     use untangle_testkit::rootsig_gen::Variant;
     use untangle_testkit::vulkan::corpus::{run_case, Placement};
@@ -327,10 +328,11 @@ fn misplaced_spilled_root_arguments_are_caught() {
         let bytes = std::fs::read(Path::new(CORPUS).join(case.file)).expect("corpus file");
         let options = placement.options(&bytes).expect("options");
         let tr = untangle::translate(&bytes, &options).expect("translation");
-        let spilled_constants = tr
-            .layout
-            .as_ref()
-            .is_some_and(|l| l.resources.iter().any(|r| matches!(r.place, Place::SpilledRootConstants { .. })));
+        let spilled_constants = tr.layout.as_ref().is_some_and(|l| {
+            l.resources
+                .iter()
+                .any(|r| matches!(r.place, Place::RootConstants { store: ArgStore::RootArgumentBuffer, .. }))
+        });
         if !spilled_constants {
             continue;
         }

@@ -180,6 +180,7 @@ fn library_report_lists_subobjects_and_their_associations() {
 /// the global root signature (acceleration structures as root SRVs by device address).
 #[test]
 fn local_root_signatures_bind_through_the_shader_record() {
+    use untangle::rootsig::layout::ArgStore;
     use untangle::rootsig::resolve::Place;
     use untangle::rootsig::{parse_hlsl, BindingModel, LayoutOptions, Version};
     if libraries().is_none() {
@@ -202,13 +203,13 @@ fn local_root_signatures_bind_through_the_shader_record() {
     for (local, constants, second) in [
         (
             "RootConstants(num32BitConstants=1, b0, space=1), CBV(b1, space=1)",
-            Place::RecordRootConstants { offset: 0, num_values: 1 },
-            Place::RecordRootAddress { offset: 8 },
+            Place::RootConstants { store: ArgStore::ShaderRecord, offset: 0, num_values: 1 },
+            Place::RootAddress { store: ArgStore::ShaderRecord, offset: 8 },
         ),
         (
             "RootConstants(num32BitConstants=3, b0, space=1), DescriptorTable(CBV(b1, space=1))",
-            Place::RecordRootConstants { offset: 0, num_values: 3 },
-            Place::RecordHeapTable { table_offset: 16, offset_in_table: 0, base_register: 1 },
+            Place::RootConstants { store: ArgStore::ShaderRecord, offset: 0, num_values: 3 },
+            Place::HeapTable { store: ArgStore::ShaderRecord, table_offset: 16, offset_in_table: 0, base_register: 1 },
         ),
     ] {
         let local = parse_hlsl(local, Version::V1_1).unwrap();
@@ -232,7 +233,7 @@ fn local_root_signatures_bind_through_the_shader_record() {
     }
     // The raygen shader traces through a root-SRV acceleration structure.
     let t = shader.translate_entry("RayGen", &options).unwrap();
-    assert_eq!(place(&t, "t0", 0), Some(Place::RootAddress { offset: 0 }));
+    assert_eq!(place(&t, "t0", 0), Some(Place::RootAddress { store: ArgStore::PushConstants, offset: 0 }));
     let m = rspirv::dr::load_words(&t.words).unwrap();
     let converts = m.functions.iter().flat_map(|f| &f.blocks).flat_map(|b| &b.instructions);
     assert!(converts.clone().any(|i| i.class.opcode == rspirv::spirv::Op::ConvertUToAccelerationStructureKHR));
@@ -248,7 +249,12 @@ fn local_root_signatures_bind_through_the_shader_record() {
             "RayClosestHit" => "u2",
             _ => "u3",
         };
-        assert_eq!(place(&t, register, 0), Some(Place::RecordRootAddress { offset: 0 }), "{}", t.entry_point);
+        assert_eq!(
+            place(&t, register, 0),
+            Some(Place::RootAddress { store: ArgStore::ShaderRecord, offset: 0 }),
+            "{}",
+            t.entry_point
+        );
         if let Some(v) = &val {
             v.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{}: {e}", t.entry_point));
         }

@@ -190,17 +190,13 @@ fn places_match_members(report: &untangle::emit::translate::LayoutReport) -> Res
     use untangle::rootsig::resolve::Place;
     for r in &report.resources {
         let (store, offset) = match r.place {
-            Place::RootAddress { offset } | Place::RootConstants { offset, .. } => (ArgStore::PushConstants, offset),
-            Place::HeapTable { table_offset, .. } => (ArgStore::PushConstants, table_offset),
-            Place::SpilledRootAddress { offset } | Place::SpilledRootConstants { offset, .. } => {
-                (ArgStore::RootArgumentBuffer, offset)
-            }
-            Place::SpilledHeapTable { table_offset, .. } => (ArgStore::RootArgumentBuffer, table_offset),
             // Shader-record places have no member in the pipeline layout.
             Place::Descriptor { .. }
-            | Place::RecordHeapTable { .. }
-            | Place::RecordRootAddress { .. }
-            | Place::RecordRootConstants { .. } => continue,
+            | Place::HeapTable { store: ArgStore::ShaderRecord, .. }
+            | Place::RootAddress { store: ArgStore::ShaderRecord, .. }
+            | Place::RootConstants { store: ArgStore::ShaderRecord, .. } => continue,
+            Place::RootAddress { store, offset } | Place::RootConstants { store, offset, .. } => (store, offset),
+            Place::HeapTable { store, table_offset, .. } => (store, table_offset),
         };
         let parameter = r.parameter.ok_or_else(|| format!("{}: a root argument without a parameter", r.register))?;
         let found = report.layout.root_argument(parameter).map(|(s, m)| (s, m.offset));

@@ -161,8 +161,14 @@ impl Placement for RootSignaturePlacement {
             Place::Descriptor { set, binding, first_register, .. } => {
                 checked(r, set, binding, reg.register - first_register, res)
             }
-            Place::HeapTable { offset_in_table, base_register, .. }
-            | Place::SpilledHeapTable { offset_in_table, base_register, .. } => {
+            // Local root signatures (shader records) belong to ray-tracing pipelines, which
+            // this compute/graphics runner does not build.
+            Place::HeapTable { store: ArgStore::ShaderRecord, .. }
+            | Place::RootAddress { store: ArgStore::ShaderRecord, .. }
+            | Place::RootConstants { store: ArgStore::ShaderRecord, .. } => {
+                Err(format!("{reg}: a shader-record argument outside a ray-tracing pipeline"))
+            }
+            Place::HeapTable { offset_in_table, base_register, .. } => {
                 let heaps = r.layout.heaps.ok_or("a heap table without heap sets")?;
                 let parameter = x.parameter.ok_or("a heap table without a root parameter")?;
                 let view = view_of(&res.kind);
@@ -173,24 +179,12 @@ impl Placement for RootSignaturePlacement {
                 let element = table_start(r, parameter) + offset_in_table + (reg.register - base_register);
                 checked(r, set, binding, element, res)
             }
-            Place::RootAddress { offset } => Ok(Placed::DeviceBuffer { store: ArgStore::PushConstants, offset }),
-            Place::SpilledRootAddress { offset } => {
-                Ok(Placed::DeviceBuffer { store: ArgStore::RootArgumentBuffer, offset })
-            }
-            Place::RootConstants { offset, num_values } | Place::SpilledRootConstants { offset, num_values } => {
+            Place::RootAddress { store, offset } => Ok(Placed::DeviceBuffer { store, offset }),
+            Place::RootConstants { store, offset, num_values } => {
                 if reg.class != ResourceClass::Cbv {
                     return Err(format!("{reg}: root constants for a non-CBV"));
                 }
-                let store = match x.place {
-                    Place::RootConstants { .. } => ArgStore::PushConstants,
-                    _ => ArgStore::RootArgumentBuffer,
-                };
                 Ok(Placed::RootBytes { store, offset, len: 4 * num_values })
-            }
-            // Local root signatures (shader records) belong to ray-tracing pipelines, which
-            // this compute/graphics runner does not build.
-            Place::RecordHeapTable { .. } | Place::RecordRootAddress { .. } | Place::RecordRootConstants { .. } => {
-                Err(format!("{reg}: a shader-record argument outside a ray-tracing pipeline"))
             }
         }
     }

@@ -69,19 +69,6 @@ use rspirv::dr::Operand;
 use rspirv::spirv::{self, Capability, Decoration, Dim, Op, StorageClass, Word};
 use std::collections::BTreeMap;
 
-impl ArgAt {
-    fn push(offset: u32) -> ArgAt {
-        ArgAt { store: ArgStore::PushConstants, offset }
-    }
-    fn record(offset: u32) -> ArgAt {
-        ArgAt { store: ArgStore::ShaderRecord, offset }
-    }
-
-    fn spilled(offset: u32) -> ArgAt {
-        ArgAt { store: ArgStore::RootArgumentBuffer, offset }
-    }
-}
-
 impl ResShape {
     pub fn coords(&self) -> u32 {
         match self {
@@ -361,7 +348,7 @@ impl Resources {
                     true,
                 )
             }
-            Place::HeapTable { .. } | Place::SpilledHeapTable { .. } | Place::RecordHeapTable { .. } => {
+            Place::HeapTable { .. } => {
                 let primary = self.var(cx, ResourceClass::Uav, id)?;
                 let hc = match self.binder {
                     Binder::Layer { .. } => match self.binder.layer_answer(&r)?.counter {
@@ -403,17 +390,7 @@ impl Resources {
         let v = if primary.var == 0 {
             ResVar { elem_ty: st, ..primary }
         } else {
-            declare(
-                cx,
-                &format!("{}_u64", display_name(&r)),
-                primary.shape,
-                st,
-                primary.storage,
-                primary.binding,
-                primary.indexing,
-                primary.len,
-                true,
-            )
+            declare_view(cx, &primary, &format!("{}_u64", display_name(&r)), st, true)
         };
         self.words64.insert((class, id), v);
         Ok(v)
@@ -440,17 +417,7 @@ impl Resources {
         if !primary.uav {
             cx.b.member_decorate(st, 0, Decoration::NonWritable, []);
         }
-        let v = declare(
-            cx,
-            &format!("{name}_u16"),
-            primary.shape,
-            st,
-            primary.storage,
-            primary.binding,
-            primary.indexing,
-            primary.len,
-            primary.uav,
-        );
+        let v = declare_view(cx, primary, &format!("{name}_u16"), st, primary.uav);
         if primary.uav {
             // Two views of one writable buffer: neither may assume the other leaves its
             // memory alone.
@@ -805,18 +772,12 @@ impl Resources {
                     class == ResourceClass::Uav,
                 )
             }
-            Place::HeapTable { table_offset, offset_in_table, base_register }
-            | Place::SpilledHeapTable { table_offset, offset_in_table, base_register }
-            | Place::RecordHeapTable { table_offset, offset_in_table, base_register } => {
+            Place::HeapTable { store, table_offset, offset_in_table, base_register } => {
                 let answer = match self.binder {
                     Binder::Layer { .. } => Some(self.binder.layer_answer(&r)?),
                     _ => None,
                 };
-                let at = match place {
-                    Place::HeapTable { .. } => ArgAt::push(table_offset),
-                    Place::RecordHeapTable { .. } => ArgAt::record(table_offset),
-                    _ => ArgAt::spilled(table_offset),
-                };
+                let at = ArgAt { store, offset: table_offset };
                 let shift = match answer {
                     Some(ResourcePlace {
                         location: Location::Heap { table: Some(TableOffset::Record { shift, .. }), .. },
@@ -843,14 +804,8 @@ impl Resources {
                 let heap = self.heap_array(cx, &r, atomic, binding)?;
                 ResVar { indexing, ..heap }
             }
-            Place::RootAddress { offset }
-            | Place::SpilledRootAddress { offset }
-            | Place::RecordRootAddress { offset } => {
-                let at = match place {
-                    Place::RootAddress { .. } => ArgAt::push(offset),
-                    Place::RecordRootAddress { .. } => ArgAt::record(offset),
-                    _ => ArgAt::spilled(offset),
-                };
+            Place::RootAddress { store, offset } => {
+                let at = ArgAt { store, offset };
                 let (shape, elem_ty, _) = make_type(cx, &r, false)?;
                 cx.capability(Capability::PhysicalStorageBufferAddresses);
                 cx.b.memory_model(spirv::AddressingModel::PhysicalStorageBuffer64, spirv::MemoryModel::GLSL450);
@@ -865,13 +820,12 @@ impl Resources {
                     len: ArrayLen::One,
                 }
             }
-            Place::RootConstants { offset, num_values }
-            | Place::SpilledRootConstants { offset, num_values }
-            | Place::RecordRootConstants { offset, num_values } => {
-                let (at, storage) = match place {
-                    Place::RootConstants { .. } => (ArgAt::push(offset), StorageClass::PushConstant),
-                    Place::RecordRootConstants { .. } => (ArgAt::record(offset), StorageClass::ShaderRecordBufferKHR),
-                    _ => (ArgAt::spilled(offset), StorageClass::Uniform),
+            Place::RootConstants { store, offset, num_values } => {
+                let at = ArgAt { store, offset };
+                let storage = match store {
+                    ArgStore::PushConstants => StorageClass::PushConstant,
+                    ArgStore::ShaderRecord => StorageClass::ShaderRecordBufferKHR,
+                    ArgStore::RootArgumentBuffer => StorageClass::Uniform,
                 };
                 ResVar {
                     var: 0,
@@ -910,10 +864,10 @@ fn layer_place(r: &Resource, a: &ResourcePlace) -> Result<Place> {
             Place::Descriptor { set, binding, first_register: r.lower_bound, count: Some(1), counter }
         }
         Location::Heap { table: Some(TableOffset::Push { offset }), offset: in_table, .. } => {
-            Place::HeapTable { table_offset: offset, offset_in_table: in_table, base_register: r.lower_bound }
+            heap_table(ArgStore::PushConstants, offset, in_table, r)
         }
         Location::Heap { table: Some(TableOffset::Record { offset, .. }), offset: in_table, .. } => {
-            Place::RecordHeapTable { table_offset: offset, offset_in_table: in_table, base_register: r.lower_bound }
+            heap_table(ArgStore::ShaderRecord, offset, in_table, r)
         }
         Location::Heap { table: None, .. } => {
             return Err(Error::Placement {
@@ -921,11 +875,20 @@ fn layer_place(r: &Resource, a: &ResourcePlace) -> Result<Place> {
                 reason: "a declared range in a heap needs a table offset (only SM 6.6 heap accesses have none)".into(),
             })
         }
-        Location::RootAddress { offset } => Place::RootAddress { offset },
-        Location::RecordAddress { offset } => Place::RecordRootAddress { offset },
-        Location::RootConstants { offset } => Place::RootConstants { offset, num_values: cbuffer_words(r) },
-        Location::RecordConstants { offset } => Place::RecordRootConstants { offset, num_values: cbuffer_words(r) },
+        Location::RootAddress { offset } => Place::RootAddress { store: ArgStore::PushConstants, offset },
+        Location::RecordAddress { offset } => Place::RootAddress { store: ArgStore::ShaderRecord, offset },
+        Location::RootConstants { offset } => {
+            Place::RootConstants { store: ArgStore::PushConstants, offset, num_values: cbuffer_words(r) }
+        }
+        Location::RecordConstants { offset } => {
+            Place::RootConstants { store: ArgStore::ShaderRecord, offset, num_values: cbuffer_words(r) }
+        }
     })
+}
+
+/// The heap table of declared range `r` whose offset is at byte `table_offset` of `store`.
+fn heap_table(store: ArgStore, table_offset: u32, offset_in_table: u32, r: &Resource) -> Place {
+    Place::HeapTable { store, table_offset, offset_in_table, base_register: r.lower_bound }
 }
 
 /// The 32-bit words of constant buffer `r` (its declared size, rounded up).
@@ -1111,6 +1074,12 @@ fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(
             }
         },
     })
+}
+
+/// A second variable `name` at `primary`'s binding, with its array and indexing, whose
+/// elements are the block `block` (another view of the same buffers).
+fn declare_view(cx: &mut ModuleBuilder<'_>, primary: &ResVar, name: &str, block: Word, uav: bool) -> ResVar {
+    declare(cx, name, primary.shape, block, primary.storage, primary.binding, primary.indexing, primary.len, uav)
 }
 
 /// Declare a descriptor variable of `len` descriptors of `elem_ty` at `binding`.

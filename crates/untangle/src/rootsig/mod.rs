@@ -11,6 +11,7 @@ pub mod layout;
 pub mod model;
 pub mod names;
 pub mod pipeline;
+pub mod place;
 pub mod record;
 pub mod resolve;
 pub mod spill;

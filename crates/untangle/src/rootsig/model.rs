@@ -4,7 +4,8 @@
 //! Every enum keeps D3D12's numeric values, so the binary reader and writer convert with
 //! `from_raw` / `as u32` and nothing else. The enumerations and flag sets are declared
 //! together with their HLSL keywords (`keyword_enum!`, `flag_set!`; [`super::names`] says
-//! where values and keywords come from). Optional D3D values are `Option`s: an unbounded
+//! where values and keywords come from; an enumeration's keywords are a prefix and its
+//! variants' names). Optional D3D values are `Option`s: an unbounded
 //! range is `count: None`, `D3D12_DESCRIPTOR_RANGE_OFFSET_APPEND` is
 //! [`RangeOffset::Append`].
 //!
@@ -23,72 +24,127 @@ pub enum Version {
 
 /// Declares a D3D12 flag set once: a `u32` newtype, a constant per flag, `ALL` (their
 /// union) and the keyword table `$table` for the string parser and printer (a flag's
-/// keyword is its name), in bit order.
+/// keyword is its name), in bit order. Flags take consecutive bits from bit 0; `= n`
+/// moves a flag (and those after it) to bit `n`.
 macro_rules! flag_set {
-    ($(#[$meta:meta])* pub struct $name:ident, keywords $table:ident { $($flag:ident = $bit:literal,)* }) => {
+    ($(#[$meta:meta])* pub struct $name:ident, keywords $table:ident { $($flag:ident $(= $bit:literal)?),* $(,)? }) => {
         $(#[$meta])*
         #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
         pub struct $name(pub u32);
 
         impl $name {
-            $(pub const $flag: u32 = $bit;)*
-            pub const ALL: u32 = 0 $(| $bit)*;
+            flag_set!(@bits 0; $($flag $(= $bit)?,)*);
+            pub const ALL: u32 = 0 $(| $name::$flag)*;
         }
 
         #[doc = concat!("`", stringify!($name), "` keywords.")]
-        pub(crate) const $table: &[(&str, u32)] = &[$((stringify!($flag), $bit)),*];
+        pub(crate) const $table: &[(&str, u32)] = &[$((stringify!($flag), $name::$flag)),*];
     };
+    (@bits $next:expr; $flag:ident = $bit:literal, $($rest:tt)*) => {
+        pub const $flag: u32 = 1 << $bit;
+        flag_set!(@bits $bit + 1; $($rest)*);
+    };
+    (@bits $next:expr; $flag:ident, $($rest:tt)*) => {
+        pub const $flag: u32 = 1 << ($next);
+        flag_set!(@bits $next + 1; $($rest)*);
+    };
+    (@bits $next:expr;) => {};
 }
 
-/// Declares D3D12 enumerations once: each variant with its numeric value and its HLSL
-/// keyword. Makes each enum (`Copy`, `Eq`, `Hash`, `Debug`; more derives may be given),
-/// `from_raw` (for the binary reader), `keyword` (for the printer) and the keyword table
-/// `$table` for the string parser, in value order.
+/// Declares D3D12 enumerations once: the variants in value order, numbered from `$start`
+/// (D3D12's values are consecutive), and the prefix of their HLSL keywords, each keyword
+/// being the prefix and the variant's name in SCREAMING_SNAKE_CASE (`MirrorOnce` of
+/// `TEXTURE_ADDRESS_` is `TEXTURE_ADDRESS_MIRROR_ONCE`). Makes each enum (`Copy`, `Eq`,
+/// `Hash`, `Debug`; more derives may be given), `from_raw` (for the binary reader),
+/// `keyword` (for the printer) and the keyword table `$table` for the string parser, in
+/// value order.
 macro_rules! keyword_enum {
     ($(
         $(#[$meta:meta])*
-        pub enum $name:ident, keywords $table:ident {
-            $($(#[$vmeta:meta])* $variant:ident = $value:literal => $keyword:literal,)*
+        pub enum $name:ident = $start:literal.., keywords $table:ident $prefix:literal {
+            $(#[$first_meta:meta])* $first:ident $(, $rest:ident)* $(,)?
         }
     )*) => {$(
         $(#[$meta])*
         #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
         pub enum $name {
-            $($(#[$vmeta])* $variant = $value,)*
+            $(#[$first_meta])* $first = $start, $($rest,)*
         }
 
         #[doc = concat!("`", stringify!($name), "` keywords.")]
-        pub(crate) const $table: &[(&str, $name)] = &[$(($keyword, $name::$variant)),*];
+        pub(crate) const $table: &[(&str, $name)] = &[
+            (keyword!($prefix, $first), $name::$first), $((keyword!($prefix, $rest), $name::$rest)),*
+        ];
 
         impl $name {
             pub fn from_raw(raw: u32) -> Option<$name> {
-                $table.iter().map(|&(_, v)| v).find(|&v| v as u32 == raw)
+                let index = raw.checked_sub($start)?;
+                $table.get(index as usize).map(|&(_, v)| v)
             }
 
             pub fn keyword(self) -> &'static str {
-                match self {
-                    $($name::$variant => $keyword,)*
-                }
+                $table[(self as u32 - $start) as usize].0
             }
         }
     )*};
 }
 
+/// The keyword `$prefix` + `$variant` in SCREAMING_SNAKE_CASE, built at compile time.
+macro_rules! keyword {
+    ($prefix:literal, $variant:ident) => {{
+        const BYTES: [u8; keyword_len($prefix, stringify!($variant))] = keyword_bytes($prefix, stringify!($variant));
+        match std::str::from_utf8(&BYTES) {
+            Ok(keyword) => keyword,
+            Err(_) => panic!("keywords are ASCII"),
+        }
+    }};
+}
+
+/// The length of `prefix` followed by `camel` (an ASCII CamelCase name) in
+/// SCREAMING_SNAKE_CASE: one underscore more for each capital after the first letter.
+const fn keyword_len(prefix: &str, camel: &str) -> usize {
+    let camel = camel.as_bytes();
+    let mut len = prefix.len() + camel.len();
+    let mut i = 1;
+    while i < camel.len() {
+        if camel[i].is_ascii_uppercase() {
+            len += 1;
+        }
+        i += 1;
+    }
+    len
+}
+
+/// `prefix` followed by `camel` in SCREAMING_SNAKE_CASE, as bytes (`N` is
+/// [`keyword_len`]).
+const fn keyword_bytes<const N: usize>(prefix: &str, camel: &str) -> [u8; N] {
+    let (prefix, camel) = (prefix.as_bytes(), camel.as_bytes());
+    let mut out = [0u8; N];
+    let mut at = 0;
+    while at < prefix.len() {
+        out[at] = prefix[at];
+        at += 1;
+    }
+    let mut i = 0;
+    while i < camel.len() {
+        if i > 0 && camel[i].is_ascii_uppercase() {
+            out[at] = b'_';
+            at += 1;
+        }
+        out[at] = camel[i].to_ascii_uppercase();
+        at += 1;
+        i += 1;
+    }
+    out
+}
+
 flag_set! {
     /// `D3D12_ROOT_SIGNATURE_FLAGS` (bit set; unknown bits are rejected by the parsers).
     pub struct RootFlags, keywords ROOT_FLAG_NAMES {
-        ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT = 0x1,
-        DENY_VERTEX_SHADER_ROOT_ACCESS = 0x2,
-        DENY_HULL_SHADER_ROOT_ACCESS = 0x4,
-        DENY_DOMAIN_SHADER_ROOT_ACCESS = 0x8,
-        DENY_GEOMETRY_SHADER_ROOT_ACCESS = 0x10,
-        DENY_PIXEL_SHADER_ROOT_ACCESS = 0x20,
-        ALLOW_STREAM_OUTPUT = 0x40,
-        LOCAL_ROOT_SIGNATURE = 0x80,
-        DENY_AMPLIFICATION_SHADER_ROOT_ACCESS = 0x100,
-        DENY_MESH_SHADER_ROOT_ACCESS = 0x200,
-        CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED = 0x400,
-        SAMPLER_HEAP_DIRECTLY_INDEXED = 0x800,
+        ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT, DENY_VERTEX_SHADER_ROOT_ACCESS, DENY_HULL_SHADER_ROOT_ACCESS,
+        DENY_DOMAIN_SHADER_ROOT_ACCESS, DENY_GEOMETRY_SHADER_ROOT_ACCESS, DENY_PIXEL_SHADER_ROOT_ACCESS,
+        ALLOW_STREAM_OUTPUT, LOCAL_ROOT_SIGNATURE, DENY_AMPLIFICATION_SHADER_ROOT_ACCESS,
+        DENY_MESH_SHADER_ROOT_ACCESS, CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED, SAMPLER_HEAP_DIRECTLY_INDEXED,
     }
 }
 
@@ -101,44 +157,30 @@ impl RootFlags {
 flag_set! {
     /// `D3D12_DESCRIPTOR_RANGE_FLAGS` (1.1+).
     pub struct RangeFlags, keywords RANGE_FLAG_NAMES {
-        DESCRIPTORS_VOLATILE = 0x1,
-        DATA_VOLATILE = 0x2,
-        DATA_STATIC_WHILE_SET_AT_EXECUTE = 0x4,
-        DATA_STATIC = 0x8,
-        DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS = 0x10000,
+        DESCRIPTORS_VOLATILE, DATA_VOLATILE, DATA_STATIC_WHILE_SET_AT_EXECUTE, DATA_STATIC,
+        DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS = 16,
     }
 }
 
 flag_set! {
     /// `D3D12_ROOT_DESCRIPTOR_FLAGS` (1.1+).
     pub struct DescriptorFlags, keywords DESCRIPTOR_FLAG_NAMES {
-        DATA_VOLATILE = 0x2,
-        DATA_STATIC_WHILE_SET_AT_EXECUTE = 0x4,
-        DATA_STATIC = 0x8,
+        DATA_VOLATILE = 1, DATA_STATIC_WHILE_SET_AT_EXECUTE, DATA_STATIC,
     }
 }
 
 flag_set! {
     /// `D3D12_SAMPLER_FLAGS` (1.2 static samplers).
     pub struct SamplerFlags, keywords SAMPLER_FLAG_NAMES {
-        UINT_BORDER_COLOR = 0x1,
-        NON_NORMALIZED_COORDINATES = 0x2,
+        UINT_BORDER_COLOR, NON_NORMALIZED_COORDINATES,
     }
 }
 
 keyword_enum! {
     /// `D3D12_SHADER_VISIBILITY`.
     #[derive(PartialOrd, Ord, Default)]
-    pub enum Visibility, keywords VISIBILITIES {
-        #[default]
-        All = 0 => "SHADER_VISIBILITY_ALL",
-        Vertex = 1 => "SHADER_VISIBILITY_VERTEX",
-        Hull = 2 => "SHADER_VISIBILITY_HULL",
-        Domain = 3 => "SHADER_VISIBILITY_DOMAIN",
-        Geometry = 4 => "SHADER_VISIBILITY_GEOMETRY",
-        Pixel = 5 => "SHADER_VISIBILITY_PIXEL",
-        Amplification = 6 => "SHADER_VISIBILITY_AMPLIFICATION",
-        Mesh = 7 => "SHADER_VISIBILITY_MESH",
+    pub enum Visibility = 0.., keywords VISIBILITIES "SHADER_VISIBILITY_" {
+        #[default] All, Vertex, Hull, Domain, Geometry, Pixel, Amplification, Mesh
     }
 }
 
@@ -253,34 +295,18 @@ impl Filter {
 
 keyword_enum! {
     /// `D3D12_TEXTURE_ADDRESS_MODE`.
-    pub enum AddressMode, keywords ADDRESS_MODES {
-        Wrap = 1 => "TEXTURE_ADDRESS_WRAP",
-        Mirror = 2 => "TEXTURE_ADDRESS_MIRROR",
-        Clamp = 3 => "TEXTURE_ADDRESS_CLAMP",
-        Border = 4 => "TEXTURE_ADDRESS_BORDER",
-        MirrorOnce = 5 => "TEXTURE_ADDRESS_MIRROR_ONCE",
+    pub enum AddressMode = 1.., keywords ADDRESS_MODES "TEXTURE_ADDRESS_" {
+        Wrap, Mirror, Clamp, Border, MirrorOnce
     }
 
     /// `D3D12_COMPARISON_FUNC` (`None` = 0 is accepted from 1.2 / agility SDK 1.608 on).
-    pub enum ComparisonFunc, keywords COMPARISON_FUNCS {
-        None = 0 => "COMPARISON_NONE",
-        Never = 1 => "COMPARISON_NEVER",
-        Less = 2 => "COMPARISON_LESS",
-        Equal = 3 => "COMPARISON_EQUAL",
-        LessEqual = 4 => "COMPARISON_LESS_EQUAL",
-        Greater = 5 => "COMPARISON_GREATER",
-        NotEqual = 6 => "COMPARISON_NOT_EQUAL",
-        GreaterEqual = 7 => "COMPARISON_GREATER_EQUAL",
-        Always = 8 => "COMPARISON_ALWAYS",
+    pub enum ComparisonFunc = 0.., keywords COMPARISON_FUNCS "COMPARISON_" {
+        None, Never, Less, Equal, LessEqual, Greater, NotEqual, GreaterEqual, Always
     }
 
     /// `D3D12_STATIC_BORDER_COLOR`.
-    pub enum BorderColor, keywords BORDER_COLORS {
-        TransparentBlack = 0 => "STATIC_BORDER_COLOR_TRANSPARENT_BLACK",
-        OpaqueBlack = 1 => "STATIC_BORDER_COLOR_OPAQUE_BLACK",
-        OpaqueWhite = 2 => "STATIC_BORDER_COLOR_OPAQUE_WHITE",
-        OpaqueBlackUint = 3 => "STATIC_BORDER_COLOR_OPAQUE_BLACK_UINT",
-        OpaqueWhiteUint = 4 => "STATIC_BORDER_COLOR_OPAQUE_WHITE_UINT",
+    pub enum BorderColor = 0.., keywords BORDER_COLORS "STATIC_BORDER_COLOR_" {
+        TransparentBlack, OpaqueBlack, OpaqueWhite, OpaqueBlackUint, OpaqueWhiteUint
     }
 }
 
@@ -347,5 +373,35 @@ impl DescriptorRange {
             };
         }
         Some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keywords are the prefix and the variant's name in SCREAMING_SNAKE_CASE; values count
+    /// from the declared start.
+    #[test]
+    fn keywords_and_values_follow_the_declaration() {
+        assert_eq!(AddressMode::MirrorOnce.keyword(), "TEXTURE_ADDRESS_MIRROR_ONCE");
+        assert_eq!(AddressMode::from_raw(5), Some(AddressMode::MirrorOnce));
+        assert_eq!(AddressMode::from_raw(0), None);
+        assert_eq!(AddressMode::from_raw(6), None);
+        assert_eq!(ComparisonFunc::GreaterEqual as u32, 7);
+        assert_eq!(BorderColor::OpaqueBlackUint.keyword(), "STATIC_BORDER_COLOR_OPAQUE_BLACK_UINT");
+        assert_eq!(Visibility::default().keyword(), "SHADER_VISIBILITY_ALL");
+        assert_eq!(VISIBILITIES.last(), Some(&("SHADER_VISIBILITY_MESH", Visibility::Mesh)));
+    }
+
+    /// Flags take consecutive bits but where a bit is given.
+    #[test]
+    fn flag_bits_follow_the_declaration() {
+        assert_eq!(RootFlags::SAMPLER_HEAP_DIRECTLY_INDEXED, 0x800);
+        assert_eq!(RootFlags::ALL, 0xfff);
+        assert_eq!(RangeFlags::DATA_STATIC, 0x8);
+        assert_eq!(RangeFlags::DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS, 0x10000);
+        assert_eq!(DescriptorFlags::ALL, 0xe);
+        assert_eq!(SAMPLER_FLAG_NAMES, &[("UINT_BORDER_COLOR", 1), ("NON_NORMALIZED_COORDINATES", 2)]);
     }
 }

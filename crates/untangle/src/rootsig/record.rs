@@ -14,7 +14,9 @@
 //! become `record_*` places), then the global one. Static samplers of a local signature are
 //! not supported (they would need descriptor sets of their own). Cost: linear in parameters.
 
-use super::layout::{lower, BindingModel, LayoutOptions, PipelineLayout, PushKind, PushMember, RootDescriptors};
+use super::layout::{
+    lower, ArgStore, BindingModel, LayoutOptions, PipelineLayout, PushKind, PushMember, RootDescriptors,
+};
 use super::model::{ParameterKind, RootSignature};
 use super::resolve::{resolve_all, resolve_one_in, Place, ResolveError, ResolvedResource};
 use crate::dxil::Resource;
@@ -112,11 +114,13 @@ pub fn resolve<'r>(
                 let offset = resolved.parameter.and_then(|p| record.offset_of(p));
                 resolved.place = match (resolved.place, offset) {
                     (Place::RootConstants { num_values, .. }, Some(offset)) => {
-                        Place::RecordRootConstants { offset, num_values }
+                        Place::RootConstants { store: ArgStore::ShaderRecord, offset, num_values }
                     }
-                    (Place::RootAddress { .. }, Some(offset)) => Place::RecordRootAddress { offset },
+                    (Place::RootAddress { .. }, Some(offset)) => {
+                        Place::RootAddress { store: ArgStore::ShaderRecord, offset }
+                    }
                     (Place::HeapTable { offset_in_table, base_register, .. }, Some(table_offset)) => {
-                        Place::RecordHeapTable { table_offset, offset_in_table, base_register }
+                        Place::HeapTable { store: ArgStore::ShaderRecord, table_offset, offset_in_table, base_register }
                     }
                     _ => {
                         return Err(ResolveError::LocalStaticSampler {

@@ -11,46 +11,16 @@
 //!   buffers (root descriptors have no format and no counter); root constants cover a
 //!   single constant buffer; static samplers cover single samplers.
 //!
-//! A root argument past the push-constant budget (`super::spill`) resolves to the
-//! `Spilled*` form of its place: the same fields, with offsets into the root argument
-//! buffer instead of the push constants.
+//! A root argument past the push-constant budget (`super::spill`) resolves to the same
+//! [`Place`] in the root argument buffer instead of the push constants.
 
-use super::layout::{ArgStore, BindingModel, PipelineLayout, PushKind, RootDescriptors, View};
+use super::layout::{BindingModel, PipelineLayout, PushKind, RootDescriptors, View};
 use super::model::*;
 use crate::dxil::{Resource, ResourceKind};
 use crate::front::container::ShaderKind;
 use serde::Serialize;
 
-/// How the translated shader reaches one declared resource range.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
-pub enum Place {
-    /// Descriptors at `(set, binding)`: register `r` is element `r - first_register`
-    /// (`count`: the binding's descriptor count, `None` for a runtime array). `counter`:
-    /// the binding of a UAV's counters, indexed the same way.
-    Descriptor { set: u32, binding: u32, first_register: u32, count: Option<u32>, counter: Option<(u32, u32)> },
-    /// `heap` tables: register `r` is heap element `push[table_offset] + offset_in_table +
-    /// (r - base_register)` of the heap array of the resource's type.
-    HeapTable { table_offset: u32, offset_in_table: u32, base_register: u32 },
-    /// A root CBV/SRV/UAV whose buffer device address is at push-constant byte `offset`.
-    RootAddress { offset: u32 },
-    /// Root constants at push-constant byte `offset`.
-    RootConstants { offset: u32, num_values: u32 },
-    /// [`Place::HeapTable`] whose table offset is at byte `table_offset` of the root
-    /// argument buffer.
-    SpilledHeapTable { table_offset: u32, offset_in_table: u32, base_register: u32 },
-    /// A root CBV/SRV/UAV whose address is at byte `offset` of the root argument buffer.
-    SpilledRootAddress { offset: u32 },
-    /// Root constants at byte `offset` of the root argument buffer.
-    SpilledRootConstants { offset: u32, num_values: u32 },
-    /// A local root signature's table ([`super::record`]): the heap offset is the word at
-    /// byte `table_offset` of the shader record.
-    RecordHeapTable { table_offset: u32, offset_in_table: u32, base_register: u32 },
-    /// A local root CBV/SRV/UAV whose address is at byte `offset` of the shader record.
-    RecordRootAddress { offset: u32 },
-    /// Local root constants at byte `offset` of the shader record.
-    RecordRootConstants { offset: u32, num_values: u32 },
-}
+pub use super::place::Place;
 
 /// One resolved resource, as the layout report lists it.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize)]
@@ -237,11 +207,7 @@ fn resolve_one(
                 let arg = layout.root_argument(p32).filter(|(_, m)| matches!(m.kind, PushKind::RootConstants { .. }));
                 let Some((store, m)) = arg else { continue };
                 let (offset, num_values) = (m.offset, c.num_values);
-                let place = match store {
-                    ArgStore::PushConstants => Place::RootConstants { offset, num_values },
-                    ArgStore::RootArgumentBuffer => Place::SpilledRootConstants { offset, num_values },
-                    ArgStore::ShaderRecord => Place::RecordRootConstants { offset, num_values },
-                };
+                let place = Place::RootConstants { store, offset, num_values };
                 return Ok(done(Some(p32), None, None, place));
             }
             ParameterKind::Descriptor(d) => {
@@ -277,11 +243,7 @@ fn resolve_one(
                 }
                 let place = if layout.root_descriptors == RootDescriptors::Address {
                     let Some((store, m)) = layout.root_argument(p32) else { continue };
-                    match store {
-                        ArgStore::PushConstants => Place::RootAddress { offset: m.offset },
-                        ArgStore::RootArgumentBuffer => Place::SpilledRootAddress { offset: m.offset },
-                        ArgStore::ShaderRecord => Place::RecordRootAddress { offset: m.offset },
-                    }
+                    Place::RootAddress { store, offset: m.offset }
                 } else {
                     let Some(&(_, set, binding)) = layout.root_descriptor_slots.iter().find(|s| s.0 == p32) else {
                         continue;
@@ -319,17 +281,7 @@ fn resolve_one(
                             let Some((store, m)) = layout.root_argument(p32) else { continue };
                             let (table_offset, offset_in_table) = (m.offset, layout.range_offsets[p][k]);
                             let base_register = range.base_register;
-                            match store {
-                                ArgStore::PushConstants => {
-                                    Place::HeapTable { table_offset, offset_in_table, base_register }
-                                }
-                                ArgStore::RootArgumentBuffer => {
-                                    Place::SpilledHeapTable { table_offset, offset_in_table, base_register }
-                                }
-                                ArgStore::ShaderRecord => {
-                                    Place::RecordHeapTable { table_offset, offset_in_table, base_register }
-                                }
-                            }
+                            Place::HeapTable { store, table_offset, offset_in_table, base_register }
                         }
                         BindingModel::Direct => {
                             let Some(slot) = layout.range_slots.iter().find(|s| s.parameter == p32 && s.range == k32)

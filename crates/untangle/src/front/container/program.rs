@@ -53,7 +53,8 @@ pub enum ShaderKind {
 }
 
 impl ShaderKind {
-    const ALL: [ShaderKind; 16] = [
+    /// DXC's stages in its numbering (`Invalid` aside).
+    pub(crate) const ALL: [ShaderKind; 16] = [
         ShaderKind::Pixel,
         ShaderKind::Vertex,
         ShaderKind::Geometry,
