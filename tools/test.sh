@@ -78,3 +78,7 @@ cargo test --workspace --release --features "$FEATURES" "$@"
 
 # A part of vkd3d-proton's own d3d12 suite on lavapipe through untangle (tools/vkd3d-proton/ci.sh).
 tools/vkd3d-proton/ci.sh target/vkd3d/untangle
+
+# The C API as a layer ships it: stripped libraries under the header's SONAME, linked and run
+# from C (tools/package-capi.sh; cargo's `dist` profile, fat LTO).
+tools/package-capi.sh target/package
