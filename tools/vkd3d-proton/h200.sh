@@ -2,22 +2,26 @@
 # Issue 31's acceptance run on the device machine: vkd3d-proton's whole d3d12 suite with the
 # stock build and the untangle build, in the same call, spread over N calls.
 #
-#   tools/vkd3d-proton/h200.sh K N        (one device call per K = 0 .. N-1; N = 3 fits)
-#   ONLY=LIST tools/vkd3d-proton/h200.sh K 1   (only the tests of LIST: what earlier calls left,
-#                                              from compare.py --remaining ALL RESULTS...)
+#   TOTAL=515 tools/vkd3d-proton/h200.sh 0 1              (call 1: every test)
+#   ONLY=LIST TOTAL=515 tools/vkd3d-proton/h200.sh 0 1    (later calls: the tests of LIST, in
+#                                                         its order: what earlier calls left,
+#                                                         from compare.py --remaining ALL RESULTS...)
+#   tools/vkd3d-proton/h200.sh K N                        (or fixed shards, one call per K)
 #
-# The device tool's call: carry [".gl", "target/vkd3d/stock", "target/vkd3d/untangle"]
-# (tools/gpu-suite-prepare.sh unpacks the Vulkan loader debs into .gl; build.sh makes the
-# two builds), command `tools/vkd3d-proton/h200.sh K 3`, timeout 600. Everything comes back
-# as one file, $OUT/h200-K.tgz (the tool returns at most 8 files); merge the shards with
-#   tools/vkd3d-proton/compare.py RESULTS-0 RESULTS-1 RESULTS-2        (regressions first)
-#   tools/vkd3d-proton/times.py RESULTS-*/vkd3d-suite/*-untangle-summary.jsonl
+# The device tool's call: carry [".gl", "target/vkd3d/stock", "target/vkd3d/untangle"] and the
+# ONLY list (tools/gpu-suite-prepare.sh unpacks the Vulkan loader debs into .gl; build.sh
+# makes the two builds), timeout 600. Everything comes back as one file, $OUT/h200-K.tgz (the
+# tool returns at most 8 files); merge the calls' results with
+#   tools/vkd3d-proton/compare.py RESULTS...        (regressions first; a later attempt of a
+#                                                   test replaces an unfinished one)
+#   tools/vkd3d-proton/times.py RESULTS...
+# On 2026-11-28 three calls (515, 505, 123 s) ended all 547 tests in both builds.
 #
-# What the earlier calls taught (tools/vkd3d-proton/README.md): the driver serializes about a
-# second per device creation, so the suite moves at about one test per second whatever the
-# process count; graphics-heavy tests take minutes each at 12 or more processes. So the tests
-# of heavy-tests.txt run one per process (CH=1) next to the others (CH=8), both variants
-# interleaved, and each chunk may run up to TT seconds.
+# What the calls taught (tools/vkd3d-proton/README.md): device creation takes the NVIDIA
+# driver's global resource-manager lock, so more processes move fewer tests (16: 1.2 tests/s;
+# 8: 2/s), and graphics-heavy tests wait minutes at 14-16 processes. So the tests of
+# heavy-tests.txt run one per process (CH=1, 4 at once, up to the whole call each) next to
+# chunks of 6 others in 6 processes, both variants interleaved.
 set -uo pipefail
 k=${1:?usage: h200.sh K N}; n=${2:?usage: h200.sh K N}
 here=$(cd "$(dirname "$0")" && pwd); repo=$(cd "$here/../.." && pwd)
