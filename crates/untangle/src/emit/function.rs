@@ -364,6 +364,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
     }
 
+    /// The SPIR-V ids of two operands, `lhs` first.
+    fn value_pair(&mut self, lhs: Value, rhs: Value) -> Result<(Word, Word)> {
+        Ok((self.value(lhs)?, self.value(rhs)?))
+    }
+
     /// The SPIR-V id of an IR value in the current block.
     pub fn value(&mut self, v: Value) -> Result<Word> {
         match v {
@@ -1418,8 +1423,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             FRem => Op::FRem,
         };
         let t = self.cx.ty(ty)?;
-        let a = self.value(lhs)?;
-        let b = self.value(rhs)?;
+        let (a, b) = self.value_pair(lhs, rhs)?;
         // D3D: an unsigned division by zero gives all ones (quotient and remainder). SPIR-V
         // makes it undefined *behaviour*, not an undefined value: a driver may assume the
         // divisor is not 0 and fold away a select on the result (NVIDIA's does), so the
@@ -1582,8 +1586,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Sle => Op::SLessThanEqual,
         };
         let t = self.cx.ty(ty)?;
-        let a = self.value(lhs)?;
-        let b = self.value(rhs)?;
+        let (a, b) = self.value_pair(lhs, rhs)?;
         self.ids_op(opcode, t, &[a, b])
     }
 
@@ -1606,16 +1609,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Ule => Op::FUnordLessThanEqual,
             Une => Op::FUnordNotEqual,
             Ord | Uno => {
-                let a = self.value(lhs)?;
-                let b = self.value(rhs)?;
+                let (a, b) = self.value_pair(lhs, rhs)?;
                 let na = self.ids_op(Op::IsNan, t, &[a])?;
                 let nb = self.ids_op(Op::IsNan, t, &[b])?;
                 let any = self.ids_op(Op::LogicalOr, t, &[na, nb])?;
                 return if pred == Uno { Ok(any) } else { self.ids_op(Op::LogicalNot, t, &[any]) };
             }
         };
-        let a = self.value(lhs)?;
-        let b = self.value(rhs)?;
+        let (a, b) = self.value_pair(lhs, rhs)?;
         self.ids_op(opcode, t, &[a, b])
     }
 }

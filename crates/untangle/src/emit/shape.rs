@@ -117,16 +117,17 @@ impl ShapeBatch {
     }
 }
 
-/// Declares helper function `f` (`ret f(...)` of type `fn_ty`) and names it `name`.
-fn begin_helper(
-    b: &mut Builder,
+/// Declares helper function `f` (`ret f(...)` of type `fn_ty`) and names it `name`; the
+/// builder, for its body.
+fn begin_helper<'b>(
+    b: &'b mut Builder,
     (ret, f, name): (Word, Word, &str),
     control: spirv::FunctionControl,
     fn_ty: Word,
-) -> Result<(), BuildError> {
+) -> Result<&'b mut Builder, BuildError> {
     b.begin_function(ret, Some(f), control, fn_ty)?;
     b.name(f, name);
-    Ok(())
+    Ok(b)
 }
 
 /// The blocks of helper `name`, named `name.<label>`; enters the first.
@@ -321,6 +322,10 @@ impl Emitter {
         Ok(e)
     }
 
+    fn constants<const N: usize>(&mut self, ns: [u32; N]) -> [Word; N] {
+        ns.map(|n| self.constant(n))
+    }
+
     fn constant(&mut self, n: u32) -> Word {
         if let Some(&id) = self.consts.get(&n) {
             return id;
@@ -342,10 +347,8 @@ impl Emitter {
     /// `uint decide()`: the next decision, or 0 past the end of `decisions`.
     fn decide_fn(&mut self, fn_uint: Word, p_sb_uint: Word) -> Result<(), BuildError> {
         let Common { uint, bool_t, decisions, counter, decide, .. } = self.c;
-        let zero = self.constant(0);
-        let one = self.constant(1);
-        let b = &mut self.b;
-        begin_helper(b, (uint, decide, "decide"), spirv::FunctionControl::NONE, fn_uint)?;
+        let [zero, one] = self.constants([0, 1]);
+        let b = begin_helper(&mut self.b, (uint, decide, "decide"), spirv::FunctionControl::NONE, fn_uint)?;
         let [entry, read, done] = helper_blocks(b, "decide", ["entry", "read", "done"])?;
         let c = b.load(uint, None, counter, None, [])?;
         b.name(c, "c");
@@ -369,10 +372,8 @@ impl Emitter {
     /// `void append(uint x)`: counts the entry in `trace[0]`, stores it when in bounds.
     fn append_fn(&mut self, fn_void_uint: Word, p_sb_uint: Word) -> Result<(), BuildError> {
         let Common { void, uint, bool_t, trace, append, .. } = self.c;
-        let zero = self.constant(0);
-        let one = self.constant(1);
-        let b = &mut self.b;
-        begin_helper(b, (void, append, "append"), spirv::FunctionControl::NONE, fn_void_uint)?;
+        let [zero, one] = self.constants([0, 1]);
+        let b = begin_helper(&mut self.b, (void, append, "append"), spirv::FunctionControl::NONE, fn_void_uint)?;
         let x = b.function_parameter(uint)?;
         b.name(x, "x");
         let [_, count, write, counted, done] =
@@ -406,11 +407,9 @@ impl Emitter {
     /// drivers compile one block per helper call faster than a selection.
     fn batch_decide_fn(&mut self, fn_uint: Word, ids: BatchIds) -> Result<(), BuildError> {
         let Common { uint, bool_t, decisions, counter, decide, .. } = self.c;
-        let zero = self.constant(0);
-        let one = self.constant(1);
+        let [zero, one] = self.constants([0, 1]);
         let stride = self.constant(ids.cfg.decision_stride);
-        let b = &mut self.b;
-        begin_helper(b, (uint, decide, "decide"), helper_control(ids.cfg), fn_uint)?;
+        let b = begin_helper(&mut self.b, (uint, decide, "decide"), helper_control(ids.cfg), fn_uint)?;
         helper_blocks(b, "decide", ["entry"])?;
         let c = b.load(uint, None, counter, None, [])?;
         b.name(c, "c");
@@ -436,11 +435,9 @@ impl Emitter {
     /// with the unchanged count.
     fn batch_append_fn(&mut self, fn_void_uint: Word, ids: BatchIds) -> Result<(), BuildError> {
         let Common { void, uint, bool_t, trace, append, .. } = self.c;
-        let zero = self.constant(0);
-        let one = self.constant(1);
+        let [zero, one] = self.constants([0, 1]);
         let capacity = self.constant(ids.cfg.trace_stride - 1);
-        let b = &mut self.b;
-        begin_helper(b, (void, append, "append"), helper_control(ids.cfg), fn_void_uint)?;
+        let b = begin_helper(&mut self.b, (void, append, "append"), helper_control(ids.cfg), fn_void_uint)?;
         let x = b.function_parameter(uint)?;
         b.name(x, "x");
         helper_blocks(b, "append", ["entry"])?;
@@ -496,8 +493,7 @@ impl Emitter {
     /// passes); else go on to `target`.
     fn batch_guard(&mut self, ids: BatchIds, g: GuardIds, target: Word, header: &str) -> Result<(), BuildError> {
         let Common { uint, bool_t, trace, .. } = self.c;
-        let zero = self.constant(0);
-        let one = self.constant(1);
+        let [zero, one] = self.constants([0, 1]);
         let capacity = self.constant(ids.cfg.trace_stride - 1);
         let max_passes = self.constant(ids.cfg.max_guard_passes());
         let stalled = self.constant(STALLED);
@@ -577,8 +573,7 @@ impl Emitter {
         }
 
         let Common { void, uint, bool_t, fn_void, counter, decide, append, .. } = self.c;
-        let zero = self.constant(0);
-        let one = self.constant(1);
+        let [zero, one] = self.constants([0, 1]);
         let fn_id = self.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_void).map_err(&berr)?;
         self.b.name(fn_id, fname);
         self.b.entry_point(spirv::ExecutionModel::GLCompute, fn_id, fname, self.interface.clone());

@@ -477,23 +477,40 @@ impl Parser {
         syntax(t.at, SyntaxKind::Missing, &t.text, format!("{what} is required"))
     }
 
+    /// The arguments of a root parameter: `visibility` (returned) here, the others by
+    /// `arg`, which answers whether the argument was one of its own.
+    fn parameter_arguments(
+        &mut self,
+        seen: &mut Seen,
+        what: &str,
+        mut arg: impl FnMut(&mut Self, &mut Seen, &Token) -> Result<bool, RootSigError>,
+    ) -> Result<Visibility, RootSigError> {
+        let mut visibility = Visibility::All;
+        self.arguments(|p, t| {
+            if seen.take(&t, "visibility")? {
+                visibility = p.equals_visibility()?;
+            } else if !arg(p, seen, &t)? {
+                return Err(Self::unexpected(&t, what));
+            }
+            Ok(())
+        })?;
+        Ok(visibility)
+    }
+
     fn root_constants(&mut self, element: &Token) -> Result<RootParameter, RootSigError> {
         let mut seen = Seen::default();
         let mut c = RootConstants { register: 0, space: 0, num_values: 0 };
-        let mut visibility = Visibility::All;
-        self.arguments(|p, t| {
-            if let Some(r) = seen.take_register(&t, ResourceClass::Cbv)? {
+        let visibility = self.parameter_arguments(&mut seen, "a RootConstants argument", |p, seen, t| {
+            if let Some(r) = seen.take_register(t, ResourceClass::Cbv)? {
                 c.register = r;
-            } else if seen.take(&t, "num32BitConstants")? {
+            } else if seen.take(t, "num32BitConstants")? {
                 c.num_values = p.equals_u32()?;
-            } else if seen.take(&t, "space")? {
+            } else if seen.take(t, "space")? {
                 c.space = p.equals_u32()?;
-            } else if seen.take(&t, "visibility")? {
-                visibility = p.equals_visibility()?;
             } else {
-                return Err(Self::unexpected(&t, "a RootConstants argument"));
+                return Ok(false);
             }
-            Ok(())
+            Ok(true)
         })?;
         if !seen.has("num32BitConstants") {
             return Err(Self::missing(element, "num32BitConstants"));
@@ -507,25 +524,22 @@ impl Parser {
     fn root_descriptor(&mut self, element: &Token, class: ResourceClass) -> Result<RootParameter, RootSigError> {
         let mut seen = Seen::default();
         let mut d = RootDescriptor { class, register: 0, space: 0, flags: DescriptorFlags(0) };
-        let mut visibility = Visibility::All;
-        self.arguments(|p, t| {
-            if let Some(r) = seen.take_register(&t, class)? {
+        let visibility = self.parameter_arguments(&mut seen, "a root descriptor argument", |p, seen, t| {
+            if let Some(r) = seen.take_register(t, class)? {
                 d.register = r;
-            } else if seen.take(&t, "space")? {
+            } else if seen.take(t, "space")? {
                 d.space = p.equals_u32()?;
-            } else if seen.take(&t, "visibility")? {
-                visibility = p.equals_visibility()?;
-            } else if seen.take(&t, "flags")? {
+            } else if seen.take(t, "flags")? {
                 d.flags = DescriptorFlags(p.flags_argument(
-                    &t,
+                    t,
                     DESCRIPTOR_FLAG_NAMES,
                     "root descriptor flag",
                     Version::V1_1,
                 )?);
             } else {
-                return Err(Self::unexpected(&t, "a root descriptor argument"));
+                return Ok(false);
             }
-            Ok(())
+            Ok(true)
         })?;
         if !seen.has("register") {
             return Err(Self::missing(element, "the shader register"));
@@ -536,20 +550,14 @@ impl Parser {
     fn table(&mut self) -> Result<RootParameter, RootSigError> {
         let mut seen = Seen::default();
         let mut ranges = Vec::new();
-        let mut visibility = Visibility::All;
-        self.arguments(|p, t| {
+        let visibility = self.parameter_arguments(&mut seen, "CBV, SRV, UAV, Sampler or visibility", |p, _, t| {
             let class = [ResourceClass::Cbv, ResourceClass::Srv, ResourceClass::Uav, ResourceClass::Sampler]
                 .into_iter()
-                .find(|&c| Self::word_is(&t, c.name()));
-            if let Some(class) = class {
-                p.expect(Tok::LParen, "`(`")?;
-                ranges.push(p.range(&t, class)?);
-            } else if seen.take(&t, "visibility")? {
-                visibility = p.equals_visibility()?;
-            } else {
-                return Err(Self::unexpected(&t, "CBV, SRV, UAV, Sampler or visibility"));
-            }
-            Ok(())
+                .find(|&c| Self::word_is(t, c.name()));
+            let Some(class) = class else { return Ok(false) };
+            p.expect(Tok::LParen, "`(`")?;
+            ranges.push(p.range(t, class)?);
+            Ok(true)
         })?;
         Ok(RootParameter { visibility, kind: ParameterKind::Table(ranges) })
     }

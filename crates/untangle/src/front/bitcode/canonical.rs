@@ -70,10 +70,7 @@ impl Canon {
     /// The new id of old type `t`, moving it (and what it reaches) over on first use.
     #[inline]
     fn ty(&mut self, t: TypeId) -> TypeId {
-        match self.tmap[t.index()] {
-            Some(n) => n,
-            None => self.walk(t),
-        }
+        self.tmap[t.index()].unwrap_or_else(|| self.walk(t))
     }
 
     fn walk(&mut self, t: TypeId) -> TypeId {
@@ -138,10 +135,7 @@ impl Canon {
     /// The new id of old constant `c`, moving it (and its operands) over on first use.
     #[inline]
     fn konst(&mut self, c: ConstId) -> ConstId {
-        match self.cmap[c.index()] {
-            Some(n) => n,
-            None => self.move_const(c),
-        }
+        self.cmap[c.index()].unwrap_or_else(|| self.move_const(c))
     }
 
     fn move_const(&mut self, c: ConstId) -> ConstId {

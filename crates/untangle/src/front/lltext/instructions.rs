@@ -96,18 +96,21 @@ fn skip_fast_math_flags(p: &mut Parser) -> bool {
 }
 
 fn ordering(p: &mut Parser) -> PResult<Ordering> {
-    let t = p.tok();
-    let o = match p.text(t) {
-        "unordered" => Ordering::Unordered,
-        "monotonic" => Ordering::Monotonic,
-        "acquire" => Ordering::Acquire,
-        "release" => Ordering::Release,
-        "acq_rel" => Ordering::AcqRel,
-        "seq_cst" => Ordering::SeqCst,
-        _ => return Err(p.unexpected("an atomic ordering")),
+    use Ordering::*;
+    let words = "unordered monotonic acquire release acq_rel seq_cst";
+    keyword(p, words, [Unordered, Monotonic, Acquire, Release, AcqRel, SeqCst], "an atomic ordering")
+}
+
+/// The value paired with the keyword at the cursor, `words` (space-separated) naming
+/// `values` in order; the keyword is consumed when found.
+fn keyword<T: Copy, const N: usize>(p: &mut Parser, words: &str, values: [T; N], what: &str) -> PResult<T> {
+    debug_assert_eq!(words.split(' ').count(), N);
+    let word = p.text(p.tok());
+    let Some((_, v)) = words.split(' ').zip(values).find(|&(w, _)| w == word) else {
+        return Err(p.unexpected(what));
     };
     p.bump();
-    Ok(o)
+    Ok(v)
 }
 
 /// `[syncscope("...")]` before an ordering.
@@ -609,24 +612,16 @@ fn cmpxchg<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Parsed> {
 
 fn atomicrmw<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Parsed> {
     let volatile = p.eat_word("volatile");
-    let ot = p.tok();
-    let op = match p.text(ot) {
-        "xchg" => AtomicRmwOp::Xchg,
-        "add" => AtomicRmwOp::Add,
-        "sub" => AtomicRmwOp::Sub,
-        "and" => AtomicRmwOp::And,
-        "nand" => AtomicRmwOp::Nand,
-        "or" => AtomicRmwOp::Or,
-        "xor" => AtomicRmwOp::Xor,
-        "max" => AtomicRmwOp::Max,
-        "min" => AtomicRmwOp::Min,
-        "umax" => AtomicRmwOp::UMax,
-        "umin" => AtomicRmwOp::UMin,
-        "fadd" => AtomicRmwOp::FAdd,
-        "fsub" => AtomicRmwOp::FSub,
-        _ => return Err(p.unexpected("an atomicrmw operation")),
+    let op = {
+        use AtomicRmwOp::*;
+        let words = "xchg add sub and nand or xor max min umax umin fadd fsub";
+        keyword(
+            p,
+            words,
+            [Xchg, Add, Sub, And, Nand, Or, Xor, Max, Min, UMax, UMin, FAdd, FSub],
+            "an atomicrmw operation",
+        )?
     };
-    p.bump();
     let at = p.tok();
     let (ptr, pt) = b.parse_typed_value(p)?;
     p.expect(Tok::Comma, "`,`")?;
