@@ -270,8 +270,8 @@ def main():
                 print(f"\n{h}{title} ({len(rows)})\n")
                 print(table(rows, args.markdown, args.base, v))
         if args.both:
-            rows = [(name, t, variants[v].get(name, Test(name))) for name, t in sorted(variants[args.base].items())
-                    if (t.failed or t.skipped) and (variants[v].get(name, Test(name)).failed or variants[v].get(name, Test(name)).skipped)]
+            pairs = [(name, t, variants[v].get(name, Test(name))) for name, t in sorted(variants[args.base].items())]
+            rows = [(name, b, n) for name, b, n in pairs if (b.failed or b.skipped) and (n.failed or n.skipped)]
             print(f"\n{h}failing or skipping with both ({len(rows)})\n")
             for name, b, n in rows:
                 why = b.first_failure or b.first_skip

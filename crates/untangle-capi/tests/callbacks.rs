@@ -72,11 +72,9 @@ fn options() -> *mut untangle_options {
     o
 }
 
-/// Checks a module with spirv-val when there is one.
+/// Checks a module with spirv-val (required under CI).
 fn validate(words: &[u32]) {
-    if let Some(val) = untangle_spirv_tools::find_spirv_val() {
-        val.validate(words, "vulkan1.3").unwrap_or_else(|e| panic!("spirv-val: {e}"));
-    }
+    untangle_spirv_tools::assert_valid(words, "vulkan1.3", "callbacks");
 }
 
 /// Translates: the result (validated), or the status and message.

@@ -41,6 +41,20 @@ pub fn find_spirv_val() -> Option<SpirvVal> {
     Some(SpirvVal::at(val))
 }
 
+/// For tests: validates `words` for `target_env` with `spirv-val`, panicking with the
+/// message and the disassembly (named by `what`) when it is rejected. Without a `spirv-val`
+/// it skips the check, except under CI (`CI` set), where a missing validator fails instead
+/// of passing silently.
+pub fn assert_valid(words: &[u32], target_env: &str, what: &str) {
+    let Some(val) = find_spirv_val() else {
+        assert!(std::env::var_os("CI").is_none(), "spirv-val is required under CI");
+        return;
+    };
+    if let Err(e) = val.validate(words, target_env) {
+        panic!("{what}: {e}\n{}", val.disassemble(words).unwrap_or_default());
+    }
+}
+
 impl SpirvVal {
     /// The tools around a `spirv-val` binary: `spirv-dis` beside it (else on `PATH`), and
     /// `../lib` as the library directory when it exists.

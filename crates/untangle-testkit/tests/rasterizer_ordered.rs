@@ -97,10 +97,7 @@ declare void @dx.op.rawBufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32
 }
 
 fn validate(words: &[u32], what: &str) {
-    if let Some(v) = untangle_spirv_tools::find_spirv_val() {
-        v.validate(words, "vulkan1.3")
-            .unwrap_or_else(|e| panic!("{what}: {e}\n{}", v.disassemble(words).unwrap_or_default()));
-    }
+    untangle_spirv_tools::assert_valid(words, "vulkan1.3", what);
 }
 
 fn modes_and_caps(m: &rspirv::dr::Module) -> (Vec<ExecutionMode>, Vec<Capability>) {

@@ -90,10 +90,7 @@ fn feedback() -> Options {
 }
 
 fn validate(words: &[u32], what: &str) {
-    if let Some(v) = untangle_spirv_tools::find_spirv_val() {
-        v.validate(words, "vulkan1.3")
-            .unwrap_or_else(|e| panic!("{what}: {e}\n{}", v.disassemble(words).unwrap_or_default()));
-    }
+    untangle_spirv_tools::assert_valid(words, "vulkan1.3", what);
 }
 
 /// One step of the expected sequence: an opcode, or a `GLSL.std.450` instruction.

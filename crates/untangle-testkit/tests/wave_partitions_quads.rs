@@ -32,10 +32,7 @@ fn corpus(file: &str) -> Option<Vec<u8>> {
 }
 
 fn validate(words: &[u32], what: &str) {
-    if let Some(v) = untangle_spirv_tools::find_spirv_val() {
-        v.validate(words, "vulkan1.3")
-            .unwrap_or_else(|e| panic!("{what}: {e}\n{}", v.disassemble(words).unwrap_or_default()));
-    }
+    untangle_spirv_tools::assert_valid(words, "vulkan1.3", what);
 }
 
 fn defs(m: &Module) -> HashMap<u32, Instruction> {
