@@ -5,7 +5,7 @@
 
 use super::inputs::{self, Input};
 use super::sabotage::Sabotage;
-use super::{compare, reference, Counts, Mismatch};
+use super::{compare_variants, reference_variants, Counts, Mismatch};
 use crate::interp::heap::{HEAP_SAMPLER_SPACE, HEAP_SPACE};
 use crate::interp::{CompKind, Program, ResKind, RunError, TexDim, TexelFormat};
 use crate::vulkan::corpus::{default_resource, CaseResource, Kind, Placed, Placement, Reg};
@@ -293,7 +293,7 @@ pub fn run_program(
             Ok(i) => i,
             Err(e) => return Outcome::LeftOut(e.0),
         };
-        let want = match reference(&p, &inputs::to_interp(&ins), wave, groups) {
+        let want = match reference_variants(&p, &inputs::to_interp(&ins), wave, groups) {
             Ok(w) => w,
             Err(RunError::Indeterminate(why)) | Err(RunError::Limit(why)) => {
                 rep.indeterminate += 1;
@@ -315,7 +315,7 @@ pub fn run_program(
                 return Outcome::Ran(rep);
             }
         };
-        let (bad, counts) = compare(&want, &got);
+        let (bad, counts) = compare_variants(&want, &got);
         rep.seeds += 1;
         rep.counts.compared += counts.compared;
         rep.counts.skipped += counts.skipped;
@@ -506,10 +506,10 @@ pub fn all_mismatches(
     }
     let wave = gpu.info().features.subgroup_size.max(1);
     let ins = all_inputs(&p, seed, budget(gpu)).map_err(|e| format!("left out: {}", e.0))?;
-    let want = reference(&p, &inputs::to_interp(&ins), wave, groups).map_err(|e| e.to_string())?;
+    let want = reference_variants(&p, &inputs::to_interp(&ins), wave, groups).map_err(|e| e.to_string())?;
     let fitted = fit_to_device(gpu, tr);
     let got = device_run(gpu, fitted.as_ref().unwrap_or(tr), placement, &ins, groups, timeout)?;
-    Ok(compare(&want, &got))
+    Ok(compare_variants(&want, &got))
 }
 
 /// A mismatch shrunk by [`super::reduce`]: the small program and both results.

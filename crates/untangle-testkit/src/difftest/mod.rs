@@ -5,9 +5,11 @@
 //! * [`inputs`]: random resource contents from the DXIL resource table;
 //! * [`reference`]: the interpreter's result under several schedules; words whose value
 //!   depends on the schedule (races, atomics' return values, the order groups run in) are
-//!   marked undefined and not compared;
-//! * [`compare`]: bit-exact where D3D is exact, within the ULP tolerance D3D allows
-//!   otherwise (any NaN matches a NaN), skipped where D3D leaves the value open;
+//!   marked undefined and not compared; [`reference_variants`]: one such result per
+//!   rounding of narrowing float conversions D3D allows (to nearest even, toward zero);
+//! * [`compare`], [`compare_variants`]: bit-exact where D3D is exact, within the ULP tolerance D3D allows
+//!   otherwise (any NaN matches a NaN), skipped where D3D leaves the value open; a word
+//!   matching any allowed variant matches;
 //! * `gpu` (feature `vulkan`): translating, binding through the default placement and
 //!   dispatching; the corpus and generated-program drivers and their reports;
 //! * [`heap_sets`]: where the translation's descriptor-heap arrays live (moved for
@@ -23,7 +25,7 @@ pub mod known;
 pub mod reduce;
 pub mod sabotage;
 
-use crate::interp::float::{self, Fk};
+use crate::interp::float::{self, Fk, Narrowing};
 use crate::interp::memory::FkTag;
 use crate::interp::{Config, Program, Resources, RunError, Schedule};
 use untangle::dxil::ResourceClass;
@@ -32,12 +34,52 @@ use untangle::dxil::ResourceClass;
 pub const SCHEDULES: [Schedule; 3] = [Schedule::Forward, Schedule::Reverse, Schedule::Shuffled(0x5c4e_d01e)];
 
 /// Runs `p` over `res` under every schedule of [`SCHEDULES`]; returns the first run's
-/// resources with every byte that differs between runs marked undefined.
+/// resources with every byte that differs between runs marked undefined. Narrowing float
+/// conversions round to nearest even (see [`reference_variants`] for the other mode).
 pub fn reference(p: &Program, res: &Resources, wave_size: u32, groups: [u32; 3]) -> Result<Resources, RunError> {
+    Ok(schedules(p, res, wave_size, groups, Narrowing::NearestEven)?.0)
+}
+
+/// The results D3D allows, one [`Resources`] per variant (each as [`reference`] gives it):
+/// round-to-nearest-even narrowing conversions, and, when some conversion of the run rounds
+/// differently toward zero, round-toward-zero ones (D3D leaves the mode to the device: see
+/// [`crate::interp::float::Narrowing`]). [`compare_variants`] accepts a word any variant
+/// accepts.
+///
+/// Limits: a device is taken to round every narrowing conversion of a dispatch one way
+/// (per word: different words may match different variants); a device mixing modes
+/// within one data path (one conversion RNE, a later one RTZ) is not modelled. The
+/// variants propagate through everything the shader does afterwards (arithmetic,
+/// bitcasts, branches), since each is a whole run.
+pub fn reference_variants(
+    p: &Program,
+    res: &Resources,
+    wave_size: u32,
+    groups: [u32; 3],
+) -> Result<Vec<Resources>, RunError> {
+    let (nearest, differs) = schedules(p, res, wave_size, groups, Narrowing::NearestEven)?;
+    let mut out = vec![nearest];
+    if differs {
+        out.push(schedules(p, res, wave_size, groups, Narrowing::TowardZero)?.0);
+    }
+    Ok(out)
+}
+
+/// [`reference`] under one narrowing mode; also whether any run met a conversion that the
+/// other mode rounds differently.
+fn schedules(
+    p: &Program,
+    res: &Resources,
+    wave_size: u32,
+    groups: [u32; 3],
+    narrowing: Narrowing,
+) -> Result<(Resources, bool), RunError> {
     let mut first: Option<Resources> = None;
+    let mut differs = false;
     for &schedule in &SCHEDULES {
         let mut r = res.clone();
-        crate::interp::run(p, &mut r, &Config { wave_size, groups, schedule, ..Config::default() })?;
+        let cfg = Config { wave_size, groups, schedule, narrowing, ..Config::default() };
+        differs |= crate::interp::run(p, &mut r, &cfg)?.narrowing_differs;
         match &mut first {
             None => first = Some(r),
             Some(f) => {
@@ -51,7 +93,7 @@ pub fn reference(p: &Program, res: &Resources, wave_size: u32, groups: [u32; 3])
             }
         }
     }
-    Ok(first.expect("at least one schedule"))
+    Ok((first.expect("at least one schedule"), differs))
 }
 
 /// One word that differs.
@@ -86,9 +128,18 @@ pub struct Counts {
 /// Compares the UAVs of `reference` with the device's bytes (`got[i]` for
 /// `reference.list[i]`; `None`: not bound, not compared).
 pub fn compare(reference: &Resources, got: &[Option<Vec<u8>>]) -> (Vec<Mismatch>, Counts) {
+    compare_variants(std::slice::from_ref(reference), got)
+}
+
+/// Compares the UAVs of the variants D3D allows ([`reference_variants`], all of one
+/// program and input) with the device's bytes: a word matches when it matches some
+/// variant; it is skipped when some variant leaves it open. A mismatch reports the first
+/// variant's value and rule.
+pub fn compare_variants(variants: &[Resources], got: &[Option<Vec<u8>>]) -> (Vec<Mismatch>, Counts) {
     let mut out = Vec::new();
     let mut counts = Counts::default();
-    for (r, g) in reference.list.iter().zip(got) {
+    let Some(reference) = variants.first() else { return (out, counts) };
+    for (k, (r, g)) in reference.list.iter().zip(got).enumerate() {
         if r.class != ResourceClass::Uav {
             continue;
         }
@@ -97,49 +148,78 @@ pub fn compare(reference: &Resources, got: &[Option<Vec<u8>>]) -> (Vec<Mismatch>
         let n = r.mem.len().min(g.len()) / 4;
         for w in 0..n {
             let o = 4 * w;
-            let tags = &r.mem.tags[o..o + 4];
-            let want = u32::from_le_bytes(r.mem.bytes[o..o + 4].try_into().expect("4 bytes"));
-            let got = u32::from_le_bytes(g[o..o + 4].try_into().expect("4 bytes"));
-            if tags.iter().any(|t| t.acc.is_any()) {
+            let checks: Vec<Word> = variants.iter().map(|v| check_word(&v.list[k].mem, g, o)).collect();
+            if checks.iter().any(|c| matches!(c, Word::Open)) {
                 counts.skipped += 1;
                 continue;
             }
             counts.compared += 1;
-            let fk = tags[0].fk;
-            let tol = tags.iter().map(|t| t.acc.tolerance()).max().unwrap_or(0) as u64;
-            let ok = match fk {
-                Some(FkTag::F) if tags.iter().all(|t| t.fk == Some(FkTag::F)) => {
-                    float::ulp_distance(want as u64, got as u64, Fk::F) <= tol
-                }
-                Some(FkTag::H) => (0..2).all(|h| {
-                    let (x, y) = ((want >> (16 * h)) & 0xffff, (got >> (16 * h)) & 0xffff);
-                    match tags[2 * h].fk {
-                        Some(FkTag::H) => float::ulp_distance(x as u64, y as u64, Fk::H) <= tol,
-                        _ => x == y,
-                    }
-                }),
-                Some(FkTag::D) => {
-                    // Compare the whole double this word belongs to.
-                    let base = o & !7;
-                    if base + 8 <= r.mem.len() && base + 8 <= g.len() {
-                        let x = u64::from_le_bytes(r.mem.bytes[base..base + 8].try_into().expect("8"));
-                        let y = u64::from_le_bytes(g[base..base + 8].try_into().expect("8"));
-                        float::ulp_distance(x, y, Fk::D) <= tol
-                    } else {
-                        want == got
-                    }
-                }
-                _ => want == got,
-            };
-            if !ok {
-                let rule = match (fk, tol) {
-                    (None, _) => "exact".to_string(),
-                    (Some(k), 0) => format!("exact {:?} (any NaN)", k.fk()),
-                    (Some(k), t) => format!("{t} ulp {:?}", k.fk()),
-                };
-                out.push(Mismatch { register: reg.clone(), byte_offset: o, want, got, rule });
+            if checks.iter().any(|c| matches!(c, Word::Ok)) {
+                continue;
+            }
+            if let Word::Bad { want, got, rule } = &checks[0] {
+                out.push(Mismatch {
+                    register: reg.clone(),
+                    byte_offset: o,
+                    want: *want,
+                    got: *got,
+                    rule: rule.clone(),
+                });
             }
         }
     }
     (out, counts)
+}
+
+/// One word of one reference variant against the device's.
+enum Word {
+    Open,
+    Ok,
+    Bad { want: u32, got: u32, rule: String },
+}
+
+/// Bit-exact where D3D is exact, within the ULP tolerance D3D allows otherwise (any NaN
+/// matches a NaN); `Open` where D3D leaves the word open.
+fn check_word(mem: &crate::interp::memory::Mem, g: &[u8], o: usize) -> Word {
+    let tags = &mem.tags[o..o + 4];
+    let want = u32::from_le_bytes(mem.bytes[o..o + 4].try_into().expect("4 bytes"));
+    let got = u32::from_le_bytes(g[o..o + 4].try_into().expect("4 bytes"));
+    if tags.iter().any(|t| t.acc.is_any()) {
+        return Word::Open;
+    }
+    let fk = tags[0].fk;
+    let tol = tags.iter().map(|t| t.acc.tolerance()).max().unwrap_or(0) as u64;
+    let ok = match fk {
+        Some(FkTag::F) if tags.iter().all(|t| t.fk == Some(FkTag::F)) => {
+            float::ulp_distance(want as u64, got as u64, Fk::F) <= tol
+        }
+        Some(FkTag::H) => (0..2).all(|h| {
+            let (x, y) = ((want >> (16 * h)) & 0xffff, (got >> (16 * h)) & 0xffff);
+            match tags[2 * h].fk {
+                Some(FkTag::H) => float::ulp_distance(x as u64, y as u64, Fk::H) <= tol,
+                _ => x == y,
+            }
+        }),
+        Some(FkTag::D) => {
+            // Compare the whole double this word belongs to.
+            let base = o & !7;
+            if base + 8 <= mem.len() && base + 8 <= g.len() {
+                let x = u64::from_le_bytes(mem.bytes[base..base + 8].try_into().expect("8"));
+                let y = u64::from_le_bytes(g[base..base + 8].try_into().expect("8"));
+                float::ulp_distance(x, y, Fk::D) <= tol
+            } else {
+                want == got
+            }
+        }
+        _ => want == got,
+    };
+    if ok {
+        return Word::Ok;
+    }
+    let rule = match (fk, tol) {
+        (None, _) => "exact".to_string(),
+        (Some(k), 0) => format!("exact {:?} (any NaN)", k.fk()),
+        (Some(k), t) => format!("{t} ulp {:?}", k.fk()),
+    };
+    Word::Bad { want, got, rule }
 }

@@ -416,12 +416,12 @@ pub fn call(ctx: &mut Ctx, t: &mut Thread, _inst: InstId, c: &OpCall) -> R<Optio
         BitcastI16toF16 | BitcastI32toF32 | BitcastI64toF64 => s(arg(0)?),
         LegacyF32ToF16 => {
             let x = arg(0)?;
-            let h = float::convert(x, Fk::F, Fk::H);
+            let h = ctx.convert(x, Fk::F, Fk::H);
             s(Scalar { bits: h.bits & 0xffff, acc: h.acc })
         }
         LegacyF16ToF32 => {
             let x = arg(0)?;
-            s(float::convert(Scalar { bits: x.bits & 0xffff, acc: x.acc }, Fk::H, Fk::F))
+            s(ctx.convert(Scalar { bits: x.bits & 0xffff, acc: x.acc }, Fk::H, Fk::F))
         }
         Dot2AddHalf => {
             // acc + (float(a.x * b.x) + float(a.y * b.y)) (DXIL.rst: "2D half dot product with

@@ -93,6 +93,20 @@ pub struct Ctx<'a, 'm> {
     pub wave_size: u32,
     pub groups: [u32; 3],
     pub step_limit: u64,
+    /// How narrowing float conversions round in this run ([`float::Narrowing`]).
+    pub narrowing: float::Narrowing,
+    /// Set when a narrowing conversion met a value its two modes round differently.
+    pub narrowing_differs: bool,
+}
+
+impl Ctx<'_, '_> {
+    /// A float conversion under this run's [`float::Narrowing`], noting whether the
+    /// other mode would have given another result.
+    pub fn convert(&mut self, a: Scalar, from: Fk, to: Fk) -> Scalar {
+        let (r, differs) = float::convert(a, from, to, self.narrowing);
+        self.narrowing_differs |= differs;
+        r
+    }
 }
 
 impl Thread {
@@ -343,7 +357,7 @@ pub fn fcmp(pred: FloatPredicate, a: Scalar, b: Scalar, fk: Fk) -> Scalar {
     }
 }
 
-pub fn cast(op: CastOp, a: Scalar, from: Option<Scal>, to: Option<Scal>) -> R<Scalar> {
+pub fn cast(ctx: &mut Ctx, op: CastOp, a: Scalar, from: Option<Scal>, to: Option<Scal>) -> R<Scalar> {
     let und = Scalar { bits: 0, acc: Acc::ANY };
     Ok(match (op, from, to) {
         (CastOp::Trunc, Some(Scal::Int(_)), Some(Scal::Int(w))) => Scalar { bits: mask(a.bits, w), ..a },
@@ -395,7 +409,7 @@ pub fn cast(op: CastOp, a: Scalar, from: Option<Scal>, to: Option<Scal>) -> R<Sc
             let acc = if float::to_f64(bits, fk) != exact_int { acc.join(Acc::ROUNDED) } else { acc };
             Scalar { bits, acc }
         }
-        (CastOp::FPTrunc | CastOp::FPExt, Some(Scal::Float(f)), Some(Scal::Float(t))) => float::convert(a, f, t),
+        (CastOp::FPTrunc | CastOp::FPExt, Some(Scal::Float(f)), Some(Scal::Float(t))) => ctx.convert(a, f, t),
         // The bits of a float D3D leaves partly open: the sign of a zero (fast-math
         // `nsz`, and Vulkan by default), a NaN's payload, a value within a ULP bound.
         (CastOp::BitCast, Some(Scal::Float(fk)), Some(Scal::Int(_))) => float_bits_as_int(a, fk),
@@ -496,7 +510,7 @@ fn eval(ctx: &mut Ctx, t: &mut Thread, inst: InstId, kind: &InstKind, ty: TypeId
         InstKind::Cast { op, value } => {
             let from = value_type(p, *value);
             match operand(p, t, *value)? {
-                Val::S(a) => Val::S(cast(*op, a, from.and_then(|f| p.scal(f)), p.scal(ty))?),
+                Val::S(a) => Val::S(cast(ctx, *op, a, from.and_then(|f| p.scal(f)), p.scal(ty))?),
                 v @ Val::Ptr(_) if matches!(op, CastOp::BitCast | CastOp::AddrSpaceCast) => v,
                 other => return internal(format!("cast of {other:?}")),
             }

@@ -48,4 +48,4 @@ pub mod wave;
 pub use exec::RunError;
 pub use program::{Program, Unsupported};
 pub use resources::{CompKind, Filter, ResKind, ResourceData, Resources, TexDim, TexelFormat};
-pub use sched::{run, Config, Schedule};
+pub use sched::{run, Config, RunInfo, Schedule};

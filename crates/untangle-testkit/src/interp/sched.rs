@@ -18,6 +18,7 @@
 //! outputs that depend on the order (races, atomics' return values) and excludes them.
 
 use super::exec::{internal, step, Ctx, RunError, Status, Thread, R};
+use super::float::Narrowing;
 use super::memory::Mem;
 use super::program::Program;
 use super::resources::Resources;
@@ -41,11 +42,27 @@ pub struct Config {
     pub schedule: Schedule,
     /// Most instructions one thread may run (a hang guard).
     pub step_limit: u64,
+    /// How narrowing float conversions round ([`Narrowing`]).
+    pub narrowing: Narrowing,
+}
+
+/// What a run found out beyond its results.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunInfo {
+    /// A narrowing float conversion met a value that round-to-nearest-even and
+    /// round-toward-zero convert differently: another [`Narrowing`] may give other results.
+    pub narrowing_differs: bool,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { wave_size: 32, groups: [1, 1, 1], schedule: Schedule::Forward, step_limit: 1 << 20 }
+        Config {
+            wave_size: 32,
+            groups: [1, 1, 1],
+            schedule: Schedule::Forward,
+            step_limit: 1 << 20,
+            narrowing: Narrowing::NearestEven,
+        }
     }
 }
 
@@ -66,7 +83,7 @@ fn order(n: usize, s: Schedule) -> Vec<usize> {
 }
 
 /// Runs the whole dispatch over `res`, which holds the results afterwards.
-pub fn run(p: &Program, res: &mut Resources, cfg: &Config) -> R<()> {
+pub fn run(p: &Program, res: &mut Resources, cfg: &Config) -> R<RunInfo> {
     if cfg.wave_size == 0 || cfg.wave_size > 128 {
         return internal(format!("wave size {}", cfg.wave_size));
     }
@@ -80,6 +97,7 @@ pub fn run(p: &Program, res: &mut Resources, cfg: &Config) -> R<()> {
         }
     }
     let mut constants: Vec<Mem> = p.globals.iter().map(|g| g.init.clone()).collect();
+    let mut info = RunInfo::default();
     for gi in order(groups.len(), cfg.schedule) {
         // Groupshared memory is fresh (undefined) per group; constants persist.
         let mut globals: Vec<Mem> = p
@@ -95,15 +113,18 @@ pub fn run(p: &Program, res: &mut Resources, cfg: &Config) -> R<()> {
             wave_size: cfg.wave_size,
             groups: cfg.groups,
             step_limit: cfg.step_limit,
+            narrowing: cfg.narrowing,
+            narrowing_differs: false,
         };
         run_group(&mut ctx, groups[gi], cfg.schedule)?;
+        info.narrowing_differs |= ctx.narrowing_differs;
         for (k, g) in p.globals.iter().enumerate() {
             if !g.groupshared {
                 constants[k] = globals[k].clone();
             }
         }
     }
-    Ok(())
+    Ok(info)
 }
 
 fn run_group(ctx: &mut Ctx, gid: [u32; 3], schedule: Schedule) -> R<()> {
