@@ -289,3 +289,76 @@ fn interpreter_quads_follow_the_shader_model_and_the_group() {
         }
     }
 }
+
+/// An SM 6.7 group of 16 threads (quads of four consecutive threads: the group's Y is odd):
+/// every thread but 12 votes on bit `flat` of 0x17f0 and writes `QuadAny | QuadAll << 1`.
+const QUAD_VOTE: &str = r#"target datalayout = "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64"
+target triple = "dxil-ms-dx"
+%dx.types.Handle = type { i8* }
+%struct.RWByteAddressBuffer = type { i32 }
+define void @main() {
+entry:
+  %u = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 1, i32 0, i32 0, i1 false)
+  %f = call i32 @dx.op.flattenedThreadIdInGroup.i32(i32 96)
+  %sh = lshr i32 6128, %f
+  %b = and i32 %sh, 1
+  %c = icmp ne i32 %b, 0
+  %skip = icmp eq i32 %f, 12
+  br i1 %skip, label %done, label %vote
+vote:
+  %any = call i1 @dx.op.quadVote.i1(i32 222, i1 %c, i8 0)
+  %all = call i1 @dx.op.quadVote.i1(i32 222, i1 %c, i8 1)
+  %za = zext i1 %any to i32
+  %zl = zext i1 %all to i32
+  %s = shl i32 %zl, 1
+  %r = or i32 %za, %s
+  %a = shl i32 %f, 2
+  call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %u, i32 %a, i32 undef, i32 %r, i32 undef, i32 undef, i32 undef, i8 1, i32 4)
+  br label %done
+done:
+  ret void
+}
+declare %dx.types.Handle @dx.op.createHandle(i32, i8, i32, i32, i1)
+declare i32 @dx.op.flattenedThreadIdInGroup.i32(i32)
+declare i1 @dx.op.quadVote.i1(i32, i1, i8)
+declare void @dx.op.rawBufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i8, i32)
+!dx.version = !{!0}
+!dx.valver = !{!0}
+!dx.shaderModel = !{!1}
+!dx.resources = !{!2}
+!dx.entryPoints = !{!5}
+!0 = !{i32 1, i32 7}
+!1 = !{!"cs", i32 6, i32 7}
+!2 = !{null, !3, null, null}
+!3 = !{!4}
+!4 = !{i32 0, %struct.RWByteAddressBuffer* undef, !"u", i32 0, i32 0, i32 1, i32 11, i1 false, i1 false, i1 false, null}
+!5 = !{void ()* @main, !"main", null, !2, !6}
+!6 = !{i32 4, !7}
+!7 = !{i32 16, i32 1, i32 1}
+"#;
+
+/// `QuadVote` in the interpreter (hand-computed): quad 0 has no true lane (0), quad 1 only
+/// true ones (any and all: 3), quad 2 three of four (any: 1); in quad 3 only thread 12's
+/// condition is true and thread 12 does not run, so the three that vote see none (0). The
+/// shader translates to valid SPIR-V.
+#[test]
+fn interpreter_quad_vote_counts_the_active_lanes_of_the_quad() {
+    let m = untangle::front::load_bytes(QUAD_VOTE.as_bytes().to_vec(), "quad_vote.ll").expect("loads").module;
+    let p = Program::new(&m).unwrap_or_else(|e| panic!("{}", e.0));
+    let mut ins = inputs(&p.info.resources, 1, Budget::default()).expect("inputs");
+    for i in &mut ins {
+        i.bytes = vec![0; 64];
+    }
+    for wave in [4, 16, 32] {
+        let out = untangle_testkit::difftest::reference(&p, &to_interp(&ins), wave, [1, 1, 1]).expect("runs");
+        let u = out.list.iter().find(|r| r.class == ResourceClass::Uav).expect("u0");
+        let want = [0, 0, 0, 0, 3, 3, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0];
+        for (f, &w) in want.iter().enumerate() {
+            let v = u.mem.read(4 * f as i64, 4).expect("in bounds");
+            assert!(v.acc.is_exact(), "wave {wave}: thread {f} undefined");
+            assert_eq!(v.bits as u32, w, "wave {wave}: thread {f}");
+        }
+    }
+    let t = translate(QUAD_VOTE.as_bytes(), &Options::default()).unwrap_or_else(|e| panic!("translates: {e}"));
+    validate(&t.words, "quad vote");
+}

@@ -135,6 +135,7 @@ pub fn supported_op(op: DxOp) -> bool {
             | WavePrefixOp
             | QuadReadLaneAt
             | QuadOp
+            | QuadVote
             | BitcastI16toF16
             | BitcastF16toI16
             | BitcastI32toF32

@@ -17,6 +17,10 @@
 //! Compute-shader derivatives (SM 6.6 `DerivFine*`/`DerivCoarse*`) run here too: their quads
 //! are made of threads, not lanes (2×2 in X and Y, or four consecutive threads; see
 //! `compute_quad`), and the four threads of a quad must reach the instruction together.
+//!
+//! `QuadVote` (SM 6.7 `QuadAny`/`QuadAll`, DXIL.rst `QuadVoteOpKind` 0 any, 1 all) ORs or
+//! ANDs the condition over the active lanes of each lane's quad (the quads `QuadOp` uses);
+//! lanes that do not run take no part.
 
 use super::exec::{indeterminate, internal, operand, scalar, Ctx, Thread, R};
 use super::float::{self, Fk};
@@ -41,6 +45,7 @@ pub fn is_synchronising(op: DxOp) -> bool {
             | WavePrefixOp
             | QuadReadLaneAt
             | QuadOp
+            | QuadVote
             | WaveAllBitCount
             | WavePrefixBitCount
             | WaveMatch
@@ -276,6 +281,43 @@ pub fn execute(ctx: &mut Ctx, threads: &mut [Thread], lanes: &[usize], inst: Ins
                     // A quad member that is not running (or in another wave): undefined.
                     None => Val::undefined(),
                 });
+            }
+        }
+        QuadVote => {
+            // SM 6.7 `QuadAny`/`QuadAll` (`QuadVoteOpKind`: 0 any, 1 all): the condition
+            // over the active lanes of the lane's quad (the quads `QuadOp` uses). A quad
+            // whose threads span two waves (2×2 quads in a wave size that splits them)
+            // has members this instance cannot see: open unless the visible lanes decide.
+            let any = match const_arg(1)? {
+                0 => true,
+                1 => false,
+                k => return internal(format!("quad vote kind {k}")),
+            };
+            let quad_of = |i: usize| -> R<(u64, u32)> {
+                if thread_quads(p) {
+                    compute_quad(&threads[i], p.num_threads)
+                        .map(|(key, _)| (key, threads[i].flat / ctx.wave_size))
+                        .ok_or_else(|| super::exec::RunError::Internal("thread quads in a group without them".into()))
+                } else {
+                    Ok((u64::from(lane_of(i) >> 2), 0))
+                }
+            };
+            let split = |key: u64, wave: u32| {
+                thread_quads(p)
+                    && threads.iter().any(|t| {
+                        compute_quad(t, p.num_threads).is_some_and(|(k, _)| k == key) && t.flat / ctx.wave_size != wave
+                    })
+            };
+            let quads: Vec<(u64, u32)> = lanes.iter().map(|&i| quad_of(i)).collect::<R<_>>()?;
+            let xs = all(0)?;
+            for &(key, wave) in &quads {
+                let members: Vec<Scalar> = quads.iter().zip(&xs).filter(|(q, _)| q.0 == key).map(|(_, v)| *v).collect();
+                let acc = members.iter().fold(Acc::EXACT, |a, v| a.join(v.acc));
+                let r =
+                    if any { members.iter().any(|v| v.bits & 1 == 1) } else { members.iter().all(|v| v.bits & 1 == 1) };
+                // Hidden members change the answer only when the visible ones leave it open.
+                let acc = if split(key, wave) && r != any { Acc::ANY } else { acc };
+                results.push(Val::S(Scalar { bits: r as u64, acc }));
             }
         }
         WaveReadLaneAt | WaveReadLaneFirst | QuadReadLaneAt | QuadOp => {
