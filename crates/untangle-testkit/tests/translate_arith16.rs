@@ -169,6 +169,7 @@ fn interpret(text: &str, bytes: Vec<u8>) -> ResourceData {
             mem: Mem::from_bytes(bytes),
             counter: None,
         }],
+        scenes: Vec::new(),
     };
     untangle_testkit::interp::run(&p, &mut res, &Config::default()).expect("runs");
     res.list.remove(0)

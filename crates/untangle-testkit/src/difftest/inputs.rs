@@ -367,6 +367,7 @@ fn extent(dim: TexDim) -> [u32; 3] {
 /// The interpreter's view of the inputs.
 pub fn to_interp(inputs: &[Input]) -> Resources {
     Resources {
+        scenes: Vec::new(),
         list: inputs
             .iter()
             .map(|i| ResourceData {

@@ -753,6 +753,7 @@ pub fn call(ctx: &mut Ctx, t: &mut Thread, _inst: InstId, c: &OpCall) -> R<Optio
         TextureGather => super::sample::gather(ctx, t, a, false)?,
         SampleCmpLevel | SampleCmpLevelZero => super::sample::sample_cmp(ctx, t, a)?,
         TextureGatherRaw => super::sample::gather(ctx, t, a, true)?,
+        op if super::ray_query::is_ray_query(op) => return super::ray_query::call(ctx, t, c),
         other => return internal(format!("dx.op {} is not a thread-local operation", other.name())),
     }))
 }

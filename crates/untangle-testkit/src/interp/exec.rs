@@ -82,6 +82,8 @@ pub struct Thread {
     pub flat: u32,
     pub lane: u32,
     pub steps: u64,
+    /// The thread's `RayQuery` objects, by the handle `AllocateRayQuery` returned.
+    pub ray_queries: Vec<super::ray_query::RayQuery>,
 }
 
 /// What the running threads share: the program, resources, group memory, wave size.
@@ -97,6 +99,8 @@ pub struct Ctx<'a, 'm> {
     pub narrowing: float::Narrowing,
     /// Set when a narrowing conversion met a value its two modes round differently.
     pub narrowing_differs: bool,
+    /// The run's schedule (also the order ray query candidates come in).
+    pub schedule: super::sched::Schedule,
 }
 
 impl Ctx<'_, '_> {
@@ -128,6 +132,7 @@ impl Thread {
             flat,
             lane: flat % wave_size,
             steps: 0,
+            ray_queries: Vec::new(),
         };
         t.track_loops(p, entry);
         t

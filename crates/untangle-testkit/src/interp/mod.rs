@@ -28,6 +28,7 @@
 //! | [`dxop`] | thread-local `dx.op` operations |
 //! | [`sample`] | point sampling, gathers, comparison sampling |
 //! | [`wave`] | wave and quad operations |
+//! | [`ray_query`] | inline ray tracing against a scene model |
 //! | [`sched`] | groups, waves, barriers, schedules |
 //!
 //! Cost: a tree-walking interpreter, roughly 10–30 million IR instructions a second;
@@ -39,6 +40,7 @@ pub mod float;
 pub mod heap;
 pub mod memory;
 pub mod program;
+pub mod ray_query;
 pub mod resources;
 pub mod sample;
 pub mod sched;

@@ -159,7 +159,7 @@ pub fn supported_op(op: DxOp) -> bool {
             | CreateHandleFromHeap
             | Unpack4x8
             | Pack4x8
-    )
+    ) || super::ray_query::is_ray_query(op)
 }
 
 /// A decoded `dx.op` call: operation, overload suffix, arguments after the opcode.

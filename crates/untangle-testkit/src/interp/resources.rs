@@ -119,6 +119,8 @@ pub struct ResourceData {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Resources {
     pub list: Vec<ResourceData>,
+    /// Acceleration structures, as scenes of the interpreter's own model.
+    pub scenes: Vec<super::ray_query::SceneBinding>,
 }
 
 impl Resources {

@@ -115,6 +115,7 @@ pub fn run(p: &Program, res: &mut Resources, cfg: &Config) -> R<RunInfo> {
             step_limit: cfg.step_limit,
             narrowing: cfg.narrowing,
             narrowing_differs: false,
+            schedule: cfg.schedule,
         };
         run_group(&mut ctx, groups[gi], cfg.schedule)?;
         info.narrowing_differs |= ctx.narrowing_differs;
