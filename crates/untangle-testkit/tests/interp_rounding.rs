@@ -1,9 +1,10 @@
 //! The rounding of narrowing float conversions (issue 33, item 7): D3D does not fix it.
-//! vkd3d-proton's `test_fp16_conversion_rules` accepts round-to-nearest-even and
+//! vkd3d-proton's `test_shader_instructions_dxil` accepts round-to-nearest-even and
 //! round-toward-zero for `fptrunc` to half (AMD and NVIDIA differ; past the half range RNE
-//! gives ±infinity and RTZ the largest finite half), and the D3D11.3 spec prescribes RTZ
-//! for `f32tof16`. The differential harness must accept either device's answer, through
-//! later arithmetic and bitcasts, and still reject any third value.
+//! gives ±infinity and RTZ the largest finite half), and the D3D11 spec prescribes RTZ
+//! for `f32tof16` (which Vulkan cannot pin). The differential harness must accept either
+//! device's answer, through later arithmetic and bitcasts, and still reject any third
+//! value.
 //!
 //! The expected words are written by hand from the IEEE half format (an oracle independent
 //! of the interpreter's conversion code).

@@ -243,11 +243,12 @@ pub fn compare(a: u64, b: u64, fk: Fk, pred: impl Fn(f64, f64) -> bool) -> Optio
 /// How a narrowing float conversion rounds a value that falls between two values of the
 /// smaller format.
 ///
-/// D3D does not fix it for `fptrunc` to half: vkd3d-proton's `test_fp16_conversion_rules`
+/// D3D does not fix it for `fptrunc` to half: vkd3d-proton's `test_shader_instructions_dxil`
 /// (fptrunc tests) accepts round-to-nearest-even and round-toward-zero, because AMD and
 /// NVIDIA differ; past the half range RNE gives ±infinity and RTZ the largest finite half.
-/// The D3D11.3 functional spec prescribes RTZ for `f32tof16` (`LegacyF32ToF16`), which
-/// vkd3d-proton marks as a todo on Vulkan, where a conversion's rounding is not defined
+/// For `f32tof16` (`LegacyF32ToF16`) the D3D11 functional spec prescribes RTZ (as
+/// vkd3d-proton's `test_shader_instructions` cites it), a check vkd3d-proton marks as a
+/// todo on Vulkan, where a conversion's rounding is not defined
 /// (Vulkan "Floating-point conversion": either neighbour) and the translation emits a plain
 /// `PackHalf2x16`. D3D's 0.5 ULP rule for float results (truncation allowed) covers
 /// `fptrunc` from double to float. The interpreter therefore accepts either mode for every
