@@ -180,3 +180,19 @@ pub fn wave_expected(tid: u32, size: u32) -> Vec<Option<u32>> {
         Some(base + tid % 2),
     ]
 }
+
+/// An AGS 64-bit atomic max (`AmdExtD3DShaderIntrinsics_AtomicMaxU64` on `u`) at byte
+/// `%tid * 8 + base`, of the value (`%tid`, 7 for odd threads else 3): `%w0` and `%w1` are
+/// the old value's low and high words. With `store` false the store that names the
+/// target is left out (a malformed stream).
+pub fn atomic_max_u64(base: u32, store: bool) -> String {
+    use Opcode::AtomicU64;
+    let mut b = format!("  %tid8 = shl i32 %tid, 3\n  %addr = add i32 %tid8, {base}\n  %odd = and i32 %tid, 1\n  %hi0 = shl i32 %odd, 2\n  %hi = or i32 %hi0, 3\n");
+    b += &call("w0", AtomicU64, 0, 2, "%addr", "0");
+    b += &call("a1", AtomicU64, 1, 2, "0", "%tid");
+    if store {
+        b += "  call void @dx.op.bufferStore.i32(i32 69, %dx.types.Handle %u, i32 %w0, i32 undef, i32 %a1, i32 undef, i32 undef, i32 undef, i8 1)\n";
+    }
+    b += &call("w1", AtomicU64, 2, 2, "%hi", "%a1");
+    b
+}

@@ -15,7 +15,7 @@ use std::time::Duration;
 use untangle::dxil::ags::Opcode;
 use untangle::dxil::ResourceClass;
 use untangle::{translate, Options, VendorFeatures};
-use untangle_testkit::ags::{call, cs_threads, float8_code, float8_value, wave_expected, wave_shader};
+use untangle_testkit::ags::{atomic_max_u64, call, cs_threads, float8_code, float8_value, wave_expected, wave_shader};
 use untangle_testkit::vulkan::{open_or_skip, Binding, Dispatch, Gpu, Resource};
 
 fn ags() -> Options {
@@ -26,7 +26,7 @@ fn ags() -> Options {
 /// threads; returns its words.
 fn run(gpu: &mut Gpu, spirv: &[u32], input: &[u32], threads: u32, n: usize) -> Vec<u32> {
     let place = untangle::emit::binding_model::default_binding(ResourceClass::Uav, 0, 0);
-    let mut words = vec![0u32; threads as usize * (n + 1)];
+    let mut words = vec![0u32; (threads as usize * (n + 1)).max(input.len())];
     words[..input.len()].copy_from_slice(input);
     let d = Dispatch {
         spirv,
@@ -133,4 +133,32 @@ fn float8_conversions_on_the_device() {
         }
     }
     assert!(bad.is_empty(), "{} wrong:\n{}", bad.len(), bad[..bad.len().min(40)].join("\n"));
+}
+
+/// AGS's 64-bit atomic max: each thread's 64-bit slot (after the results) starts at
+/// `(0x1000 + tid, 5)`; odd threads' values `(tid, 7)` win, even threads' `(tid, 3)` lose;
+/// every thread gets the old value back.
+#[test]
+fn atomic_u64_on_the_device() {
+    let Some(mut gpu) = open_or_skip("gpu_ags atomic") else { return };
+    const THREADS: u32 = 64;
+    let base = THREADS * 3; // words: inputs, w0, w1
+    let t = translate(cs_threads(&atomic_max_u64(base * 4, true), 2, THREADS).as_bytes(), &ags()).expect("translates");
+    let mut input = vec![0u32; (base + 2 * THREADS) as usize];
+    for tid in 0..THREADS {
+        input[(base + 2 * tid) as usize] = 0x1000 + tid;
+        input[(base + 2 * tid + 1) as usize] = 5;
+    }
+    let out = run(&mut gpu, &t.words, &input, THREADS, 2);
+    for tid in 0..THREADS {
+        let i = tid as usize;
+        assert_eq!(
+            (out[THREADS as usize + i], out[2 * THREADS as usize + i]),
+            (0x1000 + tid, 5),
+            "old value, thread {tid}"
+        );
+        let slot = (out[(base + 2 * tid) as usize], out[(base + 2 * tid + 1) as usize]);
+        let want = if tid % 2 == 1 { (tid, 7) } else { (0x1000 + tid, 5) };
+        assert_eq!(slot, want, "memory, thread {tid}");
+    }
 }

@@ -15,7 +15,7 @@
 use rspirv::spirv::Op;
 use untangle::dxil::ags::Opcode;
 use untangle::{translate, Options, TranslateError, VendorFeatures, VendorRefusal};
-use untangle_testkit::ags::{call, cs, wave_shader};
+use untangle_testkit::ags::{atomic_max_u64, call, cs, wave_shader};
 
 fn ags() -> Options {
     Options { vendor: VendorFeatures { amd_ags: true, ..Default::default() }, ..Default::default() }
@@ -120,7 +120,7 @@ fn malformed_streams_name_the_instruction() {
 #[test]
 fn unlowered_intrinsics_are_refused_by_name() {
     use Opcode::*;
-    for (op, data) in [(WaveMatrixMulAcc, 0), (WaveMatrixUavLoad, 0), (AtomicU64, 6), (Halt, 0)] {
+    for (op, data) in [(WaveMatrixMulAcc, 0), (WaveMatrixUavLoad, 0), (AtomicU64, 8), (Halt, 0)] {
         let (instruction, reason) = refusal(&cs(&call("w0", op, 0, data, "0", "0"), 1), &ags());
         assert!(instruction.contains(&format!("{op:?}")), "{instruction}");
         assert!(matches!(reason, VendorRefusal::NotLowered(_)), "{reason}");
@@ -200,4 +200,105 @@ fn float8_conversions_emulated_and_native() {
     let t = translate(text.as_bytes(), &o).expect("native");
     untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", "float8 native");
     assert_eq!(count(&opcodes(&t.words), Op::FConvert), 8);
+}
+
+/// AGS's 64-bit atomic: the store between phases names the target and is not emitted;
+/// phase 2 is one 64-bit `OpAtomicUMax` on the buffer's 64-bit view. Without the store
+/// the stream is malformed.
+#[test]
+fn atomic_u64_becomes_a_64_bit_atomic() {
+    let t = translate(cs(&atomic_max_u64(4096, true), 2).as_bytes(), &ags()).expect("translates");
+    untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", "AGS 64-bit atomic");
+    let m = rspirv::dr::load_words(&t.words).unwrap();
+    let maxes: Vec<_> =
+        m.functions.iter().flat_map(|f| f.all_inst_iter()).filter(|i| i.class.opcode == Op::AtomicUMax).collect();
+    assert_eq!(maxes.len(), 1);
+    let ty = maxes[0].result_type.unwrap();
+    let int64 = m.types_global_values.iter().any(|i| {
+        i.result_id == Some(ty)
+            && i.class.opcode == Op::TypeInt
+            && i.operands[0] == rspirv::dr::Operand::LiteralBit32(64)
+    });
+    assert!(int64, "a 64-bit atomic");
+    // Only the two result stores reach `u` (the bounds-checked 32-bit store path is
+    // `OpStore` of a u32 into the buffer): the target-naming store is gone.
+    let stores = m.functions.iter().flat_map(|f| f.all_inst_iter()).filter(|i| i.class.opcode == Op::Store).count();
+    assert_eq!(
+        stores,
+        2,
+        "{}",
+        untangle_spirv_tools::find_spirv_val().and_then(|v| v.disassemble(&t.words).ok()).unwrap_or_default()
+    );
+    let (instruction, reason) = refusal(&cs(&atomic_max_u64(4096, false), 2), &ags());
+    assert!(
+        instruction.contains("AtomicU64") && matches!(reason, VendorRefusal::Malformed(_)),
+        "{instruction}: {reason}"
+    );
+}
+
+/// A vertex shader writing `AGS draw parameter` `op` (as a float) to `SV_Position.x`.
+fn vs_draw_parameter(op: Opcode) -> String {
+    let w = untangle::dxil::ags::word(op, 0, 0) as i32;
+    format!(
+        r#"target datalayout = "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64"
+target triple = "dxil-ms-dx"
+%dx.types.Handle = type {{ i8* }}
+%struct.RWByteAddressBuffer = type {{ i32 }}
+define void @main() {{
+entry:
+  %ags = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 1, i32 0, i32 0, i1 false)
+  %d = call i32 @dx.op.atomicCompareExchange.i32(i32 79, %dx.types.Handle %ags, i32 {w}, i32 undef, i32 undef, i32 0, i32 0)
+  %f = uitofp i32 %d to float
+  call void @dx.op.storeOutput.f32(i32 5, i32 0, i32 0, i8 0, float %f)
+  call void @dx.op.storeOutput.f32(i32 5, i32 0, i32 0, i8 1, float 0.000000e+00)
+  call void @dx.op.storeOutput.f32(i32 5, i32 0, i32 0, i8 2, float 0.000000e+00)
+  call void @dx.op.storeOutput.f32(i32 5, i32 0, i32 0, i8 3, float 1.000000e+00)
+  ret void
+}}
+declare %dx.types.Handle @dx.op.createHandle(i32, i8, i32, i32, i1)
+declare i32 @dx.op.atomicCompareExchange.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32)
+declare void @dx.op.storeOutput.f32(i32, i32, i32, i8, float)
+!dx.version = !{{!0}}
+!dx.valver = !{{!0}}
+!dx.shaderModel = !{{!1}}
+!dx.resources = !{{!2}}
+!dx.entryPoints = !{{!5}}
+!0 = !{{i32 1, i32 0}}
+!1 = !{{!"vs", i32 6, i32 0}}
+!2 = !{{null, !3, null, null}}
+!3 = !{{!4}}
+!4 = !{{i32 0, %struct.RWByteAddressBuffer* undef, !"AmdExtD3DShaderIntrinsicsUAV", i32 2147420894, i32 0, i32 1, i32 11, i1 false, i1 false, i1 false, null}}
+!5 = !{{void ()* @main, !"main", !6, !2, null}}
+!6 = !{{null, !7, null}}
+!7 = !{{!8}}
+!8 = !{{i32 0, !"SV_Position", i8 9, i8 3, !9, i8 4, i32 1, i8 4, i32 0, i8 0, null}}
+!9 = !{{i32 0}}
+"#
+    )
+}
+
+/// Draw index, base vertex and base instance: vertex-shader built-ins under
+/// `Options::vendor.draw_parameters`, a typed error naming it without.
+#[test]
+fn draw_parameters_in_vertex_shaders() {
+    use rspirv::spirv::{BuiltIn, Decoration};
+    for (op, builtin) in [
+        (Opcode::DrawIndex, BuiltIn::DrawIndex),
+        (Opcode::BaseVertex, BuiltIn::BaseVertex),
+        (Opcode::BaseInstance, BuiltIn::BaseInstance),
+    ] {
+        let text = vs_draw_parameter(op);
+        let (_, reason) = refusal(&text, &ags());
+        assert!(matches!(reason, VendorRefusal::MissingFeature { option: "draw_parameters", .. }), "{reason}");
+        let mut o = ags();
+        o.vendor.draw_parameters = true;
+        let t = translate(text.as_bytes(), &o).expect("translates");
+        untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", &format!("{op:?}"));
+        let m = rspirv::dr::load_words(&t.words).unwrap();
+        let decorated = m.annotations.iter().any(|i| {
+            i.operands.get(1) == Some(&rspirv::dr::Operand::Decoration(Decoration::BuiltIn))
+                && i.operands.get(2) == Some(&rspirv::dr::Operand::BuiltIn(builtin))
+        });
+        assert!(decorated, "{op:?} reads {builtin:?}");
+    }
 }

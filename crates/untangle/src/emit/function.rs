@@ -232,6 +232,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             thread_quads: ThreadQuads::None,
             ags: Default::default(),
             ags_pending: Vec::new(),
+            ags_u64: None,
             cur_label: 0,
             cur_loop_header: false,
         })

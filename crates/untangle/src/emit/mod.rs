@@ -552,6 +552,21 @@ pub struct FnEmit<'a, 'm> {
     /// SPIR-V ids the open intrinsic's earlier phases left for its later ones (`dxop/ags.rs`).
     pub ags: crate::dxil::ags::Sequencer,
     pub ags_pending: Vec<Word>,
+    /// An AGS 64-bit atomic between its phases (`dxop/ags.rs`).
+    pub ags_u64: Option<AgsU64>,
+}
+
+/// An AGS 64-bit atomic (`AtomicU64`) between its phases: phase 0 gave the address, phase 1
+/// the value's low word, and a store of phase 1's result at phase 0's names the target
+/// buffer; phase 2 (the value's high word) performs the atomic and defines phase 0's
+/// result (the old value's low word) anew.
+#[derive(Clone, Copy, Debug)]
+pub struct AgsU64 {
+    pub phase0: InstId,
+    pub phase1: Option<InstId>,
+    pub address: Word,
+    pub value_lo: Word,
+    pub target: Option<Handle>,
 }
 
 /// A decoded call: the operation, its arguments after the opcode, the call instruction and

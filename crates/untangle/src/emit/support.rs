@@ -615,8 +615,8 @@ pub fn ags_support(op: crate::dxil::ags::Opcode) -> VendorSupport {
             "pixel barycentrics and per-vertex parameters are not lowered (VK_KHR_fragment_shader_barycentric could carry them)",
         ),
         LoadDwAtAddr => VendorSupport::Refused("loads from raw GPU addresses are not lowered"),
-        AtomicU64 => VendorSupport::Refused(
-            "64-bit atomics through AGS name their target by a store between phases; not lowered (SM 6.6's native 64-bit atomics are)",
+        AtomicU64 => lowered(
+            "64-bit `OpAtomic*` on the target buffer's 64-bit view (the store between phases names it); not the compare-exchange, nor texture targets",
         ),
         Halt => VendorSupport::Refused("Vulkan has no shader halt"),
         IntersectBvhNode => VendorSupport::Refused("Vulkan exposes no single-node BVH intersection"),

@@ -19,6 +19,7 @@
 //! | `Med3` `U`/`F` | `max(min(a, b), min(max(a, b), c))` at phase 1 (phase 0's result is `min(a, b)`, which only phase 1 reads) |
 //! | `WaveReduce` / `WaveScan` | `OpGroupNonUniform{F,I}{Add,Mul}`, `{F,S,U}{Min,Max}`, `Bitwise{And,Or,Xor}` with `Reduce` / `InclusiveScan` / `ExclusiveScan` |
 //! | `DrawIndex`, `BaseVertex`, `BaseInstance` (vertex shaders) | `DrawIndex`, `BaseVertex`, `BaseInstance` built-ins (`shaderDrawParameters`) |
+//! | `AtomicU64` (min, max, and, or, xor, add, exchange; raw or structured buffer targets) | the 64-bit `OpAtomic*` on the target's 64-bit view, at phase 2; the store between phases 1 and 2 names the target and is not emitted; phase 0's result is redefined as the old value's low word, phase 2's is its high word |
 //! | `Float8Conversion` | `OpFConvert` with `SPV_EXT_float8`, else an exact emulation (`dxop/ags_float8.rs`) |
 //! | `ShaderClock` / `ShaderRealtimeClock` | `OpReadClockKHR` at `Subgroup` / `Device` scope, read once at phase 0; phase 1 returns its high word (`VK_KHR_shader_clock`) |
 //!
@@ -26,9 +27,9 @@
 //! reason [`crate::emit::support::ags_support`] gives (which also says what is lowered:
 //! the coverage table prints it): barycentrics and vertex parameters, loads from raw
 //! addresses, `Halt`, BVH intersection, byte and short buffer stores, shader markers,
-//! float operations with rounding modes, the built-in escape opcodes, 64-bit atomics (their
-//! target is named by a store between phases), and the WMMA family (cooperative matrices,
-//! not lowered yet).
+//! float operations with rounding modes, the built-in escape opcodes, the 64-bit
+//! compare-exchange and 64-bit atomics on textures, and the WMMA family (cooperative
+//! matrices, not lowered yet).
 //! Every other call through the magic UAV (a store, load, or another atomic) is a typed
 //! error: AGS encodes nothing else there.
 //!
@@ -39,7 +40,7 @@ use crate::dxil::ags::{self, Kind, Opcode, Scan, Swizzle, WaveOp};
 use crate::dxil::DxOp;
 use crate::emit::error::{Error, Result, VendorRefusal};
 use crate::emit::support::{ags_support, VendorSupport};
-use crate::emit::{Call, FnEmit};
+use crate::emit::{AgsU64, Call, FnEmit};
 use crate::front::container::ShaderKind;
 use rspirv::spirv::{BuiltIn, Capability, GroupOperation, Op, Scope, StorageClass, Word};
 
@@ -227,6 +228,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     self.ags_pending_word(inst, 0)?
                 }
             }
+            AtomicU64 => self.ags_atomic_u64(c, inst)?,
             Float8Conversion => {
                 let Kind::Float8 { cvt, saturate } = inst.kind else {
                     return Err(self.err("AGS float8 conversion without its kind"));
@@ -245,6 +247,101 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 })
             }
         })
+    }
+
+    /// A store that names an AGS 64-bit atomic's target: a `bufferStore` / `rawBufferStore`
+    /// of the open atomic's phase-1 result at its phase-0 result. It is recorded (its
+    /// handle is the target) and emits nothing.
+    pub(super) fn ags_u64_target(&mut self, c: &Call<'_>) -> Result<bool> {
+        let Some(mut a) = self.ags_u64 else { return Ok(false) };
+        let Some(phase1) = a.phase1 else { return Ok(false) };
+        if !matches!(c.op, DxOp::BufferStore | DxOp::RawBufferStore) || a.target.is_some() {
+            return Ok(false);
+        }
+        if c.args.get(3) != Some(&crate::ir::Value::Inst(phase1)) {
+            return Ok(false);
+        }
+        let atomic = |fe: &Self, why: &str| {
+            fe.ags_error(Opcode::AtomicU64.to_string(), VendorRefusal::NotLowered(why.to_string()))
+        };
+        if c.args.get(1) != Some(&crate::ir::Value::Inst(a.phase0)) {
+            return Err(atomic(self, "the store naming the target is not at phase 0's result"));
+        }
+        let h = self.handle(self.arg(c, 0)?)?;
+        let rv = self.res_var(h)?;
+        if !rv.uav || h.heap.is_some() || !matches!(rv.shape, crate::emit::ResShape::Words { .. }) {
+            return Err(atomic(self, "only raw and structured buffer UAVs bound by register are lowered as targets"));
+        }
+        a.target = Some(h);
+        self.ags_u64 = Some(a);
+        Ok(true)
+    }
+
+    /// `AtomicU64`: phase 0 (address, unused), phase 1 (unused, value low word), the store
+    /// naming the target, phase 2 (value high word): the atomic, on the target's 64-bit view.
+    fn ags_atomic_u64(&mut self, c: &Call<'_>, inst: ags::Instruction) -> Result<Word> {
+        let Kind::Atomic(op) = inst.kind else { return Err(self.err("AGS atomic without its operation")) };
+        let u = self.cx.u32_t();
+        let refuse =
+            |fe: &Self, why: &str| fe.ags_error(inst.opcode.to_string(), VendorRefusal::NotLowered(why.into()));
+        let opcode = match op {
+            ags::AtomicOp::MinU64 => Op::AtomicUMin,
+            ags::AtomicOp::MaxU64 => Op::AtomicUMax,
+            ags::AtomicOp::AndU64 => Op::AtomicAnd,
+            ags::AtomicOp::OrU64 => Op::AtomicOr,
+            ags::AtomicOp::XorU64 => Op::AtomicXor,
+            ags::AtomicOp::AddU64 => Op::AtomicIAdd,
+            ags::AtomicOp::XchgU64 => Op::AtomicExchange,
+            ags::AtomicOp::CmpXchgU64 => return Err(refuse(self, "the 64-bit compare-exchange is not lowered")),
+        };
+        match inst.phase {
+            0 => {
+                let address = self.arg_val(c, 4)?;
+                self.ags_u64 = Some(AgsU64 { phase0: c.inst, phase1: None, address, value_lo: 0, target: None });
+                Ok(self.cx.undef(u))
+            }
+            1 => {
+                let value_lo = self.arg_val(c, 5)?;
+                let a = self
+                    .ags_u64
+                    .as_mut()
+                    .ok_or_else(|| Error::Internal("AGS atomic phase 1 without phase 0".into()))?;
+                a.phase1 = Some(c.inst);
+                a.value_lo = value_lo;
+                Ok(self.cx.undef(u))
+            }
+            _ => {
+                let a =
+                    self.ags_u64.take().ok_or_else(|| Error::Internal("AGS atomic phase 2 without phase 0".into()))?;
+                let Some(h) = a.target else {
+                    return Err(self.ags_error(
+                        inst.opcode.to_string(),
+                        VendorRefusal::Malformed(ags::AgsError::Phase {
+                            opcode: inst.opcode,
+                            phase: 2,
+                            what: "comes without the store that names the atomic's target".into(),
+                        }),
+                    ));
+                };
+                let value_hi = self.arg_val(c, 4)?;
+                let u64t = self.cx.uint(64);
+                let lo = self.ids_op(Op::UConvert, u64t, &[a.value_lo])?;
+                let hi = self.ids_op(Op::UConvert, u64t, &[value_hi])?;
+                let c32 = self.cx.const_u32(32);
+                let hi = self.ids_op(Op::ShiftLeftLogical, u64t, &[hi, c32])?;
+                let v = self.ids_op(Op::BitwiseOr, u64t, &[lo, hi])?;
+                let ptr = self.buffer_u64_ptr(h, a.address)?;
+                let scope = self.cx.const_u32(Scope::Device as u32);
+                let sem = self.cx.const_u32(0);
+                let old = self.ids_op(opcode, u64t, &[ptr, scope, sem, v])?;
+                let old_lo = self.ids_op(Op::UConvert, u, &[old])?;
+                let old_hi = self.ids_op(Op::ShiftRightLogical, u64t, &[old, c32])?;
+                let old_hi = self.ids_op(Op::UConvert, u, &[old_hi])?;
+                // Phase 0's result is the old value's low word.
+                self.define(a.phase0, old_lo)?;
+                Ok(old_hi)
+            }
+        }
     }
 
     /// A `u32` built-in input, loaded.

@@ -57,6 +57,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if fe.is_ags_call(&c)? {
             return fe.ags_op(&c);
         }
+        if fe.ags_u64_target(&c)? {
+            return Ok(None);
+        }
         let family = match support(c.op, fe.sm.kind) {
             Support::Lowered(f) => f,
             // Lowered only under an encoding the layer selects (`feedback`).
