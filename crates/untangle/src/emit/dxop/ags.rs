@@ -330,7 +330,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let c32 = self.cx.const_u32(32);
                 let hi = self.ids_op(Op::ShiftLeftLogical, u64t, &[hi, c32])?;
                 let v = self.ids_op(Op::BitwiseOr, u64t, &[lo, hi])?;
-                let ptr = self.buffer_u64_ptr(h, a.address)?;
+                let view = self.buffer_u64_view(h)?;
+                let ptr = self.buffer_u64_ptr(h, view, a.address)?;
                 let scope = self.cx.const_u32(Scope::Device as u32);
                 let sem = self.cx.const_u32(0);
                 let old = self.ids_op(opcode, u64t, &[ptr, scope, sem, v])?;
