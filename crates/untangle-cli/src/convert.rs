@@ -161,6 +161,17 @@ fn options_of(args: &Convert) -> Result<Options, Failure> {
         },
         ..Options::default()
     };
+    for f in &args.vendor {
+        let v = &mut options.vendor;
+        match f {
+            crate::CliVendorFeature::AmdAgs => v.amd_ags = true,
+            crate::CliVendorFeature::ShaderClock => v.shader_clock = true,
+            crate::CliVendorFeature::DrawParameters => v.draw_parameters = true,
+            crate::CliVendorFeature::CooperativeMatrix => v.cooperative_matrix = true,
+            crate::CliVendorFeature::CooperativeMatrix2 => v.cooperative_matrix2 = true,
+            crate::CliVendorFeature::Float8 => v.float8 = true,
+        }
+    }
     if let Some(map) = &args.binding_map {
         let text = std::fs::read_to_string(map).map_err(|e| Failure::lib(map, e))?;
         options.binding_map = untangle::BindingMap::parse(&text).map_err(|e| Failure::lib(map, e))?;

@@ -98,10 +98,27 @@ pub struct Convert {
     /// types) in 32 bits instead of 16, for devices without `shaderFloat16`.
     #[arg(long)]
     pub min_precision_32bit: bool,
+    /// Vendor intrinsics the layer exposes and device features their lowering may use
+    /// (comma-separated): `amd-ags` (decode AMD AGS's magic UAV), `shader-clock`
+    /// (`VK_KHR_shader_clock`), `draw-parameters`, `cooperative-matrix`
+    /// (`VK_KHR_cooperative_matrix`), `cooperative-matrix2` (`VK_NV_cooperative_matrix2`),
+    /// `float8` (`VK_EXT_shader_float8`). Default: none (vendor intrinsics are refused).
+    #[arg(long, value_name = "FEATURES", value_delimiter = ',')]
+    pub vendor: Vec<CliVendorFeature>,
     /// A library's entry to translate (its exported name, e.g. `RayGen`). Without it, a
     /// library writes every entry into the output directory as `OUT/NAME.spv`.
     #[arg(long, value_name = "NAME")]
     pub entry: Option<String>,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]
+pub enum CliVendorFeature {
+    AmdAgs,
+    ShaderClock,
+    DrawParameters,
+    CooperativeMatrix,
+    CooperativeMatrix2,
+    Float8,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]

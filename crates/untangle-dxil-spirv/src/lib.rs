@@ -10,8 +10,10 @@
 //!   answered from it); a converter keeps what it is told and [`untangle_path::run`]
 //!   translates: resources placed by the layer from the remapper's answers, stage I/O from
 //!   the location rule and the callbacks, the getters answered from the module. It refuses
-//!   by design what untangle does not do the layer's way (work-graph nodes, AMD AGS
-//!   intrinsics), each refusal logged and counted with its reason ([`summary`]).
+//!   by design what untangle does not do the layer's way (work-graph nodes) and what it
+//!   does not lower (AMD AGS's WMMA intrinsics: AGS's wave, lane, atomic and float8
+//!   intrinsics are lowered, as dxil-spirv decodes AGS unasked), each refusal logged and
+//!   counted with its reason ([`summary`]).
 //! - **delegate, DXBC**: a container with a `SHDR`/`SHEX` part (shader model 5 and older)
 //!   goes to dxil-spirv itself (its DXBC front end, dxbc-spirv), loaded at run time
 //!   ([`delegate`]): the blob and converter wrap the delegate's and forward every call.

@@ -187,6 +187,17 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
     {
         options.ray_traversal_primitive_culling = *supported;
     }
+    // dxil-spirv always decodes AGS's magic UAV (and loads `DrawIndex` for it); its
+    // FLOAT8_SUPPORT option says the device has float8 (`wmma_fp8`) and NV cooperative
+    // matrix 2's conversions.
+    options.vendor.amd_ags = true;
+    options.vendor.draw_parameters = true;
+    if let Some(Opt::Float8Support { wmma_fp8, nv_cooperative_matrix2_conversions }) =
+        setup.last(|o| matches!(o, Opt::Float8Support { .. }))
+    {
+        options.vendor.float8 = *wmma_fp8;
+        options.vendor.cooperative_matrix2 = *nv_cooperative_matrix2_conversions;
+    }
     // dxil-spirv's FORCE_SUBGROUP_SIZE: WaveGetLaneCount() becomes the forced value (0: off).
     if let Some(Opt::ForceSubgroupSize { forced_value, .. }) =
         setup.last(|o| matches!(o, Opt::ForceSubgroupSize { .. }))

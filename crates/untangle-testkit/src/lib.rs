@@ -11,6 +11,7 @@
 //! - [`rootsig_gen`]: root signatures that cover a shader's resources;
 //! - [`vulkan`] (feature `vulkan`): the Vulkan compute runner, GPU trace suite and corpus cases.
 
+pub mod ags;
 pub mod check;
 pub mod difftest;
 pub mod dxil_ops;

@@ -207,7 +207,38 @@ fn render(covered: &BTreeMap<(DxOp, &'static str), Vec<String>>) -> String {
             cells.join(" | ")
         );
     }
+    vendor_table(&mut s);
     s
+}
+
+/// The vendor-intrinsics section: every AMD AGS opcode and how it is translated
+/// (`untangle::emit::support::ags_support`, which `emit/dxop/ags.rs` follows).
+fn vendor_table(s: &mut String) {
+    use untangle::dxil::ags::Opcode;
+    use untangle::emit::support::{ags_support, VendorSupport};
+    let _ = writeln!(
+        s,
+        "\n## Vendor intrinsics: AMD AGS\n\n\
+         AGS (`ags_shader_intrinsics_dx12.hlsl`) encodes each intrinsic as `atomicCompareExchange`\n\
+         calls on its magic UAV (`u0, space2147420894`), one a phase; `untangle::dxil::ags` decodes\n\
+         them (a malformed stream is a typed error naming the instruction) and `emit/dxop/ags.rs`\n\
+         lowers them when `Options::vendor.amd_ags` (CLI `--vendor amd-ags`) says the layer exposes\n\
+         AGS; otherwise the magic UAV is refused naming the option. A lowering that needs a device\n\
+         feature names its `Options::vendor` field, and is refused naming the Vulkan feature without\n\
+         it. Tests: `vendor_ags` (translation, `spirv-val` at Vulkan 1.4, refusals, the corpus's 25\n\
+         AGS shaders), `gpu_ags` (wave and lane intrinsics and float8 conversions run on a device).\n"
+    );
+    let _ = writeln!(s, "| opcode | intrinsic | lowering / reason | needs |");
+    let _ = writeln!(s, "|---|---|---|---|");
+    for op in Opcode::all() {
+        let (how, needs) = match ags_support(op) {
+            VendorSupport::Lowered { spirv, feature } => {
+                (format!("✓ {spirv}"), feature.map(|f| format!("`{f}`")).unwrap_or_default())
+            }
+            VendorSupport::Refused(why) => (format!("✗ {why}"), String::new()),
+        };
+        let _ = writeln!(s, "| 0x{:02x} | {op:?} | {how} | {needs} |", op.number());
+    }
 }
 
 /// The cases that cover an operation, shortened: its synthesized cases (named

@@ -122,7 +122,7 @@ pub use emit::stream_output::{StreamOutput, StreamOutputDeclaration, StreamOutpu
 pub use emit::translate::{LayoutReport, RootSignatureBinding};
 pub use emit::{
     Error as TranslateError, MinPrecision, Options, SamplerFeedbackEncoding, TessDomainOrigin, Translation,
-    ViewInstancing, RENDER_TARGET_SAMPLE_COUNT_SPEC_ID,
+    VendorFeatures, VendorRefusal, ViewInstancing, RENDER_TARGET_SAMPLE_COUNT_SPEC_ID,
 };
 pub use error::{Error, Result};
 pub use front::container::ShaderKind;

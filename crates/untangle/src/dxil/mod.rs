@@ -4,6 +4,7 @@
 //! Nothing here knows LLVM: it reads [`crate::ir::Module`], whichever front end built it.
 //! Facts about the metadata layout come from DXC (`DxilMDHelper`, `DxilConstants.h`).
 
+pub mod ags;
 pub mod annotations;
 pub mod entry;
 pub mod enums;

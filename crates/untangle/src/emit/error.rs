@@ -87,11 +87,12 @@ pub enum Error {
     /// size.
     #[error("{0}")]
     Structurize(Box<crate::passes::StructurizeError>),
-    /// The shader calls a GPU vendor's driver-extension intrinsics (AMD AGS, NVIDIA NVAPI),
-    /// which reach DXIL as accesses to a magic UAV that only that vendor's D3D12 driver
-    /// interprets; Vulkan has no such channel.
-    #[error("{vendor} shader intrinsics: {message}")]
-    VendorExtension { vendor: &'static str, message: String },
+    /// A GPU vendor's driver-extension intrinsic (AMD AGS, NVIDIA NVAPI: accesses to a
+    /// magic UAV that the vendor's D3D12 driver decodes) that cannot be translated:
+    /// `instruction` names it (or the magic UAV, when the layer does not expose the
+    /// extension), `reason` says why.
+    #[error("{vendor} shader intrinsics: {instruction}: {reason}")]
+    VendorExtension { vendor: &'static str, instruction: String, reason: VendorRefusal },
     /// A translation option cannot be honoured as given, or not for this shader (`option`:
     /// its field in the translation `Options`).
     #[error("option `{option}`: {message}")]
@@ -100,6 +101,22 @@ pub enum Error {
     /// internal bug).
     #[error("internal error: {0}")]
     Internal(String),
+}
+
+/// Why a vendor intrinsic was refused ([`Error::VendorExtension`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VendorRefusal {
+    /// The lowering needs a device feature (or the layer's exposure of the extension) that
+    /// [`crate::Options::vendor`] does not grant: `feature` names the Vulkan feature and
+    /// extension, `option` the field of `VendorFeatures` that grants it.
+    #[error("needs {feature}, which the options do not grant (Options::vendor.{option})")]
+    MissingFeature { feature: &'static str, option: &'static str },
+    /// The instruction stream is malformed.
+    #[error("malformed instruction stream: {0}")]
+    Malformed(#[from] crate::dxil::ags::AgsError),
+    /// Vulkan has no counterpart, or untangle does not lower it (yet): why.
+    #[error("{0}")]
+    NotLowered(String),
 }
 
 /// What an [`Error::UnsupportedForm`] or [`Error::Malformed`] is about. It prints as the

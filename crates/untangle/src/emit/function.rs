@@ -136,7 +136,7 @@ impl Interface {
         let (exits, derivatives, captures) = {
             let mut fe = FnEmit::new(cx, res, sm, func, sigs, &structured.scfg)?;
             fe.iface = std::mem::take(iface);
-            let body = fe.emit_body().and_then(|_| fe.finish_stream_output());
+            let body = fe.emit_body().and_then(|_| fe.ags_finish()).and_then(|_| fe.finish_stream_output());
             *iface = std::mem::take(&mut fe.iface);
             let captures = body?;
             (std::mem::take(&mut fe.exit_labels), fe.thread_quads, captures)
@@ -230,6 +230,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             layout_pos: scfg.layout.iter().enumerate().map(|(k, &b)| (b, k)).collect(),
             preds,
             thread_quads: ThreadQuads::None,
+            ags: Default::default(),
+            ags_pending: Vec::new(),
+            ags_u64: None,
             cur_label: 0,
             cur_loop_header: false,
         })

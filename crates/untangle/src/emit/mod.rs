@@ -108,7 +108,7 @@ mod view_instancing;
 mod work_graph;
 pub mod writer;
 
-pub use error::{BindingMapError, Error, LibraryEntry, NotAShader, Result, Subject};
+pub use error::{BindingMapError, Error, LibraryEntry, NotAShader, Result, Subject, VendorRefusal};
 pub use module::ModuleBuilder;
 pub use support::{stage_support, support, Family, Refusal, StageFamily, Support};
 
@@ -251,6 +251,34 @@ pub struct Options {
     /// (`dxop/feedback.rs`, `docs/sampler-feedback.md`). `None` (the default): the
     /// operations are refused with [`support::Refusal::NoVulkanFeature`].
     pub sampler_feedback: Option<SamplerFeedbackEncoding>,
+    /// The vendor driver extensions the layer exposes and the device features their
+    /// lowering may use ([`VendorFeatures`]). Default: none, and every vendor intrinsic is
+    /// refused with an error naming the missing feature.
+    pub vendor: VendorFeatures,
+}
+
+/// Vendor intrinsics the layer accepts, and the Vulkan device features their lowerings
+/// may use (`dxop/ags.rs`). A lowering that needs a feature not set here is refused with
+/// [`Error::VendorExtension`] naming it ([`VendorRefusal::MissingFeature`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct VendorFeatures {
+    /// The layer exposes AMD AGS (its magic UAV, `u0, space2147420894`) and wants the
+    /// intrinsics lowered. Off: a shader with AGS calls is refused.
+    pub amd_ags: bool,
+    /// `shaderSubgroupClock` / `shaderDeviceClock` (`VK_KHR_shader_clock`): AGS's shader
+    /// clocks.
+    pub shader_clock: bool,
+    /// `shaderDrawParameters` (Vulkan 1.1): AGS's draw index, base vertex and base
+    /// instance in vertex shaders.
+    pub draw_parameters: bool,
+    /// `cooperativeMatrix` (`VK_KHR_cooperative_matrix`): AGS WMMA.
+    pub cooperative_matrix: bool,
+    /// `VK_NV_cooperative_matrix2`'s conversions and per-element operations, for WMMA forms
+    /// the KHR extension cannot express.
+    pub cooperative_matrix2: bool,
+    /// `shaderFloat8` (`VK_EXT_shader_float8`): float8 conversions in one instruction.
+    /// Without it AGS's scalar float8 conversions are emulated in 32-bit arithmetic.
+    pub float8: bool,
 }
 
 /// The storage-image encodings of a feedback map ([`Options::sampler_feedback`]).
@@ -294,6 +322,7 @@ impl Default for Options {
             view_instancing: None,
             output_swizzles: Vec::new(),
             sampler_feedback: None,
+            vendor: VendorFeatures::default(),
         }
     }
 }
@@ -519,6 +548,25 @@ pub struct FnEmit<'a, 'm> {
     pub thread_quads: ThreadQuads,
     cur_label: Word,
     cur_loop_header: bool,
+    /// AMD AGS intrinsics: the phase order of this function's magic-UAV calls, and the
+    /// SPIR-V ids the open intrinsic's earlier phases left for its later ones (`dxop/ags.rs`).
+    pub ags: crate::dxil::ags::Sequencer,
+    pub ags_pending: Vec<Word>,
+    /// An AGS 64-bit atomic between its phases (`dxop/ags.rs`).
+    pub ags_u64: Option<AgsU64>,
+}
+
+/// An AGS 64-bit atomic (`AtomicU64`) between its phases: phase 0 gave the address, phase 1
+/// the value's low word, and a store of phase 1's result at phase 0's names the target
+/// buffer; phase 2 (the value's high word) performs the atomic and defines phase 0's
+/// result (the old value's low word) anew.
+#[derive(Clone, Copy, Debug)]
+pub struct AgsU64 {
+    pub phase0: InstId,
+    pub phase1: Option<InstId>,
+    pub address: Word,
+    pub value_lo: Word,
+    pub target: Option<Handle>,
 }
 
 /// A decoded call: the operation, its arguments after the opcode, the call instruction and
@@ -576,6 +624,8 @@ pub struct StageIo {
     pub wave_lane_count: Option<u32>,
     /// [`Options::sampler_feedback`].
     pub sampler_feedback: Option<SamplerFeedbackEncoding>,
+    /// [`Options::vendor`].
+    pub vendor: VendorFeatures,
     /// Pixel shaders: the input elements some `attributeAtVertex` reads. They are
     /// `PerVertexKHR` arrays of the primitive's 3 vertices (`SPV_KHR_fragment_shader_barycentric`;
     /// `loadInput` reads vertex 0, the provoking vertex), see `crate::emit::stage::pixel`.

@@ -217,6 +217,11 @@ impl<'m> ModuleBuilder<'m> {
             me.b.type_float(bits, None)
         })
     }
+    /// `OpTypeFloat 8` of the E5M2 or the E4M3 encoding (`SPV_EXT_float8`).
+    pub fn float8(&mut self, e5m2: bool) -> Word {
+        let e = if e5m2 { spirv::FPEncoding::Float8E5M2EXT } else { spirv::FPEncoding::Float8E4M3EXT };
+        self.b.type_float(8, Some(e))
+    }
     pub fn u32_t(&mut self) -> Word {
         self.uint(32)
     }

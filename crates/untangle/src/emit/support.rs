@@ -571,3 +571,66 @@ mod tests {
         assert!(feedback.reason.as_deref().is_some_and(|r| r.contains("sampler feedback")));
     }
 }
+
+/// How an AMD AGS intrinsic (an opcode of [`crate::dxil::ags`]) is translated when the
+/// layer exposes AGS (`Options::vendor.amd_ags`): `dxop/ags.rs` lowers exactly the opcodes
+/// this calls lowered, and the coverage table prints it.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum VendorSupport {
+    /// Lowered to `spirv`; `feature` names the `VendorFeatures` option the lowering needs
+    /// (without it, a typed error names the Vulkan feature).
+    Lowered { spirv: &'static str, feature: Option<&'static str> },
+    /// Refused ([`super::VendorRefusal::NotLowered`]) for this reason.
+    Refused(&'static str),
+}
+
+/// [`VendorSupport`] of AGS opcode `op`.
+pub fn ags_support(op: crate::dxil::ags::Opcode) -> VendorSupport {
+    use crate::dxil::ags::Opcode::*;
+    let lowered = |spirv| VendorSupport::Lowered { spirv, feature: None };
+    match op {
+        Readfirstlane => lowered("`OpGroupNonUniformBroadcastFirst`"),
+        Readlane => lowered("`OpGroupNonUniformBroadcast` (constant lane)"),
+        ReadlaneAt => lowered("`OpGroupNonUniformShuffle`"),
+        LaneId => lowered("`SubgroupLocalInvocationId`"),
+        GetWaveSize => lowered("`SubgroupSize`"),
+        Swizzle => lowered("`OpGroupNonUniformShuffle` from the lane the `ds_swizzle` pattern names"),
+        Ballot => lowered("`OpGroupNonUniformBallot`, one component a phase"),
+        MBCnt => lowered("`OpBitCount` of the mask and `SubgroupLtMask`"),
+        Min3U | Min3F | Med3U | Med3F | Max3U | Max3F => lowered("GLSL.std.450 `UMin`/`UMax`/`NMin`/`NMax`"),
+        WaveReduce => lowered("`OpGroupNonUniform*` `Reduce`"),
+        WaveScan => lowered("`OpGroupNonUniform*` `InclusiveScan` / `ExclusiveScan`"),
+        DrawIndex | BaseVertex | BaseInstance => VendorSupport::Lowered {
+            spirv: "the `DrawIndex` / `BaseVertex` / `BaseInstance` built-ins (vertex shaders)",
+            feature: Some("draw_parameters"),
+        },
+        ShaderClock | ShaderRealtimeClock => VendorSupport::Lowered {
+            spirv: "`OpReadClockKHR` (`Subgroup` / `Device` scope), read once for both phases",
+            feature: Some("shader_clock"),
+        },
+        Float8Conversion => lowered(
+            "`OpFConvert` with `SPV_EXT_float8` (option `float8`), else an exact emulation in 32-bit arithmetic",
+        ),
+        BaryCoord | VtxParam => VendorSupport::Refused(
+            "pixel barycentrics and per-vertex parameters are not lowered (VK_KHR_fragment_shader_barycentric could carry them)",
+        ),
+        LoadDwAtAddr => VendorSupport::Refused("loads from raw GPU addresses are not lowered"),
+        AtomicU64 => lowered(
+            "64-bit `OpAtomic*` on the target buffer's 64-bit view (the store between phases names it); not the compare-exchange, nor texture targets",
+        ),
+        Halt => VendorSupport::Refused("Vulkan has no shader halt"),
+        IntersectBvhNode => VendorSupport::Refused("Vulkan exposes no single-node BVH intersection"),
+        FloatConversion | FloatOpWithRoundMode => {
+            VendorSupport::Refused("float operations with a chosen rounding mode are not lowered")
+        }
+        BufferStoreByte | BufferStoreShort => VendorSupport::Refused("byte and short buffer stores are not lowered"),
+        ShaderMarker => VendorSupport::Refused("shader markers are not lowered"),
+        BuiltIn1 | BuiltInArg => VendorSupport::Refused("AGS's built-in escape opcodes are undocumented"),
+        WaveMatrixMulAcc | WaveMatrixUavLoad | WaveMatrixUavStore | WaveMatrixGlobalLoad | WaveMatrixGlobalStore
+        | WaveMatrixLdsLoad | WaveMatrixLdsStore | WaveMatrixElementFill | WaveMatrixElementExtract
+        | WaveMatrixLength | WaveMatrixCopy | WaveMatrixFill | MatrixSparsityIndexLoad
+        | MatrixElementWiseArithmetic => VendorSupport::Refused(
+            "WMMA (wave matrix) operations are not lowered yet (they map to VK_KHR_cooperative_matrix)",
+        ),
+    }
+}

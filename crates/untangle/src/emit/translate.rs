@@ -237,6 +237,7 @@ pub(crate) fn translate_entry_local(
     iface.stage = stage_io(&sm, ep)?;
     iface.stage.wave_lane_count = options.wave_lane_count;
     iface.stage.sampler_feedback = options.sampler_feedback;
+    iface.stage.vendor = options.vendor;
     if let (Some(rule), Some(limit)) = (iface.stage.tess_factors.as_mut(), options.max_tess_factor) {
         rule.max = rule.max.min(limit.max(1.0));
     }

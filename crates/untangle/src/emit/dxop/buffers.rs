@@ -775,6 +775,45 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.in_range(range, coord, PAST_TEXEL)
     }
 
+    /// The 64-bit view of raw or structured buffer `h` and its element (`Int64Atomics`
+    /// declared): [`Self::buffer_u64_ptr`]'s first operand.
+    pub(super) fn buffer_u64_view(&mut self, h: Handle) -> Result<(ResVar, Word)> {
+        self.cx.capability(rspirv::spirv::Capability::Int64Atomics);
+        let view = self.res.words64(self.cx, h.class, h.id)?;
+        let var = self.element_ptr(h, &view)?;
+        Ok((view, var))
+    }
+
+    /// A pointer to the 64-bit word at byte address `addr` (8-aligned) of raw or structured
+    /// buffer `h`, through its 64-bit view (bounded like the buffer's other accesses): what
+    /// 64-bit atomics operate on (SM 6.6's, and AGS's in `ags.rs`).
+    pub(super) fn buffer_u64_ptr(&mut self, h: Handle, (view, var): (ResVar, Word), addr: Word) -> Result<Word> {
+        let u = self.cx.u32_t();
+        let word = match self.buffer_range(h)? {
+            None => {
+                let three = self.cx.const_u32(3);
+                self.ids_op(Op::ShiftRightLogical, u, &[addr, three])?
+            }
+            Some((first, count)) => {
+                // Both words of the 8-aligned value in the range: `(w | 1) < count`.
+                let two = self.cx.const_u32(2);
+                let w = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
+                let one = self.cx.const_u32(1);
+                let last = self.ids_op(Op::BitwiseOr, u, &[w, one])?;
+                let b = self.cx.bool_t();
+                let inside = self.ids_op(Op::ULessThan, b, &[last, count])?;
+                let moved = self.ids_op(Op::IAdd, u, &[w, first])?;
+                let past = self.cx.const_u32(PAST_WORD);
+                let w = self.ids_op(Op::Select, u, &[inside, moved, past])?;
+                self.ids_op(Op::ShiftRightLogical, u, &[w, one])?
+            }
+        };
+        let u64t = self.cx.uint(64);
+        let pty = self.cx.ptr(view.storage, u64t);
+        let zero = self.cx.const_u32(0);
+        self.ids_op(Op::AccessChain, pty, &[var, zero, word])
+    }
+
     fn atomic(&mut self, c: &Call<'_>) -> Result<Word> {
         let h = self.handle(self.arg(c, 0)?)?;
         let rv = self.res_var(h)?;
@@ -811,36 +850,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 return Ok(old);
             }
             // 64-bit atomics on a raw or structured buffer, through its 64-bit view.
-            self.cx.capability(rspirv::spirv::Capability::Int64Atomics);
-            let view = self.res.words64(self.cx, h.class, h.id)?;
-            let var = self.element_ptr(h, &view)?;
+            let view = self.buffer_u64_view(h)?;
             let index = self.arg_val(c, first)?;
             let off = if self.is_undef(self.arg(c, first + 1)?) { None } else { Some(self.arg_val(c, first + 1)?) };
             let addr = self.byte_address(rv.shape, index, off)?;
-            let u = self.cx.u32_t();
-            let word = match self.buffer_range(h)? {
-                None => {
-                    let three = self.cx.const_u32(3);
-                    self.ids_op(Op::ShiftRightLogical, u, &[addr, three])?
-                }
-                Some((first, count)) => {
-                    // Both words of the 8-aligned value in the range: `(w | 1) < count`.
-                    let two = self.cx.const_u32(2);
-                    let w = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
-                    let one = self.cx.const_u32(1);
-                    let last = self.ids_op(Op::BitwiseOr, u, &[w, one])?;
-                    let b = self.cx.bool_t();
-                    let inside = self.ids_op(Op::ULessThan, b, &[last, count])?;
-                    let moved = self.ids_op(Op::IAdd, u, &[w, first])?;
-                    let past = self.cx.const_u32(PAST_WORD);
-                    let w = self.ids_op(Op::Select, u, &[inside, moved, past])?;
-                    self.ids_op(Op::ShiftRightLogical, u, &[w, one])?
-                }
-            };
-            let u64t = self.cx.uint(64);
-            let pty = self.cx.ptr(view.storage, u64t);
-            let zero = self.cx.const_u32(0);
-            (self.ids_op(Op::AccessChain, pty, &[var, zero, word])?, None)
+            (self.buffer_u64_ptr(h, view, addr)?, None)
         } else {
             if let ResShape::Image { texel: TexelKind::Float, .. } = rv.shape {
                 return Err(self.invalid(c, "operand 0", "atomics need an integer typed UAV"));

@@ -3,23 +3,18 @@
 //! recorded for the operations that use it.
 //!
 //! A handle to AMD's AGS magic UAV (`u0, space2147420894`, i.e. `0x7FFF0ADE`: how
-//! `amd_ags_shader_intrinsics_dx12.hlsl` reaches the AMD D3D12 driver) is a typed
-//! [`Error::VendorExtension`] error: the intrinsics (wave and lane operations,
-//! 64-bit atomics, WMMA matrix multiplies, float8 conversions) are encoded as instruction
-//! words stored to that UAV, which only AMD's driver decodes; translated literally they
-//! would be plain stores to a buffer and compute nothing.
+//! `ags_shader_intrinsics_dx12.hlsl` reaches the AMD D3D12 driver) is recorded like any
+//! other when the layer exposes AGS (`Options::vendor.amd_ags`): the calls through it are
+//! intrinsics, which `dxop/ags.rs` lowers, and the UAV itself is never declared. Without
+//! the option it is a typed [`Error::VendorExtension`] error naming the option.
 
 use crate::dxil::{DxOp, ResourceClass};
-use crate::emit::error::{malformed, Error, Result, Subject};
+use crate::emit::error::{malformed, Error, Result, Subject, VendorRefusal};
 use crate::emit::{Call, FnEmit, Handle, HeapHandle};
 use crate::front::container::ShaderKind;
 use crate::ir::{ConstKind, Value};
 
 const FAMILY: &str = "handles";
-
-/// The register space of AMD AGS's magic UAV (`AmdDxExtShaderIntrinsicsUAVSlot` in
-/// `space2147420894`; the UAV is `u0` there).
-pub const AGS_MAGIC_SPACE: u32 = 0x7FFF_0ADE;
 
 fn class_of(n: u64) -> Result<ResourceClass> {
     ResourceClass::from_index(n).ok_or_else(|| malformed(Subject::Module, format!("resource class {n}")))
@@ -120,19 +115,31 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// AMD AGS's magic UAV (see the module documentation).
     fn refuse_vendor_uav(&self, h: &Handle) -> Result<()> {
-        let r = self.res.resource(h.class, h.id)?;
-        if h.class == ResourceClass::Uav && r.space == AGS_MAGIC_SPACE && r.lower_bound == 0 {
-            return Err(Error::VendorExtension {
-                vendor: "AMD AGS",
-                message: format!(
-                    "{}u0, space{AGS_MAGIC_SPACE} is AGS's magic UAV: its stores encode driver \
-                     intrinsics (wave and lane operations, 64-bit atomics, WMMA, float8 conversions) \
-                     that only AMD's D3D12 driver decodes, and Vulkan has no channel for them",
-                    if r.name.is_empty() { String::new() } else { format!("`{}` at ", r.name) }
-                ),
-            });
+        if self.iface.stage.vendor.amd_ags || !self.is_ags_uav(h)? {
+            return Ok(());
         }
-        Ok(())
+        let r = self.res.resource(h.class, h.id)?;
+        Err(Error::VendorExtension {
+            vendor: "AMD AGS",
+            instruction: format!(
+                "{}u0, space{} (the magic UAV, whose atomics encode driver intrinsics)",
+                if r.name.is_empty() { String::new() } else { format!("`{}` at ", r.name) },
+                crate::dxil::ags::MAGIC_SPACE
+            ),
+            reason: VendorRefusal::MissingFeature {
+                feature: "a layer that exposes AMD AGS and decodes its intrinsics",
+                option: "amd_ags",
+            },
+        })
+    }
+
+    /// `h` is AGS's magic UAV.
+    pub fn is_ags_uav(&self, h: &Handle) -> Result<bool> {
+        if h.class != ResourceClass::Uav || h.heap.is_some() {
+            return Ok(false);
+        }
+        let r = self.res.resource(h.class, h.id)?;
+        Ok(r.space == crate::dxil::ags::MAGIC_SPACE && r.lower_bound == 0)
     }
 
     /// A handle into a declared range must name a register of the range when its index is a

@@ -19,6 +19,8 @@
 //! each other; what several families share is a method here ([`FnEmit::arg`],
 //! [`FnEmit::make_ret`], ...) or on the root's types ([`super::TexelKind::num`]).
 
+mod ags;
+mod ags_float8;
 mod barriers;
 mod buffers;
 mod check;
@@ -52,6 +54,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     pub(super) fn dx_op(&mut self, inst: InstId, call: &DxOpCall<'_>) -> Result<Option<Word>> {
         let fe = self;
         let c = Call { op: call.op, args: call.args, inst, ty: fe.f.insts[inst].ty };
+        if fe.is_ags_call(&c)? {
+            return fe.ags_op(&c);
+        }
+        if fe.ags_u64_target(&c)? {
+            return Ok(None);
+        }
         let family = match support(c.op, fe.sm.kind) {
             Support::Lowered(f) => f,
             // Lowered only under an encoding the layer selects (`feedback`).

@@ -1,0 +1,198 @@
+//! AMD AGS test inputs: compute shaders whose `atomicCompareExchange` calls on AGS's magic
+//! UAV encode intrinsics as `ags_shader_intrinsics_dx12.hlsl` does, and a float8 reference
+//! written from the formats' definitions (nearest representable value, ties to even, on
+//! `f64`), independent of the translator's integer emulation. Used by `tests/vendor_ags.rs`
+//! and `tests/gpu_ags.rs`.
+
+use untangle::dxil::ags::{word, Opcode};
+
+/// [`cs_threads`] with 64 threads.
+pub fn cs(body: &str, n: usize) -> String {
+    cs_threads(body, n, 64)
+}
+
+/// A compute shader of one group of `threads` threads (`[numthreads(threads, 1, 1)]`)
+/// with `body` between the handles and the stores: `%tid` is the thread id, `%x` the word
+/// `u[tid]` (words of the `RWByteAddressBuffer` `u`, `u0` in space 0), `%ags` the magic
+/// UAV's handle (`u0, space2147420894`); `%w0..%w{n-1}` are stored to word
+/// `threads (k + 1) + tid`.
+pub fn cs_threads(body: &str, n: usize, threads: u32) -> String {
+    let mut stores = String::new();
+    for k in 0..n {
+        stores.push_str(&format!(
+            "  %o{k} = add i32 %tid4, {}\n  call void @dx.op.bufferStore.i32(i32 69, %dx.types.Handle %u, i32 %o{k}, i32 undef, i32 %w{k}, i32 undef, i32 undef, i32 undef, i8 1)\n",
+            4 * threads as usize * (k + 1)
+        ));
+    }
+    format!(
+        r#"target datalayout = "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64"
+target triple = "dxil-ms-dx"
+%dx.types.Handle = type {{ i8* }}
+%dx.types.ResRet.i32 = type {{ i32, i32, i32, i32, i32 }}
+%struct.RWByteAddressBuffer = type {{ i32 }}
+define void @main() {{
+entry:
+  %u = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 1, i32 0, i32 0, i1 false)
+  %ags = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 1, i32 1, i32 0, i1 false)
+  %tid = call i32 @dx.op.threadId.i32(i32 93, i32 0)
+  %tid4 = shl i32 %tid, 2
+  %in = call %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32 68, %dx.types.Handle %u, i32 %tid4, i32 undef)
+  %x = extractvalue %dx.types.ResRet.i32 %in, 0
+{body}{stores}  ret void
+}}
+declare %dx.types.Handle @dx.op.createHandle(i32, i8, i32, i32, i1)
+declare i32 @dx.op.threadId.i32(i32, i32)
+declare %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32, %dx.types.Handle, i32, i32)
+declare void @dx.op.bufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i8)
+declare i32 @dx.op.atomicCompareExchange.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32)
+!dx.version = !{{!0}}
+!dx.valver = !{{!0}}
+!dx.shaderModel = !{{!1}}
+!dx.resources = !{{!2}}
+!dx.entryPoints = !{{!6}}
+!0 = !{{i32 1, i32 6}}
+!1 = !{{!"cs", i32 6, i32 6}}
+!2 = !{{null, !3, null, null}}
+!3 = !{{!4, !5}}
+!4 = !{{i32 0, %struct.RWByteAddressBuffer* undef, !"u", i32 0, i32 0, i32 1, i32 11, i1 false, i1 false, i1 false, null}}
+!5 = !{{i32 1, %struct.RWByteAddressBuffer* undef, !"AmdExtD3DShaderIntrinsicsUAV", i32 2147420894, i32 0, i32 1, i32 11, i1 false, i1 false, i1 false, null}}
+!6 = !{{void ()* @main, !"main", null, !2, !7}}
+!7 = !{{i32 4, !8}}
+!8 = !{{i32 {threads}, i32 1, i32 1}}
+"#
+    )
+}
+
+/// `%{out} = cmpxchg(magic, word(op, phase, data), src0, src1)`.
+pub fn call(out: &str, op: Opcode, phase: u32, data: u32, src0: &str, src1: &str) -> String {
+    format!(
+        "  %{out} = call i32 @dx.op.atomicCompareExchange.i32(i32 79, %dx.types.Handle %ags, i32 {}, i32 undef, i32 undef, i32 {src0}, i32 {src1})\n",
+        word(op, phase, data) as i32
+    )
+}
+
+/// The value of float8 code `c` (E5M2 when `e5m2`, else OCP E4M3); NaN codes give NaN.
+pub fn float8_value(c: u8, e5m2: bool) -> f64 {
+    let (m_bits, bias, e_mask) = if e5m2 { (2, 15, 31) } else { (3, 7, 15) };
+    let e = (c >> m_bits) as i32 & e_mask;
+    let m = (c & ((1 << m_bits) - 1)) as f64;
+    let sign = if c & 0x80 != 0 { -1.0 } else { 1.0 };
+    if e5m2 && e == 31 {
+        return if m == 0.0 { sign * f64::INFINITY } else { f64::NAN };
+    }
+    if !e5m2 && c & 0x7f == 0x7f {
+        return f64::NAN;
+    }
+    let scale = 2f64.powi(e.max(1) - bias - m_bits);
+    let sig = if e == 0 { m } else { m + (1 << m_bits) as f64 };
+    sign * sig * scale
+}
+
+/// `v` converted to float8 as AMD's hardware does (vkd3d-proton's
+/// `test_ags_float8_conversion` expects it): the nearest finite code, ties to the even
+/// code; E4M3 clamps to ±448 and gives NaN (`0x7f | sign`) from |v| ≥ 465 unless
+/// saturating; E5M2 gives ±infinity from |v| ≥ 61440, ±57344 when saturating; NaN gives
+/// `0x7f | sign`.
+pub fn float8_code(v: f32, e5m2: bool, saturate: bool) -> u8 {
+    let sign = if v.is_sign_negative() { 0x80u8 } else { 0 };
+    if v.is_nan() {
+        return 0x7f | sign;
+    }
+    let a = f64::from(v.abs());
+    if e5m2 && a >= 61440.0 {
+        return sign | if saturate { 0x7b } else { 0x7c };
+    }
+    if !e5m2 && a >= 465.0 {
+        return sign | if saturate { 0x7e } else { 0x7f };
+    }
+    let a = if e5m2 { a } else { a.min(448.0) };
+    let top = if e5m2 { 0x7b } else { 0x7e };
+    let mut best = 0u8;
+    for c in 0..=top {
+        let (d, db) = ((float8_value(c, e5m2) - a).abs(), (float8_value(best, e5m2) - a).abs());
+        if d < db || (d == db && c % 2 == 0 && best % 2 == 1) {
+            best = c;
+        }
+    }
+    best | sign
+}
+
+/// Every wave and lane intrinsic AGS lowers, one result each (`w0..w18`, for [`cs`] or
+/// [`cs_threads`]); [`wave_expected`] says what each lane must get.
+pub fn wave_shader() -> (String, usize) {
+    use Opcode::*;
+    let mut b = String::from("  %tf = uitofp i32 %tid to float\n  %tb = bitcast float %tf to i32\n");
+    b += &call("w0", Readfirstlane, 0, 0, "%tid", "0");
+    b += &call("w1", Readlane, 0, 5, "%tid", "0");
+    b += &call("w2", LaneId, 0, 0, "0", "0");
+    b += &call("w3", GetWaveSize, 0, 0, "0", "0");
+    b += &call("w4", Swizzle, 0, 0x041f, "%tid", "0"); // SwapX1
+    b += &call("w5", Swizzle, 0, 0x8000 | 0b00_01_10_11, "%tid", "0"); // quad reverse
+    b += "  %odd = and i32 %tid, 1\n";
+    b += &call("w6", Ballot, 0, 0, "%odd", "0");
+    b += &call("w7", Ballot, 1, 0, "%odd", "0");
+    b += &call("w8", MBCnt, 0, 0, "%w6", "%w7");
+    b += &call("m0", Min3U, 0, 0, "%tid", "7");
+    b += &call("w9", Min3U, 1, 0, "3", "%m0");
+    b += &call("m1", Med3U, 0, 0, "%tid", "7");
+    b += &call("w10", Med3U, 1, 0, "3", "%m1");
+    b += &call("m2", Max3F, 0, 0, "%tb", "1065353216"); // 1.0
+    b += &call("w11", Max3F, 1, 0, "0", "%m2");
+    b += &call("m3", Med3F, 0, 0, "%tb", "1065353216");
+    b += &call("w12", Med3F, 1, 0, "0", "%m3");
+    b += &call("w13", WaveReduce, 0, 0x03, "%tid", "0"); // AddU
+    b += &call("w14", WaveReduce, 0, 0x0a, "%tb", "0"); // MaxF
+    b += &call("w15", WaveReduce, 0, 0x0f, "%tid", "0"); // Xor
+    b += &call("w16", WaveScan, 0, 0x0106, "%tid", "0"); // inclusive MulU
+    b += &call("w17", WaveScan, 0, 0x0208, "%tid", "0"); // exclusive MinI
+    b += &call("w18", ReadlaneAt, 0, 0, "%tid", "%odd");
+    (b, 19)
+}
+
+/// What thread `tid` of [`wave_shader`] must store, with `size` lanes a wave (every lane
+/// active, waves of consecutive threads); `None` where the result depends on more lanes
+/// than a wave of `size` has.
+pub fn wave_expected(tid: u32, size: u32) -> Vec<Option<u32>> {
+    let lane = tid % size;
+    let base = tid - lane;
+    let wave = base..base + size;
+    let odd_mask = |lo: u32| (lo..lo + 32).filter(|&l| l < size && l % 2 == 1).fold(0u32, |m, l| m | 1 << (l - lo));
+    let f = |v: u32| (v as f32).to_bits();
+    vec![
+        Some(base),
+        (size > 5).then_some(base + 5),
+        Some(lane),
+        Some(size),
+        (size >= 2).then_some(tid ^ 1),
+        (size >= 4).then_some(tid ^ 3),
+        Some(odd_mask(0)),
+        Some(if size > 32 { odd_mask(32) } else { 0 }),
+        Some(lane / 2),
+        Some(tid.min(3)),
+        Some(tid.clamp(3, 7)),
+        Some(f(tid.max(1))),
+        Some(f(tid.min(1))),
+        Some(wave.clone().sum()),
+        Some(f(base + size - 1)),
+        Some(wave.clone().fold(0, |a, t| a ^ t)),
+        Some((base..=tid).fold(1u32, |a, t| a.wrapping_mul(t))),
+        Some(if lane == 0 { i32::MAX as u32 } else { base }),
+        Some(base + tid % 2),
+    ]
+}
+
+/// An AGS 64-bit atomic max (`AmdExtD3DShaderIntrinsics_AtomicMaxU64` on `u`) at byte
+/// `%tid * 8 + base`, of the value (`%tid`, 7 for odd threads else 3): `%w0` and `%w1` are
+/// the old value's low and high words. With `store` false the store that names the
+/// target is left out (a malformed stream).
+pub fn atomic_max_u64(base: u32, store: bool) -> String {
+    use Opcode::AtomicU64;
+    let mut b = format!("  %tid8 = shl i32 %tid, 3\n  %addr = add i32 %tid8, {base}\n  %odd = and i32 %tid, 1\n  %hi0 = shl i32 %odd, 2\n  %hi = or i32 %hi0, 3\n");
+    b += &call("w0", AtomicU64, 0, 2, "%addr", "0");
+    b += &call("a1", AtomicU64, 1, 2, "0", "%tid");
+    if store {
+        b += "  call void @dx.op.bufferStore.i32(i32 69, %dx.types.Handle %u, i32 %w0, i32 undef, i32 %a1, i32 undef, i32 undef, i32 undef, i8 1)\n";
+    }
+    b += &call("w1", AtomicU64, 2, 2, "%hi", "%a1");
+    b
+}

@@ -1,0 +1,164 @@
+//! AMD AGS intrinsics run on a Vulkan device (lavapipe in CI; any device with subgroup
+//! arithmetic, ballot and shuffle operations): the wave and lane intrinsics against what
+//! each lane must get for the device's wave size (`untangle_testkit::ags::wave_expected`),
+//! and the float8 conversions, emulated in 32-bit arithmetic and (where the device has
+//! `shaderFloat8`, which this runner does not enable yet) natively, against a reference
+//! written from the formats' definitions (`untangle_testkit::ags::float8_code`): every
+//! float8 code decoded, and for encoding vkd3d-proton's `test_ags_float8_conversion`
+//! inputs, every midpoint between neighbouring codes and the floats next to it (ties and
+//! their neighbours), and random bit patterns.
+//!
+//! Without a Vulkan loader or driver the tests print why and pass, unless
+//! `UNTANGLE_REQUIRE_VULKAN=1`, when they fail.
+
+use std::time::Duration;
+use untangle::dxil::ags::Opcode;
+use untangle::dxil::ResourceClass;
+use untangle::{translate, Options, VendorFeatures};
+use untangle_testkit::ags::{atomic_max_u64, call, cs_threads, float8_code, float8_value, wave_expected, wave_shader};
+use untangle_testkit::vulkan::{open_or_skip, Binding, Dispatch, Gpu, Resource};
+
+fn ags() -> Options {
+    Options { vendor: VendorFeatures { amd_ags: true, ..Default::default() }, ..Default::default() }
+}
+
+/// Runs `spirv` on one group: `u` holds `input` then room for `n` results of `threads`
+/// threads; returns its words.
+fn run(gpu: &mut Gpu, spirv: &[u32], input: &[u32], threads: u32, n: usize) -> Vec<u32> {
+    let place = untangle::emit::binding_model::default_binding(ResourceClass::Uav, 0, 0);
+    let mut words = vec![0u32; (threads as usize * (n + 1)).max(input.len())];
+    words[..input.len()].copy_from_slice(input);
+    let d = Dispatch {
+        spirv,
+        entry: "main",
+        bindings: vec![Binding::new(place.set, place.binding, Resource::words(&words))],
+        groups: [1, 1, 1],
+        timeout: Duration::from_secs(60),
+        ..Default::default()
+    };
+    let r = gpu.dispatch(&d).unwrap_or_else(|e| panic!("dispatch: {e}"));
+    r.words(0).expect("the buffer comes back")
+}
+
+#[test]
+fn wave_and_lane_intrinsics_on_the_device() {
+    let Some(mut gpu) = open_or_skip("gpu_ags wave") else { return };
+    const THREADS: u32 = 64;
+    let (body, n) = wave_shader();
+    let t = translate(cs_threads(&body, n, THREADS).as_bytes(), &ags()).expect("translates");
+    let out = run(&mut gpu, &t.words, &[], THREADS, n);
+    let size = out[THREADS as usize * 4];
+    assert!(size.is_power_of_two() && size <= 64, "wave size {size}");
+    println!("wave size {size}");
+    let mut bad = Vec::new();
+    for tid in 0..THREADS {
+        for (k, want) in wave_expected(tid, size).into_iter().enumerate() {
+            let got = out[(THREADS as usize) * (k + 1) + tid as usize];
+            if want.is_some_and(|w| w != got) {
+                bad.push(format!("thread {tid} w{k}: got {got:#x}, want {:#x}", want.unwrap_or(0)));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{} wrong:\n{}", bad.len(), bad[..bad.len().min(40)].join("\n"));
+}
+
+/// The inputs to encode: vkd3d-proton's (both signs), midpoints and their neighbours,
+/// random patterns.
+fn encode_inputs() -> Vec<f32> {
+    let mut v = Vec::new();
+    for i in 0..512u32 {
+        let x = match i {
+            // `half_to_float(i << 7)`: f16 subnormals and small normals.
+            0..8 => f32::from(half::f16::from_bits((i << 7) as u16)),
+            507 => f32::INFINITY,
+            508 => 465.0,
+            509 => 465.1,
+            510 => 61439.0,
+            511 => 61440.0,
+            _ => (i as f32 / 8.0).powi(3),
+        };
+        v.extend([x, -x]);
+    }
+    for e5m2 in [false, true] {
+        let top = if e5m2 { 0x7b } else { 0x7e };
+        for c in 0..top {
+            let mid = ((float8_value(c, e5m2) + float8_value(c + 1, e5m2)) / 2.0) as f32;
+            for x in [mid, f32::from_bits(mid.to_bits() + 1), f32::from_bits(mid.to_bits().saturating_sub(1))] {
+                v.extend([x, -x]);
+            }
+        }
+    }
+    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..1024 {
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        v.push(f32::from_bits((s >> 32) as u32));
+    }
+    v.extend([f32::NAN, -f32::NAN, f32::NEG_INFINITY, 0.0, -0.0, 448.0, 464.0, 464.5, 57344.0]);
+    v
+}
+
+#[test]
+fn float8_conversions_on_the_device() {
+    let Some(mut gpu) = open_or_skip("gpu_ags float8") else { return };
+    const THREADS: u32 = 256;
+    let data = [0x000u32, 0x001, 0x002, 0x003, 0x100, 0x101, 0x102, 0x103];
+    let mut body = String::new();
+    for (k, d) in data.iter().enumerate() {
+        body += &call(&format!("w{k}"), Opcode::Float8Conversion, 0, *d, "%x", "0");
+    }
+    let t = translate(cs_threads(&body, data.len(), THREADS).as_bytes(), &ags()).expect("translates");
+    let floats = encode_inputs();
+    let mut bad = Vec::new();
+    // Batch 0 decodes (and encodes) the 256 codes; the rest encode the float inputs.
+    let mut batches: Vec<Vec<u32>> = vec![(0..256).collect()];
+    batches.extend(floats.chunks(THREADS as usize).map(|c| c.iter().map(|f| f.to_bits()).collect()));
+    for batch in &batches {
+        let out = run(&mut gpu, &t.words, batch, THREADS, data.len());
+        for (i, &x) in batch.iter().enumerate() {
+            let got = |k: usize| out[THREADS as usize * (k + 1) + i];
+            for (k, &d) in data.iter().enumerate() {
+                let e5m2 = d & 1 == 1;
+                let saturate = d & 0x100 != 0;
+                let ok = if d & 2 == 0 {
+                    let want = float8_value((x & 0xff) as u8, e5m2) as f32;
+                    let g = f32::from_bits(got(k));
+                    (want.is_nan() && g.is_nan()) || want.to_bits() == got(k)
+                } else {
+                    u32::from(float8_code(f32::from_bits(x), e5m2, saturate)) == got(k)
+                };
+                if !ok {
+                    bad.push(format!("input {x:#010x} ({}) cvt {d:#x}: got {:#x}", f32::from_bits(x), got(k)));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{} wrong:\n{}", bad.len(), bad[..bad.len().min(40)].join("\n"));
+}
+
+/// AGS's 64-bit atomic max: each thread's 64-bit slot (after the results) starts at
+/// `(0x1000 + tid, 5)`; odd threads' values `(tid, 7)` win, even threads' `(tid, 3)` lose;
+/// every thread gets the old value back.
+#[test]
+fn atomic_u64_on_the_device() {
+    let Some(mut gpu) = open_or_skip("gpu_ags atomic") else { return };
+    const THREADS: u32 = 64;
+    let base = THREADS * 3; // words: inputs, w0, w1
+    let t = translate(cs_threads(&atomic_max_u64(base * 4, true), 2, THREADS).as_bytes(), &ags()).expect("translates");
+    let mut input = vec![0u32; (base + 2 * THREADS) as usize];
+    for tid in 0..THREADS {
+        input[(base + 2 * tid) as usize] = 0x1000 + tid;
+        input[(base + 2 * tid + 1) as usize] = 5;
+    }
+    let out = run(&mut gpu, &t.words, &input, THREADS, 2);
+    for tid in 0..THREADS {
+        let i = tid as usize;
+        assert_eq!(
+            (out[THREADS as usize + i], out[2 * THREADS as usize + i]),
+            (0x1000 + tid, 5),
+            "old value, thread {tid}"
+        );
+        let slot = (out[(base + 2 * tid) as usize], out[(base + 2 * tid + 1) as usize]);
+        let want = if tid % 2 == 1 { (tid, 7) } else { (0x1000 + tid, 5) };
+        assert_eq!(slot, want, "memory, thread {tid}");
+    }
+}

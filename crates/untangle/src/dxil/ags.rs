@@ -1,0 +1,478 @@
+//! AMD AGS driver intrinsics: the instruction words that `ags_shader_intrinsics_dx12.hlsl`
+//! (AMD's AGS SDK, public) passes to the D3D12 driver through its magic UAV.
+//!
+//! Source of the encoding: the AGS SDK's HLSL header (opcodes, phases, immediates, wave and
+//! atomic sub-operations) and, for the WMMA and float8 words added after AGS 6.3, the
+//! constants dxil-spirv documents (facts only). Every intrinsic is one or more
+//! `InterlockedCompareExchange(instruction, src0, src1, out)` on `u0, space2147420894`
+//! (`0x7FFF0ADE`), i.e. `dx.op.atomicCompareExchange(79, magic, instruction, undef, undef,
+//! src0, src1)`, one call per phase. An instruction word is
+//!
+//! | bits | field |
+//! |---|---|
+//! | 28..31 | magic code, always 5 |
+//! | 24..25 | phase (0..3) |
+//! | 8..23 | immediate data (16 bits) |
+//! | 0..7 | opcode |
+//!
+//! This module decodes words into typed [`Instruction`]s and checks the phase order of a
+//! stream of them ([`Sequencer`]); it knows nothing of SPIR-V (emission lowers the typed
+//! operations, `emit::dxop::ags`). Invariants: a word whose magic code is not 5, whose
+//! opcode is unknown or reserved, or whose immediate names no sub-operation is an
+//! [`AgsError`] naming the instruction; a phase out of order (a later phase without the
+//! earlier ones, or a new intrinsic while one is incomplete) is an [`AgsError`] naming the
+//! incomplete instruction. Cost: constant per word.
+
+use std::fmt;
+
+/// The register space of the magic UAV (`AmdExtD3DShaderIntrinsicsSpaceId`); the UAV is `u0`.
+pub const MAGIC_SPACE: u32 = 0x7FFF_0ADE;
+/// The magic code in bits 28..31 of every instruction word.
+pub const MAGIC_CODE: u32 = 5;
+
+/// An AGS opcode (bits 0..7). Every opcode the SDK defines, lowered or not.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Opcode {
+    Readfirstlane,
+    Readlane,
+    LaneId,
+    Swizzle,
+    Ballot,
+    MBCnt,
+    Min3U,
+    Min3F,
+    Med3U,
+    Med3F,
+    Max3U,
+    Max3F,
+    BaryCoord,
+    VtxParam,
+    WaveReduce,
+    WaveScan,
+    LoadDwAtAddr,
+    DrawIndex,
+    AtomicU64,
+    GetWaveSize,
+    BaseInstance,
+    BaseVertex,
+    FloatConversion,
+    ReadlaneAt,
+    ShaderClock,
+    ShaderRealtimeClock,
+    Halt,
+    IntersectBvhNode,
+    BufferStoreByte,
+    BufferStoreShort,
+    ShaderMarker,
+    FloatOpWithRoundMode,
+    WaveMatrixMulAcc,
+    WaveMatrixUavLoad,
+    WaveMatrixUavStore,
+    WaveMatrixGlobalLoad,
+    WaveMatrixGlobalStore,
+    WaveMatrixLdsLoad,
+    WaveMatrixLdsStore,
+    WaveMatrixElementFill,
+    WaveMatrixElementExtract,
+    WaveMatrixLength,
+    WaveMatrixCopy,
+    WaveMatrixFill,
+    MatrixSparsityIndexLoad,
+    MatrixElementWiseArithmetic,
+    Float8Conversion,
+    BuiltIn1,
+    BuiltInArg,
+}
+
+/// Opcode numbers, in the SDK's order (0x0f..0x11, 0x15, 0x16, 0x1e and 0x27 are reserved).
+const OPCODES: &[(u32, Opcode)] = {
+    use Opcode::*;
+    &[
+        (0x01, Readfirstlane),
+        (0x02, Readlane),
+        (0x03, LaneId),
+        (0x04, Swizzle),
+        (0x05, Ballot),
+        (0x06, MBCnt),
+        (0x07, Min3U),
+        (0x08, Min3F),
+        (0x09, Med3U),
+        (0x0a, Med3F),
+        (0x0b, Max3U),
+        (0x0c, Max3F),
+        (0x0d, BaryCoord),
+        (0x0e, VtxParam),
+        (0x12, WaveReduce),
+        (0x13, WaveScan),
+        (0x14, LoadDwAtAddr),
+        (0x17, DrawIndex),
+        (0x18, AtomicU64),
+        (0x19, GetWaveSize),
+        (0x1a, BaseInstance),
+        (0x1b, BaseVertex),
+        (0x1c, FloatConversion),
+        (0x1d, ReadlaneAt),
+        (0x1f, ShaderClock),
+        (0x20, ShaderRealtimeClock),
+        (0x21, Halt),
+        (0x22, IntersectBvhNode),
+        (0x23, BufferStoreByte),
+        (0x24, BufferStoreShort),
+        (0x25, ShaderMarker),
+        (0x26, FloatOpWithRoundMode),
+        (0x28, WaveMatrixMulAcc),
+        (0x29, WaveMatrixUavLoad),
+        (0x2a, WaveMatrixUavStore),
+        (0x2b, WaveMatrixGlobalLoad),
+        (0x2c, WaveMatrixGlobalStore),
+        (0x2d, WaveMatrixLdsLoad),
+        (0x2e, WaveMatrixLdsStore),
+        (0x2f, WaveMatrixElementFill),
+        (0x30, WaveMatrixElementExtract),
+        (0x31, WaveMatrixLength),
+        (0x32, WaveMatrixCopy),
+        (0x33, WaveMatrixFill),
+        (0x34, MatrixSparsityIndexLoad),
+        (0x35, MatrixElementWiseArithmetic),
+        (0x36, Float8Conversion),
+        (0x37, BuiltIn1),
+        (0x38, BuiltInArg),
+    ]
+};
+
+impl Opcode {
+    /// Every opcode, in number order.
+    pub fn all() -> impl Iterator<Item = Opcode> {
+        OPCODES.iter().map(|(_, o)| *o)
+    }
+
+    pub fn from_number(n: u32) -> Option<Opcode> {
+        OPCODES.iter().find(|(k, _)| *k == n).map(|(_, o)| *o)
+    }
+
+    pub fn number(self) -> u32 {
+        OPCODES.iter().find(|(_, o)| *o == self).map_or(0, |(k, _)| *k)
+    }
+
+    /// The SDK's name (`AmdExtD3DShaderIntrinsicsOpcode_<name>`).
+    pub fn name(self) -> String {
+        format!("{self:?}")
+    }
+
+    /// How many phases (calls) one intrinsic of this opcode takes, where the lowering knows:
+    /// `None` for opcodes whose sequences vary (WMMA) or that are not lowered.
+    pub fn phases(self) -> Option<u32> {
+        use Opcode::*;
+        Some(match self {
+            Readfirstlane | Readlane | LaneId | Swizzle | MBCnt | WaveReduce | WaveScan | DrawIndex | GetWaveSize
+            | BaseInstance | BaseVertex | ReadlaneAt | Float8Conversion | FloatConversion => 1,
+            Ballot | Min3U | Min3F | Med3U | Med3F | Max3U | Max3F | ShaderClock | ShaderRealtimeClock => 2,
+            AtomicU64 => 3,
+            _ => return None,
+        })
+    }
+
+    /// The WMMA (wave matrix) family: cooperative-matrix work.
+    pub fn is_wave_matrix(self) -> bool {
+        (0x28..=0x35).contains(&self.number())
+    }
+}
+
+impl fmt::Display for Opcode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "AmdExtD3DShaderIntrinsicsOpcode_{self:?} (0x{:02x})", self.number())
+    }
+}
+
+/// A wave reduction or scan's operation (`AmdExtD3DShaderIntrinsicsWaveOp_*`, bits 0..7 of
+/// the immediate).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum WaveOp {
+    AddF,
+    AddI,
+    AddU,
+    MulF,
+    MulI,
+    MulU,
+    MinF,
+    MinI,
+    MinU,
+    MaxF,
+    MaxI,
+    MaxU,
+    And,
+    Or,
+    Xor,
+}
+
+impl WaveOp {
+    fn from_number(n: u32) -> Option<WaveOp> {
+        use WaveOp::*;
+        const ALL: [WaveOp; 15] =
+            [AddF, AddI, AddU, MulF, MulI, MulU, MinF, MinI, MinU, MaxF, MaxI, MaxU, And, Or, Xor];
+        (1..=15).contains(&n).then(|| ALL[n as usize - 1])
+    }
+
+    /// Operates on floats (the operands are their bits).
+    pub fn is_float(self) -> bool {
+        matches!(self, WaveOp::AddF | WaveOp::MulF | WaveOp::MinF | WaveOp::MaxF)
+    }
+}
+
+/// A wave scan's kind (flags in bits 8..15 of the immediate).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Scan {
+    Inclusive,
+    Exclusive,
+}
+
+/// A 64-bit atomic's operation (`AmdExtD3DShaderIntrinsicsAtomicOp_*`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    MinU64,
+    MaxU64,
+    AndU64,
+    OrU64,
+    XorU64,
+    AddU64,
+    XchgU64,
+    CmpXchgU64,
+}
+
+/// A float8 conversion (`AmdExtD3DShaderIntrinsicsFloat8CvtOp_*`; bit 8: saturate).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Float8Cvt {
+    Fp8ToF32,
+    Bf8ToF32,
+    F32ToFp8,
+    F32ToBf8,
+}
+
+/// One decoded instruction word.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Instruction {
+    pub opcode: Opcode,
+    pub phase: u32,
+    /// The 16-bit immediate, undecoded.
+    pub data: u32,
+    /// The typed meaning of the immediate.
+    pub kind: Kind,
+}
+
+/// What an instruction's immediate says, by opcode family.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// No immediate (or one not interpreted: WMMA fields, which the lowering decodes).
+    Plain,
+    /// `Readlane`: the lane read.
+    Lane(u32),
+    /// `Swizzle`: the `ds_swizzle` offset pattern.
+    Swizzle(Swizzle),
+    /// `WaveReduce` (`scan` None) and `WaveScan`.
+    Wave {
+        op: WaveOp,
+        scan: Option<Scan>,
+    },
+    Atomic(AtomicOp),
+    Float8 {
+        cvt: Float8Cvt,
+        saturate: bool,
+    },
+}
+
+/// A `ds_swizzle_b32` pattern: bit 15 set selects quad permutation (four 2-bit lane
+/// selectors in bits 0..7), else bit masks over each group of 32 lanes: the source lane is
+/// `((lane & and) | or) ^ xor` in the low 5 bits.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Swizzle {
+    Quad([u32; 4]),
+    BitMasks { and: u32, or: u32, xor: u32 },
+}
+
+impl Swizzle {
+    fn decode(offset: u32) -> Swizzle {
+        if offset & 0x8000 != 0 {
+            Swizzle::Quad([offset & 3, (offset >> 2) & 3, (offset >> 4) & 3, (offset >> 6) & 3])
+        } else {
+            Swizzle::BitMasks { and: offset & 0x1f, or: (offset >> 5) & 0x1f, xor: (offset >> 10) & 0x1f }
+        }
+    }
+
+    /// The lane lane `lane` reads (a model of the pattern, for tests and interpreters).
+    pub fn source(self, lane: u32) -> u32 {
+        match self {
+            Swizzle::Quad(sel) => (lane & !3) | sel[(lane & 3) as usize],
+            Swizzle::BitMasks { and, or, xor } => (lane & !31) | ((((lane & 31) & and) | or) ^ xor),
+        }
+    }
+}
+
+/// A malformed AGS instruction stream. It names the instruction word (and, once decoded,
+/// the instruction).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AgsError {
+    #[error("instruction word 0x{word:08x} is not an AGS instruction (magic code {magic}, not 5)")]
+    NotMagic { word: u32, magic: u32 },
+    #[error("instruction word 0x{word:08x}: opcode 0x{opcode:02x} is unknown or reserved")]
+    UnknownOpcode { word: u32, opcode: u32 },
+    #[error("{opcode}: immediate 0x{data:04x} {what}")]
+    BadImmediate { opcode: Opcode, data: u32, what: &'static str },
+    #[error("{opcode}: phase {phase} {what}")]
+    Phase { opcode: Opcode, phase: u32, what: String },
+}
+
+/// Decodes one instruction word.
+pub fn decode(word: u32) -> Result<Instruction, AgsError> {
+    let magic = word >> 28;
+    if magic != MAGIC_CODE {
+        return Err(AgsError::NotMagic { word, magic });
+    }
+    let number = word & 0xff;
+    let opcode = Opcode::from_number(number).ok_or(AgsError::UnknownOpcode { word, opcode: number })?;
+    let phase = (word >> 24) & 3;
+    let data = (word >> 8) & 0xffff;
+    let bad = |what| AgsError::BadImmediate { opcode, data, what };
+    let kind = match opcode {
+        Opcode::Readlane => Kind::Lane(data),
+        Opcode::Swizzle => Kind::Swizzle(Swizzle::decode(data)),
+        Opcode::WaveReduce | Opcode::WaveScan => {
+            let op = WaveOp::from_number(data & 0xff).ok_or(bad("names no wave operation"))?;
+            let scan = match (opcode, data >> 8) {
+                (Opcode::WaveReduce, 0) => None,
+                (Opcode::WaveScan, 1) => Some(Scan::Inclusive),
+                (Opcode::WaveScan, 2) => Some(Scan::Exclusive),
+                _ => return Err(bad("has scan flags that are not exactly one of inclusive (1), exclusive (2)")),
+            };
+            if scan.is_some() && matches!(op, WaveOp::And | WaveOp::Or | WaveOp::Xor) {
+                return Err(bad("scans a bitwise operation (AGS defines them for reductions only)"));
+            }
+            Kind::Wave { op, scan }
+        }
+        Opcode::AtomicU64 => {
+            use AtomicOp::*;
+            const ALL: [AtomicOp; 8] = [MinU64, MaxU64, AndU64, OrU64, XorU64, AddU64, XchgU64, CmpXchgU64];
+            let k = data.checked_sub(1).and_then(|k| ALL.get(k as usize)).ok_or(bad("names no 64-bit atomic"))?;
+            Kind::Atomic(*k)
+        }
+        Opcode::Float8Conversion => {
+            use Float8Cvt::*;
+            let cvt = [Fp8ToF32, Bf8ToF32, F32ToFp8, F32ToBf8]
+                .get((data & 0xff) as usize)
+                .copied()
+                .ok_or(bad("names no float8 conversion"))?;
+            Kind::Float8 { cvt, saturate: data & 0x100 != 0 }
+        }
+        _ => Kind::Plain,
+    };
+    Ok(Instruction { opcode, phase, data, kind })
+}
+
+/// Where one call stands in its intrinsic's sequence.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub inst: Instruction,
+    /// The call completes the intrinsic.
+    pub last: bool,
+}
+
+/// Checks the phase order of a function's stream of AGS calls (in program order), one
+/// intrinsic at a time: phase 0 starts one, each next phase follows its predecessor with
+/// the same opcode and immediate, and a new intrinsic waits for the last phase of the
+/// previous one.
+#[derive(Clone, Debug, Default)]
+pub struct Sequencer {
+    open: Option<Instruction>,
+}
+
+impl Sequencer {
+    pub fn push(&mut self, word: u32) -> Result<Step, AgsError> {
+        let inst = decode(word)?;
+        let phases = inst.opcode.phases();
+        match self.open {
+            Some(prev) if prev.opcode != inst.opcode || prev.data != inst.data || inst.phase != prev.phase + 1 => {
+                return Err(AgsError::Phase {
+                    opcode: prev.opcode,
+                    phase: prev.phase + 1,
+                    what: format!("is missing: the next call is {} phase {}", inst.opcode, inst.phase),
+                });
+            }
+            None if inst.phase != 0 => {
+                return Err(AgsError::Phase {
+                    opcode: inst.opcode,
+                    phase: inst.phase,
+                    what: "comes without phase 0".into(),
+                })
+            }
+            _ => {}
+        }
+        let last = phases.is_none_or(|n| inst.phase + 1 >= n);
+        self.open = (!last).then_some(inst);
+        Ok(Step { inst, last })
+    }
+
+    /// The intrinsic left incomplete, if any (an error at the end of a function).
+    pub fn open(&self) -> Option<Instruction> {
+        self.open
+    }
+}
+
+/// Builds an instruction word (tests, and generators of AGS inputs).
+pub fn word(opcode: Opcode, phase: u32, data: u32) -> u32 {
+    (MAGIC_CODE << 28) | ((phase & 3) << 24) | ((data & 0xffff) << 8) | opcode.number()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_opcode_round_trips() {
+        for &(n, op) in OPCODES {
+            let w = word(op, 0, 0);
+            let d = decode(w).map(|i| i.opcode);
+            if matches!(op, Opcode::WaveReduce | Opcode::WaveScan | Opcode::AtomicU64) {
+                assert!(d.is_err(), "{op}: immediate 0 names no sub-operation");
+            } else {
+                assert_eq!(d, Ok(op));
+            }
+            assert_eq!(op.number(), n);
+        }
+        for reserved in [0x00, 0x0f, 0x10, 0x11, 0x15, 0x16, 0x1e, 0x27, 0x39, 0xff] {
+            assert!(matches!(decode(0x5000_0000 | reserved), Err(AgsError::UnknownOpcode { .. })));
+        }
+        assert!(matches!(decode(0x4000_0001), Err(AgsError::NotMagic { .. })));
+    }
+
+    #[test]
+    fn immediates() {
+        let i = decode(word(Opcode::WaveScan, 0, 0x0203)).unwrap();
+        assert_eq!(i.kind, Kind::Wave { op: WaveOp::AddU, scan: Some(Scan::Exclusive) });
+        assert!(decode(word(Opcode::WaveScan, 0, 0x030d)).is_err());
+        assert!(decode(word(Opcode::WaveScan, 0, 0x020d)).is_err(), "bitwise scans are reductions only");
+        assert_eq!(decode(word(Opcode::AtomicU64, 2, 8)).unwrap().kind, Kind::Atomic(AtomicOp::CmpXchgU64));
+        let f8 = decode(word(Opcode::Float8Conversion, 0, 0x102)).unwrap();
+        assert_eq!(f8.kind, Kind::Float8 { cvt: Float8Cvt::F32ToFp8, saturate: true });
+        // SDK swizzles: SwapX1 0x041f, ReverseX4 0x0c1f, BCastX32 0x0020.
+        let s = |d| match decode(word(Opcode::Swizzle, 0, d)).unwrap().kind {
+            Kind::Swizzle(s) => s,
+            _ => unreachable!(),
+        };
+        assert_eq!((0..4).map(|l| s(0x041f).source(l)).collect::<Vec<_>>(), [1, 0, 3, 2]);
+        assert_eq!((0..4).map(|l| s(0x0c1f).source(l)).collect::<Vec<_>>(), [3, 2, 1, 0]);
+        assert_eq!(s(0x0020).source(45), 33);
+        assert_eq!(s(0x8000 | 0b00_01_10_11).source(5), 6);
+    }
+
+    #[test]
+    fn phase_order() {
+        let mut s = Sequencer::default();
+        assert!(!s.push(word(Opcode::Ballot, 0, 0)).unwrap().last);
+        assert!(s.push(word(Opcode::Ballot, 1, 0)).unwrap().last);
+        assert!(s.push(word(Opcode::LaneId, 0, 0)).unwrap().last);
+        assert!(matches!(s.push(word(Opcode::Med3F, 1, 0)), Err(AgsError::Phase { phase: 1, .. })));
+        let mut s = Sequencer::default();
+        s.push(word(Opcode::Min3U, 0, 0)).unwrap();
+        let e = s.push(word(Opcode::LaneId, 0, 0)).unwrap_err();
+        assert!(e.to_string().contains("Min3U") && e.to_string().contains("phase 1 is missing"), "{e}");
+    }
+}

@@ -1,0 +1,476 @@
+//! AMD AGS intrinsics: the `atomicCompareExchange` calls on AGS's magic UAV, decoded by
+//! [`crate::dxil::ags`] and lowered here to what they compute. The UAV is never declared
+//! and nothing is stored.
+//!
+//! Each call is `cmpxchg(magic, instruction word, _, _, src0, src1)` and returns one 32-bit
+//! word. The [`crate::dxil::ags::Sequencer`] checks phase order; a multi-phase intrinsic
+//! keeps the SPIR-V ids its later phases need in `FnEmit::ags_pending`.
+//!
+//! | AGS opcode | SPIR-V |
+//! |---|---|
+//! | `Readfirstlane` | `OpGroupNonUniformBroadcastFirst` |
+//! | `Readlane` (lane in the immediate) | `OpGroupNonUniformBroadcast` (constant lane) |
+//! | `ReadlaneAt` (lane in src1) | `OpGroupNonUniformShuffle` |
+//! | `LaneId`, `GetWaveSize` | `SubgroupLocalInvocationId`, `SubgroupSize` |
+//! | `Swizzle` | `OpGroupNonUniformShuffle` from the lane the `ds_swizzle` pattern names |
+//! | `Ballot` phase 0 / 1 | components 0 / 1 of `OpGroupNonUniformBallot(src0 != 0)` |
+//! | `MBCnt` | `bitCount(src0 & SubgroupLtMask.x) + bitCount(src1 & SubgroupLtMask.y)` |
+//! | `Min3`/`Max3` `U`/`F` | `UMin`/`UMax`/`NMin`/`NMax` of phase 0's two sources, then of that and phase 1's |
+//! | `Med3` `U`/`F` | `max(min(a, b), min(max(a, b), c))` at phase 1 (phase 0's result is `min(a, b)`, which only phase 1 reads) |
+//! | `WaveReduce` / `WaveScan` | `OpGroupNonUniform{F,I}{Add,Mul}`, `{F,S,U}{Min,Max}`, `Bitwise{And,Or,Xor}` with `Reduce` / `InclusiveScan` / `ExclusiveScan` |
+//! | `DrawIndex`, `BaseVertex`, `BaseInstance` (vertex shaders) | `DrawIndex`, `BaseVertex`, `BaseInstance` built-ins (`shaderDrawParameters`) |
+//! | `AtomicU64` (min, max, and, or, xor, add, exchange; raw or structured buffer targets) | the 64-bit `OpAtomic*` on the target's 64-bit view, at phase 2; the store between phases 1 and 2 names the target and is not emitted; phase 0's result is redefined as the old value's low word, phase 2's is its high word |
+//! | `Float8Conversion` | `OpFConvert` with `SPV_EXT_float8`, else an exact emulation (`dxop/ags_float8.rs`) |
+//! | `ShaderClock` / `ShaderRealtimeClock` | `OpReadClockKHR` at `Subgroup` / `Device` scope, read once at phase 0; phase 1 returns its high word (`VK_KHR_shader_clock`) |
+//!
+//! The rest is refused with [`VendorRefusal::NotLowered`], naming the instruction, for the
+//! reason [`crate::emit::support::ags_support`] gives (which also says what is lowered:
+//! the coverage table prints it): barycentrics and vertex parameters, loads from raw
+//! addresses, `Halt`, BVH intersection, byte and short buffer stores, shader markers,
+//! float operations with rounding modes, the built-in escape opcodes, the 64-bit
+//! compare-exchange and 64-bit atomics on textures, and the WMMA family (cooperative
+//! matrices, not lowered yet).
+//! Every other call through the magic UAV (a store, load, or another atomic) is a typed
+//! error: AGS encodes nothing else there.
+//!
+//! Cost: a few instructions per call; the swizzle computes its source lane in 3 integer
+//! operations.
+
+use crate::dxil::ags::{self, Kind, Opcode, Scan, Swizzle, WaveOp};
+use crate::dxil::DxOp;
+use crate::emit::error::{Error, Result, VendorRefusal};
+use crate::emit::support::{ags_support, VendorSupport};
+use crate::emit::{AgsU64, Call, FnEmit};
+use crate::front::container::ShaderKind;
+use rspirv::spirv::{BuiltIn, Capability, GroupOperation, Op, Scope, StorageClass, Word};
+
+const VENDOR: &str = "AMD AGS";
+
+/// GLSL.std.450 instruction numbers used here.
+const UMIN: u32 = 38;
+const UMAX: u32 = 41;
+const NMIN: u32 = 79;
+const NMAX: u32 = 80;
+
+impl<'a, 'm> FnEmit<'a, 'm> {
+    /// Call `c` goes through AGS's magic UAV (its first operand is a handle to it).
+    pub(super) fn is_ags_call(&self, c: &Call<'_>) -> Result<bool> {
+        if matches!(c.op, DxOp::AnnotateHandle | DxOp::CreateHandle | DxOp::CreateHandleFromBinding) {
+            return Ok(false);
+        }
+        let Some(crate::ir::Value::Inst(i)) = c.args.first() else { return Ok(false) };
+        match self.handles.get(i) {
+            Some(h) => self.is_ags_uav(h),
+            None => Ok(false),
+        }
+    }
+
+    pub(super) fn ags_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
+        if c.op != DxOp::AtomicCompareExchange {
+            return Err(self.ags_error(
+                format!("{} on the magic UAV", c.op.name()),
+                VendorRefusal::NotLowered("AGS encodes intrinsics only as atomicCompareExchange calls".into()),
+            ));
+        }
+        let word = self.arg_const(c, 1).map_err(|_| {
+            self.ags_error(
+                "atomicCompareExchange on the magic UAV".into(),
+                VendorRefusal::NotLowered("its instruction word (the address) is not a constant".into()),
+            )
+        })?;
+        let word = u32::try_from(word).unwrap_or(u32::MAX);
+        let step = self.ags.push(word).map_err(|e| self.ags_error(format!("word 0x{word:08x}"), e.into()))?;
+        if step.inst.phase == 0 {
+            self.ags_pending.clear();
+        }
+        let r = self.ags_lower(c, step.inst)?;
+        if step.last {
+            self.ags_pending.clear();
+        }
+        Ok(Some(r))
+    }
+
+    /// At the end of a function: an AGS intrinsic left without its last phase is malformed.
+    pub(in crate::emit) fn ags_finish(&mut self) -> Result<()> {
+        match self.ags.open() {
+            Some(inst) => Err(self.ags_error(
+                inst.opcode.to_string(),
+                VendorRefusal::Malformed(ags::AgsError::Phase {
+                    opcode: inst.opcode,
+                    phase: inst.phase + 1,
+                    what: "is missing: the function ends first".into(),
+                }),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn ags_error(&self, instruction: String, reason: VendorRefusal) -> Error {
+        Error::VendorExtension { vendor: VENDOR, instruction, reason }
+    }
+
+    fn ags_need(&self, op: Opcode, have: bool, feature: &'static str, option: &'static str) -> Result<()> {
+        if have {
+            Ok(())
+        } else {
+            Err(self.ags_error(op.to_string(), VendorRefusal::MissingFeature { feature, option }))
+        }
+    }
+
+    fn ags_lower(&mut self, c: &Call<'_>, inst: ags::Instruction) -> Result<Word> {
+        use Opcode::*;
+        let u = self.cx.u32_t();
+        let sg = self.cx.const_u32(Scope::Subgroup as u32);
+        let src0 = |fe: &mut Self| fe.arg_val(c, 4);
+        let src1 = |fe: &mut Self| fe.arg_val(c, 5);
+        let vendor = self.iface.stage.vendor;
+        Ok(match inst.opcode {
+            Readfirstlane => {
+                self.cx.capability(Capability::GroupNonUniformBallot);
+                let x = src0(self)?;
+                self.ids_op(Op::GroupNonUniformBroadcastFirst, u, &[sg, x])?
+            }
+            Readlane => {
+                self.cx.capability(Capability::GroupNonUniformBallot);
+                let x = src0(self)?;
+                let lane = self.cx.const_u32(inst.data);
+                self.ids_op(Op::GroupNonUniformBroadcast, u, &[sg, x, lane])?
+            }
+            ReadlaneAt => {
+                self.cx.capability(Capability::GroupNonUniformShuffle);
+                let (x, lane) = (src0(self)?, src1(self)?);
+                self.ids_op(Op::GroupNonUniformShuffle, u, &[sg, x, lane])?
+            }
+            LaneId => self.ags_builtin(BuiltIn::SubgroupLocalInvocationId)?,
+            GetWaveSize => self.ags_builtin(BuiltIn::SubgroupSize)?,
+            Swizzle => {
+                let Kind::Swizzle(s) = inst.kind else { return Err(self.err("AGS swizzle without its pattern")) };
+                self.cx.capability(Capability::GroupNonUniformShuffle);
+                let lane = self.ags_builtin(BuiltIn::SubgroupLocalInvocationId)?;
+                let src = self.swizzle_source(lane, s)?;
+                let x = src0(self)?;
+                self.ids_op(Op::GroupNonUniformShuffle, u, &[sg, x, src])?
+            }
+            Ballot => {
+                self.cx.capability(Capability::GroupNonUniformBallot);
+                let b = self.cx.bool_t();
+                let x = src0(self)?;
+                let zero = self.cx.const_u32(0);
+                let p = self.ids_op(Op::INotEqual, b, &[x, zero])?;
+                let u4 = self.cx.vec(u, 4);
+                let v = self.ids_op(Op::GroupNonUniformBallot, u4, &[sg, p])?;
+                self.extract(u, v, inst.phase)?
+            }
+            MBCnt => {
+                self.cx.capability(Capability::GroupNonUniformBallot);
+                let u4 = self.cx.vec(u, 4);
+                let var = self.iface.builtin(self.cx, BuiltIn::SubgroupLtMask, StorageClass::Input, u4);
+                let lt = self.ids_op(Op::Load, u4, &[var])?;
+                let mut counts = Vec::new();
+                for k in 0..2 {
+                    let m = self.extract(u, lt, k)?;
+                    let x = if k == 0 { src0(self)? } else { src1(self)? };
+                    let both = self.ids_op(Op::BitwiseAnd, u, &[x, m])?;
+                    counts.push(self.ids_op(Op::BitCount, u, &[both])?);
+                }
+                self.ids_op(Op::IAdd, u, &counts)?
+            }
+            Min3U | Min3F | Max3U | Max3F | Med3U | Med3F => self.ags_three(c, inst)?,
+            WaveReduce | WaveScan => {
+                let Kind::Wave { op, scan } = inst.kind else { return Err(self.err("AGS wave op without its kind")) };
+                self.ags_wave(c, op, scan)?
+            }
+            DrawIndex | BaseVertex | BaseInstance => {
+                if self.sm.kind != ShaderKind::Vertex {
+                    return Err(self.ags_error(
+                        inst.opcode.to_string(),
+                        VendorRefusal::NotLowered(format!(
+                            "Vulkan's draw parameters are vertex-shader inputs, and this is a {:?} shader",
+                            self.sm.kind
+                        )),
+                    ));
+                }
+                self.ags_need(
+                    inst.opcode,
+                    vendor.draw_parameters,
+                    "shaderDrawParameters (Vulkan 1.1)",
+                    "draw_parameters",
+                )?;
+                self.cx.capability(Capability::DrawParameters);
+                let b = match inst.opcode {
+                    DrawIndex => BuiltIn::DrawIndex,
+                    BaseVertex => BuiltIn::BaseVertex,
+                    _ => BuiltIn::BaseInstance,
+                };
+                let i = self.cx.sint(32);
+                let var = self.iface.builtin(self.cx, b, StorageClass::Input, i);
+                let v = self.ids_op(Op::Load, i, &[var])?;
+                self.ids_op(Op::Bitcast, u, &[v])?
+            }
+            ShaderClock | ShaderRealtimeClock => {
+                self.ags_need(
+                    inst.opcode,
+                    vendor.shader_clock,
+                    "shaderSubgroupClock / shaderDeviceClock (VK_KHR_shader_clock)",
+                    "shader_clock",
+                )?;
+                if inst.phase == 0 {
+                    self.cx.capability(Capability::ShaderClockKHR);
+                    self.cx.extension("SPV_KHR_shader_clock");
+                    let scope = if inst.opcode == ShaderClock { Scope::Subgroup } else { Scope::Device };
+                    let scope = self.cx.const_u32(scope as u32);
+                    let u2 = self.cx.vec(u, 2);
+                    let clock = self.ids_op(Op::ReadClockKHR, u2, &[scope])?;
+                    let hi = self.extract(u, clock, 1)?;
+                    self.ags_pending.push(hi);
+                    self.extract(u, clock, 0)?
+                } else {
+                    self.ags_pending_word(inst, 0)?
+                }
+            }
+            AtomicU64 => self.ags_atomic_u64(c, inst)?,
+            Float8Conversion => {
+                let Kind::Float8 { cvt, saturate } = inst.kind else {
+                    return Err(self.err("AGS float8 conversion without its kind"));
+                };
+                let x = src0(self)?;
+                self.ags_float8(cvt, saturate, x)?
+            }
+            op => {
+                return Err(match ags_support(op) {
+                    VendorSupport::Refused(why) => {
+                        self.ags_error(op.to_string(), VendorRefusal::NotLowered(why.into()))
+                    }
+                    VendorSupport::Lowered { .. } => {
+                        Error::Internal(format!("{op} is lowered but reached no lowering"))
+                    }
+                })
+            }
+        })
+    }
+
+    /// A store that names an AGS 64-bit atomic's target: a `bufferStore` / `rawBufferStore`
+    /// of the open atomic's phase-1 result at its phase-0 result. It is recorded (its
+    /// handle is the target) and emits nothing.
+    pub(super) fn ags_u64_target(&mut self, c: &Call<'_>) -> Result<bool> {
+        let Some(mut a) = self.ags_u64 else { return Ok(false) };
+        let Some(phase1) = a.phase1 else { return Ok(false) };
+        if !matches!(c.op, DxOp::BufferStore | DxOp::RawBufferStore) || a.target.is_some() {
+            return Ok(false);
+        }
+        if c.args.get(3) != Some(&crate::ir::Value::Inst(phase1)) {
+            return Ok(false);
+        }
+        let atomic = |fe: &Self, why: &str| {
+            fe.ags_error(Opcode::AtomicU64.to_string(), VendorRefusal::NotLowered(why.to_string()))
+        };
+        if c.args.get(1) != Some(&crate::ir::Value::Inst(a.phase0)) {
+            return Err(atomic(self, "the store naming the target is not at phase 0's result"));
+        }
+        let h = self.handle(self.arg(c, 0)?)?;
+        let rv = self.res_var(h)?;
+        if !rv.uav || h.heap.is_some() || !matches!(rv.shape, crate::emit::ResShape::Words { .. }) {
+            return Err(atomic(self, "only raw and structured buffer UAVs bound by register are lowered as targets"));
+        }
+        a.target = Some(h);
+        self.ags_u64 = Some(a);
+        Ok(true)
+    }
+
+    /// `AtomicU64`: phase 0 (address, unused), phase 1 (unused, value low word), the store
+    /// naming the target, phase 2 (value high word): the atomic, on the target's 64-bit view.
+    fn ags_atomic_u64(&mut self, c: &Call<'_>, inst: ags::Instruction) -> Result<Word> {
+        let Kind::Atomic(op) = inst.kind else { return Err(self.err("AGS atomic without its operation")) };
+        let u = self.cx.u32_t();
+        let refuse =
+            |fe: &Self, why: &str| fe.ags_error(inst.opcode.to_string(), VendorRefusal::NotLowered(why.into()));
+        let opcode = match op {
+            ags::AtomicOp::MinU64 => Op::AtomicUMin,
+            ags::AtomicOp::MaxU64 => Op::AtomicUMax,
+            ags::AtomicOp::AndU64 => Op::AtomicAnd,
+            ags::AtomicOp::OrU64 => Op::AtomicOr,
+            ags::AtomicOp::XorU64 => Op::AtomicXor,
+            ags::AtomicOp::AddU64 => Op::AtomicIAdd,
+            ags::AtomicOp::XchgU64 => Op::AtomicExchange,
+            ags::AtomicOp::CmpXchgU64 => return Err(refuse(self, "the 64-bit compare-exchange is not lowered")),
+        };
+        match inst.phase {
+            0 => {
+                let address = self.arg_val(c, 4)?;
+                self.ags_u64 = Some(AgsU64 { phase0: c.inst, phase1: None, address, value_lo: 0, target: None });
+                Ok(self.cx.undef(u))
+            }
+            1 => {
+                let value_lo = self.arg_val(c, 5)?;
+                let a = self
+                    .ags_u64
+                    .as_mut()
+                    .ok_or_else(|| Error::Internal("AGS atomic phase 1 without phase 0".into()))?;
+                a.phase1 = Some(c.inst);
+                a.value_lo = value_lo;
+                Ok(self.cx.undef(u))
+            }
+            _ => {
+                let a =
+                    self.ags_u64.take().ok_or_else(|| Error::Internal("AGS atomic phase 2 without phase 0".into()))?;
+                let Some(h) = a.target else {
+                    return Err(self.ags_error(
+                        inst.opcode.to_string(),
+                        VendorRefusal::Malformed(ags::AgsError::Phase {
+                            opcode: inst.opcode,
+                            phase: 2,
+                            what: "comes without the store that names the atomic's target".into(),
+                        }),
+                    ));
+                };
+                let value_hi = self.arg_val(c, 4)?;
+                let u64t = self.cx.uint(64);
+                let lo = self.ids_op(Op::UConvert, u64t, &[a.value_lo])?;
+                let hi = self.ids_op(Op::UConvert, u64t, &[value_hi])?;
+                let c32 = self.cx.const_u32(32);
+                let hi = self.ids_op(Op::ShiftLeftLogical, u64t, &[hi, c32])?;
+                let v = self.ids_op(Op::BitwiseOr, u64t, &[lo, hi])?;
+                let view = self.buffer_u64_view(h)?;
+                let ptr = self.buffer_u64_ptr(h, view, a.address)?;
+                let scope = self.cx.const_u32(Scope::Device as u32);
+                let sem = self.cx.const_u32(0);
+                let old = self.ids_op(opcode, u64t, &[ptr, scope, sem, v])?;
+                let old_lo = self.ids_op(Op::UConvert, u, &[old])?;
+                let old_hi = self.ids_op(Op::ShiftRightLogical, u64t, &[old, c32])?;
+                let old_hi = self.ids_op(Op::UConvert, u, &[old_hi])?;
+                // Phase 0's result is the old value's low word.
+                self.define(a.phase0, old_lo)?;
+                Ok(old_hi)
+            }
+        }
+    }
+
+    /// A `u32` built-in input, loaded.
+    fn ags_builtin(&mut self, b: BuiltIn) -> Result<Word> {
+        self.cx.capability(Capability::GroupNonUniform);
+        let u = self.cx.u32_t();
+        let var = self.iface.builtin(self.cx, b, StorageClass::Input, u);
+        if self.sm.kind == ShaderKind::Pixel {
+            self.cx.decorate(var, rspirv::spirv::Decoration::Flat, &[]);
+        }
+        self.ids_op(Op::Load, u, &[var])
+    }
+
+    /// The id an earlier phase of the open intrinsic left at `k`.
+    fn ags_pending_word(&self, inst: ags::Instruction, k: usize) -> Result<Word> {
+        self.ags_pending.get(k).copied().ok_or_else(|| {
+            self.ags_error(
+                inst.opcode.to_string(),
+                VendorRefusal::NotLowered(format!("phase {} found no value of the earlier phases", inst.phase)),
+            )
+        })
+    }
+
+    /// The lane `s` makes lane `lane` read.
+    fn swizzle_source(&mut self, lane: Word, s: Swizzle) -> Result<Word> {
+        let u = self.cx.u32_t();
+        match s {
+            Swizzle::BitMasks { and, or, xor } => {
+                let keep = self.cx.const_u32(!31 | and);
+                let or = self.cx.const_u32(or);
+                let xor = self.cx.const_u32(xor);
+                let x = self.ids_op(Op::BitwiseAnd, u, &[lane, keep])?;
+                let x = self.ids_op(Op::BitwiseOr, u, &[x, or])?;
+                self.ids_op(Op::BitwiseXor, u, &[x, xor])
+            }
+            Swizzle::Quad(sel) => {
+                // base | ((packed >> 2 * (lane & 3)) & 3), the four selectors packed in a byte.
+                let packed = self.cx.const_u32(sel[0] | sel[1] << 2 | sel[2] << 4 | sel[3] << 6);
+                let (three, one, not3) = (self.cx.const_u32(3), self.cx.const_u32(1), self.cx.const_u32(!3));
+                let pos = self.ids_op(Op::BitwiseAnd, u, &[lane, three])?;
+                let shift = self.ids_op(Op::ShiftLeftLogical, u, &[pos, one])?;
+                let sel = self.ids_op(Op::ShiftRightLogical, u, &[packed, shift])?;
+                let sel = self.ids_op(Op::BitwiseAnd, u, &[sel, three])?;
+                let base = self.ids_op(Op::BitwiseAnd, u, &[lane, not3])?;
+                self.ids_op(Op::BitwiseOr, u, &[base, sel])
+            }
+        }
+    }
+
+    /// `Min3`, `Max3`, `Med3` (two phases).
+    fn ags_three(&mut self, c: &Call<'_>, inst: ags::Instruction) -> Result<Word> {
+        use Opcode::*;
+        let float = matches!(inst.opcode, Min3F | Max3F | Med3F);
+        let u = self.cx.u32_t();
+        let t = if float { self.cx.float(32) } else { u };
+        let (min, max) = if float { (NMIN, NMAX) } else { (UMIN, UMAX) };
+        let operand = |fe: &mut Self, k: usize| -> Result<Word> {
+            let x = fe.arg_val(c, k)?;
+            if float {
+                fe.ids_op(Op::Bitcast, t, &[x])
+            } else {
+                Ok(x)
+            }
+        };
+        let r = if inst.phase == 0 {
+            let (a, b) = (operand(self, 4)?, operand(self, 5)?);
+            let op = if matches!(inst.opcode, Max3U | Max3F) { max } else { min };
+            let r = self.glsl(t, op, &[a, b])?;
+            let hi = if matches!(inst.opcode, Med3U | Med3F) { self.glsl(t, max, &[a, b])? } else { r };
+            self.ags_pending.extend([r, hi]);
+            r
+        } else {
+            // Phase 1: cmpxchg(src2, phase 0's result); the result operand is phase 0's value,
+            // kept as its id.
+            let c2 = operand(self, 4)?;
+            let lo = self.ags_pending_word(inst, 0)?;
+            let hi = self.ags_pending_word(inst, 1)?;
+            match inst.opcode {
+                Min3U | Min3F => self.glsl(t, min, &[lo, c2])?,
+                Max3U | Max3F => self.glsl(t, max, &[lo, c2])?,
+                _ => {
+                    let m = self.glsl(t, min, &[hi, c2])?;
+                    self.glsl(t, max, &[lo, m])?
+                }
+            }
+        };
+        if float {
+            self.ids_op(Op::Bitcast, u, &[r])
+        } else {
+            Ok(r)
+        }
+    }
+
+    /// `WaveReduce` and `WaveScan` of one 32-bit component.
+    fn ags_wave(&mut self, c: &Call<'_>, op: WaveOp, scan: Option<Scan>) -> Result<Word> {
+        use WaveOp::*;
+        self.cx.capability(Capability::GroupNonUniformArithmetic);
+        let u = self.cx.u32_t();
+        let (t, opcode) = match op {
+            AddF => (self.cx.float(32), Op::GroupNonUniformFAdd),
+            MulF => (self.cx.float(32), Op::GroupNonUniformFMul),
+            MinF => (self.cx.float(32), Op::GroupNonUniformFMin),
+            MaxF => (self.cx.float(32), Op::GroupNonUniformFMax),
+            AddI | AddU => (u, Op::GroupNonUniformIAdd),
+            MulI | MulU => (u, Op::GroupNonUniformIMul),
+            MinI => (self.cx.sint(32), Op::GroupNonUniformSMin),
+            MaxI => (self.cx.sint(32), Op::GroupNonUniformSMax),
+            MinU => (u, Op::GroupNonUniformUMin),
+            MaxU => (u, Op::GroupNonUniformUMax),
+            And => (u, Op::GroupNonUniformBitwiseAnd),
+            Or => (u, Op::GroupNonUniformBitwiseOr),
+            Xor => (u, Op::GroupNonUniformBitwiseXor),
+        };
+        let group = match scan {
+            None => GroupOperation::Reduce,
+            Some(Scan::Inclusive) => GroupOperation::InclusiveScan,
+            Some(Scan::Exclusive) => GroupOperation::ExclusiveScan,
+        };
+        let sg = self.cx.const_u32(Scope::Subgroup as u32);
+        let mut x = self.arg_val(c, 4)?;
+        if t != u {
+            x = self.ids_op(Op::Bitcast, t, &[x])?;
+        }
+        let r = self.ids_op(opcode, t, &[sg, group as u32, x])?;
+        if t != u {
+            self.ids_op(Op::Bitcast, u, &[r])
+        } else {
+            Ok(r)
+        }
+    }
+}
