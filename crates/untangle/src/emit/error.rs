@@ -46,6 +46,11 @@ pub enum Error {
     /// types, an operation on the wrong kind of resource, ...): where it is and why.
     #[error("malformed DXIL: function `{function}`, block `{block}`, {value}: {message}")]
     Invalid { function: String, block: String, value: String, message: String },
+    /// A `dx.op` call with an opcode newer than the operation table (DXIL 1.9 and the SM
+    /// 6.10 experimental table): valid DXIL of a newer version, not malformed input. Always
+    /// [`crate::dxil::Error::NewerOperation`], which names the call, its opcode and where.
+    #[error("{0}")]
+    NewerOperation(Box<crate::dxil::Error>),
     /// A library translated without naming one of its entries (it has several), or with a
     /// name it does not export.
     #[error("library entry: {0}")]
