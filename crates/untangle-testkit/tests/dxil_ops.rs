@@ -205,7 +205,7 @@ fn render(covered: &BTreeMap<(DxOp, &'static str), Vec<String>>) -> String {
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {how} | {tests} |",
-            if op.is_experimental() { format!("{:#x}", row.opcode) } else { row.opcode.to_string() },
+            op.opcode_text(),
             row.name,
             row.shader_model,
             cells.join(" | ")

@@ -740,6 +740,16 @@ impl DxOp {
         }
     }
 
+    /// The opcode as messages print it: decimal for core operations, hex (`0x8000000b`)
+    /// for experimental ones, whose numbers only make sense as table id and index.
+    pub fn opcode_text(self) -> String {
+        if self.is_experimental() {
+            format!("{:#x}", self.number())
+        } else {
+            self.number().to_string()
+        }
+    }
+
     /// Whether the operation is in the SM 6.10 experimental table (FeatureID 0x8000),
     /// which only experimental shader models may use.
     pub fn is_experimental(self) -> bool {

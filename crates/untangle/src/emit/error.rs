@@ -30,7 +30,7 @@ pub enum Error {
     /// A `dx.op` the translator does not lower in this stage (`stage`: the profile), and
     /// why (the [`Refusal`], which prints as its reason); `function` and `block` say where
     /// the call is.
-    #[error("DXIL operation {} (opcode {}) is not supported in `{stage}` shaders: {reason} (function `{function}`, block `{block}`)", op.name(), op.number())]
+    #[error("DXIL operation {} (opcode {}) is not supported in `{stage}` shaders: {reason} (function `{function}`, block `{block}`)", op.name(), op.opcode_text())]
     UnsupportedOp { op: DxOp, stage: String, reason: Refusal, function: String, block: String },
     /// An operation, signature element, resource or payload of a shape not supported (yet).
     #[error("DXIL operation {subject}: {message}")]

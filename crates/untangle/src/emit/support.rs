@@ -179,7 +179,7 @@ pub enum Pending {
     ShaderExecutionReordering,
     /// `AllocateRayQuery2` (SM 6.9: ray-query flags with opacity micromaps).
     RayQueryFlags,
-    /// The native-vector operations of DXIL 1.9 (`rawBufferVector*`, `vectorReduce*`, `dot`).
+    /// DXIL 1.9's native-vector raw-buffer accesses (`rawBufferVectorLoad`/`Store`).
     NativeVectors,
     /// The SM 6.10 experimental table: group wave queries, cluster ids, triangle positions,
     /// linear algebra, debugging.
@@ -194,7 +194,7 @@ impl Pending {
                  has not landed"
             }
             Pending::RayQueryFlags => "AllocateRayQuery2 (SM 6.9 ray-query flags); its lowering has not landed",
-            Pending::NativeVectors => "a DXIL 1.9 native-vector operation; its lowering has not landed",
+            Pending::NativeVectors => "a DXIL 1.9 native-vector raw-buffer access; its lowering has not landed",
             Pending::Experimental => {
                 "an operation of the SM 6.10 experimental table (a preview); its lowering has not landed"
             }
@@ -264,11 +264,10 @@ fn owner(op: DxOp) -> Owner {
         | DerivCoarseY | DerivFineX | DerivFineY => family(F::StageIo),
         FAbs | Saturate | IsNaN | IsInf | IsFinite | IsNormal | Cos | Sin | Tan | Acos | Asin | Atan | Hcos | Hsin
         | Htan | Exp | Frc | Log | Sqrt | Rsqrt | Round_ne | Round_ni | Round_pi | Round_z | FMax | FMin | FMad
-        | Fma | Dot2 | Dot3 | Dot4 | Dot2AddHalf => family(F::FloatMath),
+        | Fma | Dot2 | Dot3 | Dot4 | Dot2AddHalf | FDot => family(F::FloatMath),
         Bfrev | Countbits | FirstbitLo | FirstbitHi | FirstbitSHi | IMax | IMin | UMax | UMin | IMul | UMul | UDiv
-        | UAddc | USubb | IMad | UMad | Msad | Ibfe | Ubfe | Bfi | Dot4AddI8Packed | Dot4AddU8Packed => {
-            family(F::IntegerMath)
-        }
+        | UAddc | USubb | IMad | UMad | Msad | Ibfe | Ubfe | Bfi | Dot4AddI8Packed | Dot4AddU8Packed
+        | VectorReduceAnd | VectorReduceOr => family(F::IntegerMath),
         CreateHandle | CreateHandleFromBinding | CreateHandleFromHeap | AnnotateHandle | CreateHandleForLib => {
             family(F::Handles)
         }
@@ -400,9 +399,7 @@ fn owner(op: DxOp) -> Owner {
         }
         _ if op.is_reserved() => Owner::Refused(Refusal::Reserved),
         AllocateRayQuery2 => Owner::Refused(Refusal::NotLoweredYet(Pending::RayQueryFlags)),
-        RawBufferVectorLoad | RawBufferVectorStore | VectorReduceAnd | VectorReduceOr | FDot => {
-            Owner::Refused(Refusal::NotLoweredYet(Pending::NativeVectors))
-        }
+        RawBufferVectorLoad | RawBufferVectorStore => Owner::Refused(Refusal::NotLoweredYet(Pending::NativeVectors)),
         _ if op.is_experimental() => Owner::Refused(Refusal::NotLoweredYet(Pending::Experimental)),
         HitObject_TraceRay
         | HitObject_FromRayQuery
