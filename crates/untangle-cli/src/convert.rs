@@ -97,8 +97,9 @@ pub fn convert(args: &Convert) -> Result<(), Failure> {
     }
     let input = &args.inputs[0];
     let bytes = crate::read_input(input)?;
-    let shader =
-        crate::parse_shader(bytes, &crate::display_name(input)).map_err(|e| Failure::new(input, e.to_string()))?;
+    let mut cx = untangle::ParseContext::new();
+    let shader = crate::parse_shader(&mut cx, bytes, &crate::display_name(input))
+        .map_err(|e| Failure::new(input, e.to_string()))?;
     let translation = match &args.entry {
         Some(name) => shader.translate_entry(name, &emit.options),
         None if shader.stage() == ShaderKind::Library => return convert_library(args, &shader, output, &emit),
@@ -227,13 +228,17 @@ fn batch_convert(args: &Convert, out_dir: &Path, emit: &Emit<'_>) -> Result<(), 
     let results: Mutex<Vec<Option<Result<ShaderKind, Failed>>>> = Mutex::new((0..items.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
         for _ in 0..jobs.min(items.len()) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = items.get(i) else { break };
-                let result = convert_item(item, out_dir, emit, args.asm);
-                bar.set_message(crate::display_name(&item.input));
-                bar.inc(1);
-                results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(result);
+            scope.spawn(|| {
+                // One parse context per worker: its shaders share the decoded BLOCKINFO block.
+                let mut cx = untangle::ParseContext::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let result = convert_item(&mut cx, item, out_dir, emit, args.asm);
+                    bar.set_message(crate::display_name(&item.input));
+                    bar.inc(1);
+                    results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(result);
+                }
             });
         }
     });
@@ -270,11 +275,17 @@ fn batch_convert(args: &Convert, out_dir: &Path, emit: &Emit<'_>) -> Result<(), 
 /// One batch input: its module at `item.dest`, or for a library of several entries each
 /// entry's at `LIB/ENTRY.spv` beside it (`LIB` being the input's name without its
 /// extension), as `untangle LIB -o DIR` writes a single library.
-fn convert_item(item: &BatchItem, out_dir: &Path, emit: &Emit<'_>, asm: bool) -> Result<ShaderKind, Failed> {
+fn convert_item(
+    cx: &mut untangle::ParseContext,
+    item: &BatchItem,
+    out_dir: &Path,
+    emit: &Emit<'_>,
+    asm: bool,
+) -> Result<ShaderKind, Failed> {
     let failed = |stage, message: String| Failed { stage, message };
     let bytes = std::fs::read(&item.input).map_err(|e| failed(None, e.to_string()))?;
     let shader =
-        crate::parse_shader(bytes, &crate::display_name(&item.input)).map_err(|e| failed(None, e.to_string()))?;
+        crate::parse_shader(cx, bytes, &crate::display_name(&item.input)).map_err(|e| failed(None, e.to_string()))?;
     let stage = shader.stage();
     let done = match shader.translate(&emit.options) {
         Ok(t) => emit.check(stage, t)?,
