@@ -114,7 +114,9 @@ pub fn convert(args: &Convert) -> Result<(), Failure> {
                 "--layout-json needs a root signature (--root-signature, --root-signature-string, or an RTS0 part in the container)",
             ));
         };
-        let json = serde_json::to_string_pretty(report).map_err(|e| Failure::new(dest, e))? + "\n";
+        let mut json = serde_json::to_value(report).map_err(|e| Failure::new(dest, e))?;
+        json["device_features"] = device_features(&done.words);
+        let json = serde_json::to_string_pretty(&json).map_err(|e| Failure::new(dest, e))? + "\n";
         crate::write_output(dest, json.as_bytes())?;
     }
     let asm = args.asm || output.extension().is_some_and(|e| e == "spvasm");
@@ -133,21 +135,39 @@ fn convert_library(args: &Convert, shader: &untangle::Shader, out_dir: &Path, em
     let translations = shader.translate_library(&emit.options).map_err(|e| Failure::new(input, e.to_string()))?;
     let mut report = shader.library_report().map_err(|e| Failure::new(input, e.to_string()))?;
     std::fs::create_dir_all(out_dir).map_err(|e| Failure::new(out_dir, e))?;
+    let mut features = serde_json::Map::new();
     for t in translations {
         let name = t.entry_point.clone();
         let done = emit.check(t.stage, t).map_err(|f| Failure::new(input, format!("entry {name}: {}", f.message)))?;
         if let Some(entry) = report.entries.iter_mut().find(|e| e.name == name) {
             entry.layout = done.layout.clone();
         }
+        features.insert(name.clone(), device_features(&done.words));
         let ext = if args.asm { "spvasm" } else { "spv" };
         let out = emit.render(&done.words, args.asm).map_err(|e| Failure::new(input, e))?;
         crate::write_output(&out_dir.join(format!("{name}.{ext}")), &out)?;
     }
     if let Some(dest) = &args.layout_json {
-        let json = serde_json::to_string_pretty(&report).map_err(|e| Failure::new(dest, e))? + "\n";
+        let mut json = serde_json::to_value(&report).map_err(|e| Failure::new(dest, e))?;
+        if let Some(entries) = json["entries"].as_array_mut() {
+            for entry in entries {
+                let name = entry["name"].as_str().unwrap_or_default().to_string();
+                if let Some(list) = features.remove(&name) {
+                    entry["device_features"] = list;
+                }
+            }
+        }
+        let json = serde_json::to_string_pretty(&json).map_err(|e| Failure::new(dest, e))? + "\n";
         crate::write_output(dest, json.as_bytes())?;
     }
     Ok(())
+}
+
+/// The report's `"device_features"`: what the module `words` needs of the device
+/// (`untangle::emit::features`), one requirement per capability and extension, each with
+/// its alternatives (`docs/layout-json.md`).
+fn device_features(words: &[u32]) -> serde_json::Value {
+    serde_json::to_value(untangle::emit::features::requirements(words)).unwrap_or_default()
 }
 
 /// The translation options the flags describe.
