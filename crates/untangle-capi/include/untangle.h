@@ -209,6 +209,55 @@ typedef struct untangle_result untangle_result;
 typedef struct untangle_shader untangle_shader;
 
 /**
+ * What an `untangle_device_feature` row asks of the device: a `UNTANGLE_DEVICE_FEATURE_*`
+ * value.
+ */
+typedef uint32_t untangle_device_feature_kind;
+
+/**
+ * One way to meet one of a module's device requirements. The module needs every
+ * requirement (`requirement` 0 to the highest); rows with the same `requirement` are
+ * alternatives, any one of which meets it. Strings are owned by the result and never
+ * NULL (empty where a kind has no such part).
+ */
+typedef struct untangle_device_feature {
+  /**
+   * The requirement this row meets: rows of one requirement are consecutive.
+   */
+  uint32_t requirement;
+  /**
+   * The SPIR-V capability (`"Float16"`, `"Int64Atomics"`) or extension
+   * (`"SPV_EXT_fragment_shader_interlock"`) the requirement comes from.
+   */
+  const char *spirv;
+  /**
+   * `spirv` names an `OpExtension` (else an `OpCapability`).
+   */
+  bool spirv_is_extension;
+  /**
+   * `UNTANGLE_DEVICE_FEATURE_*`.
+   */
+  untangle_device_feature_kind kind;
+  /**
+   * The version, the extension, or the feature or property structure.
+   */
+  const char *name;
+  /**
+   * The structure's member (features and properties).
+   */
+  const char *member;
+  /**
+   * The bit the property member must hold (properties).
+   */
+  const char *value;
+  /**
+   * The Vulkan versions and extensions, comma-separated, any of which provides the
+   * structure (features and properties; vk.xml's `requires`, a C++20 keyword).
+   */
+  const char *provided_by;
+} untangle_device_feature;
+
+/**
  * A root-signature string's version, D3D12's numbering
  * (`D3D_ROOT_SIGNATURE_VERSION_1_0` = 1, `1_1` = 2, `1_2` = 3).
  */
@@ -590,6 +639,35 @@ typedef struct untangle_root_argument {
 } untangle_root_argument;
 
 /**
+ * Core in the Vulkan version `name` (`"VK_VERSION_1_3"`): nothing to enable.
+ */
+#define UNTANGLE_DEVICE_FEATURE_VERSION 0
+
+/**
+ * The device extension `name` (`"VK_KHR_shader_float16_int8"`) must be enabled.
+ */
+#define UNTANGLE_DEVICE_FEATURE_EXTENSION 1
+
+/**
+ * The feature `name::member` (`VkPhysicalDeviceVulkan12Features::shaderFloat16`) must be
+ * enabled; the structure exists with any of `provided_by`.
+ */
+#define UNTANGLE_DEVICE_FEATURE_STRUCT_MEMBER 2
+
+/**
+ * The device property `name::member` must include `value`
+ * (`VkPhysicalDeviceVulkan11Properties::subgroupSupportedOperations` with
+ * `VK_SUBGROUP_FEATURE_BALLOT_BIT`): nothing to enable, only to check.
+ */
+#define UNTANGLE_DEVICE_FEATURE_PROPERTY 3
+
+/**
+ * Vulkan lists no way to allow the capability or extension `spirv`: no device runs the
+ * module.
+ */
+#define UNTANGLE_DEVICE_FEATURE_NONE 4
+
+/**
  * vkd3d-proton's model: descriptor heaps as arrays, tables as offsets (the default).
  */
 #define UNTANGLE_BINDING_MODEL_HEAP 0
@@ -910,6 +988,24 @@ void untangle_error_free(struct untangle_error *error);
  * `"UNTANGLE_UNKNOWN_STATUS"` for a value that is none.
  */
 const char *untangle_status_name(int32_t status);
+
+/**
+ * How many `untangle_device_feature` rows the module's device requirements have (see
+ * `untangle_result_device_feature`): the Vulkan registry's ways to allow each capability
+ * and extension the module declares, 64-bit atomics narrowed to the memory they touch.
+ */
+enum untangle_status untangle_result_device_feature_count(const struct untangle_result *result,
+                                                          size_t *count);
+
+/**
+ * Row `index` (0 to count - 1) of the module's device requirements. A layer enables, for
+ * each `requirement`, one of its rows that the device supports (an extension, a feature
+ * member in the matching `VkPhysicalDevice*Features` structure), or rejects the shader
+ * when none is supported.
+ */
+enum untangle_status untangle_result_device_feature(const struct untangle_result *result,
+                                                    size_t index,
+                                                    struct untangle_device_feature *feature);
 
 /**
  * Whether modules declare `MaximallyReconvergesKHR` (default false): set it when the

@@ -27,11 +27,13 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod error;
+mod features;
 mod options;
 mod reflect;
 mod translate;
 
 pub use error::*;
+pub use features::*;
 pub use options::*;
 pub use reflect::*;
 pub use translate::*;

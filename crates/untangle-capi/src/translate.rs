@@ -54,6 +54,8 @@ pub struct untangle_result {
     /// The module's `OpCapability` operands and `OpExtension` names, in module order.
     capabilities: Vec<u32>,
     extensions: Vec<CString>,
+    /// The device requirements' rows (`untangle_result_device_feature`).
+    device_features: Vec<crate::features::FeatureRow>,
 }
 
 /// Translates the shader's entry point to SPIR-V 1.6 for Vulkan 1.3. `options` may be NULL
@@ -244,6 +246,7 @@ fn capabilities_and_extensions(words: &[u32]) -> (Vec<u32>, Vec<CString>) {
 impl untangle_result {
     fn new(translation: Translation, entry: Option<EntryPoint>) -> Result<untangle_result, Failure> {
         let (capabilities, extensions) = capabilities_and_extensions(&translation.words);
+        let device_features = crate::features::feature_rows(&translation.words);
         let layout_json = match &translation.layout {
             Some(l) => Some(c_string(
                 &serde_json::to_string(l)
@@ -259,7 +262,12 @@ impl untangle_result {
             entry,
             capabilities,
             extensions,
+            device_features,
         })
+    }
+
+    pub(crate) fn device_features(&self) -> &[crate::features::FeatureRow] {
+        &self.device_features
     }
 }
 
@@ -272,12 +280,12 @@ pub unsafe extern "C" fn untangle_result_free(result: *mut untangle_result) {
 
 /// # Safety
 /// `p` is NULL or a live result.
-unsafe fn result_ref<'a>(p: *const untangle_result) -> Result<&'a untangle_result, untangle_status> {
+pub(crate) unsafe fn result_ref<'a>(p: *const untangle_result) -> Result<&'a untangle_result, untangle_status> {
     // SAFETY: the caller's contract.
     unsafe { object(p, "result") }.map_err(|f| f.status)
 }
 
-fn out<T>(p: *mut T) -> Result<Out<T>, untangle_status> {
+pub(crate) fn out<T>(p: *mut T) -> Result<Out<T>, untangle_status> {
     Out::new(p, "out").map_err(|f| f.status)
 }
 

@@ -1,6 +1,7 @@
 //! What a translation result tells a layer about the pipeline it goes into (issue 33 item
 //! 4): the workgroup size, the wave size and its range, the tessellation control points and
-//! patch constants, the SPIR-V capabilities and extensions the module declares; and the
+//! patch constants, the SPIR-V capabilities and extensions the module declares, the device
+//! features they need; and the
 //! shared library's versioned `SONAME` (item 5).
 
 use std::ffi::CStr;
@@ -113,6 +114,28 @@ impl Translated {
             .collect()
     }
 
+    /// The device feature rows: (requirement, SPIR-V name, kind, name, member).
+    fn device_features(&self) -> Vec<(u32, String, u32, String, String)> {
+        let mut count = 0;
+        // SAFETY: as above.
+        assert_eq!(unsafe { untangle_result_device_feature_count(self.0, &mut count) }, OK);
+        let text = |p: *const std::ffi::c_char| {
+            // SAFETY: never NULL, NUL-terminated, owned by the result.
+            unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_string()
+        };
+        (0..count)
+            .map(|i| {
+                // SAFETY: as above; every pointer is written.
+                let f = unsafe {
+                    let mut f = std::mem::MaybeUninit::<untangle_device_feature>::uninit();
+                    assert_eq!(untangle_result_device_feature(self.0, i, f.as_mut_ptr()), OK);
+                    f.assume_init()
+                };
+                (f.requirement, text(f.spirv), f.kind, text(f.name), text(f.member))
+            })
+            .collect()
+    }
+
     fn words(&self) -> Vec<u32> {
         let (mut words, mut count) = (std::ptr::null(), 0);
         // SAFETY: as above; `count` words at `words`.
@@ -198,6 +221,38 @@ fn sixteen_bit_shaders_declare_float16() {
         assert!(caps.contains(&(c as u32)), "{c:?} not in {caps:?}");
     }
     assert_eq!((caps, r.extensions()), rspirv_view(&r.words()));
+}
+
+/// One requirement per capability and extension, in module order; the Float16 one met by
+/// `VkPhysicalDeviceVulkan12Features::shaderFloat16` (or AMD's half-float extension).
+#[test]
+fn device_features_name_the_vulkan_features() {
+    let Some(bytes) = shared("sm_advanced.ps_fp16_native.ps_6_2.dxil") else { return };
+    let r = translate(&bytes);
+    let rows = r.device_features();
+    let requirements = rows.iter().map(|row| row.0).max().map_or(0, |m| m as usize + 1);
+    assert_eq!(requirements, r.capabilities().len() + r.extensions().len(), "{rows:?}");
+    assert!(rows.windows(2).all(|w| w[0].0 <= w[1].0), "rows of one requirement are consecutive");
+    assert!(rows.iter().all(|row| row.2 != UNTANGLE_DEVICE_FEATURE_NONE), "{rows:?}");
+    let float16: Vec<_> = rows.iter().filter(|row| row.1 == "Float16").collect();
+    assert_eq!(float16.len(), 2, "{float16:?}");
+    assert_eq!(
+        (float16[0].2, float16[0].3.as_str(), float16[0].4.as_str()),
+        (UNTANGLE_DEVICE_FEATURE_STRUCT_MEMBER, "VkPhysicalDeviceVulkan12Features", "shaderFloat16")
+    );
+    assert_eq!(
+        (float16[1].2, float16[1].3.as_str()),
+        (UNTANGLE_DEVICE_FEATURE_EXTENSION, "VK_AMD_gpu_shader_half_float")
+    );
+    let mut count = 0;
+    // SAFETY: NULL arguments and an index past the end are refused.
+    unsafe {
+        assert_eq!(untangle_result_device_feature_count(std::ptr::null(), &mut count), INVALID);
+        assert_eq!(untangle_result_device_feature_count(r.0, null_mut()), INVALID);
+        assert_eq!(untangle_result_device_feature(r.0, 0, null_mut()), INVALID);
+        let mut f = std::mem::MaybeUninit::<untangle_device_feature>::uninit();
+        assert_eq!(untangle_result_device_feature(r.0, rows.len(), f.as_mut_ptr()), INVALID);
+    }
 }
 
 #[test]

@@ -97,8 +97,9 @@ pub fn convert(args: &Convert) -> Result<(), Failure> {
     }
     let input = &args.inputs[0];
     let bytes = crate::read_input(input)?;
-    let shader =
-        crate::parse_shader(bytes, &crate::display_name(input)).map_err(|e| Failure::new(input, e.to_string()))?;
+    let mut cx = untangle::ParseContext::new();
+    let shader = crate::parse_shader(&mut cx, bytes, &crate::display_name(input))
+        .map_err(|e| Failure::new(input, e.to_string()))?;
     let translation = match &args.entry {
         Some(name) => shader.translate_entry(name, &emit.options),
         None if shader.stage() == ShaderKind::Library => return convert_library(args, &shader, output, &emit),
@@ -113,7 +114,9 @@ pub fn convert(args: &Convert) -> Result<(), Failure> {
                 "--layout-json needs a root signature (--root-signature, --root-signature-string, or an RTS0 part in the container)",
             ));
         };
-        let json = serde_json::to_string_pretty(report).map_err(|e| Failure::new(dest, e))? + "\n";
+        let mut json = serde_json::to_value(report).map_err(|e| Failure::new(dest, e))?;
+        json["device_features"] = device_features(&done.words);
+        let json = serde_json::to_string_pretty(&json).map_err(|e| Failure::new(dest, e))? + "\n";
         crate::write_output(dest, json.as_bytes())?;
     }
     let asm = args.asm || output.extension().is_some_and(|e| e == "spvasm");
@@ -132,21 +135,39 @@ fn convert_library(args: &Convert, shader: &untangle::Shader, out_dir: &Path, em
     let translations = shader.translate_library(&emit.options).map_err(|e| Failure::new(input, e.to_string()))?;
     let mut report = shader.library_report().map_err(|e| Failure::new(input, e.to_string()))?;
     std::fs::create_dir_all(out_dir).map_err(|e| Failure::new(out_dir, e))?;
+    let mut features = serde_json::Map::new();
     for t in translations {
         let name = t.entry_point.clone();
         let done = emit.check(t.stage, t).map_err(|f| Failure::new(input, format!("entry {name}: {}", f.message)))?;
         if let Some(entry) = report.entries.iter_mut().find(|e| e.name == name) {
             entry.layout = done.layout.clone();
         }
+        features.insert(name.clone(), device_features(&done.words));
         let ext = if args.asm { "spvasm" } else { "spv" };
         let out = emit.render(&done.words, args.asm).map_err(|e| Failure::new(input, e))?;
         crate::write_output(&out_dir.join(format!("{name}.{ext}")), &out)?;
     }
     if let Some(dest) = &args.layout_json {
-        let json = serde_json::to_string_pretty(&report).map_err(|e| Failure::new(dest, e))? + "\n";
+        let mut json = serde_json::to_value(&report).map_err(|e| Failure::new(dest, e))?;
+        if let Some(entries) = json["entries"].as_array_mut() {
+            for entry in entries {
+                let name = entry["name"].as_str().unwrap_or_default().to_string();
+                if let Some(list) = features.remove(&name) {
+                    entry["device_features"] = list;
+                }
+            }
+        }
+        let json = serde_json::to_string_pretty(&json).map_err(|e| Failure::new(dest, e))? + "\n";
         crate::write_output(dest, json.as_bytes())?;
     }
     Ok(())
+}
+
+/// The report's `"device_features"`: what the module `words` needs of the device
+/// (`untangle::emit::features`), one requirement per capability and extension, each with
+/// its alternatives (`docs/layout-json.md`).
+fn device_features(words: &[u32]) -> serde_json::Value {
+    serde_json::to_value(untangle::emit::features::requirements(words)).unwrap_or_default()
 }
 
 /// The translation options the flags describe.
@@ -238,13 +259,17 @@ fn batch_convert(args: &Convert, out_dir: &Path, emit: &Emit<'_>) -> Result<(), 
     let results: Mutex<Vec<Option<Result<ShaderKind, Failed>>>> = Mutex::new((0..items.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
         for _ in 0..jobs.min(items.len()) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = items.get(i) else { break };
-                let result = convert_item(item, out_dir, emit, args.asm);
-                bar.set_message(crate::display_name(&item.input));
-                bar.inc(1);
-                results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(result);
+            scope.spawn(|| {
+                // One parse context per worker: its shaders share the decoded BLOCKINFO block.
+                let mut cx = untangle::ParseContext::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let result = convert_item(&mut cx, item, out_dir, emit, args.asm);
+                    bar.set_message(crate::display_name(&item.input));
+                    bar.inc(1);
+                    results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(result);
+                }
             });
         }
     });
@@ -281,11 +306,17 @@ fn batch_convert(args: &Convert, out_dir: &Path, emit: &Emit<'_>) -> Result<(), 
 /// One batch input: its module at `item.dest`, or for a library of several entries each
 /// entry's at `LIB/ENTRY.spv` beside it (`LIB` being the input's name without its
 /// extension), as `untangle LIB -o DIR` writes a single library.
-fn convert_item(item: &BatchItem, out_dir: &Path, emit: &Emit<'_>, asm: bool) -> Result<ShaderKind, Failed> {
+fn convert_item(
+    cx: &mut untangle::ParseContext,
+    item: &BatchItem,
+    out_dir: &Path,
+    emit: &Emit<'_>,
+    asm: bool,
+) -> Result<ShaderKind, Failed> {
     let failed = |stage, message: String| Failed { stage, message };
     let bytes = std::fs::read(&item.input).map_err(|e| failed(None, e.to_string()))?;
     let shader =
-        crate::parse_shader(bytes, &crate::display_name(&item.input)).map_err(|e| failed(None, e.to_string()))?;
+        crate::parse_shader(cx, bytes, &crate::display_name(&item.input)).map_err(|e| failed(None, e.to_string()))?;
     let stage = shader.stage();
     let done = match shader.translate(&emit.options) {
         Ok(t) => emit.check(stage, t)?,

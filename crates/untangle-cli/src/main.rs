@@ -274,10 +274,11 @@ fn load(path: &Path) -> Result<untangle::front::Loaded, Failure> {
         .map_err(|e| Failure::lib(path, untangle::Error::from(e)))
 }
 
-/// Parses an input for translation with [`front_end`]'s reader.
-fn parse_shader(bytes: Vec<u8>, name: &str) -> untangle::Result<untangle::Shader> {
+/// Parses an input for translation with [`front_end`]'s reader (the native one with the
+/// caller's parse context, which a batch worker keeps across its inputs).
+fn parse_shader(cx: &mut untangle::ParseContext, bytes: Vec<u8>, name: &str) -> untangle::Result<untangle::Shader> {
     match front_end() {
-        untangle::front::FrontEnd::Native => untangle::Shader::parse_for_translation(bytes, name),
+        untangle::front::FrontEnd::Native => untangle::Shader::parse_for_translation_in(cx, bytes, name),
         other => untangle::Shader::parse_with(bytes, name, other),
     }
 }

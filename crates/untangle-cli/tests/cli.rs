@@ -234,6 +234,12 @@ fn max_push_constant_bytes_spills_to_the_root_argument_buffer() {
     assert_eq!(spilled["root_argument_buffer"]["size"], 16);
     assert_eq!(spilled["root_argument_buffer"]["members"][0]["kind"], "table_offset");
     assert_eq!(spilled["resources"][0]["place"]["kind"], "spilled_heap_table");
+    // What the module needs of the device (docs/layout-json.md, "Device features").
+    let features = spilled["device_features"].as_array().expect("device_features");
+    let shader_cap = features.iter().find(|f| f["spirv"] == "Shader").expect("the Shader capability");
+    assert_eq!((&shader_cap["item"], &shader_cap["any_of"][0]["kind"]), (&"capability".into(), &"version".into()));
+    let derivatives = features.iter().find(|f| f["spirv"] == "ComputeDerivativeGroupLinearKHR").expect("derivatives");
+    assert!(derivatives["any_of"].as_array().unwrap().iter().any(|e| e["member"] == "computeDerivativeGroupLinear"));
     let wide = report(Some("256"), "wide.json");
     assert_eq!(wide["push_constants"]["size"], 132);
     assert!(wide.get("root_argument_buffer").is_none());

@@ -11,6 +11,14 @@ use std::ffi::{c_char, c_void, CString};
 use std::sync::Arc;
 use untangle::ShaderKind;
 
+thread_local! {
+    /// The calling thread's parse context: dxil-spirv's API has no handle to keep one in, and
+    /// a layer parses its shaders one after another on a few threads, all made by one
+    /// compiler, so each thread decodes their common `BLOCKINFO` block once. The untangle
+    /// library itself keeps no state; this shim, which must look like dxil-spirv, does.
+    static PARSE_CONTEXT: std::cell::RefCell<untangle::ParseContext> = std::cell::RefCell::new(untangle::ParseContext::new());
+}
+
 /// Where a blob's calls go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Route {
@@ -132,7 +140,9 @@ fn cstring(s: &str) -> CString {
 
 impl NativeBlob {
     pub fn parse(bytes: &[u8]) -> Result<NativeBlob, String> {
-        let shader = untangle::Shader::parse_for_translation(bytes.to_vec(), "shader").map_err(|e| e.to_string())?;
+        let shader = PARSE_CONTEXT
+            .with(|cx| untangle::Shader::parse_for_translation_in(&mut cx.borrow_mut(), bytes.to_vec(), "shader"))
+            .map_err(|e| e.to_string())?;
         let module_stage = stage_of(shader.stage());
         let entries = shader
             .entry_points()

@@ -1,9 +1,13 @@
 //! In-process translation time per shader, measured the way `../shared/tools/reference`'s
 //! `reference-time` measures the reference translator: bytes in memory → container → native
 //! bitcode reader → DXIL layer → structurizer → SPIR-V words, default options, each file's
-//! best of ROUNDS.
+//! best of ROUNDS. One [`untangle::ParseContext`] serves the whole run, as a batch keeps
+//! one (the `BLOCKINFO` block every DXC module carries is decoded once per distinct block).
 //!
-//!     cargo run --release -p untangle-testkit --example translate_times -- ROUNDS [FILE...]
+//!     cargo run --release -p untangle-testkit --example translate_times -- [--fresh] ROUNDS [FILE...]
+//!
+//! `--fresh`: every translation gets a new context (`untangle::translate`), as a one-shot
+//! caller does; the difference is what the shared `BLOCKINFO` block costs.
 //!
 //! Prints `name<TAB>ok|fail<TAB>best_µs` per file, then `total<TAB>N ok<TAB>sum_µs` (the
 //! reference harness's format, so `tools/bench-reference.sh` can join the two). Without
@@ -11,10 +15,11 @@
 //! line with the median.
 
 use std::time::Instant;
-use untangle::{translate, Options};
+use untangle::{translate, translate_in, Options, ParseContext};
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
+    let fresh = args.next_if(|a| a == "--fresh").is_some();
     let rounds: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(20).max(1);
     let mut paths: Vec<std::path::PathBuf> = args.map(Into::into).collect();
     let corpus = paths.is_empty();
@@ -34,6 +39,7 @@ fn main() {
         paths.sort();
     }
     let options = Options::default();
+    let mut cx = ParseContext::new();
     let mut best_ok: Vec<f64> = Vec::new();
     for p in &paths {
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -45,7 +51,7 @@ fn main() {
         let mut ok = true;
         for _ in 0..rounds {
             let t = Instant::now();
-            ok = translate(&bytes, &options).is_ok();
+            ok = if fresh { translate(&bytes, &options) } else { translate_in(&mut cx, &bytes, &options) }.is_ok();
             best = best.min(t.elapsed().as_secs_f64());
             if !ok {
                 break;

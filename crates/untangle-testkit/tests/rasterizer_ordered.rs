@@ -192,6 +192,21 @@ fn rov_shaders_interlock_the_whole_entry() {
     }
 }
 
+/// The device features such a module needs (`Translation::device_features`): the
+/// fragment shader interlock feature of its granularity, and the extension that brings it.
+#[test]
+fn rov_shaders_need_the_interlock_feature() {
+    use untangle::emit::features::Enable;
+    for (sample, member) in [(false, "fragmentShaderPixelInterlock"), (true, "fragmentShaderSampleInterlock")] {
+        let t = translate(ps(true, sample).as_bytes(), &Options::default()).expect("translates");
+        let reqs = t.device_features();
+        let interlock = |e: &Enable| matches!(e, Enable::Feature { structure: "VkPhysicalDeviceFragmentShaderInterlockFeaturesEXT", member: m, .. } if *m == member);
+        assert!(reqs.iter().any(|r| r.any_of.iter().any(interlock)), "{member}: {reqs:?}");
+        let ext = reqs.iter().find(|r| r.spirv == "SPV_EXT_fragment_shader_interlock").expect("the extension");
+        assert_eq!(ext.any_of, [Enable::Extension { extension: "VK_EXT_fragment_shader_interlock" }]);
+    }
+}
+
 /// The same shader with a plain UAV gets no interlock.
 #[test]
 fn plain_uavs_get_no_interlock() {

@@ -126,5 +126,6 @@ pub use emit::{
 };
 pub use error::{Error, Result};
 pub use front::container::ShaderKind;
+pub use front::ParseContext;
 pub use rootsig::RootSignature;
-pub use shader::{translate, translate_module, Shader};
+pub use shader::{translate, translate_in, translate_module, Shader};

@@ -11,7 +11,7 @@ use crate::emit::translate::{translate_analyzed, Options, RootSignatureBinding, 
 use crate::emit::Error as EmitError;
 use crate::error::Result;
 use crate::front::container::{Container, ShaderKind};
-use crate::front::{FrontEnd, Loaded};
+use crate::front::{FrontEnd, Loaded, ParseContext};
 use crate::ir::Module;
 use crate::rootsig::RootSignature;
 
@@ -45,7 +45,13 @@ impl Shader {
     /// ([`crate::front::load_for_translation`]), which saves about 6% of a translation.
     /// Translations are the same word for word (`tests/translate_digests.rs`).
     pub fn parse_for_translation(bytes: Vec<u8>, name: &str) -> Result<Shader> {
-        let mut loaded = crate::front::load_for_translation(&bytes, name, FrontEnd::Native)?;
+        Shader::parse_for_translation_in(&mut ParseContext::default(), bytes, name)
+    }
+
+    /// [`Shader::parse_for_translation`] with the caller's [`ParseContext`]: a batch of
+    /// shaders parsed with one context decodes their common `BLOCKINFO` block once.
+    pub fn parse_for_translation_in(cx: &mut ParseContext, bytes: Vec<u8>, name: &str) -> Result<Shader> {
+        let mut loaded = crate::front::load_for_translation_in(cx, &bytes, name, FrontEnd::Native)?;
         loaded.keep_bytes(bytes);
         Shader::from_loaded(loaded)
     }
@@ -53,8 +59,8 @@ impl Shader {
     /// [`Shader::parse`] then [`Shader::translate`] without keeping a copy of `bytes`
     /// unless the translation reads the container again (a library's subobjects, an
     /// embedded root signature): what [`crate::translate`] does.
-    pub(crate) fn parse_and_translate(bytes: &[u8], options: &Options) -> Result<Translation> {
-        let loaded = crate::front::load_for_translation(bytes, "input", FrontEnd::Native)?;
+    pub(crate) fn parse_and_translate(cx: &mut ParseContext, bytes: &[u8], options: &Options) -> Result<Translation> {
+        let loaded = crate::front::load_for_translation_in(cx, bytes, "input", FrontEnd::Native)?;
         let mut shader = Shader::from_loaded(loaded)?;
         let embedded = options.root_signature.is_none() && options.embedded_root_signature.is_some();
         if shader.stage() == ShaderKind::Library || embedded {
@@ -355,7 +361,13 @@ impl Shader {
 /// Translate a DXBC container, LLVM bitcode or LLVM text: [`Shader::parse`], then
 /// [`Shader::translate`].
 pub fn translate(bytes: &[u8], options: &Options) -> Result<Translation> {
-    Shader::parse_and_translate(bytes, options)
+    Shader::parse_and_translate(&mut ParseContext::default(), bytes, options)
+}
+
+/// [`translate`] with the caller's [`ParseContext`], kept across the shaders of a batch
+/// (the same result; the shared `BLOCKINFO` block is decoded once).
+pub fn translate_in(cx: &mut ParseContext, bytes: &[u8], options: &Options) -> Result<Translation> {
+    Shader::parse_and_translate(cx, bytes, options)
 }
 
 /// Translate a loaded module (its DXIL meaning decoded here).

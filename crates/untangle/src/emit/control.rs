@@ -9,7 +9,7 @@ use super::writer::{BuildError, Builder};
 use crate::passes::{Merge, SBlock, Scfg};
 use cranelift_entity::EntityRef;
 use rspirv::dr::Operand;
-use rspirv::spirv::{self, Word};
+use rspirv::spirv::{self, Op, Word};
 
 /// A label for every block of `scfg.layout`, and an id for each of its structurizer PHIs,
 /// allocated up front (branches and PHIs refer forward).
@@ -102,7 +102,7 @@ pub fn emit_dispatch(
             b.branch(targets[0]).map_err(err)
         }
         2 => {
-            let cond = b.i_equal(bool_t, None, selector, zero).map_err(err)?;
+            let cond = b.block_value(Op::IEqual, bool_t, &[selector, zero]).map_err(err)?;
             emit_merge(b, merge).map_err(err)?;
             b.branch_conditional(cond, targets[0], targets[1], []).map_err(err)
         }

@@ -267,6 +267,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(self.cx.b.block_value(opcode, ty, ids)?)
     }
 
+    /// [`Self::ids_op`] with the operands `head` then `tail` (literal indices, lanes).
+    fn ids_op_list(&mut self, opcode: Op, ty: Word, head: &[Word], tail: impl Iterator<Item = Word>) -> Result<Word> {
+        let mut ops: SmallVec<[Word; 8]> = SmallVec::from_slice(head);
+        ops.extend(tail);
+        self.ids_op(opcode, ty, &ops)
+    }
+
     /// An instruction without a result whose operands are all ids (or literal words).
     pub fn ids_void(&mut self, opcode: Op, ids: &[Word]) -> Result<()> {
         Ok(self.cx.b.block_inst(opcode, None, None, ids)?)
@@ -370,6 +377,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// The SPIR-V ids of two operands, `lhs` first.
     fn value_pair(&mut self, lhs: Value, rhs: Value) -> Result<(Word, Word)> {
         Ok((self.value(lhs)?, self.value(rhs)?))
+    }
+
+    /// The SPIR-V type of a two-operand instruction's result, then its operands' ids.
+    fn typed_pair(&mut self, ty: TypeId, lhs: Value, rhs: Value) -> Result<(Word, Word, Word)> {
+        let t = self.cx.ty(ty)?;
+        let (a, b) = self.value_pair(lhs, rhs)?;
+        Ok((t, a, b))
     }
 
     /// The SPIR-V id of an IR value in the current block.
@@ -736,7 +750,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     let s = self.sval(val, &labels)?;
                     let (bool_t, zero) = (self.cx.bool_t(), self.cx.const_u32(0));
                     if let [t0, t1] = targets[..] {
-                        let cond = self.cx.b.i_equal(bool_t, None, s, zero)?;
+                        let cond = self.cx.b.block_value(Op::IEqual, bool_t, &[s, zero])?;
                         emit_two_way(&mut self.cx.b, cond, t0, t1, merge, zero)?;
                     } else {
                         emit_dispatch(&mut self.cx.b, bool_t, zero, s, &targets, merge).map_err(Error::Internal)?;
@@ -1143,19 +1157,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             InstKind::ExtractValue { aggregate, indices } => {
                 let t = self.cx.ty(ty)?;
                 let a = self.value(*aggregate)?;
-                let mut ops: SmallVec<[Word; 8]> = SmallVec::with_capacity(1 + indices.len());
-                ops.push(a);
-                ops.extend_from_slice(indices);
-                self.ids_op(Op::CompositeExtract, t, &ops)?
+                self.ids_op_list(Op::CompositeExtract, t, &[a], indices.iter().copied())?
             }
             InstKind::InsertValue { aggregate, element, indices } => {
                 let t = self.cx.ty(ty)?;
                 let e = self.value(*element)?;
                 let a = self.value(*aggregate)?;
-                let mut ops = Vec::with_capacity(2 + indices.len());
-                ops.extend_from_slice(&[e, a]);
-                ops.extend_from_slice(indices);
-                self.ids_op(Op::CompositeInsert, t, &ops)?
+                self.ids_op_list(Op::CompositeInsert, t, &[e, a], indices.iter().copied())?
             }
             // A constant lane past the vector's end gives poison in LLVM (a corrupted index,
             // or dead code DXC did not fold): an undefined value, never an
@@ -1189,10 +1197,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let t = self.cx.ty(ty)?;
                 let a = self.value(*lhs)?;
                 let b = self.value(*rhs)?;
-                let mut ops = Vec::with_capacity(2 + mask.len());
-                ops.extend_from_slice(&[a, b]);
-                ops.extend(mask.iter().map(|&k| if k < 0 { u32::MAX } else { k as u32 }));
-                self.ids_op(Op::VectorShuffle, t, &ops)?
+                let lanes = mask.iter().map(|&k| if k < 0 { u32::MAX } else { k as u32 });
+                self.ids_op_list(Op::VectorShuffle, t, &[a, b], lanes)?
             }
             InstKind::Alloca { .. } => return Ok(()),
             InstKind::Load { ptr, .. } if self.library_resource(*ptr).is_some() => return Ok(()),
@@ -1239,23 +1245,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     A::UMin => Op::AtomicUMin,
                     other => return Err(self.err(format!("atomicrmw {}", other.name()))),
                 };
-                let t = self.cx.ty(ty)?;
-                if self.scalar_bits(ty) == Some(64) {
-                    self.cx.capability(spirv::Capability::Int64Atomics);
-                }
-                let (p, class) = self.pointer(*ptr)?;
-                let (scope, sem) = self.atomic_scope(class);
+                let (t, [p, scope, sem]) = self.atomic_access(ty, *ptr)?;
                 let v = self.value(*value)?;
                 self.ids_op(opcode, t, &[p, scope, sem, v])?
             }
             InstKind::CmpXchg { ptr, expected, replacement, .. } => {
                 let vty = self.value_ty(*expected).ok_or_else(|| self.err("cmpxchg operand"))?;
-                let vt = self.cx.ty(vty)?;
-                if self.scalar_bits(vty) == Some(64) {
-                    self.cx.capability(spirv::Capability::Int64Atomics);
-                }
-                let (p, class) = self.pointer(*ptr)?;
-                let (scope, sem) = self.atomic_scope(class);
+                let (vt, [p, scope, sem]) = self.atomic_access(vty, *ptr)?;
                 let e = self.value(*expected)?;
                 let r = self.value(*replacement)?;
                 let old = self.ids_op(Op::AtomicCompareExchange, vt, &[p, scope, sem, sem, r, e])?;
@@ -1383,6 +1379,18 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(addr)
     }
 
+    /// An atomic instruction's value type (declaring `Int64Atomics` for a 64-bit one) and
+    /// its first operands: pointer, scope ([`Self::atomic_scope`]) and semantics.
+    fn atomic_access(&mut self, value_ty: TypeId, ptr: Value) -> Result<(Word, [Word; 3])> {
+        let t = self.cx.ty(value_ty)?;
+        if self.scalar_bits(value_ty) == Some(64) {
+            self.cx.capability(spirv::Capability::Int64Atomics);
+        }
+        let (p, class) = self.pointer(ptr)?;
+        let (scope, sem) = self.atomic_scope(class);
+        Ok((t, [p, scope, sem]))
+    }
+
     /// Scope and (relaxed) semantics ids for an atomic on memory of `class`.
     pub fn atomic_scope(&mut self, class: StorageClass) -> (Word, Word) {
         let scope = match class {
@@ -1428,8 +1436,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             FDiv => Op::FDiv,
             FRem => Op::FRem,
         };
-        let t = self.cx.ty(ty)?;
-        let (a, b) = self.value_pair(lhs, rhs)?;
+        let (t, a, b) = self.typed_pair(ty, lhs, rhs)?;
         // D3D: an unsigned division by zero gives all ones (quotient and remainder). SPIR-V
         // makes it undefined *behaviour*, not an undefined value: a driver may assume the
         // divisor is not 0 and fold away a select on the result (NVIDIA's does), so the
@@ -1591,8 +1598,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Slt => Op::SLessThan,
             Sle => Op::SLessThanEqual,
         };
-        let t = self.cx.ty(ty)?;
-        let (a, b) = self.value_pair(lhs, rhs)?;
+        let (t, a, b) = self.typed_pair(ty, lhs, rhs)?;
         self.ids_op(opcode, t, &[a, b])
     }
 

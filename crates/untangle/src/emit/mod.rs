@@ -87,6 +87,7 @@ pub mod control;
 mod dxop;
 pub(crate) mod entry;
 mod error;
+pub mod features;
 mod function;
 mod glsl;
 mod interface;

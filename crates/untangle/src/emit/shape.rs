@@ -63,7 +63,7 @@ use crate::ir::{Function, IndexExt, InstKind, Module, Terminator};
 use crate::passes::{Merge, Origin, SBlock, Scfg, Structured, Term, Val, VarKind};
 use cranelift_entity::EntityRef;
 use rspirv::dr::Operand;
-use rspirv::spirv::{self, Word};
+use rspirv::spirv::{self, Op, Word};
 use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
 
@@ -352,14 +352,14 @@ impl Emitter {
         let [entry, read, done] = helper_blocks(b, "decide", ["entry", "read", "done"])?;
         let c = b.load(uint, None, counter, None, [])?;
         b.name(c, "c");
-        let len = b.array_length(uint, None, decisions, 0)?;
-        let in_bounds = b.u_less_than(bool_t, None, c, len)?;
+        let len = b.block_value(Op::ArrayLength, uint, &[decisions, 0])?;
+        let in_bounds = b.block_value(Op::ULessThan, bool_t, &[c, len])?;
         b.selection_merge(done, spirv::SelectionControl::NONE)?;
         b.branch_conditional(in_bounds, read, done, [])?;
         b.begin_block(Some(read))?;
-        let next = b.i_add(uint, None, c, one)?;
+        let next = b.block_value(Op::IAdd, uint, &[c, one])?;
         b.store(counter, next, None, [])?;
-        let p = b.access_chain(p_sb_uint, None, decisions, [zero, c])?;
+        let p = b.block_value(Op::AccessChain, p_sb_uint, &[decisions, zero, c])?;
         let d = b.load(uint, None, p, None, [])?;
         b.branch(done)?;
         b.begin_block(Some(done))?;
@@ -369,30 +369,38 @@ impl Emitter {
         b.end_function()
     }
 
-    /// `void append(uint x)`: counts the entry in `trace[0]`, stores it when in bounds.
-    fn append_fn(&mut self, fn_void_uint: Word, p_sb_uint: Word) -> Result<(), BuildError> {
-        let Common { void, uint, bool_t, trace, append, .. } = self.c;
-        let [zero, one] = self.constants([0, 1]);
-        let b = begin_helper(&mut self.b, (void, append, "append"), spirv::FunctionControl::NONE, fn_void_uint)?;
+    /// Starts the function `void append(uint x)`; returns `x`.
+    fn begin_append(&mut self, control: spirv::FunctionControl, fn_void_uint: Word) -> Result<Word, BuildError> {
+        let Common { void, uint, append, .. } = self.c;
+        let b = begin_helper(&mut self.b, (void, append, "append"), control, fn_void_uint)?;
         let x = b.function_parameter(uint)?;
         b.name(x, "x");
+        Ok(x)
+    }
+
+    /// `void append(uint x)`: counts the entry in `trace[0]`, stores it when in bounds.
+    fn append_fn(&mut self, fn_void_uint: Word, p_sb_uint: Word) -> Result<(), BuildError> {
+        let Common { uint, bool_t, trace, .. } = self.c;
+        let [zero, one] = self.constants([0, 1]);
+        let x = self.begin_append(spirv::FunctionControl::NONE, fn_void_uint)?;
+        let b = &mut self.b;
         let [_, count, write, counted, done] =
             helper_blocks(b, "append", ["entry", "count", "write", "counted", "done"])?;
-        let len = b.array_length(uint, None, trace, 0)?;
-        let has_count = b.i_not_equal(bool_t, None, len, zero)?;
+        let len = b.block_value(Op::ArrayLength, uint, &[trace, 0])?;
+        let has_count = b.block_value(Op::INotEqual, bool_t, &[len, zero])?;
         b.selection_merge(done, spirv::SelectionControl::NONE)?;
         b.branch_conditional(has_count, count, done, [])?;
         b.begin_block(Some(count))?;
-        let p0 = b.access_chain(p_sb_uint, None, trace, [zero, zero])?;
+        let p0 = b.block_value(Op::AccessChain, p_sb_uint, &[trace, zero, zero])?;
         let n = b.load(uint, None, p0, None, [])?;
         b.name(n, "n");
-        let slot = b.i_add(uint, None, n, one)?;
+        let slot = b.block_value(Op::IAdd, uint, &[n, one])?;
         b.store(p0, slot, None, [])?;
-        let in_bounds = b.u_less_than(bool_t, None, slot, len)?;
+        let in_bounds = b.block_value(Op::ULessThan, bool_t, &[slot, len])?;
         b.selection_merge(counted, spirv::SelectionControl::NONE)?;
         b.branch_conditional(in_bounds, write, counted, [])?;
         b.begin_block(Some(write))?;
-        let p = b.access_chain(p_sb_uint, None, trace, [zero, slot])?;
+        let p = b.block_value(Op::AccessChain, p_sb_uint, &[trace, zero, slot])?;
         b.store(p, x, None, [])?;
         b.branch(counted)?;
         b.begin_block(Some(counted))?;
@@ -413,18 +421,18 @@ impl Emitter {
         helper_blocks(b, "decide", ["entry"])?;
         let c = b.load(uint, None, counter, None, [])?;
         b.name(c, "c");
-        let next = b.i_add(uint, None, c, one)?;
+        let next = b.block_value(Op::IAdd, uint, &[c, one])?;
         b.store(counter, next, None, [])?;
         let base = b.load(uint, None, ids.d_base, None, [])?;
-        let index = b.i_add(uint, None, base, c)?;
-        let len = b.array_length(uint, None, decisions, 0)?;
-        let in_stride = b.u_less_than(bool_t, None, c, stride)?;
-        let in_bounds = b.u_less_than(bool_t, None, index, len)?;
-        let ok = b.logical_and(bool_t, None, in_stride, in_bounds)?;
-        let safe = b.select(uint, None, ok, index, zero)?;
-        let p = b.access_chain(ids.p_sb_uint, None, decisions, [zero, safe])?;
+        let index = b.block_value(Op::IAdd, uint, &[base, c])?;
+        let len = b.block_value(Op::ArrayLength, uint, &[decisions, 0])?;
+        let in_stride = b.block_value(Op::ULessThan, bool_t, &[c, stride])?;
+        let in_bounds = b.block_value(Op::ULessThan, bool_t, &[index, len])?;
+        let ok = b.block_value(Op::LogicalAnd, bool_t, &[in_stride, in_bounds])?;
+        let safe = b.block_value(Op::Select, uint, &[ok, index, zero])?;
+        let p = b.block_value(Op::AccessChain, ids.p_sb_uint, &[decisions, zero, safe])?;
         let loaded = b.load(uint, None, p, None, [])?;
-        let d = b.select(uint, None, ok, loaded, zero)?;
+        let d = b.block_value(Op::Select, uint, &[ok, loaded, zero])?;
         b.name(d, "d");
         b.ret_value(d)?;
         b.end_function()
@@ -434,24 +442,23 @@ impl Emitter {
     /// Branch-free: on a full slice `x` goes to the count word, which is then rewritten
     /// with the unchanged count.
     fn batch_append_fn(&mut self, fn_void_uint: Word, ids: BatchIds) -> Result<(), BuildError> {
-        let Common { void, uint, bool_t, trace, append, .. } = self.c;
+        let Common { uint, bool_t, trace, .. } = self.c;
         let [zero, one] = self.constants([0, 1]);
         let capacity = self.constant(ids.cfg.trace_stride - 1);
-        let b = begin_helper(&mut self.b, (void, append, "append"), helper_control(ids.cfg), fn_void_uint)?;
-        let x = b.function_parameter(uint)?;
-        b.name(x, "x");
+        let x = self.begin_append(helper_control(ids.cfg), fn_void_uint)?;
+        let b = &mut self.b;
         helper_blocks(b, "append", ["entry"])?;
         let base = b.load(uint, None, ids.t_base, None, [])?;
-        let p0 = b.access_chain(ids.p_sb_uint, None, trace, [zero, base])?;
+        let p0 = b.block_value(Op::AccessChain, ids.p_sb_uint, &[trace, zero, base])?;
         let n = b.load(uint, None, p0, None, [])?;
         b.name(n, "n");
-        let room = b.u_less_than(bool_t, None, n, capacity)?;
-        let n1 = b.i_add(uint, None, n, one)?;
-        let slot = b.i_add(uint, None, base, n1)?;
-        let slot = b.select(uint, None, room, slot, base)?;
-        let p = b.access_chain(ids.p_sb_uint, None, trace, [zero, slot])?;
+        let room = b.block_value(Op::ULessThan, bool_t, &[n, capacity])?;
+        let n1 = b.block_value(Op::IAdd, uint, &[n, one])?;
+        let slot = b.block_value(Op::IAdd, uint, &[base, n1])?;
+        let slot = b.block_value(Op::Select, uint, &[room, slot, base])?;
+        let p = b.block_value(Op::AccessChain, ids.p_sb_uint, &[trace, zero, slot])?;
         b.store(p, x, None, [])?;
-        let count = b.select(uint, None, room, n1, n)?;
+        let count = b.block_value(Op::Select, uint, &[room, n1, n])?;
         b.store(p0, count, None, [])?;
         b.ret()?;
         b.end_function()
@@ -468,13 +475,13 @@ impl Emitter {
         b.store(counter, zero, None, [])?;
         b.store(ids.passes, zero, None, [])?;
         let g = b.load(ids.v3uint, None, ids.gid, None, [])?;
-        let i = b.composite_extract(uint, None, g, [0])?;
+        let i = b.block_value(Op::CompositeExtract, uint, &[g, 0])?;
         b.name(i, "invocation");
-        let len = b.array_length(uint, None, trace, 0)?;
-        let slices = b.u_div(uint, None, len, t_stride)?;
-        let fits = b.u_less_than(bool_t, None, i, slices)?;
-        let t_base = b.i_mul(uint, None, i, t_stride)?;
-        let d_base = b.i_mul(uint, None, i, d_stride)?;
+        let len = b.block_value(Op::ArrayLength, uint, &[trace, 0])?;
+        let slices = b.block_value(Op::UDiv, uint, &[len, t_stride])?;
+        let fits = b.block_value(Op::ULessThan, bool_t, &[i, slices])?;
+        let t_base = b.block_value(Op::IMul, uint, &[i, t_stride])?;
+        let d_base = b.block_value(Op::IMul, uint, &[i, d_stride])?;
         b.store(ids.t_base, t_base, None, [])?;
         b.store(ids.d_base, d_base, None, [])?;
         let (idle, go) = (b.id(), b.id());
@@ -503,19 +510,19 @@ impl Emitter {
         b.name(g.go, format!("{}.go", header));
         b.begin_block(Some(g.guard))?;
         let passes = b.load(uint, None, ids.passes, None, [])?;
-        let passes = b.i_add(uint, None, passes, one)?;
+        let passes = b.block_value(Op::IAdd, uint, &[passes, one])?;
         b.store(ids.passes, passes, None, [])?;
         let base = b.load(uint, None, ids.t_base, None, [])?;
-        let p0 = b.access_chain(ids.p_sb_uint, None, trace, [zero, base])?;
+        let p0 = b.block_value(Op::AccessChain, ids.p_sb_uint, &[trace, zero, base])?;
         let n = b.load(uint, None, p0, None, [])?;
-        let full = b.u_greater_than_equal(bool_t, None, n, capacity)?;
-        let within = b.u_less_than(bool_t, None, passes, max_passes)?;
-        let stall = b.logical_not(bool_t, None, within)?;
-        let stop = b.logical_or(bool_t, None, full, stall)?;
+        let full = b.block_value(Op::UGreaterThanEqual, bool_t, &[n, capacity])?;
+        let within = b.block_value(Op::ULessThan, bool_t, &[passes, max_passes])?;
+        let stall = b.block_value(Op::LogicalNot, bool_t, &[within])?;
+        let stop = b.block_value(Op::LogicalOr, bool_t, &[full, stall])?;
         b.selection_merge(g.go, spirv::SelectionControl::NONE)?;
         b.branch_conditional(stop, g.stop, g.go, [])?;
         b.begin_block(Some(g.stop))?;
-        let count = b.select(uint, None, full, n, stalled)?;
+        let count = b.block_value(Op::Select, uint, &[full, n, stalled])?;
         b.store(p0, count, None, [])?;
         b.ret()?;
         b.begin_block(Some(g.go))?;
@@ -629,7 +636,7 @@ impl Emitter {
                     .take_while(|&&i| func.insts.get(i).is_some_and(|inst| matches!(inst.kind, InstKind::Phi { .. })))
                     .count();
                 let num = self.constant(number);
-                self.b.function_call(void, None, append, [num]).map_err(&berr)?;
+                self.b.block_value(Op::FunctionCall, void, &[append, num]).map_err(&berr)?;
                 if phis > 0 {
                     let var = scfg.incoming_var(o).ok_or_else(|| {
                         graph(name.clone(), "original block has PHIs but no incoming-block variable".into())
@@ -639,7 +646,7 @@ impl Emitter {
                         .ok_or_else(|| graph(name.clone(), format!("no entry value for {var}")))?;
                     let v = self.value(scfg, sb, val, &phi_ids)?;
                     for _ in 0..phis {
-                        self.b.function_call(void, None, append, [v]).map_err(&berr)?;
+                        self.b.block_value(Op::FunctionCall, void, &[append, v]).map_err(&berr)?;
                     }
                 }
             }
@@ -694,9 +701,9 @@ impl Emitter {
                         }
                         Terminator::CondBr { .. } => {
                             slots(2, "`br i1`")?;
-                            let d = self.b.function_call(uint, None, decide, []).map_err(&berr)?;
-                            let bit = self.b.bitwise_and(uint, None, d, one).map_err(&berr)?;
-                            let cond = self.b.i_equal(bool_t, None, bit, one).map_err(&berr)?;
+                            let d = self.b.block_value(Op::FunctionCall, uint, &[decide]).map_err(&berr)?;
+                            let bit = self.b.block_value(Op::BitwiseAnd, uint, &[d, one]).map_err(&berr)?;
+                            let cond = self.b.block_value(Op::IEqual, bool_t, &[bit, one]).map_err(&berr)?;
                             emit_merge(&mut self.b)?;
                             self.b.branch_conditional(cond, targets[0], targets[1], []).map_err(&berr)?;
                         }
@@ -707,8 +714,8 @@ impl Emitter {
                                 .and_then(|c| c.checked_add(1))
                                 .ok_or_else(|| graph(name.clone(), "switch has too many cases".into()))?;
                             let m = self.constant(modulus);
-                            let d = self.b.function_call(uint, None, decide, []).map_err(&berr)?;
-                            let k = self.b.u_mod(uint, None, d, m).map_err(&berr)?;
+                            let d = self.b.block_value(Op::FunctionCall, uint, &[decide]).map_err(&berr)?;
+                            let k = self.b.block_value(Op::UMod, uint, &[d, m]).map_err(&berr)?;
                             emit_merge(&mut self.b)?;
                             let cases = (1..modulus).map(|i| (Operand::LiteralBit32(i), targets[i as usize]));
                             self.b.switch(k, targets[0], cases).map_err(&berr)?;

@@ -360,19 +360,30 @@ impl Builder {
         self.note(fits);
     }
 
-    pub fn extension(&mut self, name: &str) {
-        let open = Open::begin(&mut self.extensions, Op::Extension, None, None);
-        push_str(&mut self.extensions, name);
-        let fits = open.finish(&mut self.extensions);
+    /// Appends one instruction `op` (no result type; result `id` if any) to the section
+    /// `section` picks, its operands written in place by `fill`: the one encoder behind the
+    /// module-level methods below.
+    fn section_inst(
+        &mut self,
+        section: fn(&mut Builder) -> &mut Vec<Word>,
+        op: Op,
+        id: Option<Word>,
+        fill: impl FnOnce(&mut Vec<Word>),
+    ) {
+        let out = section(self);
+        let open = Open::begin(out, op, None, id);
+        fill(out);
+        let fits = open.finish(out);
         self.note(fits);
+    }
+
+    pub fn extension(&mut self, name: &str) {
+        self.section_inst(|b| &mut b.extensions, Op::Extension, None, |out| push_str(out, name));
     }
 
     pub fn ext_inst_import(&mut self, set: &str) -> Word {
         let id = self.id();
-        let open = Open::begin(&mut self.ext_inst_imports, Op::ExtInstImport, None, Some(id));
-        push_str(&mut self.ext_inst_imports, set);
-        let fits = open.finish(&mut self.ext_inst_imports);
-        self.note(fits);
+        self.section_inst(|b| &mut b.ext_inst_imports, Op::ExtInstImport, Some(id), |out| push_str(out, set));
         id
     }
 
@@ -388,71 +399,74 @@ impl Builder {
         name: &str,
         interface: impl AsRef<[Word]>,
     ) {
-        let out = &mut self.entry_points;
-        let open = Open::begin(out, Op::EntryPoint, None, None);
-        out.extend_from_slice(&[model as u32, function]);
-        push_str(out, name);
-        out.extend_from_slice(interface.as_ref());
-        let fits = open.finish(out);
-        self.note(fits);
+        self.section_inst(
+            |b| &mut b.entry_points,
+            Op::EntryPoint,
+            None,
+            |out| {
+                out.extend_from_slice(&[model as u32, function]);
+                push_str(out, name);
+                out.extend_from_slice(interface.as_ref());
+            },
+        );
     }
 
     pub fn execution_mode(&mut self, function: Word, mode: spirv::ExecutionMode, params: impl AsRef<[u32]>) {
-        let out = &mut self.execution_modes;
-        let open = Open::begin(out, Op::ExecutionMode, None, None);
-        out.extend_from_slice(&[function, mode as u32]);
-        out.extend_from_slice(params.as_ref());
-        let fits = open.finish(out);
-        self.note(fits);
+        self.mode_inst(Op::ExecutionMode, function, mode, params.as_ref());
     }
 
     /// `OpExecutionModeId`: a mode whose operands are ids.
     pub fn execution_mode_id(&mut self, function: Word, mode: spirv::ExecutionMode, ids: impl AsRef<[Word]>) {
-        let out = &mut self.execution_modes;
-        let open = Open::begin(out, Op::ExecutionModeId, None, None);
-        out.extend_from_slice(&[function, mode as u32]);
-        out.extend_from_slice(ids.as_ref());
-        let fits = open.finish(out);
-        self.note(fits);
+        self.mode_inst(Op::ExecutionModeId, function, mode, ids.as_ref());
+    }
+
+    fn mode_inst(&mut self, op: Op, function: Word, mode: spirv::ExecutionMode, operands: &[Word]) {
+        self.section_inst(
+            |b| &mut b.execution_modes,
+            op,
+            None,
+            |out| {
+                out.extend_from_slice(&[function, mode as u32]);
+                out.extend_from_slice(operands);
+            },
+        );
     }
 
     pub fn name(&mut self, target: Word, name: impl AsRef<str>) {
-        let out = &mut self.debug_names;
-        let open = Open::begin(out, Op::Name, None, None);
-        out.push(target);
-        push_str(out, name.as_ref());
-        let fits = open.finish(out);
-        self.note(fits);
+        self.named(Op::Name, &[target], name.as_ref());
     }
 
     pub fn member_name(&mut self, ty: Word, member: u32, name: impl AsRef<str>) {
-        let out = &mut self.debug_names;
-        let open = Open::begin(out, Op::MemberName, None, None);
-        out.extend_from_slice(&[ty, member]);
-        push_str(out, name.as_ref());
-        let fits = open.finish(out);
-        self.note(fits);
+        self.named(Op::MemberName, &[ty, member], name.as_ref());
+    }
+
+    fn named(&mut self, op: Op, target: &[Word], name: &str) {
+        self.section_inst(
+            |b| &mut b.debug_names,
+            op,
+            None,
+            |out| {
+                out.extend_from_slice(target);
+                push_str(out, name);
+            },
+        );
     }
 
     pub fn decorate(&mut self, target: Word, decoration: spirv::Decoration, params: impl IntoIterator<Item = Operand>) {
-        let out = &mut self.annotations;
-        let open = Open::begin(out, Op::Decorate, None, None);
-        out.extend_from_slice(&[target, decoration as u32]);
-        for p in params {
-            p.assemble_into(out);
-        }
-        let fits = open.finish(out);
-        self.note(fits);
+        self.decoration(Op::Decorate, &[target, decoration as u32], params);
     }
 
     /// `OpDecorate` with literal operands.
     pub fn decorate_literals(&mut self, target: Word, decoration: spirv::Decoration, literals: &[u32]) {
-        let out = &mut self.annotations;
-        let open = Open::begin(out, Op::Decorate, None, None);
-        out.extend_from_slice(&[target, decoration as u32]);
-        out.extend_from_slice(literals);
-        let fits = open.finish(out);
-        self.note(fits);
+        self.section_inst(
+            |b| &mut b.annotations,
+            Op::Decorate,
+            None,
+            |out| {
+                out.extend_from_slice(&[target, decoration as u32]);
+                out.extend_from_slice(literals);
+            },
+        );
     }
 
     pub fn member_decorate(
@@ -462,14 +476,22 @@ impl Builder {
         decoration: spirv::Decoration,
         params: impl IntoIterator<Item = Operand>,
     ) {
-        let out = &mut self.annotations;
-        let open = Open::begin(out, Op::MemberDecorate, None, None);
-        out.extend_from_slice(&[ty, member, decoration as u32]);
-        for p in params {
-            p.assemble_into(out);
-        }
-        let fits = open.finish(out);
-        self.note(fits);
+        self.decoration(Op::MemberDecorate, &[ty, member, decoration as u32], params);
+    }
+
+    /// `OpDecorate`/`OpMemberDecorate`: `head` (target, member, decoration), then `params`.
+    fn decoration(&mut self, op: Op, head: &[Word], params: impl IntoIterator<Item = Operand>) {
+        self.section_inst(
+            |b| &mut b.annotations,
+            op,
+            None,
+            |out| {
+                out.extend_from_slice(head);
+                for p in params {
+                    p.assemble_into(out);
+                }
+            },
+        );
     }
 
     // --- types (deduplicated) ---
@@ -748,57 +770,6 @@ impl Builder {
         }
     }
 
-    pub fn access_chain(
-        &mut self,
-        ty: Word,
-        result_id: Option<Word>,
-        base: Word,
-        indexes: impl AsRef<[Word]>,
-    ) -> BuildResult<Word> {
-        self.block_list_inst(Op::AccessChain, ty, result_id, |out| {
-            out.push(base);
-            out.extend_from_slice(indexes.as_ref());
-        })
-    }
-
-    pub fn array_length(
-        &mut self,
-        ty: Word,
-        result_id: Option<Word>,
-        structure: Word,
-        member: u32,
-    ) -> BuildResult<Word> {
-        let id = result_id.unwrap_or_else(|| self.id());
-        self.block_inst(Op::ArrayLength, Some(ty), Some(id), &[structure, member])?;
-        Ok(id)
-    }
-
-    pub fn composite_extract(
-        &mut self,
-        ty: Word,
-        result_id: Option<Word>,
-        composite: Word,
-        indexes: impl AsRef<[u32]>,
-    ) -> BuildResult<Word> {
-        self.block_list_inst(Op::CompositeExtract, ty, result_id, |out| {
-            out.push(composite);
-            out.extend_from_slice(indexes.as_ref());
-        })
-    }
-
-    pub fn function_call(
-        &mut self,
-        ty: Word,
-        result_id: Option<Word>,
-        function: Word,
-        args: impl AsRef<[Word]>,
-    ) -> BuildResult<Word> {
-        self.block_list_inst(Op::FunctionCall, ty, result_id, |out| {
-            out.push(function);
-            out.extend_from_slice(args.as_ref());
-        })
-    }
-
     /// `OpPhi` from (value, parent label) pairs.
     pub fn phi(
         &mut self,
@@ -813,56 +784,6 @@ impl Builder {
         })
     }
 
-    fn binary(&mut self, op: Op, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
-        let id = result_id.unwrap_or_else(|| self.id());
-        self.block_inst(op, Some(ty), Some(id), &[a, b])?;
-        Ok(id)
-    }
-
-    pub fn i_add(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
-        self.binary(Op::IAdd, ty, result_id, a, b)
-    }
-    pub fn i_mul(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
-        self.binary(Op::IMul, ty, result_id, a, b)
-    }
-    pub fn u_div(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
-        self.binary(Op::UDiv, ty, result_id, a, b)
-    }
-    pub fn u_mod(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
-        self.binary(Op::UMod, ty, result_id, a, b)
-    }
-    pub fn bitwise_and(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
-        self.binary(Op::BitwiseAnd, ty, result_id, a, b)
-    }
-    pub fn i_equal(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
-        self.binary(Op::IEqual, ty, result_id, a, b)
-    }
-    pub fn i_not_equal(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
-        self.binary(Op::INotEqual, ty, result_id, a, b)
-    }
-    pub fn u_less_than(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
-        self.binary(Op::ULessThan, ty, result_id, a, b)
-    }
-    pub fn u_greater_than_equal(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
-        self.binary(Op::UGreaterThanEqual, ty, result_id, a, b)
-    }
-    pub fn logical_and(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
-        self.binary(Op::LogicalAnd, ty, result_id, a, b)
-    }
-    pub fn logical_or(&mut self, ty: Word, result_id: Option<Word>, a: Word, b: Word) -> BuildResult<Word> {
-        self.binary(Op::LogicalOr, ty, result_id, a, b)
-    }
-    pub fn logical_not(&mut self, ty: Word, result_id: Option<Word>, a: Word) -> BuildResult<Word> {
-        let id = result_id.unwrap_or_else(|| self.id());
-        self.block_inst(Op::LogicalNot, Some(ty), Some(id), &[a])?;
-        Ok(id)
-    }
-    pub fn select(&mut self, ty: Word, result_id: Option<Word>, cond: Word, a: Word, b: Word) -> BuildResult<Word> {
-        let id = result_id.unwrap_or_else(|| self.id());
-        self.block_inst(Op::Select, Some(ty), Some(id), &[cond, a, b])?;
-        Ok(id)
-    }
-
     // --- merges and terminators ---
 
     /// Ends the open block with a call of `function` (returning `void`) made only when
@@ -872,7 +793,7 @@ impl Builder {
         self.selection_merge(end, spirv::SelectionControl::NONE)?;
         self.branch_conditional(cond, call, end, [])?;
         self.begin_block(Some(call))?;
-        self.function_call(void, None, function, [])?;
+        self.block_value(Op::FunctionCall, void, &[function])?;
         self.branch(end)?;
         self.begin_block(Some(end))?;
         self.ret()
@@ -981,6 +902,14 @@ mod tests {
                 (a, b)
             }};
         }
+        // rspirv's named method there, `block_value` here.
+        macro_rules! value {
+            ($op:ident, $ty:expr, [$($operand:expr),*], $rspirv:ident($($arg:expr),*)) => {{
+                let a = r.$rspirv($($arg),*);
+                let b = w.block_value(Op::$op, $ty, &[$($operand),*]);
+                (a, b)
+            }};
+        }
         both!(set_version(1, 6));
         both!(memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450));
         both!(capability(Capability::Shader));
@@ -1052,16 +981,16 @@ mod tests {
         w.id();
         let (x, _) = both!(load(u, None, lv, None, []));
         let (x, _) = (x.unwrap(), ());
-        let (y, _) = both!(i_add(u, None, x, n));
+        let (y, _) = value!(IAdd, u, [x, n], i_add(u, None, x, n));
         let y = y.unwrap();
         both!(store(lv, y, None, [])).0.unwrap();
         both!(store(lv, y, Some(spirv::MemoryAccess::VOLATILE), [])).0.unwrap();
-        let (c, _) = both!(u_less_than(bool_t, None, x, y));
+        let (c, _) = value!(ULessThan, bool_t, [x, y], u_less_than(bool_t, None, x, y));
         let c = c.unwrap();
         both!(selection_merge(l3, spirv::SelectionControl::NONE)).0.unwrap();
         both!(branch_conditional(c, l1, l2, [])).0.unwrap();
         both!(begin_block(Some(l1))).0.unwrap();
-        let (e, _) = both!(access_chain(pf, None, var, [n]));
+        let (e, _) = value!(AccessChain, pf, [var, n], access_chain(pf, None, var, [n]));
         let _ = e.unwrap();
         both!(switch(x, l3, [(Operand::LiteralBit32(0), l2), (Operand::LiteralBit32(7), l3)])).0.unwrap();
         both!(begin_block(Some(l2))).0.unwrap();

@@ -19,6 +19,36 @@ use super::llvm;
 use crate::ir::Module;
 use std::path::Path;
 
+/// State a caller keeps from one parse to the next so that shaders read in a row share
+/// work: the decoded `BLOCKINFO` block, which every DXC module carries and which is a
+/// visible share of a small shader's translation (about 2%, BENCHMARKS.md). Owned by the
+/// caller, never global: one per thread or per batch ([`load_for_translation_in`],
+/// [`crate::Shader::parse_for_translation_in`], [`crate::translate_in`]). A context only
+/// saves time: every result is the one a fresh context gives (the cached block is reused
+/// only for identical bytes).
+#[derive(Default)]
+pub struct ParseContext {
+    blockinfo: bitcode::cursor::BlockInfoCache,
+}
+
+impl ParseContext {
+    pub fn new() -> ParseContext {
+        ParseContext::default()
+    }
+
+    /// How many parses with this context reused a `BLOCKINFO` block decoded by an earlier
+    /// one (for tests and measurements).
+    pub fn blockinfo_reuses(&self) -> u64 {
+        self.blockinfo.hits
+    }
+}
+
+impl std::fmt::Debug for ParseContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParseContext").finish_non_exhaustive()
+    }
+}
+
 /// A loaded input: the bytes it came from, what they were, and the IR.
 pub struct Loaded {
     pub name: String,
@@ -134,13 +164,19 @@ enum Numbering {
 
 /// Read bitcode (raw or wrapped) with the chosen front end.
 pub fn parse_bitcode(bc: &[u8], name: &str, front_end: FrontEnd) -> Result<Module> {
-    parse_bitcode_numbered(bc, name, front_end, Numbering::Canonical)
+    parse_bitcode_numbered(bc, name, front_end, Numbering::Canonical, &mut ParseContext::default())
 }
 
-fn parse_bitcode_numbered(bc: &[u8], name: &str, front_end: FrontEnd, numbering: Numbering) -> Result<Module> {
+fn parse_bitcode_numbered(
+    bc: &[u8],
+    name: &str,
+    front_end: FrontEnd,
+    numbering: Numbering,
+    cx: &mut ParseContext,
+) -> Result<Module> {
     match (front_end, numbering) {
         (FrontEnd::Native, Numbering::Canonical) => Ok(bitcode::parse(bc, name)?),
-        (FrontEnd::Native, Numbering::File) => Ok(bitcode::parse_for_translation(bc, name)?),
+        (FrontEnd::Native, Numbering::File) => Ok(bitcode::parse_for_translation(bc, name, &mut cx.blockinfo)?),
         #[cfg(feature = "llvm")]
         (FrontEnd::Llvm, _) => llvm::parse(bc, llvm::Syntax::Bitcode, name),
         #[cfg(feature = "llvm")]
@@ -166,7 +202,7 @@ pub fn parse_text(bytes: &[u8], name: &str, front_end: FrontEnd) -> Result<Modul
 
 /// Load from memory with an explicit front end.
 pub fn load_bytes_with(bytes: Vec<u8>, name: &str, front_end: FrontEnd) -> Result<Loaded> {
-    let mut loaded = load_numbered(&bytes, name, front_end, Numbering::Canonical)?;
+    let mut loaded = load_numbered(&bytes, name, front_end, Numbering::Canonical, &mut ParseContext::default())?;
     loaded.bytes = bytes;
     Ok(loaded)
 }
@@ -175,13 +211,25 @@ pub fn load_bytes_with(bytes: Vec<u8>, name: &str, front_end: FrontEnd) -> Resul
 /// [`Loaded::bytes`] is empty until [`Loaded::keep_bytes`]), and native bitcode keeps the
 /// file's type and constant numbering, which translation does not observe.
 pub fn load_for_translation(bytes: &[u8], name: &str, front_end: FrontEnd) -> Result<Loaded> {
-    load_numbered(bytes, name, front_end, Numbering::File)
+    load_for_translation_in(&mut ParseContext::default(), bytes, name, front_end)
 }
 
-fn load_numbered(bytes: &[u8], name: &str, front_end: FrontEnd, numbering: Numbering) -> Result<Loaded> {
+/// [`load_for_translation`] with the caller's [`ParseContext`], which a run of inputs
+/// shares.
+pub fn load_for_translation_in(cx: &mut ParseContext, bytes: &[u8], name: &str, front_end: FrontEnd) -> Result<Loaded> {
+    load_numbered(bytes, name, front_end, Numbering::File, cx)
+}
+
+fn load_numbered(
+    bytes: &[u8],
+    name: &str,
+    front_end: FrontEnd,
+    numbering: Numbering,
+    cx: &mut ParseContext,
+) -> Result<Loaded> {
     let (input, payload) = payload(bytes)?;
     let (module, table) = match payload {
-        Payload::Bitcode(bc, table) => (parse_bitcode_numbered(bc, name, front_end, numbering)?, table),
+        Payload::Bitcode(bc, table) => (parse_bitcode_numbered(bc, name, front_end, numbering, cx)?, table),
         Payload::Text(text) => (parse_text(text, name, front_end)?, None),
     };
     Ok(Loaded { name: name.to_string(), input, bytes: Vec::new(), module, table })

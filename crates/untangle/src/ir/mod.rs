@@ -5,6 +5,47 @@
 //! regalloc2. Types and constants are interned per module. Front ends (`crate::front::llvm`, the
 //! native bitcode reader) build this IR; nothing from LLVM leaks past them.
 
+/// The queries every interned pool ([`types::Types`], [`value::Constants`]) answers the same
+/// way: `$pool` holds its items in `set` (an `IndexSet` whose index is the `$id`), so the
+/// id of an item is its position, and interning an item already there returns its id.
+/// Expanded in the module that defines `$id` (its index field is private there).
+macro_rules! interned_pool {
+    ($pool:ident, $id:ident, $item:ty) => {
+        impl $pool {
+            /// Make room for `additional` more items (for a front end that knows how many).
+            pub fn reserve(&mut self, additional: usize) {
+                self.set.reserve(additional);
+            }
+
+            /// The id of `item`, added to the pool if it is new.
+            pub fn intern(&mut self, item: $item) -> $id {
+                $id(self.set.insert_full(item).0 as u32)
+            }
+
+            pub fn get(&self, id: $id) -> &$item {
+                &self.set[id.0 as usize]
+            }
+
+            /// The id of `item` if it is in the pool.
+            pub fn lookup(&self, item: &$item) -> Option<$id> {
+                self.set.get_index_of(item).map(|i| $id(i as u32))
+            }
+
+            pub fn len(&self) -> usize {
+                self.set.len()
+            }
+
+            pub fn is_empty(&self) -> bool {
+                self.set.is_empty()
+            }
+
+            pub fn iter(&self) -> impl Iterator<Item = ($id, &$item)> {
+                self.set.iter().enumerate().map(|(i, item)| ($id(i as u32), item))
+            }
+        }
+    };
+}
+
 pub mod dump;
 pub mod function;
 pub mod hash;

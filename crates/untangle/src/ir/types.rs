@@ -84,22 +84,14 @@ pub struct Types {
     bodies: Vec<Option<StructBody>>,
 }
 
-impl Types {
-    /// Make room for `additional` more types (for a front end that knows its table's size).
-    pub fn reserve(&mut self, additional: usize) {
-        self.set.reserve(additional);
-    }
+interned_pool!(Types, TypeId, Type);
 
+impl Types {
     /// The types in id order, each with its struct body (named structs only), taking the
     /// table apart (for a pass that rebuilds it in another order without copying).
     pub fn into_entries(self) -> Vec<(Type, Option<StructBody>)> {
         let mut bodies = self.bodies.into_iter();
         self.set.into_iter().map(|t| (t, bodies.next().flatten())).collect()
-    }
-
-    pub fn intern(&mut self, ty: Type) -> TypeId {
-        let (index, _) = self.set.insert_full(ty);
-        TypeId(index as u32)
     }
 
     /// Set the body of a named struct (after interning `Type::Named`, so that the body
@@ -129,26 +121,6 @@ impl Types {
             Type::Named(_) => self.body(id).and_then(|b| b.fields.as_deref()),
             _ => None,
         }
-    }
-
-    pub fn get(&self, id: TypeId) -> &Type {
-        &self.set[id.0 as usize]
-    }
-
-    pub fn lookup(&self, ty: &Type) -> Option<TypeId> {
-        self.set.get_index_of(ty).map(|i| TypeId(i as u32))
-    }
-
-    pub fn len(&self) -> usize {
-        self.set.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.set.is_empty()
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = (TypeId, &Type)> {
-        self.set.iter().enumerate().map(|(i, t)| (TypeId(i as u32), t))
     }
 
     pub fn void(&mut self) -> TypeId {

@@ -85,36 +85,13 @@ pub struct Constants {
     set: IndexSet<Constant, super::hash::InternHasher>,
 }
 
-impl Constants {
-    /// Make room for `additional` more constants (for a front end that knows how many).
-    pub fn reserve(&mut self, additional: usize) {
-        self.set.reserve(additional);
-    }
+interned_pool!(Constants, ConstId, Constant);
 
+impl Constants {
     /// The constants in id order, taking the pool apart (for a pass that rebuilds it in
     /// another order without copying).
     pub fn into_vec(self) -> Vec<Constant> {
         self.set.into_iter().collect()
-    }
-
-    pub fn intern(&mut self, c: Constant) -> ConstId {
-        ConstId(self.set.insert_full(c).0 as u32)
-    }
-
-    pub fn get(&self, id: ConstId) -> &Constant {
-        &self.set[id.0 as usize]
-    }
-
-    pub fn len(&self) -> usize {
-        self.set.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.set.is_empty()
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = (ConstId, &Constant)> {
-        self.set.iter().enumerate().map(|(i, c)| (ConstId(i as u32), c))
     }
 
     /// The integer value of an integer constant, if it is one.

@@ -237,8 +237,12 @@ impl Seen {
         Ok(r)
     }
 
-    fn has(&self, name: &str) -> bool {
-        self.0.iter().any(|n| n == name)
+    /// Fails with "`what` is required" at `element` unless the argument `name` was seen.
+    fn require(&self, element: &Token, name: &str, what: &str) -> Result<(), RootSigError> {
+        if self.0.iter().any(|n| n == name) {
+            return Ok(());
+        }
+        Err(syntax(element.at, SyntaxKind::Missing, &element.text, format!("{what} is required")))
     }
 }
 
@@ -473,10 +477,6 @@ impl Parser {
         self.equals_keyword(VISIBILITIES, "a SHADER_VISIBILITY_* value")
     }
 
-    fn missing(t: &Token, what: &str) -> RootSigError {
-        syntax(t.at, SyntaxKind::Missing, &t.text, format!("{what} is required"))
-    }
-
     /// The arguments of a root parameter: `visibility` (returned) here, the others by
     /// `arg`, which answers whether the argument was one of its own.
     fn parameter_arguments(
@@ -512,12 +512,8 @@ impl Parser {
             }
             Ok(true)
         })?;
-        if !seen.has("num32BitConstants") {
-            return Err(Self::missing(element, "num32BitConstants"));
-        }
-        if !seen.has("register") {
-            return Err(Self::missing(element, "the b# register"));
-        }
+        seen.require(element, "num32BitConstants", "num32BitConstants")?;
+        seen.require(element, "register", "the b# register")?;
         Ok(RootParameter { visibility, kind: ParameterKind::Constants(c) })
     }
 
@@ -541,9 +537,7 @@ impl Parser {
             }
             Ok(true)
         })?;
-        if !seen.has("register") {
-            return Err(Self::missing(element, "the shader register"));
-        }
+        seen.require(element, "register", "the shader register")?;
         Ok(RootParameter { visibility, kind: ParameterKind::Descriptor(d) })
     }
 
@@ -595,9 +589,7 @@ impl Parser {
             }
             Ok(())
         })?;
-        if !seen.has("register") {
-            return Err(Self::missing(element, "the shader register"));
-        }
+        seen.require(element, "register", "the shader register")?;
         Ok(r)
     }
 
@@ -641,9 +633,7 @@ impl Parser {
             }
             Ok(())
         })?;
-        if !seen.has("register") {
-            return Err(Self::missing(element, "the s# register"));
-        }
+        seen.require(element, "register", "the s# register")?;
         Ok(s)
     }
 }

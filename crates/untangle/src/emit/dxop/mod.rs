@@ -181,6 +181,27 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
     }
 
+    /// Converts between a 32-bit float and an IR scalar (`is_float`, `bits`), to the type
+    /// `dest`: the same value as a float (`FConvert`) or the same bits (`Bitcast`); an
+    /// integer of another width goes through `uint`, its width changed (`UConvert`) on the
+    /// integer side of the bitcast.
+    fn float32_bridge(&mut self, w: Word, dest: Word, (is_float, bits): (bool, u32), way: Bridge) -> Result<Word> {
+        match (is_float, bits) {
+            (true, 32) => Ok(w),
+            (true, _) => self.ids_op(Op::FConvert, dest, &[w]),
+            (false, 32) => self.ids_op(Op::Bitcast, dest, &[w]),
+            (false, _) => {
+                let u = self.cx.u32_t();
+                let (first, second) = match way {
+                    Bridge::IntoIr => (Op::Bitcast, Op::UConvert),
+                    Bridge::FromIr => (Op::UConvert, Op::Bitcast),
+                };
+                let x = self.ids_op(first, u, &[w])?;
+                self.ids_op(second, dest, &[x])
+            }
+        }
+    }
+
     /// Converts a 32-bit value of numeric kind `num` to the IR scalar type `to`.
     pub fn num_to_ir(&mut self, w: Word, num: Num, to: TypeId) -> Result<Word> {
         let t = self.cx.ty(to)?;
@@ -207,16 +228,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let zero = self.scalar_const(to, 0, 0.0)?;
                 self.ids_op(Op::Select, t, &[w, one, zero])
             }
-            Num::Float => match (is_float, bits) {
-                (true, 32) => Ok(w),
-                (true, _) => self.ids_op(Op::FConvert, t, &[w]),
-                (false, 32) => self.ids_op(Op::Bitcast, t, &[w]),
-                (false, _) => {
-                    let u = self.cx.u32_t();
-                    let x = self.ids_op(Op::Bitcast, u, &[w])?;
-                    self.ids_op(Op::UConvert, t, &[x])
-                }
-            },
+            Num::Float => self.float32_bridge(w, t, (is_float, bits), Bridge::IntoIr),
             Num::SInt | Num::UInt => {
                 let u = self.cx.u32_t();
                 let x = if num == Num::SInt { self.ids_op(Op::Bitcast, u, &[w])? } else { w };
@@ -258,16 +270,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let op = if is_float { Op::FUnordNotEqual } else { Op::INotEqual };
                 self.ids_op(op, target, &[w, z])
             }
-            Num::Float => match (is_float, bits) {
-                (true, 32) => Ok(w),
-                (true, _) => self.ids_op(Op::FConvert, target, &[w]),
-                (false, 32) => self.ids_op(Op::Bitcast, target, &[w]),
-                (false, _) => {
-                    let u = self.cx.u32_t();
-                    let x = self.ids_op(Op::UConvert, u, &[w])?;
-                    self.ids_op(Op::Bitcast, target, &[x])
-                }
-            },
+            Num::Float => self.float32_bridge(w, target, (is_float, bits), Bridge::FromIr),
             Num::SInt | Num::UInt => {
                 let u = self.cx.u32_t();
                 let x = match (is_float, bits) {
@@ -346,4 +349,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let (t, code) = self.split_sparse(v, ty)?;
         Ok((t, Some(code)))
     }
+}
+
+/// Which way [`FnEmit::float32_bridge`] converts: from the 32-bit float into the IR scalar,
+/// or from the IR scalar into the 32-bit float.
+#[derive(Copy, Clone)]
+enum Bridge {
+    IntoIr,
+    FromIr,
 }

@@ -54,7 +54,7 @@ use crate::emit::locations::SigKind;
 use crate::emit::{Call, FnEmit, Interface, ModuleBuilder, Num, Resources, StageIo, TessFactorRule};
 use crate::front::container::ShaderKind;
 use crate::ir::Function;
-use rspirv::spirv::{self, BuiltIn, Capability, ExecutionMode, Scope, StorageClass, Word};
+use rspirv::spirv::{self, BuiltIn, Capability, ExecutionMode, Op, Scope, StorageClass, Word};
 
 /// D3D's maximum tessellation factor (`D3D11_TESSELLATOR_MAX_TESSELLATION_FACTOR`; 63,
 /// `..._MAX_ODD_TESSELLATION_FACTOR`, with fractional-odd partitioning).
@@ -133,7 +133,7 @@ fn build_entry_body(
 ) -> crate::emit::writer::BuildResult<()> {
     let void = cx.void();
     cx.b.begin_block(None)?;
-    cx.b.function_call(void, None, cp_fn, [])?;
+    cx.b.block_value(Op::FunctionCall, void, &[cp_fn])?;
     let Some(pc_fn) = pc_fn else { return cx.b.ret() };
     let workgroup = cx.const_u32(Scope::Workgroup as u32);
     let invocation = cx.const_u32(Scope::Invocation as u32);
@@ -144,7 +144,7 @@ fn build_entry_body(
     let id = cx.b.load(int, None, var, None, [])?;
     let zero = cx.b.constant_bit32(int, 0);
     let bool_t = cx.bool_t();
-    let first = cx.b.i_equal(bool_t, None, id, zero)?;
+    let first = cx.b.block_value(Op::IEqual, bool_t, &[id, zero])?;
     cx.b.call_if_and_return(first, void, pc_fn)
 }
 

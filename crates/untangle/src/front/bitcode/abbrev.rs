@@ -55,6 +55,15 @@ impl AbbrevTable {
         self.ops.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// Appends `other`'s definitions (ids from `other` stay valid if this table was empty).
+    pub fn extend_from(&mut self, other: &AbbrevTable) {
+        self.ops.extend_from_slice(&other.ops);
+    }
+
     /// Forget the definitions from `mark` on (the abbreviations of a block that ended).
     pub fn truncate(&mut self, mark: usize) {
         self.ops.truncate(mark);

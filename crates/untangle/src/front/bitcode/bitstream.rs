@@ -45,6 +45,16 @@ impl<'a> BitReader<'a> {
         self.end
     }
 
+    #[inline]
+    /// The input's bytes from bit `from` to bit `to`, both byte-aligned (`None` otherwise,
+    /// or past the end).
+    pub fn bytes_between(&self, from: u64, to: u64) -> Option<&'a [u8]> {
+        if !from.is_multiple_of(8) || !to.is_multiple_of(8) || from > to || to > self.end {
+            return None;
+        }
+        self.data.get(usize::try_from(from / 8).ok()?..usize::try_from(to / 8).ok()?)
+    }
+
     pub fn remaining(&self) -> u64 {
         self.end - self.pos
     }

@@ -16,6 +16,10 @@ pub struct BlockInfo {
 }
 
 impl BlockInfo {
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     pub fn abbrevs(&self, block_id: u32) -> &[AbbrevId] {
         self.list_of(block_id).map(|i| self.list(i)).unwrap_or(&[])
     }

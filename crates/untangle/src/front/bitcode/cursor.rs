@@ -13,7 +13,10 @@
 //! Cost: entering a block allocates nothing (its shared abbreviations are a list index and
 //! a length, see [`super::blockinfo`]); abbreviation definitions go to one [`AbbrevTable`]
 //! per stream; a record's operands go to one buffer ([`Cursor::ops`]) reused by every record.
-//! The `BLOCKINFO` block is decoded afresh by every cursor: no state outlives a read.
+//! The `BLOCKINFO` block, the same in every DXC module, is decoded once per
+//! [`BlockInfoCache`] the caller keeps: the state the last one left is restored when the
+//! next has the same bytes ([`Cursor::read_blockinfo`]). Without a cache (a fresh one per
+//! read) nothing outlives a read.
 
 use super::abbrev::{self, AbbrevId, AbbrevTable, ZeroBudget};
 use super::bitstream::{BitReader, Res};
@@ -37,6 +40,29 @@ pub enum Entry {
     End,
     /// A record with this code; its operands are in [`Cursor::ops`].
     Record(u32),
+}
+
+/// The last `BLOCKINFO` block read from a fresh cursor: its abbreviation width and bytes,
+/// and the cursor state reading it left.
+struct LastBlockInfo {
+    width: u32,
+    body: Vec<u8>,
+    blockinfo: BlockInfo,
+    abbrevs: AbbrevTable,
+    shared_end: usize,
+    target: Option<u32>,
+    code: Option<u32>,
+}
+
+/// A decoded `BLOCKINFO` block kept between reads by their caller
+/// ([`crate::front::ParseContext`]): the next module whose block has the same bytes gets
+/// the decoded state restored instead of decoding it again. Exact, whatever the modules:
+/// the bytes are compared in full.
+#[derive(Default)]
+pub struct BlockInfoCache {
+    last: Option<Box<LastBlockInfo>>,
+    /// How many reads restored the cached block instead of decoding it.
+    pub hits: u64,
 }
 
 struct Scope {
@@ -87,11 +113,15 @@ pub struct Cursor<'a> {
     budget: ZeroBudget,
     /// In a `BLOCKINFO` block: the block id `SETBID` chose.
     blockinfo_target: Option<u32>,
+    /// The caller's cache, lent for one read ([`Cursor::with_cache`]).
+    cache: BlockInfoCache,
 }
 
 impl<'a> Cursor<'a> {
-    /// A cursor at the top level of `data` (after the magic, which the caller checks).
-    pub fn new(data: &'a [u8]) -> Self {
+    /// A cursor at the top level of `data` (after the magic, which the caller checks),
+    /// with the caller's `BLOCKINFO` cache (a new one for a single read);
+    /// [`Cursor::into_cache`] hands it back.
+    pub fn with_cache(data: &'a [u8], cache: BlockInfoCache) -> Self {
         let r = BitReader::new(data);
         let budget = ZeroBudget(r.end());
         let blockinfo = BlockInfo::default();
@@ -107,7 +137,13 @@ impl<'a> Cursor<'a> {
             code: None,
             budget,
             blockinfo_target: None,
+            cache,
         }
+    }
+
+    /// The `BLOCKINFO` cache, with the block this cursor read (if any) in it.
+    pub fn into_cache(self) -> BlockInfoCache {
+        self.cache
     }
 
     /// Id of the block being read, `None` at the top level.
@@ -243,12 +279,49 @@ impl<'a> Cursor<'a> {
     }
 
     /// Read a `BLOCKINFO` block (announced by [`Entry::SubBlock`]`(0)`).
+    ///
+    /// Every DXC module starts with the same `BLOCKINFO` block, so the last one read with
+    /// this cursor's [`BlockInfoCache`] is kept there: a block whose abbreviation width and
+    /// bytes are the same, read from the same (empty) state, leaves the same state, which
+    /// is restored instead of decoding the block again.
     pub fn read_blockinfo(&mut self) -> Res<()> {
+        // The state the block is read from must be the cached one's: nothing shared or
+        // defined yet (DXC's block comes first).
+        let fresh = self.blockinfo.is_empty() && self.abbrevs.is_empty() && self.shared_end == 0;
         self.enter(BLOCKINFO_BLOCK_ID)?;
         self.blockinfo_target = None;
+        let (width, end) = self.scopes.last().map_or((0, u64::MAX), |s| (s.width, s.end));
+        let body = if fresh { self.r.bytes_between(self.r.pos(), end) } else { None };
+        if let Some(body) = body {
+            if let Some(last) = self.cache.last.as_ref().filter(|l| l.width == width && l.body == body) {
+                self.blockinfo = last.blockinfo.clone();
+                self.abbrevs.extend_from(&last.abbrevs);
+                self.shared_end = last.shared_end;
+                self.blockinfo_target = last.target;
+                self.code = last.code;
+                self.cache.hits += 1;
+                self.scopes.pop();
+                return self.r.seek(end);
+            }
+        }
         loop {
             match self.advance()? {
-                Entry::End => return Ok(()),
+                Entry::End => {
+                    // Kept only if the block ended where its header said, so that every
+                    // bit it was read from lies in `body`.
+                    if let Some(body) = body.filter(|_| self.r.pos() == end) {
+                        self.cache.last = Some(Box::new(LastBlockInfo {
+                            width,
+                            body: body.to_vec(),
+                            blockinfo: self.blockinfo.clone(),
+                            abbrevs: self.abbrevs.clone(),
+                            shared_end: self.shared_end,
+                            target: self.blockinfo_target,
+                            code: self.code,
+                        }));
+                    }
+                    return Ok(());
+                }
                 Entry::SubBlock(_) => self.skip()?,
                 Entry::Record(1) => {
                     let id = self.ops.first().copied().ok_or_else(|| ErrorKind::Malformed("empty SETBID".into()))?;

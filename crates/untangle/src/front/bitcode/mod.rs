@@ -55,7 +55,7 @@ pub use error::{BitcodeError, ErrorKind};
 
 use crate::ir::Module;
 use cranelift_entity::EntityRef;
-use cursor::{Cursor, Entry};
+use cursor::{BlockInfoCache, Cursor, Entry};
 
 const MAGIC: [u8; 4] = [b'B', b'C', 0xC0, 0xDE];
 const WRAPPER_MAGIC: u32 = 0x0B17_C0DE;
@@ -75,7 +75,7 @@ pub fn unwrap(bytes: &[u8]) -> Result<&[u8], BitcodeError> {
 /// Read LLVM 3.7 (DXIL) bitcode, raw or wrapped, into an IR module named `name`, numbered
 /// as the LLVM front end numbers it ([`canonical`]).
 pub fn parse(bytes: &[u8], name: &str) -> Result<Module, BitcodeError> {
-    let (m, order) = read(bytes, name)?;
+    let (m, order) = read(bytes, name, &mut BlockInfoCache::default())?;
     Ok(canonical::canonicalize(m, &order))
 }
 
@@ -83,19 +83,26 @@ pub fn parse(bytes: &[u8], name: &str) -> Result<Module, BitcodeError> {
 /// and constants keep the file's numbering, and those no value uses stay in the tables.
 /// When the intrinsic upgrade moved functions, the module is renumbered as [`parse`]'s
 /// (function order is observable in dumps and reports).
-pub fn parse_for_translation(bytes: &[u8], name: &str) -> Result<Module, BitcodeError> {
-    let (m, order) = read(bytes, name)?;
+///
+/// `cache` keeps the decoded `BLOCKINFO` block from one call to the next
+/// ([`cursor::BlockInfoCache`]; a new one for a single read).
+pub fn parse_for_translation(bytes: &[u8], name: &str, cache: &mut BlockInfoCache) -> Result<Module, BitcodeError> {
+    let (m, order) = read(bytes, name, cache)?;
     let moved = order.iter().enumerate().any(|(k, f)| f.index() != k);
     Ok(if moved { canonical::canonicalize(m, &order) } else { m })
 }
 
 /// The module as read and upgraded, and its new function order (old ids).
-fn read(bytes: &[u8], name: &str) -> Result<(Module, Vec<crate::ir::FuncId>), BitcodeError> {
+fn read(
+    bytes: &[u8],
+    name: &str,
+    cache: &mut BlockInfoCache,
+) -> Result<(Module, Vec<crate::ir::FuncId>), BitcodeError> {
     let bc = unwrap(bytes)?;
     if bc.get(..4) != Some(&MAGIC[..]) {
         return Err(BitcodeError::new(ErrorKind::BadMagic, 0));
     }
-    let mut cur = Cursor::new(bc);
+    let mut cur = Cursor::with_cache(bc, std::mem::take(cache));
     let fail =
         |cur: &Cursor, kind: ErrorKind| BitcodeError { kind, bit: cur.r.pos(), block: cur.block_id(), code: cur.code };
     if let Err(k) = cur.r.seek(32) {
@@ -112,11 +119,9 @@ fn read(bytes: &[u8], name: &str) -> Result<(Module, Vec<crate::ir::FuncId>), Bi
         }
         Err(ErrorKind::NoModule)
     })();
-    match result {
-        Ok(mut m) => {
-            let order = upgrade::upgrade_intrinsics(&mut m);
-            Ok((m, order))
-        }
-        Err(k) => Err(fail(&cur, k)),
-    }
+    let result = result.map_err(|k| fail(&cur, k));
+    *cache = cur.into_cache();
+    let mut m = result?;
+    let order = upgrade::upgrade_intrinsics(&mut m);
+    Ok((m, order))
 }

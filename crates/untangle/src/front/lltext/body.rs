@@ -193,6 +193,17 @@ impl<'a> Body<'a> {
         Ok((self.parse_value(p, ty)?, ty))
     }
 
+    /// `N` comma-separated `type value` operands (`N` at least 1).
+    pub fn parse_typed_values<const N: usize>(&mut self, p: &mut Parser<'a>) -> PResult<[(Value, TypeId); N]> {
+        let first = self.parse_typed_value(p)?;
+        let mut out = [first; N];
+        for slot in out.iter_mut().skip(1) {
+            p.expect(Tok::Comma, "`,`")?;
+            *slot = self.parse_typed_value(p)?;
+        }
+        Ok(out)
+    }
+
     /// Give the next number to an unnamed value or block, or check an explicit one.
     pub(super) fn take_number(&mut self, p: &Parser<'a>, t: Option<Token>) -> PResult<u32> {
         let n = self.next_number;

@@ -184,11 +184,7 @@ pub fn parse_instruction<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Pa
         "select" => {
             let _ = skip_fast_math_flags(p);
             let at = p.tok();
-            let (cond, ct) = b.parse_typed_value(p)?;
-            p.expect(Tok::Comma, "`,`")?;
-            let (if_true, ty) = b.parse_typed_value(p)?;
-            p.expect(Tok::Comma, "`,`")?;
-            let (if_false, ft) = b.parse_typed_value(p)?;
+            let [(cond, ct), (if_true, ty), (if_false, ft)] = b.parse_typed_values(p)?;
             let i1 = p.intern(Type::Int(1));
             let cond_ok = p.scalar_of(ct) == i1 && (p.vector_len(ct).is_none() || p.vector_len(ct) == p.vector_len(ty));
             if !cond_ok || ty != ft {
@@ -198,9 +194,7 @@ pub fn parse_instruction<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Pa
         }
         "extractelement" => {
             let at = p.tok();
-            let (vector, vt) = b.parse_typed_value(p)?;
-            p.expect(Tok::Comma, "`,`")?;
-            let (index, it) = b.parse_typed_value(p)?;
+            let [(vector, vt), (index, it)] = b.parse_typed_values(p)?;
             if p.vector_len(vt).is_none() || p.int_width(it).is_none() {
                 return Err(p.error_at(at, "invalid extractelement operands"));
             }
@@ -208,11 +202,7 @@ pub fn parse_instruction<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Pa
         }
         "insertelement" => {
             let at = p.tok();
-            let (vector, vt) = b.parse_typed_value(p)?;
-            p.expect(Tok::Comma, "`,`")?;
-            let (element, et) = b.parse_typed_value(p)?;
-            p.expect(Tok::Comma, "`,`")?;
-            let (index, it) = b.parse_typed_value(p)?;
+            let [(vector, vt), (element, et), (index, it)] = b.parse_typed_values(p)?;
             if p.vector_len(vt).is_none() || p.scalar_of(vt) != et || p.int_width(it).is_none() {
                 return Err(p.error_at(at, "invalid insertelement operands"));
             }
@@ -228,9 +218,7 @@ pub fn parse_instruction<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Pa
         }
         "insertvalue" => {
             let at = p.tok();
-            let (aggregate, at_ty) = b.parse_typed_value(p)?;
-            p.expect(Tok::Comma, "`,`")?;
-            let (element, et) = b.parse_typed_value(p)?;
+            let [(aggregate, at_ty), (element, et)] = b.parse_typed_values(p)?;
             let indices = parse_indices(p)?;
             if indexed_type(p, at_ty, &indices, at)? != et {
                 return Err(p.error_at(at, "insertvalue operand and field disagree in type"));
@@ -424,9 +412,7 @@ fn compare<'a>(p: &mut Parser<'a>, b: &mut Body<'a>, int: bool) -> PResult<Parse
 
 fn shuffle<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Parsed> {
     let at = p.tok();
-    let (lhs, vt) = b.parse_typed_value(p)?;
-    p.expect(Tok::Comma, "`,`")?;
-    let (rhs, rt) = b.parse_typed_value(p)?;
+    let [(lhs, vt), (rhs, rt)] = b.parse_typed_values(p)?;
     p.expect(Tok::Comma, "`,`")?;
     let mt_at = p.tok();
     let mt = p.parse_type()?;
@@ -592,11 +578,7 @@ fn cmpxchg<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Parsed> {
     let weak = p.eat_word("weak");
     let volatile = p.eat_word("volatile");
     let at = p.tok();
-    let (ptr, pt) = b.parse_typed_value(p)?;
-    p.expect(Tok::Comma, "`,`")?;
-    let (expected, et) = b.parse_typed_value(p)?;
-    p.expect(Tok::Comma, "`,`")?;
-    let (replacement, rt) = b.parse_typed_value(p)?;
+    let [(ptr, pt), (expected, et), (replacement, rt)] = b.parse_typed_values(p)?;
     check_pointer_to(p, at, pt, et, "cmpxchg")?;
     if et != rt {
         return Err(p.error_at(at, "compare value and new value type do not match"));
@@ -623,9 +605,7 @@ fn atomicrmw<'a>(p: &mut Parser<'a>, b: &mut Body<'a>) -> PResult<Parsed> {
         )?
     };
     let at = p.tok();
-    let (ptr, pt) = b.parse_typed_value(p)?;
-    p.expect(Tok::Comma, "`,`")?;
-    let (value, vt) = b.parse_typed_value(p)?;
+    let [(ptr, pt), (value, vt)] = b.parse_typed_values(p)?;
     check_pointer_to(p, at, pt, vt, "atomicrmw")?;
     skip_syncscope(p)?;
     let ordering = ordering(p)?;
