@@ -6,6 +6,9 @@
 //!
 //!     cargo run --release -p untangle-testkit --example structure_mutations -- --cases 1000000 --seed 0 [--first N]
 //!
+//! `--write N FILE` writes case `N`'s input (LLVM text or a container) to `FILE` and
+//! names its route and seed, to reproduce a failure with the command line.
+//!
 //! Runs split by `--first` over several processes cover the same cases as one run. A case
 //! running longer than `UNTANGLE_HANG_SECONDS` (default 60) is reported as a hang and the
 //! process exits 3; invalid modules, internal errors or panics exit 1. Progress goes to
@@ -15,7 +18,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use untangle_testkit::check::spirv_val::find_spirv_val;
-use untangle_testkit::fuzzing::structure::{run_case, Route, Seeds, Validator};
+use untangle_testkit::fuzzing::structure::{mutant, run_case, Route, Seeds, Validator};
 use untangle_testkit::fuzzing::translate::{Outcome, Tally};
 
 fn main() {
@@ -33,6 +36,13 @@ fn main() {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
     let seeds = Seeds::load(&corpus.join("dxil/vkd3d-proton"), &corpus.join("ll/dxc-tests"));
     assert!(!seeds.is_empty(), "no seeds under {}", corpus.display());
+    if let Some(k) = args.iter().position(|a| a == "--write") {
+        let (n, file) = (args[k + 1].parse().expect("--write N FILE"), &args[k + 2]);
+        let (route, seed, bytes) = mutant(&seeds, run, n);
+        std::fs::write(file, bytes).expect("writes");
+        println!("case {n} of run {run}: {route:?} route, seed {seed}");
+        return;
+    }
     let val = find_spirv_val().expect("spirv-val is required (tools/test.sh installs it)");
     eprintln!(
         "run {run}, cases {first}..{}: {} text seeds, {} bitcode seeds; {}",
