@@ -79,3 +79,42 @@ fn bitstream_round_trips_and_translates_alike() {
     }
     eprintln!("{checked} containers round-trip");
 }
+
+/// Translates `body` (a compute shader's entry block, with `%out` and the raw-buffer store
+/// declared) and asserts a typed error or a module `spirv-val` accepts; the module's words.
+fn valid_or_typed(what: &str, body: &str) -> Option<Vec<u32>> {
+    let decls =
+        "declare void @dx.op.rawBufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i8, i32)\n\
+                 declare %dx.types.ResRet.i32 @dx.op.rawBufferLoad.i32(i32, %dx.types.Handle, i32, i32, i8, i32)\n\
+                 declare i32 @dx.op.threadId.i32(i32, i32)";
+    let text = untangle_testkit::dxil_ops::shell::Shell::new("cs").module(body, decls);
+    match untangle::translate(text.as_bytes(), &untangle::Options::default()) {
+        Ok(t) => {
+            untangle_spirv_tools::assert_valid(&t.words, "vulkan1.3", what);
+            Some(t.words)
+        }
+        Err(e @ untangle::Error::Translate(untangle::TranslateError::Internal(_))) => panic!("{what}: {e}"),
+        Err(e) => {
+            eprintln!("{what}: typed error: {e}");
+            None
+        }
+    }
+}
+
+/// Case 5257 of run 0 (bitcode route): a `getelementptr` index of type `i1`. LLVM
+/// sign-extends it (true is -1); SPIR-V's `OpAccessChain` takes no bool, so the index
+/// becomes the integer 0 or -1 (`spirv-val`: "Indexes passed to OpAccessChain must be of
+/// type integer").
+#[test]
+fn boolean_gep_indices_become_integers() {
+    let body = r#"  %a = alloca [4 x i32], align 4
+  %t = call i32 @dx.op.threadId.i32(i32 93, i32 0)
+  %c = icmp eq i32 %t, 0
+  %p = getelementptr inbounds [4 x i32], [4 x i32]* %a, i32 0, i1 %c
+  store i32 1, i32* %p, align 4
+  %q = getelementptr inbounds [4 x i32], [4 x i32]* %a, i32 0, i1 false
+  %x = load i32, i32* %q, align 4
+  call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %out, i32 0, i32 undef, i32 %x, i32 undef, i32 undef, i32 undef, i8 1, i32 4)
+  ret void"#;
+    assert!(valid_or_typed("i1 GEP index", body).is_some(), "an i1 index translates");
+}

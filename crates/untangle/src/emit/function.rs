@@ -494,10 +494,25 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let mut ops = Vec::with_capacity(1 + rest.len());
         ops.push(b);
         for &ix in rest {
-            ops.push(self.value(ix)?);
+            ops.push(self.gep_index(ix)?);
         }
         let w = self.ids_op(Op::AccessChain, pty, &ops)?;
         Ok((w, class))
+    }
+
+    /// A GEP index as a SPIR-V integer. LLVM sign-extends an index narrower than the index
+    /// width, so an `i1` index (a SPIR-V bool, which `OpAccessChain` does not take) is 0 or
+    /// -1: a constant for a constant, else an `OpSelect`.
+    fn gep_index(&mut self, ix: Value) -> Result<Word> {
+        if !self.value_ty(ix).is_some_and(|t| self.is_bool(t)) {
+            return self.value(ix);
+        }
+        if let Some(v) = self.const_int(ix) {
+            return Ok(self.cx.const_u32(if v & 1 == 1 { u32::MAX } else { 0 }));
+        }
+        let b = self.value(ix)?;
+        let (u, ones, zero) = (self.cx.u32_t(), self.cx.const_u32(u32::MAX), self.cx.const_u32(0));
+        self.ids_op(Op::Select, u, &[b, ones, zero])
     }
 
     // --- the function ---
