@@ -19,7 +19,8 @@
 //! indices and `shufflevector` mask entries set to interesting values; phi incoming values
 //! and blocks, and branch targets, redirected; a result type changed (a vector's width,
 //! another type of the module); metadata values (resource and signature records)
-//! replaced by interesting integers. Record mutations: an integer or float constant, the
+//! replaced by interesting integers. In 30% of text mutants one token of the dump changes
+//! too ([`mutate_text`]: an integer literal, a vector width). Record mutations: an integer or float constant, the
 //! type of a constant run, a vector width or array length or integer width in the type
 //! table, an instruction operand (relative value ids, type ids, flags) nudged or
 //! exchanged, a metadata value or node operand redirected.
@@ -97,13 +98,17 @@ pub enum Route {
 /// The input of case `i` of run `run`: its route, seed name and bytes.
 pub fn mutant(seeds: &Seeds, run: u64, i: u64) -> (Route, &str, Vec<u8>) {
     let mut rng = SplitMix64::new(run ^ 0x5354_5255_4354_5552 ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         let (name, seed) = &seeds.text[(i / 2 % seeds.text.len() as u64) as usize];
         let mut m = seed.clone();
         for _ in 0..1 + rng.below(3) {
             mutate_ir(&mut m, &mut rng);
         }
-        (Route::Text, name, untangle::ir::dump::Dumper::new(&m).module().into_bytes())
+        let mut text = untangle::ir::dump::Dumper::new(&m).module();
+        if rng.chance(30) {
+            mutate_text(&mut text, &mut rng);
+        }
+        (Route::Text, name, text.into_bytes())
     } else {
         let seed = &seeds.bitcode[(i / 2 % seeds.bitcode.len() as u64) as usize];
         let mut blocks = seed.blocks.clone();
@@ -114,6 +119,33 @@ pub fn mutant(seeds: &Seeds, run: u64, i: u64) -> (Route, &str, Vec<u8>) {
             .and_then(|bc| bitstream::replace_program(&seed.container, &bc))
             .unwrap_or_else(|| seed.container.clone());
         (Route::Bitcode, &seed.name, bytes)
+    }
+}
+
+/// One token of the text: an integer literal after an integer type (`i32 7`) set to an
+/// interesting value, or a vector width (`<4 x`) changed, at one random place: the text
+/// reader meets types that disagree, the translator widths and values no IR mutation makes.
+pub fn mutate_text(text: &mut String, rng: &mut SplitMix64) {
+    let widths: Vec<usize> = text
+        .match_indices(" x ")
+        .filter(|(k, _)| {
+            text[..*k].rfind('<').is_some_and(|l| text[l + 1..*k].bytes().all(|b| b.is_ascii_digit()) && *k > l + 1)
+        })
+        .map(|(k, _)| k)
+        .collect();
+    let ints: Vec<usize> = ["i32 ", "i8 ", "i16 ", "i64 ", "i1 "]
+        .iter()
+        .flat_map(|t| text.match_indices(t).map(|(k, t)| k + t.len()))
+        .filter(|&k| text[k..].starts_with(|c: char| c.is_ascii_digit() || c == '-'))
+        .collect();
+    if rng.chance(30) && !widths.is_empty() {
+        let end = widths[rng.below(widths.len())];
+        let start = text[..end].rfind('<').unwrap_or(end) + 1;
+        let n = [1, 2, 3, 4, 5, 8][rng.below(6)];
+        text.replace_range(start..end, &n.to_string());
+    } else if let Some(&start) = rng.pick(&ints) {
+        let len = text[start + 1..].find(|c: char| !c.is_ascii_digit()).map_or(text.len() - start, |l| l + 1);
+        text.replace_range(start..start + len, &interesting(rng).to_string());
     }
 }
 
