@@ -4,8 +4,8 @@
 //! `examples/structure_mutations.rs` (the long run).
 //!
 //! Case `i` of run `seed` is reproducible from the two alone. Even cases take the **text
-//! route**: a seed module (a corpus container read natively, or a DXC `.ll` test that
-//! translates) is mutated in the IR, dumped as LLVM text ([`untangle::ir::dump`]) and
+//! route**: a seed module (a corpus container read natively, or a DXC `.ll` test, that
+//! translates; every stage, libraries included: each entry is translated) is mutated in the IR, dumped as LLVM text ([`untangle::ir::dump`]) and
 //! translated from that text, so the native text reader meets the mutant first. Odd cases
 //! take the **bitcode route**: the records of a corpus container's bitcode
 //! ([`super::bitstream`]) are mutated, written back as bitcode, put back in the container
@@ -54,31 +54,28 @@ pub struct Seeds {
 }
 
 impl Seeds {
-    /// The translated stages among the containers of `containers` (see
-    /// [`super::translate::Seeds::load`]) and the `.ll` files of `ll` that translate.
+    /// Every container of `containers` (libraries, mesh and amplification shaders too) and
+    /// the `.ll` files of `ll`; text seeds are those that translate.
     pub fn load(containers: &Path, ll: &Path) -> Seeds {
-        let corpus = super::translate::Seeds::load(containers);
+        let files = |dir: &Path, ext: &str| {
+            let mut v: Vec<_> = std::fs::read_dir(dir)
+                .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == ext)).collect())
+                .unwrap_or_default();
+            v.sort();
+            v
+        };
+        let name = |p: &Path| p.file_name().unwrap_or_default().to_string_lossy().into_owned();
         let mut seeds = Seeds { text: Vec::new(), bitcode: Vec::new() };
-        let mut lls: Vec<_> = std::fs::read_dir(ll)
-            .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "ll")).collect())
-            .unwrap_or_default();
-        lls.sort();
-        let ll_modules = lls.iter().filter_map(|p| {
-            let l = untangle::front::load_path(p).ok()?;
-            Some((p.file_name()?.to_string_lossy().into_owned(), l.module))
-        });
-        let containers = corpus.names.iter().zip(&corpus.modules).filter_map(|(n, m)| Some((n.clone(), m.clone()?)));
-        for (name, m) in containers.chain(ll_modules) {
-            let text = untangle::ir::dump::Dumper::new(&m).module();
-            if untangle::translate(text.as_bytes(), &Options::default()).is_ok() {
-                seeds.text.push((name, m));
+        for p in files(containers, "dxil").into_iter().chain(files(ll, "ll")) {
+            let Ok(bytes) = std::fs::read(&p) else { continue };
+            let Ok(loaded) = untangle::front::load_bytes(bytes.clone(), &name(&p)) else { continue };
+            let text = untangle::ir::dump::Dumper::new(&loaded.module).module();
+            if translate_all(text.as_bytes()).is_ok() {
+                seeds.text.push((name(&p), loaded.module));
             }
-        }
-        for (name, bytes) in corpus.names.into_iter().zip(corpus.bytes) {
-            let Some(blocks) = untangle::front::bitcode_of(&bytes).ok().flatten().and_then(bitstream::read) else {
-                continue;
-            };
-            seeds.bitcode.push(BitcodeSeed { name, container: bytes, blocks });
+            if let Some(blocks) = untangle::front::bitcode_of(&bytes).ok().flatten().and_then(bitstream::read) {
+                seeds.bitcode.push(BitcodeSeed { name: name(&p), container: bytes, blocks });
+            }
         }
         seeds
     }
@@ -529,13 +526,26 @@ impl Validator {
     }
 }
 
+/// Every entry point of a shader or library ([`untangle::Shader::translate_library`]).
+fn translate_all(bytes: &[u8]) -> untangle::Result<Vec<untangle::Translation>> {
+    untangle::Shader::parse(bytes)?.translate_library(&Options::default())
+}
+
 /// Runs case `i` of run `run` under `catch_unwind`, timing it.
 pub fn run_case(seeds: &Seeds, run: u64, i: u64, val: &mut Validator) -> (Route, Result<Outcome, String>, Duration) {
     let start = Instant::now();
     let (route, _, bytes) = mutant(seeds, run, i);
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| untangle::translate(&bytes, &Options::default())));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| translate_all(&bytes)));
     let took = start.elapsed();
-    let r = r.map(|result| classify(result, |w| val.check(w))).map_err(|p| {
+    let r = r.map(|result| match result {
+        Err(e) => classify(Err(e), |_| Ok(())),
+        Ok(modules) => modules
+            .into_iter()
+            .map(|t| classify(Ok(t), |w| val.check(w)))
+            .find(|o| *o != Outcome::Valid)
+            .unwrap_or(Outcome::Valid),
+    });
+    let r = r.map_err(|p| {
         p.downcast_ref::<String>()
             .cloned()
             .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
