@@ -254,7 +254,15 @@ impl<'m> ModuleBuilder<'m> {
             Type::Float(FloatKind::Half) => self.float(self.half_bits),
             Type::Float(FloatKind::Float) => self.float(32),
             Type::Float(FloatKind::Double) => self.float(64),
+            // SPIR-V vectors have 2, 3 or 4 components in Vulkan (8 and 16 need `Vector16`,
+            // which Vulkan lacks); DXIL's `<1 x T>` and long vectors are not lowered here.
             Type::Vector { elem, len } => {
+                if !(2..=4).contains(&len) {
+                    return Err(Error::Unsupported {
+                        function: "-".into(),
+                        message: format!("vector of {len} elements"),
+                    });
+                }
                 let e = self.ty(elem)?;
                 self.b.type_vector(e, len)
             }
