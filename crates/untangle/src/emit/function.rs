@@ -1307,12 +1307,17 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// The `Aligned` operand of a record-memory access of a `ty` value: the instruction's
-    /// alignment, else the type's natural one.
+    /// alignment, raised to the type's natural one. Vulkan wants at least the largest
+    /// scalar's size on a `PhysicalStorageBuffer` access (VUID-StandaloneSpirv-
+    /// PhysicalStorageBuffer64-06314), and D3D lays records out with natural alignment, so a
+    /// smaller one (`align 1`) says less than is known.
     fn access_align(&self, align: u32, ty: TypeId) -> u32 {
+        let natural = work_graph::layout_of(&self.cx.m.types, ty).map_or(4, |(_, a)| a.clamp(1, 16) as u32);
         if align.is_power_of_two() {
-            return align;
+            align.max(natural)
+        } else {
+            natural
         }
-        work_graph::layout_of(&self.cx.m.types, ty).map_or(4, |(_, a)| a.clamp(1, 16) as u32)
     }
 
     /// The memory-access operand of record loads and stores: `Aligned`, and `Volatile` when
