@@ -118,3 +118,73 @@ fn boolean_gep_indices_become_integers() {
   ret void"#;
     assert!(valid_or_typed("i1 GEP index", body).is_some(), "an i1 index translates");
 }
+
+/// Cases 14673 and 16778 of run 5: vectors of 4096 and 5 elements (a type-table length, a
+/// ray-tracing attribute struct's `<5 x float>`). Vulkan's SPIR-V vectors have 2 to 4
+/// components (`spirv-val`: "Illegal number of components"): a typed error, as for `<1 x T>`.
+#[test]
+fn vectors_of_other_widths_are_typed_errors() {
+    for n in [5, 1, 4096] {
+        let body = format!(
+            r#"  %v = insertelement <{n} x i32> undef, i32 7, i32 0
+  %x = extractelement <{n} x i32> %v, i32 0
+  call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %out, i32 0, i32 undef, i32 %x, i32 undef, i32 undef, i32 undef, i8 1, i32 4)
+  ret void"#
+        );
+        valid_or_typed(&format!("<{n} x i32>"), &body);
+    }
+}
+
+/// Case 1581 of run 5: a node record field loaded with `align 1` (the corpus'
+/// `workgraph.broadcast_custom_input_uint2` library, its record loads rewritten so). The
+/// `Aligned` operand of a `PhysicalStorageBuffer` access must be at least the largest
+/// scalar's size (`spirv-val`: VUID-StandaloneSpirv-PhysicalStorageBuffer64-06314): the
+/// record's natural alignment is used.
+#[test]
+fn underaligned_node_record_accesses_use_the_natural_alignment() {
+    let Some(text) = corpus_rewrite("workgraph.broadcast_custom_input_uint2.lib_6_8.dxil", |l| {
+        if l.contains("addrspace(6)*") && l.contains("load ") {
+            l.replace(", align 4", ", align 1")
+        } else {
+            l.to_string()
+        }
+    }) else {
+        return;
+    };
+    assert!(text.contains("addrspace(6)*") && text.contains(", align 1"), "the rewrite applies");
+    let shader = untangle::Shader::parse(text.as_bytes()).expect("parses");
+    for t in shader.translate_library(&untangle::Options::default()).expect("translates") {
+        untangle_spirv_tools::assert_valid(&t.words, "vulkan1.3", "align 1 record load");
+    }
+}
+
+/// The IR dump of corpus container `name` with `line` applied to each line; `None` (and
+/// a skip) where the corpus is missing outside CI.
+fn corpus_rewrite(name: &str, line: impl Fn(&str) -> String) -> Option<String> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/dxil/vkd3d-proton").join(name);
+    let Ok(loaded) = untangle::front::load_path(&p) else {
+        assert!(std::env::var_os("CI").is_none(), "{} is required under CI", p.display());
+        return None;
+    };
+    Some(untangle::ir::dump::Dumper::new(&loaded.module).module().lines().map(|l| line(l) + "\n").collect())
+}
+
+/// Case 446 of run 5: `threadIdInGroup`'s opcode changed to 250 (`createNodeInputRecordHandle`)
+/// in a node shader, so an `i32` result stands for a node record handle. The node operations'
+/// handle and property operands and results are now checked against their DXIL signature
+/// like every other operation's: a typed error, not the internal "value used where it is
+/// not available".
+#[test]
+fn node_handle_results_of_the_wrong_type_are_typed_errors() {
+    let Some(text) = corpus_rewrite("workgraph.coalesce_custom_input.lib_6_8.dxil", |l| {
+        l.replace("@dx.op.threadIdInGroup.i32(i32 95,", "@dx.op.threadIdInGroup.i32(i32 250,")
+    }) else {
+        return;
+    };
+    assert!(text.contains("(i32 250,"), "the rewrite applies");
+    let shader = untangle::Shader::parse(text.as_bytes()).expect("parses");
+    match shader.translate_library(&untangle::Options::default()) {
+        Err(untangle::Error::Translate(untangle::TranslateError::Invalid { .. })) => {}
+        other => panic!("{:?}", other.map(|v| v.len())),
+    }
+}
