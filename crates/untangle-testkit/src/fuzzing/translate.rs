@@ -215,6 +215,14 @@ pub fn exercise(mutant: &Mutant, val: Option<&SpirvVal>) -> Outcome {
         }
         Mutant::Module(m) => untangle::translate_module(m, &Options::default()),
     };
+    classify(result, |words| val.map_or(Ok(()), |v| v.validate(words, "vulkan1.3")))
+}
+
+/// The outcome of a translation; `validate` checks a module that comes out.
+pub fn classify(
+    result: untangle::Result<untangle::Translation>,
+    validate: impl FnOnce(&[u32]) -> Result<(), String>,
+) -> Outcome {
     match result {
         Err(untangle::Error::Translate(untangle::TranslateError::Internal(m))) => Outcome::Internal(m),
         Err(untangle::Error::Translate(e)) => {
@@ -227,8 +235,8 @@ pub fn exercise(mutant: &Mutant, val: Option<&SpirvVal>) -> Outcome {
             let _ = e.to_string();
             Outcome::Rejected
         }
-        Ok(t) => match val.map(|v| v.validate(&t.words, "vulkan1.3")) {
-            Some(Err(msg)) => {
+        Ok(t) => match validate(&t.words) {
+            Err(msg) => {
                 let first = msg.lines().find(|l| l.contains("error")).unwrap_or(msg.lines().next().unwrap_or(""));
                 Outcome::Invalid(first.to_string())
             }

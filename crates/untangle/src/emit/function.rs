@@ -511,10 +511,25 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let mut ops = Vec::with_capacity(1 + rest.len());
         ops.push(b);
         for &ix in rest {
-            ops.push(self.value(ix)?);
+            ops.push(self.gep_index(ix)?);
         }
         let w = self.ids_op(Op::AccessChain, pty, &ops)?;
         Ok((w, class))
+    }
+
+    /// A GEP index as a SPIR-V integer. LLVM sign-extends an index narrower than the index
+    /// width, so an `i1` index (a SPIR-V bool, which `OpAccessChain` does not take) is 0 or
+    /// -1: a constant for a constant, else an `OpSelect`.
+    fn gep_index(&mut self, ix: Value) -> Result<Word> {
+        if !self.value_ty(ix).is_some_and(|t| self.is_bool(t)) {
+            return self.value(ix);
+        }
+        if let Some(v) = self.const_int(ix) {
+            return Ok(self.cx.const_u32(if v & 1 == 1 { u32::MAX } else { 0 }));
+        }
+        let b = self.value(ix)?;
+        let (u, ones, zero) = (self.cx.u32_t(), self.cx.const_u32(u32::MAX), self.cx.const_u32(0));
+        self.ids_op(Op::Select, u, &[b, ones, zero])
     }
 
     // --- the function ---
@@ -1294,12 +1309,17 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// The `Aligned` operand of a record-memory access of a `ty` value: the instruction's
-    /// alignment, else the type's natural one.
+    /// alignment, raised to the type's natural one. Vulkan wants at least the largest
+    /// scalar's size on a `PhysicalStorageBuffer` access (VUID-StandaloneSpirv-
+    /// PhysicalStorageBuffer64-06314), and D3D lays records out with natural alignment, so a
+    /// smaller one (`align 1`) says less than is known.
     fn access_align(&self, align: u32, ty: TypeId) -> u32 {
+        let natural = work_graph::layout_of(&self.cx.m.types, ty).map_or(4, |(_, a)| a.clamp(1, 16) as u32);
         if align.is_power_of_two() {
-            return align;
+            align.max(natural)
+        } else {
+            natural
         }
-        work_graph::layout_of(&self.cx.m.types, ty).map_or(4, |(_, a)| a.clamp(1, 16) as u32)
     }
 
     /// The memory-access operand of record loads and stores: `Aligned`, and `Volatile` when

@@ -273,6 +273,13 @@ impl<'m> ModuleBuilder<'m> {
                 })
             }
             Type::Vector { elem, len } => {
+                // `<1 x T>` (or a zero-length vector) is no SPIR-V vector either.
+                if len < 2 {
+                    return Err(Error::Unsupported {
+                        function: "-".into(),
+                        message: format!("vector of {len} elements"),
+                    });
+                }
                 let e = self.ty(elem)?;
                 self.b.type_vector(e, len)
             }

@@ -123,14 +123,17 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ParamTy::SamplePos => fields(2, &|_, x| is(x, &Type::Float(FloatKind::Float))),
             ParamTy::OverloadVec4 => fields(4, &|_, x| Some(x) == o),
             ParamTy::ResBind => fields(4, &|k, x| is(x, if k < 3 { &i32_ } else { &Type::Int(8) })),
+            // Work-graph handles are recognized by name, as resource handles are; their
+            // properties are two `i32` (`%dx.types.NodeInfo`, `%dx.types.NodeRecordInfo`).
+            ParamTy::NodeHandle => types.struct_name(t) == Some("dx.types.NodeHandle") && matches!(ty, Type::Named(_)),
+            ParamTy::NodeRecordHandle => {
+                types.struct_name(t) == Some("dx.types.NodeRecordHandle") && matches!(ty, Type::Named(_))
+            }
+            ParamTy::NodeProperties | ParamTy::NodeRecordProperties => fields(2, &|_, x| is(x, &i32_)),
             // Only operations the translator refuses take these; nothing to check.
             ParamTy::PointerF32
             | ParamTy::UserDefined
             | ParamTy::Object
-            | ParamTy::NodeHandle
-            | ParamTy::NodeRecordHandle
-            | ParamTy::NodeProperties
-            | ParamTy::NodeRecordProperties
             | ParamTy::HitObject
             | ParamTy::ExtOverload(_)
             | ParamTy::ExtOverloadGroupShared(_) => true,
