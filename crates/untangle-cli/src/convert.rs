@@ -191,7 +191,14 @@ fn options_of(args: &Convert) -> Result<Options, Failure> {
             crate::CliVendorFeature::CooperativeMatrix => v.cooperative_matrix = true,
             crate::CliVendorFeature::CooperativeMatrix2 => v.cooperative_matrix2 = true,
             crate::CliVendorFeature::Float8 => v.float8 = true,
+            crate::CliVendorFeature::Int64Atomics => v.int64_atomics = true,
+            crate::CliVendorFeature::Float32AtomicAdd => v.float32_atomic_add = true,
+            crate::CliVendorFeature::Float16VectorAtomics => v.float16_vector_atomics = true,
+            crate::CliVendorFeature::SubgroupPartitioned => v.subgroup_partitioned = true,
         }
+    }
+    if let Some([register, space]) = args.nvapi.as_deref() {
+        options.vendor.nvapi = Some(untangle::NvapiSlot { register: *register, space: *space });
     }
     if let Some(map) = &args.binding_map {
         let text = std::fs::read_to_string(map).map_err(|e| Failure::lib(map, e))?;

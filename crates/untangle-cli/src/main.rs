@@ -102,9 +102,18 @@ pub struct Convert {
     /// (comma-separated): `amd-ags` (decode AMD AGS's magic UAV), `shader-clock`
     /// (`VK_KHR_shader_clock`), `draw-parameters`, `cooperative-matrix`
     /// (`VK_KHR_cooperative_matrix`), `cooperative-matrix2` (`VK_NV_cooperative_matrix2`),
-    /// `float8` (`VK_EXT_shader_float8`). Default: none (vendor intrinsics are refused).
+    /// `float8` (`VK_EXT_shader_float8`), and for NVAPI `int64-atomics`
+    /// (`shaderBufferInt64Atomics`), `float32-atomic-add` (`VK_EXT_shader_atomic_float`),
+    /// `float16-vector-atomics` (`VK_NV_shader_atomic_float16_vector`),
+    /// `subgroup-partitioned` (`VK_NV_shader_subgroup_partitioned`). Default: none (vendor
+    /// intrinsics are refused).
     #[arg(long, value_name = "FEATURES", value_delimiter = ',')]
     pub vendor: Vec<CliVendorFeature>,
+    /// NVIDIA NVAPI's magic UAV is `u<REGISTER>, space<SPACE>` (what the application told
+    /// the driver; dxil-spirv's `--nvapi`): its records are lowered as intrinsics. Without
+    /// it that UAV is an ordinary one.
+    #[arg(long, num_args = 2, value_names = ["REGISTER", "SPACE"])]
+    pub nvapi: Option<Vec<u32>>,
     /// A library's entry to translate (its exported name, e.g. `RayGen`). Without it, a
     /// library writes every entry into the output directory as `OUT/NAME.spv`.
     #[arg(long, value_name = "NAME")]
@@ -119,6 +128,10 @@ pub enum CliVendorFeature {
     CooperativeMatrix,
     CooperativeMatrix2,
     Float8,
+    Int64Atomics,
+    Float32AtomicAdd,
+    Float16VectorAtomics,
+    SubgroupPartitioned,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]

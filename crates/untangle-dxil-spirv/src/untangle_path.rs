@@ -198,6 +198,13 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
         options.vendor.float8 = *wmma_fp8;
         options.vendor.cooperative_matrix2 = *nv_cooperative_matrix2_conversions;
     }
+    // dxil-spirv's NVAPI option names the magic UAV's register (vkd3d-proton passes the slot
+    // the application set); without it that UAV is an ordinary one.
+    if let Some(Opt::Nvapi { enabled: true, register_index, register_space }) =
+        setup.last(|o| matches!(o, Opt::Nvapi { .. }))
+    {
+        options.vendor.nvapi = Some(untangle::NvapiSlot { register: *register_index, space: *register_space });
+    }
     // dxil-spirv's FORCE_SUBGROUP_SIZE: WaveGetLaneCount() becomes the forced value (0: off).
     if let Some(Opt::ForceSubgroupSize { forced_value, .. }) =
         setup.last(|o| matches!(o, Opt::ForceSubgroupSize { .. }))

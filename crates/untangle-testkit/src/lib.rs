@@ -17,6 +17,7 @@ pub mod difftest;
 pub mod dxil_ops;
 pub mod fuzzing;
 pub mod interp;
+pub mod nvapi;
 pub mod rootsig_gen;
 #[cfg(feature = "vulkan")]
 pub mod vulkan;

@@ -212,6 +212,7 @@ fn render(covered: &BTreeMap<(DxOp, &'static str), Vec<String>>) -> String {
         );
     }
     vendor_table(&mut s);
+    nvapi_table(&mut s);
     s
 }
 
@@ -242,6 +243,56 @@ fn vendor_table(s: &mut String) {
             VendorSupport::Refused(why) => (format!("✗ {why}"), String::new()),
         };
         let _ = writeln!(s, "| 0x{:02x} | {op:?} | {how} | {needs} |", op.number());
+    }
+}
+
+/// The vendor-intrinsics section for NVIDIA NVAPI: every opcode group and how it is
+/// translated (`untangle::emit::support::nvapi_support`, which `emit/dxop/nvapi.rs` follows).
+fn nvapi_table(s: &mut String) {
+    use untangle::dxil::nvapi::Opcode;
+    use untangle::emit::support::{nvapi_support, VendorSupport};
+    let _ = writeln!(
+        s,
+        "\n## Vendor intrinsics: NVIDIA NVAPI\n\n\
+         NVAPI (`nvHLSLExtns.h`) writes each intrinsic as a 256-byte `NvShaderExtnStruct` record to\n\
+         its magic UAV (`RWStructuredBuffer g_NvidiaExt` at the register the application names):\n\
+         `IncrementCounter` opens a record, stores fill its operands and opcode, and a further\n\
+         `IncrementCounter` or a load of `dst0u` reads the result; atomics name their UAV with a\n\
+         marking record (`markUavRef`). `untangle::dxil::nvapi` follows the records (a malformed\n\
+         sequence is a typed error naming the call) and `emit/dxop/nvapi.rs` lowers them when\n\
+         `Options::vendor.nvapi` (CLI `--nvapi REGISTER SPACE`; dxil-spirv's `NVAPI` option) names the\n\
+         register; without it the UAV is an ordinary structured buffer, as on a driver without the\n\
+         extension. A lowering that needs a device feature names its `Options::vendor` field. Tests:\n\
+         `vendor_nvapi` (translation, `spirv-val` at Vulkan 1.3 and 1.4, refusals, malformed\n\
+         records), `gpu_nvapi` (shuffles, votes, lane masks run on a device). vkd3d-proton's tests\n\
+         hold no NVAPI shader.\n"
+    );
+    let _ = writeln!(s, "| opcode | intrinsic | lowering / reason | needs |");
+    let _ = writeln!(s, "|---|---|---|---|");
+    let mut seen = Vec::new();
+    for n in 0..=119 {
+        let Some(op) = Opcode::from_number(n) else { continue };
+        // One row a family of opcodes that share a name.
+        let name = op.to_string();
+        let name = name.split(" (").next().unwrap_or_default().to_string();
+        if seen.contains(&name) {
+            continue;
+        }
+        seen.push(name.clone());
+        let same: Vec<u32> = (n..=119)
+            .filter(|&k| Opcode::from_number(k).is_some_and(|o| o.to_string().starts_with(&format!("{name} ("))))
+            .collect();
+        let numbers = match same.as_slice() {
+            [a, .., b] if same.len() > 4 => format!("{a}..{b}"),
+            _ => same.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
+        };
+        let (how, needs) = match nvapi_support(op) {
+            VendorSupport::Lowered { spirv, feature } => {
+                (format!("✓ {spirv}"), feature.map(|f| format!("`{f}`")).unwrap_or_default())
+            }
+            VendorSupport::Refused(why) => (format!("✗ {why}"), String::new()),
+        };
+        let _ = writeln!(s, "| {numbers} | {name} | {how} | {needs} |");
     }
 }
 

@@ -12,6 +12,7 @@ pub mod error;
 pub mod handles;
 pub(crate) mod md;
 pub mod node;
+pub mod nvapi;
 pub mod op_facts;
 pub mod opcodes;
 pub mod ops;

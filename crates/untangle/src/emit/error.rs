@@ -119,6 +119,9 @@ pub enum VendorRefusal {
     /// The instruction stream is malformed.
     #[error("malformed instruction stream: {0}")]
     Malformed(#[from] crate::dxil::ags::AgsError),
+    /// NVAPI's record sequence is malformed.
+    #[error("malformed record sequence: {0}")]
+    NvapiMalformed(#[from] crate::dxil::nvapi::NvapiError),
     /// Vulkan has no counterpart, or untangle does not lower it (yet): why.
     #[error("{0}")]
     NotLowered(String),

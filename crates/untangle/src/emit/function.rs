@@ -136,7 +136,11 @@ impl Interface {
         let (exits, derivatives, captures) = {
             let mut fe = FnEmit::new(cx, res, sm, func, sigs, &structured.scfg)?;
             fe.iface = std::mem::take(iface);
-            let body = fe.emit_body().and_then(|_| fe.ags_finish()).and_then(|_| fe.finish_stream_output());
+            let body = fe
+                .emit_body()
+                .and_then(|_| fe.ags_finish())
+                .and_then(|_| fe.nvapi_finish())
+                .and_then(|_| fe.finish_stream_output());
             *iface = std::mem::take(&mut fe.iface);
             let captures = body?;
             (std::mem::take(&mut fe.exit_labels), fe.thread_quads, captures)
@@ -233,6 +237,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ags: Default::default(),
             ags_pending: Vec::new(),
             ags_u64: None,
+            nvapi: Default::default(),
             cur_label: 0,
             cur_loop_header: false,
         })

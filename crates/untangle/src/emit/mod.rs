@@ -280,6 +280,27 @@ pub struct VendorFeatures {
     /// `shaderFloat8` (`VK_EXT_shader_float8`): float8 conversions in one instruction.
     /// Without it AGS's scalar float8 conversions are emulated in 32-bit arithmetic.
     pub float8: bool,
+    /// The layer exposes NVIDIA NVAPI's HLSL extensions with their magic UAV at this
+    /// register (`NvAPI_D3D12_SetNvShaderExtnSlotSpace`; dxil-spirv's `NVAPI` option):
+    /// its records are intrinsics (`dxop/nvapi.rs`). `None`: that UAV is an ordinary one, as
+    /// on a D3D driver without the extension.
+    pub nvapi: Option<NvapiSlot>,
+    /// `shaderBufferInt64Atomics` (Vulkan 1.2): NVAPI's 64-bit atomics.
+    pub int64_atomics: bool,
+    /// `shaderBufferFloat32AtomicAdd` (`VK_EXT_shader_atomic_float`): NVAPI's fp32 atomic add.
+    pub float32_atomic_add: bool,
+    /// `shaderFloat16VectorAtomics` (`VK_NV_shader_atomic_float16_vector`): NVAPI's fp16x2
+    /// atomics.
+    pub float16_vector_atomics: bool,
+    /// `VK_NV_shader_subgroup_partitioned`: NVAPI's `NvWaveMatch`.
+    pub subgroup_partitioned: bool,
+}
+
+/// The register of NVAPI's magic UAV (`u<register>, space<space>`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct NvapiSlot {
+    pub register: u32,
+    pub space: u32,
 }
 
 /// The storage-image encodings of a feedback map ([`Options::sampler_feedback`]).
@@ -555,6 +576,9 @@ pub struct FnEmit<'a, 'm> {
     pub ags_pending: Vec<Word>,
     /// An AGS 64-bit atomic between its phases (`dxop/ags.rs`).
     pub ags_u64: Option<AgsU64>,
+    /// NVAPI: where this function's record sequence on the magic UAV stands, and the
+    /// target an atomic's marking record named (`dxop/nvapi.rs`).
+    pub nvapi: crate::dxil::nvapi::Stream<Word, Handle>,
 }
 
 /// An AGS 64-bit atomic (`AtomicU64`) between its phases: phase 0 gave the address, phase 1
@@ -913,7 +937,7 @@ pub struct Resources {
     /// for image atomics.
     pub atomic_uavs: std::collections::BTreeSet<u32>,
     heap_vars: BTreeMap<(u32, u32, u32, bool, VkBinding), ResVar>,
-    words64: BTreeMap<(ResourceClass, u32), ResVar>,
+    elem_views: BTreeMap<(ResourceClass, u32, &'static str), ResVar>,
     /// 16-bit views of raw and structured buffer variables, by the variable they alias.
     halves16: BTreeMap<Word, ResVar>,
     image64: BTreeMap<u32, (ResVar, Word)>,

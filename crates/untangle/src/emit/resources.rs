@@ -159,7 +159,7 @@ impl Resources {
             counters: BTreeMap::new(),
             atomic_uavs: Default::default(),
             heap_vars: BTreeMap::new(),
-            words64: BTreeMap::new(),
+            elem_views: BTreeMap::new(),
             halves16: BTreeMap::new(),
             image64: BTreeMap::new(),
             heap_counters: None,
@@ -380,19 +380,35 @@ impl Resources {
     /// A second view of a raw or structured buffer as 64-bit words (`{ uint64 data[]; }`,
     /// same binding and indexing), for 64-bit atomics.
     pub fn words64(&mut self, cx: &mut ModuleBuilder<'_>, class: ResourceClass, id: u32) -> Result<ResVar> {
-        if let Some(&v) = self.words64.get(&(class, id)) {
+        self.elem_view(cx, class, id, |cx| cx.uint(64), 8, "u64")
+    }
+
+    /// A second view of a raw or structured buffer as an array of the type `elem` makes
+    /// (array stride `stride`; same binding and indexing), named with `suffix`, which also
+    /// tells views apart (one per suffix): what atomics on other element types (64-bit
+    /// words, floats, half-float pairs) operate on.
+    pub fn elem_view(
+        &mut self,
+        cx: &mut ModuleBuilder<'_>,
+        class: ResourceClass,
+        id: u32,
+        elem: impl FnOnce(&mut ModuleBuilder<'_>) -> Word,
+        stride: u32,
+        suffix: &'static str,
+    ) -> Result<ResVar> {
+        if let Some(&v) = self.elem_views.get(&(class, id, suffix)) {
             return Ok(v);
         }
         let primary = self.var(cx, class, id)?;
         let r = self.resource(class, id)?.clone();
-        let u64t = cx.uint(64);
-        let st = array_block(cx, u64t, None, 8);
+        let elem = elem(cx);
+        let st = array_block(cx, elem, None, stride);
         let v = if primary.var == 0 {
             ResVar { elem_ty: st, ..primary }
         } else {
-            declare_view(cx, &primary, &format!("{}_u64", display_name(&r)), st, true)
+            declare_view(cx, &primary, &format!("{}_{suffix}", display_name(&r)), st, true)
         };
-        self.words64.insert((class, id), v);
+        self.elem_views.insert((class, id, suffix), v);
         Ok(v)
     }
 

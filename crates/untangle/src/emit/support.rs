@@ -706,3 +706,44 @@ pub fn ags_support(op: crate::dxil::ags::Opcode) -> VendorSupport {
         ),
     }
 }
+
+/// [`VendorSupport`] of NVAPI opcode `op` when the layer exposes NVAPI
+/// (`Options::vendor.nvapi`): `dxop/nvapi.rs` lowers exactly the opcodes this calls
+/// lowered, and the coverage table prints it.
+pub fn nvapi_support(op: crate::dxil::nvapi::Opcode) -> VendorSupport {
+    use crate::dxil::nvapi::Opcode::*;
+    let lowered = |spirv| VendorSupport::Lowered { spirv, feature: None };
+    match op {
+        Shfl(_) => lowered("`OpGroupNonUniformShuffle` from the lane `shfl.sync` picks in the clamp word's segment"),
+        VoteAll | VoteAny => lowered("`OpGroupNonUniformAll` / `OpGroupNonUniformAny`, as `0xffffffff` / `0`"),
+        VoteBallot => lowered("component 0 of `OpGroupNonUniformBallot`"),
+        GetLaneId => lowered("`SubgroupLocalInvocationId`"),
+        GetSpecial => VendorSupport::Lowered {
+            spirv: "`THREADLTMASK`: `SubgroupLtMask`; `GLOBAL_TIMER_LO/HI`: `OpReadClockKHR` (`Device`); not the footprint predicate",
+            feature: Some("shader_clock (timers)"),
+        },
+        MatchAny => VendorSupport::Lowered {
+            spirv: "component 0 of `OpGroupNonUniformPartitionNV`",
+            feature: Some("subgroup_partitioned"),
+        },
+        Uint64Atomic => VendorSupport::Lowered {
+            spirv: "64-bit `OpAtomic*` (compare-exchange included) on a `RWByteAddressBuffer`'s 64-bit view; not textures",
+            feature: Some("int64_atomics"),
+        },
+        Fp32Atomic => VendorSupport::Lowered {
+            spirv: "`OpAtomicFAddEXT` on a `RWByteAddressBuffer`'s `float` view; not textures",
+            feature: Some("float32_atomic_add"),
+        },
+        Fp16Atomic => VendorSupport::Lowered {
+            spirv: "`OpAtomicF{Add,Min,Max}EXT` on a `RWByteAddressBuffer`'s `f16vec2` view (`SPV_NV_shader_atomic_fp16_vector`); not textures",
+            feature: Some("float16_vector_atomics"),
+        },
+        Footprint(_) => VendorSupport::Refused("texture footprints are not lowered (`SPV_NV_shader_image_footprint` could carry them)"),
+        GetShadingRate | VprsEval(_) => VendorSupport::Refused("variable pixel rate shading has no Vulkan counterpart"),
+        ShflGeneric => VendorSupport::Refused("the encoding of the generic shuffle's lane-valid result is undocumented"),
+        HitObject(_) => VendorSupport::Refused(
+            "shader execution reordering (hit objects; `VK_NV_ray_tracing_invocation_reorder`) is not lowered",
+        ),
+        RayTracing(_) => VendorSupport::Refused("micro-map, cluster, sphere and swept-sphere ray-tracing queries are not lowered"),
+    }
+}

@@ -346,7 +346,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// A `u32` built-in input, loaded.
-    fn ags_builtin(&mut self, b: BuiltIn) -> Result<Word> {
+    pub(super) fn ags_builtin(&mut self, b: BuiltIn) -> Result<Word> {
         self.cx.capability(Capability::GroupNonUniform);
         let u = self.cx.u32_t();
         let var = self.iface.builtin(self.cx, b, StorageClass::Input, u);

@@ -34,6 +34,7 @@ mod io;
 mod math;
 mod mesh;
 mod nodes;
+mod nvapi;
 mod ray_query;
 mod raytracing;
 mod stages;
@@ -58,6 +59,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             return fe.ags_op(&c);
         }
         if fe.ags_u64_target(&c)? {
+            return Ok(None);
+        }
+        if fe.is_nvapi_call(&c)? {
+            return fe.nvapi_op(&c);
+        }
+        if fe.nvapi_target(&c)? {
             return Ok(None);
         }
         let family = match support(c.op, fe.sm.kind) {

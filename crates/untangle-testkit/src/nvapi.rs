@@ -1,0 +1,182 @@
+//! NVIDIA NVAPI test inputs: compute shaders that write `NvShaderExtnStruct` records to
+//! NVAPI's magic UAV as `nvHLSLExtns.h` does (an `IncrementCounter` opens a record at its
+//! index, stores fill the operands and then the opcode, and one more `IncrementCounter` or a
+//! load of `dst0u` reads the result), in the DXIL DXC makes of it for shader model 6.0
+//! (`bufferUpdateCounter`, `bufferStore`, `bufferLoad` on a structured buffer of 256-byte
+//! records), and what each lane must get. Used by `tests/vendor_nvapi.rs` and
+//! `tests/gpu_nvapi.rs`.
+
+use untangle::dxil::nvapi::field;
+use untangle::NvapiSlot;
+
+/// Where the shaders put the magic UAV: `u7, space3`.
+pub const SLOT: NvapiSlot = NvapiSlot { register: 7, space: 3 };
+
+/// A compute shader of one group of `threads` threads with `body` between the handles and
+/// the stores: `%tid` is the thread id, `%x` the word `u[tid]` (`u`: `RWByteAddressBuffer`
+/// `u0`), `%t` a second `RWByteAddressBuffer` (`u1`, atomic targets), `%nv` the magic UAV
+/// (`RWStructuredBuffer<NvShaderExtnStruct>` at [`SLOT`]); `%w0..%w{n-1}` are stored to
+/// word `threads (k + 1) + tid` of `u`, and the wave size to word 0 when `size` is set.
+pub fn cs(body: &str, n: usize, threads: u32) -> String {
+    let mut stores = String::new();
+    for k in 0..n {
+        stores.push_str(&format!(
+            "  %o{k} = add i32 %tid4, {}\n  call void @dx.op.bufferStore.i32(i32 69, %dx.types.Handle %u, i32 %o{k}, i32 undef, i32 %w{k}, i32 undef, i32 undef, i32 undef, i8 1)\n",
+            4 * threads as usize * (k + 1)
+        ));
+    }
+    format!(
+        r#"target datalayout = "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64"
+target triple = "dxil-ms-dx"
+%dx.types.Handle = type {{ i8* }}
+%dx.types.ResRet.i32 = type {{ i32, i32, i32, i32, i32 }}
+%dx.types.ResRet.f32 = type {{ float, float, float, float, i32 }}
+%struct.RWByteAddressBuffer = type {{ i32 }}
+%struct.NvShaderExtnStruct = type {{ i32, i32, i32, <4 x i32>, <4 x i32>, <4 x i32>, <4 x i32>, <4 x i32>, <4 x i32>, <4 x i32>, <4 x i32>, i32, i32, [27 x float] }}
+%"class.RWStructuredBuffer<NvShaderExtnStruct>" = type {{ %struct.NvShaderExtnStruct }}
+define void @main() {{
+entry:
+  %u = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 1, i32 0, i32 0, i1 false)
+  %t = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 1, i32 1, i32 1, i1 false)
+  %nv = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 1, i32 2, i32 {reg}, i1 false)
+  %tid = call i32 @dx.op.threadId.i32(i32 93, i32 0)
+  %tid4 = shl i32 %tid, 2
+  %in = call %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32 68, %dx.types.Handle %u, i32 %tid4, i32 undef)
+  %x = extractvalue %dx.types.ResRet.i32 %in, 0
+{body}{stores}  ret void
+}}
+declare %dx.types.Handle @dx.op.createHandle(i32, i8, i32, i32, i1)
+declare i32 @dx.op.threadId.i32(i32, i32)
+declare i32 @dx.op.waveGetLaneCount(i32)
+declare i32 @dx.op.bufferUpdateCounter(i32, %dx.types.Handle, i8)
+declare %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32, %dx.types.Handle, i32, i32)
+declare %dx.types.ResRet.f32 @dx.op.bufferLoad.f32(i32, %dx.types.Handle, i32, i32)
+declare void @dx.op.bufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i8)
+!dx.version = !{{!0}}
+!dx.valver = !{{!0}}
+!dx.shaderModel = !{{!1}}
+!dx.resources = !{{!2}}
+!dx.entryPoints = !{{!9}}
+!0 = !{{i32 1, i32 0}}
+!1 = !{{!"cs", i32 6, i32 0}}
+!2 = !{{null, !3, null, null}}
+!3 = !{{!4, !5, !6}}
+!4 = !{{i32 0, %struct.RWByteAddressBuffer* undef, !"u", i32 0, i32 0, i32 1, i32 11, i1 false, i1 false, i1 false, null}}
+!5 = !{{i32 1, %struct.RWByteAddressBuffer* undef, !"t", i32 0, i32 1, i32 1, i32 11, i1 false, i1 false, i1 false, null}}
+!6 = !{{i32 2, %"class.RWStructuredBuffer<NvShaderExtnStruct>"* undef, !"g_NvidiaExt", i32 {space}, i32 {reg}, i32 1, i32 12, i1 false, i1 true, i1 false, !7}}
+!7 = !{{i32 1, i32 256}}
+!9 = !{{void ()* @main, !"main", null, !2, !10}}
+!10 = !{{i32 4, !11}}
+!11 = !{{i32 {threads}, i32 1, i32 1}}
+"#,
+        reg = SLOT.register,
+        space = SLOT.space,
+    )
+}
+
+/// `%{out} = g_NvidiaExt.IncrementCounter()`.
+pub fn counter(out: &str) -> String {
+    format!("  %{out} = call i32 @dx.op.bufferUpdateCounter(i32 70, %dx.types.Handle %nv, i8 1)\n")
+}
+
+/// `g_NvidiaExt[%{index}]` dwords `dword..` = `values` (one store, mask of their count).
+pub fn store(index: &str, dword: u32, values: &[&str]) -> String {
+    let mut v: Vec<String> = values.iter().map(|s| format!("i32 {s}")).collect();
+    let mask = (1u32 << v.len()) - 1;
+    v.resize(4, "i32 undef".into());
+    format!(
+        "  call void @dx.op.bufferStore.i32(i32 69, %dx.types.Handle %nv, i32 %{index}, i32 {}, {}, i8 {mask})\n",
+        dword * 4,
+        v.join(", ")
+    )
+}
+
+/// An intrinsic whose result comes back through `IncrementCounter` (`%{out}`): a record
+/// at `%{out}_i` with `srcs` (dword, values) then the opcode.
+pub fn op(out: &str, opcode: u32, srcs: &[(u32, &[&str])]) -> String {
+    let i = format!("{out}_i");
+    let mut s = counter(&i);
+    for (d, v) in srcs {
+        s += &store(&i, *d, v);
+    }
+    s += &store(&i, field::OPCODE, &[&opcode.to_string()]);
+    s + &counter(out)
+}
+
+/// A shuffle (`NvShfl` 1, `NvShflUp` 2, `NvShflDown` 3, `NvShflXor` 4) of `val` with lane
+/// operand `b` over segments of `width` lanes.
+pub fn shuffle(out: &str, opcode: u32, val: &str, b: &str, width: u32) -> String {
+    let clamp = ((32 - width) << 8) | if opcode == 2 { 0 } else { 0x1f };
+    op(out, opcode, &[(field::SRC0U, &[val, b, &clamp.to_string()])])
+}
+
+/// An atomic on `%t` (`RWByteAddressBuffer u1`): the marking record, the store that names
+/// `%t`, the record (`src0u.x` = `addr`, `src1u` = `value`, `src2u.x` = `sub`), and a load
+/// of `dst0u` whose components 0 and 1 are `%{out}0`, `%{out}1`. With `mark` false the
+/// marking record is left out (malformed).
+pub fn atomic(out: &str, opcode: u32, addr: &str, value: &[&str], sub: u32, mark: bool) -> String {
+    let (m, i) = (format!("{out}_m"), format!("{out}_i"));
+    let mut s = String::new();
+    if mark {
+        s += &counter(&m);
+        s += &store(&m, field::MARK_UAV_REF, &["1"]);
+        s += &format!(
+            "  call void @dx.op.bufferStore.i32(i32 69, %dx.types.Handle %t, i32 %{m}, i32 undef, i32 0, i32 undef, i32 undef, i32 undef, i8 1)\n"
+        );
+    }
+    s += &counter(&i);
+    s += &store(&i, field::SRC0U, &[addr]);
+    s += &store(&i, field::SRC1U, value);
+    s += &store(&i, field::SRC2U, &[&sub.to_string()]);
+    s += &store(&i, field::OPCODE, &[&opcode.to_string()]);
+    s += &format!(
+        "  %{out}_r = call %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32 68, %dx.types.Handle %nv, i32 %{i}, i32 {})\n  %{out}0 = extractvalue %dx.types.ResRet.i32 %{out}_r, 0\n  %{out}1 = extractvalue %dx.types.ResRet.i32 %{out}_r, 1\n",
+        field::DST0U * 4
+    );
+    s
+}
+
+/// The wave intrinsics NVAPI lowers without device features, one result each (`w0..w9`),
+/// and the wave size as `w10`: see [`wave_expected`].
+pub fn wave_shader() -> (String, usize) {
+    let mut b = String::from(
+        "  %odd = and i32 %tid, 1\n  %is5 = icmp eq i32 %tid, 5\n  %p5 = zext i1 %is5 to i32\n  %lt100 = icmp ult i32 %tid, 100\n  %p100 = zext i1 %lt100 to i32\n",
+    );
+    b += &shuffle("w0", 1, "%tid", "5", 32);
+    b += &shuffle("w1", 1, "%tid", "1", 8);
+    b += &shuffle("w2", 2, "%tid", "1", 32);
+    b += &shuffle("w3", 3, "%tid", "2", 8);
+    b += &shuffle("w4", 4, "%tid", "3", 32);
+    b += &op("w5", 6, &[(field::SRC0U, &["%p5"])]);
+    b += &op("w6", 5, &[(field::SRC0U, &["%p100"])]);
+    b += &op("w7", 7, &[(field::SRC0U, &["%odd"])]);
+    b += &op("w8", 8, &[]);
+    b += &op("w9", 19, &[(field::SRC0U, &["4"])]);
+    b += "  %w10 = call i32 @dx.op.waveGetLaneCount(i32 112)\n";
+    (b, 11)
+}
+
+/// What thread `tid` of [`wave_shader`] must store with `size` lanes a subgroup (NVIDIA:
+/// 32; every lane active, subgroups of consecutive threads); `None` where the source lane
+/// would be past the subgroup.
+pub fn wave_expected(tid: u32, size: u32) -> Vec<Option<u32>> {
+    let lane = tid % size;
+    let base = tid - lane;
+    let in_wave = |l: u32| (l < size).then_some(base + l);
+    // Segments of 8: [min, min + 7].
+    let min8 = lane & 24;
+    let odd = (0..size.min(32)).filter(|l| l % 2 == 1).fold(0u32, |m, l| m | 1 << l);
+    vec![
+        in_wave(5),
+        in_wave(min8 + 1),
+        Some(if lane >= 1 { tid - 1 } else { tid }),
+        if lane + 2 <= min8 + 7 { in_wave(lane + 2) } else { Some(tid) },
+        in_wave(lane ^ 3),
+        Some(if (base..base + size).contains(&5) { u32::MAX } else { 0 }),
+        Some(u32::MAX),
+        Some(odd),
+        Some(lane),
+        Some(if lane >= 32 { u32::MAX } else { (1u32 << lane) - 1 }),
+        Some(size),
+    ]
+}

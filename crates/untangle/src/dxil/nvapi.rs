@@ -1,0 +1,630 @@
+//! NVIDIA NVAPI HLSL extensions: the records that `nvHLSLExtns.h` (NVIDIA's nvapi
+//! repository, public) writes to its magic UAV so that NVIDIA's D3D12 driver replaces them
+//! with an instruction.
+//!
+//! The magic UAV is `RWStructuredBuffer<NvShaderExtnStruct> g_NvidiaExt` at a register and
+//! space the application chooses and tells the driver (`NvAPI_D3D12_SetNvShaderExtnSlotSpace`;
+//! vkd3d-proton passes them on as dxil-spirv's `NVAPI` option). One intrinsic is:
+//!
+//! 1. `index = g_NvidiaExt.IncrementCounter()` (`bufferUpdateCounter(+1)`): opens a record;
+//! 2. stores of its operands into the 256-byte record at `index` (`bufferStore` /
+//!    `rawBufferStore` at byte offsets of the struct's fields, the opcode last);
+//! 3. its results: one more `IncrementCounter()` per result word (shuffles, votes, lane id,
+//!    special registers, match), or a load of `dst0u` at `index` (atomics).
+//!
+//! An atomic on an application UAV is preceded by a *marking* record: `markUavRef = 1` at
+//! a fresh index, then one store to the application's UAV at that index, which the driver
+//! drops and which only names the atomic's target.
+//!
+//! Record layout (dwords): `opcode` 0, `rid` 1, `sid` 2, `dst1u` 3..6, `src3u` 7..10,
+//! `src4u` 11..14, `src5u` 15..18, `src0u` 19..22, `src1u` 23..26, `src2u` 27..30, `dst0u`
+//! 31..34, `markUavRef` 35, `numOutputsForIncCounter` 36, padding to 64.
+//!
+//! This module decodes opcodes and sub-operations and follows the record protocol
+//! ([`Stream`]); it knows nothing of SPIR-V (`emit::dxop::nvapi` lowers). It is generic over
+//! the values the stores carry (`V`) and the handle that names an atomic's target (`T`).
+//! Invariants: a store outside an open record, a field written at a misaligned or
+//! out-of-record offset, a result read before its record is complete, a non-constant
+//! opcode or sub-operation, and a record left incomplete are [`NvapiError`]s naming the
+//! instruction (its opcode where known). Cost: constant per call.
+
+use crate::ir::InstId;
+use std::fmt;
+
+/// Dword positions of the record's fields.
+pub mod field {
+    pub const OPCODE: u32 = 0;
+    pub const DST1U: u32 = 3;
+    pub const SRC3U: u32 = 7;
+    pub const SRC4U: u32 = 11;
+    pub const SRC5U: u32 = 15;
+    pub const SRC0U: u32 = 19;
+    pub const SRC1U: u32 = 23;
+    pub const SRC2U: u32 = 27;
+    pub const DST0U: u32 = 31;
+    pub const MARK_UAV_REF: u32 = 35;
+    pub const NUM_OUTPUTS: u32 = 36;
+    /// Dwords that carry meaning (the rest of the 64 is padding).
+    pub const COUNT: usize = 37;
+}
+
+/// The name of record dword `d` (`src0u.y`, `opcode`, ...).
+pub fn field_name(d: u32) -> String {
+    const VECS: [(u32, &str); 8] = [
+        (field::DST1U, "dst1u"),
+        (field::SRC3U, "src3u"),
+        (field::SRC4U, "src4u"),
+        (field::SRC5U, "src5u"),
+        (field::SRC0U, "src0u"),
+        (field::SRC1U, "src1u"),
+        (field::SRC2U, "src2u"),
+        (field::DST0U, "dst0u"),
+    ];
+    match d {
+        0 => "opcode".into(),
+        1 => "rid".into(),
+        2 => "sid".into(),
+        field::MARK_UAV_REF => "markUavRef".into(),
+        field::NUM_OUTPUTS => "numOutputsForIncCounter".into(),
+        _ => match VECS.iter().find(|(b, _)| (*b..*b + 4).contains(&d)) {
+            Some((b, n)) => format!("{n}.{}", ["x", "y", "z", "w"][(d - b) as usize]),
+            None => format!("padding dword {d}"),
+        },
+    }
+}
+
+/// A shuffle's lane selection (`shfl.sync` modes).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ShflMode {
+    /// From lane `src0u.y` of the segment.
+    Idx,
+    /// From `lane - src0u.y`, within the segment.
+    Up,
+    /// From `lane + src0u.y`, within the segment.
+    Down,
+    /// From `lane ^ src0u.y`, within the segment.
+    Xor,
+}
+
+/// An NVAPI opcode (`NV_EXTN_OP_*`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Opcode {
+    Shfl(ShflMode),
+    VoteAll,
+    VoteAny,
+    VoteBallot,
+    GetLaneId,
+    Fp16Atomic,
+    Fp32Atomic,
+    GetSpecial,
+    Uint64Atomic,
+    MatchAny,
+    /// `FOOTPRINT`, `_BIAS`, `_LEVEL`, `_GRAD` (the number).
+    Footprint(u32),
+    GetShadingRate,
+    ShflGeneric,
+    /// `VPRS_EVAL_ATTRIB_AT_SAMPLE` / `_SNAPPED` (the number).
+    VprsEval(u32),
+    /// Shader execution reordering, `HIT_OBJECT_*` (67..=85, the number).
+    HitObject(u32),
+    /// Ray-tracing queries of micro-maps, clusters, spheres and swept spheres (86..=119).
+    RayTracing(u32),
+}
+
+impl Opcode {
+    pub fn from_number(n: u32) -> Option<Opcode> {
+        use Opcode::*;
+        Some(match n {
+            1 => Shfl(ShflMode::Idx),
+            2 => Shfl(ShflMode::Up),
+            3 => Shfl(ShflMode::Down),
+            4 => Shfl(ShflMode::Xor),
+            5 => VoteAll,
+            6 => VoteAny,
+            7 => VoteBallot,
+            8 => GetLaneId,
+            12 => Fp16Atomic,
+            13 => Fp32Atomic,
+            19 => GetSpecial,
+            20 => Uint64Atomic,
+            21 => MatchAny,
+            28 | 29 | 31 | 32 => Footprint(n),
+            30 => GetShadingRate,
+            33 => ShflGeneric,
+            51 | 52 => VprsEval(n),
+            67..=85 => HitObject(n),
+            86..=119 => RayTracing(n),
+            _ => return None,
+        })
+    }
+
+    pub fn number(self) -> u32 {
+        use Opcode::*;
+        match self {
+            Shfl(ShflMode::Idx) => 1,
+            Shfl(ShflMode::Up) => 2,
+            Shfl(ShflMode::Down) => 3,
+            Shfl(ShflMode::Xor) => 4,
+            VoteAll => 5,
+            VoteAny => 6,
+            VoteBallot => 7,
+            GetLaneId => 8,
+            Fp16Atomic => 12,
+            Fp32Atomic => 13,
+            GetSpecial => 19,
+            Uint64Atomic => 20,
+            MatchAny => 21,
+            GetShadingRate => 30,
+            ShflGeneric => 33,
+            Footprint(n) | VprsEval(n) | HitObject(n) | RayTracing(n) => n,
+        }
+    }
+
+    /// The record dwords the intrinsic reads, given the record so far (`konst` reads a
+    /// constant dword): what must be stored before it can be performed.
+    fn inputs(self, konst: impl Fn(u32) -> Option<u32>) -> Vec<u32> {
+        use field::*;
+        use Opcode::*;
+        match self {
+            Shfl(_) => vec![SRC0U, SRC0U + 1, SRC0U + 2],
+            VoteAll | VoteAny | VoteBallot | GetSpecial => vec![SRC0U],
+            GetLaneId => vec![],
+            MatchAny => {
+                let n = konst(SRC1U).unwrap_or(1).clamp(1, 4);
+                let mut v = vec![SRC1U];
+                v.extend((0..n).map(|k| SRC0U + k));
+                v
+            }
+            Fp16Atomic | Fp32Atomic => vec![SRC0U, SRC1U, SRC2U],
+            Uint64Atomic => {
+                let cas = konst(SRC2U) == Some(AtomicOp::CAS);
+                let n = if cas { 4 } else { 2 };
+                let mut v = vec![SRC0U, SRC2U];
+                v.extend((0..n).map(|k| SRC1U + k));
+                v
+            }
+            // Not performed: refused as soon as the opcode is known.
+            Footprint(_) | GetShadingRate | ShflGeneric | VprsEval(_) | HitObject(_) | RayTracing(_) => vec![],
+        }
+    }
+}
+
+impl fmt::Display for Opcode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Opcode::*;
+        let name = match self {
+            Shfl(ShflMode::Idx) => "SHFL",
+            Shfl(ShflMode::Up) => "SHFL_UP",
+            Shfl(ShflMode::Down) => "SHFL_DOWN",
+            Shfl(ShflMode::Xor) => "SHFL_XOR",
+            VoteAll => "VOTE_ALL",
+            VoteAny => "VOTE_ANY",
+            VoteBallot => "VOTE_BALLOT",
+            GetLaneId => "GET_LANE_ID",
+            Fp16Atomic => "FP16_ATOMIC",
+            Fp32Atomic => "FP32_ATOMIC",
+            GetSpecial => "GET_SPECIAL",
+            Uint64Atomic => "UINT64_ATOMIC",
+            MatchAny => "MATCH_ANY",
+            Footprint(_) => "FOOTPRINT",
+            GetShadingRate => "GET_SHADING_RATE",
+            ShflGeneric => "SHFL_GENERIC",
+            VprsEval(_) => "VPRS_EVAL_ATTRIB",
+            HitObject(_) => "HIT_OBJECT",
+            RayTracing(_) => "RT",
+        };
+        write!(f, "NV_EXTN_OP_{name} ({})", self.number())
+    }
+}
+
+/// An atomic's sub-operation (`NV_EXTN_ATOM_*`, in `src2u.x`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    And,
+    Or,
+    Xor,
+    Add,
+    Max,
+    Min,
+    Swap,
+    CompareExchange,
+}
+
+impl AtomicOp {
+    const CAS: u32 = 9;
+
+    pub fn from_number(n: u32) -> Option<AtomicOp> {
+        use AtomicOp::*;
+        Some(match n {
+            0 => And,
+            1 => Or,
+            2 => Xor,
+            3 => Add,
+            6 => Max,
+            7 => Min,
+            8 => Swap,
+            Self::CAS => CompareExchange,
+            _ => return None,
+        })
+    }
+}
+
+/// `GET_SPECIAL`'s register (`NV_SPECIALOP_*`, in `src0u.x`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum SpecialOp {
+    ThreadLtMask,
+    FootprintSingleLodPred,
+    GlobalTimerLo,
+    GlobalTimerHi,
+}
+
+impl SpecialOp {
+    pub fn from_number(n: u32) -> Option<SpecialOp> {
+        Some(match n {
+            4 => SpecialOp::ThreadLtMask,
+            5 => SpecialOp::FootprintSingleLodPred,
+            9 => SpecialOp::GlobalTimerLo,
+            10 => SpecialOp::GlobalTimerHi,
+            _ => return None,
+        })
+    }
+}
+
+/// A malformed NVAPI record sequence. It names the call (and the record's opcode where
+/// known).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NvapiError {
+    #[error("opcode {0} is not an NVAPI opcode")]
+    UnknownOpcode(u32),
+    #[error("{what}: the opcode is not a constant")]
+    OpcodeNotConstant { what: String },
+    #[error("{opcode}: {field} = {value} names no sub-operation")]
+    BadSubOp { opcode: Opcode, field: String, value: u32 },
+    #[error("{opcode}: {field} must be a constant")]
+    NotConstant { opcode: Opcode, field: String },
+    #[error("{what} outside an open record (it is not at the index the last IncrementCounter returned)")]
+    OutsideRecord { what: String },
+    #[error("{what}: byte offset {offset} is not a field of the 256-byte record")]
+    BadOffset { what: String, offset: u32 },
+    #[error("{record}: {field} is missing when {when}")]
+    Incomplete { record: String, field: String, when: String },
+    #[error("{what} reads {field}, which the record of {record} does not produce")]
+    NoResult { what: String, field: String, record: String },
+}
+
+/// One field written: the value and, when it is a constant, its bits.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Field<V> {
+    pub value: V,
+    pub konst: Option<u32>,
+}
+
+/// A complete record: what the lowering performs.
+#[derive(Clone, Debug)]
+pub struct Record<V> {
+    pub opcode: Opcode,
+    fields: [Option<Field<V>>; field::COUNT],
+}
+
+impl<V: Copy> Record<V> {
+    /// Dword `d`, which [`Opcode::inputs`] guaranteed present.
+    pub fn get(&self, d: u32) -> Option<V> {
+        self.fields.get(d as usize).copied().flatten().map(|f| f.value)
+    }
+
+    /// Dword `d` as a constant, or an error naming it.
+    pub fn konst(&self, d: u32) -> Result<u32, NvapiError> {
+        self.fields
+            .get(d as usize)
+            .copied()
+            .flatten()
+            .and_then(|f| f.konst)
+            .ok_or(NvapiError::NotConstant { opcode: self.opcode, field: field_name(d) })
+    }
+
+    /// The atomic sub-operation in `src2u.x`.
+    pub fn atomic_op(&self) -> Result<AtomicOp, NvapiError> {
+        let n = self.konst(field::SRC2U)?;
+        AtomicOp::from_number(n).ok_or(NvapiError::BadSubOp {
+            opcode: self.opcode,
+            field: field_name(field::SRC2U),
+            value: n,
+        })
+    }
+
+    /// `GET_SPECIAL`'s register in `src0u.x`.
+    pub fn special_op(&self) -> Result<SpecialOp, NvapiError> {
+        let n = self.konst(field::SRC0U)?;
+        SpecialOp::from_number(n).ok_or(NvapiError::BadSubOp {
+            opcode: self.opcode,
+            field: field_name(field::SRC0U),
+            value: n,
+        })
+    }
+}
+
+#[derive(Clone, Debug)]
+enum State<V> {
+    Idle,
+    /// A record being written at the index `IncrementCounter` `doorbell` returned.
+    Open {
+        doorbell: InstId,
+        fields: Box<[Option<Field<V>>; field::COUNT]>,
+    },
+    /// A marking record: the next store at `doorbell` names an atomic's target.
+    Marking {
+        doorbell: InstId,
+    },
+    /// A performed intrinsic whose results are read: `counter` by the next
+    /// `IncrementCounter`s, `dst0u` by loads at `doorbell`.
+    Done {
+        doorbell: InstId,
+        opcode: Opcode,
+        counter: Vec<V>,
+        next: usize,
+        dst: [Option<V>; 4],
+    },
+}
+
+/// What an `IncrementCounter` on the magic UAV is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Counter<V> {
+    /// It opens a record (its value is the record's index, used only by the stores).
+    Open,
+    /// It returns a result of the intrinsic just performed.
+    Result(V),
+}
+
+/// Follows a function's calls on the magic UAV in program order (see the module
+/// documentation), and the target an atomic's marking record named.
+#[derive(Clone, Debug)]
+pub struct Stream<V, T> {
+    state: State<V>,
+    target: Option<T>,
+}
+
+impl<V, T> Default for Stream<V, T> {
+    fn default() -> Self {
+        Stream { state: State::Idle, target: None }
+    }
+}
+
+impl<V: Copy, T: Copy> Stream<V, T> {
+    /// The record being written, for messages.
+    fn describe(fields: &[Option<Field<V>>; field::COUNT]) -> String {
+        match fields[0].and_then(|f| f.konst) {
+            Some(n) => match Opcode::from_number(n) {
+                Some(op) => format!("the record of {op}"),
+                None => format!("the record of opcode {n}"),
+            },
+            None => "a record without its opcode".into(),
+        }
+    }
+
+    /// `IncrementCounter` call `inst` on the magic UAV.
+    pub fn counter(&mut self, inst: InstId) -> Result<Counter<V>, NvapiError> {
+        match &mut self.state {
+            State::Done { counter, next, .. } if *next < counter.len() => {
+                *next += 1;
+                return Ok(Counter::Result(counter[*next - 1]));
+            }
+            State::Open { fields, .. } => {
+                let record = Self::describe(fields);
+                let missing = match fields[0].and_then(|f| f.konst).and_then(Opcode::from_number) {
+                    Some(op) => op
+                        .inputs(|d| fields[d as usize].and_then(|f| f.konst))
+                        .into_iter()
+                        .find(|&d| fields[d as usize].is_none())
+                        .unwrap_or(field::OPCODE),
+                    None => field::OPCODE,
+                };
+                return Err(NvapiError::Incomplete {
+                    record,
+                    field: field_name(missing),
+                    when: "the next IncrementCounter comes".into(),
+                });
+            }
+            State::Marking { .. } => {
+                return Err(NvapiError::Incomplete {
+                    record: "a marking record (markUavRef = 1)".into(),
+                    field: "the store to the atomic's target".into(),
+                    when: "the next IncrementCounter comes".into(),
+                })
+            }
+            _ => {}
+        }
+        self.state = State::Open { doorbell: inst, fields: Box::new([None; field::COUNT]) };
+        Ok(Counter::Open)
+    }
+
+    /// A store of `values` (by mask) at record `index`, byte `offset`: `Some` when it
+    /// completes a record, which the caller performs and then reports with [`Self::done`].
+    pub fn store(
+        &mut self,
+        what: &str,
+        index: Option<InstId>,
+        offset: Option<u32>,
+        values: [Option<Field<V>>; 4],
+    ) -> Result<Option<Record<V>>, NvapiError> {
+        let State::Open { doorbell, fields } = &mut self.state else {
+            return Err(NvapiError::OutsideRecord { what: what.into() });
+        };
+        if index != Some(*doorbell) {
+            return Err(NvapiError::OutsideRecord { what: what.into() });
+        }
+        let offset = offset.ok_or_else(|| NvapiError::BadOffset { what: what.into(), offset: u32::MAX })?;
+        let first = offset / 4;
+        for (k, v) in values.iter().enumerate() {
+            let Some(v) = v else { continue };
+            let d = first as usize + k;
+            if offset % 4 != 0 || d >= field::COUNT {
+                return Err(NvapiError::BadOffset { what: what.into(), offset });
+            }
+            fields[d] = Some(*v);
+        }
+        if fields[field::MARK_UAV_REF as usize].is_some_and(|f| f.konst == Some(1)) {
+            self.state = State::Marking { doorbell: *doorbell };
+            return Ok(None);
+        }
+        let Some(opcode) = fields[0] else { return Ok(None) };
+        let n = opcode.konst.ok_or_else(|| NvapiError::OpcodeNotConstant { what: what.into() })?;
+        let opcode = Opcode::from_number(n).ok_or(NvapiError::UnknownOpcode(n))?;
+        let inputs = opcode.inputs(|d| fields[d as usize].and_then(|f| f.konst));
+        if inputs.iter().any(|&d| fields[d as usize].is_none()) {
+            return Ok(None);
+        }
+        Ok(Some(Record { opcode, fields: **fields }))
+    }
+
+    /// The record [`Self::store`] returned was performed: `counter` are the results the next
+    /// `IncrementCounter`s return, `dst` those loads of `dst0u` read.
+    pub fn done(&mut self, opcode: Opcode, counter: Vec<V>, dst: [Option<V>; 4]) {
+        let doorbell = match self.state {
+            State::Open { doorbell, .. } | State::Marking { doorbell } | State::Done { doorbell, .. } => doorbell,
+            State::Idle => return,
+        };
+        self.state = State::Done { doorbell, opcode, counter, next: 0, dst };
+    }
+
+    /// A store at record `index` to a UAV other than the magic one: when a marking record
+    /// is open at `index`, it names the next atomic's target `t` (and is dropped: true).
+    pub fn mark_target(&mut self, index: Option<InstId>, t: T) -> bool {
+        match self.state {
+            State::Marking { doorbell } if index == Some(doorbell) => {
+                self.target = Some(t);
+                self.state = State::Idle;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The target the last marking record named, taken by the atomic that uses it.
+    pub fn take_target(&mut self) -> Option<T> {
+        self.target.take()
+    }
+
+    /// A load of up to 4 dwords at record `index`, byte `offset`: the results there.
+    pub fn load(&self, what: &str, index: Option<InstId>, offset: Option<u32>) -> Result<[Option<V>; 4], NvapiError> {
+        let State::Done { doorbell, opcode, dst, .. } = &self.state else {
+            return Err(NvapiError::OutsideRecord { what: what.into() });
+        };
+        if index != Some(*doorbell) {
+            return Err(NvapiError::OutsideRecord { what: what.into() });
+        }
+        let offset = offset.ok_or_else(|| NvapiError::BadOffset { what: what.into(), offset: u32::MAX })?;
+        if offset != field::DST0U * 4 {
+            return Err(NvapiError::NoResult {
+                what: what.into(),
+                field: field_name(offset / 4),
+                record: opcode.to_string(),
+            });
+        }
+        Ok(*dst)
+    }
+
+    /// At the end of a function: a record left incomplete is malformed.
+    pub fn finish(&self) -> Result<(), NvapiError> {
+        match &self.state {
+            State::Open { fields, .. } => Err(NvapiError::Incomplete {
+                record: Self::describe(fields),
+                field: "a field".into(),
+                when: "the function ends".into(),
+            }),
+            State::Marking { .. } => Err(NvapiError::Incomplete {
+                record: "a marking record (markUavRef = 1)".into(),
+                field: "the store to the atomic's target".into(),
+                when: "the function ends".into(),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(v: u32) -> Option<Field<u32>> {
+        Some(Field { value: v, konst: Some(v) })
+    }
+
+    #[test]
+    fn opcodes_round_trip() {
+        for n in 0..130 {
+            if let Some(op) = Opcode::from_number(n) {
+                assert_eq!(op.number(), n, "{op}");
+            }
+        }
+        assert_eq!(Opcode::from_number(1), Some(Opcode::Shfl(ShflMode::Idx)));
+        assert_eq!(Opcode::from_number(9), None);
+        assert_eq!(field_name(21), "src0u.z");
+        assert_eq!(field_name(36), "numOutputsForIncCounter");
+        assert_eq!(AtomicOp::from_number(9), Some(AtomicOp::CompareExchange));
+        assert_eq!(AtomicOp::from_number(4), None);
+    }
+
+    #[test]
+    fn shuffle_record() {
+        let (a, b) = (InstId::from_u32(1), InstId::from_u32(2));
+        let mut s = Stream::<u32, ()>::default();
+        assert_eq!(s.counter(a), Ok(Counter::Open));
+        let x = |v| [f(v), None, None, None];
+        assert!(s.store("s", Some(a), Some(76), [f(7), f(3), f(0x1f), None]).unwrap().is_none());
+        let r = s.store("s", Some(a), Some(0), x(1)).unwrap().expect("complete");
+        assert_eq!(r.opcode, Opcode::Shfl(ShflMode::Idx));
+        assert_eq!(r.get(field::SRC0U + 1), Some(3));
+        s.done(r.opcode, vec![42], [None; 4]);
+        assert_eq!(s.counter(b), Ok(Counter::Result(42)));
+        assert_eq!(s.counter(b), Ok(Counter::Open), "the next counter opens a record");
+        // Opcode before its operands: the record waits.
+        assert!(s.store("s", Some(b), Some(0), x(1)).unwrap().is_none());
+        let e = s.counter(a).unwrap_err();
+        assert!(e.to_string().contains("SHFL (1): src0u.x is missing"), "{e}");
+    }
+
+    #[test]
+    fn malformed() {
+        let (a, b) = (InstId::from_u32(1), InstId::from_u32(2));
+        let mut s = Stream::<u32, ()>::default();
+        assert!(matches!(
+            s.store("st", Some(a), Some(0), [f(1), None, None, None]),
+            Err(NvapiError::OutsideRecord { .. })
+        ));
+        s.counter(a).unwrap();
+        assert!(matches!(
+            s.store("st", Some(b), Some(0), [f(1), None, None, None]),
+            Err(NvapiError::OutsideRecord { .. })
+        ));
+        assert!(matches!(s.store("st", Some(a), Some(6), [f(1), None, None, None]), Err(NvapiError::BadOffset { .. })));
+        assert!(matches!(s.store("st", Some(a), Some(0), [f(9), None, None, None]), Err(NvapiError::UnknownOpcode(9))));
+        let nc = Some(Field { value: 0, konst: None });
+        assert!(matches!(
+            s.store("st", Some(a), Some(0), [nc, None, None, None]),
+            Err(NvapiError::OpcodeNotConstant { .. })
+        ));
+        assert!(s.finish().is_err());
+    }
+
+    #[test]
+    fn atomic_records() {
+        let (m, a) = (InstId::from_u32(1), InstId::from_u32(2));
+        let mut s = Stream::<u32, char>::default();
+        s.counter(m).unwrap();
+        assert!(s.store("mark", Some(m), Some(140), [f(1), None, None, None]).unwrap().is_none());
+        assert!(!s.mark_target(Some(a), 'u'), "another index names nothing");
+        assert!(s.mark_target(Some(m), 'u'));
+        s.counter(a).unwrap();
+        s.store("st", Some(a), Some(76), [f(8), None, None, None]).unwrap();
+        s.store("st", Some(a), Some(92), [f(5), f(6), None, None]).unwrap();
+        s.store("st", Some(a), Some(108), [f(9), None, None, None]).unwrap();
+        assert!(s.store("st", Some(a), Some(0), [f(20), None, None, None]).unwrap().is_none(), "CAS needs src1u.zw");
+        let r = s.store("st", Some(a), Some(100), [f(1), f(2), None, None]).unwrap().expect("complete");
+        assert_eq!(r.atomic_op(), Ok(AtomicOp::CompareExchange));
+        assert_eq!(s.take_target(), Some('u'));
+        s.done(r.opcode, vec![], [Some(10), Some(11), None, None]);
+        assert_eq!(s.load("ld", Some(a), Some(124)).unwrap()[1], Some(11));
+        assert!(matches!(s.load("ld", Some(a), Some(128)), Err(NvapiError::NoResult { .. })));
+        assert!(s.finish().is_ok());
+    }
+}
