@@ -363,7 +363,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 };
                 let u64t = self.cx.uint(64);
                 let first = self.nv_u64(get(field::SRC1U)?, get(field::SRC1U + 1)?)?;
-                let ptr = self.buffer_u64_ptr(h, addr)?;
+                let view = self.buffer_u64_view(h)?;
+                let ptr = self.buffer_u64_ptr(h, view, addr)?;
                 let old = if sub == AtomicOp::CompareExchange {
                     // src1u.xy: the comparand, src1u.zw: the value.
                     let value = self.nv_u64(get(field::SRC1U + 2)?, get(field::SRC1U + 3)?)?;
