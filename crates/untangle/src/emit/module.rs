@@ -43,12 +43,8 @@ pub struct ModuleBuilder<'m> {
     /// Scalar type ids once made (0: not yet): void, bool, uint 8/16/32/64, sint 8/16/32/64,
     /// float 8(unused)/16/32/64. The writer would find them again; this skips its lookup.
     scalars: [Word; 14],
-    /// The specialization constant holding the render target's sample count, once made.
-    pub render_target_sample_count: Option<Word>,
-    /// [`crate::emit::Options::render_target_sample_count`]: the count as an immediate.
-    pub sample_count_value: Option<u32>,
-    /// [`crate::emit::Options::render_target_sample_count_spec_id`].
-    pub sample_count_spec_id: u32,
+    /// The render target's sample count: the options' answer, and its id once made.
+    pub sample_count: SampleCount,
     /// [`crate::emit::Options::ray_traversal_primitive_culling`].
     pub ray_primitive_culling: bool,
     /// [`crate::Options::float_controls2`]: precise float operations also carry
@@ -60,6 +56,18 @@ pub struct ModuleBuilder<'m> {
     pub half_bits: u32,
     /// Under `float_controls2`, what [`ModuleBuilder::finish_float_controls`] needs.
     pub float_controls: FloatControls,
+}
+
+/// What `GetRenderTargetSampleCount` reads (`dxop/interpolation.rs`): an immediate
+/// count, or else a specialization constant (default 1) with id `spec_id`; `constant`
+/// is the id made for either, on first use.
+#[derive(Default)]
+pub struct SampleCount {
+    /// [`crate::emit::Options::render_target_sample_count`].
+    pub value: Option<u32>,
+    /// [`crate::emit::Options::render_target_sample_count_spec_id`].
+    pub spec_id: u32,
+    pub constant: Option<Word>,
 }
 
 /// The float widths with precise operations, and the fast operations, of an entry point
@@ -132,10 +140,8 @@ impl<'m> ModuleBuilder<'m> {
             glsl: None,
             decorations: Default::default(),
             scalars: [0; 14],
-            render_target_sample_count: None,
-            sample_count_value: None,
             // Set from the options by `translate`, the only maker of modules.
-            sample_count_spec_id: 0,
+            sample_count: SampleCount::default(),
             ray_primitive_culling: false,
             float_controls2: false,
             half_bits: 16,

@@ -142,8 +142,8 @@ pub(crate) fn translate_entry_local(
     if options.min_precision == MinPrecision::Float32 && ep.properties.shader_flags & USE_NATIVE_LOW_PRECISION == 0 {
         cx.half_bits = 32;
     }
-    cx.sample_count_value = options.render_target_sample_count;
-    cx.sample_count_spec_id = options.render_target_sample_count_spec_id;
+    cx.sample_count.value = options.render_target_sample_count;
+    cx.sample_count.spec_id = options.render_target_sample_count_spec_id;
     cx.ray_primitive_culling = options.ray_traversal_primitive_culling;
     let (binder, layout) = match (&options.placement, &options.root_signature) {
         (Some(placement), _) => (layer_binder(m, func, ep, sm.kind, placement)?, None),

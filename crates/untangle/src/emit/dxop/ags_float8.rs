@@ -129,7 +129,20 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let base = self.ids_op(Op::ShiftLeftLogical, u, &[e1, mant])?;
         let kept = self.ids_op(Op::ShiftRightLogical, u, &[mf, sh])?;
         let code = self.ids_op(Op::IAdd, u, &[base, kept])?;
-        // Round to nearest even on the dropped bits.
+        let code = self.float8_round(code, mf, sh)?;
+        let over = k(self, overflow_code);
+        let code = self.ids_op(Op::Select, u, &[overflow, over, code])?;
+        let nan = k(self, 0x7f);
+        let code = self.ids_op(Op::Select, u, &[is_nan, nan, code])?;
+        self.ids_op(Op::BitwiseOr, u, &[code, s])
+    }
+
+    /// Rounds `code` (`mf >> sh` added to the exponent bits) to nearest even on the bits of
+    /// `mf` the shift dropped: plus one when they exceed half a unit, or equal it and
+    /// `code` is odd. `sh` is at least 1 (`23 − M`).
+    fn float8_round(&mut self, code: Word, mf: Word, sh: Word) -> Result<Word> {
+        let (u, b) = (self.cx.u32_t(), self.cx.bool_t());
+        let k = |fe: &mut Self, n: u32| fe.cx.const_u32(n);
         let one = k(self, 1);
         let unit = self.ids_op(Op::ShiftLeftLogical, u, &[one, sh])?;
         let rem_mask = self.ids_op(Op::ISub, u, &[unit, one])?;
@@ -145,11 +158,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let up = self.ids_op(Op::LogicalOr, b, &[above, tie_odd])?;
         let inc = self.ids_op(Op::Select, u, &[up, one, zero])?;
         let code = self.ids_op(Op::IAdd, u, &[code, inc])?;
-        let over = k(self, overflow_code);
-        let code = self.ids_op(Op::Select, u, &[overflow, over, code])?;
-        let nan = k(self, 0x7f);
-        let code = self.ids_op(Op::Select, u, &[is_nan, nan, code])?;
-        self.ids_op(Op::BitwiseOr, u, &[code, s])
+        Ok(code)
     }
 
     fn float8_decode(&mut self, fmt: &Format, x: Word) -> Result<Word> {

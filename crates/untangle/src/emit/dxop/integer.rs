@@ -302,6 +302,16 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.ids_op(Op::Select, t, &[empty, k0, field])
     }
 
+    /// `|a - b|` of two `u32` ids: `a > b ? a - b : b - a` (SPIR-V has no unsigned
+    /// absolute difference; both differences are computed, then selected).
+    fn abs_diff_u32(&mut self, a: Word, b: Word) -> Result<Word> {
+        let (u, bool_t) = (self.cx.u32_t(), self.cx.bool_t());
+        let gt = self.ids_op(Op::UGreaterThan, bool_t, &[a, b])?;
+        let a_minus_b = self.ids_op(Op::ISub, u, &[a, b])?;
+        let b_minus_a = self.ids_op(Op::ISub, u, &[b, a])?;
+        self.ids_op(Op::Select, u, &[gt, a_minus_b, b_minus_a])
+    }
+
     /// Masked sum of absolute differences: bytes of `ref` that are 0 are skipped.
     fn msad(&mut self, c: &Call<'_>) -> Result<Word> {
         let t = self.cx.ty(c.ty)?;
@@ -318,10 +328,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let off = self.cx.const_u32(8 * k);
             let rb = self.ids_op(Op::BitFieldUExtract, u, &[r, off, eight])?;
             let sb = self.ids_op(Op::BitFieldUExtract, u, &[src, off, eight])?;
-            let gt = self.ids_op(Op::UGreaterThan, b, &[rb, sb])?;
-            let d1 = self.ids_op(Op::ISub, u, &[rb, sb])?;
-            let d2 = self.ids_op(Op::ISub, u, &[sb, rb])?;
-            let d = self.ids_op(Op::Select, u, &[gt, d1, d2])?;
+            let d = self.abs_diff_u32(rb, sb)?;
             let masked = self.ids_op(Op::IEqual, b, &[rb, zero])?;
             let d = self.ids_op(Op::Select, u, &[masked, zero, d])?;
             sum = self.ids_op(Op::IAdd, u, &[sum, d])?;

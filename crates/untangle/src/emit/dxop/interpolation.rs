@@ -217,19 +217,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// The `u32` specialization constant holding the render target's sample count.
     fn render_target_sample_count(&mut self) -> Word {
-        if let Some(w) = self.cx.render_target_sample_count {
+        if let Some(w) = self.cx.sample_count.constant {
             return w;
         }
-        if let Some(n) = self.cx.sample_count_value {
+        if let Some(n) = self.cx.sample_count.value {
             let w = self.cx.const_u32(n);
-            self.cx.render_target_sample_count = Some(w);
+            self.cx.sample_count.constant = Some(w);
             return w;
         }
         let u = self.cx.u32_t();
         let w = self.cx.b.id();
         self.cx.b.global_inst(Op::SpecConstant, Some(u), Some(w), &[1]);
-        self.cx.render_target_sample_count = Some(w);
-        let id = self.cx.sample_count_spec_id;
+        self.cx.sample_count.constant = Some(w);
+        let id = self.cx.sample_count.spec_id;
         self.cx.decorate(w, Decoration::SpecId, &[id]);
         self.cx.b.name(w, "RenderTargetSampleCount");
         w

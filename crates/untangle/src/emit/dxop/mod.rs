@@ -54,11 +54,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// Lowers one call; `Ok(None)` for calls without a result (or handles, which have no id).
     pub(super) fn dx_op(&mut self, inst: InstId, call: &DxOpCall<'_>) -> Result<Option<Word>> {
         let fe = self;
-        let c = Call { op: call.op, args: call.args, inst, ty: fe.f.insts[inst].ty };
-        if fe.is_ags_call(&c)? {
-            return fe.ags_op(&c);
+        let c = &Call { op: call.op, args: call.args, inst, ty: fe.f.insts[inst].ty };
+        if fe.is_ags_call(c)? {
+            return fe.ags_op(c);
         }
-        if fe.ags_u64_target(&c)? {
+        if fe.ags_u64_target(c)? {
             return Ok(None);
         }
         if fe.is_nvapi_call(&c)? {
@@ -71,31 +71,31 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Support::Lowered(f) => f,
             // Lowered only under an encoding the layer selects (`feedback`).
             Support::Refused(r @ Refusal::NoVulkanFeature(Uncovered::SamplerFeedback)) => {
-                let Some(encoding) = fe.iface.stage.sampler_feedback else { return Err(fe.refused(&c, r)) };
-                fe.check_signature(&c)?;
-                return fe.feedback_op(&c, encoding);
+                let Some(encoding) = fe.iface.stage.sampler_feedback else { return Err(fe.refused(c, r)) };
+                fe.check_signature(c)?;
+                return fe.feedback_op(c, encoding);
             }
-            Support::Refused(r) => return Err(fe.refused(&c, r)),
+            Support::Refused(r) => return Err(fe.refused(c, r)),
         };
-        fe.check_signature(&c)?;
+        fe.check_signature(c)?;
         match family {
-            Family::Handles => fe.handle_op(&c).map(|_| None),
-            Family::ComputeIds => fe.compute_op(&c),
-            Family::Barriers => fe.barrier_op(&c),
-            Family::Buffers => fe.buffer_op(&c),
-            Family::Textures => fe.texture_op(&c),
-            Family::StageIo => fe.io_op(&c),
-            Family::Wave => fe.wave_op(&c),
-            Family::FloatMath => fe.float_op(&c).map(Some),
-            Family::IntegerMath => fe.integer_op(&c).map(Some),
-            Family::Conversions => fe.convert_op(&c).map(Some),
-            Family::SystemValues => fe.system_op(&c).map(Some),
-            Family::GraphicsStages => fe.stage_op(&c),
-            Family::Interpolation => fe.interpolation_op(&c),
-            Family::MeshShading => fe.mesh_family_op(&c),
-            Family::RayTracing => fe.ray_tracing_op(&c),
-            Family::RayQuery => fe.ray_query_op(&c),
-            Family::WorkGraphs => fe.node_op(&c),
+            Family::Handles => fe.handle_op(c).map(|_| None),
+            Family::ComputeIds => fe.compute_op(c),
+            Family::Barriers => fe.barrier_op(c),
+            Family::Buffers => fe.buffer_op(c),
+            Family::Textures => fe.texture_op(c),
+            Family::StageIo => fe.io_op(c),
+            Family::Wave => fe.wave_op(c),
+            Family::FloatMath => fe.float_op(c).map(Some),
+            Family::IntegerMath => fe.integer_op(c).map(Some),
+            Family::Conversions => fe.convert_op(c).map(Some),
+            Family::SystemValues => fe.system_op(c).map(Some),
+            Family::GraphicsStages => fe.stage_op(c),
+            Family::Interpolation => fe.interpolation_op(c),
+            Family::MeshShading => fe.mesh_family_op(c),
+            Family::RayTracing => fe.ray_tracing_op(c),
+            Family::RayQuery => fe.ray_query_op(c),
+            Family::WorkGraphs => fe.node_op(c),
         }
     }
 

@@ -142,6 +142,18 @@ impl<'a> Reader<'a> {
         std::str::from_utf8(&tail[..len]).map_err(|_| ContainerError::InvalidUtf8 { at: self.at(start), what })
     }
 
+    /// A string stored as a `u16` byte count, that many bytes, and a NUL (`ILDN`'s debug
+    /// name). The count must match: a missing NUL is `UnterminatedString`.
+    pub fn counted_cstr(&mut self, count_what: &'static str, what: &'static str) -> Result<&'a str, ContainerError> {
+        let len = self.u16(count_what)?;
+        let start = self.pos;
+        let bytes = self.bytes(usize::from(len), what)?;
+        if self.u8(what)? != 0 {
+            return Err(ContainerError::UnterminatedString { at: self.at(start), what });
+        }
+        std::str::from_utf8(bytes).map_err(|_| ContainerError::InvalidUtf8 { at: self.at(start), what })
+    }
+
     /// An error for a field just read (`width` bytes before the cursor).
     pub fn invalid(&self, width: usize, what: &'static str, expected: &'static str, found: u64) -> ContainerError {
         ContainerError::InvalidValue { at: self.at(self.pos.saturating_sub(width)), what, expected, found }

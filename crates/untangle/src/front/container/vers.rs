@@ -63,16 +63,7 @@ pub struct DebugName<'a> {
 impl<'a> DebugName<'a> {
     pub fn parse(chunk: &Chunk<'a>) -> Result<Self, ContainerError> {
         let mut r = Reader::of(chunk);
-        let flags = r.u16("debug name flags")?;
-        let len = r.u16("debug name length")?;
-        let name_at = r.pos();
-        let bytes = r.bytes(usize::from(len), "debug name")?;
-        if r.u8("debug name terminator")? != 0 {
-            return Err(ContainerError::UnterminatedString { at: r.at(name_at), what: "debug name" });
-        }
-        let name = std::str::from_utf8(bytes)
-            .map_err(|_| ContainerError::InvalidUtf8 { at: r.at(name_at), what: "debug name" })?;
-        Ok(DebugName { flags, name })
+        Ok(DebugName { flags: r.u16("debug name flags")?, name: r.counted_cstr("debug name length", "debug name")? })
     }
 }
 
