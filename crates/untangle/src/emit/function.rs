@@ -372,6 +372,17 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Some(self.ids[i]).filter(|&w| w != 0)
     }
 
+    /// Whether `i`'s emission makes a SPIR-V value (allocas, GEPs and a library's resource
+    /// object loads make pointers or nothing; [`FnEmit::pointer`] and the handle analysis
+    /// read those).
+    fn has_value(&self, i: InstId) -> bool {
+        match &self.f.insts[i].kind {
+            InstKind::Alloca { .. } | InstKind::GetElementPtr { .. } => false,
+            InstKind::Load { ptr, .. } => self.library_resource(*ptr).is_none(),
+            _ => true,
+        }
+    }
+
     fn dominated(&self, def: InstId) -> bool {
         match self.def_sblock(def) {
             Some(s) => self.doms.dominates(s, self.cur),
@@ -409,6 +420,16 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         self.reloads.insert((self.cur, i), w);
                         return Ok(w);
                     }
+                } else if self.def_block[i].is_some() && !self.has_value(i) {
+                    // Dominance was checked (`typecheck`): the definition was emitted and made
+                    // no SPIR-V value (a library's resource object, an alloca, a pointer).
+                    let (function, block, value) = self.site(i);
+                    return Err(Error::Invalid {
+                        function,
+                        block,
+                        value,
+                        message: "a resource object or pointer, which has no value, used as an operand".into(),
+                    });
                 }
                 Err(Error::Internal(format!(
                     "function `{}`: value %{} used where it is not available",
@@ -421,6 +442,20 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 Err(self.err("an address or metadata used as a value"))
             }
         }
+    }
+
+    /// [`FnEmit::pointer`] for a store or an atomic: memory the stage may not write is
+    /// refused. An any-hit or closest-hit shader's attributes (`HitAttributeKHR`) are
+    /// read-only there (only an intersection shader writes them, which `reportHit` does).
+    fn written_pointer(&mut self, v: Value) -> Result<(Word, StorageClass)> {
+        let (p, class) = self.pointer(v)?;
+        if class == StorageClass::HitAttributeKHR {
+            return Err(self.err(
+                "a store to the hit attributes (an any-hit or closest-hit shader's attribute parameter \
+                 is read-only HitAttributeKHR memory in SPIR-V)",
+            ));
+        }
+        Ok((p, class))
     }
 
     /// A pointer operand: its id and storage class, re-emitting GEPs where needed.
@@ -1235,7 +1270,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
             }
             InstKind::Store { ptr, value, align, .. } => {
-                let (p, class) = self.pointer(*ptr)?;
+                let (p, class) = self.written_pointer(*ptr)?;
                 let v = self.value(*value)?;
                 if class == StorageClass::PhysicalStorageBuffer {
                     let vty = self.value_ty(*value).ok_or_else(|| self.err("store operand"))?;
@@ -1411,7 +1446,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if self.scalar_bits(value_ty) == Some(64) {
             self.cx.capability(spirv::Capability::Int64Atomics);
         }
-        let (p, class) = self.pointer(ptr)?;
+        let (p, class) = self.written_pointer(ptr)?;
         let (scope, sem) = self.atomic_scope(class);
         Ok((t, [p, scope, sem]))
     }

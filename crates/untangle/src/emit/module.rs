@@ -27,6 +27,9 @@ pub struct ModuleBuilder<'m> {
     caps: BTreeSet<u32>,
     exts: BTreeSet<String>,
     types: HashMap<TypeId, Word>,
+    /// The structs whose fields [`ModuleBuilder::ty`] is converting: a struct met again
+    /// there contains itself (possible in a malformed module), refused instead of recursing.
+    open_structs: Vec<TypeId>,
     consts: HashMap<ConstId, Word>,
     u32_consts: HashMap<u32, Word>,
     u32_values: HashMap<Word, u32>,
@@ -129,6 +132,7 @@ impl<'m> ModuleBuilder<'m> {
             // Sized once from the module (each is filled about once per type or constant
             // the body uses; growing them by rehashing cost more than the inserts).
             types: sized(m.types.len()),
+            open_structs: Vec::new(),
             consts: sized(m.constants.len()),
             u32_consts: sized(64),
             u32_values: sized(64),
@@ -308,8 +312,16 @@ impl<'m> ModuleBuilder<'m> {
                         message: format!("opaque struct type {}", types.display(t)),
                     })?
                     .to_vec();
-                let ws = fields.iter().map(|&f| self.ty(f)).collect::<Result<Vec<_>>>()?;
-                self.b.type_struct(ws)
+                if self.open_structs.contains(&t) {
+                    return Err(malformed(
+                        Subject::Module,
+                        format!("struct type {} contains itself (an infinite type)", types.display(t)),
+                    ));
+                }
+                self.open_structs.push(t);
+                let ws = fields.iter().map(|&f| self.ty(f)).collect::<Result<Vec<_>>>();
+                self.open_structs.pop();
+                self.b.type_struct(ws?)
             }
             _ => {
                 return Err(Error::Unsupported {

@@ -33,6 +33,18 @@ pub fn entry_point(ep: &EntryPoint, stage: crate::front::container::ShaderKind) 
             ));
         }
     }
+    // Mesh and amplification shaders: each dimension at least 1, at most 128 threads (DXC's
+    // validator, `DxilValidation.cpp`). A zero would make the `LocalSize` (at least 1)
+    // disagree with the quad shape chosen from the declared sizes.
+    let task = ep.properties.mesh.as_ref().map(|m| m.num_threads);
+    if let Some([x, y, z]) = task.or(ep.properties.amplification.as_ref().map(|a| a.num_threads)) {
+        if x == 0 || y == 0 || z == 0 || x.saturating_mul(y).saturating_mul(z) > 128 {
+            return Err(malformed(
+                Subject::Stage(stage),
+                format!("numthreads({x}, {y}, {z}) is outside D3D12's limits (1 to 128 threads)"),
+            ));
+        }
+    }
     let sigs = &ep.signatures;
     let signatures = [
         ("input", SigKind::Input, &sigs.inputs),

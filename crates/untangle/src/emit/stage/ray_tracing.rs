@@ -22,6 +22,9 @@
 //! | miss | `IncomingRayPayloadKHR` | — |
 //! | callable | `IncomingCallableDataKHR` | — |
 //!
+//! `HitAttributeKHR` is read-only outside intersection shaders: a store or atomic into the
+//! attributes of an any-hit or closest-hit shader is refused (`FnEmit::written_pointer`).
+//!
 //! The `alloca`s a function passes to `traceRay` become `RayPayloadKHR` variables and those
 //! passed to `callShader` `CallableDataKHR` variables (module scope: `OpTraceRayKHR` and
 //! `OpExecuteCallableKHR` name the variable itself); loads and stores reach them through the
