@@ -304,3 +304,45 @@ fn long_vector_without_a_lane_form_is_refused() {
     let message = err.to_string();
     assert!(message.contains("long vector") && !message.contains("malformed"), "{message}");
 }
+
+/// The shared corpus's DXC `.ll` tests with a vector longer than 4 or a raw-buffer vector
+/// access: each translates to a module `spirv-val` accepts or is a typed error (printed
+/// with `--nocapture`); at least [`MIN_LONG_VECTOR_FILES`] translate.
+#[test]
+fn corpus_long_vector_files() {
+    const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/ll/dxc-tests");
+    let Ok(dir) = std::fs::read_dir(DIR) else {
+        assert!(std::env::var_os("CI").is_none(), "{DIR} is required under CI");
+        return;
+    };
+    let long = |text: &str| {
+        text.contains("rawBufferVector")
+            || text.split('<').skip(1).any(|s| {
+                let mut it = s.splitn(2, " x ");
+                let n = it.next().and_then(|n| n.parse::<u32>().ok());
+                n.is_some_and(|n| n > 4) && it.next().is_some()
+            })
+    };
+    let mut paths: Vec<_> =
+        dir.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "ll")).collect();
+    paths.sort();
+    let mut translated = 0;
+    for p in paths {
+        let bytes = std::fs::read(&p).unwrap();
+        if !long(&String::from_utf8_lossy(&bytes)) {
+            continue;
+        }
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        match untangle::Shader::parse(&bytes).and_then(|s| s.translate(&Options::default())) {
+            Ok(t) => {
+                untangle_spirv_tools::assert_valid(&t.words, "vulkan1.3", &name);
+                translated += 1;
+                eprintln!("translates: {name}");
+            }
+            Err(e) => eprintln!("refused:    {name}: {}", e.to_string().lines().next().unwrap_or("")),
+        }
+    }
+    assert!(translated >= MIN_LONG_VECTOR_FILES, "{translated} long-vector files translate");
+}
+
+const MIN_LONG_VECTOR_FILES: usize = 1;
