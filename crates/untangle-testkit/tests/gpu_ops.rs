@@ -449,8 +449,8 @@ fn long_vectors_load_compute_store() {
     }
     body += "  %so0 = shl i32 %tid, 2\n  %so = add i32 %so0, 4096\n";
     body += "  call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %out, i32 %so, i32 undef, i32 %s16, i32 undef, i32 undef, i32 undef, i8 1, i32 4)\n  ret void";
+    // `Shell` declares `%dx.types.ResRet.v6f32`/`v17i32`.
     let decls = "%dx.types.ResRet.v8f32 = type { <8 x float>, i32 }
-%dx.types.ResRet.v17i32 = type { <17 x i32>, i32 }
 declare i32 @dx.op.threadId.i32(i32, i32)
 declare %dx.types.ResRet.v8f32 @dx.op.rawBufferVectorLoad.v8f32(i32, %dx.types.Handle, i32, i32, i32)
 declare %dx.types.ResRet.v17i32 @dx.op.rawBufferVectorLoad.v17i32(i32, %dx.types.Handle, i32, i32, i32)
