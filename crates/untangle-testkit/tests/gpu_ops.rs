@@ -465,11 +465,11 @@ declare void @dx.op.rawBufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32
         .replace("!{i32 1, i32 8}", "!{i32 1, i32 9}")
         .replace("i32 6, i32 8}", "i32 6, i32 9}");
     let mut words = vec![0u32; 2048];
-    for i in 0..8 * INV as usize {
-        words[i] = (i as f32 * 0.5).to_bits();
+    for (i, w) in words[..8 * INV as usize].iter_mut().enumerate() {
+        *w = (i as f32 * 0.5).to_bits();
     }
-    for i in 0..17 * INV as usize {
-        words[512 + i] = 3 * i as u32 + 1;
+    for (i, w) in words[512..512 + 17 * INV as usize].iter_mut().enumerate() {
+        *w = 3 * i as u32 + 1;
     }
     let out = run_kernel(&mut gpu, &text, words, Vec::new()).unwrap_or_else(|e| panic!("{e}"));
     for i in 0..8 * INV as usize {

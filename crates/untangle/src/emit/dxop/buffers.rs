@@ -533,6 +533,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// Stores the masked 16-bit components of `c` (operands 3-6, of type `ty`) at byte
     /// `addr` through the 16-bit view `view`: one element each, so no other value is
     /// touched and robustness drops each out-of-range element alone.
+    #[allow(clippy::too_many_arguments)]
     fn store_halves(
         &mut self,
         c: &Call<'_>,
