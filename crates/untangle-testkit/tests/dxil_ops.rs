@@ -153,7 +153,11 @@ fn render(covered: &BTreeMap<(DxOp, &'static str), Vec<String>>) -> String {
          Operations: DXIL 1.0–1.9 (opcodes 0–311) and the SM 6.10 experimental table (FeatureID\n\
          0x8000, opcode `0x8000_0000 | index`, printed in hex), as DXC's `utils/hct/hctdb.py` lists\n\
          them (`tools/gen-dxil-op-facts.py`). A call with any other opcode is refused as newer than\n\
-         DXIL 1.9 (`NewerOperation`), not as malformed input.\n"
+         DXIL 1.9 (`NewerOperation`), not as malformed input.\n\n\
+         DXIL 1.9 native vectors of more than 4 lanes (up to 1024) are SPIR-V arrays of their\n\
+         lanes, operated on lane by lane (`emit/long_vector.rs`); an operation without a\n\
+         lane-by-lane form (`FDot`'s `OpDot`) on one is a typed error. `SPV_EXT_long_vector` is\n\
+         not used: the validator the project checks against (SPIRV-Tools v2025.5) does not know it.\n"
     );
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for &op in ALL {

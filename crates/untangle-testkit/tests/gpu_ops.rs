@@ -417,3 +417,72 @@ declare void @dx.op.rawBufferStore.f16(i32, %dx.types.Handle, i32, i32, half, ha
     assert!(out[(1024 + 6 * INVOCATIONS as usize).div_ceil(4)..512].iter().all(|&w| w == fill));
     assert!(out[(2048 + 4 * INVOCATIONS as usize) / 4..].iter().all(|&w| w == fill));
 }
+
+/// DXIL 1.9 long vectors on the device: per invocation, `<8 x float>` loaded with
+/// `rawBufferVectorLoad`, `FMad(a, a, a)` stored with `rawBufferVectorStore`; and a
+/// `<17 x i32>` doubled lane by lane, stored, and summed through its 17 lanes. Expected
+/// values computed by hand (small exact floats and integers).
+#[test]
+fn long_vectors_load_compute_store() {
+    let Some(mut gpu) = gpu_or_skip("long_vectors_load_compute_store") else { return };
+    const INV: u32 = 4;
+    let mut body = String::from(
+        "  %tid = call i32 @dx.op.threadId.i32(i32 93, i32 0)
+  %fa = mul i32 %tid, 32
+  %lf = call %dx.types.ResRet.v8f32 @dx.op.rawBufferVectorLoad.v8f32(i32 303, %dx.types.Handle %out, i32 %fa, i32 undef, i32 4)
+  %a = extractvalue %dx.types.ResRet.v8f32 %lf, 0
+  %r = call <8 x float> @dx.op.tertiary.v8f32(i32 46, <8 x float> %a, <8 x float> %a, <8 x float> %a)
+  %fo = add i32 %fa, 1024
+  call void @dx.op.rawBufferVectorStore.v8f32(i32 304, %dx.types.Handle %out, i32 %fo, i32 undef, <8 x float> %r, i32 4)
+  %ia0 = mul i32 %tid, 68
+  %ia = add i32 %ia0, 2048
+  %li = call %dx.types.ResRet.v17i32 @dx.op.rawBufferVectorLoad.v17i32(i32 303, %dx.types.Handle %out, i32 %ia, i32 undef, i32 4)
+  %v = extractvalue %dx.types.ResRet.v17i32 %li, 0
+  %d = add <17 x i32> %v, %v
+  %io = add i32 %ia0, 3072
+  call void @dx.op.rawBufferVectorStore.v17i32(i32 304, %dx.types.Handle %out, i32 %io, i32 undef, <17 x i32> %d, i32 4)
+  %s0 = extractelement <17 x i32> %d, i32 0
+",
+    );
+    for k in 1..17 {
+        body += &format!("  %e{k} = extractelement <17 x i32> %d, i32 {k}\n  %s{k} = add i32 %s{}, %e{k}\n", k - 1);
+    }
+    body += "  %so0 = shl i32 %tid, 2\n  %so = add i32 %so0, 4096\n";
+    body += "  call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %out, i32 %so, i32 undef, i32 %s16, i32 undef, i32 undef, i32 undef, i8 1, i32 4)\n  ret void";
+    // `Shell` declares `%dx.types.ResRet.v6f32`/`v17i32`.
+    let decls = "%dx.types.ResRet.v8f32 = type { <8 x float>, i32 }
+declare i32 @dx.op.threadId.i32(i32, i32)
+declare %dx.types.ResRet.v8f32 @dx.op.rawBufferVectorLoad.v8f32(i32, %dx.types.Handle, i32, i32, i32)
+declare %dx.types.ResRet.v17i32 @dx.op.rawBufferVectorLoad.v17i32(i32, %dx.types.Handle, i32, i32, i32)
+declare void @dx.op.rawBufferVectorStore.v8f32(i32, %dx.types.Handle, i32, i32, <8 x float>, i32)
+declare void @dx.op.rawBufferVectorStore.v17i32(i32, %dx.types.Handle, i32, i32, <17 x i32>, i32)
+declare <8 x float> @dx.op.tertiary.v8f32(i32, <8 x float>, <8 x float>, <8 x float>)
+declare void @dx.op.rawBufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i8, i32)";
+    let mut shell = Shell::new("cs");
+    shell.threads = [INV, 1, 1];
+    let text = shell
+        .module(&body, decls)
+        .replace("!{i32 1, i32 8}", "!{i32 1, i32 9}")
+        .replace("i32 6, i32 8}", "i32 6, i32 9}");
+    let mut words = vec![0u32; 2048];
+    for (i, w) in words[..8 * INV as usize].iter_mut().enumerate() {
+        *w = (i as f32 * 0.5).to_bits();
+    }
+    for (i, w) in words[512..512 + 17 * INV as usize].iter_mut().enumerate() {
+        *w = 3 * i as u32 + 1;
+    }
+    let out = run_kernel(&mut gpu, &text, words, Vec::new()).unwrap_or_else(|e| panic!("{e}"));
+    for i in 0..8 * INV as usize {
+        let a = i as f32 * 0.5;
+        assert_eq!(f32::from_bits(out[256 + i]), a * a + a, "FMad lane {i}");
+    }
+    for t in 0..INV as usize {
+        let mut sum = 0u32;
+        for k in 0..17 {
+            let want = 2 * (3 * (17 * t + k) as u32 + 1);
+            assert_eq!(out[768 + 17 * t + k], want, "<17 x i32> invocation {t} lane {k}");
+            sum += want;
+        }
+        assert_eq!(out[1024 + t], sum, "lane sum of invocation {t}");
+    }
+}

@@ -91,6 +91,34 @@ fn vector_of(b: &mut Body, t: Scalar, n: u32) -> String {
 /// and the 16-bit overloads.
 fn vector_operations() -> Vec<Case> {
     let mut v = Vec::new();
+    // `rawBufferVectorLoad`/`Store` (303/304) of long vectors (6 and 17 lanes, DXIL 1.9):
+    // a raw buffer at a dynamic address, a structured one at an element offset.
+    for (t, n) in [(Scalar::F32, 6u32), (Scalar::I32, 17)] {
+        let (ty, sfx) = (t.llvm(), format!("v{n}{}", t.suffix()));
+        let rr = format!("%dx.types.ResRet.{sfx}");
+        v.push(case(
+            format!("vector.raw_buffer.{sfx}"),
+            ALL,
+            vec![Res::new("raw", RC::Srv, K::RawBuffer, 0), Res::new("ust", RC::Uav, K::StructuredBuffer, 1).extra(4 * n)],
+            move |b| {
+                b.declare(format!("declare {rr} @dx.op.rawBufferVectorLoad.{sfx}(i32, %dx.types.Handle, i32, i32, i32)"));
+                b.declare(format!(
+                    "declare void @dx.op.rawBufferVectorStore.{sfx}(i32, %dx.types.Handle, i32, i32, <{n} x {ty}>, i32)"
+                ));
+                let i = b.input(Scalar::I32);
+                let a = b.fresh();
+                b.line(format!("{a} = shl i32 {i}, 2"));
+                let r = b.fresh();
+                b.line(format!("{r} = call {rr} @dx.op.rawBufferVectorLoad.{sfx}(i32 303, %dx.types.Handle %raw, i32 {a}, i32 undef, i32 4)"));
+                let x = b.fresh();
+                b.line(format!("{x} = extractvalue {rr} {r}, 0"));
+                b.line(format!("call void @dx.op.rawBufferVectorStore.{sfx}(i32 304, %dx.types.Handle %ust, i32 {i}, i32 0, <{n} x {ty}> {x}, i32 4)"));
+                let e = b.fresh();
+                b.line(format!("{e} = extractelement <{n} x {ty}> {x}, i32 {}", n - 1));
+                b.output(t, &e);
+            },
+        ));
+    }
     v.push(case("vector.fdot", ALL, vec![], |b| {
         b.declare("declare float @dx.op.dot.v3f32(i32, <3 x float>, <3 x float>)");
         let x = vector_of(b, Scalar::F32, 3);

@@ -222,6 +222,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             demoted: HashMap::default(),
             phi_vars: HashMap::default(),
             allocas: HashMap::default(),
+            long_scratch: HashMap::default(),
             handles: HashMap::default(),
             ray_queries: HashMap::default(),
             cur: scfg.entry,
@@ -268,8 +269,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.thread_quads = self.thread_quads.max(q);
     }
 
+    /// A long-vector result or operand goes lane by lane (`long_vector`).
     pub fn ids_op(&mut self, opcode: Op, ty: Word, ids: &[Word]) -> Result<Word> {
-        Ok(self.cx.b.block_value(opcode, ty, ids)?)
+        if let Some(w) = self.lanewise(opcode, ty, ids)? {
+            return Ok(w);
+        }
+        let w = self.cx.b.block_value(opcode, ty, ids)?;
+        self.cx.note_value(w, ty);
+        Ok(w)
     }
 
     /// [`Self::ids_op`] with the operands `head` then `tail` (literal indices, lanes).
@@ -643,6 +650,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         self.allocas.insert(i, id);
                         vars.push((ty, id));
                     }
+                    InstKind::ExtractElement { vector: v, index }
+                    | InstKind::InsertElement { vector: v, index, .. }
+                        if self.const_int(*index).is_none() =>
+                    {
+                        let Some(vt) = self.value_ty(*v) else { continue };
+                        let at = self.cx.ty(vt)?;
+                        if self.cx.long_type(at).is_some() && !self.long_scratch.contains_key(&at) {
+                            let ty = self.cx.ptr(StorageClass::Function, at);
+                            let id = self.cx.b.id();
+                            self.long_scratch.insert(at, id);
+                            vars.push((ty, id));
+                        }
+                    }
                     _ => {}
                 }
             }
@@ -861,6 +881,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
                 let ty = self.cx.ty(f.insts[i].ty)?;
                 let id = self.cx.b.phi(ty, None, pairs)?;
+                self.cx.note_value(id, ty);
                 self.ids[i] = id;
             }
             for &i in &insts {
@@ -990,6 +1011,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         self.cx.b.begin_block(Some(merge))?;
         let v = self.cx.b.phi(ty, None, pairs)?;
+        self.cx.note_value(v, ty);
         self.exit_labels.insert(self.cur_label, merge);
         Ok(v)
     }
@@ -1076,6 +1098,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let done = self.cx.b.phi(bool_t, None, [(t, found), (f, inner)])?;
         let undef = self.cx.undef(ty);
         let v = self.cx.b.phi(ty, None, [(r, found), (undef, inner)])?;
+        self.cx.note_value(v, ty);
         self.cx.b.branch_conditional(done, merge, cont, [])?;
         self.cx.b.begin_block(Some(cont))?;
         self.cx.b.branch(header)?;
@@ -1088,6 +1111,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.cx.b.begin_block(Some(after))?;
         let undef = self.cx.undef(ty);
         let v = self.cx.b.phi(ty, None, [(v, merge), (undef, skipped)])?;
+        self.cx.note_value(v, ty);
         self.exit_labels.insert(self.cur_label, after);
         Ok(v)
     }
@@ -1231,7 +1255,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     Some(k) => self.ids_op(Op::CompositeExtract, t, &[v, k as u32])?,
                     None => {
                         let x = self.value(*index)?;
-                        self.ids_op(Op::VectorExtractDynamic, t, &[v, x])?
+                        let vt = self.value_ty(*vector).ok_or_else(|| self.err("extractelement operand"))?;
+                        let vt = self.cx.ty(vt)?;
+                        if self.cx.long_type(vt).is_some() {
+                            self.long_extract_dynamic(vt, t, v, x)?
+                        } else {
+                            self.ids_op(Op::VectorExtractDynamic, t, &[v, x])?
+                        }
                     }
                 }
             }
@@ -1244,7 +1274,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     Some(k) => self.ids_op(Op::CompositeInsert, t, &[e, v, k as u32])?,
                     None => {
                         let x = self.value(*index)?;
-                        self.ids_op(Op::VectorInsertDynamic, t, &[v, e, x])?
+                        match self.cx.long_type(t) {
+                            Some((elem, _)) => self.long_insert_dynamic(t, elem, v, e, x)?,
+                            None => self.ids_op(Op::VectorInsertDynamic, t, &[v, e, x])?,
+                        }
                     }
                 }
             }
@@ -1252,6 +1285,17 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let t = self.cx.ty(ty)?;
                 let a = self.value(*lhs)?;
                 let b = self.value(*rhs)?;
+                let lanes = |me: &Self, v: Value| match me.value_ty(v).map(|t| me.cx.m.types.get(t)) {
+                    Some(Type::Vector { len, elem }) => Some((*len, *elem)),
+                    _ => None,
+                };
+                let (a_len, elem) = lanes(self, *lhs).ok_or_else(|| self.err("shufflevector operand"))?;
+                let b_len = lanes(self, *rhs).map_or(0, |l| l.0);
+                if a_len > 4 || b_len > 4 || mask.len() > 4 {
+                    let e = self.cx.ty(elem)?;
+                    let w = self.long_shuffle(t, e, (a, b), a_len, mask)?;
+                    return self.define(i, w);
+                }
                 let lanes = mask.iter().map(|&k| if k < 0 { u32::MAX } else { k as u32 });
                 self.ids_op_list(Op::VectorShuffle, t, &[a, b], lanes)?
             }

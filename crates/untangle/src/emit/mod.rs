@@ -40,6 +40,8 @@
 //!   - `interface` (signature elements and built-ins as variables), `resources`
 //!     (descriptor variables, root arguments and handles), `transform_feedback` (stream
 //!     output's variables and copies);
+//!   - `long_vector`: DXIL 1.9 vectors of more than 4 lanes as arrays, operated on lane by
+//!     lane;
 //!   - [`library`]: the report of a library's entries and subobjects;
 //!   - [`shape`]: shape mode, which needs only [`writer`] and [`control`].
 //!
@@ -93,6 +95,7 @@ mod glsl;
 mod interface;
 pub mod library;
 pub mod locations;
+mod long_vector;
 pub mod module;
 pub mod placement;
 mod resources;
@@ -547,6 +550,9 @@ pub struct FnEmit<'a, 'm> {
     demoted: HashMap<InstId, Word>,
     phi_vars: HashMap<InstId, Word>,
     allocas: HashMap<InstId, Word>,
+    /// Per long-vector array type, the `Function` variable of its dynamic lane accesses
+    /// (`long_vector`).
+    long_scratch: HashMap<Word, Word>,
     pub handles: HashMap<InstId, Handle>,
     /// `allocateRayQuery` results: the query's variable and its constant ray flags.
     pub ray_queries: HashMap<InstId, (Word, u32)>,

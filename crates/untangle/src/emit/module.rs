@@ -36,6 +36,12 @@ pub struct ModuleBuilder<'m> {
     scalar_consts: HashMap<(Word, u64), Word>,
     undefs: HashMap<Word, Word>,
     nulls: HashMap<Word, Word>,
+    /// The array types that stand for DXIL 1.9 long vectors (more than 4 lanes): element
+    /// type and lane count ([`Self::ty`]).
+    long_types: HashMap<Word, (Word, u32)>,
+    /// Every value id of a long-vector array type, with that type (noted by
+    /// [`Self::note_value`] where values are made: `FnEmit::ids_op`, constants, PHIs).
+    long_ids: HashMap<Word, Word>,
     globals: HashMap<GlobalId, (Word, StorageClass)>,
     /// Every module-scope variable, for the entry point's interface (SPIR-V 1.4+ lists all).
     pub interface: Vec<Word>,
@@ -139,6 +145,8 @@ impl<'m> ModuleBuilder<'m> {
             scalar_consts: sized(m.constants.len().max(64)),
             undefs: HashMap::default(),
             nulls: HashMap::default(),
+            long_types: HashMap::default(),
+            long_ids: HashMap::default(),
             globals: HashMap::default(),
             interface: Vec::new(),
             glsl: None,
@@ -270,17 +278,14 @@ impl<'m> ModuleBuilder<'m> {
             Type::Float(FloatKind::Float) => self.float(32),
             Type::Float(FloatKind::Double) => self.float(64),
             // SPIR-V vectors have 2 to 4 components (8 and 16 only with the Kernel-only
-            // `Vector16`); DXIL 1.9's longer native vectors are not lowered yet.
-            Type::Vector { len, .. } if len > 4 => {
-                return Err(Error::Unsupported {
-                    function: "-".into(),
-                    message: format!(
-                        "the native vector {} (DXIL 1.9 long vectors, {len} > 4 components): SPIR-V OpTypeVector \
-                         has at most 4 components for shaders, and lowering longer vectors to arrays or \
-                         scalars, or to SPV_EXT_long_vector, has not landed",
-                        types.display(t)
-                    ),
-                })
+            // `Vector16`): DXIL 1.9's longer native vectors are arrays of their lanes,
+            // operated on lane by lane (`emit::long_vector`).
+            Type::Vector { elem, len } if len > 4 => {
+                let e = self.ty(elem)?;
+                let n = self.const_u32(len);
+                let a = self.b.type_array(e, n);
+                self.long_types.insert(a, (e, len));
+                a
             }
             Type::Vector { elem, len } => {
                 // `<1 x T>` (or a zero-length vector) is no SPIR-V vector either.
@@ -387,6 +392,7 @@ impl<'m> ModuleBuilder<'m> {
         }
         let id = self.b.global_undef(ty);
         self.undefs.insert(ty, id);
+        self.note_value(id, ty);
         id
     }
 
@@ -396,7 +402,25 @@ impl<'m> ModuleBuilder<'m> {
         }
         let w = self.b.constant_null(ty);
         self.nulls.insert(ty, w);
+        self.note_value(w, ty);
         w
+    }
+
+    /// The element type and lane count of `ty` when it stands for a long vector.
+    pub fn long_type(&self, ty: Word) -> Option<(Word, u32)> {
+        self.long_types.get(&ty).copied()
+    }
+
+    /// The element type and lane count of value `id` when it is a long vector.
+    pub fn long_value(&self, id: Word) -> Option<(Word, u32)> {
+        self.long_ids.get(&id).and_then(|t| self.long_type(*t))
+    }
+
+    /// Records that value `id` has type `ty` (kept only for long vectors).
+    pub fn note_value(&mut self, id: Word, ty: Word) {
+        if self.long_types.contains_key(&ty) {
+            self.long_ids.insert(id, ty);
+        }
     }
 
     /// The SPIR-V constant of an IR constant of value type (not an address).
@@ -430,7 +454,9 @@ impl<'m> ModuleBuilder<'m> {
             ConstKind::Undef | ConstKind::Poison => self.undef(ty),
             ConstKind::Aggregate(elems) => {
                 let ws = elems.iter().map(|&e| self.constant(e)).collect::<Result<Vec<_>>>()?;
-                self.b.constant_composite(ty, ws)
+                let w = self.b.constant_composite(ty, ws);
+                self.note_value(w, ty);
+                w
             }
             other => {
                 return Err(Error::Unsupported {

@@ -179,8 +179,6 @@ pub enum Pending {
     ShaderExecutionReordering,
     /// `AllocateRayQuery2` (SM 6.9: ray-query flags with opacity micromaps).
     RayQueryFlags,
-    /// DXIL 1.9's native-vector raw-buffer accesses (`rawBufferVectorLoad`/`Store`).
-    NativeVectors,
     /// The SM 6.10 experimental table: group wave queries, cluster ids, triangle positions,
     /// linear algebra, debugging.
     Experimental,
@@ -194,7 +192,6 @@ impl Pending {
                  has not landed"
             }
             Pending::RayQueryFlags => "AllocateRayQuery2 (SM 6.9 ray-query flags); its lowering has not landed",
-            Pending::NativeVectors => "a DXIL 1.9 native-vector raw-buffer access; its lowering has not landed",
             Pending::Experimental => {
                 "an operation of the SM 6.10 experimental table (a preview); its lowering has not landed"
             }
@@ -279,6 +276,8 @@ fn owner(op: DxOp) -> Owner {
         | CheckAccessFullyMapped
         | RawBufferLoad
         | RawBufferStore
+        | RawBufferVectorLoad
+        | RawBufferVectorStore
         | AtomicBinOp
         | AtomicCompareExchange => family(F::Buffers),
         Sample
@@ -399,7 +398,6 @@ fn owner(op: DxOp) -> Owner {
         }
         _ if op.is_reserved() => Owner::Refused(Refusal::Reserved),
         AllocateRayQuery2 => Owner::Refused(Refusal::NotLoweredYet(Pending::RayQueryFlags)),
-        RawBufferVectorLoad | RawBufferVectorStore => Owner::Refused(Refusal::NotLoweredYet(Pending::NativeVectors)),
         _ if op.is_experimental() => Owner::Refused(Refusal::NotLoweredYet(Pending::Experimental)),
         HitObject_TraceRay
         | HitObject_FromRayQuery

@@ -70,6 +70,16 @@ const PAST_HALF: u32 = FAR_ADDRESS / 2;
 /// The texel a typed buffer access outside its offset table's range goes to.
 const PAST_TEXEL: u32 = u32::MAX;
 
+/// Where the components of a raw-buffer store come from.
+#[derive(Clone, Copy)]
+enum Lanes {
+    /// Operands `k..k + 4` of the call (`rawBufferStore`).
+    Args(usize),
+    /// Lanes `first..first + 4` of a vector value (`rawBufferVectorStore`): its id, lane type
+    /// and `first`.
+    Vector(Word, Word, u32),
+}
+
 impl<'a, 'm> FnEmit<'a, 'm> {
     pub(super) fn buffer_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
         match c.op {
@@ -77,6 +87,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             DxOp::CBufferLoad => self.cbuffer_load(c).map(Some),
             DxOp::BufferLoad | DxOp::RawBufferLoad => self.buffer_load(c).map(Some),
             DxOp::BufferStore | DxOp::RawBufferStore => self.buffer_store(c).map(|_| None),
+            DxOp::RawBufferVectorLoad => self.buffer_vector_load(c).map(Some),
+            DxOp::RawBufferVectorStore => self.buffer_vector_store(c).map(|_| None),
             DxOp::AtomicBinOp | DxOp::AtomicCompareExchange => self.atomic(c).map(Some),
             DxOp::CheckAccessFullyMapped => self.check_access_fully_mapped(c).map(Some),
             DxOp::BufferUpdateCounter => self.update_counter(c).map(Some),
@@ -521,6 +533,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// Stores the masked 16-bit components of `c` (operands 3-6, of type `ty`) at byte
     /// `addr` through the 16-bit view `view`: one element each, so no other value is
     /// touched and robustness drops each out-of-range element alone.
+    #[allow(clippy::too_many_arguments)]
     fn store_halves(
         &mut self,
         c: &Call<'_>,
@@ -529,6 +542,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         addr: Word,
         ty: TypeId,
         mask: u32,
+        src: Lanes,
     ) -> Result<()> {
         let u = self.cx.u32_t();
         let u16t = self.cx.uint(16);
@@ -538,7 +552,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             if mask & (1 << k) == 0 {
                 continue;
             }
-            let v = self.arg_val(c, 3 + k as usize)?;
+            let v = self.lane(c, src, k)?;
             let x = if self.is_float_ty(ty) { self.ids_op(Op::Bitcast, u16t, &[v])? } else { v };
             let a = self.add_const(addr, 2 * k)?;
             let i = self.ids_op(Op::ShiftRightLogical, u, &[a, one])?;
@@ -628,84 +642,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
                 let addr = self.byte_address(rv.shape, index, off)?;
                 let ty = self.arg_ty(c, 3)?;
-                if let Some(view) = self.half_view_for(h, ty)? {
-                    return self.store_halves(c, h, &view, addr, ty, mask);
-                }
-                let range = self.buffer_range(h)?;
-                let bits = self.scalar_bits(ty).unwrap_or(32);
-                let u = self.cx.u32_t();
-                let two = self.cx.const_u32(2);
-                // Whether the address is a known multiple of 4: then 16-bit components
-                // 0-1 and 2-3 each fill one whole word.
-                let word_aligned = bits == 16 && self.known_address_alignment(rv.shape, c) >= 2;
-                let mut k = 0u32;
-                while k < 4 {
-                    let this = k;
-                    k += 1;
-                    if mask & (1 << this) == 0 {
-                        continue;
-                    }
-                    let v = self.arg_val(c, 3 + this as usize)?;
-                    if word_aligned && this.is_multiple_of(2) && mask & (1 << (this + 1)) != 0 {
-                        // Both halves of one word: a plain store of the pair (low half
-                        // first), no atomics: no other value shares the word.
-                        let next = self.arg_val(c, 4 + this as usize)?;
-                        let lo = self.half_bits(v, ty)?;
-                        let hi = self.half_bits(next, ty)?;
-                        let ffff = self.cx.const_u32(0xffff);
-                        let lo = self.ids_op(Op::BitwiseAnd, u, &[lo, ffff])?;
-                        let sixteen = self.cx.const_u32(16);
-                        let hi = self.ids_op(Op::ShiftLeftLogical, u, &[hi, sixteen])?;
-                        let both = self.ids_op(Op::BitwiseOr, u, &[lo, hi])?;
-                        let a = self.add_const(addr, 2 * this)?;
-                        let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
-                        self.store_word(h, word, both, range)?;
-                        k += 1;
-                        continue;
-                    }
-                    let k = this;
-                    match bits {
-                        32 => {
-                            let a = self.add_const(addr, 4 * k)?;
-                            let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
-                            let x = self.ir_to_num(v, ty, Num::UInt)?;
-                            self.store_word(h, word, x, range)?;
-                        }
-                        64 => {
-                            let a = self.add_const(addr, 8 * k)?;
-                            let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
-                            let u2 = self.cx.vec(u, 2);
-                            let pair = self.ids_op(Op::Bitcast, u2, &[v])?;
-                            let lo = self.extract(u, pair, 0)?;
-                            let hi = self.extract(u, pair, 1)?;
-                            self.store_word(h, word, lo, range)?;
-                            let word1 = self.add_const(word, 1)?;
-                            self.store_word(h, word1, hi, range)?;
-                        }
-                        16 => {
-                            // Half a word: clear it, then set it, each atomically, so the
-                            // other half (maybe another thread's) is never rewritten.
-                            let a = self.add_const(addr, 2 * k)?;
-                            let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
-                            let x = self.half_bits(v, ty)?;
-                            let ffff = self.cx.const_u32(0xffff);
-                            let x = self.ids_op(Op::BitwiseAnd, u, &[x, ffff])?;
-                            let half = self.ids_op(Op::BitwiseAnd, u, &[a, two])?;
-                            let three = self.cx.const_u32(3);
-                            let shift = self.ids_op(Op::ShiftLeftLogical, u, &[half, three])?;
-                            let keep_mask = self.ids_op(Op::ShiftLeftLogical, u, &[ffff, shift])?;
-                            let keep = self.ids_op(Op::Not, u, &[keep_mask])?;
-                            let bits_in = self.ids_op(Op::ShiftLeftLogical, u, &[x, shift])?;
-                            let (p, _) = self.ranged_word_ptr(h, word, range)?;
-                            let scope = self.cx.const_u32(Scope::Device as u32);
-                            let sem = self.cx.const_u32(0);
-                            self.ids_op(Op::AtomicAnd, u, &[p, scope, sem, keep])?;
-                            self.ids_op(Op::AtomicOr, u, &[p, scope, sem, bits_in])?;
-                        }
-                        _ => return Err(self.form(c.op, format!("{bits}-bit stores"))),
-                    }
-                }
-                Ok(())
+                self.store_components(c, h, rv.shape, addr, ty, mask, Lanes::Args(3))
             }
             ResShape::Image { dim: rspirv::spirv::Dim::DimBuffer, texel, .. } => {
                 let range = self.buffer_range(h)?;
@@ -716,6 +653,186 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             _ => Err(self.form(c.op, "on a non-buffer resource")),
         }
+    }
+
+    /// Stores the masked components (of 4) of type `ty`, read from `src`, at byte `addr`
+    /// of the raw or structured buffer behind `h`.
+    #[allow(clippy::too_many_arguments)]
+    fn store_components(
+        &mut self,
+        c: &Call<'_>,
+        h: Handle,
+        shape: ResShape,
+        addr: Word,
+        ty: TypeId,
+        mask: u32,
+        src: Lanes,
+    ) -> Result<()> {
+        if let Some(view) = self.half_view_for(h, ty)? {
+            return self.store_halves(c, h, &view, addr, ty, mask, src);
+        }
+        let range = self.buffer_range(h)?;
+        let bits = self.scalar_bits(ty).unwrap_or(32);
+        let u = self.cx.u32_t();
+        let two = self.cx.const_u32(2);
+        // Whether the address is a known multiple of 4: then 16-bit components
+        // 0-1 and 2-3 each fill one whole word.
+        let word_aligned = bits == 16 && self.known_address_alignment(shape, c) >= 2;
+        let mut k = 0u32;
+        while k < 4 {
+            let this = k;
+            k += 1;
+            if mask & (1 << this) == 0 {
+                continue;
+            }
+            let v = self.lane(c, src, this)?;
+            if word_aligned && this.is_multiple_of(2) && mask & (1 << (this + 1)) != 0 {
+                // Both halves of one word: a plain store of the pair (low half
+                // first), no atomics: no other value shares the word.
+                let next = self.lane(c, src, this + 1)?;
+                let lo = self.half_bits(v, ty)?;
+                let hi = self.half_bits(next, ty)?;
+                let ffff = self.cx.const_u32(0xffff);
+                let lo = self.ids_op(Op::BitwiseAnd, u, &[lo, ffff])?;
+                let sixteen = self.cx.const_u32(16);
+                let hi = self.ids_op(Op::ShiftLeftLogical, u, &[hi, sixteen])?;
+                let both = self.ids_op(Op::BitwiseOr, u, &[lo, hi])?;
+                let a = self.add_const(addr, 2 * this)?;
+                let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
+                self.store_word(h, word, both, range)?;
+                k += 1;
+                continue;
+            }
+            let k = this;
+            match bits {
+                32 => {
+                    let a = self.add_const(addr, 4 * k)?;
+                    let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
+                    let x = self.ir_to_num(v, ty, Num::UInt)?;
+                    self.store_word(h, word, x, range)?;
+                }
+                64 => {
+                    let a = self.add_const(addr, 8 * k)?;
+                    let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
+                    let u2 = self.cx.vec(u, 2);
+                    let pair = self.ids_op(Op::Bitcast, u2, &[v])?;
+                    let lo = self.extract(u, pair, 0)?;
+                    let hi = self.extract(u, pair, 1)?;
+                    self.store_word(h, word, lo, range)?;
+                    let word1 = self.add_const(word, 1)?;
+                    self.store_word(h, word1, hi, range)?;
+                }
+                16 => {
+                    // Half a word: clear it, then set it, each atomically, so the
+                    // other half (maybe another thread's) is never rewritten.
+                    let a = self.add_const(addr, 2 * k)?;
+                    let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
+                    let x = self.half_bits(v, ty)?;
+                    let ffff = self.cx.const_u32(0xffff);
+                    let x = self.ids_op(Op::BitwiseAnd, u, &[x, ffff])?;
+                    let half = self.ids_op(Op::BitwiseAnd, u, &[a, two])?;
+                    let three = self.cx.const_u32(3);
+                    let shift = self.ids_op(Op::ShiftLeftLogical, u, &[half, three])?;
+                    let keep_mask = self.ids_op(Op::ShiftLeftLogical, u, &[ffff, shift])?;
+                    let keep = self.ids_op(Op::Not, u, &[keep_mask])?;
+                    let bits_in = self.ids_op(Op::ShiftLeftLogical, u, &[x, shift])?;
+                    let (p, _) = self.ranged_word_ptr(h, word, range)?;
+                    let scope = self.cx.const_u32(Scope::Device as u32);
+                    let sem = self.cx.const_u32(0);
+                    self.ids_op(Op::AtomicAnd, u, &[p, scope, sem, keep])?;
+                    self.ids_op(Op::AtomicOr, u, &[p, scope, sem, bits_in])?;
+                }
+                _ => return Err(self.form(c.op, format!("{bits}-bit stores"))),
+            }
+        }
+        Ok(())
+    }
+
+    /// Component `k` (0-3) of a store's value.
+    fn lane(&mut self, c: &Call<'_>, src: Lanes, k: u32) -> Result<Word> {
+        match src {
+            Lanes::Args(first) => self.arg_val(c, first + k as usize),
+            Lanes::Vector(v, elem, first) => self.extract(elem, v, first + k),
+        }
+    }
+
+    /// The lane type and count of a native-vector overload (a scalar: one lane).
+    fn vector_lanes(&self, t: TypeId) -> (TypeId, u32) {
+        match self.cx.m.types.get(t) {
+            crate::ir::Type::Vector { elem, len } => (*elem, *len),
+            _ => (t, 1),
+        }
+    }
+
+    /// `rawBufferVectorLoad(handle, index, elementOffset, alignment)` (DXIL 1.9, opcode 303):
+    /// `{ <N x T>, i32 status }`, the N lanes read from consecutive elements at the byte
+    /// address, in groups of 4 as `rawBufferLoad` reads them. Raw and structured buffers
+    /// only (no status: storage buffers have no residency code, it reads 0).
+    fn buffer_vector_load(&mut self, c: &Call<'_>) -> Result<Word> {
+        let h = self.handle(self.arg(c, 0)?)?;
+        let rv = self.res_var(h)?;
+        if !matches!(rv.shape, ResShape::Words { .. }) {
+            return Err(self.form(c.op, "on a resource other than a raw or structured buffer"));
+        }
+        let vty = self.overload_scalar(c.ty);
+        let (scalar, n) = self.vector_lanes(vty);
+        let bytes = self.scalar_bits(scalar).unwrap_or(32) / 8;
+        let index = self.arg_val(c, 1)?;
+        let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
+        let base = self.byte_address(rv.shape, index, off)?;
+        let view = self.half_view_for(h, scalar)?;
+        let mut lanes = Vec::with_capacity(n as usize);
+        for first in (0..n).step_by(4) {
+            let count = (n - first).min(4);
+            let mask = (1u32 << count) - 1;
+            let addr = self.add_const(base, first * bytes)?;
+            let comps = match &view {
+                Some(view) => self.load_halves(h, view, addr, scalar, mask)?,
+                None => {
+                    let range = self.buffer_range(h)?;
+                    self.load_components(c, h, addr, scalar, mask, range)?
+                }
+            };
+            lanes.extend_from_slice(&comps[..count as usize]);
+        }
+        let v = if n == 1 {
+            lanes[0]
+        } else {
+            let t = self.cx.ty(vty)?;
+            self.ids_op(Op::CompositeConstruct, t, &lanes)?
+        };
+        self.make_ret(c.ty, &[v], None)
+    }
+
+    /// `rawBufferVectorStore(handle, index, elementOffset, value, alignment)` (DXIL 1.9,
+    /// opcode 304): the N lanes of `value` to consecutive elements at the byte address, in
+    /// groups of 4 as `rawBufferStore` writes them.
+    fn buffer_vector_store(&mut self, c: &Call<'_>) -> Result<()> {
+        let h = self.handle(self.arg(c, 0)?)?;
+        let rv = self.res_var(h)?;
+        if !rv.uav {
+            return Err(self.invalid(c, "operand 0", "stores need a UAV"));
+        }
+        if !matches!(rv.shape, ResShape::Words { .. }) {
+            return Err(self.form(c.op, "on a resource other than a raw or structured buffer"));
+        }
+        let vty = self.arg_ty(c, 3)?;
+        let (scalar, n) = self.vector_lanes(vty);
+        let bytes = self.scalar_bits(scalar).unwrap_or(32) / 8;
+        let index = self.arg_val(c, 1)?;
+        let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
+        let base = self.byte_address(rv.shape, index, off)?;
+        let v = self.arg_val(c, 3)?;
+        if n == 1 {
+            return self.store_components(c, h, rv.shape, base, scalar, 1, Lanes::Args(3));
+        }
+        let elem = self.cx.ty(scalar)?;
+        for first in (0..n).step_by(4) {
+            let count = (n - first).min(4);
+            let addr = self.add_const(base, first * bytes)?;
+            self.store_components(c, h, rv.shape, addr, scalar, (1u32 << count) - 1, Lanes::Vector(v, elem, first))?;
+        }
+        Ok(())
     }
 
     /// A pointer for an atomic on a resource: a buffer word or an image texel.
