@@ -233,6 +233,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ags: Default::default(),
             ags_pending: Vec::new(),
             ags_u64: None,
+            wmma: Default::default(),
             cur_label: 0,
             cur_loop_header: false,
         })
@@ -1226,6 +1227,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             InstKind::AtomicRmw { op, ptr, value, .. } => {
                 use crate::ir::AtomicRmwOp as A;
+                if let Some(w) = self.wmma_lds_hook(i, *ptr, ty)? {
+                    return self.define(i, w);
+                }
                 let opcode = match op {
                     A::Xchg => Op::AtomicExchange,
                     A::Add => Op::AtomicIAdd,

@@ -554,6 +554,8 @@ pub struct FnEmit<'a, 'm> {
     pub ags_pending: Vec<Word>,
     /// An AGS 64-bit atomic between its phases (`dxop/ags.rs`).
     pub ags_u64: Option<AgsU64>,
+    /// AGS WMMA: matrices and the intrinsic being assembled (`dxop/ags_wmma.rs`).
+    pub wmma: dxop::ags_wmma::Wmma,
 }
 
 /// An AGS 64-bit atomic (`AtomicU64`) between its phases: phase 0 gave the address, phase 1
@@ -912,7 +914,8 @@ pub struct Resources {
     /// for image atomics.
     pub atomic_uavs: std::collections::BTreeSet<u32>,
     heap_vars: BTreeMap<(u32, u32, u32, bool, VkBinding), ResVar>,
-    words64: BTreeMap<(ResourceClass, u32), ResVar>,
+    /// Unsigned views of raw and structured buffers, by element width (64: atomics, 8: WMMA).
+    words64: BTreeMap<(ResourceClass, u32, u32), ResVar>,
     /// 16-bit views of raw and structured buffer variables, by the variable they alias.
     halves16: BTreeMap<Word, ResVar>,
     image64: BTreeMap<u32, (ResVar, Word)>,

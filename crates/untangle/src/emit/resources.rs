@@ -380,19 +380,38 @@ impl Resources {
     /// A second view of a raw or structured buffer as 64-bit words (`{ uint64 data[]; }`,
     /// same binding and indexing), for 64-bit atomics.
     pub fn words64(&mut self, cx: &mut ModuleBuilder<'_>, class: ResourceClass, id: u32) -> Result<ResVar> {
-        if let Some(&v) = self.words64.get(&(class, id)) {
+        self.unsigned_view(cx, class, id, 64)
+    }
+
+    /// A second view of a raw or structured buffer as bytes (`{ uint8 data[]; }`, same
+    /// binding and indexing; `StorageBuffer8BitAccess`), for cooperative-matrix loads and
+    /// stores at byte offsets and strides (AGS WMMA).
+    pub fn bytes8(&mut self, cx: &mut ModuleBuilder<'_>, class: ResourceClass, id: u32) -> Result<ResVar> {
+        cx.capability(Capability::StorageBuffer8BitAccess);
+        self.unsigned_view(cx, class, id, 8)
+    }
+
+    /// A view of `bits`-wide unsigned elements of a raw or structured buffer, made once.
+    fn unsigned_view(
+        &mut self,
+        cx: &mut ModuleBuilder<'_>,
+        class: ResourceClass,
+        id: u32,
+        bits: u32,
+    ) -> Result<ResVar> {
+        if let Some(&v) = self.words64.get(&(class, id, bits)) {
             return Ok(v);
         }
         let primary = self.var(cx, class, id)?;
         let r = self.resource(class, id)?.clone();
-        let u64t = cx.uint(64);
-        let st = array_block(cx, u64t, None, 8);
+        let elem = cx.uint(bits);
+        let st = array_block(cx, elem, None, bits / 8);
         let v = if primary.var == 0 {
             ResVar { elem_ty: st, ..primary }
         } else {
-            declare_view(cx, &primary, &format!("{}_u64", display_name(&r)), st, true)
+            declare_view(cx, &primary, &format!("{}_u{bits}", display_name(&r)), st, true)
         };
-        self.words64.insert((class, id), v);
+        self.words64.insert((class, id, bits), v);
         Ok(v)
     }
 
