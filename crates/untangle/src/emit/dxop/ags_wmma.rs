@@ -31,44 +31,10 @@
 use crate::dxil::ags::{self, DataFormat, MatrixIo, MatrixType, MatrixUse, Opcode};
 use crate::dxil::DxOp;
 use crate::emit::error::{Result, VendorRefusal};
-use crate::emit::{Call, FnEmit};
+use crate::emit::{Call, FnEmit, Memory, Open};
 use crate::ir::{InstId, InstKind, Value};
 use rspirv::spirv::{Capability, Op, Scope, StorageClass, Word};
-use std::collections::{HashMap, HashSet};
-
-/// One function's WMMA state.
-#[derive(Default)]
-pub struct Wmma {
-    /// Output words: the matrix id, its type and the word's index (0..7).
-    words: HashMap<InstId, (Word, MatrixType, u32)>,
-    /// The words were checked to reach only magic-UAV calls.
-    checked: bool,
-    open: Option<Open>,
-}
-
-/// The intrinsic being assembled.
-struct Open {
-    opcode: Opcode,
-    /// Matrices passed so far, by register kind (0: return-value register, 1..3: A, B, C),
-    /// with how many of their 4 input calls came.
-    inputs: Vec<(u32, Word, MatrixType, u32)>,
-    /// A load or store's memory: its pointer and the stride id.
-    memory: Option<Memory>,
-    /// The doorbell call (its result is the address the hooking access uses).
-    doorbell: Option<InstId>,
-    /// The access that named the memory (a buffer load or an LDS atomic).
-    hook: Option<InstId>,
-    /// The result matrix and how many of its words were returned.
-    result: Option<(Word, MatrixType, u32)>,
-}
-
-#[derive(Clone, Copy)]
-struct Memory {
-    offset: Word,
-    stride: Word,
-    /// The element pointer (LDS) or `None` until the buffer load names the buffer.
-    ptr: Option<(Word, bool)>,
-}
+use std::collections::HashSet;
 
 impl<'a, 'm> FnEmit<'a, 'm> {
     fn wmma_refuse(&self, op: Opcode, why: impl Into<String>) -> crate::emit::error::Error {
@@ -159,7 +125,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             .f
             .insts
             .iter()
-            .filter(|(_, inst)| wmma_word(m, &inst.kind).is_some_and(|w| is_output(w)))
+            .filter(|(_, inst)| wmma_word(m, &inst.kind).is_some_and(is_output))
             .map(|(i, _)| i)
             .collect();
         for (i, inst) in self.f.insts.iter() {
@@ -300,10 +266,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let op = inst.opcode;
         let u = self.cx.u32_t();
         let undef = self.cx.undef(u);
-        let starts = match op {
-            WaveMatrixCopy | WaveMatrixMulAcc | WaveMatrixElementFill | WaveMatrixElementExtract => inst.phase == 0,
-            _ => inst.phase == 0,
-        };
+        let starts = inst.phase == 0;
         let continuing = self.wmma.open.as_ref().is_some_and(|o| o.opcode == op);
         if !continuing || (starts && self.wmma.open.as_ref().is_some_and(|o| o.result.is_some())) {
             if let Some(o) = &self.wmma.open {
@@ -501,7 +464,6 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// A 32-bit word's low bits as a component of `format`.
     fn wmma_scalar(&mut self, op: Opcode, format: DataFormat, v: Word) -> Result<Word> {
-        let u = self.cx.u32_t();
         Ok(match format {
             DataFormat::F32 => {
                 let f = self.cx.float(32);
@@ -534,10 +496,6 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
             }
             f => return Err(self.wmma_refuse(op, format!("{f:?} fill values are not lowered"))),
-        })
-        .map(|w| {
-            let _ = u;
-            w
         })
     }
 

@@ -21,7 +21,7 @@
 
 mod ags;
 mod ags_float8;
-pub(super) mod ags_wmma;
+mod ags_wmma;
 mod barriers;
 mod buffers;
 mod check;
