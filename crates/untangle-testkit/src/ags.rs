@@ -196,3 +196,75 @@ pub fn atomic_max_u64(base: u32, store: bool) -> String {
     b += &call("w1", AtomicU64, 2, 2, "%hi", "%a1");
     b
 }
+
+/// A WMMA matrix type code (`WMMA_MakeType`: format, use, column-major bit; 16x16).
+pub fn wmma_type(format: u32, usage: u32, column_major: bool) -> u32 {
+    format | usage << 4 | u32::from(column_major) << 7
+}
+
+/// `MatrixIO(channel, reg, kind)`.
+fn matrix_io(channel: u32, reg: u32, kind: u32) -> u32 {
+    channel | reg << 4 | kind << 8
+}
+
+/// `WMMA_Load(type, u, offset, stride)` from buffer `u` into words `%{m}0..%{m}7`.
+pub fn wmma_load(m: &str, ty: u32, offset: u32, stride: u32) -> String {
+    let mut s = call(&format!("{m}_door"), Opcode::WaveMatrixUavLoad, 0, 0, &offset.to_string(), &stride.to_string());
+    s += &format!("  %{m}_ld = call %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32 68, %dx.types.Handle %u, i32 %{m}_door, i32 undef)\n  %{m}_hook = extractvalue %dx.types.ResRet.i32 %{m}_ld, 0\n");
+    s += &call(&format!("{m}_ty"), Opcode::WaveMatrixUavLoad, 1, ty, &format!("%{m}_hook"), "0");
+    for k in 0..8 {
+        s += &call(&format!("{m}{k}"), Opcode::WaveMatrixUavLoad, 2, matrix_io(k % 4, k / 4, 0), "0", "0");
+    }
+    s
+}
+
+/// The four input calls passing matrix `%{m}0..%{m}7` in register `kind`.
+fn wmma_inputs(out: &str, op: Opcode, phase: u32, m: &str, kind: u32) -> String {
+    (0..4)
+        .map(|i| {
+            let io = matrix_io(i % 2, i / 2, kind);
+            call(
+                &format!("{out}_in{kind}_{i}"),
+                op,
+                phase,
+                io,
+                &format!("%{m}{}", 2 * i),
+                &format!("%{m}{}", 2 * i + 1),
+            )
+        })
+        .collect()
+}
+
+/// `%{d}0..7 = WMMA_MatMulAcc(op, a, b, c)`.
+pub fn wmma_mul_acc(d: &str, op: u32, a: &str, b: &str, c: &str) -> String {
+    let mut s = wmma_inputs(d, Opcode::WaveMatrixMulAcc, 0, a, 1);
+    s += &wmma_inputs(d, Opcode::WaveMatrixMulAcc, 0, b, 2);
+    s += &wmma_inputs(d, Opcode::WaveMatrixMulAcc, 0, c, 3);
+    s += &call(&format!("{d}_op"), Opcode::WaveMatrixMulAcc, 1, op, "0", "0");
+    for k in 0..8 {
+        s += &call(&format!("{d}{k}"), Opcode::WaveMatrixMulAcc, 2, matrix_io(k % 4, k / 4, 0), "0", "0");
+    }
+    s
+}
+
+/// `WMMA_Store(type, u, offset, stride, m)`.
+pub fn wmma_store(m: &str, ty: u32, offset: u32, stride: u32) -> String {
+    let mut s = call(&format!("{m}_sdoor"), Opcode::WaveMatrixUavStore, 0, 0, &offset.to_string(), &stride.to_string());
+    s += &format!("  %{m}_sld = call %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32 68, %dx.types.Handle %u, i32 %{m}_sdoor, i32 undef)\n  %{m}_shook = extractvalue %dx.types.ResRet.i32 %{m}_sld, 0\n");
+    s += &wmma_inputs(&format!("{m}_st"), Opcode::WaveMatrixUavStore, 1, m, 0);
+    s += &call(&format!("{m}_sty"), Opcode::WaveMatrixUavStore, 2, ty, &format!("%{m}_shook"), "0");
+    s
+}
+
+/// `D = A * B + C` on 16x16 matrices in `u`: A (f16, row major) at byte 0, B (f16, column
+/// major when `b_column_major`) at 512, C (f32, row major) at 1024, D (f32, row major)
+/// stored at 2048 (`WMMA_F32_16X16X16_F16`). `%w0 = 0` for [`cs`]'s one output store.
+pub fn wmma_mul_add_shader(b_column_major: bool) -> String {
+    let mut s = wmma_load("a", wmma_type(4, 0, false), 0, 32);
+    s += &wmma_load("b", wmma_type(4, 1, b_column_major), 512, 32);
+    s += &wmma_load("c", wmma_type(6, 2, false), 1024, 64);
+    s += &wmma_mul_acc("d", 5, "a", "b", "c");
+    s += &wmma_store("d", wmma_type(6, 2, false), 2048, 64);
+    s += "  %w0 = add i32 0, 0\n";
+    s
+}

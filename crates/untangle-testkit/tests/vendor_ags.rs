@@ -8,9 +8,9 @@
 //! needs (`shader_clock`) are typed errors naming them when absent; malformed streams
 //! (phase out of order, unknown opcode, non-constant word, a store to the magic UAV) are
 //! typed errors naming the instruction; float8 conversions validate natively
-//! (`SPV_EXT_float8`) and emulated; and of the corpus's 25 AGS shaders the float8
-//! conversion test translates while the 24 WMMA ones are refused naming the WMMA
-//! instruction, not the UAV.
+//! (`SPV_EXT_float8`) and emulated; WMMA load/multiply-add/store become cooperative-matrix
+//! instructions; and the corpus's 25 AGS shaders translate and validate or are refused
+//! naming the WMMA instruction (FP8 without `float8`: naming `VK_EXT_shader_float8`).
 
 use rspirv::spirv::Op;
 use untangle::dxil::ags::Opcode;
@@ -120,7 +120,7 @@ fn malformed_streams_name_the_instruction() {
 #[test]
 fn unlowered_intrinsics_are_refused_by_name() {
     use Opcode::*;
-    for (op, data) in [(WaveMatrixMulAcc, 0), (WaveMatrixUavLoad, 0), (AtomicU64, 8), (Halt, 0)] {
+    for (op, data) in [(MatrixElementWiseArithmetic, 0), (WaveMatrixElementExtract, 0), (AtomicU64, 8), (Halt, 0)] {
         let (instruction, reason) = refusal(&cs(&call("w0", op, 0, data, "0", "0"), 1), &ags());
         assert!(instruction.contains(&format!("{op:?}")), "{instruction}");
         assert!(matches!(reason, VendorRefusal::NotLowered(_)), "{reason}");
@@ -130,10 +130,13 @@ fn unlowered_intrinsics_are_refused_by_name() {
     assert!(instruction.contains("DrawIndex"), "{instruction}");
 }
 
-/// The shared corpus's AGS shaders (vkd3d-proton's WMMA and float8 tests): with the option
-/// each is refused naming the WMMA or float8 instruction it starts with, never the UAV.
+/// The shared corpus's AGS shaders (vkd3d-proton's WMMA and float8 tests), with the
+/// cooperative-matrix options: without `float8` the FP8/BF8 ones are refused naming
+/// `VK_EXT_shader_float8`; what translates validates; the rest are refused naming the
+/// WMMA instruction (matrices through PHIs or memory, element access and arithmetic,
+/// B → accumulator use changes), never the UAV.
 #[test]
-fn corpus_ags_shaders_are_refused_by_instruction() {
+fn corpus_ags_shaders() {
     let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton"));
     let Ok(entries) = std::fs::read_dir(dir) else {
         assert!(std::env::var_os("CI").is_none(), "the shared corpus is required under CI");
@@ -141,35 +144,72 @@ fn corpus_ags_shaders_are_refused_by_instruction() {
     };
     let mut names: Vec<_> = entries.flatten().map(|e| e.path()).collect();
     names.sort();
-    let (mut seen, mut refused, mut translated) = (0, 0, Vec::new());
-    for path in names {
-        let bytes = std::fs::read(&path).unwrap();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let Err(untangle::Error::Translate(TranslateError::VendorExtension { .. })) =
-            translate(&bytes, &Options::default())
-        else {
-            continue;
-        };
-        seen += 1;
-        match translate(&bytes, &ags()) {
-            Err(untangle::Error::Translate(TranslateError::VendorExtension { instruction, reason, .. })) => {
-                assert!(
-                    instruction.contains("WaveMatrix") || instruction.contains("MatrixElementWise"),
-                    "{name}: {instruction}: {reason}"
-                );
-                refused += 1;
-            }
-            Err(e) => panic!("{name}: {e}"),
-            Ok(t) => {
-                untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", &name);
-                translated.push(name);
+    let mut seen = 0;
+    for float8 in [false, true] {
+        let (mut refused, mut fp8, mut translated) = (0, 0, Vec::new());
+        for path in &names {
+            let bytes = std::fs::read(path).unwrap();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let Err(untangle::Error::Translate(TranslateError::VendorExtension { .. })) =
+                translate(&bytes, &Options::default())
+            else {
+                continue;
+            };
+            seen += 1;
+            match translate(&bytes, &wmma_options(float8)) {
+                Err(untangle::Error::Translate(TranslateError::VendorExtension { instruction, reason, .. })) => {
+                    assert!(
+                        instruction.contains("WaveMatrix") || instruction.contains("MatrixElementWise"),
+                        "{name}: {instruction}: {reason}"
+                    );
+                    if reason.to_string().contains("VK_EXT_shader_float8") {
+                        assert!(!float8, "{name}: {reason}");
+                        fp8 += 1;
+                    } else {
+                        assert!(matches!(reason, VendorRefusal::NotLowered(_)), "{name}: {reason}");
+                        refused += 1;
+                    }
+                }
+                Err(e) => panic!("{name}: {e}"),
+                Ok(t) => {
+                    untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", &name);
+                    translated.push(name.replace("sm_advanced.cs_", "").replace(".dxil", ""));
+                }
             }
         }
+        let expected: &[&str] = if float8 {
+            &[
+                "ags_float8_conversion.cs_6_6",
+                "wmma_f32_16x16x16_f16_quant_f16.cs_6_6",
+                "wmma_f32_16x16x16_f16_quant_f16_at.cs_6_6",
+                "wmma_f32_16x16x16_f16_quant_f16_bt.cs_6_6",
+                "wmma_f32_16x16x16_f16_quant_f16_ot.cs_6_6",
+                "wmma_f32_16x16x16_f16_quant_fp8.cs_6_0",
+                "wmma_f32_16x16x16_fp8.cs_6_6",
+                "wmma_f32_16x16x16_fp8_quant_f16.cs_6_6",
+                "wmma_f32_16x16x16_fp8_quant_f16_strided.cs_6_6",
+                "wmma_f32_16x16x16_fp8_quant_f16_strided_transpose.cs_6_6",
+                "wmma_f32_16x16x16_fp8_quant_f32.cs_6_6",
+                "wmma_lds_layout.cs_6_6",
+                "wmma_lds_transpose.cs_6_6",
+                "wmma_matrix_length.cs_6_6",
+                "wmma_multi_matmul.cs_6_6",
+            ]
+        } else {
+            &[
+                "ags_float8_conversion.cs_6_6",
+                "wmma_f32_16x16x16_f16_quant_f16.cs_6_6",
+                "wmma_f32_16x16x16_f16_quant_f16_at.cs_6_6",
+                "wmma_f32_16x16x16_f16_quant_f16_bt.cs_6_6",
+                "wmma_f32_16x16x16_f16_quant_f16_ot.cs_6_6",
+                "wmma_lds_transpose.cs_6_6",
+            ]
+        };
+        assert_eq!(translated, expected, "float8: {float8}");
+        assert_eq!(translated.len() + refused + fp8, 25);
+        assert_eq!((refused, fp8), if float8 { (10, 0) } else { (4, 15) }, "float8: {float8}");
     }
-    assert_eq!(seen, 25, "the corpus's AGS shaders");
-    // Only the scalar float8 conversion test needs no cooperative matrix.
-    assert_eq!(translated, ["sm_advanced.cs_ags_float8_conversion.cs_6_6.dxil"]);
-    assert_eq!(refused, 24);
+    assert_eq!(seen, 50, "the corpus's 25 AGS shaders, twice");
 }
 
 /// The eight float8 conversions of vkd3d-proton's `test_ags_float8_conversion`: emulated
@@ -301,4 +341,74 @@ fn draw_parameters_in_vertex_shaders() {
         });
         assert!(decorated, "{op:?} reads {builtin:?}");
     }
+}
+
+fn wmma_options(float8: bool) -> Options {
+    let mut o = ags();
+    o.vendor.cooperative_matrix = true;
+    o.vendor.cooperative_matrix2 = true;
+    o.vendor.float8 = float8;
+    o
+}
+
+/// WMMA load, multiply-add and store: `OpCooperativeMatrixLoadKHR` (3: A, B, C, through the
+/// buffer's byte view), one `OpCooperativeMatrixMulAddKHR`, one `StoreKHR`; the doorbells'
+/// buffer loads are gone (only `cs`'s own load of `%x` and one store remain as plain
+/// accesses) and nothing reaches the magic UAV. The B load is column major when its type
+/// says so. Without `cooperative_matrix` the load is refused naming the option.
+#[test]
+fn wmma_load_mul_add_store() {
+    for column_major in [false, true] {
+        let text = cs(&untangle_testkit::ags::wmma_mul_add_shader(column_major), 1);
+        let (instruction, reason) = refusal(&text, &ags());
+        assert!(instruction.contains("WaveMatrixUavLoad"), "{instruction}");
+        assert!(matches!(reason, VendorRefusal::MissingFeature { option: "cooperative_matrix", .. }), "{reason}");
+        let t = translate(text.as_bytes(), &wmma_options(false)).expect("translates");
+        untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", "WMMA mul-add");
+        let ops = opcodes(&t.words);
+        assert_eq!(count(&ops, Op::CooperativeMatrixLoadKHR), 3);
+        assert_eq!(count(&ops, Op::CooperativeMatrixMulAddKHR), 1);
+        assert_eq!(count(&ops, Op::CooperativeMatrixStoreKHR), 1);
+        assert_eq!(count(&ops, Op::AtomicCompareExchange), 0);
+        let m = rspirv::dr::load_words(&t.words).unwrap();
+        let layouts: Vec<u32> = m
+            .functions
+            .iter()
+            .flat_map(|f| f.all_inst_iter())
+            .filter(|i| i.class.opcode == Op::CooperativeMatrixLoadKHR)
+            .map(|i| {
+                let id = i.operands[1].unwrap_id_ref();
+                let k = m.types_global_values.iter().find(|c| c.result_id == Some(id)).unwrap();
+                match k.operands[0] {
+                    rspirv::dr::Operand::LiteralBit32(v) => v,
+                    _ => panic!("layout is a constant"),
+                }
+            })
+            .collect();
+        assert_eq!(layouts, [0, u32::from(column_major), 0], "row major A and C, B as its type says");
+        assert_eq!(translate(text.as_bytes(), &wmma_options(false)).unwrap().words, t.words, "deterministic");
+    }
+}
+
+/// Malformed WMMA streams are typed errors naming the instruction: words passed out of
+/// order, a load's type call without its buffer access, a matrix word into arithmetic.
+#[test]
+fn wmma_malformed_streams() {
+    use untangle_testkit::ags::{wmma_load, wmma_type};
+    let o = wmma_options(false);
+    let swapped =
+        cs(&untangle_testkit::ags::wmma_mul_add_shader(false).replace("i32 %a0, i32 %a1", "i32 %a1, i32 %a0"), 1);
+    let (instruction, reason) = refusal(&swapped, &o);
+    assert!(
+        instruction.contains("WaveMatrixMulAcc") && reason.to_string().contains("words"),
+        "{instruction}: {reason}"
+    );
+    let no_hook = call("d", Opcode::WaveMatrixUavLoad, 0, 0, "0", "32")
+        + &call("t", Opcode::WaveMatrixUavLoad, 1, wmma_type(4, 0, false), "0", "0")
+        + "  %w0 = add i32 0, 0\n";
+    let (instruction, reason) = refusal(&cs(&no_hook, 1), &o);
+    assert!(instruction.contains("WaveMatrixUavLoad") && matches!(reason, VendorRefusal::Malformed(_)), "{reason}");
+    let arith = wmma_load("a", wmma_type(4, 0, false), 0, 32) + "  %w0 = add i32 %a3, 1\n";
+    let (instruction, reason) = refusal(&cs(&arith, 1), &o);
+    assert!(instruction.contains("WaveMatrixUavLoad") && reason.to_string().contains("flows into"), "{reason}");
 }

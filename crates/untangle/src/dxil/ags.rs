@@ -416,6 +416,151 @@ impl Sequencer {
     }
 }
 
+/// A WMMA matrix's element format (`WaveMatrixModifier` bits 0..3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DataFormat {
+    I4,
+    U4,
+    I8,
+    U8,
+    F16,
+    BF16,
+    F32,
+    I32,
+    U32,
+    /// float8 E5M2.
+    Bf8,
+    /// float8 E4M3.
+    Fp8,
+}
+
+impl DataFormat {
+    fn from_number(n: u32) -> Option<DataFormat> {
+        use DataFormat::*;
+        [I4, U4, I8, U8, F16, BF16, F32, I32, U32, Bf8, Fp8].get(n as usize).copied()
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, DataFormat::F16 | DataFormat::BF16 | DataFormat::F32 | DataFormat::Bf8 | DataFormat::Fp8)
+    }
+
+    pub fn is_float8(self) -> bool {
+        matches!(self, DataFormat::Bf8 | DataFormat::Fp8)
+    }
+}
+
+/// A WMMA matrix's role in a multiply-add (`WaveMatrixModifier` bits 4..6).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum MatrixUse {
+    A,
+    B,
+    Accumulator,
+}
+
+/// A WMMA matrix type code (`WMMA_MakeType`): format, use, layout (bit 7: column major,
+/// "transposed") and shape (bits 8..10: 16x16, 32x16, 16x32, 64x16). Bit 11 (a tile
+/// selector) and bits 14..15 (sparsity index memory) must be zero: no lowered operation
+/// uses them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MatrixType {
+    pub format: DataFormat,
+    pub usage: MatrixUse,
+    pub column_major: bool,
+    /// `(rows, columns)`.
+    pub shape: (u32, u32),
+}
+
+impl MatrixType {
+    /// Decodes type code `code` of `opcode`'s instruction (the immediate or a source).
+    pub fn decode(opcode: Opcode, code: u32) -> Result<MatrixType, AgsError> {
+        let bad = |what| AgsError::BadImmediate { opcode, data: code, what };
+        let format = DataFormat::from_number(code & 0xf).ok_or(bad("names no matrix data format"))?;
+        let usage = match (code >> 4) & 7 {
+            0 => MatrixUse::A,
+            1 => MatrixUse::B,
+            2 => MatrixUse::Accumulator,
+            _ => return Err(bad("names no matrix use (A, B, accumulator)")),
+        };
+        let shape = match (code >> 8) & 7 {
+            0 => (16, 16),
+            1 => (32, 16),
+            2 => (16, 32),
+            3 => (64, 16),
+            _ => return Err(bad("names no matrix shape")),
+        };
+        if code & !0x7ff != 0 {
+            return Err(bad("sets tile or sparsity bits (11..15), which no lowered operation has"));
+        }
+        Ok(MatrixType { format, usage, column_major: code & 0x80 != 0, shape })
+    }
+}
+
+/// Which register a WMMA call passes or returns (`MatrixIO(channel, reg, type)`): two of a
+/// matrix's 8 words per input call (`channel` 0..1, `reg` 0..1: words `4 reg + 2 channel`
+/// and the next), one per output call (`channel` 0..3: word `4 reg + channel`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MatrixIo {
+    pub channel: u32,
+    pub reg: u32,
+    /// 0: the return value, 1: A, 2: B, 3: the accumulator (of a multiply-add).
+    pub kind: u32,
+}
+
+impl MatrixIo {
+    pub fn decode(data: u32) -> MatrixIo {
+        MatrixIo { channel: data & 0xf, reg: (data >> 4) & 0xf, kind: (data >> 8) & 0xff }
+    }
+
+    /// The first word an input call passes, if its fields are in range.
+    pub fn input_word(self) -> Option<u32> {
+        (self.channel < 2 && self.reg < 2).then_some(4 * self.reg + 2 * self.channel)
+    }
+
+    /// The word an output call returns, if its fields are in range.
+    pub fn output_word(self) -> Option<u32> {
+        (self.channel < 4 && self.reg < 2 && self.kind == 0).then_some(4 * self.reg + self.channel)
+    }
+}
+
+/// A WMMA multiply-add (`WaveMatrixOpcode`, bits 0..6 of phase 1's immediate): the formats
+/// of A, B and the accumulator. The 16x16x16 forms only; the int4, 16x16x32 and sparse
+/// (`SWMMA`) forms are `None`.
+pub fn mul_acc_formats(op: u32) -> Option<(DataFormat, DataFormat, DataFormat)> {
+    use DataFormat::*;
+    Some(match op {
+        0x0 => (BF16, BF16, BF16),
+        0x1 => (F16, F16, F16),
+        0x2 => (BF16, BF16, F32),
+        0x3 => (Bf8, Bf8, F32),
+        0x4 => (Bf8, Fp8, F32),
+        0x5 => (F16, F16, F32),
+        0x6 => (Fp8, Bf8, F32),
+        0x7 => (Fp8, Fp8, F32),
+        0xc => (I8, I8, I32),
+        0xd => (U8, U8, I32),
+        0xe => (I8, U8, I32),
+        0xf => (U8, I8, I32),
+        _ => return None,
+    })
+}
+
+/// A WMMA element-wise operation (`MatrixElementWiseOp`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ElementWise {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Times,
+}
+
+impl ElementWise {
+    pub fn from_number(n: u32) -> Option<ElementWise> {
+        use ElementWise::*;
+        n.checked_sub(1).and_then(|k| [Add, Sub, Mul, Div, Times].get(k as usize).copied())
+    }
+}
+
 /// Builds an instruction word (tests, and generators of AGS inputs).
 pub fn word(opcode: Opcode, phase: u32, data: u32) -> u32 {
     (MAGIC_CODE << 28) | ((phase & 3) << 24) | ((data & 0xffff) << 8) | opcode.number()

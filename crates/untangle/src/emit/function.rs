@@ -239,6 +239,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ags_pending: Vec::new(),
             ags_u64: None,
             nvapi: Default::default(),
+            wmma: Default::default(),
             cur_label: 0,
             cur_loop_header: false,
         })
@@ -1331,6 +1332,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             InstKind::AtomicRmw { op, ptr, value, .. } => {
                 use crate::ir::AtomicRmwOp as A;
+                if let Some(w) = self.wmma_lds_hook(i, *ptr, ty)? {
+                    return self.define(i, w);
+                }
                 let opcode = match op {
                     A::Xchg => Op::AtomicExchange,
                     A::Add => Op::AtomicIAdd,

@@ -585,6 +585,8 @@ pub struct FnEmit<'a, 'm> {
     /// NVAPI: where this function's record sequence on the magic UAV stands, and the
     /// target an atomic's marking record named (`dxop/nvapi.rs`).
     pub nvapi: crate::dxil::nvapi::Stream<Word, Handle>,
+    /// AGS WMMA: matrices and the intrinsic being assembled (`dxop/ags_wmma.rs`).
+    pub wmma: Wmma,
 }
 
 /// An AGS 64-bit atomic (`AtomicU64`) between its phases: phase 0 gave the address, phase 1
@@ -598,6 +600,40 @@ pub struct AgsU64 {
     pub address: Word,
     pub value_lo: Word,
     pub target: Option<Handle>,
+}
+
+/// One function's AGS WMMA state (`dxop/ags_wmma.rs`).
+#[derive(Default)]
+pub struct Wmma {
+    /// Output words: the matrix id, its type and the word's index (0..7).
+    pub(super) words: HashMap<InstId, (Word, crate::dxil::ags::MatrixType, u32)>,
+    /// The words were checked to reach only magic-UAV calls.
+    pub(super) checked: bool,
+    pub(super) open: Option<Open>,
+}
+
+/// The intrinsic being assembled.
+pub(super) struct Open {
+    pub(super) opcode: crate::dxil::ags::Opcode,
+    /// Matrices passed so far, by register kind (0: return-value register, 1..3: A, B, C),
+    /// with how many of their 4 input calls came.
+    pub(super) inputs: Vec<(u32, Word, crate::dxil::ags::MatrixType, u32)>,
+    /// A load or store's memory: its pointer and the stride id.
+    pub(super) memory: Option<Memory>,
+    /// The doorbell call (its result is the address the hooking access uses).
+    pub(super) doorbell: Option<InstId>,
+    /// The access that named the memory (a buffer load or an LDS atomic).
+    pub(super) hook: Option<InstId>,
+    /// The result matrix and how many of its words were returned.
+    pub(super) result: Option<(Word, crate::dxil::ags::MatrixType, u32)>,
+}
+
+#[derive(Clone, Copy)]
+pub(super) struct Memory {
+    pub(super) offset: Word,
+    pub(super) stride: Word,
+    /// The element pointer (LDS) or `None` until the buffer load names the buffer.
+    pub(super) ptr: Option<(Word, bool)>,
 }
 
 /// A decoded call: the operation, its arguments after the opcode, the call instruction and

@@ -383,6 +383,14 @@ impl Resources {
         self.elem_view(cx, class, id, |cx| cx.uint(64), 8, "u64")
     }
 
+    /// A second view of a raw or structured buffer as bytes (`{ uint8 data[]; }`, same
+    /// binding and indexing; `StorageBuffer8BitAccess`), for cooperative-matrix loads and
+    /// stores at byte offsets and strides (AGS WMMA).
+    pub fn bytes8(&mut self, cx: &mut ModuleBuilder<'_>, class: ResourceClass, id: u32) -> Result<ResVar> {
+        cx.capability(Capability::StorageBuffer8BitAccess);
+        self.elem_view(cx, class, id, |cx| cx.uint(8), 1, "u8")
+    }
+
     /// A second view of a raw or structured buffer as an array of the type `elem` makes
     /// (array stride `stride`; same binding and indexing), named with `suffix`, which also
     /// tells views apart (one per suffix): what atomics on other element types (64-bit

@@ -696,11 +696,25 @@ pub fn ags_support(op: crate::dxil::ags::Opcode) -> VendorSupport {
         BufferStoreByte | BufferStoreShort => VendorSupport::Refused("byte and short buffer stores are not lowered"),
         ShaderMarker => VendorSupport::Refused("shader markers are not lowered"),
         BuiltIn1 | BuiltInArg => VendorSupport::Refused("AGS's built-in escape opcodes are undocumented"),
-        WaveMatrixMulAcc | WaveMatrixUavLoad | WaveMatrixUavStore | WaveMatrixGlobalLoad | WaveMatrixGlobalStore
-        | WaveMatrixLdsLoad | WaveMatrixLdsStore | WaveMatrixElementFill | WaveMatrixElementExtract
-        | WaveMatrixLength | WaveMatrixCopy | WaveMatrixFill | MatrixSparsityIndexLoad
-        | MatrixElementWiseArithmetic => VendorSupport::Refused(
-            "WMMA (wave matrix) operations are not lowered yet (they map to VK_KHR_cooperative_matrix)",
+        WaveMatrixUavLoad | WaveMatrixUavStore | WaveMatrixLdsLoad | WaveMatrixLdsStore => VendorSupport::Lowered {
+            spirv: "`OpCooperativeMatrixLoadKHR` / `StoreKHR` (buffer byte view or groupshared element; 16x16; FP8/BF8 with option `float8`)",
+            feature: Some("cooperative_matrix"),
+        },
+        WaveMatrixMulAcc => VendorSupport::Lowered {
+            spirv: "`OpCooperativeMatrixMulAddKHR` (16x16x16 f16, fp8/bf8, int8 forms)",
+            feature: Some("cooperative_matrix"),
+        },
+        WaveMatrixFill | WaveMatrixLength => VendorSupport::Lowered {
+            spirv: "`OpCompositeConstruct` / `OpCooperativeMatrixLengthKHR`",
+            feature: Some("cooperative_matrix"),
+        },
+        WaveMatrixCopy => VendorSupport::Lowered {
+            spirv: "`OpFConvert`; accumulator → A/B by `OpCooperativeMatrixConvertNV` (option `cooperative_matrix2`); other use changes refused",
+            feature: Some("cooperative_matrix"),
+        },
+        WaveMatrixGlobalLoad | WaveMatrixGlobalStore | WaveMatrixElementFill | WaveMatrixElementExtract
+        | MatrixSparsityIndexLoad | MatrixElementWiseArithmetic => VendorSupport::Refused(
+            "WMMA element access, element-wise arithmetic, global-address and sparse forms are not lowered yet",
         ),
     }
 }

@@ -96,6 +96,9 @@ pub struct Builder {
     extensions: Vec<Word>,
     ext_inst_imports: Vec<Word>,
     memory_model: Option<[Word; 3]>,
+    /// The module needs the Vulkan memory model (cooperative matrices): the memory model
+    /// written is `Vulkan` whatever addressing model was set.
+    pub vulkan_memory_model: bool,
     entry_points: Vec<Word>,
     execution_modes: Vec<Word>,
     debug_names: Vec<Word>,
@@ -180,6 +183,7 @@ impl Builder {
             extensions: Vec::new(),
             ext_inst_imports: Vec::new(),
             memory_model: None,
+            vulkan_memory_model: false,
             // One entry point (its interface lists every global variable) and a few modes:
             // sized once instead of grown from empty.
             entry_points: Vec::with_capacity(64),
@@ -230,8 +234,11 @@ impl Builder {
         out.extend_from_slice(&self.capabilities);
         out.extend_from_slice(&self.extensions);
         out.extend_from_slice(&self.ext_inst_imports);
-        if let Some(mm) = &self.memory_model {
-            out.extend_from_slice(mm);
+        if let Some(mut mm) = self.memory_model {
+            if self.vulkan_memory_model {
+                mm[2] = spirv::MemoryModel::Vulkan as u32;
+            }
+            out.extend_from_slice(&mm);
         }
         out.extend_from_slice(&self.entry_points);
         out.extend_from_slice(&self.execution_modes);
@@ -549,6 +556,18 @@ impl Builder {
 
     pub fn type_matrix(&mut self, column: Word, count: u32) -> Word {
         self.type_inst(Op::TypeMatrix, None, &[column, count])
+    }
+
+    /// `OpTypeCooperativeMatrixKHR` (scope, rows, columns and use are constant ids).
+    pub fn type_cooperative_matrix_khr(
+        &mut self,
+        component: Word,
+        scope: Word,
+        rows: Word,
+        cols: Word,
+        usage: Word,
+    ) -> Word {
+        self.type_inst(Op::TypeCooperativeMatrixKHR, None, &[component, scope, rows, cols, usage])
     }
 
     pub fn type_acceleration_structure(&mut self) -> Word {

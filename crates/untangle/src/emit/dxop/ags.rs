@@ -21,6 +21,7 @@
 //! | `DrawIndex`, `BaseVertex`, `BaseInstance` (vertex shaders) | `DrawIndex`, `BaseVertex`, `BaseInstance` built-ins (`shaderDrawParameters`) |
 //! | `AtomicU64` (min, max, and, or, xor, add, exchange; raw or structured buffer targets) | the 64-bit `OpAtomic*` on the target's 64-bit view, at phase 2; the store between phases 1 and 2 names the target and is not emitted; phase 0's result is redefined as the old value's low word, phase 2's is its high word |
 //! | `Float8Conversion` | `OpFConvert` with `SPV_EXT_float8`, else an exact emulation (`dxop/ags_float8.rs`) |
+//! | WMMA loads, stores, multiply-add, fill, length, conversions | cooperative matrices (`dxop/ags_wmma.rs`) |
 //! | `ShaderClock` / `ShaderRealtimeClock` | `OpReadClockKHR` at `Subgroup` / `Device` scope, read once at phase 0; phase 1 returns its high word (`VK_KHR_shader_clock`) |
 //!
 //! The rest is refused with [`VendorRefusal::NotLowered`], naming the instruction, for the
@@ -28,8 +29,8 @@
 //! the coverage table prints it): barycentrics and vertex parameters, loads from raw
 //! addresses, `Halt`, BVH intersection, byte and short buffer stores, shader markers,
 //! float operations with rounding modes, the built-in escape opcodes, the 64-bit
-//! compare-exchange and 64-bit atomics on textures, and the WMMA family (cooperative
-//! matrices, not lowered yet).
+//! compare-exchange and 64-bit atomics on textures, and WMMA element access, element-wise
+//! arithmetic, global and sparse forms.
 //! Every other call through the magic UAV (a store, load, or another atomic) is a typed
 //! error: AGS encodes nothing else there.
 //!
@@ -79,6 +80,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             )
         })?;
         let word = u32::try_from(word).unwrap_or(u32::MAX);
+        if let Some(inst) = ags::decode(word).ok().filter(|i| i.opcode.is_wave_matrix()) {
+            if let Some(open) = self.ags.open() {
+                return Err(self.ags_error(
+                    open.opcode.to_string(),
+                    VendorRefusal::Malformed(ags::AgsError::Phase {
+                        opcode: open.opcode,
+                        phase: open.phase + 1,
+                        what: format!("is missing: the next call is {}", inst.opcode),
+                    }),
+                ));
+            }
+            return self.wmma_op(c, inst).map(Some);
+        }
         let step = self.ags.push(word).map_err(|e| self.ags_error(format!("word 0x{word:08x}"), e.into()))?;
         if step.inst.phase == 0 {
             self.ags_pending.clear();
@@ -92,6 +106,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// At the end of a function: an AGS intrinsic left without its last phase is malformed.
     pub(in crate::emit) fn ags_finish(&mut self) -> Result<()> {
+        self.wmma_finish()?;
         match self.ags.open() {
             Some(inst) => Err(self.ags_error(
                 inst.opcode.to_string(),

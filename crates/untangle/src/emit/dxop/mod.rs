@@ -21,6 +21,7 @@
 
 mod ags;
 mod ags_float8;
+mod ags_wmma;
 mod barriers;
 mod buffers;
 mod check;
@@ -57,6 +58,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let c = &Call { op: call.op, args: call.args, inst, ty: fe.f.insts[inst].ty };
         if fe.is_ags_call(c)? {
             return fe.ags_op(c);
+        }
+        if let Some(w) = fe.wmma_buffer_hook(c)? {
+            return Ok(Some(w));
         }
         if fe.ags_u64_target(c)? {
             return Ok(None);
