@@ -153,6 +153,25 @@ impl Interface {
     }
 }
 
+/// `op` on two 32-bit unsigned constants, where it is defined and integer arithmetic
+/// (wrapping, as SPIR-V's): the constant the instruction would compute.
+fn fold_u32(op: spirv::Op, x: u32, y: u32) -> Option<u32> {
+    use spirv::Op::*;
+    Some(match op {
+        IAdd => x.wrapping_add(y),
+        ISub => x.wrapping_sub(y),
+        IMul => x.wrapping_mul(y),
+        UDiv if y != 0 => x / y,
+        UMod if y != 0 => x % y,
+        BitwiseAnd => x & y,
+        BitwiseOr => x | y,
+        BitwiseXor => x ^ y,
+        ShiftLeftLogical if y < 32 => x << y,
+        ShiftRightLogical if y < 32 => x >> y,
+        _ => return None,
+    })
+}
+
 /// `OpPhi` operands name predecessors by label; a block split by `split_if` ends in its last
 /// part, so PHIs that name the block's entry label are redirected there.
 fn fix_phi_parents(cx: &mut ModuleBuilder<'_>, exits: &HashMap<u32, u32>) {
@@ -270,10 +289,21 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.thread_quads = self.thread_quads.max(q);
     }
 
-    /// A long-vector result or operand goes lane by lane (`long_vector`).
+    /// An instruction with a result: lane by lane when a long vector is involved
+    /// (`long_vector`), folded to a constant when it is 32-bit unsigned integer arithmetic
+    /// on constants ([`fold_u32`]).
     pub fn ids_op(&mut self, opcode: Op, ty: Word, ids: &[Word]) -> Result<Word> {
         if let Some(w) = self.lanewise(opcode, ty, ids)? {
             return Ok(w);
+        }
+        if let [a, b] = *ids {
+            if let (Some(x), Some(y)) = (self.cx.const_value_u32(a), self.cx.const_value_u32(b)) {
+                if ty == self.cx.u32_t() {
+                    if let Some(k) = fold_u32(opcode, x, y) {
+                        return Ok(self.cx.const_u32(k));
+                    }
+                }
+            }
         }
         let w = self.cx.b.block_value(opcode, ty, ids)?;
         self.cx.note_value(w, ty);
@@ -293,6 +323,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     pub fn glsl(&mut self, ty: Word, inst: u32, args: &[Word]) -> Result<Word> {
+        if let [a, b] = *args {
+            if let (Some(x), Some(y)) = (self.cx.const_value_u32(a), self.cx.const_value_u32(b)) {
+                if ty == self.cx.u32_t() && matches!(inst, 38 | 41) {
+                    // UMin, UMax.
+                    return Ok(self.cx.const_u32(if inst == 38 { x.min(y) } else { x.max(y) }));
+                }
+            }
+        }
         let set = self.cx.glsl();
         let mut ops = [0; 8];
         let n = 2 + args.len();

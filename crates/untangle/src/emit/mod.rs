@@ -14,7 +14,8 @@
 //!   the low-level modules below and the layers under `emit`, never a leaf.
 //! - **Low-level modules** hold data and utilities. Each imports only other low-level
 //!   modules (without circles) and the layers under `emit`, never the root or a leaf:
-//!   [`writer`] (the module's words), [`control`] (merge and dispatch instructions, shared
+//!   [`writer`] (the module's words), `cleanup` (the writer's local clean-ups: value
+//!   numbering, load reuse, dead code), [`control`] (merge and dispatch instructions, shared
 //!   with shape mode), [`module`] ([`ModuleBuilder`]: types, constants, capabilities,
 //!   globals), `error` ([`Error`]), [`support`](mod@support) (which operation is
 //!   lowered in which stage), [`binding_model`] (where registers land without a root
@@ -85,6 +86,7 @@ macro_rules! remap_callback {
 }
 
 pub mod binding_model;
+mod cleanup;
 pub mod control;
 mod dxop;
 pub(crate) mod entry;
@@ -982,6 +984,8 @@ pub struct Resources {
     elem_views: BTreeMap<(ResourceClass, u32, &'static str), ResVar>,
     /// 16-bit views of raw and structured buffer variables, by the variable they alias.
     halves16: BTreeMap<Word, ResVar>,
+    /// `uvec4` views of structured buffer variables, by the variable they alias.
+    quads: BTreeMap<Word, ResVar>,
     image64: BTreeMap<u32, (ResVar, Word)>,
     heap_counters: Option<ResVar>,
     /// The layer's answers to SM 6.6 heap questions, by the heap array's key.

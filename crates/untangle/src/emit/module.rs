@@ -128,6 +128,7 @@ fn width_slot(bits: u32) -> Option<usize> {
 impl<'m> ModuleBuilder<'m> {
     pub fn new(m: &'m Module) -> ModuleBuilder<'m> {
         let mut b = Builder::new();
+        b.enable_cleanup();
         b.set_version(1, 6);
         b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
         let mut mb = ModuleBuilder {

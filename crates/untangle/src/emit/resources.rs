@@ -10,7 +10,9 @@
 //! - constant buffers: `Uniform` block `{ uvec4 data[ceil(size / 16)]; }`;
 //! - raw and structured buffers: `StorageBuffer` block `{ uint data[]; }` (byte address / 4),
 //!   `NonWritable` for SRVs; 16-bit accesses through a second variable at the same binding,
-//!   `{ uint16_t data[]; }` (byte address / 2; `Resources::halves16`), both `Aliased` for UAVs;
+//!   `{ uint16_t data[]; }` (byte address / 2; `Resources::halves16`), and accesses of
+//!   structured buffers whose stride is a multiple of 16 through one at `{ uvec4 data[]; }`
+//!   (byte address / 16; `Resources::quads`), all `Aliased` for UAVs;
 //! - typed buffers and textures: `OpTypeImage` (sampled 1 for SRVs, 2 with unknown format for
 //!   UAVs); samplers: `OpTypeSampler`;
 //! - a binding of several descriptors: one variable holding an array (runtime array if
@@ -161,6 +163,7 @@ impl Resources {
             heap_vars: BTreeMap::new(),
             elem_views: BTreeMap::new(),
             halves16: BTreeMap::new(),
+            quads: BTreeMap::new(),
             image64: BTreeMap::new(),
             heap_counters: None,
             layer_heaps: BTreeMap::new(),
@@ -429,26 +432,35 @@ impl Resources {
     /// buffers without a variable of their own (root descriptors, whose addresses D3D
     /// requires 4-aligned).
     pub fn halves16(&mut self, cx: &mut ModuleBuilder<'_>, primary: &ResVar, name: &str) -> Option<ResVar> {
-        if primary.var == 0 || primary.storage != StorageClass::StorageBuffer || primary.len == ArrayLen::InBlock {
-            return None;
-        }
         if let Some(&v) = self.halves16.get(&primary.var) {
             return Some(v);
         }
+        if !aliasable(primary) {
+            return None;
+        }
         cx.capability(Capability::StorageBuffer16BitAccess);
         let u16t = cx.uint(16);
-        let st = array_block(cx, u16t, None, 2);
-        if !primary.uav {
-            cx.b.member_decorate(st, 0, Decoration::NonWritable, []);
-        }
-        let v = declare_view(cx, primary, &format!("{name}_u16"), st, primary.uav);
-        if primary.uav {
-            // Two views of one writable buffer: neither may assume the other leaves its
-            // memory alone.
-            cx.decorate(primary.var, Decoration::Aliased, &[]);
-            cx.decorate(v.var, Decoration::Aliased, &[]);
-        }
+        let v = aliased_view(cx, primary, &format!("{name}_u16"), u16t, 2);
         self.halves16.insert(primary.var, v);
+        Some(v)
+    }
+
+    /// A `uvec4` view `{ uvec4 data[]; }` (array stride 16) of the structured buffer
+    /// variable `primary`, as [`Self::halves16`]: for buffers whose stride is a multiple of
+    /// 16, where every 16-byte quad of the view lies wholly inside it or wholly outside
+    /// (D3D's view is `NumElements × stride` bytes), so a quad loaded or stored at once is
+    /// in bounds exactly when each of its words is. `None` for root descriptors.
+    pub fn quads(&mut self, cx: &mut ModuleBuilder<'_>, primary: &ResVar, name: &str) -> Option<ResVar> {
+        if let Some(&v) = self.quads.get(&primary.var) {
+            return Some(v);
+        }
+        if !aliasable(primary) {
+            return None;
+        }
+        let u = cx.u32_t();
+        let u4 = cx.vec(u, 4);
+        let v = aliased_view(cx, primary, &format!("{name}_u32x4"), u4, 16);
+        self.quads.insert(primary.var, v);
         Some(v)
     }
 
@@ -1102,6 +1114,28 @@ fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(
 
 /// A second variable `name` at `primary`'s binding, with its array and indexing, whose
 /// elements are the block `block` (another view of the same buffers).
+/// Whether a raw or structured buffer variable can have a second view at its binding (root
+/// descriptors have no variable of their own).
+fn aliasable(primary: &ResVar) -> bool {
+    primary.var != 0 && primary.storage == StorageClass::StorageBuffer && primary.len != ArrayLen::InBlock
+}
+
+/// A second variable at `primary`'s binding, with its array and indexing, whose block is
+/// `{ elem data[]; }` (array stride `stride`); `NonWritable` for SRVs, and for UAVs both
+/// variables `Aliased`: neither may assume the other leaves its memory alone.
+fn aliased_view(cx: &mut ModuleBuilder<'_>, primary: &ResVar, name: &str, elem: Word, stride: u32) -> ResVar {
+    let st = array_block(cx, elem, None, stride);
+    if !primary.uav {
+        cx.b.member_decorate(st, 0, Decoration::NonWritable, []);
+    }
+    let v = declare_view(cx, primary, name, st, primary.uav);
+    if primary.uav {
+        cx.decorate(primary.var, Decoration::Aliased, &[]);
+        cx.decorate(v.var, Decoration::Aliased, &[]);
+    }
+    v
+}
+
 fn declare_view(cx: &mut ModuleBuilder<'_>, primary: &ResVar, name: &str, block: Word, uav: bool) -> ResVar {
     declare(cx, name, primary.shape, block, primary.storage, primary.binding, primary.indexing, primary.len, uav)
 }
@@ -1489,20 +1523,41 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// `h`; `None` where it has none (root descriptors).
     pub fn half_view(&mut self, h: Handle) -> Result<Option<ResVar>> {
         let rv = self.res_var(h)?;
-        let name = match h.heap {
+        let name = self.view_name(h)?;
+        Ok(self.res.halves16(self.cx, &rv, &name))
+    }
+
+    /// The `uvec4` view ([`Resources::quads`]) of the structured buffer behind `h`; `None`
+    /// where it has none (root descriptors).
+    pub fn quad_view(&mut self, h: Handle) -> Result<Option<ResVar>> {
+        let rv = self.res_var(h)?;
+        let name = self.view_name(h)?;
+        Ok(self.res.quads(self.cx, &rv, &name))
+    }
+
+    /// The name a second view of `h`'s buffer is derived from.
+    fn view_name(&self, h: Handle) -> Result<String> {
+        Ok(match h.heap {
             Some(_) => "heap_buffer".to_string(),
             None => display_name(self.res.resource(h.class, h.id)?).into_owned(),
-        };
-        Ok(self.res.halves16(self.cx, &rv, &name))
+        })
     }
 
     /// A pointer to 16-bit element `index` of `view`, the 16-bit view of `h`'s buffer.
     pub fn half_ptr(&mut self, h: Handle, view: &ResVar, index: Word) -> Result<Word> {
-        let p = self.element_ptr(h, view)?;
         let u16t = self.cx.uint(16);
-        let pty = self.cx.ptr(view.storage, u16t);
+        self.view_ptr(h, view, u16t, &[index])
+    }
+
+    /// A pointer (to a `ty`) into the data of `view`, a view of `h`'s buffer: array
+    /// element `path[0]`, then its members `path[1..]`.
+    pub fn view_ptr(&mut self, h: Handle, view: &ResVar, ty: Word, path: &[Word]) -> Result<Word> {
+        let p = self.element_ptr(h, view)?;
+        let pty = self.cx.ptr(view.storage, ty);
         let zero = self.cx.const_u32(0);
-        let e = self.ids_op(Op::AccessChain, pty, &[p, zero, index])?;
+        let mut ops: smallvec::SmallVec<[Word; 4]> = smallvec::smallvec![p, zero];
+        ops.extend_from_slice(path);
+        let e = self.ids_op(Op::AccessChain, pty, &ops)?;
         if h.non_uniform {
             self.non_uniform(e);
         }

@@ -31,6 +31,7 @@
 //!
 //! A low-level module of `emit` (see its documentation): it imports nothing from `emit`.
 
+use super::cleanup::{self, Answer, Cleanup};
 use foldhash::fast::FixedState;
 use rspirv::binary::Assemble;
 use rspirv::dr::Operand;
@@ -116,6 +117,8 @@ pub struct Builder {
     key: Vec<Word>,
     /// Set when an instruction exceeded 65,535 words.
     too_long: bool,
+    /// The local clean-ups ([`cleanup`]), once [`Builder::enable_cleanup`] turned them on.
+    cleanup: Option<Box<Cleanup>>,
 }
 
 impl Default for Builder {
@@ -197,7 +200,15 @@ impl Builder {
             types: HashMap::with_capacity_and_hasher(64, FixedState::default()),
             key: Vec::with_capacity(16),
             too_long: false,
+            cleanup: None,
         }
+    }
+
+    /// Turns on the local clean-ups of [`cleanup`] (value numbering and load reuse in
+    /// blocks, extracts of constructs, dead code at each function's end) for everything
+    /// written from now on. Before any type, constant or function is added.
+    pub fn enable_cleanup(&mut self) {
+        self.cleanup = Some(Box::default());
     }
 
     pub fn set_version(&mut self, major: u8, minor: u8) {
@@ -212,41 +223,55 @@ impl Builder {
         id
     }
 
-    /// The module: header (bound = the next unused id) and every section in order.
+    /// The module: header (bound = the next unused id) and every section in order; with
+    /// the clean-ups on, without the types, constants and undefs nothing uses
+    /// ([`cleanup::prune_globals`]) and their names and decorations.
     pub fn assemble(&self) -> BuildResult<Vec<Word>> {
         if self.too_long {
             return Err(BuildError::InstructionTooLong);
         }
+        if self.cleanup.is_none() {
+            return Ok(self.assemble_from(&self.debug_names, &self.annotations, &self.globals));
+        }
+        let users = [&self.entry_points[..], &self.execution_modes[..], &self.functions[..]];
+        let (globals, removed) = cleanup::prune_globals(&self.globals, &users, &self.annotations);
+        if removed.is_empty() {
+            return Ok(self.assemble_from(&self.debug_names, &self.annotations, &globals));
+        }
+        let (mut names, mut annotations) = (self.debug_names.clone(), self.annotations.clone());
+        cleanup::drop_targets(&mut names, &removed);
+        cleanup::drop_targets(&mut annotations, &removed);
+        Ok(self.assemble_from(&names, &annotations, &globals))
+    }
+
+    /// The module with these names, annotations and globals.
+    fn assemble_from(&self, names: &[Word], annotations: &[Word], globals: &[Word]) -> Vec<Word> {
         let sections = [
-            &self.capabilities,
+            &self.capabilities[..],
             &self.extensions,
             &self.ext_inst_imports,
             &self.entry_points,
             &self.execution_modes,
-            &self.debug_names,
-            &self.annotations,
-            &self.globals,
+            names,
+            annotations,
+            globals,
             &self.functions,
         ];
         let total = 5 + 3 + sections.iter().map(|s| s.len()).sum::<usize>();
         let mut out = Vec::with_capacity(total);
         out.extend_from_slice(&[spirv::MAGIC_NUMBER, self.version, GENERATOR, self.next_id, 0]);
-        out.extend_from_slice(&self.capabilities);
-        out.extend_from_slice(&self.extensions);
-        out.extend_from_slice(&self.ext_inst_imports);
-        if let Some(mut mm) = self.memory_model {
-            if self.vulkan_memory_model {
-                mm[2] = spirv::MemoryModel::Vulkan as u32;
+        for (k, section) in sections.iter().enumerate() {
+            if k == 3 {
+                if let Some(mut mm) = self.memory_model {
+                    if self.vulkan_memory_model {
+                        mm[2] = spirv::MemoryModel::Vulkan as u32;
+                    }
+                    out.extend_from_slice(&mm);
+                }
             }
-            out.extend_from_slice(&mm);
+            out.extend_from_slice(section);
         }
-        out.extend_from_slice(&self.entry_points);
-        out.extend_from_slice(&self.execution_modes);
-        out.extend_from_slice(&self.debug_names);
-        out.extend_from_slice(&self.annotations);
-        out.extend_from_slice(&self.globals);
-        out.extend_from_slice(&self.functions);
-        Ok(out)
+        out
     }
 
     // --- low-level appends ---
@@ -262,6 +287,9 @@ impl Builder {
         if self.position != Position::Block {
             return Err(BuildError::DetachedInstruction);
         }
+        if let Some(c) = &mut self.cleanup {
+            c.effect(op, operands);
+        }
         let fits = encode(&mut self.functions, op, ty, id, operands);
         self.note(fits);
         Ok(())
@@ -270,8 +298,18 @@ impl Builder {
     /// An instruction with a fresh result id at the end of the open block; returns the id.
     #[inline]
     pub fn block_value(&mut self, op: Op, ty: Word, operands: &[Word]) -> BuildResult<Word> {
+        if self.position == Position::Block {
+            if let Some(c) = &mut self.cleanup {
+                if let Answer::Reuse(id) = c.before(op, ty, operands) {
+                    return Ok(id);
+                }
+            }
+        }
         let id = self.id();
         self.block_inst(op, Some(ty), Some(id), operands)?;
+        if let Some(c) = &mut self.cleanup {
+            c.after(op, ty, id, operands);
+        }
         Ok(id)
     }
 
@@ -285,6 +323,9 @@ impl Builder {
     ) -> BuildResult<()> {
         if self.position != Position::Block {
             return Err(BuildError::DetachedInstruction);
+        }
+        if let Some(c) = &mut self.cleanup {
+            c.effect(op, &[]);
         }
         let open = Open::begin(&mut self.functions, op, ty, id);
         for o in operands {
@@ -308,6 +349,9 @@ impl Builder {
         let id = result_id.unwrap_or_else(|| self.id());
         if self.position != Position::Block {
             return Err(BuildError::DetachedInstruction);
+        }
+        if let Some(c) = &mut self.cleanup {
+            c.effect(op, &[]);
         }
         let open = Open::begin(&mut self.functions, op, Some(ty), Some(id));
         fill(&mut self.functions);
@@ -357,6 +401,13 @@ impl Builder {
             }
         };
         self.global_inst(op, None, Some(id), operands);
+        if let Some(c) = &mut self.cleanup {
+            match op {
+                Op::TypeStruct => c.struct_type(id),
+                Op::TypePointer => c.pointer_type(id, operands[0]),
+                _ => {}
+            }
+        }
         id
     }
 
@@ -391,6 +442,11 @@ impl Builder {
     pub fn ext_inst_import(&mut self, set: &str) -> Word {
         let id = self.id();
         self.section_inst(|b| &mut b.ext_inst_imports, Op::ExtInstImport, Some(id), |out| push_str(out, set));
+        if set == "GLSL.std.450" {
+            if let Some(c) = &mut self.cleanup {
+                c.glsl_import(id);
+            }
+        }
         id
     }
 
@@ -622,6 +678,9 @@ impl Builder {
     fn constant_inst(&mut self, op: Op, ty: Word, operands: &[Word]) -> Word {
         let id = self.id();
         self.global_inst(op, Some(ty), Some(id), operands);
+        if let Some(c) = &mut self.cleanup {
+            c.value(id, ty);
+        }
         id
     }
 
@@ -657,6 +716,9 @@ impl Builder {
     /// A module-scope `OpVariable` (whether or not a block is open).
     pub fn global_variable(&mut self, ptr: Word, class: spirv::StorageClass, init: Option<Word>) -> Word {
         let id = self.id();
+        if let Some(c) = &mut self.cleanup {
+            c.value(id, ptr);
+        }
         match init {
             Some(i) => self.global_inst(Op::Variable, Some(ptr), Some(id), &[class as u32, i]),
             None => self.global_inst(Op::Variable, Some(ptr), Some(id), &[class as u32]),
@@ -673,6 +735,9 @@ impl Builder {
         init: Option<Word>,
     ) -> Word {
         let id = result_id.unwrap_or_else(|| self.id());
+        if let Some(c) = &mut self.cleanup {
+            c.value(id, ptr);
+        }
         let ops = [class as u32, init.unwrap_or(0)];
         let ops = if init.is_some() { &ops[..] } else { &ops[..1] };
         if self.position == Position::Block {
@@ -698,6 +763,9 @@ impl Builder {
         }
         let id = function_id.unwrap_or_else(|| self.id());
         self.function_start = self.functions.len();
+        if let Some(c) = &mut self.cleanup {
+            c.begin_function();
+        }
         encode(&mut self.functions, Op::Function, Some(ret), Some(id), &[control.bits(), function_type]);
         self.position = Position::FunctionHead;
         Ok(id)
@@ -708,6 +776,9 @@ impl Builder {
             return Err(BuildError::DetachedFunctionParameter);
         }
         let id = self.id();
+        if let Some(c) = &mut self.cleanup {
+            c.value(id, ty);
+        }
         encode(&mut self.functions, Op::FunctionParameter, Some(ty), Some(id), &[]);
         Ok(id)
     }
@@ -715,6 +786,15 @@ impl Builder {
     pub fn end_function(&mut self) -> BuildResult<()> {
         if !matches!(self.position, Position::FunctionHead | Position::Function) {
             return Err(BuildError::MismatchedFunctionEnd);
+        }
+        if let Some(c) = &self.cleanup {
+            let mut body = self.functions.split_off(self.function_start);
+            let removed = c.remove_dead(&mut body);
+            self.functions.append(&mut body);
+            if !removed.is_empty() {
+                cleanup::drop_targets(&mut self.debug_names, &removed);
+                cleanup::drop_targets(&mut self.annotations, &removed);
+            }
         }
         encode(&mut self.functions, Op::FunctionEnd, None, None, &[]);
         self.position = Position::Module;
@@ -728,6 +808,9 @@ impl Builder {
             Position::FunctionHead | Position::Function => {}
         }
         let id = label.unwrap_or_else(|| self.id());
+        if let Some(c) = &mut self.cleanup {
+            c.begin_block();
+        }
         encode(&mut self.functions, Op::Label, None, Some(id), &[]);
         self.position = Position::Block;
         Ok(id)

@@ -80,6 +80,26 @@ enum Lanes {
     Vector(Word, Word, u32),
 }
 
+/// The quad a structured access through the `uvec4` view goes to when its address would
+/// pass 32 bits.
+const PAST_QUAD: u32 = FAR_ADDRESS / 16;
+
+/// Where a structured buffer access goes through the buffer's `uvec4` view
+/// (`Resources::quads`): word `w` of the access is component `(first + w) % 4` of quad
+/// `base + (first + w) / 4`.
+struct Quads {
+    view: ResVar,
+    base: Word,
+    first: u32,
+}
+
+impl Quads {
+    /// The quad (after `base`) and component of word `w` of the access.
+    fn place(&self, w: u32) -> (u32, u32) {
+        ((self.first + w) / 4, (self.first + w) % 4)
+    }
+}
+
 impl<'a, 'm> FnEmit<'a, 'm> {
     pub(super) fn buffer_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
         match c.op {
@@ -308,6 +328,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn byte_address(&mut self, shape: ResShape, index: Word, offset: Option<Word>) -> Result<Word> {
         let u = self.cx.u32_t();
         let far = self.cx.const_u32(FAR_ADDRESS);
+        let offset = offset.filter(|&o| self.cx.const_value_u32(o) != Some(0));
         match shape {
             ResShape::Words { stride: None } => self.glsl(u, 38, &[index, far]), // UMin
             ResShape::Words { stride: Some(s) } => {
@@ -459,14 +480,15 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             let w = match bits {
                 32 => {
-                    let a = self.add_const(addr, 4 * k)?;
-                    let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
+                    // (addr + 4k) / 4 = addr / 4 + k: addresses stay below 2^32 - 64 KiB.
+                    let word0 = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
+                    let word = self.add_const(word0, k)?;
                     let x = self.load_word(h, word, range)?;
                     self.num_to_ir(x, Num::UInt, scalar)?
                 }
                 64 => {
-                    let a = self.add_const(addr, 8 * k)?;
-                    let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
+                    let word0 = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
+                    let word = self.add_const(word0, 2 * k)?;
                     let lo = self.load_word(h, word, range)?;
                     let word1 = self.add_const(word, 1)?;
                     let hi = self.load_word(h, word1, range)?;
@@ -563,6 +585,151 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(())
     }
 
+    /// The access of `c` (element index operand 1, constant byte offset operand 2, the
+    /// components of `mask`, each of type `scalar`) through the `uvec4` view of its
+    /// structured buffer (`Resources::quads`), when the stride is a multiple of 16, the
+    /// components are 32 or 64 bits, the offset is a constant and the view has no offset
+    /// table: quad `index × stride / 16 + offset / 16`, which is the byte address / 16
+    /// exactly. An index whose address (or a later quad's) would pass 32 bits goes to
+    /// [`PAST_QUAD`], out of bounds as the word path's [`FAR_ADDRESS`] is.
+    fn quad_access(
+        &mut self,
+        c: &Call<'_>,
+        h: Handle,
+        shape: ResShape,
+        scalar: TypeId,
+        mask: u32,
+    ) -> Result<Option<Quads>> {
+        let ResShape::Words { stride: Some(s) } = shape else { return Ok(None) };
+        let bits = self.scalar_bits(scalar).unwrap_or(0);
+        if s == 0 || !s.is_multiple_of(16) || !matches!(bits, 32 | 64) || mask & 0xF == 0 {
+            return Ok(None);
+        }
+        let Some(o) = c.args.get(2).and_then(|&v| self.const_int(v)) else { return Ok(None) };
+        if !o.is_multiple_of(4) || o >= 1 << 28 || self.res.offsets_of(h)?.is_some() {
+            return Ok(None);
+        }
+        let Some(view) = self.quad_view(h)? else { return Ok(None) };
+        let (m, n, first) = (s / 16, o as u32 / 16, (o as u32 % 16) / 4);
+        let last = 31 - (mask & 0xF).leading_zeros();
+        let spread = n + (first + (last + 1) * (bits / 32) - 1) / 4;
+        let index = self.arg_val(c, 1)?;
+        let u = self.cx.u32_t();
+        let mut base = index;
+        if m > 1 {
+            let mw = self.cx.const_u32(m);
+            base = self.ids_op(Op::IMul, u, &[index, mw])?;
+        }
+        base = self.add_const(base, n)?;
+        if m > 1 || spread > 0 {
+            // `index × m + spread` must not wrap.
+            let b = self.cx.bool_t();
+            let limit = self.cx.const_u32((u32::MAX - spread) / m);
+            let wraps = self.ids_op(Op::UGreaterThan, b, &[index, limit])?;
+            let past = self.cx.const_u32(PAST_QUAD);
+            base = self.ids_op(Op::Select, u, &[wraps, past, base])?;
+        }
+        Ok(Some(Quads { view, base, first }))
+    }
+
+    /// A pointer to quad `d` after `q.base` (`comp`: to that component of it).
+    fn quad_ptr(&mut self, h: Handle, q: &Quads, d: u32, comp: Option<u32>) -> Result<Word> {
+        let u = self.cx.u32_t();
+        let at = self.add_const(q.base, d)?;
+        match comp {
+            None => {
+                let u4 = self.cx.vec(u, 4);
+                self.view_ptr(h, &q.view, u4, &[at])
+            }
+            Some(k) => {
+                let kw = self.cx.const_u32(k);
+                self.view_ptr(h, &q.view, u, &[at, kw])
+            }
+        }
+    }
+
+    /// The words of the masked components (of `bits` bits each) of an access, in order:
+    /// (component, word within it).
+    fn access_words(mask: u32, bits: u32) -> impl Iterator<Item = (u32, u32)> {
+        (0..4u32).filter(move |k| mask & (1 << k) != 0).flat_map(move |k| (0..bits / 32).map(move |j| (k, j)))
+    }
+
+    /// Loads the masked components of type `scalar` through the `uvec4` view: each quad
+    /// they touch once.
+    fn load_quads(&mut self, h: Handle, q: &Quads, scalar: TypeId, mask: u32) -> Result<Vec<Word>> {
+        let bits = self.scalar_bits(scalar).unwrap_or(32);
+        let st = self.cx.ty(scalar)?;
+        let u = self.cx.u32_t();
+        let u4 = self.cx.vec(u, 4);
+        let mut quads: [Option<Word>; 3] = [None; 3];
+        let mut words = [[0; 2]; 4];
+        for (k, j) in Self::access_words(mask, bits) {
+            let (d, comp) = q.place(k * (bits / 32) + j);
+            let quad = match quads[d as usize] {
+                Some(x) => x,
+                None => {
+                    let p = self.quad_ptr(h, q, d, None)?;
+                    let x = self.ids_op(Op::Load, u4, &[p])?;
+                    quads[d as usize] = Some(x);
+                    x
+                }
+            };
+            words[k as usize][j as usize] = self.extract(u, quad, comp)?;
+        }
+        let mut comps = Vec::new();
+        for (k, w) in words.iter().enumerate() {
+            comps.push(if mask & (1 << k) == 0 {
+                self.cx.undef(st)
+            } else if bits == 64 {
+                let u2 = self.cx.vec(u, 2);
+                let pair = self.ids_op(Op::CompositeConstruct, u2, w)?;
+                self.ids_op(Op::Bitcast, st, &[pair])?
+            } else {
+                self.num_to_ir(w[0], Num::UInt, scalar)?
+            });
+        }
+        Ok(comps)
+    }
+
+    /// Stores the masked components of `c` (operands 3-6, of type `ty`) through the `uvec4`
+    /// view: a quad all of whose words are written as one `uvec4`, the others word by word,
+    /// so no word outside the mask is touched.
+    fn store_quads(&mut self, c: &Call<'_>, h: Handle, q: &Quads, ty: TypeId, mask: u32) -> Result<()> {
+        let bits = self.scalar_bits(ty).unwrap_or(32);
+        let u = self.cx.u32_t();
+        let mut quads = [[None; 4]; 3];
+        for k in (0..4u32).filter(|k| mask & (1 << k) != 0) {
+            let v = self.arg_val(c, 3 + k as usize)?;
+            let parts = if bits == 64 {
+                let u2 = self.cx.vec(u, 2);
+                let pair = self.ids_op(Op::Bitcast, u2, &[v])?;
+                [self.extract(u, pair, 0)?, self.extract(u, pair, 1)?]
+            } else {
+                [self.ir_to_num(v, ty, Num::UInt)?, 0]
+            };
+            for j in 0..bits / 32 {
+                let (d, comp) = q.place(k * (bits / 32) + j);
+                quads[d as usize][comp as usize] = Some(parts[j as usize]);
+            }
+        }
+        for (d, words) in quads.iter().enumerate() {
+            if let [Some(w0), Some(w1), Some(w2), Some(w3)] = *words {
+                let u4 = self.cx.vec(u, 4);
+                let x = self.ids_op(Op::CompositeConstruct, u4, &[w0, w1, w2, w3])?;
+                let p = self.quad_ptr(h, q, d as u32, None)?;
+                self.ids_void(Op::Store, &[p, x])?;
+                continue;
+            }
+            for (comp, w) in words.iter().enumerate() {
+                if let Some(x) = *w {
+                    let p = self.quad_ptr(h, q, d as u32, Some(comp as u32))?;
+                    self.ids_void(Op::Store, &[p, x])?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn buffer_load(&mut self, c: &Call<'_>) -> Result<Word> {
         let h = self.handle(self.arg(c, 0)?)?;
         let rv = self.res_var(h)?;
@@ -573,6 +740,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ResShape::Words { .. } => {
                 let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
                 let mask = if c.op == DxOp::RawBufferLoad { self.arg_const(c, 3)? as u32 & used } else { used };
+                if let Some(q) = self.quad_access(c, h, rv.shape, scalar, mask)? {
+                    let comps = self.load_quads(h, &q, scalar, mask)?;
+                    return self.make_ret(c.ty, &comps, None);
+                }
                 let addr = self.byte_address(rv.shape, index, off)?;
                 let comps = match self.half_view_for(h, scalar)? {
                     Some(view) => self.load_halves(h, &view, addr, scalar, mask)?,
@@ -639,9 +810,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let mask = self.arg_const(c, 7)? as u32;
         match rv.shape {
             ResShape::Words { .. } => {
+                let ty = self.arg_ty(c, 3)?;
+                if let Some(q) = self.quad_access(c, h, rv.shape, ty, mask & 0xF)? {
+                    return self.store_quads(c, h, &q, ty, mask & 0xF);
+                }
                 let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
                 let addr = self.byte_address(rv.shape, index, off)?;
-                let ty = self.arg_ty(c, 3)?;
                 self.store_components(c, h, rv.shape, addr, ty, mask, Lanes::Args(3))
             }
             ResShape::Image { dim: rspirv::spirv::Dim::DimBuffer, texel, .. } => {
@@ -697,8 +871,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let sixteen = self.cx.const_u32(16);
                 let hi = self.ids_op(Op::ShiftLeftLogical, u, &[hi, sixteen])?;
                 let both = self.ids_op(Op::BitwiseOr, u, &[lo, hi])?;
-                let a = self.add_const(addr, 2 * this)?;
-                let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
+                let word0 = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
+                let word = self.add_const(word0, this / 2)?;
                 self.store_word(h, word, both, range)?;
                 k += 1;
                 continue;
@@ -706,14 +880,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let k = this;
             match bits {
                 32 => {
-                    let a = self.add_const(addr, 4 * k)?;
-                    let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
+                    let word0 = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
+                    let word = self.add_const(word0, k)?;
                     let x = self.ir_to_num(v, ty, Num::UInt)?;
                     self.store_word(h, word, x, range)?;
                 }
                 64 => {
-                    let a = self.add_const(addr, 8 * k)?;
-                    let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
+                    let word0 = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
+                    let word = self.add_const(word0, 2 * k)?;
                     let u2 = self.cx.vec(u, 2);
                     let pair = self.ids_op(Op::Bitcast, u2, &[v])?;
                     let lo = self.extract(u, pair, 0)?;
