@@ -65,10 +65,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if fe.ags_u64_target(c)? {
             return Ok(None);
         }
-        if fe.is_nvapi_call(&c)? {
-            return fe.nvapi_op(&c);
+        if fe.is_nvapi_call(c)? {
+            return fe.nvapi_op(c);
         }
-        if fe.nvapi_target(&c)? {
+        if fe.nvapi_target(c)? {
             return Ok(None);
         }
         let family = match support(c.op, fe.sm.kind) {
