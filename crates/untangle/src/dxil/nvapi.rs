@@ -307,7 +307,7 @@ pub struct Record<V> {
 }
 
 impl<V: Copy> Record<V> {
-    /// Dword `d`, which [`Opcode::inputs`] guaranteed present.
+    /// Dword `d`, which `Opcode::inputs` guaranteed present.
     pub fn get(&self, d: u32) -> Option<V> {
         self.fields.get(d as usize).copied().flatten().map(|f| f.value)
     }

@@ -291,7 +291,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// An instruction with a result: lane by lane when a long vector is involved
     /// (`long_vector`), folded to a constant when it is 32-bit unsigned integer arithmetic
-    /// on constants ([`fold_u32`]).
+    /// on constants (`fold_u32`).
     pub fn ids_op(&mut self, opcode: Op, ty: Word, ids: &[Word]) -> Result<Word> {
         if let Some(w) = self.lanewise(opcode, ty, ids)? {
             return Ok(w);

@@ -204,7 +204,7 @@ impl Builder {
         }
     }
 
-    /// Turns on the local clean-ups of [`cleanup`] (value numbering and load reuse in
+    /// Turns on the local clean-ups of `cleanup` (value numbering and load reuse in
     /// blocks, extracts of constructs, dead code at each function's end) for everything
     /// written from now on. Before any type, constant or function is added.
     pub fn enable_cleanup(&mut self) {
@@ -225,7 +225,7 @@ impl Builder {
 
     /// The module: header (bound = the next unused id) and every section in order; with
     /// the clean-ups on, without the types, constants and undefs nothing uses
-    /// ([`cleanup::prune_globals`]) and their names and decorations.
+    /// (`cleanup::prune_globals`) and their names and decorations.
     pub fn assemble(&self) -> BuildResult<Vec<Word>> {
         if self.too_long {
             return Err(BuildError::InstructionTooLong);
