@@ -251,6 +251,23 @@ pub struct Options {
     /// (`dxop/feedback.rs`, `docs/sampler-feedback.md`). `None` (the default): the
     /// operations are refused with [`support::Refusal::NoVulkanFeature`].
     pub sampler_feedback: Option<SamplerFeedbackEncoding>,
+    /// Which SPIR-V extension SM 6.9 shader execution reordering (`HitObject_*`,
+    /// `MaybeReorderThread`) lowers to: NVIDIA's (the default; the device needs
+    /// `VK_NV_ray_tracing_invocation_reorder`) or the cross-vendor one
+    /// (`VK_EXT_ray_tracing_invocation_reorder`), which also expresses the operations NVIDIA's
+    /// lacks (`dxop/hit_object.rs`).
+    pub shader_invocation_reorder: ReorderExtension,
+}
+
+/// The SPIR-V extension of shader execution reordering ([`Options::shader_invocation_reorder`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ReorderExtension {
+    /// `SPV_NV_shader_invocation_reorder`: no ray flags in a hit object, no hit object made
+    /// from a ray query, no changing its shader table index.
+    #[default]
+    Nv,
+    /// `SPV_EXT_shader_invocation_reorder`: every operation.
+    Ext,
 }
 
 /// The storage-image encodings of a feedback map ([`Options::sampler_feedback`]).
@@ -294,6 +311,7 @@ impl Default for Options {
             view_instancing: None,
             output_swizzles: Vec::new(),
             sampler_feedback: None,
+            shader_invocation_reorder: ReorderExtension::Nv,
         }
     }
 }
@@ -499,6 +517,13 @@ pub struct FnEmit<'a, 'm> {
     pub handles: HashMap<InstId, Handle>,
     /// `allocateRayQuery` results: the query's variable and its constant ray flags.
     pub ray_queries: HashMap<InstId, (Word, u32)>,
+    /// Hit-object producing calls: their slot in [`Self::hit_array`] (`dxop/hit_object.rs`).
+    pub hit_slots: HashMap<InstId, u32>,
+    /// The function's `Function` array of hit objects, one slot per producing call (0:
+    /// none).
+    pub hit_array: Word,
+    /// `HitObjectAttribute*` variables by attribute type.
+    pub hit_attrs: HashMap<TypeId, Word>,
     /// The original block being emitted.
     cur: SBlock,
     reloads: HashMap<(SBlock, InstId), Word>,

@@ -24,7 +24,8 @@
 //!
 //! The `alloca`s a function passes to `traceRay` become `RayPayloadKHR` variables and those
 //! passed to `callShader` `CallableDataKHR` variables (module scope: `OpTraceRayKHR` and
-//! `OpExecuteCallableKHR` name the variable itself); loads and stores reach them through the
+//! `OpExecuteCallableKHR` name the variable itself; so do SM 6.9's `HitObject_TraceRay` and
+//! `HitObject_Invoke`, which may also name the incoming payload); loads and stores reach them through the
 //! same access chains as any alloca. An intersection shader's `reportHit` copies its
 //! attribute `alloca` into the one `HitAttributeKHR` variable (typed by the first
 //! `reportHit`; another attribute type in the same shader is refused) before
@@ -97,10 +98,19 @@ impl RayState {
             for &i in &func.blocks[b].insts {
                 let Ok(Some(call)) = crate::dxil::ops::decode_call(m, func, i, "") else { continue };
                 let (arg, class, name) = match call.op {
-                    DxOp::TraceRay => (call.args.get(14), StorageClass::RayPayloadKHR, "ray_payload"),
+                    DxOp::TraceRay | DxOp::HitObject_TraceRay => {
+                        (call.args.get(14), StorageClass::RayPayloadKHR, "ray_payload")
+                    }
+                    DxOp::HitObject_Invoke => (call.args.get(1), StorageClass::RayPayloadKHR, "ray_payload"),
                     DxOp::CallShader => (call.args.get(1), StorageClass::CallableDataKHR, "callable_data"),
                     _ => continue,
                 };
+                // The hit-object operations may also name the stage's incoming payload
+                // (`SPV_*_shader_invocation_reorder` accept `IncomingRayPayloadKHR`).
+                if matches!(arg, Some(Value::Arg(_))) && matches!(call.op, DxOp::HitObject_TraceRay | DxOp::HitObject_Invoke)
+                {
+                    continue;
+                }
                 let Some(&Value::Inst(a)) = arg else {
                     return Err(Error::UnsupportedForm {
                         subject: Subject::Op(call.op),
