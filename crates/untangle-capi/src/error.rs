@@ -148,6 +148,8 @@ pub fn status_of(e: &Error) -> untangle_status {
             UNTANGLE_PARSE_ERROR
         }
         Error::FrontEndMissing(_) | Error::Ir { .. } => UNTANGLE_UNSUPPORTED,
+        // Valid DXIL newer than the operation table: unsupported, not malformed.
+        Error::Dxil(untangle::dxil::Error::NewerOperation { .. }) => UNTANGLE_UNSUPPORTED,
         Error::Dxil(_) => UNTANGLE_MALFORMED,
         Error::Cfg(CfgError::Irreducible { .. }) => UNTANGLE_UNSUPPORTED,
         Error::Cfg(_) => UNTANGLE_MALFORMED,
@@ -161,7 +163,8 @@ pub fn status_of(e: &Error) -> untangle_status {
             | TranslateError::UnsupportedOp { .. }
             | TranslateError::UnsupportedForm { .. }
             | TranslateError::Unsupported { .. }
-            | TranslateError::VendorExtension { .. } => UNTANGLE_UNSUPPORTED,
+            | TranslateError::VendorExtension { .. }
+            | TranslateError::NewerOperation(_) => UNTANGLE_UNSUPPORTED,
             TranslateError::Malformed { .. } | TranslateError::Invalid { .. } => UNTANGLE_MALFORMED,
             // Placement callbacks are not in the C API; their refusals are binding refusals.
             TranslateError::BindingMap(_) | TranslateError::Placement { .. } => UNTANGLE_BINDING_MAP,

@@ -40,7 +40,8 @@ pub fn info(file: &Path, json: bool) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `untangle info --ops [FILE] [--json]`: without FILE, every DXIL 1.8 operation and how
+/// `untangle info --ops [FILE] [--json]`: without FILE, every DXIL 1.9 operation and every
+/// SM 6.10 experimental one (opcode printed in hex) and how
 /// each stage handles it (`emit::support::coverage`, the data of docs/dxil-coverage.md);
 /// with FILE, the operations it calls and how its stage handles each.
 pub fn ops(file: Option<&Path>, json: bool) -> Result<(), Failure> {
@@ -55,7 +56,7 @@ pub fn ops(file: Option<&Path>, json: bool) -> Result<(), Failure> {
         let mut out = String::new();
         out.push_str("legend: + lowered, x refused (reason after the cells), . not allowed in that stage by DXIL,\n");
         out.push_str("        s stage not translated yet, r reserved opcode slot\n");
-        let _ = writeln!(out, "{:>3} {:<53} {:<4} {}", "#", "operation", "SM", head.join(" "));
+        let _ = writeln!(out, "{:>10} {:<53} {:<4} {}", "#", "operation", "SM", head.join(" "));
         for row in &rows {
             let cells: Vec<String> = row
                 .stages
@@ -85,8 +86,12 @@ pub fn ops(file: Option<&Path>, json: bool) -> Result<(), Failure> {
                     reasons.join("; ")
                 }
             };
-            let _ =
-                writeln!(out, "{:>3} {:<53} {:<4} {}  {how}", row.opcode, row.name, row.shader_model, cells.join(" "));
+            let opcode = if row.opcode >= untangle::dxil::opcodes::EXPERIMENTAL_BASE {
+                format!("{:#x}", row.opcode)
+            } else {
+                row.opcode.to_string()
+            };
+            let _ = writeln!(out, "{opcode:>10} {:<53} {:<4} {}  {how}", row.name, row.shader_model, cells.join(" "));
         }
         let lowered = rows.iter().filter(|r| r.is_lowered_somewhere()).count();
         let _ = writeln!(out, "{} operations, {lowered} lowered in at least one stage", rows.len());
@@ -109,7 +114,7 @@ pub fn ops(file: Option<&Path>, json: bool) -> Result<(), Failure> {
                 module: cell.as_ref().and_then(|c| c.module),
                 reason: match cell {
                     Some(c) => c.reason,
-                    None => Some("not a DXIL 1.8 opcode".into()),
+                    None => Some("newer than DXIL 1.9 (not in the operation table)".into()),
                 },
             }
         })

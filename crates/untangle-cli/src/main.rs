@@ -120,7 +120,7 @@ pub enum CliRootDescriptors {
 enum Command {
     /// Describe a shader: container chunks, shader model, entry points, signatures,
     /// resources, functions and the DXIL operations it uses. With `--ops` and no FILE: every
-    /// DXIL 1.8 operation and how each stage handles it (docs/dxil-coverage.md's data).
+    /// DXIL 1.9 operation and SM 6.10 experimental one and how each stage handles it (docs/dxil-coverage.md's data).
     Info {
         #[arg(required_unless_present = "ops")]
         file: Option<PathBuf>,

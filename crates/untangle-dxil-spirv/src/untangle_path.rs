@@ -283,10 +283,12 @@ fn refusal_reason(e: &untangle::Error) -> &'static str {
             untangle::emit::Error::UnsupportedStage { .. } => "unsupported stage",
             untangle::emit::Error::Placement { .. } => "resource placement",
             untangle::emit::Error::VendorExtension { .. } => "vendor extension",
+            untangle::emit::Error::NewerOperation(_) => "DXIL operation newer than DXIL 1.9",
             untangle::emit::Error::Malformed { .. } | untangle::emit::Error::Invalid { .. } => "malformed DXIL",
             _ => "translation error",
         },
         E::Structurize(_) | E::Cfg(_) => "control flow",
+        E::Dxil(untangle::dxil::Error::NewerOperation { .. }) => "DXIL operation newer than DXIL 1.9",
         E::Dxil(_) => "malformed DXIL metadata",
         _ => "input",
     }

@@ -69,6 +69,54 @@ pub fn hand_written() -> Vec<Case> {
     v.extend(system_values());
     v.extend(mesh_stages());
     v.extend(ray_queries());
+    v.extend(vector_operations());
+    v
+}
+
+/// `<n x ty>` from `n` input words of scalar `t` (a fresh name).
+fn vector_of(b: &mut Body, t: Scalar, n: u32) -> String {
+    let ty = t.llvm();
+    let mut prev = "undef".to_string();
+    for k in 0..n {
+        let x = b.input(t);
+        let v = b.fresh();
+        b.line(format!("{v} = insertelement <{n} x {ty}> {prev}, {ty} {x}, i32 {k}"));
+        prev = v;
+    }
+    prev
+}
+
+/// DXIL 1.9's vector operations on native vectors: `FDot` (311), `VectorReduceAnd`/`Or`
+/// (309/310) on integer and `i1` vectors. `tests/sm69_vectors.rs` covers every length 2–4
+/// and the 16-bit overloads.
+fn vector_operations() -> Vec<Case> {
+    let mut v = Vec::new();
+    v.push(case("vector.fdot", ALL, vec![], |b| {
+        b.declare("declare float @dx.op.dot.v3f32(i32, <3 x float>, <3 x float>)");
+        let x = vector_of(b, Scalar::F32, 3);
+        let y = vector_of(b, Scalar::F32, 3);
+        let d = b.fresh();
+        b.line(format!("{d} = call float @dx.op.dot.v3f32(i32 311, <3 x float> {x}, <3 x float> {y})"));
+        b.output(Scalar::F32, &d);
+    }));
+    for (name, opcode) in [("and", 309), ("or", 310)] {
+        v.push(case(format!("vector.reduce_{name}"), ALL, vec![], |b| {
+            b.declare("declare i32 @dx.op.vectorReduce.v4i32(i32, <4 x i32>)");
+            b.declare("declare i1 @dx.op.vectorReduce.v2i1(i32, <2 x i1>)");
+            let x = vector_of(b, Scalar::I32, 4);
+            let r = b.fresh();
+            b.line(format!("{r} = call i32 @dx.op.vectorReduce.v4i32(i32 {opcode}, <4 x i32> {x})"));
+            b.output(Scalar::I32, &r);
+            let y = vector_of(b, Scalar::I32, 2);
+            let c = b.fresh();
+            b.line(format!("{c} = icmp ne <2 x i32> {y}, zeroinitializer"));
+            let r = b.fresh();
+            b.line(format!("{r} = call i1 @dx.op.vectorReduce.v2i1(i32 {opcode}, <2 x i1> {c})"));
+            let w = b.fresh();
+            b.line(format!("{w} = zext i1 {r} to i32"));
+            b.output(Scalar::I32, &w);
+        }));
+    }
     v
 }
 

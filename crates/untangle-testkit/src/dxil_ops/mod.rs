@@ -103,6 +103,8 @@ pub fn synthesizable(op: DxOp) -> bool {
                 | Family::StageIo
         )
     ) && sig.params.iter().all(|&p| value(p))
+        // Vector-only operations (DXIL 1.9 `vectorReduce*`, `dot`) have no scalar overload.
+        && !sig.overloads.is_empty()
         && !matches!(op, DxOp::LoadInput | DxOp::StoreOutput | DxOp::Discard)
 }
 

@@ -44,6 +44,8 @@ target triple = "dxil-ms-dx"
 %dx.types.NodeRecordHandle = type { i8* }
 %dx.types.NodeInfo = type { i32, i32 }
 %dx.types.NodeRecordInfo = type { i32, i32 }
+%dx.types.HitObject = type { i8* }
+%dx.types.LinAlgMatrix = type { i8* }
 %struct.R = type { i32 }
 %struct.Payload = type { i32 }
 "#;

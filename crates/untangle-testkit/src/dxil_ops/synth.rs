@@ -138,6 +138,15 @@ pub fn slot_type(p: ParamTy, o: Scalar) -> (String, Vec<Scalar>) {
         NodeRecordHandle => ("%dx.types.NodeRecordHandle".into(), vec![]),
         NodeProperties => ("%dx.types.NodeInfo".into(), vec![]),
         NodeRecordProperties => ("%dx.types.NodeRecordInfo".into(), vec![]),
+        // DXIL 1.9 shapes under a scalar overload, and slots no synthesized case uses (vectors:
+        // no fields, so nothing extracts from them).
+        OverloadShapedI1 => s(Scalar::I1),
+        OverloadShapedI32 => s(Scalar::I32),
+        OverloadElement => s(o),
+        OverloadVec9 => (format!("<9 x {}>", o.llvm()), vec![]),
+        I32Vec2 => ("<2 x i32>".into(), vec![]),
+        HitObject => ("%dx.types.HitObject".into(), vec![]),
+        ExtOverload(_) | ExtOverloadGroupShared(_) => ("%dx.types.LinAlgMatrix".into(), vec![]),
     }
 }
 

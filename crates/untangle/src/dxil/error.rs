@@ -18,6 +18,14 @@ pub enum Error {
     /// An instruction breaks a DXIL rule (a `dx.op` call without a constant opcode, ...).
     #[error("function `{function}`, block `{block}`: {message}")]
     Instruction { function: String, block: String, message: String },
+    /// A `dx.op` call whose opcode this translator's table does not know: valid input from a
+    /// newer DXIL than 1.9 (or a newer experimental table), not malformed input. `opcode`
+    /// is the argument as a 32-bit number (experimental opcodes have bit 31 set).
+    #[error(
+        "function `{function}`, block `{block}`: call to `{callee}` has DXIL opcode {opcode} ({opcode:#x}), newer \
+         than DXIL 1.9: the operation table ends at opcode 311 and the SM 6.10 experimental table at {last_experimental:#x}"
+    )]
+    NewerOperation { function: String, block: String, callee: String, opcode: u32, last_experimental: u32 },
 }
 
 impl Error {
@@ -27,7 +35,7 @@ impl Error {
         match self {
             Error::Metadata { path, problem } => format!("{path}: {problem}"),
             Error::Node { entry, problem } => format!("node `{entry}`: {problem}"),
-            Error::Instruction { .. } => self.to_string(),
+            Error::Instruction { .. } | Error::NewerOperation { .. } => self.to_string(),
         }
     }
 }

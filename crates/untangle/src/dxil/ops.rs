@@ -2,7 +2,9 @@
 //!
 //! A DXIL operation is a call to a function named `dx.op.<class>[.<overload>]` whose first
 //! argument is the opcode as an `i32` constant. The opcode must be a known one, so a
-//! malformed call is reported where it is, not misread later.
+//! malformed call is reported where it is, not misread later; an opcode past the table
+//! (DXIL 1.9 and the SM 6.10 experimental table) is [`Error::NewerOperation`], valid DXIL
+//! of a newer version rather than malformed input.
 
 use super::error::{Error, Result};
 use super::opcodes::{decode_function_name, DxOp};
@@ -46,10 +48,15 @@ pub fn decode_call_with<'a>(
         _ => None,
     }
     .ok_or_else(|| err(format!("call to `{name}` has no constant opcode argument")))?;
-    let op = u32::try_from(number)
-        .ok()
-        .and_then(DxOp::from_u32)
-        .ok_or_else(|| err(format!("call to `{name}` has unknown DXIL opcode {number}")))?;
+    let op = opcode_u32(number)
+        .ok_or_else(|| err(format!("call to `{name}` has opcode {number}, which does not fit the `i32` operand")))?;
+    let op = DxOp::from_u32(op).ok_or_else(|| Error::NewerOperation {
+        function: f.name.clone(),
+        block: block(),
+        callee: name.clone(),
+        opcode: op,
+        last_experimental: super::opcodes::EXPERIMENTAL_BASE + super::opcodes::EXPERIMENTAL_COUNT as u32 - 1,
+    })?;
     // The opcode argument decides the operation, as it does for drivers and DXC's own
     // reader; hand-written DXIL sometimes names the function after the operation rather
     // than its class (`dx.op.bfi.i32` for class `quaternary`), so the class is not checked.
@@ -57,9 +64,17 @@ pub fn decode_call_with<'a>(
     Ok(Some(DxOpCall { op, overload, args: &args[1..] }))
 }
 
+/// The opcode operand as the 32-bit number DXC writes: the `i32` constant, whether the
+/// reader kept it zero- or sign-extended (experimental opcodes have bit 31 set).
+fn opcode_u32(number: u64) -> Option<u32> {
+    let low = number as u32;
+    (u64::from(low) == number || number as i64 == i64::from(low as i32)).then_some(low)
+}
+
 #[derive(Clone, PartialEq, Eq, Debug, Serialize)]
 pub struct OpUse {
-    /// The operation's name, or `None` for an opcode past DXIL 1.8 (or an invalid one).
+    /// The operation's name, or `None` for an opcode past DXIL 1.9 and the experimental
+    /// table (or an invalid one).
     pub op: Option<&'static str>,
     pub opcode: u64,
     /// The callee, for unknown opcodes (it usually names the operation).
@@ -69,7 +84,7 @@ pub struct OpUse {
 }
 
 /// How often each DXIL operation is called in the module, by opcode. Opcodes we do not
-/// know (newer than DXIL 1.8, or invalid) are listed with their callee rather than
+/// know (newer than DXIL 1.9, or invalid) are listed with their callee rather than
 /// failing: describing a module is not translating it.
 pub fn op_uses(m: &Module) -> Vec<OpUse> {
     // Counts by opcode (every known opcode is below `COUNT`) and a bit set of the opcodes
@@ -92,9 +107,9 @@ pub fn op_uses(m: &Module) -> Vec<OpUse> {
                     Some(Value::Const(c)) => m.constants.as_int(*c),
                     _ => None,
                 };
-                match number.and_then(|n| u32::try_from(n).ok()).and_then(DxOp::from_u32) {
+                match number.and_then(opcode_u32).and_then(DxOp::from_u32) {
                     Some(op) => {
-                        let n = op.number() as usize;
+                        let n = op.index();
                         known[n] += 1;
                         seen[n / 64] |= 1 << (n % 64);
                     }
@@ -109,7 +124,7 @@ pub fn op_uses(m: &Module) -> Vec<OpUse> {
         while bits != 0 {
             let op = super::opcodes::ALL[word * 64 + bits.trailing_zeros() as usize];
             bits &= bits - 1;
-            let count = known[op.number() as usize] as usize;
+            let count = known[op.index()] as usize;
             out.push(OpUse { op: Some(op.name()), opcode: op.number() as u64, function: None, count });
         }
     }

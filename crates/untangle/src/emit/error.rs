@@ -30,7 +30,7 @@ pub enum Error {
     /// A `dx.op` the translator does not lower in this stage (`stage`: the profile), and
     /// why (the [`Refusal`], which prints as its reason); `function` and `block` say where
     /// the call is.
-    #[error("DXIL operation {} (opcode {}) is not supported in `{stage}` shaders: {reason} (function `{function}`, block `{block}`)", op.name(), op.number())]
+    #[error("DXIL operation {} (opcode {}) is not supported in `{stage}` shaders: {reason} (function `{function}`, block `{block}`)", op.name(), op.opcode_text())]
     UnsupportedOp { op: DxOp, stage: String, reason: Refusal, function: String, block: String },
     /// An operation, signature element, resource or payload of a shape not supported (yet).
     #[error("DXIL operation {subject}: {message}")]
@@ -46,6 +46,11 @@ pub enum Error {
     /// types, an operation on the wrong kind of resource, ...): where it is and why.
     #[error("malformed DXIL: function `{function}`, block `{block}`, {value}: {message}")]
     Invalid { function: String, block: String, value: String, message: String },
+    /// A `dx.op` call with an opcode newer than the operation table (DXIL 1.9 and the SM
+    /// 6.10 experimental table): valid DXIL of a newer version, not malformed input. Always
+    /// [`crate::dxil::Error::NewerOperation`], which names the call, its opcode and where.
+    #[error("{0}")]
+    NewerOperation(Box<crate::dxil::Error>),
     /// A library translated without naming one of its entries (it has several), or with a
     /// name it does not export.
     #[error("library entry: {0}")]

@@ -1278,8 +1278,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     return Ok(());
                 }
                 let block = self.def_block[i].ok_or_else(|| Error::Internal("call outside the layout".into()))?;
-                let call = crate::dxil::ops::decode_call_with(m, f, i, || f.block_label(block))
-                    .map_err(|e| malformed(Subject::Module, e.to_string()))?;
+                let call =
+                    crate::dxil::ops::decode_call_with(m, f, i, || f.block_label(block)).map_err(|e| match e {
+                        e @ crate::dxil::Error::NewerOperation { .. } => Error::NewerOperation(Box::new(e)),
+                        e => malformed(Subject::Module, e.to_string()),
+                    })?;
                 let Some(call) = call else {
                     let _ = args;
                     return Err(self.err(format!("call to `{name}`")));

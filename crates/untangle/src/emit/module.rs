@@ -260,6 +260,19 @@ impl<'m> ModuleBuilder<'m> {
             Type::Float(FloatKind::Half) => self.float(self.half_bits),
             Type::Float(FloatKind::Float) => self.float(32),
             Type::Float(FloatKind::Double) => self.float(64),
+            // SPIR-V vectors have 2 to 4 components (8 and 16 only with the Kernel-only
+            // `Vector16`); DXIL 1.9's longer native vectors are not lowered yet.
+            Type::Vector { len, .. } if len > 4 => {
+                return Err(Error::Unsupported {
+                    function: "-".into(),
+                    message: format!(
+                        "the native vector {} (DXIL 1.9 long vectors, {len} > 4 components): SPIR-V OpTypeVector \
+                         has at most 4 components for shaders, and lowering longer vectors to arrays or \
+                         scalars, or to SPV_EXT_long_vector, has not landed",
+                        types.display(t)
+                    ),
+                })
+            }
             Type::Vector { elem, len } => {
                 let e = self.ty(elem)?;
                 self.b.type_vector(e, len)

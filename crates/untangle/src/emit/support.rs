@@ -153,7 +153,8 @@ impl StageFamily {
 /// Why an operation is refused.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
 pub enum Refusal {
-    /// Opcodes 226–237: reserved slots, never valid.
+    /// Reserved slots (226–237, DXIL 1.9's `ReservedA0`…`ReservedD3`, the experimental
+    /// `ReservedE0`), never valid.
     Reserved,
     /// DXIL does not allow the operation in this stage (DXC's validator rejects the call).
     NotInStage,
@@ -166,6 +167,39 @@ pub enum Refusal {
     DxbcConverterOnly,
     /// No Vulkan feature covers the operation.
     NoVulkanFeature(Uncovered),
+    /// A DXIL 1.9 or SM 6.10 experimental operation whose lowering has not landed yet.
+    NotLoweredYet(Pending),
+}
+
+/// Newer operations (DXIL 1.9, the SM 6.10 experimental table) known to the table and
+/// refused until their family lands (issue 34).
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
+pub enum Pending {
+    /// `HitObject_*` and `MaybeReorderThread` (SM 6.9 shader execution reordering).
+    ShaderExecutionReordering,
+    /// `AllocateRayQuery2` (SM 6.9: ray-query flags with opacity micromaps).
+    RayQueryFlags,
+    /// DXIL 1.9's native-vector raw-buffer accesses (`rawBufferVectorLoad`/`Store`).
+    NativeVectors,
+    /// The SM 6.10 experimental table: group wave queries, cluster ids, triangle positions,
+    /// linear algebra, debugging.
+    Experimental,
+}
+
+impl Pending {
+    fn reason(self) -> &'static str {
+        match self {
+            Pending::ShaderExecutionReordering => {
+                "a shader-execution-reordering operation (SM 6.9); its lowering to SPV_NV_shader_invocation_reorder \
+                 has not landed"
+            }
+            Pending::RayQueryFlags => "AllocateRayQuery2 (SM 6.9 ray-query flags); its lowering has not landed",
+            Pending::NativeVectors => "a DXIL 1.9 native-vector raw-buffer access; its lowering has not landed",
+            Pending::Experimental => {
+                "an operation of the SM 6.10 experimental table (a preview); its lowering has not landed"
+            }
+        }
+    }
 }
 
 /// Operations without a Vulkan counterpart.
@@ -187,6 +221,7 @@ impl Refusal {
                 emulates feedback maps in a storage image under an encoding it shares with the shader, and none \
                 was selected (Options::sampler_feedback; vkd3d-proton's is SamplerFeedbackEncoding::Vkd3dProton)"
                 .into(),
+            Refusal::NotLoweredYet(p) => p.reason().into(),
             Refusal::DxbcConverterOnly => "an intermediate of DXC's DXBC converter, removed by its dxil-cleanup \
                                            pass; finished DXIL never contains it"
                 .into(),
@@ -229,11 +264,10 @@ fn owner(op: DxOp) -> Owner {
         | DerivCoarseY | DerivFineX | DerivFineY => family(F::StageIo),
         FAbs | Saturate | IsNaN | IsInf | IsFinite | IsNormal | Cos | Sin | Tan | Acos | Asin | Atan | Hcos | Hsin
         | Htan | Exp | Frc | Log | Sqrt | Rsqrt | Round_ne | Round_ni | Round_pi | Round_z | FMax | FMin | FMad
-        | Fma | Dot2 | Dot3 | Dot4 | Dot2AddHalf => family(F::FloatMath),
+        | Fma | Dot2 | Dot3 | Dot4 | Dot2AddHalf | FDot => family(F::FloatMath),
         Bfrev | Countbits | FirstbitLo | FirstbitHi | FirstbitSHi | IMax | IMin | UMax | UMin | IMul | UMul | UDiv
-        | UAddc | USubb | IMad | UMad | Msad | Ibfe | Ubfe | Bfi | Dot4AddI8Packed | Dot4AddU8Packed => {
-            family(F::IntegerMath)
-        }
+        | UAddc | USubb | IMad | UMad | Msad | Ibfe | Ubfe | Bfi | Dot4AddI8Packed | Dot4AddU8Packed
+        | VectorReduceAnd | VectorReduceOr => family(F::IntegerMath),
         CreateHandle | CreateHandleFromBinding | CreateHandleFromHeap | AnnotateHandle | CreateHandleForLib => {
             family(F::Handles)
         }
@@ -363,8 +397,38 @@ fn owner(op: DxOp) -> Owner {
         WriteSamplerFeedback | WriteSamplerFeedbackBias | WriteSamplerFeedbackLevel | WriteSamplerFeedbackGrad => {
             Owner::Refused(Refusal::NoVulkanFeature(Uncovered::SamplerFeedback))
         }
-        Reserved0 | Reserved1 | Reserved2 | Reserved3 | Reserved4 | Reserved5 | Reserved6 | Reserved7 | Reserved8
-        | Reserved9 | Reserved10 | Reserved11 => Owner::Refused(Refusal::Reserved),
+        _ if op.is_reserved() => Owner::Refused(Refusal::Reserved),
+        AllocateRayQuery2 => Owner::Refused(Refusal::NotLoweredYet(Pending::RayQueryFlags)),
+        RawBufferVectorLoad | RawBufferVectorStore => Owner::Refused(Refusal::NotLoweredYet(Pending::NativeVectors)),
+        _ if op.is_experimental() => Owner::Refused(Refusal::NotLoweredYet(Pending::Experimental)),
+        HitObject_TraceRay
+        | HitObject_FromRayQuery
+        | HitObject_FromRayQueryWithAttrs
+        | HitObject_MakeMiss
+        | HitObject_MakeNop
+        | HitObject_Invoke
+        | MaybeReorderThread
+        | HitObject_IsMiss
+        | HitObject_IsHit
+        | HitObject_IsNop
+        | HitObject_RayFlags
+        | HitObject_RayTMin
+        | HitObject_RayTCurrent
+        | HitObject_WorldRayOrigin
+        | HitObject_WorldRayDirection
+        | HitObject_ObjectRayOrigin
+        | HitObject_ObjectRayDirection
+        | HitObject_ObjectToWorld3x4
+        | HitObject_WorldToObject3x4
+        | HitObject_GeometryIndex
+        | HitObject_InstanceIndex
+        | HitObject_InstanceID
+        | HitObject_PrimitiveIndex
+        | HitObject_HitKind
+        | HitObject_ShaderTableIndex
+        | HitObject_SetShaderTableIndex
+        | HitObject_LoadLocalRootTableConstant
+        | HitObject_Attributes => Owner::Refused(Refusal::NotLoweredYet(Pending::ShaderExecutionReordering)),
         // The wave and quad operations: DXIL's own list, `DxOp::is_wave_op` (the test
         // `wave_family_is_dxils_wave_list` checks nothing else lands here).
         _ => family(F::Wave),
@@ -484,8 +548,9 @@ impl OpCoverage {
     }
 }
 
-/// The whole coverage table: every DXIL 1.8 operation (reserved slots included) in opcode
-/// order, each in every [`TABLE_STAGES`] stage. Cost: 258 × 9 table look-ups.
+/// The whole coverage table: every DXIL 1.9 operation and every SM 6.10 experimental one
+/// (reserved slots included) in opcode order, each in every [`TABLE_STAGES`] stage. Cost:
+/// 347 × 9 table look-ups.
 pub fn coverage() -> Vec<OpCoverage> {
     crate::dxil::opcodes::ALL.iter().map(|&op| OpCoverage::new(op)).collect()
 }
@@ -550,6 +615,13 @@ mod tests {
         assert_eq!(support(DxOp::TraceRay, RayGeneration), Support::Lowered(Family::RayTracing));
         assert_eq!(support(DxOp::TraceRay, Compute), Support::Refused(Refusal::NotInStage));
         assert_eq!(support(DxOp::Reserved3, Compute), Support::Refused(Refusal::Reserved));
+        assert_eq!(support(DxOp::ReservedC4, Pixel), Support::Refused(Refusal::Reserved));
+        assert_eq!(support(DxOp::ReservedE0, Compute), Support::Refused(Refusal::Reserved));
+        let ser = Support::Refused(Refusal::NotLoweredYet(Pending::ShaderExecutionReordering));
+        assert_eq!(support(DxOp::HitObject_Invoke, RayGeneration), ser);
+        assert_eq!(support(DxOp::MaybeReorderThread, Miss), Support::Refused(Refusal::NotInStage));
+        let experimental = Support::Refused(Refusal::NotLoweredYet(Pending::Experimental));
+        assert_eq!(support(DxOp::GetGroupWaveIndex, Compute), experimental);
     }
 
     #[test]

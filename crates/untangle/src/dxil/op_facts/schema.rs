@@ -56,6 +56,22 @@ pub enum ParamTy {
     NodeRecordHandle,
     NodeProperties,
     NodeRecordProperties,
+    /// `$o_i1` (DXIL 1.9): `i1`, or `<N x i1>` when the overload is `<N x T>`.
+    OverloadShapedI1,
+    /// `$o_i32` (DXIL 1.9): `i32`, or `<N x i32>` when the overload is `<N x T>`.
+    OverloadShapedI32,
+    /// `$elt` (DXIL 1.9): the element type of the vector overload (`VectorReduce*`, `FDot`).
+    OverloadElement,
+    /// `$vec9`: `<9 x o>` (a triangle's three object-space positions, SM 6.10).
+    OverloadVec9,
+    /// `int2`: `<2 x i32>`.
+    I32Vec2,
+    /// `%dx.types.HitObject` (shader execution reordering).
+    HitObject,
+    /// `$x<k>`: the `k`-th overload of a multi-overload experimental operation.
+    ExtOverload(u8),
+    /// `$x_gs<k>`: a groupshared pointer to the `k`-th overload.
+    ExtOverloadGroupShared(u8),
 }
 
 /// One row of the generated table.

@@ -1,10 +1,13 @@
-//! Every `dx.op` call is checked against its DXIL 1.8 signature
+//! Every `dx.op` call is checked against its DXIL signature
 //! ([`crate::dxil::op_facts`]) before a family lowers it: the argument count, each
 //! argument's type and the result type, one overload type shared by every overloaded slot
 //! and allowed for the operation, and immediate constants where DXIL requires them. The
 //! families can then take operand types for granted (an `FAbs` whose operand and result
 //! differ, or a `void` one, would otherwise become an invalid module), and malformed input
 //! is a typed [`Error::Invalid`] naming the function, block and value.
+//!
+//! A DXIL 1.9 native-vector overload `<N x T>` (any N from 2 to 1024) is allowed where
+//! the operation lists `T` among its vector overloads (hctdb's letters after `<`).
 //!
 //! Shapes are compared structurally (`%dx.types.ResRet.f32` is a struct of four `float`
 //! and an `i32`, whatever it is called), except handles, which the translator recognizes by
@@ -46,8 +49,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.cx.m.types.display(t)
     }
 
-    /// The scalar type the overload names: the first overloaded slot's type (for a struct
-    /// result of overloaded fields, its first field's).
+    /// The type the overload names (a scalar, or a DXIL 1.9 native vector): the first
+    /// overloaded slot's type (for a struct result of overloaded fields, its first field's).
     fn overload_of(&self, c: &Call<'_>, sig: &Signature) -> Option<TypeId> {
         let types = &self.cx.m.types;
         match sig.result {
@@ -81,7 +84,26 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ParamTy::F16 => *ty == Type::Float(FloatKind::Half),
             ParamTy::F32 => *ty == Type::Float(FloatKind::Float),
             ParamTy::F64 => *ty == Type::Float(FloatKind::Double),
+            // `ResRet.v<N><T>` (`rawBufferVectorLoad`): the vector and the status.
+            ParamTy::ResRet if o.is_some_and(|o| matches!(types.get(o), Type::Vector { .. })) => {
+                fields(2, &|k, x| if k == 0 { Some(x) == o } else { is(x, &i32_) })
+            }
             ParamTy::ResRet => fields(5, &|k, x| if k < 4 { Some(x) == o } else { is(x, &i32_) }),
+            ParamTy::OverloadShapedI1 | ParamTy::OverloadShapedI32 => {
+                let bits = if p == ParamTy::OverloadShapedI1 { 1 } else { 32 };
+                match o.map(|o| types.get(o)) {
+                    Some(Type::Vector { len, .. }) => {
+                        matches!(ty, Type::Vector { elem, len: l } if l == len && is(*elem, &Type::Int(bits)))
+                    }
+                    _ => *ty == Type::Int(bits),
+                }
+            }
+            ParamTy::OverloadElement => match o.map(|o| types.get(o)) {
+                Some(Type::Vector { elem, .. }) => *elem == t,
+                _ => false,
+            },
+            ParamTy::OverloadVec9 => matches!(ty, Type::Vector { len: 9, elem } if Some(*elem) == o),
+            ParamTy::I32Vec2 => matches!(ty, Type::Vector { len: 2, elem } if is(*elem, &i32_)),
             ParamTy::CBufRet => {
                 let bits = o.and_then(|o| self.scalar_bits(o)).unwrap_or(0);
                 // 16-bit rows hold 8 values, or 4 (one per 32-bit slot) when the module uses
@@ -108,7 +130,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             | ParamTy::NodeHandle
             | ParamTy::NodeRecordHandle
             | ParamTy::NodeProperties
-            | ParamTy::NodeRecordProperties => true,
+            | ParamTy::NodeRecordProperties
+            | ParamTy::HitObject
+            | ParamTy::ExtOverload(_)
+            | ParamTy::ExtOverloadGroupShared(_) => true,
         }
     }
 
@@ -137,17 +162,31 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         // `double`) list one overload but have no overloaded slot to check.
         if let Some(o) = o.filter(|_| sig.overloads != "v") {
             // `u`: a user-defined type, passed by pointer (the mesh payload).
-            let user = sig.overloads == "u" && matches!(self.cx.m.types.get(o), Type::Pointer { .. });
-            let letter = if user { Some('u') } else { overload_letter(self.cx.m.types.get(o)) };
-            if !letter.is_some_and(|l| sig.allows_overload(l)) {
+            let types = &self.cx.m.types;
+            let user = sig.overloads == "u" && matches!(types.get(o), Type::Pointer { .. });
+            let allowed = match types.get(o) {
+                _ if user => sig.allows_overload('u'),
+                // DXIL 1.9 native vectors: `<N x T>`, 2 <= N <= 1024 (hctdb's vector letters).
+                Type::Vector { elem, len } => {
+                    (2..=1024).contains(len)
+                        && overload_letter(types.get(*elem)).is_some_and(|l| sig.allows_vector_overload(l))
+                }
+                t => overload_letter(t).is_some_and(|l| sig.allows_overload(l)),
+            };
+            if !allowed {
                 return Err(self.invalid(
                     c,
                     "the overload",
                     format!(
-                        "{} is not an overload of {} (DXIL 1.8 allows `{}`)",
+                        "{} is not an overload of {} (DXIL allows `{}`{})",
                         self.ty_text(o),
                         c.op.name(),
-                        sig.overloads
+                        sig.overloads,
+                        if sig.vector_overloads.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" and vectors of `{}`", sig.vector_overloads)
+                        }
                     ),
                 ));
             }

@@ -23,6 +23,10 @@
 //!   meaning beyond the operation's four packed bytes: it reads the low 32 bits of `ref` and
 //!   `src` and accumulates into the 64-bit `accum`.
 //!
+//! - `VectorReduceAnd`/`VectorReduceOr` (DXIL 1.9) fold a native vector's elements with `&`
+//!   / `|` into one scalar of the element type: `OpAll`/`OpAny` for `i1` vectors, else the
+//!   elements extracted and combined in order (N - 1 bitwise operations).
+//!
 //! Vulkan's bit instructions (`OpBitCount`, `OpBitReverse`, `OpBitField*`) take 32-bit
 //! operands only (`VUID-RuntimeSpirv-None-10824` without `VK_KHR_maintenance9`), so 16- and
 //! 64-bit overloads go through 32-bit halves or zero/sign extension.
@@ -109,8 +113,32 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
                 acc
             }
+            VectorReduceAnd | VectorReduceOr => self.vector_reduce(c)?,
             other => return Err(self.not_in_family(other, "integer math")),
         })
+    }
+
+    /// `VectorReduceAnd`/`VectorReduceOr` of a `<N x iK>` (`i1` included).
+    fn vector_reduce(&mut self, c: &Call<'_>) -> Result<Word> {
+        let and = c.op == DxOp::VectorReduceAnd;
+        let t = self.cx.ty(c.ty)?;
+        let v = self.arg_val(c, 0)?;
+        let vty = self.arg_ty(c, 0)?;
+        // `check_signature` made the operand a vector of the result's type.
+        let n = match self.cx.m.types.get(vty) {
+            crate::ir::Type::Vector { len, .. } => *len,
+            _ => 1,
+        };
+        if matches!(self.cx.m.types.get(c.ty), crate::ir::Type::Int(1)) {
+            return self.ids_op(if and { Op::All } else { Op::Any }, t, &[v]);
+        }
+        let op = if and { Op::BitwiseAnd } else { Op::BitwiseOr };
+        let mut acc = self.ids_op(Op::CompositeExtract, t, &[v, 0])?;
+        for k in 1..n {
+            let e = self.ids_op(Op::CompositeExtract, t, &[v, k])?;
+            acc = self.ids_op(op, t, &[acc, e])?;
+        }
+        Ok(acc)
     }
 
     /// An extended-result instruction (`{u32, u32}` struct) on the two operands: its members.

@@ -13,6 +13,9 @@
 //!   precision (an overflowing product is an infinity), their sum and the accumulation in
 //!   32 bits, the dot product completed before the accumulator is added (vkd3d-proton's
 //!   `test_shader_sm64_packed` checks both on hardware; dxil-spirv emits the same).
+//! - `FDot` (DXIL 1.9) is the dot product of two native float vectors, `OpDot` (its
+//!   operands are `<N x half|float>`; vectors longer than 4 are refused where their type is
+//!   made, [`crate::emit::module`]).
 
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
@@ -91,6 +94,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let vb = self.ids_op(Op::CompositeConstruct, vt, &b)?;
                 self.ids_op(Op::Dot, t, &[va, vb])?
             }
+            FDot => {
+                let a = self.arg_val(c, 0)?;
+                let b = self.arg_val(c, 1)?;
+                self.ids_op(Op::Dot, t, &[a, b])?
+            }
             Dot2AddHalf => {
                 // acc + (float(a.x * b.x) + float(a.y * b.y)): each product in the operands'
                 // precision, the dot product completed in 32 bits before the accumulator
@@ -113,18 +121,31 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         })
     }
 
-    /// `IsNaN`, `IsInf`, `IsFinite`, `IsNormal` of a half or float, from its bits.
+    /// `IsNaN`, `IsInf`, `IsFinite`, `IsNormal` of a half or float, or (DXIL 1.9) of a
+    /// native vector of them, lane by lane, from its bits.
     fn classify(&mut self, c: &Call<'_>) -> Result<Word> {
         let ty = self.arg_ty(c, 0)?;
         let bits = self.scalar_bits(ty).unwrap_or(32);
+        let lanes = match self.cx.m.types.get(ty) {
+            crate::ir::Type::Vector { len, .. } => Some(*len),
+            _ => None,
+        };
         let (exp_mask, mant_mask) = if bits == 16 { (0x7c00u64, 0x03ffu64) } else { (0x7f80_0000, 0x007f_ffff) };
-        let ut = self.cx.uint(bits);
-        let b = self.cx.bool_t();
+        let (su, sb) = (self.cx.uint(bits), self.cx.bool_t());
+        let (ut, b) = match lanes {
+            Some(n) => (self.cx.vec(su, n), self.cx.vec(sb, n)),
+            None => (su, sb),
+        };
         let x = self.arg_val(c, 0)?;
         let v = self.ids_op(Op::Bitcast, ut, &[x])?;
-        let em = self.cx.const_bits(ut, bits, exp_mask);
-        let mm = self.cx.const_bits(ut, bits, mant_mask);
-        let zero = self.cx.const_bits(ut, bits, 0);
+        let mut splat = |value: u64| {
+            let k = self.cx.const_bits(su, bits, value);
+            match lanes {
+                Some(n) => self.cx.b.constant_composite(ut, vec![k; n as usize]),
+                None => k,
+            }
+        };
+        let (em, mm, zero) = (splat(exp_mask), splat(mant_mask), splat(0));
         let e = self.ids_op(Op::BitwiseAnd, ut, &[v, em])?;
         let all_ones = self.ids_op(Op::IEqual, b, &[e, em])?;
         let r = match c.op {
