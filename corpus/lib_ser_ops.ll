@@ -5,7 +5,8 @@
 ; hit object (matrix, vectors, attributes, a local root table constant); miss `Sky` makes a
 ; miss hit object and invokes it. Raygen `Ext` uses what only SPV_EXT_shader_invocation_reorder
 ; expresses (ray flags, SetShaderTableIndex, FromRayQuery on an AllocateRayQuery2 query with
-; RAY_FLAG_FORCE_OMM_2_STATE). Hand-written for tests/shader_execution_reordering.rs.
+; RAY_FLAG_FORCE_OMM_2_STATE; tests/shader_execution_reordering.rs swaps in
+; FromRayQueryWithAttrs, which is refused). Hand-written for tests/shader_execution_reordering.rs.
 target datalayout = "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64"
 target triple = "dxil-ms-dx"
 
@@ -126,11 +127,10 @@ define void @"\01?Ext@@YAXXZ"() #0 {
   %hq = call %dx.types.HitObject @dx.op.hitObject_FromRayQuery(i32 263, i32 %q)
   %ap = getelementptr inbounds %struct.Attribs, %struct.Attribs* %attrs, i32 0, i32 0
   store <2 x float> zeroinitializer, <2 x float>* %ap, align 4
-  %ha = call %dx.types.HitObject @dx.op.hitObject_FromRayQueryWithAttrs.struct.Attribs(i32 264, i32 %q, i32 16, %struct.Attribs* nonnull %attrs)
   %hm = call %dx.types.HitObject @dx.op.hitObject_MakeMiss(i32 265, i32 1024, i32 0, float 0.000000e+00, float 0.000000e+00, float 0.000000e+00, float 0.000000e+00, float 0.000000e+00, float 0.000000e+00, float 1.000000e+00, float 1.000000e+01)
   %hs = call %dx.types.HitObject @dx.op.hitObject_SetShaderTableIndex(i32 287, %dx.types.HitObject %hm, i32 3)
   %f = call i32 @dx.op.hitObject_StateScalar.i32(i32 272, %dx.types.HitObject %hs)
-  %hk = call i32 @dx.op.hitObject_StateScalar.i32(i32 285, %dx.types.HitObject %ha)
+  %hk = call i32 @dx.op.hitObject_StateScalar.i32(i32 285, %dx.types.HitObject %hq)
   %sum = add i32 %f, %hk
   %c = icmp eq i32 %sum, 0
   %h = select i1 %c, %dx.types.HitObject %hq, %dx.types.HitObject %hs

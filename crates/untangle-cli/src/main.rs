@@ -98,6 +98,12 @@ pub struct Convert {
     /// types) in 32 bits instead of 16, for devices without `shaderFloat16`.
     #[arg(long)]
     pub min_precision_32bit: bool,
+    /// Lower SM 6.9 shader execution reordering to `SPV_EXT_shader_invocation_reorder`
+    /// (`VK_EXT_ray_tracing_invocation_reorder`) instead of NVIDIA's extension, which lacks
+    /// a hit object's ray flags, hit objects from ray queries and changing the shader table
+    /// index.
+    #[arg(long)]
+    pub reorder_ext: bool,
     /// A library's entry to translate (its exported name, e.g. `RayGen`). Without it, a
     /// library writes every entry into the output directory as `OUT/NAME.spv`.
     #[arg(long, value_name = "NAME")]

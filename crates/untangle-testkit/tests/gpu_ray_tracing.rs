@@ -179,8 +179,8 @@ fn rt_default_runs_closest_hit_miss_any_hit_intersection_and_local_constants() {
 /// the launch height, which returns `(height + launch x) * 3`; `Gen` stores both.
 #[test]
 fn callable_shaders_return_their_data() {
-    const OPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/lib_ray_ops.ll");
-    let shader = Shader::parse(&std::fs::read(OPS).unwrap()).unwrap();
+    // Built in: the test binary runs on the device machine without the repository.
+    let shader = Shader::parse(include_bytes!("../../../corpus/lib_ray_ops.ll")).unwrap();
     let options = Options {
         root_signature: Some(RootSignatureBinding {
             signature: parse_hlsl("SRV(t0), UAV(u0)", Version::V1_1).unwrap(),
@@ -246,8 +246,7 @@ const QUERY_EXPECTED: [(u32, u32, u32, f32); 5] =
 /// on devices without `VK_KHR_ray_query` (and ray tracing), saying so.
 #[test]
 fn inline_ray_query_in_compute_reports_committed_hits() {
-    const CS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/cs_ray_query.ll");
-    let shader = Shader::parse(&std::fs::read(CS).unwrap()).unwrap();
+    let shader = Shader::parse(include_bytes!("../../../corpus/cs_ray_query.ll")).unwrap();
     let options = Options {
         root_signature: Some(RootSignatureBinding {
             signature: parse_hlsl("SRV(t0), SRV(t1), UAV(u0)", Version::V1_1).unwrap(),
@@ -361,8 +360,7 @@ fn ray_tracing_device(what: &str) -> Option<Box<RtDevice>> {
 /// `VK_NV_ray_tracing_invocation_reorder`.
 #[test]
 fn shader_execution_reordering_invokes_hit_and_miss_records() {
-    const SER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/lib_ser_gpu.ll");
-    let shader = Shader::parse(&std::fs::read(SER).unwrap()).unwrap();
+    let shader = Shader::parse(include_bytes!("../../../corpus/lib_ser_gpu.ll")).unwrap();
     let options = Options {
         root_signature: Some(RootSignatureBinding {
             signature: parse_hlsl("SRV(t0), UAV(u0)", Version::V1_1).unwrap(),
@@ -415,8 +413,7 @@ fn shader_execution_reordering_invokes_hit_and_miss_records() {
         timeout: std::time::Duration::from_secs(10),
         ..Default::default()
     };
-    let expected: Vec<u32> =
-        (0..width).flat_map(|x| if x % 2 == 0 { [1000 + x, 1] } else { [2000 + x, 0] }).collect();
+    let expected: Vec<u32> = (0..width).flat_map(|x| if x % 2 == 0 { [1000 + x, 1] } else { [2000 + x, 0] }).collect();
     let Some(device) = ray_tracing_device("shader execution reordering") else { return };
     if !device.invocation_reorder {
         eprintln!("shader execution reordering skipped: {} has no VK_NV_ray_tracing_invocation_reorder", device.name);

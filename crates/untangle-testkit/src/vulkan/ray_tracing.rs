@@ -187,8 +187,8 @@ impl RtDevice {
         unsafe { instance.get_physical_device_features2(physical, &mut f2) };
         let core = f2.features;
         let ray_query = has(ash::khr::ray_query::NAME) && frq.ray_query == vk::TRUE;
-        let invocation_reorder = has(ash::nv::ray_tracing_invocation_reorder::NAME)
-            && fro.ray_tracing_invocation_reorder == vk::TRUE;
+        let invocation_reorder =
+            has(ash::nv::ray_tracing_invocation_reorder::NAME) && fro.ray_tracing_invocation_reorder == vk::TRUE;
         if f12.buffer_device_address != vk::TRUE
             || fas.acceleration_structure != vk::TRUE
             || frt.ray_tracing_pipeline != vk::TRUE

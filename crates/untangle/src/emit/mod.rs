@@ -109,7 +109,7 @@ mod work_graph;
 pub mod writer;
 
 pub use error::{BindingMapError, Error, LibraryEntry, NotAShader, Result, Subject};
-pub use module::ModuleBuilder;
+pub use module::{ModuleBuilder, ReorderExtension};
 pub use support::{stage_support, support, Family, Refusal, StageFamily, Support};
 
 use binding_model::{BindingMap, DefaultPlacement, MappingRow, ResourceRemap, VkBinding};
@@ -257,17 +257,6 @@ pub struct Options {
     /// (`VK_EXT_ray_tracing_invocation_reorder`), which also expresses the operations NVIDIA's
     /// lacks (`dxop/hit_object.rs`).
     pub shader_invocation_reorder: ReorderExtension,
-}
-
-/// The SPIR-V extension of shader execution reordering ([`Options::shader_invocation_reorder`]).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub enum ReorderExtension {
-    /// `SPV_NV_shader_invocation_reorder`: no ray flags in a hit object, no hit object made
-    /// from a ray query, no changing its shader table index.
-    #[default]
-    Nv,
-    /// `SPV_EXT_shader_invocation_reorder`: every operation.
-    Ext,
 }
 
 /// The storage-image encodings of a feedback map ([`Options::sampler_feedback`]).

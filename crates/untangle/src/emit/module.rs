@@ -21,6 +21,17 @@ use rspirv::spirv::{self, Capability, StorageClass, Word};
 use smallvec::SmallVec;
 use std::collections::BTreeSet;
 
+/// The SPIR-V extension of shader execution reordering ([`crate::emit::Options::shader_invocation_reorder`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ReorderExtension {
+    /// `SPV_NV_shader_invocation_reorder`: no ray flags in a hit object, no hit object made
+    /// from a ray query, no changing its shader table index.
+    #[default]
+    Nv,
+    /// `SPV_EXT_shader_invocation_reorder`: every operation.
+    Ext,
+}
+
 /// The IR name of DXIL's hit object type (SM 6.9 shader execution reordering).
 pub const HIT_OBJECT: &str = "dx.types.HitObject";
 
@@ -55,7 +66,7 @@ pub struct ModuleBuilder<'m> {
     /// [`crate::emit::Options::ray_traversal_primitive_culling`].
     pub ray_primitive_culling: bool,
     /// [`crate::emit::Options::shader_invocation_reorder`].
-    pub reorder: crate::emit::ReorderExtension,
+    pub reorder: ReorderExtension,
     /// [`crate::Options::float_controls2`]: precise float operations also carry
     /// `FPFastMathMode None`.
     pub float_controls2: bool,
@@ -142,7 +153,7 @@ impl<'m> ModuleBuilder<'m> {
             // Set from the options by `translate`, the only maker of modules.
             sample_count_spec_id: 0,
             ray_primitive_culling: false,
-            reorder: crate::emit::ReorderExtension::Nv,
+            reorder: ReorderExtension::Nv,
             float_controls2: false,
             half_bits: 16,
             float_controls: FloatControls::default(),
@@ -519,12 +530,12 @@ impl<'m> ModuleBuilder<'m> {
     /// its capability.
     pub fn hit_object_t(&mut self) -> Word {
         match self.reorder {
-            crate::emit::ReorderExtension::Nv => {
+            ReorderExtension::Nv => {
                 self.extension("SPV_NV_shader_invocation_reorder");
                 self.capability(spirv::Capability::ShaderInvocationReorderNV);
                 self.b.type_hit_object_nv()
             }
-            crate::emit::ReorderExtension::Ext => {
+            ReorderExtension::Ext => {
                 self.extension("SPV_EXT_shader_invocation_reorder");
                 self.capability(spirv::Capability::ShaderInvocationReorderEXT);
                 self.b.type_hit_object_ext()

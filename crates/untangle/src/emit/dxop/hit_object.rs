@@ -29,7 +29,8 @@
 //! | `TraceRay` | `OpHitObjectTraceRay` | same |
 //! | `MakeMiss` (flags, miss index, ray) | `OpHitObjectRecordMiss` (flags must be 0: NV has none) | `OpHitObjectRecordMiss` with flags |
 //! | `MakeNop` | `OpHitObjectRecordEmpty` | same |
-//! | `FromRayQuery`, `FromRayQueryWithAttrs` | refused (NV cannot make a hit from a query) | `OpHitObjectRecordFromQuery`, SBT index 0 (D3D's initial shader table index) |
+//! | `FromRayQuery` | refused (NV cannot make a hit from a query) | `OpHitObjectRecordFromQuery`, SBT index 0 (D3D's initial shader table index) |
+//! | `FromRayQueryWithAttrs` | refused (`support`) | refused: it needs `OpHitObjectRecordFromQuery`'s optional Hit Kind (registry, 2026), which SPIRV-Tools 2025.5 rejects |
 //! | `Invoke` | `OpHitObjectExecuteShader` | same |
 //! | `MaybeReorderThread` | `OpReorderThreadWithHitObject`, hint and bits unless bits is 0; a hit object known to be `MakeNop` with bits: `OpReorderThreadWithHint` | same |
 //! | `IsMiss`, `IsHit`, `IsNop` | `OpHitObjectIsMiss`, `IsHit`, `IsEmpty` | same |
@@ -39,7 +40,7 @@
 //! | `ObjectToWorld3x4`, `WorldToObject3x4` (row, column) | element (column, row) of `OpHitObjectGetObjectToWorld` / `WorldToObject` (`mat4x3`) | same |
 //! | `GeometryIndex`, `InstanceIndex`, `InstanceID`, `PrimitiveIndex`, `HitKind` | `OpHitObjectGetGeometryIndex`, `GetInstanceId`, `GetInstanceCustomIndex`, `GetPrimitiveIndex`, `GetHitKind` | same |
 //! | `ShaderTableIndex` | `OpHitObjectGetShaderBindingTableRecordIndex` | same |
-//! | `SetShaderTableIndex` | refused (NV cannot change it) | `OpHitObjectSetShaderBindingTableRecordIndex` on the source's slot, which then must have no other use |
+//! | `SetShaderTableIndex` | refused (NV cannot change it) | a `MakeMiss`/`MakeNop` source is recorded again into the call's own slot, then `OpHitObjectSetShaderBindingTableRecordIndex`; another source is changed in place, which must be its last use |
 //! | `LoadLocalRootTableConstant` (byte offset) | a 32-bit load at `OpHitObjectGetShaderRecordBufferHandle` + offset (`PhysicalStorageBuffer`) | same |
 //! | `Attributes` | `OpHitObjectGetAttributes` into a `HitObjectAttribute` variable of the attribute type, copied to the alloca | same |
 //!
@@ -76,14 +77,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     pub(crate) fn plan_hit_objects(&mut self) -> Result<Option<(Word, Word)>> {
         let f = self.f;
         let mut producers: Vec<(BlockId, InstId)> = Vec::new();
-        let mut phis: Vec<BlockId> = Vec::new();
+        let mut phis: Vec<(BlockId, InstId)> = Vec::new();
         let mut stores = false;
         for &b in &f.layout {
             for &i in &f.blocks[b].insts {
                 let inst = &f.insts[i];
                 match &inst.kind {
                     InstKind::Call { .. } if self.is_hit_object_ty(inst.ty) => producers.push((b, i)),
-                    InstKind::Phi { .. } if self.is_hit_object_ty(inst.ty) => phis.push(b),
+                    InstKind::Phi { .. } if self.is_hit_object_ty(inst.ty) => phis.push((b, i)),
                     InstKind::Store { value, .. } => {
                         stores |= self.value_ty(*value).is_some_and(|t| self.is_hit_object_ty(t));
                     }
@@ -94,23 +95,41 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if producers.is_empty() {
             return Ok(None);
         }
-        let reach = |from: BlockId| -> HashSet<BlockId> {
+        // The blocks reachable from `from`'s successors without entering `stop`.
+        let reach = |from: BlockId, stop: Option<BlockId>| -> HashSet<BlockId> {
             let mut seen = HashSet::new();
             let mut stack: Vec<BlockId> = f.blocks[from].terminator.successors().into_vec();
             while let Some(b) = stack.pop() {
-                if seen.insert(b) {
+                if Some(b) != stop && seen.insert(b) {
                     stack.extend(f.blocks[b].terminator.successors());
                 }
             }
             seen
         };
         for &(b, i) in &producers {
-            let from_b = reach(b);
+            let from_b = reach(b, None);
             if !from_b.contains(&b) {
                 continue;
             }
             let op = self.call_op(i).map(|o| o.name()).unwrap_or("a hit-object call");
-            let carried = phis.iter().any(|&p| from_b.contains(&p) && reach(p).contains(&b));
+            // A PHI on a cycle with the producer holds an older value of the producer's
+            // slot; it is refused when that value is read after the producer ran again:
+            // a use of the PHI (or of a select or PHI made from it) reachable from the
+            // producer without passing the PHI's block, which would define it anew.
+            let carried = phis.iter().any(|&(pb, phi)| {
+                if !from_b.contains(&pb) || !reach(pb, None).contains(&b) {
+                    return false;
+                }
+                let after = reach(b, Some(pb));
+                let position = |blk: BlockId, inst: InstId| -> Option<usize> {
+                    f.blocks[blk].insts.iter().position(|&x| x == inst)
+                };
+                let at = position(b, i).unwrap_or(0);
+                self.carriers(phi).into_iter().any(|(ub, u, pred)| match pred {
+                    Some(pb2) => pb2 == b || after.contains(&pb2),
+                    None => after.contains(&ub) || (ub == b && position(ub, u).is_some_and(|k| k > at)),
+                })
+            });
             if carried || stores {
                 return Err(self.form_in_function(
                     op,
@@ -131,6 +150,50 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(Some((ty, id)))
     }
 
+    /// The uses of hit-object PHI `phi` and of the selects and PHIs made from it, as (block,
+    /// using instruction, predecessor for a PHI's incoming edge); terminator uses count as
+    /// the block's last instruction (`InstId` of the phi itself stands in).
+    fn carriers(&self, phi: InstId) -> Vec<(BlockId, InstId, Option<BlockId>)> {
+        let f = self.f;
+        let mut values = vec![phi];
+        let mut uses = Vec::new();
+        let mut k = 0;
+        while k < values.len() {
+            let v = Value::Inst(values[k]);
+            k += 1;
+            for &b in &f.layout {
+                for &j in &f.blocks[b].insts {
+                    match &f.insts[j].kind {
+                        InstKind::Phi { incoming } => {
+                            for &(x, pred) in incoming.iter() {
+                                if x == v {
+                                    uses.push((b, j, Some(pred)));
+                                    if !values.contains(&j) {
+                                        values.push(j);
+                                    }
+                                }
+                            }
+                        }
+                        kind => {
+                            let mut hit = false;
+                            kind.for_each_operand(|x| hit |= x == v);
+                            if hit {
+                                uses.push((b, j, None));
+                                if matches!(kind, InstKind::Select { .. }) && !values.contains(&j) {
+                                    values.push(j);
+                                }
+                            }
+                        }
+                    }
+                }
+                if f.blocks[b].terminator.operands().into_iter().any(|x| x == v) {
+                    uses.push((b, phi, Some(b)));
+                }
+            }
+        }
+        uses
+    }
+
     /// The operation a call instruction makes, if it is a `dx.op` call.
     fn call_op(&self, i: InstId) -> Option<DxOp> {
         crate::dxil::decode_call(self.cx.m, self.f, i, "").ok().flatten().map(|c| c.op)
@@ -142,6 +205,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// The slot pointer of the hit object in argument `k`.
     fn hit_object(&mut self, c: &Call<'_>, k: usize) -> Result<Word> {
+        if self.is_undef(self.arg(c, k)?) {
+            return Err(self.invalid(c, &format!("operand {}", k + 1), "HitObject is undef"));
+        }
         let index = self.arg_val(c, k)?;
         self.slot_ptr(c, index)
     }
@@ -218,58 +284,24 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.ids_void(spelled(Op::HitObjectTraceRayNV, Op::HitObjectTraceRayEXT, r), &ops)?;
                 return Ok(Some(index));
             }
-            DxOp::HitObject_MakeMiss => {
+            DxOp::HitObject_MakeMiss | DxOp::HitObject_MakeNop => {
                 let (index, p) = self.own_slot(c)?;
-                let flags = self.index_u32(c, 0)?;
-                let miss = self.index_u32(c, 1)?;
-                let origin = self.arg_vec3(c, 2)?;
-                let tmin = self.arg_f32(c, 5)?;
-                let dir = self.arg_vec3(c, 6)?;
-                let tmax = self.arg_f32(c, 9)?;
-                match r {
-                    ReorderExtension::Nv => {
-                        if self.cx.const_value_u32(flags) != Some(0) {
-                            return Err(self.not_in_nv(c, "ray flags on a miss hit object (only 0 is expressible)"));
-                        }
-                        self.ids_void(Op::HitObjectRecordMissNV, &[p, miss, origin, tmin, dir, tmax])?;
-                    }
-                    ReorderExtension::Ext => {
-                        self.cx.ray_flags_used(flags);
-                        self.ids_void(Op::HitObjectRecordMissEXT, &[p, flags, miss, origin, tmin, dir, tmax])?;
-                    }
-                }
+                self.record(c, p)?;
                 return Ok(Some(index));
             }
-            DxOp::HitObject_MakeNop => {
-                let (index, p) = self.own_slot(c)?;
-                self.ids_void(spelled(Op::HitObjectRecordEmptyNV, Op::HitObjectRecordEmptyEXT, r), &[p])?;
-                return Ok(Some(index));
-            }
-            DxOp::HitObject_FromRayQuery | DxOp::HitObject_FromRayQueryWithAttrs => {
+            DxOp::HitObject_FromRayQuery => {
                 if r == ReorderExtension::Nv {
                     return Err(self.not_in_nv(c, "hit object made from a ray query"));
                 }
                 let (index, p) = self.own_slot(c)?;
                 let (rq, _) = self.ray_query(c)?;
+                // D3D's initial shader table index is 0 (hlsl-specs 0027).
                 let sbt = self.cx.const_u32(0);
-                let (attrs, kind) = if c.op == DxOp::HitObject_FromRayQueryWithAttrs {
-                    let kind = self.index_u32(c, 1)?;
-                    let (ty, src) = self.attribute_arg(c, 2)?;
-                    let var = self.attribute_var(ty)?;
-                    let t = self.cx.ty(ty)?;
-                    let value = self.ids_op(Op::Load, t, &[src])?;
-                    self.ids_void(Op::Store, &[var, value])?;
-                    (var, Some(kind))
-                } else {
-                    // A triangle hit: the implementation supplies the barycentrics.
-                    let v2 = self.cx.vec(f, 2);
-                    let class = StorageClass::HitObjectAttributeEXT;
-                    let var = self.cx.global_var(class, v2, "hit_object_barycentrics");
-                    (var, None)
-                };
-                let mut ops = vec![p, rq, sbt, attrs];
-                ops.extend(kind);
-                self.ids_void(Op::HitObjectRecordFromQueryEXT, &ops)?;
+                // A committed triangle: the attributes operand is ignored (the query's
+                // barycentrics are taken), but must be a `HitObjectAttributeEXT` variable.
+                let v2 = self.cx.vec(f, 2);
+                let attrs = self.cx.global_var(StorageClass::HitObjectAttributeEXT, v2, "hit_object_barycentrics");
+                self.ids_void(Op::HitObjectRecordFromQueryEXT, &[p, rq, sbt, attrs])?;
                 return Ok(Some(index));
             }
             DxOp::HitObject_SetShaderTableIndex => {
@@ -277,20 +309,37 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     return Err(self.not_in_nv(c, "way to change a hit object's shader table index"));
                 }
                 let source = self.arg(c, 0)?;
-                let sole_use = match source {
-                    Value::Inst(s) => self.uses_of(s) == 1,
+                let sbt = self.index_u32(c, 1)?;
+                let made = match source {
+                    Value::Inst(s) => crate::dxil::decode_call(self.cx.m, self.f, s, "").ok().flatten().map(|d| (s, d)),
+                    _ => None,
+                };
+                if let Some((s, d)) =
+                    made.filter(|(_, d)| matches!(d.op, DxOp::HitObject_MakeMiss | DxOp::HitObject_MakeNop))
+                {
+                    // A miss or nop hit object depends on its operands only: made again in
+                    // this call's own slot, which then takes the index; the source is intact.
+                    let (index, p) = self.own_slot(c)?;
+                    let ty = self.f.insts[s].ty;
+                    self.record(&Call { op: d.op, args: d.args, inst: s, ty }, p)?;
+                    self.ids_void(Op::HitObjectSetShaderBindingTableRecordIndexEXT, &[p, sbt])?;
+                    return Ok(Some(index));
+                }
+                // Otherwise (a traced hit, one from a query) the source's slot changes in
+                // place, which only its last use may do.
+                let last_use = match source {
+                    Value::Inst(s) => self.no_use_after(s, c.inst),
                     _ => false,
                 };
-                if !sole_use {
+                if !last_use {
                     return Err(self.form(
                         c.op,
                         "the source hit object is used elsewhere: SPIR-V changes a hit object's shader table index \
                          in place and cannot copy hit objects",
                     ));
                 }
+                let p = self.hit_object(c, 0)?;
                 let index = self.arg_val(c, 0)?;
-                let p = self.slot_ptr(c, index)?;
-                let sbt = self.index_u32(c, 1)?;
                 self.ids_void(Op::HitObjectSetShaderBindingTableRecordIndexEXT, &[p, sbt])?;
                 return Ok(Some(index));
             }
@@ -412,7 +461,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             DxOp::HitObject_GeometryIndex => {
                 (Op::HitObjectGetGeometryIndexNV, Op::HitObjectGetGeometryIndexEXT, u, Num::UInt)
             }
-            DxOp::HitObject_InstanceIndex => (Op::HitObjectGetInstanceIdNV, Op::HitObjectGetInstanceIdEXT, u, Num::UInt),
+            DxOp::HitObject_InstanceIndex => {
+                (Op::HitObjectGetInstanceIdNV, Op::HitObjectGetInstanceIdEXT, u, Num::UInt)
+            }
             DxOp::HitObject_InstanceID => {
                 (Op::HitObjectGetInstanceCustomIndexNV, Op::HitObjectGetInstanceCustomIndexEXT, u, Num::UInt)
             }
@@ -433,16 +484,55 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.num_to_ir(x, num, c.ty).map(Some)
     }
 
-    /// How many operands of the function's instructions and terminators name `i`.
-    fn uses_of(&self, i: InstId) -> usize {
-        let f = self.f;
-        let mut n = 0;
-        for &b in &f.layout {
-            for &j in &f.blocks[b].insts {
-                f.insts[j].kind.for_each_operand(|v| n += usize::from(v == Value::Inst(i)));
-            }
-            n += f.blocks[b].terminator.operands().into_iter().filter(|&v| v == Value::Inst(i)).count();
+    /// Records the miss or nop hit object of `c` (`MakeMiss`, `MakeNop`) into slot pointer `p`.
+    fn record(&mut self, c: &Call<'_>, p: Word) -> Result<()> {
+        let r = self.cx.reorder;
+        if c.op == DxOp::HitObject_MakeNop {
+            return self.ids_void(spelled(Op::HitObjectRecordEmptyNV, Op::HitObjectRecordEmptyEXT, r), &[p]);
         }
-        n
+        let flags = self.index_u32(c, 0)?;
+        let miss = self.index_u32(c, 1)?;
+        let origin = self.arg_vec3(c, 2)?;
+        let tmin = self.arg_f32(c, 5)?;
+        let dir = self.arg_vec3(c, 6)?;
+        let tmax = self.arg_f32(c, 9)?;
+        match r {
+            ReorderExtension::Nv => {
+                if self.cx.const_value_u32(flags) != Some(0) {
+                    return Err(self.not_in_nv(c, "ray flags on a miss hit object (only 0 is expressible)"));
+                }
+                self.ids_void(Op::HitObjectRecordMissNV, &[p, miss, origin, tmin, dir, tmax])
+            }
+            ReorderExtension::Ext => {
+                self.cx.ray_flags_used(flags);
+                self.ids_void(Op::HitObjectRecordMissEXT, &[p, flags, miss, origin, tmin, dir, tmax])
+            }
+        }
+    }
+
+    /// Whether every use of `i` other than by `at` is an instruction before `at` in `at`'s
+    /// block (so nothing reads `i` once `at` ran; conservative: any use elsewhere counts).
+    fn no_use_after(&self, i: InstId, at: InstId) -> bool {
+        let f = self.f;
+        let mut before = true;
+        for &b in &f.layout {
+            let mut seen_at = false;
+            for &j in &f.blocks[b].insts {
+                if j == at {
+                    seen_at = true;
+                    continue;
+                }
+                let mut uses = false;
+                f.insts[j].kind.for_each_operand(|v| uses |= v == Value::Inst(i));
+                let here = f.blocks[b].insts.contains(&at);
+                if uses && (!here || seen_at) {
+                    before = false;
+                }
+            }
+            if f.blocks[b].terminator.operands().into_iter().any(|v| v == Value::Inst(i)) {
+                before = false;
+            }
+        }
+        before
     }
 }

@@ -79,7 +79,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     return Err(self.invalid(
                         c,
                         "operand 2",
-                        format!("ray-query flags {query_flags:#x}: only RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS (0x1) exists"),
+                        format!(
+                            "ray-query flags {query_flags:#x}: only RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS (0x1) exists"
+                        ),
                     ));
                 }
             }

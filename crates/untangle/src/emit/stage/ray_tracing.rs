@@ -38,7 +38,7 @@ use crate::emit::entry::export_name;
 use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::{ModuleBuilder, RayState};
 use crate::front::container::ShaderKind;
-use crate::ir::{Function, InstKind, Module, Value};
+use crate::ir::{ConstKind, Function, InstKind, Module, Value};
 use rspirv::spirv::{Capability, StorageClass, Word};
 
 impl RayState {
@@ -107,9 +107,14 @@ impl RayState {
                 };
                 // The hit-object operations may also name the stage's incoming payload
                 // (`SPV_*_shader_invocation_reorder` accept `IncomingRayPayloadKHR`).
-                if matches!(arg, Some(Value::Arg(_))) && matches!(call.op, DxOp::HitObject_TraceRay | DxOp::HitObject_Invoke)
+                if matches!(arg, Some(Value::Arg(_)))
+                    && matches!(call.op, DxOp::HitObject_TraceRay | DxOp::HitObject_Invoke)
                 {
                     continue;
+                }
+                let undef = |k| matches!(m.constants.get(k).kind, ConstKind::Undef | ConstKind::Poison);
+                if arg.is_some_and(|&v| matches!(v, Value::Const(k) if undef(k))) {
+                    return Err(malformed(Subject::Op(call.op), "the payload is undef (DXC's validator rejects it)"));
                 }
                 let Some(&Value::Inst(a)) = arg else {
                     return Err(Error::UnsupportedForm {
