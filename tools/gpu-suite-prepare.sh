@@ -9,8 +9,9 @@
 #               geometry, amplification, mesh and pixel shaders of `untangle-gpu graphics`
 #               (corpus-dxil/; ../shared
 #               is not on the device), the work-graph scheduler's test binary with the
-#               work-graph libraries (wg/), the scaling benchmark with the system allocator
-#               and with mimalloc (scaling/), and a copy of gpu-suite.sh.
+#               work-graph libraries (wg/), the ray-tracing test binary (rt/), the scaling
+#               benchmark with the system allocator and with mimalloc (scaling/), and a copy
+#               of gpu-suite.sh.
 # Then: run `bash .vkrunner/gpu-suite.sh` on the device, carrying .gl and .vkrunner
 # (SUITE=corpus-shaders for the corpus compute shaders only, SUITE=graphics for the graphics
 # pipelines, SUITE=device for those and the differential runs, SUITE=all for everything).
@@ -43,17 +44,27 @@ cp ../shared/corpus/dxil/vkd3d-proton/*.cs_6_*.dxil .vkrunner/corpus-dxil/
 # The graphics pipelines' stages (vkd3d-proton vs/hs/ds/gs/ps shaders, and the as/ms shaders
 # of the mesh pipelines).
 cp ../shared/corpus/dxil/vkd3d-proton/*.[vhdgpam]s_6_*.dxil .vkrunner/corpus-dxil/
-# The work-graph scheduler's test binary (no LLVM) and the libraries it runs.
-mkdir -p .vkrunner/wg
-wg=$(cargo test --release -p untangle-testkit --no-default-features --features vulkan --test gpu_work_graphs \
-  --no-run --message-format json 2>/dev/null | python3 -c 'import json,sys
+# A test binary of the test kit (no LLVM), built with the Vulkan runners: its path.
+test_binary() {
+  cargo test --release -p untangle-testkit --no-default-features --features vulkan --test "$1" \
+    --no-run --message-format json 2>/dev/null | python3 -c 'import json,sys
 for l in sys.stdin:
     m = json.loads(l)
-    if m.get("reason") == "compiler-artifact" and m.get("target", {}).get("name") == "gpu_work_graphs" and m.get("executable"):
-        print(m["executable"])')
+    if m.get("reason") == "compiler-artifact" and m.get("target", {}).get("name") == sys.argv[1] and m.get("executable"):
+        print(m["executable"])' "$1"
+}
+# The work-graph scheduler's test binary and the libraries it runs.
+mkdir -p .vkrunner/wg
+wg=$(test_binary gpu_work_graphs)
 cp "$wg" .vkrunner/wg/gpu_work_graphs
 strip .vkrunner/wg/gpu_work_graphs
 cp ../shared/corpus/dxil/vkd3d-proton/workgraph.*.dxil .vkrunner/wg/
+# The ray-tracing test binary (its own .ll inputs built in; rt.default from the corpus):
+# SUITE=raytracing, including shader execution reordering.
+mkdir -p .vkrunner/rt
+cp "$(test_binary gpu_ray_tracing)" .vkrunner/rt/gpu_ray_tracing
+strip .vkrunner/rt/gpu_ray_tracing
+cp ../shared/corpus/dxil/vkd3d-proton/rt.default.lib_6_3.dxil .vkrunner/rt/
 # The scaling benchmark (no LLVM), with the system allocator and with mimalloc
 # (SUITE=scaling: BENCHMARKS.md's quiet-machine table).
 mkdir -p .vkrunner/scaling

@@ -20,9 +20,13 @@ for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig;
 # SUITE=workgraphs runs the test binary `gpu_work_graphs` (every vkd3d-proton work-graph
 # library through the test kit's reference scheduler, expected buffers compared; the
 # libraries are copied to ../shared/corpus, where the binary looks for them);
+# SUITE=raytracing runs the test binary `gpu_ray_tracing` (rt.default's pipeline, callable
+# shaders, inline ray queries, and SM 6.9 shader execution reordering: hit objects traced,
+# reordered and invoked, skipped without VK_NV_ray_tracing_invocation_reorder);
 # SUITE=scaling runs the scaling benchmark (BENCHMARKS.md) with the system allocator and with
 # mimalloc, writing scaling-system.md and scaling-mimalloc.md;
-# SUITE=device runs corpus-shaders, diff, graphics and workgraphs; SUITE=all runs everything.
+# SUITE=device runs corpus-shaders, diff, graphics, workgraphs and raytracing; SUITE=all runs
+# everything.
 set -uo pipefail
 R=.vkrunner
 nvidia-smi -L 2>/dev/null || true
@@ -35,7 +39,7 @@ threads=$(nproc)
 start=$(date +%s)
 suite=${SUITE:-traces}
 # SUITE=device: corpus shaders and differential runs, no random traces.
-[ "$suite" = device ] && { SUITE_DIFF=1; SUITE_SHADERS=1; SUITE_GRAPHICS=1; SUITE_WORKGRAPHS=1; }
+[ "$suite" = device ] && { SUITE_DIFF=1; SUITE_SHADERS=1; SUITE_GRAPHICS=1; SUITE_WORKGRAPHS=1; SUITE_RAYTRACING=1; }
 crc=0
 if [ "$suite" = scaling ]; then
   # The scaling benchmark on this quiet machine, system allocator then mimalloc (each
@@ -60,6 +64,15 @@ if [ "$suite" = workgraphs ] || [ "$suite" = all ] || [ -n "${SUITE_WORKGRAPHS:-
   echo "workgraphs: exit $wrc after $(( $(date +%s) - start )) s"
   if [ "$suite" = workgraphs ]; then exit "$wrc"; fi
   crc=$wrc
+fi
+if [ "$suite" = raytracing ] || [ "$suite" = all ] || [ -n "${SUITE_RAYTRACING:-}" ]; then
+  mkdir -p ../shared/corpus/dxil/vkd3d-proton
+  cp -n "$R"/rt/*.dxil ../shared/corpus/dxil/vkd3d-proton/
+  "$R/rt/gpu_ray_tracing" --nocapture --test-threads 1 2>&1 | tee "${OUT:-/tmp}/gpu-ray-tracing.log"
+  trc=${PIPESTATUS[0]}
+  echo "raytracing: exit $trc after $(( $(date +%s) - start )) s"
+  if [ "$suite" = raytracing ]; then exit "$trc"; fi
+  [ "$crc" = 0 ] && crc=$trc
 fi
 if [ "$suite" = graphics ] || [ "$suite" = all ] || [ -n "${SUITE_GRAPHICS:-}" ]; then
   "$R/untangle-gpu" graphics --corpus "$R/corpus-dxil" 2>&1 | tee "${OUT:-/tmp}/gpu-graphics.log"

@@ -174,6 +174,11 @@ fn device_features(words: &[u32]) -> serde_json::Value {
 fn options_of(args: &Convert) -> Result<Options, Failure> {
     let mut options = Options {
         maximal_reconvergence: args.maximal_reconvergence,
+        shader_invocation_reorder: if args.reorder_ext {
+            untangle::ReorderExtension::Ext
+        } else {
+            untangle::ReorderExtension::Nv
+        },
         float_controls2: args.float_controls2,
         min_precision: if args.min_precision_32bit {
             untangle::MinPrecision::Float32

@@ -114,6 +114,12 @@ pub struct Convert {
     /// it that UAV is an ordinary one.
     #[arg(long, num_args = 2, value_names = ["REGISTER", "SPACE"])]
     pub nvapi: Option<Vec<u32>>,
+    /// Lower SM 6.9 shader execution reordering to `SPV_EXT_shader_invocation_reorder`
+    /// (`VK_EXT_ray_tracing_invocation_reorder`) instead of NVIDIA's extension, which lacks
+    /// a hit object's ray flags, hit objects from ray queries and changing the shader table
+    /// index.
+    #[arg(long)]
+    pub reorder_ext: bool,
     /// A library's entry to translate (its exported name, e.g. `RayGen`). Without it, a
     /// library writes every entry into the output directory as `OUT/NAME.spv`.
     #[arg(long, value_name = "NAME")]

@@ -14,6 +14,11 @@
 //!   committed status, instance, primitive and T of triangle and box hits (devices
 //!   without `VK_KHR_ray_query` skip).
 //!
+//! - shader execution reordering (`corpus/lib_ser_gpu.ll`, SM 6.9): a raygen shader traces
+//!   into hit objects, reorders on them and invokes them; hit and miss shaders write
+//!   distinguishable values per pixel (devices without `VK_NV_ray_tracing_invocation_reorder`
+//!   skip).
+//!
 //! Devices without `VK_KHR_ray_tracing_pipeline` (lavapipe) skip, saying so.
 
 use std::path::PathBuf;
@@ -174,8 +179,8 @@ fn rt_default_runs_closest_hit_miss_any_hit_intersection_and_local_constants() {
 /// the launch height, which returns `(height + launch x) * 3`; `Gen` stores both.
 #[test]
 fn callable_shaders_return_their_data() {
-    const OPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/lib_ray_ops.ll");
-    let shader = Shader::parse(&std::fs::read(OPS).unwrap()).unwrap();
+    // Built in: the test binary runs on the device machine without the repository.
+    let shader = Shader::parse(include_bytes!("../../../corpus/lib_ray_ops.ll")).unwrap();
     let options = Options {
         root_signature: Some(RootSignatureBinding {
             signature: parse_hlsl("SRV(t0), UAV(u0)", Version::V1_1).unwrap(),
@@ -217,17 +222,7 @@ fn callable_shaders_return_their_data() {
         timeout: std::time::Duration::from_secs(10),
         ..Default::default()
     };
-    let device = match RtDevice::open() {
-        Ok(RtOpen::Ready(d)) => d,
-        Ok(RtOpen::Unsupported(why)) => {
-            eprintln!("ray tracing skipped: {why}");
-            return;
-        }
-        Err(e) => {
-            eprintln!("ray tracing skipped: no Vulkan device ({e})");
-            return;
-        }
-    };
+    let Some(device) = ray_tracing_device("callable shaders") else { return };
     let out = device.run(&case).unwrap();
     let words: Vec<u32> = out[0].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
     let expected: Vec<u32> = (0..width).flat_map(|x| [0, (1 + x) * 3]).collect();
@@ -251,8 +246,7 @@ const QUERY_EXPECTED: [(u32, u32, u32, f32); 5] =
 /// on devices without `VK_KHR_ray_query` (and ray tracing), saying so.
 #[test]
 fn inline_ray_query_in_compute_reports_committed_hits() {
-    const CS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/cs_ray_query.ll");
-    let shader = Shader::parse(&std::fs::read(CS).unwrap()).unwrap();
+    let shader = Shader::parse(include_bytes!("../../../corpus/cs_ray_query.ll")).unwrap();
     let options = Options {
         root_signature: Some(RootSignatureBinding {
             signature: parse_hlsl("SRV(t0), SRV(t1), UAV(u0)", Version::V1_1).unwrap(),
@@ -341,4 +335,100 @@ fn inline_ray_query_in_compute_reports_committed_hits() {
     assert_ne!(got, QUERY_EXPECTED);
     let miss = (0, !0, !0, -1.0);
     assert_eq!(got, [miss, miss, QUERY_EXPECTED[2], miss, miss], "triangles moved away");
+}
+
+/// The ray-tracing device, or `None` after saying why `what` is skipped.
+fn ray_tracing_device(what: &str) -> Option<Box<RtDevice>> {
+    match RtDevice::open() {
+        Ok(RtOpen::Ready(d)) => Some(d),
+        Ok(RtOpen::Unsupported(why)) => {
+            eprintln!("{what} skipped: {why} (lavapipe has no ray tracing)");
+            None
+        }
+        Err(e) => {
+            eprintln!("{what} skipped: no Vulkan device ({e})");
+            None
+        }
+    }
+}
+
+/// Shader execution reordering (`corpus/lib_ser_gpu.ll`, `SPV_NV_shader_invocation_reorder`):
+/// `Gen` traces ray x into a hit object (even x at the triangle, odd x beside it), reads
+/// `IsHit`, calls `MaybeReorderThread` on it with hint x, then `Invoke`s it: the closest hit
+/// writes 1000 + x, the miss 2000 + x; each pixel stores (payload, IsHit). The triangle moved
+/// away makes every ray miss, so a wrong expectation is caught. Skips without
+/// `VK_NV_ray_tracing_invocation_reorder`.
+#[test]
+fn shader_execution_reordering_invokes_hit_and_miss_records() {
+    let shader = Shader::parse(include_bytes!("../../../corpus/lib_ser_gpu.ll")).unwrap();
+    let options = Options {
+        root_signature: Some(RootSignatureBinding {
+            signature: parse_hlsl("SRV(t0), UAV(u0)", Version::V1_1).unwrap(),
+            layout: LayoutOptions { model: BindingModel::Heap, ..Default::default() },
+        }),
+        ..Default::default()
+    };
+    let mut modules = Vec::new();
+    let mut push_addresses = Vec::new();
+    for (name, stage) in [
+        ("Gen", ash::vk::ShaderStageFlags::RAYGEN_KHR),
+        ("Hit", ash::vk::ShaderStageFlags::CLOSEST_HIT_KHR),
+        ("Sky", ash::vk::ShaderStageFlags::MISS_KHR),
+    ] {
+        let t = shader.translate_entry(name, &options).unwrap();
+        untangle_spirv_tools::assert_valid(&t.words, "vulkan1.3", name);
+        if name == "Gen" {
+            for m in &t.layout.as_ref().unwrap().layout.push_constants.members {
+                let PushKind::RootDescriptorAddress { class, .. } = m.kind else { panic!("{:?}", m.kind) };
+                let what = if class == untangle::dxil::ResourceClass::Srv { Address::Tlas } else { Address::Buffer(0) };
+                push_addresses.push((m.offset, what));
+            }
+        }
+        modules.push((name.to_string(), t.words, stage));
+    }
+    assert_eq!(push_addresses.len(), 2, "the structure's and the buffer's addresses");
+    let width = 8u32;
+    let identity = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let case = RtCase {
+        name: "lib_ser_gpu".into(),
+        modules,
+        raygen: ("Gen".into(), Vec::new()),
+        misses: vec![("Sky".into(), Vec::new())],
+        hit_groups: vec![RtHitGroup { closest: Some("Hit".into()), ..Default::default() }],
+        triangles: vec![[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]],
+        geometry_opaque: true,
+        instances: vec![RtInstance {
+            aabbs: false,
+            transform: identity,
+            custom_index: 0,
+            mask: 0xff,
+            sbt_offset: 0,
+            flags: 0,
+        }],
+        push_constants: vec![0; 16],
+        push_addresses,
+        buffers: vec![vec![0u8; 8 * width as usize]],
+        launch: [width, 1],
+        max_recursion: 1,
+        timeout: std::time::Duration::from_secs(10),
+        ..Default::default()
+    };
+    let expected: Vec<u32> = (0..width).flat_map(|x| if x % 2 == 0 { [1000 + x, 1] } else { [2000 + x, 0] }).collect();
+    let Some(device) = ray_tracing_device("shader execution reordering") else { return };
+    if !device.invocation_reorder {
+        eprintln!("shader execution reordering skipped: {} has no VK_NV_ray_tracing_invocation_reorder", device.name);
+        return;
+    }
+    eprintln!("shader execution reordering on {}", device.name);
+    let words = |case: &RtCase| -> Vec<u32> {
+        let out = device.run(case).unwrap();
+        out[0].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+    };
+    assert_eq!(words(&case), expected, "hit objects: (payload, IsHit) per pixel");
+    let mut moved = case.clone();
+    moved.instances[0].transform[3] = 10.0;
+    let got = words(&moved);
+    assert_ne!(got, expected);
+    let all_miss: Vec<u32> = (0..width).flat_map(|x| [2000 + x, 0]).collect();
+    assert_eq!(got, all_miss, "the triangle moved away: every ray misses");
 }

@@ -1155,69 +1155,84 @@ fn system_values() -> Vec<Case> {
 /// components and a committed procedural hit; a second query without constant flags.
 fn ray_queries() -> Vec<Case> {
     let accel = || vec![Res::new("bvh", RC::Srv, K::RTAccelerationStructure, 0)];
-    vec![case("ray_query.every_operation", ALL, accel(), |b| {
-        let (x, t) = (b.input(Scalar::F32), b.input(Scalar::F32));
-        b.declare("declare i32 @dx.op.allocateRayQuery(i32, i32)");
+    // SM 6.9's `allocateRayQuery2`: constant ray flags (`RAY_FLAG_FORCE_OPAQUE`) and the
+    // ray-query flag `RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS`.
+    let flags2 = case("ray_query.allocate_ray_query2", ALL, accel(), |b| {
+        let x = b.input(Scalar::F32);
+        b.declare("declare i32 @dx.op.allocateRayQuery2(i32, i32, i32)");
         b.declare("declare void @dx.op.rayQuery_TraceRayInline(i32, i32, %dx.types.Handle, i32, i32, float, float, float, float, float, float, float, float)");
         b.declare("declare i1 @dx.op.rayQuery_Proceed.i1(i32, i32)");
-        b.declare("declare void @dx.op.rayQuery_Abort(i32, i32)");
-        b.declare("declare void @dx.op.rayQuery_CommitNonOpaqueTriangleHit(i32, i32)");
-        b.declare("declare void @dx.op.rayQuery_CommitProceduralPrimitiveHit(i32, i32, float)");
-        b.declare("declare i32 @dx.op.rayQuery_StateScalar.i32(i32, i32)");
-        b.declare("declare i1 @dx.op.rayQuery_StateScalar.i1(i32, i32)");
-        b.declare("declare float @dx.op.rayQuery_StateScalar.f32(i32, i32)");
-        b.declare("declare float @dx.op.rayQuery_StateVector.f32(i32, i32, i8)");
-        b.declare("declare float @dx.op.rayQuery_StateMatrix.f32(i32, i32, i32, i8)");
-        b.line("%rq = call i32 @dx.op.allocateRayQuery(i32 178, i32 1)");
-        b.line("%rq2 = call i32 @dx.op.allocateRayQuery(i32 178, i32 0)");
-        b.line(format!("call void @dx.op.rayQuery_TraceRayInline(i32 179, i32 %rq, %dx.types.Handle %bvh, i32 0, i32 255, float {x}, float 0.0, float 0.0, float 0.0, float 0.0, float 0.0, float 1.0, float {t})"));
-        b.line(format!("call void @dx.op.rayQuery_TraceRayInline(i32 179, i32 %rq2, %dx.types.Handle %bvh, i32 4, i32 1, float 0.0, float {x}, float 0.0, float 0.5, float 1.0, float 0.0, float 0.0, float 100.0)"));
+        b.line("%rq = call i32 @dx.op.allocateRayQuery2(i32 258, i32 1, i32 1)");
+        b.line(format!("call void @dx.op.rayQuery_TraceRayInline(i32 179, i32 %rq, %dx.types.Handle %bvh, i32 0, i32 255, float {x}, float 0.0, float 0.0, float 0.0, float 0.0, float 0.0, float 1.0, float 10.0)"));
         b.line("%go = call i1 @dx.op.rayQuery_Proceed.i1(i32 180, i32 %rq)");
         b.output(Scalar::I1, "%go");
-        b.line("call void @dx.op.rayQuery_CommitNonOpaqueTriangleHit(i32 182, i32 %rq)");
-        b.line(format!("call void @dx.op.rayQuery_CommitProceduralPrimitiveHit(i32 183, i32 %rq, float {t})"));
-        for (op, ty, scalar) in [
-            (184, "i32", Scalar::I32),
-            (185, "i32", Scalar::I32),
-            (190, "i1", Scalar::I1),
-            (191, "i1", Scalar::I1),
-            (192, "i1", Scalar::I1),
-            (195, "i32", Scalar::I32),
-            (198, "f32", Scalar::F32),
-            (199, "f32", Scalar::F32),
-            (200, "f32", Scalar::F32),
-            (201, "i32", Scalar::I32),
-            (202, "i32", Scalar::I32),
-            (203, "i32", Scalar::I32),
-            (204, "i32", Scalar::I32),
-            (207, "i32", Scalar::I32),
-            (208, "i32", Scalar::I32),
-            (209, "i32", Scalar::I32),
-            (210, "i32", Scalar::I32),
-            (214, "i32", Scalar::I32),
-            (215, "i32", Scalar::I32),
-        ] {
-            let v = b.fresh();
-            let lt = if ty == "f32" { "float" } else { ty };
-            b.line(format!("{v} = call {lt} @dx.op.rayQuery_StateScalar.{ty}(i32 {op}, i32 %rq)"));
-            b.output(scalar, &v);
-        }
-        for (op, n) in [(193, 2), (194, 2), (196, 3), (197, 3), (205, 3), (206, 3), (211, 3), (212, 3)] {
-            for k in 0..n {
+    });
+    vec![
+        flags2,
+        case("ray_query.every_operation", ALL, accel(), |b| {
+            let (x, t) = (b.input(Scalar::F32), b.input(Scalar::F32));
+            b.declare("declare i32 @dx.op.allocateRayQuery(i32, i32)");
+            b.declare("declare void @dx.op.rayQuery_TraceRayInline(i32, i32, %dx.types.Handle, i32, i32, float, float, float, float, float, float, float, float)");
+            b.declare("declare i1 @dx.op.rayQuery_Proceed.i1(i32, i32)");
+            b.declare("declare void @dx.op.rayQuery_Abort(i32, i32)");
+            b.declare("declare void @dx.op.rayQuery_CommitNonOpaqueTriangleHit(i32, i32)");
+            b.declare("declare void @dx.op.rayQuery_CommitProceduralPrimitiveHit(i32, i32, float)");
+            b.declare("declare i32 @dx.op.rayQuery_StateScalar.i32(i32, i32)");
+            b.declare("declare i1 @dx.op.rayQuery_StateScalar.i1(i32, i32)");
+            b.declare("declare float @dx.op.rayQuery_StateScalar.f32(i32, i32)");
+            b.declare("declare float @dx.op.rayQuery_StateVector.f32(i32, i32, i8)");
+            b.declare("declare float @dx.op.rayQuery_StateMatrix.f32(i32, i32, i32, i8)");
+            b.line("%rq = call i32 @dx.op.allocateRayQuery(i32 178, i32 1)");
+            b.line("%rq2 = call i32 @dx.op.allocateRayQuery(i32 178, i32 0)");
+            b.line(format!("call void @dx.op.rayQuery_TraceRayInline(i32 179, i32 %rq, %dx.types.Handle %bvh, i32 0, i32 255, float {x}, float 0.0, float 0.0, float 0.0, float 0.0, float 0.0, float 1.0, float {t})"));
+            b.line(format!("call void @dx.op.rayQuery_TraceRayInline(i32 179, i32 %rq2, %dx.types.Handle %bvh, i32 4, i32 1, float 0.0, float {x}, float 0.0, float 0.5, float 1.0, float 0.0, float 0.0, float 100.0)"));
+            b.line("%go = call i1 @dx.op.rayQuery_Proceed.i1(i32 180, i32 %rq)");
+            b.output(Scalar::I1, "%go");
+            b.line("call void @dx.op.rayQuery_CommitNonOpaqueTriangleHit(i32 182, i32 %rq)");
+            b.line(format!("call void @dx.op.rayQuery_CommitProceduralPrimitiveHit(i32 183, i32 %rq, float {t})"));
+            for (op, ty, scalar) in [
+                (184, "i32", Scalar::I32),
+                (185, "i32", Scalar::I32),
+                (190, "i1", Scalar::I1),
+                (191, "i1", Scalar::I1),
+                (192, "i1", Scalar::I1),
+                (195, "i32", Scalar::I32),
+                (198, "f32", Scalar::F32),
+                (199, "f32", Scalar::F32),
+                (200, "f32", Scalar::F32),
+                (201, "i32", Scalar::I32),
+                (202, "i32", Scalar::I32),
+                (203, "i32", Scalar::I32),
+                (204, "i32", Scalar::I32),
+                (207, "i32", Scalar::I32),
+                (208, "i32", Scalar::I32),
+                (209, "i32", Scalar::I32),
+                (210, "i32", Scalar::I32),
+                (214, "i32", Scalar::I32),
+                (215, "i32", Scalar::I32),
+            ] {
                 let v = b.fresh();
-                b.line(format!("{v} = call float @dx.op.rayQuery_StateVector.f32(i32 {op}, i32 %rq, i8 {k})"));
-                b.output(Scalar::F32, &v);
+                let lt = if ty == "f32" { "float" } else { ty };
+                b.line(format!("{v} = call {lt} @dx.op.rayQuery_StateScalar.{ty}(i32 {op}, i32 %rq)"));
+                b.output(scalar, &v);
             }
-        }
-        for op in 186..=189 {
-            for (row, col) in [(0, 0), (1, 2), (2, 3)] {
-                let v = b.fresh();
-                b.line(format!(
-                    "{v} = call float @dx.op.rayQuery_StateMatrix.f32(i32 {op}, i32 %rq, i32 {row}, i8 {col})"
-                ));
-                b.output(Scalar::F32, &v);
+            for (op, n) in [(193, 2), (194, 2), (196, 3), (197, 3), (205, 3), (206, 3), (211, 3), (212, 3)] {
+                for k in 0..n {
+                    let v = b.fresh();
+                    b.line(format!("{v} = call float @dx.op.rayQuery_StateVector.f32(i32 {op}, i32 %rq, i8 {k})"));
+                    b.output(Scalar::F32, &v);
+                }
             }
-        }
-        b.line("call void @dx.op.rayQuery_Abort(i32 181, i32 %rq2)");
-    })]
+            for op in 186..=189 {
+                for (row, col) in [(0, 0), (1, 2), (2, 3)] {
+                    let v = b.fresh();
+                    b.line(format!(
+                        "{v} = call float @dx.op.rayQuery_StateMatrix.f32(i32 {op}, i32 %rq, i32 {row}, i8 {col})"
+                    ));
+                    b.output(Scalar::F32, &v);
+                }
+            }
+            b.line("call void @dx.op.rayQuery_Abort(i32 181, i32 %rq2)");
+        }),
+    ]
 }

@@ -41,6 +41,10 @@ pub struct RtDevice {
     pub name: String,
     /// `VK_KHR_ray_query` and its `rayQuery` feature are enabled: compute cases can run.
     pub ray_query: bool,
+    /// `VK_NV_ray_tracing_invocation_reorder` and its `rayTracingInvocationReorder` feature
+    /// are enabled: modules with `SPV_NV_shader_invocation_reorder` (SM 6.9 shader execution
+    /// reordering) can run.
+    pub invocation_reorder: bool,
 }
 
 /// Where a push-constant address points.
@@ -172,15 +176,19 @@ impl RtDevice {
         let mut fas = vk::PhysicalDeviceAccelerationStructureFeaturesKHR::default();
         let mut frt = vk::PhysicalDeviceRayTracingPipelineFeaturesKHR::default();
         let mut frq = vk::PhysicalDeviceRayQueryFeaturesKHR::default();
+        let mut fro = vk::PhysicalDeviceRayTracingInvocationReorderFeaturesNV::default();
         let mut f2 = vk::PhysicalDeviceFeatures2::default()
             .push_next(&mut f12)
             .push_next(&mut fas)
             .push_next(&mut frt)
-            .push_next(&mut frq);
+            .push_next(&mut frq)
+            .push_next(&mut fro);
         // SAFETY: the chain lives through the call.
         unsafe { instance.get_physical_device_features2(physical, &mut f2) };
         let core = f2.features;
         let ray_query = has(ash::khr::ray_query::NAME) && frq.ray_query == vk::TRUE;
+        let invocation_reorder =
+            has(ash::nv::ray_tracing_invocation_reorder::NAME) && fro.ray_tracing_invocation_reorder == vk::TRUE;
         if f12.buffer_device_address != vk::TRUE
             || fas.acceleration_structure != vk::TRUE
             || frt.ray_tracing_pipeline != vk::TRUE
@@ -214,6 +222,8 @@ impl RtDevice {
         let mut eas = vk::PhysicalDeviceAccelerationStructureFeaturesKHR::default().acceleration_structure(true);
         let mut ert = vk::PhysicalDeviceRayTracingPipelineFeaturesKHR::default().ray_tracing_pipeline(true);
         let mut erq = vk::PhysicalDeviceRayQueryFeaturesKHR::default().ray_query(true);
+        let mut ero =
+            vk::PhysicalDeviceRayTracingInvocationReorderFeaturesNV::default().ray_tracing_invocation_reorder(true);
         let enabled = vk::PhysicalDeviceFeatures::default()
             .shader_int64(core.shader_int64 == vk::TRUE)
             .shader_float64(core.shader_float64 == vk::TRUE)
@@ -226,9 +236,15 @@ impl RtDevice {
         if ray_query {
             e2 = e2.push_next(&mut erq);
         }
+        if invocation_reorder {
+            e2 = e2.push_next(&mut ero);
+        }
         let mut ext_names: Vec<*const std::ffi::c_char> = needed.iter().map(|n| n.as_ptr()).collect();
         if ray_query {
             ext_names.push(ash::khr::ray_query::NAME.as_ptr());
+        }
+        if invocation_reorder {
+            ext_names.push(ash::nv::ray_tracing_invocation_reorder::NAME.as_ptr());
         }
         let create = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
@@ -264,6 +280,7 @@ impl RtDevice {
             sbt,
             name,
             ray_query,
+            invocation_reorder,
         })))
     }
 

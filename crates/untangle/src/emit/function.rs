@@ -244,6 +244,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             long_scratch: HashMap::default(),
             handles: HashMap::default(),
             ray_queries: HashMap::default(),
+            hit_slots: HashMap::default(),
+            hit_array: 0,
+            hit_attrs: HashMap::default(),
             cur: scfg.entry,
             reloads: HashMap::default(),
             used_members,
@@ -623,6 +626,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// Which values need a `Function` variable, and the variables of PHIs and allocas.
     fn plan_variables(&mut self) -> Result<Vec<(Word, Word)>> {
         let mut demote: HashSet<InstId> = HashSet::default();
+        let mut vars = Vec::new();
         let f = self.f;
         let mut blocks: Vec<BlockId> = f.layout.iter().copied().filter(|&b| self.sblock_of[b].is_some()).collect();
         blocks.sort();
@@ -647,13 +651,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.need(v, su, &mut demote);
             }
         }
+        vars.extend(self.plan_hit_objects()?);
         let wide = self.wide_slot_maps();
         for &u in &blocks {
             if self.direct_phis(u, &wide) {
                 self.direct.insert(u);
             }
         }
-        let mut vars = Vec::new();
         let mut sorted: Vec<InstId> = demote.into_iter().collect();
         sorted.sort();
         for i in sorted {

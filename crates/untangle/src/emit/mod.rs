@@ -115,7 +115,7 @@ mod work_graph;
 pub mod writer;
 
 pub use error::{BindingMapError, Error, LibraryEntry, NotAShader, Result, Subject, VendorRefusal};
-pub use module::ModuleBuilder;
+pub use module::{ModuleBuilder, ReorderExtension};
 pub use support::{stage_support, support, Family, Refusal, StageFamily, Support};
 
 use binding_model::{BindingMap, DefaultPlacement, MappingRow, ResourceRemap, VkBinding};
@@ -257,6 +257,12 @@ pub struct Options {
     /// (`dxop/feedback.rs`, `docs/sampler-feedback.md`). `None` (the default): the
     /// operations are refused with [`support::Refusal::NoVulkanFeature`].
     pub sampler_feedback: Option<SamplerFeedbackEncoding>,
+    /// Which SPIR-V extension SM 6.9 shader execution reordering (`HitObject_*`,
+    /// `MaybeReorderThread`) lowers to: NVIDIA's (the default; the device needs
+    /// `VK_NV_ray_tracing_invocation_reorder`) or the cross-vendor one
+    /// (`VK_EXT_ray_tracing_invocation_reorder`), which also expresses the operations NVIDIA's
+    /// lacks (`dxop/hit_object.rs`).
+    pub shader_invocation_reorder: ReorderExtension,
     /// The vendor driver extensions the layer exposes and the device features their
     /// lowering may use ([`VendorFeatures`]). Default: none, and every vendor intrinsic is
     /// refused with an error naming the missing feature.
@@ -350,6 +356,7 @@ impl Default for Options {
             output_swizzles: Vec::new(),
             sampler_feedback: None,
             vendor: VendorFeatures::default(),
+            shader_invocation_reorder: ReorderExtension::Nv,
         }
     }
 }
@@ -558,6 +565,13 @@ pub struct FnEmit<'a, 'm> {
     pub handles: HashMap<InstId, Handle>,
     /// `allocateRayQuery` results: the query's variable and its constant ray flags.
     pub ray_queries: HashMap<InstId, (Word, u32)>,
+    /// Hit-object producing calls: their slot in [`Self::hit_array`] (`dxop/hit_object.rs`).
+    pub hit_slots: HashMap<InstId, u32>,
+    /// The function's `Function` array of hit objects, one slot per producing call (0:
+    /// none).
+    pub hit_array: Word,
+    /// `HitObjectAttribute*` variables by attribute type.
+    pub hit_attrs: HashMap<TypeId, Word>,
     /// The original block being emitted.
     cur: SBlock,
     reloads: HashMap<(SBlock, InstId), Word>,

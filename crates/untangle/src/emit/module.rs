@@ -21,6 +21,20 @@ use rspirv::spirv::{self, Capability, StorageClass, Word};
 use smallvec::SmallVec;
 use std::collections::BTreeSet;
 
+/// The SPIR-V extension of shader execution reordering ([`crate::emit::Options::shader_invocation_reorder`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ReorderExtension {
+    /// `SPV_NV_shader_invocation_reorder`: no ray flags in a hit object, no hit object made
+    /// from a ray query, no changing its shader table index.
+    #[default]
+    Nv,
+    /// `SPV_EXT_shader_invocation_reorder`: every operation.
+    Ext,
+}
+
+/// The IR name of DXIL's hit object type (SM 6.9 shader execution reordering).
+pub const HIT_OBJECT: &str = "dx.types.HitObject";
+
 pub struct ModuleBuilder<'m> {
     pub m: &'m Module,
     pub b: Builder,
@@ -56,6 +70,8 @@ pub struct ModuleBuilder<'m> {
     pub sample_count: SampleCount,
     /// [`crate::emit::Options::ray_traversal_primitive_culling`].
     pub ray_primitive_culling: bool,
+    /// [`crate::emit::Options::shader_invocation_reorder`].
+    pub reorder: ReorderExtension,
     /// [`crate::Options::float_controls2`]: precise float operations also carry
     /// `FPFastMathMode None`.
     pub float_controls2: bool,
@@ -156,6 +172,7 @@ impl<'m> ModuleBuilder<'m> {
             // Set from the options by `translate`, the only maker of modules.
             sample_count: SampleCount::default(),
             ray_primitive_culling: false,
+            reorder: ReorderExtension::Nv,
             float_controls2: false,
             half_bits: 16,
             float_controls: FloatControls::default(),
@@ -308,6 +325,10 @@ impl<'m> ModuleBuilder<'m> {
                 let n = self.const_u32(len);
                 self.b.type_array(e, n)
             }
+            // A hit object is the index of its slot in the function's array of hit objects
+            // (`dxop/hit_object.rs`): SPIR-V's hit objects are opaque and live only in
+            // variables, so PHIs, selects and memory carry the index.
+            Type::Named(_) if types.struct_name(t) == Some(HIT_OBJECT) => self.u32_t(),
             // Node record pointers are 64-bit device addresses (`stage::node`).
             Type::Pointer { addr_space: 6, .. } => self.uint(64),
             Type::Struct { .. } | Type::Named(_) => {
@@ -548,10 +569,34 @@ impl<'m> ModuleBuilder<'m> {
     /// ([`crate::emit::Options::ray_traversal_primitive_culling`]).
     pub fn ray_flags_used(&mut self, flags: Word) {
         const SKIP_TRIANGLES_OR_PROCEDURAL: u32 = 0x100 | 0x200;
+        // `RAY_FLAG_FORCE_OMM_2_STATE` is Vulkan's `ForceOpacityMicromap2StateEXT` (both
+        // 0x400), which needs `SPV_EXT_opacity_micromap`'s capability.
+        const FORCE_OMM_2_STATE: u32 = 0x400;
+        if self.const_value_u32(flags).is_some_and(|f| f & FORCE_OMM_2_STATE != 0) {
+            self.extension("SPV_EXT_opacity_micromap");
+            self.capability(spirv::Capability::RayTracingOpacityMicromapEXT);
+        }
         if self.ray_primitive_culling
             && self.const_value_u32(flags).is_none_or(|f| f & SKIP_TRIANGLES_OR_PROCEDURAL != 0)
         {
             self.capability(spirv::Capability::RayTraversalPrimitiveCullingKHR);
+        }
+    }
+
+    /// The hit object type of [`Self::reorder`]'s extension, declaring the extension and
+    /// its capability.
+    pub fn hit_object_t(&mut self) -> Word {
+        match self.reorder {
+            ReorderExtension::Nv => {
+                self.extension("SPV_NV_shader_invocation_reorder");
+                self.capability(spirv::Capability::ShaderInvocationReorderNV);
+                self.b.type_hit_object_nv()
+            }
+            ReorderExtension::Ext => {
+                self.extension("SPV_EXT_shader_invocation_reorder");
+                self.capability(spirv::Capability::ShaderInvocationReorderEXT);
+                self.b.type_hit_object_ext()
+            }
         }
     }
 

@@ -88,6 +88,9 @@ pub enum Family {
     /// Inline ray queries: `allocateRayQuery` and every `rayQuery_*` operation, in any
     /// stage (`ray_query.rs`).
     RayQuery,
+    /// SM 6.9 shader execution reordering: every `HitObject_*` operation and
+    /// `MaybeReorderThread` (`hit_object.rs`).
+    HitObjects,
     /// Work-graph node operations: node and record handles, input and output records,
     /// output counts, cross-group sharing, recursion levels (`nodes.rs`; the node stage is
     /// `crates/untangle/src/emit/stage/node.rs`, the scheduler contract
@@ -115,6 +118,7 @@ impl Family {
             Family::MeshShading => "mesh.rs",
             Family::RayTracing => "raytracing.rs",
             Family::RayQuery => "ray_query.rs",
+            Family::HitObjects => "hit_object.rs",
             Family::WorkGraphs => "nodes.rs",
         }
     }
@@ -175,10 +179,6 @@ pub enum Refusal {
 /// refused until their family lands (issue 34).
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
 pub enum Pending {
-    /// `HitObject_*` and `MaybeReorderThread` (SM 6.9 shader execution reordering).
-    ShaderExecutionReordering,
-    /// `AllocateRayQuery2` (SM 6.9: ray-query flags with opacity micromaps).
-    RayQueryFlags,
     /// The SM 6.10 experimental table: group wave queries, cluster ids, triangle positions,
     /// linear algebra, debugging.
     Experimental,
@@ -187,11 +187,6 @@ pub enum Pending {
 impl Pending {
     fn reason(self) -> &'static str {
         match self {
-            Pending::ShaderExecutionReordering => {
-                "a shader-execution-reordering operation (SM 6.9); its lowering to SPV_NV_shader_invocation_reorder \
-                 has not landed"
-            }
-            Pending::RayQueryFlags => "AllocateRayQuery2 (SM 6.9 ray-query flags); its lowering has not landed",
             Pending::Experimental => {
                 "an operation of the SM 6.10 experimental table (a preview); its lowering has not landed"
             }
@@ -205,6 +200,9 @@ pub enum Uncovered {
     /// `writeSamplerFeedback*`: refused unless the layer selects a feedback-map encoding
     /// (`Options::sampler_feedback`), which the dispatcher then lowers (`dxop/feedback.rs`).
     SamplerFeedback,
+    /// `HitObject_FromRayQueryWithAttrs`: a hit object from a ray query's procedural hit,
+    /// with its hit kind.
+    HitObjectFromQueryHitKind,
 }
 
 impl Refusal {
@@ -217,6 +215,11 @@ impl Refusal {
             Refusal::NoVulkanFeature(Uncovered::SamplerFeedback) => "Vulkan has no sampler feedback: a layer \
                 emulates feedback maps in a storage image under an encoding it shares with the shader, and none \
                 was selected (Options::sampler_feedback; vkd3d-proton's is SamplerFeedbackEncoding::Vkd3dProton)"
+                .into(),
+            Refusal::NoVulkanFeature(Uncovered::HitObjectFromQueryHitKind) => "SPV_NV_shader_invocation_reorder \
+                makes no hit object from a ray query, and SPV_EXT_shader_invocation_reorder's \
+                OpHitObjectRecordFromQueryEXT takes the hit kind only since the SPIR-V registry's 2026 revision, \
+                which the SPIRV-Tools untangle validates against (2025.5) rejects"
                 .into(),
             Refusal::NotLoweredYet(p) => p.reason().into(),
             Refusal::DxbcConverterOnly => "an intermediate of DXC's DXBC converter, removed by its dxil-cleanup \
@@ -344,6 +347,7 @@ fn owner(op: DxOp) -> Owner {
         | PrimitiveIndex
         | GeometryIndex => family(F::RayTracing),
         AllocateRayQuery
+        | AllocateRayQuery2
         | RayQuery_TraceRayInline
         | RayQuery_Proceed
         | RayQuery_Abort
@@ -397,11 +401,9 @@ fn owner(op: DxOp) -> Owner {
             Owner::Refused(Refusal::NoVulkanFeature(Uncovered::SamplerFeedback))
         }
         _ if op.is_reserved() => Owner::Refused(Refusal::Reserved),
-        AllocateRayQuery2 => Owner::Refused(Refusal::NotLoweredYet(Pending::RayQueryFlags)),
         _ if op.is_experimental() => Owner::Refused(Refusal::NotLoweredYet(Pending::Experimental)),
         HitObject_TraceRay
         | HitObject_FromRayQuery
-        | HitObject_FromRayQueryWithAttrs
         | HitObject_MakeMiss
         | HitObject_MakeNop
         | HitObject_Invoke
@@ -426,7 +428,10 @@ fn owner(op: DxOp) -> Owner {
         | HitObject_ShaderTableIndex
         | HitObject_SetShaderTableIndex
         | HitObject_LoadLocalRootTableConstant
-        | HitObject_Attributes => Owner::Refused(Refusal::NotLoweredYet(Pending::ShaderExecutionReordering)),
+        | HitObject_Attributes => family(F::HitObjects),
+        HitObject_FromRayQueryWithAttrs => {
+            Owner::Refused(Refusal::NoVulkanFeature(Uncovered::HitObjectFromQueryHitKind))
+        }
         // The wave and quad operations: DXIL's own list, `DxOp::is_wave_op` (the test
         // `wave_family_is_dxils_wave_list` checks nothing else lands here).
         _ => family(F::Wave),
@@ -615,8 +620,8 @@ mod tests {
         assert_eq!(support(DxOp::Reserved3, Compute), Support::Refused(Refusal::Reserved));
         assert_eq!(support(DxOp::ReservedC4, Pixel), Support::Refused(Refusal::Reserved));
         assert_eq!(support(DxOp::ReservedE0, Compute), Support::Refused(Refusal::Reserved));
-        let ser = Support::Refused(Refusal::NotLoweredYet(Pending::ShaderExecutionReordering));
-        assert_eq!(support(DxOp::HitObject_Invoke, RayGeneration), ser);
+        assert_eq!(support(DxOp::HitObject_Invoke, RayGeneration), Support::Lowered(Family::HitObjects));
+        assert_eq!(support(DxOp::AllocateRayQuery2, Pixel), Support::Lowered(Family::RayQuery));
         assert_eq!(support(DxOp::MaybeReorderThread, Miss), Support::Refused(Refusal::NotInStage));
         let experimental = Support::Refused(Refusal::NotLoweredYet(Pending::Experimental));
         assert_eq!(support(DxOp::GetGroupWaveIndex, Compute), experimental);

@@ -145,6 +145,7 @@ pub(crate) fn translate_entry_local(
     cx.sample_count.value = options.render_target_sample_count;
     cx.sample_count.spec_id = options.render_target_sample_count_spec_id;
     cx.ray_primitive_culling = options.ray_traversal_primitive_culling;
+    cx.reorder = options.shader_invocation_reorder;
     let (binder, layout) = match (&options.placement, &options.root_signature) {
         (Some(placement), _) => (layer_binder(m, func, ep, sm.kind, placement)?, None),
         (None, None) => (Binder::Default(default_placement.clone()), None),

@@ -630,6 +630,14 @@ impl Builder {
         self.type_inst(Op::TypeAccelerationStructureKHR, None, &[])
     }
 
+    pub fn type_hit_object_nv(&mut self) -> Word {
+        self.type_inst(Op::TypeHitObjectNV, None, &[])
+    }
+
+    pub fn type_hit_object_ext(&mut self) -> Word {
+        self.type_inst(Op::TypeHitObjectEXT, None, &[])
+    }
+
     pub fn type_ray_query(&mut self) -> Word {
         self.type_inst(Op::TypeRayQueryKHR, None, &[])
     }

@@ -29,6 +29,7 @@ mod compute;
 mod convert;
 mod feedback;
 mod handles;
+mod hit_object;
 mod integer;
 mod interpolation;
 mod io;
@@ -99,6 +100,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Family::MeshShading => fe.mesh_family_op(c),
             Family::RayTracing => fe.ray_tracing_op(c),
             Family::RayQuery => fe.ray_query_op(c),
+            Family::HitObjects => fe.hit_object_op(c),
             Family::WorkGraphs => fe.node_op(c),
         }
     }

@@ -1,6 +1,7 @@
 //! Inline ray queries (SM 6.5 `RayQuery<>`, `SPV_KHR_ray_query`), in any stage.
 //!
-//! DXIL names a ray query by the `i32` that `allocateRayQuery` returns; each allocation here
+//! DXIL names a ray query by the `i32` that `allocateRayQuery` (or SM 6.9's
+//! `allocateRayQuery2`, which adds the ray-query flags: see there) returns; each allocation here
 //! is a `Private` variable of `OpTypeRayQueryKHR`, and every `rayQuery_*` call must name an
 //! allocation directly (a query chosen through a PHI or a select is refused). The
 //! allocation's constant ray flags (the HLSL template argument) are OR-ed into the flags of
@@ -30,6 +31,8 @@ use rspirv::spirv::{Capability, Op, StorageClass, Word};
 const FAMILY: &str = "ray query";
 const CANDIDATE: u32 = 0;
 const COMMITTED: u32 = 1;
+/// `RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS`, the one SM 6.9 ray-query flag (hlsl-specs 0024).
+const ALLOW_OPACITY_MICROMAPS: u64 = 0x1;
 
 /// The intersection a `RayQuery_Candidate*` or `RayQuery_Committed*` op reads.
 fn intersection(op: DxOp) -> u32 {
@@ -58,11 +61,30 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let u = self.cx.u32_t();
         let f = self.cx.float(32);
         let b = self.cx.bool_t();
-        if c.op == DxOp::AllocateRayQuery {
+        if matches!(c.op, DxOp::AllocateRayQuery | DxOp::AllocateRayQuery2) {
             let flags = self
                 .arg_const(c, 0)
                 .map_err(|_| self.invalid(c, "operand 1", "the ray flags of allocateRayQuery must be a constant"))?
                 as u32;
+            if c.op == DxOp::AllocateRayQuery2 {
+                // SM 6.9 ray-query flags: only `RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS`
+                // (0x1) exists. Vulkan's ray queries consider opacity micromaps without
+                // being asked, so the flag needs nothing here; `RAY_FLAG_FORCE_OMM_2_STATE`
+                // in the ray flags declares `SPV_EXT_opacity_micromap` where a trace uses it
+                // (`ModuleBuilder::ray_flags_used`).
+                let query_flags = self.arg_const(c, 1).map_err(|_| {
+                    self.invalid(c, "operand 2", "the ray-query flags of allocateRayQuery2 must be a constant")
+                })?;
+                if query_flags & !ALLOW_OPACITY_MICROMAPS != 0 {
+                    return Err(self.invalid(
+                        c,
+                        "operand 2",
+                        format!(
+                            "ray-query flags {query_flags:#x}: only RAYQUERY_FLAG_ALLOW_OPACITY_MICROMAPS (0x1) exists"
+                        ),
+                    ));
+                }
+            }
             let t = self.cx.b.type_ray_query();
             let var = self.cx.global_var(StorageClass::Private, t, "ray_query");
             self.ray_queries.insert(c.inst, (var, flags));
@@ -75,6 +97,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let flags = self.index_u32(c, 2)?;
                 let flags = if const_flags != 0 {
                     let k = self.cx.const_u32(const_flags);
+                    self.cx.ray_flags_used(k);
                     self.ids_op(Op::BitwiseOr, u, &[flags, k])?
                 } else {
                     flags
@@ -176,7 +199,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// The ray query variable argument 0 names, and its allocation's constant flags.
-    fn ray_query(&self, c: &Call<'_>) -> Result<(Word, u32)> {
+    pub(super) fn ray_query(&self, c: &Call<'_>) -> Result<(Word, u32)> {
         match self.arg(c, 0)? {
             Value::Inst(i) => self.ray_queries.get(&i).copied(),
             _ => None,

@@ -191,15 +191,29 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// The payload or callable-data variable of argument `k`.
-    fn ray_variable(&mut self, c: &Call<'_>, k: usize) -> Result<Word> {
+    pub(super) fn ray_variable(&mut self, c: &Call<'_>, k: usize) -> Result<Word> {
         let v = self.arg(c, k)?;
         match self.iface.ray.as_ref().and_then(|r| r.pointer(v)) {
             Some((w, StorageClass::RayPayloadKHR | StorageClass::CallableDataKHR)) => Ok(w),
+            // The stage's own payload, which SM 6.9's hit-object operations may name.
+            Some((w, StorageClass::IncomingRayPayloadKHR))
+                if matches!(c.op, DxOp::HitObject_TraceRay | DxOp::HitObject_Invoke) =>
+            {
+                Ok(w)
+            }
             _ => Err(self.form(c.op, "the payload must be an alloca of the calling function")),
         }
     }
 
     fn trace_ray(&mut self, c: &Call<'_>) -> Result<()> {
+        let ops = self.trace_operands(c)?;
+        self.ids_void(Op::TraceRayKHR, &ops)
+    }
+
+    /// The operands of `OpTraceRayKHR` (and of `OpHitObjectTraceRay*`, which takes the same
+    /// after the hit object) from a `traceRay`-shaped call: structure, flags, mask, SBT
+    /// offset and stride, miss index, origin, tmin, direction, tmax, payload variable.
+    pub(super) fn trace_operands(&mut self, c: &Call<'_>) -> Result<Vec<Word>> {
         let accel = self.acceleration_structure(c, 0)?;
         let mut ops = vec![accel];
         for k in 1..=5 {
@@ -211,7 +225,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         ops.push(self.arg_f32(c, 13)?);
         ops.push(self.ray_variable(c, 14)?);
         self.cx.ray_flags_used(ops[1]);
-        self.ids_void(Op::TraceRayKHR, &ops)
+        Ok(ops)
     }
 
     fn report_hit(&mut self, c: &Call<'_>) -> Result<Word> {

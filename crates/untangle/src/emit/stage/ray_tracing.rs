@@ -27,7 +27,8 @@
 //!
 //! The `alloca`s a function passes to `traceRay` become `RayPayloadKHR` variables and those
 //! passed to `callShader` `CallableDataKHR` variables (module scope: `OpTraceRayKHR` and
-//! `OpExecuteCallableKHR` name the variable itself); loads and stores reach them through the
+//! `OpExecuteCallableKHR` name the variable itself; so do SM 6.9's `HitObject_TraceRay` and
+//! `HitObject_Invoke`, which may also name the incoming payload); loads and stores reach them through the
 //! same access chains as any alloca. An intersection shader's `reportHit` copies its
 //! attribute `alloca` into the one `HitAttributeKHR` variable (typed by the first
 //! `reportHit`; another attribute type in the same shader is refused) before
@@ -40,7 +41,7 @@ use crate::emit::entry::export_name;
 use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::{ModuleBuilder, RayState};
 use crate::front::container::ShaderKind;
-use crate::ir::{Function, InstKind, Module, Value};
+use crate::ir::{ConstKind, Function, InstKind, Module, Value};
 use rspirv::spirv::{Capability, StorageClass, Word};
 
 impl RayState {
@@ -100,10 +101,24 @@ impl RayState {
             for &i in &func.blocks[b].insts {
                 let Ok(Some(call)) = crate::dxil::ops::decode_call(m, func, i, "") else { continue };
                 let (arg, class, name) = match call.op {
-                    DxOp::TraceRay => (call.args.get(14), StorageClass::RayPayloadKHR, "ray_payload"),
+                    DxOp::TraceRay | DxOp::HitObject_TraceRay => {
+                        (call.args.get(14), StorageClass::RayPayloadKHR, "ray_payload")
+                    }
+                    DxOp::HitObject_Invoke => (call.args.get(1), StorageClass::RayPayloadKHR, "ray_payload"),
                     DxOp::CallShader => (call.args.get(1), StorageClass::CallableDataKHR, "callable_data"),
                     _ => continue,
                 };
+                // The hit-object operations may also name the stage's incoming payload
+                // (`SPV_*_shader_invocation_reorder` accept `IncomingRayPayloadKHR`).
+                if matches!(arg, Some(Value::Arg(_)))
+                    && matches!(call.op, DxOp::HitObject_TraceRay | DxOp::HitObject_Invoke)
+                {
+                    continue;
+                }
+                let undef = |k| matches!(m.constants.get(k).kind, ConstKind::Undef | ConstKind::Poison);
+                if arg.is_some_and(|&v| matches!(v, Value::Const(k) if undef(k))) {
+                    return Err(malformed(Subject::Op(call.op), "the payload is undef (DXC's validator rejects it)"));
+                }
                 let Some(&Value::Inst(a)) = arg else {
                     return Err(Error::UnsupportedForm {
                         subject: Subject::Op(call.op),
