@@ -121,8 +121,8 @@ pub use emit::locations::{default_location, IoLocation, IoQuery, IoRemap, SigKin
 pub use emit::stream_output::{StreamOutput, StreamOutputDeclaration, StreamOutputError};
 pub use emit::translate::{LayoutReport, RootSignatureBinding};
 pub use emit::{
-    Error as TranslateError, MinPrecision, NvapiSlot, Options, ReorderExtension, SamplerFeedbackEncoding, TessDomainOrigin,
-    Translation, VendorFeatures, VendorRefusal, ViewInstancing, RENDER_TARGET_SAMPLE_COUNT_SPEC_ID,
+    Error as TranslateError, MinPrecision, NvapiSlot, Options, ReorderExtension, SamplerFeedbackEncoding,
+    TessDomainOrigin, Translation, VendorFeatures, VendorRefusal, ViewInstancing, RENDER_TARGET_SAMPLE_COUNT_SPEC_ID,
 };
 pub use error::{Error, Result};
 pub use front::container::ShaderKind;
