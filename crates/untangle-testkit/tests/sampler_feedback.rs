@@ -186,7 +186,7 @@ fn expected(kind: Kind, array: bool, clamp: bool) -> Vec<Step> {
     if array {
         v.push(O(Op::VectorShuffle));
     }
-    v.extend([O(Op::BitwiseAnd), O(Op::SNegate), O(Op::ImageQueryLevels), O(Op::ISub)]);
+    v.extend([O(Op::BitwiseAnd), O(Op::SNegate), O(Op::ImageQueryLevels)]);
     match kind {
         Kind::Implicit => v.extend([O(Op::SampledImage), O(Op::ImageQueryLod), O(Op::CompositeExtract)]),
         Kind::Bias => v.extend([

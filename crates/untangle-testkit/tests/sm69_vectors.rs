@@ -277,7 +277,10 @@ fn long_vectors_are_arrays_of_lanes() {
         if dis.is_empty() {
             continue;
         }
-        assert!(dis.contains(&format!("OpTypeArray %float %uint_{n}")), "<{n}>: no array type\n{dis}");
+        // An array of the lanes (the float one may be pruned once every lane is used
+        // directly: the emitter's clean-ups forward the lanes of a just-built array).
+        let array = format!(" %uint_{n}");
+        assert!(dis.lines().any(|l| l.contains("OpTypeArray") && l.ends_with(&array)), "<{n}>: no array type\n{dis}");
         assert!(!dis.contains("OpVectorExtractDynamic") && !dis.contains("OpVectorShuffle"), "<{n}>");
         // `fmul` and `FMad`'s multiply, `FMax` and the conversions once per lane; the
         // dynamic lane through a Function variable.

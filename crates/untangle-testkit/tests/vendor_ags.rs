@@ -225,7 +225,8 @@ fn float8_conversions_emulated_and_native() {
     untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", "float8 emulated");
     let ops = opcodes(&t.words);
     assert_eq!(count(&ops, Op::FConvert), 0);
-    // One Ldexp (GLSL.std.450 53) per decode, two SMax (42) per encode.
+    // One Ldexp (GLSL.std.450 53) per decode, one SMax (42) per encode (the encoder's two
+    // equal clamps are one instruction after the emitter's value numbering).
     let m = rspirv::dr::load_words(&t.words).unwrap();
     let ext = |n: u32| {
         let insts = m.functions.iter().flat_map(|f| f.all_inst_iter());
@@ -234,7 +235,7 @@ fn float8_conversions_emulated_and_native() {
             .filter(|i| matches!(i.operands.get(1), Some(rspirv::dr::Operand::LiteralExtInstInteger(k)) if *k == n))
             .count()
     };
-    assert_eq!((ext(53), ext(42)), (4, 8));
+    assert_eq!((ext(53), ext(42)), (4, 4));
     let mut o = ags();
     o.vendor.float8 = true;
     let t = translate(text.as_bytes(), &o).expect("native");
