@@ -24,15 +24,19 @@
 //!   and decorations. Uses are counted conservatively: any operand word equal to the id.
 //!
 //! All tables are hash maps consulted by key; nothing is iterated, so the output is
-//! deterministic. Cost: a hash lookup per instruction, and one pass over the function's
-//! words at its end.
+//! deterministic. Cost: one hash of the key per pure instruction or load (the key is
+//! entered with the id the writer will give it, so it is not hashed again); facts about
+//! ids (types, storage classes, struct types, use counts) live in vectors indexed by id,
+//! not in hash maps; two passes over the function's words at its end, and two over the
+//! global section when the module is assembled.
 //!
 //! A low-level module of `emit`: it imports nothing from `emit`.
 
 use foldhash::fast::FixedState;
 use rspirv::spirv::{Op, StorageClass, Word};
 use smallvec::SmallVec;
-use std::collections::{HashMap, HashSet};
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
 
 type Key = SmallVec<[Word; 8]>;
 
@@ -55,63 +59,88 @@ const GLSL_INTEGER: [Word; 11] = [
 /// Memory-access bits that allow reuse: `Aligned` and `Nontemporal`.
 const PLAIN_ACCESS: Word = 0x2 | 0x4;
 
-/// Whether `op` computes its result from its operands alone (identical instructions give
-/// identical results; an unused one can go), `GLSL.std.450` calls aside.
-fn pure_op(op: Op) -> bool {
-    use Op::*;
-    matches!(
-        op,
-        AccessChain
-            | InBoundsAccessChain
-            | CompositeExtract
-            | CompositeConstruct
-            | CompositeInsert
-            | VectorShuffle
-            | VectorExtractDynamic
-            | VectorInsertDynamic
-            | Bitcast
-            | UConvert
-            | SConvert
-            | IAdd
-            | ISub
-            | IMul
-            | UDiv
-            | SDiv
-            | UMod
-            | SRem
-            | SMod
-            | SNegate
-            | ShiftLeftLogical
-            | ShiftRightLogical
-            | ShiftRightArithmetic
-            | BitwiseAnd
-            | BitwiseOr
-            | BitwiseXor
-            | Not
-            | BitFieldInsert
-            | BitFieldSExtract
-            | BitFieldUExtract
-            | BitReverse
-            | BitCount
-            | IEqual
-            | INotEqual
-            | UGreaterThan
-            | SGreaterThan
-            | UGreaterThanEqual
-            | SGreaterThanEqual
-            | ULessThan
-            | SLessThan
-            | ULessThanEqual
-            | SLessThanEqual
-            | LogicalAnd
-            | LogicalOr
-            | LogicalNot
-            | LogicalEqual
-            | LogicalNotEqual
-            | Select
-            | Any
-            | All
-    )
+/// The opcodes whose instructions compute their result from their operands alone
+/// (identical instructions give identical results; an unused one can go), `GLSL.std.450`
+/// calls aside.
+const PURE_OPS: [Op; 50] = [
+    Op::AccessChain,
+    Op::InBoundsAccessChain,
+    Op::CompositeExtract,
+    Op::CompositeConstruct,
+    Op::CompositeInsert,
+    Op::VectorShuffle,
+    Op::VectorExtractDynamic,
+    Op::VectorInsertDynamic,
+    Op::Bitcast,
+    Op::UConvert,
+    Op::SConvert,
+    Op::IAdd,
+    Op::ISub,
+    Op::IMul,
+    Op::UDiv,
+    Op::SDiv,
+    Op::UMod,
+    Op::SRem,
+    Op::SMod,
+    Op::SNegate,
+    Op::ShiftLeftLogical,
+    Op::ShiftRightLogical,
+    Op::ShiftRightArithmetic,
+    Op::BitwiseAnd,
+    Op::BitwiseOr,
+    Op::BitwiseXor,
+    Op::Not,
+    Op::BitFieldInsert,
+    Op::BitFieldSExtract,
+    Op::BitFieldUExtract,
+    Op::BitReverse,
+    Op::BitCount,
+    Op::IEqual,
+    Op::INotEqual,
+    Op::UGreaterThan,
+    Op::SGreaterThan,
+    Op::UGreaterThanEqual,
+    Op::SGreaterThanEqual,
+    Op::ULessThan,
+    Op::SLessThan,
+    Op::ULessThanEqual,
+    Op::SLessThanEqual,
+    Op::LogicalAnd,
+    Op::LogicalOr,
+    Op::LogicalNot,
+    Op::LogicalEqual,
+    Op::LogicalNotEqual,
+    Op::Select,
+    Op::Any,
+    Op::All,
+];
+
+/// [`PURE_OPS`] as a table by opcode (all of them are core opcodes below 512): the test
+/// runs for every instruction written and every word of a function's dead-code pass.
+const PURE_TABLE: [bool; 512] = {
+    let mut table = [false; 512];
+    let mut k = 0;
+    while k < PURE_OPS.len() {
+        table[PURE_OPS[k] as usize] = true;
+        k += 1;
+    }
+    table
+};
+
+/// Whether the opcode `code` is one of [`PURE_OPS`].
+#[inline]
+fn pure_op(code: Word) -> bool {
+    PURE_TABLE.get(code as usize).copied().unwrap_or(false)
+}
+
+/// [`pure_op`], or a call of an integer `GLSL.std.450` function of the import `glsl`.
+#[inline]
+fn pure_with(glsl: Option<Word>, op: Word, operands: &[Word]) -> bool {
+    pure_op(op)
+        || (op == Op::ExtInst as Word
+            && operands.len() >= 2
+            && Some(operands[0]) == glsl
+            && GLSL_INTEGER.contains(&operands[1]))
 }
 
 /// Storage classes whose memory only this invocation writes, or nobody does.
@@ -136,18 +165,65 @@ pub enum Answer {
     Write,
 }
 
+/// Facts about ids, in vectors indexed by id (ids are small and dense: the writer hands
+/// them out in order), 0 meaning none: no hashing on the per-instruction path.
+#[derive(Default)]
+struct IdTable(Vec<Word>);
+
+impl IdTable {
+    #[inline]
+    fn get(&self, id: Word) -> Word {
+        self.0.get(id as usize).copied().unwrap_or(0)
+    }
+
+    #[inline]
+    fn set(&mut self, id: Word, value: Word) {
+        let i = id as usize;
+        if i >= self.0.len() {
+            // `resize` reserves amortized: ids arrive in increasing order.
+            self.0.resize(i + 1, 0);
+        }
+        self.0[i] = value;
+    }
+}
+
+/// A set of ids, dense like [`IdTable`]: which results a removal took away.
+#[derive(Default)]
+pub struct IdSet {
+    members: Vec<bool>,
+    len: usize,
+}
+
+impl IdSet {
+    fn insert(&mut self, id: Word) {
+        let i = id as usize;
+        if i >= self.members.len() {
+            self.members.resize(i + 1, false);
+        }
+        self.len += usize::from(!self.members[i]);
+        self.members[i] = true;
+    }
+
+    #[inline]
+    pub fn contains(&self, id: Word) -> bool {
+        self.members.get(id as usize).copied().unwrap_or(false)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
 #[derive(Default)]
 pub struct Cleanup {
     /// The `GLSL.std.450` import.
     glsl: Option<Word>,
-    /// Pointer type → its storage class.
-    pointer_types: HashMap<Word, Word, FixedState>,
-    /// Pointer value (variable, access chain) → its storage class.
-    pointers: HashMap<Word, Word, FixedState>,
-    /// Struct types.
-    structs: HashSet<Word, FixedState>,
+    /// Pointer type or pointer value (variable, access chain) → its storage class + 1.
+    classes: IdTable,
+    /// Struct type → 1.
+    structs: IdTable,
     /// Result id → its type (values made in functions, and constants).
-    types: HashMap<Word, Word, FixedState>,
+    types: IdTable,
     /// This block's pure instructions: opcode, type and operands → result.
     values: HashMap<Key, Word, FixedState>,
     /// This block's loads since the last effect: type and operands → result.
@@ -156,6 +232,8 @@ pub struct Cleanup {
     stored: HashMap<Word, Word, FixedState>,
     /// This function's constructs: result → (type, constituents).
     constructs: HashMap<Word, (Word, SmallVec<[Word; 4]>), FixedState>,
+    /// Use counts by id, all zero between calls of [`Cleanup::remove_dead`].
+    uses: Vec<u32>,
 }
 
 fn key(head: &[Word], operands: &[Word]) -> Key {
@@ -170,18 +248,20 @@ impl Cleanup {
     }
 
     pub fn pointer_type(&mut self, id: Word, class: Word) {
-        self.pointer_types.insert(id, class);
+        self.classes.set(id, class + 1);
     }
 
     pub fn struct_type(&mut self, id: Word) {
-        self.structs.insert(id);
+        self.structs.set(id, 1);
     }
 
     /// A value of type `ty` (a constant, a variable, a parameter).
+    #[inline]
     pub fn value(&mut self, id: Word, ty: Word) {
-        self.types.insert(id, ty);
-        if let Some(&class) = self.pointer_types.get(&ty) {
-            self.pointers.insert(id, class);
+        self.types.set(id, ty);
+        let class = self.classes.get(ty);
+        if class != 0 {
+            self.classes.set(id, class);
         }
     }
 
@@ -197,40 +277,42 @@ impl Cleanup {
     }
 
     fn pure(&self, op: Op, operands: &[Word]) -> bool {
-        pure_op(op)
-            || (op == Op::ExtInst
-                && operands.len() >= 2
-                && Some(operands[0]) == self.glsl
-                && GLSL_INTEGER.contains(&operands[1]))
+        pure_with(self.glsl, op as Word, operands)
     }
 
     /// Whether a load or store through `ptr` with memory operands `access` may be reused.
     fn reusable_access(&self, ptr: Word, access: &[Word]) -> bool {
-        self.pointers.get(&ptr).is_some_and(|&c| reusable_class(c))
-            && access.first().is_none_or(|&mask| mask & !PLAIN_ACCESS == 0)
+        let class = self.classes.get(ptr);
+        class != 0 && reusable_class(class - 1) && access.first().is_none_or(|&mask| mask & !PLAIN_ACCESS == 0)
     }
 
-    /// Before writing `op` (result type `ty`) with `operands` in a block.
-    pub fn before(&mut self, op: Op, ty: Word, operands: &[Word]) -> Answer {
+    /// Before writing `op` (result type `ty`) with `operands` in a block. When the answer is
+    /// [`Answer::Write`], the writer gives the instruction the result id `next_id` and
+    /// then calls [`Self::after`]: the tables learn it here, so each key is hashed once.
+    pub fn before(&mut self, op: Op, ty: Word, operands: &[Word], next_id: Word) -> Answer {
         if op == Op::CompositeExtract && operands.len() == 2 {
             if let Some(x) = self.extracted(ty, operands[0], operands[1]) {
                 return Answer::Reuse(x);
             }
         }
         if self.pure(op, operands) {
-            let key = key(&[op as Word, ty], operands);
-            if let Some(&id) = self.values.get(&key) {
-                return Answer::Reuse(id);
+            match self.values.entry(key(&[op as Word, ty], operands)) {
+                Entry::Occupied(e) => return Answer::Reuse(*e.get()),
+                Entry::Vacant(e) => {
+                    e.insert(next_id);
+                }
             }
         } else if op == Op::Load && !operands.is_empty() && self.reusable_access(operands[0], &operands[1..]) {
             if let Some(&v) = self.stored.get(&operands[0]) {
-                if self.types.get(&v) == Some(&ty) {
+                if self.types.get(v) == ty {
                     return Answer::Reuse(v);
                 }
             }
-            let key = key(&[ty], operands);
-            if let Some(&id) = self.loads.get(&key) {
-                return Answer::Reuse(id);
+            match self.loads.entry(key(&[ty], operands)) {
+                Entry::Occupied(e) => return Answer::Reuse(*e.get()),
+                Entry::Vacant(e) => {
+                    e.insert(next_id);
+                }
             }
         }
         Answer::Write
@@ -241,22 +323,15 @@ impl Cleanup {
     fn extracted(&self, ty: Word, composite: Word, k: Word) -> Option<Word> {
         let (cty, parts) = self.constructs.get(&composite)?;
         let x = *parts.get(k as usize)?;
-        let whole = self.structs.contains(cty) || parts.iter().all(|p| self.types.get(p) == Some(&ty));
-        (whole && self.types.get(&x) == Some(&ty)).then_some(x)
+        let whole = self.structs.get(*cty) != 0 || parts.iter().all(|&p| self.types.get(p) == ty);
+        (whole && self.types.get(x) == ty).then_some(x)
     }
 
     /// After writing `op` with result `id` (of type `ty`) in a block.
     pub fn after(&mut self, op: Op, ty: Word, id: Word, operands: &[Word]) {
         self.value(id, ty);
-        if self.pure(op, operands) {
-            let key = key(&[op as Word, ty], operands);
-            self.values.insert(key, id);
-            if op == Op::CompositeConstruct {
-                self.constructs.insert(id, (ty, SmallVec::from_slice(operands)));
-            }
-        } else if op == Op::Load && !operands.is_empty() && self.reusable_access(operands[0], &operands[1..]) {
-            let key = key(&[ty], operands);
-            self.loads.insert(key, id);
+        if op == Op::CompositeConstruct {
+            self.constructs.insert(id, (ty, SmallVec::from_slice(operands)));
         }
     }
 
@@ -273,85 +348,100 @@ impl Cleanup {
         }
     }
 
-    /// Whether the instruction at the start of `inst` may be removed when its result is
-    /// unused; then its first operand word is at index 3.
-    fn removable(&self, inst: &[Word]) -> bool {
-        let Some(op) = Op::from_u32(inst[0] & 0xffff) else { return false };
-        if inst.len() < 3 {
-            return false;
-        }
-        match op {
-            Op::Load => inst.get(4).is_none_or(|&mask| mask & !PLAIN_ACCESS == 0),
-            _ => self.pure(op, &inst[3..]),
-        }
-    }
-
     /// Removes the dead pure instructions and plain loads of the function whose words are
-    /// `words` (whole instructions); returns the removed result ids.
-    pub fn remove_dead(&self, words: &mut Vec<Word>) -> HashSet<Word, FixedState> {
+    /// `words[start..]` (whole instructions); returns the removed result ids. Two passes
+    /// over the function's words; use counts live in a table indexed by id (words that
+    /// are no id, at or past the module's `bound`, are not counted).
+    pub fn remove_dead(&mut self, words: &mut Vec<Word>, start: usize, bound: Word) -> IdSet {
         let mut starts = Vec::new();
-        let mut at = 0;
+        let mut at = start;
         while at < words.len() {
             starts.push(at);
             at += ((words[at] >> 16) as usize).max(1);
         }
-        let end_of = |k: usize, starts: &[usize]| starts.get(k + 1).copied().unwrap_or(words.len());
-        let mut uses: HashMap<Word, u32, FixedState> = HashMap::default();
+        starts.push(words.len());
+        let uses = &mut self.uses;
+        if uses.len() < bound as usize {
+            uses.resize(bound as usize, 0);
+        }
         let mut removable = Vec::with_capacity(starts.len());
-        for (k, &s) in starts.iter().enumerate() {
-            let inst = &words[s..end_of(k, &starts)];
-            let r = self.removable(inst);
+        for k in 0..starts.len() - 1 {
+            let inst = &words[starts[k]..starts[k + 1]];
+            let r = removable_inst(self.glsl, inst);
             removable.push(r);
             for &w in &inst[if r { 3 } else { 1 }..] {
-                *uses.entry(w).or_default() += 1;
+                if let Some(n) = uses.get_mut(w as usize) {
+                    *n += 1;
+                }
             }
         }
-        let mut dead = vec![false; starts.len()];
-        let mut removed = HashSet::default();
-        for k in (0..starts.len()).rev() {
+        let mut dead = vec![false; starts.len() - 1];
+        let mut removed = IdSet::default();
+        for k in (0..starts.len() - 1).rev() {
             if !removable[k] {
                 continue;
             }
-            let inst = &words[starts[k]..end_of(k, &starts)];
-            if uses.get(&inst[2]).copied().unwrap_or(0) != 0 {
+            let inst = &words[starts[k]..starts[k + 1]];
+            if uses.get(inst[2] as usize).copied().unwrap_or(0) != 0 {
                 continue;
             }
             dead[k] = true;
             removed.insert(inst[2]);
             for &w in &inst[3..] {
-                if let Some(n) = uses.get_mut(&w) {
-                    *n -= 1;
+                if let Some(n) = uses.get_mut(w as usize) {
+                    *n = n.saturating_sub(1);
                 }
             }
         }
-        if removed.is_empty() {
-            return removed;
-        }
-        let mut out = Vec::with_capacity(words.len());
-        for (k, &s) in starts.iter().enumerate() {
-            if !dead[k] {
-                out.extend_from_slice(&words[s..end_of(k, &starts)]);
+        // Back to all zero for the next function: only the words of this one were counted.
+        for &w in &words[start..] {
+            if let Some(n) = uses.get_mut(w as usize) {
+                *n = 0;
             }
         }
-        *words = out;
+        if dead.iter().any(|&d| d) {
+            let mut to = start;
+            for k in 0..starts.len() - 1 {
+                if !dead[k] {
+                    words.copy_within(starts[k]..starts[k + 1], to);
+                    to += starts[k + 1] - starts[k];
+                }
+            }
+            words.truncate(to);
+        }
         removed
+    }
+}
+
+/// Whether the instruction at the start of `inst` may be removed when its result is
+/// unused; then its first operand word is at index 3.
+fn removable_inst(glsl: Option<Word>, inst: &[Word]) -> bool {
+    let op = inst[0] & 0xffff;
+    if inst.len() < 3 {
+        return false;
+    }
+    if op == Op::Load as Word {
+        inst.get(4).is_none_or(|&mask| mask & !PLAIN_ACCESS == 0)
+    } else {
+        pure_with(glsl, op, &inst[3..])
     }
 }
 
 /// Removes from `words` (a section of `OpName`s or decorations) the instructions whose
 /// target (word 1) is in `removed`.
-pub fn drop_targets(words: &mut Vec<Word>, removed: &HashSet<Word, FixedState>) {
-    let mut out = Vec::with_capacity(words.len());
+pub fn drop_targets(words: &mut Vec<Word>, removed: &IdSet) {
+    let mut to = 0;
     let mut at = 0;
     while at < words.len() {
         let len = ((words[at] >> 16) as usize).max(1);
         let end = (at + len).min(words.len());
-        if !words.get(at + 1).is_some_and(|t| removed.contains(t)) {
-            out.extend_from_slice(&words[at..end]);
+        if !words.get(at + 1).is_some_and(|&t| removed.contains(t)) {
+            words.copy_within(at..end, to);
+            to += end - at;
         }
         at = end;
     }
-    *words = out;
+    words.truncate(to);
 }
 
 /// Whether a global instruction of opcode `op` may go when nothing uses its result (types
@@ -385,15 +475,13 @@ fn instructions(words: &[Word]) -> Vec<(usize, usize)> {
 /// `annotations` (decoration operands after the target count). Also returns the removed
 /// ids, whose names and decorations must go too. Uses are counted conservatively: any
 /// operand word equal to the id.
-pub fn prune_globals(
-    globals: &[Word],
-    users: &[&[Word]],
-    annotations: &[Word],
-) -> (Vec<Word>, HashSet<Word, FixedState>) {
-    let mut uses: HashMap<Word, u32, FixedState> = HashMap::default();
-    let count = |ws: &[Word], uses: &mut HashMap<Word, u32, FixedState>| {
+pub fn prune_globals(globals: &[Word], users: &[&[Word]], annotations: &[Word], bound: Word) -> (Vec<Word>, IdSet) {
+    let mut uses = vec![0u32; bound as usize];
+    let count = |ws: &[Word], uses: &mut Vec<u32>| {
         for &w in ws {
-            *uses.entry(w).or_default() += 1;
+            if let Some(n) = uses.get_mut(w as usize) {
+                *n += 1;
+            }
         }
     };
     for section in users {
@@ -413,25 +501,27 @@ pub fn prune_globals(
         let at = removable_global(globals[s] & 0xffff).filter(|&k| s + k < e);
         for (k, &w) in globals[s + 1..e].iter().enumerate() {
             if Some(k + 1) != at {
-                *uses.entry(w).or_default() += 1;
+                if let Some(n) = uses.get_mut(w as usize) {
+                    *n += 1;
+                }
             }
         }
         result.push(at.map(|k| globals[s + k]));
     }
-    let mut removed = HashSet::default();
+    let mut removed = IdSet::default();
     let mut dead = vec![false; insts.len()];
     for (i, &(s, e)) in insts.iter().enumerate().rev() {
         let Some(id) = result[i] else { continue };
-        if uses.get(&id).copied().unwrap_or(0) != 0 {
+        if uses.get(id as usize).copied().unwrap_or(0) != 0 {
             continue;
         }
         dead[i] = true;
         removed.insert(id);
         let at = removable_global(globals[s] & 0xffff).unwrap_or(0);
-        for (k, w) in globals[s + 1..e].iter().enumerate() {
+        for (k, &w) in globals[s + 1..e].iter().enumerate() {
             if k + 1 != at {
-                if let Some(n) = uses.get_mut(w) {
-                    *n -= 1;
+                if let Some(n) = uses.get_mut(w as usize) {
+                    *n = n.saturating_sub(1);
                 }
             }
         }

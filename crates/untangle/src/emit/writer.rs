@@ -234,7 +234,7 @@ impl Builder {
             return Ok(self.assemble_from(&self.debug_names, &self.annotations, &self.globals));
         }
         let users = [&self.entry_points[..], &self.execution_modes[..], &self.functions[..]];
-        let (globals, removed) = cleanup::prune_globals(&self.globals, &users, &self.annotations);
+        let (globals, removed) = cleanup::prune_globals(&self.globals, &users, &self.annotations, self.next_id);
         if removed.is_empty() {
             return Ok(self.assemble_from(&self.debug_names, &self.annotations, &globals));
         }
@@ -300,7 +300,7 @@ impl Builder {
     pub fn block_value(&mut self, op: Op, ty: Word, operands: &[Word]) -> BuildResult<Word> {
         if self.position == Position::Block {
             if let Some(c) = &mut self.cleanup {
-                if let Answer::Reuse(id) = c.before(op, ty, operands) {
+                if let Answer::Reuse(id) = c.before(op, ty, operands, self.next_id) {
                     return Ok(id);
                 }
             }
@@ -795,10 +795,8 @@ impl Builder {
         if !matches!(self.position, Position::FunctionHead | Position::Function) {
             return Err(BuildError::MismatchedFunctionEnd);
         }
-        if let Some(c) = &self.cleanup {
-            let mut body = self.functions.split_off(self.function_start);
-            let removed = c.remove_dead(&mut body);
-            self.functions.append(&mut body);
+        if let Some(c) = &mut self.cleanup {
+            let removed = c.remove_dead(&mut self.functions, self.function_start, self.next_id);
             if !removed.is_empty() {
                 cleanup::drop_targets(&mut self.debug_names, &removed);
                 cleanup::drop_targets(&mut self.annotations, &removed);
