@@ -310,18 +310,25 @@ pub fn wmma_mul_add_shader_at(b_column_major: bool, base: u32) -> String {
     s
 }
 
-/// The inputs of the GPU multiply-add case: A, B and C as functions of (row, column),
-/// small integers every format holds exactly, so `D = A * B + C` is exact in f32.
-pub fn wmma_case_inputs() -> (impl Fn(u32, u32) -> f32, impl Fn(u32, u32) -> f32, impl Fn(u32, u32) -> f32) {
-    (
-        |i: u32, k: u32| ((i + 2 * k) % 5) as f32 - 2.0,
-        |k: u32, j: u32| ((3 * k + j) % 7) as f32 - 3.0,
-        |i: u32, j: u32| i as f32 - j as f32 / 2.0,
-    )
+/// The inputs of the GPU multiply-add case, as functions of (row, column): A, B and C are
+/// small integers (C: halves) every format holds exactly, so `D = A * B + C` is exact in
+/// f32.
+pub fn wmma_case_a(i: u32, k: u32) -> f32 {
+    ((i + 2 * k) % 5) as f32 - 2.0
 }
 
-/// `D[i][j] = sum_k A[i][k] B[k][j] + C[i][j]` of [`wmma_case_inputs`].
+/// B of the GPU multiply-add case (see [`wmma_case_a`]).
+pub fn wmma_case_b(k: u32, j: u32) -> f32 {
+    ((3 * k + j) % 7) as f32 - 3.0
+}
+
+/// C of the GPU multiply-add case (see [`wmma_case_a`]).
+pub fn wmma_case_c(i: u32, j: u32) -> f32 {
+    i as f32 - j as f32 / 2.0
+}
+
+/// `D[i][j] = sum_k A[i][k] B[k][j] + C[i][j]` of [`wmma_case_a`], [`wmma_case_b`],
+/// [`wmma_case_c`].
 pub fn wmma_case_expected(i: u32, j: u32) -> f32 {
-    let (a, b, c) = wmma_case_inputs();
-    (0..16).map(|k| a(i, k) * b(k, j)).sum::<f32>() + c(i, j)
+    (0..16).map(|k| wmma_case_a(i, k) * wmma_case_b(k, j)).sum::<f32>() + wmma_case_c(i, j)
 }

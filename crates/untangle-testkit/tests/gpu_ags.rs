@@ -173,7 +173,9 @@ fn atomic_u64_on_the_device() {
 /// element of D must be `wmma_case_expected`.
 #[test]
 fn wmma_mul_add_on_the_device() {
-    use untangle_testkit::ags::{wmma_case_expected, wmma_case_inputs, wmma_mul_add_shader_at};
+    use untangle_testkit::ags::{
+        wmma_case_a as a, wmma_case_b as b, wmma_case_c as c, wmma_case_expected, wmma_mul_add_shader_at,
+    };
     let Some(mut gpu) = open_or_skip("gpu_ags wmma") else { return };
     if !gpu.info().features.cooperative_matrix_f16_f32 {
         println!("SKIPPED gpu_ags wmma: no VK_KHR_cooperative_matrix 16x16x16 f16 x f16 + f32 form on this device");
@@ -183,7 +185,6 @@ fn wmma_mul_add_on_the_device() {
     const BASE: u32 = 1024;
     let mut o = ags();
     o.vendor.cooperative_matrix = true;
-    let (a, b, c) = wmma_case_inputs();
     let f16 = |x: f32| u32::from(half::f16::from_f32(x).to_bits());
     for column_major in [false, true] {
         let text = cs_threads(&wmma_mul_add_shader_at(column_major, BASE), 1, THREADS);
