@@ -219,7 +219,7 @@ pub fn wmma_load(m: &str, ty: u32, offset: u32, stride: u32) -> String {
 }
 
 /// The four input calls passing matrix `%{m}0..%{m}7` in register `kind`.
-fn wmma_inputs(out: &str, op: Opcode, phase: u32, m: &str, kind: u32) -> String {
+pub fn wmma_inputs(out: &str, op: Opcode, phase: u32, m: &str, kind: u32) -> String {
     (0..4)
         .map(|i| {
             let io = matrix_io(i % 2, i / 2, kind);
@@ -247,6 +247,42 @@ pub fn wmma_mul_acc(d: &str, op: u32, a: &str, b: &str, c: &str) -> String {
     s
 }
 
+/// The 8 output calls `%{d}0..7` of `op` at `phase`.
+fn wmma_outputs(d: &str, op: Opcode, phase: u32) -> String {
+    (0..8).map(|k| call(&format!("{d}{k}"), op, phase, matrix_io(k % 4, k / 4, 0), "0", "0")).collect()
+}
+
+/// `%{d}0..7 = MatrixElementWiseArithmetic(op, a, b)` on matrices of type `ty`
+/// (`op`: 1 add, 2 sub, 3 mul, 4 div, 5 times).
+pub fn wmma_element_wise(d: &str, op: u32, ty: u32, a: &str, b: &str) -> String {
+    use Opcode::MatrixElementWiseArithmetic as E;
+    let mut s = wmma_inputs(d, E, 0, a, 1);
+    s += &wmma_inputs(d, E, 0, b, 2);
+    s += &call(&format!("{d}_op"), E, 1, ty, &op.to_string(), "0");
+    s + &wmma_outputs(d, E, 2)
+}
+
+/// `%{out} = WMMA_ElementExtract(m, index)` (`index` an operand: a constant or `%name`).
+pub fn wmma_extract(out: &str, ty: u32, m: &str, index: &str) -> String {
+    use Opcode::WaveMatrixElementExtract as X;
+    wmma_inputs(out, X, 0, m, 0) + &call(out, X, 1, ty, index, "0")
+}
+
+/// `%{d}0..7 = WMMA_ElementFill(m, index, data)`.
+pub fn wmma_fill_element(d: &str, ty: u32, m: &str, index: &str, data: &str) -> String {
+    use Opcode::WaveMatrixElementFill as F;
+    wmma_inputs(d, F, 0, m, 0) + &call(&format!("{d}_ty"), F, 1, ty, index, data) + &wmma_outputs(d, F, 2)
+}
+
+/// `%{d}0..7 = WMMA_Convert(m: tin → tout)` (not saturating).
+pub fn wmma_convert(d: &str, m: &str, tin: u32, tout: u32) -> String {
+    use Opcode::WaveMatrixCopy as C;
+    let mut s = call(&format!("{d}_open"), C, 0, 0, "0", "0");
+    s += &wmma_inputs(d, C, 0, m, 0);
+    s += &call(&format!("{d}_ty"), C, 1, tin, &tout.to_string(), "0");
+    s + &wmma_outputs(d, C, 2)
+}
+
 /// `WMMA_Store(type, u, offset, stride, m)`.
 pub fn wmma_store(m: &str, ty: u32, offset: u32, stride: u32) -> String {
     let mut s = call(&format!("{m}_sdoor"), Opcode::WaveMatrixUavStore, 0, 0, &offset.to_string(), &stride.to_string());
@@ -260,11 +296,39 @@ pub fn wmma_store(m: &str, ty: u32, offset: u32, stride: u32) -> String {
 /// major when `b_column_major`) at 512, C (f32, row major) at 1024, D (f32, row major)
 /// stored at 2048 (`WMMA_F32_16X16X16_F16`). `%w0 = 0` for [`cs`]'s one output store.
 pub fn wmma_mul_add_shader(b_column_major: bool) -> String {
-    let mut s = wmma_load("a", wmma_type(4, 0, false), 0, 32);
-    s += &wmma_load("b", wmma_type(4, 1, b_column_major), 512, 32);
-    s += &wmma_load("c", wmma_type(6, 2, false), 1024, 64);
+    wmma_mul_add_shader_at(b_column_major, 0)
+}
+
+/// [`wmma_mul_add_shader`] with every matrix `base` bytes further.
+pub fn wmma_mul_add_shader_at(b_column_major: bool, base: u32) -> String {
+    let mut s = wmma_load("a", wmma_type(4, 0, false), base, 32);
+    s += &wmma_load("b", wmma_type(4, 1, b_column_major), base + 512, 32);
+    s += &wmma_load("c", wmma_type(6, 2, false), base + 1024, 64);
     s += &wmma_mul_acc("d", 5, "a", "b", "c");
-    s += &wmma_store("d", wmma_type(6, 2, false), 2048, 64);
+    s += &wmma_store("d", wmma_type(6, 2, false), base + 2048, 64);
     s += "  %w0 = add i32 0, 0\n";
     s
+}
+
+/// The inputs of the GPU multiply-add case, as functions of (row, column): A, B and C are
+/// small integers (C: halves) every format holds exactly, so `D = A * B + C` is exact in
+/// f32.
+pub fn wmma_case_a(i: u32, k: u32) -> f32 {
+    ((i + 2 * k) % 5) as f32 - 2.0
+}
+
+/// B of the GPU multiply-add case (see [`wmma_case_a`]).
+pub fn wmma_case_b(k: u32, j: u32) -> f32 {
+    ((3 * k + j) % 7) as f32 - 3.0
+}
+
+/// C of the GPU multiply-add case (see [`wmma_case_a`]).
+pub fn wmma_case_c(i: u32, j: u32) -> f32 {
+    i as f32 - j as f32 / 2.0
+}
+
+/// `D[i][j] = sum_k A[i][k] B[k][j] + C[i][j]` of [`wmma_case_a`], [`wmma_case_b`],
+/// [`wmma_case_c`].
+pub fn wmma_case_expected(i: u32, j: u32) -> f32 {
+    (0..16).map(|k| wmma_case_a(i, k) * wmma_case_b(k, j)).sum::<f32>() + wmma_case_c(i, j)
 }

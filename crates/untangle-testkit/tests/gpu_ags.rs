@@ -8,6 +8,11 @@
 //! inputs, every midpoint between neighbouring codes and the floats next to it (ties and
 //! their neighbours), and random bit patterns.
 //!
+//! AGS WMMA (`WMMA_F32_16X16X16_F16`, as vkd3d-proton's `test_wmma_matmul` runs it) needs
+//! `VK_KHR_cooperative_matrix` with a 16x16x16 f16 × f16 + f32 form: `D = A * B + C` on
+//! known small-integer inputs (exact in f32), B row and column major, every element of
+//! D compared; without the feature (lavapipe) the case prints why and passes.
+//!
 //! Without a Vulkan loader or driver the tests print why and pass, unless
 //! `UNTANGLE_REQUIRE_VULKAN=1`, when they fail.
 
@@ -160,5 +165,59 @@ fn atomic_u64_on_the_device() {
         let slot = (out[(base + 2 * tid) as usize], out[(base + 2 * tid + 1) as usize]);
         let want = if tid % 2 == 1 { (tid, 7) } else { (0x1000 + tid, 5) };
         assert_eq!(slot, want, "memory, thread {tid}");
+    }
+}
+
+/// AGS WMMA multiply-add on the device: A (f16) at byte 1024, B (f16, row or column major)
+/// at 1536, C (f32) at 2048, D (f32) stored at 3072, by one group of 32 threads; every
+/// element of D must be `wmma_case_expected`.
+#[test]
+fn wmma_mul_add_on_the_device() {
+    use untangle_testkit::ags::{
+        wmma_case_a as a, wmma_case_b as b, wmma_case_c as c, wmma_case_expected, wmma_mul_add_shader_at,
+    };
+    let Some(mut gpu) = open_or_skip("gpu_ags wmma") else { return };
+    if !gpu.info().features.cooperative_matrix_f16_f32 {
+        println!("SKIPPED gpu_ags wmma: no VK_KHR_cooperative_matrix 16x16x16 f16 x f16 + f32 form on this device");
+        return;
+    }
+    const THREADS: u32 = 32;
+    const BASE: u32 = 1024;
+    let mut o = ags();
+    o.vendor.cooperative_matrix = true;
+    let f16 = |x: f32| u32::from(half::f16::from_f32(x).to_bits());
+    for column_major in [false, true] {
+        let text = cs_threads(&wmma_mul_add_shader_at(column_major, BASE), 1, THREADS);
+        let t = translate(text.as_bytes(), &o).expect("translates");
+        let mut input = vec![0u32; ((BASE + 3072) / 4) as usize];
+        let w = |byte: u32| (byte / 4) as usize;
+        for r in 0..16u32 {
+            for col in 0..16u32 {
+                // f16 pairs: element e at half-word e.
+                let e = r * 16 + col;
+                input[w(BASE + 2 * e)] |= f16(a(r, col)) << (16 * (e % 2));
+                // B[k = r][j = col]: row major at r * 16 + col, column major at col * 16 + r.
+                let eb = if column_major { col * 16 + r } else { e };
+                input[w(BASE + 512 + 2 * eb)] |= f16(b(r, col)) << (16 * (eb % 2));
+                input[w(BASE + 1024 + 4 * e)] = c(r, col).to_bits();
+            }
+        }
+        let out = run(&mut gpu, &t.words, &input, THREADS, 1);
+        let mut bad = Vec::new();
+        for i in 0..16u32 {
+            for j in 0..16u32 {
+                let got = f32::from_bits(out[w(BASE + 2048 + 4 * (i * 16 + j))]);
+                let want = wmma_case_expected(i, j);
+                if got != want {
+                    bad.push(format!("D[{i}][{j}]: got {got}, want {want}"));
+                }
+            }
+        }
+        assert!(
+            bad.is_empty(),
+            "B column major {column_major}: {} wrong:\n{}",
+            bad.len(),
+            bad[..bad.len().min(40)].join("\n")
+        );
     }
 }

@@ -146,6 +146,10 @@ pub struct Features {
     /// `computeDerivativeGroupLinear`: derivatives and implicit-LOD sampling in compute
     /// shaders (SM 6.6).
     pub compute_derivatives: bool,
+    /// `cooperativeMatrix` (`VK_KHR_cooperative_matrix`), enabled, with a 16x16x16
+    /// subgroup-scope multiply-add of f16 A and B into an f32 accumulator among the
+    /// device's matrix forms (AGS WMMA's `WMMA_F32_16X16X16_F16`).
+    pub cooperative_matrix_f16_f32: bool,
     /// The subgroup size (Vulkan 1.1 properties), 0 if unknown.
     pub subgroup_size: u32,
     /// Subgroup operations (`VkSubgroupFeatureFlags` bits) supported in compute shaders.
@@ -683,6 +687,24 @@ impl Gpu {
             features.compute_derivatives =
                 on(derivatives.compute_derivative_group_quads) && on(derivatives.compute_derivative_group_linear);
         }
+        let mut coopmat = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
+        if v12 && has(ash::khr::cooperative_matrix::NAME) {
+            let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut coopmat);
+            // SAFETY: a 1.2 instance and device; the chain lives through the call.
+            unsafe { instance.get_physical_device_features2(physical, &mut f2) };
+            let loader = ash::khr::cooperative_matrix::Instance::new(&entry, &instance);
+            // SAFETY: `physical` came from this instance, which has the extension's loader.
+            let forms =
+                unsafe { loader.get_physical_device_cooperative_matrix_properties(physical) }.unwrap_or_default();
+            let f16_f32 = forms.iter().any(|p| {
+                (p.m_size, p.n_size, p.k_size) == (16, 16, 16)
+                    && p.scope == vk::ScopeKHR::SUBGROUP
+                    && (p.a_type, p.b_type) == (vk::ComponentTypeKHR::FLOAT16, vk::ComponentTypeKHR::FLOAT16)
+                    && (p.c_type, p.result_type) == (vk::ComponentTypeKHR::FLOAT32, vk::ComponentTypeKHR::FLOAT32)
+            });
+            features.cooperative_matrix_f16_f32 = on(coopmat.cooperative_matrix) && f16_f32;
+        }
+        let mut coopmat_enabled = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default().cooperative_matrix(true);
         let mut derivatives_enabled = vk::PhysicalDeviceComputeShaderDerivativesFeaturesNV::default()
             .compute_derivative_group_quads(true)
             .compute_derivative_group_linear(true);
@@ -750,6 +772,9 @@ impl Gpu {
             if info.features.compute_derivatives {
                 f2 = f2.push_next(&mut derivatives_enabled);
             }
+            if info.features.cooperative_matrix_f16_f32 {
+                f2 = f2.push_next(&mut coopmat_enabled);
+            }
             create = create.push_next(&mut f2);
         } else {
             create = create.enabled_features(&chain.core);
@@ -770,6 +795,9 @@ impl Gpu {
         }
         if info.features.compute_derivatives {
             extension_names.push(derivatives_ext.as_ptr());
+        }
+        if info.features.cooperative_matrix_f16_f32 {
+            extension_names.push(ash::khr::cooperative_matrix::NAME.as_ptr());
         }
         create = create.enabled_extension_names(&extension_names);
         // SAFETY: the create info and its arrays outlive the call.

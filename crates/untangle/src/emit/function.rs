@@ -653,8 +653,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         vars.extend(self.plan_hit_objects()?);
         let wide = self.wide_slot_maps();
+        self.wmma_plan_carriers();
         for &u in &blocks {
-            if self.direct_phis(u, &wide) {
+            let carries = f.blocks[u].insts.iter().any(|i| self.wmma.carriers.contains_key(i));
+            if !carries && self.direct_phis(u, &wide) {
                 self.direct.insert(u);
             }
         }
@@ -673,7 +675,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         if is_handle_ty(self.cx.m, f.insts[i].ty) {
                             return Err(self.err("PHI of resource handles"));
                         }
-                        if self.direct.contains(&u) {
+                        if self.direct.contains(&u) || self.wmma.carriers.contains_key(&i) {
                             continue;
                         }
                         let ty = self.cx.ptr_to(StorageClass::Function, f.insts[i].ty)?;
@@ -819,6 +821,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         for (ty, id) in vars {
             self.cx.b.variable(ty, Some(id), StorageClass::Function, None);
         }
+        self.wmma.vars_at = self.cx.b.function_offset();
         // View instancing: a vertex or domain shader routes its instance first.
         self.view_instance_prologue()?;
         self.cx.b.branch(entry_label)?;
@@ -934,6 +937,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
             }
         }
+        self.wmma_phi_entry(&insts)?;
         for &i in &insts {
             if let InstKind::Phi { .. } = f.insts[i].kind {
                 let Some(&var) = self.phi_vars.get(&i) else { continue };
@@ -960,6 +964,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let v = self.phi_input(p, o).ok_or_else(|| {
                     malformed(Subject::Module, format!("a PHI has no incoming value for a predecessor in `{}`", f.name))
                 })?;
+                if self.wmma_phi_store(p, v)? {
+                    continue;
+                }
                 let Some(&var) = self.phi_vars.get(&p) else { continue };
                 let w = self.value(v)?;
                 self.ids_void(Op::Store, &[var, w])?;

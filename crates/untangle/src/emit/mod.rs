@@ -626,6 +626,19 @@ pub struct Wmma {
     /// The words were checked to reach only magic-UAV calls.
     pub(super) checked: bool,
     pub(super) open: Option<Open>,
+    /// Where the first block's variables end (`Builder::function_offset`).
+    pub(super) vars_at: usize,
+    /// `Function` variables of cooperative-matrix type the lowering needed (dynamic
+    /// element access, matrices through PHIs): (pointer type, id), inserted at `vars_at`
+    /// when the function ends.
+    pub(super) late_vars: Vec<(Word, Word)>,
+    /// The groupshared scratch of use changes through memory (`u32` slots of 256).
+    pub(super) scratch: Option<Word>,
+    /// PHIs that carry matrix words: PHI → (its group's leader, the word index). The
+    /// leader (word 0) carries the matrix in a `Function` variable; the other 7 name it.
+    pub(super) carriers: HashMap<InstId, (InstId, u32)>,
+    /// Leader PHI → its variable, the matrix type and the cooperative-matrix type id.
+    pub(super) carrier_vars: HashMap<InstId, (Word, crate::dxil::ags::MatrixType, Word)>,
 }
 
 /// The intrinsic being assembled.
@@ -709,6 +722,10 @@ pub struct StageIo {
     pub sampler_feedback: Option<SamplerFeedbackEncoding>,
     /// [`Options::vendor`].
     pub vendor: VendorFeatures,
+    /// Compute shaders: the most subgroups a group can have (`[numthreads]`'s product over
+    /// `[WaveSize]`'s minimum, or the product when no wave size is declared): AGS WMMA's
+    /// use changes through groupshared scratch take one slot per subgroup.
+    pub max_subgroups: Option<u32>,
     /// Pixel shaders: the input elements some `attributeAtVertex` reads. They are
     /// `PerVertexKHR` arrays of the primitive's 3 vertices (`SPV_KHR_fragment_shader_barycentric`;
     /// `loadInput` reads vertex 0, the provoking vertex), see `crate::emit::stage::pixel`.

@@ -714,13 +714,20 @@ pub fn ags_support(op: crate::dxil::ags::Opcode) -> VendorSupport {
             feature: Some("cooperative_matrix"),
         },
         WaveMatrixCopy => VendorSupport::Lowered {
-            spirv: "`OpFConvert`; accumulator → A/B by `OpCooperativeMatrixConvertNV` (option `cooperative_matrix2`); other use changes refused",
+            spirv: "`OpFConvert`; accumulator → A/B by `OpCooperativeMatrixConvertNV` (option `cooperative_matrix2`), other use changes through a groupshared round trip (compute shaders)",
             feature: Some("cooperative_matrix"),
         },
-        WaveMatrixGlobalLoad | WaveMatrixGlobalStore | WaveMatrixElementFill | WaveMatrixElementExtract
-        | MatrixSparsityIndexLoad | MatrixElementWiseArithmetic => VendorSupport::Refused(
-            "WMMA element access, element-wise arithmetic, global-address and sparse forms are not lowered yet",
-        ),
+        WaveMatrixElementFill | WaveMatrixElementExtract => VendorSupport::Lowered {
+            spirv: "`OpCompositeInsert` / `OpCompositeExtract` of the invocation's elements (four 8-bit elements a word); a dynamic index through a `Function` variable",
+            feature: Some("cooperative_matrix"),
+        },
+        MatrixElementWiseArithmetic => VendorSupport::Lowered {
+            spirv: "`OpFAdd` / `OpFSub` / `OpFMul` / `OpFDiv` on f16 and f32 matrices",
+            feature: Some("cooperative_matrix"),
+        },
+        WaveMatrixGlobalLoad | WaveMatrixGlobalStore | MatrixSparsityIndexLoad => {
+            VendorSupport::Refused("WMMA global-address and sparse forms are not lowered yet")
+        }
     }
 }
 

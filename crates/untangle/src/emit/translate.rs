@@ -239,6 +239,13 @@ pub(crate) fn translate_entry_local(
     iface.stage.wave_lane_count = options.wave_lane_count;
     iface.stage.sampler_feedback = options.sampler_feedback;
     iface.stage.vendor = options.vendor;
+    if sm.kind == ShaderKind::Compute {
+        if let Some([x, y, z]) = ep.properties.num_threads {
+            let threads = x.saturating_mul(y).saturating_mul(z);
+            let lanes = ep.properties.wave_size.map_or(1, |w| w.min.max(1));
+            iface.stage.max_subgroups = Some(threads.div_ceil(lanes));
+        }
+    }
     if let (Some(rule), Some(limit)) = (iface.stage.tess_factors.as_mut(), options.max_tess_factor) {
         rule.max = rule.max.min(limit.max(1.0));
     }

@@ -822,6 +822,28 @@ impl Builder {
         Ok(id)
     }
 
+    /// Where the next instruction of the open function is encoded: an insertion point for
+    /// [`Builder::insert_function_variables`], taken after the first block's variables.
+    pub fn function_offset(&self) -> usize {
+        self.functions.len()
+    }
+
+    /// Inserts `Function` variables `(pointer type, id)` at `at` (a
+    /// [`Builder::function_offset`] of the open function, among its first block's
+    /// variables): for variables whose need shows only while the body is emitted.
+    pub fn insert_function_variables(&mut self, at: usize, vars: &[(Word, Word)]) {
+        let mut words = Vec::new();
+        for &(ptr, id) in vars {
+            if let Some(c) = &mut self.cleanup {
+                c.value(id, ptr);
+            }
+            let fits = encode(&mut words, Op::Variable, Some(ptr), Some(id), &[spirv::StorageClass::Function as u32]);
+            self.note(fits);
+        }
+        let at = at.clamp(self.function_start, self.functions.len());
+        self.functions.splice(at..at, words);
+    }
+
     /// The functions section (every function so far, as encoded): for fix-ups that insert
     /// instructions into a finished function. Callers keep it a sequence of whole
     /// instructions.

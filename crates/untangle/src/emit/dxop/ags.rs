@@ -21,7 +21,7 @@
 //! | `DrawIndex`, `BaseVertex`, `BaseInstance` (vertex shaders) | `DrawIndex`, `BaseVertex`, `BaseInstance` built-ins (`shaderDrawParameters`) |
 //! | `AtomicU64` (min, max, and, or, xor, add, exchange; raw or structured buffer targets) | the 64-bit `OpAtomic*` on the target's 64-bit view, at phase 2; the store between phases 1 and 2 names the target and is not emitted; phase 0's result is redefined as the old value's low word, phase 2's is its high word |
 //! | `Float8Conversion` | `OpFConvert` with `SPV_EXT_float8`, else an exact emulation (`dxop/ags_float8.rs`) |
-//! | WMMA loads, stores, multiply-add, fill, length, conversions | cooperative matrices (`dxop/ags_wmma.rs`) |
+//! | WMMA loads, stores, multiply-add, fill, length, conversions, element access, element-wise arithmetic | cooperative matrices (`dxop/ags_wmma.rs`) |
 //! | `ShaderClock` / `ShaderRealtimeClock` | `OpReadClockKHR` at `Subgroup` / `Device` scope, read once at phase 0; phase 1 returns its high word (`VK_KHR_shader_clock`) |
 //!
 //! The rest is refused with [`VendorRefusal::NotLowered`], naming the instruction, for the
@@ -29,8 +29,7 @@
 //! the coverage table prints it): barycentrics and vertex parameters, loads from raw
 //! addresses, `Halt`, BVH intersection, byte and short buffer stores, shader markers,
 //! float operations with rounding modes, the built-in escape opcodes, the 64-bit
-//! compare-exchange and 64-bit atomics on textures, and WMMA element access, element-wise
-//! arithmetic, global and sparse forms.
+//! compare-exchange and 64-bit atomics on textures, and WMMA global and sparse forms.
 //! Every other call through the magic UAV (a store, load, or another atomic) is a typed
 //! error: AGS encodes nothing else there.
 //!
