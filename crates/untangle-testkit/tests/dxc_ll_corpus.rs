@@ -98,7 +98,7 @@ fn not_translated(e: &untangle::Error) -> Option<NotTranslated> {
         // DXC's validator tests of operations outside their stages, and SM 6.10 preview
         // operations (issue 34, item 5): invalid input, or newer than what is lowered.
         Translate(TranslateError::UnsupportedOp {
-            reason: Refusal::NotInStage | Refusal::NotLoweredYet(untangle::emit::support::Pending::Experimental),
+            reason: Refusal::NotInStage | Refusal::NotLoweredYet(untangle::emit::support::Pending::LinearAlgebra),
             ..
         }) => NotTranslated::InvalidOrNewer,
         Translate(TranslateError::Malformed { .. } | TranslateError::Invalid { .. }) => NotTranslated::InvalidOrNewer,

@@ -1167,8 +1167,39 @@ fn ray_queries() -> Vec<Case> {
         b.line("%go = call i1 @dx.op.rayQuery_Proceed.i1(i32 180, i32 %rq)");
         b.output(Scalar::I1, "%go");
     });
+    // SM 6.10's cluster ids and triangle positions of the candidate and committed hits.
+    let sm610 = case("ray_query.sm610_cluster_ids_and_positions", ALL, accel(), |b| {
+        let x = b.input(Scalar::F32);
+        b.declare("declare i32 @dx.op.allocateRayQuery(i32, i32)");
+        b.declare("declare void @dx.op.rayQuery_TraceRayInline(i32, i32, %dx.types.Handle, i32, i32, float, float, float, float, float, float, float, float)");
+        b.declare("declare i1 @dx.op.rayQuery_Proceed.i1(i32, i32)");
+        b.declare("declare i32 @dx.op.rayQuery_StateScalar.i32(i32, i32)");
+        b.declare("declare <9 x float> @dx.op.rayQuery_CandidateTriangleObjectPosition.f32(i32, i32)");
+        b.declare("declare <9 x float> @dx.op.rayQuery_CommittedTriangleObjectPosition.f32(i32, i32)");
+        b.line("%rq = call i32 @dx.op.allocateRayQuery(i32 178, i32 0)");
+        b.line(format!("call void @dx.op.rayQuery_TraceRayInline(i32 179, i32 %rq, %dx.types.Handle %bvh, i32 0, i32 255, float {x}, float 0.0, float 0.0, float 0.0, float 0.0, float 0.0, float 1.0, float 10.0)"));
+        b.line("%go = call i1 @dx.op.rayQuery_Proceed.i1(i32 180, i32 %rq)");
+        b.output(Scalar::I1, "%go");
+        for op in [-2147483644i32, -2147483643] {
+            let v = b.fresh();
+            b.line(format!("{v} = call i32 @dx.op.rayQuery_StateScalar.i32(i32 {op}, i32 %rq)"));
+            b.output(Scalar::I32, &v);
+        }
+        for (op, which) in [(-2147483640i32, "Candidate"), (-2147483639, "Committed")] {
+            let p = b.fresh();
+            b.line(format!(
+                "{p} = call <9 x float> @dx.op.rayQuery_{which}TriangleObjectPosition.f32(i32 {op}, i32 %rq)"
+            ));
+            for lane in [0, 4, 8] {
+                let v = b.fresh();
+                b.line(format!("{v} = extractelement <9 x float> {p}, i32 {lane}"));
+                b.output(Scalar::F32, &v);
+            }
+        }
+    });
     vec![
         flags2,
+        sm610,
         case("ray_query.every_operation", ALL, accel(), |b| {
             let (x, t) = (b.input(Scalar::F32), b.input(Scalar::F32));
             b.declare("declare i32 @dx.op.allocateRayQuery(i32, i32)");

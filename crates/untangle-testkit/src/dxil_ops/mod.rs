@@ -101,6 +101,7 @@ pub fn synthesizable(op: DxOp) -> bool {
                 | Family::ComputeIds
                 | Family::SystemValues
                 | Family::StageIo
+                | Family::Debugging
         )
     ) && sig.params.iter().all(|&p| value(p))
         // Vector-only operations (DXIL 1.9 `vectorReduce*`, `dot`) have no scalar overload.

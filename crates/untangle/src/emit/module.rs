@@ -60,6 +60,8 @@ pub struct ModuleBuilder<'m> {
     /// Every module-scope variable, for the entry point's interface (SPIR-V 1.4+ lists all).
     pub interface: Vec<Word>,
     glsl: Option<Word>,
+    /// The `NonSemantic.DebugBreak` import, made on first use.
+    debug_break: Option<Word>,
     /// Decorations made so far, (target, decoration, literals): an operation lowered
     /// twice must not decorate twice. Membership only (the words keep their own order).
     decorations: crate::ir::hash::HashSet<(Word, u32, SmallVec<[u32; 2]>)>,
@@ -167,6 +169,7 @@ impl<'m> ModuleBuilder<'m> {
             globals: HashMap::default(),
             interface: Vec::new(),
             glsl: None,
+            debug_break: None,
             decorations: Default::default(),
             scalars: [0; 14],
             // Set from the options by `translate`, the only maker of modules.
@@ -205,6 +208,16 @@ impl<'m> ModuleBuilder<'m> {
         }
         let id = self.b.ext_inst_import("GLSL.std.450");
         self.glsl = Some(id);
+        id
+    }
+
+    /// The `NonSemantic.DebugBreak` import (SM 6.10 `debugBreak`, `dxop/debug.rs`).
+    pub fn debug_break_set(&mut self) -> Word {
+        if let Some(id) = self.debug_break {
+            return id;
+        }
+        let id = self.b.ext_inst_import("NonSemantic.DebugBreak");
+        self.debug_break = Some(id);
         id
     }
 

@@ -96,6 +96,9 @@ pub enum Family {
     /// `crates/untangle/src/emit/stage/node.rs`, the scheduler contract
     /// `docs/work-graphs.md`).
     WorkGraphs,
+    /// SM 6.10 debugging (`debugBreak`, `isDebuggingEnabled`) and the experimental table's
+    /// `nop` (`debug.rs`).
+    Debugging,
 }
 
 impl Family {
@@ -120,6 +123,7 @@ impl Family {
             Family::RayQuery => "ray_query.rs",
             Family::HitObjects => "hit_object.rs",
             Family::WorkGraphs => "nodes.rs",
+            Family::Debugging => "debug.rs",
         }
     }
 }
@@ -171,24 +175,29 @@ pub enum Refusal {
     DxbcConverterOnly,
     /// No Vulkan feature covers the operation.
     NoVulkanFeature(Uncovered),
-    /// A DXIL 1.9 or SM 6.10 experimental operation whose lowering has not landed yet.
+    /// An SM 6.10 experimental operation whose lowering has not landed yet.
     NotLoweredYet(Pending),
 }
 
-/// Newer operations (DXIL 1.9, the SM 6.10 experimental table) known to the table and
-/// refused until their family lands (issue 34).
+/// Newer operations (the SM 6.10 experimental table) known to the table and refused until
+/// their lowering lands (issue 34).
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
 pub enum Pending {
-    /// The SM 6.10 experimental table: group wave queries, cluster ids, triangle positions,
-    /// linear algebra, debugging.
-    Experimental,
+    /// The SM 6.10 linear-algebra matrices (hlsl-specs proposal 0035) that Vulkan can
+    /// express: wave-scope matrices as `VK_KHR_cooperative_matrix` subgroup-scope ones,
+    /// thread-group scope as `VK_NV_cooperative_matrix2` workgroup-scope ones, thread-scope
+    /// matrix-vector products and vector accumulation as `VK_NV_cooperative_vector`'s.
+    LinearAlgebra,
 }
 
 impl Pending {
     fn reason(self) -> &'static str {
         match self {
-            Pending::Experimental => {
-                "an operation of the SM 6.10 experimental table (a preview); its lowering has not landed"
+            Pending::LinearAlgebra => {
+                "an SM 6.10 preview linear-algebra operation: its matrices map to VK_KHR_cooperative_matrix \
+                 (wave scope), VK_NV_cooperative_matrix2 (thread-group scope) and VK_NV_cooperative_vector \
+                 (thread-scope matrix-vector products), but that lowering (LinAlg matrix values as \
+                 cooperative-matrix types) has not landed"
             }
         }
     }
@@ -203,6 +212,14 @@ pub enum Uncovered {
     /// `HitObject_FromRayQueryWithAttrs`: a hit object from a ray query's procedural hit,
     /// with its hit kind.
     HitObjectFromQueryHitKind,
+    /// `LinAlgMatrixGetCoordinate`: the row and column an element index of a matrix holds.
+    LinAlgCoordinate,
+    /// `LinAlgMatrixQueryAccumulatorLayout`: whether accumulator matrices are laid out as
+    /// A or B matrices.
+    LinAlgAccumulatorLayout,
+    /// `LinAlgMatrixAccumulateToDescriptor` / `ToMemory`: an atomic accumulating store of
+    /// a matrix.
+    LinAlgInterlockedAccumulate,
 }
 
 impl Refusal {
@@ -220,6 +237,19 @@ impl Refusal {
                 makes no hit object from a ray query, and SPV_EXT_shader_invocation_reorder's \
                 OpHitObjectRecordFromQueryEXT takes the hit kind only since the SPIR-V registry's 2026 revision, \
                 which the SPIRV-Tools untangle validates against (2025.5) rejects"
+                .into(),
+            Refusal::NoVulkanFeature(Uncovered::LinAlgCoordinate) => "Vulkan cannot query which row and column \
+                an element of a cooperative matrix holds: VK_KHR_cooperative_matrix leaves the mapping opaque, \
+                and VK_NV_cooperative_matrix2 exposes coordinates only to OpCooperativeMatrixPerElementOpNV's \
+                callback"
+                .into(),
+            Refusal::NoVulkanFeature(Uncovered::LinAlgAccumulatorLayout) => "Vulkan does not say whether its \
+                accumulator matrices (MatrixAccumulatorKHR, a use of their own) are laid out as A or as B \
+                matrices, so the query has no answer"
+                .into(),
+            Refusal::NoVulkanFeature(Uncovered::LinAlgInterlockedAccumulate) => "Vulkan has no atomic \
+                accumulating store of a cooperative matrix (VK_NV_cooperative_vector's \
+                OpCooperativeVectorOuterProductAccumulateNV takes two vectors, not a matrix)"
                 .into(),
             Refusal::NotLoweredYet(p) => p.reason().into(),
             Refusal::DxbcConverterOnly => "an intermediate of DXC's DXBC converter, removed by its dxil-cleanup \
@@ -401,7 +431,38 @@ fn owner(op: DxOp) -> Owner {
             Owner::Refused(Refusal::NoVulkanFeature(Uncovered::SamplerFeedback))
         }
         _ if op.is_reserved() => Owner::Refused(Refusal::Reserved),
-        _ if op.is_experimental() => Owner::Refused(Refusal::NotLoweredYet(Pending::Experimental)),
+        GetGroupWaveIndex | GetGroupWaveCount => family(F::ComputeIds),
+        ClusterID | TriangleObjectPosition => family(F::RayTracing),
+        RayQuery_CandidateClusterID
+        | RayQuery_CommittedClusterID
+        | RayQuery_CandidateTriangleObjectPosition
+        | RayQuery_CommittedTriangleObjectPosition => family(F::RayQuery),
+        HitObject_ClusterID | HitObject_TriangleObjectPosition => family(F::HitObjects),
+        ExperimentalNop | DebugBreak | IsDebuggingEnabled => family(F::Debugging),
+        LinAlgMatrixGetCoordinate => Owner::Refused(Refusal::NoVulkanFeature(Uncovered::LinAlgCoordinate)),
+        LinAlgMatrixQueryAccumulatorLayout => {
+            Owner::Refused(Refusal::NoVulkanFeature(Uncovered::LinAlgAccumulatorLayout))
+        }
+        LinAlgMatrixAccumulateToDescriptor | LinAlgMatrixAccumulateToMemory => {
+            Owner::Refused(Refusal::NoVulkanFeature(Uncovered::LinAlgInterlockedAccumulate))
+        }
+        LinAlgMatrixMultiplyAccumulate
+        | LinAlgFillMatrix
+        | LinAlgCopyConvertMatrix
+        | LinAlgMatrixLoadFromDescriptor
+        | LinAlgMatrixLoadFromMemory
+        | LinAlgMatrixLength
+        | LinAlgMatrixGetElement
+        | LinAlgMatrixSetElement
+        | LinAlgMatrixStoreToDescriptor
+        | LinAlgMatrixStoreToMemory
+        | LinAlgMatrixMultiply
+        | LinAlgMatrixAccumulate
+        | LinAlgMatVecMul
+        | LinAlgMatVecMulAdd
+        | LinAlgMatrixOuterProduct
+        | LinAlgConvert
+        | LinAlgVectorAccumulateToDescriptor => Owner::Refused(Refusal::NotLoweredYet(Pending::LinearAlgebra)),
         HitObject_TraceRay
         | HitObject_FromRayQuery
         | HitObject_MakeMiss
@@ -623,8 +684,17 @@ mod tests {
         assert_eq!(support(DxOp::HitObject_Invoke, RayGeneration), Support::Lowered(Family::HitObjects));
         assert_eq!(support(DxOp::AllocateRayQuery2, Pixel), Support::Lowered(Family::RayQuery));
         assert_eq!(support(DxOp::MaybeReorderThread, Miss), Support::Refused(Refusal::NotInStage));
-        let experimental = Support::Refused(Refusal::NotLoweredYet(Pending::Experimental));
-        assert_eq!(support(DxOp::GetGroupWaveIndex, Compute), experimental);
+        assert_eq!(support(DxOp::GetGroupWaveIndex, Compute), Support::Lowered(Family::ComputeIds));
+        assert_eq!(support(DxOp::GetGroupWaveIndex, Pixel), Support::Refused(Refusal::NotInStage));
+        assert_eq!(support(DxOp::TriangleObjectPosition, ClosestHit), Support::Lowered(Family::RayTracing));
+        assert_eq!(support(DxOp::DebugBreak, Vertex), Support::Lowered(Family::Debugging));
+        let linalg = Support::Refused(Refusal::NotLoweredYet(Pending::LinearAlgebra));
+        assert_eq!(support(DxOp::LinAlgMatrixMultiply, Compute), linalg);
+        for op in ALL.iter().filter(|op| op.is_experimental() && !op.is_reserved()) {
+            let s = support(*op, Compute);
+            let linalg = format!("{op:?}").starts_with("LinAlg");
+            assert!(s.is_lowered() || linalg || s == Support::Refused(Refusal::NotInStage), "{op:?}");
+        }
     }
 
     #[test]

@@ -58,6 +58,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ParamTy::ResRet | ParamTy::CBufRet | ParamTy::OverloadVec4 => {
                 return types.struct_fields(c.ty).and_then(|f| f.first().copied())
             }
+            // SM 6.10's triangle positions: a `<9 x T>` of the overload `T`.
+            ParamTy::OverloadVec9 => {
+                return match types.get(c.ty) {
+                    Type::Vector { elem, .. } => Some(*elem),
+                    _ => None,
+                }
+            }
             _ => {}
         }
         let k = sig.params.iter().position(|&p| p == ParamTy::Overload)?;

@@ -43,6 +43,8 @@
 //! | `SetShaderTableIndex` | refused (NV cannot change it) | a `MakeMiss`/`MakeNop` source is recorded again into the call's own slot, then `OpHitObjectSetShaderBindingTableRecordIndex`; another source is changed in place, which must be its last use |
 //! | `LoadLocalRootTableConstant` (byte offset) | a 32-bit load at `OpHitObjectGetShaderRecordBufferHandle` + offset (`PhysicalStorageBuffer`) | same |
 //! | `Attributes` | `OpHitObjectGetAttributes` into a `HitObjectAttribute` variable of the attribute type, copied to the alloca | same |
+//! | `ClusterID` (SM 6.10) | `OpHitObjectGetClusterIdNV` (`SPV_NV_cluster_acceleration_structure`) | refused: that instruction takes NV hit objects only (its extension supports it only with `SPV_NV_shader_invocation_reorder`; `spirv-val` rejects an EXT one), and EXT has none |
+//! | `TriangleObjectPosition` (SM 6.10) | refused (NV has no position fetch from a hit object) | `OpHitObjectGetIntersectionTriangleVertexPositionsEXT`, flattened to `<9 x float>`; declares `RayTracingPositionFetchKHR` for the device feature |
 //!
 //! Sources: DXC `utils/hct/hctdb.py` (operands), `docs/DXIL.rst`, hlsl-specs proposal 0027,
 //! the SPIR-V registry's two extensions. Cost: one instruction or a handful per call; the
@@ -446,6 +448,30 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let k = self.arg_const(c, 1)? as u32;
                 let x = if k < 3 { self.ids_op(Op::CompositeExtract, f, &[v, k])? } else { self.cx.undef(f) };
                 return self.num_to_ir(x, Num::Float, c.ty).map(Some);
+            }
+            DxOp::HitObject_ClusterID => {
+                if r == ReorderExtension::Ext {
+                    return Err(self.form(
+                        c.op,
+                        "SPV_EXT_shader_invocation_reorder has no query of a hit object's cluster id, and \
+                         SPV_NV_cluster_acceleration_structure's OpHitObjectGetClusterIdNV takes NV hit objects only; \
+                         translate with Options::shader_invocation_reorder = ReorderExtension::Nv",
+                    ));
+                }
+                self.cx.capability(Capability::RayTracingClusterAccelerationStructureNV);
+                self.cx.extension("SPV_NV_cluster_acceleration_structure");
+                (Op::HitObjectGetClusterIdNV, Op::HitObjectGetClusterIdNV, u, Num::UInt)
+            }
+            DxOp::HitObject_TriangleObjectPosition => {
+                if r == ReorderExtension::Nv {
+                    return Err(self.not_in_nv(c, "query of a hit object's triangle vertex positions"));
+                }
+                self.cx.capability(Capability::RayTracingPositionFetchKHR);
+                self.cx.extension("SPV_KHR_ray_tracing_position_fetch");
+                let p = self.hit_object(c, 0)?;
+                let t = self.triangle_positions_t();
+                let positions = self.ids_op(Op::HitObjectGetIntersectionTriangleVertexPositionsEXT, t, &[p])?;
+                return self.triangle_positions_to_ir(c, positions).map(Some);
             }
             DxOp::HitObject_RayFlags => {
                 if r == ReorderExtension::Nv {

@@ -27,6 +27,7 @@ mod buffers;
 mod check;
 mod compute;
 mod convert;
+mod debug;
 mod feedback;
 mod handles;
 mod hit_object;
@@ -102,6 +103,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Family::RayQuery => fe.ray_query_op(c),
             Family::HitObjects => fe.hit_object_op(c),
             Family::WorkGraphs => fe.node_op(c),
+            Family::Debugging => fe.debug_op(c),
         }
     }
 
@@ -184,6 +186,31 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         let t = self.cx.ty(ty)?;
         self.ids_op(Op::CompositeConstruct, t, &ids)
+    }
+
+    /// SPIR-V's triangle vertex positions (`SPV_KHR_ray_tracing_position_fetch`): an array
+    /// of 3 `vec3` of 32-bit floats, vertex by vertex.
+    pub fn triangle_positions_t(&mut self) -> Word {
+        let f = self.cx.float(32);
+        let v3 = self.cx.vec(f, 3);
+        let three = self.cx.const_u32(3);
+        self.cx.b.type_array(v3, three)
+    }
+
+    /// The DXIL `<9 x float>` result of `c` (SM 6.10 `TriangleObjectPosition` and its
+    /// ray-query and hit-object forms, hlsl-specs proposal 0041) from `positions`, a
+    /// [`Self::triangle_positions_t`] value: lane `3k + i` is component `i` of vertex `k`
+    /// (the proposal's `p0, p1, p2`, each `x, y, z`). Nine extracts and one construct.
+    pub fn triangle_positions_to_ir(&mut self, c: &Call<'_>, positions: Word) -> Result<Word> {
+        let f = self.cx.float(32);
+        let mut lanes: SmallVec<[Word; 9]> = SmallVec::new();
+        for k in 0..3 {
+            for i in 0..3 {
+                lanes.push(self.ids_op(Op::CompositeExtract, f, &[positions, k, i])?);
+            }
+        }
+        let t = self.cx.ty(c.ty)?;
+        self.ids_op(Op::CompositeConstruct, t, &lanes)
     }
 
     /// The scalar type of an overloaded result: field 0 of a struct, else the type itself.

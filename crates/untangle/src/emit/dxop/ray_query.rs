@@ -18,6 +18,12 @@
 //! | `RayFlags`, `WorldRayOrigin` / `Direction`, `RayTMin` | `OpRayQueryGetRayFlagsKHR`, `OpRayQueryGetWorldRay*KHR`, `OpRayQueryGetRayTMinKHR` |
 //! | `*ObjectToWorld3x4`, `*WorldToObject3x4` (row, column) | element (column, row) of the `mat4x3` result |
 //! | `InstanceIndex`, `InstanceID`, `InstanceContributionToHitGroupIndex` | `InstanceId`, `InstanceCustomIndex`, `InstanceShaderBindingTableRecordOffset` |
+//! | `CandidateClusterID`, `CommittedClusterID` (SM 6.10) | `OpRayQueryGetIntersectionClusterIdNV` (`SPV_NV_cluster_acceleration_structure`) |
+//! | `CandidateTriangleObjectPosition`, `CommittedTriangleObjectPosition` (SM 6.10) | `OpRayQueryGetIntersectionTriangleVertexPositionsKHR` (`SPV_KHR_ray_tracing_position_fetch`), flattened to `<9 x float>` |
+//!
+//! The SM 6.10 cluster id is -1 for a hit outside a cluster acceleration structure in
+//! both APIs (D3D's `CLUSTER_ID_INVALID`, hlsl-specs 0045); the positions are in
+//! barycentric order in both (hlsl-specs 0041).
 //!
 //! Vector and matrix components are immediates in DXIL (the validator requires them); a
 //! dynamic one is refused.
@@ -49,7 +55,9 @@ fn intersection(op: DxOp) -> u32 {
         | DxOp::RayQuery_CandidateInstanceID
         | DxOp::RayQuery_CandidateGeometryIndex
         | DxOp::RayQuery_CandidatePrimitiveIndex
-        | DxOp::RayQuery_CandidateInstanceContributionToHitGroupIndex => CANDIDATE,
+        | DxOp::RayQuery_CandidateInstanceContributionToHitGroupIndex
+        | DxOp::RayQuery_CandidateClusterID
+        | DxOp::RayQuery_CandidateTriangleObjectPosition => CANDIDATE,
         _ => COMMITTED,
     }
 }
@@ -180,6 +188,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     Op::RayQueryGetIntersectionObjectRayDirectionKHR
                 };
                 return self.component(c, op, rq, Some(intersection(c.op)), 3).map(Some);
+            }
+            DxOp::RayQuery_CandidateClusterID | DxOp::RayQuery_CommittedClusterID => {
+                self.cx.capability(Capability::RayTracingClusterAccelerationStructureNV);
+                self.cx.extension("SPV_NV_cluster_acceleration_structure");
+                (Op::RayQueryGetIntersectionClusterIdNV, Some(intersection(c.op)), u)
+            }
+            DxOp::RayQuery_CandidateTriangleObjectPosition | DxOp::RayQuery_CommittedTriangleObjectPosition => {
+                self.cx.capability(Capability::RayQueryPositionFetchKHR);
+                self.cx.extension("SPV_KHR_ray_tracing_position_fetch");
+                let t = self.triangle_positions_t();
+                let i = self.cx.const_u32(intersection(c.op));
+                let positions = self.ids_op(Op::RayQueryGetIntersectionTriangleVertexPositionsKHR, t, &[rq, i])?;
+                return self.triangle_positions_to_ir(c, positions).map(Some);
             }
             other => return Err(self.not_in_family(other, FAMILY)),
         };

@@ -14,6 +14,15 @@
 //! | `hitKind`, `rayFlags` | `HitKindKHR`, `IncomingRayFlagsKHR` |
 //! | `instanceID`, `instanceIndex` | `InstanceCustomIndexKHR`, `InstanceId` |
 //! | `primitiveIndex`, `geometryIndex` | `PrimitiveId`, `RayGeometryIndexKHR` |
+//! | `clusterID` (SM 6.10) | `ClusterIDNV` (`SPV_NV_cluster_acceleration_structure`) |
+//! | `triangleObjectPosition` (SM 6.10) | `HitTriangleVertexPositionsKHR` (`SPV_KHR_ray_tracing_position_fetch`), flattened to `<9 x float>` |
+//!
+//! The SM 6.10 preview's two (hlsl-specs proposals 0045 and 0041) are allowed in any-hit
+//! and closest-hit shaders, as both built-ins are in Vulkan. `ClusterIDNV` is the
+//! user-defined id of the hit's cluster acceleration structure, or -1 for a hit in an
+//! ordinary one: D3D's `CLUSTER_ID_INVALID` (`0xffffffff`). The vertex positions are the
+//! object-space ones the acceleration structure was built with, in barycentric order, in
+//! both APIs.
 //!
 //! HLSL's `ObjectToWorld3x4()` and `ObjectToWorld4x3()` both compile to `objectToWorld` with
 //! (row, column) of the 3x4 matrix, so one lowering serves both layouts. `ignoreHit` and
@@ -25,7 +34,7 @@ use crate::dxil::DxOp;
 use crate::emit::error::{malformed, Result, Subject};
 use crate::emit::{ArrayLen, Call, FnEmit, Indexing, Num, ResShape};
 use crate::ir::Value;
-use rspirv::spirv::{BuiltIn, Op, StorageClass, Word};
+use rspirv::spirv::{BuiltIn, Capability, Op, StorageClass, Word};
 
 const FAMILY: &str = "ray tracing";
 
@@ -101,6 +110,21 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let data = self.ray_variable(c, 1)?;
                 self.ids_void(Op::ExecuteCallableKHR, &[index, data])?;
                 Ok(None)
+            }
+            DxOp::ClusterID => {
+                self.cx.capability(Capability::RayTracingClusterAccelerationStructureNV);
+                self.cx.extension("SPV_NV_cluster_acceleration_structure");
+                let var = self.iface.builtin(self.cx, BuiltIn::ClusterIDNV, StorageClass::Input, u);
+                let x = self.ids_op(Op::Load, u, &[var])?;
+                self.num_to_ir(x, Num::UInt, c.ty).map(Some)
+            }
+            DxOp::TriangleObjectPosition => {
+                self.cx.capability(Capability::RayTracingPositionFetchKHR);
+                self.cx.extension("SPV_KHR_ray_tracing_position_fetch");
+                let t = self.triangle_positions_t();
+                let var = self.iface.builtin(self.cx, BuiltIn::HitTriangleVertexPositionsKHR, StorageClass::Input, t);
+                let positions = self.ids_op(Op::Load, t, &[var])?;
+                self.triangle_positions_to_ir(c, positions).map(Some)
             }
             other => Err(self.not_in_family(other, FAMILY)),
         }
