@@ -186,3 +186,29 @@ fn dxc_tests_of_the_graphics_stages_per_stage() {
         assert!(translated.iter().any(|t| t == want), "{want} must translate");
     }
 }
+
+/// A library may hold entries of any stage since DXIL 1.8 (DXC's long-vector pass test has a
+/// vertex entry that names its resources with `createHandleForLib`): the entry translates as
+/// a vertex shader and validates, and a library entry whose kind tag names no stage is
+/// malformed input.
+#[test]
+fn library_entry_of_a_graphics_stage_translates_as_that_stage() {
+    let path = PathBuf::from(DIR).join("CodeGenDXIL.passes.longvec-load-stores-scalarizevecintrinsics.ll");
+    let Ok(bytes) = std::fs::read(&path) else {
+        assert!(std::env::var_os("CI").is_none(), "{} is required under CI", path.display());
+        return;
+    };
+    let t = untangle::Shader::parse(&bytes).and_then(|s| s.translate(&Options::default())).expect("translates");
+    // OpEntryPoint (15) with execution model Vertex (0).
+    assert!(
+        t.words[5..].windows(2).any(|w| w[0] & 0xffff == 15 && w[0] >> 16 >= 4 && w[1] == 0),
+        "not a vertex module"
+    );
+    if let Some(val) = find_spirv_val() {
+        val.validate(&t.words, "vulkan1.3").expect("valid module");
+    }
+    // Kind tag 6 (library) on the entry: no stage to translate it as.
+    let text = String::from_utf8(bytes).unwrap().replace("!24 = !{i32 8, i32 1,", "!24 = !{i32 8, i32 6,");
+    let e = untangle::Shader::parse(text.as_bytes()).and_then(|s| s.translate(&Options::default())).unwrap_err();
+    assert!(e.to_string().contains("names no stage"), "{e}");
+}

@@ -43,6 +43,14 @@ pub struct ShaderModel {
     pub minor: u32,
 }
 
+impl ShaderModel {
+    /// Whether the module is a library (profile `lib`), even once `kind` names the stage of
+    /// the library entry being translated.
+    pub fn is_library(&self) -> bool {
+        self.profile == "lib"
+    }
+}
+
 /// Everything `src/dxil` decodes from a module.
 #[derive(Clone, PartialEq, Debug, Serialize)]
 pub struct DxilInfo {

@@ -95,8 +95,12 @@ pub(crate) fn entry_kind(ep: &EntryPoint) -> Result<ShaderKind> {
         let message = format!("node entry `{name}` has no node properties (tags 13-22)");
         return Err(malformed(Subject::Entry(name.to_string()), message));
     }
-    if !kind.is_ray_tracing() && kind != ShaderKind::Compute {
-        return Err(Error::UnsupportedStage { stage: format!("lib ({kind:?} entry)") });
+    // Since DXIL 1.8 a library may hold entries of any stage (generic programs of state
+    // objects, linking); each is translated as a shader of its own stage. A library or
+    // invalid kind tag on an entry is malformed input.
+    if matches!(kind, ShaderKind::Library | ShaderKind::Invalid) {
+        let message = format!("library entry `{name}` has shader kind {kind:?}, which names no stage");
+        return Err(malformed(Subject::Entry(name.to_string()), message));
     }
     Ok(kind)
 }

@@ -49,6 +49,7 @@ use super::error::{malformed, Error, Result, Subject};
 use super::support::{support, Family, Refusal, Support, Uncovered};
 use super::{Call, FnEmit, Num};
 use crate::dxil::{DxOp, DxOpCall};
+use crate::front::container::ShaderKind;
 use crate::ir::{InstId, Type, TypeId, Value};
 use rspirv::spirv::{Capability, Op, Word};
 use smallvec::SmallVec;
@@ -73,7 +74,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if fe.nvapi_target(c)? {
             return Ok(None);
         }
-        let family = match support(c.op, fe.sm.kind) {
+        // A library's entries, of whatever stage, name its resource objects with
+        // `createHandleForLib`, which DXIL allows in library functions only.
+        let stage =
+            if c.op == DxOp::CreateHandleForLib && fe.sm.is_library() { ShaderKind::Library } else { fe.sm.kind };
+        let family = match support(c.op, stage) {
             Support::Lowered(f) => f,
             // Lowered only under an encoding the layer selects (`feedback`).
             Support::Refused(r @ Refusal::NoVulkanFeature(Uncovered::SamplerFeedback)) => {
