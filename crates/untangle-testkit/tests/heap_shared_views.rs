@@ -160,9 +160,8 @@ mod device {
         let r = gpu.dispatch(&d).expect("dispatches");
         let got: Vec<Vec<u32>> = (0..RANGES.len()).map(|k| r.words(k).expect("buffer")).collect();
         let mut want: Vec<Vec<u32>> = (0..RANGES.len()).map(initial).collect();
-        for j in 0..4 {
-            want[1][j] = want[0][j] + j as u32 + 1;
-        }
+        let sums: Vec<u32> = want[0][..4].iter().zip(1..).map(|(x, k)| x + k).collect();
+        want[1][..4].copy_from_slice(&sums);
         want[2][0] = (0x1111 << 16) | (want[2][0] & 0xffff);
         want[3][0] = (0x2222 << 16) | (want[3][0] & 0xffff);
         for (k, (name, ..)) in RANGES.iter().enumerate() {
