@@ -971,6 +971,18 @@ pub struct ResVar {
     len: ArrayLen,
 }
 
+impl ResVar {
+    /// This view (a second variable at `primary`'s binding, [`Resources::halves16`],
+    /// [`Resources::quads`]) as `primary`'s resource reaches it: the view's variable and
+    /// descriptor type with `primary`'s indexing. A view is made once per variable, and
+    /// the resources sharing a variable (the ranges of a descriptor heap) each find their
+    /// descriptor with their own indexing (`Indexing::Table`'s `bias`): the view's own
+    /// indexing is the first resource's.
+    fn of(&self, primary: &ResVar) -> ResVar {
+        ResVar { var: self.var, elem_ty: self.elem_ty, ..*primary }
+    }
+}
+
 /// Where resources go: the default binding model, or places resolved from a root
 /// signature.
 #[derive(Clone, Debug)]
@@ -1014,8 +1026,12 @@ pub struct Resources {
     heap_vars: BTreeMap<(u32, u32, u32, bool, VkBinding), ResVar>,
     elem_views: BTreeMap<(ResourceClass, u32, &'static str), ResVar>,
     /// 16-bit views of raw and structured buffer variables, by the variable they alias.
+    /// Several resources may share one variable (the ranges of a descriptor heap), each
+    /// with its own indexing: only the view's variable and type are shared
+    /// ([`ResVar::of`]).
     halves16: BTreeMap<Word, ResVar>,
-    /// `uvec4` views of structured buffer variables, by the variable they alias.
+    /// `uvec4` views of structured buffer variables, by the variable they alias (shared as
+    /// `halves16` are).
     quads: BTreeMap<Word, ResVar>,
     image64: BTreeMap<u32, (ResVar, Word)>,
     heap_counters: Option<ResVar>,

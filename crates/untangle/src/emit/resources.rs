@@ -432,8 +432,8 @@ impl Resources {
     /// buffers without a variable of their own (root descriptors, whose addresses D3D
     /// requires 4-aligned).
     pub fn halves16(&mut self, cx: &mut ModuleBuilder<'_>, primary: &ResVar, name: &str) -> Option<ResVar> {
-        if let Some(&v) = self.halves16.get(&primary.var) {
-            return Some(v);
+        if let Some(v) = self.halves16.get(&primary.var) {
+            return Some(v.of(primary));
         }
         if !aliasable(primary) {
             return None;
@@ -442,7 +442,7 @@ impl Resources {
         let u16t = cx.uint(16);
         let v = aliased_view(cx, primary, &format!("{name}_u16"), u16t, 2);
         self.halves16.insert(primary.var, v);
-        Some(v)
+        Some(v.of(primary))
     }
 
     /// A `uvec4` view `{ uvec4 data[]; }` (array stride 16) of the structured buffer
@@ -451,8 +451,8 @@ impl Resources {
     /// (D3D's view is `NumElements × stride` bytes), so a quad loaded or stored at once is
     /// in bounds exactly when each of its words is. `None` for root descriptors.
     pub fn quads(&mut self, cx: &mut ModuleBuilder<'_>, primary: &ResVar, name: &str) -> Option<ResVar> {
-        if let Some(&v) = self.quads.get(&primary.var) {
-            return Some(v);
+        if let Some(v) = self.quads.get(&primary.var) {
+            return Some(v.of(primary));
         }
         if !aliasable(primary) {
             return None;
@@ -461,7 +461,7 @@ impl Resources {
         let u4 = cx.vec(u, 4);
         let v = aliased_view(cx, primary, &format!("{name}_u32x4"), u4, 16);
         self.quads.insert(primary.var, v);
-        Some(v)
+        Some(v.of(primary))
     }
 
     /// A 64-bit integer view (`R64ui`/`R64i`) of a typed UAV at the same binding and
@@ -1112,8 +1112,6 @@ fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(
     })
 }
 
-/// A second variable `name` at `primary`'s binding, with its array and indexing, whose
-/// elements are the block `block` (another view of the same buffers).
 /// Whether a raw or structured buffer variable can have a second view at its binding (root
 /// descriptors have no variable of their own).
 fn aliasable(primary: &ResVar) -> bool {
@@ -1136,6 +1134,8 @@ fn aliased_view(cx: &mut ModuleBuilder<'_>, primary: &ResVar, name: &str, elem: 
     v
 }
 
+/// A second variable `name` at `primary`'s binding, with its array and indexing, whose
+/// elements are the block `block` (another view of the same buffers).
 fn declare_view(cx: &mut ModuleBuilder<'_>, primary: &ResVar, name: &str, block: Word, uav: bool) -> ResVar {
     declare(cx, name, primary.shape, block, primary.storage, primary.binding, primary.indexing, primary.len, uav)
 }

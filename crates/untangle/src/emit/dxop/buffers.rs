@@ -80,11 +80,6 @@ enum Lanes {
     Vector(Word, Word, u32),
 }
 
-/// Whether structured accesses may go through a `uvec4` view (issue 36). Off: on
-/// 2026-11-29 vkd3d-proton's `test_register_space_dxil` read a wrong value through it, on
-/// lavapipe and on the H200; the cause is not found yet.
-const QUAD_VIEWS: bool = false;
-
 /// The quad a structured access through the `uvec4` view goes to when its address would
 /// pass 32 bits.
 const PAST_QUAD: u32 = FAR_ADDRESS / 16;
@@ -605,11 +600,6 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         scalar: TypeId,
         mask: u32,
     ) -> Result<Option<Quads>> {
-        // Off until the regression vkd3d-proton's `test_register_space_dxil` found (a
-        // structured buffer read through the view gives a wrong value there) is understood.
-        if !QUAD_VIEWS {
-            return Ok(None);
-        }
         let ResShape::Words { stride: Some(s) } = shape else { return Ok(None) };
         let bits = self.scalar_bits(scalar).unwrap_or(0);
         if s == 0 || !s.is_multiple_of(16) || !matches!(bits, 32 | 64) || mask & 0xF == 0 {
