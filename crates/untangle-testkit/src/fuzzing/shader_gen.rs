@@ -570,7 +570,7 @@ impl B {
         let class = VECTOR_LENGTHS[self.r(3) as usize].clone();
         let n = class.start() + self.r(class.end() - class.start() + 1);
         let float = self.r(2) == 0;
-        let (i32t, f32t, i1t, handle_t) = (self.i32t, self.f32t, self.i1t, self.handle_t);
+        let (i32t, f32t, i1t) = (self.i32t, self.f32t, self.i1t);
         let vt = self.vec_t(float, n);
         let ov = Self::vec_ov(float, n);
         let mut v = if float && self.r(4) != 0 {
