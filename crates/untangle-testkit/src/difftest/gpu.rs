@@ -453,13 +453,26 @@ pub fn run_generated(
     inputs: u64,
     timeout: Duration,
     sabotage: Option<Sabotage>,
+    each: impl FnMut(u64, &str),
+) -> GenSummary {
+    run_generated_with(gpu, Default::default(), seeds, inputs, timeout, sabotage, each)
+}
+
+/// [`run_generated`] of programs generated under `config` (long vectors, say).
+pub fn run_generated_with(
+    gpu: &mut Gpu,
+    config: crate::fuzzing::shader_gen::Config,
+    seeds: std::ops::Range<u64>,
+    inputs: u64,
+    timeout: Duration,
+    sabotage: Option<Sabotage>,
     mut each: impl FnMut(u64, &str),
 ) -> GenSummary {
     let mut s = GenSummary::default();
     let placement = crate::vulkan::corpus::DefaultPlacement;
     for seed in seeds {
         s.programs += 1;
-        let m = crate::fuzzing::shader_gen::generate(seed);
+        let m = crate::fuzzing::shader_gen::generate_with(seed, config);
         let options = untangle::Options {
             maximal_reconvergence: gpu.info().features.maximal_reconvergence,
             float_controls2: gpu.info().features.float_controls2,

@@ -19,6 +19,10 @@ pub enum Sabotage {
     /// `OpShiftRightLogical`, `OpBitFieldSExtract` → `OpBitFieldUExtract`, and
     /// `GLSL.std.450`'s `SMin`, `SMax`, `SClamp`, `FindSMsb` → their unsigned twins.
     Unsigned,
+    /// The first two lanes of every vector or array built by `OpCompositeConstruct`
+    /// swapped (a long vector's lanes rebuilt in the wrong order). Not in [`Sabotage::ALL`]:
+    /// scalar programs build few composites; the long-vector runs use it.
+    SwapLanes,
 }
 
 impl Sabotage {
@@ -29,17 +33,20 @@ impl Sabotage {
         match self {
             Sabotage::SwapSub => "swap-sub",
             Sabotage::Unsigned => "unsigned",
+            Sabotage::SwapLanes => "swap-lanes",
         }
     }
 
     pub fn parse(s: &str) -> Option<Sabotage> {
-        Sabotage::ALL.into_iter().find(|x| x.name() == s)
+        Sabotage::ALL.into_iter().chain([Sabotage::SwapLanes]).find(|x| x.name() == s)
     }
 
     /// Patches `words` (a SPIR-V module); false when no instruction matched.
     pub fn apply(self, words: &mut [u32]) -> bool {
         let mut glsl = None;
         let mut patched = false;
+        // Result ids of `OpTypeVector` and `OpTypeArray`.
+        let mut lane_types = std::collections::HashSet::new();
         let mut i = 5;
         while i < words.len() {
             let count = (words[i] >> 16) as usize;
@@ -50,6 +57,15 @@ impl Sabotage {
             match (self, opcode) {
                 // OpExtInstImport: result, name.
                 (_, 11) if count >= 3 && words[i + 2] == u32::from_le_bytes(*b"GLSL") => glsl = Some(words[i + 1]),
+                // OpTypeVector = 23, OpTypeArray = 28: result first.
+                (Sabotage::SwapLanes, 23 | 28) if count >= 2 => {
+                    lane_types.insert(words[i + 1]);
+                }
+                // OpCompositeConstruct = 80: result type, result, constituents.
+                (Sabotage::SwapLanes, 80) if count >= 5 && lane_types.contains(&words[i + 1]) => {
+                    words.swap(i + 3, i + 4);
+                    patched = true;
+                }
                 // OpISub = 130, OpFSub = 131: result type, result, operand 1, operand 2.
                 (Sabotage::SwapSub, 130 | 131) if count == 5 => {
                     words.swap(i + 3, i + 4);

@@ -37,6 +37,13 @@ pub const THREADS: u32 = 32;
 pub const VARS: u32 = 4;
 /// Words of `t0` (inputs).
 pub const INPUT_WORDS: u32 = 256;
+/// Bytes of an element of `u1`, the long-vector mode's store target: 64 lanes of 32 bits.
+pub const VECTOR_STRIDE: u32 = 256;
+/// Lane counts of the long-vector mode, by class: 2–4 (SPIR-V vectors), 5–16 and 17–32
+/// (arrays of lanes after translation).
+/// The longest class stops at 32: lavapipe compiles the lane-by-lane code of longer ones
+/// slowly enough to hit the harness's dispatch timeout.
+pub const VECTOR_LENGTHS: [std::ops::RangeInclusive<u32>; 3] = [2..=4, 5..=16, 17..=32];
 
 struct B {
     m: Module,
@@ -62,6 +69,9 @@ struct B {
     /// A conditional `return` was generated: a later group barrier would not be reached by
     /// every thread (undefined), so uniform statements are wave operations only.
     returned: bool,
+    /// Long-vector mode ([`Config::long_vectors`]): the `RWStructuredBuffer` `u1` of
+    /// [`VECTOR_STRIDE`]-byte elements, one per thread, for vector stores.
+    sb: Option<Value>,
 }
 
 impl B {
@@ -380,6 +390,290 @@ impl B {
         }
     }
 
+    fn vec_t(&mut self, float: bool, n: u32) -> TypeId {
+        let elem = if float { self.f32t } else { self.i32t };
+        self.m.types.intern(Type::Vector { elem, len: n })
+    }
+    /// `v0 v1 ...`: the overload suffix of a `<n x i32|float>`.
+    fn vec_ov(float: bool, n: u32) -> String {
+        format!("v{n}{}", if float { "f32" } else { "i32" })
+    }
+    fn cf32(&mut self, v: f32) -> Value {
+        let f32t = self.f32t;
+        Value::Const(self.m.constants.intern(Constant { ty: f32t, kind: ConstKind::Float(v.to_bits() as u64) }))
+    }
+    /// `<n x T>` with every lane `x`: `insertelement` into lane 0 and a zero-mask shuffle.
+    fn splat(&mut self, x: Value, float: bool, n: u32) -> Value {
+        let vt = self.vec_t(float, n);
+        let und = self.undef(vt);
+        let z = self.c32(0);
+        let one = self.inst(vt, InstKind::InsertElement { vector: und, element: x, index: z });
+        self.inst(vt, InstKind::ShuffleVector { lhs: one, rhs: und, mask: vec![0; n as usize] })
+    }
+    /// A lane index in `[0, n)` computed from data.
+    fn lane_index(&mut self, n: u32) -> Value {
+        let i32t = self.i32t;
+        let x = self.int_expr(1);
+        let nn = self.c32(n);
+        self.bin(BinaryOp::URem, x, nn, i32t)
+    }
+    /// `rawBufferVectorLoad` of `<n x T>` from `t0` at a data-dependent aligned byte
+    /// address; the last lanes past the end now and then (they read 0).
+    fn vec_load(&mut self, float: bool, n: u32) -> Value {
+        let (i32t, handle_t, h) = (self.i32t, self.handle_t, self.tt);
+        let vt = self.vec_t(float, n);
+        let name = format!("dx.types.ResRet.{}", Self::vec_ov(float, n));
+        let rr = self.m.types.intern(Type::Named(name));
+        self.m.types.set_body(rr, StructBody { fields: Some(vec![vt, i32t]), packed: false });
+        // A word in [0, INPUT_WORDS + 8): the last lanes past the end now and then.
+        let a = self.int_expr(1);
+        let words = self.c32(INPUT_WORDS + 8);
+        let a = self.bin(BinaryOp::URem, a, words, i32t);
+        let four = self.c32(4);
+        let a = self.bin(BinaryOp::Mul, a, four, i32t);
+        let und = self.undef(i32t);
+        let al = self.c32(4);
+        let ov = Self::vec_ov(float, n);
+        let v = self.dxop(
+            "rawBufferVectorLoad",
+            &ov,
+            untangle::dxil::DxOp::RawBufferVectorLoad,
+            rr,
+            vec![(handle_t, h), (i32t, a), (i32t, und), (i32t, al)],
+        );
+        self.inst(vt, InstKind::ExtractValue { aggregate: v, indices: smallvec![0] })
+    }
+    /// A `<n x T>` operand: a load, a splat of an expression, or `v` itself.
+    fn vec_operand(&mut self, v: Value, float: bool, n: u32) -> Value {
+        match self.r(3) {
+            0 => self.vec_load(float, n),
+            1 if float => {
+                let x = self.float_expr(1);
+                self.splat(x, true, n)
+            }
+            1 => {
+                let x = self.int_expr(1);
+                self.splat(x, false, n)
+            }
+            _ => v,
+        }
+    }
+    /// One lane-wise operation on `v` (`<n x i32>` or `<n x float>`, same type out).
+    fn vec_op(&mut self, v: Value, float: bool, n: u32) -> Value {
+        use untangle::dxil::DxOp as O;
+        let vt = self.vec_t(float, n);
+        let ov = Self::vec_ov(float, n);
+        if float {
+            match self.r(8) {
+                0..=1 => {
+                    let op = [BinaryOp::FAdd, BinaryOp::FSub, BinaryOp::FMul][self.r(3) as usize];
+                    let w = self.vec_operand(v, true, n);
+                    self.bin(op, v, w, vt)
+                }
+                2 => self.inst(vt, InstKind::FNeg { value: v }),
+                3 => {
+                    let op = [O::FMin, O::FMax][self.r(2) as usize];
+                    let w = self.vec_operand(v, true, n);
+                    self.dxop("binary", &ov, op, vt, vec![(vt, v), (vt, w)])
+                }
+                4 => {
+                    let op =
+                        [O::FAbs, O::Round_ne, O::Round_ni, O::Round_pi, O::Round_z, O::Saturate][self.r(6) as usize];
+                    self.dxop("unary", &ov, op, vt, vec![(vt, v)])
+                }
+                5 => {
+                    let (w, x) = (self.vec_operand(v, true, n), self.vec_operand(v, true, n));
+                    self.dxop("tertiary", &ov, O::FMad, vt, vec![(vt, v), (vt, w), (vt, x)])
+                }
+                6 => {
+                    let pred = [FloatPredicate::Olt, FloatPredicate::Oeq, FloatPredicate::Uge, FloatPredicate::Une]
+                        [self.r(4) as usize];
+                    let w = self.vec_operand(v, true, n);
+                    let ct = self.m.types.intern(Type::Vector { elem: self.i1t, len: n });
+                    let c = self.inst(ct, InstKind::FCmp { pred, lhs: v, rhs: w });
+                    self.inst(vt, InstKind::Select { cond: c, if_true: v, if_false: w })
+                }
+                _ => {
+                    // Through integers and back: clamped, `fptosi`, integer work, `sitofp`.
+                    let (lo, hi) = (self.cf32(-65536.0), self.cf32(65536.0));
+                    let (lo, hi) = (self.splat(lo, true, n), self.splat(hi, true, n));
+                    let c = self.dxop("binary", &ov, O::FMax, vt, vec![(vt, v), (vt, lo)]);
+                    let c = self.dxop("binary", &ov, O::FMin, vt, vec![(vt, c), (vt, hi)]);
+                    let it = self.vec_t(false, n);
+                    let i = self.inst(it, InstKind::Cast { op: CastOp::FPToSI, value: c });
+                    let i = self.vec_op(i, false, n);
+                    let op = if self.r(2) == 0 { CastOp::SIToFP } else { CastOp::UIToFP };
+                    self.inst(vt, InstKind::Cast { op, value: i })
+                }
+            }
+        } else {
+            match self.r(9) {
+                0..=1 => {
+                    let ops = [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::And, BinaryOp::Or, BinaryOp::Xor];
+                    let op = ops[self.r(6) as usize];
+                    let w = self.vec_operand(v, false, n);
+                    self.bin(op, v, w, vt)
+                }
+                2 => {
+                    let op = [BinaryOp::Shl, BinaryOp::LShr, BinaryOp::AShr][self.r(3) as usize];
+                    let x = self.int_expr(1);
+                    let m31 = self.c32(31);
+                    let i32t = self.i32t;
+                    let x = self.bin(BinaryOp::And, x, m31, i32t);
+                    let amt = self.splat(x, false, n);
+                    self.bin(op, v, amt, vt)
+                }
+                3 => {
+                    let op = if self.r(2) == 0 { BinaryOp::UDiv } else { BinaryOp::URem };
+                    let w = self.vec_operand(v, false, n);
+                    self.bin(op, v, w, vt)
+                }
+                4 => {
+                    let op = [O::IMin, O::IMax, O::UMin, O::UMax][self.r(4) as usize];
+                    let w = self.vec_operand(v, false, n);
+                    self.dxop("binary", &ov, op, vt, vec![(vt, v), (vt, w)])
+                }
+                5 => {
+                    // IMad (the vector overloads of Countbits and Bfrev aren't lowered).
+                    let (w, x) = (self.vec_operand(v, false, n), self.vec_operand(v, false, n));
+                    self.dxop("tertiary", &ov, O::IMad, vt, vec![(vt, v), (vt, w), (vt, x)])
+                }
+                6 => {
+                    let pred =
+                        [IntPredicate::Eq, IntPredicate::Ult, IntPredicate::Slt, IntPredicate::Sgt][self.r(4) as usize];
+                    let w = self.vec_operand(v, false, n);
+                    let ct = self.m.types.intern(Type::Vector { elem: self.i1t, len: n });
+                    let c = self.inst(ct, InstKind::ICmp { pred, lhs: v, rhs: w });
+                    self.inst(vt, InstKind::Select { cond: c, if_true: v, if_false: w })
+                }
+                7 => {
+                    // A shuffle of `v` and another vector, lanes from either.
+                    let w = self.vec_operand(v, false, n);
+                    let mask = (0..n).map(|_| self.r(2 * n) as i32).collect();
+                    self.inst(vt, InstKind::ShuffleVector { lhs: v, rhs: w, mask })
+                }
+                _ => {
+                    // A lane replaced at a dynamic index.
+                    let x = self.int_expr(1);
+                    let i = self.lane_index(n);
+                    self.inst(vt, InstKind::InsertElement { vector: v, element: x, index: i })
+                }
+            }
+        }
+    }
+
+    /// A vector statement (see [`generate_with`]): a vector from `t0`, a few lane-wise
+    /// operations (one `if`/`else` joining in a PHI now and then), and its results to
+    /// variables and to `u1`.
+    fn vector_stmt(&mut self) {
+        use untangle::dxil::DxOp as O;
+        let class = VECTOR_LENGTHS[self.r(3) as usize].clone();
+        let n = class.start() + self.r(class.end() - class.start() + 1);
+        let float = self.r(2) == 0;
+        let (i32t, f32t, i1t) = (self.i32t, self.f32t, self.i1t);
+        let vt = self.vec_t(float, n);
+        let ov = Self::vec_ov(float, n);
+        let mut v = if float && self.r(4) != 0 {
+            // Small integers converted: exact lanes (loaded float bits are often denormal).
+            let i = self.vec_load(false, n);
+            let m = self.c32(0xfff);
+            let m = self.splat(m, false, n);
+            let it = self.vec_t(false, n);
+            let i = self.bin(BinaryOp::And, i, m, it);
+            self.inst(vt, InstKind::Cast { op: CastOp::SIToFP, value: i })
+        } else {
+            self.vec_load(float, n)
+        };
+        for _ in 0..1 + self.r(2) {
+            v = self.vec_op(v, float, n);
+        }
+        if self.r(3) == 0 {
+            let c = self.cond();
+            let (t, e, j) = (self.block(), self.block(), self.block());
+            self.term(Terminator::CondBr { cond: c, if_true: t, if_false: e });
+            self.cur = t;
+            let vt_ = self.vec_op(v, float, n);
+            let t_end = self.cur;
+            self.term(Terminator::Br { target: j });
+            self.cur = e;
+            let ve = self.vec_op(v, float, n);
+            let e_end = self.cur;
+            self.term(Terminator::Br { target: j });
+            self.cur = j;
+            v = self.inst(vt, InstKind::Phi { incoming: smallvec![(vt_, t_end), (ve, e_end)] });
+        }
+        // Results: a scalar to a variable ...
+        let k = self.r(VARS);
+        match self.r(4) {
+            0 => {
+                let i = self.lane_index(n);
+                let x = self.inst(if float { f32t } else { i32t }, InstKind::ExtractElement { vector: v, index: i });
+                self.store_var(float, k, x);
+            }
+            1 if float && n <= 4 => {
+                let w = self.vec_operand(v, true, n);
+                let d = self.dxop("dot", &ov, O::FDot, f32t, vec![(vt, v), (vt, w)]);
+                self.store_var(true, k, d);
+            }
+            1 | 2 if float => {
+                // Which lanes are NaN/infinite/finite: an `i1` vector, reduced and stored
+                // with the others to `u1` (not to a variable: a float computed from loaded
+                // bits is often undefined, and a variable may steer control flow).
+                let op = [O::IsNaN, O::IsInf, O::IsFinite][self.r(3) as usize];
+                let ct = self.m.types.intern(Type::Vector { elem: i1t, len: n });
+                let c = self.dxop("isSpecialFloat", &ov, op, ct, vec![(vt, v)]);
+                let it = self.vec_t(false, n);
+                let z = self.inst(it, InstKind::Cast { op: CastOp::ZExt, value: c });
+                let rop = [O::VectorReduceAnd, O::VectorReduceOr][self.r(2) as usize];
+                let iov = Self::vec_ov(false, n);
+                let x = self.dxop("vectorReduce", &iov, rop, i32t, vec![(it, z)]);
+                let lane = self.c32(0);
+                let z = self.inst(it, InstKind::InsertElement { vector: z, element: x, index: lane });
+                self.vec_store(z, false, n);
+            }
+            _ if !float => {
+                let rop = [O::VectorReduceAnd, O::VectorReduceOr][self.r(2) as usize];
+                let x = self.dxop("vectorReduce", &ov, rop, i32t, vec![(vt, v)]);
+                self.store_var(false, k, x);
+            }
+            _ => {
+                let z = self.c32(n - 1);
+                let x = self.inst(f32t, InstKind::ExtractElement { vector: v, index: z });
+                self.store_var(true, k, x);
+            }
+        }
+        // ... and the vector to the thread's element of `u1`.
+        if self.r(3) != 0 {
+            self.vec_store(v, float, n);
+        }
+    }
+
+    /// `rawBufferVectorStore` of `v` to the thread's element of `u1`, at a lane offset that
+    /// keeps it inside the element.
+    fn vec_store(&mut self, v: Value, float: bool, n: u32) {
+        use untangle::dxil::DxOp as O;
+        let (i32t, handle_t) = (self.i32t, self.handle_t);
+        let vt = self.vec_t(float, n);
+        let ov = Self::vec_ov(float, n);
+        {
+            let sb = self.sb.expect("long-vector mode");
+            let slack = VECTOR_STRIDE / 4 - n + 1;
+            let o = self.int_expr(1);
+            let sl = self.c32(slack);
+            let o = self.bin(BinaryOp::URem, o, sl, i32t);
+            let four = self.c32(4);
+            let o = self.bin(BinaryOp::Mul, o, four, i32t);
+            let (void, tid, al) = (self.void, self.tid, self.c32(4));
+            self.dxop(
+                "rawBufferVectorStore",
+                &ov,
+                O::RawBufferVectorStore,
+                void,
+                vec![(handle_t, sb), (i32t, tid), (i32t, o), (vt, v), (i32t, al)],
+            );
+        }
+    }
+
     /// Uniform-only statements: a wave operation or a groupshared exchange.
     fn uniform_stmt(&mut self) {
         use untangle::dxil::DxOp as O;
@@ -455,6 +749,10 @@ impl B {
             }
             self.budget -= 1;
             let pick = self.r(if self.depth >= 3 { 3 } else { 10 });
+            if self.sb.is_some() && self.r(8) == 0 {
+                self.vector_stmt();
+                continue;
+            }
             match pick {
                 0 | 1 => self.assign(),
                 2 if uniform => self.uniform_stmt(),
@@ -563,8 +861,30 @@ fn md_i32(m: &mut Module, ty: TypeId, v: u64) -> MdId {
     m.metadata.push_value(ty, Value::Const(c))
 }
 
+/// What a generated program may use.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Config {
+    /// Shader Model 6.9 native vectors of 2 to 32 lanes and the DXIL 1.9 vector operations
+    /// (see [`generate_with`]).
+    pub long_vectors: bool,
+}
+
 /// A random program from `seed`: a DXIL SM 6.0 compute module (see the module docs).
 pub fn generate(seed: u64) -> Module {
+    generate_with(seed, Config::default())
+}
+
+/// A random program from `seed` under `config`. With [`Config::long_vectors`] the module
+/// is SM 6.9 (DXIL 1.9) and has a `RWStructuredBuffer` `u1` of [`VECTOR_STRIDE`]-byte
+/// elements; its statements include vector statements ([`VECTOR_LENGTHS`]): a
+/// `RawBufferVectorLoad` from `t0` (out of bounds now and then), lane-wise arithmetic,
+/// comparisons and selects, conversions, shuffles, dynamic inserts and extracts, the
+/// vector overloads of `FMin FMax FAbs Round_* Saturate FMad IMad IMin IMax UMin UMax`, a PHI of vectors across an `if`, and results through
+/// `VectorReduceAnd`/`Or`, `FDot` (2–4 lanes: the translator refuses it on longer
+/// vectors), vector `IsNaN`/`IsInf`/`IsFinite`, extracts, and `RawBufferVectorStore`s
+/// to the thread's element of `u1` (never past its stride: no thread writes another's).
+/// Programs of one seed differ between the modes.
+pub fn generate_with(seed: u64, config: Config) -> Module {
     let mut m = Module { source_name: format!("gen-{seed}"), ..Module::default() };
     let t = &mut m.types;
     let void = t.intern(Type::Void);
@@ -640,6 +960,7 @@ pub fn generate(seed: u64) -> Module {
         depth: 0,
         budget: 12 + (seed % 24) as u32,
         returned: false,
+        sb: None,
     };
     let entry = b.block();
     let exit_store = b.block();
@@ -656,6 +977,16 @@ pub fn generate(seed: u64) -> Module {
     b.ut = ut;
     b.tt = tt;
     b.tid = b.dxop("flattenedThreadIdInGroup", "i32", O::FlattenedThreadIdInGroup, i32t, vec![]);
+    if config.long_vectors {
+        let one = b.c32(1);
+        b.sb = Some(b.dxop(
+            "createHandle",
+            "",
+            O::CreateHandle,
+            handle_t,
+            vec![(i8t, c1), (i32t, one), (i32t, one), (i1t, f)],
+        ));
+    }
     let arr = b.m.types.intern(Type::Array { elem: i32t, len: VARS as u64 });
     let farr = b.m.types.intern(Type::Array { elem: f32t, len: VARS as u64 });
     let arr_p = b.m.types.intern(Type::Pointer { pointee: arr, addr_space: 0 });
@@ -680,6 +1011,9 @@ pub fn generate(seed: u64) -> Module {
             let fv = b.inst(f32t, InstKind::Cast { op: CastOp::SIToFP, value: v });
             b.store_var(true, k - VARS, fv);
         }
+    }
+    if config.long_vectors {
+        b.vector_stmt();
     }
     let n = 3 + b.r(6);
     b.stmts(n, None, exit, true);
@@ -707,32 +1041,46 @@ pub fn generate(seed: u64) -> Module {
     m.functions[main] = Function { name: "main".into(), ..f };
     // Metadata: shader model, resources, entry point.
     let sm_s = m.metadata.push_string("cs");
-    let (v6, v0) = (md_i32(&mut m, i32t, 6), md_i32(&mut m, i32t, 0));
+    let minor = if config.long_vectors { 9 } else { 0 };
+    let (v6, v0) = (md_i32(&mut m, i32t, 6), md_i32(&mut m, i32t, minor));
     let sm = m.metadata.push_node(&[Some(sm_s), Some(v6), Some(v0)]);
     m.metadata.set_named("dx.shaderModel", &[sm]);
-    let (one_md, ver0) = (md_i32(&mut m, i32t, 1), md_i32(&mut m, i32t, 0));
+    let (one_md, ver0) = (md_i32(&mut m, i32t, 1), md_i32(&mut m, i32t, minor));
     let ver = m.metadata.push_node(&[Some(one_md), Some(ver0)]);
     m.metadata.set_named("dx.version", &[ver]);
-    let record = |m: &mut Module, ptr_t: TypeId, uav: bool| -> MdId {
+    // (range id, pointer type, name, register, shape, structure stride)
+    let record = |m: &mut Module, id: u64, ptr_t: TypeId, name: &str, uav: bool, shape: u64, stride: Option<u64>| {
         let und = m.constants.intern(Constant { ty: ptr_t, kind: ConstKind::Undef });
         let var = m.metadata.push_value(ptr_t, Value::Const(und));
-        let name = m.metadata.push_string(if uav { "u0" } else { "t0" });
+        let name = m.metadata.push_string(name);
         let (id, space, lb, size, shape) =
-            (md_i32(m, i32t, 0), md_i32(m, i32t, 0), md_i32(m, i32t, 0), md_i32(m, i32t, 1), md_i32(m, i32t, 11));
+            (md_i32(m, i32t, id), md_i32(m, i32t, 0), md_i32(m, i32t, id), md_i32(m, i32t, 1), md_i32(m, i32t, shape));
         let mut ops = vec![Some(id), Some(var), Some(name), Some(space), Some(lb), Some(size), Some(shape)];
+        let extra = stride.map(|st| {
+            let (tag, st) = (md_i32(m, i32t, 1), md_i32(m, i32t, st));
+            m.metadata.push_node(&[Some(tag), Some(st)])
+        });
         if uav {
             let fb = md_i32(m, i1t, 0);
-            ops.extend([Some(fb), Some(fb), Some(fb), None]);
+            ops.extend([Some(fb), Some(fb), Some(fb), extra]);
         } else {
             let sc = md_i32(m, i32t, 0);
-            ops.extend([Some(sc), None]);
+            ops.extend([Some(sc), extra]);
         }
         m.metadata.push_node(&ops)
     };
-    let srv = record(&mut m, rop, false);
-    let uav = record(&mut m, rwp, true);
+    let srv = record(&mut m, 0, rop, "t0", false, 11, None);
+    let uav = record(&mut m, 0, rwp, "u0", true, 11, None);
+    let mut uav_list = vec![Some(uav)];
+    if config.long_vectors {
+        let words = m.types.intern(Type::Array { elem: i32t, len: VECTOR_STRIDE as u64 / 4 });
+        let st = m.types.intern(Type::Named("struct.VectorElement".into()));
+        m.types.set_body(st, StructBody { fields: Some(vec![words]), packed: false });
+        let stp = m.types.intern(Type::Pointer { pointee: st, addr_space: 0 });
+        uav_list.push(Some(record(&mut m, 1, stp, "u1", true, 12, Some(VECTOR_STRIDE as u64))));
+    }
     let srvs = m.metadata.push_node(&[Some(srv)]);
-    let uavs = m.metadata.push_node(&[Some(uav)]);
+    let uavs = m.metadata.push_node(&uav_list);
     let res = m.metadata.push_node(&[Some(srvs), Some(uavs), None, None]);
     m.metadata.set_named("dx.resources", &[res]);
     let fmd = m.metadata.push_value(fn_p, Value::Func(main));

@@ -189,11 +189,30 @@ fn firstbit_hi(x: u64, w: u32) -> u64 {
 }
 
 /// Runs one non-synchronising `dx.op` call; `None` for operations without a result.
-pub fn call(ctx: &mut Ctx, t: &mut Thread, _inst: InstId, c: &OpCall) -> R<Option<Val>> {
+/// DXIL 1.9's vector operations and vector overloads go to [`super::vector`].
+pub fn call(ctx: &mut Ctx, t: &mut Thread, inst: InstId, c: &OpCall) -> R<Option<Val>> {
+    if let Some(v) = super::vector::call(ctx, t, inst, c)? {
+        return Ok(v);
+    }
+    call_lane(ctx, t, c, None)
+}
+
+/// [`call`] of a scalar operation; `lane`: instead of the call's operands, one lane's
+/// scalar arguments and scalar overload (an element-wise operation on native vectors, see
+/// [`super::vector`]).
+pub fn call_lane(ctx: &mut Ctx, t: &mut Thread, c: &OpCall, lane: Option<(&[Scalar], &str)>) -> R<Option<Val>> {
     let p = ctx.p;
-    let ov = c.overload.as_deref();
+    let ov = match lane {
+        Some((_, ov)) => Some(ov),
+        None => c.overload.as_deref(),
+    };
     let a = &c.args;
-    let arg = |i: usize| -> R<Scalar> { scalar(p, t, a[i]) };
+    let arg = |i: usize| -> R<Scalar> {
+        match lane {
+            Some((xs, _)) => xs.get(i).copied().ok_or(super::exec::RunError::Internal(format!("lane operand {i}"))),
+            None => scalar(p, t, a[i]),
+        }
+    };
     use DxOp::*;
     Ok(Some(match c.op {
         ThreadId => e(t.gtid[exact(p, t, a[0], "component")? as usize % 3] as u64),
@@ -631,7 +650,7 @@ pub fn call(ctx: &mut Ctx, t: &mut Thread, _inst: InstId, c: &OpCall) -> R<Optio
                     let size = (width_of(ov) / 8) as usize;
                     let fk = ov.filter(|o| o.starts_with('f')).map(|_| fk_of(ov));
                     let vs: Vec<(Scalar, Option<Fk>)> = vals.iter().map(|&v| (v, fk)).collect();
-                    res.store_raw(cs[0], cs[1], size, &vs, m);
+                    res.store_raw(cs[0], cs[1], size, &vs, |k| m & (1 << k) != 0);
                 }
             }
             return Ok(None);
@@ -648,7 +667,7 @@ pub fn call(ctx: &mut Ctx, t: &mut Thread, _inst: InstId, c: &OpCall) -> R<Optio
                 vs.push((v, fk));
             }
             let size = (width_of(ov) / 8) as usize;
-            ctx.res.list[r].store_raw(c0, c1, size, &vs, m);
+            ctx.res.list[r].store_raw(c0, c1, size, &vs, |k| m & (1 << k) != 0);
             return Ok(None);
         }
         CheckAccessFullyMapped => {

@@ -499,48 +499,61 @@ fn eval(ctx: &mut Ctx, t: &mut Thread, inst: InstId, kind: &InstKind, ty: TypeId
     let p = ctx.p;
     Ok(Some(match kind {
         InstKind::Phi { .. } => return internal("PHI after the block's head"),
+        // Native vectors (DXIL 1.9: any length) compute lane by lane.
         InstKind::Binary { op, lhs, rhs, fast } => {
-            let (a, b) = (scalar(p, t, *lhs)?, scalar(p, t, *rhs)?);
-            match p.scal(ty) {
-                Some(Scal::Int(w)) => Val::S(int_binary(*op, a, b, w)),
-                Some(Scal::Float(fk)) => Val::S(float_binary(*op, a, b, fk, *fast)),
-                None => return internal("vector binary operation"),
+            let (a, b) = (operand(p, t, *lhs)?, operand(p, t, *rhs)?);
+            match p.scal(p.lane_type(ty)) {
+                Some(Scal::Int(w)) => lanes2(&a, &b, &mut |a, b| Ok(int_binary(*op, a, b, w)))?,
+                Some(Scal::Float(fk)) => lanes2(&a, &b, &mut |a, b| Ok(float_binary(*op, a, b, fk, *fast)))?,
+                None => return internal(format!("binary operation of type {}", p.module.types.display(ty))),
             }
         }
         InstKind::FNeg { value } => {
-            let fk = float_kind(p, ty)?;
-            let a = scalar(p, t, *value)?;
-            Val::S(Scalar { bits: a.bits ^ (1u64 << (fk.bits() - 1)), acc: a.acc })
+            let fk = float_kind(p, p.lane_type(ty))?;
+            let sign = 1u64 << (fk.bits() - 1);
+            lanes1(&operand(p, t, *value)?, &mut |a| Ok(Scalar { bits: a.bits ^ sign, acc: a.acc }))?
         }
         InstKind::Cast { op, value } => {
-            let from = value_type(p, *value);
+            let from = value_type(p, *value).and_then(|f| p.scal(p.lane_type(f)));
+            let to = p.scal(p.lane_type(ty));
             match operand(p, t, *value)? {
-                Val::S(a) => Val::S(cast(ctx, *op, a, from.and_then(|f| p.scal(f)), p.scal(ty))?),
                 v @ Val::Ptr(_) if matches!(op, CastOp::BitCast | CastOp::AddrSpaceCast) => v,
+                v @ (Val::S(_) | Val::Agg(_)) => lanes1(&v, &mut |a| cast(ctx, *op, a, from, to))?,
                 other => return internal(format!("cast of {other:?}")),
             }
         }
         InstKind::ICmp { pred, lhs, rhs } => {
-            let w = int_width(p, value_type(p, *lhs).ok_or(RunError::Internal("icmp type".into()))?)?;
-            Val::S(icmp(*pred, scalar(p, t, *lhs)?, scalar(p, t, *rhs)?, w))
+            let lt = value_type(p, *lhs).ok_or(RunError::Internal("icmp type".into()))?;
+            let w = int_width(p, p.lane_type(lt))?;
+            let (a, b) = (operand(p, t, *lhs)?, operand(p, t, *rhs)?);
+            lanes2(&a, &b, &mut |a, b| Ok(icmp(*pred, a, b, w)))?
         }
         InstKind::FCmp { pred, lhs, rhs } => {
-            let fk = float_kind(p, value_type(p, *lhs).ok_or(RunError::Internal("fcmp type".into()))?)?;
-            Val::S(fcmp(*pred, scalar(p, t, *lhs)?, scalar(p, t, *rhs)?, fk))
+            let lt = value_type(p, *lhs).ok_or(RunError::Internal("fcmp type".into()))?;
+            let fk = float_kind(p, p.lane_type(lt))?;
+            let (a, b) = (operand(p, t, *lhs)?, operand(p, t, *rhs)?);
+            lanes2(&a, &b, &mut |a, b| Ok(fcmp(*pred, a, b, fk)))?
         }
         InstKind::Select { cond, if_true, if_false } => {
-            let c = scalar(p, t, *cond)?;
             let (x, y) = (operand(p, t, *if_true)?, operand(p, t, *if_false)?);
-            if c.acc.is_exact() {
-                if c.bits & 1 == 1 {
-                    x
-                } else {
-                    y
+            match operand(p, t, *cond)? {
+                Val::S(c) => select(c, x, y, || p.undef_of(ty)),
+                // A vector condition selects lane by lane.
+                Val::Agg(cs) => {
+                    let (Val::Agg(xs), Val::Agg(ys)) = (&x, &y) else {
+                        return internal("select with a vector condition of non-vectors");
+                    };
+                    if xs.len() != cs.len() || ys.len() != cs.len() {
+                        return internal("select between vectors of different lengths");
+                    }
+                    let mut out = Vec::with_capacity(cs.len());
+                    for ((c, a), b) in cs.iter().zip(xs.iter()).zip(ys.iter()) {
+                        let c = c.scalar().ok_or(RunError::Internal("select lane condition".into()))?;
+                        out.push(select(c, a.clone(), b.clone(), Val::undefined));
+                    }
+                    Val::agg(out)
                 }
-            } else if x == y {
-                x
-            } else {
-                p.undef_of(ty)
+                other => return internal(format!("select on {other:?}")),
             }
         }
         InstKind::ExtractValue { aggregate, indices } => {
@@ -666,6 +679,42 @@ fn eval(ctx: &mut Ctx, t: &mut Thread, inst: InstId, kind: &InstKind, ty: TypeId
         }
         other => return internal(format!("instruction {other:?}")),
     }))
+}
+
+/// `x` if `c` is true, `y` if false; where `c` is undefined, the common value of both or
+/// `undefined()`.
+fn select(c: Scalar, x: Val, y: Val, undefined: impl FnOnce() -> Val) -> Val {
+    if c.acc.is_exact() {
+        if c.bits & 1 == 1 {
+            x
+        } else {
+            y
+        }
+    } else if x == y {
+        x
+    } else {
+        undefined()
+    }
+}
+
+/// `f` of a scalar, or of each lane of a native vector.
+pub fn lanes1(a: &Val, f: &mut dyn FnMut(Scalar) -> R<Scalar>) -> R<Val> {
+    match a {
+        Val::S(x) => Ok(Val::S(f(*x)?)),
+        Val::Agg(xs) => Ok(Val::agg(xs.iter().map(|x| lanes1(x, f)).collect::<R<_>>()?)),
+        other => internal(format!("a lane-wise operation of {other:?}")),
+    }
+}
+
+/// `f` of two scalars, or of each pair of lanes of two native vectors of one length.
+pub fn lanes2(a: &Val, b: &Val, f: &mut dyn FnMut(Scalar, Scalar) -> R<Scalar>) -> R<Val> {
+    match (a, b) {
+        (Val::S(x), Val::S(y)) => Ok(Val::S(f(*x, *y)?)),
+        (Val::Agg(xs), Val::Agg(ys)) if xs.len() == ys.len() => {
+            Ok(Val::agg(xs.iter().zip(ys.iter()).map(|(x, y)| lanes2(x, y, f)).collect::<R<_>>()?))
+        }
+        _ => internal(format!("a lane-wise operation of {a:?} and {b:?}")),
+    }
 }
 
 fn insert_at(agg: Val, path: &[u32], el: Val) -> R<Val> {

@@ -28,6 +28,7 @@
 //! | [`dxop`] | thread-local `dx.op` operations |
 //! | [`sample`] | point sampling, gathers, comparison sampling |
 //! | [`wave`] | wave and quad operations |
+//! | [`vector`] | DXIL 1.9 native vectors: vector loads/stores, reductions, `FDot`, element-wise overloads |
 //! | [`ray_query`] | inline ray tracing against a scene model |
 //! | [`sched`] | groups, waves, barriers, schedules |
 //!
@@ -45,6 +46,7 @@ pub mod resources;
 pub mod sample;
 pub mod sched;
 pub mod value;
+pub mod vector;
 pub mod wave;
 
 pub use exec::RunError;

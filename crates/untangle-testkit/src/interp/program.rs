@@ -159,6 +159,11 @@ pub fn supported_op(op: DxOp) -> bool {
             | CreateHandleFromHeap
             | Unpack4x8
             | Pack4x8
+            | RawBufferVectorLoad
+            | RawBufferVectorStore
+            | VectorReduceAnd
+            | VectorReduceOr
+            | FDot
     ) || super::ray_query::is_ray_query(op)
 }
 
@@ -229,6 +234,8 @@ impl<'m> Program<'m> {
                     Ok(Some(c)) => {
                         if !supported_op(c.op) {
                             missing.insert(c.op.name().to_string());
+                        } else if !super::vector::vector_form_supported(module, func, c.op, c.args) {
+                            missing.insert(format!("{} on native vectors", c.op.name()));
                         }
                         ops[i] = Some(Box::new(OpCall {
                             op: c.op,
@@ -351,6 +358,14 @@ impl<'m> Program<'m> {
             Type::Float(FloatKind::Float) => Some(Scal::Float(Fk::F)),
             Type::Float(FloatKind::Double) => Some(Scal::Float(Fk::D)),
             _ => None,
+        }
+    }
+
+    /// The lane type of a native vector type, `t` itself for any other type.
+    pub fn lane_type(&self, t: TypeId) -> TypeId {
+        match self.ty(t) {
+            Type::Vector { elem, .. } => *elem,
+            _ => t,
         }
     }
 

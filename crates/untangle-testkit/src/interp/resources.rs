@@ -205,11 +205,19 @@ impl ResourceData {
         Loaded { comps, in_bounds: all_in }
     }
 
-    /// `RawBufferStore`: components whose mask bit is set; out of bounds dropped, past a
+    /// `RawBufferStore` (components whose mask bit is set) and `RawBufferVectorStore` (every
+    /// lane): component `k` of `vals` when `written(k)`; out of bounds dropped, past a
     /// structure's stride undefined (the word that a linear address would hit is marked).
-    pub fn store_raw(&mut self, c0: u64, c1: u64, size: usize, vals: &[(Scalar, Option<Fk>)], mask: u8) {
+    pub fn store_raw(
+        &mut self,
+        c0: u64,
+        c1: u64,
+        size: usize,
+        vals: &[(Scalar, Option<Fk>)],
+        written: impl Fn(usize) -> bool,
+    ) {
         for (k, (v, fk)) in vals.iter().enumerate() {
-            if mask & (1 << k) == 0 {
+            if !written(k) {
                 continue;
             }
             let Some((addr, inside_stride)) = self.buffer_address(c0, c1, size as u64, k as u64) else { continue };

@@ -1601,6 +1601,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let by_zero = if matches!(op, BinaryOp::UDiv | BinaryOp::URem) && !boolean {
             let zero = self.scalar_const(ty, 0, 0.0)?;
             let bt = self.cx.bool_t();
+            // A vector divides lane by lane: a `bool` per lane.
+            let bt = match self.cx.m.types.get(ty) {
+                Type::Vector { len, .. } => self.cx.lanes_type(bt, *len),
+                _ => bt,
+            };
             Some(self.ids_op(Op::IEqual, bt, &[b, zero])?)
         } else {
             None
@@ -1641,10 +1646,17 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(r)
     }
 
-    /// A scalar constant of IR type `ty` with value `v` (ints) or `f` (floats).
+    /// A scalar constant of IR type `ty` with value `v` (ints) or `f` (floats); of a native
+    /// vector type, that value in every lane.
     pub fn scalar_const(&mut self, ty: TypeId, v: i64, f: f64) -> Result<Word> {
         let t = self.cx.ty(ty)?;
         Ok(match self.cx.m.types.get(ty).clone() {
+            Type::Vector { elem, len } => {
+                let k = self.scalar_const(elem, v, f)?;
+                let w = self.cx.b.constant_composite(t, vec![k; len as usize]);
+                self.cx.note_value(w, t);
+                w
+            }
             Type::Int(1) => {
                 if v != 0 {
                     self.cx.b.constant_true(t)
@@ -1661,7 +1673,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 32 => self.cx.const_bits(t, 32, (f as f32).to_bits() as u64),
                 _ => self.cx.const_bits(t, 64, f.to_bits()),
             },
-            _ => return Err(self.err("vector constant in a cast (DXIL is scalar)")),
+            _ => return Err(self.err("a constant of a non-numeric type")),
         })
     }
 

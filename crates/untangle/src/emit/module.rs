@@ -313,10 +313,7 @@ impl<'m> ModuleBuilder<'m> {
             // operated on lane by lane (`emit::long_vector`).
             Type::Vector { elem, len } if len > 4 => {
                 let e = self.ty(elem)?;
-                let n = self.const_u32(len);
-                let a = self.b.type_array(e, n);
-                self.long_types.insert(a, (e, len));
-                a
+                self.lanes_type(e, len)
             }
             Type::Vector { elem, len } => {
                 // `<1 x T>` (or a zero-length vector) is no SPIR-V vector either.
@@ -442,6 +439,18 @@ impl<'m> ModuleBuilder<'m> {
     }
 
     /// The element type and lane count of `ty` when it stands for a long vector.
+    /// The SPIR-V type of `n` lanes of `elem`: `elem` itself for one, a vector for 2 to 4,
+    /// an array of the lanes (a long vector, `emit::long_vector`) past 4.
+    pub fn lanes_type(&mut self, elem: Word, n: u32) -> Word {
+        if n <= 4 {
+            return self.vec(elem, n);
+        }
+        let len = self.const_u32(n);
+        let a = self.b.type_array(elem, len);
+        self.long_types.insert(a, (elem, n));
+        a
+    }
+
     pub fn long_type(&self, ty: Word) -> Option<(Word, u32)> {
         self.long_types.get(&ty).copied()
     }

@@ -129,10 +129,17 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             crate::ir::Type::Vector { len, .. } => *len,
             _ => 1,
         };
-        if matches!(self.cx.m.types.get(c.ty), crate::ir::Type::Int(1)) {
+        let boolean = matches!(self.cx.m.types.get(c.ty), crate::ir::Type::Int(1));
+        // `OpAll`/`OpAny` take vectors only: a long vector (an array) is folded.
+        if boolean && self.cx.long_value(v).is_none() {
             return self.ids_op(if and { Op::All } else { Op::Any }, t, &[v]);
         }
-        let op = if and { Op::BitwiseAnd } else { Op::BitwiseOr };
+        let op = match (boolean, and) {
+            (true, true) => Op::LogicalAnd,
+            (true, false) => Op::LogicalOr,
+            (false, true) => Op::BitwiseAnd,
+            (false, false) => Op::BitwiseOr,
+        };
         let mut acc = self.ids_op(Op::CompositeExtract, t, &[v, 0])?;
         for k in 1..n {
             let e = self.ids_op(Op::CompositeExtract, t, &[v, k])?;

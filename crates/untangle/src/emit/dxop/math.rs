@@ -130,13 +130,29 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             crate::ir::Type::Vector { len, .. } => Some(*len),
             _ => None,
         };
+        let x = self.arg_val(c, 0)?;
+        // A long vector (an array of lanes, `crate::emit::long_vector`): lane by lane, the
+        // `i1` lanes built into the result's array.
+        if let Some((elem, n)) = self.cx.long_value(x) {
+            let mut out = Vec::with_capacity(n as usize);
+            for k in 0..n {
+                let lane = self.cx.b.block_value(Op::CompositeExtract, elem, &[x, k])?;
+                out.push(self.classify_bits(c.op, lane, bits, None)?);
+            }
+            let rt = self.cx.ty(c.ty)?;
+            return self.ids_op(Op::CompositeConstruct, rt, &out);
+        }
+        self.classify_bits(c.op, x, bits, lanes)
+    }
+
+    /// [`Self::classify`] of `x`, a float of `bits` or a vector of `lanes` of them.
+    fn classify_bits(&mut self, op: DxOp, x: Word, bits: u32, lanes: Option<u32>) -> Result<Word> {
         let (exp_mask, mant_mask) = if bits == 16 { (0x7c00u64, 0x03ffu64) } else { (0x7f80_0000, 0x007f_ffff) };
         let (su, sb) = (self.cx.uint(bits), self.cx.bool_t());
         let (ut, b) = match lanes {
             Some(n) => (self.cx.vec(su, n), self.cx.vec(sb, n)),
             None => (su, sb),
         };
-        let x = self.arg_val(c, 0)?;
         let v = self.ids_op(Op::Bitcast, ut, &[x])?;
         let mut splat = |value: u64| {
             let k = self.cx.const_bits(su, bits, value);
@@ -148,10 +164,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let (em, mm, zero) = (splat(exp_mask), splat(mant_mask), splat(0));
         let e = self.ids_op(Op::BitwiseAnd, ut, &[v, em])?;
         let all_ones = self.ids_op(Op::IEqual, b, &[e, em])?;
-        let r = match c.op {
+        let r = match op {
             DxOp::IsNaN | DxOp::IsInf => {
                 let m = self.ids_op(Op::BitwiseAnd, ut, &[v, mm])?;
-                let op = if c.op == DxOp::IsNaN { Op::INotEqual } else { Op::IEqual };
+                let op = if op == DxOp::IsNaN { Op::INotEqual } else { Op::IEqual };
                 let mant = self.ids_op(op, b, &[m, zero])?;
                 self.ids_op(Op::LogicalAnd, b, &[all_ones, mant])?
             }
