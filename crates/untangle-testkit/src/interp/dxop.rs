@@ -135,7 +135,8 @@ fn res_ret(comps: Vec<Scalar>, in_bounds: bool) -> Val {
 fn unary_float(op: DxOp, a: Scalar, fk: Fk) -> R<Val> {
     let sign = 1u64 << (fk.bits() - 1);
     Ok(match op {
-        DxOp::FAbs => s(Scalar { bits: a.bits & !sign, acc: a.acc }),
+        // Arithmetic to D3D, as negation is: a denormal may be flushed.
+        DxOp::FAbs => s(float::both_modes(&[a], fk, |x| x[0] & !sign)),
         DxOp::Saturate => s(float::arith1(a, fk, |x| if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) })),
         DxOp::IsNaN | DxOp::IsInf | DxOp::IsFinite | DxOp::IsNormal => {
             let x = float::to_f64(a.bits, fk);

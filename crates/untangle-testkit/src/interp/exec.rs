@@ -511,7 +511,9 @@ fn eval(ctx: &mut Ctx, t: &mut Thread, inst: InstId, kind: &InstKind, ty: TypeId
         InstKind::FNeg { value } => {
             let fk = float_kind(p, p.lane_type(ty))?;
             let sign = 1u64 << (fk.bits() - 1);
-            lanes1(&operand(p, t, *value)?, &mut |a| Ok(Scalar { bits: a.bits ^ sign, acc: a.acc }))?
+            // Negation is arithmetic to D3D: a denormal operand or result may be flushed
+            // (the H200 flushes `-denormal` to -0).
+            lanes1(&operand(p, t, *value)?, &mut |a| Ok(float::both_modes(&[a], fk, |x| x[0] ^ sign)))?
         }
         InstKind::Cast { op, value } => {
             let from = value_type(p, *value).and_then(|f| p.scal(p.lane_type(f)));

@@ -42,8 +42,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         use DxOp::*;
         let t = self.cx.ty(c.ty)?;
         Ok(match c.op {
-            Bfrev => self.bit_reverse(c)?,
-            Countbits | FirstbitLo | FirstbitHi | FirstbitSHi => self.bit_scan(c)?,
+            Bfrev | Countbits | FirstbitLo | FirstbitHi | FirstbitSHi => self.bit_op_lanes(c)?,
             IMax | IMin | UMax | UMin => {
                 let inst = match c.op {
                     IMax => glsl::SMAX,
@@ -158,31 +157,54 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok((self.extract(u, r, 0)?, self.extract(u, r, 1)?))
     }
 
-    /// A 16- or 64-bit overload's operand `k` as one (16-bit: zero- or sign-extended) or two
-    /// (64-bit: low, high) 32-bit words.
-    fn words_of(&mut self, c: &Call<'_>, k: usize, signed: bool) -> Result<(u32, Vec<Word>)> {
-        let ty = self.arg_ty(c, k)?;
-        let bits = self.scalar_bits(ty).unwrap_or(32);
-        let x = self.arg_val(c, k)?;
-        let u = self.cx.u32_t();
-        Ok((
-            bits,
-            match bits {
-                32 => vec![x],
-                64 => {
-                    let u2 = self.cx.vec(u, 2);
-                    let v = self.ids_op(Op::Bitcast, u2, &[x])?;
-                    vec![self.extract(u, v, 0)?, self.extract(u, v, 1)?]
-                }
-                _ => vec![self.ids_op(if signed { Op::SConvert } else { Op::UConvert }, u, &[x])?],
-            },
-        ))
+    /// `Bfrev`, `Countbits` and the `Firstbit` operations, whose lowering works one 32-bit
+    /// word at a time: a scalar directly, and DXIL 1.9's vector overloads (any length; a
+    /// long vector is an array of lanes, `crate::emit::long_vector`) lane by lane.
+    fn bit_op_lanes(&mut self, c: &Call<'_>) -> Result<Word> {
+        let aty = self.arg_ty(c, 0)?;
+        let x = self.arg_val(c, 0)?;
+        let bits = self.scalar_bits(aty).unwrap_or(32);
+        let (elem, lanes) = match self.cx.m.types.get(aty) {
+            crate::ir::Type::Vector { elem, len } => (*elem, Some(*len)),
+            _ => (aty, None),
+        };
+        let elem_t = self.cx.ty(elem)?;
+        let Some(n) = lanes else { return self.bit_op(c.op, x, bits, elem_t) };
+        let t = self.cx.ty(c.ty)?;
+        let mut out = Vec::with_capacity(n as usize);
+        for k in 0..n {
+            let lane = self.ids_op(Op::CompositeExtract, elem_t, &[x, k])?;
+            out.push(self.bit_op(c.op, lane, bits, elem_t)?);
+        }
+        self.ids_op(Op::CompositeConstruct, t, &out)
     }
 
-    fn bit_reverse(&mut self, c: &Call<'_>) -> Result<Word> {
-        let t = self.cx.ty(c.ty)?;
+    /// One lane of [`Self::bit_op_lanes`]: `x`, of `bits` bits and type `ty`.
+    fn bit_op(&mut self, op: DxOp, x: Word, bits: u32, ty: Word) -> Result<Word> {
+        match op {
+            DxOp::Bfrev => self.bit_reverse(x, bits, ty),
+            _ => self.bit_scan(op, x, bits),
+        }
+    }
+
+    /// A 16- or 64-bit value `x` as one (16-bit: zero- or sign-extended) or two (64-bit:
+    /// low, high) 32-bit words.
+    fn words_of(&mut self, x: Word, bits: u32, signed: bool) -> Result<Vec<Word>> {
         let u = self.cx.u32_t();
-        let (bits, words) = self.words_of(c, 0, false)?;
+        Ok(match bits {
+            32 => vec![x],
+            64 => {
+                let u2 = self.cx.vec(u, 2);
+                let v = self.ids_op(Op::Bitcast, u2, &[x])?;
+                vec![self.extract(u, v, 0)?, self.extract(u, v, 1)?]
+            }
+            _ => vec![self.ids_op(if signed { Op::SConvert } else { Op::UConvert }, u, &[x])?],
+        })
+    }
+
+    fn bit_reverse(&mut self, x: Word, bits: u32, t: Word) -> Result<Word> {
+        let u = self.cx.u32_t();
+        let words = self.words_of(x, bits, false)?;
         let rev: Vec<Word> = words.iter().map(|&w| self.ids_op(Op::BitReverse, u, &[w])).collect::<Result<_>>()?;
         match bits {
             32 => Ok(rev[0]),
@@ -201,12 +223,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// `Countbits`, `FirstbitLo`, `FirstbitHi`, `FirstbitSHi` (32-bit results).
-    fn bit_scan(&mut self, c: &Call<'_>) -> Result<Word> {
+    fn bit_scan(&mut self, op: DxOp, x: Word, bits: u32) -> Result<Word> {
         let u = self.cx.u32_t();
         let b = self.cx.bool_t();
         let none = self.cx.const_u32(u32::MAX);
-        let signed = c.op == DxOp::FirstbitSHi;
-        let (bits, mut words) = self.words_of(c, 0, signed)?;
+        let signed = op == DxOp::FirstbitSHi;
+        let mut words = self.words_of(x, bits, signed)?;
         if signed && bits == 64 {
             // The first bit that differs from the sign is the most significant set bit of
             // `x ^ (x >> 63)`, computed on the words: the sign word is the high one's.
@@ -223,7 +245,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let kw = me.cx.const_u32(k);
             me.ids_op(Op::IAdd, u, &[x, kw])
         };
-        match c.op {
+        match op {
             DxOp::Countbits => {
                 let mut n = self.ids_op(Op::BitCount, u, &[words[0]])?;
                 if let Some(&hi) = words.get(1) {
@@ -325,9 +347,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let u = self.cx.u32_t();
         let b = self.cx.bool_t();
         let wide = self.scalar_bits(c.ty) == Some(64);
-        let (_, r) = self.words_of(c, 0, false)?;
-        let (_, src) = self.words_of(c, 1, false)?;
-        let (r, src) = (r[0], src[0]);
+        let (r, src) = (self.arg_val(c, 0)?, self.arg_val(c, 1)?);
+        let (r_bits, src_bits) = (self.arg_ty(c, 0)?, self.arg_ty(c, 1)?);
+        let r = self.words_of(r, self.scalar_bits(r_bits).unwrap_or(32), false)?[0];
+        let src = self.words_of(src, self.scalar_bits(src_bits).unwrap_or(32), false)?[0];
         let eight = self.cx.const_u32(8);
         let zero = self.cx.const_u32(0);
         let mut sum = zero;

@@ -97,7 +97,25 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             FDot => {
                 let a = self.arg_val(c, 0)?;
                 let b = self.arg_val(c, 1)?;
-                self.ids_op(Op::Dot, t, &[a, b])?
+                match self.cx.long_value(a) {
+                    // A long vector (an array of lanes) has no `OpDot`: the lanes' products
+                    // summed in lane order (DXIL leaves the order of the sum open, as
+                    // `OpDot` does).
+                    Some((elem, n)) => {
+                        let mut sum = None;
+                        for k in 0..n {
+                            let x = self.ids_op(Op::CompositeExtract, elem, &[a, k])?;
+                            let y = self.ids_op(Op::CompositeExtract, elem, &[b, k])?;
+                            let p = self.ids_op(Op::FMul, elem, &[x, y])?;
+                            sum = Some(match sum {
+                                Some(s) => self.ids_op(Op::FAdd, elem, &[s, p])?,
+                                None => p,
+                            });
+                        }
+                        sum.ok_or_else(|| self.err("FDot of an empty vector".to_string()))?
+                    }
+                    None => self.ids_op(Op::Dot, t, &[a, b])?,
+                }
             }
             Dot2AddHalf => {
                 // acc + (float(a.x * b.x) + float(a.y * b.y)): each product in the operands'
