@@ -5,10 +5,11 @@
 //! exactly the damage.
 
 use untangle::dxil::ComponentType;
+use untangle::dxil::{ResourceClass, ResourceKind};
 use untangle::ir::{ConstId, InstKind, Module, Value};
 use untangle::{translate_module, Options, TranslateError};
 use untangle_testkit::check::spirv_val::find_spirv_val;
-use untangle_testkit::dxil_ops::shell::{El, Shell};
+use untangle_testkit::dxil_ops::shell::{El, Res, Shell};
 
 /// Translates `text`; `Ok` only for a module `spirv-val` accepts (or when it is missing).
 fn translate(text: &str) -> Result<(), TranslateError> {
@@ -206,4 +207,127 @@ fn a_value_used_where_its_definition_does_not_dominate_is_refused() {
     let InstKind::Binary { rhs, .. } = &mut f.insts[fmul].kind else { unreachable!() };
     *rhs = Value::Inst(fmul);
     assert_invalid(translate_loaded(&m), "%m", "uses a value defined at or after it in its block");
+}
+
+/// A compute shader storing 1 to member 0 of groupshared `@p` (a one-member struct),
+/// through a constant `getelementptr` (`constant`) or an instruction.
+fn struct_member_store(constant: bool) -> Module {
+    let gep = "getelementptr inbounds (%struct.Payload, %struct.Payload addrspace(3)* @p, i32 0, i32 0)";
+    let body = if constant {
+        format!("  store i32 1, i32 addrspace(3)* {gep}, align 4\n  ret void")
+    } else {
+        "  %m = getelementptr inbounds %struct.Payload, %struct.Payload addrspace(3)* @p, i32 0, i32 0\n  \
+         store i32 1, i32 addrspace(3)* %m, align 4\n  ret void"
+            .into()
+    };
+    let text = Shell::new("cs").module(&body, "").replace(
+        "define void @main()",
+        "@p = addrspace(3) global %struct.Payload undef, align 4\n\ndefine void @main()",
+    );
+    untangle::front::load_bytes(text.into_bytes(), "gep.ll").expect("parses").module
+}
+
+#[test]
+fn a_struct_index_past_the_last_member_is_refused() {
+    // Case 807997 of the structure-aware run (seed 5): a record mutant of a task shader's
+    // bitcode made the constant `getelementptr (%struct.Payload, ..., i32 0, i32 0)` of a
+    // store index member 6 of the one-member payload. The bitcode reader does not check
+    // constant expressions, and `OpAccessChain` with index 6 into a one-member struct is
+    // invalid SPIR-V.
+    for constant in [true, false] {
+        let good = struct_member_store(constant);
+        translate_loaded(&good).expect("member 0 translates");
+        let mut m = good.clone();
+        let i32t = m.types.lookup(&untangle::ir::Type::Int(32)).expect("i32");
+        let six = m.constants.intern(untangle::ir::Constant { ty: i32t, kind: untangle::ir::ConstKind::Int(6) });
+        let (fid, _) = m.defined_functions().next().unwrap();
+        if constant {
+            let (k, c) = m
+                .constants
+                .iter()
+                .find(|(_, c)| matches!(c.kind, untangle::ir::ConstKind::Expr { .. }))
+                .map(|(k, c)| (k, c.clone()))
+                .expect("the constant getelementptr");
+            let untangle::ir::ConstKind::Expr { op, mut operands, source_ty } = c.kind else { unreachable!() };
+            operands[2] = six;
+            let bad = m.constants.intern(untangle::ir::Constant {
+                ty: c.ty,
+                kind: untangle::ir::ConstKind::Expr { op, operands, source_ty },
+            });
+            let f = &mut m.functions[fid];
+            for i in f.insts.values_mut() {
+                if let InstKind::Store { ptr, .. } = &mut i.kind {
+                    assert_eq!(*ptr, Value::Const(k));
+                    *ptr = Value::Const(bad);
+                }
+            }
+            assert_invalid(
+                translate_loaded(&m),
+                "void instruction",
+                "constant getelementptr: struct index 6 into %struct.Payload, a struct of 1 members",
+            );
+        } else {
+            let f = &mut m.functions[fid];
+            for i in f.insts.values_mut() {
+                if let InstKind::GetElementPtr { indices, .. } = &mut i.kind {
+                    indices[1] = Value::Const(six);
+                }
+            }
+            assert_invalid(
+                translate_loaded(&m),
+                "%m",
+                "getelementptr: struct index 6 into %struct.Payload, a struct of 1 members",
+            );
+        }
+    }
+}
+
+/// A compute shader adding 5 to texel (1, 2) of a `RWTexture2D<uint>`: a descriptor-heap
+/// one (`heap`) or UAV u1.
+fn typed_atomic(heap: bool) -> String {
+    let atomic = "  %r = call i32 @dx.op.atomicBinOp.i32(i32 78, %dx.types.Handle %u, i32 0, i32 1, i32 2, i32 undef, i32 5)\n  ret void";
+    let decl = "declare i32 @dx.op.atomicBinOp.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32)";
+    if heap {
+        // Properties: Texture2D (2), UAV (bit 12); uint (5), one component.
+        let body = format!(
+            "  %uh = call %dx.types.Handle @dx.op.createHandleFromHeap(i32 218, i32 3, i1 false, i1 false)\n  \
+             %u = call %dx.types.Handle @dx.op.annotateHandle(i32 216, %dx.types.Handle %uh, %dx.types.ResourceProperties {{ i32 4098, i32 261 }})\n{atomic}"
+        );
+        Shell::new("cs").module(
+            &body,
+            &format!(
+                "declare %dx.types.Handle @dx.op.createHandleFromHeap(i32, i32, i1, i1)\n\
+                 declare %dx.types.Handle @dx.op.annotateHandle(i32, %dx.types.Handle, %dx.types.ResourceProperties)\n{decl}"
+            ),
+        )
+    } else {
+        let mut shell = Shell::new("cs");
+        shell.resources = vec![Res::new("u", ResourceClass::Uav, ResourceKind::Texture2D, 1).typed(ComponentType::U32)];
+        shell.module(atomic, decl)
+    }
+}
+
+#[test]
+fn typed_uav_atomics_declare_a_32_bit_format() {
+    // Case 799086 of the structure-aware run (seed 5): an atomic on a typed UAV whose image
+    // type declared no format; Vulkan requires R32ui/R32i/R32f (or 64-bit) under an
+    // `OpImageTexelPointer` an atomic uses (VUID-StandaloneSpirv-OpImageTexelPointer-04658).
+    // Descriptor-heap UAVs (SM 6.6) had no atomic form at all.
+    for heap in [false, true] {
+        let text = typed_atomic(heap);
+        let loaded = untangle::front::load_bytes(text.into_bytes(), "atomic.ll").expect("parses");
+        let t = translate_module(&loaded.module, &Options::default()).unwrap_or_else(|e| panic!("heap {heap}: {e}"));
+        untangle_spirv_tools::assert_valid(&t.words, "vulkan1.3", "typed atomic");
+        let m = rspirv::dr::load_words(&t.words).expect("parses");
+        let formats: Vec<_> = m
+            .types_global_values
+            .iter()
+            .filter(|i| i.class.opcode == rspirv::spirv::Op::TypeImage)
+            .map(|i| i.operands[6].clone())
+            .collect();
+        assert!(
+            formats.contains(&rspirv::dr::Operand::ImageFormat(rspirv::spirv::ImageFormat::R32ui)),
+            "heap {heap}: {formats:?}"
+        );
+    }
 }

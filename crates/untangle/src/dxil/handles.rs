@@ -1,5 +1,6 @@
 //! Which declared resource a `dx.op` call's handle names: handles followed back through
-//! `annotateHandle` to `createHandle` / `createHandleFromBinding` (constant operands only).
+//! `annotateHandle` to `createHandle` / `createHandleFromBinding` (constant operands only)
+//! or a library's `createHandleForLib` of a load from the resource's global variable.
 //! Cost: one walk over the function's calls, each handle chain at most 64 links.
 
 use super::ResourceClass;
@@ -23,9 +24,47 @@ pub fn atomic_uavs(
     .collect()
 }
 
+/// The global variable a library's resource handle is loaded from (`ptr`: the global, or
+/// an element of an array of them, `getelementptr @g, 0, index` as an instruction or a
+/// constant expression), and that index.
+pub fn library_global(
+    m: &crate::ir::Module,
+    f: &crate::ir::Function,
+    ptr: Value,
+) -> Option<(crate::ir::GlobalId, Option<Value>)> {
+    use crate::ir::{ConstExprOp, ConstKind, InstKind};
+    let global_of = |v: Value| match v {
+        Value::Global(g) => Some(g),
+        Value::Const(k) => match m.constants.get(k).kind {
+            ConstKind::GlobalAddr(g) => Some(g),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let Some(g) = global_of(ptr) {
+        return Some((g, None));
+    }
+    match ptr {
+        Value::Inst(i) => match &f.insts.get(i)?.kind {
+            InstKind::GetElementPtr { base, indices, .. } if indices.len() == 2 => {
+                Some((global_of(*base)?, Some(indices[1])))
+            }
+            _ => None,
+        },
+        Value::Const(k) => match &m.constants.get(k).kind {
+            ConstKind::Expr { op: ConstExprOp::GetElementPtr { .. }, operands, .. } if operands.len() == 3 => {
+                Some((global_of(Value::Const(operands[0]))?, Some(Value::Const(operands[2]))))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The declared resources (class, range id) whose handles reach the first argument of a
 /// `dx.op` call of `f` that `wanted(op, call)` selects, found by following each handle
-/// back through `annotateHandle` to `createHandle` / `createHandleFromBinding`. Heap
+/// back through `annotateHandle` to `createHandle` / `createHandleFromBinding` or
+/// `createHandleForLib` (its global's resource). Heap
 /// handles (`createHandleFromHeap`) name no declared resource and are skipped.
 pub fn handle_targets(
     m: &crate::ir::Module,
@@ -56,6 +95,12 @@ pub fn handle_targets(
                     let class = ResourceClass::from_index(field(3)?)?;
                     let (lower, space) = (field(0)? as u32, field(2)? as u32);
                     return table.holding(class, space, lower).map(|r| (class, r.id));
+                }
+                DxOp::CreateHandleForLib => {
+                    let Value::Inst(load) = *call.args.first()? else { return None };
+                    let InstKind::Load { ptr, .. } = f.insts.get(load)?.kind else { return None };
+                    let (g, _) = library_global(m, f, ptr)?;
+                    return table.iter().find(|r| r.global == Some(g)).map(|r| (r.class, r.id));
                 }
                 _ => return None,
             }

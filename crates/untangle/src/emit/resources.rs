@@ -615,8 +615,9 @@ impl Resources {
         Ok(r)
     }
 
-    /// The heap array a descriptor-heap handle indexes.
-    pub fn heap_var(&mut self, cx: &mut ModuleBuilder<'_>, hh: HeapHandle) -> Result<ResVar> {
+    /// The heap array a descriptor-heap handle indexes; `atomic`: the array of the same
+    /// binding whose typed images declare a 32-bit format, for image atomics.
+    pub fn heap_var(&mut self, cx: &mut ModuleBuilder<'_>, hh: HeapHandle, atomic: bool) -> Result<ResVar> {
         let r = Resources::heap_resource(hh)?;
         let answer = self.layer_heap_answer(&r)?;
         if let Some(a) = answer {
@@ -625,7 +626,7 @@ impl Resources {
             }
         }
         let binding = self.binder.heap_array_binding(&r, answer.as_ref())?;
-        self.heap_array(cx, &r, false, binding)
+        self.heap_array(cx, &r, atomic && r.class == ResourceClass::Uav, binding)
     }
 
     /// The offset table the layer gave the buffer view behind handle `h`, if any
@@ -1184,8 +1185,30 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// The descriptor variable of a handle.
     pub fn res_var(&mut self, h: Handle) -> Result<ResVar> {
         match h.heap {
-            Some(hh) => self.res.heap_var(self.cx, hh),
+            Some(hh) => self.res.heap_var(self.cx, hh, false),
             None => self.res.var(self.cx, h.class, h.id),
+        }
+    }
+
+    /// The variable of typed UAV handle `h` as a 32-bit image atomic (call `c`) takes it:
+    /// its image type declares R32ui, R32i or R32f (by its texel), since Vulkan requires
+    /// one of those (or a 64-bit format) of the image under an `OpImageTexelPointer` that
+    /// an atomic uses (VUID-StandaloneSpirv-OpImageTexelPointer-04658). A heap handle takes
+    /// the heap's atomic array at the same binding. A declared UAV is declared so when
+    /// `dxil::handles::atomic_uavs` saw the atomic; one it did not is a typed error, not a
+    /// format-less image.
+    pub fn atomic_image_var(&mut self, c: &crate::emit::Call<'_>, h: Handle) -> Result<ResVar> {
+        match h.heap {
+            Some(hh) => self.res.heap_var(self.cx, hh, true),
+            None if h.class == ResourceClass::Uav && self.res.atomic_uavs.contains(&h.id) => {
+                self.res.var(self.cx, h.class, h.id)
+            }
+            None => Err(self.invalid(
+                c,
+                "operand 0",
+                "an atomic on a typed UAV declared without a 32-bit integer or float format \
+                 (its handle was not traced to the UAV before emission)",
+            )),
         }
     }
 

@@ -4,6 +4,11 @@
 //! - typing: operands of arithmetic, comparisons, casts, selects, aggregate and vector
 //!   accesses, memory accesses and PHIs have the types LLVM's verifier requires, and branch
 //!   conditions are `i1`;
+//! - addressing: a `getelementptr` (an instruction, or a constant expression an instruction
+//!   uses, however deeply nested in other constant expressions) steps into its base's
+//!   pointee, every index into a struct is a constant naming one of its members, and its
+//!   result points to the type the indices reach. `OpAccessChain` takes the same indices,
+//!   and spirv-val refuses a struct index past the last member;
 //! - SSA dominance: in a block the entry reaches, every instruction operand is defined in a
 //!   block that dominates the use (earlier in the same block), and a PHI's incoming value is
 //!   defined in a block that dominates its incoming edge's source (LLVM's "Instruction does
@@ -22,7 +27,10 @@
 
 use super::error::{Error, Result};
 use crate::ir::dump::{block_name, inst_name};
-use crate::ir::{BinaryOp, BlockId, CastOp, Function, InstKind, Module, Terminator, Type, TypeId, Value};
+use crate::ir::{
+    BinaryOp, BlockId, CastOp, ConstExprOp, ConstId, ConstKind, Function, InstKind, Module, Terminator, Type, TypeId,
+    Value,
+};
 use cranelift_entity::EntityRef;
 
 struct Check<'a> {
@@ -79,6 +87,69 @@ impl Check<'_> {
             };
         }
         Some(t)
+    }
+
+    /// Whether a GEP of result type `ty` from `base` (a pointer to `source`) by `indices` is
+    /// well formed (`None`: it is): LLVM's typed-pointer rules, which the readers check for
+    /// instructions and the bitcode reader does not for constant expressions.
+    fn gep(&self, ty: TypeId, source: TypeId, base: Value, indices: &[Value]) -> Option<String> {
+        let tname = |t: TypeId| self.m.types.display(t);
+        let b = self.ty(base)?;
+        if self.m.types.pointee(b) != Some(source) {
+            return Some(format!("getelementptr into {} from a base of type {}", tname(source), tname(b)));
+        }
+        let mut t = source;
+        for (k, &ix) in indices.iter().enumerate().skip(1) {
+            t = match self.t(t) {
+                Type::Array { elem, .. } | Type::Vector { elem, .. } => *elem,
+                Type::Struct { .. } | Type::Named(_) => {
+                    let fields = self.m.types.struct_fields(t).unwrap_or(&[]);
+                    let n = match ix {
+                        Value::Const(c) => self.m.constants.as_int(c),
+                        _ => None,
+                    };
+                    match n.and_then(|n| fields.get(usize::try_from(n).ok()?)) {
+                        Some(&field) => field,
+                        None => {
+                            let what =
+                                n.map_or("a non-constant struct index".to_string(), |n| format!("struct index {n}"));
+                            return Some(format!(
+                                "getelementptr: {what} into {}, a struct of {} members",
+                                tname(t),
+                                fields.len()
+                            ));
+                        }
+                    }
+                }
+                _ => return Some(format!("getelementptr: index {k} (from 0) into {}, not an aggregate", tname(t))),
+            };
+        }
+        (self.m.types.pointee(ty) != Some(t))
+            .then(|| format!("getelementptr result of type {} for indices reaching {}", tname(ty), tname(t)))
+    }
+
+    /// The first malformed GEP among constant `k` and the constant expressions it is built
+    /// from (`None`: none). Depth-bounded: the readers build constants bottom-up, so a
+    /// cycle cannot occur, and real expressions nest a few levels.
+    fn const_geps(&self, k: ConstId, depth: u32) -> Option<String> {
+        let c = self.m.constants.get(k);
+        let ConstKind::Expr { op, operands, source_ty } = &c.kind else { return None };
+        if depth > 16 {
+            return Some("constant expressions nested too deeply".into());
+        }
+        if let (ConstExprOp::GetElementPtr { .. }, Some(&first)) = (op, operands.first()) {
+            let base = Value::Const(first);
+            let source = source_ty.or_else(|| self.ty(base).and_then(|t| self.m.types.pointee(t)));
+            let indices: Vec<Value> = operands[1..].iter().map(|&o| Value::Const(o)).collect();
+            let message = match source {
+                Some(source) => self.gep(c.ty, source, base, &indices),
+                None => Some("constant getelementptr of a non-pointer".into()),
+            };
+            if let Some(m) = message {
+                return Some(format!("constant {m}"));
+            }
+        }
+        operands.iter().find_map(|&o| self.const_geps(o, depth + 1))
     }
 
     /// Whether instruction `kind` with result type `ty` is well typed (`None`: it is).
@@ -181,6 +252,7 @@ impl Check<'_> {
                 (!incoming.iter().all(|(v, _)| same(*v, ty))).then(|| "a PHI incoming value of another type".into())
             }
             InstKind::Freeze { value } => (!same(*value, ty)).then(|| "freeze of another type".into()),
+            InstKind::GetElementPtr { source, base, indices, .. } => self.gep(ty, *source, *base, indices),
             _ => None,
         }
     }
@@ -290,10 +362,18 @@ fn types(m: &Module, f: &Function) -> Result<()> {
             // Callees and metadata arguments have no value type to check.
             // Functions and metadata first: their type is a lookup (every call has a callee).
             let mut typed = true;
+            let mut geps = None;
             inst.kind.for_each_operand(|v| {
                 typed = typed && (matches!(v, Value::Metadata | Value::Func(_)) || c.ty(v).is_some());
+                if let (Value::Const(k), None) = (v, &geps) {
+                    geps = c.const_geps(k, 0);
+                }
             });
-            let message = if typed { c.inst(inst.ty, &inst.kind) } else { Some("an operand without a type".into()) };
+            let message = if typed {
+                geps.or_else(|| c.inst(inst.ty, &inst.kind))
+            } else {
+                Some("an operand without a type".into())
+            };
             if let Some(message) = message {
                 return Err(err(inst_name(f, &m.types, i), message));
             }

@@ -2,7 +2,11 @@
 //!
 //! The format is ours and stable (snapshot tests depend on it): unnamed values and blocks
 //! are numbered with one counter per function in layout order, as LLVM does; constants are
-//! printed inline; floats print as the shortest decimal that round-trips.
+//! printed inline. A `float` or `double` constant prints as the shortest decimal that
+//! reads back (as LLVM reads it: a double that must convert exactly) to the same bits,
+//! else, as LLVM writes it, as the bits of the equal double in hex (`0x3FB99999A0000000`
+//! for `float 0.1`; infinities and NaNs, payload included); `half` as `0xH` bits. An
+//! alignment of 0 (none known) is left out, as LLVM text has no `align 0`.
 
 use super::function::Function;
 use super::inst::{InstKind, Terminator};
@@ -12,6 +16,43 @@ use super::types::{quote_name, FloatKind, Type};
 use super::value::{BlockId, ConstExprOp, ConstId, ConstKind, InstId, Value};
 use cranelift_entity::SecondaryMap;
 use std::fmt::Write;
+
+/// `, align N`, or nothing for alignment 0 (unknown), which LLVM text cannot spell.
+fn align_suffix(align: u32) -> String {
+    if align == 0 {
+        String::new()
+    } else {
+        format!(", align {align}")
+    }
+}
+
+/// The bits of the double equal to float `bits` (a NaN keeps its sign and payload, the
+/// payload's bits moved to the top of the double's), the value LLVM text spells a `float`
+/// by.
+fn f32_as_double_bits(bits: u32) -> u64 {
+    let f = f32::from_bits(bits);
+    if f.is_nan() {
+        (u64::from(bits >> 31) << 63) | (0x7FF << 52) | (u64::from(bits & 0x7F_FFFF) << 29)
+    } else {
+        f64::from(f).to_bits()
+    }
+}
+
+/// Writes `decimal` (Rust's shortest form of a float constant) if it reads back as the
+/// double of bits `double` and is LLVM's decimal form (a `.` before any exponent, which
+/// is added), else `double` in hex.
+fn float_literal(out: &mut String, decimal: String, double: u64) {
+    let decimal = match decimal.find('e') {
+        Some(e) if !decimal[..e].contains('.') => format!("{}.0{}", &decimal[..e], &decimal[e..]),
+        _ => decimal,
+    };
+    let exact = decimal.contains('.') && decimal.parse::<f64>().is_ok_and(|d| d.to_bits() == double);
+    if exact {
+        out.push_str(&decimal);
+    } else {
+        let _ = write!(out, "0x{double:016X}");
+    }
+}
 
 /// Names of a function's values as the dump prints them.
 struct Names {
@@ -103,10 +144,11 @@ impl<'m> Dumper<'m> {
             }
             ConstKind::Float(bits) => match self.m.types.get(k.ty) {
                 Type::Float(FloatKind::Float) => {
-                    let _ = write!(out, "{:?}", f32::from_bits(*bits as u32));
+                    let f = f32::from_bits(*bits as u32);
+                    float_literal(out, format!("{f:?}"), f32_as_double_bits(*bits as u32));
                 }
                 Type::Float(FloatKind::Double) => {
-                    let _ = write!(out, "{:?}", f64::from_bits(*bits));
+                    float_literal(out, format!("{:?}", f64::from_bits(*bits)), *bits);
                 }
                 _ => {
                     let _ = write!(out, "0xH{bits:04X}");
@@ -312,15 +354,15 @@ impl<'m> Dumper<'m> {
                 let _ = write!(out, "shufflevector {}, {}, <{}>", tv(*lhs), tv(*rhs), m.join(", "));
             }
             InstKind::Alloca { allocated, count, align } => {
-                let _ = write!(out, "alloca {}, {}, align {align}", self.ty(*allocated), tv(*count));
+                let _ = write!(out, "alloca {}, {}{}", self.ty(*allocated), tv(*count), align_suffix(*align));
             }
             InstKind::Load { ptr, align, volatile } => {
                 let vol = if *volatile { "volatile " } else { "" };
-                let _ = write!(out, "load {vol}{}, {}, align {align}", self.ty(data.ty), tv(*ptr));
+                let _ = write!(out, "load {vol}{}, {}{}", self.ty(data.ty), tv(*ptr), align_suffix(*align));
             }
             InstKind::Store { ptr, value, align, volatile } => {
                 let vol = if *volatile { "volatile " } else { "" };
-                let _ = write!(out, "store {vol}{}, {}, align {align}", tv(*value), tv(*ptr));
+                let _ = write!(out, "store {vol}{}, {}{}", tv(*value), tv(*ptr), align_suffix(*align));
             }
             InstKind::GetElementPtr { source, base, indices, in_bounds } => {
                 let ib = if *in_bounds { "inbounds " } else { "" };
@@ -466,10 +508,10 @@ impl<'m> Dumper<'m> {
             };
             let _ = writeln!(
                 out,
-                "@{} = {linkage}{aspace}{kind} {}{init}, align {}",
+                "@{} = {linkage}{aspace}{kind} {}{init}{}",
                 quote_name(&g.name),
                 self.ty(g.value_ty),
-                g.align
+                align_suffix(g.align)
             );
         }
         if !self.m.globals.is_empty() {

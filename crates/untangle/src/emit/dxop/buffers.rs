@@ -1026,7 +1026,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let n = rv.shape.coords();
                 let coord = self.coord(c, first, n)?;
                 let coord = self.texel_in_range(h, rv.shape, coord)?;
-                let (_, p) = self.res_ptr(h)?;
+                let image = self.atomic_image_var(c, h)?;
+                let p = self.element_ptr(h, &image)?;
                 let tt = texel.scalar(self.cx);
                 let pty = self.cx.ptr(StorageClass::Image, tt);
                 let zero = self.cx.const_u32(0);

@@ -166,35 +166,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// `getelementptr @g, 0, index`) stands for: class, range id and the register index for
     /// arrays. Arrays are indexed relative to the range, so they must start at register 0.
     pub fn library_resource(&self, ptr: Value) -> Option<(ResourceClass, u32, Option<Value>)> {
-        let m = self.cx.m;
-        let global_of = |v: Value| match v {
-            Value::Global(g) => Some(g),
-            Value::Const(k) => match m.constants.get(k).kind {
-                ConstKind::GlobalAddr(g) => Some(g),
-                _ => None,
-            },
-            _ => None,
-        };
-        let (g, index) = match global_of(ptr) {
-            Some(g) => (g, None),
-            None => match ptr {
-                Value::Inst(i) => match &self.f.insts[i].kind {
-                    crate::ir::InstKind::GetElementPtr { base, indices, .. } if indices.len() == 2 => {
-                        (global_of(*base)?, Some(indices[1]))
-                    }
-                    _ => return None,
-                },
-                Value::Const(k) => match &m.constants.get(k).kind {
-                    ConstKind::Expr { op: crate::ir::ConstExprOp::GetElementPtr { .. }, operands, .. }
-                        if operands.len() == 3 =>
-                    {
-                        (global_of(Value::Const(operands[0]))?, Some(Value::Const(operands[2])))
-                    }
-                    _ => return None,
-                },
-                _ => return None,
-            },
-        };
+        let (g, index) = crate::dxil::handles::library_global(self.cx.m, self.f, ptr)?;
         let r = self.res.table.iter().find(|r| r.global == Some(g))?;
         if index.is_some() && r.lower_bound != 0 {
             return None;
