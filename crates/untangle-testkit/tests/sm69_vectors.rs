@@ -318,12 +318,19 @@ fn long_vector_dot_and_bit_operations_work_lane_by_lane() {
             body += &build("a", n, elem, "s");
             let rv = format!("<{n} x {ret}>");
             body += &format!("  %v = call {rv} @dx.op.{name}.v{n}{sfx}(i32 {opcode}, <{n} x {elem}> %a)\n");
-            body += &format!("  %e = extractelement {rv} %v, i32 {}\n", n - 1);
-            body += &match ret {
-                "i32" => "  %r = add i32 %e, 0\n".to_string(),
-                "i64" => "  %r = trunc i64 %e to i32\n".to_string(),
-                _ => "  %r = zext i16 %e to i32\n".to_string(),
-            };
+            // Every lane reaches the store (lanes nobody reads are dead code).
+            let mut acc = "0".to_string();
+            for k in 0..n {
+                body += &format!("  %e{k} = extractelement {rv} %v, i32 {k}\n");
+                body += &match ret {
+                    "i32" => format!("  %w{k} = add i32 %e{k}, 0\n"),
+                    "i64" => format!("  %w{k} = trunc i64 %e{k} to i32\n"),
+                    _ => format!("  %w{k} = zext i16 %e{k} to i32\n"),
+                };
+                body += &format!("  %acc{k} = add i32 {acc}, %w{k}\n");
+                acc = format!("%acc{k}");
+            }
+            body += &format!("  %r = add i32 {acc}, 0\n");
             body += &store("i32", "r");
             let decls = format!("{STORE_I32}\ndeclare {rv} @dx.op.{name}.v{n}{sfx}(i32, <{n} x {elem}>)");
             let what = format!("{name} <{n} x {elem}>");
