@@ -477,6 +477,16 @@ pub fn step(ctx: &mut Ctx, t: &mut Thread) -> R<()> {
             t.pos += 1;
             return Ok(());
         }
+        if let Some((d, class)) = super::ags::classify(ctx, t, inst)? {
+            if class == super::ags::Class::Wave {
+                t.status = Status::Wave(inst);
+                return Ok(());
+            }
+            let v = super::ags::thread_local(ctx, t, inst, d)?;
+            t.set(inst, v);
+            t.pos += 1;
+            return Ok(());
+        }
         if super::wave::is_synchronising(op) {
             t.status = Status::Wave(inst);
             return Ok(());
