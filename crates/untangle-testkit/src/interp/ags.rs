@@ -18,7 +18,14 @@
 //! active lanes; integer results exact, float sums and products [`Acc::ANY`] as for D3D's
 //! own wave operations). Reading an inactive lane is undefined (inexact).
 //!
-//! Everything else on the magic UAV (64-bit atomics, WMMA, float8, clocks, draw
+//! `AtomicU64` (`U64`, per thread): phase 0 passes the byte address, phase 1 the value's
+//! low word; a `bufferStore`/`rawBufferStore` of phase 1's result at phase 0's names the
+//! target (a raw buffer UAV) and writes nothing; phase 2 passes the high word, performs
+//! the 64-bit operation on the target's 8 bytes at the address, returns the old value's
+//! high word and redefines phase 0's result as its low word (as the driver does: phase 0's
+//! result is read after phase 2). The 64-bit compare-exchange is not modelled.
+//!
+//! Everything else on the magic UAV (WMMA, float8, clocks, draw
 //! parameters) is an [`RunError::Internal`] gap naming the instruction; WMMA's element
 //! layout is implementation-defined, so it is not modelled. Cost: constant per lane.
 
@@ -50,6 +57,7 @@ pub fn classify(ctx: &Ctx, t: &Thread, inst: InstId) -> R<Option<(ags::Instructi
     use Opcode::*;
     let class = match d.opcode {
         Readfirstlane | Readlane | ReadlaneAt | Swizzle | Ballot | WaveReduce | WaveScan => Class::Wave,
+        AtomicU64 => Class::ThreadLocal,
         LaneId | GetWaveSize | MBCnt | Min3U | Min3F | Med3U | Med3F | Max3U | Max3F => Class::ThreadLocal,
         op => return internal(format!("AGS {op} is not modelled by the interpreter")),
     };
@@ -203,4 +211,92 @@ fn fold(op: WaveOp, xs: &[Scalar]) -> Scalar {
         }
     };
     Scalar { bits: u64::from(bits), acc }
+}
+
+/// An AGS 64-bit atomic between its phases (one thread's).
+#[derive(Clone, Copy, Debug)]
+pub struct U64 {
+    phase0: InstId,
+    phase1: Option<InstId>,
+    address: Scalar,
+    lo: Scalar,
+    target: Option<usize>,
+}
+
+/// A phase of `AtomicU64` (`d`).
+pub fn atomic_u64(ctx: &mut Ctx, t: &mut Thread, inst: InstId, d: ags::Instruction) -> R<Val> {
+    let p = ctx.p;
+    let call = p.ops[inst].as_ref().expect("classified");
+    let Kind::Atomic(op) = d.kind else { return internal("AGS atomic without its operation") };
+    let malformed = |what: &str| Err(RunError::Indeterminate(format!("malformed AGS AtomicU64: {what}")));
+    match d.phase {
+        0 => {
+            let address = scalar(p, t, call.args[4])?;
+            t.ags_u64 = Some(U64 { phase0: inst, phase1: None, address, lo: Scalar::exact(0), target: None });
+            Ok(Val::S(Scalar { bits: 0, acc: Acc::ANY }))
+        }
+        1 => {
+            let lo = scalar(p, t, call.args[5])?;
+            let Some(a) = t.ags_u64.as_mut() else { return malformed("phase 1 without phase 0") };
+            a.phase1 = Some(inst);
+            a.lo = lo;
+            Ok(Val::S(Scalar { bits: 0, acc: Acc::ANY }))
+        }
+        _ => {
+            let Some(a) = t.ags_u64.take() else { return malformed("phase 2 without phase 0") };
+            let Some(r) = a.target else { return malformed("phase 2 without the store naming the target") };
+            let hi = scalar(p, t, call.args[4])?;
+            let acc = a.address.acc.join(a.lo.acc).join(hi.acc);
+            if !a.address.acc.is_exact() {
+                return Err(RunError::Indeterminate("an AGS 64-bit atomic at an undefined address".into()));
+            }
+            let v = (a.lo.bits & 0xffff_ffff) | (hi.bits & 0xffff_ffff) << 32;
+            let res = &mut ctx.res.list[r];
+            let Some(addr) = res.atomic_address([a.address.bits & 0xffff_ffff, 0, 0], 8) else {
+                // Out of bounds: nothing written, 0 read (as D3D's own atomics).
+                t.set(a.phase0, Val::S(Scalar::exact(0)));
+                return Ok(Val::S(Scalar::exact(0)));
+            };
+            let old = res.mem.read(addr, 8).unwrap_or_else(Scalar::undefined);
+            use ags::AtomicOp::*;
+            let new = match op {
+                MinU64 => old.bits.min(v),
+                MaxU64 => old.bits.max(v),
+                AndU64 => old.bits & v,
+                OrU64 => old.bits | v,
+                XorU64 => old.bits ^ v,
+                AddU64 => old.bits.wrapping_add(v),
+                XchgU64 => v,
+                CmpXchgU64 => return internal("AGS AtomicU64 compare-exchange is not modelled by the interpreter"),
+            };
+            res.mem.write(addr, 8, Scalar { bits: new, acc: acc.join(old.acc) }, None);
+            t.set(a.phase0, Val::S(Scalar { bits: old.bits & 0xffff_ffff, acc: old.acc }));
+            Ok(Val::S(Scalar { bits: old.bits >> 32, acc: old.acc }))
+        }
+    }
+}
+
+/// Whether call `inst` is the store that names the open `AtomicU64`'s target (recorded;
+/// nothing written): a buffer store of phase 1's result at phase 0's.
+pub fn u64_target(ctx: &Ctx, t: &mut Thread, inst: InstId) -> R<bool> {
+    let Some(a) = t.ags_u64 else { return Ok(false) };
+    let Some(phase1) = a.phase1 else { return Ok(false) };
+    let Some(call) = &ctx.p.ops[inst] else { return Ok(false) };
+    if !matches!(call.op, DxOp::BufferStore | DxOp::RawBufferStore) || call.args.get(3) != Some(&Value::Inst(phase1)) {
+        return Ok(false);
+    }
+    if call.args.get(1) != Some(&Value::Inst(a.phase0)) {
+        return Err(RunError::Indeterminate("AGS AtomicU64's target store is not at phase 0's result".into()));
+    }
+    let Ok(Val::Handle(h)) = operand(ctx.p, t, call.args[0]) else {
+        return Err(RunError::Indeterminate("AGS AtomicU64's target through an undefined handle".into()));
+    };
+    let Some(r) = ctx.res.find(h) else {
+        return Err(RunError::Indeterminate(format!("AGS AtomicU64's target {h:?} is unbound")));
+    };
+    if !matches!(ctx.res.list[r].kind, super::resources::ResKind::Raw) {
+        return internal("AGS AtomicU64 on a buffer other than a raw one is not modelled by the interpreter");
+    }
+    t.ags_u64.as_mut().expect("checked").target = Some(r);
+    Ok(true)
 }

@@ -28,7 +28,7 @@
 //! | [`dxop`] | thread-local `dx.op` operations |
 //! | [`sample`] | point sampling, gathers, comparison sampling |
 //! | [`wave`] | wave and quad operations |
-//! | [`ags`] | AMD AGS wave, lane and min/med/max intrinsics on the magic UAV |
+//! | [`ags`] | AMD AGS wave, lane and min/med/max intrinsics, 64-bit atomics on the magic UAV |
 //! | [`ray_query`] | inline ray tracing against a scene model |
 //! | [`sched`] | groups, waves, barriers, schedules |
 //!
