@@ -237,8 +237,9 @@ fn vendor_table(s: &mut String) {
          it. Tests: `vendor_ags` (translation, `spirv-val` at Vulkan 1.4, refusals, the corpus's 25\n\
          AGS shaders), `gpu_ags` (wave and lane intrinsics, float8 conversions, 64-bit atomics and,\n\
          with `VK_KHR_cooperative_matrix`, a WMMA multiply-add run on a device). WMMA matrices travel\n\
-         as 8 opaque words; they may pass through PHIs (one `Function` variable a matrix), not through\n\
-         memory (allocas are refused). An element index means the invocation's elements, whose\n\
+         as 8 opaque words; they may pass through PHIs (one `Function` variable a matrix) and\n\
+         through `i32` allocas at `8 i + k`, stored and loaded whole (a `Function` array of\n\
+         matrices; other memory is refused). An element index means the invocation's elements, whose\n\
          positions in the matrix are implementation-dependent in both APIs.\n"
     );
     let _ = writeln!(s, "| opcode | intrinsic | lowering / reason | needs |");

@@ -132,10 +132,9 @@ fn unlowered_intrinsics_are_refused_by_name() {
 
 /// The shared corpus's AGS shaders (vkd3d-proton's WMMA and float8 tests), with the
 /// cooperative-matrix options: without `float8` the FP8/BF8 ones are refused naming
-/// `VK_EXT_shader_float8`; what translates validates (with `float8`: 24 of 25, matrices
-/// through loop PHIs, element extract/fill, element-wise arithmetic and B → accumulator
-/// use changes included); `wmma_alloca`, whose matrices go through an alloca, is refused
-/// naming the WMMA instruction and the alloca, never the UAV.
+/// `VK_EXT_shader_float8`; everything else translates and validates (with `float8`: all
+/// 25, matrices through loop PHIs and through allocas, element extract/fill, element-wise
+/// arithmetic and B → accumulator use changes included).
 #[test]
 fn corpus_ags_shaders() {
     let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/dxil/vkd3d-proton"));
@@ -147,7 +146,7 @@ fn corpus_ags_shaders() {
     names.sort();
     let mut seen = 0;
     for float8 in [false, true] {
-        let (mut refused, mut fp8, mut translated) = (0, 0, Vec::new());
+        let (mut fp8, mut translated) = (0, Vec::new());
         for path in &names {
             let bytes = std::fs::read(path).unwrap();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
@@ -163,18 +162,9 @@ fn corpus_ags_shaders() {
                         instruction.contains("WaveMatrix") || instruction.contains("MatrixElementWise"),
                         "{name}: {instruction}: {reason}"
                     );
-                    if reason.to_string().contains("VK_EXT_shader_float8") {
-                        assert!(!float8, "{name}: {reason}");
-                        fp8 += 1;
-                    } else {
-                        // Only `wmma_alloca` keeps its matrices in memory (an alloca).
-                        assert!(matches!(reason, VendorRefusal::NotLowered(_)), "{name}: {reason}");
-                        assert!(
-                            name.contains("wmma_alloca") && reason.to_string().contains("alloca"),
-                            "{name}: {reason}"
-                        );
-                        refused += 1;
-                    }
+                    assert!(reason.to_string().contains("VK_EXT_shader_float8"), "{name}: {reason}");
+                    assert!(!float8, "{name}: {reason}");
+                    fp8 += 1;
                 }
                 Err(e) => panic!("{name}: {e}"),
                 Ok(t) => {
@@ -186,6 +176,7 @@ fn corpus_ags_shaders() {
         let expected: &[&str] = if float8 {
             &[
                 "ags_float8_conversion.cs_6_6",
+                "wmma_alloca.cs_6_6",
                 "wmma_copy_transpose_fp16.cs_6_6",
                 "wmma_element_wise.cs_6_6",
                 "wmma_extract_insert.cs_6_6",
@@ -213,6 +204,7 @@ fn corpus_ags_shaders() {
         } else {
             &[
                 "ags_float8_conversion.cs_6_6",
+                "wmma_alloca.cs_6_6",
                 "wmma_element_wise.cs_6_6",
                 "wmma_f32_16x16x16_f16_quant_f16.cs_6_6",
                 "wmma_f32_16x16x16_f16_quant_f16_at.cs_6_6",
@@ -223,8 +215,8 @@ fn corpus_ags_shaders() {
             ]
         };
         assert_eq!(translated, expected, "float8: {float8}");
-        assert_eq!(translated.len() + refused + fp8, 25);
-        assert_eq!((refused, fp8), if float8 { (1, 0) } else { (1, 16) }, "float8: {float8}");
+        assert_eq!(translated.len() + fp8, 25);
+        assert_eq!(fp8, if float8 { 0 } else { 16 }, "float8: {float8}");
     }
     assert_eq!(seen, 50, "the corpus's 25 AGS shaders, twice");
 }
@@ -573,6 +565,118 @@ fn wmma_matrix_through_loop_phis() {
     assert_eq!(translate(text.as_bytes(), &wmma_options(false)).unwrap().words, t.words, "deterministic");
     // A PHI word that reaches arithmetic is still refused.
     let leak = text.replace("  %w0 = add i32 %len, 0\n", "  %w0 = add i32 %r3, 0\n");
+    let (instruction, reason) = refusal(&leak, &wmma_options(false));
+    assert!(reason.to_string().contains("flows into"), "{instruction}: {reason}");
+}
+
+/// `%{m}0..7` stored to words `8 slot + k` of alloca `%arr` (`slot`: a constant, or `%name`
+/// for `add(k, mul(%name, 8))`), in `order`.
+fn wmma_alloca_stores(m: &str, slot: &str, order: &[u32]) -> String {
+    order
+        .iter()
+        .map(|&k| match slot.parse::<u32>() {
+            Ok(c) => format!(
+                "  %{m}_p{k} = getelementptr [16 x i32], [16 x i32]* %arr, i32 0, i32 {}\n  store i32 %{m}{k}, i32* %{m}_p{k}\n",
+                8 * c + k
+            ),
+            Err(_) => format!(
+                "  %{m}_i{k} = mul i32 {slot}, 8\n  %{m}_j{k} = add i32 {k}, %{m}_i{k}\n  %{m}_p{k} = getelementptr [16 x i32], [16 x i32]* %arr, i32 0, i32 %{m}_j{k}\n  store i32 %{m}{k}, i32* %{m}_p{k}\n"
+            ),
+        })
+        .collect()
+}
+
+/// `%{m}0..7` loaded from words `8 slot + k` of `%arr` (`slot` as for the stores; a
+/// dynamic one as `or(shl(%name, 3), k)`), in `order`.
+fn wmma_alloca_loads(m: &str, slot: &str, order: &[u32]) -> String {
+    order
+        .iter()
+        .map(|&k| match slot.parse::<u32>() {
+            Ok(c) => format!(
+                "  %{m}_q{k} = getelementptr [16 x i32], [16 x i32]* %arr, i32 0, i32 {}\n  %{m}{k} = load i32, i32* %{m}_q{k}\n",
+                8 * c + k
+            ),
+            Err(_) => format!(
+                "  %{m}_s{k} = shl i32 {slot}, 3\n  %{m}_t{k} = or i32 %{m}_s{k}, {k}\n  %{m}_q{k} = getelementptr [16 x i32], [16 x i32]* %arr, i32 0, i32 %{m}_t{k}\n  %{m}{k} = load i32, i32* %{m}_q{k}\n"
+            ),
+        })
+        .collect()
+}
+
+/// Matrices through an alloca (as DXC writes vkd3d-proton's `test_wmma_alloca`: `WMMA_Matrix
+/// m[2]` is an `alloca [16 x i32]`, word `k` of matrix `i` at `8 i + k`): a constant slot and
+/// a dynamic one (`%tid & 1`) stored, the dynamic slot read back in another block with its
+/// words loaded out of order, and the constant one read back. The alloca becomes one
+/// `Function` variable of two cooperative matrices, stored and loaded whole (2 `OpStore`s,
+/// 2 `OpLoad`s of matrices, no word access left). A partial store, an access between a
+/// group's word stores, and a loaded word reaching arithmetic are refused, naming the
+/// alloca.
+#[test]
+fn wmma_matrices_through_an_alloca() {
+    use untangle_testkit::ags::{wmma_load, wmma_store, wmma_type};
+    let ta = wmma_type(4, 0, false);
+    let all: Vec<u32> = (0..8).collect();
+    let shuffled = [1, 0, 3, 2, 5, 4, 7, 6];
+    let mut b = "  %arr = alloca [16 x i32], align 4\n  %slot = and i32 %tid, 1\n".to_string();
+    b += &wmma_load("a", ta, 0, 32);
+    b += &wmma_load("b", ta, 1024, 32);
+    b += &wmma_alloca_stores("a", "%slot", &all);
+    let stores_b = wmma_alloca_stores("b", "1", &shuffled);
+    b += &stores_b;
+    b += "  br label %next\nnext:\n";
+    b += &wmma_alloca_loads("c", "%slot", &shuffled);
+    b += &wmma_store("c", ta, 2048, 32);
+    b += &wmma_alloca_loads("d", "1", &all);
+    b += &wmma_store("d", ta, 3072, 32);
+    b += "  %w0 = add i32 %x, 0\n";
+    let text = cs(&b, 1);
+    let t = translate(text.as_bytes(), &wmma_options(false)).expect("translates");
+    untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", "WMMA alloca");
+    let ops = opcodes(&t.words);
+    assert_eq!(coopmat_results(&t.words, Op::Load), 2, "each matrix loaded whole, once");
+    let m = rspirv::dr::load_words(&t.words).unwrap();
+    let coop: Vec<u32> = m
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::TypeCooperativeMatrixKHR)
+        .filter_map(|i| i.result_id)
+        .collect();
+    let arrays: Vec<u32> = m
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::TypeArray && coop.contains(&i.operands[0].unwrap_id_ref()))
+        .filter_map(|i| i.result_id)
+        .collect();
+    assert_eq!(arrays.len(), 1, "an array of matrices");
+    let typed: std::collections::HashMap<u32, u32> = m
+        .functions
+        .iter()
+        .flat_map(|f| f.all_inst_iter())
+        .filter_map(|i| Some((i.result_id?, i.result_type?)))
+        .collect();
+    let coop_stores = m
+        .functions
+        .iter()
+        .flat_map(|f| f.all_inst_iter())
+        .filter(|i| i.class.opcode == Op::Store)
+        .filter(|i| typed.get(&i.operands[1].unwrap_id_ref()).is_some_and(|t| coop.contains(t)))
+        .count();
+    assert_eq!(coop_stores, 2, "each matrix stored whole, once");
+    assert_eq!(count(&ops, Op::Store) - coop_stores, 1, "no word reaches memory: only `cs`'s output store");
+    assert_eq!(count(&ops, Op::CooperativeMatrixLoadKHR), 2);
+    assert_eq!(count(&ops, Op::CooperativeMatrixStoreKHR), 2);
+    assert_eq!(translate(text.as_bytes(), &wmma_options(false)).unwrap().words, t.words, "deterministic");
+    // Seven of eight words stored: refused, naming the store and why.
+    let partial = text.replace(&stores_b, &wmma_alloca_stores("b", "1", &shuffled[..7]));
+    let (instruction, reason) = refusal(&partial, &wmma_options(false));
+    assert!(reason.to_string().contains("7 of a matrix's 8 words are stored"), "{instruction}: {reason}");
+    // A load between a matrix's word stores.
+    let between =
+        text.replace("  store i32 %b7, i32* %b_p7\n", "  store i32 %b7, i32* %b_p7\n  %z = load i32, i32* %a_p0\n");
+    let (instruction, reason) = refusal(&between, &wmma_options(false));
+    assert!(reason.to_string().contains("between a matrix's word stores"), "{instruction}: {reason}");
+    // A loaded word reaching arithmetic.
+    let leak = text.replace("  %w0 = add i32 %x, 0\n", "  %w0 = add i32 %d3, 0\n");
     let (instruction, reason) = refusal(&leak, &wmma_options(false));
     assert!(reason.to_string().contains("flows into"), "{instruction}: {reason}");
 }

@@ -84,6 +84,8 @@ pub struct Thread {
     pub steps: u64,
     /// The thread's `RayQuery` objects, by the handle `AllocateRayQuery` returned.
     pub ray_queries: Vec<super::ray_query::RayQuery>,
+    /// An AMD AGS 64-bit atomic between its phases ([`super::ags`]).
+    pub ags_u64: Option<super::ags::U64>,
 }
 
 /// What the running threads share: the program, resources, group memory, wave size.
@@ -133,6 +135,7 @@ impl Thread {
             lane: flat % wave_size,
             steps: 0,
             ray_queries: Vec::new(),
+            ags_u64: None,
         };
         t.track_loops(p, entry);
         t
@@ -474,6 +477,24 @@ pub fn step(ctx: &mut Ctx, t: &mut Thread) -> R<()> {
                 t.status = Status::Barrier(inst);
                 return Ok(());
             }
+            t.pos += 1;
+            return Ok(());
+        }
+        if let Some((d, class)) = super::ags::classify(ctx, t, inst)? {
+            if class == super::ags::Class::Wave {
+                t.status = Status::Wave(inst);
+                return Ok(());
+            }
+            let v = if d.opcode == untangle::dxil::ags::Opcode::AtomicU64 {
+                super::ags::atomic_u64(ctx, t, inst, d)?
+            } else {
+                super::ags::thread_local(ctx, t, inst, d)?
+            };
+            t.set(inst, v);
+            t.pos += 1;
+            return Ok(());
+        }
+        if super::ags::u64_target(ctx, t, inst)? {
             t.pos += 1;
             return Ok(());
         }

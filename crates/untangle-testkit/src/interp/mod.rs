@@ -29,12 +29,14 @@
 //! | [`sample`] | point sampling, gathers, comparison sampling |
 //! | [`wave`] | wave and quad operations |
 //! | [`vector`] | DXIL 1.9 native vectors: vector loads/stores, reductions, `FDot`, element-wise overloads |
+//! | [`ags`] | AMD AGS wave, lane and min/med/max intrinsics, 64-bit atomics on the magic UAV |
 //! | [`ray_query`] | inline ray tracing against a scene model |
 //! | [`sched`] | groups, waves, barriers, schedules |
 //!
 //! Cost: a tree-walking interpreter, roughly 10–30 million IR instructions a second;
 //! values are cloned (aggregates are reference-counted).
 
+pub mod ags;
 pub mod dxop;
 pub mod exec;
 pub mod float;

@@ -213,7 +213,12 @@ pub fn execute(ctx: &mut Ctx, threads: &mut [Thread], lanes: &[usize], inst: Ins
     let const_arg = |k: usize| -> R<u64> { super::exec::exact(p, &threads[lanes[0]], a[k], "wave operation kind") };
     let mut results: Vec<Val> = Vec::with_capacity(lanes.len());
     use DxOp::*;
+    let ags = super::ags::classify(ctx, &threads[lanes[0]], inst)?;
     match call.op {
+        _ if ags.is_some() => {
+            let (d, _) = ags.expect("matched");
+            results = super::ags::wave(ctx, threads, lanes, inst, d)?;
+        }
         WaveIsFirstLane => {
             for (n, _) in lanes.iter().enumerate() {
                 results.push(Val::bool(n == 0));

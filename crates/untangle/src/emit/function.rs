@@ -684,7 +684,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         vars.push((ty, id));
                     }
                     InstKind::Alloca { allocated, count, .. } => {
-                        if self.iface.ray.as_ref().is_some_and(|r| r.locals.contains_key(&i)) {
+                        if self.iface.ray.as_ref().is_some_and(|r| r.locals.contains_key(&i))
+                            || self.wmma.slots.contains_key(&i)
+                        {
                             continue;
                         }
                         if self.const_int(*count) != Some(1) {
@@ -1243,6 +1245,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     // --- instructions ---
 
     fn inst(&mut self, i: InstId) -> Result<()> {
+        if !self.wmma.slots.is_empty() && self.wmma_slot_access(i)? {
+            return Ok(());
+        }
         let inst = self.f.insts[i].clone();
         let ty = inst.ty;
         let w = match &inst.kind {

@@ -639,6 +639,33 @@ pub struct Wmma {
     pub(super) carriers: HashMap<InstId, (InstId, u32)>,
     /// Leader PHI → its variable, the matrix type and the cooperative-matrix type id.
     pub(super) carrier_vars: HashMap<InstId, (Word, crate::dxil::ags::MatrixType, Word)>,
+    /// Instructions of allocas holding matrices (`dxop/ags_wmma_memory.rs`).
+    pub(super) slots: HashMap<InstId, SlotAccess>,
+    /// Matrix alloca → its variable (an array of matrices), the matrix type and the
+    /// cooperative-matrix type id.
+    pub(super) slot_vars: HashMap<InstId, (Word, crate::dxil::ags::MatrixType, Word)>,
+    /// A load group's leader → the matrix it loaded.
+    pub(super) slot_loads: HashMap<InstId, (Word, crate::dxil::ags::MatrixType)>,
+    /// Alloca holding matrix words but not planned → why (the word check says it).
+    pub(super) slot_refusals: HashMap<InstId, String>,
+}
+
+/// Which matrix of a matrix alloca an access names.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(super) enum Slot {
+    Const(u32),
+    Dynamic(Value),
+}
+
+/// What an instruction of a matrix alloca's does (`Wmma::slots`, `dxop/ags_wmma_memory.rs`).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum SlotAccess {
+    /// The alloca, an address into it, or a cast for lifetime markers: nothing emitted.
+    Address,
+    /// A word store; at the group's last one, `whole` is the value its word-0 store stores.
+    Store { alloca: InstId, slot: Slot, whole: Option<Value> },
+    /// Word `k` loaded; the group's first load (`leader`) loads the matrix.
+    Load { alloca: InstId, slot: Slot, k: u32, leader: InstId },
 }
 
 /// The intrinsic being assembled.

@@ -39,14 +39,15 @@
 //! int4 formats, FP8/BF8 without `Options::vendor.float8` (naming `VK_EXT_shader_float8`),
 //! accumulator → A/B without `cooperative_matrix2`, use changes outside compute shaders or
 //! whose scratch (1 KiB a subgroup) would pass 16 KiB, element-wise arithmetic on other
-//! formats, global-address and sparse forms, and matrix words through memory (allocas).
+//! formats, global-address and sparse forms, and matrix words through memory other than
+//! whole matrices in an `i32` alloca (`ags_wmma_memory.rs`: a `Function` array of matrices).
 //! Cost: one pass over the function's instructions (and a fixed point over its PHIs),
 //! then a few instructions per intrinsic; a dynamic element access spills the matrix.
 
 use crate::dxil::ags::{self, DataFormat, MatrixIo, MatrixType, MatrixUse, Opcode};
 use crate::dxil::DxOp;
 use crate::emit::error::{Result, VendorRefusal};
-use crate::emit::{Call, FnEmit, Memory, Open};
+use crate::emit::{Call, FnEmit, Memory, Open, SlotAccess};
 use crate::ir::hash::HashMap;
 use crate::ir::{BlockId, InstId, InstKind, Value};
 use rspirv::spirv::{Capability, Op, Scope, StorageClass, Word};
@@ -71,7 +72,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// The cooperative-matrix type of `t` (capabilities declared; unsupported formats and
     /// shapes refused for `op`).
-    fn coopmat_type(&mut self, op: Opcode, t: MatrixType) -> Result<Word> {
+    pub(super) fn coopmat_type(&mut self, op: Opcode, t: MatrixType) -> Result<Word> {
         let vendor = self.iface.stage.vendor;
         if !vendor.cooperative_matrix {
             return Err(crate::emit::error::Error::VendorExtension {
@@ -145,8 +146,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             .map(|(i, _)| i)
             .collect();
         outputs.extend(self.wmma.carriers.keys().copied());
+        outputs.extend(self.wmma.slots.iter().filter(|(_, a)| matches!(a, SlotAccess::Load { .. })).map(|(&i, _)| i));
         for (i, inst) in self.f.insts.iter() {
-            if magic.contains(&i) || self.wmma.carriers.contains_key(&i) {
+            if magic.contains(&i) || self.wmma.carriers.contains_key(&i) || self.wmma.slots.contains_key(&i) {
                 continue;
             }
             let mut bad = None;
@@ -161,10 +163,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let op = wmma_word(m, &self.f.insts[x].kind).and_then(|w| ags::decode(w).ok()).map(|d| d.opcode);
                 let what = match &inst.kind {
                     InstKind::Phi { .. } => {
-                        "a PHI whose incoming values are not all the same word of whole matrices (or undefined)"
+                        "a PHI whose incoming values are not all the same word of whole matrices (or undefined)".into()
                     }
-                    InstKind::Store { .. } => "a store to memory (an alloca): matrices through memory are not lowered",
-                    _ => "an instruction other than a WMMA intrinsic",
+                    InstKind::Store { .. } => format!(
+                        "a store to memory that is not a whole matrix in an alloca of matrices ({})",
+                        self.wmma_slot_refusal(&inst.kind)
+                    ),
+                    _ => "an instruction other than a WMMA intrinsic".into(),
                 };
                 return Err(self.wmma_refuse(
                     op.unwrap_or(Opcode::WaveMatrixCopy),
@@ -874,6 +879,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if !any {
             return;
         }
+        self.wmma_plan_slots(&mut word);
         let phis: Vec<(BlockId, InstId)> = f
             .layout
             .iter()

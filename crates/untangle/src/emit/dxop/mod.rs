@@ -22,6 +22,7 @@
 mod ags;
 mod ags_float8;
 mod ags_wmma;
+mod ags_wmma_memory;
 mod barriers;
 mod buffers;
 mod check;
