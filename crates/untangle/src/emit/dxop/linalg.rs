@@ -3,9 +3,12 @@
 //! A `Thread`-scope matrix is never a register value: DXIL loads it from a `ByteAddressBuffer`
 //! (`linAlgMatrixLoadFromDescriptor`) only to multiply vectors by it, which is exactly
 //! `OpCooperativeVectorMatrixMulNV`'s model (the matrix stays in memory, the instruction reads
-//! it at a byte offset). So the load emits nothing and defines no SPIR-V value; each product
-//! (`linAlgMatVecMul`, `linAlgMatVecMulAdd`) finds the load that made its matrix operand and
-//! names the load's buffer, offset, stride and layout.
+//! it at a byte offset), or makes it as an outer product (`linAlgMatrixOuterProduct`) only to
+//! accumulate it into a `RWByteAddressBuffer`, which is
+//! `OpCooperativeVectorOuterProductAccumulateNV`. So the load and the outer product emit
+//! nothing and define no SPIR-V value (invariant: a matrix-typed call has no id; a use other
+//! than these is a typed error, `FnEmit::value`); the product or accumulation finds the call
+//! that made its matrix operand and takes that call's operands.
 //!
 //! | DXIL | SPIR-V |
 //! |---|---|
@@ -17,6 +20,8 @@
 //! | `isOutputSigned` (integer result) | `MatrixResultSignedComponentsKHR` |
 //! | `linAlgMatVecMul` | `OpCooperativeVectorMatrixMulNV`, its `M` lanes extracted into the DXIL vector |
 //! | `linAlgMatVecMulAdd` (bias vector of the result's type) | the same, then `OpFAdd` / `OpIAdd` of the bias lane by lane (SPIR-V's bias operand is memory; DXIL's is a value) |
+//! | `linAlgMatrixAccumulateToDescriptor(linAlgMatrixOuterProduct(a, b), buffer, offset, 0, OuterProductOptimal)` | `OpCooperativeVectorOuterProductAccumulateNV` (`TrainingOptimalNV`, `MatrixInterpretation` = the matrix's component type; a relaxed device-scope atomic add, as D3D's interlocked accumulate) |
+//! | `linAlgVectorAccumulateToDescriptor(buffer, offset, align, v)` | `OpCooperativeVectorReduceSumAccumulateNV` (lane `i` atomically added at element `i` after the byte offset, in `v`'s type) |
 //!
 //! Component types map one to one (DXIL `I8…U64`, `F16…F64`, `F8_E4M3FN`, `F8_E5M2` to the
 //! `Cooperative Vector Component Type` of the same kind); which combinations a device runs is
@@ -30,10 +35,13 @@
 //! matrices or interpretations (`SPV_NV_cooperative_vector` has no bfloat16 component type),
 //! a result other than 16/32-bit float or 32-bit integer lanes (the extension's rule), an
 //! integer input vector with a floating-point interpretation (DXIL does not record the
-//! input's signedness, which the conversion needs), a layout that is not a constant.
+//! input's signedness, which the conversion needs), an outer product of packed 32-bit
+//! lanes (the NV instruction takes vectors of the accumulated type), accumulating a wave or
+//! thread-group matrix (no Vulkan instruction: `Uncovered::LinAlgInterlockedAccumulate`).
 //! Invalid DXIL (DXC's validator rejects it: a non-`A` matrix, vector lengths that are not
-//! `K` and `M`, an unsigned float output, a bias of another type than the result) is an
-//! input error.
+//! `K` and `M`, an unsigned float output, a bias of another type than the result, a layout
+//! that is not a constant, an `Invalid` component type, a thread-scope load from anything but
+//! an SRV `ByteAddressBuffer`) is an input error.
 //!
 //! D3D bounds-checks the load (out-of-range elements read 0); Vulkan's cooperative-vector
 //! reads follow the device's robustness rules. Cost: per product, one instruction, `K` + `M`
@@ -376,8 +384,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.ids_void(Op::CooperativeVectorOuterProductAccumulateNV, &[array, offset, va, vb, layout, interp, stride])
     }
 
-    /// The cooperative-vector component type of IR scalar type `t` (floats and unsigned
-    /// integers are what DXIL's unsigned-agnostic types can name exactly).
+    /// The cooperative-vector component type of IR scalar type `t`, for floats (DXIL's
+    /// integers carry no signedness, so only a float vector names its type exactly).
     fn linalg_component_of(&self, t: TypeId) -> Option<Cv> {
         match (self.is_float_ty(t), self.scalar_bits(t)?) {
             (true, 16) => Some(Cv::Float16NV),
