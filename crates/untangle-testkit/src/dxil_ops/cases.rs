@@ -70,6 +70,7 @@ pub fn hand_written() -> Vec<Case> {
     v.extend(mesh_stages());
     v.extend(ray_queries());
     v.extend(vector_operations());
+    v.extend(linalg_operations());
     v
 }
 
@@ -84,6 +85,66 @@ fn vector_of(b: &mut Body, t: Scalar, n: u32) -> String {
         prev = v;
     }
     prev
+}
+
+/// SM 6.10 LinAlg thread-scope matrices (`SPV_NV_cooperative_vector`): a 4x4 F32 A matrix
+/// loaded row major from a raw SRV multiplies a vector (and adds a bias); the outer product
+/// of two vectors and a vector accumulate into a raw UAV. `tests/linalg.rs` checks the
+/// instructions' operands.
+fn linalg_operations() -> Vec<Case> {
+    let a = "%dx.types.LinAlgMatrixC9M4N4U0S0";
+    let acc = "%dx.types.LinAlgMatrixC9M4N4U2S0";
+    vec![case(
+        "linalg.thread_scope",
+        ALL,
+        vec![Res::new("raw", RC::Srv, K::RawBuffer, 0), Res::new("rw", RC::Uav, K::RawBuffer, 1)],
+        move |b| {
+            b.declare(format!("{a} = type {{ i8* }}"));
+            b.declare(format!("{acc} = type {{ i8* }}"));
+            b.declare(format!(
+                "declare {a} @dx.op.linAlgMatrixLoadFromDescriptor.mC9M4N4U0S0(i32, %dx.types.Handle, i32, i32, i32, i32)"
+            ));
+            b.declare(format!(
+                "declare <4 x float> @dx.op.linAlgMatVecMul.v4f32.mC9M4N4U0S0.v4f32(i32, {a}, i1, <4 x float>, i32)"
+            ));
+            b.declare(format!(
+                "declare <4 x float> @dx.op.linAlgMatVecMulAdd.v4f32.mC9M4N4U0S0.v4f32.v4f32(i32, {a}, i1, <4 x float>, i32, <4 x float>)"
+            ));
+            b.declare(format!(
+                "declare {acc} @dx.op.linAlgMatrixOuterProduct.mC9M4N4U2S0.v4f32.v4f32(i32, <4 x float>, <4 x float>)"
+            ));
+            b.declare(format!(
+                "declare void @dx.op.linAlgMatrixAccumulateToDescriptor.mC9M4N4U2S0(i32, {acc}, %dx.types.Handle, i32, i32, i32, i32)"
+            ));
+            b.declare("declare void @dx.op.linAlgVectorAccumulateToDescriptor.v4f32(i32, %dx.types.Handle, i32, i32, <4 x float>)");
+            let x = vector_of(b, Scalar::F32, 4);
+            let m = b.fresh();
+            b.line(format!(
+                "{m} = call {a} @dx.op.linAlgMatrixLoadFromDescriptor.mC9M4N4U0S0(i32 -2147483634, %dx.types.Handle %raw, i32 0, i32 16, i32 0, i32 128)"
+            ));
+            let y = b.fresh();
+            b.line(format!(
+                "{y} = call <4 x float> @dx.op.linAlgMatVecMul.v4f32.mC9M4N4U0S0.v4f32(i32 -2147483623, {a} {m}, i1 true, <4 x float> {x}, i32 9)"
+            ));
+            let z = b.fresh();
+            b.line(format!(
+                "{z} = call <4 x float> @dx.op.linAlgMatVecMulAdd.v4f32.mC9M4N4U0S0.v4f32.v4f32(i32 -2147483622, {a} {m}, i1 true, <4 x float> {y}, i32 9, <4 x float> {x})"
+            ));
+            let o = b.fresh();
+            b.line(format!(
+                "{o} = call {acc} @dx.op.linAlgMatrixOuterProduct.mC9M4N4U2S0.v4f32.v4f32(i32 -2147483619, <4 x float> {x}, <4 x float> {z})"
+            ));
+            b.line(format!(
+                "call void @dx.op.linAlgMatrixAccumulateToDescriptor.mC9M4N4U2S0(i32 -2147483621, {acc} {o}, %dx.types.Handle %rw, i32 0, i32 0, i32 4, i32 128)"
+            ));
+            b.line(format!(
+                "call void @dx.op.linAlgVectorAccumulateToDescriptor.v4f32(i32 -2147483617, %dx.types.Handle %rw, i32 256, i32 64, <4 x float> {z})"
+            ));
+            let e = b.fresh();
+            b.line(format!("{e} = extractelement <4 x float> {z}, i32 3"));
+            b.output(Scalar::F32, &e);
+        },
+    )]
 }
 
 /// DXIL 1.9's vector operations on native vectors: `FDot` (311), `VectorReduceAnd`/`Or`

@@ -6,11 +6,16 @@
 pub use crate::front::container::dxil_enums::{InterpolationMode, ResourceKind, SemanticKind};
 
 crate::front::container::open_enum::open_enum! {
-    /// `DXIL::ComponentType`: element types of signatures and typed resources.
+    /// `DXIL::ComponentType`: element types of signatures and typed resources, and (SM 6.10,
+    /// hlsl-specs proposal 0035, from `I8` on) of LinAlg matrices and vector interpretations.
     pub enum ComponentType: u32 {
         Invalid = 0, I1 = 1, I16 = 2, U16 = 3, I32 = 4, U32 = 5, I64 = 6, U64 = 7, F16 = 8, F32 = 9,
         F64 = 10, SNormF16 = 11, UNormF16 = 12, SNormF32 = 13, UNormF32 = 14, SNormF64 = 15, UNormF64 = 16,
-        PackedS8x32 = 17, PackedU8x32 = 18,
+        PackedS8x32 = 17, PackedU8x32 = 18, I8 = 19, U8 = 20,
+        // DXC's spelling (the enumerant names are printed).
+        #[allow(non_camel_case_types)] F8_E4M3FN = 21,
+        #[allow(non_camel_case_types)] F8_E5M2 = 22,
+        BFloat16 = 23,
     }
 }
 

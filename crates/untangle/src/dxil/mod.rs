@@ -10,6 +10,7 @@ pub mod entry;
 pub mod enums;
 pub mod error;
 pub mod handles;
+pub mod linalg;
 pub(crate) mod md;
 pub mod node;
 pub mod nvapi;

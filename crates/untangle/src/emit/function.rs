@@ -428,6 +428,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         match &self.f.insts[i].kind {
             InstKind::Alloca { .. } | InstKind::GetElementPtr { .. } => false,
             InstKind::Load { ptr, .. } => self.library_resource(*ptr).is_none(),
+            // A LinAlg thread-scope matrix stays in its buffer (`dxop/linalg.rs`).
+            InstKind::Call { .. } => !is_linalg_matrix_ty(self.cx.m, self.f.insts[i].ty),
             _ => true,
         }
     }
@@ -477,7 +479,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         function,
                         block,
                         value,
-                        message: "a resource object or pointer, which has no value, used as an operand".into(),
+                        message: "a resource object, pointer or LinAlg matrix, which has no value, used as an operand"
+                            .into(),
                     });
                 }
                 Err(Error::Internal(format!(
@@ -691,6 +694,16 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         }
                         if self.const_int(*count) != Some(1) {
                             return Err(self.err("alloca of a dynamic count"));
+                        }
+                        if is_linalg_matrix_ty(self.cx.m, *allocated) {
+                            // SM 6.10 LinAlg matrices are not memory (`dxop/linalg.rs`): an
+                            // unused slot (DXC's validator allows one) is dropped.
+                            if f.insts.values().any(|x| x.kind.operands().contains(&Value::Inst(i))) {
+                                return Err(self.err(
+                                    "a LinAlg matrix stored in memory (an alloca of a matrix type that is used)",
+                                ));
+                            }
+                            continue;
                         }
                         let ty = self.cx.ptr_to(StorageClass::Function, *allocated)?;
                         let id = self.cx.b.id();
@@ -1805,4 +1818,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let (a, b) = self.value_pair(lhs, rhs)?;
         self.ids_op(opcode, t, &[a, b])
     }
+}
+
+/// Whether `t` is an SM 6.10 LinAlg matrix (`%dx.types.LinAlgMatrix…`), which has no SPIR-V
+/// value of its own here (`dxop/linalg.rs`).
+fn is_linalg_matrix_ty(m: &crate::ir::Module, t: TypeId) -> bool {
+    m.types.struct_name(t).is_some_and(crate::dxil::linalg::is_matrix_name)
 }

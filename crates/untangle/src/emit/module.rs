@@ -57,6 +57,10 @@ pub struct ModuleBuilder<'m> {
     /// [`Self::note_value`] where values are made: `FnEmit::ids_op`, constants, PHIs).
     long_ids: HashMap<Word, Word>,
     globals: HashMap<GlobalId, (Word, StorageClass)>,
+    /// The array type of each buffer block struct made for a resource view (`{ T data[]; }`
+    /// → `T[]`), for instructions that take a pointer to the array itself
+    /// (`SPV_NV_cooperative_vector`'s matrix operands).
+    pub block_arrays: HashMap<Word, Word>,
     /// Every module-scope variable, for the entry point's interface (SPIR-V 1.4+ lists all).
     pub interface: Vec<Word>,
     glsl: Option<Word>,
@@ -167,6 +171,7 @@ impl<'m> ModuleBuilder<'m> {
             long_types: HashMap::default(),
             long_ids: HashMap::default(),
             globals: HashMap::default(),
+            block_arrays: HashMap::default(),
             interface: Vec::new(),
             glsl: None,
             debug_break: None,

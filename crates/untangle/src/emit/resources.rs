@@ -1001,6 +1001,7 @@ fn array_block(cx: &mut ModuleBuilder<'_>, elem: Word, len: Option<u32>, stride:
     cx.b.type_struct_id(Some(st), [arr]);
     cx.decorate(st, Decoration::Block, &[]);
     cx.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+    cx.block_arrays.insert(st, arr);
     st
 }
 

@@ -99,6 +99,10 @@ pub enum Family {
     /// SM 6.10 debugging (`debugBreak`, `isDebuggingEnabled`) and the experimental table's
     /// `nop` (`debug.rs`).
     Debugging,
+    /// SM 6.10 LinAlg thread-scope matrices: matrix-vector products from a matrix in a
+    /// `ByteAddressBuffer`, outer-product and vector accumulation into a
+    /// `RWByteAddressBuffer` (`linalg.rs`, `SPV_NV_cooperative_vector`).
+    LinearAlgebra,
 }
 
 impl Family {
@@ -124,6 +128,7 @@ impl Family {
             Family::HitObjects => "hit_object.rs",
             Family::WorkGraphs => "nodes.rs",
             Family::Debugging => "debug.rs",
+            Family::LinearAlgebra => "linalg.rs",
         }
     }
 }
@@ -183,10 +188,12 @@ pub enum Refusal {
 /// their lowering lands (issue 34).
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
 pub enum Pending {
-    /// The SM 6.10 linear-algebra matrices (hlsl-specs proposal 0035) that Vulkan can
-    /// express: wave-scope matrices as `VK_KHR_cooperative_matrix` subgroup-scope ones,
-    /// thread-group scope as `VK_NV_cooperative_matrix2` workgroup-scope ones, thread-scope
-    /// matrix-vector products and vector accumulation as `VK_NV_cooperative_vector`'s.
+    /// The SM 6.10 linear-algebra matrices (hlsl-specs proposal 0035) held in registers,
+    /// which Vulkan can express: wave-scope matrices as `VK_KHR_cooperative_matrix`
+    /// subgroup-scope ones, thread-group scope as `VK_NV_cooperative_matrix2`
+    /// workgroup-scope ones; and `LinAlgConvert` (vector conversions between
+    /// interpretations). Thread-scope matrices (matrix-vector products, outer-product and
+    /// vector accumulation) are lowered: [`Family::LinearAlgebra`].
     LinearAlgebra,
 }
 
@@ -194,10 +201,11 @@ impl Pending {
     fn reason(self) -> &'static str {
         match self {
             Pending::LinearAlgebra => {
-                "an SM 6.10 preview linear-algebra operation: its matrices map to VK_KHR_cooperative_matrix \
-                 (wave scope), VK_NV_cooperative_matrix2 (thread-group scope) and VK_NV_cooperative_vector \
-                 (thread-scope matrix-vector products), but that lowering (LinAlg matrix values as \
-                 cooperative-matrix types) has not landed"
+                "an SM 6.10 preview linear-algebra operation on a wave or thread-group matrix, or LinAlgConvert: \
+                 wave-scope matrices map to VK_KHR_cooperative_matrix and thread-group ones to \
+                 VK_NV_cooperative_matrix2 (workgroup scope), LinAlgConvert to saturating conversions and \
+                 SPV_EXT_float8, but that lowering (LinAlg matrices as cooperative-matrix values) has not landed; \
+                 thread-scope matrices are lowered (VK_NV_cooperative_vector)"
             }
         }
     }
@@ -217,8 +225,8 @@ pub enum Uncovered {
     /// `LinAlgMatrixQueryAccumulatorLayout`: whether accumulator matrices are laid out as
     /// A or B matrices.
     LinAlgAccumulatorLayout,
-    /// `LinAlgMatrixAccumulateToDescriptor` / `ToMemory`: an atomic accumulating store of
-    /// a matrix.
+    /// `LinAlgMatrixAccumulateToMemory`, and `LinAlgMatrixAccumulateToDescriptor` of a wave
+    /// or thread-group matrix: an atomic accumulating store of a cooperative matrix.
     LinAlgInterlockedAccumulate,
 }
 
@@ -248,8 +256,9 @@ impl Refusal {
                 matrices, so the query has no answer"
                 .into(),
             Refusal::NoVulkanFeature(Uncovered::LinAlgInterlockedAccumulate) => "Vulkan has no atomic \
-                accumulating store of a cooperative matrix (VK_NV_cooperative_vector's \
-                OpCooperativeVectorOuterProductAccumulateNV takes two vectors, not a matrix)"
+                accumulating store of a wave or thread-group cooperative matrix (VK_NV_cooperative_vector's \
+                OpCooperativeVectorOuterProductAccumulateNV accumulates only a thread's outer product of two \
+                vectors, which is how a thread-scope matrix is lowered)"
                 .into(),
             Refusal::NotLoweredYet(p) => p.reason().into(),
             Refusal::DxbcConverterOnly => "an intermediate of DXC's DXBC converter, removed by its dxil-cleanup \
@@ -439,17 +448,23 @@ fn owner(op: DxOp) -> Owner {
         | RayQuery_CommittedTriangleObjectPosition => family(F::RayQuery),
         HitObject_ClusterID | HitObject_TriangleObjectPosition => family(F::HitObjects),
         ExperimentalNop | DebugBreak | IsDebuggingEnabled => family(F::Debugging),
+        // Thread scope through SPV_NV_cooperative_vector; `linalg.rs` refuses other scopes.
+        LinAlgMatrixLoadFromDescriptor
+        | LinAlgMatVecMul
+        | LinAlgMatVecMulAdd
+        | LinAlgMatrixOuterProduct
+        | LinAlgMatrixAccumulateToDescriptor
+        | LinAlgVectorAccumulateToDescriptor => family(F::LinearAlgebra),
         LinAlgMatrixGetCoordinate => Owner::Refused(Refusal::NoVulkanFeature(Uncovered::LinAlgCoordinate)),
         LinAlgMatrixQueryAccumulatorLayout => {
             Owner::Refused(Refusal::NoVulkanFeature(Uncovered::LinAlgAccumulatorLayout))
         }
-        LinAlgMatrixAccumulateToDescriptor | LinAlgMatrixAccumulateToMemory => {
+        LinAlgMatrixAccumulateToMemory => {
             Owner::Refused(Refusal::NoVulkanFeature(Uncovered::LinAlgInterlockedAccumulate))
         }
         LinAlgMatrixMultiplyAccumulate
         | LinAlgFillMatrix
         | LinAlgCopyConvertMatrix
-        | LinAlgMatrixLoadFromDescriptor
         | LinAlgMatrixLoadFromMemory
         | LinAlgMatrixLength
         | LinAlgMatrixGetElement
@@ -458,11 +473,7 @@ fn owner(op: DxOp) -> Owner {
         | LinAlgMatrixStoreToMemory
         | LinAlgMatrixMultiply
         | LinAlgMatrixAccumulate
-        | LinAlgMatVecMul
-        | LinAlgMatVecMulAdd
-        | LinAlgMatrixOuterProduct
-        | LinAlgConvert
-        | LinAlgVectorAccumulateToDescriptor => Owner::Refused(Refusal::NotLoweredYet(Pending::LinearAlgebra)),
+        | LinAlgConvert => Owner::Refused(Refusal::NotLoweredYet(Pending::LinearAlgebra)),
         HitObject_TraceRay
         | HitObject_FromRayQuery
         | HitObject_MakeMiss

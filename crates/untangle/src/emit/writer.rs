@@ -626,6 +626,11 @@ impl Builder {
         self.type_inst(Op::TypeCooperativeMatrixKHR, None, &[component, scope, rows, cols, usage])
     }
 
+    /// `OpTypeCooperativeVectorNV` (`SPV_NV_cooperative_vector`; the count is a constant id).
+    pub fn type_cooperative_vector_nv(&mut self, component: Word, count: Word) -> Word {
+        self.type_inst(Op::TypeCooperativeVectorNV, None, &[component, count])
+    }
+
     pub fn type_acceleration_structure(&mut self) -> Word {
         self.type_inst(Op::TypeAccelerationStructureKHR, None, &[])
     }

@@ -197,15 +197,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         let view = self.res.bytes8(self.cx, h.class, h.id)?;
         let var = self.element_ptr(h, &view)?;
-        let u = self.cx.u32_t();
-        let offset = match self.buffer_range(h)? {
-            None => mem.offset,
-            Some((first, _)) => {
-                let four = self.cx.const_u32(4);
-                let base = self.ids_op(Op::IMul, u, &[first, four])?;
-                self.ids_op(Op::IAdd, u, &[base, mem.offset])?
-            }
-        };
+        let offset = self.view_byte_offset(h, mem.offset)?;
         let u8t = self.cx.uint(8);
         let pty = self.cx.ptr(view.storage, u8t);
         let zero = self.cx.const_u32(0);

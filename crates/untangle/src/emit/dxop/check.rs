@@ -176,6 +176,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let user = sig.overloads == "u" && matches!(types.get(o), Type::Pointer { .. });
             let allowed = match types.get(o) {
                 _ if user => sig.allows_overload('u'),
+                // SM 6.10 LinAlg matrices (`%dx.types.LinAlgMatrix…`): hctdb's `o`.
+                Type::Named(n) if crate::dxil::linalg::is_matrix_name(n) => sig.allows_overload('o'),
                 // DXIL 1.9 native vectors: `<N x T>`, 2 <= N <= 1024 (hctdb's vector letters).
                 Type::Vector { elem, len } => {
                     (2..=1024).contains(len)

@@ -35,6 +35,7 @@ mod hit_object;
 mod integer;
 mod interpolation;
 mod io;
+mod linalg;
 mod math;
 mod mesh;
 mod nodes;
@@ -110,6 +111,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Family::HitObjects => fe.hit_object_op(c),
             Family::WorkGraphs => fe.node_op(c),
             Family::Debugging => fe.debug_op(c),
+            Family::LinearAlgebra => fe.linalg_op(c),
         }
     }
 
@@ -217,6 +219,41 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         let t = self.cx.ty(c.ty)?;
         self.ids_op(Op::CompositeConstruct, t, &lanes)
+    }
+
+    /// Byte offset `offset` of raw or structured buffer `h`, as an offset into the views of
+    /// its descriptor: plus the first byte of the buffer's range when it lives in an offset
+    /// table ([`Self::buffer_range`]). For the operations that address buffers in bytes
+    /// (AGS WMMA, LinAlg matrices).
+    pub fn view_byte_offset(&mut self, h: super::Handle, offset: Word) -> Result<Word> {
+        Ok(match self.buffer_range(h)? {
+            None => offset,
+            Some((first, _)) => {
+                let u = self.cx.u32_t();
+                let four = self.cx.const_u32(4);
+                let base = self.ids_op(Op::IMul, u, &[first, four])?;
+                self.ids_op(Op::IAdd, u, &[base, offset])?
+            }
+        })
+    }
+
+    /// A pointer to the `uint[]` array of raw or structured buffer `h`'s descriptor (its
+    /// block's only member; `StorageBuffer`, or `PhysicalStorageBuffer` for a root
+    /// descriptor) and byte offset `offset` in it ([`Self::view_byte_offset`]): the
+    /// `Matrix` operand `SPV_NV_cooperative_vector` reads at a byte offset.
+    pub fn byte_view_array(&mut self, h: super::Handle, offset: Word) -> Result<(Word, Word)> {
+        let rv = self.res_var(h)?;
+        if !matches!(rv.shape, super::ResShape::Words { .. }) {
+            return Err(Error::Internal("byte_view_array on a resource other than a raw or structured buffer".into()));
+        }
+        let block = self.element_ptr(h, &rv)?;
+        let Some(&arr) = self.cx.block_arrays.get(&rv.elem_ty) else {
+            return Err(Error::Internal("a buffer block without its array type".into()));
+        };
+        let pty = self.cx.ptr(rv.storage, arr);
+        let zero = self.cx.const_u32(0);
+        let ptr = self.ids_op(Op::AccessChain, pty, &[block, zero])?;
+        Ok((ptr, self.view_byte_offset(h, offset)?))
     }
 
     /// The scalar type of an overloaded result: field 0 of a struct, else the type itself.
