@@ -45,11 +45,11 @@
 //! exit 1 on an unexplained mismatch. `--sabotage swap-sub|unsigned` breaks every
 //! translation on purpose (`difftest::sabotage`): the runs must then fail.
 //!
-//! `diff-show (--first-seed S | --shader FILE) [--seeds K] [--spv MODULE]...` prints the
+//! `diff-show (--first-seed S [--long-vectors] | --shader FILE) [--seeds K] [--spv MODULE]...` prints the
 //! program (generated program S, or a shader file in any input format), its SPIR-V and
 //! every word that differs on inputs 0..K, then does the same with each `--spv` module run
 //! in place of the translation (hand-edited modules, to test what a driver does with a
-//! construct); `diff-reduce (--first-seed S | --shader FILE) [--input K] [--budget N] [--out
+//! construct); `diff-reduce (--first-seed S [--long-vectors] | --shader FILE) [--input K] [--budget N] [--out
 //! DIR]` shrinks the program (`difftest::reduce`) while the device still differs from the
 //! interpreter on input K, at most N device runs (default 2000), prints the reduced program,
 //! both results of every differing word, and its SPIR-V, and with `--out` writes it to
@@ -90,6 +90,9 @@ struct Args {
     command: String,
     random: usize,
     first_seed: u64,
+    /// `diff-show`/`diff-reduce`: generated programs with SM 6.9 long vectors
+    /// (`shader_gen::Config::long_vectors`).
+    long_vectors: bool,
     cases: Option<PathBuf>,
     corpus: Option<PathBuf>,
     out: Option<PathBuf>,
@@ -128,6 +131,7 @@ fn parse_args() -> Result<Args, String> {
         command,
         random: 0,
         first_seed: 0,
+        long_vectors: false,
         cases: None,
         corpus: None,
         out: None,
@@ -163,6 +167,7 @@ fn parse_args() -> Result<Args, String> {
         match flag.as_str() {
             "--random" => a.random = num(value()?)? as usize,
             "--first-seed" => a.first_seed = num(value()?)?,
+            "--long-vectors" => a.long_vectors = true,
             "--cases" => a.cases = Some(value()?.into()),
             "--corpus" => a.corpus = Some(value()?.into()),
             "--out" => a.out = Some(value()?.into()),
@@ -686,6 +691,12 @@ fn diff_show(a: &Args) -> Result<bool, String> {
     Ok(clean)
 }
 
+/// Generated program `--first-seed`, with long vectors under `--long-vectors`.
+fn generated(a: &Args) -> untangle::ir::Module {
+    use untangle_testkit::fuzzing::shader_gen::{generate_with, Config};
+    generate_with(a.first_seed, Config { long_vectors: a.long_vectors })
+}
+
 /// The program `diff-show` runs: `--shader FILE` (any input format), else generated
 /// program `--first-seed`.
 fn program(a: &Args) -> Result<untangle::ir::Module, String> {
@@ -694,7 +705,7 @@ fn program(a: &Args) -> Result<untangle::ir::Module, String> {
             let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
             Ok(untangle::front::load_bytes(bytes, "shader").map_err(|e| e.to_string())?.module)
         }
-        None => Ok(untangle_testkit::fuzzing::shader_gen::generate(a.first_seed)),
+        None => Ok(generated(a)),
     }
 }
 
@@ -714,7 +725,7 @@ fn diff_reduce(a: &Args) -> Result<bool, String> {
             let loaded = untangle::front::load_bytes(bytes.clone(), "shader").map_err(|e| e.to_string())?;
             (loaded.module, placement.options(&bytes)?, untangle_testkit::difftest::gpu::GROUPS)
         }
-        None => (untangle_testkit::fuzzing::shader_gen::generate(a.first_seed), Default::default(), [1, 1, 1]),
+        None => (generated(a), Default::default(), [1, 1, 1]),
     };
     // As the differential runs translate (difftest::gpu).
     options.maximal_reconvergence = gpu.info().features.maximal_reconvergence;

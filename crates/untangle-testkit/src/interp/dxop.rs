@@ -313,11 +313,22 @@ pub fn call_lane(ctx: &mut Ctx, t: &mut Thread, c: &OpCall, lane: Option<(&[Scal
         FMad | Fma => {
             let (x, y, z) = (arg(0)?, arg(1)?, arg(2)?);
             let fk = fk_of(ov);
-            let unfused = float::both_modes(&[x, y, z], fk, |v| {
-                let m = float::from_f64(float::to_f64(v[0], fk) * float::to_f64(v[1], fk), fk);
-                let m = if fk == Fk::D { (f64::from_bits(v[0]) * f64::from_bits(v[1])).to_bits() } else { m };
-                float::from_f64(float::to_f64(m, fk) + float::to_f64(v[2], fk), fk)
-            });
+            let unfused_with = |flush_product: bool| {
+                float::both_modes(&[x, y, z], fk, |v| {
+                    let m = float::from_f64(float::to_f64(v[0], fk) * float::to_f64(v[1], fk), fk);
+                    let m = if fk == Fk::D { (f64::from_bits(v[0]) * f64::from_bits(v[1])).to_bits() } else { m };
+                    let m = if flush_product { float::ftz(m, fk) } else { m };
+                    float::from_f64(float::to_f64(m, fk) + float::to_f64(v[2], fk), fk)
+                })
+            };
+            // Unfused, the product is a result of its own: a denormal product may be
+            // flushed before the add (the H200 does) even when no operand is a denormal.
+            let unfused = unfused_with(false);
+            let unfused = if float::same_float(unfused.bits, unfused_with(true).bits, fk) {
+                unfused
+            } else {
+                Scalar { acc: Acc::ANY, ..unfused }
+            };
             let fused = float::both_modes(&[x, y, z], fk, |v| match fk {
                 Fk::D => f64::from_bits(v[0]).mul_add(f64::from_bits(v[1]), f64::from_bits(v[2])).to_bits(),
                 Fk::F => f32::from_bits(v[0] as u32)

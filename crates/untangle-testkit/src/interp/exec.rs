@@ -559,7 +559,7 @@ fn eval(ctx: &mut Ctx, t: &mut Thread, inst: InstId, kind: &InstKind, ty: TypeId
         }
         InstKind::Select { cond, if_true, if_false } => {
             let (x, y) = (operand(p, t, *if_true)?, operand(p, t, *if_false)?);
-            match operand(p, t, *cond)? {
+            let chosen = match operand(p, t, *cond)? {
                 Val::S(c) => select(c, x, y, || p.undef_of(ty)),
                 // A vector condition selects lane by lane.
                 Val::Agg(cs) => {
@@ -577,6 +577,13 @@ fn eval(ctx: &mut Ctx, t: &mut Thread, inst: InstId, kind: &InstKind, ty: TypeId
                     Val::agg(out)
                 }
                 other => return internal(format!("select on {other:?}")),
+            };
+            // A float select is a data move to D3D, but a compare-and-select of the same
+            // values is a min/max to drivers, which may flush a denormal (the H200 does):
+            // a denormal result may be flushed.
+            match p.scal(p.lane_type(ty)) {
+                Some(Scal::Float(fk)) => lanes1(&chosen, &mut |v| Ok(float::both_modes(&[v], fk, |x| x[0])))?,
+                _ => chosen,
             }
         }
         InstKind::ExtractValue { aggregate, indices } => {
