@@ -11,12 +11,10 @@ pub fn cs(body: &str, n: usize) -> String {
     cs_threads(body, n, 64)
 }
 
-/// A compute shader of one group of `threads` threads (`[numthreads(threads, 1, 1)]`)
-/// with `body` between the handles and the stores: `%tid` is the thread id, `%x` the word
-/// `u[tid]` (words of the `RWByteAddressBuffer` `u`, `u0` in space 0), `%ags` the magic
-/// UAV's handle (`u0, space2147420894`); `%w0..%w{n-1}` are stored to word
-/// `threads (k + 1) + tid`.
-pub fn cs_threads(body: &str, n: usize, threads: u32) -> String {
+/// The stores of `%w0..%w{n-1}` to word `threads (k + 1) + tid` of the buffer `%u`
+/// (`%tid4` is the thread's byte offset): the tail of this module's and
+/// [`crate::nvapi`]'s test shaders.
+pub(crate) fn word_stores(n: usize, threads: u32) -> String {
     let mut stores = String::new();
     for k in 0..n {
         stores.push_str(&format!(
@@ -24,6 +22,16 @@ pub fn cs_threads(body: &str, n: usize, threads: u32) -> String {
             4 * threads as usize * (k + 1)
         ));
     }
+    stores
+}
+
+/// A compute shader of one group of `threads` threads (`[numthreads(threads, 1, 1)]`)
+/// with `body` between the handles and the stores: `%tid` is the thread id, `%x` the word
+/// `u[tid]` (words of the `RWByteAddressBuffer` `u`, `u0` in space 0), `%ags` the magic
+/// UAV's handle (`u0, space2147420894`); `%w0..%w{n-1}` are stored to word
+/// `threads (k + 1) + tid`.
+pub fn cs_threads(body: &str, n: usize, threads: u32) -> String {
+    let stores = word_stores(n, threads);
     format!(
         r#"target datalayout = "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64"
 target triple = "dxil-ms-dx"

@@ -18,13 +18,7 @@ pub const SLOT: NvapiSlot = NvapiSlot { register: 7, space: 3 };
 /// (`RWStructuredBuffer<NvShaderExtnStruct>` at [`SLOT`]); `%w0..%w{n-1}` are stored to
 /// word `threads (k + 1) + tid` of `u`, and the wave size to word 0 when `size` is set.
 pub fn cs(body: &str, n: usize, threads: u32) -> String {
-    let mut stores = String::new();
-    for k in 0..n {
-        stores.push_str(&format!(
-            "  %o{k} = add i32 %tid4, {}\n  call void @dx.op.bufferStore.i32(i32 69, %dx.types.Handle %u, i32 %o{k}, i32 undef, i32 %w{k}, i32 undef, i32 undef, i32 undef, i8 1)\n",
-            4 * threads as usize * (k + 1)
-        ));
-    }
+    let stores = crate::ags::word_stores(n, threads);
     format!(
         r#"target datalayout = "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64"
 target triple = "dxil-ms-dx"

@@ -12,24 +12,12 @@ use std::time::Duration;
 use untangle_testkit::difftest::gpu::run_generated_with;
 use untangle_testkit::difftest::sabotage::Sabotage;
 use untangle_testkit::fuzzing::shader_gen::{self, Config};
-use untangle_testkit::vulkan::{Gpu, VkError};
+use untangle_testkit::vulkan::open_or_skip;
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 /// Programs of the CI run (lavapipe).
 const CI_PROGRAMS: u64 = 200;
 const LONG: Config = Config { long_vectors: true };
-
-fn gpu() -> Option<Gpu> {
-    match Gpu::open() {
-        Ok(g) => Some(g),
-        Err(e @ (VkError::NoLoader(_) | VkError::NoDevice(_))) => {
-            assert!(std::env::var("UNTANGLE_REQUIRE_VULKAN").is_err(), "Vulkan required: {e}");
-            eprintln!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("{e}"),
-    }
-}
 
 fn env_u64(name: &str, default: u64) -> u64 {
     match std::env::var(name) {
@@ -50,7 +38,7 @@ fn programs() -> std::ops::Range<u64> {
 /// steer control flow by a value D3D leaves undefined: indeterminate).
 #[test]
 fn generated_long_vector_differential() {
-    let Some(mut gpu) = gpu() else { return };
+    let Some(mut gpu) = open_or_skip("gpu_long_vectors") else { return };
     let seeds = programs();
     let n = seeds.end - seeds.start;
     let started = std::time::Instant::now();
@@ -82,7 +70,7 @@ fn generated_long_vector_differential() {
 /// in the wrong order, and swapped subtraction operands (per lane).
 #[test]
 fn broken_long_vector_lowerings_are_caught() {
-    let Some(mut gpu) = gpu() else { return };
+    let Some(mut gpu) = open_or_skip("gpu_long_vectors") else { return };
     for sabotage in [Sabotage::SwapLanes, Sabotage::SwapSub] {
         let s = run_generated_with(&mut gpu, LONG, 0..20, 2, TIMEOUT, Some(sabotage), |_, _| {});
         println!("{}: {} of 20 long-vector programs fail", sabotage.name(), s.failed.len());
