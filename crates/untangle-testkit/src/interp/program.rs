@@ -125,6 +125,7 @@ pub fn supported_op(op: DxOp) -> bool {
                 | VectorReduceOr
                 | FDot
         )
+        || super::ray_query::is_ray_query(op)
 }
 
 /// A decoded `dx.op` call: operation, overload suffix, arguments after the opcode.
