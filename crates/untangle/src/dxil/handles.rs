@@ -15,8 +15,9 @@ pub fn atomic_uavs(
 ) -> std::collections::BTreeSet<u32> {
     use crate::dxil::DxOp;
     handle_targets(m, f, table, |op, inst| {
-        let wide = matches!(m.types.get(f.insts[inst].ty), crate::ir::Type::Int(64));
-        matches!(op, DxOp::AtomicBinOp | DxOp::AtomicCompareExchange) && !wide
+        // The opcode first: the type lookup only for the few atomics.
+        matches!(op, DxOp::AtomicBinOp | DxOp::AtomicCompareExchange)
+            && !matches!(m.types.get(f.insts[inst].ty), crate::ir::Type::Int(64))
     })
     .into_iter()
     .filter(|(class, _)| *class == ResourceClass::Uav)

@@ -234,6 +234,11 @@ pub struct Cleanup {
     constructs: HashMap<Word, (Word, SmallVec<[Word; 4]>), FixedState>,
     /// Use counts by id, all zero between calls of [`Cleanup::remove_dead`].
     uses: Vec<u32>,
+    /// [`Cleanup::remove_dead`]'s scratch, kept across functions: instruction starts, and
+    /// per instruction whether it is removable and whether it was removed.
+    starts: Vec<usize>,
+    removable: Vec<bool>,
+    dead: Vec<bool>,
 }
 
 fn key(head: &[Word], operands: &[Word]) -> Key {
@@ -353,7 +358,8 @@ impl Cleanup {
     /// over the function's words; use counts live in a table indexed by id (words that
     /// are no id, at or past the module's `bound`, are not counted).
     pub fn remove_dead(&mut self, words: &mut Vec<Word>, start: usize, bound: Word) -> IdSet {
-        let mut starts = Vec::new();
+        let starts = &mut self.starts;
+        starts.clear();
         let mut at = start;
         while at < words.len() {
             starts.push(at);
@@ -364,7 +370,8 @@ impl Cleanup {
         if uses.len() < bound as usize {
             uses.resize(bound as usize, 0);
         }
-        let mut removable = Vec::with_capacity(starts.len());
+        let removable = &mut self.removable;
+        removable.clear();
         for k in 0..starts.len() - 1 {
             let inst = &words[starts[k]..starts[k + 1]];
             let r = removable_inst(self.glsl, inst);
@@ -375,7 +382,9 @@ impl Cleanup {
                 }
             }
         }
-        let mut dead = vec![false; starts.len() - 1];
+        let dead = &mut self.dead;
+        dead.clear();
+        dead.resize(starts.len() - 1, false);
         let mut removed = IdSet::default();
         for k in (0..starts.len() - 1).rev() {
             if !removable[k] {
@@ -457,16 +466,17 @@ fn removable_global(op: Word) -> Option<usize> {
     }
 }
 
-/// Whole instructions of `words`: (start, end) of each.
-fn instructions(words: &[Word]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
+/// Whole instructions of `words`: (start, end) of each, in order.
+fn spans(words: &[Word]) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut at = 0;
-    while at < words.len() {
-        let end = (at + ((words[at] >> 16) as usize).max(1)).min(words.len());
-        out.push((at, end));
-        at = end;
-    }
-    out
+    std::iter::from_fn(move || {
+        (at < words.len()).then(|| {
+            let end = (at + ((words[at] >> 16) as usize).max(1)).min(words.len());
+            let span = (at, end);
+            at = end;
+            span
+        })
+    })
 }
 
 /// The global section `globals` without the types, constants and undefs nothing uses
@@ -485,17 +495,17 @@ pub fn prune_globals(globals: &[Word], users: &[&[Word]], annotations: &[Word], 
         }
     };
     for section in users {
-        for (s, e) in instructions(section) {
+        for (s, e) in spans(section) {
             count(&section[s + 1..e], &mut uses);
         }
     }
-    for (s, e) in instructions(annotations) {
+    for (s, e) in spans(annotations) {
         // OpDecorate / OpMemberDecorate: target, then operands (ids only in OpDecorateId).
         if annotations[s] & 0xffff == Op::DecorateId as Word {
             count(&annotations[(s + 3).min(e)..e], &mut uses);
         }
     }
-    let insts = instructions(globals);
+    let insts: Vec<(usize, usize)> = spans(globals).collect();
     let mut result = Vec::with_capacity(insts.len());
     for &(s, e) in &insts {
         let at = removable_global(globals[s] & 0xffff).filter(|&k| s + k < e);
