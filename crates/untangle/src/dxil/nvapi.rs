@@ -324,22 +324,18 @@ impl<V: Copy> Record<V> {
 
     /// The atomic sub-operation in `src2u.x`.
     pub fn atomic_op(&self) -> Result<AtomicOp, NvapiError> {
-        let n = self.konst(field::SRC2U)?;
-        AtomicOp::from_number(n).ok_or(NvapiError::BadSubOp {
-            opcode: self.opcode,
-            field: field_name(field::SRC2U),
-            value: n,
-        })
+        self.sub_op(field::SRC2U, AtomicOp::from_number)
     }
 
     /// `GET_SPECIAL`'s register in `src0u.x`.
     pub fn special_op(&self) -> Result<SpecialOp, NvapiError> {
-        let n = self.konst(field::SRC0U)?;
-        SpecialOp::from_number(n).ok_or(NvapiError::BadSubOp {
-            opcode: self.opcode,
-            field: field_name(field::SRC0U),
-            value: n,
-        })
+        self.sub_op(field::SRC0U, SpecialOp::from_number)
+    }
+
+    /// A sub-operation number in the constant field `d`, decoded by `decode`.
+    fn sub_op<T>(&self, d: u32, decode: fn(u32) -> Option<T>) -> Result<T, NvapiError> {
+        let n = self.konst(d)?;
+        decode(n).ok_or(NvapiError::BadSubOp { opcode: self.opcode, field: field_name(d), value: n })
     }
 }
 

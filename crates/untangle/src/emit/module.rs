@@ -424,23 +424,15 @@ impl<'m> ModuleBuilder<'m> {
     }
 
     pub fn undef(&mut self, ty: Word) -> Word {
-        if let Some(&w) = self.undefs.get(&ty) {
-            return w;
-        }
-        let id = self.b.global_undef(ty);
-        self.undefs.insert(ty, id);
-        self.note_value(id, ty);
-        id
+        let b = &mut self.b;
+        let id = *self.undefs.entry(ty).or_insert_with(|| b.global_undef(ty));
+        self.note_value(id, ty)
     }
 
     pub fn null(&mut self, ty: Word) -> Word {
-        if let Some(&w) = self.nulls.get(&ty) {
-            return w;
-        }
-        let w = self.b.constant_null(ty);
-        self.nulls.insert(ty, w);
-        self.note_value(w, ty);
-        w
+        let b = &mut self.b;
+        let id = *self.nulls.entry(ty).or_insert_with(|| b.constant_null(ty));
+        self.note_value(id, ty)
     }
 
     /// The element type and lane count of `ty` when it stands for a long vector.
@@ -466,10 +458,12 @@ impl<'m> ModuleBuilder<'m> {
     }
 
     /// Records that value `id` has type `ty` (kept only for long vectors).
-    pub fn note_value(&mut self, id: Word, ty: Word) {
+    /// Notes value `id` of type `ty` (a long vector's id is remembered); returns `id`.
+    pub fn note_value(&mut self, id: Word, ty: Word) -> Word {
         if self.long_types.contains_key(&ty) {
             self.long_ids.insert(id, ty);
         }
+        id
     }
 
     /// The SPIR-V constant of an IR constant of value type (not an address).

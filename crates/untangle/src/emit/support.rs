@@ -740,10 +740,17 @@ pub enum VendorSupport {
     Refused(&'static str),
 }
 
+/// Lowered to `spirv` when the `VendorFeatures` option `feature` is granted.
+fn needs(spirv: &'static str, feature: &'static str) -> VendorSupport {
+    VendorSupport::Lowered { spirv, feature: Some(feature) }
+}
+
 /// [`VendorSupport`] of AGS opcode `op`.
 pub fn ags_support(op: crate::dxil::ags::Opcode) -> VendorSupport {
     use crate::dxil::ags::Opcode::*;
     let lowered = |spirv| VendorSupport::Lowered { spirv, feature: None };
+    // WMMA: every form needs the cooperative-matrix option.
+    let coopmat = |spirv| needs(spirv, "cooperative_matrix");
     match op {
         Readfirstlane => lowered("`OpGroupNonUniformBroadcastFirst`"),
         Readlane => lowered("`OpGroupNonUniformBroadcast` (constant lane)"),
@@ -756,14 +763,8 @@ pub fn ags_support(op: crate::dxil::ags::Opcode) -> VendorSupport {
         Min3U | Min3F | Med3U | Med3F | Max3U | Max3F => lowered("GLSL.std.450 `UMin`/`UMax`/`NMin`/`NMax`"),
         WaveReduce => lowered("`OpGroupNonUniform*` `Reduce`"),
         WaveScan => lowered("`OpGroupNonUniform*` `InclusiveScan` / `ExclusiveScan`"),
-        DrawIndex | BaseVertex | BaseInstance => VendorSupport::Lowered {
-            spirv: "the `DrawIndex` / `BaseVertex` / `BaseInstance` built-ins (vertex shaders)",
-            feature: Some("draw_parameters"),
-        },
-        ShaderClock | ShaderRealtimeClock => VendorSupport::Lowered {
-            spirv: "`OpReadClockKHR` (`Subgroup` / `Device` scope), read once for both phases",
-            feature: Some("shader_clock"),
-        },
+        DrawIndex | BaseVertex | BaseInstance => needs("the `DrawIndex` / `BaseVertex` / `BaseInstance` built-ins (vertex shaders)", "draw_parameters"),
+        ShaderClock | ShaderRealtimeClock => needs("`OpReadClockKHR` (`Subgroup` / `Device` scope), read once for both phases", "shader_clock"),
         Float8Conversion => lowered(
             "`OpFConvert` with `SPV_EXT_float8` (option `float8`), else an exact emulation in 32-bit arithmetic",
         ),
@@ -782,30 +783,12 @@ pub fn ags_support(op: crate::dxil::ags::Opcode) -> VendorSupport {
         BufferStoreByte | BufferStoreShort => VendorSupport::Refused("byte and short buffer stores are not lowered"),
         ShaderMarker => VendorSupport::Refused("shader markers are not lowered"),
         BuiltIn1 | BuiltInArg => VendorSupport::Refused("AGS's built-in escape opcodes are undocumented"),
-        WaveMatrixUavLoad | WaveMatrixUavStore | WaveMatrixLdsLoad | WaveMatrixLdsStore => VendorSupport::Lowered {
-            spirv: "`OpCooperativeMatrixLoadKHR` / `StoreKHR` (buffer byte view or groupshared element; 16x16; FP8/BF8 with option `float8`)",
-            feature: Some("cooperative_matrix"),
-        },
-        WaveMatrixMulAcc => VendorSupport::Lowered {
-            spirv: "`OpCooperativeMatrixMulAddKHR` (16x16x16 f16, fp8/bf8, int8 forms)",
-            feature: Some("cooperative_matrix"),
-        },
-        WaveMatrixFill | WaveMatrixLength => VendorSupport::Lowered {
-            spirv: "`OpCompositeConstruct` / `OpCooperativeMatrixLengthKHR`",
-            feature: Some("cooperative_matrix"),
-        },
-        WaveMatrixCopy => VendorSupport::Lowered {
-            spirv: "`OpFConvert`; accumulator → A/B by `OpCooperativeMatrixConvertNV` (option `cooperative_matrix2`), other use changes through a groupshared round trip (compute shaders)",
-            feature: Some("cooperative_matrix"),
-        },
-        WaveMatrixElementFill | WaveMatrixElementExtract => VendorSupport::Lowered {
-            spirv: "`OpCompositeInsert` / `OpCompositeExtract` of the invocation's elements (four 8-bit elements a word); a dynamic index through a `Function` variable",
-            feature: Some("cooperative_matrix"),
-        },
-        MatrixElementWiseArithmetic => VendorSupport::Lowered {
-            spirv: "`OpFAdd` / `OpFSub` / `OpFMul` / `OpFDiv` on f16 and f32 matrices",
-            feature: Some("cooperative_matrix"),
-        },
+        WaveMatrixUavLoad | WaveMatrixUavStore | WaveMatrixLdsLoad | WaveMatrixLdsStore => coopmat("`OpCooperativeMatrixLoadKHR` / `StoreKHR` (buffer byte view or groupshared element; 16x16; FP8/BF8 with option `float8`)"),
+        WaveMatrixMulAcc => coopmat("`OpCooperativeMatrixMulAddKHR` (16x16x16 f16, fp8/bf8, int8 forms)"),
+        WaveMatrixFill | WaveMatrixLength => coopmat("`OpCompositeConstruct` / `OpCooperativeMatrixLengthKHR`"),
+        WaveMatrixCopy => coopmat("`OpFConvert`; accumulator → A/B by `OpCooperativeMatrixConvertNV` (option `cooperative_matrix2`), other use changes through a groupshared round trip (compute shaders)"),
+        WaveMatrixElementFill | WaveMatrixElementExtract => coopmat("`OpCompositeInsert` / `OpCompositeExtract` of the invocation's elements (four 8-bit elements a word); a dynamic index through a `Function` variable"),
+        MatrixElementWiseArithmetic => coopmat("`OpFAdd` / `OpFSub` / `OpFMul` / `OpFDiv` on f16 and f32 matrices"),
         WaveMatrixGlobalLoad | WaveMatrixGlobalStore | MatrixSparsityIndexLoad => {
             VendorSupport::Refused("WMMA global-address and sparse forms are not lowered yet")
         }
@@ -823,26 +806,11 @@ pub fn nvapi_support(op: crate::dxil::nvapi::Opcode) -> VendorSupport {
         VoteAll | VoteAny => lowered("`OpGroupNonUniformAll` / `OpGroupNonUniformAny`, as `0xffffffff` / `0`"),
         VoteBallot => lowered("component 0 of `OpGroupNonUniformBallot`"),
         GetLaneId => lowered("`SubgroupLocalInvocationId`"),
-        GetSpecial => VendorSupport::Lowered {
-            spirv: "`THREADLTMASK`: `SubgroupLtMask`; `GLOBAL_TIMER_LO/HI`: `OpReadClockKHR` (`Device`); not the footprint predicate",
-            feature: Some("shader_clock (timers)"),
-        },
-        MatchAny => VendorSupport::Lowered {
-            spirv: "component 0 of `OpGroupNonUniformPartitionNV`",
-            feature: Some("subgroup_partitioned"),
-        },
-        Uint64Atomic => VendorSupport::Lowered {
-            spirv: "64-bit `OpAtomic*` (compare-exchange included) on a `RWByteAddressBuffer`'s 64-bit view; not textures",
-            feature: Some("int64_atomics"),
-        },
-        Fp32Atomic => VendorSupport::Lowered {
-            spirv: "`OpAtomicFAddEXT` on a `RWByteAddressBuffer`'s `float` view; not textures",
-            feature: Some("float32_atomic_add"),
-        },
-        Fp16Atomic => VendorSupport::Lowered {
-            spirv: "`OpAtomicF{Add,Min,Max}EXT` on a `RWByteAddressBuffer`'s `f16vec2` view (`SPV_NV_shader_atomic_fp16_vector`); not textures",
-            feature: Some("float16_vector_atomics"),
-        },
+        GetSpecial => needs("`THREADLTMASK`: `SubgroupLtMask`; `GLOBAL_TIMER_LO/HI`: `OpReadClockKHR` (`Device`); not the footprint predicate", "shader_clock (timers)"),
+        MatchAny => needs("component 0 of `OpGroupNonUniformPartitionNV`", "subgroup_partitioned"),
+        Uint64Atomic => needs("64-bit `OpAtomic*` (compare-exchange included) on a `RWByteAddressBuffer`'s 64-bit view; not textures", "int64_atomics"),
+        Fp32Atomic => needs("`OpAtomicFAddEXT` on a `RWByteAddressBuffer`'s `float` view; not textures", "float32_atomic_add"),
+        Fp16Atomic => needs("`OpAtomicF{Add,Min,Max}EXT` on a `RWByteAddressBuffer`'s `f16vec2` view (`SPV_NV_shader_atomic_fp16_vector`); not textures", "float16_vector_atomics"),
         Footprint(_) => VendorSupport::Refused("texture footprints are not lowered (`SPV_NV_shader_image_footprint` could carry them)"),
         GetShadingRate | VprsEval(_) => VendorSupport::Refused("variable pixel rate shading has no Vulkan counterpart"),
         ShflGeneric => VendorSupport::Refused("the encoding of the generic shuffle's lane-valid result is undocumented"),

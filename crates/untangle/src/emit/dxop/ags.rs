@@ -119,11 +119,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
     }
 
-    fn ags_error(&self, instruction: String, reason: VendorRefusal) -> Error {
+    pub(super) fn ags_error(&self, instruction: String, reason: VendorRefusal) -> Error {
         Error::VendorExtension { vendor: VENDOR, instruction, reason }
     }
 
-    fn ags_need(&self, op: Opcode, have: bool, feature: &'static str, option: &'static str) -> Result<()> {
+    pub(super) fn ags_need(&self, op: Opcode, have: bool, feature: &'static str, option: &'static str) -> Result<()> {
         if have {
             Ok(())
         } else {

@@ -55,35 +55,26 @@ use std::collections::HashSet;
 
 impl<'a, 'm> FnEmit<'a, 'm> {
     fn wmma_refuse(&self, op: Opcode, why: impl Into<String>) -> crate::emit::error::Error {
-        crate::emit::error::Error::VendorExtension {
-            vendor: "AMD AGS",
-            instruction: op.to_string(),
-            reason: VendorRefusal::NotLowered(why.into()),
-        }
+        self.ags_error(op.to_string(), VendorRefusal::NotLowered(why.into()))
     }
 
     fn wmma_malformed(&self, op: Opcode, phase: u32, what: &str) -> crate::emit::error::Error {
-        crate::emit::error::Error::VendorExtension {
-            vendor: "AMD AGS",
-            instruction: op.to_string(),
-            reason: VendorRefusal::Malformed(ags::AgsError::Phase { opcode: op, phase, what: what.into() }),
-        }
+        self.ags_error(
+            op.to_string(),
+            VendorRefusal::Malformed(ags::AgsError::Phase { opcode: op, phase, what: what.into() }),
+        )
     }
 
     /// The cooperative-matrix type of `t` (capabilities declared; unsupported formats and
     /// shapes refused for `op`).
     pub(super) fn coopmat_type(&mut self, op: Opcode, t: MatrixType) -> Result<Word> {
         let vendor = self.iface.stage.vendor;
-        if !vendor.cooperative_matrix {
-            return Err(crate::emit::error::Error::VendorExtension {
-                vendor: "AMD AGS",
-                instruction: op.to_string(),
-                reason: VendorRefusal::MissingFeature {
-                    feature: "cooperativeMatrix (VK_KHR_cooperative_matrix)",
-                    option: "cooperative_matrix",
-                },
-            });
-        }
+        self.ags_need(
+            op,
+            vendor.cooperative_matrix,
+            "cooperativeMatrix (VK_KHR_cooperative_matrix)",
+            "cooperative_matrix",
+        )?;
         if t.shape != (16, 16) {
             return Err(self.wmma_refuse(op, format!("{}x{} matrices (only 16x16 is lowered)", t.shape.0, t.shape.1)));
         }
@@ -95,16 +86,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             DataFormat::I8 => self.cx.sint(8),
             DataFormat::U8 => self.cx.uint(8),
             DataFormat::Fp8 | DataFormat::Bf8 => {
-                if !vendor.float8 {
-                    return Err(crate::emit::error::Error::VendorExtension {
-                        vendor: "AMD AGS",
-                        instruction: op.to_string(),
-                        reason: VendorRefusal::MissingFeature {
-                            feature: "shaderFloat8CooperativeMatrix (VK_EXT_shader_float8)",
-                            option: "float8",
-                        },
-                    });
-                }
+                self.ags_need(op, vendor.float8, "shaderFloat8CooperativeMatrix (VK_EXT_shader_float8)", "float8")?;
                 self.cx.extension("SPV_EXT_float8");
                 self.cx.capability(Capability::Float8EXT);
                 self.cx.capability(Capability::Float8CooperativeMatrixEXT);
@@ -485,11 +467,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     fn wmma_malformed_from(&self, op: Opcode, e: ags::AgsError) -> crate::emit::error::Error {
-        crate::emit::error::Error::VendorExtension {
-            vendor: "AMD AGS",
-            instruction: op.to_string(),
-            reason: VendorRefusal::Malformed(e),
-        }
+        self.ags_error(op.to_string(), VendorRefusal::Malformed(e))
     }
 
     /// At the end of a function: a WMMA intrinsic left incomplete is malformed.
@@ -580,16 +558,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             if by_memory {
                 return self.wmma_use_through_memory(op, m, tin, tout);
             }
-            if !self.iface.stage.vendor.cooperative_matrix2 {
-                return Err(crate::emit::error::Error::VendorExtension {
-                    vendor: "AMD AGS",
-                    instruction: op.to_string(),
-                    reason: VendorRefusal::MissingFeature {
-                        feature: "cooperativeMatrixConversions (VK_NV_cooperative_matrix2)",
-                        option: "cooperative_matrix2",
-                    },
-                });
-            }
+            self.ags_need(
+                op,
+                self.iface.stage.vendor.cooperative_matrix2,
+                "cooperativeMatrixConversions (VK_NV_cooperative_matrix2)",
+                "cooperative_matrix2",
+            )?;
             self.cx.extension("SPV_NV_cooperative_matrix2");
             self.cx.capability(Capability::CooperativeMatrixConversionsNV);
             let mt = self.coopmat_type(op, tout)?;
@@ -831,11 +805,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
 impl<'a, 'm> FnEmit<'a, 'm> {
     fn wmma_phi_refuse(&self, why: impl Into<String>) -> crate::emit::error::Error {
-        crate::emit::error::Error::VendorExtension {
-            vendor: "AMD AGS",
-            instruction: "a PHI of WMMA matrix words".into(),
-            reason: VendorRefusal::NotLowered(why.into()),
-        }
+        self.ags_error("a PHI of WMMA matrix words".into(), VendorRefusal::NotLowered(why.into()))
     }
 
     /// Plans the PHIs that carry matrix words (`Wmma::carriers`), once per

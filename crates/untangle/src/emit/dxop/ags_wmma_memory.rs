@@ -47,11 +47,7 @@ struct Access {
 
 impl<'a, 'm> FnEmit<'a, 'm> {
     fn wmma_slot_refuse(&self, why: impl Into<String>) -> Error {
-        Error::VendorExtension {
-            vendor: "AMD AGS",
-            instruction: "an alloca of WMMA matrix words".into(),
-            reason: VendorRefusal::NotLowered(why.into()),
-        }
+        self.ags_error("an alloca of WMMA matrix words".into(), VendorRefusal::NotLowered(why.into()))
     }
 
     /// Plans the matrix allocas (`Wmma::slots`). `word` maps each output word to its
