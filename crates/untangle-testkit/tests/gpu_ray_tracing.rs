@@ -174,13 +174,16 @@ fn rt_default_runs_closest_hit_miss_any_hit_intersection_and_local_constants() {
     assert_ne!(payloads(&wrong[1]), [[10.0, 20.0], [1000.0, 2000.0], [30.0, 40.0], [1000.0, 2000.0]]);
 }
 
-/// A callable shader (`corpus/lib_ray_ops.ll`): `Gen` traces into an empty scene (its
-/// miss shader `Sky` writes the ray direction's y, 0, to the payload), then calls `Fn` with
-/// the launch height, which returns `(height + launch x) * 3`; `Gen` stores both.
-#[test]
-fn callable_shaders_return_their_data() {
-    // Built in: the test binary runs on the device machine without the repository.
-    let shader = Shader::parse(include_bytes!("../../../corpus/lib_ray_ops.ll")).unwrap();
+/// The pipeline's modules: the entries `stages` of the library `text` (built into the test
+/// binary, which runs on the device machine without the repository), translated under the
+/// root signature `SRV(t0), UAV(u0)` with both bound by address (push constants), each
+/// validated; and where `Gen`'s push constants carry the structure's and the buffer's
+/// addresses.
+fn root_address_entries(
+    text: &[u8],
+    stages: &[(&str, ash::vk::ShaderStageFlags)],
+) -> (Vec<(String, Vec<u32>, ash::vk::ShaderStageFlags)>, Vec<(u32, Address)>) {
+    let shader = Shader::parse(text).unwrap();
     let options = Options {
         root_signature: Some(RootSignatureBinding {
             signature: parse_hlsl("SRV(t0), UAV(u0)", Version::V1_1).unwrap(),
@@ -190,16 +193,11 @@ fn callable_shaders_return_their_data() {
     };
     let mut modules = Vec::new();
     let mut push_addresses = Vec::new();
-    for (name, stage) in [
-        ("Gen", ash::vk::ShaderStageFlags::RAYGEN_KHR),
-        ("Sky", ash::vk::ShaderStageFlags::MISS_KHR),
-        ("Fn", ash::vk::ShaderStageFlags::CALLABLE_KHR),
-    ] {
+    for &(name, stage) in stages {
         let t = shader.translate_entry(name, &options).unwrap();
+        untangle_spirv_tools::assert_valid(&t.words, "vulkan1.3", name);
         if name == "Gen" {
-            let members = &t.layout.as_ref().unwrap().layout.push_constants.members;
-            assert_eq!(members.len(), 2, "the structure's and the buffer's addresses");
-            for m in members {
+            for m in &t.layout.as_ref().unwrap().layout.push_constants.members {
                 let PushKind::RootDescriptorAddress { class, .. } = m.kind else { panic!("{:?}", m.kind) };
                 let what = if class == untangle::dxil::ResourceClass::Srv { Address::Tlas } else { Address::Buffer(0) };
                 push_addresses.push((m.offset, what));
@@ -207,6 +205,24 @@ fn callable_shaders_return_their_data() {
         }
         modules.push((name.to_string(), t.words, stage));
     }
+    assert_eq!(push_addresses.len(), 2, "the structure's and the buffer's addresses");
+    (modules, push_addresses)
+}
+
+/// A callable shader (`corpus/lib_ray_ops.ll`): `Gen` traces into an empty scene (its
+/// miss shader `Sky` writes the ray direction's y, 0, to the payload), then calls `Fn` with
+/// the launch height, which returns `(height + launch x) * 3`; `Gen` stores both.
+#[test]
+fn callable_shaders_return_their_data() {
+    // Built in: the test binary runs on the device machine without the repository.
+    let (modules, push_addresses) = root_address_entries(
+        include_bytes!("../../../corpus/lib_ray_ops.ll"),
+        &[
+            ("Gen", ash::vk::ShaderStageFlags::RAYGEN_KHR),
+            ("Sky", ash::vk::ShaderStageFlags::MISS_KHR),
+            ("Fn", ash::vk::ShaderStageFlags::CALLABLE_KHR),
+        ],
+    );
     let width = 4u32;
     let case = RtCase {
         name: "lib_ray_ops callable".into(),
@@ -360,33 +376,14 @@ fn ray_tracing_device(what: &str) -> Option<Box<RtDevice>> {
 /// `VK_NV_ray_tracing_invocation_reorder`.
 #[test]
 fn shader_execution_reordering_invokes_hit_and_miss_records() {
-    let shader = Shader::parse(include_bytes!("../../../corpus/lib_ser_gpu.ll")).unwrap();
-    let options = Options {
-        root_signature: Some(RootSignatureBinding {
-            signature: parse_hlsl("SRV(t0), UAV(u0)", Version::V1_1).unwrap(),
-            layout: LayoutOptions { model: BindingModel::Heap, ..Default::default() },
-        }),
-        ..Default::default()
-    };
-    let mut modules = Vec::new();
-    let mut push_addresses = Vec::new();
-    for (name, stage) in [
-        ("Gen", ash::vk::ShaderStageFlags::RAYGEN_KHR),
-        ("Hit", ash::vk::ShaderStageFlags::CLOSEST_HIT_KHR),
-        ("Sky", ash::vk::ShaderStageFlags::MISS_KHR),
-    ] {
-        let t = shader.translate_entry(name, &options).unwrap();
-        untangle_spirv_tools::assert_valid(&t.words, "vulkan1.3", name);
-        if name == "Gen" {
-            for m in &t.layout.as_ref().unwrap().layout.push_constants.members {
-                let PushKind::RootDescriptorAddress { class, .. } = m.kind else { panic!("{:?}", m.kind) };
-                let what = if class == untangle::dxil::ResourceClass::Srv { Address::Tlas } else { Address::Buffer(0) };
-                push_addresses.push((m.offset, what));
-            }
-        }
-        modules.push((name.to_string(), t.words, stage));
-    }
-    assert_eq!(push_addresses.len(), 2, "the structure's and the buffer's addresses");
+    let (modules, push_addresses) = root_address_entries(
+        include_bytes!("../../../corpus/lib_ser_gpu.ll"),
+        &[
+            ("Gen", ash::vk::ShaderStageFlags::RAYGEN_KHR),
+            ("Hit", ash::vk::ShaderStageFlags::CLOSEST_HIT_KHR),
+            ("Sky", ash::vk::ShaderStageFlags::MISS_KHR),
+        ],
+    );
     let width = 8u32;
     let identity = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
     let case = RtCase {

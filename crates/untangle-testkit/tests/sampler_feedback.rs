@@ -187,6 +187,11 @@ fn expected(kind: Kind, array: bool, clamp: bool) -> Vec<Step> {
         v.push(O(Op::VectorShuffle));
     }
     v.extend([O(Op::BitwiseAnd), O(Op::SNegate), O(Op::ImageQueryLevels)]);
+    // The top level (levels - 1) clamps an explicit or gradient LOD; the implicit forms
+    // leave it unused, and the emitter drops it.
+    if matches!(kind, Kind::Level | Kind::Grad) {
+        v.push(O(Op::ISub));
+    }
     match kind {
         Kind::Implicit => v.extend([O(Op::SampledImage), O(Op::ImageQueryLod), O(Op::CompositeExtract)]),
         Kind::Bias => v.extend([
