@@ -110,6 +110,9 @@ impl FnEmit<'_, '_> {
     /// for element-wise opcodes, a typed error for the rest; `None` when no long vector
     /// is involved (the caller emits the instruction as it is).
     pub fn lanewise(&mut self, opcode: Op, ty: Word, ids: &[Word]) -> Result<Option<Word>> {
+        if !self.cx.has_long_types() {
+            return Ok(None);
+        }
         // `OpExtInst`'s set and instruction number are not values.
         let first = if opcode == Op::ExtInst { 2 } else { 0 };
         let long_result = self.cx.long_type(ty);

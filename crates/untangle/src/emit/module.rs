@@ -435,7 +435,6 @@ impl<'m> ModuleBuilder<'m> {
         self.note_value(id, ty)
     }
 
-    /// The element type and lane count of `ty` when it stands for a long vector.
     /// The SPIR-V type of `n` lanes of `elem`: `elem` itself for one, a vector for 2 to 4,
     /// an array of the lanes (a long vector, `emit::long_vector`) past 4.
     pub fn lanes_type(&mut self, elem: Word, n: u32) -> Word {
@@ -448,6 +447,12 @@ impl<'m> ModuleBuilder<'m> {
         a
     }
 
+    /// Whether any long-vector type was declared (most modules have none).
+    pub fn has_long_types(&self) -> bool {
+        !self.long_types.is_empty()
+    }
+
+    /// The element type and lane count of `ty` when it stands for a long vector.
     pub fn long_type(&self, ty: Word) -> Option<(Word, u32)> {
         self.long_types.get(&ty).copied()
     }
@@ -457,8 +462,7 @@ impl<'m> ModuleBuilder<'m> {
         self.long_ids.get(&id).and_then(|t| self.long_type(*t))
     }
 
-    /// Records that value `id` has type `ty` (kept only for long vectors).
-    /// Notes value `id` of type `ty` (a long vector's id is remembered); returns `id`.
+    /// Notes value `id` of type `ty` (kept only for long vectors); returns `id`.
     pub fn note_value(&mut self, id: Word, ty: Word) -> Word {
         if self.long_types.contains_key(&ty) {
             self.long_ids.insert(id, ty);
