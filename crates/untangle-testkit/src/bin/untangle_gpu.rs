@@ -7,6 +7,7 @@
 //! untangle-gpu export --corpus DIR --out DIR
 //! untangle-gpu corpus-shaders [--corpus DIR] [--timeout-ms MS] [--root-signatures]
 //! untangle-gpu graphics [--corpus DIR]
+//! untangle-gpu pipeline-times|gpu-times --ours DIR --reference DIR [--reps N] ...
 //! ```
 //!
 //! `run` builds N random CFGs (`fuzzing::structured_gen`, seeds S..S+N, size classes as
@@ -61,6 +62,23 @@
 //! both folders, N creations each (default 5), alternating the two sides; prints one line
 //! per module (median µs of each side) and a markdown summary (sums of medians, median of
 //! the per-module ratios, creations that failed). Turns NVIDIA's disk cache off first.
+//!
+//! `gpu-times --ours DIR --reference DIR [--reps N] [--dispatches K] [--groups G] [--extent E]
+//! [--vertices V] [--out FILE]` measures GPU execution time
+//! (`untangle_testkit::vulkan::gpu_times`) of the same module pairs: each side's pipeline is
+//! created once with zero-filled resources for its bindings, then one submission runs K
+//! dispatches of G × 1 × 1 workgroups (compute, default 10 × 1024), K full-screen triangles
+//! on an E × E target (fragment, default 1024) or K draws of V vertices with rasterization
+//! discarded (vertex, default 2^20) between two timestamp queries. After one untimed run of
+//! each side, N timed runs each (default 5), alternating which side goes first; prints one
+//! line per pair (median µs of each side, ratio, the workload, `bindings differ` where the
+//! two reflections differ), each skipped pair with its reason (a stage, invocations per
+//! workgroup or render-target count that differ between the sides, descriptors past the
+//! device's per-stage limits, a capability the device or runner lacks, a resource kind not
+//! bound), and a markdown summary (sums of medians, median and largest per-pair ratio);
+//! `--out FILE` writes the rows as TSV (`module stage untangle_us reference_us ratio status
+//! detail`; `tools/gpu-times-table.py` turns it into BENCHMARKS.md tables). Refuses a queue
+//! whose `timestampValidBits` is 0.
 //!
 //! `export` is the host half for a machine without LLVM: for every corpus function it
 //! writes `NNNNN.spv` (the batch module, default layout) and `NNNNN.json` (name, entry,
@@ -122,11 +140,8 @@ struct Args {
     reference: Option<PathBuf>,
     reps: usize,
     /// `gpu-times`: dispatches or draws per timed submission, compute workgroups per
-    /// dispatch, fragment target side, vertices per draw.
-    dispatches: u32,
-    groups: u32,
-    extent: u32,
-    vertices: u32,
+    /// dispatch, fragment target side, vertices per draw (its timeout is `timeout`).
+    workload: untangle_testkit::vulkan::gpu_times::Workload,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -158,10 +173,7 @@ fn parse_args() -> Result<Args, String> {
         ours: None,
         reference: None,
         reps: 5,
-        dispatches: 10,
-        groups: 1024,
-        extent: 1024,
-        vertices: 1 << 20,
+        workload: Default::default(),
     };
     while let Some(flag) = it.next() {
         if flag == "--out-of-line-helpers" {
@@ -184,10 +196,10 @@ fn parse_args() -> Result<Args, String> {
             "--ours" => a.ours = Some(value()?.into()),
             "--reference" => a.reference = Some(value()?.into()),
             "--reps" => a.reps = num(value()?)?.clamp(1, 1000) as usize,
-            "--dispatches" => a.dispatches = num(value()?)?.clamp(1, 10_000) as u32,
-            "--groups" => a.groups = num(value()?)?.clamp(1, 65_535) as u32,
-            "--extent" => a.extent = num(value()?)?.clamp(1, 8192) as u32,
-            "--vertices" => a.vertices = num(value()?)?.clamp(1, 1 << 26) as u32,
+            "--dispatches" => a.workload.dispatches = num(value()?)?.clamp(1, 10_000) as u32,
+            "--groups" => a.workload.groups = num(value()?)?.clamp(1, 65_535) as u32,
+            "--extent" => a.workload.extent = num(value()?)?.clamp(1, 8192) as u32,
+            "--vertices" => a.workload.vertices = num(value()?)?.clamp(1, 1 << 26) as u32,
             "--seeds" => a.seeds = Some(num(value()?)?.max(1)),
             "--shader" => a.shader = Some(value()?.into()),
             "--spv" => a.spv.push(value()?.into()),
@@ -537,7 +549,7 @@ fn pipeline_times(a: &Args) -> Result<bool, String> {
 /// alternating the sides, medians, a table, sums; `--out FILE` writes it as TSV.
 fn gpu_times(a: &Args) -> Result<bool, String> {
     use untangle_testkit::vulkan::gpu_times::Workload;
-    use untangle_testkit::vulkan::pipeline_times::reflect;
+    use untangle_testkit::vulkan::pipeline_times::{reflect, Reflection};
     let (names, read) = module_pairs(a)?;
     let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
     let ts = gpu.timestamps();
@@ -551,14 +563,7 @@ fn gpu_times(a: &Args) -> Result<bool, String> {
     if ts.valid_bits == 0 {
         return Err("the runner's queue has no timestamps (timestampValidBits 0)".into());
     }
-    let w = Workload {
-        groups: a.groups,
-        extent: a.extent,
-        vertices: a.vertices,
-        dispatches: a.dispatches,
-        timeout: a.timeout,
-        ..Workload::default()
-    };
+    let w = Workload { timeout: a.timeout, ..a.workload.clone() };
     let mut tsv = String::from("module\tstage\tuntangle_us\treference_us\tratio\tstatus\tdetail\n");
     let (mut rows, mut skipped) = (Vec::new(), Vec::new());
     let mut by_stage: std::collections::BTreeMap<&str, usize> = Default::default();
@@ -571,11 +576,13 @@ fn gpu_times(a: &Args) -> Result<bool, String> {
         let stage = stage_name(ro.stage);
         // Identical work: the same stage, invocations per workgroup (the shape may differ:
         // the reference reshapes derivative groups) and render targets.
-        let shape = |r: &untangle_testkit::vulkan::pipeline_times::Reflection| {
-            (r.stage, r.local_size.iter().product::<u32>(), r.color_outputs)
-        };
+        let shape = |r: &Reflection| (r.stage, r.local_size.iter().product::<u32>(), r.color_outputs);
         if shape(&ro) != shape(&rr) {
-            let why = format!("the sides differ: untangle {:?}, reference {:?}", shape(&ro), shape(&rr));
+            let show = |r: &Reflection| {
+                let [x, y, z] = r.local_size;
+                format!("{} {x}x{y}x{z}, {} targets", stage_name(r.stage), r.color_outputs)
+            };
+            let why = format!("the sides differ: untangle {}, reference {}", show(&ro), show(&rr));
             skipped.push((name.clone(), stage, why));
             continue;
         }
