@@ -68,8 +68,8 @@
 //! (`untangle_testkit::vulkan::gpu_times`) of the same module pairs: each side's pipeline is
 //! created once with zero-filled resources for its bindings, then one submission runs K
 //! dispatches of G × 1 × 1 workgroups (compute, default 10 × 1024), K full-screen triangles
-//! on an E × E target (fragment, default 1024) or K draws of V vertices with rasterization
-//! discarded (vertex, default 2^20) between two timestamp queries. After one untimed run of
+//! on an E × E target (fragment, default 1024) or K draws of V vertices under an empty
+//! fragment shader (vertex, default 2^20) between two timestamp queries. After one untimed run of
 //! each side, N timed runs each (default 5), alternating which side goes first; prints one
 //! line per pair (median µs of each side, ratio, the workload, `bindings differ` where the
 //! two reflections differ), each skipped pair with its reason (a stage, invocations per

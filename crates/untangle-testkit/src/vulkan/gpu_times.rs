@@ -17,7 +17,14 @@
 //!   ([`full_screen_triangle_vertex_shader`]), one [`COLOR_FORMAT`] attachment per output
 //!   location and a [`DEPTH_FORMAT`] attachment, cleared when rendering begins (before the
 //!   first timestamp), depth test off;
-//! * vertex: `dispatches` draws of `vertices` vertices, rasterization discarded.
+//! * vertex: `dispatches` draws of `vertices` vertices (a triangle list) on a 64 × 64
+//!   viewport without attachments, under [`empty_fragment_shader`] (not discarded with the
+//!   rasterizer: a driver may then skip vertex shaders without side effects; with zero
+//!   inputs most triangles are degenerate, so the vertex stage dominates).
+//!
+//! The first timestamp is written before the first dispatch or draw (inside the rendering,
+//! after the attachments' clears), the second after the last dispatch or after the
+//! rendering ends (store operations included, the same for both sides).
 //!
 //! # Resources
 //! Every binding gets zero-filled device-local memory (cleared once, before any timing):
@@ -46,7 +53,8 @@
 //! Cost: per module, one pipeline and its resources (a few MiB); per run, one submission.
 
 use super::pipeline_times::{
-    full_screen_triangle_vertex_shader, ImageShape, Reflection, Scalar, Stage, COLOR_FORMAT, DEPTH_FORMAT,
+    empty_fragment_shader, full_screen_triangle_vertex_shader, ImageShape, Reflection, Scalar, Stage, COLOR_FORMAT,
+    DEPTH_FORMAT,
 };
 use super::{vkr, Gpu, Scratch, VkError};
 use ash::vk;
@@ -450,12 +458,12 @@ impl Gpu {
         self.check_capabilities(r)?;
         self.check_descriptor_limits(r)?;
         let layout = self.reflected_layout(r, s)?;
-        let vertex = if r.stage == Stage::Fragment {
-            Some(self.shader_module(&full_screen_triangle_vertex_shader(), s)?)
-        } else {
-            None
+        let companion = match r.stage {
+            Stage::Fragment => Some(self.shader_module(&full_screen_triangle_vertex_shader(), s)?),
+            Stage::Vertex => Some(self.shader_module(&empty_fragment_shader(), s)?),
+            Stage::Compute => None,
         };
-        let pipeline = self.reflected_pipeline(r, words, vertex, layout, s)?;
+        let pipeline = self.reflected_pipeline(r, words, companion, layout, s)?;
         let set_layouts = s.set_layouts.clone();
         // SAFETY (this block): create infos outlive each call; every object is recorded in
         // `s`; the setup submission is waited for before the timed one is recorded.
@@ -616,7 +624,7 @@ impl Gpu {
                 }
                 dev.cmd_write_timestamp(timed, vk::PipelineStageFlags::BOTTOM_OF_PIPE, queries, 1);
             } else {
-                let side = if r.stage == Stage::Fragment { w.extent } else { 1 };
+                let side = if r.stage == Stage::Fragment { w.extent } else { 64 };
                 let area =
                     vk::Rect2D { offset: vk::Offset2D::default(), extent: vk::Extent2D { width: side, height: side } };
                 let (depth, colors) = targets.split_last().map_or((None, &[][..]), |(d, c)| (Some(*d), c));
@@ -661,8 +669,9 @@ impl Gpu {
                 for _ in 0..k {
                     dev.cmd_draw(timed, vertices, 1, 0, 0);
                 }
-                dev.cmd_write_timestamp(timed, vk::PipelineStageFlags::BOTTOM_OF_PIPE, queries, 1);
+                // After the pass: drivers that bin draws (llvmpipe) rasterize at its end.
                 dev.cmd_end_rendering(timed);
+                dev.cmd_write_timestamp(timed, vk::PipelineStageFlags::BOTTOM_OF_PIPE, queries, 1);
             }
             dev.end_command_buffer(timed).map_err(vkr("vkEndCommandBuffer"))?;
             Ok((timed, queries))

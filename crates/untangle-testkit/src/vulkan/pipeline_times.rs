@@ -392,6 +392,25 @@ pub fn full_screen_triangle_vertex_shader() -> Vec<u32> {
     w
 }
 
+/// A fragment shader that does nothing: the fragment stage of [`super::gpu_times`]' vertex
+/// pipelines, so that their vertices are processed, not discarded with the rasterizer.
+/// SPIR-V 1.0, assembled by hand (ids 1–5).
+pub fn empty_fragment_shader() -> Vec<u32> {
+    let main = u32::from_le_bytes(*b"main");
+    let mut w = vec![0x0723_0203, 0x0001_0000, 0, 6, 0];
+    w.extend(inst(17, &[1])); // OpCapability Shader
+    w.extend(inst(14, &[0, 1])); // OpMemoryModel Logical GLSL450
+    w.extend(inst(OP_ENTRY_POINT, &[4, 1, main, 0])); // Fragment %1 "main"
+    w.extend(inst(OP_EXECUTION_MODE, &[1, 7])); // OriginUpperLeft
+    w.extend(inst(19, &[2])); // %2 = OpTypeVoid
+    w.extend(inst(33, &[3, 2])); // %3 = OpTypeFunction %2
+    w.extend(inst(54, &[2, 1, 0, 3])); // OpFunction
+    w.extend(inst(248, &[4])); // OpLabel %4
+    w.extend(inst(253, &[])); // OpReturn
+    w.extend(inst(56, &[])); // OpFunctionEnd
+    w
+}
+
 /// The colour attachments' format (one per fragment output location) and the
 /// depth/stencil attachment's, of every fragment pipeline made here.
 pub const COLOR_FORMAT: vk::Format = vk::Format::R32G32B32A32_SFLOAT;
@@ -479,14 +498,15 @@ impl Gpu {
     }
 
     /// The module of `words` and its pipeline, recorded in `s`: compute; vertex with
-    /// rasterization discarded; fragment under the module `vertex` (required then), with
-    /// dynamic rendering, one [`COLOR_FORMAT`] attachment per output location and a
-    /// [`DEPTH_FORMAT`] attachment, viewport and scissor dynamic.
+    /// rasterization discarded, or, given a `companion` fragment stage, rasterized without
+    /// attachments; fragment under the `companion` vertex stage (required then), with one
+    /// [`COLOR_FORMAT`] attachment per output location and a [`DEPTH_FORMAT`] attachment.
+    /// Graphics pipelines use dynamic rendering, viewport and scissor dynamic.
     pub(super) fn reflected_pipeline(
         &self,
         r: &Reflection,
         words: &[u32],
-        vertex: Option<vk::ShaderModule>,
+        companion: Option<vk::ShaderModule>,
         layout: vk::PipelineLayout,
         s: &mut Scratch,
     ) -> Result<vk::Pipeline, VkError> {
@@ -507,26 +527,26 @@ impl Gpu {
                 .map_err(|(p, e)| (p, e, "vkCreateComputePipelines"))
         } else {
             let mut stages = vec![stage];
-            if r.stage == Stage::Fragment {
-                let vertex =
-                    vertex.ok_or_else(|| VkError::BadLayout("a fragment module without a vertex stage".into()))?;
-                stages.insert(
-                    0,
-                    vk::PipelineShaderStageCreateInfo::default()
-                        .stage(vk::ShaderStageFlags::VERTEX)
-                        .module(vertex)
-                        .name(main),
-                );
+            let other =
+                |flag, module| vk::PipelineShaderStageCreateInfo::default().stage(flag).module(module).name(main);
+            match (r.stage, companion) {
+                (Stage::Fragment, Some(v)) => stages.insert(0, other(vk::ShaderStageFlags::VERTEX, v)),
+                (Stage::Fragment, None) => {
+                    return Err(VkError::BadLayout("a fragment module without a vertex stage".into()));
+                }
+                (_, Some(f)) => stages.push(other(vk::ShaderStageFlags::FRAGMENT, f)),
+                (_, None) => {}
             }
-            let discard = r.stage == Stage::Vertex;
-            let colors = vec![COLOR_FORMAT; if discard { 0 } else { r.color_outputs as usize }];
+            let discard = r.stage == Stage::Vertex && companion.is_none();
+            let fragment = r.stage == Stage::Fragment;
+            let colors = vec![COLOR_FORMAT; if fragment { r.color_outputs as usize } else { 0 }];
             let blend: Vec<vk::PipelineColorBlendAttachmentState> = colors
                 .iter()
                 .map(|_| {
                     vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA)
                 })
                 .collect();
-            let depth = if discard { vk::Format::UNDEFINED } else { DEPTH_FORMAT };
+            let depth = if fragment { DEPTH_FORMAT } else { vk::Format::UNDEFINED };
             let mut rendering = vk::PipelineRenderingCreateInfo::default()
                 .color_attachment_formats(&colors)
                 .depth_attachment_format(depth)
@@ -590,8 +610,8 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(a.len(), b.len());
         let val = crate::check::spirv_val::find_spirv_val().expect("spirv-val (tools/test.sh installs it)");
-        let triangle = full_screen_triangle_vertex_shader();
-        for words in [&vs, &a, &triangle] {
+        let (triangle, fs) = (full_screen_triangle_vertex_shader(), empty_fragment_shader());
+        for words in [&vs, &a, &triangle, &fs] {
             if let Err(e) = val.validate(words, "vulkan1.0") {
                 panic!("{e}");
             }
