@@ -7,6 +7,7 @@
 //! untangle-gpu export --corpus DIR --out DIR
 //! untangle-gpu corpus-shaders [--corpus DIR] [--timeout-ms MS] [--root-signatures]
 //! untangle-gpu graphics [--corpus DIR]
+//! untangle-gpu pipeline-times|gpu-times --ours DIR --reference DIR [--reps N] ...
 //! ```
 //!
 //! `run` builds N random CFGs (`fuzzing::structured_gen`, seeds S..S+N, size classes as
@@ -61,6 +62,23 @@
 //! both folders, N creations each (default 5), alternating the two sides; prints one line
 //! per module (median µs of each side) and a markdown summary (sums of medians, median of
 //! the per-module ratios, creations that failed). Turns NVIDIA's disk cache off first.
+//!
+//! `gpu-times --ours DIR --reference DIR [--reps N] [--dispatches K] [--groups G] [--extent E]
+//! [--vertices V] [--out FILE]` measures GPU execution time
+//! (`untangle_testkit::vulkan::gpu_times`) of the same module pairs: each side's pipeline is
+//! created once with zero-filled resources for its bindings, then one submission runs K
+//! dispatches of G × 1 × 1 workgroups (compute, default 10 × 1024), K full-screen triangles
+//! on an E × E target (fragment, default 1024) or K draws of V vertices under an empty
+//! fragment shader (vertex, default 2^20) between two timestamp queries. After one untimed run of
+//! each side, N timed runs each (default 5), alternating which side goes first; prints one
+//! line per pair (median µs of each side, ratio, the workload, `bindings differ` where the
+//! two reflections differ), each skipped pair with its reason (a stage, invocations per
+//! workgroup or render-target count that differ between the sides, descriptors past the
+//! device's per-stage limits, a capability the device or runner lacks, a resource kind not
+//! bound), and a markdown summary (sums of medians, median and largest per-pair ratio);
+//! `--out FILE` writes the rows as TSV (`module stage untangle_us reference_us ratio status
+//! detail`; `tools/gpu-times-table.py` turns it into BENCHMARKS.md tables). Refuses a queue
+//! whose `timestampValidBits` is 0.
 //!
 //! `export` is the host half for a machine without LLVM: for every corpus function it
 //! writes `NNNNN.spv` (the batch module, default layout) and `NNNNN.json` (name, entry,
@@ -121,6 +139,9 @@ struct Args {
     ours: Option<PathBuf>,
     reference: Option<PathBuf>,
     reps: usize,
+    /// `gpu-times`: dispatches or draws per timed submission, compute workgroups per
+    /// dispatch, fragment target side, vertices per draw (its timeout is `timeout`).
+    workload: untangle_testkit::vulkan::gpu_times::Workload,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -152,6 +173,7 @@ fn parse_args() -> Result<Args, String> {
         ours: None,
         reference: None,
         reps: 5,
+        workload: Default::default(),
     };
     while let Some(flag) = it.next() {
         if flag == "--out-of-line-helpers" {
@@ -174,6 +196,10 @@ fn parse_args() -> Result<Args, String> {
             "--ours" => a.ours = Some(value()?.into()),
             "--reference" => a.reference = Some(value()?.into()),
             "--reps" => a.reps = num(value()?)?.clamp(1, 1000) as usize,
+            "--dispatches" => a.workload.dispatches = num(value()?)?.clamp(1, 10_000) as u32,
+            "--groups" => a.workload.groups = num(value()?)?.clamp(1, 65_535) as u32,
+            "--extent" => a.workload.extent = num(value()?)?.clamp(1, 8192) as u32,
+            "--vertices" => a.workload.vertices = num(value()?)?.clamp(1, 1 << 26) as u32,
             "--seeds" => a.seeds = Some(num(value()?)?.max(1)),
             "--shader" => a.shader = Some(value()?.into()),
             "--spv" => a.spv.push(value()?.into()),
@@ -412,13 +438,13 @@ fn hang_selftest(a: &Args) -> Result<bool, String> {
     }
 }
 
-/// `corpus-shaders`: every corpus case on the device, a table, totals.
-fn pipeline_times(a: &Args) -> Result<bool, String> {
-    use untangle_testkit::vulkan::pipeline_times::{position_only_vertex_shader, reflect, with_nonce, Stage};
-    // Before the driver loads: NVIDIA's on-disk shader cache would answer repeated creations.
-    std::env::set_var("__GL_SHADER_DISK_CACHE", "0");
+/// The module pairs of `--ours DIR --reference DIR` (`tools/bench-reference.py
+/// --pipeline-modules`): the `.spv` names present in both folders, sorted, and a reader of
+/// the pair `name` (ours, the reference's).
+#[allow(clippy::type_complexity)]
+fn module_pairs(a: &Args) -> Result<(Vec<String>, impl Fn(&str) -> Result<[Vec<u32>; 2], String> + '_), String> {
     let (Some(ours), Some(reference)) = (&a.ours, &a.reference) else {
-        return Err("pipeline-times needs --ours DIR and --reference DIR".into());
+        return Err(format!("{} needs --ours DIR and --reference DIR", a.command));
     };
     let read = |p: &Path| -> Result<Vec<u32>, String> {
         let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -430,18 +456,38 @@ fn pipeline_times(a: &Args) -> Result<bool, String> {
         .filter(|n| n.ends_with(".spv") && reference.join(n).exists())
         .collect();
     names.sort();
+    Ok((names, move |name: &str| Ok([read(&ours.join(name))?, read(&reference.join(name))?])))
+}
+
+/// The median of `v` (the upper one of an even count); `v` is not empty.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn stage_name(stage: untangle_testkit::vulkan::pipeline_times::Stage) -> &'static str {
+    use untangle_testkit::vulkan::pipeline_times::Stage;
+    match stage {
+        Stage::Compute => "cs",
+        Stage::Vertex => "vs",
+        Stage::Fragment => "ps",
+    }
+}
+
+/// `pipeline-times`: driver pipeline creation of every module pair, a table, sums.
+fn pipeline_times(a: &Args) -> Result<bool, String> {
+    use untangle_testkit::vulkan::pipeline_times::{position_only_vertex_shader, reflect, with_nonce};
+    // Before the driver loads: NVIDIA's on-disk shader cache would answer repeated creations.
+    std::env::set_var("__GL_SHADER_DISK_CACHE", "0");
+    let (names, read) = module_pairs(a)?;
     let gpu = Gpu::open().map_err(|e| e.to_string())?;
     println!("Vulkan: {}", gpu.info());
     let vertex = position_only_vertex_shader();
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
     let mut nonce = 0u64;
     let (mut rows, mut failed) = (Vec::new(), Vec::new());
     let mut by_stage: std::collections::BTreeMap<&str, usize> = Default::default();
     for name in &names {
-        let modules = [read(&ours.join(name))?, read(&reference.join(name))?];
+        let modules = read(name)?;
         let (Some(ro), Some(rr)) = (reflect(&modules[0]), reflect(&modules[1])) else {
             failed.push(format!("{name}: not a vertex, fragment or compute module"));
             continue;
@@ -463,11 +509,7 @@ fn pipeline_times(a: &Args) -> Result<bool, String> {
             failed.push(e);
             continue;
         }
-        let stage = match ro.stage {
-            Stage::Compute => "cs",
-            Stage::Vertex => "vs",
-            Stage::Fragment => "ps",
-        };
+        let stage = stage_name(ro.stage);
         *by_stage.entry(stage).or_default() += 1;
         let [tu, tr] = times;
         let (mu, mr) = (median(tu), median(tr));
@@ -501,6 +543,142 @@ fn pipeline_times(a: &Args) -> Result<bool, String> {
     );
     println!("failed creations: {}", failed.len());
     Ok(failed.is_empty())
+}
+
+/// `gpu-times`: GPU execution time of every module pair (`untangle_testkit::vulkan::gpu_times`),
+/// alternating the sides, medians, a table, sums; `--out FILE` writes it as TSV.
+fn gpu_times(a: &Args) -> Result<bool, String> {
+    use untangle_testkit::vulkan::gpu_times::Workload;
+    use untangle_testkit::vulkan::pipeline_times::{reflect, Reflection};
+    let (names, read) = module_pairs(a)?;
+    let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
+    let ts = gpu.timestamps();
+    println!(
+        "Vulkan: {}; timestampValidBits {}, timestampPeriod {} ns, timestampComputeAndGraphics {}",
+        gpu.info(),
+        ts.valid_bits,
+        ts.period_ns,
+        ts.compute_and_graphics
+    );
+    if ts.valid_bits == 0 {
+        return Err("the runner's queue has no timestamps (timestampValidBits 0)".into());
+    }
+    let w = Workload { timeout: a.timeout, ..a.workload.clone() };
+    let mut tsv = String::from("module\tstage\tuntangle_us\treference_us\tratio\tstatus\tdetail\n");
+    let (mut rows, mut skipped) = (Vec::new(), Vec::new());
+    let mut by_stage: std::collections::BTreeMap<&str, usize> = Default::default();
+    for name in &names {
+        let modules = read(name)?;
+        let (Some(ro), Some(rr)) = (reflect(&modules[0]), reflect(&modules[1])) else {
+            skipped.push((name.clone(), "-", "not a vertex, fragment or compute module".to_string()));
+            continue;
+        };
+        let stage = stage_name(ro.stage);
+        // Identical work: the same stage, invocations per workgroup (the shape may differ:
+        // the reference reshapes derivative groups) and render targets.
+        let shape = |r: &Reflection| (r.stage, r.local_size.iter().product::<u32>(), r.color_outputs);
+        if shape(&ro) != shape(&rr) {
+            let show = |r: &Reflection| {
+                let [x, y, z] = r.local_size;
+                format!("{} {x}x{y}x{z}, {} targets", stage_name(r.stage), r.color_outputs)
+            };
+            let why = format!("the sides differ: untangle {}, reference {}", show(&ro), show(&rr));
+            skipped.push((name.clone(), stage, why));
+            continue;
+        }
+        let mut detail = w.describe(&ro);
+        if ro.sets != rr.sets || ro.images != rr.images || ro.push_constants != rr.push_constants {
+            detail.push_str("; bindings differ");
+        }
+        let mut benches = Vec::new();
+        let mut error = None;
+        for (k, r) in [&ro, &rr].into_iter().enumerate() {
+            match gpu.prepare_bench(r, &modules[k], &w) {
+                Ok(b) => benches.push(b),
+                Err(e) => {
+                    error = Some(side_error(k, e));
+                    break;
+                }
+            }
+        }
+        let mut times = [Vec::new(), Vec::new()];
+        if error.is_none() {
+            // One untimed run of each (first-submission costs), then alternate which side goes first.
+            'reps: for rep in 0..=a.reps {
+                for k in [rep % 2, 1 - rep % 2] {
+                    match gpu.run_bench(&mut benches[k]) {
+                        Ok(d) if rep > 0 => times[k].push(d.as_secs_f64() * 1e6),
+                        Ok(_) => {}
+                        Err(e) => {
+                            error = Some(side_error(k, e));
+                            break 'reps;
+                        }
+                    }
+                }
+            }
+        }
+        for b in benches {
+            gpu.release_bench(b);
+        }
+        if let Some((e, poisoned)) = error {
+            skipped.push((name.clone(), stage, e));
+            if poisoned {
+                println!("{name}: a hang or a lost device; the runner is poisoned, stopping");
+                break;
+            }
+            continue;
+        }
+        *by_stage.entry(stage).or_default() += 1;
+        let [tu, tr] = times;
+        let (mu, mr) = (median(tu), median(tr));
+        println!(
+            "{name:<70} {stage} untangle {mu:>10.1} µs  reference {mr:>10.1} µs  ratio {:.2}  ({detail})",
+            mu / mr
+        );
+        tsv.push_str(&format!("{name}\t{stage}\t{mu:.3}\t{mr:.3}\t{:.4}\tok\t{detail}\n", mu / mr));
+        rows.push((mu, mr));
+    }
+    for (name, stage, why) in &skipped {
+        println!("skipped: {name}: {why}");
+        tsv.push_str(&format!("{name}\t{stage}\t\t\t\tskipped\t{}\n", why.replace(['\t', '\n'], " ")));
+    }
+    if let Some(out) = &a.out {
+        std::fs::write(out, &tsv).map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    if rows.is_empty() {
+        return Err("no module pair ran on both sides".into());
+    }
+    let (su, sr): (f64, f64) = rows.iter().fold((0.0, 0.0), |(a, b), &(u, r)| (a + u, b + r));
+    let ratios: Vec<f64> = rows.iter().map(|&(u, r)| u / r).collect();
+    let worst = ratios.iter().copied().fold(0.0, f64::max);
+    println!();
+    println!(
+        "{} module pairs ({}), median of {} timed submissions each ({} dispatches or draws per submission), alternating:",
+        rows.len(),
+        by_stage.iter().map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", "),
+        a.reps,
+        w.dispatches
+    );
+    println!();
+    println!("| | untangle | reference | untangle / reference |");
+    println!("| --- | --- | --- | --- |");
+    println!("| sum of medians | {:.1} µs | {:.1} µs | **{:.2}** |", su, sr, su / sr);
+    println!(
+        "| median module | {:.1} µs | {:.1} µs | per-module ratio: median **{:.2}**, largest {worst:.2} |",
+        median(rows.iter().map(|r| r.0).collect()),
+        median(rows.iter().map(|r| r.1).collect()),
+        median(ratios)
+    );
+    println!("skipped pairs: {}", skipped.len());
+    Ok(true)
+}
+
+/// A `gpu-times` error of side `k` (0 untangle, 1 the reference), and whether it left the
+/// runner unusable (a hang or a lost device).
+fn side_error(k: usize, e: untangle_testkit::vulkan::VkError) -> (String, bool) {
+    use untangle_testkit::vulkan::VkError;
+    let poisoned = matches!(e, VkError::Timeout { .. } | VkError::DeviceLost { .. } | VkError::Poisoned);
+    (format!("{}: {e}", ["untangle", "reference"][k]), poisoned)
 }
 
 fn corpus_shaders(a: &Args) -> Result<bool, String> {
@@ -851,10 +1029,11 @@ fn main() -> ExitCode {
         "diff-corpus" => diff_corpus(&args),
         "diff-gen" => diff_gen(&args),
         "pipeline-times" => pipeline_times(&args),
+        "gpu-times" => gpu_times(&args),
         "diff-show" => diff_show(&args),
         "diff-reduce" => diff_reduce(&args),
         other => Err(format!(
-            "unknown command {other:?} (run, export, hang-selftest, corpus-shaders, graphics, diff-corpus, diff-gen, diff-show, diff-reduce, pipeline-times)"
+            "unknown command {other:?} (run, export, hang-selftest, corpus-shaders, graphics, diff-corpus, diff-gen, diff-show, diff-reduce, pipeline-times, gpu-times)"
         )),
     };
     match result {

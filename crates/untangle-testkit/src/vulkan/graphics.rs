@@ -581,7 +581,7 @@ impl Gpu {
     /// the runner.
     ///
     /// SAFETY: `cb` was recorded on this device and `s` belongs to it.
-    unsafe fn submit_and_wait(
+    pub(super) unsafe fn submit_and_wait(
         &mut self,
         s: &mut Scratch,
         cb: vk::CommandBuffer,

@@ -44,6 +44,7 @@
 //! all of a dispatch's objects in [`Scratch`] and destroying them after its fence.
 
 pub mod corpus;
+pub mod gpu_times;
 pub mod graphics;
 pub mod graphics_cases;
 pub mod pipeline_times;
@@ -118,6 +119,9 @@ pub struct Features {
     pub shader_int64: bool,
     pub shader_float64: bool,
     pub shader_int16: bool,
+    /// `shaderResourceResidency`: the `SparseResidency` capability (residency-returning
+    /// sampling and loads).
+    pub resource_residency: bool,
     pub shader_float16: bool,
     pub shader_int8: bool,
     /// `storageBuffer16BitAccess` and `uniformAndStorageBuffer16BitAccess`.
@@ -447,6 +451,18 @@ pub struct Gpu {
     memory: vk::PhysicalDeviceMemoryProperties,
     info: DeviceInfo,
     poisoned: bool,
+    timestamps: Timestamps,
+}
+
+/// What timestamp queries on the runner's queue mean ([`gpu_times`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timestamps {
+    /// `timestampValidBits` of the queue family: 0 means no timestamps.
+    pub valid_bits: u32,
+    /// `timestampPeriod`: nanoseconds per tick.
+    pub period_ns: f32,
+    /// `timestampComputeAndGraphics`: every compute and graphics queue has timestamps.
+    pub compute_and_graphics: bool,
 }
 
 /// What the device supports, queried into structs that then enable all of it.
@@ -635,6 +651,7 @@ impl Gpu {
         features.shader_int64 = on(c.shader_int64);
         features.shader_float64 = on(c.shader_float64);
         features.shader_int16 = on(c.shader_int16);
+        features.resource_residency = on(c.shader_resource_residency);
         features.shader_float16 = v12 && on(f12.shader_float16);
         features.shader_int8 = v12 && on(f12.shader_int8);
         features.storage_16bit =
@@ -818,11 +835,21 @@ impl Gpu {
         };
         // SAFETY: `physical` came from this instance.
         let memory = unsafe { instance.get_physical_device_memory_properties(physical) };
-        Ok(Gpu { _entry: entry, instance, device, queue, pool, memory, info, poisoned: false })
+        let timestamps = Timestamps {
+            valid_bits: families[family as usize].timestamp_valid_bits,
+            period_ns: props.limits.timestamp_period,
+            compute_and_graphics: props.limits.timestamp_compute_and_graphics == vk::TRUE,
+        };
+        Ok(Gpu { _entry: entry, instance, device, queue, pool, memory, info, poisoned: false, timestamps })
     }
 
     pub fn info(&self) -> &DeviceInfo {
         &self.info
+    }
+
+    /// Timestamp support of the runner's queue.
+    pub fn timestamps(&self) -> Timestamps {
+        self.timestamps
     }
 
     /// Runs one dispatch and reads every resource back.
@@ -918,11 +945,15 @@ struct Scratch {
     descriptor_pools: Vec<vk::DescriptorPool>,
     command_buffers: Vec<(vk::CommandPool, vk::CommandBuffer)>,
     fences: Vec<vk::Fence>,
+    query_pools: Vec<vk::QueryPool>,
 }
 
 impl Scratch {
     /// SAFETY: the objects belong to `dev` and are no longer in use.
     unsafe fn destroy(self, dev: &ash::Device) {
+        for q in self.query_pools {
+            dev.destroy_query_pool(q, None);
+        }
         for f in self.fences {
             dev.destroy_fence(f, None);
         }
