@@ -795,7 +795,7 @@ pub fn ags_support(op: crate::dxil::ags::Opcode) -> VendorSupport {
             feature: Some("cooperative_matrix"),
         },
         WaveMatrixCopy => VendorSupport::Lowered {
-            spirv: "`OpFConvert`; accumulator → A/B by `OpCooperativeMatrixConvertNV` (option `cooperative_matrix2`), other use changes through a groupshared round trip (compute shaders)",
+            spirv: "`OpFConvert`; accumulator → A/B by `OpCooperativeMatrixConvertNV` (option `cooperative_matrix2`) or, without it, through a groupshared round trip after the format conversion, as other use changes (compute shaders)",
             feature: Some("cooperative_matrix"),
         },
         WaveMatrixElementFill | WaveMatrixElementExtract => VendorSupport::Lowered {
