@@ -11,9 +11,26 @@
 //!   translates: resources placed by the layer from the remapper's answers, stage I/O from
 //!   the location rule and the callbacks, the getters answered from the module. It refuses
 //!   by design what untangle does not do the layer's way (work-graph nodes) and what it
-//!   does not lower (AMD AGS's WMMA intrinsics: AGS's wave, lane, atomic and float8
-//!   intrinsics are lowered, as dxil-spirv decodes AGS unasked), each refusal logged and
-//!   counted with its reason ([`summary`]).
+//!   does not lower, each refusal logged and counted with its reason ([`summary`]; a
+//!   missing device feature under the feature's name, as `DXIL_SPV_ERROR_UNSUPPORTED_FEATURE`).
+//!
+//! # AMD AGS and WMMA
+//! dxil-spirv decodes AGS's magic UAV unasked, and so does this library: wave, lane,
+//! atomic and float8-conversion intrinsics, and WMMA, always as `VK_KHR_cooperative_matrix`
+//! (`untangle::VendorFeatures::cooperative_matrix` is always granted). vkd3d-proton learns
+//! of it from the module: `CooperativeMatrixKHR` sets `USES_COOPERATIVE_MATRIX`,
+//! `Float8CooperativeMatrixEXT` `USES_COOPERATIVE_MATRIX_FP8` (`vkd3d_shader_main.c`), and the
+//! pipeline fails on a device without the feature. `DXIL_SPV_OPTION_FLOAT8_SUPPORT`
+//! (vkd3d-proton adds it from `shaderFloat8CooperativeMatrix` and
+//! `cooperativeMatrixConversions`) maps to `VendorFeatures::float8` (`wmma_fp8`: float8
+//! matrices as `SPV_EXT_float8` types; scalar float8 conversions in one instruction) and
+//! `VendorFeatures::cooperative_matrix2` (NV conversions: accumulator → A/B in one
+//! `OpCooperativeMatrixConvertNV`; without them through groupshared memory, as dxil-spirv).
+//! Float8 (FP8/BF8) matrices without `wmma_fp8` are refused naming `VK_EXT_shader_float8`:
+//! dxil-spirv emulates them in f16 (bytes in memory), which vkd3d-proton exposes only in
+//! builds with `VKD3D_ENABLE_EXTENDED_EMULATION` (`vkd3d_supports_minimum_coopmat_caps`:
+//! official builds expose WMMA only with float8 cooperative matrices); untangle has no such
+//! emulation.
 //! - **delegate, DXBC**: a container with a `SHDR`/`SHEX` part (shader model 5 and older)
 //!   goes to dxil-spirv itself (its DXBC front end, dxbc-spirv), loaded at run time
 //!   ([`delegate`]): the blob and converter wrap the delegate's and forward every call.

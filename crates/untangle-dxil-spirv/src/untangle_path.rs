@@ -187,11 +187,17 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
     {
         options.ray_traversal_primitive_culling = *supported;
     }
-    // dxil-spirv always decodes AGS's magic UAV (and loads `DrawIndex` for it); its
-    // FLOAT8_SUPPORT option says the device has float8 (`wmma_fp8`) and NV cooperative
-    // matrix 2's conversions.
+    // dxil-spirv always decodes AGS's magic UAV (and loads `DrawIndex` for it) and always
+    // lowers AGS WMMA to `VK_KHR_cooperative_matrix`: the layer learns of it from the
+    // module's `CooperativeMatrixKHR` capability (vkd3d-proton's
+    // `VKD3D_SHADER_META_FLAG_USES_COOPERATIVE_MATRIX`) and refuses the pipeline on a device
+    // without `cooperativeMatrix`. Its FLOAT8_SUPPORT option says the device has float8
+    // cooperative matrices (`wmma_fp8`: `Float8CooperativeMatrixEXT`, the `_FP8` flag) and
+    // NV cooperative matrix 2's conversions (without them an accumulator becomes an A or B
+    // matrix through groupshared memory, as in dxil-spirv).
     options.vendor.amd_ags = true;
     options.vendor.draw_parameters = true;
+    options.vendor.cooperative_matrix = true;
     if let Some(Opt::Float8Support { wmma_fp8, nv_cooperative_matrix2_conversions }) =
         setup.last(|o| matches!(o, Opt::Float8Support { .. }))
     {
@@ -234,7 +240,11 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
     let translation = result.map_err(|e| {
         let declined = refusals.lock().map(|r| r.join("; ")).unwrap_or_default();
         let message = if declined.is_empty() { e.to_string() } else { format!("{e} ({declined})") };
-        Refusal::new(DXIL_SPV_ERROR_GENERIC, refusal_reason(&e), message)
+        // A device feature the layer did not grant (float8 cooperative matrices without
+        // FLOAT8_SUPPORT's `wmma_fp8`): an unsupported feature, counted under its name.
+        let result =
+            if missing_feature(&e).is_some() { DXIL_SPV_ERROR_UNSUPPORTED_FEATURE } else { DXIL_SPV_ERROR_GENERIC };
+        Refusal::new(result, refusal_reason(&e), message)
     })?;
     Ok(reflect(shader, ep, kind, setup, mangled, translation.words))
 }
@@ -290,9 +300,24 @@ fn output_swizzle(s: u32) -> [u8; 4] {
     [0, 1, 2, 3].map(|k| ((s >> (2 * k)) & 3) as u8)
 }
 
-/// A short, shader-independent key for the summary.
+/// The Vulkan feature (and extension) a vendor intrinsic needs and the options did not
+/// grant.
+fn missing_feature(e: &untangle::Error) -> Option<&'static str> {
+    match e {
+        untangle::Error::Translate(untangle::emit::Error::VendorExtension {
+            reason: untangle::VendorRefusal::MissingFeature { feature, .. },
+            ..
+        }) => Some(feature),
+        _ => None,
+    }
+}
+
+/// A short, shader-independent key for the summary (a missing vendor feature: its name).
 fn refusal_reason(e: &untangle::Error) -> &'static str {
     use untangle::Error as E;
+    if let Some(feature) = missing_feature(e) {
+        return feature;
+    }
     match e {
         E::Translate(t) => match t {
             untangle::emit::Error::UnsupportedOp { .. } => "unsupported DXIL operation",

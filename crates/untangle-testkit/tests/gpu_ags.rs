@@ -11,7 +11,10 @@
 //! AGS WMMA (`WMMA_F32_16X16X16_F16`, as vkd3d-proton's `test_wmma_matmul` runs it) needs
 //! `VK_KHR_cooperative_matrix` with a 16x16x16 f16 × f16 + f32 form: `D = A * B + C` on
 //! known small-integer inputs (exact in f32), B row and column major, every element of
-//! D compared; without the feature (lavapipe) the case prints why and passes.
+//! D compared; without the feature (lavapipe) the case prints why and passes. The same
+//! form checks an f32 accumulator copied to an f16 A matrix without
+//! `cooperative_matrix2` (a groupshared round trip, validated everywhere, run where
+//! subgroups are 32 wide).
 //!
 //! Without a Vulkan loader or driver the tests print why and pass, unless
 //! `UNTANGLE_REQUIRE_VULKAN=1`, when they fail.
@@ -220,4 +223,60 @@ fn wmma_mul_add_on_the_device() {
             bad[..bad.len().min(40)].join("\n")
         );
     }
+}
+
+/// An f32 accumulator copied to an f16 A matrix on the device (FSR4's quantization step),
+/// without `cooperative_matrix2` (a groupshared round trip; dxil-spirv's path without NV
+/// conversions), then `D = A * I + 0`: every element of D must be C's, in place (a
+/// transposed or shuffled round trip would move them). C's elements `16 i + j + 0.5` are
+/// exact in f16. One group of 32 threads, `[WaveSize(32)]` (one subgroup: one scratch
+/// slot); a device whose subgroups are not 32 wide prints why and passes.
+#[test]
+fn wmma_accumulator_to_a_through_groupshared_memory_on_the_device() {
+    use untangle_testkit::ags::{wmma_convert, wmma_load, wmma_mul_acc, wmma_store, wmma_type};
+    const THREADS: u32 = 32;
+    const BASE: u32 = 1024;
+    let (acc, a, b) = (wmma_type(6, 2, false), wmma_type(4, 0, false), wmma_type(4, 1, false));
+    let mut body = wmma_load("c", acc, BASE, 64);
+    body += &wmma_convert("q", "c", acc, a);
+    body += &wmma_load("i", b, BASE + 1024, 32);
+    body += &wmma_load("z", acc, BASE + 1536, 64);
+    body += &wmma_mul_acc("d", 5, "q", "i", "z");
+    body += &wmma_store("d", acc, BASE + 2560, 64);
+    body += "  %w0 = add i32 0, 0\n";
+    let text = cs_threads(&body, 1, THREADS).replace("!7 = !{i32 4, !8}", "!7 = !{i32 4, !8, i32 11, i32 32}");
+    assert!(text.contains("i32 11, i32 32"), "the entry declares [WaveSize(32)]");
+    let mut o = ags();
+    o.vendor.cooperative_matrix = true;
+    let t = translate(text.as_bytes(), &o).expect("translates");
+    untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", "WMMA accumulator → A through groupshared memory");
+    let Some(mut gpu) = open_or_skip("gpu_ags wmma accumulator → A") else { return };
+    let f = &gpu.info().features;
+    if !f.cooperative_matrix_f16_f32 || f.subgroup_size != 32 {
+        println!(
+            "SKIPPED gpu_ags wmma accumulator → A: needs the 16x16x16 f16 x f16 + f32 cooperative-matrix form and 32-wide subgroups (have {})",
+            f.subgroup_size
+        );
+        return;
+    }
+    let c = |i: u32, j: u32| (16 * i + j) as f32 + 0.5;
+    let w = |byte: u32| (byte / 4) as usize;
+    let mut input = vec![0u32; w(BASE + 3584)];
+    for i in 0..16u32 {
+        input[w(BASE + 1024 + 2 * (17 * i))] |= u32::from(half::f16::from_f32(1.0).to_bits()) << (16 * (17 * i % 2));
+        for j in 0..16u32 {
+            input[w(BASE + 4 * (16 * i + j))] = c(i, j).to_bits();
+        }
+    }
+    let out = run(&mut gpu, &t.words, &input, THREADS, 1);
+    let mut bad = Vec::new();
+    for i in 0..16u32 {
+        for j in 0..16u32 {
+            let got = f32::from_bits(out[w(BASE + 2560 + 4 * (16 * i + j))]);
+            if got != c(i, j) {
+                bad.push(format!("D[{i}][{j}]: got {got}, want {}", c(i, j)));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{} wrong:\n{}", bad.len(), bad[..bad.len().min(40)].join("\n"));
 }

@@ -680,3 +680,35 @@ fn wmma_matrices_through_an_alloca() {
     let (instruction, reason) = refusal(&leak, &wmma_options(false));
     assert!(reason.to_string().contains("flows into"), "{instruction}: {reason}");
 }
+
+/// An f32 accumulator copied to an f16 A matrix (FSR4's quantization step): with
+/// `cooperative_matrix2` one `OpFConvert` and one `OpCooperativeMatrixConvertNV`; without
+/// it (dxil-spirv's path without NV conversions) the format conversion in accumulator use,
+/// then a groupshared round trip (a store and a load more than the shader's own), and no
+/// NV instruction or extension.
+#[test]
+fn wmma_accumulator_to_a_with_and_without_nv_conversions() {
+    use untangle_testkit::ags::{wmma_convert, wmma_load, wmma_store, wmma_type};
+    let (acc, a) = (wmma_type(6, 2, false), wmma_type(4, 0, false));
+    let mut b = wmma_load("c", acc, 0, 64);
+    b += &wmma_convert("q", "c", acc, a);
+    b += &wmma_store("q", a, 1024, 32);
+    b += "  %w0 = add i32 0, 0\n";
+    let text = cs_threads(&b, 1, 16);
+    let with_nv = translate(text.as_bytes(), &wmma_options(false)).expect("translates with NV conversions");
+    untangle_spirv_tools::assert_valid(&with_nv.words, "vulkan1.4", "accumulator → A, NV");
+    let ops = opcodes(&with_nv.words);
+    assert_eq!(count(&ops, Op::CooperativeMatrixConvertNV), 1);
+    assert_eq!((count(&ops, Op::CooperativeMatrixLoadKHR), count(&ops, Op::CooperativeMatrixStoreKHR)), (1, 1));
+    let mut o = wmma_options(false);
+    o.vendor.cooperative_matrix2 = false;
+    let t = translate(text.as_bytes(), &o).expect("translates through groupshared memory");
+    untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", "accumulator → A, groupshared");
+    let ops = opcodes(&t.words);
+    assert_eq!(count(&ops, Op::CooperativeMatrixConvertNV), 0);
+    assert_eq!(coopmat_results(&t.words, Op::FConvert), 1, "f32 → f16 in accumulator use");
+    assert_eq!((count(&ops, Op::CooperativeMatrixLoadKHR), count(&ops, Op::CooperativeMatrixStoreKHR)), (2, 2));
+    let m = rspirv::dr::load_words(&t.words).unwrap();
+    assert!(m.extensions.iter().all(|e| !format!("{e:?}").contains("SPV_NV_cooperative_matrix2")));
+    assert_eq!(translate(text.as_bytes(), &o).unwrap().words, t.words, "deterministic");
+}

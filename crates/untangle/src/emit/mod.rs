@@ -286,7 +286,8 @@ pub struct VendorFeatures {
     /// `cooperativeMatrix` (`VK_KHR_cooperative_matrix`): AGS WMMA.
     pub cooperative_matrix: bool,
     /// `VK_NV_cooperative_matrix2`'s conversions and per-element operations, for WMMA forms
-    /// the KHR extension cannot express.
+    /// the KHR extension cannot express in one instruction (without it, an accumulator
+    /// becomes an A or B matrix through a groupshared round trip in compute shaders).
     pub cooperative_matrix2: bool,
     /// `shaderFloat8` (`VK_EXT_shader_float8`): float8 conversions in one instruction.
     /// Without it AGS's scalar float8 conversions are emulated in 32-bit arithmetic.

@@ -786,7 +786,7 @@ pub fn ags_support(op: crate::dxil::ags::Opcode) -> VendorSupport {
         WaveMatrixUavLoad | WaveMatrixUavStore | WaveMatrixLdsLoad | WaveMatrixLdsStore => coopmat("`OpCooperativeMatrixLoadKHR` / `StoreKHR` (buffer byte view or groupshared element; 16x16; FP8/BF8 with option `float8`)"),
         WaveMatrixMulAcc => coopmat("`OpCooperativeMatrixMulAddKHR` (16x16x16 f16, fp8/bf8, int8 forms)"),
         WaveMatrixFill | WaveMatrixLength => coopmat("`OpCompositeConstruct` / `OpCooperativeMatrixLengthKHR`"),
-        WaveMatrixCopy => coopmat("`OpFConvert`; accumulator → A/B by `OpCooperativeMatrixConvertNV` (option `cooperative_matrix2`), other use changes through a groupshared round trip (compute shaders)"),
+        WaveMatrixCopy => coopmat("`OpFConvert`; accumulator → A/B by `OpCooperativeMatrixConvertNV` (option `cooperative_matrix2`) or, without it, through a groupshared round trip after the format conversion, as other use changes (compute shaders)"),
         WaveMatrixElementFill | WaveMatrixElementExtract => coopmat("`OpCompositeInsert` / `OpCompositeExtract` of the invocation's elements (four 8-bit elements a word); a dynamic index through a `Function` variable"),
         MatrixElementWiseArithmetic => coopmat("`OpFAdd` / `OpFSub` / `OpFMul` / `OpFDiv` on f16 and f32 matrices"),
         WaveMatrixGlobalLoad | WaveMatrixGlobalStore | MatrixSparsityIndexLoad => {

@@ -24,7 +24,7 @@
 //! | `WaveMatrixElementExtract` (4 input calls, phase 1: type, index) | `OpCompositeExtract` of invocation element `index` (f16: its bits zero-extended; 8-bit formats: elements `4 index .. 4 index + 3` packed low byte first); a dynamic index loads through a `Function` variable of the matrix |
 //! | `WaveMatrixElementFill` (4 input calls, phase 1: type, index, value; 8 outputs) | `OpCompositeInsert` (or a store through the variable) of the same elements |
 //! | `MatrixElementWiseArithmetic` (A and B inputs, phase 1: type, operation, 0) | `OpFAdd` / `OpFSub` / `OpFMul` / `OpFDiv` of the two matrices (f16, f32); `Times` multiplies (vkd3d-proton accepts a product or AMD's 0) |
-//! | `WaveMatrixCopy` (type conversion) | `OpFConvert` (format), `OpCooperativeMatrixConvertNV` (accumulator → A/B; `cooperative_matrix2`); other use changes (B or A → accumulator, A ↔ B) store the matrix row major to the subgroup's slot of a groupshared scratch and load it as the new use: element (row, column) stays put, exactly |
+//! | `WaveMatrixCopy` (type conversion) | `OpFConvert` (format), `OpCooperativeMatrixConvertNV` (accumulator → A/B with `cooperative_matrix2`); other use changes (B or A → accumulator, A ↔ B, accumulator → A/B without `cooperative_matrix2`, after the format conversion) store the matrix row major to the subgroup's slot of a groupshared scratch and load it as the new use: element (row, column) stays put, exactly |
 //!
 //! Element indices: SPIR-V leaves the mapping of a cooperative matrix's per-invocation
 //! components to (row, column) implementation-dependent, and AGS's element index is the
@@ -37,7 +37,7 @@
 //! atomic at that address only names the memory and is replaced by an undefined value.
 //! Refused with a typed error naming the instruction: shapes other than 16x16, BF16 and
 //! int4 formats, FP8/BF8 without `Options::vendor.float8` (naming `VK_EXT_shader_float8`),
-//! accumulator → A/B without `cooperative_matrix2`, use changes outside compute shaders or
+//! use changes through memory outside compute shaders or
 //! whose scratch (1 KiB a subgroup) would pass 16 KiB, element-wise arithmetic on other
 //! formats, global-address and sparse forms, and matrix words through memory other than
 //! whole matrices in an `i32` alloca (`ags_wmma_memory.rs`: a `Function` array of matrices).
@@ -527,17 +527,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// `WaveMatrixCopy`: a format conversion (`OpFConvert`, same use) and a use change:
-    /// accumulator → A/B by `OpCooperativeMatrixConvertNV`, any other through groupshared
-    /// memory (`FnEmit::wmma_use_through_memory`), before the format conversion unless
-    /// the input is float8 (so the scratch never holds a float8 accumulator).
+    /// accumulator → A/B by `OpCooperativeMatrixConvertNV` with `cooperative_matrix2`,
+    /// any other through groupshared memory (`FnEmit::wmma_use_through_memory`). The
+    /// move comes before the format conversion unless the input is float8 (so the scratch
+    /// never holds a float8 accumulator) or an accumulator (converted in accumulator use
+    /// first, as dxil-spirv does without NV conversions: A and B have no f32 form).
     fn wmma_convert(&mut self, op: Opcode, m: Word, tin: MatrixType, tout: MatrixType, saturate: bool) -> Result<Word> {
         if tin.shape != tout.shape {
             return Err(self.wmma_refuse(op, "converts between shapes"));
         }
         let (mut m, mut tin) = (m, tin);
-        let by_memory =
-            tin.usage != tout.usage && (tin.usage != MatrixUse::Accumulator || tout.usage == MatrixUse::Accumulator);
-        if by_memory && !tin.format.is_float8() {
+        let from_accumulator = tin.usage == MatrixUse::Accumulator && tout.usage != MatrixUse::Accumulator;
+        let by_memory = tin.usage != tout.usage && (!from_accumulator || !self.iface.stage.vendor.cooperative_matrix2);
+        if by_memory && !tin.format.is_float8() && !from_accumulator {
             let moved = MatrixType { usage: tout.usage, ..tin };
             m = self.wmma_use_through_memory(op, m, tin, moved)?;
             tin = moved;
@@ -558,12 +560,6 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             if by_memory {
                 return self.wmma_use_through_memory(op, m, tin, tout);
             }
-            self.ags_need(
-                op,
-                self.iface.stage.vendor.cooperative_matrix2,
-                "cooperativeMatrixConversions (VK_NV_cooperative_matrix2)",
-                "cooperative_matrix2",
-            )?;
             self.cx.extension("SPV_NV_cooperative_matrix2");
             self.cx.capability(Capability::CooperativeMatrixConversionsNV);
             let mt = self.coopmat_type(op, tout)?;
