@@ -71,6 +71,11 @@ fn wave_and_lane_intrinsics_lower_to_subgroup_operations() {
         matches!(i.operands.get(1), Some(rspirv::dr::Operand::Decoration(rspirv::spirv::Decoration::Binding)))
     });
     assert_eq!(bindings.count(), 1);
+    // ... and the bindings table lists only `u`: a layer binds nothing for the magic UAV
+    // (whose default place, set 2147420894, no device could bind).
+    let rows: Vec<_> = t.bindings.iter().map(|r| (r.register.as_str(), r.set, r.binding)).collect();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert!(t.bindings.iter().all(|r| r.space != untangle::dxil::ags::MAGIC_SPACE), "{rows:?}");
     // Deterministic.
     assert_eq!(translate(cs(&b, n).as_bytes(), &ags()).unwrap().words, t.words);
 }

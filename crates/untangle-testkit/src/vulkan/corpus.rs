@@ -124,6 +124,19 @@ pub enum Want {
     /// Any value (undefined by D3D, or not looked at).
     Any,
     OneOf(Vec<u32>),
+    /// A float within `ulps` units in the last place of `want` (its bits), counted across
+    /// zero as vkd3d-proton's `compare_float` counts them (−0 and +0 are 0 apart).
+    F32Ulps {
+        want: u32,
+        ulps: u32,
+    },
+}
+
+/// The distance in units in the last place between two floats' bits, on one ordered
+/// integer line through zero (vkd3d-proton's `compare_float`).
+pub fn f32_ulp_distance(a: u32, b: u32) -> u64 {
+    let line = |x: u32| if x & 0x8000_0000 != 0 { -i64::from(x & 0x7fff_ffff) } else { i64::from(x) };
+    line(a).abs_diff(line(b))
 }
 
 /// A case's inputs and expected outputs (which may depend on the device's features, for
@@ -351,6 +364,7 @@ pub fn compare(reg: Reg, got: &[u8], want: &[Want]) -> Result<(), String> {
             Want::Eq(v) => v == g,
             Want::Any => true,
             Want::OneOf(vs) => vs.contains(g),
+            Want::F32Ulps { want, ulps } => f32_ulp_distance(*want, *g) <= u64::from(*ulps),
         };
         if !ok {
             bad.push(format!("[{i}] got {g:#x}, want {w:x?}"));

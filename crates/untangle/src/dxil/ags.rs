@@ -27,6 +27,12 @@ use std::fmt;
 
 /// The register space of the magic UAV (`AmdExtD3DShaderIntrinsicsSpaceId`); the UAV is `u0`.
 pub const MAGIC_SPACE: u32 = 0x7FFF_0ADE;
+/// `r` is the magic UAV itself (`u0` in [`MAGIC_SPACE`]): a layer exposing AGS binds
+/// nothing there, its calls being intrinsics.
+pub fn is_magic_uav(r: &super::Resource) -> bool {
+    r.class == super::ResourceClass::Uav && r.space == MAGIC_SPACE && r.lower_bound == 0
+}
+
 /// The magic code in bits 28..31 of every instruction word.
 pub const MAGIC_CODE: u32 = 5;
 

@@ -381,7 +381,16 @@ pub(crate) fn translate_entry_local(
     }
     let bindings = match &layout {
         None if options.placement.is_some() => Vec::new(),
-        None => mapping_with_counters(&ep.resources, &default_placement, |r| uav_counted(r)),
+        None => {
+            let mut rows = mapping_with_counters(&ep.resources, &default_placement, |r| uav_counted(r));
+            if options.vendor.amd_ags {
+                // AGS's magic UAV is consumed by the lowering: nothing is declared there,
+                // and a layer must bind nothing (one row per resource, in order).
+                let mut keep = ep.resources.iter().map(|r| !crate::dxil::ags::is_magic_uav(r));
+                rows.retain(|_| keep.next().unwrap_or(true));
+            }
+            rows
+        }
         Some(report) => report
             .resources
             .iter()

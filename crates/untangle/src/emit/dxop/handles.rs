@@ -138,8 +138,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if h.class != ResourceClass::Uav || h.heap.is_some() {
             return Ok(false);
         }
-        let r = self.res.resource(h.class, h.id)?;
-        Ok(r.space == crate::dxil::ags::MAGIC_SPACE && r.lower_bound == 0)
+        Ok(crate::dxil::ags::is_magic_uav(self.res.resource(h.class, h.id)?))
     }
 
     /// A handle into a declared range must name a register of the range when its index is a
