@@ -29,9 +29,11 @@
 //! its own query. An integer input vector is read with the signedness of its integer
 //! interpretation (the same width is then the identity, as in D3D).
 //!
-//! Refused with a typed error naming the case: a matrix of another scope (`Wave`: KHR
-//! cooperative matrices, `ThreadGroup`: NV workgroup-scope ones; not lowered), a matrix
-//! operand that is not a load's direct result (through a PHI, select or memory), `BFloat16`
+//! `Wave` and `ThreadGroup` matrices are register values, cooperative matrices: this module
+//! routes their operations (and their loads) to `linalg_matrix.rs`.
+//!
+//! Refused with a typed error naming the case: a matrix operand that is not a load's direct
+//! result (through a PHI, select or memory), `BFloat16`
 //! matrices or interpretations (`SPV_NV_cooperative_vector` has no bfloat16 component type),
 //! a result other than 16/32-bit float or 32-bit integer lanes (the extension's rule), an
 //! integer input vector with a floating-point interpretation (DXIL does not record the
