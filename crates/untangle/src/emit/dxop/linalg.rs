@@ -107,6 +107,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// stays in its buffer; see the module documentation).
     fn linalg_load(&mut self, c: &Call<'_>) -> Result<()> {
         let t = self.linalg_type(c, c.ty, "the result")?;
+        if !(4..=128).contains(&t.n) {
+            // DXC's validator: "K dimension out of bounds" (`Instr.LinAlgIllegalKDim`).
+            return Err(self.invalid(c, "the result", format!("K = {} is outside 4..=128", t.n)));
+        }
         self.linalg_component(c, t.component, "matrix")?;
         let h = self.handle(self.arg(c, 0)?)?;
         let rv = self.res_var(h)?;
