@@ -226,16 +226,16 @@ fn linalg_cs(calls: &str, decls: &str) -> String {
 
 #[test]
 fn linear_algebra_is_a_typed_error_naming_what_vulkan_lacks() {
-    let m = "%dx.types.LinAlgMatrixC9M16N16U2S1";
-    let fill = format!("  %m = call {m} @dx.op.linAlgFillMatrix.mC9M16N16U2S1.f32(i32 -2147483636, float 1.0)");
-    let fill_decl = format!("declare {m} @dx.op.linAlgFillMatrix.mC9M16N16U2S1.f32(i32, float)");
+    let convert =
+        "  %v = call <4 x float> @dx.op.linAlgConvert.v4f32.v4f32(i32 -2147483618, <4 x float> zeroinitializer, i32 9, i32 8)";
+    let convert_decl = "declare <4 x float> @dx.op.linAlgConvert.v4f32.v4f32(i32, <4 x float>, i32, i32)";
     let cases = [
         (
-            fill.clone(),
-            fill_decl.clone(),
-            untangle::dxil::DxOp::LinAlgFillMatrix,
+            convert.to_string(),
+            convert_decl.to_string(),
+            untangle::dxil::DxOp::LinAlgConvert,
             Refusal::NotLoweredYet(Pending::LinearAlgebra),
-            "VK_KHR_cooperative_matrix",
+            "SPV_EXT_float8",
         ),
         (
             "  %k = call i32 @dx.op.linAlgMatrixQueryAccumulatorLayout(i32 -2147483626)".into(),

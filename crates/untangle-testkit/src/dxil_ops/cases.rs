@@ -71,6 +71,7 @@ pub fn hand_written() -> Vec<Case> {
     v.extend(ray_queries());
     v.extend(vector_operations());
     v.extend(linalg_operations());
+    v.extend(linalg_register_operations());
     v
 }
 
@@ -145,6 +146,89 @@ fn linalg_operations() -> Vec<Case> {
             b.output(Scalar::F32, &e);
         },
     )]
+}
+
+/// SM 6.10 LinAlg wave and thread-group matrices (cooperative matrices): a 16x16 F16 A
+/// matrix loaded row major from a raw SRV, a B matrix and an F32 accumulator filled, their
+/// product (with and without the accumulator), the length, an element read and written
+/// back, the accumulator converted to an F16 A matrix, the result stored to a raw UAV; and
+/// a thread-group (workgroup-scope) product with groupshared loads and stores. DXIL allows
+/// these operations in compute shaders only (hctdb). `tests/linalg.rs` checks the
+/// instructions.
+fn linalg_register_operations() -> Vec<Case> {
+    let a = "%dx.types.LinAlgMatrixC8M16N16U0S1";
+    let bm = "%dx.types.LinAlgMatrixC8M16N16U1S1";
+    let acc = "%dx.types.LinAlgMatrixC9M16N16U2S1";
+    let wave = case(
+        "linalg.wave_scope",
+        &["cs"],
+        vec![Res::new("raw", RC::Srv, K::RawBuffer, 0), Res::new("rw", RC::Uav, K::RawBuffer, 1)],
+        move |b| {
+            for t in [a, bm, acc] {
+                b.declare(format!("{t} = type {{ i8* }}"));
+            }
+            for d in [
+                format!("declare {a} @dx.op.linAlgMatrixLoadFromDescriptor.mC8M16N16U0S1(i32, %dx.types.Handle, i32, i32, i32, i32)"),
+                format!("declare {bm} @dx.op.linAlgFillMatrix.mC8M16N16U1S1.f32(i32, float)"),
+                format!("declare {acc} @dx.op.linAlgFillMatrix.mC9M16N16U2S1.f32(i32, float)"),
+                format!("declare {acc} @dx.op.linAlgMatrixMultiply.mC9M16N16U2S1.mC8M16N16U0S1.mC8M16N16U1S1(i32, {a}, {bm})"),
+                format!("declare {acc} @dx.op.linAlgMatrixMultiplyAccumulate.mC9M16N16U2S1.mC8M16N16U0S1.mC8M16N16U1S1.mC9M16N16U2S1(i32, {a}, {bm}, {acc})"),
+                format!("declare i32 @dx.op.linAlgMatrixLength.mC9M16N16U2S1(i32, {acc})"),
+                format!("declare float @dx.op.linAlgMatrixGetElement.f32.mC9M16N16U2S1(i32, {acc}, i32)"),
+                format!("declare {acc} @dx.op.linAlgMatrixSetElement.mC9M16N16U2S1.mC9M16N16U2S1.f32(i32, {acc}, i32, float)"),
+                format!("declare {a} @dx.op.linAlgCopyConvertMatrix.mC8M16N16U0S1.mC9M16N16U2S1(i32, {acc}, i1)"),
+                format!("declare void @dx.op.linAlgMatrixStoreToDescriptor.mC9M16N16U2S1(i32, {acc}, %dx.types.Handle, i32, i32, i32, i32)"),
+                format!("declare void @dx.op.linAlgMatrixStoreToDescriptor.mC8M16N16U0S1(i32, {a}, %dx.types.Handle, i32, i32, i32, i32)"),
+            ] {
+                b.declare(d);
+            }
+            let x = b.input(Scalar::F32);
+            let i = b.input(Scalar::I32);
+            let (ma, mb, mc, p, q, n, e, r, h) =
+                (b.fresh(), b.fresh(), b.fresh(), b.fresh(), b.fresh(), b.fresh(), b.fresh(), b.fresh(), b.fresh());
+            b.line(format!("{ma} = call {a} @dx.op.linAlgMatrixLoadFromDescriptor.mC8M16N16U0S1(i32 -2147483634, %dx.types.Handle %raw, i32 0, i32 32, i32 0, i32 128)"));
+            b.line(format!("{mb} = call {bm} @dx.op.linAlgFillMatrix.mC8M16N16U1S1.f32(i32 -2147483636, float {x})"));
+            b.line(format!("{mc} = call {acc} @dx.op.linAlgFillMatrix.mC9M16N16U2S1.f32(i32 -2147483636, float {x})"));
+            b.line(format!("{p} = call {acc} @dx.op.linAlgMatrixMultiply.mC9M16N16U2S1.mC8M16N16U0S1.mC8M16N16U1S1(i32 -2147483625, {a} {ma}, {bm} {mb})"));
+            b.line(format!("{q} = call {acc} @dx.op.linAlgMatrixMultiplyAccumulate.mC9M16N16U2S1.mC8M16N16U0S1.mC8M16N16U1S1.mC9M16N16U2S1(i32 -2147483637, {a} {ma}, {bm} {mb}, {acc} {p})"));
+            b.line(format!("{n} = call i32 @dx.op.linAlgMatrixLength.mC9M16N16U2S1(i32 -2147483632, {acc} {q})"));
+            b.line(format!(
+                "{e} = call float @dx.op.linAlgMatrixGetElement.f32.mC9M16N16U2S1(i32 -2147483630, {acc} {q}, i32 {i})"
+            ));
+            b.line(format!("{r} = call {acc} @dx.op.linAlgMatrixSetElement.mC9M16N16U2S1.mC9M16N16U2S1.f32(i32 -2147483629, {acc} {q}, i32 {n}, float {e})"));
+            b.line(format!("{h} = call {a} @dx.op.linAlgCopyConvertMatrix.mC8M16N16U0S1.mC9M16N16U2S1(i32 -2147483635, {acc} {r}, i1 false)"));
+            b.line(format!("call void @dx.op.linAlgMatrixStoreToDescriptor.mC9M16N16U2S1(i32 -2147483628, {acc} {r}, %dx.types.Handle %rw, i32 0, i32 64, i32 0, i32 128)"));
+            b.line(format!("call void @dx.op.linAlgMatrixStoreToDescriptor.mC8M16N16U0S1(i32 -2147483628, {a} {h}, %dx.types.Handle %rw, i32 1024, i32 32, i32 1, i32 128)"));
+            b.output(Scalar::F32, &e);
+            b.output(Scalar::I32, &n);
+        },
+    );
+    let ta = "%dx.types.LinAlgMatrixC8M16N16U0S2";
+    let tb = "%dx.types.LinAlgMatrixC8M16N16U1S2";
+    let tc = "%dx.types.LinAlgMatrixC9M16N16U2S2";
+    let group = case("linalg.thread_group_scope", &["cs"], vec![Res::new("rw", RC::Uav, K::RawBuffer, 1)], move |b| {
+        for t in [ta, tb, tc] {
+            b.declare(format!("{t} = type {{ i8* }}"));
+        }
+        b.declare("@linalg_gs = external addrspace(3) global [512 x i32], align 4");
+        let gs = "i32 addrspace(3)* getelementptr inbounds ([512 x i32], [512 x i32] addrspace(3)* @linalg_gs, i32 0, i32 0)";
+        for d in [
+                format!("declare {ta} @dx.op.linAlgMatrixLoadFromMemory.mC8M16N16U0S2.i32(i32, i32 addrspace(3)*, i32, i32, i32)"),
+                format!("declare {tb} @dx.op.linAlgFillMatrix.mC8M16N16U1S2.i32(i32, i32)"),
+                format!("declare {tc} @dx.op.linAlgMatrixMultiply.mC9M16N16U2S2.mC8M16N16U0S2.mC8M16N16U1S2(i32, {ta}, {tb})"),
+                format!("declare void @dx.op.linAlgMatrixStoreToMemory.mC9M16N16U2S2.i32(i32, {tc}, i32 addrspace(3)*, i32, i32, i32)"),
+                format!("declare void @dx.op.linAlgMatrixStoreToDescriptor.mC9M16N16U2S2(i32, {tc}, %dx.types.Handle, i32, i32, i32, i32)"),
+            ] {
+                b.declare(d);
+            }
+        let (ma, mb, mc) = (b.fresh(), b.fresh(), b.fresh());
+        b.line(format!("{ma} = call {ta} @dx.op.linAlgMatrixLoadFromMemory.mC8M16N16U0S2.i32(i32 -2147483633, {gs}, i32 8, i32 16, i32 1)"));
+        b.line(format!("{mb} = call {tb} @dx.op.linAlgFillMatrix.mC8M16N16U1S2.i32(i32 -2147483636, i32 2)"));
+        b.line(format!("{mc} = call {tc} @dx.op.linAlgMatrixMultiply.mC9M16N16U2S2.mC8M16N16U0S2.mC8M16N16U1S2(i32 -2147483625, {ta} {ma}, {tb} {mb})"));
+        b.line(format!("call void @dx.op.linAlgMatrixStoreToMemory.mC9M16N16U2S2.i32(i32 -2147483627, {tc} {mc}, {gs}, i32 256, i32 16, i32 0)"));
+        b.line(format!("call void @dx.op.linAlgMatrixStoreToDescriptor.mC9M16N16U2S2(i32 -2147483628, {tc} {mc}, %dx.types.Handle %rw, i32 0, i32 64, i32 0, i32 128)"));
+    });
+    vec![wave, group]
 }
 
 /// DXIL 1.9's vector operations on native vectors: `FDot` (311), `VectorReduceAnd`/`Or`

@@ -21,6 +21,10 @@
 //! workgroup memory, `shaderImageInt64Atomics` for images), so a module's 64-bit atomics
 //! give one requirement per kind of memory they touch.
 //!
+//! One extension is made more precise too: a `Workgroup`-scope cooperative matrix
+//! (`SPV_NV_cooperative_matrix2`) also needs `cooperativeMatrixWorkgroupScope`, which the
+//! registry does not tie to any SPIR-V item.
+//!
 //! Cost: one pass over the module's words; a linear search of the table (about 200
 //! capabilities, 120 extensions) per declared item. No state outlives a call.
 
@@ -123,6 +127,17 @@ pub fn requirements(words: &[u32]) -> Vec<Requirement> {
             _ => {}
         }
     }
+    if workgroup_cooperative_matrix(words) {
+        out.push(Requirement {
+            item: SpirvItem::Extension,
+            spirv: "SPV_NV_cooperative_matrix2".into(),
+            any_of: vec![Enable::Feature {
+                structure: "VkPhysicalDeviceCooperativeMatrix2FeaturesNV",
+                member: "cooperativeMatrixWorkgroupScope",
+                requires: "VK_NV_cooperative_matrix2",
+            }],
+        });
+    }
     if let Some(at) = int64_atomics {
         let members = int64_atomic_features(words);
         if !members.is_empty() {
@@ -140,6 +155,23 @@ pub fn requirements(words: &[u32]) -> Vec<Requirement> {
         }
     }
     out
+}
+
+/// Whether the module has an `OpTypeCooperativeMatrixKHR` of `Workgroup` scope (a constant
+/// 2), which `SPV_NV_cooperative_matrix2` allows and Vulkan gates on the feature
+/// `cooperativeMatrixWorkgroupScope` (SM 6.10 LinAlg thread-group matrices).
+fn workgroup_cooperative_matrix(words: &[u32]) -> bool {
+    let mut workgroup_ids = BTreeSet::new();
+    for (op, operands) in instructions(words) {
+        match (op, operands) {
+            (Op::Constant, [_, id, value]) if *value == rspirv::spirv::Scope::Workgroup as u32 => {
+                workgroup_ids.insert(*id);
+            }
+            (Op::TypeCooperativeMatrixKHR, [_, _, scope, ..]) if workgroup_ids.contains(scope) => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The module's instructions after the header: opcode (unknown ones skipped) and operands.

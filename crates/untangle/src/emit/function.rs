@@ -428,8 +428,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         match &self.f.insts[i].kind {
             InstKind::Alloca { .. } | InstKind::GetElementPtr { .. } => false,
             InstKind::Load { ptr, .. } => self.library_resource(*ptr).is_none(),
-            // A LinAlg thread-scope matrix stays in its buffer (`dxop/linalg.rs`).
-            InstKind::Call { .. } => !is_linalg_matrix_ty(self.cx.m, self.f.insts[i].ty),
+            // A LinAlg thread-scope matrix stays in its buffer (`dxop/linalg.rs`); wave and
+            // thread-group ones are cooperative matrices (`dxop/linalg_matrix.rs`).
+            InstKind::Call { .. } => !is_linalg_thread_matrix_ty(self.cx.m, self.f.insts[i].ty),
             _ => true,
         }
     }
@@ -571,21 +572,40 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
             }
             Value::Const(c) => {
-                let k = self.cx.m.constants.get(c).clone();
+                if let ConstKind::GlobalAddr(g) = self.cx.m.constants.get(c).kind {
+                    return self.cx.global(g);
+                }
+                match self.gep_parts(v) {
+                    Some((ty, base, idx)) => self.gep(ty, base, &idx),
+                    None => Err(self.err("unsupported constant pointer")),
+                }
+            }
+            _ => Err(self.err("unsupported pointer operand")),
+        }
+    }
+
+    /// The parts of a `getelementptr` pointer `v` (an instruction or a constant
+    /// expression): result type, base, indices.
+    pub(super) fn gep_parts(&self, v: Value) -> Option<(TypeId, Value, Vec<Value>)> {
+        match v {
+            Value::Inst(i) => match &self.f.insts[i].kind {
+                InstKind::GetElementPtr { base, indices, .. } => Some((self.f.insts[i].ty, *base, indices.to_vec())),
+                _ => None,
+            },
+            Value::Const(c) => {
+                let k = self.cx.m.constants.get(c);
                 match &k.kind {
-                    ConstKind::GlobalAddr(g) => self.cx.global(*g),
                     ConstKind::Expr { op: ConstExprOp::GetElementPtr { .. }, operands, .. } if !operands.is_empty() => {
                         let base = match self.cx.m.constants.get(operands[0]).kind {
                             ConstKind::GlobalAddr(g) => Value::Global(g),
                             _ => Value::Const(operands[0]),
                         };
-                        let idx: Vec<Value> = operands[1..].iter().map(|&o| Value::Const(o)).collect();
-                        self.gep(k.ty, base, &idx)
+                        Some((k.ty, base, operands[1..].iter().map(|&o| Value::Const(o)).collect()))
                     }
-                    _ => Err(self.err("unsupported constant pointer")),
+                    _ => None,
                 }
             }
-            _ => Err(self.err("unsupported pointer operand")),
+            _ => None,
         }
     }
 
@@ -612,7 +632,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// A GEP index as a SPIR-V integer. LLVM sign-extends an index narrower than the index
     /// width, so an `i1` index (a SPIR-V bool, which `OpAccessChain` does not take) is 0 or
     /// -1: a constant for a constant, else an `OpSelect`.
-    fn gep_index(&mut self, ix: Value) -> Result<Word> {
+    pub(super) fn gep_index(&mut self, ix: Value) -> Result<Word> {
         if !self.value_ty(ix).is_some_and(|t| self.is_bool(t)) {
             return self.value(ix);
         }
@@ -1818,6 +1838,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let (a, b) = self.value_pair(lhs, rhs)?;
         self.ids_op(opcode, t, &[a, b])
     }
+}
+
+/// Whether `t` is an SM 6.10 LinAlg thread-scope matrix, which has no SPIR-V value of its
+/// own (`dxop/linalg.rs`).
+fn is_linalg_thread_matrix_ty(m: &crate::ir::Module, t: TypeId) -> bool {
+    is_linalg_matrix_ty(m, t) && super::module::register_matrix(m.types.struct_name(t)).is_none()
 }
 
 /// Whether `t` is an SM 6.10 LinAlg matrix (`%dx.types.LinAlgMatrix…`), which has no SPIR-V

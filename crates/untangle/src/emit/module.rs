@@ -15,6 +15,7 @@
 
 use super::error::{malformed, Error, Result, Subject};
 use super::writer::Builder;
+use crate::dxil::linalg::{MatrixScope, MatrixType, MatrixUse};
 use crate::ir::hash::HashMap;
 use crate::ir::{ConstId, ConstKind, FloatKind, GlobalId, Module, Type, TypeId};
 use rspirv::spirv::{self, Capability, StorageClass, Word};
@@ -344,6 +345,12 @@ impl<'m> ModuleBuilder<'m> {
             // (`dxop/hit_object.rs`): SPIR-V's hit objects are opaque and live only in
             // variables, so PHIs, selects and memory carry the index.
             Type::Named(_) if types.struct_name(t) == Some(HIT_OBJECT) => self.u32_t(),
+            // SM 6.10 LinAlg wave and thread-group matrices are cooperative matrices
+            // (`dxop/linalg_matrix.rs`); thread-scope ones have no value (`dxop/linalg.rs`).
+            Type::Named(_) if register_matrix(types.struct_name(t)).is_some() => {
+                let mt = register_matrix(types.struct_name(t)).expect("matched above");
+                self.linalg_matrix_type(mt).map_err(|message| Error::Unsupported { function: "-".into(), message })?
+            }
             // Node record pointers are 64-bit device addresses (`stage::node`).
             Type::Pointer { addr_space: 6, .. } => self.uint(64),
             Type::Struct { .. } | Type::Named(_) => {
@@ -374,6 +381,74 @@ impl<'m> ModuleBuilder<'m> {
         };
         self.types.insert(t, w);
         Ok(w)
+    }
+
+    /// The cooperative-matrix component type of LinAlg component type `ct` (SPIR-V's
+    /// signed integers for `I*`, unsigned for `U*`; `SPV_EXT_float8` and `SPV_KHR_bfloat16`
+    /// encodings for the 8-bit and bfloat16 floats), or `Err` naming a type no cooperative
+    /// matrix holds.
+    pub fn linalg_component_type(&mut self, ct: crate::dxil::ComponentType) -> std::result::Result<Word, String> {
+        use crate::dxil::ComponentType as C;
+        Ok(match ct {
+            C::F16 => self.float(16),
+            C::F32 => self.float(32),
+            C::F64 => self.float(64),
+            C::I8 => self.sint(8),
+            C::I16 => self.sint(16),
+            C::I32 => self.sint(32),
+            C::I64 => self.sint(64),
+            C::U8 => self.uint(8),
+            C::U16 => self.uint(16),
+            C::U32 => self.uint(32),
+            C::U64 => self.uint(64),
+            C::F8_E4M3FN | C::F8_E5M2 => {
+                self.extension("SPV_EXT_float8");
+                self.capability(Capability::Float8EXT);
+                self.capability(Capability::Float8CooperativeMatrixEXT);
+                self.float8(ct == C::F8_E5M2)
+            }
+            C::BFloat16 => {
+                self.extension("SPV_KHR_bfloat16");
+                self.capability(Capability::BFloat16TypeKHR);
+                self.capability(Capability::BFloat16CooperativeMatrixKHR);
+                self.b.type_float(16, Some(spirv::FPEncoding::BFloat16KHR))
+            }
+            other => {
+                let name = other.name().map(str::to_string).unwrap_or_else(|| other.to_raw().to_string());
+                return Err(format!("a LinAlg matrix of component type {name}, which no cooperative matrix holds"));
+            }
+        })
+    }
+
+    /// The `OpTypeCooperativeMatrixKHR` of SM 6.10 LinAlg matrix type `t` (a wave or
+    /// thread-group matrix; hlsl-specs proposal 0035): component type, `Subgroup` scope for
+    /// `Wave` and `Workgroup` scope (`SPV_NV_cooperative_matrix2`) for `ThreadGroup`, `M` rows,
+    /// `N` columns, the use. Declares what the type needs (`CooperativeMatrixKHR`, the Vulkan
+    /// memory model the extension requires, the component type's capabilities). A component
+    /// type without a cooperative-matrix form (packed, normalized, `I1`) is `Err` naming it.
+    pub fn linalg_matrix_type(&mut self, t: MatrixType) -> std::result::Result<Word, String> {
+        let component = self.linalg_component_type(t.component)?;
+        self.extension("SPV_KHR_cooperative_matrix");
+        self.capability(Capability::CooperativeMatrixKHR);
+        // SPV_KHR_cooperative_matrix requires the Vulkan memory model with `Shader`.
+        self.capability(Capability::VulkanMemoryModel);
+        self.b.vulkan_memory_model = true;
+        let scope = match t.scope {
+            MatrixScope::ThreadGroup => {
+                // Workgroup-scope cooperative matrices: `cooperativeMatrixWorkgroupScope`.
+                self.extension("SPV_NV_cooperative_matrix2");
+                spirv::Scope::Workgroup
+            }
+            _ => spirv::Scope::Subgroup,
+        };
+        let scope = self.const_u32(scope as u32);
+        let (rows, columns) = (self.const_u32(t.m), self.const_u32(t.n));
+        let usage = self.const_u32(match t.use_ {
+            MatrixUse::A => 0,
+            MatrixUse::B => 1,
+            MatrixUse::Accumulator => 2,
+        });
+        Ok(self.b.type_cooperative_matrix_khr(component, scope, rows, columns, usage))
     }
 
     /// Pointer type to the value type `pointee`, in `class`.
@@ -630,4 +705,10 @@ impl<'m> ModuleBuilder<'m> {
             self.b.decorate_literals(target, d, literals);
         }
     }
+}
+
+/// The LinAlg matrix type named `name`, when it is one held in registers (wave or
+/// thread-group scope: a cooperative matrix).
+pub fn register_matrix(name: Option<&str>) -> Option<MatrixType> {
+    name.and_then(MatrixType::parse).filter(|t| t.scope != MatrixScope::Thread)
 }

@@ -99,9 +99,11 @@ pub enum Family {
     /// SM 6.10 debugging (`debugBreak`, `isDebuggingEnabled`) and the experimental table's
     /// `nop` (`debug.rs`).
     Debugging,
-    /// SM 6.10 LinAlg thread-scope matrices: matrix-vector products from a matrix in a
+    /// SM 6.10 LinAlg matrices. Thread scope: matrix-vector products from a matrix in a
     /// `ByteAddressBuffer`, outer-product and vector accumulation into a
-    /// `RWByteAddressBuffer` (`linalg.rs`, `SPV_NV_cooperative_vector`).
+    /// `RWByteAddressBuffer` (`linalg.rs`, `SPV_NV_cooperative_vector`). Wave and thread-group
+    /// scope: cooperative matrices (`linalg_matrix.rs`, `SPV_KHR_cooperative_matrix`,
+    /// `SPV_NV_cooperative_matrix2`).
     LinearAlgebra,
 }
 
@@ -188,12 +190,11 @@ pub enum Refusal {
 /// their lowering lands (issue 34).
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
 pub enum Pending {
-    /// The SM 6.10 linear-algebra matrices (hlsl-specs proposal 0035) held in registers,
-    /// which Vulkan can express: wave-scope matrices as `VK_KHR_cooperative_matrix`
-    /// subgroup-scope ones, thread-group scope as `VK_NV_cooperative_matrix2`
-    /// workgroup-scope ones; and `LinAlgConvert` (vector conversions between
-    /// interpretations). Thread-scope matrices (matrix-vector products, outer-product and
-    /// vector accumulation) are lowered: [`Family::LinearAlgebra`].
+    /// SM 6.10 `LinAlgConvert` (hlsl-specs proposal 0035): a vector converted between
+    /// interpretations (packed 8-bit and float8 ones included) with the proposal's
+    /// saturating conversion rules. The matrices are lowered: thread scope through
+    /// `VK_NV_cooperative_vector`, wave and thread-group scope as cooperative matrices
+    /// ([`Family::LinearAlgebra`]).
     LinearAlgebra,
 }
 
@@ -201,11 +202,10 @@ impl Pending {
     fn reason(self) -> &'static str {
         match self {
             Pending::LinearAlgebra => {
-                "an SM 6.10 preview linear-algebra operation on a wave or thread-group matrix, or LinAlgConvert: \
-                 wave-scope matrices map to VK_KHR_cooperative_matrix and thread-group ones to \
-                 VK_NV_cooperative_matrix2 (workgroup scope), LinAlgConvert to saturating conversions and \
-                 SPV_EXT_float8, but that lowering (LinAlg matrices as cooperative-matrix values) has not landed; \
-                 thread-scope matrices are lowered (VK_NV_cooperative_vector)"
+                "SM 6.10 preview LinAlgConvert (a vector converted between LinAlg interpretations, packed 8-bit \
+                 and float8 ones included, saturating): its lowering (SPV_EXT_float8 conversions and clamps) has \
+                 not landed; the LinAlg matrices are lowered (thread scope: VK_NV_cooperative_vector; wave and \
+                 thread-group scope: VK_KHR_cooperative_matrix, VK_NV_cooperative_matrix2)"
             }
         }
     }
@@ -228,6 +228,9 @@ pub enum Uncovered {
     /// `LinAlgMatrixAccumulateToMemory`, and `LinAlgMatrixAccumulateToDescriptor` of a wave
     /// or thread-group matrix: an atomic accumulating store of a cooperative matrix.
     LinAlgInterlockedAccumulate,
+    /// `LinAlgMatrixAccumulate`: an A or B matrix added into an accumulator, which needs an
+    /// A/B → accumulator conversion.
+    LinAlgUseToAccumulator,
 }
 
 impl Refusal {
@@ -254,6 +257,11 @@ impl Refusal {
             Refusal::NoVulkanFeature(Uncovered::LinAlgAccumulatorLayout) => "Vulkan does not say whether its \
                 accumulator matrices (MatrixAccumulatorKHR, a use of their own) are laid out as A or as B \
                 matrices, so the query has no answer"
+                .into(),
+            Refusal::NoVulkanFeature(Uncovered::LinAlgUseToAccumulator) => "Vulkan cannot add an A or B \
+                cooperative matrix into an accumulator: the uses lay elements out differently, element-wise \
+                arithmetic needs operands of one use, and no instruction converts A or B matrices to accumulators \
+                (SPV_NV_cooperative_matrix2 converts accumulators to A or B only)"
                 .into(),
             Refusal::NoVulkanFeature(Uncovered::LinAlgInterlockedAccumulate) => "Vulkan has no atomic \
                 accumulating store of a wave or thread-group cooperative matrix (VK_NV_cooperative_vector's \
@@ -462,6 +470,7 @@ fn owner(op: DxOp) -> Owner {
         LinAlgMatrixAccumulateToMemory => {
             Owner::Refused(Refusal::NoVulkanFeature(Uncovered::LinAlgInterlockedAccumulate))
         }
+        // Wave and thread-group matrices: cooperative matrices (`linalg_matrix.rs`).
         LinAlgMatrixMultiplyAccumulate
         | LinAlgFillMatrix
         | LinAlgCopyConvertMatrix
@@ -471,9 +480,9 @@ fn owner(op: DxOp) -> Owner {
         | LinAlgMatrixSetElement
         | LinAlgMatrixStoreToDescriptor
         | LinAlgMatrixStoreToMemory
-        | LinAlgMatrixMultiply
-        | LinAlgMatrixAccumulate
-        | LinAlgConvert => Owner::Refused(Refusal::NotLoweredYet(Pending::LinearAlgebra)),
+        | LinAlgMatrixMultiply => family(F::LinearAlgebra),
+        LinAlgMatrixAccumulate => Owner::Refused(Refusal::NoVulkanFeature(Uncovered::LinAlgUseToAccumulator)),
+        LinAlgConvert => Owner::Refused(Refusal::NotLoweredYet(Pending::LinearAlgebra)),
         HitObject_TraceRay
         | HitObject_FromRayQuery
         | HitObject_MakeMiss
@@ -700,7 +709,8 @@ mod tests {
         assert_eq!(support(DxOp::TriangleObjectPosition, ClosestHit), Support::Lowered(Family::RayTracing));
         assert_eq!(support(DxOp::DebugBreak, Vertex), Support::Lowered(Family::Debugging));
         let linalg = Support::Refused(Refusal::NotLoweredYet(Pending::LinearAlgebra));
-        assert_eq!(support(DxOp::LinAlgMatrixMultiply, Compute), linalg);
+        assert_eq!(support(DxOp::LinAlgConvert, Compute), linalg);
+        assert_eq!(support(DxOp::LinAlgMatrixMultiply, Compute), Support::Lowered(Family::LinearAlgebra));
         for op in ALL.iter().filter(|op| op.is_experimental() && !op.is_reserved()) {
             let s = support(*op, Compute);
             let linalg = format!("{op:?}").starts_with("LinAlg");

@@ -597,8 +597,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// A `Function` variable of cooperative-matrix type `mt` holding `m` (dynamic element
-    /// access: `OpAccessChain` is the only dynamic way into a cooperative matrix).
-    fn wmma_spill(&mut self, mt: Word, m: Word) -> Result<Word> {
+    /// access: `OpAccessChain` is the only dynamic way into a cooperative matrix). Shared
+    /// with the LinAlg register matrices (`linalg_matrix.rs`); the variables are declared at
+    /// the function's end ([`Self::wmma_finish`]).
+    pub(super) fn wmma_spill(&mut self, mt: Word, m: Word) -> Result<Word> {
         let pty = self.cx.ptr(StorageClass::Function, mt);
         let var = self.cx.b.id();
         self.wmma.late_vars.push((pty, var));

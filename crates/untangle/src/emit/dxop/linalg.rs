@@ -29,9 +29,11 @@
 //! its own query. An integer input vector is read with the signedness of its integer
 //! interpretation (the same width is then the identity, as in D3D).
 //!
-//! Refused with a typed error naming the case: a matrix of another scope (`Wave`: KHR
-//! cooperative matrices, `ThreadGroup`: NV workgroup-scope ones; not lowered), a matrix
-//! operand that is not a load's direct result (through a PHI, select or memory), `BFloat16`
+//! `Wave` and `ThreadGroup` matrices are register values, cooperative matrices: this module
+//! routes their operations (and their loads) to `linalg_matrix.rs`.
+//!
+//! Refused with a typed error naming the case: a matrix operand that is not a load's direct
+//! result (through a PHI, select or memory), `BFloat16`
 //! matrices or interpretations (`SPV_NV_cooperative_vector` has no bfloat16 component type),
 //! a result other than 16/32-bit float or 32-bit integer lanes (the extension's rule), an
 //! integer input vector with a floating-point interpretation (DXIL does not record the
@@ -50,7 +52,7 @@
 use crate::dxil::linalg::{MatrixLayout, MatrixScope, MatrixType, MatrixUse};
 use crate::dxil::{ComponentType, DxOp};
 use crate::emit::error::Result;
-use crate::emit::support::{Pending, Refusal};
+use crate::emit::support::Refusal;
 use crate::emit::{Call, FnEmit, ResShape};
 use crate::ir::{Type, TypeId, Value};
 use rspirv::spirv::{
@@ -67,7 +69,22 @@ struct InMemory {
 impl<'a, 'm> FnEmit<'a, 'm> {
     pub(super) fn linalg_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
         match c.op {
+            DxOp::LinAlgMatrixLoadFromDescriptor
+                if crate::emit::module::register_matrix(self.cx.m.types.struct_name(c.ty)).is_some() =>
+            {
+                self.linalg_matrix_op(c)
+            }
             DxOp::LinAlgMatrixLoadFromDescriptor => self.linalg_load(c).map(|()| None),
+            DxOp::LinAlgMatrixLoadFromMemory
+            | DxOp::LinAlgMatrixStoreToDescriptor
+            | DxOp::LinAlgMatrixStoreToMemory
+            | DxOp::LinAlgFillMatrix
+            | DxOp::LinAlgMatrixLength
+            | DxOp::LinAlgMatrixGetElement
+            | DxOp::LinAlgMatrixSetElement
+            | DxOp::LinAlgMatrixMultiply
+            | DxOp::LinAlgMatrixMultiplyAccumulate
+            | DxOp::LinAlgCopyConvertMatrix => self.linalg_matrix_op(c),
             DxOp::LinAlgMatVecMul | DxOp::LinAlgMatVecMulAdd => self.linalg_mat_vec(c).map(Some),
             DxOp::LinAlgMatrixOuterProduct => self.linalg_outer_product(c).map(|()| None),
             DxOp::LinAlgMatrixAccumulateToDescriptor => self.linalg_accumulate_matrix(c).map(|()| None),
@@ -77,7 +94,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// The LinAlg matrix type named by IR type `ty`.
-    fn linalg_type(&self, c: &Call<'_>, ty: TypeId, what: &str) -> Result<MatrixType> {
+    pub(super) fn linalg_type(&self, c: &Call<'_>, ty: TypeId, what: &str) -> Result<MatrixType> {
         self.cx
             .m
             .types
@@ -90,10 +107,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// stays in its buffer; see the module documentation).
     fn linalg_load(&mut self, c: &Call<'_>) -> Result<()> {
         let t = self.linalg_type(c, c.ty, "the result")?;
-        if t.scope != MatrixScope::Thread {
-            // Wave scope (KHR cooperative matrices) and thread-group scope (NV cooperative
-            // matrix 2, workgroup scope) hold the matrix in registers: not lowered yet.
-            return Err(self.refused(c, Refusal::NotLoweredYet(Pending::LinearAlgebra)));
+        if !(4..=128).contains(&t.n) {
+            // DXC's validator: "K dimension out of bounds" (`Instr.LinAlgIllegalKDim`).
+            return Err(self.invalid(c, "the result", format!("K = {} is outside 4..=128", t.n)));
         }
         self.linalg_component(c, t.component, "matrix")?;
         let h = self.handle(self.arg(c, 0)?)?;
@@ -352,7 +368,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let Some((a, b)) = outer else {
             return Err(self.form(
                 c.op,
-                "a thread-scope matrix to accumulate that is not the direct result of linAlgMatrixOuterProduct:                  SPV_NV_cooperative_vector accumulates only an outer product of two vectors",
+                "a thread-scope matrix to accumulate that is not the direct result of linAlgMatrixOuterProduct: \
+                 SPV_NV_cooperative_vector accumulates only an outer product of two vectors",
             ));
         };
         if self.linalg_layout(c, self.arg(c, 4)?)? != MatrixLayout::OuterProductOptimal {
@@ -369,7 +386,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if self.linalg_component_of(elem) != Some(interp) {
             return Err(self.form(
                 c.op,
-                "an outer product of vectors whose element type is not the matrix's (packed 32-bit lanes):                  OpCooperativeVectorOuterProductAccumulateNV takes vectors of the accumulated type",
+                "an outer product of vectors whose element type is not the matrix's (packed 32-bit lanes): \
+                 OpCooperativeVectorOuterProductAccumulateNV takes vectors of the accumulated type",
             ));
         }
         let call = Call { op: DxOp::LinAlgMatrixOuterProduct, args: &[a, b], inst: c.inst, ty: mt };
