@@ -41,19 +41,23 @@ REF_TIME = os.path.join(REF, "reference-time")
 REF_CLI = os.path.join(REF, "dxil-spirv", "build", "dxil-spirv")
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 # The `dist` profile (release with fat LTO and one codegen unit, see Cargo.toml): what a
-# build for users is.
-PROFILE = "dist"
-UNTANGLE = os.path.join(TARGET, PROFILE, "untangle")
-TIMES = os.path.join(TARGET, PROFILE, "examples", "translate_times")
+# build for users is. UNTANGLE_BENCH_PROFILE picks another (`release`, `dev`) for
+# --quality-only, whose module sizes do not depend on the profile.
+PROFILE = os.environ.get("UNTANGLE_BENCH_PROFILE", "dist")
+PROFILE_DIR = "debug" if PROFILE == "dev" else PROFILE
+UNTANGLE = os.path.join(TARGET, PROFILE_DIR, "untangle")
+TIMES = os.path.join(TARGET, PROFILE_DIR, "examples", "translate_times")
 
 
 def run(cmd, **kw):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw).stdout
 
 
-def build():
+def build(cli_only=False):
     # The command line and the timing example without LLVM: what a user runs.
     subprocess.run(["cargo", "build", "--profile", PROFILE, "-q", "-p", "untangle-cli"], check=True, cwd=ROOT)
+    if cli_only:
+        return
     subprocess.run(["cargo", "build", "--profile", PROFILE, "-q", "-p", "untangle-testkit", "--no-default-features",
                     "--example", "translate_times"], check=True, cwd=ROOT)
 
@@ -201,7 +205,9 @@ def main():
     for tool in (REF_TIME, REF_CLI):
         if not os.path.exists(tool):
             sys.exit(f"{tool} is missing: build the reference with ../shared/tools/reference/build.sh")
-    build()
+    if PROFILE != "dist" and not args.quality_only:
+        sys.exit("UNTANGLE_BENCH_PROFILE other than dist is for --quality-only (timings need the dist build)")
+    build(cli_only=args.quality_only)
     files = sorted(f for f in os.listdir(CORPUS) if any(f".{s}_6_" in f for s in ("cs", "ps", "vs")))
     if args.quality_only:
         print(quality(files, args.pipeline_modules))

@@ -19,6 +19,9 @@
 //! - **Extracts of constructs**: `OpCompositeExtract c k` of a `OpCompositeConstruct` of a
 //!   struct, or of a vector built from scalars of the extract's type, is constituent `k`.
 //!   (A construct's constituents dominate it, so they dominate every use of it.)
+//! - **Constructs of extracts**: `OpCompositeConstruct` of type `T` whose constituents are
+//!   `OpCompositeExtract v 0`, `v 1`, … in order, `v` of type `T`, is `v` (a vector loaded
+//!   whole and stored back whole). `v` dominates the extracts, which dominate the construct.
 //! - **Dead code**: at the end of the function, pure instructions and plain loads whose
 //!   results nothing uses are removed, last first (so that chains go), with their names
 //!   and decorations. Uses are counted conservatively: any operand word equal to the id.
@@ -232,6 +235,8 @@ pub struct Cleanup {
     stored: HashMap<Word, Word, FixedState>,
     /// This function's constructs: result → (type, constituents).
     constructs: HashMap<Word, (Word, SmallVec<[Word; 4]>), FixedState>,
+    /// This function's single-index extracts: result → (composite, index).
+    extracts: HashMap<Word, (Word, Word), FixedState>,
     /// Use counts by id, all zero between calls of [`Cleanup::remove_dead`].
     uses: Vec<u32>,
     /// [`Cleanup::remove_dead`]'s scratch, kept across functions: instruction starts, and
@@ -279,6 +284,7 @@ impl Cleanup {
     pub fn begin_function(&mut self) {
         self.begin_block();
         self.constructs.clear();
+        self.extracts.clear();
     }
 
     fn pure(&self, op: Op, operands: &[Word]) -> bool {
@@ -298,6 +304,11 @@ impl Cleanup {
         if op == Op::CompositeExtract && operands.len() == 2 {
             if let Some(x) = self.extracted(ty, operands[0], operands[1]) {
                 return Answer::Reuse(x);
+            }
+        }
+        if op == Op::CompositeConstruct {
+            if let Some(v) = self.reassembled(ty, operands) {
+                return Answer::Reuse(v);
             }
         }
         if self.pure(op, operands) {
@@ -332,11 +343,26 @@ impl Cleanup {
         (whole && self.types.get(x) == ty).then_some(x)
     }
 
+    /// The composite of type `ty` whose components `0, 1, …` in order are the extracts
+    /// `parts`, if they are.
+    fn reassembled(&self, ty: Word, parts: &[Word]) -> Option<Word> {
+        let &(v, _) = self.extracts.get(parts.first()?)?;
+        let whole = self.types.get(v) == ty
+            && parts.iter().enumerate().all(|(k, p)| self.extracts.get(p) == Some(&(v, k as Word)));
+        whole.then_some(v)
+    }
+
     /// After writing `op` with result `id` (of type `ty`) in a block.
     pub fn after(&mut self, op: Op, ty: Word, id: Word, operands: &[Word]) {
         self.value(id, ty);
-        if op == Op::CompositeConstruct {
-            self.constructs.insert(id, (ty, SmallVec::from_slice(operands)));
+        match op {
+            Op::CompositeConstruct => {
+                self.constructs.insert(id, (ty, SmallVec::from_slice(operands)));
+            }
+            Op::CompositeExtract if operands.len() == 2 => {
+                self.extracts.insert(id, (operands[0], operands[1]));
+            }
+            _ => {}
         }
     }
 
@@ -453,17 +479,47 @@ pub fn drop_targets(words: &mut Vec<Word>, removed: &IdSet) {
     words.truncate(to);
 }
 
-/// Whether a global instruction of opcode `op` may go when nothing uses its result (types
-/// that only other types, constants and variables refer to, constants, undefs), and where
-/// its result id is (word 1 for types, word 2 for constants).
-fn removable_global(op: Word) -> Option<usize> {
-    let op = Op::from_u32(op)?;
+/// Whether the global instruction `inst` may go when nothing uses its result (types that
+/// only other types, constants and variables refer to, constants, undefs, storage-buffer
+/// variables: a buffer reached only through other views of its binding), and where its
+/// result id is (word 1 for types, word 2 for constants and variables).
+fn removable_global(inst: &[Word]) -> Option<usize> {
+    let op = Op::from_u32(inst[0] & 0xffff)?;
     use Op::*;
-    match op {
-        TypeStruct | TypePointer | TypeArray | TypeRuntimeArray | TypeVector | TypeFunction => Some(1),
-        Constant | ConstantTrue | ConstantFalse | ConstantNull | ConstantComposite | Undef => Some(2),
-        _ => None,
+    let at = match op {
+        TypeStruct | TypePointer | TypeArray | TypeRuntimeArray | TypeVector | TypeFunction => 1,
+        Constant | ConstantTrue | ConstantFalse | ConstantNull | ConstantComposite | Undef => 2,
+        Variable if inst.get(3) == Some(&(StorageClass::StorageBuffer as Word)) => 2,
+        _ => return None,
+    };
+    (at < inst.len()).then_some(at)
+}
+
+/// Where the interface ids of the `OpEntryPoint` `inst` start: after its name (the first
+/// word with a zero byte ends the string).
+fn interface_start(inst: &[Word]) -> usize {
+    let name = inst.iter().skip(3).position(|w| w.to_le_bytes().contains(&0));
+    name.map_or(inst.len(), |k| 3 + k + 1).min(inst.len())
+}
+
+/// The entry points `words` without the interface ids in `removed` (variables that
+/// [`prune_globals`] removed).
+pub fn drop_interface(words: &[Word], removed: &IdSet) -> Vec<Word> {
+    let mut out = Vec::with_capacity(words.len());
+    for (s, e) in spans(words) {
+        let inst = &words[s..e];
+        if inst[0] & 0xffff != Op::EntryPoint as Word {
+            out.extend_from_slice(inst);
+            continue;
+        }
+        let head = out.len();
+        let k = interface_start(inst);
+        out.extend_from_slice(&inst[..k]);
+        out.extend(inst[k..].iter().filter(|&&id| !removed.contains(id)));
+        let len = (out.len() - head) as Word;
+        out[head] = (len << 16) | (inst[0] & 0xffff);
     }
+    out
 }
 
 /// Whole instructions of `words`: (start, end) of each, in order.
@@ -479,12 +535,13 @@ fn spans(words: &[Word]) -> impl Iterator<Item = (usize, usize)> + '_ {
     })
 }
 
-/// The global section `globals` without the types, constants and undefs nothing uses
-/// (removed last first, so that chains go), given the sections that may use them: `users`
-/// (entry points, execution modes, functions: every operand word counts) and
+/// The global section `globals` without the types, constants, undefs and storage-buffer
+/// variables nothing uses (removed last first, so that chains go), given the sections that
+/// may use them: `users` (entry points, execution modes, functions: every operand word
+/// counts, except an entry point's interface list, which only names the variables) and
 /// `annotations` (decoration operands after the target count). Also returns the removed
-/// ids, whose names and decorations must go too. Uses are counted conservatively: any
-/// operand word equal to the id.
+/// ids, whose names, decorations and interface entries ([`drop_interface`]) must go too.
+/// Uses are counted conservatively: any operand word equal to the id.
 pub fn prune_globals(globals: &[Word], users: &[&[Word]], annotations: &[Word], bound: Word) -> (Vec<Word>, IdSet) {
     let mut uses = vec![0u32; bound as usize];
     let count = |ws: &[Word], uses: &mut Vec<u32>| {
@@ -496,7 +553,9 @@ pub fn prune_globals(globals: &[Word], users: &[&[Word]], annotations: &[Word], 
     };
     for section in users {
         for (s, e) in spans(section) {
-            count(&section[s + 1..e], &mut uses);
+            let end =
+                if section[s] & 0xffff == Op::EntryPoint as Word { s + interface_start(&section[s..e]) } else { e };
+            count(&section[s + 1..end], &mut uses);
         }
     }
     for (s, e) in spans(annotations) {
@@ -508,7 +567,7 @@ pub fn prune_globals(globals: &[Word], users: &[&[Word]], annotations: &[Word], 
     let insts: Vec<(usize, usize)> = spans(globals).collect();
     let mut result = Vec::with_capacity(insts.len());
     for &(s, e) in &insts {
-        let at = removable_global(globals[s] & 0xffff).filter(|&k| s + k < e);
+        let at = removable_global(&globals[s..e]);
         for (k, &w) in globals[s + 1..e].iter().enumerate() {
             if Some(k + 1) != at {
                 if let Some(n) = uses.get_mut(w as usize) {
@@ -527,7 +586,7 @@ pub fn prune_globals(globals: &[Word], users: &[&[Word]], annotations: &[Word], 
         }
         dead[i] = true;
         removed.insert(id);
-        let at = removable_global(globals[s] & 0xffff).unwrap_or(0);
+        let at = removable_global(&globals[s..e]).unwrap_or(0);
         for (k, &w) in globals[s + 1..e].iter().enumerate() {
             if k + 1 != at {
                 if let Some(n) = uses.get_mut(w as usize) {

@@ -1001,7 +1001,7 @@ pub struct ResVar {
 
 impl ResVar {
     /// This view (a second variable at `primary`'s binding, [`Resources::halves16`],
-    /// [`Resources::quads`]) as `primary`'s resource reaches it: the view's variable and
+    /// [`Resources::word_vectors`]) as `primary`'s resource reaches it: the view's variable and
     /// descriptor type with `primary`'s indexing. A view is made once per variable, and
     /// the resources sharing a variable (the ranges of a descriptor heap) each find their
     /// descriptor with their own indexing (`Indexing::Table`'s `bias`): the view's own
@@ -1058,9 +1058,12 @@ pub struct Resources {
     /// with its own indexing: only the view's variable and type are shared
     /// ([`ResVar::of`]).
     halves16: BTreeMap<Word, ResVar>,
-    /// `uvec4` views of structured buffer variables, by the variable they alias (shared as
-    /// `halves16` are).
-    quads: BTreeMap<Word, ResVar>,
+    /// `uvec2` and `uvec4` views of raw and structured buffer variables, by the variable
+    /// they alias and the vector's width in words (shared as `halves16` are).
+    word_vectors: BTreeMap<(Word, u32), ResVar>,
+    /// The block types of those views, shared by the views of one element type, array
+    /// stride and writability: (element, stride, writable) → block.
+    view_blocks: BTreeMap<(Word, u32, bool), Word>,
     image64: BTreeMap<u32, (ResVar, Word)>,
     heap_counters: Option<ResVar>,
     /// The layer's answers to SM 6.6 heap questions, by the heap array's key.

@@ -11,8 +11,10 @@
 //! - raw and structured buffers: `StorageBuffer` block `{ uint data[]; }` (byte address / 4),
 //!   `NonWritable` for SRVs; 16-bit accesses through a second variable at the same binding,
 //!   `{ uint16_t data[]; }` (byte address / 2; `Resources::halves16`), and accesses of
-//!   structured buffers whose stride is a multiple of 16 through one at `{ uvec4 data[]; }`
-//!   (byte address / 16; `Resources::quads`), all `Aliased` for UAVs;
+//!   structured buffers whose stride is a multiple of 16, and of raw buffers at addresses
+//!   known to be multiples of 8 or 16, through one at `{ uvec2 data[]; }` or
+//!   `{ uvec4 data[]; }` (byte address / 8 or / 16; `Resources::word_vectors`), all
+//!   `Aliased` for UAVs;
 //! - typed buffers and textures: `OpTypeImage` (sampled 1 for SRVs, 2 with unknown format for
 //!   UAVs); samplers: `OpTypeSampler`;
 //! - a binding of several descriptors: one variable holding an array (runtime array if
@@ -163,7 +165,8 @@ impl Resources {
             heap_vars: BTreeMap::new(),
             elem_views: BTreeMap::new(),
             halves16: BTreeMap::new(),
-            quads: BTreeMap::new(),
+            word_vectors: BTreeMap::new(),
+            view_blocks: BTreeMap::new(),
             image64: BTreeMap::new(),
             heap_counters: None,
             layer_heaps: BTreeMap::new(),
@@ -440,27 +443,34 @@ impl Resources {
         }
         cx.capability(Capability::StorageBuffer16BitAccess);
         let u16t = cx.uint(16);
-        let v = aliased_view(cx, primary, &format!("{name}_u16"), u16t, 2);
+        let v = aliased_view(cx, &mut self.view_blocks, primary, &format!("{name}_u16"), u16t, 2);
         self.halves16.insert(primary.var, v);
         Some(v.of(primary))
     }
 
-    /// A `uvec4` view `{ uvec4 data[]; }` (array stride 16) of the structured buffer
-    /// variable `primary`, as [`Self::halves16`]: for buffers whose stride is a multiple of
-    /// 16, where every 16-byte quad of the view lies wholly inside it or wholly outside
-    /// (D3D's view is `NumElements × stride` bytes), so a quad loaded or stored at once is
-    /// in bounds exactly when each of its words is. `None` for root descriptors.
-    pub fn quads(&mut self, cx: &mut ModuleBuilder<'_>, primary: &ResVar, name: &str) -> Option<ResVar> {
-        if let Some(v) = self.quads.get(&primary.var) {
+    /// A view `{ uvecN data[]; }` (`N = width`, 2 or 4; array stride `4·N`) of the raw or
+    /// structured buffer variable `primary`, as [`Self::halves16`], so `N` consecutive words
+    /// at a byte address that is a multiple of `4·N` are loaded or stored at once. Used
+    /// where every vector accessed lies wholly inside the D3D view or wholly outside it
+    /// (see `dxop::buffers`), so robustness bounds it as it bounds each of its words.
+    /// `None` for root descriptors.
+    pub fn word_vectors(
+        &mut self,
+        cx: &mut ModuleBuilder<'_>,
+        primary: &ResVar,
+        name: &str,
+        width: u32,
+    ) -> Option<ResVar> {
+        if let Some(v) = self.word_vectors.get(&(primary.var, width)) {
             return Some(v.of(primary));
         }
         if !aliasable(primary) {
             return None;
         }
         let u = cx.u32_t();
-        let u4 = cx.vec(u, 4);
-        let v = aliased_view(cx, primary, &format!("{name}_u32x4"), u4, 16);
-        self.quads.insert(primary.var, v);
+        let vt = cx.vec(u, width);
+        let v = aliased_view(cx, &mut self.view_blocks, primary, &format!("{name}_u32x{width}"), vt, 4 * width);
+        self.word_vectors.insert((primary.var, width), v);
         Some(v.of(primary))
     }
 
@@ -1121,13 +1131,24 @@ fn aliasable(primary: &ResVar) -> bool {
 }
 
 /// A second variable at `primary`'s binding, with its array and indexing, whose block is
-/// `{ elem data[]; }` (array stride `stride`); `NonWritable` for SRVs, and for UAVs both
-/// variables `Aliased`: neither may assume the other leaves its memory alone.
-fn aliased_view(cx: &mut ModuleBuilder<'_>, primary: &ResVar, name: &str, elem: Word, stride: u32) -> ResVar {
-    let st = array_block(cx, elem, None, stride);
-    if !primary.uav {
-        cx.b.member_decorate(st, 0, Decoration::NonWritable, []);
-    }
+/// `{ elem data[]; }` (array stride `stride`; one block type per element, stride and
+/// writability, kept in `blocks`); `NonWritable` for SRVs, and for UAVs both variables
+/// `Aliased`: neither may assume the other leaves its memory alone.
+fn aliased_view(
+    cx: &mut ModuleBuilder<'_>,
+    blocks: &mut BTreeMap<(Word, u32, bool), Word>,
+    primary: &ResVar,
+    name: &str,
+    elem: Word,
+    stride: u32,
+) -> ResVar {
+    let st = *blocks.entry((elem, stride, primary.uav)).or_insert_with(|| {
+        let st = array_block(cx, elem, None, stride);
+        if !primary.uav {
+            cx.b.member_decorate(st, 0, Decoration::NonWritable, []);
+        }
+        st
+    });
     let v = declare_view(cx, primary, name, st, primary.uav);
     if primary.uav {
         cx.decorate(primary.var, Decoration::Aliased, &[]);
@@ -1551,12 +1572,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(self.res.halves16(self.cx, &rv, &name))
     }
 
-    /// The `uvec4` view ([`Resources::quads`]) of the structured buffer behind `h`; `None`
-    /// where it has none (root descriptors).
-    pub fn quad_view(&mut self, h: Handle) -> Result<Option<ResVar>> {
+    /// The `uvecN` view (`N = width`, [`Resources::word_vectors`]) of the raw or structured
+    /// buffer behind `h`; `None` where it has none (root descriptors).
+    pub fn word_vector_view(&mut self, h: Handle, width: u32) -> Result<Option<ResVar>> {
         let rv = self.res_var(h)?;
         let name = self.view_name(h)?;
-        Ok(self.res.quads(self.cx, &rv, &name))
+        Ok(self.res.word_vectors(self.cx, &rv, &name, width))
     }
 
     /// The name a second view of `h`'s buffer is derived from.

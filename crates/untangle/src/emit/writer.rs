@@ -224,8 +224,9 @@ impl Builder {
     }
 
     /// The module: header (bound = the next unused id) and every section in order; with
-    /// the clean-ups on, without the types, constants and undefs nothing uses
-    /// (`cleanup::prune_globals`) and their names and decorations.
+    /// the clean-ups on, without the types, constants, undefs and storage-buffer variables
+    /// nothing uses (`cleanup::prune_globals`) and their names, decorations and places in
+    /// entry-point interfaces.
     pub fn assemble(&self) -> BuildResult<Vec<Word>> {
         if self.too_long {
             return Err(BuildError::InstructionTooLong);
@@ -241,16 +242,28 @@ impl Builder {
         let (mut names, mut annotations) = (self.debug_names.clone(), self.annotations.clone());
         cleanup::drop_targets(&mut names, &removed);
         cleanup::drop_targets(&mut annotations, &removed);
-        Ok(self.assemble_from(&names, &annotations, &globals))
+        let entry_points = cleanup::drop_interface(&self.entry_points, &removed);
+        Ok(self.assemble_with(&entry_points, &names, &annotations, &globals))
     }
 
     /// The module with these names, annotations and globals.
     fn assemble_from(&self, names: &[Word], annotations: &[Word], globals: &[Word]) -> Vec<Word> {
+        self.assemble_with(&self.entry_points, names, annotations, globals)
+    }
+
+    /// The module with these entry points, names, annotations and globals.
+    fn assemble_with(
+        &self,
+        entry_points: &[Word],
+        names: &[Word],
+        annotations: &[Word],
+        globals: &[Word],
+    ) -> Vec<Word> {
         let sections = [
             &self.capabilities[..],
             &self.extensions,
             &self.ext_inst_imports,
-            &self.entry_points,
+            entry_points,
             &self.execution_modes,
             names,
             annotations,

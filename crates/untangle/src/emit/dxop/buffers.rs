@@ -14,6 +14,15 @@
 //! the components the mask names (loads: that the program extracts) are accessed, so no
 //! element outside the accessed one is touched.
 //!
+//! Vector views (`Resources::word_vectors`, `{ uvec2 data[]; }` / `{ uvec4 data[]; }` at the
+//! same binding): 32- and 64-bit components of a structured buffer whose stride is a
+//! multiple of 16 at a constant offset go through `uvec4`s (a quad lies wholly inside the
+//! view or wholly outside); those of a raw buffer go through `uvec4`s or `uvec2`s when they
+//! are components `0..n` filling whole vectors and the byte address is known from the IR
+//! (constants, shifts and products by constants, sums of aligned parts) to be a multiple of
+//! the vector's size: one `OpLoad`/`OpStore` per vector instead of one per word. Bounds: see
+//! `raw_vectors`. Views with an offset table keep words.
+//!
 //! Residency: a typed buffer load whose status the program reads is an `OpImageSparseFetch`
 //! (SRV) or `OpImageSparseRead` (UAV) of the texel buffer, the status its residency code;
 //! `checkAccessFullyMapped(status)` is `OpImageSparseTexelsResident(status)` (capability
@@ -84,21 +93,26 @@ enum Lanes {
 /// pass 32 bits.
 const PAST_QUAD: u32 = FAR_ADDRESS / 16;
 
-/// Where a structured buffer access goes through the buffer's `uvec4` view
-/// (`Resources::quads`): word `w` of the access is component `(first + w) % 4` of quad
-/// `base + (first + w) / 4`.
-struct Quads {
+/// Where a raw or structured buffer access goes through a `uvecN` view of its buffer
+/// (`Resources::word_vectors`, `N = width`): word `w` of the access is component
+/// `(first + w) % N` of vector `base + (first + w) / N`.
+struct Vectors {
     view: ResVar,
     base: Word,
     first: u32,
+    width: u32,
 }
 
-impl Quads {
-    /// The quad (after `base`) and component of word `w` of the access.
+impl Vectors {
+    /// The vector (after `base`) and component of word `w` of the access.
     fn place(&self, w: u32) -> (u32, u32) {
-        ((self.first + w) / 4, (self.first + w) % 4)
+        ((self.first + w) / self.width, (self.first + w) % self.width)
     }
 }
+
+/// At most this many vectors (after `base`) are touched by one access: 8 words (four 64-bit
+/// components) in `uvec2`s, or from component 3 of a quad in `uvec4`s.
+const MAX_VECTORS: usize = 4;
 
 impl<'a, 'm> FnEmit<'a, 'm> {
     pub(super) fn buffer_op(&mut self, c: &Call<'_>) -> Result<Option<Word>> {
@@ -585,21 +599,40 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(())
     }
 
-    /// The access of `c` (element index operand 1, constant byte offset operand 2, the
-    /// components of `mask`, each of type `scalar`) through the `uvec4` view of its
-    /// structured buffer (`Resources::quads`), when the stride is a multiple of 16, the
-    /// components are 32 or 64 bits, the offset is a constant and the view has no offset
-    /// table: quad `index × stride / 16 + offset / 16`, which is the byte address / 16
-    /// exactly. An index whose address (or a later quad's) would pass 32 bits goes to
-    /// [`PAST_QUAD`], out of bounds as the word path's [`FAR_ADDRESS`] is.
-    fn quad_access(
+    /// The access of `c` (operands 1 and 2: element index or byte address, and offset; the
+    /// components of `mask`, each of type `scalar`) through a vector view of its buffer,
+    /// where one applies: [`Self::structured_quads`] or [`Self::raw_vectors`].
+    fn vector_access(
         &mut self,
         c: &Call<'_>,
         h: Handle,
         shape: ResShape,
         scalar: TypeId,
         mask: u32,
-    ) -> Result<Option<Quads>> {
+    ) -> Result<Option<Vectors>> {
+        match shape {
+            ResShape::Words { stride: Some(_) } => self.structured_quads(c, h, shape, scalar, mask),
+            ResShape::Words { stride: None } => self.raw_vectors(c, h, shape, scalar, mask),
+            _ => Ok(None),
+        }
+    }
+
+    /// The access of `c` (element index operand 1, constant byte offset operand 2, the
+    /// components of `mask`, each of type `scalar`) through the `uvec4` view of its
+    /// structured buffer (`Resources::word_vectors`), when the stride is a multiple of 16, the
+    /// components are 32 or 64 bits, the offset is a constant and the view has no offset
+    /// table: quad `index × stride / 16 + offset / 16`, which is the byte address / 16
+    /// exactly. An index whose address (or a later quad's) would pass 32 bits goes to
+    /// [`PAST_QUAD`], out of bounds as the word path's [`FAR_ADDRESS`] is. A quad lies
+    /// wholly inside the D3D view (`NumElements × stride` bytes) or wholly outside it.
+    fn structured_quads(
+        &mut self,
+        c: &Call<'_>,
+        h: Handle,
+        shape: ResShape,
+        scalar: TypeId,
+        mask: u32,
+    ) -> Result<Option<Vectors>> {
         let ResShape::Words { stride: Some(s) } = shape else { return Ok(None) };
         let bits = self.scalar_bits(scalar).unwrap_or(0);
         if s == 0 || !s.is_multiple_of(16) || !matches!(bits, 32 | 64) || mask & 0xF == 0 {
@@ -609,7 +642,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if !o.is_multiple_of(4) || o >= 1 << 28 || self.res.offsets_of(h)?.is_some() {
             return Ok(None);
         }
-        let Some(view) = self.quad_view(h)? else { return Ok(None) };
+        let Some(view) = self.word_vector_view(h, 4)? else { return Ok(None) };
         let (m, n, first) = (s / 16, o as u32 / 16, (o as u32 % 16) / 4);
         let last = 31 - (mask & 0xF).leading_zeros();
         let spread = n + (first + (last + 1) * (bits / 32) - 1) / 4;
@@ -629,17 +662,67 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let past = self.cx.const_u32(PAST_QUAD);
             base = self.ids_op(Op::Select, u, &[wraps, past, base])?;
         }
-        Ok(Some(Quads { view, base, first }))
+        Ok(Some(Vectors { view, base, first, width: 4 }))
     }
 
-    /// A pointer to quad `d` after `q.base` (`comp`: to that component of it).
-    fn quad_ptr(&mut self, h: Handle, q: &Quads, d: u32, comp: Option<u32>) -> Result<Word> {
+    /// The access of `c` (byte address operand 1, the components of `mask`, each of type
+    /// `scalar`) through a `uvec4` or `uvec2` view of its raw buffer
+    /// (`Resources::word_vectors`), when the components are 32 or 64 bits, the mask is
+    /// components `0..n` whose words fill whole vectors (2 or 4 words, or 6 or 8 of 64-bit
+    /// components), the byte address is known from the IR that computes it to be a multiple
+    /// of the vector's size (16 or 8 bytes) and the view has no offset table: vector
+    /// `address / 16` (or `/ 8`), the address clamped to [`FAR_ADDRESS`] as the word path
+    /// clamps it. Three 32-bit components keep words (a `uvec4` would reach a word the
+    /// access does not name).
+    ///
+    /// Bounds: D3D checks each 32-bit word of a raw access against the view. A raw view
+    /// starts 16-aligned (`D3D12_RAW_UAV_SRV_BYTE_ALIGNMENT`), so a vector of the view is
+    /// wholly inside or wholly outside it whenever the view's size is a multiple of the
+    /// vector's, and robust buffer access then reads 0 and drops writes exactly for the
+    /// words D3D does. A vector straddling the end of a view whose size is not such a
+    /// multiple is one access that is partly out of bounds, for which Vulkan lets the
+    /// implementation keep or zero its in-bounds words (lavapipe keeps them,
+    /// `tests/raw_vector_views.rs`); dxil-spirv vectorizes these accesses the same way.
+    fn raw_vectors(
+        &mut self,
+        c: &Call<'_>,
+        h: Handle,
+        shape: ResShape,
+        scalar: TypeId,
+        mask: u32,
+    ) -> Result<Option<Vectors>> {
+        let bits = self.scalar_bits(scalar).unwrap_or(0);
+        let mask = mask & 0xF;
+        if !matches!(bits, 32 | 64) || mask == 0 || mask & (mask + 1) != 0 {
+            return Ok(None);
+        }
+        let words = mask.count_ones() * bits / 32;
+        let align = self.known_address_alignment(shape, c);
+        let width = match () {
+            _ if words.is_multiple_of(4) && align >= 4 => 4,
+            _ if words.is_multiple_of(2) && align >= 3 => 2,
+            _ => return Ok(None),
+        };
+        if self.res.offsets_of(h)?.is_some() {
+            return Ok(None);
+        }
+        let Some(view) = self.word_vector_view(h, width)? else { return Ok(None) };
+        let index = self.arg_val(c, 1)?;
+        let addr = self.byte_address(shape, index, None)?;
+        let u = self.cx.u32_t();
+        let shift = self.cx.const_u32(2 + width.trailing_zeros());
+        let base = self.ids_op(Op::ShiftRightLogical, u, &[addr, shift])?;
+        Ok(Some(Vectors { view, base, first: 0, width }))
+    }
+
+    /// A pointer to vector `d` after `q.base` (`comp`: to that component of it).
+    fn vector_ptr(&mut self, h: Handle, q: &Vectors, d: u32, comp: Option<u32>) -> Result<Word> {
         let u = self.cx.u32_t();
         let at = self.add_const(q.base, d)?;
         match comp {
             None => {
-                let u4 = self.cx.vec(u, 4);
-                self.view_ptr(h, &q.view, u4, &[at])
+                let vt = self.cx.vec(u, q.width);
+                self.view_ptr(h, &q.view, vt, &[at])
             }
             Some(k) => {
                 let kw = self.cx.const_u32(k);
@@ -654,27 +737,27 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         (0..4u32).filter(move |k| mask & (1 << k) != 0).flat_map(move |k| (0..bits / 32).map(move |j| (k, j)))
     }
 
-    /// Loads the masked components of type `scalar` through the `uvec4` view: each quad
+    /// Loads the masked components of type `scalar` through a vector view: each vector
     /// they touch once.
-    fn load_quads(&mut self, h: Handle, q: &Quads, scalar: TypeId, mask: u32) -> Result<Vec<Word>> {
+    fn load_vectors(&mut self, h: Handle, q: &Vectors, scalar: TypeId, mask: u32) -> Result<Vec<Word>> {
         let bits = self.scalar_bits(scalar).unwrap_or(32);
         let st = self.cx.ty(scalar)?;
         let u = self.cx.u32_t();
-        let u4 = self.cx.vec(u, 4);
-        let mut quads: [Option<Word>; 3] = [None; 3];
+        let vt = self.cx.vec(u, q.width);
+        let mut vectors: [Option<Word>; MAX_VECTORS] = [None; MAX_VECTORS];
         let mut words = [[0; 2]; 4];
         for (k, j) in Self::access_words(mask, bits) {
             let (d, comp) = q.place(k * (bits / 32) + j);
-            let quad = match quads[d as usize] {
+            let vector = match vectors[d as usize] {
                 Some(x) => x,
                 None => {
-                    let p = self.quad_ptr(h, q, d, None)?;
-                    let x = self.ids_op(Op::Load, u4, &[p])?;
-                    quads[d as usize] = Some(x);
+                    let p = self.vector_ptr(h, q, d, None)?;
+                    let x = self.ids_op(Op::Load, vt, &[p])?;
+                    vectors[d as usize] = Some(x);
                     x
                 }
             };
-            words[k as usize][j as usize] = self.extract(u, quad, comp)?;
+            words[k as usize][j as usize] = self.extract(u, vector, comp)?;
         }
         let mut comps = Vec::new();
         for (k, w) in words.iter().enumerate() {
@@ -691,13 +774,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(comps)
     }
 
-    /// Stores the masked components of `c` (operands 3-6, of type `ty`) through the `uvec4`
-    /// view: a quad all of whose words are written as one `uvec4`, the others word by word,
-    /// so no word outside the mask is touched.
-    fn store_quads(&mut self, c: &Call<'_>, h: Handle, q: &Quads, ty: TypeId, mask: u32) -> Result<()> {
+    /// Stores the masked components of `c` (operands 3-6, of type `ty`) through a vector
+    /// view: a vector all of whose words are written as one, the others word by word, so no
+    /// word outside the mask is touched.
+    fn store_vectors(&mut self, c: &Call<'_>, h: Handle, q: &Vectors, ty: TypeId, mask: u32) -> Result<()> {
         let bits = self.scalar_bits(ty).unwrap_or(32);
         let u = self.cx.u32_t();
-        let mut quads = [[None; 4]; 3];
+        let mut vectors = [[None; 4]; MAX_VECTORS];
         for k in (0..4u32).filter(|k| mask & (1 << k) != 0) {
             let v = self.arg_val(c, 3 + k as usize)?;
             let parts = if bits == 64 {
@@ -709,20 +792,22 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             };
             for j in 0..bits / 32 {
                 let (d, comp) = q.place(k * (bits / 32) + j);
-                quads[d as usize][comp as usize] = Some(parts[j as usize]);
+                vectors[d as usize][comp as usize] = Some(parts[j as usize]);
             }
         }
-        for (d, words) in quads.iter().enumerate() {
-            if let [Some(w0), Some(w1), Some(w2), Some(w3)] = *words {
-                let u4 = self.cx.vec(u, 4);
-                let x = self.ids_op(Op::CompositeConstruct, u4, &[w0, w1, w2, w3])?;
-                let p = self.quad_ptr(h, q, d as u32, None)?;
+        let width = q.width as usize;
+        for (d, words) in vectors.iter().enumerate() {
+            let whole: Option<Vec<Word>> = words[..width].iter().copied().collect();
+            if let Some(ws) = whole {
+                let vt = self.cx.vec(u, q.width);
+                let x = self.ids_op(Op::CompositeConstruct, vt, &ws)?;
+                let p = self.vector_ptr(h, q, d as u32, None)?;
                 self.ids_void(Op::Store, &[p, x])?;
                 continue;
             }
             for (comp, w) in words.iter().enumerate() {
                 if let Some(x) = *w {
-                    let p = self.quad_ptr(h, q, d as u32, Some(comp as u32))?;
+                    let p = self.vector_ptr(h, q, d as u32, Some(comp as u32))?;
                     self.ids_void(Op::Store, &[p, x])?;
                 }
             }
@@ -740,8 +825,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ResShape::Words { .. } => {
                 let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
                 let mask = if c.op == DxOp::RawBufferLoad { self.arg_const(c, 3)? as u32 & used } else { used };
-                if let Some(q) = self.quad_access(c, h, rv.shape, scalar, mask)? {
-                    let comps = self.load_quads(h, &q, scalar, mask)?;
+                if let Some(q) = self.vector_access(c, h, rv.shape, scalar, mask)? {
+                    let comps = self.load_vectors(h, &q, scalar, mask)?;
                     return self.make_ret(c.ty, &comps, None);
                 }
                 let addr = self.byte_address(rv.shape, index, off)?;
@@ -811,8 +896,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         match rv.shape {
             ResShape::Words { .. } => {
                 let ty = self.arg_ty(c, 3)?;
-                if let Some(q) = self.quad_access(c, h, rv.shape, ty, mask & 0xF)? {
-                    return self.store_quads(c, h, &q, ty, mask & 0xF);
+                if let Some(q) = self.vector_access(c, h, rv.shape, ty, mask & 0xF)? {
+                    return self.store_vectors(c, h, &q, ty, mask & 0xF);
                 }
                 let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
                 let addr = self.byte_address(rv.shape, index, off)?;

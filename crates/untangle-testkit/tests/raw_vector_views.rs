@@ -1,0 +1,343 @@
+//! Vector views of raw buffers (`Resources::word_vectors`): a raw load or store of 2 or 4
+//! 32-bit words (or 1, 2, 3, 4 64-bit components) whose byte address is known from the IR
+//! to be a multiple of 8 or 16 goes through a `uvec2` or `uvec4` view of the buffer, one
+//! `OpLoad`/`OpStore` per vector instead of one per word; other addresses, three words and
+//! masks with gaps keep words.
+//!
+//! - Translation: the accesses each small kernel makes, counted by what its pointers point
+//!   to (a word, a `uvec2`, a `uvec4` of a storage buffer); every module passes `spirv-val`.
+//! - On a Vulkan device (feature `vulkan`; lavapipe in CI): loads and stores through the
+//!   views give D3D's per-word robustness, including at a vector that straddles the end of
+//!   the buffer (its in-bounds words read and written, the others 0 and dropped).
+
+use rspirv::dr::{Instruction, Module, Operand};
+use rspirv::spirv::{Op, StorageClass};
+use std::collections::HashMap;
+use untangle::dxil::{ResourceClass, ResourceKind};
+use untangle::Options;
+use untangle_testkit::check::spirv_val::find_spirv_val;
+use untangle_testkit::dxil_ops::shell::{Res, Shell};
+
+const DECLS: &str = "declare i32 @dx.op.threadId.i32(i32, i32)
+declare %dx.types.ResRet.i32 @dx.op.rawBufferLoad.i32(i32, %dx.types.Handle, i32, i32, i8, i32)
+declare %dx.types.ResRet.i64 @dx.op.rawBufferLoad.i64(i32, %dx.types.Handle, i32, i32, i8, i32)
+declare void @dx.op.rawBufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i8, i32)
+declare void @dx.op.rawBufferStore.i64(i32, %dx.types.Handle, i32, i32, i64, i64, i64, i64, i8, i32)
+declare %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32, %dx.types.Handle, i32, i32)
+declare void @dx.op.bufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i8)";
+
+/// A compute kernel (4 threads) around `body`, with raw UAVs `src` (u1) and `dst` (u2)
+/// besides the shell's `out` (u0).
+fn kernel(body: &str) -> String {
+    let mut shell = Shell::new("cs");
+    shell.threads = [4, 1, 1];
+    shell.resources.push(Res::new("src", ResourceClass::Uav, ResourceKind::RawBuffer, 1));
+    shell.resources.push(Res::new("dst", ResourceClass::Uav, ResourceKind::RawBuffer, 2));
+    shell.module(body, DECLS)
+}
+
+/// Storage-buffer loads and stores of the module by what they access: (32-bit words,
+/// `uvec2`s, `uvec4`s).
+#[derive(Debug, Default, PartialEq, Eq, Clone, Copy)]
+struct Counts {
+    words: usize,
+    pairs: usize,
+    quads: usize,
+}
+
+/// `(loads, stores)` of storage-buffer memory in `m`, by the pointee of their pointers.
+fn accesses(m: &Module) -> (Counts, Counts) {
+    let defs: HashMap<u32, &Instruction> = m
+        .types_global_values
+        .iter()
+        .chain(m.functions.iter().flat_map(|f| f.blocks.iter().flat_map(|b| b.instructions.iter())))
+        .filter_map(|i| i.result_id.map(|id| (id, i)))
+        .collect();
+    let id = |o: &Operand| match o {
+        Operand::IdRef(x) => *x,
+        _ => 0,
+    };
+    // What a storage-buffer pointer value points to: 1 (u32), 2 or 4 (uvecN), else None.
+    let pointee = |ptr: u32| -> Option<u32> {
+        let pt = defs.get(&ptr)?.result_type?;
+        let p = defs.get(&pt)?;
+        if p.class.opcode != Op::TypePointer || p.operands[0] != Operand::StorageClass(StorageClass::StorageBuffer) {
+            return None;
+        }
+        let t = defs.get(&id(&p.operands[1]))?;
+        match t.class.opcode {
+            Op::TypeInt if t.operands[0] == Operand::LiteralBit32(32) => Some(1),
+            Op::TypeVector => match t.operands[1] {
+                Operand::LiteralBit32(n) => Some(n),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    let (mut loads, mut stores) = (Counts::default(), Counts::default());
+    for f in &m.functions {
+        for i in f.blocks.iter().flat_map(|b| b.instructions.iter()) {
+            let c = match i.class.opcode {
+                Op::Load => &mut loads,
+                Op::Store => &mut stores,
+                _ => continue,
+            };
+            match pointee(id(&i.operands[0])) {
+                Some(1) => c.words += 1,
+                Some(2) => c.pairs += 1,
+                Some(4) => c.quads += 1,
+                _ => {}
+            }
+        }
+    }
+    (loads, stores)
+}
+
+fn translate(body: &str) -> Vec<u32> {
+    let t = untangle::translate(kernel(body).as_bytes(), &Options::default()).expect("translates");
+    if let Some(v) = find_spirv_val() {
+        v.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{e}\n{body}"));
+    }
+    t.words
+}
+
+fn counts(body: &str) -> (Counts, Counts) {
+    accesses(&rspirv::dr::load_words(translate(body)).expect("loads"))
+}
+
+const fn c(words: usize, pairs: usize, quads: usize) -> Counts {
+    Counts { words, pairs, quads }
+}
+
+/// `%a` = `tid << shift` (+ `add`), then a 32-bit load of `mask` from `src` at `%a`, its
+/// components summed and stored as one word to `out` at word 0.
+fn load_body(shift: u32, add: u32, mask: u32) -> String {
+    let mut s = format!(
+        "  %t = call i32 @dx.op.threadId.i32(i32 93, i32 0)
+  %a0 = shl i32 %t, {shift}
+  %a = add i32 %a0, {add}
+  %r = call %dx.types.ResRet.i32 @dx.op.rawBufferLoad.i32(i32 139, %dx.types.Handle %src, i32 %a, i32 undef, i8 {mask}, i32 4)
+  %s0 = add i32 0, 0
+"
+    );
+    for k in 0..4 {
+        if mask & (1 << k) != 0 {
+            s +=
+                &format!("  %x{k} = extractvalue %dx.types.ResRet.i32 %r, {k}\n  %s{} = add i32 %s{k}, %x{k}\n", k + 1);
+        } else {
+            s += &format!("  %s{} = add i32 %s{k}, 0\n", k + 1);
+        }
+    }
+    s += "  call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %out, i32 0, i32 undef, i32 %s4, i32 undef, i32 undef, i32 undef, i8 1, i32 4)
+  ret void";
+    s
+}
+
+/// `%a` = `tid << shift` (+ `add`), then a 32-bit store of `mask` (values `tid + k`) to `dst`.
+fn store_body(shift: u32, add: u32, mask: u32) -> String {
+    let v = |k: u32| if mask & (1 << k) != 0 { format!("i32 %v{k}") } else { "i32 undef".into() };
+    format!(
+        "  %t = call i32 @dx.op.threadId.i32(i32 93, i32 0)
+  %a0 = shl i32 %t, {shift}
+  %a = add i32 %a0, {add}
+  %v0 = add i32 %t, 0
+  %v1 = add i32 %t, 1
+  %v2 = add i32 %t, 2
+  %v3 = add i32 %t, 3
+  call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %dst, i32 %a, i32 undef, {}, {}, {}, {}, i8 {mask}, i32 4)
+  ret void",
+        v(0),
+        v(1),
+        v(2),
+        v(3)
+    )
+}
+
+/// The sink store of [`load_body`]: one word.
+const SINK: Counts = c(1, 0, 0);
+
+#[test]
+fn aligned_loads_go_through_vector_views() {
+    // (shift, add, mask) → loads.
+    let cases = [
+        ((4, 0, 15), c(0, 0, 1)),  // 16-aligned, 4 words: one uvec4
+        ((4, 16, 15), c(0, 0, 1)), // a sum of 16-aligned parts
+        ((5, 8, 15), c(0, 2, 0)),  // 8-aligned: two uvec2
+        ((3, 0, 3), c(0, 1, 0)),   // 2 words at 8-aligned: one uvec2
+        ((4, 0, 3), c(0, 1, 0)),   // 2 words at 16-aligned: one uvec2
+        ((2, 0, 15), c(4, 0, 0)),  // only 4-aligned: words
+        ((4, 4, 15), c(4, 0, 0)),  // 16-aligned + 4: words
+        ((4, 0, 7), c(3, 0, 0)),   // three words keep words
+        ((4, 0, 5), c(2, 0, 0)),   // a gap: words
+        ((4, 0, 1), c(1, 0, 0)),   // one word
+    ];
+    for ((shift, add, mask), want) in cases {
+        let (loads, stores) = counts(&load_body(shift, add, mask));
+        assert_eq!(loads, want, "load at tid << {shift} + {add}, mask {mask:#x}");
+        assert_eq!(stores, SINK, "load at tid << {shift} + {add}, mask {mask:#x}: the sink store");
+    }
+}
+
+#[test]
+fn aligned_stores_go_through_vector_views() {
+    let cases = [
+        ((4, 0, 15), c(0, 0, 1)),
+        ((6, 32, 15), c(0, 0, 1)),
+        ((3, 8, 15), c(0, 2, 0)),
+        ((3, 0, 3), c(0, 1, 0)),
+        ((2, 0, 15), c(4, 0, 0)),
+        ((4, 0, 7), c(3, 0, 0)),
+        ((4, 0, 11), c(3, 0, 0)),
+    ];
+    for ((shift, add, mask), want) in cases {
+        let (loads, stores) = counts(&store_body(shift, add, mask));
+        assert_eq!(stores, want, "store at tid << {shift} + {add}, mask {mask:#x}");
+        assert_eq!(loads, c(0, 0, 0), "store at tid << {shift} + {add}, mask {mask:#x}: no loads");
+    }
+}
+
+#[test]
+fn sixty_four_bit_components_and_buffer_ops() {
+    // One i64 at an 8-aligned address: one uvec2; two at a 16-aligned one: one uvec4;
+    // four: two uvec4.
+    let body64 = |shift: u32, mask: u32| {
+        let mut s = format!(
+            "  %t = call i32 @dx.op.threadId.i32(i32 93, i32 0)
+  %a = shl i32 %t, {shift}
+  %r = call %dx.types.ResRet.i64 @dx.op.rawBufferLoad.i64(i32 139, %dx.types.Handle %src, i32 %a, i32 undef, i8 {mask}, i32 8)
+"
+        );
+        let mut vals = Vec::new();
+        for k in 0..4 {
+            if mask & (1 << k) != 0 {
+                s += &format!("  %x{k} = extractvalue %dx.types.ResRet.i64 %r, {k}\n");
+                vals.push(format!("i64 %x{k}"));
+            } else {
+                vals.push("i64 undef".into());
+            }
+        }
+        s += &format!(
+            "  call void @dx.op.rawBufferStore.i64(i32 140, %dx.types.Handle %dst, i32 %a, i32 undef, {}, i8 {mask}, i32 8)
+  ret void",
+            vals.join(", ")
+        );
+        s
+    };
+    assert_eq!(counts(&body64(3, 1)), (c(0, 1, 0), c(0, 1, 0)));
+    assert_eq!(counts(&body64(4, 3)), (c(0, 0, 1), c(0, 0, 1)));
+    assert_eq!(counts(&body64(5, 15)), (c(0, 0, 2), c(0, 0, 2)));
+    assert_eq!(counts(&body64(3, 3)), (c(0, 2, 0), c(0, 2, 0)));
+    // SM 5.1-style bufferLoad/bufferStore on a raw buffer (all four words, mask 15).
+    let body = "  %t = call i32 @dx.op.threadId.i32(i32 93, i32 0)
+  %a = mul i32 %t, 16
+  %r = call %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32 68, %dx.types.Handle %src, i32 %a, i32 undef)
+  %x = extractvalue %dx.types.ResRet.i32 %r, 0
+  %y = extractvalue %dx.types.ResRet.i32 %r, 1
+  %z = extractvalue %dx.types.ResRet.i32 %r, 2
+  %w = extractvalue %dx.types.ResRet.i32 %r, 3
+  call void @dx.op.bufferStore.i32(i32 69, %dx.types.Handle %dst, i32 %a, i32 undef, i32 %w, i32 %z, i32 %y, i32 %x, i8 15)
+  ret void";
+    assert_eq!(counts(body), (c(0, 0, 1), c(0, 0, 1)));
+}
+
+#[test]
+fn one_view_per_width_and_buffer() {
+    // Two uvec4 loads and a uvec2 load of `src`: one uvec4 view and one uvec2 view, both
+    // at `src`'s binding, and `Aliased` with it (UAVs).
+    let body = "  %t = call i32 @dx.op.threadId.i32(i32 93, i32 0)
+  %a = shl i32 %t, 5
+  %b = add i32 %a, 16
+  %r = call %dx.types.ResRet.i32 @dx.op.rawBufferLoad.i32(i32 139, %dx.types.Handle %src, i32 %a, i32 undef, i8 15, i32 4)
+  %q = call %dx.types.ResRet.i32 @dx.op.rawBufferLoad.i32(i32 139, %dx.types.Handle %src, i32 %b, i32 undef, i8 15, i32 4)
+  %p = call %dx.types.ResRet.i32 @dx.op.rawBufferLoad.i32(i32 139, %dx.types.Handle %src, i32 %b, i32 undef, i8 3, i32 4)
+{}  call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %out, i32 0, i32 undef, i32 %s10, i32 undef, i32 undef, i32 undef, i8 1, i32 4)
+  ret void";
+    // Every component the loads read is used: `%s10` sums them.
+    let parts = [("r", 0), ("r", 1), ("r", 2), ("r", 3), ("q", 0), ("q", 1), ("q", 2), ("q", 3), ("p", 0), ("p", 1)];
+    let mut sums = String::from("  %s0 = add i32 0, 0\n");
+    for (n, (load, k)) in parts.iter().enumerate() {
+        sums += &format!(
+            "  %e{n} = extractvalue %dx.types.ResRet.i32 %{load}, {k}\n  %s{} = add i32 %s{n}, %e{n}\n",
+            n + 1
+        );
+    }
+    let body = body.replace("{}", &sums);
+    let m = rspirv::dr::load_words(translate(&body)).expect("loads");
+    let (loads, _) = accesses(&m);
+    assert_eq!(loads, c(0, 1, 2));
+    let named = |suffix: &str| {
+        m.debug_names
+            .iter()
+            .filter(|i| matches!(&i.operands[1], Operand::LiteralString(s) if s.ends_with(suffix)))
+            .count()
+    };
+    assert_eq!(named("_u32x4"), 1, "one uvec4 view");
+    assert_eq!(named("_u32x2"), 1, "one uvec2 view");
+}
+
+#[cfg(feature = "vulkan")]
+mod device {
+    use super::*;
+    use std::time::Duration;
+    use untangle_testkit::vulkan::{open_or_skip, Binding, Dispatch, Resource};
+
+    /// Thread `t` (of 4): `out.Store4(16t, src.Load4(16t))`, `out.Store2(64 + 8t,
+    /// src.Load2(8t))` and `dst.Store4(16t, 16t + (100, 101, 102, 103))`: the 4-word
+    /// accesses through `uvec4`s, the 2-word ones through `uvec2`s.
+    const BODY: &str = "  %t = call i32 @dx.op.threadId.i32(i32 93, i32 0)
+  %a = shl i32 %t, 4
+  %r = call %dx.types.ResRet.i32 @dx.op.rawBufferLoad.i32(i32 139, %dx.types.Handle %src, i32 %a, i32 undef, i8 15, i32 4)
+  %x = extractvalue %dx.types.ResRet.i32 %r, 0
+  %y = extractvalue %dx.types.ResRet.i32 %r, 1
+  %z = extractvalue %dx.types.ResRet.i32 %r, 2
+  %w = extractvalue %dx.types.ResRet.i32 %r, 3
+  call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %out, i32 %a, i32 undef, i32 %x, i32 %y, i32 %z, i32 %w, i8 15, i32 4)
+  %b = shl i32 %t, 3
+  %p = call %dx.types.ResRet.i32 @dx.op.rawBufferLoad.i32(i32 139, %dx.types.Handle %src, i32 %b, i32 undef, i8 3, i32 4)
+  %u = extractvalue %dx.types.ResRet.i32 %p, 0
+  %v = extractvalue %dx.types.ResRet.i32 %p, 1
+  %c = add i32 %b, 64
+  call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %out, i32 %c, i32 undef, i32 %u, i32 %v, i32 undef, i32 undef, i8 3, i32 4)
+  %v0 = add i32 %a, 100
+  %v1 = add i32 %a, 101
+  %v2 = add i32 %a, 102
+  %v3 = add i32 %a, 103
+  call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %dst, i32 %a, i32 undef, i32 %v0, i32 %v1, i32 %v2, i32 %v3, i8 15, i32 4)
+  ret void";
+
+    #[test]
+    fn vector_views_keep_per_word_robustness() {
+        let Some(mut gpu) = open_or_skip("vector_views_keep_per_word_robustness") else { return };
+        let t = untangle::translate(kernel(BODY).as_bytes(), &Options::default()).expect("translates");
+        let (loads, stores) = accesses(&rspirv::dr::load_words(t.words.clone()).expect("loads"));
+        assert_eq!((loads, stores), (c(0, 1, 1), c(0, 1, 2)), "the accesses go through the views");
+        let place = |name: &str| {
+            let r = t.bindings.iter().find(|r| r.name == name).expect("bound");
+            (r.set, r.binding)
+        };
+        // `src`: 6 words (the quad at byte 16 straddles its end); `dst`: 6 words.
+        let src: Vec<u32> = (1..=6).collect();
+        let dst = vec![0xaaaa_aaaa; 6];
+        let out = vec![0xbbbb_bbbb; 24];
+        let binding = |name: &str, words: &[u32]| {
+            let (set, b) = place(name);
+            Binding::new(set, b, Resource::words(words))
+        };
+        let d = Dispatch {
+            spirv: &t.words,
+            entry: &t.entry_point,
+            bindings: vec![binding("out", &out), binding("src", &src), binding("dst", &dst)],
+            groups: [1, 1, 1],
+            timeout: Duration::from_secs(60),
+            ..Default::default()
+        };
+        let r = gpu.dispatch(&d).expect("dispatches");
+        let got_out = r.words(0).expect("out");
+        let got_dst = r.words(2).expect("dst");
+        // D3D: each word of a raw access is bounds-checked on its own.
+        let mut want_out = vec![1, 2, 3, 4, 5, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        want_out.extend([1, 2, 3, 4, 5, 6, 0, 0]);
+        assert_eq!(got_out, want_out, "out: {got_out:x?}");
+        assert_eq!(got_dst, vec![100, 101, 102, 103, 116, 117], "dst: {got_dst:x?}");
+    }
+}
