@@ -94,6 +94,11 @@ pub struct Convert {
     /// enable `shaderFloatControls2`): drivers may not reassociate them.
     #[arg(long)]
     pub float_controls2: bool,
+    /// Raw-buffer accesses one 32-bit word at a time, as D3D bounds-checks them, instead of
+    /// through `uvec2`/`uvec4` views where the address is known aligned (a vector straddling
+    /// the end of a view is then dropped or kept whole as the driver chooses).
+    #[arg(long)]
+    pub per_word_raw_bounds: bool,
     /// Compute minimum-precision floats (`min16float`, in modules without native 16-bit
     /// types) in 32 bits instead of 16, for devices without `shaderFloat16`.
     #[arg(long)]

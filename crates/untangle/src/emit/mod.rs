@@ -226,6 +226,15 @@ pub struct Options {
     /// `true`; `false` keeps helpers in every wave operation, as dxil-spirv's
     /// `STRICT_HELPER_LANE_WAVE_OPS` off does.
     pub strict_helper_lane_wave_ops: bool,
+    /// Raw-buffer (`ByteAddressBuffer`) accesses of 2 or 4 whole words at an address the IR
+    /// shows aligned go through `uvec2`/`uvec4` views of the buffer: one access instead of
+    /// one per word. D3D bounds-checks each word of a raw access; a vector straddling the
+    /// end of a view whose size is not a multiple of the vector's is one partly
+    /// out-of-bounds access in Vulkan, which a driver may drop whole (NVIDIA reads 0 for all
+    /// of its words; lavapipe keeps the in-bounds ones). dxil-spirv vectorizes the same way,
+    /// and vkd3d-proton relies on it. `false` keeps one access per word: D3D's bounds, word
+    /// by word, on every driver. Default `true`.
+    pub raw_buffer_vectors: bool,
     /// `WaveGetLaneCount()` returns this constant instead of the subgroup size (a layer's
     /// workaround for applications that assume one wave size: vkd3d-proton's
     /// `FORCE_SUBGROUP_SIZE` quirks). Other wave operations are unchanged.
@@ -351,6 +360,7 @@ impl Default for Options {
             float_controls2: false,
             min_precision: MinPrecision::default(),
             strict_helper_lane_wave_ops: true,
+            raw_buffer_vectors: true,
             wave_lane_count: None,
             ray_traversal_primitive_culling: false,
             view_instancing: None,
@@ -750,6 +760,8 @@ pub struct StageIo {
     pub sampler_feedback: Option<SamplerFeedbackEncoding>,
     /// [`Options::vendor`].
     pub vendor: VendorFeatures,
+    /// [`Options::raw_buffer_vectors`].
+    pub raw_buffer_vectors: bool,
     /// Compute shaders: the most subgroups a group can have (`[numthreads]`'s product over
     /// `[WaveSize]`'s minimum, or the product when no wave size is declared): AGS WMMA's
     /// use changes through groupshared scratch take one slot per subgroup.

@@ -239,6 +239,7 @@ pub(crate) fn translate_entry_local(
     iface.stage.wave_lane_count = options.wave_lane_count;
     iface.stage.sampler_feedback = options.sampler_feedback;
     iface.stage.vendor = options.vendor;
+    iface.stage.raw_buffer_vectors = options.raw_buffer_vectors;
     if sm.kind == ShaderKind::Compute {
         if let Some([x, y, z]) = ep.properties.num_threads {
             let threads = x.saturating_mul(y).saturating_mul(z);

@@ -681,8 +681,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// vector's, and robust buffer access then reads 0 and drops writes exactly for the
     /// words D3D does. A vector straddling the end of a view whose size is not such a
     /// multiple is one access that is partly out of bounds, for which Vulkan lets the
-    /// implementation keep or zero its in-bounds words (lavapipe keeps them,
-    /// `tests/raw_vector_views.rs`); dxil-spirv vectorizes these accesses the same way.
+    /// implementation keep or zero its in-bounds words (lavapipe keeps them, NVIDIA zeroes
+    /// them: `tests/raw_vector_views.rs`); dxil-spirv vectorizes these accesses the same
+    /// way. `Options::raw_buffer_vectors` off keeps words.
     fn raw_vectors(
         &mut self,
         c: &Call<'_>,
@@ -691,6 +692,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         scalar: TypeId,
         mask: u32,
     ) -> Result<Option<Vectors>> {
+        if !self.iface.stage.raw_buffer_vectors {
+            return Ok(None);
+        }
         let bits = self.scalar_bits(scalar).unwrap_or(0);
         let mask = mask & 0xF;
         if !matches!(bits, 32 | 64) || mask == 0 || mask & (mask + 1) != 0 {
