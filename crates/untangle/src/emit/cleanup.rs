@@ -13,7 +13,9 @@
 //!   `PushConstant`) is answered by the same load earlier in the block, or by the value the
 //!   block last stored through the same pointer, while no instruction with an effect
 //!   (store, atomic, call, barrier, image write, anything not known to be pure) came in
-//!   between. Volatile and availability/visibility operands are never reused.
+//!   between; loads from memory the shader cannot write (`UniformConstant`, `Uniform`,
+//!   `PushConstant`) stay answerable across such instructions. Volatile and
+//!   availability/visibility operands are never reused.
 //!
 //! Within one function:
 //! - **Extracts of constructs**: `OpCompositeExtract c k` of a `OpCompositeConstruct` of a
@@ -65,7 +67,9 @@ const PLAIN_ACCESS: Word = 0x2 | 0x4;
 /// The opcodes whose instructions compute their result from their operands alone
 /// (identical instructions give identical results; an unused one can go), `GLSL.std.450`
 /// calls aside.
-const PURE_OPS: [Op; 50] = [
+const PURE_OPS: [Op; 51] = [
+    // A sampled image must be used in its own block, where the first one dominates.
+    Op::SampledImage,
     Op::AccessChain,
     Op::InBoundsAccessChain,
     Op::CompositeExtract,
@@ -147,6 +151,14 @@ fn pure_with(glsl: Option<Word>, op: Word, operands: &[Word]) -> bool {
 }
 
 /// Storage classes whose memory only this invocation writes, or nobody does.
+/// Storage classes that no instruction of the shader writes: a load from them gives the
+/// same value however many stores, calls and barriers come between.
+fn unwritable_class(class: Word) -> bool {
+    [StorageClass::Uniform, StorageClass::UniformConstant, StorageClass::PushConstant]
+        .iter()
+        .any(|&c| c as Word == class)
+}
+
 fn reusable_class(class: Word) -> bool {
     [
         StorageClass::Function,
@@ -372,7 +384,10 @@ impl Cleanup {
         if op == Op::Load || self.pure(op, operands) {
             return;
         }
-        self.loads.clear();
+        // Memory no instruction of the invocation can write (descriptors, constant buffers,
+        // push constants) keeps its loads; the rest may have changed.
+        let classes = &self.classes;
+        self.loads.retain(|k, _| k.get(1).is_some_and(|&ptr| unwritable_class(classes.get(ptr).wrapping_sub(1))));
         self.stored.clear();
         if op == Op::Store && operands.len() >= 2 && self.reusable_access(operands[0], &operands[2..]) {
             self.stored.insert(operands[0], operands[1]);
