@@ -234,7 +234,7 @@ fn linear_algebra_is_a_typed_error_naming_what_vulkan_lacks() {
         "MatrixAccumulatorKHR",
     )];
     for (calls, decls, op, reason, says) in cases {
-        let e = translate_cs(&linalg_cs(&calls, &decls)).unwrap_err();
+        let e = translate_cs(&linalg_cs(calls, decls)).unwrap_err();
         assert_eq!(refusal(&e), Some((op, reason)), "{e}");
         assert!(e.to_string().contains(says), "{e}");
     }
