@@ -95,12 +95,8 @@ fn not_translated(e: &untangle::Error) -> Option<NotTranslated> {
     Some(match e {
         Translate(TranslateError::Unsupported { .. }) => NotTranslated::PassInput,
         Translate(TranslateError::UnsupportedOp { reason: Refusal::DxbcConverterOnly, .. }) => NotTranslated::PassInput,
-        // DXC's validator tests of operations outside their stages, and SM 6.10 preview
-        // operations (issue 34, item 5): invalid input, or newer than what is lowered.
-        Translate(TranslateError::UnsupportedOp {
-            reason: Refusal::NotInStage | Refusal::NotLoweredYet(untangle::emit::support::Pending::LinearAlgebra),
-            ..
-        }) => NotTranslated::InvalidOrNewer,
+        // DXC's validator tests of operations outside their stages: invalid input.
+        Translate(TranslateError::UnsupportedOp { reason: Refusal::NotInStage, .. }) => NotTranslated::InvalidOrNewer,
         Translate(TranslateError::Malformed { .. } | TranslateError::Invalid { .. }) => NotTranslated::InvalidOrNewer,
         _ => return None,
     })

@@ -236,7 +236,10 @@ fn vendor_table(s: &mut String) {
          feature names its `Options::vendor` field, and is refused naming the Vulkan feature without\n\
          it. Tests: `vendor_ags` (translation, `spirv-val` at Vulkan 1.4, refusals, the corpus's 25\n\
          AGS shaders), `gpu_ags` (wave and lane intrinsics, float8 conversions, 64-bit atomics and,\n\
-         with `VK_KHR_cooperative_matrix`, a WMMA multiply-add run on a device). WMMA matrices travel\n\
+         with `VK_KHR_cooperative_matrix`, a WMMA multiply-add run on a device), `gpu_ags_corpus` (the\n\
+         corpus's eight non-FP8 WMMA shaders run on a device with the inputs and expected values of\n\
+         vkd3d-proton's tests, each also failing with one expected value changed; the FP8 ones refused\n\
+         without `float8`). With `amd_ags` the magic UAV has no row in the bindings table. WMMA matrices travel\n\
          as 8 opaque words; they may pass through PHIs (one `Function` variable a matrix) and\n\
          through `i32` allocas at `8 i + k`, stored and loaded whole (a `Function` array of\n\
          matrices; other memory is refused). An element index means the invocation's elements, whose\n\

@@ -205,16 +205,19 @@ fn dxc_linalg_tests_translate_or_are_refused() {
     assert_eq!(tally, EXPECTED_DXC_TALLY, "DXC LinAlgMatrix tests: outcomes changed");
 }
 
-/// 26 tests: 1 translates (an unused matrix slot); 12 stage tests stop at
-/// `LinAlgConvert` (not lowered; past it each also calls `GetCoordinate`,
-/// `QueryAccumulatorLayout` and `AccumulateToMemory`, which Vulkan cannot express); 3
-/// accumulate a wave or thread-group matrix into memory (no Vulkan instruction: the two
-/// groupshared-vector tests get through their fills, loads and stores first); the rest are
-/// invalid on purpose (DXC's validator rejects them: input errors, or an unsupported form
-/// where the invalid part is one untangle cannot lower anyway).
+/// 26 tests: 1 translates (an unused matrix slot); 12 stage tests get past their
+/// `LinAlgConvert` (`<16 x i32>` U32 → F8_E4M3FN, lowered since issue 34's last item) and
+/// stop at `LinAlgMatrixAccumulate`: in the 11 non-compute stages DXC's validator rejects it
+/// ("not valid in shader model", what those tests check), in the compute one Vulkan has no
+/// use-to-accumulator conversion; 3 accumulate a wave or thread-group matrix into memory (no
+/// Vulkan instruction: the two groupshared-vector tests get through their fills, loads and
+/// stores first); the rest are invalid on purpose (DXC's validator rejects them: input
+/// errors, or an unsupported form where the invalid part is one untangle cannot lower
+/// anyway).
 const EXPECTED_DXC_TALLY: &[(&str, usize)] = &[
     ("invalid", 9),
-    ("refused LinAlgConvert: NotLoweredYet(LinearAlgebra)", 12),
+    ("refused LinAlgMatrixAccumulate: NoVulkanFeature(LinAlgUseToAccumulator)", 1),
+    ("refused LinAlgMatrixAccumulate: NotInStage", 11),
     ("refused LinAlgMatrixAccumulateToDescriptor: NoVulkanFeature(LinAlgInterlockedAccumulate)", 1),
     ("refused LinAlgMatrixAccumulateToMemory: NoVulkanFeature(LinAlgInterlockedAccumulate)", 2),
     ("translates", 1),
@@ -346,4 +349,144 @@ fn what_cooperative_matrices_cannot_express_is_a_typed_error() {
         "(i32 -2147483634, %dx.types.Handle %weights, i32 0, i32 32, i32 2, i32 128)",
     );
     assert!(matches!(translate(&layout).unwrap_err(), Error::Translate(TranslateError::Invalid { .. })));
+}
+
+const CONVERT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/linalg/cs_linalg_convert.ll");
+
+/// `linAlgConvert` of every interpretation class (float, signed and unsigned integer,
+/// packed 8-bit integers, both float8 formats): plain SPIR-V that validates, unpacking
+/// and packing bytes, the saturating clamps, `RoundEven` before float→integer; float8
+/// emulated by default and `OpFConvert`s of `OpTypeFloat 8` with the saturation
+/// decoration under `vendor.float8`. (tests/gpu_linalg_convert.rs runs it.)
+#[test]
+fn convert_lowers_every_interpretation_class() {
+    let src = std::fs::read_to_string(CONVERT).unwrap();
+    let words = translate(&src).unwrap();
+    for env in ["vulkan1.3", "vulkan1.4"] {
+        untangle_spirv_tools::assert_valid(&words, env, &format!("cs_linalg_convert ({env})"));
+    }
+    let m = rspirv::dr::load_words(&words).unwrap();
+    let cap = |c: Capability| m.capabilities.iter().any(|i| i.operands[0] == Operand::Capability(c));
+    assert!(!cap(Capability::CooperativeVectorNV) && !cap(Capability::Float8EXT), "no extension needed");
+    let n = |op: Op| ops(&m, op).len();
+    // Packed sources: 6 conversions × 4 bytes; signed only for PackedS8x32; the two
+    // unsigned 8-bit ones of the same lane share their extracts.
+    assert_eq!((n(Op::BitFieldSExtract), n(Op::BitFieldUExtract)), (4, 16));
+    // Packed targets: 0, 1, 2, 5, 6, 9, 12 (4 bytes each) and 15 (2 bytes).
+    assert_eq!(n(Op::BitFieldInsert), 7 * 4 + 2);
+    // float → integer: f32 → packed s8, I32, U32, the 2-lane I8, and the E5M2 → I32
+    // conversion, each with the two saturating selects and NaN → 0.
+    assert_eq!(n(Op::ConvertFToS) + n(Op::ConvertFToU), 4 + 4 + 4 + 2 + 4);
+    assert_eq!(n(Op::IsNan), 18);
+    let glsl = |k: u32| {
+        body(&m)
+            .iter()
+            .filter(|i| i.class.opcode == Op::ExtInst && i.operands[1] == Operand::LiteralExtInstInteger(k))
+            .count()
+    };
+    assert_eq!(glsl(2), 18, "RoundEven before every float → integer conversion");
+    // Saturation of integers: I32 → packed U8 (SMax 0, SMin 255 per lane), U32 → I32 and
+    // packed U8 → I8 (UMin per lane); packed S8 → I32 needs none. The float8 encoder
+    // (16 encodes: 8 to E4M3, 8 to E5M2) adds 2 SMax each, and 2 UMin per E4M3 encode
+    // and 1 per E5M2 one.
+    assert_eq!(glsl(42), 4 + 16 * 2, "SMax");
+    assert_eq!(glsl(39), 4, "SMin");
+    assert_eq!(glsl(38), 8 + 8 * 2 + 8, "UMin");
+
+    // Native float8 conversions under vendor.float8.
+    let o = untangle::Options {
+        vendor: untangle::VendorFeatures { float8: true, ..Default::default() },
+        ..Default::default()
+    };
+    let words = untangle::translate(src.as_bytes(), &o).unwrap().words;
+    untangle_spirv_tools::assert_valid(&words, "vulkan1.4", "cs_linalg_convert (float8)");
+    let m = rspirv::dr::load_words(&words).unwrap();
+    assert!(m.capabilities.iter().any(|i| i.operands[0] == Operand::Capability(Capability::Float8EXT)));
+    let sat = m
+        .annotations
+        .iter()
+        .filter(|i| {
+            i.operands[1] == Operand::Decoration(rspirv::spirv::Decoration::SaturatedToLargestFloat8NormalConversionEXT)
+        })
+        .count();
+    // Encodes: f32 → E4M3 and E5M2 (4 each), i32 → E4M3 (4), E4M3 → E5M2 (4).
+    assert_eq!(sat, 16, "every conversion to float8 saturates");
+}
+
+/// A compute shader converting `input` (`in_ty`, zero) from `from` to `to` (`out_ty`).
+fn convert_cs(in_ty: &str, out_ty: &str, from: u32, to: u32) -> String {
+    let mangle = |t: &str| {
+        let t = t.trim_start_matches('<').trim_end_matches('>');
+        let (n, e) = t.split_once(" x ").map_or(("", t), |(n, e)| (n, e));
+        let e = match e {
+            "float" => "f32",
+            "half" => "f16",
+            "double" => "f64",
+            i => i,
+        };
+        if n.is_empty() {
+            e.to_string()
+        } else {
+            format!("v{n}{e}")
+        }
+    };
+    let f = format!("@dx.op.linAlgConvert.{}.{}", mangle(out_ty), mangle(in_ty));
+    format!(
+        "target datalayout = \"e-m:e-p:32:32-i1:32-i8:8-i16:16-i32:32-i64:64-f16:16-f32:32-f64:64-n8:16:32:64\"\n\
+         target triple = \"dxil-ms-dx\"\n\
+         define void @main() {{\n  %v = call {out_ty} {f}(i32 -2147483618, {in_ty} zeroinitializer, i32 {from}, i32 {to})\n  ret void\n}}\n\
+         declare {out_ty} {f}(i32, {in_ty}, i32, i32)\n\
+         !dx.version = !{{!0}}\n!dx.valver = !{{!0}}\n!dx.shaderModel = !{{!1}}\n!dx.entryPoints = !{{!2}}\n\
+         !0 = !{{i32 1, i32 10}}\n!1 = !{{!\"cs\", i32 6, i32 10}}\n\
+         !2 = !{{void ()* @main, !\"main\", null, null, !3}}\n!3 = !{{i32 4, !4}}\n!4 = !{{i32 1, i32 1, i32 1}}\n"
+    )
+}
+
+/// 16- and 64-bit lanes and every vector length class (2–4, 5–16, 17–1024 lanes):
+/// each validates.
+#[test]
+fn convert_covers_every_width_and_length_class() {
+    let cases = [
+        ("<4 x half>", "<4 x i16>", 8, 2),     // F16 → I16
+        ("<4 x half>", "<4 x i16>", 8, 3),     // F16 → U16
+        ("<4 x double>", "<4 x i64>", 10, 7),  // F64 → U64
+        ("<4 x i64>", "<4 x half>", 6, 8),     // I64 → F16
+        ("<4 x i16>", "<4 x i64>", 2, 6),      // I16 → I64
+        ("<4 x i64>", "<4 x i16>", 7, 2),      // U64 → I16
+        ("<4 x i16>", "i32", 3, 19),           // U16 → I8
+        ("<4 x half>", "i32", 8, 22),          // F16 → F8_E5M2
+        ("<4 x double>", "i32", 10, 21),       // F64 → F8_E4M3FN
+        ("i32", "<4 x double>", 22, 10),       // F8_E5M2 → F64
+        ("i32", "<4 x half>", 21, 8),          // F8_E4M3FN → F16
+        ("<4 x half>", "<4 x double>", 8, 10), // F16 → F64
+        ("<4 x float>", "<4 x float>", 9, 9),  // identity
+        ("<8 x float>", "<2 x i32>", 9, 19),   // 5–16 lanes
+        ("<5 x i32>", "<20 x float>", 20, 9),  // U8 × 20
+        ("<32 x i32>", "<128 x half>", 21, 8), // 17–1024 lanes
+        ("<1024 x float>", "<256 x i32>", 9, 17),
+    ];
+    for (in_ty, out_ty, from, to) in cases {
+        let what = format!("{in_ty} ({from}) → {out_ty} ({to})");
+        let words = translate(&convert_cs(in_ty, out_ty, from, to)).unwrap_or_else(|e| panic!("{what}: {e}"));
+        untangle_spirv_tools::assert_valid(&words, "vulkan1.4", &what);
+    }
+}
+
+/// BFloat16 is refused naming the pair; a wrong result length, lanes of another type than
+/// the interpretation's and a component type that is no LinAlg interpretation are input
+/// errors.
+#[test]
+fn convert_refusals_are_typed() {
+    let e = translate(&convert_cs("<4 x float>", "<2 x i32>", 9, 23)).unwrap_err();
+    assert!(matches!(e, Error::Translate(TranslateError::UnsupportedForm { .. })), "{e}");
+    assert!(e.to_string().contains("F32 → BFloat16"), "{e}");
+    for (in_ty, out_ty, from, to, says) in [
+        ("<4 x float>", "<2 x i32>", 9, 19, "2 lanes, but 4 lanes of F32 make 1 of I8"),
+        ("<4 x i32>", "<4 x float>", 9, 9, "not of the interpretation's type"),
+        ("<4 x i32>", "<4 x float>", 5, 13, "SNormF32 is not a LinAlg interpretation"),
+    ] {
+        let e = translate(&convert_cs(in_ty, out_ty, from, to)).unwrap_err();
+        assert!(matches!(e, Error::Translate(TranslateError::Invalid { .. })), "{e}");
+        assert!(e.to_string().contains(says), "{e}");
+    }
 }

@@ -7,7 +7,7 @@
 use rspirv::dr::{Instruction, Module, Operand};
 use rspirv::spirv::{BuiltIn, Capability, Decoration, Op};
 use untangle::emit::features::Enable;
-use untangle::emit::support::{Pending, Refusal, Uncovered};
+use untangle::emit::support::{Refusal, Uncovered};
 use untangle::{Error, ReorderExtension, Shader, TranslateError};
 
 const CS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpus/cs_sm610_preview.ll");
@@ -226,27 +226,15 @@ fn linalg_cs(calls: &str, decls: &str) -> String {
 
 #[test]
 fn linear_algebra_is_a_typed_error_naming_what_vulkan_lacks() {
-    let convert =
-        "  %v = call <4 x float> @dx.op.linAlgConvert.v4f32.v4f32(i32 -2147483618, <4 x float> zeroinitializer, i32 9, i32 8)";
-    let convert_decl = "declare <4 x float> @dx.op.linAlgConvert.v4f32.v4f32(i32, <4 x float>, i32, i32)";
-    let cases = [
-        (
-            convert.to_string(),
-            convert_decl.to_string(),
-            untangle::dxil::DxOp::LinAlgConvert,
-            Refusal::NotLoweredYet(Pending::LinearAlgebra),
-            "SPV_EXT_float8",
-        ),
-        (
-            "  %k = call i32 @dx.op.linAlgMatrixQueryAccumulatorLayout(i32 -2147483626)".into(),
-            "declare i32 @dx.op.linAlgMatrixQueryAccumulatorLayout(i32)".into(),
-            untangle::dxil::DxOp::LinAlgMatrixQueryAccumulatorLayout,
-            Refusal::NoVulkanFeature(Uncovered::LinAlgAccumulatorLayout),
-            "MatrixAccumulatorKHR",
-        ),
-    ];
+    let cases = [(
+        "  %k = call i32 @dx.op.linAlgMatrixQueryAccumulatorLayout(i32 -2147483626)",
+        "declare i32 @dx.op.linAlgMatrixQueryAccumulatorLayout(i32)",
+        untangle::dxil::DxOp::LinAlgMatrixQueryAccumulatorLayout,
+        Refusal::NoVulkanFeature(Uncovered::LinAlgAccumulatorLayout),
+        "MatrixAccumulatorKHR",
+    )];
     for (calls, decls, op, reason, says) in cases {
-        let e = translate_cs(&linalg_cs(&calls, &decls)).unwrap_err();
+        let e = translate_cs(&linalg_cs(calls, decls)).unwrap_err();
         assert_eq!(refusal(&e), Some((op, reason)), "{e}");
         assert!(e.to_string().contains(says), "{e}");
     }

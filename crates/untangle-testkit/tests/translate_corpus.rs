@@ -241,7 +241,7 @@ fn dxc_tests_of_the_tessellation_geometry_and_mesh_stages() {
     }
     // The corpus's two mesh and amplification tests are validator tests of SM 6.10's
     // experimental linear-algebra operations: a typed error naming the operation, which the
-    // table knows (SM 6.10 experimental) and which is not lowered yet.
+    // table knows (SM 6.10 experimental) and which DXIL does not allow in these stages.
     for name in ["linalgmatrix-stage-as.ll", "linalgmatrix-stage-ms.ll"] {
         let name = format!("LitDXILValidation.LinAlgMatrix.{name}");
         assert!(

@@ -91,61 +91,81 @@ fn vector_of(b: &mut Body, t: Scalar, n: u32) -> String {
 /// SM 6.10 LinAlg thread-scope matrices (`SPV_NV_cooperative_vector`): a 4x4 F32 A matrix
 /// loaded row major from a raw SRV multiplies a vector (and adds a bias); the outer product
 /// of two vectors and a vector accumulate into a raw UAV. `tests/linalg.rs` checks the
-/// instructions' operands.
+/// instructions' operands. And `linAlgConvert` (plain arithmetic).
 fn linalg_operations() -> Vec<Case> {
     let a = "%dx.types.LinAlgMatrixC9M4N4U0S0";
     let acc = "%dx.types.LinAlgMatrixC9M4N4U2S0";
-    vec![case(
-        "linalg.thread_scope",
-        ALL,
-        vec![Res::new("raw", RC::Srv, K::RawBuffer, 0), Res::new("rw", RC::Uav, K::RawBuffer, 1)],
-        move |b| {
-            b.declare(format!("{a} = type {{ i8* }}"));
-            b.declare(format!("{acc} = type {{ i8* }}"));
-            b.declare(format!(
+    vec![
+        case(
+            "linalg.thread_scope",
+            ALL,
+            vec![Res::new("raw", RC::Srv, K::RawBuffer, 0), Res::new("rw", RC::Uav, K::RawBuffer, 1)],
+            move |b| {
+                b.declare(format!("{a} = type {{ i8* }}"));
+                b.declare(format!("{acc} = type {{ i8* }}"));
+                b.declare(format!(
                 "declare {a} @dx.op.linAlgMatrixLoadFromDescriptor.mC9M4N4U0S0(i32, %dx.types.Handle, i32, i32, i32, i32)"
             ));
-            b.declare(format!(
+                b.declare(format!(
                 "declare <4 x float> @dx.op.linAlgMatVecMul.v4f32.mC9M4N4U0S0.v4f32(i32, {a}, i1, <4 x float>, i32)"
             ));
-            b.declare(format!(
+                b.declare(format!(
                 "declare <4 x float> @dx.op.linAlgMatVecMulAdd.v4f32.mC9M4N4U0S0.v4f32.v4f32(i32, {a}, i1, <4 x float>, i32, <4 x float>)"
             ));
-            b.declare(format!(
+                b.declare(format!(
                 "declare {acc} @dx.op.linAlgMatrixOuterProduct.mC9M4N4U2S0.v4f32.v4f32(i32, <4 x float>, <4 x float>)"
             ));
-            b.declare(format!(
+                b.declare(format!(
                 "declare void @dx.op.linAlgMatrixAccumulateToDescriptor.mC9M4N4U2S0(i32, {acc}, %dx.types.Handle, i32, i32, i32, i32)"
             ));
-            b.declare("declare void @dx.op.linAlgVectorAccumulateToDescriptor.v4f32(i32, %dx.types.Handle, i32, i32, <4 x float>)");
-            let x = vector_of(b, Scalar::F32, 4);
-            let m = b.fresh();
-            b.line(format!(
+                b.declare("declare void @dx.op.linAlgVectorAccumulateToDescriptor.v4f32(i32, %dx.types.Handle, i32, i32, <4 x float>)");
+                let x = vector_of(b, Scalar::F32, 4);
+                let m = b.fresh();
+                b.line(format!(
                 "{m} = call {a} @dx.op.linAlgMatrixLoadFromDescriptor.mC9M4N4U0S0(i32 -2147483634, %dx.types.Handle %raw, i32 0, i32 16, i32 0, i32 128)"
+            ));
+                let y = b.fresh();
+                b.line(format!(
+                "{y} = call <4 x float> @dx.op.linAlgMatVecMul.v4f32.mC9M4N4U0S0.v4f32(i32 -2147483623, {a} {m}, i1 true, <4 x float> {x}, i32 9)"
+            ));
+                let z = b.fresh();
+                b.line(format!(
+                "{z} = call <4 x float> @dx.op.linAlgMatVecMulAdd.v4f32.mC9M4N4U0S0.v4f32.v4f32(i32 -2147483622, {a} {m}, i1 true, <4 x float> {y}, i32 9, <4 x float> {x})"
+            ));
+                let o = b.fresh();
+                b.line(format!(
+                "{o} = call {acc} @dx.op.linAlgMatrixOuterProduct.mC9M4N4U2S0.v4f32.v4f32(i32 -2147483619, <4 x float> {x}, <4 x float> {z})"
+            ));
+                b.line(format!(
+                "call void @dx.op.linAlgMatrixAccumulateToDescriptor.mC9M4N4U2S0(i32 -2147483621, {acc} {o}, %dx.types.Handle %rw, i32 0, i32 0, i32 4, i32 128)"
+            ));
+                b.line(format!(
+                "call void @dx.op.linAlgVectorAccumulateToDescriptor.v4f32(i32 -2147483617, %dx.types.Handle %rw, i32 256, i32 64, <4 x float> {z})"
+            ));
+                let e = b.fresh();
+                b.line(format!("{e} = extractelement <4 x float> {z}, i32 3"));
+                b.output(Scalar::F32, &e);
+            },
+        ),
+        // `linAlgConvert`: F32 lanes to packed F8_E4M3FN and back (`tests/linalg.rs` covers every
+        // interpretation class, `tests/gpu_linalg_convert.rs` runs them).
+        case("linalg.convert", ALL, vec![], |b| {
+            b.declare("declare i32 @dx.op.linAlgConvert.i32.v4f32(i32, <4 x float>, i32, i32)");
+            b.declare("declare <4 x float> @dx.op.linAlgConvert.v4f32.i32(i32, i32, i32, i32)");
+            let x = vector_of(b, Scalar::F32, 4);
+            let p = b.fresh();
+            b.line(format!(
+                "{p} = call i32 @dx.op.linAlgConvert.i32.v4f32(i32 -2147483618, <4 x float> {x}, i32 9, i32 21)"
             ));
             let y = b.fresh();
             b.line(format!(
-                "{y} = call <4 x float> @dx.op.linAlgMatVecMul.v4f32.mC9M4N4U0S0.v4f32(i32 -2147483623, {a} {m}, i1 true, <4 x float> {x}, i32 9)"
-            ));
-            let z = b.fresh();
-            b.line(format!(
-                "{z} = call <4 x float> @dx.op.linAlgMatVecMulAdd.v4f32.mC9M4N4U0S0.v4f32.v4f32(i32 -2147483622, {a} {m}, i1 true, <4 x float> {y}, i32 9, <4 x float> {x})"
-            ));
-            let o = b.fresh();
-            b.line(format!(
-                "{o} = call {acc} @dx.op.linAlgMatrixOuterProduct.mC9M4N4U2S0.v4f32.v4f32(i32 -2147483619, <4 x float> {x}, <4 x float> {z})"
-            ));
-            b.line(format!(
-                "call void @dx.op.linAlgMatrixAccumulateToDescriptor.mC9M4N4U2S0(i32 -2147483621, {acc} {o}, %dx.types.Handle %rw, i32 0, i32 0, i32 4, i32 128)"
-            ));
-            b.line(format!(
-                "call void @dx.op.linAlgVectorAccumulateToDescriptor.v4f32(i32 -2147483617, %dx.types.Handle %rw, i32 256, i32 64, <4 x float> {z})"
+                "{y} = call <4 x float> @dx.op.linAlgConvert.v4f32.i32(i32 -2147483618, i32 {p}, i32 21, i32 9)"
             ));
             let e = b.fresh();
-            b.line(format!("{e} = extractelement <4 x float> {z}, i32 3"));
+            b.line(format!("{e} = extractelement <4 x float> {y}, i32 2"));
             b.output(Scalar::F32, &e);
-        },
-    )]
+        }),
+    ]
 }
 
 /// SM 6.10 LinAlg wave and thread-group matrices (cooperative matrices): a 16x16 F16 A

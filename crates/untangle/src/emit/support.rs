@@ -103,7 +103,8 @@ pub enum Family {
     /// `ByteAddressBuffer`, outer-product and vector accumulation into a
     /// `RWByteAddressBuffer` (`linalg.rs`, `SPV_NV_cooperative_vector`). Wave and thread-group
     /// scope: cooperative matrices (`linalg_matrix.rs`, `SPV_KHR_cooperative_matrix`,
-    /// `SPV_NV_cooperative_matrix2`).
+    /// `SPV_NV_cooperative_matrix2`). `LinAlgConvert`: per-element saturating conversions
+    /// (`linalg_convert.rs`).
     LinearAlgebra,
 }
 
@@ -182,33 +183,6 @@ pub enum Refusal {
     DxbcConverterOnly,
     /// No Vulkan feature covers the operation.
     NoVulkanFeature(Uncovered),
-    /// An SM 6.10 experimental operation whose lowering has not landed yet.
-    NotLoweredYet(Pending),
-}
-
-/// Newer operations (the SM 6.10 experimental table) known to the table and refused until
-/// their lowering lands (issue 34).
-#[derive(Copy, Clone, PartialEq, Eq, Debug, Serialize)]
-pub enum Pending {
-    /// SM 6.10 `LinAlgConvert` (hlsl-specs proposal 0035): a vector converted between
-    /// interpretations (packed 8-bit and float8 ones included) with the proposal's
-    /// saturating conversion rules. The matrices are lowered: thread scope through
-    /// `VK_NV_cooperative_vector`, wave and thread-group scope as cooperative matrices
-    /// ([`Family::LinearAlgebra`]).
-    LinearAlgebra,
-}
-
-impl Pending {
-    fn reason(self) -> &'static str {
-        match self {
-            Pending::LinearAlgebra => {
-                "SM 6.10 preview LinAlgConvert (a vector converted between LinAlg interpretations, packed 8-bit \
-                 and float8 ones included, saturating): its lowering (SPV_EXT_float8 conversions and clamps) has \
-                 not landed; the LinAlg matrices are lowered (thread scope: VK_NV_cooperative_vector; wave and \
-                 thread-group scope: VK_KHR_cooperative_matrix, VK_NV_cooperative_matrix2)"
-            }
-        }
-    }
 }
 
 /// Operations without a Vulkan counterpart.
@@ -268,7 +242,6 @@ impl Refusal {
                 OpCooperativeVectorOuterProductAccumulateNV accumulates only a thread's outer product of two \
                 vectors, which is how a thread-scope matrix is lowered)"
                 .into(),
-            Refusal::NotLoweredYet(p) => p.reason().into(),
             Refusal::DxbcConverterOnly => "an intermediate of DXC's DXBC converter, removed by its dxil-cleanup \
                                            pass; finished DXIL never contains it"
                 .into(),
@@ -457,12 +430,14 @@ fn owner(op: DxOp) -> Owner {
         HitObject_ClusterID | HitObject_TriangleObjectPosition => family(F::HitObjects),
         ExperimentalNop | DebugBreak | IsDebuggingEnabled => family(F::Debugging),
         // Thread scope through SPV_NV_cooperative_vector; `linalg.rs` refuses other scopes.
+        // `LinAlgConvert`: plain arithmetic (`linalg_convert.rs`).
         LinAlgMatrixLoadFromDescriptor
         | LinAlgMatVecMul
         | LinAlgMatVecMulAdd
         | LinAlgMatrixOuterProduct
         | LinAlgMatrixAccumulateToDescriptor
-        | LinAlgVectorAccumulateToDescriptor => family(F::LinearAlgebra),
+        | LinAlgVectorAccumulateToDescriptor
+        | LinAlgConvert => family(F::LinearAlgebra),
         LinAlgMatrixGetCoordinate => Owner::Refused(Refusal::NoVulkanFeature(Uncovered::LinAlgCoordinate)),
         LinAlgMatrixQueryAccumulatorLayout => {
             Owner::Refused(Refusal::NoVulkanFeature(Uncovered::LinAlgAccumulatorLayout))
@@ -482,7 +457,6 @@ fn owner(op: DxOp) -> Owner {
         | LinAlgMatrixStoreToMemory
         | LinAlgMatrixMultiply => family(F::LinearAlgebra),
         LinAlgMatrixAccumulate => Owner::Refused(Refusal::NoVulkanFeature(Uncovered::LinAlgUseToAccumulator)),
-        LinAlgConvert => Owner::Refused(Refusal::NotLoweredYet(Pending::LinearAlgebra)),
         HitObject_TraceRay
         | HitObject_FromRayQuery
         | HitObject_MakeMiss
@@ -708,8 +682,7 @@ mod tests {
         assert_eq!(support(DxOp::GetGroupWaveIndex, Pixel), Support::Refused(Refusal::NotInStage));
         assert_eq!(support(DxOp::TriangleObjectPosition, ClosestHit), Support::Lowered(Family::RayTracing));
         assert_eq!(support(DxOp::DebugBreak, Vertex), Support::Lowered(Family::Debugging));
-        let linalg = Support::Refused(Refusal::NotLoweredYet(Pending::LinearAlgebra));
-        assert_eq!(support(DxOp::LinAlgConvert, Compute), linalg);
+        assert_eq!(support(DxOp::LinAlgConvert, Compute), Support::Lowered(Family::LinearAlgebra));
         assert_eq!(support(DxOp::LinAlgMatrixMultiply, Compute), Support::Lowered(Family::LinearAlgebra));
         for op in ALL.iter().filter(|op| op.is_experimental() && !op.is_reserved()) {
             let s = support(*op, Compute);

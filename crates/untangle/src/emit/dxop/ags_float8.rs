@@ -49,15 +49,33 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// Converts `x` (a `u32`) as `cvt` says; returns the result's bits as a `u32`.
     pub(super) fn ags_float8(&mut self, cvt: Float8Cvt, saturate: bool, x: Word) -> Result<Word> {
         let to_f8 = matches!(cvt, Float8Cvt::F32ToFp8 | Float8Cvt::F32ToBf8);
-        let fmt = if matches!(cvt, Float8Cvt::Bf8ToF32 | Float8Cvt::F32ToBf8) { E5M2 } else { E4M3 };
-        if self.iface.stage.vendor.float8 {
-            return self.float8_native(&fmt, to_f8, saturate, x);
-        }
+        let e5m2 = matches!(cvt, Float8Cvt::Bf8ToF32 | Float8Cvt::F32ToBf8);
         if to_f8 {
-            self.float8_encode(&fmt, saturate, x)
+            self.float8_from_f32(e5m2, saturate, x)
         } else {
-            self.float8_decode(&fmt, x)
+            self.float8_to_f32(e5m2, x)
         }
+    }
+
+    /// The float8 code (E5M2 when `e5m2`, else E4M3, zero-extended to a `u32`) of the `f32`
+    /// whose bits are `x` (a `u32`), rounded to nearest even; `saturate` as described in
+    /// the module documentation. Native under `vendor.float8`, emulated otherwise.
+    pub(super) fn float8_from_f32(&mut self, e5m2: bool, saturate: bool, x: Word) -> Result<Word> {
+        let fmt = if e5m2 { E5M2 } else { E4M3 };
+        if self.iface.stage.vendor.float8 {
+            return self.float8_native(&fmt, true, saturate, x);
+        }
+        self.float8_encode(&fmt, saturate, x)
+    }
+
+    /// The bits (a `u32`) of the `f32` equal to the float8 code in the low byte of `x`
+    /// (exact). Native under `vendor.float8`, emulated otherwise.
+    pub(super) fn float8_to_f32(&mut self, e5m2: bool, x: Word) -> Result<Word> {
+        let fmt = if e5m2 { E5M2 } else { E4M3 };
+        if self.iface.stage.vendor.float8 {
+            return self.float8_native(&fmt, false, false, x);
+        }
+        self.float8_decode(&fmt, x)
     }
 
     fn float8_native(&mut self, fmt: &Format, to_f8: bool, saturate: bool, x: Word) -> Result<Word> {

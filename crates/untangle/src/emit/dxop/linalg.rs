@@ -30,7 +30,8 @@
 //! interpretation (the same width is then the identity, as in D3D).
 //!
 //! `Wave` and `ThreadGroup` matrices are register values, cooperative matrices: this module
-//! routes their operations (and their loads) to `linalg_matrix.rs`.
+//! routes their operations (and their loads) to `linalg_matrix.rs`. `linAlgConvert` (a vector
+//! converted between interpretations) is `linalg_convert.rs`.
 //!
 //! Refused with a typed error naming the case: a matrix operand that is not a load's direct
 //! result (through a PHI, select or memory), `BFloat16`
@@ -85,6 +86,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             | DxOp::LinAlgMatrixMultiply
             | DxOp::LinAlgMatrixMultiplyAccumulate
             | DxOp::LinAlgCopyConvertMatrix => self.linalg_matrix_op(c),
+            DxOp::LinAlgConvert => self.linalg_convert(c).map(Some),
             DxOp::LinAlgMatVecMul | DxOp::LinAlgMatVecMulAdd => self.linalg_mat_vec(c).map(Some),
             DxOp::LinAlgMatrixOuterProduct => self.linalg_outer_product(c).map(|()| None),
             DxOp::LinAlgMatrixAccumulateToDescriptor => self.linalg_accumulate_matrix(c).map(|()| None),

@@ -36,6 +36,7 @@ mod integer;
 mod interpolation;
 mod io;
 mod linalg;
+mod linalg_convert;
 mod linalg_matrix;
 mod math;
 mod mesh;
