@@ -174,6 +174,9 @@ fn rt_default_runs_closest_hit_miss_any_hit_intersection_and_local_constants() {
     assert_ne!(payloads(&wrong[1]), [[10.0, 20.0], [1000.0, 2000.0], [30.0, 40.0], [1000.0, 2000.0]]);
 }
 
+/// A pipeline module: entry name, SPIR-V words, stage.
+type RtModule = (String, Vec<u32>, ash::vk::ShaderStageFlags);
+
 /// The pipeline's modules: the entries `stages` of the library `text` (built into the test
 /// binary, which runs on the device machine without the repository), translated under the
 /// root signature `SRV(t0), UAV(u0)` with both bound by address (push constants), each
@@ -182,7 +185,7 @@ fn rt_default_runs_closest_hit_miss_any_hit_intersection_and_local_constants() {
 fn root_address_entries(
     text: &[u8],
     stages: &[(&str, ash::vk::ShaderStageFlags)],
-) -> (Vec<(String, Vec<u32>, ash::vk::ShaderStageFlags)>, Vec<(u32, Address)>) {
+) -> (Vec<RtModule>, Vec<(u32, Address)>) {
     let shader = Shader::parse(text).unwrap();
     let options = Options {
         root_signature: Some(RootSignatureBinding {
