@@ -720,7 +720,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let align = self.known_address_alignment(shape, c);
         let width = match () {
             _ if elems.is_multiple_of(4) && align >= elem_shift + 2 => 4,
-            _ if elems.is_multiple_of(2) && align >= elem_shift + 1 => 2,
+            _ if elems.is_multiple_of(2) && align > elem_shift => 2,
             _ => return Ok(None),
         };
         // 16-bit: only components 0..width exactly (no vector reaches a half not named).
