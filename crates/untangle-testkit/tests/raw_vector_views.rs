@@ -2,7 +2,9 @@
 //! 32-bit words (or 1, 2, 3, 4 64-bit components) whose byte address is known from the IR
 //! to be a multiple of 8 or 16 goes through a `uvec2` or `uvec4` view of the buffer, one
 //! `OpLoad`/`OpStore` per vector instead of one per word; other addresses, three words and
-//! masks with gaps keep words.
+//! masks with gaps keep words. 16-bit components 0..2 or 0..4 at addresses known to be
+//! multiples of 4 or 8 go through `u16vec2`/`u16vec4` views the same way; others keep
+//! 16-bit elements.
 //!
 //! - Translation: the accesses each small kernel makes, counted by what its pointers point
 //!   to (a word, a `uvec2`, a `uvec4` of a storage buffer); every module passes `spirv-val`.
@@ -24,7 +26,11 @@ declare %dx.types.ResRet.i64 @dx.op.rawBufferLoad.i64(i32, %dx.types.Handle, i32
 declare void @dx.op.rawBufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i8, i32)
 declare void @dx.op.rawBufferStore.i64(i32, %dx.types.Handle, i32, i32, i64, i64, i64, i64, i8, i32)
 declare %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32, %dx.types.Handle, i32, i32)
-declare void @dx.op.bufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i8)";
+declare void @dx.op.bufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i8)
+declare %dx.types.ResRet.i16 @dx.op.rawBufferLoad.i16(i32, %dx.types.Handle, i32, i32, i8, i32)
+declare %dx.types.ResRet.f16 @dx.op.rawBufferLoad.f16(i32, %dx.types.Handle, i32, i32, i8, i32)
+declare void @dx.op.rawBufferStore.i16(i32, %dx.types.Handle, i32, i32, i16, i16, i16, i16, i8, i32)
+declare void @dx.op.rawBufferStore.f16(i32, %dx.types.Handle, i32, i32, half, half, half, half, i8, i32)";
 
 /// A compute kernel (4 threads) around `body`, with raw UAVs `src` (u1) and `dst` (u2)
 /// besides the shell's `out` (u0).
@@ -45,8 +51,15 @@ struct Counts {
     quads: usize,
 }
 
-/// `(loads, stores)` of storage-buffer memory in `m`, by the pointee of their pointers.
+/// `(loads, stores)` of 32-bit storage-buffer memory in `m`, by the pointee of their
+/// pointers.
 fn accesses(m: &Module) -> (Counts, Counts) {
+    accesses_of(m, 32)
+}
+
+/// `(loads, stores)` of storage-buffer memory in `m` whose pointers point to `bits`-bit
+/// integers or vectors of them: (scalars, 2-vectors, 4-vectors).
+fn accesses_of(m: &Module, bits: u32) -> (Counts, Counts) {
     let defs: HashMap<u32, &Instruction> = m
         .types_global_values
         .iter()
@@ -57,7 +70,11 @@ fn accesses(m: &Module) -> (Counts, Counts) {
         Operand::IdRef(x) => *x,
         _ => 0,
     };
-    // What a storage-buffer pointer value points to: 1 (u32), 2 or 4 (uvecN), else None.
+    // What a storage-buffer pointer value points to: 1 (a `bits`-bit integer), 2 or 4 (a
+    // vector of them), else None.
+    let is_int = |t: u32| {
+        defs.get(&t).is_some_and(|t| t.class.opcode == Op::TypeInt && t.operands[0] == Operand::LiteralBit32(bits))
+    };
     let pointee = |ptr: u32| -> Option<u32> {
         let pt = defs.get(&ptr)?.result_type?;
         let p = defs.get(&pt)?;
@@ -66,8 +83,8 @@ fn accesses(m: &Module) -> (Counts, Counts) {
         }
         let t = defs.get(&id(&p.operands[1]))?;
         match t.class.opcode {
-            Op::TypeInt if t.operands[0] == Operand::LiteralBit32(32) => Some(1),
-            Op::TypeVector => match t.operands[1] {
+            Op::TypeInt if is_int(t.result_id?) => Some(1),
+            Op::TypeVector if is_int(id(&t.operands[0])) => match t.operands[1] {
                 Operand::LiteralBit32(n) => Some(n),
                 _ => None,
             },
@@ -275,6 +292,112 @@ fn one_view_per_width_and_buffer() {
     assert_eq!(named("_u32x2"), 1, "one uvec2 view");
 }
 
+/// `%a` = `tid << shift` (+ `add`), then a 16-bit load (`ty`: `i16` or `half`) of `mask`
+/// from `src` at `%a`, its components stored back with the same mask to `dst` at `%a`.
+fn copy16_body(ty: &str, shift: u32, add: u32, mask: u32) -> String {
+    let ov = if ty == "half" { "f16" } else { "i16" };
+    let mut s = format!(
+        "  %t = call i32 @dx.op.threadId.i32(i32 93, i32 0)
+  %a0 = shl i32 %t, {shift}
+  %a = add i32 %a0, {add}
+  %r = call %dx.types.ResRet.{ov} @dx.op.rawBufferLoad.{ov}(i32 139, %dx.types.Handle %src, i32 %a, i32 undef, i8 {mask}, i32 2)
+"
+    );
+    let mut vals = Vec::new();
+    for k in 0..4 {
+        if mask & (1 << k) != 0 {
+            s += &format!("  %x{k} = extractvalue %dx.types.ResRet.{ov} %r, {k}\n");
+            vals.push(format!("{ty} %x{k}"));
+        } else {
+            vals.push(format!("{ty} undef"));
+        }
+    }
+    s += &format!(
+        "  call void @dx.op.rawBufferStore.{ov}(i32 140, %dx.types.Handle %dst, i32 %a, i32 undef, {}, i8 {mask}, i32 2)
+  ret void",
+        vals.join(", ")
+    );
+    s
+}
+
+#[test]
+fn aligned_16_bit_accesses_go_through_u16_vector_views() {
+    // (shift, add, mask) → 16-bit (loads, stores) counted as (halves, u16vec2, u16vec4).
+    let cases = [
+        ((3, 0, 15), c(0, 0, 1)), // 8-aligned, four halves: one u16vec4
+        ((4, 8, 15), c(0, 0, 1)), // a sum of 8-aligned parts
+        ((2, 0, 3), c(0, 1, 0)),  // two halves at 4-aligned: one u16vec2
+        ((3, 4, 3), c(0, 1, 0)),  // 8-aligned + 4: still 4-aligned
+        ((2, 0, 15), c(4, 0, 0)), // four halves only 4-aligned: halves
+        ((3, 2, 15), c(4, 0, 0)), // 2-aligned: halves
+        ((1, 0, 3), c(2, 0, 0)),  // two halves at 2-aligned: halves
+        ((3, 0, 7), c(3, 0, 0)),  // three halves keep halves
+        ((3, 0, 6), c(2, 0, 0)),  // not from component 0: halves
+        ((3, 0, 1), c(1, 0, 0)),  // one half
+    ];
+    for ty in ["i16", "half"] {
+        for ((shift, add, mask), want) in cases {
+            let body = copy16_body(ty, shift, add, mask);
+            let m = rspirv::dr::load_words(translate(&body)).expect("loads");
+            let what = format!("{ty} at tid << {shift} + {add}, mask {mask:#x}");
+            assert_eq!(accesses_of(&m, 16), (want, want), "{what}");
+            assert_eq!(accesses(&m), (c(0, 0, 0), c(0, 0, 0)), "{what}: no 32-bit accesses");
+        }
+    }
+    // With `raw_buffer_vectors` off, every half alone.
+    let t = untangle::translate(
+        kernel(&copy16_body("i16", 3, 0, 15)).as_bytes(),
+        &Options { raw_buffer_vectors: false, ..Options::default() },
+    )
+    .expect("translates");
+    let m = rspirv::dr::load_words(t.words).expect("loads");
+    assert_eq!(accesses_of(&m, 16), (c(4, 0, 0), c(4, 0, 0)));
+}
+
+#[test]
+fn one_u16_vector_view_per_width_and_buffer() {
+    // Two u16vec4 loads and two u16vec2 loads of `src`: one view of each width, named and
+    // declared once, at `src`'s binding.
+    let body = "  %t = call i32 @dx.op.threadId.i32(i32 93, i32 0)
+  %a = shl i32 %t, 4
+  %b = add i32 %a, 8
+  %r = call %dx.types.ResRet.i16 @dx.op.rawBufferLoad.i16(i32 139, %dx.types.Handle %src, i32 %a, i32 undef, i8 15, i32 2)
+  %q = call %dx.types.ResRet.i16 @dx.op.rawBufferLoad.i16(i32 139, %dx.types.Handle %src, i32 %b, i32 undef, i8 15, i32 2)
+  %p = call %dx.types.ResRet.i16 @dx.op.rawBufferLoad.i16(i32 139, %dx.types.Handle %src, i32 %a, i32 undef, i8 3, i32 2)
+  %o = call %dx.types.ResRet.i16 @dx.op.rawBufferLoad.i16(i32 139, %dx.types.Handle %src, i32 %b, i32 undef, i8 3, i32 2)
+  %r0 = extractvalue %dx.types.ResRet.i16 %r, 0
+  %r1 = extractvalue %dx.types.ResRet.i16 %r, 1
+  %r2 = extractvalue %dx.types.ResRet.i16 %r, 2
+  %r3 = extractvalue %dx.types.ResRet.i16 %r, 3
+  %q0 = extractvalue %dx.types.ResRet.i16 %q, 0
+  %q1 = extractvalue %dx.types.ResRet.i16 %q, 1
+  %q2 = extractvalue %dx.types.ResRet.i16 %q, 2
+  %q3 = extractvalue %dx.types.ResRet.i16 %q, 3
+  %p0 = extractvalue %dx.types.ResRet.i16 %p, 0
+  %p1 = extractvalue %dx.types.ResRet.i16 %p, 1
+  %o0 = extractvalue %dx.types.ResRet.i16 %o, 0
+  %o1 = extractvalue %dx.types.ResRet.i16 %o, 1
+  call void @dx.op.rawBufferStore.i16(i32 140, %dx.types.Handle %dst, i32 %a, i32 undef, i16 %r0, i16 %r1, i16 %r2, i16 %r3, i8 15, i32 2)
+  call void @dx.op.rawBufferStore.i16(i32 140, %dx.types.Handle %dst, i32 %b, i32 undef, i16 %q0, i16 %q1, i16 %q2, i16 %q3, i8 15, i32 2)
+  %c = add i32 %a, 256
+  %d = add i32 %b, 256
+  call void @dx.op.rawBufferStore.i16(i32 140, %dx.types.Handle %dst, i32 %c, i32 undef, i16 %p0, i16 %p1, i16 undef, i16 undef, i8 3, i32 2)
+  call void @dx.op.rawBufferStore.i16(i32 140, %dx.types.Handle %dst, i32 %d, i32 undef, i16 %o0, i16 %o1, i16 undef, i16 undef, i8 3, i32 2)
+  ret void";
+    let m = rspirv::dr::load_words(translate(body)).expect("loads");
+    assert_eq!(accesses_of(&m, 16), (c(0, 2, 2), c(0, 2, 2)));
+    let named = |suffix: &str| {
+        m.debug_names
+            .iter()
+            .filter(|i| matches!(&i.operands[1], Operand::LiteralString(s) if s.ends_with(suffix)))
+            .count()
+    };
+    // `src` and `dst` each have one view of each width; no scalar 16-bit view is left.
+    assert_eq!(named("_u16x4"), 2, "one u16vec4 view per buffer");
+    assert_eq!(named("_u16x2"), 2, "one u16vec2 view per buffer");
+    assert_eq!(named("_u16"), 0, "no unused uint16_t view");
+}
+
 #[cfg(feature = "vulkan")]
 mod device {
     use super::*;
@@ -361,5 +484,74 @@ mod device {
         let dropped = out == dropped_out && dst == dropped_dst;
         eprintln!("straddling vectors: {}", if kept { "in-bounds words kept" } else { "dropped whole" });
         assert!(kept || dropped, "views: {out:x?} {dst:x?}");
+    }
+
+    /// Thread `t` (of 4): `v = src.Load<uint16_t4>(8t)`, `dst.Store<uint16_t2>(4t, v.yw)`,
+    /// `dst.Store<uint16_t2>(16 + 4t, v.xz)`, and `h = src.Load<half4>(8t)`,
+    /// `dst.Store<half2>(32 + 4t, h.zx)`, `dst.Store<half2>(48 + 4t, h.wy)` (bit patterns):
+    /// `u16vec4` loads, `u16vec2` stores, against the bytes D3D reads and writes, and then
+    /// the same with the views off.
+    #[test]
+    fn u16_vector_views_load_and_store_halves() {
+        let Some(mut gpu) = open_or_skip("u16_vector_views_load_and_store_halves") else { return };
+        let f = gpu.info().features.clone();
+        if !(f.shader_int16 && f.shader_float16) {
+            println!("skipped: the device lacks 16-bit types");
+            return;
+        }
+        let body = "  %t = call i32 @dx.op.threadId.i32(i32 93, i32 0)
+  %a = shl i32 %t, 3
+  %b = shl i32 %t, 2
+  %r = call %dx.types.ResRet.i16 @dx.op.rawBufferLoad.i16(i32 139, %dx.types.Handle %src, i32 %a, i32 undef, i8 15, i32 2)
+  %x = extractvalue %dx.types.ResRet.i16 %r, 0
+  %y = extractvalue %dx.types.ResRet.i16 %r, 1
+  %z = extractvalue %dx.types.ResRet.i16 %r, 2
+  %w = extractvalue %dx.types.ResRet.i16 %r, 3
+  call void @dx.op.rawBufferStore.i16(i32 140, %dx.types.Handle %dst, i32 %b, i32 undef, i16 %y, i16 %w, i16 undef, i16 undef, i8 3, i32 2)
+  %b1 = add i32 %b, 16
+  call void @dx.op.rawBufferStore.i16(i32 140, %dx.types.Handle %dst, i32 %b1, i32 undef, i16 %x, i16 %z, i16 undef, i16 undef, i8 3, i32 2)
+  %h = call %dx.types.ResRet.f16 @dx.op.rawBufferLoad.f16(i32 139, %dx.types.Handle %src, i32 %a, i32 undef, i8 15, i32 2)
+  %hx = extractvalue %dx.types.ResRet.f16 %h, 0
+  %hy = extractvalue %dx.types.ResRet.f16 %h, 1
+  %hz = extractvalue %dx.types.ResRet.f16 %h, 2
+  %hw = extractvalue %dx.types.ResRet.f16 %h, 3
+  %c = add i32 %b, 32
+  call void @dx.op.rawBufferStore.f16(i32 140, %dx.types.Handle %dst, i32 %c, i32 undef, half %hz, half %hx, half undef, half undef, i8 3, i32 2)
+  %c1 = add i32 %b, 48
+  call void @dx.op.rawBufferStore.f16(i32 140, %dx.types.Handle %dst, i32 %c1, i32 undef, half %hw, half %hy, half undef, half undef, i8 3, i32 2)
+  ret void";
+        // `src`: half `i` is 0x3c00 + i (finite half floats, so any conversion would show).
+        let src: Vec<u32> = (0..8u32).map(|w| (0x3c00 + 2 * w) | (0x3c00 + 2 * w + 1) << 16).collect();
+        let half = |i: u32| 0x3c00 + i;
+        let mut want = vec![0u32; 16];
+        for t in 0..4u32 {
+            let t4 = t as usize;
+            want[t4] = half(4 * t + 1) | half(4 * t + 3) << 16;
+            want[4 + t4] = half(4 * t) | half(4 * t + 2) << 16;
+            want[8 + t4] = half(4 * t + 2) | half(4 * t) << 16;
+            want[12 + t4] = half(4 * t + 3) | half(4 * t + 1) << 16;
+        }
+        for (options, views) in
+            [(Options::default(), true), (Options { raw_buffer_vectors: false, ..Options::default() }, false)]
+        {
+            let t = untangle::translate(kernel(body).as_bytes(), &options).expect("translates");
+            let m = rspirv::dr::load_words(t.words.clone()).expect("loads");
+            let want_counts = if views { (c(0, 0, 2), c(0, 4, 0)) } else { (c(8, 0, 0), c(8, 0, 0)) };
+            assert_eq!(accesses_of(&m, 16), want_counts, "views {views}");
+            let bind = |name: &str, words: &[u32]| {
+                let r = t.bindings.iter().find(|r| r.name == name).expect("bound");
+                Binding::new(r.set, r.binding, Resource::words(words))
+            };
+            let d = Dispatch {
+                spirv: &t.words,
+                entry: &t.entry_point,
+                bindings: vec![bind("out", &[0; 4]), bind("src", &src), bind("dst", &[0; 16])],
+                groups: [1, 1, 1],
+                timeout: Duration::from_secs(60),
+                ..Default::default()
+            };
+            let r = gpu.dispatch(&d).expect("dispatches");
+            assert_eq!(r.words(2).expect("dst"), want, "views {views}");
+        }
     }
 }

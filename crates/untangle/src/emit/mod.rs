@@ -1070,9 +1070,10 @@ pub struct Resources {
     /// with its own indexing: only the view's variable and type are shared
     /// ([`ResVar::of`]).
     halves16: BTreeMap<Word, ResVar>,
-    /// `uvec2` and `uvec4` views of raw and structured buffer variables, by the variable
-    /// they alias and the vector's width in words (shared as `halves16` are).
-    word_vectors: BTreeMap<(Word, u32), ResVar>,
+    /// `uvec2`/`uvec4` and `u16vec2`/`u16vec4` views of raw and structured buffer
+    /// variables, by the variable they alias, the element's bits and the vector's width
+    /// (shared as `halves16` are).
+    word_vectors: BTreeMap<(Word, u32, u32), ResVar>,
     /// The block types of those views, shared by the views of one element type, array
     /// stride and writability: (element, stride, writable) → block.
     view_blocks: BTreeMap<(Word, u32, bool), Word>,

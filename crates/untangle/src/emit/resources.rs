@@ -13,7 +13,9 @@
 //!   `{ uint16_t data[]; }` (byte address / 2; `Resources::halves16`), and accesses of
 //!   structured buffers whose stride is a multiple of 16, and of raw buffers at addresses
 //!   known to be multiples of 8 or 16, through one at `{ uvec2 data[]; }` or
-//!   `{ uvec4 data[]; }` (byte address / 8 or / 16; `Resources::word_vectors`), all
+//!   `{ uvec4 data[]; }` (byte address / 8 or / 16; `Resources::word_vectors`), and 16-bit
+//!   accesses of raw buffers at addresses known to be multiples of 4 or 8 through
+//!   `{ u16vec2 data[]; }` or `{ u16vec4 data[]; }` (byte address / 4 or / 8), all
 //!   `Aliased` for UAVs;
 //! - typed buffers and textures: `OpTypeImage` (sampled 1 for SRVs, 2 with unknown format for
 //!   UAVs); samplers: `OpTypeSampler`;
@@ -448,29 +450,35 @@ impl Resources {
         Some(v.of(primary))
     }
 
-    /// A view `{ uvecN data[]; }` (`N = width`, 2 or 4; array stride `4·N`) of the raw or
-    /// structured buffer variable `primary`, as [`Self::halves16`], so `N` consecutive words
-    /// at a byte address that is a multiple of `4·N` are loaded or stored at once. Used
-    /// where every vector accessed lies wholly inside the D3D view or wholly outside it
-    /// (see `dxop::buffers`), so robustness bounds it as it bounds each of its words.
-    /// `None` for root descriptors.
+    /// A view `{ uvecN data[]; }` (`bits` = 32) or `{ u16vecN data[]; }` (`bits` = 16) —
+    /// `N = width`, 2 or 4; array stride `N·bits/8` — of the raw or structured buffer
+    /// variable `primary`, as [`Self::halves16`], so `N` consecutive elements at a byte
+    /// address that is a multiple of the stride are loaded or stored at once. Used where
+    /// every vector accessed lies wholly inside the D3D view or wholly outside it (see
+    /// `dxop::buffers`), so robustness bounds it as it bounds each of its words. One view
+    /// per (variable, bits, width). `None` for root descriptors.
     pub fn word_vectors(
         &mut self,
         cx: &mut ModuleBuilder<'_>,
         primary: &ResVar,
         name: &str,
+        bits: u32,
         width: u32,
     ) -> Option<ResVar> {
-        if let Some(v) = self.word_vectors.get(&(primary.var, width)) {
+        if let Some(v) = self.word_vectors.get(&(primary.var, bits, width)) {
             return Some(v.of(primary));
         }
         if !aliasable(primary) {
             return None;
         }
-        let u = cx.u32_t();
-        let vt = cx.vec(u, width);
-        let v = aliased_view(cx, &mut self.view_blocks, primary, &format!("{name}_u32x{width}"), vt, 4 * width);
-        self.word_vectors.insert((primary.var, width), v);
+        if bits == 16 {
+            cx.capability(Capability::StorageBuffer16BitAccess);
+        }
+        let e = cx.uint(bits);
+        let vt = cx.vec(e, width);
+        let view_name = format!("{name}_u{bits}x{width}");
+        let v = aliased_view(cx, &mut self.view_blocks, primary, &view_name, vt, bits / 8 * width);
+        self.word_vectors.insert((primary.var, bits, width), v);
         Some(v.of(primary))
     }
 
@@ -1572,12 +1580,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(self.res.halves16(self.cx, &rv, &name))
     }
 
-    /// The `uvecN` view (`N = width`, [`Resources::word_vectors`]) of the raw or structured
-    /// buffer behind `h`; `None` where it has none (root descriptors).
-    pub fn word_vector_view(&mut self, h: Handle, width: u32) -> Result<Option<ResVar>> {
+    /// The `uvecN` (`bits` = 32) or `u16vecN` (`bits` = 16) view (`N = width`,
+    /// [`Resources::word_vectors`]) of the raw or structured buffer behind `h`; `None` where
+    /// it has none (root descriptors).
+    pub fn word_vector_view(&mut self, h: Handle, bits: u32, width: u32) -> Result<Option<ResVar>> {
         let rv = self.res_var(h)?;
         let name = self.view_name(h)?;
-        Ok(self.res.word_vectors(self.cx, &rv, &name, width))
+        Ok(self.res.word_vectors(self.cx, &rv, &name, bits, width))
     }
 
     /// The name a second view of `h`'s buffer is derived from.

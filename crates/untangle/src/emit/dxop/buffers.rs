@@ -20,8 +20,11 @@
 //! view or wholly outside); those of a raw buffer go through `uvec4`s or `uvec2`s when they
 //! are components `0..n` filling whole vectors and the byte address is known from the IR
 //! (constants, shifts and products by constants, sums of aligned parts) to be a multiple of
-//! the vector's size: one `OpLoad`/`OpStore` per vector instead of one per word. Bounds: see
-//! `raw_vectors`. Views with an offset table keep words.
+//! the vector's size: one `OpLoad`/`OpStore` per vector instead of one per word. 16-bit
+//! components `0..n` (n = 2 or 4) of a raw buffer at an address known to be a multiple of
+//! `2n` go through a `u16vec2` or `u16vec4` view the same way (one access instead of `n`
+//! 16-bit ones; sub-dword scalar accesses are slow on some GPUs). Bounds: see
+//! `raw_vectors`. Views with an offset table keep words (and halves).
 //!
 //! Residency: a typed buffer load whose status the program reads is an `OpImageSparseFetch`
 //! (SRV) or `OpImageSparseRead` (UAV) of the texel buffer, the status its residency code;
@@ -93,14 +96,17 @@ enum Lanes {
 /// pass 32 bits.
 const PAST_QUAD: u32 = FAR_ADDRESS / 16;
 
-/// Where a raw or structured buffer access goes through a `uvecN` view of its buffer
-/// (`Resources::word_vectors`, `N = width`): word `w` of the access is component
-/// `(first + w) % N` of vector `base + (first + w) / N`.
+/// Where a raw or structured buffer access goes through a `uvecN` or `u16vecN` view of its
+/// buffer (`Resources::word_vectors`, `N = width`, elements of `bits` bits, 32 or 16):
+/// element `w` of the access is component `(first + w) % N` of vector
+/// `base + (first + w) / N`. A component of 64 bits is two 32-bit elements (low first), of
+/// 32 or 16 bits one element of its own size.
 struct Vectors {
     view: ResVar,
     base: Word,
     first: u32,
     width: u32,
+    bits: u32,
 }
 
 impl Vectors {
@@ -642,7 +648,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if !o.is_multiple_of(4) || o >= 1 << 28 || self.res.offsets_of(h)?.is_some() {
             return Ok(None);
         }
-        let Some(view) = self.word_vector_view(h, 4)? else { return Ok(None) };
+        let Some(view) = self.word_vector_view(h, 32, 4)? else { return Ok(None) };
         let (m, n, first) = (s / 16, o as u32 / 16, (o as u32 % 16) / 4);
         let last = 31 - (mask & 0xF).leading_zeros();
         let spread = n + (first + (last + 1) * (bits / 32) - 1) / 4;
@@ -662,7 +668,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let past = self.cx.const_u32(PAST_QUAD);
             base = self.ids_op(Op::Select, u, &[wraps, past, base])?;
         }
-        Ok(Some(Vectors { view, base, first, width: 4 }))
+        Ok(Some(Vectors { view, base, first, width: 4, bits: 32 }))
     }
 
     /// The access of `c` (byte address operand 1, the components of `mask`, each of type
@@ -673,7 +679,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// of the vector's size (16 or 8 bytes) and the view has no offset table: vector
     /// `address / 16` (or `/ 8`), the address clamped to [`FAR_ADDRESS`] as the word path
     /// clamps it. Three 32-bit components keep words (a `uvec4` would reach a word the
-    /// access does not name).
+    /// access does not name). 16-bit components go the same way through a `u16vec4` or
+    /// `u16vec2` view (8 or 4 bytes) when they are components `0..4` or `0..2` exactly
+    /// (three keep halves: a `u16vec4` would reach a half, in a word, the access does not
+    /// name; four at an address known only to be 4-aligned keep halves too).
     ///
     /// Bounds: D3D checks each 32-bit word of a raw access against the view. A raw view
     /// starts 16-aligned (`D3D12_RAW_UAV_SRV_BYTE_ALIGNMENT`), so a vector of the view is
@@ -683,7 +692,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// multiple is one access that is partly out of bounds, for which Vulkan lets the
     /// implementation keep or zero its in-bounds words (lavapipe keeps them, NVIDIA zeroes
     /// them: `tests/raw_vector_views.rs`); dxil-spirv vectorizes these accesses the same
-    /// way. `Options::raw_buffer_vectors` off keeps words.
+    /// way. A raw view's size is a whole number of words, so a `u16vec2` (one word) is
+    /// always wholly inside or outside, and a `u16vec4` (two words) straddles exactly where
+    /// a `uvec2` would, with the same caveat. `Options::raw_buffer_vectors` off keeps words
+    /// (and 16-bit elements).
     fn raw_vectors(
         &mut self,
         c: &Call<'_>,
@@ -697,48 +709,57 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         let bits = self.scalar_bits(scalar).unwrap_or(0);
         let mask = mask & 0xF;
-        if !matches!(bits, 32 | 64) || mask == 0 || mask & (mask + 1) != 0 {
+        if !matches!(bits, 16 | 32 | 64) || mask == 0 || mask & (mask + 1) != 0 {
             return Ok(None);
         }
-        let words = mask.count_ones() * bits / 32;
+        // Elements of the view: 16-bit halves for 16-bit components, else 32-bit words.
+        let elem_bits = bits.min(32);
+        let elems = mask.count_ones() * bits / elem_bits;
+        // log2 of the element's size in bytes: 1 or 2.
+        let elem_shift = (elem_bits / 8).trailing_zeros();
         let align = self.known_address_alignment(shape, c);
         let width = match () {
-            _ if words.is_multiple_of(4) && align >= 4 => 4,
-            _ if words.is_multiple_of(2) && align >= 3 => 2,
+            _ if elems.is_multiple_of(4) && align >= elem_shift + 2 => 4,
+            _ if elems.is_multiple_of(2) && align > elem_shift => 2,
             _ => return Ok(None),
         };
+        // 16-bit: only components 0..width exactly (no vector reaches a half not named).
+        if bits == 16 && elems != width {
+            return Ok(None);
+        }
         if self.res.offsets_of(h)?.is_some() {
             return Ok(None);
         }
-        let Some(view) = self.word_vector_view(h, width)? else { return Ok(None) };
+        let Some(view) = self.word_vector_view(h, elem_bits, width)? else { return Ok(None) };
         let index = self.arg_val(c, 1)?;
         let addr = self.byte_address(shape, index, None)?;
         let u = self.cx.u32_t();
-        let shift = self.cx.const_u32(2 + width.trailing_zeros());
+        let shift = self.cx.const_u32(elem_shift + width.trailing_zeros());
         let base = self.ids_op(Op::ShiftRightLogical, u, &[addr, shift])?;
-        Ok(Some(Vectors { view, base, first: 0, width }))
+        Ok(Some(Vectors { view, base, first: 0, width, bits: elem_bits }))
     }
 
     /// A pointer to vector `d` after `q.base` (`comp`: to that component of it).
     fn vector_ptr(&mut self, h: Handle, q: &Vectors, d: u32, comp: Option<u32>) -> Result<Word> {
-        let u = self.cx.u32_t();
+        let e = self.cx.uint(q.bits);
         let at = self.add_const(q.base, d)?;
         match comp {
             None => {
-                let vt = self.cx.vec(u, q.width);
+                let vt = self.cx.vec(e, q.width);
                 self.view_ptr(h, &q.view, vt, &[at])
             }
             Some(k) => {
                 let kw = self.cx.const_u32(k);
-                self.view_ptr(h, &q.view, u, &[at, kw])
+                self.view_ptr(h, &q.view, e, &[at, kw])
             }
         }
     }
 
-    /// The words of the masked components (of `bits` bits each) of an access, in order:
-    /// (component, word within it).
-    fn access_words(mask: u32, bits: u32) -> impl Iterator<Item = (u32, u32)> {
-        (0..4u32).filter(move |k| mask & (1 << k) != 0).flat_map(move |k| (0..bits / 32).map(move |j| (k, j)))
+    /// The elements (of `elem_bits` bits) of the masked components (of `bits` bits each)
+    /// of an access, in order: (component, element within it).
+    fn access_words(mask: u32, bits: u32, elem_bits: u32) -> impl Iterator<Item = (u32, u32)> {
+        let per = (bits / elem_bits).max(1);
+        (0..4u32).filter(move |k| mask & (1 << k) != 0).flat_map(move |k| (0..per).map(move |j| (k, j)))
     }
 
     /// Loads the masked components of type `scalar` through a vector view: each vector
@@ -747,11 +768,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let bits = self.scalar_bits(scalar).unwrap_or(32);
         let st = self.cx.ty(scalar)?;
         let u = self.cx.u32_t();
-        let vt = self.cx.vec(u, q.width);
+        let e = self.cx.uint(q.bits);
+        let vt = self.cx.vec(e, q.width);
+        let per = bits / q.bits;
         let mut vectors: [Option<Word>; MAX_VECTORS] = [None; MAX_VECTORS];
         let mut words = [[0; 2]; 4];
-        for (k, j) in Self::access_words(mask, bits) {
-            let (d, comp) = q.place(k * (bits / 32) + j);
+        for (k, j) in Self::access_words(mask, bits, q.bits) {
+            let (d, comp) = q.place(k * per + j);
             let vector = match vectors[d as usize] {
                 Some(x) => x,
                 None => {
@@ -761,7 +784,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     x
                 }
             };
-            words[k as usize][j as usize] = self.extract(u, vector, comp)?;
+            words[k as usize][j as usize] = self.extract(e, vector, comp)?;
         }
         let mut comps = Vec::new();
         for (k, w) in words.iter().enumerate() {
@@ -771,6 +794,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let u2 = self.cx.vec(u, 2);
                 let pair = self.ids_op(Op::CompositeConstruct, u2, w)?;
                 self.ids_op(Op::Bitcast, st, &[pair])?
+            } else if bits == 16 {
+                // A 16-bit element as `load_halves` reads one.
+                if self.is_float_ty(scalar) {
+                    self.ids_op(Op::Bitcast, st, &[w[0]])?
+                } else {
+                    w[0]
+                }
             } else {
                 self.num_to_ir(w[0], Num::UInt, scalar)?
             });
@@ -784,18 +814,24 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn store_vectors(&mut self, c: &Call<'_>, h: Handle, q: &Vectors, ty: TypeId, mask: u32) -> Result<()> {
         let bits = self.scalar_bits(ty).unwrap_or(32);
         let u = self.cx.u32_t();
+        let e = self.cx.uint(q.bits);
+        let per = bits / q.bits;
         let mut vectors = [[None; 4]; MAX_VECTORS];
         for k in (0..4u32).filter(|k| mask & (1 << k) != 0) {
             let v = self.arg_val(c, 3 + k as usize)?;
-            let parts = if bits == 64 {
-                let u2 = self.cx.vec(u, 2);
-                let pair = self.ids_op(Op::Bitcast, u2, &[v])?;
-                [self.extract(u, pair, 0)?, self.extract(u, pair, 1)?]
-            } else {
-                [self.ir_to_num(v, ty, Num::UInt)?, 0]
+            let parts = match bits {
+                64 => {
+                    let u2 = self.cx.vec(u, 2);
+                    let pair = self.ids_op(Op::Bitcast, u2, &[v])?;
+                    [self.extract(u, pair, 0)?, self.extract(u, pair, 1)?]
+                }
+                // A 16-bit element as `store_halves` writes one.
+                16 if self.is_float_ty(ty) => [self.ids_op(Op::Bitcast, e, &[v])?, 0],
+                16 => [v, 0],
+                _ => [self.ir_to_num(v, ty, Num::UInt)?, 0],
             };
-            for j in 0..bits / 32 {
-                let (d, comp) = q.place(k * (bits / 32) + j);
+            for j in 0..per {
+                let (d, comp) = q.place(k * per + j);
                 vectors[d as usize][comp as usize] = Some(parts[j as usize]);
             }
         }
@@ -803,7 +839,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         for (d, words) in vectors.iter().enumerate() {
             let whole: Option<Vec<Word>> = words[..width].iter().copied().collect();
             if let Some(ws) = whole {
-                let vt = self.cx.vec(u, q.width);
+                let vt = self.cx.vec(e, q.width);
                 let x = self.ids_op(Op::CompositeConstruct, vt, &ws)?;
                 let p = self.vector_ptr(h, q, d as u32, None)?;
                 self.ids_void(Op::Store, &[p, x])?;
