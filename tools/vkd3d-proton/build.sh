@@ -114,8 +114,9 @@ untangle)
   ln -sfn "$repo/crates/untangle-dxil-spirv/include/dxil_spirv_c.h" "$sub/dxil_spirv_c.h"
   # Build the crate first, so ninja's own cargo step (meson/cargo-build.sh) finds it done and
   # the compilers do not share the cores with cargo.
-  log "cargo build --release -p untangle-dxil-spirv"
-  quiet "${CARGO:-cargo}" build --release --manifest-path "$repo/Cargo.toml" -p untangle-dxil-spirv --lib -j "$jobs"
+  export UNTANGLE_PROFILE=${UNTANGLE_PROFILE:-dist}
+  log "cargo build --profile $UNTANGLE_PROFILE -p untangle-dxil-spirv"
+  quiet "${CARGO:-cargo}" build --profile "$UNTANGLE_PROFILE" --manifest-path "$repo/Cargo.toml" -p untangle-dxil-spirv --lib -j "$jobs"
   build_delegate
   meson_build "$work/src-untangle/vkd3d" "$work/build-untangle" -Denable_tests=true \
     "-Ddxil-spirv:untangle_root=$repo" "-Ddxil-spirv:cargo=${CARGO:-cargo}"
