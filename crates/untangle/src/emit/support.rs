@@ -223,10 +223,11 @@ impl Refusal {
                 OpHitObjectRecordFromQueryEXT takes the hit kind only since the SPIR-V registry's 2026 revision, \
                 which the SPIRV-Tools untangle validates against (2025.5) rejects"
                 .into(),
-            Refusal::NoVulkanFeature(Uncovered::LinAlgCoordinate) => "Vulkan cannot query which row and column \
-                an element of a cooperative matrix holds: VK_KHR_cooperative_matrix leaves the mapping opaque, \
-                and VK_NV_cooperative_matrix2 exposes coordinates only to OpCooperativeMatrixPerElementOpNV's \
-                callback"
+            Refusal::NoVulkanFeature(Uncovered::LinAlgCoordinate) => "VK_KHR_cooperative_matrix leaves which row \
+                and column an element holds opaque, and VK_NV_cooperative_matrix2 exposes coordinates only to \
+                OpCooperativeMatrixPerElementOpNV's callback; OpCooperativeMatrixGetCoordinateEXT \
+                (SPV_EXT_cooperative_matrix_maintenance1) answers it, but the SPIRV-Tools untangle validates \
+                against (2025.5) does not know it and no target device exposes it yet"
                 .into(),
             Refusal::NoVulkanFeature(Uncovered::LinAlgAccumulatorLayout) => "Vulkan does not say whether its \
                 accumulator matrices (MatrixAccumulatorKHR, a use of their own) are laid out as A or as B \
@@ -234,8 +235,10 @@ impl Refusal {
                 .into(),
             Refusal::NoVulkanFeature(Uncovered::LinAlgUseToAccumulator) => "Vulkan cannot add an A or B \
                 cooperative matrix into an accumulator: the uses lay elements out differently, element-wise \
-                arithmetic needs operands of one use, and no instruction converts A or B matrices to accumulators \
-                (SPV_NV_cooperative_matrix2 converts accumulators to A or B only)"
+                arithmetic needs operands of one use, and no instruction of VK_KHR_cooperative_matrix or \
+                VK_NV_cooperative_matrix2 converts A or B matrices to accumulators (NV2 converts accumulators to \
+                A or B only; SPV_EXT_cooperative_matrix_maintenance1's OpCooperativeMatrixConvertUseEXT is newer \
+                than the SPIRV-Tools untangle validates against, 2025.5)"
                 .into(),
             Refusal::NoVulkanFeature(Uncovered::LinAlgInterlockedAccumulate) => "Vulkan has no atomic \
                 accumulating store of a wave or thread-group cooperative matrix (VK_NV_cooperative_vector's \
