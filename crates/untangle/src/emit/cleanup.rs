@@ -243,6 +243,9 @@ pub struct Cleanup {
     values: HashMap<Key, Word, FixedState>,
     /// This block's loads since the last effect: type and operands → result.
     loads: HashMap<Key, Word, FixedState>,
+    /// This block's loads from memory no instruction writes ([`unwritable_class`]), which
+    /// effects leave standing: type and operands → result.
+    constant_loads: HashMap<Key, Word, FixedState>,
     /// This block's stores since the last effect: pointer → value.
     stored: HashMap<Word, Word, FixedState>,
     /// This function's constructs: result → (type, constituents).
@@ -290,6 +293,7 @@ impl Cleanup {
     pub fn begin_block(&mut self) {
         self.values.clear();
         self.loads.clear();
+        self.constant_loads.clear();
         self.stored.clear();
     }
 
@@ -336,7 +340,12 @@ impl Cleanup {
                     return Answer::Reuse(v);
                 }
             }
-            match self.loads.entry(key(&[ty], operands)) {
+            let loads = if unwritable_class(self.classes.get(operands[0]).wrapping_sub(1)) {
+                &mut self.constant_loads
+            } else {
+                &mut self.loads
+            };
+            match loads.entry(key(&[ty], operands)) {
                 Entry::Occupied(e) => return Answer::Reuse(*e.get()),
                 Entry::Vacant(e) => {
                     e.insert(next_id);
@@ -384,10 +393,8 @@ impl Cleanup {
         if op == Op::Load || self.pure(op, operands) {
             return;
         }
-        // Memory no instruction of the invocation can write (descriptors, constant buffers,
-        // push constants) keeps its loads; the rest may have changed.
-        let classes = &self.classes;
-        self.loads.retain(|k, _| k.get(1).is_some_and(|&ptr| unwritable_class(classes.get(ptr).wrapping_sub(1))));
+        // `constant_loads` stay: nothing the invocation does changes that memory.
+        self.loads.clear();
         self.stored.clear();
         if op == Op::Store && operands.len() >= 2 && self.reusable_access(operands[0], &operands[2..]) {
             self.stored.insert(operands[0], operands[1]);
