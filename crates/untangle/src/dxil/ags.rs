@@ -30,7 +30,13 @@ pub const MAGIC_SPACE: u32 = 0x7FFF_0ADE;
 /// `r` is the magic UAV itself (`u0` in [`MAGIC_SPACE`]): a layer exposing AGS binds
 /// nothing there, its calls being intrinsics.
 pub fn is_magic_uav(r: &super::Resource) -> bool {
-    r.class == super::ResourceClass::Uav && r.space == MAGIC_SPACE && r.lower_bound == 0
+    is_magic_register(r.class, r.space, r.lower_bound)
+}
+
+/// Whether a range of class `class` starting at register `lower_bound` of `space` is the
+/// magic UAV.
+pub fn is_magic_register(class: super::ResourceClass, space: u32, lower_bound: u32) -> bool {
+    class == super::ResourceClass::Uav && space == MAGIC_SPACE && lower_bound == 0
 }
 
 /// The magic code in bits 28..31 of every instruction word.

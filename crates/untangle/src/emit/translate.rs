@@ -386,9 +386,8 @@ pub(crate) fn translate_entry_local(
             let mut rows = mapping_with_counters(&ep.resources, &default_placement, |r| uav_counted(r));
             if options.vendor.amd_ags {
                 // AGS's magic UAV is consumed by the lowering: nothing is declared there,
-                // and a layer must bind nothing (one row per resource, in order).
-                let mut keep = ep.resources.iter().map(|r| !crate::dxil::ags::is_magic_uav(r));
-                rows.retain(|_| keep.next().unwrap_or(true));
+                // and a layer must bind nothing.
+                rows.retain(|row| !crate::dxil::ags::is_magic_register(row.class, row.space, row.lower_bound));
             }
             rows
         }
