@@ -81,21 +81,6 @@ pub fn supported_op(op: DxOp) -> bool {
                 | FlattenedThreadIdInGroup
                 | MakeDouble
                 | SplitDouble
-                | WaveIsFirstLane
-                | WaveGetLaneIndex
-                | WaveGetLaneCount
-                | WaveAnyTrue
-                | WaveAllTrue
-                | WaveActiveAllEqual
-                | WaveActiveBallot
-                | WaveReadLaneAt
-                | WaveReadLaneFirst
-                | WaveActiveOp
-                | WaveActiveBit
-                | WavePrefixOp
-                | QuadReadLaneAt
-                | QuadOp
-                | QuadVote
                 | BitcastI16toF16
                 | BitcastF16toI16
                 | BitcastI32toF32
@@ -104,16 +89,11 @@ pub fn supported_op(op: DxOp) -> bool {
                 | BitcastF64toI64
                 | LegacyF32ToF16
                 | LegacyF16ToF32
-                | WaveAllBitCount
-                | WavePrefixBitCount
                 | RawBufferLoad
                 | RawBufferStore
                 | Dot2AddHalf
                 | Dot4AddI8Packed
                 | Dot4AddU8Packed
-                | WaveMatch
-                | WaveMultiPrefixOp
-                | WaveMultiPrefixBitCount
                 | AnnotateHandle
                 | CreateHandleFromBinding
                 | CreateHandleFromHeap
@@ -125,6 +105,7 @@ pub fn supported_op(op: DxOp) -> bool {
                 | VectorReduceOr
                 | FDot
         )
+        || op.is_wave_op()
         || super::ray_query::is_ray_query(op)
 }
 

@@ -28,34 +28,13 @@ use super::value::{mask, sext, Acc, Scalar, Val};
 use untangle::dxil::DxOp;
 use untangle::ir::InstId;
 
-/// Operations the scheduler must run for a whole instance at once.
+/// Operations the scheduler must run for a whole instance at once: every wave and quad
+/// operation (`DxOp::is_wave_op`) but the two lane queries, which each thread answers
+/// alone, and the derivatives, which read the quad.
 pub fn is_synchronising(op: DxOp) -> bool {
     use DxOp::*;
-    matches!(
-        op,
-        WaveIsFirstLane
-            | WaveAnyTrue
-            | WaveAllTrue
-            | WaveActiveAllEqual
-            | WaveActiveBallot
-            | WaveReadLaneAt
-            | WaveReadLaneFirst
-            | WaveActiveOp
-            | WaveActiveBit
-            | WavePrefixOp
-            | QuadReadLaneAt
-            | QuadOp
-            | QuadVote
-            | WaveAllBitCount
-            | WavePrefixBitCount
-            | WaveMatch
-            | WaveMultiPrefixOp
-            | WaveMultiPrefixBitCount
-            | DerivCoarseX
-            | DerivCoarseY
-            | DerivFineX
-            | DerivFineY
-    )
+    (op.is_wave_op() && !matches!(op, WaveGetLaneIndex | WaveGetLaneCount))
+        || matches!(op, DerivCoarseX | DerivCoarseY | DerivFineX | DerivFineY)
 }
 
 /// A compute thread's quad for derivatives (SM 6.6): 2×2 in X and Y when both group

@@ -193,15 +193,7 @@ impl Gpu {
             .tiling(vk::ImageTiling::OPTIMAL)
             .usage(usage)
             .initial_layout(vk::ImageLayout::UNDEFINED);
-        let image = dev.create_image(&info, None).map_err(vkr("vkCreateImage"))?;
-        s.images.push(image);
-        let req = dev.get_image_memory_requirements(image);
-        let alloc = vk::MemoryAllocateInfo::default()
-            .allocation_size(req.size)
-            .memory_type_index(self.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL)?);
-        let mem = dev.allocate_memory(&alloc, None).map_err(vkr("vkAllocateMemory"))?;
-        s.memories.push(mem);
-        dev.bind_image_memory(image, mem, 0).map_err(vkr("vkBindImageMemory"))?;
+        let image = self.bound_image(s, &info)?;
         let view_info = vk::ImageViewCreateInfo::default()
             .image(image)
             .view_type(if layers > 1 { vk::ImageViewType::TYPE_2D_ARRAY } else { vk::ImageViewType::TYPE_2D })

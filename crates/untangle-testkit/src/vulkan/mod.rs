@@ -864,6 +864,25 @@ impl Gpu {
             .ok_or(VkError::NoMemoryType)
     }
 
+    /// The image `info` describes, bound to device-local memory (any memory type where no
+    /// device-local one fits), both recorded in `s` to be freed with it.
+    ///
+    /// SAFETY: `s` belongs to this device.
+    unsafe fn bound_image(&self, s: &mut Scratch, info: &vk::ImageCreateInfo) -> Result<vk::Image, VkError> {
+        let dev = &self.device;
+        let image = dev.create_image(info, None).map_err(vkr("vkCreateImage"))?;
+        s.images.push(image);
+        let req = dev.get_image_memory_requirements(image);
+        let ti = self
+            .memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL)
+            .or_else(|_| self.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::empty()))?;
+        let alloc = vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(ti);
+        let mem = dev.allocate_memory(&alloc, None).map_err(vkr("vkAllocateMemory"))?;
+        s.memories.push(mem);
+        dev.bind_image_memory(image, mem, 0).map_err(vkr("vkBindImageMemory"))?;
+        Ok(image)
+    }
+
     /// A host-visible buffer holding `bytes` (at least 4 bytes), mapped.
     ///
     /// SAFETY: `s` belongs to this device.

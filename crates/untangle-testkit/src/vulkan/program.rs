@@ -381,16 +381,7 @@ impl Gpu {
                             .usage(usage)
                             .sharing_mode(vk::SharingMode::EXCLUSIVE)
                             .initial_layout(vk::ImageLayout::UNDEFINED);
-                        let image = dev.create_image(&info, None).map_err(vkr("vkCreateImage"))?;
-                        s.images.push(image);
-                        let req = dev.get_image_memory_requirements(image);
-                        let ti = self
-                            .memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL)
-                            .or_else(|_| self.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::empty()))?;
-                        let alloc = vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(ti);
-                        let mem = dev.allocate_memory(&alloc, None).map_err(vkr("vkAllocateMemory"))?;
-                        s.memories.push(mem);
-                        dev.bind_image_memory(image, mem, 0).map_err(vkr("vkBindImageMemory"))?;
+                        let image = self.bound_image(s, &info)?;
                         let range = vk::ImageSubresourceRange::default()
                             .aspect_mask(img.aspect())
                             .level_count(1)
