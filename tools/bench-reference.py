@@ -171,8 +171,10 @@ def quality(files, keep=None):
     for f in files:
         # With --quality-only the list is every cs/ps/vs file, some of which untangle refuses
         # without per-shader options (AGS magic UAVs): those have no pair.
-        subprocess.run([UNTANGLE, os.path.join(CORPUS, f), "-o", os.path.join(ud, f + ".spv")],
-                       capture_output=True)
+        # `--min-precision-32bit`: dxil-spirv's default (min16float computes in 32 bits); ours is
+        # native 16-bit, what vkd3d-proton asks of both where the device has it. Same semantics.
+        subprocess.run([UNTANGLE, os.path.join(CORPUS, f), "--min-precision-32bit", "-o",
+                        os.path.join(ud, f + ".spv")], capture_output=True)
     totals = {"untangle": {}, "reference": {}}
     # Remappers change what the reference accepts: compare where both wrote a module.
     files = [f for f in files if all(os.path.exists(os.path.join(d, f + ".spv")) for d in (ud, rd))]

@@ -15,7 +15,7 @@
 //! - **Low-level modules** hold data and utilities. Each imports only other low-level
 //!   modules (without circles) and the layers under `emit`, never the root or a leaf:
 //!   [`writer`] (the module's words), `cleanup` (the writer's local clean-ups: value
-//!   numbering, load reuse, dead code), [`control`] (merge and dispatch instructions, shared
+//!   numbering, load reuse, dead code), `access` (read-only and write-only descriptors), [`control`] (merge and dispatch instructions, shared
 //!   with shape mode), [`module`] ([`ModuleBuilder`]: types, constants, capabilities,
 //!   globals), `error` ([`Error`]), [`support`](mod@support) (which operation is
 //!   lowered in which stage), [`binding_model`] (where registers land without a root
@@ -85,6 +85,7 @@ macro_rules! remap_callback {
     };
 }
 
+mod access;
 pub mod binding_model;
 mod cleanup;
 pub mod control;

@@ -31,6 +31,7 @@
 //!
 //! A low-level module of `emit` (see its documentation): it imports nothing from `emit`.
 
+use super::access;
 use super::cleanup::{self, Answer, Cleanup};
 use foldhash::fast::FixedState;
 use rspirv::binary::Assemble;
@@ -226,7 +227,8 @@ impl Builder {
     /// The module: header (bound = the next unused id) and every section in order; with
     /// the clean-ups on, without the types, constants, undefs and storage-buffer variables
     /// nothing uses (`cleanup::prune_globals`) and their names, decorations and places in
-    /// entry-point interfaces.
+    /// entry-point interfaces, and with `NonWritable`/`NonReadable` on the storage buffers and
+    /// images the functions only read or only write (`access`).
     pub fn assemble(&self) -> BuildResult<Vec<Word>> {
         if self.too_long {
             return Err(BuildError::InstructionTooLong);
@@ -236,12 +238,14 @@ impl Builder {
         }
         let users = [&self.entry_points[..], &self.execution_modes[..], &self.functions[..]];
         let (globals, removed) = cleanup::prune_globals(&self.globals, &users, &self.annotations, self.next_id);
-        if removed.is_empty() {
+        let access = access::access_decorations(&globals, &self.annotations, &self.functions, self.next_id);
+        if removed.is_empty() && access.is_empty() {
             return Ok(self.assemble_from(&self.debug_names, &self.annotations, &globals));
         }
         let (mut names, mut annotations) = (self.debug_names.clone(), self.annotations.clone());
         cleanup::drop_targets(&mut names, &removed);
         cleanup::drop_targets(&mut annotations, &removed);
+        annotations.extend_from_slice(&access);
         let entry_points = cleanup::drop_interface(&self.entry_points, &removed);
         Ok(self.assemble_with(&entry_points, &names, &annotations, &globals))
     }

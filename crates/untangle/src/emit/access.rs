@@ -1,0 +1,284 @@
+//! Read-only and write-only descriptors: `NonWritable` and `NonReadable` on the variables
+//! of storage buffers and storage images that the module only reads or only writes.
+//!
+//! D3D declares a UAV readable and writable whatever a shader does with it; SPIR-V lets the
+//! module say more. NVIDIA's compiler takes a read-only storage buffer's loads through its
+//! read-only path and a write-only one's stores without keeping reads ordered: on the H200,
+//! decorating the read-only UAVs of vkd3d-proton's `oob_behavior_vectorized_byte_address`
+//! shaders cut their pipeline creation by a fifth (BENCHMARKS.md, "Generated code on the
+//! H200"). dxil-spirv decorates the same way, so layers already run modules so marked.
+//!
+//! # Invariants
+//! - A variable is decorated `NonWritable` only if no instruction of the module may write
+//!   through it, and `NonReadable` only if none may read through it. Accesses are followed
+//!   from the variable through `OpAccessChain`, `OpInBoundsAccessChain`,
+//!   `OpPtrAccessChain` and `OpCopyObject` (pointers) and, for images, through the
+//!   `OpLoad` of the descriptor (image values). A use this module does not know (a call, a
+//!   `OpPhi`, `OpSelect`, a store *of* the pointer, any unknown opcode) counts as both a
+//!   read and a write: unknown means no decoration, never a wrong one.
+//! - Views alias: the variables of one descriptor (`DescriptorSet`, `Binding`) — the
+//!   `uvec2`/`uvec4`/16-bit views of a raw buffer, a heap's arrays — share their access:
+//!   one written view makes all of them writable. Variables without a binding stand alone.
+//! - Storage buffers (`StorageBuffer` variables) and storage images and texel buffers
+//!   (`UniformConstant` variables of `OpTypeImage` with `Sampled` 2, or arrays of them) are
+//!   considered; other descriptors are never written by a shader and keep what the emitter
+//!   gave them. A decoration the variable already has is not repeated.
+//!
+//! # Cost
+//! One walk over the function words and one over the annotations and globals, with a
+//! dense table indexed by result id: O(words + bound).
+
+use rspirv::spirv::{Decoration, Op, StorageClass, Word};
+
+/// What the module does through a variable (or through the views of its descriptor).
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+struct Access {
+    read: bool,
+    write: bool,
+}
+
+/// A tracked id: which variable it derives from, and whether it is a pointer into the
+/// resource or an image value loaded from the descriptor.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tracked {
+    None,
+    Pointer(u32),
+    Image(u32),
+}
+
+/// A candidate variable: a storage buffer or a storage image.
+#[derive(Clone, Copy)]
+struct Candidate {
+    var: Word,
+    /// `UniformConstant` (an image or an array of images), not `StorageBuffer`.
+    image: bool,
+    /// The pointee type: a storage buffer's block, whose members may be decorated already.
+    pointee: Word,
+}
+
+fn op_of(w: Word) -> u32 {
+    w & 0xffff
+}
+
+/// Whole instructions of `words`: (start, end) of each, in order.
+fn spans(words: &[Word]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        (at < words.len()).then(|| {
+            let end = (at + ((words[at] >> 16) as usize).max(1)).min(words.len());
+            let span = (at, end);
+            at = end;
+            span
+        })
+    })
+}
+
+/// The candidate variables of `globals`, in order.
+fn candidates(globals: &[Word], bound: usize) -> Vec<Candidate> {
+    // Pointee of each pointer type, element of each array, whether an image is a storage one.
+    let mut pointee = vec![0 as Word; bound];
+    let mut element = vec![0 as Word; bound];
+    let mut storage_image = vec![false; bound];
+    let mut vars = Vec::new();
+    for (s, e) in spans(globals) {
+        let inst = &globals[s..e];
+        let get = |k: usize| inst.get(k).copied().unwrap_or(0) as usize;
+        match op_of(inst[0]) {
+            o if o == Op::TypePointer as u32 && get(1) < bound => pointee[get(1)] = get(3) as Word,
+            o if (o == Op::TypeArray as u32 || o == Op::TypeRuntimeArray as u32) && get(1) < bound => {
+                element[get(1)] = get(2) as Word
+            }
+            // OpTypeImage result, sampled type, dim, depth, arrayed, ms, sampled, format.
+            o if o == Op::TypeImage as u32 && get(1) < bound => storage_image[get(1)] = get(7) == 2,
+            o if o == Op::Variable as u32 && get(2) < bound => {
+                let class = get(3) as u32;
+                let to = pointee.get(get(1)).copied().unwrap_or(0);
+                let var = get(2) as Word;
+                if class == StorageClass::StorageBuffer as u32 {
+                    vars.push(Candidate { var, image: false, pointee: to });
+                } else if class == StorageClass::UniformConstant as u32 {
+                    let mut ty = to as usize;
+                    while ty != 0 && ty < bound && element[ty] != 0 {
+                        ty = element[ty] as usize;
+                    }
+                    if ty < bound && storage_image[ty] {
+                        vars.push(Candidate { var, image: true, pointee: to });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    vars
+}
+
+/// What a use of a tracked id as word `k` of an instruction with opcode `op` does (word 0
+/// is the opcode; an instruction with a result has its type at 1 and its id at 2). `image`
+/// says the id is an image value. Positions are those of the SPIR-V grammar; any other
+/// opcode or position is both a read and a write.
+fn classify(op: u32, k: usize, image: bool) -> Access {
+    const BOTH: Access = Access { read: true, write: true };
+    const READ: Access = Access { read: true, write: false };
+    const WRITE: Access = Access { read: false, write: true };
+    const NONE: Access = Access { read: false, write: false };
+    let is = |o: Op| op == o as u32;
+    // The first operand of an instruction with a result.
+    let first = 3;
+    if image {
+        return match () {
+            _ if (is(Op::ImageRead) || is(Op::ImageSparseRead)) && k == first => READ,
+            _ if is(Op::ImageWrite) && k == 1 => WRITE,
+            _ if (is(Op::ImageQuerySize)
+                || is(Op::ImageQuerySizeLod)
+                || is(Op::ImageQueryLevels)
+                || is(Op::ImageQuerySamples)
+                || is(Op::ImageQueryFormat)
+                || is(Op::ImageQueryOrder))
+                && k == first =>
+            {
+                NONE
+            }
+            _ => BOTH,
+        };
+    }
+    match () {
+        _ if is(Op::Load) && k == first => READ,
+        _ if is(Op::Store) && k == 1 => WRITE,
+        _ if is(Op::ArrayLength) && k == first => NONE,
+        _ if is(Op::AtomicLoad) && k == first => READ,
+        _ if is(Op::AtomicStore) && k == 1 => WRITE,
+        _ if is(Op::CooperativeMatrixLoadKHR) && k == first => READ,
+        _ if is(Op::CooperativeMatrixStoreKHR) && k == 1 => WRITE,
+        _ => BOTH,
+    }
+}
+
+/// Encoded `OpDecorate %var NonWritable` / `NonReadable` instructions for the storage
+/// buffers and storage images of the module (sections as the writer keeps them) that it
+/// only reads or only writes; `bound` is the module's id bound.
+pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[Word], bound: Word) -> Vec<Word> {
+    let bound = bound as usize;
+    let vars = candidates(globals, bound);
+    if vars.is_empty() {
+        return Vec::new();
+    }
+    // Index of each candidate by id; its access so far.
+    let mut var_index = vec![u32::MAX; bound];
+    for (i, c) in vars.iter().enumerate() {
+        var_index[c.var as usize] = i as u32;
+    }
+    let mut access = vec![Access::default(); vars.len()];
+    let mut tracked = vec![Tracked::None; bound];
+    for (i, c) in vars.iter().enumerate() {
+        tracked[c.var as usize] = Tracked::Pointer(i as u32);
+    }
+    let is = |op: u32, o: Op| op == o as u32;
+    for (s, e) in spans(functions) {
+        let inst = &functions[s..e];
+        let op = op_of(inst[0]);
+        // Derivations: the result stands for the same variable.
+        if is(op, Op::AccessChain)
+            || is(op, Op::InBoundsAccessChain)
+            || is(op, Op::PtrAccessChain)
+            || is(op, Op::CopyObject)
+        {
+            if let (Some(&result), Some(&base)) = (inst.get(2), inst.get(3)) {
+                if let Some(Tracked::Pointer(i)) = tracked.get(base as usize).copied() {
+                    if let Some(t) = tracked.get_mut(result as usize) {
+                        *t = Tracked::Pointer(i);
+                    }
+                    // Indices are values, never tracked ids of ours.
+                    continue;
+                }
+            }
+        }
+        // The load of a storage image's descriptor: its result is the image.
+        if is(op, Op::Load) {
+            if let (Some(&result), Some(&Tracked::Pointer(i))) =
+                (inst.get(2), inst.get(3).and_then(|&p| tracked.get(p as usize)))
+            {
+                if vars[i as usize].image {
+                    if let Some(t) = tracked.get_mut(result as usize) {
+                        *t = Tracked::Image(i);
+                    }
+                    continue;
+                }
+            }
+        }
+        // Every word counts: a type or result id is never a tracked id (those are results
+        // defined earlier), and a literal that equals one only costs a decoration.
+        for (k, &w) in inst.iter().enumerate().skip(1) {
+            let (i, image) = match tracked.get(w as usize) {
+                Some(&Tracked::Pointer(i)) => (i, false),
+                Some(&Tracked::Image(i)) => (i, true),
+                _ => continue,
+            };
+            let a = classify(op, k, image);
+            let slot = &mut access[i as usize];
+            slot.read |= a.read;
+            slot.write |= a.write;
+        }
+    }
+    // Descriptors: (set, binding) of each candidate, and the decorations it has.
+    let mut set = vec![None; vars.len()];
+    let mut binding = vec![None; vars.len()];
+    let mut has = vec![(false, false); vars.len()];
+    // Blocks whose members are all `NonWritable` already (the emitter's SRVs): a member
+    // decoration of a one-member block says what the variable's would.
+    let mut block_nonwritable = vec![false; bound];
+    for (s, e) in spans(annotations) {
+        let inst = &annotations[s..e];
+        if is(op_of(inst[0]), Op::MemberDecorate)
+            && inst.len() >= 4
+            && inst[2] == 0
+            && inst[3] == Decoration::NonWritable as u32
+        {
+            if let Some(b) = block_nonwritable.get_mut(inst[1] as usize) {
+                *b = true;
+            }
+        }
+        if !is(op_of(inst[0]), Op::Decorate) || inst.len() < 3 {
+            continue;
+        }
+        let Some(&i) = var_index.get(inst[1] as usize) else { continue };
+        if i == u32::MAX {
+            continue;
+        }
+        let i = i as usize;
+        match inst[2] {
+            d if d == Decoration::DescriptorSet as u32 => set[i] = inst.get(3).copied(),
+            d if d == Decoration::Binding as u32 => binding[i] = inst.get(3).copied(),
+            d if d == Decoration::NonWritable as u32 => has[i].0 = true,
+            d if d == Decoration::NonReadable as u32 => has[i].1 = true,
+            _ => {}
+        }
+    }
+    // Views of one descriptor share their access (sorted keys keep the output stable).
+    let mut shared: std::collections::BTreeMap<(Word, Word), Access> = Default::default();
+    for i in 0..vars.len() {
+        if let (Some(s), Some(b)) = (set[i], binding[i]) {
+            let a = shared.entry((s, b)).or_default();
+            a.read |= access[i].read;
+            a.write |= access[i].write;
+        }
+    }
+    let mut out = Vec::new();
+    for (i, c) in vars.iter().enumerate() {
+        let v = c.var;
+        if !c.image && block_nonwritable.get(c.pointee as usize).copied().unwrap_or(false) {
+            has[i].0 = true;
+        }
+        let a = match (set[i], binding[i]) {
+            (Some(s), Some(b)) => shared[&(s, b)],
+            _ => access[i],
+        };
+        let mut decorate = |d: Decoration| out.extend_from_slice(&[(3 << 16) | Op::Decorate as u32, v, d as u32]);
+        if !a.write && !has[i].0 {
+            decorate(Decoration::NonWritable);
+        }
+        if !a.read && !has[i].1 {
+            decorate(Decoration::NonReadable);
+        }
+    }
+    out
+}
