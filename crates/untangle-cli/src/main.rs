@@ -107,7 +107,8 @@ pub struct Convert {
     /// (comma-separated): `amd-ags` (decode AMD AGS's magic UAV), `shader-clock`
     /// (`VK_KHR_shader_clock`), `draw-parameters`, `cooperative-matrix`
     /// (`VK_KHR_cooperative_matrix`), `cooperative-matrix2` (`VK_NV_cooperative_matrix2`),
-    /// `float8` (`VK_EXT_shader_float8`), and for NVAPI `int64-atomics`
+    /// `float8` (`VK_EXT_shader_float8`), `buffer-device-address` (`bufferDeviceAddress`: AGS
+    /// loads from raw GPU addresses and WMMA global loads and stores), and for NVAPI `int64-atomics`
     /// (`shaderBufferInt64Atomics`), `float32-atomic-add` (`VK_EXT_shader_atomic_float`),
     /// `float16-vector-atomics` (`VK_NV_shader_atomic_float16_vector`),
     /// `subgroup-partitioned` (`VK_NV_shader_subgroup_partitioned`). Default: none (vendor
@@ -139,6 +140,7 @@ pub enum CliVendorFeature {
     CooperativeMatrix,
     CooperativeMatrix2,
     Float8,
+    BufferDeviceAddress,
     Int64Atomics,
     Float32AtomicAdd,
     Float16VectorAtomics,

@@ -30,7 +30,10 @@
 //! dxil-spirv emulates them in f16 (bytes in memory), which vkd3d-proton exposes only in
 //! builds with `VKD3D_ENABLE_EXTENDED_EMULATION` (`vkd3d_supports_minimum_coopmat_caps`:
 //! official builds expose WMMA only with float8 cooperative matrices); untangle has no such
-//! emulation.
+//! emulation. `DXIL_SPV_OPTION_PHYSICAL_STORAGE_BUFFER` (vkd3d-proton adds it when the
+//! device has `bufferDeviceAddress`) maps to `VendorFeatures::buffer_device_address`: AGS's
+//! loads from raw GPU addresses and WMMA global loads and stores (`PhysicalStorageBuffer`
+//! pointers); without it they are refused naming `bufferDeviceAddress`.
 //! - **delegate, DXBC**: a container with a `SHDR`/`SHEX` part (shader model 5 and older)
 //!   goes to dxil-spirv itself (its DXBC front end, dxbc-spirv), loaded at run time
 //!   ([`delegate`]): the blob and converter wrap the delegate's and forward every call.

@@ -204,6 +204,13 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
         options.vendor.float8 = *wmma_fp8;
         options.vendor.cooperative_matrix2 = *nv_cooperative_matrix2_conversions;
     }
+    // dxil-spirv's PHYSICAL_STORAGE_BUFFER option: vkd3d-proton sets it when the device has
+    // `bufferDeviceAddress` (its `bda` path), which AGS's loads from raw GPU addresses and
+    // WMMA global loads and stores need.
+    if let Some(Opt::PhysicalStorageBuffer { enable }) = setup.last(|o| matches!(o, Opt::PhysicalStorageBuffer { .. }))
+    {
+        options.vendor.buffer_device_address = *enable;
+    }
     // dxil-spirv's NVAPI option names the magic UAV's register (vkd3d-proton passes the slot
     // the application set); without it that UAV is an ordinary one.
     if let Some(Opt::Nvapi { enabled: true, register_index, register_space }) =

@@ -300,6 +300,47 @@ pub fn wmma_store(m: &str, ty: u32, offset: u32, stride: u32) -> String {
     s
 }
 
+/// `%{out} = AmdExtD3DShaderIntrinsics_LoadDwordAtAddr(lo, hi, offset)`: phase 0 passes the
+/// address's words, phase 1 the byte offset and returns the dword.
+pub fn load_dw_at_addr(out: &str, lo: &str, hi: &str, offset: &str) -> String {
+    call(&format!("{out}_va"), Opcode::LoadDwAtAddr, 0, 0, lo, hi) + &call(out, Opcode::LoadDwAtAddr, 1, 0, offset, "0")
+}
+
+/// `WMMA_Load(type, address lo/hi, offset, stride)` of the global form into `%{m}0..%{m}7`:
+/// phase 0 offset and stride, phase 1 the type and the address, phase 2 the words.
+pub fn wmma_global_load(m: &str, ty: u32, (lo, hi): (&str, &str), offset: u32, stride: u32) -> String {
+    use Opcode::WaveMatrixGlobalLoad as G;
+    let mut s = call(&format!("{m}_gdoor"), G, 0, 0, &offset.to_string(), &stride.to_string());
+    s += &call(&format!("{m}_gty"), G, 1, ty, lo, hi);
+    s + &wmma_outputs(m, G, 2)
+}
+
+/// `WMMA_Store(type, address lo/hi, offset, stride, m)` of the global form: phase 0 offset
+/// and stride, phase 1 the matrix, phase 2 the type and the address.
+pub fn wmma_global_store(m: &str, ty: u32, (lo, hi): (&str, &str), offset: u32, stride: u32) -> String {
+    use Opcode::WaveMatrixGlobalStore as G;
+    let mut s = call(&format!("{m}_gsdoor"), G, 0, 0, &offset.to_string(), &stride.to_string());
+    s += &wmma_inputs(&format!("{m}_gst"), G, 1, m, 0);
+    s + &call(&format!("{m}_gsty"), G, 2, ty, lo, hi)
+}
+
+/// [`wmma_mul_add_shader_at`] through raw GPU addresses: the 64-bit address of the matrices'
+/// memory is the words `%va_lo`, `%va_hi` (the body defines them from `u`'s words 0 and 1),
+/// A at `base`, B at `base + 512`, C at `base + 1024`, D stored at `base + 2048`.
+pub fn wmma_global_mul_add_shader(b_column_major: bool, base: u32) -> String {
+    let va = ("%va_lo", "%va_hi");
+    let mut s = String::from(
+        "  %va = call %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32 68, %dx.types.Handle %u, i32 0, i32 undef)\n  %va_lo = extractvalue %dx.types.ResRet.i32 %va, 0\n  %vb = call %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32 68, %dx.types.Handle %u, i32 4, i32 undef)\n  %va_hi = extractvalue %dx.types.ResRet.i32 %vb, 0\n",
+    );
+    s += &wmma_global_load("a", wmma_type(4, 0, false), va, base, 32);
+    s += &wmma_global_load("b", wmma_type(4, 1, b_column_major), va, base + 512, 32);
+    s += &wmma_global_load("c", wmma_type(6, 2, false), va, base + 1024, 64);
+    s += &wmma_mul_acc("d", 5, "a", "b", "c");
+    s += &wmma_global_store("d", wmma_type(6, 2, false), va, base + 2048, 64);
+    s += "  %w0 = add i32 0, 0\n";
+    s
+}
+
 /// `D = A * B + C` on 16x16 matrices in `u`: A (f16, row major) at byte 0, B (f16, column
 /// major when `b_column_major`) at 512, C (f32, row major) at 1024, D (f32, row major)
 /// stored at 2048 (`WMMA_F32_16X16X16_F16`). `%w0 = 0` for [`cs`]'s one output store.

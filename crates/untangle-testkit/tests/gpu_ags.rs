@@ -16,6 +16,10 @@
 //! `cooperative_matrix2` (a groupshared round trip, validated everywhere, run where
 //! subgroups are 32 wide).
 //!
+//! Raw GPU addresses (`bufferDeviceAddress`; skipped without it): `LoadDwordAtAddr` reads
+//! a device buffer whose address the runner writes into `u`, and the WMMA multiply-add
+//! runs again with its matrices loaded and stored through that address (global forms).
+//!
 //! Without a Vulkan loader or driver the tests print why and pass, unless
 //! `UNTANGLE_REQUIRE_VULKAN=1`, when they fail.
 
@@ -24,7 +28,7 @@ use untangle::dxil::ags::Opcode;
 use untangle::dxil::ResourceClass;
 use untangle::{translate, Options, VendorFeatures};
 use untangle_testkit::ags::{atomic_max_u64, call, cs_threads, float8_code, float8_value, wave_expected, wave_shader};
-use untangle_testkit::vulkan::{open_or_skip, Binding, Dispatch, Gpu, Resource};
+use untangle_testkit::vulkan::{open_or_skip, AddressSlot, Binding, DeviceBuffer, Dispatch, Gpu, Resource};
 
 fn ags() -> Options {
     Options { vendor: VendorFeatures { amd_ags: true, ..Default::default() }, ..Default::default() }
@@ -171,51 +175,163 @@ fn atomic_u64_on_the_device() {
     }
 }
 
+/// The memory of the WMMA multiply-add case from byte 0: A (f16, row major) at 0, B (f16,
+/// row or column major) at 512, C (f32) at 1024, room for D (f32) at 2048; 3072 bytes.
+fn wmma_case_memory(column_major: bool) -> Vec<u32> {
+    use untangle_testkit::ags::{wmma_case_a as a, wmma_case_b as b, wmma_case_c as c};
+    let f16 = |x: f32| u32::from(half::f16::from_f32(x).to_bits());
+    let mut m = vec![0u32; 3072 / 4];
+    let w = |byte: u32| (byte / 4) as usize;
+    for r in 0..16u32 {
+        for col in 0..16u32 {
+            // f16 pairs: element e at half-word e.
+            let e = r * 16 + col;
+            m[w(2 * e)] |= f16(a(r, col)) << (16 * (e % 2));
+            // B[k = r][j = col]: row major at r * 16 + col, column major at col * 16 + r.
+            let eb = if column_major { col * 16 + r } else { e };
+            m[w(512 + 2 * eb)] |= f16(b(r, col)) << (16 * (eb % 2));
+            m[w(1024 + 4 * e)] = c(r, col).to_bits();
+        }
+    }
+    m
+}
+
+/// D's elements (f32 words, row major) that differ from `wmma_case_expected`.
+fn wmma_case_mismatches(d: &[u32]) -> Vec<String> {
+    let mut bad = Vec::new();
+    for i in 0..16u32 {
+        for j in 0..16u32 {
+            let got = f32::from_bits(d[(i * 16 + j) as usize]);
+            let want = untangle_testkit::ags::wmma_case_expected(i, j);
+            if got != want {
+                bad.push(format!("D[{i}][{j}]: got {got}, want {want}"));
+            }
+        }
+    }
+    bad
+}
+
+/// Whether the device runs the WMMA case (else why not, printed).
+fn wmma_case_device(gpu: &Gpu, what: &str) -> bool {
+    let ok = gpu.info().features.cooperative_matrix_f16_f32;
+    if !ok {
+        println!("SKIPPED {what}: no VK_KHR_cooperative_matrix 16x16x16 f16 x f16 + f32 form on this device");
+    }
+    ok
+}
+
 /// AGS WMMA multiply-add on the device: A (f16) at byte 1024, B (f16, row or column major)
 /// at 1536, C (f32) at 2048, D (f32) stored at 3072, by one group of 32 threads; every
 /// element of D must be `wmma_case_expected`.
 #[test]
 fn wmma_mul_add_on_the_device() {
-    use untangle_testkit::ags::{
-        wmma_case_a as a, wmma_case_b as b, wmma_case_c as c, wmma_case_expected, wmma_mul_add_shader_at,
-    };
+    use untangle_testkit::ags::wmma_mul_add_shader_at;
     let Some(mut gpu) = open_or_skip("gpu_ags wmma") else { return };
-    if !gpu.info().features.cooperative_matrix_f16_f32 {
-        println!("SKIPPED gpu_ags wmma: no VK_KHR_cooperative_matrix 16x16x16 f16 x f16 + f32 form on this device");
+    if !wmma_case_device(&gpu, "gpu_ags wmma") {
         return;
     }
     const THREADS: u32 = 32;
     const BASE: u32 = 1024;
     let mut o = ags();
     o.vendor.cooperative_matrix = true;
-    let f16 = |x: f32| u32::from(half::f16::from_f32(x).to_bits());
     for column_major in [false, true] {
         let text = cs_threads(&wmma_mul_add_shader_at(column_major, BASE), 1, THREADS);
         let t = translate(text.as_bytes(), &o).expect("translates");
-        let mut input = vec![0u32; ((BASE + 3072) / 4) as usize];
-        let w = |byte: u32| (byte / 4) as usize;
-        for r in 0..16u32 {
-            for col in 0..16u32 {
-                // f16 pairs: element e at half-word e.
-                let e = r * 16 + col;
-                input[w(BASE + 2 * e)] |= f16(a(r, col)) << (16 * (e % 2));
-                // B[k = r][j = col]: row major at r * 16 + col, column major at col * 16 + r.
-                let eb = if column_major { col * 16 + r } else { e };
-                input[w(BASE + 512 + 2 * eb)] |= f16(b(r, col)) << (16 * (eb % 2));
-                input[w(BASE + 1024 + 4 * e)] = c(r, col).to_bits();
-            }
-        }
+        let mut input = vec![0u32; (BASE / 4) as usize];
+        input.extend(wmma_case_memory(column_major));
         let out = run(&mut gpu, &t.words, &input, THREADS, 1);
-        let mut bad = Vec::new();
-        for i in 0..16u32 {
-            for j in 0..16u32 {
-                let got = f32::from_bits(out[w(BASE + 2048 + 4 * (i * 16 + j))]);
-                let want = wmma_case_expected(i, j);
-                if got != want {
-                    bad.push(format!("D[{i}][{j}]: got {got}, want {want}"));
-                }
-            }
-        }
+        let d = (BASE + 2048) as usize / 4;
+        let bad = wmma_case_mismatches(&out[d..d + 256]);
+        assert!(
+            bad.is_empty(),
+            "B column major {column_major}: {} wrong:\n{}",
+            bad.len(),
+            bad[..bad.len().min(40)].join("\n")
+        );
+    }
+}
+
+/// Runs `spirv` on one group with `u` (`words`, binding 0) and one device buffer (`memory`)
+/// whose address is written at `u`'s bytes 0..8; returns `u` and the device buffer after it,
+/// or `None` (printed why) on a device without `bufferDeviceAddress`.
+fn run_with_address(
+    gpu: &mut Gpu,
+    what: &str,
+    spirv: &[u32],
+    words: &[u32],
+    memory: &[u32],
+) -> Option<(Vec<u32>, Vec<u32>)> {
+    if !gpu.info().features.buffer_device_address {
+        println!("SKIPPED {what}: no bufferDeviceAddress on this device");
+        return None;
+    }
+    let place = untangle::emit::binding_model::default_binding(ResourceClass::Uav, 0, 0);
+    let d = Dispatch {
+        spirv,
+        entry: "main",
+        bindings: vec![Binding::new(place.set, place.binding, Resource::words(words))],
+        device_buffers: vec![DeviceBuffer {
+            bytes: memory.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            address: AddressSlot::Binding { binding: 0, offset: 0 },
+        }],
+        groups: [1, 1, 1],
+        timeout: Duration::from_secs(60),
+        ..Default::default()
+    };
+    let r = gpu.dispatch(&d).unwrap_or_else(|e| panic!("dispatch: {e}"));
+    let words = |b: &[u8]| b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    Some((r.words(0).expect("the buffer comes back"), words(&r.device_buffers[0])))
+}
+
+/// `LoadDwordAtAddr` on the device: the device buffer's address is `u`'s words 0 and 1;
+/// thread `tid` loads dword `tid` (offset `4 tid`) and dword `tid + 64` (offset `4 tid +
+/// 256`) of it, each `0xa5000000 + index`.
+#[test]
+fn load_dword_at_address_on_the_device() {
+    use untangle_testkit::ags::load_dw_at_addr;
+    let Some(mut gpu) = open_or_skip("gpu_ags LoadDwAtAddr") else { return };
+    const THREADS: u32 = 64;
+    let mut body = String::from(
+        "  %va = call %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32 68, %dx.types.Handle %u, i32 0, i32 undef)\n  %va_lo = extractvalue %dx.types.ResRet.i32 %va, 0\n  %vb = call %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32 68, %dx.types.Handle %u, i32 4, i32 undef)\n  %va_hi = extractvalue %dx.types.ResRet.i32 %vb, 0\n  %far = add i32 %tid4, 256\n",
+    );
+    body += &load_dw_at_addr("w0", "%va_lo", "%va_hi", "%tid4");
+    body += &load_dw_at_addr("w1", "%va_lo", "%va_hi", "%far");
+    let mut o = ags();
+    o.vendor.buffer_device_address = true;
+    let t = translate(cs_threads(&body, 2, THREADS).as_bytes(), &o).expect("translates");
+    let memory: Vec<u32> = (0..2 * THREADS).map(|k| 0xa500_0000 + k).collect();
+    let words = vec![0u32; 3 * THREADS as usize];
+    let Some((out, _)) = run_with_address(&mut gpu, "gpu_ags LoadDwAtAddr", &t.words, &words, &memory) else { return };
+    for tid in 0..THREADS as usize {
+        assert_eq!(out[THREADS as usize + tid], memory[tid], "dword {tid}");
+        assert_eq!(out[2 * THREADS as usize + tid], memory[tid + 64], "dword {}", tid + 64);
+    }
+}
+
+/// The WMMA multiply-add through raw GPU addresses (`WaveMatrixGlobalLoad` / `GlobalStore`):
+/// A, B, C and D in a device buffer whose address is `u`'s words 0 and 1, at the offsets of
+/// [`wmma_case_memory`]; every element of D must be `wmma_case_expected`.
+#[test]
+fn wmma_global_mul_add_on_the_device() {
+    use untangle_testkit::ags::wmma_global_mul_add_shader;
+    let what = "gpu_ags wmma global";
+    let Some(mut gpu) = open_or_skip(what) else { return };
+    if !wmma_case_device(&gpu, what) {
+        return;
+    }
+    const THREADS: u32 = 32;
+    let mut o = ags();
+    o.vendor.cooperative_matrix = true;
+    o.vendor.buffer_device_address = true;
+    for column_major in [false, true] {
+        let text = cs_threads(&wmma_global_mul_add_shader(column_major, 0), 1, THREADS);
+        let t = translate(text.as_bytes(), &o).expect("translates");
+        let words = vec![0u32; 2 * THREADS as usize];
+        let Some((_, memory)) = run_with_address(&mut gpu, what, &t.words, &words, &wmma_case_memory(column_major))
+        else {
+            return;
+        };
+        let bad = wmma_case_mismatches(&memory[512..768]);
         assert!(
             bad.is_empty(),
             "B column major {column_major}: {} wrong:\n{}",

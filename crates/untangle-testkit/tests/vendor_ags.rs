@@ -9,7 +9,8 @@
 //! (phase out of order, unknown opcode, non-constant word, a store to the magic UAV) are
 //! typed errors naming the instruction; float8 conversions validate natively
 //! (`SPV_EXT_float8`) and emulated; WMMA load/multiply-add/store become cooperative-matrix
-//! instructions; and the corpus's 25 AGS shaders translate and validate or are refused
+//! instructions, from buffers and (with `buffer_device_address`) from raw GPU addresses,
+//! as `LoadDwAtAddr` is an aligned `PhysicalStorageBuffer` load; and the corpus's 25 AGS shaders translate and validate or are refused
 //! naming the WMMA instruction (FP8 without `float8`: naming `VK_EXT_shader_float8`).
 
 use rspirv::spirv::Op;
@@ -125,7 +126,7 @@ fn malformed_streams_name_the_instruction() {
 #[test]
 fn unlowered_intrinsics_are_refused_by_name() {
     use Opcode::*;
-    for (op, data) in [(WaveMatrixGlobalLoad, 0), (MatrixSparsityIndexLoad, 0), (AtomicU64, 8), (Halt, 0)] {
+    for (op, data) in [(BufferStoreByte, 0), (MatrixSparsityIndexLoad, 0), (AtomicU64, 8), (Halt, 0)] {
         let (instruction, reason) = refusal(&cs(&call("w0", op, 0, data, "0", "0"), 1), &ags());
         assert!(instruction.contains(&format!("{op:?}")), "{instruction}");
         assert!(matches!(reason, VendorRefusal::NotLowered(_)), "{reason}");
@@ -716,4 +717,134 @@ fn wmma_accumulator_to_a_with_and_without_nv_conversions() {
     let m = rspirv::dr::load_words(&t.words).unwrap();
     assert!(m.extensions.iter().all(|e| !format!("{e:?}").contains("SPV_NV_cooperative_matrix2")));
     assert_eq!(translate(text.as_bytes(), &o).unwrap().words, t.words, "deterministic");
+}
+
+fn bda(mut o: Options) -> Options {
+    o.vendor.buffer_device_address = true;
+    o
+}
+
+/// The `Aligned` literal of each instruction with opcode `op` whose memory-access operands
+/// start at operand `at` (`None`: no `Aligned` operand).
+fn alignments(words: &[u32], op: Op, at: usize) -> Vec<Option<u32>> {
+    use rspirv::dr::Operand;
+    let m = rspirv::dr::load_words(words).unwrap();
+    m.functions
+        .iter()
+        .flat_map(|f| f.all_inst_iter())
+        .filter(|i| i.class.opcode == op)
+        .map(|i| match (i.operands.get(at), i.operands.get(at + 1)) {
+            (Some(Operand::MemoryAccess(a)), Some(Operand::LiteralBit32(n)))
+                if a.contains(rspirv::spirv::MemoryAccess::ALIGNED) =>
+            {
+                Some(*n)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// `LoadDwAtAddr` (`LoadDwordAtAddr`, and `x4`: four of them at offsets +0..+12): without
+/// `buffer_device_address` refused naming `bufferDeviceAddress`; with it one `OpLoad
+/// Aligned 4` a dword through a `PhysicalStorageBuffer` pointer (`OpBitcast` of the
+/// address words), the module in the `PhysicalStorageBuffer64` addressing model, no
+/// `Int64`, and its device features list `bufferDeviceAddress`.
+#[test]
+fn load_dword_at_address() {
+    use untangle_testkit::ags::load_dw_at_addr;
+    let one = load_dw_at_addr("w0", "%x", "7", "%tid4");
+    let four: String =
+        (0..4).map(|k| load_dw_at_addr(&format!("w{k}"), "%x", "7", &format!("{}", 16 + 4 * k))).collect();
+    for (body, n) in [(one, 1), (four, 4)] {
+        let text = cs(&body, n);
+        let (instruction, reason) = refusal(&text, &ags());
+        assert!(instruction.contains("LoadDwAtAddr"), "{instruction}");
+        match reason {
+            VendorRefusal::MissingFeature { feature, option } => {
+                assert_eq!(option, "buffer_device_address");
+                assert!(feature.contains("bufferDeviceAddress"), "{feature}");
+            }
+            r => panic!("expected a missing feature, got {r}"),
+        }
+        let t = translate(text.as_bytes(), &bda(ags())).expect("translates");
+        untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", "AGS LoadDwAtAddr");
+        let m = rspirv::dr::load_words(&t.words).unwrap();
+        let model = m.memory_model.as_ref().unwrap();
+        assert_eq!(
+            model.operands[0],
+            rspirv::dr::Operand::AddressingModel(rspirv::spirv::AddressingModel::PhysicalStorageBuffer64)
+        );
+        let caps: Vec<_> = m.capabilities.iter().map(|c| c.operands[0].clone()).collect();
+        assert!(
+            caps.contains(&rspirv::dr::Operand::Capability(rspirv::spirv::Capability::PhysicalStorageBufferAddresses))
+        );
+        assert!(
+            !caps.contains(&rspirv::dr::Operand::Capability(rspirv::spirv::Capability::Int64)),
+            "32-bit address arithmetic"
+        );
+        let ops = opcodes(&t.words);
+        assert_eq!(count(&ops, Op::AtomicCompareExchange), 0);
+        assert_eq!(count(&ops, Op::Bitcast), n, "one pointer per load");
+        let aligned: Vec<_> = alignments(&t.words, Op::Load, 1).into_iter().flatten().collect();
+        assert_eq!(aligned, vec![4; n], "one dword load, Aligned 4, per LoadDwAtAddr");
+        let features = t.device_features();
+        assert!(
+            features.iter().any(|r| r
+                .any_of
+                .iter()
+                .any(|e| matches!(e, untangle::emit::features::Enable::Feature { member: "bufferDeviceAddress", .. }))),
+            "the layout report lists bufferDeviceAddress"
+        );
+        assert_eq!(translate(text.as_bytes(), &bda(ags())).unwrap().words, t.words, "deterministic");
+    }
+    // Malformed: phase 1 without phase 0; phase 0 without phase 1 (the function ends).
+    for body in [call("w0", Opcode::LoadDwAtAddr, 1, 0, "0", "0"), call("w0", Opcode::LoadDwAtAddr, 0, 0, "%x", "0")] {
+        let (instruction, reason) = refusal(&cs(&body, 1), &bda(ags()));
+        assert!(matches!(reason, VendorRefusal::Malformed(_)), "{reason}");
+        assert!(format!("{instruction} {reason}").contains("LoadDwAtAddr"), "{instruction}: {reason}");
+    }
+}
+
+/// WMMA global loads and stores (`WaveMatrixGlobalLoad` / `GlobalStore`): the multiply-add
+/// through raw GPU addresses becomes three `OpCooperativeMatrixLoadKHR` and one `StoreKHR`,
+/// each `Aligned 16` through a `PhysicalStorageBuffer` byte pointer, B column major when its
+/// type says so; without `buffer_device_address` refused naming `bufferDeviceAddress`; a
+/// load's type phase without its offset phase is malformed, naming the instruction.
+#[test]
+fn wmma_global_load_and_store() {
+    use untangle_testkit::ags::{wmma_global_mul_add_shader, wmma_type};
+    for column_major in [false, true] {
+        let text = cs(&wmma_global_mul_add_shader(column_major, 0), 1);
+        let (instruction, reason) = refusal(&text, &wmma_options(false));
+        assert!(instruction.contains("WaveMatrixGlobalLoad"), "{instruction}");
+        assert!(matches!(reason, VendorRefusal::MissingFeature { option: "buffer_device_address", .. }), "{reason}");
+        let t = translate(text.as_bytes(), &bda(wmma_options(false))).expect("translates");
+        untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", "WMMA global");
+        let ops = opcodes(&t.words);
+        assert_eq!(count(&ops, Op::AtomicCompareExchange), 0);
+        assert_eq!(count(&ops, Op::CooperativeMatrixMulAddKHR), 1);
+        assert_eq!(alignments(&t.words, Op::CooperativeMatrixLoadKHR, 3), [Some(16); 3]);
+        assert_eq!(alignments(&t.words, Op::CooperativeMatrixStoreKHR, 4), [Some(16)]);
+        let m = rspirv::dr::load_words(&t.words).unwrap();
+        let layouts: Vec<u32> = m
+            .functions
+            .iter()
+            .flat_map(|f| f.all_inst_iter())
+            .filter(|i| i.class.opcode == Op::CooperativeMatrixLoadKHR)
+            .map(|i| {
+                let id = i.operands[1].unwrap_id_ref();
+                let k = m.types_global_values.iter().find(|c| c.result_id == Some(id)).unwrap();
+                match k.operands[0] {
+                    rspirv::dr::Operand::LiteralBit32(v) => v,
+                    _ => panic!("layout is a constant"),
+                }
+            })
+            .collect();
+        assert_eq!(layouts, [0, u32::from(column_major), 0]);
+        assert_eq!(translate(text.as_bytes(), &bda(wmma_options(false))).unwrap().words, t.words, "deterministic");
+    }
+    let no_offset =
+        call("t", Opcode::WaveMatrixGlobalLoad, 1, wmma_type(4, 0, false), "%x", "0") + "  %w0 = add i32 0, 0\n";
+    let (instruction, reason) = refusal(&cs(&no_offset, 1), &bda(wmma_options(false)));
+    assert!(instruction.contains("WaveMatrixGlobalLoad") && matches!(reason, VendorRefusal::Malformed(_)), "{reason}");
 }

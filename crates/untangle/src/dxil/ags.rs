@@ -178,7 +178,8 @@ impl Opcode {
         Some(match self {
             Readfirstlane | Readlane | LaneId | Swizzle | MBCnt | WaveReduce | WaveScan | DrawIndex | GetWaveSize
             | BaseInstance | BaseVertex | ReadlaneAt | Float8Conversion | FloatConversion => 1,
-            Ballot | Min3U | Min3F | Med3U | Med3F | Max3U | Max3F | ShaderClock | ShaderRealtimeClock => 2,
+            Ballot | Min3U | Min3F | Med3U | Med3F | Max3U | Max3F | ShaderClock | ShaderRealtimeClock
+            | LoadDwAtAddr => 2,
             AtomicU64 => 3,
             _ => return None,
         })

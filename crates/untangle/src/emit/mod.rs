@@ -302,6 +302,10 @@ pub struct VendorFeatures {
     /// `shaderFloat8` (`VK_EXT_shader_float8`): float8 conversions in one instruction.
     /// Without it AGS's scalar float8 conversions are emulated in 32-bit arithmetic.
     pub float8: bool,
+    /// `bufferDeviceAddress` (Vulkan 1.2 / `VK_KHR_buffer_device_address`): AGS's loads
+    /// from raw GPU addresses (`LoadDwAtAddr`) and WMMA global loads and stores, through
+    /// `PhysicalStorageBuffer` pointers. Without it they are refused naming the feature.
+    pub buffer_device_address: bool,
     /// The layer exposes NVIDIA NVAPI's HLSL extensions with their magic UAV at this
     /// register (`NvAPI_D3D12_SetNvShaderExtnSlotSpace`; dxil-spirv's `NVAPI` option):
     /// its records are intrinsics (`dxop/nvapi.rs`). `None`: that UAV is an ordinary one, as

@@ -300,6 +300,14 @@ impl<'m> ModuleBuilder<'m> {
         self.b.type_pointer(None, class, pointee)
     }
 
+    /// Switches the module to the `PhysicalStorageBuffer64` addressing model (declaring
+    /// `PhysicalStorageBufferAddresses`, which Vulkan 1.2's `bufferDeviceAddress` allows):
+    /// what every `PhysicalStorageBuffer` pointer needs. Idempotent.
+    pub fn physical_addressing(&mut self) {
+        self.capability(Capability::PhysicalStorageBufferAddresses);
+        self.b.memory_model(spirv::AddressingModel::PhysicalStorageBuffer64, spirv::MemoryModel::GLSL450);
+    }
+
     /// The SPIR-V type of an LLVM value type. Pointers are mapped by [`Self::ptr_to`], which
     /// needs the storage class the value lives in.
     pub fn ty(&mut self, t: TypeId) -> Result<Word> {

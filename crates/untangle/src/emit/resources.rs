@@ -862,8 +862,7 @@ impl Resources {
             Place::RootAddress { store, offset } => {
                 let at = ArgAt { store, offset };
                 let (shape, elem_ty, _) = make_type(cx, &r, false)?;
-                cx.capability(Capability::PhysicalStorageBufferAddresses);
-                cx.b.memory_model(spirv::AddressingModel::PhysicalStorageBuffer64, spirv::MemoryModel::GLSL450);
+                cx.physical_addressing();
                 ResVar {
                     var: 0,
                     shape,

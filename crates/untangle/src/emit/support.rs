@@ -757,7 +757,10 @@ pub fn ags_support(op: crate::dxil::ags::Opcode) -> VendorSupport {
         BaryCoord | VtxParam => VendorSupport::Refused(
             "pixel barycentrics and per-vertex parameters are not lowered (VK_KHR_fragment_shader_barycentric could carry them)",
         ),
-        LoadDwAtAddr => VendorSupport::Refused("loads from raw GPU addresses are not lowered"),
+        LoadDwAtAddr => needs(
+            "`OpLoad` (`Aligned 4`) through a `PhysicalStorageBuffer` pointer at the address plus the offset",
+            "buffer_device_address",
+        ),
         AtomicU64 => lowered(
             "64-bit `OpAtomic*` on the target buffer's 64-bit view (the store between phases names it); not the compare-exchange, nor texture targets",
         ),
@@ -775,9 +778,11 @@ pub fn ags_support(op: crate::dxil::ags::Opcode) -> VendorSupport {
         WaveMatrixCopy => coopmat("`OpFConvert`; accumulator → A/B by `OpCooperativeMatrixConvertNV` (option `cooperative_matrix2`) or, without it, through a groupshared round trip after the format conversion, as other use changes (compute shaders)"),
         WaveMatrixElementFill | WaveMatrixElementExtract => coopmat("`OpCompositeInsert` / `OpCompositeExtract` of the invocation's elements (four 8-bit elements a word); a dynamic index through a `Function` variable"),
         MatrixElementWiseArithmetic => coopmat("`OpFAdd` / `OpFSub` / `OpFMul` / `OpFDiv` on f16 and f32 matrices"),
-        WaveMatrixGlobalLoad | WaveMatrixGlobalStore | MatrixSparsityIndexLoad => {
-            VendorSupport::Refused("WMMA global-address and sparse forms are not lowered yet")
-        }
+        WaveMatrixGlobalLoad | WaveMatrixGlobalStore => needs(
+            "`OpCooperativeMatrixLoadKHR` / `StoreKHR` through a `PhysicalStorageBuffer` byte pointer at the address plus the offset (`Aligned 16`; 16x16)",
+            "cooperative_matrix, buffer_device_address",
+        ),
+        MatrixSparsityIndexLoad => VendorSupport::Refused("WMMA sparse forms are not lowered yet"),
     }
 }
 

@@ -23,13 +23,13 @@
 //! | `Float8Conversion` | `OpFConvert` with `SPV_EXT_float8`, else an exact emulation (`dxop/ags_float8.rs`) |
 //! | WMMA loads, stores, multiply-add, fill, length, conversions, element access, element-wise arithmetic | cooperative matrices (`dxop/ags_wmma.rs`) |
 //! | `ShaderClock` / `ShaderRealtimeClock` | `OpReadClockKHR` at `Subgroup` / `Device` scope, read once at phase 0; phase 1 returns its high word (`VK_KHR_shader_clock`) |
+//! | `LoadDwAtAddr` (phase 0: address low, high word; phase 1: byte offset) | `OpLoad` `Aligned 4` of a `uint` through a `PhysicalStorageBuffer` pointer, address + offset with the carry into the high word (`bufferDeviceAddress`); `LoadDwordAtAddrx2`/`x4` are that many of them |
 //!
 //! The rest is refused with [`VendorRefusal::NotLowered`], naming the instruction, for the
 //! reason [`crate::emit::support::ags_support`] gives (which also says what is lowered:
-//! the coverage table prints it): barycentrics and vertex parameters, loads from raw
-//! addresses, `Halt`, BVH intersection, byte and short buffer stores, shader markers,
+//! the coverage table prints it): barycentrics and vertex parameters, `Halt`, BVH intersection, byte and short buffer stores, shader markers,
 //! float operations with rounding modes, the built-in escape opcodes, the 64-bit
-//! compare-exchange and 64-bit atomics on textures, and WMMA global and sparse forms.
+//! compare-exchange and 64-bit atomics on textures, and WMMA sparse forms.
 //! Every other call through the magic UAV (a store, load, or another atomic) is a typed
 //! error: AGS encodes nothing else there.
 //!
@@ -42,7 +42,7 @@ use crate::emit::error::{Error, Result, VendorRefusal};
 use crate::emit::support::{ags_support, VendorSupport};
 use crate::emit::{AgsU64, Call, FnEmit};
 use crate::front::container::ShaderKind;
-use rspirv::spirv::{BuiltIn, Capability, GroupOperation, Op, Scope, StorageClass, Word};
+use rspirv::spirv::{BuiltIn, Capability, GroupOperation, MemoryAccess, Op, Scope, StorageClass, Word};
 
 const VENDOR: &str = "AMD AGS";
 
@@ -129,6 +129,36 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         } else {
             Err(self.ags_error(op.to_string(), VendorRefusal::MissingFeature { feature, option }))
         }
+    }
+
+    /// Raw GPU addresses (`LoadDwAtAddr`, WMMA global forms) need `bufferDeviceAddress`.
+    pub(super) fn ags_need_addresses(&self, op: Opcode) -> Result<()> {
+        let have = self.iface.stage.vendor.buffer_device_address;
+        self.ags_need(
+            op,
+            have,
+            "bufferDeviceAddress (Vulkan 1.2, VK_KHR_buffer_device_address)",
+            "buffer_device_address",
+        )
+    }
+
+    /// A `PhysicalStorageBuffer` pointer to `pointee` at the 64-bit GPU address whose words
+    /// are `lo`, `hi`, plus the 32-bit byte offset `offset` (its carry into `hi`): in 32-bit
+    /// arithmetic, so no `Int64`; the `uvec2` becomes the pointer by `OpBitcast`
+    /// (`SPV_KHR_physical_storage_buffer`), low word first.
+    pub(super) fn ags_address(&mut self, lo: Word, hi: Word, offset: Word, pointee: Word) -> Result<Word> {
+        let u = self.cx.u32_t();
+        let b = self.cx.bool_t();
+        let lo2 = self.ids_op(Op::IAdd, u, &[lo, offset])?;
+        let wrapped = self.ids_op(Op::ULessThan, b, &[lo2, lo])?;
+        let (one, zero) = (self.cx.const_u32(1), self.cx.const_u32(0));
+        let carry = self.ids_op(Op::Select, u, &[wrapped, one, zero])?;
+        let hi2 = self.ids_op(Op::IAdd, u, &[hi, carry])?;
+        let u2 = self.cx.vec(u, 2);
+        let at = self.ids_op(Op::CompositeConstruct, u2, &[lo2, hi2])?;
+        self.cx.physical_addressing();
+        let pty = self.cx.ptr(StorageClass::PhysicalStorageBuffer, pointee);
+        self.ids_op(Op::Bitcast, pty, &[at])
     }
 
     fn ags_lower(&mut self, c: &Call<'_>, inst: ags::Instruction) -> Result<Word> {
@@ -243,6 +273,21 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
             }
             AtomicU64 => self.ags_atomic_u64(c, inst)?,
+            LoadDwAtAddr => {
+                self.ags_need_addresses(inst.opcode)?;
+                if inst.phase == 0 {
+                    let (lo, hi) = (src0(self)?, src1(self)?);
+                    self.ags_pending.extend([lo, hi]);
+                    // AGS overwrites phase 0's result with phase 1's.
+                    self.cx.undef(u)
+                } else {
+                    let (lo, hi) = (self.ags_pending_word(inst, 0)?, self.ags_pending_word(inst, 1)?);
+                    let offset = src0(self)?;
+                    let p = self.ags_address(lo, hi, offset, u)?;
+                    // AGS loads dwords: the address is 4-byte aligned.
+                    self.ids_op(Op::Load, u, &[p, MemoryAccess::ALIGNED.bits(), 4])?
+                }
+            }
             Float8Conversion => {
                 let Kind::Float8 { cvt, saturate } = inst.kind else {
                     return Err(self.err("AGS float8 conversion without its kind"));

@@ -18,6 +18,7 @@
 //! |---|---|
 //! | `WaveMatrixUavLoad` / `UavStore` (doorbell, buffer load naming the buffer, type) | `OpCooperativeMatrixLoadKHR` / `StoreKHR` through the buffer's byte view, byte offset and stride; layout from the type's column-major bit |
 //! | `WaveMatrixLdsLoad` / `LdsStore` (doorbell, `InterlockedAdd(LDS[doorbell], 0)`) | the same on the groupshared element the atomic names, stride in 32-bit elements; the atomic is not emitted |
+//! | `WaveMatrixGlobalLoad` / `GlobalStore` (phase 0: offset, stride; the type's phase: the 64-bit address's low, high words) | the same through a `PhysicalStorageBuffer` byte pointer at address + offset (`Aligned 16`, as Vulkan requires of cooperative-matrix pointers; `bufferDeviceAddress`) |
 //! | `WaveMatrixMulAcc` | `OpCooperativeMatrixMulAddKHR` (signed operands flagged for int8) |
 //! | `WaveMatrixFill` | `OpCompositeConstruct` of the value's low bits as the component type |
 //! | `WaveMatrixLength` | `OpCooperativeMatrixLengthKHR`, divided by 4 for float8 (AGS counts words of four packed elements; vkd3d-proton's `test_wmma_matrix_length` expects 2 for 16x16 FP8 on wave32) |
@@ -39,7 +40,8 @@
 //! int4 formats, FP8/BF8 without `Options::vendor.float8` (naming `VK_EXT_shader_float8`),
 //! use changes through memory outside compute shaders or
 //! whose scratch (1 KiB a subgroup) would pass 16 KiB, element-wise arithmetic on other
-//! formats, global-address and sparse forms, and matrix words through memory other than
+//! formats, sparse forms, global-address forms without `Options::vendor.buffer_device_address`
+//! (naming `bufferDeviceAddress`), and matrix words through memory other than
 //! whole matrices in an `i32` alloca (`ags_wmma_memory.rs`: a `Function` array of matrices).
 //! Cost: one pass over the function's instructions (and a fixed point over its PHIs),
 //! then a few instructions per intrinsic; a dynamic element access spills the matrix.
@@ -50,7 +52,7 @@ use crate::emit::error::{Result, VendorRefusal};
 use crate::emit::{Call, FnEmit, Memory, Open, SlotAccess};
 use crate::ir::hash::HashMap;
 use crate::ir::{BlockId, InstId, InstKind, Value};
-use rspirv::spirv::{Capability, Op, Scope, StorageClass, Word};
+use rspirv::spirv::{Capability, MemoryAccess, Op, Scope, StorageClass, Word};
 use std::collections::HashSet;
 
 impl<'a, 'm> FnEmit<'a, 'm> {
@@ -290,6 +292,30 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
                 return Ok(n);
             }
+            (WaveMatrixGlobalLoad | WaveMatrixGlobalStore, 0) => {
+                // Offset and stride; the address comes with the type, at the last phase.
+                self.ags_need_addresses(op)?;
+                let (offset, stride) = (self.arg_val(c, 4)?, self.arg_val(c, 5)?);
+                let o = self.wmma.open.as_mut().expect("open");
+                if o.memory.is_some() {
+                    return Err(self.wmma_malformed(op, 0, "sets its offset and stride twice"));
+                }
+                o.memory = Some(Memory { offset, stride, ptr: None });
+                return Ok(undef);
+            }
+            (WaveMatrixGlobalLoad, 1) | (WaveMatrixGlobalStore, 2) => {
+                let t = ty_of(self, inst.data)?;
+                let Some(Memory { offset, stride, .. }) = self.wmma.open.as_ref().expect("open").memory else {
+                    return Err(self.wmma_malformed(op, inst.phase, "comes without phase 0's offset and stride"));
+                };
+                let (lo, hi) = (self.arg_val(c, 4)?, self.arg_val(c, 5)?);
+                // A byte pointer, as the buffer forms' byte view: the stride counts bytes.
+                self.cx.capability(Capability::StorageBuffer8BitAccess);
+                let u8t = self.cx.uint(8);
+                let ptr = self.ags_address(lo, hi, offset, u8t)?;
+                self.wmma_memory_access(op, t, ptr, stride, Place::Physical)?;
+                return Ok(undef);
+            }
             (WaveMatrixUavLoad | WaveMatrixUavStore | WaveMatrixLdsLoad | WaveMatrixLdsStore, 0) => {
                 let (offset, stride) = (self.arg_val(c, 4)?, self.arg_val(c, 5)?);
                 let o = self.wmma.open.as_mut().expect("open");
@@ -317,33 +343,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         "comes without the memory access that names its buffer",
                     ));
                 };
-                let mt = self.coopmat_type(op, t)?;
-                let layout = self.cx.const_u32(u32::from(t.column_major));
-                if lds {
-                    // AGS issues no barrier around its LDS matrix accesses; the subgroup's
-                    // lanes share the memory.
-                    self.wmma_subgroup_barrier()?;
-                }
-                if matches!(op, WaveMatrixUavLoad | WaveMatrixLdsLoad) {
-                    let m = self.ids_op(Op::CooperativeMatrixLoadKHR, mt, &[ptr, layout, stride])?;
-                    if lds {
-                        self.wmma_subgroup_barrier()?;
-                    }
-                    self.wmma.open.as_mut().expect("open").result = Some((m, t, 0));
-                } else {
-                    let (m, mt0) = self.wmma_operand(op, 0)?;
-                    if mt0.format != t.format || mt0.usage != t.usage {
-                        return Err(self.wmma_refuse(op, "stores a matrix as another type"));
-                    }
-                    self.ids_void(Op::CooperativeMatrixStoreKHR, &[ptr, m, layout, stride])?;
-                    if lds {
-                        self.wmma_subgroup_barrier()?;
-                    }
-                    self.wmma.open = None;
-                }
+                self.wmma_memory_access(op, t, ptr, stride, if lds { Place::Lds } else { Place::Buffer })?;
                 return Ok(undef);
             }
-            (WaveMatrixUavStore | WaveMatrixLdsStore, 1)
+            (WaveMatrixUavStore | WaveMatrixLdsStore | WaveMatrixGlobalStore, 1)
             | (
                 WaveMatrixMulAcc
                 | WaveMatrixCopy
@@ -458,12 +461,46 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 Ok(undef)
             }
             _ => match op {
-                MatrixSparsityIndexLoad | WaveMatrixGlobalLoad | WaveMatrixGlobalStore => {
-                    Err(self.wmma_refuse(op, "not lowered (global and sparse forms)"))
-                }
+                MatrixSparsityIndexLoad => Err(self.wmma_refuse(op, "not lowered (sparse forms)")),
                 _ => Err(self.wmma_malformed(op, inst.phase, "comes out of order")),
             },
         }
+    }
+
+    /// The load or store of a load/store intrinsic's last phase: matrix type `t` at `ptr`
+    /// (stride `stride` in pointee elements), layout from the type. A load leaves its
+    /// result for the output calls; a store closes the intrinsic.
+    fn wmma_memory_access(&mut self, op: Opcode, t: MatrixType, ptr: Word, stride: Word, place: Place) -> Result<()> {
+        let mt = self.coopmat_type(op, t)?;
+        let layout = self.cx.const_u32(u32::from(t.column_major));
+        let lds = place == Place::Lds;
+        // `PhysicalStorageBuffer` accesses need `Aligned`: Vulkan requires a cooperative
+        // matrix's pointer aligned to the lesser of 16 bytes and a row (column) of the matrix,
+        // 16 bytes for every 16x16 format (VUID-RuntimeSpirv-OpCooperativeMatrixLoadKHR-08986).
+        let aligned: &[Word] = if place == Place::Physical { &[MemoryAccess::ALIGNED.bits(), 16] } else { &[] };
+        if lds {
+            // AGS issues no barrier around its LDS matrix accesses; the subgroup's lanes
+            // share the memory.
+            self.wmma_subgroup_barrier()?;
+        }
+        if matches!(op, Opcode::WaveMatrixUavLoad | Opcode::WaveMatrixLdsLoad | Opcode::WaveMatrixGlobalLoad) {
+            let m = self.ids_op(Op::CooperativeMatrixLoadKHR, mt, &[&[ptr, layout, stride], aligned].concat())?;
+            if lds {
+                self.wmma_subgroup_barrier()?;
+            }
+            self.wmma.open.as_mut().expect("open").result = Some((m, t, 0));
+        } else {
+            let (m, mt0) = self.wmma_operand(op, 0)?;
+            if mt0.format != t.format || mt0.usage != t.usage {
+                return Err(self.wmma_refuse(op, "stores a matrix as another type"));
+            }
+            self.ids_void(Op::CooperativeMatrixStoreKHR, &[&[ptr, m, layout, stride], aligned].concat())?;
+            if lds {
+                self.wmma_subgroup_barrier()?;
+            }
+            self.wmma.open = None;
+        }
+        Ok(())
     }
 
     fn wmma_malformed_from(&self, op: Opcode, e: ags::AgsError) -> crate::emit::error::Error {
@@ -993,4 +1030,15 @@ fn is_output(word: u32) -> bool {
             2
         ) | (WaveMatrixFill, 1)
     )
+}
+
+/// Where a WMMA load or store accesses memory.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Place {
+    /// A raw or structured buffer's byte view.
+    Buffer,
+    /// Groupshared memory (subgroup barriers around the access).
+    Lds,
+    /// A raw GPU address (`PhysicalStorageBuffer`).
+    Physical,
 }

@@ -47,7 +47,7 @@ use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::{ArgAt, ArrayLen, Call, FnEmit, Handle, Indexing, Num, ResShape, ResVar, Resources, TexelKind};
 use crate::ir::{InstKind, TypeId, Value};
 use crate::rootsig::layout::ArgStore;
-use rspirv::spirv::{self, Capability, Op, Scope, StorageClass, Word};
+use rspirv::spirv::{Capability, Op, Scope, StorageClass, Word};
 
 const FAMILY: &str = "buffers";
 
@@ -1324,8 +1324,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let entry = self.element_ptr(h, &counters)?;
             let u2 = self.cx.vec(u, 2);
             let address = self.ids_op(Op::Load, u2, &[entry])?;
-            self.cx.capability(Capability::PhysicalStorageBufferAddresses);
-            self.cx.b.memory_model(spirv::AddressingModel::PhysicalStorageBuffer64, spirv::MemoryModel::GLSL450);
+            self.cx.physical_addressing();
             let pty = self.cx.ptr(StorageClass::PhysicalStorageBuffer, u);
             if self.cur_loop_header {
                 // A loop header cannot be split; the address is used as it is.

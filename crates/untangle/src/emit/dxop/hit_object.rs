@@ -398,11 +398,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let off64 = self.ids_op(Op::UConvert, u64t, &[offset])?;
                 let at = self.ids_op(Op::IAdd, u64t, &[wide, off64])?;
                 self.cx.capability(Capability::Int64);
-                self.cx.capability(Capability::PhysicalStorageBufferAddresses);
-                self.cx.b.memory_model(
-                    rspirv::spirv::AddressingModel::PhysicalStorageBuffer64,
-                    rspirv::spirv::MemoryModel::GLSL450,
-                );
+                self.cx.physical_addressing();
                 let pty = self.cx.ptr(StorageClass::PhysicalStorageBuffer, u);
                 let ptr = self.ids_op(Op::ConvertUToPtr, pty, &[at])?;
                 let x = self.ids_op(Op::Load, u, &[ptr, MemoryAccess::ALIGNED.bits(), 4])?;

@@ -27,7 +27,7 @@ use crate::emit::work_graph::{
 use crate::emit::{Interface, ModuleBuilder};
 use crate::ir::hash::HashMap;
 use rspirv::dr::Operand;
-use rspirv::spirv::{self, AddressingModel, BuiltIn, Capability, Decoration, MemoryModel, Op, StorageClass, Word};
+use rspirv::spirv::{self, BuiltIn, Capability, Decoration, Op, StorageClass, Word};
 
 impl NodeState {
     /// Declares what every node module has: the addressing model, capabilities, the push
@@ -65,8 +65,7 @@ impl NodeState {
             }
         }
         cx.capability(Capability::Int64);
-        cx.capability(Capability::PhysicalStorageBufferAddresses);
-        cx.b.memory_model(AddressingModel::PhysicalStorageBuffer64, MemoryModel::GLSL450);
+        cx.physical_addressing();
         let u = cx.u32_t();
         let (push, push_first_member) = match place {
             PushPlace::Root { var, first_member } => (var, first_member),
