@@ -1,8 +1,11 @@
 //! AMD AGS test inputs: compute shaders whose `atomicCompareExchange` calls on AGS's magic
 //! UAV encode intrinsics as `ags_shader_intrinsics_dx12.hlsl` does, and a float8 reference
 //! written from the formats' definitions (nearest representable value, ties to even, on
-//! `f64`), independent of the translator's integer emulation. Used by `tests/vendor_ags.rs`
-//! and `tests/gpu_ags.rs`.
+//! `f64`), independent of the translator's integer emulation, and likewise a
+//! directed-rounding reference for `FloatOpWithRoundMode` and `FloatConversion`
+//! ([`rounded_op`], [`f16_rounded`]: on `f64`, exact products and Knuth's TwoSum, checked
+//! against LLVM's APFloat by `tests/ags_rounding_oracle.rs`). Used by `tests/vendor_ags.rs`,
+//! `tests/gpu_ags.rs`, `tests/interp_ags.rs` and the interpreter.
 
 use untangle::dxil::ags::{word, Opcode};
 
@@ -380,4 +383,227 @@ pub fn wmma_case_c(i: u32, j: u32) -> f32 {
 /// [`wmma_case_c`].
 pub fn wmma_case_expected(i: u32, j: u32) -> f32 {
     (0..16).map(|k| wmma_case_a(i, k) * wmma_case_b(k, j)).sum::<f32>() + wmma_case_c(i, j)
+}
+
+/// The exact value `x + e` (`f64`s, `|e|` below half an ulp of `x`, `x + e` not zero)
+/// rounded as `mode` says into the format `fmt`; returns the bits. A reference written
+/// from IEEE 754's definition of the rounding directions, on `f64` (not from the
+/// translator's integer emulation): the two representable neighbours `lo ≤ |v| < hi` are
+/// found from `f64`'s own rounding to nearest, then the mode picks one, comparing the
+/// distances exactly (differences of nearby `f64`s are exact, Sterbenz's lemma).
+fn round_pair(x: f64, e: f64, mode: untangle::dxil::ags::RoundMode, fmt: &RefFormat) -> u32 {
+    use untangle::dxil::ags::RoundMode::*;
+    let negative = x < 0.0 || (x == 0.0 && e < 0.0);
+    let (x, e) = if negative { (-x, -e) } else { (x, e) };
+    let r = (fmt.nearest)(x);
+    let rf = (fmt.value)(r);
+    let below = x - rf < 0.0 || (x == rf && e < 0.0);
+    let lo = if below { r - 1 } else { r };
+    let lo_f = (fmt.value)(lo);
+    let hi = lo + 1;
+    let hi_f = if hi == fmt.inf { fmt.inf_value } else { (fmt.value)(hi) };
+    let up = match mode {
+        _ if x == lo_f && e == 0.0 => false,
+        TowardZero => false,
+        TowardPositive => !negative,
+        TowardNegative => negative,
+        NearestEven => {
+            let t = ((x - lo_f) - (hi_f - x)) + 2.0 * e;
+            t > 0.0 || (t == 0.0 && lo & 1 == 1)
+        }
+    };
+    let mag = if up { hi } else { lo };
+    mag | if negative { fmt.sign } else { 0 }
+}
+
+/// A destination format for [`round_pair`].
+struct RefFormat {
+    /// The bits of the representable magnitude nearest a nonnegative `f64` (ties to even;
+    /// infinity's bits beyond the range).
+    nearest: fn(f64) -> u32,
+    /// The value of a finite magnitude's bits.
+    value: fn(u32) -> f64,
+    inf: u32,
+    /// The power of two just above the largest finite value (where infinity's bits sit).
+    inf_value: f64,
+    sign: u32,
+}
+
+const REF_F32: RefFormat = RefFormat {
+    nearest: |x| (x as f32).to_bits(),
+    value: |b| f64::from(f32::from_bits(b)),
+    inf: 0x7f80_0000,
+    inf_value: 340282366920938463463374607431768211456.0, // 2^128
+    sign: 0x8000_0000,
+};
+
+const REF_F16: RefFormat = RefFormat {
+    nearest: |x| u32::from(half::f16::from_f64(x).to_bits()),
+    value: |b| f64::from(half::f16::from_bits(b as u16)),
+    inf: 0x7c00,
+    inf_value: 65536.0,
+    sign: 0x8000,
+};
+
+/// `FloatOpWithRoundMode`'s result bits: `a op b` on `f32`s rounded as `mode` says
+/// (IEEE 754, subnormals kept). NaN results are `0x7fc00000`. The reference the GPU tests
+/// compare with; `tests/ags_rounding_oracle.rs` checks it against LLVM's APFloat.
+pub fn rounded_op(op: untangle::dxil::ags::FloatOp, mode: untangle::dxil::ags::RoundMode, a: f32, b: f32) -> u32 {
+    use untangle::dxil::ags::{FloatOp, RoundMode};
+    let b = if op == FloatOp::Subtract { -b } else { b };
+    let (x, y) = (f64::from(a), f64::from(b));
+    let (v, e) = match op {
+        // Exact in f64: 24 × 24 significand bits, exponents far inside f64's range.
+        FloatOp::Multiply => (x * y, 0.0),
+        // Knuth's TwoSum: v + e is exactly x + y.
+        _ => {
+            let s = x + y;
+            let bb = s - x;
+            (s, (x - (s - bb)) + (y - bb))
+        }
+    };
+    if v.is_nan() {
+        return 0x7fc0_0000;
+    }
+    if v.is_infinite() {
+        return (v as f32).to_bits();
+    }
+    if v == 0.0 && e == 0.0 {
+        return match op {
+            FloatOp::Multiply => (v as f32).to_bits(),
+            _ if a.is_sign_negative() == b.is_sign_negative() => a.to_bits() & 0x8000_0000,
+            _ if mode == RoundMode::TowardNegative => 0x8000_0000,
+            _ => 0,
+        };
+    }
+    round_pair(v, e, mode, &REF_F32)
+}
+
+/// `FloatConversion`'s result: the `f16` bits of `x` rounded as `mode` says (NaN: quiet,
+/// sign and the payload's top bits kept).
+pub fn f16_rounded(mode: untangle::dxil::ags::RoundMode, x: f32) -> u32 {
+    let bits = x.to_bits();
+    let sign = (bits >> 16) & 0x8000;
+    if x.is_nan() {
+        return sign | 0x7e00 | ((bits & 0x7f_ffff) >> 13);
+    }
+    if x.is_infinite() {
+        return sign | 0x7c00;
+    }
+    if x == 0.0 {
+        return sign;
+    }
+    round_pair(f64::from(x), 0.0, mode, &REF_F16)
+}
+
+/// Inputs for the rounding tests: signed zeros, the smallest and largest subnormals,
+/// normals at the range's ends, infinities, NaNs, values around `f16`'s range (its
+/// largest value, overflow midpoint, smallest subnormal and half of it) and ties of
+/// sums and products at 1.
+pub fn rounding_edge_values() -> Vec<f32> {
+    let b = f32::from_bits;
+    let mut v = vec![
+        0.0,
+        b(1),
+        b(2),
+        b(3),
+        b(0x007f_ffff),
+        b(0x0080_0000),
+        b(0x0080_0001),
+        1.0,
+        b(0x3f80_0001),
+        1.5,
+        3.0,
+        1.0 + 1.0 / 4096.0, // squared: a tie of the product
+        5.960_464_5e-8,     // 2^-24: half an ulp of 1 (a tie of 1 + x), f16's smallest subnormal
+        2.980_232_2e-8,     // 2^-25
+        b(0x3380_0001),
+        65504.0,
+        65519.0,
+        65520.0,
+        6.103_515_6e-5, // f16's smallest normal
+        b(0x7f7f_ffff),
+        b(0x7f7f_fffe),
+        b(0x7f00_0000),
+        b(0x0100_0000),
+        f32::INFINITY,
+        f32::NAN,
+        0.1,
+        1.0e30,
+    ];
+    let neg: Vec<f32> = v.iter().map(|x| -x).collect();
+    v.extend(neg);
+    v
+}
+
+/// `n` pseudo-random operand pairs (a fixed sequence): half random bit patterns, half
+/// pairs of nearby exponents (cancellation, carries and ties), a quarter of those subnormal
+/// or near the overflow threshold.
+pub fn rounding_random_pairs(n: usize) -> Vec<(f32, f32)> {
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 32) as u32
+    };
+    (0..n)
+        .map(|k| {
+            let (x, y) = (next(), next());
+            if k % 2 == 0 {
+                return (f32::from_bits(x), f32::from_bits(y));
+            }
+            let e = match k % 8 {
+                1 => x % 3,               // subnormals and the smallest normals
+                3 => 252 + x % 3,         // near the overflow threshold
+                _ => 100 + (x >> 8) % 50, // ordinary
+            };
+            let ey = (e as i32 + (y % 5) as i32 - 2).clamp(0, 254) as u32;
+            let m = |r: u32| r & 0x7f_ffff;
+            (
+                f32::from_bits((x & 0x8000_0000) | e << 23 | m(next())),
+                f32::from_bits((y & 0x8000_0000) | ey << 23 | m(next())),
+            )
+        })
+        .collect()
+}
+
+/// The rounded operations of [`rounding_shader`], in output order: every
+/// `FloatOpWithRoundMode` (operation, mode), then `FloatConversion` to nearest, −∞, +∞.
+pub fn rounding_cases() -> Vec<(Opcode, u32)> {
+    let mut v = Vec::new();
+    for op in 0..3u32 {
+        for mode in 0..4u32 {
+            v.push((Opcode::FloatOpWithRoundMode, op << 4 | mode));
+        }
+    }
+    v.extend([1, 2, 3].map(|d| (Opcode::FloatConversion, d)));
+    v
+}
+
+/// A body for [`cs_threads`] computing every [`rounding_cases`] case of `a = %x` and
+/// `b` = word `threads (n + 1) + tid` (after the results); returns it and `n`.
+pub fn rounding_shader(threads: u32) -> (String, usize) {
+    let cases = rounding_cases();
+    let n = cases.len();
+    let mut s = format!(
+        "  %bo = add i32 %tid4, {}\n  %bin = call %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32 68, %dx.types.Handle %u, i32 %bo, i32 undef)\n  %y = extractvalue %dx.types.ResRet.i32 %bin, 0\n",
+        4 * threads as usize * (n + 1)
+    );
+    for (k, (op, data)) in cases.into_iter().enumerate() {
+        let src1 = if op == Opcode::FloatConversion { "0" } else { "%y" };
+        s += &call(&format!("w{k}"), op, 0, data, "%x", src1);
+    }
+    (s, n)
+}
+
+/// What case `k` of [`rounding_shader`] must give for `(a, b)`.
+pub fn rounding_expected(k: usize, a: f32, b: f32) -> u32 {
+    use untangle::dxil::ags::{decode, Kind};
+    let (op, data) = rounding_cases()[k];
+    match decode(word(op, 0, data)).map(|i| i.kind) {
+        Ok(Kind::RoundedOp { op, mode }) => rounded_op(op, mode, a, b),
+        Ok(Kind::F16Conversion(mode)) => f16_rounded(mode, a),
+        other => panic!("not a rounding case: {other:?}"),
+    }
 }

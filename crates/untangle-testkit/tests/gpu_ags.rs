@@ -6,7 +6,11 @@
 //! written from the formats' definitions (`untangle_testkit::ags::float8_code`): every
 //! float8 code decoded, and for encoding vkd3d-proton's `test_ags_float8_conversion`
 //! inputs, every midpoint between neighbouring codes and the floats next to it (ties and
-//! their neighbours), and random bit patterns.
+//! their neighbours), and random bit patterns. The rounded float operations
+//! (`FloatOpWithRoundMode` in its 12 forms, `FloatConversion` in its 3) run on every pair
+//! of edge values and 8192 pseudo-random pairs, bit for bit against the directed-rounding
+//! reference (`untangle_testkit::ags::rounding_expected`, itself checked against LLVM's
+//! APFloat in `ags_rounding_oracle.rs`).
 //!
 //! AGS WMMA (`WMMA_F32_16X16X16_F16`, as vkd3d-proton's `test_wmma_matmul` runs it) needs
 //! `VK_KHR_cooperative_matrix` with a 16x16x16 f16 × f16 + f32 form: `D = A * B + C` on
@@ -144,6 +148,57 @@ fn float8_conversions_on_the_device() {
             }
         }
     }
+    assert!(bad.is_empty(), "{} wrong:\n{}", bad.len(), bad[..bad.len().min(40)].join("\n"));
+}
+
+/// AGS's `FloatOpWithRoundMode` (add, subtract, multiply in the 4 rounding modes) and
+/// `FloatConversion` (f32 → f16 to nearest, −∞, +∞), emulated in integer arithmetic, on
+/// every pair of edge values (signed zeros, subnormals, ties, overflow, infinities, NaN)
+/// and 8192 pseudo-random pairs (cancellation, carries, subnormal and overflowing results),
+/// bit for bit against `untangle_testkit::ags::rounding_expected` (any NaN for a NaN).
+#[test]
+fn rounded_float_operations_on_the_device() {
+    use untangle_testkit::ags::{rounding_edge_values, rounding_expected, rounding_random_pairs, rounding_shader};
+    let Some(mut gpu) = open_or_skip("gpu_ags rounding") else { return };
+    const THREADS: u32 = 256;
+    let (body, n) = rounding_shader(THREADS);
+    let t = translate(cs_threads(&body, n, THREADS).as_bytes(), &ags()).expect("translates");
+    let edges = rounding_edge_values();
+    let mut pairs: Vec<(f32, f32)> = edges.iter().flat_map(|&a| edges.iter().map(move |&b| (a, b))).collect();
+    pairs.extend(rounding_random_pairs(8192));
+    let nan =
+        |k: usize, v: u32| if k < 12 { f32::from_bits(v).is_nan() } else { v & 0x7c00 == 0x7c00 && v & 0x3ff != 0 };
+    let mut bad = Vec::new();
+    let (mut checked, mut swapped) = (0usize, 0usize);
+    for chunk in pairs.chunks(THREADS as usize) {
+        let mut input = vec![0u32; THREADS as usize * (n + 2)];
+        for (i, &(a, b)) in chunk.iter().enumerate() {
+            input[i] = a.to_bits();
+            input[THREADS as usize * (n + 1) + i] = b.to_bits();
+        }
+        let out = run(&mut gpu, &t.words, &input, THREADS, n);
+        for (i, &(a, b)) in chunk.iter().enumerate() {
+            for k in 0..n {
+                let (got, want) = (out[THREADS as usize * (k + 1) + i], rounding_expected(k, a, b));
+                checked += 1;
+                // The check can fail: against the opposite direction's expectation
+                // (cases 1 ↔ 2 of each operation: toward +∞ / −∞), results differ.
+                if k < 12 && k % 4 != 0 && k % 4 != 3 {
+                    let other = k - k % 4 + 3 - k % 4;
+                    swapped += usize::from(got != rounding_expected(other, a, b) && !nan(k, got));
+                }
+                if got != want && !(nan(k, got) && nan(k, want)) {
+                    bad.push(format!(
+                        "case {k}: a {a:e} ({:#x}) b {b:e} ({:#x}): got {got:#x}, want {want:#x}",
+                        a.to_bits(),
+                        b.to_bits()
+                    ));
+                }
+            }
+        }
+    }
+    println!("{checked} results checked, {swapped} caught against the opposite direction's expectation");
+    assert!(swapped > 0, "a changed expected value (toward +∞ for toward −∞) must be caught");
     assert!(bad.is_empty(), "{} wrong:\n{}", bad.len(), bad[..bad.len().min(40)].join("\n"));
 }
 

@@ -2,7 +2,8 @@
 //! expectations: every wave and lane intrinsic AGS lowers (`untangle_testkit::ags::
 //! wave_shader`, expectations from `wave_expected`) at wave sizes 32 and 64 (every
 //! expectation defined at both sizes is checked, and the results D3D leaves open are
-//! reported as undefined), a 64-bit atomic max, and an intrinsic it does not model (WMMA)
+//! reported as undefined), a 64-bit atomic max, the rounded float operations (against the
+//! directed-rounding reference, exact), and an intrinsic it does not model (WMMA)
 //! is an interpreter gap, never a result.
 
 use untangle::dxil::ResourceClass;
@@ -97,4 +98,40 @@ fn unmodelled_intrinsics_are_gaps() {
         Err(e) => panic!("{e}"),
         Ok(_) => panic!("a WMMA load ran"),
     }
+}
+
+/// `FloatOpWithRoundMode` and `FloatConversion` in the model: one thread per operand pair
+/// (edge values), every case exact and equal to the directed-rounding reference.
+#[test]
+fn rounded_float_operations_match_the_reference() {
+    use untangle_testkit::ags::{rounding_edge_values, rounding_expected, rounding_shader};
+    let (body, n) = rounding_shader(64);
+    let text = cs(&body, n);
+    let m = untangle::front::load_bytes(text.into_bytes(), "ags_rounding.ll").expect("loads").module;
+    let p = Program::new(&m).unwrap_or_else(|e| panic!("{}", e.0));
+    let edges = rounding_edge_values();
+    let pairs: Vec<(f32, f32)> = edges.iter().flat_map(|&a| edges.iter().map(move |&b| (a, b))).collect();
+    let mut checked = 0;
+    for chunk in pairs.chunks(64) {
+        let mut ins = inputs(&p.info.resources, 1, Budget::default()).expect("inputs");
+        let mut words = vec![0u32; 64 * (n + 2)];
+        for (i, &(a, b)) in chunk.iter().enumerate() {
+            words[i] = a.to_bits();
+            words[64 * (n + 1) + i] = b.to_bits();
+        }
+        for i in &mut ins {
+            i.bytes = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        }
+        let out = untangle_testkit::difftest::reference(&p, &to_interp(&ins), 32, [1, 1, 1]).expect("runs");
+        let u = out.list.iter().find(|r| r.class == ResourceClass::Uav && r.space == 0).expect("u0");
+        for (i, &(a, b)) in chunk.iter().enumerate() {
+            for k in 0..n {
+                let v = u.mem.read(4 * (64 * (k + 1) + i) as i64, 4).expect("in bounds");
+                assert!(!v.acc.is_any(), "case {k} ({a:e}, {b:e}) is exact");
+                assert_eq!(v.bits as u32, rounding_expected(k, a, b), "case {k} ({a:e}, {b:e})");
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, pairs.len() * n);
 }

@@ -8,9 +8,11 @@
 //! needs (`shader_clock`) are typed errors naming them when absent; malformed streams
 //! (phase out of order, unknown opcode, non-constant word, a store to the magic UAV) are
 //! typed errors naming the instruction; float8 conversions validate natively
-//! (`SPV_EXT_float8`) and emulated; WMMA load/multiply-add/store become cooperative-matrix
-//! instructions, from buffers and (with `buffer_device_address`) from raw GPU addresses,
-//! as `LoadDwAtAddr` is an aligned `PhysicalStorageBuffer` load; and the corpus's 25 AGS shaders translate and validate or are refused
+//! (`SPV_EXT_float8`) and emulated; rounded float operations (`FloatOpWithRoundMode`,
+//! `FloatConversion`) are integer emulations with no float instruction; WMMA
+//! load/multiply-add/store become cooperative-matrix instructions, from buffers and (with
+//! `buffer_device_address`) from raw GPU addresses, as `LoadDwAtAddr` is an aligned
+//! `PhysicalStorageBuffer` load; and the corpus's 25 AGS shaders translate and validate or are refused
 //! naming the WMMA instruction (FP8 without `float8`: naming `VK_EXT_shader_float8`).
 
 use rspirv::spirv::Op;
@@ -256,6 +258,46 @@ fn float8_conversions_emulated_and_native() {
     let t = translate(text.as_bytes(), &o).expect("native");
     untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", "float8 native");
     assert_eq!(count(&opcodes(&t.words), Op::FConvert), 8);
+}
+
+/// `FloatOpWithRoundMode` (3 operations × 4 modes) and `FloatConversion` (3 modes): an
+/// exact emulation in integer arithmetic, so no float instruction at all (no `OpFAdd`,
+/// `OpFMul`, `OpFConvert`, no float-controls execution mode); the product's 48 bits come
+/// from `OpUMulExtended`. A mode or operation AGS does not define is a malformed stream
+/// naming the instruction.
+#[test]
+fn rounded_float_operations_are_integer_emulations() {
+    use untangle_testkit::ags::rounding_shader;
+    let (b, n) = rounding_shader(64);
+    let text = cs(&b, n);
+    let t = translate(text.as_bytes(), &ags()).expect("translates");
+    untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", "AGS rounded float operations");
+    let ops = opcodes(&t.words);
+    assert_eq!(count(&ops, Op::AtomicCompareExchange), 0);
+    for float_op in [Op::FAdd, Op::FSub, Op::FMul, Op::FConvert, Op::ConvertUToF, Op::ExtInst] {
+        let n = if float_op == Op::ExtInst { 0 } else { count(&ops, float_op) };
+        assert_eq!(n, 0, "{float_op:?}");
+    }
+    assert!(count(&ops, Op::UMulExtended) >= 1, "the multiplications' exact products");
+    let m = rspirv::dr::load_words(&t.words).unwrap();
+    assert!(m.execution_modes.iter().all(|i| i.operands.len() < 2
+        || !matches!(
+            i.operands[1],
+            rspirv::dr::Operand::ExecutionMode(
+                rspirv::spirv::ExecutionMode::RoundingModeRTE
+                    | rspirv::spirv::ExecutionMode::RoundingModeRTZ
+                    | rspirv::spirv::ExecutionMode::DenormPreserve
+            )
+        )));
+    assert_eq!(translate(text.as_bytes(), &ags()).unwrap().words, t.words, "deterministic");
+    for (op, data) in
+        [(Opcode::FloatOpWithRoundMode, 0x04), (Opcode::FloatOpWithRoundMode, 0x30), (Opcode::FloatConversion, 0)]
+    {
+        let (instruction, reason) = refusal(&cs(&call("w0", op, 0, data, "%x", "%x"), 1), &ags());
+        assert!(instruction.contains(&format!("0x{:08x}", untangle::dxil::ags::word(op, 0, data))), "{instruction}");
+        assert!(matches!(reason, VendorRefusal::Malformed(_)), "{reason}");
+        assert!(reason.to_string().contains(&format!("{op:?}")), "{reason}");
+    }
 }
 
 /// AGS's 64-bit atomic: the store between phases names the target and is not emitted;

@@ -25,6 +25,11 @@
 //! high word and redefines phase 0's result as its low word (as the driver does: phase 0's
 //! result is read after phase 2). The 64-bit compare-exchange is not modelled.
 //!
+//! `FloatOpWithRoundMode` and `FloatConversion` (thread-local): IEEE 754 `f32` add,
+//! subtract, multiply and `f32` → `f16` in the decoded rounding direction, by the
+//! reference `crate::ags::{rounded_op, f16_rounded}` (on `f64`, checked against LLVM's
+//! APFloat; any NaN result is the canonical quiet NaN).
+//!
 //! Everything else on the magic UAV (WMMA, float8, clocks, draw
 //! parameters) is an [`RunError::Internal`] gap naming the instruction; WMMA's element
 //! layout is implementation-defined, so it is not modelled. Cost: constant per lane.
@@ -59,6 +64,7 @@ pub fn classify(ctx: &Ctx, t: &Thread, inst: InstId) -> R<Option<(ags::Instructi
         Readfirstlane | Readlane | ReadlaneAt | Swizzle | Ballot | WaveReduce | WaveScan => Class::Wave,
         AtomicU64 => Class::ThreadLocal,
         LaneId | GetWaveSize | MBCnt | Min3U | Min3F | Med3U | Med3F | Max3U | Max3F => Class::ThreadLocal,
+        FloatOpWithRoundMode | FloatConversion => Class::ThreadLocal,
         op => return internal(format!("AGS {op} is not modelled by the interpreter")),
     };
     Ok(Some((d, class)))
@@ -86,6 +92,19 @@ pub fn thread_local(ctx: &Ctx, t: &Thread, inst: InstId, d: ags::Instruction) ->
             let lt = if t.lane == 0 { 0u64 } else { u64::MAX >> (64 - t.lane) };
             let n = (u(lo) & lt as u32).count_ones() + (u(hi) & (lt >> 32) as u32).count_ones();
             out(n, lo.acc.join(hi.acc))
+        }
+        FloatOpWithRoundMode | FloatConversion => {
+            let a = src(0)?;
+            let x = f32::from_bits(u(a));
+            match d.kind {
+                Kind::RoundedOp { op, mode } => {
+                    let b = src(1)?;
+                    let r = crate::ags::rounded_op(op, mode, x, f32::from_bits(u(b)));
+                    out(r, a.acc.join(b.acc))
+                }
+                Kind::F16Conversion(mode) => out(crate::ags::f16_rounded(mode, x), a.acc),
+                _ => return internal(format!("AGS {} without its decoded kind", d.opcode)),
+            }
         }
         op => {
             let float = matches!(op, Min3F | Med3F | Max3F);

@@ -177,7 +177,7 @@ impl Opcode {
         use Opcode::*;
         Some(match self {
             Readfirstlane | Readlane | LaneId | Swizzle | MBCnt | WaveReduce | WaveScan | DrawIndex | GetWaveSize
-            | BaseInstance | BaseVertex | ReadlaneAt | Float8Conversion | FloatConversion => 1,
+            | BaseInstance | BaseVertex | ReadlaneAt | Float8Conversion | FloatConversion | FloatOpWithRoundMode => 1,
             Ballot | Min3U | Min3F | Med3U | Med3F | Max3U | Max3F | ShaderClock | ShaderRealtimeClock
             | LoadDwAtAddr => 2,
             AtomicU64 => 3,
@@ -261,6 +261,30 @@ pub enum Float8Cvt {
     F32ToBf8,
 }
 
+/// An IEEE rounding direction (`AmdExtD3DShaderIntrinsicsFloatOpWithRoundMode_*`: ties to
+/// even 0, toward positive 1, toward negative 2, toward zero 3; `FloatConversion`'s
+/// `FToF16Near` 1, `FToF16NegInf` 2, `FToF16PlusInf` 3 name the first three).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RoundMode {
+    NearestEven,
+    TowardPositive,
+    TowardNegative,
+    TowardZero,
+}
+
+impl RoundMode {
+    pub const ALL: [RoundMode; 4] =
+        [RoundMode::NearestEven, RoundMode::TowardPositive, RoundMode::TowardNegative, RoundMode::TowardZero];
+}
+
+/// `FloatOpWithRoundMode`'s operation (bits 4..7 of the immediate; the mode is bits 0..3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FloatOp {
+    Add,
+    Subtract,
+    Multiply,
+}
+
 /// One decoded instruction word.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Instruction {
@@ -290,6 +314,14 @@ pub enum Kind {
     Float8 {
         cvt: Float8Cvt,
         saturate: bool,
+    },
+    /// `FloatConversion`: src0 (an `f32`'s bits) to `f16` rounded so; the result is the
+    /// `f16`'s bits, zero-extended.
+    F16Conversion(RoundMode),
+    /// `FloatOpWithRoundMode`: `src0 op src1` on `f32` bits, rounded so.
+    RoundedOp {
+        op: FloatOp,
+        mode: RoundMode,
     },
 }
 
@@ -374,6 +406,23 @@ pub fn decode(word: u32) -> Result<Instruction, AgsError> {
                 .copied()
                 .ok_or(bad("names no float8 conversion"))?;
             Kind::Float8 { cvt, saturate: data & 0x100 != 0 }
+        }
+        Opcode::FloatConversion => Kind::F16Conversion(match data {
+            1 => RoundMode::NearestEven,
+            2 => RoundMode::TowardNegative,
+            3 => RoundMode::TowardPositive,
+            _ => return Err(bad("names no f32 → f16 rounding (FToF16Near 1, NegInf 2, PlusInf 3)")),
+        }),
+        Opcode::FloatOpWithRoundMode => {
+            let mode = *RoundMode::ALL.get((data & 0xf) as usize).ok_or(bad("names no rounding mode (bits 0..3)"))?;
+            let op = [FloatOp::Add, FloatOp::Subtract, FloatOp::Multiply]
+                .get(((data >> 4) & 0xf) as usize)
+                .copied()
+                .ok_or(bad("names no operation (bits 4..7: add, subtract, multiply)"))?;
+            if data >> 8 != 0 {
+                return Err(bad("sets bits 8..15, which FloatOpWithRoundMode does not define"));
+            }
+            Kind::RoundedOp { op, mode }
         }
         _ => Kind::Plain,
     };
@@ -588,7 +637,7 @@ mod tests {
         for &(n, op) in OPCODES {
             let w = word(op, 0, 0);
             let d = decode(w).map(|i| i.opcode);
-            if matches!(op, Opcode::WaveReduce | Opcode::WaveScan | Opcode::AtomicU64) {
+            if matches!(op, Opcode::WaveReduce | Opcode::WaveScan | Opcode::AtomicU64 | Opcode::FloatConversion) {
                 assert!(d.is_err(), "{op}: immediate 0 names no sub-operation");
             } else {
                 assert_eq!(d, Ok(op));
@@ -610,6 +659,18 @@ mod tests {
         assert_eq!(decode(word(Opcode::AtomicU64, 2, 8)).unwrap().kind, Kind::Atomic(AtomicOp::CmpXchgU64));
         let f8 = decode(word(Opcode::Float8Conversion, 0, 0x102)).unwrap();
         assert_eq!(f8.kind, Kind::Float8 { cvt: Float8Cvt::F32ToFp8, saturate: true });
+        // FloatOpWithRoundMode: mode in bits 0..3, operation in 4..7.
+        let r = decode(word(Opcode::FloatOpWithRoundMode, 0, 0x21)).unwrap();
+        assert_eq!(r.kind, Kind::RoundedOp { op: FloatOp::Multiply, mode: RoundMode::TowardPositive });
+        let r = decode(word(Opcode::FloatOpWithRoundMode, 0, 0x13)).unwrap();
+        assert_eq!(r.kind, Kind::RoundedOp { op: FloatOp::Subtract, mode: RoundMode::TowardZero });
+        for bad in [0x04, 0x30, 0x100] {
+            assert!(decode(word(Opcode::FloatOpWithRoundMode, 0, bad)).is_err(), "{bad:#x}");
+        }
+        let c = |d| decode(word(Opcode::FloatConversion, 0, d)).map(|i| i.kind);
+        assert_eq!(c(2), Ok(Kind::F16Conversion(RoundMode::TowardNegative)));
+        assert_eq!(c(3), Ok(Kind::F16Conversion(RoundMode::TowardPositive)));
+        assert!(c(0).is_err() && c(4).is_err());
         // SDK swizzles: SwapX1 0x041f, ReverseX4 0x0c1f, BCastX32 0x0020.
         let s = |d| match decode(word(Opcode::Swizzle, 0, d)).unwrap().kind {
             Kind::Swizzle(s) => s,

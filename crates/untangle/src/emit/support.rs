@@ -766,9 +766,10 @@ pub fn ags_support(op: crate::dxil::ags::Opcode) -> VendorSupport {
         ),
         Halt => VendorSupport::Refused("Vulkan has no shader halt"),
         IntersectBvhNode => VendorSupport::Refused("Vulkan exposes no single-node BVH intersection"),
-        FloatConversion | FloatOpWithRoundMode => {
-            VendorSupport::Refused("float operations with a chosen rounding mode are not lowered")
-        }
+        FloatConversion => lowered("an exact emulation in 32-bit integer arithmetic: f32 → f16 to nearest even, toward −∞, toward +∞"),
+        FloatOpWithRoundMode => lowered(
+            "an exact emulation in 32-bit integer arithmetic: f32 add, subtract, multiply, each of the 4 IEEE rounding directions (subnormals kept)",
+        ),
         BufferStoreByte | BufferStoreShort => VendorSupport::Refused("byte and short buffer stores are not lowered"),
         ShaderMarker => VendorSupport::Refused("shader markers are not lowered"),
         BuiltIn1 | BuiltInArg => VendorSupport::Refused("AGS's built-in escape opcodes are undocumented"),

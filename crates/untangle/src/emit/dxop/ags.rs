@@ -21,15 +21,16 @@
 //! | `DrawIndex`, `BaseVertex`, `BaseInstance` (vertex shaders) | `DrawIndex`, `BaseVertex`, `BaseInstance` built-ins (`shaderDrawParameters`) |
 //! | `AtomicU64` (min, max, and, or, xor, add, exchange; raw or structured buffer targets) | the 64-bit `OpAtomic*` on the target's 64-bit view, at phase 2; the store between phases 1 and 2 names the target and is not emitted; phase 0's result is redefined as the old value's low word, phase 2's is its high word |
 //! | `Float8Conversion` | `OpFConvert` with `SPV_EXT_float8`, else an exact emulation (`dxop/ags_float8.rs`) |
+//! | `FloatOpWithRoundMode` (f32 add, subtract, multiply; 4 rounding modes), `FloatConversion` (f32 → f16; nearest, −∞, +∞) | an exact emulation in 32-bit integer arithmetic (`dxop/ags_rounding.rs`) |
 //! | WMMA loads, stores, multiply-add, fill, length, conversions, element access, element-wise arithmetic | cooperative matrices (`dxop/ags_wmma.rs`) |
 //! | `ShaderClock` / `ShaderRealtimeClock` | `OpReadClockKHR` at `Subgroup` / `Device` scope, read once at phase 0; phase 1 returns its high word (`VK_KHR_shader_clock`) |
 //! | `LoadDwAtAddr` (phase 0: address low, high word; phase 1: byte offset) | `OpLoad` `Aligned 4` of a `uint` through a `PhysicalStorageBuffer` pointer, address + offset with the carry into the high word (`bufferDeviceAddress`); `LoadDwordAtAddrx2`/`x4` are that many of them |
 //!
 //! The rest is refused with [`VendorRefusal::NotLowered`], naming the instruction, for the
 //! reason [`crate::emit::support::ags_support`] gives (which also says what is lowered:
-//! the coverage table prints it): barycentrics and vertex parameters, `Halt`, BVH intersection, byte and short buffer stores, shader markers,
-//! float operations with rounding modes, the built-in escape opcodes, the 64-bit
-//! compare-exchange and 64-bit atomics on textures, and WMMA sparse forms.
+//! the coverage table prints it): barycentrics and vertex parameters, `Halt`, BVH
+//! intersection, byte and short buffer stores, shader markers, the built-in escape opcodes,
+//! the 64-bit compare-exchange and 64-bit atomics on textures, and WMMA sparse forms.
 //! Every other call through the magic UAV (a store, load, or another atomic) is a typed
 //! error: AGS encodes nothing else there.
 //!
@@ -294,6 +295,20 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 };
                 let x = src0(self)?;
                 self.ags_float8(cvt, saturate, x)?
+            }
+            FloatConversion => {
+                let Kind::F16Conversion(mode) = inst.kind else {
+                    return Err(self.err("AGS float conversion without its rounding mode"));
+                };
+                let x = src0(self)?;
+                self.ags_f16_conversion(mode, x)?
+            }
+            FloatOpWithRoundMode => {
+                let Kind::RoundedOp { op, mode } = inst.kind else {
+                    return Err(self.err("AGS rounded float operation without its kind"));
+                };
+                let (a, b) = (src0(self)?, src1(self)?);
+                self.ags_rounded_op(op, mode, a, b)?
             }
             op => {
                 return Err(match ags_support(op) {

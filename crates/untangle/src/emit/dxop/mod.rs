@@ -21,6 +21,7 @@
 
 mod ags;
 mod ags_float8;
+mod ags_rounding;
 mod ags_wmma;
 mod ags_wmma_memory;
 mod barriers;
