@@ -586,7 +586,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         mask: u32,
         src: Lanes,
     ) -> Result<()> {
+        let u = self.cx.u32_t();
         let u16t = self.cx.uint(16);
+        let one = self.cx.const_u32(1);
         let range = self.buffer_range_in(h, true)?;
         for k in 0..4u32 {
             if mask & (1 << k) == 0 {
@@ -595,17 +597,15 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let v = self.lane(c, src, k)?;
             let x = if self.is_float_ty(ty) { self.ids_op(Op::Bitcast, u16t, &[v])? } else { v };
             let a = self.add_const(addr, 2 * k)?;
-            self.store_half(h, view, range, a, x)?;
+            let i = self.ids_op(Op::ShiftRightLogical, u, &[a, one])?;
+            self.store_half(h, view, range, i, x)?;
         }
         Ok(())
     }
 
-    /// Stores the 16-bit `x` at byte `addr` (2-aligned) through `h`'s 16-bit view `view`
-    /// whose range in halves is `range`: one element, bounded by the range.
-    fn store_half(&mut self, h: Handle, view: &ResVar, range: Option<(Word, Word)>, addr: Word, x: Word) -> Result<()> {
-        let u = self.cx.u32_t();
-        let one = self.cx.const_u32(1);
-        let i = self.ids_op(Op::ShiftRightLogical, u, &[addr, one])?;
+    /// Stores the 16-bit `x` at element `i` of `h`'s 16-bit view `view` whose range in
+    /// halves is `range`: one element, bounded by the range.
+    fn store_half(&mut self, h: Handle, view: &ResVar, range: Option<(Word, Word)>, i: Word, x: Word) -> Result<()> {
         let i = self.in_range(range, i, PAST_HALF)?;
         let p = self.half_ptr(h, view, i)?;
         self.ids_void(Op::Store, &[p, x])
@@ -621,31 +621,35 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     pub(super) fn store_sub_word(&mut self, h: Handle, addr: Word, x: Word, bytes: u32) -> Result<()> {
         if bytes == 2 {
             if let Some(view) = self.half_view(h)? {
-                let u16t = self.cx.uint(16);
+                let (u, u16t) = (self.cx.u32_t(), self.cx.uint(16));
                 let x = self.ids_op(Op::UConvert, u16t, &[x])?;
                 let range = self.buffer_range_in(h, true)?;
-                return self.store_half(h, &view, range, addr, x);
+                let one = self.cx.const_u32(1);
+                let i = self.ids_op(Op::ShiftRightLogical, u, &[addr, one])?;
+                return self.store_half(h, &view, range, i, x);
             }
         }
         let range = self.buffer_range(h)?;
-        self.atomic_sub_word(h, addr, x, bytes, range)
+        self.atomic_sub_word(h, addr, |_| Ok(x), bytes, range)
     }
 
-    /// The low `bytes` (1 or 2) bytes of `x` into their place at byte `addr` of the word
-    /// holding it (`range`: [`Self::buffer_range`]): the place cleared by `OpAtomicAnd`,
-    /// then set by `OpAtomicOr`, so the word's other bytes (maybe another thread's) are
-    /// never rewritten.
+    /// The low `bytes` (1 or 2) bytes of the `u32` `value` makes into their place at byte
+    /// `addr` of the word holding it (`range`: [`Self::buffer_range`]): the place cleared
+    /// by `OpAtomicAnd`, then set by `OpAtomicOr`, so the word's other bytes (maybe
+    /// another thread's) are never rewritten. (`value` runs after the word index is
+    /// computed, the order the 16-bit store path has always emitted.)
     fn atomic_sub_word(
         &mut self,
         h: Handle,
         addr: Word,
-        x: Word,
+        value: impl FnOnce(&mut Self) -> Result<Word>,
         bytes: u32,
         range: Option<(Word, Word)>,
     ) -> Result<()> {
         let u = self.cx.u32_t();
         let two = self.cx.const_u32(2);
         let word = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
+        let x = value(self)?;
         let ones = self.cx.const_u32(if bytes == 1 { 0xff } else { 0xffff });
         let x = self.ids_op(Op::BitwiseAnd, u, &[x, ones])?;
         // The place's first bit: 8 × (addr & 3), the low bits of a short's address cleared.
@@ -1082,8 +1086,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
                 16 => {
                     let a = self.add_const(addr, 2 * k)?;
-                    let x = self.half_bits(v, ty)?;
-                    self.atomic_sub_word(h, a, x, 2, range)?;
+                    self.atomic_sub_word(h, a, |fe| fe.half_bits(v, ty), 2, range)?;
                 }
                 _ => return Err(self.form(c.op, format!("{bits}-bit stores"))),
             }
