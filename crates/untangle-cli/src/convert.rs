@@ -194,6 +194,7 @@ fn options_of(args: &Convert) -> Result<Options, Failure> {
             crate::CliVendorFeature::AmdAgs => v.amd_ags = true,
             crate::CliVendorFeature::ShaderClock => v.shader_clock = true,
             crate::CliVendorFeature::DrawParameters => v.draw_parameters = true,
+            crate::CliVendorFeature::FragmentShaderBarycentric => v.fragment_shader_barycentric = true,
             crate::CliVendorFeature::CooperativeMatrix => v.cooperative_matrix = true,
             crate::CliVendorFeature::CooperativeMatrix2 => v.cooperative_matrix2 = true,
             crate::CliVendorFeature::Float8 => v.float8 = true,

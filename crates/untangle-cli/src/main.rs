@@ -105,7 +105,8 @@ pub struct Convert {
     pub min_precision_32bit: bool,
     /// Vendor intrinsics the layer exposes and device features their lowering may use
     /// (comma-separated): `amd-ags` (decode AMD AGS's magic UAV), `shader-clock`
-    /// (`VK_KHR_shader_clock`), `draw-parameters`, `cooperative-matrix`
+    /// (`VK_KHR_shader_clock`), `draw-parameters`, `fragment-shader-barycentric`
+    /// (`VK_KHR_fragment_shader_barycentric`), `cooperative-matrix`
     /// (`VK_KHR_cooperative_matrix`), `cooperative-matrix2` (`VK_NV_cooperative_matrix2`),
     /// `float8` (`VK_EXT_shader_float8`), `buffer-device-address` (`bufferDeviceAddress`: AGS
     /// loads from raw GPU addresses and WMMA global loads and stores), and for NVAPI `int64-atomics`
@@ -137,6 +138,7 @@ pub enum CliVendorFeature {
     AmdAgs,
     ShaderClock,
     DrawParameters,
+    FragmentShaderBarycentric,
     CooperativeMatrix,
     CooperativeMatrix2,
     Float8,

@@ -211,6 +211,11 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
     {
         options.vendor.buffer_device_address = *enable;
     }
+    // dxil-spirv's BARYCENTRIC_KHR option says the device has
+    // `VK_KHR_fragment_shader_barycentric` (AGS barycentrics and vertex parameters).
+    if let Some(Opt::BarycentricKhr { supported }) = setup.last(|o| matches!(o, Opt::BarycentricKhr { .. })) {
+        options.vendor.fragment_shader_barycentric = *supported;
+    }
     // dxil-spirv's NVAPI option names the magic UAV's register (vkd3d-proton passes the slot
     // the application set); without it that UAV is an ordinary one.
     if let Some(Opt::Nvapi { enabled: true, register_index, register_space }) =

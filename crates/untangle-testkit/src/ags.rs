@@ -55,6 +55,7 @@ declare %dx.types.Handle @dx.op.createHandle(i32, i8, i32, i32, i1)
 declare i32 @dx.op.threadId.i32(i32, i32)
 declare %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32, %dx.types.Handle, i32, i32)
 declare void @dx.op.bufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i8)
+declare void @dx.op.rawBufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i8, i32)
 declare i32 @dx.op.atomicCompareExchange.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32)
 !dx.version = !{{!0}}
 !dx.valver = !{{!0}}
@@ -72,6 +73,61 @@ declare i32 @dx.op.atomicCompareExchange.i32(i32, %dx.types.Handle, i32, i32, i3
 !8 = !{{i32 {threads}, i32 1, i32 1}}
 "#
     )
+}
+
+/// A pixel shader with `body` between the magic UAV's handle (`%ags`) and the stores:
+/// inputs `SV_Position` (register 0) and `TEXCOORD` (`float4`, register 1, interpolation
+/// mode `interpolation`: 1 `nointerpolation`, 2 linear); with `load`, `TEXCOORD.x` is also
+/// read interpolated (`%t`). `%w0..%w{n-1}` (`n` ≤ 4, `i32`) go to `SV_Target`'s
+/// components as their bits.
+pub fn ps(body: &str, n: usize, interpolation: u32, load: bool) -> String {
+    let mut stores = String::new();
+    for k in 0..n {
+        stores.push_str(&format!(
+            "  %f{k} = bitcast i32 %w{k} to float\n  call void @dx.op.storeOutput.f32(i32 5, i32 0, i32 0, i8 {k}, float %f{k})\n"
+        ));
+    }
+    let load = if load { "  %t = call float @dx.op.loadInput.f32(i32 4, i32 1, i32 0, i8 0, i32 undef)\n" } else { "" };
+    format!(
+        r#"target datalayout = "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64"
+target triple = "dxil-ms-dx"
+%dx.types.Handle = type {{ i8* }}
+%struct.RWByteAddressBuffer = type {{ i32 }}
+define void @main() {{
+entry:
+  %ags = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 1, i32 0, i32 0, i1 false)
+{load}{body}{stores}  ret void
+}}
+declare %dx.types.Handle @dx.op.createHandle(i32, i8, i32, i32, i1)
+declare float @dx.op.loadInput.f32(i32, i32, i32, i8, i32)
+declare void @dx.op.storeOutput.f32(i32, i32, i32, i8, float)
+declare i32 @dx.op.atomicCompareExchange.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32)
+!dx.version = !{{!0}}
+!dx.valver = !{{!0}}
+!dx.shaderModel = !{{!1}}
+!dx.resources = !{{!2}}
+!dx.entryPoints = !{{!6}}
+!0 = !{{i32 1, i32 6}}
+!1 = !{{!"ps", i32 6, i32 6}}
+!2 = !{{null, !3, null, null}}
+!3 = !{{!5}}
+!5 = !{{i32 0, %struct.RWByteAddressBuffer* undef, !"AmdExtD3DShaderIntrinsicsUAV", i32 2147420894, i32 0, i32 1, i32 11, i1 false, i1 false, i1 false, null}}
+!6 = !{{void ()* @main, !"main", !7, !2, null}}
+!7 = !{{!8, !12, null}}
+!8 = !{{!9, !11}}
+!9 = !{{i32 0, !"SV_Position", i8 9, i8 3, !10, i8 4, i32 1, i8 4, i32 0, i8 0, null}}
+!10 = !{{i32 0}}
+!11 = !{{i32 1, !"TEXCOORD", i8 9, i8 0, !10, i8 {interpolation}, i32 1, i8 4, i32 1, i8 0, null}}
+!12 = !{{!13}}
+!13 = !{{i32 0, !"SV_Target", i8 9, i8 16, !10, i8 0, i32 1, i8 4, i32 0, i8 0, null}}
+"#
+    )
+}
+
+/// The data of `VtxParam` (vertex `vertex`, input register `param`, component
+/// `component`), as `AmdExtD3DShaderIntrinsics_VertexParameterComponent` packs it.
+pub fn vertex_param(vertex: u32, param: u32, component: u32) -> u32 {
+    param | vertex << 5 | component << 7
 }
 
 /// `%{out} = cmpxchg(magic, word(op, phase, data), src0, src1)`.
@@ -205,6 +261,53 @@ pub fn atomic_max_u64(base: u32, store: bool) -> String {
         b += "  call void @dx.op.bufferStore.i32(i32 69, %dx.types.Handle %u, i32 %w0, i32 undef, i32 %a1, i32 undef, i32 undef, i32 undef, i8 1)\n";
     }
     b += &call("w1", AtomicU64, 2, 2, "%hi", "%a1");
+    b
+}
+
+/// An AGS 64-bit compare-exchange (`AmdExtD3DShaderIntrinsics_AtomicCmpXchgU64` on `u`, 4
+/// phases) at byte `%tid * 8 + base` of the value `(%tid, 9)` against the comparator
+/// `(0x1000 + %tid + odd, 5)` (`odd` = `%tid & 1`: odd threads' comparator misses):
+/// `%w0` and `%w1` are the old value's low and high words.
+pub fn atomic_cmpxchg_u64(base: u32) -> String {
+    use Opcode::AtomicU64;
+    let mut b = format!("  %tid8 = shl i32 %tid, 3\n  %addr = add i32 %tid8, {base}\n  %odd = and i32 %tid, 1\n  %cmp0 = add i32 %tid, %odd\n  %cmplo = add i32 %cmp0, 4096\n");
+    b += &call("w0", AtomicU64, 0, 8, "%addr", "0");
+    b += &call("a1", AtomicU64, 1, 8, "0", "%tid");
+    b += "  call void @dx.op.bufferStore.i32(i32 69, %dx.types.Handle %u, i32 %w0, i32 undef, i32 %a1, i32 undef, i32 undef, i32 undef, i8 1)\n";
+    b += &call("a2", AtomicU64, 2, 8, "9", "%cmplo");
+    b += &call("w1", AtomicU64, 3, 8, "5", "%a2");
+    b
+}
+
+/// Where thread `tid` of [`sub_word_store`] stores: groups of three threads fill the
+/// first three of every four bytes (`bytes` 1) or the first three of every four halves
+/// (`bytes` 2), so neighbouring bytes belong to other threads and every fourth is kept.
+pub fn sub_word_address(bytes: u32, base: u32, tid: u32) -> u32 {
+    base + bytes * (tid + tid / 3)
+}
+
+/// The value thread `tid` of [`sub_word_store`] passes: only its low `bytes` bytes are
+/// stored.
+pub fn sub_word_value(tid: u32) -> u32 {
+    0xdead_0000 | (0x1234 + 0x101 * tid) & 0xffff
+}
+
+/// AGS's `BufferStoreByte` (`bytes` 1) or `BufferStoreShort` (2) of [`sub_word_value`] at
+/// byte [`sub_word_address`] of `u` (its byte `base` on), as the SDK writes it: phase 0
+/// (address, value), a store of its result at the address (`rawBufferStore` with `raw`,
+/// else `bufferStore`), phase 1. With `store` false the naming store is left out.
+pub fn sub_word_store(bytes: u32, base: u32, raw: bool, store: bool) -> String {
+    let op = if bytes == 1 { Opcode::BufferStoreByte } else { Opcode::BufferStoreShort };
+    let mut b = format!(
+        "  %g = udiv i32 %tid, 3\n  %slot = add i32 %tid, %g\n  %sb = mul i32 %slot, {bytes}\n  %addr = add i32 %sb, {base}\n  %v0 = mul i32 %tid, 257\n  %v1 = add i32 %v0, 4660\n  %v2 = and i32 %v1, 65535\n  %val = or i32 %v2, -559087616\n"
+    );
+    b += &call("s0", op, 0, 0, "%addr", "%val");
+    if store && raw {
+        b += "  call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %u, i32 %addr, i32 undef, i32 %s0, i32 undef, i32 undef, i32 undef, i8 1, i32 4)\n";
+    } else if store {
+        b += "  call void @dx.op.bufferStore.i32(i32 69, %dx.types.Handle %u, i32 %addr, i32 undef, i32 %s0, i32 undef, i32 undef, i32 undef, i8 1)\n";
+    }
+    b += &call("w0", op, 1, 0, "0", "0");
     b
 }
 

@@ -235,9 +235,10 @@ fn vendor_table(s: &mut String) {
          AGS; otherwise the magic UAV is refused naming the option. A lowering that needs a device\n\
          feature names its `Options::vendor` field, and is refused naming the Vulkan feature without\n\
          it. Tests: `vendor_ags` (translation, `spirv-val` at Vulkan 1.4, refusals, the corpus's 25\n\
-         AGS shaders), `gpu_ags` (wave and lane intrinsics, float8 conversions, 64-bit atomics, dword\n\
-         loads from a raw GPU address and, with `VK_KHR_cooperative_matrix`, a WMMA multiply-add\n\
-         through a buffer and through a raw GPU address run on a device), `gpu_ags_corpus` (the\n\
+         AGS shaders), `gpu_ags` (wave and lane intrinsics, float8 conversions, 64-bit atomics and\n\
+         compare-exchange, byte and short stores beside other threads' bytes, dword loads from a raw\n\
+         GPU address, rounded float operations and, with `VK_KHR_cooperative_matrix`, a WMMA\n\
+         multiply-add through a buffer and through a raw GPU address run on a device), `gpu_ags_corpus` (the\n\
          corpus's eight non-FP8 WMMA shaders run on a device with the inputs and expected values of\n\
          vkd3d-proton's tests, each also failing with one expected value changed; the FP8 ones refused\n\
          without `float8`). With `amd_ags` the magic UAV has no row in the bindings table. WMMA matrices travel\n\

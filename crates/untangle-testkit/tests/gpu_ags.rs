@@ -31,7 +31,10 @@ use std::time::Duration;
 use untangle::dxil::ags::Opcode;
 use untangle::dxil::ResourceClass;
 use untangle::{translate, Options, VendorFeatures};
-use untangle_testkit::ags::{atomic_max_u64, call, cs_threads, float8_code, float8_value, wave_expected, wave_shader};
+use untangle_testkit::ags::{
+    atomic_cmpxchg_u64, atomic_max_u64, call, cs_threads, float8_code, float8_value, sub_word_address, sub_word_store,
+    sub_word_value, wave_expected, wave_shader,
+};
 use untangle_testkit::vulkan::{open_or_skip, AddressSlot, Binding, DeviceBuffer, Dispatch, Gpu, Resource};
 
 fn ags() -> Options {
@@ -273,6 +276,61 @@ fn wmma_case_device(gpu: &Gpu, what: &str) -> bool {
         println!("SKIPPED {what}: no VK_KHR_cooperative_matrix 16x16x16 f16 x f16 + f32 form on this device");
     }
     ok
+}
+
+/// AGS's 64-bit compare-exchange: each thread's slot starts at `(0x1000 + tid, 5)`; even
+/// threads' comparators match and store `(tid, 9)`, odd threads' miss; every thread gets
+/// the old value back.
+#[test]
+fn atomic_u64_compare_exchange_on_the_device() {
+    let Some(mut gpu) = open_or_skip("gpu_ags cmpxchg") else { return };
+    const THREADS: u32 = 64;
+    let base = THREADS * 3;
+    let t = translate(cs_threads(&atomic_cmpxchg_u64(base * 4), 2, THREADS).as_bytes(), &ags()).expect("translates");
+    let mut input = vec![0u32; (base + 2 * THREADS) as usize];
+    for tid in 0..THREADS {
+        input[(base + 2 * tid) as usize] = 0x1000 + tid;
+        input[(base + 2 * tid + 1) as usize] = 5;
+    }
+    let out = run(&mut gpu, &t.words, &input, THREADS, 2);
+    for tid in 0..THREADS {
+        let i = tid as usize;
+        assert_eq!((out[THREADS as usize + i], out[2 * THREADS as usize + i]), (0x1000 + tid, 5), "old, thread {tid}");
+        let slot = (out[(base + 2 * tid) as usize], out[(base + 2 * tid + 1) as usize]);
+        let want = if tid % 2 == 0 { (tid, 9) } else { (0x1000 + tid, 5) };
+        assert_eq!(slot, want, "memory, thread {tid}");
+    }
+}
+
+/// AGS's byte and short stores: 64 threads write the low byte (short) of their value at
+/// neighbouring addresses, three threads to a word (two halves and one of the next word's
+/// for shorts), every fourth byte (half) left alone; the region, prefilled with `0xee`,
+/// must hold exactly those bytes (a lost neighbour or a clobbered fourth byte fails).
+#[test]
+fn byte_and_short_stores_on_the_device() {
+    let Some(mut gpu) = open_or_skip("gpu_ags sub-word stores") else { return };
+    const THREADS: u32 = 64;
+    for bytes in [1u32, 2] {
+        for raw in [false, true] {
+            let base = 4 * THREADS; // bytes: after the inputs
+            let text = cs_threads(&sub_word_store(bytes, base, raw, true), 0, THREADS);
+            let t = translate(text.as_bytes(), &ags()).expect("translates");
+            let end = sub_word_address(bytes, base, THREADS) as usize + 8;
+            let mut mem = vec![0xeeu8; end.div_ceil(4) * 4];
+            let input: Vec<u32> = mem.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+            for tid in 0..THREADS {
+                let a = sub_word_address(bytes, base, tid) as usize;
+                let v = sub_word_value(tid).to_le_bytes();
+                mem[a..a + bytes as usize].copy_from_slice(&v[..bytes as usize]);
+            }
+            let want: Vec<u32> = mem.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+            let out = run(&mut gpu, &t.words, &input, THREADS, 0);
+            let (lo, hi) = (base as usize / 4, want.len());
+            for w in lo..hi {
+                assert_eq!(out[w], want[w], "{bytes}-byte stores (raw {raw}): word {w} ({:#010x} wanted)", want[w]);
+            }
+        }
+    }
 }
 
 /// AGS WMMA multiply-add on the device: A (f16) at byte 1024, B (f16, row or column major)

@@ -2,12 +2,16 @@
 //! expectations: every wave and lane intrinsic AGS lowers (`untangle_testkit::ags::
 //! wave_shader`, expectations from `wave_expected`) at wave sizes 32 and 64 (every
 //! expectation defined at both sizes is checked, and the results D3D leaves open are
-//! reported as undefined), a 64-bit atomic max, the rounded float operations (against the
+//! reported as undefined), a 64-bit atomic max and compare-exchange, byte and short
+//! stores next to other threads' bytes, the rounded float operations (against the
 //! directed-rounding reference, exact), and an intrinsic it does not model (WMMA)
 //! is an interpreter gap, never a result.
 
 use untangle::dxil::ResourceClass;
-use untangle_testkit::ags::{atomic_max_u64, cs, wave_expected, wave_shader, wmma_load, wmma_type};
+use untangle_testkit::ags::{
+    atomic_cmpxchg_u64, atomic_max_u64, cs, sub_word_address, sub_word_store, sub_word_value, wave_expected,
+    wave_shader, wmma_load, wmma_type,
+};
 use untangle_testkit::difftest::inputs::{inputs, to_interp, Budget};
 use untangle_testkit::interp::exec::RunError;
 use untangle_testkit::interp::Program;
@@ -76,6 +80,61 @@ fn atomic_u64_max_matches_hand_computed_results() {
         assert_eq!(lo.bits | hi.bits << 32, init(tid), "thread {tid}: the old value");
         let m = u.mem.read(768 + 8 * tid as i64, 8).expect("in bounds");
         assert_eq!(m.bits, init(tid).max(v), "thread {tid}: the maximum");
+    }
+}
+
+/// Runs `text` on one group with the UAV `u` holding `bytes`; returns `u`'s memory.
+fn run_with(text: String, bytes: Vec<u8>) -> untangle_testkit::interp::memory::Mem {
+    let m = untangle::front::load_bytes(text.into_bytes(), "ags.ll").expect("loads").module;
+    let p = Program::new(&m).unwrap_or_else(|e| panic!("{}", e.0));
+    let mut ins = inputs(&p.info.resources, 1, Budget::default()).expect("inputs");
+    for i in &mut ins {
+        i.bytes = bytes.clone();
+    }
+    let out = untangle_testkit::difftest::reference(&p, &to_interp(&ins), 32, [1, 1, 1]).expect("runs");
+    out.list.into_iter().find(|r| r.class == ResourceClass::Uav && r.space == 0).expect("u0").mem
+}
+
+/// `AtomicCmpXchgU64` at byte `768 + 8 tid` holding `(5, 0x1000 + tid)`: even threads'
+/// comparators match and store `(9, tid)`; every thread gets the old value.
+#[test]
+fn atomic_u64_compare_exchange_matches_hand_computed_results() {
+    let init = |tid: u64| 5 << 32 | (0x1000 + tid);
+    let mut bytes = vec![0u8; 768 + 8 * 64];
+    for tid in 0..64u64 {
+        let at = 768 + 8 * tid as usize;
+        bytes[at..at + 8].copy_from_slice(&init(tid).to_le_bytes());
+    }
+    let mem = run_with(cs(&atomic_cmpxchg_u64(768), 2), bytes);
+    for tid in 0..64u64 {
+        let word = |k: u64| mem.read(4 * (64 * (k + 1) + tid) as i64, 4).expect("in bounds");
+        let (lo, hi) = (word(0), word(1));
+        assert!(lo.acc.is_exact() && hi.acc.is_exact(), "thread {tid}");
+        assert_eq!(lo.bits | hi.bits << 32, init(tid), "thread {tid}: the old value");
+        let m = mem.read(768 + 8 * tid as i64, 8).expect("in bounds");
+        assert_eq!(m.bits, if tid % 2 == 0 { 9 << 32 | tid } else { init(tid) }, "thread {tid}: memory");
+    }
+}
+
+/// `BufferStoreByte` / `BufferStoreShort` write only the value's low bytes, next to other
+/// threads' and leaving every fourth byte (half) as it was.
+#[test]
+fn byte_and_short_stores_match_hand_computed_results() {
+    for bytes in [1u32, 2] {
+        for raw in [false, true] {
+            let base = 256;
+            let end = sub_word_address(bytes, base, 64) as usize + 8;
+            let mut want = vec![0xeeu8; end];
+            let mem = run_with(cs(&sub_word_store(bytes, base, raw, true), 0), want.clone());
+            for tid in 0..64 {
+                let a = sub_word_address(bytes, base, tid) as usize;
+                want[a..a + bytes as usize].copy_from_slice(&sub_word_value(tid).to_le_bytes()[..bytes as usize]);
+            }
+            for (k, &b) in want.iter().enumerate().skip(base as usize) {
+                let got = mem.read(k as i64, 1).expect("in bounds");
+                assert_eq!(got.bits as u8, b, "{bytes}-byte stores (raw {raw}): byte {k}");
+            }
+        }
     }
 }
 

@@ -12,13 +12,17 @@
 //! `FloatConversion`) are integer emulations with no float instruction; WMMA
 //! load/multiply-add/store become cooperative-matrix instructions, from buffers and (with
 //! `buffer_device_address`) from raw GPU addresses, as `LoadDwAtAddr` is an aligned
-//! `PhysicalStorageBuffer` load; and the corpus's 25 AGS shaders translate and validate or are refused
+//! `PhysicalStorageBuffer` load; byte and short stores, the 64-bit compare-exchange,
+//! shader markers, barycentrics and vertex parameters lower as `emit/dxop/ags.rs` says; and
+//! the corpus's 25 AGS shaders translate and validate or are refused
 //! naming the WMMA instruction (FP8 without `float8`: naming `VK_EXT_shader_float8`).
 
 use rspirv::spirv::Op;
 use untangle::dxil::ags::Opcode;
 use untangle::{translate, Options, TranslateError, VendorFeatures, VendorRefusal};
-use untangle_testkit::ags::{atomic_max_u64, call, cs, cs_threads, wave_shader};
+use untangle_testkit::ags::{
+    atomic_cmpxchg_u64, atomic_max_u64, call, cs, cs_threads, ps, sub_word_store, vertex_param, wave_shader,
+};
 
 fn ags() -> Options {
     Options { vendor: VendorFeatures { amd_ags: true, ..Default::default() }, ..Default::default() }
@@ -128,7 +132,7 @@ fn malformed_streams_name_the_instruction() {
 #[test]
 fn unlowered_intrinsics_are_refused_by_name() {
     use Opcode::*;
-    for (op, data) in [(BufferStoreByte, 0), (MatrixSparsityIndexLoad, 0), (AtomicU64, 8), (Halt, 0)] {
+    for (op, data) in [(MatrixSparsityIndexLoad, 0), (IntersectBvhNode, 0), (Halt, 0)] {
         let (instruction, reason) = refusal(&cs(&call("w0", op, 0, data, "0", "0"), 1), &ags());
         assert!(instruction.contains(&format!("{op:?}")), "{instruction}");
         assert!(matches!(reason, VendorRefusal::NotLowered(_)), "{reason}");
@@ -889,4 +893,214 @@ fn wmma_global_load_and_store() {
         call("t", Opcode::WaveMatrixGlobalLoad, 1, wmma_type(4, 0, false), "%x", "0") + "  %w0 = add i32 0, 0\n";
     let (instruction, reason) = refusal(&cs(&no_offset, 1), &bda(wmma_options(false)));
     assert!(instruction.contains("WaveMatrixGlobalLoad") && matches!(reason, VendorRefusal::Malformed(_)), "{reason}");
+}
+
+/// The result types of `op`'s instructions in `words`, as integer widths.
+fn result_widths(words: &[u32], op: Op) -> Vec<u32> {
+    let m = rspirv::dr::load_words(words).unwrap();
+    let width = |ty| {
+        m.types_global_values.iter().find(|i| i.result_id == Some(ty)).and_then(|i| match i.operands.first() {
+            Some(rspirv::dr::Operand::LiteralBit32(w)) if i.class.opcode == Op::TypeInt => Some(*w),
+            _ => None,
+        })
+    };
+    m.functions
+        .iter()
+        .flat_map(|f| f.all_inst_iter())
+        .filter(|i| i.class.opcode == op)
+        .map(|i| i.result_type.and_then(width).unwrap_or(0))
+        .collect()
+}
+
+/// AGS's 64-bit compare-exchange (4 phases) is one 64-bit `OpAtomicCompareExchange` on the
+/// buffer's 64-bit view; without the naming store, or cut after phase 2, it is malformed.
+#[test]
+fn atomic_u64_compare_exchange() {
+    let t = translate(cs(&atomic_cmpxchg_u64(4096), 2).as_bytes(), &ags()).expect("translates");
+    untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", "AGS 64-bit compare-exchange");
+    assert_eq!(result_widths(&t.words, Op::AtomicCompareExchange), [64]);
+    // Without phase 3 (the comparator's high word).
+    let cut: String =
+        atomic_cmpxchg_u64(4096).lines().filter(|l| !l.contains("%w1 =")).map(|l| format!("{l}\n")).collect();
+    let (instruction, reason) = refusal(&cs(&cut, 1), &ags());
+    assert!(
+        instruction.contains("AtomicU64") && matches!(reason, VendorRefusal::Malformed(_)),
+        "{instruction}: {reason}"
+    );
+    assert!(reason.to_string().contains("phase 3 is missing"), "{reason}");
+}
+
+/// `BufferStoreByte` is a word `OpAtomicAnd` + `OpAtomicOr` (never a plain store of the
+/// word: other threads write the neighbouring bytes); `BufferStoreShort` one 16-bit
+/// element store through the 16-bit view. The naming store is not emitted as a word
+/// store; `bufferStore` and `rawBufferStore` both name it.
+#[test]
+fn byte_and_short_stores() {
+    for raw in [false, true] {
+        let t = translate(cs(&sub_word_store(1, 512, raw, true), 0).as_bytes(), &ags()).expect("byte translates");
+        untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", "AGS BufferStoreByte");
+        let ops = opcodes(&t.words);
+        assert_eq!((count(&ops, Op::AtomicAnd), count(&ops, Op::AtomicOr)), (1, 1), "raw {raw}");
+        assert_eq!(count(&ops, Op::Store), 0, "raw {raw}: no plain store");
+        let t = translate(cs(&sub_word_store(2, 512, raw, true), 0).as_bytes(), &ags()).expect("short translates");
+        untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", "AGS BufferStoreShort");
+        let ops = opcodes(&t.words);
+        assert_eq!(count(&ops, Op::AtomicAnd) + count(&ops, Op::AtomicOr), 0, "raw {raw}");
+        assert_eq!(count(&ops, Op::Store), 1, "raw {raw}: one 16-bit element");
+        assert_eq!(result_widths(&t.words, Op::UConvert), [16]);
+    }
+    // Phase 1 without the naming store; phase 0 without phase 1.
+    for op in [Opcode::BufferStoreByte, Opcode::BufferStoreShort] {
+        let bytes = if op == Opcode::BufferStoreByte { 1 } else { 2 };
+        let (instruction, reason) = refusal(&cs(&sub_word_store(bytes, 512, false, false), 0), &ags());
+        assert!(instruction.contains(&format!("{op:?}")), "{instruction}");
+        assert!(matches!(reason, VendorRefusal::Malformed(_)), "{reason}");
+        let cut: String = sub_word_store(bytes, 512, false, true)
+            .lines()
+            .filter(|l| !l.contains("%w0 ="))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let (instruction, reason) = refusal(&cs(&cut, 0), &ags());
+        assert!(instruction.contains(&format!("{op:?}")), "{instruction}");
+        assert!(reason.to_string().contains("phase 1 is missing"), "{reason}");
+    }
+}
+
+/// `ShaderMarker` lowers to nothing; its result reads 0; a marker with a later phase is
+/// malformed.
+#[test]
+fn shader_markers_lower_to_nothing() {
+    let plain = translate(cs("  %w0 = add i32 0, 0\n", 1).as_bytes(), &ags()).expect("translates");
+    let marked = call("m", Opcode::ShaderMarker, 0, 0, "%tid", "0") + &call("w0", Opcode::ShaderMarker, 0, 0, "7", "0");
+    let t = translate(cs(&marked, 1).as_bytes(), &ags()).expect("translates");
+    untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", "AGS ShaderMarker");
+    assert_eq!(opcodes(&t.words), opcodes(&plain.words), "the same instructions as a store of 0");
+    let (instruction, reason) = refusal(&cs(&call("w0", Opcode::ShaderMarker, 1, 0, "0", "0"), 1), &ags());
+    assert!(
+        reason.to_string().contains("ShaderMarker") && matches!(reason, VendorRefusal::Malformed(_)),
+        "{instruction}: {reason}"
+    );
+}
+
+fn barycentric() -> Options {
+    let mut o = ags();
+    o.vendor.fragment_shader_barycentric = true;
+    o
+}
+
+/// The built-ins `words` declares, with their decorations' numbers.
+fn decorations_of(words: &[u32], builtin: rspirv::spirv::BuiltIn) -> Vec<u32> {
+    use rspirv::dr::Operand;
+    let m = rspirv::dr::load_words(words).unwrap();
+    let deco = |i: &rspirv::dr::Instruction| match i.operands.get(1) {
+        Some(Operand::Decoration(d)) => Some(*d),
+        _ => None,
+    };
+    let target = |i: &rspirv::dr::Instruction| match i.operands.first() {
+        Some(Operand::IdRef(t)) => Some(*t),
+        _ => None,
+    };
+    let vars: Vec<u32> = m
+        .annotations
+        .iter()
+        .filter(|i| {
+            deco(i) == Some(rspirv::spirv::Decoration::BuiltIn) && i.operands.get(2) == Some(&Operand::BuiltIn(builtin))
+        })
+        .filter_map(target)
+        .collect();
+    assert!(vars.len() <= 1, "one variable per built-in");
+    m.annotations.iter().filter(|i| vars.contains(&target(i).unwrap_or(0))).filter_map(deco).map(|d| d as u32).collect()
+}
+
+/// AGS barycentrics: `(I, J)` are components 1 and 2 of `BaryCoordKHR` (perspective) or
+/// `BaryCoordNoPerspKHR` (linear), decorated `Centroid` / `Sample` by mode; without
+/// `fragment_shader_barycentric` refused naming it; the pull model, a second place for one
+/// built-in, compute shaders and bad modes are typed errors.
+#[test]
+fn barycentrics_use_the_khr_built_ins() {
+    use rspirv::spirv::{BuiltIn, Decoration};
+    let bary = |mode: u32| {
+        call("w0", Opcode::BaryCoord, 0, mode, "0", "0") + &call("w1", Opcode::BaryCoord, 1, mode, "%w0", "0")
+    };
+    for (mode, builtin, place) in [
+        (1, BuiltIn::BaryCoordNoPerspKHR, None),
+        (2, BuiltIn::BaryCoordNoPerspKHR, Some(Decoration::Centroid)),
+        (3, BuiltIn::BaryCoordNoPerspKHR, Some(Decoration::Sample)),
+        (4, BuiltIn::BaryCoordKHR, None),
+        (5, BuiltIn::BaryCoordKHR, Some(Decoration::Centroid)),
+        (6, BuiltIn::BaryCoordKHR, Some(Decoration::Sample)),
+    ] {
+        let text = ps(&bary(mode), 2, 2, true);
+        let t = translate(text.as_bytes(), &barycentric()).unwrap_or_else(|e| panic!("mode {mode}: {e}"));
+        untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", "AGS BaryCoord");
+        let mut want = vec![Decoration::BuiltIn as u32];
+        want.extend(place.map(|d| d as u32));
+        assert_eq!(decorations_of(&t.words, builtin), want, "mode {mode}");
+        let m = rspirv::dr::load_words(&t.words).unwrap();
+        let extracts: Vec<_> = m
+            .functions
+            .iter()
+            .flat_map(|f| f.all_inst_iter())
+            .filter(|i| i.class.opcode == Op::CompositeExtract)
+            .map(|i| i.operands[1].clone())
+            .collect();
+        assert_eq!(extracts, [rspirv::dr::Operand::LiteralBit32(1), rspirv::dr::Operand::LiteralBit32(2)], "I, J");
+        assert!(t.device_features().iter().any(|r| r.spirv == "FragmentBarycentricKHR"), "mode {mode}");
+        // Without the feature.
+        let (instruction, reason) = refusal(&text, &ags());
+        assert!(instruction.contains("BaryCoord"), "{instruction}");
+        assert!(
+            matches!(reason, VendorRefusal::MissingFeature { option: "fragment_shader_barycentric", .. }),
+            "{reason}"
+        );
+    }
+    // The pull model (three phases); two places for one built-in; a compute shader; mode 8.
+    let pull = call("w0", Opcode::BaryCoord, 0, 7, "0", "0")
+        + &call("w1", Opcode::BaryCoord, 1, 7, "%w0", "0")
+        + &call("w2", Opcode::BaryCoord, 2, 7, "%w1", "0");
+    let (_, reason) = refusal(&ps(&pull, 3, 2, false), &barycentric());
+    assert!(matches!(&reason, VendorRefusal::NotLowered(why) if why.contains("pull-model")), "{reason}");
+    let two =
+        bary(4) + &call("w2", Opcode::BaryCoord, 0, 5, "0", "0") + &call("w3", Opcode::BaryCoord, 1, 5, "%w2", "0");
+    let (_, reason) = refusal(&ps(&two, 4, 2, false), &barycentric());
+    assert!(matches!(&reason, VendorRefusal::NotLowered(why) if why.contains("two places")), "{reason}");
+    let both =
+        bary(4) + &call("w2", Opcode::BaryCoord, 0, 1, "0", "0") + &call("w3", Opcode::BaryCoord, 1, 1, "%w2", "0");
+    let t = translate(ps(&both, 4, 2, false).as_bytes(), &barycentric()).expect("perspective and linear together");
+    untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", "AGS BaryCoord, both built-ins");
+    let (instruction, _) = refusal(&cs(&bary(4), 2), &barycentric());
+    assert!(instruction.contains("BaryCoord"), "{instruction}");
+    let (_, reason) = refusal(&ps(&call("w0", Opcode::BaryCoord, 0, 8, "0", "0"), 1, 2, false), &barycentric());
+    assert!(matches!(reason, VendorRefusal::Malformed(_)), "{reason}");
+}
+
+/// AGS vertex parameters: `TEXCOORD` (input register 1) becomes a `PerVertexKHR` array
+/// read at the vertex when it is `nointerpolation` or read no other way; an interpolated
+/// element also read interpolated is refused, as is a register no varying holds.
+#[test]
+fn vertex_parameters_read_per_vertex_inputs() {
+    let reads = call("w0", Opcode::VtxParam, 0, vertex_param(0, 1, 0), "0", "0")
+        + &call("w1", Opcode::VtxParam, 0, vertex_param(2, 1, 3), "0", "0");
+    for (interpolation, load) in [(1, true), (1, false), (2, false)] {
+        let text = ps(&reads, 2, interpolation, load);
+        let t = translate(text.as_bytes(), &barycentric())
+            .unwrap_or_else(|e| panic!("interpolation {interpolation}, load {load}: {e}"));
+        untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", "AGS VtxParam");
+        let dis = untangle_spirv_tools::find_spirv_val().and_then(|v| v.disassemble(&t.words).ok());
+        if let Some(dis) = dis {
+            assert!(dis.contains("PerVertexKHR"), "{dis}");
+        }
+        let (_, reason) = refusal(&text, &ags());
+        assert!(
+            matches!(reason, VendorRefusal::MissingFeature { option: "fragment_shader_barycentric", .. }),
+            "{reason}"
+        );
+    }
+    let (_, reason) = refusal(&ps(&reads, 2, 2, true), &barycentric());
+    assert!(matches!(&reason, VendorRefusal::NotLowered(why) if why.contains("TEXCOORD")), "{reason}");
+    let nowhere = call("w0", Opcode::VtxParam, 0, vertex_param(0, 5, 0), "0", "0");
+    let (_, reason) = refusal(&ps(&nowhere, 1, 1, false), &barycentric());
+    assert!(matches!(&reason, VendorRefusal::NotLowered(why) if why.contains("parameter 5")), "{reason}");
+    let (_, reason) = refusal(&ps(&call("w0", Opcode::VtxParam, 0, 3 << 5, "0", "0"), 1, 1, false), &barycentric());
+    assert!(matches!(reason, VendorRefusal::Malformed(_)), "{reason}");
 }

@@ -23,7 +23,13 @@
 //! target (a raw buffer UAV) and writes nothing; phase 2 passes the high word, performs
 //! the 64-bit operation on the target's 8 bytes at the address, returns the old value's
 //! high word and redefines phase 0's result as its low word (as the driver does: phase 0's
-//! result is read after phase 2). The 64-bit compare-exchange is not modelled.
+//! result is read after phase 2). The compare-exchange takes a phase 3: phase 2 passes the
+//! value's high word and the comparator's low word, phase 3 its high word and performs it.
+//!
+//! `BufferStoreByte` / `BufferStoreShort` (`SubWord`, per thread): phase 0 passes the
+//! address and the value; a buffer store of phase 0's result names the target and the
+//! address and writes the value's low 1 / 2 bytes there (nothing out of bounds); phase 1
+//! ends it. `ShaderMarker` (a profiler's trace marker) reads 0 and does nothing.
 //!
 //! `FloatOpWithRoundMode` and `FloatConversion` (thread-local): IEEE 754 `f32` add,
 //! subtract, multiply and `f32` → `f16` in the decoded rounding direction, by the
@@ -62,7 +68,7 @@ pub fn classify(ctx: &Ctx, t: &Thread, inst: InstId) -> R<Option<(ags::Instructi
     use Opcode::*;
     let class = match d.opcode {
         Readfirstlane | Readlane | ReadlaneAt | Swizzle | Ballot | WaveReduce | WaveScan => Class::Wave,
-        AtomicU64 => Class::ThreadLocal,
+        AtomicU64 | BufferStoreByte | BufferStoreShort | ShaderMarker => Class::ThreadLocal,
         LaneId | GetWaveSize | MBCnt | Min3U | Min3F | Med3U | Med3F | Max3U | Max3F => Class::ThreadLocal,
         FloatOpWithRoundMode | FloatConversion => Class::ThreadLocal,
         op => return internal(format!("AGS {op} is not modelled by the interpreter")),
@@ -86,6 +92,8 @@ pub fn thread_local(ctx: &Ctx, t: &Thread, inst: InstId, d: ags::Instruction) ->
     use Opcode::*;
     Ok(match d.opcode {
         LaneId => Val::S(Scalar::exact(u64::from(t.lane))),
+        // A profiler marker: nothing observable (the lowering's result reads 0).
+        ShaderMarker => Val::S(Scalar::exact(0)),
         GetWaveSize => Val::S(Scalar::exact(u64::from(ctx.wave_size))),
         MBCnt => {
             let (lo, hi) = (src(0)?, src(1)?);
@@ -240,6 +248,9 @@ pub struct U64 {
     address: Scalar,
     lo: Scalar,
     target: Option<usize>,
+    /// The compare-exchange's phase 2 operands: the value's high word, the comparator's
+    /// low word.
+    cmpxchg: Option<(Scalar, Scalar)>,
 }
 
 /// A phase of `AtomicU64` (`d`).
@@ -251,7 +262,8 @@ pub fn atomic_u64(ctx: &mut Ctx, t: &mut Thread, inst: InstId, d: ags::Instructi
     match d.phase {
         0 => {
             let address = scalar(p, t, call.args[4])?;
-            t.ags_u64 = Some(U64 { phase0: inst, phase1: None, address, lo: Scalar::exact(0), target: None });
+            t.ags_u64 =
+                Some(U64 { phase0: inst, phase1: None, address, lo: Scalar::exact(0), target: None, cmpxchg: None });
             Ok(Val::S(Scalar { bits: 0, acc: Acc::ANY }))
         }
         1 => {
@@ -261,11 +273,25 @@ pub fn atomic_u64(ctx: &mut Ctx, t: &mut Thread, inst: InstId, d: ags::Instructi
             a.lo = lo;
             Ok(Val::S(Scalar { bits: 0, acc: Acc::ANY }))
         }
+        2 if op == ags::AtomicOp::CmpXchgU64 => {
+            let (hi, cmp_lo) = (scalar(p, t, call.args[4])?, scalar(p, t, call.args[5])?);
+            let Some(a) = t.ags_u64.as_mut() else { return malformed("phase 2 without phase 0") };
+            a.cmpxchg = Some((hi, cmp_lo));
+            Ok(Val::S(Scalar { bits: 0, acc: Acc::ANY }))
+        }
         _ => {
-            let Some(a) = t.ags_u64.take() else { return malformed("phase 2 without phase 0") };
-            let Some(r) = a.target else { return malformed("phase 2 without the store naming the target") };
-            let hi = scalar(p, t, call.args[4])?;
-            let acc = a.address.acc.join(a.lo.acc).join(hi.acc);
+            let Some(a) = t.ags_u64.take() else { return malformed("the last phase without phase 0") };
+            let Some(r) = a.target else { return malformed("the last phase without the store naming the target") };
+            // The value's high word, and for the compare-exchange its comparator.
+            let (hi, cmp) = match a.cmpxchg {
+                None => (scalar(p, t, call.args[4])?, None),
+                Some((hi, cmp_lo)) => {
+                    let cmp_hi = scalar(p, t, call.args[4])?;
+                    let bits = (cmp_lo.bits & 0xffff_ffff) | (cmp_hi.bits & 0xffff_ffff) << 32;
+                    (hi, Some(Scalar { bits, acc: cmp_lo.acc.join(cmp_hi.acc) }))
+                }
+            };
+            let acc = a.address.acc.join(a.lo.acc).join(hi.acc).join(cmp.map_or(Acc::EXACT, |c| c.acc));
             if !a.address.acc.is_exact() {
                 return Err(RunError::Indeterminate("an AGS 64-bit atomic at an undefined address".into()));
             }
@@ -286,7 +312,14 @@ pub fn atomic_u64(ctx: &mut Ctx, t: &mut Thread, inst: InstId, d: ags::Instructi
                 XorU64 => old.bits ^ v,
                 AddU64 => old.bits.wrapping_add(v),
                 XchgU64 => v,
-                CmpXchgU64 => return internal("AGS AtomicU64 compare-exchange is not modelled by the interpreter"),
+                CmpXchgU64 => {
+                    let cmp = cmp.map_or(0, |c| c.bits);
+                    if old.bits == cmp {
+                        v
+                    } else {
+                        old.bits
+                    }
+                }
             };
             res.mem.write(addr, 8, Scalar { bits: new, acc: acc.join(old.acc) }, None);
             t.set(a.phase0, Val::S(Scalar { bits: old.bits & 0xffff_ffff, acc: old.acc }));
@@ -317,5 +350,52 @@ pub fn u64_target(ctx: &Ctx, t: &mut Thread, inst: InstId) -> R<bool> {
         return internal("AGS AtomicU64 on a buffer other than a raw one is not modelled by the interpreter");
     }
     t.ags_u64.as_mut().expect("checked").target = Some(r);
+    Ok(true)
+}
+
+/// An AGS byte or short store between its phases (one thread's).
+#[derive(Clone, Copy, Debug)]
+pub struct SubWord {
+    phase0: InstId,
+    value: Scalar,
+    stored: bool,
+}
+
+/// A phase of `BufferStoreByte` / `BufferStoreShort` (`d`).
+pub fn sub_word_store(ctx: &Ctx, t: &mut Thread, inst: InstId, d: ags::Instruction) -> R<Val> {
+    let call = ctx.p.ops[inst].as_ref().expect("classified");
+    if d.phase == 0 {
+        let value = scalar(ctx.p, t, call.args[5])?;
+        t.ags_store = Some(SubWord { phase0: inst, value, stored: false });
+    } else if !t.ags_store.take().is_some_and(|s| s.stored) {
+        return Err(RunError::Indeterminate(format!("malformed AGS {}: no store names the target", d.opcode)));
+    }
+    Ok(Val::S(Scalar { bits: 0, acc: Acc::ANY }))
+}
+
+/// Whether call `inst` is the store that names an open byte or short store's target and
+/// address (a buffer store of phase 0's result): the value's low bytes written there.
+pub fn sub_word_target(ctx: &mut Ctx, t: &mut Thread, inst: InstId) -> R<bool> {
+    let Some(s) = t.ags_store.filter(|s| !s.stored) else { return Ok(false) };
+    let Some(call) = &ctx.p.ops[inst] else { return Ok(false) };
+    if !matches!(call.op, DxOp::BufferStore | DxOp::RawBufferStore) || call.args.get(3) != Some(&Value::Inst(s.phase0))
+    {
+        return Ok(false);
+    }
+    let Some(c0) = ctx.p.ops[s.phase0].as_ref() else { return internal("AGS store phase 0 is not a call") };
+    let word = exact(ctx.p, t, c0.args[1], "AGS instruction word")? as u32;
+    let bytes = if ags::decode(word).map(|d| d.opcode) == Ok(Opcode::BufferStoreByte) { 1 } else { 2 };
+    let Ok(Val::Handle(h)) = operand(ctx.p, t, call.args[0]) else {
+        return Err(RunError::Indeterminate("AGS byte/short store through an undefined handle".into()));
+    };
+    let Some(r) = ctx.res.find(h) else {
+        return Err(RunError::Indeterminate(format!("AGS byte/short store target {h:?} is unbound")));
+    };
+    let (index, offset) = (super::dxop::coord(ctx, t, call.args[1])?, super::dxop::coord(ctx, t, call.args[2])?);
+    let res = &mut ctx.res.list[r];
+    if let Some(addr) = res.atomic_address([index & 0xffff_ffff, offset & 0xffff_ffff, 0], bytes) {
+        res.mem.write(addr, bytes, s.value, None);
+    }
+    t.ags_store = Some(SubWord { stored: true, ..s });
     Ok(true)
 }

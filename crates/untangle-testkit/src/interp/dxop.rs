@@ -107,7 +107,7 @@ fn handle(ctx: &Ctx, t: &Thread, v: Value) -> R<usize> {
 }
 
 /// A coordinate operand: `undef` ones (unused coordinates) read as 0.
-fn coord(ctx: &Ctx, t: &Thread, v: Value) -> R<u64> {
+pub(super) fn coord(ctx: &Ctx, t: &Thread, v: Value) -> R<u64> {
     let x = scalar(ctx.p, t, v)?;
     if let Value::Const(c) = v {
         if matches!(ctx.p.module.constants.get(c).kind, untangle::ir::ConstKind::Undef) {

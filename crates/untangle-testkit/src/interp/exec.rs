@@ -86,6 +86,8 @@ pub struct Thread {
     pub ray_queries: Vec<super::ray_query::RayQuery>,
     /// An AMD AGS 64-bit atomic between its phases ([`super::ags`]).
     pub ags_u64: Option<super::ags::U64>,
+    /// An AMD AGS byte or short store between its phases ([`super::ags`]).
+    pub ags_store: Option<super::ags::SubWord>,
 }
 
 /// What the running threads share: the program, resources, group memory, wave size.
@@ -136,6 +138,7 @@ impl Thread {
             steps: 0,
             ray_queries: Vec::new(),
             ags_u64: None,
+            ags_store: None,
         };
         t.track_loops(p, entry);
         t
@@ -485,16 +488,17 @@ pub fn step(ctx: &mut Ctx, t: &mut Thread) -> R<()> {
                 t.status = Status::Wave(inst);
                 return Ok(());
             }
-            let v = if d.opcode == untangle::dxil::ags::Opcode::AtomicU64 {
-                super::ags::atomic_u64(ctx, t, inst, d)?
-            } else {
-                super::ags::thread_local(ctx, t, inst, d)?
+            use untangle::dxil::ags::Opcode;
+            let v = match d.opcode {
+                Opcode::AtomicU64 => super::ags::atomic_u64(ctx, t, inst, d)?,
+                Opcode::BufferStoreByte | Opcode::BufferStoreShort => super::ags::sub_word_store(ctx, t, inst, d)?,
+                _ => super::ags::thread_local(ctx, t, inst, d)?,
             };
             t.set(inst, v);
             t.pos += 1;
             return Ok(());
         }
-        if super::ags::u64_target(ctx, t, inst)? {
+        if super::ags::u64_target(ctx, t, inst)? || super::ags::sub_word_target(ctx, t, inst)? {
             t.pos += 1;
             return Ok(());
         }

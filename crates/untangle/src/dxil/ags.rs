@@ -172,14 +172,17 @@ impl Opcode {
     }
 
     /// How many phases (calls) one intrinsic of this opcode takes, where the lowering knows:
-    /// `None` for opcodes whose sequences vary (WMMA) or that are not lowered.
+    /// `None` for opcodes whose sequences vary (WMMA) or that are not lowered. Some
+    /// sub-operations take more ([`Instruction::phases`]: the 64-bit compare-exchange 4,
+    /// the pull-model barycentrics 3).
     pub fn phases(self) -> Option<u32> {
         use Opcode::*;
         Some(match self {
             Readfirstlane | Readlane | LaneId | Swizzle | MBCnt | WaveReduce | WaveScan | DrawIndex | GetWaveSize
             | BaseInstance | BaseVertex | ReadlaneAt | Float8Conversion | FloatConversion | FloatOpWithRoundMode => 1,
+            ShaderMarker | VtxParam => 1,
             Ballot | Min3U | Min3F | Med3U | Med3F | Max3U | Max3F | ShaderClock | ShaderRealtimeClock
-            | LoadDwAtAddr => 2,
+            | LoadDwAtAddr | BufferStoreByte | BufferStoreShort | BaryCoord => 2,
             AtomicU64 => 3,
             _ => return None,
         })
@@ -296,6 +299,20 @@ pub struct Instruction {
     pub kind: Kind,
 }
 
+impl Instruction {
+    /// How many phases this intrinsic takes ([`Opcode::phases`], refined by the
+    /// immediate): `AtomicU64`'s compare-exchange passes the comparator in a fourth phase
+    /// (`AmdExtD3DShaderIntrinsics_AtomicOp`'s compare-value form), and the pull-model
+    /// barycentrics return three words.
+    pub fn phases(&self) -> Option<u32> {
+        match self.kind {
+            Kind::Atomic(AtomicOp::CmpXchgU64) => Some(4),
+            Kind::Barycentric(Barycentric::PerspPullModel) => Some(3),
+            _ => self.opcode.phases(),
+        }
+    }
+}
+
 /// What an instruction's immediate says, by opcode family.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -323,6 +340,29 @@ pub enum Kind {
         op: FloatOp,
         mode: RoundMode,
     },
+    /// `BaryCoord`: the interpolation mode.
+    Barycentric(Barycentric),
+    /// `VtxParam`: component `component` (0..3) of input parameter `param` (0..31) at the
+    /// triangle's vertex `vertex` (0..2).
+    VertexParam {
+        vertex: u32,
+        param: u32,
+        component: u32,
+    },
+}
+
+/// A `BaryCoord` interpolation mode (`AmdExtD3DShaderIntrinsicsBarycentric_*`, the
+/// immediate).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Barycentric {
+    LinearCenter,
+    LinearCentroid,
+    LinearSample,
+    PerspCenter,
+    PerspCentroid,
+    PerspSample,
+    /// `(1/W, 1/I, 1/J)` at the pixel centre, for interpolation by the shader.
+    PerspPullModel,
 }
 
 /// A `ds_swizzle_b32` pattern: bit 15 set selects quad permutation (four 2-bit lane
@@ -424,6 +464,21 @@ pub fn decode(word: u32) -> Result<Instruction, AgsError> {
             }
             Kind::RoundedOp { op, mode }
         }
+        Opcode::BaryCoord => {
+            use Barycentric::*;
+            const ALL: [Barycentric; 7] =
+                [LinearCenter, LinearCentroid, LinearSample, PerspCenter, PerspCentroid, PerspSample, PerspPullModel];
+            let k = data.checked_sub(1).and_then(|k| ALL.get(k as usize)).ok_or(bad("names no interpolation mode"))?;
+            Kind::Barycentric(*k)
+        }
+        Opcode::VtxParam => {
+            // Bits 0..4: parameter, 5..6: vertex, 7..8: component.
+            let vertex = (data >> 5) & 3;
+            if vertex > 2 || data >> 9 != 0 {
+                return Err(bad("names no vertex (0..2), or sets bits above the component (9..15)"));
+            }
+            Kind::VertexParam { vertex, param: data & 0x1f, component: (data >> 7) & 3 }
+        }
         _ => Kind::Plain,
     };
     Ok(Instruction { opcode, phase, data, kind })
@@ -449,7 +504,7 @@ pub struct Sequencer {
 impl Sequencer {
     pub fn push(&mut self, word: u32) -> Result<Step, AgsError> {
         let inst = decode(word)?;
-        let phases = inst.opcode.phases();
+        let phases = inst.phases();
         match self.open {
             Some(prev) if prev.opcode != inst.opcode || prev.data != inst.data || inst.phase != prev.phase + 1 => {
                 return Err(AgsError::Phase {
@@ -476,6 +531,46 @@ impl Sequencer {
     pub fn open(&self) -> Option<Instruction> {
         self.open
     }
+}
+
+/// The pixel-shader input element `VtxParam` reads: the user varying whose registers hold
+/// parameter `param` (the input register, the element's signature row) and component
+/// `component`. AGS names parameters by the pixel shader's input registers
+/// (`AmdExtD3DShaderIntrinsicsBarycentric_Param0..31`).
+pub fn vertex_param_element(
+    inputs: &[super::SignatureElement],
+    param: u32,
+    component: u32,
+) -> Option<&super::SignatureElement> {
+    inputs.iter().find(|e| {
+        let (Some(row), Some(col)) = (e.start_row, e.start_col) else { return false };
+        e.system_value == super::enums::SemanticKind::Arbitrary
+            && (row..row + e.rows.max(1)).contains(&param)
+            && (col..col + e.cols.max(1)).contains(&component)
+    })
+}
+
+/// The `VtxParam` instruction of call `inst` of `f`, if it is an `atomicCompareExchange`
+/// on the magic UAV (resources `table`) whose constant word is one. A pre-pass's view
+/// (`emit::stage::pixel`): a malformed word is `None` here and an error when lowered.
+pub fn vertex_param_call(
+    m: &crate::ir::Module,
+    f: &crate::ir::Function,
+    table: &super::Resources,
+    inst: crate::ir::InstId,
+) -> Option<(u32, u32, u32)> {
+    let call = super::decode_call(m, f, inst, "").ok()??;
+    if call.op != super::DxOp::AtomicCompareExchange {
+        return None;
+    }
+    let word = match call.args.get(1)? {
+        crate::ir::Value::Const(c) => u32::try_from(m.constants.as_int(*c)? & 0xffff_ffff).ok()?,
+        _ => return None,
+    };
+    let Kind::VertexParam { vertex, param, component } = decode(word).ok()?.kind else { return None };
+    let (class, id) = super::handles::handle_target(m, f, table, *call.args.first()?)?;
+    let r = table.class(class).iter().find(|r| r.id == id)?;
+    is_magic_uav(r).then_some((vertex, param, component))
 }
 
 /// A WMMA matrix's element format (`WaveMatrixModifier` bits 0..3).
@@ -637,7 +732,10 @@ mod tests {
         for &(n, op) in OPCODES {
             let w = word(op, 0, 0);
             let d = decode(w).map(|i| i.opcode);
-            if matches!(op, Opcode::WaveReduce | Opcode::WaveScan | Opcode::AtomicU64 | Opcode::FloatConversion) {
+            if matches!(
+                op,
+                Opcode::WaveReduce | Opcode::WaveScan | Opcode::AtomicU64 | Opcode::FloatConversion | Opcode::BaryCoord
+            ) {
                 assert!(d.is_err(), "{op}: immediate 0 names no sub-operation");
             } else {
                 assert_eq!(d, Ok(op));
@@ -680,6 +778,30 @@ mod tests {
         assert_eq!((0..4).map(|l| s(0x0c1f).source(l)).collect::<Vec<_>>(), [3, 2, 1, 0]);
         assert_eq!(s(0x0020).source(45), 33);
         assert_eq!(s(0x8000 | 0b00_01_10_11).source(5), 6);
+        // VertexParameterComponent(vertex 2, param 5, component W).
+        let v = decode(word(Opcode::VtxParam, 0, 2 << 5 | 5 | 3 << 7)).unwrap();
+        assert_eq!(v.kind, Kind::VertexParam { vertex: 2, param: 5, component: 3 });
+        assert!(decode(word(Opcode::VtxParam, 0, 3 << 5)).is_err(), "no vertex 3");
+        let b = decode(word(Opcode::BaryCoord, 1, 5)).unwrap();
+        assert_eq!(b.kind, Kind::Barycentric(Barycentric::PerspCentroid));
+        assert!(decode(word(Opcode::BaryCoord, 0, 8)).is_err());
+    }
+
+    #[test]
+    fn phase_counts_follow_the_sub_operation() {
+        let mut s = Sequencer::default();
+        for phase in 0..4 {
+            assert_eq!(s.push(word(Opcode::AtomicU64, phase, 8)).unwrap().last, phase == 3, "compare-exchange");
+        }
+        for phase in 0..3 {
+            assert_eq!(s.push(word(Opcode::AtomicU64, phase, 1)).unwrap().last, phase == 2, "min");
+        }
+        assert!(!s.push(word(Opcode::BufferStoreByte, 0, 0)).unwrap().last);
+        assert!(s.push(word(Opcode::BufferStoreByte, 1, 0)).unwrap().last);
+        assert!(s.push(word(Opcode::ShaderMarker, 0, 0)).unwrap().last);
+        for phase in 0..3 {
+            assert_eq!(s.push(word(Opcode::BaryCoord, phase, 7)).unwrap().last, phase == 2, "pull model");
+        }
     }
 
     #[test]

@@ -260,6 +260,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ags: Default::default(),
             ags_pending: Vec::new(),
             ags_u64: None,
+            ags_store: None,
             nvapi: Default::default(),
             wmma: Default::default(),
             cur_label: 0,

@@ -299,6 +299,10 @@ pub struct VendorFeatures {
     /// the KHR extension cannot express in one instruction (without it, an accumulator
     /// becomes an A or B matrix through a groupshared round trip in compute shaders).
     pub cooperative_matrix2: bool,
+    /// `fragmentShaderBarycentric` (`VK_KHR_fragment_shader_barycentric`): AGS's
+    /// barycentrics (`BaryCoordKHR` / `BaryCoordNoPerspKHR`) and vertex parameters
+    /// (`PerVertexKHR` inputs) in pixel shaders.
+    pub fragment_shader_barycentric: bool,
     /// `shaderFloat8` (`VK_EXT_shader_float8`): float8 conversions in one instruction.
     /// Without it AGS's scalar float8 conversions are emulated in 32-bit arithmetic.
     pub float8: bool,
@@ -614,6 +618,8 @@ pub struct FnEmit<'a, 'm> {
     pub ags_pending: Vec<Word>,
     /// An AGS 64-bit atomic between its phases (`dxop/ags.rs`).
     pub ags_u64: Option<AgsU64>,
+    /// An AGS byte or short buffer store between its phases (`dxop/ags.rs`).
+    pub ags_store: Option<AgsStore>,
     /// NVAPI: where this function's record sequence on the magic UAV stands, and the
     /// target an atomic's marking record named (`dxop/nvapi.rs`).
     pub nvapi: crate::dxil::nvapi::Stream<Word, Handle>,
@@ -632,6 +638,21 @@ pub struct AgsU64 {
     pub address: Word,
     pub value_lo: Word,
     pub target: Option<Handle>,
+    /// The compare-exchange's phase 2 operands (the value's high word, the comparator's
+    /// low word), which its phase 3 (the comparator's high word) completes.
+    pub cmpxchg: Option<(Word, Word)>,
+}
+
+/// An AGS `BufferStoreByte` / `BufferStoreShort` between its phases: phase 0 gave the
+/// value (its low `bytes` bytes are stored); a store of phase 0's result names the target
+/// buffer and the byte address, and is where the sub-word store is emitted; phase 1 ends
+/// the intrinsic.
+#[derive(Clone, Copy, Debug)]
+pub struct AgsStore {
+    pub phase0: InstId,
+    pub value: Word,
+    pub bytes: u32,
+    pub stored: bool,
 }
 
 /// One function's AGS WMMA state (`dxop/ags_wmma.rs`).
@@ -855,6 +876,10 @@ pub struct Interface {
     pub view: Option<ViewState>,
     /// [`Options::output_swizzles`] (pixel shaders).
     pub output_swizzles: Vec<[u8; 4]>,
+    /// AMD AGS barycentrics: where each barycentric built-in (`BaryCoordKHR`,
+    /// `BaryCoordNoPerspKHR`, by number) is evaluated (its `Centroid` / `Sample`
+    /// decoration, by number, or `None` at the pixel centre): one variable per built-in.
+    pub ags_barycentrics: BTreeMap<u32, Option<u32>>,
 }
 
 /// View instancing while an entry point is emitted (`view_instancing`).

@@ -754,15 +754,14 @@ pub fn ags_support(op: crate::dxil::ags::Opcode) -> VendorSupport {
         Float8Conversion => lowered(
             "`OpFConvert` with `SPV_EXT_float8` (option `float8`), else an exact emulation in 32-bit arithmetic",
         ),
-        BaryCoord | VtxParam => VendorSupport::Refused(
-            "pixel barycentrics and per-vertex parameters are not lowered (VK_KHR_fragment_shader_barycentric could carry them)",
-        ),
+        BaryCoord => needs("components 1 and 2 of `BaryCoordKHR` / `BaryCoordNoPerspKHR` (`Centroid` / `Sample` for those modes; one place per built-in); not the pull model", "fragment_shader_barycentric"),
+        VtxParam => needs("a `PerVertexKHR` input array's element (inputs `nointerpolation` or read no other way)", "fragment_shader_barycentric"),
         LoadDwAtAddr => needs(
             "`OpLoad` (`Aligned 4`) through a `PhysicalStorageBuffer` pointer at the address plus the offset",
             "buffer_device_address",
         ),
         AtomicU64 => lowered(
-            "64-bit `OpAtomic*` on the target buffer's 64-bit view (the store between phases names it); not the compare-exchange, nor texture targets",
+            "64-bit `OpAtomic*` (compare-exchange included) on the target buffer's 64-bit view (the store between phases names it); not texture targets",
         ),
         Halt => VendorSupport::Refused("Vulkan has no shader halt"),
         IntersectBvhNode => VendorSupport::Refused("Vulkan exposes no single-node BVH intersection"),
@@ -770,8 +769,12 @@ pub fn ags_support(op: crate::dxil::ags::Opcode) -> VendorSupport {
         FloatOpWithRoundMode => lowered(
             "an exact emulation in 32-bit integer arithmetic: f32 add, subtract, multiply, each of the 4 IEEE rounding directions (subnormals kept)",
         ),
-        BufferStoreByte | BufferStoreShort => VendorSupport::Refused("byte and short buffer stores are not lowered"),
-        ShaderMarker => VendorSupport::Refused("shader markers are not lowered"),
+        BufferStoreByte | BufferStoreShort => lowered(
+            "a short: one element of the buffer's 16-bit view (where it has one); a byte (and a short without the view): `OpAtomicAnd` then `OpAtomicOr` on its word, so neighbouring bytes other threads write are kept",
+        ),
+        ShaderMarker => lowered(
+            "nothing: a marker in the hardware thread trace (RGP), with no value the shader observes; Vulkan has no such side channel",
+        ),
         BuiltIn1 | BuiltInArg => VendorSupport::Refused("AGS's built-in escape opcodes are undocumented"),
         WaveMatrixUavLoad | WaveMatrixUavStore | WaveMatrixLdsLoad | WaveMatrixLdsStore => coopmat("`OpCooperativeMatrixLoadKHR` / `StoreKHR` (buffer byte view or groupshared element; 16x16; FP8/BF8 with option `float8`)"),
         WaveMatrixMulAcc => coopmat("`OpCooperativeMatrixMulAddKHR` (16x16x16 f16, fp8/bf8, int8 forms)"),

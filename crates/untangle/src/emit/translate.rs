@@ -252,7 +252,8 @@ pub(crate) fn translate_entry_local(
     }
     if sm.kind == ShaderKind::Pixel {
         iface.stage.rov_interlock = super::rov::declares_rov(ep);
-        iface.stage.per_vertex_inputs = StageIo::per_vertex_inputs(m, func);
+        iface.stage.per_vertex_inputs =
+            StageIo::per_vertex_inputs(m, func, &ep.signatures.inputs, &ep.resources, options.vendor.amd_ags);
         iface.stage.per_primitive_inputs = options.per_primitive_inputs.clone();
         // SM 6.7's `[WaveOpsIncludeHelperLanes]` (DXC marks the entry function). With it,
         // dxil-spirv also declares `MaximallyReconvergesKHR`; untangle leaves that to

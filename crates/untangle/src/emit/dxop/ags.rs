@@ -20,6 +20,11 @@
 //! | `WaveReduce` / `WaveScan` | `OpGroupNonUniform{F,I}{Add,Mul}`, `{F,S,U}{Min,Max}`, `Bitwise{And,Or,Xor}` with `Reduce` / `InclusiveScan` / `ExclusiveScan` |
 //! | `DrawIndex`, `BaseVertex`, `BaseInstance` (vertex shaders) | `DrawIndex`, `BaseVertex`, `BaseInstance` built-ins (`shaderDrawParameters`) |
 //! | `AtomicU64` (min, max, and, or, xor, add, exchange; raw or structured buffer targets) | the 64-bit `OpAtomic*` on the target's 64-bit view, at phase 2; the store between phases 1 and 2 names the target and is not emitted; phase 0's result is redefined as the old value's low word, phase 2's is its high word |
+//! | `AtomicU64` compare-exchange (4 phases: phase 2 passes the value's high word and the comparator's low word, phase 3 the comparator's high word) | `OpAtomicCompareExchange` on the 64-bit view at phase 3, whose result is the old value's high word |
+//! | `BufferStoreByte` / `BufferStoreShort` (phase 0: address, value; then a store of phase 0's result names the buffer and address; phase 1: nothing) | at that store: a short through the buffer's 16-bit view, a byte (or a short without the view: root descriptors) by `OpAtomicAnd` + `OpAtomicOr` on its word (other threads may write the neighbouring bytes), `FnEmit::store_sub_word` |
+//! | `BaryCoord` (pixel shaders; phase 0: I, phase 1: J) | components 1 and 2 of `BaryCoordKHR` (perspective) / `BaryCoordNoPerspKHR` (linear), decorated `Centroid` / `Sample` for those modes (`fragment_shader_barycentric`); one place per built-in, not beside `SV_Barycentrics`, not the pull model |
+//! | `VtxParam` (pixel shaders) | the element's `PerVertexKHR` array at the vertex (`fragment_shader_barycentric`); the element holding input register `param` must be `nointerpolation` or read no other way |
+//! | `ShaderMarker` | nothing: its operand goes to the hardware thread trace (RGP/SQTT), the shader observes no result, and Vulkan has no such channel; its result reads 0 |
 //! | `Float8Conversion` | `OpFConvert` with `SPV_EXT_float8`, else an exact emulation (`dxop/ags_float8.rs`) |
 //! | `FloatOpWithRoundMode` (f32 add, subtract, multiply; 4 rounding modes), `FloatConversion` (f32 → f16; nearest, −∞, +∞) | an exact emulation in 32-bit integer arithmetic (`dxop/ags_rounding.rs`) |
 //! | WMMA loads, stores, multiply-add, fill, length, conversions, element access, element-wise arithmetic | cooperative matrices (`dxop/ags_wmma.rs`) |
@@ -28,9 +33,8 @@
 //!
 //! The rest is refused with [`VendorRefusal::NotLowered`], naming the instruction, for the
 //! reason [`crate::emit::support::ags_support`] gives (which also says what is lowered:
-//! the coverage table prints it): barycentrics and vertex parameters, `Halt`, BVH
-//! intersection, byte and short buffer stores, shader markers, the built-in escape opcodes,
-//! the 64-bit compare-exchange and 64-bit atomics on textures, and WMMA sparse forms.
+//! the coverage table prints it): `Halt`, BVH intersection, the built-in escape opcodes,
+//! 64-bit atomics on textures, the barycentric pull model, and WMMA sparse forms.
 //! Every other call through the magic UAV (a store, load, or another atomic) is a typed
 //! error: AGS encodes nothing else there.
 //!
@@ -41,9 +45,9 @@ use crate::dxil::ags::{self, Kind, Opcode, Scan, Swizzle, WaveOp};
 use crate::dxil::DxOp;
 use crate::emit::error::{Error, Result, VendorRefusal};
 use crate::emit::support::{ags_support, VendorSupport};
-use crate::emit::{AgsU64, Call, FnEmit};
+use crate::emit::{AgsStore, AgsU64, Call, FnEmit};
 use crate::front::container::ShaderKind;
-use rspirv::spirv::{BuiltIn, Capability, GroupOperation, MemoryAccess, Op, Scope, StorageClass, Word};
+use rspirv::spirv::{BuiltIn, Capability, Decoration, GroupOperation, MemoryAccess, Op, Scope, StorageClass, Word};
 
 const VENDOR: &str = "AMD AGS";
 
@@ -289,6 +293,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     self.ids_op(Op::Load, u, &[p, MemoryAccess::ALIGNED.bits(), 4])?
                 }
             }
+            BufferStoreByte | BufferStoreShort => self.ags_sub_word_store(c, inst)?,
+            BaryCoord => self.ags_barycentric(inst)?,
+            VtxParam => self.ags_vertex_param(inst)?,
+            // A marker in the hardware thread trace (RGP's SQTT), for profilers: the shader
+            // observes nothing (the call's result is undefined, its operand only goes to
+            // the trace), and Vulkan has no such side channel. Its phase was checked.
+            ShaderMarker => self.cx.const_u32(0),
             Float8Conversion => {
                 let Kind::Float8 { cvt, saturate } = inst.kind else {
                     return Err(self.err("AGS float8 conversion without its kind"));
@@ -323,10 +334,74 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         })
     }
 
+    /// A store that names the target of an open AGS 64-bit atomic ([`Self::ags_u64_target`])
+    /// or byte or short store ([`Self::ags_store_target`]): recorded or lowered, the
+    /// store itself not emitted.
+    pub(super) fn ags_target(&mut self, c: &Call<'_>) -> Result<bool> {
+        Ok(self.ags_u64_target(c)? || self.ags_store_target(c)?)
+    }
+
+    /// A store that names an AGS byte or short store's target: a `bufferStore` /
+    /// `rawBufferStore` of the open intrinsic's phase-0 result (one component) to a raw or
+    /// structured buffer UAV. The sub-word store is emitted here, at the store's byte
+    /// address (the SDK passes the same address to phase 0, whose operand is not needed).
+    fn ags_store_target(&mut self, c: &Call<'_>) -> Result<bool> {
+        let Some(mut s) = self.ags_store else { return Ok(false) };
+        if s.stored
+            || !matches!(c.op, DxOp::BufferStore | DxOp::RawBufferStore)
+            || c.args.get(3) != Some(&crate::ir::Value::Inst(s.phase0))
+        {
+            return Ok(false);
+        }
+        let opcode = if s.bytes == 1 { Opcode::BufferStoreByte } else { Opcode::BufferStoreShort };
+        let refuse = |fe: &Self, why: &str| fe.ags_error(opcode.to_string(), VendorRefusal::NotLowered(why.into()));
+        let h = self.handle(self.arg(c, 0)?)?;
+        let rv = self.res_var(h)?;
+        if !rv.uav || !matches!(rv.shape, crate::emit::ResShape::Words { .. }) {
+            return Err(refuse(self, "the target store is not to a raw or structured buffer UAV"));
+        }
+        // The write mask: `bufferStore`'s last operand, `rawBufferStore`'s last but one.
+        let mask = c.args.len().saturating_sub(if c.op == DxOp::RawBufferStore { 2 } else { 1 });
+        if self.arg_const(c, mask).ok() != Some(1) {
+            return Err(refuse(self, "the target store writes other components than the first"));
+        }
+        let index = self.arg_val(c, 1)?;
+        let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
+        let addr = self.byte_address(rv.shape, index, off)?;
+        self.store_sub_word(h, addr, s.value, s.bytes)?;
+        s.stored = true;
+        self.ags_store = Some(s);
+        Ok(true)
+    }
+
+    /// `BufferStoreByte` / `BufferStoreShort`: phase 0 (address, value), the store of its
+    /// result that names the buffer and address (where the store is emitted:
+    /// [`Self::ags_store_target`]), phase 1 (nothing).
+    fn ags_sub_word_store(&mut self, c: &Call<'_>, inst: ags::Instruction) -> Result<Word> {
+        let u = self.cx.u32_t();
+        if inst.phase == 0 {
+            let value = self.arg_val(c, 5)?;
+            let bytes = if inst.opcode == Opcode::BufferStoreByte { 1 } else { 2 };
+            self.ags_store = Some(AgsStore { phase0: c.inst, value, bytes, stored: false });
+            return Ok(self.cx.undef(u));
+        }
+        if !self.ags_store.take().is_some_and(|s| s.stored) {
+            return Err(self.ags_error(
+                inst.opcode.to_string(),
+                VendorRefusal::Malformed(ags::AgsError::Phase {
+                    opcode: inst.opcode,
+                    phase: 1,
+                    what: "comes without the store that names the target buffer".into(),
+                }),
+            ));
+        }
+        Ok(self.cx.undef(u))
+    }
+
     /// A store that names an AGS 64-bit atomic's target: a `bufferStore` / `rawBufferStore`
     /// of the open atomic's phase-1 result at its phase-0 result. It is recorded (its
     /// handle is the target) and emits nothing.
-    pub(super) fn ags_u64_target(&mut self, c: &Call<'_>) -> Result<bool> {
+    fn ags_u64_target(&mut self, c: &Call<'_>) -> Result<bool> {
         let Some(mut a) = self.ags_u64 else { return Ok(false) };
         let Some(phase1) = a.phase1 else { return Ok(false) };
         if !matches!(c.op, DxOp::BufferStore | DxOp::RawBufferStore) || a.target.is_some() {
@@ -352,12 +427,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// `AtomicU64`: phase 0 (address, unused), phase 1 (unused, value low word), the store
-    /// naming the target, phase 2 (value high word): the atomic, on the target's 64-bit view.
+    /// naming the target, phase 2 (value high word): the atomic, on the target's 64-bit
+    /// view. The compare-exchange's phase 2 also passes the comparator's low word and its
+    /// phase 3 the high word, where the `OpAtomicCompareExchange` is (its result: phase 3's).
     fn ags_atomic_u64(&mut self, c: &Call<'_>, inst: ags::Instruction) -> Result<Word> {
         let Kind::Atomic(op) = inst.kind else { return Err(self.err("AGS atomic without its operation")) };
         let u = self.cx.u32_t();
-        let refuse =
-            |fe: &Self, why: &str| fe.ags_error(inst.opcode.to_string(), VendorRefusal::NotLowered(why.into()));
         let opcode = match op {
             ags::AtomicOp::MinU64 => Op::AtomicUMin,
             ags::AtomicOp::MaxU64 => Op::AtomicUMax,
@@ -366,12 +441,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ags::AtomicOp::XorU64 => Op::AtomicXor,
             ags::AtomicOp::AddU64 => Op::AtomicIAdd,
             ags::AtomicOp::XchgU64 => Op::AtomicExchange,
-            ags::AtomicOp::CmpXchgU64 => return Err(refuse(self, "the 64-bit compare-exchange is not lowered")),
+            ags::AtomicOp::CmpXchgU64 => Op::AtomicCompareExchange,
         };
+        let missing = || Error::Internal(format!("AGS atomic phase {} without phase 0", inst.phase));
         match inst.phase {
             0 => {
                 let address = self.arg_val(c, 4)?;
-                self.ags_u64 = Some(AgsU64 { phase0: c.inst, phase1: None, address, value_lo: 0, target: None });
+                self.ags_u64 =
+                    Some(AgsU64 { phase0: c.inst, phase1: None, address, value_lo: 0, target: None, cmpxchg: None });
                 Ok(self.cx.undef(u))
             }
             1 => {
@@ -384,38 +461,171 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 a.value_lo = value_lo;
                 Ok(self.cx.undef(u))
             }
+            2 if op == ags::AtomicOp::CmpXchgU64 => {
+                let (value_hi, compare_lo) = (self.arg_val(c, 4)?, self.arg_val(c, 5)?);
+                let a = self.ags_u64.as_mut().ok_or_else(missing)?;
+                a.cmpxchg = Some((value_hi, compare_lo));
+                Ok(self.cx.undef(u))
+            }
             _ => {
-                let a =
-                    self.ags_u64.take().ok_or_else(|| Error::Internal("AGS atomic phase 2 without phase 0".into()))?;
+                let a = self.ags_u64.take().ok_or_else(missing)?;
                 let Some(h) = a.target else {
                     return Err(self.ags_error(
                         inst.opcode.to_string(),
                         VendorRefusal::Malformed(ags::AgsError::Phase {
                             opcode: inst.opcode,
-                            phase: 2,
+                            phase: inst.phase,
                             what: "comes without the store that names the atomic's target".into(),
                         }),
                     ));
                 };
-                let value_hi = self.arg_val(c, 4)?;
+                let (value_hi, comparator) = match a.cmpxchg {
+                    None => (self.arg_val(c, 4)?, None),
+                    Some((value_hi, compare_lo)) => {
+                        let compare_hi = self.arg_val(c, 4)?;
+                        (value_hi, Some(self.pack_u64(compare_lo, compare_hi)?))
+                    }
+                };
+                let v = self.pack_u64(a.value_lo, value_hi)?;
                 let u64t = self.cx.uint(64);
-                let lo = self.ids_op(Op::UConvert, u64t, &[a.value_lo])?;
-                let hi = self.ids_op(Op::UConvert, u64t, &[value_hi])?;
-                let c32 = self.cx.const_u32(32);
-                let hi = self.ids_op(Op::ShiftLeftLogical, u64t, &[hi, c32])?;
-                let v = self.ids_op(Op::BitwiseOr, u64t, &[lo, hi])?;
                 let view = self.buffer_u64_view(h)?;
                 let ptr = self.buffer_u64_ptr(h, view, a.address)?;
                 let scope = self.cx.const_u32(Scope::Device as u32);
                 let sem = self.cx.const_u32(0);
-                let old = self.ids_op(opcode, u64t, &[ptr, scope, sem, v])?;
+                let old = match comparator {
+                    None => self.ids_op(opcode, u64t, &[ptr, scope, sem, v])?,
+                    Some(cmp) => self.ids_op(opcode, u64t, &[ptr, scope, sem, sem, v, cmp])?,
+                };
                 let old_lo = self.ids_op(Op::UConvert, u, &[old])?;
+                let c32 = self.cx.const_u32(32);
                 let old_hi = self.ids_op(Op::ShiftRightLogical, u64t, &[old, c32])?;
                 let old_hi = self.ids_op(Op::UConvert, u, &[old_hi])?;
                 // Phase 0's result is the old value's low word.
                 self.define(a.phase0, old_lo)?;
                 Ok(old_hi)
             }
+        }
+    }
+
+    /// The `u64` whose words are `lo` and `hi`.
+    fn pack_u64(&mut self, lo: Word, hi: Word) -> Result<Word> {
+        let u64t = self.cx.uint(64);
+        let lo = self.ids_op(Op::UConvert, u64t, &[lo])?;
+        let hi = self.ids_op(Op::UConvert, u64t, &[hi])?;
+        let c32 = self.cx.const_u32(32);
+        let hi = self.ids_op(Op::ShiftLeftLogical, u64t, &[hi, c32])?;
+        self.ids_op(Op::BitwiseOr, u64t, &[lo, hi])
+    }
+
+    /// `BaryCoord` and `VtxParam` are pixel-shader intrinsics needing
+    /// `fragmentShaderBarycentric`.
+    fn ags_pixel_barycentric(&mut self, op: Opcode) -> Result<()> {
+        if self.sm.kind != ShaderKind::Pixel {
+            return Err(self.ags_error(
+                op.to_string(),
+                VendorRefusal::NotLowered(format!("a pixel-shader intrinsic in a {:?} shader", self.sm.kind)),
+            ));
+        }
+        self.ags_need(
+            op,
+            self.iface.stage.vendor.fragment_shader_barycentric,
+            "fragmentShaderBarycentric (VK_KHR_fragment_shader_barycentric)",
+            "fragment_shader_barycentric",
+        )?;
+        self.cx.extension("SPV_KHR_fragment_shader_barycentric");
+        self.cx.capability(Capability::FragmentBarycentricKHR);
+        Ok(())
+    }
+
+    /// `BaryCoord` (phase 0: I, phase 1: J): AMD's `(I, J)` are the weights of the
+    /// triangle's vertices 1 and 2, components 1 and 2 of `BaryCoordKHR` (perspective) or
+    /// `BaryCoordNoPerspKHR` (linear), evaluated at the pixel centre, the centroid
+    /// (`Centroid`) or the sample (`Sample`). Vulkan allows one variable per built-in, so
+    /// one shader may evaluate each built-in at one place only, and not next to an
+    /// `SV_Barycentrics` input; the pull model has no built-in.
+    fn ags_barycentric(&mut self, inst: ags::Instruction) -> Result<Word> {
+        use ags::Barycentric::*;
+        let Kind::Barycentric(mode) = inst.kind else { return Err(self.err("AGS BaryCoord without its mode")) };
+        let refuse = |fe: &Self, why: String| fe.ags_error(inst.opcode.to_string(), VendorRefusal::NotLowered(why));
+        let (builtin, at) = match mode {
+            LinearCenter => (BuiltIn::BaryCoordNoPerspKHR, None),
+            LinearCentroid => (BuiltIn::BaryCoordNoPerspKHR, Some(Decoration::Centroid)),
+            LinearSample => (BuiltIn::BaryCoordNoPerspKHR, Some(Decoration::Sample)),
+            PerspCenter => (BuiltIn::BaryCoordKHR, None),
+            PerspCentroid => (BuiltIn::BaryCoordKHR, Some(Decoration::Centroid)),
+            PerspSample => (BuiltIn::BaryCoordKHR, Some(Decoration::Sample)),
+            PerspPullModel => {
+                return Err(refuse(self, "pull-model barycentrics (1/W, 1/I, 1/J) have no Vulkan built-in".into()))
+            }
+        };
+        self.ags_pixel_barycentric(inst.opcode)?;
+        if self.sigs.inputs.iter().any(|e| e.system_value == crate::dxil::SemanticKind::Barycentrics) {
+            return Err(refuse(
+                self,
+                "the shader also reads SV_Barycentrics, and Vulkan allows one variable per barycentric built-in".into(),
+            ));
+        }
+        let place = at.map(|d| d as u32);
+        match self.iface.ags_barycentrics.insert(builtin as u32, place) {
+            Some(before) if before != place => {
+                return Err(refuse(
+                    self,
+                    format!("{builtin:?} is evaluated at two places, and Vulkan allows one variable per built-in"),
+                ))
+            }
+            _ => {}
+        }
+        let f = self.cx.float(32);
+        let v3 = self.cx.vec(f, 3);
+        let (var, created) = self.iface.builtin_created(self.cx, builtin, StorageClass::Input, v3);
+        if let (true, Some(d)) = (created, at) {
+            self.cx.decorate(var, d, &[]);
+            if d == Decoration::Sample {
+                self.cx.capability(Capability::SampleRateShading);
+            }
+        }
+        let v = self.ids_op(Op::Load, v3, &[var])?;
+        let x = self.extract(f, v, inst.phase + 1)?;
+        let u = self.cx.u32_t();
+        self.ids_op(Op::Bitcast, u, &[x])
+    }
+
+    /// `VtxParam`: component `component` of input register `param` at the triangle's
+    /// vertex `vertex`, from the element's `PerVertexKHR` array (`emit::stage::pixel`
+    /// makes it one where it is `nointerpolation` or read no other way), as its bits.
+    fn ags_vertex_param(&mut self, inst: ags::Instruction) -> Result<Word> {
+        let Kind::VertexParam { vertex, param, component } = inst.kind else {
+            return Err(self.err("AGS VtxParam without its operands"));
+        };
+        let refuse = |fe: &Self, why: String| fe.ags_error(inst.opcode.to_string(), VendorRefusal::NotLowered(why));
+        self.ags_pixel_barycentric(inst.opcode)?;
+        let Some(el) = ags::vertex_param_element(&self.sigs.inputs, param, component).cloned() else {
+            return Err(refuse(self, format!("no input varying holds parameter {param}, component {component}")));
+        };
+        if !self.iface.stage.per_vertex_inputs.contains(&el.id) {
+            return Err(refuse(
+                self,
+                format!(
+                    "{} is interpolated and also read interpolated, and a Vulkan input is either interpolated or per vertex (PerVertexKHR)",
+                    el.semantic
+                ),
+            ));
+        }
+        let sv = self.element(crate::emit::locations::SigKind::Input, el.id)?;
+        if sv.builtin.is_some() || sv.vertices != 3 || sv.num == crate::emit::Num::Bool {
+            return Err(refuse(self, format!("{} is not a per-vertex 32-bit varying", el.semantic)));
+        }
+        let row = self.cx.const_u32(param - el.start_row.unwrap_or(0));
+        let col = component - el.start_col.unwrap_or(0);
+        let vertex = self.cx.const_u32(vertex);
+        let p = self.sig_scalar_ptr(sv, StorageClass::Input, Some(vertex), row, Some(col), row)?;
+        let st = sv.num.scalar(self.cx);
+        let x = self.ids_op(Op::Load, st, &[p])?;
+        let u = self.cx.u32_t();
+        if sv.num == crate::emit::Num::UInt {
+            Ok(x)
+        } else {
+            self.ids_op(Op::Bitcast, u, &[x])
         }
     }
 

@@ -345,7 +345,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// that wraps, or a raw address so near 2^32 that a later component would wrap to the
     /// start all address past the end of the buffer, which D3D reads as 0 and does not
     /// write (robust buffer access does the same past `FAR_ADDRESS`).
-    fn byte_address(&mut self, shape: ResShape, index: Word, offset: Option<Word>) -> Result<Word> {
+    pub(super) fn byte_address(&mut self, shape: ResShape, index: Word, offset: Option<Word>) -> Result<Word> {
         let u = self.cx.u32_t();
         let far = self.cx.const_u32(FAR_ADDRESS);
         let offset = offset.filter(|&o| self.cx.const_value_u32(o) != Some(0));
@@ -598,10 +598,73 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let x = if self.is_float_ty(ty) { self.ids_op(Op::Bitcast, u16t, &[v])? } else { v };
             let a = self.add_const(addr, 2 * k)?;
             let i = self.ids_op(Op::ShiftRightLogical, u, &[a, one])?;
-            let i = self.in_range(range, i, PAST_HALF)?;
-            let p = self.half_ptr(h, view, i)?;
-            self.ids_void(Op::Store, &[p, x])?;
+            self.store_half(h, view, range, i, x)?;
         }
+        Ok(())
+    }
+
+    /// Stores the 16-bit `x` at element `i` of `h`'s 16-bit view `view` whose range in
+    /// halves is `range`: one element, bounded by the range.
+    fn store_half(&mut self, h: Handle, view: &ResVar, range: Option<(Word, Word)>, i: Word, x: Word) -> Result<()> {
+        let i = self.in_range(range, i, PAST_HALF)?;
+        let p = self.half_ptr(h, view, i)?;
+        self.ids_void(Op::Store, &[p, x])
+    }
+
+    /// Writes the low `bytes` (1 or 2) bytes of the `u32` `x` at byte `addr` (a multiple
+    /// of `bytes`) of `h`'s buffer without touching its neighbours, which other threads
+    /// may be writing: 16 bits through the buffer's 16-bit view where it has one (one
+    /// element store), else — and for bytes — by clearing and then setting the bits in
+    /// their 32-bit word with `OpAtomicAnd` and `OpAtomicOr` (never a plain
+    /// read-modify-write). Bounded like the buffer's other accesses. AGS's
+    /// `BufferStoreByte` / `BufferStoreShort` (`ags.rs`).
+    pub(super) fn store_sub_word(&mut self, h: Handle, addr: Word, x: Word, bytes: u32) -> Result<()> {
+        if bytes == 2 {
+            if let Some(view) = self.half_view(h)? {
+                let (u, u16t) = (self.cx.u32_t(), self.cx.uint(16));
+                let x = self.ids_op(Op::UConvert, u16t, &[x])?;
+                let range = self.buffer_range_in(h, true)?;
+                let one = self.cx.const_u32(1);
+                let i = self.ids_op(Op::ShiftRightLogical, u, &[addr, one])?;
+                return self.store_half(h, &view, range, i, x);
+            }
+        }
+        let range = self.buffer_range(h)?;
+        self.atomic_sub_word(h, addr, |_| Ok(x), bytes, range)
+    }
+
+    /// The low `bytes` (1 or 2) bytes of the `u32` `value` makes into their place at byte
+    /// `addr` of the word holding it (`range`: [`Self::buffer_range`]): the place cleared
+    /// by `OpAtomicAnd`, then set by `OpAtomicOr`, so the word's other bytes (maybe
+    /// another thread's) are never rewritten. (`value` runs after the word index is
+    /// computed, the order the 16-bit store path has always emitted.)
+    fn atomic_sub_word(
+        &mut self,
+        h: Handle,
+        addr: Word,
+        value: impl FnOnce(&mut Self) -> Result<Word>,
+        bytes: u32,
+        range: Option<(Word, Word)>,
+    ) -> Result<()> {
+        let u = self.cx.u32_t();
+        let two = self.cx.const_u32(2);
+        let word = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
+        let x = value(self)?;
+        let ones = self.cx.const_u32(if bytes == 1 { 0xff } else { 0xffff });
+        let x = self.ids_op(Op::BitwiseAnd, u, &[x, ones])?;
+        // The place's first bit: 8 × (addr & 3), the low bits of a short's address cleared.
+        let within = self.cx.const_u32(4 - bytes);
+        let place = self.ids_op(Op::BitwiseAnd, u, &[addr, within])?;
+        let three = self.cx.const_u32(3);
+        let shift = self.ids_op(Op::ShiftLeftLogical, u, &[place, three])?;
+        let keep_mask = self.ids_op(Op::ShiftLeftLogical, u, &[ones, shift])?;
+        let keep = self.ids_op(Op::Not, u, &[keep_mask])?;
+        let bits_in = self.ids_op(Op::ShiftLeftLogical, u, &[x, shift])?;
+        let (p, _) = self.ranged_word_ptr(h, word, range)?;
+        let scope = self.cx.const_u32(Scope::Device as u32);
+        let sem = self.cx.const_u32(0);
+        self.ids_op(Op::AtomicAnd, u, &[p, scope, sem, keep])?;
+        self.ids_op(Op::AtomicOr, u, &[p, scope, sem, bits_in])?;
         Ok(())
     }
 
@@ -1022,24 +1085,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     self.store_word(h, word1, hi, range)?;
                 }
                 16 => {
-                    // Half a word: clear it, then set it, each atomically, so the
-                    // other half (maybe another thread's) is never rewritten.
                     let a = self.add_const(addr, 2 * k)?;
-                    let word = self.ids_op(Op::ShiftRightLogical, u, &[a, two])?;
-                    let x = self.half_bits(v, ty)?;
-                    let ffff = self.cx.const_u32(0xffff);
-                    let x = self.ids_op(Op::BitwiseAnd, u, &[x, ffff])?;
-                    let half = self.ids_op(Op::BitwiseAnd, u, &[a, two])?;
-                    let three = self.cx.const_u32(3);
-                    let shift = self.ids_op(Op::ShiftLeftLogical, u, &[half, three])?;
-                    let keep_mask = self.ids_op(Op::ShiftLeftLogical, u, &[ffff, shift])?;
-                    let keep = self.ids_op(Op::Not, u, &[keep_mask])?;
-                    let bits_in = self.ids_op(Op::ShiftLeftLogical, u, &[x, shift])?;
-                    let (p, _) = self.ranged_word_ptr(h, word, range)?;
-                    let scope = self.cx.const_u32(Scope::Device as u32);
-                    let sem = self.cx.const_u32(0);
-                    self.ids_op(Op::AtomicAnd, u, &[p, scope, sem, keep])?;
-                    self.ids_op(Op::AtomicOr, u, &[p, scope, sem, bits_in])?;
+                    self.atomic_sub_word(h, a, |fe| fe.half_bits(v, ty), 2, range)?;
                 }
                 _ => return Err(self.form(c.op, format!("{bits}-bit stores"))),
             }

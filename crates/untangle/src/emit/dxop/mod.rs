@@ -70,7 +70,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if let Some(w) = fe.wmma_buffer_hook(c)? {
             return Ok(Some(w));
         }
-        if fe.ags_u64_target(c)? {
+        if fe.ags_target(c)? {
             return Ok(None);
         }
         if fe.is_nvapi_call(c)? {

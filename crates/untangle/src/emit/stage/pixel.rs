@@ -5,7 +5,9 @@
 //!   `PerVertexKHR` array of the triangle's 3 vertices (`SPV_KHR_fragment_shader_barycentric`):
 //!   Vulkan allows one variable per location, so the whole element changes representation,
 //!   and its `loadInput`s read vertex 0, the provoking vertex under Vulkan's default
-//!   first-vertex convention (what a D3D `nointerpolation` input gives). [`StageIo::per_vertex_inputs`]
+//!   first-vertex convention (what a D3D `nointerpolation` input gives). AMD AGS's
+//!   `VtxParam` reads make an element per-vertex too, where it is `nointerpolation` or read
+//!   no other way (`dxop/ags.rs` refuses the rest). [`StageIo::per_vertex_inputs`]
 //!   finds these elements with one pass over the function's calls (cost: linear in its
 //!   instructions).
 //! - **Render-target sample count.** A Vulkan fragment shader has no built-in for the
@@ -18,28 +20,53 @@
 //!   pipeline. Vulkan ignores map entries for ids a module does not declare, so a layer may
 //!   always pass it. `docs/stage-interfaces.md` writes both down.
 
-use crate::dxil::{decode_call, DxOp};
+use crate::dxil::{ags, decode_call, DxOp, InterpolationMode, Resources, SignatureElement};
 use crate::emit::StageIo;
 use crate::ir::{Function, InstKind, Module, Value};
 use std::collections::BTreeSet;
 
 impl StageIo {
     /// The input element ids that `attributeAtVertex` calls of `f` read (operand 0, a constant;
-    /// a call with a non-constant id is reported when it is lowered).
-    pub(in crate::emit) fn per_vertex_inputs(m: &Module, f: &Function) -> BTreeSet<u32> {
+    /// a call with a non-constant id is reported when it is lowered), and with `ags` (AMD
+    /// AGS decoded) those AGS `VtxParam` reads that can be per-vertex arrays: an element
+    /// that is `nointerpolation`, or that nothing else reads (`loadInput`, `eval*`), since
+    /// a `PerVertexKHR` array has no interpolated value. `inputs` and `table` are the
+    /// entry's input signature and resources.
+    pub(in crate::emit) fn per_vertex_inputs(
+        m: &Module,
+        f: &Function,
+        inputs: &[SignatureElement],
+        table: &Resources,
+        ags: bool,
+    ) -> BTreeSet<u32> {
         let mut out = BTreeSet::new();
+        let (mut vertex_params, mut interpolated) = (BTreeSet::new(), BTreeSet::new());
         for (inst, data) in f.insts.iter() {
             if !matches!(data.kind, InstKind::Call { .. }) {
                 continue;
             }
             let Ok(Some(call)) = decode_call(m, f, inst, "") else { continue };
-            if call.op != DxOp::AttributeAtVertex {
-                continue;
-            }
-            if let Some(Value::Const(c)) = call.args.first() {
-                if let Some(id) = m.constants.as_int(*c).and_then(|k| u32::try_from(k).ok()) {
-                    out.insert(id);
+            let element = || match call.args.first() {
+                Some(Value::Const(c)) => m.constants.as_int(*c).and_then(|k| u32::try_from(k).ok()),
+                _ => None,
+            };
+            match call.op {
+                DxOp::AttributeAtVertex => out.extend(element()),
+                DxOp::LoadInput | DxOp::EvalCentroid | DxOp::EvalSampleIndex | DxOp::EvalSnapped => {
+                    interpolated.extend(element())
                 }
+                DxOp::AtomicCompareExchange if ags => {
+                    if let Some((_, param, component)) = ags::vertex_param_call(m, f, table, inst) {
+                        vertex_params.extend(ags::vertex_param_element(inputs, param, component).map(|e| e.id));
+                    }
+                }
+                _ => {}
+            }
+        }
+        for id in vertex_params {
+            let flat = inputs.iter().any(|e| e.id == id && e.interpolation == InterpolationMode::Constant);
+            if flat || !interpolated.contains(&id) {
+                out.insert(id);
             }
         }
         out
