@@ -235,20 +235,26 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if self.cx.const_value_u32(word).is_some_and(|w| w / 4 >= self.cbuffer_rows(h)) {
             return Ok(self.cx.const_u32(0));
         }
-        let (two, three) = (self.cx.const_u32(2), self.cx.const_u32(3));
+        let (two, three, zero) = (self.cx.const_u32(2), self.cx.const_u32(3), self.cx.const_u32(0));
+        let (rv, p) = self.res_ptr(h)?;
         let row = self.ids_op(Op::ShiftRightLogical, u, &[word, two])?;
         let comp = self.ids_op(Op::BitwiseAnd, u, &[word, three])?;
-        self.cbuffer_component(h, row, comp)
+        self.cbuffer_chain_load(&rv, [p, zero, row, comp])
     }
 
     /// Component `comp` of row `row` of constant buffer `h` (a descriptor, not root
     /// constants), both in bounds.
     fn cbuffer_component(&mut self, h: Handle, row: Word, comp: Word) -> Result<Word> {
-        let u = self.cx.u32_t();
         let zero = self.cx.const_u32(0);
         let (rv, p) = self.res_ptr(h)?;
+        self.cbuffer_chain_load(&rv, [p, zero, row, comp])
+    }
+
+    /// The word at access chain `chain` (the block pointer, 0, row, component) of `rv`.
+    fn cbuffer_chain_load(&mut self, rv: &ResVar, chain: [Word; 4]) -> Result<Word> {
+        let u = self.cx.u32_t();
         let pty = self.cx.ptr(rv.storage, u);
-        let ptr = self.ids_op(Op::AccessChain, pty, &[p, zero, row, comp])?;
+        let ptr = self.ids_op(Op::AccessChain, pty, &chain)?;
         self.load_from(u, ptr, rv.storage, 4)
     }
 
