@@ -69,9 +69,11 @@ pub fn legacy(word: impl Fn(u32) -> u32) -> impl Fn(u32) -> (String, String) {
     }
 }
 
-/// The address shapes that are read from the constant buffer: (name, elements, word of
-/// element k).
-pub const SHAPES: &[(&str, u32, fn(u32) -> u32)] = &[
+/// An address shape: name, elements, the word of element k.
+pub type ArrayShape = (&'static str, u32, fn(u32) -> u32);
+
+/// The address shapes that are read from the constant buffer.
+pub const SHAPES: &[ArrayShape] = &[
     ("one row", 4, |k| 4 + k),
     ("one row, offset", 2, |k| 9 + k),
     ("whole rows", 5, |k| 8 + 4 * k + 1),

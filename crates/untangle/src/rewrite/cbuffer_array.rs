@@ -364,7 +364,7 @@ fn cbuffer_word(m: &Module, f: &Function, v: Value) -> Option<(Value, u32)> {
                 return None;
             }
             let offset = int(call.args.get(1))?;
-            (offset % 4 == 0).then(|| (call.args[0], offset / 4))
+            offset.is_multiple_of(4).then(|| (call.args[0], offset / 4))
         }
         _ => None,
     }

@@ -285,7 +285,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let comp = self.add_const(step, a.base % 4)?;
             let row = self.cx.const_u32(a.base / 4);
             self.cbuffer_component(h, row, comp)?
-        } else if a.stride % 4 == 0 && !root {
+        } else if a.stride.is_multiple_of(4) && !root {
             let step = self.mul_const(i, a.stride / 4)?;
             let row = self.add_const(step, a.base / 4)?;
             let comp = self.cx.const_u32(a.base % 4);
