@@ -568,7 +568,7 @@ pub fn vertex_param_call(
         _ => return None,
     };
     let Kind::VertexParam { vertex, param, component } = decode(word).ok()?.kind else { return None };
-    let (class, id) = super::handles::handle_target(m, f, table, *call.args.first()?)?;
+    let (class, id, _) = super::handles::declared_resource(m, f, table, *call.args.first()?)?;
     let r = table.class(class).iter().find(|r| r.id == id)?;
     is_magic_uav(r).then_some((vertex, param, component))
 }

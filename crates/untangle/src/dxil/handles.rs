@@ -62,18 +62,20 @@ pub fn library_global(
     }
 }
 
-/// The declared resource (class, range id) the handle `v` of `f` names, following it back
-/// through `annotateHandle` to `createHandle` / `createHandleFromBinding` (constant
-/// operands) or `createHandleForLib` (its global's resource); `None` for heap handles and
-/// anything else.
-pub fn handle_target(
+/// The declared resource (class, range id) handle `v` names, found by following it back
+/// through `annotateHandle` to `createHandle` / `createHandleFromBinding` or
+/// `createHandleForLib` (its global's resource), with whether its index into the range is a
+/// constant (then every evaluation of `v` names the same descriptor, wherever it runs). Heap
+/// handles (`createHandleFromHeap`) and handles through PHIs or selects name none: `None`.
+pub fn declared_resource(
     m: &crate::ir::Module,
     f: &crate::ir::Function,
     table: &crate::dxil::Resources,
     mut v: Value,
-) -> Option<(ResourceClass, u32)> {
+) -> Option<(ResourceClass, u32, bool)> {
     use crate::dxil::{decode_call, DxOp};
     use crate::ir::{ConstKind, InstKind};
+    let constant = |a: Option<&Value>| matches!(a, Some(Value::Const(c)) if m.constants.as_int(*c).is_some());
     for _ in 0..64 {
         let Value::Inst(i) = v else { return None };
         let call = decode_call(m, f, i, "").ok()??;
@@ -85,20 +87,25 @@ pub fn handle_target(
         };
         match call.op {
             DxOp::AnnotateHandle => v = *call.args.first()?,
-            DxOp::CreateHandle => return Some((ResourceClass::from_index(int(0)?)?, int(1)? as u32)),
+            DxOp::CreateHandle => {
+                let fixed = constant(call.args.get(2));
+                return Some((ResourceClass::from_index(int(0)?)?, int(1)? as u32, fixed));
+            }
             DxOp::CreateHandleFromBinding => {
                 let Value::Const(c) = call.args.first()? else { return None };
                 let ConstKind::Aggregate(e) = &m.constants.get(*c).kind else { return None };
                 let field = |k: usize| e.get(k).and_then(|x| m.constants.as_int(*x));
                 let class = ResourceClass::from_index(field(3)?)?;
                 let (lower, space) = (field(0)? as u32, field(2)? as u32);
-                return table.holding(class, space, lower).map(|r| (class, r.id));
+                let fixed = constant(call.args.get(1));
+                return table.holding(class, space, lower).map(|r| (class, r.id, fixed));
             }
             DxOp::CreateHandleForLib => {
                 let Value::Inst(load) = *call.args.first()? else { return None };
                 let InstKind::Load { ptr, .. } = f.insts.get(load)?.kind else { return None };
-                let (g, _) = library_global(m, f, ptr)?;
-                return table.iter().find(|r| r.global == Some(g)).map(|r| (r.class, r.id));
+                let (g, index) = library_global(m, f, ptr)?;
+                let fixed = index.is_none() || constant(index.as_ref());
+                return table.iter().find(|r| r.global == Some(g)).map(|r| (r.class, r.id, fixed));
             }
             _ => return None,
         }
@@ -107,9 +114,7 @@ pub fn handle_target(
 }
 
 /// The declared resources (class, range id) whose handles reach the first argument of a
-/// `dx.op` call of `f` that `wanted(op, call)` selects, found by following each handle
-/// back through `annotateHandle` to `createHandle` / `createHandleFromBinding` or
-/// `createHandleForLib` (its global's resource). Heap
+/// `dx.op` call of `f` that `wanted(op, call)` selects ([`declared_resource`]). Heap
 /// handles (`createHandleFromHeap`) name no declared resource and are skipped.
 pub fn handle_targets(
     m: &crate::ir::Module,
@@ -120,7 +125,7 @@ pub fn handle_targets(
     use crate::dxil::{decode_call, DxOp};
     use crate::ir::InstKind;
     let mut out = std::collections::BTreeSet::new();
-    let resolve = |v: Value| handle_target(m, f, table, v);
+    let resolve = |v: Value| declared_resource(m, f, table, v).map(|(class, id, _)| (class, id));
     for &b in &f.layout {
         for &i in &f.blocks[b].insts {
             let InstKind::Call { args, .. } = &f.insts[i].kind else { continue };

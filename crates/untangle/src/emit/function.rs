@@ -241,6 +241,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             demoted: HashMap::default(),
             phi_vars: HashMap::default(),
             allocas: HashMap::default(),
+            cb_arrays: Default::default(),
             long_scratch: HashMap::default(),
             handles: HashMap::default(),
             ray_queries: HashMap::default(),
@@ -652,6 +653,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let mut demote: HashSet<InstId> = HashSet::default();
         let mut vars = Vec::new();
         let f = self.f;
+        self.cb_arrays = crate::rewrite::cbuffer_array::plan(self.cx.m, f, &self.res.table);
         let mut blocks: Vec<BlockId> = f.layout.iter().copied().filter(|&b| self.sblock_of[b].is_some()).collect();
         blocks.sort();
         // In a graph of one block every definition dominates every use: nothing to demote,
@@ -710,6 +712,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     InstKind::Alloca { allocated, count, .. } => {
                         if self.iface.ray.as_ref().is_some_and(|r| r.locals.contains_key(&i))
                             || self.wmma.slots.contains_key(&i)
+                            || self.cb_arrays.arrays.contains_key(&i)
                         {
                             continue;
                         }
@@ -1389,6 +1392,16 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.ids_op_list(Op::VectorShuffle, t, &[a, b], lanes)?
             }
             InstKind::Alloca { .. } => return Ok(()),
+            _ if self.cb_arrays.roles.contains_key(&i) => {
+                use crate::rewrite::cbuffer_array::Role;
+                let Some(Role::Load { alloca, index }) = self.cb_arrays.role(i) else { return Ok(()) };
+                let array = *self
+                    .cb_arrays
+                    .arrays
+                    .get(&alloca)
+                    .ok_or_else(|| Error::Internal("constant-buffer array load without its array".into()))?;
+                self.cbuffer_array_load(&array, index, ty)?
+            }
             InstKind::Load { ptr, .. } if self.library_resource(*ptr).is_some() => return Ok(()),
             InstKind::GetElementPtr { base, .. } if self.library_resource(*base).is_some() => return Ok(()),
             InstKind::Load { ptr, align, .. } => {

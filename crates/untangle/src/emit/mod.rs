@@ -579,6 +579,9 @@ pub struct FnEmit<'a, 'm> {
     demoted: HashMap<InstId, Word>,
     phi_vars: HashMap<InstId, Word>,
     allocas: HashMap<InstId, Word>,
+    /// Allocas copied from constant-buffer words, read from the constant buffer instead
+    /// (`crate::rewrite::cbuffer_array`; planned with the variables).
+    cb_arrays: crate::rewrite::cbuffer_array::CbufferArrays,
     /// Per long-vector array type, the `Function` variable of its dynamic lane accesses
     /// (`long_vector`).
     long_scratch: HashMap<Word, Word>,

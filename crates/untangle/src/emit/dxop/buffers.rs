@@ -46,6 +46,7 @@ use crate::dxil::DxOp;
 use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::{ArgAt, ArrayLen, Call, FnEmit, Handle, Indexing, Num, ResShape, ResVar, Resources, TexelKind};
 use crate::ir::{InstKind, TypeId, Value};
+use crate::rewrite::cbuffer_array::CbufferArray;
 use crate::rootsig::layout::ArgStore;
 use rspirv::spirv::{Capability, Op, Scope, StorageClass, Word};
 
@@ -238,9 +239,73 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let (rv, p) = self.res_ptr(h)?;
         let row = self.ids_op(Op::ShiftRightLogical, u, &[word, two])?;
         let comp = self.ids_op(Op::BitwiseAnd, u, &[word, three])?;
+        self.cbuffer_chain_load(&rv, [p, zero, row, comp])
+    }
+
+    /// Component `comp` of row `row` of constant buffer `h` (a descriptor, not root
+    /// constants), both in bounds.
+    fn cbuffer_component(&mut self, h: Handle, row: Word, comp: Word) -> Result<Word> {
+        let zero = self.cx.const_u32(0);
+        let (rv, p) = self.res_ptr(h)?;
+        self.cbuffer_chain_load(&rv, [p, zero, row, comp])
+    }
+
+    /// The word at access chain `chain` (the block pointer, 0, row, component) of `rv`.
+    fn cbuffer_chain_load(&mut self, rv: &ResVar, chain: [Word; 4]) -> Result<Word> {
+        let u = self.cx.u32_t();
         let pty = self.cx.ptr(rv.storage, u);
-        let ptr = self.ids_op(Op::AccessChain, pty, &[p, zero, row, comp])?;
+        let ptr = self.ids_op(Op::AccessChain, pty, &chain)?;
         self.load_from(u, ptr, rv.storage, 4)
+    }
+
+    /// Element `index` of a local array copied from constant-buffer words
+    /// (`crate::rewrite::cbuffer_array`), read from the constant buffer: word
+    /// `base + min(index, len - 1)·stride`. The clamp keeps an out-of-range index (undefined
+    /// in D3D) on the words the array was copied from, inside the buffer. An array within one
+    /// row names the row as a constant and indexes the component; a stride of whole rows
+    /// indexes the row and names the component as a constant.
+    pub(crate) fn cbuffer_array_load(&mut self, a: &CbufferArray, index: Value, ty: TypeId) -> Result<Word> {
+        let h = self.handle(a.handle)?;
+        let u = self.cx.u32_t();
+        let i = self.value(index)?;
+        let last = a.len.saturating_sub(1);
+        let i = match self.cx.const_value_u32(i) {
+            Some(k) => self.cx.const_u32(k.min(last)),
+            None => {
+                let last = self.cx.const_u32(last);
+                self.glsl(u, 38, &[i, last])? // UMin
+            }
+        };
+        let rv = self.res_var(h)?;
+        let root = matches!(rv.indexing, Indexing::RootWords { .. });
+        // The array's words are in range (the analysis checked them against the size).
+        let one_row = u64::from(a.base % 4) + u64::from(a.stride) * u64::from(last) < 4;
+        let word = if one_row && !root {
+            let step = self.mul_const(i, a.stride)?;
+            let comp = self.add_const(step, a.base % 4)?;
+            let row = self.cx.const_u32(a.base / 4);
+            self.cbuffer_component(h, row, comp)?
+        } else if a.stride.is_multiple_of(4) && !root {
+            let step = self.mul_const(i, a.stride / 4)?;
+            let row = self.add_const(step, a.base / 4)?;
+            let comp = self.cx.const_u32(a.base % 4);
+            self.cbuffer_component(h, row, comp)?
+        } else {
+            let step = self.mul_const(i, a.stride)?;
+            let w = self.add_const(step, a.base)?;
+            self.cbuffer_word(h, w)?
+        };
+        self.num_to_ir(word, Num::UInt, ty)
+    }
+
+    /// `x · k` (32-bit), no instruction for `k` 1.
+    fn mul_const(&mut self, x: Word, k: u32) -> Result<Word> {
+        if k == 1 {
+            return Ok(x);
+        }
+        let u = self.cx.u32_t();
+        let k = self.cx.const_u32(k);
+        self.ids_op(Op::IMul, u, &[x, k])
     }
 
     fn cbuffer_legacy(&mut self, c: &Call<'_>) -> Result<Word> {
