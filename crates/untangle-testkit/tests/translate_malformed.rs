@@ -209,6 +209,53 @@ fn a_value_used_where_its_definition_does_not_dominate_is_refused() {
     assert_invalid(translate_loaded(&m), "%m", "uses a value defined at or after it in its block");
 }
 
+/// A compute shader loading twice through one `rawBufferLoad.f32` declaration (the second
+/// load's mask `mask`) and storing the sum of `fabs` of each.
+fn two_loads(mask: &str) -> String {
+    Shell::new("cs").module(
+        &format!(
+            "  %l0 = call %dx.types.ResRet.f32 @dx.op.rawBufferLoad.f32(i32 139, %dx.types.Handle %out, i32 0, i32 undef, i8 1, i32 4)\n  \
+             %v0 = extractvalue %dx.types.ResRet.f32 %l0, 0\n  \
+             %bits = bitcast float %v0 to i32\n  \
+             %t = trunc i32 %bits to i8\n  \
+             %l1 = call %dx.types.ResRet.f32 @dx.op.rawBufferLoad.f32(i32 139, %dx.types.Handle %out, i32 16, i32 undef, i8 {mask}, i32 4)\n  \
+             %v1 = extractvalue %dx.types.ResRet.f32 %l1, 0\n  \
+             %a = call float @dx.op.unary.f32(i32 6, float %v0)\n  \
+             %b = call float @dx.op.unary.f32(i32 6, float %v1)\n  \
+             %m = fadd float %a, %b\n  \
+             call void @dx.op.rawBufferStore.f32(i32 140, %dx.types.Handle %out, i32 0, i32 undef, float %m, float undef, float undef, float undef, i8 1, i32 4)\n  \
+             ret void"
+        ),
+        "declare %dx.types.ResRet.f32 @dx.op.rawBufferLoad.f32(i32, %dx.types.Handle, i32, i32, i8, i32)\n\
+         declare float @dx.op.unary.f32(i32, float)\n\
+         declare void @dx.op.rawBufferStore.f32(i32, %dx.types.Handle, i32, i32, float, float, float, float, i8, i32)",
+    )
+}
+
+/// The signature check runs fully once per `dx.op` declaration and operation; a later call
+/// through the same declaration is still refused for what is its own: an operand of
+/// another type than the declaration's, or a computed value where an immediate belongs.
+#[test]
+fn a_later_call_of_a_checked_declaration_is_still_checked() {
+    translate(&two_loads("1")).expect("the well-formed module translates");
+    assert_invalid(translate(&two_loads("%t")), "operand 3 of %l1 = RawBufferLoad", "must be an immediate constant");
+    // The second `fabs` given an i32 (as damaged bitcode can): not the declared `float`.
+    let good = untangle::front::load_bytes(two_loads("1").into_bytes(), "two.ll").expect("parses").module;
+    let c = some_i32(&good);
+    let (fid, _) = good.defined_functions().next().unwrap();
+    let mut m = good.clone();
+    let f = &mut m.functions[fid];
+    let second = f
+        .insts
+        .keys()
+        .filter(|&i| matches!(&f.insts[i].kind, InstKind::Call { args, .. } if args.len() == 2))
+        .nth(1)
+        .expect("the second fabs");
+    let InstKind::Call { args, .. } = &mut f.insts[second].kind else { unreachable!() };
+    args[1] = Value::Const(c);
+    assert_invalid(translate_loaded(&m), "operand 0 of %b = FAbs", "type i32 does not fit Overload (overload float)");
+}
+
 /// A compute shader storing 1 to member 0 of groupshared `@p` (a one-member struct),
 /// through a constant `getelementptr` (`constant`) or an instruction.
 fn struct_member_store(constant: bool) -> Module {

@@ -267,7 +267,28 @@ fn key(head: &[Word], operands: &[Word]) -> Key {
     k
 }
 
+/// Room each per-block and per-function table starts with: enough for the blocks and
+/// functions of most shaders, so that a translation's tables are not grown (and rehashed)
+/// step by step from empty; emptied tables keep their room.
+const TABLE_ROOM: usize = 32;
+
 impl Cleanup {
+    /// Empty tables with [`TABLE_ROOM`] each.
+    pub fn new() -> Cleanup {
+        fn table<K, V>() -> HashMap<K, V, FixedState> {
+            HashMap::with_capacity_and_hasher(TABLE_ROOM, FixedState::default())
+        }
+        Cleanup {
+            values: table(),
+            loads: table(),
+            constant_loads: table(),
+            stored: table(),
+            constructs: table(),
+            extracts: table(),
+            ..Cleanup::default()
+        }
+    }
+
     pub fn glsl_import(&mut self, id: Word) {
         self.glsl.get_or_insert(id);
     }

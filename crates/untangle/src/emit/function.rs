@@ -264,6 +264,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ags_store: None,
             nvapi: Default::default(),
             wmma: Default::default(),
+            signatures_checked: HashSet::default(),
             cur_label: 0,
             cur_loop_header: false,
         })

@@ -628,6 +628,10 @@ pub struct FnEmit<'a, 'm> {
     pub nvapi: crate::dxil::nvapi::Stream<Word, Handle>,
     /// AGS WMMA: matrices and the intrinsic being assembled (`dxop/ags_wmma.rs`).
     pub wmma: Wmma,
+    /// `dx.op` functions (with the operation called through them) whose declared type
+    /// passed the signature check (`dxop/check.rs`): a later call whose result and
+    /// operands have the declared types needs only its immediates checked.
+    pub signatures_checked: HashSet<(crate::ir::FuncId, crate::dxil::DxOp)>,
 }
 
 /// An AGS 64-bit atomic (`AtomicU64`) between its phases: phase 0 gave the address, phase 1

@@ -365,8 +365,12 @@ fn types(m: &Module, f: &Function) -> Result<()> {
             let mut geps = None;
             inst.kind.for_each_operand(|v| {
                 typed = typed && (matches!(v, Value::Metadata | Value::Func(_)) || c.ty(v).is_some());
+                // Only constant expressions can hold a `getelementptr` (the test here: most
+                // operands are plain constants, and the call is not free).
                 if let (Value::Const(k), None) = (v, &geps) {
-                    geps = c.const_geps(k, 0);
+                    if matches!(m.constants.get(k).kind, ConstKind::Expr { .. }) {
+                        geps = c.const_geps(k, 0);
+                    }
                 }
             });
             let message = if typed {

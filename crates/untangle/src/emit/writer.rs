@@ -209,7 +209,7 @@ impl Builder {
     /// blocks, extracts of constructs, dead code at each function's end) for everything
     /// written from now on. Before any type, constant or function is added.
     pub fn enable_cleanup(&mut self) {
-        self.cleanup = Some(Box::default());
+        self.cleanup = Some(Box::new(Cleanup::new()));
     }
 
     pub fn set_version(&mut self, major: u8, minor: u8) {

@@ -233,6 +233,7 @@ impl<'m> Dumper<'m> {
     }
 
     /// Type of a value, as far as the module knows it.
+    #[inline]
     pub fn value_type(&self, f: &Function, v: Value) -> Option<super::types::TypeId> {
         match v {
             Value::Inst(i) => Some(f.insts[i].ty),

@@ -852,6 +852,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// in the function per round, rounds bounded by the PHI nesting depth.
     pub(in crate::emit) fn wmma_plan_carriers(&mut self) {
         let (m, f) = (self.cx.m, self.f);
+        // WMMA words travel through `atomicCompareExchange` calls only: a module that
+        // declares none (nearly all) has nothing to plan, found without a pass over the
+        // function.
+        if !m.functions.values().any(|g| g.name.starts_with(WMMA_CARRIER)) {
+            return;
+        }
         let mut word: HashMap<InstId, (InstId, u32)> = HashMap::default();
         let mut any = false;
         for &b in &f.layout {
@@ -1001,11 +1007,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 }
 
+/// The `dx.op` functions whose calls can carry an AGS WMMA word.
+const WMMA_CARRIER: &str = "dx.op.atomicCompareExchange";
+
 /// The constant AGS instruction word of a magic-UAV `atomicCompareExchange` call, if `kind`
 /// is one whose opcode is in the WMMA family.
 fn wmma_word(m: &crate::ir::Module, kind: &InstKind) -> Option<u32> {
     let InstKind::Call { callee: Value::Func(f), args } = kind else { return None };
-    if !m.functions[*f].name.starts_with("dx.op.atomicCompareExchange") {
+    if !m.functions[*f].name.starts_with(WMMA_CARRIER) {
         return None;
     }
     let Some(Value::Const(k)) = args.get(2) else { return None };

@@ -110,6 +110,17 @@ struct Vectors {
     bits: u32,
 }
 
+/// How an access maps onto a vector view, decided from the IR before anything is written
+/// ([`FnEmit::vector_access`] then writes the base).
+#[derive(Clone, Copy)]
+enum VectorPlan {
+    /// Structured: quad `index × m + n` of the `uvec4` view, from component `first`; `spread`:
+    /// the last quad the access reaches, after quad `index × m`.
+    Quads { m: u32, n: u32, first: u32, spread: u32 },
+    /// Raw: vector `address >> shift` of the `uvecN` (`u16vecN`) view, `N = width`.
+    Raw { elem_bits: u32, width: u32, shift: u32 },
+}
+
 impl Vectors {
     /// The vector (after `base`) and component of word `w` of the access.
     fn place(&self, w: u32) -> (u32, u32) {
@@ -735,7 +746,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// The access of `c` (operands 1 and 2: element index or byte address, and offset; the
     /// components of `mask`, each of type `scalar`) through a vector view of its buffer,
-    /// where one applies: [`Self::structured_quads`] or [`Self::raw_vectors`].
+    /// where one applies ([`Self::structured_quads`] or [`Self::raw_vectors`] decides, before
+    /// anything is written) and the view has no offset table.
     fn vector_access(
         &mut self,
         c: &Call<'_>,
@@ -744,67 +756,79 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         scalar: TypeId,
         mask: u32,
     ) -> Result<Option<Vectors>> {
-        match shape {
-            ResShape::Words { stride: Some(_) } => self.structured_quads(c, h, shape, scalar, mask),
-            ResShape::Words { stride: None } => self.raw_vectors(c, h, shape, scalar, mask),
-            _ => Ok(None),
+        let bits = self.scalar_bits(scalar).unwrap_or(0);
+        let plan = match shape {
+            ResShape::Words { stride: Some(s) } => self.structured_quads(c, s, bits, mask),
+            ResShape::Words { stride: None } => self.raw_vectors(c, shape, bits, mask),
+            _ => None,
+        };
+        let Some(plan) = plan else { return Ok(None) };
+        if self.res.offsets_of(h)?.is_some() {
+            return Ok(None);
         }
+        let (elem_bits, width) = match plan {
+            VectorPlan::Quads { .. } => (32, 4),
+            VectorPlan::Raw { elem_bits, width, .. } => (elem_bits, width),
+        };
+        let Some(view) = self.word_vector_view(h, elem_bits, width)? else { return Ok(None) };
+        let index = self.arg_val(c, 1)?;
+        let (base, first) = match plan {
+            VectorPlan::Quads { m, n, first, spread } => {
+                let u = self.cx.u32_t();
+                let mut base = index;
+                if m > 1 {
+                    let mw = self.cx.const_u32(m);
+                    base = self.ids_op(Op::IMul, u, &[index, mw])?;
+                }
+                base = self.add_const(base, n)?;
+                if m > 1 || spread > 0 {
+                    // `index × m + spread` must not wrap.
+                    let b = self.cx.bool_t();
+                    let limit = self.cx.const_u32((u32::MAX - spread) / m);
+                    let wraps = self.ids_op(Op::UGreaterThan, b, &[index, limit])?;
+                    let past = self.cx.const_u32(PAST_QUAD);
+                    base = self.ids_op(Op::Select, u, &[wraps, past, base])?;
+                }
+                (base, first)
+            }
+            VectorPlan::Raw { shift, .. } => {
+                let addr = self.byte_address(shape, index, None)?;
+                let u = self.cx.u32_t();
+                let shift = self.cx.const_u32(shift);
+                (self.ids_op(Op::ShiftRightLogical, u, &[addr, shift])?, 0)
+            }
+        };
+        Ok(Some(Vectors { view, base, first, width, bits: elem_bits }))
     }
 
-    /// The access of `c` (element index operand 1, constant byte offset operand 2, the
-    /// components of `mask`, each of type `scalar`) through the `uvec4` view of its
-    /// structured buffer (`Resources::word_vectors`), when the stride is a multiple of 16, the
-    /// components are 32 or 64 bits, the offset is a constant and the view has no offset
-    /// table: quad `index × stride / 16 + offset / 16`, which is the byte address / 16
-    /// exactly. An index whose address (or a later quad's) would pass 32 bits goes to
+    /// Whether the access of `c` (element index operand 1, constant byte offset operand 2,
+    /// the components of `mask`, each of `bits` bits) to a structured buffer of stride
+    /// `stride` goes through the `uvec4` view of the buffer (`Resources::word_vectors`):
+    /// when the stride is a multiple of 16, the components are 32 or 64 bits and the offset
+    /// is a constant. Quad `index × stride / 16 + offset / 16`, which is the byte address /
+    /// 16 exactly. An index whose address (or a later quad's) would pass 32 bits goes to
     /// [`PAST_QUAD`], out of bounds as the word path's [`FAR_ADDRESS`] is. A quad lies
     /// wholly inside the D3D view (`NumElements × stride` bytes) or wholly outside it.
-    fn structured_quads(
-        &mut self,
-        c: &Call<'_>,
-        h: Handle,
-        shape: ResShape,
-        scalar: TypeId,
-        mask: u32,
-    ) -> Result<Option<Vectors>> {
-        let ResShape::Words { stride: Some(s) } = shape else { return Ok(None) };
-        let bits = self.scalar_bits(scalar).unwrap_or(0);
-        if s == 0 || !s.is_multiple_of(16) || !matches!(bits, 32 | 64) || mask & 0xF == 0 {
-            return Ok(None);
+    fn structured_quads(&self, c: &Call<'_>, stride: u32, bits: u32, mask: u32) -> Option<VectorPlan> {
+        if stride == 0 || !stride.is_multiple_of(16) || !matches!(bits, 32 | 64) || mask & 0xF == 0 {
+            return None;
         }
-        let Some(o) = c.args.get(2).and_then(|&v| self.const_int(v)) else { return Ok(None) };
-        if !o.is_multiple_of(4) || o >= 1 << 28 || self.res.offsets_of(h)?.is_some() {
-            return Ok(None);
+        let o = c.args.get(2).and_then(|&v| self.const_int(v))?;
+        if !o.is_multiple_of(4) || o >= 1 << 28 {
+            return None;
         }
-        let Some(view) = self.word_vector_view(h, 32, 4)? else { return Ok(None) };
-        let (m, n, first) = (s / 16, o as u32 / 16, (o as u32 % 16) / 4);
+        let (m, n, first) = (stride / 16, o as u32 / 16, (o as u32 % 16) / 4);
         let last = 31 - (mask & 0xF).leading_zeros();
         let spread = n + (first + (last + 1) * (bits / 32) - 1) / 4;
-        let index = self.arg_val(c, 1)?;
-        let u = self.cx.u32_t();
-        let mut base = index;
-        if m > 1 {
-            let mw = self.cx.const_u32(m);
-            base = self.ids_op(Op::IMul, u, &[index, mw])?;
-        }
-        base = self.add_const(base, n)?;
-        if m > 1 || spread > 0 {
-            // `index × m + spread` must not wrap.
-            let b = self.cx.bool_t();
-            let limit = self.cx.const_u32((u32::MAX - spread) / m);
-            let wraps = self.ids_op(Op::UGreaterThan, b, &[index, limit])?;
-            let past = self.cx.const_u32(PAST_QUAD);
-            base = self.ids_op(Op::Select, u, &[wraps, past, base])?;
-        }
-        Ok(Some(Vectors { view, base, first, width: 4, bits: 32 }))
+        Some(VectorPlan::Quads { m, n, first, spread })
     }
 
-    /// The access of `c` (byte address operand 1, the components of `mask`, each of type
-    /// `scalar`) through a `uvec4` or `uvec2` view of its raw buffer
-    /// (`Resources::word_vectors`), when the components are 32 or 64 bits, the mask is
+    /// Whether the access of `c` (byte address operand 1, the components of `mask`, each of
+    /// `bits` bits) goes through a `uvec4` or `uvec2` view of its raw buffer
+    /// (`Resources::word_vectors`): when the components are 32 or 64 bits, the mask is
     /// components `0..n` whose words fill whole vectors (2 or 4 words, or 6 or 8 of 64-bit
     /// components), the byte address is known from the IR that computes it to be a multiple
-    /// of the vector's size (16 or 8 bytes) and the view has no offset table: vector
+    /// of the vector's size (16 or 8 bytes): vector
     /// `address / 16` (or `/ 8`), the address clamped to [`FAR_ADDRESS`] as the word path
     /// clamps it. Three 32-bit components keep words (a `uvec4` would reach a word the
     /// access does not name). 16-bit components go the same way through a `u16vec4` or
@@ -824,21 +848,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// always wholly inside or outside, and a `u16vec4` (two words) straddles exactly where
     /// a `uvec2` would, with the same caveat. `Options::raw_buffer_vectors` off keeps words
     /// (and 16-bit elements).
-    fn raw_vectors(
-        &mut self,
-        c: &Call<'_>,
-        h: Handle,
-        shape: ResShape,
-        scalar: TypeId,
-        mask: u32,
-    ) -> Result<Option<Vectors>> {
+    fn raw_vectors(&self, c: &Call<'_>, shape: ResShape, bits: u32, mask: u32) -> Option<VectorPlan> {
         if !self.iface.stage.raw_buffer_vectors {
-            return Ok(None);
+            return None;
         }
-        let bits = self.scalar_bits(scalar).unwrap_or(0);
         let mask = mask & 0xF;
         if !matches!(bits, 16 | 32 | 64) || mask == 0 || mask & (mask + 1) != 0 {
-            return Ok(None);
+            return None;
         }
         // Elements of the view: 16-bit halves for 16-bit components, else 32-bit words.
         let elem_bits = bits.min(32);
@@ -849,22 +865,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let width = match () {
             _ if elems.is_multiple_of(4) && align >= elem_shift + 2 => 4,
             _ if elems.is_multiple_of(2) && align > elem_shift => 2,
-            _ => return Ok(None),
+            _ => return None,
         };
         // 16-bit: only components 0..width exactly (no vector reaches a half not named).
         if bits == 16 && elems != width {
-            return Ok(None);
+            return None;
         }
-        if self.res.offsets_of(h)?.is_some() {
-            return Ok(None);
-        }
-        let Some(view) = self.word_vector_view(h, elem_bits, width)? else { return Ok(None) };
-        let index = self.arg_val(c, 1)?;
-        let addr = self.byte_address(shape, index, None)?;
-        let u = self.cx.u32_t();
-        let shift = self.cx.const_u32(elem_shift + width.trailing_zeros());
-        let base = self.ids_op(Op::ShiftRightLogical, u, &[addr, shift])?;
-        Ok(Some(Vectors { view, base, first: 0, width, bits: elem_bits }))
+        Some(VectorPlan::Raw { elem_bits, width, shift: elem_shift + width.trailing_zeros() })
     }
 
     /// A pointer to vector `d` after `q.base` (`comp`: to that component of it).

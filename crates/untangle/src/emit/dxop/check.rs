@@ -12,11 +12,15 @@
 //! Shapes are compared structurally (`%dx.types.ResRet.f32` is a struct of four `float`
 //! and an `i32`, whatever it is called), except handles, which the translator recognizes by
 //! their name `%dx.types.Handle` everywhere.
+//!
+//! Cost: the full check once per `dx.op` declaration and operation; a later call whose
+//! result and operands have the declared types (every call of well-formed DXIL) compares
+//! those types and checks its immediates only ([`FnEmit::signatures_checked`]).
 
 use crate::dxil::op_facts::{ParamTy, Signature};
 use crate::emit::error::{Error, Result};
 use crate::emit::{Call, FnEmit};
-use crate::ir::{ConstKind, FloatKind, Type, TypeId, Value};
+use crate::ir::{ConstKind, FloatKind, FuncId, InstKind, Type, TypeId, Value};
 
 /// DXC's overload letter for a scalar type.
 fn overload_letter(t: &Type) -> Option<char> {
@@ -157,8 +161,23 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
     }
 
-    /// Checks call `c` against the operation's signature.
-    pub(super) fn check_signature(&self, c: &Call<'_>) -> Result<()> {
+    /// The callee of `c` when the call's result and operands have exactly the types the
+    /// callee declares (as every call of well-formed DXIL does): then everything the
+    /// signature check looks at but the immediates is a property of the callee (and the
+    /// operation).
+    fn declared_callee(&self, c: &Call<'_>) -> Option<FuncId> {
+        let InstKind::Call { callee: Value::Func(f), .. } = self.f.insts[c.inst].kind else { return None };
+        let Type::Function { ret, params, .. } = self.cx.m.types.get(self.cx.m.functions[f].ty) else { return None };
+        let declared = *ret == c.ty
+            && params.len() == c.args.len() + 1
+            && c.args.iter().zip(&params[1..]).all(|(&v, &p)| self.value_ty(v) == Some(p));
+        declared.then_some(f)
+    }
+
+    /// Checks call `c` against the operation's signature: fully once per callee and
+    /// operation ([`FnEmit::signatures_checked`]); a later call with the declared types
+    /// only for its immediates, the one part that depends on the call's operands.
+    pub(super) fn check_signature(&mut self, c: &Call<'_>) -> Result<()> {
         let sig = crate::dxil::op_facts::signature(c.op);
         if c.args.len() != sig.params.len() {
             return Err(self.invalid(
@@ -167,7 +186,23 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 format!("{} takes {} operands after the opcode, not {}", c.op.name(), sig.params.len(), c.args.len()),
             ));
         }
-        let o = self.overload_of(c, &sig);
+        let declared = self.declared_callee(c);
+        if declared.is_some_and(|f| self.signatures_checked.contains(&(f, c.op))) {
+            return match c.args.iter().enumerate().find(|&(k, &v)| sig.is_immediate(k) && !self.is_constant(v)) {
+                Some((k, _)) => Err(self.invalid(c, &format!("operand {k}"), "must be an immediate constant")),
+                None => Ok(()),
+            };
+        }
+        self.check_call_types(c, &sig)?;
+        if let Some(f) = declared {
+            self.signatures_checked.insert((f, c.op));
+        }
+        Ok(())
+    }
+
+    /// [`Self::check_signature`] in full: the overload, the result and every operand.
+    fn check_call_types(&self, c: &Call<'_>, sig: &Signature) -> Result<()> {
+        let o = self.overload_of(c, sig);
         // Operations whose every slot has a fixed type (`threadId` is `i32`, `makeDouble`
         // `double`) list one overload but have no overloaded slot to check.
         if let Some(o) = o.filter(|_| sig.overloads != "v") {

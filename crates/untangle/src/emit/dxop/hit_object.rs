@@ -77,6 +77,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// `Function` variable (pointer type, id) of the slots, if any; refuses what the slot
     /// representation cannot express (see the module documentation).
     pub(crate) fn plan_hit_objects(&mut self) -> Result<Option<(Word, Word)>> {
+        // A module without the hit-object type (nearly all) has no producer: one lookup
+        // instead of a pass over the function.
+        if self.cx.m.types.lookup(&crate::ir::Type::Named(HIT_OBJECT.to_string())).is_none() {
+            return Ok(None);
+        }
         let f = self.f;
         let mut producers: Vec<(BlockId, InstId)> = Vec::new();
         let mut phis: Vec<(BlockId, InstId)> = Vec::new();
