@@ -445,7 +445,11 @@ impl Cleanup {
             let inst = &words[starts[k]..starts[k + 1]];
             let r = removable_inst(self.glsl, inst);
             removable.push(r);
-            for &w in &inst[if r { 3 } else { 1 }..] {
+            let literal = literal_operands(inst);
+            for (at, &w) in inst.iter().enumerate().skip(if r { 3 } else { 1 }) {
+                if literal.contains(&at) {
+                    continue;
+                }
                 if let Some(n) = uses.get_mut(w as usize) {
                     *n += 1;
                 }
@@ -465,7 +469,11 @@ impl Cleanup {
             }
             dead[k] = true;
             removed.insert(inst[2]);
-            for &w in &inst[3..] {
+            let literal = literal_operands(inst);
+            for (at, &w) in inst.iter().enumerate().skip(3) {
+                if literal.contains(&at) {
+                    continue;
+                }
                 if let Some(n) = uses.get_mut(w as usize) {
                     *n = n.saturating_sub(1);
                 }
@@ -493,6 +501,21 @@ impl Cleanup {
 
 /// Whether the instruction at the start of `inst` may be removed when its result is
 /// unused; then its first operand word is at index 3.
+/// The word positions of `inst` that are literals, for the instructions the emitter writes
+/// often whose literals would otherwise count as uses: `OpExtInst`'s instruction number,
+/// `OpCompositeExtract`'s and `OpCompositeInsert`'s indices, `OpVectorShuffle`'s
+/// components. A literal equal to a dead id's number (`UMin` is 38) must not keep it
+/// alive; other instructions count every word (a use too many only keeps dead code).
+fn literal_operands(inst: &[Word]) -> std::ops::Range<usize> {
+    let op = inst[0] & 0xffff;
+    match op {
+        o if o == Op::ExtInst as Word => 4..5,
+        o if o == Op::CompositeExtract as Word => 4..inst.len(),
+        o if o == Op::CompositeInsert as Word || o == Op::VectorShuffle as Word => 5..inst.len(),
+        _ => 0..0,
+    }
+}
+
 fn removable_inst(glsl: Option<Word>, inst: &[Word]) -> bool {
     let op = inst[0] & 0xffff;
     if inst.len() < 3 {
@@ -598,7 +621,13 @@ pub fn prune_globals(globals: &[Word], users: &[&[Word]], annotations: &[Word], 
         for (s, e) in spans(section) {
             let end =
                 if section[s] & 0xffff == Op::EntryPoint as Word { s + interface_start(&section[s..e]) } else { e };
-            count(&section[s + 1..end], &mut uses);
+            let literal = literal_operands(&section[s..e]);
+            if literal.is_empty() {
+                count(&section[s + 1..end], &mut uses);
+            } else {
+                count(&section[s + 1..(s + literal.start).min(end)], &mut uses);
+                count(&section[(s + literal.end).min(end)..end], &mut uses);
+            }
         }
     }
     for (s, e) in spans(annotations) {
