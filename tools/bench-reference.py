@@ -185,13 +185,33 @@ def quality(files, keep=None):
                 totals[name][k] = totals[name].get(k, 0) + v
     if keep:
         # Both module sets for `untangle-gpu pipeline-times --ours KEEP/u --reference KEEP/r`.
-        shutil.rmtree(keep, ignore_errors=True)
+        # (KEEP/graphics is graphics_modules's.)
         for side in ("u", "r"):
+            shutil.rmtree(os.path.join(keep, side), ignore_errors=True)
             os.makedirs(os.path.join(keep, side))
             for f in files:
                 shutil.copy(os.path.join(tmp, side, f + ".spv"), os.path.join(keep, side, f + ".spv"))
     shutil.rmtree(tmp)
     return totals
+
+
+GRAPHICS_STAGES = ("vs", "hs", "ds", "gs", "ps", "as", "ms")
+
+
+def graphics_modules(keep):
+    """The reference's modules of every corpus graphics-stage file (vs, hs, ds, gs, ps, as, ms:
+    all the files the graphics runner's pipelines use) in KEEP/graphics/r, with the same
+    remappers, for `untangle-gpu gpu-times --graphics --reference KEEP/graphics/r` (and
+    `pipeline-times --graphics`). The untangle side of those pipelines is translated by
+    untangle-gpu itself, with each case's own stage options (remapping hooks, view
+    instancing) that the command line cannot express. Returns (written, refused)."""
+    files = sorted(f for f in os.listdir(CORPUS) if any(f".{s}_6_" in f for s in GRAPHICS_STAGES))
+    out = os.path.join(keep, "graphics", "r")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    lines = run([REF_TIME, "1", "--remap", "-o", out] + files, cwd=CORPUS).splitlines()
+    refused = [line.split("\t")[0] for line in lines if line.split("\t")[1:2] == ["fail"]]
+    return len(files) - len(refused), refused
 
 
 def main():
@@ -200,7 +220,9 @@ def main():
     ap.add_argument("--update")
     ap.add_argument("--pipeline-modules", metavar="DIR",
                     help="keep the output-quality modules of both sides in DIR/u and DIR/r (for the "
-                         "device's `untangle-gpu pipeline-times`)")
+                         "device's `untangle-gpu pipeline-times` and `gpu-times`), and the reference's "
+                         "modules of every corpus graphics-stage file in DIR/graphics/r (for their "
+                         "`--graphics` mode)")
     ap.add_argument("--quality-only", action="store_true",
                     help="only the output-quality part (with --pipeline-modules: just write the modules)")
     args = ap.parse_args()
@@ -211,6 +233,10 @@ def main():
         sys.exit("UNTANGLE_BENCH_PROFILE other than dist is for --quality-only (timings need the dist build)")
     build(cli_only=args.quality_only)
     files = sorted(f for f in os.listdir(CORPUS) if any(f".{s}_6_" in f for s in ("cs", "ps", "vs")))
+    if args.pipeline_modules:
+        written, refused = graphics_modules(args.pipeline_modules)
+        print(f"graphics: {written} reference modules in {args.pipeline_modules}/graphics/r; refused: "
+              f"{', '.join(refused) or 'none'}", file=sys.stderr)
     if args.quality_only:
         print(quality(files, args.pipeline_modules))
         return

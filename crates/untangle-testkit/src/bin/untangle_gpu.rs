@@ -80,6 +80,18 @@
 //! detail`; `tools/gpu-times-table.py` turns it into BENCHMARKS.md tables). Refuses a queue
 //! whose `timestampValidBits` is 0.
 //!
+//! `gpu-times --graphics --reference DIR [--corpus DIR] [--reps N] [--dispatches K]
+//! [--extent E] [--out FILE]` does the same for the graphics runner's pipelines
+//! (`untangle_testkit::vulkan::graphics_times`): each case's stages as the runner
+//! translates them against the reference's modules of the same files in DIR
+//! (`tools/bench-reference.py --pipeline-modules OUT` writes them to `OUT/graphics/r`), the
+//! case's own draw and buffers on targets scaled to E pixels wide (default 1024), K draws per
+//! timed submission; one row per case (`module` the case, `stage` its stage list), skipped
+//! cases with their reason (a device feature the case needs, a reference module missing or
+//! of another stage, stages that do not link, bindings the case does not make).
+//! `pipeline-times --graphics --reference DIR [--reps N]` times the creation of the same
+//! pipelines (every stage's shader module and the graphics pipeline).
+//!
 //! `export` is the host half for a machine without LLVM: for every corpus function it
 //! writes `NNNNN.spv` (the batch module, default layout) and `NNNNN.json` (name, entry,
 //! layout and the CFG's [`CfgShape`] for the oracle).
@@ -139,6 +151,8 @@ struct Args {
     ours: Option<PathBuf>,
     reference: Option<PathBuf>,
     reps: usize,
+    /// `pipeline-times`/`gpu-times`: the graphics runner's pipelines instead of module pairs.
+    graphics: bool,
     /// `gpu-times`: dispatches or draws per timed submission, compute workgroups per
     /// dispatch, fragment target side, vertices per draw (its timeout is `timeout`).
     workload: untangle_testkit::vulkan::gpu_times::Workload,
@@ -173,6 +187,7 @@ fn parse_args() -> Result<Args, String> {
         ours: None,
         reference: None,
         reps: 5,
+        graphics: false,
         workload: Default::default(),
     };
     while let Some(flag) = it.next() {
@@ -190,6 +205,7 @@ fn parse_args() -> Result<Args, String> {
             "--random" => a.random = num(value()?)? as usize,
             "--first-seed" => a.first_seed = num(value()?)?,
             "--long-vectors" => a.long_vectors = true,
+            "--graphics" => a.graphics = true,
             "--cases" => a.cases = Some(value()?.into()),
             "--corpus" => a.corpus = Some(value()?.into()),
             "--out" => a.out = Some(value()?.into()),
@@ -479,6 +495,9 @@ fn pipeline_times(a: &Args) -> Result<bool, String> {
     use untangle_testkit::vulkan::pipeline_times::{position_only_vertex_shader, reflect, with_nonce};
     // Before the driver loads: NVIDIA's on-disk shader cache would answer repeated creations.
     std::env::set_var("__GL_SHADER_DISK_CACHE", "0");
+    if a.graphics {
+        return pipeline_times_graphics(a);
+    }
     let (names, read) = module_pairs(a)?;
     let gpu = Gpu::open().map_err(|e| e.to_string())?;
     println!("Vulkan: {}", gpu.info());
@@ -516,42 +535,139 @@ fn pipeline_times(a: &Args) -> Result<bool, String> {
         println!("{name:<70} {stage} untangle {mu:>9.0} µs  reference {mr:>9.0} µs  ratio {:.2}", mu / mr);
         rows.push((mu, mr));
     }
-    for f in &failed {
-        println!("failed: {f}");
-    }
     if rows.is_empty() {
+        creation_summary(&rows, "", "module", a.reps, &failed);
         return Err("no module pair created on both sides".into());
     }
-    let (su, sr): (f64, f64) = rows.iter().fold((0.0, 0.0), |(a, b), &(u, r)| (a + u, b + r));
-    let ratios: Vec<f64> = rows.iter().map(|&(u, r)| u / r).collect();
-    let med_ratio = median(ratios.clone());
-    println!();
-    println!(
-        "{} module pairs ({}), median of {} creations each, no pipeline cache, NVIDIA disk cache off:",
+    let what = format!(
+        "{} module pairs ({})",
         rows.len(),
-        by_stage.iter().map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", "),
-        a.reps
+        by_stage.iter().map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", ")
     );
-    println!();
-    println!("| | untangle | reference | untangle / reference |");
-    println!("| --- | --- | --- | --- |");
-    println!("| sum of medians | {:.1} ms | {:.1} ms | **{:.2}** |", su / 1e3, sr / 1e3, su / sr);
-    println!(
-        "| median module | {:.0} µs | {:.0} µs | per-module ratio: median **{med_ratio:.2}** |",
-        median(rows.iter().map(|r| r.0).collect()),
-        median(rows.iter().map(|r| r.1).collect())
-    );
-    println!("failed creations: {}", failed.len());
+    creation_summary(&rows, &what, "module", a.reps, &failed);
     Ok(failed.is_empty())
 }
 
-/// `gpu-times`: GPU execution time of every module pair (`untangle_testkit::vulkan::gpu_times`),
-/// alternating the sides, medians, a table, sums; `--out FILE` writes it as TSV.
-fn gpu_times(a: &Args) -> Result<bool, String> {
-    use untangle_testkit::vulkan::gpu_times::Workload;
-    use untangle_testkit::vulkan::pipeline_times::{reflect, Reflection};
-    let (names, read) = module_pairs(a)?;
-    let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
+/// The rows of a `gpu-times` run: measured pairs (printed as they come), skipped ones
+/// with their reasons, the TSV (`--out`).
+struct TimedPairs {
+    tsv: String,
+    rows: Vec<(f64, f64)>,
+    skipped: Vec<(String, String, String)>,
+    by_stage: std::collections::BTreeMap<String, usize>,
+}
+
+impl TimedPairs {
+    fn new() -> Self {
+        TimedPairs {
+            tsv: String::from("module\tstage\tuntangle_us\treference_us\tratio\tstatus\tdetail\n"),
+            rows: Vec::new(),
+            skipped: Vec::new(),
+            by_stage: Default::default(),
+        }
+    }
+
+    fn measured(&mut self, name: &str, stage: &str, [mu, mr]: [f64; 2], detail: &str) {
+        *self.by_stage.entry(stage.to_string()).or_default() += 1;
+        println!(
+            "{name:<70} {stage} untangle {mu:>10.1} µs  reference {mr:>10.1} µs  ratio {:.2}  ({detail})",
+            mu / mr
+        );
+        self.tsv.push_str(&format!("{name}\t{stage}\t{mu:.3}\t{mr:.3}\t{:.4}\tok\t{detail}\n", mu / mr));
+        self.rows.push((mu, mr));
+    }
+
+    fn skip(&mut self, name: &str, stage: &str, why: String) {
+        self.skipped.push((name.to_string(), stage.to_string(), why));
+    }
+
+    /// Prints the skipped pairs and the summary (`what`: "module pairs" or "pipelines";
+    /// `per_run`: the work of one timed submission), writes the TSV.
+    fn finish(mut self, a: &Args, what: &str, per_run: &str) -> Result<bool, String> {
+        for (name, stage, why) in &self.skipped {
+            println!("skipped: {name}: {why}");
+            self.tsv.push_str(&format!("{name}\t{stage}\t\t\t\tskipped\t{}\n", why.replace(['\t', '\n'], " ")));
+        }
+        if let Some(out) = &a.out {
+            std::fs::write(out, &self.tsv).map_err(|e| format!("{}: {e}", out.display()))?;
+        }
+        let rows = &self.rows;
+        if rows.is_empty() {
+            return Err(format!("no {what} ran on both sides"));
+        }
+        let (su, sr): (f64, f64) = rows.iter().fold((0.0, 0.0), |(a, b), &(u, r)| (a + u, b + r));
+        let ratios: Vec<f64> = rows.iter().map(|&(u, r)| u / r).collect();
+        let worst = ratios.iter().copied().fold(0.0, f64::max);
+        println!();
+        println!(
+            "{} {what} ({}), median of {} timed submissions each ({per_run} per submission), alternating:",
+            rows.len(),
+            self.by_stage.iter().map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", "),
+            a.reps,
+        );
+        println!();
+        println!("| | untangle | reference | untangle / reference |");
+        println!("| --- | --- | --- | --- |");
+        println!("| sum of medians | {:.1} µs | {:.1} µs | **{:.2}** |", su, sr, su / sr);
+        let (unit, skipped) = if what == "pipelines" { ("pipeline", "pipelines") } else { ("module", "pairs") };
+        println!(
+            "| median {unit} | {:.1} µs | {:.1} µs | per-{unit} ratio: median **{:.2}**, largest {worst:.2} |",
+            median(rows.iter().map(|r| r.0).collect()),
+            median(rows.iter().map(|r| r.1).collect()),
+            median(ratios)
+        );
+        println!("skipped {skipped}: {}", self.skipped.len());
+        Ok(true)
+    }
+}
+
+/// Runs the two sides' benches (untangle's, the reference's) alternately: one untimed run
+/// of each (first-submission costs), then `reps` timed runs each, alternating which side
+/// goes first; the medians in µs. Releases both benches.
+fn alternate(
+    gpu: &mut Gpu,
+    benches: [Result<untangle_testkit::vulkan::gpu_times::Bench, untangle_testkit::vulkan::VkError>; 2],
+    reps: usize,
+) -> Result<[f64; 2], (String, bool)> {
+    let mut ready = Vec::new();
+    let mut error = None;
+    for (k, b) in benches.into_iter().enumerate() {
+        match b {
+            Ok(b) => ready.push(b),
+            Err(e) => error = error.or(Some(side_error(k, e))),
+        }
+    }
+    let mut times = [Vec::new(), Vec::new()];
+    if error.is_none() {
+        'reps: for rep in 0..=reps {
+            for k in [rep % 2, 1 - rep % 2] {
+                match gpu.run_bench(&mut ready[k]) {
+                    Ok(d) if rep > 0 => times[k].push(d.as_secs_f64() * 1e6),
+                    Ok(_) => {}
+                    Err(e) => {
+                        error = Some(side_error(k, e));
+                        break 'reps;
+                    }
+                }
+            }
+        }
+    }
+    for b in ready {
+        gpu.release_bench(b);
+    }
+    match error {
+        Some(e) => Err(e),
+        None => {
+            let [tu, tr] = times;
+            Ok([median(tu), median(tr)])
+        }
+    }
+}
+
+/// Opens the device for `gpu-times`, printing its timestamp properties; refuses a queue
+/// without timestamps.
+fn open_for_gpu_times() -> Result<Gpu, String> {
+    let gpu = Gpu::open().map_err(|e| e.to_string())?;
     let ts = gpu.timestamps();
     println!(
         "Vulkan: {}; timestampValidBits {}, timestampPeriod {} ns, timestampComputeAndGraphics {}",
@@ -563,14 +679,26 @@ fn gpu_times(a: &Args) -> Result<bool, String> {
     if ts.valid_bits == 0 {
         return Err("the runner's queue has no timestamps (timestampValidBits 0)".into());
     }
+    Ok(gpu)
+}
+
+/// `gpu-times`: GPU execution time of every module pair (`untangle_testkit::vulkan::gpu_times`),
+/// alternating the sides, medians, a table, sums; `--out FILE` writes it as TSV. With
+/// `--graphics`, of the graphics runner's pipelines instead ([`gpu_times_graphics`]).
+fn gpu_times(a: &Args) -> Result<bool, String> {
+    use untangle_testkit::vulkan::gpu_times::Workload;
+    use untangle_testkit::vulkan::pipeline_times::{reflect, Reflection};
+    if a.graphics {
+        return gpu_times_graphics(a);
+    }
+    let (names, read) = module_pairs(a)?;
+    let mut gpu = open_for_gpu_times()?;
     let w = Workload { timeout: a.timeout, ..a.workload.clone() };
-    let mut tsv = String::from("module\tstage\tuntangle_us\treference_us\tratio\tstatus\tdetail\n");
-    let (mut rows, mut skipped) = (Vec::new(), Vec::new());
-    let mut by_stage: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut out = TimedPairs::new();
     for name in &names {
         let modules = read(name)?;
         let (Some(ro), Some(rr)) = (reflect(&modules[0]), reflect(&modules[1])) else {
-            skipped.push((name.clone(), "-", "not a vertex, fragment or compute module".to_string()));
+            out.skip(name, "-", "not a vertex, fragment or compute module".to_string());
             continue;
         };
         let stage = stage_name(ro.stage);
@@ -582,95 +710,154 @@ fn gpu_times(a: &Args) -> Result<bool, String> {
                 let [x, y, z] = r.local_size;
                 format!("{} {x}x{y}x{z}, {} targets", stage_name(r.stage), r.color_outputs)
             };
-            let why = format!("the sides differ: untangle {}, reference {}", show(&ro), show(&rr));
-            skipped.push((name.clone(), stage, why));
+            out.skip(name, stage, format!("the sides differ: untangle {}, reference {}", show(&ro), show(&rr)));
             continue;
         }
         let mut detail = w.describe(&ro);
         if ro.sets != rr.sets || ro.images != rr.images || ro.push_constants != rr.push_constants {
             detail.push_str("; bindings differ");
         }
-        let mut benches = Vec::new();
-        let mut error = None;
-        for (k, r) in [&ro, &rr].into_iter().enumerate() {
-            match gpu.prepare_bench(r, &modules[k], &w) {
-                Ok(b) => benches.push(b),
-                Err(e) => {
-                    error = Some(side_error(k, e));
+        let benches = [gpu.prepare_bench(&ro, &modules[0], &w), gpu.prepare_bench(&rr, &modules[1], &w)];
+        match alternate(&mut gpu, benches, a.reps) {
+            Ok(t) => out.measured(name, stage, t, &detail),
+            Err((e, poisoned)) => {
+                out.skip(name, stage, e);
+                if poisoned {
+                    println!("{name}: a hang or a lost device; the runner is poisoned, stopping");
                     break;
                 }
             }
         }
-        let mut times = [Vec::new(), Vec::new()];
-        if error.is_none() {
-            // One untimed run of each (first-submission costs), then alternate which side goes first.
-            'reps: for rep in 0..=a.reps {
-                for k in [rep % 2, 1 - rep % 2] {
-                    match gpu.run_bench(&mut benches[k]) {
-                        Ok(d) if rep > 0 => times[k].push(d.as_secs_f64() * 1e6),
-                        Ok(_) => {}
-                        Err(e) => {
-                            error = Some(side_error(k, e));
-                            break 'reps;
-                        }
-                    }
+    }
+    out.finish(a, "module pairs", &format!("{} dispatches or draws", w.dispatches))
+}
+
+/// The graphics runner's cases paired with the reference's modules of `--reference DIR`
+/// (`untangle_testkit::vulkan::graphics_times::pair_case`), each with its stage list and
+/// either its two draws or why it has none (a device feature it lacks, no pair).
+#[allow(clippy::type_complexity)]
+fn graphics_pairs(
+    a: &Args,
+    gpu: &Gpu,
+) -> Result<Vec<(&'static str, String, Result<[untangle_testkit::vulkan::graphics::Draw; 2], String>)>, String> {
+    use untangle_testkit::vulkan::graphics_cases::{cases, stage_list};
+    use untangle_testkit::vulkan::graphics_times::{pair_case, Skip};
+    let Some(reference) = &a.reference else {
+        return Err(format!("{} --graphics needs --reference DIR (bench-reference.py's graphics/r)", a.command));
+    };
+    let corpus = a.corpus.clone().unwrap_or_else(|| PathBuf::from("../shared/corpus/dxil/vkd3d-proton"));
+    let features = &gpu.info().features;
+    Ok(cases()
+        .iter()
+        .map(|case| {
+            let pair = match case.needs.missing(features) {
+                Some(why) => Err(format!("needs {why}")),
+                None => pair_case(case, &corpus, reference, a.workload.extent).map_err(|Skip(why)| why),
+            };
+            (case.name, stage_list(case), pair)
+        })
+        .collect())
+}
+
+/// `gpu-times --graphics`: GPU execution time of every graphics runner pipeline, untangle's
+/// stages against the reference's (`untangle_testkit::vulkan::graphics_times`), K draws per
+/// timed submission on targets scaled to `--extent`.
+fn gpu_times_graphics(a: &Args) -> Result<bool, String> {
+    let mut gpu = open_for_gpu_times()?;
+    let k = a.workload.dispatches;
+    let mut out = TimedPairs::new();
+    for (name, stages, pair) in graphics_pairs(a, &gpu)? {
+        let draws = match pair {
+            Ok(d) => d,
+            Err(why) => {
+                out.skip(name, &stages, why);
+                continue;
+            }
+        };
+        let d = &draws[0];
+        let detail = format!("{k} x draw on {}x{} px, {} targets", d.width, d.height, d.targets.len());
+        let benches =
+            [gpu.prepare_draw_bench(&draws[0], k, a.timeout), gpu.prepare_draw_bench(&draws[1], k, a.timeout)];
+        match alternate(&mut gpu, benches, a.reps) {
+            Ok(t) => out.measured(name, &stages, t, &detail),
+            Err((e, poisoned)) => {
+                out.skip(name, &stages, e);
+                if poisoned {
+                    println!("{name}: a hang or a lost device; the runner is poisoned, stopping");
+                    break;
                 }
             }
         }
-        for b in benches {
-            gpu.release_bench(b);
-        }
-        if let Some((e, poisoned)) = error {
-            skipped.push((name.clone(), stage, e));
-            if poisoned {
-                println!("{name}: a hang or a lost device; the runner is poisoned, stopping");
-                break;
+    }
+    out.finish(a, "pipelines", &format!("{k} draws"))
+}
+
+/// `pipeline-times --graphics`: creation time of every graphics runner pipeline, untangle's
+/// stages against the reference's, `--reps` creations each, alternating, a fresh nonce per
+/// creation.
+fn pipeline_times_graphics(a: &Args) -> Result<bool, String> {
+    let mut gpu = Gpu::open().map_err(|e| e.to_string())?;
+    println!("Vulkan: {}", gpu.info());
+    let mut nonce = 0u64;
+    let (mut rows, mut failed, mut skipped) = (Vec::new(), Vec::new(), 0);
+    for (name, stages, pair) in graphics_pairs(a, &gpu)? {
+        let draws = match pair {
+            Ok(d) => d,
+            Err(why) => {
+                println!("skipped: {name}: {why}");
+                skipped += 1;
+                continue;
             }
+        };
+        let mut times = [Vec::new(), Vec::new()];
+        let mut error = None;
+        for rep in 0..a.reps {
+            for k in [rep % 2, 1 - rep % 2] {
+                nonce += 1;
+                match gpu.time_draw_pipeline_creation(&draws[k], nonce) {
+                    Ok(d) => times[k].push(d.as_secs_f64() * 1e6),
+                    Err(e) => error = Some(format!("{name} ({}): {e}", ["untangle", "reference"][k])),
+                }
+            }
+        }
+        if let Some(e) = error {
+            failed.push(e);
             continue;
         }
-        *by_stage.entry(stage).or_default() += 1;
         let [tu, tr] = times;
         let (mu, mr) = (median(tu), median(tr));
-        println!(
-            "{name:<70} {stage} untangle {mu:>10.1} µs  reference {mr:>10.1} µs  ratio {:.2}  ({detail})",
-            mu / mr
-        );
-        tsv.push_str(&format!("{name}\t{stage}\t{mu:.3}\t{mr:.3}\t{:.4}\tok\t{detail}\n", mu / mr));
+        println!("{name:<40} {stages:<16} untangle {mu:>9.0} µs  reference {mr:>9.0} µs  ratio {:.2}", mu / mr);
         rows.push((mu, mr));
     }
-    for (name, stage, why) in &skipped {
-        println!("skipped: {name}: {why}");
-        tsv.push_str(&format!("{name}\t{stage}\t\t\t\tskipped\t{}\n", why.replace(['\t', '\n'], " ")));
-    }
-    if let Some(out) = &a.out {
-        std::fs::write(out, &tsv).map_err(|e| format!("{}: {e}", out.display()))?;
+    creation_summary(&rows, &format!("{} pipelines", rows.len()), "pipeline", a.reps, &failed);
+    println!("skipped pipelines: {skipped}");
+    Ok(failed.is_empty())
+}
+
+/// The markdown summary of a pipeline-creation run (`what`: "N module pairs (…)"; `unit`:
+/// what one row is, "module" or "pipeline").
+fn creation_summary(rows: &[(f64, f64)], what: &str, unit: &str, reps: usize, failed: &[String]) {
+    for f in failed {
+        println!("failed: {f}");
     }
     if rows.is_empty() {
-        return Err("no module pair ran on both sides".into());
+        println!("failed creations: {}", failed.len());
+        return;
     }
     let (su, sr): (f64, f64) = rows.iter().fold((0.0, 0.0), |(a, b), &(u, r)| (a + u, b + r));
-    let ratios: Vec<f64> = rows.iter().map(|&(u, r)| u / r).collect();
-    let worst = ratios.iter().copied().fold(0.0, f64::max);
+    let med_ratio = median(rows.iter().map(|&(u, r)| u / r).collect());
     println!();
-    println!(
-        "{} module pairs ({}), median of {} timed submissions each ({} dispatches or draws per submission), alternating:",
-        rows.len(),
-        by_stage.iter().map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", "),
-        a.reps,
-        w.dispatches
-    );
+    println!("{what}, median of {reps} creations each, no pipeline cache, NVIDIA disk cache off:");
     println!();
     println!("| | untangle | reference | untangle / reference |");
     println!("| --- | --- | --- | --- |");
-    println!("| sum of medians | {:.1} µs | {:.1} µs | **{:.2}** |", su, sr, su / sr);
+    println!("| sum of medians | {:.1} ms | {:.1} ms | **{:.2}** |", su / 1e3, sr / 1e3, su / sr);
     println!(
-        "| median module | {:.1} µs | {:.1} µs | per-module ratio: median **{:.2}**, largest {worst:.2} |",
+        "| median {unit} | {:.0} µs | {:.0} µs | per-{unit} ratio: median **{med_ratio:.2}** |",
         median(rows.iter().map(|r| r.0).collect()),
-        median(rows.iter().map(|r| r.1).collect()),
-        median(ratios)
+        median(rows.iter().map(|r| r.1).collect())
     );
-    println!("skipped pairs: {}", skipped.len());
-    Ok(true)
+    println!("failed creations: {}", failed.len());
 }
 
 /// A `gpu-times` error of side `k` (0 untangle, 1 the reference), and whether it left the

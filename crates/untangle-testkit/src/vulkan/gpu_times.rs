@@ -103,11 +103,11 @@ impl Workload {
 
 /// A pipeline with its resources bound and its timed command buffer recorded.
 pub struct Bench {
-    scratch: Scratch,
-    cb: vk::CommandBuffer,
-    queries: vk::QueryPool,
-    timeout: Duration,
-    label: String,
+    pub(super) scratch: Scratch,
+    pub(super) cb: vk::CommandBuffer,
+    pub(super) queries: vk::QueryPool,
+    pub(super) timeout: Duration,
+    pub(super) label: String,
 }
 
 /// The Vulkan format bound for an image of `shape` (module documentation).
@@ -347,7 +347,7 @@ impl Gpu {
         }
     }
 
-    fn release_scratch(&self, s: Scratch) {
+    pub(super) fn release_scratch(&self, s: Scratch) {
         if self.poisoned {
             // Work may still run: leak rather than destroy objects in use.
             std::mem::forget(s);

@@ -153,6 +153,23 @@ fn is_integer(f: vk::Format) -> bool {
     matches!(f, vk::Format::R32_UINT | vk::Format::R32G32_UINT | vk::Format::R32G32B32A32_UINT)
 }
 
+/// A draw's pipeline layout, descriptor sets and buffers (in [`Draw::buffers`] order).
+pub(super) struct Resources {
+    pub(super) layout: vk::PipelineLayout,
+    sets: Vec<vk::DescriptorSet>,
+    buffers: Vec<HostBuffer>,
+}
+
+/// A colour attachment: its image, its view, and the single-sample resolve image and view
+/// where multisampled.
+type Rendered = (vk::Image, vk::ImageView, Option<(vk::Image, vk::ImageView)>);
+
+/// A draw's colour attachments and vertex buffer.
+pub(super) struct Attachments {
+    rendered: Vec<Rendered>,
+    vertex_buffer: Option<HostBuffer>,
+}
+
 impl Gpu {
     /// Builds the pipeline, draws once, reads every target and storage buffer back.
     pub fn draw(&mut self, d: &Draw) -> Result<DrawResult, VkError> {
@@ -204,219 +221,356 @@ impl Gpu {
         Ok((image, view))
     }
 
-    fn draw_in(&mut self, d: &Draw, s: &mut Scratch) -> Result<DrawResult, VkError> {
-        let dev = self.device.clone();
+    /// Refuses a draw the runner cannot build (before any Vulkan call).
+    pub(super) fn check_draw(&self, d: &Draw) -> Result<(), VkError> {
         if d.width == 0 || d.height == 0 || d.layers == 0 {
             return Err(VkError::BadLayout("a draw needs a non-empty extent and at least one layer".into()));
         }
         if d.mesh_tasks.is_some() && !self.info.features.mesh_shader {
             return Err(VkError::BadLayout("a mesh draw needs VK_EXT_mesh_shader (taskShader, meshShader)".into()));
         }
-        let visible = if d.mesh_tasks.is_some() {
-            vk::ShaderStageFlags::ALL_GRAPHICS | vk::ShaderStageFlags::TASK_EXT | vk::ShaderStageFlags::MESH_EXT
-        } else {
-            vk::ShaderStageFlags::ALL_GRAPHICS
-        };
-        let mut texel_sizes = Vec::new();
-        for t in &d.targets {
-            texel_sizes.push(
-                color_texel_size(t.format)
-                    .ok_or_else(|| VkError::BadLayout(format!("colour format {:?} unsupported", t.format)))?,
-            );
+        match d.targets.iter().find(|t| color_texel_size(t.format).is_none()) {
+            Some(t) => Err(VkError::BadLayout(format!("colour format {:?} unsupported", t.format))),
+            None => Ok(()),
         }
+    }
+
+    /// The draw's pipeline layout (one set layout per set `0..=max`), its buffers filled
+    /// with their bytes and bound in descriptor sets.
+    ///
+    /// SAFETY: `s` belongs to this device.
+    pub(super) unsafe fn draw_resources(&self, d: &Draw, s: &mut Scratch) -> Result<Resources, VkError> {
+        let dev = &self.device;
+        let visible = draw_visibility(d);
+        let highest = d.buffers.iter().map(|b| b.set + 1).max().unwrap_or(0);
+        let mut set_layouts = Vec::new();
+        for set in 0..highest {
+            let bindings: Vec<vk::DescriptorSetLayoutBinding> = d
+                .buffers
+                .iter()
+                .filter(|b| b.set == set)
+                .map(|b| {
+                    vk::DescriptorSetLayoutBinding::default()
+                        .binding(b.binding)
+                        .descriptor_type(buffer_type(b))
+                        .descriptor_count(1)
+                        .stage_flags(visible)
+                })
+                .collect();
+            let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+            let l = dev.create_descriptor_set_layout(&info, None).map_err(vkr("vkCreateDescriptorSetLayout"))?;
+            s.set_layouts.push(l);
+            set_layouts.push(l);
+        }
+        let layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+        let layout = dev.create_pipeline_layout(&layout_info, None).map_err(vkr("vkCreatePipelineLayout"))?;
+        s.layouts.push(layout);
+        let mut buffers = Vec::new();
+        for b in &d.buffers {
+            let usage =
+                if b.storage { vk::BufferUsageFlags::STORAGE_BUFFER } else { vk::BufferUsageFlags::UNIFORM_BUFFER };
+            let mut bytes = b.bytes.clone();
+            bytes.resize(bytes.len().max(16).next_multiple_of(16), 0);
+            buffers.push(self.host_buffer(s, &bytes, usage)?);
+        }
+        let mut sets = Vec::new();
+        if highest > 0 {
+            let sizes = [
+                vk::DescriptorPoolSize::default().ty(vk::DescriptorType::UNIFORM_BUFFER).descriptor_count(16),
+                vk::DescriptorPoolSize::default().ty(vk::DescriptorType::STORAGE_BUFFER).descriptor_count(16),
+            ];
+            let info = vk::DescriptorPoolCreateInfo::default().max_sets(highest).pool_sizes(&sizes);
+            let pool = dev.create_descriptor_pool(&info, None).map_err(vkr("vkCreateDescriptorPool"))?;
+            s.descriptor_pools.push(pool);
+            let alloc = vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&set_layouts);
+            sets = dev.allocate_descriptor_sets(&alloc).map_err(vkr("vkAllocateDescriptorSets"))?;
+            let infos: Vec<[vk::DescriptorBufferInfo; 1]> = buffers
+                .iter()
+                .map(|hb| [vk::DescriptorBufferInfo::default().buffer(hb.buffer).range(vk::WHOLE_SIZE)])
+                .collect();
+            let writes: Vec<vk::WriteDescriptorSet> = d
+                .buffers
+                .iter()
+                .zip(&infos)
+                .map(|(b, info)| {
+                    vk::WriteDescriptorSet::default()
+                        .dst_set(sets[b.set as usize])
+                        .dst_binding(b.binding)
+                        .descriptor_type(buffer_type(b))
+                        .buffer_info(info)
+                })
+                .collect();
+            dev.update_descriptor_sets(&writes, &[]);
+        }
+        Ok(Resources { layout, sets, buffers })
+    }
+
+    /// The draw's graphics pipeline under `layout`: its stages' shader modules and
+    /// `vkCreateGraphicsPipelines`, no cache.
+    ///
+    /// SAFETY: `layout` and `s` belong to this device.
+    pub(super) unsafe fn draw_pipeline(
+        &self,
+        d: &Draw,
+        layout: vk::PipelineLayout,
+        s: &mut Scratch,
+    ) -> Result<vk::Pipeline, VkError> {
+        let dev = &self.device;
         let entries: Vec<CString> = d
             .stages
             .iter()
             .map(|m| CString::new(m.entry.clone()))
             .collect::<Result<_, _>>()
             .map_err(|_| VkError::BadLayout("entry point name contains NUL".into()))?;
-        let multisampled = d.samples != vk::SampleCountFlags::TYPE_1;
+        let spec_entries: Vec<vk::SpecializationMapEntry> = (0..d.spec_constants.len() as u32)
+            .zip(&d.spec_constants)
+            .map(|(k, &(id, _))| vk::SpecializationMapEntry::default().constant_id(id).offset(4 * k).size(4))
+            .collect();
+        let spec_data: Vec<u8> = d.spec_constants.iter().flat_map(|&(_, v)| v.to_le_bytes()).collect();
+        let spec_info = vk::SpecializationInfo::default().map_entries(&spec_entries).data(&spec_data);
+        let mut stages = Vec::new();
+        for (m, entry) in d.stages.iter().zip(&entries) {
+            let info = vk::ShaderModuleCreateInfo::default().code(&m.words);
+            let module = dev.create_shader_module(&info, None).map_err(vkr("vkCreateShaderModule"))?;
+            s.modules.push(module);
+            let mut stage = vk::PipelineShaderStageCreateInfo::default().stage(m.stage).module(module).name(entry);
+            if !d.spec_constants.is_empty() {
+                stage = stage.specialization_info(&spec_info);
+            }
+            stages.push(stage);
+        }
+        let vertex_bindings = [vk::VertexInputBindingDescription::default().binding(0).stride(16)];
+        let vertex_attributes = [vk::VertexInputAttributeDescription::default()
+            .location(0)
+            .binding(0)
+            .format(vk::Format::R32G32B32A32_SFLOAT)];
+        let mut vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
+        if !d.positions.is_empty() {
+            vertex_input = vertex_input
+                .vertex_binding_descriptions(&vertex_bindings)
+                .vertex_attribute_descriptions(&vertex_attributes);
+        }
+        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(d.topology);
+        let tessellation =
+            vk::PipelineTessellationStateCreateInfo::default().patch_control_points(d.patch_control_points);
+        let viewport_count = d.viewports.len().max(1) as u32;
+        let viewport =
+            vk::PipelineViewportStateCreateInfo::default().viewport_count(viewport_count).scissor_count(viewport_count);
+        let raster = vk::PipelineRasterizationStateCreateInfo::default()
+            .polygon_mode(vk::PolygonMode::FILL)
+            .cull_mode(d.cull)
+            .front_face(vk::FrontFace::CLOCKWISE)
+            .line_width(1.0);
+        let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+            .rasterization_samples(d.samples)
+            .sample_shading_enable(d.sample_shading)
+            .min_sample_shading(if d.sample_shading { 1.0 } else { 0.0 });
+        let depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default();
+        let blend: Vec<vk::PipelineColorBlendAttachmentState> = d
+            .targets
+            .iter()
+            .map(|_| vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA))
+            .collect();
+        let blend_state = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend);
+        let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
+        let dynamic_state = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
+        let formats: Vec<vk::Format> = d.targets.iter().map(|t| t.format).collect();
+        let mut rendering =
+            vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats).view_mask(d.view_mask);
+        let mut info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .viewport_state(&viewport)
+            .rasterization_state(&raster)
+            .multisample_state(&multisample)
+            .depth_stencil_state(&depth_stencil)
+            .color_blend_state(&blend_state)
+            .dynamic_state(&dynamic_state)
+            .layout(layout)
+            .push_next(&mut rendering);
+        if d.mesh_tasks.is_none() {
+            info = info.vertex_input_state(&vertex_input).input_assembly_state(&assembly);
+            if d.topology == vk::PrimitiveTopology::PATCH_LIST {
+                info = info.tessellation_state(&tessellation);
+            }
+        }
+        match dev.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) {
+            Ok(p) => {
+                s.pipelines.push(p[0]);
+                Ok(p[0])
+            }
+            Err((p, e)) => {
+                s.pipelines.extend(p.into_iter().filter(|p| *p != vk::Pipeline::null()));
+                Err(VkError::Vk { call: "vkCreateGraphicsPipelines", result: e })
+            }
+        }
+    }
+
+    /// The draw's attachments and vertex buffer.
+    ///
+    /// SAFETY: `s` belongs to this device.
+    pub(super) unsafe fn draw_attachments(&self, d: &Draw, s: &mut Scratch) -> Result<Attachments, VkError> {
         let extent = vk::Extent3D { width: d.width, height: d.height, depth: 1 };
+        let usage_single = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC;
+        let one = vk::SampleCountFlags::TYPE_1;
+        let mut rendered = Vec::new();
+        for t in &d.targets {
+            if d.samples != one {
+                let ms =
+                    self.attachment(s, t.format, extent, d.samples, d.layers, vk::ImageUsageFlags::COLOR_ATTACHMENT)?;
+                let single = self.attachment(s, t.format, extent, one, d.layers, usage_single)?;
+                rendered.push((ms.0, ms.1, Some(single)));
+            } else {
+                let single = self.attachment(s, t.format, extent, one, d.layers, usage_single)?;
+                rendered.push((single.0, single.1, None));
+            }
+        }
+        let vertex_buffer = if d.positions.is_empty() {
+            None
+        } else {
+            let bytes: Vec<u8> = d.positions.iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
+            Some(self.host_buffer(s, &bytes, vk::BufferUsageFlags::VERTEX_BUFFER)?)
+        };
+        Ok(Attachments { rendered, vertex_buffer })
+    }
+
+    /// Records the pass into `cb`: every attachment from `UNDEFINED` to
+    /// `COLOR_ATTACHMENT_OPTIMAL`, the rendering (clears, and resolves where multisampled)
+    /// and `draws` draws; with `queries`, timestamp 0 after the rendering begins (after the
+    /// clears) and timestamp 1 after it ends.
+    ///
+    /// SAFETY: every object belongs to this device; `cb` is recording.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn record_pass(
+        &self,
+        cb: vk::CommandBuffer,
+        d: &Draw,
+        pipeline: vk::Pipeline,
+        r: &Resources,
+        a: &Attachments,
+        draws: u32,
+        queries: Option<vk::QueryPool>,
+    ) {
+        let dev = &self.device;
+        let all_images: Vec<vk::Image> =
+            a.rendered.iter().flat_map(|(i, _, r)| std::iter::once(*i).chain(r.map(|r| r.0))).collect();
+        let to_attachment: Vec<vk::ImageMemoryBarrier> = all_images
+            .iter()
+            .map(|&image| {
+                vk::ImageMemoryBarrier::default()
+                    .image(image)
+                    .subresource_range(color_range(d.layers))
+                    .old_layout(vk::ImageLayout::UNDEFINED)
+                    .new_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                    .dst_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
+                    .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                    .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            })
+            .collect();
+        dev.cmd_pipeline_barrier(
+            cb,
+            vk::PipelineStageFlags::TOP_OF_PIPE,
+            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+            vk::DependencyFlags::empty(),
+            &[],
+            &[],
+            &to_attachment,
+        );
+        let color_attachments: Vec<vk::RenderingAttachmentInfo> = a
+            .rendered
+            .iter()
+            .zip(&d.targets)
+            .map(|((_, view, resolve), t)| {
+                let mut info = vk::RenderingAttachmentInfo::default()
+                    .image_view(*view)
+                    .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                    .load_op(vk::AttachmentLoadOp::CLEAR)
+                    .store_op(vk::AttachmentStoreOp::STORE)
+                    .clear_value(vk::ClearValue { color: vk::ClearColorValue { uint32: t.clear } });
+                if let Some((_, resolve_view)) = resolve {
+                    info = info
+                        .resolve_mode(if is_integer(t.format) {
+                            vk::ResolveModeFlags::SAMPLE_ZERO
+                        } else {
+                            vk::ResolveModeFlags::AVERAGE
+                        })
+                        .resolve_image_view(*resolve_view)
+                        .resolve_image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL);
+                }
+                info
+            })
+            .collect();
+        let area =
+            vk::Rect2D { offset: vk::Offset2D::default(), extent: vk::Extent2D { width: d.width, height: d.height } };
+        let rendering_info = vk::RenderingInfo::default()
+            .render_area(area)
+            .layer_count(d.layers)
+            .view_mask(d.view_mask)
+            .color_attachments(&color_attachments);
+        dev.cmd_begin_rendering(cb, &rendering_info);
+        dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
+        if !r.sets.is_empty() {
+            dev.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::GRAPHICS, r.layout, 0, &r.sets, &[]);
+        }
+        // D3D's viewports, flipped: framebuffer y runs down as D3D's screen y does.
+        let rects = if d.viewports.is_empty() { vec![[0, 0, d.width, d.height]] } else { d.viewports.clone() };
+        let vps: Vec<vk::Viewport> = rects
+            .iter()
+            .map(|&[x, y, w, h]| vk::Viewport {
+                x: x as f32,
+                y: (y + h) as f32,
+                width: w as f32,
+                height: -(h as f32),
+                min_depth: 0.0,
+                max_depth: 1.0,
+            })
+            .collect();
+        let scissors: Vec<vk::Rect2D> = rects
+            .iter()
+            .map(|&[x, y, w, h]| vk::Rect2D {
+                offset: vk::Offset2D { x: x as i32, y: y as i32 },
+                extent: vk::Extent2D { width: w, height: h },
+            })
+            .collect();
+        dev.cmd_set_viewport(cb, 0, &vps);
+        dev.cmd_set_scissor(cb, 0, &scissors);
+        if let Some(vb) = &a.vertex_buffer {
+            dev.cmd_bind_vertex_buffers(cb, 0, &[vb.buffer], &[0]);
+        }
+        if let Some(q) = queries {
+            dev.cmd_write_timestamp(cb, vk::PipelineStageFlags::TOP_OF_PIPE, q, 0);
+        }
+        // The extension is enabled where a mesh draw gets here (`check_draw`): its entry
+        // point loads.
+        let mesh = d.mesh_tasks.map(|_| ash::ext::mesh_shader::Device::new(&self.instance, dev));
+        for _ in 0..draws {
+            match (d.mesh_tasks, &mesh) {
+                (Some([x, y, z]), Some(mesh)) => mesh.cmd_draw_mesh_tasks(cb, x, y, z),
+                _ => dev.cmd_draw(cb, d.vertex_count, d.instance_count, 0, 0),
+            }
+        }
+        // After the pass: drivers that bin draws (llvmpipe) rasterize at its end.
+        dev.cmd_end_rendering(cb);
+        if let Some(q) = queries {
+            dev.cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, q, 1);
+        }
+    }
+
+    fn draw_in(&mut self, d: &Draw, s: &mut Scratch) -> Result<DrawResult, VkError> {
+        self.check_draw(d)?;
+        let dev = self.device.clone();
         // SAFETY (this block): create infos and their arrays outlive each call; every object
         // is recorded in `s` for destruction.
         unsafe {
-            // Descriptor sets: one layout per set 0..=max.
-            let highest = d.buffers.iter().map(|b| b.set + 1).max().unwrap_or(0);
-            let mut set_layouts = Vec::new();
-            for set in 0..highest {
-                let bindings: Vec<vk::DescriptorSetLayoutBinding> = d
-                    .buffers
-                    .iter()
-                    .filter(|b| b.set == set)
-                    .map(|b| {
-                        vk::DescriptorSetLayoutBinding::default()
-                            .binding(b.binding)
-                            .descriptor_type(buffer_type(b))
-                            .descriptor_count(1)
-                            .stage_flags(visible)
-                    })
-                    .collect();
-                let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
-                let l = dev.create_descriptor_set_layout(&info, None).map_err(vkr("vkCreateDescriptorSetLayout"))?;
-                s.set_layouts.push(l);
-                set_layouts.push(l);
-            }
-            let layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
-            let layout = dev.create_pipeline_layout(&layout_info, None).map_err(vkr("vkCreatePipelineLayout"))?;
-            s.layouts.push(layout);
-            let mut buffers = Vec::new();
-            for b in &d.buffers {
-                let usage =
-                    if b.storage { vk::BufferUsageFlags::STORAGE_BUFFER } else { vk::BufferUsageFlags::UNIFORM_BUFFER };
-                let mut bytes = b.bytes.clone();
-                bytes.resize(bytes.len().max(16).next_multiple_of(16), 0);
-                buffers.push(self.host_buffer(s, &bytes, usage)?);
-            }
-            let mut sets = Vec::new();
-            if highest > 0 {
-                let sizes = [
-                    vk::DescriptorPoolSize::default().ty(vk::DescriptorType::UNIFORM_BUFFER).descriptor_count(16),
-                    vk::DescriptorPoolSize::default().ty(vk::DescriptorType::STORAGE_BUFFER).descriptor_count(16),
-                ];
-                let info = vk::DescriptorPoolCreateInfo::default().max_sets(highest).pool_sizes(&sizes);
-                let pool = dev.create_descriptor_pool(&info, None).map_err(vkr("vkCreateDescriptorPool"))?;
-                s.descriptor_pools.push(pool);
-                let alloc = vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&set_layouts);
-                sets = dev.allocate_descriptor_sets(&alloc).map_err(vkr("vkAllocateDescriptorSets"))?;
-                let infos: Vec<[vk::DescriptorBufferInfo; 1]> = buffers
-                    .iter()
-                    .map(|hb| [vk::DescriptorBufferInfo::default().buffer(hb.buffer).range(vk::WHOLE_SIZE)])
-                    .collect();
-                let writes: Vec<vk::WriteDescriptorSet> = d
-                    .buffers
-                    .iter()
-                    .zip(&infos)
-                    .map(|(b, info)| {
-                        vk::WriteDescriptorSet::default()
-                            .dst_set(sets[b.set as usize])
-                            .dst_binding(b.binding)
-                            .descriptor_type(buffer_type(b))
-                            .buffer_info(info)
-                    })
-                    .collect();
-                dev.update_descriptor_sets(&writes, &[]);
-            }
-
-            // Shader modules and the pipeline.
-            let spec_entries: Vec<vk::SpecializationMapEntry> = (0..d.spec_constants.len() as u32)
-                .zip(&d.spec_constants)
-                .map(|(k, &(id, _))| vk::SpecializationMapEntry::default().constant_id(id).offset(4 * k).size(4))
-                .collect();
-            let spec_data: Vec<u8> = d.spec_constants.iter().flat_map(|&(_, v)| v.to_le_bytes()).collect();
-            let spec_info = vk::SpecializationInfo::default().map_entries(&spec_entries).data(&spec_data);
-            let mut stages = Vec::new();
-            for (m, entry) in d.stages.iter().zip(&entries) {
-                let info = vk::ShaderModuleCreateInfo::default().code(&m.words);
-                let module = dev.create_shader_module(&info, None).map_err(vkr("vkCreateShaderModule"))?;
-                s.modules.push(module);
-                let mut stage = vk::PipelineShaderStageCreateInfo::default().stage(m.stage).module(module).name(entry);
-                if !d.spec_constants.is_empty() {
-                    stage = stage.specialization_info(&spec_info);
-                }
-                stages.push(stage);
-            }
-            let vertex_bindings = [vk::VertexInputBindingDescription::default().binding(0).stride(16)];
-            let vertex_attributes = [vk::VertexInputAttributeDescription::default()
-                .location(0)
-                .binding(0)
-                .format(vk::Format::R32G32B32A32_SFLOAT)];
-            let mut vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
-            if !d.positions.is_empty() {
-                vertex_input = vertex_input
-                    .vertex_binding_descriptions(&vertex_bindings)
-                    .vertex_attribute_descriptions(&vertex_attributes);
-            }
-            let assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(d.topology);
-            let tessellation =
-                vk::PipelineTessellationStateCreateInfo::default().patch_control_points(d.patch_control_points);
-            let viewport_count = d.viewports.len().max(1) as u32;
-            let viewport = vk::PipelineViewportStateCreateInfo::default()
-                .viewport_count(viewport_count)
-                .scissor_count(viewport_count);
-            let raster = vk::PipelineRasterizationStateCreateInfo::default()
-                .polygon_mode(vk::PolygonMode::FILL)
-                .cull_mode(d.cull)
-                .front_face(vk::FrontFace::CLOCKWISE)
-                .line_width(1.0);
-            let multisample = vk::PipelineMultisampleStateCreateInfo::default()
-                .rasterization_samples(d.samples)
-                .sample_shading_enable(d.sample_shading)
-                .min_sample_shading(if d.sample_shading { 1.0 } else { 0.0 });
-            let depth_stencil = vk::PipelineDepthStencilStateCreateInfo::default();
-            let blend: Vec<vk::PipelineColorBlendAttachmentState> = d
-                .targets
-                .iter()
-                .map(|_| {
-                    vk::PipelineColorBlendAttachmentState::default().color_write_mask(vk::ColorComponentFlags::RGBA)
-                })
-                .collect();
-            let blend_state = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend);
-            let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
-            let dynamic_state = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
-            let formats: Vec<vk::Format> = d.targets.iter().map(|t| t.format).collect();
-            let mut rendering =
-                vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats).view_mask(d.view_mask);
-            let mut info = vk::GraphicsPipelineCreateInfo::default()
-                .stages(&stages)
-                .viewport_state(&viewport)
-                .rasterization_state(&raster)
-                .multisample_state(&multisample)
-                .depth_stencil_state(&depth_stencil)
-                .color_blend_state(&blend_state)
-                .dynamic_state(&dynamic_state)
-                .layout(layout)
-                .push_next(&mut rendering);
-            if d.mesh_tasks.is_none() {
-                info = info.vertex_input_state(&vertex_input).input_assembly_state(&assembly);
-                if d.topology == vk::PrimitiveTopology::PATCH_LIST {
-                    info = info.tessellation_state(&tessellation);
-                }
-            }
-            let pipeline = match dev.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) {
-                Ok(p) => p[0],
-                Err((p, e)) => {
-                    s.pipelines.extend(p.into_iter().filter(|p| *p != vk::Pipeline::null()));
-                    return Err(VkError::Vk { call: "vkCreateGraphicsPipelines", result: e });
-                }
-            };
-            s.pipelines.push(pipeline);
-
-            // Attachments: (rendered image, its view, resolve image and view if multisampled).
-            let usage_single = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC;
-            let mut rendered = Vec::new();
-            let mut readable = Vec::new();
-            for t in &d.targets {
-                if multisampled {
-                    let ms = self.attachment(
-                        s,
-                        t.format,
-                        extent,
-                        d.samples,
-                        d.layers,
-                        vk::ImageUsageFlags::COLOR_ATTACHMENT,
-                    )?;
-                    let single =
-                        self.attachment(s, t.format, extent, vk::SampleCountFlags::TYPE_1, d.layers, usage_single)?;
-                    rendered.push((ms.0, ms.1, Some(single)));
-                    readable.push(single.0);
-                } else {
-                    let single =
-                        self.attachment(s, t.format, extent, vk::SampleCountFlags::TYPE_1, d.layers, usage_single)?;
-                    rendered.push((single.0, single.1, None));
-                    readable.push(single.0);
-                }
-            }
+            let r = self.draw_resources(d, s)?;
+            let pipeline = self.draw_pipeline(d, r.layout, s)?;
+            let a = self.draw_attachments(d, s)?;
+            let readable: Vec<vk::Image> = a.rendered.iter().map(|(i, _, res)| res.map_or(*i, |r| r.0)).collect();
             let mut readbacks = Vec::new();
-            for size in &texel_sizes {
+            for t in &d.targets {
+                let size = color_texel_size(t.format).unwrap_or(16);
                 let bytes = vec![0u8; size * (d.width * d.height * d.layers) as usize];
                 readbacks.push(self.host_buffer(s, &bytes, vk::BufferUsageFlags::TRANSFER_DST)?);
             }
-            let vertex_buffer = if d.positions.is_empty() {
-                None
-            } else {
-                let bytes: Vec<u8> = d.positions.iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
-                Some(self.host_buffer(s, &bytes, vk::BufferUsageFlags::VERTEX_BUFFER)?)
-            };
 
             // Commands.
             let alloc = vk::CommandBufferAllocateInfo::default()
@@ -427,101 +581,7 @@ impl Gpu {
             s.command_buffers.push((self.pool, cb));
             let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
             dev.begin_command_buffer(cb, &begin).map_err(vkr("vkBeginCommandBuffer"))?;
-            let all_images: Vec<vk::Image> =
-                rendered.iter().flat_map(|(i, _, r)| std::iter::once(*i).chain(r.map(|r| r.0))).collect();
-            let to_attachment: Vec<vk::ImageMemoryBarrier> = all_images
-                .iter()
-                .map(|&image| {
-                    vk::ImageMemoryBarrier::default()
-                        .image(image)
-                        .subresource_range(color_range(d.layers))
-                        .old_layout(vk::ImageLayout::UNDEFINED)
-                        .new_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-                        .dst_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
-                        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                })
-                .collect();
-            dev.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::TOP_OF_PIPE,
-                vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
-                &to_attachment,
-            );
-            let color_attachments: Vec<vk::RenderingAttachmentInfo> = rendered
-                .iter()
-                .zip(&d.targets)
-                .map(|((_, view, resolve), t)| {
-                    let mut a = vk::RenderingAttachmentInfo::default()
-                        .image_view(*view)
-                        .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-                        .load_op(vk::AttachmentLoadOp::CLEAR)
-                        .store_op(vk::AttachmentStoreOp::STORE)
-                        .clear_value(vk::ClearValue { color: vk::ClearColorValue { uint32: t.clear } });
-                    if let Some((_, resolve_view)) = resolve {
-                        a = a
-                            .resolve_mode(if is_integer(t.format) {
-                                vk::ResolveModeFlags::SAMPLE_ZERO
-                            } else {
-                                vk::ResolveModeFlags::AVERAGE
-                            })
-                            .resolve_image_view(*resolve_view)
-                            .resolve_image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL);
-                    }
-                    a
-                })
-                .collect();
-            let area = vk::Rect2D {
-                offset: vk::Offset2D::default(),
-                extent: vk::Extent2D { width: d.width, height: d.height },
-            };
-            let rendering_info = vk::RenderingInfo::default()
-                .render_area(area)
-                .layer_count(d.layers)
-                .view_mask(d.view_mask)
-                .color_attachments(&color_attachments);
-            dev.cmd_begin_rendering(cb, &rendering_info);
-            dev.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
-            if !sets.is_empty() {
-                dev.cmd_bind_descriptor_sets(cb, vk::PipelineBindPoint::GRAPHICS, layout, 0, &sets, &[]);
-            }
-            // D3D's viewports, flipped: framebuffer y runs down as D3D's screen y does.
-            let rects = if d.viewports.is_empty() { vec![[0, 0, d.width, d.height]] } else { d.viewports.clone() };
-            let vps: Vec<vk::Viewport> = rects
-                .iter()
-                .map(|&[x, y, w, h]| vk::Viewport {
-                    x: x as f32,
-                    y: (y + h) as f32,
-                    width: w as f32,
-                    height: -(h as f32),
-                    min_depth: 0.0,
-                    max_depth: 1.0,
-                })
-                .collect();
-            let scissors: Vec<vk::Rect2D> = rects
-                .iter()
-                .map(|&[x, y, w, h]| vk::Rect2D {
-                    offset: vk::Offset2D { x: x as i32, y: y as i32 },
-                    extent: vk::Extent2D { width: w, height: h },
-                })
-                .collect();
-            dev.cmd_set_viewport(cb, 0, &vps);
-            dev.cmd_set_scissor(cb, 0, &scissors);
-            if let Some(vb) = &vertex_buffer {
-                dev.cmd_bind_vertex_buffers(cb, 0, &[vb.buffer], &[0]);
-            }
-            match d.mesh_tasks {
-                Some([x, y, z]) => {
-                    // The extension is enabled (checked above): its entry point loads.
-                    let mesh = ash::ext::mesh_shader::Device::new(&self.instance, &dev);
-                    mesh.cmd_draw_mesh_tasks(cb, x, y, z);
-                }
-                None => dev.cmd_draw(cb, d.vertex_count, d.instance_count, 0, 0),
-            }
-            dev.cmd_end_rendering(cb);
+            self.record_pass(cb, d, pipeline, &r, &a, 1, None);
             let to_transfer: Vec<vk::ImageMemoryBarrier> = readable
                 .iter()
                 .map(|&image| {
@@ -552,7 +612,7 @@ impl Gpu {
                             .aspect_mask(vk::ImageAspectFlags::COLOR)
                             .layer_count(d.layers),
                     )
-                    .image_extent(extent);
+                    .image_extent(vk::Extent3D { width: d.width, height: d.height, depth: 1 });
                 dev.cmd_copy_image_to_buffer(cb, image, vk::ImageLayout::TRANSFER_SRC_OPTIMAL, hb.buffer, &[region]);
             }
             super::barrier_to_host(&dev, cb, vk::PipelineStageFlags::ALL_GRAPHICS);
@@ -560,7 +620,7 @@ impl Gpu {
             self.submit_and_wait(s, cb, d.timeout, "draw")?;
             let read = |hb: &HostBuffer| std::slice::from_raw_parts(hb.ptr, hb.len).to_vec();
             let targets = readbacks.iter().map(read).collect();
-            let storage = d.buffers.iter().zip(&buffers).filter(|(b, _)| b.storage).map(|(b, hb)| {
+            let storage = d.buffers.iter().zip(&r.buffers).filter(|(b, _)| b.storage).map(|(b, hb)| {
                 let mut v = read(hb);
                 v.truncate(b.bytes.len());
                 v
@@ -607,6 +667,16 @@ impl Gpu {
                 Err(VkError::Vk { call: "vkWaitForFences", result: e })
             }
         }
+    }
+}
+
+/// The stages that see a draw's descriptors: every graphics stage, and the task and mesh
+/// stages of a mesh draw.
+fn draw_visibility(d: &Draw) -> vk::ShaderStageFlags {
+    if d.mesh_tasks.is_some() {
+        vk::ShaderStageFlags::ALL_GRAPHICS | vk::ShaderStageFlags::TASK_EXT | vk::ShaderStageFlags::MESH_EXT
+    } else {
+        vk::ShaderStageFlags::ALL_GRAPHICS
     }
 }
 

@@ -160,6 +160,9 @@ pub struct Tweak {
     /// Flip bit 0 of the first probe's first word (of the first expected UAV word in a
     /// case without probes).
     pub perturb_expectation: bool,
+    /// Translate every stage with this `min16float` lowering instead of its options' own
+    /// (gpu-times: 32-bit, as the reference translator computes by default).
+    pub min_precision: Option<untangle::MinPrecision>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -1235,6 +1238,15 @@ fn run_inner(gpu: &mut Gpu, case: &Case, corpus_dir: &Path, tweak: &Tweak) -> Re
     }
     let (stages, rows) = translate_case(case, corpus_dir, tweak)?;
     spec.draw.stages = stages;
+    bind_spec(&mut spec, &rows)?;
+    let result = gpu.draw(&spec.draw).map_err(|e| e.to_string())?;
+    compare(&spec, &result.targets, &result.storage)
+}
+
+/// Adds the spec's constant buffers, UAVs and SRVs to its draw's buffers at the places the
+/// translation's resource `rows` give their registers (space 0): constant buffers, then
+/// UAVs (the draw's storage read-backs are then in `uavs` order), then SRVs.
+pub fn bind_spec(spec: &mut Spec, rows: &[MappingRow]) -> Result<(), String> {
     let place = |class: ResourceClass, reg: u32| {
         rows.iter()
             .find(|r| r.class == class && r.space == 0 && r.lower_bound == reg)
@@ -1245,7 +1257,6 @@ fn run_inner(gpu: &mut Gpu, case: &Case, corpus_dir: &Path, tweak: &Tweak) -> Re
         let (set, binding) = place(ResourceClass::Cbv, *reg)?;
         spec.draw.buffers.push(BufferBinding { set, binding, storage: false, bytes: bytes.clone() });
     }
-    // UAVs first: the draw's storage read-backs are then in `uavs` order, SRVs after them.
     for (reg, bytes) in &spec.uavs {
         let (set, binding) = place(ResourceClass::Uav, *reg)?;
         spec.draw.buffers.push(BufferBinding { set, binding, storage: true, bytes: bytes.clone() });
@@ -1254,8 +1265,7 @@ fn run_inner(gpu: &mut Gpu, case: &Case, corpus_dir: &Path, tweak: &Tweak) -> Re
         let (set, binding) = place(ResourceClass::Srv, *reg)?;
         spec.draw.buffers.push(BufferBinding { set, binding, storage: true, bytes: bytes.clone() });
     }
-    let result = gpu.draw(&spec.draw).map_err(|e| e.to_string())?;
-    compare(&spec, &result.targets, &result.storage)
+    Ok(())
 }
 
 /// Translates a case's stages one at a time (each knowing nothing of the others, with the
@@ -1275,10 +1285,13 @@ pub fn translate_case(
         let stage = stage_of(file).ok_or_else(|| format!("{file}: no stage in the name"))?;
         let path = corpus_dir.join(file);
         let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let options = match &tweak.stage_options {
+        let mut options = match &tweak.stage_options {
             Some((s, o)) if *s == stage => o.clone(),
             _ => own.iter().find(|(s, _)| *s == stage).map(|(_, o)| o.clone()).unwrap_or_default(),
         };
+        if let Some(m) = tweak.min_precision {
+            options.min_precision = m;
+        }
         let t = untangle::translate(&bytes, &options).map_err(|e| format!("{file}: translation failed: {e}"))?;
         rows.extend(t.bindings.iter().cloned());
         stages.push(StageModule { stage: vk_stage(stage), words: t.words, entry: t.entry_point });

@@ -47,6 +47,7 @@ pub mod corpus;
 pub mod gpu_times;
 pub mod graphics;
 pub mod graphics_cases;
+pub mod graphics_times;
 pub mod pipeline_times;
 pub mod program;
 pub mod ray_tracing;

@@ -34,13 +34,15 @@ pub enum Stage {
     Compute,
 }
 
+/// Descriptor bindings: set → binding → (descriptor type, count).
+pub type Bindings = BTreeMap<u32, BTreeMap<u32, (vk::DescriptorType, u32)>>;
+
 /// What creating a pipeline for a module needs to know about it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reflection {
     pub stage: Stage,
     pub entry: String,
-    /// set → binding → (descriptor type, count).
-    pub sets: BTreeMap<u32, BTreeMap<u32, (vk::DescriptorType, u32)>>,
+    pub sets: Bindings,
     pub push_constants: bool,
     /// Fragment outputs: highest `Location` + 1.
     pub color_outputs: u32,
@@ -134,6 +136,27 @@ fn literal_string(words: &[u32]) -> String {
 /// Reflects what [`Reflection`] holds; `None` for a module that is not a vertex, fragment
 /// or compute shader, or that is malformed.
 pub fn reflect(words: &[u32]) -> Option<Reflection> {
+    reflect_as(words, false)
+}
+
+/// The descriptor bindings of a module of any stage (set → binding → (type, count), as
+/// [`Reflection::sets`]); `None` for a malformed module or one without an entry point.
+pub fn reflect_bindings(words: &[u32]) -> Option<Bindings> {
+    reflect_as(words, true).map(|r| r.sets)
+}
+
+/// The execution model of a module's first `OpEntryPoint` (SPIR-V's number: 0 vertex,
+/// 1 tessellation control, 2 tessellation evaluation, 3 geometry, 4 fragment, 5 compute,
+/// 5364 task, 5365 mesh) and its name.
+pub fn first_entry_point(words: &[u32]) -> Option<(u32, String)> {
+    instructions(words)
+        .find(|(op, w)| *op == OP_ENTRY_POINT && w.len() >= 3)
+        .map(|(_, w)| (w[0], literal_string(&w[2..])))
+}
+
+/// [`reflect`]; with `any_stage`, a module of another stage too, reflected as if it were
+/// a vertex shader (its bindings and push constants are right; `stage` is not).
+fn reflect_as(words: &[u32], any_stage: bool) -> Option<Reflection> {
     #[derive(Clone, Copy)]
     enum Ty {
         Image { buffer: bool, storage: bool, shape: ImageShape, sampled_type: u32 },
@@ -160,6 +183,7 @@ pub fn reflect(words: &[u32]) -> Option<Reflection> {
                     0 => Stage::Vertex,
                     4 => Stage::Fragment,
                     5 => Stage::Compute,
+                    _ if any_stage => Stage::Vertex,
                     _ => return None,
                 };
                 entry = Some((stage, literal_string(&w[2..])));
