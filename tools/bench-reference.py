@@ -206,12 +206,13 @@ def graphics_modules(keep):
     untangle-gpu itself, with each case's own stage options (remapping hooks, view
     instancing) that the command line cannot express. Returns (written, refused)."""
     files = sorted(f for f in os.listdir(CORPUS) if any(f".{s}_6_" in f for s in GRAPHICS_STAGES))
-    out = os.path.join(keep, "graphics", "r")
+    # Absolute: the reference runs in the corpus directory.
+    out = os.path.abspath(os.path.join(keep, "graphics", "r"))
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     lines = run([REF_TIME, "1", "--remap", "-o", out] + files, cwd=CORPUS).splitlines()
     refused = [line.split("\t")[0] for line in lines if line.split("\t")[1:2] == ["fail"]]
-    return len(files) - len(refused), refused
+    return len(os.listdir(out)), refused
 
 
 def main():

@@ -555,3 +555,34 @@ mod device {
         }
     }
 }
+
+/// `UMin` instructions of the module (GLSL.std.450 38): the clamp of raw addresses to
+/// `FAR_ADDRESS`.
+fn umins(words: &[u32]) -> usize {
+    let m = rspirv::dr::load_words(words).expect("loads");
+    m.functions
+        .iter()
+        .flat_map(|f| f.all_inst_iter())
+        .filter(|i| i.class.opcode == Op::ExtInst && i.operands.get(1) == Some(&Operand::LiteralExtInstInteger(38)))
+        .count()
+}
+
+/// A raw address the IR bounds (a compute shader's thread id, at most 65,535 × 1,024, shifted
+/// by 4, plus a constant) is used unclamped; one read from memory is clamped to
+/// `FAR_ADDRESS`, so that the words after it cannot wrap to the buffer's start.
+#[test]
+fn bounded_raw_addresses_are_not_clamped() {
+    assert_eq!(umins(&translate(&load_body(4, 32, 1))), 0, "tid << 4 + 32 is bounded");
+    assert_eq!(umins(&translate(&store_body(2, 0, 15))), 0, "tid << 2 is bounded");
+    let unbounded = "  %r0 = call %dx.types.ResRet.i32 @dx.op.rawBufferLoad.i32(i32 139, %dx.types.Handle %src, i32 0, i32 undef, i8 1, i32 4)
+  %a = extractvalue %dx.types.ResRet.i32 %r0, 0
+  %r = call %dx.types.ResRet.i32 @dx.op.rawBufferLoad.i32(i32 139, %dx.types.Handle %src, i32 %a, i32 undef, i8 3, i32 4)
+  %x0 = extractvalue %dx.types.ResRet.i32 %r, 0
+  %x1 = extractvalue %dx.types.ResRet.i32 %r, 1
+  %s = add i32 %x0, %x1
+  call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %out, i32 0, i32 undef, i32 %s, i32 undef, i32 undef, i32 undef, i8 1, i32 4)
+  ret void";
+    assert_eq!(umins(&translate(unbounded)), 1, "an address read from memory is clamped");
+    // `tid << 30` may pass 2^32: clamped.
+    assert_eq!(umins(&translate(&load_body(30, 0, 1))), 1, "tid << 30 is not bounded below 2^32");
+}

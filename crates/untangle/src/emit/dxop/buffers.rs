@@ -421,11 +421,24 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// that wraps, or a raw address so near 2^32 that a later component would wrap to the
     /// start all address past the end of the buffer, which D3D reads as 0 and does not
     /// write (robust buffer access does the same past `FAR_ADDRESS`).
-    pub(super) fn byte_address(&mut self, shape: ResShape, index: Word, offset: Option<Word>) -> Result<Word> {
+    /// A raw address the IR bounds at `FAR_ADDRESS` or below ([`Self::known_max`];
+    /// `index_ir` is `index`'s IR value) is used as it is.
+    pub(super) fn byte_address(
+        &mut self,
+        shape: ResShape,
+        index: Word,
+        index_ir: Value,
+        offset: Option<Word>,
+    ) -> Result<Word> {
         let u = self.cx.u32_t();
         let far = self.cx.const_u32(FAR_ADDRESS);
         let offset = offset.filter(|&o| self.cx.const_value_u32(o) != Some(0));
         match shape {
+            ResShape::Words { stride: None }
+                if self.known_max(index_ir, 0).is_some_and(|m| m <= u64::from(FAR_ADDRESS)) =>
+            {
+                Ok(index)
+            }
             ResShape::Words { stride: None } => self.glsl(u, 38, &[index, far]), // UMin
             ResShape::Words { stride: Some(s) } => {
                 let sw = self.cx.const_u32(s);
@@ -503,6 +516,65 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Or | BinaryOp::Xor => of(l).min(of(r)),
             BinaryOp::And => of(l).max(of(r)),
             _ => 0,
+        }
+    }
+
+    /// An upper bound of the 32-bit integer `v` from the IR that computes it, when one is
+    /// known without wrapping: constants, zero extensions, `and`, `or`, `xor`, `lshr`,
+    /// `urem` by a constant, and shifts, products and sums whose bounds stay below 2^32;
+    /// compute shaders' thread and group ids by D3D12's dispatch limits (65,535 groups a
+    /// dimension, 1,024 threads a group, at most 64 in z). At most 8 levels deep.
+    fn known_max(&self, v: Value, depth: u32) -> Option<u64> {
+        use crate::ir::{BinaryOp, CastOp, InstKind};
+        const MAX: u64 = u32::MAX as u64;
+        if let Some(k) = self.const_int(v) {
+            return (k <= MAX).then_some(k);
+        }
+        let Value::Inst(i) = v else { return None };
+        if depth >= 8 {
+            return None;
+        }
+        let of = |x: Value| self.known_max(x, depth + 1);
+        let fits = |n: u64| (n <= MAX).then_some(n);
+        match &self.f.insts[i].kind {
+            InstKind::Cast { op: CastOp::ZExt, value } => {
+                let bits = self.value_ty(*value).and_then(|t| self.scalar_bits(t))?;
+                (bits < 32).then(|| (1u64 << bits) - 1)
+            }
+            InstKind::Binary { op, lhs, rhs, .. } => {
+                let (l, r) = (*lhs, *rhs);
+                // All ones up to the highest bit of `n`.
+                let ones = |n: u64| if n == 0 { 0 } else { u64::MAX >> n.leading_zeros() };
+                match op {
+                    BinaryOp::And => match (of(l), of(r)) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    },
+                    BinaryOp::Or | BinaryOp::Xor => Some(ones(of(l)?.max(of(r)?))),
+                    BinaryOp::LShr => Some(of(l).unwrap_or(MAX) >> self.const_int(r).filter(|&n| n < 32)?),
+                    BinaryOp::URem => self.const_int(r).filter(|&n| n > 0).map(|n| n - 1),
+                    BinaryOp::Shl => {
+                        let n = self.const_int(r).filter(|&n| n < 32)?;
+                        fits(of(l)? << n)
+                    }
+                    BinaryOp::Mul => fits(of(l)?.checked_mul(of(r)?)?),
+                    BinaryOp::Add => fits(of(l)? + of(r)?),
+                    _ => None,
+                }
+            }
+            InstKind::Call { .. } => {
+                let call = crate::dxil::decode_call(self.cx.m, self.f, i, "").ok()??;
+                let compute = self.sm.kind == crate::front::container::ShaderKind::Compute;
+                let component = call.args.first().and_then(|&a| self.const_int(a));
+                match call.op {
+                    DxOp::ThreadIdInGroup => Some(if component == Some(2) { 63 } else { 1023 }),
+                    DxOp::FlattenedThreadIdInGroup => Some(1023),
+                    DxOp::GroupId if compute => Some(65_534),
+                    DxOp::ThreadId if compute => Some(65_535 * if component == Some(2) { 64 } else { 1024 } - 1),
+                    _ => None,
+                }
+            }
+            _ => None,
         }
     }
 
@@ -792,7 +864,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 (base, first)
             }
             VectorPlan::Raw { shift, .. } => {
-                let addr = self.byte_address(shape, index, None)?;
+                let addr = self.byte_address(shape, index, self.arg(c, 1)?, None)?;
                 let u = self.cx.u32_t();
                 let shift = self.cx.const_u32(shift);
                 (self.ids_op(Op::ShiftRightLogical, u, &[addr, shift])?, 0)
@@ -1004,7 +1076,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     let comps = self.load_vectors(h, &q, scalar, mask)?;
                     return self.make_ret(c.ty, &comps, None);
                 }
-                let addr = self.byte_address(rv.shape, index, off)?;
+                let addr = self.byte_address(rv.shape, index, self.arg(c, 1)?, off)?;
                 let comps = match self.half_view_for(h, scalar)? {
                     Some(view) => self.load_halves(h, &view, addr, scalar, mask)?,
                     None => {
@@ -1075,7 +1147,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     return self.store_vectors(c, h, &q, ty, mask & 0xF);
                 }
                 let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
-                let addr = self.byte_address(rv.shape, index, off)?;
+                let addr = self.byte_address(rv.shape, index, self.arg(c, 1)?, off)?;
                 self.store_components(c, h, rv.shape, addr, ty, mask, Lanes::Args(3))
             }
             ResShape::Image { dim: rspirv::spirv::Dim::DimBuffer, texel, .. } => {
@@ -1197,7 +1269,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let bytes = self.scalar_bits(scalar).unwrap_or(32) / 8;
         let index = self.arg_val(c, 1)?;
         let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
-        let base = self.byte_address(rv.shape, index, off)?;
+        let base = self.byte_address(rv.shape, index, self.arg(c, 1)?, off)?;
         let view = self.half_view_for(h, scalar)?;
         let mut lanes = Vec::with_capacity(n as usize);
         for first in (0..n).step_by(4) {
@@ -1239,7 +1311,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let bytes = self.scalar_bits(scalar).unwrap_or(32) / 8;
         let index = self.arg_val(c, 1)?;
         let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
-        let base = self.byte_address(rv.shape, index, off)?;
+        let base = self.byte_address(rv.shape, index, self.arg(c, 1)?, off)?;
         let v = self.arg_val(c, 3)?;
         if n == 1 {
             return self.store_components(c, h, rv.shape, base, scalar, 1, Lanes::Args(3));
@@ -1259,7 +1331,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ResShape::Words { .. } => {
                 let index = self.arg_val(c, first)?;
                 let off = if self.is_undef(self.arg(c, first + 1)?) { None } else { Some(self.arg_val(c, first + 1)?) };
-                let addr = self.byte_address(rv.shape, index, off)?;
+                let addr = self.byte_address(rv.shape, index, self.arg(c, first)?, off)?;
                 let u = self.cx.u32_t();
                 let two = self.cx.const_u32(2);
                 let word = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
@@ -1389,7 +1461,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let view = self.buffer_u64_view(h)?;
             let index = self.arg_val(c, first)?;
             let off = if self.is_undef(self.arg(c, first + 1)?) { None } else { Some(self.arg_val(c, first + 1)?) };
-            let addr = self.byte_address(rv.shape, index, off)?;
+            let addr = self.byte_address(rv.shape, index, self.arg(c, first)?, off)?;
             (self.buffer_u64_ptr(h, view, addr)?, None)
         } else {
             if let ResShape::Image { texel: TexelKind::Float, .. } = rv.shape {
