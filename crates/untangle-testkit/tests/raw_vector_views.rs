@@ -586,3 +586,33 @@ fn bounded_raw_addresses_are_not_clamped() {
     // `tid << 30` may pass 2^32: clamped.
     assert_eq!(umins(&translate(&load_body(30, 0, 1))), 1, "tid << 30 is not bounded below 2^32");
 }
+
+/// Structured buffers: `index × stride + offset` that the IR bounds at `FAR_ADDRESS` (a
+/// compute thread id; a constant offset) needs no wrap checks (`OpUGreaterThan`, the
+/// carry's `OpULessThan`, `OpSelect`) nor the clamp; an index read from memory keeps them.
+#[test]
+fn bounded_structured_addresses_are_not_checked() {
+    let module = |index: &str| {
+        let mut shell = Shell::new("cs");
+        shell.threads = [4, 1, 1];
+        let mut st = Res::new("st", ResourceClass::Uav, ResourceKind::StructuredBuffer, 1);
+        st.extra = 12;
+        shell.resources.push(st);
+        let body = format!(
+            "  %t = call i32 @dx.op.threadId.i32(i32 93, i32 0)
+  %r0 = call %dx.types.ResRet.i32 @dx.op.rawBufferLoad.i32(i32 139, %dx.types.Handle %out, i32 0, i32 undef, i8 1, i32 4)
+  %m = extractvalue %dx.types.ResRet.i32 %r0, 0
+  call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %st, i32 {index}, i32 8, i32 %t, i32 undef, i32 undef, i32 undef, i8 1, i32 4)
+  ret void"
+        );
+        let t = untangle::translate(shell.module(&body, DECLS).as_bytes(), &Options::default()).expect("translates");
+        if let Some(v) = find_spirv_val() {
+            v.validate(&t.words, "vulkan1.3").unwrap_or_else(|e| panic!("{e}"));
+        }
+        let m = rspirv::dr::load_words(&t.words).expect("loads");
+        let ops: Vec<Op> = m.functions.iter().flat_map(|f| f.all_inst_iter()).map(|i| i.class.opcode).collect();
+        (ops.iter().filter(|&&o| o == Op::Select).count(), umins(&t.words))
+    };
+    assert_eq!(module("%t"), (0, 0), "a thread id times 12, plus 8");
+    assert_eq!(module("%m"), (1, 1), "an index read from memory");
+}

@@ -367,7 +367,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         let index = self.arg_val(c, 1)?;
         let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
-        let addr = self.byte_address(rv.shape, index, self.arg(c, 1)?, off)?;
+        let addr = self.byte_address(rv.shape, index, self.arg(c, 1)?, off, self.arg(c, 2).ok())?;
         self.store_sub_word(h, addr, s.value, s.bytes)?;
         s.stored = true;
         self.ags_store = Some(s);

@@ -421,19 +421,39 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// that wraps, or a raw address so near 2^32 that a later component would wrap to the
     /// start all address past the end of the buffer, which D3D reads as 0 and does not
     /// write (robust buffer access does the same past `FAR_ADDRESS`).
-    /// A raw address the IR bounds at `FAR_ADDRESS` or below ([`Self::known_max`];
-    /// `index_ir` is `index`'s IR value) is used as it is.
+    /// Addresses the IR bounds at `FAR_ADDRESS` ([`Self::known_max`] of `index_ir` and
+    /// `offset_ir`, the IR values of `index` and `offset`) need neither the clamp nor the
+    /// wrap checks.
     pub(super) fn byte_address(
         &mut self,
         shape: ResShape,
         index: Word,
         index_ir: Value,
         offset: Option<Word>,
+        offset_ir: Option<Value>,
     ) -> Result<Word> {
         let u = self.cx.u32_t();
         let far = self.cx.const_u32(FAR_ADDRESS);
         let offset = offset.filter(|&o| self.cx.const_value_u32(o) != Some(0));
         match shape {
+            // A structured address the IR bounds at `FAR_ADDRESS` (index × stride + offset,
+            // each bounded) can neither wrap nor pass it: no checks.
+            ResShape::Words { stride: Some(s) }
+                if self
+                    .known_max(index_ir, 0)
+                    .zip(match offset {
+                        Some(_) => offset_ir.and_then(|o| self.known_max(o, 0)),
+                        None => Some(0),
+                    })
+                    .is_some_and(|(i, o)| i * u64::from(s) + o <= u64::from(FAR_ADDRESS)) =>
+            {
+                let sw = self.cx.const_u32(s);
+                let base = self.ids_op(Op::IMul, u, &[index, sw])?;
+                match offset {
+                    Some(o) => self.ids_op(Op::IAdd, u, &[base, o]),
+                    None => Ok(base),
+                }
+            }
             ResShape::Words { stride: None }
                 if self.known_max(index_ir, 0).is_some_and(|m| m <= u64::from(FAR_ADDRESS)) =>
             {
@@ -864,7 +884,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 (base, first)
             }
             VectorPlan::Raw { shift, .. } => {
-                let addr = self.byte_address(shape, index, self.arg(c, 1)?, None)?;
+                let addr = self.byte_address(shape, index, self.arg(c, 1)?, None, None)?;
                 let u = self.cx.u32_t();
                 let shift = self.cx.const_u32(shift);
                 (self.ids_op(Op::ShiftRightLogical, u, &[addr, shift])?, 0)
@@ -1076,7 +1096,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     let comps = self.load_vectors(h, &q, scalar, mask)?;
                     return self.make_ret(c.ty, &comps, None);
                 }
-                let addr = self.byte_address(rv.shape, index, self.arg(c, 1)?, off)?;
+                let addr = self.byte_address(rv.shape, index, self.arg(c, 1)?, off, self.arg(c, 2).ok())?;
                 let comps = match self.half_view_for(h, scalar)? {
                     Some(view) => self.load_halves(h, &view, addr, scalar, mask)?,
                     None => {
@@ -1147,7 +1167,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     return self.store_vectors(c, h, &q, ty, mask & 0xF);
                 }
                 let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
-                let addr = self.byte_address(rv.shape, index, self.arg(c, 1)?, off)?;
+                let addr = self.byte_address(rv.shape, index, self.arg(c, 1)?, off, self.arg(c, 2).ok())?;
                 self.store_components(c, h, rv.shape, addr, ty, mask, Lanes::Args(3))
             }
             ResShape::Image { dim: rspirv::spirv::Dim::DimBuffer, texel, .. } => {
@@ -1269,7 +1289,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let bytes = self.scalar_bits(scalar).unwrap_or(32) / 8;
         let index = self.arg_val(c, 1)?;
         let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
-        let base = self.byte_address(rv.shape, index, self.arg(c, 1)?, off)?;
+        let base = self.byte_address(rv.shape, index, self.arg(c, 1)?, off, self.arg(c, 2).ok())?;
         let view = self.half_view_for(h, scalar)?;
         let mut lanes = Vec::with_capacity(n as usize);
         for first in (0..n).step_by(4) {
@@ -1311,7 +1331,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let bytes = self.scalar_bits(scalar).unwrap_or(32) / 8;
         let index = self.arg_val(c, 1)?;
         let off = if self.is_undef(self.arg(c, 2)?) { None } else { Some(self.arg_val(c, 2)?) };
-        let base = self.byte_address(rv.shape, index, self.arg(c, 1)?, off)?;
+        let base = self.byte_address(rv.shape, index, self.arg(c, 1)?, off, self.arg(c, 2).ok())?;
         let v = self.arg_val(c, 3)?;
         if n == 1 {
             return self.store_components(c, h, rv.shape, base, scalar, 1, Lanes::Args(3));
@@ -1331,7 +1351,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ResShape::Words { .. } => {
                 let index = self.arg_val(c, first)?;
                 let off = if self.is_undef(self.arg(c, first + 1)?) { None } else { Some(self.arg_val(c, first + 1)?) };
-                let addr = self.byte_address(rv.shape, index, self.arg(c, first)?, off)?;
+                let addr = self.byte_address(rv.shape, index, self.arg(c, first)?, off, self.arg(c, first + 1).ok())?;
                 let u = self.cx.u32_t();
                 let two = self.cx.const_u32(2);
                 let word = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
@@ -1461,7 +1481,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let view = self.buffer_u64_view(h)?;
             let index = self.arg_val(c, first)?;
             let off = if self.is_undef(self.arg(c, first + 1)?) { None } else { Some(self.arg_val(c, first + 1)?) };
-            let addr = self.byte_address(rv.shape, index, self.arg(c, first)?, off)?;
+            let addr = self.byte_address(rv.shape, index, self.arg(c, first)?, off, self.arg(c, first + 1).ok())?;
             (self.buffer_u64_ptr(h, view, addr)?, None)
         } else {
             if let ResShape::Image { texel: TexelKind::Float, .. } = rv.shape {
