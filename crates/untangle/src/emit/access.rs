@@ -28,6 +28,7 @@
 //! One walk over the function words and one over the annotations and globals, with a
 //! dense table indexed by result id: O(words + bound).
 
+use super::cleanup::spans;
 use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 
 /// What the module does through a variable (or through the views of its descriptor).
@@ -58,19 +59,6 @@ struct Candidate {
 
 fn op_of(w: Word) -> u32 {
     w & 0xffff
-}
-
-/// Whole instructions of `words`: (start, end) of each, in order.
-fn spans(words: &[Word]) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut at = 0;
-    std::iter::from_fn(move || {
-        (at < words.len()).then(|| {
-            let end = (at + ((words[at] >> 16) as usize).max(1)).min(words.len());
-            let span = (at, end);
-            at = end;
-            span
-        })
-    })
 }
 
 /// The candidate variables of `globals`, in order.

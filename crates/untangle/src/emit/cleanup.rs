@@ -589,7 +589,7 @@ pub fn drop_interface(words: &[Word], removed: &IdSet) -> Vec<Word> {
 }
 
 /// Whole instructions of `words`: (start, end) of each, in order.
-fn spans(words: &[Word]) -> impl Iterator<Item = (usize, usize)> + '_ {
+pub fn spans(words: &[Word]) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut at = 0;
     std::iter::from_fn(move || {
         (at < words.len()).then(|| {

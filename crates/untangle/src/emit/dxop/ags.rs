@@ -507,8 +507,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
     }
 
-    /// The `u64` whose words are `lo` and `hi`.
-    fn pack_u64(&mut self, lo: Word, hi: Word) -> Result<Word> {
+    /// The `u64` whose words are `lo` and `hi` (`lo | hi << 32`).
+    pub(super) fn pack_u64(&mut self, lo: Word, hi: Word) -> Result<Word> {
         let u64t = self.cx.uint(64);
         let lo = self.ids_op(Op::UConvert, u64t, &[lo])?;
         let hi = self.ids_op(Op::UConvert, u64t, &[hi])?;

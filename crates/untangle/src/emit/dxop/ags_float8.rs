@@ -27,13 +27,9 @@
 
 use crate::dxil::ags::Float8Cvt;
 use crate::emit::error::Result;
+use crate::emit::glsl::{LDEXP, SMAX, UMIN};
 use crate::emit::FnEmit;
 use rspirv::spirv::{Capability, Decoration, Op, Word};
-
-/// GLSL.std.450 instruction numbers.
-const UMIN: u32 = 38;
-const SMAX: u32 = 42;
-const LDEXP: u32 = 53;
 
 /// A float8 encoding's shape.
 struct Format {

@@ -52,14 +52,9 @@
 
 use crate::dxil::ags::{FloatOp, RoundMode};
 use crate::emit::error::Result;
+use crate::emit::glsl::{FIND_UMSB, SMAX, UMAX, UMIN};
 use crate::emit::FnEmit;
 use rspirv::spirv::{Op, Word};
-
-/// GLSL.std.450 instruction numbers.
-const UMIN: u32 = 38;
-const UMAX: u32 = 41;
-const SMAX: u32 = 42;
-const FIND_UMSB: u32 = 75;
 
 const SIGN: u32 = 0x8000_0000;
 const F32_INF: u32 = 0x7f80_0000;

@@ -49,24 +49,12 @@
 
 use crate::dxil::DxOp;
 use crate::emit::error::Result;
+use crate::emit::glsl::{EXP2, FABS, FMAX, FMIN, FRACT, FREXP_STRUCT, LDEXP, LOG2, NCLAMP, ROUND_EVEN, SCLAMP};
 use crate::emit::{Call, FnEmit, ResShape, SamplerFeedbackEncoding, ThreadQuads};
 use crate::front::container::ShaderKind;
 use rspirv::spirv::{Capability, Dim, Op, Scope, StorageClass, Word};
 
 const FAMILY: &str = "feedback";
-
-// GLSL.std.450 instruction numbers.
-const ROUND_EVEN: u32 = 2;
-const FABS: u32 = 4;
-const FRACT: u32 = 10;
-const EXP2: u32 = 29;
-const LOG2: u32 = 30;
-const FMIN: u32 = 37;
-const FMAX: u32 = 40;
-const SCLAMP: u32 = 45;
-const LDEXP: u32 = 53;
-const FREXP_STRUCT: u32 = 52;
-const NCLAMP: u32 = 81;
 
 /// How a call finds its level of detail.
 #[derive(Copy, Clone, PartialEq, Eq)]

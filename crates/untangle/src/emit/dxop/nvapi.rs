@@ -362,12 +362,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     AtomicOp::CompareExchange => Op::AtomicCompareExchange,
                 };
                 let u64t = self.cx.uint(64);
-                let first = self.nv_u64(get(field::SRC1U)?, get(field::SRC1U + 1)?)?;
+                let first = self.pack_u64(get(field::SRC1U)?, get(field::SRC1U + 1)?)?;
                 let view = self.buffer_u64_view(h)?;
                 let ptr = self.buffer_u64_ptr(h, view, addr)?;
                 let old = if sub == AtomicOp::CompareExchange {
                     // src1u.xy: the comparand, src1u.zw: the value.
-                    let value = self.nv_u64(get(field::SRC1U + 2)?, get(field::SRC1U + 3)?)?;
+                    let value = self.pack_u64(get(field::SRC1U + 2)?, get(field::SRC1U + 3)?)?;
                     self.ids_op(opcode, u64t, &[ptr, scope, sem, sem, value, first])?
                 } else {
                     self.ids_op(opcode, u64t, &[ptr, scope, sem, first])?
@@ -419,16 +419,6 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             format!("{op} {sub:?}"),
             VendorRefusal::NotLowered("NVAPI defines this atomic for other element types only".into()),
         )
-    }
-
-    /// `lo | hi << 32`.
-    fn nv_u64(&mut self, lo: Word, hi: Word) -> Result<Word> {
-        let u64t = self.cx.uint(64);
-        let lo = self.ids_op(Op::UConvert, u64t, &[lo])?;
-        let hi = self.ids_op(Op::UConvert, u64t, &[hi])?;
-        let c32 = self.cx.const_u32(32);
-        let hi = self.ids_op(Op::ShiftLeftLogical, u64t, &[hi, c32])?;
-        self.ids_op(Op::BitwiseOr, u64t, &[lo, hi])
     }
 
     /// A pointer to the 4-byte element at byte address `addr` of raw buffer `h`, through
