@@ -433,23 +433,16 @@ fn owner(op: DxOp) -> Owner {
         HitObject_ClusterID | HitObject_TriangleObjectPosition => family(F::HitObjects),
         ExperimentalNop | DebugBreak | IsDebuggingEnabled => family(F::Debugging),
         // Thread scope through SPV_NV_cooperative_vector; `linalg.rs` refuses other scopes.
-        // `LinAlgConvert`: plain arithmetic (`linalg_convert.rs`).
+        // `LinAlgConvert`: plain arithmetic (`linalg_convert.rs`). Wave and thread-group
+        // matrices: cooperative matrices (`linalg_matrix.rs`).
         LinAlgMatrixLoadFromDescriptor
         | LinAlgMatVecMul
         | LinAlgMatVecMulAdd
         | LinAlgMatrixOuterProduct
         | LinAlgMatrixAccumulateToDescriptor
         | LinAlgVectorAccumulateToDescriptor
-        | LinAlgConvert => family(F::LinearAlgebra),
-        LinAlgMatrixGetCoordinate => Owner::Refused(Refusal::NoVulkanFeature(Uncovered::LinAlgCoordinate)),
-        LinAlgMatrixQueryAccumulatorLayout => {
-            Owner::Refused(Refusal::NoVulkanFeature(Uncovered::LinAlgAccumulatorLayout))
-        }
-        LinAlgMatrixAccumulateToMemory => {
-            Owner::Refused(Refusal::NoVulkanFeature(Uncovered::LinAlgInterlockedAccumulate))
-        }
-        // Wave and thread-group matrices: cooperative matrices (`linalg_matrix.rs`).
-        LinAlgMatrixMultiplyAccumulate
+        | LinAlgConvert
+        | LinAlgMatrixMultiplyAccumulate
         | LinAlgFillMatrix
         | LinAlgCopyConvertMatrix
         | LinAlgMatrixLoadFromMemory
@@ -459,6 +452,13 @@ fn owner(op: DxOp) -> Owner {
         | LinAlgMatrixStoreToDescriptor
         | LinAlgMatrixStoreToMemory
         | LinAlgMatrixMultiply => family(F::LinearAlgebra),
+        LinAlgMatrixGetCoordinate => Owner::Refused(Refusal::NoVulkanFeature(Uncovered::LinAlgCoordinate)),
+        LinAlgMatrixQueryAccumulatorLayout => {
+            Owner::Refused(Refusal::NoVulkanFeature(Uncovered::LinAlgAccumulatorLayout))
+        }
+        LinAlgMatrixAccumulateToMemory => {
+            Owner::Refused(Refusal::NoVulkanFeature(Uncovered::LinAlgInterlockedAccumulate))
+        }
         LinAlgMatrixAccumulate => Owner::Refused(Refusal::NoVulkanFeature(Uncovered::LinAlgUseToAccumulator)),
         HitObject_TraceRay
         | HitObject_FromRayQuery

@@ -60,6 +60,18 @@ const SIGN: u32 = 0x8000_0000;
 const F32_INF: u32 = 0x7f80_0000;
 const F32_QNAN: u32 = 0x7fc0_0000;
 
+/// `u32`, `i32` and `bool` types, and the `f32` bit masks and small constants the rounded
+/// operations use.
+struct F32Bits {
+    u: Word,
+    i: Word,
+    bt: Word,
+    abs_mask: Word,
+    sign: Word,
+    zero: Word,
+    one: Word,
+}
+
 /// A destination format: mantissa bits and infinity's bits.
 struct Dest {
     mant: u32,
@@ -214,11 +226,24 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.ids_op(Op::Select, u, &[over, ovf, mag])
     }
 
+    /// The types and constants both rounded operations start from.
+    fn f32_bits(&mut self) -> F32Bits {
+        let k = |fe: &mut Self, n: u32| fe.cx.const_u32(n);
+        F32Bits {
+            u: self.cx.u32_t(),
+            i: self.cx.sint(32),
+            bt: self.cx.bool_t(),
+            abs_mask: k(self, !SIGN),
+            sign: k(self, SIGN),
+            zero: k(self, 0),
+            one: k(self, 1),
+        }
+    }
+
     /// `a + b` on `f32` bits, rounded as `mode` says.
     fn rounded_add(&mut self, mode: RoundMode, a: Word, b: Word) -> Result<Word> {
-        let (u, i, bt) = (self.cx.u32_t(), self.cx.sint(32), self.cx.bool_t());
         let k = |fe: &mut Self, n: u32| fe.cx.const_u32(n);
-        let (abs_mask, sign, zero, one) = (k(self, !SIGN), k(self, SIGN), k(self, 0), k(self, 1));
+        let F32Bits { u, i, bt, abs_mask, sign, zero, one } = self.f32_bits();
         let aa = self.ids_op(Op::BitwiseAnd, u, &[a, abs_mask])?;
         let ab = self.ids_op(Op::BitwiseAnd, u, &[b, abs_mask])?;
         // The larger magnitude first; the result (unless zero) has its sign.
@@ -281,9 +306,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// `a · b` on `f32` bits, rounded as `mode` says.
     fn rounded_mul(&mut self, mode: RoundMode, a: Word, b: Word) -> Result<Word> {
-        let (u, i, bt) = (self.cx.u32_t(), self.cx.sint(32), self.cx.bool_t());
         let k = |fe: &mut Self, n: u32| fe.cx.const_u32(n);
-        let (abs_mask, sign, zero, one) = (k(self, !SIGN), k(self, SIGN), k(self, 0), k(self, 1));
+        let F32Bits { u, i, bt, abs_mask, sign, zero, one } = self.f32_bits();
         let s = self.ids_op(Op::BitwiseXor, u, &[a, b])?;
         let s = self.ids_op(Op::BitwiseAnd, u, &[s, sign])?;
         let neg = self.ids_op(Op::INotEqual, bt, &[s, zero])?;

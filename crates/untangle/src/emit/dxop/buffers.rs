@@ -311,12 +311,17 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// `x · k` (32-bit), no instruction for `k` 1.
     fn mul_const(&mut self, x: Word, k: u32) -> Result<Word> {
-        if k == 1 {
+        self.op_const(Op::IMul, x, k, 1)
+    }
+
+    /// `x op k` on 32-bit integers, or `x` itself when `k` is `op`'s `identity`.
+    fn op_const(&mut self, op: Op, x: Word, k: u32, identity: u32) -> Result<Word> {
+        if k == identity {
             return Ok(x);
         }
         let u = self.cx.u32_t();
         let k = self.cx.const_u32(k);
-        self.ids_op(Op::IMul, u, &[x, k])
+        self.ids_op(op, u, &[x, k])
     }
 
     fn cbuffer_legacy(&mut self, c: &Call<'_>) -> Result<Word> {
@@ -598,13 +603,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
     }
 
+    /// `a + k` (32-bit), no instruction for `k` 0.
     fn add_const(&mut self, a: Word, k: u32) -> Result<Word> {
-        if k == 0 {
-            return Ok(a);
-        }
-        let u = self.cx.u32_t();
-        let kw = self.cx.const_u32(k);
-        self.ids_op(Op::IAdd, u, &[a, kw])
+        self.op_const(Op::IAdd, a, k, 0)
     }
 
     /// A pointer to word `word` of the view behind `h` whose range is `range`
