@@ -199,6 +199,7 @@ fn options_of(args: &Convert) -> Result<Options, Failure> {
             crate::CliVendorFeature::CooperativeMatrix2 => v.cooperative_matrix2 = true,
             crate::CliVendorFeature::Float8 => v.float8 = true,
             crate::CliVendorFeature::BufferDeviceAddress => v.buffer_device_address = true,
+            crate::CliVendorFeature::ImageInt64Atomics => v.image_int64_atomics = true,
             crate::CliVendorFeature::Int64Atomics => v.int64_atomics = true,
             crate::CliVendorFeature::Float32AtomicAdd => v.float32_atomic_add = true,
             crate::CliVendorFeature::Float16VectorAtomics => v.float16_vector_atomics = true,

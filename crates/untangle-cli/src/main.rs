@@ -109,7 +109,8 @@ pub struct Convert {
     /// (`VK_KHR_fragment_shader_barycentric`), `cooperative-matrix`
     /// (`VK_KHR_cooperative_matrix`), `cooperative-matrix2` (`VK_NV_cooperative_matrix2`),
     /// `float8` (`VK_EXT_shader_float8`), `buffer-device-address` (`bufferDeviceAddress`: AGS
-    /// loads from raw GPU addresses and WMMA global loads and stores), and for NVAPI `int64-atomics`
+    /// loads from raw GPU addresses and WMMA global loads and stores), `image-int64-atomics`
+    /// (`shaderImageInt64Atomics`: AGS 64-bit atomics on textures), and for NVAPI `int64-atomics`
     /// (`shaderBufferInt64Atomics`), `float32-atomic-add` (`VK_EXT_shader_atomic_float`),
     /// `float16-vector-atomics` (`VK_NV_shader_atomic_float16_vector`),
     /// `subgroup-partitioned` (`VK_NV_shader_subgroup_partitioned`). Default: none (vendor
@@ -143,6 +144,7 @@ pub enum CliVendorFeature {
     CooperativeMatrix2,
     Float8,
     BufferDeviceAddress,
+    ImageInt64Atomics,
     Int64Atomics,
     Float32AtomicAdd,
     Float16VectorAtomics,

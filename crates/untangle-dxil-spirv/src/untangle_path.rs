@@ -197,6 +197,10 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
     // matrix through groupshared memory, as in dxil-spirv).
     options.vendor.amd_ags = true;
     options.vendor.draw_parameters = true;
+    // dxil-spirv has no option for 64-bit image atomics: it declares an AGS 64-bit atomic's
+    // texture target `R64ui` (`Int64ImageEXT`) whatever the device, as it does SM 6.6's
+    // 64-bit typed atomics, which vkd3d-proton exposes only with `shaderImageInt64Atomics`.
+    options.vendor.image_int64_atomics = true;
     options.vendor.cooperative_matrix = true;
     if let Some(Opt::Float8Support { wmma_fp8, nv_cooperative_matrix2_conversions }) =
         setup.last(|o| matches!(o, Opt::Float8Support { .. }))

@@ -34,7 +34,28 @@ pub(crate) fn word_stores(n: usize, threads: u32) -> String {
 /// UAV's handle (`u0, space2147420894`); `%w0..%w{n-1}` are stored to word
 /// `threads (k + 1) + tid`.
 pub fn cs_threads(body: &str, n: usize, threads: u32) -> String {
+    cs_module(body, n, threads, None)
+}
+
+/// [`cs`] with also a typed UAV `%img` (`u0, space1`) of resource kind `kind` (DXIL's
+/// numbering: 1 `Texture1D`, 2 `Texture2D`, 4 `Texture3D`, 7 `Texture2DArray`, 10
+/// `TypedBuffer`, …) and `uint2` texels, as AGS's 64-bit texture atomics take them.
+pub fn cs_with_texture(body: &str, n: usize, kind: u32) -> String {
+    cs_module(body, n, 64, Some(kind))
+}
+
+fn cs_module(body: &str, n: usize, threads: u32, texture: Option<u32>) -> String {
     let stores = word_stores(n, threads);
+    let (img, img_ref, img_node) = match texture {
+        None => (String::new(), "", String::new()),
+        Some(kind) => (
+            "  %img = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 1, i32 2, i32 0, i1 false)\n".to_string(),
+            ", !9",
+            format!(
+                "!9 = !{{i32 2, %struct.RWByteAddressBuffer* undef, !\"img\", i32 1, i32 0, i32 1, i32 {kind}, i1 false, i1 false, i1 false, !10}}\n!10 = !{{i32 0, i32 5}}\n"
+            ),
+        ),
+    };
     format!(
         r#"target datalayout = "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64"
 target triple = "dxil-ms-dx"
@@ -45,7 +66,7 @@ define void @main() {{
 entry:
   %u = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 1, i32 0, i32 0, i1 false)
   %ags = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 1, i32 1, i32 0, i1 false)
-  %tid = call i32 @dx.op.threadId.i32(i32 93, i32 0)
+{img}  %tid = call i32 @dx.op.threadId.i32(i32 93, i32 0)
   %tid4 = shl i32 %tid, 2
   %in = call %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32 68, %dx.types.Handle %u, i32 %tid4, i32 undef)
   %x = extractvalue %dx.types.ResRet.i32 %in, 0
@@ -56,6 +77,7 @@ declare i32 @dx.op.threadId.i32(i32, i32)
 declare %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32, %dx.types.Handle, i32, i32)
 declare void @dx.op.bufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i8)
 declare void @dx.op.rawBufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i8, i32)
+declare void @dx.op.textureStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i32, i8)
 declare i32 @dx.op.atomicCompareExchange.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32)
 !dx.version = !{{!0}}
 !dx.valver = !{{!0}}
@@ -65,13 +87,13 @@ declare i32 @dx.op.atomicCompareExchange.i32(i32, %dx.types.Handle, i32, i32, i3
 !0 = !{{i32 1, i32 6}}
 !1 = !{{!"cs", i32 6, i32 6}}
 !2 = !{{null, !3, null, null}}
-!3 = !{{!4, !5}}
+!3 = !{{!4, !5{img_ref}}}
 !4 = !{{i32 0, %struct.RWByteAddressBuffer* undef, !"u", i32 0, i32 0, i32 1, i32 11, i1 false, i1 false, i1 false, null}}
 !5 = !{{i32 1, %struct.RWByteAddressBuffer* undef, !"AmdExtD3DShaderIntrinsicsUAV", i32 2147420894, i32 0, i32 1, i32 11, i1 false, i1 false, i1 false, null}}
 !6 = !{{void ()* @main, !"main", null, !2, !7}}
 !7 = !{{i32 4, !8}}
 !8 = !{{i32 {threads}, i32 1, i32 1}}
-"#
+{img_node}"#
     )
 }
 
@@ -120,6 +142,44 @@ declare i32 @dx.op.atomicCompareExchange.i32(i32, %dx.types.Handle, i32, i32, i3
 !11 = !{{i32 1, !"TEXCOORD", i8 9, i8 0, !10, i8 {interpolation}, i32 1, i8 4, i32 1, i8 0, null}}
 !12 = !{{!13}}
 !13 = !{{i32 0, !"SV_Target", i8 9, i8 16, !10, i8 0, i32 1, i8 4, i32 0, i8 0, null}}
+"#
+    )
+}
+
+/// A vertex shader for [`ps`]: `POSITION` (register 0, `float4`) goes to `SV_Position` and
+/// unchanged to `TEXCOORD` (register 1), so a vertex parameter of `TEXCOORD` is the
+/// vertex's position.
+pub fn vs_position_texcoord() -> String {
+    let mut body = String::new();
+    for k in 0..4 {
+        body += &format!("  %p{k} = call float @dx.op.loadInput.f32(i32 4, i32 0, i32 0, i8 {k}, i32 undef)\n");
+        for out in 0..2 {
+            body += &format!("  call void @dx.op.storeOutput.f32(i32 5, i32 {out}, i32 0, i8 {k}, float %p{k})\n");
+        }
+    }
+    format!(
+        r#"target datalayout = "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64"
+target triple = "dxil-ms-dx"
+define void @main() {{
+entry:
+{body}  ret void
+}}
+declare float @dx.op.loadInput.f32(i32, i32, i32, i8, i32)
+declare void @dx.op.storeOutput.f32(i32, i32, i32, i8, float)
+!dx.version = !{{!0}}
+!dx.valver = !{{!0}}
+!dx.shaderModel = !{{!1}}
+!dx.entryPoints = !{{!2}}
+!0 = !{{i32 1, i32 0}}
+!1 = !{{!"vs", i32 6, i32 0}}
+!2 = !{{void ()* @main, !"main", !3, null, null}}
+!3 = !{{!4, !6, null}}
+!4 = !{{!5}}
+!5 = !{{i32 0, !"POSITION", i8 9, i8 0, !9, i8 0, i32 1, i8 4, i32 0, i8 0, null}}
+!6 = !{{!7, !8}}
+!7 = !{{i32 0, !"SV_Position", i8 9, i8 3, !9, i8 4, i32 1, i8 4, i32 0, i8 0, null}}
+!8 = !{{i32 1, !"TEXCOORD", i8 9, i8 0, !9, i8 2, i32 1, i8 4, i32 1, i8 0, null}}
+!9 = !{{i32 0}}
 "#
     )
 }
@@ -276,6 +336,33 @@ pub fn atomic_cmpxchg_u64(base: u32) -> String {
     b += "  call void @dx.op.bufferStore.i32(i32 69, %dx.types.Handle %u, i32 %w0, i32 undef, i32 %a1, i32 undef, i32 undef, i32 undef, i8 1)\n";
     b += &call("a2", AtomicU64, 2, 8, "9", "%cmplo");
     b += &call("w1", AtomicU64, 3, 8, "5", "%a2");
+    b
+}
+
+/// An AGS 64-bit atomic on the typed UAV of [`cs_with_texture`] at texel `coords` (phase
+/// 0's two sources and phase 1's first: AGS's `uint3 address`), as
+/// `ags_shader_intrinsics_dx12.hlsl` writes it for `RWTexture*<uint2>`: max (`cmpxchg`
+/// false) of the value `(%tid, 7)`, or compare-exchange of `(%tid, 9)` against `(0, 0)`.
+/// The store between phases 1 and 2 names the target: a `textureStore` at
+/// `(retVal.x, retVal.x, …)`, or a `bufferStore` (`typed_buffer`). `%w0` and `%w1` are the
+/// old value's low and high words.
+pub fn atomic_u64_texel(coords: [&str; 3], cmpxchg: bool, typed_buffer: bool) -> String {
+    use Opcode::AtomicU64;
+    let op = if cmpxchg { 8 } else { 2 };
+    let [x, y, z] = coords;
+    let mut b = call("w0", AtomicU64, 0, op, x, y);
+    b += &call("a1", AtomicU64, 1, op, z, "%tid");
+    b += &if typed_buffer {
+        "  call void @dx.op.bufferStore.i32(i32 69, %dx.types.Handle %img, i32 %w0, i32 undef, i32 %a1, i32 %a1, i32 undef, i32 undef, i8 3)\n".to_string()
+    } else {
+        "  call void @dx.op.textureStore.i32(i32 67, %dx.types.Handle %img, i32 %w0, i32 %w0, i32 %w0, i32 %a1, i32 %a1, i32 undef, i32 undef, i8 3)\n".to_string()
+    };
+    if cmpxchg {
+        b += &call("a2", AtomicU64, 2, op, "9", "0");
+        b += &call("w1", AtomicU64, 3, op, "0", "%a2");
+    } else {
+        b += &call("w1", AtomicU64, 2, op, "7", "%a1");
+    }
     b
 }
 

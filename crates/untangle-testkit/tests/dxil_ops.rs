@@ -236,8 +236,11 @@ fn vendor_table(s: &mut String) {
          feature names its `Options::vendor` field, and is refused naming the Vulkan feature without\n\
          it. Tests: `vendor_ags` (translation, `spirv-val` at Vulkan 1.4, refusals, the corpus's 25\n\
          AGS shaders), `gpu_ags` (wave and lane intrinsics, float8 conversions, 64-bit atomics and\n\
-         compare-exchange, byte and short stores beside other threads' bytes, dword loads from a raw\n\
-         GPU address, rounded float operations and, with `VK_KHR_cooperative_matrix`, a WMMA\n\
+         compare-exchange on buffers and, with `shaderImageInt64Atomics`, on an `R64_UINT` texture,\n\
+         byte and short stores beside other threads' bytes, dword loads from a raw\n\
+         GPU address, rounded float operations, with `fragmentShaderBarycentric` barycentrics and\n\
+         vertex parameters of a drawn triangle against host-computed weights and, with\n\
+         `VK_KHR_cooperative_matrix`, a WMMA\n\
          multiply-add through a buffer and through a raw GPU address run on a device), `gpu_ags_corpus` (the\n\
          corpus's eight non-FP8 WMMA shaders run on a device with the inputs and expected values of\n\
          vkd3d-proton's tests, each also failing with one expected value changed; the FP8 ones refused\n\

@@ -24,6 +24,12 @@
 //! a device buffer whose address the runner writes into `u`, and the WMMA multiply-add
 //! runs again with its matrices loaded and stored through that address (global forms).
 //!
+//! 64-bit atomics on a texture (`shaderImageInt64Atomics`; skipped without it): max and
+//! compare-exchange on an `R64_UINT` storage image, old values and the image checked. AGS
+//! barycentrics and vertex parameters (`fragmentShaderBarycentric`; skipped without it):
+//! one triangle drawn, perspective and linear `(I, J)` at pixel centres against the
+//! weights computed on the host, vertex parameters against the vertices' attributes.
+//!
 //! Without a Vulkan loader or driver the tests print why and pass, unless
 //! `UNTANGLE_REQUIRE_VULKAN=1`, when they fail.
 
@@ -32,10 +38,14 @@ use untangle::dxil::ags::Opcode;
 use untangle::dxil::ResourceClass;
 use untangle::{translate, Options, VendorFeatures};
 use untangle_testkit::ags::{
-    atomic_cmpxchg_u64, atomic_max_u64, call, cs_threads, float8_code, float8_value, sub_word_address, sub_word_store,
-    sub_word_value, wave_expected, wave_shader,
+    atomic_cmpxchg_u64, atomic_max_u64, atomic_u64_texel, call, cs_threads, cs_with_texture, float8_code, float8_value,
+    ps, sub_word_address, sub_word_store, sub_word_value, vertex_param, vs_position_texcoord, wave_expected,
+    wave_shader,
 };
-use untangle_testkit::vulkan::{open_or_skip, AddressSlot, Binding, DeviceBuffer, Dispatch, Gpu, Resource};
+use untangle_testkit::vulkan::graphics::{Draw, StageModule, Target};
+use untangle_testkit::vulkan::{
+    open_or_skip, AddressSlot, Binding, DeviceBuffer, Dispatch, Gpu, Image, ImageDim, Resource,
+};
 
 fn ags() -> Options {
     Options { vendor: VendorFeatures { amd_ags: true, ..Default::default() }, ..Default::default() }
@@ -231,6 +241,230 @@ fn atomic_u64_on_the_device() {
         let want = if tid % 2 == 1 { (tid, 7) } else { (0x1000 + tid, 5) };
         assert_eq!(slot, want, "memory, thread {tid}");
     }
+}
+
+/// What thread `tid`'s texel of [`atomic_u64_on_a_texture_on_the_device`] starts at: 0 for
+/// every third, else a high word of 3 (loses to the max) or 11 (wins).
+fn texel_start(tid: u32) -> u64 {
+    if tid.is_multiple_of(3) {
+        0
+    } else {
+        (u64::from(tid % 2) * 8 + 3) << 32 | u64::from(tid * 1000)
+    }
+}
+
+/// AGS's 64-bit atomics on a `RWTexture2D<uint2>`: an 8x8 `R64_UINT` storage image (the
+/// 64-bit view vkd3d-proton gives D3D's `R32G32_UINT` textures), thread `tid` at texel
+/// `(tid & 7, tid >> 3)`: max with `(tid, 7)`, and compare-exchange of `(tid, 9)` against
+/// 0. Every thread gets its texel's old value, and the image holds the new ones. Skipped
+/// without `shaderImageInt64Atomics`.
+#[test]
+fn atomic_u64_on_a_texture_on_the_device() {
+    let options = Options {
+        vendor: VendorFeatures { amd_ags: true, image_int64_atomics: true, ..Default::default() },
+        ..Default::default()
+    };
+    let modules: Vec<_> = [false, true]
+        .into_iter()
+        .map(|cmpxchg| {
+            let body = "  %cx = and i32 %tid, 7\n  %cy = lshr i32 %tid, 3\n".to_string()
+                + &atomic_u64_texel(["%cx", "%cy", "0"], cmpxchg, false);
+            let t = translate(cs_with_texture(&body, 2, 2).as_bytes(), &options).expect("translates");
+            untangle_spirv_tools::assert_valid(&t.words, "vulkan1.3", "AGS texture atomic");
+            (cmpxchg, t)
+        })
+        .collect();
+    let Some(mut gpu) = open_or_skip("gpu_ags texture atomic") else { return };
+    if !gpu.info().features.image_int64_atomics {
+        eprintln!("gpu_ags texture atomic: skipped, {} has no shaderImageInt64Atomics", gpu.info());
+        return;
+    }
+    const THREADS: u32 = 64;
+    for (cmpxchg, t) in modules {
+        let u = untangle::emit::binding_model::default_binding(ResourceClass::Uav, 0, 0);
+        let img = untangle::emit::binding_model::default_binding(ResourceClass::Uav, 1, 0);
+        let image = Image {
+            dim: ImageDim::D2,
+            format: ash::vk::Format::R64_UINT,
+            extent: [8, 8, 1],
+            layers: 1,
+            arrayed: false,
+            bytes: (0..THREADS).flat_map(|tid| texel_start(tid).to_le_bytes()).collect(),
+        };
+        let words = vec![0u32; 3 * THREADS as usize];
+        let d = Dispatch {
+            spirv: &t.words,
+            entry: "main",
+            bindings: vec![
+                Binding::new(u.set, u.binding, Resource::words(&words)),
+                Binding::new(img.set, img.binding, Resource::StorageImage(image)),
+            ],
+            groups: [1, 1, 1],
+            timeout: Duration::from_secs(60),
+            ..Default::default()
+        };
+        let r = gpu.dispatch(&d).unwrap_or_else(|e| panic!("dispatch: {e}"));
+        let out = r.words(0).expect("the buffer comes back");
+        let texels = r.words(1).expect("the image comes back");
+        for tid in 0..THREADS {
+            let (i, start) = (tid as usize, texel_start(tid));
+            let old = (out[THREADS as usize + i], out[2 * THREADS as usize + i]);
+            assert_eq!(old, (start as u32, (start >> 32) as u32), "old value, thread {tid}, cmpxchg {cmpxchg}");
+            let new = if cmpxchg {
+                if start == 0 {
+                    9 << 32 | u64::from(tid)
+                } else {
+                    start
+                }
+            } else {
+                start.max(7 << 32 | u64::from(tid))
+            };
+            let got = u64::from(texels[2 * i]) | u64::from(texels[2 * i + 1]) << 32;
+            assert_eq!(got, new, "texel of thread {tid}, cmpxchg {cmpxchg}");
+        }
+    }
+}
+
+/// The triangle of [`barycentrics_and_vertex_parameters_on_the_device`]: clip-space
+/// positions with different `w`, so perspective and linear barycentrics differ.
+fn bary_triangle() -> Vec<[f32; 4]> {
+    [([-0.9f32, -0.9], 1.0f32), ([0.9, -0.7], 2.0), ([-0.6, 0.9], 4.0)]
+        .iter()
+        .map(|&([x, y], w)| [x * w, y * w, 0.0, w])
+        .collect()
+}
+
+/// At the centre of pixel `(px, py)` of a `size` x `size` target (D3D's screen
+/// coordinates, y down): the screen-space (linear) weights of [`bary_triangle`]'s vertices,
+/// and the perspective-correct ones.
+fn bary_expected(px: u32, py: u32, size: u32) -> ([f64; 3], [f64; 3]) {
+    let v = bary_triangle();
+    let screen: Vec<(f64, f64)> = v
+        .iter()
+        .map(|p| {
+            let (x, y) = (f64::from(p[0] / p[3]), f64::from(p[1] / p[3]));
+            ((x + 1.0) / 2.0 * f64::from(size), (1.0 - y) / 2.0 * f64::from(size))
+        })
+        .collect();
+    let (x, y) = (f64::from(px) + 0.5, f64::from(py) + 0.5);
+    let edge = |a: (f64, f64), b: (f64, f64)| (b.0 - a.0) * (y - a.1) - (b.1 - a.1) * (x - a.0);
+    let area = (screen[1].0 - screen[0].0) * (screen[2].1 - screen[0].1)
+        - (screen[1].1 - screen[0].1) * (screen[2].0 - screen[0].0);
+    let linear =
+        [edge(screen[1], screen[2]) / area, edge(screen[2], screen[0]) / area, edge(screen[0], screen[1]) / area];
+    let q: Vec<f64> = (0..3).map(|i| linear[i] / f64::from(v[i][3])).collect();
+    let sum: f64 = q.iter().sum();
+    (linear, [q[0] / sum, q[1] / sum, q[2] / sum])
+}
+
+/// AGS `BaryCoord` (perspective and linear, at the pixel centre) and `VtxParam`, drawn:
+/// one triangle whose vertices have different `w`, into a 16x16 `R32G32B32A32_SFLOAT`
+/// target. Where a pixel centre is clearly inside, the first draw's `(I, J)` must be the
+/// weights of vertices 1 and 2 computed on the host (perspective-correct and screen-space,
+/// within 1e-3; they differ by far more), and the second draw's vertex parameters the
+/// vertices' `TEXCOORD` (their positions) bit for bit; clearly outside pixels keep the
+/// clear value. Skipped without `fragmentShaderBarycentric`.
+#[test]
+fn barycentrics_and_vertex_parameters_on_the_device() {
+    let options = Options {
+        vendor: VendorFeatures { amd_ags: true, fragment_shader_barycentric: true, ..Default::default() },
+        ..Default::default()
+    };
+    const SIZE: u32 = 16;
+    const CLEAR: f32 = -100.0;
+    let vs = translate(vs_position_texcoord().as_bytes(), &options).expect("the vertex shader translates");
+    let bary = |mode: u32, i: &str, j: &str| {
+        call(i, Opcode::BaryCoord, 0, mode, "0", "0") + &call(j, Opcode::BaryCoord, 1, mode, &format!("%{i}"), "0")
+    };
+    // Perspective centre (mode 4), linear centre (mode 1).
+    let bary_ps = bary(4, "w0", "w1") + &bary(1, "w2", "w3");
+    let params = [(0, 0), (1, 1), (2, 0), (2, 3)];
+    let param_ps: String = params
+        .iter()
+        .enumerate()
+        .map(|(k, &(v, c))| call(&format!("w{k}"), Opcode::VtxParam, 0, vertex_param(v, 1, c), "0", "0"))
+        .collect();
+    untangle_spirv_tools::assert_valid(&vs.words, "vulkan1.3", "vertex shader");
+    let vs_io = untangle_testkit::check::stage_link::StageIo::from_words(&vs.words).expect("vertex outputs");
+    let mut shaders = Vec::new();
+    for (what, body, interpolation) in [("BaryCoord", bary_ps, 2), ("VtxParam", param_ps, 1)] {
+        let fs = translate(ps(&body, 4, interpolation, false).as_bytes(), &options)
+            .unwrap_or_else(|e| panic!("{what}: the pixel shader translates: {e}"));
+        untangle_spirv_tools::assert_valid(&fs.words, "vulkan1.3", what);
+        let fs_io = untangle_testkit::check::stage_link::StageIo::from_words(&fs.words).expect("pixel inputs");
+        let errors = untangle_testkit::check::stage_link::link(&vs_io, &fs_io);
+        assert!(errors.is_empty(), "{what}: the stages do not link: {errors:?}");
+        shaders.push((what, fs));
+    }
+    // The triangle tells the perspective weights from the linear ones (a swapped built-in
+    // is caught): they differ by far more than the tolerance.
+    let spread = (0..SIZE * SIZE)
+        .map(|p| bary_expected(p % SIZE, p / SIZE, SIZE))
+        .filter(|(linear, _)| linear.iter().all(|&l| l > 0.02))
+        .map(|(linear, persp)| (1..3).map(|k| (linear[k] - persp[k]).abs()).fold(0.0, f64::max))
+        .fold(0.0, f64::max);
+    assert!(spread > 0.1, "perspective and linear weights differ by at most {spread}");
+    let Some(mut gpu) = open_or_skip("gpu_ags barycentrics") else { return };
+    if !gpu.info().features.fragment_shader_barycentric {
+        eprintln!("gpu_ags barycentrics: skipped, {} has no fragmentShaderBarycentric", gpu.info());
+        return;
+    }
+    let triangle = bary_triangle();
+    let mut checked = 0;
+    for (what, fs) in shaders {
+        let draw = Draw {
+            stages: vec![
+                StageModule {
+                    stage: ash::vk::ShaderStageFlags::VERTEX,
+                    words: vs.words.clone(),
+                    entry: vs.entry_point.clone(),
+                },
+                StageModule { stage: ash::vk::ShaderStageFlags::FRAGMENT, words: fs.words, entry: fs.entry_point },
+            ],
+            width: SIZE,
+            height: SIZE,
+            targets: vec![Target { format: ash::vk::Format::R32G32B32A32_SFLOAT, clear: [CLEAR.to_bits(); 4] }],
+            positions: triangle.clone(),
+            vertex_count: 3,
+            ..Default::default()
+        };
+        let r = gpu.draw(&draw).unwrap_or_else(|e| panic!("{what}: draw: {e}"));
+        let px: Vec<f32> = r.targets[0].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let mut bad = Vec::new();
+        for y in 0..SIZE {
+            for x in 0..SIZE {
+                let at = 4 * (y * SIZE + x) as usize;
+                let got = &px[at..at + 4];
+                let (linear, persp) = bary_expected(x, y, SIZE);
+                let inside = linear.iter().all(|&l| l > 0.02);
+                if linear.iter().any(|&l| l < -0.02) {
+                    if got != [CLEAR; 4] {
+                        bad.push(format!("({x}, {y}) is outside, got {got:?}"));
+                    }
+                    continue;
+                }
+                if !inside {
+                    continue;
+                }
+                checked += 1;
+                let want: Vec<f32> = if what == "BaryCoord" {
+                    [persp[1], persp[2], linear[1], linear[2]].iter().map(|&w| w as f32).collect()
+                } else {
+                    params.iter().map(|&(v, c)| triangle[v as usize][c as usize]).collect()
+                };
+                let close = if what == "BaryCoord" {
+                    got.iter().zip(&want).all(|(g, w)| (g - w).abs() < 1e-3)
+                } else {
+                    got.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits())
+                };
+                if !close {
+                    bad.push(format!("{what} ({x}, {y}): got {got:?}, want {want:?}"));
+                }
+            }
+        }
+        assert!(bad.is_empty(), "{} wrong on {}:\n{}", bad.len(), gpu.info(), bad[..bad.len().min(20)].join("\n"));
+    }
+    assert!(checked > 40, "only {checked} pixels inside the triangle");
 }
 
 /// The memory of the WMMA multiply-add case from byte 0: A (f16, row major) at 0, B (f16,

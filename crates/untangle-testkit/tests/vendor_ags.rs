@@ -12,7 +12,9 @@
 //! `FloatConversion`) are integer emulations with no float instruction; WMMA
 //! load/multiply-add/store become cooperative-matrix instructions, from buffers and (with
 //! `buffer_device_address`) from raw GPU addresses, as `LoadDwAtAddr` is an aligned
-//! `PhysicalStorageBuffer` load; byte and short stores, the 64-bit compare-exchange,
+//! `PhysicalStorageBuffer` load; 64-bit atomics on textures go through the UAV's `R64ui`
+//! view (refused naming `shaderImageInt64Atomics` without the option); byte and short
+//! stores, the 64-bit compare-exchange,
 //! shader markers, barycentrics and vertex parameters lower as `emit/dxop/ags.rs` says; and
 //! the corpus's 25 AGS shaders translate and validate or are refused
 //! naming the WMMA instruction (FP8 without `float8`: naming `VK_EXT_shader_float8`).
@@ -21,7 +23,8 @@ use rspirv::spirv::Op;
 use untangle::dxil::ags::Opcode;
 use untangle::{translate, Options, TranslateError, VendorFeatures, VendorRefusal};
 use untangle_testkit::ags::{
-    atomic_cmpxchg_u64, atomic_max_u64, call, cs, cs_threads, ps, sub_word_store, vertex_param, wave_shader,
+    atomic_cmpxchg_u64, atomic_max_u64, atomic_u64_texel, call, cs, cs_threads, cs_with_texture, ps, sub_word_store,
+    vertex_param, wave_shader,
 };
 
 fn ags() -> Options {
@@ -928,6 +931,61 @@ fn atomic_u64_compare_exchange() {
         "{instruction}: {reason}"
     );
     assert!(reason.to_string().contains("phase 3 is missing"), "{reason}");
+}
+
+/// AGS's 64-bit atomics on a texture or typed-buffer target (`RWTexture1D/2D/3D<uint2>`,
+/// and a 2D array and an `RWBuffer<uint2>` written the same way): with
+/// `image_int64_atomics`, one 64-bit `OpAtomicUMax` / `OpAtomicCompareExchange` through
+/// an `OpImageTexelPointer` into the UAV's `R64ui` view, at the coordinates the phases
+/// pass (as many as the texture has: 3 for the array's layer); the naming store is not
+/// emitted. Without the option the atomic is refused naming `shaderImageInt64Atomics`.
+#[test]
+fn atomic_u64_on_textures() {
+    use rspirv::dr::Operand;
+    let options = Options {
+        vendor: VendorFeatures { amd_ags: true, image_int64_atomics: true, ..Default::default() },
+        ..Default::default()
+    };
+    let coords = ["%tid", "%x", "%tid4"];
+    for (kind, n, typed_buffer) in [(1, 1, false), (2, 2, false), (4, 3, false), (7, 3, false), (10, 1, true)] {
+        for cmpxchg in [false, true] {
+            let text = cs_with_texture(&atomic_u64_texel(coords, cmpxchg, typed_buffer), 2, kind);
+            let what = format!("kind {kind}, cmpxchg {cmpxchg}");
+            let t = translate(text.as_bytes(), &options).unwrap_or_else(|e| panic!("{what}: {e}"));
+            untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", &what);
+            let atomic = if cmpxchg { Op::AtomicCompareExchange } else { Op::AtomicUMax };
+            assert_eq!(result_widths(&t.words, atomic), [64], "{what}");
+            let m = rspirv::dr::load_words(&t.words).unwrap();
+            let insts: Vec<_> = m.functions.iter().flat_map(|f| f.all_inst_iter()).collect();
+            let def =
+                |id: u32| m.types_global_values.iter().chain(insts.iter().copied()).find(|i| i.result_id == Some(id));
+            let pointers: Vec<_> = insts.iter().filter(|i| i.class.opcode == Op::ImageTexelPointer).collect();
+            assert_eq!(pointers.len(), 1, "{what}");
+            // The image: `R64ui` with a 64-bit sampled type.
+            let Operand::IdRef(image) = pointers[0].operands[0] else { panic!("{what}: no image operand") };
+            let var_ty = def(image).and_then(|v| v.result_type).expect("the image variable's type");
+            let Some(Operand::IdRef(img_ty)) = def(var_ty).map(|p| p.operands[1].clone()) else { panic!("{what}") };
+            let img = def(img_ty).expect("the image type");
+            assert_eq!(img.operands[6], Operand::ImageFormat(rspirv::spirv::ImageFormat::R64ui), "{what}");
+            let Operand::IdRef(sampled) = img.operands[0] else { panic!("{what}") };
+            assert_eq!(def(sampled).unwrap().operands[0], Operand::LiteralBit32(64), "{what}");
+            // The coordinates: `n` of the phases' sources.
+            let Operand::IdRef(coord) = pointers[0].operands[1] else { panic!("{what}") };
+            let c = def(coord).expect("the coordinate");
+            let parts = if c.class.opcode == Op::CompositeConstruct { c.operands.len() } else { 1 };
+            assert_eq!(parts, n, "{what}: {c:?}");
+            assert_eq!(count(&opcodes(&t.words), Op::ImageWrite), 0, "{what}: the naming store is emitted");
+            let features = format!("{:?}", t.device_features());
+            assert!(features.contains("shaderImageInt64Atomics"), "{what}: the layout report: {features}");
+            let (instruction, reason) = refusal(&text, &ags());
+            assert!(instruction.contains("AtomicU64"), "{what}: {instruction}");
+            assert!(
+                matches!(reason, VendorRefusal::MissingFeature { option: "image_int64_atomics", .. })
+                    && reason.to_string().contains("shaderImageInt64Atomics"),
+                "{what}: {reason}"
+            );
+        }
+    }
 }
 
 /// `BufferStoreByte` is a word `OpAtomicAnd` + `OpAtomicOr` (never a plain store of the

@@ -7,7 +7,7 @@
 //!   of the producer at the same `Location`, `Component` (absent = 0) and per-patch-ness;
 //! - their types, after removing the per-vertex array level of tessellation control,
 //!   tessellation evaluation and geometry inputs and of tessellation control and mesh
-//!   outputs, are
+//!   outputs, and of fragment inputs decorated `PerVertexKHR`, are
 //!   the same, or (Vulkan 1.3's `maintenance4`) both vectors of one component type with the
 //!   output the wider; a vector output read by a scalar input is reported separately
 //!   ([`LinkError::NarrowedToScalar`]) because D3D accepts it and drivers match it, but
@@ -160,7 +160,13 @@ impl StageIo {
             let patch = get(Decoration::Patch).is_some();
             let mut ty = io_type(&defs, pointee);
             let input = class == StorageClass::Input;
-            if per_vertex(model, input, patch, builtin) || (model == ExecutionModel::MeshEXT && !input) {
+            // A fragment input decorated `PerVertexKHR` (`VK_KHR_fragment_shader_barycentric`)
+            // is an array of the vertices' values of the output at its place.
+            let per_vertex_khr = input && model == ExecutionModel::Fragment && get(Decoration::PerVertexKHR).is_some();
+            if per_vertex(model, input, patch, builtin)
+                || (model == ExecutionModel::MeshEXT && !input)
+                || per_vertex_khr
+            {
                 ty = match ty {
                     IoType::Array(e, _) => *e,
                     other => return Err(format!("per-vertex variable {v} is not an array ({other})")),

@@ -155,6 +155,13 @@ pub struct Features {
     /// subgroup-scope multiply-add of f16 A and B into an f32 accumulator among the
     /// device's matrix forms (AGS WMMA's `WMMA_F32_16X16X16_F16`).
     pub cooperative_matrix_f16_f32: bool,
+    /// `VK_KHR_fragment_shader_barycentric` with `fragmentShaderBarycentric`:
+    /// `BaryCoordKHR` / `BaryCoordNoPerspKHR` and `PerVertexKHR` inputs (AGS barycentrics
+    /// and vertex parameters).
+    pub fragment_shader_barycentric: bool,
+    /// `VK_EXT_shader_image_atomic_int64` with `shaderImageInt64Atomics`: 64-bit atomics on
+    /// `R64_UINT` storage images (AGS's on texture targets).
+    pub image_int64_atomics: bool,
     /// The subgroup size (Vulkan 1.1 properties), 0 if unknown.
     pub subgroup_size: u32,
     /// Subgroup operations (`VkSubgroupFeatureFlags` bits) supported in compute shaders.
@@ -722,6 +729,24 @@ impl Gpu {
             });
             features.cooperative_matrix_f16_f32 = on(coopmat.cooperative_matrix) && f16_f32;
         }
+        let mut barycentric = vk::PhysicalDeviceFragmentShaderBarycentricFeaturesKHR::default();
+        if v12 && has(ash::khr::fragment_shader_barycentric::NAME) {
+            let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut barycentric);
+            // SAFETY: a 1.2 instance and device; the chain lives through the call.
+            unsafe { instance.get_physical_device_features2(physical, &mut f2) };
+            features.fragment_shader_barycentric = on(barycentric.fragment_shader_barycentric);
+        }
+        let mut image_int64 = vk::PhysicalDeviceShaderImageAtomicInt64FeaturesEXT::default();
+        if v12 && has(ash::ext::shader_image_atomic_int64::NAME) {
+            let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut image_int64);
+            // SAFETY: a 1.2 instance and device; the chain lives through the call.
+            unsafe { instance.get_physical_device_features2(physical, &mut f2) };
+            features.image_int64_atomics = on(image_int64.shader_image_int64_atomics);
+        }
+        let mut barycentric_enabled =
+            vk::PhysicalDeviceFragmentShaderBarycentricFeaturesKHR::default().fragment_shader_barycentric(true);
+        let mut image_int64_enabled =
+            vk::PhysicalDeviceShaderImageAtomicInt64FeaturesEXT::default().shader_image_int64_atomics(true);
         let mut coopmat_enabled = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default().cooperative_matrix(true);
         let mut derivatives_enabled = vk::PhysicalDeviceComputeShaderDerivativesFeaturesNV::default()
             .compute_derivative_group_quads(true)
@@ -793,6 +818,12 @@ impl Gpu {
             if info.features.cooperative_matrix_f16_f32 {
                 f2 = f2.push_next(&mut coopmat_enabled);
             }
+            if info.features.fragment_shader_barycentric {
+                f2 = f2.push_next(&mut barycentric_enabled);
+            }
+            if info.features.image_int64_atomics {
+                f2 = f2.push_next(&mut image_int64_enabled);
+            }
             create = create.push_next(&mut f2);
         } else {
             create = create.enabled_features(&chain.core);
@@ -816,6 +847,12 @@ impl Gpu {
         }
         if info.features.cooperative_matrix_f16_f32 {
             extension_names.push(ash::khr::cooperative_matrix::NAME.as_ptr());
+        }
+        if info.features.fragment_shader_barycentric {
+            extension_names.push(ash::khr::fragment_shader_barycentric::NAME.as_ptr());
+        }
+        if info.features.image_int64_atomics {
+            extension_names.push(ash::ext::shader_image_atomic_int64::NAME.as_ptr());
         }
         create = create.enabled_extension_names(&extension_names);
         // SAFETY: the create info and its arrays outlive the call.

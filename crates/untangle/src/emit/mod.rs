@@ -303,6 +303,10 @@ pub struct VendorFeatures {
     /// barycentrics (`BaryCoordKHR` / `BaryCoordNoPerspKHR`) and vertex parameters
     /// (`PerVertexKHR` inputs) in pixel shaders.
     pub fragment_shader_barycentric: bool,
+    /// `shaderImageInt64Atomics` (`VK_EXT_shader_image_atomic_int64`): AGS's 64-bit
+    /// atomics on texture and typed-buffer targets, through the UAV's `R64ui` view. Without
+    /// it they are refused naming the feature.
+    pub image_int64_atomics: bool,
     /// `shaderFloat8` (`VK_EXT_shader_float8`): float8 conversions in one instruction.
     /// Without it AGS's scalar float8 conversions are emulated in 32-bit arithmetic.
     pub float8: bool,
@@ -636,13 +640,17 @@ pub struct FnEmit<'a, 'm> {
 
 /// An AGS 64-bit atomic (`AtomicU64`) between its phases: phase 0 gave the address, phase 1
 /// the value's low word, and a store of phase 1's result at phase 0's names the target
-/// buffer; phase 2 (the value's high word) performs the atomic and defines phase 0's
+/// buffer or texture; phase 2 (the value's high word) performs the atomic and defines phase 0's
 /// result (the old value's low word) anew.
 #[derive(Clone, Copy, Debug)]
 pub struct AgsU64 {
     pub phase0: InstId,
     pub phase1: Option<InstId>,
+    /// A buffer target's byte address (phase 0's first source).
     pub address: Word,
+    /// A texture target's coordinates: phase 0's two sources and phase 1's first (AGS's
+    /// `uint3 address`), read only for texture targets.
+    pub texel: [Option<crate::ir::Value>; 3],
     pub value_lo: Word,
     pub target: Option<Handle>,
     /// The compare-exchange's phase 2 operands (the value's high word, the comparator's

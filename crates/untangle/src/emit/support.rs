@@ -761,7 +761,7 @@ pub fn ags_support(op: crate::dxil::ags::Opcode) -> VendorSupport {
             "buffer_device_address",
         ),
         AtomicU64 => lowered(
-            "64-bit `OpAtomic*` (compare-exchange included) on the target buffer's 64-bit view (the store between phases names it); not texture targets",
+            "64-bit `OpAtomic*` (compare-exchange included) on the target buffer's 64-bit view (the store between phases names it); on a texture or typed-buffer target, through `OpImageTexelPointer` on its `R64ui` view (option `image_int64_atomics`, else refused naming `shaderImageInt64Atomics`); not multisampled textures",
         ),
         Halt => VendorSupport::Refused("Vulkan has no shader halt"),
         IntersectBvhNode => VendorSupport::Refused("Vulkan exposes no single-node BVH intersection"),

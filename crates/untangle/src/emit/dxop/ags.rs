@@ -21,6 +21,7 @@
 //! | `DrawIndex`, `BaseVertex`, `BaseInstance` (vertex shaders) | `DrawIndex`, `BaseVertex`, `BaseInstance` built-ins (`shaderDrawParameters`) |
 //! | `AtomicU64` (min, max, and, or, xor, add, exchange; raw or structured buffer targets) | the 64-bit `OpAtomic*` on the target's 64-bit view, at phase 2; the store between phases 1 and 2 names the target and is not emitted; phase 0's result is redefined as the old value's low word, phase 2's is its high word |
 //! | `AtomicU64` compare-exchange (4 phases: phase 2 passes the value's high word and the comparator's low word, phase 3 the comparator's high word) | `OpAtomicCompareExchange` on the 64-bit view at phase 3, whose result is the old value's high word |
+//! | `AtomicU64` on a texture or typed buffer (`RWTexture1D/2D/3D<uint2>`: the naming store is a `textureStore` at `(retVal.x, …)`; the texel's coordinates are phase 0's two sources and phase 1's first, AGS's `uint3 address`) | the same atomics through `OpImageTexelPointer` into the UAV's `R64ui` view (`SPV_EXT_shader_image_int64`, as SM 6.6's 64-bit typed atomics), with `image_int64_atomics` (`shaderImageInt64Atomics`), else refused naming it; multisampled targets are refused |
 //! | `BufferStoreByte` / `BufferStoreShort` (phase 0: address, value; then a store of phase 0's result names the buffer and address; phase 1: nothing) | at that store: a short through the buffer's 16-bit view, a byte (or a short without the view: root descriptors) by `OpAtomicAnd` + `OpAtomicOr` on its word (other threads may write the neighbouring bytes), `FnEmit::store_sub_word` |
 //! | `BaryCoord` (pixel shaders; phase 0: I, phase 1: J) | components 1 and 2 of `BaryCoordKHR` (perspective) / `BaryCoordNoPerspKHR` (linear), decorated `Centroid` / `Sample` for those modes (`fragment_shader_barycentric`); one place per built-in, not beside `SV_Barycentrics`, not the pull model |
 //! | `VtxParam` (pixel shaders) | the element's `PerVertexKHR` array at the vertex (`fragment_shader_barycentric`); the element holding input register `param` must be `nointerpolation` or read no other way |
@@ -34,7 +35,8 @@
 //! The rest is refused with [`VendorRefusal::NotLowered`], naming the instruction, for the
 //! reason [`crate::emit::support::ags_support`] gives (which also says what is lowered:
 //! the coverage table prints it): `Halt`, BVH intersection, the built-in escape opcodes,
-//! 64-bit atomics on textures, the barycentric pull model, and WMMA sparse forms.
+//! 64-bit atomics on multisampled textures, the barycentric pull model, and WMMA sparse
+//! forms.
 //! Every other call through the magic UAV (a store, load, or another atomic) is a typed
 //! error: AGS encodes nothing else there.
 //!
@@ -45,8 +47,9 @@ use crate::dxil::ags::{self, Kind, Opcode, Scan, Swizzle, WaveOp};
 use crate::dxil::DxOp;
 use crate::emit::error::{Error, Result, VendorRefusal};
 use crate::emit::support::{ags_support, VendorSupport};
-use crate::emit::{AgsStore, AgsU64, Call, FnEmit};
+use crate::emit::{AgsStore, AgsU64, Call, FnEmit, ResShape};
 use crate::front::container::ShaderKind;
+use crate::ir::Value;
 use rspirv::spirv::{BuiltIn, Capability, Decoration, GroupOperation, MemoryAccess, Op, Scope, StorageClass, Word};
 
 const VENDOR: &str = "AMD AGS";
@@ -399,31 +402,72 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// A store that names an AGS 64-bit atomic's target: a `bufferStore` / `rawBufferStore`
-    /// of the open atomic's phase-1 result at its phase-0 result. It is recorded (its
-    /// handle is the target) and emits nothing.
+    /// (raw, structured or typed buffer) or `textureStore` of the open atomic's phase-1
+    /// result at its phase-0 result (a texture's coordinates all phase 0's result, as the
+    /// SDK writes `uav[uint2(retVal.x, retVal.x)] = retVal.y`). It is recorded (its handle
+    /// is the target) and emits nothing.
     fn ags_u64_target(&mut self, c: &Call<'_>) -> Result<bool> {
         let Some(mut a) = self.ags_u64 else { return Ok(false) };
         let Some(phase1) = a.phase1 else { return Ok(false) };
-        if !matches!(c.op, DxOp::BufferStore | DxOp::RawBufferStore) || a.target.is_some() {
-            return Ok(false);
-        }
-        if c.args.get(3) != Some(&crate::ir::Value::Inst(phase1)) {
+        let value_at = match c.op {
+            DxOp::BufferStore | DxOp::RawBufferStore => 3,
+            DxOp::TextureStore | DxOp::TextureStoreSample => 4,
+            _ => return Ok(false),
+        };
+        if a.target.is_some() || c.args.get(value_at) != Some(&Value::Inst(phase1)) {
             return Ok(false);
         }
         let atomic = |fe: &Self, why: &str| {
             fe.ags_error(Opcode::AtomicU64.to_string(), VendorRefusal::NotLowered(why.to_string()))
         };
-        if c.args.get(1) != Some(&crate::ir::Value::Inst(a.phase0)) {
+        if c.args.get(1) != Some(&Value::Inst(a.phase0)) {
             return Err(atomic(self, "the store naming the target is not at phase 0's result"));
         }
         let h = self.handle(self.arg(c, 0)?)?;
         let rv = self.res_var(h)?;
-        if !rv.uav || h.heap.is_some() || !matches!(rv.shape, crate::emit::ResShape::Words { .. }) {
-            return Err(atomic(self, "only raw and structured buffer UAVs bound by register are lowered as targets"));
+        let image = match rv.shape {
+            ResShape::Words { .. } => false,
+            ResShape::Image { ms: false, .. } if c.op != DxOp::TextureStoreSample => true,
+            ResShape::Image { .. } => {
+                return Err(atomic(self, "the target is a multisampled texture, which AGS's atomics do not address"))
+            }
+            _ => return Err(atomic(self, "the target is not a raw, structured or typed UAV")),
+        };
+        if !rv.uav || h.heap.is_some() {
+            return Err(atomic(self, "only UAVs bound by register are lowered as targets"));
+        }
+        if image {
+            // A 64-bit view (`R64ui`) of the typed UAV: D3D's 64-bit texture atomics act on
+            // `R32G32_UINT` textures, one 64-bit value a texel, which vkd3d-proton makes
+            // `R64_UINT`-compatible where the device has `shaderImageInt64Atomics`.
+            self.ags_need(
+                Opcode::AtomicU64,
+                self.iface.stage.vendor.image_int64_atomics,
+                "shaderImageInt64Atomics (VK_EXT_shader_image_atomic_int64)",
+                "image_int64_atomics",
+            )?;
         }
         a.target = Some(h);
         self.ags_u64 = Some(a);
         Ok(true)
+    }
+
+    /// The coordinates of an AGS 64-bit atomic's texel in a texture of `n` coordinates
+    /// (`n` ≤ 3): the scalar, or a `uvec{n}`.
+    fn ags_texel(&mut self, texel: [Option<Value>; 3], n: usize) -> Result<Word> {
+        let mut words = Vec::with_capacity(n);
+        for v in texel.iter().take(n) {
+            let v = v.ok_or_else(|| Error::Internal("AGS texture atomic without its coordinates".into()))?;
+            words.push(self.value(v)?);
+        }
+        match words[..] {
+            [x] => Ok(x),
+            _ => {
+                let u = self.cx.u32_t();
+                let vt = self.cx.vec(u, n as u32);
+                self.ids_op(Op::CompositeConstruct, vt, &words)
+            }
+        }
     }
 
     /// `AtomicU64`: phase 0 (address, unused), phase 1 (unused, value low word), the store
@@ -447,8 +491,16 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         match inst.phase {
             0 => {
                 let address = self.arg_val(c, 4)?;
-                self.ags_u64 =
-                    Some(AgsU64 { phase0: c.inst, phase1: None, address, value_lo: 0, target: None, cmpxchg: None });
+                let texel = [c.args.get(4).copied(), c.args.get(5).copied(), None];
+                self.ags_u64 = Some(AgsU64 {
+                    phase0: c.inst,
+                    phase1: None,
+                    address,
+                    texel,
+                    value_lo: 0,
+                    target: None,
+                    cmpxchg: None,
+                });
                 Ok(self.cx.undef(u))
             }
             1 => {
@@ -459,6 +511,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     .ok_or_else(|| Error::Internal("AGS atomic phase 1 without phase 0".into()))?;
                 a.phase1 = Some(c.inst);
                 a.value_lo = value_lo;
+                a.texel[2] = c.args.get(4).copied();
                 Ok(self.cx.undef(u))
             }
             2 if op == ags::AtomicOp::CmpXchgU64 => {
@@ -488,8 +541,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 };
                 let v = self.pack_u64(a.value_lo, value_hi)?;
                 let u64t = self.cx.uint(64);
-                let view = self.buffer_u64_view(h)?;
-                let ptr = self.buffer_u64_ptr(h, view, a.address)?;
+                let shape = self.res_var(h)?.shape;
+                let ptr = if let ResShape::Image { .. } = shape {
+                    let n = shape.coords() as usize;
+                    self.image_u64_ptr(h, shape, |fe| fe.ags_texel(a.texel, n))?.0
+                } else {
+                    let view = self.buffer_u64_view(h)?;
+                    self.buffer_u64_ptr(h, view, a.address)?
+                };
                 let scope = self.cx.const_u32(Scope::Device as u32);
                 let sem = self.cx.const_u32(0);
                 let old = match comparator {

@@ -1443,6 +1443,27 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.ids_op(Op::AccessChain, pty, &[var, zero, word])
     }
 
+    /// A pointer (`OpImageTexelPointer`, sample 0) to the 64-bit texel of typed UAV `h`
+    /// (of shape `shape`) at the coordinates `coord` makes, through the UAV's `R64ui` view
+    /// (`Resources::image64`; typed-buffer coordinates bounded
+    /// like the buffer's other accesses), and the texel type: what 64-bit image atomics
+    /// operate on (SM 6.6's, and AGS's on texture targets in `ags.rs`).
+    pub(super) fn image_u64_ptr(
+        &mut self,
+        h: Handle,
+        shape: ResShape,
+        coord: impl FnOnce(&mut Self) -> Result<Word>,
+    ) -> Result<(Word, Word)> {
+        let (view, t) = self.res.image64(self.cx, h.id, false)?;
+        let var = self.element_ptr(h, &view)?;
+        let coord = coord(self)?;
+        let coord = self.texel_in_range(h, shape, coord)?;
+        let pty = self.cx.ptr(StorageClass::Image, t);
+        let zero = self.cx.const_u32(0);
+        let ptr = self.ids_op(Op::ImageTexelPointer, pty, &[var, coord, zero])?;
+        Ok((ptr, t))
+    }
+
     fn atomic(&mut self, c: &Call<'_>) -> Result<Word> {
         let h = self.handle(self.arg(c, 0)?)?;
         let rv = self.res_var(h)?;
@@ -1456,15 +1477,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 return Err(self.form(c.op, "64-bit atomics on heap resources"));
             }
             if let ResShape::Image { .. } = rv.shape {
-                // Through a 64-bit view of the image.
-                let (view, t) = self.res.image64(self.cx, h.id, false)?;
-                let var = self.element_ptr(h, &view)?;
                 let n = rv.shape.coords();
-                let coord = self.coord(c, first, n)?;
-                let coord = self.texel_in_range(h, rv.shape, coord)?;
-                let pty = self.cx.ptr(StorageClass::Image, t);
-                let zero = self.cx.const_u32(0);
-                let ptr = self.ids_op(Op::ImageTexelPointer, pty, &[var, coord, zero])?;
+                let (ptr, t) = self.image_u64_ptr(h, rv.shape, |fe| fe.coord(c, first, n))?;
                 let scope = self.cx.const_u32(Scope::Device as u32);
                 let sem = self.cx.const_u32(0);
                 let old = if c.op == DxOp::AtomicBinOp {
