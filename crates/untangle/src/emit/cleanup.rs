@@ -267,24 +267,24 @@ fn key(head: &[Word], operands: &[Word]) -> Key {
     k
 }
 
-/// Room each per-block and per-function table starts with: enough for the blocks and
-/// functions of most shaders, so that a translation's tables are not grown (and rehashed)
-/// step by step from empty; emptied tables keep their room.
-const TABLE_ROOM: usize = 32;
+/// The most room each per-block and per-function table starts with: enough for the blocks
+/// and functions of most shaders, so that a translation's tables are not grown (and
+/// rehashed) step by step from empty; emptied tables keep their room.
+pub const TABLE_ROOM: usize = 32;
 
 impl Cleanup {
-    /// Empty tables with [`TABLE_ROOM`] each.
-    pub fn new() -> Cleanup {
-        fn table<K, V>() -> HashMap<K, V, FixedState> {
-            HashMap::with_capacity_and_hasher(TABLE_ROOM, FixedState::default())
+    /// Empty tables with room for `room` entries each (a tiny shader's blocks need a few).
+    pub fn with_room(room: usize) -> Cleanup {
+        fn table<K, V>(room: usize) -> HashMap<K, V, FixedState> {
+            HashMap::with_capacity_and_hasher(room, FixedState::default())
         }
         Cleanup {
-            values: table(),
-            loads: table(),
-            constant_loads: table(),
-            stored: table(),
-            constructs: table(),
-            extracts: table(),
+            values: table(room),
+            loads: table(room),
+            constant_loads: table(room),
+            stored: table(room),
+            constructs: table(room),
+            extracts: table(room),
             ..Cleanup::default()
         }
     }
