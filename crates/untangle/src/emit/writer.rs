@@ -235,7 +235,7 @@ impl Builder {
     /// blocks, extracts of constructs, dead code at each function's end) for everything
     /// written from now on. Before any type, constant or function is added.
     pub fn enable_cleanup(&mut self, room: Room) {
-        self.cleanup = Some(Box::new(Cleanup::with_room(room.scaled(4, 16, TABLE_ROOM))));
+        self.cleanup = Some(Box::new(Cleanup::with_room(room.scaled(4, 16, TABLE_ROOM), room.scaled(4, 64, 256))));
     }
 
     pub fn set_version(&mut self, major: u8, minor: u8) {
