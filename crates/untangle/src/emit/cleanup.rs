@@ -267,24 +267,28 @@ fn key(head: &[Word], operands: &[Word]) -> Key {
     k
 }
 
-/// Room each per-block and per-function table starts with: enough for the blocks and
-/// functions of most shaders, so that a translation's tables are not grown (and rehashed)
-/// step by step from empty; emptied tables keep their room.
-const TABLE_ROOM: usize = 32;
+/// The most room each per-block and per-function table starts with: enough for the blocks
+/// and functions of most shaders, so that a translation's tables are not grown (and
+/// rehashed) step by step from empty; emptied tables keep their room.
+pub const TABLE_ROOM: usize = 32;
 
 impl Cleanup {
-    /// Empty tables with [`TABLE_ROOM`] each.
-    pub fn new() -> Cleanup {
-        fn table<K, V>() -> HashMap<K, V, FixedState> {
-            HashMap::with_capacity_and_hasher(TABLE_ROOM, FixedState::default())
+    /// Empty tables with room for `room` entries each (a tiny shader's blocks need a few),
+    /// and the tables by id for ids below `ids`.
+    pub fn with_room(room: usize, ids: usize) -> Cleanup {
+        fn table<K, V>(room: usize) -> HashMap<K, V, FixedState> {
+            HashMap::with_capacity_and_hasher(room, FixedState::default())
         }
         Cleanup {
-            values: table(),
-            loads: table(),
-            constant_loads: table(),
-            stored: table(),
-            constructs: table(),
-            extracts: table(),
+            values: table(room),
+            loads: table(room),
+            constant_loads: table(room),
+            stored: table(room),
+            constructs: table(room),
+            extracts: table(room),
+            classes: IdTable(Vec::with_capacity(ids)),
+            structs: IdTable(Vec::with_capacity(ids)),
+            types: IdTable(Vec::with_capacity(ids)),
             ..Cleanup::default()
         }
     }
@@ -429,6 +433,8 @@ impl Cleanup {
     pub fn remove_dead(&mut self, words: &mut Vec<Word>, start: usize, bound: Word) -> IdSet {
         let starts = &mut self.starts;
         starts.clear();
+        // Instructions average more than 3 words: room for all of them at once.
+        starts.reserve((words.len() - start) / 3 + 1);
         let mut at = start;
         while at < words.len() {
             starts.push(at);
@@ -441,6 +447,7 @@ impl Cleanup {
         }
         let removable = &mut self.removable;
         removable.clear();
+        removable.reserve(starts.len());
         for k in 0..starts.len() - 1 {
             let inst = &words[starts[k]..starts[k + 1]];
             let r = removable_inst(self.glsl, inst);
@@ -636,7 +643,9 @@ pub fn prune_globals(globals: &[Word], users: &[&[Word]], annotations: &[Word], 
             count(&annotations[(s + 3).min(e)..e], &mut uses);
         }
     }
-    let insts: Vec<(usize, usize)> = spans(globals).collect();
+    // Global instructions average more than 3 words: room for all of them at once.
+    let mut insts: Vec<(usize, usize)> = Vec::with_capacity(globals.len() / 3 + 1);
+    insts.extend(spans(globals));
     let mut result = Vec::with_capacity(insts.len());
     for &(s, e) in &insts {
         let at = removable_global(&globals[s..e]);

@@ -14,7 +14,7 @@
 //! modes and entry functions in `stage/*`, `decorate_capture` in `transform_feedback`).
 
 use super::error::{malformed, Error, Result, Subject};
-use super::writer::Builder;
+use super::writer::{Builder, Room};
 use crate::dxil::linalg::{MatrixScope, MatrixType, MatrixUse};
 use crate::ir::hash::HashMap;
 use crate::ir::{ConstId, ConstKind, FloatKind, GlobalId, Module, Type, TypeId};
@@ -150,8 +150,9 @@ fn width_slot(bits: u32) -> Option<usize> {
 
 impl<'m> ModuleBuilder<'m> {
     pub fn new(m: &'m Module) -> ModuleBuilder<'m> {
-        let mut b = Builder::new();
-        b.enable_cleanup();
+        let room = Room { insts: m.functions.values().map(|f| f.insts.len()).sum() };
+        let mut b = Builder::with_room(room);
+        b.enable_cleanup(room);
         b.set_version(1, 6);
         b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
         let mut mb = ModuleBuilder {
@@ -164,9 +165,9 @@ impl<'m> ModuleBuilder<'m> {
             types: sized(m.types.len()),
             open_structs: Vec::new(),
             consts: sized(m.constants.len()),
-            u32_consts: sized(64),
-            u32_values: sized(64),
-            scalar_consts: sized(m.constants.len().max(64)),
+            u32_consts: sized(room.scaled(1, 8, 64)),
+            u32_values: sized(room.scaled(1, 8, 64)),
+            scalar_consts: sized(m.constants.len().max(room.scaled(1, 8, 64))),
             undefs: HashMap::default(),
             nulls: HashMap::default(),
             long_types: HashMap::default(),

@@ -32,7 +32,7 @@
 //! A low-level module of `emit` (see its documentation): it imports nothing from `emit`.
 
 use super::access;
-use super::cleanup::{self, Answer, Cleanup};
+use super::cleanup::{self, Answer, Cleanup, TABLE_ROOM};
 use foldhash::fast::FixedState;
 use rspirv::binary::Assemble;
 use rspirv::dr::Operand;
@@ -178,8 +178,34 @@ impl Open {
     }
 }
 
+/// Starting capacities of a [`Builder`]'s sections, scaled to the input: one translation
+/// of a tiny shader should not allocate (and free) tens of KiB of room it never uses, and
+/// allocations above glibc's per-thread cache size (1 KiB) take its slower paths. The caps
+/// are the sizes most shaders' sections reach, so large inputs grow as before. Capacities
+/// never change the words written (no table here is iterated for output).
+#[derive(Clone, Copy, Debug)]
+pub struct Room {
+    /// The input's instruction count (IR instructions of its defined functions).
+    pub insts: usize,
+}
+
+impl Room {
+    /// Room for inputs of any size: the caps.
+    pub const LARGE: Room = Room { insts: usize::MAX / 16 };
+
+    /// `per_inst` per input instruction, at least `min` and at most `max`.
+    pub fn scaled(self, per_inst: usize, min: usize, max: usize) -> usize {
+        self.insts.saturating_mul(per_inst).clamp(min, max)
+    }
+}
+
 impl Builder {
     pub fn new() -> Builder {
+        Builder::with_room(Room::LARGE)
+    }
+
+    /// A builder whose sections start with room for an input of `room`'s size.
+    pub fn with_room(room: Room) -> Builder {
         Builder {
             next_id: 1,
             version: (u32::from(spirv::MAJOR_VERSION) << 16) | (u32::from(spirv::MINOR_VERSION) << 8),
@@ -190,15 +216,15 @@ impl Builder {
             vulkan_memory_model: false,
             // One entry point (its interface lists every global variable) and a few modes:
             // sized once instead of grown from empty.
-            entry_points: Vec::with_capacity(64),
+            entry_points: Vec::with_capacity(room.scaled(1, 16, 64)),
             execution_modes: Vec::with_capacity(16),
-            debug_names: Vec::with_capacity(256),
-            annotations: Vec::with_capacity(128),
-            globals: Vec::with_capacity(512),
-            functions: Vec::with_capacity(2048),
+            debug_names: Vec::with_capacity(room.scaled(2, 64, 256)),
+            annotations: Vec::with_capacity(room.scaled(2, 64, 128)),
+            globals: Vec::with_capacity(room.scaled(4, 128, 512)),
+            functions: Vec::with_capacity(room.scaled(8, 256, 2048)),
             function_start: 0,
             position: Position::Module,
-            types: HashMap::with_capacity_and_hasher(64, FixedState::default()),
+            types: HashMap::with_capacity_and_hasher(room.scaled(1, 16, 64), FixedState::default()),
             key: Vec::with_capacity(16),
             too_long: false,
             cleanup: None,
@@ -208,8 +234,8 @@ impl Builder {
     /// Turns on the local clean-ups of `cleanup` (value numbering and load reuse in
     /// blocks, extracts of constructs, dead code at each function's end) for everything
     /// written from now on. Before any type, constant or function is added.
-    pub fn enable_cleanup(&mut self) {
-        self.cleanup = Some(Box::new(Cleanup::new()));
+    pub fn enable_cleanup(&mut self, room: Room) {
+        self.cleanup = Some(Box::new(Cleanup::with_room(room.scaled(4, 16, TABLE_ROOM), room.scaled(4, 64, 256))));
     }
 
     pub fn set_version(&mut self, major: u8, minor: u8) {
