@@ -21,8 +21,8 @@
 //!   one written view makes all of them writable. Variables without a binding stand alone.
 //!   Distinct descriptors of one resource (a UAV this module writes and another it only
 //!   reads) are not related: the read-only one may then read through a cache that does not
-//!   see this invocation's writes, a race D3D leaves to the application as well (without
-//!   `globallycoherent`), and what dxil-spirv's modules do in vkd3d-proton.
+//!   see this invocation's writes through the other. dxil-spirv's modules, which vkd3d-proton
+//!   runs, make the same assumption.
 //! - Storage buffers (`StorageBuffer` variables) and storage images and texel buffers
 //!   (`UniformConstant` variables of `OpTypeImage` with `Sampled` 2, or arrays of them) are
 //!   considered; other descriptors are never written by a shader and keep what the emitter
