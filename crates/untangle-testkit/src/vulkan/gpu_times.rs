@@ -173,13 +173,7 @@ impl Gpu {
             .sharing_mode(vk::SharingMode::EXCLUSIVE);
         let buffer = dev.create_buffer(&info, None).map_err(vkr("vkCreateBuffer"))?;
         s.buffers.push(buffer);
-        let req = dev.get_buffer_memory_requirements(buffer);
-        let ti = self
-            .memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL)
-            .or_else(|_| self.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::empty()))?;
-        let alloc = vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(ti);
-        let mem = dev.allocate_memory(&alloc, None).map_err(vkr("vkAllocateMemory"))?;
-        s.memories.push(mem);
+        let mem = self.device_local_memory(s, dev.get_buffer_memory_requirements(buffer))?;
         dev.bind_buffer_memory(buffer, mem, 0).map_err(vkr("vkBindBufferMemory"))?;
         dev.cmd_fill_buffer(setup, buffer, 0, vk::WHOLE_SIZE, 0);
         Ok(buffer)

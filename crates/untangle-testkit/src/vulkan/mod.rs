@@ -910,15 +910,27 @@ impl Gpu {
         let dev = &self.device;
         let image = dev.create_image(info, None).map_err(vkr("vkCreateImage"))?;
         s.images.push(image);
-        let req = dev.get_image_memory_requirements(image);
+        let mem = self.device_local_memory(s, dev.get_image_memory_requirements(image))?;
+        dev.bind_image_memory(image, mem, 0).map_err(vkr("vkBindImageMemory"))?;
+        Ok(image)
+    }
+
+    /// Memory for `req`, device-local (any memory type where no device-local one fits),
+    /// recorded in `s` to be freed with it.
+    ///
+    /// SAFETY: `s` belongs to this device.
+    unsafe fn device_local_memory(
+        &self,
+        s: &mut Scratch,
+        req: vk::MemoryRequirements,
+    ) -> Result<vk::DeviceMemory, VkError> {
         let ti = self
             .memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL)
             .or_else(|_| self.memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::empty()))?;
         let alloc = vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(ti);
-        let mem = dev.allocate_memory(&alloc, None).map_err(vkr("vkAllocateMemory"))?;
+        let mem = self.device.allocate_memory(&alloc, None).map_err(vkr("vkAllocateMemory"))?;
         s.memories.push(mem);
-        dev.bind_image_memory(image, mem, 0).map_err(vkr("vkBindImageMemory"))?;
-        Ok(image)
+        Ok(mem)
     }
 
     /// A host-visible buffer holding `bytes` (at least 4 bytes), mapped.

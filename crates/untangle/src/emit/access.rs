@@ -29,11 +29,15 @@
 //!   gave them. A decoration the variable already has is not repeated.
 //!
 //! # Cost
-//! One walk over the function words and one over the annotations and globals, with a
-//! dense table indexed by result id: O(words + bound).
+//! One walk over the function words and one over the annotations and globals, with one
+//! dense table indexed by result id (what each id stands for) and small maps of the few
+//! pointer, array and image types: O(words + bound).
 
 use super::cleanup::spans;
+use foldhash::fast::FixedState;
 use rspirv::spirv::{Decoration, Op, StorageClass, Word};
+use smallvec::SmallVec;
+use std::collections::HashMap;
 
 /// What the module does through a variable (or through the views of its descriptor).
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
@@ -66,34 +70,39 @@ fn op_of(w: Word) -> u32 {
 }
 
 /// The candidate variables of `globals`, in order.
-fn candidates(globals: &[Word], bound: usize) -> Vec<Candidate> {
-    // Pointee of each pointer type, element of each array, whether an image is a storage one.
-    let mut pointee = vec![0 as Word; bound];
-    let mut element = vec![0 as Word; bound];
-    let mut storage_image = vec![false; bound];
+fn candidates(globals: &[Word]) -> Vec<Candidate> {
+    // Pointee of each pointer type, element of each array, whether an image is a storage
+    // one: a module has few such types, so maps rather than tables as long as its bound.
+    type Map<V> = HashMap<Word, V, FixedState>;
+    let (mut pointee, mut element, mut storage_image) =
+        (Map::<Word>::default(), Map::<Word>::default(), Map::<bool>::default());
     let mut vars = Vec::new();
     for (s, e) in spans(globals) {
         let inst = &globals[s..e];
-        let get = |k: usize| inst.get(k).copied().unwrap_or(0) as usize;
+        let get = |k: usize| inst.get(k).copied().unwrap_or(0);
         match op_of(inst[0]) {
-            o if o == Op::TypePointer as u32 && get(1) < bound => pointee[get(1)] = get(3) as Word,
-            o if (o == Op::TypeArray as u32 || o == Op::TypeRuntimeArray as u32) && get(1) < bound => {
-                element[get(1)] = get(2) as Word
+            o if o == Op::TypePointer as u32 => {
+                pointee.insert(get(1), get(3));
+            }
+            o if o == Op::TypeArray as u32 || o == Op::TypeRuntimeArray as u32 => {
+                element.insert(get(1), get(2));
             }
             // OpTypeImage result, sampled type, dim, depth, arrayed, ms, sampled, format.
-            o if o == Op::TypeImage as u32 && get(1) < bound => storage_image[get(1)] = get(7) == 2,
-            o if o == Op::Variable as u32 && get(2) < bound => {
-                let class = get(3) as u32;
-                let to = pointee.get(get(1)).copied().unwrap_or(0);
-                let var = get(2) as Word;
+            o if o == Op::TypeImage as u32 => {
+                storage_image.insert(get(1), get(7) == 2);
+            }
+            o if o == Op::Variable as u32 => {
+                let class = get(3);
+                let to = pointee.get(&get(1)).copied().unwrap_or(0);
+                let var = get(2);
                 if class == StorageClass::StorageBuffer as u32 {
                     vars.push(Candidate { var, image: false, pointee: to });
                 } else if class == StorageClass::UniformConstant as u32 {
-                    let mut ty = to as usize;
-                    while ty != 0 && ty < bound && element[ty] != 0 {
-                        ty = element[ty] as usize;
+                    let mut ty = to;
+                    while let Some(&inner) = element.get(&ty) {
+                        ty = inner;
                     }
-                    if ty < bound && storage_image[ty] {
+                    if storage_image.get(&ty).copied().unwrap_or(false) {
                         vars.push(Candidate { var, image: true, pointee: to });
                     }
                 }
@@ -149,21 +158,19 @@ fn classify(op: u32, k: usize, image: bool) -> Access {
 /// buffers and storage images of the module (sections as the writer keeps them) that it
 /// only reads or only writes; `bound` is the module's id bound.
 pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[Word], bound: Word) -> Vec<Word> {
-    let bound = bound as usize;
-    let vars = candidates(globals, bound);
+    let vars = candidates(globals);
     if vars.is_empty() {
         return Vec::new();
     }
-    // Index of each candidate by id; its access so far.
-    let mut var_index = vec![u32::MAX; bound];
+    // What each id stands for (a candidate's own id stays `Pointer` to it: ids are defined
+    // once); each candidate's access so far.
+    let mut tracked = vec![Tracked::None; bound as usize];
     for (i, c) in vars.iter().enumerate() {
-        var_index[c.var as usize] = i as u32;
+        if let Some(t) = tracked.get_mut(c.var as usize) {
+            *t = Tracked::Pointer(i as u32);
+        }
     }
     let mut access = vec![Access::default(); vars.len()];
-    let mut tracked = vec![Tracked::None; bound];
-    for (i, c) in vars.iter().enumerate() {
-        tracked[c.var as usize] = Tracked::Pointer(i as u32);
-    }
     let is = |op: u32, o: Op| op == o as u32;
     for (s, e) in spans(functions) {
         let inst = &functions[s..e];
@@ -215,9 +222,9 @@ pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[W
     let mut set = vec![None; vars.len()];
     let mut binding = vec![None; vars.len()];
     let mut has = vec![(false, false); vars.len()];
-    // Blocks whose members are all `NonWritable` already (the emitter's SRVs): a member
-    // decoration of a one-member block says what the variable's would.
-    let mut block_nonwritable = vec![false; bound];
+    // Blocks whose member 0 is `NonWritable` already (the emitter's SRVs): for a storage
+    // buffer's one-member block that says what the variable's decoration would.
+    let mut block_nonwritable: SmallVec<[Word; 8]> = SmallVec::new();
     for (s, e) in spans(annotations) {
         let inst = &annotations[s..e];
         if is(op_of(inst[0]), Op::MemberDecorate)
@@ -225,18 +232,15 @@ pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[W
             && inst[2] == 0
             && inst[3] == Decoration::NonWritable as u32
         {
-            if let Some(b) = block_nonwritable.get_mut(inst[1] as usize) {
-                *b = true;
-            }
+            block_nonwritable.push(inst[1]);
         }
         if !is(op_of(inst[0]), Op::Decorate) || inst.len() < 3 {
             continue;
         }
-        let Some(&i) = var_index.get(inst[1] as usize) else { continue };
-        if i == u32::MAX {
-            continue;
-        }
-        let i = i as usize;
+        let i = match tracked.get(inst[1] as usize) {
+            Some(&Tracked::Pointer(i)) if vars[i as usize].var == inst[1] => i as usize,
+            _ => continue,
+        };
         match inst[2] {
             d if d == Decoration::DescriptorSet as u32 => set[i] = inst.get(3).copied(),
             d if d == Decoration::Binding as u32 => binding[i] = inst.get(3).copied(),
@@ -257,7 +261,7 @@ pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[W
     let mut out = Vec::new();
     for (i, c) in vars.iter().enumerate() {
         let v = c.var;
-        if !c.image && block_nonwritable.get(c.pointee as usize).copied().unwrap_or(false) {
+        if !c.image && block_nonwritable.contains(&c.pointee) {
             has[i].0 = true;
         }
         let a = match (set[i], binding[i]) {
