@@ -6,6 +6,7 @@
 pub const ROUND_EVEN: u32 = 2;
 pub const TRUNC: u32 = 3;
 pub const FABS: u32 = 4;
+pub const SABS: u32 = 5;
 pub const FLOOR: u32 = 8;
 pub const CEIL: u32 = 9;
 pub const FRACT: u32 = 10;

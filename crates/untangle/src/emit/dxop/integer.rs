@@ -331,17 +331,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.ids_op(Op::Select, t, &[empty, k0, field])
     }
 
-    /// `|a - b|` of two `u32` ids: `a > b ? a - b : b - a` (SPIR-V has no unsigned
-    /// absolute difference; both differences are computed, then selected).
-    fn abs_diff_u32(&mut self, a: Word, b: Word) -> Result<Word> {
-        let (u, bool_t) = (self.cx.u32_t(), self.cx.bool_t());
-        let gt = self.ids_op(Op::UGreaterThan, bool_t, &[a, b])?;
-        let a_minus_b = self.ids_op(Op::ISub, u, &[a, b])?;
-        let b_minus_a = self.ids_op(Op::ISub, u, &[b, a])?;
-        self.ids_op(Op::Select, u, &[gt, a_minus_b, b_minus_a])
-    }
-
     /// Masked sum of absolute differences: bytes of `ref` that are 0 are skipped.
+    ///
+    /// Each byte difference lies in `-255..=255`, so `|a - b|` is the 32-bit difference's
+    /// signed absolute value (`SAbs`; no compare and second subtraction), and the first
+    /// byte's term starts the sum (no add to 0): 4 instructions a byte after its extracts.
     fn msad(&mut self, c: &Call<'_>) -> Result<Word> {
         let t = self.cx.ty(c.ty)?;
         let u = self.cx.u32_t();
@@ -353,16 +347,21 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let src = self.words_of(src, self.scalar_bits(src_bits).unwrap_or(32), false)?[0];
         let eight = self.cx.const_u32(8);
         let zero = self.cx.const_u32(0);
-        let mut sum = zero;
+        let mut sum = None;
         for k in 0..4u32 {
             let off = self.cx.const_u32(8 * k);
             let rb = self.ids_op(Op::BitFieldUExtract, u, &[r, off, eight])?;
             let sb = self.ids_op(Op::BitFieldUExtract, u, &[src, off, eight])?;
-            let d = self.abs_diff_u32(rb, sb)?;
+            let diff = self.ids_op(Op::ISub, u, &[rb, sb])?;
+            let d = self.glsl(u, glsl::SABS, &[diff])?;
             let masked = self.ids_op(Op::IEqual, b, &[rb, zero])?;
             let d = self.ids_op(Op::Select, u, &[masked, zero, d])?;
-            sum = self.ids_op(Op::IAdd, u, &[sum, d])?;
+            sum = Some(match sum {
+                Some(s) => self.ids_op(Op::IAdd, u, &[s, d])?,
+                None => d,
+            });
         }
+        let sum = sum.unwrap_or(zero);
         let acc = self.arg_val(c, 2)?;
         if wide {
             let s = self.ids_op(Op::UConvert, t, &[sum])?;

@@ -22,30 +22,28 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             DxOp::LoadInput => self.load_input(c).map(Some),
             DxOp::StoreOutput => self.store_output(c).map(|_| None),
             DxOp::Discard => self.discard(c).map(|_| None),
-            DxOp::SampleIndex | DxOp::Coverage => {
-                let (b, ty) = if c.op == DxOp::SampleIndex {
-                    self.cx.capability(Capability::SampleRateShading);
-                    let i = self.cx.sint(32);
-                    (BuiltIn::SampleId, i)
-                } else {
-                    let i = self.cx.sint(32);
-                    let one = self.cx.const_u32(1);
-                    (BuiltIn::SampleMask, self.cx.b.type_array(i, one))
-                };
-                let var = self.iface.builtin(self.cx, b, StorageClass::Input, ty);
-                if c.op == DxOp::SampleIndex {
-                    self.cx.decorate(var, rspirv::spirv::Decoration::Flat, &[]);
-                }
+            DxOp::SampleIndex => {
+                self.cx.capability(Capability::SampleRateShading);
                 let i = self.cx.sint(32);
-                let p = if c.op == DxOp::Coverage {
-                    let pty = self.cx.ptr(StorageClass::Input, i);
-                    let zero = self.cx.const_u32(0);
-                    self.ids_op(Op::AccessChain, pty, &[var, zero])?
-                } else {
-                    var
-                };
-                let x = self.ids_op(Op::Load, i, &[p])?;
+                // Shared with an `SV_SampleIndex` signature element (`interface`), hence signed.
+                let var = self.iface.builtin(self.cx, BuiltIn::SampleId, StorageClass::Input, i);
+                self.cx.decorate(var, rspirv::spirv::Decoration::Flat, &[]);
+                let x = self.ids_op(Op::Load, i, &[var])?;
                 self.num_to_ir(x, Num::SInt, c.ty).map(Some)
+            }
+            DxOp::Coverage => {
+                // Unsigned, as the IR's `i32` is: the load needs no bitcast. Flat, as every
+                // integer fragment input.
+                let u = self.cx.uint(32);
+                let one = self.cx.const_u32(1);
+                let arr = self.cx.b.type_array(u, one);
+                let var = self.iface.builtin(self.cx, BuiltIn::SampleMask, StorageClass::Input, arr);
+                self.cx.decorate(var, rspirv::spirv::Decoration::Flat, &[]);
+                let pty = self.cx.ptr(StorageClass::Input, u);
+                let zero = self.cx.const_u32(0);
+                let p = self.ids_op(Op::AccessChain, pty, &[var, zero])?;
+                let x = self.ids_op(Op::Load, u, &[p])?;
+                self.num_to_ir(x, Num::UInt, c.ty).map(Some)
             }
             DxOp::InnerCoverage => {
                 self.cx.extension("SPV_EXT_fragment_fully_covered");
