@@ -10,7 +10,13 @@
 //!     target/release/examples/c_api_cost FILE.dxil [N]
 //!     valgrind --tool=callgrind target/release/examples/c_api_cost FILE.dxil 100
 //!
-//! Prints the best and mean time of one round.
+//! Prints the best and mean time of one round. Side by side with dxil-spirv in the same
+//! process: with `UNTANGLE_DXIL_SPIRV_DELEGATE=PATH/libdxil-spirv-c-shared.so`,
+//! `UNTANGLE_DXIL_SPIRV_SHADOW=1` and `UNTANGLE_DXIL_SPIRV_SUMMARY=FILE` each round also
+//! runs the delegate on the same blob (`crate::shadow`), and the summary's last line has
+//! both totals under `shadow_paired`; under callgrind, compare the inclusive counts of
+//! `untangle_path::run` and the delegate's `dxil_spv_converter_run`. Wall-clock numbers
+//! want an idle machine: the two runs interleave, so each starts with the other's caches.
 
 use std::ffi::c_void;
 use std::time::Instant;
