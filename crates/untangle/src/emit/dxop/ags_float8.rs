@@ -158,9 +158,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let (u, b) = (self.cx.u32_t(), self.cx.bool_t());
         let k = |fe: &mut Self, n: u32| fe.cx.const_u32(n);
         let one = k(self, 1);
-        let unit = self.ids_op(Op::ShiftLeftLogical, u, &[one, sh])?;
-        let rem_mask = self.ids_op(Op::ISub, u, &[unit, one])?;
-        let rem = self.ids_op(Op::BitwiseAnd, u, &[mf, rem_mask])?;
+        let rem = self.low_bits(mf, sh)?;
         let sh1 = self.ids_op(Op::ISub, u, &[sh, one])?;
         let half = self.ids_op(Op::ShiftLeftLogical, u, &[one, sh1])?;
         let above = self.ids_op(Op::UGreaterThan, b, &[rem, half])?;

@@ -166,15 +166,47 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// `x >> sh` with the bits shifted out ORed into bit 0 (`sh` at most 31).
     fn shift_right_sticky(&mut self, x: Word, sh: Word) -> Result<Word> {
-        let (u, b) = (self.cx.u32_t(), self.cx.bool_t());
-        let (one, zero) = (self.cx.const_u32(1), self.cx.const_u32(0));
+        let u = self.cx.u32_t();
         let kept = self.ids_op(Op::ShiftRightLogical, u, &[x, sh])?;
+        let lost = self.low_bits(x, sh)?;
+        self.or_sticky(kept, lost)
+    }
+
+    /// `x & ((1 << sh) − 1)`: the bits of `x` below bit `sh` (`sh` at most 31), those a
+    /// right shift by `sh` drops.
+    pub(super) fn low_bits(&mut self, x: Word, sh: Word) -> Result<Word> {
+        let u = self.cx.u32_t();
+        let one = self.cx.const_u32(1);
         let unit = self.ids_op(Op::ShiftLeftLogical, u, &[one, sh])?;
         let mask = self.ids_op(Op::ISub, u, &[unit, one])?;
-        let lost = self.ids_op(Op::BitwiseAnd, u, &[x, mask])?;
+        self.ids_op(Op::BitwiseAnd, u, &[x, mask])
+    }
+
+    /// `x` with bit 0 set when any bit of `lost` is: the sticky bit of a significand whose
+    /// low bits `lost` were cut off.
+    fn or_sticky(&mut self, x: Word, lost: Word) -> Result<Word> {
+        let (u, b) = (self.cx.u32_t(), self.cx.bool_t());
+        let (one, zero) = (self.cx.const_u32(1), self.cx.const_u32(0));
         let any = self.ids_op(Op::INotEqual, b, &[lost, zero])?;
         let sticky = self.ids_op(Op::Select, u, &[any, one, zero])?;
-        self.ids_op(Op::BitwiseOr, u, &[kept, sticky])
+        self.ids_op(Op::BitwiseOr, u, &[x, sticky])
+    }
+
+    /// The sign bit of the `f32` bits `x` (a `u32`) and whether it is set.
+    fn sign_of(&mut self, x: Word) -> Result<(Word, Word)> {
+        let (u, bt) = (self.cx.u32_t(), self.cx.bool_t());
+        let (sign, zero) = (self.cx.const_u32(SIGN), self.cx.const_u32(0));
+        let s = self.ids_op(Op::BitwiseAnd, u, &[x, sign])?;
+        let set = self.ids_op(Op::INotEqual, bt, &[s, zero])?;
+        Ok((s, set))
+    }
+
+    /// [`Self::sign_of`] `x ^ y`: whether the floats whose bits are `x` and `y` differ in
+    /// sign (the sign of their product).
+    fn sign_of_xor(&mut self, x: Word, y: Word) -> Result<(Word, Word)> {
+        let u = self.cx.u32_t();
+        let s = self.ids_op(Op::BitwiseXor, u, &[x, y])?;
+        self.sign_of(s)
     }
 
     /// A `u32` constant chosen by the result's sign (`neg`), folded when both agree.
@@ -243,7 +275,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// `a + b` on `f32` bits, rounded as `mode` says.
     fn rounded_add(&mut self, mode: RoundMode, a: Word, b: Word) -> Result<Word> {
         let k = |fe: &mut Self, n: u32| fe.cx.const_u32(n);
-        let F32Bits { u, i, bt, abs_mask, sign, zero, one } = self.f32_bits();
+        let F32Bits { u, i, bt, abs_mask, zero, one, .. } = self.f32_bits();
         let aa = self.ids_op(Op::BitwiseAnd, u, &[a, abs_mask])?;
         let ab = self.ids_op(Op::BitwiseAnd, u, &[b, abs_mask])?;
         // The larger magnitude first; the result (unless zero) has its sign.
@@ -261,9 +293,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let big_sig = self.ids_op(Op::ShiftLeftLogical, u, &[mb, seven])?;
         let small_sig = self.ids_op(Op::ShiftLeftLogical, u, &[ms, seven])?;
         let small_sig = self.shift_right_sticky(small_sig, d)?;
-        let signs = self.ids_op(Op::BitwiseXor, u, &[big, small])?;
-        let signs = self.ids_op(Op::BitwiseAnd, u, &[signs, sign])?;
-        let differ = self.ids_op(Op::INotEqual, bt, &[signs, zero])?;
+        let (_, differ) = self.sign_of_xor(big, small)?;
         let sum = self.ids_op(Op::IAdd, u, &[big_sig, small_sig])?;
         let diff = self.ids_op(Op::ISub, u, &[big_sig, small_sig])?;
         let sum = self.ids_op(Op::Select, u, &[differ, diff, sum])?;
@@ -283,8 +313,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let down = self.ids_op(Op::ISub, i, &[eb_i, one_i])?;
         let down = self.ids_op(Op::ISub, i, &[down, l_i])?;
         let exp = self.ids_op(Op::Select, i, &[carry, eb_i, down])?;
-        let big_sign = self.ids_op(Op::BitwiseAnd, u, &[big, sign])?;
-        let neg = self.ids_op(Op::INotEqual, bt, &[big_sign, zero])?;
+        let (big_sign, neg) = self.sign_of(big)?;
         let mag = self.round_pack(&F32, mode, neg, exp, sig)?;
         let r = self.ids_op(Op::BitwiseOr, u, &[mag, big_sign])?;
         // An exact zero: the operands' common sign, else −0 only rounding toward −∞.
@@ -308,9 +337,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn rounded_mul(&mut self, mode: RoundMode, a: Word, b: Word) -> Result<Word> {
         let k = |fe: &mut Self, n: u32| fe.cx.const_u32(n);
         let F32Bits { u, i, bt, abs_mask, sign, zero, one } = self.f32_bits();
-        let s = self.ids_op(Op::BitwiseXor, u, &[a, b])?;
-        let s = self.ids_op(Op::BitwiseAnd, u, &[s, sign])?;
-        let neg = self.ids_op(Op::INotEqual, bt, &[s, zero])?;
+        let (s, neg) = self.sign_of_xor(a, b)?;
         let aa = self.ids_op(Op::BitwiseAnd, u, &[a, abs_mask])?;
         let ab = self.ids_op(Op::BitwiseAnd, u, &[b, abs_mask])?;
         let (ma, ea) = self.normalized(aa)?;
@@ -326,9 +353,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let sig = self.ids_op(Op::BitwiseOr, u, &[top, mid])?;
         let low_mask = k(self, 0xffff);
         let low = self.ids_op(Op::BitwiseAnd, u, &[lo, low_mask])?;
-        let any = self.ids_op(Op::INotEqual, bt, &[low, zero])?;
-        let sticky = self.ids_op(Op::Select, u, &[any, one, zero])?;
-        let sig = self.ids_op(Op::BitwiseOr, u, &[sig, sticky])?;
+        let sig = self.or_sticky(sig, low)?;
         // A product in [2, 4): one more sticky shift.
         let carry = self.ids_op(Op::UGreaterThanEqual, bt, &[sig, sign])?;
         let right = self.shift_right_sticky(sig, one)?;
@@ -342,15 +367,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let r = self.ids_op(Op::BitwiseOr, u, &[mag, s])?;
         // Zeros, infinities, NaNs (0 · ∞ included).
         let inf = k(self, F32_INF);
-        let a_zero = self.ids_op(Op::IEqual, bt, &[aa, zero])?;
-        let b_zero = self.ids_op(Op::IEqual, bt, &[ab, zero])?;
-        let any_zero = self.ids_op(Op::LogicalOr, bt, &[a_zero, b_zero])?;
-        let a_inf = self.ids_op(Op::IEqual, bt, &[aa, inf])?;
-        let b_inf = self.ids_op(Op::IEqual, bt, &[ab, inf])?;
-        let any_inf = self.ids_op(Op::LogicalOr, bt, &[a_inf, b_inf])?;
-        let a_nan = self.ids_op(Op::UGreaterThan, bt, &[aa, inf])?;
-        let b_nan = self.ids_op(Op::UGreaterThan, bt, &[ab, inf])?;
-        let nan = self.ids_op(Op::LogicalOr, bt, &[a_nan, b_nan])?;
+        let any_zero = self.either(Op::IEqual, [aa, ab], zero)?;
+        let any_inf = self.either(Op::IEqual, [aa, ab], inf)?;
+        let nan = self.either(Op::UGreaterThan, [aa, ab], inf)?;
         let zero_inf = self.ids_op(Op::LogicalAnd, bt, &[any_zero, any_inf])?;
         let nan = self.ids_op(Op::LogicalOr, bt, &[nan, zero_inf])?;
         let r = self.ids_op(Op::Select, u, &[any_zero, s, r])?;
@@ -358,6 +377,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let r = self.ids_op(Op::Select, u, &[any_inf, signed_inf, r])?;
         let qnan = k(self, F32_QNAN);
         self.ids_op(Op::Select, u, &[nan, qnan, r])
+    }
+
+    /// Whether `x cmp c` holds for either `x` (`cmp` an integer comparison).
+    fn either(&mut self, cmp: Op, [x, y]: [Word; 2], c: Word) -> Result<Word> {
+        let bt = self.cx.bool_t();
+        let px = self.ids_op(cmp, bt, &[x, c])?;
+        let py = self.ids_op(cmp, bt, &[y, c])?;
+        self.ids_op(Op::LogicalOr, bt, &[px, py])
     }
 
     /// `(m, e)` of the finite nonzero magnitude `a` with the significand's leading one at
