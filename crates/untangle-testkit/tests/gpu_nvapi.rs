@@ -168,9 +168,9 @@ fn footprint_of_a_point_at_level_0() {
     let out = r.words(0).expect("u comes back");
     let at = |k: usize, tid: usize| out[THREADS as usize * (k + 1) + tid];
     let words = |tid: usize| [at(0, tid), at(1, tid), at(2, tid), at(3, tid)];
-    for tid in 0..THREADS as usize {
+    for (tid, texel) in texels.iter().enumerate() {
         let [mx, my, z, w] = words(tid);
-        let what = format!("thread {tid} texel {:?}: words {:#x} {:#x} {:#x} {:#x}", texels[tid], mx, my, z, w);
+        let what = format!("thread {tid} texel {texel:?}: words {mx:#x} {my:#x} {z:#x} {w:#x}");
         println!("{what}, single-LOD {}", at(4, tid));
         assert_eq!(mx.count_ones() + my.count_ones(), 1, "{what}: one texel group");
         assert_eq!((w >> 12) & 0xf, 0, "{what}: level 0");

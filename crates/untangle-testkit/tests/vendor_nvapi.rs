@@ -260,7 +260,8 @@ fn footprints_lower_to_image_footprint() {
     use rspirv::dr::Operand;
     use rspirv::spirv::ImageOperands as Io;
     // (opcode, texture register, type, mode, offset, stage, image operands).
-    let cases: [(u32, &str, u32, &str, [&str; 3], Stage, Io); 9] = [
+    type Case<'a> = (u32, &'a str, u32, &'a str, [&'a str; 3], Stage, Io);
+    let cases: [Case; 9] = [
         (28, "0", 4, "0", ["0", "0", "0"], Stage::Pixel, Io::NONE),
         (28, "1", 6, "1", ["0", "0", "0"], Stage::Pixel, Io::NONE),
         (29, "0", 4, "1", ["0", "0", "0"], Stage::Pixel, Io::BIAS),
@@ -345,6 +346,22 @@ fn footprints_need_image_footprint() {
     let (instruction, reason) = refusal(&text, &nv(VendorFeatures::default()));
     assert!(instruction.contains("FOOTPRINT (28)"), "{instruction}");
     assert!(matches!(reason, VendorRefusal::MissingFeature { option: "image_footprint", .. }), "{reason}");
+    // With it, the layout report names the device feature and extension the layer enables.
+    use untangle::emit::features::Enable;
+    let reqs = translate(text.as_bytes(), &all()).expect("translates").device_features();
+    let feature = |e: &Enable| {
+        matches!(
+            e,
+            Enable::Feature {
+                structure: "VkPhysicalDeviceShaderImageFootprintFeaturesNV",
+                member: "imageFootprint",
+                ..
+            }
+        )
+    };
+    assert!(reqs.iter().any(|r| r.spirv == "ImageFootprintNV" && r.any_of.iter().any(feature)), "{reqs:?}");
+    let ext = reqs.iter().find(|r| r.spirv == "SPV_NV_shader_image_footprint").expect("the extension");
+    assert_eq!(ext.any_of, [Enable::Extension { extension: "VK_NV_shader_image_footprint" }]);
 }
 
 #[test]
@@ -372,6 +389,18 @@ fn malformed_or_unlowerable_footprints_are_typed_errors() {
     let b = footprint("w", 31, "0", "0", 4, [F05, F05, "0"], "1", "0", &[F2], ["%tid", "0", "0"]) + &single_lod("w4");
     let (t, r) = nv_reason(&texture_shader(&b, 5, 4, Stage::Compute));
     assert!(matches!(r, VendorRefusal::NotLowered(_)) && t.contains("non-constant texel offset"), "{t}");
+    // A register known at run time in a space of several SRV ranges: which one is unknown.
+    let b = footprint("w", 31, "%tid", "0", 4, [F05, F05, "0"], "1", "0", &[F2], ["0"; 3]) + &single_lod("w4");
+    let (t, r) = nv_reason(&texture_shader(&b, 5, 4, Stage::Compute));
+    assert!(matches!(r, VendorRefusal::NotLowered(_)) && t.contains("known at run time"), "{t}");
+    // ... but in the only sampler range of its space it is that range, indexed non-uniformly.
+    let b = footprint("w", 31, "0", "%tid", 4, [F05, F05, "0"], "1", "0", &[F2], ["0"; 3]) + &single_lod("w4");
+    let words = valid(&texture_shader(&b, 5, 4, Stage::Compute), &all(), "run-time sampler register");
+    assert_eq!(footprints(&words).len(), 1);
+    let nonuniform = module(&words).annotations.iter().any(|i| {
+        matches!(i.operands.get(1), Some(rspirv::dr::Operand::Decoration(rspirv::spirv::Decoration::NonUniform)))
+    });
+    assert!(nonuniform, "the sampler is loaded NonUniform");
     // The predicate read with no footprint before it.
     let b = single_lod("w0");
     let (t, r) = nv_reason(&texture_shader(&b, 1, 4, Stage::Compute));
