@@ -18,8 +18,48 @@ pub const SLOT: NvapiSlot = NvapiSlot { register: 7, space: 3 };
 /// (`RWStructuredBuffer<NvShaderExtnStruct>` at [`SLOT`]); `%w0..%w{n-1}` are stored to
 /// word `threads (k + 1) + tid` of `u`, and the wave size to word 0 when `size` is set.
 pub fn cs(body: &str, n: usize, threads: u32) -> String {
+    module(body, n, threads, Stage::Compute, false)
+}
+
+/// The stage of [`texture_shader`].
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Stage {
+    Compute,
+    /// A pixel shader without inputs or outputs: `%tid` is 0.
+    Pixel,
+}
+
+/// [`cs`] (or a pixel shader) with also the texture SRVs `%tex2d` (`Texture2D<float4>`
+/// `t0`), `%tex3d` (`Texture3D<float4>` `t1`), `%texarr` (`Texture2DArray<float4>` `t2`)
+/// and the sampler `%smp` (`s0`), all in space 0: what a footprint's record names by
+/// register.
+pub fn texture_shader(body: &str, n: usize, threads: u32, stage: Stage) -> String {
+    module(body, n, threads, stage, true)
+}
+
+fn module(body: &str, n: usize, threads: u32, stage: Stage, textures: bool) -> String {
     let stores = crate::ags::word_stores(n, threads);
-    format!(
+    let ps = stage == Stage::Pixel;
+    let tid = if ps { "  %tid = add i32 0, 0\n" } else { "  %tid = call i32 @dx.op.threadId.i32(i32 93, i32 0)\n" };
+    let (tex_types, tex_handles, srvs, samplers) = if textures {
+        (
+            r#"%"class.Texture2D<vector<float, 4> >" = type { <4 x float>, %"class.Texture2D<vector<float, 4> >::mips_type" }
+%"class.Texture2D<vector<float, 4> >::mips_type" = type { i32 }
+%"class.Texture3D<vector<float, 4> >" = type { <4 x float>, %"class.Texture3D<vector<float, 4> >::mips_type" }
+%"class.Texture3D<vector<float, 4> >::mips_type" = type { i32 }
+%"class.Texture2DArray<vector<float, 4> >" = type { <4 x float>, %"class.Texture2DArray<vector<float, 4> >::mips_type" }
+%"class.Texture2DArray<vector<float, 4> >::mips_type" = type { i32 }
+%struct.SamplerState = type { i32 }
+"#,
+            "  %tex2d = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 0, i32 0, i32 0, i1 false)\n  %tex3d = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 0, i32 1, i32 1, i1 false)\n  %texarr = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 0, i32 2, i32 2, i1 false)\n  %smp = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 3, i32 0, i32 0, i1 false)\n",
+            "!20",
+            "!24",
+        )
+    } else {
+        ("", "", "null", "null")
+    };
+    let (model, props) = if ps { ("ps", "null") } else { ("cs", "!10") };
+    let mut text = format!(
         r#"target datalayout = "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64"
 target triple = "dxil-ms-dx"
 %dx.types.Handle = type {{ i8* }}
@@ -28,13 +68,12 @@ target triple = "dxil-ms-dx"
 %struct.RWByteAddressBuffer = type {{ i32 }}
 %struct.NvShaderExtnStruct = type {{ i32, i32, i32, <4 x i32>, <4 x i32>, <4 x i32>, <4 x i32>, <4 x i32>, <4 x i32>, <4 x i32>, <4 x i32>, i32, i32, [27 x float] }}
 %"class.RWStructuredBuffer<NvShaderExtnStruct>" = type {{ %struct.NvShaderExtnStruct }}
-define void @main() {{
+{tex_types}define void @main() {{
 entry:
   %u = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 1, i32 0, i32 0, i1 false)
   %t = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 1, i32 1, i32 1, i1 false)
   %nv = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 1, i32 2, i32 {reg}, i1 false)
-  %tid = call i32 @dx.op.threadId.i32(i32 93, i32 0)
-  %tid4 = shl i32 %tid, 2
+{tex_handles}{tid}  %tid4 = shl i32 %tid, 2
   %in = call %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32 68, %dx.types.Handle %u, i32 %tid4, i32 undef)
   %x = extractvalue %dx.types.ResRet.i32 %in, 0
 {body}{stores}  ret void
@@ -52,20 +91,31 @@ declare void @dx.op.bufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i
 !dx.resources = !{{!2}}
 !dx.entryPoints = !{{!9}}
 !0 = !{{i32 1, i32 0}}
-!1 = !{{!"cs", i32 6, i32 0}}
-!2 = !{{null, !3, null, null}}
+!1 = !{{!"{model}", i32 6, i32 0}}
+!2 = !{{{srvs}, !3, null, {samplers}}}
 !3 = !{{!4, !5, !6}}
 !4 = !{{i32 0, %struct.RWByteAddressBuffer* undef, !"u", i32 0, i32 0, i32 1, i32 11, i1 false, i1 false, i1 false, null}}
 !5 = !{{i32 1, %struct.RWByteAddressBuffer* undef, !"t", i32 0, i32 1, i32 1, i32 11, i1 false, i1 false, i1 false, null}}
 !6 = !{{i32 2, %"class.RWStructuredBuffer<NvShaderExtnStruct>"* undef, !"g_NvidiaExt", i32 {space}, i32 {reg}, i32 1, i32 12, i1 false, i1 true, i1 false, !7}}
 !7 = !{{i32 1, i32 256}}
-!9 = !{{void ()* @main, !"main", null, !2, !10}}
+!9 = !{{void ()* @main, !"main", null, !2, {props}}}
 !10 = !{{i32 4, !11}}
 !11 = !{{i32 {threads}, i32 1, i32 1}}
 "#,
         reg = SLOT.register,
         space = SLOT.space,
-    )
+    );
+    if textures {
+        text += r#"!20 = !{!21, !22, !23}
+!21 = !{i32 0, %"class.Texture2D<vector<float, 4> >"* undef, !"tex2d", i32 0, i32 0, i32 1, i32 2, i32 0, !25}
+!22 = !{i32 1, %"class.Texture3D<vector<float, 4> >"* undef, !"tex3d", i32 0, i32 1, i32 1, i32 4, i32 0, !25}
+!23 = !{i32 2, %"class.Texture2DArray<vector<float, 4> >"* undef, !"texarr", i32 0, i32 2, i32 1, i32 7, i32 0, !25}
+!24 = !{!26}
+!25 = !{i32 0, i32 9}
+!26 = !{i32 0, %struct.SamplerState* undef, !"smp", i32 0, i32 0, i32 1, i32 0, null}
+"#;
+    }
+    text
 }
 
 /// `%{out} = g_NvidiaExt.IncrementCounter()`.
@@ -173,4 +223,56 @@ pub fn wave_expected(tid: u32, size: u32) -> Vec<Option<u32>> {
         Some(if lane >= 32 { u32::MAX } else { (1u32 << lane) - 1 }),
         Some(size),
     ]
+}
+
+/// A texture footprint (`opcode`: `NV_EXTN_OP_FOOTPRINT` 28, `_BIAS` 29, `_LEVEL` 31,
+/// `_GRAD` 32) as `__NvFootprint*` writes it: texture register `tex` and sampler register
+/// `smp` (space 0), texture type `ty` (4 2D, 5 2D array, 6 3D), location `loc` and
+/// `extra` (bias or level: one word; gradients: `ddx` then `ddy`, three words each) as
+/// float bits, granularity `gran`, mode `mode` (0 fine, 1 coarse), texel offset `offset`;
+/// the four result words are `%{out}0..%{out}3`.
+#[allow(clippy::too_many_arguments)]
+pub fn footprint(
+    out: &str,
+    opcode: u32,
+    tex: &str,
+    smp: &str,
+    ty: u32,
+    loc: [&str; 3],
+    gran: &str,
+    mode: &str,
+    extra: &[&str],
+    offset: [&str; 3],
+) -> String {
+    let i = format!("{out}_i");
+    let ty = ty.to_string();
+    let mut s = counter(&i);
+    s += &store(&i, field::SRC0U, &[tex]);
+    s += &store(&i, field::SRC0U + 1, &[smp]);
+    s += &store(&i, field::SRC1U, &loc);
+    s += &store(&i, field::SRC1U + 3, &[gran]);
+    match extra.len() {
+        0 => {}
+        1 => s += &store(&i, field::SRC2U, extra),
+        _ => {
+            s += &store(&i, field::SRC2U, &extra[..3]);
+            s += &store(&i, field::SRC5U, &extra[3..]);
+        }
+    }
+    s += &store(&i, field::SRC3U, &["0"]);
+    s += &store(&i, field::SRC3U + 1, &["0"]);
+    s += &store(&i, field::SRC3U + 2, &[&ty]);
+    s += &store(&i, field::SRC3U + 3, &[mode]);
+    s += &store(&i, field::SRC4U, &offset);
+    s += &store(&i, field::OPCODE, &[&opcode.to_string()]);
+    s += &store(&i, field::NUM_OUTPUTS, &["4"]);
+    for k in 0..4 {
+        s += &counter(&format!("{out}{k}"));
+    }
+    s
+}
+
+/// `__NvGetSpecial(NV_SPECIALOP_FOOTPRINT_SINGLELOD_PRED)` into `%{out}`.
+pub fn single_lod(out: &str) -> String {
+    op(out, 19, &[(field::SRC0U, &["5"])])
 }

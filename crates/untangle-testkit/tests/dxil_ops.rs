@@ -281,8 +281,8 @@ fn nvapi_table(s: &mut String) {
          register; without it the UAV is an ordinary structured buffer, as on a driver without the\n\
          extension. A lowering that needs a device feature names its `Options::vendor` field. Tests:\n\
          `vendor_nvapi` (translation, `spirv-val` at Vulkan 1.3 and 1.4, refusals, malformed\n\
-         records), `gpu_nvapi` (shuffles, votes, lane masks run on a device). vkd3d-proton's tests\n\
-         hold no NVAPI shader.\n"
+         records, texture footprints), `gpu_nvapi` (shuffles, votes, lane masks, footprints run on a\n\
+         device). vkd3d-proton's tests hold no NVAPI shader.\n"
     );
     let _ = writeln!(s, "| opcode | intrinsic | lowering / reason | needs |");
     let _ = writeln!(s, "|---|---|---|---|");

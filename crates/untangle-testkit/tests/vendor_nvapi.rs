@@ -12,7 +12,9 @@
 use rspirv::spirv::{Capability, Op};
 use untangle::dxil::nvapi::field;
 use untangle::{translate, Options, TranslateError, VendorFeatures, VendorRefusal};
-use untangle_testkit::nvapi::{atomic, counter, cs, op, store, wave_shader, SLOT};
+use untangle_testkit::nvapi::{
+    atomic, counter, cs, footprint, op, single_lod, store, texture_shader, wave_shader, Stage, SLOT,
+};
 
 fn nv(features: VendorFeatures) -> Options {
     Options { vendor: VendorFeatures { nvapi: Some(SLOT), ..features }, ..Default::default() }
@@ -25,6 +27,7 @@ fn all() -> Options {
         float32_atomic_add: true,
         float16_vector_atomics: true,
         subgroup_partitioned: true,
+        image_footprint: true,
         ..Default::default()
     })
 }
@@ -171,7 +174,8 @@ fn atomics_on_byte_address_buffers() {
 
 #[test]
 fn unlowered_opcodes_are_refused_by_name() {
-    for (opcode, name) in [(30, "GET_SHADING_RATE"), (71, "HIT_OBJECT"), (28, "FOOTPRINT"), (33, "SHFL_GENERIC")] {
+    for (opcode, name) in [(30, "GET_SHADING_RATE"), (71, "HIT_OBJECT"), (51, "VPRS_EVAL_ATTRIB"), (33, "SHFL_GENERIC")]
+    {
         let b = op("w0", opcode, &[]);
         let (instruction, reason) = refusal(&cs(&b, 1, 32), &all());
         assert!(instruction.contains(name) && instruction.contains(&format!("({opcode})")), "{instruction}");
@@ -215,4 +219,200 @@ fn malformed_records_name_the_call() {
     let b = "  %r = call %dx.types.ResRet.i32 @dx.op.bufferLoad.i32(i32 68, %dx.types.Handle %nv, i32 0, i32 0)\n  %w0 = extractvalue %dx.types.ResRet.i32 %r, 0\n";
     let (instruction, _) = refusal(&cs(b, 1, 32), &all());
     assert!(instruction.contains("BufferLoad"), "{instruction}");
+}
+
+/// Float bits of 0.25, 0.5, 0.75, 1.0, 2.0 (what `asuint` of a constant stores).
+const F025: &str = "1048576000";
+const F05: &str = "1056964608";
+const F075: &str = "1061158912";
+const F1: &str = "1065353216";
+const F2: &str = "1073741824";
+
+/// A footprint of texture register `tex` (type `ty`) into `%w0..%w3`, and its single-LOD
+/// predicate into `%w4`.
+fn footprint_body(opcode: u32, tex: &str, ty: u32, mode: &str, offset: [&str; 3]) -> String {
+    let extra: &[&str] = match opcode {
+        29 => &[F05],
+        31 => &[F1],
+        32 => &[F025, "0", "0", "0", F025, "0"],
+        _ => &[],
+    };
+    footprint("w", opcode, tex, "0", ty, [F05, F075, F025], "1", mode, extra, offset) + &single_lod("w4")
+}
+
+/// [`footprint_body`] in a shader of `stage` (4 threads when compute) storing its 5 words.
+fn footprint_shader(opcode: u32, tex: &str, ty: u32, mode: &str, offset: [&str; 3], stage: Stage) -> String {
+    texture_shader(&footprint_body(opcode, tex, ty, mode, offset), 5, 4, stage)
+}
+
+/// The `OpImageSampleFootprintNV` instructions of a module.
+fn footprints(words: &[u32]) -> Vec<rspirv::dr::Instruction> {
+    module(words)
+        .functions
+        .iter()
+        .flat_map(|f| f.all_inst_iter().cloned())
+        .filter(|i| i.class.opcode == Op::ImageSampleFootprintNV)
+        .collect()
+}
+
+#[test]
+fn footprints_lower_to_image_footprint() {
+    use rspirv::dr::Operand;
+    use rspirv::spirv::ImageOperands as Io;
+    // (opcode, texture register, type, mode, offset, stage, image operands).
+    type Case<'a> = (u32, &'a str, u32, &'a str, [&'a str; 3], Stage, Io);
+    let cases: [Case; 9] = [
+        (28, "0", 4, "0", ["0", "0", "0"], Stage::Pixel, Io::NONE),
+        (28, "1", 6, "1", ["0", "0", "0"], Stage::Pixel, Io::NONE),
+        (29, "0", 4, "1", ["0", "0", "0"], Stage::Pixel, Io::BIAS),
+        (29, "1", 6, "0", ["1", "-1", "2"], Stage::Pixel, Io::BIAS | Io::CONST_OFFSET),
+        (31, "0", 4, "0", ["0", "0", "0"], Stage::Compute, Io::LOD),
+        (31, "1", 6, "1", ["0", "0", "0"], Stage::Compute, Io::LOD),
+        (32, "0", 4, "1", ["2", "3", "0"], Stage::Compute, Io::GRAD | Io::CONST_OFFSET),
+        (32, "1", 6, "0", ["0", "0", "0"], Stage::Pixel, Io::GRAD),
+        (28, "0", 4, "1", ["0", "0", "0"], Stage::Compute, Io::NONE),
+    ];
+    for (opcode, tex, ty, mode, offset, stage, io) in cases {
+        let what = format!("footprint {opcode} type {ty} mode {mode} {stage:?}");
+        let text = footprint_shader(opcode, tex, ty, mode, offset, stage);
+        let words = valid(&text, &all(), &what);
+        let fps = footprints(&words);
+        assert_eq!(fps.len(), 1, "{what}");
+        let ops = &fps[0].operands;
+        // Sampled image, coordinate, granularity, coarse, then the image operands.
+        let mask = match ops.get(4) {
+            Some(Operand::ImageOperands(m)) => *m,
+            None => Io::NONE,
+            other => panic!("{what}: operand 4 {other:?}"),
+        };
+        assert_eq!(mask, io, "{what}");
+        let m = module(&words);
+        let konst = |id: u32| m.types_global_values.iter().find(|i| i.result_id == Some(id)).map(|i| i.class.opcode);
+        let Operand::IdRef(coarse) = ops[3] else { panic!("{what}: coarse {:?}", ops[3]) };
+        let want = if mode == "1" { Op::ConstantTrue } else { Op::ConstantFalse };
+        assert_eq!(konst(coarse), Some(want), "{what}: coarse");
+        // The result struct: bool, anchor and offset of the texture's dimension, mask, lod, granularity.
+        let st = m.types_global_values.iter().find(|i| i.result_id == fps[0].result_type).expect("result type");
+        assert_eq!(st.class.opcode, Op::TypeStruct, "{what}");
+        assert_eq!(st.operands.len(), 6, "{what}");
+        let Operand::IdRef(anchor) = st.operands[1] else { panic!() };
+        let at = m.types_global_values.iter().find(|i| i.result_id == Some(anchor)).expect("anchor type");
+        assert_eq!(at.operands[1], Operand::LiteralBit32(if ty == 6 { 3 } else { 2 }), "{what}: anchor");
+        let all_ops = opcodes(&words);
+        assert_eq!(count(&all_ops, Op::AtomicIAdd), 0, "{what}: no IncrementCounter survives");
+        assert_eq!(count(&all_ops, Op::BitFieldInsert), if ty == 6 { 8 } else { 6 }, "{what}: the packing");
+        let caps: Vec<_> = m.capabilities.iter().map(|i| i.operands[0].clone()).collect();
+        assert!(caps.contains(&Operand::Capability(Capability::ImageFootprintNV)), "{what}");
+        assert!(
+            m.extensions
+                .iter()
+                .any(|i| i.operands[0] == Operand::LiteralString("SPV_NV_shader_image_footprint".into())),
+            "{what}"
+        );
+        if stage == Stage::Compute && matches!(opcode, 28 | 29) {
+            assert!(
+                caps.iter().any(|c| matches!(c, Operand::Capability(Capability::ComputeDerivativeGroupLinearKHR))),
+                "{what}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_single_lod_predicate_is_the_footprints_member_0() {
+    use rspirv::dr::Operand;
+    let words = valid(&footprint_shader(31, "0", 4, "0", ["0"; 3], Stage::Compute), &all(), "single-LOD predicate");
+    let m = module(&words);
+    let insts: Vec<_> = m.functions.iter().flat_map(|f| f.all_inst_iter().cloned()).collect();
+    let fp = insts.iter().find(|i| i.class.opcode == Op::ImageSampleFootprintNV).expect("footprint");
+    let member0 = insts
+        .iter()
+        .find(|i| {
+            i.class.opcode == Op::CompositeExtract
+                && i.operands == vec![Operand::IdRef(fp.result_id.unwrap()), Operand::LiteralBit32(0)]
+        })
+        .expect("member 0 extracted");
+    assert!(
+        insts
+            .iter()
+            .any(|i| i.class.opcode == Op::Select && i.operands[0] == Operand::IdRef(member0.result_id.unwrap())),
+        "the predicate selects on member 0"
+    );
+}
+
+#[test]
+fn footprints_need_image_footprint() {
+    let text = footprint_shader(28, "0", 4, "0", ["0"; 3], Stage::Pixel);
+    let (instruction, reason) = refusal(&text, &nv(VendorFeatures::default()));
+    assert!(instruction.contains("FOOTPRINT (28)"), "{instruction}");
+    assert!(matches!(reason, VendorRefusal::MissingFeature { option: "image_footprint", .. }), "{reason}");
+    // With it, the layout report names the device feature and extension the layer enables.
+    use untangle::emit::features::Enable;
+    let reqs = translate(text.as_bytes(), &all()).expect("translates").device_features();
+    let feature = |e: &Enable| {
+        matches!(
+            e,
+            Enable::Feature {
+                structure: "VkPhysicalDeviceShaderImageFootprintFeaturesNV",
+                member: "imageFootprint",
+                ..
+            }
+        )
+    };
+    assert!(reqs.iter().any(|r| r.spirv == "ImageFootprintNV" && r.any_of.iter().any(feature)), "{reqs:?}");
+    let ext = reqs.iter().find(|r| r.spirv == "SPV_NV_shader_image_footprint").expect("the extension");
+    assert_eq!(ext.any_of, [Enable::Extension { extension: "VK_NV_shader_image_footprint" }]);
+}
+
+#[test]
+fn malformed_or_unlowerable_footprints_are_typed_errors() {
+    let px = |opcode, tex: &str, ty, body_extra: &str| {
+        texture_shader(&(footprint_body(opcode, tex, ty, "0", ["0"; 3]) + body_extra), 5, 4, Stage::Pixel)
+    };
+    let nv_reason = |text: &str| {
+        let (instruction, reason) = refusal(text, &all());
+        (format!("{instruction}: {reason}"), reason)
+    };
+    // A texture type NVAPI does not define.
+    let (t, r) = nv_reason(&px(28, "0", 9, ""));
+    assert!(matches!(r, VendorRefusal::NvapiMalformed(_)) && t.contains("src3u.z = 9"), "{t}");
+    // 2D arrays: no SPIR-V form.
+    let (t, r) = nv_reason(&px(28, "2", 5, ""));
+    assert!(matches!(r, VendorRefusal::NotLowered(_)) && t.contains("2D array"), "{t}");
+    // A register no range holds.
+    let (t, r) = nv_reason(&px(28, "5", 4, ""));
+    assert!(matches!(r, VendorRefusal::NotLowered(_)) && t.contains("register 5 of space 0"), "{t}");
+    // The type says 3D, the register holds a 2D texture.
+    let (t, r) = nv_reason(&px(28, "0", 6, ""));
+    assert!(matches!(r, VendorRefusal::NotLowered(_)) && t.contains("3D texture"), "{t}");
+    // A non-constant offset.
+    let b = footprint("w", 31, "0", "0", 4, [F05, F05, "0"], "1", "0", &[F2], ["%tid", "0", "0"]) + &single_lod("w4");
+    let (t, r) = nv_reason(&texture_shader(&b, 5, 4, Stage::Compute));
+    assert!(matches!(r, VendorRefusal::NotLowered(_)) && t.contains("non-constant texel offset"), "{t}");
+    // A register known at run time in a space of several SRV ranges: which one is unknown.
+    let b = footprint("w", 31, "%tid", "0", 4, [F05, F05, "0"], "1", "0", &[F2], ["0"; 3]) + &single_lod("w4");
+    let (t, r) = nv_reason(&texture_shader(&b, 5, 4, Stage::Compute));
+    assert!(matches!(r, VendorRefusal::NotLowered(_)) && t.contains("known at run time"), "{t}");
+    // ... but in the only sampler range of its space it is that range, indexed non-uniformly.
+    let b = footprint("w", 31, "0", "%tid", 4, [F05, F05, "0"], "1", "0", &[F2], ["0"; 3]) + &single_lod("w4");
+    let words = valid(&texture_shader(&b, 5, 4, Stage::Compute), &all(), "run-time sampler register");
+    assert_eq!(footprints(&words).len(), 1);
+    let nonuniform = module(&words).annotations.iter().any(|i| {
+        matches!(i.operands.get(1), Some(rspirv::dr::Operand::Decoration(rspirv::spirv::Decoration::NonUniform)))
+    });
+    assert!(nonuniform, "the sampler is loaded NonUniform");
+    // The predicate read with no footprint before it.
+    let b = single_lod("w0");
+    let (t, r) = nv_reason(&texture_shader(&b, 1, 4, Stage::Compute));
+    assert!(matches!(r, VendorRefusal::NvapiMalformed(_)) && t.contains("no NV_EXTN_OP_FOOTPRINT"), "{t}");
+    // numOutputsForIncCounter never stored: the record is incomplete at the first result.
+    let full = footprint("w", 28, "0", "0", 4, [F05, F05, "0"], "1", "0", &[], ["0"; 3]);
+    let cut: String = full
+        .lines()
+        .filter(|l| !l.contains(&format!("i32 {},", field::NUM_OUTPUTS * 4)))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_ne!(cut, full);
+    let (t, r) = nv_reason(&texture_shader(&(cut + "  %w4 = add i32 0, 0\n"), 5, 4, Stage::Pixel));
+    assert!(matches!(r, VendorRefusal::NvapiMalformed(_)) && t.contains("numOutputsForIncCounter is missing"), "{t}");
 }

@@ -151,6 +151,9 @@ pub struct Features {
     /// `computeDerivativeGroupLinear`: derivatives and implicit-LOD sampling in compute
     /// shaders (SM 6.6).
     pub compute_derivatives: bool,
+    /// `VK_NV_shader_image_footprint` with `imageFootprint`: `OpImageSampleFootprintNV`
+    /// (NVAPI's texture footprints).
+    pub image_footprint: bool,
     /// `cooperativeMatrix` (`VK_KHR_cooperative_matrix`), enabled, with a 16x16x16
     /// subgroup-scope multiply-add of f16 A and B into an f32 accumulator among the
     /// device's matrix forms (AGS WMMA's `WMMA_F32_16X16X16_F16`).
@@ -743,6 +746,14 @@ impl Gpu {
             unsafe { instance.get_physical_device_features2(physical, &mut f2) };
             features.image_int64_atomics = on(image_int64.shader_image_int64_atomics);
         }
+        let mut footprint = vk::PhysicalDeviceShaderImageFootprintFeaturesNV::default();
+        if v12 && has(ash::nv::shader_image_footprint::NAME) {
+            let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut footprint);
+            // SAFETY: a 1.2 instance and device; the chain lives through the call.
+            unsafe { instance.get_physical_device_features2(physical, &mut f2) };
+            features.image_footprint = on(footprint.image_footprint);
+        }
+        let mut footprint_enabled = vk::PhysicalDeviceShaderImageFootprintFeaturesNV::default().image_footprint(true);
         let mut barycentric_enabled =
             vk::PhysicalDeviceFragmentShaderBarycentricFeaturesKHR::default().fragment_shader_barycentric(true);
         let mut image_int64_enabled =
@@ -824,6 +835,9 @@ impl Gpu {
             if info.features.image_int64_atomics {
                 f2 = f2.push_next(&mut image_int64_enabled);
             }
+            if info.features.image_footprint {
+                f2 = f2.push_next(&mut footprint_enabled);
+            }
             create = create.push_next(&mut f2);
         } else {
             create = create.enabled_features(&chain.core);
@@ -853,6 +867,9 @@ impl Gpu {
         }
         if info.features.image_int64_atomics {
             extension_names.push(ash::ext::shader_image_atomic_int64::NAME.as_ptr());
+        }
+        if info.features.image_footprint {
+            extension_names.push(ash::nv::shader_image_footprint::NAME.as_ptr());
         }
         create = create.enabled_extension_names(&extension_names);
         // SAFETY: the create info and its arrays outlive the call.

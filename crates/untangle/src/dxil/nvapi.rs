@@ -28,7 +28,7 @@
 //! opcode or sub-operation, and a record left incomplete are [`NvapiError`]s naming the
 //! instruction (its opcode where known). Cost: constant per call.
 
-use crate::ir::InstId;
+use crate::ir::{InstId, Value};
 use std::fmt;
 
 /// Dword positions of the record's fields.
@@ -71,6 +71,27 @@ pub fn field_name(d: u32) -> String {
             None => format!("padding dword {d}"),
         },
     }
+}
+
+/// Texture footprints (`nvShaderExtnEnums.h`): the opcodes and the constants their records
+/// carry. A record holds the texture's register `src0u.x` and space `src3u.x`, the
+/// sampler's `src0u.y` and `src3u.y`, the location `src1u.xyz` (floats), the granularity
+/// `src1u.w`, the texture type `src3u.z`, the mode `src3u.w`, the texel offset `src4u.xyz`
+/// (ints), the bias or level `src2u.x`, the gradients `src2u.xyz` and `src5u.xyz`; its
+/// four result words come back through four `IncrementCounter`s.
+pub mod footprint {
+    /// `NV_EXTN_OP_FOOTPRINT` (implicit level).
+    pub const PLAIN: u32 = 28;
+    pub const BIAS: u32 = 29;
+    pub const LEVEL: u32 = 31;
+    pub const GRAD: u32 = 32;
+    /// `NV_EXTN_TEXTURE_2D`, `_2D_ARRAY`, `_3D` (`src3u.z`).
+    pub const TEXTURE_2D: u32 = 4;
+    pub const TEXTURE_2D_ARRAY: u32 = 5;
+    pub const TEXTURE_3D: u32 = 6;
+    /// `NV_EXTN_FOOTPRINT_MODE_FINE` / `_COARSE` (`src3u.w`).
+    pub const MODE_FINE: u32 = 0;
+    pub const MODE_COARSE: u32 = 1;
 }
 
 /// A shuffle's lane selection (`shfl.sync` modes).
@@ -128,7 +149,7 @@ impl Opcode {
             19 => GetSpecial,
             20 => Uint64Atomic,
             21 => MatchAny,
-            28 | 29 | 31 | 32 => Footprint(n),
+            footprint::PLAIN | footprint::BIAS | footprint::LEVEL | footprint::GRAD => Footprint(n),
             30 => GetShadingRate,
             33 => ShflGeneric,
             51 | 52 => VprsEval(n),
@@ -183,8 +204,27 @@ impl Opcode {
                 v.extend((0..n).map(|k| SRC1U + k));
                 v
             }
+            Footprint(n) => {
+                // Texture and sampler register, location and granularity, the spaces,
+                // texture type and mode, the offset, and the result count (stored after the
+                // opcode).
+                let mut v = vec![SRC0U, SRC0U + 1];
+                v.extend((0..4).map(|k| SRC1U + k));
+                v.extend((0..4).map(|k| SRC3U + k));
+                v.extend((0..3).map(|k| SRC4U + k));
+                v.push(NUM_OUTPUTS);
+                match n {
+                    footprint::BIAS | footprint::LEVEL => v.push(SRC2U),
+                    footprint::GRAD => {
+                        v.extend((0..3).map(|k| SRC2U + k));
+                        v.extend((0..3).map(|k| SRC5U + k));
+                    }
+                    _ => {}
+                }
+                v
+            }
             // Not performed: refused as soon as the opcode is known.
-            Footprint(_) | GetShadingRate | ShflGeneric | VprsEval(_) | HitObject(_) | RayTracing(_) => vec![],
+            GetShadingRate | ShflGeneric | VprsEval(_) | HitObject(_) | RayTracing(_) => vec![],
         }
     }
 }
@@ -290,13 +330,17 @@ pub enum NvapiError {
     Incomplete { record: String, field: String, when: String },
     #[error("{what} reads {field}, which the record of {record} does not produce")]
     NoResult { what: String, field: String, record: String },
+    #[error("{what} reads the single-LOD predicate, but no NV_EXTN_OP_FOOTPRINT record precedes it in the function")]
+    NoFootprint { what: String },
 }
 
-/// One field written: the value and, when it is a constant, its bits.
+/// One field written: the value, when it is a constant its bits, and the shader's value
+/// stored (what a register index that names a resource is taken from).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Field<V> {
     pub value: V,
     pub konst: Option<u32>,
+    pub arg: Option<Value>,
 }
 
 /// A complete record: what the lowering performs.
@@ -310,6 +354,11 @@ impl<V: Copy> Record<V> {
     /// Dword `d`, which `Opcode::inputs` guaranteed present.
     pub fn get(&self, d: u32) -> Option<V> {
         self.fields.get(d as usize).copied().flatten().map(|f| f.value)
+    }
+
+    /// The shader's value stored at dword `d`.
+    pub fn arg(&self, d: u32) -> Option<Value> {
+        self.fields.get(d as usize).copied().flatten().and_then(|f| f.arg)
     }
 
     /// Dword `d` as a constant, or an error naming it.
@@ -377,11 +426,14 @@ pub enum Counter<V> {
 pub struct Stream<V, T> {
     state: State<V>,
     target: Option<T>,
+    /// The single-LOD predicate the last footprint set (`GET_SPECIAL`
+    /// `FOOTPRINT_SINGLELOD_PRED` reads it).
+    single_lod: Option<V>,
 }
 
 impl<V, T> Default for Stream<V, T> {
     fn default() -> Self {
-        Stream { state: State::Idle, target: None }
+        Stream { state: State::Idle, target: None, single_lod: None }
     }
 }
 
@@ -495,6 +547,16 @@ impl<V: Copy, T: Copy> Stream<V, T> {
         }
     }
 
+    /// A footprint was performed: `pred` is its single-LOD predicate.
+    pub fn set_single_lod(&mut self, pred: V) {
+        self.single_lod = Some(pred);
+    }
+
+    /// The single-LOD predicate of the last footprint (`what` reads it).
+    pub fn single_lod(&self, what: &str) -> Result<V, NvapiError> {
+        self.single_lod.ok_or_else(|| NvapiError::NoFootprint { what: what.into() })
+    }
+
     /// The target the last marking record named, taken by the atomic that uses it.
     pub fn take_target(&mut self) -> Option<T> {
         self.target.take()
@@ -542,7 +604,7 @@ mod tests {
     use super::*;
 
     fn f(v: u32) -> Option<Field<u32>> {
-        Some(Field { value: v, konst: Some(v) })
+        Some(Field { value: v, konst: Some(v), arg: None })
     }
 
     #[test]
@@ -594,12 +656,41 @@ mod tests {
         ));
         assert!(matches!(s.store("st", Some(a), Some(6), [f(1), None, None, None]), Err(NvapiError::BadOffset { .. })));
         assert!(matches!(s.store("st", Some(a), Some(0), [f(9), None, None, None]), Err(NvapiError::UnknownOpcode(9))));
-        let nc = Some(Field { value: 0, konst: None });
+        let nc = Some(Field { value: 0, konst: None, arg: None });
         assert!(matches!(
             s.store("st", Some(a), Some(0), [nc, None, None, None]),
             Err(NvapiError::OpcodeNotConstant { .. })
         ));
         assert!(s.finish().is_err());
+    }
+
+    #[test]
+    fn footprint_record_completes_with_its_result_count() {
+        let (a, b) = (InstId::from_u32(1), InstId::from_u32(2));
+        let mut s = Stream::<u32, ()>::default();
+        s.counter(a).unwrap();
+        let d = |n: u32| Some(n * 4);
+        s.store("st", Some(a), d(field::SRC0U), [f(0), f(1), None, None]).unwrap();
+        s.store("st", Some(a), d(field::SRC1U), [f(1), f(2), f(3), f(1)]).unwrap();
+        s.store("st", Some(a), d(field::SRC2U), [f(7), None, None, None]).unwrap();
+        s.store("st", Some(a), d(field::SRC3U), [f(0), f(0), f(4), f(1)]).unwrap();
+        s.store("st", Some(a), d(field::SRC4U), [f(0), f(0), f(0), None]).unwrap();
+        let op = Some(Field { value: footprint::LEVEL, konst: Some(footprint::LEVEL), arg: None });
+        assert!(s.store("st", Some(a), Some(0), [op, None, None, None]).unwrap().is_none(), "waits for the count");
+        let r = s.store("st", Some(a), d(field::NUM_OUTPUTS), [f(4), None, None, None]).unwrap().expect("complete");
+        assert_eq!(r.opcode, Opcode::Footprint(footprint::LEVEL));
+        assert_eq!(r.get(field::SRC2U), Some(7));
+        s.done(r.opcode, vec![10, 11, 12, 13], [None; 4]);
+        for w in 10..14 {
+            assert_eq!(s.counter(b), Ok(Counter::Result(w)));
+        }
+        assert!(matches!(s.single_lod("pred"), Err(NvapiError::NoFootprint { .. })));
+        s.set_single_lod(1);
+        assert_eq!(s.single_lod("pred"), Ok(1));
+        // The gradient form also needs src2u.yz and src5u.xyz.
+        let grad = Opcode::Footprint(footprint::GRAD).inputs(|_| None);
+        assert!(grad.contains(&(field::SRC5U + 2)) && grad.contains(&(field::SRC2U + 2)));
+        assert!(!Opcode::Footprint(footprint::PLAIN).inputs(|_| None).contains(&field::SRC2U));
     }
 
     #[test]

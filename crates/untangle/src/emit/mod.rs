@@ -328,6 +328,9 @@ pub struct VendorFeatures {
     pub float16_vector_atomics: bool,
     /// `VK_NV_shader_subgroup_partitioned`: NVAPI's `NvWaveMatch`.
     pub subgroup_partitioned: bool,
+    /// `imageFootprint` (`VK_NV_shader_image_footprint`): NVAPI's texture footprints
+    /// (`NvFootprint*`) as `OpImageSampleFootprintNV`.
+    pub image_footprint: bool,
 }
 
 /// The register of NVAPI's magic UAV (`u<register>, space<space>`).

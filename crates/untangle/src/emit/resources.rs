@@ -201,6 +201,21 @@ impl Resources {
         })
     }
 
+    /// The id of the `class` range holding `register` of `space`, if any.
+    pub fn table_holding(&self, class: ResourceClass, space: u32, register: u32) -> Option<u32> {
+        self.table.holding(class, space, register).map(|r| r.id)
+    }
+
+    /// The id of the only `class` range in `space`: where a register index known only at
+    /// run time must point (`None` when the space holds none or several).
+    pub fn only_in_space(&self, class: ResourceClass, space: u32) -> Option<u32> {
+        let mut it = self.table.class(class).iter().filter(|r| r.space == space);
+        match (it.next(), it.next()) {
+            (Some(r), None) => Some(r.id),
+            _ => None,
+        }
+    }
+
     /// The push-constant block: every member of the layout, at its offset (root
     /// descriptor addresses as `uvec2`, root constants as `uint[n]`, table offsets as
     /// `uint`).

@@ -18,9 +18,39 @@
 //! | `UINT64_ATOMIC` (and, or, xor, add, max, min, swap, compare-exchange) on a `RWByteAddressBuffer` | 64-bit `OpAtomic*` on the buffer's 64-bit view; `dst0u.xy` the old value | `int64_atomics` |
 //! | `FP32_ATOMIC` (add) on a `RWByteAddressBuffer` | `OpAtomicFAddEXT` on the buffer's `float` view | `float32_atomic_add` |
 //! | `FP16_ATOMIC` (add, min, max of two halves) on a `RWByteAddressBuffer` | `OpAtomicF{Add,Min,Max}EXT` on the buffer's `f16vec2` view (`SPV_NV_shader_atomic_fp16_vector`) | `float16_vector_atomics` |
+//! | `FOOTPRINT`, `_BIAS`, `_LEVEL`, `_GRAD` (`NvFootprintFine/Coarse[Bias/Level/Grad]`) on a 2D or 3D texture | `OpImageSampleFootprintNV` of the texture and sampler (below), `Coarse` = mode `src3u.w` is `COARSE`, with `Bias` / `Lod` (`src2u.x`) / `Grad` (`src2u.xyz`, `src5u.xyz`) and `ConstOffset` (`src4u`, when not 0); implicit-level forms need derivatives as `Sample` does | `image_footprint` |
+//! | `GET_SPECIAL` `FOOTPRINT_SINGLELOD_PRED` | member 0 (single level) of the function's last footprint, as 1 / 0 | `image_footprint` |
+//!
+//! A footprint's record names its texture and sampler by register (`src0u.x` / `src0u.y`)
+//! and space (`src3u.x` / `src3u.y`, constants), not by handle: a constant register is the
+//! SRV (sampler) range of the shader that holds it; a register known only at run time must
+//! fall in the only SRV (sampler) range of its space, indexed non-uniformly. A register no
+//! range of the shader's resource table holds (DXC drops resources the shader uses only
+//! through NVAPI) is refused naming it. 2D array textures are refused
+//! (`OpImageSampleFootprintNV` takes 2D and 3D), and so is an offset that is not constant.
+//!
+//! `NvFootprint*` returns the hardware's packed footprint (`nvHLSLExtns.h`'s
+//! `NvFootprintExtract*` read it back); the SPIR-V result struct `{bool single-level,
+//! uvecN anchor, uvecN offset, uvec2 mask, uint lod, uint granularity}` is packed into it
+//! (bit ranges inclusive, `OpBitFieldInsert` into 0; the bits of each member beyond its
+//! field are dropped):
+//!
+//! | word | 2D | 3D |
+//! |---|---|---|
+//! | `x` | `mask.x` | `mask.x` |
+//! | `y` | `mask.y` | `mask.y` |
+//! | `z` | `anchor.y` 0..11, `offset.x` 16..18, `offset.y` 19..21, `granularity` 24..27 | `anchor.z` 0..12, `offset.x` 16..17, `offset.y` 18..19, `offset.z` 20..21, `granularity` 24..27 |
+//! | `w` | `anchor.x` 0..11, `lod` 12..15 | `anchor.x` 0..11, `lod` 12..15, `anchor.y` 16..27 |
+//!
+//! The granularity operand (`src1u.w`) goes to `OpImageSampleFootprintNV` unchanged, and
+//! the members are packed unscaled: both interfaces expose the same hardware query (an
+//! 8x8 (2D) or 4x4x4 (3D) neighbourhood of texel groups, 3- or 2-bit offsets, a 64-bit
+//! mask, 4-bit level and granularity codes), an assumption `gpu_nvapi` checks on NVIDIA
+//! hardware for the cases the Vulkan specification fixes. The predicate is 1 when
+//! single-level (an HLSL `bool` stored as `uint`).
 //!
 //! Refused, naming the instruction ([`crate::emit::support::nvapi_support`] says why):
-//! atomics on textures, texture footprints, variable pixel rate shading, `SHFL_GENERIC`,
+//! atomics on textures, variable pixel rate shading, `SHFL_GENERIC`,
 //! the hit-object (shader execution reordering) and micro-map / cluster / sphere ray
 //! tracing opcodes, and any other call on the magic UAV. A lowering whose device feature
 //! `Options::vendor` does not grant is refused naming the feature.
@@ -29,15 +59,18 @@
 //! subgroup as the warp (a ballot returns its first 32 lanes).
 //!
 //! Cost: a few instructions per intrinsic; a shuffle computes its source lane in about 12
-//! integer operations (constants when the clamp word is).
+//! integer operations (constants when the clamp word is); a footprint about 30 (the
+//! packing).
 
-use crate::dxil::nvapi::{field, AtomicOp, Counter, Field, NvapiError, Opcode, Record, ShflMode, SpecialOp};
+use crate::dxil::nvapi::{
+    field, field_name, footprint, AtomicOp, Counter, Field, NvapiError, Opcode, Record, ShflMode, SpecialOp,
+};
 use crate::dxil::{DxOp, ResourceClass};
 use crate::emit::error::{Error, Result, VendorRefusal};
 use crate::emit::support::{nvapi_support, VendorSupport};
-use crate::emit::{Call, FnEmit, Handle, ModuleBuilder, ResShape};
+use crate::emit::{Call, FnEmit, Handle, ModuleBuilder, ResShape, ThreadQuads};
 use crate::ir::Value;
-use rspirv::spirv::{BuiltIn, Capability, Op, Scope, StorageClass, Word};
+use rspirv::spirv::{BuiltIn, Capability, Dim, ImageOperands, Op, Scope, StorageClass, Word};
 
 const VENDOR: &str = "NVIDIA NVAPI";
 
@@ -76,8 +109,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let mut values = [None; 4];
                 for (k, v) in values.iter_mut().enumerate() {
                     if mask & (1 << k) != 0 {
-                        let konst = self.const_int(self.arg(c, 3 + k)?).map(|x| x as u32);
-                        *v = Some(Field { value: self.nv_word(c, 3 + k)?, konst });
+                        let arg = self.arg(c, 3 + k)?;
+                        let konst = self.const_int(arg).map(|x| x as u32);
+                        *v = Some(Field { value: self.nv_word(c, 3 + k)?, konst, arg: Some(arg) });
                     }
                 }
                 let ready = self.nvapi.store(&what, index, offset, values).map_err(|e| self.nv_malformed(what, e))?;
@@ -218,10 +252,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         self.extract(u, clock, u32::from(special == SpecialOp::GlobalTimerHi))?
                     }
                     SpecialOp::FootprintSingleLodPred => {
-                        return Err(self.nv_error(
-                            format!("{} NV_SPECIALOP_FOOTPRINT_SINGLELOD_PRED", r.opcode),
-                            VendorRefusal::NotLowered("texture footprints are not lowered".into()),
-                        ))
+                        let what = format!("{} NV_SPECIALOP_FOOTPRINT_SINGLELOD_PRED", r.opcode);
+                        let pred = self.nvapi.single_lod(&what).map_err(|e| self.nv_malformed(what, e))?;
+                        let (one, zero) = (self.cx.const_u32(1), self.cx.const_u32(0));
+                        self.ids_op(Op::Select, u, &[pred, one, zero])?
                     }
                 };
                 one(w)
@@ -255,6 +289,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Opcode::Uint64Atomic | Opcode::Fp32Atomic | Opcode::Fp16Atomic => {
                 let dst = self.nv_atomic(r)?;
                 Ok((Vec::new(), dst))
+            }
+            Opcode::Footprint(_) => {
+                let words = self.nv_footprint(r)?;
+                Ok((words.to_vec(), [None; 4]))
             }
             op => Err(match nvapi_support(op) {
                 VendorSupport::Refused(why) => self.nv_error(op.to_string(), VendorRefusal::NotLowered(why.into())),
@@ -412,6 +450,192 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 Ok([Some(self.ids_op(Op::Bitcast, u, &[old])?), None, None, None])
             }
         }
+    }
+
+    /// A texture footprint: `OpImageSampleFootprintNV`, its result packed into the four
+    /// words of `NvFootprint*` (see the module documentation).
+    fn nv_footprint(&mut self, r: &Record<Word>) -> Result<[Word; 4]> {
+        let op = r.opcode;
+        let Opcode::Footprint(n) = op else { return Err(Error::Internal(format!("{op} is no footprint"))) };
+        self.nv_need(
+            op,
+            self.iface.stage.vendor.image_footprint,
+            "imageFootprint (VK_NV_shader_image_footprint)",
+            "image_footprint",
+        )?;
+        let konst = |me: &Self, d: u32| r.konst(d).map_err(|e| me.nv_malformed(op.to_string(), e));
+        let get = |d: u32| r.get(d).ok_or_else(|| Error::Internal(format!("{op}: operand dword {d} missing")));
+        let texture_type = konst(self, field::SRC3U + 2)?;
+        let (dim, n_coords) = match texture_type {
+            footprint::TEXTURE_2D => (Dim::Dim2D, 2),
+            footprint::TEXTURE_3D => (Dim::Dim3D, 3),
+            footprint::TEXTURE_2D_ARRAY => {
+                return Err(self.nv_error(
+                    op.to_string(),
+                    VendorRefusal::NotLowered(
+                        "footprints of 2D array textures: `OpImageSampleFootprintNV` takes 2D and 3D textures".into(),
+                    ),
+                ))
+            }
+            value => {
+                let e = NvapiError::BadSubOp { opcode: op, field: field_name(field::SRC3U + 2), value };
+                return Err(self.nv_malformed(op.to_string(), e));
+            }
+        };
+        let tex = self.nv_bound(r, ResourceClass::Srv, field::SRC0U, field::SRC3U)?;
+        let smp = self.nv_bound(r, ResourceClass::Sampler, field::SRC0U + 1, field::SRC3U + 1)?;
+        let (rv, img) = self.load_descriptor(tex)?;
+        let fits = matches!(rv.shape, ResShape::Image { dim: d, arrayed: false, ms: false, .. } if d == dim) && !rv.uav;
+        if !fits {
+            return Err(self.nv_error(
+                op.to_string(),
+                VendorRefusal::NotLowered(format!(
+                    "the texture its record names is not a non-multisampled {} texture SRV (texture type {texture_type})",
+                    if dim == Dim::Dim3D { "3D" } else { "2D" }
+                )),
+            ));
+        }
+        let Some((si, _)) = self.combine_sampler(&rv, img, smp)? else {
+            let why = "the sampler its record names is no sampler";
+            return Err(self.nv_error(op.to_string(), VendorRefusal::NotLowered(why.into())));
+        };
+        let f = self.cx.float(32);
+        let floats = |me: &mut Self, first: u32| -> Result<Word> {
+            let mut comps = Vec::new();
+            for k in 0..n_coords {
+                let w = get(first + k)?;
+                comps.push(me.ids_op(Op::Bitcast, f, &[w])?);
+            }
+            let v = me.cx.vec(f, n_coords);
+            me.ids_op(Op::CompositeConstruct, v, &comps)
+        };
+        let coord = floats(self, field::SRC1U)?;
+        let granularity = get(field::SRC1U + 3)?;
+        let coarse = match r.konst(field::SRC3U + 3) {
+            Ok(m) if m == footprint::MODE_FINE || m == footprint::MODE_COARSE => {
+                self.cx.const_bool(m == footprint::MODE_COARSE)
+            }
+            Ok(value) => {
+                let e = NvapiError::BadSubOp { opcode: op, field: field_name(field::SRC3U + 3), value };
+                return Err(self.nv_malformed(op.to_string(), e));
+            }
+            Err(_) => {
+                let m = get(field::SRC3U + 3)?;
+                self.nv_predicate(m)?
+            }
+        };
+        // Image operands in mask-bit order: Bias, Lod, Grad, ConstOffset.
+        let mut mask = ImageOperands::NONE;
+        let mut operands = Vec::new();
+        match n {
+            footprint::BIAS | footprint::LEVEL => {
+                let x = self.ids_op(Op::Bitcast, f, &[get(field::SRC2U)?])?;
+                mask |= if n == footprint::BIAS { ImageOperands::BIAS } else { ImageOperands::LOD };
+                operands.push(x);
+            }
+            footprint::GRAD => {
+                let dx = floats(self, field::SRC2U)?;
+                let dy = floats(self, field::SRC5U)?;
+                mask |= ImageOperands::GRAD;
+                operands.extend([dx, dy]);
+            }
+            _ => {}
+        }
+        if matches!(n, footprint::PLAIN | footprint::BIAS) {
+            self.need_thread_quads(ThreadQuads::Derivatives);
+        }
+        let mut offset = Vec::new();
+        for k in 0..n_coords {
+            let o = r.konst(field::SRC4U + k).map_err(|_| {
+                self.nv_error(
+                    op.to_string(),
+                    VendorRefusal::NotLowered("a non-constant texel offset (NVAPI requires an immediate)".into()),
+                )
+            })?;
+            offset.push(o);
+        }
+        if offset.iter().any(|&o| o != 0) {
+            let i = self.cx.sint(32);
+            let comps: Vec<Word> = offset.iter().map(|&o| self.cx.const_bits(i, 32, u64::from(o))).collect();
+            let iv = self.cx.vec(i, n_coords);
+            let id = self.cx.b.constant_composite(iv, comps);
+            mask |= ImageOperands::CONST_OFFSET;
+            operands.push(id);
+        }
+        self.cx.capability(Capability::ImageFootprintNV);
+        self.cx.extension("SPV_NV_shader_image_footprint");
+        let u = self.cx.u32_t();
+        let b = self.cx.bool_t();
+        let (un, u2) = (self.cx.vec(u, n_coords), self.cx.vec(u, 2));
+        let st = self.cx.b.type_struct([b, un, un, u2, u, u]);
+        let mut args = vec![si, coord, granularity, coarse];
+        if !mask.is_empty() {
+            args.push(mask.bits());
+            args.extend(operands);
+        }
+        let fp = self.ids_op(Op::ImageSampleFootprintNV, st, &args)?;
+        let single = self.extract(b, fp, 0)?;
+        self.nvapi.set_single_lod(single);
+        let anchor = self.extract(un, fp, 1)?;
+        let offs = self.extract(un, fp, 2)?;
+        let mask2 = self.extract(u2, fp, 3)?;
+        let lod = self.extract(u, fp, 4)?;
+        let gran = self.extract(u, fp, 5)?;
+        let comp = |me: &mut Self, v: Word, k: u32| me.extract(u, v, k);
+        let (mx, my) = (comp(self, mask2, 0)?, comp(self, mask2, 1)?);
+        let (ax, ay) = (comp(self, anchor, 0)?, comp(self, anchor, 1)?);
+        let (ox, oy) = (comp(self, offs, 0)?, comp(self, offs, 1)?);
+        let (z, w) = if dim == Dim::Dim3D {
+            let (az, oz) = (comp(self, anchor, 2)?, comp(self, offs, 2)?);
+            let z = self.nv_pack(&[(az, 0, 13), (ox, 16, 2), (oy, 18, 2), (oz, 20, 2), (gran, 24, 4)])?;
+            let w = self.nv_pack(&[(ax, 0, 12), (lod, 12, 4), (ay, 16, 12)])?;
+            (z, w)
+        } else {
+            let z = self.nv_pack(&[(ay, 0, 12), (ox, 16, 3), (oy, 19, 3), (gran, 24, 4)])?;
+            let w = self.nv_pack(&[(ax, 0, 12), (lod, 12, 4)])?;
+            (z, w)
+        };
+        Ok([mx, my, z, w])
+    }
+
+    /// The word with bits `offset..offset + count` of each `(value, offset, count)` from the
+    /// value's low bits, the rest 0.
+    fn nv_pack(&mut self, fields: &[(Word, u32, u32)]) -> Result<Word> {
+        let u = self.cx.u32_t();
+        let mut acc = self.cx.const_u32(0);
+        for &(v, offset, count) in fields {
+            let (o, c) = (self.cx.const_u32(offset), self.cx.const_u32(count));
+            acc = self.ids_op(Op::BitFieldInsert, u, &[acc, v, o, c])?;
+        }
+        Ok(acc)
+    }
+
+    /// The `class` resource at register `src` in space `space` (record dwords), as a
+    /// handle: a constant register names the range holding it; a register known only at
+    /// run time must be in the only `class` range of the space (and is non-uniform).
+    fn nv_bound(&mut self, r: &Record<Word>, class: ResourceClass, src: u32, space: u32) -> Result<Handle> {
+        let op = r.opcode;
+        let s = r.konst(space).map_err(|e| self.nv_malformed(op.to_string(), e))?;
+        let arg = r.arg(src).ok_or_else(|| Error::Internal(format!("{op}: {} has no value", field_name(src))))?;
+        let (id, non_uniform) = match r.konst(src) {
+            Ok(reg) => (self.res.table_holding(class, s, reg), false),
+            Err(_) => (self.res.only_in_space(class, s), true),
+        };
+        let id = id.ok_or_else(|| {
+            let reg = r
+                .konst(src)
+                .map_or_else(|_| "a register known at run time".to_string(), |reg| format!("register {reg}"));
+            self.nv_error(
+                op.to_string(),
+                VendorRefusal::NotLowered(format!(
+                    "no {} range of the shader holds {reg} of space {s} ({} and {})",
+                    class.name(),
+                    field_name(src),
+                    field_name(space)
+                )),
+            )
+        })?;
+        Ok(Handle { class, id, index: Some(arg), non_uniform, heap: None })
     }
 
     fn nv_sub_refused(&self, op: Opcode, sub: AtomicOp) -> Error {

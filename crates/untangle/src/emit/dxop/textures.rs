@@ -20,7 +20,7 @@ use crate::dxil::DxOp;
 use crate::emit::error::{Error, Result};
 use crate::emit::Indexing;
 use crate::emit::ResVar;
-use crate::emit::{Call, FnEmit, ResShape, TexelKind, ThreadQuads};
+use crate::emit::{Call, FnEmit, Handle, ResShape, TexelKind, ThreadQuads};
 use crate::ir::{TypeId, Value};
 use rspirv::spirv::{Capability, Dim, ImageOperands, Op, Word};
 
@@ -399,13 +399,22 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn sampled_image_parts(&mut self, c: &Call<'_>) -> Result<(Word, [Word; 3], Dim, bool, TexelKind)> {
         let (rv, img, dim, arrayed, _, texel) = self.image_of(c)?;
         let sh = self.handle(self.arg(c, 1)?)?;
+        let (si, parts) =
+            self.combine_sampler(&rv, img, sh)?.ok_or_else(|| self.invalid(c, "operand 1", "not a sampler"))?;
+        Ok((si, parts, dim, arrayed, texel))
+    }
+
+    /// The `OpSampledImage` of loaded texture `img` (of variable `rv`) and the sampler
+    /// handle `sh` names, with its operands (type, image, sampler); `None` when `sh` is no
+    /// sampler.
+    pub(super) fn combine_sampler(&mut self, rv: &ResVar, img: Word, sh: Handle) -> Result<Option<(Word, [Word; 3])>> {
         let (srv, sampler) = self.load_descriptor(sh)?;
         if srv.shape != ResShape::Sampler {
-            return Err(self.invalid(c, "operand 1", "not a sampler"));
+            return Ok(None);
         }
         let st = self.cx.b.type_sampled_image(rv.elem_ty);
         let si = self.ids_op(Op::SampledImage, st, &[img, sampler])?;
-        Ok((si, [st, img, sampler], dim, arrayed, texel))
+        Ok(Some((si, [st, img, sampler])))
     }
 
     fn float_coord(&mut self, c: &Call<'_>, first: usize, n: u32) -> Result<Word> {
