@@ -111,6 +111,8 @@ pub struct Builder {
     /// Where the function under construction (or the last one) begins in `functions`.
     function_start: usize,
     position: Position,
+    /// The label of the open block (or of the last one).
+    label: Word,
     /// Each type instruction's opcode and operands → its result id (the first one added).
     /// Keys of up to 8 words (every type but large structs) are stored inline.
     types: HashMap<TypeKey, Word, FixedState>,
@@ -224,6 +226,7 @@ impl Builder {
             functions: Vec::with_capacity(room.scaled(8, 256, 2048)),
             function_start: 0,
             position: Position::Module,
+            label: 0,
             types: HashMap::with_capacity_and_hasher(room.scaled(1, 16, 64), FixedState::default()),
             key: Vec::with_capacity(16),
             too_long: false,
@@ -867,7 +870,13 @@ impl Builder {
         }
         encode(&mut self.functions, Op::Label, None, Some(id), &[]);
         self.position = Position::Block;
+        self.label = id;
         Ok(id)
+    }
+
+    /// The label of the open block; `None` outside a block.
+    pub fn current_label(&self) -> Option<Word> {
+        (self.position == Position::Block).then_some(self.label)
     }
 
     /// Where the next instruction of the open function is encoded: an insertion point for
