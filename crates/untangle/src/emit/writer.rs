@@ -1193,6 +1193,33 @@ mod tests {
         assert_eq!(w.assemble().unwrap(), r.module().assemble());
     }
 
+    /// With the clean-ups on, a bitcast back to the type a bitcast came from is the first
+    /// one's operand (a 64-bit value assembled from two words and split again), so the
+    /// words extracted from it are the words it was built of; a bitcast to a third type is
+    /// written.
+    #[test]
+    fn bitcasts_of_bitcasts_fold() {
+        let mut w = Builder::new();
+        w.enable_cleanup(Room { insts: 16 });
+        let void = w.type_void();
+        let u = w.type_int(32, 0);
+        let u64t = w.type_int(64, 0);
+        let f64t = w.type_float(64, None);
+        let u2 = w.type_vector(u, 2);
+        let (a, b) = (w.constant_bit32(u, 1), w.constant_bit32(u, 2));
+        let f = w.type_function(void, []);
+        w.begin_function(void, None, spirv::FunctionControl::NONE, f).unwrap();
+        w.begin_block(None).unwrap();
+        let pair = w.block_value(Op::CompositeConstruct, u2, &[a, b]).unwrap();
+        let wide = w.block_value(Op::Bitcast, u64t, &[pair]).unwrap();
+        assert_eq!(w.block_value(Op::Bitcast, u2, &[wide]).unwrap(), pair);
+        let back = w.block_value(Op::Bitcast, u2, &[wide]).unwrap();
+        assert_eq!(w.block_value(Op::CompositeExtract, u, &[back, 1]).unwrap(), b);
+        let other = w.block_value(Op::Bitcast, f64t, &[wide]).unwrap();
+        assert_ne!(other, pair);
+        assert_ne!(other, wide);
+    }
+
     #[test]
     fn misuse_is_an_error() {
         let mut w = Builder::new();
