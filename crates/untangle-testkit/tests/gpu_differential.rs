@@ -287,6 +287,18 @@ declare i32 @dx.op.quaternary.i32(i32, i32, i32, i32, i32)";
     let srv = r#"!12 = !{i32 1, %"class.StructuredBuffer<unsigned int>"* undef, !"st", i32 0, i32 1, i32 1, i32 12, i32 0, !13}
 !13 = !{i32 1, i32 4}"#;
     assert_agrees(g, "structured-index-wraps", &shader(body, "", ", !12", srv));
+    // The same with stride 16 and an offset that makes `index × stride + offset` pass 32 bits
+    // (D3D: past the end, 0; a 32-bit sum wraps into the buffer), for indices that wrap too.
+    let body = "  %st = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 0, i32 1, i32 1, i1 false)
+  %hi = shl i32 %b, 28
+  %i = or i32 %hi, %tid
+  %o0 = shl i32 %a, 28
+  %o = and i32 %o0, -16
+  %l = call %dx.types.ResRet.i32 @dx.op.rawBufferLoad.i32(i32 139, %dx.types.Handle %st, i32 %i, i32 %o, i8 1, i32 4)
+  %r = extractvalue %dx.types.ResRet.i32 %l, 0";
+    let srv = r#"!12 = !{i32 1, %"class.StructuredBuffer<unsigned int>"* undef, !"st", i32 0, i32 1, i32 1, i32 12, i32 0, !13}
+!13 = !{i32 1, i32 16}"#;
+    assert_agrees(g, "structured-offset-wraps", &shader(body, "", ", !12", srv));
     // GetDimensions of a mip level past the last: D3D gives 0; SPIR-V's size query needs a
     // level that exists.
     let body = "  %tex = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 0, i32 1, i32 1, i1 false)

@@ -24,6 +24,10 @@
 //! - **Constructs of extracts**: `OpCompositeConstruct` of type `T` whose constituents are
 //!   `OpCompositeExtract v 0`, `v 1`, … in order, `v` of type `T`, is `v` (a vector loaded
 //!   whole and stored back whole). `v` dominates the extracts, which dominate the construct.
+//! - **Bitcasts of bitcasts**: `OpBitcast` to type `T` of an `OpBitcast` whose operand is of
+//!   type `T` (not a pointer) is that operand (a 64-bit value assembled from two words and
+//!   split into words again). The operand dominates the inner bitcast, which dominates the
+//!   outer one.
 //! - **Dead code**: at the end of the function, pure instructions and plain loads whose
 //!   results nothing uses are removed, last first (so that chains go), with their names
 //!   and decorations. Uses are counted conservatively: any operand word equal to the id.
@@ -252,6 +256,8 @@ pub struct Cleanup {
     constructs: HashMap<Word, (Word, SmallVec<[Word; 4]>), FixedState>,
     /// This function's single-index extracts: result → (composite, index).
     extracts: HashMap<Word, (Word, Word), FixedState>,
+    /// This function's bitcasts of values: result → operand.
+    bitcasts: HashMap<Word, Word, FixedState>,
     /// Use counts by id, all zero between calls of [`Cleanup::remove_dead`].
     uses: Vec<u32>,
     /// [`Cleanup::remove_dead`]'s scratch, kept across functions: instruction starts, and
@@ -286,6 +292,7 @@ impl Cleanup {
             stored: table(room),
             constructs: table(room),
             extracts: table(room),
+            bitcasts: table(room),
             classes: IdTable(Vec::with_capacity(ids)),
             structs: IdTable(Vec::with_capacity(ids)),
             types: IdTable(Vec::with_capacity(ids)),
@@ -326,6 +333,7 @@ impl Cleanup {
         self.begin_block();
         self.constructs.clear();
         self.extracts.clear();
+        self.bitcasts.clear();
     }
 
     fn pure(&self, op: Op, operands: &[Word]) -> bool {
@@ -345,6 +353,13 @@ impl Cleanup {
         if op == Op::CompositeExtract && operands.len() == 2 {
             if let Some(x) = self.extracted(ty, operands[0], operands[1]) {
                 return Answer::Reuse(x);
+            }
+        }
+        if let (Op::Bitcast, &[x]) = (op, operands) {
+            if let Some(&y) = self.bitcasts.get(&x) {
+                if self.types.get(y) == ty && self.classes.get(ty) == 0 {
+                    return Answer::Reuse(y);
+                }
             }
         }
         if op == Op::CompositeConstruct {
@@ -407,6 +422,9 @@ impl Cleanup {
             }
             Op::CompositeExtract if operands.len() == 2 => {
                 self.extracts.insert(id, (operands[0], operands[1]));
+            }
+            Op::Bitcast if operands.len() == 1 => {
+                self.bitcasts.insert(id, operands[0]);
             }
             _ => {}
         }

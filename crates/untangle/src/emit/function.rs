@@ -34,7 +34,7 @@ use crate::dxil::ShaderModel;
 use crate::emit::control::{emit_dispatch, emit_merge, emit_two_way, Labels};
 use crate::emit::error::{malformed, unsupported, Error, Result, Subject};
 use crate::emit::work_graph;
-use crate::emit::{FnEmit, Interface, ModuleBuilder, Resources, ThreadQuads};
+use crate::emit::{DescriptorKey, FnEmit, Interface, ModuleBuilder, Resources, ThreadQuads};
 use crate::ir::hash::{HashMap, HashSet};
 use crate::ir::{
     BinaryOp, BlockId, CastOp, ConstExprOp, ConstKind, FloatKind, FloatPredicate, Function, InstId, InstKind,
@@ -250,6 +250,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             hit_attrs: HashMap::default(),
             cur: scfg.entry,
             reloads: HashMap::default(),
+            descriptors: HashMap::default(),
+            address_words: HashMap::default(),
+            pending_word: None,
             used_members,
             exit_labels: HashMap::default(),
             direct: HashSet::default(),
@@ -442,6 +445,36 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         match self.def_sblock(def) {
             Some(s) => self.doms.dominates(s, self.cur),
             None => false,
+        }
+    }
+
+    /// The id of descriptor access `key` (a descriptor pointer or a loaded descriptor) made
+    /// earlier in the function where it dominates the current position: in the open SPIR-V
+    /// block, or in an original block that dominates the current one, in the first SPIR-V
+    /// block of its parts (which dominates them all) or in the last so far (the merge that a
+    /// split left, which every later part and every dominated block follows). A part inside
+    /// a split (the body of [`Self::split_if`]) dominates nothing after it: what was made
+    /// there is reused only there. A descriptor does not change during the invocation, so
+    /// the access made earlier is the one that would be made here; reusing it is what keeps
+    /// one `OpAccessChain`/`OpLoad` per handle where the shader creates the handle once and
+    /// uses it in several blocks. Cost: one hash lookup.
+    pub fn reusable(&self, key: DescriptorKey) -> Option<Word> {
+        let &(s, label, id) = self.descriptors.get(&key)?;
+        if self.cx.b.current_label() == Some(label) {
+            return Some(id);
+        }
+        if !self.doms.dominates(s, self.cur) {
+            return None;
+        }
+        let first = *self.block_labels.get(&s)?;
+        let last = self.exit_labels.get(&first).copied().unwrap_or(first);
+        (label == first || label == last).then_some(id)
+    }
+
+    /// Records descriptor access `key`, just written as `id`, for [`Self::reusable`].
+    pub fn remember(&mut self, key: DescriptorKey, id: Word) {
+        if let Some(label) = self.cx.b.current_label() {
+            self.descriptors.insert(key, (self.cur, label, id));
         }
     }
 

@@ -605,6 +605,13 @@ pub struct FnEmit<'a, 'm> {
     /// The original block being emitted.
     cur: SBlock,
     reloads: HashMap<(SBlock, InstId), Word>,
+    /// Descriptor pointers and loaded descriptors made so far, with the original block and
+    /// the SPIR-V label they were written in (see [`FnEmit::reusable`]).
+    descriptors: HashMap<DescriptorKey, (SBlock, Word, Word)>,
+    /// Byte addresses of raw and structured accesses → an id of the same address / 4 written
+    /// beside them (`dxop/buffers.rs`, `structured_word`), and the one being written.
+    address_words: HashMap<Word, Word>,
+    pending_word: Option<Word>,
     /// For `dx.op` results: which struct members are extracted (bit k: member k).
     pub used_members: HashMap<InstId, u32>,
     /// Blocks split by a conditional operation (`discard`): entry label → label of the last
@@ -952,7 +959,7 @@ impl Num {
 // --- Resources ---
 
 /// A resource handle as the translator tracks it.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Handle {
     pub class: ResourceClass,
     /// The range id within its class.
@@ -965,8 +972,18 @@ pub struct Handle {
     pub heap: Option<HeapHandle>,
 }
 
+/// A descriptor access that gives the same result wherever in a function it is made
+/// ([`FnEmit::reusable`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum DescriptorKey {
+    /// The pointer to handle `h`'s descriptor (or block) in variable `var`.
+    Pointer { var: Word, h: Handle },
+    /// The descriptor loaded through pointer `ptr`.
+    Loaded { ptr: Word },
+}
+
 /// A descriptor-heap handle: the index is [`Handle::index`].
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct HeapHandle {
     pub sampler: bool,
     /// `dx.types.ResourceProperties` (basic, extra), once annotated.

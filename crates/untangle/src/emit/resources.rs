@@ -59,6 +59,7 @@ use crate::emit::work_graph;
 use crate::emit::ArgAt;
 use crate::emit::ArrayLen;
 use crate::emit::Binder;
+use crate::emit::DescriptorKey;
 use crate::emit::Handle;
 use crate::emit::HeapHandle;
 use crate::emit::Indexing;
@@ -1417,9 +1418,23 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// A pointer to the descriptor (or block) `rv` holds for handle `h`.
+    /// Made once where it dominates its later uses ([`Self::reusable`]).
     pub fn element_ptr(&mut self, h: Handle, rv: &ResVar) -> Result<Word> {
         // The type first, as it always was: the module's ids stay as they were.
         self.cx.u32_t();
+        if matches!(rv.indexing, Indexing::Single) {
+            return Ok(rv.var);
+        }
+        let key = DescriptorKey::Pointer { var: rv.var, h };
+        if let Some(p) = self.reusable(key) {
+            return Ok(p);
+        }
+        let p = self.new_element_ptr(h, rv)?;
+        self.remember(key, p);
+        Ok(p)
+    }
+
+    fn new_element_ptr(&mut self, h: Handle, rv: &ResVar) -> Result<Word> {
         // `fresh`: the index is an id made here, which may take a decoration (the
         // shader's own value may be used, and decorated, elsewhere).
         let (element, fresh) = match rv.indexing {
@@ -1576,13 +1591,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.cx.decorate(id, Decoration::NonUniform, &[]);
     }
 
-    /// The loaded image (or sampler) of a handle.
+    /// The loaded image (or sampler) of a handle, loaded once where it dominates its later
+    /// uses ([`Self::reusable`]).
     pub fn load_descriptor(&mut self, h: Handle) -> Result<(ResVar, Word)> {
         let (rv, p) = self.res_ptr(h)?;
+        let key = DescriptorKey::Loaded { ptr: p };
+        if let Some(w) = self.reusable(key) {
+            return Ok((rv, w));
+        }
         let w = self.ids_op(Op::Load, rv.elem_ty, &[p])?;
         if h.non_uniform {
             self.non_uniform(w);
         }
+        self.remember(key, w);
         Ok((rv, w))
     }
 

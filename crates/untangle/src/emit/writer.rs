@@ -111,6 +111,8 @@ pub struct Builder {
     /// Where the function under construction (or the last one) begins in `functions`.
     function_start: usize,
     position: Position,
+    /// The label of the open block (or of the last one).
+    label: Word,
     /// Each type instruction's opcode and operands → its result id (the first one added).
     /// Keys of up to 8 words (every type but large structs) are stored inline.
     types: HashMap<TypeKey, Word, FixedState>,
@@ -224,6 +226,7 @@ impl Builder {
             functions: Vec::with_capacity(room.scaled(8, 256, 2048)),
             function_start: 0,
             position: Position::Module,
+            label: 0,
             types: HashMap::with_capacity_and_hasher(room.scaled(1, 16, 64), FixedState::default()),
             key: Vec::with_capacity(16),
             too_long: false,
@@ -867,7 +870,13 @@ impl Builder {
         }
         encode(&mut self.functions, Op::Label, None, Some(id), &[]);
         self.position = Position::Block;
+        self.label = id;
         Ok(id)
+    }
+
+    /// The label of the open block; `None` outside a block.
+    pub fn current_label(&self) -> Option<Word> {
+        (self.position == Position::Block).then_some(self.label)
     }
 
     /// Where the next instruction of the open function is encoded: an insertion point for
@@ -1182,6 +1191,33 @@ mod tests {
         both!(execution_mode(fid, spirv::ExecutionMode::LocalSize, [8, 8, 1]));
         let _ = t;
         assert_eq!(w.assemble().unwrap(), r.module().assemble());
+    }
+
+    /// With the clean-ups on, a bitcast back to the type a bitcast came from is the first
+    /// one's operand (a 64-bit value assembled from two words and split again), so the
+    /// words extracted from it are the words it was built of; a bitcast to a third type is
+    /// written.
+    #[test]
+    fn bitcasts_of_bitcasts_fold() {
+        let mut w = Builder::new();
+        w.enable_cleanup(Room { insts: 16 });
+        let void = w.type_void();
+        let u = w.type_int(32, 0);
+        let u64t = w.type_int(64, 0);
+        let f64t = w.type_float(64, None);
+        let u2 = w.type_vector(u, 2);
+        let (a, b) = (w.constant_bit32(u, 1), w.constant_bit32(u, 2));
+        let f = w.type_function(void, []);
+        w.begin_function(void, None, spirv::FunctionControl::NONE, f).unwrap();
+        w.begin_block(None).unwrap();
+        let pair = w.block_value(Op::CompositeConstruct, u2, &[a, b]).unwrap();
+        let wide = w.block_value(Op::Bitcast, u64t, &[pair]).unwrap();
+        assert_eq!(w.block_value(Op::Bitcast, u2, &[wide]).unwrap(), pair);
+        let back = w.block_value(Op::Bitcast, u2, &[wide]).unwrap();
+        assert_eq!(w.block_value(Op::CompositeExtract, u, &[back, 1]).unwrap(), b);
+        let other = w.block_value(Op::Bitcast, f64t, &[wide]).unwrap();
+        assert_ne!(other, pair);
+        assert_ne!(other, wide);
     }
 
     #[test]

@@ -5,7 +5,10 @@
 //!
 //! Raw and structured buffers are arrays of 32-bit words: byte address = index (raw) or
 //! index × stride + offset (structured), an address that would wrap 32 bits saturating
-//! past the end (out of bounds, as in D3D); a 64-bit component is two words, low first. A
+//! past the end (out of bounds, as in D3D); a 64-bit component is two words, low first.
+//! Word accesses of a structured buffer whose stride is a multiple of 4 compute the word
+//! address directly, the index clamped instead of the sum checked for a wrap (same words in
+//! bounds, still past the end out of them: `structured_word`). A
 //! 16-bit component is one element of the buffer's 16-bit view (`{ uint16_t data[]; }` at
 //! the same binding, `Resources::halves16`): a view of 16-bit elements may start at any
 //! 2-aligned address (stride 2, odd `FirstElement`), where 32-bit words would straddle the
@@ -466,6 +469,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             ResShape::Words { stride: None } => self.glsl(u, 38, &[index, far]), // UMin
             ResShape::Words { stride: Some(s) } => {
+                if s % 4 == 0 && s > 0 {
+                    self.structured_word(index, offset, s)?;
+                }
                 let sw = self.cx.const_u32(s);
                 let base = self.ids_op(Op::IMul, u, &[index, sw])?;
                 let b = self.cx.bool_t();
@@ -481,10 +487,55 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     None => base,
                 };
                 let addr = self.ids_op(Op::Select, u, &[wraps, far, addr])?;
-                self.glsl(u, 38, &[addr, far]) // UMin
+                let addr = self.glsl(u, 38, &[addr, far])?; // UMin
+                if let Some(w) = self.pending_word.take() {
+                    self.address_words.insert(addr, w);
+                }
+                Ok(addr)
             }
             _ => Err(Error::Internal("byte address of a non-buffer".into())),
         }
+    }
+
+    /// The word address of a structured access whose stride `s` is a multiple of 4, kept in
+    /// [`FnEmit::pending_word`] for [`Self::byte_address`] to record against the byte
+    /// address it returns: `min(index, ⌈FAR_ADDRESS / s⌉) × s/4 + offset / 4`. Where the
+    /// byte address is exact (below [`FAR_ADDRESS`]) this is that address / 4 (`s/4 · index`
+    /// is exact and the offset's low bits are dropped either way); where the byte address
+    /// saturates (an index past `⌈FAR_ADDRESS / s⌉`, or a sum that passes it or would wrap)
+    /// this is at least `FAR_ADDRESS / 4`, past the end of the buffer like the saturated
+    /// address, and it does not wrap: `index × s/4 < FAR_ADDRESS/4 + s/4` and
+    /// `offset / 4 < 2^30`, so the sum and the few words after it stay below 2^32. Four
+    /// instructions (`UMin`, `IMul`, `ShiftRightLogical`, `IAdd`) where the saturating byte
+    /// address and its `/ 4` take eight; the byte address is still written, for accesses
+    /// that need bytes (16-bit parts), and goes as dead code where nothing uses it.
+    fn structured_word(&mut self, index: Word, offset: Option<Word>, s: u32) -> Result<()> {
+        let u = self.cx.u32_t();
+        let limit = self.cx.const_u32(FAR_ADDRESS.div_ceil(s));
+        let clamped = self.glsl(u, 38, &[index, limit])?; // UMin
+        let sw = self.cx.const_u32(s / 4);
+        let base = self.ids_op(Op::IMul, u, &[clamped, sw])?;
+        let w = match offset {
+            Some(o) => {
+                let two = self.cx.const_u32(2);
+                let ow = self.ids_op(Op::ShiftRightLogical, u, &[o, two])?;
+                self.ids_op(Op::IAdd, u, &[base, ow])?
+            }
+            None => base,
+        };
+        self.pending_word = Some(w);
+        Ok(())
+    }
+
+    /// Word `addr / 4` of a byte address from [`Self::byte_address`]: the word address
+    /// written beside it where there is one ([`Self::structured_word`]), else `addr >> 2`.
+    fn address_word(&mut self, addr: Word) -> Result<Word> {
+        if let Some(&w) = self.address_words.get(&addr) {
+            return Ok(w);
+        }
+        let u = self.cx.u32_t();
+        let two = self.cx.const_u32(2);
+        self.ids_op(Op::ShiftRightLogical, u, &[addr, two])
     }
 
     /// A 16-bit value's bits in the low half of a 32-bit word (a float is not converted;
@@ -670,13 +721,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let w = match bits {
                 32 => {
                     // (addr + 4k) / 4 = addr / 4 + k: addresses stay below 2^32 - 64 KiB.
-                    let word0 = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
+                    let word0 = self.address_word(addr)?;
                     let word = self.add_const(word0, k)?;
                     let x = self.load_word(h, word, range)?;
                     self.num_to_ir(x, Num::UInt, scalar)?
                 }
                 64 => {
-                    let word0 = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
+                    let word0 = self.address_word(addr)?;
                     let word = self.add_const(word0, 2 * k)?;
                     let lo = self.load_word(h, word, range)?;
                     let word1 = self.add_const(word, 1)?;
@@ -816,8 +867,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         range: Option<(Word, Word)>,
     ) -> Result<()> {
         let u = self.cx.u32_t();
-        let two = self.cx.const_u32(2);
-        let word = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
+        let word = self.address_word(addr)?;
         let x = value(self)?;
         let ones = self.cx.const_u32(if bytes == 1 { 0xff } else { 0xffff });
         let x = self.ids_op(Op::BitwiseAnd, u, &[x, ones])?;
@@ -1201,7 +1251,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let range = self.buffer_range(h)?;
         let bits = self.scalar_bits(ty).unwrap_or(32);
         let u = self.cx.u32_t();
-        let two = self.cx.const_u32(2);
+        // The constant 2 first, as it always was: the module's ids stay as they were.
+        self.cx.const_u32(2);
         // Whether the address is a known multiple of 4: then 16-bit components
         // 0-1 and 2-3 each fill one whole word.
         let word_aligned = bits == 16 && self.known_address_alignment(shape, c) >= 2;
@@ -1224,7 +1275,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let sixteen = self.cx.const_u32(16);
                 let hi = self.ids_op(Op::ShiftLeftLogical, u, &[hi, sixteen])?;
                 let both = self.ids_op(Op::BitwiseOr, u, &[lo, hi])?;
-                let word0 = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
+                let word0 = self.address_word(addr)?;
                 let word = self.add_const(word0, this / 2)?;
                 self.store_word(h, word, both, range)?;
                 k += 1;
@@ -1233,13 +1284,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             let k = this;
             match bits {
                 32 => {
-                    let word0 = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
+                    let word0 = self.address_word(addr)?;
                     let word = self.add_const(word0, k)?;
                     let x = self.ir_to_num(v, ty, Num::UInt)?;
                     self.store_word(h, word, x, range)?;
                 }
                 64 => {
-                    let word0 = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
+                    let word0 = self.address_word(addr)?;
                     let word = self.add_const(word0, 2 * k)?;
                     let u2 = self.cx.vec(u, 2);
                     let pair = self.ids_op(Op::Bitcast, u2, &[v])?;
@@ -1353,9 +1404,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let index = self.arg_val(c, first)?;
                 let off = if self.is_undef(self.arg(c, first + 1)?) { None } else { Some(self.arg_val(c, first + 1)?) };
                 let addr = self.byte_address(rv.shape, index, self.arg(c, first)?, off, self.arg(c, first + 1).ok())?;
-                let u = self.cx.u32_t();
-                let two = self.cx.const_u32(2);
-                let word = self.ids_op(Op::ShiftRightLogical, u, &[addr, two])?;
+                let word = self.address_word(addr)?;
                 let range = self.buffer_range(h)?;
                 Ok((self.ranged_word_ptr(h, word, range)?.0, None))
             }
