@@ -113,7 +113,8 @@ pub struct Convert {
     /// (`shaderImageInt64Atomics`: AGS 64-bit atomics on textures), and for NVAPI `int64-atomics`
     /// (`shaderBufferInt64Atomics`), `float32-atomic-add` (`VK_EXT_shader_atomic_float`),
     /// `float16-vector-atomics` (`VK_NV_shader_atomic_float16_vector`),
-    /// `subgroup-partitioned` (`VK_NV_shader_subgroup_partitioned`). Default: none (vendor
+    /// `subgroup-partitioned` (`VK_NV_shader_subgroup_partitioned`), `invocation-reorder`
+    /// (`VK_NV_ray_tracing_invocation_reorder`: `NvHitObject`). Default: none (vendor
     /// intrinsics are refused).
     #[arg(long, value_name = "FEATURES", value_delimiter = ',')]
     pub vendor: Vec<CliVendorFeature>,
@@ -149,6 +150,7 @@ pub enum CliVendorFeature {
     Float32AtomicAdd,
     Float16VectorAtomics,
     SubgroupPartitioned,
+    InvocationReorder,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]

@@ -809,9 +809,23 @@ pub fn nvapi_support(op: crate::dxil::nvapi::Opcode) -> VendorSupport {
         Footprint(_) => VendorSupport::Refused("texture footprints are not lowered (`SPV_NV_shader_image_footprint` could carry them)"),
         GetShadingRate | VprsEval(_) => VendorSupport::Refused("variable pixel rate shading has no Vulkan counterpart"),
         ShflGeneric => VendorSupport::Refused("the encoding of the generic shuffle's lane-valid result is undocumented"),
-        HitObject(_) => VendorSupport::Refused(
-            "shader execution reordering (hit objects; `VK_NV_ray_tracing_invocation_reorder`) is not lowered",
-        ),
+        HitObject(n) => {
+            use crate::dxil::nvapi::hit::*;
+            let spirv = match n {
+                TRACE_RAY => "`OpHitObjectTraceRayNV` at the `TraceRay` on the record's token (`dxop/nvapi_hit.rs`)",
+                MAKE_HIT | MAKE_HIT_WITH_RECORD_INDEX => "`OpHitObjectRecordHitNV` / `RecordHitWithIndexNV` at the `TraceRay` on the token, the attributes from the `CallShader` before it (NV spelling only)",
+                MAKE_MISS => "`OpHitObjectRecordMissNV`",
+                MAKE_NOP => "`OpHitObjectRecordEmptyNV`",
+                REORDER_THREAD => "`OpReorderThreadWithHitObjectNV` / `OpReorderThreadWithHintNV`",
+                INVOKE => "`OpHitObjectExecuteShaderNV` with the payload of the `TraceRay` on the token",
+                IS_MISS | IS_HIT | IS_NOP => "`OpHitObjectIsMissNV` / `IsHit` / `IsEmpty`, as 1 / 0",
+                GET_RAY_DESC => "`OpHitObjectGetRayTMinNV`, `GetRayTMax`, `GetWorldRayOrigin`, `GetWorldRayDirection`",
+                GET_ATTRIBUTES => "`OpHitObjectGetAttributesNV` into the data of the `CallShader` on the token",
+                LOAD_LOCAL_ROOT_TABLE_CONSTANT => "a load at `OpHitObjectGetShaderRecordBufferHandleNV` + offset (`PhysicalStorageBuffer`)",
+                _ => "`OpHitObjectGet{InstanceCustomIndex,InstanceId,PrimitiveIndex,GeometryIndex,HitKind,ShaderBindingTableRecordIndex}NV`",
+            };
+            needs(spirv, "invocation_reorder")
+        }
         RayTracing(_) => VendorSupport::Refused("micro-map, cluster, sphere and swept-sphere ray-tracing queries are not lowered"),
     }
 }
