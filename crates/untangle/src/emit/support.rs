@@ -813,16 +813,24 @@ pub fn nvapi_support(op: crate::dxil::nvapi::Opcode) -> VendorSupport {
             use crate::dxil::nvapi::hit::*;
             let spirv = match n {
                 TRACE_RAY => "`OpHitObjectTraceRayNV` at the `TraceRay` on the record's token (`dxop/nvapi_hit.rs`)",
-                MAKE_HIT | MAKE_HIT_WITH_RECORD_INDEX => "`OpHitObjectRecordHitNV` / `RecordHitWithIndexNV` at the `TraceRay` on the token, the attributes from the `CallShader` before it (NV spelling only)",
+                MAKE_HIT => "`OpHitObjectRecordHitNV` at the `TraceRay` on the token, the attributes from the `CallShader` before it (NV spelling only)",
+                MAKE_HIT_WITH_RECORD_INDEX => "`OpHitObjectRecordHitWithIndexNV` at the `TraceRay` on the token, the attributes from the `CallShader` before it (NV spelling only)",
                 MAKE_MISS => "`OpHitObjectRecordMissNV`",
                 MAKE_NOP => "`OpHitObjectRecordEmptyNV`",
-                REORDER_THREAD => "`OpReorderThreadWithHitObjectNV` / `OpReorderThreadWithHintNV`",
+                REORDER_THREAD => "`OpReorderThreadWithHitObjectNV` (`src0u.x` 1) / `OpReorderThreadWithHintNV` (0)",
                 INVOKE => "`OpHitObjectExecuteShaderNV` with the payload of the `TraceRay` on the token",
-                IS_MISS | IS_HIT | IS_NOP => "`OpHitObjectIsMissNV` / `IsHit` / `IsEmpty`, as 1 / 0",
-                GET_RAY_DESC => "`OpHitObjectGetRayTMinNV`, `GetRayTMax`, `GetWorldRayOrigin`, `GetWorldRayDirection`",
+                IS_MISS => "`OpHitObjectIsMissNV`, as 1 / 0",
+                IS_HIT => "`OpHitObjectIsHitNV`, as 1 / 0",
+                IS_NOP => "`OpHitObjectIsEmptyNV`, as 1 / 0",
+                GET_INSTANCE_ID => "`OpHitObjectGetInstanceCustomIndexNV` (D3D's `InstanceID()`)",
+                GET_INSTANCE_INDEX => "`OpHitObjectGetInstanceIdNV` (D3D's `InstanceIndex()`)",
+                GET_PRIMITIVE_INDEX => "`OpHitObjectGetPrimitiveIndexNV`",
+                GET_GEOMETRY_INDEX => "`OpHitObjectGetGeometryIndexNV`",
+                GET_HIT_KIND => "`OpHitObjectGetHitKindNV`",
+                GET_SHADER_TABLE_INDEX => "`OpHitObjectGetShaderBindingTableRecordIndexNV`",
+                GET_RAY_DESC => "`OpHitObjectGetRayTMinNV`, `GetRayTMax`, `GetWorldRayOrigin`, `GetWorldRayDirection` (8 words)",
                 GET_ATTRIBUTES => "`OpHitObjectGetAttributesNV` into the data of the `CallShader` on the token",
-                LOAD_LOCAL_ROOT_TABLE_CONSTANT => "a load at `OpHitObjectGetShaderRecordBufferHandleNV` + offset (`PhysicalStorageBuffer`)",
-                _ => "`OpHitObjectGet{InstanceCustomIndex,InstanceId,PrimitiveIndex,GeometryIndex,HitKind,ShaderBindingTableRecordIndex}NV`",
+                _ => "a load at `OpHitObjectGetShaderRecordBufferHandleNV` + offset (`PhysicalStorageBuffer`)",
             };
             needs(spirv, "invocation_reorder")
         }
