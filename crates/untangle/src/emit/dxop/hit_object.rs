@@ -411,10 +411,16 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     Value::Inst(i) => self.call_op(i) == Some(DxOp::HitObject_MakeNop),
                     _ => false,
                 };
-                let hint = self.index_u32(c, 1)?;
-                // `MaybeReorderThread(hint, bits)`: DXC passes a fresh nop hit object.
-                let p = if nop && !no_bits { None } else { Some(self.hit_object(c, 0)?) };
-                self.reorder_thread(p, hint, bits)?;
+                if nop && !no_bits {
+                    // `MaybeReorderThread(hint, bits)`: DXC passes a fresh nop hit object.
+                    let hint = self.index_u32(c, 1)?;
+                    self.reorder_thread(None, hint, bits)?;
+                } else {
+                    let p = self.hit_object(c, 0)?;
+                    // Without bits the hint is not an operand (nor converted).
+                    let hint = if no_bits { bits } else { self.index_u32(c, 1)? };
+                    self.reorder_thread(Some(p), hint, bits)?;
+                }
                 return Ok(None);
             }
             DxOp::HitObject_Attributes => {
