@@ -205,6 +205,7 @@ fn options_of(args: &Convert) -> Result<Options, Failure> {
             crate::CliVendorFeature::Float16VectorAtomics => v.float16_vector_atomics = true,
             crate::CliVendorFeature::SubgroupPartitioned => v.subgroup_partitioned = true,
             crate::CliVendorFeature::ImageFootprint => v.image_footprint = true,
+            crate::CliVendorFeature::InvocationReorder => v.invocation_reorder = true,
         }
     }
     if let Some([register, space]) = args.nvapi.as_deref() {

@@ -114,7 +114,8 @@ pub struct Convert {
     /// (`shaderBufferInt64Atomics`), `float32-atomic-add` (`VK_EXT_shader_atomic_float`),
     /// `float16-vector-atomics` (`VK_NV_shader_atomic_float16_vector`),
     /// `subgroup-partitioned` (`VK_NV_shader_subgroup_partitioned`), `image-footprint`
-    /// (`VK_NV_shader_image_footprint`: texture footprints). Default: none (vendor
+    /// (`VK_NV_shader_image_footprint`: texture footprints), `invocation-reorder`
+    /// (`VK_NV_ray_tracing_invocation_reorder`: `NvHitObject`). Default: none (vendor
     /// intrinsics are refused).
     #[arg(long, value_name = "FEATURES", value_delimiter = ',')]
     pub vendor: Vec<CliVendorFeature>,
@@ -151,6 +152,7 @@ pub enum CliVendorFeature {
     Float16VectorAtomics,
     SubgroupPartitioned,
     ImageFootprint,
+    InvocationReorder,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]

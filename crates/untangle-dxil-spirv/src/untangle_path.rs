@@ -226,6 +226,9 @@ pub fn run(input: RunInput<'_>) -> Result<RunOutput, Refusal> {
         setup.last(|o| matches!(o, Opt::Nvapi { .. }))
     {
         options.vendor.nvapi = Some(untangle::NvapiSlot { register: *register_index, space: *register_space });
+        // dxil-spirv lowers NVAPI's hit objects to `SPV_NV_shader_invocation_reorder`
+        // whenever its NVAPI option is on; it has no option of their own.
+        options.vendor.invocation_reorder = true;
     }
     // dxil-spirv's FORCE_SUBGROUP_SIZE: WaveGetLaneCount() becomes the forced value (0: off).
     if let Some(Opt::ForceSubgroupSize { forced_value, .. }) =

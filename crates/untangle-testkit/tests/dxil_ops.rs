@@ -281,8 +281,12 @@ fn nvapi_table(s: &mut String) {
          register; without it the UAV is an ordinary structured buffer, as on a driver without the\n\
          extension. A lowering that needs a device feature names its `Options::vendor` field. Tests:\n\
          `vendor_nvapi` (translation, `spirv-val` at Vulkan 1.3 and 1.4, refusals, malformed\n\
-         records, texture footprints), `gpu_nvapi` (shuffles, votes, lane masks, footprints run on a\n\
-         device). vkd3d-proton's tests hold no NVAPI shader.\n"
+         records, texture footprints, hit objects), `gpu_nvapi` (shuffles, votes, lane masks,\n\
+         footprints run on a device),\n\
+         `gpu_ray_tracing` (an NVAPI hit object traced, reordered and invoked). Hit objects\n\
+         (`NV_EXTN_OP_HIT_OBJECT_*`) take the SM 6.9 hit-object slots (`emit/dxop/nvapi_hit.rs`);\n\
+         `TRACE_RAY`, `MAKE_HIT*`, `INVOKE` and `GET_ATTRIBUTES` complete at the `TraceRay` or\n\
+         `CallShader` that takes their token. vkd3d-proton's tests hold no NVAPI shader.\n"
     );
     let _ = writeln!(s, "| opcode | intrinsic | lowering / reason | needs |");
     let _ = writeln!(s, "|---|---|---|---|");

@@ -19,6 +19,11 @@
 //!   distinguishable values per pixel (devices without `VK_NV_ray_tracing_invocation_reorder`
 //!   skip).
 //!
+//! - NVAPI shader execution reordering (`tests/nvapi/lib_nvapi_ser.ll`): the same through
+//!   `NvTraceRayHitObject`, `NvReorderThread` and `NvInvokeHitObject`'s records on the magic
+//!   UAV, with the instance's `InstanceID()` (devices without
+//!   `VK_NV_ray_tracing_invocation_reorder` skip).
+//!
 //! Devices without `VK_KHR_ray_tracing_pipeline` (lavapipe) skip, saying so.
 
 use std::path::PathBuf;
@@ -186,12 +191,25 @@ fn root_address_entries(
     text: &[u8],
     stages: &[(&str, ash::vk::ShaderStageFlags)],
 ) -> (Vec<RtModule>, Vec<(u32, Address)>) {
+    root_address_entries_with(text, stages, "SRV(t0), UAV(u0)", untangle::VendorFeatures::default())
+}
+
+/// [`root_address_entries`] with root signature `signature` (its root SRV and UAV first;
+/// descriptor tables after them are left unset) and the vendor intrinsics `vendor`.
+fn root_address_entries_with(
+    text: &[u8],
+    stages: &[(&str, ash::vk::ShaderStageFlags)],
+    signature: &str,
+    vendor: untangle::VendorFeatures,
+) -> (Vec<RtModule>, Vec<(u32, Address)>) {
     let shader = Shader::parse(text).unwrap();
+    let signature = parse_hlsl(signature, Version::V1_1).unwrap();
     let options = Options {
         root_signature: Some(RootSignatureBinding {
-            signature: parse_hlsl("SRV(t0), UAV(u0)", Version::V1_1).unwrap(),
+            signature,
             layout: LayoutOptions { model: BindingModel::Heap, ..Default::default() },
         }),
+        vendor,
         ..Default::default()
     };
     let mut modules = Vec::new();
@@ -201,7 +219,10 @@ fn root_address_entries(
         untangle_spirv_tools::assert_valid(&t.words, "vulkan1.3", name);
         if name == "Gen" {
             for m in &t.layout.as_ref().unwrap().layout.push_constants.members {
-                let PushKind::RootDescriptorAddress { class, .. } = m.kind else { panic!("{:?}", m.kind) };
+                let PushKind::RootDescriptorAddress { class, .. } = m.kind else {
+                    assert!(matches!(m.kind, PushKind::TableOffset { .. }), "{:?}", m.kind);
+                    continue;
+                };
                 let what = if class == untangle::dxil::ResourceClass::Srv { Address::Tlas } else { Address::Buffer(0) };
                 push_addresses.push((m.offset, what));
             }
@@ -430,5 +451,81 @@ fn shader_execution_reordering_invokes_hit_and_miss_records() {
     let got = words(&moved);
     assert_ne!(got, expected);
     let all_miss: Vec<u32> = (0..width).flat_map(|x| [2000 + x, 0]).collect();
+    assert_eq!(got, all_miss, "the triangle moved away: every ray misses");
+}
+
+/// NVAPI shader execution reordering (`tests/nvapi/lib_nvapi_ser.ll`, `Options::vendor.nvapi`
+/// and `invocation_reorder`): `Gen` makes a hit object with `NvTraceRayHitObject` (ray x:
+/// even x at the triangle, odd x beside it), reads `IsHit` and `GetInstanceID`, reorders
+/// with `NvReorderThread(hitObj, x, 2)` and runs it with `NvInvokeHitObject`: the closest
+/// hit writes 1000 + x, the miss 2000 + x; each pixel stores (payload, IsHit, IsHit ?
+/// InstanceID : 0), the instance's custom index being 7. The triangle moved away makes
+/// every ray miss. Skips without `VK_NV_ray_tracing_invocation_reorder`.
+#[test]
+fn nvapi_hit_objects_trace_reorder_and_invoke() {
+    let vendor = untangle::VendorFeatures {
+        nvapi: Some(untangle::NvapiSlot { register: 7, space: 3 }),
+        invocation_reorder: true,
+        ..Default::default()
+    };
+    let (modules, push_addresses) = root_address_entries_with(
+        include_bytes!("nvapi/lib_nvapi_ser.ll"),
+        &[
+            ("Gen", ash::vk::ShaderStageFlags::RAYGEN_KHR),
+            ("Hit", ash::vk::ShaderStageFlags::CLOSEST_HIT_KHR),
+            ("Sky", ash::vk::ShaderStageFlags::MISS_KHR),
+        ],
+        // The application's root signature covers the magic UAV, as D3D12 requires of
+        // every register a shader names (it is never declared: nothing reads it).
+        "SRV(t0), UAV(u0), DescriptorTable(UAV(u7, space=3))",
+        vendor,
+    );
+    let width = 8u32;
+    let identity = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let case = RtCase {
+        name: "lib_nvapi_ser".into(),
+        modules,
+        raygen: ("Gen".into(), Vec::new()),
+        misses: vec![("Sky".into(), Vec::new())],
+        hit_groups: vec![RtHitGroup { closest: Some("Hit".into()), ..Default::default() }],
+        triangles: vec![[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]],
+        geometry_opaque: true,
+        instances: vec![RtInstance {
+            aabbs: false,
+            transform: identity,
+            custom_index: 7,
+            mask: 0xff,
+            sbt_offset: 0,
+            flags: 0,
+        }],
+        push_constants: vec![0; 32],
+        push_addresses,
+        buffers: vec![vec![0u8; 12 * width as usize]],
+        launch: [width, 1],
+        max_recursion: 1,
+        timeout: std::time::Duration::from_secs(10),
+        ..Default::default()
+    };
+    let expected: Vec<u32> =
+        (0..width).flat_map(|x| if x % 2 == 0 { [1000 + x, 1, 7] } else { [2000 + x, 0, 0] }).collect();
+    let Some(device) = ray_tracing_device("NVAPI shader execution reordering") else { return };
+    if !device.invocation_reorder {
+        eprintln!(
+            "NVAPI shader execution reordering skipped: {} has no VK_NV_ray_tracing_invocation_reorder",
+            device.name
+        );
+        return;
+    }
+    eprintln!("NVAPI shader execution reordering on {}", device.name);
+    let words = |case: &RtCase| -> Vec<u32> {
+        let out = device.run(case).unwrap();
+        out[0].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+    };
+    assert_eq!(words(&case), expected, "NVAPI hit objects: (payload, IsHit, InstanceID) per pixel");
+    let mut moved = case.clone();
+    moved.instances[0].transform[3] = 10.0;
+    let got = words(&moved);
+    assert_ne!(got, expected);
+    let all_miss: Vec<u32> = (0..width).flat_map(|x| [2000 + x, 0, 0]).collect();
     assert_eq!(got, all_miss, "the triangle moved away: every ray misses");
 }

@@ -174,8 +174,7 @@ fn atomics_on_byte_address_buffers() {
 
 #[test]
 fn unlowered_opcodes_are_refused_by_name() {
-    for (opcode, name) in [(30, "GET_SHADING_RATE"), (71, "HIT_OBJECT"), (51, "VPRS_EVAL_ATTRIB"), (33, "SHFL_GENERIC")]
-    {
+    for (opcode, name) in [(30, "GET_SHADING_RATE"), (86, "RT"), (51, "VPRS_EVAL_ATTRIB"), (33, "SHFL_GENERIC")] {
         let b = op("w0", opcode, &[]);
         let (instruction, reason) = refusal(&cs(&b, 1, 32), &all());
         assert!(instruction.contains(name) && instruction.contains(&format!("({opcode})")), "{instruction}");
@@ -415,4 +414,136 @@ fn malformed_or_unlowerable_footprints_are_typed_errors() {
     assert_ne!(cut, full);
     let (t, r) = nv_reason(&texture_shader(&(cut + "  %w4 = add i32 0, 0\n"), 5, 4, Stage::Pixel));
     assert!(matches!(r, VendorRefusal::NvapiMalformed(_)) && t.contains("numOutputsForIncCounter is missing"), "{t}");
+}
+
+/// NVAPI shader execution reordering (`tests/nvapi/lib_nvapi_ser.ll`, the records of
+/// `nvHLSLExtns.h`'s `NvHitObject` functions in a library).
+const SER: &str = include_str!("nvapi/lib_nvapi_ser.ll");
+
+fn ser(invocation_reorder: bool) -> Options {
+    nv(VendorFeatures { invocation_reorder, ..Default::default() })
+}
+
+fn ser_entry(text: &str, entry: &str, options: &Options) -> Result<Vec<u32>, untangle::Error> {
+    let shader = untangle::Shader::parse(text.as_bytes())?;
+    shader.translate_entry(entry, options).map(|t| t.words)
+}
+
+fn ser_valid(entry: &str, options: &Options, resources: usize) -> Vec<Op> {
+    let words = ser_entry(SER, entry, options).unwrap_or_else(|e| panic!("{entry}: {e}"));
+    untangle_spirv_tools::assert_valid(&words, "vulkan1.3", entry);
+    untangle_spirv_tools::assert_valid(&words, "vulkan1.4", entry);
+    let m = module(&words);
+    let exts: Vec<String> = m.extensions.iter().map(|i| format!("{:?}", i.operands[0])).collect();
+    assert!(exts.iter().any(|e| e.contains("SPV_NV_shader_invocation_reorder")), "{entry}: {exts:?}");
+    assert_eq!(bindings(&words), resources, "{entry}: the magic UAV is not declared");
+    opcodes(&words)
+}
+
+#[test]
+fn hit_objects_lower_to_invocation_reorder() {
+    let options = ser(true);
+    let ops = ser_valid("\u{1}?Gen@@YAXXZ", &options, 2);
+    for (op, n) in [
+        (Op::HitObjectTraceRayNV, 1),
+        (Op::HitObjectIsHitNV, 1),
+        (Op::HitObjectGetInstanceCustomIndexNV, 1),
+        (Op::ReorderThreadWithHitObjectNV, 1),
+        (Op::HitObjectExecuteShaderNV, 1),
+        (Op::TraceRayKHR, 0),
+        (Op::AtomicIAdd, 0),
+    ] {
+        assert_eq!(count(&ops, op), n, "Gen: {op:?}");
+    }
+    let ops = ser_valid("\u{1}?All@@YAXXZ", &options, 2);
+    for (op, n) in [
+        (Op::HitObjectRecordMissNV, 1),
+        (Op::HitObjectRecordEmptyNV, 1),
+        (Op::HitObjectRecordHitNV, 1),
+        (Op::HitObjectRecordHitWithIndexNV, 1),
+        (Op::HitObjectIsMissNV, 1),
+        (Op::HitObjectIsEmptyNV, 1),
+        (Op::HitObjectIsHitNV, 1),
+        (Op::HitObjectGetInstanceIdNV, 1),
+        (Op::HitObjectGetPrimitiveIndexNV, 1),
+        (Op::HitObjectGetGeometryIndexNV, 1),
+        (Op::HitObjectGetHitKindNV, 1),
+        (Op::HitObjectGetShaderBindingTableRecordIndexNV, 1),
+        (Op::HitObjectGetRayTMinNV, 1),
+        (Op::HitObjectGetRayTMaxNV, 1),
+        (Op::HitObjectGetWorldRayOriginNV, 1),
+        (Op::HitObjectGetWorldRayDirectionNV, 1),
+        (Op::HitObjectGetAttributesNV, 1),
+        (Op::HitObjectGetShaderRecordBufferHandleNV, 1),
+        (Op::ReorderThreadWithHintNV, 1),
+        (Op::TraceRayKHR, 0),
+        (Op::ExecuteCallableKHR, 0),
+    ] {
+        assert_eq!(count(&ops, op), n, "All: {op:?}");
+    }
+    let ops = ser_valid("\u{1}?Probe@@YAXUPayload@@UAttribs@@@Z", &options, 0);
+    assert_eq!(count(&ops, Op::HitObjectRecordMissNV), 1, "closest hit: MakeMiss");
+    assert_eq!(count(&ops, Op::HitObjectIsMissNV), 1, "closest hit: IsMiss");
+    let a = ser_entry(SER, "\u{1}?All@@YAXXZ", &options).unwrap();
+    assert_eq!(a, ser_entry(SER, "\u{1}?All@@YAXXZ", &options).unwrap(), "deterministic");
+}
+
+fn ser_refusal(text: &str, entry: &str, options: &Options) -> (String, VendorRefusal) {
+    match ser_entry(text, entry, options) {
+        Err(untangle::Error::Translate(TranslateError::VendorExtension {
+            vendor: "NVIDIA NVAPI",
+            instruction,
+            reason,
+        })) => (instruction, reason),
+        Err(e) => panic!("{entry}: expected an NVAPI refusal, got {e}"),
+        Ok(_) => panic!("{entry}: expected an NVAPI refusal, got a module"),
+    }
+}
+
+#[test]
+fn hit_objects_need_the_invocation_reorder_feature() {
+    let (instruction, reason) = ser_refusal(SER, "\u{1}?Gen@@YAXXZ", &ser(false));
+    assert!(instruction.contains("NV_EXTN_OP_HIT_OBJECT_TRACE_RAY (67)"), "{instruction}");
+    assert!(matches!(reason, VendorRefusal::MissingFeature { option: "invocation_reorder", .. }), "{reason}");
+    // The cross-vendor extension has no hit object made from its parts.
+    let ext = Options { shader_invocation_reorder: untangle::ReorderExtension::Ext, ..ser(true) };
+    let (instruction, reason) = ser_refusal(SER, "\u{1}?All@@YAXXZ", &ext);
+    assert!(instruction.contains("MAKE_HIT (68)"), "{instruction}");
+    assert!(reason.to_string().contains("OpHitObjectRecordHit"), "{reason}");
+    let words = ser_entry(SER, "\u{1}?Gen@@YAXXZ", &ext).unwrap();
+    untangle_spirv_tools::assert_valid(&words, "vulkan1.4", "Gen, EXT");
+    assert_eq!(count(&opcodes(&words), Op::HitObjectExecuteShaderEXT), 1);
+}
+
+#[test]
+fn malformed_hit_object_sequences_are_typed_errors() {
+    let gen = "\u{1}?Gen@@YAXXZ";
+    let cases: [(&str, &str, &str); 4] = [
+        // The invoke's TraceRay gone: the record waits at the end of the function.
+        (
+            "  call void @dx.op.traceRay.struct.Payload(i32 157, %dx.types.Handle %as, i32 0, i32 0, i32 0, i32 0, i32 %tk4,",
+            "  call void @dx.op.traceRay.struct.Payload(i32 157, %dx.types.Handle %as, i32 0, i32 0, i32 0, i32 0, i32 0,",
+            "the function ends",
+        ),
+        // GET_ATTRIBUTES's token taken by a TraceRay instead of a CallShader.
+        ("i32 %t4, i32 0, i32 72,", "i32 %t4, i32 0, i32 80,", "waits for a CallShader"),
+        // numOutputsForIncCounter other than 2.
+        ("i32 %t0, i32 144, i32 2,", "i32 %t0, i32 144, i32 3,", "numOutputsForIncCounter = 3"),
+        // REORDER_THREAD's selector neither 0 nor 1.
+        ("i32 %t3, i32 76, i32 1,", "i32 %t3, i32 76, i32 5,", "src0u.x = 5"),
+    ];
+    for (from, to, needle) in cases {
+        assert!(SER.contains(from), "{from}");
+        let text = SER.replacen(from, to, 1);
+        match ser_entry(&text, gen, &ser(true)) {
+            Err(untangle::Error::Translate(TranslateError::VendorExtension { reason, instruction, .. })) => {
+                let msg = format!("{instruction}: {reason}");
+                assert!(
+                    matches!(reason, VendorRefusal::NvapiMalformed(_)) && msg.contains(needle),
+                    "want `{needle}`: {msg}"
+                );
+            }
+            other => panic!("want `{needle}`, got {:?}", other.map(|_| ())),
+        }
+    }
 }

@@ -48,6 +48,66 @@ pub mod field {
     pub const COUNT: usize = 37;
 }
 
+/// The shader execution reordering opcodes (`NV_EXTN_OP_HIT_OBJECT_*`, [`Opcode::HitObject`]).
+/// A hit object is a word (`NvHitObject::_handle`) that the record making it returns
+/// through `IncrementCounter`; the records reading one take it in `src0u.x` (`src0u.y` for
+/// `REORDER_THREAD`). `TRACE_RAY`, `MAKE_HIT*` and `INVOKE` also return a *token* that the
+/// next `TraceRay` takes as its miss shader index (its ray, payload and structure are the
+/// operation's); `MAKE_HIT*` pass the attributes to a `CallShader` on the token first, and
+/// `GET_ATTRIBUTES` receives them from one.
+pub mod hit {
+    pub const TRACE_RAY: u32 = 67;
+    pub const MAKE_HIT: u32 = 68;
+    pub const MAKE_HIT_WITH_RECORD_INDEX: u32 = 69;
+    pub const MAKE_MISS: u32 = 70;
+    pub const REORDER_THREAD: u32 = 71;
+    pub const INVOKE: u32 = 72;
+    pub const IS_MISS: u32 = 73;
+    pub const GET_INSTANCE_ID: u32 = 74;
+    pub const GET_INSTANCE_INDEX: u32 = 75;
+    pub const GET_PRIMITIVE_INDEX: u32 = 76;
+    pub const GET_GEOMETRY_INDEX: u32 = 77;
+    pub const GET_HIT_KIND: u32 = 78;
+    pub const GET_RAY_DESC: u32 = 79;
+    pub const GET_ATTRIBUTES: u32 = 80;
+    pub const GET_SHADER_TABLE_INDEX: u32 = 81;
+    pub const LOAD_LOCAL_ROOT_TABLE_CONSTANT: u32 = 82;
+    pub const IS_HIT: u32 = 83;
+    pub const IS_NOP: u32 = 84;
+    pub const MAKE_NOP: u32 = 85;
+
+    /// The records that make a hit object (each owns one).
+    pub fn makes_hit_object(n: u32) -> bool {
+        matches!(n, TRACE_RAY | MAKE_HIT | MAKE_HIT_WITH_RECORD_INDEX | MAKE_MISS | MAKE_NOP)
+    }
+
+    /// The name after `NV_EXTN_OP_HIT_OBJECT_`.
+    pub fn name(n: u32) -> &'static str {
+        const NAMES: [&str; 19] = [
+            "TRACE_RAY",
+            "MAKE_HIT",
+            "MAKE_HIT_WITH_RECORD_INDEX",
+            "MAKE_MISS",
+            "REORDER_THREAD",
+            "INVOKE",
+            "IS_MISS",
+            "GET_INSTANCE_ID",
+            "GET_INSTANCE_INDEX",
+            "GET_PRIMITIVE_INDEX",
+            "GET_GEOMETRY_INDEX",
+            "GET_HIT_KIND",
+            "GET_RAY_DESC",
+            "GET_ATTRIBUTES",
+            "GET_SHADER_TABLE_INDEX",
+            "LOAD_LOCAL_ROOT_TABLE_CONSTANT",
+            "IS_HIT",
+            "IS_NOP",
+            "MAKE_NOP",
+        ];
+        n.checked_sub(TRACE_RAY).and_then(|k| NAMES.get(k as usize)).copied().unwrap_or("?")
+    }
+}
+
 /// The name of record dword `d` (`src0u.y`, `opcode`, ...).
 pub fn field_name(d: u32) -> String {
     const VECS: [(u32, &str); 8] = [
@@ -223,8 +283,21 @@ impl Opcode {
                 }
                 v
             }
+            HitObject(n) => {
+                let v = |d: u32, k: u32| (0..k).map(move |j| d + j);
+                match n {
+                    hit::TRACE_RAY => vec![NUM_OUTPUTS, SRC0U],
+                    hit::MAKE_HIT => [NUM_OUTPUTS].into_iter().chain(v(SRC0U, 4)).chain(v(SRC1U, 2)).collect(),
+                    hit::MAKE_HIT_WITH_RECORD_INDEX => [NUM_OUTPUTS, SRC1U].into_iter().chain(v(SRC0U, 4)).collect(),
+                    hit::MAKE_MISS => v(SRC0U, 3).chain(v(SRC1U, 3)).chain(v(SRC2U, 3)).collect(),
+                    hit::REORDER_THREAD => v(SRC0U, 4).collect(),
+                    hit::LOAD_LOCAL_ROOT_TABLE_CONSTANT => vec![SRC0U, SRC0U + 1],
+                    hit::MAKE_NOP => vec![],
+                    _ => vec![SRC0U],
+                }
+            }
             // Not performed: refused as soon as the opcode is known.
-            GetShadingRate | ShflGeneric | VprsEval(_) | HitObject(_) | RayTracing(_) => vec![],
+            GetShadingRate | ShflGeneric | VprsEval(_) | RayTracing(_) => vec![],
         }
     }
 }
@@ -250,7 +323,7 @@ impl fmt::Display for Opcode {
             GetShadingRate => "GET_SHADING_RATE",
             ShflGeneric => "SHFL_GENERIC",
             VprsEval(_) => "VPRS_EVAL_ATTRIB",
-            HitObject(_) => "HIT_OBJECT",
+            HitObject(n) => return write!(f, "NV_EXTN_OP_HIT_OBJECT_{} ({n})", hit::name(*n)),
             RayTracing(_) => "RT",
         };
         write!(f, "NV_EXTN_OP_{name} ({})", self.number())
@@ -328,6 +401,10 @@ pub enum NvapiError {
     BadOffset { what: String, offset: u32 },
     #[error("{record}: {field} is missing when {when}")]
     Incomplete { record: String, field: String, when: String },
+    #[error("{opcode}: its hit object (`{field}`) is made by no record of this function")]
+    NoHitObject { opcode: Opcode, field: String },
+    #[error("{call} on the token of {opcode}, which waits for {want}")]
+    WrongTokenCall { call: String, opcode: Opcode, want: &'static str },
     #[error("{what} reads {field}, which the record of {record} does not produce")]
     NoResult { what: String, field: String, record: String },
     #[error("{what} reads the single-LOD predicate, but no NV_EXTN_OP_FOOTPRINT record precedes it in the function")]
@@ -347,6 +424,8 @@ pub struct Field<V> {
 #[derive(Clone, Debug)]
 pub struct Record<V> {
     pub opcode: Opcode,
+    /// The `IncrementCounter` that opened the record.
+    pub doorbell: InstId,
     fields: [Option<Field<V>>; field::COUNT],
 }
 
@@ -521,7 +600,7 @@ impl<V: Copy, T: Copy> Stream<V, T> {
         if inputs.iter().any(|&d| fields[d as usize].is_none()) {
             return Ok(None);
         }
-        Ok(Some(Record { opcode, fields: **fields }))
+        Ok(Some(Record { opcode, doorbell: *doorbell, fields: **fields }))
     }
 
     /// The record [`Self::store`] returned was performed: `counter` are the results the next
@@ -555,6 +634,15 @@ impl<V: Copy, T: Copy> Stream<V, T> {
     /// The single-LOD predicate of the last footprint (`what` reads it).
     pub fn single_lod(&self, what: &str) -> Result<V, NvapiError> {
         self.single_lod.ok_or_else(|| NvapiError::NoFootprint { what: what.into() })
+    }
+
+    /// How many results of the intrinsic just performed the next `IncrementCounter`s still
+    /// return.
+    pub fn results_left(&self) -> usize {
+        match &self.state {
+            State::Done { counter, next, .. } => counter.len() - next,
+            _ => 0,
+        }
     }
 
     /// The target the last marking record named, taken by the atomic that uses it.
@@ -639,6 +727,29 @@ mod tests {
         assert!(s.store("s", Some(b), Some(0), x(1)).unwrap().is_none());
         let e = s.counter(a).unwrap_err();
         assert!(e.to_string().contains("SHFL (1): src0u.x is missing"), "{e}");
+    }
+
+    #[test]
+    fn hit_object_records() {
+        let (a, b) = (InstId::from_u32(1), InstId::from_u32(2));
+        let mut s = Stream::<u32, ()>::default();
+        s.counter(a).unwrap();
+        // NvTraceRayHitObject: the opcode first, then numOutputsForIncCounter and src0u.x.
+        assert!(s.store("s", Some(a), Some(0), [f(hit::TRACE_RAY), None, None, None]).unwrap().is_none());
+        assert!(s.store("s", Some(a), Some(field::NUM_OUTPUTS * 4), [f(2), None, None, None]).unwrap().is_none());
+        let r = s.store("s", Some(a), Some(field::SRC0U * 4), [f(0), None, None, None]).unwrap().expect("complete");
+        assert_eq!((r.opcode, r.doorbell), (Opcode::HitObject(67), a));
+        assert_eq!(r.opcode.to_string(), "NV_EXTN_OP_HIT_OBJECT_TRACE_RAY (67)");
+        s.done(r.opcode, vec![5, 6], [None; 4]);
+        assert_eq!(s.results_left(), 2);
+        assert_eq!(s.counter(b), Ok(Counter::Result(5)));
+        assert_eq!(s.counter(b), Ok(Counter::Result(6)));
+        assert_eq!(s.results_left(), 0);
+        // NvMakeNop needs nothing but its opcode.
+        s.counter(b).unwrap();
+        let r = s.store("s", Some(b), Some(0), [f(hit::MAKE_NOP), None, None, None]).unwrap().expect("complete");
+        assert_eq!(r.opcode.to_string(), "NV_EXTN_OP_HIT_OBJECT_MAKE_NOP (85)");
+        assert!(hit::makes_hit_object(hit::MAKE_MISS) && !hit::makes_hit_object(hit::INVOKE));
     }
 
     #[test]

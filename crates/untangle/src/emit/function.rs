@@ -266,6 +266,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ags_u64: None,
             ags_store: None,
             nvapi: Default::default(),
+            nv_hit: None,
             wmma: Default::default(),
             signatures_checked: HashSet::default(),
             cur_label: 0,

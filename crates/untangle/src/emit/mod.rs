@@ -331,6 +331,10 @@ pub struct VendorFeatures {
     /// `imageFootprint` (`VK_NV_shader_image_footprint`): NVAPI's texture footprints
     /// (`NvFootprint*`) as `OpImageSampleFootprintNV`.
     pub image_footprint: bool,
+    /// `rayTracingInvocationReorder` (`VK_NV_ray_tracing_invocation_reorder`, or the EXT
+    /// extension under [`Options::shader_invocation_reorder`]): NVAPI's hit objects
+    /// (`NvHitObject`, `NvReorderThread`).
+    pub invocation_reorder: bool,
 }
 
 /// The register of NVAPI's magic UAV (`u<register>, space<space>`).
@@ -640,12 +644,32 @@ pub struct FnEmit<'a, 'm> {
     /// NVAPI: where this function's record sequence on the magic UAV stands, and the
     /// target an atomic's marking record named (`dxop/nvapi.rs`).
     pub nvapi: crate::dxil::nvapi::Stream<Word, Handle>,
+    /// An NVAPI hit-object record waiting for the `TraceRay` or `CallShader` on its token
+    /// (`dxop/nvapi_hit.rs`).
+    pub nv_hit: Option<NvHitPending>,
     /// AGS WMMA: matrices and the intrinsic being assembled (`dxop/ags_wmma.rs`).
     pub wmma: Wmma,
     /// `dx.op` functions (with the operation called through them) whose declared type
     /// passed the signature check (`dxop/check.rs`): a later call whose result and
     /// operands have the declared types needs only its immediates checked.
     pub signatures_checked: HashSet<(crate::ir::FuncId, crate::dxil::DxOp)>,
+}
+
+/// An NVAPI hit-object record performed up to the call on its token (`dxop/nvapi_hit.rs`):
+/// `TRACE_RAY`, `MAKE_HIT*` and `INVOKE` wait for a `TraceRay`, `MAKE_HIT*` first for a
+/// `CallShader` with the attributes, `GET_ATTRIBUTES` for a `CallShader`.
+#[derive(Clone, Debug)]
+pub struct NvHitPending {
+    /// The `NV_EXTN_OP_HIT_OBJECT_*` number.
+    pub opcode: u32,
+    /// The pointer to the hit object's slot (its own for the makers, the operand's else).
+    pub slot: Word,
+    /// The record's operand words the call needs (`src0u`, then `src1u`).
+    pub words: Vec<Word>,
+    /// The `IncrementCounter` that returned the token, once it ran.
+    pub token: Option<InstId>,
+    /// `MAKE_HIT*`: the `HitObjectAttribute*` variable the `CallShader` filled.
+    pub attributes: Option<Word>,
 }
 
 /// An AGS 64-bit atomic (`AtomicU64`) between its phases: phase 0 gave the address, phase 1

@@ -809,9 +809,31 @@ pub fn nvapi_support(op: crate::dxil::nvapi::Opcode) -> VendorSupport {
         Footprint(_) => needs("`OpImageSampleFootprintNV` (`Bias` / `Lod` / `Grad`, `ConstOffset`) of the 2D or 3D texture and sampler the record's registers name, its result packed into `NvFootprint`'s four words; not 2D arrays", "image_footprint"),
         GetShadingRate | VprsEval(_) => VendorSupport::Refused("variable pixel rate shading has no Vulkan counterpart"),
         ShflGeneric => VendorSupport::Refused("the encoding of the generic shuffle's lane-valid result is undocumented"),
-        HitObject(_) => VendorSupport::Refused(
-            "shader execution reordering (hit objects; `VK_NV_ray_tracing_invocation_reorder`) is not lowered",
-        ),
+        HitObject(n) => {
+            use crate::dxil::nvapi::hit::*;
+            let spirv = match n {
+                TRACE_RAY => "`OpHitObjectTraceRayNV` at the `TraceRay` on the record's token (`dxop/nvapi_hit.rs`)",
+                MAKE_HIT => "`OpHitObjectRecordHitNV` at the `TraceRay` on the token, the attributes from the `CallShader` before it (NV spelling only)",
+                MAKE_HIT_WITH_RECORD_INDEX => "`OpHitObjectRecordHitWithIndexNV` at the `TraceRay` on the token, the attributes from the `CallShader` before it (NV spelling only)",
+                MAKE_MISS => "`OpHitObjectRecordMissNV`",
+                MAKE_NOP => "`OpHitObjectRecordEmptyNV`",
+                REORDER_THREAD => "`OpReorderThreadWithHitObjectNV` (`src0u.x` 1) / `OpReorderThreadWithHintNV` (0)",
+                INVOKE => "`OpHitObjectExecuteShaderNV` with the payload of the `TraceRay` on the token",
+                IS_MISS => "`OpHitObjectIsMissNV`, as 1 / 0",
+                IS_HIT => "`OpHitObjectIsHitNV`, as 1 / 0",
+                IS_NOP => "`OpHitObjectIsEmptyNV`, as 1 / 0",
+                GET_INSTANCE_ID => "`OpHitObjectGetInstanceCustomIndexNV` (D3D's `InstanceID()`)",
+                GET_INSTANCE_INDEX => "`OpHitObjectGetInstanceIdNV` (D3D's `InstanceIndex()`)",
+                GET_PRIMITIVE_INDEX => "`OpHitObjectGetPrimitiveIndexNV`",
+                GET_GEOMETRY_INDEX => "`OpHitObjectGetGeometryIndexNV`",
+                GET_HIT_KIND => "`OpHitObjectGetHitKindNV`",
+                GET_SHADER_TABLE_INDEX => "`OpHitObjectGetShaderBindingTableRecordIndexNV`",
+                GET_RAY_DESC => "`OpHitObjectGetRayTMinNV`, `GetRayTMax`, `GetWorldRayOrigin`, `GetWorldRayDirection` (8 words)",
+                GET_ATTRIBUTES => "`OpHitObjectGetAttributesNV` into the data of the `CallShader` on the token",
+                _ => "a load at `OpHitObjectGetShaderRecordBufferHandleNV` + offset (`PhysicalStorageBuffer`)",
+            };
+            needs(spirv, "invocation_reorder")
+        }
         RayTracing(_) => VendorSupport::Refused("micro-map, cluster, sphere and swept-sphere ray-tracing queries are not lowered"),
     }
 }

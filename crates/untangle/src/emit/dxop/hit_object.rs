@@ -46,6 +46,10 @@
 //! | `ClusterID` (SM 6.10) | `OpHitObjectGetClusterIdNV` (`SPV_NV_cluster_acceleration_structure`) | refused: that instruction takes NV hit objects only (its extension supports it only with `SPV_NV_shader_invocation_reorder`; `spirv-val` rejects an EXT one), and EXT has none |
 //! | `TriangleObjectPosition` (SM 6.10) | refused (NV has no position fetch from a hit object) | `OpHitObjectGetIntersectionTriangleVertexPositionsEXT`, flattened to `<9 x float>`; declares `RayTracingPositionFetchKHR` for the device feature |
 //!
+//! NVAPI's hit objects (`dxop/nvapi_hit.rs`) use the same slots: their making records are
+//! producers ([`FnEmit::nvapi_hit_producers`]), their handle words carry slot indices, and
+//! the PHIs and stores carrying a handle fall under the same loop check.
+//!
 //! Sources: DXC `utils/hct/hctdb.py` (operands), `docs/DXIL.rst`, hlsl-specs proposal 0027,
 //! the SPIR-V registry's two extensions. Cost: one instruction or a handful per call; the
 //! plan is O(instructions + blocks²) for functions with hit objects, nothing otherwise.
@@ -61,7 +65,7 @@ use std::collections::HashSet;
 const FAMILY: &str = "shader execution reordering";
 
 /// The two spellings of each instruction: (NV, EXT).
-fn spelled(nv: Op, ext: Op, r: ReorderExtension) -> Op {
+pub(super) fn spelled(nv: Op, ext: Op, r: ReorderExtension) -> Op {
     match r {
         ReorderExtension::Nv => nv,
         ReorderExtension::Ext => ext,
@@ -77,23 +81,53 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// `Function` variable (pointer type, id) of the slots, if any; refuses what the slot
     /// representation cannot express (see the module documentation).
     pub(crate) fn plan_hit_objects(&mut self) -> Result<Option<(Word, Word)>> {
-        // A module without the hit-object type (nearly all) has no producer: one lookup
-        // instead of a pass over the function.
-        if self.cx.m.types.lookup(&crate::ir::Type::Named(HIT_OBJECT.to_string())).is_none() {
+        // A module without the hit-object type (nearly all) has no producer unless NVAPI
+        // makes hit objects: one lookup instead of a pass over the function.
+        let typed = self.cx.m.types.lookup(&crate::ir::Type::Named(HIT_OBJECT.to_string())).is_some();
+        let (mut producers, nv_handles) = self.nvapi_hit_producers();
+        if !typed && producers.is_empty() {
             return Ok(None);
         }
         let f = self.f;
-        let mut producers: Vec<(BlockId, InstId)> = Vec::new();
+        // NVAPI's handles are words: the values carrying one are the handles and the
+        // PHIs and selects made from them.
+        let mut carried: HashSet<InstId> = nv_handles.into_iter().collect();
+        while !carried.is_empty() {
+            let before = carried.len();
+            for &b in &f.layout {
+                for &i in &f.blocks[b].insts {
+                    let mut from = false;
+                    match &f.insts[i].kind {
+                        InstKind::Phi { .. } | InstKind::Select { .. } => {
+                            f.insts[i]
+                                .kind
+                                .for_each_operand(|v| from |= matches!(v, Value::Inst(j) if carried.contains(&j)));
+                        }
+                        _ => {}
+                    }
+                    if from {
+                        carried.insert(i);
+                    }
+                }
+            }
+            if carried.len() == before {
+                break;
+            }
+        }
+        let carries = |v: Value| matches!(v, Value::Inst(j) if carried.contains(&j));
         let mut phis: Vec<(BlockId, InstId)> = Vec::new();
         let mut stores = false;
         for &b in &f.layout {
             for &i in &f.blocks[b].insts {
                 let inst = &f.insts[i];
                 match &inst.kind {
-                    InstKind::Call { .. } if self.is_hit_object_ty(inst.ty) => producers.push((b, i)),
-                    InstKind::Phi { .. } if self.is_hit_object_ty(inst.ty) => phis.push((b, i)),
+                    InstKind::Call { .. } if typed && self.is_hit_object_ty(inst.ty) => producers.push((b, i)),
+                    InstKind::Phi { .. } if (typed && self.is_hit_object_ty(inst.ty)) || carried.contains(&i) => {
+                        phis.push((b, i))
+                    }
                     InstKind::Store { value, .. } => {
-                        stores |= self.value_ty(*value).is_some_and(|t| self.is_hit_object_ty(t));
+                        stores |= carries(*value)
+                            || (typed && self.value_ty(*value).is_some_and(|t| self.is_hit_object_ty(t)));
                     }
                     _ => {}
                 }
@@ -118,7 +152,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             if !from_b.contains(&b) {
                 continue;
             }
-            let op = self.call_op(i).map(|o| o.name()).unwrap_or("a hit-object call");
+            let op = self.call_op(i).map(|o| o.name()).unwrap_or("a hit-object call or NVAPI record");
             // A PHI on a cycle with the producer holds an older value of the producer's
             // slot; it is refused when that value is read after the producer ran again:
             // a use of the PHI (or of a select or PHI made from it) reachable from the
@@ -220,23 +254,37 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     fn slot_ptr(&mut self, c: &Call<'_>, index: Word) -> Result<Word> {
+        self.hit_slot_ptr(index).ok_or_else(|| self.form(c.op, "a hit object that no call of this function makes"))?
+    }
+
+    /// The pointer to slot `index` (a `u32` id), or `None` when the function makes no hit
+    /// object.
+    pub(super) fn hit_slot_ptr(&mut self, index: Word) -> Option<Result<Word>> {
         if self.hit_array == 0 {
-            return Err(self.form(c.op, "a hit object that no call of this function makes"));
+            return None;
         }
         let hit = self.cx.hit_object_t();
         let pty = self.cx.ptr(StorageClass::Function, hit);
-        self.ids_op(Op::AccessChain, pty, &[self.hit_array, index])
+        Some(self.ids_op(Op::AccessChain, pty, &[self.hit_array, index]))
     }
 
     /// The slot of this producing call, as an index constant and a pointer.
     fn own_slot(&mut self, c: &Call<'_>) -> Result<(Word, Word)> {
+        self.own_hit_slot(c.inst, c.op.name())
+    }
+
+    /// The slot planned for producer `inst` (a call, or the record of an NVAPI hit object):
+    /// its index constant and pointer.
+    pub(super) fn own_hit_slot(&mut self, inst: InstId, what: &str) -> Result<(Word, Word)> {
         let k = self
             .hit_slots
-            .get(&c.inst)
+            .get(&inst)
             .copied()
-            .ok_or_else(|| crate::emit::Error::Internal(format!("{} has no hit-object slot", c.op.name())))?;
+            .ok_or_else(|| crate::emit::Error::Internal(format!("{what} has no hit-object slot")))?;
         let index = self.cx.const_u32(k);
-        let p = self.slot_ptr(c, index)?;
+        let p = self.hit_slot_ptr(index).unwrap_or_else(|| {
+            Err(crate::emit::Error::Internal(format!("{what} has a slot but the function no slot array")))
+        })?;
         Ok((index, p))
     }
 
@@ -252,7 +300,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// The `HitObjectAttribute*` variable for attributes of IR type `ty`.
-    fn attribute_var(&mut self, ty: TypeId) -> Result<Word> {
+    pub(super) fn attribute_var(&mut self, ty: TypeId) -> Result<Word> {
         if let Some(&v) = self.hit_attrs.get(&ty) {
             return Ok(v);
         }
@@ -267,7 +315,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// The attribute pointer argument `k`: its pointee type and SPIR-V pointer.
-    fn attribute_arg(&mut self, c: &Call<'_>, k: usize) -> Result<(TypeId, Word)> {
+    pub(super) fn attribute_arg(&mut self, c: &Call<'_>, k: usize) -> Result<(TypeId, Word)> {
         let v = self.arg(c, k)?;
         let ty = self
             .value_ty(v)
@@ -366,47 +414,25 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 if nop && !no_bits {
                     // `MaybeReorderThread(hint, bits)`: DXC passes a fresh nop hit object.
                     let hint = self.index_u32(c, 1)?;
-                    let op = spelled(Op::ReorderThreadWithHintNV, Op::ReorderThreadWithHintEXT, r);
-                    self.ids_void(op, &[hint, bits])?;
-                    return Ok(None);
-                }
-                let p = self.hit_object(c, 0)?;
-                let op = spelled(Op::ReorderThreadWithHitObjectNV, Op::ReorderThreadWithHitObjectEXT, r);
-                if no_bits {
-                    self.ids_void(op, &[p])?;
+                    self.reorder_thread(None, hint, bits)?;
                 } else {
-                    let hint = self.index_u32(c, 1)?;
-                    self.ids_void(op, &[p, hint, bits])?;
+                    let p = self.hit_object(c, 0)?;
+                    // Without bits the hint is not an operand (nor converted).
+                    let hint = if no_bits { bits } else { self.index_u32(c, 1)? };
+                    self.reorder_thread(Some(p), hint, bits)?;
                 }
                 return Ok(None);
             }
             DxOp::HitObject_Attributes => {
                 let p = self.hit_object(c, 0)?;
                 let (ty, dst) = self.attribute_arg(c, 1)?;
-                let var = self.attribute_var(ty)?;
-                self.ids_void(spelled(Op::HitObjectGetAttributesNV, Op::HitObjectGetAttributesEXT, r), &[p, var])?;
-                let t = self.cx.ty(ty)?;
-                let value = self.ids_op(Op::Load, t, &[var])?;
-                self.ids_void(Op::Store, &[dst, value])?;
+                self.hit_attributes_to(p, ty, dst)?;
                 return Ok(None);
             }
             DxOp::HitObject_LoadLocalRootTableConstant => {
                 let p = self.hit_object(c, 0)?;
-                let u2 = self.cx.vec(u, 2);
-                let op =
-                    spelled(Op::HitObjectGetShaderRecordBufferHandleNV, Op::HitObjectGetShaderRecordBufferHandleEXT, r);
-                let base = self.ids_op(op, u2, &[p])?;
                 let offset = self.index_u32(c, 1)?;
-                // base + offset as a 64-bit address held in two words (carry into the high word).
-                let u64t = self.cx.uint(64);
-                let wide = self.ids_op(Op::Bitcast, u64t, &[base])?;
-                let off64 = self.ids_op(Op::UConvert, u64t, &[offset])?;
-                let at = self.ids_op(Op::IAdd, u64t, &[wide, off64])?;
-                self.cx.capability(Capability::Int64);
-                self.cx.physical_addressing();
-                let pty = self.cx.ptr(StorageClass::PhysicalStorageBuffer, u);
-                let ptr = self.ids_op(Op::ConvertUToPtr, pty, &[at])?;
-                let x = self.ids_op(Op::Load, u, &[ptr, MemoryAccess::ALIGNED.bits(), 4])?;
+                let x = self.local_root_constant(p, offset)?;
                 return self.num_to_ir(x, Num::UInt, c.ty).map(Some);
             }
             DxOp::HitObject_ObjectToWorld3x4 | DxOp::HitObject_WorldToObject3x4 => {
@@ -432,20 +458,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             | DxOp::HitObject_ObjectRayOrigin
             | DxOp::HitObject_ObjectRayDirection => {
                 let p = self.hit_object(c, 0)?;
-                let op = match c.op {
-                    DxOp::HitObject_WorldRayOrigin => {
-                        spelled(Op::HitObjectGetWorldRayOriginNV, Op::HitObjectGetWorldRayOriginEXT, r)
-                    }
-                    DxOp::HitObject_WorldRayDirection => {
-                        spelled(Op::HitObjectGetWorldRayDirectionNV, Op::HitObjectGetWorldRayDirectionEXT, r)
-                    }
-                    DxOp::HitObject_ObjectRayOrigin => {
-                        spelled(Op::HitObjectGetObjectRayOriginNV, Op::HitObjectGetObjectRayOriginEXT, r)
-                    }
-                    _ => spelled(Op::HitObjectGetObjectRayDirectionNV, Op::HitObjectGetObjectRayDirectionEXT, r),
-                };
-                let v3 = self.cx.vec(f, 3);
-                let v = self.ids_op(op, v3, &[p])?;
+                let v = self.hit_ray_vector(p, c.op)?;
                 let k = self.arg_const(c, 1)? as u32;
                 let x = if k < 3 { self.ids_op(Op::CompositeExtract, f, &[v, k])? } else { self.cx.undef(f) };
                 return self.num_to_ir(x, Num::Float, c.ty).map(Some);
@@ -480,6 +493,21 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 }
                 (Op::HitObjectGetRayFlagsEXT, Op::HitObjectGetRayFlagsEXT, u, Num::UInt)
             }
+            op => match Self::hit_state_spelling(op, u, f, b) {
+                Some(q) => q,
+                None => return Err(self.not_in_family(op, FAMILY)),
+            },
+        };
+        let p = self.hit_object(c, 0)?;
+        let x = self.ids_op(spelled(nv, ext, r), ty, &[p])?;
+        self.num_to_ir(x, num, c.ty).map(Some)
+    }
+
+    /// The (NV, EXT) spelling, result type and numeric kind of the state query `op` that
+    /// both extensions express in one instruction on the hit object (`u`, `f`, `b`: the
+    /// `u32`, `f32` and `bool` types).
+    fn hit_state_spelling(op: DxOp, u: Word, f: Word, b: Word) -> Option<(Op, Op, Word, Num)> {
+        Some(match op {
             DxOp::HitObject_IsMiss => (Op::HitObjectIsMissNV, Op::HitObjectIsMissEXT, b, Num::Bool),
             DxOp::HitObject_IsHit => (Op::HitObjectIsHitNV, Op::HitObjectIsHitEXT, b, Num::Bool),
             DxOp::HitObject_IsNop => (Op::HitObjectIsEmptyNV, Op::HitObjectIsEmptyEXT, b, Num::Bool),
@@ -504,18 +532,123 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 u,
                 Num::UInt,
             ),
-            other => return Err(self.not_in_family(other, FAMILY)),
+            _ => return None,
+        })
+    }
+
+    /// State query `op` (one of [`Self::hit_state_spelling`]'s) of the hit object at slot
+    /// pointer `p`: its SPIR-V value and numeric kind.
+    pub(super) fn hit_state(&mut self, p: Word, op: DxOp) -> Result<(Word, Num)> {
+        let (u, f, b) = (self.cx.u32_t(), self.cx.float(32), self.cx.bool_t());
+        let (nv, ext, ty, num) = Self::hit_state_spelling(op, u, f, b)
+            .ok_or_else(|| crate::emit::Error::Internal(format!("{} is no hit-object state query", op.name())))?;
+        let x = self.ids_op(spelled(nv, ext, self.cx.reorder), ty, &[p])?;
+        Ok((x, num))
+    }
+
+    /// The ray vector (`float3`) `op` (world or object ray origin or direction) of the hit
+    /// object at slot pointer `p`.
+    pub(super) fn hit_ray_vector(&mut self, p: Word, op: DxOp) -> Result<Word> {
+        let r = self.cx.reorder;
+        let op = match op {
+            DxOp::HitObject_WorldRayOrigin => {
+                spelled(Op::HitObjectGetWorldRayOriginNV, Op::HitObjectGetWorldRayOriginEXT, r)
+            }
+            DxOp::HitObject_WorldRayDirection => {
+                spelled(Op::HitObjectGetWorldRayDirectionNV, Op::HitObjectGetWorldRayDirectionEXT, r)
+            }
+            DxOp::HitObject_ObjectRayOrigin => {
+                spelled(Op::HitObjectGetObjectRayOriginNV, Op::HitObjectGetObjectRayOriginEXT, r)
+            }
+            _ => spelled(Op::HitObjectGetObjectRayDirectionNV, Op::HitObjectGetObjectRayDirectionEXT, r),
         };
-        let p = self.hit_object(c, 0)?;
-        let x = self.ids_op(spelled(nv, ext, r), ty, &[p])?;
-        self.num_to_ir(x, num, c.ty).map(Some)
+        let f = self.cx.float(32);
+        let v3 = self.cx.vec(f, 3);
+        self.ids_op(op, v3, &[p])
+    }
+
+    /// The hit object at slot pointer `p`'s attributes, of IR type `ty`, stored to `dst`
+    /// (through the `HitObjectAttribute*` variable of the type).
+    pub(super) fn hit_attributes_to(&mut self, p: Word, ty: TypeId, dst: Word) -> Result<()> {
+        let var = self.attribute_var(ty)?;
+        let r = self.cx.reorder;
+        self.ids_void(spelled(Op::HitObjectGetAttributesNV, Op::HitObjectGetAttributesEXT, r), &[p, var])?;
+        let t = self.cx.ty(ty)?;
+        let value = self.ids_op(Op::Load, t, &[var])?;
+        self.ids_void(Op::Store, &[dst, value])
+    }
+
+    /// The 32-bit word at byte `offset` (a `u32` id) of the shader record of the hit object
+    /// at slot pointer `p` (its local root table).
+    pub(super) fn local_root_constant(&mut self, p: Word, offset: Word) -> Result<Word> {
+        let r = self.cx.reorder;
+        let u = self.cx.u32_t();
+        let u2 = self.cx.vec(u, 2);
+        let op = spelled(Op::HitObjectGetShaderRecordBufferHandleNV, Op::HitObjectGetShaderRecordBufferHandleEXT, r);
+        let base = self.ids_op(op, u2, &[p])?;
+        // base + offset as a 64-bit address held in two words (carry into the high word).
+        let u64t = self.cx.uint(64);
+        let wide = self.ids_op(Op::Bitcast, u64t, &[base])?;
+        let off64 = self.ids_op(Op::UConvert, u64t, &[offset])?;
+        let at = self.ids_op(Op::IAdd, u64t, &[wide, off64])?;
+        self.cx.capability(Capability::Int64);
+        self.cx.physical_addressing();
+        let pty = self.cx.ptr(StorageClass::PhysicalStorageBuffer, u);
+        let ptr = self.ids_op(Op::ConvertUToPtr, pty, &[at])?;
+        self.ids_op(Op::Load, u, &[ptr, MemoryAccess::ALIGNED.bits(), 4])
+    }
+
+    /// Reorders the invocation on the hit object at slot pointer `p` (`None`: on the hint
+    /// alone), with coherence hint `hint` of `bits` bits (left out when `bits` is the
+    /// constant 0 and there is a hit object).
+    pub(super) fn reorder_thread(&mut self, p: Option<Word>, hint: Word, bits: Word) -> Result<()> {
+        let r = self.cx.reorder;
+        let no_bits = self.cx.const_value_u32(bits) == Some(0);
+        match p {
+            None => self.ids_void(spelled(Op::ReorderThreadWithHintNV, Op::ReorderThreadWithHintEXT, r), &[hint, bits]),
+            Some(p) => {
+                let op = spelled(Op::ReorderThreadWithHitObjectNV, Op::ReorderThreadWithHitObjectEXT, r);
+                if no_bits {
+                    self.ids_void(op, &[p])
+                } else {
+                    self.ids_void(op, &[p, hint, bits])
+                }
+            }
+        }
+    }
+
+    /// Records an empty (nop) hit object into slot pointer `p`.
+    pub(super) fn record_empty(&mut self, p: Word) -> Result<()> {
+        let r = self.cx.reorder;
+        self.ids_void(spelled(Op::HitObjectRecordEmptyNV, Op::HitObjectRecordEmptyEXT, r), &[p])
+    }
+
+    /// Records a miss of shader `miss` for the ray (`origin`, `tmin`, `dir`, `tmax`) into
+    /// slot pointer `p`; `flags` (ray flags) only under EXT, NV keeping none.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn record_miss(
+        &mut self,
+        p: Word,
+        flags: Word,
+        miss: Word,
+        origin: Word,
+        tmin: Word,
+        dir: Word,
+        tmax: Word,
+    ) -> Result<()> {
+        match self.cx.reorder {
+            ReorderExtension::Nv => self.ids_void(Op::HitObjectRecordMissNV, &[p, miss, origin, tmin, dir, tmax]),
+            ReorderExtension::Ext => {
+                self.cx.ray_flags_used(flags);
+                self.ids_void(Op::HitObjectRecordMissEXT, &[p, flags, miss, origin, tmin, dir, tmax])
+            }
+        }
     }
 
     /// Records the miss or nop hit object of `c` (`MakeMiss`, `MakeNop`) into slot pointer `p`.
     fn record(&mut self, c: &Call<'_>, p: Word) -> Result<()> {
-        let r = self.cx.reorder;
         if c.op == DxOp::HitObject_MakeNop {
-            return self.ids_void(spelled(Op::HitObjectRecordEmptyNV, Op::HitObjectRecordEmptyEXT, r), &[p]);
+            return self.record_empty(p);
         }
         let flags = self.index_u32(c, 0)?;
         let miss = self.index_u32(c, 1)?;
@@ -523,18 +656,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let tmin = self.arg_f32(c, 5)?;
         let dir = self.arg_vec3(c, 6)?;
         let tmax = self.arg_f32(c, 9)?;
-        match r {
-            ReorderExtension::Nv => {
-                if self.cx.const_value_u32(flags) != Some(0) {
-                    return Err(self.not_in_nv(c, "ray flags on a miss hit object (only 0 is expressible)"));
-                }
-                self.ids_void(Op::HitObjectRecordMissNV, &[p, miss, origin, tmin, dir, tmax])
-            }
-            ReorderExtension::Ext => {
-                self.cx.ray_flags_used(flags);
-                self.ids_void(Op::HitObjectRecordMissEXT, &[p, flags, miss, origin, tmin, dir, tmax])
-            }
+        if self.cx.reorder == ReorderExtension::Nv && self.cx.const_value_u32(flags) != Some(0) {
+            return Err(self.not_in_nv(c, "ray flags on a miss hit object (only 0 is expressible)"));
         }
+        self.record_miss(p, flags, miss, origin, tmin, dir, tmax)
     }
 
     /// Whether every use of `i` other than by `at` is an instruction before `at` in `at`'s

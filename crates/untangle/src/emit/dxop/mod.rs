@@ -43,6 +43,7 @@ mod math;
 mod mesh;
 mod nodes;
 mod nvapi;
+mod nvapi_hit;
 mod ray_query;
 mod raytracing;
 mod stages;
@@ -77,6 +78,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             return fe.nvapi_op(c);
         }
         if fe.nvapi_target(c)? {
+            return Ok(None);
+        }
+        if fe.nvapi_hit_call(c)? {
             return Ok(None);
         }
         // A library's entries, of whatever stage, name its resource objects with

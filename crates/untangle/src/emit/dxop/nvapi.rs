@@ -20,6 +20,7 @@
 //! | `FP16_ATOMIC` (add, min, max of two halves) on a `RWByteAddressBuffer` | `OpAtomicF{Add,Min,Max}EXT` on the buffer's `f16vec2` view (`SPV_NV_shader_atomic_fp16_vector`) | `float16_vector_atomics` |
 //! | `FOOTPRINT`, `_BIAS`, `_LEVEL`, `_GRAD` (`NvFootprintFine/Coarse[Bias/Level/Grad]`) on a 2D or 3D texture | `OpImageSampleFootprintNV` of the texture and sampler (below), `Coarse` = mode `src3u.w` is `COARSE`, with `Bias` / `Lod` (`src2u.x`) / `Grad` (`src2u.xyz`, `src5u.xyz`) and `ConstOffset` (`src4u`, when not 0); implicit-level forms need derivatives as `Sample` does | `image_footprint` |
 //! | `GET_SPECIAL` `FOOTPRINT_SINGLELOD_PRED` | member 0 (single level) of the function's last footprint, as 1 / 0 | `image_footprint` |
+//! | `HIT_OBJECT_*` (67..=85: trace, make hit / miss / nop, reorder, invoke, queries, ray, attributes, local root constant) | `SPV_NV_shader_invocation_reorder` through the SM 6.9 hit-object slots (`dxop/nvapi_hit.rs` has the table) | `invocation_reorder` |
 //!
 //! A footprint's record names its texture and sampler by register (`src0u.x` / `src0u.y`)
 //! and space (`src3u.x` / `src3u.y`, constants), not by handle: a constant register is the
@@ -51,8 +52,8 @@
 //!
 //! Refused, naming the instruction ([`crate::emit::support::nvapi_support`] says why):
 //! atomics on textures, variable pixel rate shading, `SHFL_GENERIC`,
-//! the hit-object (shader execution reordering) and micro-map / cluster / sphere ray
-//! tracing opcodes, and any other call on the magic UAV. A lowering whose device feature
+//! micro-map / cluster / sphere ray tracing opcodes (86..=119, the hit object's cluster id
+//! among them), and any other call on the magic UAV. A lowering whose device feature
 //! `Options::vendor` does not grant is refused naming the feature.
 //!
 //! NVIDIA's warps are 32 lanes, and so are its Vulkan subgroups: the lowering uses the
@@ -101,7 +102,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             DxOp::BufferUpdateCounter => match self.nvapi.counter(c.inst).map_err(|e| self.nv_malformed(what, e))? {
                 // The record's index: only the stores to the magic UAV (dropped) use it.
                 Counter::Open => Ok(Some(self.cx.const_u32(0))),
-                Counter::Result(w) => Ok(Some(w)),
+                Counter::Result(w) => {
+                    self.nv_hit_token(c.inst);
+                    Ok(Some(w))
+                }
             },
             DxOp::BufferStore | DxOp::RawBufferStore => {
                 let offset = self.const_int(self.arg(c, 2)?).and_then(|o| u32::try_from(o).ok());
@@ -161,18 +165,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// At the end of a function: a record left incomplete is malformed.
     pub(in crate::emit) fn nvapi_finish(&mut self) -> Result<()> {
-        self.nvapi.finish().map_err(|e| self.nv_malformed("the end of the function".into(), e))
+        self.nvapi.finish().map_err(|e| self.nv_malformed("the end of the function".into(), e))?;
+        self.nv_hit_finish()
     }
 
-    fn nv_error(&self, instruction: String, reason: VendorRefusal) -> Error {
+    pub(super) fn nv_error(&self, instruction: String, reason: VendorRefusal) -> Error {
         Error::VendorExtension { vendor: VENDOR, instruction, reason }
     }
 
-    fn nv_malformed(&self, instruction: String, e: NvapiError) -> Error {
+    pub(super) fn nv_malformed(&self, instruction: String, e: NvapiError) -> Error {
         self.nv_error(instruction, e.into())
     }
 
-    fn nv_need(&self, op: Opcode, have: bool, feature: &'static str, option: &'static str) -> Result<()> {
+    pub(super) fn nv_need(&self, op: Opcode, have: bool, feature: &'static str, option: &'static str) -> Result<()> {
         if have {
             Ok(())
         } else {
@@ -294,6 +299,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let words = self.nv_footprint(r)?;
                 Ok((words.to_vec(), [None; 4]))
             }
+            Opcode::HitObject(_) => self.nv_hit_perform(r),
             op => Err(match nvapi_support(op) {
                 VendorSupport::Refused(why) => self.nv_error(op.to_string(), VendorRefusal::NotLowered(why.into())),
                 VendorSupport::Lowered { .. } => Error::Internal(format!("{op} is lowered but reached no lowering")),
