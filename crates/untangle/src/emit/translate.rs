@@ -147,7 +147,7 @@ pub(crate) fn translate_entry_local(
     cx.ray_primitive_culling = options.ray_traversal_primitive_culling;
     cx.reorder = options.shader_invocation_reorder;
     let (binder, layout) = match (&options.placement, &options.root_signature) {
-        (Some(placement), _) => (layer_binder(m, func, ep, sm.kind, placement)?, None),
+        (Some(placement), _) => (layer_binder(m, func, ep, sm.kind, placement, &options.vendor)?, None),
         (None, None) => (Binder::Default(default_placement.clone()), None),
         (None, Some(rsb)) => {
             crate::rootsig::validate(&rsb.signature)?;
@@ -168,11 +168,13 @@ pub(crate) fn translate_entry_local(
                 }
                 None => None,
             };
+            // The vendor magic UAVs are consumed by their lowerings and never declared: a
+            // layer binds nothing there, and the application's root signature need not
+            // cover them (D3D drivers intercept them before binding).
+            let bound = ep.resources.iter().filter(|r| !is_vendor_magic_uav(r, &options.vendor));
             let resolved = match (local, &record) {
-                (Some(l), Some(rec)) => {
-                    crate::rootsig::record::resolve(&global, &layout, l, rec, sm.kind, ep.resources.iter())
-                }
-                _ => crate::rootsig::resolve::resolve_all(&rsb.signature, &layout, sm.kind, ep.resources.iter()),
+                (Some(l), Some(rec)) => crate::rootsig::record::resolve(&global, &layout, l, rec, sm.kind, bound),
+                _ => crate::rootsig::resolve::resolve_all(&rsb.signature, &layout, sm.kind, bound),
             }
             .map_err(Error::from)?;
             let places = resolved.iter().map(|r| ((r.class, r.id), r.place)).collect();
@@ -385,11 +387,9 @@ pub(crate) fn translate_entry_local(
         None if options.placement.is_some() => Vec::new(),
         None => {
             let mut rows = mapping_with_counters(&ep.resources, &default_placement, |r| uav_counted(r));
-            if options.vendor.amd_ags {
-                // AGS's magic UAV is consumed by the lowering: nothing is declared there,
-                // and a layer must bind nothing.
-                rows.retain(|row| !crate::dxil::ags::is_magic_register(row.class, row.space, row.lower_bound));
-            }
+            // The vendor magic UAVs are consumed by their lowerings: nothing is declared
+            // there, and a layer must bind nothing.
+            rows.retain(|row| !is_vendor_magic_register(&options.vendor, row.class, row.space, row.lower_bound));
             rows
         }
         Some(report) => report
@@ -428,13 +428,15 @@ fn layer_binder(
     ep: &EntryPoint,
     stage: ShaderKind,
     placement: &Placement,
+    vendor: &super::VendorFeatures,
 ) -> Result<Binder> {
     use crate::dxil::DxOp;
     use crate::dxil::ResourceClass;
     // UAVs whose counter the shader uses, besides those declared with one.
     let counted = crate::dxil::handles::handle_targets(m, func, &ep.resources, |op, _| op == DxOp::BufferUpdateCounter);
     let mut places = std::collections::BTreeMap::new();
-    for r in ep.resources.iter() {
+    // The layer is not asked for the vendor magic UAVs: nothing is declared there.
+    for r in ep.resources.iter().filter(|r| !is_vendor_magic_uav(r, vendor)) {
         let counter = r.class == ResourceClass::Uav
             && (r.uav.is_some_and(|u| u.has_counter) || counted.contains(&(r.class, r.id)));
         let bad = |reason: String| Error::Placement { register: r.register(), reason };
@@ -571,4 +573,22 @@ fn execution_modes(
         }
         _ => Ok(()),
     }
+}
+
+/// Whether `r` is a vendor magic UAV the options enable: AGS's (`u0` of its space) or the
+/// register NVAPI's slot names. Its calls are intrinsics; nothing is declared or bound there.
+fn is_vendor_magic_uav(r: &crate::dxil::Resource, vendor: &super::VendorFeatures) -> bool {
+    is_vendor_magic_register(vendor, r.class, r.space, r.lower_bound)
+}
+
+fn is_vendor_magic_register(
+    vendor: &super::VendorFeatures,
+    class: crate::dxil::ResourceClass,
+    space: u32,
+    lower_bound: u32,
+) -> bool {
+    let nvapi = vendor.nvapi.is_some_and(|slot| {
+        class == crate::dxil::ResourceClass::Uav && slot.space == space && slot.register == lower_bound
+    });
+    nvapi || (vendor.amd_ags && crate::dxil::ags::is_magic_register(class, space, lower_bound))
 }
