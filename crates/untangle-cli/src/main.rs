@@ -114,8 +114,11 @@ pub struct Convert {
     /// (`shaderBufferInt64Atomics`), `float32-atomic-add` (`VK_EXT_shader_atomic_float`),
     /// `float16-vector-atomics` (`VK_NV_shader_atomic_float16_vector`),
     /// `subgroup-partitioned` (`VK_NV_shader_subgroup_partitioned`), `image-footprint`
-    /// (`VK_NV_shader_image_footprint`: texture footprints). Default: none (vendor
-    /// intrinsics are refused).
+    /// (`VK_NV_shader_image_footprint`: texture footprints), `cluster-acceleration-structure`
+    /// (`VK_NV_cluster_acceleration_structure`: cluster ids), `ray-tracing-position-fetch`
+    /// (`VK_KHR_ray_tracing_position_fetch`: triangle object positions), `spheres` and
+    /// `linear-swept-spheres` (`VK_NV_ray_tracing_linear_swept_spheres`). Default: none
+    /// (vendor intrinsics are refused).
     #[arg(long, value_name = "FEATURES", value_delimiter = ',')]
     pub vendor: Vec<CliVendorFeature>,
     /// NVIDIA NVAPI's magic UAV is `u<REGISTER>, space<SPACE>` (what the application told
@@ -151,6 +154,10 @@ pub enum CliVendorFeature {
     Float16VectorAtomics,
     SubgroupPartitioned,
     ImageFootprint,
+    ClusterAccelerationStructure,
+    RayTracingPositionFetch,
+    Spheres,
+    LinearSweptSpheres,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]

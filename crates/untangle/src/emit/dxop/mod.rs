@@ -43,6 +43,7 @@ mod math;
 mod mesh;
 mod nodes;
 mod nvapi;
+mod nvapi_rt;
 mod ray_query;
 mod raytracing;
 mod stages;

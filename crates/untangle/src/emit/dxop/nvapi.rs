@@ -20,6 +20,7 @@
 //! | `FP16_ATOMIC` (add, min, max of two halves) on a `RWByteAddressBuffer` | `OpAtomicF{Add,Min,Max}EXT` on the buffer's `f16vec2` view (`SPV_NV_shader_atomic_fp16_vector`) | `float16_vector_atomics` |
 //! | `FOOTPRINT`, `_BIAS`, `_LEVEL`, `_GRAD` (`NvFootprintFine/Coarse[Bias/Level/Grad]`) on a 2D or 3D texture | `OpImageSampleFootprintNV` of the texture and sampler (below), `Coarse` = mode `src3u.w` is `COARSE`, with `Bias` / `Lod` (`src2u.x`) / `Grad` (`src2u.xyz`, `src5u.xyz`) and `ConstOffset` (`src4u`, when not 0); implicit-level forms need derivatives as `Sample` does | `image_footprint` |
 //! | `GET_SPECIAL` `FOOTPRINT_SINGLELOD_PRED` | member 0 (single level) of the function's last footprint, as 1 / 0 | `image_footprint` |
+//! | `RT_*` cluster ids, triangle object positions, spheres, linear swept spheres (hit-shader and ray-query forms) | built-ins / `OpRayQuery*` of `SPV_NV_cluster_acceleration_structure`, `SPV_KHR_ray_tracing_position_fetch`, `SPV_NV_linear_swept_spheres` (`nvapi_rt.rs`) | `cluster_acceleration_structure`, `ray_tracing_position_fetch`, `spheres`, `linear_swept_spheres` |
 //!
 //! A footprint's record names its texture and sampler by register (`src0u.x` / `src0u.y`)
 //! and space (`src3u.x` / `src3u.y`, constants), not by handle: a constant register is the
@@ -51,8 +52,9 @@
 //!
 //! Refused, naming the instruction ([`crate::emit::support::nvapi_support`] says why):
 //! atomics on textures, variable pixel rate shading, `SHFL_GENERIC`,
-//! the hit-object (shader execution reordering) and micro-map / cluster / sphere ray
-//! tracing opcodes, and any other call on the magic UAV. A lowering whose device feature
+//! the hit-object (shader execution reordering) opcodes and their ray-tracing queries,
+//! the displacement micro-map queries, `RT_CANDIDATE_BUILTIN_PRIMITIVE_RAY_T` and
+//! `RT_COMMIT_NONOPAQUE_BUILTIN_PRIMITIVE_HIT`, and any other call on the magic UAV. A lowering whose device feature
 //! `Options::vendor` does not grant is refused naming the feature.
 //!
 //! NVIDIA's warps are 32 lanes, and so are its Vulkan subgroups: the lowering uses the
@@ -164,15 +166,15 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.nvapi.finish().map_err(|e| self.nv_malformed("the end of the function".into(), e))
     }
 
-    fn nv_error(&self, instruction: String, reason: VendorRefusal) -> Error {
+    pub(super) fn nv_error(&self, instruction: String, reason: VendorRefusal) -> Error {
         Error::VendorExtension { vendor: VENDOR, instruction, reason }
     }
 
-    fn nv_malformed(&self, instruction: String, e: NvapiError) -> Error {
+    pub(super) fn nv_malformed(&self, instruction: String, e: NvapiError) -> Error {
         self.nv_error(instruction, e.into())
     }
 
-    fn nv_need(&self, op: Opcode, have: bool, feature: &'static str, option: &'static str) -> Result<()> {
+    pub(super) fn nv_need(&self, op: Opcode, have: bool, feature: &'static str, option: &'static str) -> Result<()> {
         if have {
             Ok(())
         } else {
@@ -293,6 +295,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Opcode::Footprint(_) => {
                 let words = self.nv_footprint(r)?;
                 Ok((words.to_vec(), [None; 4]))
+            }
+            Opcode::RayTracing(n) => {
+                let words = self.nv_ray_tracing(r, n)?;
+                Ok((words, [None; 4]))
             }
             op => Err(match nvapi_support(op) {
                 VendorSupport::Refused(why) => self.nv_error(op.to_string(), VendorRefusal::NotLowered(why.into())),
