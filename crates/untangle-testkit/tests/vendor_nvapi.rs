@@ -512,6 +512,20 @@ fn ray_query_cluster_ids_and_triangle_positions() {
     }
     assert!(!caps.contains(&Capability::RayTracingPositionFetchKHR), "the ray-query capability only: {caps:?}");
     assert_eq!(translate(text.as_bytes(), &rt_all()).unwrap().words, words, "deterministic");
+    // The layout report names the device features the layer enables.
+    let reqs = translate(text.as_bytes(), &rt_all()).unwrap().device_features();
+    for (spirv, member) in [
+        ("RayTracingClusterAccelerationStructureNV", "clusterAccelerationStructure"),
+        ("RayQueryPositionFetchKHR", "rayTracingPositionFetch"),
+    ] {
+        let named = reqs.iter().any(|r| {
+            r.spirv == spirv
+                && r.any_of
+                    .iter()
+                    .any(|e| matches!(e, untangle::emit::features::Enable::Feature { member: m, .. } if *m == member))
+        });
+        assert!(named, "{spirv} / {member}: {reqs:?}");
+    }
     // Each needs its feature.
     for (opcode, option) in [(94, "cluster_acceleration_structure"), (98, "ray_tracing_position_fetch")] {
         let (b, n) = rt_body(&[(opcode, 1)], Some("rq"));
@@ -542,6 +556,15 @@ fn ray_query_spheres_and_swept_spheres() {
     let caps = capabilities(&words);
     assert!(caps.contains(&Capability::RayTracingSpheresGeometryNV), "{caps:?}");
     assert!(caps.contains(&Capability::RayTracingLinearSweptSpheresGeometryNV), "{caps:?}");
+    let reqs = translate(text.as_bytes(), &rt_all()).unwrap().device_features();
+    for member in ["spheres", "linearSweptSpheres"] {
+        let named = reqs.iter().any(|r| {
+            r.any_of
+                .iter()
+                .any(|e| matches!(e, untangle::emit::features::Enable::Feature { member: m, .. } if *m == member))
+        });
+        assert!(named, "{member}: {reqs:?}");
+    }
     // Spheres and swept spheres are separate device features.
     let spheres_only = nv(VendorFeatures { spheres: true, ..Default::default() });
     let (b, n) = rt_body(&[(101, 4)], Some("rq"));
@@ -603,8 +626,13 @@ fn unlowered_ray_tracing_opcodes_are_refused_by_name() {
         (90, None, "RT_IS_BACK_FACING", "displacement micro-map"),
         (96, None, "HIT_OBJECT_GET_CLUSTER_ID", "hit object"),
         (107, None, "HIT_OBJECT_GET_LSS_OBJECT_POSITIONS_AND_RADII", "hit object"),
-        (118, Some("rq"), "RT_CANDIDATE_BUILTIN_PRIMITIVE_RAY_T", "non-opaque sphere or LSS candidate"),
-        (119, Some("rq"), "RT_COMMIT_NONOPAQUE_BUILTIN_PRIMITIVE_HIT", "non-opaque sphere or LSS candidate"),
+        (118, Some("rq"), "RT_CANDIDATE_BUILTIN_PRIMITIVE_RAY_T", "non-opaque sphere or LSS candidate to a ray query"),
+        (
+            119,
+            Some("rq"),
+            "RT_COMMIT_NONOPAQUE_BUILTIN_PRIMITIVE_HIT",
+            "non-opaque sphere or LSS candidate to a ray query",
+        ),
     ] {
         let (b, n) = rt_body(&[(opcode, 1)], rq);
         let (instruction, reason) = refusal(&ray_query_shader(&b, n, 32), &rt_all());

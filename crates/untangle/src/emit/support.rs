@@ -828,7 +828,7 @@ fn nvapi_rt_support(n: u32) -> VendorSupport {
     let Some((query, source)) = rt::decode(n) else {
         return VendorSupport::Refused(match n {
             87..=92 => "displacement micro-map queries: `SPV_NV_displacement_micromap` is in no Vulkan SPIR-V environment (`VK_NV_displacement_micromap` is provisional), and opacity micro-maps have no such queries",
-            _ => "Vulkan defines no candidate `T` of, nor a commit of, a non-opaque sphere or LSS candidate in a ray query",
+            _ => "not lowered: how Vulkan hands a non-opaque sphere or LSS candidate to a ray query (its intersection type, `OpRayQueryGetIntersectionTKHR`, `OpRayQueryConfirmIntersectionKHR`) is not established here",
         });
     };
     let hit = source == Source::Hit;
