@@ -206,6 +206,10 @@ fn options_of(args: &Convert) -> Result<Options, Failure> {
             crate::CliVendorFeature::SubgroupPartitioned => v.subgroup_partitioned = true,
             crate::CliVendorFeature::ImageFootprint => v.image_footprint = true,
             crate::CliVendorFeature::InvocationReorder => v.invocation_reorder = true,
+            crate::CliVendorFeature::ClusterAccelerationStructure => v.cluster_acceleration_structure = true,
+            crate::CliVendorFeature::RayTracingPositionFetch => v.ray_tracing_position_fetch = true,
+            crate::CliVendorFeature::Spheres => v.spheres = true,
+            crate::CliVendorFeature::LinearSweptSpheres => v.linear_swept_spheres = true,
         }
     }
     if let Some([register, space]) = args.nvapi.as_deref() {

@@ -115,8 +115,11 @@ pub struct Convert {
     /// `float16-vector-atomics` (`VK_NV_shader_atomic_float16_vector`),
     /// `subgroup-partitioned` (`VK_NV_shader_subgroup_partitioned`), `image-footprint`
     /// (`VK_NV_shader_image_footprint`: texture footprints), `invocation-reorder`
-    /// (`VK_NV_ray_tracing_invocation_reorder`: `NvHitObject`). Default: none (vendor
-    /// intrinsics are refused).
+    /// (`VK_NV_ray_tracing_invocation_reorder`: `NvHitObject`), `cluster-acceleration-structure`
+    /// (`VK_NV_cluster_acceleration_structure`: cluster ids), `ray-tracing-position-fetch`
+    /// (`VK_KHR_ray_tracing_position_fetch`: triangle object positions), `spheres` and
+    /// `linear-swept-spheres` (`VK_NV_ray_tracing_linear_swept_spheres`). Default: none
+    /// (vendor intrinsics are refused).
     #[arg(long, value_name = "FEATURES", value_delimiter = ',')]
     pub vendor: Vec<CliVendorFeature>,
     /// NVIDIA NVAPI's magic UAV is `u<REGISTER>, space<SPACE>` (what the application told
@@ -153,6 +156,10 @@ pub enum CliVendorFeature {
     SubgroupPartitioned,
     ImageFootprint,
     InvocationReorder,
+    ClusterAccelerationStructure,
+    RayTracingPositionFetch,
+    Spheres,
+    LinearSweptSpheres,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, clap::ValueEnum)]

@@ -276,3 +276,105 @@ pub fn footprint(
 pub fn single_lod(out: &str) -> String {
     op(out, 19, &[(field::SRC0U, &["5"])])
 }
+
+/// An NVAPI ray-tracing query (`NV_EXTN_OP_RT_*` `opcode`) whose `results` words come back
+/// as `%{out}0..`: the opcode, then for a ray-query form `src0u.x = %{rq}.RayFlags()` (the
+/// `rayQuery_StateScalar` call `%{out}_f`), as `nvHLSLExtnsInternal.h`'s
+/// `__NvRt*(rq.RayFlags())` writes them; a hit-shader form stores only the opcode.
+pub fn rt_query(out: &str, opcode: u32, rq: Option<&str>, results: usize) -> String {
+    let i = format!("{out}_i");
+    let mut s = counter(&i);
+    s += &store(&i, field::OPCODE, &[&opcode.to_string()]);
+    if let Some(rq) = rq {
+        let f = format!("{out}_f");
+        s += &format!("  %{f} = call i32 @dx.op.rayQuery_StateScalar.i32(i32 195, i32 %{rq})\n");
+        s += &store(&i, field::SRC0U, &[&format!("%{f}")]);
+    }
+    for k in 0..results {
+        s += &counter(&format!("{out}{k}"));
+    }
+    s
+}
+
+/// [`cs`] with the ray query `%rq` (`RayQuery<0>`, never traced: the tests only translate).
+pub fn ray_query_shader(body: &str, n: usize, threads: u32) -> String {
+    let body = format!("  %rq = call i32 @dx.op.allocateRayQuery(i32 178, i32 0)\n{body}");
+    cs(&body, n, threads)
+        + "declare i32 @dx.op.allocateRayQuery(i32, i32)\ndeclare i32 @dx.op.rayQuery_StateScalar.i32(i32, i32)\n"
+}
+
+/// A shader model 6.5 library with one ray-tracing shader `Hit` of `kind` (DXIL shader
+/// kind: 9 any hit, 10 closest hit, 11 miss) that runs `body` (with `%nv` the magic UAV at
+/// [`SLOT`]) and stores `%w0..%w{n-1}` to words `0..n` of `u` (`RWByteAddressBuffer u0`).
+pub fn hit_shader(body: &str, n: usize, kind: u32) -> String {
+    let stores: String = (0..n)
+        .map(|k| {
+            format!(
+                "  call void @dx.op.bufferStore.i32(i32 69, %dx.types.Handle %u, i32 {}, i32 undef, i32 %w{k}, i32 undef, i32 undef, i32 undef, i8 1)\n",
+                4 * k
+            )
+        })
+        .collect();
+    let (params, sig, props) = if kind == 11 {
+        (
+            "%struct.Payload* noalias nocapture %p",
+            "void (%struct.Payload*)*",
+            "!{i32 8, i32 11, i32 6, i32 16, i32 5, !8}",
+        )
+    } else {
+        (
+            "%struct.Payload* noalias nocapture %p, %struct.Attribs* nocapture readonly %a",
+            "void (%struct.Payload*, %struct.Attribs*)*",
+            if kind == 9 {
+                "!{i32 8, i32 9, i32 6, i32 16, i32 7, i32 8, i32 5, !8}"
+            } else {
+                "!{i32 8, i32 10, i32 6, i32 16, i32 7, i32 8, i32 5, !8}"
+            },
+        )
+    };
+    format!(
+        r#"target datalayout = "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64"
+target triple = "dxil-ms-dx"
+%dx.types.Handle = type {{ i8* }}
+%struct.RWByteAddressBuffer = type {{ i32 }}
+%struct.NvShaderExtnStruct = type {{ i32, i32, i32, <4 x i32>, <4 x i32>, <4 x i32>, <4 x i32>, <4 x i32>, <4 x i32>, <4 x i32>, <4 x i32>, i32, i32, [27 x float] }}
+%"class.RWStructuredBuffer<NvShaderExtnStruct>" = type {{ %struct.NvShaderExtnStruct }}
+%struct.Payload = type {{ <4 x float> }}
+%struct.Attribs = type {{ <2 x float> }}
+@"\01?u@@3URWByteAddressBuffer@@A" = external constant %struct.RWByteAddressBuffer, align 4
+@"\01?g_NvidiaExt@@3V?$RWStructuredBuffer@UNvShaderExtnStruct@@@@A" = external constant %"class.RWStructuredBuffer<NvShaderExtnStruct>", align 4
+define void @"\01?Hit@@YAXXZ"({params}) #0 {{
+  %ul = load %struct.RWByteAddressBuffer, %struct.RWByteAddressBuffer* @"\01?u@@3URWByteAddressBuffer@@A", align 4
+  %u = call %dx.types.Handle @dx.op.createHandleForLib.struct.RWByteAddressBuffer(i32 160, %struct.RWByteAddressBuffer %ul)
+  %nvl = load %"class.RWStructuredBuffer<NvShaderExtnStruct>", %"class.RWStructuredBuffer<NvShaderExtnStruct>"* @"\01?g_NvidiaExt@@3V?$RWStructuredBuffer@UNvShaderExtnStruct@@@@A", align 4
+  %nv = call %dx.types.Handle @"dx.op.createHandleForLib.class.RWStructuredBuffer<NvShaderExtnStruct>"(i32 160, %"class.RWStructuredBuffer<NvShaderExtnStruct>" %nvl)
+{body}{stores}  ret void
+}}
+declare %dx.types.Handle @dx.op.createHandleForLib.struct.RWByteAddressBuffer(i32, %struct.RWByteAddressBuffer) #1
+declare %dx.types.Handle @"dx.op.createHandleForLib.class.RWStructuredBuffer<NvShaderExtnStruct>"(i32, %"class.RWStructuredBuffer<NvShaderExtnStruct>") #1
+declare i32 @dx.op.bufferUpdateCounter(i32, %dx.types.Handle, i8) #0
+declare void @dx.op.bufferStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i8) #0
+attributes #0 = {{ nounwind }}
+attributes #1 = {{ nounwind readonly }}
+!dx.version = !{{!1}}
+!dx.valver = !{{!1}}
+!dx.shaderModel = !{{!2}}
+!dx.resources = !{{!3}}
+!dx.entryPoints = !{{!10, !12}}
+!1 = !{{i32 1, i32 5}}
+!2 = !{{!"lib", i32 6, i32 5}}
+!3 = !{{null, !4, null, null}}
+!4 = !{{!5, !6}}
+!5 = !{{i32 0, %struct.RWByteAddressBuffer* @"\01?u@@3URWByteAddressBuffer@@A", !"u", i32 0, i32 0, i32 1, i32 11, i1 false, i1 false, i1 false, null}}
+!6 = !{{i32 1, %"class.RWStructuredBuffer<NvShaderExtnStruct>"* @"\01?g_NvidiaExt@@3V?$RWStructuredBuffer@UNvShaderExtnStruct@@@@A", !"g_NvidiaExt", i32 {space}, i32 {reg}, i32 1, i32 12, i1 false, i1 true, i1 false, !7}}
+!7 = !{{i32 1, i32 256}}
+!8 = !{{i32 0}}
+!10 = !{{null, !"", null, !3, !11}}
+!11 = !{{i32 0, i64 65536}}
+!12 = !{{{sig} @"\01?Hit@@YAXXZ", !"\01?Hit@@YAXXZ", null, null, !13}}
+!13 = {props}
+"#,
+        reg = SLOT.register,
+        space = SLOT.space,
+    )
+}

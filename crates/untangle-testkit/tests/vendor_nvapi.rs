@@ -13,7 +13,8 @@ use rspirv::spirv::{Capability, Op};
 use untangle::dxil::nvapi::field;
 use untangle::{translate, Options, TranslateError, VendorFeatures, VendorRefusal};
 use untangle_testkit::nvapi::{
-    atomic, counter, cs, footprint, op, single_lod, store, texture_shader, wave_shader, Stage, SLOT,
+    atomic, counter, cs, footprint, hit_shader, op, ray_query_shader, rt_query, single_lod, store, texture_shader,
+    wave_shader, Stage, SLOT,
 };
 
 fn nv(features: VendorFeatures) -> Options {
@@ -174,7 +175,7 @@ fn atomics_on_byte_address_buffers() {
 
 #[test]
 fn unlowered_opcodes_are_refused_by_name() {
-    for (opcode, name) in [(30, "GET_SHADING_RATE"), (86, "RT"), (51, "VPRS_EVAL_ATTRIB"), (33, "SHFL_GENERIC")] {
+    for (opcode, name) in [(30, "GET_SHADING_RATE"), (87, "RT"), (51, "VPRS_EVAL_ATTRIB"), (33, "SHFL_GENERIC")] {
         let b = op("w0", opcode, &[]);
         let (instruction, reason) = refusal(&cs(&b, 1, 32), &all());
         assert!(instruction.contains(name) && instruction.contains(&format!("({opcode})")), "{instruction}");
@@ -546,4 +547,247 @@ fn malformed_hit_object_sequences_are_typed_errors() {
             other => panic!("want `{needle}`, got {:?}", other.map(|_| ())),
         }
     }
+}
+// --- Ray-tracing queries (`NV_EXTN_OP_RT_*`) ---
+
+fn rt_all() -> Options {
+    nv(VendorFeatures {
+        cluster_acceleration_structure: true,
+        ray_tracing_position_fetch: true,
+        spheres: true,
+        linear_swept_spheres: true,
+        ..Default::default()
+    })
+}
+
+/// `(opcode, result words)` records on `%rq` (`rq`) or in a hit shader (`None`), their
+/// results stored as `%w0..`: the body and the count.
+fn rt_body(queries: &[(u32, usize)], rq: Option<&str>) -> (String, usize) {
+    let mut b = String::new();
+    let mut n = 0;
+    for (k, &(opcode, results)) in queries.iter().enumerate() {
+        let out = format!("r{k}_");
+        b += &rt_query(&out, opcode, rq, results);
+        for j in 0..results {
+            b += &format!("  %w{n} = add i32 %{out}{j}, 0\n");
+            n += 1;
+        }
+    }
+    (b, n)
+}
+
+fn capabilities(words: &[u32]) -> Vec<Capability> {
+    module(words)
+        .capabilities
+        .iter()
+        .filter_map(|i| match i.operands.first() {
+            Some(rspirv::dr::Operand::Capability(c)) => Some(*c),
+            _ => None,
+        })
+        .collect()
+}
+
+fn builtins(words: &[u32]) -> Vec<rspirv::spirv::BuiltIn> {
+    module(words)
+        .annotations
+        .iter()
+        .filter_map(|i| match i.operands.get(2) {
+            Some(rspirv::dr::Operand::BuiltIn(b)) => Some(*b),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The intersection operands (`0` candidate, `1` committed) of each `op` instruction.
+fn intersections(words: &[u32], op: Op) -> Vec<u32> {
+    let m = module(words);
+    let consts: std::collections::HashMap<u32, u32> = m
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::Constant)
+        .filter_map(|i| match i.operands.first() {
+            Some(rspirv::dr::Operand::LiteralBit32(v)) => Some((i.result_id?, *v)),
+            _ => None,
+        })
+        .collect();
+    m.functions
+        .iter()
+        .flat_map(|f| f.all_inst_iter())
+        .filter(|i| i.class.opcode == op)
+        .map(|i| match i.operands.get(1) {
+            Some(rspirv::dr::Operand::IdRef(id)) => consts[id],
+            other => panic!("{op:?}: intersection operand {other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn ray_query_cluster_ids_and_triangle_positions() {
+    let (b, n) = rt_body(&[(94, 1), (95, 1), (97, 9), (98, 9)], Some("rq"));
+    let text = ray_query_shader(&b, n, 32);
+    let words = valid(&text, &rt_all(), "NvRtGet{Candidate,Committed}ClusterID, NvRt*TriangleObjectPositions");
+    let ops = opcodes(&words);
+    assert_eq!(intersections(&words, Op::RayQueryGetIntersectionClusterIdNV), [0, 1]);
+    assert_eq!(intersections(&words, Op::RayQueryGetIntersectionTriangleVertexPositionsKHR), [0, 1]);
+    assert_eq!(count(&ops, Op::RayQueryGetRayFlagsKHR), 4, "the RayFlags() calls stay (unused)");
+    assert_eq!(count(&ops, Op::AtomicIAdd), 0, "no IncrementCounter survives");
+    assert_eq!(bindings(&words), 1, "only u is declared");
+    let caps = capabilities(&words);
+    for c in [
+        Capability::RayQueryKHR,
+        Capability::RayTracingClusterAccelerationStructureNV,
+        Capability::RayQueryPositionFetchKHR,
+    ] {
+        assert!(caps.contains(&c), "{c:?}: {caps:?}");
+    }
+    assert!(!caps.contains(&Capability::RayTracingPositionFetchKHR), "the ray-query capability only: {caps:?}");
+    assert_eq!(translate(text.as_bytes(), &rt_all()).unwrap().words, words, "deterministic");
+    // The layout report names the device features the layer enables.
+    let reqs = translate(text.as_bytes(), &rt_all()).unwrap().device_features();
+    for (spirv, member) in [
+        ("RayTracingClusterAccelerationStructureNV", "clusterAccelerationStructure"),
+        ("RayQueryPositionFetchKHR", "rayTracingPositionFetch"),
+    ] {
+        let named = reqs.iter().any(|r| {
+            r.spirv == spirv
+                && r.any_of
+                    .iter()
+                    .any(|e| matches!(e, untangle::emit::features::Enable::Feature { member: m, .. } if *m == member))
+        });
+        assert!(named, "{spirv} / {member}: {reqs:?}");
+    }
+    // Each needs its feature.
+    for (opcode, option) in [(94, "cluster_acceleration_structure"), (98, "ray_tracing_position_fetch")] {
+        let (b, n) = rt_body(&[(opcode, 1)], Some("rq"));
+        let (instruction, reason) = refusal(&ray_query_shader(&b, n, 32), &nv(VendorFeatures::default()));
+        assert!(instruction.contains(&format!("({opcode})")), "{instruction}");
+        assert!(matches!(reason, VendorRefusal::MissingFeature { option: o, .. } if o == option), "{reason}");
+    }
+}
+
+#[test]
+fn ray_query_spheres_and_swept_spheres() {
+    let queries = [(101, 4), (102, 4), (105, 8), (106, 8), (109, 1), (110, 1), (113, 1), (114, 1), (116, 1), (117, 1)];
+    let (b, n) = rt_body(&queries, Some("rq"));
+    assert_eq!(n, 30);
+    let text = ray_query_shader(&b, n, 32);
+    let words = valid(&text, &rt_all(), "NvRt sphere and LSS ray-query forms");
+    for op in [
+        Op::RayQueryGetIntersectionSpherePositionNV,
+        Op::RayQueryGetIntersectionSphereRadiusNV,
+        Op::RayQueryGetIntersectionLSSPositionsNV,
+        Op::RayQueryGetIntersectionLSSRadiiNV,
+        Op::RayQueryIsSphereHitNV,
+        Op::RayQueryIsLSSHitNV,
+        Op::RayQueryGetIntersectionLSSHitValueNV,
+    ] {
+        assert_eq!(intersections(&words, op), [0, 1], "{op:?}");
+    }
+    let caps = capabilities(&words);
+    assert!(caps.contains(&Capability::RayTracingSpheresGeometryNV), "{caps:?}");
+    assert!(caps.contains(&Capability::RayTracingLinearSweptSpheresGeometryNV), "{caps:?}");
+    let reqs = translate(text.as_bytes(), &rt_all()).unwrap().device_features();
+    for member in ["spheres", "linearSweptSpheres"] {
+        let named = reqs.iter().any(|r| {
+            r.any_of
+                .iter()
+                .any(|e| matches!(e, untangle::emit::features::Enable::Feature { member: m, .. } if *m == member))
+        });
+        assert!(named, "{member}: {reqs:?}");
+    }
+    // Spheres and swept spheres are separate device features.
+    let spheres_only = nv(VendorFeatures { spheres: true, ..Default::default() });
+    let (b, n) = rt_body(&[(101, 4)], Some("rq"));
+    let words = valid(&ray_query_shader(&b, n, 32), &spheres_only, "spheres without LSS");
+    assert!(!capabilities(&words).contains(&Capability::RayTracingLinearSweptSpheresGeometryNV));
+    for opcode in [105, 113, 116] {
+        let (b, n) = rt_body(&[(opcode, if opcode == 105 { 8 } else { 1 })], Some("rq"));
+        let (instruction, reason) = refusal(&ray_query_shader(&b, n, 32), &spheres_only);
+        assert!(instruction.contains(&format!("({opcode})")), "{instruction}");
+        assert!(matches!(reason, VendorRefusal::MissingFeature { option: "linear_swept_spheres", .. }), "{reason}");
+    }
+    let (b, n) = rt_body(&[(110, 1)], Some("rq"));
+    let (_, reason) = refusal(&ray_query_shader(&b, n, 32), &nv(VendorFeatures::default()));
+    assert!(matches!(reason, VendorRefusal::MissingFeature { option: "spheres", .. }), "{reason}");
+}
+
+#[test]
+fn hit_shader_queries_read_built_ins() {
+    use rspirv::spirv::BuiltIn;
+    let queries = [(93, 1), (86, 9), (100, 4), (104, 8), (108, 1), (112, 1)];
+    let (b, n) = rt_body(&queries, None);
+    for kind in [9, 10] {
+        let text = hit_shader(&b, n, kind);
+        let t = untangle::Shader::parse(text.as_bytes())
+            .unwrap()
+            .translate_entry("\u{1}?Hit@@YAXXZ", &rt_all())
+            .unwrap_or_else(|e| panic!("kind {kind}: {e}"));
+        untangle_spirv_tools::assert_valid(&t.words, "vulkan1.3", "NVAPI hit-shader queries");
+        untangle_spirv_tools::assert_valid(&t.words, "vulkan1.4", "NVAPI hit-shader queries");
+        let found = builtins(&t.words);
+        for b in [
+            BuiltIn::ClusterIDNV,
+            BuiltIn::HitTriangleVertexPositionsKHR,
+            BuiltIn::HitSpherePositionNV,
+            BuiltIn::HitSphereRadiusNV,
+            BuiltIn::HitLSSPositionsNV,
+            BuiltIn::HitLSSRadiiNV,
+            BuiltIn::HitIsSphereNV,
+            BuiltIn::HitIsLSSNV,
+        ] {
+            assert!(found.contains(&b), "kind {kind}: {b:?} in {found:?}");
+        }
+        let caps = capabilities(&t.words);
+        assert!(caps.contains(&Capability::RayTracingPositionFetchKHR), "{caps:?}");
+        assert_eq!(count(&opcodes(&t.words), Op::AtomicIAdd), 0, "no IncrementCounter survives");
+    }
+    // The built-ins exist only in any-hit and closest-hit shaders.
+    let text = hit_shader(&b, n, 11);
+    let e = untangle::Shader::parse(text.as_bytes()).unwrap().translate_entry("\u{1}?Hit@@YAXXZ", &rt_all());
+    let Err(e) = e else { panic!("a miss shader translated") };
+    let e = e.to_string();
+    assert!(e.contains("RT_GET_CLUSTER_ID (93)") && e.contains("any-hit or closest-hit"), "{e}");
+}
+
+#[test]
+fn unlowered_ray_tracing_opcodes_are_refused_by_name() {
+    // (opcode, ray-query form, name, reason).
+    for (opcode, rq, name, why) in [
+        (87, None, "RT_MICRO_TRIANGLE_OBJECT_POSITIONS", "displacement micro-map"),
+        (90, None, "RT_IS_BACK_FACING", "displacement micro-map"),
+        (96, None, "HIT_OBJECT_GET_CLUSTER_ID", "hit-object form"),
+        (107, None, "HIT_OBJECT_GET_LSS_OBJECT_POSITIONS_AND_RADII", "hit-object form"),
+        (118, Some("rq"), "RT_CANDIDATE_BUILTIN_PRIMITIVE_RAY_T", "non-opaque sphere or LSS candidate to a ray query"),
+        (
+            119,
+            Some("rq"),
+            "RT_COMMIT_NONOPAQUE_BUILTIN_PRIMITIVE_HIT",
+            "non-opaque sphere or LSS candidate to a ray query",
+        ),
+    ] {
+        let (b, n) = rt_body(&[(opcode, 1)], rq);
+        let (instruction, reason) = refusal(&ray_query_shader(&b, n, 32), &rt_all());
+        assert!(instruction.contains(&format!("NV_EXTN_OP_{name} ({opcode})")), "{instruction}");
+        assert!(matches!(&reason, VendorRefusal::NotLowered(r) if r.contains(why)), "{opcode}: {reason}");
+    }
+}
+
+#[test]
+fn malformed_ray_query_records_are_typed_errors() {
+    let reason = |b: &str, n| {
+        let (instruction, reason) = refusal(&ray_query_shader(b, n, 32), &rt_all());
+        assert!(matches!(reason, VendorRefusal::NvapiMalformed(_)), "{instruction}: {reason}");
+        format!("{instruction}: {reason}")
+    };
+    // src0u.x is not RayFlags() of a query.
+    let b = counter("c_i")
+        + &store("c_i", field::OPCODE, &["94"])
+        + &store("c_i", field::SRC0U, &["%tid"])
+        + &counter("w0");
+    let r = reason(&b, 1);
+    assert!(r.contains("RT_GET_CANDIDATE_CLUSTER_ID (94)") && r.contains("RayFlags()"), "{r}");
+    // src0u.x never stored: the record is incomplete when its result is read.
+    let b = counter("c_i") + &store("c_i", field::OPCODE, &["95"]) + &counter("w0");
+    let r = reason(&b, 1);
+    assert!(r.contains("src0u.x is missing"), "{r}");
 }

@@ -154,6 +154,126 @@ pub mod footprint {
     pub const MODE_COARSE: u32 = 1;
 }
 
+/// Ray-tracing queries (`NV_EXTN_OP_RT_*`, 86..=119; `nvHLSLExtns.h`,
+/// `nvHLSLExtnsInternal.h`): what each opcode reads and from where. The hit-shader forms
+/// carry no operand; the ray-query forms (`NvRt*(rq)` macros) store `rq.RayFlags()` in
+/// `src0u.x`, the only way the record names its `RayQuery` (the lowering follows that
+/// value back to the `rayQuery_StateScalar` `RayFlags` call and its query). Results come
+/// back through `IncrementCounter`s, float bits as words, row by row.
+pub mod rt {
+    /// What an `NV_EXTN_OP_RT_*` opcode returns.
+    #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+    pub enum Query {
+        /// `uint` cluster id (`-1` outside a cluster acceleration structure).
+        ClusterId,
+        /// `float3x3`: the hit triangle's three object-space vertex positions.
+        TrianglePositions,
+        /// `float4`: the sphere's object-space centre and radius.
+        SpherePositionRadius,
+        /// `float2x4`: the swept sphere's two end points, each with its radius.
+        LssPositionsRadii,
+        /// `bool` (a word, 0 or not): the hit is a sphere.
+        IsSphere,
+        /// `bool`: the hit is a linear swept sphere.
+        IsLss,
+        /// `float`: the swept sphere's hit parameter along its axis.
+        LssHitParameter,
+    }
+
+    /// Which intersection a query reads.
+    #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+    pub enum Source {
+        /// The hit of the any-hit or closest-hit shader running.
+        Hit,
+        /// The candidate / committed intersection of the ray query `src0u.x` names.
+        Candidate,
+        Committed,
+    }
+
+    /// The query opcode `n` makes, or `None` for those without one (micro-map queries
+    /// 87..=92, hit-object forms, `CANDIDATE_BUILTIN_PRIMITIVE_RAY_T`,
+    /// `COMMIT_NONOPAQUE_BUILTIN_PRIMITIVE_HIT`).
+    pub fn decode(n: u32) -> Option<(Query, Source)> {
+        use Query::*;
+        use Source::*;
+        Some(match n {
+            86 => (TrianglePositions, Hit),
+            93 => (ClusterId, Hit),
+            94 => (ClusterId, Candidate),
+            95 => (ClusterId, Committed),
+            97 => (TrianglePositions, Candidate),
+            98 => (TrianglePositions, Committed),
+            100 => (SpherePositionRadius, Hit),
+            101 => (SpherePositionRadius, Candidate),
+            102 => (SpherePositionRadius, Committed),
+            104 => (LssPositionsRadii, Hit),
+            105 => (LssPositionsRadii, Candidate),
+            106 => (LssPositionsRadii, Committed),
+            108 => (IsSphere, Hit),
+            // `CANDIDATE_IS_NONOPAQUE_SPHERE`: a candidate a query stops at is non-opaque.
+            109 => (IsSphere, Candidate),
+            110 => (IsSphere, Committed),
+            112 => (IsLss, Hit),
+            113 => (IsLss, Candidate),
+            114 => (IsLss, Committed),
+            116 => (LssHitParameter, Candidate),
+            117 => (LssHitParameter, Committed),
+            _ => return None,
+        })
+    }
+
+    /// The name of opcode `n` (86..=119) without `NV_EXTN_OP_`.
+    pub fn name(n: u32) -> &'static str {
+        const NAMES: [&str; 34] = [
+            "RT_TRIANGLE_OBJECT_POSITIONS",
+            "RT_MICRO_TRIANGLE_OBJECT_POSITIONS",
+            "RT_MICRO_TRIANGLE_BARYCENTRICS",
+            "RT_IS_MICRO_TRIANGLE_HIT",
+            "RT_IS_BACK_FACING",
+            "RT_MICRO_VERTEX_OBJECT_POSITION",
+            "RT_MICRO_VERTEX_BARYCENTRICS",
+            "RT_GET_CLUSTER_ID",
+            "RT_GET_CANDIDATE_CLUSTER_ID",
+            "RT_GET_COMMITTED_CLUSTER_ID",
+            "HIT_OBJECT_GET_CLUSTER_ID",
+            "RT_CANDIDATE_TRIANGLE_OBJECT_POSITIONS",
+            "RT_COMMITTED_TRIANGLE_OBJECT_POSITIONS",
+            "HIT_OBJECT_GET_TRIANGLE_OBJECT_POSITIONS",
+            "RT_SPHERE_OBJECT_POSITION_AND_RADIUS",
+            "RT_CANDIDATE_SPHERE_OBJECT_POSITION_AND_RADIUS",
+            "RT_COMMITTED_SPHERE_OBJECT_POSITION_AND_RADIUS",
+            "HIT_OBJECT_GET_SPHERE_OBJECT_POSITION_AND_RADIUS",
+            "RT_LSS_OBJECT_POSITIONS_AND_RADII",
+            "RT_CANDIDATE_LSS_OBJECT_POSITIONS_AND_RADII",
+            "RT_COMMITTED_LSS_OBJECT_POSITIONS_AND_RADII",
+            "HIT_OBJECT_GET_LSS_OBJECT_POSITIONS_AND_RADII",
+            "RT_IS_SPHERE_HIT",
+            "RT_CANDIDATE_IS_NONOPAQUE_SPHERE",
+            "RT_COMMITTED_IS_SPHERE",
+            "HIT_OBJECT_IS_SPHERE_HIT",
+            "RT_IS_LSS_HIT",
+            "RT_CANDIDATE_IS_NONOPAQUE_LSS",
+            "RT_COMMITTED_IS_LSS",
+            "HIT_OBJECT_IS_LSS_HIT",
+            "RT_CANDIDATE_LSS_HIT_PARAMETER",
+            "RT_COMMITTED_LSS_HIT_PARAMETER",
+            "RT_CANDIDATE_BUILTIN_PRIMITIVE_RAY_T",
+            "RT_COMMIT_NONOPAQUE_BUILTIN_PRIMITIVE_HIT",
+        ];
+        n.checked_sub(86).and_then(|k| NAMES.get(k as usize)).copied().unwrap_or("RT")
+    }
+
+    /// The hit-object forms (96, 99, 103, 107, 111, 115): shader execution reordering.
+    pub fn is_hit_object(n: u32) -> bool {
+        matches!(n, 96 | 99 | 103 | 107 | 111 | 115)
+    }
+
+    /// The ray-query forms (they store `src0u.x`): 94..=119 but the hit-object ones.
+    pub fn names_ray_query(n: u32) -> bool {
+        matches!(n, 94 | 95 | 97 | 98 | 101 | 102 | 105 | 106 | 109 | 110 | 113 | 114 | 116..=119)
+    }
+}
+
 /// A shuffle's lane selection (`shfl.sync` modes).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ShflMode {
@@ -296,6 +416,7 @@ impl Opcode {
                     _ => vec![SRC0U],
                 }
             }
+            RayTracing(n) if rt::names_ray_query(n) => vec![SRC0U],
             // Not performed: refused as soon as the opcode is known.
             GetShadingRate | ShflGeneric | VprsEval(_) | RayTracing(_) => vec![],
         }
@@ -324,7 +445,7 @@ impl fmt::Display for Opcode {
             ShflGeneric => "SHFL_GENERIC",
             VprsEval(_) => "VPRS_EVAL_ATTRIB",
             HitObject(n) => return write!(f, "NV_EXTN_OP_HIT_OBJECT_{} ({n})", hit::name(*n)),
-            RayTracing(_) => "RT",
+            RayTracing(n) => rt::name(*n),
         };
         write!(f, "NV_EXTN_OP_{name} ({})", self.number())
     }
@@ -407,6 +528,8 @@ pub enum NvapiError {
     WrongTokenCall { call: String, opcode: Opcode, want: &'static str },
     #[error("{what} reads {field}, which the record of {record} does not produce")]
     NoResult { what: String, field: String, record: String },
+    #[error("{opcode}: src0u.x is not `RayFlags()` of a RayQuery that allocateRayQuery makes (the record names its query only so)")]
+    NoRayQuery { opcode: Opcode },
     #[error("{what} reads the single-LOD predicate, but no NV_EXTN_OP_FOOTPRINT record precedes it in the function")]
     NoFootprint { what: String },
 }
@@ -708,6 +831,32 @@ mod tests {
         assert_eq!(field_name(36), "numOutputsForIncCounter");
         assert_eq!(AtomicOp::from_number(9), Some(AtomicOp::CompareExchange));
         assert_eq!(AtomicOp::from_number(4), None);
+    }
+
+    #[test]
+    fn ray_tracing_opcodes() {
+        for n in 86..=119 {
+            assert_ne!(rt::name(n), "RT", "{n}");
+            assert_eq!(Opcode::from_number(n), Some(Opcode::RayTracing(n)));
+            if let Some((_, source)) = rt::decode(n) {
+                assert_eq!(rt::names_ray_query(n), source != rt::Source::Hit, "{n}");
+                assert!(!rt::is_hit_object(n), "{n}");
+            }
+        }
+        assert_eq!(Opcode::RayTracing(93).to_string(), "NV_EXTN_OP_RT_GET_CLUSTER_ID (93)");
+        assert_eq!(rt::decode(109), Some((rt::Query::IsSphere, rt::Source::Candidate)));
+        assert_eq!(rt::decode(119), None);
+        // A ray-query form completes with `src0u.x` (stored after the opcode); a hit-shader
+        // form with its opcode.
+        let a = InstId::from_u32(1);
+        let mut s = Stream::<u32, ()>::default();
+        assert_eq!(s.counter(a), Ok(Counter::Open));
+        assert!(s.store("s", Some(a), Some(0), [f(95), None, None, None]).unwrap().is_none());
+        let r = s.store("s", Some(a), Some(76), [f(7), None, None, None]).unwrap().expect("complete");
+        assert_eq!(r.get(field::SRC0U), Some(7));
+        let mut s = Stream::<u32, ()>::default();
+        assert_eq!(s.counter(a), Ok(Counter::Open));
+        assert!(s.store("s", Some(a), Some(0), [f(93), None, None, None]).unwrap().is_some());
     }
 
     #[test]

@@ -335,6 +335,18 @@ pub struct VendorFeatures {
     /// extension under [`Options::shader_invocation_reorder`]): NVAPI's hit objects
     /// (`NvHitObject`, `NvReorderThread`).
     pub invocation_reorder: bool,
+    /// `clusterAccelerationStructure` (`VK_NV_cluster_acceleration_structure`): NVAPI's
+    /// cluster ids (`NvRtGetClusterID`, `NvRtGet{Candidate,Committed}ClusterID`).
+    pub cluster_acceleration_structure: bool,
+    /// `rayTracingPositionFetch` (`VK_KHR_ray_tracing_position_fetch`): NVAPI's triangle
+    /// object positions (`NvRt[Candidate/Committed]TriangleObjectPositions`).
+    pub ray_tracing_position_fetch: bool,
+    /// `spheres` (`VK_NV_ray_tracing_linear_swept_spheres`): NVAPI's sphere queries
+    /// (`NvRt*Sphere*`).
+    pub spheres: bool,
+    /// `linearSweptSpheres` (`VK_NV_ray_tracing_linear_swept_spheres`): NVAPI's
+    /// linear-swept-sphere queries (`NvRt*Lss*`).
+    pub linear_swept_spheres: bool,
 }
 
 /// The register of NVAPI's magic UAV (`u<register>, space<space>`).

@@ -834,6 +834,48 @@ pub fn nvapi_support(op: crate::dxil::nvapi::Opcode) -> VendorSupport {
             };
             needs(spirv, "invocation_reorder")
         }
-        RayTracing(_) => VendorSupport::Refused("micro-map, cluster, sphere and swept-sphere ray-tracing queries are not lowered"),
+        RayTracing(n) => nvapi_rt_support(n),
     }
+}
+
+/// [`nvapi_support`] of the ray-tracing opcodes (`NV_EXTN_OP_RT_*`, 86..=119;
+/// `emit/dxop/nvapi_rt.rs` lowers them).
+fn nvapi_rt_support(n: u32) -> VendorSupport {
+    use crate::dxil::nvapi::rt::{self, Query, Source};
+    if rt::is_hit_object(n) {
+        return VendorSupport::Refused(
+            "the hit-object form of a cluster, position or sphere query is not lowered (`SPV_NV_cluster_acceleration_structure` and `SPV_NV_linear_swept_spheres` have `OpHitObjectGet*NV` forms)",
+        );
+    }
+    let Some((query, source)) = rt::decode(n) else {
+        return VendorSupport::Refused(match n {
+            87..=92 => "displacement micro-map queries: `SPV_NV_displacement_micromap` is in no Vulkan SPIR-V environment (`VK_NV_displacement_micromap` is provisional), and opacity micro-maps have no such queries",
+            _ => "not lowered: how Vulkan hands a non-opaque sphere or LSS candidate to a ray query (its intersection type, `OpRayQueryGetIntersectionTKHR`, `OpRayQueryConfirmIntersectionKHR`) is not established here",
+        });
+    };
+    let hit = source == Source::Hit;
+    let (spirv, feature) = match (query, hit) {
+        (Query::ClusterId, true) => ("`ClusterIDNV`", "cluster_acceleration_structure"),
+        (Query::ClusterId, false) => ("`OpRayQueryGetIntersectionClusterIdNV`", "cluster_acceleration_structure"),
+        (Query::TrianglePositions, true) => {
+            ("`HitTriangleVertexPositionsKHR`, row by row", "ray_tracing_position_fetch")
+        }
+        (Query::TrianglePositions, false) => {
+            ("`OpRayQueryGetIntersectionTriangleVertexPositionsKHR`, row by row", "ray_tracing_position_fetch")
+        }
+        (Query::SpherePositionRadius, true) => ("`HitSpherePositionNV`, `HitSphereRadiusNV`", "spheres"),
+        (Query::SpherePositionRadius, false) => {
+            ("`OpRayQueryGetIntersectionSpherePositionNV`, `OpRayQueryGetIntersectionSphereRadiusNV`", "spheres")
+        }
+        (Query::IsSphere, true) => ("`HitIsSphereNV`, as 1 / 0", "spheres"),
+        (Query::IsSphere, false) => ("`OpRayQueryIsSphereHitNV`, as 1 / 0", "spheres"),
+        (Query::LssPositionsRadii, true) => ("`HitLSSPositionsNV`, `HitLSSRadiiNV`", "linear_swept_spheres"),
+        (Query::LssPositionsRadii, false) => {
+            ("`OpRayQueryGetIntersectionLSSPositionsNV`, `OpRayQueryGetIntersectionLSSRadiiNV`", "linear_swept_spheres")
+        }
+        (Query::IsLss, true) => ("`HitIsLSSNV`, as 1 / 0", "linear_swept_spheres"),
+        (Query::IsLss, false) => ("`OpRayQueryIsLSSHitNV`, as 1 / 0", "linear_swept_spheres"),
+        (Query::LssHitParameter, _) => ("`OpRayQueryGetIntersectionLSSHitValueNV`", "linear_swept_spheres"),
+    };
+    VendorSupport::Lowered { spirv, feature: Some(feature) }
 }

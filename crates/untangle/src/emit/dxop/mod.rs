@@ -44,6 +44,7 @@ mod mesh;
 mod nodes;
 mod nvapi;
 mod nvapi_hit;
+mod nvapi_rt;
 mod ray_query;
 mod raytracing;
 mod stages;

@@ -21,6 +21,7 @@
 //! | `FOOTPRINT`, `_BIAS`, `_LEVEL`, `_GRAD` (`NvFootprintFine/Coarse[Bias/Level/Grad]`) on a 2D or 3D texture | `OpImageSampleFootprintNV` of the texture and sampler (below), `Coarse` = mode `src3u.w` is `COARSE`, with `Bias` / `Lod` (`src2u.x`) / `Grad` (`src2u.xyz`, `src5u.xyz`) and `ConstOffset` (`src4u`, when not 0); implicit-level forms need derivatives as `Sample` does | `image_footprint` |
 //! | `GET_SPECIAL` `FOOTPRINT_SINGLELOD_PRED` | member 0 (single level) of the function's last footprint, as 1 / 0 | `image_footprint` |
 //! | `HIT_OBJECT_*` (67..=85: trace, make hit / miss / nop, reorder, invoke, queries, ray, attributes, local root constant) | `SPV_NV_shader_invocation_reorder` through the SM 6.9 hit-object slots (`dxop/nvapi_hit.rs` has the table) | `invocation_reorder` |
+//! | `RT_*` cluster ids, triangle object positions, spheres, linear swept spheres (hit-shader and ray-query forms) | built-ins / `OpRayQuery*` of `SPV_NV_cluster_acceleration_structure`, `SPV_KHR_ray_tracing_position_fetch`, `SPV_NV_linear_swept_spheres` (`nvapi_rt.rs`) | `cluster_acceleration_structure`, `ray_tracing_position_fetch`, `spheres`, `linear_swept_spheres` |
 //!
 //! A footprint's record names its texture and sampler by register (`src0u.x` / `src0u.y`)
 //! and space (`src3u.x` / `src3u.y`, constants), not by handle: a constant register is the
@@ -52,8 +53,9 @@
 //!
 //! Refused, naming the instruction ([`crate::emit::support::nvapi_support`] says why):
 //! atomics on textures, variable pixel rate shading, `SHFL_GENERIC`,
-//! micro-map / cluster / sphere ray tracing opcodes (86..=119, the hit object's cluster id
-//! among them), and any other call on the magic UAV. A lowering whose device feature
+//! the hit object's ray-tracing queries (cluster id, positions, sphere and LSS forms), the
+//! displacement micro-map queries, `RT_CANDIDATE_BUILTIN_PRIMITIVE_RAY_T` and
+//! `RT_COMMIT_NONOPAQUE_BUILTIN_PRIMITIVE_HIT`, and any other call on the magic UAV. A lowering whose device feature
 //! `Options::vendor` does not grant is refused naming the feature.
 //!
 //! NVIDIA's warps are 32 lanes, and so are its Vulkan subgroups: the lowering uses the
@@ -300,6 +302,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 Ok((words.to_vec(), [None; 4]))
             }
             Opcode::HitObject(_) => self.nv_hit_perform(r),
+            Opcode::RayTracing(n) => {
+                let words = self.nv_ray_tracing(r, n)?;
+                Ok((words, [None; 4]))
+            }
             op => Err(match nvapi_support(op) {
                 VendorSupport::Refused(why) => self.nv_error(op.to_string(), VendorRefusal::NotLowered(why.into())),
                 VendorSupport::Lowered { .. } => Error::Internal(format!("{op} is lowered but reached no lowering")),

@@ -1,0 +1,233 @@
+//! NVIDIA NVAPI ray-tracing queries (`NV_EXTN_OP_RT_*`; [`crate::dxil::nvapi::rt`] decodes
+//! them): cluster ids, triangle object positions, spheres and linear swept spheres, read
+//! from the hit of an any-hit or closest-hit shader (built-ins) or from a ray query's
+//! candidate or committed intersection (the `OpRayQuery*` forms, intersection 0 / 1).
+//!
+//! | NVAPI opcode | hit shader | ray query | needs |
+//! |---|---|---|---|
+//! | `RT_GET_CLUSTER_ID`, `_CANDIDATE_` / `_COMMITTED_` | `ClusterIDNV` | `OpRayQueryGetIntersectionClusterIdNV` | `cluster_acceleration_structure` |
+//! | `RT_TRIANGLE_OBJECT_POSITIONS`, `RT_CANDIDATE_` / `_COMMITTED_` | `HitTriangleVertexPositionsKHR` | `OpRayQueryGetIntersectionTriangleVertexPositionsKHR` | `ray_tracing_position_fetch` |
+//! | `RT_[CANDIDATE_/COMMITTED_]SPHERE_OBJECT_POSITION_AND_RADIUS` | `HitSpherePositionNV`, `HitSphereRadiusNV` | `OpRayQueryGetIntersectionSphere{Position,Radius}NV` | `spheres` |
+//! | `RT_IS_SPHERE_HIT`, `RT_CANDIDATE_IS_NONOPAQUE_SPHERE`, `RT_COMMITTED_IS_SPHERE` | `HitIsSphereNV` | `OpRayQueryIsSphereHitNV` | `spheres` |
+//! | `RT_[CANDIDATE_/COMMITTED_]LSS_OBJECT_POSITIONS_AND_RADII` | `HitLSSPositionsNV`, `HitLSSRadiiNV` | `OpRayQueryGetIntersectionLSS{Positions,Radii}NV` | `linear_swept_spheres` |
+//! | `RT_IS_LSS_HIT`, `RT_CANDIDATE_IS_NONOPAQUE_LSS`, `RT_COMMITTED_IS_LSS` | `HitIsLSSNV` | `OpRayQueryIsLSSHitNV` | `linear_swept_spheres` |
+//! | `RT_CANDIDATE_` / `_COMMITTED_LSS_HIT_PARAMETER` | | `OpRayQueryGetIntersectionLSSHitValueNV` | `linear_swept_spheres` |
+//!
+//! The results go back through `IncrementCounter`s as NVAPI's HLSL reads them: float bits
+//! as words, matrices row by row (`float3x3` positions: vertex `k` is row `k`; `float2x4`:
+//! end point `k`'s `x, y, z` and radius), predicates as 1 / 0. The cluster id is -1 outside
+//! a cluster acceleration structure in both APIs. A candidate a query stops at is
+//! non-opaque, so `CANDIDATE_IS_NONOPAQUE_*` is the candidate's sphere (LSS) test.
+//!
+//! A ray-query form names its query only by `src0u.x = rq.RayFlags()`: the value must be a
+//! `rayQuery_StateScalar` `RayFlags` call on an `allocateRayQuery` result, else the record
+//! is malformed. A hit-shader form outside an any-hit or closest-hit shader is refused (the
+//! built-ins exist only there).
+//!
+//! Refused ([`crate::emit::support::nvapi_support`] says why): the micro-map queries
+//! (87..=92), the hit-object forms, `RT_CANDIDATE_BUILTIN_PRIMITIVE_RAY_T` and
+//! `RT_COMMIT_NONOPAQUE_BUILTIN_PRIMITIVE_HIT`. Cost: one instruction and a load or
+//! query, plus one extract and bitcast per result word.
+
+use crate::dxil::nvapi::{field, rt, NvapiError, Record};
+use crate::dxil::DxOp;
+use crate::emit::error::{Error, Result, VendorRefusal};
+use crate::emit::support::{nvapi_support, VendorSupport};
+use crate::emit::FnEmit;
+use crate::front::container::ShaderKind;
+use crate::ir::Value;
+use rspirv::spirv::{BuiltIn, Capability, Op, StorageClass, Word};
+
+/// Intersection operands of the `OpRayQuery*` instructions.
+const CANDIDATE: u32 = 0;
+const COMMITTED: u32 = 1;
+
+impl<'a, 'm> FnEmit<'a, 'm> {
+    /// Performs ray-tracing record `r` (opcode `n`): the words its `IncrementCounter`s
+    /// return.
+    pub(super) fn nv_ray_tracing(&mut self, r: &Record<Word>, n: u32) -> Result<Vec<Word>> {
+        use rt::Query::*;
+        let op = r.opcode;
+        let Some((query, source)) = rt::decode(n) else {
+            return Err(match nvapi_support(op) {
+                VendorSupport::Refused(why) => self.nv_error(op.to_string(), VendorRefusal::NotLowered(why.into())),
+                VendorSupport::Lowered { .. } => Error::Internal(format!("{op} is lowered but reached no lowering")),
+            });
+        };
+        let vendor = self.iface.stage.vendor;
+        let query_form = source != rt::Source::Hit;
+        match query {
+            ClusterId => {
+                self.nv_need(
+                    op,
+                    vendor.cluster_acceleration_structure,
+                    "clusterAccelerationStructure (VK_NV_cluster_acceleration_structure)",
+                    "cluster_acceleration_structure",
+                )?;
+                self.cx.capability(Capability::RayTracingClusterAccelerationStructureNV);
+                self.cx.extension("SPV_NV_cluster_acceleration_structure");
+            }
+            TrianglePositions => {
+                self.nv_need(
+                    op,
+                    vendor.ray_tracing_position_fetch,
+                    "rayTracingPositionFetch (VK_KHR_ray_tracing_position_fetch)",
+                    "ray_tracing_position_fetch",
+                )?;
+                self.cx.capability(if query_form {
+                    Capability::RayQueryPositionFetchKHR
+                } else {
+                    Capability::RayTracingPositionFetchKHR
+                });
+                self.cx.extension("SPV_KHR_ray_tracing_position_fetch");
+            }
+            SpherePositionRadius | IsSphere => {
+                self.nv_need(op, vendor.spheres, "spheres (VK_NV_ray_tracing_linear_swept_spheres)", "spheres")?;
+                self.cx.capability(Capability::RayTracingSpheresGeometryNV);
+                self.cx.extension("SPV_NV_linear_swept_spheres");
+            }
+            LssPositionsRadii | IsLss | LssHitParameter => {
+                self.nv_need(
+                    op,
+                    vendor.linear_swept_spheres,
+                    "linearSweptSpheres (VK_NV_ray_tracing_linear_swept_spheres)",
+                    "linear_swept_spheres",
+                )?;
+                self.cx.capability(Capability::RayTracingLinearSweptSpheresGeometryNV);
+                self.cx.extension("SPV_NV_linear_swept_spheres");
+            }
+        }
+        let from = match source {
+            rt::Source::Hit => {
+                if !matches!(self.sm.kind, ShaderKind::AnyHit | ShaderKind::ClosestHit) {
+                    return Err(self.nv_error(
+                        op.to_string(),
+                        VendorRefusal::NotLowered(format!(
+                            "it reads the hit of an any-hit or closest-hit shader, and this is a {:?} shader",
+                            self.sm.kind
+                        )),
+                    ));
+                }
+                None
+            }
+            rt::Source::Candidate => Some((self.nv_ray_query(r)?, CANDIDATE)),
+            rt::Source::Committed => Some((self.nv_ray_query(r)?, COMMITTED)),
+        };
+        let (u, f, b) = (self.cx.u32_t(), self.cx.float(32), self.cx.bool_t());
+        let v3 = self.cx.vec(f, 3);
+        match query {
+            ClusterId => {
+                let id = self.nv_rt_read(from, BuiltIn::ClusterIDNV, Op::RayQueryGetIntersectionClusterIdNV, u)?;
+                Ok(vec![id])
+            }
+            TrianglePositions => {
+                let t = self.triangle_positions_t();
+                let p = self.nv_rt_read(
+                    from,
+                    BuiltIn::HitTriangleVertexPositionsKHR,
+                    Op::RayQueryGetIntersectionTriangleVertexPositionsKHR,
+                    t,
+                )?;
+                let mut words = Vec::with_capacity(9);
+                for k in 0..3 {
+                    for i in 0..3 {
+                        let x = self.ids_op(Op::CompositeExtract, f, &[p, k, i])?;
+                        words.push(self.ids_op(Op::Bitcast, u, &[x])?);
+                    }
+                }
+                Ok(words)
+            }
+            SpherePositionRadius => {
+                let p = self.nv_rt_read(
+                    from,
+                    BuiltIn::HitSpherePositionNV,
+                    Op::RayQueryGetIntersectionSpherePositionNV,
+                    v3,
+                )?;
+                let r =
+                    self.nv_rt_read(from, BuiltIn::HitSphereRadiusNV, Op::RayQueryGetIntersectionSphereRadiusNV, f)?;
+                let mut words = Vec::with_capacity(4);
+                for i in 0..3 {
+                    let x = self.ids_op(Op::CompositeExtract, f, &[p, i])?;
+                    words.push(self.ids_op(Op::Bitcast, u, &[x])?);
+                }
+                words.push(self.ids_op(Op::Bitcast, u, &[r])?);
+                Ok(words)
+            }
+            LssPositionsRadii => {
+                let two = self.cx.const_u32(2);
+                let (pt, rt) = (self.cx.b.type_array(v3, two), self.cx.b.type_array(f, two));
+                let p =
+                    self.nv_rt_read(from, BuiltIn::HitLSSPositionsNV, Op::RayQueryGetIntersectionLSSPositionsNV, pt)?;
+                let r = self.nv_rt_read(from, BuiltIn::HitLSSRadiiNV, Op::RayQueryGetIntersectionLSSRadiiNV, rt)?;
+                let mut words = Vec::with_capacity(8);
+                for k in 0..2 {
+                    for i in 0..3 {
+                        let x = self.ids_op(Op::CompositeExtract, f, &[p, k, i])?;
+                        words.push(self.ids_op(Op::Bitcast, u, &[x])?);
+                    }
+                    let x = self.ids_op(Op::CompositeExtract, f, &[r, k])?;
+                    words.push(self.ids_op(Op::Bitcast, u, &[x])?);
+                }
+                Ok(words)
+            }
+            IsSphere | IsLss => {
+                let (builtin, qop) = if query == IsSphere {
+                    (BuiltIn::HitIsSphereNV, Op::RayQueryIsSphereHitNV)
+                } else {
+                    (BuiltIn::HitIsLSSNV, Op::RayQueryIsLSSHitNV)
+                };
+                let hit = self.nv_rt_read(from, builtin, qop, b)?;
+                let (one, zero) = (self.cx.const_u32(1), self.cx.const_u32(0));
+                Ok(vec![self.ids_op(Op::Select, u, &[hit, one, zero])?])
+            }
+            LssHitParameter => {
+                // Query forms only (`rt::decode`): the built-in below is never read.
+                let Some((rq, i)) = from else {
+                    return Err(Error::Internal(format!("{op}: a hit parameter outside a ray query")));
+                };
+                let i = self.cx.const_u32(i);
+                let x = self.ids_op(Op::RayQueryGetIntersectionLSSHitValueNV, f, &[rq, i])?;
+                Ok(vec![self.ids_op(Op::Bitcast, u, &[x])?])
+            }
+        }
+    }
+
+    /// Built-in `builtin` of type `ty` (a hit shader: `from` is `None`), or `query` of the
+    /// ray query and intersection `from` names.
+    fn nv_rt_read(&mut self, from: Option<(Word, u32)>, builtin: BuiltIn, query: Op, ty: Word) -> Result<Word> {
+        match from {
+            None => {
+                let var = self.iface.builtin(self.cx, builtin, StorageClass::Input, ty);
+                self.ids_op(Op::Load, ty, &[var])
+            }
+            Some((rq, i)) => {
+                let i = self.cx.const_u32(i);
+                self.ids_op(query, ty, &[rq, i])
+            }
+        }
+    }
+
+    /// The ray query record `r` names: `src0u.x` is `RayFlags()` of it.
+    fn nv_ray_query(&mut self, r: &Record<Word>) -> Result<Word> {
+        let op = r.opcode;
+        let query = match r.arg(field::SRC0U) {
+            Some(Value::Inst(i)) => crate::dxil::decode_call(self.cx.m, self.f, i, "")
+                .ok()
+                .flatten()
+                .filter(|c| c.op == DxOp::RayQuery_RayFlags)
+                .and_then(|c| match c.args.first() {
+                    Some(Value::Inst(q)) => self.ray_queries.get(q).map(|&(var, _)| var),
+                    _ => None,
+                }),
+            _ => None,
+        };
+        let Some(var) = query else {
+            let e = NvapiError::NoRayQuery { opcode: op };
+            return Err(self.nv_malformed(op.to_string(), e));
+        };
+        self.cx.capability(Capability::RayQueryKHR);
+        self.cx.extension("SPV_KHR_ray_query");
+        Ok(var)
+    }
+}
