@@ -236,7 +236,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// The slot pointer of the hit object whose handle `w` record field `d` of `op` holds.
-    fn nv_hit_object(&mut self, op: Opcode, d: u32, w: Word) -> Result<Word> {
+    pub(super) fn nv_hit_object(&mut self, op: Opcode, d: u32, w: Word) -> Result<Word> {
         match self.hit_slot_ptr(w) {
             Some(p) => p,
             None => {
