@@ -1,17 +1,26 @@
 //! NVIDIA NVAPI ray-tracing queries (`NV_EXTN_OP_RT_*`; [`crate::dxil::nvapi::rt`] decodes
 //! them): cluster ids, triangle object positions, spheres and linear swept spheres, read
-//! from the hit of an any-hit or closest-hit shader (built-ins) or from a ray query's
-//! candidate or committed intersection (the `OpRayQuery*` forms, intersection 0 / 1).
+//! from the hit of an any-hit or closest-hit shader (built-ins), from a ray query's
+//! candidate or committed intersection (the `OpRayQuery*` forms, intersection 0 / 1), or
+//! from an `NvHitObject` (the `HIT_OBJECT_*` forms, `OpHitObject*` on its slot).
 //!
-//! | NVAPI opcode | hit shader | ray query | needs |
-//! |---|---|---|---|
-//! | `RT_GET_CLUSTER_ID`, `_CANDIDATE_` / `_COMMITTED_` | `ClusterIDNV` | `OpRayQueryGetIntersectionClusterIdNV` | `cluster_acceleration_structure` |
-//! | `RT_TRIANGLE_OBJECT_POSITIONS`, `RT_CANDIDATE_` / `_COMMITTED_` | `HitTriangleVertexPositionsKHR` | `OpRayQueryGetIntersectionTriangleVertexPositionsKHR` | `ray_tracing_position_fetch` |
-//! | `RT_[CANDIDATE_/COMMITTED_]SPHERE_OBJECT_POSITION_AND_RADIUS` | `HitSpherePositionNV`, `HitSphereRadiusNV` | `OpRayQueryGetIntersectionSphere{Position,Radius}NV` | `spheres` |
-//! | `RT_IS_SPHERE_HIT`, `RT_CANDIDATE_IS_NONOPAQUE_SPHERE`, `RT_COMMITTED_IS_SPHERE` | `HitIsSphereNV` | `OpRayQueryIsSphereHitNV` | `spheres` |
-//! | `RT_[CANDIDATE_/COMMITTED_]LSS_OBJECT_POSITIONS_AND_RADII` | `HitLSSPositionsNV`, `HitLSSRadiiNV` | `OpRayQueryGetIntersectionLSS{Positions,Radii}NV` | `linear_swept_spheres` |
-//! | `RT_IS_LSS_HIT`, `RT_CANDIDATE_IS_NONOPAQUE_LSS`, `RT_COMMITTED_IS_LSS` | `HitIsLSSNV` | `OpRayQueryIsLSSHitNV` | `linear_swept_spheres` |
-//! | `RT_CANDIDATE_` / `_COMMITTED_LSS_HIT_PARAMETER` | | `OpRayQueryGetIntersectionLSSHitValueNV` | `linear_swept_spheres` |
+//! | NVAPI opcode | hit shader | ray query | hit object | needs |
+//! |---|---|---|---|---|
+//! | `RT_GET_CLUSTER_ID`, `_CANDIDATE_` / `_COMMITTED_`, `HIT_OBJECT_` | `ClusterIDNV` | `OpRayQueryGetIntersectionClusterIdNV` | `OpHitObjectGetClusterIdNV` | `cluster_acceleration_structure` |
+//! | `RT_TRIANGLE_OBJECT_POSITIONS`, `RT_CANDIDATE_` / `_COMMITTED_`, `HIT_OBJECT_GET_` | `HitTriangleVertexPositionsKHR` | `OpRayQueryGetIntersectionTriangleVertexPositionsKHR` | `OpHitObjectGetIntersectionTriangleVertexPositionsEXT` (EXT only) | `ray_tracing_position_fetch` |
+//! | `RT_[CANDIDATE_/COMMITTED_]SPHERE_OBJECT_POSITION_AND_RADIUS`, `HIT_OBJECT_GET_` | `HitSpherePositionNV`, `HitSphereRadiusNV` | `OpRayQueryGetIntersectionSphere{Position,Radius}NV` | `OpHitObjectGetSphere{Position,Radius}NV` | `spheres` |
+//! | `RT_IS_SPHERE_HIT`, `RT_CANDIDATE_IS_NONOPAQUE_SPHERE`, `RT_COMMITTED_IS_SPHERE`, `HIT_OBJECT_IS_SPHERE_HIT` | `HitIsSphereNV` | `OpRayQueryIsSphereHitNV` | `OpHitObjectIsSphereHitNV` | `spheres` |
+//! | `RT_[CANDIDATE_/COMMITTED_]LSS_OBJECT_POSITIONS_AND_RADII`, `HIT_OBJECT_GET_` | `HitLSSPositionsNV`, `HitLSSRadiiNV` | `OpRayQueryGetIntersectionLSS{Positions,Radii}NV` | `OpHitObjectGetLSS{Positions,Radii}NV` | `linear_swept_spheres` |
+//! | `RT_IS_LSS_HIT`, `RT_CANDIDATE_IS_NONOPAQUE_LSS`, `RT_COMMITTED_IS_LSS`, `HIT_OBJECT_IS_LSS_HIT` | `HitIsLSSNV` | `OpRayQueryIsLSSHitNV` | `OpHitObjectIsLSSHitNV` | `linear_swept_spheres` |
+//! | `RT_CANDIDATE_` / `_COMMITTED_LSS_HIT_PARAMETER` | | `OpRayQueryGetIntersectionLSSHitValueNV` | | `linear_swept_spheres` |
+//!
+//! A hit-object form names its hit object by the handle in `src0u.x`, mapped to its slot
+//! exactly as the `HIT_OBJECT_GET_*` records are (`nvapi_hit.rs`), and needs
+//! `invocation_reorder` besides the query's option (refused naming the missing one). The
+//! `OpHitObject*NV` queries of clusters and (swept) spheres take NV hit objects only
+//! (`SPV_NV_cluster_acceleration_structure`, `SPV_NV_linear_swept_spheres`): refused under
+//! `ReorderExtension::Ext`. Triangle positions exist only as `SPV_EXT_shader_invocation_reorder`'s
+//! `OpHitObjectGetIntersectionTriangleVertexPositionsEXT`: refused under `Nv`.
 //!
 //! The results go back through `IncrementCounter`s as NVAPI's HLSL reads them: float bits
 //! as words, matrices row by row (`float3x3` positions: vertex `k` is row `k`; `float2x4`:
@@ -25,9 +34,10 @@
 //! built-ins exist only there).
 //!
 //! Refused ([`crate::emit::support::nvapi_support`] says why): the micro-map queries
-//! (87..=92), the hit-object forms, `RT_CANDIDATE_BUILTIN_PRIMITIVE_RAY_T` and
+//! (87..=92), `RT_CANDIDATE_BUILTIN_PRIMITIVE_RAY_T` and
 //! `RT_COMMIT_NONOPAQUE_BUILTIN_PRIMITIVE_HIT`. Cost: one instruction and a load or
-//! query, plus one extract and bitcast per result word.
+//! query (or hit-object slot), plus one extract and bitcast per result word. Sources:
+//! `nvHLSLExtns.h` / `nvHLSLExtnsInternal.h` (records), the SPIR-V registry's extensions.
 
 use crate::dxil::nvapi::{field, rt, NvapiError, Opcode, Record};
 use crate::dxil::DxOp;
