@@ -282,13 +282,30 @@ pub fn single_lod(out: &str) -> String {
 /// `rayQuery_StateScalar` call `%{out}_f`), as `nvHLSLExtnsInternal.h`'s
 /// `__NvRt*(rq.RayFlags())` writes them; a hit-shader form stores only the opcode.
 pub fn rt_query(out: &str, opcode: u32, rq: Option<&str>, results: usize) -> String {
+    let f = format!("{out}_f");
+    let (prelude, src0u) = match rq {
+        Some(rq) => (format!("  %{f} = call i32 @dx.op.rayQuery_StateScalar.i32(i32 195, i32 %{rq})\n"), Some(f)),
+        None => (String::new(), None),
+    };
+    rt_record(out, opcode, &prelude, src0u.as_deref(), results)
+}
+
+/// The hit-object form `opcode` of a ray-tracing query (`NvHitObject::GetClusterID` and
+/// the like) on the hit object whose handle is `%{handle}`: `rt_query`'s record with the
+/// handle in `src0u.x`.
+pub fn rt_hit_object_query(out: &str, opcode: u32, handle: &str, results: usize) -> String {
+    rt_record(out, opcode, "", Some(handle), results)
+}
+
+/// A record at `%{out}_i`: `prelude`, the opcode, `src0u.x = %{src0u}`, then `results`
+/// `IncrementCounter`s `%{out}0..`.
+fn rt_record(out: &str, opcode: u32, prelude: &str, src0u: Option<&str>, results: usize) -> String {
     let i = format!("{out}_i");
     let mut s = counter(&i);
     s += &store(&i, field::OPCODE, &[&opcode.to_string()]);
-    if let Some(rq) = rq {
-        let f = format!("{out}_f");
-        s += &format!("  %{f} = call i32 @dx.op.rayQuery_StateScalar.i32(i32 195, i32 %{rq})\n");
-        s += &store(&i, field::SRC0U, &[&format!("%{f}")]);
+    s += prelude;
+    if let Some(v) = src0u {
+        s += &store(&i, field::SRC0U, &[&format!("%{v}")]);
     }
     for k in 0..results {
         s += &counter(&format!("{out}{k}"));

@@ -13,8 +13,8 @@ use rspirv::spirv::{Capability, Op};
 use untangle::dxil::nvapi::field;
 use untangle::{translate, Options, TranslateError, VendorFeatures, VendorRefusal};
 use untangle_testkit::nvapi::{
-    atomic, counter, cs, footprint, hit_shader, op, ray_query_shader, rt_query, single_lod, store, texture_shader,
-    wave_shader, Stage, SLOT,
+    atomic, counter, cs, footprint, hit_shader, op, ray_query_shader, rt_hit_object_query, rt_query, single_lod, store,
+    texture_shader, wave_shader, Stage, SLOT,
 };
 
 fn nv(features: VendorFeatures) -> Options {
@@ -755,8 +755,6 @@ fn unlowered_ray_tracing_opcodes_are_refused_by_name() {
     for (opcode, rq, name, why) in [
         (87, None, "RT_MICRO_TRIANGLE_OBJECT_POSITIONS", "displacement micro-map"),
         (90, None, "RT_IS_BACK_FACING", "displacement micro-map"),
-        (96, None, "HIT_OBJECT_GET_CLUSTER_ID", "hit-object form"),
-        (107, None, "HIT_OBJECT_GET_LSS_OBJECT_POSITIONS_AND_RADII", "hit-object form"),
         (118, Some("rq"), "RT_CANDIDATE_BUILTIN_PRIMITIVE_RAY_T", "non-opaque sphere or LSS candidate to a ray query"),
         (
             119,
@@ -790,4 +788,154 @@ fn malformed_ray_query_records_are_typed_errors() {
     let b = counter("c_i") + &store("c_i", field::OPCODE, &["95"]) + &counter("w0");
     let r = reason(&b, 1);
     assert!(r.contains("src0u.x is missing"), "{r}");
+}
+
+// --- The hit-object forms of the ray-tracing queries (`NvHitObject::GetClusterID` ...) ---
+
+/// `Gen` of the SER library with the hit-object queries `queries` (opcode, result words)
+/// on its traced hit object `%hh`, their results folded into the word it stores.
+fn ser_rt(queries: &[(u32, usize)]) -> String {
+    let mut b = String::new();
+    let mut acc = "iid".to_string();
+    for (k, &(opcode, results)) in queries.iter().enumerate() {
+        let out = format!("hq{k}_");
+        b += &rt_hit_object_query(&out, opcode, "hh", results);
+        for j in 0..results {
+            b += &format!("  %hq{k}_a{j} = xor i32 %{acc}, %{out}{j}\n");
+            acc = format!("hq{k}_a{j}");
+        }
+    }
+    let at = "  ; NvReorderThread(hitObj, x, 2)\n";
+    let (from, to) = ("%iz = mul i32 %iid, %hz", format!("%iz = mul i32 %{acc}, %hz"));
+    assert!(SER.contains(at) && SER.contains(from));
+    SER.replacen(at, &format!("{b}{at}"), 1).replacen(from, &to, 1)
+}
+
+fn ser_rt_all() -> Options {
+    Options { vendor: VendorFeatures { invocation_reorder: true, ..rt_all().vendor }, ..Default::default() }
+}
+
+fn ext(options: Options) -> Options {
+    Options { shader_invocation_reorder: untangle::ReorderExtension::Ext, ..options }
+}
+
+const GEN: &str = "\u{1}?Gen@@YAXXZ";
+
+/// The `OpAccessChain` index of each hit-object pointer `op` takes first.
+fn slot_indices(words: &[u32], op: Op) -> Vec<u32> {
+    let m = module(words);
+    let insts: Vec<_> = m.functions.iter().flat_map(|f| f.all_inst_iter()).collect();
+    let id = |o: Option<&rspirv::dr::Operand>| match o {
+        Some(rspirv::dr::Operand::IdRef(id)) => *id,
+        other => panic!("{op:?}: operand {other:?}"),
+    };
+    insts
+        .iter()
+        .filter(|i| i.class.opcode == op)
+        .map(|i| {
+            let p = id(i.operands.first());
+            let chain = insts.iter().find(|j| j.result_id == Some(p)).expect("the pointer is defined");
+            assert_eq!(chain.class.opcode, Op::AccessChain, "{op:?}");
+            id(chain.operands.get(1))
+        })
+        .collect()
+}
+
+#[test]
+fn hit_object_queries_lower_to_hit_object_instructions() {
+    let text = ser_rt(&[(96, 1), (103, 4), (107, 8), (111, 1), (115, 1)]);
+    let words = ser_entry(&text, GEN, &ser_rt_all()).unwrap_or_else(|e| panic!("{e}"));
+    untangle_spirv_tools::assert_valid(&words, "vulkan1.3", "hit-object queries");
+    untangle_spirv_tools::assert_valid(&words, "vulkan1.4", "hit-object queries");
+    let ops = opcodes(&words);
+    let queries = [
+        Op::HitObjectGetClusterIdNV,
+        Op::HitObjectGetSpherePositionNV,
+        Op::HitObjectGetSphereRadiusNV,
+        Op::HitObjectGetLSSPositionsNV,
+        Op::HitObjectGetLSSRadiiNV,
+        Op::HitObjectIsSphereHitNV,
+        Op::HitObjectIsLSSHitNV,
+    ];
+    for op in queries {
+        assert_eq!(count(&ops, op), 1, "{op:?}");
+    }
+    // No built-in, no ray query, and the magic UAV untouched (scene and Out only).
+    assert!(builtins(&words).iter().all(|b| format!("{b:?}").starts_with("LaunchId")), "{:?}", builtins(&words));
+    assert_eq!(bindings(&words), 2);
+    // Each reads the slot of the traced hit object (the handle `%hh` is its index).
+    let traced = slot_indices(&words, Op::HitObjectTraceRayNV);
+    assert_eq!(traced.len(), 1);
+    for op in queries {
+        assert_eq!(slot_indices(&words, op), traced, "{op:?}");
+    }
+    let caps = capabilities(&words);
+    for c in [
+        Capability::ShaderInvocationReorderNV,
+        Capability::RayTracingClusterAccelerationStructureNV,
+        Capability::RayTracingSpheresGeometryNV,
+        Capability::RayTracingLinearSweptSpheresGeometryNV,
+    ] {
+        assert!(caps.contains(&c), "{c:?}: {caps:?}");
+    }
+    assert_eq!(words, ser_entry(&text, GEN, &ser_rt_all()).unwrap(), "deterministic");
+    // SPV_EXT_shader_invocation_reorder has none of them: the NV instructions take NV hit objects.
+    for opcode in [96, 103, 107, 111, 115] {
+        let (instruction, reason) = ser_refusal(&ser_rt(&[(opcode, 1)]), GEN, &ext(ser_rt_all()));
+        assert!(instruction.contains(&format!("({opcode})")), "{instruction}");
+        assert!(
+            matches!(&reason, VendorRefusal::NotLowered(r) if r.contains("NV hit objects only")),
+            "{opcode}: {reason}"
+        );
+    }
+}
+
+#[test]
+fn hit_object_triangle_positions_need_the_ext_hit_object() {
+    let text = ser_rt(&[(99, 9)]);
+    let words = ser_entry(&text, GEN, &ext(ser_rt_all())).unwrap_or_else(|e| panic!("{e}"));
+    untangle_spirv_tools::assert_valid(&words, "vulkan1.4", "hit-object triangle positions");
+    let ops = opcodes(&words);
+    assert_eq!(count(&ops, Op::HitObjectGetIntersectionTriangleVertexPositionsEXT), 1);
+    // Row by row: nine extracts of the 3 x vec3 array.
+    assert!(count(&ops, Op::CompositeExtract) >= 9);
+    assert_eq!(slot_indices(&words, Op::HitObjectGetIntersectionTriangleVertexPositionsEXT).len(), 1);
+    assert_eq!(
+        slot_indices(&words, Op::HitObjectGetIntersectionTriangleVertexPositionsEXT),
+        slot_indices(&words, Op::HitObjectTraceRayEXT)
+    );
+    assert!(capabilities(&words).contains(&Capability::RayTracingPositionFetchKHR));
+    // SPV_NV_shader_invocation_reorder has no such query.
+    let (instruction, reason) = ser_refusal(&text, GEN, &ser_rt_all());
+    assert!(instruction.contains("HIT_OBJECT_GET_TRIANGLE_OBJECT_POSITIONS (99)"), "{instruction}");
+    assert!(
+        matches!(&reason, VendorRefusal::NotLowered(r) if r.contains("OpHitObjectGetIntersectionTriangleVertexPositionsEXT")),
+        "{reason}"
+    );
+}
+
+#[test]
+fn hit_object_queries_need_both_features() {
+    let all = ser_rt_all().vendor;
+    for (opcode, results, option, without) in [
+        (96, 1, "cluster_acceleration_structure", VendorFeatures { cluster_acceleration_structure: false, ..all }),
+        (99, 9, "ray_tracing_position_fetch", VendorFeatures { ray_tracing_position_fetch: false, ..all }),
+        (103, 4, "spheres", VendorFeatures { spheres: false, ..all }),
+        (111, 1, "spheres", VendorFeatures { spheres: false, ..all }),
+        (107, 8, "linear_swept_spheres", VendorFeatures { linear_swept_spheres: false, ..all }),
+        (115, 1, "linear_swept_spheres", VendorFeatures { linear_swept_spheres: false, ..all }),
+    ] {
+        let options = Options { vendor: without, ..Default::default() };
+        let options = if opcode == 99 { ext(options) } else { options };
+        let (instruction, reason) = ser_refusal(&ser_rt(&[(opcode, results)]), GEN, &options);
+        assert!(instruction.contains(&format!("({opcode})")), "{instruction}");
+        assert!(matches!(reason, VendorRefusal::MissingFeature { option: o, .. } if o == option), "{opcode}: {reason}");
+        // Without invocation reordering the record itself names it (a shader making no
+        // hit object, so that no other record is refused first).
+        let b = rt_hit_object_query("q", opcode, "tid", results);
+        let options = nv(VendorFeatures { invocation_reorder: false, ..all });
+        let (instruction, reason) = refusal(&cs(&b, 0, 32), &options);
+        assert!(instruction.contains(&format!("({opcode})")), "{instruction}");
+        assert!(matches!(reason, VendorRefusal::MissingFeature { option: "invocation_reorder", .. }), "{reason}");
+    }
 }

@@ -158,8 +158,11 @@ pub mod footprint {
 /// `nvHLSLExtnsInternal.h`): what each opcode reads and from where. The hit-shader forms
 /// carry no operand; the ray-query forms (`NvRt*(rq)` macros) store `rq.RayFlags()` in
 /// `src0u.x`, the only way the record names its `RayQuery` (the lowering follows that
-/// value back to the `rayQuery_StateScalar` `RayFlags` call and its query). Results come
-/// back through `IncrementCounter`s, float bits as words, row by row.
+/// value back to the `rayQuery_StateScalar` `RayFlags` call and its query); the hit-object
+/// forms (`NvHitObject::GetClusterID`, `GetTriangleObjectPositions`, `GetSphere...`,
+/// `GetLss...`, `IsSphereHit`, `IsLssHit`) store the hit object's handle in `src0u.x`, as
+/// the `HIT_OBJECT_GET_*` records do. Results come back through `IncrementCounter`s, float
+/// bits as words, row by row.
 pub mod rt {
     /// What an `NV_EXTN_OP_RT_*` opcode returns.
     #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -188,10 +191,12 @@ pub mod rt {
         /// The candidate / committed intersection of the ray query `src0u.x` names.
         Candidate,
         Committed,
+        /// The hit object whose handle (`NvHitObject::_handle`) `src0u.x` holds.
+        HitObject,
     }
 
     /// The query opcode `n` makes, or `None` for those without one (micro-map queries
-    /// 87..=92, hit-object forms, `CANDIDATE_BUILTIN_PRIMITIVE_RAY_T`,
+    /// 87..=92, `CANDIDATE_BUILTIN_PRIMITIVE_RAY_T`,
     /// `COMMIT_NONOPAQUE_BUILTIN_PRIMITIVE_HIT`).
     pub fn decode(n: u32) -> Option<(Query, Source)> {
         use Query::*;
@@ -201,21 +206,27 @@ pub mod rt {
             93 => (ClusterId, Hit),
             94 => (ClusterId, Candidate),
             95 => (ClusterId, Committed),
+            96 => (ClusterId, HitObject),
             97 => (TrianglePositions, Candidate),
             98 => (TrianglePositions, Committed),
+            99 => (TrianglePositions, HitObject),
             100 => (SpherePositionRadius, Hit),
             101 => (SpherePositionRadius, Candidate),
             102 => (SpherePositionRadius, Committed),
+            103 => (SpherePositionRadius, HitObject),
             104 => (LssPositionsRadii, Hit),
             105 => (LssPositionsRadii, Candidate),
             106 => (LssPositionsRadii, Committed),
+            107 => (LssPositionsRadii, HitObject),
             108 => (IsSphere, Hit),
             // `CANDIDATE_IS_NONOPAQUE_SPHERE`: a candidate a query stops at is non-opaque.
             109 => (IsSphere, Candidate),
             110 => (IsSphere, Committed),
+            111 => (IsSphere, HitObject),
             112 => (IsLss, Hit),
             113 => (IsLss, Candidate),
             114 => (IsLss, Committed),
+            115 => (IsLss, HitObject),
             116 => (LssHitParameter, Candidate),
             117 => (LssHitParameter, Committed),
             _ => return None,
@@ -263,7 +274,8 @@ pub mod rt {
         n.checked_sub(86).and_then(|k| NAMES.get(k as usize)).copied().unwrap_or("RT")
     }
 
-    /// The hit-object forms (96, 99, 103, 107, 111, 115): shader execution reordering.
+    /// The hit-object forms (96, 99, 103, 107, 111, 115; they store the handle in
+    /// `src0u.x`): shader execution reordering.
     pub fn is_hit_object(n: u32) -> bool {
         matches!(n, 96 | 99 | 103 | 107 | 111 | 115)
     }
@@ -416,7 +428,7 @@ impl Opcode {
                     _ => vec![SRC0U],
                 }
             }
-            RayTracing(n) if rt::names_ray_query(n) => vec![SRC0U],
+            RayTracing(n) if rt::names_ray_query(n) || rt::is_hit_object(n) => vec![SRC0U],
             // Not performed: refused as soon as the opcode is known.
             GetShadingRate | ShflGeneric | VprsEval(_) | RayTracing(_) => vec![],
         }
@@ -839,7 +851,10 @@ mod tests {
             assert_ne!(rt::name(n), "RT", "{n}");
             assert_eq!(Opcode::from_number(n), Some(Opcode::RayTracing(n)));
             if let Some((_, source)) = rt::decode(n) {
-                assert_eq!(rt::names_ray_query(n), source != rt::Source::Hit, "{n}");
+                let query = matches!(source, rt::Source::Candidate | rt::Source::Committed);
+                assert_eq!(rt::names_ray_query(n), query, "{n}");
+                assert_eq!(rt::is_hit_object(n), source == rt::Source::HitObject, "{n}");
+            } else {
                 assert!(!rt::is_hit_object(n), "{n}");
             }
         }

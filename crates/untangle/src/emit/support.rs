@@ -719,8 +719,8 @@ mod tests {
 /// this calls lowered, and the coverage table prints it.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum VendorSupport {
-    /// Lowered to `spirv`; `feature` names the `VendorFeatures` option the lowering needs
-    /// (without it, a typed error names the Vulkan feature).
+    /// Lowered to `spirv`; `feature` names the `VendorFeatures` option the lowering needs,
+    /// or several joined by ` + ` (without one, a typed error names its Vulkan feature).
     Lowered { spirv: &'static str, feature: Option<&'static str> },
     /// Refused ([`super::VendorRefusal::NotLowered`]) for this reason.
     Refused(&'static str),
@@ -842,17 +842,41 @@ pub fn nvapi_support(op: crate::dxil::nvapi::Opcode) -> VendorSupport {
 /// `emit/dxop/nvapi_rt.rs` lowers them).
 fn nvapi_rt_support(n: u32) -> VendorSupport {
     use crate::dxil::nvapi::rt::{self, Query, Source};
-    if rt::is_hit_object(n) {
-        return VendorSupport::Refused(
-            "the hit-object form of a cluster, position or sphere query is not lowered (`SPV_NV_cluster_acceleration_structure` and `SPV_NV_linear_swept_spheres` have `OpHitObjectGet*NV` forms)",
-        );
-    }
     let Some((query, source)) = rt::decode(n) else {
         return VendorSupport::Refused(match n {
             87..=92 => "displacement micro-map queries: `SPV_NV_displacement_micromap` is in no Vulkan SPIR-V environment (`VK_NV_displacement_micromap` is provisional), and opacity micro-maps have no such queries",
             _ => "not lowered: how Vulkan hands a non-opaque sphere or LSS candidate to a ray query (its intersection type, `OpRayQueryGetIntersectionTKHR`, `OpRayQueryConfirmIntersectionKHR`) is not established here",
         });
     };
+    if source == Source::HitObject {
+        // Both options: the hit object's and the query's (`emit/dxop/nvapi_rt.rs`).
+        let (spirv, feature) = match query {
+            Query::ClusterId => (
+                "`OpHitObjectGetClusterIdNV` (refused under `ReorderExtension::Ext`: it takes NV hit objects)",
+                "invocation_reorder + cluster_acceleration_structure",
+            ),
+            Query::TrianglePositions => (
+                "`OpHitObjectGetIntersectionTriangleVertexPositionsEXT`, row by row, under `ReorderExtension::Ext` (refused under `Nv`: NV has no such query)",
+                "invocation_reorder + ray_tracing_position_fetch",
+            ),
+            Query::SpherePositionRadius => (
+                "`OpHitObjectGetSpherePositionNV`, `OpHitObjectGetSphereRadiusNV` (refused under `ReorderExtension::Ext`)",
+                "invocation_reorder + spheres",
+            ),
+            Query::IsSphere => {
+                ("`OpHitObjectIsSphereHitNV`, as 1 / 0 (refused under `ReorderExtension::Ext`)", "invocation_reorder + spheres")
+            }
+            Query::LssPositionsRadii => (
+                "`OpHitObjectGetLSSPositionsNV`, `OpHitObjectGetLSSRadiiNV` (refused under `ReorderExtension::Ext`)",
+                "invocation_reorder + linear_swept_spheres",
+            ),
+            Query::IsLss | Query::LssHitParameter => (
+                "`OpHitObjectIsLSSHitNV`, as 1 / 0 (refused under `ReorderExtension::Ext`)",
+                "invocation_reorder + linear_swept_spheres",
+            ),
+        };
+        return VendorSupport::Lowered { spirv, feature: Some(feature) };
+    }
     let hit = source == Source::Hit;
     let (spirv, feature) = match (query, hit) {
         (Query::ClusterId, true) => ("`ClusterIDNV`", "cluster_acceleration_structure"),

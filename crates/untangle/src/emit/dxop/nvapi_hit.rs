@@ -42,6 +42,11 @@
 //! | `GET_ATTRIBUTES` (+ `CallShader`) | `OpHitObjectGetAttributesNV` into the call's data |
 //! | `LOAD_LOCAL_ROOT_TABLE_CONSTANT` | a load at `OpHitObjectGetShaderRecordBufferHandleNV` + offset (`PhysicalStorageBuffer`) |
 //!
+//! The hit-object forms of the ray-tracing queries (`HIT_OBJECT_GET_CLUSTER_ID`,
+//! `_GET_TRIANGLE_OBJECT_POSITIONS`, `_GET_SPHERE_...`, `_GET_LSS_...`, `_IS_SPHERE_HIT`,
+//! `_IS_LSS_HIT`, 96..=115) are numbered with those queries; `dxop/nvapi_rt.rs` lowers them
+//! on the slot `nv_hit_object` maps their handle to.
+//!
 //! Sources: NVIDIA's nvapi `nvHLSLExtns.h` / `nvHLSLExtnsInternal.h` (the records), the
 //! SPIR-V registry's `SPV_NV_shader_invocation_reorder`. Cost: a handful of instructions per
 //! record; the producer scan is one pass over the function's calls when NVAPI is on.
@@ -236,7 +241,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// The slot pointer of the hit object whose handle `w` record field `d` of `op` holds.
-    fn nv_hit_object(&mut self, op: Opcode, d: u32, w: Word) -> Result<Word> {
+    pub(super) fn nv_hit_object(&mut self, op: Opcode, d: u32, w: Word) -> Result<Word> {
         match self.hit_slot_ptr(w) {
             Some(p) => p,
             None => {

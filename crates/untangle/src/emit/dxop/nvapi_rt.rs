@@ -1,17 +1,26 @@
 //! NVIDIA NVAPI ray-tracing queries (`NV_EXTN_OP_RT_*`; [`crate::dxil::nvapi::rt`] decodes
 //! them): cluster ids, triangle object positions, spheres and linear swept spheres, read
-//! from the hit of an any-hit or closest-hit shader (built-ins) or from a ray query's
-//! candidate or committed intersection (the `OpRayQuery*` forms, intersection 0 / 1).
+//! from the hit of an any-hit or closest-hit shader (built-ins), from a ray query's
+//! candidate or committed intersection (the `OpRayQuery*` forms, intersection 0 / 1), or
+//! from an `NvHitObject` (the `HIT_OBJECT_*` forms, `OpHitObject*` on its slot).
 //!
-//! | NVAPI opcode | hit shader | ray query | needs |
-//! |---|---|---|---|
-//! | `RT_GET_CLUSTER_ID`, `_CANDIDATE_` / `_COMMITTED_` | `ClusterIDNV` | `OpRayQueryGetIntersectionClusterIdNV` | `cluster_acceleration_structure` |
-//! | `RT_TRIANGLE_OBJECT_POSITIONS`, `RT_CANDIDATE_` / `_COMMITTED_` | `HitTriangleVertexPositionsKHR` | `OpRayQueryGetIntersectionTriangleVertexPositionsKHR` | `ray_tracing_position_fetch` |
-//! | `RT_[CANDIDATE_/COMMITTED_]SPHERE_OBJECT_POSITION_AND_RADIUS` | `HitSpherePositionNV`, `HitSphereRadiusNV` | `OpRayQueryGetIntersectionSphere{Position,Radius}NV` | `spheres` |
-//! | `RT_IS_SPHERE_HIT`, `RT_CANDIDATE_IS_NONOPAQUE_SPHERE`, `RT_COMMITTED_IS_SPHERE` | `HitIsSphereNV` | `OpRayQueryIsSphereHitNV` | `spheres` |
-//! | `RT_[CANDIDATE_/COMMITTED_]LSS_OBJECT_POSITIONS_AND_RADII` | `HitLSSPositionsNV`, `HitLSSRadiiNV` | `OpRayQueryGetIntersectionLSS{Positions,Radii}NV` | `linear_swept_spheres` |
-//! | `RT_IS_LSS_HIT`, `RT_CANDIDATE_IS_NONOPAQUE_LSS`, `RT_COMMITTED_IS_LSS` | `HitIsLSSNV` | `OpRayQueryIsLSSHitNV` | `linear_swept_spheres` |
-//! | `RT_CANDIDATE_` / `_COMMITTED_LSS_HIT_PARAMETER` | | `OpRayQueryGetIntersectionLSSHitValueNV` | `linear_swept_spheres` |
+//! | NVAPI opcode | hit shader | ray query | hit object | needs |
+//! |---|---|---|---|---|
+//! | `RT_GET_CLUSTER_ID`, `_CANDIDATE_` / `_COMMITTED_`, `HIT_OBJECT_` | `ClusterIDNV` | `OpRayQueryGetIntersectionClusterIdNV` | `OpHitObjectGetClusterIdNV` | `cluster_acceleration_structure` |
+//! | `RT_TRIANGLE_OBJECT_POSITIONS`, `RT_CANDIDATE_` / `_COMMITTED_`, `HIT_OBJECT_GET_` | `HitTriangleVertexPositionsKHR` | `OpRayQueryGetIntersectionTriangleVertexPositionsKHR` | `OpHitObjectGetIntersectionTriangleVertexPositionsEXT` (EXT only) | `ray_tracing_position_fetch` |
+//! | `RT_[CANDIDATE_/COMMITTED_]SPHERE_OBJECT_POSITION_AND_RADIUS`, `HIT_OBJECT_GET_` | `HitSpherePositionNV`, `HitSphereRadiusNV` | `OpRayQueryGetIntersectionSphere{Position,Radius}NV` | `OpHitObjectGetSphere{Position,Radius}NV` | `spheres` |
+//! | `RT_IS_SPHERE_HIT`, `RT_CANDIDATE_IS_NONOPAQUE_SPHERE`, `RT_COMMITTED_IS_SPHERE`, `HIT_OBJECT_IS_SPHERE_HIT` | `HitIsSphereNV` | `OpRayQueryIsSphereHitNV` | `OpHitObjectIsSphereHitNV` | `spheres` |
+//! | `RT_[CANDIDATE_/COMMITTED_]LSS_OBJECT_POSITIONS_AND_RADII`, `HIT_OBJECT_GET_` | `HitLSSPositionsNV`, `HitLSSRadiiNV` | `OpRayQueryGetIntersectionLSS{Positions,Radii}NV` | `OpHitObjectGetLSS{Positions,Radii}NV` | `linear_swept_spheres` |
+//! | `RT_IS_LSS_HIT`, `RT_CANDIDATE_IS_NONOPAQUE_LSS`, `RT_COMMITTED_IS_LSS`, `HIT_OBJECT_IS_LSS_HIT` | `HitIsLSSNV` | `OpRayQueryIsLSSHitNV` | `OpHitObjectIsLSSHitNV` | `linear_swept_spheres` |
+//! | `RT_CANDIDATE_` / `_COMMITTED_LSS_HIT_PARAMETER` | | `OpRayQueryGetIntersectionLSSHitValueNV` | | `linear_swept_spheres` |
+//!
+//! A hit-object form names its hit object by the handle in `src0u.x`, mapped to its slot
+//! exactly as the `HIT_OBJECT_GET_*` records are (`nvapi_hit.rs`), and needs
+//! `invocation_reorder` besides the query's option (refused naming the missing one). The
+//! `OpHitObject*NV` queries of clusters and (swept) spheres take NV hit objects only
+//! (`SPV_NV_cluster_acceleration_structure`, `SPV_NV_linear_swept_spheres`): refused under
+//! `ReorderExtension::Ext`. Triangle positions exist only as `SPV_EXT_shader_invocation_reorder`'s
+//! `OpHitObjectGetIntersectionTriangleVertexPositionsEXT`: refused under `Nv`.
 //!
 //! The results go back through `IncrementCounter`s as NVAPI's HLSL reads them: float bits
 //! as words, matrices row by row (`float3x3` positions: vertex `k` is row `k`; `float2x4`:
@@ -25,18 +34,28 @@
 //! built-ins exist only there).
 //!
 //! Refused ([`crate::emit::support::nvapi_support`] says why): the micro-map queries
-//! (87..=92), the hit-object forms, `RT_CANDIDATE_BUILTIN_PRIMITIVE_RAY_T` and
+//! (87..=92), `RT_CANDIDATE_BUILTIN_PRIMITIVE_RAY_T` and
 //! `RT_COMMIT_NONOPAQUE_BUILTIN_PRIMITIVE_HIT`. Cost: one instruction and a load or
-//! query, plus one extract and bitcast per result word.
+//! query (or hit-object slot), plus one extract and bitcast per result word. Sources:
+//! `nvHLSLExtns.h` / `nvHLSLExtnsInternal.h` (records), the SPIR-V registry's extensions.
 
-use crate::dxil::nvapi::{field, rt, NvapiError, Record};
+use crate::dxil::nvapi::{field, rt, NvapiError, Opcode, Record};
 use crate::dxil::DxOp;
 use crate::emit::error::{Error, Result, VendorRefusal};
 use crate::emit::support::{nvapi_support, VendorSupport};
-use crate::emit::FnEmit;
+use crate::emit::{FnEmit, ReorderExtension};
 use crate::front::container::ShaderKind;
 use crate::ir::Value;
 use rspirv::spirv::{BuiltIn, Capability, Op, StorageClass, Word};
+
+/// What a query reads: the hit of a hit shader, a ray query and its intersection, or the
+/// hit object at a slot pointer.
+#[derive(Copy, Clone)]
+enum From {
+    Hit,
+    Query(Word, u32),
+    HitObject(Word),
+}
 
 /// Intersection operands of the `OpRayQuery*` instructions.
 const CANDIDATE: u32 = 0;
@@ -55,7 +74,15 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             });
         };
         let vendor = self.iface.stage.vendor;
-        let query_form = source != rt::Source::Hit;
+        let query_form = matches!(source, rt::Source::Candidate | rt::Source::Committed);
+        if source == rt::Source::HitObject {
+            self.nv_need(
+                op,
+                vendor.invocation_reorder,
+                "rayTracingInvocationReorder (VK_NV_ray_tracing_invocation_reorder)",
+                "invocation_reorder",
+            )?;
+        }
         match query {
             ClusterId => {
                 self.nv_need(
@@ -108,16 +135,28 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                         )),
                     ));
                 }
-                None
+                From::Hit
             }
-            rt::Source::Candidate => Some((self.nv_ray_query(r)?, CANDIDATE)),
-            rt::Source::Committed => Some((self.nv_ray_query(r)?, COMMITTED)),
+            rt::Source::Candidate => From::Query(self.nv_ray_query(r)?, CANDIDATE),
+            rt::Source::Committed => From::Query(self.nv_ray_query(r)?, COMMITTED),
+            rt::Source::HitObject => {
+                self.nv_rt_hit_object_extension(op, query)?;
+                let handle = r
+                    .get(field::SRC0U)
+                    .ok_or_else(|| Error::Internal(format!("{op}: operand dword src0u.x missing")))?;
+                From::HitObject(self.nv_hit_object(op, field::SRC0U, handle)?)
+            }
         };
         let (u, f, b) = (self.cx.u32_t(), self.cx.float(32), self.cx.bool_t());
         let v3 = self.cx.vec(f, 3);
         match query {
             ClusterId => {
-                let id = self.nv_rt_read(from, BuiltIn::ClusterIDNV, Op::RayQueryGetIntersectionClusterIdNV, u)?;
+                let id = self.nv_rt_read(
+                    from,
+                    BuiltIn::ClusterIDNV,
+                    [Op::RayQueryGetIntersectionClusterIdNV, Op::HitObjectGetClusterIdNV],
+                    u,
+                )?;
                 Ok(vec![id])
             }
             TrianglePositions => {
@@ -125,7 +164,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let p = self.nv_rt_read(
                     from,
                     BuiltIn::HitTriangleVertexPositionsKHR,
-                    Op::RayQueryGetIntersectionTriangleVertexPositionsKHR,
+                    [
+                        Op::RayQueryGetIntersectionTriangleVertexPositionsKHR,
+                        Op::HitObjectGetIntersectionTriangleVertexPositionsEXT,
+                    ],
                     t,
                 )?;
                 let mut words = Vec::with_capacity(9);
@@ -141,11 +183,15 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let p = self.nv_rt_read(
                     from,
                     BuiltIn::HitSpherePositionNV,
-                    Op::RayQueryGetIntersectionSpherePositionNV,
+                    [Op::RayQueryGetIntersectionSpherePositionNV, Op::HitObjectGetSpherePositionNV],
                     v3,
                 )?;
-                let r =
-                    self.nv_rt_read(from, BuiltIn::HitSphereRadiusNV, Op::RayQueryGetIntersectionSphereRadiusNV, f)?;
+                let r = self.nv_rt_read(
+                    from,
+                    BuiltIn::HitSphereRadiusNV,
+                    [Op::RayQueryGetIntersectionSphereRadiusNV, Op::HitObjectGetSphereRadiusNV],
+                    f,
+                )?;
                 let mut words = Vec::with_capacity(4);
                 for i in 0..3 {
                     let x = self.ids_op(Op::CompositeExtract, f, &[p, i])?;
@@ -157,9 +203,18 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             LssPositionsRadii => {
                 let two = self.cx.const_u32(2);
                 let (pt, rt) = (self.cx.b.type_array(v3, two), self.cx.b.type_array(f, two));
-                let p =
-                    self.nv_rt_read(from, BuiltIn::HitLSSPositionsNV, Op::RayQueryGetIntersectionLSSPositionsNV, pt)?;
-                let r = self.nv_rt_read(from, BuiltIn::HitLSSRadiiNV, Op::RayQueryGetIntersectionLSSRadiiNV, rt)?;
+                let p = self.nv_rt_read(
+                    from,
+                    BuiltIn::HitLSSPositionsNV,
+                    [Op::RayQueryGetIntersectionLSSPositionsNV, Op::HitObjectGetLSSPositionsNV],
+                    pt,
+                )?;
+                let r = self.nv_rt_read(
+                    from,
+                    BuiltIn::HitLSSRadiiNV,
+                    [Op::RayQueryGetIntersectionLSSRadiiNV, Op::HitObjectGetLSSRadiiNV],
+                    rt,
+                )?;
                 let mut words = Vec::with_capacity(8);
                 for k in 0..2 {
                     for i in 0..3 {
@@ -173,9 +228,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             IsSphere | IsLss => {
                 let (builtin, qop) = if query == IsSphere {
-                    (BuiltIn::HitIsSphereNV, Op::RayQueryIsSphereHitNV)
+                    (BuiltIn::HitIsSphereNV, [Op::RayQueryIsSphereHitNV, Op::HitObjectIsSphereHitNV])
                 } else {
-                    (BuiltIn::HitIsLSSNV, Op::RayQueryIsLSSHitNV)
+                    (BuiltIn::HitIsLSSNV, [Op::RayQueryIsLSSHitNV, Op::HitObjectIsLSSHitNV])
                 };
                 let hit = self.nv_rt_read(from, builtin, qop, b)?;
                 let (one, zero) = (self.cx.const_u32(1), self.cx.const_u32(0));
@@ -183,7 +238,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             LssHitParameter => {
                 // Query forms only (`rt::decode`): the built-in below is never read.
-                let Some((rq, i)) = from else {
+                let From::Query(rq, i) = from else {
                     return Err(Error::Internal(format!("{op}: a hit parameter outside a ray query")));
                 };
                 let i = self.cx.const_u32(i);
@@ -193,19 +248,41 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
     }
 
-    /// Built-in `builtin` of type `ty` (a hit shader: `from` is `None`), or `query` of the
-    /// ray query and intersection `from` names.
-    fn nv_rt_read(&mut self, from: Option<(Word, u32)>, builtin: BuiltIn, query: Op, ty: Word) -> Result<Word> {
+    /// Read `from` (of type `ty`): built-in `builtin` in a hit shader, else `ops[0]` of a
+    /// ray query and its intersection, or `ops[1]` of a hit object.
+    fn nv_rt_read(&mut self, from: From, builtin: BuiltIn, ops: [Op; 2], ty: Word) -> Result<Word> {
         match from {
-            None => {
+            From::Hit => {
                 let var = self.iface.builtin(self.cx, builtin, StorageClass::Input, ty);
                 self.ids_op(Op::Load, ty, &[var])
             }
-            Some((rq, i)) => {
+            From::Query(rq, i) => {
                 let i = self.cx.const_u32(i);
-                self.ids_op(query, ty, &[rq, i])
+                self.ids_op(ops[0], ty, &[rq, i])
             }
+            From::HitObject(p) => self.ids_op(ops[1], ty, &[p]),
         }
+    }
+
+    /// Refuses hit-object query `query` of record `op` when the selected reordering
+    /// extension has no form of it: the `OpHitObjectGet*NV` queries of clusters and
+    /// (swept) spheres take NV hit objects only; triangle positions exist only as
+    /// `OpHitObjectGetIntersectionTriangleVertexPositionsEXT`, on EXT hit objects.
+    fn nv_rt_hit_object_extension(&self, op: Opcode, query: rt::Query) -> Result<()> {
+        let why = match (query, self.cx.reorder) {
+            (rt::Query::TrianglePositions, ReorderExtension::Nv) => {
+                "SPV_NV_shader_invocation_reorder has no query of a hit object's triangle vertex positions \
+                 (SPV_EXT_shader_invocation_reorder's OpHitObjectGetIntersectionTriangleVertexPositionsEXT takes EXT \
+                 hit objects); translate with Options::shader_invocation_reorder = Ext"
+            }
+            (rt::Query::TrianglePositions, ReorderExtension::Ext) | (_, ReorderExtension::Nv) => return Ok(()),
+            (_, ReorderExtension::Ext) => {
+                "its OpHitObjectGet*NV / OpHitObjectIs*NV instruction (SPV_NV_cluster_acceleration_structure, \
+                 SPV_NV_linear_swept_spheres) takes NV hit objects only, and SPV_EXT_shader_invocation_reorder has \
+                 none; translate with Options::shader_invocation_reorder = Nv"
+            }
+        };
+        Err(self.nv_error(op.to_string(), VendorRefusal::NotLowered(why.into())))
     }
 
     /// The ray query record `r` names: `src0u.x` is `RayFlags()` of it.
