@@ -83,47 +83,41 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 "invocation_reorder",
             )?;
         }
-        match query {
-            ClusterId => {
-                self.nv_need(
-                    op,
-                    vendor.cluster_acceleration_structure,
-                    "clusterAccelerationStructure (VK_NV_cluster_acceleration_structure)",
-                    "cluster_acceleration_structure",
-                )?;
-                self.cx.capability(Capability::RayTracingClusterAccelerationStructureNV);
-                self.cx.extension("SPV_NV_cluster_acceleration_structure");
-            }
-            TrianglePositions => {
-                self.nv_need(
-                    op,
-                    vendor.ray_tracing_position_fetch,
-                    "rayTracingPositionFetch (VK_KHR_ray_tracing_position_fetch)",
-                    "ray_tracing_position_fetch",
-                )?;
-                self.cx.capability(if query_form {
-                    Capability::RayQueryPositionFetchKHR
-                } else {
-                    Capability::RayTracingPositionFetchKHR
-                });
-                self.cx.extension("SPV_KHR_ray_tracing_position_fetch");
-            }
-            SpherePositionRadius | IsSphere => {
-                self.nv_need(op, vendor.spheres, "spheres (VK_NV_ray_tracing_linear_swept_spheres)", "spheres")?;
-                self.cx.capability(Capability::RayTracingSpheresGeometryNV);
-                self.cx.extension("SPV_NV_linear_swept_spheres");
-            }
-            LssPositionsRadii | IsLss | LssHitParameter => {
-                self.nv_need(
-                    op,
-                    vendor.linear_swept_spheres,
-                    "linearSweptSpheres (VK_NV_ray_tracing_linear_swept_spheres)",
-                    "linear_swept_spheres",
-                )?;
-                self.cx.capability(Capability::RayTracingLinearSweptSpheresGeometryNV);
-                self.cx.extension("SPV_NV_linear_swept_spheres");
-            }
-        }
+        // The device feature each query needs (its option field), and the capability and
+        // extension that declare it.
+        let (have, feature, option, capability, extension) = match query {
+            ClusterId => (
+                vendor.cluster_acceleration_structure,
+                "clusterAccelerationStructure (VK_NV_cluster_acceleration_structure)",
+                "cluster_acceleration_structure",
+                Capability::RayTracingClusterAccelerationStructureNV,
+                "SPV_NV_cluster_acceleration_structure",
+            ),
+            TrianglePositions => (
+                vendor.ray_tracing_position_fetch,
+                "rayTracingPositionFetch (VK_KHR_ray_tracing_position_fetch)",
+                "ray_tracing_position_fetch",
+                if query_form { Capability::RayQueryPositionFetchKHR } else { Capability::RayTracingPositionFetchKHR },
+                "SPV_KHR_ray_tracing_position_fetch",
+            ),
+            SpherePositionRadius | IsSphere => (
+                vendor.spheres,
+                "spheres (VK_NV_ray_tracing_linear_swept_spheres)",
+                "spheres",
+                Capability::RayTracingSpheresGeometryNV,
+                "SPV_NV_linear_swept_spheres",
+            ),
+            LssPositionsRadii | IsLss | LssHitParameter => (
+                vendor.linear_swept_spheres,
+                "linearSweptSpheres (VK_NV_ray_tracing_linear_swept_spheres)",
+                "linear_swept_spheres",
+                Capability::RayTracingLinearSweptSpheresGeometryNV,
+                "SPV_NV_linear_swept_spheres",
+            ),
+        };
+        self.nv_need(op, have, feature, option)?;
+        self.cx.capability(capability);
+        self.cx.extension(extension);
         let from = match source {
             rt::Source::Hit => {
                 if !matches!(self.sm.kind, ShaderKind::AnyHit | ShaderKind::ClosestHit) {
@@ -170,14 +164,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     ],
                     t,
                 )?;
-                let mut words = Vec::with_capacity(9);
-                for k in 0..3 {
-                    for i in 0..3 {
-                        let x = self.ids_op(Op::CompositeExtract, f, &[p, k, i])?;
-                        words.push(self.ids_op(Op::Bitcast, u, &[x])?);
-                    }
-                }
-                Ok(words)
+                // Vertex k's coordinate i, row by row.
+                let at: Vec<[u32; 2]> = (0..3).flat_map(|k| (0..3).map(move |i| [k, i])).collect();
+                let paths: Vec<&[u32]> = at.iter().map(|x| &x[..]).collect();
+                self.nv_float_bits(p, &paths)
             }
             SpherePositionRadius => {
                 let p = self.nv_rt_read(
@@ -192,12 +182,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     [Op::RayQueryGetIntersectionSphereRadiusNV, Op::HitObjectGetSphereRadiusNV],
                     f,
                 )?;
-                let mut words = Vec::with_capacity(4);
-                for i in 0..3 {
-                    let x = self.ids_op(Op::CompositeExtract, f, &[p, i])?;
-                    words.push(self.ids_op(Op::Bitcast, u, &[x])?);
-                }
-                words.push(self.ids_op(Op::Bitcast, u, &[r])?);
+                let mut words = self.nv_float_bits(p, &[&[0], &[1], &[2]])?;
+                words.extend(self.nv_float_bits(r, &[&[]])?);
                 Ok(words)
             }
             LssPositionsRadii => {
@@ -215,14 +201,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     [Op::RayQueryGetIntersectionLSSRadiiNV, Op::HitObjectGetLSSRadiiNV],
                     rt,
                 )?;
+                // Endpoint k's position, then its radius, for k = 0, 1.
                 let mut words = Vec::with_capacity(8);
                 for k in 0..2 {
-                    for i in 0..3 {
-                        let x = self.ids_op(Op::CompositeExtract, f, &[p, k, i])?;
-                        words.push(self.ids_op(Op::Bitcast, u, &[x])?);
-                    }
-                    let x = self.ids_op(Op::CompositeExtract, f, &[r, k])?;
-                    words.push(self.ids_op(Op::Bitcast, u, &[x])?);
+                    words.extend(self.nv_float_bits(p, &[&[k, 0], &[k, 1], &[k, 2]])?);
+                    words.extend(self.nv_float_bits(r, &[&[k]])?);
                 }
                 Ok(words)
             }
@@ -246,6 +229,23 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 Ok(vec![self.ids_op(Op::Bitcast, u, &[x])?])
             }
         }
+    }
+
+    /// The bits of float members `paths` of `composite` (each an `OpCompositeExtract` index
+    /// path; an empty path is `composite` itself, a float), as words.
+    fn nv_float_bits(&mut self, composite: Word, paths: &[&[u32]]) -> Result<Vec<Word>> {
+        let (u, f) = (self.cx.u32_t(), self.cx.float(32));
+        let mut words = Vec::with_capacity(paths.len());
+        for path in paths {
+            let x = if path.is_empty() {
+                composite
+            } else {
+                let operands: Vec<Word> = std::iter::once(composite).chain(path.iter().copied()).collect();
+                self.ids_op(Op::CompositeExtract, f, &operands)?
+            };
+            words.push(self.ids_op(Op::Bitcast, u, &[x])?);
+        }
+        Ok(words)
     }
 
     /// Read `from` (of type `ty`): built-in `builtin` in a hit shader, else `ops[0]` of a
