@@ -57,6 +57,52 @@ enum From {
     HitObject(Word),
 }
 
+/// One value the queries read.
+#[derive(Copy, Clone)]
+enum Read {
+    ClusterId,
+    TrianglePositions,
+    SpherePosition,
+    SphereRadius,
+    LssPositions,
+    LssRadii,
+    IsSphere,
+    IsLss,
+}
+
+impl Read {
+    /// Its built-in in a hit shader, the instruction that reads it from a ray query's
+    /// intersection, and the one that reads it from a hit object.
+    fn sources(self) -> (BuiltIn, Op, Op) {
+        match self {
+            Read::ClusterId => {
+                (BuiltIn::ClusterIDNV, Op::RayQueryGetIntersectionClusterIdNV, Op::HitObjectGetClusterIdNV)
+            }
+            Read::TrianglePositions => (
+                BuiltIn::HitTriangleVertexPositionsKHR,
+                Op::RayQueryGetIntersectionTriangleVertexPositionsKHR,
+                Op::HitObjectGetIntersectionTriangleVertexPositionsEXT,
+            ),
+            Read::SpherePosition => (
+                BuiltIn::HitSpherePositionNV,
+                Op::RayQueryGetIntersectionSpherePositionNV,
+                Op::HitObjectGetSpherePositionNV,
+            ),
+            Read::SphereRadius => {
+                (BuiltIn::HitSphereRadiusNV, Op::RayQueryGetIntersectionSphereRadiusNV, Op::HitObjectGetSphereRadiusNV)
+            }
+            Read::LssPositions => {
+                (BuiltIn::HitLSSPositionsNV, Op::RayQueryGetIntersectionLSSPositionsNV, Op::HitObjectGetLSSPositionsNV)
+            }
+            Read::LssRadii => {
+                (BuiltIn::HitLSSRadiiNV, Op::RayQueryGetIntersectionLSSRadiiNV, Op::HitObjectGetLSSRadiiNV)
+            }
+            Read::IsSphere => (BuiltIn::HitIsSphereNV, Op::RayQueryIsSphereHitNV, Op::HitObjectIsSphereHitNV),
+            Read::IsLss => (BuiltIn::HitIsLSSNV, Op::RayQueryIsLSSHitNV, Op::HitObjectIsLSSHitNV),
+        }
+    }
+}
+
 /// Intersection operands of the `OpRayQuery*` instructions.
 const CANDIDATE: u32 = 0;
 const COMMITTED: u32 = 1;
@@ -145,43 +191,20 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let v3 = self.cx.vec(f, 3);
         match query {
             ClusterId => {
-                let id = self.nv_rt_read(
-                    from,
-                    BuiltIn::ClusterIDNV,
-                    [Op::RayQueryGetIntersectionClusterIdNV, Op::HitObjectGetClusterIdNV],
-                    u,
-                )?;
+                let id = self.nv_rt_read(from, Read::ClusterId, u)?;
                 Ok(vec![id])
             }
             TrianglePositions => {
                 let t = self.triangle_positions_t();
-                let p = self.nv_rt_read(
-                    from,
-                    BuiltIn::HitTriangleVertexPositionsKHR,
-                    [
-                        Op::RayQueryGetIntersectionTriangleVertexPositionsKHR,
-                        Op::HitObjectGetIntersectionTriangleVertexPositionsEXT,
-                    ],
-                    t,
-                )?;
+                let p = self.nv_rt_read(from, Read::TrianglePositions, t)?;
                 // Vertex k's coordinate i, row by row.
                 let at: Vec<[u32; 2]> = (0..3).flat_map(|k| (0..3).map(move |i| [k, i])).collect();
                 let paths: Vec<&[u32]> = at.iter().map(|x| &x[..]).collect();
                 self.nv_float_bits(p, &paths)
             }
             SpherePositionRadius => {
-                let p = self.nv_rt_read(
-                    from,
-                    BuiltIn::HitSpherePositionNV,
-                    [Op::RayQueryGetIntersectionSpherePositionNV, Op::HitObjectGetSpherePositionNV],
-                    v3,
-                )?;
-                let r = self.nv_rt_read(
-                    from,
-                    BuiltIn::HitSphereRadiusNV,
-                    [Op::RayQueryGetIntersectionSphereRadiusNV, Op::HitObjectGetSphereRadiusNV],
-                    f,
-                )?;
+                let p = self.nv_rt_read(from, Read::SpherePosition, v3)?;
+                let r = self.nv_rt_read(from, Read::SphereRadius, f)?;
                 let mut words = self.nv_float_bits(p, &[&[0], &[1], &[2]])?;
                 words.extend(self.nv_float_bits(r, &[&[]])?);
                 Ok(words)
@@ -189,18 +212,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             LssPositionsRadii => {
                 let two = self.cx.const_u32(2);
                 let (pt, rt) = (self.cx.b.type_array(v3, two), self.cx.b.type_array(f, two));
-                let p = self.nv_rt_read(
-                    from,
-                    BuiltIn::HitLSSPositionsNV,
-                    [Op::RayQueryGetIntersectionLSSPositionsNV, Op::HitObjectGetLSSPositionsNV],
-                    pt,
-                )?;
-                let r = self.nv_rt_read(
-                    from,
-                    BuiltIn::HitLSSRadiiNV,
-                    [Op::RayQueryGetIntersectionLSSRadiiNV, Op::HitObjectGetLSSRadiiNV],
-                    rt,
-                )?;
+                let p = self.nv_rt_read(from, Read::LssPositions, pt)?;
+                let r = self.nv_rt_read(from, Read::LssRadii, rt)?;
                 // Endpoint k's position, then its radius, for k = 0, 1.
                 let mut words = Vec::with_capacity(8);
                 for k in 0..2 {
@@ -210,12 +223,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 Ok(words)
             }
             IsSphere | IsLss => {
-                let (builtin, qop) = if query == IsSphere {
-                    (BuiltIn::HitIsSphereNV, [Op::RayQueryIsSphereHitNV, Op::HitObjectIsSphereHitNV])
-                } else {
-                    (BuiltIn::HitIsLSSNV, [Op::RayQueryIsLSSHitNV, Op::HitObjectIsLSSHitNV])
-                };
-                let hit = self.nv_rt_read(from, builtin, qop, b)?;
+                let hit = self.nv_rt_read(from, if query == IsSphere { Read::IsSphere } else { Read::IsLss }, b)?;
                 let (one, zero) = (self.cx.const_u32(1), self.cx.const_u32(0));
                 Ok(vec![self.ids_op(Op::Select, u, &[hit, one, zero])?])
             }
@@ -248,9 +256,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(words)
     }
 
-    /// Read `from` (of type `ty`): built-in `builtin` in a hit shader, else `ops[0]` of a
-    /// ray query and its intersection, or `ops[1]` of a hit object.
-    fn nv_rt_read(&mut self, from: From, builtin: BuiltIn, ops: [Op; 2], ty: Word) -> Result<Word> {
+    /// Reads `what` (of type `ty`) from `from`: its built-in in a hit shader, else its
+    /// instruction on a ray query and its intersection, or on a hit object.
+    fn nv_rt_read(&mut self, from: From, what: Read, ty: Word) -> Result<Word> {
+        let (builtin, query, hit_object) = what.sources();
         match from {
             From::Hit => {
                 let var = self.iface.builtin(self.cx, builtin, StorageClass::Input, ty);
@@ -258,9 +267,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             From::Query(rq, i) => {
                 let i = self.cx.const_u32(i);
-                self.ids_op(ops[0], ty, &[rq, i])
+                self.ids_op(query, ty, &[rq, i])
             }
-            From::HitObject(p) => self.ids_op(ops[1], ty, &[p]),
+            From::HitObject(p) => self.ids_op(hit_object, ty, &[p]),
         }
     }
 
