@@ -301,6 +301,7 @@ impl Converter {
     /// `dxil_spv_converter_run`: the route's translation, timed, counted for the summary and
     /// (DXIL) recorded.
     pub fn run(&mut self) -> dxil_spv_result {
+        let app_time_before = self.remap.app_time;
         let start = Instant::now();
         let mut refusal: Option<Refusal> = None;
         let result = match self.forward() {
@@ -338,14 +339,17 @@ impl Converter {
             crate::record::write(self, result, refusal.as_ref(), elapsed);
         }
         if self.route == Route::Untangle {
-            self.run_shadow(result, elapsed);
+            // The application's own work in its callbacks, which the shadow run (answered
+            // from the record) does not pay.
+            let callbacks = self.remap.app_time.saturating_sub(app_time_before);
+            self.run_shadow(result, elapsed, callbacks);
         }
         result
     }
 
     /// The shadow run ([`crate::shadow`]) after untangle's, when asked for: counted in the
     /// summary beside untangle's `result` and time; nothing of it reaches the application.
-    fn run_shadow(&mut self, result: dxil_spv_result, elapsed: std::time::Duration) {
+    fn run_shadow(&mut self, result: dxil_spv_result, elapsed: std::time::Duration, callbacks: std::time::Duration) {
         if !shadow::enabled() {
             return;
         }
@@ -356,7 +360,7 @@ impl Converter {
         let input =
             ShadowInput { blob: &blob.shadow, native, kind: blob.kind, setup: &self.setup, remap: &mut self.remap };
         let outcome = shadow::run(input);
-        crate::summary::note_shadow(&outcome, result, elapsed);
+        crate::summary::note_shadow(&outcome, result, elapsed, callbacks);
     }
 
     /// The module of the last successful run, as bytes.

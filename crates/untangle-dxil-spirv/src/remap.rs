@@ -241,6 +241,9 @@ pub struct Remapper {
     exchanges: Vec<Exchange>,
     /// Answer from the record only (never call the application, record nothing).
     sealed: bool,
+    /// Time spent inside the application's callbacks (answers not yet recorded), so that
+    /// a run's time can be told apart from the application's ([`crate::summary`]).
+    pub app_time: std::time::Duration,
 }
 
 fn identity_binding(set: u32, binding: u32) -> dxil_spv_vulkan_binding {
@@ -307,7 +310,12 @@ impl Remapper {
             return self.answer_sealed(&query, out, default, unwrap);
         }
         let (ok, is_default) = match call {
-            Some(call) => (call(out), false),
+            Some(call) => {
+                let start = std::time::Instant::now();
+                let ok = call(out);
+                self.app_time += start.elapsed();
+                (ok, false)
+            }
             None => {
                 default(out);
                 (true, true)

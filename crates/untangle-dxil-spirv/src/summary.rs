@@ -9,7 +9,7 @@
 //!  "shadow_ok":4,"shadow_failed":1,"shadow_failures":{"run: error -3":1},
 //!  "run_ms":{"untangle":3.1,"delegate_dxil":0.0,"delegate_dxbc":3.0,"shadow_dxil":12.5},
 //!  "run_count":{"untangle":5,"delegate_dxil":0,"delegate_dxbc":2,"shadow_dxil":5},
-//!  "shadow_paired":{"runs":4,"untangle_ms":3.0,"shadow_dxil_ms":10.2},
+//!  "shadow_paired":{"runs":4,"untangle_ms":3.0,"untangle_callbacks_ms":0.4,"shadow_dxil_ms":10.2},
 //!  "delegate":"/path/lib.so"}
 //! ```
 //!
@@ -26,7 +26,9 @@
 //! is not timed; one whose run failed is); `run_ms.shadow_dxil`: time inside the delegate's `dxil_spv_converter_run`
 //! (its shadow runs only, `run_count.shadow_dxil` of them); `shadow_paired`: the runs both
 //! untangle and the shadow translated, with each one's time over them (the like-for-like
-//! comparison). Without the shadow mode these are zero.
+//! comparison), and `untangle_callbacks_ms`, the part of untangle's spent inside the
+//! application's callbacks (the shadow run's are answered from the record, so it does not
+//! pay them). Without the shadow mode these are zero.
 //!
 //! The line is written with one `write` on a descriptor opened with `O_APPEND`, so
 //! processes sharing the file never interleave their lines.
@@ -66,6 +68,8 @@ impl Counter {
 struct Paired {
     runs: AtomicU64,
     untangle_nanos: AtomicU64,
+    /// The part of `untangle_nanos` spent in the application's callbacks.
+    callback_nanos: AtomicU64,
     shadow_nanos: AtomicU64,
 }
 
@@ -73,8 +77,12 @@ static UNTANGLE: Counter = Counter::new();
 static DELEGATE_DXIL: Counter = Counter::new();
 static DELEGATE_DXBC: Counter = Counter::new();
 static SHADOW_DXIL: Counter = Counter::new();
-static SHADOW_PAIRED: Paired =
-    Paired { runs: AtomicU64::new(0), untangle_nanos: AtomicU64::new(0), shadow_nanos: AtomicU64::new(0) };
+static SHADOW_PAIRED: Paired = Paired {
+    runs: AtomicU64::new(0),
+    untangle_nanos: AtomicU64::new(0),
+    callback_nanos: AtomicU64::new(0),
+    shadow_nanos: AtomicU64::new(0),
+};
 static REFUSALS: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
 static SHADOW_FAILURES: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
 
@@ -105,6 +113,7 @@ pub fn note_shadow(
     outcome: &Result<ShadowRun, ShadowError>,
     untangle_result: dxil_spv_result,
     untangle_elapsed: Duration,
+    untangle_callbacks: Duration,
 ) {
     match outcome {
         Ok(run) => {
@@ -116,6 +125,7 @@ pub fn note_shadow(
             if ok && untangle_result == DXIL_SPV_SUCCESS {
                 SHADOW_PAIRED.runs.fetch_add(1, Ordering::Relaxed);
                 SHADOW_PAIRED.untangle_nanos.fetch_add(nanos(untangle_elapsed), Ordering::Relaxed);
+                SHADOW_PAIRED.callback_nanos.fetch_add(nanos(untangle_callbacks), Ordering::Relaxed);
                 SHADOW_PAIRED.shadow_nanos.fetch_add(nanos(run.elapsed), Ordering::Relaxed);
             }
         }
@@ -176,6 +186,7 @@ pub fn line() -> String {
         "shadow_paired": {
             "runs": get(&SHADOW_PAIRED.runs),
             "untangle_ms": ms_of(&SHADOW_PAIRED.untangle_nanos),
+            "untangle_callbacks_ms": ms_of(&SHADOW_PAIRED.callback_nanos),
             "shadow_dxil_ms": ms_of(&SHADOW_PAIRED.shadow_nanos),
         },
         "delegate": delegate,
