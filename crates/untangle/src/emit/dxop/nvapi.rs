@@ -16,8 +16,11 @@
 //! | `GET_SPECIAL` `GLOBAL_TIMER_LO/HI` | a word of `OpReadClockKHR` at `Device` scope | `shader_clock` |
 //! | `MATCH_ANY` | component 0 of `OpGroupNonUniformPartitionNV` of the 1..4 words | `subgroup_partitioned` |
 //! | `UINT64_ATOMIC` (and, or, xor, add, max, min, swap, compare-exchange) on a `RWByteAddressBuffer` | 64-bit `OpAtomic*` on the buffer's 64-bit view; `dst0u.xy` the old value | `int64_atomics` |
+//! | `UINT64_ATOMIC` on a `RWTexture1D/2D/3D(Array)<uint2>` or `RWBuffer<uint2>` (`R32G32_UINT`) | the same through `OpImageTexelPointer` on the UAV's `R64ui` view (the one SM 6.6's and AGS's 64-bit image atomics use) | `image_int64_atomics` |
 //! | `FP32_ATOMIC` (add) on a `RWByteAddressBuffer` | `OpAtomicFAddEXT` on the buffer's `float` view | `float32_atomic_add` |
+//! | `FP32_ATOMIC` on a `RWTexture*<float>` / `RWBuffer<float>` (`R32_FLOAT`) | `OpAtomicFAddEXT` through `OpImageTexelPointer` on the UAV's `R32f` view | `image_float32_atomic_add` |
 //! | `FP16_ATOMIC` (add, min, max of two halves) on a `RWByteAddressBuffer` | `OpAtomicF{Add,Min,Max}EXT` on the buffer's `f16vec2` view (`SPV_NV_shader_atomic_fp16_vector`) | `float16_vector_atomics` |
+//! | `FP16_ATOMIC` on a texture or typed buffer (`R16G16_FLOAT`) | the same through `OpImageTexelPointer` to an `f16vec2` texel of the UAV's `Rg16f` view (the extension covers images) | `float16_vector_atomics` |
 //! | `FOOTPRINT`, `_BIAS`, `_LEVEL`, `_GRAD` (`NvFootprintFine/Coarse[Bias/Level/Grad]`) on a 2D or 3D texture | `OpImageSampleFootprintNV` of the texture and sampler (below), `Coarse` = mode `src3u.w` is `COARSE`, with `Bias` / `Lod` (`src2u.x`) / `Grad` (`src2u.xyz`, `src5u.xyz`) and `ConstOffset` (`src4u`, when not 0); implicit-level forms need derivatives as `Sample` does | `image_footprint` |
 //! | `GET_SPECIAL` `FOOTPRINT_SINGLELOD_PRED` | member 0 (single level) of the function's last footprint, as 1 / 0 | `image_footprint` |
 //! | `HIT_OBJECT_*` (67..=85: trace, make hit / miss / nop, reorder, invoke, queries, ray, attributes, local root constant) | `SPV_NV_shader_invocation_reorder` through the SM 6.9 hit-object slots (`dxop/nvapi_hit.rs` has the table) | `invocation_reorder` |
@@ -51,8 +54,14 @@
 //! hardware for the cases the Vulkan specification fixes. The predicate is 1 when
 //! single-level (an HLSL `bool` stored as `uint`).
 //!
+//! A texture atomic's texel is at `src0u.x..` (one word a coordinate, as `nvHLSLExtns.h`'s
+//! texture overloads write them; a typed buffer's bounded like its other accesses). The
+//! view in the atomic's format shares the UAV's binding: D3D's atomics need exactly those
+//! formats (vkd3d-proton makes `R32G32_UINT` `R64_UINT`-compatible where the device has
+//! `shaderImageInt64Atomics`). Multisampled and heap targets are refused.
+//!
 //! Refused, naming the instruction ([`crate::emit::support::nvapi_support`] says why):
-//! atomics on textures, variable pixel rate shading, `SHFL_GENERIC`,
+//! variable pixel rate shading, `SHFL_GENERIC`,
 //! the hit object's ray-tracing queries (cluster id, positions, sphere and LSS forms), the
 //! displacement micro-map queries, `RT_CANDIDATE_BUILTIN_PRIMITIVE_RAY_T` and
 //! `RT_COMMIT_NONOPAQUE_BUILTIN_PRIMITIVE_HIT`, and any other call on the magic UAV. A lowering whose device feature
