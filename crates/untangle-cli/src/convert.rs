@@ -202,6 +202,7 @@ fn options_of(args: &Convert) -> Result<Options, Failure> {
             crate::CliVendorFeature::ImageInt64Atomics => v.image_int64_atomics = true,
             crate::CliVendorFeature::Int64Atomics => v.int64_atomics = true,
             crate::CliVendorFeature::Float32AtomicAdd => v.float32_atomic_add = true,
+            crate::CliVendorFeature::ImageFloat32AtomicAdd => v.image_float32_atomic_add = true,
             crate::CliVendorFeature::Float16VectorAtomics => v.float16_vector_atomics = true,
             crate::CliVendorFeature::SubgroupPartitioned => v.subgroup_partitioned = true,
             crate::CliVendorFeature::ImageFootprint => v.image_footprint = true,

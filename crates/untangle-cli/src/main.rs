@@ -152,6 +152,7 @@ pub enum CliVendorFeature {
     ImageInt64Atomics,
     Int64Atomics,
     Float32AtomicAdd,
+    ImageFloat32AtomicAdd,
     Float16VectorAtomics,
     SubgroupPartitioned,
     ImageFootprint,

@@ -159,17 +159,35 @@ pub fn shuffle(out: &str, opcode: u32, val: &str, b: &str, width: u32) -> String
 /// of `dst0u` whose components 0 and 1 are `%{out}0`, `%{out}1`. With `mark` false the
 /// marking record is left out (malformed).
 pub fn atomic(out: &str, opcode: u32, addr: &str, value: &[&str], sub: u32, mark: bool) -> String {
+    let target = mark.then_some(Target::ByteAddress);
+    atomic_on(out, opcode, target, &[addr], value, sub)
+}
+
+/// The UAV an atomic's marking record names: `%t` (`RWByteAddressBuffer u1`), or `%img`,
+/// the typed UAV of [`typed_uav_cs`].
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Target {
+    ByteAddress,
+    Typed(TypedUav),
+}
+
+/// [`atomic`] on `target` (`None`: no marking record), its address `src0u.x..` = `addr`
+/// (a texture's coordinates, one word each, as `nvHLSLExtns.h`'s texture overloads pass them).
+pub fn atomic_on(out: &str, opcode: u32, target: Option<Target>, addr: &[&str], value: &[&str], sub: u32) -> String {
     let (m, i) = (format!("{out}_m"), format!("{out}_i"));
     let mut s = String::new();
-    if mark {
+    if let Some(target) = target {
         s += &counter(&m);
         s += &store(&m, field::MARK_UAV_REF, &["1"]);
-        s += &format!(
-            "  call void @dx.op.bufferStore.i32(i32 69, %dx.types.Handle %t, i32 %{m}, i32 undef, i32 0, i32 undef, i32 undef, i32 undef, i8 1)\n"
-        );
+        s += &match target {
+            Target::ByteAddress => format!(
+                "  call void @dx.op.bufferStore.i32(i32 69, %dx.types.Handle %t, i32 %{m}, i32 undef, i32 0, i32 undef, i32 undef, i32 undef, i8 1)\n"
+            ),
+            Target::Typed(uav) => uav.marking_store(&m),
+        };
     }
     s += &counter(&i);
-    s += &store(&i, field::SRC0U, &[addr]);
+    s += &store(&i, field::SRC0U, addr);
     s += &store(&i, field::SRC1U, value);
     s += &store(&i, field::SRC2U, &[&sub.to_string()]);
     s += &store(&i, field::OPCODE, &[&opcode.to_string()]);
@@ -178,6 +196,97 @@ pub fn atomic(out: &str, opcode: u32, addr: &str, value: &[&str], sub: u32, mark
         field::DST0U * 4
     );
     s
+}
+
+/// The shape of [`typed_uav_cs`]'s typed UAV.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum UavShape {
+    Texture1D,
+    Texture2D,
+    Texture3D,
+    Texture2DArray,
+    Buffer,
+}
+
+/// A typed UAV (`%img`, `u4` in space 0) of shape `shape` whose elements are `uint2`
+/// (`float` when `float`): `RWTexture2D<uint2>`, `RWBuffer<float>` and so on.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct TypedUav {
+    pub shape: UavShape,
+    pub float: bool,
+}
+
+impl TypedUav {
+    /// The HLSL class, DXIL resource kind and coordinate count.
+    fn class(self) -> (&'static str, u32, usize) {
+        match self.shape {
+            UavShape::Texture1D => ("RWTexture1D", 1, 1),
+            UavShape::Texture2D => ("RWTexture2D", 2, 2),
+            UavShape::Texture3D => ("RWTexture3D", 4, 3),
+            UavShape::Texture2DArray => ("RWTexture2DArray", 7, 3),
+            UavShape::Buffer => ("RWBuffer", 10, 1),
+        }
+    }
+
+    /// The number of coordinates a texel takes.
+    pub fn coords(self) -> usize {
+        self.class().2
+    }
+
+    /// The LLVM class type's name, and its element type.
+    fn type_name(self) -> (String, &'static str) {
+        let (class, ..) = self.class();
+        if self.float {
+            (format!("%\"class.{class}<float>\""), "float")
+        } else {
+            (format!("%\"class.{class}<vector<unsigned int, 2> >\""), "<2 x i32>")
+        }
+    }
+
+    /// The store that names `%img` at index `%{m}` (`__NvReferenceUAVForOp`: zero at the
+    /// marking record's index in every coordinate).
+    fn marking_store(self, m: &str) -> String {
+        let (ty, suffix, mask) = if self.float { ("float", "f32", 1) } else { ("i32", "i32", 3) };
+        let zero = if self.float { "0.000000e+00" } else { "0" };
+        let vals = if self.float {
+            format!("{ty} {zero}, {ty} undef, {ty} undef, {ty} undef")
+        } else {
+            format!("{ty} {zero}, {ty} {zero}, {ty} undef, {ty} undef")
+        };
+        let n = self.coords();
+        if self.shape == UavShape::Buffer {
+            return format!(
+                "  call void @dx.op.bufferStore.{suffix}(i32 69, %dx.types.Handle %img, i32 %{m}, i32 undef, {vals}, i8 {mask})\n"
+            );
+        }
+        let coords: Vec<String> =
+            (0..3).map(|k| if k < n { format!("i32 %{m}") } else { "i32 undef".into() }).collect();
+        format!(
+            "  call void @dx.op.textureStore.{suffix}(i32 67, %dx.types.Handle %img, {}, {vals}, i8 {mask})\n",
+            coords.join(", ")
+        )
+    }
+}
+
+/// [`cs`] with also the typed UAV `uav` as `%img` (`u4`, space 0): a texture atomic's target.
+pub fn typed_uav_cs(body: &str, n: usize, threads: u32, uav: TypedUav) -> String {
+    let text = cs(body, n, threads);
+    let (ty, elem) = uav.type_name();
+    let (_, kind, _) = uav.class();
+    let ctype = if uav.float { 9 } else { 5 };
+    let text = text.replacen("define void @main()", &format!("{ty} = type {{ {elem} }}\ndefine void @main()"), 1);
+    let text = text.replacen(
+        "  %nv = call",
+        "  %img = call %dx.types.Handle @dx.op.createHandle(i32 57, i8 1, i32 3, i32 4, i1 false)\n  %nv = call",
+        1,
+    );
+    let text = text.replacen("!3 = !{!4, !5, !6}", "!3 = !{!4, !5, !6, !30}", 1);
+    text + &format!(
+        "!30 = !{{i32 3, {ty}* undef, !\"img\", i32 0, i32 4, i32 1, i32 {kind}, i1 false, i1 false, i1 false, !31}}\n!31 = !{{i32 0, i32 {ctype}}}\n\
+declare void @dx.op.textureStore.i32(i32, %dx.types.Handle, i32, i32, i32, i32, i32, i32, i32, i8)\n\
+declare void @dx.op.textureStore.f32(i32, %dx.types.Handle, i32, i32, i32, float, float, float, float, i8)\n\
+declare void @dx.op.bufferStore.f32(i32, %dx.types.Handle, i32, i32, float, float, float, float, i8)\n"
+    )
 }
 
 /// The wave intrinsics NVAPI lowers without device features, one result each (`w0..w9`),

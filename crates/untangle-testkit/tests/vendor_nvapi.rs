@@ -13,8 +13,8 @@ use rspirv::spirv::{Capability, Op};
 use untangle::dxil::nvapi::field;
 use untangle::{translate, Options, TranslateError, VendorFeatures, VendorRefusal};
 use untangle_testkit::nvapi::{
-    atomic, counter, cs, footprint, hit_shader, op, ray_query_shader, rt_hit_object_query, rt_query, single_lod, store,
-    texture_shader, wave_shader, Stage, SLOT,
+    atomic, atomic_on, counter, cs, footprint, hit_shader, op, ray_query_shader, rt_hit_object_query, rt_query,
+    single_lod, store, texture_shader, typed_uav_cs, wave_shader, Stage, Target, TypedUav, UavShape, SLOT,
 };
 
 fn nv(features: VendorFeatures) -> Options {
@@ -170,6 +170,109 @@ fn atomics_on_byte_address_buffers() {
         // store is dropped.
         assert_eq!(bindings(&words), 2, "{what}");
         assert_eq!(count(&ops, Op::Store), 2, "{what}: only the two results are stored");
+    }
+}
+
+/// The image formats the module's image types declare.
+fn image_formats(words: &[u32]) -> Vec<rspirv::spirv::ImageFormat> {
+    module(words)
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::TypeImage)
+        .filter_map(|i| match i.operands.last() {
+            Some(rspirv::dr::Operand::ImageFormat(f)) => Some(*f),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn atomics_on_textures_and_typed_buffers() {
+    use rspirv::spirv::ImageFormat;
+    let shapes =
+        [UavShape::Texture1D, UavShape::Texture2D, UavShape::Texture3D, UavShape::Texture2DArray, UavShape::Buffer];
+    let coords = ["%tid", "%x", "3"];
+    // (opcode, sub-operation, value words, float texels, SPIR-V, option, capability, format).
+    type Case = (u32, u32, &'static [&'static str], bool, Op, &'static str, Capability, ImageFormat);
+    let cases: [Case; 5] = [
+        (
+            20,
+            3,
+            &["%tid", "0"],
+            false,
+            Op::AtomicIAdd,
+            "image_int64_atomics",
+            Capability::Int64ImageEXT,
+            ImageFormat::R64ui,
+        ),
+        (
+            20,
+            9,
+            &["0", "0", "%tid", "1"],
+            false,
+            Op::AtomicCompareExchange,
+            "image_int64_atomics",
+            Capability::Int64ImageEXT,
+            ImageFormat::R64ui,
+        ),
+        (
+            13,
+            3,
+            &["%x"],
+            true,
+            Op::AtomicFAddEXT,
+            "image_float32_atomic_add",
+            Capability::AtomicFloat32AddEXT,
+            ImageFormat::R32f,
+        ),
+        (
+            12,
+            3,
+            &["%x"],
+            true,
+            Op::AtomicFAddEXT,
+            "float16_vector_atomics",
+            Capability::AtomicFloat16VectorNV,
+            ImageFormat::Rg16f,
+        ),
+        (
+            12,
+            7,
+            &["%x"],
+            true,
+            Op::AtomicFMinEXT,
+            "float16_vector_atomics",
+            Capability::AtomicFloat16VectorNV,
+            ImageFormat::Rg16f,
+        ),
+    ];
+    for shape in shapes {
+        for (opcode, sub, value, float, spirv, option, cap, format) in cases {
+            let uav = TypedUav { shape, float };
+            let b = atomic_on("w", opcode, Some(Target::Typed(uav)), &coords[..uav.coords()], value, sub);
+            let text = typed_uav_cs(&b, 2, 32, uav);
+            let what = format!("atomic {opcode}/{sub} on {shape:?}");
+            // The buffer forms' features do not cover images (fp16x2's covers both).
+            let (instruction, reason) =
+                refusal(&text, &nv(VendorFeatures { float16_vector_atomics: opcode != 12, ..all().vendor }));
+            assert!(instruction.contains(&format!("({opcode})")), "{what}: {instruction}");
+            assert!(
+                matches!(reason, VendorRefusal::MissingFeature { option: o, .. } if o == option),
+                "{what}: {reason}"
+            );
+            let options =
+                nv(VendorFeatures { image_int64_atomics: true, image_float32_atomic_add: true, ..all().vendor });
+            let words = valid(&text, &options, &what);
+            let ops = opcodes(&words);
+            assert_eq!(count(&ops, Op::ImageTexelPointer), 1, "{what}");
+            assert_eq!(count(&ops, spirv), 1, "{what}");
+            assert!(capabilities(&words).contains(&cap), "{what}");
+            assert!(image_formats(&words).contains(&format), "{what}: {:?}", image_formats(&words));
+            // u and the typed UAV (its view shares its binding; t is unused); the marking
+            // store is dropped.
+            assert_eq!(bindings(&words), 2, "{what}");
+            assert_eq!(count(&ops, Op::Store), 2, "{what}: only the two results are stored");
+        }
     }
 }
 

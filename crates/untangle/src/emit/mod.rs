@@ -303,8 +303,8 @@ pub struct VendorFeatures {
     /// barycentrics (`BaryCoordKHR` / `BaryCoordNoPerspKHR`) and vertex parameters
     /// (`PerVertexKHR` inputs) in pixel shaders.
     pub fragment_shader_barycentric: bool,
-    /// `shaderImageInt64Atomics` (`VK_EXT_shader_image_atomic_int64`): AGS's 64-bit
-    /// atomics on texture and typed-buffer targets, through the UAV's `R64ui` view. Without
+    /// `shaderImageInt64Atomics` (`VK_EXT_shader_image_atomic_int64`): AGS's and NVAPI's
+    /// 64-bit atomics on texture and typed-buffer targets, through the UAV's `R64ui` view. Without
     /// it they are refused naming the feature.
     pub image_int64_atomics: bool,
     /// `shaderFloat8` (`VK_EXT_shader_float8`): float8 conversions in one instruction.
@@ -319,10 +319,14 @@ pub struct VendorFeatures {
     /// its records are intrinsics (`dxop/nvapi.rs`). `None`: that UAV is an ordinary one, as
     /// on a D3D driver without the extension.
     pub nvapi: Option<NvapiSlot>,
-    /// `shaderBufferInt64Atomics` (Vulkan 1.2): NVAPI's 64-bit atomics.
+    /// `shaderBufferInt64Atomics` (Vulkan 1.2): NVAPI's 64-bit atomics on buffers (on
+    /// textures they need [`Self::image_int64_atomics`]).
     pub int64_atomics: bool,
     /// `shaderBufferFloat32AtomicAdd` (`VK_EXT_shader_atomic_float`): NVAPI's fp32 atomic add.
     pub float32_atomic_add: bool,
+    /// `shaderImageFloat32AtomicAdd` (`VK_EXT_shader_atomic_float`): NVAPI's fp32 atomic add
+    /// on a `RWTexture*<float>` / `RWBuffer<float>` target, through its `R32f` view.
+    pub image_float32_atomic_add: bool,
     /// `shaderFloat16VectorAtomics` (`VK_NV_shader_atomic_float16_vector`): NVAPI's fp16x2
     /// atomics.
     pub float16_vector_atomics: bool,
@@ -1178,7 +1182,9 @@ pub struct Resources {
     /// The block types of those views, shared by the views of one element type, array
     /// stride and writability: (element, stride, writable) → block.
     view_blocks: BTreeMap<(Word, u32, bool), Word>,
-    image64: BTreeMap<u32, (ResVar, Word)>,
+    /// Views of typed UAVs in another format (`Resources::image_view`): (range id,
+    /// format) → (view, texel type).
+    image_views: BTreeMap<(u32, u32), (ResVar, Word)>,
     heap_counters: Option<ResVar>,
     /// The layer's answers to SM 6.6 heap questions, by the heap array's key.
     layer_heaps: BTreeMap<(ResourceClass, u32, u32, u32), placement::ResourcePlace>,

@@ -170,7 +170,7 @@ impl Resources {
             halves16: BTreeMap::new(),
             word_vectors: BTreeMap::new(),
             view_blocks: BTreeMap::new(),
-            image64: BTreeMap::new(),
+            image_views: BTreeMap::new(),
             heap_counters: None,
             layer_heaps: BTreeMap::new(),
             address_tables: BTreeMap::new(),
@@ -502,23 +502,39 @@ impl Resources {
     /// indexing, for 64-bit atomics (D3D's 64-bit typed UAVs are 32-bit two-channel views
     /// otherwise). Returns the view and its texel type.
     pub fn image64(&mut self, cx: &mut ModuleBuilder<'_>, id: u32, signed: bool) -> Result<(ResVar, Word)> {
-        if let Some(&v) = self.image64.get(&id) {
+        cx.extension("SPV_EXT_shader_image_int64");
+        cx.capability(Capability::Int64ImageEXT);
+        cx.capability(Capability::Int64Atomics);
+        let (t, format) =
+            if signed { (cx.sint(64), spirv::ImageFormat::R64i) } else { (cx.uint(64), spirv::ImageFormat::R64ui) };
+        self.image_view(cx, id, t, format, "r64")
+    }
+
+    /// A view of typed UAV `id` at the same binding and indexing whose image type has
+    /// sampled type `t` and format `format` (one per UAV and format): the format an image
+    /// atomic needs under its `OpImageTexelPointer` (VUID-StandaloneSpirv-OpImageTexelPointer-04658)
+    /// where the UAV's own declaration has none. The caller declares the capabilities the
+    /// format needs; `suffix` ends the view's debug name. Returns the view and `t`.
+    pub fn image_view(
+        &mut self,
+        cx: &mut ModuleBuilder<'_>,
+        id: u32,
+        t: Word,
+        format: spirv::ImageFormat,
+        suffix: &str,
+    ) -> Result<(ResVar, Word)> {
+        if let Some(&v) = self.image_views.get(&(id, format as u32)) {
             return Ok(v);
         }
         let r = self.resource(ResourceClass::Uav, id)?.clone();
         let rv = self.var(cx, ResourceClass::Uav, id)?;
         let ResShape::Image { dim, arrayed, ms, .. } = rv.shape else {
-            return Err(Error::Internal("64-bit image view of a non-image".into()));
+            return Err(Error::Internal(format!("{format:?} image view of a non-image")));
         };
-        cx.extension("SPV_EXT_shader_image_int64");
-        cx.capability(Capability::Int64ImageEXT);
-        cx.capability(Capability::Int64Atomics);
-        let t = if signed { cx.sint(64) } else { cx.uint(64) };
-        let format = if signed { spirv::ImageFormat::R64i } else { spirv::ImageFormat::R64ui };
         let img = cx.b.type_image(t, dim, 0, u32::from(arrayed), u32::from(ms), 2, format, None);
         let v = declare(
             cx,
-            &format!("{}_r64", display_name(&r)),
+            &format!("{}_{suffix}", display_name(&r)),
             rv.shape,
             img,
             StorageClass::UniformConstant,
@@ -527,7 +543,7 @@ impl Resources {
             rv.len,
             true,
         );
-        self.image64.insert(id, (v, t));
+        self.image_views.insert((id, format as u32), (v, t));
         Ok((v, t))
     }
 

@@ -1503,7 +1503,21 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         shape: ResShape,
         coord: impl FnOnce(&mut Self) -> Result<Word>,
     ) -> Result<(Word, Word)> {
-        let (view, t) = self.res.image64(self.cx, h.id, false)?;
+        let view = self.res.image64(self.cx, h.id, false)?;
+        self.image_view_ptr(h, shape, view, coord)
+    }
+
+    /// A pointer (`OpImageTexelPointer`, sample 0) to the texel of typed UAV `h` (of shape
+    /// `shape`) at the coordinates `coord` makes, through `(view, t)`, a view of it
+    /// (`Resources::image_view`) of texel type `t` (typed-buffer coordinates bounded like
+    /// the buffer's other accesses), and `t`.
+    pub(super) fn image_view_ptr(
+        &mut self,
+        h: Handle,
+        shape: ResShape,
+        (view, t): (ResVar, Word),
+        coord: impl FnOnce(&mut Self) -> Result<Word>,
+    ) -> Result<(Word, Word)> {
         let var = self.element_ptr(h, &view)?;
         let coord = coord(self)?;
         let coord = self.texel_in_range(h, shape, coord)?;

@@ -16,8 +16,11 @@
 //! | `GET_SPECIAL` `GLOBAL_TIMER_LO/HI` | a word of `OpReadClockKHR` at `Device` scope | `shader_clock` |
 //! | `MATCH_ANY` | component 0 of `OpGroupNonUniformPartitionNV` of the 1..4 words | `subgroup_partitioned` |
 //! | `UINT64_ATOMIC` (and, or, xor, add, max, min, swap, compare-exchange) on a `RWByteAddressBuffer` | 64-bit `OpAtomic*` on the buffer's 64-bit view; `dst0u.xy` the old value | `int64_atomics` |
+//! | `UINT64_ATOMIC` on a `RWTexture1D/2D/3D(Array)<uint2>` or `RWBuffer<uint2>` (`R32G32_UINT`) | the same through `OpImageTexelPointer` on the UAV's `R64ui` view (the one SM 6.6's and AGS's 64-bit image atomics use) | `image_int64_atomics` |
 //! | `FP32_ATOMIC` (add) on a `RWByteAddressBuffer` | `OpAtomicFAddEXT` on the buffer's `float` view | `float32_atomic_add` |
+//! | `FP32_ATOMIC` on a `RWTexture*<float>` / `RWBuffer<float>` (`R32_FLOAT`) | `OpAtomicFAddEXT` through `OpImageTexelPointer` on the UAV's `R32f` view | `image_float32_atomic_add` |
 //! | `FP16_ATOMIC` (add, min, max of two halves) on a `RWByteAddressBuffer` | `OpAtomicF{Add,Min,Max}EXT` on the buffer's `f16vec2` view (`SPV_NV_shader_atomic_fp16_vector`) | `float16_vector_atomics` |
+//! | `FP16_ATOMIC` on a texture or typed buffer (`R16G16_FLOAT`) | the same through `OpImageTexelPointer` to an `f16vec2` texel of the UAV's `Rg16f` view (the extension covers images) | `float16_vector_atomics` |
 //! | `FOOTPRINT`, `_BIAS`, `_LEVEL`, `_GRAD` (`NvFootprintFine/Coarse[Bias/Level/Grad]`) on a 2D or 3D texture | `OpImageSampleFootprintNV` of the texture and sampler (below), `Coarse` = mode `src3u.w` is `COARSE`, with `Bias` / `Lod` (`src2u.x`) / `Grad` (`src2u.xyz`, `src5u.xyz`) and `ConstOffset` (`src4u`, when not 0); implicit-level forms need derivatives as `Sample` does | `image_footprint` |
 //! | `GET_SPECIAL` `FOOTPRINT_SINGLELOD_PRED` | member 0 (single level) of the function's last footprint, as 1 / 0 | `image_footprint` |
 //! | `HIT_OBJECT_*` (67..=85: trace, make hit / miss / nop, reorder, invoke, queries, ray, attributes, local root constant) | `SPV_NV_shader_invocation_reorder` through the SM 6.9 hit-object slots (`dxop/nvapi_hit.rs` has the table) | `invocation_reorder` |
@@ -51,8 +54,14 @@
 //! hardware for the cases the Vulkan specification fixes. The predicate is 1 when
 //! single-level (an HLSL `bool` stored as `uint`).
 //!
+//! A texture atomic's texel is at `src0u.x..` (one word a coordinate, as `nvHLSLExtns.h`'s
+//! texture overloads write them; a typed buffer's bounded like its other accesses). The
+//! view in the atomic's format shares the UAV's binding: D3D's atomics need exactly those
+//! formats (vkd3d-proton makes `R32G32_UINT` `R64_UINT`-compatible where the device has
+//! `shaderImageInt64Atomics`). Multisampled and heap targets are refused.
+//!
 //! Refused, naming the instruction ([`crate::emit::support::nvapi_support`] says why):
-//! atomics on textures, variable pixel rate shading, `SHFL_GENERIC`,
+//! variable pixel rate shading, `SHFL_GENERIC`,
 //! the hit object's ray-tracing queries (cluster id, positions, sphere and LSS forms), the
 //! displacement micro-map queries, `RT_CANDIDATE_BUILTIN_PRIMITIVE_RAY_T` and
 //! `RT_COMMIT_NONOPAQUE_BUILTIN_PRIMITIVE_HIT`, and any other call on the magic UAV. A lowering whose device feature
@@ -73,7 +82,7 @@ use crate::emit::error::{Error, Result, VendorRefusal};
 use crate::emit::support::{nvapi_support, VendorSupport};
 use crate::emit::{Call, FnEmit, Handle, ModuleBuilder, ResShape, ThreadQuads};
 use crate::ir::Value;
-use rspirv::spirv::{BuiltIn, Capability, Dim, ImageOperands, Op, Scope, StorageClass, Word};
+use rspirv::spirv::{BuiltIn, Capability, Dim, ImageFormat, ImageOperands, Op, Scope, StorageClass, Word};
 
 const VENDOR: &str = "NVIDIA NVAPI";
 
@@ -359,23 +368,6 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     fn nv_atomic(&mut self, r: &Record<Word>) -> Result<[Option<Word>; 4]> {
         let op = r.opcode;
         let vendor = self.iface.stage.vendor;
-        match op {
-            Opcode::Uint64Atomic => {
-                self.nv_need(op, vendor.int64_atomics, "shaderBufferInt64Atomics (Vulkan 1.2)", "int64_atomics")?
-            }
-            Opcode::Fp32Atomic => self.nv_need(
-                op,
-                vendor.float32_atomic_add,
-                "shaderBufferFloat32AtomicAdd (VK_EXT_shader_atomic_float)",
-                "float32_atomic_add",
-            )?,
-            _ => self.nv_need(
-                op,
-                vendor.float16_vector_atomics,
-                "shaderFloat16VectorAtomics (VK_NV_shader_atomic_float16_vector)",
-                "float16_vector_atomics",
-            )?,
-        }
         let sub = r.atomic_op().map_err(|e| self.nv_malformed(op.to_string(), e))?;
         let Some(h) = self.nvapi.take_target() else {
             let e = NvapiError::Incomplete {
@@ -386,13 +378,44 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             return Err(self.nv_malformed(op.to_string(), e));
         };
         let rv = self.res_var(h)?;
-        if !rv.uav || h.heap.is_some() || !matches!(rv.shape, ResShape::Words { .. }) {
-            return Err(self.nv_error(
-                op.to_string(),
-                VendorRefusal::NotLowered(
-                    "only RWByteAddressBuffer targets bound by register are lowered (not textures)".into(),
-                ),
-            ));
+        let refuse = |fe: &Self, why: &str| fe.nv_error(op.to_string(), VendorRefusal::NotLowered(why.into()));
+        if !rv.uav || h.heap.is_some() {
+            return Err(refuse(self, "only UAVs bound by register are lowered as targets"));
+        }
+        // A texture or typed buffer: its texel at `src0u.x..` (one word a coordinate).
+        let texture = match rv.shape {
+            ResShape::Words { .. } => None,
+            ResShape::Image { ms: false, .. } => Some(rv.shape),
+            _ => return Err(refuse(self, "the target is not a RWByteAddressBuffer or non-multisampled typed UAV")),
+        };
+        match (op, texture.is_some()) {
+            (Opcode::Uint64Atomic, false) => {
+                self.nv_need(op, vendor.int64_atomics, "shaderBufferInt64Atomics (Vulkan 1.2)", "int64_atomics")?
+            }
+            (Opcode::Uint64Atomic, true) => self.nv_need(
+                op,
+                vendor.image_int64_atomics,
+                "shaderImageInt64Atomics (VK_EXT_shader_image_atomic_int64)",
+                "image_int64_atomics",
+            )?,
+            (Opcode::Fp32Atomic, false) => self.nv_need(
+                op,
+                vendor.float32_atomic_add,
+                "shaderBufferFloat32AtomicAdd (VK_EXT_shader_atomic_float)",
+                "float32_atomic_add",
+            )?,
+            (Opcode::Fp32Atomic, true) => self.nv_need(
+                op,
+                vendor.image_float32_atomic_add,
+                "shaderImageFloat32AtomicAdd (VK_EXT_shader_atomic_float)",
+                "image_float32_atomic_add",
+            )?,
+            _ => self.nv_need(
+                op,
+                vendor.float16_vector_atomics,
+                "shaderFloat16VectorAtomics (VK_NV_shader_atomic_float16_vector)",
+                "float16_vector_atomics",
+            )?,
         }
         let get = |k: u32| r.get(k).ok_or_else(|| Error::Internal(format!("{op}: operand dword {k} missing")));
         let addr = get(field::SRC0U)?;
@@ -413,8 +436,15 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 };
                 let u64t = self.cx.uint(64);
                 let first = self.pack_u64(get(field::SRC1U)?, get(field::SRC1U + 1)?)?;
-                let view = self.buffer_u64_view(h)?;
-                let ptr = self.buffer_u64_ptr(h, view, addr)?;
+                let ptr = match texture {
+                    None => {
+                        let view = self.buffer_u64_view(h)?;
+                        self.buffer_u64_ptr(h, view, addr)?
+                    }
+                    // D3D's 64-bit texture atomics act on `R32G32_UINT` textures, one value a
+                    // texel: through the UAV's `R64ui` view, as AGS's and SM 6.6's.
+                    Some(shape) => self.image_u64_ptr(h, shape, |fe| fe.nv_texel(r, shape))?.0,
+                };
                 let old = if sub == AtomicOp::CompareExchange {
                     // src1u.xy: the comparand, src1u.zw: the value.
                     let value = self.pack_u64(get(field::SRC1U + 2)?, get(field::SRC1U + 3)?)?;
@@ -435,7 +465,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 self.cx.capability(Capability::AtomicFloat32AddEXT);
                 self.cx.extension("SPV_EXT_shader_atomic_float_add");
                 let f = self.cx.float(32);
-                let ptr = self.nv_word_view_ptr(h, addr, |cx| cx.float(32), "f32")?;
+                let ptr = match texture {
+                    None => self.nv_word_view_ptr(h, addr, |cx| cx.float(32), "f32")?,
+                    // An `R32_FLOAT` texture (what D3D's fp32 atomics need): its `R32f` view.
+                    Some(shape) => {
+                        let view = self.res.image_view(self.cx, h.id, f, ImageFormat::R32f, "r32f")?;
+                        self.image_view_ptr(h, shape, view, |fe| fe.nv_texel(r, shape))?.0
+                    }
+                };
                 let x = self.ids_op(Op::Bitcast, f, &[get(field::SRC1U)?])?;
                 let old = self.ids_op(Op::AtomicFAddEXT, f, &[ptr, scope, sem, x])?;
                 Ok([Some(self.ids_op(Op::Bitcast, u, &[old])?), None, None, None])
@@ -448,7 +485,6 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     _ => return Err(self.nv_sub_refused(op, sub)),
                 };
                 self.cx.capability(Capability::Float16);
-                self.cx.capability(Capability::StorageBuffer16BitAccess);
                 self.cx.capability(Capability::AtomicFloat16VectorNV);
                 self.cx.extension("SPV_NV_shader_atomic_fp16_vector");
                 let half2: fn(&mut ModuleBuilder<'_>) -> Word = |cx| {
@@ -456,12 +492,49 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     cx.vec(h, 2)
                 };
                 let h2 = half2(self.cx);
-                let ptr = self.nv_word_view_ptr(h, addr, half2, "f16x2")?;
+                let ptr = match texture {
+                    None => {
+                        self.cx.capability(Capability::StorageBuffer16BitAccess);
+                        self.nv_word_view_ptr(h, addr, half2, "f16x2")?
+                    }
+                    // An `R16G16_FLOAT` texture: its `Rg16f` view (sampled type `float`, as
+                    // Vulkan's images have), its texel an `f16vec2`.
+                    Some(shape) => {
+                        let f = self.cx.float(32);
+                        self.cx.capability(Capability::StorageImageExtendedFormats);
+                        let (view, _) = self.res.image_view(self.cx, h.id, f, ImageFormat::Rg16f, "rg16f")?;
+                        self.image_view_ptr(h, shape, (view, h2), |fe| fe.nv_texel(r, shape))?.0
+                    }
+                };
                 let x = self.ids_op(Op::Bitcast, h2, &[get(field::SRC1U)?])?;
                 let old = self.ids_op(opcode, h2, &[ptr, scope, sem, x])?;
                 Ok([Some(self.ids_op(Op::Bitcast, u, &[old])?), None, None, None])
             }
         }
+    }
+
+    /// The texel coordinates of a texture atomic's record on a target of shape `shape`:
+    /// `src0u`'s first words, one a coordinate (the scalar for one).
+    fn nv_texel(&mut self, r: &Record<Word>, shape: ResShape) -> Result<Word> {
+        let n = shape.coords();
+        let mut words = Vec::with_capacity(n as usize);
+        for k in 0..n {
+            let Some(w) = r.get(field::SRC0U + k) else {
+                let e = NvapiError::Incomplete {
+                    record: format!("the record of {}", r.opcode),
+                    field: format!("{} (coordinate {k} of its texture)", field_name(field::SRC0U + k)),
+                    when: "it is performed".into(),
+                };
+                return Err(self.nv_malformed(r.opcode.to_string(), e));
+            };
+            words.push(w);
+        }
+        if n == 1 {
+            return Ok(words[0]);
+        }
+        let u = self.cx.u32_t();
+        let vt = self.cx.vec(u, n);
+        self.ids_op(Op::CompositeConstruct, vt, &words)
     }
 
     /// A texture footprint: `OpImageSampleFootprintNV`, its result packed into the four
