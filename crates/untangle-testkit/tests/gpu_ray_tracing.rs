@@ -409,49 +409,10 @@ fn shader_execution_reordering_invokes_hit_and_miss_records() {
         ],
     );
     let width = 8u32;
-    let identity = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
-    let case = RtCase {
-        name: "lib_ser_gpu".into(),
-        modules,
-        raygen: ("Gen".into(), Vec::new()),
-        misses: vec![("Sky".into(), Vec::new())],
-        hit_groups: vec![RtHitGroup { closest: Some("Hit".into()), ..Default::default() }],
-        triangles: vec![[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]],
-        geometry_opaque: true,
-        instances: vec![RtInstance {
-            aabbs: false,
-            transform: identity,
-            custom_index: 0,
-            mask: 0xff,
-            sbt_offset: 0,
-            flags: 0,
-        }],
-        push_constants: vec![0; 16],
-        push_addresses,
-        buffers: vec![vec![0u8; 8 * width as usize]],
-        launch: [width, 1],
-        max_recursion: 1,
-        timeout: std::time::Duration::from_secs(10),
-        ..Default::default()
-    };
+    let case = ser_case("lib_ser_gpu", modules, push_addresses, 16, 2, 0);
     let expected: Vec<u32> = (0..width).flat_map(|x| if x % 2 == 0 { [1000 + x, 1] } else { [2000 + x, 0] }).collect();
-    let Some(device) = ray_tracing_device("shader execution reordering") else { return };
-    if !device.invocation_reorder {
-        eprintln!("shader execution reordering skipped: {} has no VK_NV_ray_tracing_invocation_reorder", device.name);
-        return;
-    }
-    eprintln!("shader execution reordering on {}", device.name);
-    let words = |case: &RtCase| -> Vec<u32> {
-        let out = device.run(case).unwrap();
-        out[0].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
-    };
-    assert_eq!(words(&case), expected, "hit objects: (payload, IsHit) per pixel");
-    let mut moved = case.clone();
-    moved.instances[0].transform[3] = 10.0;
-    let got = words(&moved);
-    assert_ne!(got, expected);
     let all_miss: Vec<u32> = (0..width).flat_map(|x| [2000 + x, 0]).collect();
-    assert_eq!(got, all_miss, "the triangle moved away: every ray misses");
+    check_ser("shader execution reordering", case, &expected, &all_miss, "hit objects: (payload, IsHit) per pixel");
 }
 
 /// NVAPI shader execution reordering (`tests/nvapi/lib_nvapi_ser.ll`, `Options::vendor.nvapi`
@@ -481,9 +442,34 @@ fn nvapi_hit_objects_trace_reorder_and_invoke() {
         vendor,
     );
     let width = 8u32;
+    let case = ser_case("lib_nvapi_ser", modules, push_addresses, 32, 3, 7);
+    let expected: Vec<u32> =
+        (0..width).flat_map(|x| if x % 2 == 0 { [1000 + x, 1, 7] } else { [2000 + x, 0, 0] }).collect();
+    let all_miss: Vec<u32> = (0..width).flat_map(|x| [2000 + x, 0, 0]).collect();
+    check_ser(
+        "NVAPI shader execution reordering",
+        case,
+        &expected,
+        &all_miss,
+        "NVAPI hit objects: (payload, IsHit, InstanceID) per pixel",
+    );
+}
+
+/// The shader-execution-reordering scene: `Gen` (raygen), `Hit` (closest hit) and `Sky`
+/// (miss) of `modules`, one opaque triangle at the origin in one instance with custom index
+/// `custom_index`, 8 rays in a row, `words` result words a pixel in buffer 0.
+fn ser_case(
+    name: &str,
+    modules: Vec<RtModule>,
+    push_addresses: Vec<(u32, Address)>,
+    push_bytes: usize,
+    words: usize,
+    custom_index: u32,
+) -> RtCase {
+    let width = 8u32;
     let identity = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
-    let case = RtCase {
-        name: "lib_nvapi_ser".into(),
+    RtCase {
+        name: name.into(),
         modules,
         raygen: ("Gen".into(), Vec::new()),
         misses: vec![("Sky".into(), Vec::new())],
@@ -493,39 +479,38 @@ fn nvapi_hit_objects_trace_reorder_and_invoke() {
         instances: vec![RtInstance {
             aabbs: false,
             transform: identity,
-            custom_index: 7,
+            custom_index,
             mask: 0xff,
             sbt_offset: 0,
             flags: 0,
         }],
-        push_constants: vec![0; 32],
+        push_constants: vec![0; push_bytes],
         push_addresses,
-        buffers: vec![vec![0u8; 12 * width as usize]],
+        buffers: vec![vec![0u8; 4 * words * width as usize]],
         launch: [width, 1],
         max_recursion: 1,
         timeout: std::time::Duration::from_secs(10),
         ..Default::default()
-    };
-    let expected: Vec<u32> =
-        (0..width).flat_map(|x| if x % 2 == 0 { [1000 + x, 1, 7] } else { [2000 + x, 0, 0] }).collect();
-    let Some(device) = ray_tracing_device("NVAPI shader execution reordering") else { return };
+    }
+}
+
+/// Runs `case` on a device with `VK_NV_ray_tracing_invocation_reorder` (else skips,
+/// saying so): buffer 0 must read `expected`, and with the triangle moved away `all_miss`.
+fn check_ser(what: &str, case: RtCase, expected: &[u32], all_miss: &[u32], message: &str) {
+    let Some(device) = ray_tracing_device(what) else { return };
     if !device.invocation_reorder {
-        eprintln!(
-            "NVAPI shader execution reordering skipped: {} has no VK_NV_ray_tracing_invocation_reorder",
-            device.name
-        );
+        eprintln!("{what} skipped: {} has no VK_NV_ray_tracing_invocation_reorder", device.name);
         return;
     }
-    eprintln!("NVAPI shader execution reordering on {}", device.name);
+    eprintln!("{what} on {}", device.name);
     let words = |case: &RtCase| -> Vec<u32> {
         let out = device.run(case).unwrap();
         out[0].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
     };
-    assert_eq!(words(&case), expected, "NVAPI hit objects: (payload, IsHit, InstanceID) per pixel");
+    assert_eq!(words(&case), expected, "{message}");
     let mut moved = case.clone();
     moved.instances[0].transform[3] = 10.0;
     let got = words(&moved);
     assert_ne!(got, expected);
-    let all_miss: Vec<u32> = (0..width).flat_map(|x| [2000 + x, 0, 0]).collect();
     assert_eq!(got, all_miss, "the triangle moved away: every ray misses");
 }
