@@ -16,8 +16,9 @@ Measures, alternating the two translators so that the machine's load hits both a
 3. batch: the whole corpus directory through `untangle DIR -o OUT -j 1` and `-j 2`, 5 runs
    each, median wall time, and whether the outputs are byte-identical;
 4. output quality on the common set: module bytes, instructions, blocks, merges and PHIs per
-   shader (the reference with remappers that mirror untangle's default placement, so its
-   modules are comparable).
+   shader (the reference's modules written by tools/reference-modules.cpp: remappers that
+   mirror untangle's default placement, so the modules are comparable, and the compute-shader
+   derivative options a layer passes on the measuring device; see that file).
 Prints a markdown section; with --update, replaces the section between the markers
 `<!-- bench-reference:begin -->` and `<!-- bench-reference:end -->` of that file.
 """
@@ -39,6 +40,7 @@ CORPUS = os.path.join(ROOT, "..", "shared", "corpus", "dxil", "vkd3d-proton")
 REF = os.environ.get("UNTANGLE_REFERENCE", os.path.join(ROOT, ".reference"))
 REF_TIME = os.path.join(REF, "reference-time")
 REF_CLI = os.path.join(REF, "dxil-spirv", "build", "dxil-spirv")
+REF_MODULES_SRC = os.path.join(ROOT, "tools", "reference-modules.cpp")
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 # The `dist` profile (release with fat LTO and one codegen unit, see Cargo.toml): what a
 # build for users is. UNTANGLE_BENCH_PROFILE picks another (`release`, `dev`) for
@@ -47,6 +49,18 @@ PROFILE = os.environ.get("UNTANGLE_BENCH_PROFILE", "dist")
 PROFILE_DIR = "debug" if PROFILE == "dev" else PROFILE
 UNTANGLE = os.path.join(TARGET, PROFILE_DIR, "untangle")
 TIMES = os.path.join(TARGET, PROFILE_DIR, "examples", "translate_times")
+
+
+def reference_modules_tool():
+    """tools/reference-modules.cpp built against the reference (into the target folder; again
+    when the source is newer)."""
+    exe = os.path.join(TARGET, "reference-modules")
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(REF_MODULES_SRC):
+        lib = os.path.join(REF, "dxil-spirv", "build")
+        os.makedirs(TARGET, exist_ok=True)
+        subprocess.run(["g++", "-O2", "-std=c++17", "-Wall", "-I", os.path.join(REF, "dxil-spirv"), REF_MODULES_SRC,
+                        "-o", exe, "-L", lib, "-ldxil-spirv-c-shared", f"-Wl,-rpath,{lib}"], check=True)
+    return exe
 
 
 def run(cmd, **kw):
@@ -167,7 +181,7 @@ def quality(files, keep=None):
     ud, rd = os.path.join(tmp, "u"), os.path.join(tmp, "r")
     os.makedirs(ud)
     os.makedirs(rd)
-    run([REF_TIME, "1", "--remap", "-o", rd] + files, cwd=CORPUS)
+    run([reference_modules_tool(), rd] + files, cwd=CORPUS)
     for f in files:
         # With --quality-only the list is every cs/ps/vs file, some of which untangle refuses
         # without per-shader options (AGS magic UAVs): those have no pair.

@@ -32,6 +32,13 @@
 //!   results nothing uses are removed, last first (so that chains go), with their names
 //!   and decorations. Uses are counted conservatively: any operand word equal to the id.
 //!
+//! When the module is assembled:
+//! - **Unused globals**: types (scalar types too), constants, undefs and storage-buffer
+//!   variables nothing uses go, with their names, decorations and interface entries
+//!   ([`prune_globals`]).
+//! - **Width capabilities**: `Int8`, `Int16`, `Int64`, `Float16` and `Float64` go when no
+//!   type of their width is left ([`drop_width_capabilities`]).
+//!
 //! All tables are hash maps consulted by key; nothing is iterated, so the output is
 //! deterministic. Cost: one hash of the key per pure instruction or load (the key is
 //! entered with the id the writer will give it, so it is not hashed again); facts about
@@ -42,7 +49,7 @@
 //! A low-level module of `emit`: it imports nothing from `emit`.
 
 use foldhash::fast::FixedState;
-use rspirv::spirv::{Op, StorageClass, Word};
+use rspirv::spirv::{Capability, Op, StorageClass, Word};
 use smallvec::SmallVec;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
@@ -571,14 +578,16 @@ pub fn drop_targets(words: &mut Vec<Word>, removed: &IdSet) {
 }
 
 /// Whether the global instruction `inst` may go when nothing uses its result (types that
-/// only other types, constants and variables refer to, constants, undefs, storage-buffer
+/// only other types, constants and variables refer to, scalar types among them: a 64-bit
+/// value whose bitcasts folded away leaves its type unused; constants, undefs, storage-buffer
 /// variables: a buffer reached only through other views of its binding), and where its
 /// result id is (word 1 for types, word 2 for constants and variables).
 fn removable_global(inst: &[Word]) -> Option<usize> {
     let op = Op::from_u32(inst[0] & 0xffff)?;
     use Op::*;
     let at = match op {
-        TypeStruct | TypePointer | TypeArray | TypeRuntimeArray | TypeVector | TypeFunction => 1,
+        TypeStruct | TypePointer | TypeArray | TypeRuntimeArray | TypeVector | TypeFunction | TypeInt | TypeFloat
+        | TypeBool => 1,
         Constant | ConstantTrue | ConstantFalse | ConstantNull | ConstantComposite | Undef => 2,
         Variable if inst.get(3) == Some(&(StorageClass::StorageBuffer as Word)) => 2,
         _ => return None,
@@ -701,4 +710,42 @@ pub fn prune_globals(globals: &[Word], users: &[&[Word]], annotations: &[Word], 
         }
     }
     (out, removed)
+}
+
+/// The capabilities that only let a module declare scalar types of one width: `Int8`,
+/// `Int16`, `Int64` (`OpTypeInt`), `Float16`, `Float64` (`OpTypeFloat`), with that width.
+const WIDTH_CAPABILITIES: [(Capability, Op, Word); 5] = [
+    (Capability::Int8, Op::TypeInt, 8),
+    (Capability::Int16, Op::TypeInt, 16),
+    (Capability::Int64, Op::TypeInt, 64),
+    (Capability::Float16, Op::TypeFloat, 16),
+    (Capability::Float64, Op::TypeFloat, 64),
+];
+
+/// The `OpCapability` section `capabilities` without the width capabilities
+/// ([`WIDTH_CAPABILITIES`]) whose type the global section `globals` no longer declares
+/// (after [`prune_globals`]: a 64-bit integer assembled from two words and split again
+/// leaves nothing of 64 bits). Declaring one without the type is valid but asks the
+/// driver for a feature the module never uses. Capabilities that depend on one of these
+/// (`Int64Atomics` on `Int64`, ...) declare it implicitly, so removing the explicit one
+/// is safe wherever they stay. Cost: one pass over each section.
+pub fn drop_width_capabilities(capabilities: &[Word], globals: &[Word]) -> Vec<Word> {
+    let mut declared = [false; WIDTH_CAPABILITIES.len()];
+    for (s, e) in spans(globals) {
+        let (op, width) = (globals[s] & 0xffff, globals.get(s + 2).copied());
+        for (k, &(_, type_op, w)) in WIDTH_CAPABILITIES.iter().enumerate() {
+            declared[k] |= e > s + 2 && op == type_op as Word && width == Some(w);
+        }
+    }
+    let mut out = Vec::with_capacity(capabilities.len());
+    for (s, e) in spans(capabilities) {
+        let inst = &capabilities[s..e];
+        let unused = WIDTH_CAPABILITIES.iter().zip(declared).any(|(&(c, _, _), has)| {
+            !has && inst[0] & 0xffff == Op::Capability as Word && inst.get(1) == Some(&(c as Word))
+        });
+        if !unused {
+            out.extend_from_slice(inst);
+        }
+    }
+    out
 }

@@ -88,6 +88,11 @@ pub struct ModuleBuilder<'m> {
     pub half_bits: u32,
     /// Under `float_controls2`, what [`ModuleBuilder::finish_float_controls`] needs.
     pub float_controls: FloatControls,
+    /// The storage image types declared without a format (`Unknown`): reading or writing
+    /// one needs `StorageImageReadWithoutFormat` / `StorageImageWriteWithoutFormat`,
+    /// declared by [`Self::unformatted_access`] at the first such access only (a UAV
+    /// only written, or only used atomically through a formatted view, needs neither).
+    unformatted_images: BTreeSet<Word>,
 }
 
 /// What `GetRenderTargetSampleCount` reads (`dxop/interpolation.rs`): an immediate
@@ -186,6 +191,7 @@ impl<'m> ModuleBuilder<'m> {
             float_controls2: false,
             half_bits: 16,
             float_controls: FloatControls::default(),
+            unformatted_images: BTreeSet::new(),
         };
         mb.capability(Capability::Shader);
         mb
@@ -194,6 +200,24 @@ impl<'m> ModuleBuilder<'m> {
     pub fn capability(&mut self, c: Capability) {
         if self.caps.insert(c as u32) {
             self.b.capability(c);
+        }
+    }
+
+    /// Notes that storage image type `image_type` has no format ([`Self::unformatted_access`]).
+    pub fn unformatted_image(&mut self, image_type: Word) {
+        self.unformatted_images.insert(image_type);
+    }
+
+    /// An `OpImageRead` / `OpImageSparseRead` (`write` false) or `OpImageWrite` (`write`
+    /// true) of an image of type `image_type`: declares the capability an access without a
+    /// format needs, when the type has none.
+    pub fn unformatted_access(&mut self, image_type: Word, write: bool) {
+        if self.unformatted_images.contains(&image_type) {
+            self.capability(if write {
+                Capability::StorageImageWriteWithoutFormat
+            } else {
+                Capability::StorageImageReadWithoutFormat
+            });
         }
     }
 

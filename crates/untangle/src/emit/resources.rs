@@ -1132,16 +1132,20 @@ fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(
                     }
                     _ => {}
                 }
-                if uav {
-                    cx.capability(Capability::StorageImageReadWithoutFormat);
-                    cx.capability(Capability::StorageImageWriteWithoutFormat);
-                    if ms {
-                        cx.capability(Capability::StorageImageMultisample);
-                        if arrayed {
-                            cx.capability(Capability::ImageMSArray);
-                        }
+                // The formatless-access capabilities come with the first read or write
+                // (`ModuleBuilder::unformatted_access`).
+                if uav && ms {
+                    cx.capability(Capability::StorageImageMultisample);
+                    if arrayed {
+                        cx.capability(Capability::ImageMSArray);
                     }
                 }
+                let format = match (atomic, texel) {
+                    (true, TexelKind::UInt) => spirv::ImageFormat::R32ui,
+                    (true, TexelKind::SInt) => spirv::ImageFormat::R32i,
+                    (true, TexelKind::Float) => spirv::ImageFormat::R32f,
+                    (false, _) => spirv::ImageFormat::Unknown,
+                };
                 let img = cx.b.type_image(
                     tt,
                     dim,
@@ -1149,14 +1153,12 @@ fn make_type(cx: &mut ModuleBuilder<'_>, r: &Resource, atomic: bool) -> Result<(
                     u32::from(arrayed),
                     u32::from(ms),
                     if uav { 2 } else { 1 },
-                    match (atomic, texel) {
-                        (true, TexelKind::UInt) => spirv::ImageFormat::R32ui,
-                        (true, TexelKind::SInt) => spirv::ImageFormat::R32i,
-                        (true, TexelKind::Float) => spirv::ImageFormat::R32f,
-                        (false, _) => spirv::ImageFormat::Unknown,
-                    },
+                    format,
                     None,
                 );
+                if uav && format == spirv::ImageFormat::Unknown {
+                    cx.unformatted_image(img);
+                }
                 (ResShape::Image { dim, arrayed, ms, texel }, img, StorageClass::UniformConstant)
             }
         },

@@ -268,32 +268,40 @@ impl Builder {
         let users = [&self.entry_points[..], &self.execution_modes[..], &self.functions[..]];
         let (globals, removed) = cleanup::prune_globals(&self.globals, &users, &self.annotations, self.next_id);
         let access = access::access_decorations(&globals, &self.annotations, &self.functions, self.next_id);
+        let capabilities = cleanup::drop_width_capabilities(&self.capabilities, &globals);
         if removed.is_empty() && access.is_empty() {
-            return Ok(self.assemble_from(&self.debug_names, &self.annotations, &globals));
+            return Ok(self.assemble_with(
+                &capabilities,
+                &self.entry_points,
+                &self.debug_names,
+                &self.annotations,
+                &globals,
+            ));
         }
         let (mut names, mut annotations) = (self.debug_names.clone(), self.annotations.clone());
         cleanup::drop_targets(&mut names, &removed);
         cleanup::drop_targets(&mut annotations, &removed);
         annotations.extend_from_slice(&access);
         let entry_points = cleanup::drop_interface(&self.entry_points, &removed);
-        Ok(self.assemble_with(&entry_points, &names, &annotations, &globals))
+        Ok(self.assemble_with(&capabilities, &entry_points, &names, &annotations, &globals))
     }
 
     /// The module with these names, annotations and globals.
     fn assemble_from(&self, names: &[Word], annotations: &[Word], globals: &[Word]) -> Vec<Word> {
-        self.assemble_with(&self.entry_points, names, annotations, globals)
+        self.assemble_with(&self.capabilities, &self.entry_points, names, annotations, globals)
     }
 
-    /// The module with these entry points, names, annotations and globals.
+    /// The module with these capabilities, entry points, names, annotations and globals.
     fn assemble_with(
         &self,
+        capabilities: &[Word],
         entry_points: &[Word],
         names: &[Word],
         annotations: &[Word],
         globals: &[Word],
     ) -> Vec<Word> {
         let sections = [
-            &self.capabilities[..],
+            capabilities,
             &self.extensions,
             &self.ext_inst_imports,
             entry_points,

@@ -1164,6 +1164,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let tt = texel.scalar(self.cx);
                 let v4 = self.cx.vec(tt, 4);
                 let op = if rv.uav { Op::ImageRead } else { Op::ImageFetch };
+                self.cx.unformatted_access(rv.elem_ty, false);
                 let sparse = self.wants_status(c);
                 let (texel_v, code) = self.image_access(op, v4, &[img, index], sparse)?;
                 let comps = self.split_texel(texel_v, texel, scalar)?;
@@ -1224,7 +1225,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ResShape::Image { dim: rspirv::spirv::Dim::DimBuffer, texel, .. } => {
                 let range = self.buffer_range(h)?;
                 let index = self.in_range(range, index, PAST_TEXEL)?;
-                let (_, img) = self.load_descriptor(h)?;
+                let (rv, img) = self.load_descriptor(h)?;
+                self.cx.unformatted_access(rv.elem_ty, true);
                 let t = self.make_texel(c, 3, texel)?;
                 self.ids_void(Op::ImageWrite, &[img, index, t])
             }

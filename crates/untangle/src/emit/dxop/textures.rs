@@ -271,6 +271,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let mut operands = vec![img, coord];
         operands.extend(ops.operands());
         let op = if rv.uav { Op::ImageRead } else { Op::ImageFetch };
+        self.cx.unformatted_access(rv.elem_ty, false);
         let sparse = self.wants_status(c);
         let (v, code) = self.image_access(op, v4, &operands, sparse)?;
         let scalar = self.overload_scalar(c.ty);
@@ -279,7 +280,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     fn texture_store(&mut self, c: &Call<'_>) -> Result<()> {
-        let (_, img, dim, arrayed, ms, texel) = self.image_of(c)?;
+        let (rv, img, dim, arrayed, ms, texel) = self.image_of(c)?;
+        self.cx.unformatted_access(rv.elem_ty, true);
         let n = ResShape::Image { dim, arrayed, ms, texel }.coords();
         let coord = self.coord(c, 1, n)?;
         let t = self.make_texel(c, 4, texel)?;
