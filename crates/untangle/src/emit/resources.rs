@@ -56,6 +56,7 @@ use crate::emit::placement::{
     offsets_allowed, BufferView, CounterPlace, Location, OffsetTable, OffsetUnit, ResourcePlace, TableOffset,
 };
 use crate::emit::work_graph;
+use crate::emit::work_graph::NodePush;
 use crate::emit::ArgAt;
 use crate::emit::ArrayLen;
 use crate::emit::Binder;
@@ -220,14 +221,14 @@ impl Resources {
     /// The push-constant block: every member of the layout, at its offset (root
     /// descriptor addresses as `uvec2`, root constants as `uint[n]`, table offsets as
     /// `uint`).
-    /// The push-constant variable and the member index of its first `NodeDispatch` member
-    /// ([`Self::node_push_offset`] must be set): the block made now if not yet.
-    pub fn node_push_block(&mut self, cx: &mut ModuleBuilder<'_>) -> Result<(Word, u32)> {
+    /// The `NodeDispatch` members in the root block ([`Self::node_push_offset`] must be
+    /// set): the block made now if not yet.
+    pub fn node_push_block(&mut self, cx: &mut ModuleBuilder<'_>) -> Result<NodePush> {
         let Binder::Root { push, .. } = &self.binder else {
             return Err(Error::Internal("node push constants in a root block without a root signature".into()));
         };
         let first = push.members.len() as u32;
-        Ok((self.push_block(cx)?.var, first))
+        Ok(NodePush { var: self.push_block(cx)?.var, first_member: first })
     }
 
     fn push_block(&mut self, cx: &mut ModuleBuilder<'_>) -> Result<PushBlock> {

@@ -207,13 +207,12 @@ pub(crate) fn translate_entry_local(
         let place = match layout.as_ref().map(|l| l.layout.push_constants.size).filter(|&s| s > 0) {
             Some(size) => {
                 res.node_push_offset = Some(push_offset_after(size));
-                let (var, first_member) = res.node_push_block(&mut cx)?;
-                PushPlace::Root { var, first_member }
+                PushPlace::Root(res.node_push_block(&mut cx)?)
             }
             None => PushPlace::Own,
         };
         let node = NodeState::prepare(&mut cx, ep, place)?;
-        res.node_record = Some((node.push, node.push_first_member + Push::LocalRootArguments as u32));
+        res.node_record = Some((node.push.var, node.push.member(Push::LocalRootArguments)));
         iface.node = Some(node);
     }
     iface.remap = options.io_remap.clone();
