@@ -72,7 +72,7 @@ use crate::emit::TexelKind;
 use crate::emit::{FnEmit, ModuleBuilder};
 use crate::ir::Value;
 use crate::rootsig::layout::{heap_resource_binding, ArgStore, HeapSets, PushKind, View};
-use crate::rootsig::resolve::{name_suffix, short_register, Place, ResolveError};
+use crate::rootsig::resolve::{Place, ResolveError, ResourceName};
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Capability, Decoration, Dim, Op, StorageClass, Word};
 use std::collections::BTreeMap;
@@ -389,14 +389,7 @@ impl Resources {
                 };
                 ResVar { indexing: primary.indexing, ..hc }
             }
-            _ => {
-                return Err(ResolveError::NoCounter {
-                    register: short_register(&r),
-                    space: r.space,
-                    name: name_suffix(&r),
-                }
-                .into())
-            }
+            _ => return Err(ResolveError::NoCounter { resource: ResourceName::of(&r) }.into()),
         };
         self.counters.insert(id, v);
         Ok(v)

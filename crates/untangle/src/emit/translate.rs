@@ -398,13 +398,13 @@ pub(crate) fn translate_entry_local(
                 Place::Descriptor { set, binding, first_register, counter, .. } => {
                     let lower_bound = ep.resources.by_id(r.class, r.id).map_or(0, |d| d.lower_bound);
                     Some(MappingRow {
-                        register: r.register.clone(),
-                        name: r.name.clone(),
+                        register: r.resource.register.clone(),
+                        name: r.resource.name.clone(),
                         count: r.count,
                         set,
                         binding,
                         class: r.class,
-                        space: r.space,
+                        space: r.resource.space,
                         lower_bound,
                         array_element: lower_bound.saturating_sub(first_register),
                         counter: counter.map(|(set, binding)| VkBinding { set, binding }),
