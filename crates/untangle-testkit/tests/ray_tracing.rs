@@ -199,7 +199,7 @@ fn local_root_signatures_bind_through_the_shader_record() {
     let options = global("SRV(t0), SRV(t1), UAV(u0), RootConstants(num32BitConstants=1, b0)");
     let place = |t: &untangle::Translation, register: &str, space: u32| {
         let layout = t.layout.as_ref().expect("bound through a root signature");
-        layout.resources.iter().find(|r| r.register == register && r.space == space).map(|r| r.place)
+        layout.resources.iter().find(|r| r.resource.register == register && r.resource.space == space).map(|r| r.place)
     };
     for (local, constants, second) in [
         (

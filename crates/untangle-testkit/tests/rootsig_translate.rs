@@ -198,10 +198,14 @@ fn places_match_members(report: &untangle::emit::translate::LayoutReport) -> Res
             Place::RootAddress { store, offset } | Place::RootConstants { store, offset, .. } => (store, offset),
             Place::HeapTable { store, table_offset, .. } => (store, table_offset),
         };
-        let parameter = r.parameter.ok_or_else(|| format!("{}: a root argument without a parameter", r.register))?;
+        let parameter =
+            r.parameter.ok_or_else(|| format!("{}: a root argument without a parameter", r.resource.register))?;
         let found = report.layout.root_argument(parameter).map(|(s, m)| (s, m.offset));
         if found != Some((store, offset)) {
-            return Err(format!("{}: placed at {store:?} {offset}, its parameter's member is {found:?}", r.register));
+            return Err(format!(
+                "{}: placed at {store:?} {offset}, its parameter's member is {found:?}",
+                r.resource.register
+            ));
         }
     }
     Ok(())

@@ -148,9 +148,9 @@ impl Placement for RootSignaturePlacement {
         let r = report(tr)?;
         let reg = res.reg;
         let found = r.resources.iter().find(|x| {
-            let lower: u32 = x.register[1..].parse().unwrap_or(u32::MAX);
+            let lower: u32 = x.resource.register[1..].parse().unwrap_or(u32::MAX);
             x.class == reg.class
-                && x.space == reg.space
+                && x.resource.space == reg.space
                 && reg.register >= lower
                 && x.count.is_none_or(|n| reg.register - lower < n)
         });

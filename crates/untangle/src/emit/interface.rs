@@ -56,10 +56,10 @@ use crate::emit::locations::default_location;
 use crate::emit::locations::{IoLocation, IoQuery, SigKind, IO_REMAP_CALLBACK, MAX_REMAPPED_LOCATIONS};
 use crate::emit::stream_output::Lowering;
 use crate::emit::Num;
-use crate::emit::SigVar;
 use crate::emit::TessFactorRule;
 use crate::emit::{Call, Interface};
 use crate::emit::{FnEmit, ModuleBuilder};
+use crate::emit::{Repr, SigVar};
 use crate::front::container::ShaderKind;
 use crate::ir::{TypeId, Value};
 use rspirv::spirv::{BuiltIn, Capability, Decoration, ExecutionMode, Op, StorageClass, Word};
@@ -488,17 +488,13 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let sv = SigVar {
             var,
             class: var_class,
-            num,
-            cols,
-            rows: if builtin.is_none() { rows } else { 1 },
+            repr: Repr { num, rows: if builtin.is_none() { rows } else { 1 }, cols },
             builtin,
             minus,
             flat_base,
             vertices,
             copy,
-            element_num,
-            element_rows: rows,
-            element_cols: el.cols.max(1),
+            element: Repr { num: element_num, rows, cols: el.cols.max(1) },
             swizzle,
         };
         iface.elements.insert((kind, id), sv);
@@ -551,11 +547,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let out_of_shape = |what: &str, at: u64, of: u32| {
             malformed(Subject::Module, format!("a signature access at {what} {at} of an element with {of}"))
         };
-        if let Some(k) = self.const_int(row).filter(|&k| k >= sv.element_rows as u64) {
-            return Err(out_of_shape("row", k, sv.element_rows));
+        let Repr { rows, cols, .. } = sv.element;
+        if let Some(k) = self.const_int(row).filter(|&k| k >= rows as u64) {
+            return Err(out_of_shape("row", k, rows));
         }
-        if col >= sv.element_cols as u64 {
-            return Err(out_of_shape("column", col, sv.element_cols));
+        if col >= cols as u64 {
+            return Err(out_of_shape("column", col, cols));
         }
         Ok((r, col as u32))
     }
@@ -582,7 +579,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let p = self.sig_scalar_ptr(sv, sv.class, vertex, row, Some(col), row)?;
         let num = match sv.builtin {
             Some(BuiltIn::FragCoord | BuiltIn::Position) => Num::Float,
-            _ => sv.num,
+            _ => sv.repr.num,
         };
         let st = num.scalar(self.cx);
         let mut x = self.ids_op(Op::Load, st, &[p])?;
@@ -633,7 +630,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let value = self.value(value)?;
         let num = match sv.builtin {
             Some(BuiltIn::Position) => Num::Float,
-            _ => sv.num,
+            _ => sv.repr.num,
         };
         let mut x = self.ir_to_num(value, from, num)?;
         if matches!(sv.builtin, Some(BuiltIn::TessLevelOuter | BuiltIn::TessLevelInner)) {
@@ -649,21 +646,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         self.ids_void(Op::Store, &[p, x])?;
         if let Some(copy) = sv.copy {
-            let copy_num = varying_num(sv.element_num);
+            let copy_num = varying_num(sv.element.num);
+            // One row of the element, as a vector.
+            let one_row = Repr { num: copy_num, rows: 1, ..sv.element };
             let c = SigVar {
                 var: copy,
                 class: StorageClass::Output,
-                num: copy_num,
-                cols: sv.element_cols,
-                rows: 1,
+                repr: one_row,
                 builtin: None,
                 minus: None,
                 flat_base: None,
                 vertices: 0,
                 copy: None,
-                element_num: copy_num,
-                element_rows: 1,
-                element_cols: sv.element_cols,
+                element: one_row,
                 swizzle: None,
             };
             let p = self.sig_scalar_ptr(c, StorageClass::Output, None, row, Some(col), row)?;
@@ -733,7 +728,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             Some(BuiltIn::FragCoord | BuiltIn::Position | BuiltIn::BaryCoordKHR | BuiltIn::BaryCoordNoPerspKHR) => {
                 self.cx.float(32)
             }
-            _ => sv.num.scalar(self.cx),
+            _ => sv.repr.num.scalar(self.cx),
         };
         let pty = self.cx.ptr(class, scalar);
         // The variable, then the vertex, row and column indices it needs.
@@ -746,7 +741,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if let Some(base) = sv.flat_base {
             // index = base + row * cols + col, folded when row and col are constants
             let u = self.cx.u32_t();
-            let cols = sv.cols.max(1);
+            let cols = sv.repr.cols.max(1);
             let index = match (self.cx.const_value_u32(row), col) {
                 (Some(r), Some(c)) => self.cx.const_u32(r.wrapping_mul(cols).wrapping_add(c).wrapping_add(base)),
                 _ => {
@@ -766,11 +761,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             n += 1;
             return self.ids_op(Op::AccessChain, pty, &ids[..n]);
         }
-        if sv.rows > 1 || sv.builtin == Some(BuiltIn::SampleMask) {
+        if sv.repr.rows > 1 || sv.builtin == Some(BuiltIn::SampleMask) {
             ids[n] = row;
             n += 1;
         }
-        if sv.cols > 1 {
+        if sv.repr.cols > 1 {
             ids[n] = match col {
                 Some(c) => self.cx.const_u32(c),
                 None => col_dyn,

@@ -874,6 +874,17 @@ pub struct TessFactorRule {
     pub pow2: bool,
 }
 
+/// How a signature element's values are held: their numeric kind, rows and columns (of
+/// the element in its signature, or of the variable holding it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Repr {
+    pub num: Num,
+    /// Array length (1: not an array).
+    pub rows: u32,
+    /// Vector size (1 for scalars).
+    pub cols: u32,
+}
+
 /// A signature element's variable and how its values are represented there.
 #[derive(Clone, Copy, Debug)]
 pub struct SigVar {
@@ -881,11 +892,8 @@ pub struct SigVar {
     /// `Input` or `Output`; `Private` for an output element split for stream output
     /// (see [`stream_output`]), whose stores go to a copy.
     pub class: StorageClass,
-    pub num: Num,
-    /// Columns (vector size; 1 for scalars).
-    pub cols: u32,
-    /// Rows (array length; 1: not an array).
-    pub rows: u32,
+    /// The variable's numeric kind and shape.
+    pub repr: Repr,
     pub builtin: Option<BuiltIn>,
     /// Value to subtract (`BaseVertex` / `BaseInstance` variable) after loading.
     pub minus: Option<Word>,
@@ -897,11 +905,9 @@ pub struct SigVar {
     /// A varying that receives a copy of every store (built-ins a later pre-rasterization
     /// stage reads as a varying; see the module documentation).
     pub copy: Option<Word>,
-    /// The element's own numeric kind (that of the copy).
-    pub element_num: Num,
-    /// The element's rows and columns in its signature (what `row` and `col` index).
-    pub element_rows: u32,
-    pub element_cols: u32,
+    /// The element's own numeric kind (that of the copy) and its rows and columns in its
+    /// signature (what `row` and `col` index).
+    pub element: Repr,
     /// A render target under [`Options::output_swizzles`]: the variable's component that
     /// receives each column of the element.
     pub swizzle: Option<[u8; 4]>,

@@ -56,6 +56,7 @@ use crate::emit::placement::{
     offsets_allowed, BufferView, CounterPlace, Location, OffsetTable, OffsetUnit, ResourcePlace, TableOffset,
 };
 use crate::emit::work_graph;
+use crate::emit::work_graph::NodePush;
 use crate::emit::ArgAt;
 use crate::emit::ArrayLen;
 use crate::emit::Binder;
@@ -71,7 +72,7 @@ use crate::emit::TexelKind;
 use crate::emit::{FnEmit, ModuleBuilder};
 use crate::ir::Value;
 use crate::rootsig::layout::{heap_resource_binding, ArgStore, HeapSets, PushKind, View};
-use crate::rootsig::resolve::{name_suffix, short_register, Place, ResolveError};
+use crate::rootsig::resolve::{Place, ResolveError, ResourceName};
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Capability, Decoration, Dim, Op, StorageClass, Word};
 use std::collections::BTreeMap;
@@ -220,14 +221,14 @@ impl Resources {
     /// The push-constant block: every member of the layout, at its offset (root
     /// descriptor addresses as `uvec2`, root constants as `uint[n]`, table offsets as
     /// `uint`).
-    /// The push-constant variable and the member index of its first `NodeDispatch` member
-    /// ([`Self::node_push_offset`] must be set): the block made now if not yet.
-    pub fn node_push_block(&mut self, cx: &mut ModuleBuilder<'_>) -> Result<(Word, u32)> {
+    /// The `NodeDispatch` members in the root block ([`Self::node_push_offset`] must be
+    /// set): the block made now if not yet.
+    pub fn node_push_block(&mut self, cx: &mut ModuleBuilder<'_>) -> Result<NodePush> {
         let Binder::Root { push, .. } = &self.binder else {
             return Err(Error::Internal("node push constants in a root block without a root signature".into()));
         };
         let first = push.members.len() as u32;
-        Ok((self.push_block(cx)?.var, first))
+        Ok(NodePush { var: self.push_block(cx)?.var, first_member: first })
     }
 
     fn push_block(&mut self, cx: &mut ModuleBuilder<'_>) -> Result<PushBlock> {
@@ -388,14 +389,7 @@ impl Resources {
                 };
                 ResVar { indexing: primary.indexing, ..hc }
             }
-            _ => {
-                return Err(ResolveError::NoCounter {
-                    register: short_register(&r),
-                    space: r.space,
-                    name: name_suffix(&r),
-                }
-                .into())
-            }
+            _ => return Err(ResolveError::NoCounter { resource: ResourceName::of(&r) }.into()),
         };
         self.counters.insert(id, v);
         Ok(v)

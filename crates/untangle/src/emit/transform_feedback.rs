@@ -34,7 +34,7 @@ impl FnEmit<'_, '_> {
     fn xfb_scalar(&mut self, sv: &SigVar) -> (Word, Num) {
         let num = match sv.builtin {
             Some(BuiltIn::Position) => Num::Float,
-            _ => sv.num,
+            _ => sv.repr.num,
         };
         (num.scalar(self.cx), num)
     }

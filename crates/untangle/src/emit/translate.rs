@@ -207,13 +207,12 @@ pub(crate) fn translate_entry_local(
         let place = match layout.as_ref().map(|l| l.layout.push_constants.size).filter(|&s| s > 0) {
             Some(size) => {
                 res.node_push_offset = Some(push_offset_after(size));
-                let (var, first_member) = res.node_push_block(&mut cx)?;
-                PushPlace::Root { var, first_member }
+                PushPlace::Root(res.node_push_block(&mut cx)?)
             }
             None => PushPlace::Own,
         };
         let node = NodeState::prepare(&mut cx, ep, place)?;
-        res.node_record = Some((node.push, node.push_first_member + Push::LocalRootArguments as u32));
+        res.node_record = Some((node.push.var, node.push.member(Push::LocalRootArguments)));
         iface.node = Some(node);
     }
     iface.remap = options.io_remap.clone();
@@ -399,13 +398,13 @@ pub(crate) fn translate_entry_local(
                 Place::Descriptor { set, binding, first_register, counter, .. } => {
                     let lower_bound = ep.resources.by_id(r.class, r.id).map_or(0, |d| d.lower_bound);
                     Some(MappingRow {
-                        register: r.register.clone(),
-                        name: r.name.clone(),
+                        register: r.resource.register.clone(),
+                        name: r.resource.name.clone(),
                         count: r.count,
                         set,
                         binding,
                         class: r.class,
-                        space: r.space,
+                        space: r.resource.space,
                         lower_bound,
                         array_element: lower_bound.saturating_sub(first_register),
                         counter: counter.map(|(set, binding)| VkBinding { set, binding }),

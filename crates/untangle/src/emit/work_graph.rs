@@ -87,10 +87,8 @@ pub enum RecordHandle {
 pub struct NodeState {
     pub props: NodeProperties,
     pub num_threads: [u32; 3],
-    /// The push-constant variable holding the `NodeDispatch` members.
-    pub push: Word,
-    /// The member index of the first of them (0 in the node's own block).
-    pub push_first_member: u32,
+    /// The `NodeDispatch` members.
+    pub push: NodePush,
     /// `Private` `uint`: index (from `input_records`) of this group's first record, or of
     /// this thread's record (thread launch).
     pub record_index: Word,
@@ -154,20 +152,34 @@ pub fn push_offset_after(root_push_bytes: u32) -> u32 {
 }
 
 /// Where the node's push constants live: its own block, or the root signature's
-/// (`resources.rs` appends the members; `first_member` is the first one's index).
+/// (`resources.rs` appends the members).
 pub(crate) enum PushPlace {
     Own,
-    Root { var: Word, first_member: u32 },
+    Root(NodePush),
 }
 
-/// Loads push-constant member `m` in the current block (`push`: the variable and the
-/// index of the first `NodeDispatch` member in it).
-pub(crate) fn push_load(cx: &mut ModuleBuilder<'_>, push: (Word, u32), m: Push) -> Result<Word> {
-    let ty = if PUSH_MEMBERS[m as usize].2 { cx.uint(64) } else { cx.u32_t() };
-    let pty = cx.ptr(StorageClass::PushConstant, ty);
-    let k = cx.const_u32(push.1 + m as u32);
-    let p = cx.b.block_value(Op::AccessChain, pty, &[push.0, k])?;
-    Ok(cx.b.block_value(Op::Load, ty, &[p])?)
+/// The `NodeDispatch` members in a push-constant block: the block's variable and the
+/// index of the first member (0 in the node's own block).
+#[derive(Clone, Copy, Debug)]
+pub struct NodePush {
+    pub var: Word,
+    pub first_member: u32,
+}
+
+impl NodePush {
+    /// The index of member `m` in the block.
+    pub fn member(self, m: Push) -> u32 {
+        self.first_member + m as u32
+    }
+
+    /// Loads member `m` in the current block.
+    pub(crate) fn load(self, cx: &mut ModuleBuilder<'_>, m: Push) -> Result<Word> {
+        let ty = if PUSH_MEMBERS[m as usize].2 { cx.uint(64) } else { cx.u32_t() };
+        let pty = cx.ptr(StorageClass::PushConstant, ty);
+        let k = cx.const_u32(self.member(m));
+        let p = cx.b.block_value(Op::AccessChain, pty, &[self.var, k])?;
+        Ok(cx.b.block_value(Op::Load, ty, &[p])?)
+    }
 }
 
 /// Loads a scalar or vector of SPIR-V type `ty` from device address `addr` (a `uint64`).

@@ -25,10 +25,8 @@ pub use super::place::Place;
 /// One resolved resource, as the layout report lists it.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize)]
 pub struct ResolvedResource {
-    /// `t3`, `b0`, ...
-    pub register: String,
-    pub space: u32,
-    pub name: String,
+    #[serde(flatten)]
+    pub resource: ResourceName,
     /// Registers in the declared range (`None`: unbounded).
     pub count: Option<u32>,
     /// The root parameter that covers it (`None` for a static sampler).
@@ -45,29 +43,54 @@ pub struct ResolvedResource {
     pub id: u32,
 }
 
+/// A declared resource as reports and messages name it.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize)]
+pub struct ResourceName {
+    /// `t3`, `b0`, ... (the space is separate).
+    pub register: String,
+    pub space: u32,
+    /// The DXIL name; empty when the DXIL kept none.
+    pub name: String,
+}
+
+impl ResourceName {
+    pub fn of(r: &Resource) -> ResourceName {
+        ResourceName { register: short_register(r), space: r.space, name: r.name.clone() }
+    }
+}
+
+/// `t3, space0 (name)`, or `t3, space0` when there is no name.
+impl std::fmt::Display for ResourceName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}, space{}", self.register, self.space)?;
+        if !self.name.is_empty() {
+            write!(f, " ({})", self.name)?;
+        }
+        Ok(())
+    }
+}
+
 /// Why a shader does not fit a root signature.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ResolveError {
-    #[error("{register}, space{space}{name} is not covered by any root parameter visible to the {stage} stage")]
-    Uncovered { register: String, space: u32, name: String, stage: &'static str },
-    #[error("{register}, space{space}{name}: the declared range of {registers} registers is only partly covered by root parameter {parameter} range {range}")]
-    PartlyCovered { register: String, space: u32, name: String, registers: String, parameter: u32, range: u32 },
-    #[error("{register}, space{space}{name} is a {kind}; root parameter {parameter} is a root descriptor, which can only be a raw or structured buffer or a single constant buffer")]
-    RootDescriptorKind { register: String, space: u32, name: String, kind: String, parameter: u32 },
-    #[error(
-        "{register}, space{space}{name} uses a UAV counter; root parameter {parameter} is a root UAV, which has none"
-    )]
-    RootDescriptorCounter { register: String, space: u32, name: String, parameter: u32 },
-    #[error("{register}, space{space}{name} is an array; {what} cover single registers only")]
-    ArrayOnRoot { register: String, space: u32, name: String, what: &'static str },
+    #[error("{resource} is not covered by any root parameter visible to the {stage} stage")]
+    Uncovered { resource: ResourceName, stage: &'static str },
+    #[error("{resource}: the declared range of {registers} registers is only partly covered by root parameter {parameter} range {range}")]
+    PartlyCovered { resource: ResourceName, registers: String, parameter: u32, range: u32 },
+    #[error("{resource} is a {kind}; root parameter {parameter} is a root descriptor, which can only be a raw or structured buffer or a single constant buffer")]
+    RootDescriptorKind { resource: ResourceName, kind: String, parameter: u32 },
+    #[error("{resource} uses a UAV counter; root parameter {parameter} is a root UAV, which has none")]
+    RootDescriptorCounter { resource: ResourceName, parameter: u32 },
+    #[error("{resource} is an array; {what} cover single registers only")]
+    ArrayOnRoot { resource: ResourceName, what: &'static str },
     #[error("the root flags deny the {stage} stage root access, but it declares {register}, space{space}")]
     StageDenied { stage: &'static str, register: String, space: u32 },
     #[error("shader stage `{0}` has no root-signature visibility")]
     NoVisibility(String),
     #[error("the shader indexes a descriptor heap directly, but the root signature has neither a descriptor table nor the CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED / SAMPLER_HEAP_DIRECTLY_INDEXED flag")]
     NoHeap,
-    #[error("{register}, space{space}{name} uses a UAV counter, but the root parameter it resolved to has none")]
-    NoCounter { register: String, space: u32, name: String },
+    #[error("{resource} uses a UAV counter, but the root parameter it resolved to has none")]
+    NoCounter { resource: ResourceName },
     #[error(transparent)]
     Layout(#[from] super::layout::LayoutError),
     #[error("{register}, space{space} is a static sampler of the local root signature; static samplers of local root signatures are not supported")]
@@ -111,15 +134,6 @@ pub fn view_of(r: &Resource) -> View {
             ResourceKind::TypedBuffer => View::TexelBuffer,
             _ => View::Image,
         },
-    }
-}
-
-/// ` (name)` for messages, or nothing when the DXIL kept no name.
-pub(crate) fn name_suffix(r: &Resource) -> String {
-    if r.name.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", r.name)
     }
 }
 
@@ -178,9 +192,7 @@ fn resolve_one(
     let single = registers == Some(1);
     let done =
         |parameter: Option<u32>, range: Option<u32>, static_sampler: Option<u32>, place: Place| ResolvedResource {
-            register: short_register(r),
-            space: r.space,
-            name: r.name.clone(),
+            resource: ResourceName::of(r),
             count: registers,
             parameter,
             range,
@@ -189,8 +201,7 @@ fn resolve_one(
             class: r.class,
             id: r.id,
         };
-    let array_on_root =
-        |what| ResolveError::ArrayOnRoot { register: short_register(r), space: r.space, name: name_suffix(r), what };
+    let array_on_root = |what| ResolveError::ArrayOnRoot { resource: ResourceName::of(r), what };
     for (p, param) in rs.parameters.iter().enumerate() {
         if !visible(param.visibility) {
             continue;
@@ -226,20 +237,13 @@ fn resolve_one(
                     )
                 {
                     return Err(ResolveError::RootDescriptorKind {
-                        register: short_register(r),
-                        space: r.space,
-                        name: name_suffix(r),
+                        resource: ResourceName::of(r),
                         kind: format!("{:?}", r.kind),
                         parameter: p32,
                     });
                 }
                 if has_counter(r) {
-                    return Err(ResolveError::RootDescriptorCounter {
-                        register: short_register(r),
-                        space: r.space,
-                        name: name_suffix(r),
-                        parameter: p32,
-                    });
+                    return Err(ResolveError::RootDescriptorCounter { resource: ResourceName::of(r), parameter: p32 });
                 }
                 let place = if layout.root_descriptors == RootDescriptors::Address {
                     let Some((store, m)) = layout.root_argument(p32) else { continue };
@@ -268,9 +272,7 @@ fn resolve_one(
                     };
                     if !fits {
                         return Err(ResolveError::PartlyCovered {
-                            register: short_register(r),
-                            space: r.space,
-                            name: name_suffix(r),
+                            resource: ResourceName::of(r),
                             registers: registers.map_or("unbounded".into(), |n| n.to_string()),
                             parameter: p32,
                             range: k32,
@@ -335,5 +337,5 @@ fn resolve_one(
             ));
         }
     }
-    Err(ResolveError::Uncovered { register: short_register(r), space: r.space, name: name_suffix(r), stage })
+    Err(ResolveError::Uncovered { resource: ResourceName::of(r), stage })
 }

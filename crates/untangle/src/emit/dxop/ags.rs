@@ -671,17 +671,17 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ));
         }
         let sv = self.element(crate::emit::locations::SigKind::Input, el.id)?;
-        if sv.builtin.is_some() || sv.vertices != 3 || sv.num == crate::emit::Num::Bool {
+        if sv.builtin.is_some() || sv.vertices != 3 || sv.repr.num == crate::emit::Num::Bool {
             return Err(refuse(self, format!("{} is not a per-vertex 32-bit varying", el.semantic)));
         }
         let row = self.cx.const_u32(param - el.start_row.unwrap_or(0));
         let col = component - el.start_col.unwrap_or(0);
         let vertex = self.cx.const_u32(vertex);
         let p = self.sig_scalar_ptr(sv, StorageClass::Input, Some(vertex), row, Some(col), row)?;
-        let st = sv.num.scalar(self.cx);
+        let st = sv.repr.num.scalar(self.cx);
         let x = self.ids_op(Op::Load, st, &[p])?;
         let u = self.cx.u32_t();
-        if sv.num == crate::emit::Num::UInt {
+        if sv.repr.num == crate::emit::Num::UInt {
             Ok(x)
         } else {
             self.ids_op(Op::Bitcast, u, &[x])

@@ -144,9 +144,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
         self.cx.capability(Capability::InterpolationFunction);
         let f = self.cx.float(32);
-        let cols = sv.cols.max(1);
+        let cols = sv.repr.cols.max(1);
         let row_ty = if cols > 1 { self.cx.vec(f, cols) } else { f };
-        let pointer = if sv.rows > 1 {
+        let pointer = if sv.repr.rows > 1 {
             let pty = self.cx.ptr(StorageClass::Input, row_ty);
             self.ids_op(Op::AccessChain, pty, &[sv.var, row])?
         } else {
@@ -210,9 +210,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
         };
         let p = self.sig_scalar_ptr(sv, StorageClass::Input, Some(vertex), row, Some(col), row)?;
-        let st = sv.num.scalar(self.cx);
+        let st = sv.repr.num.scalar(self.cx);
         let x = self.ids_op(Op::Load, st, &[p])?;
-        self.num_to_ir(x, sv.num, c.ty)
+        self.num_to_ir(x, sv.repr.num, c.ty)
     }
 
     /// The `u32` specialization constant holding the render target's sample count.

@@ -92,9 +92,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 let i = self.arg_val(c, 1)?;
                 let addr = match h {
                     RecordHandle::Input => {
-                        let push = (self.node_ref().push, self.node_ref().push_first_member);
-                        let base = work_graph::push_load(self.cx, push, Push::InputRecords)?;
-                        let stride = work_graph::push_load(self.cx, push, Push::InputStride)?;
+                        let push = self.node_ref().push;
+                        let base = push.load(self.cx, Push::InputRecords)?;
+                        let stride = push.load(self.cx, Push::InputStride)?;
                         let var = self.node_ref().record_index;
                         let first = self.ids_op(Op::Load, u, &[var])?;
                         let r = self.ids_op(Op::IAdd, u, &[first, i])?;
@@ -142,8 +142,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 Ok(Some(self.ids_op(Op::Load, u, &[var])?))
             }
             DxOp::GetRemainingRecursionLevels => {
-                let push = (self.node_ref().push, self.node_ref().push_first_member);
-                Ok(Some(work_graph::push_load(self.cx, push, Push::RemainingRecursionLevels)?))
+                let push = self.node_ref().push;
+                Ok(Some(push.load(self.cx, Push::RemainingRecursionLevels)?))
             }
             DxOp::NodeOutputIsValid => {
                 let h = self.node_handle_arg(c, 0)?;
@@ -164,11 +164,11 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                     return Err(self.invalid(c, "the call", "FinishedCrossGroupSharing outside a broadcasting node"));
                 }
                 let total = self.groups_of_record()?;
-                let push = (self.node_ref().push, self.node_ref().push_first_member);
+                let push = self.node_ref().push;
                 let var = self.node_ref().record_index;
                 let record = self.ids_op(Op::Load, u, &[var])?;
                 let last = self.group_uniform(|fe| {
-                    let base = work_graph::push_load(fe.cx, push, Push::SharingCounters)?;
+                    let base = push.load(fe.cx, Push::SharingCounters)?;
                     let four = fe.cx.const_u32(4);
                     let at = work_graph::element_addr(fe.cx, base, record, four)?;
                     let pty = fe.cx.ptr(StorageClass::PhysicalStorageBuffer, u);
@@ -260,8 +260,8 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             .get(h.output as usize)
             .ok_or_else(|| Error::Internal("output handle past the output table".into()))?;
         let unbounded = self.node_props().outputs.get(h.output as usize).is_some_and(|o| o.is_unbounded());
-        let push = (self.node_ref().push, self.node_ref().push_first_member);
-        let table = work_graph::push_load(self.cx, push, Push::OutputTable)?;
+        let push = self.node_ref().push;
+        let table = push.load(self.cx, Push::OutputTable)?;
         let size = self.cx.const_u32(OUTPUT_ENTRY_SIZE);
         let i = match h.index {
             Some(i) => Some(self.value(i)?),
@@ -358,9 +358,9 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         if let Some([x, y, z]) = self.node_props().dispatch.dispatch_grid {
             return Ok(self.cx.const_u32(x.saturating_mul(y).saturating_mul(z)));
         }
-        let push = (self.node_ref().push, self.node_ref().push_first_member);
-        let base = work_graph::push_load(self.cx, push, Push::InputRecords)?;
-        let stride = work_graph::push_load(self.cx, push, Push::InputStride)?;
+        let push = self.node_ref().push;
+        let base = push.load(self.cx, Push::InputRecords)?;
+        let stride = push.load(self.cx, Push::InputStride)?;
         let var = self.node_ref().record_index;
         let r = self.ids_op(Op::Load, u, &[var])?;
         let rec = work_graph::element_addr(self.cx, base, r, stride)?;

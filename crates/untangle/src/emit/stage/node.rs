@@ -21,8 +21,8 @@ use crate::dxil::EntryPoint;
 use crate::emit::entry::export_name;
 use crate::emit::error::{malformed, Error, Result, Subject};
 use crate::emit::work_graph::{
-    element_addr, load_at, local_size, offset_addr, output_table, push_load, push_members, record_grid, NodeState,
-    Push, PushPlace, ARGUMENTS_RECORD_COUNT,
+    element_addr, load_at, local_size, offset_addr, output_table, push_members, record_grid, NodePush, NodeState, Push,
+    PushPlace, ARGUMENTS_RECORD_COUNT,
 };
 use crate::emit::{Interface, ModuleBuilder};
 use crate::ir::hash::HashMap;
@@ -67,8 +67,8 @@ impl NodeState {
         cx.capability(Capability::Int64);
         cx.physical_addressing();
         let u = cx.u32_t();
-        let (push, push_first_member) = match place {
-            PushPlace::Root { var, first_member } => (var, first_member),
+        let push = match place {
+            PushPlace::Root(push) => push,
             PushPlace::Own => {
                 let members = push_members(cx);
                 let st = cx.b.id();
@@ -79,7 +79,7 @@ impl NodeState {
                     cx.b.member_decorate(st, k as u32, Decoration::Offset, [Operand::LiteralBit32(*offset)]);
                     cx.b.member_name(st, k as u32, member);
                 }
-                (cx.global_var(StorageClass::PushConstant, st, "node_dispatch"), 0)
+                NodePush { var: cx.global_var(StorageClass::PushConstant, st, "node_dispatch"), first_member: 0 }
             }
         };
         let record_index = cx.global_var(StorageClass::Private, u, "node_record_index");
@@ -91,7 +91,6 @@ impl NodeState {
             props,
             num_threads,
             push,
-            push_first_member,
             record_index,
             record_count,
             group_id,
@@ -139,8 +138,8 @@ impl Interface {
                 let mut run = cx.b.block_value(Op::ULessThan, bool_t, &[record, count])?;
                 if node.props.dispatch.dispatch_grid.is_none() {
                     // Dynamic grid: the record's own SV_DispatchGrid bounds its groups.
-                    let base = push_load(cx, (node.push, node.push_first_member), Push::InputRecords)?;
-                    let stride = push_load(cx, (node.push, node.push_first_member), Push::InputStride)?;
+                    let base = node.push.load(cx, Push::InputRecords)?;
+                    let stride = node.push.load(cx, Push::InputStride)?;
                     let rec = element_addr(cx, base, record, stride)?;
                     let grid = record_grid(cx, &node.props, rec)?;
                     let bvec3 = cx_bvec3(cx);
@@ -186,10 +185,9 @@ fn dispatch_counts(cx: &mut ModuleBuilder<'_>, node: &NodeState, entry_block: Wo
     let u = cx.u32_t();
     let u64t = cx.uint(64);
     let bool_t = cx.bool_t();
-    let push = (node.push, node.push_first_member);
-    let pushed_count = push_load(cx, push, Push::RecordCount)?;
-    let pushed_gx = push_load(cx, push, Push::GridX)?;
-    let args = push_load(cx, push, Push::DispatchArguments)?;
+    let pushed_count = node.push.load(cx, Push::RecordCount)?;
+    let pushed_gx = node.push.load(cx, Push::GridX)?;
+    let args = node.push.load(cx, Push::DispatchArguments)?;
     let zero64 = cx.const_bits(u64t, 64, 0);
     let in_memory = cx.b.block_value(Op::INotEqual, bool_t, &[args, zero64])?;
     let (read, join) = (cx.b.id(), cx.b.id());

@@ -131,21 +131,43 @@ pub struct RuntimeInfo1 {
     pub shader_stage: ShaderKind,
     pub shader_stage_raw: u8,
     pub uses_view_id: bool,
-    /// The stage-dependent `u16` union, raw; decoded in the three fields below.
-    pub stage_word: u16,
-    /// Geometry shaders: `MaxVertexCount`.
-    pub max_vertex_count: Option<u16>,
-    /// Hull (output), domain (input), mesh (primitive output): packed patch-constant or
-    /// primitive vectors.
-    pub sig_patch_const_or_prim_vectors: Option<u8>,
-    /// Mesh shaders: `MeshOutputTopology`.
-    pub mesh_output_topology: Option<u8>,
+    #[serde(flatten)]
+    pub stage_word: StageWord,
     pub sig_input_elements: u8,
     pub sig_output_elements: u8,
     pub sig_patch_const_or_prim_elements: u8,
     pub sig_input_vectors: u8,
     /// One per geometry-shader stream; other stages use only the first.
     pub sig_output_vectors: [u8; 4],
+}
+
+/// `PSVRuntimeInfo1`'s stage-dependent `u16` union, raw and decoded for the stage it
+/// belongs to (each decoded field is `None` for the other stages).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct StageWord {
+    #[serde(rename = "stage_word")]
+    pub raw: u16,
+    /// Geometry shaders: `MaxVertexCount`.
+    pub max_vertex_count: Option<u16>,
+    /// Hull (output), domain (input), mesh (primitive output): packed patch-constant or
+    /// primitive vectors (the low byte).
+    pub sig_patch_const_or_prim_vectors: Option<u8>,
+    /// Mesh shaders: `MeshOutputTopology` (the high byte).
+    pub mesh_output_topology: Option<u8>,
+}
+
+impl StageWord {
+    /// Decodes `raw` as `stage`'s member of the union.
+    pub fn decode(raw: u16, stage: ShaderKind) -> StageWord {
+        let [low, high] = raw.to_le_bytes();
+        let patch_const_or_prim = matches!(stage, ShaderKind::Hull | ShaderKind::Domain | ShaderKind::Mesh);
+        StageWord {
+            raw,
+            max_vertex_count: (stage == ShaderKind::Geometry).then_some(raw),
+            sig_patch_const_or_prim_vectors: patch_const_or_prim.then_some(low),
+            mesh_output_topology: (stage == ShaderKind::Mesh).then_some(high),
+        }
+    }
 }
 
 /// The runtime info, as far as its size says it goes.
@@ -183,15 +205,23 @@ pub struct ResourceBinding {
     pub lower_bound: u32,
     /// Inclusive; `0xffffffff` for an unbounded range.
     pub upper_bound: u32,
-    /// v1 bind info (PSV version 2 and later) only.
-    pub kind: Option<ResourceKind>,
-    pub flags: Option<u32>,
+    /// `PSVResourceBindInfo1`'s additions (PSV version 2 and later); absent from the
+    /// report before.
+    #[serde(flatten)]
+    pub v1: Option<BindInfo1>,
+}
+
+/// `PSVResourceBindInfo1`'s additions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct BindInfo1 {
+    pub kind: ResourceKind,
+    pub flags: u32,
 }
 
 impl ResourceBinding {
     /// `PSVResourceFlag::UsedByAtomic64`.
     pub fn used_by_atomic64(&self) -> bool {
-        self.flags.is_some_and(|f| f & 1 != 0)
+        self.v1.is_some_and(|b| b.flags & 1 != 0)
     }
 }
 
@@ -270,12 +300,13 @@ impl<'a> Psv0<'a> {
                 let space = rr.u32("resource space")?;
                 let lower_bound = rr.u32("resource lower bound")?;
                 let upper_bound = rr.u32("resource upper bound")?;
-                let (kind, flags) = if resource_bind_info_size >= BIND_INFO1_SIZE {
-                    (Some(ResourceKind::from_raw(rr.u32("resource kind")?)), Some(rr.u32("resource flags")?))
+                let v1 = if resource_bind_info_size >= BIND_INFO1_SIZE {
+                    let kind = ResourceKind::from_raw(rr.u32("resource kind")?);
+                    Some(BindInfo1 { kind, flags: rr.u32("resource flags")? })
                 } else {
-                    (None, None)
+                    None
                 };
-                resources.push(ResourceBinding { resource_type, space, lower_bound, upper_bound, kind, flags });
+                resources.push(ResourceBinding { resource_type, space, lower_bound, upper_bound, v1 });
             }
         }
 
@@ -362,7 +393,7 @@ impl<'a> Psv0<'a> {
         );
         let mask_dwords = |vectors: u8| (u64::from(vectors) + 7) >> 3;
         let table_dwords = |inputs: u8, outputs: u8| mask_dwords(outputs) * u64::from(inputs) * 4;
-        let pc_vectors = if is_hs || is_ds || is_ms { v1.stage_word.to_le_bytes()[0] } else { 0 };
+        let pc_vectors = v1.stage_word.sig_patch_const_or_prim_vectors.unwrap_or(0);
         let inputs = v1.sig_input_vectors;
         let streams = if is_gs { 4 } else { 1 };
         let mut dwords = 0;
@@ -403,18 +434,12 @@ fn parse_runtime_info(mut r: Reader<'_>, stage_hint: Option<ShaderKind>) -> Resu
         let shader_stage_raw = r.u8("shader stage")?;
         let shader_stage = ShaderKind::from_raw(u32::from(shader_stage_raw));
         let uses_view_id = r.u8("uses view id")? != 0;
-        let stage_word = r.u16("stage word")?;
-        let [low, high] = stage_word.to_le_bytes();
-        let is = |k: ShaderKind| shader_stage == k;
+        let stage_word = StageWord::decode(r.u16("stage word")?, shader_stage);
         Some(RuntimeInfo1 {
             shader_stage,
             shader_stage_raw,
             uses_view_id,
             stage_word,
-            max_vertex_count: is(ShaderKind::Geometry).then_some(stage_word),
-            sig_patch_const_or_prim_vectors: (is(ShaderKind::Hull) || is(ShaderKind::Domain) || is(ShaderKind::Mesh))
-                .then_some(low),
-            mesh_output_topology: is(ShaderKind::Mesh).then_some(high),
             sig_input_elements: r.u8("input element count")?,
             sig_output_elements: r.u8("output element count")?,
             sig_patch_const_or_prim_elements: r.u8("patch constant or primitive element count")?,
@@ -535,14 +560,14 @@ mod tests {
         assert_eq!(info.max_wave_lane_count, 0xffff_ffff);
         let v1 = info.v1.unwrap();
         assert_eq!((v1.sig_input_elements, v1.sig_output_elements, v1.sig_input_vectors), (1, 1, 2));
-        assert_eq!(v1.max_vertex_count, None);
+        assert_eq!(v1.stage_word.max_vertex_count, None);
         assert_eq!(info.num_threads, Some([0, 0, 0]));
         assert_eq!(info.entry_function_name, Some("main"));
         assert_eq!(psv.resources.len(), 1);
         let res = psv.resources[0];
         assert_eq!(res.resource_type, ResourceType::CBV);
         assert_eq!((res.space, res.lower_bound, res.upper_bound), (0, 3, 3));
-        assert_eq!(res.kind, Some(ResourceKind::CBuffer));
+        assert_eq!(res.v1.map(|b| b.kind), Some(ResourceKind::CBuffer));
         assert!(!res.used_by_atomic64());
         let input = &psv.input_elements[0];
         assert_eq!(input.semantic_name, "TEXCOORD");
@@ -577,7 +602,7 @@ mod tests {
                 tessellator_output_primitive: 2
             })
         );
-        assert_eq!(psv.resources[0].kind, None);
+        assert_eq!(psv.resources[0].v1, None);
         assert_eq!(psv.resources[0].resource_type, ResourceType::UAVRaw);
         assert!(psv.input_elements.is_empty());
     }
