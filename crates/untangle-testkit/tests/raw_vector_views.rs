@@ -461,6 +461,48 @@ mod device {
         (r.words(0).expect("out"), r.words(2).expect("dst"))
     }
 
+    /// A 2-component load at a byte address read from memory, near 2^32: both components
+    /// are past the end, so D3D reads 0. Without the clamp to `FAR_ADDRESS` lavapipe reads
+    /// `src[0]` for the 32-bit load: word `2^30` is past the end, but the driver computes
+    /// its byte offset `2^30 × 4` in 32 bits, which wraps to 0; the 16-bit load's second
+    /// half, at byte `addr + 2`, would wrap the same way. At 8 the same load reads `src[2]`
+    /// and `src[3]`, or `src[2]`'s two halves.
+    #[test]
+    fn unclamped_raw_addresses_near_2_32_read_zero() {
+        let Some(mut gpu) = open_or_skip("unclamped_raw_addresses_near_2_32_read_zero") else { return };
+        let f = gpu.info().features.clone();
+        for bits in [32, 16] {
+            if bits == 16 && !(f.shader_int16 && f.shader_float16) {
+                println!("skipped: the device lacks 16-bit types");
+                continue;
+            }
+            let t =
+                untangle::translate(kernel(&unbounded_body(bits)).as_bytes(), &Options::default()).expect("translates");
+            for (addr, want) in [(0xffff_fffcu32, 0u32), (0xffff_fffe, 0), (8, 30 + 40)] {
+                if bits == 32 && addr % 4 != 0 {
+                    continue;
+                }
+                let src = [addr, 0, 30, 40, 50, 60];
+                let bind = |name: &str, words: &[u32]| {
+                    let r = t.bindings.iter().find(|r| r.name == name).expect("bound");
+                    Binding::new(r.set, r.binding, Resource::words(words))
+                };
+                let d = Dispatch {
+                    spirv: &t.words,
+                    entry: &t.entry_point,
+                    bindings: vec![bind("out", &[7; 4]), bind("src", &src), bind("dst", &[0; 4])],
+                    groups: [1, 1, 1],
+                    timeout: Duration::from_secs(60),
+                    ..Default::default()
+                };
+                let r = gpu.dispatch(&d).expect("dispatches");
+                // 16 bits at byte 8: src[2]'s low half (30) and its high half (0).
+                let want = if bits == 16 && addr == 8 { 30 } else { want };
+                assert_eq!(r.words(0).expect("out")[0], want, "{bits}-bit components at {addr:#x}");
+            }
+        }
+    }
+
     /// D3D checks each word of a raw access on its own: with `raw_buffer_vectors` off that
     /// holds on every driver. With the views, every vector wholly inside or outside a view
     /// is exact, and the one straddling the end keeps its in-bounds words or loses them
@@ -567,22 +609,37 @@ fn umins(words: &[u32]) -> usize {
         .count()
 }
 
+/// A raw address read from memory: `src`'s first word is the address of a 2-word load
+/// (`bits` 32) or a 2-half load (`bits` 16) from `src`, whose components' sum `out` gets.
+fn unbounded_body(bits: u32) -> String {
+    let (ret, load, add) = match bits {
+        16 => ("i16", "rawBufferLoad.i16", "  %s16 = add i16 %x0, %x1\n  %s = zext i16 %s16 to i32"),
+        _ => ("i32", "rawBufferLoad.i32", "  %s = add i32 %x0, %x1"),
+    };
+    format!(
+        "  %r0 = call %dx.types.ResRet.i32 @dx.op.rawBufferLoad.i32(i32 139, %dx.types.Handle %src, i32 0, i32 undef, i8 1, i32 4)
+  %a = extractvalue %dx.types.ResRet.i32 %r0, 0
+  %r = call %dx.types.ResRet.{ret} @dx.op.{load}(i32 139, %dx.types.Handle %src, i32 %a, i32 undef, i8 3, i32 {align})
+  %x0 = extractvalue %dx.types.ResRet.{ret} %r, 0
+  %x1 = extractvalue %dx.types.ResRet.{ret} %r, 1
+{add}
+  call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %out, i32 0, i32 undef, i32 %s, i32 undef, i32 undef, i32 undef, i8 1, i32 4)
+  ret void",
+        align = bits / 8
+    )
+}
+
 /// A raw address the IR bounds (a compute shader's thread id, at most 65,535 × 1,024, shifted
 /// by 4, plus a constant) is used unclamped; one read from memory is clamped to
-/// `FAR_ADDRESS`, so that the words after it cannot wrap to the buffer's start.
+/// `FAR_ADDRESS`, whatever the components' width: the words after it must not wrap to the
+/// buffer's start, and neither may the byte offset a driver computes from a word index
+/// (`unclamped_raw_addresses_near_2_32_read_zero` shows lavapipe's does, in 32 bits).
 #[test]
 fn bounded_raw_addresses_are_not_clamped() {
     assert_eq!(umins(&translate(&load_body(4, 32, 1))), 0, "tid << 4 + 32 is bounded");
     assert_eq!(umins(&translate(&store_body(2, 0, 15))), 0, "tid << 2 is bounded");
-    let unbounded = "  %r0 = call %dx.types.ResRet.i32 @dx.op.rawBufferLoad.i32(i32 139, %dx.types.Handle %src, i32 0, i32 undef, i8 1, i32 4)
-  %a = extractvalue %dx.types.ResRet.i32 %r0, 0
-  %r = call %dx.types.ResRet.i32 @dx.op.rawBufferLoad.i32(i32 139, %dx.types.Handle %src, i32 %a, i32 undef, i8 3, i32 4)
-  %x0 = extractvalue %dx.types.ResRet.i32 %r, 0
-  %x1 = extractvalue %dx.types.ResRet.i32 %r, 1
-  %s = add i32 %x0, %x1
-  call void @dx.op.rawBufferStore.i32(i32 140, %dx.types.Handle %out, i32 0, i32 undef, i32 %s, i32 undef, i32 undef, i32 undef, i8 1, i32 4)
-  ret void";
-    assert_eq!(umins(&translate(unbounded)), 1, "an address read from memory is clamped");
+    assert_eq!(umins(&translate(&unbounded_body(32))), 1, "an address read from memory is clamped");
+    assert_eq!(umins(&translate(&unbounded_body(16))), 1, "so is one of 16-bit components");
     // `tid << 30` may pass 2^32: clamped.
     assert_eq!(umins(&translate(&load_body(30, 0, 1))), 1, "tid << 30 is not bounded below 2^32");
 }

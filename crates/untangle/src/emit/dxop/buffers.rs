@@ -72,7 +72,10 @@ fn atomic_opcode(n: u64) -> Result<Op> {
 }
 
 /// The largest byte address a raw or structured access computes (see `byte_address`):
-/// 64 KiB below 2^32, so that the components after it (at most 32 bytes) do not wrap.
+/// 64 KiB below 2^32, so that the components after it (at most 32 bytes) do not wrap, and
+/// neither does the byte offset a driver computes from an element index in 32 bits (a word
+/// index of 2^30 is offset 0 to lavapipe: `raw_vector_views`'
+/// `unclamped_raw_addresses_near_2_32_read_zero`).
 pub(crate) const FAR_ADDRESS: u32 = 0xffff_0000;
 
 /// The word a raw or structured access outside its offset table's range goes to: past the
