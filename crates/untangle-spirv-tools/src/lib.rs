@@ -9,6 +9,10 @@
 //!
 //! `spirv-dis` is taken from the directory the validator was found in, else from `PATH`.
 //! Modules go to the tools on standard input, so no temporary files are left behind.
+//! [`SpirvVal::validate`] also checks the capability requirements `spirv-val` leaves out
+//! ([`capabilities`]).
+
+pub mod capabilities;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -65,12 +69,18 @@ impl SpirvVal {
         SpirvVal { val, dis, lib_dir }
     }
 
-    /// Validates a module for a target environment (`vulkan1.1`, `spv1.3`, …). `Err` holds
-    /// the validator's message (or why it could not run).
+    /// Validates a module for a target environment (`vulkan1.1`, `spv1.3`, …), then checks
+    /// what `spirv-val` does not ([`capabilities::missing_capabilities`]). `Err` holds the
+    /// message (or why the validator could not run).
     pub fn validate(&self, words: &[u32], target_env: &str) -> Result<(), String> {
         let out = self.run(&self.val, &["--target-env", target_env], words)?;
         if out.status.success() {
-            Ok(())
+            let missing = capabilities::missing_capabilities(words);
+            if missing.is_empty() {
+                Ok(())
+            } else {
+                Err(missing.join("\n"))
+            }
         } else {
             let mut msg = String::from_utf8_lossy(&out.stderr).into_owned();
             msg.push_str(&String::from_utf8_lossy(&out.stdout));
