@@ -354,6 +354,54 @@ fn aligned_16_bit_accesses_go_through_u16_vector_views() {
     assert_eq!(accesses_of(&m, 16), (c(4, 0, 0), c(4, 0, 0)));
 }
 
+/// Instructions `op` in the functions of `m`, with their operands.
+fn instructions(m: &Module, op: Op) -> Vec<Vec<Operand>> {
+    m.functions
+        .iter()
+        .flat_map(|f| f.all_inst_iter())
+        .filter(|i| i.class.opcode == op)
+        .map(|i| i.operands.clone())
+        .collect()
+}
+
+/// Half-float components loaded through a `u16vec4` view are read as one `f16vec4`
+/// (`OpBitcast` of the loaded vector, then its lanes); copied back unchanged, each lane's
+/// bits are the loaded lane's (`cleanup`'s lanes of bitcast vectors), so the store writes
+/// the loaded vector itself and the bitcast goes as dead code.
+#[test]
+fn half_vectors_are_read_as_floats_once() {
+    let m = rspirv::dr::load_words(translate(&copy16_body("half", 3, 0, 15))).expect("loads");
+    assert!(instructions(&m, Op::Bitcast).is_empty(), "a copy needs no bitcast");
+    let loaded: Vec<_> = m
+        .functions
+        .iter()
+        .flat_map(|f| f.all_inst_iter())
+        .filter(|i| i.class.opcode == Op::Load)
+        .filter_map(|i| i.result_id)
+        .collect();
+    let stored = instructions(&m, Op::Store);
+    assert!(
+        stored.iter().any(|o| matches!(o[1], Operand::IdRef(v) if loaded.contains(&v))),
+        "the loaded vector is stored as it is: {stored:?}"
+    );
+    // Arithmetic on the halves: one vector bitcast per loaded vector, none per lane.
+    let body = "  %t = call i32 @dx.op.threadId.i32(i32 93, i32 0)
+  %a = shl i32 %t, 3
+  %r = call %dx.types.ResRet.f16 @dx.op.rawBufferLoad.f16(i32 139, %dx.types.Handle %src, i32 %a, i32 undef, i8 15, i32 2)
+  %x = extractvalue %dx.types.ResRet.f16 %r, 0
+  %y = extractvalue %dx.types.ResRet.f16 %r, 1
+  %z = extractvalue %dx.types.ResRet.f16 %r, 2
+  %w = extractvalue %dx.types.ResRet.f16 %r, 3
+  %s0 = fadd fast half %x, %z
+  %s1 = fadd fast half %y, %w
+  call void @dx.op.rawBufferStore.f16(i32 140, %dx.types.Handle %dst, i32 %a, i32 undef, half %s0, half %s1, half undef, half undef, i8 3, i32 2)
+  ret void";
+    let m = rspirv::dr::load_words(translate(body)).expect("loads");
+    let casts = instructions(&m, Op::Bitcast).len();
+    // The loaded u16vec4 read as f16vec4, and the two sums written back as bits.
+    assert_eq!(casts, 3, "one vector bitcast in, one per stored lane out");
+}
+
 #[test]
 fn one_u16_vector_view_per_width_and_buffer() {
     // Two u16vec4 loads and two u16vec2 loads of `src`: one view of each width, named and

@@ -28,6 +28,10 @@
 //!   type `T` (not a pointer) is that operand (a 64-bit value assembled from two words and
 //!   split into words again). The operand dominates the inner bitcast, which dominates the
 //!   outer one.
+//! - **Lanes of bitcast vectors**: `OpBitcast` to type `T` of lane `k` of an `OpBitcast` of
+//!   vector `v`, whose lanes are of type `T` (lanes of equal width: a `u16vec4` loaded and
+//!   read as `f16vec4`, one lane written back as `uint16_t`), is `OpCompositeExtract v k`.
+//!   `v` dominates the bitcast, which dominates the lane.
 //! - **Dead code**: at the end of the function, pure instructions and plain loads whose
 //!   results nothing uses are removed, last first (so that chains go), with their names
 //!   and decorations. Uses are counted conservatively: any operand word equal to the id.
@@ -187,6 +191,9 @@ fn reusable_class(class: Word) -> bool {
 pub enum Answer {
     /// Reuse this id; write nothing.
     Reuse(Word),
+    /// Write `OpCompositeExtract` of component `.1` of vector `.0` instead (same result
+    /// type).
+    Extract(Word, Word),
     /// Write it.
     Write,
 }
@@ -248,6 +255,8 @@ pub struct Cleanup {
     classes: IdTable,
     /// Struct type → 1.
     structs: IdTable,
+    /// Vector type → its component type.
+    vectors: IdTable,
     /// Result id → its type (values made in functions, and constants).
     types: IdTable,
     /// This block's pure instructions: opcode, type and operands → result.
@@ -315,6 +324,10 @@ impl Cleanup {
         self.classes.set(id, class + 1);
     }
 
+    pub fn vector_type(&mut self, id: Word, component: Word) {
+        self.vectors.set(id, component);
+    }
+
     pub fn struct_type(&mut self, id: Word) {
         self.structs.set(id, 1);
     }
@@ -366,6 +379,15 @@ impl Cleanup {
             if let Some(&y) = self.bitcasts.get(&x) {
                 if self.types.get(y) == ty && self.classes.get(ty) == 0 {
                     return Answer::Reuse(y);
+                }
+            }
+            // Lane `k` of a bitcast vector, bitcast back to the lane type of the vector
+            // before it: that vector's lane `k`.
+            if let Some(&(lanes, k)) = self.extracts.get(&x) {
+                if let Some(&v) = self.bitcasts.get(&lanes) {
+                    if self.vectors.get(self.types.get(v)) == ty && ty != 0 {
+                        return Answer::Extract(v, k);
+                    }
                 }
             }
         }

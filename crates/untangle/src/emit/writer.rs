@@ -354,8 +354,10 @@ impl Builder {
     pub fn block_value(&mut self, op: Op, ty: Word, operands: &[Word]) -> BuildResult<Word> {
         if self.position == Position::Block {
             if let Some(c) = &mut self.cleanup {
-                if let Answer::Reuse(id) = c.before(op, ty, operands, self.next_id) {
-                    return Ok(id);
+                match c.before(op, ty, operands, self.next_id) {
+                    Answer::Reuse(id) => return Ok(id),
+                    Answer::Extract(vector, k) => return self.block_value(Op::CompositeExtract, ty, &[vector, k]),
+                    Answer::Write => {}
                 }
             }
         }
@@ -459,6 +461,7 @@ impl Builder {
             match op {
                 Op::TypeStruct => c.struct_type(id),
                 Op::TypePointer => c.pointer_type(id, operands[0]),
+                Op::TypeVector => c.vector_type(id, operands[0]),
                 _ => {}
             }
         }

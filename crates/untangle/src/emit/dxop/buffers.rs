@@ -1052,6 +1052,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let e = self.cx.uint(q.bits);
         let vt = self.cx.vec(e, q.width);
         let per = bits / q.bits;
+        // Float components of the view's width: each vector is read as floats once
+        // (`OpBitcast` of the vector, then its lanes), the form NVIDIA's compiler turns into
+        // packed 16-bit arithmetic; a lane written back as bits folds to the loaded lane
+        // (`cleanup`'s lanes of bitcast vectors).
+        let as_floats = per == 1 && self.is_float_ty(scalar);
+        let (lane_ty, read_ty) = if as_floats { (st, self.cx.vec(st, q.width)) } else { (e, vt) };
         let mut vectors: [Option<Word>; MAX_VECTORS] = [None; MAX_VECTORS];
         let mut words = [[0; 2]; 4];
         for (k, j) in Self::access_words(mask, bits, q.bits) {
@@ -1061,16 +1067,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 None => {
                     let p = self.vector_ptr(h, q, d, None)?;
                     let x = self.ids_op(Op::Load, vt, &[p])?;
+                    let x = if as_floats { self.ids_op(Op::Bitcast, read_ty, &[x])? } else { x };
                     vectors[d as usize] = Some(x);
                     x
                 }
             };
-            words[k as usize][j as usize] = self.extract(e, vector, comp)?;
+            words[k as usize][j as usize] = self.extract(lane_ty, vector, comp)?;
         }
         let mut comps = Vec::new();
         for (k, w) in words.iter().enumerate() {
             comps.push(if mask & (1 << k) == 0 {
                 self.cx.undef(st)
+            } else if as_floats {
+                w[0]
             } else if bits == 64 {
                 let u2 = self.cx.vec(u, 2);
                 let pair = self.ids_op(Op::CompositeConstruct, u2, w)?;
@@ -1180,6 +1189,14 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     /// The four components of a texel vector, converted to `scalar`.
     pub fn split_texel(&mut self, v: Word, texel: TexelKind, scalar: TypeId) -> Result<Vec<Word>> {
         let tt = texel.scalar(self.cx);
+        // Integer texels that every lane converts alike: the vector converted once, then
+        // its lanes (the reference's form, which NVIDIA's compiler keeps packed).
+        if let Some(op) = self.texel_vector_conversion(texel, scalar) {
+            let st = self.cx.ty(scalar)?;
+            let vt = self.cx.vec(st, 4);
+            let w = self.ids_op(op, vt, &[v])?;
+            return (0..4).map(|k| self.extract(st, w, k)).collect();
+        }
         let mut comps = Vec::new();
         for k in 0..4 {
             let x = self.extract(tt, v, k)?;
@@ -1189,6 +1206,19 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// A texel vector from four IR values.
+    /// The one instruction that converts a vector of `texel` lanes into lanes of the IR
+    /// scalar `scalar` as [`FnEmit::num_to_ir`] converts each (an integer texel to a
+    /// narrower or wider integer, or its bits to a 32-bit float), if there is one.
+    fn texel_vector_conversion(&self, texel: TexelKind, scalar: TypeId) -> Option<Op> {
+        let bits = self.scalar_bits(scalar)?;
+        match (texel, self.is_float_ty(scalar), bits) {
+            (TexelKind::UInt, false, 8 | 16 | 64) => Some(Op::UConvert),
+            (TexelKind::SInt, false, 8 | 16 | 64) => Some(Op::SConvert),
+            (TexelKind::UInt | TexelKind::SInt, true, 32) => Some(Op::Bitcast),
+            _ => None,
+        }
+    }
+
     pub fn make_texel(&mut self, c: &Call<'_>, first: usize, texel: TexelKind) -> Result<Word> {
         let tt = texel.scalar(self.cx);
         let mut comps = Vec::new();
