@@ -182,7 +182,8 @@ impl<'m> ModuleBuilder<'m> {
             interface: Vec::new(),
             glsl: None,
             debug_break: None,
-            decorations: Default::default(),
+            // Each descriptor takes two or three, each block type a few more.
+            decorations: crate::ir::hash::HashSet::with_capacity_and_hasher(room.scaled(1, 16, 256), Default::default()),
             scalars: [0; 14],
             // Set from the options by `translate`, the only maker of modules.
             sample_count: SampleCount::default(),

@@ -158,8 +158,8 @@ impl Binder {
     }
 }
 
-impl Resources {
-    pub fn new(table: crate::dxil::Resources, binder: Binder) -> Resources {
+impl<'m> Resources<'m> {
+    pub fn new(table: &'m crate::dxil::Resources, binder: Binder) -> Resources<'m> {
         Resources {
             table,
             binder,
@@ -183,7 +183,7 @@ impl Resources {
         }
     }
 
-    pub fn resource(&self, class: ResourceClass, id: u32) -> Result<&Resource> {
+    pub fn resource(&self, class: ResourceClass, id: u32) -> Result<&'m Resource> {
         self.table
             .by_id(class, id)
             .ok_or_else(|| malformed(Subject::Resource(class), format!("no {} with range id {id}", class.name())))
@@ -355,7 +355,7 @@ impl Resources {
         if let Some(&v) = self.counters.get(&id) {
             return Ok(v);
         }
-        let r = self.resource(ResourceClass::Uav, id)?.clone();
+        let r = self.resource(ResourceClass::Uav, id)?;
         let place = self.binder.place(&r)?;
         let v = match place {
             Place::Descriptor { first_register, count, counter: Some((cset, cbinding)), .. } => {
@@ -426,7 +426,7 @@ impl Resources {
             return Ok(v);
         }
         let primary = self.var(cx, class, id)?;
-        let r = self.resource(class, id)?.clone();
+        let r = self.resource(class, id)?;
         let elem = elem(cx);
         let st = array_block(cx, elem, None, stride);
         let v = if primary.var == 0 {
@@ -520,7 +520,7 @@ impl Resources {
         if let Some(&v) = self.image_views.get(&(id, format as u32)) {
             return Ok(v);
         }
-        let r = self.resource(ResourceClass::Uav, id)?.clone();
+        let r = self.resource(ResourceClass::Uav, id)?;
         let rv = self.var(cx, ResourceClass::Uav, id)?;
         let ResShape::Image { dim, arrayed, ms, .. } = rv.shape else {
             return Err(Error::Internal(format!("{format:?} image view of a non-image")));
@@ -834,7 +834,7 @@ impl Resources {
         if let Some(v) = self.vars.get(&(class, id)) {
             return Ok(*v);
         }
-        let r = self.resource(class, id)?.clone();
+        let r = self.resource(class, id)?;
         let atomic = class == ResourceClass::Uav && self.atomic_uavs.contains(&id);
         let place = self.binder.place(&r)?;
         let v = match place {
