@@ -29,15 +29,13 @@
 //!   gave them. A decoration the variable already has is not repeated.
 //!
 //! # Cost
-//! One walk over the function words and one over the annotations and globals, with one
-//! dense table indexed by result id (what each id stands for) and small maps of the few
-//! pointer, array and image types: O(words + bound).
+//! One walk over the function words and one over the annotations and globals, with two
+//! dense tables indexed by result id (what each type is; what each id stands for): O(words +
+//! bound).
 
 use super::cleanup::spans;
-use foldhash::fast::FixedState;
 use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 use smallvec::SmallVec;
-use std::collections::HashMap;
 
 /// What the module does through a variable (or through the views of its descriptor).
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
@@ -69,45 +67,57 @@ fn op_of(w: Word) -> u32 {
     w & 0xffff
 }
 
-/// The candidate variables of `globals`, in order.
-fn candidates(globals: &[Word]) -> Vec<Candidate> {
+/// What a global type id is, as far as finding candidates needs.
+#[derive(Clone, Copy)]
+enum TypeFact {
+    Other,
+    /// A pointer type, to this type.
+    Pointer(Word),
+    /// An array or runtime array, of this type.
+    Array(Word),
+    /// An image type; whether it is a storage image (`Sampled` 2).
+    Image(bool),
+}
+
+/// The candidate variables of `globals` (whose ids are below `bound`), in order.
+fn candidates(globals: &[Word], bound: Word) -> Vec<Candidate> {
     // Pointee of each pointer type, element of each array, whether an image is a storage
-    // one: a module has few such types, so maps rather than tables as long as its bound.
-    type Map<V> = HashMap<Word, V, FixedState>;
-    let (mut pointee, mut element, mut storage_image) =
-        (Map::<Word>::default(), Map::<Word>::default(), Map::<bool>::default());
+    // one: one dense table by id (one allocation, no hashing).
+    let mut types = vec![TypeFact::Other; bound as usize];
+    let fact = |types: &[TypeFact], id: Word| types.get(id as usize).copied().unwrap_or(TypeFact::Other);
     let mut vars = Vec::new();
     for (s, e) in spans(globals) {
         let inst = &globals[s..e];
         let get = |k: usize| inst.get(k).copied().unwrap_or(0);
-        match op_of(inst[0]) {
-            o if o == Op::TypePointer as u32 => {
-                pointee.insert(get(1), get(3));
-            }
-            o if o == Op::TypeArray as u32 || o == Op::TypeRuntimeArray as u32 => {
-                element.insert(get(1), get(2));
-            }
+        let known = match op_of(inst[0]) {
+            o if o == Op::TypePointer as u32 => TypeFact::Pointer(get(3)),
+            o if o == Op::TypeArray as u32 || o == Op::TypeRuntimeArray as u32 => TypeFact::Array(get(2)),
             // OpTypeImage result, sampled type, dim, depth, arrayed, ms, sampled, format.
-            o if o == Op::TypeImage as u32 => {
-                storage_image.insert(get(1), get(7) == 2);
-            }
+            o if o == Op::TypeImage as u32 => TypeFact::Image(get(7) == 2),
             o if o == Op::Variable as u32 => {
                 let class = get(3);
-                let to = pointee.get(&get(1)).copied().unwrap_or(0);
+                let to = match fact(&types, get(1)) {
+                    TypeFact::Pointer(to) => to,
+                    _ => 0,
+                };
                 let var = get(2);
                 if class == StorageClass::StorageBuffer as u32 {
                     vars.push(Candidate { var, image: false, pointee: to });
                 } else if class == StorageClass::UniformConstant as u32 {
                     let mut ty = to;
-                    while let Some(&inner) = element.get(&ty) {
+                    while let TypeFact::Array(inner) = fact(&types, ty) {
                         ty = inner;
                     }
-                    if storage_image.get(&ty).copied().unwrap_or(false) {
+                    if matches!(fact(&types, ty), TypeFact::Image(true)) {
                         vars.push(Candidate { var, image: true, pointee: to });
                     }
                 }
+                continue;
             }
-            _ => {}
+            _ => continue,
+        };
+        if let Some(slot) = types.get_mut(get(1) as usize) {
+            *slot = known;
         }
     }
     vars
@@ -158,7 +168,7 @@ fn classify(op: u32, k: usize, image: bool) -> Access {
 /// buffers and storage images of the module (sections as the writer keeps them) that it
 /// only reads or only writes; `bound` is the module's id bound.
 pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[Word], bound: Word) -> Vec<Word> {
-    let vars = candidates(globals);
+    let vars = candidates(globals, bound);
     if vars.is_empty() {
         return Vec::new();
     }
@@ -218,10 +228,15 @@ pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[W
             slot.write |= a.write;
         }
     }
-    // Descriptors: (set, binding) of each candidate, and the decorations it has.
-    let mut set = vec![None; vars.len()];
-    let mut binding = vec![None; vars.len()];
-    let mut has = vec![(false, false); vars.len()];
+    // Descriptors: (set, binding) of each candidate, and the decorations it has
+    // (`NonWritable`, `NonReadable`).
+    #[derive(Clone, Copy, Default)]
+    struct Declared {
+        set: Option<Word>,
+        binding: Option<Word>,
+        has: (bool, bool),
+    }
+    let mut declared = vec![Declared::default(); vars.len()];
     // Blocks whose member 0 is `NonWritable` already (the emitter's SRVs): for a storage
     // buffer's one-member block that says what the variable's decoration would.
     let mut block_nonwritable: SmallVec<[Word; 8]> = SmallVec::new();
@@ -242,17 +257,17 @@ pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[W
             _ => continue,
         };
         match inst[2] {
-            d if d == Decoration::DescriptorSet as u32 => set[i] = inst.get(3).copied(),
-            d if d == Decoration::Binding as u32 => binding[i] = inst.get(3).copied(),
-            d if d == Decoration::NonWritable as u32 => has[i].0 = true,
-            d if d == Decoration::NonReadable as u32 => has[i].1 = true,
+            d if d == Decoration::DescriptorSet as u32 => declared[i].set = inst.get(3).copied(),
+            d if d == Decoration::Binding as u32 => declared[i].binding = inst.get(3).copied(),
+            d if d == Decoration::NonWritable as u32 => declared[i].has.0 = true,
+            d if d == Decoration::NonReadable as u32 => declared[i].has.1 = true,
             _ => {}
         }
     }
     // Views of one descriptor share their access (sorted keys keep the output stable).
     let mut shared: std::collections::BTreeMap<(Word, Word), Access> = Default::default();
     for i in 0..vars.len() {
-        if let (Some(s), Some(b)) = (set[i], binding[i]) {
+        if let (Some(s), Some(b)) = (declared[i].set, declared[i].binding) {
             let a = shared.entry((s, b)).or_default();
             a.read |= access[i].read;
             a.write |= access[i].write;
@@ -261,18 +276,19 @@ pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[W
     let mut out = Vec::new();
     for (i, c) in vars.iter().enumerate() {
         let v = c.var;
+        let mut has = declared[i].has;
         if !c.image && block_nonwritable.contains(&c.pointee) {
-            has[i].0 = true;
+            has.0 = true;
         }
-        let a = match (set[i], binding[i]) {
+        let a = match (declared[i].set, declared[i].binding) {
             (Some(s), Some(b)) => shared[&(s, b)],
             _ => access[i],
         };
         let mut decorate = |d: Decoration| out.extend_from_slice(&[(3 << 16) | Op::Decorate as u32, v, d as u32]);
-        if !a.write && !has[i].0 {
+        if !a.write && !has.0 {
             decorate(Decoration::NonWritable);
         }
-        if !a.read && !has[i].1 {
+        if !a.read && !has.1 {
             decorate(Decoration::NonReadable);
         }
     }

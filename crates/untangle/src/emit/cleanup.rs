@@ -37,7 +37,7 @@
 //!   variables nothing uses go, with their names, decorations and interface entries
 //!   ([`prune_globals`]).
 //! - **Width capabilities**: `Int8`, `Int16`, `Int64`, `Float16` and `Float64` go when no
-//!   type of their width is left ([`drop_width_capabilities`]).
+//!   type of their width is left ([`extend_width_capabilities_used`]).
 //!
 //! All tables are hash maps consulted by key; nothing is iterated, so the output is
 //! deterministic. Cost: one hash of the key per pure instruction or load (the key is
@@ -560,6 +560,20 @@ fn removable_inst(glsl: Option<Word>, inst: &[Word]) -> bool {
     }
 }
 
+/// Appends to `out` the instructions of `words` (a section of `OpName`s or decorations)
+/// whose target (word 1) is not in `removed`.
+pub fn extend_without_targets(out: &mut Vec<Word>, words: &[Word], removed: &IdSet) {
+    if removed.is_empty() {
+        out.extend_from_slice(words);
+        return;
+    }
+    for (s, e) in spans(words) {
+        if !words.get(s + 1).is_some_and(|&t| removed.contains(t)) {
+            out.extend_from_slice(&words[s..e]);
+        }
+    }
+}
+
 /// Removes from `words` (a section of `OpName`s or decorations) the instructions whose
 /// target (word 1) is in `removed`.
 pub fn drop_targets(words: &mut Vec<Word>, removed: &IdSet) {
@@ -602,10 +616,13 @@ fn interface_start(inst: &[Word]) -> usize {
     name.map_or(inst.len(), |k| 3 + k + 1).min(inst.len())
 }
 
-/// The entry points `words` without the interface ids in `removed` (variables that
-/// [`prune_globals`] removed).
-pub fn drop_interface(words: &[Word], removed: &IdSet) -> Vec<Word> {
-    let mut out = Vec::with_capacity(words.len());
+/// Appends to `out` the entry points `words` without the interface ids in `removed`
+/// (variables that [`prune_globals`] removed).
+pub fn extend_without_interface(out: &mut Vec<Word>, words: &[Word], removed: &IdSet) {
+    if removed.is_empty() {
+        out.extend_from_slice(words);
+        return;
+    }
     for (s, e) in spans(words) {
         let inst = &words[s..e];
         if inst[0] & 0xffff != Op::EntryPoint as Word {
@@ -619,7 +636,6 @@ pub fn drop_interface(words: &[Word], removed: &IdSet) -> Vec<Word> {
         let len = (out.len() - head) as Word;
         out[head] = (len << 16) | (inst[0] & 0xffff);
     }
-    out
 }
 
 /// Whole instructions of `words`: (start, end) of each, in order.
@@ -640,7 +656,7 @@ pub fn spans(words: &[Word]) -> impl Iterator<Item = (usize, usize)> + '_ {
 /// may use them: `users` (entry points, execution modes, functions: every operand word
 /// counts, except an entry point's interface list, which only names the variables) and
 /// `annotations` (decoration operands after the target count). Also returns the removed
-/// ids, whose names, decorations and interface entries ([`drop_interface`]) must go too.
+/// ids, whose names, decorations and interface entries ([`extend_without_interface`]) must go too.
 /// Uses are counted conservatively: any operand word equal to the id.
 pub fn prune_globals(globals: &[Word], users: &[&[Word]], annotations: &[Word], bound: Word) -> (Vec<Word>, IdSet) {
     let mut uses = vec![0u32; bound as usize];
@@ -670,32 +686,37 @@ pub fn prune_globals(globals: &[Word], users: &[&[Word]], annotations: &[Word], 
             count(&annotations[(s + 3).min(e)..e], &mut uses);
         }
     }
-    // Global instructions average more than 3 words: room for all of them at once.
-    let mut insts: Vec<(usize, usize)> = Vec::with_capacity(globals.len() / 3 + 1);
-    insts.extend(spans(globals));
-    let mut result = Vec::with_capacity(insts.len());
-    for &(s, e) in &insts {
-        let at = removable_global(&globals[s..e]);
-        for (k, &w) in globals[s + 1..e].iter().enumerate() {
-            if Some(k + 1) != at {
+    // One entry per global instruction: its span, where its removable result is (word
+    // index), whether it went. Global instructions average more than 3 words: room for all
+    // of them at once.
+    struct Global {
+        start: usize,
+        end: usize,
+        result_at: Option<usize>,
+        dead: bool,
+    }
+    let mut insts: Vec<Global> = Vec::with_capacity(globals.len() / 3 + 1);
+    for (start, end) in spans(globals) {
+        let result_at = removable_global(&globals[start..end]);
+        for (k, &w) in globals[start + 1..end].iter().enumerate() {
+            if Some(k + 1) != result_at {
                 if let Some(n) = uses.get_mut(w as usize) {
                     *n += 1;
                 }
             }
         }
-        result.push(at.map(|k| globals[s + k]));
+        insts.push(Global { start, end, result_at, dead: false });
     }
     let mut removed = IdSet::default();
-    let mut dead = vec![false; insts.len()];
-    for (i, &(s, e)) in insts.iter().enumerate().rev() {
-        let Some(id) = result[i] else { continue };
+    for g in insts.iter_mut().rev() {
+        let Some(at) = g.result_at else { continue };
+        let id = globals[g.start + at];
         if uses.get(id as usize).copied().unwrap_or(0) != 0 {
             continue;
         }
-        dead[i] = true;
+        g.dead = true;
         removed.insert(id);
-        let at = removable_global(&globals[s..e]).unwrap_or(0);
-        for (k, &w) in globals[s + 1..e].iter().enumerate() {
+        for (k, &w) in globals[g.start + 1..g.end].iter().enumerate() {
             if k + 1 != at {
                 if let Some(n) = uses.get_mut(w as usize) {
                     *n = n.saturating_sub(1);
@@ -704,10 +725,8 @@ pub fn prune_globals(globals: &[Word], users: &[&[Word]], annotations: &[Word], 
         }
     }
     let mut out = Vec::with_capacity(globals.len());
-    for (i, &(s, e)) in insts.iter().enumerate() {
-        if !dead[i] {
-            out.extend_from_slice(&globals[s..e]);
-        }
+    for g in insts.iter().filter(|g| !g.dead) {
+        out.extend_from_slice(&globals[g.start..g.end]);
     }
     (out, removed)
 }
@@ -722,14 +741,14 @@ const WIDTH_CAPABILITIES: [(Capability, Op, Word); 5] = [
     (Capability::Float64, Op::TypeFloat, 64),
 ];
 
-/// The `OpCapability` section `capabilities` without the width capabilities
-/// ([`WIDTH_CAPABILITIES`]) whose type the global section `globals` no longer declares
-/// (after [`prune_globals`]: a 64-bit integer assembled from two words and split again
-/// leaves nothing of 64 bits). Declaring one without the type is valid but asks the
+/// Appends to `out` the `OpCapability` section `capabilities` without the width
+/// capabilities ([`WIDTH_CAPABILITIES`]) whose type the global section `globals` no longer
+/// declares (after [`prune_globals`]: a 64-bit integer assembled from two words and split
+/// again leaves nothing of 64 bits). Declaring one without the type is valid but asks the
 /// driver for a feature the module never uses. Capabilities that depend on one of these
 /// (`Int64Atomics` on `Int64`, ...) declare it implicitly, so removing the explicit one
 /// is safe wherever they stay. Cost: one pass over each section.
-pub fn drop_width_capabilities(capabilities: &[Word], globals: &[Word]) -> Vec<Word> {
+pub fn extend_width_capabilities_used(out: &mut Vec<Word>, capabilities: &[Word], globals: &[Word]) {
     let mut declared = [false; WIDTH_CAPABILITIES.len()];
     for (s, e) in spans(globals) {
         let (op, width) = (globals[s] & 0xffff, globals.get(s + 2).copied());
@@ -737,7 +756,6 @@ pub fn drop_width_capabilities(capabilities: &[Word], globals: &[Word]) -> Vec<W
             declared[k] |= e > s + 2 && op == type_op as Word && width == Some(w);
         }
     }
-    let mut out = Vec::with_capacity(capabilities.len());
     for (s, e) in spans(capabilities) {
         let inst = &capabilities[s..e];
         let unused = WIDTH_CAPABILITIES.iter().zip(declared).any(|(&(c, _, _), has)| {
@@ -747,5 +765,4 @@ pub fn drop_width_capabilities(capabilities: &[Word], globals: &[Word]) -> Vec<W
             out.extend_from_slice(inst);
         }
     }
-    out
 }

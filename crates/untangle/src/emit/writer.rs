@@ -263,68 +263,57 @@ impl Builder {
             return Err(BuildError::InstructionTooLong);
         }
         if self.cleanup.is_none() {
-            return Ok(self.assemble_from(&self.debug_names, &self.annotations, &self.globals));
+            return Ok(self.assemble_with(&self.globals, None));
         }
         let users = [&self.entry_points[..], &self.execution_modes[..], &self.functions[..]];
         let (globals, removed) = cleanup::prune_globals(&self.globals, &users, &self.annotations, self.next_id);
         let access = access::access_decorations(&globals, &self.annotations, &self.functions, self.next_id);
-        let capabilities = cleanup::drop_width_capabilities(&self.capabilities, &globals);
-        if removed.is_empty() && access.is_empty() {
-            return Ok(self.assemble_with(
-                &capabilities,
-                &self.entry_points,
-                &self.debug_names,
-                &self.annotations,
-                &globals,
-            ));
-        }
-        let (mut names, mut annotations) = (self.debug_names.clone(), self.annotations.clone());
-        cleanup::drop_targets(&mut names, &removed);
-        cleanup::drop_targets(&mut annotations, &removed);
-        annotations.extend_from_slice(&access);
-        let entry_points = cleanup::drop_interface(&self.entry_points, &removed);
-        Ok(self.assemble_with(&capabilities, &entry_points, &names, &annotations, &globals))
+        Ok(self.assemble_with(&globals, Some((&removed, &access))))
     }
 
-    /// The module with these names, annotations and globals.
-    fn assemble_from(&self, names: &[Word], annotations: &[Word], globals: &[Word]) -> Vec<Word> {
-        self.assemble_with(&self.capabilities, &self.entry_points, names, annotations, globals)
-    }
-
-    /// The module with these capabilities, entry points, names, annotations and globals.
-    fn assemble_with(
-        &self,
-        capabilities: &[Word],
-        entry_points: &[Word],
-        names: &[Word],
-        annotations: &[Word],
-        globals: &[Word],
-    ) -> Vec<Word> {
+    /// The module with global section `globals`. With `cleaned` (the ids
+    /// [`cleanup::prune_globals`] removed, the access decorations): without the width
+    /// capabilities no type needs, without the removed ids' names, decorations and
+    /// interface entries, with the access decorations after the others. Each section is
+    /// filtered straight into the module (one allocation), never copied first.
+    fn assemble_with(&self, globals: &[Word], cleaned: Option<(&cleanup::IdSet, &[Word])>) -> Vec<Word> {
+        let access = cleaned.map_or(&[][..], |(_, access)| access);
         let sections = [
-            capabilities,
+            &self.capabilities,
             &self.extensions,
             &self.ext_inst_imports,
-            entry_points,
+            &self.entry_points,
             &self.execution_modes,
-            names,
-            annotations,
+            &self.debug_names,
+            &self.annotations,
+            access,
             globals,
             &self.functions,
         ];
         let total = 5 + 3 + sections.iter().map(|s| s.len()).sum::<usize>();
         let mut out = Vec::with_capacity(total);
         out.extend_from_slice(&[spirv::MAGIC_NUMBER, self.version, GENERATOR, self.next_id, 0]);
-        for (k, section) in sections.iter().enumerate() {
-            if k == 3 {
-                if let Some(mut mm) = self.memory_model {
-                    if self.vulkan_memory_model {
-                        mm[2] = spirv::MemoryModel::Vulkan as u32;
-                    }
-                    out.extend_from_slice(&mm);
-                }
-            }
-            out.extend_from_slice(section);
+        match cleaned {
+            Some(_) => cleanup::extend_width_capabilities_used(&mut out, &self.capabilities, globals),
+            None => out.extend_from_slice(&self.capabilities),
         }
+        out.extend_from_slice(&self.extensions);
+        out.extend_from_slice(&self.ext_inst_imports);
+        if let Some(mut mm) = self.memory_model {
+            if self.vulkan_memory_model {
+                mm[2] = spirv::MemoryModel::Vulkan as u32;
+            }
+            out.extend_from_slice(&mm);
+        }
+        let none = cleanup::IdSet::default();
+        let removed = cleaned.map_or(&none, |(removed, _)| removed);
+        cleanup::extend_without_interface(&mut out, &self.entry_points, removed);
+        out.extend_from_slice(&self.execution_modes);
+        cleanup::extend_without_targets(&mut out, &self.debug_names, removed);
+        cleanup::extend_without_targets(&mut out, &self.annotations, removed);
+        out.extend_from_slice(access);
+        out.extend_from_slice(globals);
+        out.extend_from_slice(&self.functions);
         out
     }
 
