@@ -191,25 +191,46 @@ pub enum Answer {
     Write,
 }
 
-/// Facts about ids, in vectors indexed by id (ids are small and dense: the writer hands
-/// them out in order), 0 meaning none: no hashing on the per-instruction path.
+/// What the clean-ups know of an id ([`IdTable`]); zeros for nothing known.
+#[derive(Clone, Copy, Default)]
+struct IdFacts {
+    /// A pointer type's or pointer value's (variable, access chain) storage class + 1.
+    class: Word,
+    /// A value's type (values made in functions, and constants).
+    ty: Word,
+    /// A struct type.
+    is_struct: bool,
+}
+
+/// Facts about ids, in one vector indexed by id (ids are small and dense: the writer hands
+/// them out in order): no hashing on the per-instruction path.
 #[derive(Default)]
-struct IdTable(Vec<Word>);
+struct IdTable(Vec<IdFacts>);
 
 impl IdTable {
     #[inline]
-    fn get(&self, id: Word) -> Word {
-        self.0.get(id as usize).copied().unwrap_or(0)
+    fn get(&self, id: Word) -> IdFacts {
+        self.0.get(id as usize).copied().unwrap_or_default()
     }
 
     #[inline]
-    fn set(&mut self, id: Word, value: Word) {
+    fn class(&self, id: Word) -> Word {
+        self.get(id).class
+    }
+
+    #[inline]
+    fn ty(&self, id: Word) -> Word {
+        self.get(id).ty
+    }
+
+    #[inline]
+    fn at(&mut self, id: Word) -> &mut IdFacts {
         let i = id as usize;
         if i >= self.0.len() {
             // `resize` reserves amortized: ids arrive in increasing order.
-            self.0.resize(i + 1, 0);
+            self.0.resize(i + 1, IdFacts::default());
         }
-        self.0[i] = value;
+        &mut self.0[i]
     }
 }
 
@@ -244,12 +265,8 @@ impl IdSet {
 pub struct Cleanup {
     /// The `GLSL.std.450` import.
     glsl: Option<Word>,
-    /// Pointer type or pointer value (variable, access chain) → its storage class + 1.
-    classes: IdTable,
-    /// Struct type → 1.
-    structs: IdTable,
-    /// Result id → its type (values made in functions, and constants).
-    types: IdTable,
+    /// Storage classes, types, struct types by id.
+    ids: IdTable,
     /// This block's pure instructions: opcode, type and operands → result.
     values: HashMap<Key, Word, FixedState>,
     /// This block's loads since the last effect: type and operands → result.
@@ -259,12 +276,9 @@ pub struct Cleanup {
     constant_loads: HashMap<Key, Word, FixedState>,
     /// This block's stores since the last effect: pointer → value.
     stored: HashMap<Word, Word, FixedState>,
-    /// This function's constructs: result → (type, constituents).
-    constructs: HashMap<Word, (Word, SmallVec<[Word; 4]>), FixedState>,
-    /// This function's single-index extracts: result → (composite, index).
-    extracts: HashMap<Word, (Word, Word), FixedState>,
-    /// This function's bitcasts of values: result → operand.
-    bitcasts: HashMap<Word, Word, FixedState>,
+    /// This function's constructs, single-index extracts and bitcasts of values, by
+    /// result (one table: a result is one of them).
+    made: HashMap<Word, Made, FixedState>,
     /// Use counts by id, all zero between calls of [`Cleanup::remove_dead`].
     uses: Vec<u32>,
     /// [`Cleanup::remove_dead`]'s scratch, kept across functions: instruction starts, and
@@ -272,6 +286,18 @@ pub struct Cleanup {
     starts: Vec<usize>,
     removable: Vec<bool>,
     dead: Vec<bool>,
+}
+
+/// How a result of the function was made, for the clean-ups of constructs, extracts and
+/// bitcasts.
+#[derive(Clone, PartialEq, Eq)]
+enum Made {
+    /// `OpCompositeConstruct`: type, constituents.
+    Construct(Word, SmallVec<[Word; 4]>),
+    /// `OpCompositeExtract` with one index: composite, index.
+    Extract(Word, Word),
+    /// `OpBitcast`: operand.
+    Bitcast(Word),
 }
 
 fn key(head: &[Word], operands: &[Word]) -> Key {
@@ -297,12 +323,8 @@ impl Cleanup {
             loads: table(room),
             constant_loads: table(room),
             stored: table(room),
-            constructs: table(room),
-            extracts: table(room),
-            bitcasts: table(room),
-            classes: IdTable(Vec::with_capacity(ids)),
-            structs: IdTable(Vec::with_capacity(ids)),
-            types: IdTable(Vec::with_capacity(ids)),
+            made: table(room),
+            ids: IdTable(Vec::with_capacity(ids)),
             ..Cleanup::default()
         }
     }
@@ -312,20 +334,21 @@ impl Cleanup {
     }
 
     pub fn pointer_type(&mut self, id: Word, class: Word) {
-        self.classes.set(id, class + 1);
+        self.ids.at(id).class = class + 1;
     }
 
     pub fn struct_type(&mut self, id: Word) {
-        self.structs.set(id, 1);
+        self.ids.at(id).is_struct = true;
     }
 
     /// A value of type `ty` (a constant, a variable, a parameter).
     #[inline]
     pub fn value(&mut self, id: Word, ty: Word) {
-        self.types.set(id, ty);
-        let class = self.classes.get(ty);
+        let class = self.ids.class(ty);
+        let facts = self.ids.at(id);
+        facts.ty = ty;
         if class != 0 {
-            self.classes.set(id, class);
+            facts.class = class;
         }
     }
 
@@ -338,9 +361,7 @@ impl Cleanup {
 
     pub fn begin_function(&mut self) {
         self.begin_block();
-        self.constructs.clear();
-        self.extracts.clear();
-        self.bitcasts.clear();
+        self.made.clear();
     }
 
     fn pure(&self, op: Op, operands: &[Word]) -> bool {
@@ -349,7 +370,7 @@ impl Cleanup {
 
     /// Whether a load or store through `ptr` with memory operands `access` may be reused.
     fn reusable_access(&self, ptr: Word, access: &[Word]) -> bool {
-        let class = self.classes.get(ptr);
+        let class = self.ids.class(ptr);
         class != 0 && reusable_class(class - 1) && access.first().is_none_or(|&mask| mask & !PLAIN_ACCESS == 0)
     }
 
@@ -363,8 +384,8 @@ impl Cleanup {
             }
         }
         if let (Op::Bitcast, &[x]) = (op, operands) {
-            if let Some(&y) = self.bitcasts.get(&x) {
-                if self.types.get(y) == ty && self.classes.get(ty) == 0 {
+            if let Some(&Made::Bitcast(y)) = self.made.get(&x) {
+                if self.ids.ty(y) == ty && self.ids.class(ty) == 0 {
                     return Answer::Reuse(y);
                 }
             }
@@ -383,11 +404,11 @@ impl Cleanup {
             }
         } else if op == Op::Load && !operands.is_empty() && self.reusable_access(operands[0], &operands[1..]) {
             if let Some(&v) = self.stored.get(&operands[0]) {
-                if self.types.get(v) == ty {
+                if self.ids.ty(v) == ty {
                     return Answer::Reuse(v);
                 }
             }
-            let loads = if unwritable_class(self.classes.get(operands[0]).wrapping_sub(1)) {
+            let loads = if unwritable_class(self.ids.class(operands[0]).wrapping_sub(1)) {
                 &mut self.constant_loads
             } else {
                 &mut self.loads
@@ -405,18 +426,18 @@ impl Cleanup {
     /// Constituent `k` of `composite` when it is a construct whose constituents are its
     /// components one for one, of type `ty`.
     fn extracted(&self, ty: Word, composite: Word, k: Word) -> Option<Word> {
-        let (cty, parts) = self.constructs.get(&composite)?;
+        let Made::Construct(cty, parts) = self.made.get(&composite)? else { return None };
         let x = *parts.get(k as usize)?;
-        let whole = self.structs.get(*cty) != 0 || parts.iter().all(|&p| self.types.get(p) == ty);
-        (whole && self.types.get(x) == ty).then_some(x)
+        let whole = self.ids.get(*cty).is_struct || parts.iter().all(|&p| self.ids.ty(p) == ty);
+        (whole && self.ids.ty(x) == ty).then_some(x)
     }
 
     /// The composite of type `ty` whose components `0, 1, …` in order are the extracts
     /// `parts`, if they are.
     fn reassembled(&self, ty: Word, parts: &[Word]) -> Option<Word> {
-        let &(v, _) = self.extracts.get(parts.first()?)?;
-        let whole = self.types.get(v) == ty
-            && parts.iter().enumerate().all(|(k, p)| self.extracts.get(p) == Some(&(v, k as Word)));
+        let &Made::Extract(v, _) = self.made.get(parts.first()?)? else { return None };
+        let whole = self.ids.ty(v) == ty
+            && parts.iter().enumerate().all(|(k, p)| self.made.get(p) == Some(&Made::Extract(v, k as Word)));
         whole.then_some(v)
     }
 
@@ -425,13 +446,13 @@ impl Cleanup {
         self.value(id, ty);
         match op {
             Op::CompositeConstruct => {
-                self.constructs.insert(id, (ty, SmallVec::from_slice(operands)));
+                self.made.insert(id, Made::Construct(ty, SmallVec::from_slice(operands)));
             }
             Op::CompositeExtract if operands.len() == 2 => {
-                self.extracts.insert(id, (operands[0], operands[1]));
+                self.made.insert(id, Made::Extract(operands[0], operands[1]));
             }
             Op::Bitcast if operands.len() == 1 => {
-                self.bitcasts.insert(id, operands[0]);
+                self.made.insert(id, Made::Bitcast(operands[0]));
             }
             _ => {}
         }

@@ -46,7 +46,6 @@ pub struct ModuleBuilder<'m> {
     /// there contains itself (possible in a malformed module), refused instead of recursing.
     open_structs: Vec<TypeId>,
     consts: HashMap<ConstId, Word>,
-    u32_consts: HashMap<u32, Word>,
     u32_values: HashMap<Word, u32>,
     scalar_consts: HashMap<(Word, u64), Word>,
     undefs: HashMap<Word, Word>,
@@ -170,7 +169,6 @@ impl<'m> ModuleBuilder<'m> {
             types: sized(m.types.len()),
             open_structs: Vec::new(),
             consts: sized(m.constants.len()),
-            u32_consts: sized(room.scaled(1, 8, 64)),
             u32_values: sized(room.scaled(1, 8, 64)),
             scalar_consts: sized(m.constants.len().max(room.scaled(1, 8, 64))),
             undefs: HashMap::default(),
@@ -494,13 +492,8 @@ impl<'m> ModuleBuilder<'m> {
     // --- constants ---
 
     pub fn const_u32(&mut self, n: u32) -> Word {
-        if let Some(&w) = self.u32_consts.get(&n) {
-            return w;
-        }
         let t = self.u32_t();
-        let w = self.const_bits(t, 32, n as u64);
-        self.u32_consts.insert(n, w);
-        w
+        self.const_bits(t, 32, n as u64)
     }
 
     /// A constant of scalar type `ty` (a SPIR-V int or float of `bits` width) from raw bits.
