@@ -978,7 +978,7 @@ fn cbuffer_words(r: &Resource) -> u32 {
 
 fn display_name(r: &Resource) -> std::borrow::Cow<'_, str> {
     if r.name.is_empty() {
-        format!("{}{}_space{}", r.class.register_letter(), r.lower_bound, r.space).into()
+        r.default_name().into()
     } else {
         r.name.as_str().into()
     }
