@@ -44,11 +44,19 @@ struct Access {
     write: bool,
 }
 
-/// A tracked id: which variable it derives from, and whether it is a pointer into the
-/// resource or an image value loaded from the descriptor.
+/// What an id stands for, in one dense table by id (ids are defined once, so a type and a
+/// tracked value never share a slot): the types that lead to candidates, and the tracked
+/// ids — which variable (candidate index) each derives from, and whether it is a pointer
+/// into the resource or an image value loaded from the descriptor.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Tracked {
-    None,
+enum Id {
+    Other,
+    /// A pointer type, to this type.
+    PointerType(Word),
+    /// An array or runtime array type, of this type.
+    ArrayType(Word),
+    /// An image type; whether it is a storage image (`Sampled` 2).
+    ImageType(bool),
     Pointer(u32),
     Image(u32),
 }
@@ -67,37 +75,24 @@ fn op_of(w: Word) -> u32 {
     w & 0xffff
 }
 
-/// What a global type id is, as far as finding candidates needs.
-#[derive(Clone, Copy)]
-enum TypeFact {
-    Other,
-    /// A pointer type, to this type.
-    Pointer(Word),
-    /// An array or runtime array, of this type.
-    Array(Word),
-    /// An image type; whether it is a storage image (`Sampled` 2).
-    Image(bool),
-}
-
-/// The candidate variables of `globals` (whose ids are below `bound`), in order.
-fn candidates(globals: &[Word], bound: Word) -> Vec<Candidate> {
-    // Pointee of each pointer type, element of each array, whether an image is a storage
-    // one: one dense table by id (one allocation, no hashing).
-    let mut types = vec![TypeFact::Other; bound as usize];
-    let fact = |types: &[TypeFact], id: Word| types.get(id as usize).copied().unwrap_or(TypeFact::Other);
+/// The candidate variables of `globals`, in order; notes in `ids` the pointee of each
+/// pointer type, the element of each array type and whether an image type is a storage
+/// one (no hashing).
+fn candidates(globals: &[Word], ids: &mut [Id]) -> Vec<Candidate> {
+    let fact = |ids: &[Id], id: Word| ids.get(id as usize).copied().unwrap_or(Id::Other);
     let mut vars = Vec::new();
     for (s, e) in spans(globals) {
         let inst = &globals[s..e];
         let get = |k: usize| inst.get(k).copied().unwrap_or(0);
         let known = match op_of(inst[0]) {
-            o if o == Op::TypePointer as u32 => TypeFact::Pointer(get(3)),
-            o if o == Op::TypeArray as u32 || o == Op::TypeRuntimeArray as u32 => TypeFact::Array(get(2)),
+            o if o == Op::TypePointer as u32 => Id::PointerType(get(3)),
+            o if o == Op::TypeArray as u32 || o == Op::TypeRuntimeArray as u32 => Id::ArrayType(get(2)),
             // OpTypeImage result, sampled type, dim, depth, arrayed, ms, sampled, format.
-            o if o == Op::TypeImage as u32 => TypeFact::Image(get(7) == 2),
+            o if o == Op::TypeImage as u32 => Id::ImageType(get(7) == 2),
             o if o == Op::Variable as u32 => {
                 let class = get(3);
-                let to = match fact(&types, get(1)) {
-                    TypeFact::Pointer(to) => to,
+                let to = match fact(ids, get(1)) {
+                    Id::PointerType(to) => to,
                     _ => 0,
                 };
                 let var = get(2);
@@ -105,10 +100,10 @@ fn candidates(globals: &[Word], bound: Word) -> Vec<Candidate> {
                     vars.push(Candidate { var, image: false, pointee: to });
                 } else if class == StorageClass::UniformConstant as u32 {
                     let mut ty = to;
-                    while let TypeFact::Array(inner) = fact(&types, ty) {
+                    while let Id::ArrayType(inner) = fact(ids, ty) {
                         ty = inner;
                     }
-                    if matches!(fact(&types, ty), TypeFact::Image(true)) {
+                    if fact(ids, ty) == Id::ImageType(true) {
                         vars.push(Candidate { var, image: true, pointee: to });
                     }
                 }
@@ -116,7 +111,7 @@ fn candidates(globals: &[Word], bound: Word) -> Vec<Candidate> {
             }
             _ => continue,
         };
-        if let Some(slot) = types.get_mut(get(1) as usize) {
+        if let Some(slot) = ids.get_mut(get(1) as usize) {
             *slot = known;
         }
     }
@@ -168,19 +163,28 @@ fn classify(op: u32, k: usize, image: bool) -> Access {
 /// buffers and storage images of the module (sections as the writer keeps them) that it
 /// only reads or only writes; `bound` is the module's id bound.
 pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[Word], bound: Word) -> Vec<Word> {
-    let vars = candidates(globals, bound);
+    let mut tracked = vec![Id::Other; bound as usize];
+    let vars = candidates(globals, &mut tracked);
     if vars.is_empty() {
         return Vec::new();
     }
     // What each id stands for (a candidate's own id stays `Pointer` to it: ids are defined
     // once); each candidate's access so far.
-    let mut tracked = vec![Tracked::None; bound as usize];
     for (i, c) in vars.iter().enumerate() {
         if let Some(t) = tracked.get_mut(c.var as usize) {
-            *t = Tracked::Pointer(i as u32);
+            *t = Id::Pointer(i as u32);
         }
     }
-    let mut access = vec![Access::default(); vars.len()];
+    // Per candidate: its access, its descriptor (set, binding), the decorations it has
+    // (`NonWritable`, `NonReadable`).
+    #[derive(Clone, Copy, Default)]
+    struct State {
+        access: Access,
+        set: Option<Word>,
+        binding: Option<Word>,
+        has: (bool, bool),
+    }
+    let mut state = vec![State::default(); vars.len()];
     let is = |op: u32, o: Op| op == o as u32;
     for (s, e) in spans(functions) {
         let inst = &functions[s..e];
@@ -192,9 +196,9 @@ pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[W
             || is(op, Op::CopyObject)
         {
             if let (Some(&result), Some(&base)) = (inst.get(2), inst.get(3)) {
-                if let Some(Tracked::Pointer(i)) = tracked.get(base as usize).copied() {
+                if let Some(Id::Pointer(i)) = tracked.get(base as usize).copied() {
                     if let Some(t) = tracked.get_mut(result as usize) {
-                        *t = Tracked::Pointer(i);
+                        *t = Id::Pointer(i);
                     }
                     // Indices are values, never tracked ids of ours.
                     continue;
@@ -203,12 +207,12 @@ pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[W
         }
         // The load of a storage image's descriptor: its result is the image.
         if is(op, Op::Load) {
-            if let (Some(&result), Some(&Tracked::Pointer(i))) =
+            if let (Some(&result), Some(&Id::Pointer(i))) =
                 (inst.get(2), inst.get(3).and_then(|&p| tracked.get(p as usize)))
             {
                 if vars[i as usize].image {
                     if let Some(t) = tracked.get_mut(result as usize) {
-                        *t = Tracked::Image(i);
+                        *t = Id::Image(i);
                     }
                     continue;
                 }
@@ -218,25 +222,16 @@ pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[W
         // defined earlier), and a literal that equals one only costs a decoration.
         for (k, &w) in inst.iter().enumerate().skip(1) {
             let (i, image) = match tracked.get(w as usize) {
-                Some(&Tracked::Pointer(i)) => (i, false),
-                Some(&Tracked::Image(i)) => (i, true),
+                Some(&Id::Pointer(i)) => (i, false),
+                Some(&Id::Image(i)) => (i, true),
                 _ => continue,
             };
             let a = classify(op, k, image);
-            let slot = &mut access[i as usize];
+            let slot = &mut state[i as usize].access;
             slot.read |= a.read;
             slot.write |= a.write;
         }
     }
-    // Descriptors: (set, binding) of each candidate, and the decorations it has
-    // (`NonWritable`, `NonReadable`).
-    #[derive(Clone, Copy, Default)]
-    struct Declared {
-        set: Option<Word>,
-        binding: Option<Word>,
-        has: (bool, bool),
-    }
-    let mut declared = vec![Declared::default(); vars.len()];
     // Blocks whose member 0 is `NonWritable` already (the emitter's SRVs): for a storage
     // buffer's one-member block that says what the variable's decoration would.
     let mut block_nonwritable: SmallVec<[Word; 8]> = SmallVec::new();
@@ -253,36 +248,36 @@ pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[W
             continue;
         }
         let i = match tracked.get(inst[1] as usize) {
-            Some(&Tracked::Pointer(i)) if vars[i as usize].var == inst[1] => i as usize,
+            Some(&Id::Pointer(i)) if vars[i as usize].var == inst[1] => i as usize,
             _ => continue,
         };
         match inst[2] {
-            d if d == Decoration::DescriptorSet as u32 => declared[i].set = inst.get(3).copied(),
-            d if d == Decoration::Binding as u32 => declared[i].binding = inst.get(3).copied(),
-            d if d == Decoration::NonWritable as u32 => declared[i].has.0 = true,
-            d if d == Decoration::NonReadable as u32 => declared[i].has.1 = true,
+            d if d == Decoration::DescriptorSet as u32 => state[i].set = inst.get(3).copied(),
+            d if d == Decoration::Binding as u32 => state[i].binding = inst.get(3).copied(),
+            d if d == Decoration::NonWritable as u32 => state[i].has.0 = true,
+            d if d == Decoration::NonReadable as u32 => state[i].has.1 = true,
             _ => {}
         }
     }
     // Views of one descriptor share their access (sorted keys keep the output stable).
     let mut shared: std::collections::BTreeMap<(Word, Word), Access> = Default::default();
     for i in 0..vars.len() {
-        if let (Some(s), Some(b)) = (declared[i].set, declared[i].binding) {
+        if let (Some(s), Some(b)) = (state[i].set, state[i].binding) {
             let a = shared.entry((s, b)).or_default();
-            a.read |= access[i].read;
-            a.write |= access[i].write;
+            a.read |= state[i].access.read;
+            a.write |= state[i].access.write;
         }
     }
     let mut out = Vec::new();
     for (i, c) in vars.iter().enumerate() {
         let v = c.var;
-        let mut has = declared[i].has;
+        let mut has = state[i].has;
         if !c.image && block_nonwritable.contains(&c.pointee) {
             has.0 = true;
         }
-        let a = match (declared[i].set, declared[i].binding) {
+        let a = match (state[i].set, state[i].binding) {
             (Some(s), Some(b)) => shared[&(s, b)],
-            _ => access[i],
+            _ => state[i].access,
         };
         let mut decorate = |d: Decoration| out.extend_from_slice(&[(3 << 16) | Op::Decorate as u32, v, d as u32]);
         if !a.write && !has.0 {

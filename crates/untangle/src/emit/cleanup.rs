@@ -281,11 +281,9 @@ pub struct Cleanup {
     made: HashMap<Word, Made, FixedState>,
     /// Use counts by id, all zero between calls of [`Cleanup::remove_dead`].
     uses: Vec<u32>,
-    /// [`Cleanup::remove_dead`]'s scratch, kept across functions: instruction starts, and
-    /// per instruction whether it is removable and whether it was removed.
-    starts: Vec<usize>,
-    removable: Vec<bool>,
-    dead: Vec<bool>,
+    /// [`Cleanup::remove_dead`]'s scratch, kept across functions: each instruction's start,
+    /// whether it is removable and whether it was removed.
+    insts: Vec<FnInst>,
 }
 
 /// How a result of the function was made, for the clean-ups of constructs, extracts and
@@ -298,6 +296,15 @@ enum Made {
     Extract(Word, Word),
     /// `OpBitcast`: operand.
     Bitcast(Word),
+}
+
+/// An instruction of the function [`Cleanup::remove_dead`] looks at.
+#[derive(Clone, Copy)]
+struct FnInst {
+    start: usize,
+    end: usize,
+    removable: bool,
+    dead: bool,
 }
 
 fn key(head: &[Word], operands: &[Word]) -> Key {
@@ -477,54 +484,45 @@ impl Cleanup {
     /// over the function's words; use counts live in a table indexed by id (words that
     /// are no id, at or past the module's `bound`, are not counted).
     pub fn remove_dead(&mut self, words: &mut Vec<Word>, start: usize, bound: Word) -> IdSet {
-        let starts = &mut self.starts;
-        starts.clear();
+        let insts = &mut self.insts;
+        insts.clear();
         // Instructions average more than 3 words: room for all of them at once.
-        starts.reserve((words.len() - start) / 3 + 1);
-        let mut at = start;
-        while at < words.len() {
-            starts.push(at);
-            at += ((words[at] >> 16) as usize).max(1);
-        }
-        starts.push(words.len());
+        insts.reserve((words.len() - start) / 3 + 1);
         let uses = &mut self.uses;
         if uses.len() < bound as usize {
             uses.resize(bound as usize, 0);
         }
-        let removable = &mut self.removable;
-        removable.clear();
-        removable.reserve(starts.len());
-        for k in 0..starts.len() - 1 {
-            let inst = &words[starts[k]..starts[k + 1]];
-            let r = removable_inst(self.glsl, inst);
-            removable.push(r);
+        let mut at = start;
+        while at < words.len() {
+            let end = (at + ((words[at] >> 16) as usize).max(1)).min(words.len());
+            let inst = &words[at..end];
+            let removable = removable_inst(self.glsl, inst);
             let literal = literal_operands(inst);
-            for (at, &w) in inst.iter().enumerate().skip(if r { 3 } else { 1 }) {
-                if literal.contains(&at) {
+            for (k, &w) in inst.iter().enumerate().skip(if removable { 3 } else { 1 }) {
+                if literal.contains(&k) {
                     continue;
                 }
                 if let Some(n) = uses.get_mut(w as usize) {
                     *n += 1;
                 }
             }
+            insts.push(FnInst { start: at, end, removable, dead: false });
+            at = end;
         }
-        let dead = &mut self.dead;
-        dead.clear();
-        dead.resize(starts.len() - 1, false);
         let mut removed = IdSet::default();
-        for k in (0..starts.len() - 1).rev() {
-            if !removable[k] {
+        for i in insts.iter_mut().rev() {
+            if !i.removable {
                 continue;
             }
-            let inst = &words[starts[k]..starts[k + 1]];
+            let inst = &words[i.start..i.end];
             if uses.get(inst[2] as usize).copied().unwrap_or(0) != 0 {
                 continue;
             }
-            dead[k] = true;
+            i.dead = true;
             removed.insert(inst[2]);
             let literal = literal_operands(inst);
-            for (at, &w) in inst.iter().enumerate().skip(3) {
-                if literal.contains(&at) {
+            for (k, &w) in inst.iter().enumerate().skip(3) {
+                if literal.contains(&k) {
                     continue;
                 }
                 if let Some(n) = uses.get_mut(w as usize) {
@@ -538,13 +536,11 @@ impl Cleanup {
                 *n = 0;
             }
         }
-        if dead.iter().any(|&d| d) {
+        if !removed.is_empty() {
             let mut to = start;
-            for k in 0..starts.len() - 1 {
-                if !dead[k] {
-                    words.copy_within(starts[k]..starts[k + 1], to);
-                    to += starts[k + 1] - starts[k];
-                }
+            for i in insts.iter().filter(|i| !i.dead) {
+                words.copy_within(i.start..i.end, to);
+                to += i.end - i.start;
             }
             words.truncate(to);
         }
@@ -618,14 +614,20 @@ pub fn drop_targets(words: &mut Vec<Word>, removed: &IdSet) {
 /// variables: a buffer reached only through other views of its binding), and where its
 /// result id is (word 1 for types, word 2 for constants and variables).
 fn removable_global(inst: &[Word]) -> Option<usize> {
-    let op = Op::from_u32(inst[0] & 0xffff)?;
     use Op::*;
-    let at = match op {
-        TypeStruct | TypePointer | TypeArray | TypeRuntimeArray | TypeVector | TypeFunction | TypeInt | TypeFloat
-        | TypeBool => 1,
-        Constant | ConstantTrue | ConstantFalse | ConstantNull | ConstantComposite | Undef => 2,
-        Variable if inst.get(3) == Some(&(StorageClass::StorageBuffer as Word)) => 2,
-        _ => return None,
+    // Compared as words: decoding the opcode into an `Op` costs more than these tests.
+    const TYPES: [Op; 9] =
+        [TypeStruct, TypePointer, TypeArray, TypeRuntimeArray, TypeVector, TypeFunction, TypeInt, TypeFloat, TypeBool];
+    const CONSTANTS: [Op; 6] = [Constant, ConstantTrue, ConstantFalse, ConstantNull, ConstantComposite, Undef];
+    let op = inst[0] & 0xffff;
+    let at = if TYPES.iter().any(|&o| o as Word == op) {
+        1
+    } else if CONSTANTS.iter().any(|&o| o as Word == op)
+        || (op == Variable as Word && inst.get(3) == Some(&(StorageClass::StorageBuffer as Word)))
+    {
+        2
+    } else {
+        return None;
     };
     (at < inst.len()).then_some(at)
 }

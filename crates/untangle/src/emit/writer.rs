@@ -146,6 +146,11 @@ fn encode(out: &mut Vec<Word>, op: Op, ty: Option<Word>, id: Option<Word>, opera
     len <= 0xffff
 }
 
+/// How many words [`push_str`] writes for `s`.
+fn str_words(s: &str) -> usize {
+    s.len() / 4 + 1
+}
+
 /// The words of a literal string: UTF-8, NUL-terminated, zero-padded to a word.
 fn push_str(out: &mut Vec<Word>, s: &str) {
     let bytes = s.as_bytes();
@@ -211,7 +216,8 @@ impl Builder {
         Builder {
             next_id: 1,
             version: (u32::from(spirv::MAJOR_VERSION) << 16) | (u32::from(spirv::MINOR_VERSION) << 8),
-            capabilities: Vec::new(),
+            // `Shader` and the few a small shader adds, without growing step by step.
+            capabilities: Vec::with_capacity(16),
             extensions: Vec::new(),
             ext_inst_imports: Vec::new(),
             memory_model: None,
@@ -463,15 +469,18 @@ impl Builder {
 
     /// Appends one instruction `op` (no result type; result `id` if any) to the section
     /// `section` picks, its operands written in place by `fill`: the one encoder behind the
-    /// module-level methods below.
+    /// module-level methods below. `operands` is the operand count when known in advance (0
+    /// when not): the section then grows once, not word by word from empty.
     fn section_inst(
         &mut self,
         section: fn(&mut Builder) -> &mut Vec<Word>,
         op: Op,
         id: Option<Word>,
+        operands: usize,
         fill: impl FnOnce(&mut Vec<Word>),
     ) {
         let out = section(self);
+        out.reserve(2 + operands);
         let open = Open::begin(out, op, None, id);
         fill(out);
         let fits = open.finish(out);
@@ -479,12 +488,13 @@ impl Builder {
     }
 
     pub fn extension(&mut self, name: &str) {
-        self.section_inst(|b| &mut b.extensions, Op::Extension, None, |out| push_str(out, name));
+        self.section_inst(|b| &mut b.extensions, Op::Extension, None, str_words(name), |out| push_str(out, name));
     }
 
     pub fn ext_inst_import(&mut self, set: &str) -> Word {
         let id = self.id();
-        self.section_inst(|b| &mut b.ext_inst_imports, Op::ExtInstImport, Some(id), |out| push_str(out, set));
+        let words = str_words(set);
+        self.section_inst(|b| &mut b.ext_inst_imports, Op::ExtInstImport, Some(id), words, |out| push_str(out, set));
         if set == "GLSL.std.450" {
             if let Some(c) = &mut self.cleanup {
                 c.glsl_import(id);
@@ -505,10 +515,12 @@ impl Builder {
         name: &str,
         interface: impl AsRef<[Word]>,
     ) {
+        let words = 2 + str_words(name) + interface.as_ref().len();
         self.section_inst(
             |b| &mut b.entry_points,
             Op::EntryPoint,
             None,
+            words,
             |out| {
                 out.extend_from_slice(&[model as u32, function]);
                 push_str(out, name);
@@ -531,6 +543,7 @@ impl Builder {
             |b| &mut b.execution_modes,
             op,
             None,
+            2 + operands.len(),
             |out| {
                 out.extend_from_slice(&[function, mode as u32]);
                 out.extend_from_slice(operands);
@@ -551,6 +564,7 @@ impl Builder {
             |b| &mut b.debug_names,
             op,
             None,
+            target.len() + str_words(name),
             |out| {
                 out.extend_from_slice(target);
                 push_str(out, name);
@@ -568,6 +582,7 @@ impl Builder {
             |b| &mut b.annotations,
             Op::Decorate,
             None,
+            2 + literals.len(),
             |out| {
                 out.extend_from_slice(&[target, decoration as u32]);
                 out.extend_from_slice(literals);
@@ -591,6 +606,7 @@ impl Builder {
             |b| &mut b.annotations,
             op,
             None,
+            head.len(),
             |out| {
                 out.extend_from_slice(head);
                 for p in params {
