@@ -116,8 +116,6 @@ pub struct Builder {
     /// Each type instruction's opcode and operands → its result id (the first one added).
     /// Keys of up to 8 words (every type but large structs) are stored inline.
     types: HashMap<TypeKey, Word, FixedState>,
-    /// The key being looked up, reused.
-    key: Vec<Word>,
     /// Set when an instruction exceeded 65,535 words.
     too_long: bool,
     /// The local clean-ups ([`cleanup`]), once [`Builder::enable_cleanup`] turned them on.
@@ -234,7 +232,6 @@ impl Builder {
             position: Position::Module,
             label: 0,
             types: HashMap::with_capacity_and_hasher(room.scaled(1, 16, 64), FixedState::default()),
-            key: Vec::with_capacity(16),
             too_long: false,
             cleanup: None,
         }
@@ -430,22 +427,21 @@ impl Builder {
     /// A type instruction: the existing id of an identical one, else `result_id` or a fresh
     /// id for a new one. With an explicit `result_id` the instruction is always added.
     fn type_inst(&mut self, op: Op, result_id: Option<Word>, operands: &[Word]) -> Word {
-        self.key.clear();
-        self.key.push(op as u32);
-        self.key.extend_from_slice(operands);
+        // Built inline (no scratch vector) and moved into the table when new.
+        let mut key = TypeKey::new();
+        key.push(op as u32);
+        key.extend_from_slice(operands);
         let id = match result_id {
             Some(id) => {
-                if !self.types.contains_key(self.key.as_slice()) {
-                    self.types.insert(TypeKey::from_slice(&self.key), id);
-                }
+                self.types.entry(key).or_insert(id);
                 id
             }
             None => {
-                if let Some(&id) = self.types.get(self.key.as_slice()) {
+                if let Some(&id) = self.types.get(key.as_slice()) {
                     return id;
                 }
                 let id = self.id();
-                self.types.insert(TypeKey::from_slice(&self.key), id);
+                self.types.insert(key, id);
                 id
             }
         };
