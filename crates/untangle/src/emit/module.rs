@@ -19,6 +19,7 @@ use crate::dxil::linalg::{MatrixScope, MatrixType, MatrixUse};
 use crate::ir::hash::HashMap;
 use crate::ir::{ConstId, ConstKind, FloatKind, GlobalId, Module, Type, TypeId};
 use rspirv::spirv::{self, Capability, StorageClass, Word};
+use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
 use std::collections::BTreeSet;
 
@@ -41,11 +42,14 @@ pub struct ModuleBuilder<'m> {
     pub b: Builder,
     caps: BTreeSet<u32>,
     exts: BTreeSet<String>,
-    types: HashMap<TypeId, Word>,
+    /// The SPIR-V type of each IR type converted so far (0: not yet; SPIR-V ids start at 1):
+    /// dense by `TypeId`, looked up for every value an instruction names.
+    types: SecondaryMap<TypeId, Word>,
     /// The structs whose fields [`ModuleBuilder::ty`] is converting: a struct met again
     /// there contains itself (possible in a malformed module), refused instead of recursing.
     open_structs: Vec<TypeId>,
-    consts: HashMap<ConstId, Word>,
+    /// The SPIR-V constant of each IR constant made so far (0: not yet), dense by `ConstId`.
+    consts: SecondaryMap<ConstId, Word>,
     u32_values: HashMap<Word, u32>,
     scalar_consts: HashMap<(Word, u64), Word>,
     undefs: HashMap<Word, Word>,
@@ -166,9 +170,9 @@ impl<'m> ModuleBuilder<'m> {
             exts: BTreeSet::new(),
             // Sized once from the module (each is filled about once per type or constant
             // the body uses; growing them by rehashing cost more than the inserts).
-            types: sized(m.types.len()),
+            types: SecondaryMap::with_capacity(m.types.len()),
             open_structs: Vec::new(),
-            consts: sized(m.constants.len()),
+            consts: SecondaryMap::with_capacity(m.constants.len()),
             u32_values: sized(room.scaled(1, 8, 64)),
             scalar_consts: sized(m.constants.len().max(room.scaled(1, 8, 64))),
             undefs: HashMap::default(),
@@ -335,7 +339,7 @@ impl<'m> ModuleBuilder<'m> {
     /// The SPIR-V type of an LLVM value type. Pointers are mapped by [`Self::ptr_to`], which
     /// needs the storage class the value lives in.
     pub fn ty(&mut self, t: TypeId) -> Result<Word> {
-        if let Some(&w) = self.types.get(&t) {
+        if let Some(&w) = self.types.get(t).filter(|&&w| w != 0) {
             return Ok(w);
         }
         let types = &self.m.types;
@@ -411,7 +415,7 @@ impl<'m> ModuleBuilder<'m> {
                 })
             }
         };
-        self.types.insert(t, w);
+        self.types[t] = w;
         Ok(w)
     }
 
@@ -574,7 +578,7 @@ impl<'m> ModuleBuilder<'m> {
 
     /// The SPIR-V constant of an IR constant of value type (not an address).
     pub fn constant(&mut self, c: ConstId) -> Result<Word> {
-        if let Some(&w) = self.consts.get(&c) {
+        if let Some(&w) = self.consts.get(c).filter(|&&w| w != 0) {
             return Ok(w);
         }
         let k = self.m.constants.get(c).clone();
@@ -614,7 +618,7 @@ impl<'m> ModuleBuilder<'m> {
                 })
             }
         };
-        self.consts.insert(c, w);
+        self.consts[c] = w;
         Ok(w)
     }
 
