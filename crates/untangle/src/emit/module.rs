@@ -18,8 +18,8 @@ use super::writer::{Builder, Room};
 use crate::dxil::linalg::{MatrixScope, MatrixType, MatrixUse};
 use crate::ir::hash::HashMap;
 use crate::ir::{ConstId, ConstKind, FloatKind, GlobalId, Module, Type, TypeId};
-use rspirv::spirv::{self, Capability, StorageClass, Word};
 use cranelift_entity::SecondaryMap;
+use rspirv::spirv::{self, Capability, StorageClass, Word};
 use smallvec::SmallVec;
 use std::collections::BTreeSet;
 
@@ -185,7 +185,10 @@ impl<'m> ModuleBuilder<'m> {
             glsl: None,
             debug_break: None,
             // Each descriptor takes two or three, each block type a few more.
-            decorations: crate::ir::hash::HashSet::with_capacity_and_hasher(room.scaled(1, 16, 256), Default::default()),
+            decorations: crate::ir::hash::HashSet::with_capacity_and_hasher(
+                room.scaled(1, 16, 256),
+                Default::default(),
+            ),
             scalars: [0; 14],
             // Set from the options by `translate`, the only maker of modules.
             sample_count: SampleCount::default(),
