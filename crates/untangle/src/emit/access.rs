@@ -261,11 +261,11 @@ pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[W
     }
     // Views of one descriptor share their access (sorted keys keep the output stable).
     let mut shared: std::collections::BTreeMap<(Word, Word), Access> = Default::default();
-    for i in 0..vars.len() {
-        if let (Some(s), Some(b)) = (state[i].set, state[i].binding) {
+    for st in &state {
+        if let (Some(s), Some(b)) = (st.set, st.binding) {
             let a = shared.entry((s, b)).or_default();
-            a.read |= state[i].access.read;
-            a.write |= state[i].access.write;
+            a.read |= st.access.read;
+            a.write |= st.access.write;
         }
     }
     let mut out = Vec::new();

@@ -688,7 +688,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let mut demote: HashSet<InstId> = HashSet::default();
         let mut vars = Vec::new();
         let f = self.f;
-        self.cb_arrays = crate::rewrite::cbuffer_array::plan(self.cx.m, f, &self.res.table);
+        self.cb_arrays = crate::rewrite::cbuffer_array::plan(self.cx.m, f, self.res.table);
         let mut blocks: Vec<BlockId> = f.layout.iter().copied().filter(|&b| self.sblock_of[b].is_some()).collect();
         blocks.sort();
         // In a graph of one block every definition dominates every use: nothing to demote,
