@@ -29,15 +29,13 @@
 //!   gave them. A decoration the variable already has is not repeated.
 //!
 //! # Cost
-//! One walk over the function words and one over the annotations and globals, with one
-//! dense table indexed by result id (what each id stands for) and small maps of the few
-//! pointer, array and image types: O(words + bound).
+//! One walk over the function words and one over the annotations and globals, with two
+//! dense tables indexed by result id (what each type is; what each id stands for): O(words +
+//! bound).
 
 use super::cleanup::spans;
-use foldhash::fast::FixedState;
 use rspirv::spirv::{Decoration, Op, StorageClass, Word};
 use smallvec::SmallVec;
-use std::collections::HashMap;
 
 /// What the module does through a variable (or through the views of its descriptor).
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
@@ -46,11 +44,19 @@ struct Access {
     write: bool,
 }
 
-/// A tracked id: which variable it derives from, and whether it is a pointer into the
-/// resource or an image value loaded from the descriptor.
+/// What an id stands for, in one dense table by id (ids are defined once, so a type and a
+/// tracked value never share a slot): the types that lead to candidates, and the tracked
+/// ids — which variable (candidate index) each derives from, and whether it is a pointer
+/// into the resource or an image value loaded from the descriptor.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Tracked {
-    None,
+enum Id {
+    Other,
+    /// A pointer type, to this type.
+    PointerType(Word),
+    /// An array or runtime array type, of this type.
+    ArrayType(Word),
+    /// An image type; whether it is a storage image (`Sampled` 2).
+    ImageType(bool),
     Pointer(u32),
     Image(u32),
 }
@@ -69,45 +75,44 @@ fn op_of(w: Word) -> u32 {
     w & 0xffff
 }
 
-/// The candidate variables of `globals`, in order.
-fn candidates(globals: &[Word]) -> Vec<Candidate> {
-    // Pointee of each pointer type, element of each array, whether an image is a storage
-    // one: a module has few such types, so maps rather than tables as long as its bound.
-    type Map<V> = HashMap<Word, V, FixedState>;
-    let (mut pointee, mut element, mut storage_image) =
-        (Map::<Word>::default(), Map::<Word>::default(), Map::<bool>::default());
+/// The candidate variables of `globals`, in order; notes in `ids` the pointee of each
+/// pointer type, the element of each array type and whether an image type is a storage
+/// one (no hashing).
+fn candidates(globals: &[Word], ids: &mut [Id]) -> Vec<Candidate> {
+    let fact = |ids: &[Id], id: Word| ids.get(id as usize).copied().unwrap_or(Id::Other);
     let mut vars = Vec::new();
     for (s, e) in spans(globals) {
         let inst = &globals[s..e];
         let get = |k: usize| inst.get(k).copied().unwrap_or(0);
-        match op_of(inst[0]) {
-            o if o == Op::TypePointer as u32 => {
-                pointee.insert(get(1), get(3));
-            }
-            o if o == Op::TypeArray as u32 || o == Op::TypeRuntimeArray as u32 => {
-                element.insert(get(1), get(2));
-            }
+        let known = match op_of(inst[0]) {
+            o if o == Op::TypePointer as u32 => Id::PointerType(get(3)),
+            o if o == Op::TypeArray as u32 || o == Op::TypeRuntimeArray as u32 => Id::ArrayType(get(2)),
             // OpTypeImage result, sampled type, dim, depth, arrayed, ms, sampled, format.
-            o if o == Op::TypeImage as u32 => {
-                storage_image.insert(get(1), get(7) == 2);
-            }
+            o if o == Op::TypeImage as u32 => Id::ImageType(get(7) == 2),
             o if o == Op::Variable as u32 => {
                 let class = get(3);
-                let to = pointee.get(&get(1)).copied().unwrap_or(0);
+                let to = match fact(ids, get(1)) {
+                    Id::PointerType(to) => to,
+                    _ => 0,
+                };
                 let var = get(2);
                 if class == StorageClass::StorageBuffer as u32 {
                     vars.push(Candidate { var, image: false, pointee: to });
                 } else if class == StorageClass::UniformConstant as u32 {
                     let mut ty = to;
-                    while let Some(&inner) = element.get(&ty) {
+                    while let Id::ArrayType(inner) = fact(ids, ty) {
                         ty = inner;
                     }
-                    if storage_image.get(&ty).copied().unwrap_or(false) {
+                    if fact(ids, ty) == Id::ImageType(true) {
                         vars.push(Candidate { var, image: true, pointee: to });
                     }
                 }
+                continue;
             }
-            _ => {}
+            _ => continue,
+        };
+        if let Some(slot) = ids.get_mut(get(1) as usize) {
+            *slot = known;
         }
     }
     vars
@@ -158,19 +163,28 @@ fn classify(op: u32, k: usize, image: bool) -> Access {
 /// buffers and storage images of the module (sections as the writer keeps them) that it
 /// only reads or only writes; `bound` is the module's id bound.
 pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[Word], bound: Word) -> Vec<Word> {
-    let vars = candidates(globals);
+    let mut tracked = vec![Id::Other; bound as usize];
+    let vars = candidates(globals, &mut tracked);
     if vars.is_empty() {
         return Vec::new();
     }
     // What each id stands for (a candidate's own id stays `Pointer` to it: ids are defined
     // once); each candidate's access so far.
-    let mut tracked = vec![Tracked::None; bound as usize];
     for (i, c) in vars.iter().enumerate() {
         if let Some(t) = tracked.get_mut(c.var as usize) {
-            *t = Tracked::Pointer(i as u32);
+            *t = Id::Pointer(i as u32);
         }
     }
-    let mut access = vec![Access::default(); vars.len()];
+    // Per candidate: its access, its descriptor (set, binding), the decorations it has
+    // (`NonWritable`, `NonReadable`).
+    #[derive(Clone, Copy, Default)]
+    struct State {
+        access: Access,
+        set: Option<Word>,
+        binding: Option<Word>,
+        has: (bool, bool),
+    }
+    let mut state = vec![State::default(); vars.len()];
     let is = |op: u32, o: Op| op == o as u32;
     for (s, e) in spans(functions) {
         let inst = &functions[s..e];
@@ -182,9 +196,9 @@ pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[W
             || is(op, Op::CopyObject)
         {
             if let (Some(&result), Some(&base)) = (inst.get(2), inst.get(3)) {
-                if let Some(Tracked::Pointer(i)) = tracked.get(base as usize).copied() {
+                if let Some(Id::Pointer(i)) = tracked.get(base as usize).copied() {
                     if let Some(t) = tracked.get_mut(result as usize) {
-                        *t = Tracked::Pointer(i);
+                        *t = Id::Pointer(i);
                     }
                     // Indices are values, never tracked ids of ours.
                     continue;
@@ -193,12 +207,12 @@ pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[W
         }
         // The load of a storage image's descriptor: its result is the image.
         if is(op, Op::Load) {
-            if let (Some(&result), Some(&Tracked::Pointer(i))) =
+            if let (Some(&result), Some(&Id::Pointer(i))) =
                 (inst.get(2), inst.get(3).and_then(|&p| tracked.get(p as usize)))
             {
                 if vars[i as usize].image {
                     if let Some(t) = tracked.get_mut(result as usize) {
-                        *t = Tracked::Image(i);
+                        *t = Id::Image(i);
                     }
                     continue;
                 }
@@ -208,20 +222,16 @@ pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[W
         // defined earlier), and a literal that equals one only costs a decoration.
         for (k, &w) in inst.iter().enumerate().skip(1) {
             let (i, image) = match tracked.get(w as usize) {
-                Some(&Tracked::Pointer(i)) => (i, false),
-                Some(&Tracked::Image(i)) => (i, true),
+                Some(&Id::Pointer(i)) => (i, false),
+                Some(&Id::Image(i)) => (i, true),
                 _ => continue,
             };
             let a = classify(op, k, image);
-            let slot = &mut access[i as usize];
+            let slot = &mut state[i as usize].access;
             slot.read |= a.read;
             slot.write |= a.write;
         }
     }
-    // Descriptors: (set, binding) of each candidate, and the decorations it has.
-    let mut set = vec![None; vars.len()];
-    let mut binding = vec![None; vars.len()];
-    let mut has = vec![(false, false); vars.len()];
     // Blocks whose member 0 is `NonWritable` already (the emitter's SRVs): for a storage
     // buffer's one-member block that says what the variable's decoration would.
     let mut block_nonwritable: SmallVec<[Word; 8]> = SmallVec::new();
@@ -238,41 +248,42 @@ pub fn access_decorations(globals: &[Word], annotations: &[Word], functions: &[W
             continue;
         }
         let i = match tracked.get(inst[1] as usize) {
-            Some(&Tracked::Pointer(i)) if vars[i as usize].var == inst[1] => i as usize,
+            Some(&Id::Pointer(i)) if vars[i as usize].var == inst[1] => i as usize,
             _ => continue,
         };
         match inst[2] {
-            d if d == Decoration::DescriptorSet as u32 => set[i] = inst.get(3).copied(),
-            d if d == Decoration::Binding as u32 => binding[i] = inst.get(3).copied(),
-            d if d == Decoration::NonWritable as u32 => has[i].0 = true,
-            d if d == Decoration::NonReadable as u32 => has[i].1 = true,
+            d if d == Decoration::DescriptorSet as u32 => state[i].set = inst.get(3).copied(),
+            d if d == Decoration::Binding as u32 => state[i].binding = inst.get(3).copied(),
+            d if d == Decoration::NonWritable as u32 => state[i].has.0 = true,
+            d if d == Decoration::NonReadable as u32 => state[i].has.1 = true,
             _ => {}
         }
     }
     // Views of one descriptor share their access (sorted keys keep the output stable).
     let mut shared: std::collections::BTreeMap<(Word, Word), Access> = Default::default();
-    for i in 0..vars.len() {
-        if let (Some(s), Some(b)) = (set[i], binding[i]) {
+    for st in &state {
+        if let (Some(s), Some(b)) = (st.set, st.binding) {
             let a = shared.entry((s, b)).or_default();
-            a.read |= access[i].read;
-            a.write |= access[i].write;
+            a.read |= st.access.read;
+            a.write |= st.access.write;
         }
     }
     let mut out = Vec::new();
     for (i, c) in vars.iter().enumerate() {
         let v = c.var;
+        let mut has = state[i].has;
         if !c.image && block_nonwritable.contains(&c.pointee) {
-            has[i].0 = true;
+            has.0 = true;
         }
-        let a = match (set[i], binding[i]) {
+        let a = match (state[i].set, state[i].binding) {
             (Some(s), Some(b)) => shared[&(s, b)],
-            _ => access[i],
+            _ => state[i].access,
         };
         let mut decorate = |d: Decoration| out.extend_from_slice(&[(3 << 16) | Op::Decorate as u32, v, d as u32]);
-        if !a.write && !has[i].0 {
+        if !a.write && !has.0 {
             decorate(Decoration::NonWritable);
         }
-        if !a.read && !has[i].1 {
+        if !a.read && !has.1 {
             decorate(Decoration::NonReadable);
         }
     }

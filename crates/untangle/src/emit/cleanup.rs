@@ -41,7 +41,7 @@
 //!   variables nothing uses go, with their names, decorations and interface entries
 //!   ([`prune_globals`]).
 //! - **Width capabilities**: `Int8`, `Int16`, `Int64`, `Float16` and `Float64` go when no
-//!   type of their width is left ([`drop_width_capabilities`]).
+//!   type of their width is left ([`extend_width_capabilities_used`]).
 //!
 //! All tables are hash maps consulted by key; nothing is iterated, so the output is
 //! deterministic. Cost: one hash of the key per pure instruction or load (the key is
@@ -198,25 +198,48 @@ pub enum Answer {
     Write,
 }
 
-/// Facts about ids, in vectors indexed by id (ids are small and dense: the writer hands
-/// them out in order), 0 meaning none: no hashing on the per-instruction path.
+/// What the clean-ups know of an id ([`IdTable`]); zeros for nothing known.
+#[derive(Clone, Copy, Default)]
+struct IdFacts {
+    /// A pointer type's or pointer value's (variable, access chain) storage class + 1.
+    class: Word,
+    /// A value's type (values made in functions, and constants).
+    ty: Word,
+    /// A struct type.
+    is_struct: bool,
+    /// A vector type's component type.
+    component: Word,
+}
+
+/// Facts about ids, in one vector indexed by id (ids are small and dense: the writer hands
+/// them out in order): no hashing on the per-instruction path.
 #[derive(Default)]
-struct IdTable(Vec<Word>);
+struct IdTable(Vec<IdFacts>);
 
 impl IdTable {
     #[inline]
-    fn get(&self, id: Word) -> Word {
-        self.0.get(id as usize).copied().unwrap_or(0)
+    fn get(&self, id: Word) -> IdFacts {
+        self.0.get(id as usize).copied().unwrap_or_default()
     }
 
     #[inline]
-    fn set(&mut self, id: Word, value: Word) {
+    fn class(&self, id: Word) -> Word {
+        self.get(id).class
+    }
+
+    #[inline]
+    fn ty(&self, id: Word) -> Word {
+        self.get(id).ty
+    }
+
+    #[inline]
+    fn at(&mut self, id: Word) -> &mut IdFacts {
         let i = id as usize;
         if i >= self.0.len() {
             // `resize` reserves amortized: ids arrive in increasing order.
-            self.0.resize(i + 1, 0);
+            self.0.resize(i + 1, IdFacts::default());
         }
-        self.0[i] = value;
+        &mut self.0[i]
     }
 }
 
@@ -251,14 +274,8 @@ impl IdSet {
 pub struct Cleanup {
     /// The `GLSL.std.450` import.
     glsl: Option<Word>,
-    /// Pointer type or pointer value (variable, access chain) → its storage class + 1.
-    classes: IdTable,
-    /// Struct type → 1.
-    structs: IdTable,
-    /// Vector type → its component type.
-    vectors: IdTable,
-    /// Result id → its type (values made in functions, and constants).
-    types: IdTable,
+    /// Storage classes, types, struct types and vector types' components by id.
+    ids: IdTable,
     /// This block's pure instructions: opcode, type and operands → result.
     values: HashMap<Key, Word, FixedState>,
     /// This block's loads since the last effect: type and operands → result.
@@ -268,19 +285,35 @@ pub struct Cleanup {
     constant_loads: HashMap<Key, Word, FixedState>,
     /// This block's stores since the last effect: pointer → value.
     stored: HashMap<Word, Word, FixedState>,
-    /// This function's constructs: result → (type, constituents).
-    constructs: HashMap<Word, (Word, SmallVec<[Word; 4]>), FixedState>,
-    /// This function's single-index extracts: result → (composite, index).
-    extracts: HashMap<Word, (Word, Word), FixedState>,
-    /// This function's bitcasts of values: result → operand.
-    bitcasts: HashMap<Word, Word, FixedState>,
+    /// This function's constructs, single-index extracts and bitcasts of values, by
+    /// result (one table: a result is one of them).
+    made: HashMap<Word, Made, FixedState>,
     /// Use counts by id, all zero between calls of [`Cleanup::remove_dead`].
     uses: Vec<u32>,
-    /// [`Cleanup::remove_dead`]'s scratch, kept across functions: instruction starts, and
-    /// per instruction whether it is removable and whether it was removed.
-    starts: Vec<usize>,
-    removable: Vec<bool>,
-    dead: Vec<bool>,
+    /// [`Cleanup::remove_dead`]'s scratch, kept across functions: each instruction's start,
+    /// whether it is removable and whether it was removed.
+    insts: Vec<FnInst>,
+}
+
+/// How a result of the function was made, for the clean-ups of constructs, extracts and
+/// bitcasts.
+#[derive(Clone, PartialEq, Eq)]
+enum Made {
+    /// `OpCompositeConstruct`: type, constituents.
+    Construct(Word, SmallVec<[Word; 4]>),
+    /// `OpCompositeExtract` with one index: composite, index.
+    Extract(Word, Word),
+    /// `OpBitcast`: operand.
+    Bitcast(Word),
+}
+
+/// An instruction of the function [`Cleanup::remove_dead`] looks at.
+#[derive(Clone, Copy)]
+struct FnInst {
+    start: usize,
+    end: usize,
+    removable: bool,
+    dead: bool,
 }
 
 fn key(head: &[Word], operands: &[Word]) -> Key {
@@ -306,12 +339,8 @@ impl Cleanup {
             loads: table(room),
             constant_loads: table(room),
             stored: table(room),
-            constructs: table(room),
-            extracts: table(room),
-            bitcasts: table(room),
-            classes: IdTable(Vec::with_capacity(ids)),
-            structs: IdTable(Vec::with_capacity(ids)),
-            types: IdTable(Vec::with_capacity(ids)),
+            made: table(room),
+            ids: IdTable(Vec::with_capacity(ids)),
             ..Cleanup::default()
         }
     }
@@ -321,24 +350,25 @@ impl Cleanup {
     }
 
     pub fn pointer_type(&mut self, id: Word, class: Word) {
-        self.classes.set(id, class + 1);
+        self.ids.at(id).class = class + 1;
     }
 
     pub fn vector_type(&mut self, id: Word, component: Word) {
-        self.vectors.set(id, component);
+        self.ids.at(id).component = component;
     }
 
     pub fn struct_type(&mut self, id: Word) {
-        self.structs.set(id, 1);
+        self.ids.at(id).is_struct = true;
     }
 
     /// A value of type `ty` (a constant, a variable, a parameter).
     #[inline]
     pub fn value(&mut self, id: Word, ty: Word) {
-        self.types.set(id, ty);
-        let class = self.classes.get(ty);
+        let class = self.ids.class(ty);
+        let facts = self.ids.at(id);
+        facts.ty = ty;
         if class != 0 {
-            self.classes.set(id, class);
+            facts.class = class;
         }
     }
 
@@ -351,9 +381,7 @@ impl Cleanup {
 
     pub fn begin_function(&mut self) {
         self.begin_block();
-        self.constructs.clear();
-        self.extracts.clear();
-        self.bitcasts.clear();
+        self.made.clear();
     }
 
     fn pure(&self, op: Op, operands: &[Word]) -> bool {
@@ -362,7 +390,7 @@ impl Cleanup {
 
     /// Whether a load or store through `ptr` with memory operands `access` may be reused.
     fn reusable_access(&self, ptr: Word, access: &[Word]) -> bool {
-        let class = self.classes.get(ptr);
+        let class = self.ids.class(ptr);
         class != 0 && reusable_class(class - 1) && access.first().is_none_or(|&mask| mask & !PLAIN_ACCESS == 0)
     }
 
@@ -376,16 +404,16 @@ impl Cleanup {
             }
         }
         if let (Op::Bitcast, &[x]) = (op, operands) {
-            if let Some(&y) = self.bitcasts.get(&x) {
-                if self.types.get(y) == ty && self.classes.get(ty) == 0 {
+            if let Some(&Made::Bitcast(y)) = self.made.get(&x) {
+                if self.ids.ty(y) == ty && self.ids.class(ty) == 0 {
                     return Answer::Reuse(y);
                 }
             }
             // Lane `k` of a bitcast vector, bitcast back to the lane type of the vector
             // before it: that vector's lane `k`.
-            if let Some(&(lanes, k)) = self.extracts.get(&x) {
-                if let Some(&v) = self.bitcasts.get(&lanes) {
-                    if self.vectors.get(self.types.get(v)) == ty && ty != 0 {
+            if let Some(&Made::Extract(lanes, k)) = self.made.get(&x) {
+                if let Some(&Made::Bitcast(v)) = self.made.get(&lanes) {
+                    if self.ids.get(self.ids.ty(v)).component == ty && ty != 0 {
                         return Answer::Extract(v, k);
                     }
                 }
@@ -405,11 +433,11 @@ impl Cleanup {
             }
         } else if op == Op::Load && !operands.is_empty() && self.reusable_access(operands[0], &operands[1..]) {
             if let Some(&v) = self.stored.get(&operands[0]) {
-                if self.types.get(v) == ty {
+                if self.ids.ty(v) == ty {
                     return Answer::Reuse(v);
                 }
             }
-            let loads = if unwritable_class(self.classes.get(operands[0]).wrapping_sub(1)) {
+            let loads = if unwritable_class(self.ids.class(operands[0]).wrapping_sub(1)) {
                 &mut self.constant_loads
             } else {
                 &mut self.loads
@@ -427,18 +455,18 @@ impl Cleanup {
     /// Constituent `k` of `composite` when it is a construct whose constituents are its
     /// components one for one, of type `ty`.
     fn extracted(&self, ty: Word, composite: Word, k: Word) -> Option<Word> {
-        let (cty, parts) = self.constructs.get(&composite)?;
+        let Made::Construct(cty, parts) = self.made.get(&composite)? else { return None };
         let x = *parts.get(k as usize)?;
-        let whole = self.structs.get(*cty) != 0 || parts.iter().all(|&p| self.types.get(p) == ty);
-        (whole && self.types.get(x) == ty).then_some(x)
+        let whole = self.ids.get(*cty).is_struct || parts.iter().all(|&p| self.ids.ty(p) == ty);
+        (whole && self.ids.ty(x) == ty).then_some(x)
     }
 
     /// The composite of type `ty` whose components `0, 1, …` in order are the extracts
     /// `parts`, if they are.
     fn reassembled(&self, ty: Word, parts: &[Word]) -> Option<Word> {
-        let &(v, _) = self.extracts.get(parts.first()?)?;
-        let whole = self.types.get(v) == ty
-            && parts.iter().enumerate().all(|(k, p)| self.extracts.get(p) == Some(&(v, k as Word)));
+        let &Made::Extract(v, _) = self.made.get(parts.first()?)? else { return None };
+        let whole = self.ids.ty(v) == ty
+            && parts.iter().enumerate().all(|(k, p)| self.made.get(p) == Some(&Made::Extract(v, k as Word)));
         whole.then_some(v)
     }
 
@@ -447,13 +475,13 @@ impl Cleanup {
         self.value(id, ty);
         match op {
             Op::CompositeConstruct => {
-                self.constructs.insert(id, (ty, SmallVec::from_slice(operands)));
+                self.made.insert(id, Made::Construct(ty, SmallVec::from_slice(operands)));
             }
             Op::CompositeExtract if operands.len() == 2 => {
-                self.extracts.insert(id, (operands[0], operands[1]));
+                self.made.insert(id, Made::Extract(operands[0], operands[1]));
             }
             Op::Bitcast if operands.len() == 1 => {
-                self.bitcasts.insert(id, operands[0]);
+                self.made.insert(id, Made::Bitcast(operands[0]));
             }
             _ => {}
         }
@@ -478,54 +506,45 @@ impl Cleanup {
     /// over the function's words; use counts live in a table indexed by id (words that
     /// are no id, at or past the module's `bound`, are not counted).
     pub fn remove_dead(&mut self, words: &mut Vec<Word>, start: usize, bound: Word) -> IdSet {
-        let starts = &mut self.starts;
-        starts.clear();
+        let insts = &mut self.insts;
+        insts.clear();
         // Instructions average more than 3 words: room for all of them at once.
-        starts.reserve((words.len() - start) / 3 + 1);
-        let mut at = start;
-        while at < words.len() {
-            starts.push(at);
-            at += ((words[at] >> 16) as usize).max(1);
-        }
-        starts.push(words.len());
+        insts.reserve((words.len() - start) / 3 + 1);
         let uses = &mut self.uses;
         if uses.len() < bound as usize {
             uses.resize(bound as usize, 0);
         }
-        let removable = &mut self.removable;
-        removable.clear();
-        removable.reserve(starts.len());
-        for k in 0..starts.len() - 1 {
-            let inst = &words[starts[k]..starts[k + 1]];
-            let r = removable_inst(self.glsl, inst);
-            removable.push(r);
+        let mut at = start;
+        while at < words.len() {
+            let end = (at + ((words[at] >> 16) as usize).max(1)).min(words.len());
+            let inst = &words[at..end];
+            let removable = removable_inst(self.glsl, inst);
             let literal = literal_operands(inst);
-            for (at, &w) in inst.iter().enumerate().skip(if r { 3 } else { 1 }) {
-                if literal.contains(&at) {
+            for (k, &w) in inst.iter().enumerate().skip(if removable { 3 } else { 1 }) {
+                if literal.contains(&k) {
                     continue;
                 }
                 if let Some(n) = uses.get_mut(w as usize) {
                     *n += 1;
                 }
             }
+            insts.push(FnInst { start: at, end, removable, dead: false });
+            at = end;
         }
-        let dead = &mut self.dead;
-        dead.clear();
-        dead.resize(starts.len() - 1, false);
         let mut removed = IdSet::default();
-        for k in (0..starts.len() - 1).rev() {
-            if !removable[k] {
+        for i in insts.iter_mut().rev() {
+            if !i.removable {
                 continue;
             }
-            let inst = &words[starts[k]..starts[k + 1]];
+            let inst = &words[i.start..i.end];
             if uses.get(inst[2] as usize).copied().unwrap_or(0) != 0 {
                 continue;
             }
-            dead[k] = true;
+            i.dead = true;
             removed.insert(inst[2]);
             let literal = literal_operands(inst);
-            for (at, &w) in inst.iter().enumerate().skip(3) {
-                if literal.contains(&at) {
+            for (k, &w) in inst.iter().enumerate().skip(3) {
+                if literal.contains(&k) {
                     continue;
                 }
                 if let Some(n) = uses.get_mut(w as usize) {
@@ -539,13 +558,11 @@ impl Cleanup {
                 *n = 0;
             }
         }
-        if dead.iter().any(|&d| d) {
+        if !removed.is_empty() {
             let mut to = start;
-            for k in 0..starts.len() - 1 {
-                if !dead[k] {
-                    words.copy_within(starts[k]..starts[k + 1], to);
-                    to += starts[k + 1] - starts[k];
-                }
+            for i in insts.iter().filter(|i| !i.dead) {
+                words.copy_within(i.start..i.end, to);
+                to += i.end - i.start;
             }
             words.truncate(to);
         }
@@ -582,6 +599,20 @@ fn removable_inst(glsl: Option<Word>, inst: &[Word]) -> bool {
     }
 }
 
+/// Appends to `out` the instructions of `words` (a section of `OpName`s or decorations)
+/// whose target (word 1) is not in `removed`.
+pub fn extend_without_targets(out: &mut Vec<Word>, words: &[Word], removed: &IdSet) {
+    if removed.is_empty() {
+        out.extend_from_slice(words);
+        return;
+    }
+    for (s, e) in spans(words) {
+        if !words.get(s + 1).is_some_and(|&t| removed.contains(t)) {
+            out.extend_from_slice(&words[s..e]);
+        }
+    }
+}
+
 /// Removes from `words` (a section of `OpName`s or decorations) the instructions whose
 /// target (word 1) is in `removed`.
 pub fn drop_targets(words: &mut Vec<Word>, removed: &IdSet) {
@@ -605,14 +636,20 @@ pub fn drop_targets(words: &mut Vec<Word>, removed: &IdSet) {
 /// variables: a buffer reached only through other views of its binding), and where its
 /// result id is (word 1 for types, word 2 for constants and variables).
 fn removable_global(inst: &[Word]) -> Option<usize> {
-    let op = Op::from_u32(inst[0] & 0xffff)?;
     use Op::*;
-    let at = match op {
-        TypeStruct | TypePointer | TypeArray | TypeRuntimeArray | TypeVector | TypeFunction | TypeInt | TypeFloat
-        | TypeBool => 1,
-        Constant | ConstantTrue | ConstantFalse | ConstantNull | ConstantComposite | Undef => 2,
-        Variable if inst.get(3) == Some(&(StorageClass::StorageBuffer as Word)) => 2,
-        _ => return None,
+    // Compared as words: decoding the opcode into an `Op` costs more than these tests.
+    const TYPES: [Op; 9] =
+        [TypeStruct, TypePointer, TypeArray, TypeRuntimeArray, TypeVector, TypeFunction, TypeInt, TypeFloat, TypeBool];
+    const CONSTANTS: [Op; 6] = [Constant, ConstantTrue, ConstantFalse, ConstantNull, ConstantComposite, Undef];
+    let op = inst[0] & 0xffff;
+    let at = if TYPES.iter().any(|&o| o as Word == op) {
+        1
+    } else if CONSTANTS.iter().any(|&o| o as Word == op)
+        || (op == Variable as Word && inst.get(3) == Some(&(StorageClass::StorageBuffer as Word)))
+    {
+        2
+    } else {
+        return None;
     };
     (at < inst.len()).then_some(at)
 }
@@ -624,10 +661,13 @@ fn interface_start(inst: &[Word]) -> usize {
     name.map_or(inst.len(), |k| 3 + k + 1).min(inst.len())
 }
 
-/// The entry points `words` without the interface ids in `removed` (variables that
-/// [`prune_globals`] removed).
-pub fn drop_interface(words: &[Word], removed: &IdSet) -> Vec<Word> {
-    let mut out = Vec::with_capacity(words.len());
+/// Appends to `out` the entry points `words` without the interface ids in `removed`
+/// (variables that [`prune_globals`] removed).
+pub fn extend_without_interface(out: &mut Vec<Word>, words: &[Word], removed: &IdSet) {
+    if removed.is_empty() {
+        out.extend_from_slice(words);
+        return;
+    }
     for (s, e) in spans(words) {
         let inst = &words[s..e];
         if inst[0] & 0xffff != Op::EntryPoint as Word {
@@ -641,7 +681,6 @@ pub fn drop_interface(words: &[Word], removed: &IdSet) -> Vec<Word> {
         let len = (out.len() - head) as Word;
         out[head] = (len << 16) | (inst[0] & 0xffff);
     }
-    out
 }
 
 /// Whole instructions of `words`: (start, end) of each, in order.
@@ -662,7 +701,7 @@ pub fn spans(words: &[Word]) -> impl Iterator<Item = (usize, usize)> + '_ {
 /// may use them: `users` (entry points, execution modes, functions: every operand word
 /// counts, except an entry point's interface list, which only names the variables) and
 /// `annotations` (decoration operands after the target count). Also returns the removed
-/// ids, whose names, decorations and interface entries ([`drop_interface`]) must go too.
+/// ids, whose names, decorations and interface entries ([`extend_without_interface`]) must go too.
 /// Uses are counted conservatively: any operand word equal to the id.
 pub fn prune_globals(globals: &[Word], users: &[&[Word]], annotations: &[Word], bound: Word) -> (Vec<Word>, IdSet) {
     let mut uses = vec![0u32; bound as usize];
@@ -692,32 +731,37 @@ pub fn prune_globals(globals: &[Word], users: &[&[Word]], annotations: &[Word], 
             count(&annotations[(s + 3).min(e)..e], &mut uses);
         }
     }
-    // Global instructions average more than 3 words: room for all of them at once.
-    let mut insts: Vec<(usize, usize)> = Vec::with_capacity(globals.len() / 3 + 1);
-    insts.extend(spans(globals));
-    let mut result = Vec::with_capacity(insts.len());
-    for &(s, e) in &insts {
-        let at = removable_global(&globals[s..e]);
-        for (k, &w) in globals[s + 1..e].iter().enumerate() {
-            if Some(k + 1) != at {
+    // One entry per global instruction: its span, where its removable result is (word
+    // index), whether it went. Global instructions average more than 3 words: room for all
+    // of them at once.
+    struct Global {
+        start: usize,
+        end: usize,
+        result_at: Option<usize>,
+        dead: bool,
+    }
+    let mut insts: Vec<Global> = Vec::with_capacity(globals.len() / 3 + 1);
+    for (start, end) in spans(globals) {
+        let result_at = removable_global(&globals[start..end]);
+        for (k, &w) in globals[start + 1..end].iter().enumerate() {
+            if Some(k + 1) != result_at {
                 if let Some(n) = uses.get_mut(w as usize) {
                     *n += 1;
                 }
             }
         }
-        result.push(at.map(|k| globals[s + k]));
+        insts.push(Global { start, end, result_at, dead: false });
     }
     let mut removed = IdSet::default();
-    let mut dead = vec![false; insts.len()];
-    for (i, &(s, e)) in insts.iter().enumerate().rev() {
-        let Some(id) = result[i] else { continue };
+    for g in insts.iter_mut().rev() {
+        let Some(at) = g.result_at else { continue };
+        let id = globals[g.start + at];
         if uses.get(id as usize).copied().unwrap_or(0) != 0 {
             continue;
         }
-        dead[i] = true;
+        g.dead = true;
         removed.insert(id);
-        let at = removable_global(&globals[s..e]).unwrap_or(0);
-        for (k, &w) in globals[s + 1..e].iter().enumerate() {
+        for (k, &w) in globals[g.start + 1..g.end].iter().enumerate() {
             if k + 1 != at {
                 if let Some(n) = uses.get_mut(w as usize) {
                     *n = n.saturating_sub(1);
@@ -726,10 +770,8 @@ pub fn prune_globals(globals: &[Word], users: &[&[Word]], annotations: &[Word], 
         }
     }
     let mut out = Vec::with_capacity(globals.len());
-    for (i, &(s, e)) in insts.iter().enumerate() {
-        if !dead[i] {
-            out.extend_from_slice(&globals[s..e]);
-        }
+    for g in insts.iter().filter(|g| !g.dead) {
+        out.extend_from_slice(&globals[g.start..g.end]);
     }
     (out, removed)
 }
@@ -744,14 +786,14 @@ const WIDTH_CAPABILITIES: [(Capability, Op, Word); 5] = [
     (Capability::Float64, Op::TypeFloat, 64),
 ];
 
-/// The `OpCapability` section `capabilities` without the width capabilities
-/// ([`WIDTH_CAPABILITIES`]) whose type the global section `globals` no longer declares
-/// (after [`prune_globals`]: a 64-bit integer assembled from two words and split again
-/// leaves nothing of 64 bits). Declaring one without the type is valid but asks the
+/// Appends to `out` the `OpCapability` section `capabilities` without the width
+/// capabilities ([`WIDTH_CAPABILITIES`]) whose type the global section `globals` no longer
+/// declares (after [`prune_globals`]: a 64-bit integer assembled from two words and split
+/// again leaves nothing of 64 bits). Declaring one without the type is valid but asks the
 /// driver for a feature the module never uses. Capabilities that depend on one of these
 /// (`Int64Atomics` on `Int64`, ...) declare it implicitly, so removing the explicit one
 /// is safe wherever they stay. Cost: one pass over each section.
-pub fn drop_width_capabilities(capabilities: &[Word], globals: &[Word]) -> Vec<Word> {
+pub fn extend_width_capabilities_used(out: &mut Vec<Word>, capabilities: &[Word], globals: &[Word]) {
     let mut declared = [false; WIDTH_CAPABILITIES.len()];
     for (s, e) in spans(globals) {
         let (op, width) = (globals[s] & 0xffff, globals.get(s + 2).copied());
@@ -759,7 +801,6 @@ pub fn drop_width_capabilities(capabilities: &[Word], globals: &[Word]) -> Vec<W
             declared[k] |= e > s + 2 && op == type_op as Word && width == Some(w);
         }
     }
-    let mut out = Vec::with_capacity(capabilities.len());
     for (s, e) in spans(capabilities) {
         let inst = &capabilities[s..e];
         let unused = WIDTH_CAPABILITIES.iter().zip(declared).any(|(&(c, _, _), has)| {
@@ -769,5 +810,4 @@ pub fn drop_width_capabilities(capabilities: &[Word], globals: &[Word]) -> Vec<W
             out.extend_from_slice(inst);
         }
     }
-    out
 }

@@ -118,7 +118,7 @@ impl Interface {
     pub(super) fn emit_function<'m>(
         &mut self,
         cx: &mut ModuleBuilder<'m>,
-        res: &mut Resources,
+        res: &mut Resources<'m>,
         sm: &ShaderModel,
         sigs: &crate::dxil::Signatures,
         func: &'m Function,
@@ -195,7 +195,7 @@ fn fix_phi_parents(cx: &mut ModuleBuilder<'_>, exits: &HashMap<u32, u32>) {
 impl<'a, 'm> FnEmit<'a, 'm> {
     pub fn new(
         cx: &'a mut ModuleBuilder<'m>,
-        res: &'a mut Resources,
+        res: &'a mut Resources<'m>,
         sm: &'a ShaderModel,
         f: &'m Function,
         sigs: &'a crate::dxil::Signatures,
@@ -688,7 +688,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let mut demote: HashSet<InstId> = HashSet::default();
         let mut vars = Vec::new();
         let f = self.f;
-        self.cb_arrays = crate::rewrite::cbuffer_array::plan(self.cx.m, f, &self.res.table);
+        self.cb_arrays = crate::rewrite::cbuffer_array::plan(self.cx.m, f, self.res.table);
         let mut blocks: Vec<BlockId> = f.layout.iter().copied().filter(|&b| self.sblock_of[b].is_some()).collect();
         blocks.sort();
         // In a graph of one block every definition dominates every use: nothing to demote,

@@ -585,7 +585,7 @@ pub enum ThreadQuads {
 /// `transform_feedback` and the stage modules add the methods that lower everything else.
 pub struct FnEmit<'a, 'm> {
     pub cx: &'a mut ModuleBuilder<'m>,
-    pub res: &'a mut Resources,
+    pub res: &'a mut Resources<'m>,
     pub sm: &'a ShaderModel,
     pub f: &'m Function,
     pub sigs: &'a crate::dxil::Signatures,
@@ -1166,8 +1166,9 @@ struct PushBlock {
 }
 
 /// The resource table with the variables made so far.
-pub struct Resources {
-    pub table: crate::dxil::Resources,
+pub struct Resources<'m> {
+    /// The entry's resource table, borrowed: a translation copies none of it.
+    pub table: &'m crate::dxil::Resources,
     pub binder: Binder,
     vars: BTreeMap<(ResourceClass, u32), ResVar>,
     counters: BTreeMap<u32, ResVar>,

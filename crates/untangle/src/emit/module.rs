@@ -18,6 +18,7 @@ use super::writer::{Builder, Room};
 use crate::dxil::linalg::{MatrixScope, MatrixType, MatrixUse};
 use crate::ir::hash::HashMap;
 use crate::ir::{ConstId, ConstKind, FloatKind, GlobalId, Module, Type, TypeId};
+use cranelift_entity::SecondaryMap;
 use rspirv::spirv::{self, Capability, StorageClass, Word};
 use smallvec::SmallVec;
 use std::collections::BTreeSet;
@@ -41,12 +42,14 @@ pub struct ModuleBuilder<'m> {
     pub b: Builder,
     caps: BTreeSet<u32>,
     exts: BTreeSet<String>,
-    types: HashMap<TypeId, Word>,
+    /// The SPIR-V type of each IR type converted so far (0: not yet; SPIR-V ids start at 1):
+    /// dense by `TypeId`, looked up for every value an instruction names.
+    types: SecondaryMap<TypeId, Word>,
     /// The structs whose fields [`ModuleBuilder::ty`] is converting: a struct met again
     /// there contains itself (possible in a malformed module), refused instead of recursing.
     open_structs: Vec<TypeId>,
-    consts: HashMap<ConstId, Word>,
-    u32_consts: HashMap<u32, Word>,
+    /// The SPIR-V constant of each IR constant made so far (0: not yet), dense by `ConstId`.
+    consts: SecondaryMap<ConstId, Word>,
     u32_values: HashMap<Word, u32>,
     scalar_consts: HashMap<(Word, u64), Word>,
     undefs: HashMap<Word, Word>,
@@ -167,10 +170,9 @@ impl<'m> ModuleBuilder<'m> {
             exts: BTreeSet::new(),
             // Sized once from the module (each is filled about once per type or constant
             // the body uses; growing them by rehashing cost more than the inserts).
-            types: sized(m.types.len()),
+            types: SecondaryMap::with_capacity(m.types.len()),
             open_structs: Vec::new(),
-            consts: sized(m.constants.len()),
-            u32_consts: sized(room.scaled(1, 8, 64)),
+            consts: SecondaryMap::with_capacity(m.constants.len()),
             u32_values: sized(room.scaled(1, 8, 64)),
             scalar_consts: sized(m.constants.len().max(room.scaled(1, 8, 64))),
             undefs: HashMap::default(),
@@ -182,7 +184,11 @@ impl<'m> ModuleBuilder<'m> {
             interface: Vec::new(),
             glsl: None,
             debug_break: None,
-            decorations: Default::default(),
+            // Each descriptor takes two or three, each block type a few more.
+            decorations: crate::ir::hash::HashSet::with_capacity_and_hasher(
+                room.scaled(1, 16, 256),
+                Default::default(),
+            ),
             scalars: [0; 14],
             // Set from the options by `translate`, the only maker of modules.
             sample_count: SampleCount::default(),
@@ -336,7 +342,7 @@ impl<'m> ModuleBuilder<'m> {
     /// The SPIR-V type of an LLVM value type. Pointers are mapped by [`Self::ptr_to`], which
     /// needs the storage class the value lives in.
     pub fn ty(&mut self, t: TypeId) -> Result<Word> {
-        if let Some(&w) = self.types.get(&t) {
+        if let Some(&w) = self.types.get(t).filter(|&&w| w != 0) {
             return Ok(w);
         }
         let types = &self.m.types;
@@ -412,7 +418,7 @@ impl<'m> ModuleBuilder<'m> {
                 })
             }
         };
-        self.types.insert(t, w);
+        self.types[t] = w;
         Ok(w)
     }
 
@@ -493,13 +499,8 @@ impl<'m> ModuleBuilder<'m> {
     // --- constants ---
 
     pub fn const_u32(&mut self, n: u32) -> Word {
-        if let Some(&w) = self.u32_consts.get(&n) {
-            return w;
-        }
         let t = self.u32_t();
-        let w = self.const_bits(t, 32, n as u64);
-        self.u32_consts.insert(n, w);
-        w
+        self.const_bits(t, 32, n as u64)
     }
 
     /// A constant of scalar type `ty` (a SPIR-V int or float of `bits` width) from raw bits.
@@ -580,7 +581,7 @@ impl<'m> ModuleBuilder<'m> {
 
     /// The SPIR-V constant of an IR constant of value type (not an address).
     pub fn constant(&mut self, c: ConstId) -> Result<Word> {
-        if let Some(&w) = self.consts.get(&c) {
+        if let Some(&w) = self.consts.get(c).filter(|&&w| w != 0) {
             return Ok(w);
         }
         let k = self.m.constants.get(c).clone();
@@ -620,7 +621,7 @@ impl<'m> ModuleBuilder<'m> {
                 })
             }
         };
-        self.consts.insert(c, w);
+        self.consts[c] = w;
         Ok(w)
     }
 

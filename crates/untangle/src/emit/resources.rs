@@ -158,8 +158,8 @@ impl Binder {
     }
 }
 
-impl Resources {
-    pub fn new(table: crate::dxil::Resources, binder: Binder) -> Resources {
+impl<'m> Resources<'m> {
+    pub fn new(table: &'m crate::dxil::Resources, binder: Binder) -> Resources<'m> {
         Resources {
             table,
             binder,
@@ -183,7 +183,7 @@ impl Resources {
         }
     }
 
-    pub fn resource(&self, class: ResourceClass, id: u32) -> Result<&Resource> {
+    pub fn resource(&self, class: ResourceClass, id: u32) -> Result<&'m Resource> {
         self.table
             .by_id(class, id)
             .ok_or_else(|| malformed(Subject::Resource(class), format!("no {} with range id {id}", class.name())))
@@ -355,15 +355,15 @@ impl Resources {
         if let Some(&v) = self.counters.get(&id) {
             return Ok(v);
         }
-        let r = self.resource(ResourceClass::Uav, id)?.clone();
-        let place = self.binder.place(&r)?;
+        let r = self.resource(ResourceClass::Uav, id)?;
+        let place = self.binder.place(r)?;
         let v = match place {
             Place::Descriptor { first_register, count, counter: Some((cset, cbinding)), .. } => {
                 let st = counter_block(cx);
-                let (indexing, len) = descriptor_shape(&r, first_register, count);
+                let (indexing, len) = descriptor_shape(r, first_register, count);
                 declare(
                     cx,
-                    &format!("{}_counter", display_name(&r)),
+                    &format!("{}_counter", display_name(r)),
                     ResShape::Words { stride: None },
                     st,
                     StorageClass::StorageBuffer,
@@ -376,7 +376,7 @@ impl Resources {
             Place::HeapTable { .. } => {
                 let primary = self.var(cx, ResourceClass::Uav, id)?;
                 let hc = match self.binder {
-                    Binder::Layer { .. } => match self.binder.layer_answer(&r)?.counter {
+                    Binder::Layer { .. } => match self.binder.layer_answer(r)?.counter {
                         Some(c) => self.layer_counters(cx, c)?,
                         None => {
                             return Err(Error::Placement {
@@ -389,7 +389,7 @@ impl Resources {
                 };
                 ResVar { indexing: primary.indexing, ..hc }
             }
-            _ => return Err(ResolveError::NoCounter { resource: ResourceName::of(&r) }.into()),
+            _ => return Err(ResolveError::NoCounter { resource: ResourceName::of(r) }.into()),
         };
         self.counters.insert(id, v);
         Ok(v)
@@ -426,13 +426,13 @@ impl Resources {
             return Ok(v);
         }
         let primary = self.var(cx, class, id)?;
-        let r = self.resource(class, id)?.clone();
+        let r = self.resource(class, id)?;
         let elem = elem(cx);
         let st = array_block(cx, elem, None, stride);
         let v = if primary.var == 0 {
             ResVar { elem_ty: st, ..primary }
         } else {
-            declare_view(cx, &primary, &format!("{}_{suffix}", display_name(&r)), st, true)
+            declare_view(cx, &primary, &format!("{}_{suffix}", display_name(r)), st, true)
         };
         self.elem_views.insert((class, id, suffix), v);
         Ok(v)
@@ -520,7 +520,7 @@ impl Resources {
         if let Some(&v) = self.image_views.get(&(id, format as u32)) {
             return Ok(v);
         }
-        let r = self.resource(ResourceClass::Uav, id)?.clone();
+        let r = self.resource(ResourceClass::Uav, id)?;
         let rv = self.var(cx, ResourceClass::Uav, id)?;
         let ResShape::Image { dim, arrayed, ms, .. } = rv.shape else {
             return Err(Error::Internal(format!("{format:?} image view of a non-image")));
@@ -528,7 +528,7 @@ impl Resources {
         let img = cx.b.type_image(t, dim, 0, u32::from(arrayed), u32::from(ms), 2, format, None);
         let v = declare(
             cx,
-            &format!("{}_{suffix}", display_name(&r)),
+            &format!("{}_{suffix}", display_name(r)),
             rv.shape,
             img,
             StorageClass::UniformConstant,
@@ -834,16 +834,16 @@ impl Resources {
         if let Some(v) = self.vars.get(&(class, id)) {
             return Ok(*v);
         }
-        let r = self.resource(class, id)?.clone();
+        let r = self.resource(class, id)?;
         let atomic = class == ResourceClass::Uav && self.atomic_uavs.contains(&id);
-        let place = self.binder.place(&r)?;
+        let place = self.binder.place(r)?;
         let v = match place {
             Place::Descriptor { set, binding, first_register, count, .. } => {
-                let (shape, elem_ty, storage) = make_type(cx, &r, atomic)?;
-                let (indexing, len) = descriptor_shape(&r, first_register, count);
+                let (shape, elem_ty, storage) = make_type(cx, r, atomic)?;
+                let (indexing, len) = descriptor_shape(r, first_register, count);
                 declare(
                     cx,
-                    &display_name(&r),
+                    &display_name(r),
                     shape,
                     elem_ty,
                     storage,
@@ -855,7 +855,7 @@ impl Resources {
             }
             Place::HeapTable { store, table_offset, offset_in_table, base_register } => {
                 let answer = match self.binder {
-                    Binder::Layer { .. } => Some(self.binder.layer_answer(&r)?),
+                    Binder::Layer { .. } => Some(self.binder.layer_answer(r)?),
                     _ => None,
                 };
                 let at = ArgAt { store, offset: table_offset };
@@ -868,7 +868,7 @@ impl Resources {
                 };
                 let indexing = Indexing::Table { at, bias: offset_in_table.wrapping_sub(base_register), shift };
                 if let Some(a) = answer.filter(|a| a.view == BufferView::AddressTable) {
-                    return self.address_table_var(cx, &r, &a, indexing).inspect(|v| {
+                    return self.address_table_var(cx, r, &a, indexing).inspect(|v| {
                         self.vars.insert((class, id), *v);
                     });
                 }
@@ -881,13 +881,13 @@ impl Resources {
                         ),
                     });
                 }
-                let binding = self.binder.heap_array_binding(&r, answer.as_ref())?;
-                let heap = self.heap_array(cx, &r, atomic, binding)?;
+                let binding = self.binder.heap_array_binding(r, answer.as_ref())?;
+                let heap = self.heap_array(cx, r, atomic, binding)?;
                 ResVar { indexing, ..heap }
             }
             Place::RootAddress { store, offset } => {
                 let at = ArgAt { store, offset };
-                let (shape, elem_ty, _) = make_type(cx, &r, false)?;
+                let (shape, elem_ty, _) = make_type(cx, r, false)?;
                 cx.physical_addressing();
                 ResVar {
                     var: 0,
@@ -978,7 +978,7 @@ fn cbuffer_words(r: &Resource) -> u32 {
 
 fn display_name(r: &Resource) -> std::borrow::Cow<'_, str> {
     if r.name.is_empty() {
-        format!("{}{}_space{}", r.class.register_letter(), r.lower_bound, r.space).into()
+        r.default_name().into()
     } else {
         r.name.as_str().into()
     }

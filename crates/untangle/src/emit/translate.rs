@@ -196,7 +196,7 @@ pub(crate) fn translate_entry_local(
             (binder, Some(report))
         }
     };
-    let mut res = Resources::new(ep.resources.clone(), binder);
+    let mut res = Resources::new(&ep.resources, binder);
     res.atomic_uavs = crate::dxil::handles::atomic_uavs(m, func, &ep.resources);
     let mut iface = Interface::default();
     if sm.kind.is_ray_tracing() {

@@ -116,8 +116,6 @@ pub struct Builder {
     /// Each type instruction's opcode and operands → its result id (the first one added).
     /// Keys of up to 8 words (every type but large structs) are stored inline.
     types: HashMap<TypeKey, Word, FixedState>,
-    /// The key being looked up, reused.
-    key: Vec<Word>,
     /// Set when an instruction exceeded 65,535 words.
     too_long: bool,
     /// The local clean-ups ([`cleanup`]), once [`Builder::enable_cleanup`] turned them on.
@@ -144,6 +142,11 @@ fn encode(out: &mut Vec<Word>, op: Op, ty: Option<Word>, id: Option<Word>, opera
     }
     out.extend_from_slice(operands);
     len <= 0xffff
+}
+
+/// How many words [`push_str`] writes for `s`.
+fn str_words(s: &str) -> usize {
+    s.len() / 4 + 1
 }
 
 /// The words of a literal string: UTF-8, NUL-terminated, zero-padded to a word.
@@ -211,7 +214,8 @@ impl Builder {
         Builder {
             next_id: 1,
             version: (u32::from(spirv::MAJOR_VERSION) << 16) | (u32::from(spirv::MINOR_VERSION) << 8),
-            capabilities: Vec::new(),
+            // `Shader` and the few a small shader adds, without growing step by step.
+            capabilities: Vec::with_capacity(16),
             extensions: Vec::new(),
             ext_inst_imports: Vec::new(),
             memory_model: None,
@@ -228,7 +232,6 @@ impl Builder {
             position: Position::Module,
             label: 0,
             types: HashMap::with_capacity_and_hasher(room.scaled(1, 16, 64), FixedState::default()),
-            key: Vec::with_capacity(16),
             too_long: false,
             cleanup: None,
         }
@@ -263,68 +266,57 @@ impl Builder {
             return Err(BuildError::InstructionTooLong);
         }
         if self.cleanup.is_none() {
-            return Ok(self.assemble_from(&self.debug_names, &self.annotations, &self.globals));
+            return Ok(self.assemble_with(&self.globals, None));
         }
         let users = [&self.entry_points[..], &self.execution_modes[..], &self.functions[..]];
         let (globals, removed) = cleanup::prune_globals(&self.globals, &users, &self.annotations, self.next_id);
         let access = access::access_decorations(&globals, &self.annotations, &self.functions, self.next_id);
-        let capabilities = cleanup::drop_width_capabilities(&self.capabilities, &globals);
-        if removed.is_empty() && access.is_empty() {
-            return Ok(self.assemble_with(
-                &capabilities,
-                &self.entry_points,
-                &self.debug_names,
-                &self.annotations,
-                &globals,
-            ));
-        }
-        let (mut names, mut annotations) = (self.debug_names.clone(), self.annotations.clone());
-        cleanup::drop_targets(&mut names, &removed);
-        cleanup::drop_targets(&mut annotations, &removed);
-        annotations.extend_from_slice(&access);
-        let entry_points = cleanup::drop_interface(&self.entry_points, &removed);
-        Ok(self.assemble_with(&capabilities, &entry_points, &names, &annotations, &globals))
+        Ok(self.assemble_with(&globals, Some((&removed, &access))))
     }
 
-    /// The module with these names, annotations and globals.
-    fn assemble_from(&self, names: &[Word], annotations: &[Word], globals: &[Word]) -> Vec<Word> {
-        self.assemble_with(&self.capabilities, &self.entry_points, names, annotations, globals)
-    }
-
-    /// The module with these capabilities, entry points, names, annotations and globals.
-    fn assemble_with(
-        &self,
-        capabilities: &[Word],
-        entry_points: &[Word],
-        names: &[Word],
-        annotations: &[Word],
-        globals: &[Word],
-    ) -> Vec<Word> {
+    /// The module with global section `globals`. With `cleaned` (the ids
+    /// [`cleanup::prune_globals`] removed, the access decorations): without the width
+    /// capabilities no type needs, without the removed ids' names, decorations and
+    /// interface entries, with the access decorations after the others. Each section is
+    /// filtered straight into the module (one allocation), never copied first.
+    fn assemble_with(&self, globals: &[Word], cleaned: Option<(&cleanup::IdSet, &[Word])>) -> Vec<Word> {
+        let access = cleaned.map_or(&[][..], |(_, access)| access);
         let sections = [
-            capabilities,
+            &self.capabilities,
             &self.extensions,
             &self.ext_inst_imports,
-            entry_points,
+            &self.entry_points,
             &self.execution_modes,
-            names,
-            annotations,
+            &self.debug_names,
+            &self.annotations,
+            access,
             globals,
             &self.functions,
         ];
         let total = 5 + 3 + sections.iter().map(|s| s.len()).sum::<usize>();
         let mut out = Vec::with_capacity(total);
         out.extend_from_slice(&[spirv::MAGIC_NUMBER, self.version, GENERATOR, self.next_id, 0]);
-        for (k, section) in sections.iter().enumerate() {
-            if k == 3 {
-                if let Some(mut mm) = self.memory_model {
-                    if self.vulkan_memory_model {
-                        mm[2] = spirv::MemoryModel::Vulkan as u32;
-                    }
-                    out.extend_from_slice(&mm);
-                }
-            }
-            out.extend_from_slice(section);
+        match cleaned {
+            Some(_) => cleanup::extend_width_capabilities_used(&mut out, &self.capabilities, globals),
+            None => out.extend_from_slice(&self.capabilities),
         }
+        out.extend_from_slice(&self.extensions);
+        out.extend_from_slice(&self.ext_inst_imports);
+        if let Some(mut mm) = self.memory_model {
+            if self.vulkan_memory_model {
+                mm[2] = spirv::MemoryModel::Vulkan as u32;
+            }
+            out.extend_from_slice(&mm);
+        }
+        let none = cleanup::IdSet::default();
+        let removed = cleaned.map_or(&none, |(removed, _)| removed);
+        cleanup::extend_without_interface(&mut out, &self.entry_points, removed);
+        out.extend_from_slice(&self.execution_modes);
+        cleanup::extend_without_targets(&mut out, &self.debug_names, removed);
+        cleanup::extend_without_targets(&mut out, &self.annotations, removed);
+        out.extend_from_slice(access);
+        out.extend_from_slice(globals);
+        out.extend_from_slice(&self.functions);
         out
     }
 
@@ -437,22 +429,21 @@ impl Builder {
     /// A type instruction: the existing id of an identical one, else `result_id` or a fresh
     /// id for a new one. With an explicit `result_id` the instruction is always added.
     fn type_inst(&mut self, op: Op, result_id: Option<Word>, operands: &[Word]) -> Word {
-        self.key.clear();
-        self.key.push(op as u32);
-        self.key.extend_from_slice(operands);
+        // Built inline (no scratch vector) and moved into the table when new.
+        let mut key = TypeKey::new();
+        key.push(op as u32);
+        key.extend_from_slice(operands);
         let id = match result_id {
             Some(id) => {
-                if !self.types.contains_key(self.key.as_slice()) {
-                    self.types.insert(TypeKey::from_slice(&self.key), id);
-                }
+                self.types.entry(key).or_insert(id);
                 id
             }
             None => {
-                if let Some(&id) = self.types.get(self.key.as_slice()) {
+                if let Some(&id) = self.types.get(key.as_slice()) {
                     return id;
                 }
                 let id = self.id();
-                self.types.insert(TypeKey::from_slice(&self.key), id);
+                self.types.insert(key, id);
                 id
             }
         };
@@ -477,15 +468,18 @@ impl Builder {
 
     /// Appends one instruction `op` (no result type; result `id` if any) to the section
     /// `section` picks, its operands written in place by `fill`: the one encoder behind the
-    /// module-level methods below.
+    /// module-level methods below. `operands` is the operand count when known in advance (0
+    /// when not): the section then grows once, not word by word from empty.
     fn section_inst(
         &mut self,
         section: fn(&mut Builder) -> &mut Vec<Word>,
         op: Op,
         id: Option<Word>,
+        operands: usize,
         fill: impl FnOnce(&mut Vec<Word>),
     ) {
         let out = section(self);
+        out.reserve(2 + operands);
         let open = Open::begin(out, op, None, id);
         fill(out);
         let fits = open.finish(out);
@@ -493,12 +487,13 @@ impl Builder {
     }
 
     pub fn extension(&mut self, name: &str) {
-        self.section_inst(|b| &mut b.extensions, Op::Extension, None, |out| push_str(out, name));
+        self.section_inst(|b| &mut b.extensions, Op::Extension, None, str_words(name), |out| push_str(out, name));
     }
 
     pub fn ext_inst_import(&mut self, set: &str) -> Word {
         let id = self.id();
-        self.section_inst(|b| &mut b.ext_inst_imports, Op::ExtInstImport, Some(id), |out| push_str(out, set));
+        let words = str_words(set);
+        self.section_inst(|b| &mut b.ext_inst_imports, Op::ExtInstImport, Some(id), words, |out| push_str(out, set));
         if set == "GLSL.std.450" {
             if let Some(c) = &mut self.cleanup {
                 c.glsl_import(id);
@@ -519,10 +514,12 @@ impl Builder {
         name: &str,
         interface: impl AsRef<[Word]>,
     ) {
+        let words = 2 + str_words(name) + interface.as_ref().len();
         self.section_inst(
             |b| &mut b.entry_points,
             Op::EntryPoint,
             None,
+            words,
             |out| {
                 out.extend_from_slice(&[model as u32, function]);
                 push_str(out, name);
@@ -545,6 +542,7 @@ impl Builder {
             |b| &mut b.execution_modes,
             op,
             None,
+            2 + operands.len(),
             |out| {
                 out.extend_from_slice(&[function, mode as u32]);
                 out.extend_from_slice(operands);
@@ -565,6 +563,7 @@ impl Builder {
             |b| &mut b.debug_names,
             op,
             None,
+            target.len() + str_words(name),
             |out| {
                 out.extend_from_slice(target);
                 push_str(out, name);
@@ -582,6 +581,7 @@ impl Builder {
             |b| &mut b.annotations,
             Op::Decorate,
             None,
+            2 + literals.len(),
             |out| {
                 out.extend_from_slice(&[target, decoration as u32]);
                 out.extend_from_slice(literals);
@@ -605,6 +605,7 @@ impl Builder {
             |b| &mut b.annotations,
             op,
             None,
+            head.len(),
             |out| {
                 out.extend_from_slice(head);
                 for p in params {

@@ -93,7 +93,7 @@ impl Interface {
     pub(in crate::emit) fn hull_entry<'m>(
         &mut self,
         cx: &mut ModuleBuilder<'m>,
-        res: &mut Resources,
+        res: &mut Resources<'m>,
         sm: &ShaderModel,
         ep: &EntryPoint,
         cp: &'m Function,
