@@ -149,11 +149,15 @@ def batch(runs=5):
             t0 = time.perf_counter()
             subprocess.run([UNTANGLE, CORPUS, "-o", out, "-j", jobs], capture_output=True)
             times[jobs].append(time.perf_counter() - t0)
-    same = True
-    for name in sorted(os.listdir(os.path.join(tmp, "out1"))):
-        with open(os.path.join(tmp, "out1", name), "rb") as a, open(os.path.join(tmp, "out2", name), "rb") as b:
-            same &= a.read() == b.read()
-    count = len(os.listdir(os.path.join(tmp, "out1")))
+    # Every output file, libraries' folders of entry points included, compared byte for byte.
+    out1, out2 = os.path.join(tmp, "out1"), os.path.join(tmp, "out2")
+    files = sorted(os.path.relpath(os.path.join(d, f), out1) for d, _, fs in os.walk(out1) for f in fs)
+    same = all(os.path.exists(os.path.join(out2, f)) for f in files)
+    for name in files:
+        if same:
+            with open(os.path.join(out1, name), "rb") as a, open(os.path.join(out2, name), "rb") as b:
+                same &= a.read() == b.read()
+    count = len(files)
     shutil.rmtree(tmp)
     return {k: statistics.median(v) * 1e3 for k, v in times.items()}, same, count
 
