@@ -452,6 +452,28 @@ mod device {
     use std::time::Duration;
     use untangle_testkit::vulkan::{open_or_skip, Binding, Dispatch, Resource};
 
+    /// Dispatches one group of `t` (the kernel of [`kernel`]) with `out`, `src` and `dst`
+    /// holding these words; returns the result, whose buffers are in that order.
+    fn dispatch(
+        gpu: &mut untangle_testkit::vulkan::Gpu,
+        t: &untangle::Translation,
+        [out, src, dst]: [&[u32]; 3],
+    ) -> untangle_testkit::vulkan::DispatchResult {
+        let bind = |name: &str, words: &[u32]| {
+            let r = t.bindings.iter().find(|r| r.name == name).expect("bound");
+            Binding::new(r.set, r.binding, Resource::words(words))
+        };
+        let d = Dispatch {
+            spirv: &t.words,
+            entry: &t.entry_point,
+            bindings: vec![bind("out", out), bind("src", src), bind("dst", dst)],
+            groups: [1, 1, 1],
+            timeout: Duration::from_secs(60),
+            ..Default::default()
+        };
+        gpu.dispatch(&d).expect("dispatches")
+    }
+
     /// Thread `t` (of 4): `out.Store4(16t, src.Load4(16t))`, `out.Store2(64 + 8t,
     /// src.Load2(8t))` and `dst.Store4(16t, 16t + (100, 101, 102, 103))`: the 4-word
     /// accesses through `uvec4`s, the 2-word ones through `uvec2`s.
@@ -486,26 +508,8 @@ mod device {
         } else {
             assert_eq!((loads, stores), (c(6, 0, 0), c(10, 0, 0)), "one access per word");
         }
-        let place = |name: &str| {
-            let r = t.bindings.iter().find(|r| r.name == name).expect("bound");
-            (r.set, r.binding)
-        };
         let src: Vec<u32> = (1..=6).collect();
-        let dst = vec![0xaaaa_aaaa; 6];
-        let out = vec![0xbbbb_bbbb; 24];
-        let binding = |name: &str, words: &[u32]| {
-            let (set, b) = place(name);
-            Binding::new(set, b, Resource::words(words))
-        };
-        let d = Dispatch {
-            spirv: &t.words,
-            entry: &t.entry_point,
-            bindings: vec![binding("out", &out), binding("src", &src), binding("dst", &dst)],
-            groups: [1, 1, 1],
-            timeout: Duration::from_secs(60),
-            ..Default::default()
-        };
-        let r = gpu.dispatch(&d).expect("dispatches");
+        let r = dispatch(gpu, &t, [&[0xbbbb_bbbb; 24], &src, &[0xaaaa_aaaa; 6]]);
         (r.words(0).expect("out"), r.words(2).expect("dst"))
     }
 
@@ -530,20 +534,7 @@ mod device {
                 if bits == 32 && addr % 4 != 0 {
                     continue;
                 }
-                let src = [addr, 0, 30, 40, 50, 60];
-                let bind = |name: &str, words: &[u32]| {
-                    let r = t.bindings.iter().find(|r| r.name == name).expect("bound");
-                    Binding::new(r.set, r.binding, Resource::words(words))
-                };
-                let d = Dispatch {
-                    spirv: &t.words,
-                    entry: &t.entry_point,
-                    bindings: vec![bind("out", &[7; 4]), bind("src", &src), bind("dst", &[0; 4])],
-                    groups: [1, 1, 1],
-                    timeout: Duration::from_secs(60),
-                    ..Default::default()
-                };
-                let r = gpu.dispatch(&d).expect("dispatches");
+                let r = dispatch(&mut gpu, &t, [&[7; 4], &[addr, 0, 30, 40, 50, 60], &[0; 4]]);
                 // 16 bits at byte 8: src[2]'s low half (30) and its high half (0).
                 let want = if bits == 16 && addr == 8 { 30 } else { want };
                 assert_eq!(r.words(0).expect("out")[0], want, "{bits}-bit components at {addr:#x}");
@@ -628,19 +619,7 @@ mod device {
             let m = rspirv::dr::load_words(t.words.clone()).expect("loads");
             let want_counts = if views { (c(0, 0, 2), c(0, 4, 0)) } else { (c(8, 0, 0), c(8, 0, 0)) };
             assert_eq!(accesses_of(&m, 16), want_counts, "views {views}");
-            let bind = |name: &str, words: &[u32]| {
-                let r = t.bindings.iter().find(|r| r.name == name).expect("bound");
-                Binding::new(r.set, r.binding, Resource::words(words))
-            };
-            let d = Dispatch {
-                spirv: &t.words,
-                entry: &t.entry_point,
-                bindings: vec![bind("out", &[0; 4]), bind("src", &src), bind("dst", &[0; 16])],
-                groups: [1, 1, 1],
-                timeout: Duration::from_secs(60),
-                ..Default::default()
-            };
-            let r = gpu.dispatch(&d).expect("dispatches");
+            let r = dispatch(&mut gpu, &t, [&[0; 4], &src, &[0; 16]]);
             assert_eq!(r.words(2).expect("dst"), want, "views {views}");
         }
     }

@@ -107,16 +107,21 @@ impl Resource {
     /// into a string of the right size, without `format!`'s machinery (a third of the
     /// cost of a tiny shader's binding report).
     fn spelled(&self, between: &str) -> String {
-        let mut s = String::with_capacity(1 + 10 + between.len() + 10);
-        s.push(self.class.register_letter());
-        push_decimal(&mut s, self.lower_bound);
-        s.push_str(between);
-        push_decimal(&mut s, self.space);
-        s
+        spell_register(self.class.register_letter(), self.lower_bound, between, self.space)
     }
 }
 
 /// Appends `n` in decimal.
+/// `letter`, `lower`, `between`, `space`, the numbers in decimal ([`Resource::register`]).
+fn spell_register(letter: char, lower: u32, between: &str, space: u32) -> String {
+    let mut s = String::with_capacity(1 + 10 + between.len() + 10);
+    s.push(letter);
+    push_decimal(&mut s, lower);
+    s.push_str(between);
+    push_decimal(&mut s, space);
+    s
+}
+
 fn push_decimal(s: &mut String, n: u32) {
     let mut digits = [0u8; 10];
     let mut at = digits.len();
@@ -296,33 +301,9 @@ mod tests {
 
     #[test]
     fn registers_are_spelled_as_format_would() {
-        for (class, lower_bound, space) in
-            [(ResourceClass::Srv, 0, 0), (ResourceClass::Uav, 10, 1), (ResourceClass::Sampler, u32::MAX, 2147420894)]
-        {
-            let r = Resource { class, lower_bound, space, ..sample() };
-            let letter = class.register_letter();
-            assert_eq!(r.register(), format!("{letter}{lower_bound}, space{space}"));
-            assert_eq!(r.default_name(), format!("{letter}{lower_bound}_space{space}"));
-        }
-    }
-
-    fn sample() -> Resource {
-        Resource {
-            class: ResourceClass::Cbv,
-            id: 0,
-            name: String::new(),
-            space: 0,
-            lower_bound: 0,
-            range_size: Some(1),
-            kind: ResourceKind::CBuffer,
-            type_name: None,
-            element_type: None,
-            struct_stride: None,
-            sample_count: None,
-            uav: None,
-            cbuffer_size: None,
-            sampler_kind: None,
-            global: None,
+        for (letter, lower, space) in [('t', 0, 0), ('u', 10, 1), ('s', u32::MAX, 2147420894)] {
+            assert_eq!(spell_register(letter, lower, ", space", space), format!("{letter}{lower}, space{space}"));
+            assert_eq!(spell_register(letter, lower, "_space", space), format!("{letter}{lower}_space{space}"));
         }
     }
 }
