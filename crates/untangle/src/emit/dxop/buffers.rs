@@ -1205,7 +1205,6 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(comps)
     }
 
-    /// A texel vector from four IR values.
     /// The one instruction that converts a vector of `texel` lanes into lanes of the IR
     /// scalar `scalar` as [`FnEmit::num_to_ir`] converts each (an integer texel to a
     /// narrower or wider integer, or its bits to a 32-bit float), if there is one.
@@ -1219,6 +1218,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
     }
 
+    /// A texel vector from four IR values.
     pub fn make_texel(&mut self, c: &Call<'_>, first: usize, texel: TexelKind) -> Result<Word> {
         let tt = texel.scalar(self.cx);
         let mut comps = Vec::new();
