@@ -17,7 +17,7 @@ use super::md::Tuple;
 use super::resources::Resources;
 use super::signature::Signatures;
 use crate::front::container::ShaderKind;
-use crate::ir::{FuncId, Module};
+use crate::ir::{FuncId, MdId, Module};
 use serde::Serialize;
 
 #[derive(Clone, PartialEq, Debug, Serialize)]
@@ -143,7 +143,10 @@ pub struct AsState {
     pub payload_size: u32,
 }
 
-pub(crate) fn read_entry_points(m: &Module, module_resources: &Resources) -> Result<Vec<EntryPoint>> {
+/// `module_resources`: the module's `dx.resources` table and its node. An entry point names
+/// that same node in nearly every module; it is then cloned, not read a second time.
+pub(crate) fn read_entry_points(m: &Module, module_resources: (Option<MdId>, &Resources)) -> Result<Vec<EntryPoint>> {
+    let (module_resources_node, module_resources) = module_resources;
     let mut out = Vec::new();
     for (k, &id) in m.metadata.named("dx.entryPoints").iter().enumerate() {
         let t = Tuple::of_named(m, id, "dx.entryPoints", k)?;
@@ -153,6 +156,7 @@ pub(crate) fn read_entry_points(m: &Module, module_resources: &Resources) -> Res
             None => Signatures::default(),
         };
         let resources = match t.get(3) {
+            Some(id) if Some(id) == module_resources_node => module_resources.clone(),
             Some(_) => Resources::from_tuple(&t.node(3)?)?,
             None => module_resources.clone(),
         };

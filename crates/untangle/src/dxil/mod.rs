@@ -123,11 +123,12 @@ pub fn analyze(m: &Module) -> Result<DxilInfo> {
             Some(ShaderModel { kind: stage_of(&profile), profile, major: t.u32(1)?, minor: t.u32(2)? })
         }
     };
-    let resources = match m.metadata.named("dx.resources").first() {
-        Some(&id) => Resources::read(m, id, "dx.resources")?,
+    let resources_node = m.metadata.named("dx.resources").first().copied();
+    let resources = match resources_node {
+        Some(id) => Resources::read(m, id, "dx.resources")?,
         None => Resources::default(),
     };
-    let entry_points = entry::read_entry_points(m, &resources)?;
+    let entry_points = entry::read_entry_points(m, (resources_node, &resources))?;
     Ok(DxilInfo {
         shader_model,
         dxil_version: version_pair(m, "dx.version")?,

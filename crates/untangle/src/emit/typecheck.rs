@@ -297,17 +297,28 @@ fn dominance(m: &Module, f: &Function, dom: &crate::cfg::DomTree) -> Result<()> 
         message,
     };
     // Whether `v` is available at position `k` of block `b` (`k` = the block's length: at
-    // its end, where the terminator and outgoing PHI edges use values).
-    let available = |v: Value, b: BlockId, k: usize| -> std::result::Result<(), String> {
-        let Value::Inst(d) = v else { return Ok(()) };
-        match at.get(d.index()).copied().flatten().as_ref() {
-            None => Err("uses a value that is in no block".into()),
-            Some(&(db, dk)) if db == b => {
-                (dk < k).then_some(()).ok_or_else(|| "uses a value defined at or after it in its block".into())
-            }
-            Some(&(db, _)) => dom.dominates(db, b).then_some(()).ok_or_else(|| {
-                format!("uses a value of block {}, which does not dominate it", block_name(f, &m.types, db))
-            }),
+    // its end, where the terminator and outgoing PHI edges use values). A plain test: the
+    // walk below asks it for every operand, and only a failure needs words
+    // (`unavailable`).
+    let available = |v: Value, b: BlockId, k: usize| -> bool {
+        let Value::Inst(d) = v else { return true };
+        match at.get(d.index()).copied().flatten() {
+            None => false,
+            Some((db, dk)) if db == b => dk < k,
+            Some((db, _)) => dom.dominates(db, b),
+        }
+    };
+    // Why `v` is not available in block `b`, [`available`] having said so.
+    let unavailable = |v: Value, b: BlockId| -> String {
+        match v {
+            Value::Inst(d) => match at.get(d.index()).copied().flatten() {
+                None => "uses a value that is in no block".into(),
+                Some((db, _)) if db == b => "uses a value defined at or after it in its block".into(),
+                Some((db, _)) => {
+                    format!("uses a value of block {}, which does not dominate it", block_name(f, &m.types, db))
+                }
+            },
+            _ => "uses a value that is not available".into(),
         }
     };
     for &b in &f.layout {
@@ -318,30 +329,29 @@ fn dominance(m: &Module, f: &Function, dom: &crate::cfg::DomTree) -> Result<()> 
         let block = &f.blocks[b];
         for (k, &i) in block.insts.iter().enumerate() {
             let inst = &f.insts[i];
-            let result = match &inst.kind {
-                InstKind::Phi { incoming } => incoming.iter().try_for_each(|&(v, pred)| {
-                    if !f.blocks.is_valid(pred) || !dom.contains(pred) {
-                        return Ok(());
-                    }
-                    available(v, pred, f.blocks[pred].insts.len())
-                }),
-                kind => {
-                    // The first operand that is not available, without collecting them.
-                    let mut first = Ok(());
-                    kind.for_each_operand(|v| {
-                        if first.is_ok() {
-                            first = available(v, b, k);
-                        }
-                    });
-                    first
+            // The first operand that is not available (and where it is used), without
+            // collecting them.
+            let mut first: Option<(Value, BlockId)> = None;
+            match &inst.kind {
+                InstKind::Phi { incoming } => {
+                    first = incoming.iter().find_map(|&(v, pred)| {
+                        let reached = f.blocks.is_valid(pred) && dom.contains(pred);
+                        (reached && !available(v, pred, f.blocks[pred].insts.len())).then_some((v, pred))
+                    })
                 }
-            };
-            if let Err(message) = result {
-                return Err(err(b, inst_name(f, &m.types, i), message));
+                kind => kind.for_each_operand(|v| {
+                    if first.is_none() && !available(v, b, k) {
+                        first = Some((v, b));
+                    }
+                }),
+            }
+            if let Some((v, used_in)) = first {
+                return Err(err(b, inst_name(f, &m.types, i), unavailable(v, used_in)));
             }
         }
-        if let Err(message) = block.terminator.operands().iter().try_for_each(|&v| available(v, b, block.insts.len())) {
-            return Err(err(b, "the terminator".into(), message));
+        let end = block.insts.len();
+        if let Some(&v) = block.terminator.operands().iter().find(|&&v| !available(v, b, end)) {
+            return Err(err(b, "the terminator".into(), unavailable(v, b)));
         }
     }
     Ok(())
@@ -363,15 +373,19 @@ fn types(m: &Module, f: &Function) -> Result<()> {
             // Functions and metadata first: their type is a lookup (every call has a callee).
             let mut typed = true;
             let mut geps = None;
-            inst.kind.for_each_operand(|v| {
-                typed = typed && (matches!(v, Value::Metadata | Value::Func(_)) || c.ty(v).is_some());
+            inst.kind.for_each_operand(|v| match v {
+                // The one kind of operand whose type can be missing ([`Check::ty`]: an
+                // instruction, constant or global always has one; callees and metadata
+                // have none to check).
+                Value::Arg(a) => typed &= (a as usize) < f.params.len(),
                 // Only constant expressions can hold a `getelementptr` (the test here: most
                 // operands are plain constants, and the call is not free).
-                if let (Value::Const(k), None) = (v, &geps) {
+                Value::Const(k) if geps.is_none() => {
                     if matches!(m.constants.get(k).kind, ConstKind::Expr { .. }) {
                         geps = c.const_geps(k, 0);
                     }
                 }
+                _ => {}
             });
             let message = if typed {
                 geps.or_else(|| c.inst(inst.ty, &inst.kind))
