@@ -23,7 +23,12 @@ macro_rules! interned_pool {
             }
 
             pub fn get(&self, id: $id) -> &$item {
-                &self.set[id.0 as usize]
+                // One bounds check (`IndexSet`'s `Index` asserts, then indexes again):
+                // every pass asks this for nearly every value it looks at.
+                match self.set.get_index(id.0 as usize) {
+                    Some(item) => item,
+                    None => panic!("{} {} out of range ({} items)", stringify!($id), id.0, self.set.len()),
+                }
             }
 
             /// The id of `item` if it is in the pool.
