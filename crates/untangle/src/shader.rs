@@ -61,7 +61,8 @@ impl Shader {
     /// embedded root signature): what [`crate::translate`] does.
     pub(crate) fn parse_and_translate(cx: &mut ParseContext, bytes: &[u8], options: &Options) -> Result<Translation> {
         let loaded = crate::front::load_for_translation_in(cx, bytes, "input", FrontEnd::Native)?;
-        let mut shader = Shader::from_loaded(loaded)?;
+        // This shader lives only for this translation: nothing reads its operation counts.
+        let mut shader = Shader::analysed(loaded, crate::dxil::analyze_for_translation)?;
         let embedded = options.root_signature.is_none() && options.embedded_root_signature.is_some();
         if shader.stage() == ShaderKind::Library || embedded {
             shader.loaded.keep_bytes(bytes.to_vec());
@@ -71,7 +72,12 @@ impl Shader {
 
     /// A shader from an input already loaded with [`crate::front`].
     pub fn from_loaded(loaded: Loaded) -> Result<Shader> {
-        let dxil = crate::dxil::analyze(&loaded.module)?;
+        Shader::analysed(loaded, crate::dxil::analyze)
+    }
+
+    /// A shader from `loaded`, its DXIL meaning decoded by `analyze`.
+    fn analysed(loaded: Loaded, analyze: fn(&Module) -> crate::dxil::error::Result<DxilInfo>) -> Result<Shader> {
+        let dxil = analyze(&loaded.module)?;
         if dxil.shader_model.is_none() {
             return Err(EmitError::NotAShader(crate::emit::NotAShader::NoShaderModel).into());
         }

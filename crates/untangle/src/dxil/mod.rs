@@ -66,7 +66,8 @@ pub struct DxilInfo {
     /// `dx.viewIdState`, as the raw u32 array DXC writes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub view_id_state: Option<Vec<u32>>,
-    /// DXIL operations used, by opcode.
+    /// DXIL operations used, by opcode (empty where the module was analysed only to be
+    /// translated, which never reads it: see `analyze_for_translation`).
     pub ops: Vec<OpUse>,
 }
 
@@ -115,6 +116,15 @@ fn view_id_state(m: &Module) -> Option<Vec<u32>> {
 /// Decode the DXIL meaning of a module. A module without `dx.shaderModel` is not DXIL and
 /// yields an empty description (no error).
 pub fn analyze(m: &Module) -> Result<DxilInfo> {
+    let mut info = analyze_for_translation(m)?;
+    info.ops = op_uses(m);
+    Ok(info)
+}
+
+/// [`analyze`] without [`DxilInfo::ops`] (left empty): a count of every call that
+/// describes the module and that translation never reads, for the one-shot path that
+/// analyses a module only to translate it (`Shader::parse_and_translate`).
+pub(crate) fn analyze_for_translation(m: &Module) -> Result<DxilInfo> {
     let shader_model = match m.metadata.named("dx.shaderModel").first() {
         None => None,
         Some(&id) => {
@@ -136,7 +146,7 @@ pub fn analyze(m: &Module) -> Result<DxilInfo> {
         entry_points,
         struct_annotations: annotations::read_struct_annotations(m)?,
         view_id_state: view_id_state(m),
-        ops: op_uses(m),
+        ops: Vec::new(),
         resources,
     })
 }
