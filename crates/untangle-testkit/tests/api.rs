@@ -130,6 +130,19 @@ fn io_remap_places_varyings_and_refuses_impossible_components() {
 }
 
 #[test]
+fn io_remap_refuses_two_elements_on_one_component_naming_both() {
+    let shader = Shader::parse(&sample("pipeline/vs.ll")).unwrap();
+    let same = IoRemap::new(|q| (!q.output).then_some(IoLocation { location: 3, component: 0 }));
+    match shader.translate(&Options { io_remap: Some(same), ..Default::default() }) {
+        Err(untangle::Error::Translate(untangle::TranslateError::Remap { message, .. })) => assert_eq!(
+            message, "places input NORMAL0 and input POSITION0 both at location 3, component 0",
+            "the element placed second, then the owner of the component"
+        ),
+        other => panic!("expected a typed error, got {other:?}"),
+    }
+}
+
+#[test]
 fn shaders_translate_from_several_threads_alike() {
     let shader = Shader::parse(&sample("cs_groupshared_reduce.ll")).unwrap();
     let one = shader.translate(&Options::default()).unwrap().words;

@@ -916,11 +916,12 @@ fn varying(
         }
         place = IoLocation { location: 0, component: place.component };
     }
-    // The element as messages name it: `output TEXCOORD0`.
-    let named = || {
+    // An element as messages name it: `output TEXCOORD0`.
+    let name_of = |el: &SignatureElement| {
         let direction = if output { "output" } else { "input" };
         format!("{direction} {}{}", el.semantic, el.semantic_indices.first().copied().unwrap_or(0))
     };
+    let named = || name_of(el);
     // A swizzled render target is a whole vec4 at component 0 (see `sig_var`).
     let swizzled = point == SigPoint::PsOut
         && el.system_value == SemanticKind::Target
@@ -953,7 +954,6 @@ fn varying(
     }
     // Two variables may not share a location component (DXC packs signatures so they
     // never do; a damaged or remapped one could).
-    let who = named();
     for r in 0..el.rows.max(1) {
         // The second blend source has a location of its own (`Index` 1).
         let slot = (output, place.location.saturating_add(r) | blend_index.unwrap_or(0) << 31);
@@ -962,11 +962,13 @@ fn varying(
         if *taken & mask != 0 {
             let component = (*taken & mask).trailing_zeros();
             let location = place.location.saturating_add(r);
-            let (other, other_remapped) = iface
-                .location_owners
-                .get(&(slot.0, slot.1, component))
-                .cloned()
-                .unwrap_or_else(|| ("another element".to_string(), false));
+            // The owner is of the same direction (the slot's), so named the same way.
+            let owner = iface.location_owners.get(&(slot.0, slot.1, component)).copied();
+            let other_remapped = owner.is_some_and(|(_, _, r)| r);
+            let other = owner
+                .and_then(|(k, id, _)| k.of(fe.sigs).iter().find(|e| e.id == id))
+                .map_or_else(|| "another element".to_string(), name_of);
+            let who = named();
             if remapped.is_some() || other_remapped {
                 let message = format!("places {who} and {other} both at location {location}, component {component}");
                 return Err(Error::Remap { callback: IO_REMAP_CALLBACK, message });
@@ -976,7 +978,7 @@ fn varying(
         }
         *taken |= mask;
         for c in (0..4).filter(|c| mask & (1 << c) != 0) {
-            iface.location_owners.insert((slot.0, slot.1, c), (who.clone(), remapped.is_some()));
+            iface.location_owners.insert((slot.0, slot.1, c), (kind, el.id, remapped.is_some()));
         }
     }
     if output {

@@ -929,9 +929,10 @@ pub struct Interface {
     elements: BTreeMap<(SigKind, u32), SigVar>,
     /// Components taken per (output?, location), bit k: component k.
     locations: BTreeMap<(bool, u32), u8>,
-    /// Who took each component: (output?, location, component) -> the element as messages
-    /// name it, and whether the I/O remapping callback placed it.
-    location_owners: BTreeMap<(bool, u32, u32), (String, bool)>,
+    /// Who took each component: (output?, location, component) -> the element (its
+    /// signature and id: messages name it from there), and whether the I/O remapping
+    /// callback placed it.
+    location_owners: BTreeMap<(bool, u32, u32), (SigKind, u32, bool)>,
     pub modes: Vec<ExecutionMode>,
     /// Stream output ([`Options::stream_output`]), when given.
     pub(crate) xfb: Option<XfbState>,
