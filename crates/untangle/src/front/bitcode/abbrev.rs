@@ -38,11 +38,6 @@ pub struct AbbrevTable {
 }
 
 impl AbbrevTable {
-    /// A table with room for `ops` operands (DXC's streams define about 100).
-    pub fn with_capacity(ops: usize) -> AbbrevTable {
-        AbbrevTable { ops: Vec::with_capacity(ops) }
-    }
-
     /// The operands of `id` (empty for an id from another table).
     #[inline]
     pub fn get(&self, id: AbbrevId) -> &[Op] {
@@ -67,6 +62,11 @@ impl AbbrevTable {
     /// Forget the definitions from `mark` on (the abbreviations of a block that ended).
     pub fn truncate(&mut self, mark: usize) {
         self.ops.truncate(mark);
+    }
+
+    /// Room for `ops` more operands.
+    pub fn reserve(&mut self, ops: usize) {
+        self.ops.reserve(ops);
     }
 }
 
