@@ -23,6 +23,9 @@ pub type Res<T> = std::result::Result<T, ErrorKind>;
 /// Bits a window is guaranteed to hold past the position (64 minus a partial byte).
 const WINDOW_BITS: u32 = 57;
 
+/// Bit 5 of each of the nine 6-bit chunks in a window: clear where a VBR-6 value ends.
+const VBR6_HIGH_BITS: u64 = 0o404_040_404_040_404_040;
+
 #[derive(Clone)]
 pub struct BitReader<'a> {
     data: &'a [u8],
@@ -189,6 +192,25 @@ impl<'a> BitReader<'a> {
     /// overflow is possible in 57 bits), else chunk by chunk.
     #[inline(never)]
     fn vbr_chunks(&mut self, width: u32, w: u64) -> Res<u64> {
+        if width == 6 {
+            // VBR-6 (unabbreviated operands: a call's calling-convention field, with its
+            // explicit-type flag 1 << 15, takes four chunks): the value's length from the
+            // chunks' high bits, then its payloads packed chunk by chunk.
+            let ends = !w & VBR6_HIGH_BITS;
+            let bits = ends.trailing_zeros() as u64 + 1;
+            if ends != 0 && self.pos + bits <= self.end {
+                let mut chunks = w & (u64::MAX >> (64 - bits));
+                let (mut value, mut shift) = (0u64, 0);
+                while chunks != 0 {
+                    value |= (chunks & 0x1f) << shift;
+                    chunks >>= 6;
+                    shift += 5;
+                }
+                self.pos += bits;
+                return Ok(value);
+            }
+            return self.vbr_slow(width);
+        }
         let hi = 1u64 << (width - 1);
         let mut value = 0u64;
         for k in 0..WINDOW_BITS / width {
@@ -318,10 +340,8 @@ impl<'a> BitReader<'a> {
     /// A value of nine chunks or more (where an overflow could hide) and anything at the
     /// end of the input are read one by one instead.
     pub fn skip_vbr6_array(&mut self, mut n: u64) -> Res<()> {
-        // Bit 5 of each of the nine 6-bit chunks in a window: clear where a value ends.
-        const HIGH_BITS: u64 = 0o404_040_404_040_404_040;
         while n > 0 {
-            let ends = !self.window() & HIGH_BITS;
+            let ends = !self.window() & VBR6_HIGH_BITS;
             let here = ends.count_ones() as u64;
             let used = if here == 0 {
                 None
