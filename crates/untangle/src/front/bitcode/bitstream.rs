@@ -263,10 +263,13 @@ impl<'a> BitReader<'a> {
         let start = out.len();
         out.resize(start + n as usize, 0);
         let (hi, m, w64) = (1u64 << (width - 1), mask(width), width as u64);
+        // A copy of the input's bounds in registers: the stores into `out` would otherwise
+        // make the compiler reload them for every value.
+        let data = self.data;
         let mut pos = self.pos;
         let mut failed = None;
         for (k, slot) in out[start..].iter_mut().enumerate() {
-            if let Some(w) = full_window(self.data, pos) {
+            if let Some(w) = full_window(data, pos) {
                 let c0 = w & m;
                 if c0 & hi == 0 {
                     pos += w64;
@@ -312,10 +315,11 @@ impl<'a> BitReader<'a> {
         let start = out.len();
         out.resize(start + n as usize, 0);
         let (m, w64) = (mask(width), width as u64);
+        let data = self.data; // in registers, as in `vbr_array`
         let mut pos = self.pos;
         let mut failed_at = None;
         for (k, slot) in out[start..].iter_mut().enumerate() {
-            let w = match full_window(self.data, pos) {
+            let w = match full_window(data, pos) {
                 Some(w) => w,
                 None if pos + w64 <= self.end => self.tail_word((pos >> 3) as usize) >> (pos & 7),
                 None => {
