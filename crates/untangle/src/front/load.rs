@@ -20,15 +20,16 @@ use crate::ir::Module;
 use std::path::Path;
 
 /// State a caller keeps from one parse to the next so that shaders read in a row share
-/// work: the decoded `BLOCKINFO` block, which every DXC module carries and which is a
-/// visible share of a small shader's translation (about 2%, BENCHMARKS.md). Owned by the
-/// caller, never global: one per thread or per batch ([`load_for_translation_in`],
+/// work: the decoded `BLOCKINFO` blocks, which every DXC module carries and which are a
+/// visible share of a small shader's translation (about 2%, BENCHMARKS.md), and the bitcode
+/// reader's working buffers ([`bitcode::ReadCache`]). Owned by the caller, never global:
+/// one per thread or per batch ([`load_for_translation_in`],
 /// [`crate::Shader::parse_for_translation_in`], [`crate::translate_in`]). A context only
-/// saves time: every result is the one a fresh context gives (the cached block is reused
-/// only for identical bytes).
+/// saves time: every result is the one a fresh context gives (a cached block is reused
+/// only for identical bytes, a buffer only once emptied).
 #[derive(Default)]
 pub struct ParseContext {
-    blockinfo: bitcode::cursor::BlockInfoCache,
+    bitcode: bitcode::ReadCache,
 }
 
 impl ParseContext {
@@ -39,7 +40,7 @@ impl ParseContext {
     /// How many parses with this context reused a `BLOCKINFO` block decoded by an earlier
     /// one (for tests and measurements).
     pub fn blockinfo_reuses(&self) -> u64 {
-        self.blockinfo.hits
+        self.bitcode.blockinfo.hits
     }
 }
 
@@ -176,7 +177,7 @@ fn parse_bitcode_numbered(
 ) -> Result<Module> {
     match (front_end, numbering) {
         (FrontEnd::Native, Numbering::Canonical) => Ok(bitcode::parse(bc, name)?),
-        (FrontEnd::Native, Numbering::File) => Ok(bitcode::parse_for_translation(bc, name, &mut cx.blockinfo)?),
+        (FrontEnd::Native, Numbering::File) => Ok(bitcode::parse_for_translation(bc, name, &mut cx.bitcode)?),
         #[cfg(feature = "llvm")]
         (FrontEnd::Llvm, _) => llvm::parse(bc, llvm::Syntax::Bitcode, name),
         #[cfg(feature = "llvm")]

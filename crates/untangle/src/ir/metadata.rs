@@ -220,6 +220,11 @@ impl MetadataTable {
     /// appended to the text without an intermediate `String`.
     pub fn push_string_lossy(&mut self, bytes: &[u8]) -> MdId {
         let start = self.text.len();
+        // Valid UTF-8 (the usual case) is validated word at a time, not chunk by chunk.
+        if let Ok(s) = std::str::from_utf8(bytes) {
+            self.text.push_str(s);
+            return self.entries.push(Entry::String(Span::between(start, self.text.len())));
+        }
         for chunk in bytes.utf8_chunks() {
             self.text.push_str(chunk.valid());
             if !chunk.invalid().is_empty() {

@@ -38,11 +38,6 @@ pub struct AbbrevTable {
 }
 
 impl AbbrevTable {
-    /// A table with room for `ops` operands (DXC's streams define about 100).
-    pub fn with_capacity(ops: usize) -> AbbrevTable {
-        AbbrevTable { ops: Vec::with_capacity(ops) }
-    }
-
     /// The operands of `id` (empty for an id from another table).
     #[inline]
     pub fn get(&self, id: AbbrevId) -> &[Op] {
@@ -67,6 +62,11 @@ impl AbbrevTable {
     /// Forget the definitions from `mark` on (the abbreviations of a block that ended).
     pub fn truncate(&mut self, mark: usize) {
         self.ops.truncate(mark);
+    }
+
+    /// Room for `ops` more operands.
+    pub fn reserve(&mut self, ops: usize) {
+        self.ops.reserve(ops);
     }
 }
 
@@ -226,8 +226,20 @@ pub fn read_record(r: &mut BitReader, abbrev: &[Op], out: &mut Vec<u64>, budget:
 
 /// Read the head of an unabbreviated record (abbreviation id 3): its code and operand
 /// count, which is checked against the bits left. The operands follow, VBR-6 each.
-#[inline]
+#[inline(always)]
 pub fn unabbreviated_head(r: &mut BitReader) -> Res<(u32, u64)> {
+    // Both values of one or two chunks (codes and counts below 1024) from one window.
+    if let Some((code, n)) = r.vbr6_pair() {
+        if n * 6 > r.remaining() {
+            return Err(ErrorKind::Implausible(n));
+        }
+        return Ok((code as u32, n));
+    }
+    unabbreviated_head_slow(r)
+}
+
+#[inline(never)]
+fn unabbreviated_head_slow(r: &mut BitReader) -> Res<(u32, u64)> {
     let code = r.vbr(6)?;
     let code = u32::try_from(code).map_err(|_| ErrorKind::Malformed(format!("record code {code}")))?;
     let n = r.vbr(6)?;

@@ -11,8 +11,10 @@
 //! Cost: the reader is a bit position over the input, not a buffer. Each read loads the
 //! eight bytes under the position as one little-endian word (a *window* of at least 57 valid
 //! bits), so a fixed field of up to 57 bits, or a whole VBR value whose chunks fit in the
-//! window (up to nine VBR-6 chunks), costs one load, a shift, a mask and one bound check.
-//! Only the last seven bytes of the input and longer VBR values take a slower path.
+//! window (up to nine VBR-6 chunks), costs one load, a shift, a mask and one bound check:
+//! the input ends at bit 8 × its length, so a field inside a window loaded whole ends inside
+//! the input ([`full_window`]). Only the last seven bytes of the input and longer VBR
+//! values take a slower path.
 
 use super::error::ErrorKind;
 
@@ -21,13 +23,26 @@ pub type Res<T> = std::result::Result<T, ErrorKind>;
 /// Bits a window is guaranteed to hold past the position (64 minus a partial byte).
 const WINDOW_BITS: u32 = 57;
 
+/// Bit 5 of each of the nine 6-bit chunks in a window: clear where a VBR-6 value ends.
+const VBR6_HIGH_BITS: u64 = 0o404_040_404_040_404_040;
+
 #[derive(Clone)]
 pub struct BitReader<'a> {
     data: &'a [u8],
     /// Position in bits.
     pos: u64,
-    /// Total bits.
+    /// Total bits: always 8 × `data.len()` ([`full_window`] relies on it).
     end: u64,
+}
+
+/// The window at bit `pos` of `data` when the eight bytes under it lie in the input: then
+/// every field of up to [`WINDOW_BITS`] bits from `pos` ends inside the input (which ends
+/// at bit 8 × its length, at least 57 bits past `pos`), and needs no other bounds check.
+#[inline(always)]
+fn full_window(data: &[u8], pos: u64) -> Option<u64> {
+    let byte = (pos >> 3) as usize;
+    let word = data.get(byte..byte + 8)?.first_chunk::<8>()?;
+    Some(u64::from_le_bytes(*word) >> (pos & 7))
 }
 
 impl<'a> BitReader<'a> {
@@ -101,6 +116,18 @@ impl<'a> BitReader<'a> {
         if width > WINDOW_BITS {
             return self.read_wide(width);
         }
+        match full_window(self.data, self.pos) {
+            Some(w) => {
+                self.pos += width as u64;
+                Ok(w & mask(width))
+            }
+            None => self.read_tail(width),
+        }
+    }
+
+    /// [`BitReader::read`] in the last seven bytes of the input.
+    #[cold]
+    fn read_tail(&mut self, width: u32) -> Res<u64> {
         let next = self.pos + width as u64;
         if next > self.end {
             return Err(ErrorKind::UnexpectedEof);
@@ -130,29 +157,60 @@ impl<'a> BitReader<'a> {
         if !(2..=32).contains(&width) {
             return Err(ErrorKind::InvalidAbbrev("VBR width out of range"));
         }
-        let w = self.window();
+        let Some(w) = full_window(self.data, self.pos) else {
+            return self.vbr_chunks(width, self.window());
+        };
         let hi = 1u64 << (width - 1);
         let chunk = w & mask(width);
-        let next = self.pos + width as u64;
-        if chunk & hi == 0 && next <= self.end {
-            self.pos = next;
+        if chunk & hi == 0 {
+            self.pos += width as u64;
             return Ok(chunk);
         }
         // Two chunks (characters of names and strings in VBR-6 arrays are), if both are
         // in the window.
         let second = (w >> width) & mask(width);
-        let next = next + width as u64;
-        if 2 * width <= WINDOW_BITS && chunk & hi != 0 && second & hi == 0 && next <= self.end {
-            self.pos = next;
+        if 2 * width <= WINDOW_BITS && second & hi == 0 {
+            self.pos += 2 * width as u64;
             return Ok((chunk & (hi - 1)) | second << (width - 1));
         }
         self.vbr_chunks(width, w)
+    }
+
+    /// Two VBR-6 values of one or two chunks each (below 1024), both from one full window
+    /// (an unabbreviated record's code and operand count); `None`, having read nothing,
+    /// for anything else.
+    #[inline(always)]
+    pub fn vbr6_pair(&mut self) -> Option<(u64, u64)> {
+        let w = full_window(self.data, self.pos)?;
+        let (a, a_bits) = vbr6_in(w)?;
+        let (b, b_bits) = vbr6_in(w >> a_bits)?;
+        self.pos += a_bits + b_bits;
+        Some((a, b))
     }
 
     /// A VBR value of several chunks: decoded from the window `w` if it ends there (no
     /// overflow is possible in 57 bits), else chunk by chunk.
     #[inline(never)]
     fn vbr_chunks(&mut self, width: u32, w: u64) -> Res<u64> {
+        if width == 6 {
+            // VBR-6 (unabbreviated operands: a call's calling-convention field, with its
+            // explicit-type flag 1 << 15, takes four chunks): the value's length from the
+            // chunks' high bits, then its payloads packed chunk by chunk.
+            let ends = !w & VBR6_HIGH_BITS;
+            let bits = ends.trailing_zeros() as u64 + 1;
+            if ends != 0 && self.pos + bits <= self.end {
+                let mut chunks = w & (u64::MAX >> (64 - bits));
+                let (mut value, mut shift) = (0u64, 0);
+                while chunks != 0 {
+                    value |= (chunks & 0x1f) << shift;
+                    chunks >>= 6;
+                    shift += 5;
+                }
+                self.pos += bits;
+                return Ok(value);
+            }
+            return self.vbr_slow(width);
+        }
         let hi = 1u64 << (width - 1);
         let mut value = 0u64;
         for k in 0..WINDOW_BITS / width {
@@ -192,47 +250,60 @@ impl<'a> BitReader<'a> {
     }
 
     /// Append `n` VBR-`width` values to `out` (the caller has checked `n` against the bits
-    /// left). Same values and errors as `n` calls of [`BitReader::vbr`]; the loop keeps the
-    /// position in a register and takes values of one or two chunks straight from the
-    /// window, which is what records made of small ids and characters consist of.
+    /// left). Same values and errors as `n` calls of [`BitReader::vbr`] (on an error `out`
+    /// holds the values before the failing one); the loop keeps the position in a register,
+    /// writes into `out`'s new elements without a capacity check per value, and takes values
+    /// of one or two chunks straight from a full window, which is what records made of
+    /// small ids and characters consist of.
     #[inline(always)]
     pub fn vbr_array(&mut self, width: u32, n: u64, out: &mut Vec<u64>) -> Res<()> {
         if !(2..=32).contains(&width) {
             return Err(ErrorKind::InvalidAbbrev("VBR width out of range"));
         }
-        out.reserve(n as usize);
+        let start = out.len();
+        out.resize(start + n as usize, 0);
         let (hi, m, w64) = (1u64 << (width - 1), mask(width), width as u64);
+        // A copy of the input's bounds in registers: the stores into `out` would otherwise
+        // make the compiler reload them for every value.
+        let data = self.data;
         let mut pos = self.pos;
-        for _ in 0..n {
-            let byte = (pos >> 3) as usize;
-            if let Some(word) = self.data.get(byte..).and_then(<[u8]>::first_chunk::<8>) {
-                let w = u64::from_le_bytes(*word) >> (pos & 7);
+        let mut failed = None;
+        for (k, slot) in out[start..].iter_mut().enumerate() {
+            if let Some(w) = full_window(data, pos) {
                 let c0 = w & m;
                 if c0 & hi == 0 {
-                    if pos + w64 <= self.end {
-                        pos += w64;
-                        out.push(c0);
-                        continue;
-                    }
-                } else if 2 * width <= WINDOW_BITS {
-                    let c1 = (w >> width) & m;
-                    if c1 & hi == 0 && pos + 2 * w64 <= self.end {
-                        pos += 2 * w64;
-                        out.push((c0 & (hi - 1)) | c1 << (width - 1));
-                        continue;
-                    }
+                    pos += w64;
+                    *slot = c0;
+                    continue;
+                }
+                let c1 = (w >> width) & m;
+                if 2 * width <= WINDOW_BITS && c1 & hi == 0 {
+                    pos += 2 * w64;
+                    *slot = (c0 & (hi - 1)) | c1 << (width - 1);
+                    continue;
                 }
             }
             self.pos = pos;
-            out.push(self.vbr(width)?);
+            match self.vbr(width) {
+                Ok(v) => *slot = v,
+                Err(e) => {
+                    failed = Some((start + k, e));
+                    break;
+                }
+            }
             pos = self.pos;
+        }
+        if let Some((read, e)) = failed {
+            out.truncate(read);
+            return Err(e);
         }
         self.pos = pos;
         Ok(())
     }
 
     /// Append `n` fixed-width fields to `out` (the caller has checked `n` against the bits
-    /// left); as `n` calls of [`BitReader::read`], `map` applied to each value.
+    /// left); as `n` calls of [`BitReader::read`], `map` applied to each value (on an error
+    /// `out` holds the values before the failing one).
     #[inline(always)]
     pub fn fixed_array(&mut self, width: u32, n: u64, out: &mut Vec<u64>, map: impl Fn(u64) -> u64) -> Res<()> {
         if width > WINDOW_BITS {
@@ -241,23 +312,29 @@ impl<'a> BitReader<'a> {
             }
             return Ok(());
         }
-        out.reserve(n as usize);
+        let start = out.len();
+        out.resize(start + n as usize, 0);
         let (m, w64) = (mask(width), width as u64);
+        let data = self.data; // in registers, as in `vbr_array`
         let mut pos = self.pos;
-        for _ in 0..n {
-            if pos + w64 > self.end {
-                self.pos = pos;
-                return Err(ErrorKind::UnexpectedEof);
-            }
-            let byte = (pos >> 3) as usize;
-            let word = match self.data.get(byte..).and_then(<[u8]>::first_chunk::<8>) {
-                Some(word) => u64::from_le_bytes(*word),
-                None => self.tail_word(byte),
+        let mut failed_at = None;
+        for (k, slot) in out[start..].iter_mut().enumerate() {
+            let w = match full_window(data, pos) {
+                Some(w) => w,
+                None if pos + w64 <= self.end => self.tail_word((pos >> 3) as usize) >> (pos & 7),
+                None => {
+                    failed_at = Some(start + k);
+                    break;
+                }
             };
-            out.push(map((word >> (pos & 7)) & m));
+            *slot = map(w & m);
             pos += w64;
         }
         self.pos = pos;
+        if let Some(read) = failed_at {
+            out.truncate(read);
+            return Err(ErrorKind::UnexpectedEof);
+        }
         Ok(())
     }
 
@@ -267,10 +344,8 @@ impl<'a> BitReader<'a> {
     /// A value of nine chunks or more (where an overflow could hide) and anything at the
     /// end of the input are read one by one instead.
     pub fn skip_vbr6_array(&mut self, mut n: u64) -> Res<()> {
-        // Bit 5 of each of the nine 6-bit chunks in a window: clear where a value ends.
-        const HIGH_BITS: u64 = 0o404_040_404_040_404_040;
         while n > 0 {
-            let ends = !self.window() & HIGH_BITS;
+            let ends = !self.window() & VBR6_HIGH_BITS;
             let here = ends.count_ones() as u64;
             let used = if here == 0 {
                 None
@@ -320,6 +395,17 @@ impl<'a> BitReader<'a> {
         self.pos = pos + len * 8;
         Ok(slice)
     }
+}
+
+/// The VBR-6 value of one or two chunks at the bottom of `w`, and its length in bits.
+#[inline(always)]
+fn vbr6_in(w: u64) -> Option<(u64, u64)> {
+    let c0 = w & 0x3f;
+    if c0 & 0x20 == 0 {
+        return Some((c0, 6));
+    }
+    let c1 = (w >> 6) & 0x3f;
+    (c1 & 0x20 == 0).then_some(((c0 & 0x1f) | c1 << 5, 12))
 }
 
 #[inline(always)]

@@ -11,17 +11,20 @@
 //! truncated input fails where its data ends, as with LLVM's reader.
 //!
 //! Cost: entering a block allocates nothing (its shared abbreviations are a list index and
-//! a length, see [`super::blockinfo`]); abbreviation definitions go to one [`AbbrevTable`]
-//! per stream; a record's operands go to one buffer ([`Cursor::ops`]) reused by every record.
-//! The `BLOCKINFO` block, the same in every DXC module, is decoded once per
-//! [`BlockInfoCache`] the caller keeps: the state the last one left is restored when the
-//! next has the same bytes ([`Cursor::read_blockinfo`]). Without a cache (a fresh one per
-//! read) nothing outlives a read.
+//! a length, see [`super::blockinfo`]; its own go to one stack of all open blocks');
+//! abbreviation definitions go to one [`AbbrevTable`] per stream; a record's operands go to
+//! one buffer ([`Cursor::ops`]) reused by every record. These buffers live in the
+//! [`BlockInfoCache`] the caller keeps, so a run of reads allocates them once. The
+//! `BLOCKINFO` block, the same in every module one DXC version writes, is decoded once per
+//! distinct block and cache: the state decoding it left is restored when a later block has
+//! the same bytes ([`Cursor::read_blockinfo`]). Without a cache (a fresh one per read)
+//! nothing outlives a read.
 
 use super::abbrev::{self, AbbrevId, AbbrevTable, ZeroBudget};
 use super::bitstream::{BitReader, Res};
 use super::blockinfo::BlockInfo;
 use super::error::ErrorKind;
+use std::sync::Arc;
 
 /// Deepest block nesting accepted (DXIL needs 3: module, function, constants).
 pub const MAX_DEPTH: usize = 16;
@@ -42,26 +45,43 @@ pub enum Entry {
     Record(u32),
 }
 
-/// The last `BLOCKINFO` block read from a fresh cursor: its abbreviation width and bytes,
-/// and the cursor state reading it left.
-struct LastBlockInfo {
+/// Most distinct `BLOCKINFO` blocks a [`BlockInfoCache`] keeps. Each DXC version writes
+/// its own and a batch interleaves them (the shared corpus has five); a block costs about
+/// 150 bytes here and 10 000 instructions to decode.
+pub const CACHED_BLOCKINFOS: usize = 8;
+
+/// A `BLOCKINFO` block read from a fresh cursor: its abbreviation width and bytes, and the
+/// cursor state reading it left.
+struct DecodedBlockInfo {
     width: u32,
     body: Vec<u8>,
-    blockinfo: BlockInfo,
+    /// Shared with the cursors that restore it (a cursor copies it only to change it).
+    blockinfo: Arc<BlockInfo>,
     abbrevs: AbbrevTable,
     shared_end: usize,
     target: Option<u32>,
     code: Option<u32>,
 }
 
-/// A decoded `BLOCKINFO` block kept between reads by their caller
-/// ([`crate::front::ParseContext`]): the next module whose block has the same bytes gets
-/// the decoded state restored instead of decoding it again. Exact, whatever the modules:
-/// the bytes are compared in full.
+/// Buffers a cursor needs, kept empty between reads so that their capacity is reused.
+#[derive(Default)]
+struct Buffers {
+    ops: Vec<u64>,
+    abbrevs: AbbrevTable,
+    scopes: Vec<Scope>,
+    locals: Vec<AbbrevId>,
+}
+
+/// Decoded `BLOCKINFO` blocks kept between reads by their caller
+/// ([`crate::front::ParseContext`]): a module whose block has the same bytes as one of
+/// them gets the decoded state restored instead of decoding it again. Exact, whatever the
+/// modules: the bytes are compared in full. Also keeps the cursor's buffers.
 #[derive(Default)]
 pub struct BlockInfoCache {
-    last: Option<Box<LastBlockInfo>>,
-    /// How many reads restored the cached block instead of decoding it.
+    /// At most [`CACHED_BLOCKINFOS`], the most recently used first.
+    blocks: Vec<DecodedBlockInfo>,
+    buffers: Buffers,
+    /// How many reads restored a cached block instead of decoding it.
     pub hits: u64,
 }
 
@@ -72,8 +92,9 @@ struct Scope {
     /// when the block was entered: abbreviation ids 4 and up name those first.
     shared: Option<usize>,
     shared_len: usize,
-    /// The block's own abbreviations, after the shared ones.
-    local: Vec<AbbrevId>,
+    /// Where the block's own abbreviations (after the shared ones) start in
+    /// [`Cursor::locals`]: only the innermost block defines any, so they run to its end.
+    locals_mark: usize,
     /// The abbreviation table's length when the block was entered: its own definitions
     /// start there and are dropped when it ends.
     table_mark: usize,
@@ -82,30 +103,33 @@ struct Scope {
 }
 
 impl Scope {
-    fn new(id: u32, width: u32, blockinfo: &BlockInfo, table_mark: usize) -> Scope {
+    fn new(id: u32, width: u32, blockinfo: &BlockInfo, table_mark: usize, locals_mark: usize) -> Scope {
         let shared = blockinfo.list_of(id);
         let shared_len = shared.map_or(0, |i| blockinfo.list(i).len());
-        Scope { id, width, shared, shared_len, local: Vec::new(), table_mark, end: u64::MAX }
+        Scope { id, width, shared, shared_len, locals_mark, table_mark, end: u64::MAX }
     }
 
-    /// The abbreviation with id `4 + index`.
+    /// The abbreviation with id `4 + index` (`locals`: [`Cursor::locals`]; this is the
+    /// innermost block).
     #[inline]
-    fn abbrev(&self, blockinfo: &BlockInfo, index: usize) -> Option<AbbrevId> {
+    fn abbrev(&self, blockinfo: &BlockInfo, locals: &[AbbrevId], index: usize) -> Option<AbbrevId> {
         match (index < self.shared_len, self.shared) {
             (true, Some(list)) => blockinfo.list(list).get(index).copied(),
-            _ => self.local.get(index - self.shared_len).copied(),
+            _ => locals.get(self.locals_mark + (index - self.shared_len)).copied(),
         }
     }
 }
 
 pub struct Cursor<'a> {
     pub r: BitReader<'a>,
-    blockinfo: BlockInfo,
+    blockinfo: Arc<BlockInfo>,
     abbrevs: AbbrevTable,
     /// The table's length after the last `BLOCKINFO` definition: a block that ends keeps
     /// the table up to here.
     shared_end: usize,
     scopes: Vec<Scope>,
+    /// The open blocks' own abbreviations, outermost block first ([`Scope::locals_mark`]).
+    locals: Vec<AbbrevId>,
     /// Operands of the last record.
     pub ops: Vec<u64>,
     /// Code of the last record (for error context).
@@ -121,19 +145,28 @@ impl<'a> Cursor<'a> {
     /// A cursor at the top level of `data` (after the magic, which the caller checks),
     /// with the caller's `BLOCKINFO` cache (a new one for a single read);
     /// [`Cursor::into_cache`] hands it back.
-    pub fn with_cache(data: &'a [u8], cache: BlockInfoCache) -> Self {
+    pub fn with_cache(data: &'a [u8], mut cache: BlockInfoCache) -> Self {
         let r = BitReader::new(data);
         let budget = ZeroBudget(r.end());
-        let blockinfo = BlockInfo::default();
-        let top = Scope::new(u32::MAX, 2, &blockinfo, 0);
+        let blockinfo = Arc::new(BlockInfo::default());
+        let Buffers { mut ops, mut abbrevs, mut scopes, mut locals } = std::mem::take(&mut cache.buffers);
+        // Room for most records' operands and DXC's abbreviations (about 100 operands)
+        // from the start (a reused buffer already has it).
+        ops.clear();
+        ops.reserve(64);
+        abbrevs.truncate(0);
+        abbrevs.reserve(128);
+        scopes.clear();
+        scopes.push(Scope::new(u32::MAX, 2, &blockinfo, 0, 0));
+        locals.clear();
         Cursor {
             r,
             blockinfo,
-            abbrevs: AbbrevTable::with_capacity(128),
+            abbrevs,
             shared_end: 0,
-            scopes: vec![top],
-            // Room for most records' operands from the start (it grows to the longest).
-            ops: Vec::with_capacity(64),
+            scopes,
+            locals,
+            ops,
             code: None,
             budget,
             blockinfo_target: None,
@@ -141,9 +174,12 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// The `BLOCKINFO` cache, with the block this cursor read (if any) in it.
+    /// The `BLOCKINFO` cache, with the block this cursor read (if any) in it, and the
+    /// cursor's buffers for the next read.
     pub fn into_cache(self) -> BlockInfoCache {
-        self.cache
+        let mut cache = self.cache;
+        cache.buffers = Buffers { ops: self.ops, abbrevs: self.abbrevs, scopes: self.scopes, locals: self.locals };
+        cache
     }
 
     /// Id of the block being read, `None` at the top level.
@@ -191,6 +227,7 @@ impl<'a> Cursor<'a> {
                     self.r.align32()?;
                     if let Some(s) = self.scopes.pop() {
                         self.abbrevs.truncate(s.table_mark.max(self.shared_end));
+                        self.locals.truncate(s.locals_mark);
                     }
                     return Ok(Entry::End);
                 }
@@ -209,10 +246,11 @@ impl<'a> Cursor<'a> {
                         if self.blockinfo.abbrevs(target).len() >= MAX_SHARED_ABBREVS {
                             return Err(ErrorKind::Implausible(MAX_SHARED_ABBREVS as u64));
                         }
-                        self.blockinfo.add(target, def);
+                        // Copied first if a cache entry shares it.
+                        Arc::make_mut(&mut self.blockinfo).add(target, def);
                         self.shared_end = self.abbrevs.len();
                     } else {
-                        scope.local.push(def);
+                        self.locals.push(def);
                     }
                 }
                 3 => {
@@ -229,7 +267,9 @@ impl<'a> Cursor<'a> {
                 }
                 n => {
                     let scope = self.scopes.last().ok_or_else(|| ErrorKind::Malformed("no scope".into()))?;
-                    let a = scope.abbrev(&self.blockinfo, (n - 4) as usize).ok_or(ErrorKind::UnknownAbbrev(n))?;
+                    let a = scope
+                        .abbrev(&self.blockinfo, &self.locals, (n - 4) as usize)
+                        .ok_or(ErrorKind::UnknownAbbrev(n))?;
                     self.ops.clear();
                     let code = abbrev::read_record(&mut self.r, self.abbrevs.get(a), &mut self.ops, &mut self.budget)?;
                     self.code = Some(code);
@@ -257,7 +297,8 @@ impl<'a> Cursor<'a> {
             return Err(ErrorKind::TooDeep(MAX_DEPTH));
         }
         let (width, end) = self.header()?;
-        self.scopes.push(Scope { end, ..Scope::new(id, width, &self.blockinfo, self.abbrevs.len()) });
+        let scope = Scope::new(id, width, &self.blockinfo, self.abbrevs.len(), self.locals.len());
+        self.scopes.push(Scope { end, ..scope });
         self.code = None;
         Ok(())
     }
@@ -280,10 +321,11 @@ impl<'a> Cursor<'a> {
 
     /// Read a `BLOCKINFO` block (announced by [`Entry::SubBlock`]`(0)`).
     ///
-    /// Every DXC module starts with the same `BLOCKINFO` block, so the last one read with
-    /// this cursor's [`BlockInfoCache`] is kept there: a block whose abbreviation width and
-    /// bytes are the same, read from the same (empty) state, leaves the same state, which
-    /// is restored instead of decoding the block again.
+    /// Every module one DXC version writes starts with the same `BLOCKINFO` block, so the
+    /// blocks read with this cursor's [`BlockInfoCache`] are kept there (the
+    /// [`CACHED_BLOCKINFOS`] most recently used): a block whose abbreviation width and bytes
+    /// are the same, read from the same (empty) state, leaves the same state, which is
+    /// restored instead of decoding the block again.
     pub fn read_blockinfo(&mut self) -> Res<()> {
         // The state the block is read from must be the cached one's: nothing shared or
         // defined yet (DXC's block comes first).
@@ -293,12 +335,15 @@ impl<'a> Cursor<'a> {
         let (width, end) = self.scopes.last().map_or((0, u64::MAX), |s| (s.width, s.end));
         let body = if fresh { self.r.bytes_between(self.r.pos(), end) } else { None };
         if let Some(body) = body {
-            if let Some(last) = self.cache.last.as_ref().filter(|l| l.width == width && l.body == body) {
-                self.blockinfo = last.blockinfo.clone();
-                self.abbrevs.extend_from(&last.abbrevs);
-                self.shared_end = last.shared_end;
-                self.blockinfo_target = last.target;
-                self.code = last.code;
+            if let Some(k) = self.cache.blocks.iter().position(|b| b.width == width && b.body == body) {
+                // The most recently used first: a batch tends to repeat its last block.
+                self.cache.blocks[..=k].rotate_right(1);
+                let hit = &self.cache.blocks[0];
+                self.blockinfo = Arc::clone(&hit.blockinfo);
+                self.abbrevs.extend_from(&hit.abbrevs);
+                self.shared_end = hit.shared_end;
+                self.blockinfo_target = hit.target;
+                self.code = hit.code;
                 self.cache.hits += 1;
                 self.scopes.pop();
                 return self.r.seek(end);
@@ -310,15 +355,19 @@ impl<'a> Cursor<'a> {
                     // Kept only if the block ended where its header said, so that every
                     // bit it was read from lies in `body`.
                     if let Some(body) = body.filter(|_| self.r.pos() == end) {
-                        self.cache.last = Some(Box::new(LastBlockInfo {
-                            width,
-                            body: body.to_vec(),
-                            blockinfo: self.blockinfo.clone(),
-                            abbrevs: self.abbrevs.clone(),
-                            shared_end: self.shared_end,
-                            target: self.blockinfo_target,
-                            code: self.code,
-                        }));
+                        self.cache.blocks.truncate(CACHED_BLOCKINFOS - 1);
+                        self.cache.blocks.insert(
+                            0,
+                            DecodedBlockInfo {
+                                width,
+                                body: body.to_vec(),
+                                blockinfo: Arc::clone(&self.blockinfo),
+                                abbrevs: self.abbrevs.clone(),
+                                shared_end: self.shared_end,
+                                target: self.blockinfo_target,
+                                code: self.code,
+                            },
+                        );
                     }
                     return Ok(());
                 }

@@ -642,9 +642,10 @@ pub fn read(rd: &mut Reader, cur: &mut Cursor, fid: FuncId) -> Res<()> {
         base,
         nblocks: None,
         blocks: PrimaryMap::new(),
-        current: Vec::new(),
+        // A block's list grows to the longest block; the results' map to every result.
+        current: Vec::with_capacity(expected_insts),
         insts: PrimaryMap::with_capacity(expected_insts),
-        inst_of: Vec::new(),
+        inst_of: Vec::with_capacity(expected_insts),
         forward: Vec::new(),
     };
     let mut f = Fn { rd, b: body };

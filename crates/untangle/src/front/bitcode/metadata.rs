@@ -178,7 +178,7 @@ pub fn convert(rd: &mut Reader) -> Res<()> {
             }
             record = next[record].0;
         }
-        let name = String::from_utf8_lossy(rd.md.string_bytes(&named[first].0));
+        let name = rd.md.string(&named[first].0);
         rd.m.metadata.end_named(&name, run);
         drain(rd, &mut w)?;
     }
@@ -192,14 +192,15 @@ const FEW_NAMED_RECORDS: usize = 32;
 /// For each named record, the next record of the same name (`usize::MAX` if none) and
 /// whether an earlier record has its name: a repeated name's operands are appended to its
 /// first record's. Names compare as the strings they become (invalid UTF-8 replaced).
-/// Linear in the records (with a map) whatever the names; quadratic but allocation-free
-/// below [`FEW_NAMED_RECORDS`].
+/// Linear in the records (with a map) whatever the names; quadratic in comparisons (of
+/// names decoded once) below [`FEW_NAMED_RECORDS`].
 fn link_repeated_names(md: &ModuleMetadata, named: &[(Range<usize>, Range<usize>)]) -> Vec<(usize, bool)> {
     let mut next = vec![(usize::MAX, false); named.len()];
     if named.len() < FEW_NAMED_RECORDS {
-        for k in 0..named.len() {
-            let name = md.string(&named[k].0);
-            if let Some(previous) = (0..k).rev().find(|&p| md.string(&named[p].0) == name) {
+        // Each name decoded once (borrowed unless it is invalid UTF-8), then compared.
+        let names: Vec<Cow<'_, str>> = named.iter().map(|(name, _)| md.string(name)).collect();
+        for (k, name) in names.iter().enumerate() {
+            if let Some(previous) = (0..k).rev().find(|&p| names[p] == *name) {
                 next[previous].0 = k;
                 next[k].1 = true;
             }

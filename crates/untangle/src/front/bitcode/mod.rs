@@ -57,6 +57,16 @@ use crate::ir::Module;
 use cranelift_entity::EntityRef;
 use cursor::{BlockInfoCache, Cursor, Entry};
 
+/// What a caller reading modules in a row keeps from one read to the next
+/// ([`crate::front::ParseContext`]): the decoded `BLOCKINFO` blocks
+/// ([`cursor::BlockInfoCache`]) and the reader's working buffers ([`reader::Buffers`]).
+/// Only saves work: every read gives what a fresh cache gives.
+#[derive(Default)]
+pub struct ReadCache {
+    pub blockinfo: BlockInfoCache,
+    buffers: reader::Buffers,
+}
+
 const MAGIC: [u8; 4] = [b'B', b'C', 0xC0, 0xDE];
 const WRAPPER_MAGIC: u32 = 0x0B17_C0DE;
 
@@ -75,7 +85,7 @@ pub fn unwrap(bytes: &[u8]) -> Result<&[u8], BitcodeError> {
 /// Read LLVM 3.7 (DXIL) bitcode, raw or wrapped, into an IR module named `name`, numbered
 /// as the LLVM front end numbers it ([`canonical`]).
 pub fn parse(bytes: &[u8], name: &str) -> Result<Module, BitcodeError> {
-    let (m, order) = read(bytes, name, &mut BlockInfoCache::default())?;
+    let (m, order) = read(bytes, name, &mut ReadCache::default())?;
     Ok(canonical::canonicalize(m, &order))
 }
 
@@ -84,25 +94,21 @@ pub fn parse(bytes: &[u8], name: &str) -> Result<Module, BitcodeError> {
 /// When the intrinsic upgrade moved functions, the module is renumbered as [`parse`]'s
 /// (function order is observable in dumps and reports).
 ///
-/// `cache` keeps the decoded `BLOCKINFO` block from one call to the next
-/// ([`cursor::BlockInfoCache`]; a new one for a single read).
-pub fn parse_for_translation(bytes: &[u8], name: &str, cache: &mut BlockInfoCache) -> Result<Module, BitcodeError> {
+/// `cache` keeps the decoded `BLOCKINFO` blocks and the reader's buffers from one call to
+/// the next ([`ReadCache`]; a new one for a single read).
+pub fn parse_for_translation(bytes: &[u8], name: &str, cache: &mut ReadCache) -> Result<Module, BitcodeError> {
     let (m, order) = read(bytes, name, cache)?;
     let moved = order.iter().enumerate().any(|(k, f)| f.index() != k);
     Ok(if moved { canonical::canonicalize(m, &order) } else { m })
 }
 
 /// The module as read and upgraded, and its new function order (old ids).
-fn read(
-    bytes: &[u8],
-    name: &str,
-    cache: &mut BlockInfoCache,
-) -> Result<(Module, Vec<crate::ir::FuncId>), BitcodeError> {
+fn read(bytes: &[u8], name: &str, cache: &mut ReadCache) -> Result<(Module, Vec<crate::ir::FuncId>), BitcodeError> {
     let bc = unwrap(bytes)?;
     if bc.get(..4) != Some(&MAGIC[..]) {
         return Err(BitcodeError::new(ErrorKind::BadMagic, 0));
     }
-    let mut cur = Cursor::with_cache(bc, std::mem::take(cache));
+    let mut cur = Cursor::with_cache(bc, std::mem::take(&mut cache.blockinfo));
     let fail =
         |cur: &Cursor, kind: ErrorKind| BitcodeError { kind, bit: cur.r.pos(), block: cur.block_id(), code: cur.code };
     if let Err(k) = cur.r.seek(32) {
@@ -111,7 +117,7 @@ fn read(
     let result = (|| -> Result<Module, ErrorKind> {
         while cur.r.remaining() >= 32 {
             match cur.advance()? {
-                Entry::SubBlock(8) => return module::read(&mut cur, name),
+                Entry::SubBlock(8) => return module::read(&mut cur, name, &mut cache.buffers),
                 Entry::SubBlock(0) => cur.read_blockinfo()?,
                 Entry::SubBlock(_) => cur.skip()?,
                 Entry::Record(_) | Entry::End => return Err(ErrorKind::Malformed("record at the top level".into())),
@@ -120,7 +126,7 @@ fn read(
         Err(ErrorKind::NoModule)
     })();
     let result = result.map_err(|k| fail(&cur, k));
-    *cache = cur.into_cache();
+    cache.blockinfo = cur.into_cache();
     let mut m = result?;
     let order = upgrade::upgrade_intrinsics(&mut m);
     Ok((m, order))

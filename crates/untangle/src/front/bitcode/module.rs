@@ -18,15 +18,16 @@ use super::constants;
 use super::cursor::{Cursor, Entry};
 use super::error::{malformed, unsupported};
 use super::metadata;
-use super::reader::{Reader, Slot};
+use super::reader::{Buffers, Reader, Slot};
 use super::symtab::{self, string_of, Name};
 use crate::ir::*;
 use cranelift_entity::PrimaryMap;
 
-/// Read the module block (after [`Entry::SubBlock`]`(8)`).
-pub fn read(cur: &mut Cursor, name: &str) -> Res<Module> {
+/// Read the module block (after [`Entry::SubBlock`]`(8)`), working in `buffers` (left
+/// empty for the next read when this one succeeds).
+pub fn read(cur: &mut Cursor, name: &str, buffers: &mut Buffers) -> Res<Module> {
     cur.enter(8)?;
-    let mut rd = Reader::new(name, cur.r.end() as usize);
+    let mut rd = Reader::new(name, cur.r.end() as usize, std::mem::take(buffers));
     let mut initializers: Vec<(GlobalId, u64)> = Vec::new();
     let mut bodies: Vec<FuncId> = Vec::new();
     let mut next_body = 0usize;
@@ -98,7 +99,9 @@ pub fn read(cur: &mut Cursor, name: &str) -> Res<Module> {
         }
     }
     metadata::convert(&mut rd)?;
-    Ok(rd.m)
+    let (m, emptied) = rd.finish();
+    *buffers = emptied;
+    Ok(m)
 }
 
 fn resolve_initializers(rd: &mut Reader, inits: &[(GlobalId, u64)]) -> Res<()> {

@@ -24,6 +24,25 @@ pub enum Slot {
     Busy,
 }
 
+/// The reader's working lists, which the module read does not keep: a caller reading
+/// modules in a row keeps them between reads ([`super::ReadCache`]), so that their
+/// capacity is reused instead of grown again for every module. Empty between reads.
+#[derive(Default)]
+pub struct Buffers {
+    values: Vec<Slot>,
+    depths: Vec<u32>,
+    md: ModuleMetadata,
+}
+
+impl ModuleMetadata {
+    fn clear(&mut self) {
+        self.slots.clear();
+        self.named.clear();
+        self.bytes.clear();
+        self.lists.clear();
+    }
+}
+
 pub struct Reader {
     pub m: Module,
     pub type_ids: Vec<TypeId>,
@@ -39,17 +58,28 @@ pub struct Reader {
 }
 
 impl Reader {
-    /// A reader for a module named `name` whose input has `budget_values` bits.
-    pub fn new(name: &str, budget_values: usize) -> Reader {
+    /// A reader for a module named `name` whose input has `budget_values` bits, working in
+    /// `buffers` (empty ones for a single read).
+    pub fn new(name: &str, budget_values: usize, buffers: Buffers) -> Reader {
+        let Buffers { values, depths, md } = buffers;
         Reader {
             m: Module { source_name: name.to_string(), ..Module::default() },
             type_ids: Vec::new(),
-            values: Vec::new(),
+            values,
             layout: None,
-            md: ModuleMetadata::default(),
-            depths: Vec::new(),
+            md,
+            depths,
             budget_values,
         }
+    }
+
+    /// The module read, and the buffers emptied for the next read.
+    pub fn finish(self) -> (Module, Buffers) {
+        let Reader { m, mut values, mut depths, mut md, .. } = self;
+        values.clear();
+        depths.clear();
+        md.clear();
+        (m, Buffers { values, depths, md })
     }
 
     pub fn ty(&self, id: u64) -> Res<TypeId> {
@@ -131,8 +161,14 @@ impl ModuleMetadata {
     }
 
     /// The string in `r` (invalid UTF-8 replaced, as the LLVM front end does; borrowed
-    /// unless it had to be).
+    /// unless it had to be). Valid UTF-8, which DXC writes, is checked by the standard
+    /// library's word-at-a-time validation, several times cheaper than the chunk walk
+    /// of [`String::from_utf8_lossy`].
     pub fn string(&self, r: &Range<usize>) -> Cow<'_, str> {
-        String::from_utf8_lossy(self.string_bytes(r))
+        let bytes = self.string_bytes(r);
+        match std::str::from_utf8(bytes) {
+            Ok(s) => Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(bytes),
+        }
     }
 }
