@@ -33,6 +33,11 @@ impl DomTree<crate::ir::BlockId> {
 }
 
 impl<N: Node> DomTree<N> {
+    /// The dominator tree of a graph of one node and no edges: the node alone.
+    pub fn single(root: N) -> DomTree<N> {
+        DomTree { tree: Tree::from_parents(std::iter::once((root, None))) }
+    }
+
     /// The dominator tree of `g`, whose depth-first order is `order`. O((n + e) log n).
     pub fn of<G: FlowGraph<Node = N>>(g: &G, order: &Order<N>) -> DomTree<N> {
         if order.len() <= 1 {

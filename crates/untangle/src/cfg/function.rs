@@ -70,6 +70,12 @@ impl Cfg {
     /// structurizes). The tree is there whenever the graph could be built, reducible or
     /// not; the same as [`DomTree::of_graph`] of [`Graph::from_function`].
     pub fn check_keeping_dominators(func: &Function) -> (Result<(), CfgError>, Option<DomTree>) {
+        // One block that branches nowhere (most shaders): nothing to build a graph for.
+        if let &[b] = &func.layout[..] {
+            if func.blocks.is_valid(b) && func.blocks[b].terminator.successors().is_empty() {
+                return (Ok(()), Some(DomTree::single(b)));
+            }
+        }
         let graph = match Graph::from_function(func) {
             Ok(graph) => graph,
             Err(e) => return (Err(e), None),

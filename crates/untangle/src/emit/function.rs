@@ -207,9 +207,15 @@ impl<'a, 'm> FnEmit<'a, 'm> {
                 sblock_of[o] = Some(sb);
             }
         }
+        // One block without edges (most shaders): its tree is the block alone.
+        let single = scfg.layout.len() == 1 && scfg.blocks[scfg.entry].term.succs().is_empty();
         let preds = Preds::compute(scfg);
-        let view = ScfgView { scfg, preds: &preds };
-        let doms = DomTree::of(&view, &Order::compute(&view));
+        let doms = if single {
+            DomTree::single(scfg.entry)
+        } else {
+            let view = ScfgView { scfg, preds: &preds };
+            DomTree::of(&view, &Order::compute(&view))
+        };
         // Every instruction gets a defining block and (most) an id: sized once.
         let insts = f.insts.len();
         let mut def_block = SecondaryMap::with_capacity(insts);

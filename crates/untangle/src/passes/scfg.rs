@@ -361,10 +361,14 @@ impl Scfg {
         scfg.original_labels = labels;
         // `Cfg::check` accepted the function: it has an entry, and branches name its blocks.
         let entry = func.entry().expect("a function with a body");
-        let reachable = Order::with_successors(entry, func.blocks.len(), |b| func.blocks[b].terminator.successors());
+        // One block that branches nowhere (most shaders): it alone is reachable, without a
+        // search.
+        let single = func.layout.len() == 1 && func.blocks[entry].terminator.successors().is_empty();
+        let reachable = (!single)
+            .then(|| Order::with_successors(entry, func.blocks.len(), |b| func.blocks[b].terminator.successors()));
         let mut map: Vec<Option<SBlock>> = vec![None; func.blocks.len()];
         for &b in &func.layout {
-            if reachable.is_reachable(b) {
+            if reachable.as_ref().map_or(b == entry, |r| r.is_reachable(b)) {
                 let s = scfg.add_block(Origin::Original(b), Term::Unreachable);
                 map[b.as_u32_index() as usize] = Some(s);
                 scfg.layout.push(s);
