@@ -150,10 +150,12 @@ impl<'a> Cursor<'a> {
         let budget = ZeroBudget(r.end());
         let blockinfo = Arc::new(BlockInfo::default());
         let Buffers { mut ops, mut abbrevs, mut scopes, mut locals } = std::mem::take(&mut cache.buffers);
-        // Room for most records' operands and DXC's abbreviations (about 100 operands)
-        // from the start (a reused buffer already has it).
+        // Room for most records' operands (metadata strings and a large shader's type and
+        // constant arrays run to a few hundred) and DXC's abbreviations (about 100
+        // operands) from the start (a reused buffer already has it): growing the operand
+        // list record by record costs a one-shot read more than the one larger allocation.
         ops.clear();
-        ops.reserve(64);
+        ops.reserve(512);
         abbrevs.truncate(0);
         abbrevs.reserve(128);
         scopes.clear();
