@@ -45,7 +45,7 @@ impl Shader {
     /// ([`crate::front::load_for_translation`]), which saves about 6% of a translation.
     /// Translations are the same word for word (`tests/translate_digests.rs`).
     pub fn parse_for_translation(bytes: Vec<u8>, name: &str) -> Result<Shader> {
-        Shader::parse_for_translation_in(&mut ParseContext::default(), bytes, name)
+        Shader::parse_for_translation_in(&mut ParseContext::one_shot(), bytes, name)
     }
 
     /// [`Shader::parse_for_translation`] with the caller's [`ParseContext`]: a batch of
@@ -367,7 +367,7 @@ impl Shader {
 /// Translate a DXBC container, LLVM bitcode or LLVM text: [`Shader::parse`], then
 /// [`Shader::translate`].
 pub fn translate(bytes: &[u8], options: &Options) -> Result<Translation> {
-    Shader::parse_and_translate(&mut ParseContext::default(), bytes, options)
+    Shader::parse_and_translate(&mut ParseContext::one_shot(), bytes, options)
 }
 
 /// [`translate`] with the caller's [`ParseContext`], kept across the shaders of a batch

@@ -37,6 +37,15 @@ impl ParseContext {
         ParseContext::default()
     }
 
+    /// A context for a single parse, dropped after it: it does not store the `BLOCKINFO`
+    /// block it decodes (a copy of the block's bytes and decoded state no later parse would
+    /// read). Results are the same as with any context.
+    pub(crate) fn one_shot() -> ParseContext {
+        let mut cx = ParseContext::default();
+        cx.bitcode.blockinfo.one_shot = true;
+        cx
+    }
+
     /// How many parses with this context reused a `BLOCKINFO` block decoded by an earlier
     /// one (for tests and measurements).
     pub fn blockinfo_reuses(&self) -> u64 {
@@ -165,7 +174,7 @@ enum Numbering {
 
 /// Read bitcode (raw or wrapped) with the chosen front end.
 pub fn parse_bitcode(bc: &[u8], name: &str, front_end: FrontEnd) -> Result<Module> {
-    parse_bitcode_numbered(bc, name, front_end, Numbering::Canonical, &mut ParseContext::default())
+    parse_bitcode_numbered(bc, name, front_end, Numbering::Canonical, &mut ParseContext::one_shot())
 }
 
 fn parse_bitcode_numbered(
@@ -203,7 +212,7 @@ pub fn parse_text(bytes: &[u8], name: &str, front_end: FrontEnd) -> Result<Modul
 
 /// Load from memory with an explicit front end.
 pub fn load_bytes_with(bytes: Vec<u8>, name: &str, front_end: FrontEnd) -> Result<Loaded> {
-    let mut loaded = load_numbered(&bytes, name, front_end, Numbering::Canonical, &mut ParseContext::default())?;
+    let mut loaded = load_numbered(&bytes, name, front_end, Numbering::Canonical, &mut ParseContext::one_shot())?;
     loaded.bytes = bytes;
     Ok(loaded)
 }
@@ -212,7 +221,7 @@ pub fn load_bytes_with(bytes: Vec<u8>, name: &str, front_end: FrontEnd) -> Resul
 /// [`Loaded::bytes`] is empty until [`Loaded::keep_bytes`]), and native bitcode keeps the
 /// file's type and constant numbering, which translation does not observe.
 pub fn load_for_translation(bytes: &[u8], name: &str, front_end: FrontEnd) -> Result<Loaded> {
-    load_for_translation_in(&mut ParseContext::default(), bytes, name, front_end)
+    load_for_translation_in(&mut ParseContext::one_shot(), bytes, name, front_end)
 }
 
 /// [`load_for_translation`] with the caller's [`ParseContext`], which a run of inputs

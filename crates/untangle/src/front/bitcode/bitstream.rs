@@ -101,6 +101,22 @@ impl<'a> BitReader<'a> {
         u64::from_le_bytes(w)
     }
 
+    /// The next [`WINDOW_BITS`] bits or more, when the eight bytes under the position lie in
+    /// the input (`None` near its end): a caller decoding several small fields at once takes
+    /// them from here and then [`BitReader::consume`]s what it used.
+    #[inline(always)]
+    pub fn peek_window(&self) -> Option<u64> {
+        full_window(self.data, self.pos)
+    }
+
+    /// Move past `bits` bits of a window from [`BitReader::peek_window`] (at most
+    /// [`WINDOW_BITS`], which lie in the input).
+    #[inline(always)]
+    pub fn consume(&mut self, bits: u32) {
+        debug_assert!(bits <= WINDOW_BITS && self.pos + bits as u64 <= self.end);
+        self.pos += bits as u64;
+    }
+
     /// Move to an absolute bit position inside the input.
     pub fn seek(&mut self, bit: u64) -> Res<()> {
         if bit > self.end {

@@ -83,6 +83,9 @@ pub struct BlockInfoCache {
     buffers: Buffers,
     /// How many reads restored a cached block instead of decoding it.
     pub hits: u64,
+    /// Set for a cache that serves a single read: a decoded block is not stored (nobody
+    /// would look it up), which saves copying its bytes and state.
+    pub one_shot: bool,
 }
 
 struct Scope {
@@ -150,10 +153,12 @@ impl<'a> Cursor<'a> {
         let budget = ZeroBudget(r.end());
         let blockinfo = Arc::new(BlockInfo::default());
         let Buffers { mut ops, mut abbrevs, mut scopes, mut locals } = std::mem::take(&mut cache.buffers);
-        // Room for most records' operands and DXC's abbreviations (about 100 operands)
-        // from the start (a reused buffer already has it).
+        // Room for most records' operands (metadata strings and a large shader's type and
+        // constant arrays run to a few hundred) and DXC's abbreviations (about 100
+        // operands) from the start (a reused buffer already has it): growing the operand
+        // list record by record costs a one-shot read more than the one larger allocation.
         ops.clear();
-        ops.reserve(64);
+        ops.reserve(512);
         abbrevs.truncate(0);
         abbrevs.reserve(128);
         scopes.clear();
@@ -333,7 +338,7 @@ impl<'a> Cursor<'a> {
         self.enter(BLOCKINFO_BLOCK_ID)?;
         self.blockinfo_target = None;
         let (width, end) = self.scopes.last().map_or((0, u64::MAX), |s| (s.width, s.end));
-        let body = if fresh { self.r.bytes_between(self.r.pos(), end) } else { None };
+        let body = if fresh && !self.cache.one_shot { self.r.bytes_between(self.r.pos(), end) } else { None };
         if let Some(body) = body {
             if let Some(k) = self.cache.blocks.iter().position(|b| b.width == width && b.body == body) {
                 // The most recently used first: a batch tends to repeat its last block.

@@ -31,14 +31,15 @@ use std::ops::Range;
 /// Read a module-level metadata block (after [`Entry::SubBlock`]`(15)`).
 pub fn read(rd: &mut Reader, cur: &mut Cursor) -> Res<()> {
     cur.enter(15)?;
-    // Size hints (DXC's metadata records average about 76 bits; strings and node operand
-    // lists take most of them), from the first block only: DXC writes the kind names in a
-    // second block, whose records are skipped.
+    // Size hints (DXC's metadata records average about 76 bits; strings, at 8 bits a
+    // character, and node operand lists, at 6 to 12 bits an operand, take most of them),
+    // from the first block only: DXC writes the kind names in a second block, whose
+    // records are skipped.
     if rd.md.slots.is_empty() {
         let bits = cur.bits_left_in_block() as usize;
         rd.md.slots.reserve(bits / 64);
-        rd.md.lists.reserve(bits / 32);
-        rd.md.bytes.reserve(bits / 64);
+        rd.md.lists.reserve(bits / 24);
+        rd.md.bytes.reserve(bits / 16);
     }
     let mut name: Option<Range<usize>> = None;
     loop {

@@ -85,7 +85,9 @@ pub fn unwrap(bytes: &[u8]) -> Result<&[u8], BitcodeError> {
 /// Read LLVM 3.7 (DXIL) bitcode, raw or wrapped, into an IR module named `name`, numbered
 /// as the LLVM front end numbers it ([`canonical`]).
 pub fn parse(bytes: &[u8], name: &str) -> Result<Module, BitcodeError> {
-    let (m, order) = read(bytes, name, &mut ReadCache::default())?;
+    let mut one_shot = ReadCache::default();
+    one_shot.blockinfo.one_shot = true;
+    let (m, order) = read(bytes, name, &mut one_shot)?;
     Ok(canonical::canonicalize(m, &order))
 }
 

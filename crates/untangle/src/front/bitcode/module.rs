@@ -28,6 +28,10 @@ use cranelift_entity::PrimaryMap;
 pub fn read(cur: &mut Cursor, name: &str, buffers: &mut Buffers) -> Res<Module> {
     cur.enter(8)?;
     let mut rd = Reader::new(name, cur.r.end() as usize, std::mem::take(buffers));
+    // The value list holds globals, constants, arguments and instruction results (DXC
+    // writes a value in 23 to 64 bits); one allocation for a fresh read instead of one per
+    // block that outgrows it (nothing for a reused list that is large enough).
+    rd.values.reserve((cur.bits_left_in_block() / 64) as usize);
     let mut initializers: Vec<(GlobalId, u64)> = Vec::new();
     let mut bodies: Vec<FuncId> = Vec::new();
     let mut next_body = 0usize;
