@@ -22,7 +22,7 @@ use std::path::Path;
 /// State a caller keeps from one parse to the next so that shaders read in a row share
 /// work: the decoded `BLOCKINFO` blocks, which every DXC module carries and which are a
 /// visible share of a small shader's translation (about 2%, BENCHMARKS.md), and the bitcode
-/// reader's working buffers ([`bitcode::ReadCache`]). Owned by the caller, never global:
+/// reader's working buffers (`bitcode::ReadCache`). Owned by the caller, never global:
 /// one per thread or per batch ([`load_for_translation_in`],
 /// [`crate::Shader::parse_for_translation_in`], [`crate::translate_in`]). A context only
 /// saves time: every result is the one a fresh context gives (a cached block is reused
