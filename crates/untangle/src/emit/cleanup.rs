@@ -35,6 +35,9 @@
 //! - **Dead code**: at the end of the function, pure instructions and plain loads whose
 //!   results nothing uses are removed, last first (so that chains go), with their names
 //!   and decorations. Uses are counted conservatively: any operand word equal to the id.
+//!   The counts are kept for the whole module (a function's words are counted once, at
+//!   its end), so that [`prune_globals`] starts from them instead of reading every
+//!   function again.
 //!
 //! When the module is assembled:
 //! - **Unused globals**: types (scalar types too), constants, undefs and storage-buffer
@@ -47,8 +50,9 @@
 //! deterministic. Cost: one hash of the key per pure instruction or load (the key is
 //! entered with the id the writer will give it, so it is not hashed again); facts about
 //! ids (types, storage classes, struct types, use counts) live in vectors indexed by id,
-//! not in hash maps; two passes over the function's words at its end, and two over the
-//! global section when the module is assembled.
+//! not in hash maps; one pass over the function's words at its end (and one over the
+//! instructions that may go), and two over the global section when the module is
+//! assembled.
 //!
 //! A low-level module of `emit`: it imports nothing from `emit`.
 
@@ -58,7 +62,15 @@ use smallvec::SmallVec;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
-type Key = SmallVec<[Word; 8]>;
+/// A remembered instruction of the block ([`Cleanup::values`], [`Cleanup::loads`]): where
+/// its key words (opcode or nothing, type, operands) are in [`Cleanup::keys`], and its
+/// result. The tables are keyed by the key words' hash; a hit compares the words.
+#[derive(Clone, Copy)]
+struct Remembered {
+    start: u32,
+    len: u32,
+    result: Word,
+}
 
 /// `GLSL.std.450` functions on integers: no floating-point result a decoration could change,
 /// no pointer operand.
@@ -277,18 +289,22 @@ pub struct Cleanup {
     /// Storage classes, types, struct types and vector types' components by id.
     ids: IdTable,
     /// This block's pure instructions: opcode, type and operands → result.
-    values: HashMap<Key, Word, FixedState>,
+    values: HashMap<u64, Remembered, FixedState>,
     /// This block's loads since the last effect: type and operands → result.
-    loads: HashMap<Key, Word, FixedState>,
+    loads: HashMap<u64, Remembered, FixedState>,
     /// This block's loads from memory no instruction writes ([`unwritable_class`]), which
     /// effects leave standing: type and operands → result.
-    constant_loads: HashMap<Key, Word, FixedState>,
+    constant_loads: HashMap<u64, Remembered, FixedState>,
+    /// The key words of this block's remembered instructions, one after another.
+    keys: Vec<Word>,
     /// This block's stores since the last effect: pointer → value.
     stored: HashMap<Word, Word, FixedState>,
     /// This function's constructs, single-index extracts and bitcasts of values, by
     /// result (one table: a result is one of them).
     made: HashMap<Word, Made, FixedState>,
-    /// Use counts by id, all zero between calls of [`Cleanup::remove_dead`].
+    /// Use counts by id over the words of every function ended so far (each counted by
+    /// [`Cleanup::remove_dead`], less the operands of the instructions it removed): the
+    /// functions' share of the counts [`prune_globals`] needs.
     uses: Vec<u32>,
     /// [`Cleanup::remove_dead`]'s scratch, kept across functions: each instruction's start,
     /// whether it is removable and whether it was removed.
@@ -316,10 +332,46 @@ struct FnInst {
     dead: bool,
 }
 
-fn key(head: &[Word], operands: &[Word]) -> Key {
-    let mut k = Key::from_slice(head);
-    k.extend_from_slice(operands);
-    k
+/// The hash of key words `head` and `operands`.
+#[inline]
+fn key_hash(head: &[Word], operands: &[Word]) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = FixedState::default().build_hasher();
+    for &w in head.iter().chain(operands) {
+        h.write_u32(w);
+    }
+    h.finish()
+}
+
+/// Looks key words `head` + `operands` (hash `hash`) up in `table`: the remembered result
+/// of the same words, or `None` after remembering them (words in `keys`) with result
+/// `next_id`. A different key of the same hash (a 64-bit collision) is neither reused
+/// nor remembered.
+#[inline]
+fn remember(
+    table: &mut HashMap<u64, Remembered, FixedState>,
+    keys: &mut Vec<Word>,
+    head: &[Word],
+    operands: &[Word],
+    next_id: Word,
+) -> Option<Word> {
+    match table.entry(key_hash(head, operands)) {
+        Entry::Occupied(e) => {
+            let r = *e.get();
+            let words = &keys[r.start as usize..(r.start + r.len) as usize];
+            let same = words.len() == head.len() + operands.len()
+                && words[..head.len()] == *head
+                && words[head.len()..] == *operands;
+            same.then_some(r.result)
+        }
+        Entry::Vacant(e) => {
+            let start = keys.len() as u32;
+            keys.extend_from_slice(head);
+            keys.extend_from_slice(operands);
+            e.insert(Remembered { start, len: (head.len() + operands.len()) as u32, result: next_id });
+            None
+        }
+    }
 }
 
 /// The most room each per-block and per-function table starts with: enough for the blocks
@@ -340,6 +392,7 @@ impl Cleanup {
             constant_loads: table(room),
             stored: table(room),
             made: table(room),
+            keys: Vec::with_capacity(room * 4),
             ids: IdTable(Vec::with_capacity(ids)),
             ..Cleanup::default()
         }
@@ -376,6 +429,7 @@ impl Cleanup {
         self.values.clear();
         self.loads.clear();
         self.constant_loads.clear();
+        self.keys.clear();
         self.stored.clear();
     }
 
@@ -425,11 +479,8 @@ impl Cleanup {
             }
         }
         if self.pure(op, operands) {
-            match self.values.entry(key(&[op as Word, ty], operands)) {
-                Entry::Occupied(e) => return Answer::Reuse(*e.get()),
-                Entry::Vacant(e) => {
-                    e.insert(next_id);
-                }
+            if let Some(x) = remember(&mut self.values, &mut self.keys, &[op as Word, ty], operands, next_id) {
+                return Answer::Reuse(x);
             }
         } else if op == Op::Load && !operands.is_empty() && self.reusable_access(operands[0], &operands[1..]) {
             if let Some(&v) = self.stored.get(&operands[0]) {
@@ -442,11 +493,8 @@ impl Cleanup {
             } else {
                 &mut self.loads
             };
-            match loads.entry(key(&[ty], operands)) {
-                Entry::Occupied(e) => return Answer::Reuse(*e.get()),
-                Entry::Vacant(e) => {
-                    e.insert(next_id);
-                }
+            if let Some(x) = remember(loads, &mut self.keys, &[ty], operands, next_id) {
+                return Answer::Reuse(x);
             }
         }
         Answer::Write
@@ -502,9 +550,12 @@ impl Cleanup {
     }
 
     /// Removes the dead pure instructions and plain loads of the function whose words are
-    /// `words[start..]` (whole instructions); returns the removed result ids. Two passes
-    /// over the function's words; use counts live in a table indexed by id (words that
-    /// are no id, at or past the module's `bound`, are not counted).
+    /// `words[start..]` (whole instructions); returns the removed result ids. Counts the
+    /// function's uses into the module's counts ([`Self::function_uses`]): every word after
+    /// the opcode but literals and the result ids of removable instructions, less the
+    /// operands (and result types) of those removed. One pass over the function's words,
+    /// one back over its instructions; counts live in a table indexed by id (words that are
+    /// no id, at or past the module's `bound`, are not counted).
     pub fn remove_dead(&mut self, words: &mut Vec<Word>, start: usize, bound: Word) -> IdSet {
         let insts = &mut self.insts;
         insts.clear();
@@ -519,15 +570,7 @@ impl Cleanup {
             let end = (at + ((words[at] >> 16) as usize).max(1)).min(words.len());
             let inst = &words[at..end];
             let removable = removable_inst(self.glsl, inst);
-            let literal = literal_operands(inst);
-            for (k, &w) in inst.iter().enumerate().skip(if removable { 3 } else { 1 }) {
-                if literal.contains(&k) {
-                    continue;
-                }
-                if let Some(n) = uses.get_mut(w as usize) {
-                    *n += 1;
-                }
-            }
+            count_uses(inst, removable, uses, true);
             insts.push(FnInst { start: at, end, removable, dead: false });
             at = end;
         }
@@ -542,21 +585,7 @@ impl Cleanup {
             }
             i.dead = true;
             removed.insert(inst[2]);
-            let literal = literal_operands(inst);
-            for (k, &w) in inst.iter().enumerate().skip(3) {
-                if literal.contains(&k) {
-                    continue;
-                }
-                if let Some(n) = uses.get_mut(w as usize) {
-                    *n = n.saturating_sub(1);
-                }
-            }
-        }
-        // Back to all zero for the next function: only the words of this one were counted.
-        for &w in &words[start..] {
-            if let Some(n) = uses.get_mut(w as usize) {
-                *n = 0;
-            }
+            count_uses(inst, true, uses, false);
         }
         if !removed.is_empty() {
             let mut to = start;
@@ -567,6 +596,27 @@ impl Cleanup {
             words.truncate(to);
         }
         removed
+    }
+
+    /// The use counts by id of the words of every function [`Self::remove_dead`] has seen
+    /// (after its removals): what [`prune_globals`] would count over the functions section.
+    pub fn function_uses(&self) -> &[u32] {
+        &self.uses
+    }
+}
+
+/// Counts (`add`) or uncounts a use of each word of instruction `inst` that may be an id: every word after the opcode but the literals ([`literal_operands`]) and, when the
+/// instruction is `removable` (then word 2 is its result), its result id.
+#[inline]
+fn count_uses(inst: &[Word], removable: bool, uses: &mut [u32], add: bool) {
+    let literal = literal_operands(inst);
+    for (k, &w) in inst.iter().enumerate().skip(1) {
+        if literal.contains(&k) || (removable && k == 2) {
+            continue;
+        }
+        if let Some(n) = uses.get_mut(w as usize) {
+            *n = if add { *n + 1 } else { n.saturating_sub(1) };
+        }
     }
 }
 
@@ -697,14 +747,23 @@ pub fn spans(words: &[Word]) -> impl Iterator<Item = (usize, usize)> + '_ {
 }
 
 /// The global section `globals` without the types, constants, undefs and storage-buffer
-/// variables nothing uses (removed last first, so that chains go), given the sections that
-/// may use them: `users` (entry points, execution modes, functions: every operand word
+/// variables nothing uses (removed last first, so that chains go), given the counts of the
+/// uses in the functions (`function_uses`, [`Cleanup::function_uses`]) and the other
+/// sections that may use them: `users` (entry points, execution modes: every operand word
 /// counts, except an entry point's interface list, which only names the variables) and
 /// `annotations` (decoration operands after the target count). Also returns the removed
-/// ids, whose names, decorations and interface entries ([`extend_without_interface`]) must go too.
-/// Uses are counted conservatively: any operand word equal to the id.
-pub fn prune_globals(globals: &[Word], users: &[&[Word]], annotations: &[Word], bound: Word) -> (Vec<Word>, IdSet) {
-    let mut uses = vec![0u32; bound as usize];
+/// ids, whose names, decorations and interface entries ([`extend_without_interface`]) must
+/// go too. Uses are counted conservatively: any operand word equal to the id.
+pub fn prune_globals(
+    globals: &[Word],
+    function_uses: &[u32],
+    users: &[&[Word]],
+    annotations: &[Word],
+    bound: Word,
+) -> (Vec<Word>, IdSet) {
+    let mut uses = Vec::with_capacity(bound as usize);
+    uses.extend_from_slice(&function_uses[..function_uses.len().min(bound as usize)]);
+    uses.resize(bound as usize, 0);
     let count = |ws: &[Word], uses: &mut Vec<u32>| {
         for &w in ws {
             if let Some(n) = uses.get_mut(w as usize) {

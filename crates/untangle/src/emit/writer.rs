@@ -265,11 +265,12 @@ impl Builder {
         if self.too_long {
             return Err(BuildError::InstructionTooLong);
         }
-        if self.cleanup.is_none() {
+        let Some(c) = &self.cleanup else {
             return Ok(self.assemble_with(&self.globals, None));
-        }
-        let users = [&self.entry_points[..], &self.execution_modes[..], &self.functions[..]];
-        let (globals, removed) = cleanup::prune_globals(&self.globals, &users, &self.annotations, self.next_id);
+        };
+        let users = [&self.entry_points[..], &self.execution_modes[..]];
+        let (globals, removed) =
+            cleanup::prune_globals(&self.globals, c.function_uses(), &users, &self.annotations, self.next_id);
         let access = access::access_decorations(&globals, &self.annotations, &self.functions, self.next_id);
         Ok(self.assemble_with(&globals, Some((&removed, &access))))
     }
