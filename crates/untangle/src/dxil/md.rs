@@ -51,6 +51,7 @@ impl<'m> Tuple<'m> {
         self.ops.len()
     }
 
+    #[cold]
     pub(super) fn err(&self, i: usize, what: &str) -> Error {
         Error::Metadata { path: format!("{}[{i}]", self.path()), problem: format!("expected {what}") }
     }

@@ -215,11 +215,13 @@ pub enum BindingMapError {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// An LLVM instruction or type of `function` that is not translated.
+#[cold]
 pub(crate) fn unsupported(function: &str, message: impl Into<String>) -> Error {
     Error::Unsupported { function: function.to_string(), message: message.into() }
 }
 
 /// `message` about `subject` breaks a DXIL rule.
+#[cold]
 pub(crate) fn malformed(subject: Subject, message: impl Into<String>) -> Error {
     Error::Malformed { subject, message: message.into() }
 }

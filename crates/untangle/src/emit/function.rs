@@ -284,6 +284,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         &self.f.name
     }
 
+    #[cold]
     pub fn err(&self, message: impl Into<String>) -> Error {
         unsupported(&self.f.name, message)
     }

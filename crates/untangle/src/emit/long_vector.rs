@@ -146,6 +146,7 @@ impl FnEmit<'_, '_> {
     }
 
     /// The typed error for an operation whose long-vector form is not lowered.
+    #[cold]
     pub fn long_refusal(&self, what: &str) -> Error {
         self.err(format!(
             "{what} on a DXIL 1.9 long vector (more than 4 lanes, lowered to an array): its long-vector form isn't lowered"

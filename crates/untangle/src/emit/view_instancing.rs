@@ -27,6 +27,7 @@ use crate::front::container::ShaderKind;
 use rspirv::dr::Operand;
 use rspirv::spirv::{BuiltIn, Capability, Decoration, Op, StorageClass, Word};
 
+#[cold]
 fn option_error(message: String) -> Error {
     Error::Options { option: "view_instancing", message }
 }

@@ -128,6 +128,7 @@ pub fn run(work: &mut Work, plan: &mut Plan, verify: bool) -> Result<(), Structu
 }
 
 /// An internal error of this pass in `work`'s function.
+#[cold]
 fn internal(work: &Work, message: String) -> StructurizeError {
     StructurizeError::Internal { function: work.scfg.name.clone(), pass: "selection", message }
 }

@@ -127,6 +127,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         }
     }
 
+    #[cold]
     pub(super) fn ags_error(&self, instruction: String, reason: VendorRefusal) -> Error {
         Error::VendorExtension { vendor: VENDOR, instruction, reason }
     }

@@ -46,6 +46,7 @@ struct Access {
 }
 
 impl<'a, 'm> FnEmit<'a, 'm> {
+    #[cold]
     fn wmma_slot_refuse(&self, why: impl Into<String>) -> Error {
         self.ags_error("an alloca of WMMA matrix words".into(), VendorRefusal::NotLowered(why.into()))
     }

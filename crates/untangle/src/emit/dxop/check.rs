@@ -39,6 +39,7 @@ fn overload_letter(t: &Type) -> Option<char> {
 
 impl<'a, 'm> FnEmit<'a, 'm> {
     /// A [`Error::Invalid`] about call `c` (`what` names the offending part).
+    #[cold]
     pub fn invalid(&self, c: &Call<'_>, what: &str, message: impl Into<String>) -> Error {
         let (function, block, value) = self.site(c.inst);
         Error::Invalid {

@@ -124,6 +124,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// The typed error for a call that [`support`] refuses.
+    #[cold]
     fn refused(&self, c: &Call<'_>, r: Refusal) -> Error {
         let (function, block, _) = self.site(c.inst);
         Error::UnsupportedOp { op: c.op, stage: self.sm.profile.clone(), reason: r, function, block }
@@ -131,10 +132,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
 
     /// A family function was handed an operation of another family (a bug in
     /// `support::owner` or in the family's match).
+    #[cold]
     pub fn not_in_family(&self, op: DxOp, family: &str) -> Error {
         Error::Internal(format!("{} was routed to the {family} family, which does not lower it", op.name()))
     }
 
+    #[cold]
     pub fn form(&self, op: DxOp, message: impl Into<String>) -> Error {
         Error::UnsupportedForm { subject: Subject::Op(op), message: message.into() }
     }

@@ -180,10 +180,12 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         self.nv_hit_finish()
     }
 
+    #[cold]
     pub(super) fn nv_error(&self, instruction: String, reason: VendorRefusal) -> Error {
         Error::VendorExtension { vendor: VENDOR, instruction, reason }
     }
 
+    #[cold]
     pub(super) fn nv_malformed(&self, instruction: String, e: NvapiError) -> Error {
         self.nv_error(instruction, e.into())
     }
@@ -723,6 +725,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(Handle { class, id, index: Some(arg), non_uniform, heap: None })
     }
 
+    #[cold]
     fn nv_sub_refused(&self, op: Opcode, sub: AtomicOp) -> Error {
         self.nv_error(
             format!("{op} {sub:?}"),

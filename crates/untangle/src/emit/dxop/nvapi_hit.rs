@@ -344,6 +344,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         Ok(true)
     }
 
+    #[cold]
     fn nv_wrong_call(&self, c: &Call<'_>, opcode: Opcode, want: &'static str) -> Error {
         let e = NvapiError::WrongTokenCall { call: c.op.name().to_string(), opcode, want };
         self.nv_malformed(c.op.name().to_string(), e)

@@ -48,11 +48,13 @@ impl BitcodeError {
 }
 
 /// Shorthand for a malformed-record error kind.
+#[cold]
 pub(crate) fn malformed(msg: impl Into<String>) -> ErrorKind {
     ErrorKind::Malformed(msg.into())
 }
 
 /// Shorthand for an unsupported-feature error kind.
+#[cold]
 pub(crate) fn unsupported(msg: impl Into<String>) -> ErrorKind {
     ErrorKind::Unsupported(msg.into())
 }

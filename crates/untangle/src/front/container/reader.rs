@@ -155,6 +155,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An error for a field just read (`width` bytes before the cursor).
+    #[cold]
     pub fn invalid(&self, width: usize, what: &'static str, expected: &'static str, found: u64) -> ContainerError {
         ContainerError::InvalidValue { at: self.at(self.pos.saturating_sub(width)), what, expected, found }
     }
