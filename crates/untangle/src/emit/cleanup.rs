@@ -323,24 +323,28 @@ enum Made {
     Bitcast(Word),
 }
 
-/// An instruction of the function [`Cleanup::remove_dead`] looks at.
+/// A removable instruction of the function [`Cleanup::remove_dead`] looks at: its words'
+/// span in the functions section, and whether it went.
 #[derive(Clone, Copy)]
 struct FnInst {
-    start: usize,
-    end: usize,
-    removable: bool,
+    start: u32,
+    end: u32,
     dead: bool,
 }
 
-/// The hash of key words `head` and `operands`.
+/// The hash of key words `head` and `operands`: a multiply-rotate mix per word (the
+/// tables hash this value once more, so it needs to be distinct, not uniform).
 #[inline]
 fn key_hash(head: &[Word], operands: &[Word]) -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = FixedState::default().build_hasher();
-    for &w in head.iter().chain(operands) {
-        h.write_u32(w);
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h = (head.len() + operands.len()) as u64;
+    for &w in head {
+        h = (h.rotate_left(5) ^ u64::from(w)).wrapping_mul(K);
     }
-    h.finish()
+    for &w in operands {
+        h = (h.rotate_left(5) ^ u64::from(w)).wrapping_mul(K);
+    }
+    h
 }
 
 /// Looks key words `head` + `operands` (hash `hash`) up in `table`: the remembered result
@@ -557,10 +561,10 @@ impl Cleanup {
     /// one back over its instructions; counts live in a table indexed by id (words that are
     /// no id, at or past the module's `bound`, are not counted).
     pub fn remove_dead(&mut self, words: &mut Vec<Word>, start: usize, bound: Word) -> IdSet {
+        // Only the removable instructions are listed (spans as u32: a module's words are
+        // counted in u32 by its header).
         let insts = &mut self.insts;
         insts.clear();
-        // Instructions average more than 3 words: room for all of them at once.
-        insts.reserve((words.len() - start) / 3 + 1);
         let uses = &mut self.uses;
         if uses.len() < bound as usize {
             uses.resize(bound as usize, 0);
@@ -571,15 +575,14 @@ impl Cleanup {
             let inst = &words[at..end];
             let removable = removable_inst(self.glsl, inst);
             count_uses(inst, removable, uses, true);
-            insts.push(FnInst { start: at, end, removable, dead: false });
+            if removable {
+                insts.push(FnInst { start: at as u32, end: end as u32, dead: false });
+            }
             at = end;
         }
         let mut removed = IdSet::default();
         for i in insts.iter_mut().rev() {
-            if !i.removable {
-                continue;
-            }
-            let inst = &words[i.start..i.end];
+            let inst = &words[i.start as usize..i.end as usize];
             if uses.get(inst[2] as usize).copied().unwrap_or(0) != 0 {
                 continue;
             }
@@ -588,11 +591,16 @@ impl Cleanup {
             count_uses(inst, true, uses, false);
         }
         if !removed.is_empty() {
-            let mut to = start;
-            for i in insts.iter().filter(|i| !i.dead) {
-                words.copy_within(i.start..i.end, to);
-                to += i.end - i.start;
+            // Close the gaps the dead instructions leave, front to back.
+            let (mut to, mut from) = (start, start);
+            for i in insts.iter().filter(|i| i.dead) {
+                let (s, e) = (i.start as usize, i.end as usize);
+                words.copy_within(from..s, to);
+                to += s - from;
+                from = e;
             }
+            words.copy_within(from.., to);
+            to += words.len() - from;
             words.truncate(to);
         }
         removed
