@@ -1024,6 +1024,14 @@ enum untangle_status untangle_options_set_float_controls2(struct untangle_option
                                                           bool enabled);
 
 /**
+ * Whether the emitter's local clean-ups run (default true): value numbering, dead code,
+ * unused globals, and `NonWritable`/`NonReadable` on storage buffers and images used one
+ * way. Smaller modules that drivers compile faster; off, translation takes about a
+ * seventh less time. Both are valid SPIR-V.
+ */
+enum untangle_status untangle_options_set_cleanups(struct untangle_options *options, bool enabled);
+
+/**
  * Creates options with every default. `*options` receives them.
  */
 enum untangle_status untangle_options_create(struct untangle_options **options);

@@ -886,3 +886,27 @@ fn resource_callback_is_asked_once_per_range() {
     eprintln!("{checked} shaders' callbacks checked");
     assert!(checked >= 50 || corpus().is_empty(), "only {checked} shaders checked");
 }
+
+/// `untangle_options_set_cleanups(false)` reaches the library: the module is the one the
+/// Rust API writes with `Options::cleanups` off, different from the default one, and
+/// turning the clean-ups back on gives the default module again.
+#[test]
+fn the_cleanups_switch_passes_through() {
+    let Some(bytes) = shared("robustness.undefined_structured_raw_alias.cs_6_0.dxil") else { return };
+    let rust = Shader::parse(&bytes).unwrap();
+    let plain = rust.translate(&untangle::Options { cleanups: false, ..Default::default() }).unwrap().words;
+    let cleaned = rust.translate(&untangle::Options::default()).unwrap().words;
+    assert_ne!(plain, cleaned, "the clean-ups change nothing in this shader: pick another");
+    let shader = parse(&bytes).unwrap();
+    let o = options();
+    // SAFETY: live shader and options, freed once below.
+    unsafe {
+        assert_eq!(untangle_options_set_cleanups(o, false), untangle_status::UNTANGLE_OK);
+        assert_eq!(translate(shader, o).unwrap().0, plain);
+        assert_eq!(untangle_options_set_cleanups(o, true), untangle_status::UNTANGLE_OK);
+        assert_eq!(translate(shader, o).unwrap().0, cleaned);
+        assert_eq!(untangle_options_set_cleanups(null_mut(), false), untangle_status::UNTANGLE_INVALID_ARGUMENT);
+        untangle_options_free(o);
+        untangle_shader_free(shader);
+    }
+}

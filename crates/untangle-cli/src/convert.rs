@@ -181,6 +181,7 @@ fn options_of(args: &Convert) -> Result<Options, Failure> {
         },
         float_controls2: args.float_controls2,
         raw_buffer_vectors: !args.per_word_raw_bounds,
+        cleanups: !args.no_cleanups,
         min_precision: if args.min_precision_32bit {
             untangle::MinPrecision::Float32
         } else {

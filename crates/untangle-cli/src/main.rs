@@ -99,6 +99,10 @@ pub struct Convert {
     /// the end of a view is then dropped or kept whole as the driver chooses).
     #[arg(long)]
     pub per_word_raw_bounds: bool,
+    /// Write what the emitters ask for, without the local clean-ups (value numbering, dead
+    /// code, unused globals, access decorations): faster translation, larger modules.
+    #[arg(long)]
+    pub no_cleanups: bool,
     /// Compute minimum-precision floats (`min16float`, in modules without native 16-bit
     /// types) in 32 bits instead of 16, for devices without `shaderFloat16`.
     #[arg(long)]

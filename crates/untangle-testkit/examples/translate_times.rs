@@ -4,10 +4,11 @@
 //! best of ROUNDS. One [`untangle::ParseContext`] serves the whole run, as a batch keeps
 //! one (the `BLOCKINFO` block every DXC module carries is decoded once per distinct block).
 //!
-//!     cargo run --release -p untangle-testkit --example translate_times -- [--fresh] ROUNDS [FILE...]
+//!     cargo run --release -p untangle-testkit --example translate_times -- [--fresh] [--no-cleanups] ROUNDS [FILE...]
 //!
 //! `--fresh`: every translation gets a new context (`untangle::translate`), as a one-shot
 //! caller does; the difference is what the shared `BLOCKINFO` block costs.
+//! `--no-cleanups`: [`untangle::Options::cleanups`] off (what the emitter's clean-ups cost).
 //!
 //! Prints `name<TAB>ok|fail<TAB>best_µs` per file, then `total<TAB>N ok<TAB>sum_µs` (the
 //! reference harness's format, so `tools/bench-reference.sh` can join the two). Without
@@ -20,6 +21,7 @@ use untangle::{translate, translate_in, Options, ParseContext};
 fn main() {
     let mut args = std::env::args().skip(1).peekable();
     let fresh = args.next_if(|a| a == "--fresh").is_some();
+    let cleanups = args.next_if(|a| a == "--no-cleanups").is_none();
     let rounds: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(20).max(1);
     let mut paths: Vec<std::path::PathBuf> = args.map(Into::into).collect();
     let corpus = paths.is_empty();
@@ -38,7 +40,7 @@ fn main() {
         });
         paths.sort();
     }
-    let options = Options::default();
+    let options = Options { cleanups, ..Options::default() };
     let mut cx = ParseContext::new();
     let mut best_ok: Vec<f64> = Vec::new();
     for p in &paths {

@@ -43,20 +43,39 @@ fn key(e: &untangle::Error) -> String {
 
 #[test]
 fn vkd3d_proton_graphics_and_compute_stages_translate_and_validate() {
+    stages_translate_and_validate(&Options::default());
+}
+
+/// The same with [`Options::cleanups`] off: every module is valid without the clean-ups
+/// too (no emitter relies on one for validity), and the clean-ups make the corpus's
+/// modules smaller in sum.
+#[test]
+fn vkd3d_proton_stages_validate_without_the_cleanups() {
+    let Some(raw) = stages_translate_and_validate(&Options { cleanups: false, ..Options::default() }) else { return };
+    let cleaned = stages_translate_and_validate(&Options::default()).expect("ran once");
+    eprintln!("words over the corpus: {cleaned} with the clean-ups, {raw} without");
+    assert!(cleaned < raw, "the clean-ups must make the modules smaller: {cleaned} words against {raw}");
+}
+
+/// Translates every file of the supported stages with `options`, checks each module with
+/// `spirv-val` and the per-stage counts; returns the words of all modules (`None` when the
+/// corpus or the validator is missing outside CI).
+fn stages_translate_and_validate(options: &Options) -> Option<usize> {
     let validator = find_spirv_val();
     if validator.is_none() {
         assert!(std::env::var_os("CI").is_none(), "spirv-val is required under CI");
         eprintln!("spirv-val not found: skipping");
-        return;
+        return None;
     }
     let val = validator.unwrap();
     let mut paths: Vec<PathBuf> = match std::fs::read_dir(DIR) {
         Ok(d) => d.flatten().map(|e| e.path()).collect(),
         Err(_) => {
             eprintln!("{DIR} not found: skipping");
-            return;
+            return None;
         }
     };
+    let mut words = 0;
     paths.sort();
     let mut counts: BTreeMap<String, (usize, usize, usize)> = BTreeMap::new();
     let mut histogram: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -65,7 +84,7 @@ fn vkd3d_proton_graphics_and_compute_stages_translate_and_validate() {
         let name = p.file_name().unwrap().to_string_lossy().to_string();
         let Some(stage) = stage_of(&name) else { continue };
         let loaded = untangle::front::load_path(p).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let result = translate_module(&loaded.module, &Options::default());
+        let result = translate_module(&loaded.module, options);
         if stage == "lib" {
             // Libraries translate by entry: tests/ray_tracing.rs.
             continue;
@@ -95,6 +114,7 @@ fn vkd3d_proton_graphics_and_compute_stages_translate_and_validate() {
             Err(e) => histogram.entry(key(&e)).or_default().push(name.clone()),
             Ok(t) => {
                 c.1 += 1;
+                words += t.words.len();
                 match val.validate(&t.words, "vulkan1.3") {
                     Ok(()) => c.2 += 1,
                     Err(msg) => {
@@ -126,6 +146,7 @@ fn vkd3d_proton_graphics_and_compute_stages_translate_and_validate() {
         assert_eq!(valid, *want - refused, "{stage}: {valid} of {files} shaders translate and validate");
     }
     assert_eq!(ags, AGS_SHADERS, "AGS shaders refused");
+    Some(words)
 }
 
 /// Each work-graph library of the corpus and its number of nodes.

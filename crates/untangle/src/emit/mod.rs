@@ -236,6 +236,17 @@ pub struct Options {
     /// and vkd3d-proton relies on it. `false` keeps one access per word: D3D's bounds, word
     /// by word, on every driver. Default `true`.
     pub raw_buffer_vectors: bool,
+    /// The emitter's local clean-ups (`emit/cleanup.rs`, `emit/access.rs`): value numbering
+    /// and load reuse within blocks, folds of constructs, extracts and bitcasts, dead code,
+    /// unused types, constants and storage-buffer views, width capabilities no type needs,
+    /// and `NonWritable`/`NonReadable` on the storage buffers and images a module only reads
+    /// or only writes. They make modules smaller and faster for a driver to compile (and
+    /// the decorations let NVIDIA's compiler take the read-only path); they cost about a
+    /// seventh of the translation's time (BENCHMARKS.md, "In process, fifth pass"). `false`
+    /// writes what the emitters ask for, as it comes: for a layer that counts translation
+    /// time above pipeline-creation time, and to tell a clean-up's effect from the
+    /// emitters' when debugging. Both are valid SPIR-V. Default `true`.
+    pub cleanups: bool,
     /// `WaveGetLaneCount()` returns this constant instead of the subgroup size (a layer's
     /// workaround for applications that assume one wave size: vkd3d-proton's
     /// `FORCE_SUBGROUP_SIZE` quirks). Other wave operations are unchanged.
@@ -397,6 +408,7 @@ impl Default for Options {
             min_precision: MinPrecision::default(),
             strict_helper_lane_wave_ops: true,
             raw_buffer_vectors: true,
+            cleanups: true,
             wave_lane_count: None,
             ray_traversal_primitive_culling: false,
             view_instancing: None,

@@ -157,10 +157,14 @@ fn width_slot(bits: u32) -> Option<usize> {
 }
 
 impl<'m> ModuleBuilder<'m> {
-    pub fn new(m: &'m Module) -> ModuleBuilder<'m> {
+    /// A builder for `m`'s module, with the writer's clean-ups on when `cleanups` is set
+    /// ([`crate::Options::cleanups`]).
+    pub fn new(m: &'m Module, cleanups: bool) -> ModuleBuilder<'m> {
         let room = Room { insts: m.functions.values().map(|f| f.insts.len()).sum() };
         let mut b = Builder::with_room(room);
-        b.enable_cleanup(room);
+        if cleanups {
+            b.enable_cleanup(room);
+        }
         b.set_version(1, 6);
         b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
         let mut mb = ModuleBuilder {

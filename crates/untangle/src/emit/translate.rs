@@ -134,7 +134,7 @@ pub(crate) fn translate_entry_local(
         default_placement.check_answers(&ep.resources, uav_counted)?;
     }
 
-    let mut cx = ModuleBuilder::new(m);
+    let mut cx = ModuleBuilder::new(m, options.cleanups);
     cx.float_controls2 = options.float_controls2;
     // DXIL shader flag 0x800000 (`UseNativeLowPrecision`): the module's `half` is a real
     // 16-bit type; without it `half` is minimum precision, which the options may widen.
