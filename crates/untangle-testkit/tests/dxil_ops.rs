@@ -58,7 +58,7 @@ fn run_cases() -> BTreeMap<(DxOp, &'static str), Vec<String>> {
                             continue;
                         }
                     }
-                    for u in &shader.dxil().ops {
+                    for u in shader.dxil().ops.iter().flatten() {
                         if let Some(op) = u.op.and_then(DxOp::from_name) {
                             covered.entry((op, profile)).or_default().push(case.name.clone());
                         }

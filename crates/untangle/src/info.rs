@@ -138,9 +138,8 @@ impl<'a> Info<'a> {
         for f in &self.module.functions {
             let _ = writeln!(o, "function @{}: {} blocks, {} instructions", f.name, f.blocks, f.instructions);
         }
-        if !d.ops.is_empty() {
-            let ops: Vec<String> = d
-                .ops
+        if let Some(ops) = d.ops.as_ref().filter(|ops| !ops.is_empty()) {
+            let ops: Vec<String> = ops
                 .iter()
                 .map(|u| match (&u.op, &u.function) {
                     (Some(op), _) => format!("{op}({}) x{}", u.opcode, u.count),

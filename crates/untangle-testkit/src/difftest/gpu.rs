@@ -204,17 +204,18 @@ pub fn budget(gpu: &Gpu) -> inputs::Budget {
 /// Why a device cannot run `p` at its subgroup size, if it cannot.
 pub fn device_gap(p: &Program, gpu: &Gpu) -> Option<String> {
     let f = &gpu.info().features;
-    let wave_dependent =
-        p.info.ops.iter().any(|u| {
-            u.op.and_then(untangle::dxil::DxOp::from_name).is_some_and(|op| op.is_wave_op() || op.is_quad_op())
-        });
+    // `Program` analyses its module fully (`dxil::analyze`): the operations are counted.
+    let ops = p.info.ops.as_deref().expect("a program's operations are counted");
+    let wave_dependent = ops
+        .iter()
+        .any(|u| u.op.and_then(untangle::dxil::DxOp::from_name).is_some_and(|op| op.is_wave_op() || op.is_quad_op()));
     // A required wave size matters only to a shader whose results depend on the wave.
     if let (Some(w), true) = (p.entry.properties.wave_size, wave_dependent) {
         if f.subgroup_size < w.min || f.subgroup_size > w.max.max(w.min) {
             return Some(format!("wave size {}..{} (device subgroup size {})", w.min, w.max, f.subgroup_size));
         }
     }
-    let derivatives = p.info.ops.iter().any(|u| {
+    let derivatives = ops.iter().any(|u| {
         u.op.and_then(untangle::dxil::DxOp::from_name).is_some_and(|op| {
             use untangle::dxil::DxOp::*;
             matches!(op, DerivCoarseX | DerivCoarseY | DerivFineX | DerivFineY | Sample | SampleBias | CalculateLOD)

@@ -71,10 +71,8 @@ impl Cfg {
     /// not; the same as [`DomTree::of_graph`] of [`Graph::from_function`].
     pub fn check_keeping_dominators(func: &Function) -> (Result<(), CfgError>, Option<DomTree>) {
         // One block that branches nowhere (most shaders): nothing to build a graph for.
-        if let &[b] = &func.layout[..] {
-            if func.blocks.is_valid(b) && func.blocks[b].terminator.successors().is_empty() {
-                return (Ok(()), Some(DomTree::single(b)));
-            }
+        if let Some(b) = func.single_block() {
+            return (Ok(()), Some(DomTree::single(b)));
         }
         let graph = match Graph::from_function(func) {
             Ok(graph) => graph,

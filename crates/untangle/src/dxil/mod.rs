@@ -66,9 +66,11 @@ pub struct DxilInfo {
     /// `dx.viewIdState`, as the raw u32 array DXC writes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub view_id_state: Option<Vec<u32>>,
-    /// DXIL operations used, by opcode (empty where the module was analysed only to be
-    /// translated, which never reads it: see `analyze_for_translation`).
-    pub ops: Vec<OpUse>,
+    /// DXIL operations used, by opcode; `None` where the module was analysed only to be
+    /// translated, which never reads them (see `analyze_for_translation`): not counted,
+    /// which an empty list would not tell apart from none used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ops: Option<Vec<OpUse>>,
 }
 
 impl DxilInfo {
@@ -117,11 +119,11 @@ fn view_id_state(m: &Module) -> Option<Vec<u32>> {
 /// yields an empty description (no error).
 pub fn analyze(m: &Module) -> Result<DxilInfo> {
     let mut info = analyze_for_translation(m)?;
-    info.ops = op_uses(m);
+    info.ops = Some(op_uses(m));
     Ok(info)
 }
 
-/// [`analyze`] without [`DxilInfo::ops`] (left empty): a count of every call that
+/// [`analyze`] without [`DxilInfo::ops`] (left `None`): a count of every call that
 /// describes the module and that translation never reads, for the one-shot path that
 /// analyses a module only to translate it (`Shader::parse_and_translate`).
 pub(crate) fn analyze_for_translation(m: &Module) -> Result<DxilInfo> {
@@ -146,7 +148,7 @@ pub(crate) fn analyze_for_translation(m: &Module) -> Result<DxilInfo> {
         entry_points,
         struct_annotations: annotations::read_struct_annotations(m)?,
         view_id_state: view_id_state(m),
-        ops: Vec::new(),
+        ops: None,
         resources,
     })
 }

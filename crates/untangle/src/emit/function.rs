@@ -208,7 +208,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
         }
         // One block without edges (most shaders): its tree is the block alone.
-        let single = scfg.layout.len() == 1 && scfg.blocks[scfg.entry].term.succs().is_empty();
+        let single = scfg.is_single_block();
         let preds = Preds::compute(scfg);
         let doms = if single {
             DomTree::single(scfg.entry)

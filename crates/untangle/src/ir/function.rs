@@ -42,6 +42,17 @@ impl Function {
         self.layout.first().copied()
     }
 
+    /// The function's only block, when its body is one block that branches nowhere (most
+    /// shaders): the analyses' fast path, which needs no graph, order or search (its
+    /// dominator tree is the block alone, and it alone is reachable). `None` for anything
+    /// else, a layout naming a block that does not exist included.
+    pub fn single_block(&self) -> Option<BlockId> {
+        match self.layout[..] {
+            [b] if self.blocks.is_valid(b) && self.blocks[b].terminator.successors().is_empty() => Some(b),
+            _ => None,
+        }
+    }
+
     /// Display name of a block: its LLVM label, or its position in layout order.
     pub fn block_label(&self, b: BlockId) -> String {
         match &self.blocks[b].name {

@@ -316,6 +316,13 @@ impl Scfg {
         preds
     }
 
+    /// Whether the graph is one block without edges (most shaders, as
+    /// [`crate::ir::Function::single_block`] is for the IR): its dominator tree is the block
+    /// alone.
+    pub fn is_single_block(&self) -> bool {
+        self.layout.len() == 1 && self.blocks.get(self.entry).is_some_and(|b| b.term.succs().is_empty())
+    }
+
     /// A graph with no blocks, named `name`, for building one by hand (tests, tools); the
     /// by-block lookup tables stay empty, so lookups fall back to scanning.
     pub fn empty(name: String) -> Scfg {
@@ -363,7 +370,7 @@ impl Scfg {
         let entry = func.entry().expect("a function with a body");
         // One block that branches nowhere (most shaders): it alone is reachable, without a
         // search.
-        let single = func.layout.len() == 1 && func.blocks[entry].terminator.successors().is_empty();
+        let single = func.single_block().is_some();
         let reachable = (!single)
             .then(|| Order::with_successors(entry, func.blocks.len(), |b| func.blocks[b].terminator.successors()));
         let mut map: Vec<Option<SBlock>> = vec![None; func.blocks.len()];
