@@ -1026,8 +1026,8 @@ enum untangle_status untangle_options_set_float_controls2(struct untangle_option
 /**
  * Whether the emitter's local clean-ups run (default true): value numbering, dead code,
  * unused globals, and `NonWritable`/`NonReadable` on storage buffers and images used one
- * way. Smaller modules that drivers compile faster; off, translation takes about a
- * seventh less time. Both are valid SPIR-V.
+ * way. Smaller modules that drivers compile faster; off, translation takes about an
+ * eighth less time. Both are valid SPIR-V.
  */
 enum untangle_status untangle_options_set_cleanups(struct untangle_options *options, bool enabled);
 

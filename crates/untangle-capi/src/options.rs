@@ -51,8 +51,8 @@ pub unsafe extern "C" fn untangle_options_set_float_controls2(
 
 /// Whether the emitter's local clean-ups run (default true): value numbering, dead code,
 /// unused globals, and `NonWritable`/`NonReadable` on storage buffers and images used one
-/// way. Smaller modules that drivers compile faster; off, translation takes about a
-/// seventh less time. Both are valid SPIR-V.
+/// way. Smaller modules that drivers compile faster; off, translation takes about an
+/// eighth less time. Both are valid SPIR-V.
 #[no_mangle]
 pub unsafe extern "C" fn untangle_options_set_cleanups(
     options: *mut untangle_options,

@@ -306,8 +306,8 @@ pub struct Cleanup {
     /// [`Cleanup::remove_dead`], less the operands of the instructions it removed): the
     /// functions' share of the counts [`prune_globals`] needs.
     uses: Vec<u32>,
-    /// [`Cleanup::remove_dead`]'s scratch, kept across functions: each instruction's start,
-    /// whether it is removable and whether it was removed.
+    /// [`Cleanup::remove_dead`]'s scratch, kept across functions: the span of each removable
+    /// instruction of the function and whether it was removed.
     insts: Vec<FnInst>,
 }
 
@@ -347,7 +347,7 @@ fn key_hash(head: &[Word], operands: &[Word]) -> u64 {
     h
 }
 
-/// Looks key words `head` + `operands` (hash `hash`) up in `table`: the remembered result
+/// Looks key words `head` + `operands` up in `table` (by [`key_hash`]): the remembered result
 /// of the same words, or `None` after remembering them (words in `keys`) with result
 /// `next_id`. A different key of the same hash (a 64-bit collision) is neither reused
 /// nor remembered.
@@ -613,8 +613,11 @@ impl Cleanup {
     }
 }
 
-/// Counts (`add`) or uncounts a use of each word of instruction `inst` that may be an id: every word after the opcode but the literals ([`literal_operands`]) and, when the
-/// instruction is `removable` (then word 2 is its result), its result id.
+/// Counts (`add`) or uncounts a use of each word of instruction `inst` that may be an id:
+/// every word after the opcode but the literals ([`literal_operands`]) and, when the
+/// instruction is `removable` (then word 2 is its result), its result id. The counts
+/// outlive the function, so a literal that equals a later function's id keeps that
+/// result too (a use too many only keeps dead code).
 #[inline]
 fn count_uses(inst: &[Word], removable: bool, uses: &mut [u32], add: bool) {
     let literal = literal_operands(inst);

@@ -241,8 +241,8 @@ pub struct Options {
     /// unused types, constants and storage-buffer views, width capabilities no type needs,
     /// and `NonWritable`/`NonReadable` on the storage buffers and images a module only reads
     /// or only writes. They make modules smaller and faster for a driver to compile (and
-    /// the decorations let NVIDIA's compiler take the read-only path); they cost about a
-    /// seventh of the translation's time (BENCHMARKS.md, "In process, fifth pass"). `false`
+    /// the decorations let NVIDIA's compiler take the read-only path); they take about an
+    /// eighth of the translation's time (BENCHMARKS.md, "In process, fifth pass"). `false`
     /// writes what the emitters ask for, as it comes: for a layer that counts translation
     /// time above pipeline-creation time, and to tell a clean-up's effect from the
     /// emitters' when debugging. Both are valid SPIR-V. Default `true`.
