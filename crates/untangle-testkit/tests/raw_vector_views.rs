@@ -671,6 +671,46 @@ fn bounded_raw_addresses_are_not_clamped() {
     assert_eq!(umins(&translate(&load_body(30, 0, 1))), 1, "tid << 30 is not bounded below 2^32");
 }
 
+/// The module's `OpShiftRightLogical`s and `OpShiftLeftLogical`s, and whether one of the
+/// right shifts shifts the thread id itself (not a byte address computed from it).
+fn shifts(words: &[u32]) -> (usize, usize, bool) {
+    let m = rspirv::dr::load_words(words).expect("loads");
+    let insts: Vec<&Instruction> = m.functions.iter().flat_map(|f| f.all_inst_iter()).collect();
+    let tid = insts
+        .iter()
+        .find(|i| i.class.opcode == Op::Load && i.result_type.is_some_and(|t| t != 0))
+        .and_then(|i| i.result_id);
+    let count = |op: Op| insts.iter().filter(|i| i.class.opcode == op).count();
+    let shifts_tid = insts
+        .iter()
+        .any(|i| i.class.opcode == Op::ShiftRightLogical && i.operands.first() == tid.map(Operand::IdRef).as_ref());
+    (count(Op::ShiftRightLogical), count(Op::ShiftLeftLogical), shifts_tid)
+}
+
+/// [`load_body`] without the added constant: the address is `tid << shift` itself.
+fn shifted_load(shift: u32, mask: u32) -> String {
+    load_body(shift, 0, mask).replace("  %a0 = shl", "  %a = shl").replace("  %a = add i32 %a0, 0\n", "")
+}
+
+/// A raw address `tid << k` that cannot lose a bit (the IR bounds the thread id) is indexed
+/// by the thread id shifted by `k` less the element's shift, not by the byte address
+/// shifted back: `(tid << 2) >> 2` is `tid`, `(tid << 4) >> 2` is `tid << 2`, `(tid << 1)
+/// >> 2` is `tid >> 1`; a `uvec2` or `uvec4` view's index likewise. Addresses that may
+/// lose bits (`tid << 30`) or come from memory keep `>> 2` of the (clamped) address.
+/// `vector_views_keep_per_word_robustness` runs such addresses on a device.
+#[test]
+fn exact_shifted_addresses_index_by_the_shifted_value() {
+    // (right shifts, left shifts, a right shift of the thread id)
+    assert_eq!(shifts(&translate(&shifted_load(2, 1))), (0, 0, false), "(tid << 2) >> 2");
+    assert_eq!(shifts(&translate(&shifted_load(4, 1))), (0, 1, false), "(tid << 4) >> 2");
+    assert_eq!(shifts(&translate(&shifted_load(1, 1))), (1, 0, true), "(tid << 1) >> 2");
+    assert_eq!(shifts(&translate(&shifted_load(3, 3))), (0, 0, false), "a uvec2 at tid << 3");
+    assert_eq!(shifts(&translate(&shifted_load(4, 15))), (0, 0, false), "a uvec4 at tid << 4");
+    let (right, _, of_tid) = shifts(&translate(&shifted_load(30, 1)));
+    assert!(right == 1 && !of_tid, "tid << 30 may lose bits: its clamped address is shifted back");
+    assert_eq!(shifts(&translate(&unbounded_body(32))).0, 1, "an address read from memory");
+}
+
 /// Structured buffers: `index × stride + offset` that the IR bounds at `FAR_ADDRESS` (a
 /// compute thread id; a constant offset) needs no wrap checks (`OpUGreaterThan`, the
 /// carry's `OpULessThan`, `OpSelect`) nor the clamp; a word access at an index read from

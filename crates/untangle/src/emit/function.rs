@@ -259,6 +259,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             descriptors: HashMap::default(),
             address_words: HashMap::default(),
             pending_word: None,
+            exact_shift: None,
             used_members,
             exit_labels: HashMap::default(),
             direct: HashSet::default(),

@@ -644,6 +644,11 @@ pub struct FnEmit<'a, 'm> {
     /// beside them (`dxop/buffers.rs`, `structured_word`), and the one being written.
     address_words: HashMap<Word, Word>,
     pending_word: Option<Word>,
+    /// The raw address [`Self::byte_address`] returned last when the IR computed it as
+    /// `x << k` with no bit shifted out: `(address, x, k)`, so that a word or vector index
+    /// `address >> s` is `x` shifted by `k - s` (`FnEmit::shift_right`). Reset by every
+    /// `byte_address`, whose callers use it at once, in the same block.
+    exact_shift: Option<(Word, Word, u32)>,
     /// For `dx.op` results: which struct members are extracted (bit k: member k).
     pub used_members: HashMap<InstId, u32>,
     /// Blocks split by a conditional operation (`discard`): entry label → label of the last

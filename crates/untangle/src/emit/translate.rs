@@ -107,15 +107,18 @@ pub(crate) fn translate_entry_local(
     let (cfg_check, dom) = crate::cfg::Cfg::check_keeping_dominators(func);
     typecheck::function_with_dominators(m, func, dom.as_ref())?;
     drop(dom);
-    // Derivatives in divergent control flow are computed where the whole quad runs
-    // (`crate::rewrite::derivative_hoisting`); the stages with derivatives only.
-    let hoisted = match sm.kind {
-        ShaderKind::Pixel | ShaderKind::Compute | ShaderKind::Mesh | ShaderKind::Amplification | ShaderKind::Node => {
-            crate::rewrite::derivative_hoisting::run(m, func)
-        }
-        _ => None,
-    };
-    // Hoisting moves instructions, not edges; the check is reused for the function it ran on.
+    // The stages with derivatives: those of draw-uniform values become subtractions
+    // (`crate::rewrite::uniform_derivatives`), and the others in divergent control flow are
+    // computed where the whole quad runs (`crate::rewrite::derivative_hoisting`).
+    let derivatives = matches!(
+        sm.kind,
+        ShaderKind::Pixel | ShaderKind::Compute | ShaderKind::Mesh | ShaderKind::Amplification | ShaderKind::Node
+    );
+    let folded = derivatives.then(|| crate::rewrite::uniform_derivatives::run(m, func)).flatten();
+    let func = folded.as_ref().map_or(func, |u| &u.function);
+    let hoisted = derivatives.then(|| crate::rewrite::derivative_hoisting::run(m, func)).flatten();
+    // Neither pass touches edges (folding rewrites instructions in place, hoisting moves
+    // them); the check is reused unless hoisting moved something.
     let cfg_check = hoisted.is_none().then_some(cfg_check);
     let func = hoisted.as_ref().map_or(func, |h| &h.function);
     let xfb = match &options.stream_output {

@@ -10,7 +10,9 @@
 //! | pass | what | stages |
 //! | --- | --- | --- |
 //! | [`cbuffer_array`] | an analysis, not a rewrite: local arrays copied from constant-buffer words, which emission reads from the constant buffer instead of local memory | all |
+//! | [`uniform_derivatives`] | explicit derivatives of draw-uniform values (constants, constant-buffer reads, math on them) become `x - x` | pixel, compute, mesh, amplification |
 //! | [`derivative_hoisting`] | explicit derivatives in divergent control flow are computed in the nearest quad-uniform block that dominates them | pixel, compute, mesh, amplification |
 
 pub mod cbuffer_array;
 pub mod derivative_hoisting;
+pub mod uniform_derivatives;

@@ -446,6 +446,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
         let u = self.cx.u32_t();
         let far = self.cx.const_u32(FAR_ADDRESS);
         let offset = offset.filter(|&o| self.cx.const_value_u32(o) != Some(0));
+        self.exact_shift = None;
         match shape {
             // A structured address the IR bounds at `FAR_ADDRESS` (index × stride + offset,
             // each bounded) can neither wrap nor pass it: no checks.
@@ -468,6 +469,10 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             ResShape::Words { stride: None }
                 if self.known_max(index_ir, 0).is_some_and(|m| m <= u64::from(FAR_ADDRESS)) =>
             {
+                if let Some((x, k)) = self.lossless_shl(index_ir) {
+                    let x = self.value(x)?;
+                    self.exact_shift = Some((index, x, k));
+                }
                 Ok(index)
             }
             ResShape::Words { stride: None } => self.glsl(u, 38, &[index, far]), // UMin
@@ -531,14 +536,49 @@ impl<'a, 'm> FnEmit<'a, 'm> {
     }
 
     /// Word `addr / 4` of a byte address from [`Self::byte_address`]: the word address
-    /// written beside it where there is one ([`Self::structured_word`]), else `addr >> 2`.
+    /// written beside it where there is one ([`Self::structured_word`]), else
+    /// [`Self::shift_right`] by 2.
     fn address_word(&mut self, addr: Word) -> Result<Word> {
         if let Some(&w) = self.address_words.get(&addr) {
             return Ok(w);
         }
+        self.shift_right(addr, 2)
+    }
+
+    /// `addr >> s` for a raw address `addr` that [`Self::byte_address`] just returned. Where
+    /// the IR computed it as `x << k` and no bit was shifted out (`tid * 4` written as a
+    /// shift, the usual raw-buffer address), this is `x` shifted by the difference (`x`
+    /// itself for `k = s`): one instruction or none instead of the shift pair, which a
+    /// driver cannot fold without knowing `x`'s range.
+    fn shift_right(&mut self, addr: Word, s: u32) -> Result<Word> {
         let u = self.cx.u32_t();
-        let two = self.cx.const_u32(2);
-        self.ids_op(Op::ShiftRightLogical, u, &[addr, two])
+        match self.exact_shift {
+            Some((a, x, k)) if a == addr => match k.cmp(&s) {
+                std::cmp::Ordering::Equal => Ok(x),
+                std::cmp::Ordering::Greater => {
+                    let by = self.cx.const_u32(k - s);
+                    self.ids_op(Op::ShiftLeftLogical, u, &[x, by])
+                }
+                std::cmp::Ordering::Less => {
+                    let by = self.cx.const_u32(s - k);
+                    self.ids_op(Op::ShiftRightLogical, u, &[x, by])
+                }
+            },
+            _ => {
+                let by = self.cx.const_u32(s);
+                self.ids_op(Op::ShiftRightLogical, u, &[addr, by])
+            }
+        }
+    }
+
+    /// `(x, k)` where the 32-bit IR value `v` is `x << k` for a constant `k` and
+    /// [`Self::known_max`] shows that no bit of `x` is shifted out.
+    fn lossless_shl(&self, v: Value) -> Option<(Value, u32)> {
+        use crate::ir::{BinaryOp, InstKind};
+        let Value::Inst(i) = v else { return None };
+        let InstKind::Binary { op: BinaryOp::Shl, lhs, rhs, .. } = self.f.insts[i].kind else { return None };
+        let k = self.const_int(rhs).filter(|&k| k < 32)?;
+        (self.known_max(lhs, 0)? << k <= u64::from(u32::MAX)).then_some((lhs, k as u32))
     }
 
     /// A 16-bit value's bits in the low half of a 32-bit word (a float is not converted;
@@ -939,9 +979,7 @@ impl<'a, 'm> FnEmit<'a, 'm> {
             }
             VectorPlan::Raw { shift, .. } => {
                 let addr = self.byte_address(shape, index, self.arg(c, 1)?, None, None)?;
-                let u = self.cx.u32_t();
-                let shift = self.cx.const_u32(shift);
-                (self.ids_op(Op::ShiftRightLogical, u, &[addr, shift])?, 0)
+                (self.shift_right(addr, shift)?, 0)
             }
         };
         Ok(Some(Vectors { view, base, first, width, bits: elem_bits }))
