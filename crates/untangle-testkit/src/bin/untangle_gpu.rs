@@ -69,9 +69,11 @@
 //! created once with zero-filled resources for its bindings, then one submission runs K
 //! dispatches of G × 1 × 1 workgroups (compute, default 10 × 1024), K full-screen triangles
 //! on an E × E target (fragment, default 1024) or K draws of V vertices under an empty
-//! fragment shader (vertex, default 2^20) between two timestamp queries. After one untimed run of
-//! each side, N timed runs each (default 5), alternating which side goes first; prints one
-//! line per pair (median µs of each side, ratio, the workload, `bindings differ` where the
+//! fragment shader (vertex, default 2^20) between two timestamp queries. The two sides' benches
+//! are made in both orders in turn (untangle's first, then the reference's first: which is
+//! made first is not neutral), each time one untimed run of each side, then ⌈N/2⌉ timed runs
+//! each (N default 5), alternating which side goes first, the median of all of a side's runs
+//! kept; prints one line per pair (median µs of each side, ratio, the workload, `bindings differ` where the
 //! two reflections differ), each skipped pair with its reason (a stage, invocations per
 //! workgroup or render-target count that differ between the sides, descriptors past the
 //! device's per-stage limits, a capability the device or runner lacks, a resource kind not
@@ -603,7 +605,7 @@ impl TimedPairs {
             "{} {what} ({}), median of {} timed submissions each ({per_run} per submission), alternating:",
             rows.len(),
             self.by_stage.iter().map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", "),
-            a.reps,
+            2 * a.reps.div_ceil(2),
         );
         println!();
         println!("| | untangle | reference | untangle / reference |");
@@ -621,14 +623,45 @@ impl TimedPairs {
     }
 }
 
-/// Runs the two sides' benches (untangle's, the reference's) alternately: one untimed run
-/// of each (first-submission costs), then `reps` timed runs each, alternating which side
-/// goes first; the medians in µs. Releases both benches.
-fn alternate(
+type BenchResult = Result<untangle_testkit::vulkan::gpu_times::Bench, untangle_testkit::vulkan::VkError>;
+
+/// Times the two sides (untangle's, the reference's: `prepare(gpu, k)` makes side `k`'s
+/// bench) in both preparation orders: the benches made untangle's first, [`alternate`]d
+/// for half the `reps`, released, then made the reference's first for the other half; the
+/// medians over both halves, in µs.
+///
+/// Why both orders: which side's bench is made first is not neutral. Timing a module
+/// against an identical copy of itself in one order gave per-module ratios from 0.88 to
+/// 1.08 for the launch-bound compute dispatches (the same modules each time, whichever
+/// translator wrote them), and +4.5 µs a run in sum for the side made first (issue 36's
+/// sixth pass, BENCHMARKS.md); with both orders, each side gets each slot for half its
+/// runs.
+fn alternate_both_orders(
     gpu: &mut Gpu,
-    benches: [Result<untangle_testkit::vulkan::gpu_times::Bench, untangle_testkit::vulkan::VkError>; 2],
+    mut prepare: impl FnMut(&mut Gpu, usize) -> BenchResult,
     reps: usize,
 ) -> Result<[f64; 2], (String, bool)> {
+    let mut times = [Vec::new(), Vec::new()];
+    for first in 0..2 {
+        let benches = if first == 0 {
+            let untangle = prepare(gpu, 0);
+            [untangle, prepare(gpu, 1)]
+        } else {
+            let reference = prepare(gpu, 1);
+            [prepare(gpu, 0), reference]
+        };
+        let [tu, tr] = alternate(gpu, benches, reps.div_ceil(2))?;
+        times[0].extend(tu);
+        times[1].extend(tr);
+    }
+    let [tu, tr] = times;
+    Ok([median(tu), median(tr)])
+}
+
+/// Runs the two sides' benches (untangle's, the reference's) alternately: one untimed run
+/// of each (first-submission costs), then `reps` timed runs each, alternating which side
+/// goes first; the times in µs. Releases both benches.
+fn alternate(gpu: &mut Gpu, benches: [BenchResult; 2], reps: usize) -> Result<[Vec<f64>; 2], (String, bool)> {
     let mut ready = Vec::new();
     let mut error = None;
     for (k, b) in benches.into_iter().enumerate() {
@@ -657,10 +690,7 @@ fn alternate(
     }
     match error {
         Some(e) => Err(e),
-        None => {
-            let [tu, tr] = times;
-            Ok([median(tu), median(tr)])
-        }
+        None => Ok(times),
     }
 }
 
@@ -717,8 +747,9 @@ fn gpu_times(a: &Args) -> Result<bool, String> {
         if ro.sets != rr.sets || ro.images != rr.images || ro.push_constants != rr.push_constants {
             detail.push_str("; bindings differ");
         }
-        let benches = [gpu.prepare_bench(&ro, &modules[0], &w), gpu.prepare_bench(&rr, &modules[1], &w)];
-        match alternate(&mut gpu, benches, a.reps) {
+        let reflections = [&ro, &rr];
+        let prepare = |gpu: &mut Gpu, k: usize| gpu.prepare_bench(reflections[k], &modules[k], &w);
+        match alternate_both_orders(&mut gpu, prepare, a.reps) {
             Ok(t) => out.measured(name, stage, t, &detail),
             Err((e, poisoned)) => {
                 out.skip(name, stage, e);
@@ -776,9 +807,8 @@ fn gpu_times_graphics(a: &Args) -> Result<bool, String> {
         };
         let d = &draws[0];
         let detail = format!("{k} x draw on {}x{} px, {} targets", d.width, d.height, d.targets.len());
-        let benches =
-            [gpu.prepare_draw_bench(&draws[0], k, a.timeout), gpu.prepare_draw_bench(&draws[1], k, a.timeout)];
-        match alternate(&mut gpu, benches, a.reps) {
+        let prepare = |gpu: &mut Gpu, side: usize| gpu.prepare_draw_bench(&draws[side], k, a.timeout);
+        match alternate_both_orders(&mut gpu, prepare, a.reps) {
             Ok(t) => out.measured(name, &stages, t, &detail),
             Err((e, poisoned)) => {
                 out.skip(name, &stages, e);
