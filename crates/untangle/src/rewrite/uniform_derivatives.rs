@@ -48,8 +48,9 @@
 //!
 //! # Cost
 //!
-//! One scan for derivative calls; none: no copy. Otherwise each instruction's uniformity is
-//! decided at most once (O(operands)), and the function is copied once.
+//! One scan for derivative calls (an opcode lookup per call); none: no allocation, no copy.
+//! Otherwise each instruction's uniformity is decided at most once (O(operands)), and the
+//! function is copied once.
 
 use crate::dxil::opcodes::DxOp;
 use crate::dxil::ops::decode_call_with;
@@ -72,19 +73,17 @@ pub struct Folded {
 /// Rewrites the derivatives of draw-uniform values in `f` as `fsub x, x`; `None` when there
 /// is none.
 pub fn run(m: &Module, f: &Function) -> Option<Folded> {
-    let mut analysis = Uniformity { m, f, state: SecondaryMap::with_capacity(f.insts.len()) };
+    // Made at the first derivative: a shader without one allocates nothing.
+    let mut analysis: Option<Uniformity<'_>> = None;
     let mut folds: Vec<(InstId, Value)> = Vec::new();
     for &b in &f.layout {
         for &i in &f.blocks[b].insts {
-            let Some(call) = decode_call_with(m, f, i, String::new).ok().flatten() else { continue };
-            if !call.op.is_derivative() {
-                continue;
-            }
-            let &[operand] = call.args else { continue };
+            let Some(operand) = derivative_operand(m, f, i) else { continue };
             let Some(operand_ty) = value_type(m, f, operand) else { continue };
             if m.types.get(f.insts[i].ty) != m.types.get(operand_ty) {
                 continue;
             }
+            let analysis = analysis.get_or_insert_with(|| Uniformity { m, f, state: SecondaryMap::new() });
             if analysis.value(operand, 0) {
                 folds.push((i, operand));
             }
@@ -100,6 +99,16 @@ pub fn run(m: &Module, f: &Function) -> Option<Folded> {
         function.insts[i].kind = InstKind::Binary { op: BinaryOp::FSub, lhs: x, rhs: x, fast: true };
     }
     Some(Folded { function, derivatives: folds.len() })
+}
+
+/// The operand of an explicit derivative (`DerivCoarseX/Y`, `DerivFineX/Y`), read off the
+/// call's opcode operand: the scan costs a lookup per call, not a decoding of the callee's
+/// name, in the many shaders without derivatives.
+fn derivative_operand(m: &Module, f: &Function, i: InstId) -> Option<Value> {
+    let InstKind::Call { callee: Value::Func(callee), args } = &f.insts[i].kind else { return None };
+    let &[Value::Const(opcode), operand] = args.as_slice() else { return None };
+    let op = DxOp::from_u32(u32::try_from(m.constants.as_int(opcode)?).ok()?)?;
+    (op.is_derivative() && m.functions[*callee].name.starts_with("dx.op.")).then_some(operand)
 }
 
 /// The type of a value, where the function or module knows it.
