@@ -8,10 +8,12 @@
 //! derivatives compute on a device: the graphics runner's `vs_ps_derivatives` case (lavapipe
 //! in CI, the H200), and vkd3d-proton's `test_derivative_hoisting_dxil`.
 
-use rspirv::spirv::Op;
+use rspirv::dr::Operand;
+use rspirv::spirv::{Capability, Op};
 use untangle::dxil::{ComponentType, ResourceClass, ResourceKind};
 use untangle::ir::{BinaryOp, Function, InstKind};
 use untangle::rewrite::uniform_derivatives;
+use untangle::MinPrecision;
 use untangle_testkit::check::spirv_val::find_spirv_val;
 use untangle_testkit::dxil_ops::shell::{El, Res, Shell};
 
@@ -170,14 +172,19 @@ fn check_ir(text: &str, what: &str) {
 
 /// Translates `text`, validates it, and counts its derivative instructions.
 fn spirv_derivatives(text: &str, what: &str) -> usize {
-    let t =
-        untangle::translate(text.as_bytes(), &untangle::Options::default()).unwrap_or_else(|e| panic!("{what}: {e}"));
+    spirv_derivatives_with(text, &untangle::Options::default(), what).0
+}
+
+/// [`spirv_derivatives`] with `options`, and the module.
+fn spirv_derivatives_with(text: &str, options: &untangle::Options, what: &str) -> (usize, rspirv::dr::Module) {
+    let t = untangle::translate(text.as_bytes(), options).unwrap_or_else(|e| panic!("{what}: {e}"));
     if let Some(v) = find_spirv_val() {
         v.validate(&t.words, "vulkan1.3")
             .unwrap_or_else(|e| panic!("{what}: {e}\n{}", v.disassemble(&t.words).unwrap_or_default()));
     }
     let m = rspirv::dr::load_words(&t.words).expect("parses");
-    m.functions
+    let count = m
+        .functions
         .iter()
         .flat_map(|f| f.blocks.iter())
         .flat_map(|b| b.instructions.iter())
@@ -187,7 +194,8 @@ fn spirv_derivatives(text: &str, what: &str) -> usize {
                 Op::DPdx | Op::DPdy | Op::DPdxCoarse | Op::DPdyCoarse | Op::DPdxFine | Op::DPdyFine | Op::Fwidth
             )
         })
-        .count()
+        .count();
+    (count, m)
 }
 
 #[test]
@@ -226,4 +234,40 @@ fn a_function_without_uniform_derivatives_is_left_alone() {
     }
     let loaded = untangle::front::load_bytes(text.into_bytes(), "varying.ll").expect("loads");
     assert!(uniform_derivatives::run(&loaded.module, main_function(&loaded.module)).is_none());
+}
+
+/// A `half` derivative of a constant-buffer value folds too, and the subtraction has the
+/// derivative's type whether `half` is 32-bit in the module (minimum precision translated
+/// with `MinPrecision::Float32`) or 16-bit (the default, or shader flag
+/// `UseNativeLowPrecision`): the module validates each way, without a derivative.
+#[test]
+fn half_derivatives_fold_at_either_precision() {
+    let body = "  %r1 = call %dx.types.CBufRet.f32 @dx.op.cbufferLoadLegacy.f32(i32 59, %dx.types.Handle %cb, i32 1)
+  %x = extractvalue %dx.types.CBufRet.f32 %r1, 0
+  %h = fptrunc float %x to half
+  %d = call half @dx.op.unary.f16(i32 84, half %h)
+  %e = fpext half %d to float
+  %bits = bitcast float %e to i32
+  call void @dx.op.bufferStore.i32(i32 69, %dx.types.Handle %out, i32 0, i32 undef, i32 %bits, i32 %bits, i32 %bits, i32 %bits, i8 1)
+  ret void";
+    let decls = format!("{DECLS}\ndeclare half @dx.op.unary.f16(i32, half)");
+    for (precision, flags, float16) in [
+        (MinPrecision::Float32, 0, false),
+        (MinPrecision::Float32, 1 << 23, true),
+        (MinPrecision::Native16Bit, 0, true),
+    ] {
+        let mut shell = Shell::new("ps");
+        shell.resources = cbuffers();
+        shell.shader_flags = flags;
+        let text = shell.module(body, &decls);
+        let what = format!("{precision:?}, shader flags {flags:#x}");
+        let loaded = untangle::front::load_bytes(text.as_bytes().to_vec(), "half.ll").expect("loads");
+        let folded = uniform_derivatives::run(&loaded.module, main_function(&loaded.module)).expect("folds");
+        assert_eq!(folded.derivatives, 1, "{what}");
+        let options = untangle::Options { min_precision: precision, ..Default::default() };
+        let (count, m) = spirv_derivatives_with(&text, &options, &what);
+        assert_eq!(count, 0, "{what}");
+        let declares = m.capabilities.iter().any(|c| c.operands == [Operand::Capability(Capability::Float16)]);
+        assert_eq!(declares, float16, "{what}: whether half is 16-bit");
+    }
 }
