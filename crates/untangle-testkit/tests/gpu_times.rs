@@ -29,7 +29,9 @@ fn gpu_times(dir: &Path, dispatches: &str) -> (String, Vec<Vec<String>>) {
         .arg(dir.join("u"))
         .arg("--reference")
         .arg(dir.join("r"))
-        .args(["--reps", "2", "--dispatches", dispatches, "--groups", "16", "--extent", "64", "--out"])
+        // Six runs a side, three in each preparation order: a median a stall of lavapipe's
+        // threads on a loaded machine cannot move (two runs, one an order, are a mean).
+        .args(["--reps", "6", "--dispatches", dispatches, "--groups", "16", "--extent", "64", "--out"])
         .arg(&tsv)
         .output()
         .expect("run untangle-gpu");
