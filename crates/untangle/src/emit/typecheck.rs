@@ -40,7 +40,7 @@ struct Check<'a> {
 
 impl Check<'_> {
     fn ty(&self, v: Value) -> Option<TypeId> {
-        crate::ir::dump::Dumper::new(self.m).value_type(self.f, v)
+        self.m.value_type(self.f, v)
     }
 
     fn t(&self, id: TypeId) -> &Type {

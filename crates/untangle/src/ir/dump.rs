@@ -232,20 +232,10 @@ impl<'m> Dumper<'m> {
         }
     }
 
-    /// Type of a value, as far as the module knows it.
+    /// Type of a value, as far as the module knows it ([`Module::value_type`]).
     #[inline]
     pub fn value_type(&self, f: &Function, v: Value) -> Option<super::types::TypeId> {
-        match v {
-            Value::Inst(i) => Some(f.insts[i].ty),
-            Value::Arg(a) => f.params.get(a as usize).map(|p| p.ty),
-            Value::Const(c) => Some(self.m.constants.get(c).ty),
-            Value::Global(g) => Some(self.m.globals[g].ty),
-            Value::Func(fid) => {
-                let t = self.m.functions[fid].ty;
-                self.m.types.lookup(&Type::Pointer { pointee: t, addr_space: 0 })
-            }
-            Value::Metadata => self.m.types.lookup(&Type::Metadata),
-        }
+        self.m.value_type(f, v)
     }
 
     fn typed_value(&self, f: &Function, names: &Names, v: Value) -> String {

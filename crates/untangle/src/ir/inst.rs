@@ -178,6 +178,33 @@ impl InstKind {
         }
     }
 
+    /// Whether the instruction computes its result from its operands alone: LLVM
+    /// arithmetic (integer division and remainder included: no effect, though a zero divisor
+    /// gives no defined value), casts other than to and from pointers, comparisons,
+    /// `select`, `freeze`, and aggregate and vector element operations. No memory, no call,
+    /// no PHI.
+    pub fn is_pure_arithmetic(&self) -> bool {
+        use InstKind::*;
+        match self {
+            Binary { .. }
+            | FNeg { .. }
+            | ICmp { .. }
+            | FCmp { .. }
+            | Select { .. }
+            | Freeze { .. }
+            | ExtractValue { .. }
+            | InsertValue { .. }
+            | ExtractElement { .. }
+            | InsertElement { .. }
+            | ShuffleVector { .. } => true,
+            Cast { op, .. } => !matches!(
+                op,
+                super::ops::CastOp::PtrToInt | super::ops::CastOp::IntToPtr | super::ops::CastOp::AddrSpaceCast
+            ),
+            _ => false,
+        }
+    }
+
     pub fn is_phi(&self) -> bool {
         matches!(self, InstKind::Phi { .. })
     }

@@ -2,8 +2,8 @@
 
 use super::function::Function;
 use super::metadata::MetadataTable;
-use super::types::{TypeId, Types};
-use super::value::{ConstId, Constants, FuncId, GlobalId};
+use super::types::{Type, TypeId, Types};
+use super::value::{ConstId, Constants, FuncId, GlobalId, Value};
 use cranelift_entity::PrimaryMap;
 use std::collections::BTreeMap;
 
@@ -50,6 +50,23 @@ impl Module {
     /// The value of function `f`'s string attribute `key` (empty for a key alone).
     pub fn function_attribute(&self, f: &Function, key: &str) -> Option<&str> {
         self.function_attributes.get(&f.name).and_then(|a| a.get(key)).map(String::as_str)
+    }
+
+    /// The type of value `v` of function `f`, as far as the module knows it (a function's
+    /// address: the pointer type to its type, where the module has one).
+    #[inline]
+    pub fn value_type(&self, f: &Function, v: Value) -> Option<TypeId> {
+        match v {
+            Value::Inst(i) => Some(f.insts[i].ty),
+            Value::Arg(a) => f.params.get(a as usize).map(|p| p.ty),
+            Value::Const(c) => Some(self.constants.get(c).ty),
+            Value::Global(g) => Some(self.globals[g].ty),
+            Value::Func(fid) => {
+                let t = self.functions[fid].ty;
+                self.types.lookup(&Type::Pointer { pointee: t, addr_space: 0 })
+            }
+            Value::Metadata => self.types.lookup(&Type::Metadata),
+        }
     }
 
     /// Functions with bodies, in module order.

@@ -64,7 +64,7 @@ use crate::cfg::function::Cfg;
 use crate::dxil::opcodes::{DxOp, FnAttr};
 use crate::dxil::ops::decode_call_with;
 use crate::ir::hash::HashMap;
-use crate::ir::{BinaryOp, BlockId, CastOp, Function, InstId, InstKind, Module, Type, Value};
+use crate::ir::{BinaryOp, BlockId, Function, InstId, InstKind, Module, Type, Value};
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::SecondaryMap;
 
@@ -204,23 +204,11 @@ impl Planner<'_> {
             return false;
         }
         match &inst.kind {
-            InstKind::Binary { op, .. } => {
-                !matches!(op, BinaryOp::UDiv | BinaryOp::SDiv | BinaryOp::URem | BinaryOp::SRem)
-            }
-            InstKind::Cast { op, .. } => !matches!(op, CastOp::PtrToInt | CastOp::IntToPtr | CastOp::AddrSpaceCast),
-            InstKind::FNeg { .. }
-            | InstKind::ICmp { .. }
-            | InstKind::FCmp { .. }
-            | InstKind::Select { .. }
-            | InstKind::Freeze { .. }
-            | InstKind::ExtractValue { .. }
-            | InstKind::InsertValue { .. }
-            | InstKind::ExtractElement { .. }
-            | InstKind::InsertElement { .. }
-            | InstKind::ShuffleVector { .. } => true,
+            // The divisor may be what a branch guards.
+            InstKind::Binary { op: BinaryOp::UDiv | BinaryOp::SDiv | BinaryOp::URem | BinaryOp::SRem, .. } => false,
             InstKind::Call { .. } => dx_op(self.m, self.f, i)
                 .is_some_and(|op| op.dxc_attr() == FnAttr::ReadNone && !op.is_convergent() && !op.has_side_effects()),
-            _ => false,
+            kind => kind.is_pure_arithmetic(),
         }
     }
 }

@@ -54,9 +54,8 @@
 
 use crate::dxil::opcodes::DxOp;
 use crate::dxil::ops::decode_call_with;
-use crate::ir::{BinaryOp, CastOp, ConstKind, Function, InstId, InstKind, Module, Value};
+use crate::ir::{BinaryOp, ConstKind, Function, InstId, InstKind, Module, Value};
 use cranelift_entity::SecondaryMap;
-use smallvec::SmallVec;
 
 /// The deepest operand chain examined; deeper ones count as not uniform.
 pub const MAX_DEPTH: usize = 64;
@@ -79,7 +78,7 @@ pub fn run(m: &Module, f: &Function) -> Option<Folded> {
     for &b in &f.layout {
         for &i in &f.blocks[b].insts {
             let Some(operand) = derivative_operand(m, f, i) else { continue };
-            let Some(operand_ty) = value_type(m, f, operand) else { continue };
+            let Some(operand_ty) = m.value_type(f, operand) else { continue };
             if m.types.get(f.insts[i].ty) != m.types.get(operand_ty) {
                 continue;
             }
@@ -111,15 +110,6 @@ fn derivative_operand(m: &Module, f: &Function, i: InstId) -> Option<Value> {
     (op.is_derivative() && m.functions[*callee].name.starts_with("dx.op.")).then_some(operand)
 }
 
-/// The type of a value, where the function or module knows it.
-fn value_type(m: &Module, f: &Function, v: Value) -> Option<crate::ir::TypeId> {
-    match v {
-        Value::Inst(i) => Some(f.insts[i].ty),
-        Value::Const(c) => Some(m.constants.get(c).ty),
-        _ => None,
-    }
-}
-
 /// Memoized answers, by instruction.
 #[derive(Copy, Clone, Default, PartialEq)]
 enum State {
@@ -142,9 +132,10 @@ impl Uniformity<'_> {
     fn value(&mut self, v: Value, depth: usize) -> bool {
         match v {
             Value::Const(c) => !matches!(self.m.constants.get(c).kind, ConstKind::Undef | ConstKind::Poison),
-            Value::Metadata => true,
+            // A callee: the same function everywhere.
+            Value::Metadata | Value::Func(_) => true,
             Value::Inst(i) => self.inst(i, depth),
-            Value::Arg(_) | Value::Global(_) | Value::Func(_) => false,
+            Value::Arg(_) | Value::Global(_) => false,
         }
     }
 
@@ -158,52 +149,21 @@ impl Uniformity<'_> {
             return false;
         }
         self.state[i] = State::Visiting;
-        let uniform = self.pure_kind(i) && {
-            let mut all = true;
-            let operands = self.operands(i);
-            for v in operands {
-                if !self.value(v, depth + 1) {
-                    all = false;
-                    break;
-                }
-            }
-            all
-        };
+        let uniform =
+            self.pure_kind(i) && self.f.insts[i].kind.operands().into_iter().all(|v| self.value(v, depth + 1));
         self.state[i] = if uniform { State::Uniform } else { State::Varying };
         uniform
-    }
-
-    /// The operands that decide `i`'s value: a call's arguments without its callee.
-    fn operands(&self, i: InstId) -> SmallVec<[Value; 4]> {
-        let mut out = SmallVec::new();
-        match &self.f.insts[i].kind {
-            InstKind::Call { args, .. } => out.extend_from_slice(args),
-            kind => kind.for_each_operand(|v| out.push(v)),
-        }
-        out
     }
 
     /// `i` computes its result from its operands alone, the same in every invocation that
     /// gives it the same operands.
     fn pure_kind(&self, i: InstId) -> bool {
         match &self.f.insts[i].kind {
-            InstKind::Binary { .. }
-            | InstKind::FNeg { .. }
-            | InstKind::ICmp { .. }
-            | InstKind::FCmp { .. }
-            | InstKind::Select { .. }
-            | InstKind::Freeze { .. }
-            | InstKind::ExtractValue { .. }
-            | InstKind::InsertValue { .. }
-            | InstKind::ExtractElement { .. }
-            | InstKind::InsertElement { .. }
-            | InstKind::ShuffleVector { .. } => true,
-            InstKind::Cast { op, .. } => !matches!(op, CastOp::PtrToInt | CastOp::IntToPtr | CastOp::AddrSpaceCast),
             InstKind::Call { .. } => {
                 let Some(call) = decode_call_with(self.m, self.f, i, String::new).ok().flatten() else { return false };
                 uniform_given_uniform_operands(call.op)
             }
-            _ => false,
+            kind => kind.is_pure_arithmetic(),
         }
     }
 }
